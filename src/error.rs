@@ -1,0 +1,344 @@
+//! The one error type of heapdb, carrying a PostgreSQL SQLSTATE.
+//!
+//! Every layer below the shell returns [`Result<T>`]. An [`Error`] is a
+//! SQLSTATE ([`SqlState`]) plus the message a user reads, with the optional
+//! extra lines PostgreSQL prints (`DETAIL`, `HINT`, `CONTEXT`) and, for syntax
+//! errors, the byte offset into the statement text so the shell can print the
+//! `LINE n:` excerpt with a caret under the offending token.
+//!
+//! The message follows PostgreSQL's wording whenever PostgreSQL has an error
+//! for the same situation (lower case, no trailing period), so users and tests
+//! can compare the two side by side.
+//!
+//! Construct errors with [`Error::new`] or the [`err!`](crate::err) macro, which
+//! reads like prose at the call site:
+//!
+//! ```
+//! use heapdb::{err, error::{Result, SqlState}};
+//! fn check(d: i32) -> Result<i32> {
+//!     if d == 0 {
+//!         return Err(err!(DivisionByZero, "division by zero"));
+//!     }
+//!     Ok(10 / d)
+//! }
+//! assert_eq!(check(0).unwrap_err().code, SqlState::DivisionByZero);
+//! ```
+
+use std::fmt;
+
+/// A `Result` whose error is heapdb's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The SQLSTATE classes heapdb raises, named as in PostgreSQL's
+/// `errcodes.txt`. [`SqlState::code`] gives the five-character code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SqlState {
+    /// 0A000 feature_not_supported
+    FeatureNotSupported,
+    /// 21000 cardinality_violation (e.g. a scalar subquery returning two rows)
+    CardinalityViolation,
+    /// 22001 string_data_right_truncation
+    StringDataRightTruncation,
+    /// 22003 numeric_value_out_of_range
+    NumericValueOutOfRange,
+    /// 22007 invalid_datetime_format
+    InvalidDatetimeFormat,
+    /// 22008 datetime_field_overflow
+    DatetimeFieldOverflow,
+    /// 22012 division_by_zero
+    DivisionByZero,
+    /// 22023 invalid_parameter_value
+    InvalidParameterValue,
+    /// 22P02 invalid_text_representation
+    InvalidTextRepresentation,
+    /// 22P04 bad_copy_file_format
+    BadCopyFileFormat,
+    /// 22004 null_value_not_allowed
+    NullValueNotAllowed,
+    /// 2201W invalid_row_count_in_limit_clause
+    InvalidRowCountInLimitClause,
+    /// 2201X invalid_row_count_in_result_offset_clause
+    InvalidRowCountInResultOffsetClause,
+    /// 23502 not_null_violation
+    NotNullViolation,
+    /// 23505 unique_violation
+    UniqueViolation,
+    /// 25001 active_sql_transaction
+    ActiveSqlTransaction,
+    /// 25P01 no_active_sql_transaction
+    NoActiveSqlTransaction,
+    /// 25P02 in_failed_sql_transaction
+    InFailedSqlTransaction,
+    /// 40001 serialization_failure
+    SerializationFailure,
+    /// 42501 insufficient_privilege
+    InsufficientPrivilege,
+    /// 42601 syntax_error
+    SyntaxError,
+    /// 42701 duplicate_column
+    DuplicateColumn,
+    /// 42702 ambiguous_column
+    AmbiguousColumn,
+    /// 42703 undefined_column
+    UndefinedColumn,
+    /// 42704 undefined_object (also unknown configuration parameters)
+    UndefinedObject,
+    /// 42803 grouping_error
+    GroupingError,
+    /// 42804 datatype_mismatch
+    DatatypeMismatch,
+    /// 42809 wrong_object_type
+    WrongObjectType,
+    /// 42846 cannot_coerce
+    CannotCoerce,
+    /// 42883 undefined_function
+    UndefinedFunction,
+    /// 42P01 undefined_table
+    UndefinedTable,
+    /// 42P07 duplicate_table
+    DuplicateTable,
+    /// 42P10 invalid_column_reference
+    InvalidColumnReference,
+    /// 42P18 indeterminate_datatype
+    IndeterminateDatatype,
+    /// 53200 out_of_memory
+    OutOfMemory,
+    /// 54000 program_limit_exceeded
+    ProgramLimitExceeded,
+    /// 54001 statement_too_complex
+    StatementTooComplex,
+    /// 55000 object_not_in_prerequisite_state
+    ObjectNotInPrerequisiteState,
+    /// 55006 object_in_use
+    ObjectInUse,
+    /// 57014 query_canceled
+    QueryCanceled,
+    /// 58030 io_error
+    IoError,
+    /// 58P01 undefined_file
+    UndefinedFile,
+    /// XX000 internal_error
+    InternalError,
+    /// XX001 data_corrupted
+    DataCorrupted,
+}
+
+impl SqlState {
+    /// The five-character SQLSTATE code, e.g. `"42601"`.
+    pub fn code(self) -> &'static str {
+        use SqlState::*;
+        match self {
+            FeatureNotSupported => "0A000",
+            CardinalityViolation => "21000",
+            StringDataRightTruncation => "22001",
+            NumericValueOutOfRange => "22003",
+            InvalidDatetimeFormat => "22007",
+            DatetimeFieldOverflow => "22008",
+            DivisionByZero => "22012",
+            InvalidParameterValue => "22023",
+            InvalidTextRepresentation => "22P02",
+            BadCopyFileFormat => "22P04",
+            NullValueNotAllowed => "22004",
+            InvalidRowCountInLimitClause => "2201W",
+            InvalidRowCountInResultOffsetClause => "2201X",
+            NotNullViolation => "23502",
+            UniqueViolation => "23505",
+            ActiveSqlTransaction => "25001",
+            NoActiveSqlTransaction => "25P01",
+            InFailedSqlTransaction => "25P02",
+            SerializationFailure => "40001",
+            InsufficientPrivilege => "42501",
+            SyntaxError => "42601",
+            DuplicateColumn => "42701",
+            AmbiguousColumn => "42702",
+            UndefinedColumn => "42703",
+            UndefinedObject => "42704",
+            GroupingError => "42803",
+            DatatypeMismatch => "42804",
+            WrongObjectType => "42809",
+            CannotCoerce => "42846",
+            UndefinedFunction => "42883",
+            UndefinedTable => "42P01",
+            DuplicateTable => "42P07",
+            InvalidColumnReference => "42P10",
+            IndeterminateDatatype => "42P18",
+            OutOfMemory => "53200",
+            ProgramLimitExceeded => "54000",
+            StatementTooComplex => "54001",
+            ObjectNotInPrerequisiteState => "55000",
+            ObjectInUse => "55006",
+            QueryCanceled => "57014",
+            IoError => "58030",
+            UndefinedFile => "58P01",
+            InternalError => "XX000",
+            DataCorrupted => "XX001",
+        }
+    }
+}
+
+impl fmt::Display for SqlState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// An error as PostgreSQL reports one: a SQLSTATE, a primary message and
+/// optional detail, hint, context and statement position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The SQLSTATE class of the error.
+    pub code: SqlState,
+    /// The primary message, in PostgreSQL's wording (`relation "t" does not exist`).
+    pub message: String,
+    /// A `DETAIL:` line, when there is more to say about the cause.
+    pub detail: Option<String>,
+    /// A `HINT:` line, when there is advice on how to fix it.
+    pub hint: Option<String>,
+    /// A `CONTEXT:` line, e.g. `COPY t, line 12, column a: "x"`.
+    pub context: Option<String>,
+    /// Byte offset into the statement text of the offending token (syntax
+    /// errors and some binder errors), for the shell's `LINE n:` excerpt.
+    pub position: Option<usize>,
+}
+
+impl Error {
+    /// An error with `code` and `message` and nothing else.
+    pub fn new(code: SqlState, message: impl Into<String>) -> Error {
+        Error {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            context: None,
+            position: None,
+        }
+    }
+
+    /// Adds a `DETAIL:` line.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Error {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// Adds a `HINT:` line.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Error {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds a `CONTEXT:` line.
+    pub fn with_context(mut self, context: impl Into<String>) -> Error {
+        self.context = Some(context.into());
+        self
+    }
+
+    /// Records the byte offset of the offending token in the statement text.
+    pub fn with_position(mut self, position: usize) -> Error {
+        self.position = Some(position);
+        self
+    }
+
+    /// An internal error: something heapdb believed impossible happened.
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(SqlState::InternalError, message)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        let code = match e.kind() {
+            std::io::ErrorKind::NotFound => SqlState::UndefinedFile,
+            std::io::ErrorKind::PermissionDenied => SqlState::InsufficientPrivilege,
+            _ => SqlState::IoError,
+        };
+        Error::new(code, e.to_string())
+    }
+}
+
+/// Builds an [`Error`] from a [`SqlState`] variant name and a format string:
+/// `err!(UndefinedTable, "relation \"{}\" does not exist", name)`.
+#[macro_export]
+macro_rules! err {
+    ($code:ident, $($arg:tt)+) => {
+        $crate::error::Error::new($crate::error::SqlState::$code, format!($($arg)+))
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_five_characters_and_distinct() {
+        use std::collections::HashSet;
+        use SqlState::*;
+        let all = [
+            FeatureNotSupported,
+            CardinalityViolation,
+            StringDataRightTruncation,
+            NumericValueOutOfRange,
+            InvalidDatetimeFormat,
+            DatetimeFieldOverflow,
+            DivisionByZero,
+            InvalidParameterValue,
+            InvalidTextRepresentation,
+            BadCopyFileFormat,
+            NullValueNotAllowed,
+            InvalidRowCountInLimitClause,
+            InvalidRowCountInResultOffsetClause,
+            NotNullViolation,
+            UniqueViolation,
+            ActiveSqlTransaction,
+            NoActiveSqlTransaction,
+            InFailedSqlTransaction,
+            SerializationFailure,
+            InsufficientPrivilege,
+            SyntaxError,
+            DuplicateColumn,
+            AmbiguousColumn,
+            UndefinedColumn,
+            UndefinedObject,
+            GroupingError,
+            DatatypeMismatch,
+            WrongObjectType,
+            CannotCoerce,
+            UndefinedFunction,
+            UndefinedTable,
+            DuplicateTable,
+            InvalidColumnReference,
+            IndeterminateDatatype,
+            OutOfMemory,
+            ProgramLimitExceeded,
+            StatementTooComplex,
+            ObjectNotInPrerequisiteState,
+            ObjectInUse,
+            QueryCanceled,
+            IoError,
+            UndefinedFile,
+            InternalError,
+            DataCorrupted,
+        ];
+        let mut seen = HashSet::new();
+        for s in all {
+            assert_eq!(s.code().len(), 5, "{s:?}");
+            assert!(seen.insert(s.code()), "duplicate code {}", s.code());
+        }
+    }
+
+    #[test]
+    fn macro_formats_and_io_errors_map_to_codes() {
+        let e = err!(UndefinedTable, "relation \"{}\" does not exist", "t");
+        assert_eq!(e.code.code(), "42P01");
+        assert_eq!(e.to_string(), "relation \"t\" does not exist");
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        assert_eq!(Error::from(io).code, SqlState::UndefinedFile);
+    }
+}

@@ -1,0 +1,20 @@
+//! heapdb: an in-process SQL database whose storage and executor follow
+//! PostgreSQL's heap design.
+//!
+//! The layers, top to bottom (each uses only the layers below it; see
+//! `README.md` and the design notes in each module):
+//!
+//! - [`types`]: SQL values, type ids, text input/output, comparison, hashing.
+//! - [`txn`]: transaction ids, the commit log, snapshots.
+//! - [`access`]: heap tuples, heap access methods, visibility and hint bits,
+//!   the visibility map.
+//! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
+//! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
+
+pub mod access;
+pub mod error;
+pub mod storage;
+pub mod txn;
+pub mod types;
+
+pub use error::{Error, Result, SqlState};
