@@ -117,6 +117,8 @@ pub enum SqlState {
     ObjectNotInPrerequisiteState,
     /// 55006 object_in_use
     ObjectInUse,
+    /// 55P02 cant_change_runtime_param
+    CantChangeRuntimeParam,
     /// 57014 query_canceled
     QueryCanceled,
     /// 58030 io_error
@@ -176,6 +178,7 @@ impl SqlState {
             StatementTooComplex => "54001",
             ObjectNotInPrerequisiteState => "55000",
             ObjectInUse => "55006",
+            CantChangeRuntimeParam => "55P02",
             QueryCanceled => "57014",
             IoError => "58030",
             UndefinedFile => "58P01",
@@ -332,6 +335,7 @@ mod tests {
             StatementTooComplex,
             ObjectNotInPrerequisiteState,
             ObjectInUse,
+            CantChangeRuntimeParam,
             QueryCanceled,
             IoError,
             UndefinedFile,
