@@ -14,3 +14,5 @@
 //! results and errors into these types.
 
 pub mod print;
+pub mod report;
+pub mod timing;
