@@ -179,7 +179,7 @@ fn error_position(msg: &mut String, query: &str, pos: usize) {
     }
     msg.push('\n');
     let caret = prefix.len() + scr[loc] - scr[ibeg];
-    msg.extend(std::iter::repeat_n(' ', caret));
+    msg.push_str(&" ".repeat(caret));
     msg.push_str("^\n");
 }
 
