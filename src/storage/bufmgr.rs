@@ -249,6 +249,13 @@ impl BufferPool {
         Ring::new(kind, self.ring_sizes().buffers(kind, self.nbuffers()))
     }
 
+    /// A new ring of `kind` sized by `sizes` rather than the pool's settings
+    /// (for per-session settings such as `bulkread_ring_size`); still at most
+    /// an eighth of the pool.
+    pub fn ring_with(&self, kind: StrategyKind, sizes: &RingSizes) -> Ring {
+        Ring::new(kind, sizes.buffers(kind, self.nbuffers()))
+    }
+
     /// The ring a sequential scan of a relation of `nblocks` blocks should
     /// use: a bulk-read ring when the relation is larger than a quarter of the
     /// pool, else none.

@@ -364,6 +364,12 @@ fn scan_ring_only_for_relations_over_a_quarter_of_the_pool() {
         ..RingSizes::default()
     });
     assert_eq!(pool.ring(StrategyKind::BulkRead).len(), 4);
+    let sizes = RingSizes {
+        vacuum: 3 * BLCKSZ,
+        ..RingSizes::default()
+    };
+    assert_eq!(pool.ring_with(StrategyKind::Vacuum, &sizes).len(), 3);
+    assert_eq!(pool.ring_with(StrategyKind::BulkWrite, &sizes).len(), 8);
 }
 
 #[test]

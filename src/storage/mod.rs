@@ -14,6 +14,9 @@
 //!   replacement (`clock.rs`), access strategies ([`ring`]) and counters
 //!   ([`stats`]).
 //!
+//! Beside them, owned by the heap side: [`page`] (the slotted page layout)
+//! and [`control`] (the control file).
+//!
 //! The shared vocabulary lives here: [`BLCKSZ`], [`RelFileNode`],
 //! [`ForkNumber`], [`BlockNumber`]. See `README.md` in this directory for the
 //! design notes of the buffer pool.
@@ -21,8 +24,10 @@
 pub mod bufmgr;
 pub mod checksum;
 mod clock;
+pub mod control;
 mod desc;
 mod mapping;
+pub mod page;
 pub mod ring;
 pub mod smgr;
 pub mod stats;
