@@ -14,6 +14,7 @@
 //! results and errors into these types.
 
 pub mod args;
+pub mod input;
 pub mod meta;
 pub mod print;
 pub mod report;
