@@ -9,6 +9,7 @@
 //! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
 //! - [`input`]: reading scripts in large chunks and splitting them into
 //!   statements and meta-command lines.
+//! - [`prompt`]: the interactive prompt (`heapdb=> `, `heapdb-> `, ...).
 //!
 //! Nothing here talks to the engine: the wiring converts the engine's
 //! results and errors into these types.
@@ -17,5 +18,6 @@ pub mod args;
 pub mod input;
 pub mod meta;
 pub mod print;
+pub mod prompt;
 pub mod report;
 pub mod timing;
