@@ -49,6 +49,12 @@ pub enum SqlState {
     DivisionByZero,
     /// 22023 invalid_parameter_value
     InvalidParameterValue,
+    /// 2201F invalid_argument_for_power_function
+    InvalidArgumentForPowerFunction,
+    /// 22025 invalid_escape_sequence (LIKE patterns)
+    InvalidEscapeSequence,
+    /// 22011 substring_error
+    SubstringError,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -111,6 +117,8 @@ pub enum SqlState {
     ObjectNotInPrerequisiteState,
     /// 55006 object_in_use
     ObjectInUse,
+    /// 55P02 cant_change_runtime_param
+    CantChangeRuntimeParam,
     /// 57014 query_canceled
     QueryCanceled,
     /// 58030 io_error
@@ -136,6 +144,9 @@ impl SqlState {
             DatetimeFieldOverflow => "22008",
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
+            InvalidArgumentForPowerFunction => "2201F",
+            InvalidEscapeSequence => "22025",
+            SubstringError => "22011",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
             NullValueNotAllowed => "22004",
@@ -167,6 +178,7 @@ impl SqlState {
             StatementTooComplex => "54001",
             ObjectNotInPrerequisiteState => "55000",
             ObjectInUse => "55006",
+            CantChangeRuntimeParam => "55P02",
             QueryCanceled => "57014",
             IoError => "58030",
             UndefinedFile => "58P01",
@@ -289,6 +301,9 @@ mod tests {
             DatetimeFieldOverflow,
             DivisionByZero,
             InvalidParameterValue,
+            InvalidArgumentForPowerFunction,
+            InvalidEscapeSequence,
+            SubstringError,
             InvalidTextRepresentation,
             BadCopyFileFormat,
             NullValueNotAllowed,
@@ -320,6 +335,7 @@ mod tests {
             StatementTooComplex,
             ObjectNotInPrerequisiteState,
             ObjectInUse,
+            CantChangeRuntimeParam,
             QueryCanceled,
             IoError,
             UndefinedFile,

@@ -13,6 +13,8 @@
 
 pub mod access;
 pub mod error;
+pub mod settings;
+pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;

@@ -1,0 +1,799 @@
+//! Run-time settings: the values behind `SET`, `SHOW` and `RESET`.
+//!
+//! PostgreSQL calls these GUCs. heapdb keeps the handful that change what it
+//! does (memory for sorts and hashes, ring sizes, commit durability, I/O
+//! concurrency for prefetching, statistics target, planner switches) in one
+//! typed struct, [`Settings`], so the executor reads `settings.work_mem_kb`
+//! instead of looking a name up per use. The name-based face that SQL needs
+//! (`SET work_mem = '64MB'`, `SHOW ALL`) is the static table [`DEFS`], one
+//! [`Def`] per setting with its unit, bounds and accessor functions.
+//!
+//! This module lives at the crate's top rather than under `commands/` because
+//! every layer reads settings, while only the SET/SHOW commands write them.
+//!
+//! Input and output follow PostgreSQL exactly, since users compare the two:
+//! - memory settings take an integer or decimal with an optional unit (`B`,
+//!   `kB`, `MB`, `GB`, `TB`, case-sensitive), a bare number being in the
+//!   setting's base unit; they print in the largest unit that divides the
+//!   value exactly (`4MB`, `1536kB`);
+//! - time settings take `us`, `ms`, `s`, `min`, `h`, `d` and print likewise
+//!   (`5min`, `90s`);
+//! - errors use PostgreSQL's wording and SQLSTATEs: 42704 for an unknown
+//!   name, 22023 for a bad value, 55P02 refusals for settings that
+//!   are fixed once the database is open.
+//!
+//! Invariant: a [`Settings`] value always holds valid values; `set` checks
+//! the whole input before changing anything.
+
+use crate::error::{Error, Result, SqlState};
+
+/// Every setting heapdb has, typed. Memory sizes are in kB, ring sizes in kB,
+/// times in seconds, as PostgreSQL's base units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Memory a sort or hash table may use before spilling to disk, in kB.
+    pub work_mem_kb: i64,
+    /// Memory for maintenance operations (VACUUM's dead-tuple list), in kB.
+    pub maintenance_work_mem_kb: i64,
+    /// Number of 8 KiB buffers in the pool; fixed once the database is open.
+    pub shared_buffers: i64,
+    /// Size of the bulk-read ring used by large sequential scans, in kB.
+    pub bulkread_ring_kb: i64,
+    /// Size of the bulk-write ring used by COPY and INSERT ... SELECT, in kB.
+    pub bulkwrite_ring_kb: i64,
+    /// Size of the ring VACUUM uses, in kB.
+    pub vacuum_ring_kb: i64,
+    /// `on`, `off`, `local`, `remote_write` or `remote_apply`; everything but
+    /// `off` waits for the commit record's flush.
+    pub synchronous_commit: SyncCommit,
+    /// Prefetch distance (blocks) for ordinary scans.
+    pub effective_io_concurrency: i64,
+    /// Prefetch distance (blocks) for VACUUM and ANALYZE.
+    pub maintenance_io_concurrency: i64,
+    /// Statistics target: ANALYZE samples 300 times this many rows.
+    pub default_statistics_target: i64,
+    /// Whether the planner may use hash joins.
+    pub enable_hashjoin: bool,
+    /// Whether the planner may use hash aggregation.
+    pub enable_hashagg: bool,
+    /// Worker threads a parallel scan may add beside the leader.
+    pub max_parallel_workers_per_gather: i64,
+    /// WAL volume that triggers a checkpoint, in MB; fixed while open.
+    pub max_wal_size_mb: i64,
+    /// Time between automatic checkpoints, in seconds; fixed while open.
+    pub checkpoint_timeout_s: i64,
+}
+
+/// The values of `synchronous_commit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncCommit {
+    /// Commit returns before the commit record is flushed.
+    Off,
+    /// Commit waits for the local flush (all the other values behave so in
+    /// heapdb, which has no replicas).
+    On,
+    /// PostgreSQL's `local`.
+    Local,
+    /// PostgreSQL's `remote_write`.
+    RemoteWrite,
+    /// PostgreSQL's `remote_apply`.
+    RemoteApply,
+}
+
+impl SyncCommit {
+    const NAMES: [(&'static str, SyncCommit); 5] = [
+        ("local", SyncCommit::Local),
+        ("remote_write", SyncCommit::RemoteWrite),
+        ("remote_apply", SyncCommit::RemoteApply),
+        ("on", SyncCommit::On),
+        ("off", SyncCommit::Off),
+    ];
+
+    /// True when a commit must wait for its WAL flush.
+    pub fn waits_for_flush(self) -> bool {
+        self != SyncCommit::Off
+    }
+
+    fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map(|(n, _)| *n)
+            .expect("every SyncCommit value is in NAMES")
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            work_mem_kb: 4 * 1024,
+            maintenance_work_mem_kb: 64 * 1024,
+            shared_buffers: 16384,
+            bulkread_ring_kb: 256,
+            bulkwrite_ring_kb: 16 * 1024,
+            vacuum_ring_kb: 256,
+            synchronous_commit: SyncCommit::On,
+            effective_io_concurrency: 1,
+            maintenance_io_concurrency: 10,
+            default_statistics_target: 100,
+            enable_hashjoin: true,
+            enable_hashagg: true,
+            max_parallel_workers_per_gather: 2,
+            max_wal_size_mb: 1024,
+            checkpoint_timeout_s: 300,
+        }
+    }
+}
+
+/// When a setting may be changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// Any session, any time (`SET`).
+    User,
+    /// Only when the database is opened (PostgreSQL's "postmaster" settings).
+    Open,
+    /// Only through the database's configuration, not per session
+    /// (PostgreSQL's "sighup" settings).
+    Database,
+    /// Never: the value only reports something (`server_version`).
+    Internal,
+}
+
+/// The unit of an integer setting's base value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A plain number.
+    None,
+    /// Kilobytes.
+    Kb,
+    /// Megabytes.
+    Mb,
+    /// 8 KiB blocks (`shared_buffers`).
+    Blocks,
+    /// Seconds.
+    Seconds,
+}
+
+/// The shape and bounds of a setting's value.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// An integer in `min..=max` of `unit`.
+    Int {
+        /// Smallest valid value.
+        min: i64,
+        /// Largest valid value.
+        max: i64,
+        /// Unit of the stored value.
+        unit: Unit,
+    },
+    /// `on`/`off` and PostgreSQL's other Boolean spellings.
+    Bool,
+    /// `synchronous_commit`'s words.
+    SyncCommit,
+    /// A read-only text value.
+    Text,
+}
+
+/// The stored, typed value of one setting.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SettingValue {
+    /// An integer setting's value in its base unit.
+    Int(i64),
+    /// A Boolean setting.
+    Bool(bool),
+    /// `synchronous_commit`.
+    SyncCommit(SyncCommit),
+    /// A read-only text value.
+    Text(String),
+}
+
+/// One setting: its name, kind, when it may change, a one-line description
+/// (PostgreSQL's where it has the setting) and its accessors.
+pub struct Def {
+    /// The name, lower case, as SET and SHOW take it.
+    pub name: &'static str,
+    /// Value shape and bounds.
+    pub kind: Kind,
+    /// When it may be changed.
+    pub context: Context,
+    /// `SHOW ALL`'s description column.
+    pub description: &'static str,
+    get: fn(&Settings) -> SettingValue,
+    put: fn(&mut Settings, SettingValue),
+}
+
+macro_rules! int_def {
+    ($name:literal, $field:ident, $min:expr, $max:expr, $unit:ident, $ctx:ident, $desc:literal) => {
+        Def {
+            name: $name,
+            kind: Kind::Int {
+                min: $min,
+                max: $max,
+                unit: Unit::$unit,
+            },
+            context: Context::$ctx,
+            description: $desc,
+            get: |s| SettingValue::Int(s.$field),
+            put: |s, v| {
+                if let SettingValue::Int(i) = v {
+                    s.$field = i
+                }
+            },
+        }
+    };
+}
+
+macro_rules! bool_def {
+    ($name:literal, $field:ident, $desc:literal) => {
+        Def {
+            name: $name,
+            kind: Kind::Bool,
+            context: Context::User,
+            description: $desc,
+            get: |s| SettingValue::Bool(s.$field),
+            put: |s, v| {
+                if let SettingValue::Bool(b) = v {
+                    s.$field = b
+                }
+            },
+        }
+    };
+}
+
+/// All settings, sorted by name (`SHOW ALL` prints them in this order).
+pub static DEFS: &[Def] = &[
+    int_def!(
+        "bulkread_ring_size",
+        bulkread_ring_kb,
+        8,
+        i32::MAX as i64,
+        Kb,
+        User,
+        "Sets the size of the buffer ring used by large sequential scans."
+    ),
+    int_def!(
+        "bulkwrite_ring_size",
+        bulkwrite_ring_kb,
+        8,
+        i32::MAX as i64,
+        Kb,
+        User,
+        "Sets the size of the buffer ring used by COPY and INSERT ... SELECT."
+    ),
+    int_def!(
+        "checkpoint_timeout",
+        checkpoint_timeout_s,
+        30,
+        86400,
+        Seconds,
+        Database,
+        "Sets the maximum time between automatic WAL checkpoints."
+    ),
+    int_def!(
+        "default_statistics_target",
+        default_statistics_target,
+        1,
+        10000,
+        None,
+        User,
+        "Sets the default statistics target."
+    ),
+    int_def!(
+        "effective_io_concurrency",
+        effective_io_concurrency,
+        0,
+        1000,
+        None,
+        User,
+        "Number of simultaneous requests that can be handled efficiently by the disk subsystem."
+    ),
+    bool_def!(
+        "enable_hashagg",
+        enable_hashagg,
+        "Enables the planner's use of hashed aggregation plans."
+    ),
+    bool_def!(
+        "enable_hashjoin",
+        enable_hashjoin,
+        "Enables the planner's use of hash join plans."
+    ),
+    int_def!(
+        "maintenance_io_concurrency",
+        maintenance_io_concurrency,
+        0,
+        1000,
+        None,
+        User,
+        "A variant of effective_io_concurrency that is used for maintenance work."
+    ),
+    int_def!(
+        "maintenance_work_mem",
+        maintenance_work_mem_kb,
+        1024,
+        i32::MAX as i64,
+        Kb,
+        User,
+        "Sets the maximum memory to be used for maintenance operations."
+    ),
+    int_def!(
+        "max_parallel_workers_per_gather",
+        max_parallel_workers_per_gather,
+        0,
+        1024,
+        None,
+        User,
+        "Sets the maximum number of parallel processes per executor node."
+    ),
+    int_def!(
+        "max_wal_size",
+        max_wal_size_mb,
+        2,
+        i32::MAX as i64,
+        Mb,
+        Database,
+        "Sets the WAL size that triggers a checkpoint."
+    ),
+    Def {
+        name: "server_version",
+        kind: Kind::Text,
+        context: Context::Internal,
+        description: "Shows the server version.",
+        get: |_| SettingValue::Text(env!("CARGO_PKG_VERSION").to_string()),
+        put: |_, _| {},
+    },
+    int_def!(
+        "shared_buffers",
+        shared_buffers,
+        16,
+        (i32::MAX / 2) as i64,
+        Blocks,
+        Open,
+        "Sets the number of shared memory buffers used by the server."
+    ),
+    Def {
+        name: "synchronous_commit",
+        kind: Kind::SyncCommit,
+        context: Context::User,
+        description: "Sets the current transaction's synchronization level.",
+        get: |s| SettingValue::SyncCommit(s.synchronous_commit),
+        put: |s, v| {
+            if let SettingValue::SyncCommit(c) = v {
+                s.synchronous_commit = c
+            }
+        },
+    },
+    int_def!(
+        "vacuum_ring_size",
+        vacuum_ring_kb,
+        8,
+        i32::MAX as i64,
+        Kb,
+        User,
+        "Sets the size of the buffer ring used by VACUUM."
+    ),
+    int_def!(
+        "work_mem",
+        work_mem_kb,
+        64,
+        i32::MAX as i64,
+        Kb,
+        User,
+        "Sets the maximum memory to be used for query workspaces."
+    ),
+];
+
+/// Finds a setting by name, case-insensitively.
+pub fn lookup(name: &str) -> Result<&'static Def> {
+    let lower = name.to_ascii_lowercase();
+    DEFS.iter().find(|d| d.name == lower).ok_or_else(|| {
+        Error::new(
+            SqlState::UndefinedObject,
+            format!("unrecognized configuration parameter \"{name}\""),
+        )
+    })
+}
+
+impl Settings {
+    /// `SHOW name`: the value as PostgreSQL prints it.
+    pub fn show(&self, name: &str) -> Result<String> {
+        let def = lookup(name)?;
+        Ok(def.display(&(def.get)(self)))
+    }
+
+    /// `SHOW ALL`: (name, setting, description) for every setting, by name.
+    pub fn show_all(&self) -> Vec<(&'static str, String, &'static str)> {
+        DEFS.iter()
+            .map(|d| (d.name, d.display(&(d.get)(self)), d.description))
+            .collect()
+    }
+
+    /// `SET name = value` from a session: checks that the setting may be
+    /// changed by a session and that the value is valid, then stores it.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let def = lookup(name)?;
+        def.check_session_settable()?;
+        let parsed = def.parse(value)?;
+        (def.put)(self, parsed);
+        Ok(())
+    }
+
+    /// Sets any setting, including those fixed once the database is open:
+    /// for `Database::open` options and the shell's `--shared-buffers`.
+    pub fn set_at_open(&mut self, name: &str, value: &str) -> Result<()> {
+        let def = lookup(name)?;
+        if def.context == Context::Internal {
+            return Err(def.cannot_change());
+        }
+        let parsed = def.parse(value)?;
+        (def.put)(self, parsed);
+        Ok(())
+    }
+
+    /// `RESET name` / `SET name TO DEFAULT`: back to `defaults`' value.
+    pub fn reset(&mut self, name: &str, defaults: &Settings) -> Result<()> {
+        let def = lookup(name)?;
+        def.check_session_settable()?;
+        (def.put)(self, (def.get)(defaults));
+        Ok(())
+    }
+
+    /// `RESET ALL`: every session-settable setting back to `defaults`.
+    pub fn reset_all(&mut self, defaults: &Settings) {
+        for def in DEFS.iter().filter(|d| d.context == Context::User) {
+            (def.put)(self, (def.get)(defaults));
+        }
+    }
+
+    /// The bulk-read ring size in 8 KiB pages (at least one).
+    pub fn bulkread_ring_pages(&self) -> usize {
+        kb_to_pages(self.bulkread_ring_kb)
+    }
+
+    /// The bulk-write ring size in 8 KiB pages (at least one).
+    pub fn bulkwrite_ring_pages(&self) -> usize {
+        kb_to_pages(self.bulkwrite_ring_kb)
+    }
+
+    /// The vacuum ring size in 8 KiB pages (at least one).
+    pub fn vacuum_ring_pages(&self) -> usize {
+        kb_to_pages(self.vacuum_ring_kb)
+    }
+}
+
+fn kb_to_pages(kb: i64) -> usize {
+    (kb / 8).max(1) as usize
+}
+
+/// PostgreSQL's memory units, each in kB, largest first.
+const MEMORY_UNITS: [(&str, f64); 5] = [
+    ("TB", 1024.0 * 1024.0 * 1024.0),
+    ("GB", 1024.0 * 1024.0),
+    ("MB", 1024.0),
+    ("kB", 1.0),
+    ("B", 1.0 / 1024.0),
+];
+
+/// PostgreSQL's time units, each in seconds, largest first.
+const TIME_UNITS: [(&str, f64); 6] = [
+    ("d", 86400.0),
+    ("h", 3600.0),
+    ("min", 60.0),
+    ("s", 1.0),
+    ("ms", 0.001),
+    ("us", 0.000001),
+];
+
+impl Def {
+    fn check_session_settable(&self) -> Result<()> {
+        match self.context {
+            Context::User => Ok(()),
+            Context::Open => Err(Error::new(
+                SqlState::CantChangeRuntimeParam,
+                format!(
+                    "parameter \"{}\" cannot be changed without restarting the server",
+                    self.name
+                ),
+            )),
+            Context::Database | Context::Internal => Err(self.cannot_change()),
+        }
+    }
+
+    fn cannot_change(&self) -> Error {
+        let text = if self.context == Context::Internal {
+            format!("parameter \"{}\" cannot be changed", self.name)
+        } else {
+            format!("parameter \"{}\" cannot be changed now", self.name)
+        };
+        Error::new(SqlState::CantChangeRuntimeParam, text)
+    }
+
+    fn invalid(&self, value: &str) -> Error {
+        Error::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid value for parameter \"{}\": \"{value}\"", self.name),
+        )
+    }
+
+    /// Parses `value` as this setting's input, with PostgreSQL's errors.
+    pub fn parse(&self, value: &str) -> Result<SettingValue> {
+        match self.kind {
+            Kind::Int { min, max, unit } => {
+                let n = self.parse_int(value, unit)?;
+                if n < min || n > max {
+                    let shown = match unit_suffix(unit) {
+                        "" => n.to_string(),
+                        s => format!("{n} {s}"),
+                    };
+                    return Err(Error::new(
+                        SqlState::InvalidParameterValue,
+                        format!(
+                            "{shown} is outside the valid range for parameter \"{}\" ({min} .. {max})",
+                            self.name
+                        ),
+                    ));
+                }
+                Ok(SettingValue::Int(n))
+            }
+            Kind::Bool => parse_bool(value).map(SettingValue::Bool).ok_or_else(|| {
+                Error::new(
+                    SqlState::InvalidParameterValue,
+                    format!("parameter \"{}\" requires a Boolean value", self.name),
+                )
+            }),
+            Kind::SyncCommit => {
+                let lower = value.trim().to_ascii_lowercase();
+                let word = SyncCommit::NAMES.iter().find(|(n, _)| *n == lower);
+                match (word, parse_bool(&lower)) {
+                    (Some((_, v)), _) => Ok(SettingValue::SyncCommit(*v)),
+                    (None, Some(true)) => Ok(SettingValue::SyncCommit(SyncCommit::On)),
+                    (None, Some(false)) => Ok(SettingValue::SyncCommit(SyncCommit::Off)),
+                    (None, None) => Err(self.invalid(value).with_hint(
+                        "Available values: local, remote_write, remote_apply, on, off.",
+                    )),
+                }
+            }
+            Kind::Text => Err(self.cannot_change()),
+        }
+    }
+
+    /// Parses a number with an optional unit into the base unit, rounding
+    /// as PostgreSQL's `parse_int` does (half away from zero).
+    fn parse_int(&self, value: &str, unit: Unit) -> Result<i64> {
+        let text = value.trim();
+        let split = text
+            .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')))
+            .unwrap_or(text.len());
+        let (num, rest) = text.split_at(split);
+        // "1e3" is a number, but "1MB" must not read its "B"... only digits,
+        // sign, point and an exponent belong to the number.
+        let number: f64 = num.parse().map_err(|_| self.invalid(value))?;
+        let suffix = rest.trim();
+        let scaled = if suffix.is_empty() {
+            number
+        } else {
+            let (units, hint): (&[(&str, f64)], &str) = match unit {
+                Unit::Kb | Unit::Mb | Unit::Blocks => (
+                    &MEMORY_UNITS,
+                    "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".",
+                ),
+                Unit::Seconds => (
+                    &TIME_UNITS,
+                    "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".",
+                ),
+                Unit::None => return Err(self.invalid(value)),
+            };
+            let Some((_, factor)) = units.iter().find(|(u, _)| *u == suffix) else {
+                return Err(self.invalid(value).with_hint(hint));
+            };
+            // Convert from the unit to this setting's base unit.
+            number * factor / base_factor(unit)
+        };
+        let rounded = scaled.round();
+        if !rounded.is_finite() || rounded > i32::MAX as f64 || rounded < i32::MIN as f64 {
+            return Err(self
+                .invalid(value)
+                .with_hint("Value exceeds integer range."));
+        }
+        Ok(rounded as i64)
+    }
+
+    /// Formats a value as `SHOW` prints it.
+    pub fn display(&self, v: &SettingValue) -> String {
+        match (v, self.kind) {
+            (SettingValue::Int(n), Kind::Int { unit, .. }) => display_int(*n, unit),
+            (SettingValue::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
+            (SettingValue::SyncCommit(c), _) => c.name().to_string(),
+            (SettingValue::Text(t), _) => t.clone(),
+            (SettingValue::Int(n), _) => n.to_string(),
+        }
+    }
+}
+
+/// The size of one base unit in the unit table's terms (kB or seconds).
+fn base_factor(unit: Unit) -> f64 {
+    match unit {
+        Unit::Kb | Unit::None | Unit::Seconds => 1.0,
+        Unit::Mb => 1024.0,
+        Unit::Blocks => 8.0,
+    }
+}
+
+fn unit_suffix(unit: Unit) -> &'static str {
+    match unit {
+        Unit::None => "",
+        Unit::Kb => "kB",
+        Unit::Mb => "MB",
+        Unit::Blocks => "8kB",
+        Unit::Seconds => "s",
+    }
+}
+
+/// Prints in the largest unit that divides the value exactly, as
+/// PostgreSQL's `convert_int_from_base_unit` does for SHOW.
+fn display_int(n: i64, unit: Unit) -> String {
+    let units: &[(&str, f64)] = match unit {
+        Unit::None => return n.to_string(),
+        Unit::Seconds => &TIME_UNITS[..4],
+        _ => &MEMORY_UNITS[..4],
+    };
+    let base = n as f64 * base_factor(unit);
+    if n == 0 {
+        return format!("0{}", units[units.len() - 1].0);
+    }
+    for (name, factor) in units {
+        let q = base / factor;
+        if q.fract() == 0.0 {
+            return format!("{}{name}", q as i64);
+        }
+    }
+    format!("{n}{}", unit_suffix(unit))
+}
+
+/// PostgreSQL's `parse_bool`: on/off, true/false, yes/no, 1/0 and unique
+/// prefixes of the words.
+pub fn parse_bool(value: &str) -> Option<bool> {
+    let v = value.trim().to_ascii_lowercase();
+    if v.is_empty() {
+        return None;
+    }
+    let prefix_of = |word: &str| word.starts_with(v.as_str());
+    match v.as_str() {
+        "1" => Some(true),
+        "0" => Some(false),
+        "on" => Some(true),
+        "of" | "off" => Some(false),
+        _ if prefix_of("true") || prefix_of("yes") => Some(true),
+        _ if prefix_of("false") || prefix_of("no") => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected strings are PostgreSQL 15's replies to the same SET/SHOW.
+    use super::*;
+
+    fn set_err(name: &str, value: &str) -> Error {
+        Settings::default().set(name, value).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_show_like_postgresql() {
+        let s = Settings::default();
+        assert_eq!(s.show("work_mem").unwrap(), "4MB");
+        assert_eq!(s.show("WORK_MEM").unwrap(), "4MB");
+        assert_eq!(s.show("shared_buffers").unwrap(), "128MB");
+        assert_eq!(s.show("synchronous_commit").unwrap(), "on");
+        assert_eq!(s.show("max_wal_size").unwrap(), "1GB");
+        assert_eq!(s.show("checkpoint_timeout").unwrap(), "5min");
+        assert_eq!(s.show("maintenance_io_concurrency").unwrap(), "10");
+        assert_eq!(s.show("enable_hashjoin").unwrap(), "on");
+        assert_eq!(s.show("bulkread_ring_size").unwrap(), "256kB");
+        assert_eq!(s.bulkwrite_ring_pages(), 2048);
+    }
+
+    #[test]
+    fn memory_values_with_units() {
+        let mut s = Settings::default();
+        s.set("work_mem", "1000").unwrap();
+        assert_eq!(s.show("work_mem").unwrap(), "1000kB");
+        s.set("work_mem", "1GB").unwrap();
+        assert_eq!(s.show("work_mem").unwrap(), "1GB");
+        s.set("work_mem", "1.5MB").unwrap();
+        assert_eq!(s.show("work_mem").unwrap(), "1536kB");
+        s.set("work_mem", "64 kB").unwrap();
+        assert_eq!(s.work_mem_kb, 64);
+        s.set("work_mem", "1e3").unwrap();
+        assert_eq!(s.work_mem_kb, 1000);
+    }
+
+    #[test]
+    fn bad_values_give_postgresql_errors_and_change_nothing() {
+        let e = set_err("work_mem", "abc");
+        assert_eq!(e.code, SqlState::InvalidParameterValue);
+        assert_eq!(
+            e.message,
+            "invalid value for parameter \"work_mem\": \"abc\""
+        );
+        let e = set_err("work_mem", "10");
+        assert_eq!(
+            e.message,
+            "10 kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)"
+        );
+        let e = set_err("work_mem", "1mb");
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+        );
+        let e = set_err("work_mem", "3000000000");
+        assert_eq!(e.hint.as_deref(), Some("Value exceeds integer range."));
+        let e = set_err("nosuch", "1");
+        assert_eq!(e.code, SqlState::UndefinedObject);
+        assert_eq!(e.message, "unrecognized configuration parameter \"nosuch\"");
+        let e = set_err("synchronous_commit", "maybe");
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("Available values: local, remote_write, remote_apply, on, off.")
+        );
+        let e = set_err("enable_hashjoin", "maybe");
+        assert_eq!(
+            e.message,
+            "parameter \"enable_hashjoin\" requires a Boolean value"
+        );
+        let e = set_err("default_statistics_target", "0");
+        assert_eq!(
+            e.message,
+            "0 is outside the valid range for parameter \"default_statistics_target\" (1 .. 10000)"
+        );
+        let e = set_err("shared_buffers", "1GB");
+        assert_eq!(
+            e.message,
+            "parameter \"shared_buffers\" cannot be changed without restarting the server"
+        );
+        let e = set_err("checkpoint_timeout", "10");
+        assert_eq!(
+            e.message,
+            "parameter \"checkpoint_timeout\" cannot be changed now"
+        );
+        let e = set_err("server_version", "1");
+        assert_eq!(e.message, "parameter \"server_version\" cannot be changed");
+        let mut s = Settings::default();
+        let _ = s.set("work_mem", "1");
+        assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn booleans_and_sync_commit_spellings() {
+        let mut s = Settings::default();
+        s.set("synchronous_commit", "OFF").unwrap();
+        assert_eq!(s.synchronous_commit, SyncCommit::Off);
+        assert!(!s.synchronous_commit.waits_for_flush());
+        s.set("synchronous_commit", "1").unwrap();
+        assert_eq!(s.show("synchronous_commit").unwrap(), "on");
+        s.set("enable_hashagg", "of").unwrap();
+        assert!(!s.enable_hashagg);
+        s.set("enable_hashagg", "y").unwrap();
+        assert!(s.enable_hashagg);
+        assert_eq!(parse_bool("o"), None);
+    }
+
+    #[test]
+    fn reset_and_open_time_settings() {
+        let defaults = Settings::default();
+        let mut s = defaults.clone();
+        s.set("work_mem", "1GB").unwrap();
+        s.set("enable_hashjoin", "off").unwrap();
+        s.reset("work_mem", &defaults).unwrap();
+        assert_eq!(s.work_mem_kb, 4096);
+        s.reset_all(&defaults);
+        assert!(s.enable_hashjoin);
+        s.set_at_open("shared_buffers", "1GB").unwrap();
+        assert_eq!(s.shared_buffers, 131072);
+        s.set_at_open("checkpoint_timeout", "90").unwrap();
+        assert_eq!(s.show("checkpoint_timeout").unwrap(), "90s");
+        s.set_at_open("max_wal_size", "64MB").unwrap();
+        assert_eq!(s.max_wal_size_mb, 64);
+        assert_eq!(s.show_all().len(), DEFS.len());
+        assert!(DEFS.windows(2).all(|w| w[0].name < w[1].name));
+    }
+}

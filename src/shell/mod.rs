@@ -1,0 +1,23 @@
+//! The psql-style shell's engine-independent parts.
+//!
+//! - [`print`]: result sets in psql's aligned, unaligned, csv and expanded
+//!   formats, streamed in batches.
+//! - [`timing`]: `\timing` lines.
+//! - [`report`]: errors as psql prints them (`ERROR:`, `LINE n:` and caret,
+//!   `heapdb:FILE:LINE:` prefixes).
+//! - [`args`]: the command line.
+//! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
+//! - [`input`]: reading scripts in large chunks and splitting them into
+//!   statements and meta-command lines.
+//! - [`prompt`]: the interactive prompt (`heapdb=> `, `heapdb-> `, ...).
+//!
+//! Nothing here talks to the engine: the wiring converts the engine's
+//! results and errors into these types.
+
+pub mod args;
+pub mod input;
+pub mod meta;
+pub mod print;
+pub mod prompt;
+pub mod report;
+pub mod timing;
