@@ -1,7 +1,8 @@
 //! The heap access method: tuple format ([`tuple`]), page-change records and
 //! the one function that applies them ([`record`]), MVCC visibility with hint
-//! bits ([`visibility`]).
+//! bits ([`visibility`]), operations on one locked page ([`pageops`]).
 
+pub mod pageops;
 pub mod record;
 pub mod tuple;
 pub mod visibility;
