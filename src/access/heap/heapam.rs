@@ -92,7 +92,7 @@ impl FreeSpace {
     /// A page that may have `need` bytes, other than `exclude`.
     fn find(&mut self, need: usize, exclude: Option<BlockNumber>) -> Option<BlockNumber> {
         if let Some(t) = self.target {
-            if Some(t) != exclude && self.free.get(&t).is_none_or(|&f| f as usize >= need) {
+            if Some(t) != exclude && self.free.get(&t).map_or(true, |&f| f as usize >= need) {
                 return Some(t);
             }
         }
@@ -120,22 +120,35 @@ pub struct HeapRelation {
 
 impl std::fmt::Debug for HeapRelation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HeapRelation").field("rel", &self.rel).finish()
+        f.debug_struct("HeapRelation")
+            .field("rel", &self.rel)
+            .finish()
     }
 }
 
 impl HeapRelation {
     /// Creates the relation's main and visibility-map forks (empty) and opens it.
-    pub fn create(pool: Arc<BufferPool>, txns: Arc<TxnManager>, rel: RelFileNode) -> Result<HeapRelation> {
+    pub fn create(
+        pool: Arc<BufferPool>,
+        txns: Arc<TxnManager>,
+        rel: RelFileNode,
+    ) -> Result<HeapRelation> {
         pool.create_relation(rel, ForkNumber::Main)?;
         pool.create_relation(rel, ForkNumber::VisibilityMap)?;
         HeapRelation::open(pool, txns, rel)
     }
 
     /// Opens an existing relation (its forks must exist).
-    pub fn open(pool: Arc<BufferPool>, txns: Arc<TxnManager>, rel: RelFileNode) -> Result<HeapRelation> {
+    pub fn open(
+        pool: Arc<BufferPool>,
+        txns: Arc<TxnManager>,
+        rel: RelFileNode,
+    ) -> Result<HeapRelation> {
         if !pool.relation_exists(rel, ForkNumber::Main) {
-            return Err(err!(UndefinedFile, "could not open file \"{rel}\": No such file or directory"));
+            return Err(err!(
+                UndefinedFile,
+                "could not open file \"{rel}\": No such file or directory"
+            ));
         }
         if !pool.relation_exists(rel, ForkNumber::VisibilityMap) {
             pool.create_relation(rel, ForkNumber::VisibilityMap)?;
@@ -179,10 +192,16 @@ impl HeapRelation {
 
     fn check_size(len: usize) -> Result<()> {
         if len > MAX_ITEM_SIZE {
-            return Err(err!(ProgramLimitExceeded, "row is too big: size {len}, maximum size {MAX_ITEM_SIZE}"));
+            return Err(err!(
+                ProgramLimitExceeded,
+                "row is too big: size {len}, maximum size {MAX_ITEM_SIZE}"
+            ));
         }
         if len < tuple::HEADER_SIZE {
-            return Err(err!(InternalError, "heap tuple of {len} bytes is shorter than its header"));
+            return Err(err!(
+                InternalError,
+                "heap tuple of {len} bytes is shorter than its header"
+            ));
         }
         Ok(())
     }
@@ -194,7 +213,9 @@ impl HeapRelation {
         if vb >= self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? {
             return Ok(());
         }
-        let buf = self.pool.read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+        let buf = self
+            .pool
+            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
         let mut g = buf.write();
         if vm::get(&g[..], block).0 != 0 {
             apply(&HeapRecord::VmClear { heap_block: block }, &mut g[..])?;
@@ -205,7 +226,13 @@ impl HeapRelation {
 
     /// Applies `rec` to the locked heap page `g` (block `block`), clearing the
     /// VM bits when the record clears `PD_ALL_VISIBLE`, and marks it dirty.
-    fn apply_heap(&self, block: BlockNumber, g: &mut BufferWriteGuard<'_>, rec: &HeapRecord, clear: bool) -> Result<()> {
+    fn apply_heap(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        rec: &HeapRecord,
+        clear: bool,
+    ) -> Result<()> {
         apply(rec, &mut g[..])?;
         if clear {
             self.clear_vm(block)?;
@@ -223,7 +250,12 @@ impl HeapRelation {
 
     /// Pins a page that may have `need` free bytes (not `exclude`), extending
     /// the relation when no known page has room.
-    fn page_for(&self, need: usize, exclude: Option<BlockNumber>, ring: Option<&mut Ring>) -> Result<(BlockNumber, crate::storage::PinnedBuffer<'_>)> {
+    fn page_for(
+        &self,
+        need: usize,
+        exclude: Option<BlockNumber>,
+        ring: Option<&mut Ring>,
+    ) -> Result<(BlockNumber, crate::storage::PinnedBuffer<'_>)> {
         let candidate = self.fsm().find(need, exclude);
         if let Some(b) = candidate {
             if b < self.nblocks()? {
@@ -249,7 +281,11 @@ impl HeapRelation {
             let (block, buf) = self.page_for(need, None, None)?;
             let mut g = buf.write();
             let new = page::is_new(&g[..]);
-            let offset = if new { Some(1) } else { choose_offset(&g[..], data.len()) };
+            let offset = if new {
+                Some(1)
+            } else {
+                choose_offset(&g[..], data.len())
+            };
             let Some(offset) = offset else {
                 self.fsm().note(block, page::heap_free_space(&g[..]));
                 continue;
@@ -257,7 +293,12 @@ impl HeapRelation {
             let mut t = data.to_vec();
             prepare_new_tuple(&mut t, xid, cid, block, offset, false, false);
             let clear = !new && page::is_all_visible(&g[..]);
-            let rec = HeapRecord::Insert { offset, init_page: new, clear_all_visible: clear, tuple: t };
+            let rec = HeapRecord::Insert {
+                offset,
+                init_page: new,
+                clear_all_visible: clear,
+                tuple: t,
+            };
             self.apply_heap(block, &mut g, &rec, clear)?;
             self.fsm().note(block, page::heap_free_space(&g[..]));
             return Ok(Tid { block, offset });
@@ -280,7 +321,10 @@ impl HeapRelation {
     ) -> Result<()> {
         let total: usize = lens.iter().map(|&l| l as usize).sum();
         if total != data.len() {
-            return Err(err!(InternalError, "multi-insert lengths do not add up to the data"));
+            return Err(err!(
+                InternalError,
+                "multi-insert lengths do not add up to the data"
+            ));
         }
         for &l in lens {
             Self::check_size(l as usize)?;
@@ -297,7 +341,11 @@ impl HeapRelation {
                 (0u16, EMPTY_PAGE_FREE, false)
             } else {
                 let p = &g[..];
-                (page::max_offset(p), page::upper(p) as usize - page::lower(p) as usize, page::flags(p) & page::PD_HAS_FREE_LINES != 0)
+                (
+                    page::max_offset(p),
+                    page::upper(p) as usize - page::lower(p) as usize,
+                    page::flags(p) & page::PD_HAS_FREE_LINES != 0,
+                )
             };
             offsets.clear();
             rec_lens.clear();
@@ -307,11 +355,19 @@ impl HeapRelation {
                 let len = lens[next] as usize;
                 let mut reuse = None;
                 if has_free_lines {
-                    reuse = (1..=max).find(|&o| page::item_id(&g[..], o).flags == page::LP_UNUSED && !offsets.contains(&o));
+                    reuse = (1..=max).find(|&o| {
+                        page::item_id(&g[..], o).flags == page::LP_UNUSED && !offsets.contains(&o)
+                    });
                     has_free_lines = reuse.is_some();
                 }
-                let lp = if reuse.is_some() { 0 } else { page::ITEM_ID_SIZE };
-                if free < maxalign(len) + lp || (reuse.is_none() && max as usize >= page::MAX_HEAP_TUPLES_PER_PAGE) {
+                let lp = if reuse.is_some() {
+                    0
+                } else {
+                    page::ITEM_ID_SIZE
+                };
+                if free < maxalign(len) + lp
+                    || (reuse.is_none() && max as usize >= page::MAX_HEAP_TUPLES_PER_PAGE)
+                {
                     break;
                 }
                 free -= maxalign(len) + lp;
@@ -328,7 +384,14 @@ impl HeapRelation {
                 next += 1;
             }
             if next == first {
-                self.fsm().note(block, if new { 0 } else { page::heap_free_space(&g[..]) });
+                self.fsm().note(
+                    block,
+                    if new {
+                        0
+                    } else {
+                        page::heap_free_space(&g[..])
+                    },
+                );
                 if new {
                     return Err(err!(InternalError, "tuple does not fit on an empty page"));
                 }
@@ -344,7 +407,13 @@ impl HeapRelation {
             };
             self.apply_heap(block, &mut g, &rec, clear)?;
             self.fsm().note(block, page::heap_free_space(&g[..]));
-            if let HeapRecord::MultiInsert { offsets: o, lens: l, data: d, .. } = rec {
+            if let HeapRecord::MultiInsert {
+                offsets: o,
+                lens: l,
+                data: d,
+                ..
+            } = rec
+            {
                 if let Some(tids) = tids.as_deref_mut() {
                     tids.extend(o.iter().map(|&offset| Tid { block, offset }));
                 }
@@ -371,15 +440,28 @@ impl HeapRelation {
             return Ok(res);
         }
         let clear = page::is_all_visible(&g[..]);
-        self.apply_heap(tid.block, &mut g, &HeapRecord::Delete { set, clear_all_visible: clear }, clear)?;
+        self.apply_heap(
+            tid.block,
+            &mut g,
+            &HeapRecord::Delete {
+                set,
+                clear_all_visible: clear,
+            },
+            clear,
+        )?;
         Ok(TmResult::Ok)
     }
 
     fn read_main(&self, block: BlockNumber) -> Result<crate::storage::PinnedBuffer<'_>> {
         if block >= self.nblocks()? {
-            return Err(err!(InternalError, "block {block} of relation {} is out of range", self.rel));
+            return Err(err!(
+                InternalError,
+                "block {block} of relation {} is out of range",
+                self.rel
+            ));
         }
-        self.pool.read_buffer(self.rel, ForkNumber::Main, block, None)
+        self.pool
+            .read_buffer(self.rel, ForkNumber::Main, block, None)
     }
 
     /// Replaces the tuple at `tid` with `data` (a formed tuple) as
@@ -387,7 +469,13 @@ impl HeapRelation {
     /// page when it fits (a heap-only, HOT, update), else on another page;
     /// the old version's xmax and ctid point at it. Returns the check result
     /// and, when it is [`TmResult::Ok`], the new version's tid.
-    pub fn update(&self, tid: Tid, data: &[u8], xid: Xid, cid: CommandId) -> Result<(TmResult, Option<Tid>)> {
+    pub fn update(
+        &self,
+        tid: Tid,
+        data: &[u8],
+        xid: Xid,
+        cid: CommandId,
+    ) -> Result<(TmResult, Option<Tid>)> {
         Self::check_size(data.len())?;
         let need = maxalign(data.len());
         loop {
@@ -409,10 +497,22 @@ impl HeapRelation {
                 let mut nt = data.to_vec();
                 prepare_new_tuple(&mut nt, xid, cid, tid.block, off, true, true);
                 let clear = page::is_all_visible(&g[..]);
-                let rec = HeapRecord::HotUpdate { set, new_offset: off, hot: true, clear_all_visible: clear, tuple: nt };
+                let rec = HeapRecord::HotUpdate {
+                    set,
+                    new_offset: off,
+                    hot: true,
+                    clear_all_visible: clear,
+                    tuple: nt,
+                };
                 self.apply_heap(tid.block, &mut g, &rec, clear)?;
                 self.fsm().note(tid.block, page::heap_free_space(&g[..]));
-                return Ok((TmResult::Ok, Some(Tid { block: tid.block, offset: off })));
+                return Ok((
+                    TmResult::Ok,
+                    Some(Tid {
+                        block: tid.block,
+                        offset: off,
+                    }),
+                ));
             }
             self.fsm().note(tid.block, page::heap_free_space(&g[..]));
             drop(g);
@@ -433,7 +533,11 @@ impl HeapRelation {
                 return Ok((res, None));
             }
             let new = page::is_new(&gn[..]);
-            let off = if new { Some(1) } else { choose_offset(&gn[..], data.len()) };
+            let off = if new {
+                Some(1)
+            } else {
+                choose_offset(&gn[..], data.len())
+            };
             let Some(off) = off else {
                 self.fsm().note(nb, page::heap_free_space(&gn[..]));
                 continue;
@@ -442,12 +546,31 @@ impl HeapRelation {
             let mut nt = data.to_vec();
             prepare_new_tuple(&mut nt, xid, cid, nb, off, true, false);
             let clear_new = !new && page::is_all_visible(&gn[..]);
-            let rec_new = HeapRecord::UpdateNew { offset: off, init_page: new, clear_all_visible: clear_new, tuple: nt };
+            let rec_new = HeapRecord::UpdateNew {
+                offset: off,
+                init_page: new,
+                clear_all_visible: clear_new,
+                tuple: nt,
+            };
             self.apply_heap(nb, &mut gn, &rec_new, clear_new)?;
             let clear_old = page::is_all_visible(&go[..]);
-            self.apply_heap(tid.block, &mut go, &HeapRecord::UpdateOld { set, clear_all_visible: clear_old }, clear_old)?;
+            self.apply_heap(
+                tid.block,
+                &mut go,
+                &HeapRecord::UpdateOld {
+                    set,
+                    clear_all_visible: clear_old,
+                },
+                clear_old,
+            )?;
             self.fsm().note(nb, page::heap_free_space(&gn[..]));
-            return Ok((TmResult::Ok, Some(Tid { block: nb, offset: off })));
+            return Ok((
+                TmResult::Ok,
+                Some(Tid {
+                    block: nb,
+                    offset: off,
+                }),
+            ));
         }
     }
 
@@ -471,10 +594,16 @@ impl HeapRelation {
             if id.flags == page::LP_DEAD {
                 all = false;
             }
-            let Some(t) = page::get_item(&g[..], o) else { continue };
+            let Some(t) = page::get_item(&g[..], o) else {
+                continue;
+            };
             let (status, bits) = satisfies_vacuum(t, oldest_xmin, &self.txns)?;
             if bits != 0 {
-                hints.push(Hint { offset: o, bits, xmax: tuple::xmax(t) });
+                hints.push(Hint {
+                    offset: o,
+                    bits,
+                    xmax: tuple::xmax(t),
+                });
             }
             if status == VacuumStatus::Live && tuple::xmin(t) < oldest_xmin {
                 count += 1;
@@ -494,15 +623,26 @@ impl HeapRelation {
         }
         let vb = vm::vm_block(block);
         while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
-            let (_, vbuf) = self.pool.extend(self.rel, ForkNumber::VisibilityMap, None)?;
+            let (_, vbuf) = self
+                .pool
+                .extend(self.rel, ForkNumber::VisibilityMap, None)?;
             let mut vg = vbuf.write();
             vm::init_if_new(&mut vg[..]);
             vg.mark_dirty();
         }
-        let vbuf = self.pool.read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+        let vbuf = self
+            .pool
+            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
         let mut vg = vbuf.write();
         if vm::get(&vg[..], block) != (vm::VM_ALL_VISIBLE, count) {
-            apply(&HeapRecord::VmSet { heap_block: block, bits: vm::VM_ALL_VISIBLE, count }, &mut vg[..])?;
+            apply(
+                &HeapRecord::VmSet {
+                    heap_block: block,
+                    bits: vm::VM_ALL_VISIBLE,
+                    count,
+                },
+                &mut vg[..],
+            )?;
             vg.mark_dirty();
         }
         Ok(Some(count))

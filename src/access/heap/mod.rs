@@ -1,4 +1,4 @@
-//! The heap access method: tuple format ([`tuple`]), page-change records and
+//! The heap access method: tuple format ([`tuple`](mod@tuple)), page-change records and
 //! the one function that applies them ([`record`]), MVCC visibility with hint
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,

@@ -68,11 +68,18 @@ impl HeapRelation {
     /// Reads the tuple at `tid` if `snap` sees it: calls `f` with the tuple
     /// bytes (header included) under the page's shared lock. Returns `None`
     /// when the line pointer holds no tuple or the tuple is invisible.
-    pub fn fetch<R>(&self, tid: Tid, snap: &Snapshot, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+    pub fn fetch<R>(
+        &self,
+        tid: Tid,
+        snap: &Snapshot,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<Option<R>> {
         if tid.block >= self.nblocks()? {
             return Ok(None);
         }
-        let buf = self.pool().read_buffer(self.rel(), ForkNumber::Main, tid.block, None)?;
+        let buf = self
+            .pool()
+            .read_buffer(self.rel(), ForkNumber::Main, tid.block, None)?;
         let g = buf.read();
         let Some(t) = page::get_item(&g[..], tid.offset) else {
             return Ok(None);
@@ -86,7 +93,11 @@ impl HeapRelation {
             satisfies_mvcc(t, snap, self.txns().clog())?
         };
         if bits != 0 {
-            let hint = [Hint { offset: tid.offset, bits, xmax: tuple::xmax(t) }];
+            let hint = [Hint {
+                offset: tid.offset,
+                bits,
+                xmax: tuple::xmax(t),
+            }];
             drop(g);
             set_hints(&buf, &hint);
             let g = buf.read();
@@ -112,7 +123,9 @@ impl HeapRelation {
             // while heap pages are read.
             let mut skip = vec![None; (end - block) as usize];
             if vb < vm_blocks {
-                let vbuf = self.pool().read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+                let vbuf =
+                    self.pool()
+                        .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
                 let vg = vbuf.read();
                 for (i, s) in skip.iter_mut().enumerate() {
                     let (bits, c) = vm::get(&vg[..], block + i as u32);
@@ -127,7 +140,9 @@ impl HeapRelation {
                     total += *c as u64;
                     continue;
                 }
-                let buf = self.pool().read_buffer(self.rel(), ForkNumber::Main, b, ring.as_mut())?;
+                let buf =
+                    self.pool()
+                        .read_buffer(self.rel(), ForkNumber::Main, b, ring.as_mut())?;
                 hints.clear();
                 let g = buf.read();
                 total += count_visible(&g[..], snap, self.txns().clog(), &mut hints)?;
@@ -150,7 +165,9 @@ impl HeapRelation {
                 self.rel()
             ));
         }
-        let buf = self.pool().read_buffer(self.rel(), ForkNumber::Main, block, None)?;
+        let buf = self
+            .pool()
+            .read_buffer(self.rel(), ForkNumber::Main, block, None)?;
         let g = buf.read();
         Ok((inspect::page_header(&g[..]), inspect::items(&g[..])))
     }
@@ -162,7 +179,9 @@ impl HeapRelation {
         let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
         let mut out = Vec::with_capacity(nblocks as usize);
         for vb in 0..vm_blocks.min(nblocks.div_ceil(vm::HEAPBLOCKS_PER_PAGE)) {
-            let vbuf = self.pool().read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+            let vbuf = self
+                .pool()
+                .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
             let vg = vbuf.read();
             let first = vb * vm::HEAPBLOCKS_PER_PAGE;
             for b in first..nblocks.min(first + vm::HEAPBLOCKS_PER_PAGE) {
@@ -195,18 +214,29 @@ impl HeapScan<'_> {
     /// Visits the next page: calls `f(block, page, visible)` with the page
     /// bytes and the line pointers of the tuples the snapshot sees, under the
     /// page's shared content lock. Returns `None` after the last page.
-    pub fn next_page<R>(&mut self, f: impl FnOnce(BlockNumber, &[u8], &[OffsetNumber]) -> R) -> Result<Option<R>> {
+    pub fn next_page<R>(
+        &mut self,
+        f: impl FnOnce(BlockNumber, &[u8], &[OffsetNumber]) -> R,
+    ) -> Result<Option<R>> {
         if self.next >= self.nblocks {
             return Ok(None);
         }
         let block = self.next;
         self.next += 1;
         let rel = self.rel;
-        let buf = rel.pool().read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        let buf = rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
         self.visible.clear();
         self.hints.clear();
         let mut g = buf.read();
-        collect_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.visible, &mut self.hints)?;
+        collect_visible(
+            &g[..],
+            &self.snap,
+            rel.txns().clog(),
+            &mut self.visible,
+            &mut self.hints,
+        )?;
         if !self.hints.is_empty() {
             drop(g);
             set_hints(&buf, &self.hints);
@@ -225,7 +255,9 @@ impl HeapScan<'_> {
         let block = self.next;
         self.next += 1;
         let rel = self.rel;
-        let buf = rel.pool().read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        let buf = rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
         self.hints.clear();
         let g = buf.read();
         let n = count_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.hints)?;
