@@ -13,4 +13,8 @@
 //! Nothing here talks to the engine: the wiring converts the engine's
 //! results and errors into these types.
 
+pub mod args;
+pub mod meta;
 pub mod print;
+pub mod report;
+pub mod timing;
