@@ -64,7 +64,6 @@ use std::sync::Arc;
 use parking_lot::lock_api::RawRwLock as _;
 use parking_lot::{Mutex, RwLock};
 
-use super::checksum::{set_page_checksum, verify_page};
 use super::clock::ClockSweep;
 use super::desc::*;
 use super::mapping::{self, MappingTable};
@@ -74,7 +73,7 @@ use super::stats::{BufferUsage, Counter, PoolCounters};
 use super::{relpath, BlockNumber, ForkNumber, RelFileNode, BLCKSZ, MAX_BLOCKS};
 use crate::error::{Error, Result, SqlState};
 
-pub use super::desc::BufferTag;
+pub use super::buffer::{page_lsn, BufferReadGuard, BufferTag, BufferWriteGuard, PinnedBuffer};
 
 /// Makes the write-ahead log durable up to a page's LSN before the page is
 /// written (set with [`BufferPool::set_wal_flush_hook`]).
@@ -118,6 +117,38 @@ impl Default for BufferPoolConfig {
     }
 }
 
+/// What [`BufferPool::read_buffer_extended`] does with a page that is not
+/// in the pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMode {
+    /// Read it from its file and verify its checksum.
+    Normal,
+    /// Do not read it: hand out an all-zero page, for a caller that is about
+    /// to overwrite the whole page (WAL redo of a full-page image, or of a
+    /// record that initialises the page). A page already in the pool is
+    /// returned as it is. A block beyond the end of the fork extends it (and
+    /// a missing fork is created), as PostgreSQL's redo does.
+    ZeroPage,
+}
+
+/// One buffer's state, from [`BufferPool::buffer_summary`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferInfo {
+    /// The buffer's id.
+    pub buffer_id: u32,
+    /// The page it holds, if any.
+    pub tag: Option<BufferTag>,
+    /// Whether the frame holds the page's contents (false while being read,
+    /// or after a failed read).
+    pub valid: bool,
+    /// Whether the page must be written before the frame is reused.
+    pub dirty: bool,
+    /// The clock-sweep usage count (0..=5).
+    pub usage_count: u32,
+    /// The number of pins.
+    pub pin_count: u32,
+}
+
 /// The smallest pool, as PostgreSQL's minimum `shared_buffers`.
 pub const MIN_BUFFERS: usize = 16;
 
@@ -150,21 +181,21 @@ pub struct BufferPool {
     /// The frames.
     frames: Frames,
     /// One descriptor per frame.
-    descs: Box<[BufferDesc]>,
+    pub(super) descs: Box<[BufferDesc]>,
     /// Page -> frame.
-    mapping: MappingTable,
+    pub(super) mapping: MappingTable,
     /// Victim selection.
-    clock: ClockSweep,
+    pub(super) clock: ClockSweep,
     /// The files.
-    smgr: Smgr,
+    pub(super) smgr: Smgr,
     /// Serialises extensions of a fork (striped).
-    extension_locks: Box<[Mutex<()>]>,
+    pub(super) extension_locks: Box<[Mutex<()>]>,
     /// Called before writing a dirty page.
-    wal_hook: RwLock<Option<Arc<dyn WalFlushHook>>>,
+    pub(super) wal_hook: RwLock<Option<Arc<dyn WalFlushHook>>>,
     /// Ring sizes for new rings.
-    ring_sizes: RwLock<RingSizes>,
+    pub(super) ring_sizes: RwLock<RingSizes>,
     /// The database's counters.
-    counters: PoolCounters,
+    pub(super) counters: PoolCounters,
 }
 
 impl BufferPool {
@@ -270,14 +301,14 @@ impl BufferPool {
 
     /// Pointer to frame `id`.
     #[inline]
-    fn frame(&self, id: u32) -> *mut u8 {
+    pub(super) fn frame(&self, id: u32) -> *mut u8 {
         // SAFETY: id < nbuffers, so the offset is inside the allocation.
         unsafe { self.frames.ptr.as_ptr().add(id as usize * BLCKSZ) }
     }
 
     /// The descriptor of buffer `id`.
     #[inline]
-    fn desc(&self, id: u32) -> &BufferDesc {
+    pub(super) fn desc(&self, id: u32) -> &BufferDesc {
         &self.descs[id as usize]
     }
 
@@ -370,8 +401,30 @@ impl BufferPool {
             .is_some_and(|id| self.desc(id).state.load(Ordering::Acquire) & VALID != 0)
     }
 
+    /// One line per buffer, for inspection (as PostgreSQL's
+    /// `pg_buffercache`): what the buffer holds and its state. A snapshot:
+    /// each buffer is read under its header lock, the whole not atomically.
+    pub fn buffer_summary(&self) -> Vec<BufferInfo> {
+        (0..self.descs.len() as u32)
+            .map(|id| {
+                let d = self.desc(id);
+                let s = d.lock_header();
+                let tag = d.tag();
+                d.unlock_header(s);
+                BufferInfo {
+                    buffer_id: id,
+                    tag: (s & TAG_VALID != 0).then_some(tag),
+                    valid: s & VALID != 0,
+                    dirty: s & DIRTY != 0,
+                    usage_count: usage(s),
+                    pin_count: refcount(s),
+                }
+            })
+            .collect()
+    }
+
     /// The extension lock of a fork.
-    fn extension_lock(&self, rel: RelFileNode, fork: ForkNumber) -> &Mutex<()> {
+    pub(super) fn extension_lock(&self, rel: RelFileNode, fork: ForkNumber) -> &Mutex<()> {
         let h = BufferTag {
             rel,
             fork,
@@ -411,6 +464,49 @@ impl BufferPool {
             self.read_in(&buf)?;
         }
         Ok(buf)
+    }
+
+    /// Pins a page like [`BufferPool::read_buffer`], with a choice of what to
+    /// do when it is not cached ([`ReadMode`]).
+    pub fn read_buffer_extended(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        mode: ReadMode,
+        strategy: Option<&mut Ring>,
+    ) -> Result<PinnedBuffer<'_>> {
+        match mode {
+            ReadMode::Normal => self.read_buffer(rel, fork, block, strategy),
+            ReadMode::ZeroPage => {
+                if !self.smgr.exists(rel, fork) {
+                    // Redo may meet a fork before the record that created it.
+                    let _x = self.extension_lock(rel, fork).lock();
+                    if !self.smgr.exists(rel, fork) {
+                        self.smgr.create(rel, fork)?;
+                    }
+                }
+                if block >= self.smgr.nblocks(rel, fork)? {
+                    let _x = self.extension_lock(rel, fork).lock();
+                    self.smgr.set_nblocks_at_least(rel, fork, block + 1)?;
+                }
+                let tag = BufferTag { rel, fork, block };
+                let (id, _) = self.pin_tag(tag, strategy)?;
+                let buf = PinnedBuffer {
+                    pool: self,
+                    id,
+                    tag,
+                };
+                if self.start_io(id, true) {
+                    // SAFETY: we own the I/O of a not-valid buffer.
+                    unsafe { std::ptr::write_bytes(self.frame(id), 0, BLCKSZ) };
+                    self.terminate_io(id, false, VALID);
+                } else {
+                    self.counters.count(Counter::Hit);
+                }
+                Ok(buf)
+            }
+        }
     }
 
     /// Adds a new all-zero page at the end of a fork and returns its block
@@ -477,7 +573,7 @@ impl BufferPool {
     /// caller). Raises the usage count: by one, up to 5; with a ring only to 1.
     /// Returns whether the buffer is valid.
     #[inline]
-    fn pin(&self, id: u32, strategy: bool) -> bool {
+    pub(super) fn pin(&self, id: u32, strategy: bool) -> bool {
         let d = self.desc(id);
         let mut s = d.state.load(Ordering::Relaxed);
         loop {
@@ -506,7 +602,7 @@ impl BufferPool {
 
     /// Drops one pin of buffer `id`.
     #[inline]
-    fn unpin(&self, id: u32) {
+    pub(super) fn unpin(&self, id: u32) {
         let d = self.desc(id);
         let mut s = d.state.load(Ordering::Relaxed);
         loop {
@@ -626,500 +722,6 @@ impl BufferPool {
             }
             return Ok((id, false));
         }
-    }
-
-    /// Whether a bulk-read ring refuses to write dirty buffer `id` itself
-    /// (its page LSN is beyond the flushed WAL; see [`super::ring`]).
-    fn bulk_read_rejects(&self, ring: &mut Ring, id: u32) -> bool {
-        if ring.kind() != StrategyKind::BulkRead {
-            return false;
-        }
-        let Some(hook) = self.wal_hook.read().clone() else {
-            return false;
-        };
-        // Read the LSN under the shared lock: it may be changing.
-        let d = self.desc(id);
-        if !d.try_lock_shared() {
-            return ring.reject(id);
-        }
-        // SAFETY: pinned and share-locked.
-        let lsn = page_lsn(unsafe { std::slice::from_raw_parts(self.frame(id), BLCKSZ) });
-        // SAFETY: taken just above.
-        unsafe { d.content.unlock_shared() };
-        lsn > hook.flushed_lsn() && ring.reject(id)
-    }
-
-    /// Reads a pinned, not-valid buffer's page in (unless another thread
-    /// does it first) and verifies its checksum.
-    fn read_in(&self, buf: &PinnedBuffer<'_>) -> Result<()> {
-        let id = buf.id;
-        if !self.start_io(id, true) {
-            // Another thread read it in while we waited.
-            self.counters.count(Counter::Hit);
-            return Ok(());
-        }
-        // SAFETY: we own the I/O on a not-valid buffer: nobody reads or
-        // writes the frame until VALID is set.
-        let page = unsafe { std::slice::from_raw_parts_mut(self.frame(id), BLCKSZ) };
-        let tag = buf.tag;
-        let res = self
-            .smgr
-            .read(tag.rel, tag.fork, tag.block, page)
-            .and_then(|()| {
-                if verify_page(page, tag.block) {
-                    Ok(())
-                } else {
-                    Err(Error::new(
-                        SqlState::DataCorrupted,
-                        format!(
-                            "invalid page in block {} of relation {}",
-                            tag.block,
-                            relpath(tag.rel, tag.fork)
-                        ),
-                    ))
-                }
-            });
-        match res {
-            Ok(()) => {
-                self.terminate_io(id, false, VALID);
-                self.counters.count(Counter::Read);
-                Ok(())
-            }
-            Err(e) => {
-                self.terminate_io(id, false, IO_ERROR);
-                Err(e)
-            }
-        }
-    }
-
-    /// Claims the I/O of buffer `id`: for input if it is not valid, for
-    /// output if it is dirty. Waits while another thread does I/O on it.
-    /// Returns false if there is nothing to do any more.
-    fn start_io(&self, id: u32, for_input: bool) -> bool {
-        let d = self.desc(id);
-        let s = loop {
-            let s = d.lock_header();
-            if s & IO_IN_PROGRESS == 0 {
-                break s;
-            }
-            d.unlock_header(s);
-            self.wait_io(id);
-        };
-        let done = if for_input {
-            s & VALID != 0
-        } else {
-            s & DIRTY == 0
-        };
-        if done {
-            d.unlock_header(s);
-            return false;
-        }
-        d.unlock_header(s | IO_IN_PROGRESS);
-        true
-    }
-
-    /// Ends the I/O claimed by `start_io`: clears IO_IN_PROGRESS (and DIRTY if
-    /// asked), sets `flags`, and wakes the waiters.
-    fn terminate_io(&self, id: u32, clear_dirty: bool, flags: u32) {
-        let d = self.desc(id);
-        let mut s = d.lock_header();
-        s &= !(IO_IN_PROGRESS | IO_ERROR);
-        if clear_dirty {
-            s &= !DIRTY;
-        }
-        d.unlock_header(s | flags);
-        // SAFETY: the key is the descriptor's address, unique to it.
-        unsafe {
-            parking_lot_core::unpark_all(d.park_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN)
-        };
-    }
-
-    /// Sleeps until buffer `id` has no I/O in progress.
-    #[cold]
-    fn wait_io(&self, id: u32) {
-        let d = self.desc(id);
-        // SAFETY: the key is the descriptor's address; `validate` runs under
-        // the parking lot's bucket lock, so a wake-up cannot be missed:
-        // terminate_io clears the flag before it unparks.
-        unsafe {
-            parking_lot_core::park(
-                d.park_key(),
-                || d.state.load(Ordering::Acquire) & IO_IN_PROGRESS != 0,
-                || {},
-                |_, _| {},
-                parking_lot_core::DEFAULT_PARK_TOKEN,
-                None,
-            );
-        }
-    }
-
-    /// Writes a dirty buffer out. The caller holds a pin and the content lock
-    /// (shared or exclusive). Calls the WAL hook with the page LSN first.
-    fn flush_buffer(&self, id: u32, tag: BufferTag) -> Result<()> {
-        if !self.start_io(id, false) {
-            return Ok(());
-        }
-        let mut copy = [0u8; BLCKSZ];
-        // SAFETY: the caller holds the content lock: nobody writes the frame.
-        copy.copy_from_slice(unsafe { std::slice::from_raw_parts(self.frame(id), BLCKSZ) });
-        let res = (|| {
-            let hook = self.wal_hook.read().clone();
-            if let Some(hook) = hook {
-                hook.flush(page_lsn(&copy))?;
-            }
-            set_page_checksum(&mut copy, tag.block);
-            self.smgr.write(tag.rel, tag.fork, tag.block, &copy)
-        })();
-        match res {
-            Ok(()) => {
-                self.terminate_io(id, true, 0);
-                self.counters.count(Counter::Written);
-                Ok(())
-            }
-            Err(e) => {
-                self.terminate_io(id, false, IO_ERROR);
-                Err(e)
-            }
-        }
-    }
-
-    // ----- whole-pool operations ------------------------------------------
-
-    /// Writes every dirty buffer (in file order) and fsyncs all written files:
-    /// for checkpoints and clean shutdown.
-    pub fn flush_all(&self) -> Result<()> {
-        self.flush_matching(|_| true)?;
-        self.smgr.sync_all()
-    }
-
-    /// Writes the dirty buffers whose tag satisfies `want`, sorted by tag so
-    /// the files are written sequentially.
-    fn flush_matching(&self, want: impl Fn(&BufferTag) -> bool) -> Result<()> {
-        let mut dirty = Vec::new();
-        for id in 0..self.descs.len() as u32 {
-            let d = self.desc(id);
-            if d.state.load(Ordering::Relaxed) & DIRTY == 0 {
-                continue;
-            }
-            let s = d.lock_header();
-            let tag = d.tag();
-            d.unlock_header(s);
-            if s & (DIRTY | VALID) == DIRTY | VALID && want(&tag) {
-                dirty.push((tag, id));
-            }
-        }
-        dirty.sort_unstable();
-        for (tag, id) in dirty {
-            let d = self.desc(id);
-            let s = d.lock_header();
-            if s & (DIRTY | VALID) != DIRTY | VALID || d.tag() != tag {
-                d.unlock_header(s);
-                continue;
-            }
-            d.unlock_header(s + REFCOUNT_ONE);
-            d.content.lock_shared();
-            let res = self.flush_buffer(id, tag);
-            // SAFETY: taken just above.
-            unsafe { d.content.unlock_shared() };
-            self.unpin(id);
-            res?;
-        }
-        Ok(())
-    }
-
-    /// Forgets the buffers of `rel` (one fork, or all with `None`) from block
-    /// `first` on, without writing them.
-    fn discard_buffers(
-        &self,
-        rel: RelFileNode,
-        fork: Option<ForkNumber>,
-        first: BlockNumber,
-    ) -> Result<()> {
-        let matches =
-            |t: &BufferTag| t.rel == rel && fork.map_or(true, |f| f == t.fork) && t.block >= first;
-        for id in 0..self.descs.len() as u32 {
-            let d = self.desc(id);
-            loop {
-                let s = d.lock_header();
-                let tag = d.tag();
-                d.unlock_header(s);
-                if s & TAG_VALID == 0 || !matches(&tag) {
-                    break;
-                }
-                if s & IO_IN_PROGRESS != 0 {
-                    self.wait_io(id);
-                    continue;
-                }
-                let hash = tag.hash();
-                let mut map = self.mapping.write(MappingTable::partition_of(hash));
-                let s = d.lock_header();
-                if s & TAG_VALID == 0 || d.tag() != tag || s & IO_IN_PROGRESS != 0 {
-                    d.unlock_header(s);
-                    continue;
-                }
-                if refcount(s) != 0 {
-                    d.unlock_header(s);
-                    return Err(Error::new(
-                        SqlState::ObjectInUse,
-                        format!(
-                            "cannot drop buffers of relation {}: block {} is pinned",
-                            relpath(tag.rel, tag.fork),
-                            tag.block
-                        ),
-                    ));
-                }
-                mapping::remove(&mut map, hash, &tag);
-                d.unlock_header(s & !(TAG_VALID | VALID | DIRTY | IO_ERROR | USAGE_MASK));
-                break;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The LSN in a page header (bytes 0..8, little-endian).
-#[inline]
-pub fn page_lsn(page: &[u8]) -> u64 {
-    u64::from_le_bytes(page[0..8].try_into().expect("page has a header"))
-}
-
-/// A pin on a buffer: while it lives, the buffer keeps its page. Dropping it
-/// unpins. Take the content lock with [`PinnedBuffer::read`] or
-/// [`PinnedBuffer::write`] to look at or change the page.
-pub struct PinnedBuffer<'a> {
-    /// The pool.
-    pool: &'a BufferPool,
-    /// The buffer id.
-    id: u32,
-    /// The page it holds (fixed while pinned).
-    tag: BufferTag,
-}
-
-impl<'a> PinnedBuffer<'a> {
-    /// The block number of the page.
-    pub fn block(&self) -> BlockNumber {
-        self.tag.block
-    }
-
-    /// Relation, fork and block of the page.
-    pub fn tag(&self) -> BufferTag {
-        self.tag
-    }
-
-    /// The buffer's id in the pool (for inspection and debugging).
-    pub fn buffer_id(&self) -> u32 {
-        self.id
-    }
-
-    /// The pool the buffer belongs to.
-    pub fn pool(&self) -> &'a BufferPool {
-        self.pool
-    }
-
-    /// Takes the content lock in shared mode (waits for a writer).
-    #[inline]
-    pub fn read(&self) -> BufferReadGuard<'_> {
-        self.pool.desc(self.id).content.lock_shared();
-        BufferReadGuard { buf: self }
-    }
-
-    /// Takes the content lock in shared mode if no writer holds it.
-    pub fn try_read(&self) -> Option<BufferReadGuard<'_>> {
-        self.pool
-            .desc(self.id)
-            .content
-            .try_lock_shared()
-            .then_some(BufferReadGuard { buf: self })
-    }
-
-    /// Takes the content lock in exclusive mode (waits for all holders).
-    #[inline]
-    pub fn write(&self) -> BufferWriteGuard<'_> {
-        self.pool.desc(self.id).content.lock_exclusive();
-        BufferWriteGuard { buf: self }
-    }
-
-    /// Takes the content lock in exclusive mode if nobody holds it (the
-    /// hint-bit path; see the module doc).
-    pub fn try_write(&self) -> Option<BufferWriteGuard<'_>> {
-        self.pool
-            .desc(self.id)
-            .content
-            .try_lock_exclusive()
-            .then_some(BufferWriteGuard { buf: self })
-    }
-
-    /// Takes a cleanup lock if available now: the exclusive content lock while
-    /// this is the buffer's only pin. Under it the page may be rearranged
-    /// (pruned, compacted): no one else can be reading tuples under a pin.
-    pub fn try_cleanup_lock(&self) -> Option<BufferWriteGuard<'_>> {
-        let guard = self.try_write()?;
-        let s = self.pool.desc(self.id).state.load(Ordering::Acquire);
-        (refcount(s) == 1).then_some(guard)
-    }
-}
-
-impl Clone for PinnedBuffer<'_> {
-    /// Another pin on the same buffer.
-    fn clone(&self) -> Self {
-        self.pool.pin(self.id, true);
-        PinnedBuffer {
-            pool: self.pool,
-            id: self.id,
-            tag: self.tag,
-        }
-    }
-}
-
-impl Drop for PinnedBuffer<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        self.pool.unpin(self.id);
-    }
-}
-
-impl std::fmt::Debug for PinnedBuffer<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PinnedBuffer")
-            .field("id", &self.id)
-            .field("tag", &self.tag)
-            .finish()
-    }
-}
-
-/// The shared content lock of a pinned buffer; derefs to the page bytes.
-pub struct BufferReadGuard<'b> {
-    /// The pinned buffer.
-    buf: &'b PinnedBuffer<'b>,
-}
-
-impl BufferReadGuard<'_> {
-    /// The page LSN.
-    pub fn lsn(&self) -> u64 {
-        page_lsn(self)
-    }
-
-    /// The block number of the page.
-    pub fn block(&self) -> BlockNumber {
-        self.buf.tag.block
-    }
-
-    /// The page as a fixed-size array.
-    pub fn page(&self) -> &[u8; BLCKSZ] {
-        // SAFETY: the frame is BLCKSZ bytes; share-locked and pinned.
-        unsafe { &*(self.buf.pool.frame(self.buf.id) as *const [u8; BLCKSZ]) }
-    }
-}
-
-impl std::ops::Deref for BufferReadGuard<'_> {
-    type Target = [u8];
-    #[inline]
-    fn deref(&self) -> &[u8] {
-        self.page()
-    }
-}
-
-impl Drop for BufferReadGuard<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        // SAFETY: this guard holds the shared lock.
-        unsafe { self.buf.pool.desc(self.buf.id).content.unlock_shared() }
-    }
-}
-
-/// The exclusive content lock of a pinned buffer; derefs (mutably) to the
-/// page bytes. Call [`BufferWriteGuard::mark_dirty`] after changing them.
-pub struct BufferWriteGuard<'b> {
-    /// The pinned buffer.
-    buf: &'b PinnedBuffer<'b>,
-}
-
-impl BufferWriteGuard<'_> {
-    /// Marks the buffer dirty: the page will be written before its frame is
-    /// reused. Counts in `shared_dirtied` when the buffer was clean.
-    #[inline]
-    pub fn mark_dirty(&self) {
-        let pool = self.buf.pool;
-        let d = pool.desc(self.buf.id);
-        let mut s = d.state.load(Ordering::Relaxed);
-        if s & DIRTY != 0 {
-            return;
-        }
-        loop {
-            if s & LOCKED != 0 {
-                s = d.wait_unlocked();
-                continue;
-            }
-            match d
-                .state
-                .compare_exchange_weak(s, s | DIRTY, Ordering::AcqRel, Ordering::Relaxed)
-            {
-                Ok(_) => break,
-                Err(now) => s = now,
-            }
-        }
-        if s & DIRTY == 0 {
-            pool.counters.count(Counter::Dirtied);
-        }
-    }
-
-    /// Marks the buffer dirty for a change that needs no WAL record (hint
-    /// bits). Today the same as [`BufferWriteGuard::mark_dirty`]; kept apart
-    /// so the WAL can treat hint-only changes differently.
-    #[inline]
-    pub fn mark_dirty_hint(&self) {
-        self.mark_dirty();
-    }
-
-    /// The page LSN.
-    pub fn lsn(&self) -> u64 {
-        page_lsn(self)
-    }
-
-    /// Sets the page LSN (bytes 0..8): the WAL position of the record that
-    /// describes the latest change.
-    pub fn set_lsn(&mut self, lsn: u64) {
-        self[0..8].copy_from_slice(&lsn.to_le_bytes());
-    }
-
-    /// The block number of the page.
-    pub fn block(&self) -> BlockNumber {
-        self.buf.tag.block
-    }
-
-    /// The page as a fixed-size array.
-    pub fn page(&self) -> &[u8; BLCKSZ] {
-        // SAFETY: the frame is BLCKSZ bytes; exclusively locked and pinned.
-        unsafe { &*(self.buf.pool.frame(self.buf.id) as *const [u8; BLCKSZ]) }
-    }
-
-    /// The page as a mutable fixed-size array.
-    pub fn page_mut(&mut self) -> &mut [u8; BLCKSZ] {
-        // SAFETY: as `page`, and `&mut self` makes this the only reference.
-        unsafe { &mut *(self.buf.pool.frame(self.buf.id) as *mut [u8; BLCKSZ]) }
-    }
-}
-
-impl std::ops::Deref for BufferWriteGuard<'_> {
-    type Target = [u8];
-    #[inline]
-    fn deref(&self) -> &[u8] {
-        self.page()
-    }
-}
-
-impl std::ops::DerefMut for BufferWriteGuard<'_> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut [u8] {
-        self.page_mut()
-    }
-}
-
-impl Drop for BufferWriteGuard<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        // SAFETY: this guard holds the exclusive lock.
-        unsafe { self.buf.pool.desc(self.buf.id).content.unlock_exclusive() }
     }
 }
 

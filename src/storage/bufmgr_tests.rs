@@ -397,3 +397,106 @@ fn reading_beyond_the_end_fails_cleanly_and_leaves_no_pin() {
         assert_eq!(refcount(d.state.load(Ordering::Relaxed)), 0);
     }
 }
+
+#[test]
+fn zero_page_mode_skips_the_read_and_extends() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let pool = BufferPool::open(dir.path(), 16).unwrap();
+        pool.create_relation(REL, MAIN).unwrap();
+        fill(&pool, REL, 2);
+        pool.flush_all().unwrap();
+    }
+    // Corrupt block 1 on disk: a normal read fails, a zero-page read does not.
+    let path = dir.path().join("base/16384");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[BLCKSZ + 300] ^= 0xFF;
+    std::fs::write(&path, &bytes).unwrap();
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(
+        pool.read_buffer(REL, MAIN, 1, None).unwrap_err().code,
+        SqlState::DataCorrupted
+    );
+    {
+        let buf = pool
+            .read_buffer_extended(REL, MAIN, 1, ReadMode::ZeroPage, None)
+            .unwrap();
+        let mut g = buf.write();
+        assert!(g.iter().all(|&b| b == 0));
+        g[24] = 1;
+        g[100] = 42;
+        g.mark_dirty();
+    }
+    // A cached page is handed out as it is.
+    let buf = pool
+        .read_buffer_extended(REL, MAIN, 1, ReadMode::ZeroPage, None)
+        .unwrap();
+    assert_eq!(buf.read()[100], 42);
+    drop(buf);
+    // Beyond the end: the fork grows; a missing fork is created.
+    let buf = pool
+        .read_buffer_extended(REL, MAIN, 5, ReadMode::ZeroPage, None)
+        .unwrap();
+    drop(buf);
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 6);
+    let vm = ForkNumber::VisibilityMap;
+    drop(
+        pool.read_buffer_extended(REL, vm, 0, ReadMode::ZeroPage, None)
+            .unwrap(),
+    );
+    assert_eq!(pool.nblocks(REL, vm).unwrap(), 1);
+    assert_eq!(pool.read_buffer(REL, MAIN, 4, None).unwrap().read()[100], 0);
+    pool.flush_all().unwrap();
+    drop(pool);
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(
+        pool.read_buffer(REL, MAIN, 1, None).unwrap().read()[100],
+        42
+    );
+}
+
+#[test]
+fn cleanup_lock_waits_for_other_pins() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 1);
+    let other = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+    let released = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            released.store(true, Ordering::SeqCst);
+            drop(other);
+        });
+        let mine = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+        let g = mine.cleanup_lock();
+        assert!(
+            released.load(Ordering::SeqCst),
+            "got the lock only after the other pin went"
+        );
+        drop(g);
+    });
+}
+
+#[test]
+fn buffer_summary_shows_tags_and_state() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 3);
+    let pin = pool.read_buffer(REL, MAIN, 1, None).unwrap();
+    let info = pool.buffer_summary();
+    assert_eq!(info.len(), 16);
+    let used: Vec<_> = info.iter().filter(|i| i.tag.is_some()).collect();
+    assert_eq!(used.len(), 3);
+    assert!(used
+        .iter()
+        .all(|i| i.valid && i.dirty && i.tag.unwrap().rel == REL));
+    let b1 = info
+        .iter()
+        .find(|i| i.buffer_id == pin.buffer_id())
+        .unwrap();
+    assert_eq!(
+        (b1.pin_count, b1.usage_count, b1.tag.unwrap().block),
+        (1, 2, 1)
+    );
+}

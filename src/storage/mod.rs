@@ -21,6 +21,8 @@
 //! [`ForkNumber`], [`BlockNumber`]. See `README.md` in this directory for the
 //! design notes of the buffer pool.
 
+pub mod buffer;
+mod bufio;
 pub mod bufmgr;
 pub mod checksum;
 mod clock;
@@ -35,8 +37,8 @@ pub mod stats;
 use std::fmt;
 
 pub use bufmgr::{
-    BufferPool, BufferPoolConfig, BufferReadGuard, BufferTag, BufferWriteGuard, PinnedBuffer,
-    WalFlushHook,
+    BufferInfo, BufferPool, BufferPoolConfig, BufferReadGuard, BufferTag, BufferWriteGuard,
+    PinnedBuffer, ReadMode, WalFlushHook,
 };
 pub use ring::{Ring, RingSizes, StrategyKind};
 pub use stats::BufferUsage;
