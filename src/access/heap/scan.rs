@@ -11,10 +11,10 @@
 //! quick (copy out the values it needs); writers to that page wait for it.
 //!
 //! Hint bits: when the visibility checks found hint bits to set, the scan
-//! drops the shared lock *before* calling the closure, tries to take the
-//! exclusive lock without waiting, sets the bits and marks the buffer dirty
-//! (hint-only), then takes the shared lock again. If the exclusive lock is
-//! not free the bits are left for a later reader; they are only hints.
+//! drops the shared lock *before* calling the closure, takes the exclusive
+//! lock, sets the bits and marks the buffer dirty (hint-only), then takes the
+//! shared lock again. This happens once per page: the next reader finds the
+//! bits set.
 //! Visibility under a fixed snapshot does not change in between, so the
 //! collected list stays right.
 //!
@@ -196,12 +196,17 @@ impl HeapRelation {
     }
 }
 
-/// Sets hint bits on a pinned page if its exclusive lock is free right now.
+/// Sets hint bits on a pinned page under its exclusive lock.
+///
+/// This waits for the lock. A conditional lock would do (hints are optional),
+/// but `PinnedBuffer::try_write` currently builds its guard eagerly
+/// (`then_some`), so a failed attempt releases a lock it never took; until
+/// that is fixed the blocking lock is the safe choice. The caller holds no
+/// content lock, so waiting cannot deadlock.
 fn set_hints(buf: &PinnedBuffer<'_>, hints: &[Hint]) {
-    if let Some(mut w) = buf.try_write() {
-        if apply_page_hints(&mut w[..], hints) {
-            w.mark_dirty_hint();
-        }
+    let mut w = buf.write();
+    if apply_page_hints(&mut w[..], hints) {
+        w.mark_dirty_hint();
     }
 }
 
