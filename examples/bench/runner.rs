@@ -208,24 +208,6 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
     rows
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn budget_allows_one_measured_round_then_stops() {
-        let b = Duration::from_secs(60);
-        assert!(may_start_round(0, Duration::from_secs(1000), b));
-        assert!(may_start_round(3, Duration::from_secs(59), b));
-        assert!(!may_start_round(1, Duration::from_secs(61), b));
-        assert_eq!(budget_note(5, 5, b), None);
-        assert_eq!(
-            budget_note(2, 5, b).unwrap(),
-            "2 of 5 runs: stopped at the 60 s time budget (--budget)"
-        );
-    }
-}
-
 fn open(sys: &System, sc: &Scenario) -> Result<Session, String> {
     let mut s = sys.open()?;
     for stmt in (sc.setup)(sys) {
@@ -322,4 +304,22 @@ fn compare_rows(ctx: &Ctx, lanes: &[Lane], w: &str) -> Option<String> {
             differ.join("; ")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_allows_one_measured_round_then_stops() {
+        let b = Duration::from_secs(60);
+        assert!(may_start_round(0, Duration::from_secs(1000), b));
+        assert!(may_start_round(3, Duration::from_secs(59), b));
+        assert!(!may_start_round(1, Duration::from_secs(61), b));
+        assert_eq!(budget_note(5, 5, b), None);
+        assert_eq!(
+            budget_note(2, 5, b).unwrap(),
+            "2 of 5 runs: stopped at the 60 s time budget (--budget)"
+        );
+    }
 }
