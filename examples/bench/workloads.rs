@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::gen;
 use crate::report::{Cell, Row};
-use crate::runner::{run_scenario, Ctx, Scenario, Step};
+use crate::runner::{budget_note, may_start_round, run_scenario, Ctx, Scenario, Step};
 use crate::session::Dialect;
 use crate::systems::{Kind, System};
 
@@ -328,7 +328,13 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); lanes.len()];
     let mut rss: Vec<Option<u64>> = vec![None; lanes.len()];
     let mut failed: Vec<Option<String>> = vec![None; lanes.len()];
+    let started = Instant::now();
+    let mut done = 0;
     for round in 0..ctx.runs {
+        if !may_start_round(done, started.elapsed(), ctx.budget) {
+            break;
+        }
+        done += 1;
         for k in 0..lanes.len() {
             let li = (k + round) % lanes.len();
             if failed[li].is_some() {
@@ -363,6 +369,9 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
             },
         };
         row.cells.push((sys.kind, cell));
+    }
+    if !lanes.is_empty() {
+        row.notes.extend(budget_note(done, ctx.runs, ctx.budget));
     }
     row
 }
