@@ -37,7 +37,7 @@ fn stamp(pool: &BufferPool, rel: RelFileNode, block: u32) -> u32 {
 #[test]
 fn pool_size_is_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let e = BufferPool::open(dir.path(), 8).err().expect("too small");
+    let e = BufferPool::open(dir.path(), 8).expect_err("too small");
     assert_eq!(e.code, SqlState::InvalidParameterValue);
 }
 
