@@ -529,8 +529,20 @@ fn ring_sweep(ctx: &Ctx, args: &Args, workdir: &Path, report: &mut Report) {
         .iter()
         .flat_map(|r| r.times.iter())
         .find_map(|(label, t)| t.as_ref().err().map(|e| format!("{label}: {e}")));
-    if let (Some(e), Some(note)) = (first_error, report.ring_note.as_mut()) {
-        note.push_str(&format!("; first error: {e}"));
+    let memory = match ring::scan_memory(heapdb, sb_mb) {
+        Ok((before, after)) => format!(
+            "; memory: a fresh heapdb's peak RSS went from {} after start-up to {} after scanning the table at a 256 kB ring (+{})",
+            stats::fmt_kib(before),
+            stats::fmt_kib(after),
+            stats::fmt_kib(after.saturating_sub(before))
+        ),
+        Err(e) => format!("; memory: scan failed: {e}"),
+    };
+    if let Some(note) = report.ring_note.as_mut() {
+        if let Some(e) = first_error {
+            note.push_str(&format!("; first error: {e}"));
+        }
+        note.push_str(&memory);
     }
     let _ = std::fs::remove_file(&file);
 }

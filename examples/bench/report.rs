@@ -194,7 +194,9 @@ impl Report {
             out.push_str(&notes.join(", "));
             out.push_str("]}");
         }
-        out.push_str("\n  ],\n  \"ring_sweep\": [");
+        out.push_str("\n  ],\n  \"ring_note\": ");
+        out.push_str(&self.ring_note.as_deref().map_or("null".into(), json_str));
+        out.push_str(",\n  \"ring_sweep\": [");
         for (i, r) in self.ring.iter().enumerate() {
             let sep = if i == 0 { "" } else { "," };
             let _ = write!(out, "{sep}\n    {{\"ring_pages\": {}", r.pages);

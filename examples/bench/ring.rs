@@ -71,14 +71,7 @@ pub fn sweep_statements(pages: u32, file: &Path) -> Vec<(&'static str, Vec<Strin
 /// Runs the sweep on `heapdb` (with its `--shared-buffers` replaced by
 /// `shared_buffers_mb`) over the accounts-format `file`, `runs` rounds.
 pub fn sweep(heapdb: &System, shared_buffers_mb: u64, file: &Path, runs: usize) -> Vec<RingRow> {
-    let mut sys = System {
-        kind: heapdb.kind,
-        launcher: heapdb.launcher.clone(),
-        unavailable: None,
-    };
-    if let Launcher::Heapdb { shared_buffers, .. } = &mut sys.launcher {
-        *shared_buffers = format!("{shared_buffers_mb}MB");
-    }
+    let sys = with_pool(heapdb, shared_buffers_mb);
     let mut session = match sys.open() {
         Ok(s) => Some(s),
         Err(e) => {
@@ -124,6 +117,33 @@ pub fn sweep(heapdb: &System, shared_buffers_mb: u64, file: &Path, runs: usize) 
         s.close();
     }
     out
+}
+
+/// heapdb's launcher with its `--shared-buffers` replaced.
+fn with_pool(heapdb: &System, shared_buffers_mb: u64) -> System {
+    let mut sys = System {
+        kind: heapdb.kind,
+        launcher: heapdb.launcher.clone(),
+        unavailable: None,
+    };
+    if let Launcher::Heapdb { shared_buffers, .. } = &mut sys.launcher {
+        *shared_buffers = format!("{shared_buffers_mb}MB");
+    }
+    sys
+}
+
+/// The memory target: a fresh heapdb with a pool of `shared_buffers_mb`
+/// scans `ring_t` (left by the sweep, four times the pool) at the default
+/// 256 kB ring. Returns its peak RSS in KiB after start-up and after the
+/// scan: the growth should be about the ring, not the table or the pool.
+pub fn scan_memory(heapdb: &System, shared_buffers_mb: u64) -> Result<(u64, u64), String> {
+    let mut s = with_pool(heapdb, shared_buffers_mb).open()?;
+    s.run("SET bulkread_ring_size = '256kB';")?;
+    let before = s.peak_rss_kib().ok_or("no peak RSS in /proc")?;
+    s.run("select count(*) from ring_t where aid > 0;")?;
+    let after = s.peak_rss_kib().ok_or("no peak RSS in /proc")?;
+    s.close();
+    Ok((before, after))
 }
 
 #[cfg(test)]
