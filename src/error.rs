@@ -49,6 +49,12 @@ pub enum SqlState {
     DivisionByZero,
     /// 22023 invalid_parameter_value
     InvalidParameterValue,
+    /// 2201F invalid_argument_for_power_function
+    InvalidArgumentForPowerFunction,
+    /// 22025 invalid_escape_sequence (LIKE patterns)
+    InvalidEscapeSequence,
+    /// 22011 substring_error
+    SubstringError,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -138,6 +144,9 @@ impl SqlState {
             DatetimeFieldOverflow => "22008",
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
+            InvalidArgumentForPowerFunction => "2201F",
+            InvalidEscapeSequence => "22025",
+            SubstringError => "22011",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
             NullValueNotAllowed => "22004",
@@ -292,6 +301,9 @@ mod tests {
             DatetimeFieldOverflow,
             DivisionByZero,
             InvalidParameterValue,
+            InvalidArgumentForPowerFunction,
+            InvalidEscapeSequence,
+            SubstringError,
             InvalidTextRepresentation,
             BadCopyFileFormat,
             NullValueNotAllowed,

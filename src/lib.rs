@@ -14,6 +14,7 @@
 pub mod access;
 pub mod error;
 pub mod settings;
+pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;

@@ -1,2 +1,42 @@
-//! SQL types and values: type ids, text input and output as PostgreSQL
-//! prints them, casts, comparison, hashing and arithmetic.
+//! SQL types and values: type ids, storage encoding, text input and output
+//! as PostgreSQL 15 prints them, casts, comparison, hashing, arithmetic,
+//! aggregate accumulators and scalar functions.
+//!
+//! The pieces, each in its own file:
+//!
+//! - [`DataType`] ([`datatype`]): the types, their PostgreSQL names, OIDs,
+//!   attribute length and alignment.
+//! - [`Value`] ([`value`]): one value (24 bytes), its storage encoding
+//!   ([`Value::encode`] / [`Value::decode`]) and SQL equality / hashing.
+//! - [`parse_value`] / [`format_value`] ([`io`]): text input and output,
+//!   built on [`int`], [`float`], [`numeric`], [`text`] and [`datetime`].
+//! - [`compare`]: the total order for ORDER BY and cross-type comparison.
+//! - [`cast`]: casts and their contexts; [`ops`]: operator resolution for
+//!   the binder and operator evaluation.
+//!
+//! Invariants shared by all of them: a `Value` of a `char(n)` column is
+//! already padded to `n`; a numeric value carries its display scale; dates
+//! and timestamps use PostgreSQL's epoch (2000-01-01) and units. Nothing
+//! here locks or does I/O (except reading the system clock for `now`).
+//! Every message is PostgreSQL 15's wording for the same situation; unit
+//! tests quote PostgreSQL 15 output taken on this machine.
+
+pub mod cast;
+pub mod compare;
+pub mod datatype;
+pub mod datetime;
+pub mod float;
+pub mod int;
+pub mod io;
+pub mod numeric;
+pub mod ops;
+pub mod text;
+pub mod value;
+
+pub use cast::{cast, cast_assign, cast_from, cast_kind, common_type, CastContext};
+pub use compare::{compare, compare_typed, hash_typed, sql_eq};
+pub use datatype::{DataType, TypeCategory};
+pub use io::{format_value, parse_value, parse_value_at, value_to_string};
+pub use numeric::Numeric;
+pub use ops::{eval_binary, eval_binary_typed, negate, resolve_binary, BinaryOp};
+pub use value::{Interval, Value};

@@ -1,0 +1,84 @@
+//! Pin/unpin benchmark: the cost of `read_buffer` on a cached page followed
+//! by dropping the pin (the fast path every page access takes).
+//!
+//! Run: `cargo run --release --example pin_bench [iterations]`. Prints ns per
+//! pin+unpin pair, single-threaded (one page and many pages), with a shared
+//! content lock taken as well, and with 2 threads on different pages.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use heapdb::storage::{BufferPool, ForkNumber, RelFileNode};
+
+fn main() -> heapdb::Result<()> {
+    let iters: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000_000);
+    let dir = std::env::temp_dir().join(format!("heapdb-pin-bench-{}", std::process::id()));
+    let pool = BufferPool::open(&dir, 1024)?;
+    let rel = RelFileNode(1);
+    pool.create_relation(rel, ForkNumber::Main)?;
+    let pages = 512u32;
+    for _ in 0..pages {
+        let (_, buf) = pool.extend(rel, ForkNumber::Main, None)?;
+        buf.write().mark_dirty();
+    }
+
+    let run = |label: &str, f: &dyn Fn(u64) -> heapdb::Result<()>| -> heapdb::Result<()> {
+        f(iters / 10)?; // warm up
+        let t = Instant::now();
+        f(iters)?;
+        let ns = t.elapsed().as_nanos() as f64 / iters as f64;
+        println!("{label:<44} {ns:7.1} ns per pin+unpin");
+        Ok(())
+    };
+
+    run("one cached page", &|n| {
+        for _ in 0..n {
+            black_box(pool.read_buffer(rel, ForkNumber::Main, black_box(7), None)?);
+        }
+        Ok(())
+    })?;
+    run("512 cached pages in turn", &|n| {
+        for i in 0..n {
+            black_box(pool.read_buffer(rel, ForkNumber::Main, (i % pages as u64) as u32, None)?);
+        }
+        Ok(())
+    })?;
+    run("512 cached pages, plus shared content lock", &|n| {
+        for i in 0..n {
+            let buf = pool.read_buffer(rel, ForkNumber::Main, (i % pages as u64) as u32, None)?;
+            black_box(buf.read()[0]);
+        }
+        Ok(())
+    })?;
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for th in 0..2u64 {
+            let pool = &pool;
+            s.spawn(move || {
+                for i in 0..iters {
+                    let block = ((i % 256) + th * 256) as u32;
+                    black_box(
+                        pool.read_buffer(rel, ForkNumber::Main, block, None)
+                            .expect("cached"),
+                    );
+                }
+            });
+        }
+    });
+    let ns = t.elapsed().as_nanos() as f64 / iters as f64;
+    println!(
+        "{:<44} {ns:7.1} ns per pin+unpin (per thread)",
+        "2 threads, different pages"
+    );
+    let s = pool.stats();
+    println!(
+        "counters: hits {} reads {} dirtied {} written {}",
+        s.shared_hit, s.shared_read, s.shared_dirtied, s.shared_written
+    );
+    drop(pool);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! The psql-style shell's engine-independent parts.
+//!
+//! - [`print`]: result sets in psql's aligned, unaligned, csv and expanded
+//!   formats, streamed in batches.
+//! - [`timing`]: `\timing` lines.
+//! - [`report`]: errors as psql prints them (`ERROR:`, `LINE n:` and caret,
+//!   `heapdb:FILE:LINE:` prefixes).
+//! - [`args`]: the command line.
+//! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
+//! - [`input`]: reading scripts in large chunks and splitting them into
+//!   statements and meta-command lines.
+//!
+//! Nothing here talks to the engine: the wiring converts the engine's
+//! results and errors into these types.
+
+pub mod args;
+pub mod meta;
+pub mod print;
+pub mod report;
+pub mod timing;

@@ -1,0 +1,590 @@
+//! Printer tests against psql 15: every expected string below is what
+//! `psql -X` printed for the same data and settings (regenerate with
+//! `python3 src/shell/print/psql_cases.py > src/shell/print/tests.rs`).
+
+use super::*;
+
+fn run(opts: PrintOptions, cols: &[(&str, Align)], rows: &[&[Option<&str>]]) -> String {
+    let cols: Vec<ColumnInfo> = cols.iter().map(|(n, a)| ColumnInfo::new(*n, *a)).collect();
+    let mut out = Vec::new();
+    let mut p = ResultPrinter::new(&mut out, &opts, &cols);
+    for r in rows {
+        p.push_row(r).expect("write to a Vec");
+    }
+    p.finish().expect("write to a Vec");
+    String::from_utf8(out).expect("utf-8 output")
+}
+
+#[test]
+fn basic() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[
+            ("a", Align::Right),
+            ("bbbbbb", Align::Left),
+            ("c", Align::Left),
+            ("n", Align::Left),
+        ],
+        &[
+            &[Some("1"), Some("x"), Some("hello world"), None],
+            &[Some("22"), Some("yy"), Some("z"), Some("w")],
+        ],
+    );
+    assert_eq!(got, " a  | bbbbbb |      c      | n \n----+--------+-------------+---\n  1 | x      | hello world | \n 22 | yy     | z           | w\n(2 rows)\n\n");
+}
+
+#[test]
+fn one_row() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[("n", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, " n \n---\n 1\n(1 row)\n\n");
+}
+
+#[test]
+fn no_rows() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[("id", Align::Right), ("name", Align::Left)],
+        &[],
+    );
+    assert_eq!(got, " id | name \n----+------\n(0 rows)\n\n");
+}
+
+#[test]
+fn multiline() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[
+            ("m", Align::Left),
+            ("k", Align::Right),
+            ("last", Align::Left),
+        ],
+        &[
+            &[Some("a\nbbb"), Some("1"), Some("x\ny\nz")],
+            &[Some(""), Some("22"), Some("q")],
+        ],
+    );
+    assert_eq!(got, "  m  | k  | last \n-----+----+------\n a  +|  1 | x   +\n bbb |    | y   +\n     |    | z\n     | 22 | q\n(2 rows)\n\n");
+}
+
+#[test]
+fn multiline_header() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[("two\nlines", Align::Left), ("n", Align::Right)],
+        &[&[Some("v"), Some("5")]],
+    );
+    assert_eq!(
+        got,
+        "  two +| n \n lines |   \n-------+---\n v     | 5\n(1 row)\n\n"
+    );
+}
+
+#[test]
+fn wide_unicode() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[("名前", Align::Left), ("n", Align::Right)],
+        &[&[Some("日本語"), Some("1")], &[Some("é"), Some("22")]],
+    );
+    assert_eq!(
+        got,
+        "  名前  | n  \n--------+----\n 日本語 |  1\n é      | 22\n(2 rows)\n\n"
+    );
+}
+
+#[test]
+fn control_chars() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[("s", Align::Left)],
+        &[&[Some("a\tb")], &[Some("c\rd")], &[Some("e\u{1}f")]],
+    );
+    assert_eq!(
+        got,
+        "     s     \n-----------\n a       b\n c\\rd\n e\\x01f\n(3 rows)\n\n"
+    );
+}
+
+#[test]
+fn null_display() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            null_display: "(null)".to_string(),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[None, None], &[Some("1"), Some("x")]],
+    );
+    assert_eq!(
+        got,
+        "   a    |   b    \n--------+--------\n (null) | (null)\n      1 | x\n(2 rows)\n\n"
+    );
+}
+
+#[test]
+fn border0() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 0,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("bb", Align::Left), ("c", Align::Left)],
+        &[
+            &[Some("1"), Some("x\ny"), Some("z")],
+            &[Some("10"), Some("w"), Some("vv")],
+        ],
+    );
+    assert_eq!(
+        got,
+        "a  bb c  \n-- -- --\n 1 x +z\n   y  \n10 w  vv\n(2 rows)\n\n"
+    );
+}
+
+#[test]
+fn border2() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 2,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("bb", Align::Left), ("c", Align::Left)],
+        &[
+            &[Some("1"), Some("x\ny"), Some("z")],
+            &[Some("10"), Some("w"), Some("vv")],
+        ],
+    );
+    assert_eq!(got, "+----+----+----+\n| a  | bb | c  |\n+----+----+----+\n|  1 | x +| z  |\n|    | y  |    |\n| 10 | w  | vv |\n+----+----+----+\n(2 rows)\n\n");
+}
+
+#[test]
+fn border2_empty() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 2,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[],
+    );
+    assert_eq!(got, "+---+\n| a |\n+---+\n+---+\n(0 rows)\n\n");
+}
+
+#[test]
+fn tuples_only() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            tuples_only: true,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x")], &[Some("2"), Some("y")]],
+    );
+    assert_eq!(got, " 1 | x\n 2 | y\n\n");
+}
+
+#[test]
+fn footer_off() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            footer: false,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, " a \n---\n 1\n\n");
+}
+
+#[test]
+fn unaligned() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x")], &[Some("2"), None]],
+    );
+    assert_eq!(got, "a|b\n1|x\n2|\n(2 rows)\n");
+}
+
+#[test]
+fn unaligned_no_rows() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[],
+    );
+    assert_eq!(got, "a\n(0 rows)\n");
+}
+
+#[test]
+fn unaligned_sep() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            field_sep: ";".to_string(),
+            tuples_only: true,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x\ny")], &[Some("2"), Some("z")]],
+    );
+    assert_eq!(got, "1;x\ny\n2;z\n");
+}
+
+#[test]
+fn unaligned_tuples_empty() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            tuples_only: true,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[],
+    );
+    assert_eq!(got, "");
+}
+
+#[test]
+fn unaligned_expanded() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x")], &[Some("2"), Some("y")]],
+    );
+    assert_eq!(got, "a|1\nb|x\n\na|2\nb|y\n");
+}
+
+#[test]
+fn csv() {
+    let got = run(
+        PrintOptions {
+            format: Format::Csv,
+            ..PrintOptions::default()
+        },
+        &[
+            ("a", Align::Right),
+            ("b,c", Align::Left),
+            ("d", Align::Left),
+        ],
+        &[
+            &[Some("1"), Some("say \"hi\""), Some("p,q")],
+            &[Some("2"), Some("line\nbreak"), None],
+            &[Some("3"), Some("\\."), Some("plain")],
+        ],
+    );
+    assert_eq!(
+        got,
+        "a,\"b,c\",d\n1,\"say \"\"hi\"\"\",\"p,q\"\n2,\"line\nbreak\",\n3,\"\\.\",plain\n"
+    );
+}
+
+#[test]
+fn csv_tuples() {
+    let got = run(
+        PrintOptions {
+            format: Format::Csv,
+            tuples_only: true,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")], &[Some("2")]],
+    );
+    assert_eq!(got, "1\n2\n");
+}
+
+#[test]
+fn csv_expanded() {
+    let got = run(
+        PrintOptions {
+            format: Format::Csv,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x")], &[Some("2"), Some("y,z")]],
+    );
+    assert_eq!(got, "a,1\nb,x\na,2\nb,\"y,z\"\n");
+}
+
+#[test]
+fn csv_semicolon() {
+    let got = run(
+        PrintOptions {
+            format: Format::Csv,
+            csv_field_sep: ';',
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x;y")], &[Some("2"), Some("x,y")]],
+    );
+    assert_eq!(got, "a;b\n1;\"x;y\"\n2;x,y\n");
+}
+
+#[test]
+fn expanded() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[
+            ("a", Align::Right),
+            ("longname", Align::Left),
+            ("m", Align::Left),
+        ],
+        &[
+            &[Some("1"), Some("x"), Some("l1\nline2")],
+            &[Some("22"), Some("yyyyyyyyyyyyyyyyyyyy"), Some("")],
+        ],
+    );
+    assert_eq!(got, "-[ RECORD 1 ]------------------\na        | 1\nlongname | x\nm        | l1                  +\n         | line2\n-[ RECORD 2 ]------------------\na        | 22\nlongname | yyyyyyyyyyyyyyyyyyyy\nm        | \n\n");
+}
+
+#[test]
+fn expanded_narrow() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, "-[ RECORD 1 ]\na | 1\n\n");
+}
+
+#[test]
+fn expanded_empty() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[],
+    );
+    assert_eq!(got, "(0 rows)\n\n");
+}
+
+#[test]
+fn expanded_border0() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 0,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("bb", Align::Left)],
+        &[&[Some("1"), Some("x\ny")], &[Some("2"), Some("z")]],
+    );
+    assert_eq!(
+        got,
+        "* Record 1\na  1\nbb x+\n   y\n* Record 2\na  2\nbb z\n\n"
+    );
+}
+
+#[test]
+fn expanded_border2() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 2,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("bb", Align::Left)],
+        &[&[Some("1"), Some("x\ny")], &[Some("2"), Some("z")]],
+    );
+    assert_eq!(got, "+-[ RECORD 1 ]-+\n| a  | 1 |\n| bb | x+|\n|    | y |\n+-[ RECORD 2 ]-+\n| a  | 2 |\n| bb | z |\n+----+---+\n\n");
+}
+
+#[test]
+fn expanded_tuples() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            tuples_only: true,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("bb", Align::Left)],
+        &[&[Some("1"), Some("x")], &[Some("2"), Some("z")]],
+    );
+    assert_eq!(got, "a  | 1\nbb | x\n---+--\na  | 2\nbb | z\n\n");
+}
+
+#[test]
+fn expanded_multiline_header() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("h\nx", Align::Left), ("b", Align::Right)],
+        &[&[Some("v"), Some("1")]],
+    );
+    assert_eq!(got, "-[ RECORD 1 ]\nh+| v\nx |\nb | 1\n\n");
+}
+
+#[test]
+fn fetch_count() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            fetch_count: 2,
+            ..PrintOptions::default()
+        },
+        &[("n", Align::Right), ("s", Align::Left)],
+        &[
+            &[Some("1"), Some("a")],
+            &[Some("22"), Some("bbbbbb")],
+            &[Some("333"), Some("c")],
+            &[Some("4"), Some("dd")],
+            &[Some("5"), Some("e")],
+        ],
+    );
+    assert_eq!(got, " n  |   s    \n----+--------\n  1 | a\n 22 | bbbbbb\n 333 | c\n   4 | dd\n 5 | e\n(5 rows)\n\n");
+}
+
+#[test]
+fn fetch_count_exact() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            fetch_count: 2,
+            ..PrintOptions::default()
+        },
+        &[("n", Align::Right)],
+        &[&[Some("1")], &[Some("2")], &[Some("3")], &[Some("4")]],
+    );
+    assert_eq!(got, " n \n---\n 1\n 2\n 3\n 4\n(4 rows)\n\n");
+}
+
+#[test]
+fn fetch_count_expanded() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::On,
+            fetch_count: 2,
+            ..PrintOptions::default()
+        },
+        &[("n", Align::Right), ("s", Align::Left)],
+        &[
+            &[Some("1"), Some("a")],
+            &[Some("22"), Some("bbbbbb")],
+            &[Some("333"), Some("c")],
+        ],
+    );
+    assert_eq!(got, "-[ RECORD 1 ]\nn | 1\ns | a\n-[ RECORD 2 ]\nn | 22\ns | bbbbbb\n-[ RECORD 3 ]\nn | 333\ns | c\n\n");
+}
+
+#[test]
+fn expanded_auto_wide() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::Auto,
+            columns: 20,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[
+            &[Some("1"), Some("a fairly long value here")],
+            &[Some("2"), Some("x")],
+        ],
+    );
+    assert_eq!(got, "-[ RECORD 1 ]---------------\na | 1\nb | a fairly long value here\n-[ RECORD 2 ]---------------\na | 2\nb | x\n\n");
+}
+
+#[test]
+fn expanded_auto_narrow() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::Auto,
+            columns: 20,
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x")]],
+    );
+    assert_eq!(got, " a | b \n---+---\n 1 | x\n(1 row)\n\n");
+}
+
+#[test]
+fn no_columns() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            ..PrintOptions::default()
+        },
+        &[],
+        &[&[]],
+    );
+    assert_eq!(got, "--\n(1 row)\n\n");
+}
+
+#[test]
+fn fetch_count_border2() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 2,
+            fetch_count: 2,
+            ..PrintOptions::default()
+        },
+        &[("n", Align::Right)],
+        &[&[Some("1")], &[Some("22")], &[Some("333")], &[Some("4")]],
+    );
+    assert_eq!(
+        got,
+        "+----+\n| n  |\n+----+\n|  1 |\n| 22 |\n| 333 |\n|   4 |\n+---+\n(4 rows)\n\n"
+    );
+}

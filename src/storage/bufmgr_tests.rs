@@ -1,0 +1,502 @@
+//! Unit tests of the buffer pool (the integration tests are `tests/bufmgr_*.rs`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::*;
+use crate::err;
+use crate::storage::checksum::CHECKSUM_OFFSET;
+
+const REL: RelFileNode = RelFileNode(16384);
+const MAIN: ForkNumber = ForkNumber::Main;
+
+fn pool(n: usize) -> (tempfile::TempDir, Arc<BufferPool>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pool = BufferPool::open(dir.path(), n).expect("open pool");
+    (dir, pool)
+}
+
+/// Extends `rel` by `n` pages, writing the block number at offset 100.
+fn fill(pool: &BufferPool, rel: RelFileNode, n: u32) {
+    for i in 0..n {
+        let (block, buf) = pool.extend(rel, MAIN, None).unwrap();
+        assert_eq!(block, i);
+        let mut g = buf.write();
+        g[100..104].copy_from_slice(&block.to_le_bytes());
+        g[24] = 1; // a non-zero header byte, so the page carries a checksum
+        g.mark_dirty();
+    }
+}
+
+fn stamp(pool: &BufferPool, rel: RelFileNode, block: u32) -> u32 {
+    let buf = pool.read_buffer(rel, MAIN, block, None).unwrap();
+    let g = buf.read();
+    u32::from_le_bytes(g[100..104].try_into().unwrap())
+}
+
+#[test]
+fn pool_size_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = BufferPool::open(dir.path(), 8).err().expect("too small");
+    assert_eq!(e.code, SqlState::InvalidParameterValue);
+}
+
+#[test]
+fn small_pool_serves_a_large_relation() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 1000);
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 1000);
+    let before = pool.stats();
+    for b in (0..1000).rev().step_by(3).chain(0..1000) {
+        assert_eq!(stamp(&pool, REL, b), b);
+    }
+    let d = pool.stats().since(&before);
+    assert!(d.shared_read >= 1000, "{d:?}");
+    assert!(d.evicted >= 1000, "{d:?}");
+    assert!(pool.stats().shared_written >= 1000 - 16);
+}
+
+#[test]
+fn hits_raise_usage_and_are_counted() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 4);
+    let before = BufferUsage::current();
+    for _ in 0..10 {
+        stamp(&pool, REL, 2);
+    }
+    let d = BufferUsage::current().since(&before);
+    assert_eq!((d.shared_hit, d.shared_read), (10, 0));
+    let buf = pool.read_buffer(REL, MAIN, 2, None).unwrap();
+    let s = pool.desc(buf.buffer_id()).state.load(Ordering::Relaxed);
+    assert_eq!(usage(s), MAX_USAGE);
+    assert_eq!(refcount(s), 1);
+}
+
+#[test]
+fn pins_prevent_eviction_and_exhaustion_is_an_error() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 40);
+    let pins: Vec<_> = (0..16)
+        .map(|b| pool.read_buffer(REL, MAIN, b, None).unwrap())
+        .collect();
+    let e = pool.read_buffer(REL, MAIN, 30, None).unwrap_err();
+    assert_eq!(e.message, "no unpinned buffers available");
+    for (b, p) in pins.iter().enumerate() {
+        assert_eq!(p.block(), b as u32);
+        assert_eq!(
+            u32::from_le_bytes(p.read()[100..104].try_into().unwrap()),
+            b as u32
+        );
+        assert!(pool.is_cached(REL, MAIN, b as u32));
+    }
+    drop(pins);
+    assert_eq!(stamp(&pool, REL, 30), 30);
+}
+
+#[test]
+fn flush_all_writes_checksummed_pages_that_survive_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let pool = BufferPool::open(dir.path(), 16).unwrap();
+        pool.create_relation(REL, MAIN).unwrap();
+        fill(&pool, REL, 3);
+        // An extended page left all zero stays all zero on disk.
+        pool.extend(REL, MAIN, None).unwrap();
+        pool.flush_all().unwrap();
+        assert_eq!(pool.stats().shared_written, 4);
+        pool.flush_all().unwrap();
+        assert_eq!(
+            pool.stats().shared_written,
+            4,
+            "clean pages are not rewritten"
+        );
+    }
+    let bytes = std::fs::read(dir.path().join("base/16384")).unwrap();
+    assert_eq!(bytes.len(), 4 * BLCKSZ);
+    let page1 = &bytes[BLCKSZ..2 * BLCKSZ];
+    assert_ne!(
+        u16::from_le_bytes([page1[CHECKSUM_OFFSET], page1[CHECKSUM_OFFSET + 1]]),
+        0
+    );
+    assert!(bytes[3 * BLCKSZ..].iter().all(|&b| b == 0));
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 4);
+    for b in 0..3 {
+        assert_eq!(stamp(&pool, REL, b), b);
+    }
+    assert_eq!(stamp(&pool, REL, 3), 0);
+}
+
+#[test]
+fn dropping_the_pool_discards_dirty_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let pool = BufferPool::open(dir.path(), 16).unwrap();
+        pool.create_relation(REL, MAIN).unwrap();
+        fill(&pool, REL, 2);
+    }
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 0);
+}
+
+#[test]
+fn wal_hook_gets_the_page_lsn_before_the_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 2);
+    pool.flush_all().unwrap();
+    {
+        let buf = pool.read_buffer(REL, MAIN, 1, None).unwrap();
+        let mut g = buf.write();
+        g[200] = 0xEE;
+        g.set_lsn(0x0102_0304_0506);
+        g.mark_dirty();
+        assert_eq!(g.lsn(), 0x0102_0304_0506);
+    }
+    let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    let file = dir.path().join("base/16384");
+    pool.set_wal_flush_hook(Arc::new(move |lsn: u64| {
+        let on_disk = std::fs::read(&file).unwrap();
+        seen2.lock().push((lsn, on_disk[BLCKSZ + 200]));
+        Ok(())
+    }));
+    pool.flush_all().unwrap();
+    assert_eq!(
+        *seen.lock(),
+        vec![(0x0102_0304_0506, 0)],
+        "hook ran before the page was written"
+    );
+    let on_disk = std::fs::read(dir.path().join("base/16384")).unwrap();
+    assert_eq!(on_disk[BLCKSZ + 200], 0xEE);
+
+    // A failing hook keeps the page dirty and unwritten.
+    {
+        let buf = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+        let mut g = buf.write();
+        g.set_lsn(77);
+        g.mark_dirty();
+    }
+    pool.set_wal_flush_hook(Arc::new(|lsn: u64| {
+        Err(err!(IoError, "wal not durable up to {lsn}"))
+    }));
+    let e = pool.flush_all().unwrap_err();
+    assert_eq!(e.message, "wal not durable up to 77");
+    pool.clear_wal_flush_hook();
+    let written = pool.stats().shared_written;
+    pool.flush_all().unwrap();
+    assert_eq!(pool.stats().shared_written, written + 1);
+}
+
+#[test]
+fn cleanup_lock_needs_the_only_pin() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 1);
+    let a = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+    let b = a.clone();
+    assert!(a.try_cleanup_lock().is_none());
+    drop(b);
+    let g = a.try_cleanup_lock().expect("only pin");
+    assert!(a.try_read().is_none());
+    drop(g);
+    let r = a.read();
+    assert!(a.try_write().is_none());
+    assert!(a.try_read().is_some());
+    drop(r);
+}
+
+#[test]
+fn truncate_and_drop_discard_buffers() {
+    let (dir, pool) = pool(32);
+    pool.create_relation(REL, MAIN).unwrap();
+    pool.create_relation(REL, ForkNumber::VisibilityMap)
+        .unwrap();
+    fill(&pool, REL, 10);
+    pool.extend(REL, ForkNumber::VisibilityMap, None).unwrap();
+    {
+        let _pin = pool.read_buffer(REL, MAIN, 8, None).unwrap();
+        let e = pool.truncate_relation(REL, MAIN, 5).unwrap_err();
+        assert_eq!(e.code, SqlState::ObjectInUse);
+    }
+    pool.truncate_relation(REL, MAIN, 5).unwrap();
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 5);
+    assert!(!pool.is_cached(REL, MAIN, 7));
+    assert!(pool.is_cached(REL, MAIN, 4));
+    assert!(pool.read_buffer(REL, MAIN, 7, None).is_err());
+    assert_eq!(stamp(&pool, REL, 4), 4);
+    // Truncated pages are never written back.
+    pool.flush_all().unwrap();
+    assert_eq!(
+        std::fs::metadata(dir.path().join("base/16384"))
+            .unwrap()
+            .len(),
+        5 * BLCKSZ as u64
+    );
+    // Extending again yields fresh zero pages.
+    let (b, buf) = pool.extend(REL, MAIN, None).unwrap();
+    assert_eq!(b, 5);
+    assert!(buf.read().iter().all(|&x| x == 0));
+    drop(buf);
+    pool.drop_relation(REL).unwrap();
+    assert!(!pool.is_cached(REL, MAIN, 0));
+    assert!(!pool.relation_exists(REL, MAIN));
+    assert!(!pool.relation_exists(REL, ForkNumber::VisibilityMap));
+    assert!(!dir.path().join("base/16384_vm").exists());
+    pool.flush_all().unwrap();
+}
+
+#[test]
+fn evict_relation_makes_reads_cold() {
+    let (_dir, pool) = pool(64);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 8);
+    pool.evict_relation(REL).unwrap();
+    let before = pool.stats();
+    assert!(pool.prefetch(REL, MAIN, 3).unwrap());
+    for b in 0..8 {
+        assert_eq!(stamp(&pool, REL, b), b);
+    }
+    let d = pool.stats().since(&before);
+    assert_eq!((d.shared_read, d.shared_hit), (8, 0));
+    assert!(!pool.prefetch(REL, MAIN, 3).unwrap(), "cached: no advice");
+}
+
+#[test]
+fn bulk_write_ring_confines_a_load() {
+    let (_dir, pool) = pool(128);
+    let other = RelFileNode(1);
+    pool.create_relation(other, MAIN).unwrap();
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, other, 32);
+    let mut ring = pool.ring(StrategyKind::BulkWrite);
+    assert_eq!(ring.len(), 16, "capped at an eighth of the pool");
+    for _ in 0..500 {
+        let (_, buf) = pool.extend(REL, MAIN, Some(&mut ring)).unwrap();
+        let mut g = buf.write();
+        g[50] = 9;
+        g.mark_dirty();
+    }
+    for b in 0..32 {
+        assert!(
+            pool.is_cached(other, MAIN, b),
+            "block {b} of the other relation evicted"
+        );
+    }
+    pool.flush_all().unwrap();
+    let buf = pool.read_buffer(REL, MAIN, 3, None).unwrap();
+    assert_eq!(buf.read()[50], 9);
+}
+
+#[test]
+fn bulk_read_rejects_dirty_buffers_needing_a_wal_flush() {
+    struct Wal(AtomicU64);
+    impl WalFlushHook for Wal {
+        fn flush(&self, lsn: u64) -> Result<()> {
+            self.0.fetch_max(lsn, Ordering::SeqCst);
+            Ok(())
+        }
+        fn flushed_lsn(&self) -> u64 {
+            self.0.load(Ordering::SeqCst)
+        }
+    }
+    let (_dir, pool) = pool(64);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 40);
+    pool.flush_all().unwrap();
+    let wal = Arc::new(Wal(AtomicU64::new(10)));
+    pool.set_wal_flush_hook(wal.clone());
+    pool.evict_relation(REL).unwrap();
+    let mut ring = pool.ring(StrategyKind::BulkRead);
+    assert_eq!(ring.len(), 8);
+    // Scan the first 8 pages through the ring, dirtying each with an LSN the
+    // WAL has not flushed yet.
+    for b in 0..8 {
+        let buf = pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+        let mut g = buf.write();
+        g.set_lsn(100 + b as u64);
+        g.mark_dirty();
+    }
+    let written = pool.stats().shared_written;
+    for b in 8..16 {
+        pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+    }
+    assert_eq!(
+        pool.stats().shared_written,
+        written,
+        "rejected, not written by the scan"
+    );
+    assert_eq!(wal.flushed_lsn(), 10, "the scan never flushed the WAL");
+    for b in 0..8 {
+        assert!(
+            pool.is_cached(REL, MAIN, b),
+            "rejected buffers stay for the sweep"
+        );
+    }
+    // Once the WAL is flushed far enough, the scan writes its own buffers.
+    wal.0.store(1000, Ordering::SeqCst);
+    for b in 16..24 {
+        let buf = pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+        let mut g = buf.write();
+        g.set_lsn(500);
+        g.mark_dirty();
+    }
+    for b in 24..32 {
+        pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+    }
+    assert_eq!(pool.stats().shared_written, written + 8);
+}
+
+#[test]
+fn scan_ring_only_for_relations_over_a_quarter_of_the_pool() {
+    let (_dir, pool) = pool(64);
+    assert!(pool.scan_ring(16).is_none());
+    assert_eq!(
+        pool.scan_ring(17).map(|r| r.kind()),
+        Some(StrategyKind::BulkRead)
+    );
+    pool.set_ring_sizes(RingSizes {
+        bulk_read: 4 * BLCKSZ,
+        ..RingSizes::default()
+    });
+    assert_eq!(pool.ring(StrategyKind::BulkRead).len(), 4);
+    let sizes = RingSizes {
+        vacuum: 3 * BLCKSZ,
+        ..RingSizes::default()
+    };
+    assert_eq!(pool.ring_with(StrategyKind::Vacuum, &sizes).len(), 3);
+    assert_eq!(pool.ring_with(StrategyKind::BulkWrite, &sizes).len(), 8);
+}
+
+#[test]
+fn reading_beyond_the_end_fails_cleanly_and_leaves_no_pin() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 2);
+    for _ in 0..40 {
+        let e = pool.read_buffer(REL, MAIN, 5, None).unwrap_err();
+        assert!(
+            e.message.contains("could not read block 5"),
+            "{}",
+            e.message
+        );
+    }
+    let e = pool
+        .read_buffer(RelFileNode(99), MAIN, 0, None)
+        .unwrap_err();
+    assert_eq!(e.code, SqlState::UndefinedFile);
+    // No pins leaked: every buffer is still usable.
+    for b in 0..2 {
+        assert_eq!(stamp(&pool, REL, b), b);
+    }
+    for d in pool.descs.iter() {
+        assert_eq!(refcount(d.state.load(Ordering::Relaxed)), 0);
+    }
+}
+
+#[test]
+fn zero_page_mode_skips_the_read_and_extends() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let pool = BufferPool::open(dir.path(), 16).unwrap();
+        pool.create_relation(REL, MAIN).unwrap();
+        fill(&pool, REL, 2);
+        pool.flush_all().unwrap();
+    }
+    // Corrupt block 1 on disk: a normal read fails, a zero-page read does not.
+    let path = dir.path().join("base/16384");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[BLCKSZ + 300] ^= 0xFF;
+    std::fs::write(&path, &bytes).unwrap();
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(
+        pool.read_buffer(REL, MAIN, 1, None).unwrap_err().code,
+        SqlState::DataCorrupted
+    );
+    {
+        let buf = pool
+            .read_buffer_extended(REL, MAIN, 1, ReadMode::ZeroPage, None)
+            .unwrap();
+        let mut g = buf.write();
+        assert!(g.iter().all(|&b| b == 0));
+        g[24] = 1;
+        g[100] = 42;
+        g.mark_dirty();
+    }
+    // A cached page is handed out as it is.
+    let buf = pool
+        .read_buffer_extended(REL, MAIN, 1, ReadMode::ZeroPage, None)
+        .unwrap();
+    assert_eq!(buf.read()[100], 42);
+    drop(buf);
+    // Beyond the end: the fork grows; a missing fork is created.
+    let buf = pool
+        .read_buffer_extended(REL, MAIN, 5, ReadMode::ZeroPage, None)
+        .unwrap();
+    drop(buf);
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 6);
+    let vm = ForkNumber::VisibilityMap;
+    drop(
+        pool.read_buffer_extended(REL, vm, 0, ReadMode::ZeroPage, None)
+            .unwrap(),
+    );
+    assert_eq!(pool.nblocks(REL, vm).unwrap(), 1);
+    assert_eq!(pool.read_buffer(REL, MAIN, 4, None).unwrap().read()[100], 0);
+    pool.flush_all().unwrap();
+    drop(pool);
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(
+        pool.read_buffer(REL, MAIN, 1, None).unwrap().read()[100],
+        42
+    );
+}
+
+#[test]
+fn cleanup_lock_waits_for_other_pins() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 1);
+    let other = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+    let released = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            released.store(true, Ordering::SeqCst);
+            drop(other);
+        });
+        let mine = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+        let g = mine.cleanup_lock();
+        assert!(
+            released.load(Ordering::SeqCst),
+            "got the lock only after the other pin went"
+        );
+        drop(g);
+    });
+}
+
+#[test]
+fn buffer_summary_shows_tags_and_state() {
+    let (_dir, pool) = pool(16);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 3);
+    let pin = pool.read_buffer(REL, MAIN, 1, None).unwrap();
+    let info = pool.buffer_summary();
+    assert_eq!(info.len(), 16);
+    let used: Vec<_> = info.iter().filter(|i| i.tag.is_some()).collect();
+    assert_eq!(used.len(), 3);
+    assert!(used
+        .iter()
+        .all(|i| i.valid && i.dirty && i.tag.unwrap().rel == REL));
+    let b1 = info
+        .iter()
+        .find(|i| i.buffer_id == pin.buffer_id())
+        .unwrap();
+    assert_eq!(
+        (b1.pin_count, b1.usage_count, b1.tag.unwrap().block),
+        (1, 2, 1)
+    );
+}

@@ -1,0 +1,605 @@
+//! Relation segment files: a relation fork's blocks on disk.
+//!
+//! Each fork of a relation is a sequence of 1 GiB segment files
+//! ([`RELSEG_SIZE`] blocks each) under `<data_dir>/base/`: `base/<n>`,
+//! `base/<n>.1`, `base/<n>.2`, ... for the main fork and `base/<n>_vm`,
+//! `base/<n>_vm.1`, ... for the visibility map. Blocks are read and written
+//! whole with `pread`/`pwrite` at `(block % RELSEG_SIZE) * BLCKSZ` in segment
+//! `block / RELSEG_SIZE`.
+//!
+//! # Logical size
+//!
+//! The storage manager keeps each open fork's size in blocks (`nblocks`). It
+//! starts as the size found on disk and grows when the buffer pool extends
+//! the fork; the file itself grows only when the new block is written (the
+//! buffer pool marks extended blocks dirty, so they are written at eviction
+//! or at the next flush). A block below `nblocks` that is not (yet) in the
+//! file reads as zeros: a valid new page. Not writing zeros at extension
+//! halves the I/O of bulk loads, whose pages are written once, full.
+//! On reopening, the size is recomputed from the segment files: the index of
+//! the last existing segment times [`RELSEG_SIZE`] plus its length.
+//!
+//! # Locking
+//!
+//! `Smgr::forks` (the open-file table) is a read-mostly `RwLock`; each fork's
+//! segment list has its own `RwLock`, taken for writing only to open or
+//! create a segment or to truncate. `nblocks` is atomic; callers that extend
+//! a fork serialise among themselves (the buffer pool's extension lock).
+//! Reads and writes of different blocks proceed in parallel (`pread` and
+//! `pwrite` take no file-position lock).
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use super::{relpath, BlockNumber, ForkNumber, RelFileNode, BLCKSZ};
+use crate::error::{Error, Result, SqlState};
+
+/// Blocks per segment file: 131072 blocks of 8 KiB = 1 GiB, as PostgreSQL.
+pub const RELSEG_SIZE: u32 = 131072;
+
+/// One open segment file.
+struct Segment {
+    /// The open file (read-write).
+    file: File,
+    /// Set by every write, cleared by fsync: whether the segment needs one.
+    needs_sync: AtomicBool,
+}
+
+/// One open relation fork: its segments and its logical size.
+struct RelFork {
+    /// Path relative to the data directory, for messages (`base/16384`).
+    name: String,
+    /// Absolute path of the first segment; segment `i > 0` adds `.i`.
+    path: PathBuf,
+    /// Open segments, index = segment number. May be shorter than the
+    /// logical size needs (blocks in missing segments read as zeros).
+    segs: RwLock<Vec<Arc<Segment>>>,
+    /// The fork's size in blocks (see the module doc).
+    nblocks: AtomicU32,
+}
+
+impl RelFork {
+    /// The file name of segment `segno`, relative to the data directory.
+    fn seg_name(&self, segno: u32) -> String {
+        if segno == 0 {
+            self.name.clone()
+        } else {
+            format!("{}.{}", self.name, segno)
+        }
+    }
+
+    /// The absolute path of segment `segno`.
+    fn seg_path(&self, segno: u32) -> PathBuf {
+        if segno == 0 {
+            self.path.clone()
+        } else {
+            let mut p = self.path.clone().into_os_string();
+            p.push(format!(".{segno}"));
+            PathBuf::from(p)
+        }
+    }
+
+    /// The open segment `segno`, if it exists (opening it if it exists on disk
+    /// but is not open yet).
+    fn segment(&self, segno: u32) -> Result<Option<Arc<Segment>>> {
+        if let Some(seg) = self.segs.read().get(segno as usize) {
+            return Ok(Some(seg.clone()));
+        }
+        let mut segs = self.segs.write();
+        while segs.len() <= segno as usize {
+            let n = segs.len() as u32;
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(self.seg_path(n))
+            {
+                Ok(file) => segs.push(Arc::new(Segment {
+                    file,
+                    needs_sync: AtomicBool::new(false),
+                })),
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+                Err(e) => {
+                    return Err(io_error(
+                        e,
+                        &format!("could not open file \"{}\"", self.seg_name(n)),
+                    ))
+                }
+            }
+        }
+        Ok(Some(segs[segno as usize].clone()))
+    }
+
+    /// Segment `segno`, creating it and any missing segments before it.
+    fn segment_for_write(&self, segno: u32) -> Result<Arc<Segment>> {
+        if let Some(seg) = self.segment(segno)? {
+            return Ok(seg);
+        }
+        let mut segs = self.segs.write();
+        while segs.len() <= segno as usize {
+            let n = segs.len() as u32;
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(self.seg_path(n))
+                .map_err(|e| {
+                    io_error(
+                        e,
+                        &format!("could not create file \"{}\"", self.seg_name(n)),
+                    )
+                })?;
+            segs.push(Arc::new(Segment {
+                file,
+                needs_sync: AtomicBool::new(true),
+            }));
+        }
+        Ok(segs[segno as usize].clone())
+    }
+}
+
+/// Wraps an I/O error with PostgreSQL's wording: `could not ...: <os message>`.
+fn io_error(e: std::io::Error, what: &str) -> Error {
+    let code = Error::from(std::io::Error::new(e.kind(), "")).code;
+    Error::new(code, format!("{what}: {e}"))
+}
+
+/// The storage manager: the open relation files of one data directory.
+pub struct Smgr {
+    /// `<data_dir>/base`.
+    base: PathBuf,
+    /// Open forks by relation and fork.
+    forks: RwLock<HashMap<(RelFileNode, ForkNumber), Arc<RelFork>>>,
+}
+
+impl Smgr {
+    /// Opens the storage manager over `data_dir`, creating `data_dir/base`.
+    pub fn open(data_dir: &Path) -> Result<Smgr> {
+        let base = data_dir.join("base");
+        fs::create_dir_all(&base).map_err(|e| {
+            io_error(
+                e,
+                &format!("could not create directory \"{}\"", base.display()),
+            )
+        })?;
+        Ok(Smgr {
+            base,
+            forks: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// The absolute path of a fork's first segment.
+    fn path(&self, rel: RelFileNode, fork: ForkNumber) -> PathBuf {
+        self.base.join(format!("{}{}", rel.0, fork.suffix()))
+    }
+
+    /// The open fork, opening it (and measuring its size) on first use.
+    fn fork(&self, rel: RelFileNode, fork: ForkNumber) -> Result<Arc<RelFork>> {
+        if let Some(f) = self.forks.read().get(&(rel, fork)) {
+            return Ok(f.clone());
+        }
+        let mut forks = self.forks.write();
+        if let Some(f) = forks.get(&(rel, fork)) {
+            return Ok(f.clone());
+        }
+        let rf = RelFork {
+            name: relpath(rel, fork),
+            path: self.path(rel, fork),
+            segs: RwLock::new(Vec::new()),
+            nblocks: AtomicU32::new(0),
+        };
+        let Some(_) = rf.segment(0)? else {
+            return Err(Error::new(
+                SqlState::UndefinedFile,
+                format!(
+                    "could not open file \"{}\": No such file or directory",
+                    rf.name
+                ),
+            ));
+        };
+        // Open every existing segment; the size is that of the last one.
+        let mut segno = 1;
+        while rf.segment(segno)?.is_some() {
+            segno += 1;
+        }
+        let last = rf.segs.read()[segno as usize - 1].clone();
+        let len = last
+            .file
+            .metadata()
+            .map_err(|e| {
+                io_error(
+                    e,
+                    &format!("could not stat file \"{}\"", rf.seg_name(segno - 1)),
+                )
+            })?
+            .len();
+        let blocks = (segno as u64 - 1) * RELSEG_SIZE as u64 + len.div_ceil(BLCKSZ as u64);
+        rf.nblocks.store(
+            blocks.min(super::MAX_BLOCKS as u64) as u32,
+            Ordering::Release,
+        );
+        let rf = Arc::new(rf);
+        forks.insert((rel, fork), rf.clone());
+        Ok(rf)
+    }
+
+    /// Whether the fork's first segment exists.
+    pub fn exists(&self, rel: RelFileNode, fork: ForkNumber) -> bool {
+        self.forks.read().contains_key(&(rel, fork)) || self.path(rel, fork).exists()
+    }
+
+    /// Creates an empty fork. Fails if its file exists already.
+    pub fn create(&self, rel: RelFileNode, fork: ForkNumber) -> Result<()> {
+        let path = self.path(rel, fork);
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| {
+                io_error(
+                    e,
+                    &format!("could not create file \"{}\"", relpath(rel, fork)),
+                )
+            })?;
+        self.forks.write().remove(&(rel, fork));
+        Ok(())
+    }
+
+    /// The fork's size in blocks.
+    pub fn nblocks(&self, rel: RelFileNode, fork: ForkNumber) -> Result<BlockNumber> {
+        Ok(self.fork(rel, fork)?.nblocks.load(Ordering::Acquire))
+    }
+
+    /// Raises the fork's logical size to at least `nblocks` (extension; see the
+    /// module doc). The caller serialises extensions of one fork.
+    pub fn set_nblocks_at_least(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        nblocks: BlockNumber,
+    ) -> Result<()> {
+        self.fork(rel, fork)?
+            .nblocks
+            .fetch_max(nblocks, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Reads block `block` into `buf` (BLCKSZ bytes). A block below the fork's
+    /// size that is not in the file reads as zeros; a block at or beyond the
+    /// size is an error.
+    pub fn read(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        debug_assert_eq!(buf.len(), BLCKSZ);
+        let rf = self.fork(rel, fork)?;
+        let nblocks = rf.nblocks.load(Ordering::Acquire);
+        let segno = block / RELSEG_SIZE;
+        let mut done = 0;
+        if let Some(seg) = rf.segment(segno)? {
+            let off = (block % RELSEG_SIZE) as u64 * BLCKSZ as u64;
+            while done < BLCKSZ {
+                match seg.file.read_at(&mut buf[done..], off + done as u64) {
+                    Ok(0) => break,
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        return Err(io_error(
+                            e,
+                            &format!(
+                                "could not read block {block} in file \"{}\"",
+                                rf.seg_name(segno)
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        if done < BLCKSZ {
+            if block >= nblocks {
+                return Err(Error::new(
+                    SqlState::DataCorrupted,
+                    format!(
+                        "could not read block {block} in file \"{}\": read only {done} of {BLCKSZ} bytes",
+                        rf.seg_name(segno)
+                    ),
+                ));
+            }
+            buf[done..].fill(0);
+        }
+        Ok(())
+    }
+
+    /// Writes `buf` (BLCKSZ bytes) as block `block`, growing the file (and the
+    /// fork's size) as needed.
+    pub fn write(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        buf: &[u8],
+    ) -> Result<()> {
+        debug_assert_eq!(buf.len(), BLCKSZ);
+        let rf = self.fork(rel, fork)?;
+        let segno = block / RELSEG_SIZE;
+        let seg = rf.segment_for_write(segno)?;
+        let off = (block % RELSEG_SIZE) as u64 * BLCKSZ as u64;
+        seg.file.write_all_at(buf, off).map_err(|e| {
+            io_error(
+                e,
+                &format!(
+                    "could not write block {block} in file \"{}\"",
+                    rf.seg_name(segno)
+                ),
+            )
+        })?;
+        seg.needs_sync.store(true, Ordering::Release);
+        rf.nblocks.fetch_max(block + 1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Cuts the fork down to `nblocks` blocks: later segments are removed and
+    /// the last one shortened. The caller has discarded the buffers of the
+    /// removed blocks first.
+    pub fn truncate(&self, rel: RelFileNode, fork: ForkNumber, nblocks: BlockNumber) -> Result<()> {
+        let rf = self.fork(rel, fork)?;
+        let mut segs = rf.segs.write();
+        // Open every segment on disk, so none is left behind.
+        drop(segs);
+        let mut segno = 0;
+        while rf.segment(segno)?.is_some() {
+            segno += 1;
+        }
+        segs = rf.segs.write();
+        let keep_segs = if nblocks == 0 {
+            1
+        } else {
+            nblocks.div_ceil(RELSEG_SIZE)
+        } as usize;
+        while segs.len() > keep_segs {
+            let n = segs.len() as u32 - 1;
+            segs.pop();
+            fs::remove_file(rf.seg_path(n)).map_err(|e| {
+                io_error(e, &format!("could not remove file \"{}\"", rf.seg_name(n)))
+            })?;
+        }
+        if let Some(last) = segs.get(keep_segs - 1) {
+            let len =
+                (nblocks as u64 - (keep_segs as u64 - 1) * RELSEG_SIZE as u64) * BLCKSZ as u64;
+            let len = if nblocks == 0 { 0 } else { len };
+            if last.file.metadata().map(|m| m.len() > len).unwrap_or(true) {
+                last.file.set_len(len).map_err(|e| {
+                    io_error(
+                        e,
+                        &format!(
+                            "could not truncate file \"{}\"",
+                            rf.seg_name(keep_segs as u32 - 1)
+                        ),
+                    )
+                })?;
+                last.needs_sync.store(true, Ordering::Release);
+            }
+        }
+        rf.nblocks.store(nblocks, Ordering::Release);
+        Ok(())
+    }
+
+    /// Removes every segment of every fork of `rel` and forgets the open files.
+    pub fn unlink(&self, rel: RelFileNode) -> Result<()> {
+        let mut forks = self.forks.write();
+        for fork in ForkNumber::ALL {
+            forks.remove(&(rel, fork));
+            let first = self.path(rel, fork);
+            let mut segno = 0u32;
+            loop {
+                let path = if segno == 0 {
+                    first.clone()
+                } else {
+                    let mut p = first.clone().into_os_string();
+                    p.push(format!(".{segno}"));
+                    PathBuf::from(p)
+                };
+                match fs::remove_file(&path) {
+                    Ok(()) => segno += 1,
+                    Err(e) if e.kind() == ErrorKind::NotFound => break,
+                    Err(e) => {
+                        return Err(io_error(
+                            e,
+                            &format!("could not remove file \"{}\"", path.display()),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// fsyncs the segments of one fork that were written since their last sync.
+    pub fn sync(&self, rel: RelFileNode, fork: ForkNumber) -> Result<()> {
+        let rf = self.fork(rel, fork)?;
+        sync_fork(&rf)
+    }
+
+    /// fsyncs every written segment of every open fork, then the `base`
+    /// directory (so newly created files are durable too).
+    pub fn sync_all(&self) -> Result<()> {
+        let forks: Vec<Arc<RelFork>> = self.forks.read().values().cloned().collect();
+        for rf in &forks {
+            sync_fork(rf)?;
+        }
+        if let Ok(dir) = File::open(&self.base) {
+            // Directory fsync is best effort: not every filesystem supports it.
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+
+    /// Asks the OS to read `count` blocks from `block` on into its cache
+    /// (`posix_fadvise(WILLNEED)`), so a later read does not wait for the disk.
+    pub fn prefetch(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        count: u32,
+    ) -> Result<()> {
+        let rf = self.fork(rel, fork)?;
+        let end = block.saturating_add(count);
+        let mut b = block;
+        while b < end {
+            let segno = b / RELSEG_SIZE;
+            let seg_end = ((segno as u64 + 1) * RELSEG_SIZE as u64).min(end as u64) as u32;
+            if let Some(seg) = rf.segment(segno)? {
+                let off = (b % RELSEG_SIZE) as i64 * BLCKSZ as i64;
+                let len = (seg_end - b) as i64 * BLCKSZ as i64;
+                // SAFETY: plain syscall on an open descriptor; advice only.
+                unsafe {
+                    libc::posix_fadvise(seg.file.as_raw_fd(), off, len, libc::POSIX_FADV_WILLNEED);
+                }
+            }
+            b = seg_end;
+        }
+        Ok(())
+    }
+
+    /// Asks the OS to drop the fork's pages from its cache
+    /// (`posix_fadvise(DONTNEED)`, after an fsync so dirty pages can go too),
+    /// so benchmarks can start cold without root.
+    pub fn evict_os_cache(&self, rel: RelFileNode, fork: ForkNumber) -> Result<()> {
+        let rf = self.fork(rel, fork)?;
+        let segs: Vec<Arc<Segment>> = rf.segs.read().clone();
+        for seg in segs {
+            seg.file
+                .sync_data()
+                .map_err(|e| io_error(e, &format!("could not fsync file \"{}\"", rf.name)))?;
+            seg.needs_sync.store(false, Ordering::Release);
+            // SAFETY: plain syscall on an open descriptor; advice only.
+            unsafe {
+                libc::posix_fadvise(seg.file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// fsyncs the segments of `rf` that need it.
+fn sync_fork(rf: &RelFork) -> Result<()> {
+    let segs: Vec<Arc<Segment>> = rf.segs.read().clone();
+    for (i, seg) in segs.iter().enumerate() {
+        if seg.needs_sync.swap(false, Ordering::AcqRel) {
+            if let Err(e) = seg.file.sync_data() {
+                seg.needs_sync.store(true, Ordering::Release);
+                return Err(io_error(
+                    e,
+                    &format!("could not fsync file \"{}\"", rf.seg_name(i as u32)),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(fill: u8) -> Vec<u8> {
+        vec![fill; BLCKSZ]
+    }
+
+    #[test]
+    fn create_write_read_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let rel = RelFileNode(100);
+        {
+            let smgr = Smgr::open(dir.path()).unwrap();
+            smgr.create(rel, ForkNumber::Main).unwrap();
+            assert!(smgr.create(rel, ForkNumber::Main).is_err());
+            assert_eq!(smgr.nblocks(rel, ForkNumber::Main).unwrap(), 0);
+            smgr.write(rel, ForkNumber::Main, 0, &page(1)).unwrap();
+            smgr.write(rel, ForkNumber::Main, 2, &page(3)).unwrap();
+            assert_eq!(smgr.nblocks(rel, ForkNumber::Main).unwrap(), 3);
+            smgr.sync_all().unwrap();
+        }
+        let smgr = Smgr::open(dir.path()).unwrap();
+        assert_eq!(smgr.nblocks(rel, ForkNumber::Main).unwrap(), 3);
+        let mut buf = page(9);
+        smgr.read(rel, ForkNumber::Main, 2, &mut buf).unwrap();
+        assert_eq!(buf, page(3));
+        smgr.read(rel, ForkNumber::Main, 1, &mut buf).unwrap();
+        assert_eq!(buf, page(0), "a hole reads as zeros");
+        let e = smgr.read(rel, ForkNumber::Main, 3, &mut buf).unwrap_err();
+        assert!(
+            e.message.contains("could not read block 3"),
+            "{}",
+            e.message
+        );
+        let e = smgr.nblocks(RelFileNode(5), ForkNumber::Main).unwrap_err();
+        assert_eq!(e.code, SqlState::UndefinedFile);
+    }
+
+    #[test]
+    fn logical_extension_reads_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let smgr = Smgr::open(dir.path()).unwrap();
+        let rel = RelFileNode(1);
+        smgr.create(rel, ForkNumber::VisibilityMap).unwrap();
+        smgr.set_nblocks_at_least(rel, ForkNumber::VisibilityMap, 2)
+            .unwrap();
+        let mut buf = page(7);
+        smgr.read(rel, ForkNumber::VisibilityMap, 1, &mut buf)
+            .unwrap();
+        assert_eq!(buf, page(0));
+        assert!(dir.path().join("base/1_vm").exists());
+    }
+
+    #[test]
+    fn segments_split_at_one_gibibyte_and_truncate() {
+        let dir = tempfile::tempdir().unwrap();
+        let rel = RelFileNode(7);
+        let smgr = Smgr::open(dir.path()).unwrap();
+        smgr.create(rel, ForkNumber::Main).unwrap();
+        // Sparse: only two blocks are really written.
+        smgr.write(rel, ForkNumber::Main, RELSEG_SIZE - 1, &page(1))
+            .unwrap();
+        smgr.write(rel, ForkNumber::Main, RELSEG_SIZE, &page(2))
+            .unwrap();
+        let seg0 = dir.path().join("base/7");
+        let seg1 = dir.path().join("base/7.1");
+        assert_eq!(fs::metadata(&seg0).unwrap().len(), 1 << 30);
+        assert_eq!(fs::metadata(&seg1).unwrap().len(), BLCKSZ as u64);
+        drop(smgr);
+        let smgr = Smgr::open(dir.path()).unwrap();
+        assert_eq!(
+            smgr.nblocks(rel, ForkNumber::Main).unwrap(),
+            RELSEG_SIZE + 1
+        );
+        let mut buf = page(0);
+        smgr.read(rel, ForkNumber::Main, RELSEG_SIZE, &mut buf)
+            .unwrap();
+        assert_eq!(buf, page(2));
+        smgr.truncate(rel, ForkNumber::Main, 10).unwrap();
+        assert!(!seg1.exists());
+        assert_eq!(fs::metadata(&seg0).unwrap().len(), 10 * BLCKSZ as u64);
+        assert_eq!(smgr.nblocks(rel, ForkNumber::Main).unwrap(), 10);
+        smgr.truncate(rel, ForkNumber::Main, 0).unwrap();
+        assert_eq!(fs::metadata(&seg0).unwrap().len(), 0);
+        smgr.prefetch(rel, ForkNumber::Main, 0, 4).unwrap();
+        smgr.evict_os_cache(rel, ForkNumber::Main).unwrap();
+        smgr.unlink(rel).unwrap();
+        assert!(!seg0.exists());
+        assert!(!smgr.exists(rel, ForkNumber::Main));
+    }
+}

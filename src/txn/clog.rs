@@ -1,0 +1,305 @@
+//! The commit log: two bits of status per transaction id, in `xact/`.
+//!
+//! Status is one of in progress (0, also what a never-written page reads as),
+//! committed (1), aborted (2) and sub-committed (3, reserved; unused since
+//! there are no subtransactions). Four xids share a byte, so one 8 KiB page
+//! covers [`XIDS_PER_PAGE`] = 32768 xids; pages are grouped in segment files
+//! of [`PAGES_PER_SEGMENT`] = 32 pages (1 Mi xids, 256 KiB) named by the
+//! segment number in four or more hex digits (`xact/0000`, `xact/0001`, ...),
+//! as PostgreSQL's SLRU does.
+//!
+//! A small cache ([`CACHE_PAGES`] pages, least recently used evicted) keeps
+//! the pages in memory. [`Clog::set_status`] changes the cached page and
+//! writes that page back at once (no fsync); [`Clog::flush`] fsyncs the
+//! segments written since the last flush (checkpoint and clean shutdown call
+//! it; durability of a commit before that is the write-ahead log's job).
+//!
+//! An xid whose status stays "in progress" after its transaction is gone
+//! (the process crashed) is treated as aborted by the visibility rules, since
+//! a snapshot never lists it as running.
+//!
+//! Locking: one mutex over the cache and the open files. Readers hold it only
+//! for a lookup; hint bits on tuples keep most readers away from here.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::{Xid, FIRST_NORMAL_XID, INVALID_XID};
+use crate::err;
+use crate::error::Result;
+
+/// Bytes per commit-log page.
+pub const CLOG_PAGE_SIZE: usize = 8192;
+/// Transaction ids per commit-log page.
+pub const XIDS_PER_PAGE: u32 = (CLOG_PAGE_SIZE * 4) as u32;
+/// Pages per segment file.
+pub const PAGES_PER_SEGMENT: u32 = 32;
+/// Pages kept in memory.
+pub const CACHE_PAGES: usize = 64;
+
+/// The recorded outcome of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XidStatus {
+    /// Running, or never finished (crashed).
+    InProgress,
+    /// Committed.
+    Committed,
+    /// Aborted.
+    Aborted,
+    /// Reserved for subtransactions.
+    SubCommitted,
+}
+
+impl XidStatus {
+    fn from_bits(b: u8) -> XidStatus {
+        match b & 3 {
+            0 => XidStatus::InProgress,
+            1 => XidStatus::Committed,
+            2 => XidStatus::Aborted,
+            _ => XidStatus::SubCommitted,
+        }
+    }
+    fn bits(self) -> u8 {
+        match self {
+            XidStatus::InProgress => 0,
+            XidStatus::Committed => 1,
+            XidStatus::Aborted => 2,
+            XidStatus::SubCommitted => 3,
+        }
+    }
+}
+
+/// One cached page.
+struct CachedPage {
+    /// The page bytes.
+    data: Box<[u8; CLOG_PAGE_SIZE]>,
+    /// Tick of last use, for LRU eviction.
+    used: u64,
+}
+
+/// State behind the mutex.
+struct Inner {
+    /// Cached pages by page number.
+    pages: HashMap<u32, CachedPage>,
+    /// Use counter.
+    tick: u64,
+    /// Open segment files by segment number.
+    files: HashMap<u32, File>,
+    /// Segments written since the last flush.
+    unsynced: HashSet<u32>,
+}
+
+/// The commit log of one data directory.
+pub struct Clog {
+    /// `<data dir>/xact`.
+    dir: PathBuf,
+    /// Cache and files.
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for Clog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clog").field("dir", &self.dir).finish()
+    }
+}
+
+fn segment_name(seg: u32) -> String {
+    format!("{seg:04X}")
+}
+
+impl Inner {
+    fn file(&mut self, dir: &Path, seg: u32) -> Result<&File> {
+        use std::collections::hash_map::Entry;
+        match self.files.entry(seg) {
+            Entry::Occupied(e) => Ok(e.into_mut()),
+            Entry::Vacant(e) => {
+                let path = dir.join(segment_name(seg));
+                let f = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(&path)
+                    .map_err(|e| {
+                        err!(IoError, "could not open file \"{}\": {e}", path.display())
+                    })?;
+                Ok(e.insert(f))
+            }
+        }
+    }
+
+    fn page(&mut self, dir: &Path, pageno: u32) -> Result<&mut CachedPage> {
+        self.tick += 1;
+        let tick = self.tick;
+        if !self.pages.contains_key(&pageno) {
+            if self.pages.len() >= CACHE_PAGES {
+                let victim = *self
+                    .pages
+                    .iter()
+                    .min_by_key(|(_, p)| p.used)
+                    .map(|(k, _)| k)
+                    .expect("cache is full so not empty");
+                // Pages are written through on change, so eviction is free.
+                self.pages.remove(&victim);
+            }
+            let mut data = Box::new([0u8; CLOG_PAGE_SIZE]);
+            let seg = pageno / PAGES_PER_SEGMENT;
+            let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
+            let f = self.file(dir, seg)?;
+            let mut got = 0;
+            while got < CLOG_PAGE_SIZE {
+                let n = f
+                    .read_at(&mut data[got..], off + got as u64)
+                    .map_err(|e| err!(IoError, "could not read commit log page {pageno}: {e}"))?;
+                if n == 0 {
+                    break; // past the end of the file: never written, all in progress
+                }
+                got += n;
+            }
+            self.pages.insert(pageno, CachedPage { data, used: tick });
+        }
+        let p = self.pages.get_mut(&pageno).expect("present");
+        p.used = tick;
+        Ok(p)
+    }
+}
+
+impl Clog {
+    /// Opens the commit log in `<data_dir>/xact`, creating the directory.
+    pub fn open(data_dir: &Path) -> Result<Clog> {
+        let dir = data_dir.join("xact");
+        fs::create_dir_all(&dir).map_err(|e| {
+            err!(
+                IoError,
+                "could not create directory \"{}\": {e}",
+                dir.display()
+            )
+        })?;
+        Ok(Clog {
+            dir,
+            inner: Mutex::new(Inner {
+                pages: HashMap::new(),
+                tick: 0,
+                files: HashMap::new(),
+                unsynced: HashSet::new(),
+            }),
+        })
+    }
+
+    /// The recorded status of `xid`. The special ids below the first normal
+    /// one are committed (bootstrap, frozen), except the invalid id, aborted.
+    pub fn status(&self, xid: Xid) -> Result<XidStatus> {
+        if xid < FIRST_NORMAL_XID {
+            return Ok(if xid == INVALID_XID {
+                XidStatus::Aborted
+            } else {
+                XidStatus::Committed
+            });
+        }
+        let mut inner = self.inner.lock().expect("clog mutex poisoned");
+        let p = inner.page(&self.dir, xid / XIDS_PER_PAGE)?;
+        let i = (xid % XIDS_PER_PAGE) as usize;
+        Ok(XidStatus::from_bits(p.data[i / 4] >> (2 * (i % 4))))
+    }
+
+    /// True when `xid` is recorded as committed.
+    pub fn did_commit(&self, xid: Xid) -> Result<bool> {
+        Ok(self.status(xid)? == XidStatus::Committed)
+    }
+
+    /// Records `status` for `xid` and writes the page to its segment file.
+    pub fn set_status(&self, xid: Xid, status: XidStatus) -> Result<()> {
+        if xid < FIRST_NORMAL_XID {
+            return Err(err!(
+                InternalError,
+                "cannot set the status of special transaction id {xid}"
+            ));
+        }
+        let pageno = xid / XIDS_PER_PAGE;
+        let mut inner = self.inner.lock().expect("clog mutex poisoned");
+        let p = inner.page(&self.dir, pageno)?;
+        let i = (xid % XIDS_PER_PAGE) as usize;
+        let shift = 2 * (i % 4);
+        p.data[i / 4] = (p.data[i / 4] & !(3 << shift)) | (status.bits() << shift);
+        let bytes: Box<[u8; CLOG_PAGE_SIZE]> = p.data.clone();
+        let seg = pageno / PAGES_PER_SEGMENT;
+        let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
+        inner
+            .file(&self.dir, seg)?
+            .write_all_at(&bytes[..], off)
+            .map_err(|e| err!(IoError, "could not write commit log page {pageno}: {e}"))?;
+        inner.unsynced.insert(seg);
+        Ok(())
+    }
+
+    /// Fsyncs every segment written since the last flush.
+    pub fn flush(&self) -> Result<()> {
+        let mut inner = self.inner.lock().expect("clog mutex poisoned");
+        let segs: Vec<u32> = inner.unsynced.drain().collect();
+        for seg in segs {
+            inner.file(&self.dir, seg)?.sync_data().map_err(|e| {
+                err!(
+                    IoError,
+                    "could not fsync commit log segment {}: {e}",
+                    segment_name(seg)
+                )
+            })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_persist_across_reopen_and_cache_eviction() {
+        let dir = tempfile::tempdir().unwrap();
+        let clog = Clog::open(dir.path()).unwrap();
+        assert_eq!(clog.status(0).unwrap(), XidStatus::Aborted);
+        assert_eq!(clog.status(2).unwrap(), XidStatus::Committed);
+        assert_eq!(clog.status(3).unwrap(), XidStatus::InProgress);
+        // Xids on more pages than the cache holds, in two segments.
+        let xids: Vec<Xid> = (0..(CACHE_PAGES as u32 + 40))
+            .map(|i| 3 + i * XIDS_PER_PAGE + i)
+            .collect();
+        for (n, &x) in xids.iter().enumerate() {
+            let s = if n % 2 == 0 {
+                XidStatus::Committed
+            } else {
+                XidStatus::Aborted
+            };
+            clog.set_status(x, s).unwrap();
+        }
+        clog.set_status(4, XidStatus::Committed).unwrap();
+        for (n, &x) in xids.iter().enumerate() {
+            let s = if n % 2 == 0 {
+                XidStatus::Committed
+            } else {
+                XidStatus::Aborted
+            };
+            assert_eq!(clog.status(x).unwrap(), s);
+            assert_eq!(
+                clog.status(x + 1).unwrap(),
+                if x + 1 == 4 {
+                    XidStatus::Committed
+                } else {
+                    XidStatus::InProgress
+                }
+            );
+        }
+        clog.flush().unwrap();
+        drop(clog);
+        assert!(dir.path().join("xact/0000").exists());
+        assert!(dir.path().join("xact/0002").exists());
+        let clog = Clog::open(dir.path()).unwrap();
+        assert!(clog.did_commit(3).unwrap());
+        assert!(clog.did_commit(4).unwrap());
+        assert_eq!(clog.status(xids[1]).unwrap(), XidStatus::Aborted);
+        assert!(clog.set_status(1, XidStatus::Aborted).is_err());
+    }
+}

@@ -1,0 +1,454 @@
+//! Numeric arithmetic with PostgreSQL's result scales and special values.
+//!
+//! Result display scales follow `numeric.c`: `+`/`-` keep the larger scale,
+//! `*` adds the scales, `/` uses `select_div_scale` (at least 16 significant
+//! digits), `%` keeps the larger scale, `sqrt` uses `NUMERIC_MIN_SIG_DIGITS`
+//! around the result's weight. NaN propagates; infinities follow IEEE rules
+//! where PostgreSQL 15 does (`Infinity - Infinity` is NaN).
+
+use super::{mag, NumKind, Numeric, MAX_DISPLAY_SCALE};
+use crate::err;
+use crate::error::Result;
+use std::cmp::Ordering;
+
+/// `NUMERIC_MIN_SIG_DIGITS`: division and sqrt give at least this many
+/// significant digits.
+const MIN_SIG_DIGITS: i32 = 16;
+
+/// Aligns two finite values to the larger scale: (a_mag, b_mag, scale).
+fn align(a: &Numeric, b: &Numeric) -> (Vec<u32>, Vec<u32>, u16) {
+    match a.scale.cmp(&b.scale) {
+        Ordering::Equal => (a.mag.clone(), b.mag.clone(), a.scale),
+        Ordering::Less => (
+            mag::mul_pow10(&a.mag, (b.scale - a.scale) as u32),
+            b.mag.clone(),
+            b.scale,
+        ),
+        Ordering::Greater => (
+            a.mag.clone(),
+            mag::mul_pow10(&b.mag, (a.scale - b.scale) as u32),
+            a.scale,
+        ),
+    }
+}
+
+fn signed_add(aneg: bool, am: &[u32], bneg: bool, bm: &[u32], scale: u16) -> Numeric {
+    if aneg == bneg {
+        return Numeric::from_parts(aneg, mag::add(am, bm), scale);
+    }
+    match mag::cmp(am, bm) {
+        Ordering::Less => Numeric::from_parts(bneg, mag::sub(bm, am), scale),
+        _ => Numeric::from_parts(aneg, mag::sub(am, bm), scale),
+    }
+}
+
+impl Numeric {
+    /// `self + other`.
+    pub fn add(&self, other: &Numeric) -> Numeric {
+        use NumKind::*;
+        match (self.kind, other.kind) {
+            (NaN, _) | (_, NaN) | (PosInf, NegInf) | (NegInf, PosInf) => Numeric::nan(),
+            (PosInf | NegInf, _) => self.clone(),
+            (_, PosInf | NegInf) => other.clone(),
+            (Finite, Finite) => {
+                let (a, b, scale) = align(self, other);
+                signed_add(self.neg, &a, other.neg, &b, scale)
+            }
+        }
+    }
+
+    /// `-self`.
+    pub fn neg(&self) -> Numeric {
+        match self.kind {
+            NumKind::NaN => Numeric::nan(),
+            NumKind::PosInf => Numeric::infinity(true),
+            NumKind::NegInf => Numeric::infinity(false),
+            NumKind::Finite => Numeric::from_parts(!self.neg, self.mag.clone(), self.scale),
+        }
+    }
+
+    /// `abs(self)`.
+    pub fn abs(&self) -> Numeric {
+        if self.neg {
+            self.neg()
+        } else {
+            self.clone()
+        }
+    }
+
+    /// `self - other`.
+    pub fn sub(&self, other: &Numeric) -> Numeric {
+        self.add(&other.neg())
+    }
+
+    /// `self * other`; the result scale is the sum of the scales.
+    pub fn mul(&self, other: &Numeric) -> Numeric {
+        use NumKind::*;
+        match (self.kind, other.kind) {
+            (NaN, _) | (_, NaN) => Numeric::nan(),
+            (Finite, Finite) => {
+                let scale = (self.scale as u32 + other.scale as u32).min(u16::MAX as u32) as u16;
+                Numeric::from_parts(
+                    self.neg != other.neg,
+                    mag::mul(&self.mag, &other.mag),
+                    scale,
+                )
+            }
+            _ => {
+                if self.is_zero() || other.is_zero() {
+                    Numeric::nan()
+                } else {
+                    Numeric::infinity(self.neg != other.neg)
+                }
+            }
+        }
+    }
+
+    /// PostgreSQL's `select_div_scale`: enough decimals for at least 16
+    /// significant digits, and no fewer than either input's scale.
+    pub fn div_scale(&self, other: &Numeric) -> i32 {
+        let (w1, d1) = self.base10000_lead();
+        let (w2, d2) = other.base10000_lead();
+        let mut qweight = w1 - w2;
+        if d1 <= d2 {
+            qweight -= 1;
+        }
+        let rscale = (MIN_SIG_DIGITS - qweight * 4)
+            .max(self.scale as i32)
+            .max(other.scale as i32)
+            .max(0);
+        rscale.min(MAX_DISPLAY_SCALE)
+    }
+
+    /// The weight and first digit of the value in PostgreSQL's base-10000
+    /// representation (`(0, 0)` for zero).
+    fn base10000_lead(&self) -> (i32, u32) {
+        if self.mag.is_empty() {
+            return (0, 0);
+        }
+        let len = mag::decimal_len(&self.mag) as i32;
+        let e = len - 1 - self.scale as i32;
+        let w = e.div_euclid(4);
+        let k = (e - 4 * w + 1) as usize;
+        let digits = mag::to_decimal(&self.mag);
+        let mut first = 0u32;
+        for i in 0..k {
+            let d = digits.as_bytes().get(i).map_or(0, |c| (c - b'0') as u32);
+            first = first * 10 + d;
+        }
+        (w, first)
+    }
+
+    /// `self / other` with [`Numeric::div_scale`] decimals, rounded half
+    /// away from zero; `division by zero` (22012) for a zero divisor.
+    pub fn div(&self, other: &Numeric) -> Result<Numeric> {
+        if let Some(special) = self.div_special(other)? {
+            return Ok(special);
+        }
+        let rscale = self.div_scale(other);
+        Ok(self.div_round(other, rscale))
+    }
+
+    /// Handles NaN, infinities and zero divisors for `/`, `%` and `div`.
+    fn div_special(&self, other: &Numeric) -> Result<Option<Numeric>> {
+        use NumKind::*;
+        if self.is_nan() || other.is_nan() {
+            return Ok(Some(Numeric::nan()));
+        }
+        if other.is_zero() {
+            return Err(err!(DivisionByZero, "division by zero"));
+        }
+        Ok(match (self.kind, other.kind) {
+            (Finite, Finite) => None,
+            (PosInf | NegInf, PosInf | NegInf) => Some(Numeric::nan()),
+            (PosInf | NegInf, Finite) => Some(Numeric::infinity(self.neg != other.neg)),
+            _ => Some(Numeric::zero()),
+        })
+    }
+
+    /// The exact quotient of two finite values rounded half away from zero to
+    /// `rscale` decimals (`other` non-zero).
+    pub(crate) fn div_round(&self, other: &Numeric, rscale: i32) -> Numeric {
+        // a/b * 10^r = A * 10^(sb + r - sa) / B
+        let k = other.scale as i32 + rscale - self.scale as i32;
+        let (num, den) = if k >= 0 {
+            (mag::mul_pow10(&self.mag, k as u32), other.mag.clone())
+        } else {
+            (self.mag.clone(), mag::mul_pow10(&other.mag, (-k) as u32))
+        };
+        let (mut q, r) = mag::divrem(&num, &den);
+        if mag::cmp(&mag::add(&r, &r), &den) != Ordering::Less {
+            q = mag::add(&q, &[1]);
+        }
+        Numeric::from_parts(self.neg != other.neg, q, rscale.max(0) as u16)
+    }
+
+    /// The quotient truncated toward zero to an integer (`div(numeric, numeric)`).
+    pub fn div_trunc(&self, other: &Numeric) -> Result<Numeric> {
+        if let Some(special) = self.div_special(other)? {
+            return Ok(special.trunc_scale(0));
+        }
+        let k = other.scale as i32 - self.scale as i32;
+        let (num, den) = if k >= 0 {
+            (mag::mul_pow10(&self.mag, k as u32), other.mag.clone())
+        } else {
+            (self.mag.clone(), mag::mul_pow10(&other.mag, (-k) as u32))
+        };
+        let (q, _) = mag::divrem(&num, &den);
+        Ok(Numeric::from_parts(self.neg != other.neg, q, 0))
+    }
+
+    /// `self % other`: the remainder with the dividend's sign, scale the
+    /// larger of the two.
+    pub fn rem(&self, other: &Numeric) -> Result<Numeric> {
+        if self.is_nan() || other.is_nan() {
+            return Ok(Numeric::nan());
+        }
+        if other.is_zero() {
+            return Err(err!(DivisionByZero, "division by zero"));
+        }
+        if !self.is_finite() {
+            return Ok(Numeric::nan());
+        }
+        if !other.is_finite() {
+            return Ok(self.clone());
+        }
+        let (a, b, scale) = align(self, other);
+        let (_, r) = mag::divrem(&a, &b);
+        Ok(Numeric::from_parts(self.neg, r, scale))
+    }
+
+    /// Smallest integer not below the value (`ceil`).
+    pub fn ceil(&self) -> Numeric {
+        let t = self.trunc_scale(0);
+        if self.is_finite() && !self.neg && t.cmp(self) != Ordering::Equal {
+            return t.add(&Numeric::from_i64(1));
+        }
+        t
+    }
+
+    /// Largest integer not above the value (`floor`).
+    pub fn floor(&self) -> Numeric {
+        let t = self.trunc_scale(0);
+        if self.is_finite() && self.neg && t.cmp(self) != Ordering::Equal {
+            return t.sub(&Numeric::from_i64(1));
+        }
+        t
+    }
+
+    /// `sqrt(numeric)` with PostgreSQL's result scale; negative input fails
+    /// with `cannot take square root of a negative number` (2201F is
+    /// reported as 22023 here).
+    pub fn sqrt(&self) -> Result<Numeric> {
+        match self.kind {
+            NumKind::NaN => return Ok(Numeric::nan()),
+            NumKind::PosInf => return Ok(self.clone()),
+            _ => {}
+        }
+        if self.neg {
+            return Err(err!(
+                InvalidArgumentForPowerFunction,
+                "cannot take square root of a negative number"
+            ));
+        }
+        let (w, _) = self.base10000_lead();
+        let sweight = (w + 1) * 4 / 2 - 1;
+        let rscale = (MIN_SIG_DIGITS - sweight)
+            .max(self.scale as i32)
+            .clamp(0, MAX_DISPLAY_SCALE);
+        Ok(self.sqrt_scale(rscale))
+    }
+
+    /// The square root of a non-negative finite value rounded to `rscale`.
+    fn sqrt_scale(&self, rscale: i32) -> Numeric {
+        // sqrt(A / 10^s) * 10^(r+1) = sqrt(A * 10^(2r + 2 - s)); one extra
+        // digit, then round it away (truncate-then-round on one digit is exact).
+        let k = 2 * rscale + 2 - self.scale as i32;
+        let scaled = if k >= 0 {
+            mag::mul_pow10(&self.mag, k as u32)
+        } else {
+            let mut m = self.mag.clone();
+            for _ in 0..(-k) {
+                mag::div_small(&mut m, 10);
+            }
+            m
+        };
+        let mut root = mag::isqrt(&scaled);
+        let last = mag::div_small(&mut root, 10);
+        if last >= 5 {
+            root = mag::add(&root, &[1]);
+        }
+        Numeric::from_parts(false, root, rscale as u16)
+    }
+
+    /// `self ^ exp` as PostgreSQL 15's `power(numeric, numeric)`: an
+    /// integral exponent is computed exactly and rounded to
+    /// `max(16, scale of self)` decimals; other exponents go through `f64`
+    /// (about 16 significant digits) with the result scale PostgreSQL picks.
+    pub fn power(&self, exp: &Numeric) -> Result<Numeric> {
+        if self.is_nan() || exp.is_nan() {
+            // 1 ^ NaN and NaN ^ 0 are 1, as in PostgreSQL.
+            if (self.is_finite() && self.cmp(&Numeric::from_i64(1)) == Ordering::Equal)
+                || exp.is_zero()
+            {
+                return Ok(Numeric::from_i64(1));
+            }
+            return Ok(Numeric::nan());
+        }
+        let one = Numeric::from_i64(1);
+        if self.is_zero() && exp.neg {
+            return Err(err!(
+                InvalidArgumentForPowerFunction,
+                "zero raised to a negative power is undefined"
+            ));
+        }
+        let integral = exp.is_finite() && exp.trunc_scale(0).cmp(exp) == Ordering::Equal;
+        if self.neg && !integral && exp.is_finite() {
+            return Err(err!(
+                InvalidArgumentForPowerFunction,
+                "a negative number raised to a non-integer power yields a complex result"
+            ));
+        }
+        if !self.is_finite() || !exp.is_finite() {
+            let f = self.to_f64().powf(exp.to_f64());
+            return Ok(Numeric::from_float(f, 17));
+        }
+        if integral {
+            if let Some(e) = exp.to_i64_round().filter(|e| e.unsigned_abs() <= 1_000_000) {
+                let rscale = MIN_SIG_DIGITS.max(self.scale as i32).min(MAX_DISPLAY_SCALE);
+                let mut base = Numeric::from_parts(false, self.mag.clone(), self.scale);
+                let mut result = one.clone();
+                let mut n = e.unsigned_abs();
+                while n > 0 {
+                    if n & 1 == 1 {
+                        result = result.mul(&base);
+                    }
+                    n >>= 1;
+                    if n > 0 {
+                        base = base.mul(&base);
+                    }
+                    if mag::decimal_len(&result.mag) > 200_000
+                        || mag::decimal_len(&base.mag) > 400_000
+                    {
+                        return Err(err!(
+                            NumericValueOutOfRange,
+                            "value overflows numeric format"
+                        ));
+                    }
+                }
+                let negative = self.neg && e % 2 != 0;
+                let result = Numeric::from_parts(negative, result.mag, result.scale);
+                return Ok(if e < 0 {
+                    one.div_round(&result, rscale)
+                } else {
+                    result.round_scale(rscale)
+                });
+            }
+        }
+        let (b, x) = (self.to_f64(), exp.to_f64());
+        if exp.cmp(&Numeric::parse("0.5").expect("literal")) == Ordering::Equal {
+            // x ^ 0.5 exactly, at the scale power() would choose.
+            let weight = (0.5 * b.ln() * std::f64::consts::LOG10_E) as i32;
+            let rscale = (MIN_SIG_DIGITS - weight)
+                .max(self.scale as i32)
+                .max(1)
+                .clamp(0, MAX_DISPLAY_SCALE);
+            return Ok(self.sqrt_scale(rscale));
+        }
+        let f = b.powf(x);
+        if !f.is_finite() {
+            return Err(err!(
+                NumericValueOutOfRange,
+                "value overflows numeric format"
+            ));
+        }
+        let weight = (x * b.ln() * std::f64::consts::LOG10_E) as i32;
+        let rscale = (MIN_SIG_DIGITS - weight)
+            .max(self.scale as i32)
+            .max(exp.scale as i32)
+            .clamp(0, MAX_DISPLAY_SCALE);
+        Ok(Numeric::from_float(f, 17).round_scale(rscale))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected strings come from PostgreSQL 15 on this machine.
+    use super::*;
+
+    fn n(s: &str) -> Numeric {
+        Numeric::parse(s).unwrap()
+    }
+
+    #[test]
+    fn scales_follow_postgres() {
+        assert_eq!(n("1.5").add(&n("2.25")).to_string(), "3.75");
+        assert_eq!(n("1.50").sub(&n("2")).to_string(), "-0.50");
+        assert_eq!(n("1.5").mul(&n("2.25")).to_string(), "3.375");
+        assert_eq!(
+            n("10").div(&n("3")).unwrap().to_string(),
+            "3.3333333333333333"
+        );
+        assert_eq!(
+            n("1.0").div(&n("3")).unwrap().to_string(),
+            "0.33333333333333333333"
+        );
+        assert_eq!(
+            n("3").div(&n("2")).unwrap().to_string(),
+            "1.5000000000000000"
+        );
+        assert_eq!(
+            n("1").div(&n("7")).unwrap().to_string(),
+            "0.14285714285714285714"
+        );
+        assert_eq!(
+            n("123456789").div(&n("0.001")).unwrap().to_string(),
+            "123456789000.00000000"
+        );
+        assert_eq!(
+            n("2").div(&n("3")).unwrap().to_string(),
+            "0.66666666666666666667"
+        );
+        assert_eq!(n("-7.5").rem(&n("2")).unwrap().to_string(), "-1.5");
+        assert_eq!(n("2").sqrt().unwrap().to_string(), "1.414213562373095");
+        assert_eq!(n("100").sqrt().unwrap().to_string(), "10.000000000000000");
+        assert_eq!(
+            n("1.5").power(&n("2")).unwrap().to_string(),
+            "2.2500000000000000"
+        );
+        assert_eq!(
+            n("2").power(&n("10")).unwrap().to_string(),
+            "1024.0000000000000000"
+        );
+        assert_eq!(
+            n("2").power(&n("-2")).unwrap().to_string(),
+            "0.2500000000000000"
+        );
+        assert_eq!(
+            n("1.1").power(&n("-3")).unwrap().to_string(),
+            "0.7513148009015778"
+        );
+        assert_eq!(
+            n("0.5").power(&n("100")).unwrap().to_string(),
+            "0.0000000000000000"
+        );
+        assert_eq!(
+            n("2").power(&n("0.5")).unwrap().to_string(),
+            "1.4142135623730950"
+        );
+        assert_eq!(n("-2.5").ceil().to_string(), "-2");
+        assert_eq!(n("-2.5").floor().to_string(), "-3");
+        assert_eq!(n("7").div_trunc(&n("-2")).unwrap().to_string(), "-3");
+    }
+
+    #[test]
+    fn special_values_and_errors() {
+        assert!(n("Infinity").sub(&n("Infinity")).is_nan());
+        assert_eq!(n("Infinity").mul(&n("-2")).to_string(), "-Infinity");
+        assert!(n("Infinity").mul(&n("0")).is_nan());
+        assert_eq!(n("5").div(&n("Infinity")).unwrap().to_string(), "0");
+        assert_eq!(n("1").div(&n("0")).unwrap_err().message, "division by zero");
+        assert_eq!(n("1").rem(&n("0")).unwrap_err().message, "division by zero");
+        assert!(n("NaN").div(&n("0")).unwrap().is_nan());
+    }
+}
