@@ -9,12 +9,15 @@
 //! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
 //! - [`input`]: reading scripts in large chunks and splitting them into
 //!   statements and meta-command lines.
+//! - [`prompt`]: the interactive prompt (`heapdb=> `, `heapdb-> `, ...).
 //!
 //! Nothing here talks to the engine: the wiring converts the engine's
 //! results and errors into these types.
 
 pub mod args;
+pub mod input;
 pub mod meta;
 pub mod print;
+pub mod prompt;
 pub mod report;
 pub mod timing;

@@ -42,6 +42,18 @@ pub enum Align {
     Right,
 }
 
+impl Align {
+    /// How psql aligns a column of type `oid` (its `column_type_alignment`):
+    /// right for int2, int4, int8, float4, float8, numeric, oid, xid, xid8,
+    /// cid and money; left for everything else.
+    pub fn for_type_oid(oid: u32) -> Align {
+        match oid {
+            21 | 23 | 20 | 700 | 701 | 1700 | 26 | 28 | 5069 | 29 | 790 => Align::Right,
+            _ => Align::Left,
+        }
+    }
+}
+
 /// One result column as the printer needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColumnInfo {

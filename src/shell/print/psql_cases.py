@@ -182,6 +182,20 @@ def main():
         print("    );")
         print("    assert_eq!(got, %s);" % rust_str(expected))
         print("}")
+    print(TRAILER, end="")
 
+
+TRAILER = '''
+#[test]
+fn alignment_by_type_oid() {
+    // psql's column_type_alignment: numbers right, the rest left.
+    for oid in [21, 23, 20, 700, 701, 1700, 26, 790] {
+        assert_eq!(Align::for_type_oid(oid), Align::Right, "{oid}");
+    }
+    for oid in [16, 25, 1043, 1042, 1082, 1114, 1186, 705] {
+        assert_eq!(Align::for_type_oid(oid), Align::Left, "{oid}");
+    }
+}
+'''
 
 main()

@@ -588,3 +588,14 @@ fn fetch_count_border2() {
         "+----+\n| n  |\n+----+\n|  1 |\n| 22 |\n| 333 |\n|   4 |\n+---+\n(4 rows)\n\n"
     );
 }
+
+#[test]
+fn alignment_by_type_oid() {
+    // psql's column_type_alignment: numbers right, the rest left.
+    for oid in [21, 23, 20, 700, 701, 1700, 26, 790] {
+        assert_eq!(Align::for_type_oid(oid), Align::Right, "{oid}");
+    }
+    for oid in [16, 25, 1043, 1042, 1082, 1114, 1186, 705] {
+        assert_eq!(Align::for_type_oid(oid), Align::Left, "{oid}");
+    }
+}
