@@ -12,7 +12,9 @@
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
+pub mod catalog;
 pub mod error;
+pub mod exec;
 pub mod settings;
 pub mod shell;
 pub mod storage;
