@@ -9,6 +9,10 @@ Options:
     -p, --port PORT     server port                       (default: $PGPORT, else 5432)
     -U, --user USER     user with CREATEDB                (default: $PGUSER, else postgres)
     --rewrite           write PostgreSQL's results back into the files
+    --lint              check the files' form only (no server): every error record
+                        has a regex and a `# SQLSTATE` comment, every query has
+                        column types, and a multi-row query without ORDER BY
+                        uses rowsort (warning: it may be deterministic anyway)
     --keep-db           do not drop the per-file databases afterwards (for debugging)
     --timeout SECS      give up on a record that takes longer (default 30; a blocked
                         statement means the file waits on a lock it holds itself)
@@ -320,8 +324,8 @@ class Psql:
             sql = sql[:-1]
         self._send(sql + "\n\\gdesc\n\\echo " + MARKER + " :ERROR\n")
         body, tail = self._read_until_marker()
-        if tail.strip() != "false" or body == "":
-            return ""
+        if tail.strip() != "false" or FIELD_SEP not in body:
+            return ""  # failed, or a command without a result (psql says so in words)
         letters = []
         for raw in body.rstrip("\n").split(RECORD_SEP):
             typ = raw.split(FIELD_SEP)[-1]
@@ -528,6 +532,40 @@ def run_file(args, path):
     return failures
 
 
+def lint_file(path):
+    """Check one file's form without a server; return the number of problems."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        _, items = parse_file(text)
+    except SltError as e:
+        print(f"{path}: {e}")
+        return 1
+    problems = 0
+    for rec in items:
+        if isinstance(rec, tuple):
+            continue
+        where = f"{path}:{rec.line_no}"
+        if rec.expect == "error":
+            if not rec.regex and rec.multiline_error is None:
+                print(f"{where}: error record without an expected message")
+                problems += 1
+            if not rec.sqlstate:
+                print(f"{where}: error record without a '# SQLSTATE' comment")
+                problems += 1
+        elif rec.sqlstate:
+            print(f"{where}: '# SQLSTATE' comment on a record that expects success")
+            problems += 1
+        if rec.expect == "results":
+            if not rec.types:
+                print(f"{where}: query without column types")
+                problems += 1
+            if (rec.sort_mode is None and len(rec.results) > 1
+                    and not re.search(r"\border\s+by\b", rec.sql, re.I)):
+                print(f"{where}: warning: {len(rec.results)} rows, no ORDER BY, no rowsort")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="*", default=None)
@@ -535,6 +573,7 @@ def main():
     ap.add_argument("-p", "--port", default=os.environ.get("PGPORT"))
     ap.add_argument("-U", "--user", default=os.environ.get("PGUSER", "postgres"))
     ap.add_argument("--rewrite", action="store_true")
+    ap.add_argument("--lint", action="store_true")
     ap.add_argument("--keep-db", action="store_true")
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--ctype", default="C.UTF-8",
@@ -553,6 +592,10 @@ def main():
         print("no .slt files found", file=sys.stderr)
         return 2
     total = 0
+    if args.lint:
+        total = sum(lint_file(os.path.normpath(p)) for p in files)
+        print(f"{len(files)} file(s), {total} problem(s)")
+        return 0 if total == 0 else 1
     try:
         for path in files:
             n = run_file(args, os.path.normpath(path))

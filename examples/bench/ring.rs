@@ -1,0 +1,170 @@
+//! `ring_sweep`: the classic ring-size experiment, heapdb only.
+//!
+//! heapdb is started with a small `--shared-buffers` and a table four times
+//! that size (accounts rows) is built and measured at ring sizes of 1, 2, 4,
+//! ..., 1024 pages (8 kB .. 8 MB), all three rings (`bulkwrite_ring_size`,
+//! `bulkread_ring_size`, `vacuum_ring_size`) set alike:
+//! COPY into a fresh table; VACUUM with no hint bits set yet; VACUUM of the
+//! now clean table; VACUUM after deleting one tuple per page; and a qualified
+//! `count(*)` (a qualifier, so every page is read rather than the
+//! visibility-map counts). Each statement follows a CHECKPOINT, so dirty
+//! buffers of the previous step are not the next step's cost. The printed
+//! table shows where the sweet spot is (PostgreSQL's fixed 256 kB ring was
+//! chosen to fit the L2 cache).
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::report::RingRow;
+use crate::stats::median;
+use crate::systems::{Launcher, System};
+use crate::workloads::{accounts_ddl, ACCOUNTS_PER_PAGE};
+
+/// Ring sizes swept, in 8 kB pages.
+pub const RING_PAGES: [u32; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// `shared_buffers` for the sweep at `scale`, in MB (128 MB at scale 1, at least 16).
+pub fn sweep_shared_buffers_mb(scale: f64) -> u64 {
+    ((128.0 * scale) as u64).max(16)
+}
+
+/// Rows of accounts that make a table of four times `shared_buffers_mb`.
+pub fn sweep_rows(shared_buffers_mb: u64) -> i64 {
+    let pages = 4 * shared_buffers_mb as i64 * 1024 * 1024 / 8192;
+    pages * ACCOUNTS_PER_PAGE
+}
+
+/// The statements of one ring size: (label, untimed prep, timed statement).
+pub fn sweep_statements(pages: u32, file: &Path) -> Vec<(&'static str, Vec<String>, String)> {
+    let kb = pages * 8;
+    let ckpt = || vec!["CHECKPOINT;".to_string()];
+    let mut copy_prep = vec![
+        format!("SET bulkwrite_ring_size = '{kb}kB';"),
+        format!("SET bulkread_ring_size = '{kb}kB';"),
+        format!("SET vacuum_ring_size = '{kb}kB';"),
+        "DROP TABLE IF EXISTS ring_t;".into(),
+        accounts_ddl("ring_t"),
+    ];
+    copy_prep.extend(ckpt());
+    let vacuum = "VACUUM ring_t;".to_string();
+    let mut dirty = vec![format!(
+        "DELETE FROM ring_t WHERE aid % {ACCOUNTS_PER_PAGE} = 1;"
+    )];
+    dirty.extend(ckpt());
+    vec![
+        (
+            "copy",
+            copy_prep,
+            format!("COPY ring_t FROM '{}';", file.display()),
+        ),
+        ("vacuum no hint bits", ckpt(), vacuum.clone()),
+        ("vacuum clean", ckpt(), vacuum.clone()),
+        ("vacuum dirty", dirty, vacuum),
+        (
+            "count(*) where aid > 0",
+            ckpt(),
+            "select count(*) from ring_t where aid > 0;".into(),
+        ),
+    ]
+}
+
+/// Runs the sweep on `heapdb` (with its `--shared-buffers` replaced by
+/// `shared_buffers_mb`) over the accounts-format `file`, `runs` rounds.
+pub fn sweep(heapdb: &System, shared_buffers_mb: u64, file: &Path, runs: usize) -> Vec<RingRow> {
+    let mut sys = System {
+        kind: heapdb.kind,
+        launcher: heapdb.launcher.clone(),
+        unavailable: None,
+    };
+    if let Launcher::Heapdb { shared_buffers, .. } = &mut sys.launcher {
+        *shared_buffers = format!("{shared_buffers_mb}MB");
+    }
+    let mut session = match sys.open() {
+        Ok(s) => Some(s),
+        Err(e) => {
+            return vec![RingRow {
+                pages: 0,
+                times: vec![("start".into(), Err(e))],
+            }]
+        }
+    };
+    let mut out = Vec::new();
+    for pages in RING_PAGES {
+        let stmts = sweep_statements(pages, file);
+        let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); stmts.len()];
+        let mut errors: Vec<Option<String>> = vec![None; stmts.len()];
+        for _ in 0..runs {
+            for (i, (_, prep, timed)) in stmts.iter().enumerate() {
+                let Some(s) = session.as_mut() else { break };
+                let result = prep
+                    .iter()
+                    .try_for_each(|p| s.run(p).map(|_| ()))
+                    .and_then(|_| s.run(timed));
+                match result {
+                    Ok(o) => samples[i].push(o.time()),
+                    Err(e) => errors[i] = Some(e),
+                }
+            }
+        }
+        let times = stmts
+            .iter()
+            .enumerate()
+            .map(|(i, (label, _, _))| {
+                let t = match &errors[i] {
+                    Some(e) => Err(e.clone()),
+                    None => median(&samples[i]).ok_or_else(|| "no samples".to_string()),
+                };
+                (label.to_string(), t)
+            })
+            .collect();
+        eprintln!("bench: ring_sweep {} kB done", pages * 8);
+        out.push(RingRow { pages, times });
+    }
+    if let Some(s) = session.take() {
+        s.close();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_four_times_the_pool() {
+        assert_eq!(sweep_shared_buffers_mb(1.0), 128);
+        assert_eq!(sweep_shared_buffers_mb(0.01), 16);
+        // 128 MB pool -> 512 MB table -> 65536 pages of 60 rows.
+        assert_eq!(sweep_rows(128), 65_536 * 60);
+    }
+
+    #[test]
+    fn statements_set_all_three_rings() {
+        let s = sweep_statements(32, Path::new("/w/ring.tsv"));
+        let labels: Vec<&str> = s.iter().map(|(l, _, _)| *l).collect();
+        assert_eq!(
+            labels,
+            [
+                "copy",
+                "vacuum no hint bits",
+                "vacuum clean",
+                "vacuum dirty",
+                "count(*) where aid > 0"
+            ]
+        );
+        let prep = &s[0].1;
+        for ring in [
+            "bulkwrite_ring_size",
+            "bulkread_ring_size",
+            "vacuum_ring_size",
+        ] {
+            assert!(prep.contains(&format!("SET {ring} = '256kB';")), "{prep:?}");
+        }
+        assert_eq!(s[0].2, "COPY ring_t FROM '/w/ring.tsv';");
+        assert!(s[3].1[0].starts_with("DELETE FROM ring_t WHERE aid % 60 = 1"));
+        assert!(s
+            .iter()
+            .skip(1)
+            .all(|(_, p, _)| p.last().unwrap() == "CHECKPOINT;"));
+    }
+}

@@ -1,0 +1,277 @@
+//! Running a scenario on every system, interleaved, and collecting cells.
+//!
+//! A [`Scenario`] is a list of timed [`Step`]s per system. The runner opens
+//! one client per system (or one per run, for cold-cache workloads), runs an
+//! optional warm-up round, then `runs` rounds; in each round every system
+//! runs all its steps, and the order of the systems rotates from round to
+//! round, so drift of the machine (other jobs, thermal state, the page
+//! cache) hits every system alike.
+//!
+//! A system whose client fails to start or whose step fails gets an
+//! `error` cell with the message and is skipped for the rest of the
+//! scenario; the others go on.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::evict::{evict_file, files_under, relation_files};
+use crate::pg::PgCluster;
+use crate::report::{Cell, Row};
+use crate::session::Session;
+use crate::systems::{Kind, Launcher, System};
+
+/// What a run needs from the harness: the systems and the PostgreSQL cluster.
+pub struct Ctx {
+    /// All systems in column order, available or not.
+    pub systems: Vec<System>,
+    /// The throwaway cluster, when PostgreSQL (or heapdb's stand-in) is used.
+    pub pg: Option<PgCluster>,
+    /// Measured rounds.
+    pub runs: usize,
+}
+
+/// One timed statement of a scenario.
+pub struct Step {
+    /// The workload (table row) it reports under.
+    pub workload: &'static str,
+    /// Untimed statements run before it, every round.
+    pub prep: Vec<String>,
+    /// The timed statement.
+    pub timed: String,
+    /// Whether its result rows must match across systems.
+    pub check_rows: bool,
+}
+
+impl Step {
+    /// A timed query whose results are compared across systems.
+    pub fn query(workload: &'static str, sql: &str) -> Step {
+        Step {
+            workload,
+            prep: Vec::new(),
+            timed: sql.to_string(),
+            check_rows: true,
+        }
+    }
+
+    /// A timed command preceded by untimed `prep`.
+    pub fn command(workload: &'static str, prep: Vec<String>, sql: String) -> Step {
+        Step {
+            workload,
+            prep,
+            timed: sql,
+            check_rows: false,
+        }
+    }
+}
+
+/// A group of workloads that share clients and data.
+pub struct Scenario<'a> {
+    /// The workloads it reports (rows of the table), in order.
+    pub workloads: Vec<&'static str>,
+    /// Whether one untimed round runs first (cached workloads).
+    pub warmup: bool,
+    /// Evict this table from every cache before each round (a new client
+    /// per round; PostgreSQL is restarted to empty shared_buffers).
+    pub evict: Option<&'static str>,
+    /// Statements run once each time a client is opened (settings).
+    pub setup: &'a dyn Fn(&System) -> Vec<String>,
+    /// The steps of a system; empty when the scenario does not apply to it.
+    pub steps: &'a dyn Fn(&System) -> Vec<Step>,
+}
+
+/// Per-system state during a scenario.
+struct Lane {
+    /// Index into `ctx.systems`.
+    sys: usize,
+    /// Its steps.
+    steps: Vec<Step>,
+    /// The open client, when persistent.
+    session: Option<Session>,
+    /// Samples per workload (parallel to `steps`).
+    samples: Vec<Vec<Duration>>,
+    /// Last result rows per step.
+    rows: Vec<Vec<String>>,
+    /// Highest peak RSS seen.
+    rss: Option<u64>,
+    /// The error that stopped this system.
+    failed: Option<String>,
+}
+
+/// Runs `sc` and returns its rows.
+pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
+    let mut lanes: Vec<Lane> = Vec::new();
+    for (i, sys) in ctx.systems.iter().enumerate() {
+        let steps = (sc.steps)(sys);
+        if steps.is_empty() || sys.unavailable.is_some() {
+            continue;
+        }
+        lanes.push(Lane {
+            sys: i,
+            samples: vec![Vec::new(); steps.len()],
+            rows: vec![Vec::new(); steps.len()],
+            steps,
+            session: None,
+            rss: None,
+            failed: None,
+        });
+    }
+    if sc.evict.is_none() {
+        for lane in &mut lanes {
+            match open(&ctx.systems[lane.sys], sc) {
+                Ok(s) => lane.session = Some(s),
+                Err(e) => lane.failed = Some(e),
+            }
+        }
+    }
+    let rounds = ctx.runs + usize::from(sc.warmup);
+    for round in 0..rounds {
+        let n = lanes.len();
+        for k in 0..n {
+            let lane = &mut lanes[(k + round) % n];
+            if lane.failed.is_some() {
+                continue;
+            }
+            let measured = round >= usize::from(sc.warmup);
+            if let Err(e) = run_round(ctx, sc, lane, measured) {
+                lane.failed = Some(e);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for &w in &sc.workloads {
+        let mut row = Row {
+            workload: w.to_string(),
+            cells: Vec::new(),
+            notes: Vec::new(),
+        };
+        for (i, sys) in ctx.systems.iter().enumerate() {
+            let cell = if let Some(why) = &sys.unavailable {
+                Cell::Unavailable(why.clone())
+            } else if let Some(lane) = lanes.iter().find(|l| l.sys == i) {
+                match lane.steps.iter().position(|s| s.workload == w) {
+                    None => Cell::NotApplicable,
+                    Some(_) if lane.failed.is_some() => {
+                        let e = lane.failed.clone().expect("checked just above");
+                        row.notes.push(format!("{} failed: {e}", sys.kind));
+                        Cell::Failed(e)
+                    }
+                    Some(p) => Cell::Measured {
+                        samples: lane.samples[p].clone(),
+                        rss_kib: lane.rss,
+                    },
+                }
+            } else {
+                Cell::NotApplicable
+            };
+            row.cells.push((sys.kind, cell));
+        }
+        if let Some(note) = compare_rows(ctx, &lanes, w) {
+            row.notes.push(note);
+        }
+        rows.push(row);
+    }
+    for lane in &mut lanes {
+        if let Some(s) = lane.session.take() {
+            s.close();
+        }
+    }
+    rows
+}
+
+fn open(sys: &System, sc: &Scenario) -> Result<Session, String> {
+    let mut s = sys.open()?;
+    for stmt in (sc.setup)(sys) {
+        s.run(&stmt)?;
+    }
+    Ok(s)
+}
+
+fn run_round(ctx: &mut Ctx, sc: &Scenario, lane: &mut Lane, measured: bool) -> Result<(), String> {
+    if let Some(table) = sc.evict {
+        evict(ctx, lane.sys, table)?;
+        lane.session = Some(open(&ctx.systems[lane.sys], sc)?);
+    }
+    let session = lane.session.as_mut().ok_or("no client")?;
+    for (i, step) in lane.steps.iter().enumerate() {
+        for p in &step.prep {
+            session.run(p).map_err(|e| format!("{p}: {e}"))?;
+        }
+        let out = session.run(&step.timed)?;
+        if measured {
+            lane.samples[i].push(out.time());
+        }
+        lane.rows[i] = out.rows;
+    }
+    lane.rss = lane.rss.max(session.peak_rss_kib());
+    if sc.evict.is_some() {
+        if let Some(s) = lane.session.take() {
+            s.close();
+        }
+    }
+    Ok(())
+}
+
+/// Empties every cache of `table` in system `sys` (no client may be open on
+/// it): PostgreSQL is stopped, the table's files are evicted from the OS
+/// cache and the server restarted; heapdb's whole data directory is evicted
+/// (its process, and so its buffer pool, is new each round anyway).
+fn evict(ctx: &mut Ctx, sys: usize, table: &str) -> Result<(), String> {
+    match &ctx.systems[sys].launcher {
+        Launcher::Psql { db, .. } => {
+            let pg = ctx.pg.as_mut().ok_or("no PostgreSQL cluster")?;
+            let rel = pg.psql_c(db, &format!("select pg_relation_filepath('{table}')"))?;
+            let main: PathBuf = pg.data.join(rel.trim());
+            let files = relation_files(&main);
+            if files.is_empty() {
+                return Err(format!("no files for {table} at {}", main.display()));
+            }
+            pg.stop_server()?;
+            for f in &files {
+                evict_file(f)?;
+            }
+            pg.start_server()
+        }
+        Launcher::Heapdb { data_dir, .. } => {
+            for f in files_under(data_dir) {
+                evict_file(&f)?;
+            }
+            Ok(())
+        }
+        _ => Err("eviction is only implemented for PostgreSQL and heapdb".into()),
+    }
+}
+
+/// A note naming the systems whose rows for workload `w` differ from the
+/// reference system's (PostgreSQL when it ran, else the first that did).
+fn compare_rows(ctx: &Ctx, lanes: &[Lane], w: &str) -> Option<String> {
+    let results: Vec<(Kind, Vec<String>)> = lanes
+        .iter()
+        .filter(|l| l.failed.is_none())
+        .filter_map(|l| {
+            let p = l
+                .steps
+                .iter()
+                .position(|s| s.workload == w && s.check_rows)?;
+            let mut rows = l.rows[p].clone();
+            rows.sort();
+            Some((ctx.systems[l.sys].kind, rows))
+        })
+        .collect();
+    let reference = results
+        .iter()
+        .find(|(k, _)| *k == Kind::Pg)
+        .or(results.first())?;
+    let differ: Vec<String> = results
+        .iter()
+        .filter(|(_, r)| r != &reference.1)
+        .map(|(k, r)| format!("{k} {:?}", r.iter().take(3).collect::<Vec<_>>()))
+        .collect();
+    (!differ.is_empty()).then(|| {
+        format!(
+            "rows differ from {} {:?}: {}",
+            reference.0,
+            reference.1.iter().take(3).collect::<Vec<_>>(),
+            differ.join("; ")
+        )
+    })
+}

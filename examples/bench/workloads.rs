@@ -1,0 +1,407 @@
+//! The workloads of issue 8 and the data they run on.
+//!
+//! Data sets (scale 1): `t(a, b, c, d int4)` with 20,000,000 rows;
+//! `pgbench_accounts` with 5,000,000 rows and `pgbench_branches` with 50;
+//! the 100,000-statement INSERT script into the 23-column `fehistory_1`.
+//! Files are generated once into the work directory and loaded into every
+//! system by its bulk loader (COPY, `.import`), so all hold the same values.
+//!
+//! Workloads and what they show:
+//! - `count_star`: `count(*)` over a vacuumed, cached table (visibility-map
+//!   counts for heapdb; a full scan elsewhere).
+//! - `sum_group`, `hash_join`, `filter_scan`, `filter_scan_sum`: heap scan
+//!   speed with per-tuple work: aggregation, a join, a qualifier.
+//! - `insert_script_sync_on/off`: per-statement overhead of a piped script
+//!   of autocommitted single-row INSERTs, in a fresh process.
+//! - `copy_in`, `copy_out`: bulk load and unload.
+//! - `vacuum_fresh` (after load: hint bits to set), `vacuum_clean` (nothing
+//!   to do), `vacuum_dirty` (one dead tuple per page), each after CHECKPOINT.
+//! - `analyze_cold_prefetch/no_prefetch`: ANALYZE's block sampling from a
+//!   cold OS cache, with and without read-ahead (`maintenance_io_concurrency`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::gen;
+use crate::report::{Cell, Row};
+use crate::runner::{run_scenario, Ctx, Scenario, Step};
+use crate::session::Dialect;
+use crate::systems::{Kind, System};
+
+/// `maintenance_io_concurrency` for the prefetching ANALYZE (PostgreSQL's default).
+pub const PREFETCH_DEPTH: u32 = 10;
+/// Tuples of `pgbench_accounts` per 8 kB page in PostgreSQL's layout: deleting
+/// `aid % 60 = 1` leaves one dead tuple on every page.
+pub const ACCOUNTS_PER_PAGE: i64 = 60;
+
+/// The generated input files and their sizes.
+pub struct Files {
+    /// `t` as tab-separated text.
+    pub t: PathBuf,
+    /// `pgbench_accounts` as tab-separated text.
+    pub accounts: PathBuf,
+    /// `pgbench_branches` as tab-separated text.
+    pub branches: PathBuf,
+    /// The INSERT script.
+    pub script: PathBuf,
+    /// Statements in the INSERT script.
+    pub script_rows: u64,
+    /// Directory for files the systems write (COPY TO).
+    pub out_dir: PathBuf,
+}
+
+/// Row counts at `scale` (at least a few so tiny scales still run).
+pub fn sizes(scale: f64) -> (i64, i64, u64) {
+    let t = ((20_000_000.0 * scale) as i64).max(1000);
+    let acc = ((5_000_000.0 * scale) as i64).max(1000);
+    let script = ((100_000.0 * scale) as u64).max(100);
+    (t, acc, script)
+}
+
+/// DDL shared by every system.
+pub const T_DDL: &str =
+    "CREATE TABLE t (a int4 not null, b int4 not null, c int4 not null, d int4 not null);";
+/// `pgbench_accounts` as pgbench creates it (without the primary key).
+pub fn accounts_ddl(name: &str) -> String {
+    format!("CREATE TABLE {name} (aid int not null, bid int, abalance int, filler char(84));")
+}
+/// `pgbench_branches` as pgbench creates it (without the primary key).
+pub const BRANCHES_DDL: &str =
+    "CREATE TABLE pgbench_branches (bid int not null, bbalance int, filler char(88));";
+
+/// Which tables the selected workloads read.
+pub struct Needs {
+    /// `t`.
+    pub t: bool,
+    /// `pgbench_accounts` (and `pgbench_branches`).
+    pub accounts: bool,
+    /// The accounts file (COPY IN, ring sweep) even if the table is not loaded.
+    pub accounts_file: bool,
+    /// The INSERT script.
+    pub script: bool,
+}
+
+/// Writes the files the selected workloads need into `dir`.
+pub fn make_files(dir: &Path, scale: f64, needs: &Needs) -> std::io::Result<Files> {
+    let (t_rows, account_rows, script_rows) = sizes(scale);
+    let f = Files {
+        t: dir.join("t.tsv"),
+        accounts: dir.join("accounts.tsv"),
+        branches: dir.join("branches.tsv"),
+        script: dir.join("insert_script.sql"),
+        script_rows,
+        out_dir: dir.join("out"),
+    };
+    std::fs::create_dir_all(&f.out_dir)?;
+    if needs.t {
+        gen::write_rows(&f.t, t_rows, 1, gen::t_row)?;
+    }
+    if needs.accounts || needs.accounts_file {
+        gen::write_rows(&f.accounts, account_rows, 2, gen::account_row)?;
+        gen::write_rows(&f.branches, 50, 3, |out, bid, _| gen::branch_row(out, bid))?;
+    }
+    if needs.script {
+        gen::write_insert_script(&f.script, script_rows)?;
+    }
+    Ok(f)
+}
+
+/// Loads the tables into every available system; a system that fails is
+/// marked unavailable with the error (so its cells read `n/a`).
+pub fn load(ctx: &mut Ctx, files: &Files, needs: &Needs) {
+    for sys in ctx.systems.iter_mut() {
+        if sys.unavailable.is_some() {
+            continue;
+        }
+        let start = Instant::now();
+        let mut stmts: Vec<String> = Vec::new();
+        let mut tables: Vec<&str> = Vec::new();
+        if needs.t {
+            stmts.push("DROP TABLE IF EXISTS t;".into());
+            stmts.push(T_DDL.into());
+            stmts.push(sys.copy_from("t", &files.t));
+            tables.push("t");
+        }
+        if needs.accounts {
+            stmts.push("DROP TABLE IF EXISTS pgbench_accounts;".into());
+            stmts.push(accounts_ddl("pgbench_accounts"));
+            stmts.push(sys.copy_from("pgbench_accounts", &files.accounts));
+            stmts.push("DROP TABLE IF EXISTS pgbench_branches;".into());
+            stmts.push(BRANCHES_DDL.into());
+            stmts.push(sys.copy_from("pgbench_branches", &files.branches));
+            tables.extend(["pgbench_accounts", "pgbench_branches"]);
+        }
+        if tables.is_empty() {
+            continue;
+        }
+        stmts.extend(sys.after_load(&tables));
+        let result = sys.open().and_then(|mut s| {
+            for stmt in &stmts {
+                s.run(stmt).map_err(|e| format!("loading ({stmt}): {e}"))?;
+            }
+            s.close();
+            Ok(())
+        });
+        match result {
+            Ok(()) => eprintln!(
+                "bench: loaded {} into {} in {:.1} s",
+                tables.join(", "),
+                sys.kind,
+                start.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                eprintln!("bench: {} unavailable: {e}", sys.kind);
+                sys.unavailable = Some(e);
+            }
+        }
+    }
+}
+
+fn no_setup(_: &System) -> Vec<String> {
+    Vec::new()
+}
+
+/// `count_star` on `t`.
+pub fn count_star(ctx: &mut Ctx) -> Vec<Row> {
+    run_scenario(
+        ctx,
+        &Scenario {
+            workloads: vec!["count_star"],
+            warmup: true,
+            evict: None,
+            setup: &no_setup,
+            steps: &|_| vec![Step::query("count_star", "select count(*) from t;")],
+        },
+    )
+}
+
+/// `sum_group`, `hash_join`, `filter_scan`, `filter_scan_sum` on the accounts.
+pub fn account_reads(ctx: &mut Ctx, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
+    let all = [
+        (
+            "sum_group",
+            "select bid, sum(abalance) from pgbench_accounts group by bid;",
+        ),
+        (
+            "hash_join",
+            "select b.bid, count(*) from pgbench_accounts a, pgbench_branches b where a.bid = b.bid group by b.bid;",
+        ),
+        (
+            "filter_scan",
+            "select count(*) from pgbench_accounts where abalance <> 0 or aid % 1000 = 7;",
+        ),
+        ("filter_scan_sum", "select sum(aid) from pgbench_accounts;"),
+    ];
+    let chosen: Vec<(&'static str, &'static str)> =
+        all.into_iter().filter(|(w, _)| wanted(w)).collect();
+    let steps = |_: &System| chosen.iter().map(|(w, q)| Step::query(w, q)).collect();
+    run_scenario(
+        ctx,
+        &Scenario {
+            workloads: chosen.iter().map(|(w, _)| *w).collect(),
+            warmup: true,
+            evict: None,
+            setup: &no_setup,
+            steps: &steps,
+        },
+    )
+}
+
+/// `copy_in`, then (when wanted) the three VACUUMs on the table just loaded.
+/// Each round reloads the table, so there is no warm-up round.
+pub fn copy_in_and_vacuum(ctx: &mut Ctx, files: &Files, vacuums: bool) -> Vec<Row> {
+    let steps = |sys: &System| {
+        let ckpt: Vec<String> = sys.checkpoint().map(String::from).into_iter().collect();
+        let mut prep = vec![
+            "DROP TABLE IF EXISTS accounts_copy;".to_string(),
+            accounts_ddl("accounts_copy"),
+        ];
+        prep.extend(ckpt.clone());
+        let mut steps = vec![Step::command(
+            "copy_in",
+            prep,
+            sys.copy_from("accounts_copy", &files.accounts),
+        )];
+        if vacuums && sys.kind.speaks_postgres() {
+            let vacuum = "VACUUM accounts_copy;".to_string();
+            steps.push(Step::command("vacuum_fresh", ckpt.clone(), vacuum.clone()));
+            steps.push(Step::command("vacuum_clean", ckpt.clone(), vacuum.clone()));
+            let mut dirty = vec![format!(
+                "DELETE FROM accounts_copy WHERE aid % {ACCOUNTS_PER_PAGE} = 1;"
+            )];
+            dirty.extend(ckpt);
+            steps.push(Step::command("vacuum_dirty", dirty, vacuum));
+        }
+        steps
+    };
+    let mut workloads = vec!["copy_in"];
+    if vacuums {
+        workloads.extend(["vacuum_fresh", "vacuum_clean", "vacuum_dirty"]);
+    }
+    run_scenario(
+        ctx,
+        &Scenario {
+            workloads,
+            warmup: false,
+            evict: None,
+            setup: &no_setup,
+            steps: &steps,
+        },
+    )
+}
+
+/// `copy_out` of the accounts to a file per system.
+pub fn copy_out(ctx: &mut Ctx, files: &Files) -> Vec<Row> {
+    let steps = |sys: &System| {
+        let path = files.out_dir.join(format!("accounts_out_{}.tsv", sys.kind));
+        vec![Step::command(
+            "copy_out",
+            Vec::new(),
+            sys.copy_to("pgbench_accounts", &path),
+        )]
+    };
+    run_scenario(
+        ctx,
+        &Scenario {
+            workloads: vec!["copy_out"],
+            warmup: true,
+            evict: None,
+            setup: &no_setup,
+            steps: &steps,
+        },
+    )
+}
+
+/// `analyze_cold_prefetch` or `analyze_cold_no_prefetch`: ANALYZE of the
+/// accounts after evicting them from every cache, PostgreSQL and heapdb only.
+pub fn analyze_cold(ctx: &mut Ctx, prefetch: bool) -> Vec<Row> {
+    let name = if prefetch {
+        "analyze_cold_prefetch"
+    } else {
+        "analyze_cold_no_prefetch"
+    };
+    let depth = if prefetch { PREFETCH_DEPTH } else { 0 };
+    let setup = move |_: &System| vec![format!("SET maintenance_io_concurrency = {depth};")];
+    let steps = move |sys: &System| {
+        if sys.kind.speaks_postgres() {
+            vec![Step::command(
+                name,
+                Vec::new(),
+                "ANALYZE pgbench_accounts;".into(),
+            )]
+        } else {
+            Vec::new()
+        }
+    };
+    run_scenario(
+        ctx,
+        &Scenario {
+            workloads: vec![name],
+            warmup: false,
+            evict: Some("pgbench_accounts"),
+            setup: &setup,
+            steps: &steps,
+        },
+    )
+}
+
+/// `insert_script_sync_on` / `_off`: the INSERT script piped into a fresh
+/// client of heapdb, PostgreSQL and sqlite3, timed from process start to
+/// exit, `runs` times, systems interleaved. The table is recreated (untimed,
+/// by another client) before every run. sqlite3 runs in WAL mode with
+/// `synchronous = FULL` (on) or `NORMAL` (off: no sync per commit).
+pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
+    let name = if sync {
+        "insert_script_sync_on"
+    } else {
+        "insert_script_sync_off"
+    };
+    let script = std::fs::read(&files.script).unwrap_or_default();
+    let mut row = Row {
+        workload: name.into(),
+        cells: Vec::new(),
+        notes: Vec::new(),
+    };
+    let lanes: Vec<usize> = (0..ctx.systems.len())
+        .filter(|&i| ctx.systems[i].unavailable.is_none() && ctx.systems[i].kind != Kind::Duckdb)
+        .collect();
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); lanes.len()];
+    let mut rss: Vec<Option<u64>> = vec![None; lanes.len()];
+    let mut failed: Vec<Option<String>> = vec![None; lanes.len()];
+    for round in 0..ctx.runs {
+        for k in 0..lanes.len() {
+            let li = (k + round) % lanes.len();
+            if failed[li].is_some() {
+                continue;
+            }
+            let sys = &ctx.systems[lanes[li]];
+            match insert_once(sys, &script, sync, files.script_rows) {
+                Ok((t, r)) => {
+                    samples[li].push(t);
+                    rss[li] = rss[li].max(r);
+                }
+                Err(e) => failed[li] = Some(e),
+            }
+        }
+    }
+    for sys in &ctx.systems {
+        let cell = match (
+            lanes.iter().position(|&i| ctx.systems[i].kind == sys.kind),
+            &sys.unavailable,
+        ) {
+            (_, Some(why)) => Cell::Unavailable(why.clone()),
+            (None, None) => Cell::NotApplicable,
+            (Some(li), None) => match &failed[li] {
+                Some(e) => {
+                    row.notes.push(format!("{} failed: {e}", sys.kind));
+                    Cell::Failed(e.clone())
+                }
+                None => Cell::Measured {
+                    samples: samples[li].clone(),
+                    rss_kib: rss[li],
+                },
+            },
+        };
+        row.cells.push((sys.kind, cell));
+    }
+    row
+}
+
+/// One run: recreate the table, pipe the script into a fresh client, check
+/// the row count. Returns the client's lifetime and its peak RSS.
+fn insert_once(
+    sys: &System,
+    script: &[u8],
+    sync: bool,
+    rows: u64,
+) -> Result<(Duration, Option<u64>), String> {
+    let mut prep = sys.open()?;
+    prep.run("DROP TABLE IF EXISTS fehistory_1;")?;
+    prep.run(&format!("{};", gen::fehistory_ddl()))?;
+    if sys.kind == Kind::Sqlite {
+        prep.run("PRAGMA journal_mode = WAL;")?;
+    }
+    if let Some(c) = sys.checkpoint() {
+        prep.run(c)?;
+    }
+    prep.close();
+    let mut s = sys.open()?;
+    let setting = match (sys.dialect(), sync) {
+        (Dialect::Sqlite, true) => ".timer off\nPRAGMA synchronous = FULL;",
+        (Dialect::Sqlite, false) => ".timer off\nPRAGMA synchronous = NORMAL;",
+        (Dialect::Psql, true) => "\\timing off\nSET synchronous_commit = on;",
+        (Dialect::Psql, false) => "\\timing off\nSET synchronous_commit = off;",
+    };
+    s.run(setting)?;
+    s.send_raw(script)?;
+    s.run("")?;
+    let peak = s.peak_rss_kib();
+    let elapsed = s.close();
+    let mut check = sys.open()?;
+    let count = check.query("select count(*) from fehistory_1;")?;
+    check.close();
+    if count.first().map(|c| c.trim()) != Some(rows.to_string().as_str()) {
+        return Err(format!("fehistory_1 has {count:?} rows, expected {rows}"));
+    }
+    Ok((elapsed, peak))
+}
