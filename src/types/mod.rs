@@ -13,6 +13,8 @@
 //! - [`compare`]: the total order for ORDER BY and cross-type comparison.
 //! - [`cast`]: casts and their contexts; [`ops`]: operator resolution for
 //!   the binder and operator evaluation.
+//! - [`agg`]: aggregate accumulators (`sum`, `avg`, `min`, `max`, `count`).
+//! - [`funcs`]: scalar functions (resolution and evaluation) and LIKE.
 //!
 //! Invariants shared by all of them: a `Value` of a `char(n)` column is
 //! already padded to `n`; a numeric value carries its display scale; dates
@@ -21,11 +23,13 @@
 //! Every message is PostgreSQL 15's wording for the same situation; unit
 //! tests quote PostgreSQL 15 output taken on this machine.
 
+pub mod agg;
 pub mod cast;
 pub mod compare;
 pub mod datatype;
 pub mod datetime;
 pub mod float;
+pub mod funcs;
 pub mod int;
 pub mod io;
 pub mod numeric;
@@ -33,9 +37,12 @@ pub mod ops;
 pub mod text;
 pub mod value;
 
+pub use agg::{agg_result_type, Accumulator, AggFunc};
 pub use cast::{cast, cast_assign, cast_from, cast_kind, common_type, CastContext};
 pub use compare::{compare, compare_typed, hash_typed, sql_eq};
 pub use datatype::{DataType, TypeCategory};
+pub use funcs::string::LikePattern;
+pub use funcs::{Resolved, ScalarFunc};
 pub use io::{format_value, parse_value, parse_value_at, value_to_string};
 pub use numeric::Numeric;
 pub use ops::{eval_binary, eval_binary_typed, negate, resolve_binary, BinaryOp};

@@ -1,0 +1,685 @@
+//! Scalar functions: name lookup, argument type resolution for the binder,
+//! and evaluation over values.
+//!
+//! The binder calls [`ScalarFunc::from_name`], then [`ScalarFunc::resolve`]
+//! with the argument types; that returns the function to run (it may pick a
+//! variant, e.g. `length` of `char(n)`), the type to cast each argument to,
+//! and the result type, following PostgreSQL's choices (`round(5)` is
+//! `double precision`, `round(2.5)` numeric, `mod(7, 3)` integer). The
+//! executor then calls [`ScalarFunc::eval`] with the cast arguments. Every
+//! function is strict (NULL in, NULL out) except `concat` and `concat_ws`,
+//! which skip NULLs. SQL syntax forms map onto these: `position(a in b)` is
+//! `Position(a, b)`, `trim(both x from s)` is `Btrim(s, x)`,
+//! `substring(s from a for b)` is `Substring(s, a, b)`, `extract(f from x)`
+//! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
+//! are the binder's (with [`compare`](super::compare::compare)).
+
+pub mod string;
+
+use super::datatype::DataType;
+use super::datetime::arith as dt;
+use super::float;
+use super::io::format_value;
+use super::numeric::Numeric;
+use super::ops::power_f64;
+use super::value::Value;
+use crate::err;
+use crate::error::{Error, Result};
+use string::TrimSide;
+
+/// A scalar function heapdb implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarFunc {
+    /// `abs(x)`.
+    Abs,
+    /// `round(x)` / `round(numeric, int)`.
+    Round,
+    /// `ceil(x)` / `ceiling(x)`.
+    Ceil,
+    /// `floor(x)`.
+    Floor,
+    /// `trunc(x)` / `trunc(numeric, int)`.
+    Trunc,
+    /// `mod(a, b)`.
+    Mod,
+    /// `power(a, b)` / `pow`.
+    Power,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `sign(x)`.
+    Sign,
+    /// `exp(float8)`.
+    Exp,
+    /// `ln(float8)`.
+    Ln,
+    /// `log(float8)` (base 10).
+    Log10,
+    /// `pi()`.
+    Pi,
+    /// `length(text)` / `char_length` / `character_length`.
+    Length,
+    /// `length(char(n))`: trailing spaces do not count.
+    BpcharLength,
+    /// `octet_length(text)`.
+    OctetLength,
+    /// `lower(text)`.
+    Lower,
+    /// `upper(text)`.
+    Upper,
+    /// `initcap(text)`.
+    Initcap,
+    /// `reverse(text)`.
+    Reverse,
+    /// `substring(text, from [, for])` / `substr`.
+    Substring,
+    /// `position(needle, haystack)` (SQL `position(needle in haystack)`).
+    Position,
+    /// `strpos(haystack, needle)`.
+    Strpos,
+    /// `btrim(text [, chars])` / `trim(both ...)`.
+    Btrim,
+    /// `ltrim(text [, chars])`.
+    Ltrim,
+    /// `rtrim(text [, chars])`.
+    Rtrim,
+    /// `replace(text, from, to)`.
+    Replace,
+    /// `split_part(text, delimiter, n)`.
+    SplitPart,
+    /// `concat(any, ...)`.
+    Concat,
+    /// `concat_ws(separator, any, ...)`.
+    ConcatWs,
+    /// `left(text, n)`.
+    Left,
+    /// `right(text, n)`.
+    Right,
+    /// `lpad(text, n [, fill])`.
+    Lpad,
+    /// `rpad(text, n [, fill])`.
+    Rpad,
+    /// `repeat(text, n)`.
+    Repeat,
+    /// `date_part(field, source)`: double precision.
+    DatePart,
+    /// `extract(field from source)`: numeric.
+    Extract,
+    /// `date_trunc(field, source)`.
+    DateTrunc,
+}
+
+/// What [`ScalarFunc::resolve`] decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The function to evaluate.
+    pub func: ScalarFunc,
+    /// The type each argument must be cast to (implicitly).
+    pub arg_types: Vec<DataType>,
+    /// The result type.
+    pub result: DataType,
+}
+
+fn no_function(name: &str, args: &[DataType]) -> Error {
+    let list: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+    err!(UndefinedFunction, "function {name}({}) does not exist", list.join(", ")).with_hint(
+        "No function matches the given name and argument types. You might need to add explicit type casts.",
+    )
+}
+
+impl ScalarFunc {
+    /// Looks a function up by its SQL name (case-insensitive).
+    pub fn from_name(name: &str) -> Option<ScalarFunc> {
+        use ScalarFunc::*;
+        Some(match name.to_ascii_lowercase().as_str() {
+            "abs" => Abs,
+            "round" => Round,
+            "ceil" | "ceiling" => Ceil,
+            "floor" => Floor,
+            "trunc" => Trunc,
+            "mod" => Mod,
+            "power" | "pow" => Power,
+            "sqrt" => Sqrt,
+            "sign" => Sign,
+            "exp" => Exp,
+            "ln" => Ln,
+            "log" | "log10" => Log10,
+            "pi" => Pi,
+            "length" | "char_length" | "character_length" => Length,
+            "octet_length" => OctetLength,
+            "lower" => Lower,
+            "upper" => Upper,
+            "initcap" => Initcap,
+            "reverse" => Reverse,
+            "substring" | "substr" => Substring,
+            "position" => Position,
+            "strpos" => Strpos,
+            "btrim" | "trim" => Btrim,
+            "ltrim" => Ltrim,
+            "rtrim" => Rtrim,
+            "replace" => Replace,
+            "split_part" => SplitPart,
+            "concat" => Concat,
+            "concat_ws" => ConcatWs,
+            "left" => Left,
+            "right" => Right,
+            "lpad" => Lpad,
+            "rpad" => Rpad,
+            "repeat" => Repeat,
+            "date_part" => DatePart,
+            "extract" => Extract,
+            "date_trunc" => DateTrunc,
+            _ => return None,
+        })
+    }
+
+    /// The SQL name, for messages.
+    pub fn name(self) -> &'static str {
+        use ScalarFunc::*;
+        match self {
+            Abs => "abs",
+            Round => "round",
+            Ceil => "ceil",
+            Floor => "floor",
+            Trunc => "trunc",
+            Mod => "mod",
+            Power => "power",
+            Sqrt => "sqrt",
+            Sign => "sign",
+            Exp => "exp",
+            Ln => "ln",
+            Log10 => "log",
+            Pi => "pi",
+            Length | BpcharLength => "length",
+            OctetLength => "octet_length",
+            Lower => "lower",
+            Upper => "upper",
+            Initcap => "initcap",
+            Reverse => "reverse",
+            Substring => "substring",
+            Position => "position",
+            Strpos => "strpos",
+            Btrim => "btrim",
+            Ltrim => "ltrim",
+            Rtrim => "rtrim",
+            Replace => "replace",
+            SplitPart => "split_part",
+            Concat => "concat",
+            ConcatWs => "concat_ws",
+            Left => "left",
+            Right => "right",
+            Lpad => "lpad",
+            Rpad => "rpad",
+            Repeat => "repeat",
+            DatePart => "date_part",
+            Extract => "extract",
+            DateTrunc => "date_trunc",
+        }
+    }
+
+    /// Resolves argument and result types (see the module doc); fails with
+    /// `function lower(integer) does not exist` (42883).
+    pub fn resolve(self, args: &[DataType]) -> Result<Resolved> {
+        use DataType::*;
+        use ScalarFunc::*;
+        let fail = || no_function(self.name(), args);
+        let n = args.len();
+        let is_num = |t: &DataType| t.is_numeric() || *t == Unknown;
+        let is_int = |t: &DataType| matches!(t, Int2 | Int4 | Int8 | Unknown);
+        let is_str = |t: &DataType| t.is_string() || *t == Unknown;
+        let ok = |func: ScalarFunc, arg_types: Vec<DataType>, result: DataType| {
+            Ok(Resolved {
+                func,
+                arg_types,
+                result,
+            })
+        };
+        // float8 unless numeric: the choice PostgreSQL makes for ints.
+        let f8_or_num = |t: &DataType| {
+            if matches!(t, Numeric(_)) {
+                Numeric(None)
+            } else {
+                Float8
+            }
+        };
+        match (self, args) {
+            (Abs, [t]) if is_num(t) => {
+                let t = if *t == Unknown {
+                    Float8
+                } else {
+                    t.without_typmod()
+                };
+                ok(Abs, vec![t], t)
+            }
+            (Round | Ceil | Floor | Trunc | Sqrt | Sign, [t]) if is_num(t) => {
+                let t = f8_or_num(t);
+                ok(self, vec![t], t)
+            }
+            (Round | Trunc, [t, d]) if is_num(t) && is_int(d) => {
+                ok(self, vec![Numeric(None), Int4], Numeric(None))
+            }
+            (Exp | Ln | Log10, [t]) if is_num(t) => ok(self, vec![Float8], Float8),
+            (Pi, []) => ok(Pi, vec![], Float8),
+            (Mod, [a, b]) if is_int(a) && is_int(b) => {
+                let t = super::cast::common_type(a, b)
+                    .filter(|t| *t != Unknown)
+                    .unwrap_or(Int4);
+                let t = if t == Text { Int4 } else { t };
+                ok(Mod, vec![t, t], t)
+            }
+            (Mod, [a, b])
+                if is_num(a)
+                    && is_num(b)
+                    && !matches!(a, Float4 | Float8)
+                    && !matches!(b, Float4 | Float8) =>
+            {
+                ok(Mod, vec![Numeric(None), Numeric(None)], Numeric(None))
+            }
+            (Power, [a, b]) if is_num(a) && is_num(b) => {
+                let t = if matches!(a, Numeric(_)) || matches!(b, Numeric(_)) {
+                    Numeric(None)
+                } else {
+                    Float8
+                };
+                ok(Power, vec![t, t], t)
+            }
+            (Length, [Char(k)]) => ok(BpcharLength, vec![Char(*k)], Int4),
+            (Length | OctetLength, [t]) if is_str(t) => ok(self, vec![Text], Int4),
+            (Lower | Upper | Initcap | Reverse, [t]) if is_str(t) => ok(self, vec![Text], Text),
+            (Substring, [s, a]) if is_str(s) && is_int(a) => ok(self, vec![Text, Int4], Text),
+            (Substring, [s, a, b]) if is_str(s) && is_int(a) && is_int(b) => {
+                ok(self, vec![Text, Int4, Int4], Text)
+            }
+            (Position | Strpos, [a, b]) if is_str(a) && is_str(b) => {
+                ok(self, vec![Text, Text], Int4)
+            }
+            (Btrim | Ltrim | Rtrim, [s]) if is_str(s) => ok(self, vec![Text], Text),
+            (Btrim | Ltrim | Rtrim, [s, c]) if is_str(s) && is_str(c) => {
+                ok(self, vec![Text, Text], Text)
+            }
+            (Replace, [a, b, c]) if is_str(a) && is_str(b) && is_str(c) => {
+                ok(self, vec![Text, Text, Text], Text)
+            }
+            (SplitPart, [a, b, c]) if is_str(a) && is_str(b) && is_int(c) => {
+                ok(self, vec![Text, Text, Int4], Text)
+            }
+            (Concat, _) if n >= 1 => ok(
+                self,
+                args.iter()
+                    .map(|t| if *t == Unknown { Text } else { *t })
+                    .collect(),
+                Text,
+            ),
+            (ConcatWs, [sep, ..]) if is_str(sep) && n >= 2 => {
+                let mut types: Vec<DataType> = args
+                    .iter()
+                    .map(|t| if *t == Unknown { Text } else { *t })
+                    .collect();
+                types[0] = Text;
+                ok(self, types, Text)
+            }
+            (Left | Right | Repeat, [s, k]) if is_str(s) && is_int(k) => {
+                ok(self, vec![Text, Int4], Text)
+            }
+            (Lpad | Rpad, [s, k]) if is_str(s) && is_int(k) => ok(self, vec![Text, Int4], Text),
+            (Lpad | Rpad, [s, k, f]) if is_str(s) && is_int(k) && is_str(f) => {
+                ok(self, vec![Text, Int4, Text], Text)
+            }
+            (DatePart | Extract, [f, t])
+                if is_str(f) && matches!(t, Date | Timestamp | Interval | Unknown) =>
+            {
+                let t = if *t == Unknown { Timestamp } else { *t };
+                let result = if self == DatePart {
+                    Float8
+                } else {
+                    Numeric(None)
+                };
+                ok(self, vec![Text, t], result)
+            }
+            (DateTrunc, [f, t]) if is_str(f) && matches!(t, Date | Timestamp | Unknown) => {
+                ok(self, vec![Text, Timestamp], Timestamp)
+            }
+            (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
+            _ => Err(fail()),
+        }
+    }
+
+    /// Evaluates the function on arguments already cast to the types
+    /// [`ScalarFunc::resolve`] returned.
+    pub fn eval(self, args: &[Value]) -> Result<Value> {
+        use ScalarFunc::*;
+        match self {
+            Concat => return Ok(concat(args, "")),
+            ConcatWs => {
+                return match args.first() {
+                    Some(Value::Text(sep)) => Ok(concat(&args[1..], sep)),
+                    _ => Ok(Value::Null),
+                }
+            }
+            _ => {}
+        }
+        if args.iter().any(Value::is_null) {
+            return Ok(Value::Null);
+        }
+        let text = |i: usize| {
+            args.get(i)
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad_arg(self))
+        };
+        let int = |i: usize| {
+            args.get(i)
+                .and_then(Value::as_i64)
+                .ok_or_else(|| bad_arg(self))
+        };
+        Ok(match self {
+            Abs | Round | Ceil | Floor | Trunc | Mod | Power | Sqrt | Sign | Exp | Ln | Log10
+            | Pi => return math(self, args),
+            Length => Value::Int4(text(0)?.chars().count() as i32),
+            BpcharLength => Value::Int4(super::text::bpchar_trim(text(0)?).chars().count() as i32),
+            OctetLength => Value::Int4(text(0)?.len() as i32),
+            Lower => Value::text(&text(0)?.to_lowercase()),
+            Upper => Value::text(&text(0)?.to_uppercase()),
+            Initcap => Value::text(&string::initcap(text(0)?)),
+            Reverse => Value::text(&text(0)?.chars().rev().collect::<String>()),
+            Substring => {
+                let count = if args.len() > 2 { Some(int(2)?) } else { None };
+                Value::text(&string::substring(text(0)?, int(1)?, count)?)
+            }
+            Position => Value::Int4(string::position(text(0)?, text(1)?)),
+            Strpos => Value::Int4(string::position(text(1)?, text(0)?)),
+            Btrim | Ltrim | Rtrim => {
+                let chars = if args.len() > 1 { text(1)? } else { " " };
+                let side = match self {
+                    Btrim => TrimSide::Both,
+                    Ltrim => TrimSide::Leading,
+                    _ => TrimSide::Trailing,
+                };
+                Value::text(string::trim(text(0)?, chars, side))
+            }
+            Replace => {
+                let from = text(1)?;
+                if from.is_empty() {
+                    args[0].clone()
+                } else {
+                    Value::text(&text(0)?.replace(from, text(2)?))
+                }
+            }
+            SplitPart => Value::text(&string::split_part(text(0)?, text(1)?, int(2)?)?),
+            Left => Value::text(&string::left(text(0)?, int(1)?)),
+            Right => Value::text(&string::right(text(0)?, int(1)?)),
+            Lpad | Rpad => {
+                let fill = if args.len() > 2 { text(2)? } else { " " };
+                Value::text(&string::pad(text(0)?, int(1)?, fill, self == Lpad))
+            }
+            Repeat => Value::text(&string::repeat(text(0)?, int(1)?)?),
+            DatePart | Extract => {
+                let field = text(0)?;
+                let n = match &args[1] {
+                    Value::Timestamp(t) => dt::extract_timestamp(field, *t)?,
+                    Value::Date(d) if self == Extract => dt::extract_date(field, *d)?,
+                    // date_part(date) is date_part(timestamp) in PostgreSQL.
+                    Value::Date(d) => dt::extract_timestamp(field, dt::date_to_timestamp(*d)?)?,
+                    Value::Interval(iv) => dt::extract_interval(field, iv)?,
+                    _ => return Err(bad_arg(self)),
+                };
+                if self == Extract {
+                    Value::numeric(n)
+                } else {
+                    Value::Float8(n.to_f64())
+                }
+            }
+            DateTrunc => match &args[1] {
+                Value::Timestamp(t) => Value::Timestamp(dt::date_trunc(text(0)?, *t)?),
+                Value::Date(d) => {
+                    Value::Timestamp(dt::date_trunc(text(0)?, dt::date_to_timestamp(*d)?)?)
+                }
+                Value::Interval(iv) => Value::Interval(dt::date_trunc_interval(text(0)?, iv)?),
+                _ => return Err(bad_arg(self)),
+            },
+            Concat | ConcatWs => unreachable!("handled above"),
+        })
+    }
+}
+
+fn bad_arg(f: ScalarFunc) -> Error {
+    err!(
+        DatatypeMismatch,
+        "function {} called with arguments of unexpected types",
+        f.name()
+    )
+}
+
+/// `concat` / `concat_ws`: text forms of non-NULL arguments (booleans as
+/// `t`/`f`, as PostgreSQL's output functions print them).
+fn concat(args: &[Value], sep: &str) -> Value {
+    let mut out = String::new();
+    let mut first = true;
+    for a in args.iter().filter(|a| !a.is_null()) {
+        if !first {
+            out.push_str(sep);
+        }
+        first = false;
+        format_value(a, &mut out);
+    }
+    Value::text(&out)
+}
+
+/// Math functions over float8 / numeric / integer arguments.
+fn math(f: ScalarFunc, args: &[Value]) -> Result<Value> {
+    use ScalarFunc::*;
+    let float_dom = |msg: &str| err!(InvalidArgumentForPowerFunction, "{msg}");
+    Ok(match (f, args) {
+        (Pi, []) => Value::Float8(std::f64::consts::PI),
+        (Abs, [Value::Int2(x)]) => Value::Int2(super::int::abs_i16(*x)?),
+        (Abs, [Value::Int4(x)]) => Value::Int4(super::int::abs_i32(*x)?),
+        (Abs, [Value::Int8(x)]) => Value::Int8(super::int::abs_i64(*x)?),
+        (Abs, [Value::Float4(x)]) => Value::Float4(x.abs()),
+        (Abs, [Value::Float8(x)]) => Value::Float8(x.abs()),
+        (Abs, [Value::Numeric(n)]) => Value::numeric(n.abs()),
+        (Round, [Value::Float8(x)]) => Value::Float8(x.round_ties_even()),
+        (Ceil, [Value::Float8(x)]) => Value::Float8(x.ceil()),
+        (Floor, [Value::Float8(x)]) => Value::Float8(x.floor()),
+        (Trunc, [Value::Float8(x)]) => Value::Float8(x.trunc()),
+        (Sign, [Value::Float8(x)]) => Value::Float8(if *x > 0.0 {
+            1.0
+        } else if *x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }),
+        (Sqrt, [Value::Float8(x)]) => {
+            if *x < 0.0 {
+                return Err(float_dom("cannot take square root of a negative number"));
+            }
+            Value::Float8(x.sqrt())
+        }
+        (Exp, [Value::Float8(x)]) => {
+            let r = x.exp();
+            Value::Float8(float::check(r, x.is_infinite(), true)?)
+        }
+        (Ln | Log10, [Value::Float8(x)]) => {
+            if *x == 0.0 {
+                return Err(float_dom("cannot take logarithm of zero"));
+            }
+            if *x < 0.0 {
+                return Err(float_dom("cannot take logarithm of a negative number"));
+            }
+            Value::Float8(if f == Ln { x.ln() } else { x.log10() })
+        }
+        (Round, [Value::Numeric(n)]) => Value::numeric(n.round_scale(0)),
+        (Ceil, [Value::Numeric(n)]) => Value::numeric(n.ceil()),
+        (Floor, [Value::Numeric(n)]) => Value::numeric(n.floor()),
+        (Trunc, [Value::Numeric(n)]) => Value::numeric(n.trunc_scale(0)),
+        (Sqrt, [Value::Numeric(n)]) => Value::numeric(n.sqrt()?),
+        (Sign, [Value::Numeric(n)]) => Value::numeric(if n.is_nan() {
+            Numeric::nan()
+        } else if n.is_zero() {
+            Numeric::zero()
+        } else {
+            Numeric::from_i64(if n.is_negative() { -1 } else { 1 })
+        }),
+        (Round, [Value::Numeric(n), Value::Int4(d)]) => Value::numeric(n.round_scale(*d)),
+        (Trunc, [Value::Numeric(n), Value::Int4(d)]) => Value::numeric(n.trunc_scale(*d)),
+        (Mod, [a, b]) => super::ops::eval_binary(super::ops::BinaryOp::Mod, a, b)?,
+        (Power, [Value::Float8(a), Value::Float8(b)]) => Value::Float8(power_f64(*a, *b)?),
+        (Power, [Value::Numeric(a), Value::Numeric(b)]) => Value::numeric(a.power(b)?),
+        _ => return Err(bad_arg(f)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected results and types come from PostgreSQL 15 on this machine
+    //! (`select round(5), pg_typeof(round(5))`, ...).
+    use super::*;
+    use crate::types::cast::{cast_from, CastContext};
+    use crate::types::io::{parse_value_at, value_to_string};
+    use DataType::*;
+
+    /// Resolves `name(args)` with literal arguments of the given types,
+    /// casts, evaluates; returns (text, result type).
+    fn call(name: &str, args: &[(&str, DataType)]) -> Result<(String, String)> {
+        let f = ScalarFunc::from_name(name).expect("known function");
+        let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
+        let r = f.resolve(&types)?;
+        let mut vals = Vec::new();
+        for ((text, ty), to) in args.iter().zip(&r.arg_types) {
+            let v = if *text == "NULL" {
+                Value::Null
+            } else {
+                parse_value_at(text, ty, 0)?
+            };
+            vals.push(cast_from(&v, ty, to, CastContext::Implicit)?);
+        }
+        let v = r.func.eval(&vals)?;
+        Ok((value_to_string(&v), r.result.to_string()))
+    }
+
+    fn ok(name: &str, args: &[(&str, DataType)]) -> String {
+        let (v, t) = call(name, args).unwrap();
+        format!("{v}|{t}")
+    }
+
+    #[test]
+    fn math_functions_match_postgres() {
+        let num = Numeric(None);
+        assert_eq!(ok("round", &[("5", Int4)]), "5|double precision");
+        assert_eq!(ok("round", &[("2.5", Float8)]), "2|double precision");
+        assert_eq!(ok("round", &[("2.5", num)]), "3|numeric");
+        assert_eq!(
+            ok("round", &[("1234.5678", num), ("2", Int4)]),
+            "1234.57|numeric"
+        );
+        assert_eq!(
+            ok("round", &[("1234.5678", num), ("-2", Int4)]),
+            "1200|numeric"
+        );
+        assert_eq!(ok("round", &[("5", Int4), ("1", Int4)]), "5.0|numeric");
+        assert_eq!(ok("ceil", &[("-2.5", num)]), "-2|numeric");
+        assert_eq!(ok("floor", &[("2.5", Float8)]), "2|double precision");
+        assert_eq!(ok("trunc", &[("-2.7", num)]), "-2|numeric");
+        assert_eq!(
+            ok("trunc", &[("1234.5678", num), ("1", Int4)]),
+            "1234.5|numeric"
+        );
+        assert_eq!(ok("mod", &[("7", Int4), ("3", Int4)]), "1|integer");
+        assert_eq!(ok("mod", &[("7", Int8), ("3", Int4)]), "1|bigint");
+        assert_eq!(ok("mod", &[("7.5", num), ("2", Int4)]), "1.5|numeric");
+        assert_eq!(
+            ok("power", &[("2", Int4), ("10", Int4)]),
+            "1024|double precision"
+        );
+        assert_eq!(
+            ok("power", &[("2.0", num), ("10", Int4)]),
+            "1024.0000000000000000|numeric"
+        );
+        assert_eq!(ok("sqrt", &[("16", Int4)]), "4|double precision");
+        assert_eq!(ok("sqrt", &[("2.0", num)]), "1.414213562373095|numeric");
+        assert_eq!(ok("abs", &[("-5", Int4)]), "5|integer");
+        assert_eq!(ok("abs", &[("-5.5", num)]), "5.5|numeric");
+        assert_eq!(ok("abs", &[("-5", Int2)]), "5|smallint");
+        assert_eq!(ok("sign", &[("-2.5", num)]), "-1|numeric");
+        assert_eq!(ok("log", &[("100", Int4)]), "2|double precision");
+        assert_eq!(ok("pi", &[]), "3.141592653589793|double precision");
+        assert_eq!(ok("abs", &[("NULL", Int4)]), "|integer");
+        let e = call("sqrt", &[("-1", Float8)]).unwrap_err();
+        assert_eq!(e.message, "cannot take square root of a negative number");
+        let e = call("lower", &[("1", Int4)]).unwrap_err();
+        assert_eq!(e.message, "function lower(integer) does not exist");
+    }
+
+    #[test]
+    fn string_and_date_functions_match_postgres() {
+        assert_eq!(ok("length", &[("ab  ", Char(4))]), "2|integer");
+        assert_eq!(ok("length", &[("héllo", Text)]), "5|integer");
+        assert_eq!(ok("octet_length", &[("héllo", Text)]), "6|integer");
+        assert_eq!(ok("upper", &[("héllo", Text)]), "HÉLLO|text");
+        assert_eq!(
+            ok("substring", &[("hello", Text), ("2", Int4), ("3", Int4)]),
+            "ell|text"
+        );
+        assert_eq!(ok("strpos", &[("hello", Text), ("lo", Text)]), "4|integer");
+        assert_eq!(ok("btrim", &[("xxaxx", Text), ("x", Text)]), "a|text");
+        assert_eq!(
+            ok("replace", &[("hello", Text), ("l", Text), ("L", Text)]),
+            "heLLo|text"
+        );
+        assert_eq!(
+            ok(
+                "concat",
+                &[
+                    ("a", Unknown),
+                    ("1", Int4),
+                    ("NULL", Int4),
+                    ("2.5", Numeric(None))
+                ]
+            ),
+            "a12.5|text"
+        );
+        assert_eq!(
+            ok(
+                "concat_ws",
+                &[
+                    (",", Unknown),
+                    ("a", Unknown),
+                    ("NULL", Text),
+                    ("b", Unknown)
+                ]
+            ),
+            "a,b|text"
+        );
+        assert_eq!(
+            ok("lpad", &[("hi", Text), ("5", Int4), ("xy", Text)]),
+            "xyxhi|text"
+        );
+        assert_eq!(ok("repeat", &[("ab", Text), ("3", Int4)]), "ababab|text");
+        assert_eq!(ok("reverse", &[("abc", Text)]), "cba|text");
+        let ts = "2001-02-16 20:38:40.5";
+        assert_eq!(
+            ok("date_part", &[("year", Unknown), (ts, Timestamp)]),
+            "2001|double precision"
+        );
+        assert_eq!(
+            ok("date_part", &[("second", Unknown), (ts, Timestamp)]),
+            "40.5|double precision"
+        );
+        assert_eq!(
+            ok("date_part", &[("epoch", Unknown), ("2001-02-16", Date)]),
+            "982281600|double precision"
+        );
+        assert_eq!(
+            ok("extract", &[("year", Unknown), ("2001-02-16", Date)]),
+            "2001|numeric"
+        );
+        assert_eq!(
+            ok("date_trunc", &[("month", Unknown), ("2001-02-16", Date)]),
+            "2001-02-01 00:00:00|timestamp without time zone"
+        );
+        assert_eq!(
+            ok(
+                "date_trunc",
+                &[("hour", Unknown), ("1 day 02:30", Interval)]
+            ),
+            "1 day 02:00:00|interval"
+        );
+    }
+}
