@@ -73,6 +73,8 @@ pub enum ExprKind {
     Func(Func, Vec<Expr>),
     /// `COALESCE(...)`.
     Coalesce(Vec<Expr>),
+    /// `GREATEST(...)` (flag true) or `LEAST(...)`: NULLs are ignored.
+    Extreme(Vec<Expr>, bool),
 }
 
 impl Expr {
@@ -233,7 +235,32 @@ impl Expr {
                 for i in 0..n {
                     row.clear();
                     row.extend(cols.iter().map(|c| c.get(i)));
-                    out.push(&f.call(&row, &self.ty)?);
+                    out.push(&f.call(&row)?);
+                }
+                Cow::Owned(out)
+            }
+            ExprKind::Extreme(items, greatest) => {
+                let cols = items
+                    .iter()
+                    .map(|e| e.eval(batch))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut out = Vector::with_capacity(self.ty, n);
+                for i in 0..n {
+                    let mut best = Value::Null;
+                    for c in &cols {
+                        let v = c.get(i);
+                        if v.is_null() {
+                            continue;
+                        }
+                        let o = types::compare_typed(&v, &best, &self.ty);
+                        if best.is_null()
+                            || (*greatest && o == std::cmp::Ordering::Greater)
+                            || (!*greatest && o == std::cmp::Ordering::Less)
+                        {
+                            best = v;
+                        }
+                    }
+                    out.push(&best);
                 }
                 Cow::Owned(out)
             }

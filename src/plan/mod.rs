@@ -272,6 +272,9 @@ pub trait PlanContext {
     fn settings(&self) -> &Settings;
     /// The statement's start time (`now()`), microseconds since 2000-01-01.
     fn statement_timestamp(&self) -> i64;
+    /// A session-level scalar function evaluated once at bind time
+    /// (`relation_size('t')`), or `None` when `name` is not one.
+    fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>>;
     /// Rows of an inspection table function (`heap_page_items` ...), with
     /// its column names and types, or `None` when `name` is not one.
     fn inspection_rows(
