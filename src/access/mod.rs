@@ -1,5 +1,7 @@
 //! Access methods: the heap (tuple format, insert/delete/update/scan,
-//! visibility with hint bits) and the visibility map fork.
+//! visibility with hint bits), the visibility map fork, and the inspection
+//! API over both.
 
 pub mod heap;
+pub mod inspect;
 pub mod vm;

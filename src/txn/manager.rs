@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::clog::{Clog, XidStatus};
 use super::snapshot::Snapshot;
@@ -56,6 +56,8 @@ pub struct TxnManager {
     control: Arc<Mutex<ControlFile>>,
     /// Counter, running set, registered snapshots.
     state: Mutex<State>,
+    /// Signalled whenever a transaction ends (see [`TxnManager::wait_for`]).
+    ended: Condvar,
 }
 
 impl TxnManager {
@@ -77,6 +79,7 @@ impl TxnManager {
                 running: BTreeMap::new(),
                 snapshot_xmins: BTreeMap::new(),
             }),
+            ended: Condvar::new(),
         })
     }
 
@@ -121,7 +124,20 @@ impl TxnManager {
         // Record the outcome before leaving the running set (see module doc).
         let res = self.clog.set_status(xid, status);
         self.state().running.remove(&xid);
+        self.ended.notify_all();
         res
+    }
+
+    /// Blocks until `xid` is no longer running (a writer that found a row
+    /// being changed by `xid` waits here, then checks the row again).
+    pub fn wait_for(&self, xid: Xid) {
+        let mut st = self.state();
+        while st.running.contains_key(&xid) {
+            st = self
+                .ended
+                .wait(st)
+                .expect("transaction manager mutex poisoned");
+        }
     }
 
     /// Commits `xid`: records it in the commit log, then ends it.
@@ -239,6 +255,22 @@ mod tests {
         m.unregister_snapshot(&s);
         assert_eq!(m.oldest_xmin(), 5);
         assert!(!m.is_running(a));
+    }
+
+    #[test]
+    fn wait_for_returns_when_the_transaction_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = Arc::new(open(dir.path()));
+        let x = m.begin().unwrap();
+        let m2 = Arc::clone(&m);
+        let waiter = std::thread::spawn(move || {
+            m2.wait_for(x);
+            m2.status(x).unwrap()
+        });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        m.commit(x).unwrap();
+        assert_eq!(waiter.join().unwrap(), XidStatus::Committed);
+        m.wait_for(x); // not running: returns at once
     }
 
     #[test]

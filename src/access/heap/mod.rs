@@ -1,7 +1,16 @@
-//! The heap access method: tuple format ([`tuple`]), page-change records and
+//! The heap access method: tuple format ([`tuple`](mod@tuple)), page-change records and
 //! the one function that applies them ([`record`]), MVCC visibility with hint
-//! bits ([`visibility`]).
+//! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
+//! the access methods on the buffer pool: insert, multi-insert, delete,
+//! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]).
 
+pub mod heapam;
+pub mod pageops;
 pub mod record;
+pub mod scan;
 pub mod tuple;
 pub mod visibility;
+
+pub use heapam::{HeapRelation, Tid};
+pub use scan::HeapScan;
+pub use visibility::TmResult;

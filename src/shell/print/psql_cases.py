@@ -55,6 +55,10 @@ CASES = [
      [(1, "a fairly long value here"), (2, "x")]),
     ("expanded_auto_narrow", {"expanded": "auto", "columns": 20}, [("a", I), ("b", T)], [(1, "x")]),
     ("no_columns", {}, [], [()]),
+    ("fetch_count_expanded_auto", {"fetch_count": 2, "expanded": "auto"}, [("n", I), ("s", T)],
+     [(1, "a"), (22, "b\nc"), (333, "d")]),
+    ("expanded_tuples_border2_unicode", {"expanded": True, "tuples_only": True, "border": 2},
+     [("名前", T), ("n", I)], [("日本語\nx", 1), (None, None)]),
     ("fetch_count_border2", {"fetch_count": 2, "border": 2}, [("n", I)], [(1,), (22,), (333,), (4,)]),
 ]
 

@@ -572,6 +572,41 @@ fn no_columns() {
 }
 
 #[test]
+fn fetch_count_expanded_auto() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::Auto,
+            fetch_count: 2,
+            ..PrintOptions::default()
+        },
+        &[("n", Align::Right), ("s", Align::Left)],
+        &[
+            &[Some("1"), Some("a")],
+            &[Some("22"), Some("b\nc")],
+            &[Some("333"), Some("d")],
+        ],
+    );
+    assert_eq!(got, "-[ RECORD 1 ]\nn | 1\ns | a\n-[ RECORD 2 ]\nn | 22\ns | b +\n  | c\n-[ RECORD 3 ]\nn | 333\ns | d\n\n");
+}
+
+#[test]
+fn expanded_tuples_border2_unicode() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 2,
+            tuples_only: true,
+            expanded: Expanded::On,
+            ..PrintOptions::default()
+        },
+        &[("名前", Align::Left), ("n", Align::Right)],
+        &[&[Some("日本語\nx"), Some("1")], &[None, None]],
+    );
+    assert_eq!(got, "+------+--------+\n| 名前 | 日本語+|\n|      | x      |\n| n    | 1      |\n+------+--------+\n| 名前 |        |\n| n    |        |\n+------+--------+\n\n");
+}
+
+#[test]
 fn fetch_count_border2() {
     let got = run(
         PrintOptions {

@@ -1,0 +1,650 @@
+//! Heap access methods on the buffer pool: insert, multi-insert, delete,
+//! update, and the visibility-map maintenance they imply. Scans, fetches and
+//! inspection are in [`super::scan`].
+//!
+//! A [`HeapRelation`] is one table's heap: its relation file node, the buffer
+//! pool, the transaction manager and a small in-memory free-space map. Every
+//! page change goes through [`apply`]: the method builds the
+//! [`HeapRecord`], applies it to the page under the exclusive content lock,
+//! and marks the buffer dirty before releasing the lock (the WAL issue will
+//! insert the record and set the page LSN at that point).
+//!
+//! Visibility-map rule: an insert, update or delete on a page whose
+//! `PD_ALL_VISIBLE` flag is set clears that flag (in the record) and the
+//! page's VM bits (a `VmClear` on the VM page) while still holding the heap
+//! page's exclusive lock, so no reader can see the heap page changed while
+//! the VM still claims it is all-visible.
+//!
+//! Free space: the map remembers the page inserts currently go to and the
+//! free bytes last seen on pages that had room; it is rebuilt lazily after a
+//! restart (inserts start at the last page). It is a hint: every insert
+//! re-checks the page under its lock.
+//!
+//! Locking: one heap page lock at a time, except an update that moves the
+//! tuple to another page, which locks both pages in block-number order (and
+//! re-checks the old tuple after taking them), and the VM page locked after a
+//! heap page, never the other way round.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use super::pageops::{apply_page_hints, choose_offset, prepare_new_tuple, xmax_set_for, Hint};
+use super::record::{apply, HeapRecord};
+use super::tuple;
+use super::visibility::{satisfies_update, satisfies_vacuum, TmResult, VacuumStatus};
+use crate::access::vm;
+use crate::err;
+use crate::error::Result;
+use crate::storage::page::{self, maxalign, OffsetNumber, MAX_ITEM_SIZE};
+use crate::storage::{BlockNumber, BufferPool, BufferWriteGuard, ForkNumber, RelFileNode, Ring};
+use crate::txn::{CommandId, TxnManager, Xid};
+
+/// A tuple id: the block and line pointer of a tuple version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Tid {
+    /// Block number in the main fork.
+    pub block: BlockNumber,
+    /// Line pointer number on the page (from 1).
+    pub offset: OffsetNumber,
+}
+
+impl Tid {
+    /// The tid as the pair stored in tuple headers.
+    pub fn pair(self) -> (u32, OffsetNumber) {
+        (self.block, self.offset)
+    }
+}
+
+impl std::fmt::Display for Tid {
+    /// As PostgreSQL prints a ctid: `(0,1)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({},{})", self.block, self.offset)
+    }
+}
+
+/// The in-memory free-space map of one relation.
+#[derive(Debug, Default)]
+struct FreeSpace {
+    /// The page inserts go to now.
+    target: Option<BlockNumber>,
+    /// Free bytes last seen on pages (only pages with some room are kept).
+    free: BTreeMap<BlockNumber, u16>,
+}
+
+/// Bytes between the header and the end of an empty page.
+const EMPTY_PAGE_FREE: usize = crate::storage::BLCKSZ - page::PAGE_HEADER_SIZE;
+
+/// Below this many free bytes a page is not worth remembering.
+const MIN_USEFUL_FREE: usize = 64;
+
+impl FreeSpace {
+    fn note(&mut self, block: BlockNumber, free: usize) {
+        if free >= MIN_USEFUL_FREE {
+            self.free.insert(block, free as u16);
+        } else {
+            self.free.remove(&block);
+            if self.target == Some(block) {
+                self.target = None;
+            }
+        }
+    }
+
+    /// A page that may have `need` bytes, other than `exclude`.
+    fn find(&mut self, need: usize, exclude: Option<BlockNumber>) -> Option<BlockNumber> {
+        if let Some(t) = self.target {
+            if Some(t) != exclude && self.free.get(&t).map_or(true, |&f| f as usize >= need) {
+                return Some(t);
+            }
+        }
+        let b = self
+            .free
+            .iter()
+            .find(|(&b, &f)| f as usize >= need && Some(b) != exclude)
+            .map(|(&b, _)| b)?;
+        self.target = Some(b);
+        Some(b)
+    }
+}
+
+/// One table's heap.
+pub struct HeapRelation {
+    /// The relation's files (`base/<n>`, `base/<n>_vm`).
+    rel: RelFileNode,
+    /// The buffer pool.
+    pool: Arc<BufferPool>,
+    /// Transaction state, for visibility and update checks.
+    txns: Arc<TxnManager>,
+    /// Where inserts go.
+    fsm: Mutex<FreeSpace>,
+}
+
+impl std::fmt::Debug for HeapRelation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeapRelation")
+            .field("rel", &self.rel)
+            .finish()
+    }
+}
+
+impl HeapRelation {
+    /// Creates the relation's main and visibility-map forks (empty) and opens it.
+    pub fn create(
+        pool: Arc<BufferPool>,
+        txns: Arc<TxnManager>,
+        rel: RelFileNode,
+    ) -> Result<HeapRelation> {
+        pool.create_relation(rel, ForkNumber::Main)?;
+        pool.create_relation(rel, ForkNumber::VisibilityMap)?;
+        HeapRelation::open(pool, txns, rel)
+    }
+
+    /// Opens an existing relation (its forks must exist).
+    pub fn open(
+        pool: Arc<BufferPool>,
+        txns: Arc<TxnManager>,
+        rel: RelFileNode,
+    ) -> Result<HeapRelation> {
+        if !pool.relation_exists(rel, ForkNumber::Main) {
+            return Err(err!(
+                UndefinedFile,
+                "could not open file \"{rel}\": No such file or directory"
+            ));
+        }
+        if !pool.relation_exists(rel, ForkNumber::VisibilityMap) {
+            pool.create_relation(rel, ForkNumber::VisibilityMap)?;
+        }
+        let n = pool.nblocks(rel, ForkNumber::Main)?;
+        let fsm = FreeSpace {
+            target: n.checked_sub(1),
+            free: BTreeMap::new(),
+        };
+        Ok(HeapRelation {
+            rel,
+            pool,
+            txns,
+            fsm: Mutex::new(fsm),
+        })
+    }
+
+    /// The relation file node.
+    pub fn rel(&self) -> RelFileNode {
+        self.rel
+    }
+
+    /// The buffer pool.
+    pub fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
+    }
+
+    /// The transaction manager.
+    pub fn txns(&self) -> &Arc<TxnManager> {
+        &self.txns
+    }
+
+    /// Number of blocks in the main fork.
+    pub fn nblocks(&self) -> Result<BlockNumber> {
+        self.pool.nblocks(self.rel, ForkNumber::Main)
+    }
+
+    fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
+        self.fsm.lock().expect("free-space map mutex poisoned")
+    }
+
+    fn check_size(len: usize) -> Result<()> {
+        if len > MAX_ITEM_SIZE {
+            return Err(err!(
+                ProgramLimitExceeded,
+                "row is too big: size {len}, maximum size {MAX_ITEM_SIZE}"
+            ));
+        }
+        if len < tuple::HEADER_SIZE {
+            return Err(err!(
+                InternalError,
+                "heap tuple of {len} bytes is shorter than its header"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Clears the VM bits of `block`, whose heap page lock the caller holds
+    /// and whose `PD_ALL_VISIBLE` flag it is clearing.
+    fn clear_vm(&self, block: BlockNumber) -> Result<()> {
+        let vb = vm::vm_block(block);
+        if vb >= self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? {
+            return Ok(());
+        }
+        let buf = self
+            .pool
+            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+        let mut g = buf.write();
+        if vm::get(&g[..], block).0 != 0 {
+            apply(&HeapRecord::VmClear { heap_block: block }, &mut g[..])?;
+            g.mark_dirty();
+        }
+        Ok(())
+    }
+
+    /// Applies `rec` to the locked heap page `g` (block `block`), clearing the
+    /// VM bits when the record clears `PD_ALL_VISIBLE`, and marks it dirty.
+    fn apply_heap(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        rec: &HeapRecord,
+        clear: bool,
+    ) -> Result<()> {
+        apply(rec, &mut g[..])?;
+        if clear {
+            self.clear_vm(block)?;
+        }
+        g.mark_dirty();
+        Ok(())
+    }
+
+    /// Sets hint bits found by an update check, as a hint-only change.
+    fn set_hints(g: &mut BufferWriteGuard<'_>, offset: OffsetNumber, bits: u16, xmax: Xid) {
+        if bits != 0 && apply_page_hints(&mut g[..], &[Hint { offset, bits, xmax }]) {
+            g.mark_dirty_hint();
+        }
+    }
+
+    /// Pins a page that may have `need` free bytes (not `exclude`), extending
+    /// the relation when no known page has room.
+    fn page_for(
+        &self,
+        need: usize,
+        exclude: Option<BlockNumber>,
+        ring: Option<&mut Ring>,
+    ) -> Result<(BlockNumber, crate::storage::PinnedBuffer<'_>)> {
+        let candidate = self.fsm().find(need, exclude);
+        if let Some(b) = candidate {
+            if b < self.nblocks()? {
+                let buf = self.pool.read_buffer(self.rel, ForkNumber::Main, b, ring)?;
+                return Ok((b, buf));
+            }
+            self.fsm().note(b, 0);
+        }
+        let (b, buf) = self.pool.extend(self.rel, ForkNumber::Main, ring)?;
+        let mut fsm = self.fsm();
+        fsm.target = Some(b);
+        fsm.free.insert(b, (page::MAX_ITEM_SIZE) as u16);
+        Ok((b, buf))
+    }
+
+    /// Inserts tuple `data` (formed by [`tuple::form_tuple`]) as transaction
+    /// `xid` at command `cid`, into the current insertion page or a page
+    /// known to have room, else a new page. Returns its tid.
+    pub fn insert(&self, data: &[u8], xid: Xid, cid: CommandId) -> Result<Tid> {
+        Self::check_size(data.len())?;
+        let need = maxalign(data.len());
+        loop {
+            let (block, buf) = self.page_for(need, None, None)?;
+            let mut g = buf.write();
+            let new = page::is_new(&g[..]);
+            let offset = if new {
+                Some(1)
+            } else {
+                choose_offset(&g[..], data.len())
+            };
+            let Some(offset) = offset else {
+                self.fsm().note(block, page::heap_free_space(&g[..]));
+                continue;
+            };
+            let mut t = data.to_vec();
+            prepare_new_tuple(&mut t, xid, cid, block, offset, false, false);
+            let clear = !new && page::is_all_visible(&g[..]);
+            let rec = HeapRecord::Insert {
+                offset,
+                init_page: new,
+                clear_all_visible: clear,
+                tuple: t,
+            };
+            self.apply_heap(block, &mut g, &rec, clear)?;
+            self.fsm().note(block, page::heap_free_space(&g[..]));
+            return Ok(Tid { block, offset });
+        }
+    }
+
+    /// Inserts many tuples, filling whole pages with one lock and one record
+    /// per page (COPY, `INSERT ... SELECT`). `data` holds the tuples back to
+    /// back, `lens` their lengths. Pages come from the free-space map first,
+    /// then from extending the relation through `ring` (a bulk-write ring).
+    /// The tids are appended to `tids` when given.
+    pub fn multi_insert(
+        &self,
+        data: &[u8],
+        lens: &[u16],
+        xid: Xid,
+        cid: CommandId,
+        mut ring: Option<&mut Ring>,
+        mut tids: Option<&mut Vec<Tid>>,
+    ) -> Result<()> {
+        let total: usize = lens.iter().map(|&l| l as usize).sum();
+        if total != data.len() {
+            return Err(err!(
+                InternalError,
+                "multi-insert lengths do not add up to the data"
+            ));
+        }
+        for &l in lens {
+            Self::check_size(l as usize)?;
+        }
+        let (mut next, mut at) = (0usize, 0usize);
+        let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
+        while next < lens.len() {
+            let need = maxalign(lens[next] as usize);
+            let (block, buf) = self.page_for(need, None, ring.as_deref_mut())?;
+            let mut g = buf.write();
+            let new = page::is_new(&g[..]);
+            // Plan the page: how many of the next tuples fit, at which offsets.
+            let (mut max, mut free, mut has_free_lines) = if new {
+                (0u16, EMPTY_PAGE_FREE, false)
+            } else {
+                let p = &g[..];
+                (
+                    page::max_offset(p),
+                    page::upper(p) as usize - page::lower(p) as usize,
+                    page::flags(p) & page::PD_HAS_FREE_LINES != 0,
+                )
+            };
+            offsets.clear();
+            rec_lens.clear();
+            rec_data.clear();
+            let first = next;
+            while next < lens.len() {
+                let len = lens[next] as usize;
+                let mut reuse = None;
+                if has_free_lines {
+                    reuse = (1..=max).find(|&o| {
+                        page::item_id(&g[..], o).flags == page::LP_UNUSED && !offsets.contains(&o)
+                    });
+                    has_free_lines = reuse.is_some();
+                }
+                let lp = if reuse.is_some() {
+                    0
+                } else {
+                    page::ITEM_ID_SIZE
+                };
+                if free < maxalign(len) + lp
+                    || (reuse.is_none() && max as usize >= page::MAX_HEAP_TUPLES_PER_PAGE)
+                {
+                    break;
+                }
+                free -= maxalign(len) + lp;
+                let off = reuse.unwrap_or_else(|| {
+                    max += 1;
+                    max
+                });
+                offsets.push(off);
+                rec_lens.push(len as u16);
+                let start = rec_data.len();
+                rec_data.extend_from_slice(&data[at..at + len]);
+                prepare_new_tuple(&mut rec_data[start..], xid, cid, block, off, false, false);
+                at += len;
+                next += 1;
+            }
+            if next == first {
+                self.fsm().note(
+                    block,
+                    if new {
+                        0
+                    } else {
+                        page::heap_free_space(&g[..])
+                    },
+                );
+                if new {
+                    return Err(err!(InternalError, "tuple does not fit on an empty page"));
+                }
+                continue;
+            }
+            let clear = !new && page::is_all_visible(&g[..]);
+            let rec = HeapRecord::MultiInsert {
+                init_page: new,
+                clear_all_visible: clear,
+                offsets: std::mem::take(&mut offsets),
+                lens: std::mem::take(&mut rec_lens),
+                data: std::mem::take(&mut rec_data),
+            };
+            self.apply_heap(block, &mut g, &rec, clear)?;
+            self.fsm().note(block, page::heap_free_space(&g[..]));
+            if let HeapRecord::MultiInsert {
+                offsets: o,
+                lens: l,
+                data: d,
+                ..
+            } = rec
+            {
+                if let Some(tids) = tids.as_deref_mut() {
+                    tids.extend(o.iter().map(|&offset| Tid { block, offset }));
+                }
+                (offsets, rec_lens, rec_data) = (o, l, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes the tuple at `tid` as transaction `xid` at command `cid`:
+    /// sets its xmax. Anything but [`TmResult::Ok`] means nothing changed;
+    /// see [`TmResult`] for what the caller does then.
+    pub fn delete(&self, tid: Tid, xid: Xid, cid: CommandId) -> Result<TmResult> {
+        let buf = self.read_main(tid.block)?;
+        let mut g = buf.write();
+        let Some(t) = page::get_item(&g[..], tid.offset) else {
+            return Ok(TmResult::Invisible);
+        };
+        let seen_xmax = tuple::xmax(t);
+        let (res, hints) = satisfies_update(t, tid.pair(), xid, cid, &self.txns)?;
+        let set = xmax_set_for(t, tid.offset, xid, cid, tid.pair());
+        Self::set_hints(&mut g, tid.offset, hints, seen_xmax);
+        if res != TmResult::Ok {
+            return Ok(res);
+        }
+        let clear = page::is_all_visible(&g[..]);
+        self.apply_heap(
+            tid.block,
+            &mut g,
+            &HeapRecord::Delete {
+                set,
+                clear_all_visible: clear,
+            },
+            clear,
+        )?;
+        Ok(TmResult::Ok)
+    }
+
+    fn read_main(&self, block: BlockNumber) -> Result<crate::storage::PinnedBuffer<'_>> {
+        if block >= self.nblocks()? {
+            return Err(err!(
+                InternalError,
+                "block {block} of relation {} is out of range",
+                self.rel
+            ));
+        }
+        self.pool
+            .read_buffer(self.rel, ForkNumber::Main, block, None)
+    }
+
+    /// Replaces the tuple at `tid` with `data` (a formed tuple) as
+    /// transaction `xid` at command `cid`. The new version goes on the same
+    /// page when it fits (a heap-only, HOT, update), else on another page;
+    /// the old version's xmax and ctid point at it. Returns the check result
+    /// and, when it is [`TmResult::Ok`], the new version's tid.
+    pub fn update(
+        &self,
+        tid: Tid,
+        data: &[u8],
+        xid: Xid,
+        cid: CommandId,
+    ) -> Result<(TmResult, Option<Tid>)> {
+        Self::check_size(data.len())?;
+        let need = maxalign(data.len());
+        loop {
+            let old_buf = self.read_main(tid.block)?;
+            let mut g = old_buf.write();
+            let Some(t) = page::get_item(&g[..], tid.offset) else {
+                return Ok((TmResult::Invisible, None));
+            };
+            let seen_xmax = tuple::xmax(t);
+            let (res, hints) = satisfies_update(t, tid.pair(), xid, cid, &self.txns)?;
+            Self::set_hints(&mut g, tid.offset, hints, seen_xmax);
+            if res != TmResult::Ok {
+                return Ok((res, None));
+            }
+            if let Some(off) = choose_offset(&g[..], data.len()) {
+                // Same page: one record changes both versions.
+                let t = page::get_item(&g[..], tid.offset).expect("checked above");
+                let set = xmax_set_for(t, tid.offset, xid, cid, (tid.block, off));
+                let mut nt = data.to_vec();
+                prepare_new_tuple(&mut nt, xid, cid, tid.block, off, true, true);
+                let clear = page::is_all_visible(&g[..]);
+                let rec = HeapRecord::HotUpdate {
+                    set,
+                    new_offset: off,
+                    hot: true,
+                    clear_all_visible: clear,
+                    tuple: nt,
+                };
+                self.apply_heap(tid.block, &mut g, &rec, clear)?;
+                self.fsm().note(tid.block, page::heap_free_space(&g[..]));
+                return Ok((
+                    TmResult::Ok,
+                    Some(Tid {
+                        block: tid.block,
+                        offset: off,
+                    }),
+                ));
+            }
+            self.fsm().note(tid.block, page::heap_free_space(&g[..]));
+            drop(g);
+            // Another page: lock both in block order, then check again.
+            let (nb, new_buf) = self.page_for(need, Some(tid.block), None)?;
+            let (mut go, mut gn) = if nb < tid.block {
+                let gn = new_buf.write();
+                (old_buf.write(), gn)
+            } else {
+                let go = old_buf.write();
+                (go, new_buf.write())
+            };
+            let Some(t) = page::get_item(&go[..], tid.offset) else {
+                return Ok((TmResult::Invisible, None));
+            };
+            let (res, _) = satisfies_update(t, tid.pair(), xid, cid, &self.txns)?;
+            if res != TmResult::Ok {
+                return Ok((res, None));
+            }
+            let new = page::is_new(&gn[..]);
+            let off = if new {
+                Some(1)
+            } else {
+                choose_offset(&gn[..], data.len())
+            };
+            let Some(off) = off else {
+                self.fsm().note(nb, page::heap_free_space(&gn[..]));
+                continue;
+            };
+            let set = xmax_set_for(t, tid.offset, xid, cid, (nb, off));
+            let mut nt = data.to_vec();
+            prepare_new_tuple(&mut nt, xid, cid, nb, off, true, false);
+            let clear_new = !new && page::is_all_visible(&gn[..]);
+            let rec_new = HeapRecord::UpdateNew {
+                offset: off,
+                init_page: new,
+                clear_all_visible: clear_new,
+                tuple: nt,
+            };
+            self.apply_heap(nb, &mut gn, &rec_new, clear_new)?;
+            let clear_old = page::is_all_visible(&go[..]);
+            self.apply_heap(
+                tid.block,
+                &mut go,
+                &HeapRecord::UpdateOld {
+                    set,
+                    clear_all_visible: clear_old,
+                },
+                clear_old,
+            )?;
+            self.fsm().note(nb, page::heap_free_space(&gn[..]));
+            return Ok((
+                TmResult::Ok,
+                Some(Tid {
+                    block: nb,
+                    offset: off,
+                }),
+            ));
+        }
+    }
+
+    /// VACUUM's step for one page: when every tuple on heap page `block` is
+    /// live and was inserted by a transaction older than `oldest_xmin` (so
+    /// every snapshot, now and later, sees it), sets `PD_ALL_VISIBLE` and the
+    /// page's VM bit with its live-tuple count, and returns the count.
+    /// Returns `None` (changing nothing) otherwise. Hint bits found on the way
+    /// are set.
+    pub fn set_all_visible_if(&self, block: BlockNumber, oldest_xmin: Xid) -> Result<Option<u16>> {
+        let buf = self.read_main(block)?;
+        let mut g = buf.write();
+        if page::is_new(&g[..]) {
+            return Ok(None);
+        }
+        let mut count = 0u16;
+        let mut all = true;
+        let mut hints = Vec::new();
+        for o in 1..=page::max_offset(&g[..]) {
+            let id = page::item_id(&g[..], o);
+            if id.flags == page::LP_DEAD {
+                all = false;
+            }
+            let Some(t) = page::get_item(&g[..], o) else {
+                continue;
+            };
+            let (status, bits) = satisfies_vacuum(t, oldest_xmin, &self.txns)?;
+            if bits != 0 {
+                hints.push(Hint {
+                    offset: o,
+                    bits,
+                    xmax: tuple::xmax(t),
+                });
+            }
+            if status == VacuumStatus::Live && tuple::xmin(t) < oldest_xmin {
+                count += 1;
+            } else {
+                all = false;
+            }
+        }
+        if apply_page_hints(&mut g[..], &hints) {
+            g.mark_dirty_hint();
+        }
+        if !all {
+            return Ok(None);
+        }
+        if !page::is_all_visible(&g[..]) {
+            apply(&HeapRecord::SetAllVisible, &mut g[..])?;
+            g.mark_dirty();
+        }
+        let vb = vm::vm_block(block);
+        while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
+            let (_, vbuf) = self
+                .pool
+                .extend(self.rel, ForkNumber::VisibilityMap, None)?;
+            let mut vg = vbuf.write();
+            vm::init_if_new(&mut vg[..]);
+            vg.mark_dirty();
+        }
+        let vbuf = self
+            .pool
+            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+        let mut vg = vbuf.write();
+        if vm::get(&vg[..], block) != (vm::VM_ALL_VISIBLE, count) {
+            apply(
+                &HeapRecord::VmSet {
+                    heap_block: block,
+                    bits: vm::VM_ALL_VISIBLE,
+                    count,
+                },
+                &mut vg[..],
+            )?;
+            vg.mark_dirty();
+        }
+        Ok(Some(count))
+    }
+}

@@ -1,0 +1,275 @@
+//! Reading the heap: page-at-a-time sequential scans, fetch by tid, a
+//! `count(*)` that uses the visibility map, and the inspection API.
+//!
+//! A [`HeapScan`] visits the blocks that existed when it started, one page
+//! per call. For each page it pins the buffer (through a bulk-read ring when
+//! the relation is larger than a quarter of the pool), takes the shared
+//! content lock once, collects the line pointers of the tuples its snapshot
+//! sees (an ALL_VISIBLE page skips the per-tuple checks) and hands the page
+//! and that list to the caller's closure, still under the same lock: one
+//! content lock per page, and no copy of the tuples. The closure should be
+//! quick (copy out the values it needs); writers to that page wait for it.
+//!
+//! Hint bits: when the visibility checks found hint bits to set, the scan
+//! drops the shared lock *before* calling the closure, takes the exclusive
+//! lock, sets the bits and marks the buffer dirty (hint-only), then takes the
+//! shared lock again. This happens once per page: the next reader finds the
+//! bits set.
+//! Visibility under a fixed snapshot does not change in between, so the
+//! collected list stays right.
+//!
+//! No allocation per tuple or per page: the offset and hint vectors live in
+//! the scan and are reused.
+
+use super::heapam::{HeapRelation, Tid};
+use super::pageops::{apply_page_hints, collect_visible, count_visible, Hint};
+use super::tuple;
+use super::visibility::satisfies_mvcc;
+use crate::access::inspect::{self, ItemInfo, PageHeaderInfo};
+use crate::access::vm;
+use crate::error::Result;
+use crate::storage::page::{self, OffsetNumber};
+use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring};
+use crate::txn::Snapshot;
+
+/// A page-at-a-time sequential scan of one heap under one snapshot.
+pub struct HeapScan<'r> {
+    /// The heap.
+    rel: &'r HeapRelation,
+    /// The snapshot deciding visibility.
+    snap: Snapshot,
+    /// Blocks to visit: those that existed when the scan started.
+    nblocks: BlockNumber,
+    /// The next block to visit.
+    next: BlockNumber,
+    /// The bulk-read ring, for relations larger than a quarter of the pool.
+    ring: Option<Ring>,
+    /// Visible line pointers of the current page (reused).
+    visible: Vec<OffsetNumber>,
+    /// Hint bits found on the current page (reused).
+    hints: Vec<Hint>,
+}
+
+impl HeapRelation {
+    /// Starts a sequential scan under `snap`.
+    pub fn scan(&self, snap: &Snapshot) -> Result<HeapScan<'_>> {
+        let nblocks = self.nblocks()?;
+        Ok(HeapScan {
+            rel: self,
+            snap: snap.clone(),
+            nblocks,
+            next: 0,
+            ring: self.pool().scan_ring(nblocks),
+            visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
+            hints: Vec::new(),
+        })
+    }
+
+    /// Reads the tuple at `tid` if `snap` sees it: calls `f` with the tuple
+    /// bytes (header included) under the page's shared lock. Returns `None`
+    /// when the line pointer holds no tuple or the tuple is invisible.
+    pub fn fetch<R>(
+        &self,
+        tid: Tid,
+        snap: &Snapshot,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<Option<R>> {
+        if tid.block >= self.nblocks()? {
+            return Ok(None);
+        }
+        let buf = self
+            .pool()
+            .read_buffer(self.rel(), ForkNumber::Main, tid.block, None)?;
+        let g = buf.read();
+        let Some(t) = page::get_item(&g[..], tid.offset) else {
+            return Ok(None);
+        };
+        if t.len() < tuple::HEADER_SIZE {
+            return Ok(None);
+        }
+        let (vis, bits) = if page::is_all_visible(&g[..]) {
+            (true, 0)
+        } else {
+            satisfies_mvcc(t, snap, self.txns().clog())?
+        };
+        if bits != 0 {
+            let hint = [Hint {
+                offset: tid.offset,
+                bits,
+                xmax: tuple::xmax(t),
+            }];
+            drop(g);
+            set_hints(&buf, &hint);
+            let g = buf.read();
+            return Ok(page::get_item(&g[..], tid.offset).filter(|_| vis).map(f));
+        }
+        Ok(vis.then(|| f(t)))
+    }
+
+    /// Counts the tuples `snap` sees, as `count(*)` does: blocks whose VM bit
+    /// says all-visible contribute the count stored beside the bit without
+    /// being read; the others are scanned page at a time.
+    pub fn count(&self, snap: &Snapshot) -> Result<u64> {
+        let nblocks = self.nblocks()?;
+        let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
+        let mut ring = self.pool().scan_ring(nblocks);
+        let mut hints = Vec::new();
+        let mut total = 0u64;
+        let mut block = 0;
+        while block < nblocks {
+            let vb = vm::vm_block(block);
+            let end = nblocks.min((vb + 1) * vm::HEAPBLOCKS_PER_PAGE);
+            // Copy this VM page's bits for the range, so no VM lock is held
+            // while heap pages are read.
+            let mut skip = vec![None; (end - block) as usize];
+            if vb < vm_blocks {
+                let vbuf =
+                    self.pool()
+                        .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+                let vg = vbuf.read();
+                for (i, s) in skip.iter_mut().enumerate() {
+                    let (bits, c) = vm::get(&vg[..], block + i as u32);
+                    if bits & vm::VM_ALL_VISIBLE != 0 {
+                        *s = Some(c);
+                    }
+                }
+            }
+            for (i, s) in skip.iter().enumerate() {
+                let b = block + i as u32;
+                if let Some(c) = s {
+                    total += *c as u64;
+                    continue;
+                }
+                let buf =
+                    self.pool()
+                        .read_buffer(self.rel(), ForkNumber::Main, b, ring.as_mut())?;
+                hints.clear();
+                let g = buf.read();
+                total += count_visible(&g[..], snap, self.txns().clog(), &mut hints)?;
+                drop(g);
+                if !hints.is_empty() {
+                    set_hints(&buf, &hints);
+                }
+            }
+            block = end;
+        }
+        Ok(total)
+    }
+
+    /// The header and line pointers (with tuple headers) of heap page `block`.
+    pub fn inspect_page(&self, block: BlockNumber) -> Result<(PageHeaderInfo, Vec<ItemInfo>)> {
+        if block >= self.nblocks()? {
+            return Err(crate::err!(
+                InvalidParameterValue,
+                "block number {block} is out of range for relation \"{}\"",
+                self.rel()
+            ));
+        }
+        let buf = self
+            .pool()
+            .read_buffer(self.rel(), ForkNumber::Main, block, None)?;
+        let g = buf.read();
+        Ok((inspect::page_header(&g[..]), inspect::items(&g[..])))
+    }
+
+    /// The VM bits and live-tuple count of every heap block, as
+    /// `(block, bits, count)` (`pg_visibility_map`-style).
+    pub fn inspect_vm(&self) -> Result<Vec<(BlockNumber, u8, u16)>> {
+        let nblocks = self.nblocks()?;
+        let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
+        let mut out = Vec::with_capacity(nblocks as usize);
+        for vb in 0..vm_blocks.min(nblocks.div_ceil(vm::HEAPBLOCKS_PER_PAGE)) {
+            let vbuf = self
+                .pool()
+                .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+            let vg = vbuf.read();
+            let first = vb * vm::HEAPBLOCKS_PER_PAGE;
+            for b in first..nblocks.min(first + vm::HEAPBLOCKS_PER_PAGE) {
+                let (bits, c) = vm::get(&vg[..], b);
+                out.push((b, bits, c));
+            }
+        }
+        for b in out.len() as u32..nblocks {
+            out.push((b, 0, 0));
+        }
+        Ok(out)
+    }
+}
+
+/// Sets hint bits on a pinned page under its exclusive lock.
+///
+/// This waits for the lock. A conditional lock would do (hints are optional),
+/// but `PinnedBuffer::try_write` currently builds its guard eagerly
+/// (`then_some`), so a failed attempt releases a lock it never took; until
+/// that is fixed the blocking lock is the safe choice. The caller holds no
+/// content lock, so waiting cannot deadlock.
+fn set_hints(buf: &PinnedBuffer<'_>, hints: &[Hint]) {
+    let mut w = buf.write();
+    if apply_page_hints(&mut w[..], hints) {
+        w.mark_dirty_hint();
+    }
+}
+
+impl HeapScan<'_> {
+    /// The number of blocks this scan visits.
+    pub fn nblocks(&self) -> BlockNumber {
+        self.nblocks
+    }
+
+    /// Visits the next page: calls `f(block, page, visible)` with the page
+    /// bytes and the line pointers of the tuples the snapshot sees, under the
+    /// page's shared content lock. Returns `None` after the last page.
+    pub fn next_page<R>(
+        &mut self,
+        f: impl FnOnce(BlockNumber, &[u8], &[OffsetNumber]) -> R,
+    ) -> Result<Option<R>> {
+        if self.next >= self.nblocks {
+            return Ok(None);
+        }
+        let block = self.next;
+        self.next += 1;
+        let rel = self.rel;
+        let buf = rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        self.visible.clear();
+        self.hints.clear();
+        let mut g = buf.read();
+        collect_visible(
+            &g[..],
+            &self.snap,
+            rel.txns().clog(),
+            &mut self.visible,
+            &mut self.hints,
+        )?;
+        if !self.hints.is_empty() {
+            drop(g);
+            set_hints(&buf, &self.hints);
+            g = buf.read();
+        }
+        Ok(Some(f(block, &g[..], &self.visible)))
+    }
+
+    /// Visits the next page only to count the tuples the snapshot sees (no
+    /// list of offsets; ALL_VISIBLE pages count line pointers). Returns
+    /// `None` after the last page.
+    pub fn count_next_page(&mut self) -> Result<Option<u64>> {
+        if self.next >= self.nblocks {
+            return Ok(None);
+        }
+        let block = self.next;
+        self.next += 1;
+        let rel = self.rel;
+        let buf = rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        self.hints.clear();
+        let g = buf.read();
+        let n = count_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.hints)?;
+        drop(g);
+        if !self.hints.is_empty() {
+            set_hints(&buf, &self.hints);
+        }
+        Ok(Some(n))
+    }
+}
