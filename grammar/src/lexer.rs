@@ -1,0 +1,573 @@
+//! The lexer: SQL text to a flat vector of [`Token`]s.
+//!
+//! Tokens do not own text: each is a kind plus the byte range of its source
+//! text, so lexing a statement allocates exactly one vector. Values
+//! (identifier folding, string unescaping) are produced by the parser when it
+//! builds the AST, and only for the tokens that become AST nodes.
+//!
+//! The token rules follow PostgreSQL's `scan.l`:
+//! - whitespace, `-- line comments` and nested `/* block comments */` separate
+//!   tokens and are dropped;
+//! - unquoted words are `[A-Za-z_\x80-\xff][A-Za-z0-9_$\x80-\xff]*` and carry
+//!   their [`Keyword`];
+//! - `"quoted identifiers"` double an embedded `"`;
+//! - strings are `'standard'` (`''` for a quote), `E'escaped'` (backslash
+//!   escapes too) or `$tag$dollar-quoted$tag$`;
+//! - numbers are `digits[.digits][e[+-]digits]` or `.digits[...]`; as in
+//!   PostgreSQL 15, `123abc` is the number `123` followed by the word `abc`;
+//! - an operator is the longest run of `+-*/<>=~!@#%^&|` and backtick/`?`, cut at
+//!   a comment start, and a multi-character operator loses trailing `+`/`-`
+//!   unless it contains one of `~!@#%^&|`?` (so `a=-1` is `a`, `=`, `-`, `1`).
+//!
+//! A lexical error (unterminated quote or comment, empty quoted identifier)
+//! becomes a [`TokenKind::Error`] token that ends the vector; the parser
+//! reports it when it reaches it, so earlier syntax errors win as in
+//! PostgreSQL. Recognisers for numbers and words use nom.
+
+use nom::bytes::complete::take_while;
+use nom::character::complete::{char as nom_char, digit0, digit1, one_of};
+use nom::combinator::{opt, recognize};
+use nom::sequence::{pair, tuple};
+use nom::IResult;
+
+use crate::keywords::Keyword;
+
+/// One token: its kind and the byte range `start..end` of its source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// What the token is.
+    pub kind: TokenKind,
+    /// Byte offset of the token's first byte.
+    pub start: usize,
+    /// Byte offset just past the token's last byte.
+    pub end: usize,
+}
+
+/// How a string literal was quoted, which decides how its text is unescaped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StringStyle {
+    /// `'...'`: `''` stands for one quote.
+    Standard,
+    /// `E'...'`: backslash escapes as well as `''`.
+    Escape,
+    /// `$tag$...$tag$`: no escapes; the number is the delimiter's length.
+    Dollar(usize),
+}
+
+/// A lexical error, reported when the parser reaches the token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LexError {
+    /// A `'` string with no closing quote.
+    UnterminatedString,
+    /// A `"` identifier with no closing quote.
+    UnterminatedIdent,
+    /// A `$tag$` string with no closing delimiter.
+    UnterminatedDollar,
+    /// A `/*` comment with no closing `*/`.
+    UnterminatedComment,
+    /// `""`: an empty quoted identifier.
+    ZeroLengthIdent,
+}
+
+impl LexError {
+    /// PostgreSQL's message for this error, without the `at or near` part.
+    pub fn message(self) -> &'static str {
+        match self {
+            LexError::UnterminatedString => "unterminated quoted string",
+            LexError::UnterminatedIdent => "unterminated quoted identifier",
+            LexError::UnterminatedDollar => "unterminated dollar-quoted string",
+            LexError::UnterminatedComment => "unterminated /* comment",
+            LexError::ZeroLengthIdent => "zero-length delimited identifier",
+        }
+    }
+}
+
+/// The kinds of token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// An unquoted word with its keyword (`NoKeyword` for a plain identifier).
+    Word(Keyword),
+    /// A `"quoted identifier"`; the flag says whether it contains `""`.
+    QuotedIdent(bool),
+    /// A string literal; the flag says whether unescaping is needed.
+    String(StringStyle, bool),
+    /// A numeric literal.
+    Number,
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `[`
+    LBracket,
+    /// `]`
+    RBracket,
+    /// `,`
+    Comma,
+    /// `;`
+    Semicolon,
+    /// `.`
+    Dot,
+    /// `:`
+    Colon,
+    /// `::`
+    DoubleColon,
+    /// `+`
+    Plus,
+    /// `-`
+    Minus,
+    /// `*`
+    Star,
+    /// `/`
+    Slash,
+    /// `%`
+    Percent,
+    /// `^`
+    Caret,
+    /// `=`
+    Eq,
+    /// `<>` or `!=`
+    NotEq,
+    /// `<`
+    Lt,
+    /// `<=`
+    LtEq,
+    /// `>`
+    Gt,
+    /// `>=`
+    GtEq,
+    /// `||`
+    Concat,
+    /// Any other operator or character heapdb does not support.
+    Other,
+    /// A lexical error; always the last token before `Eof`.
+    Error(LexError),
+    /// The end of the input.
+    Eof,
+}
+
+/// Whether `b` may start an unquoted identifier.
+#[inline]
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+/// Whether `b` may continue an unquoted identifier.
+#[inline]
+fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// Whether `b` is one of PostgreSQL's operator characters.
+#[inline]
+fn is_op_char(b: u8) -> bool {
+    matches!(
+        b,
+        b'+' | b'-'
+            | b'*'
+            | b'/'
+            | b'<'
+            | b'>'
+            | b'='
+            | b'~'
+            | b'!'
+            | b'@'
+            | b'#'
+            | b'%'
+            | b'^'
+            | b'&'
+            | b'|'
+            | b'`'
+            | b'?'
+    )
+}
+
+/// nom recogniser for a numeric literal (see the module docs).
+fn number(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    let mantissa = nom::branch::alt((
+        recognize(pair(digit1, opt(pair(nom_char('.'), digit0)))),
+        recognize(pair(nom_char('.'), digit1)),
+    ));
+    let exponent = opt(tuple((one_of("eE"), opt(one_of("+-")), digit1)));
+    recognize(pair(mantissa, exponent))(input)
+}
+
+/// nom recogniser for the rest of an identifier after its first byte.
+fn ident_rest(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    take_while(is_ident_char)(input)
+}
+
+/// Returns the offset just past the whitespace and comments starting at `pos`,
+/// or `Err(start)` for an unterminated block comment starting at `start`.
+pub(crate) fn skip_trivia(src: &[u8], mut pos: usize) -> Result<usize, usize> {
+    loop {
+        match src.get(pos) {
+            Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\x0b') => pos += 1,
+            Some(b'-') if src.get(pos + 1) == Some(&b'-') => {
+                pos = memchr::memchr(b'\n', &src[pos..]).map_or(src.len(), |i| pos + i + 1);
+            }
+            Some(b'/') if src.get(pos + 1) == Some(&b'*') => {
+                let start = pos;
+                let mut depth = 1usize;
+                pos += 2;
+                while depth > 0 {
+                    match (src.get(pos), src.get(pos + 1)) {
+                        (Some(b'*'), Some(b'/')) => {
+                            depth -= 1;
+                            pos += 2;
+                        }
+                        (Some(b'/'), Some(b'*')) => {
+                            depth += 1;
+                            pos += 2;
+                        }
+                        (Some(_), _) => pos += 1,
+                        (None, _) => return Err(start),
+                    }
+                }
+            }
+            _ => return Ok(pos),
+        }
+    }
+}
+
+/// Returns the end of a `'...'` string body starting at `pos` (just past the
+/// opening quote): the offset past the closing quote and whether `''` (or,
+/// with `backslash`, a backslash escape) occurred; `None` if unterminated.
+pub(crate) fn scan_quoted(src: &[u8], mut pos: usize, backslash: bool) -> Option<(usize, bool)> {
+    let mut escapes = false;
+    loop {
+        let i = memchr::memchr2(b'\'', b'\\', &src[pos..])?;
+        pos += i;
+        if src[pos] == b'\\' {
+            if backslash {
+                escapes = true;
+                pos += 2;
+                if pos > src.len() {
+                    return None;
+                }
+            } else {
+                pos += 1;
+            }
+            continue;
+        }
+        if src.get(pos + 1) == Some(&b'\'') {
+            escapes = true;
+            pos += 2;
+            continue;
+        }
+        return Some((pos + 1, escapes));
+    }
+}
+
+/// If a dollar-quote delimiter (`$$` or `$tag$`) starts at `pos`, its length.
+pub(crate) fn dollar_tag_len(src: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos + 1;
+    if let Some(&b) = src.get(i) {
+        if b != b'$' && !is_ident_start(b) {
+            return None;
+        }
+    }
+    while let Some(&b) = src.get(i) {
+        if b == b'$' {
+            return Some(i + 1 - pos);
+        }
+        if !is_ident_char(b) {
+            return None;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Lexes all of `text`. The vector always ends with an `Eof` token whose
+/// range is `len..len`; a lexical error token, if any, comes just before it.
+pub fn tokenize(text: &str) -> Vec<Token> {
+    let src = text.as_bytes();
+    // About one token per three bytes of typical SQL; one allocation for most
+    // statements.
+    let mut tokens = Vec::with_capacity(src.len() / 3 + 4);
+    let mut pos = 0;
+    loop {
+        pos = match skip_trivia(src, pos) {
+            Ok(p) => p,
+            Err(start) => {
+                tokens.push(Token {
+                    kind: TokenKind::Error(LexError::UnterminatedComment),
+                    start,
+                    end: src.len(),
+                });
+                break;
+            }
+        };
+        let Some(&b) = src.get(pos) else { break };
+        let start = pos;
+        let kind = match b {
+            b'(' => single(&mut pos, TokenKind::LParen),
+            b')' => single(&mut pos, TokenKind::RParen),
+            b'[' => single(&mut pos, TokenKind::LBracket),
+            b']' => single(&mut pos, TokenKind::RBracket),
+            b',' => single(&mut pos, TokenKind::Comma),
+            b';' => single(&mut pos, TokenKind::Semicolon),
+            b':' => {
+                if src.get(pos + 1) == Some(&b':') {
+                    pos += 2;
+                    TokenKind::DoubleColon
+                } else {
+                    single(&mut pos, TokenKind::Colon)
+                }
+            }
+            b'\'' => match scan_quoted(src, pos + 1, false) {
+                Some((end, escapes)) => {
+                    pos = end;
+                    TokenKind::String(StringStyle::Standard, escapes)
+                }
+                None => {
+                    pos = src.len();
+                    TokenKind::Error(LexError::UnterminatedString)
+                }
+            },
+            b'e' | b'E' if src.get(pos + 1) == Some(&b'\'') => {
+                match scan_quoted(src, pos + 2, true) {
+                    Some((end, escapes)) => {
+                        pos = end;
+                        TokenKind::String(StringStyle::Escape, escapes)
+                    }
+                    None => {
+                        pos = src.len();
+                        TokenKind::Error(LexError::UnterminatedString)
+                    }
+                }
+            }
+            b'"' => lex_quoted_ident(src, &mut pos),
+            b'$' => match dollar_tag_len(src, pos) {
+                Some(tag_len) => {
+                    let tag = &src[pos..pos + tag_len];
+                    let body = pos + tag_len;
+                    match memchr::memmem::find(&src[body..], tag) {
+                        Some(i) => {
+                            pos = body + i + tag_len;
+                            TokenKind::String(StringStyle::Dollar(tag_len), false)
+                        }
+                        None => {
+                            pos = src.len();
+                            TokenKind::Error(LexError::UnterminatedDollar)
+                        }
+                    }
+                }
+                None => single(&mut pos, TokenKind::Other),
+            },
+            b'0'..=b'9' => lex_number(src, &mut pos),
+            b'.' if src.get(pos + 1).is_some_and(u8::is_ascii_digit) => lex_number(src, &mut pos),
+            b'.' => single(&mut pos, TokenKind::Dot),
+            _ if is_ident_start(b) => {
+                let (rest, _) = ident_rest(&src[pos + 1..]).expect("take_while cannot fail");
+                pos = src.len() - rest.len();
+                TokenKind::Word(Keyword::lookup(&text[start..pos]))
+            }
+            _ if is_op_char(b) => lex_operator(src, &mut pos),
+            _ => {
+                // Any other character (including a non-ASCII byte that cannot
+                // start a word is impossible: those start words) is one
+                // unsupported token of one character.
+                let len = text[pos..].chars().next().map_or(1, char::len_utf8);
+                pos += len;
+                TokenKind::Other
+            }
+        };
+        tokens.push(Token {
+            kind,
+            start,
+            end: pos,
+        });
+        if matches!(kind, TokenKind::Error(_)) {
+            break;
+        }
+    }
+    tokens.push(Token {
+        kind: TokenKind::Eof,
+        start: src.len(),
+        end: src.len(),
+    });
+    tokens
+}
+
+/// Consumes one byte and returns `kind`.
+#[inline]
+fn single(pos: &mut usize, kind: TokenKind) -> TokenKind {
+    *pos += 1;
+    kind
+}
+
+/// Lexes a `"quoted identifier"` starting at `*pos`.
+fn lex_quoted_ident(src: &[u8], pos: &mut usize) -> TokenKind {
+    let mut i = *pos + 1;
+    let mut escapes = false;
+    loop {
+        match memchr::memchr(b'"', &src[i..]) {
+            None => {
+                *pos = src.len();
+                return TokenKind::Error(LexError::UnterminatedIdent);
+            }
+            Some(j) => {
+                i += j;
+                if src.get(i + 1) == Some(&b'"') {
+                    escapes = true;
+                    i += 2;
+                    continue;
+                }
+                let empty = i == *pos + 1;
+                *pos = i + 1;
+                return if empty {
+                    TokenKind::Error(LexError::ZeroLengthIdent)
+                } else {
+                    TokenKind::QuotedIdent(escapes)
+                };
+            }
+        }
+    }
+}
+
+/// Lexes a number starting at `*pos` (a digit, or `.` before a digit).
+fn lex_number(src: &[u8], pos: &mut usize) -> TokenKind {
+    let (rest, _) = number(&src[*pos..]).expect("caller checked a digit starts the number");
+    *pos = src.len() - rest.len();
+    TokenKind::Number
+}
+
+/// Lexes an operator starting at `*pos` (see the module docs for the rules).
+fn lex_operator(src: &[u8], pos: &mut usize) -> TokenKind {
+    let start = *pos;
+    let mut end = start;
+    while end < src.len() && is_op_char(src[end]) {
+        // A comment start ends the operator.
+        if end > start && (src[end..].starts_with(b"--") || src[end..].starts_with(b"/*")) {
+            break;
+        }
+        end += 1;
+    }
+    let op = &src[start..end];
+    let mut len = op.len();
+    if len > 1 && !op.iter().any(|b| b"~!@#^&|`?%".contains(b)) {
+        while len > 1 && matches!(op[len - 1], b'+' | b'-') {
+            len -= 1;
+        }
+    }
+    *pos = start + len;
+    match &op[..len] {
+        b"+" => TokenKind::Plus,
+        b"-" => TokenKind::Minus,
+        b"*" => TokenKind::Star,
+        b"/" => TokenKind::Slash,
+        b"%" => TokenKind::Percent,
+        b"^" => TokenKind::Caret,
+        b"=" => TokenKind::Eq,
+        b"<>" | b"!=" => TokenKind::NotEq,
+        b"<" => TokenKind::Lt,
+        b"<=" => TokenKind::LtEq,
+        b">" => TokenKind::Gt,
+        b">=" => TokenKind::GtEq,
+        b"||" => TokenKind::Concat,
+        _ => TokenKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<TokenKind> {
+        tokenize(text).into_iter().map(|t| t.kind).collect()
+    }
+
+    fn texts(text: &str) -> Vec<&str> {
+        tokenize(text)
+            .into_iter()
+            .map(|t| &text[t.start..t.end])
+            .collect()
+    }
+
+    #[test]
+    fn words_numbers_and_punctuation() {
+        assert_eq!(
+            texts("SELECT a1, 1.5e3 FROM t;"),
+            ["SELECT", "a1", ",", "1.5e3", "FROM", "t", ";", ""]
+        );
+        assert_eq!(
+            kinds("select .5 5. 1e 1e-3")[..6],
+            [
+                TokenKind::Word(Keyword::Select),
+                TokenKind::Number,
+                TokenKind::Number,
+                TokenKind::Number,
+                TokenKind::Word(Keyword::NoKeyword),
+                TokenKind::Number,
+            ]
+        );
+        assert_eq!(texts("123abc"), ["123", "abc", ""]);
+        assert_eq!(texts("a.b.*"), ["a", ".", "b", ".", "*", ""]);
+        assert_eq!(texts("x::int"), ["x", "::", "int", ""]);
+    }
+
+    #[test]
+    fn operators_follow_postgres_rules() {
+        assert_eq!(texts("a=-1"), ["a", "=", "-", "1", ""]);
+        assert_eq!(
+            texts("a<>b!=c<=d>=e||f"),
+            ["a", "<>", "b", "!=", "c", "<=", "d", ">=", "e", "||", "f", ""]
+        );
+        assert_eq!(kinds("a @ b")[1], TokenKind::Other);
+        assert_eq!(texts("a*-1"), ["a", "*", "-", "1", ""]);
+        assert_eq!(texts("1--comment\n+2"), ["1", "+", "2", ""]);
+    }
+
+    #[test]
+    fn strings_and_identifiers() {
+        assert_eq!(
+            kinds("'a''b' E'x\\'y' $$q$$ $t$ $$ $t$ \"Q\"\"x\"")[..5],
+            [
+                TokenKind::String(StringStyle::Standard, true),
+                TokenKind::String(StringStyle::Escape, true),
+                TokenKind::String(StringStyle::Dollar(2), false),
+                TokenKind::String(StringStyle::Dollar(3), false),
+                TokenKind::QuotedIdent(true),
+            ]
+        );
+        assert_eq!(texts("'it''s' x"), ["'it''s'", "x", ""]);
+    }
+
+    #[test]
+    fn comments_nest() {
+        assert_eq!(texts("a /* x /* y */ z */ b -- c\nd"), ["a", "b", "d", ""]);
+    }
+
+    #[test]
+    fn lexical_errors_end_the_stream() {
+        assert_eq!(
+            kinds("select 'abc"),
+            [
+                TokenKind::Word(Keyword::Select),
+                TokenKind::Error(LexError::UnterminatedString),
+                TokenKind::Eof
+            ]
+        );
+        assert_eq!(
+            kinds("a /* b")[1],
+            TokenKind::Error(LexError::UnterminatedComment)
+        );
+        assert_eq!(
+            kinds("\"abc")[0],
+            TokenKind::Error(LexError::UnterminatedIdent)
+        );
+        assert_eq!(
+            kinds("\"\"")[0],
+            TokenKind::Error(LexError::ZeroLengthIdent)
+        );
+        assert_eq!(
+            kinds("$a$ x")[0],
+            TokenKind::Error(LexError::UnterminatedDollar)
+        );
+        assert_eq!(
+            kinds("E'\\")[0],
+            TokenKind::Error(LexError::UnterminatedString)
+        );
+    }
+}
