@@ -230,7 +230,11 @@ impl Catalog {
                     || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
         });
         if clash {
-            return Err(err!(DuplicateTable, "relation \"{}\" already exists", def.name));
+            return Err(err!(
+                DuplicateTable,
+                "relation \"{}\" already exists",
+                def.name
+            ));
         }
         let def = Arc::new(def);
         st.versions.push(Version {
@@ -258,7 +262,10 @@ impl Catalog {
             .iter()
             .position(|v| v.def.oid == oid && view.sees(v))
         else {
-            return Err(err!(UndefinedTable, "relation with OID {oid} does not exist"));
+            return Err(err!(
+                UndefinedTable,
+                "relation with OID {oid} does not exist"
+            ));
         };
         let old = &mut st.versions[pos];
         if old.xmax != INVALID_XID && old.xmax != xid {

@@ -215,7 +215,9 @@ pub(super) fn read(path: &Path) -> Result<State> {
                 ));
             }
             "column" => {
-                let (_, _, t) = tables.last_mut().ok_or_else(|| corrupt("column before table"))?;
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("column before table"))?;
                 if f.len() != 5 {
                     return Err(corrupt("short column line"));
                 }
@@ -223,11 +225,17 @@ pub(super) fn read(path: &Path) -> Result<State> {
                     name: unesc(f[1])?,
                     ty: parse_type_tag(f[2])?,
                     not_null: f[3] == "1",
-                    default: if f[4] == "-" { None } else { Some(unesc(f[4])?) },
+                    default: if f[4] == "-" {
+                        None
+                    } else {
+                        Some(unesc(f[4])?)
+                    },
                 });
             }
             "stats" => {
-                let (_, _, t) = tables.last_mut().ok_or_else(|| corrupt("stats before table"))?;
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("stats before table"))?;
                 t.stats = Some(TableStats {
                     reltuples: num(1)?,
                     relpages: num(2)? as u32,
@@ -235,7 +243,9 @@ pub(super) fn read(path: &Path) -> Result<State> {
                 });
             }
             "colstats" => {
-                let (_, _, t) = tables.last_mut().ok_or_else(|| corrupt("colstats before table"))?;
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("colstats before table"))?;
                 let pos = num(1)? as usize;
                 let (n_mcv, n_hist) = (num(5)? as usize, num(6)? as usize);
                 let mut cs = ColumnStats {
@@ -255,7 +265,10 @@ pub(super) fn read(path: &Path) -> Result<State> {
                         .push(unesc(f.get(i).ok_or_else(|| corrupt("short histogram"))?)?);
                     i += 1;
                 }
-                let stats = t.stats.as_mut().ok_or_else(|| corrupt("colstats before stats"))?;
+                let stats = t
+                    .stats
+                    .as_mut()
+                    .ok_or_else(|| corrupt("colstats before stats"))?;
                 if pos >= stats.columns.len() {
                     return Err(corrupt("colstats position"));
                 }
@@ -288,7 +301,15 @@ mod tests {
 
     #[test]
     fn escaping_round_trips() {
-        for s in ["plain", "with space", "per%cent", "-", "", "tab\tnew\nline", "ünïcode ✓"] {
+        for s in [
+            "plain",
+            "with space",
+            "per%cent",
+            "-",
+            "",
+            "tab\tnew\nline",
+            "ünïcode ✓",
+        ] {
             let e = esc(s);
             assert!(!e.contains(' ') && !e.contains('\n'), "{e}");
             assert_eq!(unesc(&e).unwrap(), s);

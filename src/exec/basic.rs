@@ -19,7 +19,7 @@ impl Operator for FilterOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
         while let Some(b) = self.input.next()? {
             self.ctx.check_cancel()?;
-            let keep = truth_mask(&self.predicate.eval(&b)?);
+            let keep = truth_mask(&*self.predicate.eval(&b)?);
             let out = b.filter(&keep);
             if out.len > 0 {
                 return Ok(Some(out));
@@ -47,7 +47,10 @@ impl Operator for ProjectOp<'_> {
             .iter()
             .map(|e| e.eval(&b).map(|c| c.into_owned()))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some(Batch { columns, len: b.len }))
+        Ok(Some(Batch {
+            columns,
+            len: b.len,
+        }))
     }
 }
 

@@ -183,8 +183,7 @@ impl Expr {
                         let w = item.get(i);
                         if w.is_null() {
                             saw_null = true;
-                        } else if types::compare_typed(&v, &w, &x.ty) == std::cmp::Ordering::Equal
-                        {
+                        } else if types::compare_typed(&v, &w, &x.ty) == std::cmp::Ordering::Equal {
                             found = true;
                             break;
                         }
@@ -301,7 +300,9 @@ impl Expr {
             }
             let sub = batch.take(&remaining);
             let c = cond.eval(&sub)?;
-            let hit: Vec<bool> = (0..sub.len).map(|i| c.get(i).as_bool() == Some(true)).collect();
+            let hit: Vec<bool> = (0..sub.len)
+                .map(|i| c.get(i).as_bool() == Some(true))
+                .collect();
             let taken: Vec<u32> = remaining
                 .iter()
                 .zip(&hit)
@@ -415,6 +416,8 @@ pub fn truth_mask(v: &Vector) -> Vec<bool> {
             None => b.clone(),
             Some(nulls) => b.iter().zip(nulls).map(|(&x, &n)| x && !n).collect(),
         },
-        _ => (0..v.len()).map(|i| v.get(i).as_bool() == Some(true)).collect(),
+        _ => (0..v.len())
+            .map(|i| v.get(i).as_bool() == Some(true))
+            .collect(),
     }
 }

@@ -53,7 +53,10 @@ pub struct HashJoinOp<'a> {
 }
 
 fn null_columns(types: &[DataType], n: usize) -> Vec<Vector> {
-    types.iter().map(|t| Vector::repeat(*t, &Value::Null, n)).collect()
+    types
+        .iter()
+        .map(|t| Vector::repeat(*t, &Value::Null, n))
+        .collect()
 }
 
 impl<'a> HashJoinOp<'a> {
@@ -64,7 +67,11 @@ impl<'a> HashJoinOp<'a> {
         spec: HashJoinSpec<'a>,
         ctx: &'a ExecContext,
     ) -> HashJoinOp<'a> {
-        let (build, probe) = if spec.build_left { (left, right) } else { (right, left) };
+        let (build, probe) = if spec.build_left {
+            (left, right)
+        } else {
+            (right, left)
+        };
         let (preserve_left, preserve_right) = match spec.kind {
             JoinKind::Inner => (false, false),
             JoinKind::Left => (true, false),
@@ -175,13 +182,17 @@ impl<'a> HashJoinOp<'a> {
         }
         let n = probe_idx.len();
         let mut pairs = self.combine(
-            self.build.columns.iter().map(|c| c.take(&build_idx)).collect(),
+            self.build
+                .columns
+                .iter()
+                .map(|c| c.take(&build_idx))
+                .collect(),
             b.columns.iter().map(|c| c.take(&probe_idx)).collect(),
             n,
         );
         if let Some(r) = self.spec.residual {
             if n > 0 {
-                let keep = truth_mask(&r.eval(&pairs)?);
+                let keep = truth_mask(&*r.eval(&pairs)?);
                 pairs = pairs.filter(&keep);
                 probe_idx = probe_idx
                     .iter()
@@ -205,7 +216,9 @@ impl<'a> HashJoinOp<'a> {
             for &p in &probe_idx {
                 matched[p as usize] = true;
             }
-            let unmatched: Vec<u32> = (0..b.len as u32).filter(|&i| !matched[i as usize]).collect();
+            let unmatched: Vec<u32> = (0..b.len as u32)
+                .filter(|&i| !matched[i as usize])
+                .collect();
             if !unmatched.is_empty() {
                 let extra = self.combine(
                     null_columns(self.build_types(), unmatched.len()),
@@ -247,7 +260,11 @@ impl Operator for HashJoinOp<'_> {
                     &self.spec.left_types
                 };
                 let out = self.combine(
-                    self.build.columns.iter().map(|c| c.take(&unmatched)).collect(),
+                    self.build
+                        .columns
+                        .iter()
+                        .map(|c| c.take(&unmatched))
+                        .collect(),
                     null_columns(probe_types, unmatched.len()),
                     unmatched.len(),
                 );
@@ -310,15 +327,17 @@ impl Operator for NestedLoopOp<'_> {
                 self.ctx.check_cancel()?;
                 let n = self.right.len;
                 let left_idx = vec![row as u32; n];
-                let mut columns: Vec<Vector> = b.columns.iter().map(|c| c.take(&left_idx)).collect();
+                let mut columns: Vec<Vector> =
+                    b.columns.iter().map(|c| c.take(&left_idx)).collect();
                 columns.extend(self.right.columns.iter().cloned());
                 let mut pairs = Batch { columns, len: n };
                 if let (Some(c), true) = (self.condition, n > 0) {
-                    let keep = truth_mask(&c.eval(&pairs)?);
+                    let keep = truth_mask(&*c.eval(&pairs)?);
                     pairs = pairs.filter(&keep);
                 }
                 if pairs.len == 0 && self.kind == JoinKind::Left {
-                    let mut columns: Vec<Vector> = b.columns.iter().map(|c| c.take(&[row as u32])).collect();
+                    let mut columns: Vec<Vector> =
+                        b.columns.iter().map(|c| c.take(&[row as u32])).collect();
                     columns.extend(null_columns(&self.right_types, 1));
                     pairs = Batch { columns, len: 1 };
                 }

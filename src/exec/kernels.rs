@@ -45,7 +45,10 @@ fn cmp_op(op: BinaryOp) -> Option<fn(Ordering) -> bool> {
 macro_rules! compare_loop {
     ($x:expr, $y:expr, $op:expr, $cmp:expr) => {{
         let f = $op;
-        $x.iter().zip($y.iter()).map(|(p, q)| f($cmp(p, q))).collect::<Vec<bool>>()
+        $x.iter()
+            .zip($y.iter())
+            .map(|(p, q)| f($cmp(p, q)))
+            .collect::<Vec<bool>>()
     }};
 }
 
@@ -163,7 +166,9 @@ mod tests {
     fn arithmetic_checks_overflow_and_zero_only_on_live_rows() {
         let a = ints(DataType::Int4, &[Some(1), None, Some(i32::MAX as i64)]);
         let b = ints(DataType::Int4, &[Some(2), Some(0), Some(0)]);
-        let r = binary(BinaryOp::Add, &a, &b, DataType::Int4).unwrap().unwrap();
+        let r = binary(BinaryOp::Add, &a, &b, DataType::Int4)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.get(0), Value::Int4(3));
         assert!(r.get(1).is_null());
         let e = binary(BinaryOp::Div, &a, &b, DataType::Int4).unwrap_err();
@@ -173,7 +178,9 @@ mod tests {
         assert_eq!(e.message, "integer out of range");
         let m = ints(DataType::Int8, &[Some(i64::MIN)]);
         let neg = ints(DataType::Int8, &[Some(-1)]);
-        let r = binary(BinaryOp::Mod, &m, &neg, DataType::Int8).unwrap().unwrap();
+        let r = binary(BinaryOp::Mod, &m, &neg, DataType::Int8)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.get(0), Value::Int8(0));
     }
 
@@ -181,13 +188,17 @@ mod tests {
     fn comparisons_propagate_nulls() {
         let a = ints(DataType::Int8, &[Some(1), None, Some(5)]);
         let b = ints(DataType::Int8, &[Some(1), Some(1), Some(4)]);
-        let r = binary(BinaryOp::GtEq, &a, &b, DataType::Bool).unwrap().unwrap();
+        let r = binary(BinaryOp::GtEq, &a, &b, DataType::Bool)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.get(0), Value::Bool(true));
         assert!(r.get(1).is_null());
         assert_eq!(r.get(2), Value::Bool(true));
         let f = Vector::from_values(DataType::Float8, &[Value::Float8(f64::NAN)]);
         let g = Vector::from_values(DataType::Float8, &[Value::Float8(1e300)]);
-        let r = binary(BinaryOp::Gt, &f, &g, DataType::Bool).unwrap().unwrap();
+        let r = binary(BinaryOp::Gt, &f, &g, DataType::Bool)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.get(0), Value::Bool(true), "NaN sorts above every number");
     }
 }

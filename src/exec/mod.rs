@@ -65,7 +65,10 @@ impl ExecContext {
     #[inline]
     pub fn check_cancel(&self) -> Result<()> {
         if self.cancel.load(Ordering::Relaxed) {
-            return Err(err!(QueryCanceled, "canceling statement due to user request"));
+            return Err(err!(
+                QueryCanceled,
+                "canceling statement due to user request"
+            ));
         }
         Ok(())
     }
@@ -75,7 +78,9 @@ impl ExecContext {
         self.relations
             .get(&relfilenode)
             .map(|r| r.as_ref())
-            .ok_or_else(|| crate::error::Error::internal(format!("relation {relfilenode} not opened")))
+            .ok_or_else(|| {
+                crate::error::Error::internal(format!("relation {relfilenode} not opened"))
+            })
     }
 }
 
@@ -211,10 +216,7 @@ fn build_with<'a>(
             skip: *offset,
         }),
         Node::Append { inputs } => Box::new(basic::AppendOp {
-            inputs: inputs
-                .iter()
-                .map(&mut build)
-                .collect::<Result<Vec<_>>>()?,
+            inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,
         }),
         Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
@@ -237,12 +239,9 @@ fn build_with<'a>(
             *all,
             plan.types(),
         )),
-        Node::Sort { input, keys } => Box::new(sort::SortOp::new(
-            build(input)?,
-            keys,
-            plan.types(),
-            ctx,
-        )),
+        Node::Sort { input, keys } => {
+            Box::new(sort::SortOp::new(build(input)?, keys, plan.types(), ctx))
+        }
         Node::HashJoin {
             left,
             right,

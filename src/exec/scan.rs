@@ -140,7 +140,8 @@ impl Operator for SeqScanOp<'_> {
         loop {
             self.ctx.check_cancel()?;
             while !self.done && self.pending < BATCH_SIZE {
-                let (columns, upto, with_tid, desc) = (self.columns, self.upto, self.with_tid, &self.desc);
+                let (columns, upto, with_tid, desc) =
+                    (self.columns, self.upto, self.with_tid, &self.desc);
                 let builders = &mut self.builders;
                 let page_rows = self.scan.next_page(|block, pg, visible| -> Result<usize> {
                     if upto == 0 && !with_tid {
@@ -149,7 +150,10 @@ impl Operator for SeqScanOp<'_> {
                     let mut slots: Vec<Option<&[u8]>> = vec![None; upto];
                     for &off in visible {
                         let t = page::get_item(pg, off).ok_or_else(|| {
-                            crate::err!(DataCorrupted, "visible line pointer {off} of block {block} has no tuple")
+                            crate::err!(
+                                DataCorrupted,
+                                "visible line pointer {off} of block {block} has no tuple"
+                            )
                         })?;
                         if upto > 0 {
                             tuple::deform(t, desc, upto, &mut slots)?;
@@ -176,7 +180,7 @@ impl Operator for SeqScanOp<'_> {
             let batch = self.take_batch();
             let batch = match self.filter {
                 Some(f) => {
-                    let keep = truth_mask(&f.eval(&batch)?);
+                    let keep = truth_mask(&*f.eval(&batch)?);
                     batch.filter(&keep)
                 }
                 None => batch,
@@ -287,7 +291,10 @@ impl Operator for FunctionOp<'_> {
                 }
                 let len = v64.len();
                 let col = if int4 {
-                    Vector::from_data(DataType::Int4, Data::I32(v64.into_iter().map(|x| x as i32).collect()))
+                    Vector::from_data(
+                        DataType::Int4,
+                        Data::I32(v64.into_iter().map(|x| x as i32).collect()),
+                    )
                 } else {
                     Vector::from_data(DataType::Int8, Data::I64(v64))
                 };
@@ -306,7 +313,11 @@ impl Operator for FunctionOp<'_> {
                         break;
                     }
                     out.push(x);
-                    match types::eval_binary(BinaryOp::Add, &Value::Timestamp(x), &Value::Interval(*step))? {
+                    match types::eval_binary(
+                        BinaryOp::Add,
+                        &Value::Timestamp(x),
+                        &Value::Interval(*step),
+                    )? {
                         Value::Timestamp(n) => self.next_ts = n,
                         _ => {
                             self.done = true;

@@ -250,7 +250,9 @@ impl Operator for SortOp<'_> {
         } else {
             self.ctx.check_cancel()?;
             while len < BATCH_SIZE {
-                let Some(row) = self.next_merged()? else { break };
+                let Some(row) = self.next_merged()? else {
+                    break;
+                };
                 for (c, v) in row.iter().enumerate() {
                     cols[c].push(v);
                 }

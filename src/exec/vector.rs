@@ -213,11 +213,8 @@ impl Vector {
     /// is a planner bug; it is stored as NULL in release builds rather than
     /// corrupting the vector, and asserts in debug builds.
     pub fn push(&mut self, value: &Value) {
-        let pushed = match (&mut self.data, value) {
-            (_, Value::Null) => {
-                self.push_null();
-                return;
-            }
+        match (&mut self.data, value) {
+            (_, Value::Null) => return self.push_null(),
             (Data::Bool(v), Value::Bool(b)) => v.push(*b),
             (Data::I16(v), Value::Int2(x)) => v.push(*x),
             (Data::I32(v), Value::Int4(x) | Value::Date(x)) => v.push(*x),
@@ -227,12 +224,9 @@ impl Vector {
             (Data::Any(v), x) => v.push(x.clone()),
             (_, other) => {
                 debug_assert!(false, "value {other:?} pushed into a {:?} vector", self.ty);
-                self.push_null();
-                return;
+                return self.push_null();
             }
-        };
-        #[allow(clippy::let_unit_value)]
-        let () = pushed;
+        }
         if let Some(n) = &mut self.nulls {
             n.push(false);
         }
@@ -240,8 +234,10 @@ impl Vector {
 
     /// The rows at `indices`, in that order (gather). Used by filters, joins
     /// and sorts.
+    #[allow(clippy::clone_on_copy)] // one closure serves Copy and Value data
     pub fn take(&self, indices: &[u32]) -> Vector {
-        let data = map_data!(&self.data, v => indices.iter().map(|&i| v[i as usize].clone()).collect());
+        let data =
+            map_data!(&self.data, v => indices.iter().map(|&i| v[i as usize].clone()).collect());
         let nulls = self
             .nulls
             .as_ref()
@@ -294,7 +290,6 @@ impl Vector {
                 for i in 0..other.len() {
                     self.push(&other.get(i));
                 }
-                return;
             }
         }
     }
@@ -410,7 +405,12 @@ mod tests {
     fn take_filter_slice_extend_keep_nulls_aligned() {
         let v = Vector::from_values(
             DataType::Int8,
-            &[Value::Int8(10), Value::Null, Value::Int8(30), Value::Int8(40)],
+            &[
+                Value::Int8(10),
+                Value::Null,
+                Value::Int8(30),
+                Value::Int8(40),
+            ],
         );
         let t = v.take(&[3, 1, 0]);
         assert_eq!(t.get(0), Value::Int8(40));

@@ -235,7 +235,13 @@ pub fn number_literal(text: &str) -> Result<(Value, DataType)> {
 impl Binder<'_> {
     /// Converts `e` to type `to`: unknown literals are parsed now; other
     /// types get a cast node when `cast_kind` allows it in `ctx`.
-    pub fn coerce(&self, e: Expr, to: &DataType, ctx: CastContext, offset: ast::Offset) -> Result<Expr> {
+    pub fn coerce(
+        &self,
+        e: Expr,
+        to: &DataType,
+        ctx: CastContext,
+        offset: ast::Offset,
+    ) -> Result<Expr> {
         if e.ty == *to {
             return Ok(e);
         }
@@ -334,7 +340,10 @@ impl Binder<'_> {
                 ast::Literal::Boolean(b) => Expr::constant(Value::Bool(*b), DataType::Bool),
                 ast::Literal::Null => Expr::constant(Value::Null, DataType::Unknown),
             }),
-            K::TypedString { data_type: t, value } => {
+            K::TypedString {
+                data_type: t,
+                value,
+            } => {
                 let ty = data_type(t)?;
                 let lit = Expr::constant(Value::text(value), DataType::Unknown);
                 self.coerce(lit, &ty, CastContext::Explicit, e.offset)
@@ -343,9 +352,7 @@ impl Binder<'_> {
                 if let Mode::Agg(state) = mode {
                     // Not a group key (checked by the caller): an error,
                     // unless the name does not resolve at all.
-                    let (i, _) = state
-                        .input
-                        .resolve(c.table.as_deref(), &c.column)?;
+                    let (i, _) = state.input.resolve(c.table.as_deref(), &c.column)?;
                     let col = &state.input.columns[i];
                     let q = col.qualifier.clone().unwrap_or_default();
                     return Err(err!(
@@ -394,7 +401,9 @@ impl Binder<'_> {
                     }
                 }
             }
-            K::Binary { op, left, right } => self.bind_binary(*op, left, right, scope, mode, e.offset),
+            K::Binary { op, left, right } => {
+                self.bind_binary(*op, left, right, scope, mode, e.offset)
+            }
             K::IsNull { expr, negated } => {
                 let x = self.bind_expr(expr, scope, mode)?;
                 Ok(Expr {
@@ -436,7 +445,8 @@ impl Binder<'_> {
                 negated,
             } => {
                 let ge = self.bind_binary(ast::BinaryOp::GtEq, expr, low, scope, mode, e.offset)?;
-                let le = self.bind_binary(ast::BinaryOp::LtEq, expr, high, scope, mode, e.offset)?;
+                let le =
+                    self.bind_binary(ast::BinaryOp::LtEq, expr, high, scope, mode, e.offset)?;
                 let both = Expr {
                     kind: ExprKind::And(Box::new(ge), Box::new(le)),
                     ty: DataType::Bool,
@@ -498,16 +508,19 @@ impl Binder<'_> {
                     return Err(err!(SyntaxError, "subquery has too many columns"));
                 }
                 let sub_ty = plan.fields[0].ty;
-                let ty = common_type(&x.ty, &sub_ty)
-                    .ok_or_else(|| {
-                        err!(
-                            UndefinedFunction,
-                            "operator does not exist: {} = {}",
-                            x.ty,
-                            sub_ty
-                        )
-                    })?;
-                let ty = if ty == DataType::Unknown { DataType::Text } else { ty };
+                let ty = common_type(&x.ty, &sub_ty).ok_or_else(|| {
+                    err!(
+                        UndefinedFunction,
+                        "operator does not exist: {} = {}",
+                        x.ty,
+                        sub_ty
+                    )
+                })?;
+                let ty = if ty == DataType::Unknown {
+                    DataType::Text
+                } else {
+                    ty
+                };
                 let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
                 let rows = self.ctx.run_subquery(plan)?;
                 let mut set = std::collections::HashSet::new();
@@ -562,7 +575,10 @@ impl Binder<'_> {
                     },
                 };
                 let rows = self.ctx.run_subquery(plan)?;
-                Ok(Expr::constant(Value::Bool(!rows.is_empty()), DataType::Bool))
+                Ok(Expr::constant(
+                    Value::Bool(!rows.is_empty()),
+                    DataType::Bool,
+                ))
             }
             K::Subquery(query) => {
                 let plan = self.plan_subquery(query)?;
@@ -577,14 +593,23 @@ impl Binder<'_> {
                         "more than one row returned by a subquery used as an expression"
                     ));
                 }
-                let v = rows.into_iter().next().map_or(Value::Null, |mut r| r.remove(0));
+                let v = rows
+                    .into_iter()
+                    .next()
+                    .map_or(Value::Null, |mut r| r.remove(0));
                 Ok(Expr::constant(v, ty))
             }
             K::Case {
                 operand,
                 branches,
                 else_result,
-            } => self.bind_case(operand.as_deref(), branches, else_result.as_deref(), scope, mode),
+            } => self.bind_case(
+                operand.as_deref(),
+                branches,
+                else_result.as_deref(),
+                scope,
+                mode,
+            ),
             K::Cast { expr, data_type: t } => {
                 let ty = data_type(t)?;
                 let x = self.bind_expr(expr, scope, mode)?;
@@ -626,10 +651,7 @@ impl Binder<'_> {
                     }
                 })
             }
-            K::Default => Err(err!(
-                SyntaxError,
-                "DEFAULT is not allowed in this context"
-            )),
+            K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
         }
     }
 
@@ -656,8 +678,12 @@ impl Binder<'_> {
     ) -> Result<(Expr, Expr)> {
         let l = self.bind_expr(left, scope, mode)?;
         let r = self.bind_expr(right, scope, mode)?;
-        let (lt, rt, _) = types::resolve_binary(BinaryOp::Eq, &l.ty, &r.ty)
-            .ok_or_else(|| at(types::ops::operator_error(BinaryOp::Eq, &l.ty, &r.ty), offset))?;
+        let (lt, rt, _) = types::resolve_binary(BinaryOp::Eq, &l.ty, &r.ty).ok_or_else(|| {
+            at(
+                types::ops::operator_error(BinaryOp::Eq, &l.ty, &r.ty),
+                offset,
+            )
+        })?;
         let l = self.coerce(l, &lt, CastContext::Implicit, left.offset)?;
         let r = self.coerce(r, &rt, CastContext::Implicit, right.offset)?;
         Ok((l, r))
@@ -728,7 +754,9 @@ impl Binder<'_> {
         let mut arms = Vec::with_capacity(branches.len());
         for (cond, result) in branches {
             let c = match operand {
-                Some(op) => self.bind_binary(ast::BinaryOp::Eq, op, cond, scope, mode, cond.offset)?,
+                Some(op) => {
+                    self.bind_binary(ast::BinaryOp::Eq, op, cond, scope, mode, cond.offset)?
+                }
                 None => self.bind_condition(cond, scope, mode, "CASE/WHEN")?,
             };
             let r = self.bind_expr(result, scope, mode)?;
@@ -739,9 +767,17 @@ impl Binder<'_> {
             None => None,
         };
         let mut ty = DataType::Unknown;
-        for t in arms.iter().map(|a| a.1.ty).chain(otherwise.iter().map(|o| o.0.ty)) {
-            ty = common_type(&ty, &t)
-                .ok_or_else(|| err!(DatatypeMismatch, "CASE types {ty} and {t} cannot be matched"))?;
+        for t in arms
+            .iter()
+            .map(|a| a.1.ty)
+            .chain(otherwise.iter().map(|o| o.0.ty))
+        {
+            ty = common_type(&ty, &t).ok_or_else(|| {
+                err!(
+                    DatatypeMismatch,
+                    "CASE types {ty} and {t} cannot be matched"
+                )
+            })?;
         }
         if ty == DataType::Unknown {
             ty = DataType::Text;
@@ -837,7 +873,11 @@ impl Binder<'_> {
                     ty,
                 });
             }
-            "now" | "current_timestamp" | "statement_timestamp" | "transaction_timestamp" | "localtimestamp"
+            "now"
+            | "current_timestamp"
+            | "statement_timestamp"
+            | "transaction_timestamp"
+            | "localtimestamp"
                 if args.is_empty() =>
             {
                 return Ok(Expr::constant(
@@ -913,9 +953,14 @@ impl Binder<'_> {
                     list.join(", ")
                 ));
             }
-            let a = self.bind_expr(&call.args[0], &input, &mut inner).map_err(nested_agg)?;
+            let a = self
+                .bind_expr(&call.args[0], &input, &mut inner)
+                .map_err(nested_agg)?;
             let a = self.resolve_unknown(a)?;
-            (AggFunc::from_name(name).expect("is_aggregate checked the name"), Some(a))
+            (
+                AggFunc::from_name(name).expect("is_aggregate checked the name"),
+                Some(a),
+            )
         };
         let ty = match &arg {
             Some(a) => agg_result_type(func, &a.ty)?,

@@ -95,7 +95,10 @@ fn node(
                 t.push(' ');
                 t.push_str(alias);
             }
-            let cols: Vec<String> = columns.iter().map(|&c| table.columns[c].name.clone()).collect();
+            let cols: Vec<String> = columns
+                .iter()
+                .map(|&c| table.columns[c].name.clone())
+                .collect();
             (
                 t,
                 filter
@@ -107,9 +110,9 @@ fn node(
         Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
         Node::Function { name, func } => match func {
-            TableFunc::Rows(_) | TableFunc::SeriesInt { .. } | TableFunc::SeriesTimestamp { .. } => {
-                (format!("Function Scan on {name}"), vec![])
-            }
+            TableFunc::Rows(_)
+            | TableFunc::SeriesInt { .. }
+            | TableFunc::SeriesTimestamp { .. } => (format!("Function Scan on {name}"), vec![]),
         },
         Node::Aggregate { input, group, .. } => {
             if group.is_empty() {
@@ -117,7 +120,10 @@ fn node(
             } else {
                 let n = names(input);
                 let keys: Vec<String> = group.iter().map(|g| deparse(g, &n)).collect();
-                ("HashAggregate".into(), vec![format!("Group Key: {}", keys.join(", "))])
+                (
+                    "HashAggregate".into(),
+                    vec![format!("Group Key: {}", keys.join(", "))],
+                )
             }
         }
         Node::Distinct { input } => (
@@ -134,7 +140,11 @@ fn node(
                         s.push_str(" DESC");
                     }
                     if k.nulls_first != k.descending {
-                        s.push_str(if k.nulls_first { " NULLS FIRST" } else { " NULLS LAST" });
+                        s.push_str(if k.nulls_first {
+                            " NULLS FIRST"
+                        } else {
+                            " NULLS LAST"
+                        });
                     }
                     s
                 })
@@ -210,7 +220,11 @@ fn node(
     }
     line.push_str(&title);
     if flags.costs {
-        line.push_str(&format!("  (rows={:.0} width={})", plan.rows.max(0.0), width(plan)));
+        line.push_str(&format!(
+            "  (rows={:.0} width={})",
+            plan.rows.max(0.0),
+            width(plan)
+        ));
     }
     if let (true, Some(s)) = (flags.analyze, stats) {
         let st = s[my_id];
@@ -244,7 +258,11 @@ fn node(
             }
         }
         if !parts.is_empty() {
-            out.push(format!("{}Buffers: shared {}", " ".repeat(pad), parts.join(" ")));
+            out.push(format!(
+                "{}Buffers: shared {}",
+                " ".repeat(pad),
+                parts.join(" ")
+            ));
         }
     }
     let children = plan.children();
@@ -270,7 +288,11 @@ fn node(
         node(probe, depth + 1, false, flags, stats, &mut pid, out, &[]);
         let mut hash_line = format!("{}->  Hash", " ".repeat(depth * 6 + 2));
         if flags.costs {
-            hash_line.push_str(&format!("  (rows={:.0} width={})", build.rows.max(0.0), width(build)));
+            hash_line.push_str(&format!(
+                "  (rows={:.0} width={})",
+                build.rows.max(0.0),
+                width(build)
+            ));
         }
         out.push(hash_line);
         let mut bid = build_id;
@@ -297,9 +319,17 @@ fn literal(v: &Value, ty: &DataType) -> String {
     let mut s = String::new();
     format_value(v, &mut s);
     match ty {
-        DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Numeric(_) | DataType::Bool => {
+        DataType::Int2
+        | DataType::Int4
+        | DataType::Int8
+        | DataType::Numeric(_)
+        | DataType::Bool => {
             if matches!(ty, DataType::Bool) {
-                if s == "t" { "true".into() } else { "false".into() }
+                if s == "t" {
+                    "true".into()
+                } else {
+                    "false".into()
+                }
             } else if s.starts_with('-') {
                 format!("'{s}'::{ty}")
             } else {
@@ -317,7 +347,12 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
         ExprKind::Column(i) => cols.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
         ExprKind::Const(v) => literal(v, &e.ty),
         ExprKind::Binary(op, a, b) => {
-            format!("({} {} {})", deparse(a, cols), op.symbol(), deparse(b, cols))
+            format!(
+                "({} {} {})",
+                deparse(a, cols),
+                op.symbol(),
+                deparse(b, cols)
+            )
         }
         ExprKind::Neg(a) => format!("(- {})", deparse(a, cols)),
         ExprKind::Not(a) => format!("(NOT {})", deparse(a, cols)),
@@ -373,7 +408,11 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
         }
         ExprKind::Extreme(args, g) => {
             let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
-            format!("{}({})", if *g { "GREATEST" } else { "LEAST" }, a.join(", "))
+            format!(
+                "{}({})",
+                if *g { "GREATEST" } else { "LEAST" },
+                a.join(", ")
+            )
         }
     }
 }

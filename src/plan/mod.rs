@@ -260,6 +260,9 @@ impl Plan {
     }
 }
 
+/// The columns and rows of a table function computed whole.
+pub type TableRows = (Vec<Field>, Vec<Vec<Value>>);
+
 /// What the binder needs from the session that runs the statement.
 pub trait PlanContext {
     /// The table `name` as the statement's snapshot sees it (42P01 if none).
@@ -277,9 +280,5 @@ pub trait PlanContext {
     fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>>;
     /// Rows of an inspection table function (`heap_page_items` ...), with
     /// its column names and types, or `None` when `name` is not one.
-    fn inspection_rows(
-        &mut self,
-        name: &str,
-        args: &[Value],
-    ) -> Option<Result<(Vec<Field>, Vec<Vec<Value>>)>>;
+    fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>>;
 }

@@ -130,7 +130,9 @@ impl Scope {
             .columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.hidden && qualifier.is_none_or(|q| c.qualifier.as_deref() == Some(q)))
+            .filter(|(_, c)| {
+                !c.hidden && qualifier.map_or(true, |q| c.qualifier.as_deref() == Some(q))
+            })
             .map(|(i, _)| i)
             .collect())
     }
@@ -142,7 +144,10 @@ mod tests {
 
     #[test]
     fn resolution_errors_match_postgresql() {
-        let a = Scope::of("a", [("x".into(), DataType::Int4), ("y".into(), DataType::Text)]);
+        let a = Scope::of(
+            "a",
+            [("x".into(), DataType::Int4), ("y".into(), DataType::Text)],
+        );
         let b = Scope::of("b", [("x".into(), DataType::Int8)]);
         let s = a.join(&b);
         assert_eq!(s.resolve(None, "y").unwrap(), (1, DataType::Text));

@@ -43,13 +43,10 @@ struct Needed {
 
 impl Needed {
     fn add_expr(&mut self, e: &ast::Expr) {
-        walk(e, &mut |x| match &x.kind {
-            ast::ExprKind::Column(c) => {
+        walk(e, &mut |x| {
+            if let ast::ExprKind::Column(c) = &x.kind {
                 self.refs.insert((c.table.clone(), c.column.clone()));
             }
-            // A single-column reference to a whole row (`select t from t`)
-            // is not supported; nothing to collect.
-            _ => {}
         });
     }
 
@@ -57,7 +54,9 @@ impl Needed {
         self.star
             || self.qualified_stars.contains(qualifier)
             || self.refs.contains(&(None, column.to_string()))
-            || self.refs.contains(&(Some(qualifier.to_string()), column.to_string()))
+            || self
+                .refs
+                .contains(&(Some(qualifier.to_string()), column.to_string()))
     }
 }
 
@@ -306,7 +305,7 @@ impl Binder<'_> {
         Ok(plan)
     }
 
-    fn limit_value(&mut self, e: Option<&ast::Expr>, what: &str) -> Result<Option<u64>> {
+    fn limit_value(&mut self, e: Option<&ast::Expr>, what: &'static str) -> Result<Option<u64>> {
         let Some(e) = e else { return Ok(None) };
         let b = self.bind_expr(e, &Scope::default(), &mut Mode::NoAgg(what))?;
         let b = self.coerce(b, &DataType::Int8, CastContext::Implicit, e.offset)?;
@@ -322,7 +321,10 @@ impl Binder<'_> {
                 )
             }),
             Value::Int8(n) => Ok(Some(n as u64)),
-            _ => Err(err!(DatatypeMismatch, "argument of {what} must be type bigint")),
+            _ => Err(err!(
+                DatatypeMismatch,
+                "argument of {what} must be type bigint"
+            )),
         }
     }
 
@@ -334,41 +336,42 @@ impl Binder<'_> {
         }
         let mut keys = Vec::new();
         for o in order_by {
-            let column = match &o.expr.kind {
-                ast::ExprKind::Literal(ast::Literal::Number(n)) => {
-                    let pos: usize = n.parse().unwrap_or(0);
-                    if pos == 0 || pos > plan.fields.len() {
-                        return Err(at(
-                            err!(
-                                InvalidColumnReference,
-                                "ORDER BY position {n} is not in select list"
-                            ),
-                            o.expr.offset,
-                        ));
+            let column =
+                match &o.expr.kind {
+                    ast::ExprKind::Literal(ast::Literal::Number(n)) => {
+                        let pos: usize = n.parse().unwrap_or(0);
+                        if pos == 0 || pos > plan.fields.len() {
+                            return Err(at(
+                                err!(
+                                    InvalidColumnReference,
+                                    "ORDER BY position {n} is not in select list"
+                                ),
+                                o.expr.offset,
+                            ));
+                        }
+                        pos - 1
                     }
-                    pos - 1
-                }
-                ast::ExprKind::Column(c) if c.table.is_none() => plan
-                    .fields
-                    .iter()
-                    .position(|f| f.name == c.column)
-                    .ok_or_else(|| {
-                        at(
-                            err!(UndefinedColumn, "column \"{}\" does not exist", c.column),
-                            o.expr.offset,
-                        )
-                    })?,
-                _ => {
-                    return Err(at(
+                    ast::ExprKind::Column(c) if c.table.is_none() => plan
+                        .fields
+                        .iter()
+                        .position(|f| f.name == c.column)
+                        .ok_or_else(|| {
+                            at(
+                                err!(UndefinedColumn, "column \"{}\" does not exist", c.column),
+                                o.expr.offset,
+                            )
+                        })?,
+                    _ => return Err(at(
                         err!(
                             FeatureNotSupported,
                             "invalid UNION/INTERSECT/EXCEPT ORDER BY clause"
                         )
-                        .with_detail("Only result column names can be used, not expressions or functions."),
+                        .with_detail(
+                            "Only result column names can be used, not expressions or functions.",
+                        ),
                         o.expr.offset,
-                    ))
-                }
-            };
+                    )),
+                };
             keys.push(sort_key(column, o));
         }
         Ok(Plan {
@@ -415,7 +418,11 @@ impl Binder<'_> {
                             b.ty
                         )
                     })?;
-                    types.push(if t == DataType::Unknown { DataType::Text } else { t });
+                    types.push(if t == DataType::Unknown {
+                        DataType::Text
+                    } else {
+                        t
+                    });
                 }
                 let l = self.cast_outputs(l, &types)?;
                 let r = self.cast_outputs(r, &types)?;
@@ -461,7 +468,12 @@ impl Binder<'_> {
     }
 
     /// Casts a plan's output columns to `types` in context `ctx`.
-    pub fn cast_outputs_in(&mut self, plan: Plan, types: &[DataType], ctx: CastContext) -> Result<Plan> {
+    pub fn cast_outputs_in(
+        &mut self,
+        plan: Plan,
+        types: &[DataType],
+        ctx: CastContext,
+    ) -> Result<Plan> {
         if plan.fields.iter().zip(types).all(|(f, t)| f.ty == *t) {
             return Ok(plan);
         }
@@ -471,9 +483,7 @@ impl Binder<'_> {
             .iter()
             .enumerate()
             .zip(types)
-            .map(|((i, f), t)| {
-                self.coerce(Expr::column(i, f.ty), t, ctx, ast::Offset(0))
-            })
+            .map(|((i, f), t)| self.coerce(Expr::column(i, f.ty), t, ctx, ast::Offset(0)))
             .collect::<Result<Vec<_>>>()?;
         Ok(project(plan, exprs, names))
     }
@@ -593,7 +603,10 @@ impl Binder<'_> {
                 ast::SelectItem::Wildcard(off) => {
                     if s.from.is_empty() {
                         return Err(at(
-                            err!(SyntaxError, "SELECT * with no tables specified is not valid"),
+                            err!(
+                                SyntaxError,
+                                "SELECT * with no tables specified is not valid"
+                            ),
                             *off,
                         ));
                     }
@@ -602,10 +615,7 @@ impl Binder<'_> {
                     }
                 }
                 ast::SelectItem::QualifiedWildcard(n) => {
-                    for i in scope
-                        .wildcard(Some(&n.name))
-                        .map_err(|e| at(e, n.offset))?
-                    {
+                    for i in scope.wildcard(Some(&n.name)).map_err(|e| at(e, n.offset))? {
                         outs.push(Out::Column(i, scope.columns[i].name.clone()));
                     }
                 }
@@ -614,7 +624,9 @@ impl Binder<'_> {
 
         let aggregating = !s.group_by.is_empty()
             || s.having.is_some()
-            || s.projection.iter().any(|i| matches!(i, ast::SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
+            || s.projection.iter().any(
+                |i| matches!(i, ast::SelectItem::Expr { expr, .. } if contains_aggregate(expr)),
+            )
             || order_by.iter().any(|o| contains_aggregate(&o.expr));
 
         let mut state = AggState {
@@ -645,7 +657,10 @@ impl Binder<'_> {
                     ast::ExprKind::Column(c)
                         if c.table.is_none() && scope.resolve(None, &c.column).is_err() =>
                     {
-                        match outs.iter().find(|o| matches!(o, Out::Ast(_, n) if *n == c.column)) {
+                        match outs
+                            .iter()
+                            .find(|o| matches!(o, Out::Ast(_, n) if *n == c.column))
+                        {
                             Some(Out::Ast(e, _)) => (*e).clone(),
                             _ => g.clone(),
                         }
@@ -725,15 +740,13 @@ impl Binder<'_> {
                             // Several output columns of that name: fine if
                             // they are the same expression.
                             let first = matches[0];
-                            if matches.iter().all(|&m| format!("{:?}", exprs[m]) == format!("{:?}", exprs[first])) {
+                            if matches.iter().all(|&m| {
+                                format!("{:?}", exprs[m]) == format!("{:?}", exprs[first])
+                            }) {
                                 Some(first)
                             } else {
                                 return Err(at(
-                                    err!(
-                                        AmbiguousColumn,
-                                        "ORDER BY \"{}\" is ambiguous",
-                                        c.column
-                                    ),
+                                    err!(AmbiguousColumn, "ORDER BY \"{}\" is ambiguous", c.column),
                                     o.expr.offset,
                                 ));
                             }
@@ -776,7 +789,9 @@ impl Binder<'_> {
 
         if aggregating {
             let having = match &s.having {
-                Some(h) => Some(self.bind_condition(h, &scope, &mut Mode::Agg(&mut state), "HAVING")?),
+                Some(h) => {
+                    Some(self.bind_condition(h, &scope, &mut Mode::Agg(&mut state), "HAVING")?)
+                }
                 None => None,
             };
             let ngroups = if state.group.is_empty() {
@@ -836,7 +851,10 @@ impl Binder<'_> {
                 .enumerate()
                 .map(|(i, f)| Expr::column(i, f.ty))
                 .collect();
-            let names = plan.fields[..visible].iter().map(|f| f.name.clone()).collect();
+            let names = plan.fields[..visible]
+                .iter()
+                .map(|f| f.name.clone())
+                .collect();
             plan = project(plan, exprs, names);
         }
         Ok(plan)
@@ -862,9 +880,7 @@ impl Binder<'_> {
                 plan: Plan {
                     rows: 1.0,
                     fields: vec![],
-                    node: Node::Values {
-                        rows: vec![vec![]],
-                    },
+                    node: Node::Values { rows: vec![vec![]] },
                 },
                 scope: Scope::default(),
             });
@@ -912,7 +928,10 @@ impl Binder<'_> {
         if let Some(w) = where_clause {
             if contains_aggregate(w) {
                 return Err(at(
-                    err!(GroupingError, "aggregate functions are not allowed in WHERE"),
+                    err!(
+                        GroupingError,
+                        "aggregate functions are not allowed in WHERE"
+                    ),
                     w.offset,
                 ));
             }
@@ -930,7 +949,12 @@ impl Binder<'_> {
                 Some(*acc)
             })
             .collect();
-        let item_of = |col: usize| bounds.iter().position(|&b| col < b).expect("column in scope");
+        let item_of = |col: usize| {
+            bounds
+                .iter()
+                .position(|&b| col < b)
+                .expect("column in scope")
+        };
         let mut pending: Vec<(Expr, Vec<usize>)> = Vec::new();
         for c in &conds {
             let b = self.bind_condition(c, &full, &mut Mode::NoAgg("WHERE"), "WHERE")?;
@@ -993,7 +1017,10 @@ impl Binder<'_> {
             acc = self.join(acc, item, JoinKind::Inner, conds_now)?;
             joined.push(k);
         }
-        debug_assert!(rest.is_empty(), "every condition applies after the last join");
+        // What is left reads no FROM item (`WHERE 1 = 1`): filter the result.
+        for (b, _) in rest {
+            acc.plan = filter(acc.plan, b);
+        }
         Ok((acc.plan, acc.scope))
     }
 
@@ -1149,7 +1176,15 @@ impl Binder<'_> {
                 let plan = self.scan_plan(table, &qualifier, columns.clone(), false);
                 let scope = Scope::of(
                     &qualifier,
-                    columns.iter().map(|&i| (names[i].clone(), plan.fields[0..].iter().find(|_| true).map_or(DataType::Int4, |_| DataType::Int4))),
+                    columns.iter().map(|&i| {
+                        (
+                            names[i].clone(),
+                            plan.fields[0..]
+                                .iter()
+                                .find(|_| true)
+                                .map_or(DataType::Int4, |_| DataType::Int4),
+                        )
+                    }),
                 );
                 // (types filled below from the plan's fields)
                 let scope = Scope {
@@ -1227,8 +1262,15 @@ impl Binder<'_> {
                                 )
                             })?;
                             let (a, b, _) = crate::types::resolve_binary(BinaryOp::Eq, &lt, &rt)
-                                .ok_or_else(|| crate::types::ops::operator_error(BinaryOp::Eq, &lt, &rt))?;
-                            let l = self.coerce(Expr::column(li, lt), &a, CastContext::Implicit, ast::Offset(0))?;
+                                .ok_or_else(|| {
+                                    crate::types::ops::operator_error(BinaryOp::Eq, &lt, &rt)
+                                })?;
+                            let l = self.coerce(
+                                Expr::column(li, lt),
+                                &a,
+                                CastContext::Implicit,
+                                ast::Offset(0),
+                            )?;
                             let r = self.coerce(
                                 Expr::column(left.scope.len() + ri, rt),
                                 &b,
@@ -1375,11 +1417,20 @@ impl Binder<'_> {
         })
     }
 
-    fn series(&mut self, args: &[(Expr, ast::Offset)], offset: ast::Offset) -> Result<(TableFunc, Vec<Field>)> {
+    fn series(
+        &mut self,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
         let tys: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
-        let is_int = |t: &DataType| matches!(t, DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Unknown);
+        let is_int = |t: &DataType| {
+            matches!(
+                t,
+                DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Unknown
+            )
+        };
         if (args.len() == 2 || args.len() == 3) && tys.iter().all(is_int) {
-            let ty = if tys.iter().any(|t| *t == DataType::Int8) {
+            let ty = if tys.contains(&DataType::Int8) {
                 DataType::Int8
             } else {
                 DataType::Int4
@@ -1391,7 +1442,13 @@ impl Binder<'_> {
             }
             let get = |i: usize| vals.get(i).and_then(Value::as_i64);
             if vals.iter().any(Value::is_null) {
-                return Ok((TableFunc::Rows(vec![]), vec![Field { name: "generate_series".into(), ty }]));
+                return Ok((
+                    TableFunc::Rows(vec![]),
+                    vec![Field {
+                        name: "generate_series".into(),
+                        ty,
+                    }],
+                ));
             }
             let step = get(2).unwrap_or(1);
             if step == 0 {
@@ -1412,7 +1469,11 @@ impl Binder<'_> {
         if args.len() == 3 {
             let mut vals = Vec::new();
             for (i, (a, off)) in args.iter().enumerate() {
-                let t = if i == 2 { DataType::Interval } else { DataType::Timestamp };
+                let t = if i == 2 {
+                    DataType::Interval
+                } else {
+                    DataType::Timestamp
+                };
                 let e = self.coerce(a.clone(), &t, CastContext::Implicit, *off)?;
                 vals.push(crate::exec::eval_const(&e)?);
             }
@@ -1488,7 +1549,10 @@ fn derived(plan: Plan, alias: &ast::TableAlias) -> Result<Item> {
     for (f, c) in plan.fields.iter_mut().zip(&alias.columns) {
         f.name = c.clone();
     }
-    let scope = Scope::of(&alias.name, plan.fields.iter().map(|f| (f.name.clone(), f.ty)));
+    let scope = Scope::of(
+        &alias.name,
+        plan.fields.iter().map(|f| (f.name.clone(), f.ty)),
+    );
     Ok(Item { plan, scope })
 }
 

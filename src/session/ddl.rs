@@ -15,8 +15,8 @@ use super::{Notice, QueryResult, Session};
 use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
-use crate::exec::scan::tuple_desc;
 use crate::exec;
+use crate::exec::scan::tuple_desc;
 use crate::plan::bind::{at, data_type, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::storage::StrategyKind;
@@ -67,7 +67,12 @@ impl Session {
 
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
-        if self.db.catalog.lookup(&self.catalog_view(&snap), &c.name.name).is_some() {
+        if self
+            .db
+            .catalog
+            .lookup(&self.catalog_view(&snap), &c.name.name)
+            .is_some()
+        {
             if c.if_not_exists {
                 let mut r = QueryResult::empty("CREATE TABLE");
                 r.notices.push(Notice::notice(format!(
@@ -77,12 +82,19 @@ impl Session {
                 return Ok(r);
             }
             return Err(at(
-                err!(DuplicateTable, "relation \"{}\" already exists", c.name.name),
+                err!(
+                    DuplicateTable,
+                    "relation \"{}\" already exists",
+                    c.name.name
+                ),
                 c.name.offset,
             ));
         }
         if !c.with_options.is_empty() {
-            return Err(err!(FeatureNotSupported, "CREATE TABLE ... WITH options are not supported"));
+            return Err(err!(
+                FeatureNotSupported,
+                "CREATE TABLE ... WITH options are not supported"
+            ));
         }
         let mut pk_columns: HashSet<String> = HashSet::new();
         for tc in &c.constraints {
@@ -106,7 +118,11 @@ impl Session {
         for col in &c.columns {
             if !seen.insert(col.name.clone()) {
                 return Err(at(
-                    err!(DuplicateColumn, "column \"{}\" specified more than once", col.name),
+                    err!(
+                        DuplicateColumn,
+                        "column \"{}\" specified more than once",
+                        col.name
+                    ),
                     col.offset,
                 ));
             }
@@ -115,11 +131,17 @@ impl Session {
             let mut default = None;
             for k in &col.constraints {
                 match k {
-                    ast::ColumnConstraint::NotNull | ast::ColumnConstraint::PrimaryKey => not_null = true,
+                    ast::ColumnConstraint::NotNull | ast::ColumnConstraint::PrimaryKey => {
+                        not_null = true
+                    }
                     ast::ColumnConstraint::Null => {}
                     ast::ColumnConstraint::Default(e) => {
                         let b = binder
-                            .bind_expr(e, &Scope::default(), &mut Mode::NoAgg("DEFAULT expressions"))
+                            .bind_expr(
+                                e,
+                                &Scope::default(),
+                                &mut Mode::NoAgg("DEFAULT expressions"),
+                            )
                             .map_err(|err| {
                                 if err.code == crate::error::SqlState::UndefinedColumn {
                                     err!(
@@ -131,7 +153,7 @@ impl Session {
                                 }
                             })?;
                         if b.ty != DataType::Unknown
-                            && cast_kind(&b.ty, &ty).is_none_or(|k| k > CastContext::Assignment)
+                            && cast_kind(&b.ty, &ty).map_or(true, |k| k > CastContext::Assignment)
                         {
                             return Err(at(
                                 err!(
@@ -179,7 +201,12 @@ impl Session {
     pub(crate) fn create_table_as(&mut self, c: &ast::CreateTableAs) -> Result<QueryResult> {
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
-        if self.db.catalog.lookup(&self.catalog_view(&snap), &c.name.name).is_some() {
+        if self
+            .db
+            .catalog
+            .lookup(&self.catalog_view(&snap), &c.name.name)
+            .is_some()
+        {
             if c.if_not_exists {
                 let mut r = QueryResult::empty("CREATE TABLE AS");
                 r.notices.push(Notice::notice(format!(
@@ -189,7 +216,11 @@ impl Session {
                 return Ok(r);
             }
             return Err(at(
-                err!(DuplicateTable, "relation \"{}\" already exists", c.name.name),
+                err!(
+                    DuplicateTable,
+                    "relation \"{}\" already exists",
+                    c.name.name
+                ),
                 c.name.offset,
             ));
         }
@@ -202,11 +233,18 @@ impl Session {
         for (i, f) in plan.fields.iter().enumerate() {
             let name = c.columns.get(i).cloned().unwrap_or_else(|| f.name.clone());
             if !seen.insert(name.clone()) {
-                return Err(err!(DuplicateColumn, "column \"{name}\" specified more than once"));
+                return Err(err!(
+                    DuplicateColumn,
+                    "column \"{name}\" specified more than once"
+                ));
             }
             columns.push(ColumnDef {
                 name,
-                ty: if f.ty == DataType::Unknown { DataType::Text } else { f.ty },
+                ty: if f.ty == DataType::Unknown {
+                    DataType::Text
+                } else {
+                    f.ty
+                },
                 not_null: false,
                 default: None,
             });
@@ -219,7 +257,8 @@ impl Session {
         let mut ring = Some(self.db.pool.ring(StrategyKind::BulkWrite));
         let mut op = exec::build(&plan, &ctx)?;
         let mut count = 0u64;
-        let (mut data, mut lens, mut values, mut tuple) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut data, mut lens, mut values, mut tuple) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut ranges: Vec<Option<(usize, usize)>> = Vec::new();
         while let Some(b) = op.next()? {
             ctx.check_cancel()?;
@@ -238,8 +277,10 @@ impl Session {
                         ranges.push(Some((s, values.len())));
                     }
                 }
-                let slices: Vec<Option<&[u8]>> =
-                    ranges.iter().map(|r| r.map(|(s, e)| &values[s..e])).collect();
+                let slices: Vec<Option<&[u8]>> = ranges
+                    .iter()
+                    .map(|r| r.map(|(s, e)| &values[s..e]))
+                    .collect();
                 crate::access::heap::tuple::form_tuple(&desc, &slices, &mut tuple)?;
                 data.extend_from_slice(&tuple);
                 lens.push(tuple.len() as u16);
@@ -259,7 +300,11 @@ impl Session {
         let xid = self.assign_xid()?;
         let mut r = QueryResult::empty("DROP TABLE");
         for name in &d.names {
-            let Some(t) = self.db.catalog.lookup(&self.catalog_view(&snap), &name.name) else {
+            let Some(t) = self
+                .db
+                .catalog
+                .lookup(&self.catalog_view(&snap), &name.name)
+            else {
                 if d.if_exists {
                     r.notices.push(Notice::notice(format!(
                         "table \"{}\" does not exist, skipping",

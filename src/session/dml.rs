@@ -21,14 +21,14 @@ use heapdb_grammar::ast;
 
 use super::{Column, QueryResult, Session};
 use crate::access::heap::tuple;
-use crate::access::heap::{HeapRelation, Tid, TmResult};
+use crate::access::heap::{Tid, TmResult};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
+use crate::exec;
 use crate::exec::expr::Expr;
 use crate::exec::scan::tuple_desc;
 use crate::exec::vector::{Batch, Vector};
-use crate::exec;
 use crate::plan::bind::{at, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::plan::{Field, Node, Plan};
@@ -53,7 +53,6 @@ pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
 /// Turns rows into tuples and writes them.
 struct RowWriter<'a> {
     table: &'a TableDef,
-    rel: &'a HeapRelation,
     desc: tuple::TupleDesc,
     values: Vec<u8>,
     ranges: Vec<Option<(usize, usize)>>,
@@ -61,10 +60,9 @@ struct RowWriter<'a> {
 }
 
 impl<'a> RowWriter<'a> {
-    fn new(table: &'a TableDef, rel: &'a HeapRelation) -> Result<RowWriter<'a>> {
+    fn new(table: &'a TableDef) -> Result<RowWriter<'a>> {
         Ok(RowWriter {
             table,
-            rel,
             desc: tuple_desc(table)?,
             values: Vec::new(),
             ranges: Vec::new(),
@@ -99,7 +97,13 @@ impl<'a> RowWriter<'a> {
     }
 }
 
-fn not_null_error(table: &TableDef, c: usize, b: &Batch, i: usize, offset: usize) -> crate::error::Error {
+fn not_null_error(
+    table: &TableDef,
+    c: usize,
+    b: &Batch,
+    i: usize,
+    offset: usize,
+) -> crate::error::Error {
     let row: Vec<String> = (0..table.columns.len())
         .map(|k| {
             let v = b.columns[offset + k].get(i);
@@ -126,7 +130,10 @@ fn wait_for(session: &Session, x: Xid) -> Result<bool> {
     let cancel = session.cancel_flag();
     while session.db.txns.is_running(x) {
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(err!(QueryCanceled, "canceling statement due to user request"));
+            return Err(err!(
+                QueryCanceled,
+                "canceling statement due to user request"
+            ));
         }
         std::thread::sleep(Duration::from_micros(200));
     }
@@ -152,8 +159,13 @@ fn tid_of(v: &Value) -> Tid {
 }
 
 impl Session {
-    fn target(&mut self, name: &ast::ObjectName, snap: &crate::txn::Snapshot) -> Result<Arc<TableDef>> {
-        self.lookup_table(snap, &name.name).map_err(|e| at(e, name.offset))
+    fn target(
+        &mut self,
+        name: &ast::ObjectName,
+        snap: &crate::txn::Snapshot,
+    ) -> Result<Arc<TableDef>> {
+        self.lookup_table(snap, &name.name)
+            .map_err(|e| at(e, name.offset))
     }
 
     /// Binds RETURNING items over the table's columns.
@@ -218,7 +230,10 @@ impl Session {
                     )
                 })?;
                 if !seen.insert(i) {
-                    return Err(err!(DuplicateColumn, "column \"{c}\" specified more than once"));
+                    return Err(err!(
+                        DuplicateColumn,
+                        "column \"{c}\" specified more than once"
+                    ));
                 }
                 t.push(i);
             }
@@ -235,11 +250,15 @@ impl Session {
             None => Plan {
                 rows: 1.0,
                 fields: vec![],
-                node: Node::Values {
-                    rows: vec![vec![]],
-                },
+                node: Node::Values { rows: vec![vec![]] },
             },
-            Some(q) => match (&q.body, q.order_by.is_empty() && q.limit.is_none() && q.offset.is_none() && q.with.is_empty()) {
+            Some(q) => match (
+                &q.body,
+                q.order_by.is_empty()
+                    && q.limit.is_none()
+                    && q.offset.is_none()
+                    && q.with.is_empty(),
+            ) {
                 (ast::SetExpr::Values(rows), true) => {
                     let mut rows = rows.clone();
                     for row in &mut rows {
@@ -253,7 +272,9 @@ impl Session {
                             if matches!(e.kind, ast::ExprKind::Default) {
                                 *e = match &table.columns[targets[k]].default {
                                     Some(text) => parse_default(text)?,
-                                    None => ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null)),
+                                    None => {
+                                        ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null))
+                                    }
                                 };
                             }
                         }
@@ -273,7 +294,7 @@ impl Session {
                     for (k, f) in p.fields.iter().enumerate() {
                         let to = &target_types[k];
                         if f.ty != DataType::Unknown
-                            && cast_kind(&f.ty, to).is_none_or(|c| c > CastContext::Assignment)
+                            && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
                         {
                             return Err(err!(
                                 DatatypeMismatch,
@@ -299,7 +320,11 @@ impl Session {
                     let e = match &col.default {
                         Some(text) => {
                             let ast = parse_default(text)?;
-                            let b = binder.bind_expr(&ast, &Scope::default(), &mut Mode::NoAgg("DEFAULT expressions"))?;
+                            let b = binder.bind_expr(
+                                &ast,
+                                &Scope::default(),
+                                &mut Mode::NoAgg("DEFAULT expressions"),
+                            )?;
                             binder.coerce(b, &col.ty, CastContext::Assignment, ast.offset)?
                         }
                         None => Expr::constant(Value::Null, col.ty),
@@ -308,7 +333,8 @@ impl Session {
                 }
             }
         }
-        let (ret_exprs, ret_cols) = self.returning(&mut binder, &ins.returning, &table, &table.name)?;
+        let (ret_exprs, ret_cols) =
+            self.returning(&mut binder, &ins.returning, &table, &table.name)?;
         drop(binder);
         let plan = Plan {
             rows: source.rows,
@@ -328,7 +354,7 @@ impl Session {
         let planned = t0.elapsed();
         let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
         let rel = self.db.relation(table.relfilenode)?;
-        let mut writer = RowWriter::new(&table, &rel)?;
+        let mut writer = RowWriter::new(&table)?;
         let mut ring = bulk.then(|| self.db.pool.ring(StrategyKind::BulkWrite));
         let mut op = exec::build(&plan, &ctx)?;
         let mut count = 0u64;
@@ -408,14 +434,20 @@ impl Session {
                 match &table.columns[j].default {
                     Some(text) => {
                         let d = parse_default(text)?;
-                        binder.bind_expr(&d, &Scope::default(), &mut Mode::NoAgg("DEFAULT expressions"))?
+                        binder.bind_expr(
+                            &d,
+                            &Scope::default(),
+                            &mut Mode::NoAgg("DEFAULT expressions"),
+                        )?
                     }
                     None => Expr::constant(Value::Null, DataType::Unknown),
                 }
             } else {
                 binder.bind_expr(&a.value, &scope, &mut Mode::NoAgg("UPDATE"))?
             };
-            if e.ty != DataType::Unknown && cast_kind(&e.ty, &ty).is_none_or(|c| c > CastContext::Assignment) {
+            if e.ty != DataType::Unknown
+                && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
+            {
                 return Err(at(
                     err!(
                         DatatypeMismatch,
@@ -441,7 +473,7 @@ impl Session {
         let planned = t0.elapsed();
         let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
         let rel = self.db.relation(table.relfilenode)?;
-        let mut writer = RowWriter::new(&table, &rel)?;
+        let mut writer = RowWriter::new(&table)?;
         let mut op = exec::build(&plan, &ctx)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
@@ -544,7 +576,9 @@ impl Session {
                                 return Err(concurrent_update());
                             }
                         }
-                        TmResult::Updated(..) | TmResult::Deleted => return Err(concurrent_update()),
+                        TmResult::Updated(..) | TmResult::Deleted => {
+                            return Err(concurrent_update())
+                        }
                     }
                 }
             }
@@ -602,5 +636,11 @@ fn emit_returning(
         .iter()
         .map(|e| e.eval(rows).map(|c| c.into_owned()))
         .collect::<Result<Vec<Vector>>>()?;
-    sink(cols, &Batch { columns, len: rows.len })
+    sink(
+        cols,
+        &Batch {
+            columns,
+            len: rows.len,
+        },
+    )
 }

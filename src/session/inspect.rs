@@ -14,7 +14,7 @@
 use super::query::StmtCtx;
 use crate::err;
 use crate::error::Result;
-use crate::plan::{Field, PlanContext};
+use crate::plan::{Field, PlanContext, TableRows};
 use crate::storage::{ForkNumber, RelFileNode, BLCKSZ};
 use crate::types::{DataType, Value};
 
@@ -51,7 +51,7 @@ pub(crate) fn table_function(
     ctx: &mut StmtCtx,
     name: &str,
     args: &[Value],
-) -> Option<Result<(Vec<Field>, Vec<Vec<Value>>)>> {
+) -> Option<Result<TableRows>> {
     let r = match name {
         "heap_page_items" => heap_page_items(ctx, args),
         "page_header" => page_header(ctx, args),
@@ -62,7 +62,7 @@ pub(crate) fn table_function(
     Some(r)
 }
 
-fn heap_page_items(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec<Vec<Value>>)> {
+fn heap_page_items(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
     let table = ctx.table(&text_arg("heap_page_items", args, 0)?)?;
     let block = int_arg("heap_page_items", args, 1)?;
     let rel = ctx.db.relation(table.relfilenode)?;
@@ -103,7 +103,7 @@ fn heap_page_items(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec
                     Value::Int2(t.hoff as i16),
                     Value::text(&t.flag_names),
                 ]),
-                None => row.extend(std::iter::repeat_n(Value::Null, 8)),
+                None => row.extend(std::iter::repeat(Value::Null).take(8)),
             }
             row
         })
@@ -111,7 +111,7 @@ fn heap_page_items(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec
     Ok((fields, rows))
 }
 
-fn page_header(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec<Vec<Value>>)> {
+fn page_header(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
     let table = ctx.table(&text_arg("page_header", args, 0)?)?;
     let block = int_arg("page_header", args, 1)?;
     let rel = ctx.db.relation(table.relfilenode)?;
@@ -145,7 +145,7 @@ fn page_header(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec<Vec
     Ok((fields, vec![row]))
 }
 
-fn visibility_map(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec<Vec<Value>>)> {
+fn visibility_map(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
     let table = ctx.table(&text_arg("heap_visibility_map", args, 0)?)?;
     let rel = ctx.db.relation(table.relfilenode)?;
     let fields = vec![
@@ -177,7 +177,10 @@ fn visibility_map(ctx: &mut StmtCtx, args: &[Value]) -> Result<(Vec<Field>, Vec<
 fn buffer_cache_stats(ctx: &mut StmtCtx) -> (Vec<Field>, Vec<Vec<Value>>) {
     let pool = &ctx.db.pool;
     let summary = pool.buffer_summary();
-    let used = summary.iter().filter(|b| b.tag.is_some() && b.valid).count();
+    let used = summary
+        .iter()
+        .filter(|b| b.tag.is_some() && b.valid)
+        .count();
     let dirty = summary.iter().filter(|b| b.dirty).count();
     let pinned = summary.iter().filter(|b| b.pin_count > 0).count();
     let s = pool.stats();
@@ -221,7 +224,9 @@ pub(crate) fn scalar_function(
     };
     match name {
         "relation_pages" => Some(pages(ctx).map(|p| (Value::Int8(p), DataType::Int8))),
-        "relation_size" => Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8))),
+        "relation_size" => {
+            Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8)))
+        }
         _ => None,
     }
 }

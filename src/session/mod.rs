@@ -297,11 +297,15 @@ impl Session {
     }
 
     pub(crate) fn txn_mut(&mut self) -> &mut Txn {
-        self.txn.as_mut().expect("a statement runs inside a transaction")
+        self.txn
+            .as_mut()
+            .expect("a statement runs inside a transaction")
     }
 
     pub(crate) fn txn_ref(&self) -> &Txn {
-        self.txn.as_ref().expect("a statement runs inside a transaction")
+        self.txn
+            .as_ref()
+            .expect("a statement runs inside a transaction")
     }
 
     fn start_txn(&mut self, block: bool, isolation: Option<Isolation>) -> Result<()> {
@@ -395,7 +399,9 @@ impl Session {
         let isolation = isolation_of(modes)?;
         if self.txn.is_some() {
             let mut r = QueryResult::empty("BEGIN");
-            r.notices.push(Notice::warning("there is already a transaction in progress"));
+            r.notices.push(Notice::warning(
+                "there is already a transaction in progress",
+            ));
             return Ok(r);
         }
         self.start_txn(true, isolation)?;
@@ -409,7 +415,8 @@ impl Session {
         match self.txn_status() {
             TxnStatus::Idle => {
                 let mut r = QueryResult::empty("COMMIT");
-                r.notices.push(Notice::warning("there is no transaction in progress"));
+                r.notices
+                    .push(Notice::warning("there is no transaction in progress"));
                 Ok(r)
             }
             TxnStatus::Failed => {
@@ -429,7 +436,8 @@ impl Session {
     fn rollback_block(&mut self) -> Result<QueryResult> {
         if self.txn_status() == TxnStatus::Idle {
             let mut r = QueryResult::empty("ROLLBACK");
-            r.notices.push(Notice::warning("there is no transaction in progress"));
+            r.notices
+                .push(Notice::warning("there is no transaction in progress"));
             return Ok(r);
         }
         self.abort()?;

@@ -17,7 +17,7 @@ use crate::exec::vector::Batch;
 use crate::exec::{self, ExecContext, Instrumentation};
 use crate::plan::bind::Binder;
 use crate::plan::explain::{explain, ExplainFlags};
-use crate::plan::{Field, Plan, PlanContext};
+use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
 use crate::storage::{ForkNumber, RelFileNode};
 use crate::txn::Snapshot;
@@ -96,11 +96,7 @@ impl PlanContext for StmtCtx<'_> {
         inspect::scalar_function(self, name, args)
     }
 
-    fn inspection_rows(
-        &mut self,
-        name: &str,
-        args: &[Value],
-    ) -> Option<Result<(Vec<Field>, Vec<Vec<Value>>)>> {
+    fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>> {
         inspect::table_function(self, name, args)
     }
 }
@@ -161,7 +157,10 @@ impl Session {
             ));
         };
         if e.options.format != ast::ExplainFormat::Text {
-            return Err(err!(FeatureNotSupported, "EXPLAIN formats other than TEXT are not supported"));
+            return Err(err!(
+                FeatureNotSupported,
+                "EXPLAIN formats other than TEXT are not supported"
+            ));
         }
         if e.options.buffers && !e.options.analyze {
             return Err(err!(
@@ -191,14 +190,23 @@ impl Session {
             let stats = instr.nodes.borrow().clone();
             let mut lines = explain(&plan, flags, Some(&stats));
             if e.options.summary.unwrap_or(true) {
-                lines.push(format!("Planning Time: {:.3} ms", planned.as_secs_f64() * 1000.0));
-                lines.push(format!("Execution Time: {:.3} ms", executed.as_secs_f64() * 1000.0));
+                lines.push(format!(
+                    "Planning Time: {:.3} ms",
+                    planned.as_secs_f64() * 1000.0
+                ));
+                lines.push(format!(
+                    "Execution Time: {:.3} ms",
+                    executed.as_secs_f64() * 1000.0
+                ));
             }
             lines
         } else {
             let mut lines = explain(&plan, flags, None);
             if e.options.summary == Some(true) {
-                lines.push(format!("Planning Time: {:.3} ms", planned.as_secs_f64() * 1000.0));
+                lines.push(format!(
+                    "Planning Time: {:.3} ms",
+                    planned.as_secs_f64() * 1000.0
+                ));
             }
             lines
         };

@@ -33,6 +33,7 @@ impl Notice {
     }
 
     /// A NOTICE.
+    #[allow(clippy::self_named_constructors)]
     pub fn notice(message: impl Into<String>) -> Notice {
         Notice {
             severity: "NOTICE",
