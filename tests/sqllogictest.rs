@@ -96,11 +96,7 @@ impl sqllogictest::DB for Conn {
 /// Runs one file; returns the failures (empty when it passes).
 fn run_file(path: &Path) -> Vec<String> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let settings = Settings {
-        shared_buffers: 1024,
-        ..Settings::default()
-    };
-    let db = Database::open_with(dir.path(), settings).expect("open database");
+    let db = Database::open_with(dir.path(), Settings::default()).expect("open database");
     let mut runner = Runner::new(move || {
         let db = db.clone();
         async move {

@@ -57,6 +57,10 @@ pub struct Binder<'c> {
     pub ctx: &'c mut dyn PlanContext,
     /// Common table expressions in scope (name, column names, query).
     pub ctes: Vec<(String, Vec<String>, ast::Query)>,
+    /// The next SELECT planned keeps `unknown`-typed output columns (string
+    /// literals, NULLs) unresolved, for its consumer to type: a set
+    /// operation or INSERT. Consumed (reset) by that SELECT.
+    pub keep_unknown: bool,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -232,6 +236,17 @@ pub fn number_literal(text: &str) -> Result<(Value, DataType)> {
     Ok((Value::numeric(n), DataType::Numeric(None)))
 }
 
+impl<'c> Binder<'c> {
+    /// A binder for one statement run by `ctx`.
+    pub fn new(ctx: &'c mut dyn PlanContext) -> Binder<'c> {
+        Binder {
+            ctx,
+            ctes: Vec::new(),
+            keep_unknown: false,
+        }
+    }
+}
+
 impl Binder<'_> {
     /// Converts `e` to type `to`: unknown literals are parsed now; other
     /// types get a cast node when `cast_kind` allows it in `ctx`.
@@ -250,11 +265,12 @@ impl Binder<'_> {
                 let value = match v {
                     Value::Null => Value::Null,
                     Value::Text(s) => {
-                        let parsed = types::parse_value_at(s, to, self.ctx.statement_timestamp())
-                            .map_err(|err| at(err, offset))?;
+                        let base = to.without_typmod();
+                        let parsed =
+                            types::parse_value_at(s, &base, self.ctx.statement_timestamp())
+                                .map_err(|err| at(err, offset))?;
                         // Typmod rules (char padding, varchar length) apply too.
-                        types::cast_from(&parsed, &to.without_typmod(), to, ctx)
-                            .map_err(|err| at(err, offset))?
+                        types::cast_from(&parsed, &base, to, ctx).map_err(|err| at(err, offset))?
                     }
                     other => other.clone(),
                 };
@@ -288,6 +304,31 @@ impl Binder<'_> {
         } else {
             Ok(e)
         }
+    }
+
+    /// The common type of `items` as PostgreSQL's `select_common_type`:
+    /// `unknown` inputs adopt the others' type; all-unknown is `text`.
+    /// `what` names the construct in the error (`CASE`, `UNION`, ...).
+    pub fn unify(&self, what: &str, items: &[(DataType, ast::Offset)]) -> Result<DataType> {
+        let mut ty: Option<DataType> = None;
+        for (t, off) in items {
+            if *t == DataType::Unknown {
+                continue;
+            }
+            ty = Some(match ty {
+                None => *t,
+                Some(cur) => common_type(&cur, t).ok_or_else(|| {
+                    at(
+                        err!(
+                            DatatypeMismatch,
+                            "{what} types {cur} and {t} cannot be matched"
+                        ),
+                        *off,
+                    )
+                })?,
+            });
+        }
+        Ok(ty.unwrap_or(DataType::Text))
     }
 
     /// Binds `e` and requires a boolean result (WHERE, HAVING, ON, AND...).
@@ -470,23 +511,9 @@ impl Binder<'_> {
                 for item in list {
                     items.push((self.bind_expr(item, scope, mode)?, item.offset));
                 }
-                let mut ty = x.ty;
-                for (item, off) in &items {
-                    ty = common_type(&ty, &item.ty).ok_or_else(|| {
-                        at(
-                            err!(
-                                DatatypeMismatch,
-                                "IN types {} and {} cannot be matched",
-                                ty,
-                                item.ty
-                            ),
-                            *off,
-                        )
-                    })?;
-                }
-                if ty == DataType::Unknown {
-                    ty = DataType::Text;
-                }
+                let mut all = vec![(x.ty, expr.offset)];
+                all.extend(items.iter().map(|(i, off)| (i.ty, *off)));
+                let ty = self.unify("IN", &all)?;
                 let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
                 let items = items
                     .into_iter()
@@ -545,17 +572,36 @@ impl Binder<'_> {
                 negated,
                 case_insensitive,
             } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                let mut p = self.bind_expr(pattern, scope, mode)?;
                 if let Some(esc) = escape {
-                    let is_default = matches!(&esc.kind, ast::ExprKind::Literal(ast::Literal::String(s)) if s == "\\");
-                    if !is_default {
+                    // Rewrite the pattern to the default backslash escape.
+                    let esc_text = match &esc.kind {
+                        ast::ExprKind::Literal(ast::Literal::String(s)) => s.clone(),
+                        _ => {
+                            return Err(err!(
+                                FeatureNotSupported,
+                                "LIKE ... ESCAPE takes a string literal"
+                            ))
+                        }
+                    };
+                    let Some(Value::Text(pt)) = p.as_const().cloned() else {
                         return Err(err!(
                             FeatureNotSupported,
-                            "LIKE ... ESCAPE with an escape character other than backslash is not supported"
+                            "LIKE ... ESCAPE needs a constant pattern"
                         ));
+                    };
+                    let mut chars = esc_text.chars();
+                    let esc_char = chars.next();
+                    if chars.next().is_some() {
+                        return Err(err!(InvalidParameterValue, "invalid escape string")
+                            .with_hint("Escape string must be empty or one character."));
                     }
+                    p = Expr::constant(
+                        Value::text(&rewrite_escape(&pt, esc_char)),
+                        DataType::Unknown,
+                    );
                 }
-                let x = self.bind_expr(expr, scope, mode)?;
-                let p = self.bind_expr(pattern, scope, mode)?;
                 let x = self.to_text_operand(x, expr.offset, "~~")?;
                 let p = self.to_text_operand(p, pattern.offset, "~~")?;
                 Ok(Expr {
@@ -735,8 +781,18 @@ impl Binder<'_> {
         let r = self.bind_expr(right, scope, mode)?;
         let (lt, rt, ty) = types::resolve_binary(bop, &l.ty, &r.ty)
             .ok_or_else(|| at(types::ops::operator_error(bop, &l.ty, &r.ty), offset))?;
-        let l = self.coerce(l, &lt, CastContext::Implicit, left.offset)?;
-        let r = self.coerce(r, &rt, CastContext::Implicit, right.offset)?;
+        // `||` takes any type beside a string (PostgreSQL's anytextcat): the
+        // other side becomes text through its output function.
+        let ctx_for = |e: &Expr| {
+            if bop == BinaryOp::Concat && !(e.ty.is_string() || e.ty == DataType::Unknown) {
+                CastContext::Explicit
+            } else {
+                CastContext::Implicit
+            }
+        };
+        let (lc, rc) = (ctx_for(&l), ctx_for(&r));
+        let l = self.coerce(l, &lt, lc, left.offset)?;
+        let r = self.coerce(r, &rt, rc, right.offset)?;
         Ok(Expr {
             kind: ExprKind::Binary(bop, Box::new(l), Box::new(r)),
             ty,
@@ -766,22 +822,10 @@ impl Binder<'_> {
             Some(e) => Some((self.bind_expr(e, scope, mode)?, e.offset)),
             None => None,
         };
-        let mut ty = DataType::Unknown;
-        for t in arms
-            .iter()
-            .map(|a| a.1.ty)
-            .chain(otherwise.iter().map(|o| o.0.ty))
-        {
-            ty = common_type(&ty, &t).ok_or_else(|| {
-                err!(
-                    DatatypeMismatch,
-                    "CASE types {ty} and {t} cannot be matched"
-                )
-            })?;
-        }
-        if ty == DataType::Unknown {
-            ty = DataType::Text;
-        }
+        let mut all: Vec<(DataType, ast::Offset)> =
+            otherwise.iter().map(|(e, off)| (e.ty, *off)).collect();
+        all.extend(arms.iter().map(|a| (a.1.ty, a.2)));
+        let ty = self.unify("CASE", &all)?;
         let arms = arms
             .into_iter()
             .map(|(c, r, off)| Ok((c, self.coerce(r, &ty, CastContext::Implicit, off)?)))
@@ -826,23 +870,9 @@ impl Binder<'_> {
         }
         match name {
             "coalesce" | "greatest" | "least" => {
-                let mut ty = DataType::Unknown;
-                for (a, off) in &args {
-                    ty = common_type(&ty, &a.ty).ok_or_else(|| {
-                        at(
-                            err!(
-                                DatatypeMismatch,
-                                "{} types {ty} and {} cannot be matched",
-                                name.to_uppercase(),
-                                a.ty
-                            ),
-                            *off,
-                        )
-                    })?;
-                }
-                if ty == DataType::Unknown {
-                    ty = DataType::Text;
-                }
+                let all: Vec<(DataType, ast::Offset)> =
+                    args.iter().map(|(a, off)| (a.ty, *off)).collect();
+                let ty = self.unify(&name.to_uppercase(), &all)?;
                 let items = args
                     .into_iter()
                     .map(|(a, off)| self.coerce(a, &ty, CastContext::Implicit, off))
@@ -938,10 +968,8 @@ impl Binder<'_> {
         let mut inner = Mode::NoAgg("aggregate function calls");
         let (func, arg) = if call.star {
             if name != "count" {
-                return Err(err!(
-                    WrongObjectType,
-                    "{name}(*) specified, but {name} is not an aggregate function"
-                ));
+                return Err(err!(UndefinedFunction, "function {name}() does not exist")
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
             }
             (AggFunc::CountStar, None)
         } else {
@@ -984,6 +1012,26 @@ impl Binder<'_> {
         let ngroup = state.group.len();
         Ok(Expr::column(ngroup + state.aggs.len() - 1, ty))
     }
+}
+
+/// Rewrites a LIKE pattern written with escape character `esc` (or none)
+/// into the default backslash-escape form.
+fn rewrite_escape(pattern: &str, esc: Option<char>) -> String {
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        if Some(c) == esc {
+            out.push('\\');
+            if let Some(n) = it.next() {
+                out.push(n);
+            }
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Rewords the error of an aggregate inside an aggregate as PostgreSQL does.

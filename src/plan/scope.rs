@@ -27,17 +27,33 @@ pub struct ScopeColumn {
     pub hidden: bool,
 }
 
+/// A FROM item's names: the one queries use, and the table's own name when
+/// an alias hides it (for PostgreSQL's "invalid reference" error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopeItem {
+    /// The name columns are qualified with (alias or table name).
+    pub name: String,
+    /// The table's name when `name` is an alias for it.
+    pub hidden_table: Option<String>,
+}
+
 /// The columns visible to an expression, in input order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Scope {
     /// The columns.
     pub columns: Vec<ScopeColumn>,
+    /// The FROM items, even those none of whose columns are read.
+    pub items: Vec<ScopeItem>,
 }
 
 impl Scope {
     /// A scope of the columns of one FROM item.
     pub fn of(qualifier: &str, cols: impl IntoIterator<Item = (String, DataType)>) -> Scope {
         Scope {
+            items: vec![ScopeItem {
+                name: qualifier.to_string(),
+                hidden_table: None,
+            }],
             columns: cols
                 .into_iter()
                 .map(|(name, ty)| ScopeColumn {
@@ -50,11 +66,23 @@ impl Scope {
         }
     }
 
-    /// This scope followed by `other` (a join's input).
-    pub fn join(&self, other: &Scope) -> Scope {
+    /// This scope followed by `other` (a join's input). Two FROM items of
+    /// one name are an error, as in PostgreSQL.
+    pub fn join(&self, other: &Scope) -> Result<Scope> {
+        for it in &other.items {
+            if self.items.iter().any(|m| m.name == it.name) {
+                return Err(err!(
+                    DuplicateAlias,
+                    "table name \"{}\" specified more than once",
+                    it.name
+                ));
+            }
+        }
         let mut columns = self.columns.clone();
         columns.extend(other.columns.iter().cloned());
-        Scope { columns }
+        let mut items = self.items.clone();
+        items.extend(other.items.iter().cloned());
+        Ok(Scope { columns, items })
     }
 
     /// Number of columns.
@@ -67,11 +95,31 @@ impl Scope {
         self.columns.is_empty()
     }
 
-    /// Whether some column comes from the FROM item `qualifier`.
+    /// Whether the scope has a FROM item called `qualifier`.
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
-        self.columns
+        self.items.iter().any(|i| i.name == qualifier)
+    }
+
+    /// The error for a qualifier that names no FROM item.
+    fn missing(&self, q: &str) -> crate::error::Error {
+        match self
+            .items
             .iter()
-            .any(|c| c.qualifier.as_deref() == Some(qualifier))
+            .find(|i| i.hidden_table.as_deref() == Some(q))
+        {
+            Some(it) => err!(
+                UndefinedTable,
+                "invalid reference to FROM-clause entry for table \"{q}\""
+            )
+            .with_hint(format!(
+                "Perhaps you meant to reference the table alias \"{}\".",
+                it.name
+            )),
+            None => err!(
+                UndefinedTable,
+                "missing FROM-clause entry for table \"{q}\""
+            ),
+        }
     }
 
     /// Resolves `[qualifier.]name` to a column position and type.
@@ -79,10 +127,7 @@ impl Scope {
         match qualifier {
             Some(q) => {
                 if !self.has_qualifier(q) {
-                    return Err(err!(
-                        UndefinedTable,
-                        "missing FROM-clause entry for table \"{q}\""
-                    ));
+                    return Err(self.missing(q));
                 }
                 let mut found = self
                     .columns
@@ -120,10 +165,7 @@ impl Scope {
     pub fn wildcard(&self, qualifier: Option<&str>) -> Result<Vec<usize>> {
         if let Some(q) = qualifier {
             if !self.has_qualifier(q) {
-                return Err(err!(
-                    UndefinedTable,
-                    "missing FROM-clause entry for table \"{q}\""
-                ));
+                return Err(self.missing(q));
             }
         }
         Ok(self
@@ -149,7 +191,8 @@ mod tests {
             [("x".into(), DataType::Int4), ("y".into(), DataType::Text)],
         );
         let b = Scope::of("b", [("x".into(), DataType::Int8)]);
-        let s = a.join(&b);
+        let s = a.join(&b).unwrap();
+        assert!(a.join(&a).is_err());
         assert_eq!(s.resolve(None, "y").unwrap(), (1, DataType::Text));
         assert_eq!(s.resolve(Some("b"), "x").unwrap(), (2, DataType::Int8));
         assert_eq!(

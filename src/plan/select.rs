@@ -22,7 +22,7 @@ use super::{Field, JoinKind, Node, Plan, SortKey, TableFunc};
 use crate::err;
 use crate::error::Result;
 use crate::exec::expr::{Expr, ExprKind};
-use crate::types::cast::{common_type, CastContext};
+use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType, Value};
 
 /// Default selectivity of an equality / other condition without statistics
@@ -388,15 +388,18 @@ impl Binder<'_> {
         match body {
             ast::SetExpr::Select(s) => self.plan_select(s, &[]),
             ast::SetExpr::Nested(q) => self.plan_query(q),
-            ast::SetExpr::Values(rows) => self.plan_values(rows, None),
+            ast::SetExpr::Values(rows) => self.plan_values(rows, None, &[]),
             ast::SetExpr::SetOp {
                 op,
                 all,
                 left,
                 right,
             } => {
+                self.keep_unknown = true;
                 let l = self.plan_set_expr(left)?;
+                self.keep_unknown = true;
                 let r = self.plan_set_expr(right)?;
+                self.keep_unknown = false;
                 let name = match op {
                     ast::SetOperator::Union => "UNION",
                     ast::SetOperator::Intersect => "INTERSECT",
@@ -410,19 +413,8 @@ impl Binder<'_> {
                 }
                 let mut types = Vec::new();
                 for (a, b) in l.fields.iter().zip(&r.fields) {
-                    let t = common_type(&a.ty, &b.ty).ok_or_else(|| {
-                        err!(
-                            DatatypeMismatch,
-                            "{name} types {} and {} cannot be matched",
-                            a.ty,
-                            b.ty
-                        )
-                    })?;
-                    types.push(if t == DataType::Unknown {
-                        DataType::Text
-                    } else {
-                        t
-                    });
+                    let off = ast::Offset(0);
+                    types.push(self.unify(name, &[(a.ty, off), (b.ty, off)])?);
                 }
                 let l = self.cast_outputs(l, &types)?;
                 let r = self.cast_outputs(r, &types)?;
@@ -495,6 +487,7 @@ impl Binder<'_> {
         &mut self,
         rows: &[Vec<ast::Expr>],
         target_types: Option<&[DataType]>,
+        target_names: &[String],
     ) -> Result<Plan> {
         let width = rows.first().map_or(0, Vec::len);
         let mut bound: Vec<Vec<(Expr, ast::Offset)>> = Vec::with_capacity(rows.len());
@@ -515,27 +508,31 @@ impl Binder<'_> {
         let mut types = Vec::with_capacity(width);
         for c in 0..width {
             let t = match target_types {
-                Some(t) => t[c],
-                None => {
-                    let mut t = DataType::Unknown;
+                Some(t) => {
                     for row in &bound {
-                        t = common_type(&t, &row[c].0.ty).ok_or_else(|| {
-                            at(
+                        let from = row[c].0.ty;
+                        if from != DataType::Unknown
+                            && crate::types::cast::cast_kind(&from, &t[c])
+                                .map_or(true, |k| k > CastContext::Assignment)
+                        {
+                            return Err(at(
                                 err!(
                                     DatatypeMismatch,
-                                    "VALUES types {} and {} cannot be matched",
-                                    t,
-                                    row[c].0.ty
-                                ),
+                                    "column \"{}\" is of type {} but expression is of type {from}",
+                                    target_names.get(c).map_or("?", |n| n.as_str()),
+                                    t[c]
+                                )
+                                .with_hint("You will need to rewrite or cast the expression."),
                                 row[c].1,
-                            )
-                        })?;
+                            ));
+                        }
                     }
-                    if t == DataType::Unknown {
-                        DataType::Text
-                    } else {
-                        t
-                    }
+                    t[c]
+                }
+                None => {
+                    let all: Vec<(DataType, ast::Offset)> =
+                        bound.iter().map(|row| (row[c].0.ty, row[c].1)).collect();
+                    self.unify("VALUES", &all)?
                 }
             };
             types.push(t);
@@ -569,6 +566,7 @@ impl Binder<'_> {
     }
 
     fn plan_select(&mut self, s: &ast::Select, order_by: &[ast::OrderBy]) -> Result<Plan> {
+        let keep_unknown = std::mem::take(&mut self.keep_unknown);
         // Which columns the scans must produce.
         let mut needed = Needed::default();
         for item in &s.projection {
@@ -691,7 +689,12 @@ impl Binder<'_> {
                         } else {
                             self.bind_expr(e, &scope, &mut Mode::NoAgg("WHERE"))?
                         };
-                        (self.resolve_unknown(b)?, name.clone())
+                        let b = if keep_unknown {
+                            b
+                        } else {
+                            self.resolve_unknown(b)?
+                        };
+                        (b, name.clone())
                     }
                     Out::Column(i, name) => {
                         if aggregating {
@@ -941,7 +944,7 @@ impl Binder<'_> {
         // unknown columns as PostgreSQL does, before anything runs).
         let full = items
             .iter()
-            .fold(Scope::default(), |acc, it| acc.join(&it.scope));
+            .try_fold(Scope::default(), |acc, it| acc.join(&it.scope))?;
         let bounds: Vec<usize> = items
             .iter()
             .scan(0, |acc, it| {
@@ -1064,7 +1067,7 @@ impl Binder<'_> {
             kind: ExprKind::And(Box::new(a), Box::new(b)),
             ty: DataType::Bool,
         });
-        let scope = left.scope.join(&right.scope);
+        let scope = left.scope.join(&right.scope)?;
         let mut fields = left.plan.fields.clone();
         fields.extend(right.plan.fields.iter().cloned());
         let use_hash = !lkeys.is_empty() && self.ctx.settings().enable_hashjoin;
@@ -1173,31 +1176,16 @@ impl Binder<'_> {
                 let columns: Vec<usize> = (0..names.len())
                     .filter(|&i| needed.wants(&qualifier, &names[i]))
                     .collect();
-                let plan = self.scan_plan(table, &qualifier, columns.clone(), false);
-                let scope = Scope::of(
+                let plan = self.scan_plan(table.clone(), &qualifier, columns.clone(), false);
+                let mut scope = Scope::of(
                     &qualifier,
-                    columns.iter().map(|&i| {
-                        (
-                            names[i].clone(),
-                            plan.fields[0..]
-                                .iter()
-                                .find(|_| true)
-                                .map_or(DataType::Int4, |_| DataType::Int4),
-                        )
-                    }),
+                    columns
+                        .iter()
+                        .map(|&i| (names[i].clone(), table.columns[i].ty)),
                 );
-                // (types filled below from the plan's fields)
-                let scope = Scope {
-                    columns: scope
-                        .columns
-                        .into_iter()
-                        .zip(&plan.fields)
-                        .map(|(mut c, f)| {
-                            c.ty = f.ty;
-                            c
-                        })
-                        .collect(),
-                };
+                if alias.is_some() {
+                    scope.items[0].hidden_table = Some(name.name.clone());
+                }
                 Ok(Item { plan, scope })
             }
             ast::TableRef::Subquery { query, alias } => {
@@ -1222,7 +1210,7 @@ impl Binder<'_> {
                     ast::JoinKind::Right => JoinKind::Right,
                     ast::JoinKind::Full => JoinKind::Full,
                 };
-                let scope = left.scope.join(&right.scope);
+                let scope = left.scope.join(&right.scope)?;
                 let mut conds = Vec::new();
                 let mut right = right;
                 match &j.constraint {
@@ -1417,6 +1405,47 @@ impl Binder<'_> {
         })
     }
 
+    /// `generate_series` over numeric: computed whole (at most ten million
+    /// rows, which is far more than a numeric series is ever used for).
+    fn numeric_series(&mut self, args: &[(Expr, ast::Offset)]) -> Result<(TableFunc, Vec<Field>)> {
+        use crate::types::{compare_typed, eval_binary};
+        let ty = DataType::Numeric(None);
+        let mut vals = Vec::new();
+        for (a, off) in args {
+            let e = self.coerce(a.clone(), &ty, CastContext::Implicit, *off)?;
+            vals.push(crate::exec::eval_const(&e)?);
+        }
+        let fields = vec![Field {
+            name: "generate_series".into(),
+            ty,
+        }];
+        if vals.iter().any(Value::is_null) {
+            return Ok((TableFunc::Rows(vec![]), fields));
+        }
+        let step = vals
+            .get(2)
+            .cloned()
+            .unwrap_or_else(|| Value::numeric(crate::types::Numeric::from_i64(1)));
+        let zero = Value::numeric(crate::types::Numeric::zero());
+        let dir = compare_typed(&step, &zero, &ty);
+        if dir == std::cmp::Ordering::Equal {
+            return Err(err!(InvalidParameterValue, "step size cannot equal zero"));
+        }
+        let mut rows = Vec::new();
+        let mut x = vals[0].clone();
+        while compare_typed(&x, &vals[1], &ty) != dir {
+            if rows.len() >= 10_000_000 {
+                return Err(err!(
+                    ProgramLimitExceeded,
+                    "generate_series over numeric is limited to 10000000 rows"
+                ));
+            }
+            rows.push(vec![x.clone()]);
+            x = eval_binary(BinaryOp::Add, &x, &step)?;
+        }
+        Ok((TableFunc::Rows(rows), fields))
+    }
+
     fn series(
         &mut self,
         args: &[(Expr, ast::Offset)],
@@ -1437,7 +1466,7 @@ impl Binder<'_> {
             };
             let mut vals = Vec::new();
             for (a, off) in args {
-                let e = self.coerce(a.clone(), &DataType::Int8, CastContext::Implicit, *off)?;
+                let e = self.coerce(a.clone(), &ty, CastContext::Implicit, *off)?;
                 vals.push(crate::exec::eval_const(&e)?);
             }
             let get = |i: usize| vals.get(i).and_then(Value::as_i64);
@@ -1465,6 +1494,13 @@ impl Binder<'_> {
                     ty,
                 }],
             ));
+        }
+        let is_num = |t: &DataType| t.is_numeric() || *t == DataType::Unknown;
+        if (args.len() == 2 || args.len() == 3)
+            && tys.iter().all(is_num)
+            && tys.iter().any(|t| matches!(t, DataType::Numeric(_)))
+        {
+            return self.numeric_series(args);
         }
         if args.len() == 3 {
             let mut vals = Vec::new();

@@ -111,10 +111,7 @@ impl Session {
         let mut seen = HashSet::new();
         let mut columns = Vec::with_capacity(c.columns.len());
         let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder {
-            ctx: &mut ctx,
-            ctes: Vec::new(),
-        };
+        let mut binder = Binder::new(&mut ctx);
         for col in &c.columns {
             if !seen.insert(col.name.clone()) {
                 return Err(at(

@@ -241,10 +241,7 @@ impl Session {
         };
         let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
         let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder {
-            ctx: &mut ctx,
-            ctes: Vec::new(),
-        };
+        let mut binder = Binder::new(&mut ctx);
         let mut bulk = false;
         let source = match &ins.source {
             None => Plan {
@@ -280,11 +277,28 @@ impl Session {
                         }
                     }
                     let width = rows.first().map_or(0, Vec::len);
-                    binder.plan_values(&rows, Some(&target_types[..width]))?
+                    if !ins.columns.is_empty() && width < targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more target columns than expressions"
+                        ));
+                    }
+                    let names: Vec<String> = targets
+                        .iter()
+                        .map(|&t| table.columns[t].name.clone())
+                        .collect();
+                    binder.plan_values(&rows, Some(&target_types[..width]), &names)?
                 }
                 _ => {
                     bulk = true;
+                    binder.keep_unknown = true;
                     let p = binder.plan_query(q)?;
+                    if !ins.columns.is_empty() && p.fields.len() < targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more target columns than expressions"
+                        ));
+                    }
                     if p.fields.len() > targets.len() {
                         return Err(err!(
                             SyntaxError,
@@ -402,10 +416,7 @@ impl Session {
         let table = self.target(&u.table, &snap)?;
         let alias = u.alias.clone().unwrap_or_else(|| table.name.clone());
         let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder {
-            ctx: &mut ctx,
-            ctes: Vec::new(),
-        };
+        let mut binder = Binder::new(&mut ctx);
         let (source, scope) =
             binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
         let ncols = table.columns.len();
@@ -535,10 +546,7 @@ impl Session {
         let table = self.target(&d.table, &snap)?;
         let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
         let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder {
-            ctx: &mut ctx,
-            ctes: Vec::new(),
-        };
+        let mut binder = Binder::new(&mut ctx);
         let (source, _) =
             binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
         let (ret_exprs, ret_cols) = self.returning(&mut binder, &d.returning, &table, &alias)?;

@@ -84,8 +84,11 @@ pub(crate) struct Txn {
     pub drop_on_commit: Vec<u32>,
     /// Relation files to remove at abort (created in this transaction).
     pub drop_on_abort: Vec<u32>,
-    /// Settings to restore at the end (SET LOCAL).
-    pub saved_settings: Option<Settings>,
+    /// Settings when the transaction began (restored by ROLLBACK).
+    pub start_settings: Settings,
+    /// Settings to keep at COMMIT: the start plus every plain SET (not the
+    /// SET LOCALs).
+    pub commit_settings: Settings,
     /// When the transaction started (`now()`).
     pub start_ts: i64,
 }
@@ -319,7 +322,8 @@ impl Session {
             catalog_changed: false,
             drop_on_commit: Vec::new(),
             drop_on_abort: Vec::new(),
-            saved_settings: None,
+            start_settings: self.settings.clone(),
+            commit_settings: self.settings.clone(),
             start_ts: crate::types::datetime::system_now(),
         });
         Ok(())
@@ -363,9 +367,14 @@ impl Session {
         if let Some(s) = &t.snapshot {
             self.db.txns.unregister_snapshot(s);
         }
-        if let Some(saved) = t.saved_settings {
-            self.settings = saved;
-        }
+        self.settings = if commit {
+            t.commit_settings
+        } else {
+            t.start_settings
+        };
+        self.db
+            .pool
+            .set_ring_sizes(crate::database::ring_sizes(&self.settings));
         if t.xid == INVALID_XID {
             return Ok(());
         }

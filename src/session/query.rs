@@ -105,10 +105,7 @@ impl Session {
     /// Binds and plans a query under `snap`.
     pub(crate) fn plan_query(&self, q: &ast::Query, snap: &Snapshot) -> Result<Plan> {
         let mut ctx = self.stmt_ctx(snap);
-        let mut binder = Binder {
-            ctx: &mut ctx,
-            ctes: Vec::new(),
-        };
+        let mut binder = Binder::new(&mut ctx);
         binder.plan_query(q)
     }
 

@@ -31,24 +31,22 @@ impl Session {
 
     pub(crate) fn set(&mut self, s: &ast::Set) -> Result<QueryResult> {
         let mut r = QueryResult::empty("SET");
-        if s.local {
-            if !self.txn_ref().block {
-                r.notices.push(Notice::warning(
-                    "SET LOCAL can only be used in transaction blocks",
-                ));
-                return Ok(r);
-            }
-            if self.txn_ref().saved_settings.is_none() {
-                let saved = self.settings.clone();
-                self.txn_mut().saved_settings = Some(saved);
-            }
+        if s.local && !self.txn_ref().block {
+            r.notices.push(Notice::warning(
+                "SET LOCAL can only be used in transaction blocks",
+            ));
+            return Ok(r);
         }
-        match &s.value {
-            ast::SetValue::Default => {
-                let defaults = self.db.defaults.clone();
-                self.settings.reset(&s.name, &defaults)?;
-            }
-            ast::SetValue::Values(args) => self.settings.set(&s.name, &set_text(args))?,
+        let defaults = self.db.defaults.clone();
+        let apply = |settings: &mut crate::settings::Settings| match &s.value {
+            ast::SetValue::Default => settings.reset(&s.name, &defaults),
+            ast::SetValue::Values(args) => settings.set(&s.name, &set_text(args)),
+        };
+        apply(&mut self.settings)?;
+        if !s.local {
+            // Kept at COMMIT (the statement's transaction for a plain SET
+            // outside a block).
+            apply(&mut self.txn_mut().commit_settings)?;
         }
         self.settings_changed(&s.name);
         Ok(r)
@@ -58,9 +56,11 @@ impl Session {
         let defaults = self.db.defaults.clone();
         if r.name.eq_ignore_ascii_case("all") {
             self.settings.reset_all(&defaults);
+            self.txn_mut().commit_settings.reset_all(&defaults);
             self.settings_changed("bulkread_ring_size");
         } else {
             self.settings.reset(&r.name, &defaults)?;
+            self.txn_mut().commit_settings.reset(&r.name, &defaults)?;
             self.settings_changed(&r.name);
         }
         Ok(QueryResult::empty("RESET"))
