@@ -55,6 +55,8 @@ pub enum SqlState {
     InvalidEscapeSequence,
     /// 22011 substring_error
     SubstringError,
+    /// 22021 character_not_in_repertoire (invalid UTF-8)
+    CharacterNotInRepertoire,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -81,6 +83,8 @@ pub enum SqlState {
     InsufficientPrivilege,
     /// 42601 syntax_error
     SyntaxError,
+    /// 42602 invalid_name
+    InvalidName,
     /// 42701 duplicate_column
     DuplicateColumn,
     /// 42702 ambiguous_column
@@ -148,6 +152,7 @@ impl SqlState {
             InvalidParameterValue => "22023",
             InvalidArgumentForPowerFunction => "2201F",
             InvalidEscapeSequence => "22025",
+            CharacterNotInRepertoire => "22021",
             SubstringError => "22011",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
@@ -162,6 +167,7 @@ impl SqlState {
             SerializationFailure => "40001",
             InsufficientPrivilege => "42501",
             SyntaxError => "42601",
+            InvalidName => "42602",
             DuplicateColumn => "42701",
             AmbiguousColumn => "42702",
             DuplicateAlias => "42712",
@@ -307,6 +313,7 @@ mod tests {
             InvalidArgumentForPowerFunction,
             InvalidEscapeSequence,
             SubstringError,
+            CharacterNotInRepertoire,
             InvalidTextRepresentation,
             BadCopyFileFormat,
             NullValueNotAllowed,
@@ -320,6 +327,7 @@ mod tests {
             SerializationFailure,
             InsufficientPrivilege,
             SyntaxError,
+            InvalidName,
             DuplicateColumn,
             AmbiguousColumn,
             DuplicateAlias,
