@@ -239,6 +239,16 @@ impl Session {
                                 DataType::Text | DataType::Varchar(None) => {
                                     vals.extend_from_slice(raw)
                                 }
+                                // At most n bytes is at most n characters:
+                                // no length error possible, no allocation.
+                                DataType::Varchar(Some(n)) if raw.len() <= n as usize => {
+                                    vals.extend_from_slice(raw)
+                                }
+                                DataType::Char(n) if raw.len() <= n as usize => {
+                                    let pad = n as usize - text.chars().count();
+                                    vals.extend_from_slice(raw);
+                                    vals.resize(vals.len() + pad, b' ');
+                                }
                                 _ => parse_value_at(text, &col.ty, now)
                                     .map_err(|e| here.column(e, &col.name, raw))?
                                     .encode(&mut vals),
