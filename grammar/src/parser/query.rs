@@ -86,16 +86,19 @@ impl Parser<'_> {
     /// as `min_prec` (UNION and EXCEPT: 1, INTERSECT: 2; all left-associative).
     fn parse_set_expr(&mut self, min_prec: u8) -> PResult<SetExpr> {
         let mut left = self.parse_set_operand()?;
+        // Each operation nests `left` one level deeper (see `parse_expr_bp`).
+        let depth_on_entry = self.depth;
         loop {
             let (op, prec) = match self.peek_keyword() {
                 Some(Keyword::Union) => (SetOperator::Union, 1),
                 Some(Keyword::Except) => (SetOperator::Except, 1),
                 Some(Keyword::Intersect) => (SetOperator::Intersect, 2),
-                _ => return Ok(left),
+                _ => break,
             };
             if prec < min_prec {
-                return Ok(left);
+                break;
             }
+            self.enter()?;
             self.bump();
             let all = if self.eat_kw(Keyword::All) {
                 true
@@ -113,6 +116,8 @@ impl Parser<'_> {
                 right: Box::new(right?),
             };
         }
+        self.depth = depth_on_entry;
+        Ok(left)
     }
 
     /// Parses one operand of a set operation: a `SELECT`, a `VALUES` list or
@@ -316,7 +321,12 @@ impl Parser<'_> {
         if self.eat_kw(Keyword::As) {
             return Ok(Some(self.parse_col_label()?));
         }
-        if self.at_bare_alias(&[]) {
+        let bare = match self.peek_kind() {
+            TokenKind::Word(kw) => kw.is_bare_label(),
+            TokenKind::QuotedIdent(_) => true,
+            _ => false,
+        };
+        if bare {
             let t = self.bump();
             return Ok(Some(self.ident_value(t)));
         }
@@ -335,6 +345,8 @@ impl Parser<'_> {
     /// Parses a `FROM` item with any joins that follow it.
     fn parse_table_ref(&mut self) -> PResult<TableRef> {
         let mut left = self.parse_table_primary()?;
+        // Each join nests `left` one level deeper (see `parse_expr_bp`).
+        let depth_on_entry = self.depth;
         loop {
             let natural = self.eat_kw(Keyword::Natural);
             let kind = match self.peek_keyword() {
@@ -357,8 +369,12 @@ impl Parser<'_> {
                     JoinKind::Cross
                 }
                 _ if natural => return Err(self.error()),
-                _ => return Ok(left),
+                _ => {
+                    self.depth = depth_on_entry;
+                    return Ok(left);
+                }
             };
+            self.enter()?;
             self.expect_kw(Keyword::Join)?;
             let right = self.parse_table_primary()?;
             let constraint = if natural {
