@@ -321,12 +321,54 @@ impl Parser<'_> {
         Ok(expr(kind, at))
     }
 
-    /// Whether a query starts at the next token (inside parentheses that
-    /// were just opened).
+    /// Whether the parenthesis just opened holds a query (rather than an
+    /// expression or a join). Decided by looking ahead, never by
+    /// backtracking: a query starts with SELECT, VALUES or WITH, or with a
+    /// parenthesised query followed by what only a query can continue with
+    /// (a set operator, ORDER BY, LIMIT, OFFSET or the closing parenthesis),
+    /// as in `((SELECT 1) UNION SELECT 2)` versus `((SELECT 1) + 1)`.
     pub(crate) fn at_query_start(&self) -> bool {
-        matches!(
-            self.peek_kind(),
+        let mut n = 0;
+        while self.nth_kind(n) == TokenKind::LParen {
+            n += 1;
+        }
+        if !matches!(
+            self.nth_kind(n),
             TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
+        ) {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+        // Find the parenthesis closing the group that starts at the cursor.
+        let mut depth = 0usize;
+        let mut i = 0;
+        loop {
+            match self.nth_kind(i) {
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                TokenKind::Eof | TokenKind::Semicolon => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+        matches!(
+            self.nth_kind(i + 1),
+            TokenKind::RParen
+                | TokenKind::Word(
+                    Keyword::Union
+                        | Keyword::Intersect
+                        | Keyword::Except
+                        | Keyword::Order
+                        | Keyword::Limit
+                        | Keyword::Offset
+                )
         )
     }
 

@@ -145,7 +145,7 @@ impl Parser<'_> {
     }
 
     /// Parses `VALUES (row), (row), ...`.
-    pub(crate) fn parse_values(&mut self) -> PResult<SetExpr> {
+    fn parse_values(&mut self) -> PResult<SetExpr> {
         self.expect_kw(Keyword::Values)?;
         let mut rows = Vec::new();
         loop {
