@@ -34,6 +34,8 @@ pub struct Args {
     pub peers: Vec<Kind>,
     /// Measured runs per workload (after one warm-up where it applies).
     pub runs: usize,
+    /// Per-workload time budget: no new round starts after it (one always runs).
+    pub budget_secs: u64,
     /// Where to write the results as JSON.
     pub json: Option<PathBuf>,
     /// `--gen-insert-script FILE`: write the INSERT script and exit.
@@ -68,6 +70,7 @@ usage: cargo run --release --example bench -- [OPTIONS]
   --only LIST            comma-separated workloads or prefixes (e.g. count_star,vacuum)
   --peers LIST           comma-separated peers: pg,sqlite,duckdb (default all; '' for none)
   --runs N               measured runs per workload, median reported (default 5)
+  --budget SECS          per workload: start no new run after SECS (default 60; one run always)
   --json FILE            also write the results as JSON
   --gen-insert-script FILE  write the insert_script workload's script and exit
   --rows N               statements in that script (default 100000)
@@ -89,6 +92,7 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
         only: Vec::new(),
         peers: vec![Kind::Pg, Kind::Sqlite, Kind::Duckdb],
         runs: 5,
+        budget_secs: 60,
         json: None,
         gen_insert_script: None,
         script_rows: 100_000,
@@ -140,6 +144,7 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
                     return Err("--runs must be at least 1".into());
                 }
             }
+            "--budget" => a.budget_secs = number(&value(flag)?, flag)?,
             "--json" => a.json = Some(value(flag)?.into()),
             "--gen-insert-script" => a.gen_insert_script = Some(value(flag)?.into()),
             "--rows" => a.script_rows = number(&value(flag)?, flag)?,
@@ -218,6 +223,8 @@ mod tests {
         assert_eq!(a.scale, 0.05);
         assert_eq!(a.peers, [Kind::Pg]);
         assert_eq!(a.runs, 3);
+        assert_eq!(a.budget_secs, 60);
+        assert_eq!(p(&["--budget", "600"]).unwrap().budget_secs, 600);
         assert!(a.wants("vacuum_dirty") && a.wants("count_star"));
         assert!(!a.wants("copy_in") && !a.wants("sum_group"));
         let a = p(&["--only", "filter_scan"]).unwrap();

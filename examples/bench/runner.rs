@@ -12,7 +12,7 @@
 //! scenario; the others go on.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::evict::{evict_file, files_under, relation_files};
 use crate::pg::PgCluster;
@@ -28,6 +28,26 @@ pub struct Ctx {
     pub pg: Option<PgCluster>,
     /// Measured rounds.
     pub runs: usize,
+    /// Time after which a workload starts no further round (at least one
+    /// measured round always runs), so a slow machine cannot stretch a run
+    /// without bound.
+    pub budget: Duration,
+}
+
+/// Whether another round may start: always until one measured round is done,
+/// then only while the workload is within the budget.
+pub fn may_start_round(measured_done: usize, elapsed: Duration, budget: Duration) -> bool {
+    measured_done == 0 || elapsed < budget
+}
+
+/// The note for a workload that stopped early.
+pub fn budget_note(done: usize, wanted: usize, budget: Duration) -> Option<String> {
+    (done < wanted).then(|| {
+        format!(
+            "{done} of {wanted} runs: stopped at the {} s time budget (--budget)",
+            budget.as_secs()
+        )
+    })
 }
 
 /// One timed statement of a scenario.
@@ -124,18 +144,24 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
         }
     }
     let rounds = ctx.runs + usize::from(sc.warmup);
+    let started = Instant::now();
+    let mut measured_done = 0;
     for round in 0..rounds {
+        let measured = round >= usize::from(sc.warmup);
+        if measured && !may_start_round(measured_done, started.elapsed(), ctx.budget) {
+            break;
+        }
         let n = lanes.len();
         for k in 0..n {
             let lane = &mut lanes[(k + round) % n];
             if lane.failed.is_some() {
                 continue;
             }
-            let measured = round >= usize::from(sc.warmup);
             if let Err(e) = run_round(ctx, sc, lane, measured) {
                 lane.failed = Some(e);
             }
         }
+        measured_done += usize::from(measured);
     }
     let mut rows = Vec::new();
     for &w in &sc.workloads {
@@ -167,6 +193,10 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
         }
         if let Some(note) = compare_rows(ctx, &lanes, w) {
             row.notes.push(note);
+        }
+        if !lanes.is_empty() {
+            row.notes
+                .extend(budget_note(measured_done, ctx.runs, ctx.budget));
         }
         rows.push(row);
     }
@@ -274,4 +304,22 @@ fn compare_rows(ctx: &Ctx, lanes: &[Lane], w: &str) -> Option<String> {
             differ.join("; ")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_allows_one_measured_round_then_stops() {
+        let b = Duration::from_secs(60);
+        assert!(may_start_round(0, Duration::from_secs(1000), b));
+        assert!(may_start_round(3, Duration::from_secs(59), b));
+        assert!(!may_start_round(1, Duration::from_secs(61), b));
+        assert_eq!(budget_note(5, 5, b), None);
+        assert_eq!(
+            budget_note(2, 5, b).unwrap(),
+            "2 of 5 runs: stopped at the 60 s time budget (--budget)"
+        );
+    }
 }

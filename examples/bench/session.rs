@@ -64,6 +64,7 @@ impl Dialect {
                     || line.contains(": ERROR:  ")
                     || line.contains(": FATAL:  ")
                     || line.starts_with("psql: error")
+                    || line.starts_with("heapdb: error")
             }
             Dialect::Sqlite => ["Parse error", "Runtime error", "Error:", "Error "]
                 .iter()
@@ -365,6 +366,7 @@ mod tests {
         assert!(p.is_error("psql:<stdin>:3: ERROR:  syntax error at or near \"x\""));
         assert!(p.is_error("heapdb:script.sql:3: ERROR:  division by zero"));
         assert!(p.is_error("invalid command \\foo"));
+        assert!(p.is_error("heapdb: error: the shell is not connected to the engine yet"));
         assert!(!p.is_error("50|5000000"));
         assert_eq!(
             p.parse_time("Time: 2.000 ms"),

@@ -66,7 +66,7 @@ impl fmt::Display for Kind {
 /// How a system's client is started.
 #[derive(Clone, Debug)]
 pub enum Launcher {
-    /// `heapdb --data-dir DIR --shared-buffers SIZE -q -A -t`.
+    /// `heapdb -X --data-dir DIR --shared-buffers SIZE -q -A -t`.
     Heapdb {
         /// The shell binary.
         bin: PathBuf,
@@ -133,6 +133,7 @@ impl System {
             } => (
                 bin.display().to_string(),
                 vec![
+                    "-X".into(),
                     "--data-dir".into(),
                     data_dir.display().to_string(),
                     "--shared-buffers".into(),

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::gen;
 use crate::report::{Cell, Row};
-use crate::runner::{run_scenario, Ctx, Scenario, Step};
+use crate::runner::{budget_note, may_start_round, run_scenario, Ctx, Scenario, Step};
 use crate::session::Dialect;
 use crate::systems::{Kind, System};
 
@@ -106,53 +106,64 @@ pub fn make_files(dir: &Path, scale: f64, needs: &Needs) -> std::io::Result<File
     Ok(f)
 }
 
-/// Loads the tables into every available system; a system that fails is
-/// marked unavailable with the error (so its cells read `n/a`).
+/// Loads the tables into every available system, all systems at once (the
+/// load is untimed setup, and each loader mostly uses one core); a system
+/// that fails is marked unavailable with the error (its cells read `n/a`).
 pub fn load(ctx: &mut Ctx, files: &Files, needs: &Needs) {
-    for sys in ctx.systems.iter_mut() {
-        if sys.unavailable.is_some() {
-            continue;
-        }
-        let start = Instant::now();
-        let mut stmts: Vec<String> = Vec::new();
-        let mut tables: Vec<&str> = Vec::new();
-        if needs.t {
-            stmts.push("DROP TABLE IF EXISTS t;".into());
-            stmts.push(T_DDL.into());
-            stmts.push(sys.copy_from("t", &files.t));
-            tables.push("t");
-        }
-        if needs.accounts {
-            stmts.push("DROP TABLE IF EXISTS pgbench_accounts;".into());
-            stmts.push(accounts_ddl("pgbench_accounts"));
-            stmts.push(sys.copy_from("pgbench_accounts", &files.accounts));
-            stmts.push("DROP TABLE IF EXISTS pgbench_branches;".into());
-            stmts.push(BRANCHES_DDL.into());
-            stmts.push(sys.copy_from("pgbench_branches", &files.branches));
-            tables.extend(["pgbench_accounts", "pgbench_branches"]);
-        }
-        if tables.is_empty() {
-            continue;
-        }
-        stmts.extend(sys.after_load(&tables));
-        let result = sys.open().and_then(|mut s| {
-            for stmt in &stmts {
-                s.run(stmt).map_err(|e| format!("loading ({stmt}): {e}"))?;
+    std::thread::scope(|scope| {
+        for sys in ctx.systems.iter_mut() {
+            if sys.unavailable.is_none() {
+                scope.spawn(move || load_one(sys, files, needs));
             }
-            s.close();
-            Ok(())
-        });
-        match result {
-            Ok(()) => eprintln!(
-                "bench: loaded {} into {} in {:.1} s",
-                tables.join(", "),
-                sys.kind,
-                start.elapsed().as_secs_f64()
-            ),
-            Err(e) => {
-                eprintln!("bench: {} unavailable: {e}", sys.kind);
-                sys.unavailable = Some(e);
-            }
+        }
+    });
+}
+
+fn load_one(sys: &mut System, files: &Files, needs: &Needs) {
+    let start = Instant::now();
+    let mut stmts: Vec<String> = Vec::new();
+    let mut tables: Vec<&str> = Vec::new();
+    if sys.kind == Kind::Sqlite {
+        // Untimed bulk load: no journal, no syncs (a DBA's import settings).
+        stmts.push("PRAGMA journal_mode = OFF;".into());
+        stmts.push("PRAGMA synchronous = OFF;".into());
+    }
+    if needs.t {
+        stmts.push("DROP TABLE IF EXISTS t;".into());
+        stmts.push(T_DDL.into());
+        stmts.push(sys.copy_from("t", &files.t));
+        tables.push("t");
+    }
+    if needs.accounts {
+        stmts.push("DROP TABLE IF EXISTS pgbench_accounts;".into());
+        stmts.push(accounts_ddl("pgbench_accounts"));
+        stmts.push(sys.copy_from("pgbench_accounts", &files.accounts));
+        stmts.push("DROP TABLE IF EXISTS pgbench_branches;".into());
+        stmts.push(BRANCHES_DDL.into());
+        stmts.push(sys.copy_from("pgbench_branches", &files.branches));
+        tables.extend(["pgbench_accounts", "pgbench_branches"]);
+    }
+    if tables.is_empty() {
+        return;
+    }
+    stmts.extend(sys.after_load(&tables));
+    let result = sys.open().and_then(|mut s| {
+        for stmt in &stmts {
+            s.run(stmt).map_err(|e| format!("loading ({stmt}): {e}"))?;
+        }
+        s.close();
+        Ok(())
+    });
+    match result {
+        Ok(()) => eprintln!(
+            "bench: loaded {} into {} in {:.1} s",
+            tables.join(", "),
+            sys.kind,
+            start.elapsed().as_secs_f64()
+        ),
+        Err(e) => {
+            eprintln!("bench: {} unavailable: {e}", sys.kind);
+            sys.unavailable = Some(e);
         }
     }
 }
@@ -328,7 +339,13 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); lanes.len()];
     let mut rss: Vec<Option<u64>> = vec![None; lanes.len()];
     let mut failed: Vec<Option<String>> = vec![None; lanes.len()];
+    let started = Instant::now();
+    let mut done = 0;
     for round in 0..ctx.runs {
+        if !may_start_round(done, started.elapsed(), ctx.budget) {
+            break;
+        }
+        done += 1;
         for k in 0..lanes.len() {
             let li = (k + round) % lanes.len();
             if failed[li].is_some() {
@@ -363,6 +380,9 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
             },
         };
         row.cells.push((sys.kind, cell));
+    }
+    if !lanes.is_empty() {
+        row.notes.extend(budget_note(done, ctx.runs, ctx.budget));
     }
     row
 }

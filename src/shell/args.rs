@@ -71,6 +71,13 @@ pub struct Args {
 }
 
 impl Args {
+    /// The data directory to open: `--data-dir`, else `HEAPDB_DATA`, else
+    /// [`default_data_dir`]. `None` only when the platform has no user
+    /// data directory and none was given.
+    pub fn data_dir_or_default(&self) -> Option<PathBuf> {
+        self.data_dir.clone().or_else(default_data_dir)
+    }
+
     /// Warnings to print before running (`extra command-line argument`).
     pub fn warnings(&self) -> Vec<String> {
         self.extra
@@ -347,6 +354,19 @@ fn parse_shared_buffers(value: &str) -> Result<i64, ArgError> {
     }
 }
 
+/// The default data directory: the user's data directory (`dirs::data_dir`,
+/// e.g. `~/.local/share` on Linux) joined with `heapdb`.
+pub fn default_data_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("heapdb"))
+}
+
+/// Where the interactive history is kept: `heapdb_history` in the user's
+/// data directory, beside (not inside) the default data directory, so that
+/// it is shared by all data directories as psql's `~/.psql_history` is.
+pub fn history_file() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("heapdb_history"))
+}
+
 /// `heapdb --version`.
 pub fn version_text() -> String {
     format!("heapdb {}", env!("CARGO_PKG_VERSION"))
@@ -505,6 +525,19 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(run(&[]).data_dir, None);
+    }
+
+    #[test]
+    fn default_directories_come_from_the_user_data_dir() {
+        if let Some(base) = dirs::data_dir() {
+            assert_eq!(default_data_dir(), Some(base.join("heapdb")));
+            assert_eq!(history_file(), Some(base.join("heapdb_history")));
+            assert_eq!(run(&[]).data_dir_or_default(), Some(base.join("heapdb")));
+        }
+        assert_eq!(
+            run(&["-D", "/x"]).data_dir_or_default(),
+            Some(PathBuf::from("/x"))
+        );
     }
 
     #[test]

@@ -10,11 +10,13 @@
 //! - [`input`]: reading scripts in large chunks and splitting them into
 //!   statements and meta-command lines.
 //! - [`prompt`]: the interactive prompt (`heapdb=> `, `heapdb-> `, ...).
+//! - [`complete`]: tab completion and the rustyline helper.
 //!
 //! Nothing here talks to the engine: the wiring converts the engine's
 //! results and errors into these types.
 
 pub mod args;
+pub mod complete;
 pub mod input;
 pub mod meta;
 pub mod print;

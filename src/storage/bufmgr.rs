@@ -254,6 +254,12 @@ impl BufferPool {
         &self.smgr
     }
 
+    /// Turns fsync on (the default) or off, as PostgreSQL's `fsync` setting:
+    /// off is only for tests and benchmarks that need not survive an OS crash.
+    pub fn set_fsync(&self, on: bool) {
+        self.smgr.set_fsync(on);
+    }
+
     /// Installs the hook called with a page's LSN before the page is written.
     pub fn set_wal_flush_hook(&self, hook: Arc<dyn WalFlushHook>) {
         *self.wal_hook.write() = Some(hook);
@@ -488,7 +494,9 @@ impl BufferPool {
                 }
                 if block >= self.smgr.nblocks(rel, fork)? {
                     let _x = self.extension_lock(rel, fork).lock();
-                    self.smgr.set_nblocks_at_least(rel, fork, block + 1)?;
+                    // On disk at once: no dirty buffer may back the blocks
+                    // in between, and the size must survive a reopen.
+                    self.smgr.extend_file_to(rel, fork, block + 1)?;
                 }
                 let tag = BufferTag { rel, fork, block };
                 let (id, _) = self.pin_tag(tag, strategy)?;

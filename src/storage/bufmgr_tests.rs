@@ -453,6 +453,15 @@ fn zero_page_mode_skips_the_read_and_extends() {
         pool.read_buffer(REL, MAIN, 1, None).unwrap().read()[100],
         42
     );
+    // The size reached by the zero-page read survived, though nothing dirtied
+    // blocks 2..=5; and truncating into such holes keeps the size too.
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 6);
+    pool.truncate_relation(REL, MAIN, 4).unwrap();
+    drop(pool);
+    let pool = BufferPool::open(dir.path(), 16).unwrap();
+    assert_eq!(pool.nblocks(REL, MAIN).unwrap(), 4);
+    let buf = pool.read_buffer(REL, MAIN, 3, None).unwrap();
+    assert!(buf.read().iter().all(|&b| b == 0));
 }
 
 #[test]

@@ -156,6 +156,9 @@ fn io_error(e: std::io::Error, what: &str) -> Error {
 pub struct Smgr {
     /// `<data_dir>/base`.
     base: PathBuf,
+    /// Whether to fsync at all (PostgreSQL's `fsync` setting; off only for
+    /// tests and benchmarks that do not care about surviving an OS crash).
+    fsync: AtomicBool,
     /// Open forks by relation and fork.
     forks: RwLock<HashMap<(RelFileNode, ForkNumber), Arc<RelFork>>>,
 }
@@ -172,6 +175,7 @@ impl Smgr {
         })?;
         Ok(Smgr {
             base,
+            fsync: AtomicBool::new(true),
             forks: RwLock::new(HashMap::new()),
         })
     }
@@ -270,6 +274,23 @@ impl Smgr {
         self.fork(rel, fork)?
             .nblocks
             .fetch_max(nblocks, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Grows the fork to at least `nblocks` blocks *on disk* (sparsely: the
+    /// new blocks read as zeros), for extensions not backed by a dirty buffer
+    /// (redo writing beyond the end). The caller serialises extensions.
+    pub fn extend_file_to(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        nblocks: BlockNumber,
+    ) -> Result<()> {
+        let rf = self.fork(rel, fork)?;
+        if nblocks > rf.nblocks.load(Ordering::Acquire) {
+            set_physical_size(&rf, nblocks)?;
+            rf.nblocks.fetch_max(nblocks, Ordering::AcqRel);
+        }
         Ok(())
     }
 
@@ -375,23 +396,8 @@ impl Smgr {
                 io_error(e, &format!("could not remove file \"{}\"", rf.seg_name(n)))
             })?;
         }
-        if let Some(last) = segs.get(keep_segs - 1) {
-            let len =
-                (nblocks as u64 - (keep_segs as u64 - 1) * RELSEG_SIZE as u64) * BLCKSZ as u64;
-            let len = if nblocks == 0 { 0 } else { len };
-            if last.file.metadata().map(|m| m.len() > len).unwrap_or(true) {
-                last.file.set_len(len).map_err(|e| {
-                    io_error(
-                        e,
-                        &format!(
-                            "could not truncate file \"{}\"",
-                            rf.seg_name(keep_segs as u32 - 1)
-                        ),
-                    )
-                })?;
-                last.needs_sync.store(true, Ordering::Release);
-            }
-        }
+        drop(segs);
+        set_physical_size(&rf, nblocks)?;
         rf.nblocks.store(nblocks, Ordering::Release);
         Ok(())
     }
@@ -426,8 +432,21 @@ impl Smgr {
         Ok(())
     }
 
+    /// Turns fsync on or off (see the `fsync` field).
+    pub fn set_fsync(&self, on: bool) {
+        self.fsync.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether fsync is on.
+    fn fsync_on(&self) -> bool {
+        self.fsync.load(Ordering::Relaxed)
+    }
+
     /// fsyncs the segments of one fork that were written since their last sync.
     pub fn sync(&self, rel: RelFileNode, fork: ForkNumber) -> Result<()> {
+        if !self.fsync_on() {
+            return Ok(());
+        }
         let rf = self.fork(rel, fork)?;
         sync_fork(&rf)
     }
@@ -435,6 +454,9 @@ impl Smgr {
     /// fsyncs every written segment of every open fork, then the `base`
     /// directory (so newly created files are durable too).
     pub fn sync_all(&self) -> Result<()> {
+        if !self.fsync_on() {
+            return Ok(());
+        }
         let forks: Vec<Arc<RelFork>> = self.forks.read().values().cloned().collect();
         for rf in &forks {
             sync_fork(rf)?;
@@ -475,16 +497,20 @@ impl Smgr {
     }
 
     /// Asks the OS to drop the fork's pages from its cache
-    /// (`posix_fadvise(DONTNEED)`, after an fsync so dirty pages can go too),
-    /// so benchmarks can start cold without root.
+    /// (`posix_fadvise(DONTNEED)`, after an fsync so dirty pages can go too;
+    /// with fsync off, only the clean ones go), so benchmarks can start cold
+    /// without root.
     pub fn evict_os_cache(&self, rel: RelFileNode, fork: ForkNumber) -> Result<()> {
         let rf = self.fork(rel, fork)?;
         let segs: Vec<Arc<Segment>> = rf.segs.read().clone();
         for seg in segs {
-            seg.file
-                .sync_data()
-                .map_err(|e| io_error(e, &format!("could not fsync file \"{}\"", rf.name)))?;
-            seg.needs_sync.store(false, Ordering::Release);
+            // With fsync off, dirty OS pages may survive the advice.
+            if self.fsync_on() {
+                seg.file
+                    .sync_data()
+                    .map_err(|e| io_error(e, &format!("could not fsync file \"{}\"", rf.name)))?;
+                seg.needs_sync.store(false, Ordering::Release);
+            }
             // SAFETY: plain syscall on an open descriptor; advice only.
             unsafe {
                 libc::posix_fadvise(seg.file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
@@ -492,6 +518,29 @@ impl Smgr {
         }
         Ok(())
     }
+}
+
+/// Sets the fork's file size to exactly `nblocks` blocks: shortens or
+/// (sparsely) lengthens the segment holding the last block, creating missing
+/// segments before it. Later segments must already be gone.
+fn set_physical_size(rf: &RelFork, nblocks: BlockNumber) -> Result<()> {
+    let (segno, len) = if nblocks == 0 {
+        (0, 0)
+    } else {
+        let last = nblocks - 1;
+        (
+            last / RELSEG_SIZE,
+            ((last % RELSEG_SIZE) as u64 + 1) * BLCKSZ as u64,
+        )
+    };
+    let seg = rf.segment_for_write(segno)?;
+    let what = || format!("could not truncate file \"{}\"", rf.seg_name(segno));
+    let now = seg.file.metadata().map_err(|e| io_error(e, &what()))?.len();
+    if now != len {
+        seg.file.set_len(len).map_err(|e| io_error(e, &what()))?;
+        seg.needs_sync.store(true, Ordering::Release);
+    }
+    Ok(())
 }
 
 /// fsyncs the segments of `rf` that need it.
@@ -548,6 +597,34 @@ mod tests {
         );
         let e = smgr.nblocks(RelFileNode(5), ForkNumber::Main).unwrap_err();
         assert_eq!(e.code, SqlState::UndefinedFile);
+    }
+
+    #[test]
+    fn truncate_and_extend_file_to_fix_the_size_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let rel = RelFileNode(3);
+        {
+            let smgr = Smgr::open(dir.path()).unwrap();
+            smgr.create(rel, ForkNumber::Main).unwrap();
+            smgr.set_nblocks_at_least(rel, ForkNumber::Main, 5).unwrap();
+            // Logical blocks 0..5 are holes; truncating to 3 makes 3 durable.
+            smgr.truncate(rel, ForkNumber::Main, 3).unwrap();
+            smgr.extend_file_to(rel, ForkNumber::VisibilityMap, 1)
+                .unwrap_err();
+            smgr.create(rel, ForkNumber::VisibilityMap).unwrap();
+            smgr.extend_file_to(rel, ForkNumber::VisibilityMap, RELSEG_SIZE + 2)
+                .unwrap();
+        }
+        let smgr = Smgr::open(dir.path()).unwrap();
+        assert_eq!(smgr.nblocks(rel, ForkNumber::Main).unwrap(), 3);
+        assert_eq!(
+            smgr.nblocks(rel, ForkNumber::VisibilityMap).unwrap(),
+            RELSEG_SIZE + 2
+        );
+        let mut buf = page(1);
+        smgr.read(rel, ForkNumber::VisibilityMap, RELSEG_SIZE + 1, &mut buf)
+            .unwrap();
+        assert_eq!(buf, page(0));
     }
 
     #[test]

@@ -25,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::{Xid, FIRST_NORMAL_XID, INVALID_XID};
@@ -98,6 +99,9 @@ pub struct Clog {
     dir: PathBuf,
     /// Cache and files.
     inner: Mutex<Inner>,
+    /// The last final status looked up: `xid << 32 | 0x80 | status bits`
+    /// (0 when empty).
+    last: AtomicU64,
 }
 
 impl std::fmt::Debug for Clog {
@@ -186,6 +190,7 @@ impl Clog {
                 files: HashMap::new(),
                 unsynced: HashSet::new(),
             }),
+            last: AtomicU64::new(0),
         })
     }
 
@@ -199,10 +204,24 @@ impl Clog {
                 XidStatus::Committed
             });
         }
+        // One-entry cache of the last final status looked up: a scan of
+        // unhinted rows asks about the same few xids over and over.
+        let last = self.last.load(Ordering::Relaxed);
+        if last & 0x80 != 0 && (last >> 32) as Xid == xid {
+            return Ok(XidStatus::from_bits(last as u8));
+        }
         let mut inner = self.inner.lock().expect("clog mutex poisoned");
         let p = inner.page(&self.dir, xid / XIDS_PER_PAGE)?;
         let i = (xid % XIDS_PER_PAGE) as usize;
-        Ok(XidStatus::from_bits(p.data[i / 4] >> (2 * (i % 4))))
+        let status = XidStatus::from_bits(p.data[i / 4] >> (2 * (i % 4)));
+        if matches!(status, XidStatus::Committed | XidStatus::Aborted) {
+            // Final statuses never change, so the cache never goes stale.
+            self.last.store(
+                ((xid as u64) << 32) | 0x80 | status.bits() as u64,
+                Ordering::Relaxed,
+            );
+        }
+        Ok(status)
     }
 
     /// True when `xid` is recorded as committed.

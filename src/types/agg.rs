@@ -87,6 +87,7 @@ pub fn agg_result_type(func: AggFunc, input: &DataType) -> Result<DataType> {
         (AggFunc::Avg, Float4 | Float8) => Some(Float8),
         (AggFunc::Avg, Interval) => Some(Interval),
         (AggFunc::Min | AggFunc::Max, Unknown) => Some(Text),
+        (AggFunc::Min | AggFunc::Max, Bool) => None,
         (AggFunc::Min | AggFunc::Max, _) => Some(*input),
         _ => None,
     };
@@ -97,11 +98,13 @@ pub fn agg_result_type(func: AggFunc, input: &DataType) -> Result<DataType> {
     })
 }
 
-/// Whether `v` should replace `best` as the running min / max.
+/// Whether `v` should replace `best` as the running min / max. Ties go to
+/// the newer value, as PostgreSQL's `numeric_smaller` / `text_larger` do
+/// (visible for numeric scales: `min` of `1.50` then `1.5` is `1.5`).
 fn better(func: AggFunc, input: &DataType, v: &Value, best: &Value) -> bool {
     let o = compare_typed(v, best, input);
-    (func == AggFunc::Min && o == Ordering::Less)
-        || (func == AggFunc::Max && o == Ordering::Greater)
+    (func == AggFunc::Min && o != Ordering::Greater)
+        || (func == AggFunc::Max && o != Ordering::Less)
 }
 
 /// The running state of one aggregate over one group.
@@ -186,6 +189,10 @@ impl Accumulator {
             (State::Int(s), Value::Int4(x)) => *s += *x as i128,
             (State::Int(s), Value::Int8(x)) => *s += *x as i128,
             (State::Float(s), Value::Float8(x)) => *s = float::add_f64(*s, *x)?,
+            (State::Float(s), Value::Float4(x)) if self.func == AggFunc::Avg => {
+                // avg(real) accumulates in double precision, as float4_accum.
+                *s = float::add_f64(*s, *x as f64)?;
+            }
             (State::Float(s), Value::Float4(x)) => {
                 let r = (*s as f32) + *x;
                 *s = float::check_f32(r, s.is_infinite() || x.is_infinite(), true)? as f64;

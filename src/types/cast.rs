@@ -229,11 +229,10 @@ fn float_to(f: f64, is_f4: bool, to: &DataType) -> Option<Result<Value>> {
 fn numeric_to(n: &Numeric, to: &DataType) -> Option<Result<Value>> {
     let int = |min: i128, max: i128, e: fn() -> Error| -> Result<i128> {
         match n.kind() {
-            NumKind::NaN => Err(err!(FeatureNotSupported, "cannot convert NaN to integer")),
-            NumKind::PosInf | NumKind::NegInf => Err(err!(
-                FeatureNotSupported,
-                "cannot convert infinity to integer"
-            )),
+            NumKind::NaN => Err(err!(FeatureNotSupported, "cannot convert NaN to {to}")),
+            NumKind::PosInf | NumKind::NegInf => {
+                Err(err!(FeatureNotSupported, "cannot convert infinity to {to}"))
+            }
             NumKind::Finite => n
                 .to_i128_round()
                 .filter(|v| (min..=max).contains(v))

@@ -329,6 +329,21 @@ fn data_end(off: usize, a: Attr, vlen: usize) -> usize {
 /// grown). The header's xmin, xmax, cid and ctid are zero, infomask has
 /// `HASNULL`/`HASVARWIDTH` as needed and `XMAX_INVALID`.
 pub fn form_tuple(desc: &TupleDesc, values: &[Option<&[u8]>], out: &mut Vec<u8>) -> Result<()> {
+    out.clear();
+    form_tuple_append(desc, values, out).map(|_| ())
+}
+
+/// Like [`form_tuple`], but appends the tuple to `out` (a batch of tuples
+/// for [`multi_insert`](crate::access::heap::HeapRelation::multi_insert))
+/// and returns its length. On error `out` is left as it was.
+///
+/// The length is computed first and the buffer grown once, then the bytes
+/// are written in place: no per-attribute growth checks on this hot path.
+pub fn form_tuple_append(
+    desc: &TupleDesc,
+    values: &[Option<&[u8]>],
+    out: &mut Vec<u8>,
+) -> Result<usize> {
     if values.len() != desc.attrs.len() {
         return Err(Error::internal(format!(
             "tuple has {} values for {} attributes",
@@ -337,15 +352,11 @@ pub fn form_tuple(desc: &TupleDesc, values: &[Option<&[u8]>], out: &mut Vec<u8>)
         )));
     }
     let has_null = values.iter().any(|v| v.is_none());
-    let mut has_var = false;
     let hoff = header_len(values.len(), has_null);
-    out.clear();
-    out.resize(hoff, 0);
+    let mut len = hoff;
+    let mut has_var = false;
     for (i, (a, v)) in desc.attrs.iter().zip(values).enumerate() {
         let Some(v) = v else { continue };
-        if has_null {
-            out[HEADER_SIZE + i / 8] |= 1 << (i % 8);
-        }
         if a.len >= 0 {
             if v.len() != a.len as usize {
                 return Err(Error::internal(format!(
@@ -355,26 +366,41 @@ pub fn form_tuple(desc: &TupleDesc, values: &[Option<&[u8]>], out: &mut Vec<u8>)
                     a.len
                 )));
             }
-            out.resize(align_to(out.len(), a.align), 0);
-            out.extend_from_slice(v);
         } else {
             has_var = true;
-            if v.len() < 127 {
-                out.push((((v.len() + 1) << 1) | 1) as u8);
-            } else {
-                if v.len() > (1 << 29) {
-                    return Err(err!(
-                        ProgramLimitExceeded,
-                        "invalid memory alloc request size {}",
-                        v.len()
-                    ));
-                }
-                out.resize(align_to(out.len(), a.align), 0);
-                out.extend_from_slice(&(((v.len() + 4) << 2) as u32).to_le_bytes());
+            if v.len() > (1 << 29) {
+                return Err(err!(
+                    ProgramLimitExceeded,
+                    "invalid memory alloc request size {}",
+                    v.len()
+                ));
             }
-            out.extend_from_slice(v);
         }
+        len = data_end(len, *a, v.len());
     }
+    let base = out.len();
+    out.resize(base + len, 0);
+    let t = &mut out[base..];
+    let mut off = hoff;
+    for (i, (a, v)) in desc.attrs.iter().zip(values).enumerate() {
+        let Some(v) = v else { continue };
+        if has_null {
+            t[HEADER_SIZE + i / 8] |= 1 << (i % 8);
+        }
+        if a.len >= 0 {
+            off = align_to(off, a.align);
+        } else if v.len() < 127 {
+            t[off] = (((v.len() + 1) << 1) | 1) as u8;
+            off += 1;
+        } else {
+            off = align_to(off, a.align);
+            t[off..off + 4].copy_from_slice(&(((v.len() + 4) << 2) as u32).to_le_bytes());
+            off += 4;
+        }
+        t[off..off + v.len()].copy_from_slice(v);
+        off += v.len();
+    }
+    debug_assert_eq!(off, len);
     let mut mask = HEAP_XMAX_INVALID;
     if has_null {
         mask |= HEAP_HASNULL;
@@ -382,10 +408,10 @@ pub fn form_tuple(desc: &TupleDesc, values: &[Option<&[u8]>], out: &mut Vec<u8>)
     if has_var {
         mask |= HEAP_HASVARWIDTH;
     }
-    set_infomask(out, mask);
-    set_infomask2(out, values.len() as u16);
-    out[T_HOFF] = hoff as u8;
-    Ok(())
+    set_infomask(t, mask);
+    set_infomask2(t, values.len() as u16);
+    t[T_HOFF] = hoff as u8;
+    Ok(len)
 }
 
 /// True when attribute `i` (0-based) of a tuple with a null bitmap is null.
@@ -629,6 +655,21 @@ mod tests {
             deform(cut, &desc, 2, &mut out).unwrap_err().code,
             crate::SqlState::DataCorrupted
         );
+    }
+
+    #[test]
+    fn append_builds_batches_and_leaves_the_buffer_on_error() {
+        let desc = TupleDesc::new(vec![Attr::fixed(2, 2), Attr::varlena(4)]).unwrap();
+        let mut batch = Vec::new();
+        let mut one = Vec::new();
+        let mut lens = Vec::new();
+        for v in [&b"a"[..], &[7u8; 200][..], b""] {
+            lens.push(form_tuple_append(&desc, &[Some(&[1, 2]), Some(v)], &mut batch).unwrap());
+        }
+        assert!(form_tuple_append(&desc, &[Some(&[1]), None], &mut batch).is_err());
+        assert_eq!(batch.len(), lens.iter().sum::<usize>());
+        form_tuple(&desc, &[Some(&[1, 2]), Some(&[7u8; 200])], &mut one).unwrap();
+        assert_eq!(&batch[lens[0]..lens[0] + lens[1]], &one[..]);
     }
 
     #[test]

@@ -130,6 +130,57 @@ fn on_off(b: bool) -> &'static str {
 }
 
 impl ShellState {
+    /// The state a run starts with, from the command line: `-A`, `--csv`,
+    /// `-t`, `-x`, `-F`, `-R`, `-P`, `-v`, `-q`, `-e`, `-a` and `-o`, applied
+    /// in psql's order (printing flags, then `-P`, then `-v`). Errors are
+    /// the lines psql prints before exiting with status 1, e.g.
+    /// `heapdb: error: could not set printing parameter "foo"`.
+    pub fn from_args(args: &crate::shell::args::Args) -> Result<ShellState, String> {
+        let mut st = ShellState::default();
+        if args.no_align {
+            st.print.format = Format::Unaligned;
+        }
+        if args.csv {
+            st.print.format = Format::Csv;
+        }
+        st.print.tuples_only = args.tuples_only;
+        if args.expanded {
+            st.print.expanded = Expanded::On;
+        }
+        if let Some(f) = &args.field_sep {
+            st.print.field_sep = f.clone();
+        }
+        if let Some(r) = &args.record_sep {
+            st.print.record_sep = r.clone();
+        }
+        for (name, value) in &args.pset {
+            let mut sink = io::sink();
+            // psql takes `-P expanded` as a toggle and `-P name=value` as set.
+            st.pset(name, value.as_deref(), true, &mut sink).map_err(|e| {
+                format!("heapdb: error: {e}\nheapdb: error: could not set printing parameter \"{name}\"")
+            })?;
+        }
+        if args.quiet {
+            st.set_var("QUIET", Some("on")).expect("QUIET takes on");
+        }
+        if args.echo_queries {
+            st.set_var("ECHO", Some("queries"))
+                .expect("ECHO takes queries");
+        }
+        if args.echo_all {
+            st.set_var("ECHO", Some("all")).expect("ECHO takes all");
+        }
+        for (name, value) in &args.variables {
+            st.set_var(name, value.as_deref())
+                .map_err(|e| format!("heapdb: error: {e}"))?;
+        }
+        if let Some(o) = &args.output {
+            st.output =
+                Output::open(o).map_err(|e| format!("heapdb: error: {o}: {}", io_message(&e)))?;
+        }
+        Ok(st)
+    }
+
     /// Sets (`Some`) or unsets (`None`) a variable and applies it to the
     /// typed settings it steers.
     pub fn set_var(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {

@@ -280,3 +280,52 @@ fn quoted_argument_escapes() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn state_from_command_line() {
+    use crate::shell::args::{parse_args, Command};
+    use crate::shell::print::{Expanded, Format};
+    let args = |v: &[&str]| match parse_args(v.iter().copied(), None) {
+        Ok(Command::Run(a)) => a,
+        other => panic!("{other:?}"),
+    };
+    let st = ShellState::from_args(&args(&[
+        "-qAt",
+        "-F;",
+        "-x",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-v",
+        "FETCH_COUNT=50",
+        "-e",
+    ]))
+    .expect("valid flags");
+    assert!(st.quiet && st.on_error_stop && st.print.tuples_only);
+    assert_eq!(st.print.format, Format::Unaligned);
+    assert_eq!(st.print.field_sep, ";");
+    assert_eq!(st.print.expanded, Expanded::On);
+    assert_eq!(st.print.fetch_count, 50);
+    assert_eq!(st.echo, Echo::Queries);
+    let st = ShellState::from_args(&args(&[
+        "--csv",
+        "-P",
+        "null=(nil)",
+        "-P",
+        "border=2",
+        "-a",
+    ]))
+    .unwrap();
+    assert_eq!(st.print.format, Format::Csv);
+    assert_eq!(st.print.null_display, "(nil)");
+    assert_eq!(st.print.border, 2);
+    assert_eq!(st.echo, Echo::All);
+    // psql 15: `psql -P foo` printed these two lines and exited with 1.
+    assert_eq!(
+        ShellState::from_args(&args(&["-P", "foo"])).unwrap_err(),
+        "heapdb: error: \\pset: unknown option: foo\nheapdb: error: could not set printing parameter \"foo\""
+    );
+    assert_eq!(
+        ShellState::from_args(&args(&["-v", "ON_ERROR_STOP=maybe"])).unwrap_err(),
+        "heapdb: error: unrecognized value \"maybe\" for \"ON_ERROR_STOP\": Boolean expected"
+    );
+}

@@ -34,7 +34,34 @@ struct Acc {
     months: f64,
     days: f64,
     micros: f64,
+    /// Units already given (PostgreSQL rejects `1 hour 1 hour`).
+    seen: u32,
 }
+
+/// The bit of a unit in [`Acc::seen`].
+fn unit_bit(unit: &str) -> Option<u32> {
+    Some(match unit {
+        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => 1,
+        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => 2,
+        "second" | "seconds" | "s" | "sec" | "secs" => SECOND_BIT,
+        "minute" | "minutes" | "m" | "min" | "mins" => MINUTE_BIT,
+        "hour" | "hours" | "h" | "hr" | "hrs" => HOUR_BIT,
+        "day" | "days" | "d" => 32,
+        "week" | "weeks" | "w" => 64,
+        "month" | "months" | "mon" | "mons" => MONTH_BIT,
+        "year" | "years" | "y" | "yr" | "yrs" => YEAR_BIT,
+        "decade" | "decades" | "dec" | "decs" => 512,
+        "century" | "centuries" | "c" | "cent" => 1024,
+        "millennium" | "millennia" | "mil" | "mils" => 2048,
+        _ => return None,
+    })
+}
+
+const SECOND_BIT: u32 = 4;
+const MINUTE_BIT: u32 = 8;
+const HOUR_BIT: u32 = 16;
+const MONTH_BIT: u32 = 128;
+const YEAR_BIT: u32 = 256;
 
 impl Acc {
     fn add_months(&mut self, v: f64) {
@@ -49,7 +76,19 @@ impl Acc {
         self.micros += (v - whole) * USECS_PER_DAY as f64;
     }
 
+    /// Records that `bits` were given; false when one already was.
+    fn mark(&mut self, bits: u32) -> bool {
+        if self.seen & bits != 0 {
+            return false;
+        }
+        self.seen |= bits;
+        true
+    }
+
     fn add_unit(&mut self, v: f64, unit: &str) -> bool {
+        if !unit_bit(unit).is_some_and(|bit| self.mark(bit)) {
+            return false;
+        }
         match unit {
             "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => {
                 self.micros += v
@@ -166,6 +205,9 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
         let (num, glued) = split_glued(tokens[i]);
         i += 1;
         if num.contains(':') {
+            if !acc.mark(HOUR_BIT | MINUTE_BIT | SECOND_BIT) {
+                return Err(bad(text));
+            }
             acc.micros += time_field(num).ok_or_else(|| bad(text))?;
             continue;
         }
@@ -177,6 +219,9 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
                 number(m).ok_or_else(|| bad(text))?,
             );
             let sign = if num.starts_with('-') { -1.0 } else { 1.0 };
+            if !acc.mark(YEAR_BIT | MONTH_BIT) {
+                return Err(bad(text));
+            }
             acc.add_months(sign * (y * 12.0 + m));
             continue;
         }
@@ -195,7 +240,12 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
                     return Err(bad(text));
                 }
             }
-            None => acc.micros += v * 1e6,
+            None => {
+                if !acc.mark(SECOND_BIT) {
+                    return Err(bad(text));
+                }
+                acc.micros += v * 1e6
+            }
         }
     }
     acc.finish(negate)
@@ -298,30 +348,7 @@ pub fn sub(a: &Interval, b: &Interval) -> Result<Interval> {
 /// `a * factor` as PostgreSQL's `interval_mul`: fractional months spill
 /// into days (30 per month) and fractional days into time.
 pub fn mul(a: &Interval, factor: f64) -> Result<Interval> {
-    if factor.is_nan() {
-        return Err(out_of_range());
-    }
-    let months = a.months as f64 * factor;
-    let days = a.days as f64 * factor;
-    let whole_months = months.trunc();
-    let month_rem_days = (months - whole_months) * 30.0;
-    let whole_days = days.trunc();
-    let day_rem = days - whole_days;
-    let extra_days = month_rem_days.trunc();
-    let rem_secs = (month_rem_days - extra_days + day_rem) * USECS_PER_DAY as f64;
-    let micros = (a.micros as f64 * factor + rem_secs).round();
-    let total_days = whole_days + extra_days;
-    if whole_months.abs() > i32::MAX as f64
-        || total_days.abs() > i32::MAX as f64
-        || micros.abs() >= 9.2e18
-    {
-        return Err(out_of_range());
-    }
-    Ok(Interval {
-        months: whole_months as i32,
-        days: total_days as i32,
-        micros: micros as i64,
-    })
+    scale(a, factor, false)
 }
 
 /// `a / divisor`; `division by zero` for 0.
@@ -329,7 +356,52 @@ pub fn div(a: &Interval, divisor: f64) -> Result<Interval> {
     if divisor == 0.0 {
         return Err(err!(DivisionByZero, "division by zero"));
     }
-    mul(a, 1.0 / divisor)
+    scale(a, divisor, true)
+}
+
+/// Rounds seconds (or days) to microsecond precision, PostgreSQL's `TSROUND`.
+fn tsround(x: f64) -> f64 {
+    (x * 1e6).round_ties_even() / 1e6
+}
+
+/// PostgreSQL 15's `interval_mul` (`divide == false`) and `interval_div`:
+/// whole months and days stay, fractions cascade down (a month is 30 days),
+/// remainders are rounded to microseconds as PostgreSQL does.
+fn scale(a: &Interval, f: f64, divide: bool) -> Result<Interval> {
+    if f.is_nan() {
+        return Err(out_of_range());
+    }
+    let apply = |x: f64| if divide { x / f } else { x * f };
+    let months = apply(a.months as f64);
+    let days = apply(a.days as f64);
+    if months.abs() > i32::MAX as f64 || days.abs() > i32::MAX as f64 {
+        return Err(out_of_range());
+    }
+    let r_months = months as i32;
+    let mut r_days = days as i32;
+    let mut month_rem_days = (months - r_months as f64) * 30.0;
+    if divide {
+        month_rem_days = tsround(month_rem_days);
+    }
+    let mut sec_rem =
+        tsround((days - r_days as f64 + month_rem_days - month_rem_days.trunc()) * 86_400.0);
+    if sec_rem.abs() >= 86_400.0 {
+        let whole = (sec_rem / 86_400.0).trunc();
+        r_days += whole as i32;
+        sec_rem -= whole * 86_400.0;
+    }
+    r_days = r_days
+        .checked_add(month_rem_days.trunc() as i32)
+        .ok_or_else(out_of_range)?;
+    let micros = (apply(a.micros as f64) + sec_rem * USECS_PER_SEC as f64).round_ties_even();
+    if micros.abs() >= 9.2e18 {
+        return Err(out_of_range());
+    }
+    Ok(Interval {
+        months: r_months,
+        days: r_days,
+        micros: micros as i64,
+    })
 }
 
 #[cfg(test)]

@@ -306,6 +306,16 @@ fn decode_number(
     }
     let n: i64 = tok.parse().map_err(|_| field_overflow(text))?;
     let have_date = f.year.is_some() && f.month.is_some() && f.day.is_some();
+    if have_date && f.time.is_none() && (tok.len() == 6 || tok.len() == 4) {
+        // A concatenated time after a complete date: HHMMSS or HHMM.
+        let part = |i: usize| tok[i..i + 2].parse::<i64>().expect("checked digits");
+        let (h, m, sec) = (part(0), part(2), if tok.len() == 6 { part(4) } else { 0 });
+        if h > 23 || m > 59 || sec > 59 {
+            return Err(field_overflow(text));
+        }
+        f.time = Some(h * USECS_PER_HOUR + m * USECS_PER_MINUTE + sec * USECS_PER_SEC);
+        return Ok(());
+    }
     if !have_date
         && f.month.is_none()
         && f.day.is_none()

@@ -376,8 +376,8 @@ impl ScalarFunc {
             Length => Value::Int4(text(0)?.chars().count() as i32),
             BpcharLength => Value::Int4(super::text::bpchar_trim(text(0)?).chars().count() as i32),
             OctetLength => Value::Int4(text(0)?.len() as i32),
-            Lower => Value::text(&text(0)?.to_lowercase()),
-            Upper => Value::text(&text(0)?.to_uppercase()),
+            Lower => Value::text(&map_case(text(0)?, false)),
+            Upper => Value::text(&map_case(text(0)?, true)),
             Initcap => Value::text(&string::initcap(text(0)?)),
             Reverse => Value::text(&text(0)?.chars().rev().collect::<String>()),
             Substring => {
@@ -438,6 +438,25 @@ impl ScalarFunc {
             Concat | ConcatWs => unreachable!("handled above"),
         })
     }
+}
+
+/// Upper- or lower-cases character by character, keeping characters whose
+/// mapping is not a single character (`ß` stays `ß`, as PostgreSQL's
+/// `towupper` does).
+fn map_case(s: &str, upper: bool) -> String {
+    s.chars()
+        .map(|c| {
+            let mut m: Box<dyn Iterator<Item = char>> = if upper {
+                Box::new(c.to_uppercase())
+            } else {
+                Box::new(c.to_lowercase())
+            };
+            match (m.next(), m.next()) {
+                (Some(one), None) => one,
+                _ => c,
+            }
+        })
+        .collect()
 }
 
 fn bad_arg(f: ScalarFunc) -> Error {
