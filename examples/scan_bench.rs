@@ -16,27 +16,45 @@
 #[path = "heap_bench_common/mod.rs"]
 mod common;
 
-use std::time::Instant;
-
 use heapdb::access::heap::HeapRelation;
 use heapdb::txn::{Snapshot, INVALID_XID};
 
-fn count_scan(rel: &HeapRelation, snap: &Snapshot) -> heapdb::Result<(u64, f64)> {
-    let t = Instant::now();
-    let mut scan = rel.scan(snap)?;
-    let mut n = 0;
-    while let Some(c) = scan.count_next_page()? {
-        n += c;
-    }
-    Ok((n, t.elapsed().as_secs_f64()))
+fn count_scan(rel: &HeapRelation, snap: &Snapshot) -> heapdb::Result<(u64, f64, f64)> {
+    let (n, wall, cpu) = common::timed(|| -> heapdb::Result<u64> {
+        let mut scan = rel.scan(snap)?;
+        let mut n = 0;
+        while let Some(c) = scan.count_next_page()? {
+            n += c;
+        }
+        Ok(n)
+    });
+    Ok((n?, wall, cpu))
 }
 
-fn report(label: &str, rows: u64, n: u64, secs: f64, pages: u32) {
-    assert_eq!(n, rows, "{label}: wrong count");
+/// Best wall and CPU time of `runs` scans.
+fn best_of(
+    rel: &HeapRelation,
+    snap: &Snapshot,
+    rows: u64,
+    runs: u32,
+) -> heapdb::Result<(f64, f64)> {
+    let (mut wall, mut cpu) = (f64::MAX, f64::MAX);
+    for _ in 0..runs {
+        let (n, w, c) = count_scan(rel, snap)?;
+        assert_eq!(n, rows, "wrong count");
+        wall = wall.min(w);
+        cpu = cpu.min(c);
+    }
+    Ok((wall, cpu))
+}
+
+fn report(label: &str, rows: u64, wall: f64, cpu: f64, pages: u32) {
+    let bytes = pages as f64 * 8192.0;
     println!(
-        "{label:<40} {secs:8.4} s  {:7.2} GB/s  {:7.1} M rows/s",
-        pages as f64 * 8192.0 / secs / 1e9,
-        rows as f64 / secs / 1e6
+        "{label:<34} wall {wall:8.4} s {:7.2} GB/s {:7.1} M rows/s | per CPU-second {:7.2} GB/s",
+        bytes / wall / 1e9,
+        rows as f64 / wall / 1e6,
+        bytes / cpu.max(1e-9) / 1e9
     );
 }
 
@@ -56,36 +74,20 @@ fn main() -> heapdb::Result<()> {
     );
     let snap = db.txns.snapshot(INVALID_XID, 0);
 
-    let (n, secs) = count_scan(&rel, &snap)?;
-    report("first scan (sets hint bits)", rows, n, secs, pages);
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let (n, secs) = count_scan(&rel, &snap)?;
-        assert_eq!(n, rows);
-        best = best.min(secs);
-    }
-    report("hint bits set, not all-visible", rows, rows, best, pages);
+    let (wall, cpu) = best_of(&rel, &snap, rows, 1)?;
+    report("first scan (sets hint bits)", rows, wall, cpu, pages);
+    let (wall, cpu) = best_of(&rel, &snap, rows, 5)?;
+    report("hint bits set, not all-visible", rows, wall, cpu, pages);
 
     let horizon = db.txns.oldest_xmin();
     for b in 0..pages {
         rel.set_all_visible_if(b, horizon)?;
     }
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let (n, secs) = count_scan(&rel, &snap)?;
-        assert_eq!(n, rows);
-        best = best.min(secs);
-    }
-    report("all-visible pages", rows, rows, best, pages);
+    let (wall, cpu) = best_of(&rel, &snap, rows, 5)?;
+    report("all-visible pages", rows, wall, cpu, pages);
 
-    let t = Instant::now();
-    let n = rel.count(&snap)?;
-    report(
-        "count via visibility map",
-        rows,
-        n,
-        t.elapsed().as_secs_f64(),
-        pages,
-    );
+    let (n, wall, cpu) = common::timed(|| rel.count(&snap));
+    assert_eq!(n?, rows);
+    report("count via visibility map", rows, wall, cpu, pages);
     Ok(())
 }

@@ -567,7 +567,7 @@ def lint_file(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="*", default=None)
     ap.add_argument("-H", "--host", default=os.environ.get("PGHOST"))
     ap.add_argument("-p", "--port", default=os.environ.get("PGPORT"))

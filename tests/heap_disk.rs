@@ -179,3 +179,36 @@ fn a_flipped_byte_on_disk_is_detected_with_its_block() {
     assert!(e.message.contains("block 2"), "{}", e.message);
     assert!(e.message.contains("base/103"), "{}", e.message);
 }
+
+#[test]
+fn a_corrupt_header_with_a_valid_checksum_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), 16);
+    let rel = db.create(104);
+    let a = db.txns.begin().unwrap();
+    for v in 0..(185 * 2) {
+        rel.insert(&row(v), a, 0).unwrap();
+    }
+    db.txns.commit(a).unwrap();
+    db.close();
+    // Point block 1's `lower` past `upper`, then fix up the checksum.
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(dir.path().join("base/104"))
+        .unwrap();
+    let mut page = vec![0u8; BLCKSZ];
+    f.read_exact_at(&mut page, BLCKSZ as u64).unwrap();
+    page[12..14].copy_from_slice(&8000u16.to_le_bytes());
+    heapdb::storage::checksum::set_page_checksum(&mut page, 1);
+    f.write_all_at(&page, BLCKSZ as u64).unwrap();
+    drop(f);
+    let db = Db::open(dir.path(), 16);
+    let rel = db.open_rel(104);
+    let e = rel.count(&db.snap()).unwrap_err();
+    assert_eq!(e.code, heapdb::SqlState::DataCorrupted);
+    assert_eq!(e.message, "invalid page in block 1 of relation base/104");
+    let mut scan = rel.scan(&db.snap()).unwrap();
+    assert!(scan.next_page(|_, _, v| v.len()).unwrap().is_some());
+    assert!(scan.next_page(|_, _, v| v.len()).is_err());
+}

@@ -297,7 +297,14 @@ impl BufferPool {
     /// use: a bulk-read ring when the relation is larger than a quarter of the
     /// pool, else none.
     pub fn scan_ring(&self, nblocks: BlockNumber) -> Option<Ring> {
-        (nblocks as usize > self.nbuffers() / 4).then(|| self.ring(StrategyKind::BulkRead))
+        self.scan_ring_with(nblocks, &self.ring_sizes())
+    }
+
+    /// [`BufferPool::scan_ring`] with the ring sized by `sizes` (a session's
+    /// `bulkread_ring_size`) instead of the pool's settings.
+    pub fn scan_ring_with(&self, nblocks: BlockNumber, sizes: &RingSizes) -> Option<Ring> {
+        (nblocks as usize > self.nbuffers() / 4)
+            .then(|| self.ring_with(StrategyKind::BulkRead, sizes))
     }
 
     /// The database's counters since the pool opened.

@@ -370,6 +370,8 @@ fn scan_ring_only_for_relations_over_a_quarter_of_the_pool() {
     };
     assert_eq!(pool.ring_with(StrategyKind::Vacuum, &sizes).len(), 3);
     assert_eq!(pool.ring_with(StrategyKind::BulkWrite, &sizes).len(), 8);
+    assert_eq!(pool.scan_ring_with(17, &sizes).map(|r| r.len()), Some(8));
+    assert!(pool.scan_ring_with(16, &sizes).is_none());
 }
 
 #[test]

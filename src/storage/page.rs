@@ -290,14 +290,25 @@ pub fn set_item_id(p: &mut [u8], off: OffsetNumber, id: ItemId) {
     p[at..at + 4].copy_from_slice(&id.to_raw().to_le_bytes());
 }
 
+/// The line pointer at `off` when it is in range of both the header's
+/// `lower` and the page (so a corrupt header cannot cause a panic).
+#[inline]
+fn checked_item_id(p: &[u8], off: OffsetNumber) -> Option<ItemId> {
+    if off == 0 || off > max_offset(p) {
+        return None;
+    }
+    let at = PAGE_HEADER_SIZE + (off as usize - 1) * ITEM_ID_SIZE;
+    let raw = p.get(at..at + ITEM_ID_SIZE)?;
+    Some(ItemId::from_raw(u32::from_le_bytes(
+        raw.try_into().expect("4-byte slice"),
+    )))
+}
+
 /// The bytes of the tuple at `off`, or `None` when the line pointer is out of
 /// range, not NORMAL, or points outside the page.
 #[inline]
 pub fn get_item(p: &[u8], off: OffsetNumber) -> Option<&[u8]> {
-    if off == 0 || off > max_offset(p) {
-        return None;
-    }
-    let id = item_id(p, off);
+    let id = checked_item_id(p, off)?;
     if id.flags != LP_NORMAL {
         return None;
     }
@@ -307,10 +318,7 @@ pub fn get_item(p: &[u8], off: OffsetNumber) -> Option<&[u8]> {
 /// Mutable variant of [`get_item`].
 #[inline]
 pub fn get_item_mut(p: &mut [u8], off: OffsetNumber) -> Option<&mut [u8]> {
-    if off == 0 || off > max_offset(p) {
-        return None;
-    }
-    let id = item_id(p, off);
+    let id = checked_item_id(p, off)?;
     if id.flags != LP_NORMAL {
         return None;
     }
@@ -648,6 +656,8 @@ mod tests {
         let mut p = page();
         wr16(&mut p, 12, 9000);
         assert!(verify_header(&p).is_err());
+        assert_eq!(get_item(&p, 2000), None, "no panic past the page end");
+        assert_eq!(get_item_mut(&mut p, 2000), None);
         let mut p = page();
         wr16(&mut p, 12, 25);
         assert!(verify_header(&p).is_err());

@@ -190,6 +190,20 @@ impl HeapRelation {
         self.fsm.lock().expect("free-space map mutex poisoned")
     }
 
+    /// Checks the header of heap page `block` (locked by the caller) before
+    /// any offset arithmetic trusts it: a corrupt page is an XX001 error
+    /// naming the block, never a panic.
+    fn check_page(&self, block: BlockNumber, p: &[u8]) -> Result<()> {
+        page::verify_header(p).map_err(|e| {
+            err!(
+                DataCorrupted,
+                "invalid page in block {block} of relation {}",
+                self.rel
+            )
+            .with_detail(e.message)
+        })
+    }
+
     fn check_size(len: usize) -> Result<()> {
         if len > MAX_ITEM_SIZE {
             return Err(err!(
@@ -280,6 +294,7 @@ impl HeapRelation {
         loop {
             let (block, buf) = self.page_for(need, None, None)?;
             let mut g = buf.write();
+            self.check_page(block, &g[..])?;
             let new = page::is_new(&g[..]);
             let offset = if new {
                 Some(1)
@@ -335,6 +350,7 @@ impl HeapRelation {
             let need = maxalign(lens[next] as usize);
             let (block, buf) = self.page_for(need, None, ring.as_deref_mut())?;
             let mut g = buf.write();
+            self.check_page(block, &g[..])?;
             let new = page::is_new(&g[..]);
             // Plan the page: how many of the next tuples fit, at which offsets.
             let (mut max, mut free, mut has_free_lines) = if new {
@@ -429,6 +445,7 @@ impl HeapRelation {
     pub fn delete(&self, tid: Tid, xid: Xid, cid: CommandId) -> Result<TmResult> {
         let buf = self.read_main(tid.block)?;
         let mut g = buf.write();
+        self.check_page(tid.block, &g[..])?;
         let Some(t) = page::get_item(&g[..], tid.offset) else {
             return Ok(TmResult::Invisible);
         };
@@ -481,6 +498,7 @@ impl HeapRelation {
         loop {
             let old_buf = self.read_main(tid.block)?;
             let mut g = old_buf.write();
+            self.check_page(tid.block, &g[..])?;
             let Some(t) = page::get_item(&g[..], tid.offset) else {
                 return Ok((TmResult::Invisible, None));
             };
@@ -525,6 +543,7 @@ impl HeapRelation {
                 let go = old_buf.write();
                 (go, new_buf.write())
             };
+            self.check_page(nb, &gn[..])?;
             let Some(t) = page::get_item(&go[..], tid.offset) else {
                 return Ok((TmResult::Invisible, None));
             };
@@ -583,6 +602,7 @@ impl HeapRelation {
     pub fn set_all_visible_if(&self, block: BlockNumber, oldest_xmin: Xid) -> Result<Option<u16>> {
         let buf = self.read_main(block)?;
         let mut g = buf.write();
+        self.check_page(block, &g[..])?;
         if page::is_new(&g[..]) {
             return Ok(None);
         }

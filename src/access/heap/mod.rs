@@ -1,9 +1,10 @@
 //! The heap access method: tuple format ([`tuple`](mod@tuple)), page-change records and
-//! the one function that applies them ([`record`]), MVCC visibility with hint
+//! the one function that applies them ([`record`], encoded by [`codec`]), MVCC visibility with hint
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,
 //! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]).
 
+pub mod codec;
 pub mod heapam;
 pub mod pageops;
 pub mod record;

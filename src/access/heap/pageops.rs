@@ -38,6 +38,7 @@ pub fn collect_visible(
     visible: &mut Vec<OffsetNumber>,
     hints: &mut Vec<Hint>,
 ) -> Result<()> {
+    page::verify_header(p)?;
     if page::is_new(p) {
         return Ok(());
     }
@@ -95,8 +96,10 @@ fn visible_by_hints(t: &[u8], snap: &Snapshot) -> bool {
 
 /// The number of tuples of page `p` that `snap` sees, collecting hints like
 /// [`collect_visible`]. On an ALL_VISIBLE page it counts NORMAL line
-/// pointers without touching tuples.
+/// pointers without touching tuples. A page whose header is inconsistent
+/// (a checksum-valid but corrupt page) is an XX001 error, never a panic.
 pub fn count_visible(p: &[u8], snap: &Snapshot, clog: &Clog, hints: &mut Vec<Hint>) -> Result<u64> {
+    page::verify_header(p)?;
     if page::is_new(p) {
         return Ok(0);
     }
@@ -311,6 +314,11 @@ mod tests {
         let mut h3 = Vec::new();
         assert_eq!(count_visible(&p, &other, &clog, &mut h3).unwrap(), 4);
         assert!(h3.is_empty());
+        // A corrupt header is an error, not a panic.
+        p[12..14].copy_from_slice(&9000u16.to_le_bytes());
+        let e = count_visible(&p, &other, &clog, &mut h3).unwrap_err();
+        assert_eq!(e.code, crate::SqlState::DataCorrupted);
+        assert!(collect_visible(&p, &other, &clog, &mut vis, &mut h3).is_err());
     }
 
     #[test]

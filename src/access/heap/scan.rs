@@ -145,7 +145,8 @@ impl HeapRelation {
                         .read_buffer(self.rel(), ForkNumber::Main, b, ring.as_mut())?;
                 hints.clear();
                 let g = buf.read();
-                total += count_visible(&g[..], snap, self.txns().clog(), &mut hints)?;
+                total += count_visible(&g[..], snap, self.txns().clog(), &mut hints)
+                    .map_err(|e| in_block(e, b, self))?;
                 drop(g);
                 if !hints.is_empty() {
                     set_hints(&buf, &hints);
@@ -196,6 +197,17 @@ impl HeapRelation {
     }
 }
 
+/// Names the page in a corruption error found while reading it (the buffer
+/// manager's checksum errors already do).
+fn in_block(e: crate::error::Error, block: BlockNumber, rel: &HeapRelation) -> crate::error::Error {
+    if e.code == crate::error::SqlState::DataCorrupted && !e.message.contains("block") {
+        let msg = format!("invalid page in block {block} of relation {}", rel.rel());
+        crate::error::Error::new(e.code, msg).with_detail(e.message)
+    } else {
+        e
+    }
+}
+
 /// Sets hint bits on a pinned page under its exclusive lock.
 ///
 /// This waits for the lock. A conditional lock would do (hints are optional),
@@ -241,7 +253,8 @@ impl HeapScan<'_> {
             rel.txns().clog(),
             &mut self.visible,
             &mut self.hints,
-        )?;
+        )
+        .map_err(|e| in_block(e, block, rel))?;
         if !self.hints.is_empty() {
             drop(g);
             set_hints(&buf, &self.hints);
@@ -265,7 +278,8 @@ impl HeapScan<'_> {
             .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
         self.hints.clear();
         let g = buf.read();
-        let n = count_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.hints)?;
+        let n = count_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.hints)
+            .map_err(|e| in_block(e, block, rel))?;
         drop(g);
         if !self.hints.is_empty() {
             set_hints(&buf, &self.hints);
