@@ -58,6 +58,29 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
     })
 }
 
+/// Coerces an untyped string literal (`'abcd'`, type `unknown`) to `to` as
+/// PostgreSQL does: the base type's input function, then the type modifier
+/// as a cast in context `ctx`. So `'abcd'::varchar(2)` (explicit) is `ab`,
+/// while inserting `'abcd'` into a `varchar(2)` column (assignment) fails
+/// with `value too long for type character varying(2)`; `char(n)` pads;
+/// `numeric(p,s)` rounds. `now` is the clock for `now`/`today`.
+pub fn coerce_literal(
+    text: &str,
+    to: &DataType,
+    ctx: super::cast::CastContext,
+    now: i64,
+) -> Result<Value> {
+    let base = match to {
+        DataType::Char(_) | DataType::Varchar(_) => DataType::Text,
+        other => other.without_typmod(),
+    };
+    let parsed = parse_value_at(text, &base, now)?;
+    if base == *to {
+        return Ok(parsed);
+    }
+    super::cast::cast_from(&parsed, &base, to, ctx)
+}
+
 /// Appends the text form of `v` as PostgreSQL prints it (`t`/`f`, `1e+100`,
 /// `1.50`, `1999-01-08`, `1 year 2 mons`). NULL appends nothing; callers
 /// print NULL as they like (psql prints an empty field).
@@ -134,6 +157,32 @@ mod tests {
         for (text, ty, want) in cases {
             assert_eq!(round_trip(text, ty), want, "{text}::{ty}");
         }
+    }
+
+    #[test]
+    fn literals_coerce_by_context() {
+        use crate::types::cast::CastContext::*;
+        let show = |v: Value| value_to_string(&v);
+        let vc2 = DataType::Varchar(Some(2));
+        assert_eq!(
+            show(coerce_literal("abcd", &vc2, Explicit, 0).unwrap()),
+            "ab"
+        );
+        let e = coerce_literal("abcd", &vc2, Assignment, 0).unwrap_err();
+        assert_eq!(e.message, "value too long for type character varying(2)");
+        assert_eq!(
+            show(coerce_literal("ab", &DataType::Char(4), Implicit, 0).unwrap()),
+            "ab  "
+        );
+        let n = DataType::Numeric(Some((5, 2)));
+        assert_eq!(
+            show(coerce_literal("1.005", &n, Assignment, 0).unwrap()),
+            "1.01"
+        );
+        assert_eq!(
+            show(coerce_literal("7", &DataType::Int8, Implicit, 0).unwrap()),
+            "7"
+        );
     }
 
     #[test]

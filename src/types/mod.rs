@@ -43,7 +43,7 @@ pub use compare::{compare, compare_typed, hash_typed, sql_eq};
 pub use datatype::{DataType, TypeCategory};
 pub use funcs::string::LikePattern;
 pub use funcs::{Resolved, ScalarFunc};
-pub use io::{format_value, parse_value, parse_value_at, value_to_string};
+pub use io::{coerce_literal, format_value, parse_value, parse_value_at, value_to_string};
 pub use numeric::Numeric;
 pub use ops::{eval_binary, eval_binary_typed, negate, resolve_binary, BinaryOp};
 pub use value::{Interval, Value};

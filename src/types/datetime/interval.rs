@@ -240,6 +240,13 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
                     return Err(bad(text));
                 }
             }
+            // A bare number before a time field is days (`3 4:05:06`),
+            // otherwise seconds.
+            None if i < tokens.len() && tokens[i].contains(':') => {
+                if !acc.add_unit(v, "day") {
+                    return Err(bad(text));
+                }
+            }
             None => {
                 if !acc.mark(SECOND_BIT) {
                     return Err(bad(text));
@@ -248,7 +255,12 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
             }
         }
     }
-    acc.finish(negate)
+    acc.finish(negate).map_err(|_| {
+        err!(
+            DatetimeFieldOverflow,
+            "interval field value out of range: \"{text}\""
+        )
+    })
 }
 
 /// Parses the part after `P` of an ISO 8601 duration.
@@ -402,6 +414,72 @@ fn scale(a: &Interval, f: f64, divide: bool) -> Result<Interval> {
         days: r_days,
         micros: micros as i64,
     })
+}
+
+/// `justify_hours`: whole 24-hour periods of the time become days; time
+/// and days end with the same sign.
+pub fn justify_hours(a: &Interval) -> Result<Interval> {
+    let mut r = *a;
+    let whole = r.micros / USECS_PER_DAY;
+    r.micros -= whole * USECS_PER_DAY;
+    r.days = i32::try_from(r.days as i64 + whole).map_err(|_| out_of_range())?;
+    if r.days > 0 && r.micros < 0 {
+        r.micros += USECS_PER_DAY;
+        r.days -= 1;
+    } else if r.days < 0 && r.micros > 0 {
+        r.micros -= USECS_PER_DAY;
+        r.days += 1;
+    }
+    Ok(r)
+}
+
+/// `justify_days`: whole 30-day periods become months; days and months end
+/// with the same sign.
+pub fn justify_days(a: &Interval) -> Result<Interval> {
+    let mut r = *a;
+    let whole = r.days / 30;
+    r.days -= whole * 30;
+    r.months = r.months.checked_add(whole).ok_or_else(out_of_range)?;
+    if r.months > 0 && r.days < 0 {
+        r.days += 30;
+        r.months -= 1;
+    } else if r.months < 0 && r.days > 0 {
+        r.days -= 30;
+        r.months += 1;
+    }
+    Ok(r)
+}
+
+/// `justify_interval`: both justifications, with every field ending with
+/// one sign (PostgreSQL's order of steps).
+pub fn justify_interval(a: &Interval) -> Result<Interval> {
+    let mut r = *a;
+    if (r.days > 0 && r.micros > 0) || (r.days < 0 && r.micros < 0) {
+        let whole = r.days / 30;
+        r.days -= whole * 30;
+        r.months = r.months.checked_add(whole).ok_or_else(out_of_range)?;
+    }
+    let whole = r.micros / USECS_PER_DAY;
+    r.micros -= whole * USECS_PER_DAY;
+    r.days = i32::try_from(r.days as i64 + whole).map_err(|_| out_of_range())?;
+    let whole = r.days / 30;
+    r.days -= whole * 30;
+    r.months = r.months.checked_add(whole).ok_or_else(out_of_range)?;
+    if r.months > 0 && (r.days < 0 || (r.days == 0 && r.micros < 0)) {
+        r.days += 30;
+        r.months -= 1;
+    } else if r.months < 0 && (r.days > 0 || (r.days == 0 && r.micros > 0)) {
+        r.days -= 30;
+        r.months += 1;
+    }
+    if r.days > 0 && r.micros < 0 {
+        r.micros += USECS_PER_DAY;
+        r.days -= 1;
+    } else if r.days < 0 && r.micros > 0 {
+        r.micros -= USECS_PER_DAY;
+        r.days += 1;
+    }
+    Ok(r)
 }
 
 #[cfg(test)]

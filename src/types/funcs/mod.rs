@@ -17,7 +17,7 @@
 pub mod string;
 
 use super::datatype::DataType;
-use super::datetime::arith as dt;
+use super::datetime::{arith as dt, interval};
 use super::float;
 use super::io::format_value;
 use super::numeric::Numeric;
@@ -106,6 +106,12 @@ pub enum ScalarFunc {
     Extract,
     /// `date_trunc(field, source)`.
     DateTrunc,
+    /// `justify_hours(interval)`.
+    JustifyHours,
+    /// `justify_days(interval)`.
+    JustifyDays,
+    /// `justify_interval(interval)`.
+    JustifyInterval,
 }
 
 /// What [`ScalarFunc::resolve`] decided.
@@ -168,6 +174,9 @@ impl ScalarFunc {
             "date_part" => DatePart,
             "extract" => Extract,
             "date_trunc" => DateTrunc,
+            "justify_hours" => JustifyHours,
+            "justify_days" => JustifyDays,
+            "justify_interval" => JustifyInterval,
             _ => return None,
         })
     }
@@ -213,6 +222,9 @@ impl ScalarFunc {
             DatePart => "date_part",
             Extract => "extract",
             DateTrunc => "date_trunc",
+            JustifyHours => "justify_hours",
+            JustifyDays => "justify_days",
+            JustifyInterval => "justify_interval",
         }
     }
 
@@ -339,6 +351,9 @@ impl ScalarFunc {
                 ok(self, vec![Text, Timestamp], Timestamp)
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
+            (JustifyHours | JustifyDays | JustifyInterval, [Interval | Unknown]) => {
+                ok(self, vec![Interval], Interval)
+            }
             _ => Err(fail()),
         }
     }
@@ -435,6 +450,16 @@ impl ScalarFunc {
                 Value::Interval(iv) => Value::Interval(dt::date_trunc_interval(text(0)?, iv)?),
                 _ => return Err(bad_arg(self)),
             },
+            JustifyHours | JustifyDays | JustifyInterval => {
+                let Value::Interval(iv) = &args[0] else {
+                    return Err(bad_arg(self));
+                };
+                Value::Interval(match self {
+                    JustifyHours => interval::justify_hours(iv)?,
+                    JustifyDays => interval::justify_days(iv)?,
+                    _ => interval::justify_interval(iv)?,
+                })
+            }
             Concat | ConcatWs => unreachable!("handled above"),
         })
     }

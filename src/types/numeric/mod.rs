@@ -497,14 +497,49 @@ impl Ord for Numeric {
 }
 
 impl Hash for Numeric {
-    /// Hashes the normalized value so that equal numbers (`1.0`, `1.00`)
-    /// hash alike.
+    /// Hashes the value, not its scale, so that equal numbers (`1.0`,
+    /// `1.00`, `10` and `1e1`) hash alike: the decimal digits without
+    /// trailing zeros plus the power of ten they are scaled by. Allocates
+    /// nothing (GROUP BY and hash joins hash every row).
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let n = self.normalized();
-        n.kind.hash(state);
-        n.neg.hash(state);
-        n.scale.hash(state);
-        n.mag.hash(state);
+        self.kind.hash(state);
+        if self.kind != NumKind::Finite || self.mag.is_empty() {
+            return;
+        }
+        self.neg.hash(state);
+        // Trailing decimal zeros of the magnitude.
+        let zero_limbs = self.mag.iter().take_while(|l| **l == 0).count();
+        let mut low = self.mag[zero_limbs];
+        let mut tz = 9 * zero_limbs as u32;
+        while low % 10 == 0 {
+            low /= 10;
+            tz += 1;
+        }
+        (tz as i64 - self.scale as i64).hash(state);
+        let significant = mag::decimal_len(&self.mag) - tz;
+        // Feed the significant digits, most significant first, 18 per word.
+        let (mut chunk, mut in_chunk, mut fed) = (0u64, 0u32, 0u32);
+        'limbs: for (i, &limb) in self.mag.iter().enumerate().rev() {
+            let width = if i == self.mag.len() - 1 {
+                mag::decimal_len(&[limb])
+            } else {
+                9
+            };
+            for k in (0..width).rev() {
+                if fed == significant {
+                    break 'limbs;
+                }
+                chunk = chunk * 10 + (limb / mag::POW10[k as usize] % 10) as u64;
+                in_chunk += 1;
+                fed += 1;
+                if in_chunk == 18 {
+                    state.write_u64(chunk);
+                    (chunk, in_chunk) = (0, 0);
+                }
+            }
+        }
+        state.write_u64(chunk);
+        state.write_u32(in_chunk);
     }
 }
 
@@ -572,6 +607,15 @@ mod tests {
         };
         assert_eq!(h(&n("1.0")), h(&n("1.000")));
         assert_eq!(h(&n("0")), h(&n("0.00")));
+        assert_eq!(h(&n("10")), h(&n("1e1")));
+        assert_eq!(
+            h(&n("1234567890123456789012.5000")),
+            h(&n("1234567890123456789012.5"))
+        );
+        assert_ne!(h(&n("1")), h(&n("10")));
+        assert_ne!(h(&n("1")), h(&n("-1")));
+        assert_ne!(h(&n("12")), h(&n("1.2")));
+        assert_ne!(h(&n("1000000000")), h(&n("1")));
     }
 
     #[test]
