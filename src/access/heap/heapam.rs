@@ -186,6 +186,11 @@ impl HeapRelation {
         self.pool.nblocks(self.rel, ForkNumber::Main)
     }
 
+    /// Records that heap page `block` has `free` bytes for new tuples.
+    pub(super) fn note_free_space(&self, block: BlockNumber, free: usize) {
+        self.fsm().note(block, free);
+    }
+
     fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
         self.fsm.lock().expect("free-space map mutex poisoned")
     }
@@ -193,7 +198,7 @@ impl HeapRelation {
     /// Checks the header of heap page `block` (locked by the caller) before
     /// any offset arithmetic trusts it: a corrupt page is an XX001 error
     /// naming the block, never a panic.
-    fn check_page(&self, block: BlockNumber, p: &[u8]) -> Result<()> {
+    pub(super) fn check_page(&self, block: BlockNumber, p: &[u8]) -> Result<()> {
         page::verify_header(p).map_err(|e| {
             err!(
                 DataCorrupted,
@@ -469,7 +474,7 @@ impl HeapRelation {
         Ok(TmResult::Ok)
     }
 
-    fn read_main(&self, block: BlockNumber) -> Result<crate::storage::PinnedBuffer<'_>> {
+    pub(super) fn read_main(&self, block: BlockNumber) -> Result<crate::storage::PinnedBuffer<'_>> {
         if block >= self.nblocks()? {
             return Err(err!(
                 InternalError,

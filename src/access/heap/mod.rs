@@ -2,16 +2,19 @@
 //! the one function that applies them ([`record`], encoded by [`codec`]), MVCC visibility with hint
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,
-//! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]).
+//! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]),
+//! and pruning of dead tuples and HOT chains ([`prune`]).
 
 pub mod codec;
 pub mod heapam;
 pub mod pageops;
+pub mod prune;
 pub mod record;
 pub mod scan;
 pub mod tuple;
 pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
+pub use prune::PruneStats;
 pub use scan::HeapScan;
 pub use visibility::TmResult;

@@ -184,6 +184,9 @@ fn set_xmax(p: &mut [u8], s: &XmaxSet) -> Result<()> {
         m &= !tuple::HEAP_COMBOCID;
     }
     tuple::set_infomask(t, m);
+    // A new delete or update replaces any earlier (aborted) update's HOT
+    // link; a HOT update sets the flag again after this.
+    tuple::set_infomask2(t, tuple::infomask2(t) & !tuple::HEAP_HOT_UPDATED);
     tuple::set_ctid(t, s.ctid.0, s.ctid.1);
     // Remember the oldest xid that may make something prunable here.
     let px = page::prune_xid(p);

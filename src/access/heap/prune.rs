@@ -1,0 +1,228 @@
+//! Pruning: reclaiming the space of tuples that are dead to everyone on one
+//! heap page, and shortening HOT chains (PostgreSQL's `heap_page_prune`).
+//!
+//! A HOT chain starts at a *root* line pointer (a tuple that is not
+//! heap-only, or a REDIRECT left by an earlier pruning) and follows the ctids
+//! of HOT-updated tuples through heap-only versions on the same page, each
+//! link checked by `xmin == previous xmax`. Pruning walks every chain:
+//!
+//! - the dead prefix of a chain (versions deleted or updated by transactions
+//!   that committed before the oldest xmin still needed) is removed: its
+//!   heap-only members become UNUSED;
+//! - the root then REDIRECTs to the first surviving version, or, when the
+//!   whole chain is dead, becomes DEAD (UNUSED when the table has no
+//!   indexes, since nothing can point at it);
+//! - heap-only tuples that no chain reaches and that are dead (the new
+//!   version of an aborted update) become UNUSED.
+//!
+//! A root line pointer never moves, so a tuple id handed out for a row keeps
+//! leading to its live version. The changes are one `Prune` record, applied
+//! like every other change; it compacts the page afterwards.
+//!
+//! Locking: the caller of [`HeapRelation::prune_page`] holds no lock; it
+//! takes a *cleanup* lock (exclusive, no other pin) because tuples move.
+
+use super::heapam::HeapRelation;
+use super::pageops::{apply_page_hints, Hint};
+use super::record::{apply, HeapRecord};
+use super::tuple;
+use super::visibility::{satisfies_vacuum, VacuumStatus};
+use crate::error::Result;
+use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
+use crate::storage::BlockNumber;
+use crate::txn::Xid;
+
+/// What pruning one page did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PruneStats {
+    /// Tuples removed (their line pointers made UNUSED or DEAD).
+    pub removed: u32,
+    /// Root line pointers turned into redirects.
+    pub redirected: u32,
+    /// Line pointers left DEAD.
+    pub dead: u32,
+    /// Bytes of free space gained.
+    pub freed: usize,
+}
+
+/// The plan for one page: which line pointers change how.
+#[derive(Debug, Default)]
+struct Plan {
+    redirected: Vec<(OffsetNumber, OffsetNumber)>,
+    dead: Vec<OffsetNumber>,
+    unused: Vec<OffsetNumber>,
+    removed: u32,
+}
+
+impl Plan {
+    /// The root of a chain whose versions are all gone.
+    fn root_gone(&mut self, root: OffsetNumber, no_indexes: bool) {
+        if no_indexes {
+            self.unused.push(root);
+        } else {
+            self.dead.push(root);
+        }
+    }
+}
+
+/// Decides what to prune on page `p` given each NORMAL tuple's status.
+fn plan(
+    p: &[u8],
+    this_block: BlockNumber,
+    status: &[Option<VacuumStatus>],
+    no_indexes: bool,
+) -> Plan {
+    let max = page::max_offset(p);
+    let mut visited = vec![false; max as usize + 1];
+    let mut plan = Plan::default();
+    let mut chain: Vec<OffsetNumber> = Vec::new();
+    for root in 1..=max {
+        let id = page::item_id(p, root);
+        let start = match id.flags {
+            LP_REDIRECT => id.off,
+            LP_NORMAL => {
+                let Some(t) = page::get_item(p, root).filter(|t| t.len() >= tuple::HEADER_SIZE)
+                else {
+                    continue;
+                };
+                if tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE != 0 {
+                    continue; // a chain member, reached from its root
+                }
+                root
+            }
+            _ => {
+                if id.flags == LP_DEAD && no_indexes {
+                    plan.unused.push(root);
+                }
+                continue;
+            }
+        };
+        chain.clear();
+        let mut latest_dead: Option<usize> = None;
+        let mut prior_xmax: Option<Xid> = None;
+        let mut off = start;
+        loop {
+            if off == 0 || off > max || visited[off as usize] {
+                break;
+            }
+            let Some(t) = page::get_item(p, off).filter(|t| t.len() >= tuple::HEADER_SIZE) else {
+                break;
+            };
+            if prior_xmax.is_some_and(|x| x != tuple::xmin(t)) {
+                break;
+            }
+            if off != root && tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE == 0 {
+                break;
+            }
+            visited[off as usize] = true;
+            chain.push(off);
+            match status[off as usize] {
+                Some(VacuumStatus::Dead) => latest_dead = Some(chain.len() - 1),
+                Some(VacuumStatus::RecentlyDead) => {}
+                _ => break, // live or in progress: the chain survives from here
+            }
+            if tuple::infomask2(t) & tuple::HEAP_HOT_UPDATED == 0 {
+                break;
+            }
+            let (b, next) = tuple::ctid(t);
+            if b != this_block {
+                break;
+            }
+            prior_xmax = Some(tuple::xmax(t));
+            off = next;
+        }
+        let Some(ld) = latest_dead else { continue };
+        // Heap-only members of the dead prefix go; the root line pointer
+        // (which may itself be chain[0]) stays as a redirect or DEAD.
+        for &m in &chain[..=ld] {
+            if m != root {
+                plan.unused.push(m);
+            }
+        }
+        plan.removed += ld as u32 + 1;
+        match chain.get(ld + 1) {
+            Some(&survivor) => plan.redirected.push((root, survivor)),
+            None => plan.root_gone(root, no_indexes),
+        }
+    }
+    // Dead heap-only tuples no chain reaches (e.g. an aborted update's new version).
+    for o in 1..=max {
+        if !visited[o as usize] && status[o as usize] == Some(VacuumStatus::Dead) {
+            let Some(t) = page::get_item(p, o) else {
+                continue;
+            };
+            if tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE != 0 {
+                plan.unused.push(o);
+                plan.removed += 1;
+            }
+        }
+    }
+    plan
+}
+
+impl HeapRelation {
+    /// Prunes heap page `block`: removes tuples dead to every transaction
+    /// (deleted by transactions that committed before `oldest_xmin`, or
+    /// inserted by aborted ones), shortens HOT chains, and compacts the page.
+    /// With `no_indexes`, line pointers of wholly dead chains become UNUSED
+    /// at once (nothing can refer to them); otherwise they stay DEAD for
+    /// VACUUM's index pass. Waits for a cleanup lock.
+    pub fn prune_page(
+        &self,
+        block: BlockNumber,
+        oldest_xmin: Xid,
+        no_indexes: bool,
+    ) -> Result<PruneStats> {
+        let buf = self.read_main(block)?;
+        let mut g = buf.cleanup_lock();
+        self.check_page(block, &g[..])?;
+        if page::is_new(&g[..]) {
+            return Ok(PruneStats::default());
+        }
+        let max = page::max_offset(&g[..]);
+        let mut status = vec![None; max as usize + 1];
+        let mut hints = Vec::new();
+        for o in 1..=max {
+            let Some(t) = page::get_item(&g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
+            else {
+                continue;
+            };
+            let (st, bits) = satisfies_vacuum(t, oldest_xmin, self.txns())?;
+            status[o as usize] = Some(st);
+            if bits != 0 {
+                hints.push(Hint {
+                    offset: o,
+                    bits,
+                    xmax: tuple::xmax(t),
+                });
+            }
+        }
+        if apply_page_hints(&mut g[..], &hints) {
+            g.mark_dirty_hint();
+        }
+        let plan = plan(&g[..], block, &status, no_indexes);
+        if plan.redirected.is_empty() && plan.dead.is_empty() && plan.unused.is_empty() {
+            return Ok(PruneStats::default());
+        }
+        let before = page::free_space(&g[..]);
+        let stats = PruneStats {
+            removed: plan.removed,
+            redirected: plan.redirected.len() as u32,
+            dead: plan.dead.len() as u32,
+            freed: 0,
+        };
+        let rec = HeapRecord::Prune {
+            redirected: plan.redirected,
+            dead: plan.dead,
+            unused: plan.unused,
+        };
+        apply(&rec, &mut g[..])?;
+        g.mark_dirty();
+        let after = page::free_space(&g[..]);
+        self.note_free_space(block, page::heap_free_space(&g[..]));
+        Ok(PruneStats {
+            freed: after.saturating_sub(before),
+            ..stats
+        })
+    }
+}

@@ -1,0 +1,134 @@
+//! Pruning: dead versions removed, HOT chains shortened to a redirect, rows
+//! still found by their original tuple id, freed space reused.
+
+mod heap_common;
+
+use heap_common::*;
+use heapdb::access::heap::{Tid, TmResult};
+
+fn lp_flags(rel: &heapdb::access::heap::HeapRelation, block: u32) -> Vec<&'static str> {
+    rel.inspect_page(block)
+        .unwrap()
+        .1
+        .iter()
+        .map(|i| i.lp_flags)
+        .collect()
+}
+
+#[test]
+fn hot_chain_collapses_to_a_redirect_and_the_root_tid_still_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), 32);
+    let rel = db.create(300);
+    let a = db.txns.begin().unwrap();
+    let root = rel.insert(&row(0), a, 0).unwrap();
+    let other = rel.insert(&row(100), a, 0).unwrap();
+    db.txns.commit(a).unwrap();
+    // A snapshot from before the updates keeps the versions it may see.
+    let old = db.snap();
+    db.txns.register_snapshot(&old);
+    // Three committed HOT updates: versions at lp 3, 4, 5.
+    let mut cur = root;
+    for v in 1..=3 {
+        let u = db.txns.begin().unwrap();
+        let (res, new) = rel.update(cur, &row(v * 4), u, 0).unwrap();
+        assert_eq!(res, TmResult::Ok);
+        cur = new.unwrap();
+        db.txns.commit(u).unwrap();
+    }
+    assert_eq!(
+        cur,
+        Tid {
+            block: 0,
+            offset: 5
+        }
+    );
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!(stats.removed, 0, "{stats:?}");
+    assert_eq!(values(&rel, &old), vec![0, 100]);
+    db.txns.unregister_snapshot(&old);
+
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!((stats.removed, stats.redirected, stats.dead), (3, 1, 0));
+    assert_eq!(stats.freed, 3 * 40);
+    assert_eq!(
+        lp_flags(&rel, 0),
+        vec!["REDIRECT", "NORMAL", "UNUSED", "UNUSED", "NORMAL"]
+    );
+    assert_eq!(values(&rel, &db.snap()), vec![12, 100]);
+    assert_eq!(rel.fetch(other, &db.snap(), first_col).unwrap(), Some(100));
+    // Pruning again finds nothing.
+    assert_eq!(
+        rel.prune_page(0, db.txns.oldest_xmin(), false)
+            .unwrap()
+            .removed,
+        0
+    );
+    // Updating the latest version continues the chain; freed slots are reused.
+    let u = db.txns.begin().unwrap();
+    let (res, new) = rel.update(cur, &row(16), u, 0).unwrap();
+    assert_eq!(res, TmResult::Ok);
+    assert_eq!(
+        new.unwrap(),
+        Tid {
+            block: 0,
+            offset: 3
+        },
+        "first UNUSED line pointer reused"
+    );
+    db.txns.commit(u).unwrap();
+    assert_eq!(values(&rel, &db.snap()), vec![16, 100]);
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!((stats.removed, stats.redirected), (1, 1));
+    let (_, items) = rel.inspect_page(0).unwrap();
+    assert_eq!((items[0].lp_flags, items[0].lp_off), ("REDIRECT", 3));
+}
+
+#[test]
+fn deleted_and_aborted_rows_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), 32);
+    let rel = db.create(301);
+    let a = db.txns.begin().unwrap();
+    let tids: Vec<Tid> = (0..4)
+        .map(|v| rel.insert(&row(v * 4), a, 0).unwrap())
+        .collect();
+    db.txns.commit(a).unwrap();
+    let d = db.txns.begin().unwrap();
+    assert_eq!(rel.delete(tids[1], d, 0).unwrap(), TmResult::Ok);
+    db.txns.commit(d).unwrap();
+    let b = db.txns.begin().unwrap();
+    rel.insert(&row(1000), b, 0).unwrap();
+    // An aborted HOT update leaves a dead heap-only tuple no chain reaches.
+    assert_eq!(
+        rel.update(tids[2], &row(2000), b, 0).unwrap().0,
+        TmResult::Ok
+    );
+    db.txns.abort(b).unwrap();
+    // A running deleter keeps its row.
+    let r = db.txns.begin().unwrap();
+    assert_eq!(rel.delete(tids[3], r, 0).unwrap(), TmResult::Ok);
+
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!((stats.removed, stats.dead), (3, 2), "{stats:?}");
+    assert_eq!(
+        lp_flags(&rel, 0),
+        vec!["NORMAL", "DEAD", "NORMAL", "NORMAL", "DEAD"]
+    );
+    db.txns.abort(r).unwrap();
+    assert_eq!(values(&rel, &db.snap()), vec![0, 8, 12]);
+    // The row whose update aborted can be updated again, across no stale HOT link.
+    let u = db.txns.begin().unwrap();
+    assert_eq!(rel.update(tids[2], &row(20), u, 0).unwrap().0, TmResult::Ok);
+    db.txns.commit(u).unwrap();
+    assert_eq!(values(&rel, &db.snap()), vec![0, 12, 20]);
+
+    // Without indexes, dead line pointers become UNUSED (trailing ones trimmed).
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), true).unwrap();
+    assert_eq!(stats.removed, 1);
+    let flags = lp_flags(&rel, 0);
+    assert_eq!(flags[1], "UNUSED");
+    assert_eq!(flags[2], "REDIRECT");
+    assert_eq!(values(&rel, &db.snap()), vec![0, 12, 20]);
+    assert_eq!(rel.count(&db.snap()).unwrap(), 3);
+}
