@@ -16,11 +16,16 @@
 //!
 //! [`ScriptReader`] reads through a 1 MiB `BufReader`, one line at a time
 //! into a reused buffer, so a script costs one `read` system call per
-//! megabyte, not per character or line. The statement lexer is heapdb's own
-//! small scanner (quotes, `E''` escapes, nested block comments, dollar
-//! quotes, parentheses): it must also know where meta-commands may start,
-//! which a statement splitter alone does not say, and it keeps the prompt's
-//! `%R` state for the interactive shell.
+//! megabyte, not per character or line; `COPY ... FROM STDIN` data lines
+//! are read raw with [`ScriptReader::copy_data_line`].
+//!
+//! Why not `heapdb_grammar::split_statements`: it splits a whole text held
+//! in memory, while a piped script (or COPY data inside it) must stream; it
+//! leaves `select 1 \g` to the SQL; and the prompt needs the lexer state
+//! (`%R`) line by line. So this module keeps its own small scanner (quotes,
+//! `E''` escapes, nested block comments, dollar quotes, parentheses), and a
+//! test checks that both cut scripts at the same places with the same line
+//! numbers.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
@@ -356,6 +361,31 @@ impl<R: Read> ScriptReader<R> {
         &mut self.splitter
     }
 
+    /// The next data line of a `COPY ... FROM STDIN` that has just been
+    /// returned, without its line end; `None` after the line `\.` (which is
+    /// consumed) or at end of input. Data lines are read raw, one at a time,
+    /// so a large COPY streams; the splitter does not see them.
+    pub fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+        self.line.clear();
+        if self.reader.read_until(b'\n', &mut self.line)? == 0 {
+            return Ok(None);
+        }
+        self.lineno += 1;
+        let text = std::str::from_utf8(&self.line).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "invalid byte sequence for encoding \"UTF8\": 0x{:02x} (line {})",
+                    self.line[e.valid_up_to()],
+                    self.lineno
+                ),
+            )
+        })?;
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        Ok((text != "\\.").then_some(text))
+    }
+
     /// The next item, `None` at end of input. Invalid UTF-8 is an
     /// `InvalidData` error naming the line.
     pub fn next_item(&mut self) -> io::Result<Option<Item>> {
@@ -441,6 +471,16 @@ mod tests {
                 sql("select 1 \nselect 2 \n;", 6),
                 sql("select z", 9),
             ]
+        );
+    }
+
+    #[test]
+    fn empty_lines_inside_a_statement_are_dropped_as_psql_does() {
+        // psql 15 reported `LINE 2: x;` and `LINE 3:  y;` for this script:
+        // an empty line is dropped, a line of spaces is kept.
+        assert_eq!(
+            items("select\n\nx;\nselect\n  \n y;\n"),
+            vec![sql("select\nx;", 3), sql("select\n  \n y;", 6)]
         );
     }
 
@@ -549,6 +589,61 @@ mod tests {
             e.to_string(),
             "invalid byte sequence for encoding \"UTF8\": 0xff (line 2)"
         );
+    }
+
+    #[test]
+    fn copy_data_lines_run_to_backslash_dot() {
+        let script = "copy t from stdin;\n1\tone\r\n2\ttwo\n\\.\nselect 1;\n";
+        let mut r = ScriptReader::new(script.as_bytes());
+        assert_eq!(r.next_item().unwrap(), Some(sql("copy t from stdin;", 1)));
+        assert_eq!(r.copy_data_line().unwrap(), Some("1\tone"));
+        assert_eq!(r.copy_data_line().unwrap(), Some("2\ttwo"));
+        assert_eq!(r.copy_data_line().unwrap(), None);
+        assert_eq!(r.next_item().unwrap(), Some(sql("select 1;", 5)));
+        assert_eq!(r.next_item().unwrap(), None);
+    }
+
+    #[test]
+    fn statement_boundaries_agree_with_the_grammar_splitter() {
+        // The grammar crate's splitter works on whole texts; this reader
+        // streams. Both must cut scripts at the same places and report the
+        // same end lines (the grammar's text has no `;`). Two cases differ
+        // and are left out: psql drops an empty line inside a statement
+        // (the grammar keeps it), and numbers an unterminated last
+        // statement with the count of lines read (the grammar counts a
+        // final newline as one more line).
+        let scripts = [
+            "select 1;\nselect 2; select\n3\n;\n",
+            "insert into t values ('a;b', E'c\\'d;', \"x;y\");\nselect $$;$$, $q$\n;\n$q$;\n",
+            "create table t (a int, b text);\n-- comment;\nselect (1;\n2);\nselect 'multi\nline';",
+            "\\timing on\nselect 1;\n\\echo x\n  select\n  \n  2;\n",
+            "select /* a ; /* b ; */ c */ 1;\nselect 1 -- trailing ;\n;\n",
+        ];
+        for script in scripts {
+            let pieces = heapdb_grammar::split_statements(script);
+            let mine = items(script);
+            assert_eq!(
+                pieces.len(),
+                mine.len(),
+                "{script:?}: {pieces:?} vs {mine:?}"
+            );
+            for (p, m) in pieces.iter().zip(&mine) {
+                match m {
+                    Item::Sql { text, line } => {
+                        let text = text.strip_suffix(';').unwrap_or(text).trim_end();
+                        assert_eq!((text, *line), (p.text, p.end_line as u64), "{script:?}");
+                    }
+                    Item::Meta { text, line } => {
+                        assert_eq!(
+                            (text.as_str(), *line),
+                            (p.text, p.end_line as u64),
+                            "{script:?}"
+                        )
+                    }
+                    Item::Echo(_) => unreachable!("no echo requested"),
+                }
+            }
+        }
     }
 
     #[test]
