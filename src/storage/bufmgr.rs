@@ -56,7 +56,7 @@
 //! header lock; the relation extension lock comes before all of these.
 
 use std::alloc::{self, Layout};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -87,9 +87,13 @@ pub trait WalFlushHook: Send + Sync {
     /// The LSN up to which the log is known to be durable: a dirty bulk-read
     /// ring buffer whose page LSN is beyond it is handed back to the clock
     /// sweep instead of being flushed by the scan (see [`super::ring`]).
-    /// The default, 0, means "unknown".
+    ///
+    /// The default, `u64::MAX`, says "everything": scans then write their
+    /// own dirty ring buffers (calling [`WalFlushHook::flush`] first, as every
+    /// write does). A WAL that can tell should override it, so read-only
+    /// scans never wait for a log flush.
     fn flushed_lsn(&self) -> u64 {
-        0
+        u64::MAX
     }
 }
 
@@ -114,6 +118,16 @@ impl Default for BufferPoolConfig {
             nbuffers: 16384,
             ring_sizes: RingSizes::default(),
         }
+    }
+}
+
+impl std::fmt::Debug for BufferPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BufferPool")
+            .field("data_dir", &self.data_dir)
+            .field("nbuffers", &self.nbuffers())
+            .field("ring_sizes", &self.ring_sizes())
+            .finish_non_exhaustive()
     }
 }
 
@@ -178,6 +192,8 @@ const EXTENSION_LOCKS: usize = 64;
 
 /// The buffer pool of one data directory. See the module doc.
 pub struct BufferPool {
+    /// The data directory.
+    data_dir: PathBuf,
     /// The frames.
     frames: Frames,
     /// One descriptor per frame.
@@ -232,6 +248,7 @@ impl BufferPool {
             ))
         })?;
         Ok(Arc::new(BufferPool {
+            data_dir: data_dir.to_path_buf(),
             frames: Frames { ptr, layout },
             descs: (0..n).map(|_| BufferDesc::new()).collect(),
             mapping: MappingTable::new(n),
@@ -242,6 +259,11 @@ impl BufferPool {
             ring_sizes: RwLock::new(config.ring_sizes),
             counters: PoolCounters::default(),
         }))
+    }
+
+    /// The data directory the pool's files live in.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
     }
 
     /// The number of frames.

@@ -37,7 +37,7 @@ fn stamp(pool: &BufferPool, rel: RelFileNode, block: u32) -> u32 {
 #[test]
 fn pool_size_is_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let e = BufferPool::open(dir.path(), 8).err().expect("too small");
+    let e = BufferPool::open(dir.path(), 8).expect_err("too small");
     assert_eq!(e.code, SqlState::InvalidParameterValue);
 }
 
@@ -190,6 +190,34 @@ fn wal_hook_gets_the_page_lsn_before_the_write() {
     let written = pool.stats().shared_written;
     pool.flush_all().unwrap();
     assert_eq!(pool.stats().shared_written, written + 1);
+}
+
+#[test]
+fn closure_hooks_let_bulk_reads_write_their_own_buffers() {
+    let (dir, pool) = pool(64);
+    assert_eq!(pool.data_dir(), dir.path());
+    assert!(format!("{pool:?}").contains("nbuffers: 64"));
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 20);
+    pool.evict_relation(REL).unwrap();
+    let lsns = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let l2 = lsns.clone();
+    pool.set_wal_flush_hook(Arc::new(move |lsn: u64| {
+        l2.lock().push(lsn);
+        Ok(())
+    }));
+    let mut ring = pool.ring(StrategyKind::BulkRead);
+    for b in 0..16 {
+        let buf = pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+        if b < 8 {
+            let mut g = buf.write();
+            g.set_lsn(1000 + b as u64);
+            g.mark_dirty_hint();
+        }
+    }
+    // The second lap of the ring wrote the 8 dirty pages, flushing first.
+    assert_eq!(*lsns.lock(), (1000..1008).collect::<Vec<u64>>());
+    assert!((0..8).all(|b| !pool.is_cached(REL, MAIN, b)));
 }
 
 #[test]

@@ -26,7 +26,7 @@
 //! flushing the WAL up to its LSN first. For bulk writes and vacuum that is
 //! the point of the ring (the operation pays for its own writes). For bulk
 //! reads, as PostgreSQL does, a dirty ring buffer whose page LSN is beyond
-//! what the WAL reports as flushed is *rejected*: dropped from the ring and
+//! what the WAL reports as flushed (`WalFlushHook::flushed_lsn`) is *rejected*: dropped from the ring and
 //! left to the normal clock sweep, and the ring slot refilled from the sweep,
 //! so a read-only scan never waits for a WAL flush. A dirty buffer whose LSN
 //! needs no flush (e.g. a page whose only change is hint bits) is written by
