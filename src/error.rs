@@ -85,6 +85,8 @@ pub enum SqlState {
     DuplicateColumn,
     /// 42702 ambiguous_column
     AmbiguousColumn,
+    /// 42712 duplicate_alias
+    DuplicateAlias,
     /// 42703 undefined_column
     UndefinedColumn,
     /// 42704 undefined_object (also unknown configuration parameters)
@@ -162,6 +164,7 @@ impl SqlState {
             SyntaxError => "42601",
             DuplicateColumn => "42701",
             AmbiguousColumn => "42702",
+            DuplicateAlias => "42712",
             UndefinedColumn => "42703",
             UndefinedObject => "42704",
             GroupingError => "42803",
@@ -319,6 +322,7 @@ mod tests {
             SyntaxError,
             DuplicateColumn,
             AmbiguousColumn,
+            DuplicateAlias,
             UndefinedColumn,
             UndefinedObject,
             GroupingError,

@@ -12,11 +12,18 @@
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
+pub mod catalog;
+pub mod database;
 pub mod error;
+pub mod exec;
+pub mod plan;
+pub mod session;
 pub mod settings;
 pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;
 
+pub use database::Database;
 pub use error::{Error, Result, SqlState};
+pub use session::{QueryResult, Session};

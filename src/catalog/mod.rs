@@ -1,0 +1,336 @@
+//! The catalog: which tables exist, their columns, and their statistics.
+//!
+//! PostgreSQL keeps its catalog in heap tables, so DDL is transactional for
+//! free. heapdb keeps the same semantics with a small in-memory structure:
+//! every table definition is a *version* with an `xmin` (the transaction that
+//! created it) and an `xmax` (the one that dropped or replaced it), and a
+//! lookup sees the versions its transaction's [`Snapshot`] would see, exactly
+//! as for heap tuples. So `CREATE TABLE` inside `BEGIN` is invisible to other
+//! sessions until `COMMIT`, disappears on `ROLLBACK`, and `TRUNCATE` (which
+//! gives the table a new relfilenode, as PostgreSQL does) can be undone.
+//!
+//! Persistence: the whole catalog is written to the file `catalog` in the data
+//! directory (temp file, fsync, rename, fsync of the directory) by the
+//! transaction that changed it, *before* its commit is recorded in the commit
+//! log. On open, versions whose `xmin` did not commit are dropped and `xmax`
+//! of transactions that did not commit is cleared, so the file never has to
+//! be rewritten at abort and a crash at any point leaves a consistent
+//! catalog. (The write-ahead log will replace the whole-file rewrite by log
+//! records.)
+//!
+//! Locking: one `RwLock` over the version list; lookups take it shared for a
+//! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
+//! it planned with even if the table is dropped meanwhile.
+
+mod persist;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use crate::err;
+use crate::error::Result;
+use crate::txn::clog::XidStatus;
+use crate::txn::{Snapshot, TxnManager, Xid, INVALID_XID};
+use crate::types::DataType;
+
+/// Object ids below this are reserved; user tables start here, as in
+/// PostgreSQL.
+pub const FIRST_USER_OID: u32 = 16384;
+
+/// One column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    /// Column name (already case-folded).
+    pub name: String,
+    /// Its type, with modifier.
+    pub ty: DataType,
+    /// `NOT NULL` was declared (or implied by `PRIMARY KEY`).
+    pub not_null: bool,
+    /// The `DEFAULT` expression as SQL text, re-parsed when used.
+    pub default: Option<String>,
+}
+
+/// Per-column statistics gathered by ANALYZE.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnStats {
+    /// Fraction of rows that are NULL.
+    pub null_frac: f64,
+    /// Average width in bytes of non-NULL values.
+    pub avg_width: f64,
+    /// Number of distinct values; negative means a fraction of the row count,
+    /// as PostgreSQL's `stadistinct`.
+    pub n_distinct: f64,
+    /// Most common values (text form) with their frequencies.
+    pub mcv: Vec<(String, f64)>,
+    /// Histogram bounds (text form) of the values not in `mcv`.
+    pub histogram: Vec<String>,
+}
+
+/// Table-level statistics.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TableStats {
+    /// Estimated number of live rows.
+    pub reltuples: f64,
+    /// Number of pages when last measured.
+    pub relpages: u32,
+    /// Per-column statistics, by column position (`None` if not analyzed).
+    pub columns: Vec<Option<ColumnStats>>,
+}
+
+/// A table's definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    /// The table's object id (stable across TRUNCATE).
+    pub oid: u32,
+    /// Name (case-folded unless quoted).
+    pub name: String,
+    /// The file the heap lives in (`base/<relfilenode>`); changes on TRUNCATE.
+    pub relfilenode: u32,
+    /// The columns, in order.
+    pub columns: Vec<ColumnDef>,
+    /// Statistics from the last ANALYZE or VACUUM.
+    pub stats: Option<TableStats>,
+}
+
+impl TableDef {
+    /// The position of column `name`, if it exists.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+/// One version of a table definition.
+#[derive(Debug, Clone)]
+struct Version {
+    xmin: Xid,
+    xmax: Xid,
+    def: Arc<TableDef>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    versions: Vec<Version>,
+    next_oid: u32,
+}
+
+/// The catalog of one database. Thread-safe.
+#[derive(Debug)]
+pub struct Catalog {
+    path: PathBuf,
+    state: RwLock<State>,
+}
+
+/// What the visibility of a catalog version needs to know: the reader's
+/// snapshot and a way to ask whether a transaction committed.
+pub struct CatalogView<'a> {
+    /// The reader's snapshot.
+    pub snapshot: &'a Snapshot,
+    /// The transaction manager, for commit status.
+    pub txns: &'a TxnManager,
+}
+
+impl CatalogView<'_> {
+    fn committed_visible(&self, xid: Xid) -> bool {
+        if self.snapshot.is_current(xid) {
+            return true;
+        }
+        if self.snapshot.xid_in_progress(xid) {
+            return false;
+        }
+        matches!(self.txns.status(xid), Ok(XidStatus::Committed))
+    }
+
+    fn sees(&self, v: &Version) -> bool {
+        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
+    }
+}
+
+impl Catalog {
+    /// Opens (or creates) the catalog of the data directory `dir`, keeping
+    /// only versions whose creating transaction committed.
+    pub fn open(dir: &Path, txns: &TxnManager) -> Result<Catalog> {
+        let path = dir.join("catalog");
+        let mut state = if path.exists() {
+            persist::read(&path)?
+        } else {
+            State {
+                versions: Vec::new(),
+                next_oid: FIRST_USER_OID,
+            }
+        };
+        let committed = |x: Xid| matches!(txns.status(x), Ok(XidStatus::Committed));
+        state.versions.retain(|v| committed(v.xmin));
+        for v in &mut state.versions {
+            if v.xmax != INVALID_XID && !committed(v.xmax) {
+                v.xmax = INVALID_XID;
+            }
+        }
+        state.versions.retain(|v| v.xmax == INVALID_XID);
+        let cat = Catalog {
+            path,
+            state: RwLock::new(state),
+        };
+        cat.persist()?;
+        Ok(cat)
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().expect("catalog lock poisoned")
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
+        self.state.write().expect("catalog lock poisoned")
+    }
+
+    /// The table `name` as `view` sees it.
+    pub fn lookup(&self, view: &CatalogView, name: &str) -> Option<Arc<TableDef>> {
+        self.read()
+            .versions
+            .iter()
+            .find(|v| v.def.name == name && view.sees(v))
+            .map(|v| v.def.clone())
+    }
+
+    /// Like [`lookup`](Self::lookup) but an error `relation "name" does not
+    /// exist` (42P01) when absent.
+    pub fn get(&self, view: &CatalogView, name: &str) -> Result<Arc<TableDef>> {
+        self.lookup(view, name)
+            .ok_or_else(|| err!(UndefinedTable, "relation \"{name}\" does not exist"))
+    }
+
+    /// Every table `view` sees, by name.
+    pub fn tables(&self, view: &CatalogView) -> Vec<Arc<TableDef>> {
+        let mut out: Vec<_> = self
+            .read()
+            .versions
+            .iter()
+            .filter(|v| view.sees(v))
+            .map(|v| v.def.clone())
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// Allocates a fresh object id (also used for relfilenodes).
+    pub fn next_oid(&self) -> u32 {
+        let mut st = self.write();
+        let oid = st.next_oid;
+        st.next_oid += 1;
+        oid
+    }
+
+    /// Adds a table created by transaction `xid`. Fails with 42P07 when a
+    /// table of that name is visible to `view` or being created by another
+    /// running transaction.
+    pub fn create(&self, view: &CatalogView, xid: Xid, def: TableDef) -> Result<Arc<TableDef>> {
+        let mut st = self.write();
+        let clash = st.versions.iter().any(|v| {
+            v.def.name == def.name
+                && (view.sees(v)
+                    || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
+        });
+        if clash {
+            return Err(err!(
+                DuplicateTable,
+                "relation \"{}\" already exists",
+                def.name
+            ));
+        }
+        let def = Arc::new(def);
+        st.versions.push(Version {
+            xmin: xid,
+            xmax: INVALID_XID,
+            def: def.clone(),
+        });
+        Ok(def)
+    }
+
+    /// Marks the version of table `oid` that `view` sees as deleted by
+    /// `xid`, optionally replacing it with `replacement` (TRUNCATE's new
+    /// relfilenode, ANALYZE's new statistics). Fails with 40001 when another
+    /// running or committed-but-invisible transaction already changed it.
+    pub fn replace(
+        &self,
+        view: &CatalogView,
+        xid: Xid,
+        oid: u32,
+        replacement: Option<TableDef>,
+    ) -> Result<()> {
+        let mut st = self.write();
+        let Some(pos) = st
+            .versions
+            .iter()
+            .position(|v| v.def.oid == oid && view.sees(v))
+        else {
+            return Err(err!(
+                UndefinedTable,
+                "relation with OID {oid} does not exist"
+            ));
+        };
+        let old = &mut st.versions[pos];
+        if old.xmax != INVALID_XID && old.xmax != xid {
+            let aborted = matches!(view.txns.status(old.xmax), Ok(XidStatus::Aborted))
+                || (!view.txns.is_running(old.xmax)
+                    && !matches!(view.txns.status(old.xmax), Ok(XidStatus::Committed)));
+            if !aborted {
+                return Err(err!(
+                    SerializationFailure,
+                    "could not serialize access due to concurrent update"
+                ));
+            }
+        }
+        if old.xmin == xid {
+            // Created or replaced earlier in this same transaction: change
+            // in place, there is no older state to keep for anyone.
+            match replacement {
+                Some(def) => old.def = Arc::new(def),
+                None => {
+                    st.versions.remove(pos);
+                }
+            }
+            return Ok(());
+        }
+        old.xmax = xid;
+        if let Some(def) = replacement {
+            st.versions.push(Version {
+                xmin: xid,
+                xmax: INVALID_XID,
+                def: Arc::new(def),
+            });
+        }
+        Ok(())
+    }
+
+    /// Forgets the changes of aborted transaction `xid` (in memory; the file
+    /// is cleaned on the next write or open).
+    pub fn abort(&self, xid: Xid) {
+        let mut st = self.write();
+        st.versions.retain(|v| v.xmin != xid);
+        for v in &mut st.versions {
+            if v.xmax == xid {
+                v.xmax = INVALID_XID;
+            }
+        }
+    }
+
+    /// Drops versions that no snapshot can see any more: those deleted by a
+    /// committed transaction older than `horizon` (the oldest xmin).
+    pub fn prune(&self, txns: &TxnManager, horizon: Xid) {
+        let mut st = self.write();
+        st.versions.retain(|v| {
+            v.xmax == INVALID_XID
+                || v.xmax >= horizon
+                || !matches!(txns.status(v.xmax), Ok(XidStatus::Committed))
+        });
+    }
+
+    /// Writes the catalog file (before the changing transaction's commit is
+    /// recorded, see the module doc).
+    pub fn persist(&self) -> Result<()> {
+        let st = self.read();
+        persist::write(&self.path, &st)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,342 @@
+//! The catalog file's format: line-oriented text, so that a person can read
+//! it and a torn write is detected by a missing `end` line.
+//!
+//! ```text
+//! heapdb-catalog 1
+//! next_oid 16390
+//! table <oid> <relfilenode> <xmin> <xmax> <name>
+//! column <name> <type> <not_null 0|1> <default or ->
+//! stats <reltuples> <relpages>
+//! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
+//! end
+//! ```
+//!
+//! Names, defaults and statistics values are written as `=` followed by the
+//! text with `%`, whitespace and control bytes escaped as `%XX`, so every
+//! field is one whitespace-free word. Types are written as short tags
+//! (`int4`, `varchar:20`, `numeric:10:2`, `bpchar:1`).
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{ColumnDef, ColumnStats, State, TableDef, TableStats, Version};
+use crate::err;
+use crate::error::Result;
+use crate::types::DataType;
+
+const MAGIC: &str = "heapdb-catalog 1";
+
+/// Escapes `s` into one whitespace-free word, prefixed with `=` so that
+/// the empty string has a form and `-` ("none") is never a value.
+fn esc(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 1);
+    out.push(b'=');
+    for b in s.bytes() {
+        if b == b'%' || b <= b' ' || b == 0x7f {
+            out.extend_from_slice(format!("%{b:02X}").as_bytes());
+        } else {
+            out.push(b);
+        }
+    }
+    // Only ASCII bytes are rewritten, so multi-byte characters stay whole.
+    String::from_utf8(out).expect("escaping keeps UTF-8 valid")
+}
+
+fn unesc(s: &str) -> Result<String> {
+    let s = s.strip_prefix('=').ok_or_else(|| corrupt("bad word"))?;
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| corrupt("bad escape"))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| corrupt("bad UTF-8"))
+}
+
+fn corrupt(what: &str) -> crate::error::Error {
+    err!(DataCorrupted, "catalog file is corrupt: {what}")
+}
+
+/// The tag a type is stored as.
+pub fn type_tag(ty: &DataType) -> String {
+    match ty {
+        DataType::Bool => "bool".into(),
+        DataType::Int2 => "int2".into(),
+        DataType::Int4 => "int4".into(),
+        DataType::Int8 => "int8".into(),
+        DataType::Float4 => "float4".into(),
+        DataType::Float8 => "float8".into(),
+        DataType::Numeric(None) => "numeric".into(),
+        DataType::Numeric(Some((p, s))) => format!("numeric:{p}:{s}"),
+        DataType::Text => "text".into(),
+        DataType::Varchar(None) => "varchar".into(),
+        DataType::Varchar(Some(n)) => format!("varchar:{n}"),
+        DataType::Char(n) => format!("bpchar:{n}"),
+        DataType::Date => "date".into(),
+        DataType::Timestamp => "timestamp".into(),
+        DataType::Interval => "interval".into(),
+        DataType::Unknown => "unknown".into(),
+    }
+}
+
+/// The type a tag names.
+pub fn parse_type_tag(tag: &str) -> Result<DataType> {
+    let mut parts = tag.split(':');
+    let name = parts.next().unwrap_or("");
+    let mut num = || -> Result<i64> {
+        parts
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| corrupt("bad type modifier"))
+    };
+    Ok(match name {
+        "bool" => DataType::Bool,
+        "int2" => DataType::Int2,
+        "int4" => DataType::Int4,
+        "int8" => DataType::Int8,
+        "float4" => DataType::Float4,
+        "float8" => DataType::Float8,
+        "numeric" if tag == "numeric" => DataType::Numeric(None),
+        "numeric" => DataType::Numeric(Some((num()? as u16, num()? as i16))),
+        "text" => DataType::Text,
+        "varchar" if tag == "varchar" => DataType::Varchar(None),
+        "varchar" => DataType::Varchar(Some(num()? as u32)),
+        "bpchar" => DataType::Char(num()? as u32),
+        "date" => DataType::Date,
+        "timestamp" => DataType::Timestamp,
+        "interval" => DataType::Interval,
+        "unknown" => DataType::Unknown,
+        _ => return Err(corrupt("unknown type")),
+    })
+}
+
+pub(super) fn write(path: &Path, st: &State) -> Result<()> {
+    let mut text = String::new();
+    text.push_str(MAGIC);
+    text.push('\n');
+    text.push_str(&format!("next_oid {}\n", st.next_oid));
+    for v in &st.versions {
+        let d = &v.def;
+        text.push_str(&format!(
+            "table {} {} {} {} {}\n",
+            d.oid,
+            d.relfilenode,
+            v.xmin,
+            v.xmax,
+            esc(&d.name)
+        ));
+        for c in &d.columns {
+            text.push_str(&format!(
+                "column {} {} {} {}\n",
+                esc(&c.name),
+                type_tag(&c.ty),
+                c.not_null as u8,
+                c.default.as_deref().map(esc).unwrap_or_else(|| "-".into())
+            ));
+        }
+        if let Some(s) = &d.stats {
+            text.push_str(&format!("stats {} {}\n", s.reltuples, s.relpages));
+            for (i, cs) in s.columns.iter().enumerate() {
+                let Some(cs) = cs else { continue };
+                text.push_str(&format!(
+                    "colstats {i} {} {} {} {} {}",
+                    cs.null_frac,
+                    cs.avg_width,
+                    cs.n_distinct,
+                    cs.mcv.len(),
+                    cs.histogram.len()
+                ));
+                for (val, f) in &cs.mcv {
+                    text.push_str(&format!(" {} {f}", esc(val)));
+                }
+                for b in &cs.histogram {
+                    text.push_str(&format!(" {}", esc(b)));
+                }
+                text.push('\n');
+            }
+        }
+    }
+    text.push_str("end\n");
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+pub(super) fn read(path: &Path) -> Result<State> {
+    let text = fs::read_to_string(path)?;
+    let mut lines = text.lines();
+    if lines.next() != Some(MAGIC) {
+        return Err(corrupt("bad header"));
+    }
+    let mut st = State::default();
+    let mut tables: Vec<(u32, u32, TableDef)> = Vec::new();
+    let mut ended = false;
+    for line in lines {
+        let f: Vec<&str> = line.split(' ').collect();
+        let num = |i: usize| -> Result<f64> {
+            f.get(i)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| corrupt("bad number"))
+        };
+        match f[0] {
+            "next_oid" => st.next_oid = num(1)? as u32,
+            "table" => {
+                let name = unesc(f.get(5).ok_or_else(|| corrupt("short table line"))?)?;
+                tables.push((
+                    num(3)? as u32,
+                    num(4)? as u32,
+                    TableDef {
+                        oid: num(1)? as u32,
+                        name,
+                        relfilenode: num(2)? as u32,
+                        columns: Vec::new(),
+                        stats: None,
+                    },
+                ));
+            }
+            "column" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("column before table"))?;
+                if f.len() != 5 {
+                    return Err(corrupt("short column line"));
+                }
+                t.columns.push(ColumnDef {
+                    name: unesc(f[1])?,
+                    ty: parse_type_tag(f[2])?,
+                    not_null: f[3] == "1",
+                    default: if f[4] == "-" {
+                        None
+                    } else {
+                        Some(unesc(f[4])?)
+                    },
+                });
+            }
+            "stats" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("stats before table"))?;
+                t.stats = Some(TableStats {
+                    reltuples: num(1)?,
+                    relpages: num(2)? as u32,
+                    columns: vec![None; t.columns.len()],
+                });
+            }
+            "colstats" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("colstats before table"))?;
+                let pos = num(1)? as usize;
+                let (n_mcv, n_hist) = (num(5)? as usize, num(6)? as usize);
+                let mut cs = ColumnStats {
+                    null_frac: num(2)?,
+                    avg_width: num(3)?,
+                    n_distinct: num(4)?,
+                    ..ColumnStats::default()
+                };
+                let mut i = 7;
+                for _ in 0..n_mcv {
+                    let v = unesc(f.get(i).ok_or_else(|| corrupt("short mcv"))?)?;
+                    cs.mcv.push((v, num(i + 1)?));
+                    i += 2;
+                }
+                for _ in 0..n_hist {
+                    cs.histogram
+                        .push(unesc(f.get(i).ok_or_else(|| corrupt("short histogram"))?)?);
+                    i += 1;
+                }
+                let stats = t
+                    .stats
+                    .as_mut()
+                    .ok_or_else(|| corrupt("colstats before stats"))?;
+                if pos >= stats.columns.len() {
+                    return Err(corrupt("colstats position"));
+                }
+                stats.columns[pos] = Some(cs);
+            }
+            "end" => {
+                ended = true;
+                break;
+            }
+            _ => return Err(corrupt("unknown line")),
+        }
+    }
+    if !ended {
+        return Err(corrupt("truncated"));
+    }
+    st.versions = tables
+        .into_iter()
+        .map(|(xmin, xmax, def)| Version {
+            xmin,
+            xmax,
+            def: Arc::new(def),
+        })
+        .collect();
+    Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_round_trips() {
+        for s in [
+            "plain",
+            "with space",
+            "per%cent",
+            "-",
+            "",
+            "tab\tnew\nline",
+            "ünïcode ✓",
+        ] {
+            let e = esc(s);
+            assert!(!e.contains(' ') && !e.contains('\n'), "{e}");
+            assert_eq!(unesc(&e).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn type_tags_round_trip() {
+        for ty in [
+            DataType::Bool,
+            DataType::Int2,
+            DataType::Int4,
+            DataType::Int8,
+            DataType::Float4,
+            DataType::Float8,
+            DataType::Numeric(None),
+            DataType::Numeric(Some((10, 2))),
+            DataType::Text,
+            DataType::Varchar(None),
+            DataType::Varchar(Some(20)),
+            DataType::Char(1),
+            DataType::Date,
+            DataType::Timestamp,
+            DataType::Interval,
+        ] {
+            assert_eq!(parse_type_tag(&type_tag(&ty)).unwrap(), ty);
+        }
+        assert!(parse_type_tag("blob").is_err());
+    }
+}

@@ -1,0 +1,244 @@
+//! Catalog MVCC and persistence.
+
+use super::*;
+use crate::storage::control::ControlFile;
+use std::sync::Mutex;
+
+fn txns(dir: &Path) -> TxnManager {
+    let (c, _) = ControlFile::open_or_create(dir).unwrap();
+    TxnManager::open(dir, Arc::new(Mutex::new(c))).unwrap()
+}
+
+fn table(cat: &Catalog, name: &str) -> TableDef {
+    let oid = cat.next_oid();
+    TableDef {
+        oid,
+        name: name.into(),
+        relfilenode: oid,
+        columns: vec![
+            ColumnDef {
+                name: "a".into(),
+                ty: DataType::Int4,
+                not_null: true,
+                default: Some("42".into()),
+            },
+            ColumnDef {
+                name: "b c".into(),
+                ty: DataType::Varchar(Some(10)),
+                not_null: false,
+                default: None,
+            },
+        ],
+        stats: None,
+    }
+}
+
+#[test]
+fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    let v1 = CatalogView {
+        snapshot: &s1,
+        txns: &tm,
+    };
+    cat.create(&v1, x1, table(&cat, "t")).unwrap();
+    assert!(cat.lookup(&v1, "t").is_some(), "own creation is visible");
+    let other = tm.snapshot(INVALID_XID, 0);
+    let vo = CatalogView {
+        snapshot: &other,
+        txns: &tm,
+    };
+    assert!(cat.lookup(&vo, "t").is_none());
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    let v2 = CatalogView {
+        snapshot: &s2,
+        txns: &tm,
+    };
+    let e = cat.create(&v2, x2, table(&cat, "t")).unwrap_err();
+    assert_eq!(e.message, "relation \"t\" already exists");
+    tm.abort(x2).unwrap();
+    cat.persist().unwrap();
+    tm.commit(x1).unwrap();
+    let after = tm.snapshot(INVALID_XID, 0);
+    let va = CatalogView {
+        snapshot: &after,
+        txns: &tm,
+    };
+    assert_eq!(cat.get(&va, "t").unwrap().columns.len(), 2);
+    assert_eq!(
+        cat.get(&va, "nosuch").unwrap_err().message,
+        "relation \"nosuch\" does not exist"
+    );
+
+    let x3 = tm.begin().unwrap();
+    let s3 = tm.snapshot(x3, 0);
+    let v3 = CatalogView {
+        snapshot: &s3,
+        txns: &tm,
+    };
+    cat.create(&v3, x3, table(&cat, "gone")).unwrap();
+    cat.abort(x3);
+    tm.abort(x3).unwrap();
+    assert!(cat.lookup(&va, "gone").is_none());
+}
+
+#[test]
+fn drop_and_replace_are_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    let t = cat
+        .create(
+            &CatalogView {
+                snapshot: &s1,
+                txns: &tm,
+            },
+            x1,
+            table(&cat, "t"),
+        )
+        .unwrap();
+    tm.commit(x1).unwrap();
+
+    let old_reader = tm.snapshot(INVALID_XID, 0);
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    let v2 = CatalogView {
+        snapshot: &s2,
+        txns: &tm,
+    };
+    let mut truncated = (*t).clone();
+    truncated.relfilenode = cat.next_oid();
+    cat.replace(&v2, x2, t.oid, Some(truncated.clone()))
+        .unwrap();
+    assert_eq!(
+        cat.get(&v2, "t").unwrap().relfilenode,
+        truncated.relfilenode
+    );
+    let vo = CatalogView {
+        snapshot: &old_reader,
+        txns: &tm,
+    };
+    assert_eq!(cat.get(&vo, "t").unwrap().relfilenode, t.relfilenode);
+    // A concurrent change of the same table is a serialization failure.
+    let x3 = tm.begin().unwrap();
+    let s3 = tm.snapshot(x3, 0);
+    let e = cat
+        .replace(
+            &CatalogView {
+                snapshot: &s3,
+                txns: &tm,
+            },
+            x3,
+            t.oid,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.code, crate::error::SqlState::SerializationFailure);
+    tm.abort(x3).unwrap();
+    cat.persist().unwrap();
+    tm.commit(x2).unwrap();
+
+    // Reopen: the committed replacement is what remains.
+    drop(cat);
+    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let now = tm.snapshot(INVALID_XID, 0);
+    let vn = CatalogView {
+        snapshot: &now,
+        txns: &tm,
+    };
+    let t2 = cat.get(&vn, "t").unwrap();
+    assert_eq!(t2.relfilenode, truncated.relfilenode);
+    assert_eq!(t2.columns[1].name, "b c");
+    assert_eq!(t2.columns[0].default.as_deref(), Some("42"));
+    assert_eq!(cat.tables(&vn).len(), 1);
+
+    // Drop, committed.
+    let x4 = tm.begin().unwrap();
+    let s4 = tm.snapshot(x4, 0);
+    cat.replace(
+        &CatalogView {
+            snapshot: &s4,
+            txns: &tm,
+        },
+        x4,
+        t2.oid,
+        None,
+    )
+    .unwrap();
+    cat.persist().unwrap();
+    tm.commit(x4).unwrap();
+    let later = tm.snapshot(INVALID_XID, 0);
+    assert!(cat
+        .lookup(
+            &CatalogView {
+                snapshot: &later,
+                txns: &tm
+            },
+            "t"
+        )
+        .is_none());
+}
+
+#[test]
+fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    let mut def = table(&cat, "s");
+    def.stats = Some(TableStats {
+        reltuples: 1000.0,
+        relpages: 7,
+        columns: vec![
+            Some(ColumnStats {
+                null_frac: 0.25,
+                avg_width: 4.0,
+                n_distinct: -0.5,
+                mcv: vec![("".into(), 0.5), ("x y".into(), 0.25)],
+                histogram: vec!["1".into(), "9".into()],
+            }),
+            None,
+        ],
+    });
+    cat.create(
+        &CatalogView {
+            snapshot: &s1,
+            txns: &tm,
+        },
+        x1,
+        def.clone(),
+    )
+    .unwrap();
+    cat.persist().unwrap();
+    tm.commit(x1).unwrap();
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    cat.create(
+        &CatalogView {
+            snapshot: &s2,
+            txns: &tm,
+        },
+        x2,
+        table(&cat, "u"),
+    )
+    .unwrap();
+    cat.persist().unwrap();
+    // x2 never commits (a crash): reopening drops its table.
+    drop(cat);
+    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let now = tm.snapshot(INVALID_XID, 0);
+    let v = CatalogView {
+        snapshot: &now,
+        txns: &tm,
+    };
+    assert!(cat.lookup(&v, "u").is_none());
+    assert_eq!(cat.get(&v, "s").unwrap().stats, def.stats);
+    assert!(cat.next_oid() > def.oid);
+}

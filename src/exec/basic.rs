@@ -1,0 +1,111 @@
+//! Row-preserving operators: filter, projection, LIMIT/OFFSET, append.
+
+use super::expr::{truth_mask, Expr};
+use super::vector::Batch;
+use super::{ExecContext, Operator};
+use crate::error::Result;
+
+/// Keeps the rows where the predicate is true.
+pub struct FilterOp<'a> {
+    /// The input.
+    pub input: Box<dyn Operator + 'a>,
+    /// The condition.
+    pub predicate: &'a Expr,
+    /// For cancellation.
+    pub ctx: &'a ExecContext,
+}
+
+impl Operator for FilterOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while let Some(b) = self.input.next()? {
+            self.ctx.check_cancel()?;
+            let keep = truth_mask(&*self.predicate.eval(&b)?);
+            let out = b.filter(&keep);
+            if out.len > 0 {
+                return Ok(Some(out));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Computes the output columns from the input's.
+pub struct ProjectOp<'a> {
+    /// The input.
+    pub input: Box<dyn Operator + 'a>,
+    /// One expression per output column.
+    pub exprs: &'a [Expr],
+}
+
+impl Operator for ProjectOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        let Some(b) = self.input.next()? else {
+            return Ok(None);
+        };
+        let columns = self
+            .exprs
+            .iter()
+            .map(|e| e.eval(&b).map(|c| c.into_owned()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Batch {
+            columns,
+            len: b.len,
+        }))
+    }
+}
+
+/// LIMIT / OFFSET: stops pulling its input once the limit is reached.
+pub struct LimitOp<'a> {
+    /// The input.
+    pub input: Box<dyn Operator + 'a>,
+    /// Rows still to return (None: no limit).
+    pub remaining: Option<u64>,
+    /// Rows still to skip.
+    pub skip: u64,
+}
+
+impl Operator for LimitOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        loop {
+            if self.remaining == Some(0) {
+                return Ok(None);
+            }
+            let Some(mut b) = self.input.next()? else {
+                return Ok(None);
+            };
+            if self.skip > 0 {
+                let s = (self.skip as usize).min(b.len);
+                self.skip -= s as u64;
+                b = b.slice(s, b.len);
+            }
+            if let Some(r) = &mut self.remaining {
+                let take = (*r as usize).min(b.len);
+                *r -= take as u64;
+                b = b.slice(0, take);
+            }
+            if b.len > 0 {
+                return Ok(Some(b));
+            }
+        }
+    }
+}
+
+/// Concatenates inputs (UNION ALL).
+pub struct AppendOp<'a> {
+    /// The inputs, in order.
+    pub inputs: Vec<Box<dyn Operator + 'a>>,
+    /// The input being read.
+    pub current: usize,
+}
+
+impl Operator for AppendOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while self.current < self.inputs.len() {
+            if let Some(b) = self.inputs[self.current].next()? {
+                return Ok(Some(b));
+            }
+            self.current += 1;
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,357 @@
+//! Joins: the hash join (equi-joins, every join kind) and the nested loop
+//! (other conditions, CROSS JOIN).
+//!
+//! The hash join reads its build input completely into one batch and a
+//! `hashbrown` table from key values to build-row positions (rows whose key
+//! has a NULL are never entered: NULL matches nothing), then streams the
+//! probe input a batch at a time: candidate pairs are gathered into one
+//! combined batch (left columns, then right columns), the residual
+//! condition — if any — is evaluated over the whole candidate batch at once,
+//! and unmatched rows of a preserved side are NULL-extended. Unmatched
+//! build rows of a preserved build side (RIGHT/FULL joins) come last.
+
+use hashbrown::HashMap;
+
+use super::expr::{truth_mask, Expr};
+use super::vector::{Batch, Vector};
+use super::{ExecContext, Operator};
+use crate::error::Result;
+use crate::plan::JoinKind;
+use crate::types::{DataType, Value};
+
+/// What a hash join needs besides its inputs.
+pub struct HashJoinSpec<'a> {
+    /// Join kind.
+    pub kind: JoinKind,
+    /// Key expressions over the left input.
+    pub left_keys: &'a [Expr],
+    /// Key expressions over the right input.
+    pub right_keys: &'a [Expr],
+    /// Further condition over left ++ right.
+    pub residual: Option<&'a Expr>,
+    /// Build from the left input.
+    pub build_left: bool,
+    /// Left output types.
+    pub left_types: Vec<DataType>,
+    /// Right output types.
+    pub right_types: Vec<DataType>,
+}
+
+/// The hash join.
+pub struct HashJoinOp<'a> {
+    build_input: Option<Box<dyn Operator + 'a>>,
+    probe: Box<dyn Operator + 'a>,
+    spec: HashJoinSpec<'a>,
+    ctx: &'a ExecContext,
+    build: Batch,
+    table: HashMap<Vec<Value>, Vec<u32>>,
+    build_matched: Vec<bool>,
+    preserve_probe: bool,
+    preserve_build: bool,
+    finished_probe: bool,
+    emitted_unmatched: bool,
+}
+
+fn null_columns(types: &[DataType], n: usize) -> Vec<Vector> {
+    types
+        .iter()
+        .map(|t| Vector::repeat(*t, &Value::Null, n))
+        .collect()
+}
+
+impl<'a> HashJoinOp<'a> {
+    /// Joins `left` and `right` as `spec` says.
+    pub fn new(
+        left: Box<dyn Operator + 'a>,
+        right: Box<dyn Operator + 'a>,
+        spec: HashJoinSpec<'a>,
+        ctx: &'a ExecContext,
+    ) -> HashJoinOp<'a> {
+        let (build, probe) = if spec.build_left {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let (preserve_left, preserve_right) = match spec.kind {
+            JoinKind::Inner => (false, false),
+            JoinKind::Left => (true, false),
+            JoinKind::Right => (false, true),
+            JoinKind::Full => (true, true),
+        };
+        let (preserve_build, preserve_probe) = if spec.build_left {
+            (preserve_left, preserve_right)
+        } else {
+            (preserve_right, preserve_left)
+        };
+        HashJoinOp {
+            build_input: Some(build),
+            probe,
+            spec,
+            ctx,
+            build: Batch::default(),
+            table: HashMap::new(),
+            build_matched: Vec::new(),
+            preserve_probe,
+            preserve_build,
+            finished_probe: false,
+            emitted_unmatched: false,
+        }
+    }
+
+    fn build_keys(&self) -> &'a [Expr] {
+        if self.spec.build_left {
+            self.spec.left_keys
+        } else {
+            self.spec.right_keys
+        }
+    }
+
+    fn probe_keys(&self) -> &'a [Expr] {
+        if self.spec.build_left {
+            self.spec.right_keys
+        } else {
+            self.spec.left_keys
+        }
+    }
+
+    fn build_types(&self) -> &[DataType] {
+        if self.spec.build_left {
+            &self.spec.left_types
+        } else {
+            &self.spec.right_types
+        }
+    }
+
+    fn load(&mut self, mut input: Box<dyn Operator + 'a>) -> Result<()> {
+        let mut all = Batch {
+            columns: self.build_types().iter().map(|t| Vector::new(*t)).collect(),
+            len: 0,
+        };
+        let keys = self.build_keys();
+        while let Some(b) = input.next()? {
+            self.ctx.check_cancel()?;
+            let kv: Vec<_> = keys.iter().map(|k| k.eval(&b)).collect::<Result<_>>()?;
+            for row in 0..b.len {
+                let key: Vec<Value> = kv.iter().map(|c| c.get(row)).collect();
+                if key.iter().any(Value::is_null) {
+                    continue;
+                }
+                self.table
+                    .entry(key)
+                    .or_default()
+                    .push((all.len + row) as u32);
+            }
+            all.extend(&b);
+        }
+        self.build_matched = vec![false; all.len];
+        self.build = all;
+        Ok(())
+    }
+
+    /// Assembles left ++ right columns from build and probe rows.
+    fn combine(&self, build_cols: Vec<Vector>, probe_cols: Vec<Vector>, len: usize) -> Batch {
+        let mut columns = Vec::with_capacity(build_cols.len() + probe_cols.len());
+        if self.spec.build_left {
+            columns.extend(build_cols);
+            columns.extend(probe_cols);
+        } else {
+            columns.extend(probe_cols);
+            columns.extend(build_cols);
+        }
+        Batch { columns, len }
+    }
+
+    fn probe_batch(&mut self, b: &Batch) -> Result<Batch> {
+        let keys = self.probe_keys();
+        let kv: Vec<_> = keys.iter().map(|k| k.eval(b)).collect::<Result<_>>()?;
+        let mut probe_idx: Vec<u32> = Vec::new();
+        let mut build_idx: Vec<u32> = Vec::new();
+        let mut key = Vec::with_capacity(keys.len());
+        for row in 0..b.len {
+            key.clear();
+            key.extend(kv.iter().map(|c| c.get(row)));
+            if key.iter().any(Value::is_null) {
+                continue;
+            }
+            if let Some(rows) = self.table.get(&key) {
+                for &r in rows {
+                    probe_idx.push(row as u32);
+                    build_idx.push(r);
+                }
+            }
+        }
+        let n = probe_idx.len();
+        let mut pairs = self.combine(
+            self.build
+                .columns
+                .iter()
+                .map(|c| c.take(&build_idx))
+                .collect(),
+            b.columns.iter().map(|c| c.take(&probe_idx)).collect(),
+            n,
+        );
+        if let Some(r) = self.spec.residual {
+            if n > 0 {
+                let keep = truth_mask(&*r.eval(&pairs)?);
+                pairs = pairs.filter(&keep);
+                probe_idx = probe_idx
+                    .iter()
+                    .zip(&keep)
+                    .filter(|(_, &k)| k)
+                    .map(|(&p, _)| p)
+                    .collect();
+                build_idx = build_idx
+                    .iter()
+                    .zip(&keep)
+                    .filter(|(_, &k)| k)
+                    .map(|(&p, _)| p)
+                    .collect();
+            }
+        }
+        for &r in &build_idx {
+            self.build_matched[r as usize] = true;
+        }
+        if self.preserve_probe {
+            let mut matched = vec![false; b.len];
+            for &p in &probe_idx {
+                matched[p as usize] = true;
+            }
+            let unmatched: Vec<u32> = (0..b.len as u32)
+                .filter(|&i| !matched[i as usize])
+                .collect();
+            if !unmatched.is_empty() {
+                let extra = self.combine(
+                    null_columns(self.build_types(), unmatched.len()),
+                    b.columns.iter().map(|c| c.take(&unmatched)).collect(),
+                    unmatched.len(),
+                );
+                pairs.extend(&extra);
+            }
+        }
+        Ok(pairs)
+    }
+}
+
+impl Operator for HashJoinOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if let Some(input) = self.build_input.take() {
+            self.load(input)?;
+        }
+        while !self.finished_probe {
+            let Some(b) = self.probe.next()? else {
+                self.finished_probe = true;
+                break;
+            };
+            self.ctx.check_cancel()?;
+            let out = self.probe_batch(&b)?;
+            if out.len > 0 {
+                return Ok(Some(out));
+            }
+        }
+        if self.preserve_build && !self.emitted_unmatched {
+            self.emitted_unmatched = true;
+            let unmatched: Vec<u32> = (0..self.build.len as u32)
+                .filter(|&i| !self.build_matched[i as usize])
+                .collect();
+            if !unmatched.is_empty() {
+                let probe_types = if self.spec.build_left {
+                    &self.spec.right_types
+                } else {
+                    &self.spec.left_types
+                };
+                let out = self.combine(
+                    self.build
+                        .columns
+                        .iter()
+                        .map(|c| c.take(&unmatched))
+                        .collect(),
+                    null_columns(probe_types, unmatched.len()),
+                    unmatched.len(),
+                );
+                return Ok(Some(out));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Nested-loop join: the right input is materialized; every left row is
+/// paired with every right row and the condition filters the pairs.
+pub struct NestedLoopOp<'a> {
+    left: Box<dyn Operator + 'a>,
+    right_input: Option<Box<dyn Operator + 'a>>,
+    right: Batch,
+    right_types: Vec<DataType>,
+    kind: JoinKind,
+    condition: Option<&'a Expr>,
+    ctx: &'a ExecContext,
+}
+
+impl<'a> NestedLoopOp<'a> {
+    /// Joins `left` and `right` on `condition`.
+    pub fn new(
+        left: Box<dyn Operator + 'a>,
+        right: Box<dyn Operator + 'a>,
+        kind: JoinKind,
+        condition: Option<&'a Expr>,
+        right_types: Vec<DataType>,
+        ctx: &'a ExecContext,
+    ) -> NestedLoopOp<'a> {
+        NestedLoopOp {
+            left,
+            right_input: Some(right),
+            right: Batch::default(),
+            right_types,
+            kind,
+            condition,
+            ctx,
+        }
+    }
+}
+
+impl Operator for NestedLoopOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if let Some(mut input) = self.right_input.take() {
+            let mut all = Batch {
+                columns: self.right_types.iter().map(|t| Vector::new(*t)).collect(),
+                len: 0,
+            };
+            while let Some(b) = input.next()? {
+                all.extend(&b);
+            }
+            self.right = all;
+        }
+        while let Some(b) = self.left.next()? {
+            let mut out: Option<Batch> = None;
+            for row in 0..b.len {
+                self.ctx.check_cancel()?;
+                let n = self.right.len;
+                let left_idx = vec![row as u32; n];
+                let mut columns: Vec<Vector> =
+                    b.columns.iter().map(|c| c.take(&left_idx)).collect();
+                columns.extend(self.right.columns.iter().cloned());
+                let mut pairs = Batch { columns, len: n };
+                if let (Some(c), true) = (self.condition, n > 0) {
+                    let keep = truth_mask(&*c.eval(&pairs)?);
+                    pairs = pairs.filter(&keep);
+                }
+                if pairs.len == 0 && self.kind == JoinKind::Left {
+                    let mut columns: Vec<Vector> =
+                        b.columns.iter().map(|c| c.take(&[row as u32])).collect();
+                    columns.extend(null_columns(&self.right_types, 1));
+                    pairs = Batch { columns, len: 1 };
+                }
+                match &mut out {
+                    Some(o) => o.extend(&pairs),
+                    None => out = Some(pairs),
+                }
+            }
+            if let Some(o) = out {
+                if o.len > 0 {
+                    return Ok(Some(o));
+                }
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,204 @@
+//! Typed loops for the hot binary operators.
+//!
+//! [`binary`] handles `+ - * / %` over `int2`/`int4`/`int8`/`float8` and the
+//! six comparisons over every fixed-width physical form, when both operands
+//! have the same physical form (the binder casts them so). It returns
+//! `None` for anything else, and the caller falls back to per-row
+//! evaluation.
+//!
+//! The loops run over plain slices and touch the null masks only to merge
+//! them; a NULL row's slot holds a default value, so arithmetic on it is
+//! harmless — except where it could raise an error (overflow, division by
+//! zero), which is why errors are only reported for rows that are not NULL.
+
+use std::cmp::Ordering;
+
+use super::vector::{Data, Vector};
+use crate::error::Result;
+use crate::types::{compare::float_cmp, float, int, BinaryOp, DataType};
+
+/// The merged null mask of two operands.
+fn merge_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
+    match (&a.nulls, &b.nulls) {
+        (None, None) => None,
+        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+        (Some(x), Some(y)) => Some(x.iter().zip(y).map(|(&p, &q)| p || q).collect()),
+    }
+}
+
+fn is_null(nulls: &Option<Vec<bool>>, i: usize) -> bool {
+    nulls.as_ref().is_some_and(|n| n[i])
+}
+
+fn cmp_op(op: BinaryOp) -> Option<fn(Ordering) -> bool> {
+    Some(match op {
+        BinaryOp::Eq => |o| o == Ordering::Equal,
+        BinaryOp::NotEq => |o| o != Ordering::Equal,
+        BinaryOp::Lt => |o| o == Ordering::Less,
+        BinaryOp::LtEq => |o| o != Ordering::Greater,
+        BinaryOp::Gt => |o| o == Ordering::Greater,
+        BinaryOp::GtEq => |o| o != Ordering::Less,
+        _ => return None,
+    })
+}
+
+macro_rules! compare_loop {
+    ($x:expr, $y:expr, $op:expr, $cmp:expr) => {{
+        let f = $op;
+        $x.iter()
+            .zip($y.iter())
+            .map(|(p, q)| f($cmp(p, q)))
+            .collect::<Vec<bool>>()
+    }};
+}
+
+macro_rules! int_arith {
+    ($x:expr, $y:expr, $nulls:expr, $op:expr, $t:ty, $oor:expr) => {{
+        let mut out: Vec<$t> = Vec::with_capacity($x.len());
+        for (i, (&p, &q)) in $x.iter().zip($y.iter()).enumerate() {
+            let r = match $op {
+                BinaryOp::Add => p.checked_add(q),
+                BinaryOp::Sub => p.checked_sub(q),
+                BinaryOp::Mul => p.checked_mul(q),
+                BinaryOp::Div | BinaryOp::Mod => {
+                    if q == 0 {
+                        if is_null(&$nulls, i) {
+                            Some(0)
+                        } else {
+                            return Err(int::division_by_zero());
+                        }
+                    } else if $op == BinaryOp::Div {
+                        p.checked_div(q)
+                    } else {
+                        // PostgreSQL: x % -1 is 0 even for the minimum value.
+                        Some(if q == -1 { 0 } else { p % q })
+                    }
+                }
+                _ => return Ok(None),
+            };
+            match r {
+                Some(v) => out.push(v),
+                None if is_null(&$nulls, i) => out.push(0),
+                None => return Err($oor()),
+            }
+        }
+        out
+    }};
+}
+
+/// `a op b` for same-typed fixed-width operands; `None` when no kernel
+/// applies. `ty` is the result type.
+pub fn binary(op: BinaryOp, a: &Vector, b: &Vector, ty: DataType) -> Result<Option<Vector>> {
+    let nulls = merge_nulls(a, b);
+    if let Some(f) = cmp_op(op) {
+        let out = match (&a.data, &b.data) {
+            (Data::I16(x), Data::I16(y)) => compare_loop!(x, y, f, |p: &i16, q: &i16| p.cmp(q)),
+            (Data::I32(x), Data::I32(y)) => compare_loop!(x, y, f, |p: &i32, q: &i32| p.cmp(q)),
+            (Data::I64(x), Data::I64(y)) => compare_loop!(x, y, f, |p: &i64, q: &i64| p.cmp(q)),
+            (Data::F64(x), Data::F64(y)) => {
+                compare_loop!(x, y, f, |p: &f64, q: &f64| float_cmp(*p, *q))
+            }
+            (Data::F32(x), Data::F32(y)) => {
+                compare_loop!(x, y, f, |p: &f32, q: &f32| float_cmp(*p as f64, *q as f64))
+            }
+            (Data::Bool(x), Data::Bool(y)) => compare_loop!(x, y, f, |p: &bool, q: &bool| p.cmp(q)),
+            _ => return Ok(None),
+        };
+        return Ok(Some(Vector {
+            ty: DataType::Bool,
+            data: Data::Bool(out),
+            nulls,
+        }));
+    }
+    // Arithmetic: only where the physical form is the SQL number itself
+    // (not date/timestamp, whose arithmetic differs).
+    let data = match (&a.data, &b.data, ty) {
+        (Data::I16(x), Data::I16(y), DataType::Int2) => {
+            Data::I16(int_arith!(x, y, nulls, op, i16, int::int2_out_of_range))
+        }
+        (Data::I32(x), Data::I32(y), DataType::Int4) => {
+            Data::I32(int_arith!(x, y, nulls, op, i32, int::int4_out_of_range))
+        }
+        (Data::I64(x), Data::I64(y), DataType::Int8) => {
+            Data::I64(int_arith!(x, y, nulls, op, i64, int::int8_out_of_range))
+        }
+        (Data::F64(x), Data::F64(y), DataType::Float8) => {
+            let mut out = Vec::with_capacity(x.len());
+            for (i, (&p, &q)) in x.iter().zip(y.iter()).enumerate() {
+                let r = match op {
+                    BinaryOp::Add => float::add_f64(p, q),
+                    BinaryOp::Sub => float::sub_f64(p, q),
+                    BinaryOp::Mul => float::mul_f64(p, q),
+                    BinaryOp::Div => float::div_f64(p, q),
+                    _ => return Ok(None),
+                };
+                match r {
+                    Ok(v) => out.push(v),
+                    Err(_) if is_null(&nulls, i) => out.push(0.0),
+                    Err(e) => return Err(e),
+                }
+            }
+            Data::F64(out)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Vector { ty, data, nulls }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Value;
+
+    fn ints(ty: DataType, vals: &[Option<i64>]) -> Vector {
+        let values: Vec<Value> = vals
+            .iter()
+            .map(|v| match (v, ty) {
+                (None, _) => Value::Null,
+                (Some(x), DataType::Int4) => Value::Int4(*x as i32),
+                (Some(x), _) => Value::Int8(*x),
+            })
+            .collect();
+        Vector::from_values(ty, &values)
+    }
+
+    #[test]
+    fn arithmetic_checks_overflow_and_zero_only_on_live_rows() {
+        let a = ints(DataType::Int4, &[Some(1), None, Some(i32::MAX as i64)]);
+        let b = ints(DataType::Int4, &[Some(2), Some(0), Some(0)]);
+        let r = binary(BinaryOp::Add, &a, &b, DataType::Int4)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.get(0), Value::Int4(3));
+        assert!(r.get(1).is_null());
+        let e = binary(BinaryOp::Div, &a, &b, DataType::Int4).unwrap_err();
+        assert_eq!(e.message, "division by zero");
+        let one = ints(DataType::Int4, &[Some(1), Some(1), Some(1)]);
+        let e = binary(BinaryOp::Add, &a, &one, DataType::Int4).unwrap_err();
+        assert_eq!(e.message, "integer out of range");
+        let m = ints(DataType::Int8, &[Some(i64::MIN)]);
+        let neg = ints(DataType::Int8, &[Some(-1)]);
+        let r = binary(BinaryOp::Mod, &m, &neg, DataType::Int8)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.get(0), Value::Int8(0));
+    }
+
+    #[test]
+    fn comparisons_propagate_nulls() {
+        let a = ints(DataType::Int8, &[Some(1), None, Some(5)]);
+        let b = ints(DataType::Int8, &[Some(1), Some(1), Some(4)]);
+        let r = binary(BinaryOp::GtEq, &a, &b, DataType::Bool)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.get(0), Value::Bool(true));
+        assert!(r.get(1).is_null());
+        assert_eq!(r.get(2), Value::Bool(true));
+        let f = Vector::from_values(DataType::Float8, &[Value::Float8(f64::NAN)]);
+        let g = Vector::from_values(DataType::Float8, &[Value::Float8(1e300)]);
+        let r = binary(BinaryOp::Gt, &f, &g, DataType::Bool)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.get(0), Value::Bool(true), "NaN sorts above every number");
+    }
+}

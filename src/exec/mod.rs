@@ -1,0 +1,308 @@
+//! The executor: plans run as trees of operators exchanging batches.
+//!
+//! - [`vector`]: column vectors and batches, the unit of data.
+//! - [`expr`]: compiled expressions evaluated over whole batches, with the
+//!   typed loops of [`kernels`] for the hot operators.
+//! - [`functions`]: scalar functions as the evaluator calls them.
+//! - [`scan`], [`basic`], [`agg`], [`sort`], [`join`]: the operators.
+//!
+//! Shape (see DESIGN.md's Executor section): operators pass batches of up to
+//! [`vector::BATCH_SIZE`] rows (a scan passes whole pages' worth), never a
+//! row per call; expressions are compiled once per statement; scans deform
+//! only the columns the plan uses. Every operator checks the statement's
+//! cancel flag once per batch it produces (57014).
+//!
+//! Lifetimes: an [`ExecContext`] owns what a statement's operators borrow
+//! (the open heap relations, the snapshot); [`build`] returns operators tied
+//! to it, so a scan can hold its heap's page iterator without reference
+//! counting per page.
+
+pub mod agg;
+pub mod basic;
+pub mod expr;
+pub mod functions;
+pub mod join;
+pub mod kernels;
+pub mod scan;
+pub mod sort;
+pub mod vector;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::access::heap::heapam::HeapRelation;
+use crate::err;
+use crate::error::Result;
+use crate::plan::{Node, Plan};
+use crate::txn::Snapshot;
+use crate::types::Value;
+use expr::Expr;
+use vector::Batch;
+
+/// A running operator: produces batches until it returns `None`.
+pub trait Operator {
+    /// The next batch of rows, or `None` when done. Batches may be empty
+    /// only if the operator says so by its own contract; consumers must
+    /// accept empty batches.
+    fn next(&mut self) -> Result<Option<Batch>>;
+}
+
+/// Everything a statement's operators share.
+pub struct ExecContext {
+    /// The statement's snapshot.
+    pub snapshot: Snapshot,
+    /// Set (by Ctrl-C) to cancel the statement.
+    pub cancel: Arc<AtomicBool>,
+    /// `work_mem` in bytes.
+    pub work_mem: usize,
+    /// The heaps the plan scans, by relfilenode.
+    pub relations: HashMap<u32, Arc<HeapRelation>>,
+}
+
+impl ExecContext {
+    /// Fails with 57014 when the statement was cancelled.
+    #[inline]
+    pub fn check_cancel(&self) -> Result<()> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(err!(
+                QueryCanceled,
+                "canceling statement due to user request"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The heap with this relfilenode (opened before the plan was built).
+    pub fn relation(&self, relfilenode: u32) -> Result<&HeapRelation> {
+        self.relations
+            .get(&relfilenode)
+            .map(|r| r.as_ref())
+            .ok_or_else(|| {
+                crate::error::Error::internal(format!("relation {relfilenode} not opened"))
+            })
+    }
+}
+
+/// The relfilenodes a plan scans.
+pub fn scanned_relations(plan: &Plan, out: &mut Vec<u32>) {
+    if let Node::SeqScan { table, .. } = &plan.node {
+        out.push(table.relfilenode);
+    }
+    for c in plan.children() {
+        scanned_relations(c, out);
+    }
+}
+
+/// What EXPLAIN ANALYZE measured of one plan node (nodes numbered in
+/// pre-order, as [`Plan::children`] lists them).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NodeStats {
+    /// Rows the node returned.
+    pub rows: u64,
+    /// Calls of `next` (PostgreSQL's loops count the node's rescans; heapdb
+    /// never rescans, so this is reported as 1 loop).
+    pub calls: u64,
+    /// Time to the first batch, in seconds.
+    pub first: f64,
+    /// Total time in the node and below, in seconds.
+    pub total: f64,
+    /// Buffer counters in the node and below.
+    pub buffers: crate::storage::BufferUsage,
+}
+
+/// Per-node measurements of an EXPLAIN ANALYZE run.
+#[derive(Debug, Default)]
+pub struct Instrumentation {
+    /// One entry per plan node, in pre-order.
+    pub nodes: std::cell::RefCell<Vec<NodeStats>>,
+}
+
+/// Wraps an operator to measure it.
+struct Instrumented<'a> {
+    inner: Box<dyn Operator + 'a>,
+    id: usize,
+    instr: &'a Instrumentation,
+}
+
+impl Operator for Instrumented<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        let start = std::time::Instant::now();
+        let buf0 = crate::storage::BufferUsage::current();
+        let r = self.inner.next();
+        let elapsed = start.elapsed().as_secs_f64();
+        let bufs = crate::storage::BufferUsage::current().since(&buf0);
+        let mut nodes = self.instr.nodes.borrow_mut();
+        let n = &mut nodes[self.id];
+        if n.calls == 0 {
+            n.first = elapsed;
+        }
+        n.calls += 1;
+        n.total += elapsed;
+        n.buffers = n.buffers + bufs;
+        if let Ok(Some(b)) = &r {
+            n.rows += b.len as u64;
+        }
+        r
+    }
+}
+
+/// Builds the operator tree of `plan`.
+pub fn build<'a>(plan: &'a Plan, ctx: &'a ExecContext) -> Result<Box<dyn Operator + 'a>> {
+    build_with(plan, ctx, None, &mut 0)
+}
+
+/// Builds the operator tree of `plan`, measuring every node into `instr`.
+pub fn build_instrumented<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: &'a Instrumentation,
+) -> Result<Box<dyn Operator + 'a>> {
+    let mut count = 0;
+    count_nodes(plan, &mut count);
+    *instr.nodes.borrow_mut() = vec![NodeStats::default(); count];
+    build_with(plan, ctx, Some(instr), &mut 0)
+}
+
+fn count_nodes(plan: &Plan, n: &mut usize) {
+    *n += 1;
+    for c in plan.children() {
+        count_nodes(c, n);
+    }
+}
+
+fn build_with<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let id = *next_id;
+    *next_id += 1;
+    let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
+    let op: Box<dyn Operator + 'a> = match &plan.node {
+        Node::SeqScan {
+            table,
+            columns,
+            with_tid,
+            filter,
+            ..
+        } => Box::new(scan::SeqScanOp::new(
+            ctx,
+            ctx.relation(table.relfilenode)?,
+            table,
+            columns,
+            *with_tid,
+            filter.as_ref(),
+        )?),
+        Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
+        Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
+        Node::Filter { input, predicate } => Box::new(basic::FilterOp {
+            input: build(input)?,
+            predicate,
+            ctx,
+        }),
+        Node::Project { input, exprs } => Box::new(basic::ProjectOp {
+            input: build(input)?,
+            exprs,
+        }),
+        Node::Limit {
+            input,
+            limit,
+            offset,
+        } => Box::new(basic::LimitOp {
+            input: build(input)?,
+            remaining: *limit,
+            skip: *offset,
+        }),
+        Node::Append { inputs } => Box::new(basic::AppendOp {
+            inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
+            current: 0,
+        }),
+        Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
+            build(input)?,
+            group,
+            aggs,
+            plan.types(),
+            ctx,
+        )),
+        Node::Distinct { input } => Box::new(agg::DistinctOp::new(build(input)?, ctx)),
+        Node::SetOp {
+            left,
+            right,
+            intersect,
+            all,
+        } => Box::new(agg::SetOpOp::new(
+            build(left)?,
+            build(right)?,
+            *intersect,
+            *all,
+            plan.types(),
+        )),
+        Node::Sort { input, keys } => {
+            Box::new(sort::SortOp::new(build(input)?, keys, plan.types(), ctx))
+        }
+        Node::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+            build_left,
+        } => Box::new(join::HashJoinOp::new(
+            build(left)?,
+            build(right)?,
+            join::HashJoinSpec {
+                kind: *kind,
+                left_keys,
+                right_keys,
+                residual: residual.as_ref(),
+                build_left: *build_left,
+                left_types: left.types(),
+                right_types: right.types(),
+            },
+            ctx,
+        )),
+        Node::NestedLoop {
+            left,
+            right,
+            kind,
+            condition,
+        } => Box::new(join::NestedLoopOp::new(
+            build(left)?,
+            build(right)?,
+            *kind,
+            condition.as_ref(),
+            right.types(),
+            ctx,
+        )),
+    };
+    Ok(match instr {
+        Some(instr) => Box::new(Instrumented {
+            inner: op,
+            id,
+            instr,
+        }),
+        None => op,
+    })
+}
+
+/// Runs `plan` to completion and returns all its rows.
+pub fn collect_rows(plan: &Plan, ctx: &ExecContext) -> Result<Vec<Vec<Value>>> {
+    let mut op = build(plan, ctx)?;
+    let mut rows = Vec::new();
+    while let Some(b) = op.next()? {
+        for i in 0..b.len {
+            rows.push(b.row(i));
+        }
+    }
+    Ok(rows)
+}
+
+/// Evaluates an expression that reads no column (LIMIT counts, function
+/// arguments in FROM).
+pub fn eval_const(e: &Expr) -> Result<Value> {
+    let one = Batch::empty_rows(1);
+    Ok(e.eval(&one)?.get(0))
+}

@@ -1,0 +1,355 @@
+//! Leaf operators: the sequential heap scan, VALUES, and set-returning
+//! functions.
+//!
+//! [`SeqScanOp`] visits the heap a page at a time (one shared content lock
+//! per page, see [`crate::access::heap::scan`]) and deforms only the plan's
+//! columns, up to the last one needed, straight into typed column builders:
+//! an `int4` column becomes a `Vec<i32>` without a `Value` in between. A
+//! batch is emitted once it holds at least [`BATCH_SIZE`] rows, so a batch
+//! is a few whole pages. The scan's own filter (WHERE conjuncts pushed into
+//! it) runs on each batch before it leaves.
+
+use crate::access::heap::scan::HeapScan;
+use crate::access::heap::tuple::{self, Attr, TupleDesc};
+use crate::access::heap::HeapRelation;
+use crate::catalog::TableDef;
+use crate::error::Result;
+use crate::storage::page;
+use crate::types::{self, BinaryOp, DataType, Value};
+
+use super::expr::{truth_mask, Expr};
+use super::vector::{Batch, Data, Vector, BATCH_SIZE};
+use super::{ExecContext, Operator};
+use crate::plan::TableFunc;
+
+/// The storage description of a table's tuples.
+pub fn tuple_desc(table: &TableDef) -> Result<TupleDesc> {
+    TupleDesc::new(
+        table
+            .columns
+            .iter()
+            .map(|c| Attr {
+                len: c.ty.attlen(),
+                align: c.ty.attalign() as u8,
+            })
+            .collect(),
+    )
+}
+
+/// Appends one attribute's stored bytes (or NULL) to a column builder.
+#[inline]
+fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
+    let Some(b) = bytes else {
+        v.push_null();
+        return;
+    };
+    let pushed = match &mut v.data {
+        Data::I32(x) if b.len() == 4 => {
+            x.push(i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            true
+        }
+        Data::I64(x) if b.len() == 8 => {
+            x.push(i64::from_le_bytes(b.try_into().expect("8 bytes")));
+            true
+        }
+        Data::I16(x) if b.len() == 2 => {
+            x.push(i16::from_le_bytes([b[0], b[1]]));
+            true
+        }
+        Data::F64(x) if b.len() == 8 => {
+            x.push(f64::from_le_bytes(b.try_into().expect("8 bytes")));
+            true
+        }
+        _ => false,
+    };
+    if pushed {
+        if let Some(n) = &mut v.nulls {
+            n.push(false);
+        }
+    } else {
+        let value = Value::decode(&v.ty, b);
+        v.push(&value);
+    }
+}
+
+/// Sequential scan of one heap.
+pub struct SeqScanOp<'a> {
+    scan: HeapScan<'a>,
+    desc: TupleDesc,
+    columns: &'a [usize],
+    /// Deform attributes `0..upto`.
+    upto: usize,
+    with_tid: bool,
+    filter: Option<&'a Expr>,
+    ctx: &'a ExecContext,
+    builders: Vec<Vector>,
+    /// Rows in the builders (also for scans of no column).
+    pending: usize,
+    done: bool,
+}
+
+impl<'a> SeqScanOp<'a> {
+    /// Starts scanning `heap` (the table `table`) under the context's
+    /// snapshot.
+    pub fn new(
+        ctx: &'a ExecContext,
+        heap: &'a HeapRelation,
+        table: &TableDef,
+        columns: &'a [usize],
+        with_tid: bool,
+        filter: Option<&'a Expr>,
+    ) -> Result<SeqScanOp<'a>> {
+        let mut types: Vec<DataType> = columns.iter().map(|&i| table.columns[i].ty).collect();
+        if with_tid {
+            types.push(DataType::Int8);
+        }
+        Ok(SeqScanOp {
+            scan: heap.scan(&ctx.snapshot)?,
+            desc: tuple_desc(table)?,
+            columns,
+            upto: columns.iter().map(|&c| c + 1).max().unwrap_or(0),
+            with_tid,
+            filter,
+            ctx,
+            builders: types
+                .iter()
+                .map(|t| Vector::with_capacity(*t, BATCH_SIZE + 300))
+                .collect(),
+            pending: 0,
+            done: false,
+        })
+    }
+
+    fn take_batch(&mut self) -> Batch {
+        let cols: Vec<Vector> = self
+            .builders
+            .iter_mut()
+            .map(|b| {
+                let fresh = Vector::with_capacity(b.ty, BATCH_SIZE + 300);
+                std::mem::replace(b, fresh)
+            })
+            .collect();
+        let len = self.pending;
+        self.pending = 0;
+        Batch { columns: cols, len }
+    }
+}
+
+impl Operator for SeqScanOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        loop {
+            self.ctx.check_cancel()?;
+            while !self.done && self.pending < BATCH_SIZE {
+                let (columns, upto, with_tid, desc) =
+                    (self.columns, self.upto, self.with_tid, &self.desc);
+                let builders = &mut self.builders;
+                let page_rows = self.scan.next_page(|block, pg, visible| -> Result<usize> {
+                    if upto == 0 && !with_tid {
+                        return Ok(visible.len());
+                    }
+                    let mut slots: Vec<Option<&[u8]>> = vec![None; upto];
+                    for &off in visible {
+                        let t = page::get_item(pg, off).ok_or_else(|| {
+                            crate::err!(
+                                DataCorrupted,
+                                "visible line pointer {off} of block {block} has no tuple"
+                            )
+                        })?;
+                        if upto > 0 {
+                            tuple::deform(t, desc, upto, &mut slots)?;
+                        }
+                        for (k, &c) in columns.iter().enumerate() {
+                            push_datum(&mut builders[k], slots[c]);
+                        }
+                        if with_tid {
+                            let tid = ((block as i64) << 16) | off as i64;
+                            let last = builders.len() - 1;
+                            builders[last].push(&Value::Int8(tid));
+                        }
+                    }
+                    Ok(visible.len())
+                })?;
+                match page_rows {
+                    Some(n) => self.pending += n?,
+                    None => self.done = true,
+                }
+            }
+            if self.pending == 0 {
+                return Ok(None);
+            }
+            let batch = self.take_batch();
+            let batch = match self.filter {
+                Some(f) => {
+                    let keep = truth_mask(&*f.eval(&batch)?);
+                    batch.filter(&keep)
+                }
+                None => batch,
+            };
+            if batch.len > 0 || self.done {
+                return Ok(Some(batch));
+            }
+        }
+    }
+}
+
+/// Constant rows.
+pub struct ValuesOp<'a> {
+    rows: &'a [Vec<Expr>],
+    types: Vec<DataType>,
+    done: bool,
+}
+
+impl<'a> ValuesOp<'a> {
+    /// Rows of `types`.
+    pub fn new(rows: &'a [Vec<Expr>], types: Vec<DataType>) -> ValuesOp<'a> {
+        ValuesOp {
+            rows,
+            types,
+            done: false,
+        }
+    }
+}
+
+impl Operator for ValuesOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        let one = Batch::empty_rows(1);
+        let mut cols: Vec<Vector> = self.types.iter().map(|t| Vector::new(*t)).collect();
+        for row in self.rows {
+            for (c, e) in row.iter().enumerate() {
+                let v = e.eval(&one)?.get(0);
+                cols[c].push(&v);
+            }
+        }
+        Ok(Some(Batch {
+            columns: cols,
+            len: self.rows.len(),
+        }))
+    }
+}
+
+/// A set-returning function's rows.
+pub struct FunctionOp<'a> {
+    func: &'a TableFunc,
+    types: Vec<DataType>,
+    /// Series: the next value; rows: the next row index.
+    next_int: i64,
+    next_ts: i64,
+    row: usize,
+    done: bool,
+}
+
+impl<'a> FunctionOp<'a> {
+    /// Rows of `func`.
+    pub fn new(func: &'a TableFunc, types: Vec<DataType>) -> FunctionOp<'a> {
+        let (next_int, next_ts) = match func {
+            TableFunc::SeriesInt { start, .. } => (*start, 0),
+            TableFunc::SeriesTimestamp { start, .. } => (0, *start),
+            TableFunc::Rows(_) => (0, 0),
+        };
+        FunctionOp {
+            func,
+            types,
+            next_int,
+            next_ts,
+            row: 0,
+            done: false,
+        }
+    }
+}
+
+impl Operator for FunctionOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.func {
+            TableFunc::SeriesInt { stop, step, .. } => {
+                let (stop, step) = (*stop, *step);
+                let int4 = self.types[0] == DataType::Int4;
+                let mut v64 = Vec::with_capacity(BATCH_SIZE);
+                while v64.len() < BATCH_SIZE {
+                    let x = self.next_int;
+                    if (step > 0 && x > stop) || (step < 0 && x < stop) {
+                        self.done = true;
+                        break;
+                    }
+                    v64.push(x);
+                    match x.checked_add(step) {
+                        Some(n) => self.next_int = n,
+                        None => {
+                            self.done = true;
+                            break;
+                        }
+                    }
+                }
+                if v64.is_empty() {
+                    return Ok(None);
+                }
+                let len = v64.len();
+                let col = if int4 {
+                    Vector::from_data(
+                        DataType::Int4,
+                        Data::I32(v64.into_iter().map(|x| x as i32).collect()),
+                    )
+                } else {
+                    Vector::from_data(DataType::Int8, Data::I64(v64))
+                };
+                Ok(Some(Batch {
+                    columns: vec![col],
+                    len,
+                }))
+            }
+            TableFunc::SeriesTimestamp { stop, step, .. } => {
+                let mut out = Vec::with_capacity(BATCH_SIZE);
+                let forward = step.months > 0 || step.days > 0 || step.micros > 0;
+                while out.len() < BATCH_SIZE {
+                    let x = self.next_ts;
+                    if (forward && x > *stop) || (!forward && x < *stop) {
+                        self.done = true;
+                        break;
+                    }
+                    out.push(x);
+                    match types::eval_binary(
+                        BinaryOp::Add,
+                        &Value::Timestamp(x),
+                        &Value::Interval(*step),
+                    )? {
+                        Value::Timestamp(n) => self.next_ts = n,
+                        _ => {
+                            self.done = true;
+                            break;
+                        }
+                    }
+                }
+                if out.is_empty() {
+                    return Ok(None);
+                }
+                let len = out.len();
+                Ok(Some(Batch {
+                    columns: vec![Vector::from_data(DataType::Timestamp, Data::I64(out))],
+                    len,
+                }))
+            }
+            TableFunc::Rows(rows) => {
+                let end = (self.row + BATCH_SIZE).min(rows.len());
+                if self.row >= end {
+                    self.done = true;
+                    return Ok(None);
+                }
+                let mut cols: Vec<Vector> = self.types.iter().map(|t| Vector::new(*t)).collect();
+                for row in &rows[self.row..end] {
+                    for (c, v) in row.iter().enumerate() {
+                        cols[c].push(v);
+                    }
+                }
+                let len = end - self.row;
+                self.row = end;
+                Ok(Some(Batch { columns: cols, len }))
+            }
+        }
+    }
+}

@@ -1,0 +1,1044 @@
+//! Binding expressions: AST expressions to typed [`Expr`]s over a [`Scope`].
+//!
+//! The rules are PostgreSQL's parse analysis for the cases heapdb supports:
+//! - literals: integers are `integer` when they fit, else `bigint`, else
+//!   `numeric`; other numbers are `numeric`; strings are `unknown` until
+//!   context gives them a type (an operator's other side, a column, a cast),
+//!   and are then converted at bind time, so bad input fails before any row
+//!   is touched, with the literal's position;
+//! - operators resolve through [`types::resolve_binary`] and both sides are
+//!   cast to the operator's input types;
+//! - in an aggregating query, an expression equal to a GROUP BY item becomes
+//!   a reference to that group column, aggregate calls become references to
+//!   aggregate outputs, and any other column reference is the 42803 error
+//!   `column "t.x" must appear in the GROUP BY clause or be used in an
+//!   aggregate function`.
+
+use heapdb_grammar::ast;
+
+use super::scope::Scope;
+use super::{AggCall, Plan, PlanContext};
+use crate::err;
+use crate::error::{Error, Result};
+use crate::exec::expr::{Expr, ExprKind};
+use crate::exec::functions::Func;
+use crate::types::agg::{agg_result_type, AggFunc};
+use crate::types::cast::{cast_kind, common_type, CastContext};
+use crate::types::funcs::ScalarFunc;
+use crate::types::{self, BinaryOp, DataType, Numeric, Value};
+
+/// The state of an aggregating query's binding: GROUP BY items and the
+/// aggregates found so far.
+#[derive(Debug, Default)]
+pub struct AggState {
+    /// GROUP BY expressions as written (after alias/position resolution).
+    pub group_ast: Vec<ast::Expr>,
+    /// The same, bound over the aggregate's input.
+    pub group: Vec<Expr>,
+    /// Aggregate calls found, with the AST they came from (to share equal
+    /// calls).
+    pub aggs: Vec<(ast::FunctionCall, AggCall)>,
+    /// The aggregate's input scope.
+    pub input: Scope,
+}
+
+/// Where an expression is being bound, for the rules about aggregates.
+pub enum Mode<'a> {
+    /// Aggregates are not allowed here; the string names the clause for
+    /// the error (`WHERE`, `JOIN conditions`, ...).
+    NoAgg(&'static str),
+    /// Above an aggregate: references resolve to group keys and aggregates.
+    Agg(&'a mut AggState),
+}
+
+/// Binds expressions for one statement.
+pub struct Binder<'c> {
+    /// The session running the statement.
+    pub ctx: &'c mut dyn PlanContext,
+    /// Common table expressions in scope (name, column names, query).
+    pub ctes: Vec<(String, Vec<String>, ast::Query)>,
+    /// The next SELECT planned keeps `unknown`-typed output columns (string
+    /// literals, NULLs) unresolved, for its consumer to type: a set
+    /// operation or INSERT. Consumed (reset) by that SELECT.
+    pub keep_unknown: bool,
+}
+
+/// Attaches `offset` to an error that has no position yet.
+pub fn at(e: Error, offset: ast::Offset) -> Error {
+    if e.position.is_some() {
+        e
+    } else {
+        e.with_position(offset.0)
+    }
+}
+
+/// Whether the function name is an aggregate.
+pub fn is_aggregate(name: &ast::ObjectName) -> bool {
+    name.schema.is_none() && AggFunc::from_name(&name.name).is_some()
+}
+
+/// Whether `e` contains an aggregate call (not looking into subqueries).
+pub fn contains_aggregate(e: &ast::Expr) -> bool {
+    let mut found = false;
+    walk(e, &mut |x| {
+        if let ast::ExprKind::Function(f) = &x.kind {
+            if is_aggregate(&f.name) {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+/// Calls `f` on `e` and every expression inside it (not inside subqueries).
+pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
+    use ast::ExprKind as K;
+    f(e);
+    match &e.kind {
+        K::Literal(_) | K::TypedString { .. } | K::Column(_) | K::CurrentValue(_) | K::Default => {}
+        K::Exists(_) | K::Subquery(_) => {}
+        K::Unary { expr, .. } | K::IsNull { expr, .. } | K::IsBool { expr, .. } => walk(expr, f),
+        K::Cast { expr, .. } => walk(expr, f),
+        K::Binary { left, right, .. } | K::IsDistinctFrom { left, right, .. } => {
+            walk(left, f);
+            walk(right, f);
+        }
+        K::Between {
+            expr, low, high, ..
+        } => {
+            walk(expr, f);
+            walk(low, f);
+            walk(high, f);
+        }
+        K::InList { expr, list, .. } => {
+            walk(expr, f);
+            list.iter().for_each(|x| walk(x, f));
+        }
+        K::InSubquery { expr, .. } => walk(expr, f),
+        K::Like {
+            expr,
+            pattern,
+            escape,
+            ..
+        } => {
+            walk(expr, f);
+            walk(pattern, f);
+            if let Some(x) = escape {
+                walk(x, f);
+            }
+        }
+        K::Case {
+            operand,
+            branches,
+            else_result,
+        } => {
+            if let Some(x) = operand {
+                walk(x, f);
+            }
+            for (c, r) in branches {
+                walk(c, f);
+                walk(r, f);
+            }
+            if let Some(x) = else_result {
+                walk(x, f);
+            }
+        }
+        K::Function(call) => {
+            call.args.iter().for_each(|x| walk(x, f));
+            if let Some(x) = &call.filter {
+                walk(x, f);
+            }
+        }
+    }
+}
+
+/// The type an AST type name denotes.
+pub fn data_type(t: &ast::DataType) -> Result<DataType> {
+    use ast::DataType as A;
+    Ok(match t {
+        A::SmallInt => DataType::Int2,
+        A::Integer => DataType::Int4,
+        A::BigInt => DataType::Int8,
+        A::Real => DataType::Float4,
+        A::Double => DataType::Float8,
+        A::Numeric { precision, scale } => match (precision, scale) {
+            (None, _) => DataType::Numeric(None),
+            (Some(p), s) => {
+                if *p < 1 || *p > 1000 {
+                    return Err(err!(
+                        InvalidParameterValue,
+                        "NUMERIC precision {p} must be between 1 and 1000"
+                    ));
+                }
+                let s = s.unwrap_or(0);
+                if s > *p {
+                    return Err(err!(
+                        InvalidParameterValue,
+                        "NUMERIC scale {s} must be between 0 and precision {p}"
+                    ));
+                }
+                DataType::Numeric(Some((*p as u16, s as i16)))
+            }
+        },
+        A::Boolean => DataType::Bool,
+        A::Text => DataType::Text,
+        A::Varchar(n) => {
+            if *n == Some(0) {
+                return Err(err!(
+                    InvalidParameterValue,
+                    "length for type varchar must be at least 1"
+                ));
+            }
+            DataType::Varchar(*n)
+        }
+        A::Char(n) => {
+            if *n == Some(0) {
+                return Err(err!(
+                    InvalidParameterValue,
+                    "length for type char must be at least 1"
+                ));
+            }
+            DataType::Char(n.unwrap_or(1))
+        }
+        A::Date => DataType::Date,
+        A::Timestamp => DataType::Timestamp,
+        A::Interval => DataType::Interval,
+        A::TimestampTz => {
+            return Err(err!(
+                FeatureNotSupported,
+                "type \"timestamp with time zone\" is not supported"
+            ))
+        }
+        A::Named(n) => match n.as_str() {
+            "int2" => DataType::Int2,
+            "int" | "int4" => DataType::Int4,
+            "int8" => DataType::Int8,
+            "float4" => DataType::Float4,
+            "float8" | "float" => DataType::Float8,
+            "bool" => DataType::Bool,
+            "decimal" | "numeric" => DataType::Numeric(None),
+            "bpchar" => DataType::Char(1),
+            "varchar" => DataType::Varchar(None),
+            _ => return Err(err!(UndefinedObject, "type \"{n}\" does not exist")),
+        },
+    })
+}
+
+/// The value of a numeric literal, typed as PostgreSQL types it.
+pub fn number_literal(text: &str) -> Result<(Value, DataType)> {
+    if let Ok(i) = text.parse::<i32>() {
+        return Ok((Value::Int4(i), DataType::Int4));
+    }
+    if let Ok(i) = text.parse::<i64>() {
+        return Ok((Value::Int8(i), DataType::Int8));
+    }
+    let n = Numeric::parse(text)?;
+    Ok((Value::numeric(n), DataType::Numeric(None)))
+}
+
+impl<'c> Binder<'c> {
+    /// A binder for one statement run by `ctx`.
+    pub fn new(ctx: &'c mut dyn PlanContext) -> Binder<'c> {
+        Binder {
+            ctx,
+            ctes: Vec::new(),
+            keep_unknown: false,
+        }
+    }
+}
+
+impl Binder<'_> {
+    /// Converts `e` to type `to`: unknown literals are parsed now; other
+    /// types get a cast node when `cast_kind` allows it in `ctx`.
+    pub fn coerce(
+        &self,
+        e: Expr,
+        to: &DataType,
+        ctx: CastContext,
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        if e.ty == *to {
+            return Ok(e);
+        }
+        if e.ty == DataType::Unknown {
+            if let ExprKind::Const(v) = &e.kind {
+                let value = match v {
+                    Value::Null => Value::Null,
+                    Value::Text(s) => {
+                        let base = to.without_typmod();
+                        let parsed =
+                            types::parse_value_at(s, &base, self.ctx.statement_timestamp())
+                                .map_err(|err| at(err, offset))?;
+                        // Typmod rules (char padding, varchar length) apply too.
+                        types::cast_from(&parsed, &base, to, ctx).map_err(|err| at(err, offset))?
+                    }
+                    other => other.clone(),
+                };
+                return Ok(Expr::constant(value, *to));
+            }
+        }
+        match cast_kind(&e.ty, to) {
+            Some(k) if k <= ctx => Ok(Expr {
+                kind: ExprKind::Cast(Box::new(e), ctx),
+                ty: *to,
+            }),
+            Some(_) | None if ctx == CastContext::Explicit => Err(at(
+                err!(CannotCoerce, "cannot cast type {} to {to}", e.ty),
+                offset,
+            )),
+            _ => Err(at(
+                err!(
+                    DatatypeMismatch,
+                    "argument of type {} cannot be converted to {to}",
+                    e.ty
+                ),
+                offset,
+            )),
+        }
+    }
+
+    /// Gives an `unknown` expression its default type, `text`.
+    pub fn resolve_unknown(&self, e: Expr) -> Result<Expr> {
+        if e.ty == DataType::Unknown {
+            self.coerce(e, &DataType::Text, CastContext::Implicit, ast::Offset(0))
+        } else {
+            Ok(e)
+        }
+    }
+
+    /// The common type of `items` as PostgreSQL's `select_common_type`:
+    /// `unknown` inputs adopt the others' type; all-unknown is `text`.
+    /// `what` names the construct in the error (`CASE`, `UNION`, ...).
+    pub fn unify(&self, what: &str, items: &[(DataType, ast::Offset)]) -> Result<DataType> {
+        let mut ty: Option<DataType> = None;
+        for (t, off) in items {
+            if *t == DataType::Unknown {
+                continue;
+            }
+            ty = Some(match ty {
+                None => *t,
+                Some(cur) => common_type(&cur, t).ok_or_else(|| {
+                    at(
+                        err!(
+                            DatatypeMismatch,
+                            "{what} types {cur} and {t} cannot be matched"
+                        ),
+                        *off,
+                    )
+                })?,
+            });
+        }
+        Ok(ty.unwrap_or(DataType::Text))
+    }
+
+    /// Binds `e` and requires a boolean result (WHERE, HAVING, ON, AND...).
+    pub fn bind_condition(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        mode: &mut Mode,
+        clause: &str,
+    ) -> Result<Expr> {
+        let b = self.bind_expr(e, scope, mode)?;
+        self.to_bool(b, e.offset, clause)
+    }
+
+    fn to_bool(&self, b: Expr, offset: ast::Offset, clause: &str) -> Result<Expr> {
+        match b.ty {
+            DataType::Bool => Ok(b),
+            DataType::Unknown => self.coerce(b, &DataType::Bool, CastContext::Implicit, offset),
+            other => Err(at(
+                err!(
+                    DatatypeMismatch,
+                    "argument of {clause} must be type boolean, not type {other}"
+                ),
+                offset,
+            )),
+        }
+    }
+
+    /// Binds one expression over `scope`.
+    pub fn bind_expr(&mut self, e: &ast::Expr, scope: &Scope, mode: &mut Mode) -> Result<Expr> {
+        if let Mode::Agg(state) = mode {
+            if let Some(i) = state.group_ast.iter().position(|g| g == e) {
+                let ty = state.group[i].ty;
+                return Ok(Expr::column(i, ty));
+            }
+        }
+        let r = self.bind_inner(e, scope, mode);
+        r.map_err(|err| at(err, e.offset))
+    }
+
+    fn bind_inner(&mut self, e: &ast::Expr, scope: &Scope, mode: &mut Mode) -> Result<Expr> {
+        use ast::ExprKind as K;
+        match &e.kind {
+            K::Literal(lit) => Ok(match lit {
+                ast::Literal::Number(text) => {
+                    let (v, ty) = number_literal(text)?;
+                    Expr::constant(v, ty)
+                }
+                ast::Literal::String(s) => Expr::constant(Value::text(s), DataType::Unknown),
+                ast::Literal::Boolean(b) => Expr::constant(Value::Bool(*b), DataType::Bool),
+                ast::Literal::Null => Expr::constant(Value::Null, DataType::Unknown),
+            }),
+            K::TypedString {
+                data_type: t,
+                value,
+            } => {
+                let ty = data_type(t)?;
+                let lit = Expr::constant(Value::text(value), DataType::Unknown);
+                self.coerce(lit, &ty, CastContext::Explicit, e.offset)
+            }
+            K::Column(c) => {
+                if let Mode::Agg(state) = mode {
+                    // Not a group key (checked by the caller): an error,
+                    // unless the name does not resolve at all.
+                    let (i, _) = state.input.resolve(c.table.as_deref(), &c.column)?;
+                    let col = &state.input.columns[i];
+                    let q = col.qualifier.clone().unwrap_or_default();
+                    return Err(err!(
+                        GroupingError,
+                        "column \"{}{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                        if q.is_empty() { String::new() } else { format!("{q}.") },
+                        c.column
+                    ));
+                }
+                let (i, ty) = scope.resolve(c.table.as_deref(), &c.column)?;
+                Ok(Expr::column(i, ty))
+            }
+            K::Unary { op, expr } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                match op {
+                    ast::UnaryOp::Not => {
+                        let x = self.to_bool(x, expr.offset, "NOT")?;
+                        Ok(Expr {
+                            kind: ExprKind::Not(Box::new(x)),
+                            ty: DataType::Bool,
+                        })
+                    }
+                    ast::UnaryOp::Plus | ast::UnaryOp::Minus => {
+                        let x = if x.ty == DataType::Unknown {
+                            self.coerce(x, &DataType::Float8, CastContext::Implicit, expr.offset)?
+                        } else {
+                            x
+                        };
+                        if !(x.ty.is_numeric() || x.ty == DataType::Interval) {
+                            let sym = if *op == ast::UnaryOp::Minus { "-" } else { "+" };
+                            return Err(err!(
+                                UndefinedFunction,
+                                "operator does not exist: {sym} {}",
+                                x.ty
+                            )
+                            .with_hint("No operator matches the given name and argument type. You might need to add an explicit type cast."));
+                        }
+                        if *op == ast::UnaryOp::Plus {
+                            return Ok(x);
+                        }
+                        let ty = x.ty.without_typmod();
+                        Ok(Expr {
+                            kind: ExprKind::Neg(Box::new(x)),
+                            ty,
+                        })
+                    }
+                }
+            }
+            K::Binary { op, left, right } => {
+                self.bind_binary(*op, left, right, scope, mode, e.offset)
+            }
+            K::IsNull { expr, negated } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                Ok(Expr {
+                    kind: ExprKind::IsNull(Box::new(x), *negated),
+                    ty: DataType::Bool,
+                })
+            }
+            K::IsBool {
+                expr,
+                value,
+                negated,
+            } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                let x = self.to_bool(x, expr.offset, "IS")?;
+                let kind = match value {
+                    Some(v) => ExprKind::IsBool(Box::new(x), *v, *negated),
+                    None => ExprKind::IsNull(Box::new(x), *negated),
+                };
+                Ok(Expr {
+                    kind,
+                    ty: DataType::Bool,
+                })
+            }
+            K::IsDistinctFrom {
+                left,
+                right,
+                negated,
+            } => {
+                let (l, r) = self.bind_comparable(left, right, scope, mode, e.offset)?;
+                Ok(Expr {
+                    kind: ExprKind::IsDistinct(Box::new(l), Box::new(r), *negated),
+                    ty: DataType::Bool,
+                })
+            }
+            K::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => {
+                let ge = self.bind_binary(ast::BinaryOp::GtEq, expr, low, scope, mode, e.offset)?;
+                let le =
+                    self.bind_binary(ast::BinaryOp::LtEq, expr, high, scope, mode, e.offset)?;
+                let both = Expr {
+                    kind: ExprKind::And(Box::new(ge), Box::new(le)),
+                    ty: DataType::Bool,
+                };
+                Ok(if *negated {
+                    Expr {
+                        kind: ExprKind::Not(Box::new(both)),
+                        ty: DataType::Bool,
+                    }
+                } else {
+                    both
+                })
+            }
+            K::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                let mut items = Vec::with_capacity(list.len());
+                for item in list {
+                    items.push((self.bind_expr(item, scope, mode)?, item.offset));
+                }
+                let mut all = vec![(x.ty, expr.offset)];
+                all.extend(items.iter().map(|(i, off)| (i.ty, *off)));
+                let ty = self.unify("IN", &all)?;
+                let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
+                let items = items
+                    .into_iter()
+                    .map(|(i, off)| self.coerce(i, &ty, CastContext::Implicit, off))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Expr {
+                    kind: ExprKind::InList(Box::new(x), items, *negated),
+                    ty: DataType::Bool,
+                })
+            }
+            K::InSubquery {
+                expr,
+                query,
+                negated,
+            } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                let plan = self.plan_subquery(query)?;
+                if plan.fields.len() != 1 {
+                    return Err(err!(SyntaxError, "subquery has too many columns"));
+                }
+                let sub_ty = plan.fields[0].ty;
+                let ty = common_type(&x.ty, &sub_ty).ok_or_else(|| {
+                    err!(
+                        UndefinedFunction,
+                        "operator does not exist: {} = {}",
+                        x.ty,
+                        sub_ty
+                    )
+                })?;
+                let ty = if ty == DataType::Unknown {
+                    DataType::Text
+                } else {
+                    ty
+                };
+                let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
+                let rows = self.ctx.run_subquery(plan)?;
+                let mut set = std::collections::HashSet::new();
+                let mut has_null = false;
+                for row in rows {
+                    let v = types::cast_from(&row[0], &sub_ty, &ty, CastContext::Implicit)?;
+                    if v.is_null() {
+                        has_null = true;
+                    } else {
+                        set.insert(v);
+                    }
+                }
+                Ok(Expr {
+                    kind: ExprKind::InSet(Box::new(x), set, has_null, *negated),
+                    ty: DataType::Bool,
+                })
+            }
+            K::Like {
+                expr,
+                pattern,
+                escape,
+                negated,
+                case_insensitive,
+            } => {
+                let x = self.bind_expr(expr, scope, mode)?;
+                let mut p = self.bind_expr(pattern, scope, mode)?;
+                if let Some(esc) = escape {
+                    // Rewrite the pattern to the default backslash escape.
+                    let esc_text = match &esc.kind {
+                        ast::ExprKind::Literal(ast::Literal::String(s)) => s.clone(),
+                        _ => {
+                            return Err(err!(
+                                FeatureNotSupported,
+                                "LIKE ... ESCAPE takes a string literal"
+                            ))
+                        }
+                    };
+                    let Some(Value::Text(pt)) = p.as_const().cloned() else {
+                        return Err(err!(
+                            FeatureNotSupported,
+                            "LIKE ... ESCAPE needs a constant pattern"
+                        ));
+                    };
+                    let mut chars = esc_text.chars();
+                    let esc_char = chars.next();
+                    if chars.next().is_some() {
+                        return Err(err!(InvalidParameterValue, "invalid escape string")
+                            .with_hint("Escape string must be empty or one character."));
+                    }
+                    p = Expr::constant(
+                        Value::text(&rewrite_escape(&pt, esc_char)),
+                        DataType::Unknown,
+                    );
+                }
+                let x = self.to_text_operand(x, expr.offset, "~~")?;
+                let p = self.to_text_operand(p, pattern.offset, "~~")?;
+                Ok(Expr {
+                    kind: ExprKind::Like(Box::new(x), Box::new(p), *case_insensitive, *negated),
+                    ty: DataType::Bool,
+                })
+            }
+            K::Exists(query) => {
+                let plan = self.plan_subquery(query)?;
+                let plan = Plan {
+                    fields: plan.fields.clone(),
+                    rows: 1.0,
+                    node: super::Node::Limit {
+                        input: Box::new(plan),
+                        limit: Some(1),
+                        offset: 0,
+                    },
+                };
+                let rows = self.ctx.run_subquery(plan)?;
+                Ok(Expr::constant(
+                    Value::Bool(!rows.is_empty()),
+                    DataType::Bool,
+                ))
+            }
+            K::Subquery(query) => {
+                let plan = self.plan_subquery(query)?;
+                if plan.fields.len() != 1 {
+                    return Err(err!(SyntaxError, "subquery must return only one column"));
+                }
+                let ty = plan.fields[0].ty;
+                let rows = self.ctx.run_subquery(plan)?;
+                if rows.len() > 1 {
+                    return Err(err!(
+                        CardinalityViolation,
+                        "more than one row returned by a subquery used as an expression"
+                    ));
+                }
+                let v = rows
+                    .into_iter()
+                    .next()
+                    .map_or(Value::Null, |mut r| r.remove(0));
+                Ok(Expr::constant(v, ty))
+            }
+            K::Case {
+                operand,
+                branches,
+                else_result,
+            } => self.bind_case(
+                operand.as_deref(),
+                branches,
+                else_result.as_deref(),
+                scope,
+                mode,
+            ),
+            K::Cast { expr, data_type: t } => {
+                let ty = data_type(t)?;
+                let x = self.bind_expr(expr, scope, mode)?;
+                if x.ty == ty {
+                    // A cast to the same type with another typmod still
+                    // applies the typmod (varchar(3), numeric(5,2)).
+                    if x.ty.without_typmod() != x.ty || ty.without_typmod() != ty {
+                        return Ok(Expr {
+                            kind: ExprKind::Cast(Box::new(x), CastContext::Explicit),
+                            ty,
+                        });
+                    }
+                    return Ok(x);
+                }
+                if x.ty.without_typmod() == ty.without_typmod() && x.ty != DataType::Unknown {
+                    return Ok(Expr {
+                        kind: ExprKind::Cast(Box::new(x), CastContext::Explicit),
+                        ty,
+                    });
+                }
+                self.coerce(x, &ty, CastContext::Explicit, expr.offset)
+            }
+            K::Function(call) => self.bind_function(call, scope, mode, e.offset),
+            K::CurrentValue(v) => {
+                let now = self.ctx.statement_timestamp();
+                Ok(match v {
+                    ast::CurrentValue::CurrentTimestamp | ast::CurrentValue::LocalTimestamp => {
+                        Expr::constant(Value::Timestamp(now), DataType::Timestamp)
+                    }
+                    ast::CurrentValue::CurrentDate => Expr::constant(
+                        Value::Date(now.div_euclid(86_400_000_000) as i32),
+                        DataType::Date,
+                    ),
+                    ast::CurrentValue::CurrentUser | ast::CurrentValue::SessionUser => {
+                        Expr::constant(Value::text("heapdb"), DataType::Text)
+                    }
+                    ast::CurrentValue::CurrentTime | ast::CurrentValue::LocalTime => {
+                        return Err(err!(FeatureNotSupported, "type \"time\" is not supported"))
+                    }
+                })
+            }
+            K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
+        }
+    }
+
+    fn to_text_operand(&self, x: Expr, offset: ast::Offset, op: &str) -> Result<Expr> {
+        if x.ty.is_string() || x.ty == DataType::Unknown {
+            self.coerce(x, &DataType::Text, CastContext::Implicit, offset)
+        } else {
+            Err(at(
+                err!(UndefinedFunction, "operator does not exist: {} {op} unknown", x.ty)
+                    .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            ))
+        }
+    }
+
+    /// Binds two expressions and casts them to their common type.
+    fn bind_comparable(
+        &mut self,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        scope: &Scope,
+        mode: &mut Mode,
+        offset: ast::Offset,
+    ) -> Result<(Expr, Expr)> {
+        let l = self.bind_expr(left, scope, mode)?;
+        let r = self.bind_expr(right, scope, mode)?;
+        let (lt, rt, _) = types::resolve_binary(BinaryOp::Eq, &l.ty, &r.ty).ok_or_else(|| {
+            at(
+                types::ops::operator_error(BinaryOp::Eq, &l.ty, &r.ty),
+                offset,
+            )
+        })?;
+        let l = self.coerce(l, &lt, CastContext::Implicit, left.offset)?;
+        let r = self.coerce(r, &rt, CastContext::Implicit, right.offset)?;
+        Ok((l, r))
+    }
+
+    fn bind_binary(
+        &mut self,
+        op: ast::BinaryOp,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        scope: &Scope,
+        mode: &mut Mode,
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        use ast::BinaryOp as A;
+        if matches!(op, A::And | A::Or) {
+            let name = if op == A::And { "AND" } else { "OR" };
+            let l = self.bind_expr(left, scope, mode)?;
+            let l = self.to_bool(l, left.offset, name)?;
+            let r = self.bind_expr(right, scope, mode)?;
+            let r = self.to_bool(r, right.offset, name)?;
+            let kind = if op == A::And {
+                ExprKind::And(Box::new(l), Box::new(r))
+            } else {
+                ExprKind::Or(Box::new(l), Box::new(r))
+            };
+            return Ok(Expr {
+                kind,
+                ty: DataType::Bool,
+            });
+        }
+        let bop = match op {
+            A::Plus => BinaryOp::Add,
+            A::Minus => BinaryOp::Sub,
+            A::Multiply => BinaryOp::Mul,
+            A::Divide => BinaryOp::Div,
+            A::Modulo => BinaryOp::Mod,
+            A::Exponent => BinaryOp::Pow,
+            A::Concat => BinaryOp::Concat,
+            A::Eq => BinaryOp::Eq,
+            A::NotEq => BinaryOp::NotEq,
+            A::Lt => BinaryOp::Lt,
+            A::LtEq => BinaryOp::LtEq,
+            A::Gt => BinaryOp::Gt,
+            A::GtEq => BinaryOp::GtEq,
+            A::And | A::Or => unreachable!("handled above"),
+        };
+        let l = self.bind_expr(left, scope, mode)?;
+        let r = self.bind_expr(right, scope, mode)?;
+        let (lt, rt, ty) = types::resolve_binary(bop, &l.ty, &r.ty)
+            .ok_or_else(|| at(types::ops::operator_error(bop, &l.ty, &r.ty), offset))?;
+        // `||` takes any type beside a string (PostgreSQL's anytextcat): the
+        // other side becomes text through its output function.
+        let ctx_for = |e: &Expr| {
+            if bop == BinaryOp::Concat && !(e.ty.is_string() || e.ty == DataType::Unknown) {
+                CastContext::Explicit
+            } else {
+                CastContext::Implicit
+            }
+        };
+        let (lc, rc) = (ctx_for(&l), ctx_for(&r));
+        let l = self.coerce(l, &lt, lc, left.offset)?;
+        let r = self.coerce(r, &rt, rc, right.offset)?;
+        Ok(Expr {
+            kind: ExprKind::Binary(bop, Box::new(l), Box::new(r)),
+            ty,
+        })
+    }
+
+    fn bind_case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        branches: &[(ast::Expr, ast::Expr)],
+        else_result: Option<&ast::Expr>,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let mut arms = Vec::with_capacity(branches.len());
+        for (cond, result) in branches {
+            let c = match operand {
+                Some(op) => {
+                    self.bind_binary(ast::BinaryOp::Eq, op, cond, scope, mode, cond.offset)?
+                }
+                None => self.bind_condition(cond, scope, mode, "CASE/WHEN")?,
+            };
+            let r = self.bind_expr(result, scope, mode)?;
+            arms.push((c, r, result.offset));
+        }
+        let otherwise = match else_result {
+            Some(e) => Some((self.bind_expr(e, scope, mode)?, e.offset)),
+            None => None,
+        };
+        let mut all: Vec<(DataType, ast::Offset)> =
+            otherwise.iter().map(|(e, off)| (e.ty, *off)).collect();
+        all.extend(arms.iter().map(|a| (a.1.ty, a.2)));
+        let ty = self.unify("CASE", &all)?;
+        let arms = arms
+            .into_iter()
+            .map(|(c, r, off)| Ok((c, self.coerce(r, &ty, CastContext::Implicit, off)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let otherwise = match otherwise {
+            Some((e, off)) => Some(Box::new(self.coerce(e, &ty, CastContext::Implicit, off)?)),
+            None => None,
+        };
+        Ok(Expr {
+            kind: ExprKind::Case(arms, otherwise),
+            ty,
+        })
+    }
+
+    fn bind_function(
+        &mut self,
+        call: &ast::FunctionCall,
+        scope: &Scope,
+        mode: &mut Mode,
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        let name = call.name.name.as_str();
+        if is_aggregate(&call.name) {
+            return self.bind_aggregate(call, mode);
+        }
+        if call.star || call.distinct || call.filter.is_some() {
+            return Err(err!(
+                WrongObjectType,
+                "{} specified, but {name} is not an aggregate function",
+                if call.star {
+                    format!("{name}(*)")
+                } else if call.distinct {
+                    "DISTINCT".into()
+                } else {
+                    "FILTER".into()
+                }
+            ));
+        }
+        let mut args = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            args.push((self.bind_expr(a, scope, mode)?, a.offset));
+        }
+        match name {
+            "coalesce" | "greatest" | "least" => {
+                let all: Vec<(DataType, ast::Offset)> =
+                    args.iter().map(|(a, off)| (a.ty, *off)).collect();
+                let ty = self.unify(&name.to_uppercase(), &all)?;
+                let items = args
+                    .into_iter()
+                    .map(|(a, off)| self.coerce(a, &ty, CastContext::Implicit, off))
+                    .collect::<Result<Vec<_>>>()?;
+                if name == "coalesce" {
+                    return Ok(Expr {
+                        kind: ExprKind::Coalesce(items),
+                        ty,
+                    });
+                }
+                // greatest/least: fold into CASE-free comparisons per row.
+                return Ok(Expr {
+                    kind: ExprKind::Extreme(items, name == "greatest"),
+                    ty,
+                });
+            }
+            "nullif" if args.len() == 2 => {
+                let (a, b) = (&call.args[0], &call.args[1]);
+                let eq = self.bind_binary(ast::BinaryOp::Eq, a, b, scope, mode, offset)?;
+                let first = args.swap_remove(0).0;
+                let first = self.resolve_unknown(first)?;
+                let ty = first.ty;
+                return Ok(Expr {
+                    kind: ExprKind::Case(
+                        vec![(eq, Expr::constant(Value::Null, ty))],
+                        Some(Box::new(first)),
+                    ),
+                    ty,
+                });
+            }
+            "now"
+            | "current_timestamp"
+            | "statement_timestamp"
+            | "transaction_timestamp"
+            | "localtimestamp"
+                if args.is_empty() =>
+            {
+                return Ok(Expr::constant(
+                    Value::Timestamp(self.ctx.statement_timestamp()),
+                    DataType::Timestamp,
+                ));
+            }
+            _ => {}
+        }
+        if args.iter().all(|(a, _)| a.as_const().is_some()) {
+            let values: Vec<Value> = args
+                .iter()
+                .map(|(a, _)| a.as_const().cloned().unwrap_or(Value::Null))
+                .collect();
+            if let Some(r) = self.ctx.scalar_function(name, &values) {
+                let (v, ty) = r?;
+                return Ok(Expr::constant(v, ty));
+            }
+        }
+        let func = ScalarFunc::from_name(name).ok_or_else(|| {
+            let list: Vec<String> = args.iter().map(|(a, _)| a.ty.to_string()).collect();
+            err!(
+                UndefinedFunction,
+                "function {name}({}) does not exist",
+                list.join(", ")
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        })?;
+        let types_in: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        let resolved = func.resolve(&types_in)?;
+        let args = args
+            .into_iter()
+            .zip(&resolved.arg_types)
+            .map(|((a, off), t)| self.coerce(a, t, CastContext::Implicit, off))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Expr {
+            kind: ExprKind::Func(Func(resolved.func), args),
+            ty: resolved.result,
+        })
+    }
+
+    fn bind_aggregate(&mut self, call: &ast::FunctionCall, mode: &mut Mode) -> Result<Expr> {
+        let name = call.name.name.as_str();
+        let state = match mode {
+            Mode::NoAgg(clause) => {
+                return Err(err!(
+                    GroupingError,
+                    "aggregate functions are not allowed in {clause}"
+                ))
+            }
+            Mode::Agg(state) => state,
+        };
+        if let Some(k) = state.aggs.iter().position(|(c, _)| c == call) {
+            let ngroup = state.group.len();
+            return Ok(Expr::column(ngroup + k, state.aggs[k].1.ty));
+        }
+        let input = state.input.clone();
+        let mut inner = Mode::NoAgg("aggregate function calls");
+        let (func, arg) = if call.star {
+            if name != "count" {
+                return Err(err!(UndefinedFunction, "function {name}() does not exist")
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+            }
+            (AggFunc::CountStar, None)
+        } else {
+            if call.args.len() != 1 {
+                let list: Vec<String> = call.args.iter().map(|_| "unknown".to_string()).collect();
+                return Err(err!(
+                    UndefinedFunction,
+                    "function {name}({}) does not exist",
+                    list.join(", ")
+                ));
+            }
+            let a = self
+                .bind_expr(&call.args[0], &input, &mut inner)
+                .map_err(nested_agg)?;
+            let a = self.resolve_unknown(a)?;
+            (
+                AggFunc::from_name(name).expect("is_aggregate checked the name"),
+                Some(a),
+            )
+        };
+        let ty = match &arg {
+            Some(a) => agg_result_type(func, &a.ty)?,
+            None => DataType::Int8,
+        };
+        let filter = match &call.filter {
+            Some(f) => Some(
+                self.bind_condition(f, &input, &mut inner, "FILTER")
+                    .map_err(nested_agg)?,
+            ),
+            None => None,
+        };
+        let agg = AggCall {
+            func,
+            arg,
+            distinct: call.distinct,
+            filter,
+            ty,
+        };
+        state.aggs.push((call.clone(), agg));
+        let ngroup = state.group.len();
+        Ok(Expr::column(ngroup + state.aggs.len() - 1, ty))
+    }
+}
+
+/// Rewrites a LIKE pattern written with escape character `esc` (or none)
+/// into the default backslash-escape form.
+fn rewrite_escape(pattern: &str, esc: Option<char>) -> String {
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        if Some(c) == esc {
+            out.push('\\');
+            if let Some(n) = it.next() {
+                out.push(n);
+            }
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Rewords the error of an aggregate inside an aggregate as PostgreSQL does.
+fn nested_agg(e: Error) -> Error {
+    if e.message == "aggregate functions are not allowed in aggregate function calls" {
+        err!(GroupingError, "aggregate function calls cannot be nested")
+    } else {
+        e
+    }
+}

@@ -1,0 +1,418 @@
+//! EXPLAIN: a plan tree printed in PostgreSQL's text shape.
+//!
+//! ```text
+//! HashAggregate  (rows=50 width=12)
+//!   Group Key: bid
+//!   ->  Seq Scan on pgbench_accounts  (rows=5000000 width=8)
+//! ```
+//!
+//! Node names, the `->` indentation and the detail lines (`Filter:`, `Group
+//! Key:`, `Hash Cond:`, `Sort Key:`) are PostgreSQL's. Where PostgreSQL
+//! prints `(cost=... rows=... width=...)`, heapdb prints only its row
+//! estimate and width: it has no cost model, and made-up costs would invite
+//! comparisons that mean nothing. Projection nodes are folded into the node
+//! below, as PostgreSQL folds projection into every node. With ANALYZE each
+//! line gets `(actual time=first..total rows=N loops=1)` and, with BUFFERS,
+//! a `Buffers: shared hit=N read=N dirtied=N written=N` line.
+
+use super::{JoinKind, Node, Plan, TableFunc};
+use crate::exec::expr::{Expr, ExprKind};
+use crate::exec::NodeStats;
+use crate::types::{format_value, DataType, Value};
+
+/// What to print beside the plan.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExplainFlags {
+    /// Print row estimates.
+    pub costs: bool,
+    /// Print measured figures (the stats slice is present).
+    pub analyze: bool,
+    /// Print buffer counters.
+    pub buffers: bool,
+    /// Print times.
+    pub timing: bool,
+}
+
+/// The lines of EXPLAIN output for `plan`.
+pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut id = 0;
+    node(plan, 0, true, flags, stats, &mut id, &mut out, &[]);
+    out
+}
+
+fn width(plan: &Plan) -> usize {
+    plan.fields
+        .iter()
+        .map(|f| match f.ty.attlen() {
+            -1 => 32,
+            n => n as usize,
+        })
+        .sum()
+}
+
+fn names(plan: &Plan) -> Vec<String> {
+    plan.fields.iter().map(|f| f.name.clone()).collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn node(
+    plan: &Plan,
+    depth: usize,
+    top: bool,
+    flags: ExplainFlags,
+    stats: Option<&[NodeStats]>,
+    id: &mut usize,
+    out: &mut Vec<String>,
+    extra: &[String],
+) {
+    let my_id = *id;
+    *id += 1;
+    // Projections and filters fold into the node below them.
+    match &plan.node {
+        Node::Project { input, .. } => {
+            node(input, depth, top, flags, stats, id, out, extra);
+            return;
+        }
+        Node::Filter { input, predicate } => {
+            let mut more = vec![format!("Filter: {}", deparse(predicate, &names(input)))];
+            more.extend(extra.iter().cloned());
+            node(input, depth, top, flags, stats, id, out, &more);
+            return;
+        }
+        _ => {}
+    }
+    let (title, mut details): (String, Vec<String>) = match &plan.node {
+        Node::SeqScan {
+            table,
+            alias,
+            filter,
+            columns,
+            ..
+        } => {
+            let mut t = format!("Seq Scan on {}", table.name);
+            if *alias != table.name {
+                t.push(' ');
+                t.push_str(alias);
+            }
+            let cols: Vec<String> = columns
+                .iter()
+                .map(|&c| table.columns[c].name.clone())
+                .collect();
+            (
+                t,
+                filter
+                    .iter()
+                    .map(|f| format!("Filter: {}", deparse(f, &cols)))
+                    .collect(),
+            )
+        }
+        Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
+        Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
+        Node::Function { name, func } => match func {
+            TableFunc::Rows(_)
+            | TableFunc::SeriesInt { .. }
+            | TableFunc::SeriesTimestamp { .. } => (format!("Function Scan on {name}"), vec![]),
+        },
+        Node::Aggregate { input, group, .. } => {
+            if group.is_empty() {
+                ("Aggregate".into(), vec![])
+            } else {
+                let n = names(input);
+                let keys: Vec<String> = group.iter().map(|g| deparse(g, &n)).collect();
+                (
+                    "HashAggregate".into(),
+                    vec![format!("Group Key: {}", keys.join(", "))],
+                )
+            }
+        }
+        Node::Distinct { input } => (
+            "HashAggregate".into(),
+            vec![format!("Group Key: {}", names(input).join(", "))],
+        ),
+        Node::Sort { input, keys } => {
+            let n = names(input);
+            let ks: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    let mut s = n[k.column].clone();
+                    if k.descending {
+                        s.push_str(" DESC");
+                    }
+                    if k.nulls_first != k.descending {
+                        s.push_str(if k.nulls_first {
+                            " NULLS FIRST"
+                        } else {
+                            " NULLS LAST"
+                        });
+                    }
+                    s
+                })
+                .collect();
+            ("Sort".into(), vec![format!("Sort Key: {}", ks.join(", "))])
+        }
+        Node::Limit { .. } => ("Limit".into(), vec![]),
+        Node::Append { .. } => ("Append".into(), vec![]),
+        Node::SetOp { intersect, all, .. } => (
+            format!(
+                "HashSetOp {}{}",
+                if *intersect { "Intersect" } else { "Except" },
+                if *all { " All" } else { "" }
+            ),
+            vec![],
+        ),
+        Node::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+            ..
+        } => {
+            let kind_s = match kind {
+                JoinKind::Inner => "",
+                JoinKind::Left => " Left",
+                JoinKind::Right => " Right",
+                JoinKind::Full => " Full",
+            };
+            let (ln, rn) = (names(left), names(right));
+            let conds: Vec<String> = left_keys
+                .iter()
+                .zip(right_keys)
+                .map(|(l, r)| format!("({} = {})", deparse(l, &ln), deparse(r, &rn)))
+                .collect();
+            let mut d = vec![format!("Hash Cond: {}", conds.join(" AND "))];
+            if let Some(r) = residual {
+                let mut all = ln.clone();
+                all.extend(rn);
+                d.push(format!("Join Filter: {}", deparse(r, &all)));
+            }
+            (format!("Hash{kind_s} Join"), d)
+        }
+        Node::NestedLoop {
+            left,
+            right,
+            kind,
+            condition,
+        } => {
+            let mut all = names(left);
+            all.extend(names(right));
+            (
+                if *kind == JoinKind::Left {
+                    "Nested Loop Left Join".into()
+                } else {
+                    "Nested Loop".into()
+                },
+                condition
+                    .iter()
+                    .map(|c| format!("Join Filter: {}", deparse(c, &all)))
+                    .collect(),
+            )
+        }
+        Node::Project { .. } | Node::Filter { .. } => unreachable!("folded above"),
+    };
+    details.extend(extra.iter().cloned());
+    let mut line = String::new();
+    if !top {
+        line.push_str(&" ".repeat(depth.saturating_sub(1) * 6 + 2));
+        line.push_str("->  ");
+    }
+    line.push_str(&title);
+    if flags.costs {
+        line.push_str(&format!(
+            "  (rows={:.0} width={})",
+            plan.rows.max(0.0),
+            width(plan)
+        ));
+    }
+    if let (true, Some(s)) = (flags.analyze, stats) {
+        let st = s[my_id];
+        if flags.timing {
+            line.push_str(&format!(
+                " (actual time={:.3}..{:.3} rows={} loops=1)",
+                st.first * 1000.0,
+                st.total * 1000.0,
+                st.rows
+            ));
+        } else {
+            line.push_str(&format!(" (actual rows={} loops=1)", st.rows));
+        }
+    }
+    out.push(line);
+    let pad = if top { 2 } else { depth * 6 + 2 };
+    for d in details {
+        out.push(format!("{}{d}", " ".repeat(pad)));
+    }
+    if let (true, true, Some(s)) = (flags.analyze, flags.buffers, stats) {
+        let b = s[my_id].buffers;
+        let mut parts = Vec::new();
+        for (name, v) in [
+            ("hit", b.shared_hit),
+            ("read", b.shared_read),
+            ("dirtied", b.shared_dirtied),
+            ("written", b.shared_written),
+        ] {
+            if v > 0 {
+                parts.push(format!("{name}={v}"));
+            }
+        }
+        if !parts.is_empty() {
+            out.push(format!(
+                "{}Buffers: shared {}",
+                " ".repeat(pad),
+                parts.join(" ")
+            ));
+        }
+    }
+    let children = plan.children();
+    // A hash join prints its build side under a "Hash" node.
+    if let Node::HashJoin { build_left, .. } = &plan.node {
+        let (probe, build) = if *build_left {
+            (children[1], children[0])
+        } else {
+            (children[0], children[1])
+        };
+        let (probe_id, build_id) = if *build_left {
+            let b = *id;
+            let mut c = 0;
+            count(build, &mut c);
+            (b + c, b)
+        } else {
+            let p = *id;
+            let mut c = 0;
+            count(probe, &mut c);
+            (p, p + c)
+        };
+        let mut pid = probe_id;
+        node(probe, depth + 1, false, flags, stats, &mut pid, out, &[]);
+        let mut hash_line = format!("{}->  Hash", " ".repeat(depth * 6 + 2));
+        if flags.costs {
+            hash_line.push_str(&format!(
+                "  (rows={:.0} width={})",
+                build.rows.max(0.0),
+                width(build)
+            ));
+        }
+        out.push(hash_line);
+        let mut bid = build_id;
+        node(build, depth + 2, false, flags, stats, &mut bid, out, &[]);
+        *id = pid.max(bid);
+        return;
+    }
+    for c in children {
+        node(c, depth + 1, false, flags, stats, id, out, &[]);
+    }
+}
+
+fn count(plan: &Plan, n: &mut usize) {
+    *n += 1;
+    for c in plan.children() {
+        count(c, n);
+    }
+}
+
+fn literal(v: &Value, ty: &DataType) -> String {
+    if v.is_null() {
+        return "NULL".into();
+    }
+    let mut s = String::new();
+    format_value(v, &mut s);
+    match ty {
+        DataType::Int2
+        | DataType::Int4
+        | DataType::Int8
+        | DataType::Numeric(_)
+        | DataType::Bool => {
+            if matches!(ty, DataType::Bool) {
+                if s == "t" {
+                    "true".into()
+                } else {
+                    "false".into()
+                }
+            } else if s.starts_with('-') {
+                format!("'{s}'::{ty}")
+            } else {
+                s
+            }
+        }
+        _ => format!("'{}'::{ty}", s.replace('\'', "''")),
+    }
+}
+
+/// An expression as PostgreSQL's EXPLAIN prints it (parenthesized
+/// operators).
+pub fn deparse(e: &Expr, cols: &[String]) -> String {
+    match &e.kind {
+        ExprKind::Column(i) => cols.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
+        ExprKind::Const(v) => literal(v, &e.ty),
+        ExprKind::Binary(op, a, b) => {
+            format!(
+                "({} {} {})",
+                deparse(a, cols),
+                op.symbol(),
+                deparse(b, cols)
+            )
+        }
+        ExprKind::Neg(a) => format!("(- {})", deparse(a, cols)),
+        ExprKind::Not(a) => format!("(NOT {})", deparse(a, cols)),
+        ExprKind::And(a, b) => format!("({} AND {})", deparse(a, cols), deparse(b, cols)),
+        ExprKind::Or(a, b) => format!("({} OR {})", deparse(a, cols), deparse(b, cols)),
+        ExprKind::IsNull(a, neg) => format!(
+            "({} IS {}NULL)",
+            deparse(a, cols),
+            if *neg { "NOT " } else { "" }
+        ),
+        ExprKind::IsBool(a, v, neg) => format!(
+            "({} IS {}{})",
+            deparse(a, cols),
+            if *neg { "NOT " } else { "" },
+            if *v { "TRUE" } else { "FALSE" }
+        ),
+        ExprKind::IsDistinct(a, b, neg) => format!(
+            "({} IS {}DISTINCT FROM {})",
+            deparse(a, cols),
+            if *neg { "NOT " } else { "" },
+            deparse(b, cols)
+        ),
+        ExprKind::Cast(a, _) => format!("({})::{}", deparse(a, cols), e.ty),
+        ExprKind::Case(..) => "CASE ... END".into(),
+        ExprKind::InList(a, list, neg) => {
+            let items: Vec<String> = list.iter().map(|x| deparse(x, cols)).collect();
+            format!(
+                "({} {}IN ({}))",
+                deparse(a, cols),
+                if *neg { "NOT " } else { "" },
+                items.join(", ")
+            )
+        }
+        ExprKind::InSet(a, _, _, neg) => format!(
+            "({} {}IN (hashed SubPlan))",
+            deparse(a, cols),
+            if *neg { "NOT " } else { "" }
+        ),
+        ExprKind::Like(a, b, ci, neg) => format!(
+            "({} {}{} {})",
+            deparse(a, cols),
+            if *neg { "!" } else { "" },
+            if *ci { "~~*" } else { "~~" },
+            deparse(b, cols)
+        ),
+        ExprKind::Func(f, args) => {
+            let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
+            format!("{}({})", f.name(), a.join(", "))
+        }
+        ExprKind::Coalesce(args) => {
+            let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
+            format!("COALESCE({})", a.join(", "))
+        }
+        ExprKind::Extreme(args, g) => {
+            let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
+            format!(
+                "{}({})",
+                if *g { "GREATEST" } else { "LEAST" },
+                a.join(", ")
+            )
+        }
+    }
+}

@@ -1,0 +1,654 @@
+//! INSERT, UPDATE and DELETE.
+//!
+//! Each statement is planned as a query producing the rows to write — for
+//! INSERT the complete new rows (missing columns filled from their DEFAULT
+//! expressions), for UPDATE and DELETE the target rows' tuple ids and
+//! complete new (or old) rows — and then written row by row through the
+//! heap access methods, with NOT NULL checked before anything is written.
+//! `INSERT ... SELECT` fills whole pages with the heap's multi-insert on the
+//! bulk-write ring.
+//!
+//! Concurrent writers: a row another running transaction changed makes the
+//! statement wait for that transaction; if it committed, the statement fails
+//! with 40001 (`could not serialize access due to concurrent update`),
+//! if it aborted, the change goes ahead.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use heapdb_grammar::ast;
+
+use super::{Column, QueryResult, Session};
+use crate::access::heap::tuple;
+use crate::access::heap::{Tid, TmResult};
+use crate::catalog::TableDef;
+use crate::err;
+use crate::error::Result;
+use crate::exec;
+use crate::exec::expr::Expr;
+use crate::exec::scan::tuple_desc;
+use crate::exec::vector::{Batch, Vector};
+use crate::plan::bind::{at, Binder, Mode};
+use crate::plan::scope::Scope;
+use crate::plan::{Field, Node, Plan};
+use crate::storage::StrategyKind;
+use crate::txn::Xid;
+use crate::types::cast::{cast_kind, CastContext};
+use crate::types::{format_value, DataType, Value};
+
+/// Parses a stored DEFAULT expression.
+pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
+    let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}")).map_err(super::parse_error)?;
+    if let ast::Statement::Query(q) = stmt {
+        if let ast::SetExpr::Select(s) = q.body {
+            if let Some(ast::SelectItem::Expr { expr, .. }) = s.projection.into_iter().next() {
+                return Ok(expr);
+            }
+        }
+    }
+    Err(err!(InternalError, "bad stored default expression: {text}"))
+}
+
+/// Turns rows into tuples and writes them.
+struct RowWriter<'a> {
+    table: &'a TableDef,
+    desc: tuple::TupleDesc,
+    values: Vec<u8>,
+    ranges: Vec<Option<(usize, usize)>>,
+    tuple: Vec<u8>,
+}
+
+impl<'a> RowWriter<'a> {
+    fn new(table: &'a TableDef) -> Result<RowWriter<'a>> {
+        Ok(RowWriter {
+            table,
+            desc: tuple_desc(table)?,
+            values: Vec::new(),
+            ranges: Vec::new(),
+            tuple: Vec::new(),
+        })
+    }
+
+    /// Checks NOT NULL and forms row `i` of `b` (whose columns are the
+    /// table's) into `self.tuple`.
+    fn form(&mut self, b: &Batch, i: usize, offset: usize) -> Result<()> {
+        self.values.clear();
+        self.ranges.clear();
+        for (c, col) in self.table.columns.iter().enumerate() {
+            let v = b.columns[offset + c].get(i);
+            if v.is_null() {
+                if col.not_null {
+                    return Err(not_null_error(self.table, c, b, i, offset));
+                }
+                self.ranges.push(None);
+            } else {
+                let start = self.values.len();
+                v.encode(&mut self.values);
+                self.ranges.push(Some((start, self.values.len())));
+            }
+        }
+        let slices: Vec<Option<&[u8]>> = self
+            .ranges
+            .iter()
+            .map(|r| r.map(|(s, e)| &self.values[s..e]))
+            .collect();
+        tuple::form_tuple(&self.desc, &slices, &mut self.tuple)
+    }
+}
+
+fn not_null_error(
+    table: &TableDef,
+    c: usize,
+    b: &Batch,
+    i: usize,
+    offset: usize,
+) -> crate::error::Error {
+    let row: Vec<String> = (0..table.columns.len())
+        .map(|k| {
+            let v = b.columns[offset + k].get(i);
+            if v.is_null() {
+                "null".to_string()
+            } else {
+                let mut s = String::new();
+                format_value(&v, &mut s);
+                s
+            }
+        })
+        .collect();
+    err!(
+        NotNullViolation,
+        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+        table.columns[c].name,
+        table.name
+    )
+    .with_detail(format!("Failing row contains ({}).", row.join(", ")))
+}
+
+/// Waits until transaction `x` ends; true when it committed.
+fn wait_for(session: &Session, x: Xid) -> Result<bool> {
+    let cancel = session.cancel_flag();
+    while session.db.txns.is_running(x) {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(err!(
+                QueryCanceled,
+                "canceling statement due to user request"
+            ));
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    Ok(matches!(
+        session.db.txns.status(x)?,
+        crate::txn::XidStatus::Committed
+    ))
+}
+
+fn concurrent_update() -> crate::error::Error {
+    err!(
+        SerializationFailure,
+        "could not serialize access due to concurrent update"
+    )
+}
+
+fn tid_of(v: &Value) -> Tid {
+    let t = v.as_i64().unwrap_or(0);
+    Tid {
+        block: (t >> 16) as u32,
+        offset: (t & 0xffff) as u16,
+    }
+}
+
+impl Session {
+    fn target(
+        &mut self,
+        name: &ast::ObjectName,
+        snap: &crate::txn::Snapshot,
+    ) -> Result<Arc<TableDef>> {
+        self.lookup_table(snap, &name.name)
+            .map_err(|e| at(e, name.offset))
+    }
+
+    /// Binds RETURNING items over the table's columns.
+    fn returning(
+        &self,
+        binder: &mut Binder,
+        items: &[ast::SelectItem],
+        table: &TableDef,
+        alias: &str,
+    ) -> Result<(Vec<Expr>, Vec<Column>)> {
+        let scope = Scope::of(alias, table.columns.iter().map(|c| (c.name.clone(), c.ty)));
+        let mut exprs = Vec::new();
+        let mut cols = Vec::new();
+        for item in items {
+            match item {
+                ast::SelectItem::Expr { expr, alias } => {
+                    let e = binder.bind_expr(expr, &scope, &mut Mode::NoAgg("RETURNING"))?;
+                    let e = binder.resolve_unknown(e)?;
+                    cols.push(Column {
+                        name: alias
+                            .clone()
+                            .unwrap_or_else(|| crate::plan::select::output_name(expr)),
+                        ty: e.ty,
+                    });
+                    exprs.push(e);
+                }
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(_) => {
+                    for (i, c) in table.columns.iter().enumerate() {
+                        exprs.push(Expr::column(i, c.ty));
+                        cols.push(Column {
+                            name: c.name.clone(),
+                            ty: c.ty,
+                        });
+                    }
+                }
+            }
+        }
+        Ok((exprs, cols))
+    }
+
+    pub(crate) fn insert(
+        &mut self,
+        ins: &ast::Insert,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
+        let table = self.target(&ins.table, &snap)?;
+        let ncols = table.columns.len();
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..ncols).collect()
+        } else {
+            let mut seen = HashSet::new();
+            let mut t = Vec::new();
+            for c in &ins.columns {
+                let i = table.column_index(c).ok_or_else(|| {
+                    err!(
+                        UndefinedColumn,
+                        "column \"{c}\" of relation \"{}\" does not exist",
+                        table.name
+                    )
+                })?;
+                if !seen.insert(i) {
+                    return Err(err!(
+                        DuplicateColumn,
+                        "column \"{c}\" specified more than once"
+                    ));
+                }
+                t.push(i);
+            }
+            t
+        };
+        let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
+        let mut ctx = self.stmt_ctx(&snap);
+        let mut binder = Binder::new(&mut ctx);
+        let mut bulk = false;
+        let source = match &ins.source {
+            None => Plan {
+                rows: 1.0,
+                fields: vec![],
+                node: Node::Values { rows: vec![vec![]] },
+            },
+            Some(q) => match (
+                &q.body,
+                q.order_by.is_empty()
+                    && q.limit.is_none()
+                    && q.offset.is_none()
+                    && q.with.is_empty(),
+            ) {
+                (ast::SetExpr::Values(rows), true) => {
+                    let mut rows = rows.clone();
+                    for row in &mut rows {
+                        if row.len() > targets.len() {
+                            return Err(err!(
+                                SyntaxError,
+                                "INSERT has more expressions than target columns"
+                            ));
+                        }
+                        for (k, e) in row.iter_mut().enumerate() {
+                            if matches!(e.kind, ast::ExprKind::Default) {
+                                *e = match &table.columns[targets[k]].default {
+                                    Some(text) => parse_default(text)?,
+                                    None => {
+                                        ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null))
+                                    }
+                                };
+                            }
+                        }
+                    }
+                    let width = rows.first().map_or(0, Vec::len);
+                    if !ins.columns.is_empty() && width < targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more target columns than expressions"
+                        ));
+                    }
+                    let names: Vec<String> = targets
+                        .iter()
+                        .map(|&t| table.columns[t].name.clone())
+                        .collect();
+                    binder.plan_values(&rows, Some(&target_types[..width]), &names)?
+                }
+                _ => {
+                    bulk = true;
+                    binder.keep_unknown = true;
+                    let p = binder.plan_query(q)?;
+                    if !ins.columns.is_empty() && p.fields.len() < targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more target columns than expressions"
+                        ));
+                    }
+                    if p.fields.len() > targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more expressions than target columns"
+                        ));
+                    }
+                    for (k, f) in p.fields.iter().enumerate() {
+                        let to = &target_types[k];
+                        if f.ty != DataType::Unknown
+                            && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
+                        {
+                            return Err(err!(
+                                DatatypeMismatch,
+                                "column \"{}\" is of type {to} but expression is of type {}",
+                                table.columns[targets[k]].name,
+                                f.ty
+                            )
+                            .with_hint("You will need to rewrite or cast the expression."));
+                        }
+                    }
+                    let width = p.fields.len();
+                    binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?
+                }
+            },
+        };
+        let provided = source.fields.len();
+        // The complete row: provided columns, else defaults, else NULL.
+        let mut exprs = Vec::with_capacity(ncols);
+        for (j, col) in table.columns.iter().enumerate() {
+            match targets.iter().position(|&t| t == j) {
+                Some(k) if k < provided => exprs.push(Expr::column(k, col.ty)),
+                _ => {
+                    let e = match &col.default {
+                        Some(text) => {
+                            let ast = parse_default(text)?;
+                            let b = binder.bind_expr(
+                                &ast,
+                                &Scope::default(),
+                                &mut Mode::NoAgg("DEFAULT expressions"),
+                            )?;
+                            binder.coerce(b, &col.ty, CastContext::Assignment, ast.offset)?
+                        }
+                        None => Expr::constant(Value::Null, col.ty),
+                    };
+                    exprs.push(e);
+                }
+            }
+        }
+        let (ret_exprs, ret_cols) =
+            self.returning(&mut binder, &ins.returning, &table, &table.name)?;
+        drop(binder);
+        let plan = Plan {
+            rows: source.rows,
+            fields: table
+                .columns
+                .iter()
+                .map(|c| Field {
+                    name: c.name.clone(),
+                    ty: c.ty,
+                })
+                .collect(),
+            node: Node::Project {
+                input: Box::new(source),
+                exprs,
+            },
+        };
+        let planned = t0.elapsed();
+        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
+        let rel = self.db.relation(table.relfilenode)?;
+        let mut writer = RowWriter::new(&table)?;
+        let mut ring = bulk.then(|| self.db.pool.ring(StrategyKind::BulkWrite));
+        let mut op = exec::build(&plan, &ctx)?;
+        let mut count = 0u64;
+        let mut data = Vec::new();
+        let mut lens = Vec::new();
+        while let Some(b) = op.next()? {
+            ctx.check_cancel()?;
+            data.clear();
+            lens.clear();
+            for i in 0..b.len {
+                writer.form(&b, i, 0)?;
+                if bulk {
+                    data.extend_from_slice(&writer.tuple);
+                    lens.push(writer.tuple.len() as u16);
+                } else {
+                    rel.insert(&writer.tuple, xid, cid)?;
+                }
+            }
+            if bulk && !lens.is_empty() {
+                rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), None)?;
+            }
+            count += b.len as u64;
+            if !ret_exprs.is_empty() {
+                emit_returning(&ret_exprs, &ret_cols, &b, sink)?;
+            }
+        }
+        let mut r = QueryResult::empty(&format!("INSERT 0 {count}"));
+        if !ret_exprs.is_empty() {
+            r.columns = ret_cols;
+            r.returns_rows = true;
+        }
+        r.timing.plan = planned;
+        r.timing.execute = t0.elapsed() - planned;
+        Ok(r)
+    }
+
+    pub(crate) fn update(
+        &mut self,
+        u: &ast::Update,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
+        let table = self.target(&u.table, &snap)?;
+        let alias = u.alias.clone().unwrap_or_else(|| table.name.clone());
+        let mut ctx = self.stmt_ctx(&snap);
+        let mut binder = Binder::new(&mut ctx);
+        let (source, scope) =
+            binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
+        let ncols = table.columns.len();
+        let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
+        for a in &u.assignments {
+            let j = table.column_index(&a.column).ok_or_else(|| {
+                at(
+                    err!(
+                        UndefinedColumn,
+                        "column \"{}\" of relation \"{}\" does not exist",
+                        a.column,
+                        table.name
+                    ),
+                    a.offset,
+                )
+            })?;
+            if new_values[j].is_some() {
+                return Err(err!(
+                    SyntaxError,
+                    "multiple assignments to same column \"{}\"",
+                    a.column
+                ));
+            }
+            let ty = table.columns[j].ty;
+            let e = if matches!(a.value.kind, ast::ExprKind::Default) {
+                match &table.columns[j].default {
+                    Some(text) => {
+                        let d = parse_default(text)?;
+                        binder.bind_expr(
+                            &d,
+                            &Scope::default(),
+                            &mut Mode::NoAgg("DEFAULT expressions"),
+                        )?
+                    }
+                    None => Expr::constant(Value::Null, DataType::Unknown),
+                }
+            } else {
+                binder.bind_expr(&a.value, &scope, &mut Mode::NoAgg("UPDATE"))?
+            };
+            if e.ty != DataType::Unknown
+                && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
+            {
+                return Err(at(
+                    err!(
+                        DatatypeMismatch,
+                        "column \"{}\" is of type {ty} but expression is of type {}",
+                        a.column,
+                        e.ty
+                    )
+                    .with_hint("You will need to rewrite or cast the expression."),
+                    a.value.offset,
+                ));
+            }
+            new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
+        }
+        let (ret_exprs, ret_cols) = self.returning(&mut binder, &u.returning, &table, &alias)?;
+        drop(binder);
+        // Output: the tuple id, then the complete new row.
+        let tid_col = ncols;
+        let mut exprs = vec![Expr::column(tid_col, DataType::Int8)];
+        for (j, v) in new_values.into_iter().enumerate() {
+            exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
+        }
+        let plan = modify_plan(source, exprs, &table);
+        let planned = t0.elapsed();
+        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
+        let rel = self.db.relation(table.relfilenode)?;
+        let mut writer = RowWriter::new(&table)?;
+        let mut op = exec::build(&plan, &ctx)?;
+        let mut done: HashSet<Tid> = HashSet::new();
+        let mut count = 0u64;
+        while let Some(b) = op.next()? {
+            ctx.check_cancel()?;
+            let mut updated = Vec::with_capacity(b.len);
+            for i in 0..b.len {
+                let tid = tid_of(&b.columns[0].get(i));
+                if !done.insert(tid) {
+                    continue;
+                }
+                writer.form(&b, i, 1)?;
+                loop {
+                    match rel.update(tid, &writer.tuple, xid, cid)? {
+                        (TmResult::Ok, _) => {
+                            count += 1;
+                            updated.push(i as u32);
+                            break;
+                        }
+                        (TmResult::SelfModified | TmResult::Invisible, _) => break,
+                        (TmResult::BeingModified(x), _) => {
+                            if wait_for(self, x)? {
+                                return Err(concurrent_update());
+                            }
+                        }
+                        (TmResult::Updated(..) | TmResult::Deleted, _) => {
+                            return Err(concurrent_update())
+                        }
+                    }
+                }
+            }
+            if !ret_exprs.is_empty() {
+                let rows = b.take(&updated);
+                let row_batch = Batch {
+                    columns: rows.columns[1..].to_vec(),
+                    len: rows.len,
+                };
+                emit_returning(&ret_exprs, &ret_cols, &row_batch, sink)?;
+            }
+        }
+        let mut r = QueryResult::empty(&format!("UPDATE {count}"));
+        if !ret_exprs.is_empty() {
+            r.columns = ret_cols;
+            r.returns_rows = true;
+        }
+        r.timing.plan = planned;
+        r.timing.execute = t0.elapsed() - planned;
+        Ok(r)
+    }
+
+    pub(crate) fn delete(
+        &mut self,
+        d: &ast::Delete,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
+        let table = self.target(&d.table, &snap)?;
+        let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
+        let mut ctx = self.stmt_ctx(&snap);
+        let mut binder = Binder::new(&mut ctx);
+        let (source, _) =
+            binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
+        let (ret_exprs, ret_cols) = self.returning(&mut binder, &d.returning, &table, &alias)?;
+        drop(binder);
+        let ncols = table.columns.len();
+        let mut exprs = vec![Expr::column(ncols, DataType::Int8)];
+        for (j, c) in table.columns.iter().enumerate() {
+            exprs.push(Expr::column(j, c.ty));
+        }
+        let plan = modify_plan(source, exprs, &table);
+        let planned = t0.elapsed();
+        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
+        let rel = self.db.relation(table.relfilenode)?;
+        let mut op = exec::build(&plan, &ctx)?;
+        let mut done: HashSet<Tid> = HashSet::new();
+        let mut count = 0u64;
+        while let Some(b) = op.next()? {
+            ctx.check_cancel()?;
+            let mut deleted = Vec::with_capacity(b.len);
+            for i in 0..b.len {
+                let tid = tid_of(&b.columns[0].get(i));
+                if !done.insert(tid) {
+                    continue;
+                }
+                loop {
+                    match rel.delete(tid, xid, cid)? {
+                        TmResult::Ok => {
+                            count += 1;
+                            deleted.push(i as u32);
+                            break;
+                        }
+                        TmResult::SelfModified | TmResult::Invisible => break,
+                        TmResult::BeingModified(x) => {
+                            if wait_for(self, x)? {
+                                return Err(concurrent_update());
+                            }
+                        }
+                        TmResult::Updated(..) | TmResult::Deleted => {
+                            return Err(concurrent_update())
+                        }
+                    }
+                }
+            }
+            if !ret_exprs.is_empty() {
+                let rows = b.take(&deleted);
+                let row_batch = Batch {
+                    columns: rows.columns[1..].to_vec(),
+                    len: rows.len,
+                };
+                emit_returning(&ret_exprs, &ret_cols, &row_batch, sink)?;
+            }
+        }
+        let mut r = QueryResult::empty(&format!("DELETE {count}"));
+        if !ret_exprs.is_empty() {
+            r.columns = ret_cols;
+            r.returns_rows = true;
+        }
+        r.timing.plan = planned;
+        r.timing.execute = t0.elapsed() - planned;
+        Ok(r)
+    }
+}
+
+/// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source.
+fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
+    let mut fields = vec![Field {
+        name: "ctid".into(),
+        ty: DataType::Int8,
+    }];
+    fields.extend(table.columns.iter().map(|c| Field {
+        name: c.name.clone(),
+        ty: c.ty,
+    }));
+    Plan {
+        rows: source.rows,
+        fields,
+        node: Node::Project {
+            input: Box::new(source),
+            exprs,
+        },
+    }
+}
+
+/// Evaluates RETURNING over written rows and hands them to the sink.
+fn emit_returning(
+    exprs: &[Expr],
+    cols: &[Column],
+    rows: &Batch,
+    sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+) -> Result<()> {
+    if rows.len == 0 {
+        return Ok(());
+    }
+    let columns = exprs
+        .iter()
+        .map(|e| e.eval(rows).map(|c| c.into_owned()))
+        .collect::<Result<Vec<Vector>>>()?;
+    sink(
+        cols,
+        &Batch {
+            columns,
+            len: rows.len,
+        },
+    )
+}

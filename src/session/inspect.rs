@@ -1,0 +1,232 @@
+//! The inspection functions: storage internals as SQL rows, in the spirit
+//! of PostgreSQL's pageinspect and pg_visibility.
+//!
+//! | function | rows |
+//! |---|---|
+//! | `heap_page_items(table, blkno)` | one per line pointer: lp, lp_off, lp_flags, lp_len, t_xmin, t_xmax, t_cid, t_ctid, t_infomask2, t_infomask, t_hoff, t_flags (infomask flags by name) |
+//! | `page_header(table, blkno)` | the page header: lsn, checksum, flags (and names), lower, upper, special, version, prune_xid, free_space |
+//! | `heap_visibility_map(table)` | one per heap block: blkno, all_visible, all_frozen, live_tuples |
+//! | `buffer_cache_stats()` | the pool: buffers, used, dirty, pinned, and the database's hit/read/dirtied/written/evicted counters |
+//!
+//! and the scalar functions `relation_size(table)` (bytes of the main
+//! fork) and `relation_pages(table)`.
+
+use super::query::StmtCtx;
+use crate::err;
+use crate::error::Result;
+use crate::plan::{Field, PlanContext, TableRows};
+use crate::storage::{ForkNumber, RelFileNode, BLCKSZ};
+use crate::types::{DataType, Value};
+
+fn field(name: &str, ty: DataType) -> Field {
+    Field {
+        name: name.into(),
+        ty,
+    }
+}
+
+fn text_arg(name: &str, args: &[Value], i: usize) -> Result<String> {
+    match args.get(i) {
+        Some(Value::Text(s)) => Ok(s.to_string()),
+        _ => Err(err!(
+            UndefinedFunction,
+            "function {name} expects a table name as argument {}",
+            i + 1
+        )),
+    }
+}
+
+fn int_arg(name: &str, args: &[Value], i: usize) -> Result<i64> {
+    args.get(i).and_then(Value::as_i64).ok_or_else(|| {
+        err!(
+            UndefinedFunction,
+            "function {name} expects a block number as argument {}",
+            i + 1
+        )
+    })
+}
+
+/// Rows of the inspection table function `name`, or `None` if it is not one.
+pub(crate) fn table_function(
+    ctx: &mut StmtCtx,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<TableRows>> {
+    let r = match name {
+        "heap_page_items" => heap_page_items(ctx, args),
+        "page_header" => page_header(ctx, args),
+        "heap_visibility_map" => visibility_map(ctx, args),
+        "buffer_cache_stats" => Ok(buffer_cache_stats(ctx)),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn heap_page_items(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+    let table = ctx.table(&text_arg("heap_page_items", args, 0)?)?;
+    let block = int_arg("heap_page_items", args, 1)?;
+    let rel = ctx.db.relation(table.relfilenode)?;
+    let block = u32::try_from(block)
+        .map_err(|_| err!(InvalidParameterValue, "invalid block number {block}"))?;
+    let (_, items) = rel.inspect_page(block)?;
+    let fields = vec![
+        field("lp", DataType::Int2),
+        field("lp_off", DataType::Int2),
+        field("lp_flags", DataType::Text),
+        field("lp_len", DataType::Int2),
+        field("t_xmin", DataType::Int8),
+        field("t_xmax", DataType::Int8),
+        field("t_cid", DataType::Int8),
+        field("t_ctid", DataType::Text),
+        field("t_infomask2", DataType::Int4),
+        field("t_infomask", DataType::Int4),
+        field("t_hoff", DataType::Int2),
+        field("t_flags", DataType::Text),
+    ];
+    let rows = items
+        .into_iter()
+        .map(|it| {
+            let mut row = vec![
+                Value::Int2(it.lp as i16),
+                Value::Int2(it.lp_off as i16),
+                Value::text(it.lp_flags),
+                Value::Int2(it.lp_len as i16),
+            ];
+            match it.tuple {
+                Some(t) => row.extend([
+                    Value::Int8(t.xmin as i64),
+                    Value::Int8(t.xmax as i64),
+                    Value::Int8(t.cid as i64),
+                    Value::text(&format!("({},{})", t.ctid.0, t.ctid.1)),
+                    Value::Int4(t.natts as i32),
+                    Value::Int4(t.infomask as i32),
+                    Value::Int2(t.hoff as i16),
+                    Value::text(&t.flag_names),
+                ]),
+                None => row.extend(std::iter::repeat(Value::Null).take(8)),
+            }
+            row
+        })
+        .collect();
+    Ok((fields, rows))
+}
+
+fn page_header(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+    let table = ctx.table(&text_arg("page_header", args, 0)?)?;
+    let block = int_arg("page_header", args, 1)?;
+    let rel = ctx.db.relation(table.relfilenode)?;
+    let block = u32::try_from(block)
+        .map_err(|_| err!(InvalidParameterValue, "invalid block number {block}"))?;
+    let (h, _) = rel.inspect_page(block)?;
+    let fields = vec![
+        field("lsn", DataType::Text),
+        field("checksum", DataType::Int4),
+        field("flags", DataType::Int4),
+        field("flag_names", DataType::Text),
+        field("lower", DataType::Int4),
+        field("upper", DataType::Int4),
+        field("special", DataType::Int4),
+        field("version", DataType::Int4),
+        field("prune_xid", DataType::Int8),
+        field("free_space", DataType::Int4),
+    ];
+    let row = vec![
+        Value::text(&format!("{:X}/{:X}", h.lsn >> 32, h.lsn & 0xffff_ffff)),
+        Value::Int4(h.checksum as i32),
+        Value::Int4(h.flags as i32),
+        Value::text(&h.flag_names),
+        Value::Int4(h.lower as i32),
+        Value::Int4(h.upper as i32),
+        Value::Int4(h.special as i32),
+        Value::Int4(h.version as i32),
+        Value::Int8(h.prune_xid as i64),
+        Value::Int4(h.free_space as i32),
+    ];
+    Ok((fields, vec![row]))
+}
+
+fn visibility_map(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+    let table = ctx.table(&text_arg("heap_visibility_map", args, 0)?)?;
+    let rel = ctx.db.relation(table.relfilenode)?;
+    let fields = vec![
+        field("blkno", DataType::Int8),
+        field("all_visible", DataType::Bool),
+        field("all_frozen", DataType::Bool),
+        field("live_tuples", DataType::Int4),
+    ];
+    let rows = rel
+        .inspect_vm()?
+        .into_iter()
+        .map(|(b, bits, count)| {
+            let visible = bits & crate::access::vm::VM_ALL_VISIBLE != 0;
+            vec![
+                Value::Int8(b as i64),
+                Value::Bool(visible),
+                Value::Bool(bits & crate::access::vm::VM_ALL_FROZEN != 0),
+                if visible {
+                    Value::Int4(count as i32)
+                } else {
+                    Value::Null
+                },
+            ]
+        })
+        .collect();
+    Ok((fields, rows))
+}
+
+fn buffer_cache_stats(ctx: &mut StmtCtx) -> (Vec<Field>, Vec<Vec<Value>>) {
+    let pool = &ctx.db.pool;
+    let summary = pool.buffer_summary();
+    let used = summary
+        .iter()
+        .filter(|b| b.tag.is_some() && b.valid)
+        .count();
+    let dirty = summary.iter().filter(|b| b.dirty).count();
+    let pinned = summary.iter().filter(|b| b.pin_count > 0).count();
+    let s = pool.stats();
+    let fields = vec![
+        field("buffers", DataType::Int8),
+        field("used", DataType::Int8),
+        field("dirty", DataType::Int8),
+        field("pinned", DataType::Int8),
+        field("hits", DataType::Int8),
+        field("reads", DataType::Int8),
+        field("dirtied", DataType::Int8),
+        field("written", DataType::Int8),
+        field("evicted", DataType::Int8),
+    ];
+    let row = vec![
+        Value::Int8(pool.nbuffers() as i64),
+        Value::Int8(used as i64),
+        Value::Int8(dirty as i64),
+        Value::Int8(pinned as i64),
+        Value::Int8(s.shared_hit as i64),
+        Value::Int8(s.shared_read as i64),
+        Value::Int8(s.shared_dirtied as i64),
+        Value::Int8(s.shared_written as i64),
+        Value::Int8(s.evicted as i64),
+    ];
+    (fields, vec![row])
+}
+
+/// The scalar inspection functions, evaluated at bind time.
+pub(crate) fn scalar_function(
+    ctx: &mut StmtCtx,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<(Value, DataType)>> {
+    let pages = |ctx: &mut StmtCtx| -> Result<i64> {
+        let table = ctx.table(&text_arg(name, args, 0)?)?;
+        Ok(ctx
+            .db
+            .pool
+            .nblocks(RelFileNode(table.relfilenode), ForkNumber::Main)? as i64)
+    };
+    match name {
+        "relation_pages" => Some(pages(ctx).map(|p| (Value::Int8(p), DataType::Int8))),
+        "relation_size" => {
+            Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8)))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,503 @@
+//! Sessions: one connection's transaction state and settings, and the
+//! entry point that runs SQL text.
+//!
+//! [`Session::execute`] parses the text, then runs each statement:
+//! - transaction control (BEGIN/COMMIT/ROLLBACK) moves the session between
+//!   *idle*, *in a transaction block* and *in a failed block*
+//!   ([`TxnStatus`]); in a failed block every statement but COMMIT/ROLLBACK
+//!   is refused with 25P02, as in PostgreSQL;
+//! - any other statement outside a block runs in its own transaction,
+//!   committed when it succeeds and rolled back when it fails, so a failed
+//!   statement changes nothing;
+//! - a transaction id is assigned only when a transaction first writes
+//!   (autocommit SELECTs never touch the commit log);
+//! - READ COMMITTED (the default) takes a new snapshot for every
+//!   statement, REPEATABLE READ one for the whole transaction; each
+//!   statement has its own command id, so it never sees its own changes.
+//!
+//! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
+//! [`dml`] (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
+//! [`utility`] (SET/SHOW/RESET, CHECKPOINT) and [`inspect`] (the
+//! page-inspection functions).
+
+mod ddl;
+mod dml;
+mod inspect;
+mod query;
+mod result;
+mod utility;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use heapdb_grammar::ast;
+
+pub use result::{Column, Notice, QueryResult, Timing};
+
+use crate::catalog::{CatalogView, TableDef};
+use crate::database::Database;
+use crate::err;
+use crate::error::{Error, Result, SqlState};
+use crate::exec::vector::Batch;
+use crate::settings::Settings;
+use crate::storage::BufferUsage;
+use crate::txn::{CommandId, Snapshot, Xid, INVALID_XID};
+
+/// Where the session is with respect to transaction blocks (psql's `%x`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnStatus {
+    /// Not in a transaction block.
+    Idle,
+    /// Inside BEGIN ... COMMIT.
+    InBlock,
+    /// Inside a block in which a statement failed.
+    Failed,
+}
+
+/// Isolation levels heapdb runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// A snapshot per statement.
+    ReadCommitted,
+    /// One snapshot for the whole transaction.
+    RepeatableRead,
+}
+
+/// The state of the session's current transaction.
+pub(crate) struct Txn {
+    /// Assigned on the first write (or at BEGIN).
+    pub xid: Xid,
+    /// Inside an explicit block.
+    pub block: bool,
+    /// A statement failed inside the block.
+    pub failed: bool,
+    /// Isolation level.
+    pub isolation: Isolation,
+    /// The transaction's snapshot (REPEATABLE READ), once taken.
+    pub snapshot: Option<Snapshot>,
+    /// Command id of the next statement.
+    pub cid: CommandId,
+    /// The catalog was changed: write it before committing.
+    pub catalog_changed: bool,
+    /// Relation files to remove at commit (dropped or truncated tables).
+    pub drop_on_commit: Vec<u32>,
+    /// Relation files to remove at abort (created in this transaction).
+    pub drop_on_abort: Vec<u32>,
+    /// Settings when the transaction began (restored by ROLLBACK).
+    pub start_settings: Settings,
+    /// Settings to keep at COMMIT: the start plus every plain SET (not the
+    /// SET LOCALs).
+    pub commit_settings: Settings,
+    /// When the transaction started (`now()`).
+    pub start_ts: i64,
+}
+
+/// One connection to a [`Database`].
+pub struct Session {
+    pub(crate) db: Database,
+    pub(crate) settings: Settings,
+    pub(crate) txn: Option<Txn>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// Classifies a statement for transaction handling.
+fn writes(stmt: &ast::Statement) -> bool {
+    !matches!(
+        stmt,
+        ast::Statement::Query(_)
+            | ast::Statement::Explain(_)
+            | ast::Statement::Show(_)
+            | ast::Statement::Set(_)
+            | ast::Statement::Reset(_)
+            | ast::Statement::Checkpoint
+    )
+}
+
+/// A parse error as the SQL error PostgreSQL reports.
+pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
+    let code = match e.kind {
+        heapdb_grammar::ParseErrorKind::Syntax => SqlState::SyntaxError,
+        heapdb_grammar::ParseErrorKind::TooDeep => SqlState::StatementTooComplex,
+    };
+    Error::new(code, e.message).with_position(e.offset)
+}
+
+impl Session {
+    pub(crate) fn new(db: Database) -> Session {
+        Session {
+            settings: db.defaults.clone(),
+            db,
+            txn: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The database this session runs on.
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// The session's current settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The flag that cancels the running statement when set (Ctrl-C). It is
+    /// cleared when the next statement starts.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
+    }
+
+    /// Whether the session is in a (failed) transaction block.
+    pub fn txn_status(&self) -> TxnStatus {
+        match &self.txn {
+            Some(t) if t.block && t.failed => TxnStatus::Failed,
+            Some(t) if t.block => TxnStatus::InBlock,
+            _ => TxnStatus::Idle,
+        }
+    }
+
+    /// Runs every statement of `sql` and returns the result of the last one
+    /// (rows collected). Stops at the first error.
+    pub fn execute(&mut self, sql: &str) -> Result<QueryResult> {
+        let mut rows = Vec::new();
+        let mut result = self.execute_streaming(sql, &mut |_, b| {
+            for i in 0..b.len {
+                rows.push(b.row(i));
+            }
+            Ok(())
+        })?;
+        result.rows = rows;
+        Ok(result)
+    }
+
+    /// Runs every statement of `sql`, handing result rows to `sink` batch by
+    /// batch (for output of any size in constant memory). The returned
+    /// result describes the last statement; its `rows` are empty.
+    pub fn execute_streaming(
+        &mut self,
+        sql: &str,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        self.cancel.store(false, Ordering::Relaxed);
+        let start = Instant::now();
+        let stmts = heapdb_grammar::parse(sql).map_err(parse_error)?;
+        let parse = start.elapsed();
+        if stmts.is_empty() {
+            return Ok(QueryResult::empty(""));
+        }
+        let mut last = None;
+        for stmt in &stmts {
+            let mut r = self.run_statement(stmt, sink)?;
+            if !r.rows.is_empty() {
+                // Results computed whole (EXPLAIN, SHOW) go through the sink too.
+                let mut cols: Vec<crate::exec::vector::Vector> = r
+                    .columns
+                    .iter()
+                    .map(|c| crate::exec::vector::Vector::new(c.ty))
+                    .collect();
+                for row in &r.rows {
+                    for (c, v) in row.iter().enumerate() {
+                        cols[c].push(v);
+                    }
+                }
+                let batch = Batch {
+                    columns: cols,
+                    len: r.rows.len(),
+                };
+                sink(&r.columns, &batch)?;
+                r.rows.clear();
+            }
+            r.timing.parse = parse / stmts.len() as u32;
+            last = Some(r);
+        }
+        Ok(last.expect("at least one statement"))
+    }
+
+    fn run_statement(
+        &mut self,
+        stmt: &ast::Statement,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let buffers_before = BufferUsage::current();
+        let mut result = match stmt {
+            ast::Statement::Begin(modes) => self.begin(modes),
+            ast::Statement::Commit => self.commit_block(),
+            ast::Statement::Rollback => self.rollback_block(),
+            _ => {
+                if self.txn_status() == TxnStatus::Failed {
+                    return Err(err!(
+                        InFailedSqlTransaction,
+                        "current transaction is aborted, commands ignored until end of transaction block"
+                    ));
+                }
+                let implicit = self.txn.is_none();
+                if implicit {
+                    self.start_txn(false, None)?;
+                }
+                if writes(stmt) {
+                    self.assign_xid()?;
+                }
+                let r = self.dispatch(stmt, sink);
+                self.txn_mut().cid += 1;
+                match r {
+                    Ok(r) => {
+                        if implicit {
+                            self.commit()?;
+                        }
+                        Ok(r)
+                    }
+                    Err(e) => {
+                        if implicit {
+                            // The statement's error is what the user needs
+                            // to see; an abort failure would only hide it.
+                            let _ = self.abort();
+                        } else if let Some(t) = &mut self.txn {
+                            t.failed = true;
+                        }
+                        Err(e)
+                    }
+                }
+            }
+        }?;
+        result.buffers = BufferUsage::current().since(&buffers_before);
+        Ok(result)
+    }
+
+    fn dispatch(
+        &mut self,
+        stmt: &ast::Statement,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        match stmt {
+            ast::Statement::Query(q) => self.run_query(q, sink),
+            ast::Statement::Explain(e) => self.explain(e),
+            ast::Statement::Insert(i) => self.insert(i, sink),
+            ast::Statement::Update(u) => self.update(u, sink),
+            ast::Statement::Delete(d) => self.delete(d, sink),
+            ast::Statement::CreateTable(c) => self.create_table(c),
+            ast::Statement::CreateTableAs(c) => self.create_table_as(c),
+            ast::Statement::DropTable(d) => self.drop_table(d),
+            ast::Statement::Truncate(t) => self.truncate(t),
+            ast::Statement::Set(s) => self.set(s),
+            ast::Statement::Show(s) => self.show(s),
+            ast::Statement::Reset(r) => self.reset(r),
+            ast::Statement::SetTransaction(m) => self.set_transaction(m),
+            ast::Statement::Checkpoint => {
+                self.db.checkpoint()?;
+                Ok(QueryResult::empty("CHECKPOINT"))
+            }
+            ast::Statement::Copy(_) => Err(err!(FeatureNotSupported, "COPY is not supported")),
+            ast::Statement::Vacuum(_) => Err(err!(FeatureNotSupported, "VACUUM is not supported")),
+            ast::Statement::Analyze(_) => {
+                Err(err!(FeatureNotSupported, "ANALYZE is not supported"))
+            }
+            ast::Statement::Begin(_) | ast::Statement::Commit | ast::Statement::Rollback => {
+                unreachable!("handled by run_statement")
+            }
+        }
+    }
+
+    pub(crate) fn txn_mut(&mut self) -> &mut Txn {
+        self.txn
+            .as_mut()
+            .expect("a statement runs inside a transaction")
+    }
+
+    pub(crate) fn txn_ref(&self) -> &Txn {
+        self.txn
+            .as_ref()
+            .expect("a statement runs inside a transaction")
+    }
+
+    fn start_txn(&mut self, block: bool, isolation: Option<Isolation>) -> Result<()> {
+        self.txn = Some(Txn {
+            xid: INVALID_XID,
+            block,
+            failed: false,
+            isolation: isolation.unwrap_or(Isolation::ReadCommitted),
+            snapshot: None,
+            cid: 0,
+            catalog_changed: false,
+            drop_on_commit: Vec::new(),
+            drop_on_abort: Vec::new(),
+            start_settings: self.settings.clone(),
+            commit_settings: self.settings.clone(),
+            start_ts: crate::types::datetime::system_now(),
+        });
+        Ok(())
+    }
+
+    /// Gives the transaction an xid if it has none yet.
+    pub(crate) fn assign_xid(&mut self) -> Result<Xid> {
+        let t = self.txn.as_mut().expect("inside a transaction");
+        if t.xid == INVALID_XID {
+            t.xid = self.db.txns.begin()?;
+            if let Some(s) = &mut t.snapshot {
+                s.current_xid = t.xid;
+            }
+        }
+        Ok(t.xid)
+    }
+
+    /// The snapshot for the current statement (registered for VACUUM's
+    /// horizon while the transaction lasts).
+    pub(crate) fn statement_snapshot(&mut self) -> Snapshot {
+        let db = self.db.clone();
+        let t = self.txn.as_mut().expect("inside a transaction");
+        match (&t.snapshot, t.isolation) {
+            (Some(s), Isolation::RepeatableRead) => s.with_cid(t.cid),
+            _ => {
+                if let Some(old) = t.snapshot.take() {
+                    db.txns.unregister_snapshot(&old);
+                }
+                let s = db.txns.snapshot(t.xid, t.cid);
+                db.txns.register_snapshot(&s);
+                t.snapshot = Some(s.clone());
+                s
+            }
+        }
+    }
+
+    fn end_txn(&mut self, commit: bool) -> Result<()> {
+        let Some(t) = self.txn.take() else {
+            return Ok(());
+        };
+        if let Some(s) = &t.snapshot {
+            self.db.txns.unregister_snapshot(s);
+        }
+        self.settings = if commit {
+            t.commit_settings
+        } else {
+            t.start_settings
+        };
+        self.db
+            .pool
+            .set_ring_sizes(crate::database::ring_sizes(&self.settings));
+        if t.xid == INVALID_XID {
+            return Ok(());
+        }
+        if commit {
+            if t.catalog_changed {
+                self.db.catalog.persist()?;
+            }
+            self.db.txns.commit(t.xid)?;
+            for rel in t.drop_on_commit {
+                self.db.drop_relation(rel)?;
+            }
+        } else {
+            self.db.catalog.abort(t.xid);
+            self.db.txns.abort(t.xid)?;
+            for rel in t.drop_on_abort {
+                self.db.drop_relation(rel)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn commit(&mut self) -> Result<()> {
+        self.end_txn(true)
+    }
+
+    pub(crate) fn abort(&mut self) -> Result<()> {
+        self.end_txn(false)
+    }
+
+    fn begin(&mut self, modes: &ast::TransactionModes) -> Result<QueryResult> {
+        let isolation = isolation_of(modes)?;
+        if self.txn.is_some() {
+            let mut r = QueryResult::empty("BEGIN");
+            r.notices.push(Notice::warning(
+                "there is already a transaction in progress",
+            ));
+            return Ok(r);
+        }
+        self.start_txn(true, isolation)?;
+        // A block gets its xid at once, so that its snapshot (taken by the
+        // first statement) already knows it.
+        self.assign_xid()?;
+        Ok(QueryResult::empty("BEGIN"))
+    }
+
+    fn commit_block(&mut self) -> Result<QueryResult> {
+        match self.txn_status() {
+            TxnStatus::Idle => {
+                let mut r = QueryResult::empty("COMMIT");
+                r.notices
+                    .push(Notice::warning("there is no transaction in progress"));
+                Ok(r)
+            }
+            TxnStatus::Failed => {
+                self.abort()?;
+                Ok(QueryResult::empty("ROLLBACK"))
+            }
+            TxnStatus::InBlock => {
+                if let Err(e) = self.commit() {
+                    let _ = self.abort();
+                    return Err(e);
+                }
+                Ok(QueryResult::empty("COMMIT"))
+            }
+        }
+    }
+
+    fn rollback_block(&mut self) -> Result<QueryResult> {
+        if self.txn_status() == TxnStatus::Idle {
+            let mut r = QueryResult::empty("ROLLBACK");
+            r.notices
+                .push(Notice::warning("there is no transaction in progress"));
+            return Ok(r);
+        }
+        self.abort()?;
+        Ok(QueryResult::empty("ROLLBACK"))
+    }
+
+    fn set_transaction(&mut self, modes: &ast::TransactionModes) -> Result<QueryResult> {
+        let isolation = isolation_of(modes)?;
+        let t = self.txn_mut();
+        if t.snapshot.is_some() && t.cid > 0 {
+            return Err(err!(
+                ActiveSqlTransaction,
+                "SET TRANSACTION ISOLATION LEVEL must be called before any query"
+            ));
+        }
+        if let Some(i) = isolation {
+            t.isolation = i;
+        }
+        Ok(QueryResult::empty("SET"))
+    }
+
+    /// A view of the catalog under `snap`.
+    pub(crate) fn catalog_view<'a>(&'a self, snap: &'a Snapshot) -> CatalogView<'a> {
+        CatalogView {
+            snapshot: snap,
+            txns: &self.db.txns,
+        }
+    }
+
+    /// The table `name` as `snap` sees it.
+    pub(crate) fn lookup_table(&self, snap: &Snapshot, name: &str) -> Result<Arc<TableDef>> {
+        self.db.catalog.get(&self.catalog_view(snap), name)
+    }
+}
+
+fn isolation_of(modes: &ast::TransactionModes) -> Result<Option<Isolation>> {
+    Ok(match modes.isolation {
+        None => None,
+        Some(ast::IsolationLevel::ReadCommitted) | Some(ast::IsolationLevel::ReadUncommitted) => {
+            Some(Isolation::ReadCommitted)
+        }
+        Some(ast::IsolationLevel::RepeatableRead) => Some(Isolation::RepeatableRead),
+        Some(ast::IsolationLevel::Serializable) => {
+            return Err(err!(
+                FeatureNotSupported,
+                "SERIALIZABLE isolation is not supported"
+            )
+            .with_hint("Use REPEATABLE READ."))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+//! SELECT and EXPLAIN, and the planning context a statement gives the
+//! binder.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use heapdb_grammar::ast;
+
+use super::{inspect, Column, QueryResult, Session};
+use crate::catalog::{CatalogView, TableDef};
+use crate::database::Database;
+use crate::err;
+use crate::error::Result;
+use crate::exec::vector::Batch;
+use crate::exec::{self, ExecContext, Instrumentation};
+use crate::plan::bind::Binder;
+use crate::plan::explain::{explain, ExplainFlags};
+use crate::plan::{Plan, PlanContext, TableRows};
+use crate::settings::Settings;
+use crate::storage::{ForkNumber, RelFileNode};
+use crate::txn::Snapshot;
+use crate::types::{DataType, Value};
+
+/// What the binder of one statement sees of the session.
+pub(crate) struct StmtCtx<'s> {
+    pub db: &'s Database,
+    pub settings: &'s Settings,
+    pub snapshot: &'s Snapshot,
+    pub now: i64,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl StmtCtx<'_> {
+    /// An execution context for `plan` under this statement's snapshot.
+    pub fn exec_context(&self, plan: &Plan) -> Result<ExecContext> {
+        exec_context(self.db, self.settings, self.snapshot, &self.cancel, plan)
+    }
+}
+
+/// Opens the heaps `plan` scans and packages what its operators share.
+pub(crate) fn exec_context(
+    db: &Database,
+    settings: &Settings,
+    snapshot: &Snapshot,
+    cancel: &Arc<AtomicBool>,
+    plan: &Plan,
+) -> Result<ExecContext> {
+    let mut rels = Vec::new();
+    exec::scanned_relations(plan, &mut rels);
+    let mut relations = HashMap::new();
+    for r in rels {
+        relations.insert(r, db.relation(r)?);
+    }
+    Ok(ExecContext {
+        snapshot: snapshot.clone(),
+        cancel: cancel.clone(),
+        work_mem: settings.work_mem_kb as usize * 1024,
+        relations,
+    })
+}
+
+impl PlanContext for StmtCtx<'_> {
+    fn table(&self, name: &str) -> Result<Arc<TableDef>> {
+        self.db.catalog.get(
+            &CatalogView {
+                snapshot: self.snapshot,
+                txns: &self.db.txns,
+            },
+            name,
+        )
+    }
+
+    fn table_pages(&self, table: &TableDef) -> u32 {
+        self.db
+            .pool
+            .nblocks(RelFileNode(table.relfilenode), ForkNumber::Main)
+            .unwrap_or(0)
+    }
+
+    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>> {
+        let ctx = self.exec_context(&plan)?;
+        exec::collect_rows(&plan, &ctx)
+    }
+
+    fn settings(&self) -> &Settings {
+        self.settings
+    }
+
+    fn statement_timestamp(&self) -> i64 {
+        self.now
+    }
+
+    fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>> {
+        inspect::scalar_function(self, name, args)
+    }
+
+    fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>> {
+        inspect::table_function(self, name, args)
+    }
+}
+
+impl Session {
+    /// Binds and plans a query under `snap`.
+    pub(crate) fn plan_query(&self, q: &ast::Query, snap: &Snapshot) -> Result<Plan> {
+        let mut ctx = self.stmt_ctx(snap);
+        let mut binder = Binder::new(&mut ctx);
+        binder.plan_query(q)
+    }
+
+    pub(crate) fn stmt_ctx<'s>(&'s self, snap: &'s Snapshot) -> StmtCtx<'s> {
+        StmtCtx {
+            db: &self.db,
+            settings: &self.settings,
+            snapshot: snap,
+            now: self.txn_ref().start_ts,
+            cancel: self.cancel_flag(),
+        }
+    }
+
+    pub(crate) fn run_query(
+        &mut self,
+        q: &ast::Query,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let plan = self.plan_query(q, &snap)?;
+        let planned = t0.elapsed();
+        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
+        let columns = columns_of(&plan);
+        let mut op = exec::build(&plan, &ctx)?;
+        let mut n = 0usize;
+        while let Some(b) = op.next()? {
+            n += b.len;
+            if b.len > 0 {
+                sink(&columns, &b)?;
+            }
+        }
+        let mut r = QueryResult::empty(&format!("SELECT {n}"));
+        r.columns = columns;
+        r.returns_rows = true;
+        r.timing.plan = planned;
+        r.timing.execute = t0.elapsed() - planned;
+        Ok(r)
+    }
+
+    pub(crate) fn explain(&mut self, e: &ast::Explain) -> Result<QueryResult> {
+        let ast::Statement::Query(q) = &e.statement else {
+            return Err(err!(
+                FeatureNotSupported,
+                "EXPLAIN is supported for SELECT statements only"
+            ));
+        };
+        if e.options.format != ast::ExplainFormat::Text {
+            return Err(err!(
+                FeatureNotSupported,
+                "EXPLAIN formats other than TEXT are not supported"
+            ));
+        }
+        if e.options.buffers && !e.options.analyze {
+            return Err(err!(
+                InvalidParameterValue,
+                "EXPLAIN option BUFFERS requires ANALYZE"
+            ));
+        }
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let plan = self.plan_query(q, &snap)?;
+        let planned = t0.elapsed();
+        let flags = ExplainFlags {
+            costs: e.options.costs,
+            analyze: e.options.analyze,
+            buffers: e.options.buffers,
+            timing: e.options.timing,
+        };
+        let mut lines = if e.options.analyze {
+            let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
+            let instr = Instrumentation::default();
+            let t1 = Instant::now();
+            {
+                let mut op = exec::build_instrumented(&plan, &ctx, &instr)?;
+                while op.next()?.is_some() {}
+            }
+            let executed = t1.elapsed();
+            let stats = instr.nodes.borrow().clone();
+            let mut lines = explain(&plan, flags, Some(&stats));
+            if e.options.summary.unwrap_or(true) {
+                lines.push(format!(
+                    "Planning Time: {:.3} ms",
+                    planned.as_secs_f64() * 1000.0
+                ));
+                lines.push(format!(
+                    "Execution Time: {:.3} ms",
+                    executed.as_secs_f64() * 1000.0
+                ));
+            }
+            lines
+        } else {
+            let mut lines = explain(&plan, flags, None);
+            if e.options.summary == Some(true) {
+                lines.push(format!(
+                    "Planning Time: {:.3} ms",
+                    planned.as_secs_f64() * 1000.0
+                ));
+            }
+            lines
+        };
+        let mut r = QueryResult::empty("EXPLAIN");
+        r.columns = vec![Column {
+            name: "QUERY PLAN".into(),
+            ty: DataType::Text,
+        }];
+        r.returns_rows = true;
+        r.rows = lines.drain(..).map(|l| vec![Value::text(&l)]).collect();
+        Ok(r)
+    }
+}
+
+/// The result columns of a plan.
+pub(crate) fn columns_of(plan: &Plan) -> Vec<Column> {
+    plan.fields
+        .iter()
+        .map(|f| Column {
+            name: f.name.clone(),
+            ty: f.ty,
+        })
+        .collect()
+}
