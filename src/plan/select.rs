@@ -566,6 +566,9 @@ impl Binder<'_> {
     }
 
     fn plan_select(&mut self, s: &ast::Select, order_by: &[ast::OrderBy]) -> Result<Plan> {
+        if let Some(rewritten) = srf_to_from(s)? {
+            return self.plan_select(&rewritten, order_by);
+        }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);
         // Which columns the scans must produce.
         let mut needed = Needed::default();
@@ -1550,6 +1553,68 @@ impl Binder<'_> {
             offset,
         ))
     }
+}
+
+/// A set-returning function in the select list (`select generate_series(1,
+/// 3), 7`) becomes a FROM item joined to the rest, as PostgreSQL's
+/// ProjectSet gives the same rows for the cases heapdb supports: one such
+/// call, at the top of a select item. `None` when there is none.
+fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
+    let is_srf = |e: &ast::Expr| {
+        matches!(&e.kind, ast::ExprKind::Function(f)
+            if f.name.schema.is_none() && f.name.name == "generate_series")
+    };
+    let found: Vec<usize> = s
+        .projection
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, ast::SelectItem::Expr { expr, .. } if is_srf(expr)))
+        .map(|(k, _)| k)
+        .collect();
+    match found.len() {
+        0 => return Ok(None),
+        1 => {}
+        _ => {
+            return Err(err!(
+                FeatureNotSupported,
+                "more than one set-returning function in a select list is not supported"
+            ))
+        }
+    }
+    let mut out = s.clone();
+    let k = found[0];
+    let alias = "generate_series".to_string();
+    if let ast::SelectItem::Expr {
+        expr,
+        alias: item_alias,
+    } = &mut out.projection[k]
+    {
+        let ast::ExprKind::Function(call) = &expr.kind else {
+            unreachable!("is_srf matched a function")
+        };
+        let call = (**call).clone();
+        let offset = expr.offset;
+        if item_alias.is_none() {
+            *item_alias = Some(alias.clone());
+        }
+        *expr = ast::Expr {
+            kind: ast::ExprKind::Column(ast::ColumnRef {
+                schema: None,
+                table: Some("\u{1}srf".into()),
+                column: alias,
+            }),
+            offset,
+        };
+        out.from.push(ast::TableRef::Function {
+            call,
+            alias: Some(ast::TableAlias {
+                name: "\u{1}srf".into(),
+                columns: vec!["generate_series".into()],
+            }),
+            offset,
+        });
+    }
+    Ok(Some(out))
 }
 
 /// The AST of a reference to scope column `i` (for `*` under GROUP BY).
