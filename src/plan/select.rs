@@ -141,77 +141,21 @@ fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
 
 /// Column positions a bound expression reads.
 pub fn columns_used(e: &Expr, out: &mut Vec<usize>) {
-    match &e.kind {
-        ExprKind::Column(i) => out.push(*i),
-        ExprKind::Const(_) => {}
-        ExprKind::Binary(_, a, b)
-        | ExprKind::And(a, b)
-        | ExprKind::Or(a, b)
-        | ExprKind::IsDistinct(a, b, _)
-        | ExprKind::Like(a, b, _, _) => {
-            columns_used(a, out);
-            columns_used(b, out);
-        }
-        ExprKind::Neg(a)
-        | ExprKind::Not(a)
-        | ExprKind::IsNull(a, _)
-        | ExprKind::IsBool(a, _, _)
-        | ExprKind::Cast(a, _)
-        | ExprKind::InSet(a, _, _, _) => columns_used(a, out),
-        ExprKind::Case(arms, e) => {
-            for (c, r) in arms {
-                columns_used(c, out);
-                columns_used(r, out);
-            }
-            if let Some(e) = e {
-                columns_used(e, out);
-            }
-        }
-        ExprKind::InList(a, list, _) => {
-            columns_used(a, out);
-            list.iter().for_each(|x| columns_used(x, out));
-        }
-        ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-            args.iter().for_each(|x| columns_used(x, out))
-        }
+    if let ExprKind::Column(i) = &e.kind {
+        out.push(*i);
+    }
+    for c in e.children() {
+        columns_used(c, out);
     }
 }
 
 /// Rewrites column positions of a bound expression with `f`.
 pub fn remap_columns(e: &mut Expr, f: &dyn Fn(usize) -> usize) {
-    match &mut e.kind {
-        ExprKind::Column(i) => *i = f(*i),
-        ExprKind::Const(_) => {}
-        ExprKind::Binary(_, a, b)
-        | ExprKind::And(a, b)
-        | ExprKind::Or(a, b)
-        | ExprKind::IsDistinct(a, b, _)
-        | ExprKind::Like(a, b, _, _) => {
-            remap_columns(a, f);
-            remap_columns(b, f);
-        }
-        ExprKind::Neg(a)
-        | ExprKind::Not(a)
-        | ExprKind::IsNull(a, _)
-        | ExprKind::IsBool(a, _, _)
-        | ExprKind::Cast(a, _)
-        | ExprKind::InSet(a, _, _, _) => remap_columns(a, f),
-        ExprKind::Case(arms, e) => {
-            for (c, r) in arms {
-                remap_columns(c, f);
-                remap_columns(r, f);
-            }
-            if let Some(e) = e {
-                remap_columns(e, f);
-            }
-        }
-        ExprKind::InList(a, list, _) => {
-            remap_columns(a, f);
-            list.iter_mut().for_each(|x| remap_columns(x, f));
-        }
-        ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-            args.iter_mut().for_each(|x| remap_columns(x, f))
-        }
+    if let ExprKind::Column(i) = &mut e.kind {
+        *i = f(*i);
+    }
+    for c in e.children_mut() {
+        remap_columns(c, f);
     }
 }
 
