@@ -59,8 +59,6 @@ pub enum SqlState {
     InvalidEscapeSequence,
     /// 22011 substring_error
     SubstringError,
-    /// 22021 character_not_in_repertoire (invalid UTF-8)
-    CharacterNotInRepertoire,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -158,7 +156,6 @@ impl SqlState {
             InvalidParameterValue => "22023",
             InvalidArgumentForPowerFunction => "2201F",
             InvalidEscapeSequence => "22025",
-            CharacterNotInRepertoire => "22021",
             SubstringError => "22011",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
@@ -321,7 +318,6 @@ mod tests {
             InvalidArgumentForPowerFunction,
             InvalidEscapeSequence,
             SubstringError,
-            CharacterNotInRepertoire,
             InvalidTextRepresentation,
             BadCopyFileFormat,
             NullValueNotAllowed,
