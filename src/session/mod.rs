@@ -21,6 +21,7 @@
 //! page-inspection functions).
 
 mod ddl;
+mod describe;
 mod dml;
 mod inspect;
 mod query;
@@ -33,6 +34,7 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
 use crate::catalog::{CatalogView, TableDef};

@@ -23,3 +23,8 @@ pub mod print;
 pub mod prompt;
 pub mod report;
 pub mod timing;
+
+pub mod describe;
+pub mod repl;
+pub mod run;
+pub mod script;
