@@ -128,7 +128,7 @@ fn run_actions(runner: &mut Runner, actions: &[Action]) -> u8 {
                     _ => 1,
                 }
             }
-            Action::File(path) => match runner.run_file(path, &src, 0) {
+            Action::File(path) => match runner.run_file(path, &src, 0, true) {
                 Flow::Quit => return 0,
                 f => exit_status(f),
             },

@@ -147,14 +147,13 @@ impl Runner {
             out.push('\n');
         }
         if let Some(f) = footer.filter(|_| !opts.tuples_only && opts.format == Format::Aligned) {
-            // The footer goes before the blank line that ends the table.
-            if table.ends_with(b"\n\n") {
+            // The footer follows the table, then the blank line ending it.
+            while table.last() == Some(&b'\n') {
                 table.pop();
-                table.extend_from_slice(f.as_bytes());
-                table.push(b'\n');
-            } else {
-                table.extend_from_slice(f.as_bytes());
             }
+            table.push(b'\n');
+            table.extend_from_slice(f.as_bytes());
+            table.push(b'\n');
         }
         let _ = self.query_output().write_all(out.as_bytes());
         let _ = self.query_output().write_all(&table);

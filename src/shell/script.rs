@@ -47,9 +47,10 @@ impl Runner {
         }
     }
 
-    /// Runs the script file `path` (`-f`, `\i`); a missing file is a shell
-    /// error. `-` reads standard input, named `<stdin>`.
-    pub fn run_file(&mut self, path: &str, from: &Source, line: u64) -> Flow {
+    /// Runs the script file `path` (`-f` when `top`, else `\i`); a missing
+    /// file is a shell error, fatal for `-f`. `-` reads standard input,
+    /// named `<stdin>`.
+    pub fn run_file(&mut self, path: &str, from: &Source, line: u64, top: bool) -> Flow {
         if path == "-" {
             let src = Source {
                 file: Some("<stdin>".to_string()),
@@ -70,7 +71,7 @@ impl Runner {
             }
             Err(e) => {
                 let msg = format!("{path}: {}", io_message(&e));
-                if from.file.is_none() && from.script {
+                if top {
                     // A missing `-f` file is fatal, as in psql (status 1).
                     self.eprint(&format!("heapdb: error: {msg}\n"));
                     return Flow::Fatal;
@@ -108,7 +109,7 @@ impl Runner {
                         }
                         _ => path,
                     };
-                    match self.run_file(&path, src, line) {
+                    match self.run_file(&path, src, line, false) {
                         Flow::Stop | Flow::Fatal if !src.script => Flow::Continue,
                         f => f,
                     }
