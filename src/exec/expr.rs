@@ -102,6 +102,62 @@ impl Expr {
         }
     }
 
+    /// The node's operands, in order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
+            ExprKind::Binary(_, a, b)
+            | ExprKind::And(a, b)
+            | ExprKind::Or(a, b)
+            | ExprKind::IsDistinct(a, b, _)
+            | ExprKind::Like(a, b, _, _) => vec![a, b],
+            ExprKind::Neg(a)
+            | ExprKind::Not(a)
+            | ExprKind::IsNull(a, _)
+            | ExprKind::IsBool(a, _, _)
+            | ExprKind::Cast(a, _)
+            | ExprKind::InSet(a, _, _, _) => vec![a],
+            ExprKind::Case(arms, otherwise) => arms
+                .iter()
+                .flat_map(|(c, r)| [c, r])
+                .chain(otherwise.as_deref())
+                .collect(),
+            ExprKind::InList(a, list, _) => std::iter::once(&**a).chain(list).collect(),
+            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
+                args.iter().collect()
+            }
+        }
+    }
+
+    /// The node's operands, mutably, in order.
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match &mut self.kind {
+            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
+            ExprKind::Binary(_, a, b)
+            | ExprKind::And(a, b)
+            | ExprKind::Or(a, b)
+            | ExprKind::IsDistinct(a, b, _)
+            | ExprKind::Like(a, b, _, _) => vec![a, b],
+            ExprKind::Neg(a)
+            | ExprKind::Not(a)
+            | ExprKind::IsNull(a, _)
+            | ExprKind::IsBool(a, _, _)
+            | ExprKind::Cast(a, _)
+            | ExprKind::InSet(a, _, _, _) => vec![a],
+            ExprKind::Case(arms, otherwise) => arms
+                .iter_mut()
+                .flat_map(|(c, r)| [c, r])
+                .chain(otherwise.as_deref_mut())
+                .collect(),
+            ExprKind::InList(a, list, _) => {
+                std::iter::once(&mut **a).chain(list.iter_mut()).collect()
+            }
+            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
+                args.iter_mut().collect()
+            }
+        }
+    }
+
     /// Evaluates the expression for every row of `batch`.
     pub fn eval<'a>(&self, batch: &'a Batch) -> Result<Cow<'a, Vector>> {
         let n = batch.len;

@@ -192,6 +192,69 @@ impl Operator for SeqScanOp<'_> {
     }
 }
 
+/// Whether an aggregate is a bare `count(*)` over an unfiltered scan that
+/// reads no column, which [`CountStarOp`] answers by counting line pointers.
+pub fn is_count_star(
+    input: &crate::plan::Plan,
+    group: &[Expr],
+    aggs: &[crate::plan::AggCall],
+) -> bool {
+    matches!(
+        &input.node,
+        crate::plan::Node::SeqScan { columns, with_tid: false, filter: None, .. } if columns.is_empty()
+    ) && group.is_empty()
+        && !aggs.is_empty()
+        && aggs.iter().all(|a| {
+            a.func == crate::types::agg::AggFunc::CountStar && a.filter.is_none() && !a.distinct
+        })
+}
+
+/// `count(*)` of a whole table: counts the visible tuples of each page
+/// without deforming anything (an ALL_VISIBLE page counts its line
+/// pointers). One output row with one `bigint` per aggregate.
+pub struct CountStarOp<'a> {
+    scan: HeapScan<'a>,
+    ctx: &'a ExecContext,
+    /// How many `count(*)` columns to produce.
+    width: usize,
+    done: bool,
+}
+
+impl<'a> CountStarOp<'a> {
+    /// Counts `heap` under the context's snapshot.
+    pub fn new(
+        ctx: &'a ExecContext,
+        heap: &'a HeapRelation,
+        width: usize,
+    ) -> Result<CountStarOp<'a>> {
+        Ok(CountStarOp {
+            scan: heap.scan(&ctx.snapshot)?,
+            ctx,
+            width,
+            done: false,
+        })
+    }
+}
+
+impl Operator for CountStarOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        let mut total = 0i64;
+        while let Some(n) = self.scan.count_next_page()? {
+            self.ctx.check_cancel()?;
+            total += n as i64;
+        }
+        let col = Vector::from_data(DataType::Int8, Data::I64(vec![total]));
+        Ok(Some(Batch {
+            columns: vec![col; self.width],
+            len: 1,
+        }))
+    }
+}
+
 /// Constant rows.
 pub struct ValuesOp<'a> {
     rows: &'a [Vec<Expr>],

@@ -265,7 +265,13 @@ impl Binder<'_> {
                 let value = match v {
                     Value::Null => Value::Null,
                     Value::Text(s) => {
-                        let base = to.without_typmod();
+                        // Strings parse as text; the length rule of the target
+                        // (varchar(n), char(n)) is the cast's.
+                        let base = if to.is_string() {
+                            DataType::Text
+                        } else {
+                            to.without_typmod()
+                        };
                         let parsed =
                             types::parse_value_at(s, &base, self.ctx.statement_timestamp())
                                 .map_err(|err| at(err, offset))?;

@@ -141,77 +141,21 @@ fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
 
 /// Column positions a bound expression reads.
 pub fn columns_used(e: &Expr, out: &mut Vec<usize>) {
-    match &e.kind {
-        ExprKind::Column(i) => out.push(*i),
-        ExprKind::Const(_) => {}
-        ExprKind::Binary(_, a, b)
-        | ExprKind::And(a, b)
-        | ExprKind::Or(a, b)
-        | ExprKind::IsDistinct(a, b, _)
-        | ExprKind::Like(a, b, _, _) => {
-            columns_used(a, out);
-            columns_used(b, out);
-        }
-        ExprKind::Neg(a)
-        | ExprKind::Not(a)
-        | ExprKind::IsNull(a, _)
-        | ExprKind::IsBool(a, _, _)
-        | ExprKind::Cast(a, _)
-        | ExprKind::InSet(a, _, _, _) => columns_used(a, out),
-        ExprKind::Case(arms, e) => {
-            for (c, r) in arms {
-                columns_used(c, out);
-                columns_used(r, out);
-            }
-            if let Some(e) = e {
-                columns_used(e, out);
-            }
-        }
-        ExprKind::InList(a, list, _) => {
-            columns_used(a, out);
-            list.iter().for_each(|x| columns_used(x, out));
-        }
-        ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-            args.iter().for_each(|x| columns_used(x, out))
-        }
+    if let ExprKind::Column(i) = &e.kind {
+        out.push(*i);
+    }
+    for c in e.children() {
+        columns_used(c, out);
     }
 }
 
 /// Rewrites column positions of a bound expression with `f`.
 pub fn remap_columns(e: &mut Expr, f: &dyn Fn(usize) -> usize) {
-    match &mut e.kind {
-        ExprKind::Column(i) => *i = f(*i),
-        ExprKind::Const(_) => {}
-        ExprKind::Binary(_, a, b)
-        | ExprKind::And(a, b)
-        | ExprKind::Or(a, b)
-        | ExprKind::IsDistinct(a, b, _)
-        | ExprKind::Like(a, b, _, _) => {
-            remap_columns(a, f);
-            remap_columns(b, f);
-        }
-        ExprKind::Neg(a)
-        | ExprKind::Not(a)
-        | ExprKind::IsNull(a, _)
-        | ExprKind::IsBool(a, _, _)
-        | ExprKind::Cast(a, _)
-        | ExprKind::InSet(a, _, _, _) => remap_columns(a, f),
-        ExprKind::Case(arms, e) => {
-            for (c, r) in arms {
-                remap_columns(c, f);
-                remap_columns(r, f);
-            }
-            if let Some(e) = e {
-                remap_columns(e, f);
-            }
-        }
-        ExprKind::InList(a, list, _) => {
-            remap_columns(a, f);
-            list.iter_mut().for_each(|x| remap_columns(x, f));
-        }
-        ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-            args.iter_mut().for_each(|x| remap_columns(x, f))
-        }
+    if let ExprKind::Column(i) = &mut e.kind {
+        *i = f(*i);
+    }
+    for c in e.children_mut() {
+        remap_columns(c, f);
     }
 }
 
@@ -566,6 +510,9 @@ impl Binder<'_> {
     }
 
     fn plan_select(&mut self, s: &ast::Select, order_by: &[ast::OrderBy]) -> Result<Plan> {
+        if let Some(rewritten) = srf_to_from(s)? {
+            return self.plan_select(&rewritten, order_by);
+        }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);
         // Which columns the scans must produce.
         let mut needed = Needed::default();
@@ -1550,6 +1497,68 @@ impl Binder<'_> {
             offset,
         ))
     }
+}
+
+/// A set-returning function in the select list (`select generate_series(1,
+/// 3), 7`) becomes a FROM item joined to the rest, as PostgreSQL's
+/// ProjectSet gives the same rows for the cases heapdb supports: one such
+/// call, at the top of a select item. `None` when there is none.
+fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
+    let is_srf = |e: &ast::Expr| {
+        matches!(&e.kind, ast::ExprKind::Function(f)
+            if f.name.schema.is_none() && f.name.name == "generate_series")
+    };
+    let found: Vec<usize> = s
+        .projection
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, ast::SelectItem::Expr { expr, .. } if is_srf(expr)))
+        .map(|(k, _)| k)
+        .collect();
+    match found.len() {
+        0 => return Ok(None),
+        1 => {}
+        _ => {
+            return Err(err!(
+                FeatureNotSupported,
+                "more than one set-returning function in a select list is not supported"
+            ))
+        }
+    }
+    let mut out = s.clone();
+    let k = found[0];
+    let alias = "generate_series".to_string();
+    if let ast::SelectItem::Expr {
+        expr,
+        alias: item_alias,
+    } = &mut out.projection[k]
+    {
+        let ast::ExprKind::Function(call) = &expr.kind else {
+            unreachable!("is_srf matched a function")
+        };
+        let call = (**call).clone();
+        let offset = expr.offset;
+        if item_alias.is_none() {
+            *item_alias = Some(alias.clone());
+        }
+        *expr = ast::Expr {
+            kind: ast::ExprKind::Column(ast::ColumnRef {
+                schema: None,
+                table: Some("\u{1}srf".into()),
+                column: alias,
+            }),
+            offset,
+        };
+        out.from.push(ast::TableRef::Function {
+            call,
+            alias: Some(ast::TableAlias {
+                name: "\u{1}srf".into(),
+                columns: vec!["generate_series".into()],
+            }),
+            offset,
+        });
+    }
+    Ok(Some(out))
 }
 
 /// The AST of a reference to scope column `i` (for `*` under GROUP BY).

@@ -11,12 +11,12 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+use super::dml::RowWriter;
 use super::{Notice, QueryResult, Session};
 use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec;
-use crate::exec::scan::tuple_desc;
 use crate::plan::bind::{at, data_type, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::storage::StrategyKind;
@@ -65,30 +65,41 @@ impl Session {
         Ok(def)
     }
 
-    pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<QueryResult> {
-        let snap = self.statement_snapshot();
+    /// CREATE TABLE of a name that exists: PostgreSQL's error, or with IF
+    /// NOT EXISTS its notice and the command tag (`Some`).
+    fn exists_already(
+        &self,
+        snap: &crate::txn::Snapshot,
+        name: &ast::ObjectName,
+        if_not_exists: bool,
+        tag: &str,
+    ) -> Result<Option<QueryResult>> {
         if self
             .db
             .catalog
-            .lookup(&self.catalog_view(&snap), &c.name.name)
-            .is_some()
+            .lookup(&self.catalog_view(snap), &name.name)
+            .is_none()
         {
-            if c.if_not_exists {
-                let mut r = QueryResult::empty("CREATE TABLE");
-                r.notices.push(Notice::notice(format!(
-                    "relation \"{}\" already exists, skipping",
-                    c.name.name
-                )));
-                return Ok(r);
-            }
-            return Err(at(
-                err!(
-                    DuplicateTable,
-                    "relation \"{}\" already exists",
-                    c.name.name
-                ),
-                c.name.offset,
-            ));
+            return Ok(None);
+        }
+        if if_not_exists {
+            let mut r = QueryResult::empty(tag);
+            r.notices.push(Notice::notice(format!(
+                "relation \"{}\" already exists, skipping",
+                name.name
+            )));
+            return Ok(Some(r));
+        }
+        Err(at(
+            err!(DuplicateTable, "relation \"{}\" already exists", name.name),
+            name.offset,
+        ))
+    }
+
+    pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        if let Some(r) = self.exists_already(&snap, &c.name, c.if_not_exists, "CREATE TABLE")? {
+            return Ok(r);
         }
         if !c.with_options.is_empty() {
             return Err(err!(
@@ -198,28 +209,8 @@ impl Session {
     pub(crate) fn create_table_as(&mut self, c: &ast::CreateTableAs) -> Result<QueryResult> {
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
-        if self
-            .db
-            .catalog
-            .lookup(&self.catalog_view(&snap), &c.name.name)
-            .is_some()
-        {
-            if c.if_not_exists {
-                let mut r = QueryResult::empty("CREATE TABLE AS");
-                r.notices.push(Notice::notice(format!(
-                    "relation \"{}\" already exists, skipping",
-                    c.name.name
-                )));
-                return Ok(r);
-            }
-            return Err(at(
-                err!(
-                    DuplicateTable,
-                    "relation \"{}\" already exists",
-                    c.name.name
-                ),
-                c.name.offset,
-            ));
+        if let Some(r) = self.exists_already(&snap, &c.name, c.if_not_exists, "CREATE TABLE AS")? {
+            return Ok(r);
         }
         let plan = self.plan_query(&c.query, &snap)?;
         if c.columns.len() > plan.fields.len() {
@@ -250,37 +241,19 @@ impl Session {
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
         let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
         let rel = self.db.relation(table.relfilenode)?;
-        let desc = tuple_desc(&table)?;
+        let mut writer = RowWriter::new(&table)?;
         let mut ring = Some(self.db.pool.ring(StrategyKind::BulkWrite));
         let mut op = exec::build(&plan, &ctx)?;
         let mut count = 0u64;
-        let (mut data, mut lens, mut values, mut tuple) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut ranges: Vec<Option<(usize, usize)>> = Vec::new();
+        let (mut data, mut lens) = (Vec::new(), Vec::new());
         while let Some(b) = op.next()? {
             ctx.check_cancel()?;
             data.clear();
             lens.clear();
             for i in 0..b.len {
-                values.clear();
-                ranges.clear();
-                for col in &b.columns {
-                    let v = col.get(i);
-                    if v.is_null() {
-                        ranges.push(None);
-                    } else {
-                        let s = values.len();
-                        v.encode(&mut values);
-                        ranges.push(Some((s, values.len())));
-                    }
-                }
-                let slices: Vec<Option<&[u8]>> = ranges
-                    .iter()
-                    .map(|r| r.map(|(s, e)| &values[s..e]))
-                    .collect();
-                crate::access::heap::tuple::form_tuple(&desc, &slices, &mut tuple)?;
-                data.extend_from_slice(&tuple);
-                lens.push(tuple.len() as u16);
+                writer.form(&b, i, 0)?;
+                data.extend_from_slice(&writer.tuple);
+                lens.push(writer.tuple.len() as u16);
             }
             if !lens.is_empty() {
                 rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), None)?;

@@ -51,16 +51,17 @@ pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
 }
 
 /// Turns rows into tuples and writes them.
-struct RowWriter<'a> {
+pub(crate) struct RowWriter<'a> {
     table: &'a TableDef,
     desc: tuple::TupleDesc,
     values: Vec<u8>,
     ranges: Vec<Option<(usize, usize)>>,
-    tuple: Vec<u8>,
+    /// The last formed tuple.
+    pub(crate) tuple: Vec<u8>,
 }
 
 impl<'a> RowWriter<'a> {
-    fn new(table: &'a TableDef) -> Result<RowWriter<'a>> {
+    pub(crate) fn new(table: &'a TableDef) -> Result<RowWriter<'a>> {
         Ok(RowWriter {
             table,
             desc: tuple_desc(table)?,
@@ -72,7 +73,7 @@ impl<'a> RowWriter<'a> {
 
     /// Checks NOT NULL and forms row `i` of `b` (whose columns are the
     /// table's) into `self.tuple`.
-    fn form(&mut self, b: &Batch, i: usize, offset: usize) -> Result<()> {
+    pub(crate) fn form(&mut self, b: &Batch, i: usize, offset: usize) -> Result<()> {
         self.values.clear();
         self.ranges.clear();
         for (c, col) in self.table.columns.iter().enumerate() {
@@ -141,6 +142,25 @@ fn wait_for(session: &Session, x: Xid) -> Result<bool> {
         session.db.txns.status(x)?,
         crate::txn::XidStatus::Committed
     ))
+}
+
+/// Runs a row change until it is decided: waits for a running transaction
+/// that changed the row first, fails with 40001 if that one committed.
+/// Returns whether this statement changed the row (false: the row was
+/// already changed by this statement, or is not visible to it).
+fn change_row(session: &Session, mut attempt: impl FnMut() -> Result<TmResult>) -> Result<bool> {
+    loop {
+        match attempt()? {
+            TmResult::Ok => return Ok(true),
+            TmResult::SelfModified | TmResult::Invisible => return Ok(false),
+            TmResult::BeingModified(x) => {
+                if wait_for(session, x)? {
+                    return Err(concurrent_update());
+                }
+            }
+            TmResult::Updated(..) | TmResult::Deleted => return Err(concurrent_update()),
+        }
+    }
 }
 
 fn concurrent_update() -> crate::error::Error {
@@ -497,23 +517,9 @@ impl Session {
                     continue;
                 }
                 writer.form(&b, i, 1)?;
-                loop {
-                    match rel.update(tid, &writer.tuple, xid, cid)? {
-                        (TmResult::Ok, _) => {
-                            count += 1;
-                            updated.push(i as u32);
-                            break;
-                        }
-                        (TmResult::SelfModified | TmResult::Invisible, _) => break,
-                        (TmResult::BeingModified(x), _) => {
-                            if wait_for(self, x)? {
-                                return Err(concurrent_update());
-                            }
-                        }
-                        (TmResult::Updated(..) | TmResult::Deleted, _) => {
-                            return Err(concurrent_update())
-                        }
-                    }
+                if change_row(self, || Ok(rel.update(tid, &writer.tuple, xid, cid)?.0))? {
+                    count += 1;
+                    updated.push(i as u32);
                 }
             }
             if !ret_exprs.is_empty() {
@@ -571,23 +577,9 @@ impl Session {
                 if !done.insert(tid) {
                     continue;
                 }
-                loop {
-                    match rel.delete(tid, xid, cid)? {
-                        TmResult::Ok => {
-                            count += 1;
-                            deleted.push(i as u32);
-                            break;
-                        }
-                        TmResult::SelfModified | TmResult::Invisible => break,
-                        TmResult::BeingModified(x) => {
-                            if wait_for(self, x)? {
-                                return Err(concurrent_update());
-                            }
-                        }
-                        TmResult::Updated(..) | TmResult::Deleted => {
-                            return Err(concurrent_update())
-                        }
-                    }
+                if change_row(self, || rel.delete(tid, xid, cid))? {
+                    count += 1;
+                    deleted.push(i as u32);
                 }
             }
             if !ret_exprs.is_empty() {

@@ -295,6 +295,7 @@ impl ScalarFunc {
                 ok(Power, vec![t, t], t)
             }
             (Length, [Char(k)]) => ok(BpcharLength, vec![Char(*k)], Int4),
+            (OctetLength, [Char(k)]) => ok(OctetLength, vec![Char(*k)], Int4),
             (Length | OctetLength, [t]) if is_str(t) => ok(self, vec![Text], Int4),
             (Lower | Upper | Initcap | Reverse, [t]) if is_str(t) => ok(self, vec![Text], Text),
             (Substring, [s, a]) if is_str(s) && is_int(a) => ok(self, vec![Text, Int4], Text),
