@@ -67,7 +67,10 @@ fn piped_script_prints_tags_tables_and_errors() {
 
 #[test]
 fn quiet_drops_command_tags_but_not_rows() {
-    let (out, _, code) = run(&["-q"], "create table t (a int);\ninsert into t values (5);\nselect a from t;\n");
+    let (out, _, code) = run(
+        &["-q"],
+        "create table t (a int);\ninsert into t values (5);\nselect a from t;\n",
+    );
     assert_eq!(out, " a \n---\n 5\n(1 row)\n\n");
     assert_eq!(code, 0);
 }
@@ -76,7 +79,10 @@ fn quiet_drops_command_tags_but_not_rows() {
 fn dash_c_runs_in_order_and_fails_with_status_1() {
     let (out, err, code) = run(&["-c", "select 1 as x", "-c", "select nosuch"], "");
     assert_eq!(out, " x \n---\n 1\n(1 row)\n\n");
-    assert_eq!(err, "ERROR:  column \"nosuch\" does not exist\nLINE 1: select nosuch\n               ^\n");
+    assert_eq!(
+        err,
+        "ERROR:  column \"nosuch\" does not exist\nLINE 1: select nosuch\n               ^\n"
+    );
     assert_eq!(code, 1);
     // The status is that of the last -c, as psql's.
     let (_, _, code) = run(&["-c", "select nosuch", "-c", "select 1"], "");
@@ -93,7 +99,11 @@ fn dash_c_runs_in_order_and_fails_with_status_1() {
 fn script_errors_name_the_file_and_the_line_the_statement_ends_on() {
     let dir = tempfile::tempdir().expect("temp dir");
     let script = dir.path().join("s.sql");
-    std::fs::write(&script, "select 1 as a;\n\nselect\n  nosuch\n  ;\n\\foo\nselect 2 as b;\n").expect("write");
+    std::fs::write(
+        &script,
+        "select 1 as a;\n\nselect\n  nosuch\n  ;\n\\foo\nselect 2 as b;\n",
+    )
+    .expect("write");
     let data = dir.path().join("data");
     let s = script.to_str().expect("utf-8 path");
     let (out, err, code) = texts(run_in(&data, &["-f", s], ""));
@@ -108,7 +118,10 @@ fn script_errors_name_the_file_and_the_line_the_statement_ends_on() {
     assert_eq!(code, 0);
     // `-f -` reads stdin under the name <stdin>.
     let (_, err, _) = texts(run_in(&data, &["-f", "-"], "select 1;\nselect nosuch;\n"));
-    assert!(err.starts_with("heapdb:<stdin>:2: ERROR:  column \"nosuch\""), "{err}");
+    assert!(
+        err.starts_with("heapdb:<stdin>:2: ERROR:  column \"nosuch\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -120,7 +133,11 @@ fn on_error_stop_ends_a_script_with_status_3() {
     let f = dir.path().join("s.sql");
     std::fs::write(&f, script).expect("write");
     let data = dir.path().join("data");
-    let (out, _, code) = texts(run_in(&data, &["-v", "ON_ERROR_STOP=1", "-f", f.to_str().expect("utf-8")], ""));
+    let (out, _, code) = texts(run_in(
+        &data,
+        &["-v", "ON_ERROR_STOP=1", "-f", f.to_str().expect("utf-8")],
+        "",
+    ));
     assert_eq!((out.as_str(), code), (" a \n---\n 1\n(1 row)\n\n", 3));
     // Without it the script goes on and exits 0.
     let (out, _, code) = run(&[], script);
@@ -134,7 +151,10 @@ fn on_error_stop_ends_a_script_with_status_3() {
 #[test]
 fn missing_script_and_bad_flags_exit_1() {
     let (_, err, code) = run(&["-f", "/nonexistent/x.sql"], "");
-    assert_eq!(err, "heapdb: error: /nonexistent/x.sql: No such file or directory\n");
+    assert_eq!(
+        err,
+        "heapdb: error: /nonexistent/x.sql: No such file or directory\n"
+    );
     assert_eq!(code, 1);
     let (_, err, code) = run(&["-Z"], "");
     assert!(err.starts_with("heapdb: invalid option -- 'Z'"), "{err}");
@@ -156,7 +176,10 @@ fn timing_lines_follow_psql() {
     let v = lines[9];
     assert!(v.starts_with("Time: ") && v.contains(" ms (parse "), "{v}");
     assert!(v.contains(", plan ") && v.contains(", execute "), "{v}");
-    assert!(v.contains("; shared hit=") && v.contains(" written=") && v.ends_with(')'), "{v}");
+    assert!(
+        v.contains("; shared hit=") && v.contains(" written=") && v.ends_with(')'),
+        "{v}"
+    );
     assert_eq!(lines[10], "Timing is off.");
     assert!(!lines[11..].iter().any(|l| l.starts_with("Time:")));
 }
@@ -171,8 +194,14 @@ fn unaligned_tuples_only_and_csv_output() {
     assert_eq!(out, "a|b\n1|x,y\n2|\n(2 rows)\n");
     let (out, _, _) = run(&["-q", "--csv"], &q);
     assert_eq!(out, "a,b\n1,\"x,y\"\n2,\n");
-    let (out, _, _) = run(&["-q"], &format!("{setup}\\pset null '(null)'\n\\x\nselect * from t order by a;\n"));
-    assert_eq!(out, "-[ RECORD 1 ]\na | 1\nb | x,y\n-[ RECORD 2 ]\na | 2\nb | (null)\n\n");
+    let (out, _, _) = run(
+        &["-q"],
+        &format!("{setup}\\pset null '(null)'\n\\x\nselect * from t order by a;\n"),
+    );
+    assert_eq!(
+        out,
+        "-[ RECORD 1 ]\na | 1\nb | x,y\n-[ RECORD 2 ]\na | 2\nb | (null)\n\n"
+    );
 }
 
 #[test]
@@ -181,10 +210,17 @@ fn include_files_relative_and_absolute() {
     let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).expect("mkdir");
     std::fs::write(sub.join("inner.sql"), "select 'inner' as w;\n").expect("write");
-    std::fs::write(sub.join("outer.sql"), "\\ir inner.sql\nselect 'outer' as w;\n").expect("write");
+    std::fs::write(
+        sub.join("outer.sql"),
+        "\\ir inner.sql\nselect 'outer' as w;\n",
+    )
+    .expect("write");
     let data = dir.path().join("data");
     let outer = sub.join("outer.sql");
-    let script = format!("\\i {}\n\\i nosuch.sql\nselect 'end' as w;\n", outer.display());
+    let script = format!(
+        "\\i {}\n\\i nosuch.sql\nselect 'end' as w;\n",
+        outer.display()
+    );
     let (out, err, code) = texts(run_in(&data, &[], &script));
     assert_eq!(
         out,
@@ -199,11 +235,17 @@ fn output_file_takes_results_but_not_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("out.txt");
     let data = dir.path().join("data");
-    let script = format!("\\o {}\nselect 1 as a;\nselect nosuch;\n\\o\nselect 2 as b;\n", file.display());
+    let script = format!(
+        "\\o {}\nselect 1 as a;\nselect nosuch;\n\\o\nselect 2 as b;\n",
+        file.display()
+    );
     let (out, err, _) = texts(run_in(&data, &[], &script));
     assert_eq!(out, " b \n---\n 2\n(1 row)\n\n");
     assert!(err.starts_with("ERROR:  column \"nosuch\""));
-    assert_eq!(std::fs::read_to_string(&file).expect("read"), " a \n---\n 1\n(1 row)\n\n");
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        " a \n---\n 1\n(1 row)\n\n"
+    );
 }
 
 #[test]
@@ -212,7 +254,10 @@ fn describe_lists_and_describes_tables() {
         &[],
         "\\d\ncreate table t (a int not null default 3, b text);\n\\dt\n\\d T\n\\d nosuch\n\\conninfo\n",
     );
-    assert_eq!(err, "Did not find any relations.\nDid not find any relation named \"nosuch\".\n");
+    assert_eq!(
+        err,
+        "Did not find any relations.\nDid not find any relation named \"nosuch\".\n"
+    );
     let expected = "CREATE TABLE\n\
                     \x20                List of relations\n\
                     \x20Name | Type  | Rows (estimated) | Pages |  Size   \n\
@@ -226,7 +271,10 @@ fn describe_lists_and_describes_tables() {
                     \x20b      | text    |          | \n\
                     Pages: 0, all-visible: 0, size: 0 bytes\n\n";
     assert!(out.starts_with(expected), "{out}");
-    assert!(out.contains("You are connected to database \"") && out.contains("(heapdb "), "{out}");
+    assert!(
+        out.contains("You are connected to database \"") && out.contains("(heapdb "),
+        "{out}"
+    );
 }
 
 #[test]
@@ -241,8 +289,14 @@ fn locked_data_directory_is_a_clear_error() {
 
 #[test]
 fn variables_substitute_and_echo() {
-    let (out, _, _) = run(&["-q", "-v", "n=42", "-e"], "select :n as v, :'n' as s;\n\\echo done :n\n");
-    assert_eq!(out, "select 42 as v, '42' as s;\n v  | s  \n----+----\n 42 | 42\n(1 row)\n\ndone 42\n");
+    let (out, _, _) = run(
+        &["-q", "-v", "n=42", "-e"],
+        "select :n as v, :'n' as s;\n\\echo done :n\n",
+    );
+    assert_eq!(
+        out,
+        "select 42 as v, '42' as s;\n v  | s  \n----+----\n 42 | 42\n(1 row)\n\ndone 42\n"
+    );
 }
 
 #[test]

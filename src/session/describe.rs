@@ -103,7 +103,10 @@ mod tests {
         s.execute("insert into b select g, 'v' from generate_series(1, 1000) g")
             .expect("insert");
         let t = s.list_tables().expect("list");
-        assert_eq!(t.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(
+            t.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
         assert_eq!(t[0].pages, 0);
         let b = &t[1];
         assert!(b.pages >= 2, "1000 rows span pages: {}", b.pages);

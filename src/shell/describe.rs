@@ -6,14 +6,19 @@
 //! unquoted name folds to lower case, `"Quoted"` keeps its case, `*` and
 //! `?` are wildcards.
 
-
 use super::print::{text, Align, ColumnInfo, Format, ResultPrinter};
 use super::run::{Flow, Runner, Source};
 use crate::session::TableInfo;
 
 impl Runner {
     /// `\d [PATTERN]`: list relations, or describe the matching tables.
-    pub(crate) fn describe(&mut self, pattern: Option<&str>, plus: bool, src: &Source, line: u64) -> Flow {
+    pub(crate) fn describe(
+        &mut self,
+        pattern: Option<&str>,
+        plus: bool,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
         let Some(pattern) = pattern else {
             return self.list_tables(None, plus, src, line);
         };
@@ -53,13 +58,24 @@ impl Runner {
                 t.all_visible_pages,
                 size_pretty(t.size_bytes)
             );
-            self.print_titled(&format!("Table \"{}\"", t.name), &cols, &rows, Some(&footer));
+            self.print_titled(
+                &format!("Table \"{}\"", t.name),
+                &cols,
+                &rows,
+                Some(&footer),
+            );
         }
         Flow::Continue
     }
 
     /// `\dt[+] [PATTERN]`: the tables with row estimates, pages and sizes.
-    pub(crate) fn list_tables(&mut self, pattern: Option<&str>, plus: bool, src: &Source, line: u64) -> Flow {
+    pub(crate) fn list_tables(
+        &mut self,
+        pattern: Option<&str>,
+        plus: bool,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
         let tables = match self.matching_tables(pattern, src, line) {
             Ok(t) => t,
             Err(f) => return f,
@@ -105,7 +121,12 @@ impl Runner {
 
     /// The tables matching `pattern` (all when `None`), or the flow after
     /// reporting the engine's error.
-    fn matching_tables(&mut self, pattern: Option<&str>, src: &Source, line: u64) -> Result<Vec<TableInfo>, Flow> {
+    fn matching_tables(
+        &mut self,
+        pattern: Option<&str>,
+        src: &Source,
+        line: u64,
+    ) -> Result<Vec<TableInfo>, Flow> {
         match self.session.list_tables() {
             Ok(mut t) => {
                 if let Some(p) = pattern {
@@ -122,7 +143,13 @@ impl Runner {
     }
 
     /// Prints `rows` under a title, psql style, then `footer` lines.
-    fn print_titled(&mut self, title: &str, cols: &[ColumnInfo], rows: &[Vec<String>], footer: Option<&str>) {
+    fn print_titled(
+        &mut self,
+        title: &str,
+        cols: &[ColumnInfo],
+        rows: &[Vec<String>],
+        footer: Option<&str>,
+    ) {
         let mut opts = self.state.print.clone();
         // psql counts the rows of a listing, not of a table description.
         opts.footer = footer.is_none();
@@ -259,7 +286,10 @@ pub fn sql_help(topic: Option<&str>) -> String {
         .or_else(|| SQL_HELP.iter().find(|(n, _)| n.starts_with(&topic)))
     {
         Some((name, syn)) => format!("Command:     {name}\nSyntax:\n{syn}\n\n"),
-        None => format!("No help available for \"{}\".\nTry \\h with no arguments to see available help.\n", topic.to_lowercase()),
+        None => format!(
+            "No help available for \"{}\".\nTry \\h with no arguments to see available help.\n",
+            topic.to_lowercase()
+        ),
     }
 }
 

@@ -65,7 +65,9 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
     {
         Ok(rl) => rl,
         Err(e) => {
-            runner.eprint(&format!("heapdb: error: could not start the line editor: {e}\n"));
+            runner.eprint(&format!(
+                "heapdb: error: could not start the line editor: {e}\n"
+            ));
             return Flow::Fatal;
         }
     };

@@ -181,7 +181,9 @@ impl Runner {
                 self.print(&text);
                 Flow::Continue
             }
-            MetaCommand::Describe { pattern, plus } => self.describe(pattern.as_deref(), plus, src, line),
+            MetaCommand::Describe { pattern, plus } => {
+                self.describe(pattern.as_deref(), plus, src, line)
+            }
             MetaCommand::ListTables { pattern, plus } => {
                 self.list_tables(pattern.as_deref(), plus, src, line)
             }
@@ -197,7 +199,11 @@ impl Runner {
                     self.last_query.clone()
                 };
                 if q.trim().is_empty() {
-                    return self.shell_error("\\watch cannot be used with an empty query", src, line);
+                    return self.shell_error(
+                        "\\watch cannot be used with an empty query",
+                        src,
+                        line,
+                    );
                 }
                 self.watch(&q, secs, src, line)
             }
