@@ -89,7 +89,6 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::database::Database;
 
     #[test]
