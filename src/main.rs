@@ -8,14 +8,13 @@
 
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 
 use heapdb::database::Database;
 use heapdb::settings::Settings;
 use heapdb::shell::args::{help_text, parse_args, version_text, Action, Args, Command};
 use heapdb::shell::meta::ShellState;
 use heapdb::shell::repl::run_interactive;
-use heapdb::shell::run::{Flow, Runner, Source, STATEMENT_RUNNING};
+use heapdb::shell::run::{install_cancel_handler, Flow, Runner, Source};
 
 fn main() -> ExitCode {
     let env_data = std::env::var("HEAPDB_DATA").ok();
@@ -72,16 +71,10 @@ fn run(args: &Args) -> u8 {
     };
     let interactive = args.actions.is_empty() && io::stdin().is_terminal();
     let mut runner = Runner::new(db.session(), state, dir);
-    let cancel = runner.session.cancel_flag();
-    // Ctrl-C cancels the running statement; outside one, it ends a
-    // non-interactive run (at the prompt rustyline reads it as a key).
-    let _ = ctrlc::set_handler(move || {
-        if STATEMENT_RUNNING.load(Ordering::SeqCst) {
-            cancel.store(true, Ordering::SeqCst);
-        } else if !interactive {
-            std::process::exit(130);
-        }
-    });
+    if !interactive {
+        // The prompt installs it after opening the terminal.
+        install_cancel_handler(runner.session.cancel_flag(), false);
+    }
     if args.single_transaction {
         let _ = runner.session.execute("BEGIN");
     }

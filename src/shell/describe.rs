@@ -190,19 +190,19 @@ impl Runner {
 /// `size` in bytes as `pg_size_pretty` shows it (`8192 bytes`, `16 kB`).
 pub fn size_pretty(size: u64) -> String {
     const LIMIT: u64 = 10 * 1024;
+    const LIMIT2: u64 = LIMIT * 2 - 1;
     if size < LIMIT {
         return format!("{size} bytes");
     }
-    let mut v = size;
-    for unit in ["kB", "MB", "GB", "TB"] {
-        // Halve-rounding as PostgreSQL: shift by 9, then round the last bit.
-        let next = v >> 9;
-        if next < 2 * LIMIT || unit == "TB" {
-            return format!("{} {unit}", next.div_ceil(2));
+    // One extra bit is kept for rounding half up, as PostgreSQL does.
+    let mut v = size >> 9;
+    for unit in ["kB", "MB", "GB"] {
+        if v < LIMIT2 {
+            return format!("{} {unit}", v.div_ceil(2));
         }
-        v = next >> 1;
+        v >>= 10;
     }
-    unreachable!("TB always returns")
+    format!("{} TB", v.div_ceil(2))
 }
 
 /// A `\d` pattern as the name it matches: unquoted parts fold to lower case.
@@ -302,7 +302,11 @@ mod tests {
         assert_eq!(size_pretty(0), "0 bytes");
         assert_eq!(size_pretty(8192), "8192 bytes");
         assert_eq!(size_pretty(16384), "16 kB");
-        assert_eq!(size_pretty(10 * 1024 * 1024), "10240 kB");
+        assert_eq!(size_pretty(10239), "10239 bytes");
+        assert_eq!(size_pretty(10240), "10 kB");
+        assert_eq!(size_pretty(10485759), "10 MB");
+        assert_eq!(size_pretty(10 << 30), "10 GB");
+        assert_eq!(size_pretty(20 << 40), "20 TB");
         assert_eq!(size_pretty(20 * 1024 * 1024), "20 MB");
     }
 

@@ -23,7 +23,7 @@ use super::args::history_file;
 use super::complete::{CatalogNames, ShellHelper};
 use super::input::{Item, Splitter};
 use super::prompt::{database_name, prompt, TxnStatus};
-use super::run::{Flow, Runner, Source};
+use super::run::{install_cancel_handler, Flow, Runner, Source};
 use crate::session::{self, Session};
 
 /// Table and column names for completion, read through a session of its
@@ -71,6 +71,7 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
             return Flow::Fatal;
         }
     };
+    install_cancel_handler(runner.session.cancel_flag(), true);
     let names = EngineNames {
         session: runner.session.database().session(),
     };
@@ -117,8 +118,11 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
                 return Flow::Fatal;
             }
         };
-        lineno += 1;
-        splitter.feed_line(&line, lineno, &mut items);
+        // A recalled multi-line history entry comes back as one string.
+        for part in line.split('\n') {
+            lineno += 1;
+            splitter.feed_line(part, lineno, &mut items);
+        }
         while let Some(item) = items.pop_front() {
             let entry = match &item {
                 Item::Sql { text, .. } | Item::Meta { text, .. } => text.clone(),

@@ -20,6 +20,7 @@ use std::cell::OnceCell;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::meta::{Output, ShellState};
@@ -33,6 +34,21 @@ use crate::types::format_value;
 /// Set while a statement runs, so the Ctrl-C handler knows whether to
 /// cancel it or (outside the prompt) to end the process.
 pub static STATEMENT_RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// Installs the Ctrl-C handler: while a statement runs it sets `cancel`
+/// (the session's flag); outside one it ends a non-interactive run with
+/// status 130. At the prompt, rustyline reads Ctrl-C as a key. Call it once,
+/// and for the prompt after the line editor exists: rustyline installs its
+/// own SIGINT handler when it opens the terminal.
+pub fn install_cancel_handler(cancel: Arc<AtomicBool>, interactive: bool) {
+    let _ = ctrlc::set_handler(move || {
+        if STATEMENT_RUNNING.load(Ordering::SeqCst) {
+            cancel.store(true, Ordering::SeqCst);
+        } else if !interactive {
+            std::process::exit(130);
+        }
+    });
+}
 
 /// What the caller should do after a statement, meta-command or script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +95,10 @@ pub struct Runner {
 impl Runner {
     /// A runner over `session`; `stdout` is buffered unless it is a
     /// terminal.
-    pub fn new(session: Session, state: ShellState, data_dir: PathBuf) -> Runner {
+    pub fn new(session: Session, mut state: ShellState, data_dir: PathBuf) -> Runner {
         let stdout: Box<dyn Write> = if io::stdout().is_terminal() {
+            // `\x auto` compares the table's width with the terminal's.
+            state.print.columns = terminal_columns();
             Box::new(io::stdout())
         } else {
             Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout()))
@@ -264,6 +282,19 @@ impl Runner {
         };
         if let Some(line) = timing_line(mode, ms(elapsed), &detail) {
             self.print(&format!("{line}\n"));
+        }
+    }
+}
+
+/// The width of the terminal on standard output (0 when unknown).
+fn terminal_columns() -> usize {
+    // SAFETY: TIOCGWINSZ fills the winsize struct passed; nothing else.
+    unsafe {
+        let mut ws: libc::winsize = std::mem::zeroed();
+        if libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) == 0 {
+            ws.ws_col as usize
+        } else {
+            0
         }
     }
 }
