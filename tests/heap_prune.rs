@@ -132,3 +132,53 @@ fn deleted_and_aborted_rows_are_removed() {
     assert_eq!(values(&rel, &db.snap()), vec![0, 12, 20]);
     assert_eq!(rel.count(&db.snap()).unwrap(), 3);
 }
+
+/// A golden dump of one page through a small history: the page's story at a
+/// glance (line pointers, xmin/xmax, command ids, ctids, hint bits).
+#[test]
+fn page_dump_through_insert_update_delete_scan_and_prune() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), 16);
+    let rel = db.create(302);
+    let a = db.txns.begin().unwrap(); // 3
+    let t1 = rel.insert(&row(0), a, 0).unwrap();
+    let t2 = rel.insert(&row(4), a, 1).unwrap();
+    db.txns.commit(a).unwrap();
+    let b = db.txns.begin().unwrap(); // 4
+    rel.update(t1, &row(8), b, 0).unwrap();
+    rel.delete(t2, b, 1).unwrap();
+    db.txns.commit(b).unwrap();
+    let c = db.txns.begin().unwrap(); // 5
+    rel.insert(&row(12), c, 0).unwrap();
+    db.txns.abort(c).unwrap();
+    // The writers set the xmin hints they needed; the scan sets the rest.
+    assert_eq!(
+        rel.dump_page(0).unwrap(),
+        "page lower=40 upper=8032 flags=- prune_xid=4
+  1 NORMAL   off=8152 len=40 xmin=3 xmax=4 cid=0 ctid=(0,3) XMIN_COMMITTED|HOT_UPDATED
+  2 NORMAL   off=8112 len=40 xmin=3 xmax=4 cid=1 ctid=(0,2) XMIN_COMMITTED
+  3 NORMAL   off=8072 len=40 xmin=4 xmax=0 cid=0 ctid=(0,3) XMAX_INVALID|UPDATED|HEAP_ONLY
+  4 NORMAL   off=8032 len=40 xmin=5 xmax=0 cid=0 ctid=(0,4) XMAX_INVALID
+"
+    );
+    assert_eq!(values(&rel, &db.snap()), vec![8]);
+    assert_eq!(
+        rel.dump_page(0).unwrap(),
+        "page lower=40 upper=8032 flags=- prune_xid=4
+  1 NORMAL   off=8152 len=40 xmin=3 xmax=4 cid=0 ctid=(0,3) XMIN_COMMITTED|XMAX_COMMITTED|HOT_UPDATED
+  2 NORMAL   off=8112 len=40 xmin=3 xmax=4 cid=1 ctid=(0,2) XMIN_COMMITTED|XMAX_COMMITTED
+  3 NORMAL   off=8072 len=40 xmin=4 xmax=0 cid=0 ctid=(0,3) XMIN_COMMITTED|XMAX_INVALID|UPDATED|HEAP_ONLY
+  4 NORMAL   off=8032 len=40 xmin=5 xmax=0 cid=0 ctid=(0,4) XMIN_INVALID|XMAX_INVALID
+"
+    );
+    rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!(
+        rel.dump_page(0).unwrap(),
+        "page lower=40 upper=8152 flags=- prune_xid=0
+  1 REDIRECT -> 3
+  2 DEAD
+  3 NORMAL   off=8152 len=40 xmin=4 xmax=0 cid=0 ctid=(0,3) XMIN_COMMITTED|XMAX_INVALID|UPDATED|HEAP_ONLY
+  4 DEAD
+"
+    );
+}

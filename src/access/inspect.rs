@@ -143,6 +143,56 @@ pub fn items(p: &[u8]) -> Vec<ItemInfo> {
         .collect()
 }
 
+/// A text dump of page `p` for tests and debugging (toydb's `dump` idea):
+/// one header line, then one line per line pointer with its tuple's xmin,
+/// xmax, cid, ctid and flags. Stable, so tests can compare it verbatim.
+///
+/// ```text
+/// page lower=32 upper=8112 flags=ALL_VISIBLE prune_xid=0
+///   1 NORMAL   off=8152 len=40 xmin=3 xmax=0 cid=0 ctid=(0,1) XMIN_COMMITTED|XMAX_INVALID
+///   2 REDIRECT -> 4
+/// ```
+pub fn dump_page(p: &[u8]) -> String {
+    use std::fmt::Write;
+    let h = page_header(p);
+    let mut out = String::new();
+    let flags = if h.flag_names.is_empty() {
+        "-"
+    } else {
+        &h.flag_names
+    };
+    let _ = writeln!(
+        out,
+        "page lower={} upper={} flags={} prune_xid={}",
+        h.lower, h.upper, flags, h.prune_xid
+    );
+    for it in items(p) {
+        let _ = match (&it.tuple, it.lp_flags) {
+            (Some(t), _) => writeln!(
+                out,
+                "  {} {:<8} off={} len={} xmin={} xmax={} cid={} ctid=({},{}) {}",
+                it.lp,
+                it.lp_flags,
+                it.lp_off,
+                it.lp_len,
+                t.xmin,
+                t.xmax,
+                t.cid,
+                t.ctid.0,
+                t.ctid.1,
+                if t.flag_names.is_empty() {
+                    "-"
+                } else {
+                    &t.flag_names
+                }
+            ),
+            (None, "REDIRECT") => writeln!(out, "  {} REDIRECT -> {}", it.lp, it.lp_off),
+            (None, f) => writeln!(out, "  {} {f}", it.lp),
+        };
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,7 +81,7 @@ impl<'a> PinnedBuffer<'a> {
             .desc(self.id)
             .content
             .try_lock_shared()
-            .then_some(BufferReadGuard { buf: self })
+            .then(|| BufferReadGuard { buf: self })
     }
 
     /// Takes the content lock in exclusive mode (waits for all holders).
@@ -98,7 +98,7 @@ impl<'a> PinnedBuffer<'a> {
             .desc(self.id)
             .content
             .try_lock_exclusive()
-            .then_some(BufferWriteGuard { buf: self })
+            .then(|| BufferWriteGuard { buf: self })
     }
 
     /// Takes a cleanup lock if available now: the exclusive content lock while

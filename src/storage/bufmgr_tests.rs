@@ -539,3 +539,26 @@ fn buffer_summary_shows_tags_and_state() {
         (1, 2, 1)
     );
 }
+
+#[test]
+fn failed_try_locks_leave_the_holders_lock_alone() {
+    // A failed try_read/try_write must not release the lock someone else
+    // holds (it once dropped a guard it never owned).
+    let (_d, pool) = pool(16);
+    let rel = RelFileNode(1);
+    pool.create_relation(rel, MAIN).unwrap();
+    fill(&pool, rel, 1);
+    let buf = pool.read_buffer(rel, MAIN, 0, None).unwrap();
+    let w = buf.write();
+    for _ in 0..3 {
+        assert!(buf.try_read().is_none());
+        assert!(buf.try_write().is_none());
+    }
+    assert!(buf.try_cleanup_lock().is_none());
+    drop(w);
+    let r = buf.read();
+    assert!(buf.try_write().is_none(), "a reader still holds the lock");
+    assert!(buf.try_read().is_some());
+    drop(r);
+    assert!(buf.try_write().is_some());
+}

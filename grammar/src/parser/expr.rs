@@ -539,7 +539,9 @@ impl Parser<'_> {
             order_by: Vec::new(),
             filter: None,
         };
-        if self.eat(TokenKind::Star) {
+        if let Some(args) = self.parse_special_args(&mut call.name)? {
+            call.args = args;
+        } else if self.eat(TokenKind::Star) {
             call.star = true;
         } else if !self.at(TokenKind::RParen) {
             if self.eat_kw(Keyword::Distinct) {
@@ -561,6 +563,112 @@ impl Parser<'_> {
             self.expect(TokenKind::RParen)?;
         }
         Ok(call)
+    }
+
+    /// The SQL-standard keyword forms of a few functions, read as ordinary
+    /// calls (PostgreSQL's grammar does the same rewriting):
+    /// - `extract(field FROM x)` is `extract('field', x)`;
+    /// - `substring(s FROM a [FOR b])` / `substring(s FOR b)` is
+    ///   `substring(s, a[, b])` (`a` is 1 when only FOR is given);
+    /// - `position(a IN b)` is `position(a, b)`;
+    /// - `trim([BOTH | LEADING | TRAILING] [chars] FROM s)` is
+    ///   `btrim` / `ltrim` / `rtrim(s[, chars])`.
+    ///
+    /// Called after the opening parenthesis. Returns `None`, consuming
+    /// nothing, when the call is not one of these forms; the comma forms the
+    /// rewriting produces parse back to the same tree.
+    fn parse_special_args(&mut self, name: &mut ObjectName) -> PResult<Option<Vec<Expr>>> {
+        if name.schema.is_some() {
+            return Ok(None);
+        }
+        let from = TokenKind::Word(Keyword::From);
+        match name.name.as_str() {
+            "extract" if self.nth_kind(1) == from => {
+                let at = self.peek().start;
+                let field = match self.peek_kind() {
+                    TokenKind::Word(_) | TokenKind::QuotedIdent(_) => self.parse_col_label()?,
+                    _ => match self.parse_prefix()?.kind {
+                        ExprKind::Literal(Literal::String(s)) => s,
+                        _ => return Err(self.error()),
+                    },
+                };
+                self.expect_kw(Keyword::From)?;
+                let source = self.parse_expr()?;
+                Ok(Some(vec![
+                    expr(ExprKind::Literal(Literal::String(field)), at),
+                    source,
+                ]))
+            }
+            "substring" if !self.at(TokenKind::RParen) => {
+                let s = self.parse_expr()?;
+                let mut args = vec![s];
+                if self.eat_kw(Keyword::From) {
+                    args.push(self.parse_expr()?);
+                    if self.eat_kw(Keyword::For) {
+                        args.push(self.parse_expr()?);
+                    }
+                } else if self.at_kw(Keyword::For) {
+                    let at = self.bump().start;
+                    let count = self.parse_expr()?;
+                    let start = if self.eat_kw(Keyword::From) {
+                        self.parse_expr()?
+                    } else {
+                        expr(ExprKind::Literal(Literal::Number("1".into())), at)
+                    };
+                    args.push(start);
+                    args.push(count);
+                } else {
+                    while self.eat(TokenKind::Comma) {
+                        args.push(self.parse_expr()?);
+                    }
+                }
+                Ok(Some(args))
+            }
+            "position" if !self.at(TokenKind::RParen) => {
+                let needle = self.parse_expr_bp(prec::LIKE + 1)?;
+                let mut args = vec![needle];
+                if self.eat_kw(Keyword::In) {
+                    args.push(self.parse_expr_bp(prec::LIKE + 1)?);
+                } else {
+                    while self.eat(TokenKind::Comma) {
+                        args.push(self.parse_expr()?);
+                    }
+                }
+                Ok(Some(args))
+            }
+            "trim" if !self.at(TokenKind::RParen) => {
+                let side = if self.eat_kw(Keyword::Both) {
+                    Some("btrim")
+                } else if self.eat_kw(Keyword::Leading) {
+                    Some("ltrim")
+                } else if self.eat_kw(Keyword::Trailing) {
+                    Some("rtrim")
+                } else {
+                    None
+                };
+                let args = if self.eat_kw(Keyword::From) {
+                    vec![self.parse_expr()?]
+                } else {
+                    let first = self.parse_expr()?;
+                    if self.eat_kw(Keyword::From) {
+                        vec![self.parse_expr()?, first]
+                    } else {
+                        let mut args = vec![first];
+                        while self.eat(TokenKind::Comma) {
+                            args.push(self.parse_expr()?);
+                        }
+                        if side.is_none() {
+                            // `trim(s[, chars])`: an ordinary call.
+                            return Ok(Some(args));
+                        }
+                        args
+                    }
+                };
+                name.name = side.unwrap_or("btrim").to_string();
+                Ok(Some(args))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Parses `ORDER BY item, ...` (the next token is `ORDER`).

@@ -173,6 +173,13 @@ impl HeapRelation {
         Ok((inspect::page_header(&g[..]), inspect::items(&g[..])))
     }
 
+    /// A text dump of heap page `block` ([`inspect::dump_page`]).
+    pub fn dump_page(&self, block: BlockNumber) -> Result<String> {
+        let buf = self.read_main(block)?;
+        let g = buf.read();
+        Ok(inspect::dump_page(&g[..]))
+    }
+
     /// The VM bits and live-tuple count of every heap block, as
     /// `(block, bits, count)` (`pg_visibility_map`-style).
     pub fn inspect_vm(&self) -> Result<Vec<(BlockNumber, u8, u16)>> {

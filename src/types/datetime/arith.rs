@@ -184,14 +184,57 @@ fn unit(field: &str) -> String {
 
 /// `extract(field from timestamp)` as PostgreSQL 15's numeric result
 /// (`second` and `epoch` carry 6 decimals, `milliseconds` 3).
+/// Every unit `extract` knows for timestamps.
+const TIMESTAMP_UNITS: [&str; 19] = [
+    "microseconds",
+    "milliseconds",
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "month",
+    "quarter",
+    "year",
+    "decade",
+    "century",
+    "millennium",
+    "dow",
+    "isodow",
+    "doy",
+    "week",
+    "isoyear",
+    "epoch",
+    "julian",
+];
+
+/// `extract(field from timestamp)`; `None` (SQL NULL) for fields of an
+/// infinite timestamp that do not grow with time (`month`, `dow`, ...),
+/// as PostgreSQL 15.
+pub fn extract_timestamp_opt(field: &str, t: i64) -> Result<Option<Numeric>> {
+    let u = unit(field);
+    if !is_finite_ts(t) {
+        return match u.as_str() {
+            "epoch" | "year" | "decade" | "century" | "millennium" | "julian" | "isoyear" => {
+                Ok(Some(Numeric::infinity(t == TS_BEGIN)))
+            }
+            u if TIMESTAMP_UNITS.contains(&u) => Ok(None),
+            u if u.starts_with("timezone") => Err(unit_error(u, "timestamp without time zone")),
+            u => Err(unrecognized(u, "timestamp without time zone")),
+        };
+    }
+    extract_timestamp(&u, t).map(Some)
+}
+
+/// `extract(field from timestamp)` of a finite timestamp (see
+/// [`extract_timestamp_opt`] for infinite ones, which this rejects).
 pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
     let u = unit(field);
     if !is_finite_ts(t) {
-        return Ok(match u.as_str() {
-            "epoch" | "year" | "decade" | "century" | "millennium" | "julian" | "isoyear" => {
-                Numeric::infinity(t == TS_BEGIN)
-            }
-            _ => return Err(unrecognized_or_null(&u)),
+        return extract_timestamp_opt(&u, t)?.ok_or_else(|| {
+            err!(
+                FeatureNotSupported,
+                "unit \"{u}\" of an infinite timestamp is NULL"
+            )
         });
     }
     let tm = tm(t);
@@ -245,17 +288,13 @@ pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
     }
 }
 
-fn unrecognized_or_null(u: &str) -> Error {
-    err!(
-        FeatureNotSupported,
-        "unit \"{u}\" not supported for infinite timestamps"
-    )
-}
-
 /// `extract(field from date)`: integral fields only (PostgreSQL 15 rejects
 /// time-of-day fields for dates).
-pub fn extract_date(field: &str, d: i32) -> Result<Numeric> {
+pub fn extract_date(field: &str, d: i32) -> Result<Option<Numeric>> {
     let u = unit(field);
+    if !TIMESTAMP_UNITS.contains(&u.as_str()) {
+        return Err(unrecognized(&u, "date"));
+    }
     if matches!(
         u.as_str(),
         "hour" | "minute" | "second" | "milliseconds" | "microseconds"
@@ -263,10 +302,10 @@ pub fn extract_date(field: &str, d: i32) -> Result<Numeric> {
         return Err(unit_error(&u, "date"));
     }
     if !is_finite_date(d) {
-        return extract_timestamp(&u, date_to_timestamp_sat(d));
+        return extract_timestamp_opt(&u, date_to_timestamp_sat(d));
     }
     let n = extract_timestamp(&u, d as i64 * USECS_PER_DAY)?;
-    Ok(if u == "epoch" { n.round_scale(0) } else { n })
+    Ok(Some(if u == "epoch" { n.round_scale(0) } else { n }))
 }
 
 /// `extract(field from interval)`.
@@ -496,7 +535,10 @@ mod tests {
         );
         assert_eq!(extract_interval("month", &iv).unwrap().to_string(), "2");
         let d = parse_date_at("2001-02-16", 0).unwrap();
-        assert_eq!(extract_date("epoch", d).unwrap().to_string(), "982281600");
+        assert_eq!(
+            extract_date("epoch", d).unwrap().unwrap().to_string(),
+            "982281600"
+        );
         assert_eq!(
             extract_date("hour", d).unwrap_err().message,
             "unit \"hour\" not supported for type date"

@@ -430,17 +430,17 @@ impl ScalarFunc {
             DatePart | Extract => {
                 let field = text(0)?;
                 let n = match &args[1] {
-                    Value::Timestamp(t) => dt::extract_timestamp(field, *t)?,
+                    Value::Timestamp(t) => dt::extract_timestamp_opt(field, *t)?,
                     Value::Date(d) if self == Extract => dt::extract_date(field, *d)?,
                     // date_part(date) is date_part(timestamp) in PostgreSQL.
-                    Value::Date(d) => dt::extract_timestamp(field, dt::date_to_timestamp(*d)?)?,
-                    Value::Interval(iv) => dt::extract_interval(field, iv)?,
+                    Value::Date(d) => dt::extract_timestamp_opt(field, dt::date_to_timestamp(*d)?)?,
+                    Value::Interval(iv) => Some(dt::extract_interval(field, iv)?),
                     _ => return Err(bad_arg(self)),
                 };
-                if self == Extract {
-                    Value::numeric(n)
-                } else {
-                    Value::Float8(n.to_f64())
+                match n {
+                    None => Value::Null,
+                    Some(n) if self == Extract => Value::numeric(n),
+                    Some(n) => Value::Float8(n.to_f64()),
                 }
             }
             DateTrunc => match &args[1] {

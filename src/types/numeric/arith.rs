@@ -120,6 +120,23 @@ impl Numeric {
         rscale.min(MAX_DISPLAY_SCALE)
     }
 
+    /// PostgreSQL's `estimate_ln_dweight`: the decimal weight of `ln(self)`
+    /// for a finite positive value.
+    fn estimate_ln_dweight(&self) -> i32 {
+        let lo = Numeric::parse("0.9").expect("literal");
+        let hi = Numeric::parse("1.1").expect("literal");
+        if self.cmp(&lo) != Ordering::Less && self.cmp(&hi) != Ordering::Greater {
+            // ln(x) ~= x - 1: its decimal weight.
+            let d = self.sub(&Numeric::from_i64(1));
+            if d.is_zero() {
+                return 0;
+            }
+            return mag::decimal_len(&d.mag) as i32 - 1 - d.scale as i32;
+        }
+        let ln = self.to_f64().ln();
+        ln.abs().log10() as i32
+    }
+
     /// The weight and first digit of the value in PostgreSQL's base-10000
     /// representation (`(0, 0)` for zero).
     fn base10000_lead(&self) -> (i32, u32) {
@@ -260,7 +277,7 @@ impl Numeric {
     }
 
     /// The square root of a non-negative finite value rounded to `rscale`.
-    fn sqrt_scale(&self, rscale: i32) -> Numeric {
+    pub(crate) fn sqrt_scale(&self, rscale: i32) -> Numeric {
         // sqrt(A / 10^s) * 10^(r+1) = sqrt(A * 10^(2r + 2 - s)); one extra
         // digit, then round it away (truncate-then-round on one digit is exact).
         let k = 2 * rscale + 2 - self.scale as i32;
@@ -345,29 +362,45 @@ impl Numeric {
                 });
             }
         }
-        let (b, x) = (self.to_f64(), exp.to_f64());
-        if exp.cmp(&Numeric::parse("0.5").expect("literal")) == Ordering::Equal {
-            // x ^ 0.5 exactly, at the scale power() would choose.
-            let weight = (0.5 * b.ln() * std::f64::consts::LOG10_E) as i32;
-            let rscale = (MIN_SIG_DIGITS - weight)
-                .max(self.scale as i32)
-                .max(1)
-                .clamp(0, MAX_DISPLAY_SCALE);
-            return Ok(self.sqrt_scale(rscale));
+        if self.is_zero() {
+            // 0 ^ positive: zero, at the scale PostgreSQL gives it.
+            let rscale = MIN_SIG_DIGITS.max(self.scale as i32).max(exp.scale as i32);
+            return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
         }
-        let f = b.powf(x);
-        if !f.is_finite() {
+        // Estimate the result's decimal weight exactly as PostgreSQL does:
+        // exp * ln(base) at low precision (8 significant digits of ln),
+        // because the estimate decides the result's display scale.
+        let ln_dweight = self.estimate_ln_dweight();
+        let local = (8 - ln_dweight).clamp(0, MAX_DISPLAY_SCALE);
+        let ln_low = super::transcend::ln(self, local + 4).round_scale(local);
+        let ln_num = ln_low.mul(exp).round_scale(local);
+        // PostgreSQL multiplies by this literal (not the exact LOG10_E).
+        #[allow(clippy::approx_constant)]
+        let val = ln_num.to_f64() * 0.434294481903252;
+        if !val.is_finite() || val.abs() > 2000.0 * 3.01 {
             return Err(err!(
                 NumericValueOutOfRange,
                 "value overflows numeric format"
             ));
         }
-        let weight = (x * b.ln() * std::f64::consts::LOG10_E) as i32;
+        let weight = val as i32;
         let rscale = (MIN_SIG_DIGITS - weight)
             .max(self.scale as i32)
             .max(exp.scale as i32)
             .clamp(0, MAX_DISPLAY_SCALE);
-        Ok(Numeric::from_float(f, 17).round_scale(rscale))
+        if val < -(rscale as f64) - 2.0 {
+            // Underflows to zero at this scale.
+            return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+        }
+        // exp(y * ln(x)) with guard digits: the exponent's absolute error
+        // becomes the result's relative error.
+        let sig = rscale + weight.max(0) + 6;
+        let y_digits = mag::decimal_len(&exp.mag) as i32 - exp.scale as i32;
+        let ln_x = super::transcend::ln(self, sig + y_digits.max(0) + 4);
+        let v = ln_x.mul(exp).round_scale(sig + 2);
+        let r = super::transcend::exp(&v, sig)
+            .ok_or_else(|| err!(NumericValueOutOfRange, "value overflows numeric format"))?;
+        Ok(r.round_scale(rscale))
     }
 }
 

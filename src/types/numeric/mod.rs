@@ -18,6 +18,7 @@
 
 pub mod arith;
 pub mod mag;
+mod transcend;
 
 use crate::err;
 use crate::error::Result;
