@@ -66,6 +66,15 @@ fn piped_script_prints_tags_tables_and_errors() {
 }
 
 #[test]
+fn returning_prints_rows_then_the_tag() {
+    let (out, _, _) = run(
+        &[],
+        "create table t (a int);\ninsert into t values (4) returning a;\n",
+    );
+    assert_eq!(out, "CREATE TABLE\n a \n---\n 4\n(1 row)\n\nINSERT 0 1\n");
+}
+
+#[test]
 fn quiet_drops_command_tags_but_not_rows() {
     let (out, _, code) = run(
         &["-q"],

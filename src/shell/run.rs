@@ -243,7 +243,19 @@ impl Runner {
                     ResultPrinter::new(w, opts, infos)
                 }
             };
+            // The printer hands its writer back only by being dropped.
             p.finish().map_err(io_error)?;
+            let returning = ["INSERT", "UPDATE", "DELETE"]
+                .iter()
+                .any(|k| result.tag.starts_with(k));
+            if returning && !state.quiet {
+                // psql shows the tag after the rows of ... RETURNING.
+                let out: &mut dyn Write = match &mut state.output {
+                    Output::Stdout => stdout.as_mut(),
+                    file => file,
+                };
+                writeln!(out, "{}", result.tag).map_err(io_error)?;
+            }
         } else if !state.quiet && !result.tag.is_empty() {
             if let Some(w) = out_slot.take() {
                 writeln!(w, "{}", result.tag).map_err(io_error)?;
