@@ -45,6 +45,8 @@ pub enum SqlState {
     InvalidDatetimeFormat,
     /// 22008 datetime_field_overflow
     DatetimeFieldOverflow,
+    /// 22015 interval_field_overflow
+    IntervalFieldOverflow,
     /// 22012 division_by_zero
     DivisionByZero,
     /// 22023 invalid_parameter_value
@@ -144,6 +146,7 @@ impl SqlState {
             NumericValueOutOfRange => "22003",
             InvalidDatetimeFormat => "22007",
             DatetimeFieldOverflow => "22008",
+            IntervalFieldOverflow => "22015",
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
             InvalidArgumentForPowerFunction => "2201F",
@@ -302,6 +305,7 @@ mod tests {
             NumericValueOutOfRange,
             InvalidDatetimeFormat,
             DatetimeFieldOverflow,
+            IntervalFieldOverflow,
             DivisionByZero,
             InvalidParameterValue,
             InvalidArgumentForPowerFunction,

@@ -6,6 +6,9 @@
 //! render as PostgreSQL's text output, NULL as `NULL` and the empty string as
 //! `(empty)` (see `tests/slt/README.md`).
 //!
+//! Error records preceded by a `# SQLSTATE XXXXX` comment must fail with
+//! that SQLSTATE too, not just the message.
+//!
 //! Files that do not pass completely yet are listed in
 //! `tests/slt/KNOWN_FAILING` (one file name per line, `#` comments). The
 //! test fails if any other file has a failing record, and also if a listed
@@ -13,7 +16,9 @@
 //! `SLT_VERBOSE=1` to print every failing record of every file, and
 //! `SLT_FILE=name.slt` to run one file.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use heapdb::settings::Settings;
 use heapdb::types::{format_value, DataType, Value};
@@ -33,6 +38,9 @@ impl std::error::Error for SltError {}
 
 struct Conn {
     session: Session,
+    /// The SQLSTATE of the last failed statement of any connection of the
+    /// file (records run one at a time).
+    last_error: Arc<Mutex<Option<String>>>,
 }
 
 fn column_type(ty: &DataType) -> DefaultColumnType {
@@ -63,7 +71,11 @@ impl sqllogictest::DB for Conn {
     type ColumnType = DefaultColumnType;
 
     fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
-        let r = self.session.execute(sql).map_err(SltError)?;
+        *self.last_error.lock().unwrap() = None;
+        let r = self.session.execute(sql).map_err(|e| {
+            *self.last_error.lock().unwrap() = Some(e.code.code().to_string());
+            SltError(e)
+        })?;
         if r.returns_rows {
             Ok(DBOutput::Rows {
                 types: r.columns.iter().map(|c| column_type(&c.ty)).collect(),
@@ -97,29 +109,77 @@ impl sqllogictest::DB for Conn {
 fn run_file(path: &Path) -> Vec<String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = Database::open_with(dir.path(), Settings::default()).expect("open database");
+    let last_error = Arc::new(Mutex::new(None));
+    let shared = last_error.clone();
     let mut runner = Runner::new(move || {
         let db = db.clone();
+        let last_error = shared.clone();
         async move {
             Ok(Conn {
                 session: db.session(),
+                last_error,
             })
         }
     });
+    let codes = expected_sqlstates(path);
     runner.add_label("heapdb");
     let records = match sqllogictest::parse_file::<DefaultColumnType>(path) {
         Ok(r) => r,
         Err(e) => return vec![format!("parse error: {e}")],
     };
     let mut failures = Vec::new();
+    let mut checked = 0;
     for record in records {
         if let Record::Halt { .. } = record {
             break;
         }
+        let line = match &record {
+            Record::Statement { loc, .. } | Record::Query { loc, .. } => Some(loc.line()),
+            _ => None,
+        };
         if let Err(e) = runner.run(record) {
             failures.push(e.to_string());
+            continue;
+        }
+        if let Some(want) = line.and_then(|l| codes.get(&l)) {
+            checked += 1;
+            let got = last_error.lock().unwrap().clone();
+            if got.as_deref() != Some(want.as_str()) {
+                failures.push(format!(
+                    "{}:{}: expected SQLSTATE {want}, got {got:?}",
+                    path.display(),
+                    line.unwrap_or(0)
+                ));
+            }
         }
     }
+    if failures.is_empty() && checked != codes.len() {
+        failures.push(format!(
+            "{} `# SQLSTATE` comments but {checked} records checked against them",
+            codes.len()
+        ));
+    }
     failures
+}
+
+/// Record line -> SQLSTATE, from `# SQLSTATE XXXXX` comments (each applies
+/// to the next statement or query record).
+fn expected_sqlstates(path: &Path) -> HashMap<u32, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = HashMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(code) = l.trim().strip_prefix("# SQLSTATE ") else {
+            continue;
+        };
+        if let Some(j) = (i + 1..lines.len()).find(|&j| {
+            let t = lines[j].trim_start();
+            t.starts_with("statement ") || t.starts_with("query ")
+        }) {
+            out.insert(j as u32 + 1, code.trim().to_string());
+        }
+    }
+    out
 }
 
 fn known_failing(dir: &Path) -> Vec<String> {

@@ -124,3 +124,53 @@ fn ddl_is_transactional_and_survives_restart() {
     let e = s.execute("select * from gone").unwrap_err();
     assert_eq!(e.message, "relation \"gone\" does not exist");
 }
+
+#[test]
+fn typed_aggregation_matches_sql_rules() {
+    // These shapes take the typed fast path of the aggregate operator.
+    let (_d, db) = db();
+    let mut s = db.session();
+    s.execute("create table g (k int, a int, b bigint)")
+        .unwrap();
+    assert_eq!(
+        rows(&mut s, "select count(*), sum(a), count(b) from g"),
+        vec![vec![Value::Int8(0), Value::Null, Value::Int8(0)]]
+    );
+    s.execute("insert into g values (1, 10, 100), (2, null, 200), (1, 5, null), (null, 7, 9223372036854775807), (null, 1, 1)")
+        .unwrap();
+    let r = rows(
+        &mut s,
+        "select k, count(*), count(a), sum(a), sum(b) from g group by k order by k",
+    );
+    let big = crate::types::parse_value(
+        "9223372036854775808",
+        &crate::types::DataType::Numeric(None),
+    )
+    .unwrap();
+    assert_eq!(
+        r,
+        vec![
+            vec![
+                Value::Int4(1),
+                Value::Int8(2),
+                Value::Int8(2),
+                Value::Int8(15),
+                crate::types::parse_value("100", &crate::types::DataType::Numeric(None)).unwrap()
+            ],
+            vec![
+                Value::Int4(2),
+                Value::Int8(1),
+                Value::Int8(0),
+                Value::Null,
+                crate::types::parse_value("200", &crate::types::DataType::Numeric(None)).unwrap()
+            ],
+            vec![
+                Value::Null,
+                Value::Int8(2),
+                Value::Int8(2),
+                Value::Int8(8),
+                big
+            ],
+        ]
+    );
+}

@@ -257,7 +257,7 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
     }
     acc.finish(negate).map_err(|_| {
         err!(
-            DatetimeFieldOverflow,
+            IntervalFieldOverflow,
             "interval field value out of range: \"{text}\""
         )
     })
