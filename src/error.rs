@@ -41,6 +41,8 @@ pub enum SqlState {
     StringDataRightTruncation,
     /// 22003 numeric_value_out_of_range
     NumericValueOutOfRange,
+    /// 22021 character_not_in_repertoire (e.g. `E'\xff'` is not UTF-8)
+    CharacterNotInRepertoire,
     /// 22007 invalid_datetime_format
     InvalidDatetimeFormat,
     /// 22008 datetime_field_overflow
@@ -144,6 +146,7 @@ impl SqlState {
             CardinalityViolation => "21000",
             StringDataRightTruncation => "22001",
             NumericValueOutOfRange => "22003",
+            CharacterNotInRepertoire => "22021",
             InvalidDatetimeFormat => "22007",
             DatetimeFieldOverflow => "22008",
             IntervalFieldOverflow => "22015",
@@ -303,6 +306,7 @@ mod tests {
             CardinalityViolation,
             StringDataRightTruncation,
             NumericValueOutOfRange,
+            CharacterNotInRepertoire,
             InvalidDatetimeFormat,
             DatetimeFieldOverflow,
             IntervalFieldOverflow,

@@ -121,6 +121,10 @@ pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
     let code = match e.kind {
         heapdb_grammar::ParseErrorKind::Syntax => SqlState::SyntaxError,
         heapdb_grammar::ParseErrorKind::TooDeep => SqlState::StatementTooComplex,
+        heapdb_grammar::ParseErrorKind::InvalidParameterValue => SqlState::InvalidParameterValue,
+        heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
+            SqlState::CharacterNotInRepertoire
+        }
     };
     Error::new(code, e.message).with_position(e.offset)
 }
