@@ -23,6 +23,7 @@
 
 mod copy;
 mod ddl;
+mod describe;
 mod dml;
 mod inspect;
 mod query;
@@ -36,6 +37,7 @@ use std::time::Instant;
 use heapdb_grammar::ast;
 
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
+pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
 use crate::catalog::{CatalogView, TableDef};
