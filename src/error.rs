@@ -41,6 +41,8 @@ pub enum SqlState {
     StringDataRightTruncation,
     /// 22003 numeric_value_out_of_range
     NumericValueOutOfRange,
+    /// 22021 character_not_in_repertoire (e.g. `E'\xff'` is not UTF-8)
+    CharacterNotInRepertoire,
     /// 22007 invalid_datetime_format
     InvalidDatetimeFormat,
     /// 22008 datetime_field_overflow
@@ -83,6 +85,8 @@ pub enum SqlState {
     InsufficientPrivilege,
     /// 42601 syntax_error
     SyntaxError,
+    /// 42602 invalid_name
+    InvalidName,
     /// 42701 duplicate_column
     DuplicateColumn,
     /// 42702 ambiguous_column
@@ -144,6 +148,7 @@ impl SqlState {
             CardinalityViolation => "21000",
             StringDataRightTruncation => "22001",
             NumericValueOutOfRange => "22003",
+            CharacterNotInRepertoire => "22021",
             InvalidDatetimeFormat => "22007",
             DatetimeFieldOverflow => "22008",
             IntervalFieldOverflow => "22015",
@@ -165,6 +170,7 @@ impl SqlState {
             SerializationFailure => "40001",
             InsufficientPrivilege => "42501",
             SyntaxError => "42601",
+            InvalidName => "42602",
             DuplicateColumn => "42701",
             AmbiguousColumn => "42702",
             DuplicateAlias => "42712",
@@ -303,6 +309,7 @@ mod tests {
             CardinalityViolation,
             StringDataRightTruncation,
             NumericValueOutOfRange,
+            CharacterNotInRepertoire,
             InvalidDatetimeFormat,
             DatetimeFieldOverflow,
             IntervalFieldOverflow,
@@ -324,6 +331,7 @@ mod tests {
             SerializationFailure,
             InsufficientPrivilege,
             SyntaxError,
+            InvalidName,
             DuplicateColumn,
             AmbiguousColumn,
             DuplicateAlias,

@@ -13,6 +13,7 @@
 
 pub mod access;
 pub mod catalog;
+pub mod copy;
 pub mod database;
 pub mod error;
 pub mod exec;

@@ -1,12 +1,20 @@
-//! The `heapdb` command: argument parsing, then the shell.
+//! The `heapdb` command: parse the command line, open the database, then
+//! run `-c` / `-f` actions, a piped script, or the interactive prompt.
 //!
-//! Until the shell is wired to the engine, only the command line itself
-//! works: `--help`, `--help=commands`, `--version`, and psql's errors (exit
-//! status 1) for bad flags.
+//! Exit status as psql's: 0 on success, 1 for the shell's own fatal errors
+//! (bad flag, missing `-f` file, data directory that cannot be opened) and
+//! for a failing `-c`, 3 when a script stopped on an error under
+//! `ON_ERROR_STOP`.
 
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
-use heapdb::shell::args::{help_text, parse_args, version_text, Command};
+use heapdb::database::Database;
+use heapdb::settings::Settings;
+use heapdb::shell::args::{help_text, parse_args, version_text, Action, Args, Command};
+use heapdb::shell::meta::ShellState;
+use heapdb::shell::repl::run_interactive;
+use heapdb::shell::run::{install_cancel_handler, Flow, Runner, Source};
 
 fn main() -> ExitCode {
     let env_data = std::env::var("HEAPDB_DATA").ok();
@@ -27,12 +35,108 @@ fn main() -> ExitCode {
             println!("{}", version_text());
             ExitCode::SUCCESS
         }
-        Ok(Command::Run(args)) => {
-            for w in args.warnings() {
-                eprintln!("{w}");
-            }
-            eprintln!("heapdb: error: the shell is not connected to the engine yet");
-            ExitCode::from(1)
+        Ok(Command::Run(args)) => ExitCode::from(run(&args)),
+    }
+}
+
+/// Runs the shell; returns the exit status.
+fn run(args: &Args) -> u8 {
+    for w in args.warnings() {
+        eprintln!("{w}");
+    }
+    let state = match ShellState::from_args(args) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return 1;
         }
+    };
+    let Some(dir) = args.data_dir_or_default() else {
+        eprintln!("heapdb: error: no data directory: give one with --data-dir or HEAPDB_DATA");
+        return 1;
+    };
+    let mut settings = Settings::default();
+    if let Some(pages) = args.shared_buffers {
+        settings.shared_buffers = pages;
+    }
+    let db = match Database::open_with(&dir, settings) {
+        Ok(db) => db,
+        Err(e) => {
+            eprintln!("heapdb: error: {}", e.message);
+            if let Some(h) = &e.hint {
+                eprintln!("HINT:  {h}");
+            }
+            return 1;
+        }
+    };
+    let interactive = args.actions.is_empty() && io::stdin().is_terminal();
+    let mut runner = Runner::new(db.session(), state, dir);
+    if !interactive {
+        // The prompt installs it after opening the terminal.
+        install_cancel_handler(runner.session.cancel_flag(), false);
+    }
+    if args.single_transaction {
+        let _ = runner.session.execute("BEGIN");
+    }
+    let status = if interactive {
+        exit_status(run_interactive(&mut runner))
+    } else if args.actions.is_empty() {
+        let src = Source {
+            file: None,
+            dir: None,
+            script: true,
+        };
+        exit_status(runner.run_script(io::stdin().lock(), &src))
+    } else {
+        run_actions(&mut runner, &args.actions)
+    };
+    if args.single_transaction {
+        let _ = runner.session.execute("COMMIT");
+    }
+    runner.flush();
+    status
+}
+
+/// Runs `-c` and `-f` in order; stops after a failure under ON_ERROR_STOP.
+fn run_actions(runner: &mut Runner, actions: &[Action]) -> u8 {
+    let mut status = 0;
+    for action in actions {
+        let src = Source {
+            file: None,
+            dir: None,
+            script: true,
+        };
+        status = match action {
+            Action::Command(text) => {
+                // One -c string runs as one query string: it stops at its
+                // first error, and a failure makes the status 1.
+                let stop = runner.state.on_error_stop;
+                runner.state.on_error_stop = true;
+                runner.had_error = false;
+                let flow = runner.run_script(text.as_bytes(), &src);
+                runner.state.on_error_stop = stop;
+                match flow {
+                    Flow::Quit => return 0,
+                    Flow::Continue if !runner.had_error => 0,
+                    _ => 1,
+                }
+            }
+            Action::File(path) => match runner.run_file(path, &src, 0, true) {
+                Flow::Quit => return 0,
+                f => exit_status(f),
+            },
+        };
+        if status != 0 && runner.state.on_error_stop {
+            break;
+        }
+    }
+    status
+}
+
+fn exit_status(flow: Flow) -> u8 {
+    match flow {
+        Flow::Continue | Flow::Quit => 0,
+        Flow::Stop => 3,
+        Flow::Fatal => 1,
     }
 }

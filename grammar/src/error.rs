@@ -18,7 +18,7 @@
 use std::fmt;
 
 /// What class of failure a [`ParseError`] is; the SQL layer maps it to a
-/// SQLSTATE (`42601 syntax_error` or `54001 statement_too_complex`).
+/// SQLSTATE (see each variant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParseErrorKind {
     /// The text is not in the language (SQLSTATE 42601), including lexical
@@ -27,6 +27,12 @@ pub enum ParseErrorKind {
     /// Nesting is deeper than the parser allows (SQLSTATE 54001, PostgreSQL's
     /// `stack depth limit exceeded`).
     TooDeep,
+    /// A well-formed option or type modifier with a value PostgreSQL rejects
+    /// (SQLSTATE 22023), e.g. `COPY format "xml" not recognized`.
+    InvalidParameterValue,
+    /// A byte sequence that is not valid UTF-8 (SQLSTATE 22021), from an
+    /// `E'...'` escape such as `\xff`.
+    CharacterNotInRepertoire,
 }
 
 /// A parse failure with PostgreSQL's wording and the offending position.
@@ -73,6 +79,12 @@ impl ParseError {
             token: token.map(str::to_string),
             kind: ParseErrorKind::Syntax,
         }
+    }
+
+    /// The same error with another kind.
+    pub fn with_kind(mut self, kind: ParseErrorKind) -> ParseError {
+        self.kind = kind;
+        self
     }
 
     /// The line (1-based) and column (1-based, in characters) of the error

@@ -264,6 +264,44 @@ impl Keyword {
         )
     }
 
+    /// Whether the keyword may be an output-column label without `AS`
+    /// (PostgreSQL 14+'s `BARE_LABEL`): every keyword but those that could
+    /// continue or end a select list (`FROM`, `ORDER`, `OVERLAPS`, ...).
+    pub fn is_bare_label(self) -> bool {
+        !matches!(
+            self,
+            Keyword::Array
+                | Keyword::As
+                | Keyword::Char
+                | Keyword::Character
+                | Keyword::Create
+                | Keyword::Except
+                | Keyword::Fetch
+                | Keyword::Filter
+                | Keyword::For
+                | Keyword::From
+                | Keyword::Grant
+                | Keyword::Group
+                | Keyword::Having
+                | Keyword::Intersect
+                | Keyword::Into
+                | Keyword::Limit
+                | Keyword::Offset
+                | Keyword::On
+                | Keyword::Order
+                | Keyword::Overlaps
+                | Keyword::Precision
+                | Keyword::Returning
+                | Keyword::To
+                | Keyword::Union
+                | Keyword::Varying
+                | Keyword::Where
+                | Keyword::Window
+                | Keyword::With
+                | Keyword::Without
+        )
+    }
+
     /// Whether the keyword may name a function or type.
     pub fn is_func_name(self) -> bool {
         matches!(

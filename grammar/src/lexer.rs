@@ -281,113 +281,172 @@ pub(crate) fn dollar_tag_len(src: &[u8], pos: usize) -> Option<usize> {
 /// Lexes all of `text`. The vector always ends with an `Eof` token whose
 /// range is `len..len`; a lexical error token, if any, comes just before it.
 pub fn tokenize(text: &str) -> Vec<Token> {
-    let src = text.as_bytes();
-    // About one token per three bytes of typical SQL; one allocation for most
-    // statements.
-    let mut tokens = Vec::with_capacity(src.len() / 3 + 4);
-    let mut pos = 0;
-    loop {
-        pos = match skip_trivia(src, pos) {
-            Ok(p) => p,
-            Err(start) => {
-                tokens.push(Token {
-                    kind: TokenKind::Error(LexError::UnterminatedComment),
-                    start,
-                    end: src.len(),
-                });
-                break;
-            }
-        };
-        let Some(&b) = src.get(pos) else { break };
-        let start = pos;
-        let kind = match b {
-            b'(' => single(&mut pos, TokenKind::LParen),
-            b')' => single(&mut pos, TokenKind::RParen),
-            b'[' => single(&mut pos, TokenKind::LBracket),
-            b']' => single(&mut pos, TokenKind::RBracket),
-            b',' => single(&mut pos, TokenKind::Comma),
-            b';' => single(&mut pos, TokenKind::Semicolon),
-            b':' => {
-                if src.get(pos + 1) == Some(&b':') {
-                    pos += 2;
-                    TokenKind::DoubleColon
-                } else {
-                    single(&mut pos, TokenKind::Colon)
-                }
-            }
-            b'\'' => match scan_quoted(src, pos + 1, false) {
-                Some((end, escapes)) => {
-                    pos = end;
-                    TokenKind::String(StringStyle::Standard, escapes)
-                }
-                None => {
+    let mut tokens = Vec::with_capacity(text.len() / 3 + 4);
+    Lexer::new(text).lex_into(&mut tokens, false);
+    tokens
+}
+
+/// A lexer that can hand out the tokens of a script one statement at a time
+/// (see [`Lexer::next_statement`]), so parsing a long script keeps one
+/// small, reused token vector instead of one for the whole text.
+#[derive(Clone, Debug)]
+pub struct Lexer<'a> {
+    /// The text being lexed.
+    text: &'a str,
+    /// Byte offset of the next unread character.
+    pos: usize,
+    /// Whether the end of the text (or a lexical error) has been reached.
+    done: bool,
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `text`.
+    pub fn new(text: &'a str) -> Lexer<'a> {
+        Lexer {
+            text,
+            pos: 0,
+            done: false,
+        }
+    }
+
+    /// Whether all of the text has been handed out.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Replaces `tokens` with the tokens up to and including the next
+    /// semicolon (or to the end of the text), followed by an `Eof` token.
+    /// That `Eof` is a stand-in for "more follows" unless [`Lexer::is_done`].
+    /// No statement contains a semicolon token, so a parser never looks
+    /// past one.
+    pub fn next_statement(&mut self, tokens: &mut Vec<Token>) {
+        tokens.clear();
+        self.lex_into(tokens, true);
+    }
+
+    /// Appends tokens to `tokens` (stopping after a semicolon when
+    /// `stop_at_semicolon`), then an `Eof` token at the stopping point.
+    fn lex_into(&mut self, tokens: &mut Vec<Token>, stop_at_semicolon: bool) {
+        let text = self.text;
+        let src = text.as_bytes();
+        let mut pos = self.pos;
+        loop {
+            pos = match skip_trivia(src, pos) {
+                Ok(p) => p,
+                Err(start) => {
+                    tokens.push(Token {
+                        kind: TokenKind::Error(LexError::UnterminatedComment),
+                        start,
+                        end: src.len(),
+                    });
                     pos = src.len();
-                    TokenKind::Error(LexError::UnterminatedString)
+                    break;
                 }
-            },
-            b'e' | b'E' if src.get(pos + 1) == Some(&b'\'') => {
-                match scan_quoted(src, pos + 2, true) {
+            };
+            let Some(&b) = src.get(pos) else { break };
+            let start = pos;
+            let kind = match b {
+                b'(' => single(&mut pos, TokenKind::LParen),
+                b')' => single(&mut pos, TokenKind::RParen),
+                b'[' => single(&mut pos, TokenKind::LBracket),
+                b']' => single(&mut pos, TokenKind::RBracket),
+                b',' => single(&mut pos, TokenKind::Comma),
+                b';' => single(&mut pos, TokenKind::Semicolon),
+                b':' => {
+                    if src.get(pos + 1) == Some(&b':') {
+                        pos += 2;
+                        TokenKind::DoubleColon
+                    } else {
+                        single(&mut pos, TokenKind::Colon)
+                    }
+                }
+                b'\'' => match scan_quoted(src, pos + 1, false) {
                     Some((end, escapes)) => {
                         pos = end;
-                        TokenKind::String(StringStyle::Escape, escapes)
+                        TokenKind::String(StringStyle::Standard, escapes)
                     }
                     None => {
                         pos = src.len();
                         TokenKind::Error(LexError::UnterminatedString)
                     }
-                }
-            }
-            b'"' => lex_quoted_ident(src, &mut pos),
-            b'$' => match dollar_tag_len(src, pos) {
-                Some(tag_len) => {
-                    let tag = &src[pos..pos + tag_len];
-                    let body = pos + tag_len;
-                    match memchr::memmem::find(&src[body..], tag) {
-                        Some(i) => {
-                            pos = body + i + tag_len;
-                            TokenKind::String(StringStyle::Dollar(tag_len), false)
+                },
+                b'e' | b'E' if src.get(pos + 1) == Some(&b'\'') => {
+                    match scan_quoted(src, pos + 2, true) {
+                        Some((end, escapes)) => {
+                            pos = end;
+                            TokenKind::String(StringStyle::Escape, escapes)
                         }
                         None => {
                             pos = src.len();
-                            TokenKind::Error(LexError::UnterminatedDollar)
+                            TokenKind::Error(LexError::UnterminatedString)
                         }
                     }
                 }
-                None => single(&mut pos, TokenKind::Other),
-            },
-            b'0'..=b'9' => lex_number(src, &mut pos),
-            b'.' if src.get(pos + 1).is_some_and(u8::is_ascii_digit) => lex_number(src, &mut pos),
-            b'.' => single(&mut pos, TokenKind::Dot),
-            _ if is_ident_start(b) => {
-                let (rest, _) = ident_rest(&src[pos + 1..]).expect("take_while cannot fail");
-                pos = src.len() - rest.len();
-                TokenKind::Word(Keyword::lookup(&text[start..pos]))
+                b'"' => lex_quoted_ident(src, &mut pos),
+                b'$' => match dollar_tag_len(src, pos) {
+                    Some(tag_len) => {
+                        let tag = &src[pos..pos + tag_len];
+                        let body = pos + tag_len;
+                        match memchr::memmem::find(&src[body..], tag) {
+                            Some(i) => {
+                                pos = body + i + tag_len;
+                                TokenKind::String(StringStyle::Dollar(tag_len), false)
+                            }
+                            None => {
+                                pos = src.len();
+                                TokenKind::Error(LexError::UnterminatedDollar)
+                            }
+                        }
+                    }
+                    None => single(&mut pos, TokenKind::Other),
+                },
+                b'0'..=b'9' => lex_number(src, &mut pos),
+                b'.' if src.get(pos + 1).is_some_and(u8::is_ascii_digit) => {
+                    lex_number(src, &mut pos)
+                }
+                b'.' => single(&mut pos, TokenKind::Dot),
+                _ if is_ident_start(b) => {
+                    let (rest, _) = ident_rest(&src[pos + 1..]).expect("take_while cannot fail");
+                    pos = src.len() - rest.len();
+                    TokenKind::Word(Keyword::lookup(&text[start..pos]))
+                }
+                _ if is_op_char(b) => lex_operator(src, &mut pos),
+                _ => {
+                    // Any other character (including a non-ASCII byte that cannot
+                    // start a word is impossible: those start words) is one
+                    // unsupported token of one character.
+                    let len = text[pos..].chars().next().map_or(1, char::len_utf8);
+                    pos += len;
+                    TokenKind::Other
+                }
+            };
+            tokens.push(Token {
+                kind,
+                start,
+                end: pos,
+            });
+            if matches!(kind, TokenKind::Error(_)) {
+                pos = src.len();
+                break;
             }
-            _ if is_op_char(b) => lex_operator(src, &mut pos),
-            _ => {
-                // Any other character (including a non-ASCII byte that cannot
-                // start a word is impossible: those start words) is one
-                // unsupported token of one character.
-                let len = text[pos..].chars().next().map_or(1, char::len_utf8);
-                pos += len;
-                TokenKind::Other
+            if stop_at_semicolon && kind == TokenKind::Semicolon {
+                self.pos = pos;
+                tokens.push(Token {
+                    kind: TokenKind::Eof,
+                    start: pos,
+                    end: pos,
+                });
+                return;
             }
-        };
-        tokens.push(Token {
-            kind,
-            start,
-            end: pos,
-        });
-        if matches!(kind, TokenKind::Error(_)) {
-            break;
         }
+        self.pos = pos;
+        self.done = true;
+        tokens.push(Token {
+            kind: TokenKind::Eof,
+            start: src.len(),
+            end: src.len(),
+        });
     }
-    tokens.push(Token {
-        kind: TokenKind::Eof,
-        start: src.len(),
-        end: src.len(),
-    });
-    tokens
 }
 
 /// Consumes one byte and returns `kind`.

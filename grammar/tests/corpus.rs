@@ -194,7 +194,7 @@ const CORPUS: &[(&str, &str)] = &[
     ),
     (
         "select a in (1, 2, 3), a not in (select b from u), a in ((select 1))",
-        "SELECT a IN (1, 2, 3), a NOT IN (SELECT b FROM u), a IN ((SELECT 1))",
+        "SELECT a IN (1, 2, 3), a NOT IN (SELECT b FROM u), a IN (SELECT 1)",
     ),
     (
         "select a like 'x%', a not like 'y' escape '!', a ilike 'Z', a not ilike 'w'",

@@ -17,10 +17,13 @@
 //!
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
 //! [`dml`] (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
-//! [`utility`] (SET/SHOW/RESET, CHECKPOINT) and [`inspect`] (the
-//! page-inspection functions).
+//! [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
+//! page-inspection functions) and [`copy`] (COPY, with the client-data API
+//! [`Session::copy_in`] / [`Session::copy_out`]).
 
+mod copy;
 mod ddl;
+mod describe;
 mod dml;
 mod inspect;
 mod query;
@@ -33,6 +36,8 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+pub use copy::{CopyIo, CopyProgress, ProgressFn};
+pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
 use crate::catalog::{CatalogView, TableDef};
@@ -119,6 +124,10 @@ pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
     let code = match e.kind {
         heapdb_grammar::ParseErrorKind::Syntax => SqlState::SyntaxError,
         heapdb_grammar::ParseErrorKind::TooDeep => SqlState::StatementTooComplex,
+        heapdb_grammar::ParseErrorKind::InvalidParameterValue => SqlState::InvalidParameterValue,
+        heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
+            SqlState::CharacterNotInRepertoire
+        }
     };
     Error::new(code, e.message).with_position(e.offset)
 }
@@ -220,6 +229,16 @@ impl Session {
         stmt: &ast::Statement,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
+        self.run_statement_with(stmt, &mut |s| s.dispatch(stmt, sink))
+    }
+
+    /// Runs `stmt` with transaction handling around `run`, which does the
+    /// statement's work (the dispatcher, or COPY with client data).
+    fn run_statement_with(
+        &mut self,
+        stmt: &ast::Statement,
+        run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
+    ) -> Result<QueryResult> {
         let buffers_before = BufferUsage::current();
         let mut result = match stmt {
             ast::Statement::Begin(modes) => self.begin(modes),
@@ -239,7 +258,7 @@ impl Session {
                 if writes(stmt) {
                     self.assign_xid()?;
                 }
-                let r = self.dispatch(stmt, sink);
+                let r = run(self);
                 self.txn_mut().cid += 1;
                 match r {
                     Ok(r) => {
@@ -288,7 +307,7 @@ impl Session {
                 self.db.checkpoint()?;
                 Ok(QueryResult::empty("CHECKPOINT"))
             }
-            ast::Statement::Copy(_) => Err(err!(FeatureNotSupported, "COPY is not supported")),
+            ast::Statement::Copy(c) => self.copy(c, &mut copy::CopyIo::None, None),
             ast::Statement::Vacuum(_) => Err(err!(FeatureNotSupported, "VACUUM is not supported")),
             ast::Statement::Analyze(_) => {
                 Err(err!(FeatureNotSupported, "ANALYZE is not supported"))

@@ -12,8 +12,14 @@
 //! - [`prompt`]: the interactive prompt (`heapdb=> `, `heapdb-> `, ...).
 //! - [`complete`]: tab completion and the rustyline helper.
 //!
-//! Nothing here talks to the engine: the wiring converts the engine's
-//! results and errors into these types.
+//! The modules above do not talk to the engine; the wiring converts the
+//! engine's results and errors into their types:
+//! - [`run`]: [`run::Runner`], a session plus the shell state: statements,
+//!   streamed results, notices, errors, `\timing`;
+//! - [`script`]: scripts (`-f`, `\i`, piped stdin, `-c`) and the
+//!   meta-commands that need the engine or the query buffer;
+//! - [`describe`]: `\d`, `\dt`, `\h`;
+//! - [`repl`]: the interactive prompt (rustyline, history, Ctrl-C).
 
 pub mod args;
 pub mod complete;
@@ -23,3 +29,8 @@ pub mod print;
 pub mod prompt;
 pub mod report;
 pub mod timing;
+
+pub mod describe;
+pub mod repl;
+pub mod run;
+pub mod script;

@@ -239,6 +239,11 @@ impl BufferPool {
             |t: &BufferTag| t.rel == rel && fork.map_or(true, |f| f == t.fork) && t.block >= first;
         for id in 0..self.descs.len() as u32 {
             let d = self.desc(id);
+            // Another thread may hold a pin for a moment without using the
+            // page (the clock sweep inspecting a victim, a flush writing it
+            // out): wait out such pins, for up to a second, before deciding
+            // the relation is really in use.
+            let mut waited_us = 0u64;
             loop {
                 let s = d.lock_header();
                 let tag = d.tag();
@@ -259,6 +264,12 @@ impl BufferPool {
                 }
                 if refcount(s) != 0 {
                     d.unlock_header(s);
+                    if waited_us < 1_000_000 {
+                        drop(map);
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                        waited_us += 50;
+                        continue;
+                    }
                     return Err(Error::new(
                         SqlState::ObjectInUse,
                         format!(

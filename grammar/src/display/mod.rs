@@ -11,7 +11,7 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::*;
-use crate::keywords::needs_quotes;
+use crate::keywords::{needs_quotes, Keyword};
 use crate::parser::prec;
 
 mod statements;
@@ -22,17 +22,26 @@ struct Id<'a>(&'a str);
 impl Display for Id<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if needs_quotes(self.0) {
-            f.write_char('"')?;
-            for c in self.0.chars() {
-                if c == '"' {
-                    f.write_char('"')?;
-                }
-                f.write_char(c)?;
-            }
-            f.write_char('"')
+            QuotedId(self.0).fmt(f)
         } else {
             f.write_str(self.0)
         }
+    }
+}
+
+/// Writes an identifier in double quotes.
+struct QuotedId<'a>(&'a str);
+
+impl Display for QuotedId<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            if c == '"' {
+                f.write_char('"')?;
+            }
+            f.write_char(c)?;
+        }
+        f.write_char('"')
     }
 }
 
@@ -400,7 +409,14 @@ impl Display for DataType {
             DataType::Timestamp => f.write_str("timestamp without time zone"),
             DataType::TimestampTz => f.write_str("timestamp with time zone"),
             DataType::Interval => f.write_str("interval"),
-            DataType::Named(name) => Id(name).fmt(f),
+            // Any keyword is quoted: `double`, for one, would start `double
+            // precision` when read back.
+            DataType::Named(name)
+                if plain_word(name) && Keyword::lookup(name) == Keyword::NoKeyword =>
+            {
+                f.write_str(name)
+            }
+            DataType::Named(name) => QuotedId(name).fmt(f),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Data-changing statements: `INSERT`, `UPDATE`, `DELETE`.
 
 use super::{PResult, Parser};
-use crate::ast::{Assignment, Delete, Insert, Offset, Query, SelectItem, Statement, Update};
+use crate::ast::{Assignment, Delete, Insert, Offset, SelectItem, Statement, Update};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
@@ -26,9 +26,6 @@ impl Parser<'_> {
             self.bump();
             self.bump();
             None
-        } else if self.at_kw(Keyword::Values) {
-            // The common case, without the general query machinery.
-            Some(Box::new(Query::simple(self.parse_values()?)))
         } else {
             Some(Box::new(self.parse_query()?))
         };

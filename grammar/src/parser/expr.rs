@@ -12,6 +12,7 @@ use crate::ast::{
     BinaryOp, ColumnRef, CurrentValue, Expr, ExprKind, FunctionCall, Literal, ObjectName, Offset,
     OrderBy, UnaryOp,
 };
+use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
 use crate::lexer::{Token, TokenKind};
 
@@ -98,8 +99,17 @@ impl Parser<'_> {
 
     fn parse_expr_bp_inner(&mut self, min_bp: u8) -> PResult<Expr> {
         let mut lhs = self.parse_prefix()?;
-        // The precedence of the last non-associative operator applied at this
-        // level: a second one of the same precedence is a syntax error.
+        // Each operator applied here wraps `lhs` one level deeper; count the
+        // levels against the depth limit so a long `a + b + c + ...` chain
+        // cannot build a tree too deep to drop or print. (An error abandons
+        // the parse, so the count needs restoring only on success.)
+        let depth_on_entry = self.depth;
+        // The precedence of the operator just applied at this level if it is
+        // non-associative and ended with an expression (`a = b`, `a LIKE b`,
+        // `a BETWEEN b AND c`, `a IS DISTINCT FROM b`): an operator of the
+        // same precedence right after it is a syntax error, as in
+        // PostgreSQL's grammar. `a IS NULL IS NULL` and `a IN (1) IN (x)`
+        // are fine there, and here.
         let mut nonassoc: Option<u8> = None;
         loop {
             let token = self.peek();
@@ -108,12 +118,11 @@ impl Parser<'_> {
                 if bp < min_bp {
                     break;
                 }
-                if bp == prec::CMP {
-                    if nonassoc == Some(prec::CMP) {
-                        return Err(self.error());
-                    }
-                    nonassoc = Some(prec::CMP);
+                if nonassoc == Some(bp) {
+                    return Err(self.error());
                 }
+                nonassoc = (bp == prec::CMP).then_some(bp);
+                self.enter()?;
                 self.bump();
                 let right = self.parse_expr_bp(bp + 1)?;
                 lhs = expr(
@@ -129,8 +138,10 @@ impl Parser<'_> {
             match token.kind {
                 TokenKind::DoubleColon => {
                     // `::` binds tighter than everything but atoms.
+                    self.enter()?;
                     self.bump();
                     let data_type = self.parse_data_type()?;
+                    nonassoc = None;
                     lhs = expr(
                         ExprKind::Cast {
                             expr: Box::new(lhs),
@@ -146,8 +157,10 @@ impl Parser<'_> {
                     if nonassoc == Some(prec::IS) {
                         return Err(self.error());
                     }
-                    nonassoc = Some(prec::IS);
+                    self.enter()?;
                     lhs = self.parse_is(lhs)?;
+                    nonassoc =
+                        matches!(lhs.kind, ExprKind::IsDistinctFrom { .. }).then_some(prec::IS);
                 }
                 TokenKind::Word(
                     kw @ (Keyword::Not
@@ -172,12 +185,18 @@ impl Parser<'_> {
                     if nonassoc == Some(prec::LIKE) {
                         return Err(self.error());
                     }
-                    nonassoc = Some(prec::LIKE);
+                    self.enter()?;
                     lhs = self.parse_like_in_between(lhs)?;
+                    nonassoc = (!matches!(
+                        lhs.kind,
+                        ExprKind::InList { .. } | ExprKind::InSubquery { .. }
+                    ))
+                    .then_some(prec::LIKE);
                 }
                 _ => break,
             }
         }
+        self.depth = depth_on_entry;
         Ok(lhs)
     }
 
@@ -302,12 +321,54 @@ impl Parser<'_> {
         Ok(expr(kind, at))
     }
 
-    /// Whether a query starts at the next token (inside parentheses that
-    /// were just opened).
+    /// Whether the parenthesis just opened holds a query (rather than an
+    /// expression or a join). Decided by looking ahead, never by
+    /// backtracking: a query starts with SELECT, VALUES or WITH, or with a
+    /// parenthesised query followed by what only a query can continue with
+    /// (a set operator, ORDER BY, LIMIT, OFFSET or the closing parenthesis),
+    /// as in `((SELECT 1) UNION SELECT 2)` versus `((SELECT 1) + 1)`.
     pub(crate) fn at_query_start(&self) -> bool {
-        matches!(
-            self.peek_kind(),
+        let mut n = 0;
+        while self.nth_kind(n) == TokenKind::LParen {
+            n += 1;
+        }
+        if !matches!(
+            self.nth_kind(n),
             TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
+        ) {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+        // Find the parenthesis closing the group that starts at the cursor.
+        let mut depth = 0usize;
+        let mut i = 0;
+        loop {
+            match self.nth_kind(i) {
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                TokenKind::Eof | TokenKind::Semicolon => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+        matches!(
+            self.nth_kind(i + 1),
+            TokenKind::RParen
+                | TokenKind::Word(
+                    Keyword::Union
+                        | Keyword::Intersect
+                        | Keyword::Except
+                        | Keyword::Order
+                        | Keyword::Limit
+                        | Keyword::Offset
+                )
         )
     }
 
@@ -448,11 +509,14 @@ impl Parser<'_> {
                 // `INTERVAL '1 day'`, `DOUBLE PRECISION '1.5'`, ... or, for
                 // the column-name keywords, a column named like a type.
                 let save = self.pos;
-                if self.parse_data_type().is_ok()
-                    && matches!(self.peek_kind(), TokenKind::String(..))
-                {
-                    self.pos = save;
-                    return self.parse_typed_string();
+                match self.parse_data_type() {
+                    Ok(_) if matches!(self.peek_kind(), TokenKind::String(..)) => {
+                        self.pos = save;
+                        return self.parse_typed_string();
+                    }
+                    // A bad type modifier (`float(0)`) is reported as such.
+                    Err(e) if e.kind != ParseErrorKind::Syntax => return Err(e),
+                    _ => {}
                 }
                 self.pos = save;
                 if kw.is_col_name() {

@@ -3,6 +3,7 @@
 
 use super::{PResult, Parser};
 use crate::ast::DataType;
+use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
 use crate::lexer::{StringStyle, Token, TokenKind};
 
@@ -22,7 +23,14 @@ impl Parser<'_> {
             TokenKind::String(StringStyle::Escape, escapes) => {
                 let inner = &text[2..text.len() - 1];
                 if escapes {
-                    unescape_e_string(inner).map_err(|message| self.error_msg(t, message))
+                    unescape_e_string(inner).map_err(|message| {
+                        let kind = if message.starts_with("invalid byte sequence") {
+                            ParseErrorKind::CharacterNotInRepertoire
+                        } else {
+                            ParseErrorKind::Syntax
+                        };
+                        self.error_msg(t, message).with_kind(kind)
+                    })
                 } else {
                     Ok(inner.to_string())
                 }
@@ -58,22 +66,27 @@ impl Parser<'_> {
             Keyword::Int | Keyword::Integer => DataType::Integer,
             Keyword::Bigint => DataType::BigInt,
             Keyword::Real => DataType::Real,
-            Keyword::Float => match self.parse_opt_typmod()? {
-                None => DataType::Double,
-                Some(0) => {
-                    return Err(
-                        self.error_msg(t, "precision for type float must be at least 1 bit".into())
-                    )
+            Keyword::Float => {
+                let precision = self.parse_opt_typmod()?;
+                // The modifier's token, for the error position: `(`, n, `)`.
+                let modifier = self.tokens[self.pos.saturating_sub(2)];
+                let invalid = |p: &Self, message: &str| {
+                    Err(p
+                        .error_msg(modifier, message.to_string())
+                        .with_kind(ParseErrorKind::InvalidParameterValue))
+                };
+                match precision {
+                    None => DataType::Double,
+                    Some(0) => {
+                        return invalid(self, "precision for type float must be at least 1 bit")
+                    }
+                    Some(p) if p <= 24 => DataType::Real,
+                    Some(p) if p <= 53 => DataType::Double,
+                    Some(_) => {
+                        return invalid(self, "precision for type float must be less than 54 bits")
+                    }
                 }
-                Some(p) if p <= 24 => DataType::Real,
-                Some(p) if p <= 53 => DataType::Double,
-                Some(_) => {
-                    return Err(self.error_msg(
-                        t,
-                        "precision for type float must be less than 54 bits".into(),
-                    ))
-                }
-            },
+            }
             Keyword::Double => {
                 self.expect_kw(Keyword::Precision)?;
                 DataType::Double

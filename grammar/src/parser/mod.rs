@@ -1,8 +1,8 @@
 //! The parser: tokens to AST by recursive descent, with precedence climbing
 //! for expressions.
 //!
-//! The text is lexed once into a token vector ([`crate::lexer::tokenize`]);
-//! the parser walks it with one cursor and as much look-ahead as a rule needs
+//! The text is lexed one statement at a time into a reused token vector
+//! ([`crate::lexer::Lexer::next_statement`]); the parser walks it with one cursor and as much look-ahead as a rule needs
 //! (tokens are `Copy`, so peeking is free). Each statement kind lives in its
 //! own file: `query.rs` (SELECT, VALUES, set operations, FROM items),
 //! `expr.rs` (expressions and data types), `dml.rs` (INSERT, UPDATE,
@@ -30,7 +30,7 @@ pub(crate) use expr::prec;
 use crate::ast::{Ident, ObjectName, Offset, Statement};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::keywords::{Keyword, KeywordClass};
-use crate::lexer::{tokenize, Token, TokenKind};
+use crate::lexer::{Lexer, Token, TokenKind};
 
 /// How many nested levels (parentheses, subqueries, prefix operators) the
 /// parser follows before giving up. Each level costs a few stack frames; 500
@@ -44,7 +44,10 @@ pub(crate) type PResult<T> = Result<T, ParseError>;
 pub(crate) struct Parser<'a> {
     /// The text being parsed.
     src: &'a str,
-    /// All tokens of `src`, ending with `Eof`.
+    /// The lexer, positioned after the current statement's tokens.
+    lexer: Lexer<'a>,
+    /// The current statement's tokens, up to and including its semicolon,
+    /// then `Eof` (a stand-in for the next statement unless the lexer is done).
     tokens: Vec<Token>,
     /// Index of the next token.
     pos: usize,
@@ -60,7 +63,10 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, ParseError> {
     loop {
         while p.eat(TokenKind::Semicolon) {}
         if p.at(TokenKind::Eof) {
-            return Ok(statements);
+            if !p.next_statement_tokens() {
+                return Ok(statements);
+            }
+            continue;
         }
         statements.push(p.parse_statement()?);
         if !p.eat(TokenKind::Semicolon) && !p.at(TokenKind::Eof) {
@@ -74,24 +80,47 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, ParseError> {
 /// error at its first token.
 pub fn parse_one(sql: &str) -> Result<Statement, ParseError> {
     let mut p = Parser::new(sql);
-    while p.eat(TokenKind::Semicolon) {}
-    let statement = p.parse_statement()?;
-    while p.eat(TokenKind::Semicolon) {}
-    if !p.at(TokenKind::Eof) {
-        return Err(p.error());
+    while p.eat(TokenKind::Semicolon) {
+        p.next_statement_tokens();
     }
-    Ok(statement)
+    let statement = p.parse_statement()?;
+    loop {
+        while p.eat(TokenKind::Semicolon) {}
+        if !p.at(TokenKind::Eof) {
+            return Err(p.error());
+        }
+        if !p.next_statement_tokens() {
+            return Ok(statement);
+        }
+    }
 }
 
 impl<'a> Parser<'a> {
     /// A parser over `src`, positioned at its first token.
     pub(crate) fn new(src: &'a str) -> Parser<'a> {
+        // About one token per three bytes of typical SQL: one allocation for
+        // a statement, reused for every statement of a script.
+        let mut tokens = Vec::with_capacity((src.len() / 3 + 4).min(1 << 14));
+        let mut lexer = Lexer::new(src);
+        lexer.next_statement(&mut tokens);
         Parser {
             src,
-            tokens: tokenize(src),
+            lexer,
+            tokens,
             pos: 0,
             depth: 0,
         }
+    }
+
+    /// Moves on to the next statement's tokens once the cursor has reached
+    /// the `Eof` stand-in after a semicolon; false at the real end of input.
+    fn next_statement_tokens(&mut self) -> bool {
+        if self.lexer.is_done() {
+            return false;
+        }
+        self.lexer.next_statement(&mut self.tokens);
+        self.pos = 0;
+        true
     }
 
     // ------------------------------------------------------ token access --

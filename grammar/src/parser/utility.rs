@@ -11,6 +11,7 @@ use crate::ast::{
     ExplainFormat, ExplainOptions, IsolationLevel, Reset, Set, SetArg, SetValue, Show, Statement,
     TableAndColumns, TransactionModes, Vacuum,
 };
+use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
 use crate::lexer::{Token, TokenKind};
 
@@ -74,9 +75,15 @@ impl Parser<'_> {
     }
 
     fn bool_error(&self, option: &GenericOption) -> crate::ParseError {
+        // COPY's HEADER also takes `match` in PostgreSQL, and says so.
+        let or_match = if option.name == "header" {
+            " or \"match\""
+        } else {
+            ""
+        };
         self.error_msg(
             option.token,
-            format!("{} requires a Boolean value", option.name),
+            format!("{} requires a Boolean value{or_match}", option.name),
         )
     }
 
@@ -158,10 +165,12 @@ impl Parser<'_> {
                     "csv" => CopyOption::Format(CopyFormat::Csv),
                     "binary" => CopyOption::Format(CopyFormat::Binary),
                     _ => {
-                        return Err(self.error_msg(
-                            option.token,
-                            format!("COPY format \"{format}\" not recognized"),
-                        ))
+                        return Err(self
+                            .error_msg(
+                                option.token,
+                                format!("COPY format \"{format}\" not recognized"),
+                            )
+                            .with_kind(ParseErrorKind::InvalidParameterValue))
                     }
                 }
             }
@@ -370,7 +379,8 @@ impl Parser<'_> {
                                 return Err(self.error_msg(
                                     option.token,
                                     format!("unrecognized value for EXPLAIN option \"format\": \"{format}\""),
-                                ))
+                                )
+                                .with_kind(ParseErrorKind::InvalidParameterValue))
                             }
                         };
                     }

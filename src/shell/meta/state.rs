@@ -430,6 +430,7 @@ impl ShellState {
                     p.record_sep = v.to_string();
                 }
             }
+            "title" => p.title = value.map(str::to_string),
             "tuples_only" | "t" => {
                 p.tuples_only = match value {
                     None => !p.tuples_only,
@@ -463,6 +464,10 @@ impl ShellState {
             "null" => format!("Null display is \"{}\".", p.null_display),
             "recordsep" if p.record_sep == "\n" => "Record separator is <newline>.".into(),
             "recordsep" => format!("Record separator is \"{}\".", p.record_sep),
+            "title" => match &p.title {
+                Some(t) => format!("Title is \"{t}\"."),
+                None => "Title is unset.".into(),
+            },
             _ => format!("Tuples only is {}.", on_off(p.tuples_only)),
         }
     }
@@ -493,6 +498,7 @@ impl ShellState {
             ("format", p.format.name().to_string()),
             ("null", quoted(&p.null_display)),
             ("recordsep", quoted(&p.record_sep)),
+            ("title", p.title.clone().unwrap_or_default()),
             ("tuples_only", on_off(p.tuples_only).to_string()),
         ];
         rows.iter().map(|(k, v)| format!("{k:<24} {v}\n")).collect()

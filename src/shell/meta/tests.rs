@@ -153,6 +153,9 @@ fn more_pset_messages() {
         r"\a",
         r"\x on",
         r"\x",
+        r"\pset title",
+        r"\pset title 'My T'",
+        r"\pset title",
     ]);
     assert_eq!(
         out,
@@ -164,7 +167,8 @@ fn more_pset_messages() {
          Field separator for CSV is \",\".\nTarget width is unset.\nTarget width is 80.\n\
          Output format is unaligned.\nTuples only is on.\nTuples only is off.\n\
          Output format is aligned.\nOutput format is unaligned.\n\
-         Expanded display is on.\nExpanded display is off.\n"
+         Expanded display is on.\nExpanded display is off.\n\
+         Title is unset.\nTitle is \"My T\".\nTitle is unset.\n"
     );
 }
 

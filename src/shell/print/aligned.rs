@@ -92,6 +92,15 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
     }
 
     if batch.start_table && !opts.tuples_only {
+        if let Some(title) = batch.title {
+            // Centred over the table, or flush left when it is wider.
+            let (w, _) = text::measure(title);
+            if w < width_total {
+                pad(out, (width_total - w) / 2)?;
+            }
+            out.write_all(title.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
         print_header(out, batch, &width, border)?;
     }
 
@@ -160,9 +169,11 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
         if border == 2 {
             horizontal_line(out, &width, border, Rule::Bottom)?;
         }
-        if !opts.tuples_only && opts.footer {
-            out.write_all(batch.default_footer().as_bytes())?;
-            out.write_all(b"\n")?;
+        if !opts.tuples_only {
+            for f in batch.footer_lines(opts) {
+                out.write_all(f.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
         out.write_all(b"\n")?;
     }

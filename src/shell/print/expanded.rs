@@ -65,11 +65,19 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
     let ncells = if ncols == 0 { 0 } else { batch.ncells() };
 
     if ncells == 0 && batch.start_table && batch.stop_table {
-        if !opts.tuples_only && opts.footer {
-            out.write_all(batch.default_footer().as_bytes())?;
-            out.write_all(b"\n")?;
+        if !opts.tuples_only {
+            for f in batch.footer_lines(opts) {
+                out.write_all(f.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
         return out.write_all(b"\n");
+    }
+    if batch.start_table && !opts.tuples_only {
+        if let Some(title) = batch.title {
+            out.write_all(title.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
     }
 
     let (mut hwidth, mut hmultiline) = (0, false);
@@ -169,6 +177,16 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
     if batch.stop_table {
         if border == 2 {
             record_line(out, border, 0, hwidth, dwidth)?;
+        }
+        // Only given footers: records are numbered, `(N rows)` would repeat.
+        if let (Some(footers), false) = (batch.footers, opts.tuples_only) {
+            if border < 2 {
+                out.write_all(b"\n")?;
+            }
+            for f in footers {
+                out.write_all(f.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
         out.write_all(b"\n")?;
     }

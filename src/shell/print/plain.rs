@@ -23,6 +23,10 @@ pub(crate) fn unaligned_text<W: Write>(
     let rsep = opts.record_sep.as_bytes();
     let mut need_recordsep = false;
     if batch.start_table {
+        if let (Some(title), false) = (batch.title, opts.tuples_only) {
+            out.write_all(title.as_bytes())?;
+            out.write_all(rsep)?;
+        }
         if !opts.tuples_only {
             for (i, c) in batch.columns.iter().enumerate() {
                 if i > 0 {
@@ -49,12 +53,14 @@ pub(crate) fn unaligned_text<W: Write>(
         }
     }
     if batch.stop_table {
-        if !opts.tuples_only && opts.footer {
-            if need_recordsep {
-                out.write_all(rsep)?;
+        if !opts.tuples_only {
+            for f in batch.footer_lines(opts) {
+                if need_recordsep {
+                    out.write_all(rsep)?;
+                }
+                out.write_all(f.as_bytes())?;
+                need_recordsep = true;
             }
-            out.write_all(batch.default_footer().as_bytes())?;
-            need_recordsep = true;
         }
         if need_recordsep {
             out.write_all(b"\n")?;
@@ -74,6 +80,10 @@ pub(crate) fn unaligned_vertical<W: Write>(
     let fsep = opts.field_sep.as_bytes();
     let rsep = opts.record_sep.as_bytes();
     let mut need_recordsep = !batch.start_table;
+    if let (Some(title), true, false) = (batch.title, batch.start_table, opts.tuples_only) {
+        out.write_all(title.as_bytes())?;
+        need_recordsep = true;
+    }
     let ncells = if ncols == 0 { 0 } else { batch.ncells() };
     for i in 0..ncells {
         if need_recordsep {
@@ -90,8 +100,17 @@ pub(crate) fn unaligned_vertical<W: Write>(
             need_recordsep = true;
         }
     }
-    if batch.stop_table && need_recordsep {
-        out.write_all(b"\n")?;
+    if batch.stop_table {
+        if let (Some(footers), false) = (batch.footers, opts.tuples_only) {
+            out.write_all(rsep)?;
+            for f in footers {
+                out.write_all(rsep)?;
+                out.write_all(f.as_bytes())?;
+            }
+        }
+        if need_recordsep {
+            out.write_all(b"\n")?;
+        }
     }
     Ok(())
 }

@@ -59,6 +59,13 @@ CASES = [
      [(1, "a"), (22, "b\nc"), (333, "d")]),
     ("expanded_tuples_border2_unicode", {"expanded": True, "tuples_only": True, "border": 2},
      [("名前", T), ("n", I)], [("日本語\nx", 1), (None, None)]),
+    ("title_aligned", {"title": "My Title"}, [("a", I), ("b", T)], [(1, "x")]),
+    ("title_wider_than_table", {"title": "A title wider than the table"}, [("a", I)], [(1,)]),
+    ("title_border2_multiline", {"title": "T", "border": 2}, [("a", T)], [("x\ny",)]),
+    ("title_unaligned", {"title": "My T", "format": "unaligned"}, [("a", I)], [(1,)]),
+    ("title_unaligned_expanded", {"title": "My T", "format": "unaligned", "expanded": True}, [("a", I)], [(1,)]),
+    ("title_expanded", {"title": "My T", "expanded": True}, [("a", I)], [(1,)]),
+    ("title_csv", {"title": "My T", "format": "csv"}, [("a", I)], [(1,)]),
     ("fetch_count_border2", {"fetch_count": 2, "border": 2}, [("n", I)], [(1,), (22,), (333,), (4,)]),
 ]
 
@@ -79,7 +86,7 @@ def psql_output(settings, cols, rows):
     script = []
     fmt = settings.get("format", "aligned")
     script.append("\\pset format " + fmt)
-    for key in ("border", "null", "fieldsep", "csv_fieldsep"):
+    for key in ("border", "null", "fieldsep", "csv_fieldsep", "title"):
         if key in settings:
             script.append("\\pset %s '%s'" % (key, settings[key]))
     if settings.get("tuples_only"):
@@ -152,6 +159,8 @@ def rust_opts(settings):
         parts.append("footer: false")
     if "fetch_count" in settings:
         parts.append("fetch_count: %d" % settings["fetch_count"])
+    if "title" in settings:
+        parts.append("title: Some(%s.to_string())" % rust_str(settings["title"]))
     return "PrintOptions { %s, ..PrintOptions::default() }" % ", ".join(parts)
 
 
@@ -190,6 +199,39 @@ def main():
 
 
 TRAILER = '''
+/// psql 15's `\\d tt` for `create table tt(a int primary key, b text not
+/// null default 'x')`: a title and describe footers instead of `(N rows)`.
+fn describe(opts: PrintOptions) -> String {
+    let cols: Vec<ColumnInfo> = ["Column", "Type", "Collation", "Nullable", "Default"]
+        .iter()
+        .map(|n| ColumnInfo::new(*n, Align::Left))
+        .collect();
+    let mut out = Vec::new();
+    let mut p = ResultPrinter::new(&mut out, &opts, &cols)
+        .with_title("Table \\"public.tt\\"")
+        .with_footers(vec!["Indexes:".into(), "    \\"tt_pkey\\" PRIMARY KEY, btree (a)".into()]);
+    p.push_row(&[Some("a"), Some("integer"), Some(""), Some("not null"), Some("")]).unwrap();
+    p.push_row(&[Some("b"), Some("text"), Some(""), Some("not null"), Some("'x'::text")]).unwrap();
+    p.finish().unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn describe_title_and_footers() {
+    assert_eq!(
+        describe(PrintOptions::default()),
+        "                  Table \\"public.tt\\"\\n Column |  Type   | Collation | Nullable |  Default  \\n\\
+         --------+---------+-----------+----------+-----------\\n a      | integer |           | not null | \\n\\
+         \\x20b      | text    |           | not null | 'x'::text\\nIndexes:\\n    \\"tt_pkey\\" PRIMARY KEY, btree (a)\\n\\n"
+    );
+    let unaligned = PrintOptions { format: Format::Unaligned, footer: false, ..PrintOptions::default() };
+    assert_eq!(
+        describe(unaligned),
+        "Table \\"public.tt\\"\\nColumn|Type|Collation|Nullable|Default\\na|integer||not null|\\n\\
+         b|text||not null|'x'::text\\nIndexes:\\n    \\"tt_pkey\\" PRIMARY KEY, btree (a)\\n"
+    );
+}
+
 #[test]
 fn alignment_by_type_oid() {
     // psql's column_type_alignment: numbers right, the rest left.

@@ -607,6 +607,113 @@ fn expanded_tuples_border2_unicode() {
 }
 
 #[test]
+fn title_aligned() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            title: Some("My Title".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right), ("b", Align::Left)],
+        &[&[Some("1"), Some("x")]],
+    );
+    assert_eq!(got, "My Title\n a | b \n---+---\n 1 | x\n(1 row)\n\n");
+}
+
+#[test]
+fn title_wider_than_table() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            title: Some("A title wider than the table".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(
+        got,
+        "A title wider than the table\n a \n---\n 1\n(1 row)\n\n"
+    );
+}
+
+#[test]
+fn title_border2_multiline() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            border: 2,
+            title: Some("T".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Left)],
+        &[&[Some("x\ny")]],
+    );
+    assert_eq!(
+        got,
+        "  T\n+---+\n| a |\n+---+\n| x+|\n| y |\n+---+\n(1 row)\n\n"
+    );
+}
+
+#[test]
+fn title_unaligned() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            title: Some("My T".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, "My T\na\n1\n(1 row)\n");
+}
+
+#[test]
+fn title_unaligned_expanded() {
+    let got = run(
+        PrintOptions {
+            format: Format::Unaligned,
+            expanded: Expanded::On,
+            title: Some("My T".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, "My T\n\na|1\n");
+}
+
+#[test]
+fn title_expanded() {
+    let got = run(
+        PrintOptions {
+            format: Format::Aligned,
+            expanded: Expanded::On,
+            title: Some("My T".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, "My T\n-[ RECORD 1 ]\na | 1\n\n");
+}
+
+#[test]
+fn title_csv() {
+    let got = run(
+        PrintOptions {
+            format: Format::Csv,
+            title: Some("My T".to_string()),
+            ..PrintOptions::default()
+        },
+        &[("a", Align::Right)],
+        &[&[Some("1")]],
+    );
+    assert_eq!(got, "a\n1\n");
+}
+
+#[test]
 fn fetch_count_border2() {
     let got = run(
         PrintOptions {
@@ -621,6 +728,60 @@ fn fetch_count_border2() {
     assert_eq!(
         got,
         "+----+\n| n  |\n+----+\n|  1 |\n| 22 |\n| 333 |\n|   4 |\n+---+\n(4 rows)\n\n"
+    );
+}
+
+/// psql 15's `\d tt` for `create table tt(a int primary key, b text not
+/// null default 'x')`: a title and describe footers instead of `(N rows)`.
+fn describe(opts: PrintOptions) -> String {
+    let cols: Vec<ColumnInfo> = ["Column", "Type", "Collation", "Nullable", "Default"]
+        .iter()
+        .map(|n| ColumnInfo::new(*n, Align::Left))
+        .collect();
+    let mut out = Vec::new();
+    let mut p = ResultPrinter::new(&mut out, &opts, &cols)
+        .with_title("Table \"public.tt\"")
+        .with_footers(vec![
+            "Indexes:".into(),
+            "    \"tt_pkey\" PRIMARY KEY, btree (a)".into(),
+        ]);
+    p.push_row(&[
+        Some("a"),
+        Some("integer"),
+        Some(""),
+        Some("not null"),
+        Some(""),
+    ])
+    .unwrap();
+    p.push_row(&[
+        Some("b"),
+        Some("text"),
+        Some(""),
+        Some("not null"),
+        Some("'x'::text"),
+    ])
+    .unwrap();
+    p.finish().unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn describe_title_and_footers() {
+    assert_eq!(
+        describe(PrintOptions::default()),
+        "                  Table \"public.tt\"\n Column |  Type   | Collation | Nullable |  Default  \n\
+         --------+---------+-----------+----------+-----------\n a      | integer |           | not null | \n\
+         \x20b      | text    |           | not null | 'x'::text\nIndexes:\n    \"tt_pkey\" PRIMARY KEY, btree (a)\n\n"
+    );
+    let unaligned = PrintOptions {
+        format: Format::Unaligned,
+        footer: false,
+        ..PrintOptions::default()
+    };
+    assert_eq!(
+        describe(unaligned),
+        "Table \"public.tt\"\nColumn|Type|Collation|Nullable|Default\na|integer||not null|\n\
+         b|text||not null|'x'::text\nIndexes:\n    \"tt_pkey\" PRIMARY KEY, btree (a)\n"
     );
 }
 

@@ -1,0 +1,101 @@
+//! PostgreSQL's text format: fields separated by the delimiter (tab by
+//! default), `\N` for NULL, backslash escapes (`\b \f \n \r \t \v \\`,
+//! octal `\ooo`, hex `\xhh`, any other escaped byte stands for itself).
+//! NULL is recognised on the raw field, before de-escaping.
+
+use super::{CopyOptions, Field};
+
+/// Splits `line` into fields: their de-escaped bytes go to `buf` (cleared
+/// first), their ranges (or NULL) to `fields` (cleared first).
+pub fn split(line: &[u8], opts: &CopyOptions, buf: &mut Vec<u8>, fields: &mut Vec<Field>) {
+    buf.clear();
+    fields.clear();
+    let null = opts.null.as_bytes();
+    let mut i = 0;
+    loop {
+        let raw_start = i;
+        let start = buf.len();
+        while i < line.len() {
+            let c = line[i];
+            if c == opts.delimiter {
+                break;
+            }
+            if c != b'\\' || i + 1 >= line.len() {
+                buf.push(c);
+                i += 1;
+                continue;
+            }
+            let e = line[i + 1];
+            i += 2;
+            match e {
+                b'0'..=b'7' => {
+                    let mut v = u32::from(e - b'0');
+                    let mut k = 0;
+                    while k < 2 && i < line.len() && (b'0'..=b'7').contains(&line[i]) {
+                        v = v * 8 + u32::from(line[i] - b'0');
+                        i += 1;
+                        k += 1;
+                    }
+                    buf.push((v & 0xff) as u8);
+                }
+                b'x' if i < line.len() && line[i].is_ascii_hexdigit() => {
+                    let mut v = hex(line[i]);
+                    i += 1;
+                    if i < line.len() && line[i].is_ascii_hexdigit() {
+                        v = v * 16 + hex(line[i]);
+                        i += 1;
+                    }
+                    buf.push(v);
+                }
+                b'b' => buf.push(8),
+                b'f' => buf.push(12),
+                b'n' => buf.push(b'\n'),
+                b'r' => buf.push(b'\r'),
+                b't' => buf.push(b'\t'),
+                b'v' => buf.push(11),
+                other => buf.push(other),
+            }
+        }
+        if &line[raw_start..i] == null {
+            buf.truncate(start);
+            fields.push(None);
+        } else {
+            fields.push(Some((start, buf.len())));
+        }
+        if i >= line.len() {
+            return;
+        }
+        i += 1; // the delimiter
+    }
+}
+
+fn hex(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        _ => c - b'A' + 10,
+    }
+}
+
+/// Appends `value` escaped as PostgreSQL's `CopyAttributeOutText` does.
+pub fn write_field(value: &[u8], delimiter: u8, out: &mut Vec<u8>) {
+    let mut start = 0;
+    for (i, &c) in value.iter().enumerate() {
+        let esc = match c {
+            8 => b'b',
+            12 => b'f',
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            11 => b'v',
+            b'\\' => b'\\',
+            _ if c == delimiter => c,
+            _ => continue,
+        };
+        out.extend_from_slice(&value[start..i]);
+        out.push(b'\\');
+        out.push(esc);
+        start = i + 1;
+    }
+    out.extend_from_slice(&value[start..]);
+}

@@ -1,0 +1,248 @@
+//! COPY: loading a table from a file or the client, and writing a table or
+//! a query's rows to a file or the client, in PostgreSQL's text and CSV
+//! formats (the formats themselves are [`crate::copy`]).
+//!
+//! ## Client-side data (STDIN / STDOUT)
+//! A session has no terminal: `COPY ... FROM STDIN` and `COPY ... TO STDOUT`
+//! need the caller to hand over the data stream, through
+//! [`Session::copy_in`] (reads until end of input or a line `\.`) and
+//! [`Session::copy_out`]; [`Session::copy_with`] does either and also takes
+//! a progress callback. Plain [`Session::execute`] of such a COPY fails with
+//! a message naming these functions. Files named in the statement are read
+//! and written by the session itself (server-side, as PostgreSQL's).
+//!
+//! ## Load path
+//! Input is read through a 1 MiB buffer, record by record; each record is
+//! split into fields in reused buffers, converted with each column's input
+//! function, formed into a heap tuple appended to a batch, and batches of
+//! about 1 MiB go to `multi_insert` on the bulk-write ring, so a load larger
+//! than `shared_buffers` does not evict the rest of the cache. The first bad
+//! record stops the COPY with PostgreSQL's message and a CONTEXT line
+//! (`COPY t, line 12, column a: "x"`); the statement's transaction then
+//! aborts, so none of its rows is visible.
+//!
+//! `FREEZE` is accepted only when the table was created or truncated in the
+//! current transaction (PostgreSQL's rule); the rows are then written as
+//! ordinary rows of the transaction (they become visible at its commit, as
+//! frozen rows would), without pre-set hint bits.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use heapdb_grammar::ast;
+
+use super::{Column, QueryResult, Session};
+use crate::access::heap::tuple;
+use crate::copy::{self, csv, text, CopyOptions, Field, ForceQuote, Format};
+use crate::err;
+use crate::error::{Error, Result};
+use crate::exec::scan::tuple_desc;
+use crate::exec::vector::Batch;
+use crate::plan::bind::at;
+use crate::storage::StrategyKind;
+use crate::types::cast::{cast_from, CastContext};
+use crate::types::io::{coerce_literal, parse_value_at};
+use crate::types::{format_value, DataType, Value};
+
+/// Where a COPY's client-side data comes from or goes to.
+pub enum CopyIo<'a> {
+    /// No client stream: only files may be named.
+    None,
+    /// Data for `COPY ... FROM STDIN`.
+    In(&'a mut dyn BufRead),
+    /// Destination of `COPY ... TO STDOUT`.
+    Out(&'a mut dyn Write),
+}
+
+/// How far a running COPY has got, handed to the progress callback after
+/// every batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CopyProgress {
+    /// Input bytes read so far (COPY FROM).
+    pub bytes: u64,
+    /// The input file's size, when known (COPY FROM a file).
+    pub total_bytes: Option<u64>,
+    /// Rows loaded or written so far.
+    pub rows: u64,
+}
+
+/// The progress callback type.
+pub type ProgressFn<'a> = &'a mut dyn FnMut(&CopyProgress);
+
+/// Rows per multi-insert batch, at most.
+const BATCH_ROWS: usize = 4096;
+/// Tuple bytes per multi-insert batch, at most (about).
+const BATCH_BYTES: usize = 1 << 20;
+/// Output is handed to the writer in pieces of about this size.
+const OUT_CHUNK: usize = 256 << 10;
+
+/// A reader that counts the bytes consumed.
+struct Counting<'a> {
+    inner: &'a mut dyn BufRead,
+    bytes: u64,
+}
+
+impl Read for Counting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+impl BufRead for Counting<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.bytes += amt as u64;
+        self.inner.consume(amt)
+    }
+}
+
+/// An OS error's text without Rust's ` (os error N)` suffix, as `%m` prints.
+fn os_text(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+fn file_error(e: std::io::Error, path: &str, how: &str) -> Error {
+    let code = Error::from(std::io::Error::from(e.kind())).code;
+    Error::new(
+        code,
+        format!("could not open file \"{path}\" for {how}: {}", os_text(&e)),
+    )
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+impl Session {
+    /// Runs `sql`, one `COPY ... FROM STDIN`, reading its data from `data`
+    /// until end of input or a line `\.`. Returns the `COPY n` result.
+    pub fn copy_in(&mut self, sql: &str, data: &mut dyn BufRead) -> Result<QueryResult> {
+        self.copy_with(sql, CopyIo::In(data), None)
+    }
+
+    /// Runs `sql`, one `COPY ... TO STDOUT`, writing its rows to `out`.
+    pub fn copy_out(&mut self, sql: &str, out: &mut dyn Write) -> Result<QueryResult> {
+        self.copy_with(sql, CopyIo::Out(out), None)
+    }
+
+    /// Runs `sql`, one COPY statement, with client-side data `io` and an
+    /// optional progress callback (called after every batch).
+    pub fn copy_with(
+        &mut self,
+        sql: &str,
+        mut io: CopyIo<'_>,
+        mut progress: Option<ProgressFn<'_>>,
+    ) -> Result<QueryResult> {
+        self.cancel.store(false, Ordering::Relaxed);
+        let start = Instant::now();
+        let stmt = heapdb_grammar::parse_one(sql).map_err(super::parse_error)?;
+        let ast::Statement::Copy(c) = &stmt else {
+            return Err(err!(
+                FeatureNotSupported,
+                "copy_in and copy_out run a single COPY statement"
+            ));
+        };
+        let parse = start.elapsed();
+        let mut r = self.run_statement_with(&stmt, &mut |s| {
+            let p = progress
+                .as_mut()
+                .map(|p| &mut **p as &mut dyn FnMut(&CopyProgress));
+            s.copy(c, &mut io, p)
+        })?;
+        r.timing.parse = parse;
+        Ok(r)
+    }
+
+    /// Runs one COPY statement (the entry point from `dispatch`).
+    pub(crate) fn copy(
+        &mut self,
+        c: &ast::Copy,
+        io: &mut CopyIo<'_>,
+        progress: Option<&mut dyn FnMut(&CopyProgress)>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let is_from = c.direction == ast::CopyDirection::From;
+        let opts = CopyOptions::from_ast(&c.options, is_from)?;
+        let rows = if is_from {
+            let ast::CopySource::Table { name, columns } = &c.source else {
+                return Err(err!(SyntaxError, "COPY FROM does not support a query"));
+            };
+            let input = match (&c.target, io) {
+                (ast::CopyTarget::File(path), _) => Input::File(path),
+                (_, CopyIo::In(r)) => Input::Client(&mut **r),
+                _ => return Err(no_client_stream("FROM STDIN", "Session::copy_in")),
+            };
+            self.copy_from(name, columns, &opts, input, progress)?
+        } else {
+            let query = self.copy_query(c)?;
+            match (&c.target, io) {
+                (ast::CopyTarget::File(path), _) => {
+                    if !std::path::Path::new(path).is_absolute() {
+                        return Err(err!(
+                            InvalidName,
+                            "relative path not allowed for COPY to file"
+                        ));
+                    }
+                    let f = File::create(path).map_err(|e| file_error(e, path, "writing"))?;
+                    let mut w = BufWriter::new(f);
+                    let n = self.copy_to(&query, &opts, &mut w, progress)?;
+                    w.flush().map_err(|e| {
+                        err!(IoError, "could not write to COPY file: {}", os_text(&e))
+                    })?;
+                    n
+                }
+                (_, CopyIo::Out(w)) => {
+                    let n = self.copy_to(&query, &opts, &mut **w, progress)?;
+                    w.flush()?;
+                    n
+                }
+                _ => return Err(no_client_stream("TO STDOUT", "Session::copy_out")),
+            }
+        };
+        let mut r = QueryResult::empty(&format!("COPY {rows}"));
+        r.timing.execute = t0.elapsed();
+        Ok(r)
+    }
+}
+
+/// Where COPY FROM reads: a file (opened once the table and columns are
+/// known to be right, as PostgreSQL does) or the client's stream.
+pub(super) enum Input<'a, 'b> {
+    /// A server-side file.
+    File(&'a str),
+    /// The client's data.
+    Client(&'a mut (dyn BufRead + 'b)),
+}
+
+/// Opens `path` for COPY FROM: the reader and the file's size.
+fn open_input(path: &str) -> Result<(BufReader<File>, u64)> {
+    let f = File::open(path).map_err(|e| file_error(e, path, "reading"))?;
+    let meta = f.metadata()?;
+    if meta.is_dir() {
+        return Err(err!(WrongObjectType, "\"{path}\" is a directory"));
+    }
+    Ok((BufReader::with_capacity(1 << 20, f), meta.len()))
+}
+
+fn no_client_stream(what: &str, api: &str) -> Error {
+    err!(
+        FeatureNotSupported,
+        "COPY {what} needs a client data stream"
+    )
+    .with_hint(format!(
+        "Use {api} (the shell's piped input and \\copy do), or name a file."
+    ))
+}
+
+mod load;
+mod unload;

@@ -1,0 +1,334 @@
+//! COPY FROM: records to tuples to `multi_insert` on the bulk-write ring
+//! (see the parent module's doc). Errors carry PostgreSQL's CONTEXT line.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+
+use super::*;
+
+/// What each table column gets: field `k` of the record, or a constant
+/// (the column's default, or NULL).
+enum Source {
+    Field(usize),
+    Const(Value),
+}
+
+/// The record being loaded, for CONTEXT lines.
+struct Where<'a> {
+    table: &'a str,
+    line: u64,
+    record: &'a [u8],
+}
+
+impl Where<'_> {
+    fn line(&self, e: Error) -> Error {
+        e.with_context(format!(
+            "COPY {}, line {}: \"{}\"",
+            self.table,
+            self.line,
+            copy::limit_display(self.record)
+        ))
+    }
+
+    fn column(&self, e: Error, col: &str, value: &[u8]) -> Error {
+        e.with_context(format!(
+            "COPY {}, line {}, column {col}: \"{}\"",
+            self.table,
+            self.line,
+            copy::limit_display(value)
+        ))
+    }
+}
+
+impl Session {
+    /// The column positions named in a COPY's column list (all columns when
+    /// empty), with INSERT's errors for unknown and repeated names.
+    pub(super) fn copy_columns(
+        &self,
+        table: &crate::catalog::TableDef,
+        names: &[String],
+    ) -> Result<Vec<usize>> {
+        if names.is_empty() {
+            return Ok((0..table.columns.len()).collect());
+        }
+        let mut seen = HashSet::new();
+        let mut out = Vec::with_capacity(names.len());
+        for c in names {
+            let i = table.column_index(c).ok_or_else(|| {
+                err!(
+                    UndefinedColumn,
+                    "column \"{c}\" of relation \"{}\" does not exist",
+                    table.name
+                )
+            })?;
+            if !seen.insert(i) {
+                return Err(err!(
+                    DuplicateColumn,
+                    "column \"{c}\" specified more than once"
+                ));
+            }
+            out.push(i);
+        }
+        Ok(out)
+    }
+
+    /// The value of a column's DEFAULT expression, converted to its type.
+    fn default_value(&mut self, text: &str, ty: &DataType) -> Result<Value> {
+        let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}"))
+            .map_err(super::super::parse_error)?;
+        let ast::Statement::Query(q) = stmt else {
+            return Err(err!(InternalError, "bad stored default expression: {text}"));
+        };
+        let mut got = None;
+        self.run_query(&q, &mut |cols, b| {
+            if got.is_none() && b.len > 0 {
+                got = Some((b.columns[0].get(0), cols[0].ty));
+            }
+            Ok(())
+        })?;
+        let (v, from) = got.ok_or_else(|| err!(InternalError, "default expression gave no row"))?;
+        if v.is_null() || from == *ty {
+            return Ok(v);
+        }
+        if from == DataType::Unknown {
+            let now = self.txn_ref().start_ts;
+            return coerce_literal(&v.to_string(), ty, CastContext::Assignment, now);
+        }
+        cast_from(&v, &from, ty, CastContext::Assignment)
+    }
+
+    /// Loads the records of `input` into table `name`; returns the row count.
+    pub(super) fn copy_from(
+        &mut self,
+        name: &ast::ObjectName,
+        columns: &[String],
+        opts: &CopyOptions,
+        input: Input<'_, '_>,
+        mut progress: Option<&mut dyn FnMut(&CopyProgress)>,
+    ) -> Result<u64> {
+        let snap = self.statement_snapshot();
+        let (xid, cid, now) = {
+            let t = self.txn_ref();
+            (t.xid, t.cid, t.start_ts)
+        };
+        let table = self
+            .lookup_table(&snap, &name.name)
+            .map_err(|e| at(e, name.offset))?;
+        let targets = self.copy_columns(&table, columns)?;
+        if opts.freeze && !self.txn_ref().drop_on_abort.contains(&table.relfilenode) {
+            return Err(err!(
+                ObjectNotInPrerequisiteState,
+                "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction"
+            ));
+        }
+        let mut not_null = vec![false; targets.len()];
+        for c in &opts.force_not_null {
+            match targets.iter().position(|&t| table.columns[t].name == *c) {
+                Some(k) => not_null[k] = true,
+                None => {
+                    return Err(err!(
+                        InvalidColumnReference,
+                        "FORCE_NOT_NULL column \"{c}\" not referenced by COPY"
+                    ))
+                }
+            }
+        }
+        let mut sources = Vec::with_capacity(table.columns.len());
+        for (j, col) in table.columns.iter().enumerate() {
+            sources.push(match targets.iter().position(|&t| t == j) {
+                Some(k) => Source::Field(k),
+                None => Source::Const(match &col.default {
+                    Some(d) => self.default_value(d, &col.ty)?,
+                    None => Value::Null,
+                }),
+            });
+        }
+        let desc = tuple_desc(&table)?;
+        let rel = self.db.relation(table.relfilenode)?;
+        let mut ring = self.db.pool.ring(StrategyKind::BulkWrite);
+        let cancel = self.cancel.clone();
+
+        let mut file;
+        let (input, total_bytes): (&mut dyn BufRead, _) = match input {
+            Input::File(path) => {
+                let (r, len) = open_input(path)?;
+                file = r;
+                (&mut file, Some(len))
+            }
+            Input::Client(r) => (r, None),
+        };
+        let mut input = Counting {
+            inner: input,
+            bytes: 0,
+        };
+        let (mut record, mut buf, mut fields) = (Vec::new(), Vec::new(), Vec::<Field>::new());
+        let (mut vals, mut ranges) = (Vec::new(), Vec::<Option<(usize, usize)>>::new());
+        let (mut data, mut lens) = (Vec::with_capacity(BATCH_BYTES + 8192), Vec::new());
+        let mut rows = 0u64;
+        let mut line = 0u64;
+        let flush = |data: &mut Vec<u8>, lens: &mut Vec<u16>, ring: &mut crate::storage::Ring| {
+            if lens.is_empty() {
+                return Ok(());
+            }
+            let r = rel.multi_insert(data, lens, xid, cid, Some(ring), None);
+            data.clear();
+            lens.clear();
+            r
+        };
+        loop {
+            let more = match copy::read_record(&mut input, opts, &mut record) {
+                Ok(more) => more,
+                Err(e) => {
+                    let at = Where {
+                        table: &table.name,
+                        line: line + 1,
+                        record: &record,
+                    };
+                    return Err(at.line(e));
+                }
+            };
+            if !more {
+                break;
+            }
+            line += 1;
+            if line == 1 && opts.header {
+                continue;
+            }
+            if record == b"\\." {
+                break;
+            }
+            let here = Where {
+                table: &table.name,
+                line,
+                record: &record,
+            };
+            match opts.format {
+                Format::Text => text::split(&record, opts, &mut buf, &mut fields),
+                Format::Csv => csv::split(&record, opts, &not_null, &mut buf, &mut fields),
+            }
+            if fields.len() > targets.len() {
+                return Err(here.line(err!(
+                    BadCopyFileFormat,
+                    "extra data after last expected column"
+                )));
+            }
+            if fields.len() < targets.len() {
+                return Err(here.line(err!(
+                    BadCopyFileFormat,
+                    "missing data for column \"{}\"",
+                    table.columns[targets[fields.len()]].name
+                )));
+            }
+            vals.clear();
+            ranges.clear();
+            for (j, col) in table.columns.iter().enumerate() {
+                let range = match &sources[j] {
+                    Source::Const(v) if v.is_null() => None,
+                    Source::Const(v) => {
+                        let s = vals.len();
+                        v.encode(&mut vals);
+                        Some((s, vals.len()))
+                    }
+                    Source::Field(k) => match fields[*k] {
+                        None => None,
+                        Some((s, e)) => {
+                            let raw = &buf[s..e];
+                            let text = copy::field_str(raw).map_err(|e| here.line(e))?;
+                            let start = vals.len();
+                            match col.ty {
+                                DataType::Text | DataType::Varchar(None) => {
+                                    vals.extend_from_slice(raw)
+                                }
+                                // At most n bytes is at most n characters:
+                                // no length error possible, no allocation.
+                                DataType::Varchar(Some(n)) if raw.len() <= n as usize => {
+                                    vals.extend_from_slice(raw)
+                                }
+                                DataType::Char(n) if raw.len() <= n as usize => {
+                                    let pad = n as usize - text.chars().count();
+                                    vals.extend_from_slice(raw);
+                                    vals.resize(vals.len() + pad, b' ');
+                                }
+                                _ => parse_value_at(text, &col.ty, now)
+                                    .map_err(|e| here.column(e, &col.name, raw))?
+                                    .encode(&mut vals),
+                            }
+                            Some((start, vals.len()))
+                        }
+                    },
+                };
+                if range.is_none() && col.not_null {
+                    return Err(here.line(not_null_error(&table, j, &sources, &fields, &buf)));
+                }
+                ranges.push(range);
+            }
+            let slices: Vec<Option<&[u8]>> =
+                ranges.iter().map(|r| r.map(|(s, e)| &vals[s..e])).collect();
+            let n = tuple::form_tuple_append(&desc, &slices, &mut data)?;
+            lens.push(u16::try_from(n).map_err(|_| {
+                err!(
+                    ProgramLimitExceeded,
+                    "row is too big: size {n}, maximum size 8160"
+                )
+            })?);
+            rows += 1;
+            if data.len() >= BATCH_BYTES || lens.len() >= BATCH_ROWS {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(err!(
+                        QueryCanceled,
+                        "canceling statement due to user request"
+                    ));
+                }
+                flush(&mut data, &mut lens, &mut ring).map_err(|e| here.line(e))?;
+                if let Some(p) = progress.as_deref_mut() {
+                    p(&CopyProgress {
+                        bytes: input.bytes,
+                        total_bytes,
+                        rows,
+                    });
+                }
+            }
+        }
+        flush(&mut data, &mut lens, &mut ring)?;
+        if let Some(p) = progress {
+            p(&CopyProgress {
+                bytes: input.bytes,
+                total_bytes,
+                rows,
+            });
+        }
+        Ok(rows)
+    }
+}
+
+/// PostgreSQL's not-null violation, with the failing row.
+fn not_null_error(
+    table: &crate::catalog::TableDef,
+    j: usize,
+    sources: &[Source],
+    fields: &[Field],
+    buf: &[u8],
+) -> Error {
+    let shown: Vec<String> = sources
+        .iter()
+        .map(|s| match s {
+            Source::Const(v) if v.is_null() => "null".to_string(),
+            Source::Const(v) => {
+                let mut t = String::new();
+                format_value(v, &mut t);
+                t
+            }
+            Source::Field(k) => match fields[*k] {
+                None => "null".to_string(),
+                Some((s, e)) => String::from_utf8_lossy(&buf[s..e]).into_owned(),
+            },
+        })
+        .collect();
+    err!(
+        NotNullViolation,
+        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+        table.columns[j].name,
+        table.name
+    )
+    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
+}

@@ -1,0 +1,328 @@
+//! `\d`, `\d NAME`, `\dt[+]` and `\h`: the catalog as psql-style tables.
+//!
+//! Listings come from [`Session::list_tables`](crate::session::Session::list_tables)
+//! and print through the ordinary result printer, under a title centred
+//! over the aligned table as psql centres it. Patterns follow psql's: an
+//! unquoted name folds to lower case, `"Quoted"` keeps its case, `*` and
+//! `?` are wildcards.
+
+use super::print::{text, Align, ColumnInfo, Format, ResultPrinter};
+use super::run::{Flow, Runner, Source};
+use crate::session::TableInfo;
+
+impl Runner {
+    /// `\d [PATTERN]`: list relations, or describe the matching tables.
+    pub(crate) fn describe(
+        &mut self,
+        pattern: Option<&str>,
+        plus: bool,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
+        let Some(pattern) = pattern else {
+            return self.list_tables(None, plus, src, line);
+        };
+        let tables = match self.matching_tables(Some(pattern), src, line) {
+            Ok(t) => t,
+            Err(f) => return f,
+        };
+        if tables.is_empty() {
+            return self.shell_error(
+                &format!("Did not find any relation named \"{pattern}\"."),
+                src,
+                line,
+            );
+        }
+        for t in &tables {
+            let cols = [
+                ColumnInfo::new("Column", Align::Left),
+                ColumnInfo::new("Type", Align::Left),
+                ColumnInfo::new("Nullable", Align::Left),
+                ColumnInfo::new("Default", Align::Left),
+            ];
+            let rows: Vec<Vec<String>> = t
+                .columns
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.name.clone(),
+                        c.type_name.clone(),
+                        if c.not_null { "not null" } else { "" }.to_string(),
+                        c.default.clone().unwrap_or_default(),
+                    ]
+                })
+                .collect();
+            let footer = format!(
+                "Pages: {}, all-visible: {}, size: {}\n",
+                t.pages,
+                t.all_visible_pages,
+                size_pretty(t.size_bytes)
+            );
+            self.print_titled(
+                &format!("Table \"{}\"", t.name),
+                &cols,
+                &rows,
+                Some(&footer),
+            );
+        }
+        Flow::Continue
+    }
+
+    /// `\dt[+] [PATTERN]`: the tables with row estimates, pages and sizes.
+    pub(crate) fn list_tables(
+        &mut self,
+        pattern: Option<&str>,
+        plus: bool,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
+        let tables = match self.matching_tables(pattern, src, line) {
+            Ok(t) => t,
+            Err(f) => return f,
+        };
+        if tables.is_empty() {
+            let msg = match pattern {
+                Some(p) => format!("Did not find any relation named \"{p}\".\n"),
+                None => "Did not find any relations.\n".to_string(),
+            };
+            self.eprint(&msg);
+            return Flow::Continue;
+        }
+        let mut cols = vec![
+            ColumnInfo::new("Name", Align::Left),
+            ColumnInfo::new("Type", Align::Left),
+            ColumnInfo::new("Rows (estimated)", Align::Right),
+            ColumnInfo::new("Pages", Align::Right),
+            ColumnInfo::new("Size", Align::Left),
+        ];
+        if plus {
+            cols.push(ColumnInfo::new("All-visible pages", Align::Right));
+        }
+        let rows: Vec<Vec<String>> = tables
+            .iter()
+            .map(|t| {
+                let mut r = vec![
+                    t.name.clone(),
+                    "table".to_string(),
+                    t.rows_estimate
+                        .map_or_else(String::new, |n| format!("{}", n.round() as i64)),
+                    t.pages.to_string(),
+                    size_pretty(t.size_bytes),
+                ];
+                if plus {
+                    r.push(t.all_visible_pages.to_string());
+                }
+                r
+            })
+            .collect();
+        self.print_titled("List of relations", &cols, &rows, None);
+        Flow::Continue
+    }
+
+    /// The tables matching `pattern` (all when `None`), or the flow after
+    /// reporting the engine's error.
+    fn matching_tables(
+        &mut self,
+        pattern: Option<&str>,
+        src: &Source,
+        line: u64,
+    ) -> Result<Vec<TableInfo>, Flow> {
+        match self.session.list_tables() {
+            Ok(mut t) => {
+                if let Some(p) = pattern {
+                    let p = normalize_pattern(p);
+                    t.retain(|t| glob_match(&p, &t.name));
+                }
+                Ok(t)
+            }
+            Err(e) => {
+                let msg = super::report::format_error(&e, None, None);
+                Err(self.shell_error(msg.trim_end(), src, line))
+            }
+        }
+    }
+
+    /// Prints `rows` under a title, psql style, then `footer` lines.
+    fn print_titled(
+        &mut self,
+        title: &str,
+        cols: &[ColumnInfo],
+        rows: &[Vec<String>],
+        footer: Option<&str>,
+    ) {
+        let mut opts = self.state.print.clone();
+        // psql counts the rows of a listing, not of a table description.
+        opts.footer = footer.is_none();
+        let mut table = Vec::new();
+        {
+            let mut p = ResultPrinter::new(&mut table, &opts, cols);
+            for r in rows {
+                let cells: Vec<Option<&str>> = r.iter().map(|c| Some(c.as_str())).collect();
+                let _ = p.push_row(&cells);
+            }
+            let _ = p.finish();
+        }
+        let mut out = String::new();
+        if !opts.tuples_only && opts.format != Format::Csv {
+            let text = String::from_utf8_lossy(&table);
+            let width = text.lines().next().map_or(0, text::width);
+            let tw = text::width(title);
+            if opts.format == Format::Aligned && tw < width {
+                out.push_str(&" ".repeat((width - tw) / 2));
+            }
+            out.push_str(title);
+            out.push('\n');
+        }
+        if let Some(f) = footer.filter(|_| !opts.tuples_only && opts.format == Format::Aligned) {
+            // The footer follows the table, then the blank line ending it.
+            while table.last() == Some(&b'\n') {
+                table.pop();
+            }
+            table.push(b'\n');
+            table.extend_from_slice(f.as_bytes());
+            table.push(b'\n');
+        }
+        let _ = self.query_output().write_all(out.as_bytes());
+        let _ = self.query_output().write_all(&table);
+    }
+}
+
+/// `size` in bytes as `pg_size_pretty` shows it (`8192 bytes`, `16 kB`).
+pub fn size_pretty(size: u64) -> String {
+    const LIMIT: u64 = 10 * 1024;
+    const LIMIT2: u64 = LIMIT * 2 - 1;
+    if size < LIMIT {
+        return format!("{size} bytes");
+    }
+    // One extra bit is kept for rounding half up, as PostgreSQL does.
+    let mut v = size >> 9;
+    for unit in ["kB", "MB", "GB"] {
+        if v < LIMIT2 {
+            return format!("{} {unit}", v.div_ceil(2));
+        }
+        v >>= 10;
+    }
+    format!("{} TB", v.div_ceil(2))
+}
+
+/// A `\d` pattern as the name it matches: unquoted parts fold to lower case.
+fn normalize_pattern(p: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    for c in p.chars() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if quoted {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// Whether `name` matches `pat` with `*` (any run) and `?` (one character).
+fn glob_match(pat: &str, name: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut pi, mut ni) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// The statements heapdb runs, with a one-line synopsis each (`\h`).
+const SQL_HELP: &[(&str, &str)] = &[
+    ("ANALYZE", "ANALYZE [ table_name [, ...] ]"),
+    ("BEGIN", "BEGIN [ TRANSACTION ] [ ISOLATION LEVEL { READ COMMITTED | REPEATABLE READ } ]"),
+    ("CHECKPOINT", "CHECKPOINT"),
+    ("COMMIT", "COMMIT [ TRANSACTION ]"),
+    ("COPY", "COPY table_name [ ( column_name [, ...] ) ] { FROM | TO } { 'filename' | STDIN | STDOUT } [ [ WITH ] ( option [, ...] ) ]"),
+    ("CREATE TABLE", "CREATE TABLE [ IF NOT EXISTS ] table_name ( column_name data_type [ NOT NULL | NULL | DEFAULT expr ] [, ...] )\nCREATE TABLE table_name AS query"),
+    ("DELETE", "DELETE FROM table_name [ WHERE condition ] [ RETURNING output_expression [, ...] ]"),
+    ("DROP TABLE", "DROP TABLE [ IF EXISTS ] name [, ...]"),
+    ("EXPLAIN", "EXPLAIN [ ( ANALYZE | BUFFERS | ... ) ] statement"),
+    ("INSERT", "INSERT INTO table_name [ ( column_name [, ...] ) ] { VALUES ( expr [, ...] ) [, ...] | query } [ RETURNING output_expression [, ...] ]"),
+    ("RESET", "RESET { configuration_parameter | ALL }"),
+    ("ROLLBACK", "ROLLBACK [ TRANSACTION ]"),
+    ("SELECT", "SELECT [ DISTINCT ] expression [ [ AS ] name ] [, ...]\n    [ FROM from_item [, ...] ] [ WHERE condition ] [ GROUP BY expr [, ...] ] [ HAVING condition ]\n    [ ORDER BY expr [ ASC | DESC ] [, ...] ] [ LIMIT count ] [ OFFSET start ]"),
+    ("SET", "SET [ LOCAL ] configuration_parameter { TO | = } value"),
+    ("SHOW", "SHOW { configuration_parameter | ALL }"),
+    ("TRUNCATE", "TRUNCATE [ TABLE ] name [, ...]"),
+    ("UPDATE", "UPDATE table_name SET column_name = expr [, ...] [ WHERE condition ] [ RETURNING output_expression [, ...] ]"),
+    ("VACUUM", "VACUUM [ ( VERBOSE | FREEZE | ... ) ] [ table_name [, ...] ]"),
+];
+
+/// The `\h` text: the list of commands, or the synopsis of `topic`.
+pub fn sql_help(topic: Option<&str>) -> String {
+    let Some(topic) = topic.map(|t| t.trim().to_uppercase()).filter(|t| t != "*") else {
+        let mut s = String::from("Available help:\n");
+        for (name, _) in SQL_HELP {
+            s.push_str("  ");
+            s.push_str(name);
+            s.push('\n');
+        }
+        return s;
+    };
+    let topic = topic.split_whitespace().collect::<Vec<_>>().join(" ");
+    match SQL_HELP
+        .iter()
+        .find(|(n, _)| *n == topic)
+        .or_else(|| SQL_HELP.iter().find(|(n, _)| n.starts_with(&topic)))
+    {
+        Some((name, syn)) => format!("Command:     {name}\nSyntax:\n{syn}\n\n"),
+        None => format!(
+            "No help available for \"{}\".\nTry \\h with no arguments to see available help.\n",
+            topic.to_lowercase()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_pg_size_pretty() {
+        assert_eq!(size_pretty(0), "0 bytes");
+        assert_eq!(size_pretty(8192), "8192 bytes");
+        assert_eq!(size_pretty(16384), "16 kB");
+        assert_eq!(size_pretty(10239), "10239 bytes");
+        assert_eq!(size_pretty(10240), "10 kB");
+        assert_eq!(size_pretty(10485759), "10 MB");
+        assert_eq!(size_pretty(10 << 30), "10 GB");
+        assert_eq!(size_pretty(20 << 40), "20 TB");
+        assert_eq!(size_pretty(20 * 1024 * 1024), "20 MB");
+    }
+
+    #[test]
+    fn patterns_fold_case_and_glob() {
+        assert!(glob_match(&normalize_pattern("T1"), "t1"));
+        assert!(!glob_match(&normalize_pattern("\"T1\""), "t1"));
+        assert!(glob_match("t*", "tab"));
+        assert!(glob_match("t?b", "tab"));
+        assert!(!glob_match("t?", "tab"));
+    }
+
+    #[test]
+    fn sql_help_lists_and_explains() {
+        assert!(sql_help(None).contains("  CREATE TABLE\n"));
+        assert!(sql_help(Some("select")).starts_with("Command:     SELECT\n"));
+        assert!(sql_help(Some("nosuch")).starts_with("No help available for \"nosuch\"."));
+    }
+}

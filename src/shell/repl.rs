@@ -1,0 +1,147 @@
+//! The interactive prompt: rustyline with the shell's completion helper,
+//! psql's prompts, history and Ctrl-C.
+//!
+//! - Each line typed goes through a [`Splitter`]; a statement runs when an
+//!   unquoted `;` ends it, a meta-command at the end of its line.
+//! - History: one entry per statement (a multi-line statement is one
+//!   entry) or meta-command line, loaded at start and appended after each
+//!   entry, in `HEAPDB_HISTORY` or else [`history_file`].
+//! - Ctrl-C at the prompt (rustyline's `Interrupted`) discards the input
+//!   typed so far; while a statement runs, the `ctrlc` handler installed by
+//!   `main` sets the session's cancel flag, the statement fails with
+//!   `canceling statement due to user request`, and the prompt returns.
+//! - Ctrl-D on an empty line leaves, printing `\q` as psql does.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use rustyline::error::ReadlineError;
+use rustyline::history::DefaultHistory;
+use rustyline::{Config, Editor};
+
+use super::args::history_file;
+use super::complete::{CatalogNames, ShellHelper};
+use super::input::{Item, Splitter};
+use super::prompt::{database_name, prompt, TxnStatus};
+use super::run::{install_cancel_handler, Flow, Runner, Source};
+use crate::session::{self, Session};
+
+/// Table and column names for completion, read through a session of its
+/// own (so completion never disturbs the user's transaction).
+pub struct EngineNames {
+    /// The session used to read the catalog.
+    session: Session,
+}
+
+impl CatalogNames for EngineNames {
+    fn table_names(&self) -> Vec<String> {
+        self.session
+            .list_tables()
+            .map(|t| t.into_iter().map(|t| t.name).collect())
+            .unwrap_or_default()
+    }
+
+    fn column_names(&self, table: &str) -> Vec<String> {
+        self.session
+            .list_tables()
+            .ok()
+            .and_then(|t| t.into_iter().find(|t| t.name == table))
+            .map(|t| t.columns.into_iter().map(|c| c.name).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The history file: `HEAPDB_HISTORY` if set, else [`history_file`].
+pub fn history_path() -> Option<PathBuf> {
+    std::env::var_os("HEAPDB_HISTORY")
+        .map(PathBuf::from)
+        .or_else(history_file)
+}
+
+/// Runs the prompt until `\q` or Ctrl-D; returns the flow that ended it.
+pub fn run_interactive(runner: &mut Runner) -> Flow {
+    let config = Config::builder().auto_add_history(false).build();
+    let mut rl: Editor<ShellHelper<EngineNames>, DefaultHistory> = match Editor::with_config(config)
+    {
+        Ok(rl) => rl,
+        Err(e) => {
+            runner.eprint(&format!(
+                "heapdb: error: could not start the line editor: {e}\n"
+            ));
+            return Flow::Fatal;
+        }
+    };
+    install_cancel_handler(runner.session.cancel_flag(), true);
+    let names = EngineNames {
+        session: runner.session.database().session(),
+    };
+    rl.set_helper(Some(ShellHelper::new(names)));
+    let history = history_path();
+    if let Some(h) = &history {
+        let _ = rl.load_history(h);
+    }
+    if !runner.state.quiet {
+        runner.print(&format!(
+            "heapdb {}\nType \"\\?\" for help.\n\n",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    runner.flush();
+    let name = database_name(&runner.data_dir);
+    let src = Source::default();
+    let mut splitter = Splitter::new();
+    let mut items = VecDeque::new();
+    let mut lineno = 0u64;
+    loop {
+        let txn = match runner.session.txn_status() {
+            session::TxnStatus::Idle => TxnStatus::Idle,
+            session::TxnStatus::InBlock => TxnStatus::InTransaction,
+            session::TxnStatus::Failed => TxnStatus::Failed,
+        };
+        let p = prompt(&name, splitter.prompt_state(), txn);
+        if let Some(h) = rl.helper() {
+            h.set_statement(splitter.buffer());
+        }
+        let line = match rl.readline(&p) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => {
+                splitter.reset();
+                continue;
+            }
+            Err(ReadlineError::Eof) => {
+                runner.print("\\q\n");
+                runner.flush();
+                return Flow::Quit;
+            }
+            Err(e) => {
+                runner.eprint(&format!("heapdb: error: {e}\n"));
+                return Flow::Fatal;
+            }
+        };
+        // A recalled multi-line history entry comes back as one string.
+        for part in line.split('\n') {
+            lineno += 1;
+            splitter.feed_line(part, lineno, &mut items);
+        }
+        while let Some(item) = items.pop_front() {
+            let entry = match &item {
+                Item::Sql { text, .. } | Item::Meta { text, .. } => text.clone(),
+                Item::Echo(_) => continue,
+            };
+            if rl.add_history_entry(entry.as_str()).unwrap_or(false) {
+                if let Some(h) = &history {
+                    let _ = rl.save_history(h);
+                }
+            }
+            let flow = match item {
+                Item::Sql { text, line } => runner.run_sql(&text, &src, line),
+                Item::Meta { text, line } => runner.run_meta(&text, &src, line, &mut splitter),
+                Item::Echo(_) => Flow::Continue,
+            };
+            runner.flush();
+            if flow == Flow::Quit {
+                return flow;
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The shell wired to the engine: running statements, meta-commands and
+//! scripts against a [`Session`], printing results, notices, errors and
+//! `\timing` lines as psql does.
+//!
+//! [`Runner`] owns the session and the [`ShellState`]. Results go to the
+//! `\o` target; standard output is a large `BufWriter` when it is not a
+//! terminal (a piped script of 100,000 INSERTs costs a handful of writes,
+//! not one per command tag), and is flushed before anything goes to
+//! standard error so the two interleave in order.
+//!
+//! Rows stream: [`Session::execute_streaming`] hands batches to a
+//! [`ResultPrinter`] created at the first batch, so a large SELECT prints
+//! as it runs and never sits in memory whole.
+//!
+//! Exit status follows psql: a failing statement in a script under
+//! `ON_ERROR_STOP` ends the run with [`Flow::Stop`], which `main` turns into
+//! status 3.
+
+use std::cell::OnceCell;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::meta::{Output, ShellState};
+use super::print::{Align, ColumnInfo, ResultPrinter};
+use super::report::{format_error, format_shell_error, Locus};
+use super::timing::{timing_line, TimingDetail, TimingMode};
+use crate::error::Error;
+use crate::session::{Column, QueryResult, Session};
+use crate::types::format_value;
+
+/// Set while a statement runs, so the Ctrl-C handler knows whether to
+/// cancel it or (outside the prompt) to end the process.
+pub static STATEMENT_RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// Installs the Ctrl-C handler: while a statement runs it sets `cancel`
+/// (the session's flag); outside one it ends a non-interactive run with
+/// status 130. At the prompt, rustyline reads Ctrl-C as a key. Call it once,
+/// and for the prompt after the line editor exists: rustyline installs its
+/// own SIGINT handler when it opens the terminal.
+pub fn install_cancel_handler(cancel: Arc<AtomicBool>, interactive: bool) {
+    let _ = ctrlc::set_handler(move || {
+        if STATEMENT_RUNNING.load(Ordering::SeqCst) {
+            cancel.store(true, Ordering::SeqCst);
+        } else if !interactive {
+            std::process::exit(130);
+        }
+    });
+}
+
+/// What the caller should do after a statement, meta-command or script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on reading.
+    Continue,
+    /// `\q`: leave with status 0.
+    Quit,
+    /// A script stopped on an error (`ON_ERROR_STOP`): status 3.
+    Stop,
+    /// The shell's own fatal error (a missing `-f` file): status 1.
+    Fatal,
+}
+
+/// Where an input item came from, for error prefixes and `\ir`.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    /// The script's name (`None` for piped stdin, `-c` and the prompt).
+    pub file: Option<String>,
+    /// The directory `\ir` resolves against.
+    pub dir: Option<PathBuf>,
+    /// Input is a script (not the interactive prompt): `ON_ERROR_STOP`
+    /// applies.
+    pub script: bool,
+}
+
+/// The shell's connection to the engine and its settings.
+pub struct Runner {
+    /// The engine session.
+    pub session: Session,
+    /// Variables, printing options, `\timing`, `\o`.
+    pub state: ShellState,
+    /// The data directory (`\conninfo`).
+    pub data_dir: PathBuf,
+    /// Standard output, buffered when it is not a terminal.
+    stdout: Box<dyn Write>,
+    /// The last SQL statement sent (for `\g`, `\p` and `\watch` on an
+    /// empty query buffer).
+    pub last_query: String,
+    /// Whether some statement failed (for `-c`'s exit status).
+    pub had_error: bool,
+}
+
+impl Runner {
+    /// A runner over `session`; `stdout` is buffered unless it is a
+    /// terminal.
+    pub fn new(session: Session, mut state: ShellState, data_dir: PathBuf) -> Runner {
+        let stdout: Box<dyn Write> = if io::stdout().is_terminal() {
+            // `\x auto` compares the table's width with the terminal's.
+            state.print.columns = terminal_columns();
+            Box::new(io::stdout())
+        } else {
+            Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout()))
+        };
+        Runner {
+            session,
+            state,
+            data_dir,
+            stdout,
+            last_query: String::new(),
+            had_error: false,
+        }
+    }
+
+    /// Flushes standard output and the `\o` file.
+    pub fn flush(&mut self) {
+        let _ = self.stdout.flush();
+        let _ = self.state.output.flush();
+    }
+
+    /// Writes `text` to standard error, after flushing standard output.
+    pub fn eprint(&mut self, text: &str) {
+        let _ = self.stdout.flush();
+        let mut e = io::stderr().lock();
+        let _ = e.write_all(text.as_bytes());
+        let _ = e.flush();
+    }
+
+    /// Where query results go: the `\o` file, else standard output.
+    pub fn query_output(&mut self) -> &mut dyn Write {
+        match &mut self.state.output {
+            Output::Stdout => self.stdout.as_mut(),
+            file => file,
+        }
+    }
+
+    /// Writes `text` to standard output (meta-command replies).
+    pub fn print(&mut self, text: &str) {
+        let _ = self.stdout.write_all(text.as_bytes());
+    }
+
+    /// A shell error (`invalid command \foo`) at `line` of `src`.
+    pub(crate) fn shell_error(&mut self, message: &str, src: &Source, line: u64) -> Flow {
+        let locus = src.file.as_deref().map(|file| Locus { file, line });
+        let text = format_shell_error(message, locus);
+        self.eprint(&text);
+        self.had_error = true;
+        self.error_flow(src)
+    }
+
+    fn error_flow(&self, src: &Source) -> Flow {
+        if src.script && self.state.on_error_stop {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Runs one SQL statement (already split), printing its result.
+    pub fn run_sql(&mut self, text: &str, src: &Source, line: u64) -> Flow {
+        let sql = self.state.vars.substitute_sql(text).into_owned();
+        if self.state.echo == super::meta::Echo::Queries {
+            self.print(&format!("{sql}\n"));
+        }
+        self.last_query = sql.clone();
+        let start = Instant::now();
+        let outcome = self.execute(&sql);
+        let elapsed = start.elapsed();
+        match outcome {
+            Ok(result) => {
+                self.print_notices(&result, src, line);
+                self.print_timing(elapsed, Some(&result));
+                Flow::Continue
+            }
+            Err(e) => {
+                let locus = src.file.as_deref().map(|file| Locus { file, line });
+                let text = format_error(&e, Some(&sql), locus);
+                self.eprint(&text);
+                self.had_error = true;
+                // psql times failed statements too.
+                self.print_timing(elapsed, None);
+                self.error_flow(src)
+            }
+        }
+    }
+
+    /// Runs `sql`, streaming rows into the printer, then prints the footer
+    /// or the command tag. Returns the result (its notices not yet shown).
+    fn execute(&mut self, sql: &str) -> Result<QueryResult, Error> {
+        let Runner {
+            session,
+            state,
+            stdout,
+            ..
+        } = self;
+        let out: &mut dyn Write = match &mut state.output {
+            Output::Stdout => stdout.as_mut(),
+            file => file,
+        };
+        let opts = &state.print;
+        let columns: OnceCell<Vec<ColumnInfo>> = OnceCell::new();
+        let cols_ref = &columns;
+        let mut printer: Option<ResultPrinter<'_, &mut dyn Write>> = None;
+        let mut out_slot = Some(out);
+        let mut cells: Vec<String> = Vec::new();
+        STATEMENT_RUNNING.store(true, Ordering::SeqCst);
+        let result = session.execute_streaming(sql, &mut |cols: &[Column], batch| {
+            if printer.is_none() {
+                let infos = cols_ref.get_or_init(|| column_infos(cols));
+                let w = out_slot.take().expect("one result set per statement");
+                printer = Some(ResultPrinter::new(w, opts, infos));
+            }
+            let p = printer.as_mut().expect("created above");
+            cells.resize(batch.columns.len(), String::new());
+            let mut nulls = vec![false; batch.columns.len()];
+            for i in 0..batch.len {
+                for (c, col) in batch.columns.iter().enumerate() {
+                    let v = col.get(i);
+                    cells[c].clear();
+                    nulls[c] = v.is_null();
+                    if !nulls[c] {
+                        format_value(&v, &mut cells[c]);
+                    }
+                }
+                let row: Vec<Option<&str>> = cells
+                    .iter()
+                    .zip(&nulls)
+                    .map(|(s, &null)| (!null).then_some(s.as_str()))
+                    .collect();
+                p.push_row(&row).map_err(io_error)?;
+            }
+            Ok(())
+        });
+        STATEMENT_RUNNING.store(false, Ordering::SeqCst);
+        let result = result?;
+        if result.returns_rows {
+            let p = match printer {
+                Some(p) => p,
+                None => {
+                    let infos = columns.get_or_init(|| column_infos(&result.columns));
+                    let w = out_slot.take().expect("no printer was made");
+                    ResultPrinter::new(w, opts, infos)
+                }
+            };
+            // The printer hands its writer back only by being dropped.
+            p.finish().map_err(io_error)?;
+            let returning = ["INSERT", "UPDATE", "DELETE"]
+                .iter()
+                .any(|k| result.tag.starts_with(k));
+            if returning && !state.quiet {
+                // psql shows the tag after the rows of ... RETURNING.
+                let out: &mut dyn Write = match &mut state.output {
+                    Output::Stdout => stdout.as_mut(),
+                    file => file,
+                };
+                writeln!(out, "{}", result.tag).map_err(io_error)?;
+            }
+        } else if !state.quiet && !result.tag.is_empty() {
+            if let Some(w) = out_slot.take() {
+                writeln!(w, "{}", result.tag).map_err(io_error)?;
+            }
+        }
+        Ok(result)
+    }
+
+    fn print_notices(&mut self, result: &QueryResult, src: &Source, line: u64) {
+        for n in &result.notices {
+            let prefix = src
+                .file
+                .as_deref()
+                .map(|file| Locus { file, line }.prefix())
+                .unwrap_or_default();
+            let text = format!("{prefix}{}:  {}\n", n.severity, n.message);
+            self.eprint(&text);
+        }
+    }
+
+    /// Prints the `\timing` line for a statement that took `elapsed`.
+    fn print_timing(&mut self, elapsed: Duration, result: Option<&QueryResult>) {
+        let detail = result.map_or_else(TimingDetail::default, |r| TimingDetail {
+            parse_ms: ms(r.timing.parse),
+            plan_ms: ms(r.timing.plan),
+            execute_ms: ms(r.timing.execute),
+            shared_hit: r.buffers.shared_hit,
+            shared_read: r.buffers.shared_read,
+            shared_dirtied: r.buffers.shared_dirtied,
+            shared_written: r.buffers.shared_written,
+        });
+        let mode = match (self.state.timing, result) {
+            // A failed statement has no split to show.
+            (TimingMode::Verbose, None) => TimingMode::On,
+            (m, _) => m,
+        };
+        if let Some(line) = timing_line(mode, ms(elapsed), &detail) {
+            self.print(&format!("{line}\n"));
+        }
+    }
+}
+
+/// The width of the terminal on standard output (0 when unknown).
+fn terminal_columns() -> usize {
+    // SAFETY: TIOCGWINSZ fills the winsize struct passed; nothing else.
+    unsafe {
+        let mut ws: libc::winsize = std::mem::zeroed();
+        if libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) == 0 {
+            ws.ws_col as usize
+        } else {
+            0
+        }
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn io_error(e: io::Error) -> Error {
+    Error::from(e)
+}
+
+/// The printer's view of the result columns: names and psql's alignment.
+fn column_infos(cols: &[Column]) -> Vec<ColumnInfo> {
+    cols.iter()
+        .map(|c| ColumnInfo::new(c.name.clone(), Align::for_type_oid(c.ty.oid())))
+        .collect()
+}

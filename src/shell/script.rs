@@ -1,0 +1,280 @@
+//! Running input through a [`Runner`]: scripts (`-f`, `\i`, piped stdin,
+//! `-c`) and the meta-commands that need the engine or the query buffer
+//! (`\g`, `\p`, `\r`, `\watch`, `\conninfo`, `\d`, `\dt`, `\h`, `\?`,
+//! `\copy`).
+//!
+//! A script is read with [`ScriptReader`] (large buffered reads, psql's
+//! statement splitting and line numbers) and each item runs as it is read.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::input::{Item, ScriptReader, Splitter};
+use super::meta::{help_text, parse_meta_line, Echo, MetaCommand, Outcome};
+use super::run::{Flow, Runner, Source, STATEMENT_RUNNING};
+
+impl Runner {
+    /// Runs a whole script read from `input`.
+    pub fn run_script<R: Read>(&mut self, input: R, src: &Source) -> Flow {
+        let mut reader = ScriptReader::new(input).echo_all(self.state.echo == Echo::All);
+        loop {
+            let item = match reader.next_item() {
+                Ok(Some(item)) => item,
+                Ok(None) => return Flow::Continue,
+                Err(e) => {
+                    let line = reader.lineno();
+                    let name = src.file.clone().unwrap_or_else(|| "<stdin>".to_string());
+                    return match self.shell_error(&format!("{name}: {e}"), src, line) {
+                        Flow::Continue => Flow::Continue,
+                        other => other,
+                    };
+                }
+            };
+            let flow = match item {
+                Item::Echo(line) => {
+                    self.print(&format!("{line}\n"));
+                    Flow::Continue
+                }
+                Item::Sql { text, line } => self.run_sql(&text, src, line),
+                Item::Meta { text, line } => self.run_meta(&text, src, line, reader.splitter()),
+            };
+            if flow != Flow::Continue {
+                return flow;
+            }
+        }
+    }
+
+    /// Runs the script file `path` (`-f` when `top`, else `\i`); a missing
+    /// file is a shell error, fatal for `-f`. `-` reads standard input,
+    /// named `<stdin>`.
+    pub fn run_file(&mut self, path: &str, from: &Source, line: u64, top: bool) -> Flow {
+        if path == "-" {
+            let src = Source {
+                file: Some("<stdin>".to_string()),
+                dir: None,
+                script: true,
+            };
+            return self.run_script(io::stdin().lock(), &src);
+        }
+        match File::open(path) {
+            Ok(f) => {
+                let p = Path::new(path);
+                let src = Source {
+                    file: Some(path.to_string()),
+                    dir: p.parent().map(Path::to_path_buf),
+                    script: true,
+                };
+                self.run_script(f, &src)
+            }
+            Err(e) => {
+                let msg = format!("{path}: {}", io_message(&e));
+                if top {
+                    // A missing `-f` file is fatal, as in psql (status 1).
+                    self.eprint(&format!("heapdb: error: {msg}\n"));
+                    return Flow::Fatal;
+                }
+                self.shell_error(&msg, from, line)
+            }
+        }
+    }
+
+    /// Runs one meta-command line (which may hold several commands).
+    pub fn run_meta(&mut self, text: &str, src: &Source, line: u64, buf: &mut Splitter) -> Flow {
+        for parsed in parse_meta_line(text, &self.state.vars) {
+            let meta = match parsed {
+                Ok(m) => m,
+                Err(msg) => match self.shell_error(&msg, src, line) {
+                    Flow::Continue => continue,
+                    f => return f,
+                },
+            };
+            for w in &meta.warnings {
+                let t = super::report::format_shell_error(w, None);
+                self.eprint(&t);
+            }
+            let mut out = Vec::new();
+            let outcome = self.state.execute(meta.command, &mut out);
+            self.print(&String::from_utf8_lossy(&out));
+            let flow = match outcome {
+                Err(msg) => self.shell_error(&msg, src, line),
+                Ok(Outcome::Continue) => Flow::Continue,
+                Ok(Outcome::Quit) => Flow::Quit,
+                Ok(Outcome::Include { path, relative }) => {
+                    let path = match (&src.dir, relative) {
+                        (Some(dir), true) if Path::new(&path).is_relative() => {
+                            dir.join(&path).to_string_lossy().into_owned()
+                        }
+                        _ => path,
+                    };
+                    match self.run_file(&path, src, line, false) {
+                        Flow::Stop | Flow::Fatal if !src.script => Flow::Continue,
+                        f => f,
+                    }
+                }
+                Ok(Outcome::Wiring(cmd)) => self.run_wired(cmd, src, line, buf),
+            };
+            if flow != Flow::Continue {
+                return flow;
+            }
+        }
+        Flow::Continue
+    }
+
+    /// The meta-commands [`ShellState`](super::meta::ShellState) hands back.
+    fn run_wired(&mut self, cmd: MetaCommand, src: &Source, line: u64, buf: &mut Splitter) -> Flow {
+        match cmd {
+            MetaCommand::Go => {
+                let q = if buf.in_progress() {
+                    buf.take_buffer()
+                } else {
+                    self.last_query.clone()
+                };
+                if q.trim().is_empty() {
+                    return Flow::Continue;
+                }
+                self.run_sql(&q, src, line)
+            }
+            MetaCommand::ResetBuffer => {
+                buf.reset();
+                if !self.state.quiet {
+                    self.print("Query buffer reset (cleared).\n");
+                }
+                Flow::Continue
+            }
+            MetaCommand::PrintBuffer => {
+                let q = if buf.in_progress() {
+                    buf.buffer().to_string()
+                } else {
+                    self.last_query.clone()
+                };
+                if q.is_empty() {
+                    self.print("Query buffer is empty.\n");
+                } else {
+                    self.print(&format!("{q}\n"));
+                }
+                Flow::Continue
+            }
+            MetaCommand::Help(_) => {
+                self.print(&help_text());
+                Flow::Continue
+            }
+            MetaCommand::SqlHelp(topic) => {
+                let text = super::describe::sql_help(topic.as_deref());
+                self.print(&text);
+                Flow::Continue
+            }
+            MetaCommand::ConnInfo => {
+                let name = super::prompt::database_name(&self.data_dir);
+                let sb = self
+                    .session
+                    .settings()
+                    .show("shared_buffers")
+                    .unwrap_or_default();
+                let text = format!(
+                    "You are connected to database \"{name}\" in data directory \"{}\" (heapdb {}, shared_buffers = {sb}).\n",
+                    self.data_dir.display(),
+                    env!("CARGO_PKG_VERSION"),
+                );
+                self.print(&text);
+                Flow::Continue
+            }
+            MetaCommand::Describe { pattern, plus } => {
+                self.describe(pattern.as_deref(), plus, src, line)
+            }
+            MetaCommand::ListTables { pattern, plus } => {
+                self.list_tables(pattern.as_deref(), plus, src, line)
+            }
+            MetaCommand::Copy(_) => self.shell_error(
+                "\\copy: not supported yet (the engine has no COPY)",
+                src,
+                line,
+            ),
+            MetaCommand::Watch(secs) => {
+                let q = if buf.in_progress() {
+                    buf.take_buffer()
+                } else {
+                    self.last_query.clone()
+                };
+                if q.trim().is_empty() {
+                    return self.shell_error(
+                        "\\watch cannot be used with an empty query",
+                        src,
+                        line,
+                    );
+                }
+                self.watch(&q, secs, src, line)
+            }
+            other => self.shell_error(&format!("{other:?} is not handled"), src, line),
+        }
+    }
+
+    /// `\watch`: runs `query` every `secs` seconds until it fails or Ctrl-C.
+    fn watch(&mut self, query: &str, secs: f64, src: &Source, line: u64) -> Flow {
+        let cancel = self.session.cancel_flag();
+        let interval = Duration::from_secs_f64(secs.max(0.0));
+        loop {
+            let title = format!("{} (every {}s)\n\n", local_time_c(), fmt_secs(secs));
+            self.print(&title);
+            let errors_before = self.had_error;
+            self.had_error = false;
+            let flow = self.run_sql(query, src, line);
+            let failed = self.had_error;
+            self.had_error |= errors_before;
+            self.flush();
+            if failed || flow != Flow::Continue {
+                return flow;
+            }
+            let until = Instant::now() + interval;
+            cancel.store(false, Ordering::SeqCst);
+            STATEMENT_RUNNING.store(true, Ordering::SeqCst);
+            while Instant::now() < until && !cancel.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(20).min(interval));
+            }
+            STATEMENT_RUNNING.store(false, Ordering::SeqCst);
+            if cancel.swap(false, Ordering::SeqCst) {
+                return Flow::Continue;
+            }
+        }
+    }
+}
+
+/// `2` for 2.0 seconds, `0.5` for half a second (psql's `%g`).
+fn fmt_secs(s: f64) -> String {
+    let t = format!("{s}");
+    t.strip_suffix(".0").map(str::to_string).unwrap_or(t)
+}
+
+/// The local time as C's `%c` (`Sun Nov 29 22:50:00 2026`).
+fn local_time_c() -> String {
+    // SAFETY: time/localtime_r/strftime write only into the locals given.
+    unsafe {
+        let t = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&t, &mut tm);
+        let mut buf = [0u8; 64];
+        let n = libc::strftime(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            c"%a %b %e %T %Y".as_ptr(),
+            &tm,
+        );
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+}
+
+/// An I/O error as psql words it (`No such file or directory`).
+pub fn io_message(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// The directory of a script path, for `\ir`.
+pub fn script_dir(path: &str) -> Option<PathBuf> {
+    Path::new(path).parent().map(Path::to_path_buf)
+}

@@ -1,0 +1,10 @@
+CREATE TABLE types (id int NOT NULL, b boolean, i2 smallint, i4 integer, i8 bigint, f4 real, f8 double precision, n numeric, n2 numeric(10,2), t text, v varchar(12), c char(5), d date, ts timestamp, iv interval);
+INSERT INTO types VALUES (1, true, 1, 2, 3, 1.5, 0.1, 1.50, 3.14159, 'plain', 'short', 'ab', '2024-02-29', '2024-02-29 13:45:01.25', '1 year 2 mons 3 days 04:05:06');
+INSERT INTO types VALUES (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO types VALUES (3, false, -32768, -2147483648, -9223372036854775808, 'NaN', 'Infinity', 'NaN', -0.5, '', '', '', 'infinity', '-infinity', '-1 days');
+INSERT INTO types VALUES (4, true, 32767, 2147483647, 9223372036854775807, '-Infinity', '-0', 123456789012345678901234567890.123456789, 99999999.99, E'tab\there', E'new\nline', 'x,y', '1999-01-08', '1999-01-08 04:05:06', '00:00:00.000001');
+INSERT INTO types VALUES (5, NULL, 0, 0, 0, 1e30, 1e100, 0.000001, 0, E'back\\slash \\N', E'cr\rhere', 'q"t', '0001-01-01', '2000-01-01 00:00:00', '-1 year -2 mons');
+INSERT INTO types VALUES (6, true, 7, 7, 7, 3.4028235e38, 2.2250738585072014e-308, -0, 1, E'quote " and , comma', E'\\.', 'é€', '2099-12-31', '1970-01-01 00:00:00.123456', '100 hours');
+INSERT INTO types VALUES (7, false, 1, 1, 1, 0.1, 1.0000000000000002, 1e-10, 1.005, E'multi\nline\r\nwith "quotes", commas\tand tabs', E'\\N', '\N', '2000-02-29', '2000-02-29 23:59:59.999999', '1 mon -1 days');
+INSERT INTO types VALUES (8, true, -1, -1, -1, -1.25e-20, -123.456, -0.001, -99.99, 'ünïcödé ✓ 日本語', E'ctl\x01\x08\x0b\x0c', 'NULL', '1900-01-01', '1900-01-01 00:00:00', '0');
+INSERT INTO types VALUES (9, false, 2, 2, 2, 100, 1e15, 1e16, 10, E'\\.', '\.', '', '2024-01-01', '2024-01-01 12:00:00', '1 day 01:00:00');

@@ -1,0 +1,335 @@
+//! The `heapdb` executable run as users run it: piped scripts, `-c`, `-f`,
+//! exit statuses, error prefixes, `\timing`, output formats, `\i`, `\o`,
+//! `\d`, a locked data directory and Ctrl-C. Expected outputs were checked
+//! against psql 15 where psql has the same feature.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_heapdb");
+
+/// Runs heapdb on data directory `dir` with `args`, feeding `stdin`.
+fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("HEAPDB_DATA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start heapdb");
+    let mut input = child.stdin.take().expect("stdin piped");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("heapdb runs")
+}
+
+/// The same, in a fresh data directory.
+fn run(args: &[&str], stdin: &str) -> (String, String, i32) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = run_in(dir.path(), args, stdin);
+    texts(o)
+}
+
+fn texts(o: Output) -> (String, String, i32) {
+    (
+        String::from_utf8(o.stdout).expect("utf-8 stdout"),
+        String::from_utf8(o.stderr).expect("utf-8 stderr"),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn piped_script_prints_tags_tables_and_errors() {
+    let (out, err, code) = run(
+        &[],
+        "create table t (a int, b text);\n\
+         insert into t values (1, 'x'), (22, null);\n\
+         select * from t order by a;\n\
+         select nosuch from t;\n\
+         begin;\nbegin;\ncommit;\n",
+    );
+    assert_eq!(
+        out,
+        "CREATE TABLE\nINSERT 0 2\n a  | b \n----+---\n  1 | x\n 22 | \n(2 rows)\n\nBEGIN\nBEGIN\nCOMMIT\n"
+    );
+    assert_eq!(
+        err,
+        "ERROR:  column \"nosuch\" does not exist\nLINE 1: select nosuch from t;\n               ^\n\
+         WARNING:  there is already a transaction in progress\n"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn returning_prints_rows_then_the_tag() {
+    let (out, _, _) = run(
+        &[],
+        "create table t (a int);\ninsert into t values (4) returning a;\n",
+    );
+    assert_eq!(out, "CREATE TABLE\n a \n---\n 4\n(1 row)\n\nINSERT 0 1\n");
+}
+
+#[test]
+fn quiet_drops_command_tags_but_not_rows() {
+    let (out, _, code) = run(
+        &["-q"],
+        "create table t (a int);\ninsert into t values (5);\nselect a from t;\n",
+    );
+    assert_eq!(out, " a \n---\n 5\n(1 row)\n\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn dash_c_runs_in_order_and_fails_with_status_1() {
+    let (out, err, code) = run(&["-c", "select 1 as x", "-c", "select nosuch"], "");
+    assert_eq!(out, " x \n---\n 1\n(1 row)\n\n");
+    assert_eq!(
+        err,
+        "ERROR:  column \"nosuch\" does not exist\nLINE 1: select nosuch\n               ^\n"
+    );
+    assert_eq!(code, 1);
+    // The status is that of the last -c, as psql's.
+    let (_, _, code) = run(&["-c", "select nosuch", "-c", "select 1"], "");
+    assert_eq!(code, 0);
+    // One -c string stops at its first error.
+    let (out, _, code) = run(&["-c", "select 1 as a; select nosuch; select 2 as b"], "");
+    assert_eq!(out, " a \n---\n 1\n(1 row)\n\n");
+    assert_eq!(code, 1);
+    let (_, err, code) = run(&["-c", "\\foo"], "");
+    assert_eq!((err.as_str(), code), ("invalid command \\foo\n", 1));
+}
+
+#[test]
+fn script_errors_name_the_file_and_the_line_the_statement_ends_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("s.sql");
+    std::fs::write(
+        &script,
+        "select 1 as a;\n\nselect\n  nosuch\n  ;\n\\foo\nselect 2 as b;\n",
+    )
+    .expect("write");
+    let data = dir.path().join("data");
+    let s = script.to_str().expect("utf-8 path");
+    let (out, err, code) = texts(run_in(&data, &["-f", s], ""));
+    assert_eq!(out, " a \n---\n 1\n(1 row)\n\n b \n---\n 2\n(1 row)\n\n");
+    assert_eq!(
+        err,
+        format!(
+            "heapdb:{s}:5: ERROR:  column \"nosuch\" does not exist\nLINE 2:   nosuch\n          ^\n\
+             heapdb:{s}:6: error: invalid command \\foo\n"
+        )
+    );
+    assert_eq!(code, 0);
+    // `-f -` reads stdin under the name <stdin>.
+    let (_, err, _) = texts(run_in(&data, &["-f", "-"], "select 1;\nselect nosuch;\n"));
+    assert!(
+        err.starts_with("heapdb:<stdin>:2: ERROR:  column \"nosuch\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn on_error_stop_ends_a_script_with_status_3() {
+    let script = "select 1 as a;\nselect nosuch;\nselect 2 as b;\n";
+    let (out, _, code) = run(&["-v", "ON_ERROR_STOP=1"], script);
+    assert_eq!((out.as_str(), code), (" a \n---\n 1\n(1 row)\n\n", 3));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let f = dir.path().join("s.sql");
+    std::fs::write(&f, script).expect("write");
+    let data = dir.path().join("data");
+    let (out, _, code) = texts(run_in(
+        &data,
+        &["-v", "ON_ERROR_STOP=1", "-f", f.to_str().expect("utf-8")],
+        "",
+    ));
+    assert_eq!((out.as_str(), code), (" a \n---\n 1\n(1 row)\n\n", 3));
+    // Without it the script goes on and exits 0.
+    let (out, _, code) = run(&[], script);
+    assert!(out.ends_with(" b \n---\n 2\n(1 row)\n\n"));
+    assert_eq!(code, 0);
+    // A meta-command error stops too.
+    let (out, _, code) = run(&["-v", "ON_ERROR_STOP=1"], "\\foo\nselect 1;\n");
+    assert_eq!((out.as_str(), code), ("", 3));
+}
+
+#[test]
+fn missing_script_and_bad_flags_exit_1() {
+    let (_, err, code) = run(&["-f", "/nonexistent/x.sql"], "");
+    assert_eq!(
+        err,
+        "heapdb: error: /nonexistent/x.sql: No such file or directory\n"
+    );
+    assert_eq!(code, 1);
+    let (_, err, code) = run(&["-Z"], "");
+    assert!(err.starts_with("heapdb: invalid option -- 'Z'"), "{err}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn timing_lines_follow_psql() {
+    let (out, _, _) = run(&[], "\\timing\nselect 1 as a;\n\\timing verbose\ncreate table t (a int);\n\\timing off\nselect 1 as a;\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "Timing is on.");
+    let t = lines[6];
+    assert!(t.starts_with("Time: ") && t.ends_with(" ms"), "{t}");
+    let ms = &t["Time: ".len()..t.len() - 3];
+    assert_eq!(ms.split('.').nth(1).map(str::len), Some(3), "{t}");
+    assert!(ms.parse::<f64>().is_ok(), "{t}");
+    assert_eq!(lines[7], "Timing is verbose.");
+    assert_eq!(lines[8], "CREATE TABLE");
+    let v = lines[9];
+    assert!(v.starts_with("Time: ") && v.contains(" ms (parse "), "{v}");
+    assert!(v.contains(", plan ") && v.contains(", execute "), "{v}");
+    assert!(
+        v.contains("; shared hit=") && v.contains(" written=") && v.ends_with(')'),
+        "{v}"
+    );
+    assert_eq!(lines[10], "Timing is off.");
+    assert!(!lines[11..].iter().any(|l| l.starts_with("Time:")));
+}
+
+#[test]
+fn unaligned_tuples_only_and_csv_output() {
+    let setup = "create table t (a int, b text);\ninsert into t values (1, 'x,y'), (2, null);\n";
+    let q = format!("{setup}select * from t order by a;\n");
+    let (out, _, _) = run(&["-q", "-A", "-t", "-F", ";"], &q);
+    assert_eq!(out, "1;x,y\n2;\n");
+    let (out, _, _) = run(&["-q", "-A"], &q);
+    assert_eq!(out, "a|b\n1|x,y\n2|\n(2 rows)\n");
+    let (out, _, _) = run(&["-q", "--csv"], &q);
+    assert_eq!(out, "a,b\n1,\"x,y\"\n2,\n");
+    let (out, _, _) = run(
+        &["-q"],
+        &format!("{setup}\\pset null '(null)'\n\\x\nselect * from t order by a;\n"),
+    );
+    assert_eq!(
+        out,
+        "-[ RECORD 1 ]\na | 1\nb | x,y\n-[ RECORD 2 ]\na | 2\nb | (null)\n\n"
+    );
+}
+
+#[test]
+fn include_files_relative_and_absolute() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).expect("mkdir");
+    std::fs::write(sub.join("inner.sql"), "select 'inner' as w;\n").expect("write");
+    std::fs::write(
+        sub.join("outer.sql"),
+        "\\ir inner.sql\nselect 'outer' as w;\n",
+    )
+    .expect("write");
+    let data = dir.path().join("data");
+    let outer = sub.join("outer.sql");
+    let script = format!(
+        "\\i {}\n\\i nosuch.sql\nselect 'end' as w;\n",
+        outer.display()
+    );
+    let (out, err, code) = texts(run_in(&data, &[], &script));
+    assert_eq!(
+        out,
+        "   w   \n-------\n inner\n(1 row)\n\n   w   \n-------\n outer\n(1 row)\n\n  w  \n-----\n end\n(1 row)\n\n"
+    );
+    assert_eq!(err, "nosuch.sql: No such file or directory\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn output_file_takes_results_but_not_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("out.txt");
+    let data = dir.path().join("data");
+    let script = format!(
+        "\\o {}\nselect 1 as a;\nselect nosuch;\n\\o\nselect 2 as b;\n",
+        file.display()
+    );
+    let (out, err, _) = texts(run_in(&data, &[], &script));
+    assert_eq!(out, " b \n---\n 2\n(1 row)\n\n");
+    assert!(err.starts_with("ERROR:  column \"nosuch\""));
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        " a \n---\n 1\n(1 row)\n\n"
+    );
+}
+
+#[test]
+fn describe_lists_and_describes_tables() {
+    let (out, err, _) = run(
+        &[],
+        "\\d\ncreate table t (a int not null default 3, b text);\n\\dt\n\\d T\n\\d nosuch\n\\conninfo\n",
+    );
+    assert_eq!(
+        err,
+        "Did not find any relations.\nDid not find any relation named \"nosuch\".\n"
+    );
+    let expected = "CREATE TABLE\n\
+                    \x20                List of relations\n\
+                    \x20Name | Type  | Rows (estimated) | Pages |  Size   \n\
+                    ------+-------+------------------+-------+---------\n\
+                    \x20t    | table |                  |     0 | 0 bytes\n\
+                    (1 row)\n\n\
+                    \x20              Table \"t\"\n\
+                    \x20Column |  Type   | Nullable | Default \n\
+                    --------+---------+----------+---------\n\
+                    \x20a      | integer | not null | 3\n\
+                    \x20b      | text    |          | \n\
+                    Pages: 0, all-visible: 0, size: 0 bytes\n\n";
+    assert!(out.starts_with(expected), "{out}");
+    assert!(
+        out.contains("You are connected to database \"") && out.contains("(heapdb "),
+        "{out}"
+    );
+}
+
+#[test]
+fn locked_data_directory_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let _db = heapdb::database::Database::open(dir.path()).expect("open");
+    let (_, err, code) = texts(run_in(dir.path(), &["-c", "select 1"], ""));
+    assert!(err.starts_with("heapdb: error: data directory \""), "{err}");
+    assert!(err.contains("is in use by another heapdb process"), "{err}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn variables_substitute_and_echo() {
+    let (out, _, _) = run(
+        &["-q", "-v", "n=42", "-e"],
+        "select :n as v, :'n' as s;\n\\echo done :n\n",
+    );
+    assert_eq!(
+        out,
+        "select 42 as v, '42' as s;\n v  | s  \n----+----\n 42 | 42\n(1 row)\n\ndone 42\n"
+    );
+}
+
+#[test]
+fn sigint_cancels_the_running_statement_and_the_script_goes_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start heapdb");
+    let mut input = child.stdin.take().expect("stdin piped");
+    input
+        .write_all(b"select count(*) from generate_series(1, 10000000000);\nselect 2 as after;\n")
+        .expect("write");
+    // Keep stdin open until the signal is sent, so the script is still running.
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signalling our own child process by its id.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    drop(input);
+    let (out, err, code) = texts(child.wait_with_output().expect("heapdb runs"));
+    assert_eq!(err, "ERROR:  canceling statement due to user request\n");
+    assert_eq!(out, " after \n-------\n     2\n(1 row)\n\n");
+    assert_eq!(code, 0);
+}
