@@ -402,14 +402,18 @@ impl Session {
                 self.db.catalog.persist()?;
             }
             self.db.txns.commit(t.xid)?;
+            // The transaction has committed: failing to remove an old file
+            // (another session still reading it) must not turn into a
+            // commit error. The file is left behind, which wastes space but
+            // is never read again.
             for rel in t.drop_on_commit {
-                self.db.drop_relation(rel)?;
+                let _ = self.db.drop_relation(rel);
             }
         } else {
             self.db.catalog.abort(t.xid);
             self.db.txns.abort(t.xid)?;
             for rel in t.drop_on_abort {
-                self.db.drop_relation(rel)?;
+                let _ = self.db.drop_relation(rel);
             }
         }
         Ok(())
