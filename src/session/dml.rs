@@ -415,14 +415,13 @@ impl Session {
                 emit_returning(&ret_exprs, &ret_cols, &b, sink)?;
             }
         }
-        let mut r = QueryResult::empty(&format!("INSERT 0 {count}"));
-        if !ret_exprs.is_empty() {
-            r.columns = ret_cols;
-            r.returns_rows = true;
-        }
-        r.timing.plan = planned;
-        r.timing.execute = t0.elapsed() - planned;
-        Ok(r)
+        Ok(write_result(
+            &format!("INSERT 0 {count}"),
+            ret_cols,
+            !ret_exprs.is_empty(),
+            planned,
+            t0,
+        ))
     }
 
     pub(crate) fn update(
@@ -523,6 +522,7 @@ impl Session {
                 }
             }
             if !ret_exprs.is_empty() {
+                // The changed rows, without their leading tuple id.
                 let rows = b.take(&updated);
                 let row_batch = Batch {
                     columns: rows.columns[1..].to_vec(),
@@ -531,14 +531,13 @@ impl Session {
                 emit_returning(&ret_exprs, &ret_cols, &row_batch, sink)?;
             }
         }
-        let mut r = QueryResult::empty(&format!("UPDATE {count}"));
-        if !ret_exprs.is_empty() {
-            r.columns = ret_cols;
-            r.returns_rows = true;
-        }
-        r.timing.plan = planned;
-        r.timing.execute = t0.elapsed() - planned;
-        Ok(r)
+        Ok(write_result(
+            &format!("UPDATE {count}"),
+            ret_cols,
+            !ret_exprs.is_empty(),
+            planned,
+            t0,
+        ))
     }
 
     pub(crate) fn delete(
@@ -583,6 +582,7 @@ impl Session {
                 }
             }
             if !ret_exprs.is_empty() {
+                // The changed rows, without their leading tuple id.
                 let rows = b.take(&deleted);
                 let row_batch = Batch {
                     columns: rows.columns[1..].to_vec(),
@@ -591,14 +591,13 @@ impl Session {
                 emit_returning(&ret_exprs, &ret_cols, &row_batch, sink)?;
             }
         }
-        let mut r = QueryResult::empty(&format!("DELETE {count}"));
-        if !ret_exprs.is_empty() {
-            r.columns = ret_cols;
-            r.returns_rows = true;
-        }
-        r.timing.plan = planned;
-        r.timing.execute = t0.elapsed() - planned;
-        Ok(r)
+        Ok(write_result(
+            &format!("DELETE {count}"),
+            ret_cols,
+            !ret_exprs.is_empty(),
+            planned,
+            t0,
+        ))
     }
 }
 
@@ -620,6 +619,25 @@ fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
             exprs,
         },
     }
+}
+
+/// The result of INSERT/UPDATE/DELETE: the tag, and the RETURNING columns
+/// when there are any.
+fn write_result(
+    tag: &str,
+    ret_cols: Vec<Column>,
+    returning: bool,
+    planned: Duration,
+    t0: Instant,
+) -> QueryResult {
+    let mut r = QueryResult::empty(tag);
+    if returning {
+        r.columns = ret_cols;
+        r.returns_rows = true;
+    }
+    r.timing.plan = planned;
+    r.timing.execute = t0.elapsed() - planned;
+    r
 }
 
 /// Evaluates RETURNING over written rows and hands them to the sink.
