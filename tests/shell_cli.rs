@@ -359,7 +359,7 @@ fn piped_input_that_waits_for_output_gets_it_before_the_shell_reads_on() {
             }
         }
     });
-    let mut next = || {
+    let next = || {
         rx.recv_timeout(Duration::from_secs(20))
             .expect("output arrives")
     };
