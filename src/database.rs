@@ -33,7 +33,7 @@ use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
 use crate::storage::{BufferPool, RelFileNode, RingSizes};
-use crate::txn::TxnManager;
+use crate::txn::{LockManager, TxnManager};
 use crate::wal::{recovery, Checkpointer, Wal, WalRecord};
 
 /// Shared state of an open database.
@@ -58,6 +58,8 @@ pub struct DbInner {
     threads: Mutex<Vec<JoinHandle<()>>>,
     /// Set by [`Database::crash`]: drop without the shutdown checkpoint.
     crashed: std::sync::atomic::AtomicBool,
+    /// Table and transaction locks.
+    pub locks: LockManager,
     /// Open heaps by relfilenode (each keeps its free-space hints).
     relcache: Mutex<HashMap<u32, Arc<HeapRelation>>>,
     /// Holds the directory's lock for as long as the database is open.
@@ -171,6 +173,7 @@ impl Database {
                 checkpointer,
                 threads: Mutex::new(threads),
                 crashed: std::sync::atomic::AtomicBool::new(false),
+                locks: LockManager::new(),
                 relcache: Mutex::new(HashMap::new()),
                 _lock: lock,
             }),
