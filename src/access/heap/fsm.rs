@@ -87,6 +87,25 @@ impl FreeSpace {
         Some(b)
     }
 
+    /// Forgets the pages at and past `nblocks` (the relation was truncated
+    /// there); a target among them moves to the new last page.
+    pub fn truncate(&mut self, nblocks: BlockNumber) {
+        let gone: Vec<BlockNumber> = self
+            .free
+            .keys()
+            .copied()
+            .filter(|&b| b >= nblocks)
+            .collect();
+        for b in gone {
+            if let Some(f) = self.free.remove(&b) {
+                self.by_category[f as usize / CATEGORY_BYTES].remove(&b);
+            }
+        }
+        if self.target.is_some_and(|t| t >= nblocks) {
+            self.target = nblocks.checked_sub(1);
+        }
+    }
+
     /// Number of remembered pages.
     pub fn len(&self) -> usize {
         self.free.len()
@@ -110,19 +129,16 @@ mod tests {
         }
         f.note(7_000, 4000);
         f.note(9_000, 200);
-        assert_eq!(
-            f.find(120, None),
-            Some(7_000),
-            "only one page has 120 bytes"
-        );
-        // The target sticks while it may have room.
-        assert_eq!(f.find(120, None), Some(7_000));
-        f.note(7_000, 10);
-        assert_eq!(f.target, None, "a full target is dropped");
+        // The tightest category that surely has room goes first.
         assert_eq!(f.find(120, None), Some(9_000));
-        assert_eq!(f.find(120, Some(9_000)), None);
+        // The target sticks while it may have room.
+        assert_eq!(f.find(120, None), Some(9_000));
+        f.note(9_000, 10);
+        assert_eq!(f.target, None, "a full target is dropped");
+        assert_eq!(f.find(120, None), Some(7_000));
+        assert_eq!(f.find(120, Some(7_000)), None, "nothing else has room");
         assert_eq!(f.find(8_000, None), None);
-        assert_eq!(f.len(), 9_999, "page 7000 was forgotten");
+        assert_eq!(f.len(), 9_999, "page 9000 was forgotten");
     }
 
     #[test]
@@ -139,6 +155,20 @@ mod tests {
         f.note(5, 95);
         assert_eq!(f.find(96, None), None);
         assert_eq!(f.find(64, None), Some(5));
+    }
+
+    #[test]
+    fn truncation_forgets_the_tail() {
+        let mut f = FreeSpace::new(Some(30));
+        for b in 0..40 {
+            f.note(b, 1000);
+        }
+        f.truncate(10);
+        assert_eq!(f.len(), 10);
+        assert_eq!(f.target, Some(9));
+        f.note(9, 0);
+        assert_eq!(f.find(500, None), Some(0));
+        assert!(f.by_category.iter().flatten().all(|&b| b < 10));
     }
 
     #[test]

@@ -734,11 +734,7 @@ impl HeapRelation {
         }
         self.pool
             .truncate_relation(self.rel, ForkNumber::Main, new_nblocks)?;
-        let mut fsm = self.fsm();
-        fsm.free.retain(|&b, _| b < new_nblocks);
-        if fsm.target.is_some_and(|t| t >= new_nblocks) {
-            fsm.target = new_nblocks.checked_sub(1);
-        }
+        self.fsm().truncate(new_nblocks);
         Ok(())
     }
 }
