@@ -23,6 +23,7 @@ pub mod expr;
 pub mod functions;
 pub mod join;
 pub mod kernels;
+pub mod progress;
 pub mod scan;
 pub mod sort;
 pub mod vector;
@@ -58,6 +59,8 @@ pub struct ExecContext {
     pub work_mem: usize,
     /// The heaps the plan scans, by relfilenode.
     pub relations: HashMap<u32, Arc<HeapRelation>>,
+    /// Where scans report their progress (the session's hook), if anywhere.
+    pub progress: Option<progress::ProgressHook>,
 }
 
 impl ExecContext {

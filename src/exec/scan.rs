@@ -18,6 +18,7 @@ use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{truth_mask, Expr};
+use super::progress::PageCounter;
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::plan::TableFunc;
@@ -86,6 +87,8 @@ pub struct SeqScanOp<'a> {
     /// Rows in the builders (also for scans of no column).
     pending: usize,
     done: bool,
+    /// Pages visited, for the session's progress hook.
+    pages: PageCounter,
 }
 
 impl<'a> SeqScanOp<'a> {
@@ -103,8 +106,10 @@ impl<'a> SeqScanOp<'a> {
         if with_tid {
             types.push(DataType::Int8);
         }
+        let scan = heap.scan(&ctx.snapshot)?;
         Ok(SeqScanOp {
-            scan: heap.scan(&ctx.snapshot)?,
+            pages: PageCounter::new(ctx.progress.as_ref(), u64::from(scan.nblocks())),
+            scan,
             desc: tuple_desc(table)?,
             columns,
             upto: columns.iter().map(|&c| c + 1).max().unwrap_or(0),
@@ -170,7 +175,10 @@ impl Operator for SeqScanOp<'_> {
                     Ok(visible.len())
                 })?;
                 match page_rows {
-                    Some(n) => self.pending += n?,
+                    Some(n) => {
+                        self.pending += n?;
+                        self.pages.page();
+                    }
                     None => self.done = true,
                 }
             }
@@ -218,6 +226,8 @@ pub struct CountStarOp<'a> {
     /// How many `count(*)` columns to produce.
     width: usize,
     done: bool,
+    /// Pages visited, for the session's progress hook.
+    pages: PageCounter,
 }
 
 impl<'a> CountStarOp<'a> {
@@ -227,8 +237,10 @@ impl<'a> CountStarOp<'a> {
         heap: &'a HeapRelation,
         width: usize,
     ) -> Result<CountStarOp<'a>> {
+        let scan = heap.scan(&ctx.snapshot)?;
         Ok(CountStarOp {
-            scan: heap.scan(&ctx.snapshot)?,
+            pages: PageCounter::new(ctx.progress.as_ref(), u64::from(scan.nblocks())),
+            scan,
             ctx,
             width,
             done: false,
@@ -245,6 +257,7 @@ impl Operator for CountStarOp<'_> {
         let mut total = 0i64;
         while let Some(n) = self.scan.count_next_page()? {
             self.ctx.check_cancel()?;
+            self.pages.page();
             total += n as i64;
         }
         let col = Vector::from_data(DataType::Int8, Data::I64(vec![total]));

@@ -19,6 +19,8 @@
 //! - [`script`]: scripts (`-f`, `\i`, piped stdin, `-c`) and the
 //!   meta-commands that need the engine or the query buffer;
 //! - [`describe`]: `\d`, `\dt`, `\h`;
+//! - [`copy`]: `COPY ... FROM STDIN` / `TO STDOUT` and `\copy`;
+//! - [`progress`]: the progress bar of long statements;
 //! - [`repl`]: the interactive prompt (rustyline, history, Ctrl-C).
 
 pub mod args;
@@ -30,7 +32,9 @@ pub mod prompt;
 pub mod report;
 pub mod timing;
 
+pub mod copy;
 pub mod describe;
+pub mod progress;
 pub mod repl;
 pub mod run;
 pub mod script;
