@@ -6,6 +6,7 @@
 //! - [`report`]: errors as psql prints them (`ERROR:`, `LINE n:` and caret,
 //!   `heapdb:FILE:LINE:` prefixes).
 //! - [`args`]: the command line.
+//! - [`sqlhelp`]: `\h`, SQL syntax help drawn from the grammar's EBNF.
 //! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
 //! - [`input`]: reading scripts in large chunks and splitting them into
 //!   statements and meta-command lines.
@@ -30,6 +31,7 @@ pub mod meta;
 pub mod print;
 pub mod prompt;
 pub mod report;
+pub mod sqlhelp;
 pub mod timing;
 
 pub mod copy;
