@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use crate::access::heap::scan::ParallelBlocks;
+
 /// What a progress report counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressUnit {
@@ -39,23 +41,32 @@ pub type ProgressHook = Arc<dyn Fn(&Progress) + Send + Sync>;
 pub const SCAN_REPORT_PAGES: u64 = 64;
 
 /// Counts the pages of one scan and reports every [`SCAN_REPORT_PAGES`].
+/// In a parallel scan the participants share the blocks, and the report is
+/// the blocks handed out to all of them.
 #[derive(Default)]
-pub struct PageCounter {
+pub struct PageCounter<'a> {
     /// The hook, if any.
     hook: Option<ProgressHook>,
-    /// Pages visited.
+    /// Pages visited by this participant.
     done: u64,
     /// Pages in the scan.
     total: u64,
+    /// The blocks shared with other participants, in a parallel scan.
+    shared: Option<&'a ParallelBlocks>,
 }
 
-impl PageCounter {
+impl<'a> PageCounter<'a> {
     /// A counter for a scan of `total` pages reporting to `hook`.
-    pub fn new(hook: Option<&ProgressHook>, total: u64) -> PageCounter {
+    pub fn new(
+        hook: Option<&ProgressHook>,
+        total: u64,
+        shared: Option<&'a ParallelBlocks>,
+    ) -> PageCounter<'a> {
         PageCounter {
             hook: hook.cloned(),
             done: 0,
             total,
+            shared,
         }
     }
 
@@ -65,9 +76,13 @@ impl PageCounter {
         if let Some(h) = &self.hook {
             self.done += 1;
             if self.done % SCAN_REPORT_PAGES == 0 || self.done == self.total {
+                let (done, total) = match self.shared {
+                    Some(b) => (u64::from(b.handed_out()), u64::from(b.nblocks())),
+                    None => (self.done, self.total),
+                };
                 h(&Progress {
-                    done: self.done,
-                    total: Some(self.total),
+                    done,
+                    total: Some(total),
                     unit: ProgressUnit::Pages,
                 });
             }
@@ -86,7 +101,7 @@ mod tests {
         let s = seen.clone();
         let hook: ProgressHook = Arc::new(move |p: &Progress| s.lock().unwrap().push(p.done));
         let total = SCAN_REPORT_PAGES * 2 + 5;
-        let mut c = PageCounter::new(Some(&hook), total);
+        let mut c = PageCounter::new(Some(&hook), total, None);
         for _ in 0..total {
             c.page();
         }
@@ -94,7 +109,7 @@ mod tests {
             *seen.lock().unwrap(),
             vec![SCAN_REPORT_PAGES, SCAN_REPORT_PAGES * 2, total]
         );
-        let mut quiet = PageCounter::new(None, 10);
+        let mut quiet = PageCounter::new(None, 10, None);
         quiet.page();
     }
 }
