@@ -26,7 +26,7 @@ use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
 use crate::storage::{BufferPool, RelFileNode, RingSizes};
-use crate::txn::TxnManager;
+use crate::txn::{LockManager, TxnManager};
 
 /// Shared state of an open database.
 pub struct DbInner {
@@ -42,6 +42,8 @@ pub struct DbInner {
     pub control: Arc<Mutex<ControlFile>>,
     /// Settings every new session starts with.
     pub defaults: Settings,
+    /// Table and transaction locks.
+    pub locks: LockManager,
     /// Open heaps by relfilenode (each keeps its free-space hints).
     relcache: Mutex<HashMap<u32, Arc<HeapRelation>>>,
     /// Holds the directory's lock for as long as the database is open.
@@ -108,6 +110,7 @@ impl Database {
                 catalog,
                 control,
                 defaults: settings,
+                locks: LockManager::new(),
                 relcache: Mutex::new(HashMap::new()),
                 _lock: lock,
             }),
