@@ -9,6 +9,7 @@
 //! - [`access`]: heap tuples, heap access methods, visibility and hint bits,
 //!   the visibility map.
 //! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
+//! - [`wal`]: the write-ahead log, checkpoints and crash recovery.
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
@@ -24,6 +25,7 @@ pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;
+pub mod wal;
 
 pub use database::Database;
 pub use error::{Error, Result, SqlState};

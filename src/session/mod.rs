@@ -57,6 +57,7 @@ use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
 use crate::txn::{CommandId, LockMode, LockTag, Snapshot, Xid, INVALID_XID};
+use crate::wal::WalRecord;
 
 /// Where the session is with respect to transaction blocks (psql's `%x`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -443,11 +444,34 @@ impl Session {
         if t.xid == INVALID_XID {
             return Ok(());
         }
+        // A transaction that logged nothing, changed no catalog entry and
+        // drops no file needs no commit or abort record (a read-only BEGIN).
+        let logged = self.db.wal.take_logged(t.xid);
         if commit {
             if t.catalog_changed {
                 self.db.catalog.persist()?;
             }
+            let mut flushed = Ok(());
+            if logged || t.catalog_changed || !t.drop_on_commit.is_empty() {
+                let lsn = self.db.wal.insert(
+                    t.xid,
+                    &WalRecord::Commit {
+                        drops: t.drop_on_commit.clone(),
+                    },
+                );
+                if self.settings.synchronous_commit.waits_for_flush() {
+                    // Group commit: one fdatasync serves every session
+                    // waiting here at the same time.
+                    flushed = self.db.wal.flush(lsn);
+                } else {
+                    self.db.txns.clog().note_async_commit(t.xid, lsn);
+                }
+            }
+            // The commit record is in the log: the commit stands even if
+            // its flush failed (PostgreSQL would PANIC here); the error is
+            // still reported.
             self.db.txns.commit(t.xid)?;
+            flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a
             // commit error. The file is left behind, which wastes space but
@@ -457,6 +481,14 @@ impl Session {
             }
         } else {
             self.db.catalog.abort(t.xid);
+            if logged || !t.drop_on_abort.is_empty() {
+                self.db.wal.insert(
+                    t.xid,
+                    &WalRecord::Abort {
+                        drops: t.drop_on_abort.clone(),
+                    },
+                );
+            }
             self.db.txns.abort(t.xid)?;
             for rel in t.drop_on_abort {
                 let _ = self.db.drop_relation(rel);
