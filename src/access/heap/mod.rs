@@ -3,9 +3,11 @@
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,
 //! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]),
-//! and pruning of dead tuples and HOT chains ([`prune`]).
+//! pruning of dead tuples and HOT chains ([`prune`]), and the in-memory
+//! free-space map ([`fsm`]).
 
 pub mod codec;
+pub mod fsm;
 pub mod heapam;
 pub mod pageops;
 pub mod prune;
