@@ -90,7 +90,7 @@ impl ParallelBlocks {
 
     /// Blocks handed out so far (for progress reports).
     pub fn handed_out(&self) -> BlockNumber {
-        self.next.load(Ordering::Relaxed).min(self.nblocks)
+        self.next.load(Ordering::Relaxed).min(self.nblocks as u64) as BlockNumber
     }
 
     /// The blocks of the scan.
