@@ -183,9 +183,13 @@ impl HeapRelation {
             fork: fork as u8,
             block,
         };
+        // Dirty before the record is inserted (PostgreSQL's order): a
+        // checkpoint whose redo point falls after this record must find the
+        // buffer dirty when it scans the pool for pages to write, or the
+        // change would be neither on disk nor replayed from the redo point.
+        g.mark_dirty();
         let lsn = wal.insert_page_change(xid, page, &g[..], rec);
         g.set_lsn(lsn);
-        g.mark_dirty();
         wal.write_if_full()
     }
 
