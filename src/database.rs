@@ -6,11 +6,12 @@
 //! and `Send + Sync`. Sessions ([`Database::session`]) run statements on it
 //! from any thread.
 //!
-//! Opening takes an exclusive `flock` on the file `lock` in the data
-//! directory, so a second process gets a clear error instead of corrupting
-//! the files. Opening replays the write-ahead log when the control file says
-//! the last run did not shut down cleanly (see [`crate::wal::recovery`]),
-//! before the catalog is read. Dropping the last handle shuts down cleanly
+//! Opening locks the file `lock` in the data directory
+//! ([`crate::storage::dirlock`]), so a second process (or a second open in
+//! this one) gets a clear error instead of corrupting the files. Opening
+//! replays the write-ahead log when the control file says the last run did
+//! not shut down cleanly (see [`crate::wal::recovery`]), before the catalog
+//! is read. Dropping the last handle shuts down cleanly
 //! with a shutdown checkpoint: every dirty buffer is written and synced, the
 //! commit log flushed, the next xid and the clean-shutdown flag recorded.
 //!
@@ -18,8 +19,7 @@
 //! 200 ms) and the checkpointer; both stop before the shutdown checkpoint.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
-use std::os::fd::AsRawFd;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -32,6 +32,7 @@ use crate::error::Result;
 use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
+use crate::storage::dirlock::DirLock;
 use crate::storage::{BufferPool, RelFileNode, RingSizes};
 use crate::txn::{LockManager, TxnManager};
 use crate::wal::{recovery, Checkpointer, Wal, WalRecord};
@@ -63,7 +64,7 @@ pub struct DbInner {
     /// Open heaps by relfilenode (each keeps its free-space hints).
     relcache: Mutex<HashMap<u32, Arc<HeapRelation>>>,
     /// Holds the directory's lock for as long as the database is open.
-    _lock: File,
+    _lock: DirLock,
 }
 
 /// An open database. Cheap to clone; shuts down when the last clone drops.
@@ -97,21 +98,7 @@ impl Database {
                 dir.display()
             )
         })?;
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join("lock"))?;
-        // SAFETY: flock on a file descriptor we own; no memory is involved.
-        let rc = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            return Err(err!(
-                ObjectInUse,
-                "data directory \"{}\" is in use by another heapdb process",
-                dir.display()
-            )
-            .with_hint("Close the other heapdb shell or program using it, or choose another directory with --data-dir."));
-        }
+        let lock = DirLock::acquire(&dir)?;
         let (control, _created) = ControlFile::open_or_create(&dir)?;
         let ctl = control.data();
         let control = Arc::new(Mutex::new(control));

@@ -15,7 +15,8 @@
 //!   ([`stats`]).
 //!
 //! Beside them, owned by the heap side: [`page`] (the slotted page layout)
-//! and [`control`] (the control file).
+//! and [`control`] (the control file); [`dirlock`] keeps a data directory
+//! to one open database.
 //!
 //! The shared vocabulary lives here: [`BLCKSZ`], [`RelFileNode`],
 //! [`ForkNumber`], [`BlockNumber`]. See `README.md` in this directory for the
@@ -28,6 +29,7 @@ pub mod checksum;
 mod clock;
 pub mod control;
 mod desc;
+pub mod dirlock;
 mod mapping;
 pub mod page;
 pub mod ring;
