@@ -9,10 +9,12 @@
 //! - [`access`]: heap tuples, heap access methods, visibility and hint bits,
 //!   the visibility map.
 //! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
+//! - [`commands`]: VACUUM and ANALYZE over whole heaps.
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
 pub mod catalog;
+pub mod commands;
 pub mod copy;
 pub mod database;
 pub mod error;

@@ -20,13 +20,18 @@
 //! restart (inserts start at the last page). It is a hint: every insert
 //! re-checks the page under its lock.
 //!
+//! Truncation: inserts, multi-inserts and updates hold a per-relation
+//! read lock for their run; VACUUM's truncation of empty tail pages takes it
+//! exclusively when it can (never waiting), so a page it cuts off cannot be
+//! receiving a tuple.
+//!
 //! Locking: one heap page lock at a time, except an update that moves the
 //! tuple to another page, which locks both pages in block-number order (and
 //! re-checks the old tuple after taking them), and the VM page locked after a
 //! heap page, never the other way round.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::pageops::{apply_page_hints, choose_offset, prepare_new_tuple, xmax_set_for, Hint};
 use super::record::{apply, HeapRecord};
@@ -116,6 +121,8 @@ pub struct HeapRelation {
     txns: Arc<TxnManager>,
     /// Where inserts go.
     fsm: Mutex<FreeSpace>,
+    /// Writers hold it shared, VACUUM's truncation exclusively.
+    truncation: RwLock<()>,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -163,6 +170,7 @@ impl HeapRelation {
             pool,
             txns,
             fsm: Mutex::new(fsm),
+            truncation: RwLock::new(()),
         })
     }
 
@@ -193,6 +201,32 @@ impl HeapRelation {
 
     fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
         self.fsm.lock().expect("free-space map mutex poisoned")
+    }
+
+    /// Takes the writers' side of the truncation lock: held by every insert,
+    /// multi-insert and update for its whole run, so VACUUM's truncation
+    /// (the other side) never cuts a page a writer is about to fill.
+    fn writing(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.truncation
+            .read()
+            .expect("truncation lock poisoned")
+    }
+
+    /// The truncation side of that lock, if no writer is running now
+    /// (VACUUM gives up truncating otherwise, as PostgreSQL does when it
+    /// cannot get its lock at once).
+    pub(super) fn try_exclude_writers(&self) -> Option<std::sync::RwLockWriteGuard<'_, ()>> {
+        self.truncation.try_write().ok()
+    }
+
+    /// Forgets what the free-space map knows about blocks `from` and later
+    /// (they were truncated away).
+    pub(super) fn forget_free_space_from(&self, from: BlockNumber) {
+        let mut fsm = self.fsm();
+        fsm.free.retain(|&b, _| b < from);
+        if fsm.target.is_some_and(|t| t >= from) {
+            fsm.target = None;
+        }
     }
 
     /// Checks the header of heap page `block` (locked by the caller) before
@@ -295,6 +329,7 @@ impl HeapRelation {
     /// known to have room, else a new page. Returns its tid.
     pub fn insert(&self, data: &[u8], xid: Xid, cid: CommandId) -> Result<Tid> {
         Self::check_size(data.len())?;
+        let _writing = self.writing();
         let need = maxalign(data.len());
         loop {
             let (block, buf) = self.page_for(need, None, None)?;
@@ -349,6 +384,7 @@ impl HeapRelation {
         for &l in lens {
             Self::check_size(l as usize)?;
         }
+        let _writing = self.writing();
         let (mut next, mut at) = (0usize, 0usize);
         let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
         while next < lens.len() {
@@ -499,6 +535,7 @@ impl HeapRelation {
         cid: CommandId,
     ) -> Result<(TmResult, Option<Tid>)> {
         Self::check_size(data.len())?;
+        let _writing = self.writing();
         let need = maxalign(data.len());
         loop {
             let old_buf = self.read_main(tid.block)?;

@@ -3,7 +3,8 @@
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,
 //! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]),
-//! and pruning of dead tuples and HOT chains ([`prune`]).
+//! pruning of dead tuples and HOT chains ([`prune`]), and VACUUM's page pass
+//! and tail truncation ([`vacuum`]).
 
 pub mod codec;
 pub mod heapam;
@@ -12,9 +13,11 @@ pub mod prune;
 pub mod record;
 pub mod scan;
 pub mod tuple;
+pub mod vacuum;
 pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
 pub use prune::PruneStats;
 pub use scan::HeapScan;
+pub use vacuum::{PageVacuumStats, VacuumCutoffs};
 pub use visibility::TmResult;

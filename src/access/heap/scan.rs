@@ -229,7 +229,25 @@ fn set_hints(buf: &PinnedBuffer<'_>, hints: &[Hint]) {
     }
 }
 
-impl HeapScan<'_> {
+impl<'r> HeapScan<'r> {
+    /// Pins `block` for the scan. `None` when VACUUM has truncated the
+    /// relation below it since the scan started: the pages cut off were
+    /// empty, so the scan simply ends there.
+    fn pin(&mut self, block: BlockNumber) -> Result<Option<PinnedBuffer<'r>>> {
+        let rel = self.rel;
+        match rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())
+        {
+            Ok(buf) => Ok(Some(buf)),
+            Err(_) if block >= rel.nblocks()? => {
+                self.next = self.nblocks;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The number of blocks this scan visits.
     pub fn nblocks(&self) -> BlockNumber {
         self.nblocks
@@ -248,9 +266,9 @@ impl HeapScan<'_> {
         let block = self.next;
         self.next += 1;
         let rel = self.rel;
-        let buf = rel
-            .pool()
-            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        let Some(buf) = self.pin(block)? else {
+            return Ok(None);
+        };
         self.visible.clear();
         self.hints.clear();
         let mut g = buf.read();
@@ -280,9 +298,9 @@ impl HeapScan<'_> {
         let block = self.next;
         self.next += 1;
         let rel = self.rel;
-        let buf = rel
-            .pool()
-            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        let Some(buf) = self.pin(block)? else {
+            return Ok(None);
+        };
         self.hints.clear();
         let g = buf.read();
         let n = count_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.hints)
