@@ -58,6 +58,8 @@ pub struct Settings {
     pub enable_hashagg: bool,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
+    /// Tables of at least this many pages may be scanned in parallel.
+    pub min_parallel_table_scan_size: i64,
     /// WAL volume that triggers a checkpoint, in MB; fixed while open.
     pub max_wal_size_mb: i64,
     /// Time between automatic checkpoints, in seconds; fixed while open.
@@ -119,6 +121,7 @@ impl Default for Settings {
             enable_hashjoin: true,
             enable_hashagg: true,
             max_parallel_workers_per_gather: 2,
+            min_parallel_table_scan_size: 1024,
             max_wal_size_mb: 1024,
             checkpoint_timeout_s: 300,
         }
@@ -332,6 +335,15 @@ pub static DEFS: &[Def] = &[
         Mb,
         Database,
         "Sets the WAL size that triggers a checkpoint."
+    ),
+    int_def!(
+        "min_parallel_table_scan_size",
+        min_parallel_table_scan_size,
+        0,
+        (i32::MAX / 3) as i64,
+        Blocks,
+        User,
+        "Sets the minimum amount of table data for a parallel scan."
     ),
     Def {
         name: "server_version",

@@ -333,3 +333,42 @@ fn sigint_cancels_the_running_statement_and_the_script_goes_on() {
     assert_eq!(out, " after \n-------\n     2\n(1 row)\n\n");
     assert_eq!(code, 0);
 }
+
+#[test]
+fn piped_input_that_waits_for_output_gets_it_before_the_shell_reads_on() {
+    // A client (the bench, a driver script) writes a statement and a marker,
+    // then waits for the marker before writing more: the shell must flush
+    // its output before it blocks reading the pipe.
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["-X", "-q", "-A", "-t"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start heapdb");
+    let mut input = child.stdin.take().expect("stdin piped");
+    let out = child.stdout.take().expect("stdout piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            if tx.send(line.expect("utf-8 line")).is_err() {
+                return;
+            }
+        }
+    });
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("output arrives")
+    };
+    for round in 1..=2 {
+        writeln!(input, "select {round} * 21;\n\\echo mark{round}").expect("write");
+        input.flush().expect("flush");
+        assert_eq!(next(), (round * 21).to_string());
+        assert_eq!(next(), format!("mark{round}"));
+    }
+    drop(input);
+    assert!(child.wait().expect("heapdb exits").success());
+}

@@ -6,13 +6,15 @@
 //! one accumulator per aggregate per group, then emits the groups in
 //! batches. The key buffer is reused between rows; only a new group clones
 //! its key. Without GROUP BY there is exactly one group, even over no rows
-//! (`count(*)` of an empty table is 0), as SQL requires.
+//! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
+//! the typed path of [`super::fastagg`] instead.
 
 use std::collections::HashSet;
 
 use hashbrown::HashMap;
 
 use super::expr::{truth_mask, Expr};
+use super::fastagg::{self, FastAgg};
 use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
@@ -38,6 +40,24 @@ pub struct AggregateOp<'a> {
     /// order.
     out: Vec<Vec<Value>>,
     emitted: usize,
+}
+
+/// Output rows `emitted..` of `out` (up to a batch) as a batch of `types`;
+/// advances `emitted`. `None` once all are out.
+pub fn emit_rows(out: &[Vec<Value>], emitted: &mut usize, types: &[DataType]) -> Option<Batch> {
+    if *emitted >= out.len() {
+        return None;
+    }
+    let end = (*emitted + BATCH_SIZE).min(out.len());
+    let mut cols: Vec<Vector> = types.iter().map(|t| Vector::new(*t)).collect();
+    for row in &out[*emitted..end] {
+        for (c, v) in row.iter().enumerate() {
+            cols[c].push(v);
+        }
+    }
+    let len = end - *emitted;
+    *emitted = end;
+    Some(Batch { columns: cols, len })
 }
 
 impl<'a> AggregateOp<'a> {
@@ -158,25 +178,19 @@ impl<'a> AggregateOp<'a> {
 impl Operator for AggregateOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
         if let Some(input) = self.input.take() {
-            if fast::eligible(self.group, self.aggs) {
-                self.out = fast::aggregate(input, self.group, self.aggs, self.ctx)?;
+            if fastagg::eligible(self.group, self.aggs) {
+                let mut input = input;
+                let mut state = FastAgg::new(self.group, self.aggs);
+                while let Some(b) = input.next()? {
+                    self.ctx.check_cancel()?;
+                    state.consume(&b)?;
+                }
+                self.out = state.finish()?;
             } else {
                 self.consume(input)?;
             }
         }
-        if self.emitted >= self.out.len() {
-            return Ok(None);
-        }
-        let end = (self.emitted + BATCH_SIZE).min(self.out.len());
-        let mut cols: Vec<Vector> = self.types.iter().map(|t| Vector::new(*t)).collect();
-        for row in &self.out[self.emitted..end] {
-            for (c, v) in row.iter().enumerate() {
-                cols[c].push(v);
-            }
-        }
-        let len = end - self.emitted;
-        self.emitted = end;
-        Ok(Some(Batch { columns: cols, len }))
+        Ok(emit_rows(&self.out, &mut self.emitted, &self.types))
     }
 }
 
@@ -290,198 +304,5 @@ impl Operator for SetOpOp<'_> {
             }
         }
         Ok(None)
-    }
-}
-
-/// The typed fast path of [`AggregateOp`]: at most one integer group key,
-/// and only `count(*)`, `count(x)` and `sum(x)` of integers, without
-/// DISTINCT or FILTER — PostgreSQL's benchmark shape (`select bid,
-/// sum(abalance) ... group by bid`). Keys are `i64`s in a `hashbrown` map to
-/// a group number, sums are `i128`s, and the loops read the column slices
-/// directly: no `Value` is built per row.
-mod fast {
-    use hashbrown::HashMap;
-
-    use super::super::expr::Expr;
-    use super::super::vector::{Data, Vector};
-    use super::super::{ExecContext, Operator};
-    use crate::error::Result;
-    use crate::plan::AggCall;
-    use crate::types::agg::AggFunc;
-    use crate::types::{DataType, Numeric, Value};
-
-    fn int_type(t: &DataType) -> bool {
-        matches!(t, DataType::Int2 | DataType::Int4 | DataType::Int8)
-    }
-
-    /// Whether the fast path applies.
-    pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
-        group.len() <= 1
-            && group.iter().all(|g| {
-                matches!(
-                    g.ty,
-                    DataType::Int2
-                        | DataType::Int4
-                        | DataType::Int8
-                        | DataType::Date
-                        | DataType::Timestamp
-                )
-            })
-            && aggs.iter().all(|a| {
-                !a.distinct
-                    && a.filter.is_none()
-                    && match a.func {
-                        AggFunc::CountStar | AggFunc::Count => true,
-                        AggFunc::Sum => a.arg.as_ref().is_some_and(|e| int_type(&e.ty)),
-                        _ => false,
-                    }
-            })
-    }
-
-    /// Row `i` of an integer-like column as `i64` (None when NULL).
-    #[inline]
-    fn int_at(v: &Vector, i: usize) -> Option<i64> {
-        if v.is_null(i) {
-            return None;
-        }
-        Some(match &v.data {
-            Data::I16(x) => x[i] as i64,
-            Data::I32(x) => x[i] as i64,
-            Data::I64(x) => x[i],
-            _ => return v.get(i).as_i64(),
-        })
-    }
-
-    fn key_value(ty: &DataType, k: i64) -> Value {
-        match ty {
-            DataType::Int2 => Value::Int2(k as i16),
-            DataType::Int4 => Value::Int4(k as i32),
-            DataType::Date => Value::Date(k as i32),
-            DataType::Timestamp => Value::Timestamp(k),
-            _ => Value::Int8(k),
-        }
-    }
-
-    /// Runs the aggregation; returns the output rows (key, then results).
-    pub fn aggregate<'a>(
-        mut input: Box<dyn Operator + 'a>,
-        group: &[Expr],
-        aggs: &[AggCall],
-        ctx: &ExecContext,
-    ) -> Result<Vec<Vec<Value>>> {
-        let na = aggs.len();
-        // Group g's state: counts[g * na + k], sums[g * na + k].
-        let mut counts: Vec<i64> = Vec::new();
-        let mut sums: Vec<i128> = Vec::new();
-        let mut keys: Vec<Option<i64>> = Vec::new();
-        let mut index: HashMap<i64, u32> = HashMap::new();
-        let mut null_group: Option<u32> = None;
-        let mut slot = Vec::new();
-        if group.is_empty() {
-            keys.push(None);
-            counts.resize(na, 0);
-            sums.resize(na, 0);
-        }
-        while let Some(b) = input.next()? {
-            ctx.check_cancel()?;
-            let key_col = match group.first() {
-                Some(g) => Some(g.eval(&b)?),
-                None => None,
-            };
-            let args: Vec<Option<_>> = aggs
-                .iter()
-                .map(|a| a.arg.as_ref().map(|e| e.eval(&b)).transpose())
-                .collect::<Result<_>>()?;
-            slot.clear();
-            // Group numbers for the whole batch first.
-            match &key_col {
-                None => slot.resize(b.len, 0u32),
-                Some(kc) => {
-                    for i in 0..b.len {
-                        let mut new_group = |k: Option<i64>| {
-                            let g = keys.len() as u32;
-                            keys.push(k);
-                            counts.resize(counts.len() + na, 0);
-                            sums.resize(sums.len() + na, 0);
-                            g
-                        };
-                        let g = match int_at(kc, i) {
-                            Some(k) => match index.get(&k) {
-                                Some(&g) => g,
-                                None => {
-                                    let g = new_group(Some(k));
-                                    index.insert(k, g);
-                                    g
-                                }
-                            },
-                            None => match null_group {
-                                Some(g) => g,
-                                None => {
-                                    let g = new_group(None);
-                                    null_group = Some(g);
-                                    g
-                                }
-                            },
-                        };
-                        slot.push(g);
-                    }
-                }
-            }
-            for (k, a) in aggs.iter().enumerate() {
-                match (&args[k], a.func) {
-                    (None, _) | (Some(_), AggFunc::CountStar) => {
-                        for &g in &slot {
-                            counts[g as usize * na + k] += 1;
-                        }
-                    }
-                    (Some(col), AggFunc::Count) => {
-                        for (i, &g) in slot.iter().enumerate() {
-                            if !col.is_null(i) {
-                                counts[g as usize * na + k] += 1;
-                            }
-                        }
-                    }
-                    (Some(col), _) => {
-                        // sum: the hot loop of `sum(abalance) group by bid`.
-                        if let (Data::I32(x), None) = (&col.data, &col.nulls) {
-                            for (&g, &v) in slot.iter().zip(x) {
-                                let at = g as usize * na + k;
-                                sums[at] += v as i128;
-                                counts[at] += 1;
-                            }
-                        } else {
-                            for (i, &g) in slot.iter().enumerate() {
-                                if let Some(v) = int_at(col, i) {
-                                    let at = g as usize * na + k;
-                                    sums[at] += v as i128;
-                                    counts[at] += 1;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let key_ty = group.first().map(|g| g.ty);
-        let mut out = Vec::with_capacity(keys.len());
-        for (g, key) in keys.iter().enumerate() {
-            let mut row = Vec::with_capacity(group.len() + na);
-            if let Some(ty) = &key_ty {
-                row.push(key.map_or(Value::Null, |k| key_value(ty, k)));
-            }
-            for (k, a) in aggs.iter().enumerate() {
-                let (n, s) = (counts[g * na + k], sums[g * na + k]);
-                row.push(match a.func {
-                    AggFunc::Sum if n == 0 => Value::Null,
-                    AggFunc::Sum if a.ty == DataType::Int8 => Value::Int8(
-                        i64::try_from(s).map_err(|_| crate::types::int::int8_out_of_range())?,
-                    ),
-                    AggFunc::Sum => Value::numeric(Numeric::from_i128(s)),
-                    _ => Value::Int8(n),
-                });
-            }
-            out.push(row);
-        }
-        Ok(out)
     }
 }

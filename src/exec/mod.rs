@@ -20,9 +20,11 @@
 pub mod agg;
 pub mod basic;
 pub mod expr;
+pub mod fastagg;
 pub mod functions;
 pub mod join;
 pub mod kernels;
+pub mod parallel;
 pub mod scan;
 pub mod sort;
 pub mod vector;
@@ -32,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::access::heap::heapam::HeapRelation;
+use crate::access::heap::scan::ParallelBlocks;
 use crate::err;
 use crate::error::Result;
 use crate::plan::{Node, Plan};
@@ -58,6 +61,9 @@ pub struct ExecContext {
     pub work_mem: usize,
     /// The heaps the plan scans, by relfilenode.
     pub relations: HashMap<u32, Arc<HeapRelation>>,
+    /// In a participant of a parallel plan: the driving scan's plan node
+    /// (by address) and the blocks its participants share.
+    pub parallel: Option<(usize, Arc<ParallelBlocks>)>,
 }
 
 impl ExecContext {
@@ -71,6 +77,14 @@ impl ExecContext {
             ));
         }
         Ok(())
+    }
+
+    /// The shared blocks when `scan` is this participant's driving scan.
+    pub fn shared_blocks(&self, scan: &Plan) -> Option<&ParallelBlocks> {
+        match &self.parallel {
+            Some((node, blocks)) if *node == scan as *const Plan as usize => Some(blocks),
+            _ => None,
+        }
     }
 
     /// The heap with this relfilenode (opened before the plan was built).
@@ -171,7 +185,9 @@ fn count_nodes(plan: &Plan, n: &mut usize) {
     }
 }
 
-fn build_with<'a>(
+/// Builds `plan`'s operators, numbering its nodes from `*next_id` (their
+/// pre-order positions in the whole plan) for the instrumentation.
+pub(crate) fn build_with<'a>(
     plan: &'a Plan,
     ctx: &'a ExecContext,
     instr: Option<&'a Instrumentation>,
@@ -179,6 +195,10 @@ fn build_with<'a>(
 ) -> Result<Box<dyn Operator + 'a>> {
     let id = *next_id;
     *next_id += 1;
+    if let Node::Gather { input, .. } = &plan.node {
+        // The participants build the input themselves.
+        count_nodes(input, next_id);
+    }
     let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan {
@@ -194,6 +214,7 @@ fn build_with<'a>(
             columns,
             *with_tid,
             filter.as_ref(),
+            ctx.shared_blocks(plan),
         )?),
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
@@ -219,22 +240,30 @@ fn build_with<'a>(
             inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,
         }),
-        // A bare count(*) counts line pointers instead of producing empty
-        // rows. (EXPLAIN ANALYZE runs the general path, so that every node
-        // it prints is measured.)
-        Node::Aggregate { input, group, aggs }
-            if instr.is_none() && scan::is_count_star(input, group, aggs) =>
-        {
+        // A bare count(*) sums the visibility map's live counts and counts
+        // line pointers of the other pages instead of producing empty rows;
+        // under EXPLAIN ANALYZE too, with the count shown on the scan.
+        Node::Aggregate { input, group, aggs } if scan::is_count_star(input, group, aggs) => {
             let Node::SeqScan { table, .. } = &input.node else {
                 unreachable!("is_count_star checked the input")
             };
+            let scan_id = *next_id;
             count_nodes(input, next_id);
             Box::new(scan::CountStarOp::new(
                 ctx,
                 ctx.relation(table.relfilenode)?,
                 aggs.len(),
-            )?)
+                ctx.shared_blocks(input),
+                instr.map(|i| (i, scan_id)),
+            ))
         }
+        Node::Gather { input, workers } => Box::new(parallel::GatherOp::new(
+            input,
+            *workers,
+            plan.types(),
+            ctx,
+            instr.map(|i| (i, id + 1)),
+        )),
         Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
             build(input)?,
             group,

@@ -9,7 +9,7 @@
 //! is a few whole pages. The scan's own filter (WHERE conjuncts pushed into
 //! it) runs on each batch before it leaves.
 
-use crate::access::heap::scan::HeapScan;
+use crate::access::heap::scan::{HeapScan, ParallelBlocks};
 use crate::access::heap::tuple::{self, Attr, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
@@ -98,13 +98,17 @@ impl<'a> SeqScanOp<'a> {
         columns: &'a [usize],
         with_tid: bool,
         filter: Option<&'a Expr>,
+        shared: Option<&'a ParallelBlocks>,
     ) -> Result<SeqScanOp<'a>> {
         let mut types: Vec<DataType> = columns.iter().map(|&i| table.columns[i].ty).collect();
         if with_tid {
             types.push(DataType::Int8);
         }
         Ok(SeqScanOp {
-            scan: heap.scan(&ctx.snapshot)?,
+            scan: match shared {
+                Some(blocks) => heap.scan_shared(&ctx.snapshot, blocks)?,
+                None => heap.scan(&ctx.snapshot)?,
+            },
             desc: tuple_desc(table)?,
             columns,
             upto: columns.iter().map(|&c| c + 1).max().unwrap_or(0),
@@ -209,14 +213,20 @@ pub fn is_count_star(
         })
 }
 
-/// `count(*)` of a whole table: counts the visible tuples of each page
-/// without deforming anything (an ALL_VISIBLE page counts its line
-/// pointers). One output row with one `bigint` per aggregate.
+/// `count(*)` of a whole table, as [`HeapRelation::count`] counts: pages
+/// the visibility map says are all-visible contribute their recorded live
+/// count, the others are read and their visible tuples counted (nothing is
+/// deformed). One output row with one `bigint` per aggregate. In a parallel
+/// participant it counts the chunks of blocks it takes.
 pub struct CountStarOp<'a> {
-    scan: HeapScan<'a>,
+    heap: &'a HeapRelation,
     ctx: &'a ExecContext,
     /// How many `count(*)` columns to produce.
     width: usize,
+    /// The blocks shared with the other participants, in a parallel plan.
+    shared: Option<&'a ParallelBlocks>,
+    /// EXPLAIN ANALYZE: where to record the scan node's figures.
+    instr: Option<(&'a super::Instrumentation, usize)>,
     done: bool,
 }
 
@@ -226,13 +236,33 @@ impl<'a> CountStarOp<'a> {
         ctx: &'a ExecContext,
         heap: &'a HeapRelation,
         width: usize,
-    ) -> Result<CountStarOp<'a>> {
-        Ok(CountStarOp {
-            scan: heap.scan(&ctx.snapshot)?,
+        shared: Option<&'a ParallelBlocks>,
+        instr: Option<(&'a super::Instrumentation, usize)>,
+    ) -> CountStarOp<'a> {
+        CountStarOp {
+            heap,
             ctx,
             width,
+            shared,
+            instr,
             done: false,
-        })
+        }
+    }
+
+    /// The number of visible tuples (this participant's share of them).
+    pub fn count(&self) -> Result<i64> {
+        let cancel = || self.ctx.check_cancel();
+        let n = match self.shared {
+            Some(blocks) => self
+                .heap
+                .count_shared(&self.ctx.snapshot, blocks, &cancel)?,
+            None => {
+                let blocks = ParallelBlocks::new(self.heap.nblocks()?);
+                self.heap
+                    .count_shared(&self.ctx.snapshot, &blocks, &cancel)?
+            }
+        };
+        Ok(n as i64)
     }
 }
 
@@ -242,10 +272,16 @@ impl Operator for CountStarOp<'_> {
             return Ok(None);
         }
         self.done = true;
-        let mut total = 0i64;
-        while let Some(n) = self.scan.count_next_page()? {
-            self.ctx.check_cancel()?;
-            total += n as i64;
+        let start = std::time::Instant::now();
+        let buf0 = crate::storage::BufferUsage::current();
+        let total = self.count()?;
+        if let Some((instr, id)) = self.instr {
+            let mut nodes = instr.nodes.borrow_mut();
+            let n = &mut nodes[id];
+            n.rows += total as u64;
+            n.calls += 1;
+            n.total += start.elapsed().as_secs_f64();
+            n.buffers = n.buffers + crate::storage::BufferUsage::current().since(&buf0);
         }
         let col = Vector::from_data(DataType::Int8, Data::I64(vec![total]));
         Ok(Some(Batch {

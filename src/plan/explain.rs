@@ -37,8 +37,45 @@ pub struct ExplainFlags {
 pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) -> Vec<String> {
     let mut out = Vec::new();
     let mut id = 0;
-    node(plan, 0, true, flags, stats, &mut id, &mut out, &[]);
+    node(
+        plan,
+        0,
+        true,
+        flags,
+        stats,
+        &mut id,
+        &mut out,
+        &[],
+        Par::default(),
+    );
     out
+}
+
+/// Where a node sits in a parallel plan (see [`Node::Gather`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Par {
+    /// The node is the aggregate every participant runs: "Partial ...".
+    partial: bool,
+    /// Address of the Gather's driving scan ("Parallel Seq Scan"), 0 when
+    /// not under a Gather.
+    scan: usize,
+}
+
+/// The title and detail lines of an aggregate node.
+fn aggregate_title(plan: &Plan) -> (String, Vec<String>) {
+    let Node::Aggregate { input, group, .. } = &plan.node else {
+        return ("Aggregate".into(), vec![]);
+    };
+    if group.is_empty() {
+        ("Aggregate".into(), vec![])
+    } else {
+        let n = names(input);
+        let keys: Vec<String> = group.iter().map(|g| deparse(g, &n)).collect();
+        (
+            "HashAggregate".into(),
+            vec![format!("Group Key: {}", keys.join(", "))],
+        )
+    }
 }
 
 fn width(plan: &Plan) -> usize {
@@ -65,19 +102,20 @@ fn node(
     id: &mut usize,
     out: &mut Vec<String>,
     extra: &[String],
+    par: Par,
 ) {
     let my_id = *id;
     *id += 1;
     // Projections and filters fold into the node below them.
     match &plan.node {
         Node::Project { input, .. } => {
-            node(input, depth, top, flags, stats, id, out, extra);
+            node(input, depth, top, flags, stats, id, out, extra, par);
             return;
         }
         Node::Filter { input, predicate } => {
             let mut more = vec![format!("Filter: {}", deparse(predicate, &names(input)))];
             more.extend(extra.iter().cloned());
-            node(input, depth, top, flags, stats, id, out, &more);
+            node(input, depth, top, flags, stats, id, out, &more, par);
             return;
         }
         _ => {}
@@ -90,7 +128,12 @@ fn node(
             columns,
             ..
         } => {
-            let mut t = format!("Seq Scan on {}", table.name);
+            let parallel = std::ptr::eq(plan, par.scan as *const Plan);
+            let mut t = format!(
+                "{}Seq Scan on {}",
+                if parallel { "Parallel " } else { "" },
+                table.name
+            );
             if *alias != table.name {
                 t.push(' ');
                 t.push_str(alias);
@@ -114,17 +157,20 @@ fn node(
             | TableFunc::SeriesInt { .. }
             | TableFunc::SeriesTimestamp { .. } => (format!("Function Scan on {name}"), vec![]),
         },
-        Node::Aggregate { input, group, .. } => {
-            if group.is_empty() {
-                ("Aggregate".into(), vec![])
-            } else {
-                let n = names(input);
-                let keys: Vec<String> = group.iter().map(|g| deparse(g, &n)).collect();
-                (
-                    "HashAggregate".into(),
-                    vec![format!("Group Key: {}", keys.join(", "))],
-                )
-            }
+        Node::Aggregate { .. } => {
+            let (t, d) = aggregate_title(plan);
+            (
+                if par.partial {
+                    format!("Partial {t}")
+                } else {
+                    t
+                },
+                d,
+            )
+        }
+        Node::Gather { input, .. } => {
+            let (t, d) = aggregate_title(input);
+            (format!("Finalize {t}"), d)
         }
         Node::Distinct { input } => (
             "HashAggregate".into(),
@@ -266,6 +312,23 @@ fn node(
         }
     }
     let children = plan.children();
+    let inner = Par {
+        partial: false,
+        scan: par.scan,
+    };
+    if let Node::Gather { input, workers } = &plan.node {
+        gather_lines(input, *workers, depth, flags, stats, out);
+        let scan = match &input.node {
+            Node::Aggregate { input, .. } => super::parallel::driving_scan(input),
+            _ => None,
+        };
+        let par = Par {
+            partial: true,
+            scan: scan.map_or(0, |s| s as *const Plan as usize),
+        };
+        node(input, depth + 2, false, flags, stats, id, out, &[], par);
+        return;
+    }
     // A hash join prints its build side under a "Hash" node.
     if let Node::HashJoin { build_left, .. } = &plan.node {
         let (probe, build) = if *build_left {
@@ -285,7 +348,17 @@ fn node(
             (p, p + c)
         };
         let mut pid = probe_id;
-        node(probe, depth + 1, false, flags, stats, &mut pid, out, &[]);
+        node(
+            probe,
+            depth + 1,
+            false,
+            flags,
+            stats,
+            &mut pid,
+            out,
+            &[],
+            inner,
+        );
         let mut hash_line = format!("{}->  Hash", " ".repeat(depth * 6 + 2));
         if flags.costs {
             hash_line.push_str(&format!(
@@ -296,12 +369,49 @@ fn node(
         }
         out.push(hash_line);
         let mut bid = build_id;
-        node(build, depth + 2, false, flags, stats, &mut bid, out, &[]);
+        node(
+            build,
+            depth + 2,
+            false,
+            flags,
+            stats,
+            &mut bid,
+            out,
+            &[],
+            inner,
+        );
         *id = pid.max(bid);
         return;
     }
     for c in children {
-        node(c, depth + 1, false, flags, stats, id, out, &[]);
+        node(c, depth + 1, false, flags, stats, id, out, &[], inner);
+    }
+}
+
+/// The `Gather` line between a Finalize and a Partial aggregate; with
+/// ANALYZE it shows the rows the participants passed up (the partial
+/// aggregate's, node `id + 1`).
+fn gather_lines(
+    partial: &Plan,
+    workers: usize,
+    depth: usize,
+    flags: ExplainFlags,
+    stats: Option<&[NodeStats]>,
+    out: &mut Vec<String>,
+) {
+    let mut line = format!("{}->  Gather", " ".repeat(depth * 6 + 2));
+    if flags.costs {
+        line.push_str(&format!(
+            "  (rows={:.0} width={})",
+            (partial.rows * (workers + 1) as f64).max(0.0),
+            width(partial)
+        ));
+    }
+    out.push(line);
+    let pad = " ".repeat((depth + 1) * 6 + 2);
+    out.push(format!("{pad}Workers Planned: {workers}"));
+    if let (true, Some(_)) = (flags.analyze, stats) {
+        out.push(format!("{pad}Workers Launched: {workers}"));
     }
 }
 

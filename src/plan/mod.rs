@@ -18,6 +18,7 @@
 
 pub mod bind;
 pub mod explain;
+pub mod parallel;
 pub mod scope;
 pub mod select;
 
@@ -223,6 +224,17 @@ pub enum Node {
         /// The inputs.
         inputs: Vec<Plan>,
     },
+    /// Runs its input, an [`Node::Aggregate`], in parallel ([`parallel`]):
+    /// the leader and `workers` threads each aggregate the pages they take
+    /// of the input's driving scan, and the partial states are combined —
+    /// PostgreSQL's Finalize Aggregate over Gather over Partial Aggregate
+    /// over Parallel Seq Scan, in one node.
+    Gather {
+        /// The aggregate run by every participant.
+        input: Box<Plan>,
+        /// Worker threads beside the leader.
+        workers: usize,
+    },
     /// INTERSECT / EXCEPT [ALL] over two inputs.
     SetOp {
         /// Left input.
@@ -251,7 +263,8 @@ impl Plan {
             | Node::Aggregate { input, .. }
             | Node::Sort { input, .. }
             | Node::Limit { input, .. }
-            | Node::Distinct { input } => vec![input],
+            | Node::Distinct { input }
+            | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],

@@ -58,6 +58,7 @@ pub(crate) fn exec_context(
         cancel: cancel.clone(),
         work_mem: settings.work_mem_kb as usize * 1024,
         relations,
+        parallel: None,
     })
 }
 
@@ -105,8 +106,9 @@ impl Session {
     /// Binds and plans a query under `snap`.
     pub(crate) fn plan_query(&self, q: &ast::Query, snap: &Snapshot) -> Result<Plan> {
         let mut ctx = self.stmt_ctx(snap);
-        let mut binder = Binder::new(&mut ctx);
-        binder.plan_query(q)
+        let mut plan = Binder::new(&mut ctx).plan_query(q)?;
+        crate::plan::parallel::parallelize(&mut plan, &self.settings, &|t| ctx.table_pages(t));
+        Ok(plan)
     }
 
     pub(crate) fn stmt_ctx<'s>(&'s self, snap: &'s Snapshot) -> StmtCtx<'s> {

@@ -386,6 +386,14 @@ impl<R: Read> ScriptReader<R> {
         Ok((text != "\\.").then_some(text))
     }
 
+    /// Whether the next [`next_item`](Self::next_item) may block reading
+    /// input: nothing is queued and the read buffer is empty. The caller
+    /// flushes its output first, so a client that waits for a statement's
+    /// output before writing more (a pipe, not end of file) is not stuck.
+    pub fn may_block(&self) -> bool {
+        self.pending.is_empty() && self.reader.buffer().is_empty()
+    }
+
     /// The next item, `None` at end of input. Invalid UTF-8 is an
     /// `InvalidData` error naming the line.
     pub fn next_item(&mut self) -> io::Result<Option<Item>> {

@@ -21,6 +21,9 @@ impl Runner {
     pub fn run_script<R: Read>(&mut self, input: R, src: &Source) -> Flow {
         let mut reader = ScriptReader::new(input).echo_all(self.state.echo == Echo::All);
         loop {
+            if reader.may_block() {
+                self.flush();
+            }
             let item = match reader.next_item() {
                 Ok(Some(item)) => item,
                 Ok(None) => return Flow::Continue,

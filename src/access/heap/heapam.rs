@@ -207,9 +207,7 @@ impl HeapRelation {
     /// multi-insert and update for its whole run, so VACUUM's truncation
     /// (the other side) never cuts a page a writer is about to fill.
     fn writing(&self) -> std::sync::RwLockReadGuard<'_, ()> {
-        self.truncation
-            .read()
-            .expect("truncation lock poisoned")
+        self.truncation.read().expect("truncation lock poisoned")
     }
 
     /// The truncation side of that lock, if no writer is running now

@@ -20,6 +20,14 @@
 //!
 //! No allocation per tuple or per page: the offset and hint vectors live in
 //! the scan and are reused.
+//!
+//! Parallel scans: several [`HeapScan`]s (one per thread) may share one
+//! [`ParallelBlocks`], which hands out the blocks in chunks of
+//! [`PARALLEL_CHUNK`] through an atomic counter, so every block is visited by
+//! exactly one of them; [`HeapRelation::count_shared`] counts the same way
+//! for a parallel `count(*)`.
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::heapam::{HeapRelation, Tid};
 use super::pageops::{apply_page_hints, collect_visible, count_visible, Hint};
@@ -48,6 +56,42 @@ pub struct HeapScan<'r> {
     visible: Vec<OffsetNumber>,
     /// Hint bits found on the current page (reused).
     hints: Vec<Hint>,
+    /// The block allocator shared with the other participants of a
+    /// parallel scan; `next..end` is then the chunk this scan holds.
+    shared: Option<&'r ParallelBlocks>,
+    /// End of the current chunk (`nblocks` for a serial scan).
+    end: BlockNumber,
+}
+
+/// Blocks a parallel scan hands out at a time: large enough that the
+/// participants rarely touch the shared counter and each reads runs of
+/// neighbouring pages, small enough that they finish together.
+pub const PARALLEL_CHUNK: BlockNumber = 32;
+
+/// The shared state of a parallel sequential scan: which blocks are still
+/// to be handed out. Its participants run in threads of one statement.
+#[derive(Debug)]
+pub struct ParallelBlocks {
+    /// Blocks to visit: those that existed when the scan started.
+    nblocks: BlockNumber,
+    /// The first block not yet handed out.
+    next: AtomicU32,
+}
+
+impl ParallelBlocks {
+    /// A parallel scan of blocks `0..nblocks`.
+    pub fn new(nblocks: BlockNumber) -> ParallelBlocks {
+        ParallelBlocks {
+            nblocks,
+            next: AtomicU32::new(0),
+        }
+    }
+
+    /// The next chunk of blocks, `None` once all are handed out.
+    pub fn next_chunk(&self) -> Option<(BlockNumber, BlockNumber)> {
+        let start = self.next.fetch_add(PARALLEL_CHUNK, Ordering::Relaxed);
+        (start < self.nblocks).then(|| (start, self.nblocks.min(start + PARALLEL_CHUNK)))
+    }
 }
 
 impl HeapRelation {
@@ -62,6 +106,28 @@ impl HeapRelation {
             ring: self.pool().scan_ring(nblocks),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
+            shared: None,
+            end: nblocks,
+        })
+    }
+
+    /// Starts one participant of a parallel sequential scan under `snap`:
+    /// it visits the chunks of blocks it takes from `blocks`.
+    pub fn scan_shared<'r>(
+        &'r self,
+        snap: &Snapshot,
+        blocks: &'r ParallelBlocks,
+    ) -> Result<HeapScan<'r>> {
+        Ok(HeapScan {
+            rel: self,
+            snap: snap.clone(),
+            nblocks: blocks.nblocks,
+            next: 0,
+            ring: self.pool().scan_ring(blocks.nblocks),
+            visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
+            hints: Vec::new(),
+            shared: Some(blocks),
+            end: 0,
         })
     }
 
@@ -111,11 +177,41 @@ impl HeapRelation {
     /// being read; the others are scanned page at a time.
     pub fn count(&self, snap: &Snapshot) -> Result<u64> {
         let nblocks = self.nblocks()?;
-        let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
         let mut ring = self.pool().scan_ring(nblocks);
+        self.count_range(snap, 0, nblocks, &mut ring)
+    }
+
+    /// One participant of a parallel `count(*)`: counts, as [`count`]
+    /// does, the chunks of blocks it takes from `blocks`.
+    ///
+    /// [`count`]: HeapRelation::count
+    pub fn count_shared(
+        &self,
+        snap: &Snapshot,
+        blocks: &ParallelBlocks,
+        cancel: &dyn Fn() -> Result<()>,
+    ) -> Result<u64> {
+        let mut ring = self.pool().scan_ring(blocks.nblocks);
+        let mut total = 0;
+        while let Some((start, end)) = blocks.next_chunk() {
+            cancel()?;
+            total += self.count_range(snap, start, end, &mut ring)?;
+        }
+        Ok(total)
+    }
+
+    /// The visible tuples of blocks `start..nblocks`.
+    fn count_range(
+        &self,
+        snap: &Snapshot,
+        start: BlockNumber,
+        nblocks: BlockNumber,
+        ring: &mut Option<Ring>,
+    ) -> Result<u64> {
+        let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
         let mut hints = Vec::new();
         let mut total = 0u64;
-        let mut block = 0;
+        let mut block = start;
         while block < nblocks {
             let vb = vm::vm_block(block);
             let end = nblocks.min((vb + 1) * vm::HEAPBLOCKS_PER_PAGE);
@@ -232,7 +328,8 @@ fn set_hints(buf: &PinnedBuffer<'_>, hints: &[Hint]) {
 impl<'r> HeapScan<'r> {
     /// Pins `block` for the scan. `None` when VACUUM has truncated the
     /// relation below it since the scan started: the pages cut off were
-    /// empty, so the scan simply ends there.
+    /// empty, so the scan simply ends there (a parallel participant's later
+    /// chunks lie past the cut too).
     fn pin(&mut self, block: BlockNumber) -> Result<Option<PinnedBuffer<'r>>> {
         let rel = self.rel;
         match rel
@@ -241,10 +338,25 @@ impl<'r> HeapScan<'r> {
         {
             Ok(buf) => Ok(Some(buf)),
             Err(_) if block >= rel.nblocks()? => {
-                self.next = self.nblocks;
+                self.next = self.end;
                 Ok(None)
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// Whether a block is left to visit (`self.next`); a parallel
+    /// participant takes its next chunk when the current one is done.
+    fn advance(&mut self) -> bool {
+        if self.next < self.end {
+            return true;
+        }
+        match self.shared.and_then(ParallelBlocks::next_chunk) {
+            Some((start, end)) => {
+                (self.next, self.end) = (start, end);
+                true
+            }
+            None => false,
         }
     }
 
@@ -260,7 +372,7 @@ impl<'r> HeapScan<'r> {
         &mut self,
         f: impl FnOnce(BlockNumber, &[u8], &[OffsetNumber]) -> R,
     ) -> Result<Option<R>> {
-        if self.next >= self.nblocks {
+        if !self.advance() {
             return Ok(None);
         }
         let block = self.next;
@@ -292,7 +404,7 @@ impl<'r> HeapScan<'r> {
     /// list of offsets; ALL_VISIBLE pages count line pointers). Returns
     /// `None` after the last page.
     pub fn count_next_page(&mut self) -> Result<Option<u64>> {
-        if self.next >= self.nblocks {
+        if !self.advance() {
             return Ok(None);
         }
         let block = self.next;

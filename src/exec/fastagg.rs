@@ -1,0 +1,449 @@
+//! The typed fast path of hash aggregation, and its partial states.
+//!
+//! It applies to PostgreSQL's benchmark shapes (`select bid, sum(abalance)
+//! ... group by bid`, `select count(*) ... where ...`): at most one
+//! integer-like group key (`int2/4/8`, `date`, `timestamp`) and only
+//! `count(*)`, `count(x)`, `sum`/`avg` of integers and `min`/`max` of
+//! integer-like values, without DISTINCT or FILTER ([`eligible`]).
+//!
+//! A [`FastAgg`] is one aggregation's running state: keys are `i64`s, each
+//! group has per aggregate a count, an `i128` sum and an `i64` extreme, kept
+//! in flat vectors indexed `group * naggs + k`. Group numbers come from a
+//! direct array for small non-negative keys (`0..DIRECT_KEYS`, the common
+//! `bid` case: no hashing at all) and from a `hashbrown` map otherwise; NULL
+//! keys form one group of their own. The loops read the column slices
+//! directly: no `Value` is built per row.
+//!
+//! States are mergeable ([`FastAgg::merge`]): a parallel aggregation runs one
+//! per participant over its share of the pages and folds them together
+//! before [`FastAgg::finish`] produces the rows — sums of partial sums and
+//! counts, extremes of partial extremes, averages from the merged sum and
+//! count, so results equal the serial ones exactly. Groups come out in the
+//! order they were first seen (by the state everything is merged into).
+
+use hashbrown::HashMap;
+
+use super::expr::Expr;
+use super::vector::{Batch, Data, Vector};
+use crate::error::Result;
+use crate::plan::AggCall;
+use crate::types::agg::AggFunc;
+use crate::types::{DataType, Numeric, Value};
+
+/// Keys `0..DIRECT_KEYS` find their group through an array, not the map.
+const DIRECT_KEYS: i64 = 4096;
+
+/// Marks an unused slot of the direct array.
+const NO_GROUP: u32 = u32::MAX;
+
+fn int_type(t: &DataType) -> bool {
+    matches!(t, DataType::Int2 | DataType::Int4 | DataType::Int8)
+}
+
+fn int_like(t: &DataType) -> bool {
+    int_type(t) || matches!(t, DataType::Date | DataType::Timestamp)
+}
+
+/// Whether the fast path applies to `group` and `aggs`.
+pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
+    group.len() <= 1
+        && group.iter().all(|g| int_like(&g.ty))
+        && aggs.iter().all(|a| {
+            !a.distinct
+                && a.filter.is_none()
+                && match a.func {
+                    AggFunc::CountStar | AggFunc::Count => true,
+                    AggFunc::Sum | AggFunc::Avg => a.arg.as_ref().is_some_and(|e| int_type(&e.ty)),
+                    AggFunc::Min | AggFunc::Max => a.arg.as_ref().is_some_and(|e| int_like(&e.ty)),
+                }
+        })
+}
+
+/// Row `i` of an integer-like column as `i64` (None when NULL).
+#[inline]
+fn int_at(v: &Vector, i: usize) -> Option<i64> {
+    if v.is_null(i) {
+        return None;
+    }
+    Some(match &v.data {
+        Data::I16(x) => x[i] as i64,
+        Data::I32(x) => x[i] as i64,
+        Data::I64(x) => x[i],
+        _ => return v.get(i).as_i64(),
+    })
+}
+
+/// An integer-like value of type `ty` from its `i64` form.
+fn int_value(ty: &DataType, k: i64) -> Value {
+    match ty {
+        DataType::Int2 => Value::Int2(k as i16),
+        DataType::Int4 => Value::Int4(k as i32),
+        DataType::Date => Value::Date(k as i32),
+        DataType::Timestamp => Value::Timestamp(k),
+        _ => Value::Int8(k),
+    }
+}
+
+/// The running state of one fast aggregation (see the module doc).
+#[derive(Debug, Clone)]
+pub struct FastAgg<'p> {
+    /// GROUP BY: none or one integer-like expression.
+    group: &'p [Expr],
+    /// The aggregates.
+    aggs: &'p [AggCall],
+    /// Group `g`'s key (`None`: the NULL group, or the single group
+    /// without GROUP BY).
+    keys: Vec<Option<i64>>,
+    /// Non-NULL inputs (rows, for `count(*)`) per group and aggregate.
+    counts: Vec<i64>,
+    /// Sums per group and aggregate (sum and avg).
+    sums: Vec<i128>,
+    /// Extremes per group and aggregate (min and max; meaningful once the
+    /// count is above zero).
+    extremes: Vec<i64>,
+    /// Group numbers of keys `0..DIRECT_KEYS` ([`NO_GROUP`] when none).
+    direct: Vec<u32>,
+    /// Group numbers of the other keys.
+    index: HashMap<i64, u32>,
+    /// The NULL key's group.
+    null_group: Option<u32>,
+    /// Group numbers of the current batch's rows (reused).
+    slot: Vec<u32>,
+}
+
+impl<'p> FastAgg<'p> {
+    /// An empty state; without GROUP BY it already holds its one group.
+    pub fn new(group: &'p [Expr], aggs: &'p [AggCall]) -> FastAgg<'p> {
+        let mut s = FastAgg {
+            group,
+            aggs,
+            keys: Vec::new(),
+            counts: Vec::new(),
+            sums: Vec::new(),
+            extremes: Vec::new(),
+            direct: Vec::new(),
+            index: HashMap::new(),
+            null_group: None,
+            slot: Vec::new(),
+        };
+        if group.is_empty() {
+            s.add_group(None);
+        }
+        s
+    }
+
+    fn add_group(&mut self, key: Option<i64>) -> u32 {
+        let g = self.keys.len() as u32;
+        let na = self.aggs.len();
+        self.keys.push(key);
+        self.counts.resize(self.counts.len() + na, 0);
+        self.sums.resize(self.sums.len() + na, 0);
+        self.extremes.resize(self.extremes.len() + na, 0);
+        g
+    }
+
+    /// The group of `key`, created when new.
+    #[inline]
+    fn group_of(&mut self, key: Option<i64>) -> u32 {
+        match key {
+            Some(k) if (0..DIRECT_KEYS).contains(&k) => {
+                if self.direct.is_empty() {
+                    self.direct = vec![NO_GROUP; DIRECT_KEYS as usize];
+                }
+                let g = self.direct[k as usize];
+                if g != NO_GROUP {
+                    return g;
+                }
+                let g = self.add_group(key);
+                self.direct[k as usize] = g;
+                g
+            }
+            Some(k) => match self.index.get(&k) {
+                Some(&g) => g,
+                None => {
+                    let g = self.add_group(key);
+                    self.index.insert(k, g);
+                    g
+                }
+            },
+            None => match self.null_group {
+                Some(g) => g,
+                None => {
+                    let g = self.add_group(None);
+                    self.null_group = Some(g);
+                    g
+                }
+            },
+        }
+    }
+
+    /// Folds one batch of input rows in.
+    pub fn consume(&mut self, b: &Batch) -> Result<()> {
+        let na = self.aggs.len();
+        let mut slot = std::mem::take(&mut self.slot);
+        slot.clear();
+        // Group numbers for the whole batch first.
+        match self.group.first() {
+            None => slot.resize(b.len, 0u32),
+            Some(g) => {
+                let kc = g.eval(b)?;
+                match (&kc.data, &kc.nulls) {
+                    (Data::I32(x), None) => {
+                        for &k in x.iter().take(b.len) {
+                            let g = self.group_of(Some(k as i64));
+                            slot.push(g);
+                        }
+                    }
+                    _ => {
+                        for i in 0..b.len {
+                            let g = self.group_of(int_at(&kc, i));
+                            slot.push(g);
+                        }
+                    }
+                }
+            }
+        }
+        for (k, a) in self.aggs.iter().enumerate() {
+            let col = match &a.arg {
+                Some(e) if a.func != AggFunc::CountStar => e.eval(b)?,
+                _ => {
+                    for &g in &slot {
+                        self.counts[g as usize * na + k] += 1;
+                    }
+                    continue;
+                }
+            };
+            match a.func {
+                AggFunc::Count => {
+                    for (i, &g) in slot.iter().enumerate() {
+                        if !col.is_null(i) {
+                            self.counts[g as usize * na + k] += 1;
+                        }
+                    }
+                }
+                AggFunc::Min | AggFunc::Max => {
+                    let max = a.func == AggFunc::Max;
+                    for (i, &g) in slot.iter().enumerate() {
+                        if let Some(v) = int_at(&col, i) {
+                            let at = g as usize * na + k;
+                            let e = &mut self.extremes[at];
+                            if self.counts[at] == 0 || (max && v > *e) || (!max && v < *e) {
+                                *e = v;
+                            }
+                            self.counts[at] += 1;
+                        }
+                    }
+                }
+                _ => {
+                    // sum / avg: the hot loop of `sum(abalance) group by bid`.
+                    if let (Data::I32(x), None) = (&col.data, &col.nulls) {
+                        for (&g, &v) in slot.iter().zip(x) {
+                            let at = g as usize * na + k;
+                            self.sums[at] += v as i128;
+                            self.counts[at] += 1;
+                        }
+                    } else {
+                        for (i, &g) in slot.iter().enumerate() {
+                            if let Some(v) = int_at(&col, i) {
+                                let at = g as usize * na + k;
+                                self.sums[at] += v as i128;
+                                self.counts[at] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.slot = slot;
+        Ok(())
+    }
+
+    /// Counts `n` more input rows in every aggregate of the one group of an
+    /// aggregation without GROUP BY (a `count(*)` counted by pages).
+    pub fn add_rows(&mut self, n: i64) {
+        debug_assert!(self.group.is_empty(), "add_rows is for one group");
+        for c in self.counts.iter_mut() {
+            *c += n;
+        }
+    }
+
+    /// The number of groups so far.
+    pub fn groups(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Folds another participant's state of the same aggregation in; its
+    /// new groups come after this state's.
+    pub fn merge(&mut self, other: &FastAgg<'_>) {
+        let na = self.aggs.len();
+        for (og, key) in other.keys.iter().enumerate() {
+            let g = if self.group.is_empty() {
+                0
+            } else {
+                self.group_of(*key) as usize
+            };
+            for (k, a) in self.aggs.iter().enumerate() {
+                let (at, oat) = (g * na + k, og * na + k);
+                let n = other.counts[oat];
+                if n == 0 {
+                    continue;
+                }
+                let v = other.extremes[oat];
+                let e = &mut self.extremes[at];
+                let better = match a.func {
+                    AggFunc::Max => v > *e,
+                    AggFunc::Min => v < *e,
+                    _ => false,
+                };
+                if self.counts[at] == 0 || better {
+                    *e = v;
+                }
+                self.counts[at] += n;
+                self.sums[at] += other.sums[oat];
+            }
+        }
+    }
+
+    /// The output rows: the key (with GROUP BY), then each aggregate's
+    /// result, as [`crate::types::agg::Accumulator::finish`] computes it.
+    pub fn finish(&self) -> Result<Vec<Vec<Value>>> {
+        let na = self.aggs.len();
+        let key_ty = self.group.first().map(|g| g.ty);
+        let mut out = Vec::with_capacity(self.keys.len());
+        for (g, key) in self.keys.iter().enumerate() {
+            let mut row = Vec::with_capacity(self.group.len() + na);
+            if let Some(ty) = &key_ty {
+                row.push(key.map_or(Value::Null, |k| int_value(ty, k)));
+            }
+            for (k, a) in self.aggs.iter().enumerate() {
+                let at = g * na + k;
+                let (n, s) = (self.counts[at], self.sums[at]);
+                row.push(match a.func {
+                    AggFunc::Count | AggFunc::CountStar => Value::Int8(n),
+                    _ if n == 0 => Value::Null,
+                    AggFunc::Sum if a.ty == DataType::Int8 => Value::Int8(
+                        i64::try_from(s).map_err(|_| crate::types::int::int8_out_of_range())?,
+                    ),
+                    AggFunc::Sum => Value::numeric(Numeric::from_i128(s)),
+                    AggFunc::Avg => {
+                        Value::numeric(Numeric::from_i128(s).div(&Numeric::from_i64(n))?)
+                    }
+                    _ => int_value(&a.ty, self.extremes[at]),
+                });
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::expr::ExprKind;
+
+    fn col(i: usize, ty: DataType) -> Expr {
+        Expr {
+            kind: ExprKind::Column(i),
+            ty,
+        }
+    }
+
+    fn call(func: AggFunc, arg: Option<Expr>, ty: DataType) -> AggCall {
+        AggCall {
+            func,
+            arg,
+            distinct: false,
+            filter: None,
+            ty,
+        }
+    }
+
+    fn batch(keys: &[Option<i32>], vals: &[Option<i32>]) -> Batch {
+        let k: Vec<Value> = keys
+            .iter()
+            .map(|k| k.map_or(Value::Null, Value::Int4))
+            .collect();
+        let v: Vec<Value> = vals
+            .iter()
+            .map(|v| v.map_or(Value::Null, Value::Int4))
+            .collect();
+        Batch::new(vec![
+            Vector::from_values(DataType::Int4, &k),
+            Vector::from_values(DataType::Int4, &v),
+        ])
+    }
+
+    fn aggs() -> Vec<AggCall> {
+        let n = DataType::Numeric(None);
+        vec![
+            call(AggFunc::CountStar, None, DataType::Int8),
+            call(AggFunc::Count, Some(col(1, DataType::Int4)), DataType::Int8),
+            call(AggFunc::Sum, Some(col(1, DataType::Int4)), DataType::Int8),
+            call(AggFunc::Avg, Some(col(1, DataType::Int4)), n),
+            call(AggFunc::Min, Some(col(1, DataType::Int4)), DataType::Int4),
+            call(AggFunc::Max, Some(col(1, DataType::Int4)), DataType::Int4),
+        ]
+    }
+
+    fn show(rows: &[Vec<Value>]) -> Vec<String> {
+        rows.iter().map(|r| format!("{r:?}")).collect()
+    }
+
+    #[test]
+    fn merged_partial_states_equal_one_serial_state() {
+        let group = vec![col(0, DataType::Int4)];
+        let aggs = aggs();
+        let keys = [
+            Some(1),
+            None,
+            Some(5000),
+            Some(1),
+            Some(-3),
+            None,
+            Some(5000),
+        ];
+        let vals = [Some(2), Some(7), None, Some(-4), Some(1), None, Some(9)];
+        let mut serial = FastAgg::new(&group, &aggs);
+        serial.consume(&batch(&keys, &vals)).unwrap();
+        let mut a = FastAgg::new(&group, &aggs);
+        let mut b = FastAgg::new(&group, &aggs);
+        a.consume(&batch(&keys[..3], &vals[..3])).unwrap();
+        b.consume(&batch(&keys[3..], &vals[3..])).unwrap();
+        a.merge(&b);
+        assert_eq!(show(&a.finish().unwrap()), show(&serial.finish().unwrap()));
+        let rows = serial.finish().unwrap();
+        assert_eq!(rows.len(), 4);
+        // Key 1: values 2 and -4.
+        assert_eq!(rows[0][0], Value::Int4(1));
+        assert_eq!(&rows[0][1..3], &[Value::Int8(2), Value::Int8(2)]);
+        assert_eq!(rows[0][3], Value::Int8(-2));
+        assert_eq!(rows[0][5], Value::Int4(-4));
+        assert_eq!(rows[0][6], Value::Int4(2));
+        // The NULL key's group: one NULL value, one 7.
+        assert_eq!(rows[1][0], Value::Null);
+        assert_eq!(&rows[1][1..3], &[Value::Int8(2), Value::Int8(1)]);
+    }
+
+    #[test]
+    fn empty_input_has_one_group_without_group_by_and_none_with() {
+        let aggs = aggs();
+        let rows = FastAgg::new(&[], &aggs).finish().unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0][0], Value::Int8(0));
+        assert!(rows[0][2..].iter().all(Value::is_null));
+        let group = vec![col(0, DataType::Int4)];
+        assert!(FastAgg::new(&group, &aggs).finish().unwrap().is_empty());
+    }
+
+    #[test]
+    fn all_null_values_give_null_sum_avg_min_max() {
+        let aggs = aggs();
+        let mut s = FastAgg::new(&[], &aggs);
+        s.consume(&batch(&[Some(1), Some(2)], &[None, None]))
+            .unwrap();
+        let rows = s.finish().unwrap();
+        assert_eq!(&rows[0][..2], &[Value::Int8(2), Value::Int8(0)]);
+        assert!(rows[0][2..].iter().all(Value::is_null));
+    }
+}

@@ -1,0 +1,191 @@
+//! The parallel aggregation: [`GatherOp`] runs a [`Node::Gather`].
+//!
+//! On its first call the operator starts `workers` threads (scoped to the
+//! call) and takes part itself, as PostgreSQL's leader does. Each
+//! participant builds its own operator tree of the aggregate's input, in
+//! which the driving scan ([`crate::plan::parallel::driving_scan`]) takes
+//! chunks of blocks from one shared [`ParallelBlocks`] counter, and folds
+//! the rows into its own [`FastAgg`] partial state; a bare `count(*)` counts
+//! its chunks through the visibility map instead. The leader merges the
+//! partial states in participant order and emits the finished groups.
+//!
+//! Every participant reads under the statement's snapshot and checks the
+//! statement's cancel flag once per batch; the first error of any
+//! participant is the statement's error (the others finish their chunks
+//! first, as every participant's loop ends when the blocks run out). No
+//! lock is shared between participants beyond the buffer pool's own.
+//!
+//! EXPLAIN ANALYZE: each participant measures its operators into its own
+//! [`Instrumentation`]; the figures are summed into the statement's (rows,
+//! calls and buffers add up; times are the slowest participant's).
+
+use std::sync::Arc;
+
+use super::agg::emit_rows;
+use super::fastagg::FastAgg;
+use super::{build_with, scan, ExecContext, Instrumentation, NodeStats, Operator};
+use crate::access::heap::scan::ParallelBlocks;
+use crate::error::{Error, Result};
+use crate::plan::parallel::driving_scan;
+use crate::plan::{Node, Plan};
+use crate::types::{DataType, Value};
+
+use super::vector::Batch;
+
+/// Runs an aggregate in `workers + 1` participants and combines them.
+pub struct GatherOp<'a> {
+    /// The aggregate node every participant runs.
+    aggregate: &'a Plan,
+    /// Worker threads beside the leader.
+    workers: usize,
+    /// Output types.
+    types: Vec<DataType>,
+    ctx: &'a ExecContext,
+    /// EXPLAIN ANALYZE: the statement's figures and the aggregate's node id.
+    instr: Option<(&'a Instrumentation, usize)>,
+    /// The finished groups, once computed.
+    out: Option<Vec<Vec<Value>>>,
+    /// Rows of `out` already emitted.
+    emitted: usize,
+}
+
+impl<'a> GatherOp<'a> {
+    /// A parallel run of `aggregate` (an [`Node::Aggregate`]).
+    pub fn new(
+        aggregate: &'a Plan,
+        workers: usize,
+        types: Vec<DataType>,
+        ctx: &'a ExecContext,
+        instr: Option<(&'a Instrumentation, usize)>,
+    ) -> GatherOp<'a> {
+        GatherOp {
+            aggregate,
+            workers,
+            types,
+            ctx,
+            instr,
+            out: None,
+            emitted: 0,
+        }
+    }
+
+    fn run(&self) -> Result<Vec<Vec<Value>>> {
+        let Node::Aggregate { input, group, aggs } = &self.aggregate.node else {
+            return Err(Error::internal(
+                "Gather over a node that is not an aggregate",
+            ));
+        };
+        let scan = driving_scan(input)
+            .ok_or_else(|| Error::internal("parallel aggregate without a driving scan"))?;
+        let Node::SeqScan { table, .. } = &scan.node else {
+            return Err(Error::internal("driving scan is not a sequential scan"));
+        };
+        let heap = self.ctx.relation(table.relfilenode)?;
+        let blocks = Arc::new(ParallelBlocks::new(heap.nblocks()?));
+        let shared = (scan as *const Plan as usize, blocks);
+        let count_star = scan::is_count_star(input, group, aggs);
+        let measure = self.instr.is_some();
+        // The aggregate's node id; its input's nodes follow it.
+        let agg_id = self.instr.map_or(0, |(_, id)| id);
+        let first = agg_id + 1;
+        let (leader, aggregate) = (self.ctx, self.aggregate);
+        let participate = || -> Result<(FastAgg<'a>, Vec<NodeStats>)> {
+            let ctx = ExecContext {
+                snapshot: leader.snapshot.clone(),
+                cancel: leader.cancel.clone(),
+                work_mem: leader.work_mem,
+                relations: leader.relations.clone(),
+                parallel: Some(shared.clone()),
+            };
+            let instr = Instrumentation::default();
+            if measure {
+                let mut n = 0;
+                super::count_nodes(aggregate, &mut n);
+                *instr.nodes.borrow_mut() = vec![NodeStats::default(); agg_id + n];
+            }
+            let mut state = FastAgg::new(group, aggs);
+            let start = std::time::Instant::now();
+            if count_star {
+                let heap = ctx.relation(table.relfilenode)?;
+                let op = scan::CountStarOp::new(
+                    &ctx,
+                    heap,
+                    aggs.len(),
+                    ctx.shared_blocks(scan),
+                    measure.then_some((&instr, first)),
+                );
+                let mut op: Box<dyn Operator + '_> = Box::new(op);
+                while let Some(b) = op.next()? {
+                    if let Some(Value::Int8(n)) = b.columns.first().map(|c| c.get(0)) {
+                        state.add_rows(n);
+                    }
+                }
+            } else {
+                let mut id = first;
+                let mut op = build_with(input, &ctx, measure.then_some(&instr), &mut id)?;
+                while let Some(b) = op.next()? {
+                    ctx.check_cancel()?;
+                    state.consume(&b)?;
+                }
+            }
+            let mut stats = instr.nodes.into_inner();
+            if let Some(agg) = stats.get_mut(agg_id).filter(|_| measure) {
+                agg.rows = state.groups() as u64;
+                agg.calls = 1;
+                agg.total = start.elapsed().as_secs_f64();
+            }
+            Ok((state, stats))
+        };
+        let results: Vec<Result<(FastAgg<'a>, Vec<NodeStats>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..self.workers).map(|_| s.spawn(participate)).collect();
+            let mut all = vec![participate()];
+            for h in handles {
+                all.push(
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::internal("a parallel worker panicked"))),
+                );
+            }
+            all
+        });
+        let mut merged: Option<FastAgg<'a>> = None;
+        for r in results {
+            let (state, stats) = r?;
+            if let Some((instr, _)) = self.instr {
+                add_stats(&mut instr.nodes.borrow_mut(), &stats);
+            }
+            match &mut merged {
+                None => merged = Some(state),
+                Some(m) => m.merge(&state),
+            }
+        }
+        merged.expect("the leader always takes part").finish()
+    }
+}
+
+/// Adds one participant's figures to the statement's.
+fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        if b.calls == 0 {
+            continue;
+        }
+        a.first = if a.calls == 0 {
+            b.first
+        } else {
+            a.first.min(b.first)
+        };
+        a.rows += b.rows;
+        a.calls += b.calls;
+        a.total = a.total.max(b.total);
+        a.buffers = a.buffers + b.buffers;
+    }
+}
+
+impl Operator for GatherOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if self.out.is_none() {
+            self.out = Some(self.run()?);
+        }
+        let out = self.out.as_deref().expect("computed above");
+        Ok(emit_rows(out, &mut self.emitted, &self.types))
+    }
+}

@@ -1,0 +1,111 @@
+//! Parallel plans: which aggregations run as a [`Node::Gather`].
+//!
+//! After a query is planned, [`parallelize`] wraps an [`Node::Aggregate`]
+//! in a `Gather` when all of these hold:
+//! - `max_parallel_workers_per_gather` is above zero;
+//! - the aggregation takes the typed path whose partial states combine
+//!   exactly ([`crate::exec::fastagg::eligible`]: at most one integer group
+//!   key; count, sum, avg, min, max of integers);
+//! - its input has a *driving scan* ([`driving_scan`]): a sequential scan
+//!   reached from the aggregate through projections, filters and the probe
+//!   side of inner hash joins, so that splitting that scan's pages between
+//!   participants splits the input rows (every other input, such as a hash
+//!   join's build side, is read whole by each participant, as PostgreSQL's
+//!   non-shared parallel hash join does);
+//! - the driving scan's table has at least `min_parallel_table_scan_size`
+//!   pages (8 MB by default, as in PostgreSQL).
+//!
+//! The aggregation above the Gather is not parallelized again, and an
+//! aggregation inside a Gather's input runs in every participant whole (it
+//! never has a driving scan, so it is left alone).
+
+use super::{JoinKind, Node, Plan};
+use crate::catalog::TableDef;
+use crate::exec::fastagg;
+use crate::settings::Settings;
+
+/// The sequential scan whose pages the participants of a parallel `input`
+/// split between them, if it has one (see the module doc).
+pub fn driving_scan(input: &Plan) -> Option<&Plan> {
+    match &input.node {
+        Node::SeqScan {
+            with_tid: false, ..
+        } => Some(input),
+        Node::Filter { input, .. } | Node::Project { input, .. } => driving_scan(input),
+        Node::HashJoin {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            build_left,
+            ..
+        } => driving_scan(if *build_left { right } else { left }),
+        _ => None,
+    }
+}
+
+/// Wraps every aggregation of `plan` that qualifies (module doc) in a
+/// [`Node::Gather`]; `pages` gives a table's current size in pages.
+pub fn parallelize(plan: &mut Plan, settings: &Settings, pages: &dyn Fn(&TableDef) -> u32) {
+    let workers = settings.max_parallel_workers_per_gather.max(0) as usize;
+    if workers == 0 {
+        return;
+    }
+    let min_pages = settings.min_parallel_table_scan_size.max(0) as u64;
+    walk(plan, workers, min_pages, pages);
+}
+
+fn walk(plan: &mut Plan, workers: usize, min_pages: u64, pages: &dyn Fn(&TableDef) -> u32) {
+    if qualifies(plan, min_pages, pages) {
+        let fields = plan.fields.clone();
+        let rows = plan.rows;
+        let placeholder = Plan {
+            node: Node::Values { rows: Vec::new() },
+            fields: Vec::new(),
+            rows: 0.0,
+        };
+        let aggregate = std::mem::replace(plan, placeholder);
+        *plan = Plan {
+            node: Node::Gather {
+                input: Box::new(aggregate),
+                workers,
+            },
+            fields,
+            rows,
+        };
+        return;
+    }
+    for child in children_mut(plan) {
+        walk(child, workers, min_pages, pages);
+    }
+}
+
+fn qualifies(plan: &Plan, min_pages: u64, pages: &dyn Fn(&TableDef) -> u32) -> bool {
+    let Node::Aggregate { input, group, aggs } = &plan.node else {
+        return false;
+    };
+    if !fastagg::eligible(group, aggs) {
+        return false;
+    }
+    match driving_scan(input).map(|s| &s.node) {
+        Some(Node::SeqScan { table, .. }) => pages(table) as u64 >= min_pages,
+        _ => false,
+    }
+}
+
+/// The node's inputs, mutably (as [`Plan::children`]).
+fn children_mut(plan: &mut Plan) -> Vec<&mut Plan> {
+    match &mut plan.node {
+        Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
+        Node::Filter { input, .. }
+        | Node::Project { input, .. }
+        | Node::Aggregate { input, .. }
+        | Node::Sort { input, .. }
+        | Node::Limit { input, .. }
+        | Node::Distinct { input }
+        | Node::Gather { input, .. } => vec![input],
+        Node::HashJoin { left, right, .. }
+        | Node::NestedLoop { left, right, .. }
+        | Node::SetOp { left, right, .. } => vec![left, right],
+        Node::Append { inputs } => inputs.iter_mut().collect(),
+    }
+}
