@@ -8,4 +8,6 @@
 //! catalog and turns the reports into VERBOSE `INFO` messages. Nothing here
 //! prints.
 
+pub mod analyze;
+pub mod stats;
 pub mod vacuum;

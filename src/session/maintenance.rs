@@ -17,6 +17,7 @@ use heapdb_grammar::ast;
 
 use super::{Notice, QueryResult, Session};
 use crate::catalog::{TableDef, TableStats};
+use crate::commands::analyze::{self, sample_rows, SampleOptions};
 use crate::commands::vacuum::{vacuum_heap, VacuumOptions};
 use crate::err;
 use crate::error::Result;
@@ -146,16 +147,76 @@ impl Session {
     }
 }
 
+/// The sampling seed of a table: fixed per table, so that ANALYZE of
+/// unchanged data gives the same statistics (and the same plans) every time.
+fn sample_seed(def: &TableDef) -> u64 {
+    (def.oid as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x0A4A_1A2E
+}
+
 impl Session {
-    /// ANALYZE of one table (statistics land with the ANALYZE work).
+    /// `ANALYZE [VERBOSE] [table [(columns)], ...]`.
+    pub(crate) fn analyze(&mut self, a: &ast::Analyze) -> Result<QueryResult> {
+        let mut snap = self.statement_snapshot();
+        let targets = self.maintenance_targets(&snap, &a.tables)?;
+        let mut result = QueryResult::empty("ANALYZE");
+        for (def, columns) in targets {
+            self.analyze_one(&mut snap, &def, &columns, a.verbose, &mut result)?;
+        }
+        Ok(result)
+    }
+
+    /// Samples table `def` and stores the statistics of `columns` (all
+    /// when empty) with its row and page estimates.
     fn analyze_one(
         &mut self,
-        _snap: &mut Snapshot,
-        _def: &TableDef,
-        _columns: &[ast::Ident],
-        _verbose: bool,
-        _result: &mut QueryResult,
+        snap: &mut Snapshot,
+        def: &TableDef,
+        columns: &[ast::Ident],
+        verbose: bool,
+        result: &mut QueryResult,
     ) -> Result<()> {
-        Err(err!(FeatureNotSupported, "ANALYZE is not supported"))
+        let positions: Vec<usize> = if columns.is_empty() {
+            (0..def.columns.len()).collect()
+        } else {
+            columns
+                .iter()
+                .map(|c| {
+                    def.column_index(c).ok_or_else(|| {
+                        err!(
+                            UndefinedColumn,
+                            "column \"{c}\" of relation \"{}\" does not exist",
+                            def.name
+                        )
+                    })
+                })
+                .collect::<Result<_>>()?
+        };
+        let target = self.settings.default_statistics_target.max(1) as usize;
+        let opts = SampleOptions {
+            targrows: 300 * target,
+            prefetch_distance: self.settings.maintenance_io_concurrency.max(0) as usize,
+            seed: sample_seed(def),
+        };
+        let rel = self.db.relation(def.relfilenode)?;
+        let sizes = crate::database::ring_sizes(&self.settings);
+        let ring = self.db.pool.ring_with(StrategyKind::Vacuum, &sizes);
+        let cancel = self.cancel_flag();
+        let sample = sample_rows(&rel, def, &positions, snap, &opts, Some(ring), &cancel)?;
+        if verbose {
+            result.notices.extend(
+                analyze::verbose_messages(&def.name, &sample)
+                    .into_iter()
+                    .map(info),
+            );
+        }
+        let computed = analyze::compute_stats(&sample, def, &positions, target);
+        let mut stats = def.stats.clone().unwrap_or_default();
+        stats.columns.resize(def.columns.len(), None);
+        stats.reltuples = sample.total_rows;
+        stats.relpages = sample.nblocks;
+        for (p, cs) in positions.into_iter().zip(computed) {
+            stats.columns[p] = Some(cs);
+        }
+        self.store_stats(snap, def, stats)
     }
 }

@@ -313,9 +313,7 @@ impl Session {
             }
             ast::Statement::Copy(c) => self.copy(c, &mut copy::CopyIo::None, None),
             ast::Statement::Vacuum(v) => self.vacuum(v),
-            ast::Statement::Analyze(_) => {
-                Err(err!(FeatureNotSupported, "ANALYZE is not supported"))
-            }
+            ast::Statement::Analyze(a) => self.analyze(a),
             ast::Statement::Begin(_) | ast::Statement::Commit | ast::Statement::Rollback => {
                 unreachable!("handled by run_statement")
             }

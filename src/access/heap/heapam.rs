@@ -20,10 +20,11 @@
 //! restart (inserts start at the last page). It is a hint: every insert
 //! re-checks the page under its lock.
 //!
-//! Truncation: inserts, multi-inserts and updates hold a per-relation
-//! read lock for their run; VACUUM's truncation of empty tail pages takes it
-//! exclusively when it can (never waiting), so a page it cuts off cannot be
-//! receiving a tuple.
+//! Truncation: inserts, multi-inserts, updates, scans and counts hold a
+//! per-relation read lock ([`HeapRelation::hold_size`]) for their run;
+//! VACUUM's truncation of empty tail pages takes it exclusively when it can
+//! (never waiting), so a page it cuts off cannot be receiving a tuple or be
+//! read.
 //!
 //! Locking: one heap page lock at a time, except an update that moves the
 //! tuple to another page, which locks both pages in block-number order (and
@@ -121,7 +122,7 @@ pub struct HeapRelation {
     txns: Arc<TxnManager>,
     /// Where inserts go.
     fsm: Mutex<FreeSpace>,
-    /// Writers hold it shared, VACUUM's truncation exclusively.
+    /// Readers and writers hold it shared, VACUUM's truncation exclusively.
     truncation: RwLock<()>,
 }
 
@@ -203,10 +204,11 @@ impl HeapRelation {
         self.fsm.lock().expect("free-space map mutex poisoned")
     }
 
-    /// Takes the writers' side of the truncation lock: held by every insert,
-    /// multi-insert and update for its whole run, so VACUUM's truncation
-    /// (the other side) never cuts a page a writer is about to fill.
-    fn writing(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+    /// Keeps VACUUM from truncating the relation while the guard lives.
+    /// Inserts, updates, scans, `count`, fetches and ANALYZE hold it; it
+    /// never waits for VACUUM, which only *tries* the other side and skips
+    /// truncating when anyone holds this one.
+    pub fn hold_size(&self) -> std::sync::RwLockReadGuard<'_, ()> {
         self.truncation.read().expect("truncation lock poisoned")
     }
 
@@ -327,7 +329,7 @@ impl HeapRelation {
     /// known to have room, else a new page. Returns its tid.
     pub fn insert(&self, data: &[u8], xid: Xid, cid: CommandId) -> Result<Tid> {
         Self::check_size(data.len())?;
-        let _writing = self.writing();
+        let _size = self.hold_size();
         let need = maxalign(data.len());
         loop {
             let (block, buf) = self.page_for(need, None, None)?;
@@ -382,7 +384,7 @@ impl HeapRelation {
         for &l in lens {
             Self::check_size(l as usize)?;
         }
-        let _writing = self.writing();
+        let _size = self.hold_size();
         let (mut next, mut at) = (0usize, 0usize);
         let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
         while next < lens.len() {
@@ -533,7 +535,7 @@ impl HeapRelation {
         cid: CommandId,
     ) -> Result<(TmResult, Option<Tid>)> {
         Self::check_size(data.len())?;
-        let _writing = self.writing();
+        let _size = self.hold_size();
         let need = maxalign(data.len());
         loop {
             let old_buf = self.read_main(tid.block)?;

@@ -61,6 +61,8 @@ pub struct HeapScan<'r> {
     shared: Option<&'r ParallelBlocks>,
     /// End of the current chunk (`nblocks` for a serial scan).
     end: BlockNumber,
+    /// Keeps VACUUM from truncating the relation under the scan.
+    _size: std::sync::RwLockReadGuard<'r, ()>,
 }
 
 /// Blocks a parallel scan hands out at a time: large enough that the
@@ -97,8 +99,10 @@ impl ParallelBlocks {
 impl HeapRelation {
     /// Starts a sequential scan under `snap`.
     pub fn scan(&self, snap: &Snapshot) -> Result<HeapScan<'_>> {
+        let size = self.hold_size();
         let nblocks = self.nblocks()?;
         Ok(HeapScan {
+            _size: size,
             rel: self,
             snap: snap.clone(),
             nblocks,
@@ -119,6 +123,7 @@ impl HeapRelation {
         blocks: &'r ParallelBlocks,
     ) -> Result<HeapScan<'r>> {
         Ok(HeapScan {
+            _size: self.hold_size(),
             rel: self,
             snap: snap.clone(),
             nblocks: blocks.nblocks,
@@ -140,6 +145,7 @@ impl HeapRelation {
         snap: &Snapshot,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<Option<R>> {
+        let _size = self.hold_size();
         if tid.block >= self.nblocks()? {
             return Ok(None);
         }
@@ -208,6 +214,10 @@ impl HeapRelation {
         nblocks: BlockNumber,
         ring: &mut Option<Ring>,
     ) -> Result<u64> {
+        let _size = self.hold_size();
+        // A parallel count's block range was fixed before this participant
+        // held the lock: VACUUM may have cut empty pages off since.
+        let nblocks = nblocks.min(self.nblocks()?);
         let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
         let mut hints = Vec::new();
         let mut total = 0u64;

@@ -294,13 +294,19 @@ impl HeapRelation {
                 vg.mark_dirty();
             }
         }
-        match self
-            .pool()
-            .truncate_relation(self.rel(), ForkNumber::Main, keep)
-        {
-            Ok(()) => {}
-            Err(e) if e.code == SqlState::ObjectInUse => return Ok(0),
-            Err(e) => return Err(e),
+        // A reader may read a tail block between the buffer pool's discard
+        // and the file's cut and leave a valid buffer past the new end; the
+        // second call drops it (the buffer manager should do this itself
+        // under a lock readers respect).
+        for _ in 0..2 {
+            match self
+                .pool()
+                .truncate_relation(self.rel(), ForkNumber::Main, keep)
+            {
+                Ok(()) => {}
+                Err(e) if e.code == SqlState::ObjectInUse => return Ok(0),
+                Err(e) => return Err(e),
+            }
         }
         self.forget_free_space_from(keep);
         Ok(nblocks - keep)
