@@ -8,15 +8,22 @@
 //!
 //! Opening takes an exclusive `flock` on the file `lock` in the data
 //! directory, so a second process gets a clear error instead of corrupting
-//! the files. Dropping the last handle shuts down cleanly: every dirty
-//! buffer is written and synced, the commit log flushed, and the next xid
-//! recorded.
+//! the files. Opening replays the write-ahead log when the control file says
+//! the last run did not shut down cleanly (see [`crate::wal::recovery`]),
+//! before the catalog is read. Dropping the last handle shuts down cleanly
+//! with a shutdown checkpoint: every dirty buffer is written and synced, the
+//! commit log flushed, the next xid and the clean-shutdown flag recorded.
+//!
+//! Background threads: the WAL writer (flushes asynchronous commits every
+//! 200 ms) and the checkpointer; both stop before the shutdown checkpoint.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::access::heap::HeapRelation;
 use crate::catalog::Catalog;
@@ -26,7 +33,8 @@ use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
 use crate::storage::{BufferPool, RelFileNode, RingSizes};
-use crate::txn::TxnManager;
+use crate::txn::{LockManager, TxnManager};
+use crate::wal::{recovery, Checkpointer, Wal, WalRecord};
 
 /// Shared state of an open database.
 pub struct DbInner {
@@ -42,6 +50,16 @@ pub struct DbInner {
     pub control: Arc<Mutex<ControlFile>>,
     /// Settings every new session starts with.
     pub defaults: Settings,
+    /// The write-ahead log.
+    pub wal: Arc<Wal>,
+    /// Runs checkpoints (statement, background, shutdown).
+    pub checkpointer: Arc<Checkpointer>,
+    /// The WAL writer and checkpointer threads, joined at shutdown.
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Set by [`Database::crash`]: drop without the shutdown checkpoint.
+    crashed: std::sync::atomic::AtomicBool,
+    /// Table and transaction locks.
+    pub locks: LockManager,
     /// Open heaps by relfilenode (each keeps its free-space hints).
     relcache: Mutex<HashMap<u32, Arc<HeapRelation>>>,
     /// Holds the directory's lock for as long as the database is open.
@@ -95,11 +113,54 @@ impl Database {
             .with_hint("Close the other heapdb shell or program using it, or choose another directory with --data-dir."));
         }
         let (control, _created) = ControlFile::open_or_create(&dir)?;
+        let ctl = control.data();
         let control = Arc::new(Mutex::new(control));
         let pool = BufferPool::open(&dir, settings.shared_buffers as usize)?;
         pool.set_ring_sizes(ring_sizes(&settings));
         let txns = Arc::new(TxnManager::open(&dir, control.clone())?);
+        // Recovery comes before the catalog, which reads the commit log.
+        let wal_dir = dir.join("wal");
+        let recovering = !ctl.clean_shutdown;
+        let found = if recovering {
+            let r = recovery::redo(&wal_dir, ctl.redo_lsn, &pool, txns.clog())?;
+            if r.records > 0 {
+                eprintln!(
+                    "heapdb: database was not shut down cleanly; redo replayed {} WAL records ({} pages) up to {}",
+                    r.records,
+                    r.applied,
+                    crate::wal::lsn_text(r.end)
+                );
+            }
+            r
+        } else {
+            recovery::find_end(&wal_dir, ctl.redo_lsn)?
+        };
+        let wal = Wal::open(&wal_dir, found.end, found.prev, ctl.redo_lsn, true)?;
+        pool.set_wal_flush_hook(wal.clone());
+        pool.set_hint_floor(ctl.redo_lsn);
+        txns.clog().set_wal_flushed(wal.flushed_handle());
+        let checkpointer = Arc::new(Checkpointer::new(
+            wal.clone(),
+            pool.clone(),
+            txns.clone(),
+            control.clone(),
+            (settings.max_wal_size_mb.max(1) as u64) << 20,
+            Duration::from_secs(settings.checkpoint_timeout_s.max(1) as u64),
+        ));
+        if recovering {
+            checkpointer.checkpoint(false)?;
+        } else {
+            // From now on a crash must be noticed at the next open.
+            control
+                .lock()
+                .expect("control mutex poisoned")
+                .update(|d| d.clean_shutdown = false)?;
+        }
         let catalog = Catalog::open(&dir, &txns)?;
+        let threads = vec![
+            wal.start_background_flusher(),
+            checkpointer.start_background(),
+        ];
         Ok(Database {
             inner: Arc::new(DbInner {
                 dir,
@@ -108,10 +169,24 @@ impl Database {
                 catalog,
                 control,
                 defaults: settings,
+                wal,
+                checkpointer,
+                threads: Mutex::new(threads),
+                crashed: std::sync::atomic::AtomicBool::new(false),
+                locks: LockManager::new(),
                 relcache: Mutex::new(HashMap::new()),
                 _lock: lock,
             }),
         })
+    }
+
+    /// Ends this handle as a crash would (for tests): when it is the last
+    /// one, the background threads stop and nothing more is written — no
+    /// checkpoint, no flush of the log's buffer or of dirty pages. The next
+    /// open recovers from the log.
+    pub fn crash(self) {
+        self.crashed
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// A new session with the database's default settings.
@@ -125,22 +200,31 @@ impl Database {
         if let Some(r) = cache.get(&relfilenode) {
             return Ok(r.clone());
         }
-        let rel = Arc::new(HeapRelation::open(
-            self.pool.clone(),
-            self.txns.clone(),
-            RelFileNode(relfilenode),
-        )?);
+        let rel = Arc::new(
+            HeapRelation::open(
+                self.pool.clone(),
+                self.txns.clone(),
+                RelFileNode(relfilenode),
+            )?
+            .with_wal(self.wal.clone()),
+        );
         cache.insert(relfilenode, rel.clone());
         Ok(rel)
     }
 
-    /// Creates the files of a new heap and caches it.
+    /// Creates the files of a new heap (logged, so redo recreates them)
+    /// and caches it.
     pub fn create_relation(&self, relfilenode: u32) -> Result<Arc<HeapRelation>> {
-        let rel = Arc::new(HeapRelation::create(
-            self.pool.clone(),
-            self.txns.clone(),
-            RelFileNode(relfilenode),
-        )?);
+        self.wal
+            .insert(0, &WalRecord::CreateRel { rel: relfilenode });
+        let rel = Arc::new(
+            HeapRelation::create(
+                self.pool.clone(),
+                self.txns.clone(),
+                RelFileNode(relfilenode),
+            )?
+            .with_wal(self.wal.clone()),
+        );
         self.relcache
             .lock()
             .expect("relcache poisoned")
@@ -148,7 +232,8 @@ impl Database {
         Ok(rel)
     }
 
-    /// Removes a heap's buffers and files.
+    /// Removes a heap's buffers and files (the caller logged the removal in
+    /// its transaction's commit or abort record).
     pub fn drop_relation(&self, relfilenode: u32) -> Result<()> {
         self.relcache
             .lock()
@@ -157,12 +242,11 @@ impl Database {
         self.pool.drop_relation(RelFileNode(relfilenode))
     }
 
-    /// Writes every dirty buffer and syncs the files and commit log
-    /// (`CHECKPOINT` until the write-ahead log takes it over).
+    /// Runs a checkpoint (`CHECKPOINT`): every dirty buffer written and
+    /// synced, the commit log flushed, the redo point recorded, old log
+    /// segments removed.
     pub fn checkpoint(&self) -> Result<()> {
-        self.pool.flush_all()?;
-        self.pool.smgr().sync_all()?;
-        self.txns.clog().flush()
+        self.checkpointer.checkpoint(false).map(|_| ())
     }
 }
 
@@ -177,13 +261,24 @@ pub fn ring_sizes(s: &Settings) -> RingSizes {
 
 impl Drop for DbInner {
     fn drop(&mut self) {
+        self.wal.stop_background();
+        for t in self
+            .threads
+            .lock()
+            .expect("threads mutex poisoned")
+            .drain(..)
+        {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+        if self.crashed.load(std::sync::atomic::Ordering::Acquire) {
+            // What a crash leaves: the pool's dirty pages and the log's
+            // buffer are simply gone.
+            self.pool.clear_wal_flush_hook();
+            return;
+        }
         // A clean shutdown; errors here can only be reported, not returned.
-        let flushed = self
-            .pool
-            .flush_all()
-            .and_then(|_| self.pool.smgr().sync_all())
-            .and_then(|_| self.txns.shutdown());
-        if let Err(e) = flushed {
+        if let Err(e) = self.checkpointer.checkpoint(true) {
             eprintln!("heapdb: error during shutdown: {e}");
         }
     }

@@ -81,6 +81,8 @@ pub enum SqlState {
     InFailedSqlTransaction,
     /// 40001 serialization_failure
     SerializationFailure,
+    /// 40P01 deadlock_detected
+    DeadlockDetected,
     /// 42501 insufficient_privilege
     InsufficientPrivilege,
     /// 42601 syntax_error
@@ -168,6 +170,7 @@ impl SqlState {
             NoActiveSqlTransaction => "25P01",
             InFailedSqlTransaction => "25P02",
             SerializationFailure => "40001",
+            DeadlockDetected => "40P01",
             InsufficientPrivilege => "42501",
             SyntaxError => "42601",
             InvalidName => "42602",
@@ -329,6 +332,7 @@ mod tests {
             NoActiveSqlTransaction,
             InFailedSqlTransaction,
             SerializationFailure,
+            DeadlockDetected,
             InsufficientPrivilege,
             SyntaxError,
             InvalidName,

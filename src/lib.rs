@@ -10,6 +10,7 @@
 //!   the visibility map.
 //! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
 //! - [`commands`]: VACUUM and ANALYZE over whole heaps.
+//! - [`wal`]: the write-ahead log, checkpoints and crash recovery.
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
@@ -26,6 +27,7 @@ pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;
+pub mod wal;
 
 pub use database::Database;
 pub use error::{Error, Result, SqlState};

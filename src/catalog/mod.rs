@@ -198,6 +198,23 @@ impl Catalog {
             .ok_or_else(|| err!(UndefinedTable, "relation \"{name}\" does not exist"))
     }
 
+    /// Whether `def` (the version some snapshot saw) still describes the
+    /// table's storage: no transaction that committed since (nor `own`) has
+    /// dropped the table, moved it to a new file (TRUNCATE) or changed its
+    /// columns. A newer version that only carries new statistics does not
+    /// count. Checked after locking a table, when the snapshot may be older
+    /// than the lock.
+    pub fn storage_is_current(&self, txns: &TxnManager, own: Xid, def: &TableDef) -> bool {
+        let committed = |x: Xid| x == own || matches!(txns.status(x), Ok(XidStatus::Committed));
+        self.read().versions.iter().any(|v| {
+            v.def.oid == def.oid
+                && committed(v.xmin)
+                && (v.xmax == INVALID_XID || !committed(v.xmax))
+                && v.def.relfilenode == def.relfilenode
+                && v.def.columns == def.columns
+        })
+    }
+
     /// Every table `view` sees, by name.
     pub fn tables(&self, view: &CatalogView) -> Vec<Arc<TableDef>> {
         let mut out: Vec<_> = self

@@ -165,6 +165,14 @@ impl Expr {
             ExprKind::Column(i) => Cow::Borrowed(&batch.columns[*i]),
             ExprKind::Const(v) => Cow::Owned(Vector::repeat(self.ty, v, n)),
             ExprKind::Binary(op, l, r) => {
+                if let ExprKind::Const(c) = &r.kind {
+                    if !c.is_null() && l.ty == r.ty {
+                        let a = l.eval(batch)?;
+                        if let Some(v) = super::kernels::binary_scalar(*op, &a, c, self.ty)? {
+                            return Ok(Cow::Owned(v));
+                        }
+                    }
+                }
                 let a = l.eval(batch)?;
                 let b = r.eval(batch)?;
                 Cow::Owned(binary(*op, &a, &b, &l.ty, self.ty)?)
@@ -439,6 +447,9 @@ fn binary(
 
 /// Kleene AND (`and == true`) or OR over two boolean vectors.
 fn kleene(a: &Vector, b: &Vector, and: bool) -> Vector {
+    if let Some(v) = super::kernels::kleene_bool(a, b, and) {
+        return v;
+    }
     let n = a.len();
     let mut out = Vector::with_capacity(DataType::Bool, n);
     for i in 0..n {

@@ -9,10 +9,12 @@
 //! condition — if any — is evaluated over the whole candidate batch at once,
 //! and unmatched rows of a preserved side are NULL-extended. Unmatched
 //! build rows of a preserved build side (RIGHT/FULL joins) come last.
+//! A join on one integer key uses the typed table of [`super::join_int`].
 
 use hashbrown::HashMap;
 
 use super::expr::{truth_mask, Expr};
+use super::join_int::{self, IntTable};
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
@@ -45,6 +47,8 @@ pub struct HashJoinOp<'a> {
     ctx: &'a ExecContext,
     build: Batch,
     table: HashMap<Vec<Value>, Vec<u32>>,
+    /// The typed table, used instead of `table` for one integer key.
+    int_table: Option<IntTable>,
     build_matched: Vec<bool>,
     preserve_probe: bool,
     preserve_build: bool,
@@ -90,6 +94,7 @@ impl<'a> HashJoinOp<'a> {
             ctx,
             build: Batch::default(),
             table: HashMap::new(),
+            int_table: None,
             build_matched: Vec::new(),
             preserve_probe,
             preserve_build,
@@ -128,6 +133,17 @@ impl<'a> HashJoinOp<'a> {
             len: 0,
         };
         let keys = self.build_keys();
+        let key_types = |k: &[Expr]| k.iter().map(|e| e.ty).collect::<Vec<_>>();
+        if join_int::eligible(&key_types(keys), &key_types(self.probe_keys())) {
+            while let Some(b) = input.next()? {
+                self.ctx.check_cancel()?;
+                all.extend(&b);
+            }
+            self.int_table = Some(IntTable::build(&*keys[0].eval(&all)?));
+            self.build_matched = vec![false; all.len];
+            self.build = all;
+            return Ok(());
+        }
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
             let kv: Vec<_> = keys.iter().map(|k| k.eval(&b)).collect::<Result<_>>()?;
@@ -167,16 +183,20 @@ impl<'a> HashJoinOp<'a> {
         let mut probe_idx: Vec<u32> = Vec::new();
         let mut build_idx: Vec<u32> = Vec::new();
         let mut key = Vec::with_capacity(keys.len());
-        for row in 0..b.len {
-            key.clear();
-            key.extend(kv.iter().map(|c| c.get(row)));
-            if key.iter().any(Value::is_null) {
-                continue;
-            }
-            if let Some(rows) = self.table.get(&key) {
-                for &r in rows {
-                    probe_idx.push(row as u32);
-                    build_idx.push(r);
+        if let Some(t) = &self.int_table {
+            t.probe(&kv[0], &mut probe_idx, &mut build_idx);
+        } else {
+            for row in 0..b.len {
+                key.clear();
+                key.extend(kv.iter().map(|c| c.get(row)));
+                if key.iter().any(Value::is_null) {
+                    continue;
+                }
+                if let Some(rows) = self.table.get(&key) {
+                    for &r in rows {
+                        probe_idx.push(row as u32);
+                        build_idx.push(r);
+                    }
                 }
             }
         }

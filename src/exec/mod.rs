@@ -23,6 +23,7 @@ pub mod expr;
 pub mod fastagg;
 pub mod functions;
 pub mod join;
+pub mod join_int;
 pub mod kernels;
 pub mod parallel;
 pub mod scan;

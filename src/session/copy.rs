@@ -42,6 +42,7 @@ use crate::exec::scan::tuple_desc;
 use crate::exec::vector::Batch;
 use crate::plan::bind::at;
 use crate::storage::StrategyKind;
+use crate::txn::LockMode;
 use crate::types::cast::{cast_from, CastContext};
 use crate::types::io::{coerce_literal, parse_value_at};
 use crate::types::{format_value, DataType, Value};

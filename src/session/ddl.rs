@@ -20,6 +20,7 @@ use crate::exec;
 use crate::plan::bind::{at, data_type, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::storage::StrategyKind;
+use crate::txn::LockMode;
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::DataType;
 
@@ -269,12 +270,16 @@ impl Session {
         let snap = self.statement_snapshot();
         let xid = self.assign_xid()?;
         let mut r = QueryResult::empty("DROP TABLE");
+        // Lock every table before changing any: a wait restarts the
+        // statement, which must not find half of it done.
+        let mut tables = Vec::new();
         for name in &d.names {
-            let Some(t) = self
+            if self
                 .db
                 .catalog
                 .lookup(&self.catalog_view(&snap), &name.name)
-            else {
+                .is_none()
+            {
                 if d.if_exists {
                     r.notices.push(Notice::notice(format!(
                         "table \"{}\" does not exist, skipping",
@@ -286,7 +291,13 @@ impl Session {
                     err!(UndefinedTable, "table \"{}\" does not exist", name.name),
                     name.offset,
                 ));
-            };
+            }
+            let t = self
+                .lookup_table(&snap, &name.name, LockMode::AccessExclusive)
+                .map_err(|e| at(e, name.offset))?;
+            tables.push(t);
+        }
+        for t in tables {
             self.db
                 .catalog
                 .replace(&self.catalog_view(&snap), xid, t.oid, None)?;
@@ -300,10 +311,15 @@ impl Session {
     pub(crate) fn truncate(&mut self, t: &ast::Truncate) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
         let xid = self.assign_xid()?;
+        // Lock every table first (see drop_table).
+        let mut tables = Vec::new();
         for name in &t.names {
-            let table = self
-                .lookup_table(&snap, &name.name)
-                .map_err(|e| at(e, name.offset))?;
+            tables.push(
+                self.lookup_table(&snap, &name.name, LockMode::AccessExclusive)
+                    .map_err(|e| at(e, name.offset))?,
+            );
+        }
+        for table in tables {
             let fresh = self.fresh_relfilenode();
             self.db.create_relation(fresh)?;
             self.txn_mut().drop_on_abort.push(fresh);

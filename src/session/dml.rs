@@ -33,7 +33,7 @@ use crate::plan::bind::{at, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::plan::{Field, Node, Plan};
 use crate::storage::StrategyKind;
-use crate::txn::Xid;
+use crate::txn::{LockMode, Xid};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{format_value, DataType, Value};
 
@@ -126,18 +126,14 @@ fn not_null_error(
     .with_detail(format!("Failing row contains ({}).", row.join(", ")))
 }
 
-/// Waits until transaction `x` ends; true when it committed.
+/// Waits until transaction `x` ends (on its transaction lock, so a cycle of
+/// such waits is found as a deadlock); true when it committed.
 fn wait_for(session: &Session, x: Xid) -> Result<bool> {
-    let cancel = session.cancel_flag();
-    while session.db.txns.is_running(x) {
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(err!(
-                QueryCanceled,
-                "canceling statement due to user request"
-            ));
-        }
-        std::thread::sleep(Duration::from_micros(200));
-    }
+    let owner = session.txn_ref().owner;
+    session
+        .db
+        .locks
+        .wait_for_xact(owner, x, &session.cancel_flag())?;
     Ok(matches!(
         session.db.txns.status(x)?,
         crate::txn::XidStatus::Committed
@@ -184,7 +180,7 @@ impl Session {
         name: &ast::ObjectName,
         snap: &crate::txn::Snapshot,
     ) -> Result<Arc<TableDef>> {
-        self.lookup_table(snap, &name.name)
+        self.lookup_table(snap, &name.name, LockMode::RowExclusive)
             .map_err(|e| at(e, name.offset))
     }
 

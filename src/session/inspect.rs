@@ -59,6 +59,7 @@ pub(crate) fn table_function(
         "heap_visibility_map" => visibility_map(ctx, args),
         "buffer_cache_stats" => Ok(buffer_cache_stats(ctx)),
         "pg_stats" => pg_stats(ctx, args),
+        "wal_stats" => Ok(wal_stats(ctx)),
         _ => return None,
     };
     Some(r)
@@ -257,6 +258,33 @@ fn pg_stats(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
         }
     }
     Ok((fields, rows))
+}
+
+/// `wal_stats()`: the log's positions (PostgreSQL's `X/X` form) and counters.
+fn wal_stats(ctx: &mut StmtCtx) -> (Vec<Field>, Vec<Vec<Value>>) {
+    let w = ctx.db.wal.stats();
+    let fields = vec![
+        field("insert_lsn", DataType::Text),
+        field("flush_lsn", DataType::Text),
+        field("redo_lsn", DataType::Text),
+        field("records", DataType::Int8),
+        field("fpi", DataType::Int8),
+        field("bytes", DataType::Int8),
+        field("flushes", DataType::Int8),
+        field("checkpoints", DataType::Int8),
+    ];
+    let lsn = |l| Value::Text(crate::wal::lsn_text(l).into());
+    let row = vec![
+        lsn(w.insert_lsn),
+        lsn(w.flush_lsn),
+        lsn(w.redo_lsn),
+        Value::Int8(w.records as i64),
+        Value::Int8(w.fpis as i64),
+        Value::Int8(w.bytes as i64),
+        Value::Int8(w.flushes as i64),
+        Value::Int8(w.checkpoints as i64),
+    ];
+    (fields, vec![row])
 }
 
 fn buffer_cache_stats(ctx: &mut StmtCtx) -> (Vec<Field>, Vec<Vec<Value>>) {

@@ -23,7 +23,11 @@ use crate::err;
 use crate::error::Result;
 use crate::plan::bind::at;
 use crate::storage::StrategyKind;
-use crate::txn::Snapshot;
+use crate::txn::{LockMode, Snapshot};
+
+/// The table lock VACUUM and ANALYZE take: they wait for DROP/TRUNCATE
+/// and for each other, never for readers or writers.
+const MAINTENANCE: LockMode = LockMode::ShareUpdateExclusive;
 
 /// How VERBOSE names a relation (`heapdb.public.t`, as PostgreSQL's
 /// `database.schema.table`).
@@ -47,19 +51,19 @@ impl Session {
         tables: &[ast::TableAndColumns],
     ) -> Result<Vec<(Arc<TableDef>, Vec<ast::Ident>)>> {
         if tables.is_empty() {
-            return Ok(self
+            return self
                 .db
                 .catalog
                 .tables(&self.catalog_view(snap))
                 .into_iter()
-                .map(|t| (t, Vec::new()))
-                .collect());
+                .map(|t| Ok((self.lookup_table(snap, &t.name, MAINTENANCE)?, Vec::new())))
+                .collect();
         }
         tables
             .iter()
             .map(|t| {
                 let def = self
-                    .lookup_table(snap, &t.name.name)
+                    .lookup_table(snap, &t.name.name, MAINTENANCE)
                     .map_err(|e| at(e, t.name.offset))?;
                 Ok((def, t.columns.clone()))
             })
@@ -139,7 +143,7 @@ impl Session {
             stats.relpages = report.pages_after();
             self.store_stats(&mut snap, &def, stats)?;
             if v.analyze {
-                let def = self.lookup_table(&snap, &def.name)?;
+                let def = self.lookup_table(&snap, &def.name, MAINTENANCE)?;
                 self.analyze_one(&mut snap, &def, &columns, v.verbose, &mut result)?;
             }
         }

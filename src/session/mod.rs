@@ -13,7 +13,13 @@
 //!   (autocommit SELECTs never touch the commit log);
 //! - READ COMMITTED (the default) takes a new snapshot for every
 //!   statement, REPEATABLE READ one for the whole transaction; each
-//!   statement has its own command id, so it never sees its own changes.
+//!   statement has its own command id, so it never sees its own changes;
+//! - every table a statement names is locked for the rest of the
+//!   transaction (`AccessShare` to read, `RowExclusive` to write,
+//!   `AccessExclusive` for DROP/TRUNCATE; [`crate::txn::lock`]) while it is
+//!   planned, before any row changes; a READ COMMITTED statement that had to
+//!   wait runs again with a fresh snapshot ([`TableLocker`]); every lock is
+//!   released after the transaction's outcome is in the commit log.
 //!
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
 //! [`dml`] (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
@@ -31,6 +37,7 @@ mod query;
 mod result;
 mod utility;
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,7 +55,9 @@ use crate::error::{Error, Result, SqlState};
 use crate::exec::vector::Batch;
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
-use crate::txn::{CommandId, Snapshot, Xid, INVALID_XID};
+use crate::txn::lock::Owner;
+use crate::txn::{CommandId, LockMode, LockTag, Snapshot, Xid, INVALID_XID};
+use crate::wal::WalRecord;
 
 /// Where the session is with respect to transaction blocks (psql's `%x`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +83,8 @@ pub enum Isolation {
 pub(crate) struct Txn {
     /// Assigned on the first write (or at BEGIN).
     pub xid: Xid,
+    /// Who holds this transaction's locks.
+    pub owner: Owner,
     /// Inside an explicit block.
     pub block: bool,
     /// A statement failed inside the block.
@@ -105,6 +116,10 @@ pub struct Session {
     pub(crate) settings: Settings,
     pub(crate) txn: Option<Txn>,
     cancel: Arc<AtomicBool>,
+    /// Set when a READ COMMITTED statement waited for a table lock (or
+    /// found the table changed under its snapshot): the statement runs
+    /// again with a fresh snapshot.
+    restart: Cell<bool>,
 }
 
 /// Classifies a statement for transaction handling.
@@ -143,6 +158,7 @@ impl Session {
             db,
             txn: None,
             cancel: Arc::new(AtomicBool::new(false)),
+            restart: Cell::new(false),
         }
     }
 
@@ -255,6 +271,7 @@ impl Session {
                         "current transaction is aborted, commands ignored until end of transaction block"
                     ));
                 }
+                self.restart.set(false);
                 let implicit = self.txn.is_none();
                 if implicit {
                     self.start_txn(false, None)?;
@@ -262,7 +279,18 @@ impl Session {
                 if writes(stmt) {
                     self.assign_xid()?;
                 }
-                let r = run(self);
+                let r = loop {
+                    let r = run(self);
+                    // A READ COMMITTED statement that waited for a lock
+                    // runs again with a snapshot taken after the wait, as
+                    // PostgreSQL's would have been (it locks before it
+                    // takes its snapshot). Nothing was changed yet: tables
+                    // are locked while planning.
+                    if r.is_err() && self.restart.replace(false) {
+                        continue;
+                    }
+                    break r;
+                };
                 self.txn_mut().cid += 1;
                 match r {
                     Ok(r) => {
@@ -335,6 +363,7 @@ impl Session {
     fn start_txn(&mut self, block: bool, isolation: Option<Isolation>) -> Result<()> {
         self.txn = Some(Txn {
             xid: INVALID_XID,
+            owner: self.db.locks.new_owner(),
             block,
             failed: false,
             isolation: isolation.unwrap_or(Isolation::ReadCommitted),
@@ -355,6 +384,13 @@ impl Session {
         let t = self.txn.as_mut().expect("inside a transaction");
         if t.xid == INVALID_XID {
             t.xid = self.db.txns.begin()?;
+            // Held until the transaction ends: others wait for it here.
+            self.db.locks.acquire(
+                t.owner,
+                LockTag::Transaction(t.xid),
+                LockMode::Exclusive,
+                &self.cancel,
+            )?;
             if let Some(s) = &mut t.snapshot {
                 s.current_xid = t.xid;
             }
@@ -399,11 +435,34 @@ impl Session {
         if t.xid == INVALID_XID {
             return Ok(());
         }
+        // A transaction that logged nothing, changed no catalog entry and
+        // drops no file needs no commit or abort record (a read-only BEGIN).
+        let logged = self.db.wal.take_logged(t.xid);
         if commit {
             if t.catalog_changed {
                 self.db.catalog.persist()?;
             }
+            let mut flushed = Ok(());
+            if logged || t.catalog_changed || !t.drop_on_commit.is_empty() {
+                let lsn = self.db.wal.insert(
+                    t.xid,
+                    &WalRecord::Commit {
+                        drops: t.drop_on_commit.clone(),
+                    },
+                );
+                if self.settings.synchronous_commit.waits_for_flush() {
+                    // Group commit: one fdatasync serves every session
+                    // waiting here at the same time.
+                    flushed = self.db.wal.flush(lsn);
+                } else {
+                    self.db.txns.clog().note_async_commit(t.xid, lsn);
+                }
+            }
+            // The commit record is in the log: the commit stands even if
+            // its flush failed (PostgreSQL would PANIC here); the error is
+            // still reported.
             self.db.txns.commit(t.xid)?;
+            flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a
             // commit error. The file is left behind, which wastes space but
@@ -413,6 +472,14 @@ impl Session {
             }
         } else {
             self.db.catalog.abort(t.xid);
+            if logged || !t.drop_on_abort.is_empty() {
+                self.db.wal.insert(
+                    t.xid,
+                    &WalRecord::Abort {
+                        drops: t.drop_on_abort.clone(),
+                    },
+                );
+            }
             self.db.txns.abort(t.xid)?;
             for rel in t.drop_on_abort {
                 let _ = self.db.drop_relation(rel);
@@ -422,11 +489,22 @@ impl Session {
     }
 
     pub(crate) fn commit(&mut self) -> Result<()> {
-        self.end_txn(true)
+        self.end_txn_and_unlock(true)
     }
 
     pub(crate) fn abort(&mut self) -> Result<()> {
-        self.end_txn(false)
+        self.end_txn_and_unlock(false)
+    }
+
+    /// Ends the transaction, then lets go of its locks (after its outcome
+    /// is in the commit log, so whoever waited finds it there).
+    fn end_txn_and_unlock(&mut self, commit: bool) -> Result<()> {
+        let owner = self.txn.as_ref().map(|t| t.owner);
+        let r = self.end_txn(commit);
+        if let Some(owner) = owner {
+            self.db.locks.release_all(owner);
+        }
+        r
     }
 
     fn begin(&mut self, modes: &ast::TransactionModes) -> Result<QueryResult> {
@@ -501,9 +579,83 @@ impl Session {
         }
     }
 
-    /// The table `name` as `snap` sees it.
-    pub(crate) fn lookup_table(&self, snap: &Snapshot, name: &str) -> Result<Arc<TableDef>> {
-        self.db.catalog.get(&self.catalog_view(snap), name)
+    /// The table `name` as `snap` sees it, locked in `mode` for the rest of
+    /// the transaction.
+    pub(crate) fn lookup_table(
+        &self,
+        snap: &Snapshot,
+        name: &str,
+        mode: LockMode,
+    ) -> Result<Arc<TableDef>> {
+        self.table_locker().open(&self.db, snap, name, mode)
+    }
+
+    /// What statements of the current transaction need to lock tables.
+    pub(crate) fn table_locker(&self) -> TableLocker<'_> {
+        let t = self.txn_ref();
+        TableLocker {
+            owner: t.owner,
+            xid: t.xid,
+            isolation: t.isolation,
+            cancel: &self.cancel,
+            restart: &self.restart,
+        }
+    }
+}
+
+/// Locks the tables a statement names, PostgreSQL's way: look the name up,
+/// lock the table, then make sure what the snapshot saw is still the
+/// table's storage.
+#[derive(Clone, Copy)]
+pub(crate) struct TableLocker<'s> {
+    /// The transaction's lock owner.
+    pub owner: Owner,
+    /// Its xid (or [`INVALID_XID`]).
+    pub xid: Xid,
+    /// Its isolation level.
+    pub isolation: Isolation,
+    /// The statement's cancel flag (waits stop on it).
+    pub cancel: &'s AtomicBool,
+    /// Set to ask for the statement to run again (READ COMMITTED).
+    pub restart: &'s Cell<bool>,
+}
+
+impl TableLocker<'_> {
+    /// The table `name` as `snap` sees it, locked in `mode`. When the lock
+    /// had to wait, or the table was dropped, truncated or altered by a
+    /// transaction that committed after `snap` was taken, a READ COMMITTED
+    /// statement is restarted (with a new snapshot) and a REPEATABLE READ
+    /// one fails with 40001.
+    pub fn open(
+        &self,
+        db: &Database,
+        snap: &Snapshot,
+        name: &str,
+        mode: LockMode,
+    ) -> Result<Arc<TableDef>> {
+        let view = CatalogView {
+            snapshot: snap,
+            txns: &db.txns,
+        };
+        let def = db.catalog.get(&view, name)?;
+        let waited = db
+            .locks
+            .acquire(self.owner, LockTag::Relation(def.oid), mode, self.cancel)?;
+        let current = db.catalog.storage_is_current(&db.txns, self.xid, &def);
+        match self.isolation {
+            Isolation::ReadCommitted if waited || !current => {
+                self.restart.set(true);
+                Err(err!(
+                    SerializationFailure,
+                    "relation \"{name}\" changed while its lock was awaited"
+                ))
+            }
+            Isolation::RepeatableRead if !current => Err(err!(
+                SerializationFailure,
+                "could not serialize access due to concurrent update"
+            )),
+            _ => Ok(def),
+        }
     }
 }
 

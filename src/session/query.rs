@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
-use super::{inspect, Column, QueryResult, Session};
-use crate::catalog::{CatalogView, TableDef};
+use super::{inspect, Column, QueryResult, Session, TableLocker};
+use crate::catalog::TableDef;
 use crate::database::Database;
 use crate::err;
 use crate::error::Result;
@@ -20,7 +20,7 @@ use crate::plan::explain::{explain, ExplainFlags};
 use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
 use crate::storage::{ForkNumber, RelFileNode};
-use crate::txn::Snapshot;
+use crate::txn::{LockMode, Snapshot};
 use crate::types::{DataType, Value};
 
 /// What the binder of one statement sees of the session.
@@ -30,6 +30,8 @@ pub(crate) struct StmtCtx<'s> {
     pub snapshot: &'s Snapshot,
     pub now: i64,
     pub cancel: Arc<AtomicBool>,
+    /// Locks the tables the statement reads.
+    pub locker: TableLocker<'s>,
 }
 
 impl StmtCtx<'_> {
@@ -64,13 +66,8 @@ pub(crate) fn exec_context(
 
 impl PlanContext for StmtCtx<'_> {
     fn table(&self, name: &str) -> Result<Arc<TableDef>> {
-        self.db.catalog.get(
-            &CatalogView {
-                snapshot: self.snapshot,
-                txns: &self.db.txns,
-            },
-            name,
-        )
+        self.locker
+            .open(self.db, self.snapshot, name, LockMode::AccessShare)
     }
 
     fn table_pages(&self, table: &TableDef) -> u32 {
@@ -118,6 +115,7 @@ impl Session {
             snapshot: snap,
             now: self.txn_ref().start_ts,
             cancel: self.cancel_flag(),
+            locker: self.table_locker(),
         }
     }
 

@@ -182,6 +182,18 @@ impl Runner {
                     env!("CARGO_PKG_VERSION"),
                 );
                 self.print(&text);
+                let w = self.session.database().wal.stats();
+                self.print(&format!(
+                    "WAL: insert position {}, flushed to {}, redo point {}; {} records ({} full-page images, {} bytes), {} flushes, {} checkpoints.\n",
+                    crate::wal::lsn_text(w.insert_lsn),
+                    crate::wal::lsn_text(w.flush_lsn),
+                    crate::wal::lsn_text(w.redo_lsn),
+                    w.records,
+                    w.fpis,
+                    w.bytes,
+                    w.flushes,
+                    w.checkpoints
+                ));
                 Flow::Continue
             }
             MetaCommand::Describe { pattern, plus } => {

@@ -236,10 +236,17 @@ impl BufferWriteGuard<'_> {
     }
 
     /// Marks the buffer dirty for a change that needs no WAL record (hint
-    /// bits). Today the same as [`BufferWriteGuard::mark_dirty`]; kept apart
-    /// so the WAL can treat hint-only changes differently.
+    /// bits) — unless the page's LSN is at or before the pool's hint floor
+    /// (the WAL's redo point, see [`BufferPool::set_hint_floor`]): such a
+    /// page has no image in the log since the redo point, so writing it
+    /// could leave a torn page that redo cannot repair. The hints then stay
+    /// in the cached page only; they are recomputed after it is evicted.
     #[inline]
     pub fn mark_dirty_hint(&self) {
+        let floor = self.buf.pool.hint_floor.load(Ordering::Acquire);
+        if floor != 0 && self.lsn() <= floor {
+            return;
+        }
         self.mark_dirty();
     }
 

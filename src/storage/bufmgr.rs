@@ -208,6 +208,9 @@ pub struct BufferPool {
     pub(super) extension_locks: Box<[Mutex<()>]>,
     /// Called before writing a dirty page.
     pub(super) wal_hook: RwLock<Option<Arc<dyn WalFlushHook>>>,
+    /// Hint-only changes do not dirty pages whose LSN is at or below this
+    /// (0: no floor). Set by the WAL's checkpoints.
+    pub(super) hint_floor: std::sync::atomic::AtomicU64,
     /// Ring sizes for new rings.
     pub(super) ring_sizes: RwLock<RingSizes>,
     /// The database's counters.
@@ -256,6 +259,7 @@ impl BufferPool {
             smgr,
             extension_locks: (0..EXTENSION_LOCKS).map(|_| Mutex::new(())).collect(),
             wal_hook: RwLock::new(None),
+            hint_floor: std::sync::atomic::AtomicU64::new(0),
             ring_sizes: RwLock::new(config.ring_sizes),
             counters: PoolCounters::default(),
         }))
@@ -285,6 +289,13 @@ impl BufferPool {
     /// Installs the hook called with a page's LSN before the page is written.
     pub fn set_wal_flush_hook(&self, hook: Arc<dyn WalFlushHook>) {
         *self.wal_hook.write() = Some(hook);
+    }
+
+    /// Sets the LSN at or below which hint-only changes do not dirty a page
+    /// (the WAL's redo point; `u64::MAX` while it moves; 0 for none). See
+    /// [`BufferWriteGuard::mark_dirty_hint`].
+    pub fn set_hint_floor(&self, lsn: u64) {
+        self.hint_floor.store(lsn, Ordering::Release);
     }
 
     /// Removes the WAL flush hook.

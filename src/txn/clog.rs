@@ -25,8 +25,8 @@ use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{Xid, FIRST_NORMAL_XID, INVALID_XID};
 use crate::err;
@@ -102,6 +102,13 @@ pub struct Clog {
     /// The last final status looked up: `xid << 32 | 0x80 | status bits`
     /// (0 when empty).
     last: AtomicU64,
+    /// Asynchronous commits whose commit record may not be flushed yet:
+    /// xid -> end LSN of its commit record (see [`Clog::commit_hint_ok`]).
+    async_commits: Mutex<HashMap<Xid, u64>>,
+    /// Number of entries in `async_commits` (read without its lock).
+    async_count: AtomicUsize,
+    /// The WAL's flushed position, once a log is attached.
+    wal_flushed: OnceLock<Arc<AtomicU64>>,
 }
 
 impl std::fmt::Debug for Clog {
@@ -191,6 +198,9 @@ impl Clog {
                 unsynced: HashSet::new(),
             }),
             last: AtomicU64::new(0),
+            async_commits: Mutex::new(HashMap::new()),
+            async_count: AtomicUsize::new(0),
+            wal_flushed: OnceLock::new(),
         })
     }
 
@@ -251,7 +261,60 @@ impl Clog {
             .write_all_at(&bytes[..], off)
             .map_err(|e| err!(IoError, "could not write commit log page {pageno}: {e}"))?;
         inner.unsynced.insert(seg);
+        // Recovery may turn a committed-looking xid into an aborted one.
+        self.last.store(0, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Attaches the WAL's flushed position (for [`Clog::commit_hint_ok`]).
+    pub fn set_wal_flushed(&self, flushed: Arc<AtomicU64>) {
+        let _ = self.wal_flushed.set(flushed);
+    }
+
+    /// Remembers that `xid` commits asynchronously with its commit record
+    /// ending at `lsn`; call before recording the commit.
+    pub fn note_async_commit(&self, xid: Xid, lsn: u64) {
+        let mut m = self
+            .async_commits
+            .lock()
+            .expect("async commit map poisoned");
+        if m.len() >= 4096 {
+            let flushed = self.flushed_lsn();
+            m.retain(|_, l| *l > flushed);
+        }
+        m.insert(xid, lsn);
+        self.async_count.store(m.len(), Ordering::Release);
+    }
+
+    fn flushed_lsn(&self) -> u64 {
+        self.wal_flushed
+            .get()
+            .map_or(u64::MAX, |f| f.load(Ordering::Acquire))
+    }
+
+    /// Whether a committed `xid` may be hinted `XMIN/XMAX_COMMITTED` on
+    /// tuples: only once its commit record is flushed (PostgreSQL's
+    /// `SetHintBits` rule). A page carrying the hint could otherwise reach
+    /// disk while the commit is lost in a crash. Cheap when no asynchronous
+    /// commit is pending.
+    #[inline]
+    pub fn commit_hint_ok(&self, xid: Xid) -> bool {
+        if self.async_count.load(Ordering::Acquire) == 0 {
+            return true;
+        }
+        let mut m = self
+            .async_commits
+            .lock()
+            .expect("async commit map poisoned");
+        let Some(&lsn) = m.get(&xid) else {
+            return true;
+        };
+        if lsn > self.flushed_lsn() {
+            return false;
+        }
+        m.remove(&xid);
+        self.async_count.store(m.len(), Ordering::Release);
+        true
     }
 
     /// Fsyncs every segment written since the last flush.

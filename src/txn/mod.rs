@@ -4,6 +4,7 @@
 //! - [`snapshot`]: which transactions a statement may see.
 //! - [`manager`]: hands out xids (persisted in ranges in the control file),
 //!   commits and aborts, builds snapshots, knows the oldest running xmin.
+//! - [`lock`]: table and transaction locks with deadlock detection.
 //!
 //! Transaction ids are plain `u32`s compared numerically: 0 is invalid,
 //! 1 bootstrap, 2 frozen, 3 the first normal id. Wraparound (and so freezing
@@ -12,10 +13,12 @@
 //! sees the rows its own transaction wrote in earlier commands, never its own.
 
 pub mod clog;
+pub mod lock;
 pub mod manager;
 pub mod snapshot;
 
 pub use clog::{Clog, XidStatus};
+pub use lock::{LockManager, LockMode, LockTag};
 pub use manager::TxnManager;
 pub use snapshot::Snapshot;
 

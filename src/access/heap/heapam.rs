@@ -3,11 +3,12 @@
 //! inspection are in [`super::scan`].
 //!
 //! A [`HeapRelation`] is one table's heap: its relation file node, the buffer
-//! pool, the transaction manager and a small in-memory free-space map. Every
-//! page change goes through [`apply`]: the method builds the
-//! [`HeapRecord`], applies it to the page under the exclusive content lock,
-//! and marks the buffer dirty before releasing the lock (the WAL issue will
-//! insert the record and set the page LSN at that point).
+//! pool, the transaction manager, the write-ahead log (when attached with
+//! [`HeapRelation::with_wal`]) and a small in-memory free-space map. Every
+//! page change goes through [`HeapRelation::log_apply`]: the method builds
+//! the [`HeapRecord`] and, under the page's exclusive content lock, applies
+//! it, inserts it into the log (or the page's image, for the first change
+//! after a checkpoint), sets the page LSN and marks the buffer dirty.
 //!
 //! Visibility-map rule: an insert, update or delete on a page whose
 //! `PD_ALL_VISIBLE` flag is set clears that flag (in the record) and the
@@ -35,7 +36,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::pageops::{apply_page_hints, choose_offset, prepare_new_tuple, xmax_set_for, Hint};
-use super::record::{apply, HeapRecord};
+use super::record::{apply, HeapRecord, PageRef};
 use super::tuple;
 use super::visibility::{satisfies_update, satisfies_vacuum, TmResult, VacuumStatus};
 use crate::access::vm;
@@ -44,6 +45,7 @@ use crate::error::Result;
 use crate::storage::page::{self, maxalign, OffsetNumber, MAX_ITEM_SIZE};
 use crate::storage::{BlockNumber, BufferPool, BufferWriteGuard, ForkNumber, RelFileNode, Ring};
 use crate::txn::{CommandId, TxnManager, Xid};
+use crate::wal::{Wal, WalRecord};
 
 /// A tuple id: the block and line pointer of a tuple version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -124,6 +126,8 @@ pub struct HeapRelation {
     fsm: Mutex<FreeSpace>,
     /// Readers and writers hold it shared, VACUUM's truncation exclusively.
     truncation: RwLock<()>,
+    /// The write-ahead log; `None` for an unlogged heap (storage tests).
+    wal: Option<Arc<Wal>>,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -172,7 +176,47 @@ impl HeapRelation {
             txns,
             fsm: Mutex::new(fsm),
             truncation: RwLock::new(()),
+            wal: None,
         })
+    }
+
+    /// Attaches the write-ahead log: every later page change is logged.
+    pub fn with_wal(mut self, wal: Arc<Wal>) -> HeapRelation {
+        self.wal = Some(wal);
+        self
+    }
+
+    /// The write-ahead log, if attached.
+    pub fn wal(&self) -> Option<&Arc<Wal>> {
+        self.wal.as_ref()
+    }
+
+    /// The one way a heap or visibility-map page changes: applies `rec` to
+    /// the page `g` (block `block` of `fork`, exclusively locked by the
+    /// caller), logs it for transaction `xid` (0: none) when a log is
+    /// attached, sets the page LSN and marks the buffer dirty.
+    pub fn log_apply(
+        &self,
+        fork: ForkNumber,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        rec: &HeapRecord,
+        xid: Xid,
+    ) -> Result<()> {
+        apply(rec, &mut g[..])?;
+        let Some(wal) = &self.wal else {
+            g.mark_dirty();
+            return Ok(());
+        };
+        let page = PageRef {
+            rel: self.rel.0,
+            fork: fork as u8,
+            block,
+        };
+        let lsn = wal.insert_page_change(xid, page, &g[..], rec);
+        g.set_lsn(lsn);
+        g.mark_dirty();
+        wal.write_if_full()
     }
 
     /// The relation file node.
@@ -219,16 +263,6 @@ impl HeapRelation {
         self.truncation.try_write().ok()
     }
 
-    /// Forgets what the free-space map knows about blocks `from` and later
-    /// (they were truncated away).
-    pub(super) fn forget_free_space_from(&self, from: BlockNumber) {
-        let mut fsm = self.fsm();
-        fsm.free.retain(|&b, _| b < from);
-        if fsm.target.is_some_and(|t| t >= from) {
-            fsm.target = None;
-        }
-    }
-
     /// Checks the header of heap page `block` (locked by the caller) before
     /// any offset arithmetic trusts it: a corrupt page is an XX001 error
     /// naming the block, never a panic.
@@ -271,26 +305,32 @@ impl HeapRelation {
             .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
         let mut g = buf.write();
         if vm::get(&g[..], block).0 != 0 {
-            apply(&HeapRecord::VmClear { heap_block: block }, &mut g[..])?;
-            g.mark_dirty();
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut g,
+                &HeapRecord::VmClear { heap_block: block },
+                0,
+            )?;
         }
         Ok(())
     }
 
-    /// Applies `rec` to the locked heap page `g` (block `block`), clearing the
-    /// VM bits when the record clears `PD_ALL_VISIBLE`, and marks it dirty.
+    /// Applies and logs `rec` (by `xid`) on the locked heap page `g` (block
+    /// `block`), clearing the VM bits when the record clears
+    /// `PD_ALL_VISIBLE` (while the heap page is still locked).
     fn apply_heap(
         &self,
         block: BlockNumber,
         g: &mut BufferWriteGuard<'_>,
         rec: &HeapRecord,
         clear: bool,
+        xid: Xid,
     ) -> Result<()> {
-        apply(rec, &mut g[..])?;
+        self.log_apply(ForkNumber::Main, block, g, rec, xid)?;
         if clear {
             self.clear_vm(block)?;
         }
-        g.mark_dirty();
         Ok(())
     }
 
@@ -354,7 +394,7 @@ impl HeapRelation {
                 clear_all_visible: clear,
                 tuple: t,
             };
-            self.apply_heap(block, &mut g, &rec, clear)?;
+            self.apply_heap(block, &mut g, &rec, clear, xid)?;
             self.fsm().note(block, page::heap_free_space(&g[..]));
             return Ok(Tid { block, offset });
         }
@@ -462,7 +502,7 @@ impl HeapRelation {
                 lens: std::mem::take(&mut rec_lens),
                 data: std::mem::take(&mut rec_data),
             };
-            self.apply_heap(block, &mut g, &rec, clear)?;
+            self.apply_heap(block, &mut g, &rec, clear, xid)?;
             self.fsm().note(block, page::heap_free_space(&g[..]));
             if let HeapRecord::MultiInsert {
                 offsets: o,
@@ -506,6 +546,7 @@ impl HeapRelation {
                 clear_all_visible: clear,
             },
             clear,
+            xid,
         )?;
         Ok(TmResult::Ok)
     }
@@ -564,7 +605,7 @@ impl HeapRelation {
                     clear_all_visible: clear,
                     tuple: nt,
                 };
-                self.apply_heap(tid.block, &mut g, &rec, clear)?;
+                self.apply_heap(tid.block, &mut g, &rec, clear, xid)?;
                 self.fsm().note(tid.block, page::heap_free_space(&g[..]));
                 return Ok((
                     TmResult::Ok,
@@ -613,7 +654,7 @@ impl HeapRelation {
                 clear_all_visible: clear_new,
                 tuple: nt,
             };
-            self.apply_heap(nb, &mut gn, &rec_new, clear_new)?;
+            self.apply_heap(nb, &mut gn, &rec_new, clear_new, xid)?;
             let clear_old = page::is_all_visible(&go[..]);
             self.apply_heap(
                 tid.block,
@@ -623,6 +664,7 @@ impl HeapRelation {
                     clear_all_visible: clear_old,
                 },
                 clear_old,
+                xid,
             )?;
             self.fsm().note(nb, page::heap_free_space(&gn[..]));
             return Ok((
@@ -680,8 +722,13 @@ impl HeapRelation {
             return Ok(None);
         }
         if !page::is_all_visible(&g[..]) {
-            apply(&HeapRecord::SetAllVisible, &mut g[..])?;
-            g.mark_dirty();
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::SetAllVisible,
+                0,
+            )?;
         }
         let vb = vm::vm_block(block);
         while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
@@ -697,16 +744,71 @@ impl HeapRelation {
             .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
         let mut vg = vbuf.write();
         if vm::get(&vg[..], block) != (vm::VM_ALL_VISIBLE, count) {
-            apply(
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut vg,
                 &HeapRecord::VmSet {
                     heap_block: block,
                     bits: vm::VM_ALL_VISIBLE,
                     count,
                 },
-                &mut vg[..],
+                0,
             )?;
-            vg.mark_dirty();
         }
         Ok(Some(count))
+    }
+
+    /// Cuts the main fork to `new_nblocks` blocks (VACUUM's tail truncation
+    /// of empty pages): clears the visibility-map bits of the blocks cut
+    /// off (logged), logs the truncation and flushes the log up to it
+    /// (a file cannot be un-truncated, so redo must know of it first), then
+    /// truncates the file and forgets its free space. A no-op when the
+    /// fork is not longer. Fails with `ObjectInUse` if a cut-off page is
+    /// pinned; the caller makes sure the pages are empty.
+    pub fn truncate_blocks(&self, new_nblocks: BlockNumber) -> Result<()> {
+        let old = self.nblocks()?;
+        if new_nblocks >= old {
+            return Ok(());
+        }
+        let vm_blocks = self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)?;
+        for block in new_nblocks..old {
+            let vb = vm::vm_block(block);
+            if vb >= vm_blocks {
+                break;
+            }
+            let buf = self
+                .pool
+                .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+            let mut g = buf.write();
+            if vm::get(&g[..], block).0 != 0 {
+                self.log_apply(
+                    ForkNumber::VisibilityMap,
+                    vb,
+                    &mut g,
+                    &HeapRecord::VmClear { heap_block: block },
+                    0,
+                )?;
+            }
+        }
+        if let Some(wal) = &self.wal {
+            let lsn = wal.insert(
+                0,
+                &WalRecord::TruncateRel {
+                    rel: self.rel.0,
+                    fork: ForkNumber::Main as u8,
+                    nblocks: new_nblocks,
+                },
+            );
+            wal.flush(lsn)?;
+        }
+        self.pool
+            .truncate_relation(self.rel, ForkNumber::Main, new_nblocks)?;
+        let mut fsm = self.fsm();
+        fsm.free.retain(|&b, _| b < new_nblocks);
+        if fsm.target.is_some_and(|t| t >= new_nblocks) {
+            fsm.target = new_nblocks.checked_sub(1);
+        }
+        Ok(())
     }
 }

@@ -24,7 +24,7 @@
 
 use super::heapam::HeapRelation;
 use super::pageops::{apply_page_hints, Hint};
-use super::record::{apply, HeapRecord};
+use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::{satisfies_vacuum, VacuumStatus};
 use crate::error::Result;
@@ -234,9 +234,7 @@ impl HeapRelation {
             dead: plan.dead,
             unused: plan.unused,
         };
-        // WAL: the wal helper turns this into a logged apply.
-        apply(&rec, &mut g[..])?;
-        g.mark_dirty();
+        self.log_apply(crate::storage::ForkNumber::Main, block, g, &rec, 0)?;
         let after = page::free_space(&g[..]);
         self.note_free_space(block, page::heap_free_space(&g[..]));
         Ok(PruneStats {

@@ -210,8 +210,9 @@ fn clear_av(p: &mut [u8], clear: bool) {
 }
 
 /// Applies `rec` to `p` (the page named by the record's [`PageRef`]). The
-/// caller holds the page's exclusive content lock and marks the buffer dirty
-/// (and, once the WAL exists, sets the page LSN to the record's).
+/// caller holds the page's exclusive content lock; at run time it goes
+/// through `HeapRelation::log_apply`, which logs the record, sets the page
+/// LSN and marks the buffer dirty (redo does the same in `wal::recovery`).
 pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
     page::verify_header(p)?;
     match rec {

@@ -19,8 +19,8 @@
 //! 5. records the page's free space in the free-space map, so later inserts
 //!    reuse it.
 //!
-//! Each step is a [`HeapRecord`] applied by [`apply`], the one rule of the
-//! access layer (the wal helper turns these call sites into logged applies).
+//! Each step is a [`HeapRecord`] applied and logged by
+//! [`HeapRelation::log_apply`], the one rule of the access layer.
 //! A writer of the page waits at most for this one page; VACUUM never holds
 //! two heap page locks. The VM page is locked after the heap page, never the
 //! other way round.
@@ -34,7 +34,7 @@
 //! cut off were empty).
 
 use super::heapam::HeapRelation;
-use super::record::{apply, HeapRecord};
+use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::VacuumStatus;
 use crate::access::vm;
@@ -155,9 +155,13 @@ impl HeapRelation {
         }
         if !to_freeze.is_empty() {
             out.frozen = to_freeze.len() as u32;
-            // WAL: the wal helper turns this into a logged apply.
-            apply(&HeapRecord::Freeze { offsets: to_freeze }, &mut g[..])?;
-            g.mark_dirty();
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::Freeze { offsets: to_freeze },
+                0,
+            )?;
         }
         out.empty = max == 0;
         if all_visible && max > 0 {
@@ -168,9 +172,13 @@ impl HeapRelation {
             };
             let count = out.live as u16;
             if !out.was_all_visible {
-                // WAL: the wal helper turns this into a logged apply.
-                apply(&HeapRecord::SetAllVisible, &mut g[..])?;
-                g.mark_dirty();
+                self.log_apply(
+                    ForkNumber::Main,
+                    block,
+                    &mut g,
+                    &HeapRecord::SetAllVisible,
+                    0,
+                )?;
             }
             let (old_bits, _) = self.set_vm_locked(&g, block, bits, count)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
@@ -180,9 +188,13 @@ impl HeapRelation {
         } else if out.was_all_visible {
             // A page flagged all-visible with tuples that are not: never
             // leave the flag claiming it (clearing is always safe).
-            // WAL: the wal helper turns this into a logged apply.
-            apply(&HeapRecord::ClearAllVisible, &mut g[..])?;
-            g.mark_dirty();
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::ClearAllVisible,
+                0,
+            )?;
             self.clear_vm_bits(block)?;
         }
         out.free = page::heap_free_space(&g[..]);
@@ -213,16 +225,17 @@ impl HeapRelation {
         let mut vg = vbuf.write();
         let old = vm::get(&vg[..], block);
         if old != (bits, count) {
-            // WAL: the wal helper turns this into a logged apply.
-            apply(
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut vg,
                 &HeapRecord::VmSet {
                     heap_block: block,
                     bits,
                     count,
                 },
-                &mut vg[..],
+                0,
             )?;
-            vg.mark_dirty();
         }
         Ok(old)
     }
@@ -238,9 +251,13 @@ impl HeapRelation {
         let vbuf = pool.read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
         let mut vg = vbuf.write();
         if vm::get(&vg[..], block).0 != 0 {
-            // WAL: the wal helper turns this into a logged apply.
-            apply(&HeapRecord::VmClear { heap_block: block }, &mut vg[..])?;
-            vg.mark_dirty();
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut vg,
+                &HeapRecord::VmClear { heap_block: block },
+                0,
+            )?;
         }
         Ok(())
     }
@@ -251,10 +268,8 @@ impl HeapRelation {
     /// last page holds tuples, or when an insert or update is running on the
     /// relation: the cut is then left to a later VACUUM).
     ///
-    /// WAL: until the log has a truncation record, the cut is made directly
-    /// (buffers dropped, then the file shortened); a crash right after it
-    /// simply leaves the file short, which redo of older records must
-    /// tolerate by extending it again.
+    /// The cut is logged and the log flushed before the file is shortened
+    /// ([`HeapRelation::truncate_blocks`]).
     pub fn truncate_empty_tail(&self, floor: BlockNumber) -> Result<BlockNumber> {
         let Some(_excluded) = self.try_exclude_writers() else {
             return Ok(0);
@@ -275,40 +290,19 @@ impl HeapRelation {
         if keep == nblocks {
             return Ok(0);
         }
-        // No VM bit may outlive its block: a page added again later at the
-        // same number must not be claimed all-visible. (An empty page never
-        // has its bit set; this is the belt to that brace.)
-        let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
-        for b in keep..nblocks {
-            let vb = vm::vm_block(b);
-            if vb >= vm_blocks {
-                break;
-            }
-            let vbuf = self
-                .pool()
-                .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
-            let mut vg = vbuf.write();
-            if vm::get(&vg[..], b).0 != 0 {
-                // WAL: the wal helper turns this into a logged apply.
-                apply(&HeapRecord::VmClear { heap_block: b }, &mut vg[..])?;
-                vg.mark_dirty();
-            }
-        }
-        // A reader may read a tail block between the buffer pool's discard
-        // and the file's cut and leave a valid buffer past the new end; the
-        // second call drops it (the buffer manager should do this itself
-        // under a lock readers respect).
-        for _ in 0..2 {
-            match self
-                .pool()
+        // truncate_blocks clears the VM bits of the cut blocks and logs the
+        // cut before making it. A reader may read a tail block between the
+        // buffer pool's discard and the file's cut and leave a valid buffer
+        // past the new end; a second discard drops it (the buffer manager
+        // should do this itself under a lock readers respect).
+        match self.truncate_blocks(keep).and_then(|()| {
+            self.pool()
                 .truncate_relation(self.rel(), ForkNumber::Main, keep)
-            {
-                Ok(()) => {}
-                Err(e) if e.code == SqlState::ObjectInUse => return Ok(0),
-                Err(e) => return Err(e),
-            }
+        }) {
+            Ok(()) => {}
+            Err(e) if e.code == SqlState::ObjectInUse => return Ok(0),
+            Err(e) => return Err(e),
         }
-        self.forget_free_space_from(keep);
         Ok(nblocks - keep)
     }
 }

@@ -77,7 +77,9 @@ pub fn satisfies_mvcc(t: &[u8], snap: &Snapshot, clog: &Clog) -> Result<(bool, u
             return Ok((false, 0));
         }
         if clog.did_commit(xmin)? {
-            hints |= HEAP_XMIN_COMMITTED;
+            if clog.commit_hint_ok(xmin) {
+                hints |= HEAP_XMIN_COMMITTED;
+            }
         } else {
             // Aborted, or crashed before committing.
             return Ok((false, HEAP_XMIN_INVALID));
@@ -102,7 +104,9 @@ pub fn satisfies_mvcc(t: &[u8], snap: &Snapshot, clog: &Clog) -> Result<(bool, u
         if !clog.did_commit(xmax)? {
             return Ok((true, hints | HEAP_XMAX_INVALID));
         }
-        hints |= HEAP_XMAX_COMMITTED;
+        if clog.commit_hint_ok(xmax) {
+            hints |= HEAP_XMAX_COMMITTED;
+        }
     } else if snap.xid_in_progress(xmax) {
         return Ok((true, hints));
     }
@@ -199,7 +203,9 @@ pub fn satisfies_update(
             return Ok((TmResult::Invisible, 0));
         }
         if txns.clog().did_commit(xmin)? {
-            hints |= HEAP_XMIN_COMMITTED;
+            if txns.clog().commit_hint_ok(xmin) {
+                hints |= HEAP_XMIN_COMMITTED;
+            }
         } else {
             return Ok((TmResult::Invisible, HEAP_XMIN_INVALID));
         }
@@ -225,7 +231,10 @@ pub fn satisfies_update(
         return Ok((TmResult::BeingModified(xmax), hints));
     }
     if txns.clog().did_commit(xmax)? {
-        return Ok(deleted(hints | HEAP_XMAX_COMMITTED));
+        if txns.clog().commit_hint_ok(xmax) {
+            hints |= HEAP_XMAX_COMMITTED;
+        }
+        return Ok(deleted(hints));
     }
     Ok((TmResult::Ok, hints | HEAP_XMAX_INVALID))
 }
@@ -268,7 +277,9 @@ pub fn satisfies_vacuum(
             return Ok((VacuumStatus::InsertInProgress, 0));
         }
         if txns.clog().did_commit(xmin)? {
-            hints |= HEAP_XMIN_COMMITTED;
+            if txns.clog().commit_hint_ok(xmin) {
+                hints |= HEAP_XMIN_COMMITTED;
+            }
         } else {
             return Ok((VacuumStatus::Dead, HEAP_XMIN_INVALID));
         }
@@ -281,7 +292,9 @@ pub fn satisfies_vacuum(
             return Ok((VacuumStatus::DeleteInProgress, hints));
         }
         if txns.clog().did_commit(xmax)? {
-            hints |= HEAP_XMAX_COMMITTED;
+            if txns.clog().commit_hint_ok(xmax) {
+                hints |= HEAP_XMAX_COMMITTED;
+            }
         } else {
             return Ok((VacuumStatus::Live, hints | HEAP_XMAX_INVALID));
         }

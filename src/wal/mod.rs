@@ -1,0 +1,54 @@
+//! The write-ahead log: nothing committed is ever lost, nothing uncommitted
+//! ever appears, whatever instant the process dies at.
+//!
+//! # Pieces
+//!
+//! - [`record`]: the records (page change, full-page image, commit, abort,
+//!   checkpoint, relation create/truncate) and their framing: a header with
+//!   length, CRC-32C, the previous record's position and the xid.
+//! - [`segment`]: the stream cut into 16 MiB files under `wal/`; writing,
+//!   syncing, reading back, recycling.
+//! - [`writer`]: [`Wal`], the insert buffer, group-commit flushing, the
+//!   background flusher for `synchronous_commit = off`, counters.
+//! - [`checkpoint`]: [`Checkpointer`], checkpoints and their background
+//!   thread.
+//! - [`recovery`]: redo from the last checkpoint at open.
+//!
+//! # The rules
+//!
+//! 1. *One change, one record, one apply.* Every heap and visibility-map
+//!    page change is a `HeapRecord` applied by `record::apply` at run time
+//!    (`HeapRelation::log_apply`, which logs it and sets the page LSN) and
+//!    again in redo.
+//! 2. *Write-ahead.* The buffer pool calls [`Wal`] (its `WalFlushHook`)
+//!    with a page's LSN before writing the page.
+//! 3. *Commit.* A transaction that logged anything (or changed the catalog
+//!    or drops files) inserts a commit record, waits for its flush when
+//!    `synchronous_commit` is on (one fdatasync serves every waiter it
+//!    covers), then sets the commit log. With it off, the commit log is set
+//!    at once and the background flusher writes the record within 200 ms;
+//!    hint bits saying "committed" wait for that flush (`Clog::commit_hint_ok`).
+//! 4. *Torn pages.* The first change to a page after a checkpoint's redo
+//!    point logs the whole page; hint-only changes never dirty a page whose
+//!    LSN is at or before the redo point (so no page reaches disk changed
+//!    without an image in the log since the redo point).
+//! 5. *Recovery* replays from the redo point in the control file to the end
+//!    of valid log, idempotently, marks transactions without an outcome
+//!    aborted, and checkpoints.
+//!
+//! LSNs are byte positions in the stream (`u64`); a page's LSN is the end of
+//! the record that last changed it, so "flushed up to the page LSN" means
+//! the whole record is durable.
+
+pub mod checkpoint;
+pub mod record;
+pub mod recovery;
+pub mod segment;
+pub mod writer;
+
+pub use checkpoint::Checkpointer;
+pub use record::{lsn_text, Lsn, WalRecord};
+pub use writer::{Wal, WalStats};
+
+#[cfg(test)]
+mod tests;

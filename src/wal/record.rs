@@ -1,0 +1,417 @@
+//! Log records and their framing: what one entry of the write-ahead log
+//! holds and how it is laid out in the byte stream.
+//!
+//! Every record is a 24-byte header followed by a kind-specific payload,
+//! little-endian throughout:
+//!
+//! ```text
+//! 0  total_len u32   length of header + payload
+//! 4  crc u32         CRC-32C of bytes 8..total_len
+//! 8  prev u64        LSN (start) of the previous record
+//! 16 xid u32         transaction that made the change (0: none)
+//! 20 kind u8         [`WalRecord`] variant
+//! 21 fork u8         fork of the page named in the payload (0 otherwise)
+//! 22 pad u16
+//! 24 payload
+//! ```
+//!
+//! The end of the log is the first position where a record does not read
+//! back whole: a length too small or too large, a CRC mismatch, or a `prev`
+//! that does not name the record before it. The `prev` check also rejects
+//! the stale contents of a recycled segment file, whose records name
+//! positions of an older part of the stream.
+//!
+//! Payloads:
+//! - `Heap`: rel u32, block u32, then the page change encoded by
+//!   [`HeapRecord::encode`](crate::access::heap::record::HeapRecord::encode);
+//! - `Fpi` (full-page image): rel u32, block u32, hole_offset u16,
+//!   hole_len u16, then the page without its free-space hole;
+//! - `Commit` / `Abort`: n u32 then n relation file nodes removed with it;
+//! - `Checkpoint`: redo LSN u64, next xid u32, next oid u32;
+//! - `CreateRel`: rel u32; `TruncateRel`: rel u32, nblocks u32.
+
+use crate::access::heap::record::{HeapRecord, PageRef};
+use crate::err;
+use crate::error::Result;
+use crate::storage::page;
+use crate::storage::BLCKSZ;
+
+/// A position in the log: the byte offset from the start of the stream.
+/// A page's LSN is the end of the record that last changed it.
+pub type Lsn = u64;
+
+/// Passed as `prev` to [`decode`]: accept any predecessor (the first record
+/// read, at a checkpoint's redo point, which is known to be valid).
+pub const ANY_PREV: Lsn = u64::MAX;
+
+/// Bytes in a record header.
+pub const HEADER_SIZE: usize = 24;
+
+/// The largest record accepted when reading (a full-page image or a
+/// multi-insert page is below 9 KiB; a commit dropping many tables more).
+pub const MAX_RECORD: usize = 16 << 20;
+
+/// Record kinds (byte 20 of the header).
+const K_HEAP: u8 = 1;
+const K_FPI: u8 = 2;
+const K_COMMIT: u8 = 3;
+const K_ABORT: u8 = 4;
+const K_CHECKPOINT: u8 = 5;
+const K_CREATE: u8 = 6;
+const K_TRUNCATE: u8 = 7;
+
+/// One decoded log record (the header's xid and prev are returned beside).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalRecord {
+    /// A page change, to be replayed by `record::apply`.
+    Heap {
+        /// The page changed.
+        page: PageRef,
+        /// The change.
+        rec: HeapRecord,
+    },
+    /// A full-page image: the page as it was right after the change logged
+    /// by this record (the first change after a checkpoint).
+    Fpi {
+        /// The page.
+        page: PageRef,
+        /// The 8 KiB image, hole restored as zeros.
+        image: Box<[u8; BLCKSZ]>,
+    },
+    /// Transaction `xid` committed; the relation files listed go with it.
+    Commit {
+        /// Relation file nodes removed at commit (DROP TABLE, TRUNCATE).
+        drops: Vec<u32>,
+    },
+    /// Transaction `xid` aborted; the relation files listed go with it.
+    Abort {
+        /// Relation file nodes removed at abort (tables it created).
+        drops: Vec<u32>,
+    },
+    /// A checkpoint finished; redo may start at `redo`.
+    Checkpoint {
+        /// Where the checkpoint began: every change before it is on disk.
+        redo: Lsn,
+        /// The next transaction id at the checkpoint.
+        next_xid: u32,
+        /// The next object id at the checkpoint.
+        next_oid: u32,
+    },
+    /// A relation's files were created.
+    CreateRel {
+        /// Its relation file node.
+        rel: u32,
+    },
+    /// A relation fork was cut to `nblocks` blocks (VACUUM).
+    TruncateRel {
+        /// Relation file node.
+        rel: u32,
+        /// Fork (0 main, 1 visibility map).
+        fork: u8,
+        /// Blocks kept.
+        nblocks: u32,
+    },
+}
+
+/// A record read back from the log with its place in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRecord {
+    /// Where the record starts.
+    pub start: Lsn,
+    /// Where it ends (the LSN pages changed by it carry).
+    pub end: Lsn,
+    /// The transaction that wrote it (0: none).
+    pub xid: u32,
+    /// The record.
+    pub rec: WalRecord,
+}
+
+/// Appends a header with `total_len`/`crc` left zero; [`finish`] fills them.
+fn begin(out: &mut Vec<u8>, prev: Lsn, xid: u32, kind: u8, fork: u8) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&[0u8; 8]);
+    out.extend_from_slice(&prev.to_le_bytes());
+    out.extend_from_slice(&xid.to_le_bytes());
+    out.extend_from_slice(&[kind, fork, 0, 0]);
+    at
+}
+
+/// Fills in the length and CRC of the record started at `at`; returns its
+/// length.
+fn finish(out: &mut [u8], at: usize) -> usize {
+    let len = out.len() - at;
+    let crc = crc32c::crc32c(&out[at + 8..]);
+    out[at..at + 4].copy_from_slice(&(len as u32).to_le_bytes());
+    out[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
+    len
+}
+
+/// Appends a heap page-change record; returns its length.
+pub fn encode_heap(
+    out: &mut Vec<u8>,
+    prev: Lsn,
+    xid: u32,
+    page: PageRef,
+    rec: &HeapRecord,
+) -> usize {
+    let at = begin(out, prev, xid, K_HEAP, page.fork);
+    out.extend_from_slice(&page.rel.to_le_bytes());
+    out.extend_from_slice(&page.block.to_le_bytes());
+    rec.encode(out);
+    finish(out, at)
+}
+
+/// The free-space hole of a standard page (between `lower` and `upper`),
+/// as (offset, length); (0, 0) when the page does not look standard.
+fn hole(p: &[u8]) -> (usize, usize) {
+    if page::is_new(p) || page::verify_header(p).is_err() {
+        return (0, 0);
+    }
+    let (lo, up) = (page::lower(p) as usize, page::upper(p) as usize);
+    if lo >= page::PAGE_HEADER_SIZE && lo <= up && up <= BLCKSZ {
+        (lo, up - lo)
+    } else {
+        (0, 0)
+    }
+}
+
+/// Appends a full-page image of `p` (its free-space hole left out); returns
+/// its length.
+pub fn encode_fpi(out: &mut Vec<u8>, prev: Lsn, xid: u32, page: PageRef, p: &[u8]) -> usize {
+    let (ho, hl) = hole(p);
+    let at = begin(out, prev, xid, K_FPI, page.fork);
+    out.extend_from_slice(&page.rel.to_le_bytes());
+    out.extend_from_slice(&page.block.to_le_bytes());
+    out.extend_from_slice(&(ho as u16).to_le_bytes());
+    out.extend_from_slice(&(hl as u16).to_le_bytes());
+    out.extend_from_slice(&p[..ho]);
+    out.extend_from_slice(&p[ho + hl..]);
+    finish(out, at)
+}
+
+/// Appends any other record; returns its length.
+pub fn encode(out: &mut Vec<u8>, prev: Lsn, xid: u32, rec: &WalRecord) -> usize {
+    match rec {
+        WalRecord::Heap { page, rec } => encode_heap(out, prev, xid, *page, rec),
+        WalRecord::Fpi { page, image } => encode_fpi(out, prev, xid, *page, &image[..]),
+        WalRecord::Commit { drops } | WalRecord::Abort { drops } => {
+            let kind = if matches!(rec, WalRecord::Commit { .. }) {
+                K_COMMIT
+            } else {
+                K_ABORT
+            };
+            let at = begin(out, prev, xid, kind, 0);
+            out.extend_from_slice(&(drops.len() as u32).to_le_bytes());
+            for r in drops {
+                out.extend_from_slice(&r.to_le_bytes());
+            }
+            finish(out, at)
+        }
+        WalRecord::Checkpoint {
+            redo,
+            next_xid,
+            next_oid,
+        } => {
+            let at = begin(out, prev, xid, K_CHECKPOINT, 0);
+            out.extend_from_slice(&redo.to_le_bytes());
+            out.extend_from_slice(&next_xid.to_le_bytes());
+            out.extend_from_slice(&next_oid.to_le_bytes());
+            finish(out, at)
+        }
+        WalRecord::CreateRel { rel } => {
+            let at = begin(out, prev, xid, K_CREATE, 0);
+            out.extend_from_slice(&rel.to_le_bytes());
+            finish(out, at)
+        }
+        WalRecord::TruncateRel { rel, fork, nblocks } => {
+            let at = begin(out, prev, xid, K_TRUNCATE, *fork);
+            out.extend_from_slice(&rel.to_le_bytes());
+            out.extend_from_slice(&nblocks.to_le_bytes());
+            finish(out, at)
+        }
+    }
+}
+
+/// The length a header announces, if it is plausible.
+pub fn header_len(h: &[u8]) -> Option<usize> {
+    let len = u32::from_le_bytes(h[0..4].try_into().expect("4 bytes")) as usize;
+    (HEADER_SIZE..=MAX_RECORD).contains(&len).then_some(len)
+}
+
+fn corrupt(what: &str) -> crate::error::Error {
+    err!(DataCorrupted, "invalid WAL record: {what}")
+}
+
+fn u32_at(b: &[u8], at: usize) -> Result<u32> {
+    b.get(at..at + 4)
+        .map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
+        .ok_or_else(|| corrupt("truncated payload"))
+}
+
+/// Decodes the complete record `b` (header included) that starts at `start`
+/// and must follow the record starting at `prev`. `Ok(None)` means "not a
+/// valid record here": the end of the log.
+pub fn decode(b: &[u8], start: Lsn, prev: Lsn) -> Result<Option<ReadRecord>> {
+    if b.len() < HEADER_SIZE || header_len(b) != Some(b.len()) {
+        return Ok(None);
+    }
+    let crc = u32::from_le_bytes(b[4..8].try_into().expect("4 bytes"));
+    if crc32c::crc32c(&b[8..]) != crc {
+        return Ok(None);
+    }
+    if prev != ANY_PREV && u64::from_le_bytes(b[8..16].try_into().expect("8 bytes")) != prev {
+        return Ok(None);
+    }
+    let xid = u32_at(b, 16)?;
+    let (kind, fork) = (b[20], b[21]);
+    let p = &b[HEADER_SIZE..];
+    let page_ref = || -> Result<PageRef> {
+        Ok(PageRef {
+            rel: u32_at(p, 0)?,
+            fork,
+            block: u32_at(p, 4)?,
+        })
+    };
+    let rels = || -> Result<Vec<u32>> {
+        let n = u32_at(p, 0)? as usize;
+        if p.len() != 4 + 4 * n {
+            return Err(corrupt("bad relation list"));
+        }
+        (0..n).map(|i| u32_at(p, 4 + 4 * i)).collect()
+    };
+    let rec = match kind {
+        K_HEAP => WalRecord::Heap {
+            page: page_ref()?,
+            rec: HeapRecord::decode(p.get(8..).ok_or_else(|| corrupt("short"))?)?,
+        },
+        K_FPI => {
+            let ho = u16::from_le_bytes(
+                p.get(8..10)
+                    .ok_or_else(|| corrupt("short"))?
+                    .try_into()
+                    .expect("2"),
+            ) as usize;
+            let hl = u16::from_le_bytes(
+                p.get(10..12)
+                    .ok_or_else(|| corrupt("short"))?
+                    .try_into()
+                    .expect("2"),
+            ) as usize;
+            let data = &p[12..];
+            if ho + hl > BLCKSZ || data.len() != BLCKSZ - hl {
+                return Err(corrupt("bad full-page image"));
+            }
+            let mut image = Box::new([0u8; BLCKSZ]);
+            image[..ho].copy_from_slice(&data[..ho]);
+            image[ho + hl..].copy_from_slice(&data[ho..]);
+            WalRecord::Fpi {
+                page: page_ref()?,
+                image,
+            }
+        }
+        K_COMMIT => WalRecord::Commit { drops: rels()? },
+        K_ABORT => WalRecord::Abort { drops: rels()? },
+        K_CHECKPOINT => WalRecord::Checkpoint {
+            redo: u64::from(u32_at(p, 0)?) | u64::from(u32_at(p, 4)?) << 32,
+            next_xid: u32_at(p, 8)?,
+            next_oid: u32_at(p, 12)?,
+        },
+        K_CREATE => WalRecord::CreateRel { rel: u32_at(p, 0)? },
+        K_TRUNCATE => WalRecord::TruncateRel {
+            rel: u32_at(p, 0)?,
+            fork,
+            nblocks: u32_at(p, 4)?,
+        },
+        k => return Err(corrupt(&format!("unknown kind {k}"))),
+    };
+    Ok(Some(ReadRecord {
+        start,
+        end: start + b.len() as u64,
+        xid,
+        rec,
+    }))
+}
+
+/// PostgreSQL's text form of an LSN: `16/B374D848` (high and low 32 bits).
+pub fn lsn_text(lsn: Lsn) -> String {
+    format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples() -> Vec<WalRecord> {
+        let page = PageRef {
+            rel: 16384,
+            fork: 1,
+            block: 7,
+        };
+        let mut image = Box::new([0u8; BLCKSZ]);
+        page::init(&mut image[..], 0);
+        page::add_item(&mut image[..], &[5u8; 40], None).unwrap();
+        vec![
+            WalRecord::Heap {
+                page,
+                rec: HeapRecord::VmClear { heap_block: 3 },
+            },
+            WalRecord::Fpi { page, image },
+            WalRecord::Commit { drops: vec![1, 2] },
+            WalRecord::Abort { drops: vec![] },
+            WalRecord::Checkpoint {
+                redo: 1 << 40 | 5,
+                next_xid: 9,
+                next_oid: 17000,
+            },
+            WalRecord::CreateRel { rel: 5 },
+            WalRecord::TruncateRel {
+                rel: 5,
+                fork: 0,
+                nblocks: 3,
+            },
+        ]
+    }
+
+    #[test]
+    fn records_round_trip_and_chain() {
+        let mut buf = Vec::new();
+        let mut starts = Vec::new();
+        let mut prev = 0;
+        for (i, r) in samples().iter().enumerate() {
+            starts.push((buf.len(), prev));
+            prev = buf.len() as u64;
+            encode(&mut buf, starts[i].1, i as u32, r);
+        }
+        let fpi_len = starts[2].0 - starts[1].0;
+        assert!(fpi_len < 200, "the hole is left out: {fpi_len}");
+        for (i, r) in samples().iter().enumerate() {
+            let (at, prev) = starts[i];
+            let len = header_len(&buf[at..]).unwrap();
+            let got = decode(&buf[at..at + len], at as u64, prev)
+                .unwrap()
+                .unwrap();
+            assert_eq!((&got.rec, got.xid), (r, i as u32));
+            assert_eq!(got.end, (at + len) as u64);
+            // A wrong predecessor (a recycled segment) ends the log.
+            assert!(decode(&buf[at..at + len], at as u64, prev + 1)
+                .unwrap()
+                .is_none());
+        }
+    }
+
+    #[test]
+    fn damaged_records_end_the_log() {
+        let mut buf = Vec::new();
+        encode(&mut buf, 0, 3, &WalRecord::Commit { drops: vec![7] });
+        let good = buf.clone();
+        assert!(decode(&good, 0, 0).unwrap().is_some());
+        for i in [4, 9, 17, 25] {
+            let mut b = good.clone();
+            b[i] ^= 0x40;
+            assert!(decode(&b, 0, 0).unwrap().is_none(), "flip at {i}");
+        }
+        assert!(decode(&good[..good.len() - 1], 0, 0).unwrap().is_none());
+        assert!(decode(&[0u8; HEADER_SIZE], 0, 0).unwrap().is_none());
+        assert_eq!(lsn_text(0x16_B374_D848), "16/B374D848");
+    }
+}

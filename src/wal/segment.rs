@@ -1,0 +1,284 @@
+//! Segment files: the log stream cut into [`SEG_SIZE`] files under `wal/`,
+//! named by segment number in 16 hex digits (`wal/0000000000000003` holds
+//! stream bytes 3 × 16 MiB up to 4 × 16 MiB). A record may span two files.
+//!
+//! [`SegmentFiles`] writes (positioned, `pwrite`) and syncs (`fdatasync`);
+//! [`SegmentReader`] reads the stream back for recovery. A new segment file
+//! is created at its full size (sparse zeros) or recycled by renaming a file
+//! the last checkpoint made unnecessary; stale bytes in a recycled file are
+//! rejected by the records' `prev` check.
+//!
+//! Locking: none here; the writer serialises use behind its I/O mutex.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::record::{self, Lsn, ReadRecord, HEADER_SIZE};
+use crate::err;
+use crate::error::Result;
+
+/// Bytes per segment file.
+pub const SEG_SIZE: u64 = 16 << 20;
+
+/// Spare (recycled) segment files kept beyond the current one.
+const MAX_SPARES: usize = 4;
+
+/// The file name of segment `seg`.
+pub fn seg_name(seg: u64) -> String {
+    format!("{seg:016X}")
+}
+
+fn io_err(what: &str, p: &Path, e: std::io::Error) -> crate::error::Error {
+    err!(IoError, "could not {what} file \"{}\": {e}", p.display())
+}
+
+/// The segment numbers present in `dir`, sorted.
+pub fn list_segments(dir: &Path) -> Result<Vec<u64>> {
+    let mut segs = Vec::new();
+    let rd = fs::read_dir(dir).map_err(|e| io_err("read directory", dir, e))?;
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.len() == 16 {
+            if let Ok(n) = u64::from_str_radix(name, 16) {
+                segs.push(n);
+            }
+        }
+    }
+    segs.sort_unstable();
+    Ok(segs)
+}
+
+/// Open segment files for writing.
+#[derive(Debug)]
+pub struct SegmentFiles {
+    /// The `wal/` directory.
+    dir: PathBuf,
+    /// Open files by segment number.
+    open: BTreeMap<u64, File>,
+    /// Segments written since the last sync.
+    unsynced: Vec<u64>,
+    /// Whether to fdatasync at all (`fsync = off` in tests and benchmarks).
+    pub fsync: bool,
+    /// Files freed by a checkpoint, to be renamed into new segments.
+    spares: Vec<PathBuf>,
+}
+
+impl SegmentFiles {
+    /// Opens the writer side on `dir` (which exists).
+    pub fn new(dir: &Path) -> SegmentFiles {
+        SegmentFiles {
+            dir: dir.to_path_buf(),
+            open: BTreeMap::new(),
+            unsynced: Vec::new(),
+            fsync: true,
+            spares: Vec::new(),
+        }
+    }
+
+    fn file(&mut self, seg: u64) -> Result<&File> {
+        if !self.open.contains_key(&seg) {
+            let path = self.dir.join(seg_name(seg));
+            if !path.exists() {
+                if let Some(spare) = self.spares.pop() {
+                    fs::rename(&spare, &path).map_err(|e| io_err("rename", &spare, e))?;
+                }
+            }
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| io_err("open", &path, e))?;
+            let len = f.metadata().map_err(|e| io_err("stat", &path, e))?.len();
+            if len < SEG_SIZE {
+                f.set_len(SEG_SIZE)
+                    .map_err(|e| io_err("extend", &path, e))?;
+                if self.fsync {
+                    f.sync_all().map_err(|e| io_err("fsync", &path, e))?;
+                    File::open(&self.dir)
+                        .and_then(|d| d.sync_all())
+                        .map_err(|e| io_err("fsync", &self.dir, e))?;
+                }
+            }
+            // Keep the files of at most two segments open.
+            while self.open.len() >= 2 {
+                let (&old, _) = self.open.iter().next().expect("not empty");
+                if self.unsynced.contains(&old) {
+                    break;
+                }
+                self.open.remove(&old);
+            }
+            self.open.insert(seg, f);
+        }
+        Ok(self.open.get(&seg).expect("inserted above"))
+    }
+
+    /// Writes `data` at stream position `start`.
+    pub fn write(&mut self, start: Lsn, data: &[u8]) -> Result<()> {
+        let mut at = 0usize;
+        while at < data.len() {
+            let pos = start + at as u64;
+            let seg = pos / SEG_SIZE;
+            let off = pos % SEG_SIZE;
+            let n = ((SEG_SIZE - off) as usize).min(data.len() - at);
+            let path = self.dir.join(seg_name(seg));
+            self.file(seg)?
+                .write_all_at(&data[at..at + n], off)
+                .map_err(|e| io_err("write to", &path, e))?;
+            if !self.unsynced.contains(&seg) {
+                self.unsynced.push(seg);
+            }
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// Makes every write so far durable (fdatasync of the files written).
+    pub fn sync(&mut self) -> Result<()> {
+        let segs = std::mem::take(&mut self.unsynced);
+        if !self.fsync {
+            return Ok(());
+        }
+        for seg in segs {
+            let f = self.file(seg)?;
+            f.sync_data()
+                .map_err(|e| io_err("fdatasync", &self.dir.join(seg_name(seg)), e))?;
+        }
+        Ok(())
+    }
+
+    /// Removes (or keeps as spares) the segment files wholly before `keep_from`.
+    pub fn remove_before(&mut self, keep_from: Lsn) -> Result<usize> {
+        let first_kept = keep_from / SEG_SIZE;
+        let mut removed = 0;
+        for seg in list_segments(&self.dir)? {
+            if seg >= first_kept {
+                break;
+            }
+            self.open.remove(&seg);
+            let path = self.dir.join(seg_name(seg));
+            if self.spares.len() < MAX_SPARES {
+                let spare = self.dir.join(format!("spare.{seg:016X}"));
+                fs::rename(&path, &spare).map_err(|e| io_err("rename", &path, e))?;
+                self.spares.push(spare);
+            } else {
+                fs::remove_file(&path).map_err(|e| io_err("remove", &path, e))?;
+            }
+            removed += 1;
+        }
+        Ok(removed)
+    }
+
+    /// Forgets everything after `end` (recovery found the log ends there):
+    /// zeroes the rest of its segment and removes later segment files and
+    /// leftover spares.
+    pub fn cut_at(&mut self, end: Lsn) -> Result<()> {
+        let last = end / SEG_SIZE;
+        let rd = fs::read_dir(&self.dir).map_err(|e| io_err("read directory", &self.dir, e))?;
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with("spare.") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        for seg in list_segments(&self.dir)? {
+            if seg > last {
+                let path = self.dir.join(seg_name(seg));
+                fs::remove_file(&path).map_err(|e| io_err("remove", &path, e))?;
+            }
+        }
+        let path = self.dir.join(seg_name(last));
+        if path.exists() {
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| io_err("open", &path, e))?;
+            f.set_len(end % SEG_SIZE)
+                .and_then(|_| f.set_len(SEG_SIZE))
+                .and_then(|_| f.sync_all())
+                .map_err(|e| io_err("truncate", &path, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads records back from the segment files, one segment in memory at a
+/// time.
+#[derive(Debug)]
+pub struct SegmentReader {
+    /// The `wal/` directory.
+    dir: PathBuf,
+    /// The segment in memory and its bytes (empty when the file is missing).
+    cur: Option<(u64, Vec<u8>)>,
+    /// Where the next record starts.
+    pub pos: Lsn,
+    /// Where the record before `pos` starts.
+    pub prev: Lsn,
+}
+
+impl SegmentReader {
+    /// A reader starting at `pos`, whose previous record started at `prev`.
+    pub fn new(dir: &Path, pos: Lsn, prev: Lsn) -> SegmentReader {
+        SegmentReader {
+            dir: dir.to_path_buf(),
+            cur: None,
+            pos,
+            prev,
+        }
+    }
+
+    fn segment(&mut self, seg: u64) -> Result<&[u8]> {
+        if self.cur.as_ref().map(|c| c.0) != Some(seg) {
+            let path = self.dir.join(seg_name(seg));
+            let bytes = match fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => return Err(io_err("read", &path, e)),
+            };
+            self.cur = Some((seg, bytes));
+        }
+        Ok(&self.cur.as_ref().expect("loaded above").1)
+    }
+
+    /// Copies stream bytes `pos..pos+n` into `out`; false when the log does
+    /// not have them.
+    fn read_at(&mut self, pos: Lsn, n: usize, out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        while out.len() < n {
+            let p = pos + out.len() as u64;
+            let (seg, off) = (p / SEG_SIZE, (p % SEG_SIZE) as usize);
+            let bytes = self.segment(seg)?;
+            if off >= bytes.len() {
+                return Ok(false);
+            }
+            let take = (n - out.len()).min(bytes.len() - off);
+            out.extend_from_slice(&bytes[off..off + take]);
+        }
+        Ok(true)
+    }
+
+    /// The next valid record, or `None` at the end of the log.
+    pub fn next_record(&mut self) -> Result<Option<ReadRecord>> {
+        let mut buf = Vec::new();
+        if !self.read_at(self.pos, HEADER_SIZE, &mut buf)? {
+            return Ok(None);
+        }
+        let Some(len) = record::header_len(&buf) else {
+            return Ok(None);
+        };
+        if !self.read_at(self.pos, len, &mut buf)? {
+            return Ok(None);
+        }
+        // A record that does not decode (bad payload behind a good CRC)
+        // cannot be replayed: it ends the log too, but loudly.
+        let Some(r) = record::decode(&buf, self.pos, self.prev)? else {
+            return Ok(None);
+        };
+        self.prev = self.pos;
+        self.pos = r.end;
+        Ok(Some(r))
+    }
+}

@@ -1,0 +1,457 @@
+//! The log writer: inserting records into an in-memory buffer, writing and
+//! flushing it to the segment files with group commit, and the background
+//! flusher for asynchronous commits.
+//!
+//! # Inserting
+//!
+//! [`Wal::insert`] and [`Wal::insert_page_change`] append one framed record
+//! to the insert buffer under the insert mutex and return the record's end
+//! LSN. Nothing is written to disk there; when the buffer grows past
+//! [`WRITE_AHEAD_BYTES`] the caller writes it out with [`Wal::write_if_full`]
+//! after releasing nothing but the mutex (its page lock may still be held:
+//! the writer never takes a page lock).
+//!
+//! The full-page-image decision is made under the insert mutex, against the
+//! redo pointer that a checkpoint moves under the same mutex: a record
+//! inserted after the redo point for a page whose LSN is at or before it
+//! carries the page's image instead of the change, so a page torn by a crash
+//! is restored whole by redo.
+//!
+//! # Flushing and group commit
+//!
+//! [`Wal::flush`]`(upto)` returns once the log is durable up to `upto`. One
+//! caller at a time is the *leader*: it takes the whole insert buffer,
+//! writes it and fdatasyncs the files, then wakes everyone; callers that
+//! arrive while a leader works wait on a condition variable and, when woken,
+//! are usually already covered by that flush. So N sessions committing at
+//! once share about two fdatasyncs instead of N.
+//!
+//! # Locking order
+//!
+//! I/O mutex (segment files) -> insert mutex; the flush-state mutex is never
+//! held with either. A page content lock may be held by callers of insert
+//! and of [`Wal::write_if_full`], never by the writer itself.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::record::{self, Lsn, WalRecord};
+use super::segment::SegmentFiles;
+use crate::access::heap::record::{HeapRecord, PageRef};
+use crate::error::Result;
+use crate::storage::buffer::page_lsn;
+use crate::storage::WalFlushHook;
+use crate::txn::Xid;
+
+/// Insert-buffer size past which inserters write it out themselves.
+pub const WRITE_AHEAD_BYTES: usize = 4 << 20;
+
+/// How often the background flusher flushes asynchronous commits
+/// (PostgreSQL's `wal_writer_delay`).
+pub const BACKGROUND_FLUSH_INTERVAL: Duration = Duration::from_millis(200);
+
+/// State behind the insert mutex.
+#[derive(Debug)]
+struct Insert {
+    /// Records inserted but not yet handed to the I/O side.
+    buf: Vec<u8>,
+    /// The LSN of `buf[0]`.
+    buf_start: Lsn,
+    /// Where the next record starts (end of the last one).
+    pos: Lsn,
+    /// Where the last record starts.
+    prev: Lsn,
+    /// The redo point of the running or last checkpoint (see module doc).
+    redo: Lsn,
+    /// Transactions that inserted a record since they began (a transaction
+    /// that logged nothing needs no commit record).
+    logged: HashSet<Xid>,
+}
+
+/// State behind the I/O mutex.
+#[derive(Debug)]
+struct Io {
+    /// The segment files.
+    files: SegmentFiles,
+    /// An empty buffer swapped with the insert buffer (keeps its capacity).
+    spare: Vec<u8>,
+    /// Everything before this is written (not necessarily synced).
+    written: Lsn,
+}
+
+/// State behind the flush mutex.
+#[derive(Debug)]
+struct FlushState {
+    /// A leader is writing and syncing.
+    leader: bool,
+    /// The log is durable up to here.
+    flushed: Lsn,
+}
+
+/// Counters for `wal_stats()` and `\conninfo`.
+#[derive(Debug, Default)]
+pub struct WalCounters {
+    /// Records inserted.
+    pub records: AtomicU64,
+    /// Full-page images among them.
+    pub fpis: AtomicU64,
+    /// Bytes inserted.
+    pub bytes: AtomicU64,
+    /// fdatasync rounds (group flushes).
+    pub flushes: AtomicU64,
+    /// Checkpoints completed.
+    pub checkpoints: AtomicU64,
+}
+
+/// A snapshot of the counters and positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalStats {
+    /// Where the next record goes.
+    pub insert_lsn: Lsn,
+    /// Durable up to here.
+    pub flush_lsn: Lsn,
+    /// The redo point of the last checkpoint.
+    pub redo_lsn: Lsn,
+    /// Records inserted since open.
+    pub records: u64,
+    /// Full-page images among them.
+    pub fpis: u64,
+    /// Bytes inserted since open.
+    pub bytes: u64,
+    /// fdatasync rounds since open.
+    pub flushes: u64,
+    /// Checkpoints since open.
+    pub checkpoints: u64,
+}
+
+/// The write-ahead log of one data directory.
+#[derive(Debug)]
+pub struct Wal {
+    /// `<data dir>/wal`.
+    dir: PathBuf,
+    /// The insert buffer and positions.
+    insert: Mutex<Insert>,
+    /// The segment files (held while writing and syncing).
+    io: Mutex<Io>,
+    /// Leader election and the flushed position.
+    flush: Mutex<FlushState>,
+    /// Signalled when a leader finishes.
+    flushed_cv: Condvar,
+    /// Mirror of the flushed position, for lock-free checks (shared with
+    /// the commit log's hint rule).
+    flushed: Arc<AtomicU64>,
+    /// Mirror of the insert position.
+    insert_pos: AtomicU64,
+    /// Mirror of the insert buffer's length.
+    buffered: AtomicUsize,
+    /// Mirror of the redo pointer (the buffer pool's hint-dirtying floor).
+    redo_ptr: Arc<AtomicU64>,
+    /// Counters.
+    pub counters: WalCounters,
+    /// Tells the background flusher to stop.
+    stop: AtomicBool,
+}
+
+impl Wal {
+    /// Opens the writer on `dir` (`<data dir>/wal`) continuing the stream at
+    /// `end` (after the record starting at `prev`), with redo point `redo`.
+    /// Bytes after `end` are discarded.
+    pub fn open(dir: &Path, end: Lsn, prev: Lsn, redo: Lsn, fsync: bool) -> Result<Arc<Wal>> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            crate::err!(
+                IoError,
+                "could not create directory \"{}\": {e}",
+                dir.display()
+            )
+        })?;
+        let mut files = SegmentFiles::new(dir);
+        files.fsync = fsync;
+        files.cut_at(end)?;
+        Ok(Arc::new(Wal {
+            dir: dir.to_path_buf(),
+            insert: Mutex::new(Insert {
+                buf: Vec::with_capacity(1 << 20),
+                buf_start: end,
+                pos: end,
+                prev,
+                redo,
+                logged: HashSet::new(),
+            }),
+            io: Mutex::new(Io {
+                files,
+                spare: Vec::with_capacity(1 << 20),
+                written: end,
+            }),
+            flush: Mutex::new(FlushState {
+                leader: false,
+                flushed: end,
+            }),
+            flushed_cv: Condvar::new(),
+            flushed: Arc::new(AtomicU64::new(end)),
+            insert_pos: AtomicU64::new(end),
+            buffered: AtomicUsize::new(0),
+            redo_ptr: Arc::new(AtomicU64::new(redo)),
+            counters: WalCounters::default(),
+            stop: AtomicBool::new(false),
+        }))
+    }
+
+    /// The `wal/` directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn ins(&self) -> MutexGuard<'_, Insert> {
+        self.insert.lock().expect("WAL insert mutex poisoned")
+    }
+
+    fn io(&self) -> MutexGuard<'_, Io> {
+        self.io.lock().expect("WAL I/O mutex poisoned")
+    }
+
+    fn count(&self, len: usize, fpi: bool) {
+        self.counters.records.fetch_add(1, Ordering::Relaxed);
+        self.counters.bytes.fetch_add(len as u64, Ordering::Relaxed);
+        if fpi {
+            self.counters.fpis.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Finishes an insert: advances the positions; returns the end LSN.
+    fn advance(&self, ins: &mut Insert, len: usize, xid: Xid) -> Lsn {
+        ins.prev = ins.pos;
+        ins.pos += len as u64;
+        if xid != 0 && !ins.logged.contains(&xid) {
+            ins.logged.insert(xid);
+        }
+        self.insert_pos.store(ins.pos, Ordering::Relaxed);
+        self.buffered.store(ins.buf.len(), Ordering::Relaxed);
+        ins.pos
+    }
+
+    /// Inserts `rec` written by `xid` (0: none); returns its end LSN.
+    pub fn insert(&self, xid: Xid, rec: &WalRecord) -> Lsn {
+        let mut ins = self.ins();
+        let prev = ins.prev;
+        let len = record::encode(&mut ins.buf, prev, xid, rec);
+        let end = self.advance(&mut ins, len, xid);
+        drop(ins);
+        self.count(len, matches!(rec, WalRecord::Fpi { .. }));
+        end
+    }
+
+    /// Logs change `rec` (already applied) to page `page` whose current
+    /// bytes are `p` (its LSN still the one before the change). When the
+    /// page's LSN is at or before the redo point and the record does not
+    /// initialise the page, the page's image is logged instead. Returns the
+    /// LSN to set on the page.
+    pub fn insert_page_change(&self, xid: Xid, page: PageRef, p: &[u8], rec: &HeapRecord) -> Lsn {
+        let will_init = matches!(
+            rec,
+            HeapRecord::Insert {
+                init_page: true,
+                ..
+            } | HeapRecord::MultiInsert {
+                init_page: true,
+                ..
+            } | HeapRecord::UpdateNew {
+                init_page: true,
+                ..
+            }
+        );
+        let mut ins = self.ins();
+        let prev = ins.prev;
+        let fpi = !will_init && page_lsn(p) <= ins.redo;
+        let len = if fpi {
+            record::encode_fpi(&mut ins.buf, prev, xid, page, p)
+        } else {
+            record::encode_heap(&mut ins.buf, prev, xid, page, rec)
+        };
+        let end = self.advance(&mut ins, len, xid);
+        drop(ins);
+        self.count(len, fpi);
+        end
+    }
+
+    /// Writes the insert buffer out (without syncing) when it has grown
+    /// past [`WRITE_AHEAD_BYTES`].
+    pub fn write_if_full(&self) -> Result<()> {
+        if self.buffered.load(Ordering::Relaxed) < WRITE_AHEAD_BYTES {
+            return Ok(());
+        }
+        self.write_out(false).map(|_| ())
+    }
+
+    /// Writes everything inserted so far and, with `sync`, makes it
+    /// durable. Returns the position written up to.
+    fn write_out(&self, sync: bool) -> Result<Lsn> {
+        let mut io = self.io();
+        let io = &mut *io;
+        let start = {
+            let mut ins = self.ins();
+            std::mem::swap(&mut ins.buf, &mut io.spare);
+            let start = ins.buf_start;
+            ins.buf_start = ins.pos;
+            self.buffered.store(0, Ordering::Relaxed);
+            start
+        };
+        debug_assert_eq!(start, io.written);
+        let mut data = std::mem::take(&mut io.spare);
+        let res = io.files.write(start, &data);
+        if let Err(e) = res {
+            // Put the bytes back in front of whatever was inserted since.
+            let mut ins = self.ins();
+            data.extend_from_slice(&ins.buf);
+            ins.buf = data;
+            ins.buf_start = start;
+            return Err(e);
+        }
+        io.written = start + data.len() as u64;
+        data.clear();
+        io.spare = data;
+        if sync {
+            io.files.sync()?;
+            self.counters.flushes.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(io.written)
+    }
+
+    /// Makes the log durable up to `upto` (group commit: see module doc).
+    pub fn flush(&self, upto: Lsn) -> Result<()> {
+        if self.flushed.load(Ordering::Acquire) >= upto {
+            return Ok(());
+        }
+        let mut fs = self.flush.lock().expect("WAL flush mutex poisoned");
+        loop {
+            if fs.flushed >= upto {
+                return Ok(());
+            }
+            if fs.leader {
+                fs = self.flushed_cv.wait(fs).expect("WAL flush mutex poisoned");
+                continue;
+            }
+            fs.leader = true;
+            drop(fs);
+            let res = self.write_out(true);
+            fs = self.flush.lock().expect("WAL flush mutex poisoned");
+            fs.leader = false;
+            self.flushed_cv.notify_all();
+            let done = res?;
+            if done > fs.flushed {
+                fs.flushed = done;
+                self.flushed.store(done, Ordering::Release);
+            }
+        }
+    }
+
+    /// Flushes everything inserted so far.
+    pub fn flush_all(&self) -> Result<()> {
+        self.flush(self.insert_lsn())
+    }
+
+    /// Where the next record goes.
+    pub fn insert_lsn(&self) -> Lsn {
+        self.insert_pos.load(Ordering::Relaxed)
+    }
+
+    /// Durable up to here.
+    pub fn flushed_lsn(&self) -> Lsn {
+        self.flushed.load(Ordering::Acquire)
+    }
+
+    /// The shared flushed position (for the commit log's hint rule).
+    pub fn flushed_handle(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.flushed)
+    }
+
+    /// The shared redo pointer (for the buffer pool's hint-dirtying rule).
+    pub fn redo_handle(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.redo_ptr)
+    }
+
+    /// The redo pointer in effect.
+    pub fn redo_lsn(&self) -> Lsn {
+        self.redo_ptr.load(Ordering::Acquire)
+    }
+
+    /// Starts a checkpoint: the current insert position becomes the redo
+    /// point (first changes after it log full pages). Returns it.
+    pub fn begin_checkpoint(&self) -> Lsn {
+        let mut ins = self.ins();
+        ins.redo = ins.pos;
+        self.redo_ptr.store(ins.pos, Ordering::Release);
+        ins.pos
+    }
+
+    /// Removes segment files no longer needed once `redo` is the recorded
+    /// redo point.
+    pub fn remove_old_segments(&self, redo: Lsn) -> Result<usize> {
+        self.io().files.remove_before(redo)
+    }
+
+    /// Whether `xid` inserted any record; forgets it (called at its end).
+    pub fn take_logged(&self, xid: Xid) -> bool {
+        self.ins().logged.remove(&xid)
+    }
+
+    /// The counters and positions.
+    pub fn stats(&self) -> WalStats {
+        let c = &self.counters;
+        WalStats {
+            insert_lsn: self.insert_lsn(),
+            flush_lsn: self.flushed_lsn(),
+            redo_lsn: self.redo_lsn(),
+            records: c.records.load(Ordering::Relaxed),
+            fpis: c.fpis.load(Ordering::Relaxed),
+            bytes: c.bytes.load(Ordering::Relaxed),
+            flushes: c.flushes.load(Ordering::Relaxed),
+            checkpoints: c.checkpoints.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Starts the background flusher: every [`BACKGROUND_FLUSH_INTERVAL`]
+    /// it flushes whatever asynchronous commits left in the buffer. It
+    /// stops when [`Wal::stop_background`] is called.
+    pub fn start_background_flusher(self: &Arc<Wal>) -> std::thread::JoinHandle<()> {
+        let wal = Arc::clone(self);
+        std::thread::Builder::new()
+            .name("heapdb-walwriter".into())
+            .spawn(move || {
+                while !wal.stop.load(Ordering::Acquire) {
+                    std::thread::park_timeout(BACKGROUND_FLUSH_INTERVAL);
+                    if wal.flushed_lsn() < wal.insert_lsn() {
+                        if let Err(e) = wal.flush_all() {
+                            eprintln!("heapdb: WAL writer: {e}");
+                        }
+                    }
+                }
+            })
+            .expect("spawning the WAL writer thread")
+    }
+
+    /// Asks background threads to stop (they notice within their interval;
+    /// unpark them to stop at once).
+    pub fn stop_background(&self) {
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Whether background threads were asked to stop.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+}
+
+/// The buffer pool's write-ahead rule: flush the log up to a page's LSN
+/// before writing the page.
+impl WalFlushHook for Wal {
+    fn flush(&self, lsn: u64) -> Result<()> {
+        Wal::flush(self, lsn)
+    }
+
+    fn flushed_lsn(&self) -> u64 {
+        Wal::flushed_lsn(self)
+    }
+}
