@@ -32,8 +32,9 @@
 //! re-checks the old tuple after taking them), and the VM page locked after a
 //! heap page, never the other way round.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
+
+use super::fsm::FreeSpace;
 
 use super::pageops::{apply_page_hints, choose_offset, prepare_new_tuple, xmax_set_for, Hint};
 use super::record::{apply, HeapRecord, PageRef};
@@ -70,49 +71,8 @@ impl std::fmt::Display for Tid {
     }
 }
 
-/// The in-memory free-space map of one relation.
-#[derive(Debug, Default)]
-struct FreeSpace {
-    /// The page inserts go to now.
-    target: Option<BlockNumber>,
-    /// Free bytes last seen on pages (only pages with some room are kept).
-    free: BTreeMap<BlockNumber, u16>,
-}
-
 /// Bytes between the header and the end of an empty page.
 const EMPTY_PAGE_FREE: usize = crate::storage::BLCKSZ - page::PAGE_HEADER_SIZE;
-
-/// Below this many free bytes a page is not worth remembering.
-const MIN_USEFUL_FREE: usize = 64;
-
-impl FreeSpace {
-    fn note(&mut self, block: BlockNumber, free: usize) {
-        if free >= MIN_USEFUL_FREE {
-            self.free.insert(block, free as u16);
-        } else {
-            self.free.remove(&block);
-            if self.target == Some(block) {
-                self.target = None;
-            }
-        }
-    }
-
-    /// A page that may have `need` bytes, other than `exclude`.
-    fn find(&mut self, need: usize, exclude: Option<BlockNumber>) -> Option<BlockNumber> {
-        if let Some(t) = self.target {
-            if Some(t) != exclude && self.free.get(&t).map_or(true, |&f| f as usize >= need) {
-                return Some(t);
-            }
-        }
-        let b = self
-            .free
-            .iter()
-            .find(|(&b, &f)| f as usize >= need && Some(b) != exclude)
-            .map(|(&b, _)| b)?;
-        self.target = Some(b);
-        Some(b)
-    }
-}
 
 /// One table's heap.
 pub struct HeapRelation {
@@ -166,10 +126,7 @@ impl HeapRelation {
             pool.create_relation(rel, ForkNumber::VisibilityMap)?;
         }
         let n = pool.nblocks(rel, ForkNumber::Main)?;
-        let fsm = FreeSpace {
-            target: n.checked_sub(1),
-            free: BTreeMap::new(),
-        };
+        let fsm = FreeSpace::new(n.checked_sub(1));
         Ok(HeapRelation {
             rel,
             pool,
@@ -360,7 +317,7 @@ impl HeapRelation {
         let (b, buf) = self.pool.extend(self.rel, ForkNumber::Main, ring)?;
         let mut fsm = self.fsm();
         fsm.target = Some(b);
-        fsm.free.insert(b, (page::MAX_ITEM_SIZE) as u16);
+        fsm.note(b, page::MAX_ITEM_SIZE);
         Ok((b, buf))
     }
 
@@ -804,11 +761,7 @@ impl HeapRelation {
         }
         self.pool
             .truncate_relation(self.rel, ForkNumber::Main, new_nblocks)?;
-        let mut fsm = self.fsm();
-        fsm.free.retain(|&b, _| b < new_nblocks);
-        if fsm.target.is_some_and(|t| t >= new_nblocks) {
-            fsm.target = new_nblocks.checked_sub(1);
-        }
+        self.fsm().truncate(new_nblocks);
         Ok(())
     }
 }

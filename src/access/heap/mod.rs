@@ -3,10 +3,12 @@
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,
 //! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]),
-//! pruning of dead tuples and HOT chains ([`prune`]), and VACUUM's page pass
-//! and tail truncation ([`vacuum`]).
+//! pruning of dead tuples and HOT chains ([`prune`]), VACUUM's page pass
+//! and tail truncation ([`vacuum`]), and the in-memory free-space map
+//! ([`fsm`]).
 
 pub mod codec;
+pub mod fsm;
 pub mod heapam;
 pub mod pageops;
 pub mod prune;
