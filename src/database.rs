@@ -232,6 +232,15 @@ impl Database {
         Ok(rel)
     }
 
+    /// Creates the files of a new heap for transaction `xid`, whose own
+    /// changes to it are not logged: its commit must write and fsync the
+    /// relation first ([`HeapRelation::skip_wal_for`]).
+    pub fn create_relation_in(&self, relfilenode: u32, xid: u32) -> Result<Arc<HeapRelation>> {
+        let rel = self.create_relation(relfilenode)?;
+        rel.skip_wal_for(xid);
+        Ok(rel)
+    }
+
     /// Removes a heap's buffers and files (the caller logged the removal in
     /// its transaction's commit or abort record).
     pub fn drop_relation(&self, relfilenode: u32) -> Result<()> {

@@ -56,7 +56,7 @@ impl Session {
             columns,
             stats: None,
         };
-        self.db.create_relation(oid)?;
+        self.db.create_relation_in(oid, xid)?;
         let txn = self.txn_mut();
         txn.drop_on_abort.push(oid);
         txn.catalog_changed = true;
@@ -321,7 +321,7 @@ impl Session {
         }
         for table in tables {
             let fresh = self.fresh_relfilenode();
-            self.db.create_relation(fresh)?;
+            self.db.create_relation_in(fresh, xid)?;
             self.txn_mut().drop_on_abort.push(fresh);
             let mut def = (*table).clone();
             def.relfilenode = fresh;

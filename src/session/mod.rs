@@ -442,6 +442,13 @@ impl Session {
             if t.catalog_changed {
                 self.db.catalog.persist()?;
             }
+            // Relations this transaction created were filled without
+            // logging: their files go to disk before the commit record.
+            for &rel in &t.drop_on_abort {
+                self.db
+                    .pool
+                    .flush_relation(crate::storage::RelFileNode(rel))?;
+            }
             let mut flushed = Ok(());
             if logged || t.catalog_changed || !t.drop_on_commit.is_empty() {
                 let lsn = self.db.wal.insert(

@@ -6,10 +6,12 @@
 //!
 //! [`Wal::insert`] and [`Wal::insert_page_change`] append one framed record
 //! to the insert buffer under the insert mutex and return the record's end
-//! LSN. Nothing is written to disk there; when the buffer grows past
-//! [`WRITE_AHEAD_BYTES`] the caller writes it out with [`Wal::write_if_full`]
-//! after releasing nothing but the mutex (its page lock may still be held:
-//! the writer never takes a page lock).
+//! LSN. Nothing is written to disk there. The caller then calls
+//! [`Wal::write_if_full`]: past [`WRITE_AHEAD_BYTES`] it wakes the background
+//! writer, which writes the buffer out (no sync) on the other core while the
+//! caller goes on (a bulk load does not wait for `pwrite`); past
+//! [`WRITE_SELF_BYTES`] the caller writes it out itself. Its page lock may
+//! still be held: the writer never takes a page lock.
 //!
 //! The full-page-image decision is made under the insert mutex, against the
 //! redo pointer that a checkpoint moves under the same mutex: a record
@@ -46,8 +48,13 @@ use crate::storage::buffer::page_lsn;
 use crate::storage::WalFlushHook;
 use crate::txn::Xid;
 
-/// Insert-buffer size past which inserters write it out themselves.
-pub const WRITE_AHEAD_BYTES: usize = 4 << 20;
+/// Insert-buffer size past which the background writer is woken to write
+/// it out (without syncing), so bulk loads do not wait for `pwrite`.
+pub const WRITE_AHEAD_BYTES: usize = 2 << 20;
+
+/// Insert-buffer size past which inserters write it out themselves (the
+/// background writer is not keeping up, or not running).
+pub const WRITE_SELF_BYTES: usize = 16 << 20;
 
 /// How often the background flusher flushes asynchronous commits
 /// (PostgreSQL's `wal_writer_delay`).
@@ -153,6 +160,8 @@ pub struct Wal {
     pub counters: WalCounters,
     /// Tells the background flusher to stop.
     stop: AtomicBool,
+    /// The background writer thread, to wake when the buffer fills.
+    writer_thread: Mutex<Option<std::thread::Thread>>,
 }
 
 impl Wal {
@@ -196,6 +205,7 @@ impl Wal {
             redo_ptr: Arc::new(AtomicU64::new(redo)),
             counters: WalCounters::default(),
             stop: AtomicBool::new(false),
+            writer_thread: Mutex::new(None),
         }))
     }
 
@@ -276,11 +286,23 @@ impl Wal {
         end
     }
 
-    /// Writes the insert buffer out (without syncing) when it has grown
-    /// past [`WRITE_AHEAD_BYTES`].
+    /// Called after an insert: past [`WRITE_AHEAD_BYTES`] wakes the
+    /// background writer to write the buffer out; past [`WRITE_SELF_BYTES`]
+    /// (or with no background writer) writes it out itself.
     pub fn write_if_full(&self) -> Result<()> {
-        if self.buffered.load(Ordering::Relaxed) < WRITE_AHEAD_BYTES {
+        let buffered = self.buffered.load(Ordering::Relaxed);
+        if buffered < WRITE_AHEAD_BYTES {
             return Ok(());
+        }
+        if buffered < WRITE_SELF_BYTES {
+            if let Some(t) = &*self
+                .writer_thread
+                .lock()
+                .expect("WAL writer mutex poisoned")
+            {
+                t.unpark();
+                return Ok(());
+            }
         }
         self.write_out(false).map(|_| ())
     }
@@ -412,30 +434,51 @@ impl Wal {
         }
     }
 
-    /// Starts the background flusher: every [`BACKGROUND_FLUSH_INTERVAL`]
-    /// it flushes whatever asynchronous commits left in the buffer. It
-    /// stops when [`Wal::stop_background`] is called.
+    /// Starts the background writer: it writes the insert buffer out when
+    /// inserters wake it (the buffer passed [`WRITE_AHEAD_BYTES`]), and every
+    /// [`BACKGROUND_FLUSH_INTERVAL`] flushes whatever asynchronous commits
+    /// left unflushed. It stops when [`Wal::stop_background`] is called.
     pub fn start_background_flusher(self: &Arc<Wal>) -> std::thread::JoinHandle<()> {
         let wal = Arc::clone(self);
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("heapdb-walwriter".into())
             .spawn(move || {
+                let mut last_flush = std::time::Instant::now();
                 while !wal.stop.load(Ordering::Acquire) {
                     std::thread::park_timeout(BACKGROUND_FLUSH_INTERVAL);
-                    if wal.flushed_lsn() < wal.insert_lsn() {
-                        if let Err(e) = wal.flush_all() {
-                            eprintln!("heapdb: WAL writer: {e}");
+                    let res = if last_flush.elapsed() >= BACKGROUND_FLUSH_INTERVAL {
+                        last_flush = std::time::Instant::now();
+                        if wal.flushed_lsn() < wal.insert_lsn() {
+                            wal.flush_all()
+                        } else {
+                            Ok(())
                         }
+                    } else if wal.buffered.load(Ordering::Relaxed) >= WRITE_AHEAD_BYTES {
+                        wal.write_out(false).map(|_| ())
+                    } else {
+                        Ok(())
+                    };
+                    if let Err(e) = res {
+                        eprintln!("heapdb: WAL writer: {e}");
                     }
                 }
             })
-            .expect("spawning the WAL writer thread")
+            .expect("spawning the WAL writer thread");
+        *self
+            .writer_thread
+            .lock()
+            .expect("WAL writer mutex poisoned") = Some(handle.thread().clone());
+        handle
     }
 
     /// Asks background threads to stop (they notice within their interval;
     /// unpark them to stop at once).
     pub fn stop_background(&self) {
         self.stop.store(true, Ordering::Release);
+        *self
+            .writer_thread
+            .lock()
+            .expect("WAL writer mutex poisoned") = None;
     }
 
     /// Whether background threads were asked to stop.

@@ -88,6 +88,9 @@ pub struct HeapRelation {
     truncation: RwLock<()>,
     /// The write-ahead log; `None` for an unlogged heap (storage tests).
     wal: Option<Arc<Wal>>,
+    /// The transaction that created this relation file, while it may still
+    /// be running: its changes are not logged (see [`HeapRelation::skip_wal_for`]).
+    skip_wal_xid: std::sync::atomic::AtomicU32,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -134,6 +137,7 @@ impl HeapRelation {
             fsm: Mutex::new(fsm),
             truncation: RwLock::new(()),
             wal: None,
+            skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
         })
     }
 
@@ -141,6 +145,20 @@ impl HeapRelation {
     pub fn with_wal(mut self, wal: Arc<Wal>) -> HeapRelation {
         self.wal = Some(wal);
         self
+    }
+
+    /// Stops logging the page changes that transaction `xid`, which just
+    /// created this relation file, makes to it (PostgreSQL's
+    /// `wal_level = minimal` rule): nobody else can see the relation before
+    /// `xid` commits, so instead of logging every page its commit writes and
+    /// fsyncs the relation's files before the commit record (the session does
+    /// this for every relation in its "drop on abort" list). A bulk load into
+    /// a table created or truncated in the same transaction then writes its
+    /// data once. Changes by others (after the commit) are logged as usual;
+    /// the first one to each page logs the page's image.
+    pub fn skip_wal_for(&self, xid: Xid) {
+        self.skip_wal_xid
+            .store(xid, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The write-ahead log, if attached.
@@ -165,6 +183,10 @@ impl HeapRelation {
             g.mark_dirty();
             return Ok(());
         };
+        if xid != 0 && xid == self.skip_wal_xid.load(std::sync::atomic::Ordering::Relaxed) {
+            g.mark_dirty();
+            return Ok(());
+        }
         let page = PageRef {
             rel: self.rel.0,
             fork: fork as u8,
