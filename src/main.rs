@@ -85,6 +85,7 @@ fn run(args: &Args) -> u8 {
             file: None,
             dir: None,
             script: true,
+            copy_from_process: false,
         };
         exit_status(runner.run_script(io::stdin().lock(), &src))
     } else {
@@ -105,6 +106,7 @@ fn run_actions(runner: &mut Runner, actions: &[Action]) -> u8 {
             file: None,
             dir: None,
             script: true,
+            copy_from_process: matches!(action, Action::Command(_)),
         };
         status = match action {
             Action::Command(text) => {

@@ -1,7 +1,8 @@
 //! The interactive prompt, driven through a pseudo-terminal: psql's prompts,
 //! a multi-line statement, transaction states, history across two runs,
 //! tab completion of a table name, and Ctrl-C (at the prompt and during a
-//! long statement).
+//! long statement), COPY data typed at the `>> ` prompt, and the progress
+//! bar of a long scan (shown on a terminal, never in piped output).
 //!
 //! The terminal is a plain `openpty` pair (no extra crate): the child gets
 //! the slave side as its controlling terminal, a thread reads the master
@@ -31,6 +32,11 @@ struct Term {
 
 impl Term {
     fn start(data: &Path, history: &Path) -> Term {
+        Term::start_with(data, history, &[])
+    }
+
+    /// Starts with extra environment variables.
+    fn start_with(data: &Path, history: &Path, env: &[(&str, &str)]) -> Term {
         let (mut m, mut s) = (0, 0);
         // SAFETY: openpty writes two descriptors into the locals.
         let rc = unsafe {
@@ -51,6 +57,7 @@ impl Term {
             .env("HEAPDB_HISTORY", history)
             .env("TERM", "xterm")
             .env_remove("HEAPDB_DATA")
+            .envs(env.iter().copied())
             .stdin(Stdio::from(slave.try_clone().expect("dup")))
             .stdout(Stdio::from(slave.try_clone().expect("dup")))
             .stderr(Stdio::from(slave));
@@ -205,6 +212,70 @@ fn ctrl_c_clears_the_line_and_cancels_a_running_statement() {
     t.expect("db=> ");
     t.send("select 7 as z;\r");
     t.expect(" z \r\n---\r\n 7\r\n(1 row)");
+    t.expect("db=> ");
+    t.quit();
+}
+
+#[test]
+fn copy_from_stdin_prompts_for_data_as_psql() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut t = Term::start(&dir.path().join("db"), &dir.path().join("hist"));
+    t.expect("db=> ");
+    t.send("create table t (a int, b text);\r");
+    t.expect("CREATE TABLE");
+    t.expect("db=> ");
+    // A COPY that fails before its data asks for none.
+    t.send("copy nosuch from stdin;\r");
+    t.expect("ERROR:  relation \"nosuch\" does not exist");
+    t.expect("db=> ");
+    // (CSV: a tab would ask the line editor for a completion.)
+    t.send("copy t from stdin with csv;\r");
+    t.expect("Enter data to be copied followed by a newline.\r\nEnd with a backslash and a period on a line by itself, or an EOF signal.");
+    t.expect(">> ");
+    t.send("1,one\r");
+    t.expect(">> ");
+    t.send("2,two\r");
+    t.expect(">> ");
+    t.send("\\.\r");
+    t.expect("COPY 2");
+    t.expect("db=> ");
+    t.send("select count(*) as n from t;\r");
+    t.expect(" n \r\n---\r\n 2\r\n(1 row)");
+    t.expect("db=> ");
+    t.quit();
+}
+
+#[test]
+fn a_long_scan_shows_a_progress_bar_on_the_terminal_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("db");
+    let setup = "create table big (a int, b text);\n\
+        insert into big select g, repeat('x', 400) from generate_series(1, 20000) g;\n";
+    let o = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["-c", setup, "-c", "select count(*) from big where b <> 'y'"])
+        .env("HEAPDB_PROGRESS_DELAY_MS", "0")
+        .env_remove("HEAPDB_DATA")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run heapdb");
+    assert!(o.status.success(), "{o:?}");
+    // Piped: never a bar, whatever the delay.
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("20000"));
+
+    // On a terminal, with the delay cut to nothing, the scan shows the
+    // relation's pages as they are read; the bar is cleared at the end.
+    let mut t = Term::start_with(
+        &data,
+        &dir.path().join("hist"),
+        &[("HEAPDB_PROGRESS_DELAY_MS", "0")],
+    );
+    t.expect("db=> ");
+    t.send("select count(*) as n from big where b <> 'y';\r");
+    t.expect(" pages");
+    t.expect("20000");
     t.expect("db=> ");
     t.quit();
 }

@@ -33,3 +33,7 @@ pub mod splitter;
 pub use error::{line_col, ParseError, ParseErrorKind};
 pub use parser::{parse, parse_one, MAX_DEPTH};
 pub use splitter::{is_incomplete, split_statements, Piece};
+
+/// The text of `sql.ebnf`: the accepted language, for tools that show it
+/// (the shell's `\h` draws its synopses from it).
+pub const EBNF: &str = include_str!("../sql.ebnf");

@@ -26,6 +26,7 @@ pub mod join;
 pub mod join_int;
 pub mod kernels;
 pub mod parallel;
+pub mod progress;
 pub mod scan;
 pub mod sort;
 pub mod vector;
@@ -65,6 +66,8 @@ pub struct ExecContext {
     /// In a participant of a parallel plan: the driving scan's plan node
     /// (by address) and the blocks its participants share.
     pub parallel: Option<(usize, Arc<ParallelBlocks>)>,
+    /// Where scans report their progress (the session's hook), if anywhere.
+    pub progress: Option<progress::ProgressHook>,
 }
 
 impl ExecContext {

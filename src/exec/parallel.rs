@@ -96,6 +96,7 @@ impl<'a> GatherOp<'a> {
                 work_mem: leader.work_mem,
                 relations: leader.relations.clone(),
                 parallel: Some(shared.clone()),
+                progress: leader.progress.clone(),
             };
             let instr = Instrumentation::default();
             if measure {

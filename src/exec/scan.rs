@@ -27,6 +27,7 @@ use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{truth_mask, Expr};
+use super::progress::{PageCounter, Progress, ProgressUnit};
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::plan::TableFunc;
@@ -205,6 +206,8 @@ pub struct SeqScanOp<'a> {
     /// Rows in the builders (also for scans of no column).
     pending: usize,
     done: bool,
+    /// Pages visited, for the session's progress hook.
+    pages: PageCounter<'a>,
     /// The column-major fast path's layout, when it applies.
     fixed: Option<Vec<FixedColumn>>,
     /// Tuple data starts of the current page (reused).
@@ -233,11 +236,13 @@ impl<'a> SeqScanOp<'a> {
         if with_tid {
             types.push(DataType::Int8);
         }
+        let scan = match shared {
+            Some(blocks) => heap.scan_shared(&ctx.snapshot, blocks)?,
+            None => heap.scan(&ctx.snapshot)?,
+        };
         Ok(SeqScanOp {
-            scan: match shared {
-                Some(blocks) => heap.scan_shared(&ctx.snapshot, blocks)?,
-                None => heap.scan(&ctx.snapshot)?,
-            },
+            pages: PageCounter::new(ctx.progress.as_ref(), u64::from(scan.nblocks()), shared),
+            scan,
             desc,
             columns,
             upto: columns.iter().map(|&c| c + 1).max().unwrap_or(0),
@@ -315,7 +320,10 @@ impl Operator for SeqScanOp<'_> {
                     Ok(visible.len())
                 })?;
                 match page_rows {
-                    Some(n) => self.pending += n?,
+                    Some(n) => {
+                        self.pending += n?;
+                        self.pages.page();
+                    }
                     None => self.done = true,
                 }
             }
@@ -392,17 +400,29 @@ impl<'a> CountStarOp<'a> {
 
     /// The number of visible tuples (this participant's share of them).
     pub fn count(&self) -> Result<i64> {
-        let cancel = || self.ctx.check_cancel();
-        let n = match self.shared {
-            Some(blocks) => self
-                .heap
-                .count_shared(&self.ctx.snapshot, blocks, &cancel)?,
+        let own;
+        let blocks = match self.shared {
+            Some(blocks) => blocks,
             None => {
-                let blocks = ParallelBlocks::new(self.heap.nblocks()?);
-                self.heap
-                    .count_shared(&self.ctx.snapshot, &blocks, &cancel)?
+                own = ParallelBlocks::new(self.heap.nblocks()?);
+                &own
             }
         };
+        // Called once per chunk of blocks: also the progress report.
+        let progress = self.ctx.progress.as_ref();
+        let cancel = || {
+            if let Some(h) = progress {
+                h(&Progress {
+                    done: u64::from(blocks.handed_out()),
+                    total: Some(u64::from(blocks.nblocks())),
+                    unit: ProgressUnit::Pages,
+                });
+            }
+            self.ctx.check_cancel()
+        };
+        let n = self
+            .heap
+            .count_shared(&self.ctx.snapshot, blocks, &cancel)?;
         Ok(n as i64)
     }
 }

@@ -33,14 +33,13 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
-use super::{Column, QueryResult, Session};
+use super::{Column, Progress, ProgressUnit, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::copy::{self, csv, text, CopyOptions, Field, ForceQuote, Format};
 use crate::err;
 use crate::error::{Error, Result};
 use crate::exec::scan::tuple_desc;
 use crate::exec::vector::Batch;
-use crate::plan::bind::at;
 use crate::storage::StrategyKind;
 use crate::txn::LockMode;
 use crate::types::cast::{cast_from, CastContext};
@@ -169,10 +168,26 @@ impl Session {
         &mut self,
         c: &ast::Copy,
         io: &mut CopyIo<'_>,
-        progress: Option<&mut dyn FnMut(&CopyProgress)>,
+        mut progress: Option<&mut dyn FnMut(&CopyProgress)>,
     ) -> Result<QueryResult> {
         let t0 = Instant::now();
         let is_from = c.direction == ast::CopyDirection::From;
+        // Reports go to the caller's callback and the session's hook.
+        let hook = self.progress.clone();
+        let mut both = |p: &CopyProgress| {
+            if let Some(f) = progress.as_mut() {
+                f(p);
+            }
+            if let Some(h) = &hook {
+                let (done, total, unit) = match (is_from, p.total_bytes) {
+                    (true, Some(t)) => (p.bytes, Some(t), ProgressUnit::Bytes),
+                    (true, None) => (p.bytes, None, ProgressUnit::Bytes),
+                    (false, _) => (p.rows, None, ProgressUnit::Rows),
+                };
+                h(&Progress { done, total, unit });
+            }
+        };
+        let progress: Option<&mut dyn FnMut(&CopyProgress)> = Some(&mut both);
         let opts = CopyOptions::from_ast(&c.options, is_from)?;
         let rows = if is_from {
             let ast::CopySource::Table { name, columns } = &c.source else {

@@ -44,6 +44,7 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
@@ -116,6 +117,8 @@ pub struct Session {
     pub(crate) settings: Settings,
     pub(crate) txn: Option<Txn>,
     cancel: Arc<AtomicBool>,
+    /// Where long statements report their progress (a client's bar).
+    pub(crate) progress: Option<ProgressHook>,
     /// Set when a READ COMMITTED statement waited for a table lock (or
     /// found the table changed under its snapshot): the statement runs
     /// again with a fresh snapshot.
@@ -158,6 +161,7 @@ impl Session {
             db,
             txn: None,
             cancel: Arc::new(AtomicBool::new(false)),
+            progress: None,
             restart: Cell::new(false),
         }
     }
@@ -170,6 +174,13 @@ impl Session {
     /// The session's current settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// Sets (or clears) the callback that long statements report their
+    /// progress to: sequential scans (pages), COPY (bytes of its input file,
+    /// or rows written), VACUUM (pages). It runs on the statement's thread.
+    pub fn set_progress(&mut self, hook: Option<ProgressHook>) {
+        self.progress = hook;
     }
 
     /// The flag that cancels the running statement when set (Ctrl-C). It is

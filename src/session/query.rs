@@ -30,6 +30,7 @@ pub(crate) struct StmtCtx<'s> {
     pub snapshot: &'s Snapshot,
     pub now: i64,
     pub cancel: Arc<AtomicBool>,
+    pub progress: Option<exec::progress::ProgressHook>,
     /// Locks the tables the statement reads.
     pub locker: TableLocker<'s>,
 }
@@ -37,7 +38,9 @@ pub(crate) struct StmtCtx<'s> {
 impl StmtCtx<'_> {
     /// An execution context for `plan` under this statement's snapshot.
     pub fn exec_context(&self, plan: &Plan) -> Result<ExecContext> {
-        exec_context(self.db, self.settings, self.snapshot, &self.cancel, plan)
+        let mut ctx = exec_context(self.db, self.settings, self.snapshot, &self.cancel, plan)?;
+        ctx.progress = self.progress.clone();
+        Ok(ctx)
     }
 }
 
@@ -61,6 +64,7 @@ pub(crate) fn exec_context(
         work_mem: settings.work_mem_kb as usize * 1024,
         relations,
         parallel: None,
+        progress: None,
     })
 }
 
@@ -115,6 +119,7 @@ impl Session {
             snapshot: snap,
             now: self.txn_ref().start_ts,
             cancel: self.cancel_flag(),
+            progress: self.progress.clone(),
             locker: self.table_locker(),
         }
     }

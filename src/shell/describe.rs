@@ -246,51 +246,10 @@ fn glob_match(pat: &str, name: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
-/// The statements heapdb runs, with a one-line synopsis each (`\h`).
-const SQL_HELP: &[(&str, &str)] = &[
-    ("ANALYZE", "ANALYZE [ table_name [, ...] ]"),
-    ("BEGIN", "BEGIN [ TRANSACTION ] [ ISOLATION LEVEL { READ COMMITTED | REPEATABLE READ } ]"),
-    ("CHECKPOINT", "CHECKPOINT"),
-    ("COMMIT", "COMMIT [ TRANSACTION ]"),
-    ("COPY", "COPY table_name [ ( column_name [, ...] ) ] { FROM | TO } { 'filename' | STDIN | STDOUT } [ [ WITH ] ( option [, ...] ) ]"),
-    ("CREATE TABLE", "CREATE TABLE [ IF NOT EXISTS ] table_name ( column_name data_type [ NOT NULL | NULL | DEFAULT expr ] [, ...] )\nCREATE TABLE table_name AS query"),
-    ("DELETE", "DELETE FROM table_name [ WHERE condition ] [ RETURNING output_expression [, ...] ]"),
-    ("DROP TABLE", "DROP TABLE [ IF EXISTS ] name [, ...]"),
-    ("EXPLAIN", "EXPLAIN [ ( ANALYZE | BUFFERS | ... ) ] statement"),
-    ("INSERT", "INSERT INTO table_name [ ( column_name [, ...] ) ] { VALUES ( expr [, ...] ) [, ...] | query } [ RETURNING output_expression [, ...] ]"),
-    ("RESET", "RESET { configuration_parameter | ALL }"),
-    ("ROLLBACK", "ROLLBACK [ TRANSACTION ]"),
-    ("SELECT", "SELECT [ DISTINCT ] expression [ [ AS ] name ] [, ...]\n    [ FROM from_item [, ...] ] [ WHERE condition ] [ GROUP BY expr [, ...] ] [ HAVING condition ]\n    [ ORDER BY expr [ ASC | DESC ] [, ...] ] [ LIMIT count ] [ OFFSET start ]"),
-    ("SET", "SET [ LOCAL ] configuration_parameter { TO | = } value"),
-    ("SHOW", "SHOW { configuration_parameter | ALL }"),
-    ("TRUNCATE", "TRUNCATE [ TABLE ] name [, ...]"),
-    ("UPDATE", "UPDATE table_name SET column_name = expr [, ...] [ WHERE condition ] [ RETURNING output_expression [, ...] ]"),
-    ("VACUUM", "VACUUM [ ( VERBOSE | FREEZE | ... ) ] [ table_name [, ...] ]"),
-];
-
-/// The `\h` text: the list of commands, or the synopsis of `topic`.
+/// The `\h` text: the list of commands, or the synopsis of `topic`,
+/// drawn from the grammar (see [`super::sqlhelp`]).
 pub fn sql_help(topic: Option<&str>) -> String {
-    let Some(topic) = topic.map(|t| t.trim().to_uppercase()).filter(|t| t != "*") else {
-        let mut s = String::from("Available help:\n");
-        for (name, _) in SQL_HELP {
-            s.push_str("  ");
-            s.push_str(name);
-            s.push('\n');
-        }
-        return s;
-    };
-    let topic = topic.split_whitespace().collect::<Vec<_>>().join(" ");
-    match SQL_HELP
-        .iter()
-        .find(|(n, _)| *n == topic)
-        .or_else(|| SQL_HELP.iter().find(|(n, _)| n.starts_with(&topic)))
-    {
-        Some((name, syn)) => format!("Command:     {name}\nSyntax:\n{syn}\n\n"),
-        None => format!(
-            "No help available for \"{}\".\nTry \\h with no arguments to see available help.\n",
-            topic.to_lowercase()
-        ),
-    }
+    super::sqlhelp::SqlHelp::new().help(topic)
 }
 
 #[cfg(test)]
@@ -321,7 +280,7 @@ mod tests {
 
     #[test]
     fn sql_help_lists_and_explains() {
-        assert!(sql_help(None).contains("  CREATE TABLE\n"));
+        assert!(sql_help(None).contains("  CREATE TABLE "));
         assert!(sql_help(Some("select")).starts_with("Command:     SELECT\n"));
         assert!(sql_help(Some("nosuch")).starts_with("No help available for \"nosuch\"."));
     }

@@ -6,6 +6,7 @@
 //! - [`report`]: errors as psql prints them (`ERROR:`, `LINE n:` and caret,
 //!   `heapdb:FILE:LINE:` prefixes).
 //! - [`args`]: the command line.
+//! - [`sqlhelp`]: `\h`, SQL syntax help drawn from the grammar's EBNF.
 //! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
 //! - [`input`]: reading scripts in large chunks and splitting them into
 //!   statements and meta-command lines.
@@ -19,6 +20,8 @@
 //! - [`script`]: scripts (`-f`, `\i`, piped stdin, `-c`) and the
 //!   meta-commands that need the engine or the query buffer;
 //! - [`describe`]: `\d`, `\dt`, `\h`;
+//! - [`copy`]: `COPY ... FROM STDIN` / `TO STDOUT` and `\copy`;
+//! - [`progress`]: the progress bar of long statements;
 //! - [`repl`]: the interactive prompt (rustyline, history, Ctrl-C).
 
 pub mod args;
@@ -28,9 +31,12 @@ pub mod meta;
 pub mod print;
 pub mod prompt;
 pub mod report;
+pub mod sqlhelp;
 pub mod timing;
 
+pub mod copy;
 pub mod describe;
+pub mod progress;
 pub mod repl;
 pub mod run;
 pub mod script;

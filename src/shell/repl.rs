@@ -13,6 +13,7 @@
 //! - Ctrl-D on an empty line leaves, printing `\q` as psql does.
 
 use std::collections::VecDeque;
+use std::io;
 use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
@@ -21,6 +22,7 @@ use rustyline::{Config, Editor};
 
 use super::args::history_file;
 use super::complete::{CatalogNames, ShellHelper};
+use super::copy::{LineSource, ScriptData};
 use super::input::{Item, Splitter};
 use super::prompt::{database_name, prompt, TxnStatus};
 use super::run::{install_cancel_handler, Flow, Runner, Source};
@@ -48,6 +50,47 @@ impl CatalogNames for EngineNames {
             .and_then(|t| t.into_iter().find(|t| t.name == table))
             .map(|t| t.columns.into_iter().map(|c| c.name).collect())
             .unwrap_or_default()
+    }
+}
+
+/// The prompt as a [`LineSource`]: the query buffer, and COPY data typed
+/// at the `>> ` prompt after psql's invitation.
+struct PromptLines<'a> {
+    /// The line editor.
+    rl: &'a mut Editor<ShellHelper<EngineNames>, DefaultHistory>,
+    /// The query buffer.
+    splitter: &'a mut Splitter,
+    /// The last data line read.
+    line: String,
+    /// The invitation is still to be printed (not with `-q`).
+    announce: bool,
+}
+
+impl LineSource for PromptLines<'_> {
+    fn splitter(&mut self) -> &mut Splitter {
+        self.splitter
+    }
+
+    fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+        if std::mem::take(&mut self.announce) {
+            println!(
+                "Enter data to be copied followed by a newline.\nEnd with a backslash and a period on a line by itself, or an EOF signal."
+            );
+        }
+        match self.rl.readline(">> ") {
+            Ok(line) if line == "\\." => Ok(None),
+            Ok(line) => {
+                self.line = line;
+                Ok(Some(&self.line))
+            }
+            Err(ReadlineError::Eof) => Ok(None),
+            Err(ReadlineError::Interrupted) => Err(io::Error::other("canceled by user")),
+            Err(e) => Err(io::Error::other(e.to_string())),
+        }
+    }
+
+    fn lineno(&self) -> u64 {
+        0
     }
 }
 
@@ -133,9 +176,18 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
                     let _ = rl.save_history(h);
                 }
             }
+            let mut input = PromptLines {
+                rl: &mut rl,
+                splitter: &mut splitter,
+                line: String::new(),
+                announce: !runner.state.quiet,
+            };
             let flow = match item {
-                Item::Sql { text, line } => runner.run_sql(&text, &src, line),
-                Item::Meta { text, line } => runner.run_meta(&text, &src, line, &mut splitter),
+                Item::Sql { text, line } => {
+                    let mut data = ScriptData::new(&mut input);
+                    runner.run_sql_data(&text, &src, line, Some(&mut data))
+                }
+                Item::Meta { text, line } => runner.run_meta(&text, &src, line, &mut input),
                 Item::Echo(_) => Flow::Continue,
             };
             runner.flush();

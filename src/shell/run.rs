@@ -23,8 +23,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::copy::{client_copy, ClientCopy, CopyData};
 use super::meta::{Output, ShellState};
 use super::print::{Align, ColumnInfo, ResultPrinter};
+use super::progress::Tracker;
 use super::report::{format_error, format_shell_error, Locus};
 use super::timing::{timing_line, TimingDetail, TimingMode};
 use crate::error::Error;
@@ -73,6 +75,9 @@ pub struct Source {
     /// Input is a script (not the interactive prompt): `ON_ERROR_STOP`
     /// applies.
     pub script: bool,
+    /// `COPY ... FROM STDIN` reads the process's standard input rather
+    /// than the lines after the statement (`-c`, as psql).
+    pub copy_from_process: bool,
 }
 
 /// The shell's connection to the engine and its settings.
@@ -84,7 +89,9 @@ pub struct Runner {
     /// The data directory (`\conninfo`).
     pub data_dir: PathBuf,
     /// Standard output, buffered when it is not a terminal.
-    stdout: Box<dyn Write>,
+    pub(super) stdout: Box<dyn Write>,
+    /// The progress bar's tracker (only when standard error is a terminal).
+    progress: Option<Tracker>,
     /// The last SQL statement sent (for `\g`, `\p` and `\watch` on an
     /// empty query buffer).
     pub last_query: String,
@@ -95,7 +102,11 @@ pub struct Runner {
 impl Runner {
     /// A runner over `session`; `stdout` is buffered unless it is a
     /// terminal.
-    pub fn new(session: Session, mut state: ShellState, data_dir: PathBuf) -> Runner {
+    pub fn new(mut session: Session, mut state: ShellState, data_dir: PathBuf) -> Runner {
+        let progress = Tracker::for_terminal();
+        if let Some(t) = &progress {
+            session.set_progress(Some(t.hook()));
+        }
         let stdout: Box<dyn Write> = if io::stdout().is_terminal() {
             // `\x auto` compares the table's width with the terminal's.
             state.print.columns = terminal_columns();
@@ -108,6 +119,7 @@ impl Runner {
             state,
             data_dir,
             stdout,
+            progress,
             last_query: String::new(),
             had_error: false,
         }
@@ -149,7 +161,24 @@ impl Runner {
         self.error_flow(src)
     }
 
-    fn error_flow(&self, src: &Source) -> Flow {
+    /// A statement starts: Ctrl-C cancels it, and its progress is tracked
+    /// (`total`: its total work when the shell knows it).
+    pub(super) fn statement_begins(&self, total: Option<u64>) {
+        if let Some(t) = &self.progress {
+            t.begin(total);
+        }
+        STATEMENT_RUNNING.store(true, Ordering::SeqCst);
+    }
+
+    /// The statement ended (its progress bar, if any, is cleared).
+    pub(super) fn statement_ends(&self) {
+        STATEMENT_RUNNING.store(false, Ordering::SeqCst);
+        if let Some(t) = &self.progress {
+            t.end();
+        }
+    }
+
+    pub(super) fn error_flow(&self, src: &Source) -> Flow {
         if src.script && self.state.on_error_stop {
             Flow::Stop
         } else {
@@ -159,11 +188,32 @@ impl Runner {
 
     /// Runs one SQL statement (already split), printing its result.
     pub fn run_sql(&mut self, text: &str, src: &Source, line: u64) -> Flow {
+        self.run_sql_data(text, src, line, None)
+    }
+
+    /// Runs one SQL statement; a `COPY ... FROM STDIN` reads `data` (the
+    /// process's standard input when `None`).
+    pub fn run_sql_data(
+        &mut self,
+        text: &str,
+        src: &Source,
+        line: u64,
+        data: Option<&mut dyn CopyData>,
+    ) -> Flow {
         let sql = self.state.vars.substitute_sql(text).into_owned();
         if self.state.echo == super::meta::Echo::Queries {
             self.print(&format!("{sql}\n"));
         }
         self.last_query = sql.clone();
+        if let Some(dir) = client_copy(&sql) {
+            let start = Instant::now();
+            let (flow, _) = match dir {
+                ClientCopy::In => self.run_copy_in(&sql, data, None, src, line),
+                ClientCopy::Out => self.run_copy_out(&sql, None, false, src, line),
+            };
+            self.print_timing(start.elapsed(), None);
+            return flow;
+        }
         let start = Instant::now();
         let outcome = self.execute(&sql);
         let elapsed = start.elapsed();
@@ -192,6 +242,7 @@ impl Runner {
             session,
             state,
             stdout,
+            progress,
             ..
         } = self;
         let out: &mut dyn Write = match &mut state.output {
@@ -204,6 +255,9 @@ impl Runner {
         let mut printer: Option<ResultPrinter<'_, &mut dyn Write>> = None;
         let mut out_slot = Some(out);
         let mut cells: Vec<String> = Vec::new();
+        if let Some(t) = progress {
+            t.begin(None);
+        }
         STATEMENT_RUNNING.store(true, Ordering::SeqCst);
         let result = session.execute_streaming(sql, &mut |cols: &[Column], batch| {
             if printer.is_none() {
@@ -233,6 +287,9 @@ impl Runner {
             Ok(())
         });
         STATEMENT_RUNNING.store(false, Ordering::SeqCst);
+        if let Some(t) = progress {
+            t.end();
+        }
         let result = result?;
         if result.returns_rows {
             let p = match printer {

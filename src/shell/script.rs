@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::input::{Item, ScriptReader, Splitter};
+use super::copy::{LineSource, ScriptData};
+use super::input::{Item, ScriptReader};
 use super::meta::{help_text, parse_meta_line, Echo, MetaCommand, Outcome};
 use super::run::{Flow, Runner, Source, STATEMENT_RUNNING};
 
@@ -41,8 +42,11 @@ impl Runner {
                     self.print(&format!("{line}\n"));
                     Flow::Continue
                 }
-                Item::Sql { text, line } => self.run_sql(&text, src, line),
-                Item::Meta { text, line } => self.run_meta(&text, src, line, reader.splitter()),
+                Item::Sql { text, line } if src.copy_from_process => self.run_sql(&text, src, line),
+                Item::Sql { text, line } => {
+                    self.run_sql_data(&text, src, line, Some(&mut ScriptData::new(&mut reader)))
+                }
+                Item::Meta { text, line } => self.run_meta(&text, src, line, &mut reader),
             };
             if flow != Flow::Continue {
                 return flow;
@@ -59,6 +63,7 @@ impl Runner {
                 file: Some("<stdin>".to_string()),
                 dir: None,
                 script: true,
+                copy_from_process: false,
             };
             return self.run_script(io::stdin().lock(), &src);
         }
@@ -69,6 +74,7 @@ impl Runner {
                     file: Some(path.to_string()),
                     dir: p.parent().map(Path::to_path_buf),
                     script: true,
+                    copy_from_process: false,
                 };
                 self.run_script(f, &src)
             }
@@ -85,7 +91,13 @@ impl Runner {
     }
 
     /// Runs one meta-command line (which may hold several commands).
-    pub fn run_meta(&mut self, text: &str, src: &Source, line: u64, buf: &mut Splitter) -> Flow {
+    pub fn run_meta(
+        &mut self,
+        text: &str,
+        src: &Source,
+        line: u64,
+        input: &mut dyn LineSource,
+    ) -> Flow {
         for parsed in parse_meta_line(text, &self.state.vars) {
             let meta = match parsed {
                 Ok(m) => m,
@@ -117,7 +129,7 @@ impl Runner {
                         f => f,
                     }
                 }
-                Ok(Outcome::Wiring(cmd)) => self.run_wired(cmd, src, line, buf),
+                Ok(Outcome::Wiring(cmd)) => self.run_wired(cmd, src, line, input),
             };
             if flow != Flow::Continue {
                 return flow;
@@ -127,7 +139,20 @@ impl Runner {
     }
 
     /// The meta-commands [`ShellState`](super::meta::ShellState) hands back.
-    fn run_wired(&mut self, cmd: MetaCommand, src: &Source, line: u64, buf: &mut Splitter) -> Flow {
+    fn run_wired(
+        &mut self,
+        cmd: MetaCommand,
+        src: &Source,
+        line: u64,
+        input: &mut dyn LineSource,
+    ) -> Flow {
+        if let MetaCommand::Copy(args) = &cmd {
+            if src.copy_from_process {
+                return self.slash_copy(args, None, src, line);
+            }
+            return self.slash_copy(args, Some(&mut ScriptData::new(input)), src, line);
+        }
+        let buf = input.splitter();
         match cmd {
             MetaCommand::Go => {
                 let q = if buf.in_progress() {
@@ -202,11 +227,6 @@ impl Runner {
             MetaCommand::ListTables { pattern, plus } => {
                 self.list_tables(pattern.as_deref(), plus, src, line)
             }
-            MetaCommand::Copy(_) => self.shell_error(
-                "\\copy: not supported yet (the engine has no COPY)",
-                src,
-                line,
-            ),
             MetaCommand::Watch(secs) => {
                 let q = if buf.in_progress() {
                     buf.take_buffer()

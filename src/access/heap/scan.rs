@@ -89,6 +89,16 @@ impl ParallelBlocks {
         }
     }
 
+    /// Blocks handed out so far (for progress reports).
+    pub fn handed_out(&self) -> BlockNumber {
+        self.next.load(Ordering::Relaxed).min(self.nblocks)
+    }
+
+    /// The blocks of the scan.
+    pub fn nblocks(&self) -> BlockNumber {
+        self.nblocks
+    }
+
     /// The next chunk of blocks, `None` once all are handed out.
     pub fn next_chunk(&self) -> Option<(BlockNumber, BlockNumber)> {
         let start = self.next.fetch_add(PARALLEL_CHUNK, Ordering::Relaxed);

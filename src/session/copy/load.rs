@@ -111,9 +111,7 @@ impl Session {
             let t = self.txn_ref();
             (t.xid, t.cid, t.start_ts)
         };
-        let table = self
-            .lookup_table(&snap, &name.name, LockMode::RowExclusive)
-            .map_err(|e| at(e, name.offset))?;
+        let table = self.lookup_table(&snap, &name.name, LockMode::RowExclusive)?;
         let targets = self.copy_columns(&table, columns)?;
         if opts.freeze && !self.txn_ref().drop_on_abort.contains(&table.relfilenode) {
             return Err(err!(

@@ -14,9 +14,7 @@ impl Session {
             ast::CopySource::Query(q) => (**q).clone(),
             ast::CopySource::Table { name, columns } => {
                 let snap = self.statement_snapshot();
-                let table = self
-                    .lookup_table(&snap, &name.name, LockMode::AccessShare)
-                    .map_err(|e| at(e, name.offset))?;
+                let table = self.lookup_table(&snap, &name.name, LockMode::AccessShare)?;
                 let cols = self.copy_columns(&table, columns)?;
                 let list: Vec<String> = cols
                     .iter()
