@@ -10,8 +10,10 @@
 //! Read-ahead: the blocks are known before the first read, so while block
 //! `i` is read, block `i + maintenance_io_concurrency` is announced to the
 //! OS (`posix_fadvise(WILLNEED)` through [`BufferPool::prefetch`], which
-//! skips pages already in the pool). With the setting at 0 nothing is
-//! prefetched and every read of a cold table waits for the disk.
+//! skips pages already in the pool). A block that directly follows the one
+//! before it is left to the kernel's sequential read-ahead. With the setting
+//! at 0 nothing is prefetched and every read of a cold table waits for the
+//! disk.
 //!
 //! Live and dead rows are judged by the statement's snapshot: rows it sees
 //! are live and may enter the sample; the other NORMAL tuples count as dead
@@ -119,7 +121,11 @@ pub fn sample_rows(
             let ahead = (i + opts.prefetch_distance).min(blocks.len() - 1);
             prefetched_to = prefetched_to.max(i + 1);
             while prefetched_to <= ahead {
-                if pool.prefetch(rel.rel(), ForkNumber::Main, blocks[prefetched_to])? {
+                let b = blocks[prefetched_to];
+                // A block right after the previous one is the kernel's own
+                // read-ahead's business: advice would only cost a syscall.
+                let follows = blocks[prefetched_to - 1] + 1 == b;
+                if !follows && pool.prefetch(rel.rel(), ForkNumber::Main, b)? {
                     sample.prefetched += 1;
                 }
                 prefetched_to += 1;
