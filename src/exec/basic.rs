@@ -1,7 +1,7 @@
 //! Row-preserving operators: filter, projection, LIMIT/OFFSET, append.
 
-use super::expr::{truth_mask, Expr};
-use super::vector::Batch;
+use super::expr::{truth_mask, Expr, ExprKind};
+use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 
@@ -39,16 +39,38 @@ pub struct ProjectOp<'a> {
 
 impl Operator for ProjectOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
-        let Some(b) = self.input.next()? else {
+        let Some(mut b) = self.input.next()? else {
             return Ok(None);
         };
-        let columns = self
+        // Computed columns first, while the input is whole; then plain column
+        // references, each input column moved out at its first use rather
+        // than copied (a text column's copy is an allocation per row).
+        let mut out: Vec<Option<Vector>> = self
             .exprs
             .iter()
-            .map(|e| e.eval(&b).map(|c| c.into_owned()))
-            .collect::<Result<Vec<_>>>()?;
+            .map(|e| match e.kind {
+                ExprKind::Column(_) => Ok(None),
+                _ => e.eval(&b).map(|c| Some(c.into_owned())),
+            })
+            .collect::<Result<_>>()?;
+        let mut moved_to: Vec<Option<usize>> = vec![None; b.columns.len()];
+        for (k, e) in self.exprs.iter().enumerate() {
+            if let ExprKind::Column(i) = e.kind {
+                out[k] = Some(match moved_to[i] {
+                    Some(first) => out[first].clone().expect("filled before"),
+                    None => {
+                        moved_to[i] = Some(k);
+                        let ty = b.columns[i].ty;
+                        std::mem::replace(&mut b.columns[i], Vector::new(ty))
+                    }
+                });
+            }
+        }
         Ok(Some(Batch {
-            columns,
+            columns: out
+                .into_iter()
+                .map(|c| c.expect("every column filled"))
+                .collect(),
             len: b.len,
         }))
     }

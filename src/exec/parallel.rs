@@ -15,7 +15,9 @@
 //! first, as every participant's loop ends when the blocks run out). No
 //! lock is shared between participants beyond the buffer pool's own.
 //!
-//! EXPLAIN ANALYZE: each participant measures its operators into its own
+//! Buffer counters: each worker's hits and reads are credited to the
+//! leader's thread when it finishes, so `\timing` and EXPLAIN BUFFERS count
+//! them. EXPLAIN ANALYZE: each participant measures its operators into its own
 //! [`Instrumentation`]; the figures are summed into the statement's (rows,
 //! calls and buffers add up; times are the slowest participant's).
 
@@ -28,6 +30,7 @@ use crate::access::heap::scan::ParallelBlocks;
 use crate::error::{Error, Result};
 use crate::plan::parallel::driving_scan;
 use crate::plan::{Node, Plan};
+use crate::storage::BufferUsage;
 use crate::types::{DataType, Value};
 
 use super::vector::Batch;
@@ -89,7 +92,8 @@ impl<'a> GatherOp<'a> {
         let agg_id = self.instr.map_or(0, |(_, id)| id);
         let first = agg_id + 1;
         let (leader, aggregate) = (self.ctx, self.aggregate);
-        let participate = || -> Result<(FastAgg<'a>, Vec<NodeStats>)> {
+        let participate = || -> Result<(FastAgg<'a>, Vec<NodeStats>, BufferUsage)> {
+            let buffers0 = BufferUsage::current();
             let ctx = ExecContext {
                 snapshot: leader.snapshot.clone(),
                 cancel: leader.cancel.clone(),
@@ -135,9 +139,10 @@ impl<'a> GatherOp<'a> {
                 agg.calls = 1;
                 agg.total = start.elapsed().as_secs_f64();
             }
-            Ok((state, stats))
+            Ok((state, stats, BufferUsage::current().since(&buffers0)))
         };
-        let results: Vec<Result<(FastAgg<'a>, Vec<NodeStats>)>> = std::thread::scope(|s| {
+        type Partial<'p> = (FastAgg<'p>, Vec<NodeStats>, BufferUsage);
+        let results: Vec<Result<Partial<'a>>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..self.workers).map(|_| s.spawn(participate)).collect();
             let mut all = vec![participate()];
             for h in handles {
@@ -149,8 +154,12 @@ impl<'a> GatherOp<'a> {
             all
         });
         let mut merged: Option<FastAgg<'a>> = None;
-        for r in results {
-            let (state, stats) = r?;
+        for (i, r) in results.into_iter().enumerate() {
+            let (state, stats, buffers) = r?;
+            if i > 0 {
+                // A worker's buffer work, counted in its own thread.
+                buffers.credit_to_thread();
+            }
             if let Some((instr, _)) = self.instr {
                 add_stats(&mut instr.nodes.borrow_mut(), &stats);
             }

@@ -39,11 +39,11 @@ use crate::copy::{self, csv, text, CopyOptions, Field, ForceQuote, Format};
 use crate::err;
 use crate::error::{Error, Result};
 use crate::exec::scan::tuple_desc;
-use crate::exec::vector::Batch;
+use crate::exec::vector::{Batch, Data};
 use crate::storage::StrategyKind;
 use crate::txn::LockMode;
 use crate::types::cast::{cast_from, CastContext};
-use crate::types::io::{coerce_literal, parse_value_at};
+use crate::types::io::{coerce_literal, int_digits, parse_value_at};
 use crate::types::{format_value, DataType, Value};
 
 /// Where a COPY's client-side data comes from or goes to.

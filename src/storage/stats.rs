@@ -49,6 +49,19 @@ impl BufferUsage {
         })
     }
 
+    /// Adds `self` to this thread's counters: a statement's leader credits
+    /// itself with the buffer work its parallel workers did, so statement
+    /// and EXPLAIN figures cover every participant.
+    pub fn credit_to_thread(&self) {
+        THREAD.with(|t| {
+            t.hit.set(t.hit.get() + self.shared_hit);
+            t.read.set(t.read.get() + self.shared_read);
+            t.dirtied.set(t.dirtied.get() + self.shared_dirtied);
+            t.written.set(t.written.get() + self.shared_written);
+            t.evicted.set(t.evicted.get() + self.evicted);
+        });
+    }
+
     /// The counts between `earlier` and `self` (`self - earlier`).
     pub fn since(&self, earlier: &BufferUsage) -> BufferUsage {
         *self - *earlier

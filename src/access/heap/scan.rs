@@ -27,7 +27,7 @@
 //! exactly one of them; [`HeapRelation::count_shared`] counts the same way
 //! for a parallel `count(*)`.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::heapam::{HeapRelation, Tid};
 use super::pageops::{apply_page_hints, collect_visible, count_visible, Hint};
@@ -74,8 +74,9 @@ pub const PARALLEL_CHUNK: BlockNumber = 32;
 pub struct ParallelBlocks {
     /// Blocks to visit: those that existed when the scan started.
     nblocks: BlockNumber,
-    /// The first block not yet handed out.
-    next: AtomicU32,
+    /// The first block not yet handed out (64 bits: calls after the end
+    /// keep adding, and must never wrap around to block 0).
+    next: AtomicU64,
 }
 
 impl ParallelBlocks {
@@ -83,13 +84,13 @@ impl ParallelBlocks {
     pub fn new(nblocks: BlockNumber) -> ParallelBlocks {
         ParallelBlocks {
             nblocks,
-            next: AtomicU32::new(0),
+            next: AtomicU64::new(0),
         }
     }
 
     /// Blocks handed out so far (for progress reports).
     pub fn handed_out(&self) -> BlockNumber {
-        self.next.load(Ordering::Relaxed).min(self.nblocks)
+        self.next.load(Ordering::Relaxed).min(self.nblocks as u64) as BlockNumber
     }
 
     /// The blocks of the scan.
@@ -99,8 +100,13 @@ impl ParallelBlocks {
 
     /// The next chunk of blocks, `None` once all are handed out.
     pub fn next_chunk(&self) -> Option<(BlockNumber, BlockNumber)> {
-        let start = self.next.fetch_add(PARALLEL_CHUNK, Ordering::Relaxed);
-        (start < self.nblocks).then(|| (start, self.nblocks.min(start + PARALLEL_CHUNK)))
+        let start = self
+            .next
+            .fetch_add(PARALLEL_CHUNK as u64, Ordering::Relaxed);
+        (start < self.nblocks as u64).then(|| {
+            let start = start as BlockNumber;
+            (start, self.nblocks.min(start + PARALLEL_CHUNK))
+        })
     }
 }
 
@@ -413,5 +419,40 @@ impl HeapScan<'_> {
             set_hints(&buf, &self.hints);
         }
         Ok(Some(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_blocks_hand_out_every_block_once_across_threads() {
+        for nblocks in [0, 1, PARALLEL_CHUNK - 1, PARALLEL_CHUNK, 1000] {
+            let blocks = ParallelBlocks::new(nblocks);
+            let seen: Vec<Vec<BlockNumber>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..3)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut mine = Vec::new();
+                            while let Some((start, end)) = blocks.next_chunk() {
+                                assert!(start < end && end <= nblocks);
+                                assert!(end - start <= PARALLEL_CHUNK);
+                                mine.extend(start..end);
+                            }
+                            mine
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("no panic"))
+                    .collect()
+            });
+            let mut all: Vec<BlockNumber> = seen.into_iter().flatten().collect();
+            all.sort_unstable();
+            assert_eq!(all, (0..nblocks).collect::<Vec<_>>());
+            assert_eq!(blocks.next_chunk(), None, "stays exhausted");
+        }
     }
 }

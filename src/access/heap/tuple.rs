@@ -344,19 +344,45 @@ pub fn form_tuple_append(
     values: &[Option<&[u8]>],
     out: &mut Vec<u8>,
 ) -> Result<usize> {
-    if values.len() != desc.attrs.len() {
+    form_tuple_append_with(desc, values.len(), |i| values[i], out)
+}
+
+/// Like [`form_tuple_append`] with the values given by ranges of one buffer
+/// (`base[s..e]`, `None` for NULL): a loader that encodes a row's values
+/// into one reused buffer forms its tuple without a slice vector per row.
+pub fn form_tuple_append_ranges(
+    desc: &TupleDesc,
+    base: &[u8],
+    ranges: &[Option<(usize, usize)>],
+    out: &mut Vec<u8>,
+) -> Result<usize> {
+    form_tuple_append_with(
+        desc,
+        ranges.len(),
+        |i| ranges[i].map(|(s, e)| &base[s..e]),
+        out,
+    )
+}
+
+fn form_tuple_append_with<'v>(
+    desc: &TupleDesc,
+    nvalues: usize,
+    value: impl Fn(usize) -> Option<&'v [u8]>,
+    out: &mut Vec<u8>,
+) -> Result<usize> {
+    if nvalues != desc.attrs.len() {
         return Err(Error::internal(format!(
             "tuple has {} values for {} attributes",
-            values.len(),
+            nvalues,
             desc.attrs.len()
         )));
     }
-    let has_null = values.iter().any(|v| v.is_none());
-    let hoff = header_len(values.len(), has_null);
+    let has_null = (0..nvalues).any(|i| value(i).is_none());
+    let hoff = header_len(nvalues, has_null);
     let mut len = hoff;
     let mut has_var = false;
-    for (i, (a, v)) in desc.attrs.iter().zip(values).enumerate() {
-        let Some(v) = v else { continue };
+    for (i, a) in desc.attrs.iter().enumerate() {
+        let Some(v) = value(i) else { continue };
         if a.len >= 0 {
             if v.len() != a.len as usize {
                 return Err(Error::internal(format!(
@@ -382,8 +408,8 @@ pub fn form_tuple_append(
     out.resize(base + len, 0);
     let t = &mut out[base..];
     let mut off = hoff;
-    for (i, (a, v)) in desc.attrs.iter().zip(values).enumerate() {
-        let Some(v) = v else { continue };
+    for (i, a) in desc.attrs.iter().enumerate() {
+        let Some(v) = value(i) else { continue };
         if has_null {
             t[HEADER_SIZE + i / 8] |= 1 << (i % 8);
         }
@@ -409,7 +435,7 @@ pub fn form_tuple_append(
         mask |= HEAP_HASVARWIDTH;
     }
     set_infomask(t, mask);
-    set_infomask2(t, values.len() as u16);
+    set_infomask2(t, nvalues as u16);
     t[T_HOFF] = hoff as u8;
     Ok(len)
 }

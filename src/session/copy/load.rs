@@ -200,10 +200,21 @@ impl Session {
                 line,
                 record: &record,
             };
-            match opts.format {
-                Format::Text => text::split(&record, opts, &mut buf, &mut fields),
-                Format::Csv => csv::split(&record, opts, &not_null, &mut buf, &mut fields),
-            }
+            // A text line without backslashes (the common case) is split in
+            // place and checked as UTF-8 once; other lines are de-escaped
+            // into `buf` and their fields checked one by one.
+            let plain = opts.format == Format::Text && text::is_plain(&record);
+            let (src, src_str): (&[u8], Option<&str>) = if plain {
+                text::split_plain(&record, opts, &mut fields);
+                let s = copy::field_str(&record).map_err(|e| here.line(e))?;
+                (&record, Some(s))
+            } else {
+                match opts.format {
+                    Format::Text => text::split(&record, opts, &mut buf, &mut fields),
+                    Format::Csv => csv::split(&record, opts, &not_null, &mut buf, &mut fields),
+                }
+                (&buf, None)
+            };
             if fields.len() > targets.len() {
                 return Err(here.line(err!(
                     BadCopyFileFormat,
@@ -230,9 +241,16 @@ impl Session {
                     Source::Field(k) => match fields[*k] {
                         None => None,
                         Some((s, e)) => {
-                            let raw = &buf[s..e];
-                            let text = copy::field_str(raw).map_err(|e| here.line(e))?;
+                            let raw = &src[s..e];
                             let start = vals.len();
+                            if encode_int(raw, &col.ty, &mut vals) {
+                                ranges.push(Some((start, vals.len())));
+                                continue;
+                            }
+                            let text = match src_str.and_then(|st| st.get(s..e)) {
+                                Some(t) => t,
+                                None => copy::field_str(raw).map_err(|e| here.line(e))?,
+                            };
                             match col.ty {
                                 DataType::Text | DataType::Varchar(None) => {
                                     vals.extend_from_slice(raw)
@@ -256,13 +274,11 @@ impl Session {
                     },
                 };
                 if range.is_none() && col.not_null {
-                    return Err(here.line(not_null_error(&table, j, &sources, &fields, &buf)));
+                    return Err(here.line(not_null_error(&table, j, &sources, &fields, src)));
                 }
                 ranges.push(range);
             }
-            let slices: Vec<Option<&[u8]>> =
-                ranges.iter().map(|r| r.map(|(s, e)| &vals[s..e])).collect();
-            let n = tuple::form_tuple_append(&desc, &slices, &mut data)?;
+            let n = tuple::form_tuple_append_ranges(&desc, &vals, &ranges, &mut data)?;
             lens.push(u16::try_from(n).map_err(|_| {
                 err!(
                     ProgramLimitExceeded,
@@ -297,6 +313,45 @@ impl Session {
         }
         Ok(rows)
     }
+}
+
+/// Encodes a plain decimal integer field (`-?[0-9]{1,18}`, in range) of an
+/// integer column straight into `out`, as `Value::encode` would; false for
+/// anything else (another type, spaces, `+`, too long, out of range), which
+/// the general parser then handles with PostgreSQL's errors.
+fn encode_int(raw: &[u8], ty: &DataType, out: &mut Vec<u8>) -> bool {
+    if !matches!(ty, DataType::Int2 | DataType::Int4 | DataType::Int8) {
+        return false;
+    }
+    let (neg, digits) = match raw.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, raw),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return false;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return false;
+        }
+        v = v * 10 + i64::from(d - b'0');
+    }
+    if neg {
+        v = -v;
+    }
+    match ty {
+        DataType::Int2 => match i16::try_from(v) {
+            Ok(x) => out.extend_from_slice(&x.to_le_bytes()),
+            Err(_) => return false,
+        },
+        DataType::Int4 => match i32::try_from(v) {
+            Ok(x) => out.extend_from_slice(&x.to_le_bytes()),
+            Err(_) => return false,
+        },
+        _ => out.extend_from_slice(&v.to_le_bytes()),
+    }
+    true
 }
 
 /// PostgreSQL's not-null violation, with the failing row.
