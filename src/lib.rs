@@ -9,11 +9,13 @@
 //! - [`access`]: heap tuples, heap access methods, visibility and hint bits,
 //!   the visibility map.
 //! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
+//! - [`commands`]: VACUUM and ANALYZE over whole heaps.
 //! - [`wal`]: the write-ahead log, checkpoints and crash recovery.
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
 pub mod catalog;
+pub mod commands;
 pub mod copy;
 pub mod database;
 pub mod error;

@@ -17,6 +17,7 @@
 //! PostgreSQL's InitPlans are computed once before the main plan runs.
 
 pub mod bind;
+pub mod estimate;
 pub mod explain;
 pub mod parallel;
 pub mod scope;

@@ -25,10 +25,7 @@ use crate::exec::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType, Value};
 
-/// Default selectivity of an equality / other condition without statistics
-/// (PostgreSQL's DEFAULT_EQ_SEL and DEFAULT_INEQ_SEL).
-const EQ_SEL: f64 = 0.005;
-const INEQ_SEL: f64 = 0.3333;
+use super::estimate::{self, EQ_SEL};
 
 /// The columns a query mentions, by name.
 #[derive(Default)]
@@ -159,18 +156,10 @@ pub fn remap_columns(e: &mut Expr, f: &dyn Fn(usize) -> usize) {
     }
 }
 
-/// A rough selectivity of a condition.
-fn selectivity(e: &Expr) -> f64 {
-    match &e.kind {
-        ExprKind::Binary(BinaryOp::Eq, _, _) => EQ_SEL,
-        ExprKind::And(a, b) => selectivity(a) * selectivity(b),
-        ExprKind::Or(a, b) => {
-            let (x, y) = (selectivity(a), selectivity(b));
-            x + y - x * y
-        }
-        ExprKind::Not(a) => 1.0 - selectivity(a),
-        _ => INEQ_SEL,
-    }
+/// The selectivity of `predicate` over the rows of `input` (statistics
+/// where the columns have them, see [`estimate`]).
+fn selectivity(input: &Plan, predicate: &Expr) -> f64 {
+    estimate::selectivity(predicate, &estimate::column_origins(input))
 }
 
 /// A FROM item while joining: its plan and scope.
@@ -197,7 +186,7 @@ fn project(input: Plan, exprs: Vec<Expr>, names: Vec<String>) -> Plan {
 
 fn filter(input: Plan, predicate: Expr) -> Plan {
     Plan {
-        rows: (input.rows * selectivity(&predicate)).max(1.0),
+        rows: (input.rows * selectivity(&input, &predicate)).max(1.0),
         fields: input.fields.clone(),
         node: Node::Filter {
             input: Box::new(input),
@@ -1019,8 +1008,15 @@ impl Binder<'_> {
         fields.extend(right.plan.fields.iter().cloned());
         let use_hash = !lkeys.is_empty() && self.ctx.settings().enable_hashjoin;
         let plan = if use_hash {
-            let rows = match kind {
-                JoinKind::Inner => (left.plan.rows * right.plan.rows * EQ_SEL)
+            let key_sel = estimate::join_selectivity(
+                &lkeys,
+                &rkeys,
+                &estimate::column_origins(&left.plan),
+                &estimate::column_origins(&right.plan),
+            );
+            let rows = match (kind, key_sel) {
+                (JoinKind::Inner, Some(sel)) => (left.plan.rows * right.plan.rows * sel).max(1.0),
+                (JoinKind::Inner, None) => (left.plan.rows * right.plan.rows * EQ_SEL)
                     .max(left.plan.rows.min(right.plan.rows)),
                 _ => left.plan.rows.max(right.plan.rows),
             };
@@ -1066,7 +1062,13 @@ impl Binder<'_> {
                     None => eq,
                 });
             }
-            let rows = left.plan.rows * right.plan.rows * cond.as_ref().map_or(1.0, selectivity);
+            let mut origins = estimate::column_origins(&left.plan);
+            origins.extend(estimate::column_origins(&right.plan));
+            let rows = left.plan.rows
+                * right.plan.rows
+                * cond
+                    .as_ref()
+                    .map_or(1.0, |c| estimate::selectivity(c, &origins));
             Plan {
                 rows: rows.max(1.0),
                 fields,
@@ -1636,6 +1638,21 @@ fn push_filter(plan: Plan, predicate: Expr) -> Plan {
             with_tid,
             filter: f,
         } => {
+            // Only the new condition narrows the scan's current estimate.
+            let sel = estimate::selectivity(
+                &predicate,
+                &estimate::column_origins(&Plan {
+                    node: Node::SeqScan {
+                        table: table.clone(),
+                        alias: String::new(),
+                        columns: columns.clone(),
+                        with_tid,
+                        filter: None,
+                    },
+                    fields: plan.fields.clone(),
+                    rows: plan.rows,
+                }),
+            );
             let predicate = match f {
                 Some(old) => Expr {
                     kind: ExprKind::And(Box::new(old), Box::new(predicate)),
@@ -1644,7 +1661,7 @@ fn push_filter(plan: Plan, predicate: Expr) -> Plan {
                 None => predicate,
             };
             Plan {
-                rows: (plan.rows * selectivity(&predicate)).max(1.0),
+                rows: (plan.rows * sel).max(1.0),
                 fields: plan.fields,
                 node: Node::SeqScan {
                     table,

@@ -6,6 +6,7 @@
 //! | `heap_page_items(table, blkno)` | one per line pointer: lp, lp_off, lp_flags, lp_len, t_xmin, t_xmax, t_cid, t_ctid, t_infomask2, t_infomask, t_hoff, t_flags (infomask flags by name) |
 //! | `page_header(table, blkno)` | the page header: lsn, checksum, flags (and names), lower, upper, special, version, prune_xid, free_space |
 //! | `heap_visibility_map(table)` | one per heap block: blkno, all_visible, all_frozen, live_tuples |
+//! | `pg_stats([table])` | one per analyzed column (of `table`, or of every table): tablename, attname, null_frac, avg_width, n_distinct, most_common_vals, most_common_freqs, histogram_bounds (arrays in PostgreSQL's text form) |
 //! | `buffer_cache_stats()` | the pool: buffers, used, dirty, pinned, and the database's hit/read/dirtied/written/evicted counters |
 //!
 //! and the scalar functions `relation_size(table)` (bytes of the main
@@ -57,6 +58,7 @@ pub(crate) fn table_function(
         "page_header" => page_header(ctx, args),
         "heap_visibility_map" => visibility_map(ctx, args),
         "buffer_cache_stats" => Ok(buffer_cache_stats(ctx)),
+        "pg_stats" => pg_stats(ctx, args),
         "wal_stats" => Ok(wal_stats(ctx)),
         _ => return None,
     };
@@ -172,6 +174,89 @@ fn visibility_map(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
             ]
         })
         .collect();
+    Ok((fields, rows))
+}
+
+/// A list in PostgreSQL's array text form: `{a,"b c",d}`.
+fn array_text<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let quoted: Vec<String> = items
+        .map(|v| {
+            let plain = !v.is_empty()
+                && !v.eq_ignore_ascii_case("null")
+                && !v
+                    .chars()
+                    .any(|c| matches!(c, ',' | '{' | '}' | '"' | '\\') || c.is_whitespace());
+            if plain {
+                v.to_string()
+            } else {
+                format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+            }
+        })
+        .collect();
+    format!("{{{}}}", quoted.join(","))
+}
+
+/// PostgreSQL's `pg_stats` view, as a table function over the catalog's
+/// statistics (ANALYZE fills them).
+fn pg_stats(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+    let tables = if args.is_empty() {
+        ctx.db.catalog.tables(&crate::catalog::CatalogView {
+            snapshot: ctx.snapshot,
+            txns: &ctx.db.txns,
+        })
+    } else {
+        vec![ctx.table(&text_arg("pg_stats", args, 0)?)?]
+    };
+    let fields = vec![
+        field("tablename", DataType::Text),
+        field("attname", DataType::Text),
+        field("null_frac", DataType::Float8),
+        field("avg_width", DataType::Int4),
+        field("n_distinct", DataType::Float8),
+        field("most_common_vals", DataType::Text),
+        field("most_common_freqs", DataType::Text),
+        field("histogram_bounds", DataType::Text),
+    ];
+    let mut rows = Vec::new();
+    for t in tables {
+        let Some(stats) = &t.stats else { continue };
+        for (col, cs) in t.columns.iter().zip(&stats.columns) {
+            let Some(cs) = cs else { continue };
+            let opt = |present: bool, text: String| {
+                if present {
+                    Value::text(&text)
+                } else {
+                    Value::Null
+                }
+            };
+            rows.push(vec![
+                Value::text(&t.name),
+                Value::text(&col.name),
+                Value::Float8(cs.null_frac),
+                Value::Int4(cs.avg_width.round() as i32),
+                Value::Float8(cs.n_distinct),
+                opt(
+                    !cs.mcv.is_empty(),
+                    array_text(cs.mcv.iter().map(|m| m.0.as_str())),
+                ),
+                opt(
+                    !cs.mcv.is_empty(),
+                    format!(
+                        "{{{}}}",
+                        cs.mcv
+                            .iter()
+                            .map(|m| format!("{:.6}", m.1).trim_end_matches('0').to_string())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ),
+                ),
+                opt(
+                    !cs.histogram.is_empty(),
+                    array_text(cs.histogram.iter().map(String::as_str)),
+                ),
+            ]);
+        }
+    }
     Ok((fields, rows))
 }
 

@@ -24,7 +24,7 @@
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
 //! [`dml`] (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
 //! [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
-//! page-inspection functions) and [`copy`] (COPY, with the client-data API
+//! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
 //! [`Session::copy_in`] / [`Session::copy_out`]).
 
 mod copy;
@@ -32,6 +32,7 @@ mod ddl;
 mod describe;
 mod dml;
 mod inspect;
+mod maintenance;
 mod query;
 mod result;
 mod utility;
@@ -134,6 +135,9 @@ fn writes(stmt: &ast::Statement) -> bool {
             | ast::Statement::Set(_)
             | ast::Statement::Reset(_)
             | ast::Statement::Checkpoint
+            // They take an xid themselves, only to store statistics.
+            | ast::Statement::Vacuum(_)
+            | ast::Statement::Analyze(_)
     )
 }
 
@@ -347,10 +351,8 @@ impl Session {
                 Ok(QueryResult::empty("CHECKPOINT"))
             }
             ast::Statement::Copy(c) => self.copy(c, &mut copy::CopyIo::None, None),
-            ast::Statement::Vacuum(_) => Err(err!(FeatureNotSupported, "VACUUM is not supported")),
-            ast::Statement::Analyze(_) => {
-                Err(err!(FeatureNotSupported, "ANALYZE is not supported"))
-            }
+            ast::Statement::Vacuum(v) => self.vacuum(v),
+            ast::Statement::Analyze(a) => self.analyze(a),
             ast::Statement::Begin(_) | ast::Statement::Commit | ast::Statement::Rollback => {
                 unreachable!("handled by run_statement")
             }

@@ -341,7 +341,14 @@ pub fn free_space(p: &[u8]) -> usize {
 /// (PostgreSQL caps heap pages at `MaxHeapTuplesPerPage` line pointers).
 pub fn heap_free_space(p: &[u8]) -> usize {
     let space = free_space(p);
-    if max_offset(p) as usize >= MAX_HEAP_TUPLES_PER_PAGE && flags(p) & PD_HAS_FREE_LINES == 0 {
+    let max = max_offset(p);
+    // PD_HAS_FREE_LINES is a hint that may be stale (the last UNUSED line
+    // pointer was reused since): at the cap, look for a real one, or an
+    // insert would be sent here again and again and never fit.
+    if max as usize >= MAX_HEAP_TUPLES_PER_PAGE
+        && (flags(p) & PD_HAS_FREE_LINES == 0
+            || !(1..=max).any(|o| item_id(p, o).flags == LP_UNUSED))
+    {
         return 0;
     }
     space
@@ -525,6 +532,26 @@ pub fn repair_fragmentation(p: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_line_pointer_array_with_a_stale_free_lines_hint_has_no_room() {
+        let mut p = vec![0u8; BLCKSZ];
+        init(&mut p, 0);
+        for _ in 0..MAX_HEAP_TUPLES_PER_PAGE {
+            add_item(&mut p, &[0u8; 24], None).expect("room for the smallest tuples");
+        }
+        set_unused(&mut p, 3);
+        repair_fragmentation(&mut p);
+        assert!(
+            heap_free_space(&p) > 0,
+            "an UNUSED line pointer can be reused"
+        );
+        add_item(&mut p, &[0u8; 24], Some(3)).expect("slot 3 is free");
+        // The flag may still say there are free line pointers.
+        let f = flags(&p) | PD_HAS_FREE_LINES;
+        set_flags(&mut p, f);
+        assert_eq!(heap_free_space(&p), 0);
+    }
 
     fn page() -> Vec<u8> {
         let mut p = vec![0u8; BLCKSZ];

@@ -179,6 +179,10 @@ impl HeapRecord {
                 out.push(12);
                 out.extend_from_slice(&heap_block.to_le_bytes());
             }
+            HeapRecord::Freeze { offsets } => {
+                out.push(13);
+                put_u16s(out, offsets);
+            }
         }
     }
 
@@ -265,6 +269,7 @@ impl HeapRecord {
             12 => HeapRecord::VmClear {
                 heap_block: r.u32()?,
             },
+            13 => HeapRecord::Freeze { offsets: r.u16s()? },
             t => return Err(err!(DataCorrupted, "invalid heap record type {t}")),
         };
         if r.at != b.len() {

@@ -21,12 +21,18 @@
 //! restart (inserts start at the last page). It is a hint: every insert
 //! re-checks the page under its lock.
 //!
+//! Truncation: inserts, multi-inserts, updates, scans and counts hold a
+//! per-relation read lock ([`HeapRelation::hold_size`]) for their run;
+//! VACUUM's truncation of empty tail pages takes it exclusively when it can
+//! (never waiting), so a page it cuts off cannot be receiving a tuple or be
+//! read.
+//!
 //! Locking: one heap page lock at a time, except an update that moves the
 //! tuple to another page, which locks both pages in block-number order (and
 //! re-checks the old tuple after taking them), and the VM page locked after a
 //! heap page, never the other way round.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::fsm::FreeSpace;
 
@@ -78,6 +84,8 @@ pub struct HeapRelation {
     txns: Arc<TxnManager>,
     /// Where inserts go.
     fsm: Mutex<FreeSpace>,
+    /// Readers and writers hold it shared, VACUUM's truncation exclusively.
+    truncation: RwLock<()>,
     /// The write-ahead log; `None` for an unlogged heap (storage tests).
     wal: Option<Arc<Wal>>,
     /// The transaction that created this relation file, while it may still
@@ -127,6 +135,7 @@ impl HeapRelation {
             pool,
             txns,
             fsm: Mutex::new(fsm),
+            truncation: RwLock::new(()),
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
         })
@@ -220,6 +229,21 @@ impl HeapRelation {
 
     fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
         self.fsm.lock().expect("free-space map mutex poisoned")
+    }
+
+    /// Keeps VACUUM from truncating the relation while the guard lives.
+    /// Inserts, updates, scans, `count`, fetches and ANALYZE hold it; it
+    /// never waits for VACUUM, which only *tries* the other side and skips
+    /// truncating when anyone holds this one.
+    pub fn hold_size(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.truncation.read().expect("truncation lock poisoned")
+    }
+
+    /// The truncation side of that lock, if no writer is running now
+    /// (VACUUM gives up truncating otherwise, as PostgreSQL does when it
+    /// cannot get its lock at once).
+    pub(super) fn try_exclude_writers(&self) -> Option<std::sync::RwLockWriteGuard<'_, ()>> {
+        self.truncation.try_write().ok()
     }
 
     /// Checks the header of heap page `block` (locked by the caller) before
@@ -328,6 +352,7 @@ impl HeapRelation {
     /// known to have room, else a new page. Returns its tid.
     pub fn insert(&self, data: &[u8], xid: Xid, cid: CommandId) -> Result<Tid> {
         Self::check_size(data.len())?;
+        let _size = self.hold_size();
         let need = maxalign(data.len());
         loop {
             let (block, buf) = self.page_for(need, None, None)?;
@@ -382,6 +407,7 @@ impl HeapRelation {
         for &l in lens {
             Self::check_size(l as usize)?;
         }
+        let _size = self.hold_size();
         let (mut next, mut at) = (0usize, 0usize);
         let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
         while next < lens.len() {
@@ -533,6 +559,7 @@ impl HeapRelation {
         cid: CommandId,
     ) -> Result<(TmResult, Option<Tid>)> {
         Self::check_size(data.len())?;
+        let _size = self.hold_size();
         let need = maxalign(data.len());
         loop {
             let old_buf = self.read_main(tid.block)?;

@@ -3,8 +3,9 @@
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, multi-insert, delete,
 //! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]),
-//! pruning of dead tuples and HOT chains ([`prune`]), and the in-memory
-//! free-space map ([`fsm`]).
+//! pruning of dead tuples and HOT chains ([`prune`]), VACUUM's page pass
+//! and tail truncation ([`vacuum`]), and the in-memory free-space map
+//! ([`fsm`]).
 
 pub mod codec;
 pub mod fsm;
@@ -14,9 +15,11 @@ pub mod prune;
 pub mod record;
 pub mod scan;
 pub mod tuple;
+pub mod vacuum;
 pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
 pub use prune::PruneStats;
 pub use scan::HeapScan;
+pub use vacuum::{PageVacuumStats, VacuumCutoffs};
 pub use visibility::TmResult;

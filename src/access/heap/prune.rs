@@ -29,7 +29,7 @@ use super::tuple;
 use super::visibility::{satisfies_vacuum, VacuumStatus};
 use crate::error::Result;
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
-use crate::storage::BlockNumber;
+use crate::storage::{BlockNumber, BufferWriteGuard};
 use crate::txn::Xid;
 
 /// What pruning one page did.
@@ -175,12 +175,30 @@ impl HeapRelation {
     ) -> Result<PruneStats> {
         let buf = self.read_main(block)?;
         let mut g = buf.cleanup_lock();
+        let mut status = Vec::new();
+        self.prune_locked(block, &mut g, oldest_xmin, no_indexes, &mut status)
+    }
+
+    /// [`prune_page`](Self::prune_page) on a page whose cleanup lock the
+    /// caller holds (`g`). Leaves in `status` each line pointer's
+    /// [`VacuumStatus`] as found before pruning (index = offset; `None` for
+    /// line pointers without a tuple), so that VACUUM can go on to decide
+    /// the page's visibility-map bits under the same lock.
+    pub(super) fn prune_locked(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        oldest_xmin: Xid,
+        no_indexes: bool,
+        status: &mut Vec<Option<VacuumStatus>>,
+    ) -> Result<PruneStats> {
+        status.clear();
         self.check_page(block, &g[..])?;
         if page::is_new(&g[..]) {
             return Ok(PruneStats::default());
         }
         let max = page::max_offset(&g[..]);
-        let mut status = vec![None; max as usize + 1];
+        status.resize(max as usize + 1, None);
         let mut hints = Vec::new();
         for o in 1..=max {
             let Some(t) = page::get_item(&g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
@@ -200,7 +218,7 @@ impl HeapRelation {
         if apply_page_hints(&mut g[..], &hints) {
             g.mark_dirty_hint();
         }
-        let plan = plan(&g[..], block, &status, no_indexes);
+        let plan = plan(&g[..], block, status, no_indexes);
         if plan.redirected.is_empty() && plan.dead.is_empty() && plan.unused.is_empty() {
             return Ok(PruneStats::default());
         }
@@ -216,7 +234,7 @@ impl HeapRelation {
             dead: plan.dead,
             unused: plan.unused,
         };
-        self.log_apply(crate::storage::ForkNumber::Main, block, &mut g, &rec, 0)?;
+        self.log_apply(crate::storage::ForkNumber::Main, block, g, &rec, 0)?;
         let after = page::free_space(&g[..]);
         self.note_free_space(block, page::heap_free_space(&g[..]));
         Ok(PruneStats {

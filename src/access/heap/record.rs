@@ -148,6 +148,13 @@ pub enum HeapRecord {
         /// The heap block described.
         heap_block: u32,
     },
+    /// VACUUM FREEZE: mark the inserters of these tuples frozen
+    /// (`HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID`, PostgreSQL's
+    /// `HEAP_XMIN_FROZEN`): visible to every snapshot whatever its xmin.
+    Freeze {
+        /// Line pointers of the tuples to freeze.
+        offsets: Vec<OffsetNumber>,
+    },
 }
 
 fn corrupt(what: &str) -> crate::error::Error {
@@ -332,6 +339,15 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             vm::clear(p, *heap_block);
             Ok(())
         }
+        HeapRecord::Freeze { offsets } => {
+            for &o in offsets {
+                let t = page::get_item_mut(p, o)
+                    .filter(|t| t.len() >= tuple::HEADER_SIZE)
+                    .ok_or_else(|| corrupt(&format!("line pointer {o} is not a tuple")))?;
+                tuple::set_infomask(t, tuple::infomask(t) | tuple::HEAP_XMIN_FROZEN);
+            }
+            Ok(())
+        }
     }
 }
 
@@ -410,6 +426,7 @@ mod tests {
                 unused: vec![3],
             },
             HeapRecord::Defragment,
+            HeapRecord::Freeze { offsets: vec![4] },
         ]
     }
 

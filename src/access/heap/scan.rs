@@ -61,6 +61,8 @@ pub struct HeapScan<'r> {
     shared: Option<&'r ParallelBlocks>,
     /// End of the current chunk (`nblocks` for a serial scan).
     end: BlockNumber,
+    /// Keeps VACUUM from truncating the relation under the scan.
+    _size: std::sync::RwLockReadGuard<'r, ()>,
 }
 
 /// Blocks a parallel scan hands out at a time: large enough that the
@@ -113,8 +115,10 @@ impl ParallelBlocks {
 impl HeapRelation {
     /// Starts a sequential scan under `snap`.
     pub fn scan(&self, snap: &Snapshot) -> Result<HeapScan<'_>> {
+        let size = self.hold_size();
         let nblocks = self.nblocks()?;
         Ok(HeapScan {
+            _size: size,
             rel: self,
             snap: snap.clone(),
             nblocks,
@@ -135,6 +139,7 @@ impl HeapRelation {
         blocks: &'r ParallelBlocks,
     ) -> Result<HeapScan<'r>> {
         Ok(HeapScan {
+            _size: self.hold_size(),
             rel: self,
             snap: snap.clone(),
             nblocks: blocks.nblocks,
@@ -156,6 +161,7 @@ impl HeapRelation {
         snap: &Snapshot,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<Option<R>> {
+        let _size = self.hold_size();
         if tid.block >= self.nblocks()? {
             return Ok(None);
         }
@@ -224,6 +230,10 @@ impl HeapRelation {
         nblocks: BlockNumber,
         ring: &mut Option<Ring>,
     ) -> Result<u64> {
+        let _size = self.hold_size();
+        // A parallel count's block range was fixed before this participant
+        // held the lock: VACUUM may have cut empty pages off since.
+        let nblocks = nblocks.min(self.nblocks()?);
         let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
         let mut hints = Vec::new();
         let mut total = 0u64;
@@ -341,7 +351,26 @@ fn set_hints(buf: &PinnedBuffer<'_>, hints: &[Hint]) {
     }
 }
 
-impl HeapScan<'_> {
+impl<'r> HeapScan<'r> {
+    /// Pins `block` for the scan. `None` when VACUUM has truncated the
+    /// relation below it since the scan started: the pages cut off were
+    /// empty, so the scan simply ends there (a parallel participant's later
+    /// chunks lie past the cut too).
+    fn pin(&mut self, block: BlockNumber) -> Result<Option<PinnedBuffer<'r>>> {
+        let rel = self.rel;
+        match rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())
+        {
+            Ok(buf) => Ok(Some(buf)),
+            Err(_) if block >= rel.nblocks()? => {
+                self.next = self.end;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Whether a block is left to visit (`self.next`); a parallel
     /// participant takes its next chunk when the current one is done.
     fn advance(&mut self) -> bool {
@@ -375,9 +404,9 @@ impl HeapScan<'_> {
         let block = self.next;
         self.next += 1;
         let rel = self.rel;
-        let buf = rel
-            .pool()
-            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        let Some(buf) = self.pin(block)? else {
+            return Ok(None);
+        };
         self.visible.clear();
         self.hints.clear();
         let mut g = buf.read();
@@ -407,9 +436,9 @@ impl HeapScan<'_> {
         let block = self.next;
         self.next += 1;
         let rel = self.rel;
-        let buf = rel
-            .pool()
-            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())?;
+        let Some(buf) = self.pin(block)? else {
+            return Ok(None);
+        };
         self.hints.clear();
         let g = buf.read();
         let n = count_visible(&g[..], &self.snap, rel.txns().clog(), &mut self.hints)

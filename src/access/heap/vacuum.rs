@@ -1,0 +1,308 @@
+//! VACUUM's work on one heap page (PostgreSQL's `lazy_scan_prune` and
+//! `lazy_vacuum_heap_page` in one step, since heapdb has no indexes), and
+//! the truncation of empty pages at the end of a relation.
+//!
+//! [`HeapRelation::vacuum_page`] takes the page's *cleanup* lock (exclusive,
+//! no other pin) once and, under it:
+//!
+//! 1. classifies every tuple against the horizon (`oldest_xmin`) with
+//!    [`satisfies_vacuum`](super::visibility::satisfies_vacuum) and sets the
+//!    hint bits found (a hint-only change);
+//! 2. prunes: tuples dead to everyone go (their line pointers become UNUSED
+//!    at once, as nothing else can point at them), HOT chains are shortened,
+//!    the page is compacted ([`HeapRelation::prune_locked`]);
+//! 3. under FREEZE, marks every remaining live tuple older than the horizon
+//!    frozen (a [`HeapRecord::Freeze`]);
+//! 4. when every remaining tuple is live and older than the horizon, sets
+//!    `PD_ALL_VISIBLE` and the page's VM bits with its live-tuple count
+//!    (all-frozen too when every tuple is frozen);
+//! 5. records the page's free space in the free-space map, so later inserts
+//!    reuse it.
+//!
+//! Each step is a [`HeapRecord`] applied and logged by
+//! [`HeapRelation::log_apply`], the one rule of the access layer.
+//! A writer of the page waits at most for this one page; VACUUM never holds
+//! two heap page locks. The VM page is locked after the heap page, never the
+//! other way round.
+//!
+//! Truncation ([`HeapRelation::truncate_empty_tail`]) cuts off empty pages at
+//! the end of the relation. It runs only when it can take the relation's
+//! truncation lock at once (no insert or update running; they hold it
+//! shared), so no page it cuts can be receiving a tuple; otherwise it leaves
+//! the cut to a later VACUUM, as PostgreSQL does when it cannot get its lock.
+//! Scans that started before the cut end early at the new end (the pages
+//! cut off were empty).
+
+use super::heapam::HeapRelation;
+use super::record::HeapRecord;
+use super::tuple;
+use super::visibility::VacuumStatus;
+use crate::access::vm;
+use crate::error::{Result, SqlState};
+use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL};
+use crate::storage::{BlockNumber, BufferWriteGuard, ForkNumber, Ring};
+use crate::txn::Xid;
+
+/// How to vacuum a page.
+#[derive(Debug, Clone, Copy)]
+pub struct VacuumCutoffs {
+    /// Rows deleted by transactions that committed before this are dead to
+    /// everyone ([`TxnManager::oldest_xmin`](crate::txn::TxnManager::oldest_xmin)
+    /// when VACUUM started).
+    pub oldest_xmin: Xid,
+    /// Freeze every live tuple older than `oldest_xmin` (VACUUM FREEZE).
+    pub freeze: bool,
+}
+
+/// What vacuuming one page found and did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageVacuumStats {
+    /// Tuples removed.
+    pub removed: u32,
+    /// Live tuples left (visible to new snapshots, or being inserted).
+    pub live: u32,
+    /// Deleted tuples some snapshot may still see ("dead but not yet removable").
+    pub recently_dead: u32,
+    /// Tuples frozen.
+    pub frozen: u32,
+    /// The page was all-visible before (only possible when it was not skipped).
+    pub was_all_visible: bool,
+    /// The page was set all-visible by this pass.
+    pub newly_all_visible: bool,
+    /// The page was set all-frozen by this pass.
+    pub newly_all_frozen: bool,
+    /// The page is all-visible after the pass.
+    pub all_visible: bool,
+    /// The page holds no line pointer at all after the pass (truncatable).
+    pub empty: bool,
+    /// Free bytes for new tuples after the pass.
+    pub free: usize,
+}
+
+impl HeapRelation {
+    /// Vacuums heap page `block` (see the module doc), reading it through
+    /// `ring` (the vacuum ring). The caller holds no lock; this waits for the
+    /// page's cleanup lock.
+    pub fn vacuum_page(
+        &self,
+        block: BlockNumber,
+        cutoffs: VacuumCutoffs,
+        ring: Option<&mut Ring>,
+        status: &mut Vec<Option<VacuumStatus>>,
+    ) -> Result<PageVacuumStats> {
+        let buf = self
+            .pool()
+            .read_buffer(self.rel(), ForkNumber::Main, block, ring)?;
+        let mut g = buf.cleanup_lock();
+        let mut out = PageVacuumStats::default();
+        if page::is_new(&g[..]) {
+            self.check_page(block, &g[..])?;
+            out.empty = true;
+            return Ok(out);
+        }
+        out.was_all_visible = page::is_all_visible(&g[..]);
+        let pruned = self.prune_locked(block, &mut g, cutoffs.oldest_xmin, true, status)?;
+        out.removed = pruned.removed;
+        // What is left: decide freezing and the VM bits.
+        let max = page::max_offset(&g[..]);
+        let mut all_visible = true;
+        let mut all_frozen = true;
+        let mut to_freeze: Vec<OffsetNumber> = Vec::new();
+        for o in 1..=max {
+            let id = page::item_id(&g[..], o);
+            if id.flags == LP_DEAD {
+                all_visible = false;
+                continue;
+            }
+            if id.flags != LP_NORMAL {
+                continue;
+            }
+            let Some(t) = page::get_item(&g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
+            else {
+                all_visible = false;
+                continue;
+            };
+            let mask = tuple::infomask(t);
+            let frozen = mask & tuple::HEAP_XMIN_FROZEN == tuple::HEAP_XMIN_FROZEN;
+            match status.get(o as usize).copied().flatten() {
+                Some(VacuumStatus::Live) => {
+                    out.live += 1;
+                    if frozen || tuple::xmin(t) < cutoffs.oldest_xmin {
+                        if !frozen {
+                            if cutoffs.freeze {
+                                to_freeze.push(o);
+                            } else {
+                                all_frozen = false;
+                            }
+                        }
+                    } else {
+                        // Committed, but some snapshot may not see it yet.
+                        all_visible = false;
+                    }
+                }
+                Some(VacuumStatus::RecentlyDead) => {
+                    out.recently_dead += 1;
+                    all_visible = false;
+                }
+                Some(VacuumStatus::InsertInProgress) | Some(VacuumStatus::DeleteInProgress) => {
+                    out.live += 1;
+                    all_visible = false;
+                }
+                // Dead but not removed (a chain member pruning kept): keep it
+                // out of the all-visible claim.
+                Some(VacuumStatus::Dead) | None => all_visible = false,
+            }
+        }
+        if !to_freeze.is_empty() {
+            out.frozen = to_freeze.len() as u32;
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::Freeze { offsets: to_freeze },
+                0,
+            )?;
+        }
+        out.empty = max == 0;
+        if all_visible && max > 0 {
+            let bits = if all_frozen {
+                vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN
+            } else {
+                vm::VM_ALL_VISIBLE
+            };
+            let count = out.live as u16;
+            if !out.was_all_visible {
+                self.log_apply(
+                    ForkNumber::Main,
+                    block,
+                    &mut g,
+                    &HeapRecord::SetAllVisible,
+                    0,
+                )?;
+            }
+            let (old_bits, _) = self.set_vm_locked(&g, block, bits, count)?;
+            out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
+            out.newly_all_frozen =
+                bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
+            out.all_visible = true;
+        } else if out.was_all_visible {
+            // A page flagged all-visible with tuples that are not: never
+            // leave the flag claiming it (clearing is always safe).
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::ClearAllVisible,
+                0,
+            )?;
+            self.clear_vm_bits(block)?;
+        }
+        out.free = page::heap_free_space(&g[..]);
+        self.note_free_space(block, out.free);
+        Ok(out)
+    }
+
+    /// Sets the VM bits and live count of heap block `block`, whose heap
+    /// page lock the caller holds (`_heap`, so the order heap page -> VM page
+    /// is kept), extending the VM fork when it is too short. Returns the
+    /// bits and count that were there before.
+    fn set_vm_locked(
+        &self,
+        _heap: &BufferWriteGuard<'_>,
+        block: BlockNumber,
+        bits: u8,
+        count: u16,
+    ) -> Result<(u8, u16)> {
+        let pool = self.pool();
+        let vb = vm::vm_block(block);
+        while pool.nblocks(self.rel(), ForkNumber::VisibilityMap)? <= vb {
+            let (_, vbuf) = pool.extend(self.rel(), ForkNumber::VisibilityMap, None)?;
+            let mut vg = vbuf.write();
+            vm::init_if_new(&mut vg[..]);
+            vg.mark_dirty();
+        }
+        let vbuf = pool.read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+        let mut vg = vbuf.write();
+        let old = vm::get(&vg[..], block);
+        if old != (bits, count) {
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut vg,
+                &HeapRecord::VmSet {
+                    heap_block: block,
+                    bits,
+                    count,
+                },
+                0,
+            )?;
+        }
+        Ok(old)
+    }
+
+    /// Clears the VM bits of heap block `block` (the caller holds its heap
+    /// page lock).
+    fn clear_vm_bits(&self, block: BlockNumber) -> Result<()> {
+        let pool = self.pool();
+        let vb = vm::vm_block(block);
+        if vb >= pool.nblocks(self.rel(), ForkNumber::VisibilityMap)? {
+            return Ok(());
+        }
+        let vbuf = pool.read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+        let mut vg = vbuf.write();
+        if vm::get(&vg[..], block).0 != 0 {
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut vg,
+                &HeapRecord::VmClear { heap_block: block },
+                0,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Cuts off the empty pages at the end of the relation, looking back
+    /// from the last block but not below `floor` (blocks below it are known
+    /// to hold tuples). Returns the number of blocks removed (0 when the
+    /// last page holds tuples, or when an insert or update is running on the
+    /// relation: the cut is then left to a later VACUUM).
+    ///
+    /// The cut is logged and the log flushed before the file is shortened
+    /// ([`HeapRelation::truncate_blocks`]).
+    pub fn truncate_empty_tail(&self, floor: BlockNumber) -> Result<BlockNumber> {
+        let Some(_excluded) = self.try_exclude_writers() else {
+            return Ok(0);
+        };
+        let nblocks = self.nblocks()?;
+        let mut keep = nblocks;
+        while keep > floor {
+            let b = keep - 1;
+            let buf = self
+                .pool()
+                .read_buffer(self.rel(), ForkNumber::Main, b, None)?;
+            let g = buf.read();
+            if !page::is_new(&g[..]) && page::max_offset(&g[..]) > 0 {
+                break;
+            }
+            keep = b;
+        }
+        if keep == nblocks {
+            return Ok(0);
+        }
+        // truncate_blocks clears the VM bits of the cut blocks and logs the
+        // cut before making it. A reader may read a tail block between the
+        // buffer pool's discard and the file's cut and leave a valid buffer
+        // past the new end; a second discard drops it (the buffer manager
+        // should do this itself under a lock readers respect).
+        match self.truncate_blocks(keep).and_then(|()| {
+            self.pool()
+                .truncate_relation(self.rel(), ForkNumber::Main, keep)
+        }) {
+            Ok(()) => {}
+            Err(e) if e.code == SqlState::ObjectInUse => return Ok(0),
+            Err(e) => return Err(e),
+        }
+        Ok(nblocks - keep)
+    }
+}

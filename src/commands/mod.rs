@@ -1,0 +1,13 @@
+//! Utility commands that work on whole relations rather than on rows:
+//! VACUUM ([`vacuum`]) and ANALYZE ([`analyze`], with the statistics it
+//! computes in [`stats`]).
+//!
+//! These modules do the work over a [`HeapRelation`](crate::access::heap::HeapRelation)
+//! and return a report; the session (`src/session/maintenance.rs`) resolves
+//! names, runs them inside its transaction handling, stores results in the
+//! catalog and turns the reports into VERBOSE `INFO` messages. Nothing here
+//! prints.
+
+pub mod analyze;
+pub mod stats;
+pub mod vacuum;
