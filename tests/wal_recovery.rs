@@ -7,7 +7,8 @@
 //!   full-page image;
 //! - a crash after redo wrote pages but before its checkpoint, then a
 //!   second recovery, gives the same state as one recovery;
-//! - with `synchronous_commit = off` every transaction is all or nothing;
+//! - with `synchronous_commit = off` every transaction is all or nothing,
+//!   also when a checkpoint fell between its changes and its lost commit;
 //! - dropped tables stay dropped, created ones exist after redo.
 
 use std::path::Path;
@@ -257,6 +258,41 @@ fn asynchronous_commits_lost_in_a_crash_are_lost_whole() {
             r,
             &format!("{i}|3|16"),
             "every transaction whole, and a prefix of them"
+        );
+    }
+}
+
+#[test]
+fn an_asynchronous_commit_lost_after_a_checkpoint_is_lost_whole() {
+    // The transaction logs half of its rows, a checkpoint moves the redo
+    // point past them (and writes them to disk), then the other half and
+    // the commit record stay in the log's buffer while the commit-log entry
+    // (written at commit) reaches the file: recovery must abort it, not
+    // leave the first half committed.
+    for round in 0..4 {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        run(&mut s, "CREATE TABLE h (a int)");
+        run(&mut s, "SET synchronous_commit = off");
+        run(&mut s, "BEGIN");
+        run(&mut s, "INSERT INTO h VALUES (1), (2)");
+        db.checkpoint().unwrap();
+        run(&mut s, "INSERT INTO h VALUES (3)");
+        run(&mut s, "COMMIT");
+        let wal = db.wal.clone();
+        let commit_end = wal.insert_lsn();
+        drop(s);
+        db.crash();
+        // The background flusher (every 200 ms) may have made it durable.
+        let durable = wal.flushed_lsn() >= commit_end;
+        drop(wal);
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        assert_eq!(
+            rows(&mut s, "SELECT count(*) FROM h"),
+            vec![if durable { "3" } else { "0" }],
+            "round {round}: all or nothing (commit record durable: {durable})"
         );
     }
 }

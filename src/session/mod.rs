@@ -448,7 +448,7 @@ impl Session {
         }
         // A transaction that logged nothing, changed no catalog entry and
         // drops no file needs no commit or abort record (a read-only BEGIN).
-        let logged = self.db.wal.take_logged(t.xid);
+        let logged = self.db.wal.has_logged(t.xid);
         if commit {
             if t.catalog_changed {
                 self.db.catalog.persist()?;

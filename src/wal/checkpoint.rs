@@ -1,9 +1,11 @@
 //! Checkpoints: bounding recovery time and the size of `wal/`.
 //!
 //! A checkpoint (1) moves the redo pointer to the current insert position
-//! (from then on, the first change to each page logs the page's image),
+//! (from then on, the first change to each page logs the page's image) and
+//! notes the transactions with logged changes but no outcome yet,
 //! (2) writes every dirty buffer and fsyncs the relation files and the
-//! commit log, (3) inserts and flushes a checkpoint record, (4) records the
+//! commit log, (3) inserts and flushes a checkpoint record (naming those
+//! transactions, for recovery's in-doubt rule), (4) records the
 //! redo point in the control file, and (5) removes or recycles the segment
 //! files wholly before the redo point. Everything changed before the redo
 //! point is then on disk, so recovery starts there.
@@ -79,7 +81,7 @@ impl Checkpointer {
     pub fn checkpoint(&self, shutdown: bool) -> Result<Lsn> {
         let mut last = self.running.lock().expect("checkpoint mutex poisoned");
         self.pool.set_hint_floor(u64::MAX);
-        let redo = self.wal.begin_checkpoint();
+        let (redo, open_xids) = self.wal.begin_checkpoint();
         self.pool.set_hint_floor(redo);
         self.pool.flush_all()?;
         self.txns.clog().flush()?;
@@ -99,6 +101,7 @@ impl Checkpointer {
                 redo,
                 next_xid: self.txns.next_xid(),
                 next_oid,
+                open_xids,
             },
         );
         self.wal.flush(end)?;

@@ -34,7 +34,8 @@
 //!    without an image in the log since the redo point).
 //! 5. *Recovery* replays from the redo point in the control file to the end
 //!    of valid log, idempotently, marks transactions without an outcome
-//!    aborted, and checkpoints.
+//!    aborted (those with records replayed and those the checkpoint record
+//!    lists as having logged before its redo point), and checkpoints.
 //!
 //! LSNs are byte positions in the stream (`u64`); a page's LSN is the end of
 //! the record that last changed it, so "flushed up to the page LSN" means

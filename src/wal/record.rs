@@ -106,6 +106,10 @@ pub enum WalRecord {
         next_xid: u32,
         /// The next object id at the checkpoint.
         next_oid: u32,
+        /// Transactions that had logged changes before `redo` but no
+        /// commit or abort record: recovery from `redo` aborts those it
+        /// finds no outcome for.
+        open_xids: Vec<u32>,
     },
     /// A relation's files were created.
     CreateRel {
@@ -341,11 +345,16 @@ pub fn encode(out: &mut Vec<u8>, prev: Lsn, xid: u32, rec: &WalRecord) -> usize 
             redo,
             next_xid,
             next_oid,
+            open_xids,
         } => {
             let at = begin(out, prev, xid, K_CHECKPOINT, 0);
             out.extend_from_slice(&redo.to_le_bytes());
             out.extend_from_slice(&next_xid.to_le_bytes());
             out.extend_from_slice(&next_oid.to_le_bytes());
+            out.extend_from_slice(&(open_xids.len() as u32).to_le_bytes());
+            for x in open_xids {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
             finish(out, at)
         }
         WalRecord::CreateRel { rel } => {
@@ -452,6 +461,18 @@ pub fn decode(b: &[u8], start: Lsn, prev: Lsn) -> Result<Option<ReadRecord>> {
             redo: u64::from(u32_at(p, 0)?) | u64::from(u32_at(p, 4)?) << 32,
             next_xid: u32_at(p, 8)?,
             next_oid: u32_at(p, 12)?,
+            // Absent in records written before the list existed.
+            open_xids: if p.len() > 16 {
+                let n = u32_at(p, 16)? as usize;
+                if p.len() != 20 + 4 * n {
+                    return Err(corrupt("bad transaction list"));
+                }
+                (0..n)
+                    .map(|i| u32_at(p, 20 + 4 * i))
+                    .collect::<Result<_>>()?
+            } else {
+                Vec::new()
+            },
         },
         K_CREATE => WalRecord::CreateRel { rel: u32_at(p, 0)? },
         K_TRUNCATE => WalRecord::TruncateRel {
@@ -499,6 +520,13 @@ mod tests {
                 redo: 1 << 40 | 5,
                 next_xid: 9,
                 next_oid: 17000,
+                open_xids: vec![],
+            },
+            WalRecord::Checkpoint {
+                redo: 77,
+                next_xid: 30,
+                next_oid: 17001,
+                open_xids: vec![5, 28],
             },
             WalRecord::CreateRel { rel: 5 },
             WalRecord::TruncateRel {

@@ -20,7 +20,13 @@
 //! At the end, every transaction that wrote a record but has neither a
 //! commit nor an abort record is marked aborted in the commit log (its
 //! commit-log entry may say committed when an asynchronous commit's record
-//! never reached disk: the log wins).
+//! never reached disk: the log wins). "Wrote a record" counts the records
+//! replayed and the transactions a checkpoint record lists as having
+//! logged changes before its redo point with no outcome yet: such a
+//! transaction may have nothing after the redo point but its lost commit
+//! record, and its commit-log entry must not make it half committed (the
+//! changes after the redo point gone with the log's tail, those before it
+//! on disk).
 //!
 //! Callers: [`crate::database`] runs this before opening the catalog (which
 //! reads the commit log), then writes a checkpoint.
@@ -192,7 +198,9 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
                     pool.truncate_relation(rel, fork, *nblocks)?;
                 }
             }
-            WalRecord::Checkpoint { .. } => {}
+            // Transactions that wrote before the redo point and had no
+            // outcome then: without a commit record below they are in doubt.
+            WalRecord::Checkpoint { open_xids, .. } => wrote.extend(open_xids.iter().copied()),
         }
     }
     for x in wrote.difference(&ended) {

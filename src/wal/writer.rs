@@ -73,8 +73,10 @@ struct Insert {
     prev: Lsn,
     /// The redo point of the running or last checkpoint (see module doc).
     redo: Lsn,
-    /// Transactions that inserted a record since they began (a transaction
-    /// that logged nothing needs no commit record).
+    /// Transactions that inserted a record and not yet their commit or
+    /// abort record (a transaction that logged nothing needs neither). A
+    /// checkpoint lists them, since their outcome may come only after its
+    /// redo point (see [`Wal::begin_checkpoint`]).
     logged: HashSet<Xid>,
 }
 
@@ -248,6 +250,10 @@ impl Wal {
         let prev = ins.prev;
         let len = record::encode(&mut ins.buf, prev, xid, rec);
         let end = self.advance(&mut ins, len, xid);
+        if matches!(rec, WalRecord::Commit { .. } | WalRecord::Abort { .. }) {
+            // Its outcome is in the log from here on.
+            ins.logged.remove(&xid);
+        }
         drop(ins);
         self.count(len, matches!(rec, WalRecord::Fpi { .. }));
         end
@@ -400,12 +406,19 @@ impl Wal {
     }
 
     /// Starts a checkpoint: the current insert position becomes the redo
-    /// point (first changes after it log full pages). Returns it.
-    pub fn begin_checkpoint(&self) -> Lsn {
+    /// point (first changes after it log full pages). Returns it and the
+    /// transactions that logged changes before it but no outcome yet, in
+    /// order: redo from this point cannot tell they wrote anything, so the
+    /// checkpoint record names them and recovery aborts those whose commit
+    /// never reached the log (an asynchronous commit's commit-log entry can
+    /// reach disk before its commit record does).
+    pub fn begin_checkpoint(&self) -> (Lsn, Vec<Xid>) {
         let mut ins = self.ins();
         ins.redo = ins.pos;
         self.redo_ptr.store(ins.pos, Ordering::Release);
-        ins.pos
+        let mut open: Vec<Xid> = ins.logged.iter().copied().collect();
+        open.sort_unstable();
+        (ins.pos, open)
     }
 
     /// Removes segment files no longer needed once `redo` is the recorded
@@ -414,9 +427,11 @@ impl Wal {
         self.io().files.remove_before(redo)
     }
 
-    /// Whether `xid` inserted any record; forgets it (called at its end).
-    pub fn take_logged(&self, xid: Xid) -> bool {
-        self.ins().logged.remove(&xid)
+    /// Whether `xid` inserted a record and not yet its commit or abort
+    /// record (asked at its end: it then needs one). [`Wal::insert`] of that
+    /// record forgets it.
+    pub fn has_logged(&self, xid: Xid) -> bool {
+        self.ins().logged.contains(&xid)
     }
 
     /// The counters and positions.
