@@ -209,3 +209,32 @@ fn stdin_stdout_freeze_and_progress() {
     assert_eq!((last.rows, last.bytes), (10_000, data.len() as u64));
     assert!(seen.windows(2).all(|w| w[0].rows <= w[1].rows));
 }
+
+#[test]
+fn vacuum_reclaims_the_space_of_a_failed_copy() {
+    let (dir, mut s) = open();
+    let pages = |s: &mut Session| -> i64 {
+        match s.execute("SELECT relation_pages('e')").unwrap().rows[0][0] {
+            heapdb::types::Value::Int8(n) => n,
+            ref v => panic!("{v:?}"),
+        }
+    };
+    let before = pages(&mut s);
+    let mut big = Vec::new();
+    for i in 0..30_000 {
+        writeln!(big, "{i}\txyz").unwrap();
+    }
+    big.extend_from_slice(b"oops\tx\n");
+    load(&dir, &mut s, &big, "");
+    let grown = pages(&mut s);
+    assert!(
+        grown > before + 20,
+        "the aborted rows took pages: {before} -> {grown}"
+    );
+    s.execute("VACUUM e").unwrap();
+    assert_eq!(pages(&mut s), before, "VACUUM cut the aborted rows' pages");
+    assert_eq!(count(&mut s), "1");
+    // The table takes new rows as usual.
+    s.execute("INSERT INTO e VALUES (2, 'new')").unwrap();
+    assert_eq!(count(&mut s), "2");
+}
