@@ -448,3 +448,35 @@ fn vacuum_runs_beside_writers_and_readers() {
     let (visible, _, live, _) = vm_summary(&mut s, "t");
     assert_eq!(live, expect, "{visible} all-visible pages hold every row");
 }
+
+#[test]
+fn vacuum_reports_its_pages_to_the_progress_hook() {
+    use heapdb::session::{Progress, ProgressUnit};
+    use std::sync::{Arc, Mutex};
+    let (_d, db) = open();
+    let mut s = db.session();
+    run(&mut s, "CREATE TABLE p (a int, b text)");
+    run(
+        &mut s,
+        "INSERT INTO p SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g",
+    );
+    let pages = int(&mut s, "SELECT relation_pages('p')") as u64;
+    assert!(pages > 128, "{pages} pages");
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let sink = seen.clone();
+    s.set_progress(Some(Arc::new(move |p: &Progress| {
+        sink.lock().unwrap().push(*p)
+    })));
+    run(&mut s, "VACUUM p");
+    let reports = seen.lock().unwrap().clone();
+    assert!(reports.len() >= 2, "{reports:?}");
+    assert!(reports.iter().all(|p| p.unit == ProgressUnit::Pages));
+    assert!(reports.windows(2).all(|w| w[0].done <= w[1].done));
+    let last = reports.last().unwrap();
+    assert_eq!((last.done, last.total), (pages, Some(pages)));
+    // A second VACUUM skips every page and still counts them.
+    seen.lock().unwrap().clear();
+    run(&mut s, "VACUUM p");
+    let last = *seen.lock().unwrap().last().unwrap();
+    assert_eq!((last.done, last.total), (pages, Some(pages)));
+}

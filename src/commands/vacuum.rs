@@ -30,6 +30,7 @@ use crate::access::heap::{HeapRelation, PageVacuumStats, VacuumCutoffs};
 use crate::access::vm;
 use crate::err;
 use crate::error::Result;
+use crate::exec::progress::{PageCounter, ProgressHook};
 use crate::storage::{BlockNumber, BufferUsage, ForkNumber, Ring};
 use crate::txn::Xid;
 
@@ -197,12 +198,14 @@ fn vm_range(
 }
 
 /// Vacuums `rel` (see the module doc), reading heap pages through `ring`.
-/// `cancel` is checked before every page (57014 when set).
+/// `cancel` is checked before every page (57014 when set); `progress`
+/// hears of the pages done (skipped ones included) out of the relation's.
 pub fn vacuum_heap(
     rel: &HeapRelation,
     opts: &VacuumOptions,
     mut ring: Option<Ring>,
     cancel: &AtomicBool,
+    progress: Option<&ProgressHook>,
 ) -> Result<VacuumReport> {
     let start = Instant::now();
     let buffers_before = BufferUsage::current();
@@ -212,6 +215,7 @@ pub fn vacuum_heap(
         freeze: opts.freeze,
     };
     let nblocks = rel.nblocks()?;
+    let mut pages = PageCounter::new(progress, u64::from(nblocks), None);
     let vm_blocks = rel.pool().nblocks(rel.rel(), ForkNumber::VisibilityMap)?;
     let mut report = VacuumReport {
         pages_before: nblocks,
@@ -232,6 +236,7 @@ pub fn vacuum_heap(
         let end = ((vm::vm_block(block) + 1) * vm::HEAPBLOCKS_PER_PAGE).min(nblocks);
         vm_range(rel, block, end, vm_blocks, &mut bits)?;
         for (b, &(vbits, count)) in (block..end).zip(&bits) {
+            pages.page();
             if !opts.disable_page_skipping && vbits & skip_mask != 0 {
                 report.skipped += 1;
                 report.live += count as u64;

@@ -124,7 +124,7 @@ impl Session {
         for (def, columns) in targets {
             let rel = self.db.relation(def.relfilenode)?;
             let ring = self.db.pool.ring_with(StrategyKind::Vacuum, &sizes);
-            let report = vacuum_heap(&rel, &opts, Some(ring), &cancel)?;
+            let report = vacuum_heap(&rel, &opts, Some(ring), &cancel, self.progress.as_ref())?;
             if v.verbose {
                 result.notices.extend(
                     report
