@@ -204,3 +204,24 @@ fn a_lock_wait_can_be_cancelled() {
     assert_eq!(count(&mut a, "select count(*) from t"), 0, "t survived");
     assert!(db.locks.is_empty());
 }
+
+#[test]
+fn a_session_dropped_inside_a_transaction_rolls_it_back_and_unlocks() {
+    let (_d, db) = open();
+    let mut a = db.session();
+    a.execute("create table t (x int)").unwrap();
+    {
+        let mut b = db.session();
+        b.execute("begin").unwrap();
+        b.execute("insert into t values (1)").unwrap();
+        assert_eq!(count(&mut b, "select count(*) from t"), 1);
+    }
+    assert!(db.locks.is_empty(), "the dropped session's locks are gone");
+    assert_eq!(count(&mut a, "select count(*) from t"), 0, "rolled back");
+    let start = Instant::now();
+    a.execute("drop table t").unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "DROP did not wait"
+    );
+}

@@ -154,6 +154,17 @@ pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
     Error::new(code, e.message).with_position(e.offset)
 }
 
+/// A session dropped inside a transaction rolls it back, as a disconnecting
+/// PostgreSQL client's backend does: its xid must not stay "running" (it
+/// would hold back VACUUM's horizon) nor its locks stay held.
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.txn.is_some() {
+            let _ = self.abort();
+        }
+    }
+}
+
 impl Session {
     pub(crate) fn new(db: Database) -> Session {
         Session {
