@@ -272,6 +272,24 @@ impl Plan {
             Node::Append { inputs } => inputs.iter().collect(),
         }
     }
+
+    /// The node's inputs, mutably (as [`Plan::children`]).
+    pub fn children_mut(&mut self) -> Vec<&mut Plan> {
+        match &mut self.node {
+            Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
+            Node::Filter { input, .. }
+            | Node::Project { input, .. }
+            | Node::Aggregate { input, .. }
+            | Node::Sort { input, .. }
+            | Node::Limit { input, .. }
+            | Node::Distinct { input }
+            | Node::Gather { input, .. } => vec![input],
+            Node::HashJoin { left, right, .. }
+            | Node::NestedLoop { left, right, .. }
+            | Node::SetOp { left, right, .. } => vec![left, right],
+            Node::Append { inputs } => inputs.iter_mut().collect(),
+        }
+    }
 }
 
 /// The columns and rows of a table function computed whole.

@@ -74,7 +74,7 @@ fn walk(plan: &mut Plan, workers: usize, min_pages: u64, pages: &dyn Fn(&TableDe
         };
         return;
     }
-    for child in children_mut(plan) {
+    for child in plan.children_mut() {
         walk(child, workers, min_pages, pages);
     }
 }
@@ -89,23 +89,5 @@ fn qualifies(plan: &Plan, min_pages: u64, pages: &dyn Fn(&TableDef) -> u32) -> b
     match driving_scan(input).map(|s| &s.node) {
         Some(Node::SeqScan { table, .. }) => pages(table) as u64 >= min_pages,
         _ => false,
-    }
-}
-
-/// The node's inputs, mutably (as [`Plan::children`]).
-fn children_mut(plan: &mut Plan) -> Vec<&mut Plan> {
-    match &mut plan.node {
-        Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
-        Node::Filter { input, .. }
-        | Node::Project { input, .. }
-        | Node::Aggregate { input, .. }
-        | Node::Sort { input, .. }
-        | Node::Limit { input, .. }
-        | Node::Distinct { input }
-        | Node::Gather { input, .. } => vec![input],
-        Node::HashJoin { left, right, .. }
-        | Node::NestedLoop { left, right, .. }
-        | Node::SetOp { left, right, .. } => vec![left, right],
-        Node::Append { inputs } => inputs.iter_mut().collect(),
     }
 }

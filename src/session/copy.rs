@@ -33,6 +33,7 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+use super::dml::target_columns;
 use super::{Column, Progress, ProgressUnit, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::copy::{self, csv, text, CopyOptions, Field, ForceQuote, Format};

@@ -126,6 +126,34 @@ fn not_null_error(
     .with_detail(format!("Failing row contains ({}).", row.join(", ")))
 }
 
+/// The column positions an INSERT's or COPY's column list names (all
+/// columns when it is empty), with PostgreSQL's errors for an unknown or a
+/// repeated name.
+pub(crate) fn target_columns(table: &TableDef, names: &[String]) -> Result<Vec<usize>> {
+    if names.is_empty() {
+        return Ok((0..table.columns.len()).collect());
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(names.len());
+    for c in names {
+        let i = table.column_index(c).ok_or_else(|| {
+            err!(
+                UndefinedColumn,
+                "column \"{c}\" of relation \"{}\" does not exist",
+                table.name
+            )
+        })?;
+        if !seen.insert(i) {
+            return Err(err!(
+                DuplicateColumn,
+                "column \"{c}\" specified more than once"
+            ));
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
 /// Waits until transaction `x` ends (on its transaction lock, so a cycle of
 /// such waits is found as a deadlock); true when it committed.
 fn wait_for(session: &Session, x: Xid) -> Result<bool> {
@@ -232,29 +260,7 @@ impl Session {
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
         let table = self.target(&ins.table, &snap)?;
         let ncols = table.columns.len();
-        let targets: Vec<usize> = if ins.columns.is_empty() {
-            (0..ncols).collect()
-        } else {
-            let mut seen = HashSet::new();
-            let mut t = Vec::new();
-            for c in &ins.columns {
-                let i = table.column_index(c).ok_or_else(|| {
-                    err!(
-                        UndefinedColumn,
-                        "column \"{c}\" of relation \"{}\" does not exist",
-                        table.name
-                    )
-                })?;
-                if !seen.insert(i) {
-                    return Err(err!(
-                        DuplicateColumn,
-                        "column \"{c}\" specified more than once"
-                    ));
-                }
-                t.push(i);
-            }
-            t
-        };
+        let targets = target_columns(&table, &ins.columns)?;
         let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
         let mut ctx = self.stmt_ctx(&snap);
         let mut binder = Binder::new(&mut ctx);

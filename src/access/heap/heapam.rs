@@ -278,7 +278,7 @@ impl HeapRelation {
 
     /// Clears the VM bits of `block`, whose heap page lock the caller holds
     /// and whose `PD_ALL_VISIBLE` flag it is clearing.
-    fn clear_vm(&self, block: BlockNumber) -> Result<()> {
+    pub(super) fn clear_vm(&self, block: BlockNumber) -> Result<()> {
         let vb = vm::vm_block(block);
         if vb >= self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? {
             return Ok(());
@@ -297,6 +297,40 @@ impl HeapRelation {
             )?;
         }
         Ok(())
+    }
+
+    /// Sets the VM bits and live count of heap block `block` (whose heap
+    /// page lock the caller holds), extending the VM fork as needed; logged
+    /// only when they change. Returns the previous bits and count.
+    pub(super) fn set_vm(&self, block: BlockNumber, bits: u8, count: u16) -> Result<(u8, u16)> {
+        let vb = vm::vm_block(block);
+        while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
+            let (_, vbuf) = self
+                .pool
+                .extend(self.rel, ForkNumber::VisibilityMap, None)?;
+            let mut vg = vbuf.write();
+            vm::init_if_new(&mut vg[..]);
+            vg.mark_dirty();
+        }
+        let vbuf = self
+            .pool
+            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+        let mut vg = vbuf.write();
+        let old = vm::get(&vg[..], block);
+        if old != (bits, count) {
+            self.log_apply(
+                ForkNumber::VisibilityMap,
+                vb,
+                &mut vg,
+                &HeapRecord::VmSet {
+                    heap_block: block,
+                    bits,
+                    count,
+                },
+                0,
+            )?;
+        }
+        Ok(old)
     }
 
     /// Applies and logs `rec` (by `xid`) on the locked heap page `g` (block
@@ -713,32 +747,7 @@ impl HeapRelation {
                 0,
             )?;
         }
-        let vb = vm::vm_block(block);
-        while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
-            let (_, vbuf) = self
-                .pool
-                .extend(self.rel, ForkNumber::VisibilityMap, None)?;
-            let mut vg = vbuf.write();
-            vm::init_if_new(&mut vg[..]);
-            vg.mark_dirty();
-        }
-        let vbuf = self
-            .pool
-            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
-        let mut vg = vbuf.write();
-        if vm::get(&vg[..], block) != (vm::VM_ALL_VISIBLE, count) {
-            self.log_apply(
-                ForkNumber::VisibilityMap,
-                vb,
-                &mut vg,
-                &HeapRecord::VmSet {
-                    heap_block: block,
-                    bits: vm::VM_ALL_VISIBLE,
-                    count,
-                },
-                0,
-            )?;
-        }
+        self.set_vm(block, vm::VM_ALL_VISIBLE, count)?;
         Ok(Some(count))
     }
 
@@ -756,23 +765,10 @@ impl HeapRelation {
         }
         let vm_blocks = self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)?;
         for block in new_nblocks..old {
-            let vb = vm::vm_block(block);
-            if vb >= vm_blocks {
+            if vm::vm_block(block) >= vm_blocks {
                 break;
             }
-            let buf = self
-                .pool
-                .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
-            let mut g = buf.write();
-            if vm::get(&g[..], block).0 != 0 {
-                self.log_apply(
-                    ForkNumber::VisibilityMap,
-                    vb,
-                    &mut g,
-                    &HeapRecord::VmClear { heap_block: block },
-                    0,
-                )?;
-            }
+            self.clear_vm(block)?;
         }
         if let Some(wal) = &self.wal {
             let lsn = wal.insert(

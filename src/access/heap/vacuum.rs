@@ -40,7 +40,7 @@ use super::visibility::VacuumStatus;
 use crate::access::vm;
 use crate::error::{Result, SqlState};
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL};
-use crate::storage::{BlockNumber, BufferWriteGuard, ForkNumber, Ring};
+use crate::storage::{BlockNumber, ForkNumber, Ring};
 use crate::txn::Xid;
 
 /// How to vacuum a page.
@@ -180,7 +180,7 @@ impl HeapRelation {
                     0,
                 )?;
             }
-            let (old_bits, _) = self.set_vm_locked(&g, block, bits, count)?;
+            let (old_bits, _) = self.set_vm(block, bits, count)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
@@ -195,71 +195,11 @@ impl HeapRelation {
                 &HeapRecord::ClearAllVisible,
                 0,
             )?;
-            self.clear_vm_bits(block)?;
+            self.clear_vm(block)?;
         }
         out.free = page::heap_free_space(&g[..]);
         self.note_free_space(block, out.free);
         Ok(out)
-    }
-
-    /// Sets the VM bits and live count of heap block `block`, whose heap
-    /// page lock the caller holds (`_heap`, so the order heap page -> VM page
-    /// is kept), extending the VM fork when it is too short. Returns the
-    /// bits and count that were there before.
-    fn set_vm_locked(
-        &self,
-        _heap: &BufferWriteGuard<'_>,
-        block: BlockNumber,
-        bits: u8,
-        count: u16,
-    ) -> Result<(u8, u16)> {
-        let pool = self.pool();
-        let vb = vm::vm_block(block);
-        while pool.nblocks(self.rel(), ForkNumber::VisibilityMap)? <= vb {
-            let (_, vbuf) = pool.extend(self.rel(), ForkNumber::VisibilityMap, None)?;
-            let mut vg = vbuf.write();
-            vm::init_if_new(&mut vg[..]);
-            vg.mark_dirty();
-        }
-        let vbuf = pool.read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
-        let mut vg = vbuf.write();
-        let old = vm::get(&vg[..], block);
-        if old != (bits, count) {
-            self.log_apply(
-                ForkNumber::VisibilityMap,
-                vb,
-                &mut vg,
-                &HeapRecord::VmSet {
-                    heap_block: block,
-                    bits,
-                    count,
-                },
-                0,
-            )?;
-        }
-        Ok(old)
-    }
-
-    /// Clears the VM bits of heap block `block` (the caller holds its heap
-    /// page lock).
-    fn clear_vm_bits(&self, block: BlockNumber) -> Result<()> {
-        let pool = self.pool();
-        let vb = vm::vm_block(block);
-        if vb >= pool.nblocks(self.rel(), ForkNumber::VisibilityMap)? {
-            return Ok(());
-        }
-        let vbuf = pool.read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
-        let mut vg = vbuf.write();
-        if vm::get(&vg[..], block).0 != 0 {
-            self.log_apply(
-                ForkNumber::VisibilityMap,
-                vb,
-                &mut vg,
-                &HeapRecord::VmClear { heap_block: block },
-                0,
-            )?;
-        }
-        Ok(())
     }
 
     /// Cuts off the empty pages at the end of the relation, looking back

@@ -1,7 +1,6 @@
 //! COPY FROM: records to tuples to `multi_insert` on the bulk-write ring
 //! (see the parent module's doc). Errors carry PostgreSQL's CONTEXT line.
 
-use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
 use super::*;
@@ -41,37 +40,6 @@ impl Where<'_> {
 }
 
 impl Session {
-    /// The column positions named in a COPY's column list (all columns when
-    /// empty), with INSERT's errors for unknown and repeated names.
-    pub(super) fn copy_columns(
-        &self,
-        table: &crate::catalog::TableDef,
-        names: &[String],
-    ) -> Result<Vec<usize>> {
-        if names.is_empty() {
-            return Ok((0..table.columns.len()).collect());
-        }
-        let mut seen = HashSet::new();
-        let mut out = Vec::with_capacity(names.len());
-        for c in names {
-            let i = table.column_index(c).ok_or_else(|| {
-                err!(
-                    UndefinedColumn,
-                    "column \"{c}\" of relation \"{}\" does not exist",
-                    table.name
-                )
-            })?;
-            if !seen.insert(i) {
-                return Err(err!(
-                    DuplicateColumn,
-                    "column \"{c}\" specified more than once"
-                ));
-            }
-            out.push(i);
-        }
-        Ok(out)
-    }
-
     /// The value of a column's DEFAULT expression, converted to its type.
     fn default_value(&mut self, text: &str, ty: &DataType) -> Result<Value> {
         let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}"))
@@ -112,7 +80,7 @@ impl Session {
             (t.xid, t.cid, t.start_ts)
         };
         let table = self.lookup_table(&snap, &name.name, LockMode::RowExclusive)?;
-        let targets = self.copy_columns(&table, columns)?;
+        let targets = target_columns(&table, columns)?;
         if opts.freeze && !self.txn_ref().drop_on_abort.contains(&table.relfilenode) {
             return Err(err!(
                 ObjectNotInPrerequisiteState,

@@ -15,7 +15,7 @@ impl Session {
             ast::CopySource::Table { name, columns } => {
                 let snap = self.statement_snapshot();
                 let table = self.lookup_table(&snap, &name.name, LockMode::AccessShare)?;
-                let cols = self.copy_columns(&table, columns)?;
+                let cols = target_columns(&table, columns)?;
                 let list: Vec<String> = cols
                     .iter()
                     .map(|&i| quote_ident(&table.columns[i].name))
