@@ -286,8 +286,13 @@ impl LockManager {
                 }
             }
         }
+        // Waiters register in `waiting` under the mutex before they sleep:
+        // with none, skip the wake-up (a system call per transaction end).
+        let wake = !st.waiting.is_empty();
         drop(st);
-        self.changed.notify_all();
+        if wake {
+            self.changed.notify_all();
+        }
     }
 
     /// The modes `owner` holds on `tag` (for tests and inspection).
