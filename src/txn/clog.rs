@@ -10,7 +10,7 @@
 //!
 //! A small cache ([`CACHE_PAGES`] pages, least recently used evicted) keeps
 //! the pages in memory. [`Clog::set_status`] changes the cached page and
-//! writes that page back at once (no fsync); [`Clog::flush`] fsyncs the
+//! writes the changed byte back at once (no fsync, no copy of the page); [`Clog::flush`] fsyncs the
 //! segments written since the last flush (checkpoint and clean shutdown call
 //! it; durability of a commit before that is the write-ahead log's job).
 //!
@@ -252,13 +252,16 @@ impl Clog {
         let p = inner.page(&self.dir, pageno)?;
         let i = (xid % XIDS_PER_PAGE) as usize;
         let shift = 2 * (i % 4);
-        p.data[i / 4] = (p.data[i / 4] & !(3 << shift)) | (status.bits() << shift);
-        let bytes: Box<[u8; CLOG_PAGE_SIZE]> = p.data.clone();
+        let byte = (p.data[i / 4] & !(3 << shift)) | (status.bits() << shift);
+        p.data[i / 4] = byte;
+        // Only the changed byte goes to the file: the rest of the page is
+        // there already (each change is written through), and a one-byte
+        // write needs no copy of the page (this runs once per commit).
         let seg = pageno / PAGES_PER_SEGMENT;
-        let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
+        let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64 + (i / 4) as u64;
         inner
             .file(&self.dir, seg)?
-            .write_all_at(&bytes[..], off)
+            .write_all_at(&[byte], off)
             .map_err(|e| err!(IoError, "could not write commit log page {pageno}: {e}"))?;
         inner.unsynced.insert(seg);
         // Recovery may turn a committed-looking xid into an aborted one.
