@@ -31,6 +31,7 @@ mod copy;
 mod ddl;
 mod describe;
 mod dml;
+mod insert_row;
 mod inspect;
 mod maintenance;
 mod query;
@@ -123,6 +124,8 @@ pub struct Session {
     /// found the table changed under its snapshot): the statement runs
     /// again with a fresh snapshot.
     restart: Cell<bool>,
+    /// Buffers of the direct single-row INSERT path ([`insert_row`]).
+    pub(crate) insert_scratch: insert_row::InsertScratch,
 }
 
 /// Classifies a statement for transaction handling.
@@ -174,6 +177,7 @@ impl Session {
             cancel: Arc::new(AtomicBool::new(false)),
             progress: None,
             restart: Cell::new(false),
+            insert_scratch: insert_row::InsertScratch::default(),
         }
     }
 
