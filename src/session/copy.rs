@@ -120,10 +120,6 @@ fn file_error(e: std::io::Error, path: &str, how: &str) -> Error {
     )
 }
 
-fn quote_ident(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
 impl Session {
     /// Runs `sql`, one `COPY ... FROM STDIN`, reading its data from `data`
     /// until end of input or a line `\.`. Returns the `COPY n` result.
@@ -201,7 +197,7 @@ impl Session {
             };
             self.copy_from(name, columns, &opts, input, progress)?
         } else {
-            let query = self.copy_query(c)?;
+            let source = self.copy_source(c)?;
             match (&c.target, io) {
                 (ast::CopyTarget::File(path), _) => {
                     if !std::path::Path::new(path).is_absolute() {
@@ -212,14 +208,14 @@ impl Session {
                     }
                     let f = File::create(path).map_err(|e| file_error(e, path, "writing"))?;
                     let mut w = BufWriter::new(f);
-                    let n = self.copy_to(&query, &opts, &mut w, progress)?;
+                    let n = self.copy_to(&source, &opts, &mut w, progress)?;
                     w.flush().map_err(|e| {
                         err!(IoError, "could not write to COPY file: {}", os_text(&e))
                     })?;
                     n
                 }
                 (_, CopyIo::Out(w)) => {
-                    let n = self.copy_to(&query, &opts, &mut **w, progress)?;
+                    let n = self.copy_to(&source, &opts, &mut **w, progress)?;
                     w.flush()?;
                     n
                 }
@@ -262,4 +258,5 @@ fn no_client_stream(what: &str, api: &str) -> Error {
 }
 
 mod load;
+mod table_out;
 mod unload;
