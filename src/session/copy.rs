@@ -22,9 +22,24 @@
 //! aborts, so none of its rows is visible.
 //!
 //! `FREEZE` is accepted only when the table was created or truncated in the
-//! current transaction (PostgreSQL's rule); the rows are then written as
-//! ordinary rows of the transaction (they become visible at its commit, as
-//! frozen rows would), without pre-set hint bits.
+//! current transaction (PostgreSQL's rule, and its error otherwise). The rows
+//! are then written frozen and the pages they fill all-visible and
+//! all-frozen in the visibility map, with their live counts
+//! (`HeapRelation::multi_insert_frozen`): `count(*)` right after the COPY
+//! reads only the map, and no VACUUM is needed after COMMIT. Until the
+//! commit no other session can see them: the table's file is new in this
+//! transaction, and other sessions read the catalog under their snapshots
+//! (a REPEATABLE READ transaction whose snapshot predates the commit gets
+//! "relation does not exist" for a created table, and a serialization
+//! failure for a truncated one, where PostgreSQL would show it the frozen
+//! rows: its documented exception to MVCC that heapdb does not make). If
+//! the transaction aborts, or the system crashes before its commit, the
+//! file is dropped with every row in it.
+//!
+//! ## Unload path
+//! `COPY table TO` formats each visible tuple straight from the page bytes
+//! on a scanner thread while the calling thread writes (`table_out`);
+//! `COPY (query) TO` formats the executor's batches (`unload`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
