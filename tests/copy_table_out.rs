@@ -103,7 +103,7 @@ struct Failing {
 impl Write for Failing {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if buf.len() > self.left {
-            return Err(std::io::Error::new(std::io::ErrorKind::Other, "disk full"));
+            return Err(std::io::Error::other("disk full"));
         }
         self.left -= buf.len();
         Ok(buf.len())
