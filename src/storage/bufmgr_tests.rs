@@ -413,7 +413,11 @@ fn write_rings_grow_instead_of_waiting_for_the_wal_up_to_their_bound() {
     });
     pool.set_wal_flush_hook(wal.clone());
     let mut ring = pool.ring(StrategyKind::Vacuum);
-    assert_eq!((ring.len(), ring.max_len()), (32, 128), "an eighth of the pool");
+    assert_eq!(
+        (ring.len(), ring.max_len()),
+        (32, 128),
+        "an eighth of the pool"
+    );
     let dirty = |ring: &mut Ring, blocks: std::ops::Range<u32>| {
         for b in blocks {
             let buf = pool.read_buffer(REL, MAIN, b, Some(&mut *ring)).unwrap();
@@ -426,7 +430,10 @@ fn write_rings_grow_instead_of_waiting_for_the_wal_up_to_their_bound() {
     dirty(&mut ring, 0..128);
     assert_eq!(ring.len(), 128);
     assert_eq!(wal.flushes.load(Ordering::SeqCst), 0, "nobody waited");
-    assert!(wal.requests.load(Ordering::SeqCst) >= 4, "asked ahead each half lap");
+    assert!(
+        wal.requests.load(Ordering::SeqCst) >= 4,
+        "asked ahead each half lap"
+    );
     // At its bound it waits for the flush, and stays at its bound.
     let written = pool.stats().shared_written;
     dirty(&mut ring, 128..200);
@@ -439,7 +446,10 @@ fn write_rings_grow_instead_of_waiting_for_the_wal_up_to_their_bound() {
     dirty(&mut ring, 200..400);
     assert_eq!(wal.flushes.load(Ordering::SeqCst), flushes);
     let resident = (0..400).filter(|&b| pool.is_cached(REL, MAIN, b)).count();
-    assert!(resident <= 128, "{resident} pages resident beyond the ring's bound");
+    assert!(
+        resident <= 128,
+        "{resident} pages resident beyond the ring's bound"
+    );
 }
 
 #[test]
