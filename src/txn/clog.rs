@@ -21,7 +21,8 @@
 //! Locking: one mutex over the cache and the open files. Readers hold it only
 //! for a lookup; hint bits on tuples keep most readers away from here.
 
-use std::collections::{HashMap, HashSet};
+// foldhash (hashbrown's default) rather than SipHash: looked up per commit.
+use hashbrown::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -123,7 +124,7 @@ fn segment_name(seg: u32) -> String {
 
 impl Inner {
     fn file(&mut self, dir: &Path, seg: u32) -> Result<&File> {
-        use std::collections::hash_map::Entry;
+        use hashbrown::hash_map::Entry;
         match self.files.entry(seg) {
             Entry::Occupied(e) => Ok(e.into_mut()),
             Entry::Vacant(e) => {

@@ -23,7 +23,9 @@
 //! Locks are released all at once when the transaction ends
 //! ([`LockManager::release_all`]), after its outcome is in the commit log.
 
-use std::collections::{HashMap, HashSet};
+// hashbrown's default hasher (foldhash): the lock table is hashed several
+// times per statement, and SipHash's DoS resistance buys nothing here.
+use hashbrown::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
