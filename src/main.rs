@@ -104,7 +104,7 @@ fn run(args: &Args) -> u8 {
     if args.single_transaction {
         let _ = runner.session.execute("COMMIT");
     }
-    runner.flush();
+    runner.finish();
     status
 }
 

@@ -130,12 +130,17 @@ impl Runner {
         }
     }
 
-    /// Flushes standard output and the `\o` file, and makes every
-    /// deferred commit durable (the caller may be about to exit: its exit
-    /// status reports them).
+    /// Flushes standard output and the `\o` file (deferred commits are
+    /// made durable first when there is output to write: [`ack`]).
     pub fn flush(&mut self) {
         let _ = self.stdout.flush();
         let _ = self.state.output.flush();
+    }
+
+    /// Flushes the output and makes every deferred commit durable: call
+    /// before exiting (the exit status reports them).
+    pub fn finish(&mut self) {
+        self.flush();
         before_output();
     }
 
