@@ -28,25 +28,40 @@ use super::{relpath, BlockNumber, ForkNumber, RelFileNode, BLCKSZ};
 use crate::error::{Error, Result, SqlState};
 
 impl BufferPool {
-    /// Whether a bulk-read ring refuses to write dirty buffer `id` itself
-    /// (its page LSN is beyond the flushed WAL; see [`super::ring`]).
-    pub(super) fn bulk_read_rejects(&self, ring: &mut Ring, id: u32) -> bool {
-        if ring.kind() != StrategyKind::BulkRead {
-            return false;
-        }
+    /// Whether `ring` passes over its dirty buffer `id` instead of writing
+    /// it now, because its page LSN is beyond the flushed WAL (see
+    /// [`super::ring`]): a bulk-read ring rejects it (leaves it to the clock
+    /// sweep); a write ring keeps it for a later lap and grows, while it may.
+    /// The caller then takes another victim.
+    pub(super) fn ring_passes_over(&self, ring: &mut Ring, id: u32) -> bool {
         let Some(hook) = self.wal_hook.read().clone() else {
             return false;
         };
         // Read the LSN under the shared lock: it may be changing.
         let d = self.desc(id);
         if !d.try_lock_shared() {
-            return ring.reject(id);
+            return ring.kind() == StrategyKind::BulkRead && ring.reject(id);
         }
         // SAFETY: pinned and share-locked.
         let lsn = page_lsn(unsafe { std::slice::from_raw_parts(self.frame(id), BLCKSZ) });
         // SAFETY: taken just above.
         unsafe { d.content.unlock_shared() };
-        lsn > hook.flushed_lsn() && ring.reject(id)
+        if lsn <= hook.flushed_lsn() {
+            return false;
+        }
+        if ring.kind() == StrategyKind::BulkRead {
+            ring.reject(id)
+        } else {
+            ring.grow(id)
+        }
+    }
+
+    /// Asks the WAL to flush what is logged so far in the background (a
+    /// write ring's flush-ahead; see [`super::ring`]).
+    pub(super) fn request_wal_flush(&self) {
+        if let Some(hook) = self.wal_hook.read().as_ref() {
+            hook.request_flush();
+        }
     }
 
     /// Reads a pinned, not-valid buffer's page in (unless another thread

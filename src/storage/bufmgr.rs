@@ -95,6 +95,13 @@ pub trait WalFlushHook: Send + Sync {
     fn flushed_lsn(&self) -> u64 {
         u64::MAX
     }
+
+    /// Asks for everything logged so far to be made durable soon, without
+    /// waiting: a bulk-write or vacuum ring asks every half lap, so its
+    /// buffers need no flush by the time they come round (see
+    /// [`super::ring`]). The default does nothing (the flush then happens
+    /// when the buffer is written).
+    fn request_flush(&self) {}
 }
 
 impl<F: Fn(u64) -> Result<()> + Send + Sync> WalFlushHook for F {
@@ -339,14 +346,15 @@ impl BufferPool {
     /// A new ring of `kind`, sized by the current settings (at most an eighth
     /// of the pool).
     pub fn ring(&self, kind: StrategyKind) -> Ring {
-        Ring::new(kind, self.ring_sizes().buffers(kind, self.nbuffers()))
+        self.ring_with(kind, &self.ring_sizes())
     }
 
     /// A new ring of `kind` sized by `sizes` rather than the pool's settings
     /// (for per-session settings such as `bulkread_ring_size`); still at most
     /// an eighth of the pool.
     pub fn ring_with(&self, kind: StrategyKind, sizes: &RingSizes) -> Ring {
-        Ring::new(kind, sizes.buffers(kind, self.nbuffers()))
+        let n = self.nbuffers();
+        Ring::new(kind, sizes.buffers(kind, n), sizes.max_buffers(kind, n))
     }
 
     /// The ring a sequential scan of a relation of `nblocks` blocks should
@@ -712,9 +720,14 @@ impl BufferPool {
             // Pin it and release the header lock in one store.
             d.unlock_header(s + REFCOUNT_ONE);
 
+            if let Some(ring) = strategy.as_deref_mut() {
+                if ring.flush_ahead_due() {
+                    self.request_wal_flush();
+                }
+            }
             if s & DIRTY != 0 {
                 if let Some(ring) = strategy.as_deref_mut() {
-                    if self.bulk_read_rejects(ring, id) {
+                    if self.ring_passes_over(ring, id) {
                         self.unpin(id);
                         continue;
                     }

@@ -380,6 +380,79 @@ fn bulk_read_rejects_dirty_buffers_needing_a_wal_flush() {
 }
 
 #[test]
+fn write_rings_grow_instead_of_waiting_for_the_wal_up_to_their_bound() {
+    /// A log that counts the flushes that had to wait (made it advance).
+    struct Wal {
+        flushed: AtomicU64,
+        flushes: AtomicU64,
+        requests: AtomicU64,
+    }
+    impl WalFlushHook for Wal {
+        fn flush(&self, lsn: u64) -> Result<()> {
+            if self.flushed.fetch_max(lsn, Ordering::SeqCst) < lsn {
+                self.flushes.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(())
+        }
+        fn flushed_lsn(&self) -> u64 {
+            self.flushed.load(Ordering::SeqCst)
+        }
+        fn request_flush(&self) {
+            self.requests.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let (_dir, pool) = pool(1024);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 400);
+    pool.flush_all().unwrap();
+    pool.evict_relation(REL).unwrap();
+    let wal = Arc::new(Wal {
+        flushed: AtomicU64::new(10),
+        flushes: AtomicU64::new(0),
+        requests: AtomicU64::new(0),
+    });
+    pool.set_wal_flush_hook(wal.clone());
+    let mut ring = pool.ring(StrategyKind::Vacuum);
+    assert_eq!(
+        (ring.len(), ring.max_len()),
+        (32, 128),
+        "an eighth of the pool"
+    );
+    let dirty = |ring: &mut Ring, blocks: std::ops::Range<u32>| {
+        for b in blocks {
+            let buf = pool.read_buffer(REL, MAIN, b, Some(&mut *ring)).unwrap();
+            let mut g = buf.write();
+            g.set_lsn(100 + b as u64);
+            g.mark_dirty();
+        }
+    };
+    // While the log lags, the ring keeps its dirty buffers and grows.
+    dirty(&mut ring, 0..128);
+    assert_eq!(ring.len(), 128);
+    assert_eq!(wal.flushes.load(Ordering::SeqCst), 0, "nobody waited");
+    assert!(
+        wal.requests.load(Ordering::SeqCst) >= 4,
+        "asked ahead each half lap"
+    );
+    // At its bound it waits for the flush, and stays at its bound.
+    let written = pool.stats().shared_written;
+    dirty(&mut ring, 128..200);
+    assert!(wal.flushes.load(Ordering::SeqCst) >= 1);
+    assert_eq!(ring.len(), 128);
+    assert!(pool.stats().shared_written > written);
+    // Once the log keeps up, buffers are written without any flush.
+    wal.flushed.store(1_000_000, Ordering::SeqCst);
+    let flushes = wal.flushes.load(Ordering::SeqCst);
+    dirty(&mut ring, 200..400);
+    assert_eq!(wal.flushes.load(Ordering::SeqCst), flushes);
+    let resident = (0..400).filter(|&b| pool.is_cached(REL, MAIN, b)).count();
+    assert!(
+        resident <= 128,
+        "{resident} pages resident beyond the ring's bound"
+    );
+}
+
+#[test]
 fn scan_ring_only_for_relations_over_a_quarter_of_the_pool() {
     let (_dir, pool) = pool(64);
     assert!(pool.scan_ring(16).is_none());

@@ -147,7 +147,7 @@ mod tests {
     fn ring_reuses_its_buffer_unless_others_use_it() {
         let d = descs(8);
         let clock = ClockSweep::new();
-        let mut ring = Ring::new(StrategyKind::BulkRead, 1);
+        let mut ring = Ring::new(StrategyKind::BulkRead, 1, 1);
         let first = take(&clock, &d, Some(&mut ring));
         d[first as usize].state.store(USAGE_ONE, Ordering::Relaxed);
         assert_eq!(take(&clock, &d, Some(&mut ring)), first, "usage 1: reused");

@@ -164,6 +164,9 @@ pub struct Wal {
     stop: AtomicBool,
     /// The background writer thread, to wake when the buffer fills.
     writer_thread: Mutex<Option<std::thread::Thread>>,
+    /// The background writer flushes up to here when it wakes
+    /// ([`Wal::request_flush`]).
+    flush_request: AtomicU64,
 }
 
 impl Wal {
@@ -208,6 +211,7 @@ impl Wal {
             counters: WalCounters::default(),
             stop: AtomicBool::new(false),
             writer_thread: Mutex::new(None),
+            flush_request: AtomicU64::new(0),
         }))
     }
 
@@ -375,6 +379,26 @@ impl Wal {
         }
     }
 
+    /// Asks the background writer to flush everything inserted so far, and
+    /// returns at once (without a background writer: does nothing). The
+    /// buffer pool's bulk-write and vacuum rings ask ahead, so the pages they
+    /// are about to write need no flush by then (`storage::ring`).
+    pub fn request_flush(&self) {
+        let upto = self.insert_lsn();
+        if self.flushed_lsn() >= upto
+            || self.flush_request.fetch_max(upto, Ordering::AcqRel) >= upto
+        {
+            return;
+        }
+        if let Some(t) = &*self
+            .writer_thread
+            .lock()
+            .expect("WAL writer mutex poisoned")
+        {
+            t.unpark();
+        }
+    }
+
     /// Flushes everything inserted so far.
     pub fn flush_all(&self) -> Result<()> {
         self.flush(self.insert_lsn())
@@ -452,7 +476,8 @@ impl Wal {
     /// Starts the background writer: it writes the insert buffer out when
     /// inserters wake it (the buffer passed [`WRITE_AHEAD_BYTES`]), and every
     /// [`BACKGROUND_FLUSH_INTERVAL`] flushes whatever asynchronous commits
-    /// left unflushed. It stops when [`Wal::stop_background`] is called.
+    /// left unflushed; and it flushes as far as [`Wal::request_flush`] asked.
+    /// It stops when [`Wal::stop_background`] is called.
     pub fn start_background_flusher(self: &Arc<Wal>) -> std::thread::JoinHandle<()> {
         let wal = Arc::clone(self);
         let handle = std::thread::Builder::new()
@@ -460,8 +485,13 @@ impl Wal {
             .spawn(move || {
                 let mut last_flush = std::time::Instant::now();
                 while !wal.stop.load(Ordering::Acquire) {
-                    std::thread::park_timeout(BACKGROUND_FLUSH_INTERVAL);
-                    let res = if last_flush.elapsed() >= BACKGROUND_FLUSH_INTERVAL {
+                    if wal.flush_request.load(Ordering::Acquire) <= wal.flushed_lsn() {
+                        std::thread::park_timeout(BACKGROUND_FLUSH_INTERVAL);
+                    }
+                    let requested = wal.flush_request.load(Ordering::Acquire);
+                    let res = if requested > wal.flushed_lsn() {
+                        wal.flush(requested)
+                    } else if last_flush.elapsed() >= BACKGROUND_FLUSH_INTERVAL {
                         last_flush = std::time::Instant::now();
                         if wal.flushed_lsn() < wal.insert_lsn() {
                             wal.flush_all()
@@ -511,5 +541,9 @@ impl WalFlushHook for Wal {
 
     fn flushed_lsn(&self) -> u64 {
         Wal::flushed_lsn(self)
+    }
+
+    fn request_flush(&self) {
+        Wal::request_flush(self)
     }
 }
