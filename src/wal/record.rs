@@ -33,7 +33,9 @@
 //!   tuple's own place. About half the bytes of the plain form for narrow
 //!   rows;
 //! - `Fpi` (full-page image): rel u32, block u32, hole_offset u16,
-//!   hole_len u16, then the page without its free-space hole;
+//!   hole_len u16, then the page without its free-space hole (heap pages
+//!   only: a visibility-map page keeps its bits and counts between `lower`
+//!   and `upper`, so it has no hole: PostgreSQL's non-"standard" page);
 //! - `Commit` / `Abort`: n u32 then n relation file nodes removed with it;
 //! - `Checkpoint`: redo LSN u64, next xid u32, next oid u32;
 //! - `CreateRel`: rel u32; `TruncateRel`: rel u32, nblocks u32.
@@ -309,10 +311,10 @@ fn hole(p: &[u8]) -> (usize, usize) {
     }
 }
 
-/// Appends a full-page image of `p` (its free-space hole left out); returns
-/// its length.
+/// Appends a full-page image of `p` (a heap page's free-space hole left
+/// out); returns its length.
 pub fn encode_fpi(out: &mut Vec<u8>, prev: Lsn, xid: u32, page: PageRef, p: &[u8]) -> usize {
-    let (ho, hl) = hole(p);
+    let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     let at = begin(out, prev, xid, K_FPI, page.fork);
     out.extend_from_slice(&page.rel.to_le_bytes());
     out.extend_from_slice(&page.block.to_le_bytes());
@@ -508,12 +510,24 @@ mod tests {
         let mut image = Box::new([0u8; BLCKSZ]);
         page::init(&mut image[..], 0);
         page::add_item(&mut image[..], &[5u8; 40], None).unwrap();
+        let heap_page = PageRef { fork: 0, ..page };
+        let mut vm_image = Box::new([0u8; BLCKSZ]);
+        crate::access::vm::init_if_new(&mut vm_image[..]);
+        crate::access::vm::set(&mut vm_image[..], 0, 3, 61);
+        crate::access::vm::set(&mut vm_image[..], 3000, 1, 7);
         vec![
             WalRecord::Heap {
                 page,
                 rec: HeapRecord::VmClear { heap_block: 3 },
             },
-            WalRecord::Fpi { page, image },
+            WalRecord::Fpi {
+                page: heap_page,
+                image,
+            },
+            WalRecord::Fpi {
+                page,
+                image: vm_image,
+            },
             WalRecord::Commit { drops: vec![1, 2] },
             WalRecord::Abort { drops: vec![] },
             WalRecord::Checkpoint {
