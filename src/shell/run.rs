@@ -48,6 +48,8 @@ pub fn install_cancel_handler(cancel: Arc<AtomicBool>, interactive: bool) {
         if STATEMENT_RUNNING.load(Ordering::SeqCst) {
             cancel.store(true, Ordering::SeqCst);
         } else if !interactive {
+            // Leaving between statements: what committed stays committed.
+            ack::before_output();
             std::process::exit(130);
         }
     });
