@@ -30,6 +30,9 @@ pub struct IntTable {
     map: HashMap<i64, u32>,
     /// The next build row with the same key, per build row.
     next: Vec<u32>,
+    /// No key occurs twice on the build side (every chain has one row): a
+    /// probe row then has at most one match.
+    unique: bool,
 }
 
 /// Whether the typed table serves a join on these key types.
@@ -68,6 +71,7 @@ impl IntTable {
             direct: dense.then(|| (lo, vec![END; span as usize])),
             map: HashMap::new(),
             next: vec![END; n],
+            unique: true,
         };
         // Back to front, so every chain ends up in ascending row order.
         for row in (0..n).rev() {
@@ -76,6 +80,7 @@ impl IntTable {
                 Some((lo, heads)) => &mut heads[(k - *lo) as usize],
                 None => t.map.entry(k).or_insert(END),
             };
+            t.unique &= *head == END;
             t.next[row] = *head;
             *head = row as u32;
         }
@@ -101,6 +106,11 @@ impl IntTable {
     /// Appends the matching (probe row, build row) pairs of every row of the
     /// probe key column `keys`.
     pub fn probe(&self, keys: &Vector, probe_idx: &mut Vec<u32>, build_idx: &mut Vec<u32>) {
+        if let (Some((lo, heads)), true, Data::I32(x), None) =
+            (&self.direct, self.unique, &keys.data, &keys.nulls)
+        {
+            return probe_unique_direct(*lo, heads, x, probe_idx, build_idx);
+        }
         let mut emit = |row: usize, k: i64| {
             let mut r = self.head(k);
             while r != END {
@@ -124,6 +134,37 @@ impl IntTable {
             }
         }
     }
+}
+
+/// [`IntTable::probe`] of a NULL-free `int4` column against unique keys in
+/// a direct array (a fact table probing its dimension's serial ids): each
+/// row has zero or one match, so the pairs are written branch-free into
+/// slots sized for every row, and the count advances when there is a match.
+fn probe_unique_direct(
+    lo: i64,
+    heads: &[u32],
+    keys: &[i32],
+    probe_idx: &mut Vec<u32>,
+    build_idx: &mut Vec<u32>,
+) {
+    let (p0, b0) = (probe_idx.len(), build_idx.len());
+    probe_idx.resize(p0 + keys.len(), 0);
+    build_idx.resize(b0 + keys.len(), 0);
+    let (ps, bs) = (&mut probe_idx[p0..], &mut build_idx[b0..]);
+    let mut n = 0usize;
+    for (row, &k) in keys.iter().enumerate() {
+        let at = i64::from(k).wrapping_sub(lo) as u64;
+        let r = if at < heads.len() as u64 {
+            heads[at as usize]
+        } else {
+            END
+        };
+        ps[n] = row as u32;
+        bs[n] = r;
+        n += (r != END) as usize;
+    }
+    probe_idx.truncate(p0 + n);
+    build_idx.truncate(b0 + n);
 }
 
 #[cfg(test)]
@@ -158,6 +199,25 @@ mod tests {
         let sparse = IntTable::build(&col(&sparse_build));
         assert!(sparse.direct.is_none());
         assert_eq!(pairs(&sparse, &probe), want);
+        let unique = IntTable::build(&col(&[Some(7), Some(5), None, Some(6)]));
+        assert!(unique.unique && unique.direct.is_some());
+        // Without NULL probe keys the branch-free path runs; with one, the
+        // general path: both give the same pairs.
+        assert_eq!(
+            pairs(
+                &unique,
+                &[Some(6), Some(4), Some(7), Some(-9), Some(8), Some(5)]
+            ),
+            vec![(0, 3), (2, 0), (5, 1)]
+        );
+        assert_eq!(
+            pairs(
+                &unique,
+                &[Some(6), Some(4), Some(7), None, Some(8), Some(5)]
+            ),
+            vec![(0, 3), (2, 0), (5, 1)]
+        );
+        assert!(!dense.unique);
         let empty = IntTable::build(&col(&[None, None]));
         assert!(pairs(&empty, &probe).is_empty());
     }

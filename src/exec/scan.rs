@@ -23,7 +23,7 @@ use crate::access::heap::tuple::{self, Attr, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::{page, BLCKSZ};
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{truth_mask, Expr};
@@ -132,26 +132,33 @@ fn fixed_layout(
 /// the tuple data starts `starts` of page `pg` (all in bounds, checked by
 /// the caller): the column-major inner loop.
 fn push_fixed(v: &mut Vector, pg: &[u8], starts: &[usize], col: FixedColumn) {
-    let at = |s: usize| s + col.off;
+    // `at` clamps into the page so that the compiler can drop the bounds
+    // checks; `fixed_starts` guarantees the clamp never changes an offset.
+    let pg: &[u8; BLCKSZ] = pg.try_into().expect("a page is BLCKSZ bytes");
+    let at = |s: usize, w: usize| (s + col.off).min(BLCKSZ - w);
+    fn rd<const W: usize>(pg: &[u8; BLCKSZ], i: usize) -> [u8; W] {
+        pg[i..i + W].try_into().expect("W bytes")
+    }
     match (&mut v.data, col.len) {
-        (Data::I32(x), 4) => x.extend(starts.iter().map(|&s| {
-            let b = &pg[at(s)..at(s) + 4];
-            i32::from_le_bytes([b[0], b[1], b[2], b[3]])
-        })),
+        (Data::I32(x), 4) => x.extend(
+            starts
+                .iter()
+                .map(|&s| i32::from_le_bytes(rd::<4>(pg, at(s, 4)))),
+        ),
         (Data::I64(x), 8) => x.extend(
             starts
                 .iter()
-                .map(|&s| i64::from_le_bytes(pg[at(s)..at(s) + 8].try_into().expect("8 bytes"))),
+                .map(|&s| i64::from_le_bytes(rd::<8>(pg, at(s, 8)))),
         ),
         (Data::F64(x), 8) => x.extend(
             starts
                 .iter()
-                .map(|&s| f64::from_le_bytes(pg[at(s)..at(s) + 8].try_into().expect("8 bytes"))),
+                .map(|&s| f64::from_le_bytes(rd::<8>(pg, at(s, 8)))),
         ),
         (Data::I16(x), 2) => x.extend(
             starts
                 .iter()
-                .map(|&s| i16::from_le_bytes([pg[at(s)], pg[at(s) + 1]])),
+                .map(|&s| i16::from_le_bytes(rd::<2>(pg, at(s, 2)))),
         ),
         _ => unreachable!("fixed_layout admits only these forms"),
     }
@@ -162,7 +169,10 @@ fn push_fixed(v: &mut Vector, pg: &[u8], starts: &[usize], col: FixedColumn) {
 
 /// The data starts (page offsets) of the tuples at `visible` when every one
 /// of them has at least `natts` attributes, no NULL and `need` bytes of
-/// data; `false` (with `starts` partly filled) otherwise.
+/// data; `false` (with `starts` partly filled) otherwise. Every start
+/// returned satisfies `start + need <= BLCKSZ`, which [`push_fixed`] relies
+/// on. The loop is branch-free apart from the bounds checks: each tuple's
+/// conditions are folded into one flag checked once per page.
 fn fixed_starts(
     pg: &[u8],
     visible: &[u16],
@@ -170,26 +180,37 @@ fn fixed_starts(
     need: usize,
     starts: &mut Vec<usize>,
 ) -> bool {
+    use tuple::{HEADER_SIZE, T_HOFF, T_INFOMASK, T_INFOMASK2};
+    let Ok(pg) = <&[u8; BLCKSZ]>::try_from(pg) else {
+        return false;
+    };
+    // Every index below is clamped into the page, which lets the compiler
+    // drop the bounds checks; a clamp that changes an index can only happen
+    // on a tuple the folded conditions reject.
+    let u16_at = |i: usize| {
+        let i = i.min(BLCKSZ - 2);
+        u16::from_le_bytes(pg[i..i + 2].try_into().expect("2 bytes"))
+    };
     starts.clear();
-    for &o in visible {
-        let id = page::item_id(pg, o);
-        let (off, len) = (id.off as usize, id.len as usize);
-        let Some(t) = pg.get(off..off + len) else {
-            return false;
-        };
-        if len < tuple::HEADER_SIZE
-            || tuple::infomask(t) & tuple::HEAP_HASNULL != 0
-            || tuple::natts(t) < natts
-        {
-            return false;
-        }
-        let hoff = tuple::hoff(t);
-        if hoff + need > len {
-            return false;
-        }
-        starts.push(off + hoff);
+    starts.resize(visible.len(), 0);
+    let mut bad = 0usize;
+    for (slot, &o) in starts.iter_mut().zip(visible) {
+        let at = (page::PAGE_HEADER_SIZE + (o as usize).wrapping_sub(1) * 4).min(BLCKSZ - 4);
+        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
+        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
+        let h = off.min(BLCKSZ - HEADER_SIZE);
+        let hoff = pg[(h + T_HOFF).min(BLCKSZ - 1)] as usize;
+        let im = u16_at(h + T_INFOMASK);
+        let im2 = u16_at(h + T_INFOMASK2);
+        // Non-short-circuit `|`: one flag per tuple, no branches.
+        bad |= (len < HEADER_SIZE) as usize
+            | (off + len > BLCKSZ) as usize
+            | (im & tuple::HEAP_HASNULL) as usize
+            | ((im2 & tuple::HEAP_NATTS_MASK) < natts as u16) as usize
+            | (hoff + need > len) as usize;
+        *slot = h + hoff;
     }
-    true
+    bad == 0
 }
 
 /// Sequential scan of one heap.

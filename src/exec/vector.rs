@@ -258,10 +258,41 @@ impl Vector {
                 .map(|(x, _)| x.clone())
                 .collect()
         }
+        /// Branch-free compaction of plain data: every element is copied
+        /// down, the write position advances only for kept rows.
+        fn pick_copy<T: Copy>(v: &[T], keep: &[bool]) -> Vec<T> {
+            let mut out = v.to_vec();
+            let mut n = 0usize;
+            for (i, &k) in keep.iter().enumerate().take(v.len()) {
+                out[n] = v[i];
+                n += k as usize;
+            }
+            out.truncate(n);
+            out
+        }
+        // Few rows kept: the branchy loop touches only those (and its
+        // branch is well predicted); many: the branch-free one.
+        let kept = keep.iter().filter(|&&k| k).count();
+        if kept * 4 < keep.len() {
+            return Vector {
+                ty: self.ty,
+                data: map_data!(&self.data, v => pick(v, keep)),
+                nulls: self.nulls.as_ref().map(|n| pick(n, keep)),
+            };
+        }
+        let data = match &self.data {
+            Data::Bool(v) => Data::Bool(pick_copy(v, keep)),
+            Data::I16(v) => Data::I16(pick_copy(v, keep)),
+            Data::I32(v) => Data::I32(pick_copy(v, keep)),
+            Data::I64(v) => Data::I64(pick_copy(v, keep)),
+            Data::F32(v) => Data::F32(pick_copy(v, keep)),
+            Data::F64(v) => Data::F64(pick_copy(v, keep)),
+            Data::Any(v) => Data::Any(pick(v, keep)),
+        };
         Vector {
             ty: self.ty,
-            data: map_data!(&self.data, v => pick(v, keep)),
-            nulls: self.nulls.as_ref().map(|n| pick(n, keep)),
+            data,
+            nulls: self.nulls.as_ref().map(|n| pick_copy(n, keep)),
         }
     }
 

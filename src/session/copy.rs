@@ -22,9 +22,24 @@
 //! aborts, so none of its rows is visible.
 //!
 //! `FREEZE` is accepted only when the table was created or truncated in the
-//! current transaction (PostgreSQL's rule); the rows are then written as
-//! ordinary rows of the transaction (they become visible at its commit, as
-//! frozen rows would), without pre-set hint bits.
+//! current transaction (PostgreSQL's rule, and its error otherwise). The rows
+//! are then written frozen and the pages they fill all-visible and
+//! all-frozen in the visibility map, with their live counts
+//! (`HeapRelation::multi_insert_frozen`): `count(*)` right after the COPY
+//! reads only the map, and no VACUUM is needed after COMMIT. Until the
+//! commit no other session can see them: the table's file is new in this
+//! transaction, and other sessions read the catalog under their snapshots
+//! (a REPEATABLE READ transaction whose snapshot predates the commit gets
+//! "relation does not exist" for a created table, and a serialization
+//! failure for a truncated one, where PostgreSQL would show it the frozen
+//! rows: its documented exception to MVCC that heapdb does not make). If
+//! the transaction aborts, or the system crashes before its commit, the
+//! file is dropped with every row in it.
+//!
+//! ## Unload path
+//! `COPY table TO` formats each visible tuple straight from the page bytes
+//! on a scanner thread while the calling thread writes (`table_out`);
+//! `COPY (query) TO` formats the executor's batches (`unload`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -120,10 +135,6 @@ fn file_error(e: std::io::Error, path: &str, how: &str) -> Error {
     )
 }
 
-fn quote_ident(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
 impl Session {
     /// Runs `sql`, one `COPY ... FROM STDIN`, reading its data from `data`
     /// until end of input or a line `\.`. Returns the `COPY n` result.
@@ -201,7 +212,7 @@ impl Session {
             };
             self.copy_from(name, columns, &opts, input, progress)?
         } else {
-            let query = self.copy_query(c)?;
+            let source = self.copy_source(c)?;
             match (&c.target, io) {
                 (ast::CopyTarget::File(path), _) => {
                     if !std::path::Path::new(path).is_absolute() {
@@ -212,14 +223,14 @@ impl Session {
                     }
                     let f = File::create(path).map_err(|e| file_error(e, path, "writing"))?;
                     let mut w = BufWriter::new(f);
-                    let n = self.copy_to(&query, &opts, &mut w, progress)?;
+                    let n = self.copy_to(&source, &opts, &mut w, progress)?;
                     w.flush().map_err(|e| {
                         err!(IoError, "could not write to COPY file: {}", os_text(&e))
                     })?;
                     n
                 }
                 (_, CopyIo::Out(w)) => {
-                    let n = self.copy_to(&query, &opts, &mut **w, progress)?;
+                    let n = self.copy_to(&source, &opts, &mut **w, progress)?;
                     w.flush()?;
                     n
                 }
@@ -262,4 +273,5 @@ fn no_client_stream(what: &str, api: &str) -> Error {
 }
 
 mod load;
+mod table_out;
 mod unload;

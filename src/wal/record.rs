@@ -33,7 +33,9 @@
 //!   tuple's own place. About half the bytes of the plain form for narrow
 //!   rows;
 //! - `Fpi` (full-page image): rel u32, block u32, hole_offset u16,
-//!   hole_len u16, then the page without its free-space hole;
+//!   hole_len u16, then the page without its free-space hole (heap pages
+//!   only: a visibility-map page keeps its bits and counts between `lower`
+//!   and `upper`, so it has no hole: PostgreSQL's non-"standard" page);
 //! - compressed `Fpi` (`wal_compression = on`, PostgreSQL's `lz4`): the same
 //!   four fields, then the page without its hole as one LZ4 block (the
 //!   uncompressed length is `8192 - hole_len`). Written only when it is
@@ -314,10 +316,10 @@ fn hole(p: &[u8]) -> (usize, usize) {
     }
 }
 
-/// Appends a full-page image of `p` (its free-space hole left out); returns
-/// its length.
+/// Appends a full-page image of `p` (a heap page's free-space hole left
+/// out); returns its length.
 pub fn encode_fpi(out: &mut Vec<u8>, prev: Lsn, xid: u32, page: PageRef, p: &[u8]) -> usize {
-    let (ho, hl) = hole(p);
+    let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     let at = begin(out, prev, xid, K_FPI, page.fork);
     out.extend_from_slice(&page.rel.to_le_bytes());
     out.extend_from_slice(&page.block.to_le_bytes());
@@ -339,10 +341,11 @@ pub struct CompressedFpi {
     data: Vec<u8>,
 }
 
-/// Compresses page `p` without its hole into `out` (its buffer is reused).
+/// Compresses the image of `page` (bytes `p`) without its hole, as
+/// [`encode_fpi`] would leave it out, into `out` (its buffer is reused).
 /// Leaves `out.data` empty when the compressed form would not be smaller.
-pub fn compress_fpi(p: &[u8], out: &mut CompressedFpi) {
-    let (ho, hl) = hole(p);
+pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
+    let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     out.hole = (ho, hl);
     let raw = BLCKSZ - hl;
     let mut src = [0u8; BLCKSZ];
@@ -577,12 +580,24 @@ mod tests {
         let mut image = Box::new([0u8; BLCKSZ]);
         page::init(&mut image[..], 0);
         page::add_item(&mut image[..], &[5u8; 40], None).unwrap();
+        let heap_page = PageRef { fork: 0, ..page };
+        let mut vm_image = Box::new([0u8; BLCKSZ]);
+        crate::access::vm::init_if_new(&mut vm_image[..]);
+        crate::access::vm::set(&mut vm_image[..], 0, 3, 61);
+        crate::access::vm::set(&mut vm_image[..], 3000, 1, 7);
         vec![
             WalRecord::Heap {
                 page,
                 rec: HeapRecord::VmClear { heap_block: 3 },
             },
-            WalRecord::Fpi { page, image },
+            WalRecord::Fpi {
+                page: heap_page,
+                image,
+            },
+            WalRecord::Fpi {
+                page,
+                image: vm_image,
+            },
             WalRecord::Commit { drops: vec![1, 2] },
             WalRecord::Abort { drops: vec![] },
             WalRecord::Checkpoint {
@@ -711,7 +726,7 @@ mod tests {
             page::add_item(&mut img[..], &t, None).unwrap();
         }
         let mut c = CompressedFpi::default();
-        compress_fpi(&img[..], &mut c);
+        compress_fpi(page, &img[..], &mut c);
         let mut buf = Vec::new();
         let len = encode_fpi_compressed(&mut buf, 0, 0, page, &img[..], &c);
         let mut plain = Vec::new();
@@ -733,6 +748,22 @@ mod tests {
         let crc = crc32c::crc32c(&bad[8..]);
         bad[4..8].copy_from_slice(&crc.to_le_bytes());
         assert!(decode(&bad, 0, 0).is_err());
+        // A visibility-map page has no hole: its bits survive compression.
+        let vm_page = PageRef { fork: 1, ..page };
+        let mut vm_image = Box::new([0u8; BLCKSZ]);
+        crate::access::vm::init_if_new(&mut vm_image[..]);
+        crate::access::vm::set(&mut vm_image[..], 3000, 1, 7);
+        compress_fpi(vm_page, &vm_image[..], &mut c);
+        let mut buf = Vec::new();
+        encode_fpi_compressed(&mut buf, 0, 0, vm_page, &vm_image[..], &c);
+        let got = decode(&buf, 0, 0).unwrap().unwrap().rec;
+        assert_eq!(
+            got,
+            WalRecord::Fpi {
+                page: vm_page,
+                image: vm_image
+            }
+        );
         // Incompressible bytes: the plain image, which decodes the same.
         let mut noise = Box::new([0u8; BLCKSZ]);
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -742,7 +773,7 @@ mod tests {
             x ^= x << 17;
             *b = x as u8;
         }
-        compress_fpi(&noise[..], &mut c);
+        compress_fpi(page, &noise[..], &mut c);
         let mut buf = Vec::new();
         let len = encode_fpi_compressed(&mut buf, 0, 0, page, &noise[..], &c);
         assert_eq!(len, HEADER_SIZE + 12 + BLCKSZ);

@@ -303,7 +303,7 @@ impl Wal {
         }
         PACKED.with_borrow_mut(|packed| {
             if compress {
-                record::compress_fpi(p, packed);
+                record::compress_fpi(page, p, packed);
             }
             self.insert_page_change_locked(xid, page, p, rec, will_init, compress.then_some(packed))
         })
@@ -329,7 +329,7 @@ impl Wal {
                 // A checkpoint began since the check above, or compression is off.
                 None if self.compress_fpi.load(Ordering::Relaxed) => {
                     let mut c = record::CompressedFpi::default();
-                    record::compress_fpi(p, &mut c);
+                    record::compress_fpi(page, p, &mut c);
                     record::encode_fpi_compressed(&mut ins.buf, prev, xid, page, p, &c)
                 }
                 None => record::encode_fpi(&mut ins.buf, prev, xid, page, p),

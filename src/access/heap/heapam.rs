@@ -71,9 +71,6 @@ impl std::fmt::Display for Tid {
     }
 }
 
-/// Bytes between the header and the end of an empty page.
-const EMPTY_PAGE_FREE: usize = crate::storage::BLCKSZ - page::PAGE_HEADER_SIZE;
-
 /// One table's heap.
 pub struct HeapRelation {
     /// The relation's files (`base/<n>`, `base/<n>_vm`).
@@ -227,7 +224,7 @@ impl HeapRelation {
         self.fsm().note(block, free);
     }
 
-    fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
+    pub(super) fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
         self.fsm.lock().expect("free-space map mutex poisoned")
     }
 
@@ -260,7 +257,7 @@ impl HeapRelation {
         })
     }
 
-    fn check_size(len: usize) -> Result<()> {
+    pub(super) fn check_size(len: usize) -> Result<()> {
         if len > MAX_ITEM_SIZE {
             return Err(err!(
                 ProgramLimitExceeded,
@@ -336,7 +333,7 @@ impl HeapRelation {
     /// Applies and logs `rec` (by `xid`) on the locked heap page `g` (block
     /// `block`), clearing the VM bits when the record clears
     /// `PD_ALL_VISIBLE` (while the heap page is still locked).
-    fn apply_heap(
+    pub(super) fn apply_heap(
         &self,
         block: BlockNumber,
         g: &mut BufferWriteGuard<'_>,
@@ -360,7 +357,7 @@ impl HeapRelation {
 
     /// Pins a page that may have `need` free bytes (not `exclude`), extending
     /// the relation when no known page has room.
-    fn page_for(
+    pub(super) fn page_for(
         &self,
         need: usize,
         exclude: Option<BlockNumber>,
@@ -415,126 +412,6 @@ impl HeapRelation {
             self.fsm().note(block, page::heap_free_space(&g[..]));
             return Ok(Tid { block, offset });
         }
-    }
-
-    /// Inserts many tuples, filling whole pages with one lock and one record
-    /// per page (COPY, `INSERT ... SELECT`). `data` holds the tuples back to
-    /// back, `lens` their lengths. Pages come from the free-space map first,
-    /// then from extending the relation through `ring` (a bulk-write ring).
-    /// The tids are appended to `tids` when given.
-    pub fn multi_insert(
-        &self,
-        data: &[u8],
-        lens: &[u16],
-        xid: Xid,
-        cid: CommandId,
-        mut ring: Option<&mut Ring>,
-        mut tids: Option<&mut Vec<Tid>>,
-    ) -> Result<()> {
-        let total: usize = lens.iter().map(|&l| l as usize).sum();
-        if total != data.len() {
-            return Err(err!(
-                InternalError,
-                "multi-insert lengths do not add up to the data"
-            ));
-        }
-        for &l in lens {
-            Self::check_size(l as usize)?;
-        }
-        let _size = self.hold_size();
-        let (mut next, mut at) = (0usize, 0usize);
-        let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
-        while next < lens.len() {
-            let need = maxalign(lens[next] as usize);
-            let (block, buf) = self.page_for(need, None, ring.as_deref_mut())?;
-            let mut g = buf.write();
-            self.check_page(block, &g[..])?;
-            let new = page::is_new(&g[..]);
-            // Plan the page: how many of the next tuples fit, at which offsets.
-            let (mut max, mut free, mut has_free_lines) = if new {
-                (0u16, EMPTY_PAGE_FREE, false)
-            } else {
-                let p = &g[..];
-                (
-                    page::max_offset(p),
-                    page::upper(p) as usize - page::lower(p) as usize,
-                    page::flags(p) & page::PD_HAS_FREE_LINES != 0,
-                )
-            };
-            offsets.clear();
-            rec_lens.clear();
-            rec_data.clear();
-            let first = next;
-            while next < lens.len() {
-                let len = lens[next] as usize;
-                let mut reuse = None;
-                if has_free_lines {
-                    reuse = (1..=max).find(|&o| {
-                        page::item_id(&g[..], o).flags == page::LP_UNUSED && !offsets.contains(&o)
-                    });
-                    has_free_lines = reuse.is_some();
-                }
-                let lp = if reuse.is_some() {
-                    0
-                } else {
-                    page::ITEM_ID_SIZE
-                };
-                if free < maxalign(len) + lp
-                    || (reuse.is_none() && max as usize >= page::MAX_HEAP_TUPLES_PER_PAGE)
-                {
-                    break;
-                }
-                free -= maxalign(len) + lp;
-                let off = reuse.unwrap_or_else(|| {
-                    max += 1;
-                    max
-                });
-                offsets.push(off);
-                rec_lens.push(len as u16);
-                let start = rec_data.len();
-                rec_data.extend_from_slice(&data[at..at + len]);
-                prepare_new_tuple(&mut rec_data[start..], xid, cid, block, off, false, false);
-                at += len;
-                next += 1;
-            }
-            if next == first {
-                self.fsm().note(
-                    block,
-                    if new {
-                        0
-                    } else {
-                        page::heap_free_space(&g[..])
-                    },
-                );
-                if new {
-                    return Err(err!(InternalError, "tuple does not fit on an empty page"));
-                }
-                continue;
-            }
-            let clear = !new && page::is_all_visible(&g[..]);
-            let rec = HeapRecord::MultiInsert {
-                init_page: new,
-                clear_all_visible: clear,
-                offsets: std::mem::take(&mut offsets),
-                lens: std::mem::take(&mut rec_lens),
-                data: std::mem::take(&mut rec_data),
-            };
-            self.apply_heap(block, &mut g, &rec, clear, xid)?;
-            self.fsm().note(block, page::heap_free_space(&g[..]));
-            if let HeapRecord::MultiInsert {
-                offsets: o,
-                lens: l,
-                data: d,
-                ..
-            } = rec
-            {
-                if let Some(tids) = tids.as_deref_mut() {
-                    tids.extend(o.iter().map(|&offset| Tid { block, offset }));
-                }
-                (offsets, rec_lens, rec_data) = (o, l, d);
-            }
-        }
-        Ok(())
     }
 
     /// Deletes the tuple at `tid` as transaction `xid` at command `cid`:

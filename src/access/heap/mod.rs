@@ -1,8 +1,9 @@
 //! The heap access method: tuple format ([`tuple`](mod@tuple)), page-change records and
 //! the one function that applies them ([`record`], encoded by [`codec`]), MVCC visibility with hint
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
-//! the access methods on the buffer pool: insert, multi-insert, delete,
-//! update ([`heapam`]), scans, fetch, count and inspection ([`scan`]),
+//! the access methods on the buffer pool: insert, delete, update
+//! ([`heapam`]), multi-insert with COPY FREEZE's frozen pages
+//! ([`multi_insert`]), scans, fetch, count and inspection ([`scan`]),
 //! pruning of dead tuples and HOT chains ([`prune`]), VACUUM's page pass
 //! and tail truncation ([`vacuum`]), and the in-memory free-space map
 //! ([`fsm`]).
@@ -10,6 +11,7 @@
 pub mod codec;
 pub mod fsm;
 pub mod heapam;
+pub mod multi_insert;
 pub mod pageops;
 pub mod prune;
 pub mod record;

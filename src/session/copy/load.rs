@@ -136,7 +136,11 @@ impl Session {
             if lens.is_empty() {
                 return Ok(());
             }
-            let r = rel.multi_insert(data, lens, xid, cid, Some(ring), None);
+            let r = if opts.freeze {
+                rel.multi_insert_frozen(data, lens, xid, cid, Some(ring))
+            } else {
+                rel.multi_insert(data, lens, xid, cid, Some(ring), None)
+            };
             data.clear();
             lens.clear();
             r

@@ -1,0 +1,124 @@
+//! COPY of a table TO (formatted straight from the heap pages, on a
+//! scanner thread) writes exactly what COPY of the same rows as a query
+//! writes, over many output buffers, seeing only the rows its snapshot
+//! sees; a failing writer stops it with an error.
+
+use std::io::Write;
+
+use heapdb::Database;
+
+fn setup() -> (tempfile::TempDir, heapdb::Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db")).unwrap();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE t (a int, b bigint, c smallint, d text, e char(6), f numeric, g date, h varchar(10))",
+    )
+    .unwrap();
+    s.execute(
+        "INSERT INTO t SELECT i, i::bigint * 1000000007, (i % 30000) - 15000, \
+         CASE WHEN i % 7 = 0 THEN NULL WHEN i % 11 = 0 THEN 'tab\there\\back' ELSE 'row ' || i END, \
+         CASE WHEN i % 5 = 0 THEN NULL ELSE 'x' || (i % 100) END, \
+         i / 7.0, date '2000-01-01' + (i % 5000), 'v,\"' || (i % 13) \
+         FROM generate_series(1, 60000) AS i",
+    )
+    .unwrap();
+    s.execute("DELETE FROM t WHERE a % 9 = 4").unwrap();
+    (dir, s)
+}
+
+fn scalar(s: &mut heapdb::Session, sql: &str) -> String {
+    s.execute(sql).unwrap().rows[0][0].to_string()
+}
+
+fn out(s: &mut heapdb::Session, sql: &str) -> (Vec<u8>, String) {
+    let mut got = Vec::new();
+    let r = s
+        .copy_out(sql, &mut got)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    (got, r.tag)
+}
+
+#[test]
+fn table_copy_matches_the_query_copy_in_both_formats() {
+    let (_dir, mut s) = setup();
+    let n = scalar(&mut s, "SELECT count(*) FROM t");
+    for opts in [
+        "",
+        "WITH (HEADER)",
+        "WITH (DELIMITER '|', NULL 'NIL')",
+        "CSV",
+        "CSV HEADER",
+        "WITH (FORMAT csv, FORCE_QUOTE (h, a))",
+        "WITH (FORMAT csv, DELIMITER '1', QUOTE '-')",
+    ] {
+        let (table, tag) = out(&mut s, &format!("COPY t TO STDOUT {opts}"));
+        let (query, _) = out(&mut s, &format!("COPY (SELECT * FROM t) TO STDOUT {opts}"));
+        assert!(
+            table.len() > 3 << 20,
+            "several output buffers: {}",
+            table.len()
+        );
+        assert_eq!(tag, format!("COPY {n}"), "{opts}");
+        assert!(
+            table == query,
+            "COPY t and COPY (SELECT * FROM t) differ with {opts:?}"
+        );
+        let cols = "COPY t (h, a, e) TO STDOUT";
+        let (table, _) = out(&mut s, &format!("{cols} {opts}"));
+        let (query, _) = out(
+            &mut s,
+            &format!("COPY (SELECT h, a, e FROM t) TO STDOUT {opts}"),
+        );
+        assert!(table == query, "column list with {opts:?}");
+    }
+}
+
+#[test]
+fn table_copy_sees_its_snapshot_only() {
+    let (_dir, mut s) = setup();
+    s.execute("BEGIN").unwrap();
+    s.execute("DELETE FROM t WHERE a > 100").unwrap();
+    s.execute("INSERT INTO t (a) VALUES (-1)").unwrap();
+    let (mine, tag) = out(&mut s, "COPY t (a) TO STDOUT");
+    let want: Vec<u8> = (1..=100)
+        .filter(|a| a % 9 != 4)
+        .map(|a| format!("{a}\n"))
+        .chain(["-1\n".to_string()])
+        .collect::<String>()
+        .into_bytes();
+    assert_eq!(
+        String::from_utf8_lossy(&mine),
+        String::from_utf8_lossy(&want)
+    );
+    assert_eq!(tag, format!("COPY {}", 100 - 11 + 1));
+    s.execute("ROLLBACK").unwrap();
+}
+
+/// A writer that fails after `left` bytes.
+struct Failing {
+    left: usize,
+}
+
+impl Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.left {
+            return Err(std::io::Error::other("disk full"));
+        }
+        self.left -= buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failing_writer_stops_the_copy_with_an_error() {
+    let (_dir, mut s) = setup();
+    let mut w = Failing { left: 2 << 20 };
+    let e = s.copy_out("COPY t TO STDOUT", &mut w).unwrap_err();
+    assert_eq!(e.message, "could not write to COPY file: disk full");
+    // The session goes on.
+    assert_eq!(scalar(&mut s, "SELECT count(*) FROM t WHERE a = 1"), "1");
+}
