@@ -5,7 +5,8 @@
 //! [`Value`], so the common `GROUP BY bid` allocates nothing per row), with
 //! one accumulator per aggregate per group, then emits the groups in
 //! batches. The key buffer is reused between rows; only a new group clones
-//! its key. Without GROUP BY there is exactly one group, even over no rows
+//! its key; a single text key is numbered through a [`StrSet`] instead, so
+//! a repeated key allocates nothing. Without GROUP BY there is exactly one group, even over no rows
 //! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
 //! the typed path of [`super::fastagg`] instead.
 
@@ -15,7 +16,8 @@ use hashbrown::HashMap;
 
 use super::expr::{truth_mask, Expr};
 use super::fastagg::{self, FastAgg};
-use super::vector::{Batch, Vector, BATCH_SIZE};
+use super::strset::StrSet;
+use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 use crate::plan::AggCall;
@@ -98,6 +100,14 @@ impl<'a> AggregateOp<'a> {
         if self.group.is_empty() {
             groups.push((Vec::new(), self.new_group()?));
         }
+        // One text key: numbered by a string set (bytes hashed, each key
+        // stored once), no `Value` per row; `text_groups[id]` is its group.
+        let mut text = match self.group {
+            [g] if g.ty.is_string() => Some(StrSet::new(matches!(g.ty, DataType::Char(_)))),
+            _ => None,
+        };
+        let mut text_groups: Vec<usize> = Vec::new();
+        let mut null_group: Option<usize> = None;
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
             let keys: Vec<_> = self
@@ -123,6 +133,33 @@ impl<'a> AggregateOp<'a> {
             for row in 0..b.len {
                 let g = if self.group.is_empty() {
                     0
+                } else if let Some(set) = &mut text {
+                    let slow;
+                    let s = match &keys[0].data {
+                        Data::Str(_) => keys[0].str_at(row),
+                        _ => {
+                            slow = keys[0].get(row);
+                            slow.as_str()
+                        }
+                    };
+                    match s {
+                        Some(s) => {
+                            let (id, new) = set.insert(s);
+                            if new {
+                                groups.push((vec![Value::text(s)], self.new_group()?));
+                                text_groups.push(groups.len() - 1);
+                            }
+                            text_groups[id as usize]
+                        }
+                        None => match null_group {
+                            Some(g) => g,
+                            None => {
+                                groups.push((vec![Value::Null], self.new_group()?));
+                                null_group = Some(groups.len() - 1);
+                                groups.len() - 1
+                            }
+                        },
+                    }
                 } else {
                     key.clear();
                     key.extend(keys.iter().map(|k| k.get(row)));

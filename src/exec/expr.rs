@@ -9,7 +9,9 @@
 //! [`Expr::eval`] evaluates a node for a whole [`Batch`] and returns a
 //! [`Vector`]. Column references borrow the input column (no copy); the
 //! common arithmetic and comparison cases over `int4`, `int8` and `float8`
-//! run as typed loops over plain slices ([`super::kernels`]); everything else
+//! run as typed loops over plain slices ([`super::kernels`]), and those over
+//! text (comparisons, LIKE, `||`, length/lower/upper) over the string
+//! vector's slices ([`super::strkernels`]); everything else
 //! falls back to per-row evaluation through [`crate::types`], which is exact
 //! but slower.
 //!
@@ -22,8 +24,10 @@ use std::collections::HashSet;
 
 use super::functions::Func;
 use super::kernels;
+use super::strkernels;
 use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
+use crate::types::funcs::string::LikePattern;
 use crate::types::{self, cast::CastContext, BinaryOp, DataType, Value};
 
 /// A bound, typed expression.
@@ -168,6 +172,11 @@ impl Expr {
                 if let ExprKind::Const(c) = &r.kind {
                     if !c.is_null() && l.ty == r.ty {
                         let a = l.eval(batch)?;
+                        if let Value::Text(t) = c {
+                            if let Some(v) = strkernels::compare_scalar(*op, &a, t) {
+                                return Ok(Cow::Owned(v));
+                            }
+                        }
                         if let Some(v) = super::kernels::binary_scalar(*op, &a, c, self.ty)? {
                             return Ok(Cow::Owned(v));
                         }
@@ -219,7 +228,7 @@ impl Expr {
                 Cow::Owned(Vector::from_data(DataType::Bool, Data::Bool(out)))
             }
             ExprKind::Cast(x, ctx) => {
-                if x.ty == self.ty {
+                if x.ty == self.ty || relabels(&x.ty, &self.ty) {
                     return x.eval(batch);
                 }
                 let a = x.eval(batch)?;
@@ -275,6 +284,14 @@ impl Expr {
             }
             ExprKind::Like(x, pat, ci, negated) => {
                 let a = x.eval(batch)?;
+                if let Some(Value::Text(pt)) = pat.as_const() {
+                    // One compiled pattern for the batch, matched over the
+                    // string vector's slices.
+                    let compiled = LikePattern::new(pt, None, *ci)?;
+                    if let Some(v) = strkernels::like(&a, &compiled, *negated) {
+                        return Ok(Cow::Owned(v));
+                    }
+                }
                 let p = pat.eval(batch)?;
                 let mut out = Vector::with_capacity(DataType::Bool, n);
                 for i in 0..n {
@@ -293,6 +310,11 @@ impl Expr {
                     .iter()
                     .map(|e| e.eval(batch))
                     .collect::<Result<Vec<_>>>()?;
+                if let [a] = &cols[..] {
+                    if let Some(v) = strkernels::func(f.0, &[&**a]) {
+                        return Ok(Cow::Owned(v));
+                    }
+                }
                 let mut out = Vector::with_capacity(self.ty, n);
                 let mut row = Vec::with_capacity(cols.len());
                 for i in 0..n {
@@ -437,12 +459,27 @@ fn binary(
     if let Some(v) = kernels::binary(op, a, b, ty)? {
         return Ok(v);
     }
+    let text = match op {
+        BinaryOp::Concat => strkernels::concat(a, b),
+        _ => strkernels::compare(op, a, b),
+    };
+    if let Some(v) = text {
+        return Ok(v);
+    }
     let mut out = Vector::with_capacity(ty, a.len());
     let cmp_ty = op.is_comparison().then_some(operand_ty);
     for i in 0..a.len() {
         out.push(&types::eval_binary_typed(op, &a.get(i), &b.get(i), cmp_ty)?);
     }
     Ok(out)
+}
+
+/// Whether a cast from `from` to `to` leaves every value as it is: a
+/// `text` or `varchar` relabeled `text` or unbounded `varchar` (a `char(n)`
+/// source loses its trailing spaces, a bounded target may cut or refuse).
+fn relabels(from: &DataType, to: &DataType) -> bool {
+    matches!(from, DataType::Text | DataType::Varchar(_))
+        && matches!(to, DataType::Text | DataType::Varchar(None))
 }
 
 /// Kleene AND (`and == true`) or OR over two boolean vectors.

@@ -1,8 +1,10 @@
 //! The typed fast path of hash aggregation, and its partial states.
 //!
 //! It applies to PostgreSQL's benchmark shapes (`select bid, sum(abalance)
-//! ... group by bid`, `select count(*) ... where ...`): at most one
-//! integer-like group key (`int2/4/8`, `date`, `timestamp`) and only
+//! ... group by bid`, `select count(*) ... where ...`, `select name,
+//! count(*) ... group by name`): at most one integer-like group key
+//! (`int2/4/8`, `date`, `timestamp`) or text-like one (`text`, `varchar`,
+//! `char`), and only
 //! `count(*)`, `count(x)`, `sum`/`avg` of integers and `min`/`max` of
 //! integer-like values, without DISTINCT or FILTER ([`eligible`]).
 //!
@@ -11,8 +13,11 @@
 //! in flat vectors indexed `group * naggs + k`. Group numbers come from a
 //! direct array for small non-negative keys (`0..DIRECT_KEYS`, the common
 //! `bid` case: no hashing at all) and from a `hashbrown` map otherwise; NULL
-//! keys form one group of their own. The loops read the column slices
-//! directly: no `Value` is built per row.
+//! keys form one group of their own. A text key is first numbered by a
+//! [`StrSet`] (its bytes hashed, each distinct key stored once in the set's
+//! arena), and that number is the `i64` key. The loops read the column
+//! slices directly: no `Value` is built per row, and a repeated key costs no
+//! allocation.
 //!
 //! States are mergeable ([`FastAgg::merge`]): a parallel aggregation runs one
 //! per participant over its share of the pages and folds them together
@@ -24,6 +29,7 @@
 use hashbrown::HashMap;
 
 use super::expr::Expr;
+use super::strset::StrSet;
 use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
 use crate::plan::AggCall;
@@ -47,7 +53,7 @@ fn int_like(t: &DataType) -> bool {
 /// Whether the fast path applies to `group` and `aggs`.
 pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
     group.len() <= 1
-        && group.iter().all(|g| int_like(&g.ty))
+        && group.iter().all(|g| int_like(&g.ty) || g.ty.is_string())
         && aggs.iter().all(|a| {
             !a.distinct
                 && a.filter.is_none()
@@ -92,8 +98,10 @@ pub struct FastAgg<'p> {
     /// The aggregates.
     aggs: &'p [AggCall],
     /// Group `g`'s key (`None`: the NULL group, or the single group
-    /// without GROUP BY).
+    /// without GROUP BY); for a text key, its number in `text`.
     keys: Vec<Option<i64>>,
+    /// A text key's distinct values (`None` for an integer key).
+    text: Option<StrSet>,
     /// Non-NULL inputs (rows, for `count(*)`) per group and aggregate.
     counts: Vec<i64>,
     /// Sums per group and aggregate (sum and avg).
@@ -118,6 +126,10 @@ impl<'p> FastAgg<'p> {
             group,
             aggs,
             keys: Vec::new(),
+            text: group
+                .first()
+                .filter(|g| g.ty.is_string())
+                .map(|g| StrSet::new(matches!(g.ty, DataType::Char(_)))),
             counts: Vec::new(),
             sums: Vec::new(),
             extremes: Vec::new(),
@@ -177,6 +189,18 @@ impl<'p> FastAgg<'p> {
         }
     }
 
+    /// The group of text key `s` (`None`: NULL), created when new. Key
+    /// numbers are dense and first-seen, so they index the direct array.
+    #[inline]
+    fn group_of_str(&mut self, s: Option<&str>) -> u32 {
+        let Some(s) = s else {
+            return self.group_of(None);
+        };
+        let set = self.text.as_mut().expect("a text key has its set");
+        let (id, _) = set.insert(s);
+        self.group_of(Some(i64::from(id)))
+    }
+
     /// Folds one batch of input rows in.
     pub fn consume(&mut self, b: &Batch) -> Result<()> {
         if self.group.is_empty() {
@@ -191,6 +215,20 @@ impl<'p> FastAgg<'p> {
             Some(g) => {
                 let kc = g.eval(b)?;
                 match (&kc.data, &kc.nulls) {
+                    (Data::Str(_), _) => {
+                        for i in 0..b.len {
+                            let g = self.group_of_str(kc.str_at(i));
+                            slot.push(g);
+                        }
+                    }
+                    _ if self.text.is_some() => {
+                        // Not in the string form (a planner slip): by value.
+                        for i in 0..b.len {
+                            let v = kc.get(i);
+                            let g = self.group_of_str(v.as_str());
+                            slot.push(g);
+                        }
+                    }
                     (Data::I32(x), None) => {
                         if self.direct.is_empty() {
                             self.direct = vec![NO_GROUP; DIRECT_KEYS as usize];
@@ -355,6 +393,8 @@ impl<'p> FastAgg<'p> {
         for (og, key) in other.keys.iter().enumerate() {
             let g = if self.group.is_empty() {
                 0
+            } else if let Some(set) = &other.text {
+                self.group_of_str(key.map(|id| set.get(id as u32))) as usize
             } else {
                 self.group_of(*key) as usize
             };
@@ -389,7 +429,11 @@ impl<'p> FastAgg<'p> {
         for (g, key) in self.keys.iter().enumerate() {
             let mut row = Vec::with_capacity(self.group.len() + na);
             if let Some(ty) = &key_ty {
-                row.push(key.map_or(Value::Null, |k| int_value(ty, k)));
+                row.push(match (key, &self.text) {
+                    (None, _) => Value::Null,
+                    (Some(id), Some(set)) => Value::text(set.get(*id as u32)),
+                    (Some(k), None) => int_value(ty, *k),
+                });
             }
             for (k, a) in self.aggs.iter().enumerate() {
                 let at = g * na + k;
@@ -510,6 +554,51 @@ mod tests {
         assert!(rows[0][2..].iter().all(Value::is_null));
         let group = vec![col(0, DataType::Int4)];
         assert!(FastAgg::new(&group, &aggs).finish().unwrap().is_empty());
+    }
+
+    #[test]
+    fn text_keys_group_by_bytes_and_merge_by_value() {
+        let group = vec![col(0, DataType::Text)];
+        let aggs = vec![
+            call(AggFunc::CountStar, None, DataType::Int8),
+            call(AggFunc::Sum, Some(col(1, DataType::Int4)), DataType::Int8),
+        ];
+        let batch = |keys: &[Option<&str>], vals: &[i32]| {
+            let k: Vec<Value> = keys
+                .iter()
+                .map(|k| k.map_or(Value::Null, Value::text))
+                .collect();
+            let v: Vec<Value> = vals.iter().map(|&v| Value::Int4(v)).collect();
+            Batch::new(vec![
+                Vector::from_values(DataType::Text, &k),
+                Vector::from_values(DataType::Int4, &v),
+            ])
+        };
+        assert!(eligible(&group, &aggs));
+        let mut a = FastAgg::new(&group, &aggs);
+        a.consume(&batch(
+            &[Some("x"), None, Some("y"), Some("x")],
+            &[1, 2, 3, 4],
+        ))
+        .unwrap();
+        let mut b = FastAgg::new(&group, &aggs);
+        b.consume(&batch(&[Some("z"), Some("x"), None], &[10, 20, 30]))
+            .unwrap();
+        a.merge(&b);
+        let rows = a.finish().unwrap();
+        let got: Vec<(Value, Value, Value)> = rows
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].clone(), r[2].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Value::text("x"), Value::Int8(3), Value::Int8(25)),
+                (Value::Null, Value::Int8(2), Value::Int8(32)),
+                (Value::text("y"), Value::Int8(1), Value::Int8(3)),
+                (Value::text("z"), Value::Int8(1), Value::Int8(10)),
+            ]
+        );
     }
 
     #[test]

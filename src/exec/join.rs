@@ -9,12 +9,13 @@
 //! condition — if any — is evaluated over the whole candidate batch at once,
 //! and unmatched rows of a preserved side are NULL-extended. Unmatched
 //! build rows of a preserved build side (RIGHT/FULL joins) come last.
-//! A join on one integer key uses the typed table of [`super::join_int`].
+//! A join on one integer or text key uses a typed table of
+//! [`super::join_int`] instead.
 
 use hashbrown::HashMap;
 
 use super::expr::{truth_mask, Expr};
-use super::join_int::{self, IntTable};
+use super::join_int::KeyTable;
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
@@ -47,8 +48,9 @@ pub struct HashJoinOp<'a> {
     ctx: &'a ExecContext,
     build: Batch,
     table: HashMap<Vec<Value>, Vec<u32>>,
-    /// The typed table, used instead of `table` for one integer key.
-    int_table: Option<IntTable>,
+    /// The typed table, used instead of `table` for one integer or text
+    /// key.
+    typed: Option<KeyTable>,
     build_matched: Vec<bool>,
     preserve_probe: bool,
     preserve_build: bool,
@@ -94,7 +96,7 @@ impl<'a> HashJoinOp<'a> {
             ctx,
             build: Batch::default(),
             table: HashMap::new(),
-            int_table: None,
+            typed: None,
             build_matched: Vec::new(),
             preserve_probe,
             preserve_build,
@@ -134,12 +136,14 @@ impl<'a> HashJoinOp<'a> {
         };
         let keys = self.build_keys();
         let key_types = |k: &[Expr]| k.iter().map(|e| e.ty).collect::<Vec<_>>();
-        if join_int::eligible(&key_types(keys), &key_types(self.probe_keys())) {
+        let (build_types, probe_types) = (key_types(keys), key_types(self.probe_keys()));
+        if KeyTable::applies(&build_types, &probe_types) {
             while let Some(b) = input.next()? {
                 self.ctx.check_cancel()?;
                 all.extend(&b);
             }
-            self.int_table = Some(IntTable::build(&*keys[0].eval(&all)?));
+            let key_col = keys[0].eval(&all)?;
+            self.typed = KeyTable::build(&build_types, &probe_types, &key_col);
             self.build_matched = vec![false; all.len];
             self.build = all;
             return Ok(());
@@ -180,10 +184,12 @@ impl<'a> HashJoinOp<'a> {
     fn probe_batch(&mut self, b: &Batch) -> Result<Batch> {
         let keys = self.probe_keys();
         let kv: Vec<_> = keys.iter().map(|k| k.eval(b)).collect::<Result<_>>()?;
-        let mut probe_idx: Vec<u32> = Vec::new();
-        let mut build_idx: Vec<u32> = Vec::new();
+        // Sized for one match per probe row (the common foreign-key join),
+        // so gathering a batch's matches does not regrow them step by step.
+        let mut probe_idx: Vec<u32> = Vec::with_capacity(b.len);
+        let mut build_idx: Vec<u32> = Vec::with_capacity(b.len);
         let mut key = Vec::with_capacity(keys.len());
-        if let Some(t) = &self.int_table {
+        if let Some(t) = &self.typed {
             t.probe(&kv[0], &mut probe_idx, &mut build_idx);
         } else {
             for row in 0..b.len {

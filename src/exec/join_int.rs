@@ -1,8 +1,12 @@
-//! The hash join's typed table for one integer key.
+//! The hash join's typed tables for one integer or text key.
 //!
 //! When a hash join has exactly one key and it is `int2`, `int4` or `int8`
 //! on both sides, [`IntTable`] replaces the general table of `Vec<Value>`
-//! keys: build rows are chained per key through one `next` array, and the
+//! keys; a `text` / `varchar` / `char` key on both sides takes [`StrTable`]
+//! (the build keys numbered by a [`StrSet`], whose arena holds each
+//! distinct key once; a probe hashes the probe row's bytes and compares
+//! them with the arena's — no `Value`, no allocation per row).
+//! [`KeyTable`] is either. [`IntTable`]: build rows are chained per key through one `next` array, and the
 //! chain heads live in a direct array indexed by `key - min` when the keys
 //! are dense (the common case: a dimension table's small serial ids, e.g.
 //! 50 branches), else in a `hashbrown` map from `i64`. A probe of an `int4`
@@ -15,6 +19,7 @@
 
 use hashbrown::HashMap;
 
+use super::strset::StrSet;
 use super::vector::{Data, Vector};
 use crate::types::DataType;
 
@@ -35,10 +40,127 @@ pub struct IntTable {
     unique: bool,
 }
 
-/// Whether the typed table serves a join on these key types.
+/// Whether the integer table serves a join on these key types.
 pub fn eligible(build: &[DataType], probe: &[DataType]) -> bool {
     let int = |t: &DataType| matches!(t, DataType::Int2 | DataType::Int4 | DataType::Int8);
     build.len() == 1 && probe.len() == 1 && int(&build[0]) && build[0] == probe[0]
+}
+
+/// Whether the text table serves a join on these key types: one string key
+/// on each side, both `char(n)` (blank-insensitive) or neither.
+pub fn eligible_text(build: &[DataType], probe: &[DataType]) -> bool {
+    let is_char = |t: &DataType| matches!(t, DataType::Char(_));
+    build.len() == 1
+        && probe.len() == 1
+        && build[0].is_string()
+        && probe[0].is_string()
+        && is_char(&build[0]) == is_char(&probe[0])
+}
+
+/// A typed join table: for one integer key or one text key.
+#[derive(Debug)]
+pub enum KeyTable {
+    /// One integer key.
+    Int(IntTable),
+    /// One text key.
+    Str(StrTable),
+}
+
+impl KeyTable {
+    /// The typed table for a join of these key types, built from the build
+    /// side's key column; `None` when neither applies.
+    pub fn build(build: &[DataType], probe: &[DataType], keys: &Vector) -> Option<KeyTable> {
+        if eligible(build, probe) {
+            Some(KeyTable::Int(IntTable::build(keys)))
+        } else if eligible_text(build, probe) {
+            let trim = matches!(build[0], DataType::Char(_));
+            Some(KeyTable::Str(StrTable::build(keys, trim)))
+        } else {
+            None
+        }
+    }
+
+    /// Whether a table would be built for these key types.
+    pub fn applies(build: &[DataType], probe: &[DataType]) -> bool {
+        eligible(build, probe) || eligible_text(build, probe)
+    }
+
+    /// Appends the matching (probe row, build row) pairs of the probe key
+    /// column `keys`.
+    pub fn probe(&self, keys: &Vector, probe_idx: &mut Vec<u32>, build_idx: &mut Vec<u32>) {
+        match self {
+            KeyTable::Int(t) => t.probe(keys, probe_idx, build_idx),
+            KeyTable::Str(t) => t.probe(keys, probe_idx, build_idx),
+        }
+    }
+}
+
+/// Build rows by text key: chains as in [`IntTable`], headed per distinct
+/// key number of a [`StrSet`].
+#[derive(Debug)]
+pub struct StrTable {
+    /// The distinct build keys.
+    set: StrSet,
+    /// The first build row of each key number.
+    heads: Vec<u32>,
+    /// The next build row with the same key, per build row.
+    next: Vec<u32>,
+}
+
+impl StrTable {
+    /// The table of `keys` (a string vector), one per build row; `trim`
+    /// for `char(n)` keys.
+    pub fn build(keys: &Vector, trim: bool) -> StrTable {
+        let n = keys.len();
+        let mut t = StrTable {
+            set: StrSet::new(trim),
+            heads: Vec::new(),
+            next: vec![END; n],
+        };
+        // Back to front, so every chain ends up in ascending row order.
+        for row in (0..n).rev() {
+            let slow;
+            let key = match &keys.data {
+                Data::Str(_) => keys.str_at(row),
+                _ => {
+                    slow = keys.get(row);
+                    slow.as_str()
+                }
+            };
+            let Some(k) = key else { continue };
+            let (id, new) = t.set.insert(k);
+            if new {
+                t.heads.push(END);
+            }
+            t.next[row] = t.heads[id as usize];
+            t.heads[id as usize] = row as u32;
+        }
+        t
+    }
+
+    /// Appends the matching (probe row, build row) pairs of every row of the
+    /// probe key column `keys`.
+    pub fn probe(&self, keys: &Vector, probe_idx: &mut Vec<u32>, build_idx: &mut Vec<u32>) {
+        for row in 0..keys.len() {
+            let slow;
+            let key = match &keys.data {
+                Data::Str(_) => keys.str_at(row),
+                _ => {
+                    slow = keys.get(row);
+                    slow.as_str()
+                }
+            };
+            let Some(id) = key.and_then(|k| self.set.find(k)) else {
+                continue;
+            };
+            let mut r = self.heads[id as usize];
+            while r != END {
+                probe_idx.push(row as u32);
+                build_idx.push(r);
+                r = self.next[r as usize];
+            }
+        }
+    }
 }
 
 /// Row `i` of an integer column as `i64` (None when NULL).
@@ -220,5 +342,43 @@ mod tests {
         assert!(!dense.unique);
         let empty = IntTable::build(&col(&[None, None]));
         assert!(pairs(&empty, &probe).is_empty());
+    }
+
+    #[test]
+    fn text_table_finds_every_match_in_row_order() {
+        let strs = |ty: DataType, v: &[Option<&str>]| {
+            let v: Vec<Value> = v
+                .iter()
+                .map(|s| s.map_or(Value::Null, Value::text))
+                .collect();
+            Vector::from_values(ty, &v)
+        };
+        let build = strs(
+            DataType::Text,
+            &[Some("a"), None, Some("b"), Some("a"), Some("")],
+        );
+        let probe = strs(
+            DataType::Text,
+            &[Some("a"), Some("c"), None, Some(""), Some("b"), Some("a ")],
+        );
+        let t = StrTable::build(&build, false);
+        let (mut p, mut b) = (Vec::new(), Vec::new());
+        t.probe(&probe, &mut p, &mut b);
+        let got: Vec<(u32, u32)> = p.into_iter().zip(b).collect();
+        assert_eq!(got, vec![(0, 0), (0, 3), (3, 4), (4, 2)]);
+        // char(n): "a " equals "a".
+        let t = StrTable::build(&strs(DataType::Char(2), &[Some("a ")]), true);
+        let (mut p, mut b) = (Vec::new(), Vec::new());
+        t.probe(
+            &strs(DataType::Char(2), &[Some("a"), Some("b ")]),
+            &mut p,
+            &mut b,
+        );
+        assert_eq!((p, b), (vec![0], vec![0]));
+        assert!(KeyTable::applies(
+            &[DataType::Varchar(None)],
+            &[DataType::Text]
+        ));
+        assert!(!KeyTable::applies(&[DataType::Char(2)], &[DataType::Text]));
     }
 }

@@ -1,6 +1,8 @@
 //! The executor: plans run as trees of operators exchanging batches.
 //!
-//! - [`vector`]: column vectors and batches, the unit of data.
+//! - [`vector`]: column vectors and batches, the unit of data; [`strvec`]:
+//!   the string vector text columns live in; [`strset`]: the arena hash set
+//!   text group keys and join keys use.
 //! - [`expr`]: compiled expressions evaluated over whole batches, with the
 //!   typed loops of [`kernels`] for the hot operators.
 //! - [`functions`]: scalar functions as the evaluator calls them.
@@ -29,6 +31,9 @@ pub mod parallel;
 pub mod progress;
 pub mod scan;
 pub mod sort;
+pub mod strkernels;
+pub mod strset;
+pub mod strvec;
 pub mod vector;
 
 use std::collections::HashMap;

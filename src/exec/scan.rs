@@ -6,7 +6,8 @@
 //! columns, up to the last one needed, straight into typed column builders:
 //! an `int4` column becomes a `Vec<i32>` without a `Value` in between. A
 //! batch is emitted once it holds at least [`BATCH_SIZE`] rows, so a batch
-//! is a few whole pages. The scan's own filter (WHERE conjuncts pushed into
+//! is a few whole pages. A text column's bytes are copied from the page into
+//! the column's [`super::strvec::StrVec`] buffer: no allocation per value. The scan's own filter (WHERE conjuncts pushed into
 //! it) runs on each batch before it leaves.
 //!
 //! Column-major fast path: when every column the plan reads is fixed-width
@@ -69,6 +70,11 @@ fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
         }
         Data::F64(x) if b.len() == 8 => {
             x.push(f64::from_le_bytes(b.try_into().expect("8 bytes")));
+            true
+        }
+        // Text straight from the page into the vector's buffer.
+        Data::Str(x) => {
+            x.push_bytes(b);
             true
         }
         _ => false,
@@ -376,7 +382,16 @@ impl Operator for SeqScanOp<'_> {
                         if upto == 0 && !with_tid {
                             return Ok(visible.len());
                         }
-                        let mut slots: Vec<Option<&[u8]>> = vec![None; upto];
+                        // The attribute slots live on the stack for the usual
+                        // narrow deform (no allocation per page).
+                        let mut inline = [None; 32];
+                        let mut spilled = Vec::new();
+                        let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
+                            &mut inline[..upto]
+                        } else {
+                            spilled.resize(upto, None);
+                            &mut spilled
+                        };
                         for &off in visible {
                             let t = page::get_item(pg, off).ok_or_else(|| {
                                 crate::err!(
@@ -385,7 +400,7 @@ impl Operator for SeqScanOp<'_> {
                                 )
                             })?;
                             if upto > 0 {
-                                tuple::deform(t, desc, upto, &mut slots)?;
+                                tuple::deform(t, desc, upto, slots)?;
                             }
                             for (k, &c) in columns.iter().enumerate() {
                                 push_datum(&mut builders[k], slots[c]);

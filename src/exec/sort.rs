@@ -1,9 +1,12 @@
 //! ORDER BY: an in-memory sort that spills sorted runs to temporary files
 //! once its input passes `work_mem`, then merges them.
 //!
-//! In memory, rows stay in their batches; the sort orders a vector of
-//! (batch, row) positions by comparing key columns, so no row is copied
-//! until output. When the buffered batches exceed `work_mem` they are
+//! In memory, the input batches are appended into one batch and the sort
+//! orders a vector of row positions by comparing the key columns in their
+//! physical form ([`cmp_at`]: integers and floats as numbers, text as byte
+//! slices of the string vector — PostgreSQL's `C` collation, `char(n)`
+//! without trailing spaces), so no `Value` is built per row and no row is
+//! copied until output, which gathers the rows a batch at a time. When the buffered batches exceed `work_mem` they are
 //! sorted and written out as a *run* (rows serialised with each value's
 //! storage encoding), and the final output merges all runs plus what is
 //! still in memory. NULLs sort as PostgreSQL's: last ascending, first
@@ -13,10 +16,12 @@ use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
-use super::vector::{Batch, Vector, BATCH_SIZE};
+use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 use crate::plan::SortKey;
+use crate::types::compare::float_cmp;
+use crate::types::text::bpchar_trim;
 use crate::types::{compare_typed, DataType, Value};
 
 /// Compares two values under a sort key's rules.
@@ -46,6 +51,62 @@ fn cmp_values(a: &Value, b: &Value, key: &SortKey, ty: &DataType) -> Ordering {
     }
 }
 
+/// Compares rows `i` and `j` of column `v` under a sort key's rules,
+/// reading the column's physical form (no `Value` for the typed forms).
+#[inline]
+fn cmp_at(v: &Vector, i: usize, j: usize, key: &SortKey) -> Ordering {
+    let o = match (v.is_null(i), v.is_null(j)) {
+        (true, true) => return Ordering::Equal,
+        (true, false) => {
+            return if key.nulls_first {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        (false, true) => {
+            return if key.nulls_first {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+        (false, false) => match &v.data {
+            Data::Str(x) if matches!(v.ty, DataType::Char(_)) => bpchar_trim(x.get(i))
+                .as_bytes()
+                .cmp(bpchar_trim(x.get(j)).as_bytes()),
+            Data::Str(x) => x.get(i).as_bytes().cmp(x.get(j).as_bytes()),
+            Data::I16(x) => x[i].cmp(&x[j]),
+            Data::I32(x) => x[i].cmp(&x[j]),
+            Data::I64(x) => x[i].cmp(&x[j]),
+            Data::F64(x) => float_cmp(x[i], x[j]),
+            Data::F32(x) => float_cmp(x[i] as f64, x[j] as f64),
+            Data::Bool(x) => x[i].cmp(&x[j]),
+            Data::Any(x) => compare_typed(&x[i], &x[j], &v.ty),
+        },
+    };
+    if key.descending {
+        o.reverse()
+    } else {
+        o
+    }
+}
+
+/// The positions of `b`'s rows in sorted order (a stable sort).
+fn sorted_positions(b: &Batch, keys: &[SortKey]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..b.len as u32).collect();
+    order.sort_by(|&i, &j| {
+        for k in keys {
+            let o = cmp_at(&b.columns[k.column], i as usize, j as usize, k);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    order
+}
+
 fn cmp_rows(a: &[Value], b: &[Value], keys: &[SortKey], types: &[DataType]) -> Ordering {
     for k in keys {
         let o = cmp_values(&a[k.column], &b[k.column], k, &types[k.column]);
@@ -60,12 +121,10 @@ fn cmp_rows(a: &[Value], b: &[Value], keys: &[SortKey], types: &[DataType]) -> O
 fn batch_bytes(b: &Batch) -> usize {
     b.columns
         .iter()
-        .map(|c| {
-            let per = match c.ty.attlen() {
-                -1 => 48,
-                n => n as usize,
-            };
-            per * c.len()
+        .map(|c| match (&c.data, c.ty.attlen()) {
+            (Data::Str(s), _) => s.byte_len() + 4 * c.len(),
+            (_, -1) => 48 * c.len(),
+            (_, n) => n as usize * c.len(),
         })
         .sum::<usize>()
         + 8 * b.len
@@ -127,8 +186,11 @@ pub struct SortOp<'a> {
     keys: &'a [SortKey],
     types: Vec<DataType>,
     ctx: &'a ExecContext,
-    /// In-memory rows, sorted once the input is exhausted.
-    rows: Vec<Vec<Value>>,
+    /// The in-memory input (all of it when nothing spilled).
+    rows: Batch,
+    /// `rows`' positions in sorted order, once the input is exhausted.
+    order: Vec<u32>,
+    /// The next position of `order` to emit.
     next_row: usize,
     runs: Vec<Run>,
 }
@@ -146,32 +208,22 @@ impl<'a> SortOp<'a> {
             keys,
             types,
             ctx,
-            rows: Vec::new(),
+            rows: Batch::default(),
+            order: Vec::new(),
             next_row: 0,
             runs: Vec::new(),
         }
     }
 
-    fn sort_memory(&mut self, batches: Vec<Batch>) -> Vec<Vec<Value>> {
-        let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batches.iter().map(|b| b.len).sum());
-        for b in &batches {
-            for i in 0..b.len {
-                rows.push(b.row(i));
-            }
-        }
-        let (keys, types) = (self.keys, &self.types);
-        rows.sort_by(|a, b| cmp_rows(a, b, keys, types));
-        rows
-    }
-
-    fn spill(&mut self, batches: Vec<Batch>) -> Result<()> {
-        let rows = self.sort_memory(batches);
+    /// Sorts `rows` and writes them out as a run.
+    fn spill(&mut self, rows: &Batch) -> Result<()> {
+        let order = sorted_positions(rows, self.keys);
         let mut file = tempfile::tempfile()?;
         {
             let mut w = BufWriter::new(&mut file);
             let mut buf = Vec::new();
-            for r in &rows {
-                write_row(&mut w, r, &mut buf)?;
+            for &r in &order {
+                write_row(&mut w, &rows.row(r as usize), &mut buf)?;
             }
             w.flush()?;
         }
@@ -184,21 +236,28 @@ impl<'a> SortOp<'a> {
 
     fn consume(&mut self, mut input: Box<dyn Operator + 'a>) -> Result<()> {
         let limit = self.ctx.work_mem.max(64 * 1024);
-        let mut batches = Vec::new();
+        let types = self.types.clone();
+        let empty = || Batch {
+            columns: types.iter().map(|t| Vector::new(*t)).collect(),
+            len: 0,
+        };
+        let mut rows = empty();
         let mut bytes = 0;
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
             bytes += batch_bytes(&b);
-            batches.push(b);
+            rows.extend(&b);
             if bytes > limit {
-                self.spill(std::mem::take(&mut batches))?;
+                self.spill(&rows)?;
+                rows = empty();
                 bytes = 0;
             }
         }
         if self.runs.is_empty() {
-            self.rows = self.sort_memory(batches);
-        } else if !batches.is_empty() {
-            self.spill(batches)?;
+            self.order = sorted_positions(&rows, self.keys);
+            self.rows = rows;
+        } else if rows.len > 0 {
+            self.spill(&rows)?;
         }
         Ok(())
     }
@@ -232,22 +291,22 @@ impl Operator for SortOp<'_> {
         if let Some(input) = self.input.take() {
             self.consume(input)?;
         }
+        if self.runs.is_empty() {
+            let end = (self.next_row + BATCH_SIZE).min(self.order.len());
+            if end == self.next_row {
+                return Ok(None);
+            }
+            let out = self.rows.take(&self.order[self.next_row..end]);
+            self.next_row = end;
+            return Ok(Some(out));
+        }
         let mut cols: Vec<Vector> = self
             .types
             .iter()
             .map(|t| Vector::with_capacity(*t, BATCH_SIZE))
             .collect();
         let mut len = 0;
-        if self.runs.is_empty() {
-            let end = (self.next_row + BATCH_SIZE).min(self.rows.len());
-            for row in &self.rows[self.next_row..end] {
-                for (c, v) in row.iter().enumerate() {
-                    cols[c].push(v);
-                }
-            }
-            len = end - self.next_row;
-            self.next_row = end;
-        } else {
+        {
             self.ctx.check_cancel()?;
             while len < BATCH_SIZE {
                 let Some(row) = self.next_merged()? else {

@@ -9,7 +9,9 @@
 //! physical representation of that type ([`Data`]), and which rows are NULL.
 //! Fixed-width types live in plain typed `Vec`s (`int4` and `date` as `i32`,
 //! `int8` and `timestamp` as `i64`, ...) so kernels over them compile to
-//! simple loops; the rest (numeric, text, interval) are [`Value`]s.
+//! simple loops; text-like types (`text`, `varchar(n)`, `char(n)`) are
+//! [`StrVec`]s — one byte buffer per vector, no allocation per value; the
+//! rest (numeric, interval) are [`Value`]s.
 //!
 //! Invariants:
 //! - every `Data` vector and the null mask (when present) have the same
@@ -18,6 +20,7 @@
 //!   which kernels may compute on freely but never expose;
 //! - `nulls == None` means no row is NULL (the common case costs nothing).
 
+pub use super::strvec::StrVec;
 use crate::types::{DataType, Value};
 
 /// How many rows an operator puts in one batch at most (scans emit whole
@@ -39,6 +42,8 @@ pub enum Data {
     F32(Vec<f32>),
     /// `double precision`.
     F64(Vec<f64>),
+    /// `text`, `varchar(n)`, `char(n)` (NULL rows hold the empty string).
+    Str(StrVec),
     /// Every other type, as values (NULL rows hold `Value::Null`).
     Any(Vec<Value>),
 }
@@ -64,14 +69,17 @@ macro_rules! each_data {
             Data::I64($v) => $body,
             Data::F32($v) => $body,
             Data::F64($v) => $body,
+            Data::Str($v) => $body,
             Data::Any($v) => $body,
         }
     };
 }
 
+/// Maps the slot vector of every form but [`Data::Str`] (`$str` maps that).
 macro_rules! map_data {
-    ($data:expr, $v:ident => $body:expr) => {
+    ($data:expr, $v:ident => $body:expr, $s:ident => $str:expr) => {
         match $data {
+            Data::Str($s) => Data::Str($str),
             Data::Bool($v) => Data::Bool($body),
             Data::I16($v) => Data::I16($body),
             Data::I32($v) => Data::I32($body),
@@ -93,6 +101,7 @@ impl Data {
             DataType::Int8 | DataType::Timestamp => Data::I64(Vec::with_capacity(cap)),
             DataType::Float4 => Data::F32(Vec::with_capacity(cap)),
             DataType::Float8 => Data::F64(Vec::with_capacity(cap)),
+            t if t.is_string() => Data::Str(StrVec::with_capacity(cap, 16 * cap)),
             _ => Data::Any(Vec::with_capacity(cap)),
         }
     }
@@ -171,7 +180,18 @@ impl Vector {
         self.nulls.as_ref().is_some_and(|n| n.iter().any(|&b| b))
     }
 
-    /// Row `i` as a [`Value`] (allocation-free except for cloning an `Arc`).
+    /// Row `i` of a string vector, `None` when NULL (or when the vector is
+    /// not a string vector): the allocation-free way to read text.
+    #[inline]
+    pub fn str_at(&self, i: usize) -> Option<&str> {
+        match &self.data {
+            Data::Str(v) if !self.is_null(i) => Some(v.get(i)),
+            _ => None,
+        }
+    }
+
+    /// Row `i` as a [`Value`]: the slow generic path (a text value is a new
+    /// allocation), which no per-row loop of a hot operator uses.
     pub fn get(&self, i: usize) -> Value {
         if self.is_null(i) {
             return Value::Null;
@@ -189,6 +209,7 @@ impl Vector {
             },
             Data::F32(v) => Value::Float4(v[i]),
             Data::F64(v) => Value::Float8(v[i]),
+            Data::Str(v) => Value::text(v.get(i)),
             Data::Any(v) => v[i].clone(),
         }
     }
@@ -205,6 +226,7 @@ impl Vector {
             Data::I64(v) => v.push(0),
             Data::F32(v) => v.push(0.0),
             Data::F64(v) => v.push(0.0),
+            Data::Str(v) => v.push_empty(),
             Data::Any(v) => v.push(Value::Null),
         }
     }
@@ -221,6 +243,7 @@ impl Vector {
             (Data::I64(v), Value::Int8(x) | Value::Timestamp(x)) => v.push(*x),
             (Data::F32(v), Value::Float4(x)) => v.push(*x),
             (Data::F64(v), Value::Float8(x)) => v.push(*x),
+            (Data::Str(v), Value::Text(x)) => v.push(x),
             (Data::Any(v), x) => v.push(x.clone()),
             (_, other) => {
                 debug_assert!(false, "value {other:?} pushed into a {:?} vector", self.ty);
@@ -236,8 +259,9 @@ impl Vector {
     /// and sorts.
     #[allow(clippy::clone_on_copy)] // one closure serves Copy and Value data
     pub fn take(&self, indices: &[u32]) -> Vector {
-        let data =
-            map_data!(&self.data, v => indices.iter().map(|&i| v[i as usize].clone()).collect());
+        let data = map_data!(&self.data,
+            v => indices.iter().map(|&i| v[i as usize].clone()).collect(),
+            s => s.take(indices));
         let nulls = self
             .nulls
             .as_ref()
@@ -276,7 +300,7 @@ impl Vector {
         if kept * 4 < keep.len() {
             return Vector {
                 ty: self.ty,
-                data: map_data!(&self.data, v => pick(v, keep)),
+                data: map_data!(&self.data, v => pick(v, keep), s => s.filter(keep)),
                 nulls: self.nulls.as_ref().map(|n| pick(n, keep)),
             };
         }
@@ -287,6 +311,7 @@ impl Vector {
             Data::I64(v) => Data::I64(pick_copy(v, keep)),
             Data::F32(v) => Data::F32(pick_copy(v, keep)),
             Data::F64(v) => Data::F64(pick_copy(v, keep)),
+            Data::Str(s) => Data::Str(s.filter(keep)),
             Data::Any(v) => Data::Any(pick(v, keep)),
         };
         Vector {
@@ -316,6 +341,7 @@ impl Vector {
             (Data::I64(a), Data::I64(b)) => a.extend_from_slice(b),
             (Data::F32(a), Data::F32(b)) => a.extend_from_slice(b),
             (Data::F64(a), Data::F64(b)) => a.extend_from_slice(b),
+            (Data::Str(a), Data::Str(b)) => a.extend(b),
             (Data::Any(a), Data::Any(b)) => a.extend_from_slice(b),
             (_, _) => {
                 for i in 0..other.len() {
@@ -329,7 +355,7 @@ impl Vector {
     pub fn slice(&self, start: usize, end: usize) -> Vector {
         Vector {
             ty: self.ty,
-            data: map_data!(&self.data, v => v[start..end].to_vec()),
+            data: map_data!(&self.data, v => v[start..end].to_vec(), s => s.slice(start, end)),
             nulls: self.nulls.as_ref().map(|n| n[start..end].to_vec()),
         }
     }
@@ -427,7 +453,12 @@ mod tests {
         let d = Vector::from_values(DataType::Date, &[Value::Date(7)]);
         assert_eq!(d.get(0), Value::Date(7));
         let t = Vector::from_values(DataType::Text, &[Value::text("a"), Value::Null]);
-        assert!(matches!(t.data, Data::Any(_)));
+        assert!(matches!(t.data, Data::Str(_)));
+        assert_eq!(t.str_at(0), Some("a"));
+        assert_eq!(t.str_at(1), None);
+        let t2 = t.take(&[1, 0, 0]);
+        assert!(t2.is_null(0));
+        assert_eq!(t2.get(2), Value::text("a"));
         assert_eq!(t.get(0), Value::text("a"));
         assert!(t.is_null(1));
     }
