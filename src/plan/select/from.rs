@@ -1,6 +1,7 @@
 //! FROM items and joins: tables, subqueries and CTEs, joined left to right.
 //! WHERE conjuncts that mention one item are pushed into its scan
-//! ([`push_filter`]), equalities between the joined items become hash-join
+//! ([`push_filter`]; for an explicit `JOIN ... ON` item, into the scan of
+//! the side they read, [`push_into_join`]), equalities between the joined items become hash-join
 //! keys, the rest filter the join.
 
 use heapdb_grammar::ast;
@@ -597,6 +598,14 @@ pub(super) fn push_filter(plan: Plan, predicate: Expr) -> Plan {
                 },
             }
         }
+        node @ (Node::HashJoin { .. } | Node::NestedLoop { .. }) => push_into_join(
+            Plan {
+                node,
+                fields: plan.fields,
+                rows: plan.rows,
+            },
+            predicate,
+        ),
         node => filter(
             Plan {
                 node,
@@ -606,4 +615,38 @@ pub(super) fn push_filter(plan: Plan, predicate: Expr) -> Plan {
             predicate,
         ),
     }
+}
+
+/// A WHERE condition over an explicit `JOIN` (`plan` is the join) goes
+/// below it, into the side whose columns it reads, when that side's rows are
+/// never NULL-extended by the join (either side of an inner join, the
+/// preserved side of an outer one) — as PostgreSQL pushes it into the scan;
+/// otherwise it filters the join's output.
+fn push_into_join(mut plan: Plan, predicate: Expr) -> Plan {
+    let sel = selectivity(&plan, &predicate);
+    let mut cols = Vec::new();
+    columns_used(&predicate, &mut cols);
+    let (left, right, kind) = match &mut plan.node {
+        Node::HashJoin {
+            left, right, kind, ..
+        }
+        | Node::NestedLoop {
+            left, right, kind, ..
+        } => (left, right, *kind),
+        _ => return filter(plan, predicate),
+    };
+    let left_len = left.fields.len();
+    let into_left = matches!(kind, JoinKind::Inner | JoinKind::Left);
+    let into_right = matches!(kind, JoinKind::Inner | JoinKind::Right);
+    if !cols.is_empty() && into_left && cols.iter().all(|&c| c < left_len) {
+        **left = push_filter(std::mem::replace(&mut **left, dummy()), predicate);
+    } else if !cols.is_empty() && into_right && cols.iter().all(|&c| c >= left_len) {
+        let mut p = predicate;
+        remap_columns(&mut p, &|c| c - left_len);
+        **right = push_filter(std::mem::replace(&mut **right, dummy()), p);
+    } else {
+        return filter(plan, predicate);
+    }
+    plan.rows = (plan.rows * sel).max(1.0);
+    plan
 }
