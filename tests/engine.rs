@@ -242,7 +242,9 @@ fn explain_shows_the_plan_shape() {
         "{lines:?}"
     );
     assert!(
-        lines.iter().any(|l| l.contains("Hash Cond: (a.bid = b.bid)")),
+        lines
+            .iter()
+            .any(|l| l.contains("Hash Cond: (a.bid = b.bid)")),
         "{lines:?}"
     );
     assert!(lines.iter().any(|l| l.contains("->  Hash")), "{lines:?}");
