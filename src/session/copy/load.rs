@@ -1,9 +1,13 @@
 //! COPY FROM: records to tuples to `multi_insert` on the bulk-write ring
-//! (see the parent module's doc). Errors carry PostgreSQL's CONTEXT line.
+//! (see the parent module's doc), in two stages: this thread parses and
+//! forms tuples, an inserter thread puts the batches on pages in order.
+//! Errors carry PostgreSQL's CONTEXT line.
 
 use std::sync::atomic::Ordering;
+use std::sync::mpsc;
 
 use super::*;
+use crate::storage::page::MAX_ITEM_SIZE;
 
 /// What each table column gets: field `k` of the record, or a constant
 /// (the column's default, or NULL).
@@ -111,7 +115,7 @@ impl Session {
         }
         let desc = tuple_desc(&table)?;
         let rel = self.db.relation(table.relfilenode)?;
-        let mut ring = self.db.pool.ring(StrategyKind::BulkWrite);
+        let ring = self.db.pool.ring(StrategyKind::BulkWrite);
         let cancel = self.cancel.clone();
 
         let mut file;
@@ -127,26 +131,109 @@ impl Session {
             inner: input,
             bytes: 0,
         };
+        let freeze = opts.freeze;
+        // Two stages: this thread parses records and forms tuples into
+        // batches; the inserter thread puts each batch on pages (in order)
+        // and hands the emptied buffers back. A failed insert ends the
+        // inserter, whose receiver then refuses the next batch.
+        std::thread::scope(|s| {
+            let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+            let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+            let rel = &rel;
+            let inserter = s.spawn(move || -> Result<()> {
+                let mut ring = ring;
+                for (mut data, mut lens) in full_rx {
+                    if freeze {
+                        rel.multi_insert_frozen(&data, &lens, xid, cid, Some(&mut ring))?;
+                    } else {
+                        rel.multi_insert(&data, &lens, xid, cid, Some(&mut ring), None)?;
+                    }
+                    data.clear();
+                    lens.clear();
+                    let _ = empty_tx.send((data, lens));
+                }
+                Ok(())
+            });
+            let mut parser = Parser {
+                table: &table,
+                opts,
+                targets: &targets,
+                not_null: &not_null,
+                sources: &sources,
+                desc: &desc,
+                now,
+            };
+            let mut send = |batch: Batch| full_tx.send(batch).is_ok();
+            let parsed = parser.run(
+                &mut input,
+                &mut send,
+                &empty_rx,
+                &cancel,
+                &mut |rows, bytes| {
+                    if let Some(p) = progress.as_deref_mut() {
+                        p(&CopyProgress {
+                            bytes,
+                            total_bytes,
+                            rows,
+                        });
+                    }
+                },
+            );
+            drop(full_tx);
+            let inserted = inserter
+                .join()
+                .unwrap_or_else(|_| Err(err!(InternalError, "the COPY inserter thread panicked")));
+            match (parsed, inserted) {
+                (Err(e), _) => Err(e),
+                (Ok(_), Err(e)) => Err(e),
+                (Ok(rows), Ok(())) => Ok(rows),
+            }
+        })
+    }
+}
+
+/// One batch of tuples: their bytes back to back, and their lengths.
+type Batch = (Vec<u8>, Vec<u16>);
+
+/// The parsing stage of COPY FROM: records to tuples in batches.
+struct Parser<'a> {
+    /// The table loaded.
+    table: &'a crate::catalog::TableDef,
+    /// The COPY's options.
+    opts: &'a CopyOptions,
+    /// Table column of each input field.
+    targets: &'a [usize],
+    /// Per field, FORCE_NOT_NULL.
+    not_null: &'a [bool],
+    /// What each table column gets.
+    sources: &'a [Source],
+    /// The table's storage description.
+    desc: &'a tuple::TupleDesc,
+    /// The transaction's start time (for `now`-relative input).
+    now: i64,
+}
+
+impl Parser<'_> {
+    /// Reads every record of `input`, handing full batches to `send`
+    /// (false: the inserter stopped, with its error), reusing the buffers
+    /// that come back on `empty`, and reporting (rows, bytes) after each
+    /// batch. Returns the row count.
+    fn run(
+        &mut self,
+        input: &mut Counting<'_>,
+        send: &mut dyn FnMut(Batch) -> bool,
+        empty: &mpsc::Receiver<Batch>,
+        cancel: &std::sync::atomic::AtomicBool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<u64> {
+        let (table, opts, targets, sources) = (self.table, self.opts, self.targets, self.sources);
         let (mut record, mut buf, mut fields) = (Vec::new(), Vec::new(), Vec::<Field>::new());
         let (mut vals, mut ranges) = (Vec::new(), Vec::<Option<(usize, usize)>>::new());
         let (mut data, mut lens) = (Vec::with_capacity(BATCH_BYTES + 8192), Vec::new());
         let mut rows = 0u64;
         let mut line = 0u64;
-        let flush = |data: &mut Vec<u8>, lens: &mut Vec<u16>, ring: &mut crate::storage::Ring| {
-            if lens.is_empty() {
-                return Ok(());
-            }
-            let r = if opts.freeze {
-                rel.multi_insert_frozen(data, lens, xid, cid, Some(ring))
-            } else {
-                rel.multi_insert(data, lens, xid, cid, Some(ring), None)
-            };
-            data.clear();
-            lens.clear();
-            r
-        };
         loop {
-            let more = match copy::read_record(&mut input, opts, &mut record) {
+            let more = match copy::read_record(input, opts, &mut record) {
                 Ok(more) => more,
                 Err(e) => {
                     let at = Where {
@@ -183,7 +270,7 @@ impl Session {
             } else {
                 match opts.format {
                     Format::Text => text::split(&record, opts, &mut buf, &mut fields),
-                    Format::Csv => csv::split(&record, opts, &not_null, &mut buf, &mut fields),
+                    Format::Csv => csv::split(&record, opts, self.not_null, &mut buf, &mut fields),
                 }
                 (&buf, None)
             };
@@ -237,7 +324,7 @@ impl Session {
                                     vals.extend_from_slice(raw);
                                     vals.resize(vals.len() + pad, b' ');
                                 }
-                                _ => parse_value_at(text, &col.ty, now)
+                                _ => parse_value_at(text, &col.ty, self.now)
                                     .map_err(|e| here.column(e, &col.name, raw))?
                                     .encode(&mut vals),
                             }
@@ -246,17 +333,18 @@ impl Session {
                     },
                 };
                 if range.is_none() && col.not_null {
-                    return Err(here.line(not_null_error(&table, j, &sources, &fields, src)));
+                    return Err(here.line(not_null_error(table, j, sources, &fields, src)));
                 }
                 ranges.push(range);
             }
-            let n = tuple::form_tuple_append_ranges(&desc, &vals, &ranges, &mut data)?;
-            lens.push(u16::try_from(n).map_err(|_| {
-                err!(
+            let n = tuple::form_tuple_append_ranges(self.desc, &vals, &ranges, &mut data)?;
+            if n > MAX_ITEM_SIZE {
+                return Err(here.line(err!(
                     ProgramLimitExceeded,
-                    "row is too big: size {n}, maximum size 8160"
-                )
-            })?);
+                    "row is too big: size {n}, maximum size {MAX_ITEM_SIZE}"
+                )));
+            }
+            lens.push(n as u16);
             rows += 1;
             if data.len() >= BATCH_BYTES || lens.len() >= BATCH_ROWS {
                 if cancel.load(Ordering::Relaxed) {
@@ -265,24 +353,23 @@ impl Session {
                         "canceling statement due to user request"
                     ));
                 }
-                flush(&mut data, &mut lens, &mut ring).map_err(|e| here.line(e))?;
-                if let Some(p) = progress.as_deref_mut() {
-                    p(&CopyProgress {
-                        bytes: input.bytes,
-                        total_bytes,
-                        rows,
-                    });
+                let next = empty
+                    .try_recv()
+                    .unwrap_or_else(|_| (Vec::with_capacity(BATCH_BYTES + 8192), Vec::new()));
+                if !send((
+                    std::mem::replace(&mut data, next.0),
+                    std::mem::replace(&mut lens, next.1),
+                )) {
+                    // The inserter failed; the caller reports its error.
+                    return Ok(rows);
                 }
+                progress(rows, input.bytes);
             }
         }
-        flush(&mut data, &mut lens, &mut ring)?;
-        if let Some(p) = progress {
-            p(&CopyProgress {
-                bytes: input.bytes,
-                total_bytes,
-                rows,
-            });
+        if !lens.is_empty() {
+            send((data, lens));
         }
+        progress(rows, input.bytes);
         Ok(rows)
     }
 }

@@ -125,16 +125,18 @@ impl Formatter<'_> {
             _ => None,
         };
         if let Some(x) = int {
-            let mut scratch = [0; 20];
-            let digits = int_digits(x, &mut scratch).as_bytes();
             if self.plain_ints && !self.force[k] {
-                out.extend_from_slice(digits);
+                push_int(x, out);
             } else {
+                let mut scratch = [0; 20];
+                let digits = int_digits(x, &mut scratch).as_bytes();
                 write_field(self.opts, digits, self.force[k], self.single, out);
             }
             return;
         }
-        if self.kinds[k] == Kind::Text && std::str::from_utf8(b).is_ok() {
+        // Stored text is the UTF-8 that was checked on the way in: it goes
+        // out as it is, escaped only if it holds a byte that needs it.
+        if self.kinds[k] == Kind::Text {
             write_field(self.opts, b, self.force[k], self.single, out);
             return;
         }
@@ -149,6 +151,41 @@ impl Formatter<'_> {
             out,
         );
     }
+}
+
+/// `00` to `99`, for printing integers two digits at a time.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Appends the decimal digits of `x` (what `int_digits` gives), two at a
+/// time.
+#[inline]
+fn push_int(x: i64, out: &mut Vec<u8>) {
+    let mut buf = [0u8; 20];
+    let mut n = x.unsigned_abs();
+    let mut i = buf.len();
+    while n >= 100 {
+        let d = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    }
+    if n >= 10 {
+        let d = n as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    if x < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// One formatted buffer and the rows written up to its end, or the error
@@ -260,5 +297,36 @@ impl Session {
             }
             Ok(rows)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_print_as_int_digits_does() {
+        for x in [
+            0i64,
+            1,
+            -1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            -100,
+            12345,
+            i64::MAX,
+            i64::MIN,
+            1 << 40,
+        ]
+        .into_iter()
+        .chain((-2000..2000).map(|i| i * 7919))
+        {
+            let mut out = Vec::new();
+            push_int(x, &mut out);
+            assert_eq!(std::str::from_utf8(&out).unwrap(), x.to_string());
+        }
     }
 }
