@@ -64,6 +64,9 @@ pub struct Settings {
     pub max_wal_size_mb: i64,
     /// Time between automatic checkpoints, in seconds; fixed while open.
     pub checkpoint_timeout_s: i64,
+    /// Full-page images in the WAL are LZ4-compressed (PostgreSQL's
+    /// `wal_compression = lz4`); fixed while open.
+    pub wal_compression: bool,
 }
 
 /// The values of `synchronous_commit`.
@@ -124,6 +127,7 @@ impl Default for Settings {
             min_parallel_table_scan_size: 1024,
             max_wal_size_mb: 1024,
             checkpoint_timeout_s: 300,
+            wal_compression: true,
         }
     }
 }
@@ -383,6 +387,18 @@ pub static DEFS: &[Def] = &[
         User,
         "Sets the size of the buffer ring used by VACUUM."
     ),
+    Def {
+        name: "wal_compression",
+        kind: Kind::Bool,
+        context: Context::Database,
+        description: "Compresses full-page writes written in WAL file with specified method.",
+        get: |s| SettingValue::Bool(s.wal_compression),
+        put: |s, v| {
+            if let SettingValue::Bool(b) = v {
+                s.wal_compression = b
+            }
+        },
+    },
     int_def!(
         "work_mem",
         work_mem_kb,

@@ -469,6 +469,26 @@ impl BufferPool {
         Ok(true)
     }
 
+    /// Starts reading `count` consecutive blocks from `block` on into the OS
+    /// cache as one request (one syscall, one I/O of up to `count` pages),
+    /// for a reader that will read some or all of them soon. One block is
+    /// [`BufferPool::prefetch`]; for more, blocks already in the pool are
+    /// not looked up (the OS finds them cached). Returns whether advice was
+    /// issued.
+    pub fn prefetch_range(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        count: u32,
+    ) -> Result<bool> {
+        if count <= 1 {
+            return self.prefetch(rel, fork, block);
+        }
+        self.smgr.prefetch(rel, fork, block, count)?;
+        Ok(true)
+    }
+
     /// Whether the pool holds a valid copy of the page.
     pub fn is_cached(&self, rel: RelFileNode, fork: ForkNumber, block: BlockNumber) -> bool {
         let tag = BufferTag { rel, fork, block };

@@ -167,6 +167,8 @@ pub struct Wal {
     /// The background writer flushes up to here when it wakes
     /// ([`Wal::request_flush`]).
     flush_request: AtomicU64,
+    /// Full-page images are LZ4-compressed (`wal_compression`).
+    compress_fpi: AtomicBool,
 }
 
 impl Wal {
@@ -212,7 +214,15 @@ impl Wal {
             stop: AtomicBool::new(false),
             writer_thread: Mutex::new(None),
             flush_request: AtomicU64::new(0),
+            compress_fpi: AtomicBool::new(false),
         }))
+    }
+
+    /// Turns LZ4 compression of full-page images on or off
+    /// (`wal_compression`; off when the log is opened). Either kind of image
+    /// is read back by recovery whatever the setting.
+    pub fn set_compression(&self, on: bool) {
+        self.compress_fpi.store(on, Ordering::Relaxed);
     }
 
     /// The `wal/` directory.
@@ -282,11 +292,48 @@ impl Wal {
                 ..
             }
         );
+        // The image is compressed before taking the insert lock (other
+        // inserters do not wait for LZ4): the redo point only moves forward,
+        // so a page at or before the one read here still needs its image.
+        let compress = !will_init
+            && self.compress_fpi.load(Ordering::Relaxed)
+            && page_lsn(p) <= self.redo_ptr.load(Ordering::Acquire);
+        thread_local! {
+            static PACKED: std::cell::RefCell<record::CompressedFpi> = Default::default();
+        }
+        PACKED.with_borrow_mut(|packed| {
+            if compress {
+                record::compress_fpi(page, p, packed);
+            }
+            self.insert_page_change_locked(xid, page, p, rec, will_init, compress.then_some(packed))
+        })
+    }
+
+    /// [`Wal::insert_page_change`] under the insert lock, with the page's
+    /// image already compressed when `packed` is given.
+    fn insert_page_change_locked(
+        &self,
+        xid: Xid,
+        page: PageRef,
+        p: &[u8],
+        rec: &HeapRecord,
+        will_init: bool,
+        packed: Option<&mut record::CompressedFpi>,
+    ) -> Lsn {
         let mut ins = self.ins();
         let prev = ins.prev;
         let fpi = !will_init && page_lsn(p) <= ins.redo;
         let len = if fpi {
-            record::encode_fpi(&mut ins.buf, prev, xid, page, p)
+            match packed {
+                Some(c) => record::encode_fpi_compressed(&mut ins.buf, prev, xid, page, p, c),
+                // A checkpoint began since the check above, or compression is off.
+                None if self.compress_fpi.load(Ordering::Relaxed) => {
+                    let mut c = record::CompressedFpi::default();
+                    record::compress_fpi(page, p, &mut c);
+                    record::encode_fpi_compressed(&mut ins.buf, prev, xid, page, p, &c)
+                }
+                None => record::encode_fpi(&mut ins.buf, prev, xid, page, p),
+            }
         } else {
             record::encode_heap(&mut ins.buf, prev, xid, page, rec)
         };
