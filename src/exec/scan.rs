@@ -19,7 +19,8 @@
 //! no per-tuple deform, no per-value type dispatch. Any other page takes
 //! the general per-tuple path.
 
-use crate::access::heap::scan::{HeapScan, ParallelBlocks};
+use crate::access::heap::pageops::push_normal;
+use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
 use crate::access::heap::tuple::{self, Attr, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
@@ -219,6 +220,44 @@ fn fixed_starts(
     bad == 0
 }
 
+/// [`fixed_starts`] for an ALL_VISIBLE page: the data starts of all its
+/// NORMAL tuples, read straight off the line pointer array (no list of
+/// visible offsets in between). Same guarantees and result.
+fn all_normal_starts(pg: &[u8], natts: usize, need: usize, starts: &mut Vec<usize>) -> bool {
+    use tuple::{HEADER_SIZE, T_HOFF, T_INFOMASK, T_INFOMASK2};
+    let Ok(pg) = <&[u8; BLCKSZ]>::try_from(pg) else {
+        return false;
+    };
+    let u16_at = |i: usize| {
+        let i = i.min(BLCKSZ - 2);
+        u16::from_le_bytes(pg[i..i + 2].try_into().expect("2 bytes"))
+    };
+    let max = page::max_offset(pg) as usize;
+    starts.clear();
+    starts.resize(max, 0);
+    let (mut n, mut bad) = (0usize, 0usize);
+    for i in 0..max {
+        let at = (page::PAGE_HEADER_SIZE + 4 * i).min(BLCKSZ - 4);
+        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
+        let normal = ((raw >> 15) & 3 == u32::from(page::LP_NORMAL)) as usize;
+        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
+        let h = off.min(BLCKSZ - HEADER_SIZE);
+        let hoff = pg[(h + T_HOFF).min(BLCKSZ - 1)] as usize;
+        let im = u16_at(h + T_INFOMASK);
+        let im2 = u16_at(h + T_INFOMASK2);
+        bad |= normal
+            & ((len < HEADER_SIZE) as usize
+                | (off + len > BLCKSZ) as usize
+                | (im & tuple::HEAP_HASNULL) as usize
+                | ((im2 & tuple::HEAP_NATTS_MASK) < natts as u16) as usize
+                | (hoff + need > len) as usize);
+        starts[n] = h + hoff;
+        n += normal;
+    }
+    starts.truncate(n);
+    bad == 0
+}
+
 /// Sequential scan of one heap.
 pub struct SeqScanOp<'a> {
     scan: HeapScan<'a>,
@@ -239,6 +278,9 @@ pub struct SeqScanOp<'a> {
     fixed: Option<Vec<FixedColumn>>,
     /// Tuple data starts of the current page (reused).
     starts: Vec<usize>,
+    /// The NORMAL line pointers of an ALL_VISIBLE page outside the fast
+    /// path (reused).
+    all: Vec<u16>,
 }
 
 impl<'a> SeqScanOp<'a> {
@@ -284,6 +326,7 @@ impl<'a> SeqScanOp<'a> {
             done: false,
             fixed,
             starts: Vec::new(),
+            all: Vec::new(),
         })
     }
 
@@ -311,50 +354,65 @@ impl Operator for SeqScanOp<'_> {
                     (self.columns, self.upto, self.with_tid, &self.desc);
                 let builders = &mut self.builders;
                 let (fixed, starts) = (self.fixed.as_deref(), &mut self.starts);
-                let page_rows = self.scan.next_page(|block, pg, visible| -> Result<usize> {
-                    if upto == 0 && !with_tid {
-                        return Ok(visible.len());
-                    }
-                    if let Some(fixed) = fixed {
-                        let need = fixed.iter().map(|c| c.off + c.len).max().unwrap_or(0);
-                        if fixed_starts(pg, visible, upto, need, starts) {
-                            for &c in fixed {
-                                push_fixed(&mut builders[c.out], pg, starts, c);
+                let all = &mut self.all;
+                let page_rows = self
+                    .scan
+                    .next_page_lazy(|block, pg, vis| -> Result<usize> {
+                        if let Some(fixed) = fixed {
+                            let need = fixed.iter().map(|c| c.off + c.len).max().unwrap_or(0);
+                            let ok = match vis {
+                                Visible::Listed(v) => fixed_starts(pg, v, upto, need, starts),
+                                Visible::AllNormal => all_normal_starts(pg, upto, need, starts),
+                            };
+                            if ok {
+                                for &c in fixed {
+                                    push_fixed(&mut builders[c.out], pg, starts, c);
+                                }
+                                return Ok(starts.len());
                             }
+                        }
+                        let visible: &[u16] = match vis {
+                            Visible::Listed(v) => v,
+                            Visible::AllNormal => {
+                                all.clear();
+                                push_normal(pg, page::max_offset(pg), all);
+                                all
+                            }
+                        };
+                        if upto == 0 && !with_tid {
                             return Ok(visible.len());
                         }
-                    }
-                    // The attribute slots live on the stack for the usual
-                    // narrow deform (no allocation per page).
-                    let mut inline = [None; 32];
-                    let mut spilled = Vec::new();
-                    let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
-                        &mut inline[..upto]
-                    } else {
-                        spilled.resize(upto, None);
-                        &mut spilled
-                    };
-                    for &off in visible {
-                        let t = page::get_item(pg, off).ok_or_else(|| {
-                            crate::err!(
-                                DataCorrupted,
-                                "visible line pointer {off} of block {block} has no tuple"
-                            )
-                        })?;
-                        if upto > 0 {
-                            tuple::deform(t, desc, upto, slots)?;
+                        // The attribute slots live on the stack for the usual
+                        // narrow deform (no allocation per page).
+                        let mut inline = [None; 32];
+                        let mut spilled = Vec::new();
+                        let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
+                            &mut inline[..upto]
+                        } else {
+                            spilled.resize(upto, None);
+                            &mut spilled
+                        };
+                        for &off in visible {
+                            let t = page::get_item(pg, off).ok_or_else(|| {
+                                crate::err!(
+                                    DataCorrupted,
+                                    "visible line pointer {off} of block {block} has no tuple"
+                                )
+                            })?;
+                            if upto > 0 {
+                                tuple::deform(t, desc, upto, slots)?;
+                            }
+                            for (k, &c) in columns.iter().enumerate() {
+                                push_datum(&mut builders[k], slots[c]);
+                            }
+                            if with_tid {
+                                let tid = ((block as i64) << 16) | off as i64;
+                                let last = builders.len() - 1;
+                                builders[last].push(&Value::Int8(tid));
+                            }
                         }
-                        for (k, &c) in columns.iter().enumerate() {
-                            push_datum(&mut builders[k], slots[c]);
-                        }
-                        if with_tid {
-                            let tid = ((block as i64) << 16) | off as i64;
-                            let last = builders.len() - 1;
-                            builders[last].push(&Value::Int8(tid));
-                        }
-                    }
-                    Ok(visible.len())
-                })?;
+                        Ok(visible.len())
+                    })?;
                 match page_rows {
                     Some(n) => {
                         self.pending += n?;

@@ -72,7 +72,7 @@ pub fn collect_visible(
 /// whole of visibility on an ALL_VISIBLE page. Branch-free (each slot is
 /// written, the count advances by the flag test), so it runs at a few
 /// instructions per line pointer.
-fn push_normal(p: &[u8], max: OffsetNumber, out: &mut Vec<OffsetNumber>) {
+pub fn push_normal(p: &[u8], max: OffsetNumber, out: &mut Vec<OffsetNumber>) {
     let start = out.len();
     out.resize(start + max as usize, 0);
     let slots = &mut out[start..];

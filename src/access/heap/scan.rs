@@ -30,7 +30,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::heapam::{HeapRelation, Tid};
-use super::pageops::{apply_page_hints, collect_visible, count_visible, Hint};
+use super::pageops::{apply_page_hints, collect_visible, count_visible, push_normal, Hint};
 use super::tuple;
 use super::visibility::satisfies_mvcc;
 use crate::access::inspect::{self, ItemInfo, PageHeaderInfo};
@@ -39,6 +39,15 @@ use crate::error::Result;
 use crate::storage::page::{self, OffsetNumber};
 use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring};
 use crate::txn::Snapshot;
+
+/// Which tuples of a page a scan's snapshot sees.
+#[derive(Debug, Clone, Copy)]
+pub enum Visible<'v> {
+    /// The page is ALL_VISIBLE: every NORMAL line pointer.
+    AllNormal,
+    /// These line pointers, in order.
+    Listed(&'v [OffsetNumber]),
+}
 
 /// A page-at-a-time sequential scan of one heap under one snapshot.
 pub struct HeapScan<'r> {
@@ -56,6 +65,9 @@ pub struct HeapScan<'r> {
     visible: Vec<OffsetNumber>,
     /// Hint bits found on the current page (reused).
     hints: Vec<Hint>,
+    /// The line pointers of an ALL_VISIBLE page, for [`HeapScan::next_page`]
+    /// (reused).
+    all: Vec<OffsetNumber>,
     /// The block allocator shared with the other participants of a
     /// parallel scan; `next..end` is then the chunk this scan holds.
     shared: Option<&'r ParallelBlocks>,
@@ -126,6 +138,7 @@ impl HeapRelation {
             ring: self.pool().scan_ring(nblocks),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
+            all: Vec::new(),
             shared: None,
             end: nblocks,
         })
@@ -147,6 +160,7 @@ impl HeapRelation {
             ring: self.pool().scan_ring(blocks.nblocks),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
+            all: Vec::new(),
             shared: Some(blocks),
             end: 0,
         })
@@ -398,6 +412,26 @@ impl<'r> HeapScan<'r> {
         &mut self,
         f: impl FnOnce(BlockNumber, &[u8], &[OffsetNumber]) -> R,
     ) -> Result<Option<R>> {
+        let mut all = std::mem::take(&mut self.all);
+        let r = self.next_page_lazy(|block, pg, visible| match visible {
+            Visible::Listed(v) => f(block, pg, v),
+            Visible::AllNormal => {
+                all.clear();
+                push_normal(pg, page::max_offset(pg), &mut all);
+                f(block, pg, &all)
+            }
+        });
+        self.all = all;
+        r
+    }
+
+    /// [`HeapScan::next_page`] that does not list the line pointers of an
+    /// ALL_VISIBLE page ([`Visible::AllNormal`]: every NORMAL one is
+    /// visible), for callers that walk the line pointer array themselves.
+    pub fn next_page_lazy<R>(
+        &mut self,
+        f: impl FnOnce(BlockNumber, &[u8], Visible<'_>) -> R,
+    ) -> Result<Option<R>> {
         if !self.advance() {
             return Ok(None);
         }
@@ -407,9 +441,13 @@ impl<'r> HeapScan<'r> {
         let Some(buf) = self.pin(block)? else {
             return Ok(None);
         };
+        let mut g = buf.read();
+        page::verify_header(&g[..]).map_err(|e| in_block(e, block, rel))?;
+        if page::is_all_visible(&g[..]) {
+            return Ok(Some(f(block, &g[..], Visible::AllNormal)));
+        }
         self.visible.clear();
         self.hints.clear();
-        let mut g = buf.read();
         collect_visible(
             &g[..],
             &self.snap,
@@ -423,7 +461,7 @@ impl<'r> HeapScan<'r> {
             set_hints(&buf, &self.hints);
             g = buf.read();
         }
-        Ok(Some(f(block, &g[..], &self.visible)))
+        Ok(Some(f(block, &g[..], Visible::Listed(&self.visible))))
     }
 
     /// Visits the next page only to count the tuples the snapshot sees (no
