@@ -238,3 +238,44 @@ fn vacuum_reclaims_the_space_of_a_failed_copy() {
     s.execute("INSERT INTO e VALUES (2, 'new')").unwrap();
     assert_eq!(count(&mut s), "2");
 }
+
+#[test]
+fn bad_encoding_stops_the_copy_and_char_pads_by_characters() {
+    let (dir, mut s) = open();
+    for (content, byte) in [
+        (&b"1\tok\n2\tb\xffd\n"[..], "0xff"),
+        (&b"1\tok\n2\tb\x00d\n"[..], "0x00"),
+        (&b"1\tok\n2\t\\\\\xc3\n"[..], "0xc3"),
+    ] {
+        let e = load(&dir, &mut s, content, "");
+        assert_eq!(
+            e.message,
+            format!("invalid byte sequence for encoding \"UTF8\": {byte}"),
+            "{content:?}"
+        );
+        assert_eq!(
+            e.context.as_deref().map(|c| c.contains("line 2")),
+            Some(true)
+        );
+        assert_eq!(count(&mut s), "1");
+    }
+    s.execute("CREATE TABLE c (a char(4), b varchar(2))")
+        .unwrap();
+    let mut input = "ab\té\nàé\tx\n".as_bytes();
+    s.copy_in("COPY c FROM STDIN", &mut input).unwrap();
+    let r = s
+        .execute("SELECT a || '|', octet_length(a), b FROM c ORDER BY b")
+        .unwrap();
+    let got: Vec<String> = r
+        .rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    // char(4) padded to 4 characters: 2 spaces after 2 two-byte letters.
+    assert_eq!(got, ["àé|,6,x", "ab|,4,é"]);
+}

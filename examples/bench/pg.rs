@@ -62,8 +62,10 @@ pub fn which(program: &str) -> bool {
 }
 
 impl PgCluster {
-    /// Creates and starts a cluster in `dir` (which must not exist) with
-    /// `settings` added to its configuration.
+    /// Creates and starts a cluster in `dir` with `settings` added to its
+    /// configuration. A data directory left there by an earlier run
+    /// (`--workdir ... --keep`) is removed first: the cluster is throwaway
+    /// and every run loads its tables again.
     pub fn start(
         dir: &Path,
         port: u16,
@@ -75,6 +77,9 @@ impl PgCluster {
         }
         let socket_dir = dir.join("sock");
         let data = dir.join("data");
+        if data.exists() {
+            std::fs::remove_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+        }
         std::fs::create_dir_all(&socket_dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         if as_pg {
             run(Command::new("chown").args(["-R", "pg:pg"]).arg(dir))?;

@@ -13,7 +13,11 @@
 //!   join's build side, is read whole by each participant, as PostgreSQL's
 //!   non-shared parallel hash join does);
 //! - the driving scan's table has at least `min_parallel_table_scan_size`
-//!   pages (8 MB by default, as in PostgreSQL).
+//!   pages (8 MB by default, as in PostgreSQL);
+//! - it is not a bare `count(*)` of a table whose visibility map marks at
+//!   least half the pages all-visible: that count sums the map's live
+//!   counts and reads only the other pages, so starting workers would cost
+//!   more than the count (milliseconds against a fraction of one).
 //!
 //! The aggregation above the Gather is not parallelized again, and an
 //! aggregation inside a Gather's input runs in every participant whole (it
@@ -22,6 +26,7 @@
 use super::{JoinKind, Node, Plan};
 use crate::catalog::TableDef;
 use crate::exec::fastagg;
+use crate::exec::scan::is_count_star;
 use crate::settings::Settings;
 
 /// The sequential scan whose pages the participants of a parallel `input`
@@ -43,19 +48,28 @@ pub fn driving_scan(input: &Plan) -> Option<&Plan> {
     }
 }
 
+/// What the parallel planner needs to know of a table.
+pub trait TableShape {
+    /// The table's current size in pages.
+    fn pages(&self, table: &TableDef) -> u32;
+    /// The fraction (0..=1) of its pages the visibility map marks
+    /// all-visible (an estimate is fine).
+    fn all_visible_fraction(&self, table: &TableDef) -> f64;
+}
+
 /// Wraps every aggregation of `plan` that qualifies (module doc) in a
-/// [`Node::Gather`]; `pages` gives a table's current size in pages.
-pub fn parallelize(plan: &mut Plan, settings: &Settings, pages: &dyn Fn(&TableDef) -> u32) {
+/// [`Node::Gather`].
+pub fn parallelize(plan: &mut Plan, settings: &Settings, tables: &dyn TableShape) {
     let workers = settings.max_parallel_workers_per_gather.max(0) as usize;
     if workers == 0 {
         return;
     }
     let min_pages = settings.min_parallel_table_scan_size.max(0) as u64;
-    walk(plan, workers, min_pages, pages);
+    walk(plan, workers, min_pages, tables);
 }
 
-fn walk(plan: &mut Plan, workers: usize, min_pages: u64, pages: &dyn Fn(&TableDef) -> u32) {
-    if qualifies(plan, min_pages, pages) {
+fn walk(plan: &mut Plan, workers: usize, min_pages: u64, tables: &dyn TableShape) {
+    if qualifies(plan, min_pages, tables) {
         let fields = plan.fields.clone();
         let rows = plan.rows;
         let placeholder = Plan {
@@ -75,11 +89,11 @@ fn walk(plan: &mut Plan, workers: usize, min_pages: u64, pages: &dyn Fn(&TableDe
         return;
     }
     for child in plan.children_mut() {
-        walk(child, workers, min_pages, pages);
+        walk(child, workers, min_pages, tables);
     }
 }
 
-fn qualifies(plan: &Plan, min_pages: u64, pages: &dyn Fn(&TableDef) -> u32) -> bool {
+fn qualifies(plan: &Plan, min_pages: u64, tables: &dyn TableShape) -> bool {
     let Node::Aggregate { input, group, aggs } = &plan.node else {
         return false;
     };
@@ -87,7 +101,10 @@ fn qualifies(plan: &Plan, min_pages: u64, pages: &dyn Fn(&TableDef) -> u32) -> b
         return false;
     }
     match driving_scan(input).map(|s| &s.node) {
-        Some(Node::SeqScan { table, .. }) => pages(table) as u64 >= min_pages,
+        Some(Node::SeqScan { table, .. }) => {
+            tables.pages(table) as u64 >= min_pages
+                && !(is_count_star(input, group, aggs) && tables.all_visible_fraction(table) >= 0.5)
+        }
         _ => false,
     }
 }

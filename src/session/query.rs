@@ -103,12 +103,26 @@ impl PlanContext for StmtCtx<'_> {
     }
 }
 
+impl crate::plan::parallel::TableShape for StmtCtx<'_> {
+    fn pages(&self, table: &TableDef) -> u32 {
+        self.table_pages(table)
+    }
+
+    fn all_visible_fraction(&self, table: &TableDef) -> f64 {
+        // 256 blocks spread over the table: a few VM buffer reads.
+        self.db
+            .relation(table.relfilenode)
+            .and_then(|rel| rel.all_visible_fraction(256))
+            .unwrap_or(0.0)
+    }
+}
+
 impl Session {
     /// Binds and plans a query under `snap`.
     pub(crate) fn plan_query(&self, q: &ast::Query, snap: &Snapshot) -> Result<Plan> {
         let mut ctx = self.stmt_ctx(snap);
         let mut plan = Binder::new(&mut ctx).plan_query(q)?;
-        crate::plan::parallel::parallelize(&mut plan, &self.settings, &|t| ctx.table_pages(t));
+        crate::plan::parallel::parallelize(&mut plan, &self.settings, &ctx);
         Ok(plan)
     }
 

@@ -217,6 +217,39 @@ impl HeapRelation {
         self.count_range(snap, 0, nblocks, &mut ring)
     }
 
+    /// The fraction (0..=1) of the heap's pages whose visibility-map bit
+    /// says all-visible, estimated from up to `samples` blocks spread
+    /// evenly over the relation (a few VM buffer reads). The planner's
+    /// look at whether a `count(*)` will read only the map.
+    pub fn all_visible_fraction(&self, samples: u32) -> Result<f64> {
+        let nblocks = self.nblocks()?;
+        let n = samples.min(nblocks);
+        if n == 0 {
+            return Ok(0.0);
+        }
+        let vm_blocks = self.pool().nblocks(self.rel(), ForkNumber::VisibilityMap)?;
+        let mut hits = 0u32;
+        let mut current: Option<(BlockNumber, PinnedBuffer<'_>)> = None;
+        for i in 0..n {
+            let block = (u64::from(i) * u64::from(nblocks) / u64::from(n)) as BlockNumber;
+            let vb = vm::vm_block(block);
+            if vb >= vm_blocks {
+                break;
+            }
+            if current.as_ref().map(|c| c.0) != Some(vb) {
+                let buf =
+                    self.pool()
+                        .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
+                current = Some((vb, buf));
+            }
+            if let Some((_, buf)) = &current {
+                let (bits, _) = vm::get(&buf.read()[..], block);
+                hits += u32::from(bits & vm::VM_ALL_VISIBLE != 0);
+            }
+        }
+        Ok(f64::from(hits) / f64::from(n))
+    }
+
     /// One participant of a parallel `count(*)`: counts, as [`count`]
     /// does, the chunks of blocks it takes from `blocks`.
     ///

@@ -413,15 +413,30 @@ fn form_tuple_append_with<'v>(
         if has_null {
             t[HEADER_SIZE + i / 8] |= 1 << (i % 8);
         }
-        if a.len >= 0 {
-            off = align_to(off, a.align);
-        } else if v.len() < 127 {
-            t[off] = (((v.len() + 1) << 1) | 1) as u8;
-            off += 1;
-        } else {
-            off = align_to(off, a.align);
-            t[off..off + 4].copy_from_slice(&(((v.len() + 4) << 2) as u32).to_le_bytes());
-            off += 4;
+        match a.len {
+            // Fixed widths copied as constants-sized moves (no memcpy call).
+            4 => {
+                off = align_to(off, a.align);
+                t[off..off + 4].copy_from_slice(&v[..4]);
+                off += 4;
+                continue;
+            }
+            8 => {
+                off = align_to(off, a.align);
+                t[off..off + 8].copy_from_slice(&v[..8]);
+                off += 8;
+                continue;
+            }
+            l if l >= 0 => off = align_to(off, a.align),
+            _ if v.len() < 127 => {
+                t[off] = (((v.len() + 1) << 1) | 1) as u8;
+                off += 1;
+            }
+            _ => {
+                off = align_to(off, a.align);
+                t[off..off + 4].copy_from_slice(&(((v.len() + 4) << 2) as u32).to_le_bytes());
+                off += 4;
+            }
         }
         t[off..off + v.len()].copy_from_slice(v);
         off += v.len();

@@ -262,8 +262,14 @@ impl Parser<'_> {
             // A text line without backslashes (the common case) is split in
             // place and checked as UTF-8 once; other lines are de-escaped
             // into `buf` and their fields checked one by one.
+            // An ASCII line without NUL bytes (the commonest of all) needs
+            // no UTF-8 check at all, and its characters are its bytes.
             let plain = opts.format == Format::Text && text::is_plain(&record);
-            let (src, src_str): (&[u8], Option<&str>) = if plain {
+            let ascii = plain && record.is_ascii() && !record.contains(&0);
+            let (src, src_str): (&[u8], Option<&str>) = if ascii {
+                text::split_plain(&record, opts, &mut fields);
+                (&record, None)
+            } else if plain {
                 text::split_plain(&record, opts, &mut fields);
                 let s = copy::field_str(&record).map_err(|e| here.line(e))?;
                 (&record, Some(s))
@@ -308,6 +314,7 @@ impl Parser<'_> {
                             }
                             let text = match src_str.and_then(|st| st.get(s..e)) {
                                 Some(t) => t,
+                                None if ascii && col.ty.is_string() => "",
                                 None => copy::field_str(raw).map_err(|e| here.line(e))?,
                             };
                             match col.ty {
@@ -320,9 +327,19 @@ impl Parser<'_> {
                                     vals.extend_from_slice(raw)
                                 }
                                 DataType::Char(n) if raw.len() <= n as usize => {
-                                    let pad = n as usize - text.chars().count();
+                                    let chars = if ascii {
+                                        raw.len()
+                                    } else {
+                                        text.chars().count()
+                                    };
                                     vals.extend_from_slice(raw);
-                                    vals.resize(vals.len() + pad, b' ');
+                                    vals.resize(vals.len() + n as usize - chars, b' ');
+                                }
+                                _ if ascii && col.ty.is_string() => {
+                                    let text = copy::field_str(raw).map_err(|e| here.line(e))?;
+                                    parse_value_at(text, &col.ty, self.now)
+                                        .map_err(|e| here.column(e, &col.name, raw))?
+                                        .encode(&mut vals)
                                 }
                                 _ => parse_value_at(text, &col.ty, self.now)
                                     .map_err(|e| here.column(e, &col.name, raw))?
