@@ -234,7 +234,7 @@ fn explain_shows_the_plan_shape() {
     let lines: Vec<&str> = plan.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(lines[0], "HashAggregate");
     assert!(
-        lines[1].trim_start().starts_with("Group Key: bid"),
+        lines[1].trim_start().starts_with("Group Key: b.bid"),
         "{lines:?}"
     );
     assert!(
@@ -242,7 +242,9 @@ fn explain_shows_the_plan_shape() {
         "{lines:?}"
     );
     assert!(
-        lines.iter().any(|l| l.contains("Hash Cond: (bid = bid)")),
+        lines
+            .iter()
+            .any(|l| l.contains("Hash Cond: (a.bid = b.bid)")),
         "{lines:?}"
     );
     assert!(lines.iter().any(|l| l.contains("->  Hash")), "{lines:?}");

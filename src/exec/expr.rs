@@ -239,6 +239,19 @@ impl Expr {
             ExprKind::Case(arms, otherwise) => Cow::Owned(self.eval_case(batch, arms, otherwise)?),
             ExprKind::InList(x, list, negated) => {
                 let a = x.eval(batch)?;
+                // `name IN ('a', 'b')`: constants against the string
+                // vector's slices, no `Value` per row.
+                let consts: Option<Vec<Option<&str>>> = list
+                    .iter()
+                    .map(|e| match e.as_const() {
+                        Some(Value::Text(t)) => Some(Some(&**t)),
+                        Some(Value::Null) => Some(None),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(v) = consts.and_then(|c| strkernels::in_list(&a, &c, *negated)) {
+                    return Ok(Cow::Owned(v));
+                }
                 let items = list
                     .iter()
                     .map(|e| e.eval(batch))

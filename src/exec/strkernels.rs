@@ -116,6 +116,30 @@ pub fn concat(a: &Vector, b: &Vector) -> Option<Vector> {
     })
 }
 
+/// `a [NOT] IN (items)` for a string column and constant items (`None`: a
+/// NULL item), with SQL's three-valued result: a row that matches no item
+/// is NULL when some item is NULL.
+pub fn in_list(a: &Vector, items: &[Option<&str>], negated: bool) -> Option<Vector> {
+    let Data::Str(x) = &a.data else { return None };
+    let trim = matches!(a.ty, DataType::Char(_));
+    let saw_null = items.iter().any(Option::is_none);
+    let keys: Vec<&[u8]> = items.iter().flatten().map(|s| key(s, trim)).collect();
+    let mut data = Vec::with_capacity(x.len());
+    let mut nulls = a.nulls.clone().unwrap_or_else(|| vec![false; x.len()]);
+    for (i, s) in x.iter().enumerate() {
+        let k = key(s, trim);
+        let found = keys.contains(&k);
+        data.push(found != negated);
+        nulls[i] |= !found && saw_null;
+    }
+    let any_null = nulls.iter().any(|&n| n);
+    Some(Vector {
+        ty: DataType::Bool,
+        data: Data::Bool(data),
+        nulls: any_null.then_some(nulls),
+    })
+}
+
 /// `a [NOT] LIKE pattern` for a string column and a compiled pattern.
 pub fn like(a: &Vector, pattern: &LikePattern, negated: bool) -> Option<Vector> {
     let Data::Str(x) = &a.data else { return None };
@@ -221,6 +245,20 @@ mod tests {
         let r = compare(BinaryOp::Gt, &a, &b).unwrap();
         // 'b' > 'B' in the C collation (bytes).
         assert_eq!(bools(&r), [Some(true), None, None, Some(true)]);
+    }
+
+    #[test]
+    fn in_list_is_three_valued() {
+        let a = strs(DataType::Text, &[Some("a"), None, Some("b"), Some("c")]);
+        let r = in_list(&a, &[Some("a"), Some("c")], false).unwrap();
+        assert_eq!(bools(&r), [Some(true), None, Some(false), Some(true)]);
+        let r = in_list(&a, &[Some("a"), None], true).unwrap();
+        assert_eq!(bools(&r), [Some(false), None, None, None]);
+        let c = strs(DataType::Char(3), &[Some("a  ")]);
+        assert_eq!(
+            bools(&in_list(&c, &[Some("a")], false).unwrap()),
+            [Some(true)]
+        );
     }
 
     #[test]

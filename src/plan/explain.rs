@@ -11,7 +11,12 @@
 //! prints `(cost=... rows=... width=...)`, heapdb prints only its row
 //! estimate and width: it has no cost model, and made-up costs would invite
 //! comparisons that mean nothing. Projection nodes are folded into the node
-//! below, as PostgreSQL folds projection into every node. With ANALYZE each
+//! below, as PostgreSQL folds projection into every node. Column names in
+//! the detail lines are qualified by their relation's alias (`Hash Cond:
+//! (a.bid = b.bid)`, `Group Key: b.bid`) when the query reads more than
+//! one relation, as PostgreSQL qualifies them when its range table has more
+//! than one entry ([`output_columns`]); a scan's own `Filter:` stays bare,
+//! as PostgreSQL prints scan quals. With ANALYZE each
 //! line gets `(actual time=first..total rows=N loops=1)` and, with BUFFERS,
 //! a `Buffers: shared hit=N read=N dirtied=N written=N` line.
 
@@ -46,12 +51,80 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
         &mut id,
         &mut out,
         &[],
-        Par::default(),
+        Par {
+            qualify: relations(plan) > 1,
+            ..Par::default()
+        },
     );
     out
 }
 
-/// Where a node sits in a parallel plan (see [`Node::Gather`]).
+/// Whether `plan` is a scan (whose filter PostgreSQL prints unqualified).
+fn is_scan(plan: &Plan) -> bool {
+    matches!(plan.node, Node::SeqScan { .. } | Node::Function { .. })
+}
+
+/// How many relations (tables, functions in FROM) `plan` reads.
+fn relations(plan: &Plan) -> usize {
+    usize::from(is_scan(plan)) + plan.children().into_iter().map(relations).sum::<usize>()
+}
+
+/// The names EXPLAIN gives `plan`'s output columns: with `qualify`, a
+/// column that comes straight from a scan is `alias.column` wherever it
+/// travels (through projections, filters, sorts, joins, grouping); every
+/// other column is its field name.
+fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
+    if !qualify {
+        return names(plan);
+    }
+    let mut out = names(plan);
+    match &plan.node {
+        Node::SeqScan {
+            table,
+            alias,
+            columns,
+            ..
+        } => {
+            for (k, &c) in columns.iter().enumerate() {
+                out[k] = format!("{alias}.{}", table.columns[c].name);
+            }
+        }
+        Node::Project { input, exprs } => {
+            let inner = output_columns(input, true);
+            for (k, e) in exprs.iter().enumerate() {
+                if let ExprKind::Column(i) = e.kind {
+                    if let Some(n) = inner.get(i) {
+                        out[k] = n.clone();
+                    }
+                }
+            }
+        }
+        Node::Filter { input, .. }
+        | Node::Limit { input, .. }
+        | Node::Sort { input, .. }
+        | Node::Distinct { input }
+        | Node::Gather { input, .. } => out = output_columns(input, true),
+        Node::HashJoin { left, right, .. } | Node::NestedLoop { left, right, .. } => {
+            out = output_columns(left, true);
+            out.extend(output_columns(right, true));
+        }
+        Node::Aggregate { input, group, .. } => {
+            let inner = output_columns(input, true);
+            for (k, g) in group.iter().enumerate() {
+                if let ExprKind::Column(i) = g.kind {
+                    if let Some(n) = inner.get(i) {
+                        out[k] = n.clone();
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Where a node sits in a parallel plan (see [`Node::Gather`]), and how
+/// columns are named.
 #[derive(Debug, Clone, Copy, Default)]
 struct Par {
     /// The node is the aggregate every participant runs: "Partial ...".
@@ -59,17 +132,20 @@ struct Par {
     /// Address of the Gather's driving scan ("Parallel Seq Scan"), 0 when
     /// not under a Gather.
     scan: usize,
+    /// Qualify column names with their relation (the whole plan reads
+    /// more than one).
+    qualify: bool,
 }
 
 /// The title and detail lines of an aggregate node.
-fn aggregate_title(plan: &Plan) -> (String, Vec<String>) {
+fn aggregate_title(plan: &Plan, qualify: bool) -> (String, Vec<String>) {
     let Node::Aggregate { input, group, .. } = &plan.node else {
         return ("Aggregate".into(), vec![]);
     };
     if group.is_empty() {
         ("Aggregate".into(), vec![])
     } else {
-        let n = names(input);
+        let n = output_columns(input, qualify);
         let keys: Vec<String> = group.iter().map(|g| deparse(g, &n)).collect();
         (
             "HashAggregate".into(),
@@ -113,7 +189,13 @@ fn node(
             return;
         }
         Node::Filter { input, predicate } => {
-            let mut more = vec![format!("Filter: {}", deparse(predicate, &names(input)))];
+            let mut more = vec![format!(
+                "Filter: {}",
+                deparse(
+                    predicate,
+                    &output_columns(input, par.qualify && !is_scan(input))
+                )
+            )];
             more.extend(extra.iter().cloned());
             node(input, depth, top, flags, stats, id, out, &more, par);
             return;
@@ -125,7 +207,6 @@ fn node(
             table,
             alias,
             filter,
-            columns,
             ..
         } => {
             let parallel = std::ptr::eq(plan, par.scan as *const Plan);
@@ -138,10 +219,9 @@ fn node(
                 t.push(' ');
                 t.push_str(alias);
             }
-            let cols: Vec<String> = columns
-                .iter()
-                .map(|&c| table.columns[c].name.clone())
-                .collect();
+            // A scan's own filter names its columns bare, as PostgreSQL's
+            // scan quals do.
+            let cols = output_columns(plan, false);
             (
                 t,
                 filter
@@ -158,7 +238,7 @@ fn node(
             | TableFunc::SeriesTimestamp { .. } => (format!("Function Scan on {name}"), vec![]),
         },
         Node::Aggregate { .. } => {
-            let (t, d) = aggregate_title(plan);
+            let (t, d) = aggregate_title(plan, par.qualify);
             (
                 if par.partial {
                     format!("Partial {t}")
@@ -169,15 +249,18 @@ fn node(
             )
         }
         Node::Gather { input, .. } => {
-            let (t, d) = aggregate_title(input);
+            let (t, d) = aggregate_title(input, par.qualify);
             (format!("Finalize {t}"), d)
         }
         Node::Distinct { input } => (
             "HashAggregate".into(),
-            vec![format!("Group Key: {}", names(input).join(", "))],
+            vec![format!(
+                "Group Key: {}",
+                output_columns(input, par.qualify).join(", ")
+            )],
         ),
         Node::Sort { input, keys } => {
-            let n = names(input);
+            let n = output_columns(input, par.qualify);
             let ks: Vec<String> = keys
                 .iter()
                 .map(|k| {
@@ -222,7 +305,10 @@ fn node(
                 JoinKind::Right => " Right",
                 JoinKind::Full => " Full",
             };
-            let (ln, rn) = (names(left), names(right));
+            let (ln, rn) = (
+                output_columns(left, par.qualify),
+                output_columns(right, par.qualify),
+            );
             let conds: Vec<String> = left_keys
                 .iter()
                 .zip(right_keys)
@@ -242,8 +328,8 @@ fn node(
             kind,
             condition,
         } => {
-            let mut all = names(left);
-            all.extend(names(right));
+            let mut all = output_columns(left, par.qualify);
+            all.extend(output_columns(right, par.qualify));
             (
                 if *kind == JoinKind::Left {
                     "Nested Loop Left Join".into()
@@ -314,7 +400,7 @@ fn node(
     let children = plan.children();
     let inner = Par {
         partial: false,
-        scan: par.scan,
+        ..par
     };
     if let Node::Gather { input, workers } = &plan.node {
         gather_lines(input, *workers, depth, flags, stats, out);
@@ -325,6 +411,7 @@ fn node(
         let par = Par {
             partial: true,
             scan: scan.map_or(0, |s| s as *const Plan as usize),
+            qualify: par.qualify,
         };
         node(input, depth + 2, false, flags, stats, id, out, &[], par);
         return;

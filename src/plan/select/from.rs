@@ -1,0 +1,652 @@
+//! FROM items and joins: tables, subqueries and CTEs, joined left to right.
+//! WHERE conjuncts that mention one item are pushed into its scan
+//! ([`push_filter`]; for an explicit `JOIN ... ON` item, into the scan of
+//! the side they read, [`push_into_join`]), equalities between the joined items become hash-join
+//! keys, the rest filter the join.
+
+use heapdb_grammar::ast;
+
+use super::super::bind::{at, contains_aggregate, Binder, Mode};
+use super::super::scope::{Scope, ScopeColumn};
+use super::super::{Field, JoinKind, Node, Plan};
+use super::*;
+use crate::err;
+use crate::error::Result;
+use crate::exec::expr::{Expr, ExprKind};
+use crate::types::cast::CastContext;
+use crate::types::{BinaryOp, DataType};
+
+impl Binder<'_> {
+    /// Plans the FROM list joined left to right, with WHERE's conjuncts
+    /// pushed down as far as they go. Returns the plan and its scope.
+    pub(super) fn plan_from(
+        &mut self,
+        from: &[ast::TableRef],
+        where_clause: Option<&ast::Expr>,
+        needed: &mut Needed,
+    ) -> Result<(Plan, Scope)> {
+        for t in from {
+            collect_join_conditions(t, needed);
+        }
+        let mut items = Vec::with_capacity(from.len());
+        for t in from {
+            items.push(self.plan_table_ref(t, needed)?);
+        }
+        if items.is_empty() {
+            items.push(Item {
+                plan: Plan {
+                    rows: 1.0,
+                    fields: vec![],
+                    node: Node::Values { rows: vec![vec![]] },
+                },
+                scope: Scope::default(),
+            });
+        }
+        self.join_items(items, where_clause)
+    }
+
+    /// The rows UPDATE and DELETE change: the target table (every column,
+    /// then its tuple id as a hidden `ctid` column), joined with the FROM /
+    /// USING items and filtered by WHERE.
+    pub fn plan_modify_source(
+        &mut self,
+        table: std::sync::Arc<crate::catalog::TableDef>,
+        alias: &str,
+        from: &[ast::TableRef],
+        where_clause: Option<&ast::Expr>,
+    ) -> Result<(Plan, Scope)> {
+        let all: Vec<usize> = (0..table.columns.len()).collect();
+        let mut scope = Scope::of(alias, table.columns.iter().map(|c| (c.name.clone(), c.ty)));
+        scope.columns.push(ScopeColumn {
+            qualifier: Some(alias.to_string()),
+            name: "ctid".into(),
+            ty: DataType::Int8,
+            hidden: true,
+        });
+        let plan = self.scan_plan(table, alias, all, true);
+        let mut items = vec![Item { plan, scope }];
+        let mut needed = Needed {
+            star: true,
+            ..Needed::default()
+        };
+        for t in from {
+            collect_join_conditions(t, &mut needed);
+            items.push(self.plan_table_ref(t, &needed)?);
+        }
+        self.join_items(items, where_clause)
+    }
+
+    pub(super) fn join_items(
+        &mut self,
+        mut items: Vec<Item>,
+        where_clause: Option<&ast::Expr>,
+    ) -> Result<(Plan, Scope)> {
+        let mut conds = Vec::new();
+        if let Some(w) = where_clause {
+            if contains_aggregate(w) {
+                return Err(at(
+                    err!(
+                        GroupingError,
+                        "aggregate functions are not allowed in WHERE"
+                    ),
+                    w.offset,
+                ));
+            }
+            conjuncts(w, &mut conds);
+        }
+        // The whole scope, to resolve each conjunct's items (and report
+        // unknown columns as PostgreSQL does, before anything runs).
+        let full = items
+            .iter()
+            .try_fold(Scope::default(), |acc, it| acc.join(&it.scope))?;
+        let bounds: Vec<usize> = items
+            .iter()
+            .scan(0, |acc, it| {
+                *acc += it.scope.len();
+                Some(*acc)
+            })
+            .collect();
+        let item_of = |col: usize| {
+            bounds
+                .iter()
+                .position(|&b| col < b)
+                .expect("column in scope")
+        };
+        let mut pending: Vec<(Expr, Vec<usize>)> = Vec::new();
+        for c in &conds {
+            let b = self.bind_condition(c, &full, &mut Mode::NoAgg("WHERE"), "WHERE")?;
+            let mut cols = Vec::new();
+            columns_used(&b, &mut cols);
+            let mut its: Vec<usize> = cols.iter().map(|&c| item_of(c)).collect();
+            its.sort_unstable();
+            its.dedup();
+            pending.push((b, its));
+        }
+        // Push single-item conditions into their item.
+        let starts: Vec<usize> = std::iter::once(0).chain(bounds.iter().copied()).collect();
+        let mut rest = Vec::new();
+        for (b, its) in pending {
+            if its.len() == 1 {
+                let k = its[0];
+                let mut e = b;
+                let start = starts[k];
+                remap_columns(&mut e, &|c| c - start);
+                let item = &mut items[k];
+                item.plan = push_filter(std::mem::replace(&mut item.plan, dummy()), e);
+            } else {
+                rest.push((b, its));
+            }
+        }
+        // Join left to right.
+        let mut iter = items.into_iter().enumerate();
+        let (_, first) = iter.next().expect("at least one item");
+        let mut acc = first;
+        let mut joined: Vec<usize> = vec![0];
+        for (k, item) in iter {
+            let left_len = acc.scope.len();
+            let start_k = starts[k];
+            // Conditions now applicable: every item they use is joined.
+            let mut now = Vec::new();
+            let mut later = Vec::new();
+            for (b, its) in rest {
+                if its.iter().all(|i| joined.contains(i) || *i == k) {
+                    now.push(b);
+                } else {
+                    later.push((b, its));
+                }
+            }
+            rest = later;
+            // Map full-scope positions to acc ++ item positions.
+            let map_full = |c: usize| -> usize {
+                let it = item_of(c);
+                if it == k {
+                    left_len + (c - start_k)
+                } else {
+                    // Items joined so far are in FROM order, contiguous.
+                    c
+                }
+            };
+            let mut conds_now = Vec::new();
+            for mut b in now {
+                remap_columns(&mut b, &map_full);
+                conds_now.push(b);
+            }
+            acc = self.join(acc, item, JoinKind::Inner, conds_now)?;
+            joined.push(k);
+        }
+        // What is left reads no FROM item (`WHERE 1 = 1`): filter the result.
+        for (b, _) in rest {
+            acc.plan = filter(acc.plan, b);
+        }
+        Ok((acc.plan, acc.scope))
+    }
+
+    /// Joins two items on `conds` (over left ++ right columns): equalities
+    /// between the sides become hash keys, the rest a residual condition.
+    pub(super) fn join(
+        &mut self,
+        left: Item,
+        right: Item,
+        kind: JoinKind,
+        conds: Vec<Expr>,
+    ) -> Result<Item> {
+        let left_len = left.scope.len();
+        let mut lkeys = Vec::new();
+        let mut rkeys = Vec::new();
+        let mut residual: Vec<Expr> = Vec::new();
+        for c in conds {
+            if let ExprKind::Binary(BinaryOp::Eq, a, b) = &c.kind {
+                let side = |e: &Expr| {
+                    let mut cols = Vec::new();
+                    columns_used(e, &mut cols);
+                    if cols.is_empty() {
+                        None
+                    } else if cols.iter().all(|&c| c < left_len) {
+                        Some(true)
+                    } else if cols.iter().all(|&c| c >= left_len) {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                };
+                let pair = match (side(a), side(b)) {
+                    (Some(true), Some(false)) => Some(((**a).clone(), (**b).clone())),
+                    (Some(false), Some(true)) => Some(((**b).clone(), (**a).clone())),
+                    _ => None,
+                };
+                if let Some((l, mut r)) = pair {
+                    remap_columns(&mut r, &|c| c - left_len);
+                    lkeys.push(l);
+                    rkeys.push(r);
+                    continue;
+                }
+            }
+            residual.push(c);
+        }
+        let residual = residual.into_iter().reduce(|a, b| Expr {
+            kind: ExprKind::And(Box::new(a), Box::new(b)),
+            ty: DataType::Bool,
+        });
+        let scope = left.scope.join(&right.scope)?;
+        let mut fields = left.plan.fields.clone();
+        fields.extend(right.plan.fields.iter().cloned());
+        let use_hash = !lkeys.is_empty() && self.ctx.settings().enable_hashjoin;
+        let plan = if use_hash {
+            let key_sel = estimate::join_selectivity(
+                &lkeys,
+                &rkeys,
+                &estimate::column_origins(&left.plan),
+                &estimate::column_origins(&right.plan),
+            );
+            let rows = match (kind, key_sel) {
+                (JoinKind::Inner, Some(sel)) => (left.plan.rows * right.plan.rows * sel).max(1.0),
+                (JoinKind::Inner, None) => (left.plan.rows * right.plan.rows * EQ_SEL)
+                    .max(left.plan.rows.min(right.plan.rows)),
+                _ => left.plan.rows.max(right.plan.rows),
+            };
+            // Build on the smaller input, unless the kind needs a side.
+            let build_left = match kind {
+                JoinKind::Inner => left.plan.rows < right.plan.rows,
+                JoinKind::Left => false,
+                JoinKind::Right => true,
+                JoinKind::Full => false,
+            };
+            Plan {
+                rows,
+                fields,
+                node: Node::HashJoin {
+                    left: Box::new(left.plan),
+                    right: Box::new(right.plan),
+                    kind,
+                    left_keys: lkeys,
+                    right_keys: rkeys,
+                    residual,
+                    build_left,
+                },
+            }
+        } else {
+            if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions"
+                ));
+            }
+            let mut cond = residual;
+            for (l, mut r) in lkeys.into_iter().zip(rkeys) {
+                remap_columns(&mut r, &|c| c + left_len);
+                let eq = Expr {
+                    kind: ExprKind::Binary(BinaryOp::Eq, Box::new(l), Box::new(r)),
+                    ty: DataType::Bool,
+                };
+                cond = Some(match cond {
+                    Some(c) => Expr {
+                        kind: ExprKind::And(Box::new(c), Box::new(eq)),
+                        ty: DataType::Bool,
+                    },
+                    None => eq,
+                });
+            }
+            let mut origins = estimate::column_origins(&left.plan);
+            origins.extend(estimate::column_origins(&right.plan));
+            let rows = left.plan.rows
+                * right.plan.rows
+                * cond
+                    .as_ref()
+                    .map_or(1.0, |c| estimate::selectivity(c, &origins));
+            Plan {
+                rows: rows.max(1.0),
+                fields,
+                node: Node::NestedLoop {
+                    left: Box::new(left.plan),
+                    right: Box::new(right.plan),
+                    kind,
+                    condition: cond,
+                },
+            }
+        };
+        Ok(Item { plan, scope })
+    }
+
+    pub(super) fn plan_table_ref(&mut self, t: &ast::TableRef, needed: &Needed) -> Result<Item> {
+        match t {
+            ast::TableRef::Table { name, alias } => {
+                if name.schema.is_none() {
+                    if let Some(pos) = self.ctes.iter().rposition(|(n, _, _)| *n == name.name) {
+                        let (cte_name, cols, q) = self.ctes[pos].clone();
+                        // The CTE's own later siblings are not in its scope.
+                        let saved = self.ctes.split_off(pos);
+                        let plan = self.plan_query(&q);
+                        self.ctes.extend(saved);
+                        let mut alias = alias.clone().unwrap_or(ast::TableAlias {
+                            name: cte_name,
+                            columns: vec![],
+                        });
+                        if alias.columns.is_empty() {
+                            alias.columns = cols;
+                        }
+                        return derived(plan?, &alias);
+                    }
+                }
+                let table = self.ctx.table(&name.name).map_err(|e| at(e, name.offset))?;
+                let qualifier = alias
+                    .as_ref()
+                    .map_or_else(|| name.name.clone(), |a| a.name.clone());
+                let mut names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+                if let Some(a) = alias {
+                    if a.columns.len() > names.len() {
+                        return Err(err!(
+                            InvalidColumnReference,
+                            "table \"{}\" has {} columns available but {} columns specified",
+                            qualifier,
+                            names.len(),
+                            a.columns.len()
+                        ));
+                    }
+                    for (n, c) in names.iter_mut().zip(&a.columns) {
+                        *n = c.clone();
+                    }
+                }
+                let columns: Vec<usize> = (0..names.len())
+                    .filter(|&i| needed.wants(&qualifier, &names[i]))
+                    .collect();
+                let plan = self.scan_plan(table.clone(), &qualifier, columns.clone(), false);
+                let mut scope = Scope::of(
+                    &qualifier,
+                    columns
+                        .iter()
+                        .map(|&i| (names[i].clone(), table.columns[i].ty)),
+                );
+                if alias.is_some() {
+                    scope.items[0].hidden_table = Some(name.name.clone());
+                }
+                Ok(Item { plan, scope })
+            }
+            ast::TableRef::Subquery { query, alias } => {
+                let plan = self.plan_query(query)?;
+                let alias = alias.clone().ok_or_else(|| {
+                    err!(SyntaxError, "subquery in FROM must have an alias")
+                        .with_hint("For example, FROM (SELECT ...) [AS] foo.")
+                })?;
+                derived(plan, &alias)
+            }
+            ast::TableRef::Function {
+                call,
+                alias,
+                offset,
+            } => self.plan_function(call, alias.as_ref(), *offset),
+            ast::TableRef::Join(j) => {
+                let left = self.plan_table_ref(&j.left, needed)?;
+                let right = self.plan_table_ref(&j.right, needed)?;
+                let kind = match j.kind {
+                    ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
+                    ast::JoinKind::Left => JoinKind::Left,
+                    ast::JoinKind::Right => JoinKind::Right,
+                    ast::JoinKind::Full => JoinKind::Full,
+                };
+                let scope = left.scope.join(&right.scope)?;
+                let mut conds = Vec::new();
+                let mut right = right;
+                match &j.constraint {
+                    ast::JoinConstraint::On(e) => {
+                        if contains_aggregate(e) {
+                            return Err(at(
+                                err!(
+                                    GroupingError,
+                                    "aggregate functions are not allowed in JOIN conditions"
+                                ),
+                                e.offset,
+                            ));
+                        }
+                        let mut cs = Vec::new();
+                        conjuncts(e, &mut cs);
+                        for c in cs {
+                            conds.push(self.bind_condition(
+                                &c,
+                                &scope,
+                                &mut Mode::NoAgg("JOIN conditions"),
+                                "JOIN/ON",
+                            )?);
+                        }
+                    }
+                    ast::JoinConstraint::Using(cols) => {
+                        for c in cols {
+                            let (li, lt) = left.scope.resolve(None, c).map_err(|_| {
+                                err!(
+                                    UndefinedColumn,
+                                    "column \"{c}\" specified in USING clause does not exist in left table"
+                                )
+                            })?;
+                            let (ri, rt) = right.scope.resolve(None, c).map_err(|_| {
+                                err!(
+                                    UndefinedColumn,
+                                    "column \"{c}\" specified in USING clause does not exist in right table"
+                                )
+                            })?;
+                            let (a, b, _) = crate::types::resolve_binary(BinaryOp::Eq, &lt, &rt)
+                                .ok_or_else(|| {
+                                    crate::types::ops::operator_error(BinaryOp::Eq, &lt, &rt)
+                                })?;
+                            let l = self.coerce(
+                                Expr::column(li, lt),
+                                &a,
+                                CastContext::Implicit,
+                                ast::Offset(0),
+                            )?;
+                            let r = self.coerce(
+                                Expr::column(left.scope.len() + ri, rt),
+                                &b,
+                                CastContext::Implicit,
+                                ast::Offset(0),
+                            )?;
+                            conds.push(Expr {
+                                kind: ExprKind::Binary(BinaryOp::Eq, Box::new(l), Box::new(r)),
+                                ty: DataType::Bool,
+                            });
+                            right.scope.columns[ri].hidden = true;
+                        }
+                    }
+                    ast::JoinConstraint::Natural => {
+                        return Err(err!(FeatureNotSupported, "NATURAL JOIN is not supported"))
+                    }
+                    ast::JoinConstraint::None => {}
+                }
+                let item = self.join(left, right, kind, conds)?;
+                Ok(item)
+            }
+        }
+    }
+
+    /// A sequential scan of `columns` of `table`.
+    pub fn scan_plan(
+        &mut self,
+        table: std::sync::Arc<crate::catalog::TableDef>,
+        alias: &str,
+        columns: Vec<usize>,
+        with_tid: bool,
+    ) -> Plan {
+        let pages = self.ctx.table_pages(&table) as f64;
+        let rows = match &table.stats {
+            Some(s) if s.relpages > 0 => s.reltuples / s.relpages as f64 * pages,
+            Some(s) => s.reltuples,
+            None => {
+                let width: usize = table
+                    .columns
+                    .iter()
+                    .map(|c| match c.ty.attlen() {
+                        -1 => 32,
+                        n => n as usize,
+                    })
+                    .sum();
+                pages * (8168.0 / (width as f64 + 28.0)).floor()
+            }
+        };
+        let mut fields: Vec<Field> = columns
+            .iter()
+            .map(|&i| Field {
+                name: table.columns[i].name.clone(),
+                ty: table.columns[i].ty,
+            })
+            .collect();
+        if with_tid {
+            fields.push(Field {
+                name: "ctid".into(),
+                ty: DataType::Int8,
+            });
+        }
+        Plan {
+            rows: rows.max(if pages > 0.0 { 1.0 } else { 0.0 }),
+            fields,
+            node: Node::SeqScan {
+                table,
+                alias: alias.to_string(),
+                columns,
+                with_tid,
+                filter: None,
+            },
+        }
+    }
+}
+
+/// A subquery or CTE in FROM: its output named by the alias.
+pub(super) fn derived(plan: Plan, alias: &ast::TableAlias) -> Result<Item> {
+    if alias.columns.len() > plan.fields.len() {
+        return Err(err!(
+            InvalidColumnReference,
+            "table \"{}\" has {} columns available but {} columns specified",
+            alias.name,
+            plan.fields.len(),
+            alias.columns.len()
+        ));
+    }
+    let mut plan = plan;
+    for (f, c) in plan.fields.iter_mut().zip(&alias.columns) {
+        f.name = c.clone();
+    }
+    let scope = Scope::of(
+        &alias.name,
+        plan.fields.iter().map(|f| (f.name.clone(), f.ty)),
+    );
+    Ok(Item { plan, scope })
+}
+
+/// Join conditions mention columns too: collect them for the scans.
+pub(super) fn collect_join_conditions(t: &ast::TableRef, needed: &mut Needed) {
+    if let ast::TableRef::Join(j) = t {
+        collect_join_conditions(&j.left, needed);
+        collect_join_conditions(&j.right, needed);
+        match &j.constraint {
+            ast::JoinConstraint::On(e) => needed.add_expr(e),
+            ast::JoinConstraint::Using(cols) => {
+                for c in cols {
+                    needed.refs.insert((None, c.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn dummy() -> Plan {
+    Plan {
+        rows: 0.0,
+        fields: vec![],
+        node: Node::Values { rows: vec![] },
+    }
+}
+
+/// Adds a filter: into a scan's own filter when the input is a scan.
+pub(super) fn push_filter(plan: Plan, predicate: Expr) -> Plan {
+    match plan.node {
+        Node::SeqScan {
+            table,
+            alias,
+            columns,
+            with_tid,
+            filter: f,
+        } => {
+            // Only the new condition narrows the scan's current estimate.
+            let sel = estimate::selectivity(
+                &predicate,
+                &estimate::column_origins(&Plan {
+                    node: Node::SeqScan {
+                        table: table.clone(),
+                        alias: String::new(),
+                        columns: columns.clone(),
+                        with_tid,
+                        filter: None,
+                    },
+                    fields: plan.fields.clone(),
+                    rows: plan.rows,
+                }),
+            );
+            let predicate = match f {
+                Some(old) => Expr {
+                    kind: ExprKind::And(Box::new(old), Box::new(predicate)),
+                    ty: DataType::Bool,
+                },
+                None => predicate,
+            };
+            Plan {
+                rows: (plan.rows * sel).max(1.0),
+                fields: plan.fields,
+                node: Node::SeqScan {
+                    table,
+                    alias,
+                    columns,
+                    with_tid,
+                    filter: Some(predicate),
+                },
+            }
+        }
+        node @ (Node::HashJoin { .. } | Node::NestedLoop { .. }) => push_into_join(
+            Plan {
+                node,
+                fields: plan.fields,
+                rows: plan.rows,
+            },
+            predicate,
+        ),
+        node => filter(
+            Plan {
+                node,
+                fields: plan.fields,
+                rows: plan.rows,
+            },
+            predicate,
+        ),
+    }
+}
+
+/// A WHERE condition over an explicit `JOIN` (`plan` is the join) goes
+/// below it, into the side whose columns it reads, when that side's rows are
+/// never NULL-extended by the join (either side of an inner join, the
+/// preserved side of an outer one) — as PostgreSQL pushes it into the scan;
+/// otherwise it filters the join's output.
+fn push_into_join(mut plan: Plan, predicate: Expr) -> Plan {
+    let sel = selectivity(&plan, &predicate);
+    let mut cols = Vec::new();
+    columns_used(&predicate, &mut cols);
+    let (left, right, kind) = match &mut plan.node {
+        Node::HashJoin {
+            left, right, kind, ..
+        }
+        | Node::NestedLoop {
+            left, right, kind, ..
+        } => (left, right, *kind),
+        _ => return filter(plan, predicate),
+    };
+    let left_len = left.fields.len();
+    let into_left = matches!(kind, JoinKind::Inner | JoinKind::Left);
+    let into_right = matches!(kind, JoinKind::Inner | JoinKind::Right);
+    if !cols.is_empty() && into_left && cols.iter().all(|&c| c < left_len) {
+        **left = push_filter(std::mem::replace(&mut **left, dummy()), predicate);
+    } else if !cols.is_empty() && into_right && cols.iter().all(|&c| c >= left_len) {
+        let mut p = predicate;
+        remap_columns(&mut p, &|c| c - left_len);
+        **right = push_filter(std::mem::replace(&mut **right, dummy()), p);
+    } else {
+        return filter(plan, predicate);
+    }
+    plan.rows = (plan.rows * sel).max(1.0);
+    plan
+}

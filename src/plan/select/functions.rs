@@ -1,0 +1,300 @@
+//! Set-returning functions: `generate_series` (integer, numeric,
+//! timestamp) and the inspection functions in FROM, and a set-returning
+//! call in the select list rewritten into a FROM item ([`srf_to_from`]).
+
+use heapdb_grammar::ast;
+
+use super::super::bind::{at, Binder, Mode};
+use super::super::scope::Scope;
+use super::super::{Field, Node, Plan, TableFunc};
+use super::*;
+use crate::err;
+use crate::error::Result;
+use crate::exec::expr::Expr;
+use crate::types::cast::CastContext;
+use crate::types::{BinaryOp, DataType, Value};
+
+impl Binder<'_> {
+    pub(super) fn plan_function(
+        &mut self,
+        call: &ast::FunctionCall,
+        alias: Option<&ast::TableAlias>,
+        offset: ast::Offset,
+    ) -> Result<Item> {
+        let name = call.name.name.as_str();
+        let mut args = Vec::new();
+        for a in &call.args {
+            let b = self.bind_expr(a, &Scope::default(), &mut Mode::NoAgg("functions in FROM"))?;
+            args.push((b, a.offset));
+        }
+        let qualifier = alias.map_or_else(|| name.to_string(), |a| a.name.clone());
+        let (func, fields) = if name == "generate_series" {
+            self.series(&args, offset)?
+        } else {
+            let values = args
+                .iter()
+                .map(|(e, _)| {
+                    let e = self.resolve_unknown(e.clone())?;
+                    crate::exec::eval_const(&e)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            match self.ctx.inspection_rows(name, &values) {
+                Some(r) => {
+                    let (fields, rows) = r?;
+                    (TableFunc::Rows(rows), fields)
+                }
+                None => {
+                    let list: Vec<String> = args.iter().map(|(a, _)| a.ty.to_string()).collect();
+                    return Err(at(
+                        err!(
+                            UndefinedFunction,
+                            "function {name}({}) does not exist",
+                            list.join(", ")
+                        )
+                        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                        offset,
+                    ));
+                }
+            }
+        };
+        let mut fields = fields;
+        if let Some(a) = alias {
+            if fields.len() == 1 && a.columns.is_empty() && name == "generate_series" {
+                fields[0].name = a.name.clone();
+            }
+            for (f, c) in fields.iter_mut().zip(&a.columns) {
+                f.name = c.clone();
+            }
+        }
+        let rows = match &func {
+            TableFunc::SeriesInt { start, stop, step } => {
+                (((stop - start) / step).max(-1) + 1) as f64
+            }
+            TableFunc::SeriesTimestamp { .. } => 1000.0,
+            TableFunc::Rows(r) => r.len() as f64,
+        };
+        let scope = Scope::of(&qualifier, fields.iter().map(|f| (f.name.clone(), f.ty)));
+        Ok(Item {
+            plan: Plan {
+                rows,
+                fields,
+                node: Node::Function {
+                    func,
+                    name: name.to_string(),
+                },
+            },
+            scope,
+        })
+    }
+
+    /// `generate_series` over numeric: computed whole (at most ten million
+    /// rows, which is far more than a numeric series is ever used for).
+    pub(super) fn numeric_series(
+        &mut self,
+        args: &[(Expr, ast::Offset)],
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        use crate::types::{compare_typed, eval_binary};
+        let ty = DataType::Numeric(None);
+        let mut vals = Vec::new();
+        for (a, off) in args {
+            let e = self.coerce(a.clone(), &ty, CastContext::Implicit, *off)?;
+            vals.push(crate::exec::eval_const(&e)?);
+        }
+        let fields = vec![Field {
+            name: "generate_series".into(),
+            ty,
+        }];
+        if vals.iter().any(Value::is_null) {
+            return Ok((TableFunc::Rows(vec![]), fields));
+        }
+        let step = vals
+            .get(2)
+            .cloned()
+            .unwrap_or_else(|| Value::numeric(crate::types::Numeric::from_i64(1)));
+        let zero = Value::numeric(crate::types::Numeric::zero());
+        let dir = compare_typed(&step, &zero, &ty);
+        if dir == std::cmp::Ordering::Equal {
+            return Err(err!(InvalidParameterValue, "step size cannot equal zero"));
+        }
+        let mut rows = Vec::new();
+        let mut x = vals[0].clone();
+        while compare_typed(&x, &vals[1], &ty) != dir {
+            if rows.len() >= 10_000_000 {
+                return Err(err!(
+                    ProgramLimitExceeded,
+                    "generate_series over numeric is limited to 10000000 rows"
+                ));
+            }
+            rows.push(vec![x.clone()]);
+            x = eval_binary(BinaryOp::Add, &x, &step)?;
+        }
+        Ok((TableFunc::Rows(rows), fields))
+    }
+
+    pub(super) fn series(
+        &mut self,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        let tys: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        let is_int = |t: &DataType| {
+            matches!(
+                t,
+                DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Unknown
+            )
+        };
+        if (args.len() == 2 || args.len() == 3) && tys.iter().all(is_int) {
+            let ty = if tys.contains(&DataType::Int8) {
+                DataType::Int8
+            } else {
+                DataType::Int4
+            };
+            let mut vals = Vec::new();
+            for (a, off) in args {
+                let e = self.coerce(a.clone(), &ty, CastContext::Implicit, *off)?;
+                vals.push(crate::exec::eval_const(&e)?);
+            }
+            let get = |i: usize| vals.get(i).and_then(Value::as_i64);
+            if vals.iter().any(Value::is_null) {
+                return Ok((
+                    TableFunc::Rows(vec![]),
+                    vec![Field {
+                        name: "generate_series".into(),
+                        ty,
+                    }],
+                ));
+            }
+            let step = get(2).unwrap_or(1);
+            if step == 0 {
+                return Err(err!(InvalidParameterValue, "step size cannot equal zero"));
+            }
+            return Ok((
+                TableFunc::SeriesInt {
+                    start: get(0).unwrap_or(0),
+                    stop: get(1).unwrap_or(0),
+                    step,
+                },
+                vec![Field {
+                    name: "generate_series".into(),
+                    ty,
+                }],
+            ));
+        }
+        let is_num = |t: &DataType| t.is_numeric() || *t == DataType::Unknown;
+        if (args.len() == 2 || args.len() == 3)
+            && tys.iter().all(is_num)
+            && tys.iter().any(|t| matches!(t, DataType::Numeric(_)))
+        {
+            return self.numeric_series(args);
+        }
+        if args.len() == 3 {
+            let mut vals = Vec::new();
+            for (i, (a, off)) in args.iter().enumerate() {
+                let t = if i == 2 {
+                    DataType::Interval
+                } else {
+                    DataType::Timestamp
+                };
+                let e = self.coerce(a.clone(), &t, CastContext::Implicit, *off)?;
+                vals.push(crate::exec::eval_const(&e)?);
+            }
+            if let (Value::Timestamp(a), Value::Timestamp(b), Value::Interval(s)) =
+                (&vals[0], &vals[1], &vals[2])
+            {
+                if s.months == 0 && s.days == 0 && s.micros == 0 {
+                    return Err(err!(InvalidParameterValue, "step size cannot equal zero"));
+                }
+                return Ok((
+                    TableFunc::SeriesTimestamp {
+                        start: *a,
+                        stop: *b,
+                        step: *s,
+                    },
+                    vec![Field {
+                        name: "generate_series".into(),
+                        ty: DataType::Timestamp,
+                    }],
+                ));
+            }
+            return Ok((
+                TableFunc::Rows(vec![]),
+                vec![Field {
+                    name: "generate_series".into(),
+                    ty: DataType::Timestamp,
+                }],
+            ));
+        }
+        let list: Vec<String> = tys.iter().map(|t| t.to_string()).collect();
+        Err(at(
+            err!(
+                UndefinedFunction,
+                "function generate_series({}) does not exist",
+                list.join(", ")
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+            offset,
+        ))
+    }
+}
+
+/// A set-returning function in the select list (`select generate_series(1,
+/// 3), 7`) becomes a FROM item joined to the rest, as PostgreSQL's
+/// ProjectSet gives the same rows for the cases heapdb supports: one such
+/// call, at the top of a select item. `None` when there is none.
+pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
+    let is_srf = |e: &ast::Expr| {
+        matches!(&e.kind, ast::ExprKind::Function(f)
+            if f.name.schema.is_none() && f.name.name == "generate_series")
+    };
+    let found: Vec<usize> = s
+        .projection
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, ast::SelectItem::Expr { expr, .. } if is_srf(expr)))
+        .map(|(k, _)| k)
+        .collect();
+    match found.len() {
+        0 => return Ok(None),
+        1 => {}
+        _ => {
+            return Err(err!(
+                FeatureNotSupported,
+                "more than one set-returning function in a select list is not supported"
+            ))
+        }
+    }
+    let mut out = s.clone();
+    let k = found[0];
+    let alias = "generate_series".to_string();
+    if let ast::SelectItem::Expr {
+        expr,
+        alias: item_alias,
+    } = &mut out.projection[k]
+    {
+        let ast::ExprKind::Function(call) = &expr.kind else {
+            unreachable!("is_srf matched a function")
+        };
+        let call = (**call).clone();
+        let offset = expr.offset;
+        if item_alias.is_none() {
+            *item_alias = Some(alias.clone());
+        }
+        *expr = ast::Expr {
+            kind: ast::ExprKind::Column(ast::ColumnRef {
+                schema: None,
+                table: Some("\u{1}srf".into()),
+                column: alias,
+            }),
+            offset,
+        };
+        out.from.push(ast::TableRef::Function {
+            call,
+            alias: Some(ast::TableAlias {
+                name: "\u{1}srf".into(),
+                columns: vec!["generate_series".into()],
+            }),
+            offset,
+        });
+    }
+    Ok(Some(out))
+}
