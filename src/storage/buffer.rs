@@ -241,13 +241,22 @@ impl BufferWriteGuard<'_> {
     /// page has no image in the log since the redo point, so writing it
     /// could leave a torn page that redo cannot repair. The hints then stay
     /// in the cached page only; they are recomputed after it is evicted.
+    ///
+    /// The floor is read and the buffer marked inside the pool's
+    /// hints-in-flight count, which [`BufferPool::set_hint_floor`] waits to
+    /// drain: a checkpoint that raised the floor then knows every hint that
+    /// saw the old floor has marked its buffer dirty before it chooses the
+    /// redo point and starts writing, so it writes that page itself
+    /// (PostgreSQL's `DELAY_CHKPT_START` for the same race).
     #[inline]
     pub fn mark_dirty_hint(&self) {
-        let floor = self.buf.pool.hint_floor.load(Ordering::Acquire);
-        if floor != 0 && self.lsn() <= floor {
-            return;
+        let pool = self.buf.pool;
+        pool.hints_in_flight.fetch_add(1, Ordering::SeqCst);
+        let floor = pool.hint_floor.load(Ordering::SeqCst);
+        if floor == 0 || self.lsn() > floor {
+            self.mark_dirty();
         }
-        self.mark_dirty();
+        pool.hints_in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// The page LSN.

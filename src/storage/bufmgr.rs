@@ -221,6 +221,9 @@ pub struct BufferPool {
     /// Hint-only changes do not dirty pages whose LSN is at or below this
     /// (0: no floor). Set by the WAL's checkpoints.
     pub(super) hint_floor: std::sync::atomic::AtomicU64,
+    /// `mark_dirty_hint` calls between reading the floor and marking the
+    /// buffer (see [`BufferPool::set_hint_floor`]).
+    pub(super) hints_in_flight: std::sync::atomic::AtomicU64,
     /// Ring sizes for new rings.
     pub(super) ring_sizes: RwLock<RingSizes>,
     /// The database's counters.
@@ -290,6 +293,7 @@ impl BufferPool {
             extension_locks: (0..EXTENSION_LOCKS).map(|_| Mutex::new(())).collect(),
             wal_hook: RwLock::new(None),
             hint_floor: std::sync::atomic::AtomicU64::new(0),
+            hints_in_flight: std::sync::atomic::AtomicU64::new(0),
             ring_sizes: RwLock::new(config.ring_sizes),
             counters: PoolCounters::default(),
         }))
@@ -324,8 +328,15 @@ impl BufferPool {
     /// Sets the LSN at or below which hint-only changes do not dirty a page
     /// (the WAL's redo point; `u64::MAX` while it moves; 0 for none). See
     /// [`BufferWriteGuard::mark_dirty_hint`].
+    ///
+    /// Returns once every [`BufferWriteGuard::mark_dirty_hint`] that may have
+    /// read the previous floor has finished marking its buffer, so after
+    /// raising the floor a checkpoint's scan of dirty buffers sees them all.
     pub fn set_hint_floor(&self, lsn: u64) {
-        self.hint_floor.store(lsn, Ordering::Release);
+        self.hint_floor.store(lsn, Ordering::SeqCst);
+        while self.hints_in_flight.load(Ordering::SeqCst) != 0 {
+            std::thread::yield_now();
+        }
     }
 
     /// Removes the WAL flush hook.

@@ -14,6 +14,8 @@
 //! buffer pool's hint floor is raised to "everything" first): a page
 //! dirtied by hints alone and torn by a crash would have no image in the
 //! log after the new redo point (see `BufferWriteGuard::mark_dirty_hint`).
+//! Raising the floor waits for hints that read the old floor to finish
+//! marking their buffers, so the flush below sees and writes those pages.
 //!
 //! A shutdown checkpoint also records the exact next xid and sets the
 //! control file's clean-shutdown flag, so the next open skips recovery.
