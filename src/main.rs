@@ -78,6 +78,9 @@ fn run(args: &Args) -> u8 {
     };
     let interactive = args.actions.is_empty() && io::stdin().is_terminal();
     let mut runner = Runner::new(db.session(), state, dir);
+    // A script's commits are acknowledged by its output and exit status:
+    // they are made durable just before those (see heapdb::shell::ack).
+    runner.allow_deferred_acks(!interactive);
     if !interactive {
         // The prompt installs it after opening the terminal.
         install_cancel_handler(runner.session.cancel_flag(), false);
@@ -101,7 +104,7 @@ fn run(args: &Args) -> u8 {
     if args.single_transaction {
         let _ = runner.session.execute("COMMIT");
     }
-    runner.flush();
+    runner.finish();
     status
 }
 

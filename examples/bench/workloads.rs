@@ -339,11 +339,22 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
     } else {
         "insert_script_sync_off"
     };
-    let script = std::fs::read(&files.script).unwrap_or_default();
     let mut row = Row {
         workload: name.into(),
         cells: Vec::new(),
         notes: Vec::new(),
+    };
+    // A missing or short script would time an empty pipe and fail every
+    // system on the row check: say what is wrong with the file instead.
+    let script = match read_script(files) {
+        Ok(s) => s,
+        Err(e) => {
+            row.notes.push(e.clone());
+            for sys in &ctx.systems {
+                row.cells.push((sys.kind, Cell::Failed(e.clone())));
+            }
+            return row;
+        }
     };
     let lanes: Vec<usize> = (0..ctx.systems.len())
         .filter(|&i| ctx.systems[i].unavailable.is_none() && ctx.systems[i].kind != Kind::Duckdb)
@@ -397,6 +408,21 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
         row.notes.extend(budget_note(done, ctx.runs, ctx.budget));
     }
     row
+}
+
+/// The script's bytes, checked to hold `files.script_rows` statements.
+fn read_script(files: &Files) -> Result<Vec<u8>, String> {
+    let script = std::fs::read(&files.script)
+        .map_err(|e| format!("cannot read the script {}: {e}", files.script.display()))?;
+    let lines = script.iter().filter(|&&b| b == b'\n').count() as u64;
+    if lines != files.script_rows {
+        return Err(format!(
+            "the script {} has {lines} statements, expected {}",
+            files.script.display(),
+            files.script_rows
+        ));
+    }
+    Ok(script)
 }
 
 /// One run: recreate the table, pipe the script into a fresh client, check

@@ -27,10 +27,12 @@
 //! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
 //! [`Session::copy_in`] / [`Session::copy_out`]).
 
+mod ack;
 mod copy;
 mod ddl;
 mod describe;
 mod dml;
+mod insert_row;
 mod inspect;
 mod maintenance;
 mod query;
@@ -45,6 +47,7 @@ use std::time::Instant;
 use heapdb_grammar::ast;
 
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
+pub use ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
@@ -123,6 +126,12 @@ pub struct Session {
     /// found the table changed under its snapshot): the statement runs
     /// again with a fresh snapshot.
     restart: Cell<bool>,
+    /// Buffers of the direct single-row INSERT path ([`insert_row`]).
+    pub(crate) insert_scratch: insert_row::InsertScratch,
+    /// When a `synchronous_commit = on` commit returns ([`ack`]).
+    commit_ack: CommitAck,
+    /// The deferred commits' flush position ([`CommitAck::Deferred`]).
+    gate: CommitGate,
 }
 
 /// Classifies a statement for transaction handling.
@@ -168,12 +177,15 @@ impl Drop for Session {
 impl Session {
     pub(crate) fn new(db: Database) -> Session {
         Session {
+            gate: CommitGate::new(db.wal.clone()),
             settings: db.defaults.clone(),
             db,
             txn: None,
             cancel: Arc::new(AtomicBool::new(false)),
             progress: None,
             restart: Cell::new(false),
+            insert_scratch: insert_row::InsertScratch::default(),
+            commit_ack: CommitAck::Immediate,
         }
     }
 
@@ -192,6 +204,25 @@ impl Session {
     /// or rows written), VACUUM (pages). It runs on the statement's thread.
     pub fn set_progress(&mut self, hook: Option<ProgressHook>) {
         self.progress = hook;
+    }
+
+    /// Chooses when a `synchronous_commit = on` commit returns: after its
+    /// flush ([`CommitAck::Immediate`], the default), or at once with the
+    /// flush owed through [`Session::commit_gate`] ([`CommitAck::Deferred`]:
+    /// only for a session that is its database's sole client and that syncs
+    /// the gate before it reveals anything; see [`ack`]).
+    pub fn set_commit_ack(&mut self, ack: CommitAck) {
+        self.commit_ack = ack;
+    }
+
+    /// When this session's commits return (see [`Session::set_commit_ack`]).
+    pub fn commit_ack(&self) -> CommitAck {
+        self.commit_ack
+    }
+
+    /// The handle that flushes this session's deferred commits.
+    pub fn commit_gate(&self) -> CommitGate {
+        self.gate.clone()
     }
 
     /// The flag that cancels the running statement when set (Ctrl-C). It is
@@ -480,9 +511,15 @@ impl Session {
                     },
                 );
                 if self.settings.synchronous_commit.waits_for_flush() {
-                    // Group commit: one fdatasync serves every session
-                    // waiting here at the same time.
-                    flushed = self.db.wal.flush(lsn);
+                    if self.commit_ack == CommitAck::Deferred {
+                        // The client flushes before it reveals the commit.
+                        self.db.txns.clog().note_async_commit(t.xid, lsn);
+                        self.gate.defer(lsn);
+                    } else {
+                        // Group commit: one fdatasync serves every session
+                        // waiting here at the same time.
+                        flushed = self.db.wal.flush(lsn);
+                    }
                 } else {
                     self.db.txns.clog().note_async_commit(t.xid, lsn);
                 }

@@ -488,6 +488,8 @@ impl Runner {
             Ok(c) => c,
             Err(msg) => return self.shell_error(&msg, src, line),
         };
+        // A file or stream written from here is output too (shell::ack).
+        super::ack::before_output();
         let flow = match (copy.direction, copy.endpoint) {
             (ClientCopy::In, Endpoint::File(path)) => {
                 let (file, size) = match File::open(&path).and_then(|f| {

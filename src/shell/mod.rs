@@ -34,6 +34,7 @@ pub mod report;
 pub mod sqlhelp;
 pub mod timing;
 
+pub mod ack;
 pub mod copy;
 pub mod describe;
 pub mod progress;

@@ -102,6 +102,8 @@ impl Tracker {
             if started.elapsed() < s.delay || (total.is_none() && p.unit != ProgressUnit::Rows) {
                 return;
             }
+            // The bar tells that earlier statements finished.
+            crate::shell::ack::before_output();
             s.bar = Some(new_bar(total, p.unit));
         }
         let bar = s.bar.as_ref().expect("made above");

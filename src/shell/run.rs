@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::ack::{self, before_output, Gated};
 use super::copy::{client_copy, ClientCopy, CopyData};
 use super::meta::{Output, ShellState};
 use super::print::{Align, ColumnInfo, ResultPrinter};
@@ -30,7 +31,7 @@ use super::progress::Tracker;
 use super::report::{format_error, format_shell_error, Locus};
 use super::timing::{timing_line, TimingDetail, TimingMode};
 use crate::error::Error;
-use crate::session::{Column, QueryResult, Session};
+use crate::session::{Column, CommitAck, QueryResult, Session};
 use crate::types::format_value;
 
 /// Set while a statement runs, so the Ctrl-C handler knows whether to
@@ -47,6 +48,8 @@ pub fn install_cancel_handler(cancel: Arc<AtomicBool>, interactive: bool) {
         if STATEMENT_RUNNING.load(Ordering::SeqCst) {
             cancel.store(true, Ordering::SeqCst);
         } else if !interactive {
+            // Leaving between statements: what committed stays committed.
+            ack::before_output();
             std::process::exit(130);
         }
     });
@@ -97,6 +100,8 @@ pub struct Runner {
     pub last_query: String,
     /// Whether some statement failed (for `-c`'s exit status).
     pub had_error: bool,
+    /// Commits may be acknowledged at the next output ([`ack`]).
+    defer_allowed: bool,
 }
 
 impl Runner {
@@ -110,9 +115,10 @@ impl Runner {
         let stdout: Box<dyn Write> = if io::stdout().is_terminal() {
             // `\x auto` compares the table's width with the terminal's.
             state.print.columns = terminal_columns();
-            Box::new(io::stdout())
+            Box::new(Gated(io::stdout()))
         } else {
-            Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout()))
+            // Each 64 KiB that goes out first flushes deferred commits.
+            Box::new(io::BufWriter::with_capacity(1 << 16, Gated(io::stdout())))
         };
         Runner {
             session,
@@ -122,18 +128,51 @@ impl Runner {
             progress,
             last_query: String::new(),
             had_error: false,
+            defer_allowed: false,
         }
     }
 
-    /// Flushes standard output and the `\o` file.
+    /// Flushes standard output and the `\o` file (deferred commits are
+    /// made durable first when there is output to write: [`ack`]).
     pub fn flush(&mut self) {
         let _ = self.stdout.flush();
         let _ = self.state.output.flush();
     }
 
+    /// Flushes the output and makes every deferred commit durable: call
+    /// before exiting (the exit status reports them).
+    pub fn finish(&mut self) {
+        self.flush();
+        before_output();
+    }
+
+    /// Allows deferring commit acknowledgements to the next output
+    /// ([`ack`]): for scripts, not for the interactive prompt. Deferral is
+    /// in force while this is allowed and `COMMIT_ACK` is not `immediate`.
+    pub fn allow_deferred_acks(&mut self, allow: bool) {
+        self.defer_allowed = allow;
+        self.apply_commit_ack();
+    }
+
+    /// Brings the session's acknowledgement mode in line with
+    /// [`Runner::allow_deferred_acks`] and `COMMIT_ACK` (cheap when nothing
+    /// changed: called before every statement).
+    fn apply_commit_ack(&mut self) {
+        let want = if self.defer_allowed && !self.state.commit_ack_immediate {
+            CommitAck::Deferred
+        } else {
+            CommitAck::Immediate
+        };
+        if self.session.commit_ack() != want {
+            self.session.set_commit_ack(want);
+            ack::install((want == CommitAck::Deferred).then(|| self.session.commit_gate()));
+        }
+    }
+
     /// Writes `text` to standard error, after flushing standard output.
     pub fn eprint(&mut self, text: &str) {
         let _ = self.stdout.flush();
+        before_output();
         let mut e = io::stderr().lock();
         let _ = e.write_all(text.as_bytes());
         let _ = e.flush();
@@ -205,6 +244,11 @@ impl Runner {
             self.print(&format!("{sql}\n"));
         }
         self.last_query = sql.clone();
+        self.apply_commit_ack();
+        if is_copy(&sql) {
+            // COPY TO a file or \copy writes where others can read.
+            before_output();
+        }
         if let Some(dir) = client_copy(&sql) {
             let start = Instant::now();
             let (flow, _) = match dir {
@@ -353,6 +397,13 @@ impl Runner {
             self.print(&format!("{line}\n"));
         }
     }
+}
+
+/// Whether `sql` is a COPY statement or a `\copy` (its first word).
+fn is_copy(sql: &str) -> bool {
+    let t = sql.trim_start();
+    let t = t.strip_prefix('\\').unwrap_or(t);
+    t.len() >= 4 && t.as_bytes()[..4].eq_ignore_ascii_case(b"copy")
 }
 
 /// The width of the terminal on standard output (0 when unknown).

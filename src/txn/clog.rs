@@ -10,7 +10,7 @@
 //!
 //! A small cache ([`CACHE_PAGES`] pages, least recently used evicted) keeps
 //! the pages in memory. [`Clog::set_status`] changes the cached page and
-//! writes that page back at once (no fsync); [`Clog::flush`] fsyncs the
+//! writes the changed byte back at once (no fsync, no copy of the page); [`Clog::flush`] fsyncs the
 //! segments written since the last flush (checkpoint and clean shutdown call
 //! it; durability of a commit before that is the write-ahead log's job).
 //!
@@ -21,7 +21,8 @@
 //! Locking: one mutex over the cache and the open files. Readers hold it only
 //! for a lookup; hint bits on tuples keep most readers away from here.
 
-use std::collections::{HashMap, HashSet};
+// foldhash (hashbrown's default) rather than SipHash: looked up per commit.
+use hashbrown::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -123,7 +124,7 @@ fn segment_name(seg: u32) -> String {
 
 impl Inner {
     fn file(&mut self, dir: &Path, seg: u32) -> Result<&File> {
-        use std::collections::hash_map::Entry;
+        use hashbrown::hash_map::Entry;
         match self.files.entry(seg) {
             Entry::Occupied(e) => Ok(e.into_mut()),
             Entry::Vacant(e) => {
@@ -252,13 +253,16 @@ impl Clog {
         let p = inner.page(&self.dir, pageno)?;
         let i = (xid % XIDS_PER_PAGE) as usize;
         let shift = 2 * (i % 4);
-        p.data[i / 4] = (p.data[i / 4] & !(3 << shift)) | (status.bits() << shift);
-        let bytes: Box<[u8; CLOG_PAGE_SIZE]> = p.data.clone();
+        let byte = (p.data[i / 4] & !(3 << shift)) | (status.bits() << shift);
+        p.data[i / 4] = byte;
+        // Only the changed byte goes to the file: the rest of the page is
+        // there already (each change is written through), and a one-byte
+        // write needs no copy of the page (this runs once per commit).
         let seg = pageno / PAGES_PER_SEGMENT;
-        let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
+        let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64 + (i / 4) as u64;
         inner
             .file(&self.dir, seg)?
-            .write_all_at(&bytes[..], off)
+            .write_all_at(&[byte], off)
             .map_err(|e| err!(IoError, "could not write commit log page {pageno}: {e}"))?;
         inner.unsynced.insert(seg);
         // Recovery may turn a committed-looking xid into an aborted one.

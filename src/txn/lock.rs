@@ -23,7 +23,9 @@
 //! Locks are released all at once when the transaction ends
 //! ([`LockManager::release_all`]), after its outcome is in the commit log.
 
-use std::collections::{HashMap, HashSet};
+// hashbrown's default hasher (foldhash): the lock table is hashed several
+// times per statement, and SipHash's DoS resistance buys nothing here.
+use hashbrown::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -286,8 +288,13 @@ impl LockManager {
                 }
             }
         }
+        // Waiters register in `waiting` under the mutex before they sleep:
+        // with none, skip the wake-up (a system call per transaction end).
+        let wake = !st.waiting.is_empty();
         drop(st);
-        self.changed.notify_all();
+        if wake {
+            self.changed.notify_all();
+        }
     }
 
     /// The modes `owner` holds on `tag` (for tests and inspection).

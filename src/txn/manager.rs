@@ -45,6 +45,10 @@ struct State {
     running: BTreeMap<Xid, ()>,
     /// Xmins of registered snapshots, with a count of each.
     snapshot_xmins: BTreeMap<Xid, usize>,
+    /// Threads inside [`TxnManager::wait_for`]: a transaction's end
+    /// signals `ended` only when some wait (std's `notify_all` is a system
+    /// call even with nobody waiting, once per commit otherwise).
+    waiters: usize,
 }
 
 /// Hands out xids, records outcomes, builds snapshots. Thread-safe.
@@ -78,6 +82,7 @@ impl TxnManager {
                 reserved_until: next,
                 running: BTreeMap::new(),
                 snapshot_xmins: BTreeMap::new(),
+                waiters: 0,
             }),
             ended: Condvar::new(),
         })
@@ -123,8 +128,13 @@ impl TxnManager {
         }
         // Record the outcome before leaving the running set (see module doc).
         let res = self.clog.set_status(xid, status);
-        self.state().running.remove(&xid);
-        self.ended.notify_all();
+        let mut st = self.state();
+        st.running.remove(&xid);
+        let wake = st.waiters > 0;
+        drop(st);
+        if wake {
+            self.ended.notify_all();
+        }
         res
     }
 
@@ -132,12 +142,14 @@ impl TxnManager {
     /// being changed by `xid` waits here, then checks the row again).
     pub fn wait_for(&self, xid: Xid) {
         let mut st = self.state();
+        st.waiters += 1;
         while st.running.contains_key(&xid) {
             st = self
                 .ended
                 .wait(st)
                 .expect("transaction manager mutex poisoned");
         }
+        st.waiters -= 1;
     }
 
     /// Commits `xid`: records it in the commit log, then ends it.

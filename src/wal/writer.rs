@@ -34,7 +34,8 @@
 //! held with either. A page content lock may be held by callers of insert
 //! and of [`Wal::write_if_full`], never by the writer itself.
 
-use std::collections::HashSet;
+// foldhash rather than SipHash: `logged` changes twice per transaction.
+use hashbrown::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -21,6 +21,7 @@
 mod ddl;
 mod dml;
 mod expr;
+mod fast;
 mod literal;
 mod query;
 mod utility;
@@ -58,6 +59,15 @@ pub(crate) struct Parser<'a> {
 /// Parses every statement in `sql` (separated by semicolons; empty
 /// statements are skipped).
 pub fn parse(sql: &str) -> Result<Vec<Statement>, ParseError> {
+    // The statement of bulk scripts, read in one pass (same tree).
+    if let Some(s) = fast::single_insert(sql) {
+        return Ok(vec![s]);
+    }
+    parse_general(sql)
+}
+
+/// [`parse`] without the direct reading of single-row INSERTs.
+pub(crate) fn parse_general(sql: &str) -> Result<Vec<Statement>, ParseError> {
     let mut p = Parser::new(sql);
     let mut statements = Vec::new();
     loop {

@@ -17,6 +17,7 @@ use std::io::{self, BufWriter, Write};
 
 use super::vars::{parse_bool, Variables};
 use super::MetaCommand;
+use crate::shell::ack::{before_output, Gated};
 use crate::shell::print::{Expanded, Format, PrintOptions};
 use crate::shell::timing::TimingMode;
 
@@ -30,8 +31,9 @@ pub enum Output {
     File {
         /// The name as given.
         name: String,
-        /// The open file.
-        file: BufWriter<File>,
+        /// The open file (its writes wait for deferred commits:
+        /// [`crate::shell::ack`]).
+        file: BufWriter<Gated<File>>,
     },
 }
 
@@ -40,7 +42,7 @@ impl Output {
     pub fn open(name: &str) -> io::Result<Output> {
         Ok(Output::File {
             name: name.to_string(),
-            file: BufWriter::with_capacity(1 << 16, File::create(name)?),
+            file: BufWriter::with_capacity(1 << 16, Gated(File::create(name)?)),
         })
     }
 }
@@ -48,14 +50,20 @@ impl Output {
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Output::Stdout => io::stdout().lock().write(buf),
+            Output::Stdout => {
+                before_output();
+                io::stdout().lock().write(buf)
+            }
             Output::File { file, .. } => file.write(buf),
         }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
-            Output::Stdout => io::stdout().lock().write_all(buf),
+            Output::Stdout => {
+                before_output();
+                io::stdout().lock().write_all(buf)
+            }
             Output::File { file, .. } => file.write_all(buf),
         }
     }
@@ -119,6 +127,9 @@ pub struct ShellState {
     pub echo: Echo,
     /// `\o` target for query results.
     pub output: Output,
+    /// `COMMIT_ACK=immediate`: never defer commit acknowledgements
+    /// ([`crate::shell::ack`]).
+    pub commit_ack_immediate: bool,
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -191,6 +202,12 @@ impl ShellState {
         match name {
             "QUIET" => self.quiet = self.vars.get_bool(name),
             "ON_ERROR_STOP" => self.on_error_stop = self.vars.get_bool(name),
+            "COMMIT_ACK" => {
+                self.commit_ack_immediate = self
+                    .vars
+                    .get(name)
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("immediate"))
+            }
             "FETCH_COUNT" => {
                 let n: i64 = self
                     .vars

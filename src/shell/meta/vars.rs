@@ -178,7 +178,8 @@ impl Variables {
             return std::borrow::Cow::Borrowed(sql);
         }
         let b = sql.as_bytes();
-        let mut out = String::with_capacity(sql.len());
+        // Grown at the first substitution: most statements have none.
+        let mut out = String::new();
         let mut copied = 0; // bytes of `sql` already in `out`
         let mut changed = false;
         let mut i = 0;

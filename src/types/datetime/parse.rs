@@ -237,6 +237,89 @@ fn parse_time(tok: &str) -> Option<std::result::Result<i64, ()>> {
 
 /// Decodes a string into a [`Parsed`] value.
 fn decode(text: &str, ty: &str, now: i64) -> Result<Parsed> {
+    match decode_common(text.as_bytes()) {
+        Some(f) => finish(f, text, ty, now),
+        None => decode_general(text, ty, now),
+    }
+}
+
+/// The two forms that bulk input is made of, read without allocating:
+/// ISO `YYYY-MM-DD[ HH:MM:SS]` and PostgreSQL's `Www Mmm DD HH:MM:SS YYYY
+/// [ZONE]` (a script dumped with `DateStyle = Postgres`). Returns the fields
+/// for [`finish`], or `None` for any other text, including these forms
+/// with a field out of range: the general decoder then gives the answer or
+/// the error, so both roads agree on every input.
+fn decode_common(b: &[u8]) -> Option<Fields> {
+    fn digits(b: &[u8]) -> Option<i64> {
+        b.iter().try_fold(0i64, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+        })
+    }
+    /// `HH:MM:SS` in microseconds, when in range.
+    fn time(b: &[u8]) -> Option<i64> {
+        if b.len() != 8 || b[2] != b':' || b[5] != b':' {
+            return None;
+        }
+        let (h, m, s) = (digits(&b[..2])?, digits(&b[3..5])?, digits(&b[6..])?);
+        if h > 23 || m > 59 || s > 59 {
+            return None;
+        }
+        Some(h * USECS_PER_HOUR + m * USECS_PER_MINUTE + s * USECS_PER_SEC)
+    }
+    fn lower3(b: &[u8]) -> Option<[u8; 3]> {
+        let w = [
+            b[0].to_ascii_lowercase(),
+            b[1].to_ascii_lowercase(),
+            b[2].to_ascii_lowercase(),
+        ];
+        w.iter().all(u8::is_ascii_lowercase).then_some(w)
+    }
+    let mut f = Fields::default();
+    if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' {
+        f.year = Some(digits(&b[..4])?);
+        f.month = Some(digits(&b[5..7])? as u32);
+        f.day = Some(digits(&b[8..10])? as u32);
+        match b.len() {
+            10 => {}
+            19 if b[10] == b' ' => f.time = Some(time(&b[11..])?),
+            _ => return None,
+        }
+    } else if b.len() >= 24 && b[3] == b' ' && b[7] == b' ' && b[10] == b' ' && b[19] == b' ' {
+        let day = lower3(&b[..3])?;
+        if !["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+            .iter()
+            .any(|d| d.as_bytes() == day)
+        {
+            return None;
+        }
+        let month = lower3(&b[4..7])?;
+        let m = MONTHS.iter().position(|m| m.as_bytes()[..3] == month)?;
+        f.month = Some(m as u32 + 1);
+        f.day = Some(digits(&b[8..10])? as u32);
+        f.time = Some(time(&b[11..19])?);
+        f.year = Some(digits(&b[20..24])?);
+        match b.len() {
+            24 => {}
+            n if n > 25 && n <= 30 && b[24] == b' ' => {
+                let zone = &b[25..];
+                if !ZONES
+                    .iter()
+                    .any(|z| z.as_bytes().eq_ignore_ascii_case(zone))
+                {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    } else {
+        return None;
+    }
+    (f.year != Some(0)).then_some(f)
+}
+
+/// Decodes a string into a [`Parsed`] value: PostgreSQL's field-by-field
+/// reading of any accepted form.
+fn decode_general(text: &str, ty: &str, now: i64) -> Result<Parsed> {
     let lower = text.trim().to_ascii_lowercase();
     match lower.as_str() {
         "infinity" | "+infinity" => return Ok(Parsed::Infinity),
@@ -562,5 +645,68 @@ mod tests {
         );
         let e = parse_timestamp_at("x", 0).unwrap_err();
         assert_eq!(e.message, "invalid input syntax for type timestamp: \"x\"");
+    }
+
+    /// The allocation-free reading of the two common forms gives exactly
+    /// what the general decoder gives (value or error), in range and out.
+    #[test]
+    fn common_forms_decode_as_the_general_decoder_does() {
+        let mut inputs: Vec<String> = Vec::new();
+        let days = ["Thu", "fri", "SAT", "Sun", "Mon", "Tue", "Wed", "Xyz"];
+        let months = ["Jan", "feb", "MAR", "Apr", "Sep", "Dec", "Foo"];
+        let zones = ["", " EST", " utc", " Z", " PST", " ABC", " E5T"];
+        for (i, day) in days.iter().enumerate() {
+            for (j, mon) in months.iter().enumerate() {
+                for (k, zone) in zones.iter().enumerate() {
+                    let d = [1, 7, 28, 29, 30, 31, 0, 32][(i + j + k) % 8];
+                    let hms = ["15:15:00", "23:59:59", "24:00:00", "00:60:00", "12:00:60"]
+                        [(i * 3 + k) % 5];
+                    let year = ["1999", "2000", "1900", "0000", "2024"][(j + k) % 5];
+                    inputs.push(format!("{day} {mon} {d:02} {hms} {year}{zone}"));
+                }
+            }
+        }
+        for y in ["1999", "2000", "2100", "0000", "0001"] {
+            for m in ["01", "02", "12", "13", "00"] {
+                for d in ["01", "28", "29", "30", "31", "00"] {
+                    for t in [
+                        "",
+                        " 04:05:06",
+                        " 23:59:59",
+                        " 24:00:00",
+                        " 12:61:00",
+                        "T04:05:06",
+                    ] {
+                        inputs.push(format!("{y}-{m}-{d}{t}"));
+                    }
+                }
+            }
+        }
+        inputs.extend(
+            [
+                "1999-1-08",
+                "1999-01-08 4:05:06",
+                "Thu Jan 7 15:15:00 1999",
+                "Thu Jan 07 15:15 1999",
+            ]
+            .map(String::from),
+        );
+        let mut fast = 0;
+        for text in &inputs {
+            if decode_common(text.as_bytes()).is_some() {
+                fast += 1;
+            }
+            for ty in ["timestamp", "date"] {
+                let general = decode_general(text, ty, 0).map_err(|e| (e.code, e.message));
+                let both = decode(text, ty, 0).map_err(|e| (e.code, e.message));
+                assert_eq!(both, general, "{ty} {text:?}");
+            }
+        }
+        assert!(
+            fast > inputs.len() / 4,
+            "the fast road was taken {fast} times"
+        );
+        assert!(decode_common(b"Thu Jan 07 15:15:00 1999 EST").is_some());
+        assert!(decode_common(b"1999-01-08 04:05:06").is_some());
     }
 }
