@@ -24,26 +24,23 @@ use crate::types::compare::float_cmp;
 use crate::types::text::bpchar_trim;
 use crate::types::{compare_typed, DataType, Value};
 
-/// Compares two values under a sort key's rules.
-fn cmp_values(a: &Value, b: &Value, key: &SortKey, ty: &DataType) -> Ordering {
-    let o = match (a.is_null(), b.is_null()) {
-        (true, true) => return Ordering::Equal,
-        (true, false) => {
-            return if key.nulls_first {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        }
-        (false, true) => {
-            return if key.nulls_first {
-                Ordering::Greater
-            } else {
-                Ordering::Less
-            }
-        }
-        (false, false) => compare_typed(a, b, ty),
-    };
+/// The order of two sort-key values of which at least one is NULL (NULLS
+/// FIRST / LAST, independent of DESC), or `None` when neither is.
+#[inline]
+fn null_order(a_null: bool, b_null: bool, key: &SortKey) -> Option<Ordering> {
+    match (a_null, b_null) {
+        (false, false) => None,
+        (true, true) => Some(Ordering::Equal),
+        (true, false) if key.nulls_first => Some(Ordering::Less),
+        (true, false) => Some(Ordering::Greater),
+        (false, true) if key.nulls_first => Some(Ordering::Greater),
+        (false, true) => Some(Ordering::Less),
+    }
+}
+
+/// `o` under the key's direction.
+#[inline]
+fn directed(o: Ordering, key: &SortKey) -> Ordering {
     if key.descending {
         o.reverse()
     } else {
@@ -51,45 +48,35 @@ fn cmp_values(a: &Value, b: &Value, key: &SortKey, ty: &DataType) -> Ordering {
     }
 }
 
+/// Compares two values under a sort key's rules.
+fn cmp_values(a: &Value, b: &Value, key: &SortKey, ty: &DataType) -> Ordering {
+    if let Some(o) = null_order(a.is_null(), b.is_null(), key) {
+        return o;
+    }
+    directed(compare_typed(a, b, ty), key)
+}
+
 /// Compares rows `i` and `j` of column `v` under a sort key's rules,
 /// reading the column's physical form (no `Value` for the typed forms).
 #[inline]
 fn cmp_at(v: &Vector, i: usize, j: usize, key: &SortKey) -> Ordering {
-    let o = match (v.is_null(i), v.is_null(j)) {
-        (true, true) => return Ordering::Equal,
-        (true, false) => {
-            return if key.nulls_first {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        }
-        (false, true) => {
-            return if key.nulls_first {
-                Ordering::Greater
-            } else {
-                Ordering::Less
-            }
-        }
-        (false, false) => match &v.data {
-            Data::Str(x) if matches!(v.ty, DataType::Char(_)) => bpchar_trim(x.get(i))
-                .as_bytes()
-                .cmp(bpchar_trim(x.get(j)).as_bytes()),
-            Data::Str(x) => x.get(i).as_bytes().cmp(x.get(j).as_bytes()),
-            Data::I16(x) => x[i].cmp(&x[j]),
-            Data::I32(x) => x[i].cmp(&x[j]),
-            Data::I64(x) => x[i].cmp(&x[j]),
-            Data::F64(x) => float_cmp(x[i], x[j]),
-            Data::F32(x) => float_cmp(x[i] as f64, x[j] as f64),
-            Data::Bool(x) => x[i].cmp(&x[j]),
-            Data::Any(x) => compare_typed(&x[i], &x[j], &v.ty),
-        },
-    };
-    if key.descending {
-        o.reverse()
-    } else {
-        o
+    if let Some(o) = null_order(v.is_null(i), v.is_null(j), key) {
+        return o;
     }
+    let o = match &v.data {
+        Data::Str(x) if matches!(v.ty, DataType::Char(_)) => bpchar_trim(x.get(i))
+            .as_bytes()
+            .cmp(bpchar_trim(x.get(j)).as_bytes()),
+        Data::Str(x) => x.get(i).as_bytes().cmp(x.get(j).as_bytes()),
+        Data::I16(x) => x[i].cmp(&x[j]),
+        Data::I32(x) => x[i].cmp(&x[j]),
+        Data::I64(x) => x[i].cmp(&x[j]),
+        Data::F64(x) => float_cmp(x[i], x[j]),
+        Data::F32(x) => float_cmp(x[i] as f64, x[j] as f64),
+        Data::Bool(x) => x[i].cmp(&x[j]),
+        Data::Any(x) => compare_typed(&x[i], &x[j], &v.ty),
+    };
+    directed(o, key)
 }
 
 /// A text sort key's values as byte slices, resolved once before the sort
