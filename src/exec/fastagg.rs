@@ -257,11 +257,8 @@ impl<'p> FastAgg<'p> {
             let col = match &a.arg {
                 Some(e) if a.func != AggFunc::CountStar => e.eval(b)?,
                 _ => {
-                    let counts = &mut self.counts;
                     for &g in &slot {
-                        if let Some(c) = counts.get_mut(g as usize * na + k) {
-                            *c += 1;
-                        }
+                        self.counts[g as usize * na + k] += 1;
                     }
                     continue;
                 }
@@ -290,13 +287,10 @@ impl<'p> FastAgg<'p> {
                 _ => {
                     // sum / avg: the hot loop of `sum(abalance) group by bid`.
                     if let (Data::I32(x), None) = (&col.data, &col.nulls) {
-                        let (sums, counts) = (&mut self.sums, &mut self.counts);
                         for (&g, &v) in slot.iter().zip(x) {
                             let at = g as usize * na + k;
-                            if let (Some(s), Some(c)) = (sums.get_mut(at), counts.get_mut(at)) {
-                                *s += v as i128;
-                                *c += 1;
-                            }
+                            self.sums[at] += v as i128;
+                            self.counts[at] += 1;
                         }
                     } else {
                         for (i, &g) in slot.iter().enumerate() {
