@@ -123,6 +123,15 @@ fn run(args: &Args) -> Result<(), String> {
     result
 }
 
+/// Whether any of the three VACUUM workloads is selected (`--only vacuum`
+/// selects them all; `--only vacuum_dirty` one of them, which needs the
+/// same load as the others).
+fn wants_vacuum(args: &Args) -> bool {
+    ["vacuum_fresh", "vacuum_clean", "vacuum_dirty"]
+        .iter()
+        .any(|w| args.wants(w))
+}
+
 fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     let sb_bytes = shared_buffers_bytes(args.scale);
     let sb = stats::pg_size(sb_bytes);
@@ -133,11 +142,12 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             "hash_join",
             "filter_scan",
             "copy_out",
-            "analyze_cold",
+            "analyze_cold_prefetch",
+            "analyze_cold_no_prefetch",
         ]
         .iter()
         .any(|w| args.wants(w)),
-        accounts_file: args.wants("copy_in") || args.wants("vacuum"),
+        accounts_file: args.wants("copy_in") || wants_vacuum(args),
         // The workloads are `insert_script_sync_on/off`: ask for them by name
         // (`--only insert_script_sync_off` does not select "insert_script").
         script: args.wants("insert_script_sync_on") || args.wants("insert_script_sync_off"),
@@ -302,9 +312,9 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             );
         }
     }
-    if args.wants("copy_in") || args.wants("vacuum") {
+    if args.wants("copy_in") || wants_vacuum(args) {
         add(
-            workloads::copy_in_and_vacuum(&mut ctx, &files, args.wants("vacuum")),
+            workloads::copy_in_and_vacuum(&mut ctx, &files, wants_vacuum(args)),
             &mut report,
         );
     }
