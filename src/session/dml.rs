@@ -106,24 +106,35 @@ fn not_null_error(
     offset: usize,
 ) -> crate::error::Error {
     let row: Vec<String> = (0..table.columns.len())
-        .map(|k| {
-            let v = b.columns[offset + k].get(i);
-            if v.is_null() {
-                "null".to_string()
-            } else {
-                let mut s = String::new();
-                format_value(&v, &mut s);
-                s
-            }
-        })
+        .map(|k| shown_value(&b.columns[offset + k].get(i)))
         .collect();
+    not_null_violation(table, c, &row)
+}
+
+/// A value as PostgreSQL shows it in a "Failing row contains" detail.
+pub(super) fn shown_value(v: &Value) -> String {
+    if v.is_null() {
+        return "null".to_string();
+    }
+    let mut s = String::new();
+    format_value(v, &mut s);
+    s
+}
+
+/// PostgreSQL's not-null violation for column `c` of `table`, with the
+/// failing row's values as `shown` (see [`shown_value`]).
+pub(super) fn not_null_violation(
+    table: &TableDef,
+    c: usize,
+    shown: &[String],
+) -> crate::error::Error {
     err!(
         NotNullViolation,
         "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
         table.columns[c].name,
         table.name
     )
-    .with_detail(format!("Failing row contains ({}).", row.join(", ")))
+    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
 }
 
 /// The column positions an INSERT's or COPY's column list names (all

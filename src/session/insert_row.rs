@@ -40,7 +40,7 @@ use crate::error::Result;
 use crate::exec::scan::tuple_desc;
 use crate::plan::bind::{at, number_literal};
 use crate::types::cast::{cast_kind, CastContext};
-use crate::types::{self, format_value, DataType, Value};
+use crate::types::{self, DataType, Value};
 
 /// Buffers a session reuses from one direct INSERT to the next, and the
 /// tuple descriptor of the last table written (held with its definition,
@@ -204,23 +204,6 @@ impl InsertScratch {
 
 /// PostgreSQL's not-null violation for column `c` of `row`.
 fn not_null_error(table: &TableDef, c: usize, row: &[Value]) -> crate::error::Error {
-    let shown: Vec<String> = row
-        .iter()
-        .map(|v| {
-            if v.is_null() {
-                "null".to_string()
-            } else {
-                let mut s = String::new();
-                format_value(v, &mut s);
-                s
-            }
-        })
-        .collect();
-    err!(
-        NotNullViolation,
-        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-        table.columns[c].name,
-        table.name
-    )
-    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
+    let shown: Vec<String> = row.iter().map(super::dml::shown_value).collect();
+    super::dml::not_null_violation(table, c, &shown)
 }

@@ -296,6 +296,21 @@ impl HeapRelation {
         Ok(())
     }
 
+    /// Sets the page's PD_ALL_VISIBLE flag through a logged
+    /// `SetAllVisible` record, unless it is set already (the caller sets
+    /// the visibility-map bits next, with [`HeapRelation::set_vm`]).
+    pub(super) fn log_all_visible(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        xid: Xid,
+    ) -> Result<()> {
+        if page::is_all_visible(&g[..]) {
+            return Ok(());
+        }
+        self.log_apply(ForkNumber::Main, block, g, &HeapRecord::SetAllVisible, xid)
+    }
+
     /// Sets the VM bits and live count of heap block `block` (whose heap
     /// page lock the caller holds), extending the VM fork as needed; logged
     /// only when they change. Returns the previous bits and count.
@@ -615,15 +630,7 @@ impl HeapRelation {
         if !all {
             return Ok(None);
         }
-        if !page::is_all_visible(&g[..]) {
-            self.log_apply(
-                ForkNumber::Main,
-                block,
-                &mut g,
-                &HeapRecord::SetAllVisible,
-                0,
-            )?;
-        }
+        self.log_all_visible(block, &mut g, 0)?;
         self.set_vm(block, vm::VM_ALL_VISIBLE, count)?;
         Ok(Some(count))
     }

@@ -27,7 +27,7 @@ use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::storage::page::{self, maxalign, LP_NORMAL};
-use crate::storage::{ForkNumber, Ring};
+use crate::storage::Ring;
 use crate::txn::{CommandId, Xid};
 
 /// Free bytes of a new page: everything between the header and the end.
@@ -172,15 +172,7 @@ impl HeapRelation {
             };
             self.apply_heap(block, &mut g, &rec, clear, xid)?;
             if mark_frozen {
-                if !page::is_all_visible(&g[..]) {
-                    self.log_apply(
-                        ForkNumber::Main,
-                        block,
-                        &mut g,
-                        &HeapRecord::SetAllVisible,
-                        xid,
-                    )?;
-                }
+                self.log_all_visible(block, &mut g, xid)?;
                 let p = &g[..];
                 let live = (1..=page::max_offset(p))
                     .filter(|&o| page::item_id(p, o).flags == LP_NORMAL)

@@ -172,13 +172,7 @@ impl HeapRelation {
             };
             let count = out.live as u16;
             if !out.was_all_visible {
-                self.log_apply(
-                    ForkNumber::Main,
-                    block,
-                    &mut g,
-                    &HeapRecord::SetAllVisible,
-                    0,
-                )?;
+                self.log_all_visible(block, &mut g, 0)?;
             }
             let (old_bits, _) = self.set_vm(block, bits, count)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;

@@ -441,23 +441,12 @@ fn not_null_error(
     let shown: Vec<String> = sources
         .iter()
         .map(|s| match s {
-            Source::Const(v) if v.is_null() => "null".to_string(),
-            Source::Const(v) => {
-                let mut t = String::new();
-                format_value(v, &mut t);
-                t
-            }
+            Source::Const(v) => crate::session::dml::shown_value(v),
             Source::Field(k) => match fields[*k] {
                 None => "null".to_string(),
                 Some((s, e)) => String::from_utf8_lossy(&buf[s..e]).into_owned(),
             },
         })
         .collect();
-    err!(
-        NotNullViolation,
-        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-        table.columns[j].name,
-        table.name
-    )
-    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
+    crate::session::dml::not_null_violation(table, j, &shown)
 }
