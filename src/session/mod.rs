@@ -503,6 +503,10 @@ impl Session {
                     .flush_relation(crate::storage::RelFileNode(rel))?;
             }
             let mut flushed = Ok(());
+            // From the commit record to the commit-log entry: a checkpoint
+            // in between waits for the entry (the commit log is written at
+            // checkpoints, not per commit: `txn::manager`).
+            let in_flight = self.db.txns.commit_in_flight();
             if logged || t.catalog_changed || !t.drop_on_commit.is_empty() {
                 let lsn = self.db.wal.insert(
                     t.xid,
@@ -527,7 +531,9 @@ impl Session {
             // The commit record is in the log: the commit stands even if
             // its flush failed (PostgreSQL would PANIC here); the error is
             // still reported.
-            self.db.txns.commit(t.xid)?;
+            let committed = self.db.txns.commit(t.xid);
+            drop(in_flight);
+            committed?;
             flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a
