@@ -134,6 +134,22 @@ pub struct Session {
     gate: CommitGate,
 }
 
+/// What transaction handling a statement needs.
+enum Class<'a> {
+    /// BEGIN with its modes.
+    Begin(&'a ast::TransactionModes),
+    /// COMMIT (END).
+    Commit,
+    /// ROLLBACK.
+    Rollback,
+    /// Anything else, in its own transaction outside a block; `writes`:
+    /// it needs an xid.
+    Other {
+        /// The statement may write.
+        writes: bool,
+    },
+}
+
 /// Classifies a statement for transaction handling.
 fn writes(stmt: &ast::Statement) -> bool {
     !matches!(
@@ -264,6 +280,15 @@ impl Session {
     ) -> Result<QueryResult> {
         self.cancel.store(false, Ordering::Relaxed);
         let start = Instant::now();
+        // The statement of bulk scripts, bound straight from its text.
+        if let Some(scan) = heapdb_grammar::scan_single_insert(sql, &mut self.insert_scratch.lits) {
+            let parse = start.elapsed();
+            let mut r = self.run_classified(Class::Other { writes: true }, &mut |s| {
+                s.insert_scanned(sql, scan, sink)
+            })?;
+            r.timing.parse = parse;
+            return Ok(r);
+        }
         let stmts = heapdb_grammar::parse(sql).map_err(parse_error)?;
         let parse = start.elapsed();
         if stmts.is_empty() {
@@ -312,12 +337,29 @@ impl Session {
         stmt: &ast::Statement,
         run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
     ) -> Result<QueryResult> {
+        let class = match stmt {
+            ast::Statement::Begin(modes) => Class::Begin(modes),
+            ast::Statement::Commit => Class::Commit,
+            ast::Statement::Rollback => Class::Rollback,
+            other => Class::Other {
+                writes: writes(other),
+            },
+        };
+        self.run_classified(class, run)
+    }
+
+    /// [`Session::run_statement_with`] for a statement of class `class`.
+    fn run_classified(
+        &mut self,
+        class: Class<'_>,
+        run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
+    ) -> Result<QueryResult> {
         let buffers_before = BufferUsage::current();
-        let mut result = match stmt {
-            ast::Statement::Begin(modes) => self.begin(modes),
-            ast::Statement::Commit => self.commit_block(),
-            ast::Statement::Rollback => self.rollback_block(),
-            _ => {
+        let mut result = match class {
+            Class::Begin(modes) => self.begin(modes),
+            Class::Commit => self.commit_block(),
+            Class::Rollback => self.rollback_block(),
+            Class::Other { writes } => {
                 if self.txn_status() == TxnStatus::Failed {
                     return Err(err!(
                         InFailedSqlTransaction,
@@ -329,7 +371,7 @@ impl Session {
                 if implicit {
                     self.start_txn(false, None)?;
                 }
-                if writes(stmt) {
+                if writes {
                     self.assign_xid()?;
                 }
                 let r = loop {

@@ -174,9 +174,7 @@ impl TxnManager {
     /// record until [`TxnManager::commit`] returns (see the module doc).
     /// Take it once per commit, never while holding it already.
     pub fn commit_in_flight(&self) -> RwLockReadGuard<'_, ()> {
-        self.commit_fence
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
+        self.commit_fence.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Returns once every commit that was in flight when it was called has
