@@ -120,43 +120,47 @@ pub fn scan_single_insert(sql: &str, lits: &mut Vec<ScannedLiteral>) -> Option<S
         return None;
     }
     pos += 1;
+    // Indexing below is bounded by `n` checks; `b.get` where one byte of
+    // look-ahead may run past the end. This loop is most of the work of a
+    // bulk script's statement, so it is written byte by byte.
+    let n = b.len();
     loop {
         pos = skip_space(b, pos);
+        if pos >= n {
+            return None;
+        }
         let start = pos;
-        let (kind, text) = match *b.get(pos)? {
+        let (kind, text) = match b[pos] {
             b'\'' => {
                 let (end, doubled) = string(b, pos)?;
                 pos = end;
                 (LiteralKind::String { doubled }, (start + 1, end - 1))
             }
-            c if c.is_ascii_digit() => {
-                while b.get(pos).is_some_and(u8::is_ascii_digit) {
-                    pos += 1;
-                }
-                if b.get(pos) == Some(&b'.') {
-                    pos += 1;
-                    if !b.get(pos).is_some_and(u8::is_ascii_digit) {
+            b'0'..=b'9' => {
+                pos = digits_end(b, pos + 1);
+                if pos < n && b[pos] == b'.' {
+                    if !(pos + 1 < n && b[pos + 1].is_ascii_digit()) {
                         return None;
                     }
-                    while b.get(pos).is_some_and(u8::is_ascii_digit) {
-                        pos += 1;
-                    }
+                    pos = digits_end(b, pos + 2);
                 }
                 (LiteralKind::Number, (start, pos))
             }
             _ => {
-                let word_end = pos
-                    + b[pos..]
-                        .iter()
-                        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-                        .count();
-                let kind = match &b[pos..word_end] {
-                    w if w.eq_ignore_ascii_case(b"null") => LiteralKind::Null,
-                    w if w.eq_ignore_ascii_case(b"true") => LiteralKind::Boolean(true),
-                    w if w.eq_ignore_ascii_case(b"false") => LiteralKind::Boolean(false),
+                let kind = match word_at(b, pos)? {
+                    4 if b[pos..pos + 4].eq_ignore_ascii_case(b"null") => LiteralKind::Null,
+                    4 if b[pos..pos + 4].eq_ignore_ascii_case(b"true") => {
+                        LiteralKind::Boolean(true)
+                    }
+                    5 if b[pos..pos + 5].eq_ignore_ascii_case(b"false") => {
+                        LiteralKind::Boolean(false)
+                    }
                     _ => return None,
                 };
-                pos = word_end;
+                pos += match kind {
+                    LiteralKind::Boolean(false) => 5,
+                    _ => 4,
+                };
                 (kind, (pos, pos))
             }
         };
@@ -167,7 +171,7 @@ pub fn scan_single_insert(sql: &str, lits: &mut Vec<ScannedLiteral>) -> Option<S
         });
         // Only spaces and tabs after a literal: a newline after a string
         // could start a continuation of it (`'a'` NEWLINE `'b'`).
-        while matches!(b.get(pos), Some(b' ' | b'\t')) {
+        while pos < n && matches!(b[pos], b' ' | b'\t') {
             pos += 1;
         }
         match b.get(pos)? {
@@ -215,6 +219,24 @@ pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
     })))
 }
 
+/// The end of the run of ASCII digits starting at `pos`.
+fn digits_end(b: &[u8], mut pos: usize) -> usize {
+    while pos < b.len() && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    pos
+}
+
+/// The length of the word (letters, digits, `_`) at `pos`, if one starts
+/// there.
+fn word_at(b: &[u8], pos: usize) -> Option<usize> {
+    let len = b[pos..]
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .unwrap_or(b.len() - pos);
+    (len > 0).then_some(len)
+}
+
 fn skip_space(b: &[u8], mut pos: usize) -> usize {
     while b.get(pos).is_some_and(u8::is_ascii_whitespace) {
         pos += 1;
@@ -240,17 +262,15 @@ fn string(b: &[u8], pos: usize) -> Option<(usize, bool)> {
     let mut i = pos + 1;
     let mut doubled = false;
     loop {
-        match *b.get(i)? {
-            b'\'' => {
-                if b.get(i + 1) == Some(&b'\'') {
-                    doubled = true;
-                    i += 2;
-                } else {
-                    return Some((i + 1, doubled));
-                }
-            }
-            b'\\' | 0 => return None,
-            _ => i += 1,
+        i += memchr::memchr3(b'\'', b'\\', 0, &b[i..])?;
+        if b[i] != b'\'' {
+            return None;
+        }
+        if b.get(i + 1) == Some(&b'\'') {
+            doubled = true;
+            i += 2;
+        } else {
+            return Some((i + 1, doubled));
         }
     }
 }
