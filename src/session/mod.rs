@@ -283,11 +283,7 @@ impl Session {
         // The statement of bulk scripts, bound straight from its text.
         if let Some(scan) = heapdb_grammar::scan_single_insert(sql, &mut self.insert_scratch.lits) {
             let parse = start.elapsed();
-            let mut r = self.run_classified(Class::Other { writes: true }, &mut |s| {
-                s.insert_scanned(sql, scan, sink)
-            })?;
-            r.timing.parse = parse;
-            return Ok(r);
+            return self.run_scanned(sql, scan, parse, sink);
         }
         let stmts = heapdb_grammar::parse(sql).map_err(parse_error)?;
         let parse = start.elapsed();
@@ -320,6 +316,47 @@ impl Session {
             last = Some(r);
         }
         Ok(last.expect("at least one statement"))
+    }
+
+    /// [`Session::execute_streaming`] of `sql`, a single-row INSERT that
+    /// [`heapdb_grammar::scan_single_insert`] has already read (on another
+    /// thread, say) as `scan` with its literals in `lits`. `lits` is handed
+    /// back emptied, its capacity kept for the next scan. Precondition: the
+    /// scan is of this very `sql`.
+    pub fn execute_scanned(
+        &mut self,
+        sql: &str,
+        scan: heapdb_grammar::ScannedInsert,
+        lits: &mut Vec<heapdb_grammar::ScannedLiteral>,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        debug_assert_eq!(
+            heapdb_grammar::scan_single_insert(sql, &mut Vec::new()),
+            Some(scan),
+            "a scan of another statement"
+        );
+        self.cancel.store(false, Ordering::Relaxed);
+        std::mem::swap(&mut self.insert_scratch.lits, lits);
+        let r = self.run_scanned(sql, scan, std::time::Duration::ZERO, sink);
+        std::mem::swap(&mut self.insert_scratch.lits, lits);
+        lits.clear();
+        r
+    }
+
+    /// Runs the scanned single-row INSERT `sql` (its literals in the
+    /// insert scratch) as its own statement; `parse` is its scan's time.
+    fn run_scanned(
+        &mut self,
+        sql: &str,
+        scan: heapdb_grammar::ScannedInsert,
+        parse: std::time::Duration,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let mut r = self.run_classified(Class::Other { writes: true }, &mut |s| {
+            s.insert_scanned(sql, scan, sink)
+        })?;
+        r.timing.parse = parse;
+        Ok(r)
     }
 
     fn run_statement(
