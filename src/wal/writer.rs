@@ -4,7 +4,8 @@
 //!
 //! # Inserting
 //!
-//! [`Wal::insert`] and [`Wal::insert_page_change`] append one framed record
+//! [`Wal::insert`], [`Wal::insert_page_change`] and
+//! [`Wal::insert_page_image`] append one framed record
 //! to the insert buffer under the insert mutex and return the record's end
 //! LSN. Nothing is written to disk there. The caller then calls
 //! [`Wal::write_if_full`]: past [`WRITE_AHEAD_BYTES`] it wakes the background
@@ -325,6 +326,34 @@ impl Wal {
         drop(ins);
         self.count(len, false);
         end
+    }
+
+    /// Logs the whole of page `page`, whose bytes are `p`, as a full-page
+    /// image (LZ4-compressed with `wal_compression`, outside the insert
+    /// lock), PostgreSQL's `log_newpage`: for a page built whole off the
+    /// buffer pool and copied in (COPY's new pages), whose redo is the
+    /// image itself. Returns the LSN to set on the page.
+    pub fn insert_page_image(&self, xid: Xid, page: PageRef, p: &[u8]) -> Lsn {
+        thread_local! {
+            static PACKED: std::cell::RefCell<record::CompressedFpi> = Default::default();
+        }
+        let compress = self.compress_fpi.load(Ordering::Relaxed);
+        PACKED.with_borrow_mut(|packed| {
+            if compress {
+                record::compress_fpi(page, p, packed);
+            }
+            let mut ins = self.ins();
+            let prev = ins.prev;
+            let len = if compress {
+                record::encode_fpi_compressed(&mut ins.buf, prev, xid, page, p, packed)
+            } else {
+                record::encode_fpi(&mut ins.buf, prev, xid, page, p)
+            };
+            let end = self.advance(&mut ins, len, xid);
+            drop(ins);
+            self.count(len, true);
+            end
+        })
     }
 
     /// [`Wal::insert_page_change`] under the insert lock, with the page's

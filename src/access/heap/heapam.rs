@@ -199,6 +199,33 @@ impl HeapRelation {
         wal.write_if_full()
     }
 
+    /// Logs page `block` of the main fork (write-locked by the caller, its
+    /// whole content just written from a page image) as a full-page image,
+    /// and marks the buffer dirty. Like [`HeapRelation::log_apply`], nothing
+    /// is logged for a relation file created by `xid`'s transaction.
+    pub(super) fn log_page_image(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        xid: Xid,
+    ) -> Result<()> {
+        g.mark_dirty();
+        let Some(wal) = &self.wal else {
+            return Ok(());
+        };
+        if xid != 0 && xid == self.skip_wal_xid.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        let page = PageRef {
+            rel: self.rel.0,
+            fork: ForkNumber::Main as u8,
+            block,
+        };
+        let lsn = wal.insert_page_image(xid, page, &g[..]);
+        g.set_lsn(lsn);
+        wal.write_if_full()
+    }
+
     /// The relation file node.
     pub fn rel(&self) -> RelFileNode {
         self.rel
