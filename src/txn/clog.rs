@@ -357,13 +357,14 @@ impl Clog {
             return None;
         }
         let flushed = self.flushed_lsn();
-        let mut m = self
+        let mut a = self
             .async_commits
             .lock()
             .expect("async commit map poisoned");
-        m.retain(|_, l| *l > flushed);
-        self.async_count.store(m.len(), Ordering::Release);
-        m.values().copied().max()
+        a.map.retain(|_, l| *l > flushed);
+        a.prune_at = (a.map.len() * 2).max(ASYNC_PRUNE_MIN);
+        self.async_count.store(a.map.len(), Ordering::Release);
+        a.map.values().copied().max()
     }
 
     /// Whether a committed `xid` may be hinted `XMIN/XMAX_COMMITTED` on
