@@ -53,7 +53,9 @@ use std::time::Instant;
 use heapdb_grammar::{ast, LiteralKind, ScannedInsert, ScannedLiteral};
 
 use super::{Column, QueryResult, Session};
+use crate::access::heap::build::TupleBuilder;
 use crate::access::heap::tuple::{self, TupleDesc};
+use crate::access::heap::HeapRelation;
 use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
@@ -92,6 +94,11 @@ pub(crate) struct InsertScratch {
     pub(crate) lits: Vec<ScannedLiteral>,
     /// Its table name folded to lower case.
     name: String,
+    /// Where a scanned row's tuple is formed.
+    builder: TupleBuilder,
+    /// The open heap of `rel_table` (the database's relation cache is a
+    /// mutex and a SipHash look-up away).
+    rel: Option<(Arc<TableDef>, Arc<HeapRelation>)>,
 }
 
 impl Session {
@@ -131,7 +138,14 @@ impl Session {
             };
         }
         let planned = t0.elapsed();
-        let rel = self.db.relation(table.relfilenode)?;
+        let rel = match &self.insert_scratch.rel {
+            Some((t, rel)) if Arc::ptr_eq(t, &table) => rel.clone(),
+            _ => {
+                let rel = self.db.relation(table.relfilenode)?;
+                self.insert_scratch.rel = Some((table.clone(), rel.clone()));
+                rel
+            }
+        };
         rel.insert(&self.insert_scratch.tuple, xid, cid)?;
         Ok(super::dml::write_result(
             "INSERT 0 1",
@@ -291,17 +305,6 @@ impl InsertScratch {
         if n > cols.len() || cols[n..].iter().any(|c| c.default.is_some() || c.not_null) {
             return false;
         }
-        self.encoded.clear();
-        self.ranges.clear();
-        for (lit, col) in self.lits.iter().zip(cols) {
-            let start = self.encoded.len();
-            match bind_scanned(lit, sql, col, now, &mut self.encoded) {
-                Some(true) => self.ranges.push(Some((start, self.encoded.len()))),
-                Some(false) => self.ranges.push(None),
-                None => return false,
-            }
-        }
-        self.ranges.resize(cols.len(), None);
         if !self.table.as_ref().is_some_and(|t| Arc::ptr_eq(t, table)) {
             let Ok(desc) = tuple_desc(table) else {
                 return false;
@@ -310,67 +313,100 @@ impl InsertScratch {
             self.table = Some(table.clone());
         }
         let desc = self.desc.as_ref().expect("set just above");
-        self.tuple.clear();
-        tuple::form_tuple_append_ranges(desc, &self.encoded, &self.ranges, &mut self.tuple).is_ok()
+        self.builder.clear();
+        for ((lit, col), attr) in self.lits.iter().zip(cols).zip(desc.attrs()) {
+            let bound = bind_scanned(lit, sql, col, now, &mut self.encoded);
+            let placed = match bound {
+                Some(Bound::Null) => {
+                    self.builder.push_null();
+                    Ok(())
+                }
+                Some(Bound::I16(v)) => self.builder.push_fixed(*attr, v.to_le_bytes()),
+                Some(Bound::I32(v)) => self.builder.push_fixed(*attr, v.to_le_bytes()),
+                Some(Bound::I64(v)) => self.builder.push_fixed(*attr, v.to_le_bytes()),
+                Some(Bound::Text(range)) => self.builder.push(*attr, sql[range].as_bytes()),
+                Some(Bound::Encoded) => self.builder.push(*attr, &self.encoded),
+                None => return false,
+            };
+            if placed.is_err() {
+                return false;
+            }
+        }
+        while self.builder.len() < cols.len() {
+            self.builder.push_null();
+        }
+        self.builder.finish(desc, &mut self.tuple).is_ok()
     }
 }
 
-/// Appends the stored form of literal `lit` of `sql` for column `col` to
-/// `out`: `Some(true)` when a value was appended, `Some(false)` for NULL,
-/// `None` (with `out` possibly extended) when the literal needs the
-/// step-by-step path: an error of any kind, NULL into NOT NULL, a cast the
-/// assignment does not allow. The values are the ones those steps give: the
-/// common pairs are read directly, the others through the same functions.
+/// The stored form of a bound literal.
+enum Bound {
+    /// NULL.
+    Null,
+    /// An int2.
+    I16(i16),
+    /// An int4.
+    I32(i32),
+    /// An int8 or a timestamp.
+    I64(i64),
+    /// The bytes of `sql[range]` as they are (a string's text).
+    Text(std::ops::Range<usize>),
+    /// The bytes written to the `encoded` buffer.
+    Encoded,
+}
+
+/// The stored form of literal `lit` of `sql` for column `col`; `None` when
+/// the literal needs the step-by-step path: an error of any kind, NULL into
+/// NOT NULL, a cast the assignment does not allow. The values are the ones
+/// those steps give: the common pairs are read directly, the others through
+/// the same functions (their bytes in `encoded`, cleared first).
 fn bind_scanned(
     lit: &ScannedLiteral,
     sql: &str,
     col: &ColumnDef,
     now: i64,
-    out: &mut Vec<u8>,
-) -> Option<bool> {
+    encoded: &mut Vec<u8>,
+) -> Option<Bound> {
+    encoded.clear();
     match lit.kind {
-        LiteralKind::Null => (!col.not_null).then_some(false),
+        LiteralKind::Null => (!col.not_null).then_some(Bound::Null),
         LiteralKind::Number => {
             let text = lit.text(sql);
             // Digits that fit: the binder's int4 (or int8) literal, cast by
             // assignment to the integer column when it fits there.
             if let Some(i) = unsigned_digits(text) {
                 match col.ty {
-                    DataType::Int4 if i <= i32::MAX as u64 => {
-                        out.extend_from_slice(&(i as i32).to_le_bytes());
-                        return Some(true);
-                    }
-                    DataType::Int8 if i <= i64::MAX as u64 => {
-                        out.extend_from_slice(&(i as i64).to_le_bytes());
-                        return Some(true);
-                    }
-                    DataType::Int2 if i <= i16::MAX as u64 => {
-                        out.extend_from_slice(&(i as i16).to_le_bytes());
-                        return Some(true);
-                    }
+                    DataType::Int4 if i <= i32::MAX as u64 => return Some(Bound::I32(i as i32)),
+                    DataType::Int8 if i <= i64::MAX as u64 => return Some(Bound::I64(i as i64)),
+                    DataType::Int2 if i <= i16::MAX as u64 => return Some(Bound::I16(i as i16)),
                     _ => {}
                 }
             }
             let (v, ty) = number_literal(text).ok()?;
-            assign(v, ty, col, out)
+            assign(v, ty, col, encoded)
         }
-        LiteralKind::Boolean(b) => assign(Value::Bool(b), DataType::Bool, col, out),
-        LiteralKind::String { .. } => {
+        LiteralKind::Boolean(b) => assign(Value::Bool(b), DataType::Bool, col, encoded),
+        LiteralKind::String { doubled } => {
+            let plain = !doubled;
             let s = lit.string_value(sql);
+            let text = || Bound::Text(lit.text.0..lit.text.1);
             match col.ty {
                 // The input function of text is the identity.
-                DataType::Text | DataType::Varchar(None) => out.extend_from_slice(s.as_bytes()),
+                DataType::Text | DataType::Varchar(None) if plain => Some(text()),
+                DataType::Text | DataType::Varchar(None) => {
+                    encoded.extend_from_slice(s.as_bytes());
+                    Some(Bound::Encoded)
+                }
                 DataType::Varchar(Some(n)) | DataType::Char(n) => {
                     let padded = matches!(col.ty, DataType::Char(_));
                     match apply_length(&s, n, padded, false).ok()? {
-                        Some(t) => out.extend_from_slice(t.as_bytes()),
-                        None => out.extend_from_slice(s.as_bytes()),
+                        Some(t) => encoded.extend_from_slice(t.as_bytes()),
+                        None if plain => return Some(text()),
+                        None => encoded.extend_from_slice(s.as_bytes()),
                     }
+                    Some(Bound::Encoded)
                 }
-                DataType::Timestamp => {
-                    let t = parse_timestamp_at(&s, now).ok()?;
-                    out.extend_from_slice(&t.to_le_bytes());
-                }
+                DataType::Timestamp => parse_timestamp_at(&s, now).ok().map(Bound::I64),
                 to => {
                     let base = to.without_typmod();
                     let parsed = types::parse_value_at(&s, &base, now).ok()?;
@@ -379,17 +415,18 @@ fn bind_scanned(
                     } else {
                         types::cast_from(&parsed, &base, &to, CastContext::Assignment).ok()?
                     };
-                    v.encode(out);
+                    v.encode(encoded);
+                    Some(Bound::Encoded)
                 }
             }
-            Some(true)
         }
     }
 }
 
-/// A typed literal `v` of type `ty` stored into `col`: an assignment cast
-/// when the types differ, refused (`None`) where the binder refuses it.
-fn assign(v: Value, ty: DataType, col: &ColumnDef, out: &mut Vec<u8>) -> Option<bool> {
+/// A typed literal `v` of type `ty` stored into `col` (its bytes into
+/// `encoded`): an assignment cast when the types differ, refused (`None`)
+/// where the binder refuses it.
+fn assign(v: Value, ty: DataType, col: &ColumnDef, encoded: &mut Vec<u8>) -> Option<Bound> {
     let v = if ty == col.ty {
         v
     } else {
@@ -398,8 +435,12 @@ fn assign(v: Value, ty: DataType, col: &ColumnDef, out: &mut Vec<u8>) -> Option<
         }
         types::cast_from(&v, &ty, &col.ty, CastContext::Assignment).ok()?
     };
-    v.encode(out);
-    Some(true)
+    if v.is_null() {
+        // Not a literal's cast; the step-by-step path decides.
+        return None;
+    }
+    v.encode(encoded);
+    Some(Bound::Encoded)
 }
 
 /// The value of `text` when it is all ASCII digits (at most 19 of them, so
