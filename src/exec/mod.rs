@@ -30,6 +30,7 @@ pub mod kernels;
 pub mod parallel;
 pub mod progress;
 pub mod scan;
+pub mod scan_fixed;
 pub mod sort;
 pub mod strkernels;
 pub mod strset;
