@@ -309,6 +309,18 @@ pub static DEFS: &[Def] = &[
         enable_hashjoin,
         "Enables the planner's use of hash join plans."
     ),
+    Def {
+        name: "huge_pages",
+        kind: Kind::Bool,
+        context: Context::Open,
+        description: "Use of huge pages for the buffer pool (transparent huge pages, as PostgreSQL's \"try\").",
+        get: |s| SettingValue::Bool(s.huge_pages),
+        put: |s, v| {
+            if let SettingValue::Bool(b) = v {
+                s.huge_pages = b
+            }
+        },
+    },
     int_def!(
         "maintenance_io_concurrency",
         maintenance_io_concurrency,
@@ -401,18 +413,6 @@ pub static DEFS: &[Def] = &[
         put: |s, v| {
             if let SettingValue::Bool(b) = v {
                 s.wal_compression = b
-            }
-        },
-    },
-    Def {
-        name: "huge_pages",
-        kind: Kind::Bool,
-        context: Context::Open,
-        description: "Use of huge pages for the buffer pool (transparent huge pages, as PostgreSQL's \"try\").",
-        get: |s| SettingValue::Bool(s.huge_pages),
-        put: |s, v| {
-            if let SettingValue::Bool(b) = v {
-                s.huge_pages = b
             }
         },
     },
@@ -838,6 +838,10 @@ mod tests {
         assert_eq!(s.show("checkpoint_timeout").unwrap(), "90s");
         s.set_at_open("max_wal_size", "64MB").unwrap();
         assert_eq!(s.max_wal_size_mb, 64);
+        assert!(s.huge_pages);
+        s.set_at_open("huge_pages", "off").unwrap();
+        assert!(!s.huge_pages);
+        assert!(s.set("huge_pages", "on").is_err(), "fixed while open");
         assert_eq!(s.show_all().len(), DEFS.len());
         assert!(DEFS.windows(2).all(|w| w[0].name < w[1].name));
     }

@@ -85,9 +85,6 @@ pub fn data_needed(fixed: &[FixedColumn]) -> usize {
 /// `t_hoff` of a tuple without a null bitmap: the header, MAXALIGNed.
 const NO_NULL_HOFF: usize = (tuple::HEADER_SIZE + 7) & !7;
 
-/// How many line pointers ahead the fused loop prefetches the tuple.
-const PREFETCH: usize = 6;
-
 /// The largest number of columns [`fused_all_normal`] takes.
 pub const FUSED_MAX: usize = 4;
 
@@ -189,19 +186,6 @@ fn fused_loop<const N: usize>(
         let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
         let normal = ((raw >> 15) & 3 == u32::from(page::LP_NORMAL)) as usize;
         let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
-        {
-            let j = page::PAGE_HEADER_SIZE + 4 * (i + PREFETCH).min(max - 1);
-            let r = u32::from_le_bytes(pg[j..j + 4].try_into().expect("4 bytes"));
-            let o = ((r & 0x7fff) as usize).min(BLCKSZ - 1);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a prefetch of an address inside the page.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(
-                    src.add(o) as *const i8,
-                    std::arch::x86_64::_MM_HINT_T0,
-                );
-            }
-        }
         let h = off.min(last);
         let w = u64::from_le_bytes(
             pg[h + T_CTID_OFF..h + T_CTID_OFF + 8]
@@ -414,7 +398,10 @@ mod tests {
     }
 
     /// Columns c then a (out of table order), through both paths.
-    fn both_paths(pg: &[u8]) -> (Option<Vec<Vec<i32>>>, Option<Vec<Vec<i32>>>) {
+    /// The columns a path produced, or `None` when it rejected the page.
+    type Columns = Option<Vec<Vec<i32>>>;
+
+    fn both_paths(pg: &[u8]) -> (Columns, Columns) {
         let d = desc();
         let types = [DataType::Int4, DataType::Int4];
         let fixed = fixed_layout(&d, &[2, 0], &types).expect("fixed prefix");
