@@ -132,7 +132,6 @@ impl Database {
         let wal = Wal::open(&wal_dir, found.end, found.prev, ctl.redo_lsn, true)?;
         wal.set_compression(settings.wal_compression);
         pool.set_wal_flush_hook(wal.clone());
-        pool.set_hint_floor(ctl.redo_lsn);
         txns.clog().set_wal_flushed(wal.flushed_handle());
         let checkpointer = Arc::new(Checkpointer::new(
             wal.clone(),

@@ -19,27 +19,30 @@
 //!
 //! # What a page costs, and the choices made (issue 7's speed)
 //!
-//! heapdb checksums every page, so the first change to a page after a
-//! checkpoint logs a full-page image — also when VACUUM only sets hint bits
-//! and `PD_ALL_VISIBLE` (PostgreSQL without checksums logs no heap image
-//! then; with `data_checksums` it does the same as heapdb). There is no
-//! double-write buffer, so the image cannot be skipped without losing
-//! torn-page safety. VACUUM after a load therefore writes one image per page
-//! and, since its ring buffers must reach disk after their log, fsyncs that
-//! log. Measured on pgbench_accounts (1M rows, 16,394 pages,
-//! `examples/vacuum_bench`, load ~10):
+//! heapdb checksums every page, and until format version 2 the checksum
+//! covered hint bits: the first change to a page after a checkpoint logged
+//! a full-page image even when VACUUM only set hint bits and
+//! `PD_ALL_VISIBLE`, and a ring buffer could be written only after that
+//! log was flushed (PostgreSQL without checksums logs no heap image there;
+//! with `data_checksums` it does what heapdb did). Measured on
+//! pgbench_accounts, 5M rows, 82,000 pages (`examples/vacuum_bench`):
+//! 82,000 images, 73 MB of (LZ4-compressed) WAL, ~320 fsyncs, ~11 µs of
+//! CPU per page, LZ4 a quarter of it.
 //!
-//! - the vacuum ring waited for one `fdatasync` (~4 ms on this VM) per 32
-//!   pages: 1.96 s. Write rings now flush the log ahead and grow instead of
-//!   waiting (`storage::ring`): 0.33–0.40 s, 28–44 fsyncs instead of ~500;
-//! - the images were 127 MB of WAL, and this VM's disk syncs ~250–370 MB/s:
-//!   `wal_compression` (LZ4, default on) makes them 15.7 MB (8.1x) for about
-//!   3 µs of CPU per page, done outside the log's insert lock;
-//! - splitting the heap pass over two threads was not done: with the
-//!   machine's two cores shared by the WAL writer and other sessions, CPU
-//!   time per page (~12–14 µs: a `pread` and `pwrite` of 8 kB through the OS
-//!   cache, LZ4, checksums, the visibility checks) is what is left, and it
-//!   is the same work PostgreSQL does minus the image.
+//! Now the checksum leaves hint bits and `PD_ALL_VISIBLE` out
+//! (`storage::checksum`), so a torn write of such a page is still valid:
+//! VACUUM after a load logs a small `SetAllVisible` per page without an
+//! image and without moving the page's LSN (so the next real change still
+//! logs the image that protects it), plus the `VmSet` on the map page. Its
+//! ring buffers then never wait for the log, and the ring stops asking the
+//! WAL writer to flush ahead (`storage::ring`). Same table: 23 images (the
+//! map's pages), 5.7 MB of WAL, ~10 fsyncs, ~8.3 µs of CPU per page. The
+//! page may reach disk before its `SetAllVisible` record, so the flag must
+//! be true whatever the crash: [`vacuum_heap`] first makes durable any
+//! asynchronous commit not yet flushed (one flush at most).
+//!
+//! After one delete per page every page is pruned, a real change that logs
+//! its image as in PostgreSQL.
 //!
 //! Free space: recorded in the relation's in-memory free-space map as each
 //! page is vacuumed. The map is not persisted: after a restart it is empty
@@ -238,6 +241,9 @@ pub fn vacuum_heap(
         oldest_xmin: txns.oldest_xmin(),
         freeze: opts.freeze,
     };
+    // Pages may be set all-visible without a log interlock: the commits
+    // that makes them so must be durable first.
+    rel.flush_async_commits()?;
     let nblocks = rel.nblocks()?;
     let mut pages = PageCounter::new(progress, u64::from(nblocks), None);
     let vm_blocks = rel.pool().nblocks(rel.rel(), ForkNumber::VisibilityMap)?;

@@ -1,6 +1,7 @@
 //! COPY's data formats, independent of sessions and tables: the options
 //! ([`CopyOptions`], checked as PostgreSQL's `ProcessCopyOptions` does),
-//! reading records ([`read_record`]) and splitting them into fields
+//! reading records ([`read_record`] into a buffer, or in place with
+//! [`reader::RecordReader`]) and splitting them into fields
 //! ([`text::split`], [`csv::split`]), and writing rows ([`text::write_field`],
 //! [`csv::write_field`]).
 //!
@@ -16,6 +17,7 @@
 //! `session::copy`.
 
 pub mod csv;
+pub mod reader;
 pub mod text;
 
 use std::io::BufRead;

@@ -12,14 +12,32 @@
 //! and written by the session itself (server-side, as PostgreSQL's).
 //!
 //! ## Load path
-//! Input is read through a 1 MiB buffer, record by record; each record is
-//! split into fields in reused buffers, converted with each column's input
-//! function, formed into a heap tuple appended to a batch, and batches of
-//! about 1 MiB go to `multi_insert` on the bulk-write ring, so a load larger
-//! than `shared_buffers` does not evict the rest of the cache. The first bad
-//! record stops the COPY with PostgreSQL's message and a CONTEXT line
-//! (`COPY t, line 12, column a: "x"`); the statement's transaction then
-//! aborts, so none of its rows is visible.
+//! Records are read in place from a 1 MiB input buffer
+//! ([`crate::copy::reader::RecordReader`]). A text-format record of a COPY
+//! that names every column in order goes through the fast path
+//! (`fast`): integers parsed into their slots, strings copied behind their
+//! varlena header, in one pass; any other record (escapes, NULLs, CSV,
+//! column lists, defaults, anything the fast path declines) is split into
+//! fields and converted by each column's input function (`load`'s general
+//! path), which also raises PostgreSQL's errors. The tuples are packed into
+//! whole heap pages off the buffer pool (`PageImages`), and an inserter
+//! thread puts each page onto a new block through the bulk-write ring and
+//! logs it as one full-page image (LZ4-compressed with `wal_compression`:
+//! ~900 bytes for a page of pgbench accounts), so a load larger than
+//! `shared_buffers` does not evict the rest of the cache and writes about a
+//! ninth of the log a tuple-by-tuple record would. Space the table already
+//! has (a VACUUM freed it, an earlier load left the last page part full) is
+//! filled first, tuple by tuple. The first bad record stops the COPY with
+//! PostgreSQL's message and a CONTEXT line (`COPY t, line 12, column a:
+//! "x"`); the statement's transaction then aborts, so none of its rows is
+//! visible.
+//!
+//! DESIGN.md says COPY fills pages through multi-insert: it still does for
+//! the free space of existing pages, but new pages are built whole and
+//! logged as images (PostgreSQL's `log_newpage`) because per-tuple
+//! multi-insert records cost the load most of its time here (copying each
+//! tuple into a record, applying it, encoding it, and writing ~105 bytes of
+//! log per row), where an image is one copy and compresses well.
 //!
 //! `FREEZE` is accepted only when the table was created or truncated in the
 //! current transaction (PostgreSQL's rule, and its error otherwise). The rows
@@ -42,7 +60,7 @@
 //! `COPY (query) TO` formats the executor's batches (`unload`).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -87,36 +105,8 @@ pub struct CopyProgress {
 /// The progress callback type.
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&CopyProgress);
 
-/// Rows per multi-insert batch, at most.
-const BATCH_ROWS: usize = 4096;
-/// Tuple bytes per multi-insert batch, at most (about).
-const BATCH_BYTES: usize = 1 << 20;
 /// Output is handed to the writer in pieces of about this size.
 const OUT_CHUNK: usize = 256 << 10;
-
-/// A reader that counts the bytes consumed.
-struct Counting<'a> {
-    inner: &'a mut dyn BufRead,
-    bytes: u64,
-}
-
-impl Read for Counting<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
-    }
-}
-
-impl BufRead for Counting<'_> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        self.bytes += amt as u64;
-        self.inner.consume(amt)
-    }
-}
 
 /// An OS error's text without Rust's ` (os error N)` suffix, as `%m` prints.
 fn os_text(e: &std::io::Error) -> String {
@@ -272,6 +262,7 @@ fn no_client_stream(what: &str, api: &str) -> Error {
     ))
 }
 
+mod fast;
 mod load;
 mod table_out;
 mod unload;

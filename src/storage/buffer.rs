@@ -236,27 +236,19 @@ impl BufferWriteGuard<'_> {
     }
 
     /// Marks the buffer dirty for a change that needs no WAL record (hint
-    /// bits) — unless the page's LSN is at or before the pool's hint floor
-    /// (the WAL's redo point, see [`BufferPool::set_hint_floor`]): such a
-    /// page has no image in the log since the redo point, so writing it
-    /// could leave a torn page that redo cannot repair. The hints then stay
-    /// in the cached page only; they are recomputed after it is evicted.
+    /// bits), whatever the page's LSN: the page checksum leaves hint bits
+    /// out ([`super::checksum`]), so a torn write of a page whose only
+    /// changes since its last logged state are hints is still a valid page,
+    /// and the hints reach disk like any change (as in PostgreSQL without
+    /// `data_checksums`). The page's LSN is not touched, so the next real
+    /// change still logs a full-page image when it is the first since a
+    /// checkpoint. Counts in `shared_dirtied` when the buffer was clean.
     ///
-    /// The floor is read and the buffer marked inside the pool's
-    /// hints-in-flight count, which [`BufferPool::set_hint_floor`] waits to
-    /// drain: a checkpoint that raised the floor then knows every hint that
-    /// saw the old floor has marked its buffer dirty before it chooses the
-    /// redo point and starts writing, so it writes that page itself
-    /// (PostgreSQL's `DELAY_CHKPT_START` for the same race).
+    /// (Until format version 2 hints were in the checksum and a page unchanged
+    /// since the last checkpoint kept its hints in memory only.)
     #[inline]
     pub fn mark_dirty_hint(&self) {
-        let pool = self.buf.pool;
-        pool.hints_in_flight.fetch_add(1, Ordering::SeqCst);
-        let floor = pool.hint_floor.load(Ordering::SeqCst);
-        if floor == 0 || self.lsn() > floor {
-            self.mark_dirty();
-        }
-        pool.hints_in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.mark_dirty();
     }
 
     /// The page LSN.

@@ -46,6 +46,9 @@ impl BufferPool {
         let lsn = page_lsn(unsafe { std::slice::from_raw_parts(self.frame(id), BLCKSZ) });
         // SAFETY: taken just above.
         unsafe { d.content.unlock_shared() };
+        if ring.kind() != StrategyKind::BulkRead {
+            ring.note_round_lsn(lsn);
+        }
         if lsn <= hook.flushed_lsn() {
             return false;
         }
@@ -81,7 +84,7 @@ impl BufferPool {
             .smgr
             .read(tag.rel, tag.fork, tag.block, page)
             .and_then(|()| {
-                if verify_page(page, tag.block) {
+                if verify_page(&mut page[..], tag.block) {
                     Ok(())
                 } else {
                     Err(Error::new(

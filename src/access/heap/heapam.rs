@@ -202,6 +202,33 @@ impl HeapRelation {
         wal.write_if_full()
     }
 
+    /// Logs page `block` of the main fork (write-locked by the caller, its
+    /// whole content just written from a page image) as a full-page image,
+    /// and marks the buffer dirty. Like [`HeapRelation::log_apply`], nothing
+    /// is logged for a relation file created by `xid`'s transaction.
+    pub(super) fn log_page_image(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        xid: Xid,
+    ) -> Result<()> {
+        g.mark_dirty();
+        let Some(wal) = &self.wal else {
+            return Ok(());
+        };
+        if xid != 0 && xid == self.skip_wal_xid.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        let page = PageRef {
+            rel: self.rel.0,
+            fork: ForkNumber::Main as u8,
+            block,
+        };
+        let lsn = wal.insert_page_image(xid, page, &g[..]);
+        g.set_lsn(lsn);
+        wal.write_if_full()
+    }
+
     /// The relation file node.
     pub fn rel(&self) -> RelFileNode {
         self.rel
@@ -321,6 +348,39 @@ impl HeapRelation {
             return Ok(());
         }
         self.log_apply(ForkNumber::Main, block, g, &HeapRecord::SetAllVisible, xid)
+    }
+
+    /// Sets the page's `PD_ALL_VISIBLE` flag as VACUUM does after a load:
+    /// a `SetAllVisible` record is logged (so redo sets the flag before the
+    /// `VmSet` that follows it), but never as a full-page image and without
+    /// moving the page's LSN. The page checksum leaves the flag out (as it
+    /// leaves out hint bits, `storage::checksum`), so a torn write of the
+    /// page is still valid; and since the LSN stays at or before the redo
+    /// point when it was there, the next real change still logs the image
+    /// that protects *it*. The page may reach disk before the record:
+    /// harmless, as the flag is true once the caller made the commits it
+    /// relies on durable ([`HeapRelation::flush_async_commits`]). A no-op
+    /// when the flag is set already.
+    pub(super) fn set_all_visible_no_image(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+    ) -> Result<()> {
+        if page::is_all_visible(&g[..]) {
+            return Ok(());
+        }
+        apply(&HeapRecord::SetAllVisible, &mut g[..])?;
+        g.mark_dirty();
+        if let Some(wal) = &self.wal {
+            let page = PageRef {
+                rel: self.rel.0,
+                fork: ForkNumber::Main as u8,
+                block,
+            };
+            wal.insert_page_change_no_image(0, page, &HeapRecord::SetAllVisible);
+            wal.write_if_full()?;
+        }
+        Ok(())
     }
 
     /// Sets the VM bits and live count of heap block `block` (whose heap

@@ -21,6 +21,7 @@ pub mod vacuum;
 pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
+pub use multi_insert::PageImages;
 pub use prune::PruneStats;
 pub use scan::HeapScan;
 pub use vacuum::{PageVacuumStats, VacuumCutoffs};

@@ -1,5 +1,19 @@
 //! Multi-insert: many tuples onto whole pages with one lock and one record
-//! per page (COPY, `INSERT ... SELECT`), and COPY FREEZE's variant.
+//! per page (`INSERT ... SELECT`, COPY into existing free space), and COPY
+//! FREEZE's variant; and COPY's new pages, built whole off the buffer pool
+//! ([`PageImages`]) and placed by [`HeapRelation::insert_page_images`].
+//!
+//! ## Page images (COPY)
+//! A COPY's parse stage packs its tuples into page images: each page is
+//! initialised and filled by the same functions redo uses for a
+//! multi-insert record (`page::init`, `page::add_item`), each tuple's header
+//! prepared as an insert prepares it. The inserter extends the relation
+//! through the bulk-write ring, copies an image into the new buffer, sets
+//! the block number in its tuples' ctids and logs the page as a full-page
+//! image under the buffer's lock (compressed when `wal_compression` is on),
+//! so redo restores exactly the bytes written: run time and redo cannot
+//! diverge. The relation's known free space is filled first, tuple by tuple
+//! through the multi-insert path; then every page is new.
 //!
 //! ## Frozen pages (COPY FREEZE)
 //! [`HeapRelation::multi_insert_frozen`] writes tuples with `xmin` frozen
@@ -27,7 +41,7 @@ use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::storage::page::{self, maxalign, LP_NORMAL};
-use crate::storage::Ring;
+use crate::storage::{ForkNumber, Ring, BLCKSZ};
 use crate::txn::{CommandId, Xid};
 
 /// Free bytes of a new page: everything between the header and the end.
@@ -48,7 +62,8 @@ impl HeapRelation {
         ring: Option<&mut Ring>,
         tids: Option<&mut Vec<Tid>>,
     ) -> Result<()> {
-        self.insert_many(data, lens, (xid, cid), ring, tids, false)
+        self.insert_many(data, lens, (xid, cid), ring, tids, false, true)
+            .map(|_| ())
     }
 
     /// [`HeapRelation::multi_insert`] for COPY FREEZE: the tuples are
@@ -63,9 +78,15 @@ impl HeapRelation {
         cid: CommandId,
         ring: Option<&mut Ring>,
     ) -> Result<()> {
-        self.insert_many(data, lens, (xid, cid), ring, None, true)
+        self.insert_many(data, lens, (xid, cid), ring, None, true, true)
+            .map(|_| ())
     }
 
+    /// Inserts the tuples of `data` (lengths `lens`) in order; with
+    /// `extend` false only into pages the free-space map knows, stopping at
+    /// the first tuple none of them has room for. Returns how many were
+    /// inserted.
+    #[allow(clippy::too_many_arguments)]
     fn insert_many(
         &self,
         data: &[u8],
@@ -74,7 +95,8 @@ impl HeapRelation {
         mut ring: Option<&mut Ring>,
         mut tids: Option<&mut Vec<Tid>>,
         frozen: bool,
-    ) -> Result<()> {
+        extend: bool,
+    ) -> Result<usize> {
         let total: usize = lens.iter().map(|&l| l as usize).sum();
         if total != data.len() {
             return Err(err!(
@@ -90,7 +112,22 @@ impl HeapRelation {
         let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
         while next < lens.len() {
             let need = maxalign(lens[next] as usize);
-            let (block, buf) = self.page_for(need, None, ring.as_deref_mut())?;
+            let (block, buf) = if extend {
+                self.page_for(need, None, ring.as_deref_mut())?
+            } else {
+                match self.fsm().find(need, None) {
+                    Some(b) if b < self.nblocks()? => (
+                        b,
+                        self.pool().read_buffer(
+                            self.rel(),
+                            ForkNumber::Main,
+                            b,
+                            ring.as_deref_mut(),
+                        )?,
+                    ),
+                    _ => return Ok(next),
+                }
+            };
             let mut g = buf.write();
             self.check_page(block, &g[..])?;
             let new = page::is_new(&g[..]);
@@ -194,6 +231,206 @@ impl HeapRelation {
                 (offsets, rec_lens, rec_data) = (o, l, d);
             }
         }
+        Ok(next)
+    }
+}
+
+/// New heap pages filled off the buffer pool, back to back (COPY's parse
+/// stage builds them; [`HeapRelation::insert_page_images`] puts them into
+/// the relation): each page is initialised as redo initialises it and
+/// filled by [`page::add_item`], tuple after tuple, each tuple's header
+/// prepared for `xid`/`cid` as an insert prepares it (frozen for COPY
+/// FREEZE). Only the block number in each ctid is left for placement.
+#[derive(Debug)]
+pub struct PageImages {
+    /// The pages, `BLCKSZ` bytes each; the last one is being filled.
+    pages: Vec<u8>,
+    /// Pages before the one being filled (complete).
+    full: usize,
+    /// Tuples in all the pages.
+    tuples: usize,
+    xid: Xid,
+    cid: CommandId,
+    frozen: bool,
+}
+
+impl PageImages {
+    /// No pages yet; tuples will be inserted by `xid` at command `cid`.
+    pub fn new(xid: Xid, cid: CommandId, frozen: bool) -> PageImages {
+        PageImages {
+            pages: Vec::new(),
+            full: 0,
+            tuples: 0,
+            xid,
+            cid,
+            frozen,
+        }
+    }
+
+    /// Appends tuple `t` (as [`tuple::form_tuple`] made it) to the page
+    /// being filled, or to a new page when it does not fit. Fails, adding
+    /// nothing, when no page could hold it.
+    pub fn push(&mut self, t: &[u8]) -> Result<()> {
+        HeapRelation::check_size(t.len())?;
+        let mut at = self.full * BLCKSZ;
+        let mut off = None;
+        if self.pages.len() > at {
+            off = page::add_item(&mut self.pages[at..at + BLCKSZ], t, None);
+            if off.is_none() {
+                self.full += 1;
+                at += BLCKSZ;
+            }
+        }
+        let off = match off {
+            Some(o) => o,
+            None => {
+                self.pages.resize(at + BLCKSZ, 0);
+                let p = &mut self.pages[at..at + BLCKSZ];
+                page::init(p, 0);
+                page::add_item(p, t, None).expect("a checked tuple fits an empty page")
+            }
+        };
+        let p = &mut self.pages[at..at + BLCKSZ];
+        let t = page::get_item_mut(p, off).expect("the tuple just added");
+        prepare_new_tuple(t, self.xid, self.cid, 0, off, false, false);
+        if self.frozen {
+            tuple::set_infomask(t, tuple::infomask(t) | tuple::HEAP_XMIN_FROZEN);
+        }
+        self.tuples += 1;
+        Ok(())
+    }
+
+    /// Complete pages (the one being filled not counted).
+    pub fn full_pages(&self) -> usize {
+        self.full
+    }
+
+    /// Tuples added so far.
+    pub fn tuples(&self) -> usize {
+        self.tuples
+    }
+
+    /// Takes the complete pages out, back to back; the page being filled
+    /// stays, moved into `spare` (cleared first), which becomes the buffer.
+    pub fn take_full(&mut self, mut spare: Vec<u8>) -> Vec<u8> {
+        spare.clear();
+        let cut = self.full * BLCKSZ;
+        spare.extend_from_slice(&self.pages[cut..]);
+        let mut out = std::mem::replace(&mut self.pages, spare);
+        out.truncate(cut);
+        self.full = 0;
+        out
+    }
+
+    /// Takes every page out, the one being filled too.
+    pub fn take_all(&mut self) -> Vec<u8> {
+        self.full = 0;
+        std::mem::take(&mut self.pages)
+    }
+}
+
+impl HeapRelation {
+    /// Puts pages built by [`PageImages`] (`images`, whole pages back to
+    /// back) into the relation, in order. Each goes onto a new page at the
+    /// end of the relation, through `ring`: the image is copied into the
+    /// buffer, its tuples' ctids get the block number, and the page is
+    /// logged as one full-page image (compressed with `wal_compression`)
+    /// — PostgreSQL logs bulk-built pages with `log_newpage` — so redo
+    /// restores exactly these bytes. With `frozen` the page is then marked
+    /// all-visible and all-frozen as [`HeapRelation::multi_insert_frozen`]
+    /// marks its pages.
+    ///
+    /// While `fill_first` is set, the tuples go first into the pages the
+    /// free-space map knows (space a VACUUM freed, the last page of an
+    /// earlier load), as `multi_insert` would put them; once those have no
+    /// room for a page's tuples, `fill_first` is cleared and the remaining
+    /// tuples and pages go to new pages.
+    pub fn insert_page_images(
+        &self,
+        images: &[u8],
+        (xid, cid): (Xid, CommandId),
+        frozen: bool,
+        mut ring: Option<&mut Ring>,
+        fill_first: &mut bool,
+    ) -> Result<()> {
+        if images.len() % BLCKSZ != 0 {
+            return Err(err!(InternalError, "page images are not whole pages"));
+        }
+        let _size = self.hold_size();
+        for img in images.chunks_exact(BLCKSZ) {
+            if page::is_new(img) || page::max_offset(img) == 0 {
+                continue;
+            }
+            if *fill_first {
+                let (mut data, mut lens) = (Vec::new(), Vec::new());
+                for off in 1..=page::max_offset(img) {
+                    let t = page::get_item(img, off).expect("an image's tuples are normal");
+                    data.extend_from_slice(t);
+                    lens.push(t.len() as u16);
+                }
+                let used = self.insert_many(
+                    &data,
+                    &lens,
+                    (xid, cid),
+                    ring.as_deref_mut(),
+                    None,
+                    frozen,
+                    false,
+                )?;
+                if used == lens.len() {
+                    continue;
+                }
+                *fill_first = false;
+                if used > 0 {
+                    // What did not fit goes onto new pages, packed again.
+                    let mut rest = PageImages::new(xid, cid, frozen);
+                    let mut at: usize = lens[..used].iter().map(|&l| l as usize).sum();
+                    for &l in &lens[used..] {
+                        rest.push(&data[at..at + l as usize])?;
+                        at += l as usize;
+                    }
+                    for img in rest.take_all().chunks_exact(BLCKSZ) {
+                        self.place_image(img, xid, frozen, ring.as_deref_mut())?;
+                    }
+                    continue;
+                }
+            }
+            self.place_image(img, xid, frozen, ring.as_deref_mut())?;
+        }
+        Ok(())
+    }
+
+    /// One image onto a new page (see [`HeapRelation::insert_page_images`]).
+    fn place_image(
+        &self,
+        img: &[u8],
+        xid: Xid,
+        frozen: bool,
+        ring: Option<&mut Ring>,
+    ) -> Result<()> {
+        let (block, buf) = self.pool().extend(self.rel(), ForkNumber::Main, ring)?;
+        let mut g = buf.write();
+        if !page::is_new(&g[..]) {
+            return Err(err!(
+                InternalError,
+                "new block {block} of relation {} is not empty",
+                self.rel()
+            ));
+        }
+        g.copy_from_slice(img);
+        let n = page::max_offset(&g[..]);
+        for off in 1..=n {
+            let t = page::get_item_mut(&mut g[..], off).expect("an image's tuples are normal");
+            tuple::set_ctid(t, block, off);
+        }
+        self.log_page_image(block, &mut g, xid)?;
+        if frozen {
+            self.log_all_visible(block, &mut g, xid)?;
+            self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, n)?;
+        }
+        let mut fsm = self.fsm();
+        fsm.target = Some(block);
+        fsm.note(block, page::heap_free_space(&g[..]));
         Ok(())
     }
 }

@@ -1,17 +1,27 @@
-//! COPY FROM: records to tuples to `multi_insert` on the bulk-write ring
-//! (see the parent module's doc), in two stages: this thread parses and
-//! forms tuples, an inserter thread puts the batches on pages in order.
-//! Errors carry PostgreSQL's CONTEXT line.
+//! COPY FROM: records to tuples to heap pages (see the parent module's
+//! doc), in two stages: this thread reads records, forms tuples (the fast
+//! path, else the general one here) and packs them into page images; an
+//! inserter thread puts the pages into the relation in order
+//! ([`HeapRelation::insert_page_images`](crate::access::heap::HeapRelation::insert_page_images))
+//! and hands the emptied buffers back. Errors carry PostgreSQL's CONTEXT
+//! line.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 
+use super::fast::FastForm;
 use super::*;
+use crate::access::heap::PageImages;
+use crate::copy::reader::RecordReader;
 use crate::storage::page::MAX_ITEM_SIZE;
+use crate::storage::BLCKSZ;
+
+/// Heap pages per batch handed to the inserter (1 MiB).
+const BATCH_PAGES: usize = 128;
 
 /// What each table column gets: field `k` of the record, or a constant
 /// (the column's default, or NULL).
-enum Source {
+pub(super) enum Source {
     Field(usize),
     Const(Value),
 }
@@ -127,10 +137,6 @@ impl Session {
             }
             Input::Client(r) => (r, None),
         };
-        let mut input = Counting {
-            inner: input,
-            bytes: 0,
-        };
         let freeze = opts.freeze;
         // Two stages: this thread parses records and forms tuples into
         // batches; the inserter thread puts each batch on pages (in order)
@@ -142,15 +148,17 @@ impl Session {
             let rel = &rel;
             let inserter = s.spawn(move || -> Result<()> {
                 let mut ring = ring;
-                for (mut data, mut lens) in full_rx {
-                    if freeze {
-                        rel.multi_insert_frozen(&data, &lens, xid, cid, Some(&mut ring))?;
-                    } else {
-                        rel.multi_insert(&data, &lens, xid, cid, Some(&mut ring), None)?;
-                    }
-                    data.clear();
-                    lens.clear();
-                    let _ = empty_tx.send((data, lens));
+                let mut fill_first = true;
+                for mut pages in full_rx {
+                    rel.insert_page_images(
+                        &pages,
+                        (xid, cid),
+                        freeze,
+                        Some(&mut ring),
+                        &mut fill_first,
+                    )?;
+                    pages.clear();
+                    let _ = empty_tx.send(pages);
                 }
                 Ok(())
             });
@@ -165,7 +173,8 @@ impl Session {
             };
             let mut send = |batch: Batch| full_tx.send(batch).is_ok();
             let parsed = parser.run(
-                &mut input,
+                input,
+                PageImages::new(xid, cid, freeze),
                 &mut send,
                 &empty_rx,
                 &cancel,
@@ -192,25 +201,35 @@ impl Session {
     }
 }
 
-/// One batch of tuples: their bytes back to back, and their lengths.
-type Batch = (Vec<u8>, Vec<u16>);
+/// One batch: whole heap pages built by [`PageImages`], back to back.
+type Batch = Vec<u8>;
 
 /// The parsing stage of COPY FROM: records to tuples in batches.
-struct Parser<'a> {
+pub(super) struct Parser<'a> {
     /// The table loaded.
-    table: &'a crate::catalog::TableDef,
+    pub table: &'a crate::catalog::TableDef,
     /// The COPY's options.
-    opts: &'a CopyOptions,
+    pub opts: &'a CopyOptions,
     /// Table column of each input field.
-    targets: &'a [usize],
+    pub targets: &'a [usize],
     /// Per field, FORCE_NOT_NULL.
-    not_null: &'a [bool],
+    pub not_null: &'a [bool],
     /// What each table column gets.
-    sources: &'a [Source],
+    pub sources: &'a [Source],
     /// The table's storage description.
-    desc: &'a tuple::TupleDesc,
+    pub desc: &'a tuple::TupleDesc,
     /// The transaction's start time (for `now`-relative input).
-    now: i64,
+    pub now: i64,
+}
+
+/// The general path's reused buffers: a record's de-escaped bytes, its
+/// fields, its encoded values and their ranges.
+#[derive(Default)]
+pub(super) struct Scratch {
+    buf: Vec<u8>,
+    fields: Vec<Field>,
+    vals: Vec<u8>,
+    ranges: Vec<Option<(usize, usize)>>,
 }
 
 impl Parser<'_> {
@@ -220,33 +239,34 @@ impl Parser<'_> {
     /// batch. Returns the row count.
     fn run(
         &mut self,
-        input: &mut Counting<'_>,
+        input: &mut dyn BufRead,
+        mut images: PageImages,
         send: &mut dyn FnMut(Batch) -> bool,
         empty: &mpsc::Receiver<Batch>,
         cancel: &std::sync::atomic::AtomicBool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<u64> {
-        let (table, opts, targets, sources) = (self.table, self.opts, self.targets, self.sources);
-        let (mut record, mut buf, mut fields) = (Vec::new(), Vec::new(), Vec::<Field>::new());
-        let (mut vals, mut ranges) = (Vec::new(), Vec::<Option<(usize, usize)>>::new());
-        let (mut data, mut lens) = (Vec::with_capacity(BATCH_BYTES + 8192), Vec::new());
+        let opts = self.opts;
+        let mut reader = RecordReader::new(input, opts);
+        let mut fast = FastForm::new(self.table, opts, self.targets, self.desc, self.now);
+        let mut scratch = Scratch::default();
+        // One tuple, formed here and then added to the page being filled.
+        let mut tup = Vec::with_capacity(256);
         let mut rows = 0u64;
         let mut line = 0u64;
         loop {
-            let more = match copy::read_record(input, opts, &mut record) {
-                Ok(more) => more,
+            let record = match reader.next() {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
                 Err(e) => {
                     let at = Where {
-                        table: &table.name,
+                        table: &self.table.name,
                         line: line + 1,
-                        record: &record,
+                        record: reader.partial(),
                     };
                     return Err(at.line(e));
                 }
             };
-            if !more {
-                break;
-            }
             line += 1;
             if line == 1 && opts.header {
                 continue;
@@ -254,140 +274,161 @@ impl Parser<'_> {
             if record == b"\\." {
                 break;
             }
-            let here = Where {
-                table: &table.name,
-                line,
-                record: &record,
-            };
-            // A text line without backslashes (the common case) is split in
-            // place and checked as UTF-8 once; other lines are de-escaped
-            // into `buf` and their fields checked one by one.
-            // An ASCII line without NUL bytes (the commonest of all) needs
-            // no UTF-8 check at all, and its characters are its bytes.
-            let plain = opts.format == Format::Text && text::is_plain(&record);
-            let ascii = plain && record.is_ascii() && !record.contains(&0);
-            let (src, src_str): (&[u8], Option<&str>) = if ascii {
-                text::split_plain(&record, opts, &mut fields);
-                (&record, None)
-            } else if plain {
-                text::split_plain(&record, opts, &mut fields);
-                let s = copy::field_str(&record).map_err(|e| here.line(e))?;
-                (&record, Some(s))
-            } else {
-                match opts.format {
-                    Format::Text => text::split(&record, opts, &mut buf, &mut fields),
-                    Format::Csv => csv::split(&record, opts, self.not_null, &mut buf, &mut fields),
-                }
-                (&buf, None)
-            };
-            if fields.len() > targets.len() {
-                return Err(here.line(err!(
-                    BadCopyFileFormat,
-                    "extra data after last expected column"
-                )));
+            tup.clear();
+            if fast
+                .as_mut()
+                .and_then(|f| f.form(record, &mut tup))
+                .is_none()
+            {
+                self.general(record, line, &mut scratch, &mut tup)?;
             }
-            if fields.len() < targets.len() {
-                return Err(here.line(err!(
-                    BadCopyFileFormat,
-                    "missing data for column \"{}\"",
-                    table.columns[targets[fields.len()]].name
-                )));
-            }
-            vals.clear();
-            ranges.clear();
-            for (j, col) in table.columns.iter().enumerate() {
-                let range = match &sources[j] {
-                    Source::Const(v) if v.is_null() => None,
-                    Source::Const(v) => {
-                        let s = vals.len();
-                        v.encode(&mut vals);
-                        Some((s, vals.len()))
-                    }
-                    Source::Field(k) => match fields[*k] {
-                        None => None,
-                        Some((s, e)) => {
-                            let raw = &src[s..e];
-                            let start = vals.len();
-                            if encode_int(raw, &col.ty, &mut vals) {
-                                ranges.push(Some((start, vals.len())));
-                                continue;
-                            }
-                            let text = match src_str.and_then(|st| st.get(s..e)) {
-                                Some(t) => t,
-                                None if ascii && col.ty.is_string() => "",
-                                None => copy::field_str(raw).map_err(|e| here.line(e))?,
-                            };
-                            match col.ty {
-                                DataType::Text | DataType::Varchar(None) => {
-                                    vals.extend_from_slice(raw)
-                                }
-                                // At most n bytes is at most n characters:
-                                // no length error possible, no allocation.
-                                DataType::Varchar(Some(n)) if raw.len() <= n as usize => {
-                                    vals.extend_from_slice(raw)
-                                }
-                                DataType::Char(n) if raw.len() <= n as usize => {
-                                    let chars = if ascii {
-                                        raw.len()
-                                    } else {
-                                        text.chars().count()
-                                    };
-                                    vals.extend_from_slice(raw);
-                                    vals.resize(vals.len() + n as usize - chars, b' ');
-                                }
-                                _ if ascii && col.ty.is_string() => {
-                                    let text = copy::field_str(raw).map_err(|e| here.line(e))?;
-                                    parse_value_at(text, &col.ty, self.now)
-                                        .map_err(|e| here.column(e, &col.name, raw))?
-                                        .encode(&mut vals)
-                                }
-                                _ => parse_value_at(text, &col.ty, self.now)
-                                    .map_err(|e| here.column(e, &col.name, raw))?
-                                    .encode(&mut vals),
-                            }
-                            Some((start, vals.len()))
-                        }
-                    },
-                };
-                if range.is_none() && col.not_null {
-                    return Err(here.line(not_null_error(table, j, sources, &fields, src)));
-                }
-                ranges.push(range);
-            }
-            let n = tuple::form_tuple_append_ranges(self.desc, &vals, &ranges, &mut data)?;
-            if n > MAX_ITEM_SIZE {
-                return Err(here.line(err!(
-                    ProgramLimitExceeded,
-                    "row is too big: size {n}, maximum size {MAX_ITEM_SIZE}"
-                )));
-            }
-            lens.push(n as u16);
+            images.push(&tup)?;
             rows += 1;
-            if data.len() >= BATCH_BYTES || lens.len() >= BATCH_ROWS {
+            if images.full_pages() >= BATCH_PAGES {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(err!(
                         QueryCanceled,
                         "canceling statement due to user request"
                     ));
                 }
-                let next = empty
+                let spare = empty
                     .try_recv()
-                    .unwrap_or_else(|_| (Vec::with_capacity(BATCH_BYTES + 8192), Vec::new()));
-                if !send((
-                    std::mem::replace(&mut data, next.0),
-                    std::mem::replace(&mut lens, next.1),
-                )) {
+                    .unwrap_or_else(|_| Vec::with_capacity((BATCH_PAGES + 1) * BLCKSZ));
+                if !send(images.take_full(spare)) {
                     // The inserter failed; the caller reports its error.
                     return Ok(rows);
                 }
-                progress(rows, input.bytes);
+                progress(rows, reader.bytes());
             }
         }
-        if !lens.is_empty() {
-            send((data, lens));
-        }
-        progress(rows, input.bytes);
+        send(images.take_all());
+        progress(rows, reader.bytes());
         Ok(rows)
+    }
+
+    /// The general path: splits `record` (line `line`) into fields,
+    /// converts each with its column's input function, and appends the
+    /// tuple to `data`; returns its length. Errors carry the CONTEXT line.
+    pub(super) fn general(
+        &self,
+        record: &[u8],
+        line: u64,
+        scratch: &mut Scratch,
+        data: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let (table, opts, targets, sources) = (self.table, self.opts, self.targets, self.sources);
+        let Scratch {
+            buf,
+            fields,
+            vals,
+            ranges,
+        } = scratch;
+        let here = Where {
+            table: &table.name,
+            line,
+            record,
+        };
+        // A text line without backslashes is split in place and checked as
+        // UTF-8 once; other lines are de-escaped into `buf` and their fields
+        // checked one by one. An ASCII line without NUL bytes needs no UTF-8
+        // check at all, and its characters are its bytes.
+        let plain = opts.format == Format::Text && text::is_plain(record);
+        let ascii = plain && record.is_ascii() && !record.contains(&0);
+        let (src, src_str): (&[u8], Option<&str>) = if ascii {
+            text::split_plain(record, opts, fields);
+            (record, None)
+        } else if plain {
+            text::split_plain(record, opts, fields);
+            let s = copy::field_str(record).map_err(|e| here.line(e))?;
+            (record, Some(s))
+        } else {
+            match opts.format {
+                Format::Text => text::split(record, opts, buf, fields),
+                Format::Csv => csv::split(record, opts, self.not_null, buf, fields),
+            }
+            (buf, None)
+        };
+        if fields.len() > targets.len() {
+            return Err(here.line(err!(
+                BadCopyFileFormat,
+                "extra data after last expected column"
+            )));
+        }
+        if fields.len() < targets.len() {
+            return Err(here.line(err!(
+                BadCopyFileFormat,
+                "missing data for column \"{}\"",
+                table.columns[targets[fields.len()]].name
+            )));
+        }
+        vals.clear();
+        ranges.clear();
+        for (j, col) in table.columns.iter().enumerate() {
+            let range = match &sources[j] {
+                Source::Const(v) if v.is_null() => None,
+                Source::Const(v) => {
+                    let s = vals.len();
+                    v.encode(vals);
+                    Some((s, vals.len()))
+                }
+                Source::Field(k) => match fields[*k] {
+                    None => None,
+                    Some((s, e)) => {
+                        let raw = &src[s..e];
+                        let start = vals.len();
+                        if encode_int(raw, &col.ty, vals) {
+                            ranges.push(Some((start, vals.len())));
+                            continue;
+                        }
+                        let text = match src_str.and_then(|st| st.get(s..e)) {
+                            Some(t) => t,
+                            None if ascii && col.ty.is_string() => "",
+                            None => copy::field_str(raw).map_err(|e| here.line(e))?,
+                        };
+                        match col.ty {
+                            DataType::Text | DataType::Varchar(None) => vals.extend_from_slice(raw),
+                            // At most n bytes is at most n characters: no
+                            // length error possible, no allocation.
+                            DataType::Varchar(Some(n)) if raw.len() <= n as usize => {
+                                vals.extend_from_slice(raw)
+                            }
+                            DataType::Char(n) if raw.len() <= n as usize => {
+                                let chars = if ascii {
+                                    raw.len()
+                                } else {
+                                    text.chars().count()
+                                };
+                                vals.extend_from_slice(raw);
+                                vals.resize(vals.len() + n as usize - chars, b' ');
+                            }
+                            _ if ascii && col.ty.is_string() => {
+                                let text = copy::field_str(raw).map_err(|e| here.line(e))?;
+                                parse_value_at(text, &col.ty, self.now)
+                                    .map_err(|e| here.column(e, &col.name, raw))?
+                                    .encode(vals)
+                            }
+                            _ => parse_value_at(text, &col.ty, self.now)
+                                .map_err(|e| here.column(e, &col.name, raw))?
+                                .encode(vals),
+                        }
+                        Some((start, vals.len()))
+                    }
+                },
+            };
+            if range.is_none() && col.not_null {
+                return Err(here.line(not_null_error(table, j, sources, fields, src)));
+            }
+            ranges.push(range);
+        }
+        let n = tuple::form_tuple_append_ranges(self.desc, vals, ranges, data)?;
+        if n > MAX_ITEM_SIZE {
+            data.truncate(data.len() - n);
+            return Err(here.line(err!(
+                ProgramLimitExceeded,
+                "row is too big: size {n}, maximum size {MAX_ITEM_SIZE}"
+            )));
+        }
+        Ok(n)
     }
 }
 

@@ -1,0 +1,187 @@
+//! COPY FROM's page building: rows land in file order, each tuple's ctid
+//! names its own place (so UPDATE and DELETE work on loaded rows), space
+//! the table already has is used first, the new pages are logged as
+//! compressed full-page images, and a crash after the COMMIT keeps every
+//! row while a crash before it keeps none.
+
+use std::io::Write;
+
+use heapdb::{Database, Session};
+
+fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}
+
+fn one(s: &mut Session, sql: &str) -> String {
+    rows(s, sql).remove(0)
+}
+
+fn run(s: &mut Session, sql: &str) {
+    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// Writes accounts rows `from..=to` (pgbench's shape) to `path`; every
+/// 97th row takes the general path (an escape and a NULL).
+fn accounts(path: &std::path::Path, from: u64, to: u64) {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for aid in from..=to {
+        if aid % 97 == 0 {
+            writeln!(w, "{aid}\t\\N\t{}\tesc\\tape", aid % 13).unwrap();
+        } else {
+            writeln!(w, "{aid}\t{}\t{}\t", (aid - 1) / 1000 + 1, aid % 13).unwrap();
+        }
+    }
+    w.flush().unwrap();
+}
+
+const DDL: &str = "CREATE TABLE a (aid int NOT NULL, bid int, abalance int, filler char(84))";
+
+#[test]
+fn rows_in_file_order_with_their_own_ctids() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db")).unwrap();
+    let mut s = db.session();
+    run(&mut s, DDL);
+    let file = dir.path().join("a.tsv");
+    accounts(&file, 1, 20_000);
+    assert_eq!(
+        rows(&mut s, &format!("COPY a FROM '{}'", file.display())),
+        Vec::<String>::new()
+    );
+    // File order: a sequential scan returns aid 1, 2, 3, ...
+    let aids = rows(&mut s, "SELECT aid FROM a");
+    assert_eq!(aids.len(), 20_000);
+    assert!(aids
+        .iter()
+        .enumerate()
+        .all(|(i, a)| *a == (i + 1).to_string()));
+    assert_eq!(
+        one(&mut s, "SELECT count(*) FROM a WHERE bid IS NULL"),
+        (20_000 / 97).to_string()
+    );
+    assert_eq!(
+        one(&mut s, "SELECT filler FROM a WHERE aid = 97"),
+        format!("esc\tape{}", " ".repeat(77))
+    );
+    // Each tuple's ctid is its own tid, its xmax unset.
+    let items = rows(
+        &mut s,
+        "SELECT lp, t_ctid, t_xmax FROM heap_page_items('a', 7)",
+    );
+    assert!(items.len() > 50, "{items:?}");
+    for it in &items {
+        let f: Vec<&str> = it.split('|').collect();
+        assert_eq!(f[1], format!("(7,{})", f[0]), "{it}");
+        assert_eq!(f[2], "0");
+    }
+    // So updates and deletes find the loaded rows.
+    run(&mut s, "UPDATE a SET abalance = -1 WHERE aid % 1000 = 5");
+    run(&mut s, "DELETE FROM a WHERE aid % 1000 = 6");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT count(*), sum(abalance) FROM a WHERE aid % 1000 IN (5, 6)"
+        ),
+        ["20|-20"]
+    );
+}
+
+#[test]
+fn space_the_table_has_is_used_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db")).unwrap();
+    let mut s = db.session();
+    run(&mut s, DDL);
+    let file = dir.path().join("a.tsv");
+    accounts(&file, 1, 6_000);
+    run(&mut s, &format!("COPY a FROM '{}'", file.display()));
+    let pages = one(&mut s, "SELECT relation_pages('a')");
+    // Free every other row, then load as many again: the freed space
+    // takes them, the table does not grow.
+    run(&mut s, "DELETE FROM a WHERE aid % 2 = 0");
+    run(&mut s, "VACUUM a");
+    accounts(&file, 10_001, 13_000);
+    run(&mut s, &format!("COPY a FROM '{}'", file.display()));
+    assert_eq!(one(&mut s, "SELECT relation_pages('a')"), pages);
+    assert_eq!(one(&mut s, "SELECT count(*) FROM a"), "6000");
+    // A small load into a table whose last page has room goes there.
+    run(
+        &mut s,
+        "CREATE TABLE b (aid int NOT NULL, bid int, abalance int, filler char(84))",
+    );
+    accounts(&file, 1, 10);
+    run(&mut s, &format!("COPY b FROM '{}'", file.display()));
+    run(&mut s, &format!("COPY b FROM '{}'", file.display()));
+    assert_eq!(one(&mut s, "SELECT relation_pages('b')"), "1");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM b"), "20");
+}
+
+#[test]
+fn new_pages_are_logged_as_images_and_survive_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("db");
+    let file = dir.path().join("a.tsv");
+    accounts(&file, 1, 30_000);
+    {
+        let db = Database::open(&data).unwrap();
+        let mut s = db.session();
+        run(&mut s, DDL);
+        run(&mut s, "CHECKPOINT");
+        let before: i64 = one(&mut s, "SELECT fpi FROM wal_stats()").parse().unwrap();
+        let bytes0: i64 = one(&mut s, "SELECT bytes FROM wal_stats()")
+            .parse()
+            .unwrap();
+        run(&mut s, &format!("COPY a FROM '{}'", file.display()));
+        let pages: i64 = one(&mut s, "SELECT relation_pages('a')").parse().unwrap();
+        let after: i64 = one(&mut s, "SELECT fpi FROM wal_stats()").parse().unwrap();
+        let bytes1: i64 = one(&mut s, "SELECT bytes FROM wal_stats()")
+            .parse()
+            .unwrap();
+        assert!(
+            after - before >= pages,
+            "{before} -> {after}, {pages} pages"
+        );
+        // Compressed: far less log than the pages' bytes.
+        assert!(
+            bytes1 - bytes0 < pages * 8192 / 3,
+            "{} log bytes for {pages} pages",
+            bytes1 - bytes0
+        );
+        // A second load, not committed when the process dies.
+        let mut t = db.session();
+        run(&mut t, "BEGIN");
+        run(&mut t, &format!("COPY a FROM '{}'", file.display()));
+        db.crash();
+    }
+    let db = Database::open(&data).unwrap();
+    let mut s = db.session();
+    assert_eq!(
+        rows(&mut s, "SELECT count(*), sum(aid), count(bid) FROM a"),
+        [format!(
+            "30000|{}|{}",
+            30_000u64 * 30_001 / 2,
+            30_000 - 30_000 / 97
+        )]
+    );
+    assert_eq!(
+        one(&mut s, "SELECT filler FROM a WHERE aid = 194"),
+        format!("esc\tape{}", " ".repeat(77))
+    );
+    run(&mut s, "UPDATE a SET abalance = -7 WHERE aid <= 100");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT count(*), count(*) FILTER (WHERE abalance = -7) FROM a"
+        ),
+        ["30000|100"]
+    );
+}
