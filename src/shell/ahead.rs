@@ -32,6 +32,9 @@
 //! Echo of all input (`-a`) and `-c` strings read on the main thread as
 //! before ([`super::script`]).
 //!
+//! The reader runs at most [`AHEAD`] items ahead, then waits for the main
+//! thread to take them.
+//!
 //! Locking: `inbox` (items, flags) and `reader` (the [`ScriptReader`]) are
 //! separate mutexes, never held together by the reader thread, which holds
 //! `reader` while it reads and splits and takes `inbox` only to hand an item
@@ -93,9 +96,18 @@ struct Inbox {
     stop: bool,
     /// The main thread waits for items (so the reader must signal).
     main_waiting: bool,
+    /// The reader waits for the main thread to take the queue (it holds
+    /// [`AHEAD`] items).
+    reader_full: bool,
     /// Literal vectors handed back by the main thread, for reuse.
     spare: Vec<Vec<ScannedLiteral>>,
 }
+
+/// How many items the reader runs ahead at most. Unbounded, it split
+/// half of a 22 MB script into memory ahead of the session (the reader is
+/// twice as fast), and the page faults of that memory cost more than the
+/// whole second thread saved.
+const AHEAD: usize = 512;
 
 /// State shared by the two threads.
 struct Shared<R: Read> {
@@ -186,6 +198,9 @@ impl<R: Read + Send + 'static> ReadAhead<R> {
             loop {
                 if !inbox.queue.is_empty() {
                     std::mem::swap(&mut self.local, &mut inbox.queue);
+                    if inbox.reader_full {
+                        self.shared.changed.notify_all();
+                    }
                     break;
                 }
                 if inbox.finished {
@@ -338,6 +353,20 @@ fn read_loop<R: Read>(shared: &Shared<R>) {
             continue;
         }
         let wake = inbox.main_waiting;
+        if inbox.queue.len() >= AHEAD {
+            if wake {
+                shared.changed.notify_all();
+            }
+            inbox.reader_full = true;
+            while inbox.queue.len() >= AHEAD && !inbox.stop {
+                inbox = shared
+                    .changed
+                    .wait(inbox)
+                    .unwrap_or_else(|p| p.into_inner());
+            }
+            inbox.reader_full = false;
+            continue;
+        }
         drop(inbox);
         if wake {
             shared.changed.notify_all();
