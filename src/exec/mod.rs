@@ -33,6 +33,7 @@ pub mod keyset;
 pub mod parallel;
 pub mod progress;
 pub mod scan;
+pub mod scan_fixed;
 pub mod sort;
 pub mod strkernels;
 pub mod strset;

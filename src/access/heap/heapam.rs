@@ -88,6 +88,8 @@ pub struct HeapRelation {
     /// The transaction that created this relation file, while it may still
     /// be running: its changes are not logged (see [`HeapRelation::skip_wal_for`]).
     skip_wal_xid: std::sync::atomic::AtomicU32,
+    /// The buffer each block was last found in, for sequential scans.
+    recent: crate::storage::RecentBuffers,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -135,6 +137,7 @@ impl HeapRelation {
             truncation: RwLock::new(()),
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
+            recent: crate::storage::RecentBuffers::new(),
         })
     }
 
@@ -253,6 +256,15 @@ impl HeapRelation {
 
     pub(super) fn fsm(&self) -> std::sync::MutexGuard<'_, FreeSpace> {
         self.fsm.lock().expect("free-space map mutex poisoned")
+    }
+
+    /// The recent-buffer hints covering blocks `0..nblocks`, for a scan
+    /// (see [`crate::storage::recent`]).
+    pub fn recent_buffers(
+        &self,
+        nblocks: BlockNumber,
+    ) -> std::sync::Arc<[std::sync::atomic::AtomicU32]> {
+        self.recent.slots(nblocks)
     }
 
     /// Keeps VACUUM from truncating the relation while the guard lives.
