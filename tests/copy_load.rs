@@ -72,6 +72,16 @@ fn rows_in_file_order_with_their_own_ctids() {
         one(&mut s, "SELECT filler FROM a WHERE aid = 97"),
         format!("esc\tape{}", " ".repeat(77))
     );
+    // COPY TO formats chunks of pages on two threads and writes them in
+    // block order: the file order again.
+    let mut out = Vec::new();
+    s.copy_out("COPY a TO STDOUT", &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let out_aids: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(out_aids, aids);
     // Each tuple's ctid is its own tid, its xmax unset.
     let items = rows(
         &mut s,

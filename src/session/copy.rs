@@ -56,8 +56,9 @@
 //!
 //! ## Unload path
 //! `COPY table TO` formats each visible tuple straight from the page bytes
-//! on a scanner thread while the calling thread writes (`table_out`);
-//! `COPY (query) TO` formats the executor's batches (`unload`).
+//! on two threads, chunk by chunk, while the calling thread writes the
+//! chunks in order (`table_out`); `COPY (query) TO` formats the executor's
+//! batches (`unload`), text straight from their string vectors.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
