@@ -339,23 +339,31 @@ pub struct CompressedFpi {
     /// The page without its hole, LZ4-compressed; empty when compression
     /// did not pay (the plain image is written then).
     data: Vec<u8>,
+    /// The page without its hole (reused: not zeroed per page).
+    src: Vec<u8>,
+    /// LZ4's output area (reused: zeroed once, not per page).
+    scratch: Vec<u8>,
 }
 
 /// Compresses the image of `page` (bytes `p`) without its hole, as
-/// [`encode_fpi`] would leave it out, into `out` (its buffer is reused).
+/// [`encode_fpi`] would leave it out, into `out` (its buffers are reused).
 /// Leaves `out.data` empty when the compressed form would not be smaller.
 pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
     let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     out.hole = (ho, hl);
     let raw = BLCKSZ - hl;
-    let mut src = [0u8; BLCKSZ];
-    src[..ho].copy_from_slice(&p[..ho]);
-    src[ho..raw].copy_from_slice(&p[ho + hl..]);
-    out.data
-        .resize(lz4_flex::block::get_maximum_output_size(raw), 0);
-    match lz4_flex::block::compress_into(&src[..raw], &mut out.data) {
-        Ok(n) if n < raw => out.data.truncate(n),
-        _ => out.data.clear(),
+    out.src.clear();
+    out.src.extend_from_slice(&p[..ho]);
+    out.src.extend_from_slice(&p[ho + hl..]);
+    let max = lz4_flex::block::get_maximum_output_size(raw);
+    if out.scratch.len() < max {
+        out.scratch.resize(max, 0);
+    }
+    out.data.clear();
+    if let Ok(n) = lz4_flex::block::compress_into(&out.src, &mut out.scratch) {
+        if n < raw {
+            out.data.extend_from_slice(&out.scratch[..n]);
+        }
     }
 }
 
