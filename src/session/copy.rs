@@ -24,7 +24,7 @@
 //! onto a new block through the bulk-write ring and is logged as one
 //! full-page image (LZ4-compressed with `wal_compression`: ~900 bytes for a
 //! page of pgbench accounts). A server-side file in text format is loaded
-//! by two threads that each read, parse, compress and place their own 2 MiB
+//! by three threads that each read, parse, compress and place their own 2 MiB
 //! chunks, in file order (`parallel`); other input is parsed on the
 //! session's thread while an inserter thread places the pages. So a load larger than
 //! `shared_buffers` does not evict the rest of the cache and writes about a

@@ -339,32 +339,35 @@ pub struct CompressedFpi {
     /// The page without its hole, LZ4-compressed; empty when compression
     /// did not pay (the plain image is written then).
     data: Vec<u8>,
-    /// The page without its hole (reused: not zeroed per page).
-    src: Vec<u8>,
-    /// LZ4's output area (reused: zeroed once, not per page).
-    scratch: Vec<u8>,
 }
 
 /// Compresses the image of `page` (bytes `p`) without its hole, as
-/// [`encode_fpi`] would leave it out, into `out` (its buffers are reused).
+/// [`encode_fpi`] would leave it out, into `out` (its buffer is reused).
 /// Leaves `out.data` empty when the compressed form would not be smaller.
 pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
+    thread_local! {
+        /// The page without its hole, and LZ4's output area: reused (not
+        /// zeroed per page), one pair per thread.
+        static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = Default::default();
+    }
     let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     out.hole = (ho, hl);
     let raw = BLCKSZ - hl;
-    out.src.clear();
-    out.src.extend_from_slice(&p[..ho]);
-    out.src.extend_from_slice(&p[ho + hl..]);
-    let max = lz4_flex::block::get_maximum_output_size(raw);
-    if out.scratch.len() < max {
-        out.scratch.resize(max, 0);
-    }
     out.data.clear();
-    if let Ok(n) = lz4_flex::block::compress_into(&out.src, &mut out.scratch) {
-        if n < raw {
-            out.data.extend_from_slice(&out.scratch[..n]);
+    SCRATCH.with_borrow_mut(|(src, dst)| {
+        src.clear();
+        src.extend_from_slice(&p[..ho]);
+        src.extend_from_slice(&p[ho + hl..]);
+        let max = lz4_flex::block::get_maximum_output_size(raw);
+        if dst.len() < max {
+            dst.resize(max, 0);
         }
-    }
+        if let Ok(n) = lz4_flex::block::compress_into(src, dst) {
+            if n < raw {
+                out.data.extend_from_slice(&dst[..n]);
+            }
+        }
+    });
 }
 
 /// Appends the full-page image of `p` in its compressed form when `c`

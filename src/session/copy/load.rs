@@ -139,7 +139,7 @@ impl Session {
             now,
         };
         let freeze = opts.freeze;
-        // A file in text format loads on two threads (`parallel`).
+        // A file in text format loads on three threads (`parallel`).
         if let (Input::File(path), Format::Text) = (&input, opts.format) {
             let (file, len) = open_input(path)?;
             let load = ParallelLoad::new(

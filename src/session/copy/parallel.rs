@@ -1,5 +1,5 @@
-//! COPY FROM a server-side file in text format on two threads (the
-//! session's and one more), each doing every step for its own chunks of
+//! COPY FROM a server-side file in text format on three threads (the
+//! session's and two more), each doing every step for its own chunks of
 //! the file, so neither parsing nor page placement waits for a single
 //! thread.
 //!
@@ -26,7 +26,10 @@
 //! - *Compress*: each page's ctids are set for its predicted block and the
 //!   page is compressed for the log (when `wal_compression` is on and the
 //!   table is logged), in parallel.
-//! - *Place*, in chunk order: the pages go onto new blocks
+//! - *Place*, in chunk order, by whichever worker is free (a worker parks
+//!   its chunk with the ready ones and goes on reading; the worker placing
+//!   takes the next chunk due, so no worker waits for its chunk's turn,
+//!   only when three chunks are ready): the pages go onto new blocks
 //!   ([`HeapRelation::insert_page_images`]); a page that lands where
 //!   predicted is logged with its compressed form, any other (another
 //!   session extended the table meanwhile, or the table's free space took
@@ -34,7 +37,7 @@
 //!   corrected for the chunks counted next.
 //!
 //! Each chunk's last page is placed part full (one page in ~350 for
-//! pgbench accounts), since the next chunk is packed on the other thread.
+//! pgbench accounts), since the next chunk is packed on another thread.
 
 use std::fs::File;
 use std::io::Read;
@@ -55,6 +58,12 @@ use crate::wal::record::{compress_fpi, CompressedFpi};
 const CHUNK: usize = 2 << 20;
 /// Bytes asked of the file per read.
 const READ: usize = 1 << 20;
+/// Chunks ready to be placed before a worker waits.
+const MAX_READY: usize = 3;
+/// Threads loading, the session's included: three on two cores, so that
+/// a worker waiting for its chunk's count leaves another to run, and a
+/// loaded machine's scheduler gives the load its share.
+const WORKERS: usize = 3;
 
 /// The file and what was read of it past the last chunk's end.
 struct Reader {
@@ -84,6 +93,24 @@ struct State {
     limit: u64,
     /// The error that stops the load.
     error: Option<Error>,
+    /// Chunks counted and compressed, waiting for their turn to be placed.
+    ready: std::collections::BTreeMap<u64, Ready>,
+    /// A worker is placing chunks.
+    placing: bool,
+    /// Buffers of placed chunks, for the next ones.
+    spares: Vec<(Vec<u8>, Vec<CompressedFpi>)>,
+}
+
+/// A chunk ready to be placed.
+struct Ready {
+    pages: Vec<u8>,
+    rows: u64,
+    /// The predicted block of its first page, when it was compressed.
+    first: Option<BlockNumber>,
+    /// Its pages compressed for those blocks.
+    packed: Vec<CompressedFpi>,
+    /// Where its pages end by the uncorrected prediction.
+    end_block: i64,
 }
 
 /// What only the placing worker touches.
@@ -160,6 +187,9 @@ impl<'a> ParallelLoad<'a> {
                 rows: 0,
                 limit: u64::MAX,
                 error: None,
+                ready: Default::default(),
+                placing: false,
+                spares: Vec::new(),
             }),
             changed: Condvar::new(),
             placer: Mutex::new(Placer {
@@ -177,7 +207,9 @@ impl<'a> ParallelLoad<'a> {
     /// loaded.
     pub(super) fn run(&self, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
         std::thread::scope(|s| {
-            s.spawn(|| self.work(&mut |_, _| {}));
+            for _ in 1..WORKERS {
+                s.spawn(|| self.work(&mut |_, _| {}));
+            }
             self.work(progress);
         });
         let mut st = self.lock();
@@ -210,37 +242,33 @@ impl<'a> ParallelLoad<'a> {
         st.error.is_none().then_some(st)
     }
 
-    /// One worker: chunks until the file ends or the load stops.
+    /// One worker: chunks until the file ends or the load stops, then
+    /// placing what is left ready.
     fn work(&self, progress: &mut dyn FnMut(u64, u64)) {
         let p = self.parser;
         let mut fast = FastForm::new(p.table, p.opts, p.targets, p.desc, p.now);
         let mut scratch = Scratch::default();
         let mut chunk = Vec::with_capacity(CHUNK + READ);
-        let mut spare = Vec::new();
-        let mut packed: Vec<CompressedFpi> = Vec::new();
         while !self.stopped.load(Ordering::Relaxed) {
+            let (spare, mut packed) = self.lock().spares.pop().unwrap_or_default();
             let seq = match self.read_chunk(&mut chunk) {
                 Ok(Some(seq)) => seq,
-                Ok(None) => return,
+                Ok(None) => break,
                 Err(e) => return self.fail(&mut self.lock(), e),
             };
-            let parsed = self.parse(
-                seq,
-                &chunk,
-                &mut fast,
-                &mut scratch,
-                std::mem::take(&mut spare),
-            );
+            let parsed = self.parse(seq, &chunk, &mut fast, &mut scratch, spare);
             let Some((first, end_block)) = self.count(seq, &parsed) else {
-                return;
+                break;
             };
             let mut pages = parsed.pages;
             let npages = pages.len() / BLCKSZ;
-            let mut pre: Vec<Precompressed<'_>> = Vec::new();
+            let mut predicted = None;
             if self.compress && first >= 0 {
                 let first = first as BlockNumber;
                 set_image_blocks(&mut pages, first);
-                packed.resize_with(packed.len().max(npages), CompressedFpi::default);
+                if packed.len() < npages {
+                    packed.resize_with(npages, CompressedFpi::default);
+                }
                 for (i, img) in pages.chunks_exact(BLCKSZ).enumerate() {
                     let page = PageRef {
                         rel: self.rel.rel().0,
@@ -249,18 +277,85 @@ impl<'a> ParallelLoad<'a> {
                     };
                     compress_fpi(page, img, &mut packed[i]);
                 }
-                pre = (0..npages)
-                    .map(|i| (first + i as BlockNumber, &packed[i]))
-                    .collect();
+                predicted = Some(first);
             }
-            if !self.place(seq, &pages, parsed.rows, end_block, &pre) {
+            let ready = Ready {
+                pages,
+                rows: parsed.rows,
+                first: predicted,
+                packed,
+                end_block,
+            };
+            if !self.park(seq, ready) {
                 return;
             }
-            drop(pre);
-            spare = pages;
             let rows = self.lock().rows;
             progress(rows, self.bytes.load(Ordering::Relaxed));
         }
+        self.finish();
+    }
+
+    /// Puts chunk `seq` with the ready ones, then places whatever chunks
+    /// are due while no other worker places (so no worker waits for its
+    /// own chunk's turn: whoever is free places). Waits only while too many
+    /// chunks are ready. False when the load stopped.
+    fn park(&self, seq: u64, ready: Ready) -> bool {
+        let mut st = self.lock();
+        if st.error.is_some() {
+            return false;
+        }
+        st.ready.insert(seq, ready);
+        loop {
+            st = self.place_due(st);
+            if st.error.is_some() {
+                return false;
+            }
+            if st.ready.len() < MAX_READY {
+                return true;
+            }
+            st = self.changed.wait(st).expect("COPY state poisoned");
+        }
+    }
+
+    /// After the last chunk: places what is due until nothing is ready.
+    fn finish(&self) {
+        let mut st = self.lock();
+        loop {
+            st = self.place_due(st);
+            if st.error.is_some() || (st.ready.is_empty() && !st.placing) {
+                return;
+            }
+            st = self.changed.wait(st).expect("COPY state poisoned");
+        }
+    }
+
+    /// Places the ready chunks whose turn it is, in order, unless another
+    /// worker is placing (it places them then).
+    fn place_due<'g>(&'g self, mut st: MutexGuard<'g, State>) -> MutexGuard<'g, State> {
+        while st.error.is_none() && !st.placing {
+            let seq = st.placed;
+            let Some(r) = st.ready.remove(&seq) else {
+                break;
+            };
+            st.placing = true;
+            drop(st);
+            let placed = self.place(&r);
+            st = self.lock();
+            st.placing = false;
+            match placed {
+                // Chunks counted from now on start where the relation ends.
+                Ok(end) => st.shift = i64::from(end) - r.end_block,
+                Err(e) => {
+                    self.fail(&mut st, e);
+                    break;
+                }
+            }
+            st.rows += r.rows;
+            st.placed += 1;
+            st.spares.push((r.pages, r.packed));
+            self.changed.notify_all();
+        }
+        st
     }
 
     /// Reads the next chunk into `chunk`; its number, or `None` at the end.
@@ -397,55 +492,31 @@ impl<'a> ParallelLoad<'a> {
         Some((first, st.next_block))
     }
 
-    /// Places chunk `seq`'s pages in order; false when the load stopped.
-    /// `end_block` is where the chunk's pages end by the uncorrected
-    /// prediction: the relation's real end after them corrects it.
-    fn place(
-        &self,
-        seq: u64,
-        pages: &[u8],
-        rows: u64,
-        end_block: i64,
-        pre: &[Precompressed<'_>],
-    ) -> bool {
-        let Some(st) = self.wait_for(|st| st.placed == seq) else {
-            return false;
-        };
-        drop(st);
+    /// Places one chunk's pages; the relation's size after them.
+    fn place(&self, r: &Ready) -> Result<BlockNumber> {
         if self.cancel.load(Ordering::Relaxed) {
-            self.fail(
-                &mut self.lock(),
-                err!(QueryCanceled, "canceling statement due to user request"),
-            );
-            return false;
+            return Err(err!(
+                QueryCanceled,
+                "canceling statement due to user request"
+            ));
         }
-        let placed = {
-            let mut pl = self.placer.lock().expect("COPY placer poisoned");
-            let Placer { ring, fill_first } = &mut *pl;
-            self.rel
-                .insert_page_images(
-                    pages,
-                    (self.xid, self.cid),
-                    self.freeze,
-                    Some(ring),
-                    fill_first,
-                    pre,
-                )
-                .and_then(|()| self.rel.nblocks())
+        let pre: Vec<Precompressed<'_>> = match r.first {
+            Some(first) => (0..r.pages.len() / BLCKSZ)
+                .map(|i| (first + i as BlockNumber, &r.packed[i]))
+                .collect(),
+            None => Vec::new(),
         };
-        let mut st = self.lock();
-        match placed {
-            // Chunks counted from now on start where the relation ends.
-            Ok(end) => st.shift = i64::from(end) - end_block,
-            Err(e) => {
-                self.fail(&mut st, e);
-                return false;
-            }
-        }
-        st.rows += rows;
-        st.placed += 1;
-        self.changed.notify_all();
-        true
+        let mut pl = self.placer.lock().expect("COPY placer poisoned");
+        let Placer { ring, fill_first } = &mut *pl;
+        self.rel.insert_page_images(
+            &r.pages,
+            (self.xid, self.cid),
+            self.freeze,
+            Some(ring),
+            fill_first,
+            &pre,
+        )?;
+        self.rel.nblocks()
     }
 }
 
