@@ -33,7 +33,7 @@ use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
 use crate::storage::dirlock::DirLock;
-use crate::storage::{BufferPool, RelFileNode, RingSizes};
+use crate::storage::{BufferPool, BufferPoolConfig, RelFileNode, RingSizes};
 use crate::txn::{LockManager, TxnManager};
 use crate::wal::{recovery, Checkpointer, Wal, WalRecord};
 
@@ -102,7 +102,14 @@ impl Database {
         let (control, _created) = ControlFile::open_or_create(&dir)?;
         let ctl = control.data();
         let control = Arc::new(Mutex::new(control));
-        let pool = BufferPool::open(&dir, settings.shared_buffers as usize)?;
+        let pool = BufferPool::open_with(
+            &dir,
+            BufferPoolConfig {
+                nbuffers: settings.shared_buffers as usize,
+                huge_pages: settings.huge_pages,
+                ..BufferPoolConfig::default()
+            },
+        )?;
         pool.set_ring_sizes(ring_sizes(&settings));
         let txns = Arc::new(TxnManager::open(&dir, control.clone())?);
         // Recovery comes before the catalog, which reads the commit log.
@@ -125,7 +132,6 @@ impl Database {
         let wal = Wal::open(&wal_dir, found.end, found.prev, ctl.redo_lsn, true)?;
         wal.set_compression(settings.wal_compression);
         pool.set_wal_flush_hook(wal.clone());
-        pool.set_hint_floor(ctl.redo_lsn);
         txns.clog().set_wal_flushed(wal.flushed_handle());
         let checkpointer = Arc::new(Checkpointer::new(
             wal.clone(),

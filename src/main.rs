@@ -66,6 +66,9 @@ fn run(args: &Args) -> u8 {
     if let Some(pages) = args.shared_buffers {
         settings.shared_buffers = pages;
     }
+    if let Some(huge) = args.huge_pages {
+        settings.huge_pages = huge;
+    }
     let db = match Database::open_with(&dir, settings) {
         Ok(db) => db,
         Err(e) => {

@@ -58,6 +58,9 @@ pub struct Settings {
     pub enable_hashagg: bool,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
+    /// Worker threads VACUUM's heap pass may add beside the leader (at most
+    /// one participant per core; PostgreSQL uses them for indexes only).
+    pub max_parallel_maintenance_workers: i64,
     /// Tables of at least this many pages may be scanned in parallel.
     pub min_parallel_table_scan_size: i64,
     /// WAL volume that triggers a checkpoint, in MB; fixed while open.
@@ -67,6 +70,10 @@ pub struct Settings {
     /// Full-page images in the WAL are LZ4-compressed (PostgreSQL's
     /// `wal_compression = lz4`); fixed while open.
     pub wal_compression: bool,
+    /// The buffer pool asks the kernel for transparent huge pages (2 MB
+    /// pages: a scan of a cached table then takes ~1/512 of the TLB misses);
+    /// fixed while open.
+    pub huge_pages: bool,
 }
 
 /// The values of `synchronous_commit`.
@@ -124,10 +131,12 @@ impl Default for Settings {
             enable_hashjoin: true,
             enable_hashagg: true,
             max_parallel_workers_per_gather: 2,
+            max_parallel_maintenance_workers: 2,
             min_parallel_table_scan_size: 1024,
             max_wal_size_mb: 1024,
             checkpoint_timeout_s: 300,
             wal_compression: true,
+            huge_pages: true,
         }
     }
 }
@@ -304,6 +313,18 @@ pub static DEFS: &[Def] = &[
         enable_hashjoin,
         "Enables the planner's use of hash join plans."
     ),
+    Def {
+        name: "huge_pages",
+        kind: Kind::Bool,
+        context: Context::Open,
+        description: "Use of huge pages for the buffer pool (transparent huge pages, as PostgreSQL's \"try\").",
+        get: |s| SettingValue::Bool(s.huge_pages),
+        put: |s, v| {
+            if let SettingValue::Bool(b) = v {
+                s.huge_pages = b
+            }
+        },
+    },
     int_def!(
         "maintenance_io_concurrency",
         maintenance_io_concurrency,
@@ -321,6 +342,15 @@ pub static DEFS: &[Def] = &[
         Kb,
         User,
         "Sets the maximum memory to be used for maintenance operations."
+    ),
+    int_def!(
+        "max_parallel_maintenance_workers",
+        max_parallel_maintenance_workers,
+        0,
+        1024,
+        None,
+        User,
+        "Sets the maximum number of parallel processes per maintenance operation."
     ),
     int_def!(
         "max_parallel_workers_per_gather",
@@ -821,6 +851,10 @@ mod tests {
         assert_eq!(s.show("checkpoint_timeout").unwrap(), "90s");
         s.set_at_open("max_wal_size", "64MB").unwrap();
         assert_eq!(s.max_wal_size_mb, 64);
+        assert!(s.huge_pages);
+        s.set_at_open("huge_pages", "off").unwrap();
+        assert!(!s.huge_pages);
+        assert!(s.set("huge_pages", "on").is_err(), "fixed while open");
         assert_eq!(s.show_all().len(), DEFS.len());
         assert!(DEFS.windows(2).all(|w| w[0].name < w[1].name));
     }

@@ -1,23 +1,23 @@
 //! Hash aggregation, DISTINCT and INTERSECT/EXCEPT.
 //!
-//! [`AggregateOp`] reads its whole input, grouping rows in a `hashbrown`
-//! table keyed by the group values (a one-column key is kept as a single
-//! [`Value`], so the common `GROUP BY bid` allocates nothing per row), with
-//! one accumulator per aggregate per group, then emits the groups in
-//! batches. The key buffer is reused between rows; only a new group clones
-//! its key; a single text key is numbered through a [`StrSet`] instead, so
-//! a repeated key allocates nothing. Without GROUP BY there is exactly one group, even over no rows
+//! [`AggregateOp`] reads its whole input, numbering the distinct group keys
+//! in a [`KeySet`] (the keys stored column by column, a repeated key found
+//! by hashing and comparing the batch's own slots — text as bytes of the
+//! string vector — so a row allocates nothing), with one accumulator per
+//! aggregate per group, then emits the groups in batches. Aggregates run
+//! column by column over a batch's group ids; a text argument is read in
+//! place (`min`/`max` keep their best string in a reused buffer, and
+//! `count(DISTINCT x)` numbers the values of each group in a [`KeySet`] of
+//! its own). Without GROUP BY there is exactly one group, even over no rows
 //! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
 //! the typed path of [`super::fastagg`] instead.
-
-use std::collections::HashSet;
-
-use hashbrown::HashMap;
+//!
+//! [`DistinctOp`] and [`SetOpOp`] key their rows the same way.
 
 use super::expr::{truth_mask, Expr};
 use super::fastagg::{self, FastAgg};
-use super::strset::StrSet;
-use super::vector::{Batch, Data, Vector, BATCH_SIZE};
+use super::keyset::KeySet;
+use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 use crate::plan::AggCall;
@@ -28,7 +28,7 @@ use crate::types::{DataType, Value};
 /// seen by each DISTINCT aggregate.
 struct Group {
     accs: Vec<Accumulator>,
-    seen: Vec<Option<HashSet<Value>>>,
+    seen: Vec<Option<KeySet>>,
 }
 
 /// GROUP BY and aggregates.
@@ -88,26 +88,23 @@ impl<'a> AggregateOp<'a> {
         for a in self.aggs {
             let input_ty = a.arg.as_ref().map_or(DataType::Int8, |e| e.ty);
             accs.push(Accumulator::new(a.func, &input_ty)?);
-            seen.push(a.distinct.then(HashSet::new));
+            seen.push(a.distinct.then(|| KeySet::new(&[input_ty])));
         }
         Ok(Group { accs, seen })
     }
 
     fn consume(&mut self, mut input: Box<dyn Operator + 'a>) -> Result<()> {
-        let mut index: HashMap<Vec<Value>, usize> = HashMap::new();
-        let mut key: Vec<Value> = Vec::with_capacity(self.group.len());
-        let mut groups: Vec<(Vec<Value>, Group)> = Vec::new();
+        // The group keys, numbered in first-seen order: group `id` is key
+        // `id` of the set, so a repeated key (the common case) finds its
+        // group by hashing the batch's own slots, with no `Value` per row.
+        let key_types: Vec<DataType> = self.group.iter().map(|e| e.ty).collect();
+        let mut index = KeySet::new(&key_types);
+        let mut groups: Vec<Group> = Vec::new();
         if self.group.is_empty() {
-            groups.push((Vec::new(), self.new_group()?));
+            groups.push(self.new_group()?);
         }
-        // One text key: numbered by a string set (bytes hashed, each key
-        // stored once), no `Value` per row; `text_groups[id]` is its group.
-        let mut text = match self.group {
-            [g] if g.ty.is_string() => Some(StrSet::new(matches!(g.ty, DataType::Char(_)))),
-            _ => None,
-        };
-        let mut text_groups: Vec<usize> = Vec::new();
-        let mut null_group: Option<usize> = None;
+        // The group of each row of the batch (reused between batches).
+        let mut gids: Vec<u32> = Vec::with_capacity(BATCH_SIZE);
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
             let keys: Vec<_> = self
@@ -115,97 +112,69 @@ impl<'a> AggregateOp<'a> {
                 .iter()
                 .map(|e| e.eval(&b))
                 .collect::<Result<_>>()?;
-            let args: Vec<Option<_>> = self
-                .aggs
-                .iter()
-                .map(|a| a.arg.as_ref().map(|e| e.eval(&b)).transpose())
-                .collect::<Result<_>>()?;
-            let masks: Vec<Option<Vec<bool>>> = self
-                .aggs
-                .iter()
-                .map(|a| {
-                    a.filter
-                        .as_ref()
-                        .map(|f| f.eval(&b).map(|v| truth_mask(&v)))
-                        .transpose()
-                })
-                .collect::<Result<_>>()?;
-            for row in 0..b.len {
-                let g = if self.group.is_empty() {
-                    0
-                } else if let Some(set) = &mut text {
-                    let slow;
-                    let s = match &keys[0].data {
-                        Data::Str(_) => keys[0].str_at(row),
-                        _ => {
-                            slow = keys[0].get(row);
-                            slow.as_str()
-                        }
-                    };
-                    match s {
-                        Some(s) => {
-                            let (id, new) = set.insert(s);
-                            if new {
-                                groups.push((vec![Value::text(s)], self.new_group()?));
-                                text_groups.push(groups.len() - 1);
-                            }
-                            text_groups[id as usize]
-                        }
-                        None => match null_group {
-                            Some(g) => g,
-                            None => {
-                                groups.push((vec![Value::Null], self.new_group()?));
-                                null_group = Some(groups.len() - 1);
-                                groups.len() - 1
-                            }
-                        },
+            let key_cols: Vec<&Vector> = keys.iter().map(|k| &**k).collect();
+            gids.clear();
+            if self.group.is_empty() {
+                gids.resize(b.len, 0);
+            } else {
+                for row in 0..b.len {
+                    let (id, new) = index.insert(&key_cols, row);
+                    if new {
+                        groups.push(self.new_group()?);
                     }
-                } else {
-                    key.clear();
-                    key.extend(keys.iter().map(|k| k.get(row)));
-                    match index.get(&key) {
-                        Some(&g) => g,
-                        None => {
-                            let g = groups.len();
-                            groups.push((key.clone(), self.new_group()?));
-                            index.insert(key.clone(), g);
-                            g
+                    gids.push(id);
+                }
+            }
+            for (k, a) in self.aggs.iter().enumerate() {
+                let mask = a
+                    .filter
+                    .as_ref()
+                    .map(|f| f.eval(&b).map(|v| truth_mask(&v)))
+                    .transpose()?;
+                let skip = |row: usize| mask.as_ref().is_some_and(|m| !m[row]);
+                let Some(arg) = &a.arg else {
+                    for (row, &g) in gids.iter().enumerate() {
+                        if !skip(row) {
+                            groups[g as usize].accs[k].add_row();
                         }
                     }
+                    continue;
                 };
-                let state = &mut groups[g].1;
-                for (k, a) in self.aggs.iter().enumerate() {
-                    if let Some(m) = &masks[k] {
-                        if !m[row] {
+                let col = arg.eval(&b)?;
+                for (row, &g) in gids.iter().enumerate() {
+                    if skip(row) {
+                        continue;
+                    }
+                    let state = &mut groups[g as usize];
+                    let null = col.is_null(row);
+                    if let Some(seen) = &mut state.seen[k] {
+                        if null || !seen.insert(&[&col], row).1 {
                             continue;
                         }
                     }
-                    match &args[k] {
-                        None => state.accs[k].add_row(),
-                        Some(col) => {
-                            let v = col.get(row);
-                            if let Some(seen) = &mut state.seen[k] {
-                                if v.is_null() || !seen.insert(v.clone()) {
-                                    continue;
-                                }
-                            }
-                            if a.func == AggFunc::CountStar {
-                                state.accs[k].add_row();
-                            } else {
-                                state.accs[k].add(&v)?;
-                            }
-                        }
+                    if a.func == AggFunc::CountStar {
+                        state.accs[k].add_row();
+                    } else if null {
+                        continue;
+                    } else if let Some(s) = col.str_at(row) {
+                        // Text read in place: `min`/`max` keep their best
+                        // value in a reused buffer.
+                        state.accs[k].add_str(s)?;
+                    } else {
+                        state.accs[k].add(&col.get(row))?;
                     }
                 }
             }
         }
         self.out = groups
             .into_iter()
-            .map(|(mut key, g)| {
+            .enumerate()
+            .map(|(id, g)| {
+                let mut row: Vec<Value> = index.keys().iter().map(|k| k.get(id)).collect();
                 for acc in &g.accs {
-                    key.push(acc.finish()?);
+                    row.push(acc.finish()?);
                 }
-                Ok(key)
+                Ok(row)
             })
             .collect::<Result<_>>()?;
         Ok(())
@@ -232,10 +201,12 @@ impl Operator for AggregateOp<'_> {
 }
 
 /// Removes duplicate rows, streaming: a row is emitted the first time it
-/// is seen.
+/// is seen. The rows seen are a [`KeySet`] over all columns, so a
+/// duplicate is found from the batch's own slots (no `Value` per row).
 pub struct DistinctOp<'a> {
     input: Box<dyn Operator + 'a>,
-    seen: HashSet<Vec<Value>>,
+    /// Created from the first batch's column types.
+    seen: Option<KeySet>,
     ctx: &'a ExecContext,
 }
 
@@ -244,17 +215,26 @@ impl<'a> DistinctOp<'a> {
     pub fn new(input: Box<dyn Operator + 'a>, ctx: &'a ExecContext) -> DistinctOp<'a> {
         DistinctOp {
             input,
-            seen: HashSet::new(),
+            seen: None,
             ctx,
         }
     }
+}
+
+/// A batch's columns as the slices a [`KeySet`] reads.
+fn columns(b: &Batch) -> Vec<&Vector> {
+    b.columns.iter().collect()
 }
 
 impl Operator for DistinctOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
         while let Some(b) = self.input.next()? {
             self.ctx.check_cancel()?;
-            let keep: Vec<bool> = (0..b.len).map(|i| self.seen.insert(b.row(i))).collect();
+            let cols = columns(&b);
+            let seen = self
+                .seen
+                .get_or_insert_with(|| KeySet::new(&cols.iter().map(|c| c.ty).collect::<Vec<_>>()));
+            let keep: Vec<bool> = (0..b.len).map(|i| seen.insert(&cols, i).1).collect();
             let out = b.filter(&keep);
             if out.len > 0 {
                 return Ok(Some(out));
@@ -264,15 +244,22 @@ impl Operator for DistinctOp<'_> {
     }
 }
 
-/// INTERSECT / EXCEPT [ALL].
+/// INTERSECT / EXCEPT [ALL]: the right input's rows are counted per
+/// distinct row of a [`KeySet`], then the left input streams against the
+/// counts; output rows are gathered from the left batches.
 pub struct SetOpOp<'a> {
     left: Box<dyn Operator + 'a>,
     right: Option<Box<dyn Operator + 'a>>,
     intersect: bool,
     all: bool,
-    counts: HashMap<Vec<Value>, usize>,
-    emitted: HashSet<Vec<Value>>,
+    /// The distinct rows of both inputs (left rows enter as they come).
+    rows: KeySet,
+    /// Per distinct row: how many right rows are left to match.
+    counts: Vec<usize>,
+    /// Per distinct row: already emitted (the non-ALL forms).
+    emitted: Vec<bool>,
     types: Vec<DataType>,
+    ctx: &'a ExecContext,
 }
 
 impl<'a> SetOpOp<'a> {
@@ -283,16 +270,29 @@ impl<'a> SetOpOp<'a> {
         intersect: bool,
         all: bool,
         types: Vec<DataType>,
+        ctx: &'a ExecContext,
     ) -> SetOpOp<'a> {
         SetOpOp {
             left,
             right: Some(right),
             intersect,
             all,
-            counts: HashMap::new(),
-            emitted: HashSet::new(),
+            rows: KeySet::new(&types),
+            counts: Vec::new(),
+            emitted: Vec::new(),
             types,
+            ctx,
         }
+    }
+
+    /// The id of row `i` of `cols`, entered when new.
+    fn id(&mut self, cols: &[&Vector], i: usize) -> usize {
+        let (id, new) = self.rows.insert(cols, i);
+        if new {
+            self.counts.push(0);
+            self.emitted.push(false);
+        }
+        id as usize
     }
 }
 
@@ -300,44 +300,43 @@ impl Operator for SetOpOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
         if let Some(mut right) = self.right.take() {
             while let Some(b) = right.next()? {
+                self.ctx.check_cancel()?;
+                let cols = columns(&b);
                 for i in 0..b.len {
-                    *self.counts.entry(b.row(i)).or_insert(0) += 1;
+                    let id = self.id(&cols, i);
+                    self.counts[id] += 1;
                 }
             }
         }
         while let Some(b) = self.left.next()? {
-            let mut cols: Vec<Vector> = self.types.iter().map(|t| Vector::new(*t)).collect();
-            let mut len = 0;
+            self.ctx.check_cancel()?;
+            let cols = columns(&b);
+            let mut keep = Vec::with_capacity(b.len);
             for i in 0..b.len {
-                let row = b.row(i);
-                let count = self.counts.get(&row).copied().unwrap_or(0);
+                let id = self.id(&cols, i);
+                let count = &mut self.counts[id];
                 let emit = if self.all {
-                    if self.intersect {
-                        if count > 0 {
-                            *self.counts.get_mut(&row).expect("counted") -= 1;
-                            true
-                        } else {
-                            false
-                        }
-                    } else if count > 0 {
-                        *self.counts.get_mut(&row).expect("counted") -= 1;
-                        false
-                    } else {
-                        true
+                    // INTERSECT ALL: min(left, right) copies; EXCEPT ALL:
+                    // max(left - right, 0).
+                    let matched = *count > 0;
+                    if matched {
+                        *count -= 1;
                     }
+                    matched == self.intersect
                 } else {
-                    let wanted = (count > 0) == self.intersect;
-                    wanted && self.emitted.insert(row.clone())
+                    let wanted = (*count > 0) == self.intersect;
+                    wanted && !std::mem::replace(&mut self.emitted[id], true)
                 };
                 if emit {
-                    for (c, v) in row.iter().enumerate() {
-                        cols[c].push(v);
-                    }
-                    len += 1;
+                    keep.push(i as u32);
                 }
             }
-            if len > 0 {
-                return Ok(Some(Batch { columns: cols, len }));
+            if !keep.is_empty() {
+                let mut out = b.take(&keep);
+                for (c, ty) in out.columns.iter_mut().zip(&self.types) {
+                    c.ty = *ty;
+                }
+                return Ok(Some(out));
             }
         }
         Ok(None)

@@ -11,19 +11,28 @@
 //! common arithmetic and comparison cases over `int4`, `int8` and `float8`
 //! run as typed loops over plain slices ([`super::kernels`]), and those over
 //! text (comparisons, LIKE, `||`, length/lower/upper) over the string
-//! vector's slices ([`super::strkernels`]); everything else
-//! falls back to per-row evaluation through [`crate::types`], which is exact
-//! but slower.
+//! vector's slices ([`super::strkernels`]); CASE, COALESCE, GREATEST /
+//! LEAST, IS DISTINCT FROM and `IN (subquery)` read rows in their physical
+//! form and copy result rows slot to slot ([`Vector::push_from`],
+//! [`Vector::cmp_at`], [`super::keyset`]), so text costs no `Value` per row
+//! there either; everything else falls back to per-row evaluation through
+//! [`crate::types`], which is exact but slower (a text value is then one
+//! allocation per row: casts from text, functions without a string kernel).
+//!
+//! CASE and COALESCE are lazy as in PostgreSQL: an arm (an argument) is
+//! evaluated only over the rows that reach it, so its errors fire only
+//! there.
 //!
 //! NULL semantics are SQL's three-valued logic: arithmetic and comparison
 //! yield NULL when an input is NULL; `AND`/`OR` follow Kleene logic; `IS
 //! [NOT] NULL` and `IS [NOT] DISTINCT FROM` never yield NULL.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::functions::Func;
 use super::kernels;
+use super::keyset::{eq_at, KeySet};
 use super::strkernels;
 use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
@@ -69,8 +78,9 @@ pub enum ExprKind {
     /// `x [NOT] IN (list)` with the list's items of `x`'s type.
     InList(Box<Expr>, Vec<Expr>, bool),
     /// `x [NOT] IN (subquery)`, the subquery's rows computed beforehand:
-    /// (x, the non-NULL values, whether a NULL was among them, negated).
-    InSet(Box<Expr>, HashSet<Value>, bool, bool),
+    /// (x, the non-NULL values as a one-column key set of `x`'s type,
+    /// whether a NULL was among them, negated).
+    InSet(Box<Expr>, Arc<KeySet>, bool, bool),
     /// `x [NOT] LIKE/ILIKE pattern`: (x, pattern, case-insensitive, negated).
     Like(Box<Expr>, Box<Expr>, bool, bool),
     /// A scalar function call.
@@ -211,20 +221,11 @@ impl Expr {
                 Cow::Owned(Vector::from_data(DataType::Bool, Data::Bool(out)))
             }
             ExprKind::IsDistinct(l, r, negated) => {
+                // Both operands are of one type: rows compared in place
+                // (text as bytes), NULL not distinct from NULL.
                 let a = l.eval(batch)?;
                 let b = r.eval(batch)?;
-                let mut out = Vec::with_capacity(n);
-                for i in 0..n {
-                    let (x, y) = (a.get(i), b.get(i));
-                    let distinct = match (x.is_null(), y.is_null()) {
-                        (true, true) => false,
-                        (true, false) | (false, true) => true,
-                        (false, false) => {
-                            types::compare_typed(&x, &y, &l.ty) != std::cmp::Ordering::Equal
-                        }
-                    };
-                    out.push(distinct != *negated);
-                }
+                let out = (0..n).map(|i| eq_at(&a, i, &b, i) == *negated).collect();
                 Cow::Owned(Vector::from_data(DataType::Bool, Data::Bool(out)))
             }
             ExprKind::Cast(x, ctx) => {
@@ -279,11 +280,12 @@ impl Expr {
                 Cow::Owned(out)
             }
             ExprKind::InSet(x, set, has_null, negated) => {
+                // Each row is looked up by its own slot (text as the string
+                // vector's bytes): no `Value` per row.
                 let a = x.eval(batch)?;
                 let mut out = Vector::with_capacity(DataType::Bool, n);
                 for i in 0..n {
-                    let v = a.get(i);
-                    if v.is_null() {
+                    if a.is_null(i) {
                         if set.is_empty() && !has_null {
                             out.push(&Value::Bool(*negated));
                         } else {
@@ -291,7 +293,8 @@ impl Expr {
                         }
                         continue;
                     }
-                    push_tri(&mut out, set.contains(&v), *has_null, *negated);
+                    let found = set.find(&[&a], i).is_some();
+                    push_tri(&mut out, found, *has_null, *negated);
                 }
                 Cow::Owned(out)
             }
@@ -344,45 +347,38 @@ impl Expr {
                     .collect::<Result<Vec<_>>>()?;
                 let mut out = Vector::with_capacity(self.ty, n);
                 for i in 0..n {
-                    let mut best = Value::Null;
+                    // The first of the greatest (least) non-NULL values,
+                    // compared in place and copied from its column.
+                    let mut best: Option<&Vector> = None;
                     for c in &cols {
-                        let v = c.get(i);
-                        if v.is_null() {
+                        if c.is_null(i) {
                             continue;
                         }
-                        let o = types::compare_typed(&v, &best, &self.ty);
-                        if best.is_null()
-                            || (*greatest && o == std::cmp::Ordering::Greater)
-                            || (!*greatest && o == std::cmp::Ordering::Less)
-                        {
-                            best = v;
+                        let better = match best {
+                            None => true,
+                            Some(b) if *greatest => c.cmp_at(i, b, i).is_gt(),
+                            Some(b) => c.cmp_at(i, b, i).is_lt(),
+                        };
+                        if better {
+                            best = Some(c);
                         }
                     }
-                    out.push(&best);
+                    match best {
+                        Some(c) => out.push_from(c, i),
+                        None => out.push_null(),
+                    }
                 }
                 Cow::Owned(out)
             }
-            ExprKind::Coalesce(items) => {
-                let cols = items
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                let mut out = Vector::with_capacity(self.ty, n);
-                for i in 0..n {
-                    let v = cols
-                        .iter()
-                        .map(|c| c.get(i))
-                        .find(|v| !v.is_null())
-                        .unwrap_or(Value::Null);
-                    out.push(&v);
-                }
-                Cow::Owned(out)
-            }
+            ExprKind::Coalesce(items) => Cow::Owned(self.eval_coalesce(batch, items)?),
         })
     }
 
     /// CASE is evaluated lazily per row so that an arm's errors (division
-    /// by zero in a branch not taken) do not fire, as in PostgreSQL.
+    /// by zero in a branch not taken) do not fire, as in PostgreSQL: each
+    /// condition runs over the rows no earlier arm took, each result over
+    /// the rows its condition took, and the output is assembled by copying
+    /// every row from the vector that computed it (no `Value` per row).
     fn eval_case(
         &self,
         batch: &Batch,
@@ -390,50 +386,165 @@ impl Expr {
         otherwise: &Option<Box<Expr>>,
     ) -> Result<Vector> {
         let n = batch.len;
-        let mut out = Vector::with_capacity(self.ty, n);
+        // Where row `r`'s result is: (index into `parts`, row there);
+        // `None` for NULL (no arm took it and there is no ELSE).
+        let mut source: Vec<Option<(u32, u32)>> = vec![None; n];
+        let mut parts: Vec<Cow<'_, Vector>> = Vec::new();
         let mut remaining: Vec<u32> = (0..n as u32).collect();
-        let mut results: Vec<Option<Value>> = vec![None; n];
+        let mut taken: Vec<u32> = Vec::with_capacity(n);
+        let mut rest: Vec<u32> = Vec::with_capacity(n);
         for (cond, result) in arms {
             if remaining.is_empty() {
                 break;
             }
-            let sub = batch.take(&remaining);
-            let c = cond.eval(&sub)?;
-            let hit: Vec<bool> = (0..sub.len)
-                .map(|i| c.get(i).as_bool() == Some(true))
-                .collect();
-            let taken: Vec<u32> = remaining
-                .iter()
-                .zip(&hit)
-                .filter(|(_, &h)| h)
-                .map(|(&r, _)| r)
-                .collect();
-            if !taken.is_empty() {
-                let sub = batch.take(&taken);
-                let vals = result.eval(&sub)?;
-                for (j, &r) in taken.iter().enumerate() {
-                    results[r as usize] = Some(vals.get(j));
+            let hit = truth_mask(&*eval_rows(cond, batch, &remaining)?);
+            taken.clear();
+            rest.clear();
+            for (&r, &h) in remaining.iter().zip(&hit) {
+                if h {
+                    taken.push(r);
+                } else {
+                    rest.push(r);
                 }
             }
-            remaining = remaining
-                .iter()
-                .zip(&hit)
-                .filter(|(_, &h)| !h)
-                .map(|(&r, _)| r)
-                .collect();
+            if !taken.is_empty() {
+                place(result, batch, &taken, &mut parts, &mut source)?;
+            }
+            std::mem::swap(&mut remaining, &mut rest);
         }
         if let (Some(e), false) = (otherwise, remaining.is_empty()) {
-            let sub = batch.take(&remaining);
-            let vals = e.eval(&sub)?;
+            place(e, batch, &remaining, &mut parts, &mut source)?;
+        }
+        Ok(assemble(self.ty, &parts, &source))
+    }
+
+    /// COALESCE, lazily as PostgreSQL evaluates it: argument `k` runs only
+    /// over the rows whose earlier arguments were all NULL (so its errors
+    /// fire only there), and each row is copied from the argument that gave
+    /// it its value.
+    fn eval_coalesce(&self, batch: &Batch, items: &[Expr]) -> Result<Vector> {
+        let n = batch.len;
+        let mut source: Vec<Option<(u32, u32)>> = vec![None; n];
+        let mut parts: Vec<Cow<'_, Vector>> = Vec::new();
+        let mut remaining: Vec<u32> = (0..n as u32).collect();
+        let mut rest: Vec<u32> = Vec::with_capacity(n);
+        for item in items {
+            if remaining.is_empty() {
+                break;
+            }
+            // A column or a constant is read over the whole batch (nothing
+            // to fail, nothing to gather); anything else over the rows
+            // still NULL.
+            let whole = item.is_plain() || remaining.len() == n;
+            let v = if whole {
+                item.eval(batch)?
+            } else {
+                eval_rows(item, batch, &remaining)?
+            };
+            let part = parts.len() as u32;
+            rest.clear();
             for (j, &r) in remaining.iter().enumerate() {
-                results[r as usize] = Some(vals.get(j));
+                let at = if whole { r as usize } else { j };
+                if v.is_null(at) {
+                    rest.push(r);
+                } else {
+                    source[r as usize] = Some((part, at as u32));
+                }
+            }
+            if rest.len() < remaining.len() {
+                parts.push(v);
+            }
+            std::mem::swap(&mut remaining, &mut rest);
+        }
+        Ok(assemble(self.ty, &parts, &source))
+    }
+
+    /// A column reference or a constant, or a cast that only relabels one:
+    /// evaluating it over rows that do not need it cannot fail and costs
+    /// nothing per row.
+    fn is_plain(&self) -> bool {
+        match &self.kind {
+            ExprKind::Column(_) | ExprKind::Const(_) => true,
+            ExprKind::Cast(x, _) => (x.ty == self.ty || relabels(&x.ty, &self.ty)) && x.is_plain(),
+            _ => false,
+        }
+    }
+
+    /// Marks in `used` the input columns the expression reads.
+    fn mark_columns(&self, used: &mut [bool]) {
+        if let ExprKind::Column(i) = self.kind {
+            if let Some(u) = used.get_mut(i) {
+                *u = true;
             }
         }
-        for r in results {
-            out.push(&r.unwrap_or(Value::Null));
+        for c in self.children() {
+            c.mark_columns(used);
         }
-        Ok(out)
     }
+}
+
+/// Evaluates `result` for the rows `rows` of `batch` and records where each
+/// row's value is: a plain expression over the whole batch (its row `r` is
+/// row `r`), anything else over the gathered rows.
+fn place<'b>(
+    result: &Expr,
+    batch: &'b Batch,
+    rows: &[u32],
+    parts: &mut Vec<Cow<'b, Vector>>,
+    source: &mut [Option<(u32, u32)>],
+) -> Result<()> {
+    if matches!(result.as_const(), Some(Value::Null)) {
+        // NULL (NULLIF's arm): the rows keep no source, and are NULL.
+        return Ok(());
+    }
+    let part = parts.len() as u32;
+    if result.is_plain() || rows.len() == batch.len {
+        parts.push(result.eval(batch)?);
+        for &r in rows {
+            source[r as usize] = Some((part, r));
+        }
+    } else {
+        parts.push(eval_rows(result, batch, rows)?);
+        for (j, &r) in rows.iter().enumerate() {
+            source[r as usize] = Some((part, j as u32));
+        }
+    }
+    Ok(())
+}
+
+/// The result vector of CASE / COALESCE: each row copied from where
+/// `source` says (NULL where it says nothing).
+fn assemble(ty: DataType, parts: &[Cow<'_, Vector>], source: &[Option<(u32, u32)>]) -> Vector {
+    let mut out = Vector::with_capacity(ty, source.len());
+    for s in source {
+        match *s {
+            Some((p, j)) => out.push_from(&parts[p as usize], j as usize),
+            None => out.push_null(),
+        }
+    }
+    out
+}
+
+/// Evaluates `e` over the rows `rows` of `batch` (ascending positions):
+/// over the batch itself when that is every row, else over a gather of
+/// only the columns `e` reads (the others stay empty).
+fn eval_rows<'b>(e: &Expr, batch: &'b Batch, rows: &[u32]) -> Result<Cow<'b, Vector>> {
+    if rows.len() == batch.len {
+        return e.eval(batch);
+    }
+    let mut used = vec![false; batch.columns.len()];
+    e.mark_columns(&mut used);
+    let columns = batch
+        .columns
+        .iter()
+        .zip(&used)
+        .map(|(c, &u)| if u { c.take(rows) } else { Vector::new(c.ty) })
+        .collect();
+    let sub = Batch {
+        columns,
+        len: rows.len(),
+    };
+    Ok(Cow::Owned(e.eval(&sub)?.into_owned()))
 }
 
 /// Pushes the three-valued result of `x IN (...)`.

@@ -233,15 +233,24 @@ impl<'p> FastAgg<'p> {
                         if self.direct.is_empty() {
                             self.direct = vec![NO_GROUP; DIRECT_KEYS as usize];
                         }
-                        slot.resize(b.len.min(x.len()), 0);
-                        for (s, &k) in slot.iter_mut().zip(x) {
-                            // Known small keys: one array read; others (and
-                            // a key's first row) through `group_of`.
-                            let d = self.direct.get(k as u32 as usize).copied();
-                            *s = match d {
-                                Some(g) if g != NO_GROUP => g,
-                                _ => self.group_of(Some(k as i64)),
-                            };
+                        // Known small keys: one array read each, in a loop
+                        // that calls nothing; the rest (other keys, and a
+                        // key's first row) are then looked up through
+                        // `group_of`, in row order, so group numbers stay
+                        // first-seen.
+                        let direct = &self.direct;
+                        let x = &x[..b.len.min(x.len())];
+                        slot.extend(
+                            x.iter().map(|&k| {
+                                direct.get(k as u32 as usize).copied().unwrap_or(NO_GROUP)
+                            }),
+                        );
+                        if slot.contains(&NO_GROUP) {
+                            for (s, &k) in slot.iter_mut().zip(x) {
+                                if *s == NO_GROUP {
+                                    *s = self.group_of(Some(k as i64));
+                                }
+                            }
                         }
                     }
                     _ => {
@@ -287,10 +296,21 @@ impl<'p> FastAgg<'p> {
                 _ => {
                     // sum / avg: the hot loop of `sum(abalance) group by bid`.
                     if let (Data::I32(x), None) = (&col.data, &col.nulls) {
+                        let (sums, counts) = (&mut self.sums[..], &mut self.counts[..]);
+                        // Every slot names an existing group (checked once
+                        // per batch, so that the loop needs no bounds check
+                        // per row): a slot out of range is a bug, and stops
+                        // the statement rather than counting wrongly.
+                        let top = slot.iter().copied().max().unwrap_or(0) as usize;
+                        assert!(top * na + k < sums.len() && sums.len() == counts.len());
                         for (&g, &v) in slot.iter().zip(x) {
                             let at = g as usize * na + k;
-                            self.sums[at] += v as i128;
-                            self.counts[at] += 1;
+                            // SAFETY: `at <= top * na + k < sums.len()`
+                            // (asserted above), and counts is as long.
+                            unsafe {
+                                *sums.get_unchecked_mut(at) += v as i128;
+                                *counts.get_unchecked_mut(at) += 1;
+                            }
                         }
                     } else {
                         for (i, &g) in slot.iter().enumerate() {

@@ -2,25 +2,30 @@
 //! (other conditions, CROSS JOIN).
 //!
 //! The hash join reads its build input completely into one batch and a
-//! `hashbrown` table from key values to build-row positions (rows whose key
+//! hash table from key values to build-row positions (rows whose key
 //! has a NULL are never entered: NULL matches nothing), then streams the
 //! probe input a batch at a time: candidate pairs are gathered into one
 //! combined batch (left columns, then right columns), the residual
 //! condition — if any — is evaluated over the whole candidate batch at once,
 //! and unmatched rows of a preserved side are NULL-extended. Unmatched
 //! build rows of a preserved build side (RIGHT/FULL joins) come last.
-//! A join on one integer or text key uses a typed table of
+//! The general table numbers the distinct build keys in a [`KeySet`] (keys
+//! read in place from the batch, text as bytes: no `Value` per row) and
+//! chains each key's build rows in build order through one `next` array. A
+//! join on one integer or text key uses a typed table of
 //! [`super::join_int`] instead.
-
-use hashbrown::HashMap;
 
 use super::expr::{truth_mask, Expr};
 use super::join_int::KeyTable;
+use super::keyset::KeySet;
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 use crate::plan::JoinKind;
 use crate::types::{DataType, Value};
+
+/// End of a chain of build rows.
+const END: u32 = u32::MAX;
 
 /// What a hash join needs besides its inputs.
 pub struct HashJoinSpec<'a> {
@@ -47,7 +52,14 @@ pub struct HashJoinOp<'a> {
     spec: HashJoinSpec<'a>,
     ctx: &'a ExecContext,
     build: Batch,
-    table: HashMap<Vec<Value>, Vec<u32>>,
+    /// The general table: the distinct build keys, numbered.
+    keys: Option<KeySet>,
+    /// Per build key: its first build row; its chain continues in `next`.
+    first: Vec<u32>,
+    /// Per build key: its last build row (where the chain grows).
+    last: Vec<u32>,
+    /// Per build row: the next build row with the same key, or [`END`].
+    next: Vec<u32>,
     /// The typed table, used instead of `table` for one integer or text
     /// key.
     typed: Option<KeyTable>,
@@ -95,7 +107,10 @@ impl<'a> HashJoinOp<'a> {
             spec,
             ctx,
             build: Batch::default(),
-            table: HashMap::new(),
+            keys: None,
+            first: Vec::new(),
+            last: Vec::new(),
+            next: Vec::new(),
             typed: None,
             build_matched: Vec::new(),
             preserve_probe,
@@ -148,21 +163,30 @@ impl<'a> HashJoinOp<'a> {
             self.build = all;
             return Ok(());
         }
+        let mut set = KeySet::new(&build_types);
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
             let kv: Vec<_> = keys.iter().map(|k| k.eval(&b)).collect::<Result<_>>()?;
+            let kv: Vec<&Vector> = kv.iter().map(|c| &**c).collect();
             for row in 0..b.len {
-                let key: Vec<Value> = kv.iter().map(|c| c.get(row)).collect();
-                if key.iter().any(Value::is_null) {
+                self.next.push(END);
+                if kv.iter().any(|c| c.is_null(row)) {
                     continue;
                 }
-                self.table
-                    .entry(key)
-                    .or_default()
-                    .push((all.len + row) as u32);
+                let r = u32::try_from(all.len + row).expect("fewer than 2^32 build rows");
+                let (id, new) = set.insert(&kv, row);
+                if new {
+                    self.first.push(r);
+                    self.last.push(r);
+                } else {
+                    let last = &mut self.last[id as usize];
+                    self.next[*last as usize] = r;
+                    *last = r;
+                }
             }
             all.extend(&b);
         }
+        self.keys = Some(set);
         self.build_matched = vec![false; all.len];
         self.build = all;
         Ok(())
@@ -188,21 +212,22 @@ impl<'a> HashJoinOp<'a> {
         // so gathering a batch's matches does not regrow them step by step.
         let mut probe_idx: Vec<u32> = Vec::with_capacity(b.len);
         let mut build_idx: Vec<u32> = Vec::with_capacity(b.len);
-        let mut key = Vec::with_capacity(keys.len());
         if let Some(t) = &self.typed {
             t.probe(&kv[0], &mut probe_idx, &mut build_idx);
-        } else {
+        } else if let Some(set) = &self.keys {
+            let kv: Vec<&Vector> = kv.iter().map(|c| &**c).collect();
             for row in 0..b.len {
-                key.clear();
-                key.extend(kv.iter().map(|c| c.get(row)));
-                if key.iter().any(Value::is_null) {
+                if kv.iter().any(|c| c.is_null(row)) {
                     continue;
                 }
-                if let Some(rows) = self.table.get(&key) {
-                    for &r in rows {
-                        probe_idx.push(row as u32);
-                        build_idx.push(r);
-                    }
+                let Some(id) = set.find(&kv, row) else {
+                    continue;
+                };
+                let mut r = self.first[id as usize];
+                while r != END {
+                    probe_idx.push(row as u32);
+                    build_idx.push(r);
+                    r = self.next[r as usize];
                 }
             }
         }

@@ -2,7 +2,9 @@
 //!
 //! - [`vector`]: column vectors and batches, the unit of data; [`strvec`]:
 //!   the string vector text columns live in; [`strset`]: the arena hash set
-//!   text group keys and join keys use.
+//!   text group keys and join keys use; [`keyset`]: the hash set of rows
+//!   (several columns, any types) DISTINCT, set operations, GROUP BY,
+//!   `count(DISTINCT)`, `IN (subquery)` and multi-key joins use.
 //! - [`expr`]: compiled expressions evaluated over whole batches, with the
 //!   typed loops of [`kernels`] for the hot operators.
 //! - [`functions`]: scalar functions as the evaluator calls them.
@@ -27,9 +29,11 @@ pub mod functions;
 pub mod join;
 pub mod join_int;
 pub mod kernels;
+pub mod keyset;
 pub mod parallel;
 pub mod progress;
 pub mod scan;
+pub mod scan_fixed;
 pub mod sort;
 pub mod strkernels;
 pub mod strset;
@@ -292,6 +296,7 @@ pub(crate) fn build_with<'a>(
             *intersect,
             *all,
             plan.types(),
+            ctx,
         )),
         Node::Sort { input, keys } => {
             Box::new(sort::SortOp::new(build(input)?, keys, plan.types(), ctx))

@@ -11,13 +11,9 @@
 //! it) runs on each batch before it leaves.
 //!
 //! Column-major fast path: when every column the plan reads is fixed-width
-//! (`int2/4/8`, `float8`, `date`, `timestamp`) and only fixed-width
-//! attributes precede it, its offset from the tuple's data start is the
-//! same in every tuple without NULLs ([`FixedColumn`]). For a page whose
-//! visible tuples all lack NULLs the scan then records each tuple's data
-//! start once and fills each column vector in one loop over those starts —
-//! no per-tuple deform, no per-value type dispatch. Any other page takes
-//! the general per-tuple path.
+//! and NULL-free on a page, [`super::scan_fixed`] fills the column vectors
+//! without a per-tuple deform; any other page takes the general per-tuple
+//! path here.
 
 use crate::access::heap::pageops::push_normal;
 use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
@@ -25,11 +21,15 @@ use crate::access::heap::tuple::{self, Attr, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
 use crate::error::Result;
-use crate::storage::{page, BLCKSZ};
+use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{truth_mask, Expr};
 use super::progress::{PageCounter, Progress, ProgressUnit};
+use super::scan_fixed::{
+    all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
+    push_fixed, FixedColumn,
+};
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::plan::TableFunc;
@@ -87,175 +87,6 @@ fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
         let value = Value::decode(&v.ty, b);
         v.push(&value);
     }
-}
-
-/// Where a column of the column-major fast path lives in every tuple
-/// without NULLs.
-#[derive(Debug, Clone, Copy)]
-struct FixedColumn {
-    /// The output column (builder) it fills.
-    out: usize,
-    /// Byte offset from the tuple's data start (`hoff`).
-    off: usize,
-    /// Width in bytes: 2, 4 or 8.
-    len: usize,
-}
-
-/// The fast-path layout of `columns` of a table with attributes `desc`, or
-/// `None` when some column is not fixed-width or follows a varlena.
-fn fixed_layout(
-    desc: &TupleDesc,
-    columns: &[usize],
-    types: &[DataType],
-) -> Option<Vec<FixedColumn>> {
-    let mut offsets = Vec::with_capacity(desc.len());
-    let mut off = 0usize;
-    for a in desc.attrs() {
-        if a.len < 0 {
-            break;
-        }
-        let al = a.align as usize;
-        off = (off + al - 1) & !(al - 1);
-        offsets.push((off, a.len as usize));
-        off += a.len as usize;
-    }
-    columns
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| {
-            let (off, len) = *offsets.get(c)?;
-            let fits = matches!(
-                (types[k], len),
-                (DataType::Int2, 2)
-                    | (DataType::Int4 | DataType::Date, 4)
-                    | (DataType::Int8 | DataType::Timestamp | DataType::Float8, 8)
-            );
-            fits.then_some(FixedColumn { out: k, off, len })
-        })
-        .collect()
-}
-
-/// Appends the values of one fixed-width column at `col.off` past each of
-/// the tuple data starts `starts` of page `pg` (all in bounds, checked by
-/// the caller): the column-major inner loop.
-fn push_fixed(v: &mut Vector, pg: &[u8], starts: &[usize], col: FixedColumn) {
-    // `at` clamps into the page so that the compiler can drop the bounds
-    // checks; `fixed_starts` guarantees the clamp never changes an offset.
-    let pg: &[u8; BLCKSZ] = pg.try_into().expect("a page is BLCKSZ bytes");
-    let at = |s: usize, w: usize| (s + col.off).min(BLCKSZ - w);
-    fn rd<const W: usize>(pg: &[u8; BLCKSZ], i: usize) -> [u8; W] {
-        pg[i..i + W].try_into().expect("W bytes")
-    }
-    match (&mut v.data, col.len) {
-        (Data::I32(x), 4) => x.extend(
-            starts
-                .iter()
-                .map(|&s| i32::from_le_bytes(rd::<4>(pg, at(s, 4)))),
-        ),
-        (Data::I64(x), 8) => x.extend(
-            starts
-                .iter()
-                .map(|&s| i64::from_le_bytes(rd::<8>(pg, at(s, 8)))),
-        ),
-        (Data::F64(x), 8) => x.extend(
-            starts
-                .iter()
-                .map(|&s| f64::from_le_bytes(rd::<8>(pg, at(s, 8)))),
-        ),
-        (Data::I16(x), 2) => x.extend(
-            starts
-                .iter()
-                .map(|&s| i16::from_le_bytes(rd::<2>(pg, at(s, 2)))),
-        ),
-        _ => unreachable!("fixed_layout admits only these forms"),
-    }
-    if let Some(n) = &mut v.nulls {
-        n.resize(n.len() + starts.len(), false);
-    }
-}
-
-/// The data starts (page offsets) of the tuples at `visible` when every one
-/// of them has at least `natts` attributes, no NULL and `need` bytes of
-/// data; `false` (with `starts` partly filled) otherwise. Every start
-/// returned satisfies `start + need <= BLCKSZ`, which [`push_fixed`] relies
-/// on. The loop is branch-free apart from the bounds checks: each tuple's
-/// conditions are folded into one flag checked once per page.
-fn fixed_starts(
-    pg: &[u8],
-    visible: &[u16],
-    natts: usize,
-    need: usize,
-    starts: &mut Vec<usize>,
-) -> bool {
-    use tuple::{HEADER_SIZE, T_HOFF, T_INFOMASK, T_INFOMASK2};
-    let Ok(pg) = <&[u8; BLCKSZ]>::try_from(pg) else {
-        return false;
-    };
-    // Every index below is clamped into the page, which lets the compiler
-    // drop the bounds checks; a clamp that changes an index can only happen
-    // on a tuple the folded conditions reject.
-    let u16_at = |i: usize| {
-        let i = i.min(BLCKSZ - 2);
-        u16::from_le_bytes(pg[i..i + 2].try_into().expect("2 bytes"))
-    };
-    starts.clear();
-    starts.resize(visible.len(), 0);
-    let mut bad = 0usize;
-    for (slot, &o) in starts.iter_mut().zip(visible) {
-        let at = (page::PAGE_HEADER_SIZE + (o as usize).wrapping_sub(1) * 4).min(BLCKSZ - 4);
-        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
-        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
-        let h = off.min(BLCKSZ - HEADER_SIZE);
-        let hoff = pg[(h + T_HOFF).min(BLCKSZ - 1)] as usize;
-        let im = u16_at(h + T_INFOMASK);
-        let im2 = u16_at(h + T_INFOMASK2);
-        // Non-short-circuit `|`: one flag per tuple, no branches.
-        bad |= (len < HEADER_SIZE) as usize
-            | (off + len > BLCKSZ) as usize
-            | (im & tuple::HEAP_HASNULL) as usize
-            | ((im2 & tuple::HEAP_NATTS_MASK) < natts as u16) as usize
-            | (hoff + need > len) as usize;
-        *slot = h + hoff;
-    }
-    bad == 0
-}
-
-/// [`fixed_starts`] for an ALL_VISIBLE page: the data starts of all its
-/// NORMAL tuples, read straight off the line pointer array (no list of
-/// visible offsets in between). Same guarantees and result.
-fn all_normal_starts(pg: &[u8], natts: usize, need: usize, starts: &mut Vec<usize>) -> bool {
-    use tuple::{HEADER_SIZE, T_HOFF, T_INFOMASK, T_INFOMASK2};
-    let Ok(pg) = <&[u8; BLCKSZ]>::try_from(pg) else {
-        return false;
-    };
-    let u16_at = |i: usize| {
-        let i = i.min(BLCKSZ - 2);
-        u16::from_le_bytes(pg[i..i + 2].try_into().expect("2 bytes"))
-    };
-    let max = page::max_offset(pg) as usize;
-    starts.clear();
-    starts.resize(max, 0);
-    let (mut n, mut bad) = (0usize, 0usize);
-    for i in 0..max {
-        let at = (page::PAGE_HEADER_SIZE + 4 * i).min(BLCKSZ - 4);
-        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
-        let normal = ((raw >> 15) & 3 == u32::from(page::LP_NORMAL)) as usize;
-        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
-        let h = off.min(BLCKSZ - HEADER_SIZE);
-        let hoff = pg[(h + T_HOFF).min(BLCKSZ - 1)] as usize;
-        let im = u16_at(h + T_INFOMASK);
-        let im2 = u16_at(h + T_INFOMASK2);
-        bad |= normal
-            & ((len < HEADER_SIZE) as usize
-                | (off + len > BLCKSZ) as usize
-                | (im & tuple::HEAP_HASNULL) as usize
-                | ((im2 & tuple::HEAP_NATTS_MASK) < natts as u16) as usize
-                | (hoff + need > len) as usize);
-        starts[n] = h + hoff;
-        n += normal;
-    }
-    starts.truncate(n);
-    bad == 0
 }
 
 /// Sequential scan of one heap.
@@ -354,12 +185,18 @@ impl Operator for SeqScanOp<'_> {
                     (self.columns, self.upto, self.with_tid, &self.desc);
                 let builders = &mut self.builders;
                 let (fixed, starts) = (self.fixed.as_deref(), &mut self.starts);
+                let fuse = fixed.is_some_and(fusable);
                 let all = &mut self.all;
                 let page_rows = self
                     .scan
                     .next_page_lazy(|block, pg, vis| -> Result<usize> {
                         if let Some(fixed) = fixed {
-                            let need = fixed.iter().map(|c| c.off + c.len).max().unwrap_or(0);
+                            if fuse && matches!(vis, Visible::AllNormal) {
+                                if let Some(n) = fused_all_normal(pg, desc.len(), fixed, builders) {
+                                    return Ok(n);
+                                }
+                            }
+                            let need = data_needed(fixed);
                             let ok = match vis {
                                 Visible::Listed(v) => fixed_starts(pg, v, upto, need, starts),
                                 Visible::AllNormal => all_normal_starts(pg, upto, need, starts),

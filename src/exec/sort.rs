@@ -6,17 +6,27 @@
 //! physical form ([`cmp_at`]: integers and floats as numbers, text as byte
 //! slices of the string vector — PostgreSQL's `C` collation, `char(n)`
 //! without trailing spaces), so no `Value` is built per row and no row is
-//! copied until output, which gathers the rows a batch at a time. When the buffered batches exceed `work_mem` they are
-//! sorted and written out as a *run* (rows serialised with each value's
-//! storage encoding), and the final output merges all runs plus what is
-//! still in memory. NULLs sort as PostgreSQL's: last ascending, first
-//! descending, unless NULLS FIRST/LAST says otherwise.
+//! copied until output, which gathers the rows a batch at a time.
+//!
+//! When the buffered batches exceed `work_mem` they are sorted and written
+//! out as a *run*: blocks of up to [`BATCH_SIZE`] rows, each written column
+//! by column in the vectors' own layout (null mask, fixed-width values as
+//! little-endian bytes, a string column as its end offsets then its byte
+//! buffer; only numeric and interval values go through their storage
+//! encoding one by one). The final output merges all runs plus what is
+//! still in memory: each run holds one decoded block, the runs are kept
+//! ordered by their current row (ties by run order, so equal keys keep
+//! their input order), and the smallest row is copied slot by slot into the
+//! output vectors — no `Value` per row on this path either.
+//!
+//! NULLs sort as PostgreSQL's: last ascending, first descending, unless
+//! NULLS FIRST/LAST says otherwise.
 
 use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
-use super::vector::{Batch, Data, Vector, BATCH_SIZE};
+use super::vector::{Batch, Data, StrVec, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 use crate::plan::SortKey;
@@ -46,14 +56,6 @@ fn directed(o: Ordering, key: &SortKey) -> Ordering {
     } else {
         o
     }
-}
-
-/// Compares two values under a sort key's rules.
-fn cmp_values(a: &Value, b: &Value, key: &SortKey, ty: &DataType) -> Ordering {
-    if let Some(o) = null_order(a.is_null(), b.is_null(), key) {
-        return o;
-    }
-    directed(compare_typed(a, b, ty), key)
 }
 
 /// Compares rows `i` and `j` of column `v` under a sort key's rules,
@@ -129,16 +131,6 @@ fn sorted_positions(b: &Batch, keys: &[SortKey]) -> Vec<u32> {
     order
 }
 
-fn cmp_rows(a: &[Value], b: &[Value], keys: &[SortKey], types: &[DataType]) -> Ordering {
-    for k in keys {
-        let o = cmp_values(&a[k.column], &b[k.column], k, &types[k.column]);
-        if o != Ordering::Equal {
-            return o;
-        }
-    }
-    Ordering::Equal
-}
-
 /// Approximate bytes a batch holds.
 fn batch_bytes(b: &Batch) -> usize {
     b.columns
@@ -152,54 +144,179 @@ fn batch_bytes(b: &Batch) -> usize {
         + 8 * b.len
 }
 
-/// A sorted run on disk.
+/// A sorted run on disk, read back a block at a time.
 struct Run {
     reader: BufReader<File>,
-    head: Option<Vec<Value>>,
+    /// The bytes of the block last read.
+    buf: Vec<u8>,
+    /// The block being merged.
+    block: Batch,
+    /// The current row of `block` (the run's head).
+    pos: usize,
 }
 
-fn write_row(w: &mut impl Write, row: &[Value], buf: &mut Vec<u8>) -> std::io::Result<()> {
-    buf.clear();
-    for v in row {
-        if v.is_null() {
-            buf.push(0);
-        } else {
-            buf.push(1);
-            let start = buf.len();
-            buf.extend_from_slice(&[0; 4]);
-            v.encode(buf);
-            let len = (buf.len() - start - 4) as u32;
-            buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
+impl Run {
+    /// Moves to the run's next row; false once the run is exhausted.
+    fn advance(&mut self, types: &[DataType]) -> Result<bool> {
+        self.pos += 1;
+        if self.pos < self.block.len {
+            return Ok(true);
+        }
+        match read_block(&mut self.reader, types, &mut self.buf)? {
+            Some(b) => {
+                self.block = b;
+                self.pos = 0;
+                Ok(true)
+            }
+            None => Ok(false),
         }
     }
-    w.write_all(&(buf.len() as u32).to_le_bytes())?;
-    w.write_all(buf)
 }
 
-fn read_row(r: &mut impl Read, types: &[DataType]) -> std::io::Result<Option<Vec<Value>>> {
-    let mut len = [0u8; 4];
+/// The order of the heads of runs `a` and `b` under `keys`; ties go to the
+/// earlier run, so the merge keeps equal keys in input order.
+fn cmp_heads(runs: &[Run], a: usize, b: usize, keys: &[SortKey]) -> Ordering {
+    let (x, y) = (&runs[a], &runs[b]);
+    for k in keys {
+        let (u, v) = (&x.block.columns[k.column], &y.block.columns[k.column]);
+        let o = null_order(u.is_null(x.pos), v.is_null(y.pos), k)
+            .unwrap_or_else(|| directed(u.cmp_at(x.pos, v, y.pos), k));
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.cmp(&b)
+}
+
+/// Writes rows `rows` of `b` (in that order) as one block of a run (see
+/// the module doc), gathered straight into `scratch`.
+fn write_block(
+    w: &mut impl Write,
+    b: &Batch,
+    rows: &[u32],
+    scratch: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    fn put<T: Copy, const N: usize>(
+        out: &mut Vec<u8>,
+        v: &[T],
+        rows: &[u32],
+        bytes: impl Fn(T) -> [u8; N],
+    ) {
+        for &r in rows {
+            out.extend_from_slice(&bytes(v[r as usize]));
+        }
+    }
+    scratch.clear();
+    let out = scratch;
+    out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+    for c in &b.columns {
+        match &c.nulls {
+            Some(n) => {
+                out.push(1);
+                out.extend(rows.iter().map(|&r| n[r as usize] as u8));
+            }
+            None => out.push(0),
+        }
+        match &c.data {
+            Data::Bool(v) => out.extend(rows.iter().map(|&r| v[r as usize] as u8)),
+            Data::I16(v) => put(out, v, rows, i16::to_le_bytes),
+            Data::I32(v) => put(out, v, rows, i32::to_le_bytes),
+            Data::I64(v) => put(out, v, rows, i64::to_le_bytes),
+            Data::F32(v) => put(out, v, rows, f32::to_le_bytes),
+            Data::F64(v) => put(out, v, rows, f64::to_le_bytes),
+            Data::Str(v) => {
+                let mut end = 0u32;
+                for &r in rows {
+                    end += v.get(r as usize).len() as u32;
+                    out.extend_from_slice(&end.to_le_bytes());
+                }
+                for &r in rows {
+                    out.extend_from_slice(v.get(r as usize).as_bytes());
+                }
+            }
+            Data::Any(v) => {
+                for &r in rows {
+                    let start = out.len();
+                    out.extend_from_slice(&[0; 4]);
+                    v[r as usize].encode(out);
+                    let len = (out.len() - start - 4) as u32;
+                    out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+                }
+            }
+        }
+    }
+    w.write_all(&(out.len() as u64).to_le_bytes())?;
+    w.write_all(out)
+}
+
+/// A run file that does not hold what [`write_block`] wrote.
+fn corrupt_run() -> crate::error::Error {
+    crate::error::Error::internal("sort run file is corrupt".to_string())
+}
+
+/// Reads the next block of a run (`None` at its end), through `buf` (the
+/// run's, reused from block to block).
+fn read_block(r: &mut impl Read, types: &[DataType], buf: &mut Vec<u8>) -> Result<Option<Batch>> {
+    let mut len = [0u8; 8];
     match r.read_exact(&mut len) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     }
-    let mut buf = vec![0u8; u32::from_le_bytes(len) as usize];
-    r.read_exact(&mut buf)?;
-    let mut row = Vec::with_capacity(types.len());
-    let mut p = 0;
+    buf.clear();
+    buf.resize(u64::from_le_bytes(len) as usize, 0);
+    r.read_exact(buf)?;
+    let mut p = 0usize;
+    let mut take = |k: usize| -> Result<&[u8]> {
+        let s = buf.get(p..p + k).ok_or_else(corrupt_run)?;
+        p += k;
+        Ok(s)
+    };
+    fn get<T, const N: usize>(b: &[u8], from: impl Fn([u8; N]) -> T) -> Vec<T> {
+        b.chunks_exact(N)
+            .map(|c| from(c.try_into().expect("N bytes")))
+            .collect()
+    }
+    let n = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes")) as usize;
+    let mut columns = Vec::with_capacity(types.len());
     for ty in types {
-        let flag = buf[p];
-        p += 1;
-        if flag == 0 {
-            row.push(Value::Null);
-        } else {
-            let n = u32::from_le_bytes(buf[p..p + 4].try_into().expect("4 bytes")) as usize;
-            p += 4;
-            row.push(Value::decode(ty, &buf[p..p + n]));
-            p += n;
-        }
+        let nulls = match take(1)?[0] {
+            0 => None,
+            _ => Some(take(n)?.iter().map(|&x| x != 0).collect()),
+        };
+        let data = match Data::with_capacity(ty, 0) {
+            Data::Bool(_) => Data::Bool(take(n)?.iter().map(|&x| x != 0).collect()),
+            Data::I16(_) => Data::I16(get(take(2 * n)?, i16::from_le_bytes)),
+            Data::I32(_) => Data::I32(get(take(4 * n)?, i32::from_le_bytes)),
+            Data::I64(_) => Data::I64(get(take(8 * n)?, i64::from_le_bytes)),
+            Data::F32(_) => Data::F32(get(take(4 * n)?, f32::from_le_bytes)),
+            Data::F64(_) => Data::F64(get(take(8 * n)?, f64::from_le_bytes)),
+            Data::Str(_) => {
+                let ends = get(take(4 * n)?, u32::from_le_bytes);
+                let bytes = ends.last().map_or(0, |&e| e as usize);
+                let text = std::str::from_utf8(take(bytes)?).map_err(|_| corrupt_run())?;
+                Data::Str(StrVec::from_raw_parts(text.to_owned(), ends).ok_or_else(corrupt_run)?)
+            }
+            Data::Any(_) => {
+                let mut v = Vec::with_capacity(n);
+                for i in 0..n {
+                    let k = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes")) as usize;
+                    let bytes = take(k)?;
+                    let null = nulls.as_ref().is_some_and(|m: &Vec<bool>| m[i]);
+                    v.push(if null {
+                        Value::Null
+                    } else {
+                        Value::decode(ty, bytes)
+                    });
+                }
+                Data::Any(v)
+            }
+        };
+        let mut col = Vector::from_data(*ty, data);
+        col.nulls = nulls;
+        columns.push(col);
     }
-    Ok(Some(row))
+    Ok(Some(Batch { columns, len: n }))
 }
 
 /// The sort operator.
@@ -215,6 +332,8 @@ pub struct SortOp<'a> {
     /// The next position of `order` to emit.
     next_row: usize,
     runs: Vec<Run>,
+    /// The runs not yet exhausted, ordered by their heads.
+    active: Vec<usize>,
 }
 
 impl<'a> SortOp<'a> {
@@ -234,6 +353,7 @@ impl<'a> SortOp<'a> {
             order: Vec::new(),
             next_row: 0,
             runs: Vec::new(),
+            active: Vec::new(),
         }
     }
 
@@ -241,18 +361,26 @@ impl<'a> SortOp<'a> {
     fn spill(&mut self, rows: &Batch) -> Result<()> {
         let order = sorted_positions(rows, self.keys);
         let mut file = tempfile::tempfile()?;
+        let mut scratch = Vec::new();
         {
             let mut w = BufWriter::new(&mut file);
-            let mut buf = Vec::new();
-            for &r in &order {
-                write_row(&mut w, &rows.row(r as usize), &mut buf)?;
+            for chunk in order.chunks(BATCH_SIZE) {
+                self.ctx.check_cancel()?;
+                write_block(&mut w, rows, chunk, &mut scratch)?;
             }
             w.flush()?;
         }
         file.seek(SeekFrom::Start(0))?;
         let mut reader = BufReader::new(file);
-        let head = read_row(&mut reader, &self.types)?;
-        self.runs.push(Run { reader, head });
+        let mut buf = scratch;
+        if let Some(block) = read_block(&mut reader, &self.types, &mut buf)? {
+            self.runs.push(Run {
+                reader,
+                buf,
+                block,
+                pos: 0,
+            });
+        }
         Ok(())
     }
 
@@ -278,33 +406,44 @@ impl<'a> SortOp<'a> {
         if self.runs.is_empty() {
             self.order = sorted_positions(&rows, self.keys);
             self.rows = rows;
-        } else if rows.len > 0 {
-            self.spill(&rows)?;
+        } else {
+            if rows.len > 0 {
+                self.spill(&rows)?;
+            }
+            self.start_merge();
         }
         Ok(())
     }
 
-    /// The next row of the merge of all runs.
-    fn next_merged(&mut self) -> Result<Option<Vec<Value>>> {
-        let mut best: Option<usize> = None;
-        for (i, r) in self.runs.iter().enumerate() {
-            let Some(h) = &r.head else { continue };
-            best = match best {
-                None => Some(i),
-                Some(b) => {
-                    let bh = self.runs[b].head.as_ref().expect("best has a head");
-                    if cmp_rows(h, bh, self.keys, &self.types) == Ordering::Less {
-                        Some(i)
-                    } else {
-                        Some(b)
-                    }
-                }
-            };
+    /// Orders the runs by their heads, once every run is written.
+    fn start_merge(&mut self) {
+        let mut active: Vec<usize> = (0..self.runs.len()).collect();
+        active.sort_by(|&a, &b| cmp_heads(&self.runs, a, b, self.keys));
+        self.active = active;
+    }
+
+    /// Copies up to a batch of the merge's next rows into `cols`; returns
+    /// how many.
+    fn merge_into(&mut self, cols: &mut [Vector]) -> Result<usize> {
+        let mut len = 0;
+        while len < BATCH_SIZE && !self.active.is_empty() {
+            let r = self.active.remove(0);
+            let run = &self.runs[r];
+            for (c, v) in cols.iter_mut().zip(&run.block.columns) {
+                c.push_from(v, run.pos);
+            }
+            len += 1;
+            if self.runs[r].advance(&self.types)? {
+                // Back into its place among the other heads (few runs: a
+                // binary search and a short move of indices).
+                let (runs, keys) = (&self.runs, self.keys);
+                let at = self
+                    .active
+                    .partition_point(|&o| cmp_heads(runs, o, r, keys) == Ordering::Less);
+                self.active.insert(at, r);
+            }
         }
-        let Some(b) = best else { return Ok(None) };
-        let run = &mut self.runs[b];
-        let next = read_row(&mut run.reader, &self.types)?;
-        Ok(std::mem::replace(&mut run.head, next))
+        Ok(len)
     }
 }
 
@@ -327,19 +466,8 @@ impl Operator for SortOp<'_> {
             .iter()
             .map(|t| Vector::with_capacity(*t, BATCH_SIZE))
             .collect();
-        let mut len = 0;
-        {
-            self.ctx.check_cancel()?;
-            while len < BATCH_SIZE {
-                let Some(row) = self.next_merged()? else {
-                    break;
-                };
-                for (c, v) in row.iter().enumerate() {
-                    cols[c].push(v);
-                }
-                len += 1;
-            }
-        }
+        self.ctx.check_cancel()?;
+        let len = self.merge_into(&mut cols)?;
         if len == 0 {
             return Ok(None);
         }

@@ -51,6 +51,11 @@ impl StrVec {
         self.ends.len()
     }
 
+    /// How many values fit before the offsets regrow.
+    pub fn capacity(&self) -> usize {
+        self.ends.capacity()
+    }
+
     /// True when there are no values.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
@@ -107,6 +112,30 @@ impl StrVec {
     pub fn push_with(&mut self, write: impl FnOnce(&mut String)) {
         write(&mut self.buf);
         self.ends.push(offset(self.buf.len()));
+    }
+
+    /// The buffer and the end offsets (for writing the vector out as it is
+    /// laid out, e.g. a sort's spilled run).
+    pub fn raw_parts(&self) -> (&str, &[u32]) {
+        (&self.buf, &self.ends)
+    }
+
+    /// A vector from a buffer and end offsets as [`StrVec::raw_parts`] gave
+    /// them; `None` unless they keep the invariants (offsets
+    /// non-decreasing, on character boundaries, the last one the buffer's
+    /// length).
+    pub fn from_raw_parts(buf: String, ends: Vec<u32>) -> Option<StrVec> {
+        let mut prev = 0u32;
+        for &e in &ends {
+            if e < prev || !buf.is_char_boundary(e as usize) {
+                return None;
+            }
+            prev = e;
+        }
+        if prev as usize != buf.len() {
+            return None;
+        }
+        Some(StrVec { buf, ends })
     }
 
     /// Removes every value, keeping both allocations.
@@ -213,6 +242,15 @@ mod tests {
         assert_eq!(w.iter().collect::<Vec<_>>(), ["q", "", "héllo"]);
         v.push_with(|b| b.push_str("built"));
         assert_eq!(v.get(4), "built");
+        let (buf, ends) = v.raw_parts();
+        let back = StrVec::from_raw_parts(buf.to_owned(), ends.to_vec()).unwrap();
+        assert_eq!(back, v);
+        assert!(
+            StrVec::from_raw_parts("é".into(), vec![1]).is_none(),
+            "inside a character"
+        );
+        assert!(StrVec::from_raw_parts("ab".into(), vec![2, 1]).is_none());
+        assert!(StrVec::from_raw_parts("ab".into(), vec![1]).is_none());
         v.push_bytes(b"ok\xff");
         assert_eq!(v.get(5), "ok\u{fffd}");
         let cap = v.buf.capacity();

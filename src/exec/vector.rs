@@ -217,7 +217,14 @@ impl Vector {
     /// Appends a NULL.
     pub fn push_null(&mut self) {
         let len = self.len();
-        let nulls = self.nulls.get_or_insert_with(|| vec![false; len]);
+        let nulls = self.nulls.get_or_insert_with(|| {
+            // Sized like the slots, so a vector filled row by row does not
+            // regrow its mask step by step after its first NULL.
+            let cap = each_data!(&self.data, v => v.capacity()).max(len + 1);
+            let mut mask = Vec::with_capacity(cap);
+            mask.resize(len, false);
+            mask
+        });
         nulls.push(true);
         match &mut self.data {
             Data::Bool(v) => v.push(false),
@@ -252,6 +259,58 @@ impl Vector {
         }
         if let Some(n) = &mut self.nulls {
             n.push(false);
+        }
+    }
+
+    /// Appends row `i` of `other`, a vector of the same type, copying its
+    /// slot in physical form: a text row's bytes go into this vector's
+    /// buffer, with no `Value` in between (the allocation-free way to
+    /// assemble a result row by row, as CASE and COALESCE do).
+    #[inline]
+    pub fn push_from(&mut self, other: &Vector, i: usize) {
+        if other.is_null(i) {
+            return self.push_null();
+        }
+        match (&mut self.data, &other.data) {
+            (Data::Str(a), Data::Str(b)) => a.push(b.get(i)),
+            (Data::I32(a), Data::I32(b)) => a.push(b[i]),
+            (Data::I64(a), Data::I64(b)) => a.push(b[i]),
+            (Data::F64(a), Data::F64(b)) => a.push(b[i]),
+            (Data::Bool(a), Data::Bool(b)) => a.push(b[i]),
+            (Data::I16(a), Data::I16(b)) => a.push(b[i]),
+            (Data::F32(a), Data::F32(b)) => a.push(b[i]),
+            (Data::Any(a), Data::Any(b)) => a.push(b[i].clone()),
+            _ => return self.push(&other.get(i)),
+        }
+        if let Some(n) = &mut self.nulls {
+            n.push(false);
+        }
+    }
+
+    /// The order of row `i` of this vector and row `j` of `other` (same
+    /// SQL type, neither row NULL) as [`crate::types::compare_typed`]
+    /// orders their values, read in physical form: text as bytes (the `C`
+    /// collation; `char(n)` without trailing spaces), no `Value` built.
+    #[inline]
+    pub fn cmp_at(&self, i: usize, other: &Vector, j: usize) -> std::cmp::Ordering {
+        use crate::types::compare::float_cmp;
+        match (&self.data, &other.data) {
+            (Data::Str(x), Data::Str(y)) => {
+                if matches!(self.ty, DataType::Char(_)) {
+                    let t = crate::types::text::bpchar_trim;
+                    t(x.get(i)).as_bytes().cmp(t(y.get(j)).as_bytes())
+                } else {
+                    x.get(i).as_bytes().cmp(y.get(j).as_bytes())
+                }
+            }
+            (Data::I32(x), Data::I32(y)) => x[i].cmp(&y[j]),
+            (Data::I64(x), Data::I64(y)) => x[i].cmp(&y[j]),
+            (Data::I16(x), Data::I16(y)) => x[i].cmp(&y[j]),
+            (Data::F64(x), Data::F64(y)) => float_cmp(x[i], y[j]),
+            (Data::F32(x), Data::F32(y)) => float_cmp(x[i] as f64, y[j] as f64),
+            (Data::Bool(x), Data::Bool(y)) => x[i].cmp(&y[j]),
+            (Data::Any(x), Data::Any(y)) => crate::types::compare_typed(&x[i], &y[j], &self.ty),
+            _ => crate::types::compare_typed(&self.get(i), &other.get(j), &self.ty),
         }
     }
 

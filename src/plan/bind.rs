@@ -14,6 +14,8 @@
 //!   `column "t.x" must appear in the GROUP BY clause or be used in an
 //!   aggregate function`.
 
+use std::sync::Arc;
+
 use heapdb_grammar::ast;
 
 use super::scope::Scope;
@@ -323,6 +325,17 @@ impl Binder<'_> {
             }
             ty = Some(match ty {
                 None => *t,
+                // Strings: every string type casts implicitly to every
+                // other, so PostgreSQL's select_common_type keeps the first
+                // one (CASE lists its ELSE first): `case ... then text else
+                // char(2) end` is bpchar, compared without trailing blanks.
+                Some(cur)
+                    if cur.is_string()
+                        && t.is_string()
+                        && std::mem::discriminant(&cur) != std::mem::discriminant(t) =>
+                {
+                    cur
+                }
                 Some(cur) => common_type(&cur, t).ok_or_else(|| {
                     at(
                         err!(
@@ -334,7 +347,22 @@ impl Binder<'_> {
                 })?,
             });
         }
-        Ok(ty.unwrap_or(DataType::Text))
+        let Some(ty) = ty else {
+            return Ok(DataType::Text);
+        };
+        // select_common_typmod: the type modifier survives only when every
+        // input is of exactly that type (an unknown literal or a text input
+        // makes `varchar(20)` plain `varchar`, whose cast from text is a
+        // relabel). `char(n)` keeps its length: heapdb has no unconstrained
+        // bpchar.
+        if items.iter().all(|(t, _)| *t == ty) {
+            return Ok(ty);
+        }
+        Ok(match ty {
+            DataType::Varchar(_) => DataType::Varchar(None),
+            DataType::Numeric(_) => DataType::Numeric(None),
+            other => other,
+        })
     }
 
     /// Binds `e` and requires a boolean result (WHERE, HAVING, ON, AND...).
@@ -556,18 +584,22 @@ impl Binder<'_> {
                 };
                 let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
                 let rows = self.ctx.run_subquery(plan)?;
-                let mut set = std::collections::HashSet::new();
+                let mut values = crate::exec::vector::Vector::with_capacity(ty, rows.len());
                 let mut has_null = false;
                 for row in rows {
                     let v = types::cast_from(&row[0], &sub_ty, &ty, CastContext::Implicit)?;
                     if v.is_null() {
                         has_null = true;
                     } else {
-                        set.insert(v);
+                        values.push(&v);
                     }
                 }
+                let mut set = crate::exec::keyset::KeySet::new(&[ty]);
+                for i in 0..values.len() {
+                    set.insert(&[&values], i);
+                }
                 Ok(Expr {
-                    kind: ExprKind::InSet(Box::new(x), set, has_null, *negated),
+                    kind: ExprKind::InSet(Box::new(x), Arc::new(set), has_null, *negated),
                     ty: DataType::Bool,
                 })
             }

@@ -65,6 +65,8 @@ pub struct Args {
     pub data_dir: Option<PathBuf>,
     /// `--shared-buffers SIZE`, in 8 kB pages.
     pub shared_buffers: Option<i64>,
+    /// `--huge-pages on|off` (the `huge_pages` setting).
+    pub huge_pages: Option<bool>,
     /// Operands, which heapdb ignores with a warning as psql does past its
     /// two (the wiring prints [`Args::warnings`]).
     pub extra: Vec<String>,
@@ -165,6 +167,7 @@ const OPTIONS: &[(&str, Option<char>, Takes)] = &[
     ("single-transaction", Some('1'), Takes::Nothing),
     ("data-dir", Some('D'), Takes::Value),
     ("shared-buffers", Some('B'), Takes::Value),
+    ("huge-pages", None, Takes::Value),
     ("version", Some('V'), Takes::Nothing),
     ("help", Some('?'), Takes::Optional),
 ];
@@ -319,6 +322,7 @@ fn apply(a: &mut Args, name: &str, value: Option<String>) -> Result<Option<Comma
         "single-transaction" => a.single_transaction = true,
         "data-dir" => a.data_dir = Some(PathBuf::from(v())),
         "shared-buffers" => a.shared_buffers = Some(parse_shared_buffers(&v())?),
+        "huge-pages" => a.huge_pages = Some(parse_huge_pages(&v())?),
         "version" => return Ok(Some(Command::Version)),
         "help" => {
             return match value.as_deref() {
@@ -332,6 +336,19 @@ fn apply(a: &mut Args, name: &str, value: Option<String>) -> Result<Option<Comma
         other => unreachable!("option {other} is in the table but not handled"),
     }
     Ok(None)
+}
+
+/// `--huge-pages`: a boolean, as the setting takes it.
+fn parse_huge_pages(value: &str) -> Result<bool, ArgError> {
+    let def = crate::settings::lookup("huge_pages").expect("huge_pages is a setting");
+    match def.parse(value) {
+        Ok(crate::settings::SettingValue::Bool(b)) => Ok(b),
+        Ok(other) => unreachable!("huge_pages parsed as {other:?}"),
+        Err(e) => Err(ArgError {
+            message: format!("heapdb: error: {}", e.message),
+            hint: false,
+        }),
+    }
 }
 
 /// `--shared-buffers`: PostgreSQL's memory syntax or a count of 8 kB pages,
@@ -415,6 +432,8 @@ Database options:
   -B, --shared-buffers=SIZE
                            buffer pool size, e.g. 128MB, 1GB, or a number of
                            8kB pages (default: 128MB)
+  --huge-pages=on|off      transparent huge pages for the buffer pool
+                           (default: on)
 
 For more information, type \"\\?\" (for internal commands) or \"\\help\" (for SQL
 commands) from within heapdb.
@@ -548,6 +567,13 @@ mod tests {
         );
         assert_eq!(run(&["--shared-buffers=1GB"]).shared_buffers, Some(131072));
         assert_eq!(run(&["-B", "1000"]).shared_buffers, Some(1000));
+        assert_eq!(run(&["--huge-pages", "off"]).huge_pages, Some(false));
+        assert_eq!(run(&["--huge-pages=on"]).huge_pages, Some(true));
+        let e = error(&["--huge-pages", "maybe"]);
+        assert!(
+            e.starts_with("heapdb: error: parameter \"huge_pages\" requires a Boolean value"),
+            "{e}"
+        );
         let e = error(&["--shared-buffers", "lots"]);
         assert!(
             e.starts_with("heapdb: error: invalid value for parameter \"shared_buffers\""),

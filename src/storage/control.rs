@@ -32,7 +32,11 @@ const MAGIC: u32 = u32::from_le_bytes(*b"HPDC");
 const RECORD_LEN: usize = 40;
 
 /// The on-disk format version this build writes and understands.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// 2: page checksums leave hint bits and `PD_ALL_VISIBLE` out
+/// (`storage::checksum`); a version-1 page with hint bits set would fail
+/// verification, so version-1 directories are refused.
+pub const FORMAT_VERSION: u32 = 2;
 /// The first transaction id handed out in a new cluster (0 is invalid,
 /// 1 bootstrap and 2 frozen, as in PostgreSQL).
 pub const FIRST_NORMAL_XID: u32 = 3;

@@ -12,7 +12,8 @@
 //! - [`bufmgr`]: the buffer pool: fixed frames, buffer descriptors, the
 //!   partitioned mapping table, RAII pins and content locks, clock-sweep
 //!   replacement (`clock.rs`), access strategies ([`ring`]) and counters
-//!   ([`stats`]).
+//!   ([`stats`]); [`recent`]: per-block hints of the buffer that last held
+//!   a page, which sequential scans pin without the mapping table.
 //!
 //! Beside them, owned by the heap side: [`page`] (the slotted page layout)
 //! and [`control`] (the control file); [`dirlock`] keeps a data directory
@@ -32,6 +33,7 @@ mod desc;
 pub mod dirlock;
 mod mapping;
 pub mod page;
+pub mod recent;
 pub mod ring;
 pub mod smgr;
 pub mod stats;
@@ -42,6 +44,7 @@ pub use bufmgr::{
     BufferInfo, BufferPool, BufferPoolConfig, BufferReadGuard, BufferTag, BufferWriteGuard,
     PinnedBuffer, ReadMode, WalFlushHook,
 };
+pub use recent::RecentBuffers;
 pub use ring::{Ring, RingSizes, StrategyKind};
 pub use stats::BufferUsage;
 

@@ -296,6 +296,23 @@ impl Clog {
             .map_or(u64::MAX, |f| f.load(Ordering::Acquire))
     }
 
+    /// The end LSN of the latest asynchronous commit record not yet
+    /// flushed, if any (VACUUM flushes up to it before setting pages
+    /// all-visible). Forgets the entries already flushed.
+    pub fn pending_async_commit_lsn(&self) -> Option<u64> {
+        if self.async_count.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let flushed = self.flushed_lsn();
+        let mut m = self
+            .async_commits
+            .lock()
+            .expect("async commit map poisoned");
+        m.retain(|_, l| *l > flushed);
+        self.async_count.store(m.len(), Ordering::Release);
+        m.values().copied().max()
+    }
+
     /// Whether a committed `xid` may be hinted `XMIN/XMAX_COMMITTED` on
     /// tuples: only once its commit record is flushed (PostgreSQL's
     /// `SetHintBits` rule). A page carrying the hint could otherwise reach

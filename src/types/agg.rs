@@ -139,6 +139,28 @@ enum State {
     },
     /// The smallest or largest value seen (NULL before the first).
     Extreme(Value),
+    /// The smallest or largest string seen (`None` before the first), in
+    /// one buffer that a better value overwrites: `min`/`max` of text
+    /// allocate only when a longer best value outgrows it, never per row.
+    ExtremeText(Option<String>),
+}
+
+/// Whether string `v` should replace `best` as the running min / max of
+/// `input` (`char(n)`: trailing spaces ignored). Ties go to the newer
+/// spelling as [`better`] says; a tie of identical bytes changes nothing.
+fn better_str(func: AggFunc, input: &DataType, v: &str, best: &str) -> bool {
+    fn key<'s>(s: &'s str, input: &DataType) -> &'s [u8] {
+        if matches!(input, DataType::Char(_)) {
+            super::text::bpchar_trim(s).as_bytes()
+        } else {
+            s.as_bytes()
+        }
+    }
+    match key(v, input).cmp(key(best, input)) {
+        Ordering::Equal => v != best,
+        Ordering::Less => func == AggFunc::Min,
+        Ordering::Greater => func == AggFunc::Max,
+    }
 }
 
 impl Accumulator {
@@ -149,6 +171,7 @@ impl Accumulator {
         use DataType::*;
         let state = match (func, input) {
             (AggFunc::CountStar | AggFunc::Count, _) => State::None,
+            (AggFunc::Min | AggFunc::Max, t) if t.is_string() => State::ExtremeText(None),
             (AggFunc::Min | AggFunc::Max, _) => State::Extreme(Value::Null),
             (_, Int2 | Int4 | Int8) => State::Int(0),
             (_, Float4 | Float8) => State::Float(0.0),
@@ -173,9 +196,33 @@ impl Accumulator {
         self.count += 1;
     }
 
+    /// Adds one non-NULL string (a row of a string vector, read in place):
+    /// `count`, `min` and `max` of text without a `Value` per row.
+    #[inline]
+    pub fn add_str(&mut self, v: &str) -> Result<()> {
+        match &mut self.state {
+            State::None => {}
+            State::ExtremeText(best) => match best {
+                None => *best = Some(v.to_owned()),
+                Some(b) => {
+                    if better_str(self.func, &self.input, v, b) {
+                        b.clear();
+                        b.push_str(v);
+                    }
+                }
+            },
+            _ => return self.add(&Value::text(v)),
+        }
+        self.count += 1;
+        Ok(())
+    }
+
     /// Adds one input value; NULL is skipped.
     #[inline]
     pub fn add(&mut self, v: &Value) -> Result<()> {
+        if let (State::ExtremeText(_), Value::Text(t)) = (&self.state, v) {
+            return self.add_str(t);
+        }
         if v.is_null() {
             if self.func == AggFunc::CountStar {
                 self.count += 1;
@@ -257,6 +304,17 @@ impl Accumulator {
                     *a = b.clone();
                 }
             }
+            (State::ExtremeText(a), State::ExtremeText(b)) => {
+                if let Some(b) = b {
+                    let replace = match a {
+                        None => true,
+                        Some(a) => better_str(func, &input, b, a),
+                    };
+                    if replace {
+                        *a = Some(b.clone());
+                    }
+                }
+            }
             _ => {
                 return Err(err!(
                     InternalError,
@@ -279,6 +337,7 @@ impl Accumulator {
         let n = self.count;
         Ok(match (&self.state, self.func) {
             (State::Extreme(v), _) => v.clone(),
+            (State::ExtremeText(v), _) => v.as_deref().map_or(Value::Null, Value::text),
             (State::Int(s), AggFunc::Sum) => match self.input {
                 Int8 => Value::numeric(Num::from_i128(*s)),
                 _ => Value::Int8(i64::try_from(*s).map_err(|_| super::int::int8_out_of_range())?),

@@ -10,12 +10,12 @@
 //! files wholly before the redo point. Everything changed before the redo
 //! point is then on disk, so recovery starts there.
 //!
-//! While the redo pointer moves, hint-only changes may not dirty pages (the
-//! buffer pool's hint floor is raised to "everything" first): a page
-//! dirtied by hints alone and torn by a crash would have no image in the
-//! log after the new redo point (see `BufferWriteGuard::mark_dirty_hint`).
-//! Raising the floor waits for hints that read the old floor to finish
-//! marking their buffers, so the flush below sees and writes those pages.
+//! Hint-only changes (hint bits, VACUUM's `PD_ALL_VISIBLE`) need nothing
+//! from a checkpoint: the page checksum leaves them out, so a page whose
+//! only changes since its last logged state are hints is valid however its
+//! write tears, with or without an image after the redo point (until
+//! format version 2 a "hint floor" kept such pages clean around the redo
+//! point instead).
 //!
 //! A shutdown checkpoint also records the exact next xid and sets the
 //! control file's clean-shutdown flag, so the next open skips recovery.
@@ -82,9 +82,7 @@ impl Checkpointer {
     /// database cleanly shut down. Returns the redo point.
     pub fn checkpoint(&self, shutdown: bool) -> Result<Lsn> {
         let mut last = self.running.lock().expect("checkpoint mutex poisoned");
-        self.pool.set_hint_floor(u64::MAX);
         let (redo, open_xids) = self.wal.begin_checkpoint();
-        self.pool.set_hint_floor(redo);
         self.pool.flush_all()?;
         self.txns.clog().flush()?;
         if shutdown {

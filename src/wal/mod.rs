@@ -29,9 +29,11 @@
 //!    at once and the background flusher writes the record within 200 ms;
 //!    hint bits saying "committed" wait for that flush (`Clog::commit_hint_ok`).
 //! 4. *Torn pages.* The first change to a page after a checkpoint's redo
-//!    point logs the whole page; hint-only changes never dirty a page whose
-//!    LSN is at or before the redo point (so no page reaches disk changed
-//!    without an image in the log since the redo point).
+//!    point logs the whole page. Hint-only changes (hint bits, and
+//!    VACUUM's `PD_ALL_VISIBLE`, logged as a record but never as an image
+//!    and without moving the page's LSN) need no image: the page checksum
+//!    leaves those bits out, so any torn mix of such a write is a valid
+//!    page (`storage::checksum`).
 //! 5. *Recovery* replays from the redo point in the control file to the end
 //!    of valid log, idempotently, marks transactions without an outcome
 //!    aborted (those with records replayed and those the checkpoint record

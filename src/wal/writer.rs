@@ -158,8 +158,9 @@ pub struct Wal {
     insert_pos: AtomicU64,
     /// Mirror of the insert buffer's length.
     buffered: AtomicUsize,
-    /// Mirror of the redo pointer (the buffer pool's hint-dirtying floor).
-    redo_ptr: Arc<AtomicU64>,
+    /// Mirror of the redo pointer, read without the insert lock (whether to
+    /// compress a page's image before taking it).
+    redo_ptr: AtomicU64,
     /// Counters.
     pub counters: WalCounters,
     /// Tells the background flusher to stop.
@@ -211,7 +212,7 @@ impl Wal {
             flushed: Arc::new(AtomicU64::new(end)),
             insert_pos: AtomicU64::new(end),
             buffered: AtomicUsize::new(0),
-            redo_ptr: Arc::new(AtomicU64::new(redo)),
+            redo_ptr: AtomicU64::new(redo),
             counters: WalCounters::default(),
             stop: AtomicBool::new(false),
             writer_thread: Mutex::new(None),
@@ -309,6 +310,22 @@ impl Wal {
             }
             self.insert_page_change_locked(xid, page, p, rec, will_init, compress.then_some(packed))
         })
+    }
+
+    /// Logs change `rec` to page `page` as the record itself, never as an
+    /// image, whatever the page's LSN, and returns its end LSN, which the
+    /// caller does *not* set on the page: for a change the page checksum
+    /// leaves out (`PD_ALL_VISIBLE`; see `storage::checksum`), whose torn
+    /// write needs no repair. The page's LSN then still says whether its
+    /// next real change needs an image.
+    pub fn insert_page_change_no_image(&self, xid: Xid, page: PageRef, rec: &HeapRecord) -> Lsn {
+        let mut ins = self.ins();
+        let prev = ins.prev;
+        let len = record::encode_heap(&mut ins.buf, prev, xid, page, rec);
+        let end = self.advance(&mut ins, len, xid);
+        drop(ins);
+        self.count(len, false);
+        end
     }
 
     /// Logs the whole of page `page`, whose bytes are `p`, as a full-page
@@ -513,11 +530,6 @@ impl Wal {
     /// The shared flushed position (for the commit log's hint rule).
     pub fn flushed_handle(&self) -> Arc<AtomicU64> {
         Arc::clone(&self.flushed)
-    }
-
-    /// The shared redo pointer (for the buffer pool's hint-dirtying rule).
-    pub fn redo_handle(&self) -> Arc<AtomicU64> {
-        Arc::clone(&self.redo_ptr)
     }
 
     /// The redo pointer in effect.

@@ -88,6 +88,8 @@ pub struct HeapRelation {
     /// The transaction that created this relation file, while it may still
     /// be running: its changes are not logged (see [`HeapRelation::skip_wal_for`]).
     skip_wal_xid: std::sync::atomic::AtomicU32,
+    /// The buffer each block was last found in, for sequential scans.
+    recent: crate::storage::RecentBuffers,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -135,6 +137,7 @@ impl HeapRelation {
             truncation: RwLock::new(()),
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
+            recent: crate::storage::RecentBuffers::new(),
         })
     }
 
@@ -266,6 +269,15 @@ impl HeapRelation {
         self.fsm.lock().expect("free-space map mutex poisoned")
     }
 
+    /// The recent-buffer hints covering blocks `0..nblocks`, for a scan
+    /// (see [`crate::storage::recent`]).
+    pub fn recent_buffers(
+        &self,
+        nblocks: BlockNumber,
+    ) -> std::sync::Arc<[std::sync::atomic::AtomicU32]> {
+        self.recent.slots(nblocks)
+    }
+
     /// Keeps VACUUM from truncating the relation while the guard lives.
     /// Inserts, updates, scans, `count`, fetches and ANALYZE hold it; it
     /// never waits for VACUUM, which only *tries* the other side and skips
@@ -347,6 +359,40 @@ impl HeapRelation {
             return Ok(());
         }
         self.log_apply(ForkNumber::Main, block, g, &HeapRecord::SetAllVisible, xid)
+    }
+
+    /// Sets the page's `PD_ALL_VISIBLE` flag as VACUUM does after a load:
+    /// a `SetAllVisible` record is logged (so redo sets the flag before the
+    /// `VmSet` that follows it), but never as a full-page image and without
+    /// moving the page's LSN. The page checksum leaves the flag out (as it
+    /// leaves out hint bits, `storage::checksum`), so a torn write of the
+    /// page is still valid; and since the LSN stays at or before the redo
+    /// point when it was there, the next real change still logs the image
+    /// that protects *it*. The page may reach disk before the record:
+    /// harmless, as the flag is true once the caller made the commits it
+    /// relies on durable ([`HeapRelation::flush_async_commits`]). A no-op
+    /// when the flag is set already.
+    pub(super) fn set_all_visible_no_image(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+    ) -> Result<()> {
+        if page::is_all_visible(&g[..]) {
+            return Ok(());
+        }
+        apply(&HeapRecord::SetAllVisible, &mut g[..])?;
+        // A hint-like change: the page's checksum stays right.
+        g.mark_dirty_hint();
+        if let Some(wal) = &self.wal {
+            let page = PageRef {
+                rel: self.rel.0,
+                fork: ForkNumber::Main as u8,
+                block,
+            };
+            wal.insert_page_change_no_image(0, page, &HeapRecord::SetAllVisible);
+            wal.write_if_full()?;
+        }
+        Ok(())
     }
 
     /// Sets the VM bits and live count of heap block `block` (whose heap

@@ -73,6 +73,8 @@ pub struct HeapScan<'r> {
     shared: Option<&'r ParallelBlocks>,
     /// End of the current chunk (`nblocks` for a serial scan).
     end: BlockNumber,
+    /// The relation's recent-buffer hints, one per block.
+    recent: std::sync::Arc<[std::sync::atomic::AtomicU32]>,
     /// Keeps VACUUM from truncating the relation under the scan.
     _size: std::sync::RwLockReadGuard<'r, ()>,
 }
@@ -141,6 +143,7 @@ impl HeapRelation {
             all: Vec::new(),
             shared: None,
             end: nblocks,
+            recent: self.recent_buffers(nblocks),
         })
     }
 
@@ -163,6 +166,7 @@ impl HeapRelation {
             all: Vec::new(),
             shared: Some(blocks),
             end: 0,
+            recent: self.recent_buffers(blocks.nblocks),
         })
     }
 
@@ -405,10 +409,13 @@ impl<'r> HeapScan<'r> {
     /// chunks lie past the cut too).
     fn pin(&mut self, block: BlockNumber) -> Result<Option<PinnedBuffer<'r>>> {
         let rel = self.rel;
-        match rel
-            .pool()
-            .read_buffer(rel.rel(), ForkNumber::Main, block, self.ring.as_mut())
-        {
+        match rel.pool().read_buffer_recent(
+            rel.rel(),
+            ForkNumber::Main,
+            block,
+            &self.recent,
+            self.ring.as_mut(),
+        ) {
             Ok(buf) => Ok(Some(buf)),
             Err(_) if block >= rel.nblocks()? => {
                 self.next = self.end;

@@ -77,6 +77,16 @@ pub const HEAP_UPDATED: u16 = 0x2000;
 pub const HEAP_HINT_BITS: u16 =
     HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID | HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID;
 
+// The page checksum leaves the hint bits out (so hint-only changes need no
+// full-page image); it finds them by these numbers, which must not drift.
+const _: () = {
+    use crate::storage::checksum;
+    assert!(checksum::TUPLE_INFOMASK_OFFSET == T_INFOMASK);
+    assert!(checksum::TUPLE_HEADER_SIZE == HEADER_SIZE);
+    assert!(checksum::HINT_INFOMASK_BITS == HEAP_HINT_BITS);
+    assert!(checksum::HINT_PAGE_FLAGS == crate::storage::page::PD_ALL_VISIBLE);
+};
+
 /// infomask2: mask of the number of attributes.
 pub const HEAP_NATTS_MASK: u16 = 0x07ff;
 /// infomask2: this tuple was updated and the new version is heap-only (HOT).

@@ -15,7 +15,10 @@
 //!    frozen (a [`HeapRecord::Freeze`]);
 //! 4. when every remaining tuple is live and older than the horizon, sets
 //!    `PD_ALL_VISIBLE` and the page's VM bits with its live-tuple count
-//!    (all-frozen too when every tuple is frozen);
+//!    (all-frozen too when every tuple is frozen). The flag is set like a
+//!    hint bit ([`HeapRelation::set_all_visible_no_image`]: logged, never
+//!    as an image, the page LSN unchanged), so a page VACUUM only hinted
+//!    costs no full-page image;
 //! 5. records the page's free space in the free-space map, so later inserts
 //!    reuse it.
 //!
@@ -172,7 +175,7 @@ impl HeapRelation {
             };
             let count = out.live as u16;
             if !out.was_all_visible {
-                self.log_all_visible(block, &mut g, 0)?;
+                self.set_all_visible_no_image(block, &mut g)?;
             }
             let (old_bits, _) = self.set_vm(block, bits, count)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
@@ -194,6 +197,25 @@ impl HeapRelation {
         out.free = page::heap_free_space(&g[..]);
         self.note_free_space(block, out.free);
         Ok(out)
+    }
+
+    /// Makes durable every asynchronous commit not yet flushed, so that
+    /// VACUUM may set `PD_ALL_VISIBLE` on pages that rely on them without
+    /// tying the page to the log ([`HeapRelation::set_all_visible_no_image`]
+    /// leaves its LSN alone, so the page may reach disk first). Call after
+    /// taking the horizon: a transaction older than it has finished, so its
+    /// commit record is in the log by then. One flush at most, and none when
+    /// no asynchronous commit is pending (PostgreSQL sets the flag with no
+    /// such care, so after a crash that loses an asynchronous commit its
+    /// page may claim rows of an aborted transaction visible to all).
+    pub fn flush_async_commits(&self) -> Result<()> {
+        let Some(wal) = self.wal() else {
+            return Ok(());
+        };
+        if let Some(lsn) = self.txns().clog().pending_async_commit_lsn() {
+            wal.flush(lsn)?;
+        }
+        Ok(())
     }
 
     /// Cuts off the empty pages at the end of the relation, looking back

@@ -1,0 +1,486 @@
+//! The scan's column-major fast path: fixed-width columns of NULL-free
+//! tuples copied straight from the page into typed vectors.
+//!
+//! When every column a scan reads is fixed-width (`int2/4/8`, `float8`,
+//! `date`, `timestamp`) and only fixed-width attributes precede it, its
+//! offset from the tuple's data start is the same in every tuple without
+//! NULLs ([`FixedColumn`], [`fixed_layout`]). For a page whose visible tuples
+//! all lack NULLs (and carry every attribute the scan needs) the scan then
+//! fills each column vector without a per-tuple deform or a per-value type
+//! dispatch. Any other page takes the general per-tuple path in
+//! [`super::scan`].
+//!
+//! Two shapes:
+//! - [`fused_all_normal`]: an ALL_VISIBLE page whose columns are all 4 bytes
+//!   wide (`int4`, `date`: the benchmark shapes). One pass over the line
+//!   pointer array checks each tuple and writes its values, with no list of
+//!   data starts in between; the checks of all tuples fold into one flag
+//!   tested once per page, so the loop has no data-dependent branch.
+//! - [`fixed_starts`] / [`all_normal_starts`] then [`push_fixed`]: any width,
+//!   any page; the data starts are recorded first, then each column is
+//!   filled in one loop over them.
+//!
+//! Safety of the reads: every index into the page is clamped into it (or
+//! proved in bounds by an earlier clamp) so a corrupt line pointer can only
+//! produce a rejected page, never a read outside the frame; the folded
+//! conditions reject every tuple a clamp changed.
+
+use crate::access::heap::tuple::{self, TupleDesc};
+use crate::storage::{page, BLCKSZ};
+use crate::types::DataType;
+
+use super::vector::{Data, Vector};
+
+/// Where a column of the column-major fast path lives in every tuple
+/// without NULLs.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedColumn {
+    /// The output column (builder) it fills.
+    pub out: usize,
+    /// Byte offset from the tuple's data start (`hoff`).
+    pub off: usize,
+    /// Width in bytes: 2, 4 or 8.
+    pub len: usize,
+}
+
+/// The fast-path layout of `columns` of a table with attributes `desc`, or
+/// `None` when some column is not fixed-width or follows a varlena.
+pub fn fixed_layout(
+    desc: &TupleDesc,
+    columns: &[usize],
+    types: &[DataType],
+) -> Option<Vec<FixedColumn>> {
+    let mut offsets = Vec::with_capacity(desc.len());
+    let mut off = 0usize;
+    for a in desc.attrs() {
+        if a.len < 0 {
+            break;
+        }
+        let al = a.align as usize;
+        off = (off + al - 1) & !(al - 1);
+        offsets.push((off, a.len as usize));
+        off += a.len as usize;
+    }
+    columns
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| {
+            let (off, len) = *offsets.get(c)?;
+            let fits = matches!(
+                (types[k], len),
+                (DataType::Int2, 2)
+                    | (DataType::Int4 | DataType::Date, 4)
+                    | (DataType::Int8 | DataType::Timestamp | DataType::Float8, 8)
+            );
+            fits.then_some(FixedColumn { out: k, off, len })
+        })
+        .collect()
+}
+
+/// Bytes of tuple data the columns need: the end of the last one.
+pub fn data_needed(fixed: &[FixedColumn]) -> usize {
+    fixed.iter().map(|c| c.off + c.len).max().unwrap_or(0)
+}
+
+/// `t_hoff` of a tuple without a null bitmap: the header, MAXALIGNed.
+const NO_NULL_HOFF: usize = (tuple::HEADER_SIZE + 7) & !7;
+
+/// The largest number of columns [`fused_all_normal`] takes.
+pub const FUSED_MAX: usize = 4;
+
+/// Whether [`fused_all_normal`] can fill `fixed`'s columns: all 4 bytes
+/// wide, at most [`FUSED_MAX`].
+pub fn fusable(fixed: &[FixedColumn]) -> bool {
+    !fixed.is_empty() && fixed.len() <= FUSED_MAX && fixed.iter().all(|c| c.len == 4)
+}
+
+/// Fills the 4-byte columns `fixed` (see [`fusable`]) of `builders` with
+/// the values of every NORMAL tuple of the ALL_VISIBLE page `pg`, in line
+/// pointer order, when every such tuple has exactly `natts` attributes (the
+/// table's), no NULL and the columns' bytes; returns how many rows it added. `None`
+/// (with the builders as they were) when some tuple fails that: the caller
+/// takes the general path for the page.
+///
+/// The hot loop of `sum`/`GROUP BY`/join scans over vacuumed tables. Per
+/// line pointer it does one 4-byte read of the pointer, one 8-byte read of
+/// the header word holding `t_infomask2`, `t_infomask` and `t_hoff`, and one
+/// read per column, written at the next row position whether the pointer
+/// is NORMAL or not (the position only advances for NORMAL ones): no
+/// branch depends on the data, and no list of data starts is built.
+pub fn fused_all_normal(
+    pg: &[u8],
+    natts: usize,
+    fixed: &[FixedColumn],
+    builders: &mut [Vector],
+) -> Option<usize> {
+    debug_assert!(fusable(fixed));
+    let pg: &[u8; BLCKSZ] = pg.try_into().ok()?;
+    let max = page::max_offset(pg) as usize;
+    let need = data_needed(fixed);
+    // Take the value vectors out of the builders for the loop.
+    let mut outs: [Vec<i32>; FUSED_MAX] = Default::default();
+    let mut offs = [0usize; FUSED_MAX];
+    for (k, c) in fixed.iter().enumerate() {
+        let Data::I32(v) = &mut builders[c.out].data else {
+            unreachable!("a 4-byte fixed column is an int4 or date vector");
+        };
+        outs[k] = std::mem::take(v);
+        offs[k] = c.off;
+    }
+    let n = match fixed.len() {
+        1 => fused_loop::<1>(pg, max, natts, need, &offs, &mut outs),
+        2 => fused_loop::<2>(pg, max, natts, need, &offs, &mut outs),
+        3 => fused_loop::<3>(pg, max, natts, need, &offs, &mut outs),
+        _ => fused_loop::<4>(pg, max, natts, need, &offs, &mut outs),
+    };
+    for (k, c) in fixed.iter().enumerate() {
+        let v = &mut builders[c.out];
+        v.data = Data::I32(std::mem::take(&mut outs[k]));
+        if let (Some(n), Some(nulls)) = (n, &mut v.nulls) {
+            nulls.resize(nulls.len() + n, false);
+        }
+    }
+    n
+}
+
+/// [`fused_all_normal`]'s loop for `N` columns (a constant, so the column
+/// loop unrolls). Appends to `outs[..N]`; on a rejected page truncates them
+/// back and returns `None`.
+#[inline(always)]
+fn fused_loop<const N: usize>(
+    pg: &[u8; BLCKSZ],
+    max: usize,
+    natts: usize,
+    need: usize,
+    offs: &[usize; FUSED_MAX],
+    outs: &mut [Vec<i32>; FUSED_MAX],
+) -> Option<usize> {
+    use tuple::T_CTID_OFF;
+    // Line pointers end inside the page (max_offset is bounded by the
+    // page's `lower`), but clamp anyway: a corrupt count yields reads of
+    // whatever lies in the page, which the checks below then reject.
+    let max = max.min((BLCKSZ - page::PAGE_HEADER_SIZE) / 4);
+    let base: [usize; N] = std::array::from_fn(|k| outs[k].len());
+    for (k, out) in outs.iter_mut().take(N).enumerate() {
+        out.resize(base[k] + max, 0);
+    }
+    let dst: [*mut i32; N] = std::array::from_fn(|k| {
+        // SAFETY: `base[k] <= len`; the pointer stays inside the vector.
+        unsafe { outs[k].as_mut_ptr().add(base[k]) }
+    });
+    let offs: [usize; N] = std::array::from_fn(|k| offs[k]);
+    // The header word at bytes 16..24 (ctid offset, infomask2, infomask,
+    // hoff) of a tuple of this table without NULLs: all its attributes, no
+    // null bitmap, the data at `NO_NULL_HOFF`.
+    const MASK: u64 =
+        (tuple::HEAP_NATTS_MASK as u64) << 16 | (tuple::HEAP_HASNULL as u64) << 32 | 0xff << 48;
+    let expect = (natts as u64) << 16 | (NO_NULL_HOFF as u64) << 48;
+    let min_len = NO_NULL_HOFF + need;
+    // Every accepted tuple has `off + min_len <= off + len <= BLCKSZ`, so
+    // this clamp changes only the offsets of rejected ones.
+    let last = BLCKSZ - min_len;
+    let src = pg.as_ptr();
+    let (mut n, mut bad) = (0usize, 0usize);
+    for i in 0..max {
+        let at = page::PAGE_HEADER_SIZE + 4 * i;
+        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
+        let normal = ((raw >> 15) & 3 == u32::from(page::LP_NORMAL)) as usize;
+        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
+        let h = off.min(last);
+        let w = u64::from_le_bytes(
+            pg[h + T_CTID_OFF..h + T_CTID_OFF + 8]
+                .try_into()
+                .expect("8 bytes"),
+        );
+        // Non-short-circuit `|`: one flag per tuple, no branches.
+        bad |= normal
+            & ((w & MASK != expect) as usize
+                | (len < min_len) as usize
+                | (off + len > BLCKSZ) as usize);
+        for k in 0..N {
+            // SAFETY: `h + NO_NULL_HOFF + need <= BLCKSZ` and `offs[k] + 4 <=
+            // need` (`data_needed`), so the 4 bytes lie inside the page;
+            // `n <= i < max` and each vector holds `base[k] + max` values.
+            unsafe {
+                let v = (src.add(h + NO_NULL_HOFF + offs[k]) as *const [u8; 4]).read();
+                *dst[k].add(n) = i32::from_le_bytes(v);
+            }
+        }
+        n += normal;
+    }
+    if bad != 0 {
+        for (k, out) in outs.iter_mut().take(N).enumerate() {
+            out.truncate(base[k]);
+        }
+        return None;
+    }
+    for (k, out) in outs.iter_mut().take(N).enumerate() {
+        out.truncate(base[k] + n);
+    }
+    Some(n)
+}
+
+/// Appends the values of one fixed-width column at `col.off` past each of
+/// the tuple data starts `starts` of page `pg` (all in bounds, checked by
+/// the caller): the column-major inner loop.
+pub fn push_fixed(v: &mut Vector, pg: &[u8], starts: &[usize], col: FixedColumn) {
+    // `at` clamps into the page so that the compiler can drop the bounds
+    // checks; `fixed_starts` guarantees the clamp never changes an offset.
+    let pg: &[u8; BLCKSZ] = pg.try_into().expect("a page is BLCKSZ bytes");
+    let at = |s: usize, w: usize| (s + col.off).min(BLCKSZ - w);
+    fn rd<const W: usize>(pg: &[u8; BLCKSZ], i: usize) -> [u8; W] {
+        pg[i..i + W].try_into().expect("W bytes")
+    }
+    match (&mut v.data, col.len) {
+        (Data::I32(x), 4) => x.extend(
+            starts
+                .iter()
+                .map(|&s| i32::from_le_bytes(rd::<4>(pg, at(s, 4)))),
+        ),
+        (Data::I64(x), 8) => x.extend(
+            starts
+                .iter()
+                .map(|&s| i64::from_le_bytes(rd::<8>(pg, at(s, 8)))),
+        ),
+        (Data::F64(x), 8) => x.extend(
+            starts
+                .iter()
+                .map(|&s| f64::from_le_bytes(rd::<8>(pg, at(s, 8)))),
+        ),
+        (Data::I16(x), 2) => x.extend(
+            starts
+                .iter()
+                .map(|&s| i16::from_le_bytes(rd::<2>(pg, at(s, 2)))),
+        ),
+        _ => unreachable!("fixed_layout admits only these forms"),
+    }
+    if let Some(n) = &mut v.nulls {
+        n.resize(n.len() + starts.len(), false);
+    }
+}
+
+/// The data starts (page offsets) of the tuples at `visible` when every one
+/// of them has at least `natts` attributes, no NULL and `need` bytes of
+/// data; `false` (with `starts` partly filled) otherwise. Every start
+/// returned satisfies `start + need <= BLCKSZ`, which [`push_fixed`] relies
+/// on. The loop is branch-free apart from the bounds checks: each tuple's
+/// conditions are folded into one flag checked once per page.
+pub fn fixed_starts(
+    pg: &[u8],
+    visible: &[u16],
+    natts: usize,
+    need: usize,
+    starts: &mut Vec<usize>,
+) -> bool {
+    use tuple::{HEADER_SIZE, T_HOFF, T_INFOMASK, T_INFOMASK2};
+    let Ok(pg) = <&[u8; BLCKSZ]>::try_from(pg) else {
+        return false;
+    };
+    // Every index below is clamped into the page, which lets the compiler
+    // drop the bounds checks; a clamp that changes an index can only happen
+    // on a tuple the folded conditions reject.
+    let u16_at = |i: usize| {
+        let i = i.min(BLCKSZ - 2);
+        u16::from_le_bytes(pg[i..i + 2].try_into().expect("2 bytes"))
+    };
+    starts.clear();
+    starts.resize(visible.len(), 0);
+    let mut bad = 0usize;
+    for (slot, &o) in starts.iter_mut().zip(visible) {
+        let at = (page::PAGE_HEADER_SIZE + (o as usize).wrapping_sub(1) * 4).min(BLCKSZ - 4);
+        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
+        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
+        let h = off.min(BLCKSZ - HEADER_SIZE);
+        let hoff = pg[(h + T_HOFF).min(BLCKSZ - 1)] as usize;
+        let im = u16_at(h + T_INFOMASK);
+        let im2 = u16_at(h + T_INFOMASK2);
+        // Non-short-circuit `|`: one flag per tuple, no branches.
+        bad |= (len < HEADER_SIZE) as usize
+            | (hoff < HEADER_SIZE) as usize
+            | (off + len > BLCKSZ) as usize
+            | (im & tuple::HEAP_HASNULL) as usize
+            | ((im2 & tuple::HEAP_NATTS_MASK) < natts as u16) as usize
+            | (hoff + need > len) as usize;
+        *slot = h + hoff;
+    }
+    bad == 0
+}
+
+/// [`fixed_starts`] for an ALL_VISIBLE page: the data starts of all its
+/// NORMAL tuples, read straight off the line pointer array (no list of
+/// visible offsets in between). Same guarantees and result.
+pub fn all_normal_starts(pg: &[u8], natts: usize, need: usize, starts: &mut Vec<usize>) -> bool {
+    use tuple::{HEADER_SIZE, T_HOFF, T_INFOMASK, T_INFOMASK2};
+    let Ok(pg) = <&[u8; BLCKSZ]>::try_from(pg) else {
+        return false;
+    };
+    let u16_at = |i: usize| {
+        let i = i.min(BLCKSZ - 2);
+        u16::from_le_bytes(pg[i..i + 2].try_into().expect("2 bytes"))
+    };
+    let max = page::max_offset(pg) as usize;
+    starts.clear();
+    starts.resize(max, 0);
+    let (mut n, mut bad) = (0usize, 0usize);
+    for i in 0..max {
+        let at = (page::PAGE_HEADER_SIZE + 4 * i).min(BLCKSZ - 4);
+        let raw = u32::from_le_bytes(pg[at..at + 4].try_into().expect("4 bytes"));
+        let normal = ((raw >> 15) & 3 == u32::from(page::LP_NORMAL)) as usize;
+        let (off, len) = ((raw & 0x7fff) as usize, (raw >> 17) as usize);
+        let h = off.min(BLCKSZ - HEADER_SIZE);
+        let hoff = pg[(h + T_HOFF).min(BLCKSZ - 1)] as usize;
+        let im = u16_at(h + T_INFOMASK);
+        let im2 = u16_at(h + T_INFOMASK2);
+        bad |= normal
+            & ((len < HEADER_SIZE) as usize
+                | (hoff < HEADER_SIZE) as usize
+                | (off + len > BLCKSZ) as usize
+                | (im & tuple::HEAP_HASNULL) as usize
+                | ((im2 & tuple::HEAP_NATTS_MASK) < natts as u16) as usize
+                | (hoff + need > len) as usize);
+        starts[n] = h + hoff;
+        n += normal;
+    }
+    starts.truncate(n);
+    bad == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::heap::tuple::{form_tuple, Attr};
+
+    /// `(a int4, b int8, c int4, t text)`: fixed prefix a, b, c.
+    fn desc() -> TupleDesc {
+        TupleDesc::new(vec![
+            Attr::fixed(4, 4),
+            Attr::fixed(8, 8),
+            Attr::fixed(4, 4),
+            Attr::varlena(4),
+        ])
+        .expect("a valid descriptor")
+    }
+
+    /// A page holding one tuple per row (`None`: a NULL in column c).
+    fn page_of(rows: &[(i32, Option<i32>)]) -> Vec<u8> {
+        let d = desc();
+        let mut pg = vec![0u8; BLCKSZ];
+        page::init(&mut pg, 0);
+        let mut t = Vec::new();
+        for &(a, c) in rows {
+            let (ab, bb, cb) = (
+                a.to_le_bytes(),
+                (a as i64 * 10).to_le_bytes(),
+                c.map(i32::to_le_bytes),
+            );
+            let text = [0x0bu8, b'h', b'e', b'l', b'l', b'o'];
+            let vals = [
+                Some(&ab[..]),
+                Some(&bb[..]),
+                cb.as_ref().map(|x| &x[..]),
+                Some(&text[..]),
+            ];
+            form_tuple(&d, &vals, &mut t).expect("tuple forms");
+            page::add_item(&mut pg, &t, None).expect("room on the page");
+        }
+        pg
+    }
+
+    fn int4_builders(n: usize) -> Vec<Vector> {
+        (0..n).map(|_| Vector::new(DataType::Int4)).collect()
+    }
+
+    fn ints(v: &Vector) -> Vec<i32> {
+        match &v.data {
+            Data::I32(x) => x.clone(),
+            other => panic!("not int4: {other:?}"),
+        }
+    }
+
+    /// Columns c then a (out of table order), through both paths.
+    /// The columns a path produced, or `None` when it rejected the page.
+    type Columns = Option<Vec<Vec<i32>>>;
+
+    fn both_paths(pg: &[u8]) -> (Columns, Columns) {
+        let d = desc();
+        let types = [DataType::Int4, DataType::Int4];
+        let fixed = fixed_layout(&d, &[2, 0], &types).expect("fixed prefix");
+        assert!(fusable(&fixed));
+        let mut fused = int4_builders(2);
+        // A row already in the builders stays in front.
+        for b in &mut fused {
+            b.push(&crate::types::Value::Int4(-1));
+        }
+        let f = fused_all_normal(pg, d.len(), &fixed, &mut fused).map(|n| {
+            assert_eq!(fused[0].len(), n + 1);
+            fused.iter().map(ints).collect()
+        });
+        if f.is_none() {
+            assert!(
+                fused.iter().all(|b| ints(b) == vec![-1]),
+                "rejected page left no rows"
+            );
+        }
+        let mut general = int4_builders(2);
+        for b in &mut general {
+            b.push(&crate::types::Value::Int4(-1));
+        }
+        let mut starts = Vec::new();
+        let g = all_normal_starts(pg, 3, data_needed(&fixed), &mut starts).then(|| {
+            for &c in &fixed {
+                push_fixed(&mut general[c.out], pg, &starts, c);
+            }
+            general.iter().map(ints).collect()
+        });
+        (f, g)
+    }
+
+    #[test]
+    fn fused_matches_the_two_pass_path_and_skips_non_normal_pointers() {
+        let rows: Vec<(i32, Option<i32>)> = (1..=40).map(|i| (i, Some(i * 3))).collect();
+        let mut pg = page_of(&rows);
+        page::set_dead(&mut pg, 5);
+        page::set_unused(&mut pg, 17);
+        let (f, g) = both_paths(&pg);
+        let f = f.expect("a NULL-free page takes the fused path");
+        assert_eq!(Some(&f), g.as_ref());
+        let kept: Vec<i32> = (1..=40).filter(|i| *i != 5 && *i != 17).collect();
+        let mut a = vec![-1];
+        a.extend(&kept);
+        let mut c = vec![-1];
+        c.extend(kept.iter().map(|i| i * 3));
+        assert_eq!(f, vec![c, a]);
+    }
+
+    #[test]
+    fn a_null_or_a_corrupt_pointer_rejects_the_page() {
+        let (f, g) = both_paths(&page_of(&[(1, Some(2)), (3, None), (5, Some(6))]));
+        assert!(f.is_none() && g.is_none());
+        // A NORMAL pointer whose length is too short for the columns.
+        let mut pg = page_of(&[(1, Some(2)), (3, Some(4))]);
+        let id = page::item_id(&pg, 2);
+        let raw = (id.to_raw() & 0x1ffff) | (20 << 17);
+        page::set_item_id(&mut pg, 2, page::ItemId::from_raw(raw));
+        assert!(both_paths(&pg).0.is_none());
+        // One pointing past the page end.
+        let mut pg = page_of(&[(1, Some(2))]);
+        let raw = (page::item_id(&pg, 1).to_raw() & !0x7fff) | 8180;
+        page::set_item_id(&mut pg, 1, page::ItemId::from_raw(raw));
+        assert!(both_paths(&pg).0.is_none());
+        // A tuple with a different number of attributes.
+        let mut pg = page_of(&[(1, Some(2))]);
+        let off = (page::item_id(&pg, 1).to_raw() & 0x7fff) as usize;
+        pg[off + tuple::T_INFOMASK2] = 2;
+        assert!(both_paths(&pg).0.is_none());
+    }
+
+    #[test]
+    fn only_four_byte_columns_of_a_fixed_prefix_fuse() {
+        let d = desc();
+        let f = fixed_layout(&d, &[1], &[DataType::Int8]).expect("int8 is fixed");
+        assert!(!fusable(&f));
+        assert!(fixed_layout(&d, &[3], &[DataType::Text]).is_none());
+        let f = fixed_layout(&d, &[0, 2, 0, 2, 0], &[DataType::Int4; 5]).expect("fixed");
+        assert!(!fusable(&f), "more than FUSED_MAX columns");
+    }
+}
