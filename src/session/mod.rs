@@ -1,7 +1,9 @@
 //! Sessions: one connection's transaction state and settings, and the
 //! entry point that runs SQL text.
 //!
-//! [`Session::execute`] parses the text, then runs each statement:
+//! [`Session::execute`] parses the text (a single-row INSERT of literals is
+//! only scanned and bound straight from the text: [`insert_row`]), then
+//! runs each statement:
 //! - transaction control (BEGIN/COMMIT/ROLLBACK) moves the session between
 //!   *idle*, *in a transaction block* and *in a failed block*
 //!   ([`TxnStatus`]); in a failed block every statement but COMMIT/ROLLBACK
