@@ -58,6 +58,9 @@ pub struct Settings {
     pub enable_hashagg: bool,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
+    /// Worker threads VACUUM's heap pass may add beside the leader (at most
+    /// one participant per core; PostgreSQL uses them for indexes only).
+    pub max_parallel_maintenance_workers: i64,
     /// Tables of at least this many pages may be scanned in parallel.
     pub min_parallel_table_scan_size: i64,
     /// WAL volume that triggers a checkpoint, in MB; fixed while open.
@@ -128,6 +131,7 @@ impl Default for Settings {
             enable_hashjoin: true,
             enable_hashagg: true,
             max_parallel_workers_per_gather: 2,
+            max_parallel_maintenance_workers: 2,
             min_parallel_table_scan_size: 1024,
             max_wal_size_mb: 1024,
             checkpoint_timeout_s: 300,
@@ -338,6 +342,15 @@ pub static DEFS: &[Def] = &[
         Kb,
         User,
         "Sets the maximum memory to be used for maintenance operations."
+    ),
+    int_def!(
+        "max_parallel_maintenance_workers",
+        max_parallel_maintenance_workers,
+        0,
+        1024,
+        None,
+        User,
+        "Sets the maximum number of parallel processes per maintenance operation."
     ),
     int_def!(
         "max_parallel_workers_per_gather",

@@ -123,8 +123,11 @@ impl Session {
         let mut result = QueryResult::empty("VACUUM");
         for (def, columns) in targets {
             let rel = self.db.relation(def.relfilenode)?;
-            let ring = self.db.pool.ring_with(StrategyKind::Vacuum, &sizes);
-            let report = vacuum_heap(&rel, &opts, Some(ring), &cancel, self.progress.as_ref())?;
+            // One vacuum ring per participant of the heap pass.
+            let rings = (0..=self.settings.max_parallel_maintenance_workers.max(0))
+                .map(|_| self.db.pool.ring_with(StrategyKind::Vacuum, &sizes))
+                .collect();
+            let report = vacuum_heap(&rel, &opts, rings, &cancel, self.progress.as_ref())?;
             if v.verbose {
                 result.notices.extend(
                     report

@@ -211,10 +211,17 @@ impl BufferWriteGuard<'_> {
     /// reused. Counts in `shared_dirtied` when the buffer was clean.
     #[inline]
     pub fn mark_dirty(&self) {
+        self.set_dirty(CHECKSUM_OK);
+    }
+
+    /// Sets DIRTY and clears the state bits `clear` (the frame's checksum
+    /// is stale after a real change: `CHECKSUM_OK`).
+    #[inline]
+    fn set_dirty(&self, clear: u32) {
         let pool = self.buf.pool;
         let d = pool.desc(self.buf.id);
         let mut s = d.state.load(Ordering::Relaxed);
-        if s & DIRTY != 0 {
+        if s & (DIRTY | clear) == DIRTY {
             return;
         }
         loop {
@@ -222,10 +229,12 @@ impl BufferWriteGuard<'_> {
                 s = d.wait_unlocked();
                 continue;
             }
-            match d
-                .state
-                .compare_exchange_weak(s, s | DIRTY, Ordering::AcqRel, Ordering::Relaxed)
-            {
+            match d.state.compare_exchange_weak(
+                s,
+                (s | DIRTY) & !clear,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => break,
                 Err(now) => s = now,
             }
@@ -243,12 +252,14 @@ impl BufferWriteGuard<'_> {
     /// `data_checksums`). The page's LSN is not touched, so the next real
     /// change still logs a full-page image when it is the first since a
     /// checkpoint. Counts in `shared_dirtied` when the buffer was clean.
+    /// The checksum bytes the page was read with stay right, so its write
+    /// computes none.
     ///
     /// (Until format version 2 hints were in the checksum and a page unchanged
     /// since the last checkpoint kept its hints in memory only.)
     #[inline]
     pub fn mark_dirty_hint(&self) {
-        self.mark_dirty();
+        self.set_dirty(0);
     }
 
     /// The page LSN.
@@ -257,9 +268,35 @@ impl BufferWriteGuard<'_> {
     }
 
     /// Sets the page LSN (bytes 0..8): the WAL position of the record that
-    /// describes the latest change.
+    /// describes the latest change. A real change, so the checksum the page
+    /// was read with no longer holds (already so after `mark_dirty`, which
+    /// every logged change calls first; this keeps a caller that sets an
+    /// LSN some other way from writing a stale checksum).
     pub fn set_lsn(&mut self, lsn: u64) {
         self[0..8].copy_from_slice(&lsn.to_le_bytes());
+        self.clear_checksum_ok();
+    }
+
+    /// Clears `CHECKSUM_OK` (see `desc.rs`) if set.
+    #[inline]
+    fn clear_checksum_ok(&self) {
+        let d = self.buf.pool.desc(self.buf.id);
+        let mut s = d.state.load(Ordering::Relaxed);
+        while s & CHECKSUM_OK != 0 {
+            if s & LOCKED != 0 {
+                s = d.wait_unlocked();
+                continue;
+            }
+            match d.state.compare_exchange_weak(
+                s,
+                s & !CHECKSUM_OK,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(now) => s = now,
+            }
+        }
     }
 
     /// The block number of the page.

@@ -99,7 +99,7 @@ impl BufferPool {
             });
         match res {
             Ok(()) => {
-                self.terminate_io(id, false, VALID);
+                self.terminate_io(id, false, VALID | CHECKSUM_OK);
                 self.counters.count(Counter::Read);
                 Ok(())
             }
@@ -180,12 +180,20 @@ impl BufferPool {
         let mut copy = [0u8; BLCKSZ];
         // SAFETY: the caller holds the content lock: nobody writes the frame.
         copy.copy_from_slice(unsafe { std::slice::from_raw_parts(self.frame(id), BLCKSZ) });
+        // Stable while the content lock is held (only `mark_dirty`, under
+        // the exclusive lock, clears it).
+        let checksum_ok = self.desc(id).state.load(Ordering::Acquire) & CHECKSUM_OK != 0;
         let res = (|| {
             let hook = self.wal_hook.read().clone();
             if let Some(hook) = hook {
                 hook.flush(page_lsn(&copy))?;
             }
-            set_page_checksum(&mut copy, tag.block);
+            if checksum_ok {
+                // Changed only in hint bits since it was read and verified.
+                debug_assert!(verify_page(&mut copy, tag.block), "stale CHECKSUM_OK");
+            } else {
+                set_page_checksum(&mut copy, tag.block);
+            }
             self.smgr.write(tag.rel, tag.fork, tag.block, &copy)
         })();
         match res {
@@ -298,7 +306,9 @@ impl BufferPool {
                     ));
                 }
                 mapping::remove(&mut map, hash, &tag);
-                d.unlock_header(s & !(TAG_VALID | VALID | DIRTY | IO_ERROR | USAGE_MASK));
+                d.unlock_header(
+                    s & !(TAG_VALID | VALID | DIRTY | IO_ERROR | CHECKSUM_OK | USAGE_MASK),
+                );
                 break;
             }
         }

@@ -142,26 +142,30 @@ fn crc_of(page: &[u8], block: BlockNumber) -> u16 {
 /// The page is unchanged on return.
 pub fn page_checksum_in_place(page: &mut [u8], block: BlockNumber) -> u16 {
     debug_assert_eq!(page.len(), BLCKSZ);
-    // Positions and original values of the masked infomasks: a page holds
-    // at most MAX_LINE_POINTERS of them; on the stack, no allocation.
-    let mut at = [0u16; MAX_LINE_POINTERS];
-    let mut was = [0u16; MAX_LINE_POINTERS];
+    // Position and original value of each masked infomask (`pos << 16 |
+    // value`): a page holds at most MAX_LINE_POINTERS of them. On the stack
+    // and left uninitialised: zeroing 8 kB per call was a third of the cost.
+    let mut saved = [std::mem::MaybeUninit::<u32>::uninit(); MAX_LINE_POINTERS];
     let mut n = 0;
     let flags = rd16(page, FLAGS_OFFSET);
     for_each_masked_infomask(page, |pos| {
-        at[n] = pos as u16;
+        saved[n].write((pos as u32) << 16);
         n += 1;
     });
-    for i in 0..n {
-        let pos = at[i] as usize;
-        was[i] = rd16(page, pos);
-        wr16(page, pos, was[i] & !HINT_INFOMASK_BITS);
+    for slot in &mut saved[..n] {
+        // SAFETY: the first n slots were written just above.
+        let pos = (unsafe { slot.assume_init() } >> 16) as usize;
+        let was = rd16(page, pos);
+        slot.write(((pos as u32) << 16) | u32::from(was));
+        wr16(page, pos, was & !HINT_INFOMASK_BITS);
     }
     wr16(page, FLAGS_OFFSET, flags & !HINT_PAGE_FLAGS);
     let sum = crc_of(page, block);
     wr16(page, FLAGS_OFFSET, flags);
-    for i in (0..n).rev() {
-        wr16(page, at[i] as usize, was[i]);
+    for slot in saved[..n].iter().rev() {
+        // SAFETY: as above.
+        let v = unsafe { slot.assume_init() };
+        wr16(page, (v >> 16) as usize, v as u16);
     }
     sum
 }

@@ -6,8 +6,8 @@
 //! compare-and-swap:
 //!
 //! ```text
-//!  31..28  27        26              25         24     23     22      21..18  17..0
-//!  unused  IO_ERROR  IO_IN_PROGRESS  TAG_VALID  VALID  DIRTY  LOCKED  usage   pin count
+//!  31..29  28           27        26              25         24     23     22      21..18  17..0
+//!  unused  CHECKSUM_OK  IO_ERROR  IO_IN_PROGRESS  TAG_VALID  VALID  DIRTY  LOCKED  usage   pin count
 //! ```
 //!
 //! # Locking rules
@@ -58,6 +58,12 @@ pub(crate) const TAG_VALID: u32 = 1 << 25;
 pub(crate) const IO_IN_PROGRESS: u32 = 1 << 26;
 /// The last I/O on the buffer failed.
 pub(crate) const IO_ERROR: u32 = 1 << 27;
+/// The checksum bytes in the frame are right for its contents: the page was
+/// read and verified, and changed since only in bits the checksum leaves
+/// out (hint bits: `mark_dirty_hint`). A write then needs no new checksum.
+/// Set by a read-in; cleared by `mark_dirty` (every real change) and when
+/// the buffer is retagged or discarded.
+pub(crate) const CHECKSUM_OK: u32 = 1 << 28;
 
 /// The pin count in a state word.
 #[inline]

@@ -14,7 +14,11 @@
 //! the category of its `free` entry. The map is a hint: callers check the
 //! page itself and [`note`](FreeSpace::note) what they find.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+// foldhash (hashbrown's default) rather than SipHash: VACUUM notes every
+// page it visits.
+use hashbrown::HashMap;
 
 use crate::storage::BlockNumber;
 
@@ -51,13 +55,17 @@ impl FreeSpace {
     /// Records that `block` has `free` bytes (forgetting it below
     /// [`MIN_USEFUL_FREE`]; a forgotten target is no longer the target).
     pub fn note(&mut self, block: BlockNumber, free: usize) {
+        let keep = free >= MIN_USEFUL_FREE;
+        let new = free.min(u16::MAX as usize) as u16;
+        if keep && self.free.get(&block) == Some(&new) {
+            return; // already known (a VACUUM of an unchanged page)
+        }
         if let Some(old) = self.free.remove(&block) {
             self.by_category[old as usize / CATEGORY_BYTES].remove(&block);
         }
-        if free >= MIN_USEFUL_FREE {
-            let free = free.min(u16::MAX as usize) as u16;
-            self.free.insert(block, free);
-            self.by_category[free as usize / CATEGORY_BYTES].insert(block);
+        if keep {
+            self.free.insert(block, new);
+            self.by_category[new as usize / CATEGORY_BYTES].insert(block);
         } else if self.target == Some(block) {
             self.target = None;
         }

@@ -370,7 +370,8 @@ impl HeapRelation {
             return Ok(());
         }
         apply(&HeapRecord::SetAllVisible, &mut g[..])?;
-        g.mark_dirty();
+        // A hint-like change: the page's checksum stays right.
+        g.mark_dirty_hint();
         if let Some(wal) = &self.wal {
             let page = PageRef {
                 rel: self.rel.0,

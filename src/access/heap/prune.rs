@@ -23,14 +23,16 @@
 //! takes a *cleanup* lock (exclusive, no other pin) because tuples move.
 
 use super::heapam::HeapRelation;
-use super::pageops::{apply_page_hints, Hint};
 use super::record::HeapRecord;
 use super::tuple;
-use super::visibility::{satisfies_vacuum, VacuumStatus};
+use super::visibility::{apply_hints, satisfies_vacuum, VacuumStatus};
 use crate::error::Result;
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
 use crate::storage::{BlockNumber, BufferWriteGuard};
 use crate::txn::Xid;
+
+/// The header fields `satisfies_vacuum` decides by: xmin, xmax, hint bits.
+type HeaderKey = (Xid, Xid, u16);
 
 /// What pruning one page did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -199,24 +201,53 @@ impl HeapRelation {
         }
         let max = page::max_offset(&g[..]);
         status.resize(max as usize + 1, None);
-        let mut hints = Vec::new();
+        // The outcome depends only on the header's xmin, xmax and hint bits
+        // (and on the transactions' states, which only move forward): a run
+        // of tuples with the same three — every tuple of a freshly loaded
+        // page — costs one decision. Reusing the first answer is what a
+        // slightly earlier look would have given, so it is as safe.
+        let mut last: Option<(HeaderKey, (VacuumStatus, u16))> = None;
+        let mut hinted = false;
+        // Whether `plan` can find anything to do (a dead tuple, or a DEAD
+        // line pointer to free): if not, it is skipped.
+        let mut prunable = false;
         for o in 1..=max {
-            let Some(t) = page::get_item(&g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
+            let id = page::item_id(&g[..], o);
+            if id.flags == LP_DEAD {
+                prunable |= no_indexes;
+                continue;
+            }
+            let Some(t) =
+                page::get_item_mut(&mut g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
             else {
                 continue;
             };
-            let (st, bits) = satisfies_vacuum(t, oldest_xmin, self.txns())?;
+            let key = (
+                tuple::xmin(t),
+                tuple::xmax(t),
+                tuple::infomask(t) & tuple::HEAP_HINT_BITS,
+            );
+            let (st, bits) = match last {
+                Some((k, out)) if k == key => out,
+                _ => {
+                    let out = satisfies_vacuum(t, oldest_xmin, self.txns())?;
+                    last = Some((key, out));
+                    out
+                }
+            };
             status[o as usize] = Some(st);
+            prunable |= st == VacuumStatus::Dead;
+            // Under the cleanup lock the xmax cannot have changed: set the
+            // hints at once.
             if bits != 0 {
-                hints.push(Hint {
-                    offset: o,
-                    bits,
-                    xmax: tuple::xmax(t),
-                });
+                hinted |= apply_hints(t, bits, key.1);
             }
         }
-        if apply_page_hints(&mut g[..], &hints) {
+        if hinted {
             g.mark_dirty_hint();
+        }
+        if !prunable {
+            return Ok(PruneStats::default());
         }
         let plan = plan(&g[..], block, status, no_indexes);
         if plan.redirected.is_empty() && plan.dead.is_empty() && plan.unused.is_empty() {
