@@ -23,7 +23,7 @@ pub mod vacuum;
 pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
-pub use multi_insert::PageImages;
+pub use multi_insert::{set_image_blocks, PageImages, Precompressed};
 pub use prune::PruneStats;
 pub use scan::HeapScan;
 pub use vacuum::{PageVacuumStats, VacuumCutoffs};
