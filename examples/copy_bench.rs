@@ -117,8 +117,12 @@ fn main() -> heapdb::Result<()> {
     if only == "from" {
         return Ok(());
     }
-    let t = now();
-    let r = s.execute(&format!("COPY pgbench_accounts TO '{}'", output.display()))?;
-    report("COPY TO  ", &r.tag, rows, t);
+    // The first COPY TO also sets the hint bits; the second is what the
+    // bench's warm runs measure.
+    for what in ["COPY TO  ", "COPY TO 2"] {
+        let t = now();
+        let r = s.execute(&format!("COPY pgbench_accounts TO '{}'", output.display()))?;
+        report(what, &r.tag, rows, t);
+    }
     Ok(())
 }

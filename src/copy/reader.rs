@@ -158,6 +158,51 @@ impl Drop for RecordReader<'_> {
     }
 }
 
+/// The text-format records of `chunk`, a slice holding whole records
+/// (COPY's parallel loader cuts its chunks after a record's end): the
+/// records [`super::read_record`] reads from the same bytes, each a slice
+/// of `chunk` (a record with an escaped newline is one slice too).
+pub struct TextRecords<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> TextRecords<'a> {
+    /// The records of `chunk`.
+    pub fn new(chunk: &'a [u8]) -> TextRecords<'a> {
+        TextRecords { rest: chunk }
+    }
+}
+
+impl<'a> Iterator for TextRecords<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let rest = self.rest;
+        let mut from = 0;
+        while let Some(i) = memchr::memchr(b'\n', &rest[from..]) {
+            let nl = from + i;
+            // A newline after an odd run of backslashes is data.
+            if rest[..nl].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0 {
+                self.rest = &rest[nl + 1..];
+                let end = if nl > 0 && rest[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                return Some(&rest[..end]);
+            }
+            from = nl + 1;
+        }
+        // The last record has no newline: kept as it is.
+        self.rest = &[];
+        Some(rest)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +281,33 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn text_records_of_a_slice_are_read_records() {
+        let o = opts(false);
+        for input in [
+            &b""[..],
+            b"a\tb\n",
+            b"a\tb",
+            b"a\r\nb\r\n",
+            b"a\rb\r",
+            b"\n\n\n",
+            b"x\\\ny\nz\n",
+            b"x\\\\\ny\n",
+            b"x\\\\\\\ny\\\n\\\nq\n",
+            b"end\\",
+            b"x\\\n",
+            b"\\.\nafter\n",
+        ] {
+            let got: Vec<Vec<u8>> = TextRecords::new(input).map(|r| r.to_vec()).collect();
+            assert_eq!(
+                got,
+                by_read_record(input, &o).0,
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
         }
     }
 

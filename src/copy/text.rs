@@ -104,12 +104,67 @@ fn hex(c: u8) -> u8 {
     }
 }
 
+/// Whether `c` is escaped in text format: a control character among
+/// backspace .. carriage return, a backslash or the delimiter.
+#[inline]
+fn special(c: u8, delimiter: u8) -> bool {
+    (8..=13).contains(&c) | (c == b'\\') | (c == delimiter)
+}
+
+/// Whether some byte of `value` needs an escape ([`special`]), looked at
+/// without branching per byte.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline]
+fn needs_escape_portable(value: &[u8], delimiter: u8) -> bool {
+    value
+        .iter()
+        .fold(false, |acc, &c| acc | special(c, delimiter))
+}
+
+/// [`needs_escape_portable`] 16 bytes at a time with SSE2 (part of every
+/// x86-64): a char(84) value is five steps and a few bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn needs_escape(value: &[u8], delimiter: u8) -> bool {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_sub_epi8,
+    };
+    let n = value.len();
+    let mut i = 0;
+    // SAFETY: SSE2 is part of x86-64; each load reads `value[i..i + 16]`,
+    // inside `value` by the loop condition.
+    unsafe {
+        let (eight, five) = (_mm_set1_epi8(8), _mm_set1_epi8(5));
+        let (bs, dl) = (_mm_set1_epi8(b'\\' as i8), _mm_set1_epi8(delimiter as i8));
+        let mut any = _mm_set1_epi8(0);
+        while i + 16 <= n {
+            let v = _mm_loadu_si128(value.as_ptr().add(i) as *const __m128i);
+            // c - 8 <= 5 (unsigned): c is 8 ..= 13.
+            let x = _mm_sub_epi8(v, eight);
+            let ctl = _mm_cmpeq_epi8(_mm_min_epu8(x, five), x);
+            let hit = _mm_or_si128(
+                ctl,
+                _mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, dl)),
+            );
+            any = _mm_or_si128(any, hit);
+            i += 16;
+        }
+        if _mm_movemask_epi8(any) != 0 {
+            return true;
+        }
+    }
+    value[i..].iter().any(|&c| special(c, delimiter))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use needs_escape_portable as needs_escape;
+
 /// Appends `value` escaped as PostgreSQL's `CopyAttributeOutText` does.
 pub fn write_field(value: &[u8], delimiter: u8, out: &mut Vec<u8>) {
-    // Most values need no escape: look at every byte without branching (the
-    // loop vectorizes), then copy the value whole.
-    let special = |c: u8| (8..=13).contains(&c) | (c == b'\\') | (c == delimiter);
-    if !value.iter().fold(false, |acc, &c| acc | special(c)) {
+    // Most values need no escape: look at every byte without branching,
+    // then copy the value whole.
+    if !needs_escape(value, delimiter) {
         out.extend_from_slice(value);
         return;
     }
@@ -132,4 +187,40 @@ pub fn write_field(value: &[u8], delimiter: u8, out: &mut Vec<u8>) {
         start = i + 1;
     }
     out.extend_from_slice(&value[start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_escape_check_agrees_with_the_portable_one() {
+        let mut rng = 0x9e37_79b9_u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for _ in 0..50_000 {
+            let len = (next() % 60) as usize;
+            let plain = next() % 3 != 0;
+            let v: Vec<u8> = (0..len)
+                .map(|_| {
+                    if plain && next() % 64 != 0 {
+                        b' ' + (next() % 90) as u8
+                    } else {
+                        (next() % 256) as u8
+                    }
+                })
+                .collect();
+            for d in [b'\t', b',', b'|', 0x80] {
+                assert_eq!(
+                    needs_escape(&v, d),
+                    needs_escape_portable(&v, d),
+                    "{v:?} {d}"
+                );
+            }
+        }
+    }
 }

@@ -49,7 +49,7 @@ use super::load::{Parser, Scratch};
 use super::*;
 use crate::access::heap::record::PageRef;
 use crate::access::heap::{set_image_blocks, HeapRelation, PageImages, Precompressed};
-use crate::copy::reader::RecordReader;
+use crate::copy::reader::TextRecords;
 use crate::storage::{BlockNumber, Ring, BLCKSZ};
 use crate::txn::{CommandId, Xid};
 use crate::wal::record::{compress_fpi, CompressedFpi};
@@ -405,19 +405,9 @@ impl<'a> ParallelLoad<'a> {
     ) -> Parsed {
         let p = self.parser;
         let mut images = PageImages::with_buffer(spare, self.xid, self.cid, self.freeze);
-        let mut input = chunk;
-        let mut reader = RecordReader::new(&mut input, p.opts);
         let mut tup = Vec::with_capacity(256);
         let (mut records, mut rows, mut end, mut failure) = (0u64, 0u64, false, None);
-        loop {
-            let record = match reader.next() {
-                Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(e) => {
-                    failure = Some(Failure::Plain(e));
-                    break;
-                }
-            };
+        for record in TextRecords::new(chunk) {
             records += 1;
             if seq == 0 && records == 1 && p.opts.header {
                 continue;
