@@ -140,6 +140,12 @@ fn main() {
             "loaded {rows} rows, {pages} pages in {:.2} s",
             t.elapsed().as_secs_f64()
         );
+        if let Ok(w) = std::env::var("VACUUM_WORKERS") {
+            run(
+                &mut s,
+                &format!("set max_parallel_maintenance_workers = {w}"),
+            );
+        }
         if let Ok(ring) = std::env::var("VACUUM_RING") {
             run(&mut s, &format!("set vacuum_ring_size = '{ring}'"));
         }
