@@ -275,9 +275,10 @@ impl Drop for DbInner {
             let _ = t.join();
         }
         if self.crashed.load(std::sync::atomic::Ordering::Acquire) {
-            // What a crash leaves: the pool's dirty pages and the log's
-            // buffer are simply gone.
+            // What a crash leaves: the pool's dirty pages, the log's
+            // buffer and the commit log's unwritten pages are simply gone.
             self.pool.clear_wal_flush_hook();
+            self.txns.clog().discard_unwritten();
             return;
         }
         // A clean shutdown; errors here can only be reported, not returned.

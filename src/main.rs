@@ -100,7 +100,7 @@ fn run(args: &Args) -> u8 {
             script: true,
             copy_from_process: false,
         };
-        exit_status(runner.run_script(io::stdin().lock(), &src))
+        exit_status(runner.run_script_ahead(io::stdin(), &src))
     } else {
         run_actions(&mut runner, &args.actions)
     };

@@ -1,7 +1,9 @@
-//! The direct path of single-row `INSERT ... VALUES (literals)` against the
-//! general one: every statement runs once as a one-row INSERT (which takes
-//! the direct path when it qualifies) and once with its row written twice
-//! (two rows always take the general path). Both must give the same error
+//! The direct paths of single-row `INSERT ... VALUES (literals)` against the
+//! general one: every statement runs as a plain one-row INSERT (bound
+//! straight from its text when the grammar's scan reads it, else from its
+//! tree), once more with a comment after the row (the scan declines it, so
+//! the row is bound from the tree), and once with its row written twice
+//! (two rows always take the general path). All must give the same error
 //! (code, message, detail, position) or store the same row.
 
 use heapdb::settings::Settings;
@@ -62,6 +64,27 @@ const CASES: &[(&str, &str)] = &[
     ("u (a, b, c)", "(1, NULL, NULL)"),
     ("u (c)", "('z')"),
     ("nope", "(1)"),
+    // Pairs the scanned binding reads itself, at their edges.
+    ("t", "(32767, 2147483647, 9223372036854775807)"),
+    ("t", "(32768, 2)"),
+    ("t", "(1, 2147483648)"),
+    ("t", "(007, 0, 00000000000000000000001)"),
+    ("t", "(1.5, 2.5, 3.5)"),
+    ("t", "(true, 2)"),
+    ("t", "(1, 2, 3, 4, 'é')"),
+    ("t", "(1, 2, 3, 4, 'éé ')"),
+    ("t", "(1, 2, 3, 4, 'éééé')"),
+    ("t", "(1, 2, 3, 4, 'a''b', 'ab''c', '''')"),
+    ("t", "(1, 2, 3, 4, '', '', '')"),
+    ("t", "(1, 2, 3, 4, 'a', 'b', 'c', false, 'epoch', 'epoch')"),
+    ("t", "(1, 2, 3, 4, 'a', 'b', 'c', false, 'Thu Jan 07 15:15:00 1999 PST')"),
+    ("t", "(1, 2, 3, 4, 'a', 'b', 'c', false, '1999-01-08 04:05:06.789')"),
+    ("t", "(1, 2, 3, 4, 'a', 'b', 'c', false, 'Thu Jan 07 25:15:00 1999 EST')"),
+    ("t", "(1, 2, 3, 4, 'a', 'b', 'c', false, NULL, NULL, 1e3)"),
+    ("T", "(1, 2)"),
+    ("\"T\"", "(1, 2)"),
+    ("u", "(1, 2, 'y', 4)"),
+    ("u", "()"),
 ];
 
 fn open(dir: &std::path::Path) -> Session {
@@ -99,11 +122,15 @@ fn rows(s: &mut Session, table: &str) -> Vec<String> {
 fn one_literal_row_inserts_as_the_general_path_does() {
     let dir = tempfile::tempdir().unwrap();
     let mut one = open(&dir.path().join("one"));
+    let mut tree = open(&dir.path().join("tree"));
     let mut two = open(&dir.path().join("two"));
     for (target, row) in CASES {
         let single = format!("INSERT INTO {target} VALUES {row}");
+        // The comment comes after the row: the literals keep their offsets.
+        let commented = format!("INSERT INTO {target} VALUES {row} /* tree */");
         let double = format!("INSERT INTO {target} VALUES {row}, {row}");
         let a = run(&mut one, &single);
+        let c = run(&mut tree, &commented);
         let b = run(&mut two, &double);
         match (&a, &b) {
             (Ok(ta), Ok(tb)) => {
@@ -113,12 +140,15 @@ fn one_literal_row_inserts_as_the_general_path_does() {
             (Err(ea), Err(eb)) => assert_eq!(ea, eb, "{single}"),
             _ => panic!("{single}: {a:?} but {double}: {b:?}"),
         }
+        assert_eq!(a, c, "{single} vs {commented}");
     }
     for table in ["t", "u"] {
         let a = rows(&mut one, table);
+        let c = rows(&mut tree, table);
         let b = rows(&mut two, table);
         let doubled: Vec<String> = a.iter().flat_map(|r| [r.clone(), r.clone()]).collect();
         assert_eq!(doubled, b, "table {table}");
+        assert_eq!(a, c, "table {table}");
         assert!(!a.is_empty());
     }
 }

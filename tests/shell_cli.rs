@@ -372,3 +372,33 @@ fn piped_input_that_waits_for_output_gets_it_before_the_shell_reads_on() {
     drop(input);
     assert!(child.wait().expect("heapdb exits").success());
 }
+
+#[test]
+fn a_script_read_ahead_keeps_query_buffer_copy_data_and_variables_in_order() {
+    // Piped scripts are read and split on a second thread: the items that
+    // use the reader (\g's query buffer, COPY data lines, a variable that
+    // turns into a COPY) must find it where a one-thread loop leaves it.
+    let script = "create table t (a int, b text);\n\
+        insert into t values (1, 'one');\n\
+        insert into t values (2, 'two');\n\
+        \\set c 'copy t from stdin'\n\
+        :c;\n\
+        3\tthree\n\
+        \\.\n\
+        insert into t values (4, 'fo:ur');\n\
+        select count(*) from t where a <\n\
+        5 \\g\n\
+        copy t from stdin;\n\
+        5\tfive\n\
+        \\.\n\
+        insert into t values (6, 'six'); \\echo after six\n\
+        select a, b from t order by a;\n\
+        \\p\n";
+    let (out, err, code) = run(&["-q", "-A", "-t"], script);
+    assert_eq!(err, "");
+    assert_eq!(
+        out,
+        "4\nafter six\n1|one\n2|two\n3|three\n4|fo:ur\n5|five\n6|six\nselect a, b from t order by a;\n"
+    );
+    assert_eq!(code, 0);
+}

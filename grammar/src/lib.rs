@@ -8,6 +8,9 @@
 //!   written (numbers) or unescaped (strings) and byte offsets on every
 //!   expression. Every node implements `Display`, printing SQL that parses
 //!   back to an equal tree.
+//! - [`scan_single_insert`]: the positions of the table name and literals
+//!   of a one-row `INSERT INTO t VALUES (literals)`, read in one pass
+//!   without a tree (the statement of bulk scripts).
 //! - [`splitter`]: splits a script into statements on top-level semicolons
 //!   and tells whether buffered input is complete (for a shell's
 //!   continuation prompt).
@@ -31,7 +34,9 @@ mod parser;
 pub mod splitter;
 
 pub use error::{line_col, ParseError, ParseErrorKind};
-pub use parser::{parse, parse_one, MAX_DEPTH};
+pub use parser::{
+    parse, parse_one, scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral, MAX_DEPTH,
+};
 pub use splitter::{is_incomplete, split_statements, Piece};
 
 /// The text of `sql.ebnf`: the accepted language, for tools that show it

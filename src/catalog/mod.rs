@@ -210,8 +210,10 @@ impl Catalog {
             v.def.oid == def.oid
                 && committed(v.xmin)
                 && (v.xmax == INVALID_XID || !committed(v.xmax))
-                && v.def.relfilenode == def.relfilenode
-                && v.def.columns == def.columns
+                // The very version (the common case) needs no comparison
+                // of its columns (names and all, once per statement).
+                && (std::ptr::eq(&*v.def, def)
+                    || (v.def.relfilenode == def.relfilenode && v.def.columns == def.columns))
         })
     }
 

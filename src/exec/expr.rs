@@ -180,7 +180,9 @@ impl Expr {
             ExprKind::Const(v) => Cow::Owned(Vector::repeat(self.ty, v, n)),
             ExprKind::Binary(op, l, r) => {
                 if let ExprKind::Const(c) = &r.kind {
-                    if !c.is_null() && l.ty == r.ty {
+                    let same = l.ty == r.ty
+                        || matches!((l.ty, r.ty), (DataType::Char(_), DataType::Char(_)));
+                    if !c.is_null() && same {
                         let a = l.eval(batch)?;
                         if let Value::Text(t) = c {
                             if let Some(v) = strkernels::compare_scalar(*op, &a, t) {
@@ -206,8 +208,8 @@ impl Expr {
                     Ok(v.as_bool().map_or(Value::Null, |b| Value::Bool(!b)))
                 })?)
             }
-            ExprKind::And(l, r) => Cow::Owned(kleene(&*l.eval(batch)?, &*r.eval(batch)?, true)),
-            ExprKind::Or(l, r) => Cow::Owned(kleene(&*l.eval(batch)?, &*r.eval(batch)?, false)),
+            ExprKind::And(l, r) => Cow::Owned(eval_kleene(batch, l, r, true)?),
+            ExprKind::Or(l, r) => Cow::Owned(eval_kleene(batch, l, r, false)?),
             ExprKind::IsNull(x, negated) => {
                 let a = x.eval(batch)?;
                 let out = (0..n).map(|i| a.is_null(i) != *negated).collect();
@@ -231,6 +233,15 @@ impl Expr {
             ExprKind::Cast(x, ctx) => {
                 if x.ty == self.ty || relabels(&x.ty, &self.ty) {
                     return x.eval(batch);
+                }
+                if matches!(x.ty, DataType::Text | DataType::Varchar(_))
+                    && self.ty == DataType::Char(0)
+                {
+                    // To bpchar without a length: the same strings, but
+                    // typed so that comparisons ignore trailing blanks.
+                    let mut v = x.eval(batch)?.into_owned();
+                    v.ty = self.ty;
+                    return Ok(Cow::Owned(v));
                 }
                 let a = x.eval(batch)?;
                 let from = x.ty;
@@ -459,6 +470,58 @@ impl Expr {
         Ok(assemble(self.ty, &parts, &source))
     }
 
+    /// Whether evaluating the expression can raise an error for some rows
+    /// and not others (overflow, division by zero, bad text input, a
+    /// function's domain): such a right operand of AND / OR runs only over
+    /// the rows the left one leaves undecided. Comparisons, NULL tests,
+    /// LIKE with a constant pattern, `||`, widening casts and casts to text
+    /// cannot; integer `/` and `%` by a constant other than 0 and -1 cannot.
+    pub fn can_fail(&self) -> bool {
+        use crate::types::DataType as T;
+        let own = match &self.kind {
+            ExprKind::Column(_)
+            | ExprKind::Const(_)
+            | ExprKind::Not(_)
+            | ExprKind::And(..)
+            | ExprKind::Or(..)
+            | ExprKind::IsNull(..)
+            | ExprKind::IsBool(..)
+            | ExprKind::IsDistinct(..)
+            | ExprKind::InList(..)
+            | ExprKind::InSet(..)
+            | ExprKind::Case(..)
+            | ExprKind::Coalesce(_)
+            | ExprKind::Extreme(..) => false,
+            ExprKind::Like(_, p, _, _) => p.as_const().is_none(),
+            ExprKind::Binary(op, _, b) => match op {
+                _ if op.is_comparison() || *op == BinaryOp::Concat => false,
+                BinaryOp::Div | BinaryOp::Mod => !matches!(
+                    b.as_const().and_then(Value::as_i64),
+                    Some(c) if c != 0 && c != -1
+                ),
+                _ => true,
+            },
+            ExprKind::Cast(x, _) => {
+                let int = |t: &T| matches!(t, T::Int2 | T::Int4 | T::Int8);
+                let width = |t: &T| match t {
+                    T::Int2 => 2,
+                    T::Int4 => 4,
+                    _ => 8,
+                };
+                let (from, to) = (&x.ty, &self.ty);
+                let safe = from == to
+                    || relabels(from, to)
+                    || matches!(to, T::Text | T::Varchar(None))
+                    || (int(from) && int(to) && width(from) <= width(to))
+                    || (int(from) && matches!(to, T::Float8 | T::Numeric(None)))
+                    || matches!((from, to), (T::Float4, T::Float8) | (T::Date, T::Timestamp));
+                !safe
+            }
+            ExprKind::Neg(_) | ExprKind::Func(..) => true,
+        };
+        own || self.children().into_iter().any(Expr::can_fail)
+    }
+
     /// A column reference or a constant, or a cast that only relabels one:
     /// evaluating it over rows that do not need it cannot fail and costs
     /// nothing per row.
@@ -604,6 +667,59 @@ fn binary(
 fn relabels(from: &DataType, to: &DataType) -> bool {
     matches!(from, DataType::Text | DataType::Varchar(_))
         && matches!(to, DataType::Text | DataType::Varchar(None))
+}
+
+/// `l AND r` (`and == true`) or `l OR r` over a batch. When `r` can fail
+/// it runs only over the rows `l` leaves undecided (not false for AND, not
+/// true for OR), as PostgreSQL's short-circuit evaluation runs it: `a <> 0
+/// and 10 / a > 1` never divides by zero. Otherwise both run over the whole
+/// batch, the fast typed path.
+fn eval_kleene(batch: &Batch, l: &Expr, r: &Expr, and: bool) -> Result<Vector> {
+    let a = l.eval(batch)?;
+    if !r.can_fail() {
+        return Ok(kleene(&a, &*r.eval(batch)?, and));
+    }
+    let decided = |i: usize| !a.is_null(i) && a.get(i).as_bool() == Some(!and);
+    let open: Vec<u32> = (0..batch.len as u32)
+        .filter(|&i| !decided(i as usize))
+        .collect();
+    if open.len() == batch.len {
+        return Ok(kleene(&a, &*r.eval(batch)?, and));
+    }
+    let b = if open.is_empty() {
+        None
+    } else {
+        Some(eval_rows(r, batch, &open)?)
+    };
+    let mut out = Vector::with_capacity(DataType::Bool, batch.len);
+    let mut next = 0usize;
+    for i in 0..batch.len {
+        if next < open.len() && open[next] as usize == i {
+            let b = b.as_deref().expect("open rows were evaluated");
+            let (x, y) = (a.get(i).as_bool(), b.get(next).as_bool());
+            next += 1;
+            let v = if and {
+                match (x, y) {
+                    (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                }
+            } else {
+                match (x, y) {
+                    (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                }
+            };
+            match v {
+                Some(v) => out.push(&Value::Bool(v)),
+                None => out.push_null(),
+            }
+        } else {
+            out.push(&Value::Bool(!and));
+        }
+    }
+    Ok(out)
 }
 
 /// Kleene AND (`and == true`) or OR over two boolean vectors.

@@ -286,6 +286,15 @@ impl Binder<'_> {
             }
         }
         match cast_kind(&e.ty, to) {
+            // A constant is cast once, here (PostgreSQL folds it at plan
+            // time too, and prints `'10'::double precision`).
+            Some(k) if k <= ctx && e.as_const().is_some() => {
+                let v = e.as_const().expect("checked");
+                // A failing cast of a value is reported without a position,
+                // as PostgreSQL reports it from its constant folding.
+                let value = types::cast_from(v, &e.ty, to, ctx)?;
+                Ok(Expr::constant(value, *to))
+            }
             Some(k) if k <= ctx => Ok(Expr {
                 kind: ExprKind::Cast(Box::new(e), ctx),
                 ty: *to,
@@ -445,10 +454,7 @@ impl Binder<'_> {
                 match op {
                     ast::UnaryOp::Not => {
                         let x = self.to_bool(x, expr.offset, "NOT")?;
-                        Ok(Expr {
-                            kind: ExprKind::Not(Box::new(x)),
-                            ty: DataType::Bool,
-                        })
+                        Ok(super::quals::negate(x))
                     }
                     ast::UnaryOp::Plus | ast::UnaryOp::Minus => {
                         let x = if x.ty == DataType::Unknown {
@@ -508,8 +514,15 @@ impl Binder<'_> {
                 negated,
             } => {
                 let (l, r) = self.bind_comparable(left, right, scope, mode, e.offset)?;
+                // `x IS [NOT] DISTINCT FROM NULL` is a NULL test, as
+                // PostgreSQL simplifies it.
+                let kind = match (l.as_const(), r.as_const()) {
+                    (_, Some(Value::Null)) => ExprKind::IsNull(Box::new(l), !*negated),
+                    (Some(Value::Null), _) => ExprKind::IsNull(Box::new(r), !*negated),
+                    _ => ExprKind::IsDistinct(Box::new(l), Box::new(r), *negated),
+                };
                 Ok(Expr {
-                    kind: ExprKind::IsDistinct(Box::new(l), Box::new(r), *negated),
+                    kind,
                     ty: DataType::Bool,
                 })
             }
@@ -527,10 +540,7 @@ impl Binder<'_> {
                     ty: DataType::Bool,
                 };
                 Ok(if *negated {
-                    Expr {
-                        kind: ExprKind::Not(Box::new(both)),
-                        ty: DataType::Bool,
-                    }
+                    super::quals::negate(both)
                 } else {
                     both
                 })
@@ -547,11 +557,22 @@ impl Binder<'_> {
                 }
                 let mut all = vec![(x.ty, expr.offset)];
                 all.extend(items.iter().map(|(i, off)| (i.ty, *off)));
-                let ty = self.unify("IN", &all)?;
+                // The items compare with `=` as binary comparisons resolve it:
+                // varchar as text, a literal beside char(n) as bpchar.
+                let ty = match self.unify("IN", &all)? {
+                    DataType::Varchar(_) => DataType::Text,
+                    t => t,
+                };
                 let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
                 let items = items
                     .into_iter()
-                    .map(|(i, off)| self.coerce(i, &ty, CastContext::Implicit, off))
+                    .map(|(i, off)| {
+                        let to = match (ty, i.ty) {
+                            (DataType::Char(_), DataType::Unknown) => DataType::Char(0),
+                            _ => ty,
+                        };
+                        self.coerce(i, &to, CastContext::Implicit, off)
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Expr {
                     kind: ExprKind::InList(Box::new(x), items, *negated),
@@ -577,10 +598,9 @@ impl Binder<'_> {
                         sub_ty
                     )
                 })?;
-                let ty = if ty == DataType::Unknown {
-                    DataType::Text
-                } else {
-                    ty
+                let ty = match ty {
+                    DataType::Unknown | DataType::Varchar(_) => DataType::Text,
+                    ty => ty,
                 };
                 let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
                 let rows = self.ctx.run_subquery(plan)?;

@@ -16,14 +16,20 @@
 //! (a.bid = b.bid)`, `Group Key: b.bid`) when the query reads more than
 //! one relation, as PostgreSQL qualifies them when its range table has more
 //! than one entry ([`output_columns`]); a scan's own `Filter:` stays bare,
-//! as PostgreSQL prints scan quals. With ANALYZE each
+//! as PostgreSQL prints scan quals. Conditions print as PostgreSQL's
+//! `ruleutils` prints them ([`deparse`]): constants as `get_const_expr`
+//! does (`'10'::double precision`, `'t1'::bpchar`, `'-1'::integer`), casts
+//! PostgreSQL would not have (integer and float widenings, which it has
+//! cross-type operators for) left out, `IN` lists as `= ANY ('{...}'::type[])`,
+//! AND / OR chains flattened, CASE and NULLIF spelled out; their order is the
+//! planner's ([`super::quals`]). With ANALYZE each
 //! line gets `(actual time=first..total rows=N loops=1)` and, with BUFFERS,
 //! a `Buffers: shared hit=N read=N dirtied=N written=N` line.
 
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::exec::expr::{Expr, ExprKind};
 use crate::exec::NodeStats;
-use crate::types::{format_value, DataType, Value};
+use crate::types::{format_value, BinaryOp, DataType, Value};
 
 /// What to print beside the plan.
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,13 +75,30 @@ fn relations(plan: &Plan) -> usize {
     usize::from(is_scan(plan)) + plan.children().into_iter().map(relations).sum::<usize>()
 }
 
-/// The names EXPLAIN gives `plan`'s output columns: with `qualify`, a
-/// column that comes straight from a scan is `alias.column` wherever it
-/// travels (through projections, filters, sorts, joins, grouping); every
-/// other column is its field name.
+/// The names EXPLAIN gives `plan`'s output columns: a column that comes
+/// straight from a scan keeps its name wherever it travels (through
+/// projections, filters, sorts, joins, grouping) — `alias.column` with
+/// `qualify`; an aggregate's outputs are its group keys' expressions and
+/// its calls (`count(*)`); every other column is its field name.
 fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
-    if !qualify {
-        return names(plan);
+    if let Node::Aggregate { input, group, aggs } = &plan.node {
+        // A condition above the aggregate (HAVING) names its columns as
+        // PostgreSQL does: the group key's expression, the aggregate call.
+        let inner = output_columns(input, qualify);
+        let mut out: Vec<String> = group.iter().map(|g| deparse(g, &inner)).collect();
+        out.extend(aggs.iter().map(|a| {
+            let arg = match &a.arg {
+                None => "*".to_string(),
+                Some(x) if a.distinct => format!("DISTINCT {}", deparse(x, &inner)),
+                Some(x) => deparse(x, &inner),
+            };
+            let call = format!("{}({arg})", a.func.name());
+            match &a.filter {
+                Some(f) => format!("{call} FILTER (WHERE {})", deparse(f, &inner)),
+                None => call,
+            }
+        }));
+        return out;
     }
     let mut out = names(plan);
     match &plan.node {
@@ -84,13 +107,13 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
             alias,
             columns,
             ..
-        } => {
+        } if qualify => {
             for (k, &c) in columns.iter().enumerate() {
                 out[k] = format!("{alias}.{}", table.columns[c].name);
             }
         }
         Node::Project { input, exprs } => {
-            let inner = output_columns(input, true);
+            let inner = output_columns(input, qualify);
             for (k, e) in exprs.iter().enumerate() {
                 if let ExprKind::Column(i) = e.kind {
                     if let Some(n) = inner.get(i) {
@@ -103,20 +126,10 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
         | Node::Limit { input, .. }
         | Node::Sort { input, .. }
         | Node::Distinct { input }
-        | Node::Gather { input, .. } => out = output_columns(input, true),
+        | Node::Gather { input, .. } => out = output_columns(input, qualify),
         Node::HashJoin { left, right, .. } | Node::NestedLoop { left, right, .. } => {
-            out = output_columns(left, true);
-            out.extend(output_columns(right, true));
-        }
-        Node::Aggregate { input, group, .. } => {
-            let inner = output_columns(input, true);
-            for (k, g) in group.iter().enumerate() {
-                if let ExprKind::Column(i) = g.kind {
-                    if let Some(n) = inner.get(i) {
-                        out[k] = n.clone();
-                    }
-                }
-            }
+            out = output_columns(left, qualify);
+            out.extend(output_columns(right, qualify));
         }
         _ => {}
     }
@@ -509,32 +522,87 @@ fn count(plan: &Plan, n: &mut usize) {
     }
 }
 
+/// A constant as PostgreSQL's `get_const_expr` prints it: integers that
+/// fit `integer` bare (`'-1'::integer` when negative), numeric bare when it
+/// has a decimal point or exponent, booleans as `true` / `false`, NULL as
+/// `NULL::type`, everything else quoted with its type (`'c1'::text`,
+/// `'t1'::bpchar`, `'10'::double precision`).
 fn literal(v: &Value, ty: &DataType) -> String {
     if v.is_null() {
-        return "NULL".into();
+        return format!("NULL::{ty}");
     }
     let mut s = String::new();
     format_value(v, &mut s);
-    match ty {
-        DataType::Int2
-        | DataType::Int4
-        | DataType::Int8
-        | DataType::Numeric(_)
-        | DataType::Bool => {
-            if matches!(ty, DataType::Bool) {
-                if s == "t" {
-                    "true".into()
-                } else {
-                    "false".into()
-                }
-            } else if s.starts_with('-') {
-                format!("'{s}'::{ty}")
-            } else {
-                s
+    let quoted = |s: &str, ty: &dyn std::fmt::Display| format!("'{}'::{ty}", s.replace('\'', "''"));
+    match v {
+        Value::Bool(b) => (if *b { "true" } else { "false" }).into(),
+        // An integer literal is `integer` in PostgreSQL whatever the column
+        // it meets (cross-type operators take it as it is).
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
+            match v.as_i64().and_then(|x| i32::try_from(x).ok()) {
+                Some(x) if x >= 0 => s,
+                Some(_) => quoted(&s, &"integer"),
+                None => quoted(&s, ty),
             }
         }
-        _ => format!("'{}'::{ty}", s.replace('\'', "''")),
+        Value::Numeric(_)
+            if s.starts_with(|c: char| c.is_ascii_digit()) && s.contains(['.', 'e', 'E']) =>
+        {
+            s
+        }
+        _ => quoted(&s, ty),
     }
+}
+
+/// `e` without the casts PostgreSQL would not show around an operator's
+/// operand (it has cross-type operators for them).
+fn operand(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(x, ctx) if super::quals::invisible_cast(&x.ty, &e.ty, *ctx) => operand(x),
+        _ => e,
+    }
+}
+
+/// The operands of a chain of ANDs (`and`) or ORs, flattened as
+/// PostgreSQL prints them: `(a AND b AND c)`.
+fn flatten<'e>(e: &'e Expr, and: bool, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::And(a, b) if and => {
+            flatten(a, and, out);
+            flatten(b, and, out);
+        }
+        ExprKind::Or(a, b) if !and => {
+            flatten(a, and, out);
+            flatten(b, and, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// An array constant as PostgreSQL prints one: `'{c1,c2}'::text[]`
+/// (elements quoted when they need it, NULL bare).
+fn array_literal(items: &[&Value], ty: &DataType) -> String {
+    let elems: Vec<String> = items
+        .iter()
+        .map(|v| {
+            if v.is_null() {
+                return "NULL".into();
+            }
+            let mut s = String::new();
+            format_value(v, &mut s);
+            let plain = !s.is_empty()
+                && !s.eq_ignore_ascii_case("null")
+                && !s.contains(|c: char| {
+                    c.is_whitespace() || matches!(c, ',' | '{' | '}' | '"' | '\\')
+                });
+            if plain {
+                s
+            } else {
+                format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+            }
+        })
+        .collect();
+    format!("'{{{}}}'::{ty}[]", elems.join(",").replace('\'', "''"))
 }
 
 /// An expression as PostgreSQL's EXPLAIN prints it (parenthesized
@@ -546,15 +614,20 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
         ExprKind::Binary(op, a, b) => {
             format!(
                 "({} {} {})",
-                deparse(a, cols),
+                deparse(operand(a), cols),
                 op.symbol(),
-                deparse(b, cols)
+                deparse(operand(b), cols)
             )
         }
         ExprKind::Neg(a) => format!("(- {})", deparse(a, cols)),
         ExprKind::Not(a) => format!("(NOT {})", deparse(a, cols)),
-        ExprKind::And(a, b) => format!("({} AND {})", deparse(a, cols), deparse(b, cols)),
-        ExprKind::Or(a, b) => format!("({} OR {})", deparse(a, cols), deparse(b, cols)),
+        ExprKind::And(..) | ExprKind::Or(..) => {
+            let and = matches!(e.kind, ExprKind::And(..));
+            let mut items = Vec::new();
+            flatten(e, and, &mut items);
+            let parts: Vec<String> = items.iter().map(|x| deparse(x, cols)).collect();
+            format!("({})", parts.join(if and { " AND " } else { " OR " }))
+        }
         ExprKind::IsNull(a, neg) => format!(
             "({} IS {}NULL)",
             deparse(a, cols),
@@ -573,15 +646,55 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
             deparse(b, cols)
         ),
         ExprKind::Cast(a, _) => format!("({})::{}", deparse(a, cols), e.ty),
-        ExprKind::Case(..) => "CASE ... END".into(),
+        ExprKind::Case(arms, otherwise) => {
+            // NULLIF(a, b) is bound as CASE WHEN a = b THEN NULL ELSE a END.
+            if let ([(cond, then)], Some(other)) = (&arms[..], otherwise) {
+                if let (ExprKind::Binary(BinaryOp::Eq, x, y), Some(Value::Null)) =
+                    (&cond.kind, then.as_const())
+                {
+                    let first = deparse(operand(x), cols);
+                    if first == deparse(other, cols) {
+                        return format!("NULLIF({first}, {})", deparse(operand(y), cols));
+                    }
+                }
+            }
+            let mut out = String::from("CASE");
+            for (c, r) in arms {
+                out.push_str(&format!(
+                    " WHEN {} THEN {}",
+                    deparse(c, cols),
+                    deparse(r, cols)
+                ));
+            }
+            match otherwise {
+                Some(o) => out.push_str(&format!(" ELSE {}", deparse(o, cols))),
+                None => out.push_str(&format!(" ELSE NULL::{}", e.ty)),
+            }
+            out.push_str(" END");
+            out
+        }
         ExprKind::InList(a, list, neg) => {
-            let items: Vec<String> = list.iter().map(|x| deparse(x, cols)).collect();
-            format!(
-                "({} {}IN ({}))",
-                deparse(a, cols),
-                if *neg { "NOT " } else { "" },
-                items.join(", ")
-            )
+            // PostgreSQL's forms: one item is a comparison, constants an
+            // array (`= ANY` / `<> ALL`), anything else ORed equalities
+            // (ANDed inequalities).
+            let x = deparse(a, cols);
+            let (op, join) = if *neg { ("<>", " AND ") } else { ("=", " OR ") };
+            let consts: Option<Vec<&Value>> = list.iter().map(Expr::as_const).collect();
+            match (&list[..], consts) {
+                ([one], _) => format!("({x} {op} {})", deparse(one, cols)),
+                (_, Some(values)) => format!(
+                    "({x} {op} {} ({}))",
+                    if *neg { "ALL" } else { "ANY" },
+                    array_literal(&values, &list[0].ty)
+                ),
+                _ => {
+                    let parts: Vec<String> = list
+                        .iter()
+                        .map(|i| format!("({x} {op} {})", deparse(i, cols)))
+                        .collect();
+                    format!("({})", parts.join(join))
+                }
+            }
         }
         ExprKind::InSet(a, _, _, neg) => format!(
             "({} {}IN (hashed SubPlan))",

@@ -20,6 +20,7 @@ pub mod bind;
 pub mod estimate;
 pub mod explain;
 pub mod parallel;
+pub mod quals;
 pub mod scope;
 pub mod select;
 

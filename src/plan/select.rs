@@ -195,6 +195,41 @@ fn project(input: Plan, exprs: Vec<Expr>, names: Vec<String>) -> Plan {
     }
 }
 
+/// Splits a HAVING condition over `agg` (an Aggregate) into its conjuncts
+/// that read only group keys — rewritten over the aggregate's input, to
+/// run before grouping — and the rest, which stay above it.
+fn split_having(agg: &Plan, having: Expr) -> (Option<Expr>, Option<Expr>) {
+    let Node::Aggregate { group, .. } = &agg.node else {
+        return (None, Some(having));
+    };
+    fn substitute(e: &mut Expr, group: &[Expr]) {
+        if let ExprKind::Column(i) = e.kind {
+            *e = group[i].clone();
+            return;
+        }
+        for c in e.children_mut() {
+            substitute(c, group);
+        }
+    }
+    let mut list = Vec::new();
+    super::quals::conjuncts(having, &mut list);
+    let (mut down, mut up) = (Vec::new(), Vec::new());
+    for mut c in list {
+        let mut cols = Vec::new();
+        columns_used(&c, &mut cols);
+        if !cols.is_empty() && cols.iter().all(|&i| i < group.len()) {
+            substitute(&mut c, group);
+            down.push(c);
+        } else {
+            up.push(c);
+        }
+    }
+    (
+        super::quals::conjunction(down),
+        super::quals::conjunction(up),
+    )
+}
+
 fn filter(input: Plan, predicate: Expr) -> Plan {
     Plan {
         rows: (input.rows * selectivity(&input, &predicate)).max(1.0),
@@ -219,8 +254,11 @@ impl Binder<'_> {
             self.ctes
                 .push((cte.name.clone(), cte.columns.clone(), (*cte.query).clone()));
         }
-        let result = self.plan_query_body(q);
+        let mut result = self.plan_query_body(q);
         self.ctes.truncate(saved);
+        if let Ok(plan) = &mut result {
+            super::quals::order_quals(plan);
+        }
         result
     }
 
@@ -590,7 +628,16 @@ impl Binder<'_> {
                 },
             };
             if let Some(h) = having {
-                plan = filter(plan, h);
+                let (down, up) = split_having(&plan, h);
+                if let (Some(d), Node::Aggregate { input, .. }) = (down, &mut plan.node) {
+                    // HAVING conditions on the group keys alone filter rows
+                    // before grouping, as PostgreSQL moves them into WHERE.
+                    let inner = std::mem::replace(&mut **input, from::dummy());
+                    **input = from::push_filter(inner, d);
+                }
+                if let Some(u) = up {
+                    plan = filter(plan, u);
+                }
             }
         }
 

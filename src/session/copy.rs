@@ -20,10 +20,13 @@
 //! column lists, defaults, anything the fast path declines) is split into
 //! fields and converted by each column's input function (`load`'s general
 //! path), which also raises PostgreSQL's errors. The tuples are packed into
-//! whole heap pages off the buffer pool (`PageImages`), and an inserter
-//! thread puts each page onto a new block through the bulk-write ring and
-//! logs it as one full-page image (LZ4-compressed with `wal_compression`:
-//! ~900 bytes for a page of pgbench accounts), so a load larger than
+//! whole heap pages off the buffer pool (`PageImages`), and each page goes
+//! onto a new block through the bulk-write ring and is logged as one
+//! full-page image (LZ4-compressed with `wal_compression`: ~900 bytes for a
+//! page of pgbench accounts). A server-side file in text format is loaded
+//! by three threads that each read, parse, compress and place their own 2 MiB
+//! chunks, in file order (`parallel`); other input is parsed on the
+//! session's thread while an inserter thread places the pages. So a load larger than
 //! `shared_buffers` does not evict the rest of the cache and writes about a
 //! ninth of the log a tuple-by-tuple record would. Space the table already
 //! has (a VACUUM freed it, an earlier load left the last page part full) is
@@ -56,8 +59,9 @@
 //!
 //! ## Unload path
 //! `COPY table TO` formats each visible tuple straight from the page bytes
-//! on a scanner thread while the calling thread writes (`table_out`);
-//! `COPY (query) TO` formats the executor's batches (`unload`).
+//! on two threads, chunk by chunk, while the calling thread writes the
+//! chunks in order (`table_out`); `COPY (query) TO` formats the executor's
+//! batches (`unload`), text straight from their string vectors.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -264,5 +268,6 @@ fn no_client_stream(what: &str, api: &str) -> Error {
 
 mod fast;
 mod load;
+mod parallel;
 mod table_out;
 mod unload;

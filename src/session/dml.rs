@@ -649,7 +649,7 @@ fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
 
 /// The result of INSERT/UPDATE/DELETE: the tag, and the RETURNING columns
 /// when there are any.
-fn write_result(
+pub(super) fn write_result(
     tag: &str,
     ret_cols: Vec<Column>,
     returning: bool,

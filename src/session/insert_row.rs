@@ -28,18 +28,44 @@
 //!
 //! Nothing here allocates per statement once the scratch buffers have grown,
 //! apart from the values' own text (char and varchar values).
+//!
+//! # Straight from the text
+//!
+//! A statement that the grammar's [`scan_single_insert`] reads (no column
+//! list, unquoted table name, literals only) does not even get a tree:
+//! [`Session::execute_streaming`] hands its scan to
+//! [`Session::insert_scanned`], and [`InsertScratch::form_scanned_row`]
+//! binds each literal from the statement's bytes into the column's stored
+//! form — integers, strings into text/char/varchar and timestamps without a
+//! [`Value`] or an allocation, other pairs through the same input and cast
+//! functions as above. It decides only the plain success case: any error,
+//! a NULL for a NOT NULL column, a defaulted or NOT NULL column left out,
+//! or more values than columns makes it give up having written nothing, and
+//! the statement is parsed and run through the steps above, which find and
+//! word the error. So the three ways (scanned, tree, general) store the
+//! same row and report the same error for the same statement
+//! (tests/insert_direct.rs runs every case all three ways).
 
 use std::sync::Arc;
 
-use heapdb_grammar::ast;
+use std::time::Instant;
 
+use heapdb_grammar::{ast, LiteralKind, ScannedInsert, ScannedLiteral};
+
+use super::{Column, QueryResult, Session};
+use crate::access::heap::build::TupleBuilder;
 use crate::access::heap::tuple::{self, TupleDesc};
-use crate::catalog::TableDef;
+use crate::access::heap::HeapRelation;
+use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::scan::tuple_desc;
+use crate::exec::vector::Batch;
 use crate::plan::bind::{at, number_literal};
+use crate::txn::LockMode;
 use crate::types::cast::{cast_kind, CastContext};
+use crate::types::datetime::parse::parse_timestamp_at;
+use crate::types::text::apply_length;
 use crate::types::{self, DataType, Value};
 
 /// Buffers a session reuses from one direct INSERT to the next, and the
@@ -64,6 +90,71 @@ pub(crate) struct InsertScratch {
     ranges: Vec<Option<(usize, usize)>>,
     /// The formed tuple.
     pub(crate) tuple: Vec<u8>,
+    /// The literals of a scanned statement ([`scan_single_insert`]).
+    pub(crate) lits: Vec<ScannedLiteral>,
+    /// Its table name folded to lower case.
+    name: String,
+    /// Where a scanned row's tuple is formed.
+    builder: TupleBuilder,
+    /// The open heap of `rel_table` (the database's relation cache is a
+    /// mutex and a SipHash look-up away).
+    rel: Option<(Arc<TableDef>, Arc<HeapRelation>)>,
+}
+
+impl Session {
+    /// Runs the single-row INSERT `sql` that [`scan_single_insert`] read
+    /// as `scan` (its literals in `self.insert_scratch.lits`), inside the
+    /// statement's transaction: the table is looked up and locked as
+    /// [`Session::insert`] does, the row bound from the text, and anything
+    /// the binding does not decide goes through the tree instead.
+    pub(crate) fn insert_scanned(
+        &mut self,
+        sql: &str,
+        scan: ScannedInsert,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let (xid, cid, now) = {
+            let t = self.txn_ref();
+            (t.xid, t.cid, t.start_ts)
+        };
+        let mut name = std::mem::take(&mut self.insert_scratch.name);
+        name.clear();
+        name.push_str(scan.table_name(sql));
+        name.make_ascii_lowercase();
+        let table = self.lookup_table(&snap, &name, LockMode::RowExclusive);
+        self.insert_scratch.name = name;
+        let table = table.map_err(|e| at(e, ast::Offset(scan.table.0)))?;
+        if !self.insert_scratch.form_scanned_row(&table, sql, now) {
+            // Parsed and run through the tree, which words any error.
+            let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
+            return match stmts.as_slice() {
+                [ast::Statement::Insert(ins)] => self.insert(ins, sink),
+                _ => Err(err!(
+                    InternalError,
+                    "a scanned INSERT did not parse as one INSERT"
+                )),
+            };
+        }
+        let planned = t0.elapsed();
+        let rel = match &self.insert_scratch.rel {
+            Some((t, rel)) if Arc::ptr_eq(t, &table) => rel.clone(),
+            _ => {
+                let rel = self.db.relation(table.relfilenode)?;
+                self.insert_scratch.rel = Some((table.clone(), rel.clone()));
+                rel
+            }
+        };
+        rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+        Ok(super::dml::write_result(
+            "INSERT 0 1",
+            Vec::new(),
+            false,
+            planned,
+            t0,
+        ))
+    }
 }
 
 /// The single row of plain literals an INSERT writes, when the statement
@@ -200,6 +291,174 @@ impl InsertScratch {
         tuple::form_tuple_append_ranges(desc, &self.encoded, &self.ranges, &mut self.tuple)?;
         Ok(true)
     }
+}
+
+impl InsertScratch {
+    /// Forms the tuple of the scanned row in `self.lits` (values for the
+    /// first columns of `table`, in order) from the text `sql` into
+    /// `self.tuple`. True when it did; false, having decided nothing, for
+    /// anything but the plain success case (see the module doc). `now` is
+    /// the statement's timestamp (`'now'`).
+    pub(crate) fn form_scanned_row(&mut self, table: &Arc<TableDef>, sql: &str, now: i64) -> bool {
+        let cols = &table.columns;
+        let n = self.lits.len();
+        if n > cols.len() || cols[n..].iter().any(|c| c.default.is_some() || c.not_null) {
+            return false;
+        }
+        if !self.table.as_ref().is_some_and(|t| Arc::ptr_eq(t, table)) {
+            let Ok(desc) = tuple_desc(table) else {
+                return false;
+            };
+            self.desc = Some(desc);
+            self.table = Some(table.clone());
+        }
+        let desc = self.desc.as_ref().expect("set just above");
+        self.builder.clear();
+        for ((lit, col), attr) in self.lits.iter().zip(cols).zip(desc.attrs()) {
+            let bound = bind_scanned(lit, sql, col, now, &mut self.encoded);
+            let placed = match bound {
+                Some(Bound::Null) => {
+                    self.builder.push_null();
+                    Ok(())
+                }
+                Some(Bound::I16(v)) => self.builder.push_fixed(*attr, v.to_le_bytes()),
+                Some(Bound::I32(v)) => self.builder.push_fixed(*attr, v.to_le_bytes()),
+                Some(Bound::I64(v)) => self.builder.push_fixed(*attr, v.to_le_bytes()),
+                Some(Bound::Text(range)) => self.builder.push(*attr, sql[range].as_bytes()),
+                Some(Bound::Encoded) => self.builder.push(*attr, &self.encoded),
+                None => return false,
+            };
+            if placed.is_err() {
+                return false;
+            }
+        }
+        while self.builder.len() < cols.len() {
+            self.builder.push_null();
+        }
+        self.builder.finish(desc, &mut self.tuple).is_ok()
+    }
+}
+
+/// The stored form of a bound literal.
+enum Bound {
+    /// NULL.
+    Null,
+    /// An int2.
+    I16(i16),
+    /// An int4.
+    I32(i32),
+    /// An int8 or a timestamp.
+    I64(i64),
+    /// The bytes of `sql[range]` as they are (a string's text).
+    Text(std::ops::Range<usize>),
+    /// The bytes written to the `encoded` buffer.
+    Encoded,
+}
+
+/// The stored form of literal `lit` of `sql` for column `col`; `None` when
+/// the literal needs the step-by-step path: an error of any kind, NULL into
+/// NOT NULL, a cast the assignment does not allow. The values are the ones
+/// those steps give: the common pairs are read directly, the others through
+/// the same functions (their bytes in `encoded`, cleared first).
+fn bind_scanned(
+    lit: &ScannedLiteral,
+    sql: &str,
+    col: &ColumnDef,
+    now: i64,
+    encoded: &mut Vec<u8>,
+) -> Option<Bound> {
+    encoded.clear();
+    match lit.kind {
+        LiteralKind::Null => (!col.not_null).then_some(Bound::Null),
+        LiteralKind::Number => {
+            let text = lit.text(sql);
+            // Digits that fit: the binder's int4 (or int8) literal, cast by
+            // assignment to the integer column when it fits there.
+            if let Some(i) = unsigned_digits(text) {
+                match col.ty {
+                    DataType::Int4 if i <= i32::MAX as u64 => return Some(Bound::I32(i as i32)),
+                    DataType::Int8 if i <= i64::MAX as u64 => return Some(Bound::I64(i as i64)),
+                    DataType::Int2 if i <= i16::MAX as u64 => return Some(Bound::I16(i as i16)),
+                    _ => {}
+                }
+            }
+            let (v, ty) = number_literal(text).ok()?;
+            assign(v, ty, col, encoded)
+        }
+        LiteralKind::Boolean(b) => assign(Value::Bool(b), DataType::Bool, col, encoded),
+        LiteralKind::String { doubled } => {
+            let plain = !doubled;
+            let s = lit.string_value(sql);
+            let text = || Bound::Text(lit.text.0..lit.text.1);
+            match col.ty {
+                // The input function of text is the identity.
+                DataType::Text | DataType::Varchar(None) if plain => Some(text()),
+                DataType::Text | DataType::Varchar(None) => {
+                    encoded.extend_from_slice(s.as_bytes());
+                    Some(Bound::Encoded)
+                }
+                DataType::Varchar(Some(n)) | DataType::Char(n) => {
+                    let padded = matches!(col.ty, DataType::Char(_));
+                    match apply_length(&s, n, padded, false).ok()? {
+                        Some(t) => encoded.extend_from_slice(t.as_bytes()),
+                        None if plain => return Some(text()),
+                        None => encoded.extend_from_slice(s.as_bytes()),
+                    }
+                    Some(Bound::Encoded)
+                }
+                DataType::Timestamp => parse_timestamp_at(&s, now).ok().map(Bound::I64),
+                to => {
+                    let base = to.without_typmod();
+                    let parsed = types::parse_value_at(&s, &base, now).ok()?;
+                    let v = if base == to {
+                        parsed
+                    } else {
+                        types::cast_from(&parsed, &base, &to, CastContext::Assignment).ok()?
+                    };
+                    v.encode(encoded);
+                    Some(Bound::Encoded)
+                }
+            }
+        }
+    }
+}
+
+/// A typed literal `v` of type `ty` stored into `col` (its bytes into
+/// `encoded`): an assignment cast when the types differ, refused (`None`)
+/// where the binder refuses it.
+fn assign(v: Value, ty: DataType, col: &ColumnDef, encoded: &mut Vec<u8>) -> Option<Bound> {
+    let v = if ty == col.ty {
+        v
+    } else {
+        if cast_kind(&ty, &col.ty).map_or(true, |c| c > CastContext::Assignment) {
+            return None;
+        }
+        types::cast_from(&v, &ty, &col.ty, CastContext::Assignment).ok()?
+    };
+    if v.is_null() {
+        // Not a literal's cast; the step-by-step path decides.
+        return None;
+    }
+    v.encode(encoded);
+    Some(Bound::Encoded)
+}
+
+/// The value of `text` when it is all ASCII digits (at most 19 of them, so
+/// it fits a u64 unchecked).
+fn unsigned_digits(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.is_empty() || b.len() > 19 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in b {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + d as u64;
+    }
+    Some(v)
 }
 
 /// PostgreSQL's not-null violation for column `c` of `row`.

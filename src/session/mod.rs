@@ -134,6 +134,22 @@ pub struct Session {
     gate: CommitGate,
 }
 
+/// What transaction handling a statement needs.
+enum Class<'a> {
+    /// BEGIN with its modes.
+    Begin(&'a ast::TransactionModes),
+    /// COMMIT (END).
+    Commit,
+    /// ROLLBACK.
+    Rollback,
+    /// Anything else, in its own transaction outside a block; `writes`:
+    /// it needs an xid.
+    Other {
+        /// The statement may write.
+        writes: bool,
+    },
+}
+
 /// Classifies a statement for transaction handling.
 fn writes(stmt: &ast::Statement) -> bool {
     !matches!(
@@ -264,6 +280,11 @@ impl Session {
     ) -> Result<QueryResult> {
         self.cancel.store(false, Ordering::Relaxed);
         let start = Instant::now();
+        // The statement of bulk scripts, bound straight from its text.
+        if let Some(scan) = heapdb_grammar::scan_single_insert(sql, &mut self.insert_scratch.lits) {
+            let parse = start.elapsed();
+            return self.run_scanned(sql, scan, parse, sink);
+        }
         let stmts = heapdb_grammar::parse(sql).map_err(parse_error)?;
         let parse = start.elapsed();
         if stmts.is_empty() {
@@ -297,6 +318,47 @@ impl Session {
         Ok(last.expect("at least one statement"))
     }
 
+    /// [`Session::execute_streaming`] of `sql`, a single-row INSERT that
+    /// [`heapdb_grammar::scan_single_insert`] has already read (on another
+    /// thread, say) as `scan` with its literals in `lits`. `lits` is handed
+    /// back emptied, its capacity kept for the next scan. Precondition: the
+    /// scan is of this very `sql`.
+    pub fn execute_scanned(
+        &mut self,
+        sql: &str,
+        scan: heapdb_grammar::ScannedInsert,
+        lits: &mut Vec<heapdb_grammar::ScannedLiteral>,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        debug_assert_eq!(
+            heapdb_grammar::scan_single_insert(sql, &mut Vec::new()),
+            Some(scan),
+            "a scan of another statement"
+        );
+        self.cancel.store(false, Ordering::Relaxed);
+        std::mem::swap(&mut self.insert_scratch.lits, lits);
+        let r = self.run_scanned(sql, scan, std::time::Duration::ZERO, sink);
+        std::mem::swap(&mut self.insert_scratch.lits, lits);
+        lits.clear();
+        r
+    }
+
+    /// Runs the scanned single-row INSERT `sql` (its literals in the
+    /// insert scratch) as its own statement; `parse` is its scan's time.
+    fn run_scanned(
+        &mut self,
+        sql: &str,
+        scan: heapdb_grammar::ScannedInsert,
+        parse: std::time::Duration,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let mut r = self.run_classified(Class::Other { writes: true }, &mut |s| {
+            s.insert_scanned(sql, scan, sink)
+        })?;
+        r.timing.parse = parse;
+        Ok(r)
+    }
+
     fn run_statement(
         &mut self,
         stmt: &ast::Statement,
@@ -312,12 +374,29 @@ impl Session {
         stmt: &ast::Statement,
         run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
     ) -> Result<QueryResult> {
+        let class = match stmt {
+            ast::Statement::Begin(modes) => Class::Begin(modes),
+            ast::Statement::Commit => Class::Commit,
+            ast::Statement::Rollback => Class::Rollback,
+            other => Class::Other {
+                writes: writes(other),
+            },
+        };
+        self.run_classified(class, run)
+    }
+
+    /// [`Session::run_statement_with`] for a statement of class `class`.
+    fn run_classified(
+        &mut self,
+        class: Class<'_>,
+        run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
+    ) -> Result<QueryResult> {
         let buffers_before = BufferUsage::current();
-        let mut result = match stmt {
-            ast::Statement::Begin(modes) => self.begin(modes),
-            ast::Statement::Commit => self.commit_block(),
-            ast::Statement::Rollback => self.rollback_block(),
-            _ => {
+        let mut result = match class {
+            Class::Begin(modes) => self.begin(modes),
+            Class::Commit => self.commit_block(),
+            Class::Rollback => self.rollback_block(),
+            Class::Other { writes } => {
                 if self.txn_status() == TxnStatus::Failed {
                     return Err(err!(
                         InFailedSqlTransaction,
@@ -329,7 +408,7 @@ impl Session {
                 if implicit {
                     self.start_txn(false, None)?;
                 }
-                if writes(stmt) {
+                if writes {
                     self.assign_xid()?;
                 }
                 let r = loop {
@@ -503,6 +582,10 @@ impl Session {
                     .flush_relation(crate::storage::RelFileNode(rel))?;
             }
             let mut flushed = Ok(());
+            // From the commit record to the commit-log entry: a checkpoint
+            // in between waits for the entry (the commit log is written at
+            // checkpoints, not per commit: `txn::manager`).
+            let in_flight = self.db.txns.commit_in_flight();
             if logged || t.catalog_changed || !t.drop_on_commit.is_empty() {
                 let lsn = self.db.wal.insert(
                     t.xid,
@@ -527,7 +610,9 @@ impl Session {
             // The commit record is in the log: the commit stands even if
             // its flush failed (PostgreSQL would PANIC here); the error is
             // still reported.
-            self.db.txns.commit(t.xid)?;
+            let committed = self.db.txns.commit(t.xid);
+            drop(in_flight);
+            committed?;
             flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a

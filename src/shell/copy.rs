@@ -117,7 +117,9 @@ impl<'a> ScriptData<'a> {
     pub fn new(reader: &'a mut dyn LineSource) -> Self {
         ScriptData {
             reader,
-            buf: Vec::with_capacity(DATA_CHUNK + 4096),
+            // Grown at the first read: made for every statement of a
+            // script, read only by COPY ... FROM STDIN.
+            buf: Vec::new(),
             pos: 0,
             done: false,
             started: false,
@@ -140,6 +142,7 @@ impl BufRead for ScriptData<'_> {
         self.started = true;
         if self.pos == self.buf.len() && !self.done {
             self.buf.clear();
+            self.buf.reserve(DATA_CHUNK + 4096);
             self.pos = 0;
             while self.buf.len() < DATA_CHUNK {
                 match self.reader.copy_data_line()? {

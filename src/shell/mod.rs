@@ -19,6 +19,8 @@
 //!   streamed results, notices, errors, `\timing`;
 //! - [`script`]: scripts (`-f`, `\i`, piped stdin, `-c`) and the
 //!   meta-commands that need the engine or the query buffer;
+//! - [`ahead`]: reading and splitting a script on a second thread while
+//!   its statements run;
 //! - [`describe`]: `\d`, `\dt`, `\h`;
 //! - [`copy`]: `COPY ... FROM STDIN` / `TO STDOUT` and `\copy`;
 //! - [`progress`]: the progress bar of long statements;
@@ -35,6 +37,7 @@ pub mod sqlhelp;
 pub mod timing;
 
 pub mod ack;
+pub mod ahead;
 pub mod copy;
 pub mod describe;
 pub mod progress;

@@ -183,9 +183,9 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
                 announce: !runner.state.quiet,
             };
             let flow = match item {
-                Item::Sql { text, line } => {
+                Item::Sql { text, line, vars } => {
                     let mut data = ScriptData::new(&mut input);
-                    runner.run_sql_data(&text, &src, line, Some(&mut data))
+                    runner.run_sql_data(&text, vars, &src, line, Some(&mut data))
                 }
                 Item::Meta { text, line } => runner.run_meta(&text, &src, line, &mut input),
                 Item::Echo(_) => Flow::Continue,

@@ -33,6 +33,7 @@ use super::timing::{timing_line, TimingDetail, TimingMode};
 use crate::error::Error;
 use crate::session::{Column, CommitAck, QueryResult, Session};
 use crate::types::format_value;
+use heapdb_grammar::{ScannedInsert, ScannedLiteral};
 
 /// Set while a statement runs, so the Ctrl-C handler knows whether to
 /// cancel it or (outside the prompt) to end the process.
@@ -227,23 +228,32 @@ impl Runner {
 
     /// Runs one SQL statement (already split), printing its result.
     pub fn run_sql(&mut self, text: &str, src: &Source, line: u64) -> Flow {
-        self.run_sql_data(text, src, line, None)
+        self.run_sql_data(text, true, src, line, None)
     }
 
-    /// Runs one SQL statement; a `COPY ... FROM STDIN` reads `data` (the
-    /// process's standard input when `None`).
+    /// Runs one SQL statement, after substituting variables when `vars`
+    /// (false: the splitter saw that it can refer to none, see
+    /// [`Item::Sql`](super::input::Item::Sql)); a `COPY ... FROM STDIN`
+    /// reads `data` (the process's standard input when `None`).
     pub fn run_sql_data(
         &mut self,
         text: &str,
+        vars: bool,
         src: &Source,
         line: u64,
         data: Option<&mut dyn CopyData>,
     ) -> Flow {
-        let sql = self.state.vars.substitute_sql(text).into_owned();
+        let sql = if vars {
+            self.state.vars.substitute_sql(text)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
         if self.state.echo == super::meta::Echo::Queries {
             self.print(&format!("{sql}\n"));
         }
-        self.last_query = sql.clone();
+        // Kept in its buffer: no allocation per statement.
+        self.last_query.clear();
+        self.last_query.push_str(&sql);
         self.apply_commit_ack();
         if is_copy(&sql) {
             // COPY TO a file or \copy writes where others can read.
@@ -259,8 +269,41 @@ impl Runner {
             return flow;
         }
         let start = Instant::now();
-        let outcome = self.execute(&sql);
-        let elapsed = start.elapsed();
+        let outcome = self.execute(&sql, None);
+        self.report(outcome, start.elapsed(), &sql, src, line)
+    }
+
+    /// Runs the single-row INSERT `text`, which refers to no variable and
+    /// which the grammar's scan has read as `scan` with its literals in
+    /// `lits` (ahead, on the read-ahead thread); `lits` comes back emptied.
+    pub fn run_sql_scanned(
+        &mut self,
+        text: &str,
+        src: &Source,
+        line: u64,
+        scan: ScannedInsert,
+        lits: &mut Vec<ScannedLiteral>,
+    ) -> Flow {
+        if self.state.echo == super::meta::Echo::Queries {
+            self.print(&format!("{text}\n"));
+        }
+        self.last_query.clear();
+        self.last_query.push_str(text);
+        self.apply_commit_ack();
+        let start = Instant::now();
+        let outcome = self.execute(text, Some((scan, lits)));
+        self.report(outcome, start.elapsed(), text, src, line)
+    }
+
+    /// Prints what running `sql` (at `line` of `src`) came to.
+    fn report(
+        &mut self,
+        outcome: Result<QueryResult, Error>,
+        elapsed: Duration,
+        sql: &str,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
         match outcome {
             Ok(result) => {
                 self.print_notices(&result, src, line);
@@ -269,7 +312,7 @@ impl Runner {
             }
             Err(e) => {
                 let locus = src.file.as_deref().map(|file| Locus { file, line });
-                let text = format_error(&e, Some(&sql), locus);
+                let text = format_error(&e, Some(sql), locus);
                 self.eprint(&text);
                 self.had_error = true;
                 // psql times failed statements too.
@@ -279,9 +322,15 @@ impl Runner {
         }
     }
 
-    /// Runs `sql`, streaming rows into the printer, then prints the footer
-    /// or the command tag. Returns the result (its notices not yet shown).
-    fn execute(&mut self, sql: &str) -> Result<QueryResult, Error> {
+    /// Runs `sql` (a scanned INSERT when `scan` says so, see
+    /// [`Runner::run_sql_scanned`]), streaming rows into the printer, then
+    /// prints the footer or the command tag. Returns the result (its
+    /// notices not yet shown).
+    fn execute(
+        &mut self,
+        sql: &str,
+        scan: Option<(ScannedInsert, &mut Vec<ScannedLiteral>)>,
+    ) -> Result<QueryResult, Error> {
         let Runner {
             session,
             state,
@@ -303,7 +352,7 @@ impl Runner {
             t.begin(None);
         }
         STATEMENT_RUNNING.store(true, Ordering::SeqCst);
-        let result = session.execute_streaming(sql, &mut |cols: &[Column], batch| {
+        let mut sink = |cols: &[Column], batch: &crate::exec::vector::Batch| {
             if printer.is_none() {
                 let infos = cols_ref.get_or_init(|| column_infos(cols));
                 let w = out_slot.take().expect("one result set per statement");
@@ -329,7 +378,11 @@ impl Runner {
                 p.push_row(&row).map_err(io_error)?;
             }
             Ok(())
-        });
+        };
+        let result = match scan {
+            Some((scan, lits)) => session.execute_scanned(sql, scan, lits, &mut sink),
+            None => session.execute_streaming(sql, &mut sink),
+        };
         STATEMENT_RUNNING.store(false, Ordering::SeqCst);
         if let Some(t) = progress {
             t.end();

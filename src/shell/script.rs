@@ -4,7 +4,9 @@
 //! `\copy`).
 //!
 //! A script is read with [`ScriptReader`] (large buffered reads, psql's
-//! statement splitting and line numbers) and each item runs as it is read.
+//! statement splitting and line numbers) and each item runs as it is read;
+//! piped stdin and script files are read ahead on a second thread
+//! ([`super::ahead`]).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -12,13 +14,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use super::ahead::{Next, Poll, ReadAhead};
 use super::copy::{LineSource, ScriptData};
 use super::input::{Item, ScriptReader};
 use super::meta::{help_text, parse_meta_line, Echo, MetaCommand, Outcome};
 use super::run::{Flow, Runner, Source, STATEMENT_RUNNING};
 
 impl Runner {
-    /// Runs a whole script read from `input`.
+    /// Runs a whole script read from `input` on this thread (`-c` strings,
+    /// and echo of all input).
     pub fn run_script<R: Read>(&mut self, input: R, src: &Source) -> Flow {
         let mut reader = ScriptReader::new(input).echo_all(self.state.echo == Echo::All);
         loop {
@@ -28,29 +32,91 @@ impl Runner {
             let item = match reader.next_item() {
                 Ok(Some(item)) => item,
                 Ok(None) => return Flow::Continue,
-                Err(e) => {
-                    let line = reader.lineno();
-                    let name = src.file.clone().unwrap_or_else(|| "<stdin>".to_string());
-                    return match self.shell_error(&format!("{name}: {e}"), src, line) {
-                        Flow::Continue => Flow::Continue,
-                        other => other,
-                    };
+                Err(e) => return self.input_error(&e, reader.lineno(), src),
+            };
+            let flow = self.run_item(item, src, &mut reader);
+            if flow != Flow::Continue {
+                return flow;
+            }
+        }
+    }
+
+    /// Runs a whole script read from `input`, read and split ahead on a
+    /// second thread while statements run ([`super::ahead`]); the same as
+    /// [`Runner::run_script`] in every other respect, which it falls back
+    /// to for echo of all input.
+    pub fn run_script_ahead<R: Read + Send + 'static>(&mut self, input: R, src: &Source) -> Flow {
+        if self.state.echo == Echo::All {
+            return self.run_script(input, src);
+        }
+        let mut ahead = match ReadAhead::start(ScriptReader::new(input)) {
+            Ok(a) => a,
+            Err(e) => {
+                self.eprint(&format!("heapdb: error: could not start a thread: {e}\n"));
+                return Flow::Fatal;
+            }
+        };
+        loop {
+            let next = match ahead.try_next() {
+                Poll::Ready(next) => next,
+                Poll::WouldBlock => {
+                    // Output first: the client may wait for it before it
+                    // writes more input.
+                    self.flush();
+                    ahead.next_blocking()
                 }
             };
-            let flow = match item {
-                Item::Echo(line) => {
-                    self.print(&format!("{line}\n"));
-                    Flow::Continue
+            let flow = match next {
+                Next::End => return Flow::Continue,
+                Next::Failed(e, line) => return self.input_error(&e, line, src),
+                Next::Insert {
+                    text,
+                    line,
+                    scan,
+                    mut lits,
+                } => {
+                    let flow = self.run_sql_scanned(&text, src, line, scan, &mut lits);
+                    ahead.recycle(lits);
+                    flow
                 }
-                Item::Sql { text, line } if src.copy_from_process => self.run_sql(&text, src, line),
-                Item::Sql { text, line } => {
-                    self.run_sql_data(&text, src, line, Some(&mut ScriptData::new(&mut reader)))
+                // Statements that read no COPY data (see `ahead::is_sync`).
+                Next::Item(Item::Sql { text, line, vars }) if !ahead.paused() => {
+                    self.run_sql_data(&text, vars, src, line, None)
                 }
-                Item::Meta { text, line } => self.run_meta(&text, src, line, &mut reader),
+                Next::Item(item) => {
+                    let mut reader = ahead.lines();
+                    self.run_item(item, src, &mut *reader)
+                }
             };
             if flow != Flow::Continue {
                 return flow;
             }
+        }
+    }
+
+    /// A script's input could not be read (at line `line`).
+    fn input_error(&mut self, e: &io::Error, line: u64, src: &Source) -> Flow {
+        let name = src.file.clone().unwrap_or_else(|| "<stdin>".to_string());
+        match self.shell_error(&format!("{name}: {e}"), src, line) {
+            Flow::Continue => Flow::Continue,
+            other => other,
+        }
+    }
+
+    /// Runs one item of a script read from `reader`.
+    fn run_item(&mut self, item: Item, src: &Source, reader: &mut dyn LineSource) -> Flow {
+        match item {
+            Item::Echo(line) => {
+                self.print(&format!("{line}\n"));
+                Flow::Continue
+            }
+            Item::Sql { text, line, vars } if src.copy_from_process => {
+                self.run_sql_data(&text, vars, src, line, None)
+            }
+            Item::Sql { text, line, vars } => {
+                self.run_sql_data(&text, vars, src, line, Some(&mut ScriptData::new(reader)))
+            }
+            Item::Meta { text, line } => self.run_meta(&text, src, line, reader),
         }
     }
 
@@ -65,7 +131,7 @@ impl Runner {
                 script: true,
                 copy_from_process: false,
             };
-            return self.run_script(io::stdin().lock(), &src);
+            return self.run_script_ahead(io::stdin(), &src);
         }
         match File::open(path) {
             Ok(f) => {
@@ -76,7 +142,7 @@ impl Runner {
                     script: true,
                     copy_from_process: false,
                 };
-                self.run_script(f, &src)
+                self.run_script_ahead(f, &src)
             }
             Err(e) => {
                 let msg = format!("{path}: {}", io_message(&e));

@@ -174,8 +174,30 @@ struct State {
     locks: HashMap<LockTag, Entry>,
     /// What each waiting owner waits for.
     waiting: HashMap<Owner, (LockTag, LockMode)>,
-    /// The tags each owner holds something on.
-    held: HashMap<Owner, HashSet<LockTag>>,
+    /// The tags each owner holds something on (a transaction holds a few).
+    held: HashMap<Owner, Vec<LockTag>>,
+    /// Emptied vectors of `held` and of entries' holders, kept for the next
+    /// transaction: each autocommitted statement takes two locks under a
+    /// new owner and a new transaction tag, and would otherwise allocate
+    /// and free both vectors every time.
+    spare_tags: Vec<Vec<LockTag>>,
+    /// See `spare_tags`.
+    spare_holders: Vec<Vec<(Owner, LockMode)>>,
+}
+
+/// How many emptied vectors of each kind [`State`] keeps.
+const SPARE: usize = 16;
+
+impl State {
+    /// Removes `tag`'s entry (no holder, no waiter left), keeping its
+    /// holder vector for reuse.
+    fn remove_entry(&mut self, tag: LockTag) {
+        if let Some(e) = self.locks.remove(&tag) {
+            if self.spare_holders.len() < SPARE && e.holders.capacity() > 0 {
+                self.spare_holders.push(e.holders);
+            }
+        }
+    }
 }
 
 /// The lock table of one database.
@@ -277,16 +299,20 @@ impl LockManager {
     /// Releases every lock `owner` holds (at the end of its transaction).
     pub fn release_all(&self, owner: Owner) {
         let mut st = self.state();
-        let Some(tags) = st.held.remove(&owner) else {
+        let Some(mut tags) = st.held.remove(&owner) else {
             return;
         };
-        for tag in tags {
+        for &tag in &tags {
             if let Some(e) = st.locks.get_mut(&tag) {
                 e.holders.retain(|&(o, _)| o != owner);
                 if e.holders.is_empty() && e.queue.is_empty() {
-                    st.locks.remove(&tag);
+                    st.remove_entry(tag);
                 }
             }
+        }
+        if st.spare_tags.len() < SPARE {
+            tags.clear();
+            st.spare_tags.push(tags);
         }
         // Waiters register in `waiting` under the mutex before they sleep:
         // with none, skip the wake-up (a system call per transaction end).
@@ -321,8 +347,24 @@ impl LockManager {
 }
 
 fn grant(st: &mut State, owner: Owner, tag: LockTag, mode: LockMode) {
-    st.locks.entry(tag).or_default().holders.push((owner, mode));
-    st.held.entry(owner).or_default().insert(tag);
+    let State {
+        locks,
+        held,
+        spare_tags,
+        spare_holders,
+        ..
+    } = st;
+    let e = locks.entry(tag).or_insert_with(|| Entry {
+        holders: spare_holders.pop().unwrap_or_default(),
+        queue: Vec::new(),
+    });
+    e.holders.push((owner, mode));
+    let tags = held
+        .entry(owner)
+        .or_insert_with(|| spare_tags.pop().unwrap_or_default());
+    if !tags.contains(&tag) {
+        tags.push(tag);
+    }
 }
 
 fn dequeue(st: &mut State, owner: Owner, tag: LockTag) {
@@ -330,7 +372,7 @@ fn dequeue(st: &mut State, owner: Owner, tag: LockTag) {
     if let Some(e) = st.locks.get_mut(&tag) {
         e.queue.retain(|&(o, _)| o != owner);
         if e.holders.is_empty() && e.queue.is_empty() {
-            st.locks.remove(&tag);
+            st.remove_entry(tag);
         }
     }
 }
@@ -344,11 +386,11 @@ fn release_one(st: &mut State, owner: Owner, tag: LockTag, mode: LockMode) {
     }
     let still = e.holds_any(owner);
     if e.holders.is_empty() && e.queue.is_empty() {
-        st.locks.remove(&tag);
+        st.remove_entry(tag);
     }
     if !still {
         if let Some(tags) = st.held.get_mut(&owner) {
-            tags.remove(&tag);
+            tags.retain(|&t| t != tag);
         }
     }
 }

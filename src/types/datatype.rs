@@ -34,7 +34,10 @@ pub enum DataType {
     /// `character varying(n)` (OID 1043); `None` has no length limit. Varlena.
     Varchar(Option<u32>),
     /// `character(n)` / `bpchar` (OID 1042): blank-padded to `n` characters.
-    /// Varlena.
+    /// Varlena. `Char(0)` is bpchar without a length (PostgreSQL's typmod
+    /// -1: values neither padded nor cut), which only the binder makes — the
+    /// type of a string literal compared with a `char(n)` value, as
+    /// PostgreSQL types it (`tag = 't1'::bpchar`); no column has it.
     Char(u32),
     /// `date` (OID 1082): days since 2000-01-01, 4 bytes.
     Date,
@@ -259,6 +262,7 @@ impl fmt::Display for DataType {
             DataType::Text => f.write_str("text"),
             DataType::Varchar(None) => f.write_str("character varying"),
             DataType::Varchar(Some(n)) => write!(f, "character varying({n})"),
+            DataType::Char(0) => f.write_str("bpchar"),
             DataType::Char(n) => write!(f, "character({n})"),
             DataType::Date => f.write_str("date"),
             DataType::Timestamp => f.write_str("timestamp without time zone"),

@@ -127,6 +127,21 @@ pub fn resolve_binary(
 ) -> Option<(DataType, DataType, DataType)> {
     use BinaryOp::*;
     use DataType::*;
+    if op.is_comparison() {
+        // As PostgreSQL resolves them: char(n) compares as bpchar with a
+        // literal typed bpchar (no length: `tag = 't1'::bpchar`) or with
+        // another char(m) as it is, varchar as bpchar (`(code)::bpchar =
+        // tag`); otherwise varchar has no comparison operators of its own
+        // and compares as text (`(code)::text = 'c1'::text`).
+        match (left, right) {
+            (Char(_), Unknown) => return Some((*left, Char(0), Bool)),
+            (Unknown, Char(_)) => return Some((Char(0), *right, Bool)),
+            (Char(_), Char(_)) => return Some((*left, *right, Bool)),
+            (Varchar(_), Char(_)) => return Some((Char(0), *right, Bool)),
+            (Char(_), Varchar(_)) => return Some((*left, Char(0), Bool)),
+            _ => {}
+        }
+    }
     let (l, r) = match (left, right) {
         (Unknown, Unknown) if op == Concat || op.is_comparison() => (Text, Text),
         (Unknown, Unknown) => return None,
@@ -142,8 +157,10 @@ pub fn resolve_binary(
         };
     }
     if op.is_comparison() {
-        let t = common_type(&l, &r)?;
-        // Comparing char(n) with char(m) keeps bpchar semantics.
+        let t = match common_type(&l, &r)? {
+            Varchar(_) => Text,
+            t => t,
+        };
         return Some((t, t, Bool));
     }
     if let Some(t) = numeric_result(&l, &r) {

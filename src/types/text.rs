@@ -48,6 +48,10 @@ fn byte_offset_of_char(s: &str, n: usize) -> usize {
 /// to `s`: cut or fail when too long (see the module doc), pad `char(n)`.
 /// Returns `None` when `s` can be stored unchanged.
 pub fn apply_length(s: &str, n: u32, padded: bool, explicit: bool) -> Result<Option<String>> {
+    if n == 0 {
+        // `Char(0)`: bpchar without a length, which neither pads nor cuts.
+        return Ok(None);
+    }
     let n = n as usize;
     // Fast path: byte length bounds the character count.
     if s.len() <= n && !padded {

@@ -1,10 +1,11 @@
 //! Checkpoints: bounding recovery time and the size of `wal/`.
 //!
 //! A checkpoint (1) moves the redo pointer to the current insert position
-//! (from then on, the first change to each page logs the page's image) and
-//! notes the transactions with logged changes but no outcome yet,
-//! (2) writes every dirty buffer and fsyncs the relation files and the
-//! commit log, (3) inserts and flushes a checkpoint record (naming those
+//! (from then on, the first change to each page logs the page's image),
+//! notes the transactions with logged changes but no outcome yet and waits
+//! for the commits whose record is in the log but not yet in the commit log,
+//! (2) writes every dirty buffer and the commit log's pages and fsyncs
+//! them, (3) inserts and flushes a checkpoint record (naming those
 //! transactions, for recovery's in-doubt rule), (4) records the
 //! redo point in the control file, and (5) removes or recycles the segment
 //! files wholly before the redo point. Everything changed before the redo
@@ -83,6 +84,9 @@ impl Checkpointer {
     pub fn checkpoint(&self, shutdown: bool) -> Result<Lsn> {
         let mut last = self.running.lock().expect("checkpoint mutex poisoned");
         let (redo, open_xids) = self.wal.begin_checkpoint();
+        // A commit whose record is before `redo` must be in the commit-log
+        // pages flushed below (they are not written per commit).
+        self.txns.wait_for_commits_in_flight();
         self.pool.flush_all()?;
         self.txns.clog().flush()?;
         if shutdown {

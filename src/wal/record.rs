@@ -340,9 +340,7 @@ pub fn encode_fpi(out: &mut Vec<u8>, prev: Lsn, xid: u32, page: PageRef, p: &[u8
 pub struct CompressedFpi {
     /// The page's hole (offset, length), as [`encode_fpi`] leaves it out.
     hole: (usize, usize),
-    /// The page without its hole (scratch).
-    src: Vec<u8>,
-    /// Output buffer, kept at its largest size; the image is `out[..len]`.
+    /// The compressed image is `out[..len]`.
     out: Vec<u8>,
     /// Length of the compressed image; 0 when compression did not pay
     /// (the plain image is written then).
@@ -357,23 +355,35 @@ impl CompressedFpi {
 }
 
 /// Compresses the image of `page` (bytes `p`) without its hole, as
-/// [`encode_fpi`] would leave it out, into `out` (its buffers are reused).
+/// [`encode_fpi`] would leave it out, into `out` (its buffer is reused).
 /// Leaves `out`'s image empty when the compressed form would not be smaller.
+///
+/// The page without its hole and LZ4's output area are one reused pair per
+/// thread, and `out` keeps only the compressed bytes: COPY holds a
+/// `CompressedFpi` for each of a few hundred pages compressed ahead, which
+/// 16 KB of scratch each would take out of the cache.
 pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = Default::default();
+    }
     let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     out.hole = (ho, hl);
     let raw = BLCKSZ - hl;
-    out.src.clear();
-    out.src.extend_from_slice(&p[..ho]);
-    out.src.extend_from_slice(&p[ho + hl..]);
-    let max = lz4_flex::block::get_maximum_output_size(raw);
-    if out.out.len() < max {
-        out.out.resize(max, 0);
-    }
-    out.len = match lz4_flex::block::compress_into(&out.src, &mut out.out) {
-        Ok(n) if n < raw => n,
-        _ => 0,
-    };
+    SCRATCH.with_borrow_mut(|(src, dst)| {
+        src.clear();
+        src.extend_from_slice(&p[..ho]);
+        src.extend_from_slice(&p[ho + hl..]);
+        let max = lz4_flex::block::get_maximum_output_size(raw);
+        if dst.len() < max {
+            dst.resize(max, 0);
+        }
+        out.len = match lz4_flex::block::compress_into(src, dst) {
+            Ok(n) if n < raw => n,
+            _ => 0,
+        };
+        out.out.clear();
+        out.out.extend_from_slice(&dst[..out.len]);
+    });
 }
 
 /// Appends the full-page image of `p` in its compressed form when `c`

@@ -332,16 +332,30 @@ impl Wal {
     /// image (LZ4-compressed with `wal_compression`, outside the insert
     /// lock), PostgreSQL's `log_newpage`: for a page built whole off the
     /// buffer pool and copied in (COPY's new pages), whose redo is the
-    /// image itself. Returns the LSN to set on the page.
-    pub fn insert_page_image(&self, xid: Xid, page: PageRef, p: &[u8]) -> Lsn {
+    /// image itself. `packed`, when given, is `p` already compressed by
+    /// [`record::compress_fpi`] (on another thread). Returns the LSN to set
+    /// on the page.
+    pub fn insert_page_image(
+        &self,
+        xid: Xid,
+        page: PageRef,
+        p: &[u8],
+        packed: Option<&record::CompressedFpi>,
+    ) -> Lsn {
         thread_local! {
             static PACKED: std::cell::RefCell<record::CompressedFpi> = Default::default();
         }
-        let compress = self.compress_fpi.load(Ordering::Relaxed);
-        PACKED.with_borrow_mut(|packed| {
-            if compress {
-                record::compress_fpi(page, p, packed);
-            }
+        let compress = packed.is_some() || self.compresses_images();
+        PACKED.with_borrow_mut(|own| {
+            let packed = match packed {
+                Some(c) => c,
+                None => {
+                    if compress {
+                        record::compress_fpi(page, p, own);
+                    }
+                    &*own
+                }
+            };
             let mut ins = self.ins();
             let prev = ins.prev;
             let len = if compress {
@@ -354,6 +368,11 @@ impl Wal {
             self.count(len, true);
             end
         })
+    }
+
+    /// Whether full-page images are compressed (`wal_compression`).
+    pub fn compresses_images(&self) -> bool {
+        self.compress_fpi.load(Ordering::Relaxed)
     }
 
     /// [`Wal::insert_page_change`] under the insert lock, with the page's

@@ -13,13 +13,85 @@
 //! and several statements, returns `None` and goes through the parser, so
 //! this never changes what is accepted or what an error says. A test
 //! compares both on generated statements.
+//!
+//! [`scan_single_insert`] is the same reading without building a tree: it
+//! records where the table name and each literal are in the text, into a
+//! vector the caller reuses, so a session can bind the literals straight
+//! from the statement's bytes (no `String` per literal, no boxes to build
+//! and drop). [`single_insert`] builds its tree from that scan, so both
+//! accept exactly the same statements.
 
 use crate::ast::{Expr, ExprKind, Insert, Literal, ObjectName, Offset, Query, SetExpr, Statement};
 use crate::keywords::Keyword;
 
-/// The tree of `sql` when it is a single-row INSERT of literals in the
-/// shape described in the module doc, else `None`.
-pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
+/// What a literal of a scanned INSERT is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiteralKind {
+    /// An unsigned integer or decimal (`42`, `4.5`): its text is the digits.
+    Number,
+    /// A plain string: its text is what lies between the quotes, with a
+    /// quote inside still written twice when `doubled` (see
+    /// [`ScannedLiteral::string_value`]).
+    String {
+        /// The text holds `''` for each quote of the value.
+        doubled: bool,
+    },
+    /// `NULL`.
+    Null,
+    /// `TRUE` or `FALSE`.
+    Boolean(bool),
+}
+
+/// One literal of a scanned INSERT, by position in the statement's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScannedLiteral {
+    /// What it is.
+    pub kind: LiteralKind,
+    /// Byte offset of its first character (the opening quote of a string),
+    /// the offset the parser gives its expression.
+    pub offset: usize,
+    /// Byte range of its text (see [`LiteralKind`]); empty for NULL and
+    /// booleans.
+    pub text: (usize, usize),
+}
+
+impl ScannedLiteral {
+    /// The literal's text in `sql`, the statement it was scanned from.
+    pub fn text<'a>(&self, sql: &'a str) -> &'a str {
+        &sql[self.text.0..self.text.1]
+    }
+
+    /// A string literal's value (quotes undoubled; borrowed unless some
+    /// were doubled).
+    pub fn string_value<'a>(&self, sql: &'a str) -> std::borrow::Cow<'a, str> {
+        let t = self.text(sql);
+        match self.kind {
+            LiteralKind::String { doubled: true } => t.replace("''", "'").into(),
+            _ => t.into(),
+        }
+    }
+}
+
+/// Where the table of a scanned INSERT is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScannedInsert {
+    /// Byte range of the table name (an unquoted identifier, not a keyword).
+    pub table: (usize, usize),
+}
+
+impl ScannedInsert {
+    /// The table name as written (fold it to lower case for the catalog).
+    pub fn table_name<'a>(&self, sql: &'a str) -> &'a str {
+        &sql[self.table.0..self.table.1]
+    }
+}
+
+/// Reads `sql` when it is a single-row INSERT of literals in the shape of
+/// the module doc: the table name's position, and each literal pushed to
+/// `lits` (cleared first). `None` (with `lits` in no particular state) for
+/// anything else.
+pub fn scan_single_insert(sql: &str, lits: &mut Vec<ScannedLiteral>) -> Option<ScannedInsert> {
+    lits.clear();
     let b = sql.as_bytes();
     let mut pos = skip_space(b, 0);
     pos = keyword(b, pos, b"insert")?;
@@ -38,65 +110,68 @@ pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
     {
         pos += 1;
     }
-    let name = &sql[name_start..pos];
-    if Keyword::lookup(name) != Keyword::NoKeyword {
+    if Keyword::lookup(&sql[name_start..pos]) != Keyword::NoKeyword {
         return None;
     }
-    let name = name.to_ascii_lowercase();
+    let table = (name_start, pos);
     pos = keyword(b, skip_space(b, pos), b"values")?;
     pos = skip_space(b, pos);
     if b.get(pos) != Some(&b'(') {
         return None;
     }
     pos += 1;
-    let mut row = Vec::with_capacity(32);
+    // Indexing below is bounded by `n` checks; `b.get` where one byte of
+    // look-ahead may run past the end. This loop is most of the work of a
+    // bulk script's statement, so it is written byte by byte.
+    let n = b.len();
     loop {
         pos = skip_space(b, pos);
+        if pos >= n {
+            return None;
+        }
         let start = pos;
-        let lit = match *b.get(pos)? {
+        let (kind, text) = match b[pos] {
             b'\'' => {
-                let (s, end) = string(sql, pos)?;
+                let (end, doubled) = string(b, pos)?;
                 pos = end;
-                Literal::String(s)
+                (LiteralKind::String { doubled }, (start + 1, end - 1))
             }
-            c if c.is_ascii_digit() => {
-                while b.get(pos).is_some_and(u8::is_ascii_digit) {
-                    pos += 1;
-                }
-                if b.get(pos) == Some(&b'.') {
-                    pos += 1;
-                    if !b.get(pos).is_some_and(u8::is_ascii_digit) {
+            b'0'..=b'9' => {
+                pos = digits_end(b, pos + 1);
+                if pos < n && b[pos] == b'.' {
+                    if !(pos + 1 < n && b[pos + 1].is_ascii_digit()) {
                         return None;
                     }
-                    while b.get(pos).is_some_and(u8::is_ascii_digit) {
-                        pos += 1;
-                    }
+                    pos = digits_end(b, pos + 2);
                 }
-                Literal::Number(sql[start..pos].to_string())
+                (LiteralKind::Number, (start, pos))
             }
             _ => {
-                let word_end = pos
-                    + b[pos..]
-                        .iter()
-                        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-                        .count();
-                let lit = match &b[pos..word_end] {
-                    w if w.eq_ignore_ascii_case(b"null") => Literal::Null,
-                    w if w.eq_ignore_ascii_case(b"true") => Literal::Boolean(true),
-                    w if w.eq_ignore_ascii_case(b"false") => Literal::Boolean(false),
+                let kind = match word_at(b, pos)? {
+                    4 if b[pos..pos + 4].eq_ignore_ascii_case(b"null") => LiteralKind::Null,
+                    4 if b[pos..pos + 4].eq_ignore_ascii_case(b"true") => {
+                        LiteralKind::Boolean(true)
+                    }
+                    5 if b[pos..pos + 5].eq_ignore_ascii_case(b"false") => {
+                        LiteralKind::Boolean(false)
+                    }
                     _ => return None,
                 };
-                pos = word_end;
-                lit
+                pos += match kind {
+                    LiteralKind::Boolean(false) => 5,
+                    _ => 4,
+                };
+                (kind, (pos, pos))
             }
         };
-        row.push(Expr {
-            kind: ExprKind::Literal(lit),
-            offset: Offset(start),
+        lits.push(ScannedLiteral {
+            kind,
+            offset: start,
+            text,
         });
         // Only spaces and tabs after a literal: a newline after a string
         // could start a continuation of it (`'a'` NEWLINE `'b'`).
-        while matches!(b.get(pos), Some(b' ' | b'\t')) {
+        while pos < n && matches!(b[pos], b' ' | b'\t') {
             pos += 1;
         }
         match b.get(pos)? {
@@ -112,19 +187,54 @@ pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
     if b.get(pos) == Some(&b';') {
         pos = skip_space(b, pos + 1);
     }
-    if pos != b.len() {
-        return None;
-    }
+    (pos == b.len()).then_some(ScannedInsert { table })
+}
+
+/// The tree of `sql` when it is a single-row INSERT of literals in the
+/// shape described in the module doc, else `None`.
+pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
+    let mut lits = Vec::with_capacity(32);
+    let scan = scan_single_insert(sql, &mut lits)?;
+    let row = lits
+        .iter()
+        .map(|l| Expr {
+            kind: ExprKind::Literal(match l.kind {
+                LiteralKind::Number => Literal::Number(l.text(sql).to_string()),
+                LiteralKind::String { .. } => Literal::String(l.string_value(sql).into_owned()),
+                LiteralKind::Null => Literal::Null,
+                LiteralKind::Boolean(v) => Literal::Boolean(v),
+            }),
+            offset: Offset(l.offset),
+        })
+        .collect();
     Some(Statement::Insert(Box::new(Insert {
         table: ObjectName {
             schema: None,
-            name,
-            offset: Offset(name_start),
+            name: scan.table_name(sql).to_ascii_lowercase(),
+            offset: Offset(scan.table.0),
         },
         columns: Vec::new(),
         source: Some(Box::new(Query::simple(SetExpr::Values(vec![row])))),
         returning: Vec::new(),
     })))
+}
+
+/// The end of the run of ASCII digits starting at `pos`.
+fn digits_end(b: &[u8], mut pos: usize) -> usize {
+    while pos < b.len() && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    pos
+}
+
+/// The length of the word (letters, digits, `_`) at `pos`, if one starts
+/// there.
+fn word_at(b: &[u8], pos: usize) -> Option<usize> {
+    let len = b[pos..]
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .unwrap_or(b.len() - pos);
+    (len > 0).then_some(len)
 }
 
 fn skip_space(b: &[u8], mut pos: usize) -> usize {
@@ -145,27 +255,22 @@ fn keyword(b: &[u8], pos: usize, kw: &[u8]) -> Option<usize> {
     (word.eq_ignore_ascii_case(kw) && ends).then_some(end)
 }
 
-/// A plain string literal starting at the quote at `pos`: its value and the
-/// position after its closing quote. `None` for a backslash or NUL inside.
-fn string(sql: &str, pos: usize) -> Option<(String, usize)> {
-    let b = sql.as_bytes();
-    let mut out = String::new();
+/// A plain string literal starting at the quote at `pos`: the position
+/// after its closing quote, and whether a quote inside was doubled. `None`
+/// for a backslash or NUL inside, or no closing quote.
+fn string(b: &[u8], pos: usize) -> Option<(usize, bool)> {
     let mut i = pos + 1;
-    let mut run = i;
+    let mut doubled = false;
     loop {
-        match *b.get(i)? {
-            b'\'' => {
-                out.push_str(&sql[run..i]);
-                if b.get(i + 1) == Some(&b'\'') {
-                    out.push('\'');
-                    i += 2;
-                    run = i;
-                } else {
-                    return Some((out, i + 1));
-                }
-            }
-            b'\\' | 0 => return None,
-            _ => i += 1,
+        i += memchr::memchr3(b'\'', b'\\', 0, &b[i..])?;
+        if b[i] != b'\'' {
+            return None;
+        }
+        if b.get(i + 1) == Some(&b'\'') {
+            doubled = true;
+            i += 2;
+        } else {
+            return Some((i + 1, doubled));
         }
     }
 }

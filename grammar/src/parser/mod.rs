@@ -27,6 +27,7 @@ mod query;
 mod utility;
 
 pub(crate) use expr::prec;
+pub use fast::{scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral};
 
 use crate::ast::{Ident, ObjectName, Offset, Statement};
 use crate::error::{ParseError, ParseErrorKind};

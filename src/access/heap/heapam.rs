@@ -203,14 +203,16 @@ impl HeapRelation {
     }
 
     /// Logs page `block` of the main fork (write-locked by the caller, its
-    /// whole content just written from a page image) as a full-page image,
-    /// and marks the buffer dirty. Like [`HeapRelation::log_apply`], nothing
-    /// is logged for a relation file created by `xid`'s transaction.
+    /// whole content just written from a page image) as a full-page image
+    /// (`packed`: already compressed, see [`Wal::insert_page_image`]), and
+    /// marks the buffer dirty. Like [`HeapRelation::log_apply`], nothing is
+    /// logged for a relation file created by `xid`'s transaction.
     pub(super) fn log_page_image(
         &self,
         block: BlockNumber,
         g: &mut BufferWriteGuard<'_>,
         xid: Xid,
+        packed: Option<&crate::wal::record::CompressedFpi>,
     ) -> Result<()> {
         g.mark_dirty();
         let Some(wal) = &self.wal else {
@@ -224,9 +226,18 @@ impl HeapRelation {
             fork: ForkNumber::Main as u8,
             block,
         };
-        let lsn = wal.insert_page_image(xid, page, &g[..]);
+        let lsn = wal.insert_page_image(xid, page, &g[..], packed);
         g.set_lsn(lsn);
         wal.write_if_full()
+    }
+
+    /// Whether changes `xid` makes are logged and page images compressed:
+    /// then a page built off the pool may be compressed ahead of
+    /// [`HeapRelation::log_page_image`] (COPY's parse threads do).
+    pub fn compresses_images_of(&self, xid: Xid) -> bool {
+        let skipped =
+            xid != 0 && xid == self.skip_wal_xid.load(std::sync::atomic::Ordering::Relaxed);
+        !skipped && self.wal.as_ref().is_some_and(|w| w.compresses_images())
     }
 
     /// The relation file node.

@@ -1,4 +1,5 @@
-//! The heap access method: tuple format ([`tuple`](mod@tuple)), page-change records and
+//! The heap access method: tuple format ([`tuple`](mod@tuple), and
+//! attribute-by-attribute forming in [`build`]), page-change records and
 //! the one function that applies them ([`record`], encoded by [`codec`]), MVCC visibility with hint
 //! bits ([`visibility`]), operations on one locked page ([`pageops`]), and
 //! the access methods on the buffer pool: insert, delete, update
@@ -8,6 +9,7 @@
 //! and tail truncation ([`vacuum`]), and the in-memory free-space map
 //! ([`fsm`]).
 
+pub mod build;
 pub mod codec;
 pub mod fsm;
 pub mod heapam;
@@ -21,7 +23,7 @@ pub mod vacuum;
 pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
-pub use multi_insert::PageImages;
+pub use multi_insert::{set_image_blocks, PageImages, Precompressed};
 pub use prune::PruneStats;
 pub use scan::HeapScan;
 pub use vacuum::{PageVacuumStats, VacuumCutoffs};

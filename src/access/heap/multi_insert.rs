@@ -41,8 +41,9 @@ use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::storage::page::{self, maxalign, LP_NORMAL};
-use crate::storage::{ForkNumber, Ring, BLCKSZ};
+use crate::storage::{BlockNumber, ForkNumber, Ring, BLCKSZ};
 use crate::txn::{CommandId, Xid};
+use crate::wal::record::CompressedFpi;
 
 /// Free bytes of a new page: everything between the header and the end.
 const EMPTY_PAGE_FREE: usize = crate::storage::BLCKSZ - page::PAGE_HEADER_SIZE;
@@ -300,6 +301,15 @@ impl PageImages {
         Ok(())
     }
 
+    /// [`PageImages::new`] filling `buf`'s memory (cleared first).
+    pub fn with_buffer(mut buf: Vec<u8>, xid: Xid, cid: CommandId, frozen: bool) -> PageImages {
+        buf.clear();
+        PageImages {
+            pages: buf,
+            ..PageImages::new(xid, cid, frozen)
+        }
+    }
+
     /// Complete pages (the one being filled not counted).
     pub fn full_pages(&self) -> usize {
         self.full
@@ -329,6 +339,28 @@ impl PageImages {
     }
 }
 
+/// Sets the ctid block of every tuple of each page in `pages` (whole pages
+/// back to back): `first` for the first page, `first + 1` for the next...
+/// (COPY predicts where its pages will land, so that they can be
+/// compressed for the log before they are placed).
+pub fn set_image_blocks(pages: &mut [u8], first: BlockNumber) {
+    for (i, img) in pages.chunks_exact_mut(BLCKSZ).enumerate() {
+        set_ctid_blocks(img, first + i as BlockNumber);
+    }
+}
+
+fn set_ctid_blocks(img: &mut [u8], block: BlockNumber) {
+    for off in 1..=page::max_offset(img) {
+        if let Some(t) = page::get_item_mut(img, off) {
+            tuple::set_ctid(t, block, off);
+        }
+    }
+}
+
+/// A page image compressed ahead of its placement, for the block it was
+/// predicted to land on (see [`HeapRelation::insert_page_images`]).
+pub type Precompressed<'a> = (BlockNumber, &'a CompressedFpi);
+
 impl HeapRelation {
     /// Puts pages built by [`PageImages`] (`images`, whole pages back to
     /// back) into the relation, in order. Each goes onto a new page at the
@@ -339,6 +371,11 @@ impl HeapRelation {
     /// restores exactly these bytes. With `frozen` the page is then marked
     /// all-visible and all-frozen as [`HeapRelation::multi_insert_frozen`]
     /// marks its pages.
+    ///
+    /// `pre`, when not empty, holds per image the block it was predicted to
+    /// land on (its ctids set for it by [`set_image_blocks`]) and its
+    /// compressed form for that block; an image that lands there is logged
+    /// with it, any other gets its ctids set and is compressed here.
     ///
     /// While `fill_first` is set, the tuples go first into the pages the
     /// free-space map knows (space a VACUUM freed, the last page of an
@@ -352,15 +389,17 @@ impl HeapRelation {
         frozen: bool,
         mut ring: Option<&mut Ring>,
         fill_first: &mut bool,
+        pre: &[Precompressed<'_>],
     ) -> Result<()> {
         if images.len() % BLCKSZ != 0 {
             return Err(err!(InternalError, "page images are not whole pages"));
         }
         let _size = self.hold_size();
-        for img in images.chunks_exact(BLCKSZ) {
+        for (i, img) in images.chunks_exact(BLCKSZ).enumerate() {
             if page::is_new(img) || page::max_offset(img) == 0 {
                 continue;
             }
+            let pre = pre.get(i).copied();
             if *fill_first {
                 let (mut data, mut lens) = (Vec::new(), Vec::new());
                 for off in 1..=page::max_offset(img) {
@@ -390,12 +429,12 @@ impl HeapRelation {
                         at += l as usize;
                     }
                     for img in rest.take_all().chunks_exact(BLCKSZ) {
-                        self.place_image(img, xid, frozen, ring.as_deref_mut())?;
+                        self.place_image(img, xid, frozen, ring.as_deref_mut(), None)?;
                     }
                     continue;
                 }
             }
-            self.place_image(img, xid, frozen, ring.as_deref_mut())?;
+            self.place_image(img, xid, frozen, ring.as_deref_mut(), pre)?;
         }
         Ok(())
     }
@@ -407,6 +446,7 @@ impl HeapRelation {
         xid: Xid,
         frozen: bool,
         ring: Option<&mut Ring>,
+        pre: Option<Precompressed<'_>>,
     ) -> Result<()> {
         let (block, buf) = self.pool().extend(self.rel(), ForkNumber::Main, ring)?;
         let mut g = buf.write();
@@ -418,13 +458,16 @@ impl HeapRelation {
             ));
         }
         g.copy_from_slice(img);
-        let n = page::max_offset(&g[..]);
-        for off in 1..=n {
-            let t = page::get_item_mut(&mut g[..], off).expect("an image's tuples are normal");
-            tuple::set_ctid(t, block, off);
+        let packed = match pre {
+            Some((predicted, c)) if predicted == block => Some(c),
+            _ => None,
+        };
+        if packed.is_none() {
+            set_ctid_blocks(&mut g[..], block);
         }
-        self.log_page_image(block, &mut g, xid)?;
+        self.log_page_image(block, &mut g, xid, packed)?;
         if frozen {
+            let n = page::max_offset(&g[..]);
             self.log_all_visible(block, &mut g, xid)?;
             self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, n)?;
         }

@@ -296,14 +296,14 @@ impl TupleDesc {
 }
 
 #[inline]
-fn align_to(off: usize, align: u8) -> usize {
+pub(crate) fn align_to(off: usize, align: u8) -> usize {
     let a = align as usize;
     (off + a - 1) & !(a - 1)
 }
 
 /// Header size including the null bitmap, rounded to 8.
 #[inline]
-fn header_len(natts: usize, has_null: bool) -> usize {
+pub(crate) fn header_len(natts: usize, has_null: bool) -> usize {
     if has_null {
         maxalign(HEADER_SIZE + natts.div_ceil(8))
     } else {

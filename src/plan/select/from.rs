@@ -73,7 +73,9 @@ impl Binder<'_> {
             collect_join_conditions(t, &mut needed);
             items.push(self.plan_table_ref(t, &needed)?);
         }
-        self.join_items(items, where_clause)
+        let (mut plan, scope) = self.join_items(items, where_clause)?;
+        super::super::quals::order_quals(&mut plan);
+        Ok((plan, scope))
     }
 
     pub(super) fn join_items(

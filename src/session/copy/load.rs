@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 
 use super::fast::FastForm;
+use super::parallel::ParallelLoad;
 use super::*;
 use crate::access::heap::PageImages;
 use crate::copy::reader::RecordReader;
@@ -128,6 +129,38 @@ impl Session {
         let ring = self.db.pool.ring(StrategyKind::BulkWrite);
         let cancel = self.cancel.clone();
 
+        let mut parser = Parser {
+            table: &table,
+            opts,
+            targets: &targets,
+            not_null: &not_null,
+            sources: &sources,
+            desc: &desc,
+            now,
+        };
+        let freeze = opts.freeze;
+        // A file in text format loads on three threads (`parallel`).
+        if let (Input::File(path), Format::Text) = (&input, opts.format) {
+            let (file, len) = open_input(path)?;
+            let load = ParallelLoad::new(
+                &parser,
+                &rel,
+                (xid, cid),
+                freeze,
+                file.into_inner(),
+                ring,
+                &cancel,
+            )?;
+            return load.run(&mut |rows, bytes| {
+                if let Some(p) = progress.as_deref_mut() {
+                    p(&CopyProgress {
+                        bytes,
+                        total_bytes: Some(len),
+                        rows,
+                    });
+                }
+            });
+        }
         let mut file;
         let (input, total_bytes): (&mut dyn BufRead, _) = match input {
             Input::File(path) => {
@@ -137,7 +170,6 @@ impl Session {
             }
             Input::Client(r) => (r, None),
         };
-        let freeze = opts.freeze;
         // Two stages: this thread parses records and forms tuples into
         // batches; the inserter thread puts each batch on pages (in order)
         // and hands the emptied buffers back. A failed insert ends the
@@ -156,21 +188,13 @@ impl Session {
                         freeze,
                         Some(&mut ring),
                         &mut fill_first,
+                        &[],
                     )?;
                     pages.clear();
                     let _ = empty_tx.send(pages);
                 }
                 Ok(())
             });
-            let mut parser = Parser {
-                table: &table,
-                opts,
-                targets: &targets,
-                not_null: &not_null,
-                sources: &sources,
-                desc: &desc,
-                now,
-            };
             let mut send = |batch: Batch| full_tx.send(batch).is_ok();
             let parsed = parser.run(
                 input,

@@ -8,30 +8,39 @@
 //! (escaped for the format), other types through their output function.
 //! The output is the same bytes the query path (`unload`) writes.
 //!
-//! Pipelining: a scoped thread scans and formats into 1 MiB buffers; the
-//! calling thread writes them in order and hands the emptied buffers back,
-//! so formatting and the write system calls overlap. The writer stays on
-//! the calling thread (the client's stream need not be `Send`). An error on
-//! either side stops both: the scanner's error travels down the channel;
-//! when the writer fails it drops the channel and the scanner's next send
-//! fails, which ends it.
+//! Pipelining: two scoped threads format the table in chunks of
+//! `PARALLEL_CHUNK` blocks taken from one shared counter (the parallel
+//! scan's [`ParallelBlocks`]), each chunk into its own buffer; the calling
+//! thread writes the buffers in chunk order (block order, so the output is
+//! the serial scan's) and hands them back. At most `IN_FLIGHT` buffers
+//! exist, and a formatter takes one before it takes its next chunk (never
+//! while holding a page lock), so the formatters run at most that far
+//! ahead of the writer. The writer stays on the calling thread (the
+//! client's stream need not be `Send`). An error on either side stops
+//! both: a formatter's error travels down the channel; when the writer
+//! fails it closes the buffer pool, and formatters waiting for a buffer
+//! stop. The scan's hold on the relation's size keeps VACUUM from
+//! truncating it meanwhile, so every chunk taken is formatted whole.
 
 use std::io::Write;
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::unload::{force_flags, plain_ints, write_field, write_header};
 use super::*;
+use crate::access::heap::scan::{ParallelBlocks, PARALLEL_CHUNK};
 use crate::access::heap::tuple::TupleDesc;
 use crate::catalog::TableDef;
 use crate::storage::page::{self, OffsetNumber};
 use crate::storage::BlockNumber;
 use crate::txn::Snapshot;
 
-/// Output is handed to the writer in buffers of about this size.
-const CHUNK: usize = 1 << 20;
-/// Buffers in flight between the scanner and the writer.
-const IN_FLIGHT: usize = 2;
+/// Threads formatting chunks of blocks.
+const FORMATTERS: usize = 2;
+/// Output buffers in flight between the formatters and the writer.
+const IN_FLIGHT: usize = 8;
+/// The usual size of one chunk's output (32 pages of pgbench accounts).
+const CHUNK_BYTES: usize = 256 << 10;
 
 /// A table COPY TO writes, checked and locked.
 pub(in crate::session) struct TableUnload {
@@ -59,6 +68,7 @@ enum Kind {
 }
 
 /// Formats visible tuples of heap pages as COPY rows.
+#[derive(Clone)]
 struct Formatter<'a> {
     /// The COPY's options (format, delimiter, NULL string).
     opts: &'a CopyOptions,
@@ -188,9 +198,9 @@ fn push_int(x: i64, out: &mut Vec<u8>) {
     out.extend_from_slice(&buf[i..]);
 }
 
-/// One formatted buffer and the rows written up to its end, or the error
-/// that stopped the scan.
-type Chunk = Result<(Vec<u8>, u64)>;
+/// One chunk's output: its number (its first block / `PARALLEL_CHUNK`),
+/// the formatted rows and how many; or the error that stopped a formatter.
+type Chunk = Result<(u64, Vec<u8>, u64)>;
 
 impl Session {
     /// Writes the rows of table `src` to `out`; returns the row count.
@@ -207,7 +217,7 @@ impl Session {
             .iter()
             .map(|&j| table.columns[j].name.as_str())
             .collect();
-        let mut fmt = Formatter {
+        let fmt = Formatter {
             opts,
             desc: tuple_desc(table)?,
             table,
@@ -241,62 +251,155 @@ impl Session {
         let rel = self.db.relation(table.relfilenode)?;
         let cancel = self.cancel.clone();
         let snap = &src.snap;
+        let blocks = ParallelBlocks::new(rel.nblocks()?);
+        let pool = Buffers::new(IN_FLIGHT);
         std::thread::scope(|s| {
-            let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(IN_FLIGHT);
-            let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-            s.spawn(move || {
-                let mut scan_and_send = || -> Result<()> {
-                    let mut scan = rel.scan(snap)?;
-                    let mut buf = Vec::with_capacity(CHUNK + 64 * 1024);
-                    let mut rows = 0u64;
-                    loop {
-                        let page = scan.next_page(|block, pg, visible| {
-                            fmt.page(block, pg, visible, &mut buf)
-                        })?;
-                        let Some(n) = page else { break };
-                        rows += n?;
-                        if buf.len() >= CHUNK {
-                            if cancel.load(Ordering::Relaxed) {
-                                return Err(err!(
-                                    QueryCanceled,
-                                    "canceling statement due to user request"
-                                ));
-                            }
-                            let next = empty_rx
-                                .try_recv()
-                                .unwrap_or_else(|_| Vec::with_capacity(CHUNK + 64 * 1024));
-                            if full_tx
-                                .send(Ok((std::mem::replace(&mut buf, next), rows)))
-                                .is_err()
-                            {
-                                // The writer failed and reports its error.
-                                return Ok(());
-                            }
-                        }
+            let (full_tx, full_rx) = mpsc::channel::<Chunk>();
+            for _ in 0..FORMATTERS {
+                let (full_tx, mut fmt) = (full_tx.clone(), fmt.clone());
+                let (rel, blocks, pool, cancel) = (&rel, &blocks, &pool, &cancel);
+                s.spawn(move || {
+                    if let Err(e) =
+                        format_chunks(rel, snap, blocks, pool, cancel, &mut fmt, &full_tx)
+                    {
+                        let _ = full_tx.send(Err(e));
                     }
-                    let _ = full_tx.send(Ok((buf, rows)));
-                    Ok(())
-                };
-                if let Err(e) = scan_and_send() {
-                    let _ = full_tx.send(Err(e));
-                }
-            });
-            let mut rows = 0u64;
-            for chunk in full_rx {
-                let (mut buf, n) = chunk?;
-                write(out, &buf)?;
-                rows = n;
-                if let Some(p) = progress.as_deref_mut() {
-                    p(&CopyProgress {
-                        rows,
-                        ..CopyProgress::default()
-                    });
-                }
-                buf.clear();
-                let _ = empty_tx.send(buf);
+                });
             }
+            drop(full_tx);
+            // Chunks come in any order; they are written in block order.
+            let mut pending = std::collections::BTreeMap::new();
+            let (mut next, mut rows) = (0u64, 0u64);
+            let mut written = || -> Result<()> {
+                for chunk in full_rx.iter() {
+                    let (index, buf, n) = chunk?;
+                    pending.insert(index, (buf, n));
+                    while let Some((mut buf, n)) = pending.remove(&next) {
+                        write(out, &buf)?;
+                        rows += n;
+                        next += 1;
+                        if let Some(p) = progress.as_deref_mut() {
+                            p(&CopyProgress {
+                                rows,
+                                ..CopyProgress::default()
+                            });
+                        }
+                        buf.clear();
+                        pool.give(buf);
+                    }
+                }
+                Ok(())
+            };
+            let res = written();
+            // A failed write (or scan) stops the formatters waiting for a
+            // buffer; their next chunk is not taken.
+            pool.close();
+            res?;
+            debug_assert!(pending.is_empty(), "every chunk written");
             Ok(rows)
         })
+    }
+}
+
+/// One formatter thread: takes chunks of blocks from `blocks`, formats the
+/// visible tuples of each chunk into a buffer of `pool` and sends it with
+/// the chunk's number. Returns when the blocks run out or the pool closes.
+fn format_chunks(
+    rel: &crate::access::heap::HeapRelation,
+    snap: &Snapshot,
+    blocks: &ParallelBlocks,
+    pool: &Buffers,
+    cancel: &std::sync::atomic::AtomicBool,
+    fmt: &mut Formatter<'_>,
+    full: &mpsc::Sender<Chunk>,
+) -> Result<()> {
+    let mut scan = rel.scan_shared(snap, blocks)?;
+    let nblocks = blocks.nblocks();
+    // The buffer of the chunk being formatted, its number and row count.
+    let mut cur: Option<(u64, Vec<u8>, u64)> = None;
+    loop {
+        // A buffer is taken before the scan takes its next chunk, never
+        // while a page is locked: a formatter that waits holds no chunk.
+        let mut buf = match cur.take() {
+            Some(c) => c,
+            None => {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(err!(
+                        QueryCanceled,
+                        "canceling statement due to user request"
+                    ));
+                }
+                match pool.take() {
+                    Some(b) => (u64::MAX, b, 0),
+                    None => return Ok(()),
+                }
+            }
+        };
+        let page = scan.next_page(|block, pg, visible| {
+            buf.0 = u64::from(block / PARALLEL_CHUNK);
+            fmt.page(block, pg, visible, &mut buf.1).map(|n| (block, n))
+        })?;
+        let Some(r) = page else {
+            // The scan is over: the buffer taken for a chunk it did not
+            // get goes back.
+            pool.give(buf.1);
+            return Ok(());
+        };
+        let (block, n) = r?;
+        buf.2 += n;
+        let chunk_end = (u64::from(block / PARALLEL_CHUNK) + 1) * u64::from(PARALLEL_CHUNK);
+        if u64::from(block) + 1 >= chunk_end.min(u64::from(nblocks)) {
+            if full.send(Ok(buf)).is_err() {
+                return Ok(());
+            }
+        } else {
+            cur = Some(buf);
+        }
+    }
+}
+
+/// The output buffers shared by the formatters and the writer: at most
+/// `n` exist, so formatters can run only that far ahead of the writer.
+struct Buffers {
+    free: Mutex<(Vec<Vec<u8>>, bool)>,
+    ready: Condvar,
+}
+
+impl Buffers {
+    fn new(n: usize) -> Buffers {
+        let bufs = (0..n).map(|_| Vec::with_capacity(CHUNK_BYTES)).collect();
+        Buffers {
+            free: Mutex::new((bufs, false)),
+            ready: Condvar::new(),
+        }
+    }
+
+    /// A free buffer (waiting for one), or `None` once closed.
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut g = self.free.lock().expect("COPY buffer pool poisoned");
+        loop {
+            if g.1 {
+                return None;
+            }
+            if let Some(b) = g.0.pop() {
+                return Some(b);
+            }
+            g = self.ready.wait(g).expect("COPY buffer pool poisoned");
+        }
+    }
+
+    fn give(&self, b: Vec<u8>) {
+        self.free
+            .lock()
+            .expect("COPY buffer pool poisoned")
+            .0
+            .push(b);
+        self.ready.notify_one();
+    }
+
+    fn close(&self) {
+        self.free.lock().expect("COPY buffer pool poisoned").1 = true;
+        self.ready.notify_all();
     }
 }
 

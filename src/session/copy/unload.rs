@@ -133,9 +133,9 @@ impl RowWriter<'_> {
                     self.buf.extend_from_slice(self.opts.null.as_bytes());
                     continue;
                 }
-                // Integers and text go out without a `Value` built per row
-                // (the text without a copy); other types through their
-                // output function.
+                // Integers and text (string vectors included) go out without
+                // a `Value` built per row, the text without a copy; other
+                // types through their output function.
                 let int = match (&col.data, &col.ty) {
                     (Data::I16(v), DataType::Int2) => Some(i64::from(v[i])),
                     (Data::I32(v), DataType::Int4) => Some(i64::from(v[i])),
@@ -150,6 +150,11 @@ impl RowWriter<'_> {
                     } else {
                         self.field(digits, self.force[c], single);
                     }
+                    continue;
+                }
+                if let Data::Str(sv) = &col.data {
+                    // A string vector's bytes are the output form.
+                    self.field(sv.get(i).as_bytes(), self.force[c], single);
                     continue;
                 }
                 if let Data::Any(vs) = &col.data {

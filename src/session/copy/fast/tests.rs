@@ -197,3 +197,35 @@ fn declines_what_it_does_not_plan() {
     assert!(FastForm::new(&t, &text, &[0], &d, 0).is_none());
     assert!(FastForm::new(&t, &text, &[0, 1], &d, 0).is_some());
 }
+
+#[test]
+fn field_scan_agrees_with_the_portable_one() {
+    let mut rng = 0x1234_5678_u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let alphabet = [b'a', b' ', b'\t', b'\\', 0u8, 0x7f, 0x80, 0xc3, b'|', b'z'];
+    for _ in 0..20_000 {
+        let len = (next() % 70) as usize;
+        let rare = next() % 4 == 0;
+        let s: Vec<u8> = (0..len)
+            .map(|_| {
+                if rare || next() % 16 == 0 {
+                    alphabet[(next() % alphabet.len() as u64) as usize]
+                } else {
+                    b'a' + (next() % 26) as u8
+                }
+            })
+            .collect();
+        for delim in [b'\t', b'|'] {
+            assert_eq!(
+                scan_str(&s, delim),
+                scan_str_portable(&s, delim),
+                "{s:?} {delim}"
+            );
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Reading a script ahead on a second thread: splitting the next
+//! statements (and reading single-row INSERTs with the grammar's scan)
+//! while the session executes the current one.
+//!
+//! A piped script of 100,000 INSERTs spends about a third of its
+//! instructions before the engine sees a statement: reading and splitting
+//! the input, and scanning each INSERT's literals. None of that depends on
+//! what the statements do, so [`ReadAhead`] runs a [`ScriptReader`] on its
+//! own thread and hands the items over in order; the machine has two cores.
+//!
+//! What must not run ahead, and how it is kept from doing so:
+//! - the query buffer (`\g`, `\p`, `\r`, `\watch`) and COPY data lines
+//!   (`COPY ... FROM STDIN`, `\copy ... from stdin`) are read by the item
+//!   that uses them: after a meta-command line, and after any statement
+//!   whose text contains `copy` or refers to a variable (whose value could
+//!   make it a COPY), the reader thread *pauses* (a sync item)
+//!   until the main thread has handled that item, and the main thread uses
+//!   the reader ([`ReadAhead::lines`]) only meanwhile, so it finds the
+//!   splitter and the input exactly where the old, one-thread loop left
+//!   them;
+//! - variables (`\set`, `:NAME`) are substituted by the main thread when
+//!   the statement runs; only statements that refer to no variable
+//!   ([`Item::Sql`]'s `vars`) are scanned ahead, so the scan is of the text
+//!   that runs;
+//! - output is flushed before the shell could wait for input (a client may
+//!   wait for a statement's output before it writes more): the reader
+//!   thread says when its next read may block, and the main thread flushes
+//!   when it has caught up with that point, as the one-thread loop does;
+//! - errors (invalid UTF-8) and the end of input come in order, with the
+//!   line number reached.
+//!
+//! Echo of all input (`-a`) and `-c` strings read on the main thread as
+//! before ([`super::script`]).
+//!
+//! Locking: `inbox` (items, flags) and `reader` (the [`ScriptReader`]) are
+//! separate mutexes, never held together by the reader thread, which holds
+//! `reader` while it reads and splits and takes `inbox` only to hand an item
+//! over. When it is paused it holds neither; the main thread takes `reader`
+//! only then.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use heapdb_grammar::{scan_single_insert, ScannedInsert, ScannedLiteral};
+
+use super::input::{Item, ScriptReader};
+
+/// What the main thread gets next.
+pub enum Next {
+    /// An item as [`ScriptReader::next_item`] gives it.
+    Item(Item),
+    /// A single-row INSERT that refers to no variable, read ahead with the
+    /// grammar's scan: its text, end line, the scan and its literals.
+    Insert {
+        /// The statement text.
+        text: String,
+        /// 1-based line on which it ended.
+        line: u64,
+        /// Where the scan found the table name.
+        scan: ScannedInsert,
+        /// Its literals (give the vector back with [`ReadAhead::recycle`]).
+        lits: Vec<ScannedLiteral>,
+    },
+    /// Input could not be read (invalid UTF-8): the error and the line
+    /// number reached.
+    Failed(io::Error, u64),
+    /// The end of input.
+    End,
+}
+
+/// One entry of the hand-over queue.
+enum Entry {
+    /// An item the reader goes on past.
+    Go(Next),
+    /// An item after which the reader waits to be resumed.
+    Sync(Next),
+}
+
+/// The hand-over state.
+#[derive(Default)]
+struct Inbox {
+    /// Items read, in order.
+    queue: VecDeque<Entry>,
+    /// The reader's next read may block: output should be flushed once the
+    /// queue is drained.
+    idle: bool,
+    /// The reader thread has stopped (end of input, error, or asked to).
+    finished: bool,
+    /// The reader waits to be resumed after a sync item.
+    paused: bool,
+    /// The main thread asked the reader to stop.
+    stop: bool,
+    /// The main thread waits for items (so the reader must signal).
+    main_waiting: bool,
+    /// Literal vectors handed back by the main thread, for reuse.
+    spare: Vec<Vec<ScannedLiteral>>,
+}
+
+/// State shared by the two threads.
+struct Shared<R: Read> {
+    /// The script reader (see the module doc for who holds it when).
+    reader: Mutex<ScriptReader<R>>,
+    /// The queue and flags.
+    inbox: Mutex<Inbox>,
+    /// Signalled when `inbox` changes in a way the other side waits for.
+    changed: Condvar,
+}
+
+impl<R: Read> Shared<R> {
+    fn inbox(&self) -> MutexGuard<'_, Inbox> {
+        self.inbox.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A [`ScriptReader`] running ahead on its own thread.
+pub struct ReadAhead<R: Read + Send + 'static> {
+    shared: Arc<Shared<R>>,
+    /// Items taken from the inbox, not yet handed out.
+    local: VecDeque<Entry>,
+    /// The last item handed out was a sync item: resume the reader before
+    /// taking the next one.
+    resume_due: bool,
+}
+
+/// What [`ReadAhead::try_next`] found.
+pub enum Poll {
+    /// The next thing in the script.
+    Ready(Next),
+    /// Nothing yet, and the reader's next read may block: flush output,
+    /// then call [`ReadAhead::next_blocking`].
+    WouldBlock,
+}
+
+impl<R: Read + Send + 'static> ReadAhead<R> {
+    /// Starts reading `reader` on a new thread.
+    pub fn start(reader: ScriptReader<R>) -> io::Result<ReadAhead<R>> {
+        let shared = Arc::new(Shared {
+            reader: Mutex::new(reader),
+            inbox: Mutex::new(Inbox::default()),
+            changed: Condvar::new(),
+        });
+        let s = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("heapdb-read-ahead".into())
+            .spawn(move || read_loop(&s))?;
+        Ok(ReadAhead {
+            shared,
+            local: VecDeque::new(),
+            resume_due: false,
+        })
+    }
+
+    /// The next item without waiting for input that may not come: when the
+    /// reader has caught up with the input, [`Poll::WouldBlock`].
+    pub fn try_next(&mut self) -> Poll {
+        self.next(false)
+    }
+
+    /// The next item, waiting for input as long as it takes.
+    pub fn next_blocking(&mut self) -> Next {
+        match self.next(true) {
+            Poll::Ready(n) => n,
+            Poll::WouldBlock => unreachable!("a blocking wait returns an item"),
+        }
+    }
+
+    fn next(&mut self, block: bool) -> Poll {
+        if std::mem::take(&mut self.resume_due) {
+            let mut inbox = self.shared.inbox();
+            inbox.paused = false;
+            drop(inbox);
+            self.shared.changed.notify_all();
+        }
+        loop {
+            if let Some(entry) = self.local.pop_front() {
+                return match entry {
+                    Entry::Go(n) => Poll::Ready(n),
+                    Entry::Sync(n) => {
+                        self.resume_due = true;
+                        Poll::Ready(n)
+                    }
+                };
+            }
+            let mut inbox = self.shared.inbox();
+            loop {
+                if !inbox.queue.is_empty() {
+                    std::mem::swap(&mut self.local, &mut inbox.queue);
+                    break;
+                }
+                if inbox.finished {
+                    return Poll::Ready(Next::End);
+                }
+                if inbox.idle && !block {
+                    return Poll::WouldBlock;
+                }
+                inbox.main_waiting = true;
+                inbox = self
+                    .shared
+                    .changed
+                    .wait(inbox)
+                    .unwrap_or_else(|p| p.into_inner());
+                inbox.main_waiting = false;
+            }
+        }
+    }
+
+    /// The reader itself, for the item just handed out when it was a sync
+    /// item (a meta-command's query buffer, COPY data lines): the reader
+    /// thread is paused until the next [`ReadAhead::try_next`].
+    pub fn lines(&self) -> MutexGuard<'_, ScriptReader<R>> {
+        debug_assert!(self.resume_due, "the reader runs ahead");
+        self.shared.reader.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the item just handed out was a sync item (the reader waits
+    /// for it, and [`ReadAhead::lines`] may be used).
+    pub fn paused(&self) -> bool {
+        self.resume_due
+    }
+
+    /// Gives a literal vector back for the reader to reuse.
+    pub fn recycle(&self, lits: Vec<ScannedLiteral>) {
+        self.shared.inbox().spare.push(lits);
+    }
+}
+
+impl<R: Read + Send + 'static> Drop for ReadAhead<R> {
+    /// Asks the reader thread to stop at its next hand-over (it is not
+    /// joined: it may be blocked reading input that never comes).
+    fn drop(&mut self) {
+        let mut inbox = self.shared.inbox();
+        inbox.stop = true;
+        inbox.paused = false;
+        drop(inbox);
+        self.shared.changed.notify_all();
+    }
+}
+
+/// Whether the main thread may use the reader for `item`, so that the
+/// reader must wait for it: meta-commands (the query buffer, `\copy`),
+/// statements that may be a `COPY ... FROM STDIN`, echoed lines.
+fn is_sync(item: &Item) -> bool {
+    match item {
+        // Substituted variables could turn it into a COPY.
+        Item::Sql { text, vars, .. } => *vars || contains_copy(text),
+        Item::Meta { .. } | Item::Echo(_) => true,
+    }
+}
+
+/// Whether `text` contains the word `copy` anywhere, in any case (a
+/// superset of the statements that read COPY data).
+fn contains_copy(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr2_iter(b'c', b'C', b).any(|i| {
+        b.get(i..i + 4)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"copy"))
+    })
+}
+
+/// The reader thread: reads items and hands them over until the end of
+/// input, an error, or a stop.
+fn read_loop<R: Read>(shared: &Shared<R>) {
+    let mut lits = Vec::new();
+    loop {
+        let mut reader = shared.reader.lock().unwrap_or_else(|p| p.into_inner());
+        if reader.may_block() {
+            let mut inbox = shared.inbox();
+            if inbox.stop {
+                inbox.finished = true;
+                drop(inbox);
+                shared.changed.notify_all();
+                return;
+            }
+            inbox.idle = true;
+            let wake = inbox.main_waiting;
+            drop(inbox);
+            if wake {
+                shared.changed.notify_all();
+            }
+        }
+        let entry = match reader.next_item() {
+            Ok(None) => None,
+            Ok(Some(Item::Sql {
+                text,
+                line,
+                vars: false,
+            })) if !contains_copy(&text) => {
+                Some(Entry::Go(match scan_single_insert(&text, &mut lits) {
+                    Some(scan) => Next::Insert {
+                        text,
+                        line,
+                        scan,
+                        lits: std::mem::take(&mut lits),
+                    },
+                    None => Next::Item(Item::Sql {
+                        text,
+                        line,
+                        vars: false,
+                    }),
+                }))
+            }
+            Ok(Some(item)) if is_sync(&item) => Some(Entry::Sync(Next::Item(item))),
+            Ok(Some(item)) => Some(Entry::Go(Next::Item(item))),
+            Err(e) => Some(Entry::Go(Next::Failed(e, reader.lineno()))),
+        };
+        drop(reader);
+        let mut inbox = shared.inbox();
+        if lits.capacity() == 0 {
+            // A vector the main thread is done with, else one sized for a
+            // typical row (not grown literal by literal).
+            lits = inbox.spare.pop().unwrap_or_else(|| Vec::with_capacity(32));
+        }
+        let (sync, last) = match &entry {
+            None | Some(Entry::Go(Next::Failed(..))) => (false, true),
+            Some(Entry::Sync(_)) => (true, false),
+            Some(Entry::Go(_)) => (false, false),
+        };
+        if let Some(e) = entry {
+            inbox.queue.push_back(e);
+        }
+        inbox.idle = false;
+        if last || inbox.stop {
+            inbox.finished = true;
+            drop(inbox);
+            shared.changed.notify_all();
+            return;
+        }
+        if sync {
+            inbox.paused = true;
+            shared.changed.notify_all();
+            while inbox.paused && !inbox.stop {
+                inbox = shared
+                    .changed
+                    .wait(inbox)
+                    .unwrap_or_else(|p| p.into_inner());
+            }
+            continue;
+        }
+        let wake = inbox.main_waiting;
+        drop(inbox);
+        if wake {
+            shared.changed.notify_all();
+        }
+    }
+}
