@@ -291,3 +291,54 @@ fn cancel_flag_stops_a_long_statement() {
     // The flag does not leak into the next statement.
     assert_eq!(one(&mut s, "select 1"), Value::Int4(1));
 }
+
+#[test]
+fn a_commit_whose_catalog_cannot_be_written_ends_as_an_abort() {
+    let (d, db) = open();
+    let mut s = db.session();
+    s.execute("create table t (a int)").unwrap();
+    s.execute("insert into t values (1)").unwrap();
+    // The fault: the catalog is written to `catalog.tmp`, then renamed; a
+    // directory in its place makes the write fail (even for root).
+    let blocker = d.path().join("catalog.tmp");
+    std::fs::create_dir(&blocker).unwrap();
+    s.execute("begin").unwrap();
+    s.execute("insert into t values (2)").unwrap();
+    s.execute("create table u (b int)").unwrap();
+    assert!(
+        s.execute("commit").is_err(),
+        "the catalog could not be written"
+    );
+    // Nothing of the transaction stands, and the session is usable.
+    let e = s.execute("select * from u").unwrap_err();
+    assert_eq!(e.code, SqlState::UndefinedTable);
+    assert_eq!(one(&mut s, "select count(*) from t"), Value::Int8(1));
+    // Its xid ended as aborted (not left running): the scan above hinted
+    // the inserted row XMIN_INVALID.
+    let items = text_rows(
+        &mut s,
+        "select lp, t_flags from heap_page_items('t', 0) order by lp",
+    );
+    assert_eq!(items.len(), 2);
+    assert!(items[1][1].contains("XMIN_INVALID"), "{items:?}");
+    // An autocommitted DDL statement fails the same way, then works once
+    // the catalog can be written, and what committed survives a reopen.
+    assert!(s.execute("create table v (c int)").is_err());
+    assert_eq!(
+        s.execute("select * from v").unwrap_err().code,
+        SqlState::UndefinedTable
+    );
+    std::fs::remove_dir(&blocker).unwrap();
+    s.execute("create table u (b int)").unwrap();
+    s.execute("insert into u values (7)").unwrap();
+    drop(s);
+    drop(db);
+    let db = Database::open(d.path()).unwrap();
+    let mut s = db.session();
+    assert_eq!(one(&mut s, "select count(*) from t"), Value::Int8(1));
+    assert_eq!(one(&mut s, "select sum(b) from u"), Value::Int8(7));
+    assert_eq!(
+        s.execute("select * from v").unwrap_err().code,
+        SqlState::UndefinedTable
+    );
+}

@@ -556,6 +556,27 @@ impl Session {
         if let Some(s) = &t.snapshot {
             self.db.txns.unregister_snapshot(s);
         }
+        // Before the commit point: the catalog file (written with this
+        // transaction's entries, which stay invisible unless it commits) and
+        // the files of relations it created and filled without logging. If
+        // either fails the transaction has not committed: it ends as an
+        // abort, so its xid does not stay running and its changes are undone.
+        let prepared = if commit && t.xid != INVALID_XID {
+            (|| {
+                if t.catalog_changed {
+                    self.db.catalog.persist()?;
+                }
+                for &rel in &t.drop_on_abort {
+                    self.db
+                        .pool
+                        .flush_relation(crate::storage::RelFileNode(rel))?;
+                }
+                Ok(())
+            })()
+        } else {
+            Ok(())
+        };
+        let commit = commit && prepared.is_ok();
         self.settings = if commit {
             t.commit_settings
         } else {
@@ -571,16 +592,6 @@ impl Session {
         // drops no file needs no commit or abort record (a read-only BEGIN).
         let logged = self.db.wal.has_logged(t.xid);
         if commit {
-            if t.catalog_changed {
-                self.db.catalog.persist()?;
-            }
-            // Relations this transaction created were filled without
-            // logging: their files go to disk before the commit record.
-            for &rel in &t.drop_on_abort {
-                self.db
-                    .pool
-                    .flush_relation(crate::storage::RelFileNode(rel))?;
-            }
             let mut flushed = Ok(());
             // From the commit record to the commit-log entry: a checkpoint
             // in between waits for the entry (the commit log is written at
@@ -636,7 +647,7 @@ impl Session {
                 let _ = self.db.drop_relation(rel);
             }
         }
-        Ok(())
+        prepared
     }
 
     pub(crate) fn commit(&mut self) -> Result<()> {
