@@ -321,15 +321,14 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     if args.wants("copy_out") {
         add(workloads::copy_out(&mut ctx, &files), &mut report);
     }
-    for prefetch in [true, false] {
-        let name = if prefetch {
-            "analyze_cold_prefetch"
-        } else {
-            "analyze_cold_no_prefetch"
-        };
-        if args.wants(name) {
-            add(workloads::analyze_cold(&mut ctx, prefetch), &mut report);
-        }
+    if ["analyze_cold_prefetch", "analyze_cold_no_prefetch"]
+        .iter()
+        .any(|w| args.wants(w))
+    {
+        add(
+            workloads::analyze_cold(&mut ctx, &|w| args.wants(w)),
+            &mut report,
+        );
     }
     if args.wants("ring_sweep") {
         ring_sweep(&ctx, args, workdir, &mut report);

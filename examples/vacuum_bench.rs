@@ -15,7 +15,9 @@
 //! (as the bench does), `VACUUM_RING=256kB` sets the vacuum ring,
 //! `WAL_COMPRESSION=off` turns full-page image compression off,
 //! `ANALYZE_ROUNDS=N` repeats the two cold ANALYZEs N times,
-//! `VACUUM_BENCH_STOP=fresh|dirty` stops after that VACUUM (for
+//! `ANALYZE_ONLY=1` (with DIR) runs only the ANALYZEs on the table a
+//! previous run left in DIR, `VACUUM_BENCH_STOP=fresh|dirty` stops after
+//! that VACUUM (for
 //! `valgrind --tool=callgrind --toggle-collect='*vacuum_heap*'`, whose
 //! counts then cover the VACUUMs up to it)
 //! (default 1,000,000 rows, about 16,400 pages, in a temporary directory;
@@ -111,52 +113,62 @@ fn main() {
     )
     .expect("open");
     let mut s = db.session();
-    run(&mut s, "drop table if exists accounts");
-    run(
-        &mut s,
-        "create table accounts (aid int, bid int, abalance int, filler text)",
-    );
-    let t = Instant::now();
-    if let Ok(file) = std::env::var("VACUUM_BENCH_COPY") {
-        // The bench's way: COPY through the bulk-write ring, so VACUUM
-        // reads most pages from the OS cache rather than the pool.
-        run(&mut s, &format!("copy accounts from '{file}'"));
-    } else {
+    // ANALYZE_ONLY=1 with DIR: the cold ANALYZEs of the accounts table
+    // already in DIR (a run with the same DIR made it), nothing else.
+    if std::env::var("ANALYZE_ONLY").is_err() {
+        run(&mut s, "drop table if exists accounts");
         run(
             &mut s,
-            &format!(
-                "insert into accounts select g, (g - 1) / 100000 + 1, 0, repeat(' ', 84) \
-                 from generate_series(1, {rows}) g"
-            ),
+            "create table accounts (aid int, bid int, abalance int, filler text)",
         );
-    }
-    let pages = int(&mut s, "select relation_pages('accounts')");
-    println!(
-        "loaded {rows} rows, {pages} pages in {:.2} s",
-        t.elapsed().as_secs_f64()
-    );
-    if let Ok(ring) = std::env::var("VACUUM_RING") {
-        run(&mut s, &format!("set vacuum_ring_size = '{ring}'"));
-    }
-    run(&mut s, "checkpoint");
-    let stop = std::env::var("VACUUM_BENCH_STOP").unwrap_or_default();
-    timed(&db, &mut s, "vacuum_fresh", "vacuum accounts");
-    if stop == "fresh" {
-        return;
-    }
-    timed(&db, &mut s, "vacuum_clean", "vacuum accounts");
-    let per_page = int(
-        &mut s,
-        "select count(*) from heap_page_items('accounts', 0) where lp_flags = 'NORMAL'",
-    );
-    run(
-        &mut s,
-        &format!("delete from accounts where aid % {per_page} = 1"),
-    );
-    run(&mut s, "checkpoint");
-    timed(&db, &mut s, "vacuum_dirty", "vacuum accounts");
-    if stop == "dirty" {
-        return;
+        let t = Instant::now();
+        if let Ok(file) = std::env::var("VACUUM_BENCH_COPY") {
+            // The bench's way: COPY through the bulk-write ring, so VACUUM
+            // reads most pages from the OS cache rather than the pool.
+            run(&mut s, &format!("copy accounts from '{file}'"));
+        } else {
+            run(
+                &mut s,
+                &format!(
+                    "insert into accounts select g, (g - 1) / 100000 + 1, 0, repeat(' ', 84) \
+                     from generate_series(1, {rows}) g"
+                ),
+            );
+        }
+        let pages = int(&mut s, "select relation_pages('accounts')");
+        println!(
+            "loaded {rows} rows, {pages} pages in {:.2} s",
+            t.elapsed().as_secs_f64()
+        );
+        if let Ok(w) = std::env::var("VACUUM_WORKERS") {
+            run(
+                &mut s,
+                &format!("set max_parallel_maintenance_workers = {w}"),
+            );
+        }
+        if let Ok(ring) = std::env::var("VACUUM_RING") {
+            run(&mut s, &format!("set vacuum_ring_size = '{ring}'"));
+        }
+        run(&mut s, "checkpoint");
+        let stop = std::env::var("VACUUM_BENCH_STOP").unwrap_or_default();
+        timed(&db, &mut s, "vacuum_fresh", "vacuum accounts");
+        if stop == "fresh" {
+            return;
+        }
+        timed(&db, &mut s, "vacuum_clean", "vacuum accounts");
+        let per_page = int(
+            &mut s,
+            "select count(*) from heap_page_items('accounts', 0) where lp_flags = 'NORMAL'",
+        );
+        run(
+            &mut s,
+            &format!("delete from accounts where aid % {per_page} = 1"),
+        );
+        run(&mut s, "checkpoint");
+        timed(&db, &mut s, "vacuum_dirty", "vacuum accounts");
+        if stop == "dirty" {
+            return;
+        }
     }
 
     let relfilenode = {

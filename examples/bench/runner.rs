@@ -90,8 +90,12 @@ pub struct Scenario<'a> {
     pub workloads: Vec<&'static str>,
     /// Whether one untimed round runs first (cached workloads).
     pub warmup: bool,
-    /// Evict this table from every cache before each round (a new client
-    /// per round; PostgreSQL is restarted to empty shared_buffers).
+    /// Evict this table from every cache before each step of each round (a
+    /// new client per step; PostgreSQL is restarted to empty
+    /// shared_buffers). The steps of a round thus run back to back, each
+    /// cold: variants compared this way (ANALYZE with and without
+    /// prefetch) see the machine in the same state, which separate
+    /// scenarios minutes apart did not.
     pub evict: Option<&'static str>,
     /// Statements run once each time a client is opened (settings).
     pub setup: &'a dyn Fn(&System) -> Vec<String>,
@@ -217,12 +221,16 @@ fn open(sys: &System, sc: &Scenario) -> Result<Session, String> {
 }
 
 fn run_round(ctx: &mut Ctx, sc: &Scenario, lane: &mut Lane, measured: bool) -> Result<(), String> {
-    if let Some(table) = sc.evict {
-        evict(ctx, lane.sys, table)?;
-        lane.session = Some(open(&ctx.systems[lane.sys], sc)?);
-    }
-    let session = lane.session.as_mut().ok_or("no client")?;
     for (i, step) in lane.steps.iter().enumerate() {
+        if let Some(table) = sc.evict {
+            if let Some(s) = lane.session.take() {
+                lane.rss = lane.rss.max(s.peak_rss_kib());
+                s.close();
+            }
+            evict(ctx, lane.sys, table)?;
+            lane.session = Some(open(&ctx.systems[lane.sys], sc)?);
+        }
+        let session = lane.session.as_mut().ok_or("no client")?;
         for p in &step.prep {
             session.run(p).map_err(|e| format!("{p}: {e}"))?;
         }
@@ -232,7 +240,9 @@ fn run_round(ctx: &mut Ctx, sc: &Scenario, lane: &mut Lane, measured: bool) -> R
         }
         lane.rows[i] = out.rows;
     }
-    lane.rss = lane.rss.max(session.peak_rss_kib());
+    if let Some(s) = &lane.session {
+        lane.rss = lane.rss.max(s.peak_rss_kib());
+    }
     if sc.evict.is_some() {
         if let Some(s) = lane.session.take() {
             s.close();
@@ -244,7 +254,7 @@ fn run_round(ctx: &mut Ctx, sc: &Scenario, lane: &mut Lane, measured: bool) -> R
 /// Empties every cache of `table` in system `sys` (no client may be open on
 /// it): PostgreSQL is stopped, the table's files are evicted from the OS
 /// cache and the server restarted; heapdb's whole data directory is evicted
-/// (its process, and so its buffer pool, is new each round anyway).
+/// (its process, and so its buffer pool, is new each step anyway).
 fn evict(ctx: &mut Ctx, sys: usize, table: &str) -> Result<(), String> {
     match &ctx.systems[sys].launcher {
         Launcher::Psql { db, .. } => {

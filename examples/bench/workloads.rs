@@ -295,34 +295,40 @@ pub fn copy_out(ctx: &mut Ctx, files: &Files) -> Vec<Row> {
     )
 }
 
-/// `analyze_cold_prefetch` or `analyze_cold_no_prefetch`: ANALYZE of the
-/// accounts after evicting them from every cache, PostgreSQL and heapdb only.
-pub fn analyze_cold(ctx: &mut Ctx, prefetch: bool) -> Vec<Row> {
-    let name = if prefetch {
-        "analyze_cold_prefetch"
-    } else {
-        "analyze_cold_no_prefetch"
-    };
-    let depth = if prefetch { PREFETCH_DEPTH } else { 0 };
-    let setup = move |_: &System| vec![format!("SET maintenance_io_concurrency = {depth};")];
-    let steps = move |sys: &System| {
-        if sys.kind.speaks_postgres() {
-            vec![Step::command(
-                name,
-                Vec::new(),
-                "ANALYZE pgbench_accounts;".into(),
-            )]
-        } else {
-            Vec::new()
+/// `analyze_cold_prefetch` and `analyze_cold_no_prefetch` (those `wanted`):
+/// ANALYZE of the accounts after evicting them from every cache, PostgreSQL
+/// and heapdb only. Both are steps of one scenario, each step cold (see
+/// `Scenario::evict`), so every round measures the two back to back.
+pub fn analyze_cold(ctx: &mut Ctx, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
+    let chosen: Vec<(&'static str, u32)> = [
+        ("analyze_cold_prefetch", PREFETCH_DEPTH),
+        ("analyze_cold_no_prefetch", 0),
+    ]
+    .into_iter()
+    .filter(|(w, _)| wanted(w))
+    .collect();
+    let steps = |sys: &System| {
+        if !sys.kind.speaks_postgres() {
+            return Vec::new();
         }
+        chosen
+            .iter()
+            .map(|&(name, depth)| {
+                Step::command(
+                    name,
+                    vec![format!("SET maintenance_io_concurrency = {depth};")],
+                    "ANALYZE pgbench_accounts;".into(),
+                )
+            })
+            .collect()
     };
     run_scenario(
         ctx,
         &Scenario {
-            workloads: vec![name],
+            workloads: chosen.iter().map(|(w, _)| *w).collect(),
             warmup: false,
             evict: Some("pgbench_accounts"),
-            setup: &setup,
+            setup: &no_setup,
             steps: &steps,
         },
     )

@@ -56,11 +56,17 @@
 //! read with (`CHECKSUM_OK`, no second CRC on write), pruning decides a
 //! run of tuples with the same xmin, xmax and hint bits once and skips the
 //! prune plan when nothing is dead, and the free-space map hashes with
-//! foldhash and skips unchanged pages. What is left is mostly the kernel's
-//! 8 kB `pread` and `pwrite` through the OS cache (~3 µs of the ~6 µs of
-//! CPU per page). With the image gone nothing ties the pages together, so
-//! the pass is split over the cores (chunks above): total CPU stays ~the
-//! same, wall time halves when a core is free.
+//! foldhash and skips unchanged pages. What was left was mostly the
+//! kernel's 8 kB `pread` and `pwrite` through the OS cache (~3 µs of the
+//! ~6 µs of CPU per page), so a participant now reads the pages it will
+//! visit 16 at a time (`BufferPool::read_buffers`, one `preadv`; it holds
+//! pins, not locks, on up to 16 pages ahead) and its ring writes the dirty
+//! buffers it reuses next 16 at a time (`BufferPool::flush_run`, one
+//! `pwrite`): ~20% less CPU again. Single-threaded CPU for the 82,000
+//! pages after a load: ~885 ms with images, ~300 ms now (3.7 µs a page).
+//! With the image gone nothing ties the pages together, so the pass is
+//! split over the cores (chunks above): total CPU stays about the same,
+//! wall time halves when a core is free.
 //!
 //! After one delete per page every page is pruned, a real change that logs
 //! its image as in PostgreSQL: 82k instructions per page before, 63k now
@@ -73,6 +79,7 @@
 //! (inserts go to the last page) until the next VACUUM rebuilds it, as
 //! DESIGN allows.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -82,7 +89,7 @@ use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::exec::progress::{Progress, ProgressHook, ProgressUnit, SCAN_REPORT_PAGES};
-use crate::storage::{BlockNumber, BufferUsage, ForkNumber, Ring};
+use crate::storage::{BlockNumber, BufferUsage, ForkNumber, PinnedBuffer, Ring, READ_RUN};
 use crate::txn::Xid;
 
 /// What VACUUM was asked to do.
@@ -323,6 +330,9 @@ impl Pass<'_> {
         let mut bits = Vec::with_capacity(CHUNK as usize);
         let mut status: Vec<Option<VacuumStatus>> = Vec::new();
         let mut visited_here = 0u64;
+        // Pins of the next pages to visit, read ahead a run at a time.
+        let mut ahead: VecDeque<PinnedBuffer<'_>> = VecDeque::new();
+        let mut batch = Vec::with_capacity(READ_RUN);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -357,9 +367,30 @@ impl Pass<'_> {
                 if let Some(f) = first_work.take() {
                     f();
                 }
-                let p = self
-                    .rel
-                    .vacuum_page(b, self.cutoffs, ring.as_mut(), &mut status)?;
+                if ahead.front().map_or(true, |p| p.block() != b) {
+                    // The run of pages to visit from here, read in one go.
+                    ahead.clear();
+                    let run = (b..end)
+                        .zip(&bits[(b - first) as usize..])
+                        .take(READ_RUN)
+                        .take_while(|(_, &(v, _))| {
+                            self.opts.disable_page_skipping || v & skip_mask == 0
+                        })
+                        .count() as u32;
+                    self.rel.pool().read_buffers(
+                        self.rel.rel(),
+                        ForkNumber::Main,
+                        b,
+                        run,
+                        ring.as_mut(),
+                        &mut batch,
+                    )?;
+                    ahead.extend(batch.drain(..));
+                }
+                let buf = ahead
+                    .pop_front()
+                    .expect("read_buffers pins at least its first block");
+                let p = self.rel.vacuum_pinned(buf, self.cutoffs, &mut status)?;
                 share.report.add_page(&p);
                 if !p.empty {
                     share.floor = b + 1;

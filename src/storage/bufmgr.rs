@@ -666,7 +666,11 @@ impl BufferPool {
     /// and whether it is valid (holds the page); if not, the caller reads it
     /// in (or initialises it) through `start_io`.
     #[inline]
-    fn pin_tag(&self, tag: BufferTag, strategy: Option<&mut Ring>) -> Result<(u32, bool)> {
+    pub(super) fn pin_tag(
+        &self,
+        tag: BufferTag,
+        strategy: Option<&mut Ring>,
+    ) -> Result<(u32, bool)> {
         let hash = tag.hash();
         let part = MappingTable::partition_of(hash);
         {
@@ -770,7 +774,14 @@ impl BufferPool {
                     self.unpin(id);
                     continue;
                 }
-                let res = self.flush_buffer(id, d.tag());
+                // A write ring writes the buffers it reuses next with this
+                // one when they hold the following blocks.
+                let res = match strategy.as_deref() {
+                    Some(ring) if ring.kind() != StrategyKind::BulkRead => {
+                        self.flush_run(id, d.tag(), ring)
+                    }
+                    _ => self.flush_buffer(id, d.tag()),
+                };
                 // SAFETY: taken just above.
                 unsafe { d.content.unlock_shared() };
                 if let Err(e) = res {

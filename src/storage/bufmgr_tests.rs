@@ -635,3 +635,100 @@ fn failed_try_locks_leave_the_holders_lock_alone() {
     drop(r);
     assert!(buf.try_write().is_some());
 }
+
+fn flip_on_disk(dir: &std::path::Path, block: u32, at: usize) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(dir.join("base/16384"))
+        .unwrap();
+    let pos = block as u64 * BLCKSZ as u64 + at as u64;
+    let mut b = [0u8];
+    f.read_exact_at(&mut b, pos).unwrap();
+    f.write_all_at(&[b[0] ^ 0x40], pos).unwrap();
+}
+
+#[test]
+fn read_buffers_reads_runs_keeps_cached_pages_and_stops_at_a_bad_page() {
+    let (dir, pool) = pool(128);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 40);
+    pool.evict_relation(REL).unwrap();
+    assert_eq!(stamp(&pool, REL, 5), 5, "one page cached before");
+    let mut ring = pool.ring(StrategyKind::Vacuum);
+    let mut out = Vec::new();
+    let before = BufferUsage::current();
+    pool.read_buffers(REL, MAIN, 0, 16, Some(&mut ring), &mut out)
+        .unwrap();
+    let d = BufferUsage::current().since(&before);
+    assert_eq!((d.shared_read, d.shared_hit), (15, 1), "{d:?}");
+    let blocks: Vec<u32> = out.iter().map(|b| b.block()).collect();
+    assert_eq!(blocks, (0..16).collect::<Vec<_>>());
+    assert!(out.iter().all(|b| {
+        let g = b.read();
+        u32::from_le_bytes(g[100..104].try_into().unwrap()) == b.block()
+    }));
+    out.clear();
+    // Clamped to the fork's end.
+    pool.read_buffers(REL, MAIN, 35, 16, Some(&mut ring), &mut out)
+        .unwrap();
+    assert_eq!(out.len(), 5);
+    out.clear();
+    // A page failing its checksum ends the run before it, stays invalid,
+    // and reads as the usual error.
+    pool.evict_relation(REL).unwrap();
+    flip_on_disk(dir.path(), 22, 3000);
+    pool.read_buffers(REL, MAIN, 20, 8, Some(&mut ring), &mut out)
+        .unwrap();
+    assert_eq!(out.iter().map(|b| b.block()).collect::<Vec<_>>(), [20, 21]);
+    out.clear();
+    let e = pool.read_buffer(REL, MAIN, 22, None).unwrap_err();
+    assert_eq!(e.code, SqlState::DataCorrupted);
+    let e = pool
+        .read_buffers(REL, MAIN, 22, 4, Some(&mut ring), &mut out)
+        .unwrap_err();
+    assert_eq!(e.message, "invalid page in block 22 of relation base/16384");
+    assert!(out.is_empty());
+    // Past the end: the usual error too.
+    assert!(pool.read_buffers(REL, MAIN, 40, 4, None, &mut out).is_err());
+}
+
+#[test]
+fn a_write_ring_writes_the_buffers_it_reuses_next_in_one_go() {
+    let (_dir, pool) = pool(256);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 64);
+    pool.evict_relation(REL).unwrap();
+    let mut ring = pool.ring(StrategyKind::Vacuum);
+    assert_eq!(ring.len(), 32);
+    let dirty = |pool: &BufferPool, b: u32| {
+        pool.buffer_summary()
+            .iter()
+            .any(|i| i.dirty && i.tag.is_some_and(|t| t.rel == REL && t.block == b))
+    };
+    for b in 0..33 {
+        let buf = pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+        let mut g = buf.write();
+        g[200] = g[200].wrapping_add(7);
+        g.mark_dirty();
+    }
+    // Reading block 32 reused block 0's buffer: blocks 0..16 went out in
+    // one write, the rest of the first lap is still dirty.
+    assert!((1..16).all(|b| !dirty(&pool, b)), "written with block 0");
+    assert!((16..32).all(|b| dirty(&pool, b)));
+    for b in 33..64 {
+        let buf = pool.read_buffer(REL, MAIN, b, Some(&mut ring)).unwrap();
+        let mut g = buf.write();
+        g[200] = g[200].wrapping_add(7);
+        g.mark_dirty();
+    }
+    pool.flush_all().unwrap();
+    pool.evict_relation(REL).unwrap();
+    for b in 0..64 {
+        let buf = pool.read_buffer(REL, MAIN, b, None).unwrap();
+        let g = buf.read();
+        assert_eq!(g[200], 7, "block {b}");
+        assert_eq!(u32::from_le_bytes(g[100..104].try_into().unwrap()), b);
+    }
+}

@@ -40,6 +40,7 @@ pub mod stats;
 
 use std::fmt;
 
+pub use bufio::READ_RUN;
 pub use bufmgr::{
     BufferInfo, BufferPool, BufferPoolConfig, BufferReadGuard, BufferTag, BufferWriteGuard,
     PinnedBuffer, ReadMode, WalFlushHook,

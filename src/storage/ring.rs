@@ -238,6 +238,18 @@ impl Ring {
         (id != NO_BUFFER).then_some(id)
     }
 
+    /// The buffers of the next slots after the current one, in ring order,
+    /// up to `n` and up to the first empty slot (never the current one):
+    /// the buffers a write ring will reuse next, which the pool writes
+    /// together with the current one when they hold the following blocks
+    /// (`BufferPool::flush_run`).
+    pub(crate) fn upcoming(&self, n: usize) -> impl Iterator<Item = u32> + '_ {
+        let len = self.buffers.len();
+        (1..len.min(n + 1))
+            .map(move |k| self.buffers[(self.current + k) % len])
+            .take_while(|&id| id != NO_BUFFER)
+    }
+
     /// Records that the current slot's buffer is being reused.
     pub(crate) fn reused(&mut self) {
         self.current_was_in_ring = true;

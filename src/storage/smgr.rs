@@ -343,6 +343,49 @@ impl Smgr {
         Ok(())
     }
 
+    /// Reads consecutive blocks from `block` on into `pages` (each BLCKSZ
+    /// bytes) with one `preadv`, all in one segment (the caller stops a run
+    /// at a segment boundary). What the one call does not deliver (a file
+    /// shorter than the fork, an interrupted or short read) is read block by
+    /// block through [`Smgr::read`], with its zeros and errors.
+    pub fn read_blocks(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        pages: &mut [&mut [u8]],
+    ) -> Result<()> {
+        let n = pages.len() as BlockNumber;
+        assert!(
+            (1..=64).contains(&n)
+                && block % RELSEG_SIZE + n <= RELSEG_SIZE
+                && pages.iter().all(|p| p.len() == BLCKSZ),
+            "a read of whole pages within one segment"
+        );
+        let rf = self.fork(rel, fork)?;
+        let mut done = 0usize;
+        if let Some(seg) = rf.segment(block / RELSEG_SIZE)? {
+            let mut iov = [libc::iovec {
+                iov_base: std::ptr::null_mut(),
+                iov_len: 0,
+            }; 64];
+            for (v, p) in iov.iter_mut().zip(pages.iter_mut()) {
+                v.iov_base = p.as_mut_ptr().cast();
+                v.iov_len = BLCKSZ;
+            }
+            let off = (block % RELSEG_SIZE) as i64 * BLCKSZ as i64;
+            // SAFETY: the iovecs point at `n` live, exclusively borrowed
+            // pages of BLCKSZ bytes; the descriptor is open.
+            let r = unsafe { libc::preadv(seg.file.as_raw_fd(), iov.as_ptr(), n as i32, off) };
+            done = r.max(0) as usize;
+        }
+        let whole = done / BLCKSZ;
+        for (k, page) in pages.iter_mut().enumerate().skip(whole) {
+            self.read(rel, fork, block + k as BlockNumber, page)?;
+        }
+        Ok(())
+    }
+
     /// Writes `buf` (BLCKSZ bytes) as block `block`, growing the file (and the
     /// fork's size) as needed.
     pub fn write(
@@ -353,6 +396,24 @@ impl Smgr {
         buf: &[u8],
     ) -> Result<()> {
         debug_assert_eq!(buf.len(), BLCKSZ);
+        self.write_blocks(rel, fork, block, buf)
+    }
+
+    /// Writes consecutive blocks from `block` on with one `pwrite`: `buf`
+    /// is a whole number of pages, all in one segment (the caller stops a
+    /// run at a segment boundary).
+    pub fn write_blocks(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        buf: &[u8],
+    ) -> Result<()> {
+        let n = (buf.len() / BLCKSZ) as BlockNumber;
+        assert!(
+            n >= 1 && buf.len() % BLCKSZ == 0 && block % RELSEG_SIZE + n <= RELSEG_SIZE,
+            "a write of whole pages within one segment"
+        );
         let rf = self.fork(rel, fork)?;
         let segno = block / RELSEG_SIZE;
         let seg = rf.segment_for_write(segno)?;
@@ -367,7 +428,7 @@ impl Smgr {
             )
         })?;
         seg.needs_sync.store(true, Ordering::Release);
-        rf.nblocks.fetch_max(block + 1, Ordering::AcqRel);
+        rf.nblocks.fetch_max(block + n, Ordering::AcqRel);
         Ok(())
     }
 

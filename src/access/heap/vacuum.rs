@@ -43,7 +43,7 @@ use super::visibility::VacuumStatus;
 use crate::access::vm;
 use crate::error::{Result, SqlState};
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL};
-use crate::storage::{BlockNumber, ForkNumber, Ring};
+use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring};
 use crate::txn::Xid;
 
 /// How to vacuum a page.
@@ -96,6 +96,20 @@ impl HeapRelation {
         let buf = self
             .pool()
             .read_buffer(self.rel(), ForkNumber::Main, block, ring)?;
+        self.vacuum_pinned(buf, cutoffs, status)
+    }
+
+    /// [`HeapRelation::vacuum_page`] of the main-fork page `buf` pins (read
+    /// ahead by the caller, `BufferPool::read_buffers`); the pin is this
+    /// call's only one on the buffer, so that its cleanup lock can be had.
+    pub fn vacuum_pinned(
+        &self,
+        buf: PinnedBuffer<'_>,
+        cutoffs: VacuumCutoffs,
+        status: &mut Vec<Option<VacuumStatus>>,
+    ) -> Result<PageVacuumStats> {
+        debug_assert_eq!(buf.tag().rel, self.rel());
+        let block = buf.block();
         let mut g = buf.cleanup_lock();
         let mut out = PageVacuumStats::default();
         if page::is_new(&g[..]) {
