@@ -205,9 +205,9 @@ impl<'a> HashJoinOp<'a> {
         Batch { columns, len }
     }
 
-    fn probe_batch(&mut self, b: &Batch) -> Result<Batch> {
+    fn probe_batch(&mut self, mut b: Batch) -> Result<Batch> {
         let keys = self.probe_keys();
-        let kv: Vec<_> = keys.iter().map(|k| k.eval(b)).collect::<Result<_>>()?;
+        let kv: Vec<_> = keys.iter().map(|k| k.eval(&b)).collect::<Result<_>>()?;
         // Sized for one match per probe row (the common foreign-key join),
         // so gathering a batch's matches does not regrow them step by step.
         let mut probe_idx: Vec<u32> = Vec::with_capacity(b.len);
@@ -232,13 +232,25 @@ impl<'a> HashJoinOp<'a> {
             }
         }
         let n = probe_idx.len();
+        // Every probe row matched once, in order (a foreign-key join of
+        // complete data): the probe columns pass through as they are, no
+        // gather. Not with a residual condition, which may drop pairs whose
+        // probe rows an outer join then emits from `b`.
+        let identity = self.spec.residual.is_none()
+            && n == b.len
+            && probe_idx.iter().enumerate().all(|(i, &p)| p as usize == i);
+        let probe_cols = if identity {
+            std::mem::take(&mut b.columns)
+        } else {
+            b.columns.iter().map(|c| c.take(&probe_idx)).collect()
+        };
         let mut pairs = self.combine(
             self.build
                 .columns
                 .iter()
                 .map(|c| c.take(&build_idx))
                 .collect(),
-            b.columns.iter().map(|c| c.take(&probe_idx)).collect(),
+            probe_cols,
             n,
         );
         if let Some(r) = self.spec.residual {
@@ -259,8 +271,10 @@ impl<'a> HashJoinOp<'a> {
                     .collect();
             }
         }
-        for &r in &build_idx {
-            self.build_matched[r as usize] = true;
+        if self.preserve_build {
+            for &r in &build_idx {
+                self.build_matched[r as usize] = true;
+            }
         }
         if self.preserve_probe {
             let mut matched = vec![false; b.len];
@@ -294,7 +308,7 @@ impl Operator for HashJoinOp<'_> {
                 break;
             };
             self.ctx.check_cancel()?;
-            let out = self.probe_batch(&b)?;
+            let out = self.probe_batch(b)?;
             if out.len > 0 {
                 return Ok(Some(out));
             }

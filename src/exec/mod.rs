@@ -206,6 +206,19 @@ pub(crate) fn build_with<'a>(
     instr: Option<&'a Instrumentation>,
     next_id: &mut usize,
 ) -> Result<Box<dyn Operator + 'a>> {
+    build_node(plan, ctx, instr, next_id, false)
+}
+
+/// [`build_with`]; with `rows_only`, a sequential scan at the top of `plan`
+/// returns only how many rows pass its filter (for an aggregation that
+/// only counts rows, [`scan::counts_rows_only`]).
+pub(crate) fn build_node<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+    rows_only: bool,
+) -> Result<Box<dyn Operator + 'a>> {
     let id = *next_id;
     *next_id += 1;
     if let Node::Gather { input, .. } = &plan.node {
@@ -220,15 +233,18 @@ pub(crate) fn build_with<'a>(
             with_tid,
             filter,
             ..
-        } => Box::new(scan::SeqScanOp::new(
-            ctx,
-            ctx.relation(table.relfilenode)?,
-            table,
-            columns,
-            *with_tid,
-            filter.as_ref(),
-            ctx.shared_blocks(plan),
-        )?),
+        } => {
+            let op = scan::SeqScanOp::new(
+                ctx,
+                ctx.relation(table.relfilenode)?,
+                table,
+                columns,
+                *with_tid,
+                filter.as_ref(),
+                ctx.shared_blocks(plan),
+            )?;
+            Box::new(if rows_only { op.rows_only() } else { op })
+        }
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
         Node::Filter { input, predicate } => Box::new(basic::FilterOp {
@@ -278,7 +294,13 @@ pub(crate) fn build_with<'a>(
             instr.map(|i| (i, id + 1)),
         )),
         Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
-            build(input)?,
+            build_node(
+                input,
+                ctx,
+                instr,
+                next_id,
+                scan::counts_rows_only(group, aggs),
+            )?,
             group,
             aggs,
             plan.types(),

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use super::agg::emit_rows;
 use super::fastagg::FastAgg;
-use super::{build_with, scan, ExecContext, Instrumentation, NodeStats, Operator};
+use super::{build_node, scan, ExecContext, Instrumentation, NodeStats, Operator};
 use crate::access::heap::scan::ParallelBlocks;
 use crate::error::{Error, Result};
 use crate::plan::parallel::driving_scan;
@@ -127,7 +127,9 @@ impl<'a> GatherOp<'a> {
                 }
             } else {
                 let mut id = first;
-                let mut op = build_with(input, &ctx, measure.then_some(&instr), &mut id)?;
+                let rows_only = scan::counts_rows_only(group, aggs);
+                let instr = measure.then_some(&instr);
+                let mut op = build_node(input, &ctx, instr, &mut id, rows_only)?;
                 while let Some(b) = op.next()? {
                     ctx.check_cancel()?;
                     state.consume(&b)?;

@@ -112,6 +112,9 @@ pub struct SeqScanOp<'a> {
     /// The NORMAL line pointers of an ALL_VISIBLE page outside the fast
     /// path (reused).
     all: Vec<u16>,
+    /// The consumer needs only how many rows pass the filter (`count(*)`
+    /// of a filtered scan): batches leave with no columns, uncompacted.
+    rows_only: bool,
 }
 
 impl<'a> SeqScanOp<'a> {
@@ -158,6 +161,7 @@ impl<'a> SeqScanOp<'a> {
             fixed,
             starts: Vec::new(),
             all: Vec::new(),
+            rows_only: false,
         })
     }
 
@@ -263,6 +267,10 @@ impl Operator for SeqScanOp<'_> {
             }
             let batch = self.take_batch();
             let batch = match self.filter {
+                Some(f) if self.rows_only => {
+                    let keep = truth_mask(&*f.eval(&batch)?);
+                    Batch::empty_rows(keep.iter().filter(|&&k| k).count())
+                }
                 Some(f) => {
                     let keep = truth_mask(&*f.eval(&batch)?);
                     batch.filter(&keep)
@@ -274,6 +282,25 @@ impl Operator for SeqScanOp<'_> {
             }
         }
     }
+}
+
+impl SeqScanOp<'_> {
+    /// Makes the scan return only row counts: batches of passing rows with
+    /// no columns (see [`counts_rows_only`]).
+    pub fn rows_only(mut self) -> Self {
+        self.rows_only = true;
+        self
+    }
+}
+
+/// Whether an aggregation needs nothing of its input rows but how many
+/// there are: no GROUP BY, and only plain `count(*)`s.
+pub fn counts_rows_only(group: &[Expr], aggs: &[crate::plan::AggCall]) -> bool {
+    group.is_empty()
+        && !aggs.is_empty()
+        && aggs.iter().all(|a| {
+            a.func == crate::types::agg::AggFunc::CountStar && a.filter.is_none() && !a.distinct
+        })
 }
 
 /// Whether an aggregate is a bare `count(*)` over an unfiltered scan that

@@ -32,6 +32,9 @@
 //! Echo of all input (`-a`) and `-c` strings read on the main thread as
 //! before ([`super::script`]).
 //!
+//! The reader runs at most [`AHEAD`] items ahead, then waits for the main
+//! thread to take them.
+//!
 //! Locking: `inbox` (items, flags) and `reader` (the [`ScriptReader`]) are
 //! separate mutexes, never held together by the reader thread, which holds
 //! `reader` while it reads and splits and takes `inbox` only to hand an item
@@ -93,9 +96,18 @@ struct Inbox {
     stop: bool,
     /// The main thread waits for items (so the reader must signal).
     main_waiting: bool,
+    /// The reader waits for the main thread to take the queue (it holds
+    /// [`AHEAD`] items).
+    reader_full: bool,
     /// Literal vectors handed back by the main thread, for reuse.
     spare: Vec<Vec<ScannedLiteral>>,
 }
+
+/// How many items the reader runs ahead at most. Unbounded, it split
+/// half of a 22 MB script into memory ahead of the session (the reader is
+/// twice as fast), and the page faults of that memory cost more than the
+/// whole second thread saved.
+const AHEAD: usize = 512;
 
 /// State shared by the two threads.
 struct Shared<R: Read> {
@@ -186,6 +198,9 @@ impl<R: Read + Send + 'static> ReadAhead<R> {
             loop {
                 if !inbox.queue.is_empty() {
                     std::mem::swap(&mut self.local, &mut inbox.queue);
+                    if inbox.reader_full {
+                        self.shared.changed.notify_all();
+                    }
                     break;
                 }
                 if inbox.finished {
@@ -338,9 +353,114 @@ fn read_loop<R: Read>(shared: &Shared<R>) {
             continue;
         }
         let wake = inbox.main_waiting;
+        if inbox.queue.len() >= AHEAD {
+            if wake {
+                shared.changed.notify_all();
+            }
+            inbox.reader_full = true;
+            while inbox.queue.len() >= AHEAD && !inbox.stop {
+                inbox = shared
+                    .changed
+                    .wait(inbox)
+                    .unwrap_or_else(|p| p.into_inner());
+            }
+            inbox.reader_full = false;
+            continue;
+        }
         drop(inbox);
         if wake {
             shared.changed.notify_all();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start(script: String) -> ReadAhead<io::Cursor<Vec<u8>>> {
+        ReadAhead::start(ScriptReader::new(io::Cursor::new(script.into_bytes()))).unwrap()
+    }
+
+    fn next(a: &mut ReadAhead<io::Cursor<Vec<u8>>>) -> Next {
+        match a.try_next() {
+            Poll::Ready(n) => n,
+            Poll::WouldBlock => a.next_blocking(),
+        }
+    }
+
+    #[test]
+    fn items_come_in_order_scanned_or_not_and_sync_items_pause_the_reader() {
+        let script = "insert into t values (1, 'a');\n\
+            select :x;\n\
+            insert into t values (2, 'b'); \\echo hi\n\
+            select 1 \\g\n\
+            copy t from stdin;\n\
+            1\tx\n\
+            \\.\n\
+            insert into t values (3, 'c');\n";
+        let mut a = start(script.to_string());
+        assert!(matches!(next(&mut a), Next::Insert { line: 1, .. }));
+        // A statement with a variable pauses the reader right after it.
+        assert!(matches!(
+            next(&mut a),
+            Next::Item(Item::Sql {
+                line: 2,
+                vars: true,
+                ..
+            })
+        ));
+        assert!(a.paused());
+        assert_eq!(a.lines().lineno(), 2);
+        assert!(matches!(next(&mut a), Next::Insert { line: 3, .. }));
+        assert!(matches!(
+            next(&mut a),
+            Next::Item(Item::Meta { line: 3, .. })
+        ));
+        assert!(matches!(
+            next(&mut a),
+            Next::Item(Item::Meta { line: 4, .. })
+        ));
+        // The query buffer is as the meta-command left it.
+        assert_eq!(a.lines().splitter().take_buffer(), "select 1 ");
+        assert!(matches!(
+            next(&mut a),
+            Next::Item(Item::Sql { line: 5, .. })
+        ));
+        // COPY data lines are left for the COPY.
+        {
+            let mut r = a.lines();
+            assert_eq!(r.copy_data_line().unwrap(), Some("1\tx"));
+            assert_eq!(r.copy_data_line().unwrap(), None);
+        }
+        assert!(matches!(next(&mut a), Next::Insert { line: 8, .. }));
+        assert!(matches!(next(&mut a), Next::End));
+    }
+
+    #[test]
+    fn the_reader_runs_at_most_a_bounded_number_of_items_ahead() {
+        let script = "insert into t values (1, 'x');\n".repeat(AHEAD * 4);
+        let mut a = start(script);
+        let mut seen = 0;
+        while seen < AHEAD * 4 {
+            // Wait until the reader is held back by the bound (or done).
+            loop {
+                let inbox = a.shared.inbox();
+                assert!(inbox.queue.len() <= AHEAD);
+                if inbox.reader_full || inbox.finished {
+                    break;
+                }
+                drop(inbox);
+                std::thread::yield_now();
+            }
+            for _ in 0..AHEAD / 2 {
+                if let Next::Insert { text, lits, .. } = next(&mut a) {
+                    a.recycle(lits);
+                    assert_eq!(text, "insert into t values (1, 'x');");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(matches!(next(&mut a), Next::End));
     }
 }

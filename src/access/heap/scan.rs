@@ -481,6 +481,11 @@ impl<'r> HeapScan<'r> {
         let Some(buf) = self.pin(block)? else {
             return Ok(None);
         };
+        // The next page's frame on its way while this one is read (the
+        // hardware prefetcher follows no stream across frames).
+        if self.next < self.end {
+            rel.pool().prefetch_recent(self.next, &self.recent);
+        }
         let mut g = buf.read();
         page::verify_header(&g[..]).map_err(|e| in_block(e, block, rel))?;
         if page::is_all_visible(&g[..]) {
