@@ -342,3 +342,243 @@ fn a_commit_whose_catalog_cannot_be_written_ends_as_an_abort() {
         SqlState::UndefinedTable
     );
 }
+
+#[test]
+fn a_cancel_stops_scans_aggregates_sorts_and_joins_within_a_batch() {
+    let (_d, db) = open();
+    let mut s = db.session();
+    s.execute("create table big (a int, b int, c int, d int)")
+        .unwrap();
+    s.execute("insert into big select g, g % 100, g, g from generate_series(1, 200000) g")
+        .unwrap();
+    let pages = one(&mut s, "select relation_pages('big')")
+        .as_i64()
+        .unwrap() as u64;
+    assert!(pages > 512, "{pages} pages");
+    s.execute("set max_parallel_workers_per_gather = 0")
+        .unwrap();
+    // The scan reports progress every 64 pages; the first report cancels.
+    // Every operator checks the flag once per batch (a ~1,024-row batch is
+    // a few pages here), so no statement reaches the second report.
+    let flag = s.cancel_flag();
+    let last = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let seen = last.clone();
+    s.set_progress(Some(std::sync::Arc::new(
+        move |p: &heapdb::exec::progress::Progress| {
+            seen.fetch_max(p.done, Ordering::Relaxed);
+            flag.store(true, Ordering::Relaxed);
+        },
+    )));
+    for sql in [
+        "select count(*) from big where c >= 0",
+        "select b, count(*), sum(c) from big group by b",
+        "select b, max(a) from big group by b having max(a) > 0",
+        "select * from big order by d desc limit 1",
+        "select count(*) from big x join big y on x.a = y.a",
+        "select count(distinct d) from big",
+    ] {
+        last.store(0, Ordering::Relaxed);
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!(e.code, SqlState::QueryCanceled, "{sql}");
+        let done = last.load(Ordering::Relaxed);
+        assert_eq!(done, 64, "{sql}: read on to page {done} of {pages}");
+    }
+    s.set_progress(None);
+    assert_eq!(
+        one(&mut s, "select count(*) from big where c >= 0"),
+        Value::Int8(200_000)
+    );
+}
+
+#[test]
+fn the_embedding_api_reports_columns_rows_tags_timings_and_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path()).unwrap();
+    let mut s = db.session();
+    let r = s
+        .execute("create table e (id int not null, name text, amount numeric(8,2))")
+        .unwrap();
+    assert_eq!(r.tag, "CREATE TABLE");
+    assert!(!r.returns_rows);
+    let r = s
+        .execute("insert into e select g, 'n' || g, g * 1.5 from generate_series(1, 5000) g")
+        .unwrap();
+    assert_eq!(r.tag, "INSERT 0 5000");
+    let r = s
+        .execute("select id, name, amount, id::int8 * 2 as twice from e where id <= 3 order by id")
+        .unwrap();
+    assert_eq!(r.tag, "SELECT 3");
+    assert!(r.returns_rows);
+    let cols: Vec<(String, heapdb::types::DataType)> =
+        r.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
+    use heapdb::types::DataType as T;
+    assert_eq!(
+        cols,
+        vec![
+            ("id".to_string(), T::Int4),
+            ("name".to_string(), T::Text),
+            ("amount".to_string(), T::Numeric(Some((8, 2)))),
+            ("twice".to_string(), T::Int8),
+        ]
+    );
+    assert_eq!(r.rows.len(), 3);
+    assert_eq!(r.rows[2][0], Value::Int4(3));
+    assert_eq!(heapdb::types::value_to_string(&r.rows[2][2]), "4.50");
+    assert!(r.timing.plan + r.timing.execute > Duration::ZERO);
+    assert!(
+        r.buffers.shared_hit + r.buffers.shared_read > 0,
+        "{:?}",
+        r.buffers
+    );
+    // Streaming: the rows arrive batch by batch, none are collected.
+    let mut batches = 0;
+    let mut rows = 0;
+    let r = s
+        .execute_streaming("select id from e", &mut |cols, b| {
+            assert_eq!(cols[0].name, "id");
+            batches += 1;
+            rows += b.len;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!((rows, r.tag.as_str()), (5000, "SELECT 5000"));
+    assert!(batches > 1, "{batches} batches");
+    assert!(r.rows.is_empty());
+    // Errors carry PostgreSQL's SQLSTATE and change nothing.
+    let e = s
+        .execute("insert into e values (null, 'x', 1)")
+        .unwrap_err();
+    assert_eq!(e.code, SqlState::NotNullViolation);
+    assert_eq!(one(&mut s, "select count(*) from e"), Value::Int8(5000));
+}
+
+#[test]
+fn ring_size_settings_have_units_errors_and_transaction_scope() {
+    let (_d, db) = open();
+    let mut s = db.session();
+    let show = |s: &mut Session, name: &str| -> String {
+        text_rows(s, &format!("show {name}"))[0][0].clone()
+    };
+    for (name, default) in [
+        ("bulkread_ring_size", "256kB"),
+        ("bulkwrite_ring_size", "16MB"),
+        ("vacuum_ring_size", "256kB"),
+    ] {
+        assert_eq!(show(&mut s, name), default);
+        s.execute(&format!("set {name} = '1MB'")).unwrap();
+        assert_eq!(show(&mut s, name), "1MB");
+        s.execute(&format!("set {name} = 64")).unwrap();
+        assert_eq!(show(&mut s, name), "64kB", "a bare number is kB");
+        let e = s.execute(&format!("set {name} = '1kB'")).unwrap_err();
+        assert_eq!(e.code, SqlState::InvalidParameterValue);
+        assert!(
+            e.message.contains("outside the valid range"),
+            "{}",
+            e.message
+        );
+        let e = s
+            .execute(&format!("set {name} = '1 lightyear'"))
+            .unwrap_err();
+        assert_eq!(e.code, SqlState::InvalidParameterValue);
+        assert_eq!(show(&mut s, name), "64kB", "a bad value changes nothing");
+        s.execute(&format!("reset {name}")).unwrap();
+        assert_eq!(show(&mut s, name), default);
+        // SET inside a transaction block is undone by ROLLBACK.
+        s.execute("begin").unwrap();
+        s.execute(&format!("set {name} = '2MB'")).unwrap();
+        assert_eq!(show(&mut s, name), "2MB");
+        s.execute("rollback").unwrap();
+        assert_eq!(show(&mut s, name), default);
+    }
+    let e = s.execute("show no_such_ring").unwrap_err();
+    assert_eq!(e.code, SqlState::UndefinedObject);
+}
+
+#[test]
+fn a_restart_keeps_everything_committed_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = "select i2, i4, i8, f4, f8, n, b, t, v, c, d, ts, iv, dflt from ty order by i4";
+    let before;
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute(
+            "create table ty (i2 smallint, i4 int not null, i8 bigint, f4 real, f8 float8, \
+             n numeric(40,2), b bool, t text, v varchar(5), c char(3), d date, ts timestamp, \
+             iv interval, dflt int default 42)",
+        )
+        .unwrap();
+        s.execute(
+            "insert into ty values \
+             (1, 1, 9000000000, 1.5, -2.25, 123456789012345678901234567890123456.78, true, \
+              'tëxt', 'ab', 'x', '1999-01-08', 'Thu Jan 07 15:15:00 1999 EST', '1 day 02:00', 7), \
+             (null, 2, null, null, null, null, null, null, null, null, null, null, null, default), \
+             (3, 3, 3, 3, 3, 3, false, '', '', '', 'infinity', '-infinity', '-1 mon', 3)",
+        )
+        .unwrap();
+        s.execute("update ty set t = t || '!' where i4 = 3")
+            .unwrap();
+        s.execute("delete from ty where i4 = 2").unwrap();
+        s.execute("create table copy_of as select i4, t from ty")
+            .unwrap();
+        s.execute("create table dropped (a int)").unwrap();
+        s.execute("drop table dropped").unwrap();
+        s.execute("create table emptied (a int)").unwrap();
+        s.execute("insert into emptied values (1), (2)").unwrap();
+        s.execute("truncate emptied").unwrap();
+        s.execute("insert into emptied values (3)").unwrap();
+        s.execute("analyze ty").unwrap();
+        // Not committed: must not come back.
+        s.execute("begin").unwrap();
+        s.execute("insert into ty (i4) values (99)").unwrap();
+        s.execute("create table uncommitted (a int)").unwrap();
+        before = text_rows(&mut s, all);
+        // The session and database close with the block still open.
+    }
+    let db = Database::open(dir.path()).unwrap();
+    let mut s = db.session();
+    let after = text_rows(&mut s, all);
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert_eq!(
+        after,
+        before
+            .iter()
+            .filter(|r| r[1] != "99")
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(after[0][5], "123456789012345678901234567890123456.78");
+    assert_eq!(
+        after[0][11], "1999-01-07 15:15:00",
+        "the zone of a timestamp without time zone is ignored"
+    );
+    assert_eq!(after[1][7], "!");
+    assert_eq!(
+        text_rows(&mut s, "select i4, t from copy_of order by i4"),
+        vec![
+            vec!["1".to_string(), "tëxt".to_string()],
+            vec!["3".to_string(), "!".to_string()]
+        ]
+    );
+    assert_eq!(one(&mut s, "select sum(a) from emptied"), Value::Int8(3));
+    for gone in ["dropped", "uncommitted"] {
+        let e = s.execute(&format!("select * from {gone}")).unwrap_err();
+        assert_eq!(e.code, SqlState::UndefinedTable, "{gone}");
+    }
+    // The definitions came back whole: NOT NULL, DEFAULT, typmods, stats.
+    let e = s.execute("insert into ty (i2) values (1)").unwrap_err();
+    assert_eq!(e.code, SqlState::NotNullViolation);
+    s.execute("insert into ty (i4) values (5)").unwrap();
+    assert_eq!(
+        one(&mut s, "select dflt from ty where i4 = 5"),
+        Value::Int4(42)
+    );
+    let e = s
+        .execute("insert into ty (i4, v) values (6, 'toolong')")
+        .unwrap_err();
+    assert_eq!(e.code, SqlState::StringDataRightTruncation);
+    assert_eq!(
+        one(&mut s, "select count(*) from pg_stats('ty')"),
+        Value::Int8(14)
+    );
+}

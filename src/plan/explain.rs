@@ -46,6 +46,9 @@ pub struct ExplainFlags {
 
 /// The lines of EXPLAIN output for `plan`.
 pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) -> Vec<String> {
+    let mut plan = plan.clone();
+    unique_aliases(&mut plan, &mut std::collections::HashSet::new());
+    let plan = &plan;
     let mut out = Vec::new();
     let mut id = 0;
     node(
@@ -63,6 +66,27 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
         },
     );
     out
+}
+
+/// Gives every scanned relation a name of its own, as PostgreSQL's EXPLAIN
+/// does: the second scan of `et` (a self-join, both sides of a UNION)
+/// is `et et_1`, and its columns `et_1.a`. Scans are named in plan order
+/// (a join's left input first), which is the order they appear in the
+/// query.
+fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>) {
+    if let Node::SeqScan { alias, .. } = &mut plan.node {
+        if !used.insert(alias.clone()) {
+            let unique = (1..)
+                .map(|n| format!("{alias}_{n}"))
+                .find(|a| !used.contains(a))
+                .expect("some suffix is free");
+            used.insert(unique.clone());
+            *alias = unique;
+        }
+    }
+    for c in plan.children_mut() {
+        unique_aliases(c, used);
+    }
 }
 
 /// Whether `plan` is a scan (whose filter PostgreSQL prints unqualified).
@@ -127,6 +151,13 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
         | Node::Sort { input, .. }
         | Node::Distinct { input }
         | Node::Gather { input, .. } => out = output_columns(input, qualify),
+        // A set operation's columns are named after its first input's.
+        Node::Append { inputs } => {
+            if let Some(first) = inputs.first() {
+                out = output_columns(first, qualify);
+            }
+        }
+        Node::SetOp { left, .. } => out = output_columns(left, qualify),
         Node::HashJoin { left, right, .. } | Node::NestedLoop { left, right, .. } => {
             out = output_columns(left, qualify);
             out.extend(output_columns(right, qualify));
@@ -245,10 +276,17 @@ fn node(
         }
         Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
-        Node::Function { name, func } => match func {
+        Node::Function { name, func, alias } => match func {
             TableFunc::Rows(_)
             | TableFunc::SeriesInt { .. }
-            | TableFunc::SeriesTimestamp { .. } => (format!("Function Scan on {name}"), vec![]),
+            | TableFunc::SeriesTimestamp { .. } => {
+                let mut t = format!("Function Scan on {name}");
+                if let Some(a) = alias {
+                    t.push(' ');
+                    t.push_str(a);
+                }
+                (t, vec![])
+            }
         },
         Node::Aggregate { .. } => {
             let (t, d) = aggregate_title(plan, par.qualify);
@@ -483,8 +521,42 @@ fn node(
         *id = pid.max(bid);
         return;
     }
-    for c in children {
-        node(c, depth + 1, false, flags, stats, id, out, &[], inner);
+    // A set operation reads its inputs through PostgreSQL's Append of
+    // "*SELECT* n" subquery scans (the rows tagged by their side).
+    if let Node::SetOp { .. } = &plan.node {
+        let pad = |d: usize| " ".repeat(d * 6 + 2);
+        out.push(format!("{}->  Append", pad(depth)));
+        for (k, c) in children.into_iter().enumerate() {
+            out.push(format!(
+                "{}->  Subquery Scan on \"*SELECT* {}\"",
+                pad(depth + 1),
+                k + 1
+            ));
+            node(c, depth + 3, false, flags, stats, id, out, &[], inner);
+        }
+        return;
+    }
+    for (k, c) in children.into_iter().enumerate() {
+        // A nested loop holds its inner input in memory: PostgreSQL's
+        // Materialize above it (a function scan or VALUES is kept by
+        // itself).
+        let inner_kept = matches!(plan.node, Node::NestedLoop { .. })
+            && k == 1
+            && !matches!(c.node, Node::Function { .. } | Node::Values { .. });
+        if inner_kept {
+            let mut m = format!("{}->  Materialize", " ".repeat(depth * 6 + 2));
+            if flags.costs {
+                m.push_str(&format!(
+                    "  (rows={:.0} width={})",
+                    c.rows.max(0.0),
+                    width(c)
+                ));
+            }
+            out.push(m);
+            node(c, depth + 2, false, flags, stats, id, out, &[], inner);
+        } else {
+            node(c, depth + 1, false, flags, stats, id, out, &[], inner);
+        }
     }
 }
 

@@ -148,6 +148,8 @@ pub enum Node {
         func: TableFunc,
         /// The name shown by EXPLAIN.
         name: String,
+        /// The alias it was given in FROM, if any (`generate_series(1, 3) g`).
+        alias: Option<String>,
     },
     /// Keeps the rows where the predicate is true.
     Filter {

@@ -81,6 +81,7 @@ impl Binder<'_> {
                 node: Node::Function {
                     func,
                     name: name.to_string(),
+                    alias: alias.map(|a| a.name.clone()),
                 },
             },
             scope,
