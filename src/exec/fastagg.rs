@@ -265,7 +265,10 @@ impl<'p> FastAgg<'p> {
                         // A batch of one key (a clustered key such as
                         // `bid`: most batches): one group, every aggregate
                         // folded over whole columns.
-                        if x.first().is_some_and(|&k0| x.iter().all(|&k| k == k0)) {
+                        // (An OR of differences, not `all`: it vectorizes.)
+                        if x.first()
+                            .is_some_and(|&k0| x.iter().fold(0, |d, &k| d | (k ^ k0)) == 0)
+                        {
                             let g = self.group_of(Some(i64::from(x[0])));
                             self.slot = slot;
                             return self.fold_batch(b, g);

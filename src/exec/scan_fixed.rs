@@ -188,6 +188,9 @@ fn dense_loop<const N: usize>(
     // where the compiler can see it, so a read can never leave the page.
     let last = BLCKSZ - min_len;
     let src = pg.as_ptr();
+    // Each column's bytes in the tuple at offset 0 (pointer arithmetic only:
+    // no read happens before the tuple's offset is added).
+    let cols: [*const u8; N] = std::array::from_fn(|k| src.wrapping_add(NO_NULL_HOFF + offs[k]));
     let mut bad = 0u64;
     for (i, c) in lps.chunks_exact(4).enumerate() {
         let raw = u32::from_le_bytes(c.try_into().expect("4 bytes"));
@@ -199,7 +202,7 @@ fn dense_loop<const N: usize>(
             let w = (src.add(h + tuple::T_CTID_OFF) as *const [u8; 8]).read();
             bad |= (u64::from_le_bytes(w) & MASK) ^ expect;
             for k in 0..N {
-                let v = (src.add(h + NO_NULL_HOFF + offs[k]) as *const [u8; 4]).read();
+                let v = (cols[k].add(h) as *const [u8; 4]).read();
                 *dst[k].add(i) = i32::from_le_bytes(v);
             }
         }
