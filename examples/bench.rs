@@ -14,13 +14,16 @@
 //! (`gen.rs`, `workloads.rs`); each workload runs one warm-up round where
 //! it applies and `--runs` measured rounds with the systems interleaved
 //! (`runner.rs`); one table of medians, speed-ups and peak RSS is printed
-//! with the settings (`report.rs`). A system that cannot be started shows
+//! with the settings (`report.rs`), and under it what the memory floor
+//! (`floor.rs`, measured in the same run) leaves of each read target. A system that cannot be started shows
 //! `n/a` rather than stopping the run.
 
 #[path = "bench/args.rs"]
 mod args;
 #[path = "bench/evict.rs"]
 mod evict;
+#[path = "bench/floor.rs"]
+mod floor;
 #[path = "bench/gen.rs"]
 mod gen;
 #[path = "bench/pg.rs"]
@@ -329,6 +332,10 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             workloads::analyze_cold(&mut ctx, &|w| args.wants(w)),
             &mut report,
         );
+    }
+    if reads.iter().any(|w| args.wants(w)) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        report.bounds = floor::bounds(&report, acc_rows.max(0) as u64, cores);
     }
     if args.wants("ring_sweep") {
         ring_sweep(&ctx, args, workdir, &mut report);
