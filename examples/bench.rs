@@ -139,7 +139,7 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     let sb_bytes = shared_buffers_bytes(args.scale);
     let sb = stats::pg_size(sb_bytes);
     let needs = Needs {
-        t: args.wants("count_star"),
+        t: args.wants("count_star") || args.wants("count_star_qual"),
         accounts: [
             "sum_group",
             "hash_join",
@@ -292,8 +292,11 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             }
         }
     };
-    if args.wants("count_star") {
-        add(workloads::count_star(&mut ctx), &mut report);
+    if args.wants("count_star") || args.wants("count_star_qual") {
+        add(
+            workloads::count_star(&mut ctx, &|w| args.wants(w)),
+            &mut report,
+        );
     }
     let reads = ["sum_group", "hash_join", "filter_scan", "filter_scan_sum"];
     if reads.iter().any(|w| args.wants(w)) {
