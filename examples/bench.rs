@@ -553,12 +553,7 @@ fn ring_sweep(ctx: &Ctx, args: &Args, workdir: &Path, report: &mut Report) {
         .flat_map(|r| r.times.iter())
         .find_map(|(label, t)| t.as_ref().err().map(|e| format!("{label}: {e}")));
     let memory = match ring::scan_memory(heapdb, sb_mb) {
-        Ok((before, after)) => format!(
-            "; memory: a fresh heapdb's peak RSS went from {} after start-up to {} after scanning the table at a 256 kB ring (+{})",
-            stats::fmt_kib(before),
-            stats::fmt_kib(after),
-            stats::fmt_kib(after.saturating_sub(before))
-        ),
+        Ok(m) => format!("; memory: {}", ring::memory_note(&m)),
         Err(e) => format!("; memory: scan failed: {e}"),
     };
     if let Some(note) = report.ring_note.as_mut() {
