@@ -106,9 +106,12 @@ fn a_parallel_ring_scan_of_four_times_the_pool_keeps_one_ring_resident() {
         0,
         "ring frames only: no region asks for huge pages"
     );
-    // The next scans' rings start from the buffers the last ones left: scan
-    // after scan, the frames used stay within one ring (without that, each
-    // scan took at least a share of fresh frames from the clock sweep).
+    // The next scans' rings start from the buffers the last one left, so
+    // what is resident stays within one ring however the participants
+    // share the work. (Not "the same buffers again": a participant that
+    // found no chunk left in one scan took no buffers, and may need its
+    // share in the next; the ring as a whole stays the bound. Without the
+    // hand-back each scan took at least a share of fresh frames.)
     for _ in 0..3 {
         assert_eq!(
             run(&mut s, "select count(*) from acc where aid > 0"),
