@@ -14,13 +14,16 @@
 //! (`gen.rs`, `workloads.rs`); each workload runs one warm-up round where
 //! it applies and `--runs` measured rounds with the systems interleaved
 //! (`runner.rs`); one table of medians, speed-ups and peak RSS is printed
-//! with the settings (`report.rs`). A system that cannot be started shows
+//! with the settings (`report.rs`), and under it what the memory floor
+//! (`floor.rs`, measured in the same run) leaves of each read target. A system that cannot be started shows
 //! `n/a` rather than stopping the run.
 
 #[path = "bench/args.rs"]
 mod args;
 #[path = "bench/evict.rs"]
 mod evict;
+#[path = "bench/floor.rs"]
+mod floor;
 #[path = "bench/gen.rs"]
 mod gen;
 #[path = "bench/pg.rs"]
@@ -136,7 +139,7 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     let sb_bytes = shared_buffers_bytes(args.scale);
     let sb = stats::pg_size(sb_bytes);
     let needs = Needs {
-        t: args.wants("count_star"),
+        t: args.wants("count_star") || args.wants("count_star_qual"),
         accounts: [
             "sum_group",
             "hash_join",
@@ -289,8 +292,11 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             }
         }
     };
-    if args.wants("count_star") {
-        add(workloads::count_star(&mut ctx), &mut report);
+    if args.wants("count_star") || args.wants("count_star_qual") {
+        add(
+            workloads::count_star(&mut ctx, &|w| args.wants(w)),
+            &mut report,
+        );
     }
     let reads = ["sum_group", "hash_join", "filter_scan", "filter_scan_sum"];
     if reads.iter().any(|w| args.wants(w)) {
@@ -329,6 +335,10 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             workloads::analyze_cold(&mut ctx, &|w| args.wants(w)),
             &mut report,
         );
+    }
+    if reads.iter().any(|w| args.wants(w)) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        report.bounds = floor::bounds(&report, acc_rows.max(0) as u64, cores);
     }
     if args.wants("ring_sweep") {
         ring_sweep(&ctx, args, workdir, &mut report);
@@ -543,12 +553,7 @@ fn ring_sweep(ctx: &Ctx, args: &Args, workdir: &Path, report: &mut Report) {
         .flat_map(|r| r.times.iter())
         .find_map(|(label, t)| t.as_ref().err().map(|e| format!("{label}: {e}")));
     let memory = match ring::scan_memory(heapdb, sb_mb) {
-        Ok((before, after)) => format!(
-            "; memory: a fresh heapdb's peak RSS went from {} after start-up to {} after scanning the table at a 256 kB ring (+{})",
-            stats::fmt_kib(before),
-            stats::fmt_kib(after),
-            stats::fmt_kib(after.saturating_sub(before))
-        ),
+        Ok(m) => format!("; memory: {}", ring::memory_note(&m)),
         Err(e) => format!("; memory: scan failed: {e}"),
     };
     if let Some(note) = report.ring_note.as_mut() {

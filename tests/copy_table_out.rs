@@ -122,3 +122,47 @@ fn a_failing_writer_stops_the_copy_with_an_error() {
     // The session goes on.
     assert_eq!(scalar(&mut s, "SELECT count(*) FROM t WHERE a = 1"), "1");
 }
+
+#[test]
+fn copy_to_an_existing_file_leaves_exactly_the_new_rows() {
+    let (dir, mut s) = setup();
+    let path = dir.path().join("out.tsv");
+    let sql = |what: &str| format!("COPY {what} TO '{}'", path.display());
+    // An older, longer file: written over and cut to the new length.
+    std::fs::write(&path, vec![b'z'; 12 << 20]).unwrap();
+    let (want, _) = out(&mut s, "COPY t TO STDOUT");
+    s.execute(&sql("t")).unwrap();
+    assert!(
+        std::fs::read(&path).unwrap() == want,
+        "table over a longer file"
+    );
+    // Shorter output, then longer again (the file is extended).
+    let (few, _) = out(&mut s, "COPY (SELECT a FROM t WHERE a < 50) TO STDOUT");
+    s.execute(&sql("(SELECT a FROM t WHERE a < 50)")).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), few);
+    s.execute(&sql("t")).unwrap();
+    assert!(
+        std::fs::read(&path).unwrap() == want,
+        "table over a shorter file"
+    );
+}
+
+#[test]
+fn a_copy_to_a_file_that_fails_leaves_only_what_it_wrote() {
+    let (dir, mut s) = setup();
+    let path = dir.path().join("out.tsv");
+    std::fs::write(&path, vec![b'z'; 24 << 20]).unwrap();
+    // Fails at a = 50000, after several output pieces were written.
+    let e = s
+        .execute(&format!(
+            "COPY (SELECT a, 1 / (a - 50000), repeat('x', 200) FROM t) TO '{}'",
+            path.display()
+        ))
+        .unwrap_err();
+    assert_eq!(e.message, "division by zero");
+    let got = std::fs::read(&path).unwrap();
+    assert!(got.len() > 1 << 20, "some rows were written: {}", got.len());
+    assert!(got.len() < 24 << 20);
+    assert!(!got.contains(&b'z'), "nothing of the old file is left");
+    assert_eq!(got.last(), Some(&b'\n'));
+}

@@ -169,6 +169,8 @@ fn backslash_copy_uses_client_files_and_streams() {
 select 'end';
 ";
     std::fs::write(dir.path().join("c2.sql"), script).expect("write script");
+    // An older, longer o2.txt: `\copy ... to` leaves only the new rows.
+    std::fs::write(dir.path().join("o2.txt"), "stale\n".repeat(10_000)).expect("old o2.txt");
     let (out, err, code) = run_in(dir.path(), &["-f", "c2.sql"], "");
     assert_eq!(
         out,

@@ -7,6 +7,7 @@ use crate::systems::Kind;
 /// Every workload name, in the order the table prints them.
 pub const WORKLOADS: &[&str] = &[
     "count_star",
+    "count_star_qual",
     "sum_group",
     "hash_join",
     "filter_scan",

@@ -97,6 +97,8 @@ pub struct Report {
     pub ring: Vec<RingRow>,
     /// Why the ring sweep did not run, or its setup.
     pub ring_note: Option<String>,
+    /// What bounds the read workloads (`floor.rs`), printed under the notes.
+    pub bounds: Vec<String>,
 }
 
 impl Report {
@@ -138,6 +140,12 @@ impl Report {
             out.push_str("\nnotes:\n");
             for n in notes {
                 let _ = writeln!(out, "  {n}");
+            }
+        }
+        if !self.bounds.is_empty() {
+            out.push_str("\nbounds (measured):\n");
+            for b in &self.bounds {
+                let _ = writeln!(out, "  {b}");
             }
         }
         out.push_str(
@@ -346,6 +354,7 @@ mod tests {
             settings: vec![("scale".into(), "0.05".into())],
             ring: vec![],
             ring_note: None,
+            bounds: Vec::new(),
         }
     }
 

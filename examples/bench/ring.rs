@@ -16,6 +16,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::report::RingRow;
+use crate::session::{Memory, Session};
+use crate::stats::fmt_kib;
 use crate::stats::median;
 use crate::systems::{Launcher, System};
 use crate::workloads::{accounts_ddl, ACCOUNTS_PER_PAGE};
@@ -132,23 +134,117 @@ fn with_pool(heapdb: &System, shared_buffers_mb: u64) -> System {
     sys
 }
 
+/// What [`scan_memory`] measured.
+#[derive(Debug, Clone, Copy)]
+pub struct ScanMemory {
+    /// The bulk-read ring, in 8 kB buffers.
+    pub ring: u64,
+    /// The scan's participants (the leader and its parallel workers), who
+    /// share the ring.
+    pub participants: u64,
+    /// After start-up.
+    pub start: Memory,
+    /// After the first scan.
+    pub first: Memory,
+    /// After a second scan in the same process.
+    pub second: Memory,
+}
+
 /// The memory target: a fresh heapdb with a pool of `shared_buffers_mb`
 /// scans `ring_t` (left by the sweep, four times the pool) at the default
-/// 256 kB ring. Returns its peak RSS in KiB after start-up and after the
-/// scan: the growth should be about the ring, not the table or the pool.
-pub fn scan_memory(heapdb: &System, shared_buffers_mb: u64) -> Result<(u64, u64), String> {
+/// 256 kB ring, then once more. The growth of its peak RSS from start-up
+/// to after the first scan should be about the ring, not the table or the
+/// pool; [`memory_note`] says what it is made of.
+pub fn scan_memory(heapdb: &System, shared_buffers_mb: u64) -> Result<ScanMemory, String> {
     let mut s = with_pool(heapdb, shared_buffers_mb).open()?;
     s.run("SET bulkread_ring_size = '256kB';")?;
-    let before = s.peak_rss_kib().ok_or("no peak RSS in /proc")?;
-    s.run("select count(*) from ring_t where aid > 0;")?;
-    let after = s.peak_rss_kib().ok_or("no peak RSS in /proc")?;
+    let workers: u64 = s
+        .query("SHOW max_parallel_workers_per_gather;")?
+        .iter()
+        .find_map(|l| l.trim().parse().ok())
+        .ok_or("no max_parallel_workers_per_gather")?;
+    let mem = |s: &Session| s.memory().ok_or("no memory figures in /proc");
+    let start = mem(&s)?;
+    let scan = "select count(*) from ring_t where aid > 0;";
+    s.run(scan)?;
+    let first = mem(&s)?;
+    s.run(scan)?;
+    let second = mem(&s)?;
     s.close();
-    Ok((before, after))
+    Ok(ScanMemory {
+        ring: 256 / 8,
+        participants: workers + 1,
+        start,
+        first,
+        second,
+    })
+}
+
+/// The memory line under the sweep's table: the peak RSS before and after
+/// the first scan, and what the growth is made of.
+pub fn memory_note(m: &ScanMemory) -> String {
+    let share = (m.ring / m.participants.max(1)).max(1);
+    let grew = |a: u64, b: u64| {
+        if b >= a {
+            format!("+{}", fmt_kib(b - a))
+        } else {
+            format!("-{}", fmt_kib(a - b))
+        }
+    };
+    format!(
+        "a fresh heapdb's peak RSS went from {} after start-up to {} after scanning the table ({}), \
+         at a {} kB bulk-read ring shared by the scan's {} participants ({} buffers each, {} of frames in all); \
+         of it anonymous memory {} ({} in huge pages; the ring's frames, the workers' first stacks and malloc arenas) \
+         and file-backed {} (program code and libraries run for the first time); a second scan: {}",
+        fmt_kib(m.start.peak),
+        fmt_kib(m.first.peak),
+        grew(m.start.peak, m.first.peak),
+        m.ring * 8,
+        m.participants,
+        share,
+        fmt_kib(share * m.participants * 8),
+        grew(m.start.anon, m.first.anon),
+        grew(m.start.anon_huge, m.first.anon_huge),
+        grew(m.start.file, m.first.file),
+        grew(m.first.peak, m.second.peak),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_note_says_what_the_growth_is_made_of() {
+        let m = |peak, anon, file, anon_huge| Memory {
+            peak,
+            anon,
+            file,
+            anon_huge,
+        };
+        let note = memory_note(&ScanMemory {
+            ring: 32,
+            participants: 3,
+            start: m(27_000, 22_000, 5_000, 0),
+            first: m(27_808, 22_296, 5_512, 0),
+            second: m(27_808, 22_296, 5_512, 0),
+        });
+        assert!(
+            note.contains("from 26.4 MiB after start-up to 27.2 MiB"),
+            "{note}"
+        );
+        assert!(note.contains("(+808 KiB)"), "{note}");
+        assert!(
+            note.contains("3 participants (10 buffers each, 240 KiB of frames in all)"),
+            "{note}"
+        );
+        assert!(
+            note.contains("anonymous memory +296 KiB (+0 KiB in huge pages"),
+            "{note}"
+        );
+        assert!(note.contains("file-backed +512 KiB"), "{note}");
+        assert!(note.ends_with("a second scan: +0 KiB"), "{note}");
+    }
 
     #[test]
     fn table_is_four_times_the_pool() {

@@ -93,13 +93,41 @@ pub fn parse_sqlite_time(line: &str) -> Option<Duration> {
 /// Peak resident set size of a process (`VmHWM` in `/proc/PID/status`), KiB.
 pub fn peak_rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    parse_vm_hwm(&status)
+    kib_field(&status, "VmHWM:")
 }
 
-/// The `VmHWM:  12345 kB` field of a `/proc/PID/status` text.
-pub fn parse_vm_hwm(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+/// What a process's resident memory is made of, in KiB.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// Peak resident set size so far (`VmHWM`).
+    pub peak: u64,
+    /// Resident anonymous memory now (`RssAnon`): heap, stacks, malloc
+    /// arenas, heapdb's buffer-pool frames.
+    pub anon: u64,
+    /// Resident file-backed memory now (`RssFile`): program code and
+    /// libraries, as far as they have run.
+    pub file: u64,
+    /// Of `anon`, the part in transparent huge pages (`AnonHugePages` of
+    /// `/proc/PID/smaps_rollup`; 0 where the kernel has no such file).
+    pub anon_huge: u64,
+}
+
+/// A process's [`Memory`] now.
+pub fn memory(pid: u32) -> Option<Memory> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    Some(Memory {
+        peak: kib_field(&status, "VmHWM:")?,
+        anon: kib_field(&status, "RssAnon:")?,
+        file: kib_field(&status, "RssFile:")?,
+        anon_huge: kib_field(&rollup, "AnonHugePages:").unwrap_or(0),
+    })
+}
+
+/// The `NAME  12345 kB` field of a `/proc` text (`NAME` with its colon).
+pub fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    line[name.len()..].split_whitespace().next()?.parse().ok()
 }
 
 /// What one statement (or script) produced.
@@ -234,6 +262,11 @@ impl Session {
     /// The client's (or its backend's) peak resident set size so far, KiB.
     pub fn peak_rss_kib(&self) -> Option<u64> {
         peak_rss_kib(self.rss_pid)
+    }
+
+    /// What the client's (or its backend's) resident memory is made of now.
+    pub fn memory(&self) -> Option<Memory> {
+        memory(self.rss_pid)
     }
 
     /// Closes stdin, waits for the client to exit and returns the time since
@@ -381,12 +414,22 @@ mod tests {
     }
 
     #[test]
-    fn vm_hwm_field() {
-        let status = "Name:\tpsql\nVmPeak:\t  20000 kB\nVmHWM:\t    8192 kB\nVmRSS:\t 4000 kB\n";
-        assert_eq!(parse_vm_hwm(status), Some(8192));
-        assert_eq!(parse_vm_hwm("Name: x\n"), None);
-        // Our own process has a peak.
+    fn proc_kib_fields() {
+        let status = "Name:\tpsql\nVmPeak:\t  20000 kB\nVmHWM:\t    8192 kB\nVmRSS:\t 4000 kB\n\
+            RssAnon:\t    3000 kB\nRssFile:\t    1000 kB\n";
+        assert_eq!(kib_field(status, "VmHWM:"), Some(8192));
+        assert_eq!(kib_field(status, "RssFile:"), Some(1000));
+        assert_eq!(kib_field("Name: x\n", "VmHWM:"), None);
+        let rollup = "Rss:                1234 kB\nAnonHugePages:      2048 kB\n";
+        assert_eq!(kib_field(rollup, "AnonHugePages:"), Some(2048));
+        // Our own process has a peak, and its parts add up to no more.
         assert!(peak_rss_kib(std::process::id()).unwrap() > 0);
+        let m = memory(std::process::id()).unwrap();
+        assert!(
+            m.anon > 0 && m.file > 0 && m.anon + m.file <= m.peak + 64,
+            "{m:?}"
+        );
+        assert!(m.anon_huge <= m.anon);
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! `session::copy`.
 
 pub mod csv;
+pub mod out_file;
 pub mod reader;
 pub mod text;
 

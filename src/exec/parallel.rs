@@ -13,7 +13,10 @@
 //! statement's cancel flag once per batch; the first error of any
 //! participant is the statement's error (the others finish their chunks
 //! first, as every participant's loop ends when the blocks run out). No
-//! lock is shared between participants beyond the buffer pool's own.
+//! lock is shared between participants beyond the buffer pool's own. For a
+//! table big enough for a bulk-read ring, the participants split one ring
+//! between them (the [`ParallelBlocks`] knows how many they are), so a
+//! parallel scan holds no more buffers than a serial one.
 //!
 //! Buffer counters: each worker's hits and reads are credited to the
 //! leader's thread when it finishes, so `\timing` and EXPLAIN BUFFERS count
@@ -84,7 +87,7 @@ impl<'a> GatherOp<'a> {
             return Err(Error::internal("driving scan is not a sequential scan"));
         };
         let heap = self.ctx.relation(table.relfilenode)?;
-        let blocks = Arc::new(ParallelBlocks::new(heap.nblocks()?));
+        let blocks = Arc::new(ParallelBlocks::new(heap.nblocks()?, self.workers + 1));
         let shared = (scan as *const Plan as usize, blocks);
         let count_star = scan::is_count_star(input, group, aggs);
         let measure = self.instr.is_some();

@@ -362,7 +362,7 @@ impl<'a> CountStarOp<'a> {
         let blocks = match self.shared {
             Some(blocks) => blocks,
             None => {
-                own = ParallelBlocks::new(self.heap.nblocks()?);
+                own = ParallelBlocks::new(self.heap.nblocks()?, 1);
                 &own
             }
         };

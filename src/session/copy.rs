@@ -73,6 +73,7 @@ use heapdb_grammar::ast;
 use super::dml::target_columns;
 use super::{Column, Progress, ProgressUnit, QueryResult, Session};
 use crate::access::heap::tuple;
+use crate::copy::out_file::OutFile;
 use crate::copy::{self, csv, text, CopyOptions, Field, ForceQuote, Format};
 use crate::err;
 use crate::error::{Error, Result};
@@ -215,12 +216,18 @@ impl Session {
                             "relative path not allowed for COPY to file"
                         ));
                     }
-                    let f = File::create(path).map_err(|e| file_error(e, path, "writing"))?;
+                    // Written over in place, cut to length at the end
+                    // (`copy::out_file` says why).
+                    let f = OutFile::create(path).map_err(|e| file_error(e, path, "writing"))?;
                     let mut w = BufWriter::new(f);
                     let n = self.copy_to(&source, &opts, &mut w, progress)?;
-                    w.flush().map_err(|e| {
+                    let write_error = |e: std::io::Error| {
                         err!(IoError, "could not write to COPY file: {}", os_text(&e))
-                    })?;
+                    };
+                    w.into_inner()
+                        .map_err(|e| write_error(e.into_error()))?
+                        .finish()
+                        .map_err(write_error)?;
                     n
                 }
                 (_, CopyIo::Out(w)) => {

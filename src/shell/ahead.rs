@@ -27,7 +27,10 @@
 //!   thread says when its next read may block, and the main thread flushes
 //!   when it has caught up with that point, as the one-thread loop does;
 //! - errors (invalid UTF-8) and the end of input come in order, with the
-//!   line number reached.
+//!   line number reached; so does a panic of the reader thread (a bug), as
+//!   an error item after the items read before it, so that the main thread
+//!   reports it and stops instead of waiting forever for an item that no
+//!   thread will send.
 //!
 //! Echo of all input (`-a`) and `-c` strings read on the main thread as
 //! before ([`super::script`]).
@@ -43,7 +46,8 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
 
 use heapdb_grammar::{scan_single_insert, ScannedInsert, ScannedLiteral};
 
@@ -155,7 +159,7 @@ impl<R: Read + Send + 'static> ReadAhead<R> {
         let s = Arc::clone(&shared);
         std::thread::Builder::new()
             .name("heapdb-read-ahead".into())
-            .spawn(move || read_loop(&s))?;
+            .spawn(move || run_reader(&s))?;
         Ok(ReadAhead {
             shared,
             local: VecDeque::new(),
@@ -271,6 +275,41 @@ fn contains_copy(text: &str) -> bool {
         b.get(i..i + 4)
             .is_some_and(|w| w.eq_ignore_ascii_case(b"copy"))
     })
+}
+
+/// The reader thread's body: [`read_loop`], and should it panic, an error
+/// item for the main thread, which would otherwise wait for ever.
+fn run_reader<R: Read>(shared: &Shared<R>) {
+    // Unwind safety: after a panic only the inbox is touched (its mutex
+    // poisoning is ignored on purpose: a queue push is never left half
+    // done) and the reader's line count is read.
+    let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| read_loop(shared))) else {
+        return;
+    };
+    let what = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    // The reader's mutex is free unless the main thread holds it, which it
+    // does only while the reader is paused (not where it could panic).
+    let line = match shared.reader.try_lock() {
+        Ok(r) => r.lineno(),
+        Err(TryLockError::Poisoned(p)) => p.into_inner().lineno(),
+        Err(TryLockError::WouldBlock) => 0,
+    };
+    let mut inbox = shared.inbox();
+    inbox.queue.push_back(Entry::Go(Next::Failed(
+        io::Error::other(format!(
+            "internal error: the script reader thread panicked: {what}"
+        )),
+        line,
+    )));
+    inbox.finished = true;
+    inbox.idle = false;
+    inbox.paused = false;
+    drop(inbox);
+    shared.changed.notify_all();
 }
 
 /// The reader thread: reads items and hands them over until the end of
@@ -462,5 +501,62 @@ mod tests {
             }
         }
         assert!(matches!(next(&mut a), Next::End));
+    }
+
+    /// Gives `text`, then panics on the next read.
+    struct PanicsAfter(io::Cursor<Vec<u8>>);
+
+    impl Read for PanicsAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => panic!("reader test panic"),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_of_the_reader_thread_reaches_the_main_thread_as_an_error() {
+        let input = PanicsAfter(io::Cursor::new(
+            b"insert into t values (1, 'a');\nselect 2;\nselect".to_vec(),
+        ));
+        let mut a = ReadAhead::start(ScriptReader::new(input)).unwrap();
+        // The consumer runs on a thread of its own so that a hang fails the
+        // test instead of stalling it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            loop {
+                let n = match a.try_next() {
+                    Poll::Ready(n) => n,
+                    Poll::WouldBlock => a.next_blocking(),
+                };
+                got.push(match n {
+                    Next::Insert { line, .. } => format!("insert {line}"),
+                    Next::Item(Item::Sql { text, line, .. }) => format!("{text} {line}"),
+                    Next::Item(_) => "other".to_string(),
+                    Next::Failed(e, line) => format!("failed {line}: {e}"),
+                    Next::End => "end".to_string(),
+                });
+                if got
+                    .last()
+                    .is_some_and(|g| g.starts_with("failed") || g == "end")
+                {
+                    break;
+                }
+            }
+            tx.send(got).unwrap();
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the main thread got an item after the reader's panic");
+        assert_eq!(
+            got,
+            [
+                "insert 1",
+                "select 2; 2",
+                "failed 2: internal error: the script reader thread panicked: reader test panic"
+            ]
+        );
     }
 }

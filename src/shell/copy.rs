@@ -24,6 +24,7 @@ use super::input::{ScriptReader, Splitter};
 use super::report::{format_error, Locus};
 use super::run::{Flow, Runner, Source};
 use super::script::io_message;
+use crate::copy::out_file::OutFile;
 use crate::session::CopyIo;
 
 /// The data of a `COPY ... FROM STDIN`, as the shell reads it.
@@ -519,7 +520,9 @@ impl Runner {
                 self.run_copy_in(&copy.sql, None, None, src, line).0
             }
             (ClientCopy::Out, Endpoint::File(path)) => {
-                let file = match File::create(&path) {
+                // Written over in place and cut to length at the end, as
+                // the server-side COPY TO does (`copy::out_file` says why).
+                let file = match OutFile::create(&path) {
                     Ok(f) => f,
                     Err(e) => {
                         return self.shell_error(&format!("{path}: {}", io_message(&e)), src, line)
@@ -529,7 +532,11 @@ impl Runner {
                 let flow = self
                     .run_copy_out(&copy.sql, Some(&mut w), true, src, line)
                     .0;
-                if let Err(e) = w.flush() {
+                let done = w
+                    .into_inner()
+                    .map_err(io::IntoInnerError::into_error)
+                    .and_then(OutFile::finish);
+                if let Err(e) = done {
                     return self.shell_error(&format!("{path}: {}", io_message(&e)), src, line);
                 }
                 flow

@@ -2,7 +2,8 @@
 //!
 //! # What it owns
 //!
-//! - `nbuffers` frames in one contiguous, 4 KiB-aligned allocation, and one
+//! - `nbuffers` frames in one anonymous mapping (`frames.rs`: huge pages
+//!   per 2 MiB region as regions come into use), and one
 //!   `BufferDesc` per frame (tag, pin count, usage count, flags, content
 //!   lock; see `desc.rs`);
 //! - the partitioned mapping table from page to frame (`mapping.rs`);
@@ -58,9 +59,7 @@
 //! locks are taken only with a pin and never while holding a partition or
 //! header lock; the relation extension lock comes before all of these.
 
-use std::alloc::Layout;
 use std::path::{Path, PathBuf};
-use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -69,8 +68,9 @@ use parking_lot::{Mutex, RwLock};
 
 use super::clock::ClockSweep;
 use super::desc::*;
+use super::frames::{Frames, HUGE_PAGE};
 use super::mapping::{self, MappingTable};
-use super::ring::{Ring, RingSizes, StrategyKind};
+use super::ring::{Ring, RingSizes, SpareBuffers, StrategyKind};
 use super::smgr::Smgr;
 use super::stats::{BufferUsage, Counter, PoolCounters};
 use super::{relpath, BlockNumber, ForkNumber, RelFileNode, BLCKSZ, MAX_BLOCKS};
@@ -179,30 +179,6 @@ pub struct BufferInfo {
 /// The smallest pool, as PostgreSQL's minimum `shared_buffers`.
 pub const MIN_BUFFERS: usize = 16;
 
-/// The frames: one aligned allocation of `nbuffers * BLCKSZ` bytes.
-struct Frames {
-    /// Start of the allocation.
-    ptr: NonNull<u8>,
-    /// Its layout, for deallocation.
-    layout: Layout,
-}
-
-// SAFETY: the frames are plain bytes; access is governed by the buffer
-// locking rules (content locks and I/O ownership).
-unsafe impl Send for Frames {}
-// SAFETY: as above.
-unsafe impl Sync for Frames {}
-
-impl Drop for Frames {
-    fn drop(&mut self) {
-        // SAFETY: mapped in `BufferPool::open_with` with this size; no
-        // reference into the frames outlives the pool.
-        unsafe {
-            libc::munmap(self.ptr.as_ptr().cast(), self.layout.size());
-        }
-    }
-}
-
 /// Number of relation extension locks (striped by relation and fork).
 const EXTENSION_LOCKS: usize = 64;
 
@@ -226,6 +202,8 @@ pub struct BufferPool {
     pub(super) wal_hook: RwLock<Option<Arc<dyn WalFlushHook>>>,
     /// Ring sizes for new rings.
     pub(super) ring_sizes: RwLock<RingSizes>,
+    /// Buffers bulk-read rings gave back, for the next ones (`ring.rs`).
+    spare_ring_buffers: Arc<SpareBuffers>,
     /// The database's counters.
     pub(super) counters: PoolCounters,
 }
@@ -253,52 +231,10 @@ impl BufferPool {
             ));
         }
         let smgr = Smgr::open(data_dir)?;
-        let layout = Layout::from_size_align(n * BLCKSZ, 4096)
-            .map_err(|_| Error::new(SqlState::OutOfMemory, "out of memory"))?;
-        // An anonymous mapping, not `alloc_zeroed`: at 4 kB alignment that
-        // allocates and then memsets the whole pool (15 s for 6 GB on a busy
-        // machine, and all of it resident at once); the kernel zero-fills
-        // mapped pages on first touch, so opening costs nothing and resident
-        // memory grows with the frames used.
-        // SAFETY: a fresh private anonymous mapping of non-zero size (n >=
-        // MIN_BUFFERS); no existing memory is affected.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                layout.size(),
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        let ptr = if ptr == libc::MAP_FAILED {
-            std::ptr::null_mut()
-        } else {
-            if config.huge_pages {
-                // Transparent huge pages: a scan of a cached table walks its
-                // frames at memory speed only when each 2 MB of them costs
-                // one TLB entry instead of 512 (4 kB pages made the page
-                // walks most of a cached `sum()`'s time). Frames are still
-                // touched lazily, so resident memory grows with the frames
-                // used, in 2 MB steps. A kernel without THP refuses the
-                // advice; the pool then simply uses 4 kB pages (PostgreSQL's
-                // `huge_pages = try`).
-                // SAFETY: advice on the mapping just created; it changes no
-                // memory contents.
-                unsafe { libc::madvise(ptr, layout.size(), libc::MADV_HUGEPAGE) };
-            }
-            ptr.cast::<u8>()
-        };
-        let ptr = NonNull::new(ptr).ok_or_else(|| {
-            Error::new(SqlState::OutOfMemory, "out of memory").with_detail(format!(
-                "Failed on request of size {} for the buffer pool.",
-                n * BLCKSZ
-            ))
-        })?;
+        let frames = Frames::map(n, config.huge_pages)?;
         Ok(Arc::new(BufferPool {
             data_dir: data_dir.to_path_buf(),
-            frames: Frames { ptr, layout },
+            frames,
             descs: (0..n).map(|_| BufferDesc::new()).collect(),
             mapping: MappingTable::new(n),
             clock: ClockSweep::new(),
@@ -306,6 +242,7 @@ impl BufferPool {
             extension_locks: (0..EXTENSION_LOCKS).map(|_| Mutex::new(())).collect(),
             wal_hook: RwLock::new(None),
             ring_sizes: RwLock::new(config.ring_sizes),
+            spare_ring_buffers: Arc::new(SpareBuffers::new(n / 8)),
             counters: PoolCounters::default(),
         }))
     }
@@ -362,7 +299,14 @@ impl BufferPool {
     /// an eighth of the pool.
     pub fn ring_with(&self, kind: StrategyKind, sizes: &RingSizes) -> Ring {
         let n = self.nbuffers();
-        let mut ring = Ring::new(kind, sizes.buffers(kind, n), sizes.max_buffers(kind, n));
+        self.new_ring(kind, sizes.buffers(kind, n), sizes.max_buffers(kind, n))
+    }
+
+    fn new_ring(&self, kind: StrategyKind, len: usize, max_len: usize) -> Ring {
+        let mut ring = Ring::new(kind, len, max_len);
+        if kind == StrategyKind::BulkRead {
+            ring.set_spare(Arc::clone(&self.spare_ring_buffers));
+        }
         if let Some(hook) = self.wal_hook.read().as_ref() {
             ring.set_base_lsn(hook.flushed_lsn());
         }
@@ -383,6 +327,21 @@ impl BufferPool {
             .then(|| self.ring_with(StrategyKind::BulkRead, sizes))
     }
 
+    /// The ring of one of `participants` threads scanning a relation of
+    /// `nblocks` blocks together (a parallel scan): [`BufferPool::scan_ring`]'s
+    /// buffers split between them, at least one each, so that the scan as a
+    /// whole stays within the bulk-read ring's size. (PostgreSQL gives each
+    /// parallel worker a whole ring; here `bulkread_ring_size` bounds the
+    /// statement's memory, whatever its number of workers.)
+    pub fn scan_ring_shared(&self, nblocks: BlockNumber, participants: usize) -> Option<Ring> {
+        (nblocks as usize > self.nbuffers() / 4).then(|| {
+            let kind = StrategyKind::BulkRead;
+            let len =
+                (self.ring_sizes().buffers(kind, self.nbuffers()) / participants.max(1)).max(1);
+            self.new_ring(kind, len, len)
+        })
+    }
+
     /// The database's counters since the pool opened.
     pub fn stats(&self) -> BufferUsage {
         self.counters.snapshot()
@@ -391,8 +350,19 @@ impl BufferPool {
     /// Pointer to frame `id`.
     #[inline]
     pub(super) fn frame(&self, id: u32) -> *mut u8 {
-        // SAFETY: id < nbuffers, so the offset is inside the allocation.
-        unsafe { self.frames.ptr.as_ptr().add(id as usize * BLCKSZ) }
+        self.frames.frame(id)
+    }
+
+    /// How many 2 MiB regions of the frames have been advised to use huge
+    /// pages so far (see [`super::frames`]).
+    pub fn huge_regions_advised(&self) -> usize {
+        self.frames.regions_advised()
+    }
+
+    /// Bytes of the frames resident in memory now (`mincore`; `None` if the
+    /// kernel does not say): what the pool costs the process so far.
+    pub fn resident_frame_bytes(&self) -> Option<usize> {
+        self.frames.resident_bytes()
     }
 
     /// The descriptor of buffer `id`.
@@ -760,8 +730,17 @@ impl BufferPool {
     ) -> Result<(u32, bool)> {
         let new_part = MappingTable::partition_of(hash);
         let with_ring = strategy.is_some();
+        // Huge pages for the frame's region, unless only a ring smaller than
+        // a huge page uses it (see `frames.rs`: a 256 kB ring in an
+        // untouched region must not fault in 2 MiB).
+        let huge = strategy
+            .as_deref()
+            .map_or(true, |r| r.max_len() * BLCKSZ >= HUGE_PAGE);
         loop {
             let (id, s) = self.clock.victim(&self.descs, strategy.as_deref_mut())?;
+            if huge {
+                self.frames.prepare(id);
+            }
             let d = self.desc(id);
             // Pin it and release the header lock in one store.
             d.unlock_header(s + REFCOUNT_ONE);

@@ -504,6 +504,94 @@ fn scan_ring_only_for_relations_over_a_quarter_of_the_pool() {
 }
 
 #[test]
+fn parallel_participants_split_one_bulk_read_ring() {
+    let (_dir, pool) = pool(16384);
+    assert!(
+        pool.scan_ring_shared(4096, 3).is_none(),
+        "a quarter: no ring"
+    );
+    let whole = pool.scan_ring(4097).unwrap().len();
+    assert_eq!(whole, 32);
+    let shares: Vec<usize> = [1, 2, 3, 64]
+        .iter()
+        .map(|&p| pool.scan_ring_shared(4097, p).unwrap().len())
+        .collect();
+    assert_eq!(shares, [32, 16, 10, 1], "at least one buffer each");
+    let r = pool.scan_ring_shared(4097, 3).unwrap();
+    assert_eq!((r.kind(), r.max_len()), (StrategyKind::BulkRead, 10));
+}
+
+#[test]
+fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
+    // 32 MiB of frames; 1,100 pages are over a quarter of them.
+    const N: usize = 4096;
+    const PAGES: u32 = 1100;
+    let dir = tempfile::tempdir().unwrap();
+    let config = BufferPoolConfig {
+        nbuffers: N,
+        ..BufferPoolConfig::default()
+    };
+    {
+        let pool = BufferPool::open_with(dir.path(), config).unwrap();
+        pool.create_relation(REL, MAIN).unwrap();
+        fill(&pool, REL, PAGES);
+        pool.flush_all().unwrap();
+        assert!(pool.huge_regions_advised() >= 1, "extension is normal use");
+    }
+    let pool = BufferPool::open_with(dir.path(), config).unwrap();
+    assert_eq!(pool.huge_regions_advised(), 0);
+    let mut ring = pool.scan_ring(PAGES).expect("over a quarter of the pool");
+    assert_eq!(ring.len(), 32);
+    for b in 0..PAGES {
+        assert_eq!(stamp_with(&pool, b, Some(&mut ring)), b);
+    }
+    if let Some(r) = pool.resident_frame_bytes() {
+        assert!(r <= 32 * BLCKSZ, "{r} bytes resident for a 32-buffer ring");
+        assert!(r >= 16 * BLCKSZ, "{r} bytes: the ring's frames are");
+    }
+    assert_eq!(pool.huge_regions_advised(), 0, "a 256 kB ring: 4 kB pages");
+    // The next scan's ring starts from the buffers this one leaves: no new
+    // frame is touched.
+    let resident = pool.resident_frame_bytes();
+    drop(ring);
+    let mut again = pool.scan_ring(PAGES).unwrap();
+    for b in 0..PAGES {
+        assert_eq!(stamp_with(&pool, b, Some(&mut again)), b);
+    }
+    assert_eq!(pool.resident_frame_bytes(), resident);
+    let holding = pool
+        .buffer_summary()
+        .iter()
+        .filter(|b| b.tag.is_some())
+        .count();
+    assert_eq!(holding, 32, "the same 32 frames");
+    drop(again);
+    // A normal read takes the frame under the clock hand (after the
+    // ring's) for good: its region is advised.
+    assert_eq!(stamp(&pool, REL, 7), 7);
+    assert_eq!(pool.huge_regions_advised(), 1, "a normal read advises");
+    // A ring of a huge page or more is pool-sized use too: the regions of
+    // its 256 frames, the next ones under the hand, are advised.
+    pool.set_ring_sizes(RingSizes {
+        bulk_read: HUGE_PAGE,
+        ..RingSizes::default()
+    });
+    let mut big = pool.scan_ring(PAGES).unwrap();
+    assert_eq!(big.len(), HUGE_PAGE / BLCKSZ);
+    for b in 0..PAGES {
+        assert_eq!(stamp_with(&pool, b, Some(&mut big)), b);
+    }
+    let advised = pool.huge_regions_advised();
+    assert!((2..=3).contains(&advised), "{advised} regions");
+}
+
+fn stamp_with(pool: &BufferPool, block: u32, ring: Option<&mut Ring>) -> u32 {
+    let buf = pool.read_buffer(REL, MAIN, block, ring).unwrap();
+    let g = buf.read();
+    u32::from_le_bytes(g[100..104].try_into().unwrap())
+}
+
+#[test]
 fn reading_beyond_the_end_fails_cleanly_and_leaves_no_pin() {
     let (_dir, pool) = pool(16);
     pool.create_relation(REL, MAIN).unwrap();

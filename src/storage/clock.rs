@@ -14,7 +14,8 @@
 //!
 //! The victim is returned with its header lock held and a pin count of zero;
 //! the caller pins it (`BufferDesc::unlock_header` with one more pin).
-//! With a ring, the ring's next buffer is tried first (see [`super::ring`]).
+//! With a ring, the ring's next buffer is tried first, then for a bulk-read
+//! ring the buffers earlier rings left (see [`super::ring`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -53,6 +54,18 @@ impl ClockSweep {
             let s = d.lock_header();
             if refcount(s) == 0 && usage(s) <= 1 {
                 ring.reused();
+                return Ok((id, s));
+            }
+            d.unlock_header(s);
+        }
+        // A buffer an earlier ring left, if nobody took it up since, before
+        // the sweep, whose next victims in a pool not yet full are frames
+        // never touched (see `ring.rs`).
+        while let Some(id) = ring.take_spare() {
+            let d = &descs[id as usize];
+            let s = d.lock_header();
+            if refcount(s) == 0 && usage(s) <= 1 {
+                ring.put(id);
                 return Ok((id, s));
             }
             d.unlock_header(s);

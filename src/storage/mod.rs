@@ -9,7 +9,8 @@
 //!   truncate, unlink, fsync and the OS-cache hints (prefetch / evict).
 //! - [`checksum`]: the 16-bit page checksum written just before every write
 //!   and verified just after every read (all-zero "new" pages excepted).
-//! - [`bufmgr`]: the buffer pool: fixed frames, buffer descriptors, the
+//! - [`bufmgr`]: the buffer pool: fixed frames (`frames.rs`: one mapping,
+//!   huge pages per 2 MiB region as regions come into use), buffer descriptors, the
 //!   partitioned mapping table, RAII pins and content locks, clock-sweep
 //!   replacement (`clock.rs`), access strategies ([`ring`]) and counters
 //!   ([`stats`]); [`recent`]: per-block hints of the buffer that last held
@@ -31,6 +32,7 @@ mod clock;
 pub mod control;
 mod desc;
 pub mod dirlock;
+mod frames;
 mod mapping;
 pub mod page;
 pub mod recent;

@@ -131,10 +131,12 @@ impl BufferPool {
         {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             let frame = self.frame(id);
-            for line in (0..super::BLCKSZ).step_by(64) {
+            // A counted loop (unrolled; `step_by` cost a few instructions
+            // per line).
+            for line in 0..super::BLCKSZ / 64 {
                 // SAFETY: a prefetch of an address inside the frame; it
                 // reads nothing the program sees.
-                unsafe { _mm_prefetch(frame.add(line) as *const i8, _MM_HINT_T0) };
+                unsafe { _mm_prefetch(frame.add(line * 64) as *const i8, _MM_HINT_T0) };
             }
         }
     }

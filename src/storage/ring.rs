@@ -16,7 +16,10 @@
 //! eighth of the pool, as in PostgreSQL):
 //!
 //! - [`StrategyKind::BulkRead`], 256 KiB: sequential scans of relations larger
-//!   than a quarter of the pool (`BufferPool::scan_ring` decides).
+//!   than a quarter of the pool (`BufferPool::scan_ring` decides). The
+//!   participants of a parallel scan split one such ring between them
+//!   (`BufferPool::scan_ring_shared`), so the setting bounds the statement's
+//!   buffers, not each thread's (PostgreSQL gives each worker a whole ring).
 //! - [`StrategyKind::BulkWrite`], 16 MiB: bulk loads (COPY, multi-insert).
 //! - [`StrategyKind::Vacuum`], 256 KiB: VACUUM.
 //!
@@ -58,6 +61,24 @@
 //! A ring thus stays at its configured size while the log keeps up (hint-only
 //! changes, WAL skipped for a table created in the same transaction, a fast
 //! disk) and grows only as far as the log's flush latency needs.
+//!
+//! # Bulk-read rings across statements
+//!
+//! A ring starts empty and fills its slots from the clock sweep. In a pool
+//! that is not full yet, the sweep's next victims are frames never used, so
+//! every new scan's ring would touch new memory: each scan of a big table
+//! grew the process by a ring, until the pool was all resident. So a
+//! bulk-read ring gives its buffers back when it is dropped ([`SpareBuffers`],
+//! one per pool, at most an eighth of the pool), and the next bulk-read ring
+//! fills an empty slot with one of those first, if nobody pins it and its
+//! usage count is at most 1 (the same test as for reusing a ring's own
+//! buffer), before asking the clock sweep. A scan after a scan then uses the
+//! frames the last one left, already resident; the pages in them are the
+//! last scan's, the coldest in the pool.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use super::BLCKSZ;
 
@@ -133,6 +154,52 @@ const NO_BUFFER: u32 = u32::MAX;
 /// `fdatasync`s of this machine's disk.
 pub const WRITE_RING_SLACK: usize = 16 * 1024 * 1024;
 
+/// Buffers that bulk-read rings gave back as they were dropped, for the
+/// next rings to fill their slots from (see the module doc). Shared by the
+/// pool's rings; a buffer id here is only a suggestion, checked under the
+/// buffer's header lock when taken.
+#[derive(Debug)]
+pub(crate) struct SpareBuffers {
+    /// The ids, the most recently given last.
+    ids: Mutex<Vec<u32>>,
+    /// The most ids kept.
+    cap: usize,
+}
+
+impl SpareBuffers {
+    /// An empty list keeping at most `cap` ids.
+    pub(crate) fn new(cap: usize) -> SpareBuffers {
+        SpareBuffers {
+            ids: Mutex::new(Vec::new()),
+            cap,
+        }
+    }
+
+    /// Adds the ids not yet present, while there is room.
+    fn give(&self, ids: impl Iterator<Item = u32>) {
+        let mut v = self.ids.lock();
+        for id in ids {
+            if v.len() >= self.cap {
+                break;
+            }
+            if !v.contains(&id) {
+                v.push(id);
+            }
+        }
+    }
+
+    /// The most recently given id, removed from the list.
+    fn take(&self) -> Option<u32> {
+        self.ids.lock().pop()
+    }
+
+    /// How many ids are kept now.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.ids.lock().len()
+    }
+}
+
 /// A ring of buffers for one operation (see the module doc). Create one with
 /// `BufferPool::ring`; pass `Some(&mut ring)` to the pool's read and extend
 /// calls. A ring is only meaningful for the pool that created it.
@@ -163,6 +230,9 @@ pub struct Ring {
     /// Whether the last dirty buffer that came round had been logged by
     /// this operation (flush-ahead is asked only then; see the module doc).
     logging: bool,
+    /// Where a bulk-read ring takes buffers from before the clock sweep,
+    /// and gives its own back when dropped (see the module doc).
+    spare: Option<Arc<SpareBuffers>>,
 }
 
 impl Ring {
@@ -185,7 +255,22 @@ impl Ring {
             hold: false,
             base_lsn: 0,
             logging: true,
+            spare: None,
         }
+    }
+
+    /// Makes the ring take buffers from `spare` before the clock sweep and
+    /// give its own back to it when dropped (bulk-read rings; the pool does
+    /// this when it makes the ring).
+    pub(crate) fn set_spare(&mut self, spare: Arc<SpareBuffers>) {
+        self.spare = Some(spare);
+    }
+
+    /// A buffer an earlier ring gave back, to try for the current slot
+    /// before the clock sweep (the caller checks it is free to take and then
+    /// [`Ring::put`]s it).
+    pub(crate) fn take_spare(&self) -> Option<u32> {
+        self.spare.as_ref()?.take()
     }
 
     /// Records the WAL's flushed position as the ring starts (the pool does
@@ -316,9 +401,38 @@ impl Ring {
     }
 }
 
+impl Drop for Ring {
+    /// Gives a bulk-read ring's buffers back for the next ring.
+    fn drop(&mut self) {
+        if let Some(spare) = &self.spare {
+            spare.give(self.buffers.iter().copied().filter(|&id| id != NO_BUFFER));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dropped_ring_gives_its_buffers_to_the_next_one() {
+        let spare = Arc::new(SpareBuffers::new(3));
+        let mut r = Ring::new(StrategyKind::BulkRead, 4, 4);
+        r.set_spare(Arc::clone(&spare));
+        assert_eq!(r.take_spare(), None);
+        for id in [5, 6] {
+            r.advance();
+            r.put(id);
+        }
+        drop(r);
+        assert_eq!(spare.len(), 2, "its two buffers, not the empty slots");
+        let mut next = Ring::new(StrategyKind::BulkRead, 4, 4);
+        next.set_spare(Arc::clone(&spare));
+        assert_eq!(next.take_spare(), Some(6));
+        spare.give([7, 8, 9, 10, 7].into_iter());
+        assert_eq!(spare.len(), 3, "at most the cap, no duplicates");
+        assert_eq!(next.take_spare(), Some(8));
+    }
 
     #[test]
     fn sizes_are_capped_at_an_eighth_of_the_pool() {

@@ -25,7 +25,9 @@
 //! [`ParallelBlocks`], which hands out the blocks in chunks of
 //! [`PARALLEL_CHUNK`] through an atomic counter, so every block is visited by
 //! exactly one of them; [`HeapRelation::count_shared`] counts the same way
-//! for a parallel `count(*)`.
+//! for a parallel `count(*)`. The participants split one bulk-read ring
+//! between them (`BufferPool::scan_ring_shared`): a parallel scan holds no
+//! more buffers than a serial one.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -93,15 +95,26 @@ pub struct ParallelBlocks {
     /// The first block not yet handed out (64 bits: calls after the end
     /// keep adding, and must never wrap around to block 0).
     next: AtomicU64,
+    /// How many scans share it: each takes that share of the bulk-read
+    /// ring (`BufferPool::scan_ring_shared`), so the statement's scans
+    /// together use one ring's worth of buffers.
+    participants: usize,
 }
 
 impl ParallelBlocks {
-    /// A parallel scan of blocks `0..nblocks`.
-    pub fn new(nblocks: BlockNumber) -> ParallelBlocks {
+    /// A scan of blocks `0..nblocks` by `participants` threads (at least
+    /// one).
+    pub fn new(nblocks: BlockNumber, participants: usize) -> ParallelBlocks {
         ParallelBlocks {
             nblocks,
             next: AtomicU64::new(0),
+            participants: participants.max(1),
         }
+    }
+
+    /// How many scans share the blocks.
+    pub fn participants(&self) -> usize {
+        self.participants
     }
 
     /// Blocks handed out so far (for progress reports).
@@ -160,7 +173,9 @@ impl HeapRelation {
             snap: snap.clone(),
             nblocks: blocks.nblocks,
             next: 0,
-            ring: self.pool().scan_ring(blocks.nblocks),
+            ring: self
+                .pool()
+                .scan_ring_shared(blocks.nblocks, blocks.participants),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -264,7 +279,9 @@ impl HeapRelation {
         blocks: &ParallelBlocks,
         cancel: &dyn Fn() -> Result<()>,
     ) -> Result<u64> {
-        let mut ring = self.pool().scan_ring(blocks.nblocks);
+        let mut ring = self
+            .pool()
+            .scan_ring_shared(blocks.nblocks, blocks.participants);
         let mut total = 0;
         while let Some((start, end)) = blocks.next_chunk() {
             cancel()?;
@@ -541,7 +558,7 @@ mod tests {
     #[test]
     fn parallel_blocks_hand_out_every_block_once_across_threads() {
         for nblocks in [0, 1, PARALLEL_CHUNK - 1, PARALLEL_CHUNK, 1000] {
-            let blocks = ParallelBlocks::new(nblocks);
+            let blocks = ParallelBlocks::new(nblocks, 3);
             let seen: Vec<Vec<BlockNumber>> = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..3)
                     .map(|_| {

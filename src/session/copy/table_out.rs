@@ -317,7 +317,7 @@ impl Session {
         let rel = self.db.relation(table.relfilenode)?;
         let cancel = self.cancel.clone();
         let snap = &src.snap;
-        let blocks = ParallelBlocks::new(rel.nblocks()?);
+        let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS);
         let pool = Buffers::new(IN_FLIGHT);
         std::thread::scope(|s| {
             let (full_tx, full_rx) = mpsc::channel::<Chunk>();

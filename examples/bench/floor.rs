@@ -1,0 +1,119 @@
+//! The memory floor of the read-only account workloads, measured here.
+//!
+//! Every row store reads each tuple of `pgbench_accounts` (128 bytes: the
+//! 24-byte header, aid, bid, abalance and the 84-byte filler) to answer
+//! `sum_group`, `hash_join` and `filter_scan`; the columns it needs share the
+//! tuple's first cache line, and the CPU fetches lines in 128-byte pairs. So
+//! no heap scan can beat the time this machine takes to pull the heap's bytes
+//! through its caches once. [`heap_read_floor`] measures that with nothing
+//! else in the loop: a buffer of the heap's size (huge pages, as heapdb's
+//! pool), one 4-byte read per 128 bytes, split between the cores, as fast as
+//! the hardware prefetchers stream it. [`bounds`] compares each target of
+//! issue 8 against it, so the report says which targets the floor puts out
+//! of reach (measured), instead of quietly lowering them.
+
+use std::time::{Duration, Instant};
+
+use crate::report::{Report, Row};
+use crate::systems::Kind;
+
+/// Tuples of `pgbench_accounts` per 8 kB heap page.
+pub const ACCOUNTS_PER_PAGE: u64 = 61;
+
+/// The best time (of `runs`: a floor is what the hardware can do, and any
+/// slower run only measured interference) to read one 4-byte value per 128
+/// bytes of a `pages`-page heap on `threads` threads.
+pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Duration {
+    let len = (pages as usize) * 8192;
+    let mut buf = vec![0u8; len];
+    // SAFETY: advice on memory this function owns; failure is harmless.
+    unsafe {
+        libc::madvise(buf.as_mut_ptr().cast(), len, libc::MADV_HUGEPAGE);
+    }
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = i as u8;
+    }
+    let threads = threads.max(1);
+    let share = len.div_ceil(threads).next_multiple_of(128);
+    let mut times = Vec::with_capacity(runs);
+    let mut sink = 0u64;
+    for _ in 0..runs.max(1) {
+        let t0 = Instant::now();
+        let sums: Vec<u64> = std::thread::scope(|s| {
+            let handles: Vec<_> = buf
+                .chunks(share)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.chunks(128)
+                            .map(|line| {
+                                u64::from(u32::from_le_bytes(line[..4].try_into().unwrap()))
+                            })
+                            .sum::<u64>()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        times.push(t0.elapsed());
+        sink = sink.wrapping_add(sums.iter().sum::<u64>());
+    }
+    std::hint::black_box(sink);
+    times.into_iter().min().unwrap_or_default()
+}
+
+/// Lines for the report: the floor, and per read workload what each target
+/// needs against it.
+pub fn bounds(report: &Report, accounts: u64, threads: usize) -> Vec<String> {
+    let pages = accounts.div_ceil(ACCOUNTS_PER_PAGE);
+    let floor = heap_read_floor(pages, threads, 7);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut out = vec![format!(
+        "heap-read floor: reading one cache line pair per tuple of the {pages}-page \
+         ({:.0} MB) pgbench_accounts heap on {threads} threads, nothing else done: \
+         {:.1} ms here (best of 7; no heap scan can be faster)",
+        (pages * 8192) as f64 / 1e6,
+        ms(floor)
+    )];
+    let targets = [
+        (Kind::Pg, 10.0, "10x pg"),
+        (Kind::Sqlite, 20.0, "20x sqlite"),
+        (Kind::Duckdb, 1.0 / 3.0, "within 3x of duckdb"),
+    ];
+    for row in report.rows.iter().filter(|r| is_account_read(r)) {
+        let Some(h) = row.cell(Kind::Heapdb).and_then(|c| c.median()) else {
+            continue;
+        };
+        let mut parts = Vec::new();
+        for (kind, factor, label) in targets {
+            let Some(p) = row.cell(kind).and_then(|c| c.median()) else {
+                continue;
+            };
+            let need = p.as_secs_f64() * 1e3 / factor;
+            let verdict = if ms(h) <= need {
+                "met"
+            } else if need < ms(floor) {
+                "below the floor"
+            } else {
+                "not met"
+            };
+            parts.push(format!("{label} needs <= {need:.1} ms ({verdict})"));
+        }
+        if !parts.is_empty() {
+            out.push(format!(
+                "{}: heapdb {:.1} ms; {}",
+                row.workload,
+                ms(h),
+                parts.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// The workloads that scan the cached accounts heap.
+fn is_account_read(row: &Row) -> bool {
+    matches!(
+        row.workload.as_str(),
+        "sum_group" | "hash_join" | "filter_scan" | "filter_scan_sum"
+    )
+}

@@ -1,0 +1,125 @@
+//! Issue 8's memory target, by its mechanism: a parallel sequential scan of
+//! a table four times the size of a fresh buffer pool (default
+//! `huge_pages = on`) uses one bulk-read ring's worth of buffers in all,
+//! split between its participants, and leaves only those frames resident:
+//! the frames of a small ring are not huge-paged (a 2 MiB huge page for a
+//! 256 kB ring was the whole growth), while frames taken for normal reads
+//! are. Measured on the pool itself (`mincore` over its mapping, the
+//! descriptors' tags), not on a process's RSS.
+
+use heapdb::settings::Settings;
+use heapdb::storage::{ForkNumber, StrategyKind, BLCKSZ};
+use heapdb::types::Value;
+use heapdb::{Database, Session};
+
+/// 16 MiB of frames: a 256 kB ring is 32 of them, at most an eighth.
+const NBUFFERS: i64 = 2048;
+/// 60 accounts rows fill a page: this makes 1,200 pages, over a quarter
+/// of the pool (so the scan takes a ring) and over
+/// `min_parallel_table_scan_size` (so it runs in parallel).
+const ROWS: i64 = 72_000;
+
+fn open(dir: &std::path::Path) -> Database {
+    Database::open_with(
+        dir,
+        Settings {
+            shared_buffers: NBUFFERS,
+            ..Settings::default()
+        },
+    )
+    .unwrap()
+}
+
+fn run(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
+    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).rows
+}
+
+/// Buffers holding a valid main-fork page.
+fn main_fork_buffers(db: &Database) -> usize {
+    db.pool
+        .buffer_summary()
+        .iter()
+        .filter(|b| b.valid && b.tag.is_some_and(|t| t.fork == ForkNumber::Main))
+        .count()
+}
+
+#[test]
+fn a_parallel_ring_scan_of_four_times_the_pool_keeps_one_ring_resident() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open(dir.path());
+        let mut s = db.session();
+        run(
+            &mut s,
+            "create table acc (aid int not null, bid int, abalance int, filler char(84))",
+        );
+        run(
+            &mut s,
+            &format!(
+                "insert into acc select g, (g - 1) / 100000 + 1, 0, '' \
+                 from generate_series(1, {ROWS}) g"
+            ),
+        );
+        run(&mut s, "create table small (a int)");
+        run(&mut s, "insert into small values (1), (2)");
+        run(&mut s, "vacuum acc");
+        db.checkpoint().unwrap();
+    }
+    // A fresh pool: nothing resident, no region advised.
+    let db = open(dir.path());
+    let ring = db.pool.ring(StrategyKind::BulkRead).len();
+    assert_eq!(ring, 32);
+    let fresh = db.pool.resident_frame_bytes();
+    if let Some(r) = fresh {
+        assert_eq!(r, 0, "a fresh pool has no frame resident");
+    }
+    let mut s = db.session();
+    let plan = run(
+        &mut s,
+        "explain (costs off) select count(*) from acc where aid > 0",
+    );
+    assert!(
+        plan.iter()
+            .any(|r| matches!(&r[0], Value::Text(t) if t.contains("Parallel Seq Scan on acc"))),
+        "{plan:?}"
+    );
+    assert_eq!(
+        run(&mut s, "select count(*) from acc where aid > 0"),
+        [[Value::Int8(ROWS)]]
+    );
+    // Three participants (the leader and two workers) took a third of the
+    // ring each, not a ring each: every buffer the scan used still holds
+    // its last page.
+    let used = main_fork_buffers(&db);
+    assert!(used <= ring, "{used} buffers used by the scan, ring {ring}");
+    assert!(used >= 10, "{used}: at least one participant's share");
+    if let Some(r) = db.pool.resident_frame_bytes() {
+        assert!(
+            r <= ring * BLCKSZ,
+            "{r} bytes of frames resident after the scan, ring {} bytes",
+            ring * BLCKSZ
+        );
+        assert!(r >= used * BLCKSZ, "{r} bytes resident, {used} frames used");
+    }
+    assert_eq!(
+        db.pool.huge_regions_advised(),
+        0,
+        "ring frames only: no region asks for huge pages"
+    );
+    // The next scan's rings start from the buffers this one's left: no
+    // frame is touched that was not already.
+    let resident = db.pool.resident_frame_bytes();
+    assert_eq!(
+        run(&mut s, "select count(*) from acc where aid > 0"),
+        [[Value::Int8(ROWS)]]
+    );
+    assert_eq!(db.pool.resident_frame_bytes(), resident);
+    assert_eq!(main_fork_buffers(&db), used, "the same buffers again");
+    // A normal read (a table under a quarter of the pool: no ring) takes a
+    // frame for good and asks for huge pages for its region.
+    assert_eq!(
+        run(&mut s, "select count(*) from small where a > 0"),
+        [[Value::Int8(2)]]
+    );
+    assert_eq!(db.pool.huge_regions_advised(), 1);
+}
