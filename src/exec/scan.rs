@@ -24,7 +24,7 @@ use crate::error::Result;
 use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
-use super::expr::{truth_mask, Expr};
+use super::expr::{count_true, truth_mask, Expr};
 use super::progress::{PageCounter, Progress, ProgressUnit};
 use super::scan_fixed::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
@@ -267,10 +267,7 @@ impl Operator for SeqScanOp<'_> {
             }
             let batch = self.take_batch();
             let batch = match self.filter {
-                Some(f) if self.rows_only => {
-                    let keep = truth_mask(&*f.eval(&batch)?);
-                    Batch::empty_rows(keep.iter().filter(|&&k| k).count())
-                }
+                Some(f) if self.rows_only => Batch::empty_rows(count_true(&*f.eval(&batch)?)),
                 Some(f) => {
                     let keep = truth_mask(&*f.eval(&batch)?);
                     batch.filter(&keep)

@@ -730,12 +730,14 @@ impl BufferPool {
     ) -> Result<(u32, bool)> {
         let new_part = MappingTable::partition_of(hash);
         let with_ring = strategy.is_some();
-        // Huge pages for the frame's region, unless only a ring smaller than
-        // a huge page uses it (see `frames.rs`: a 256 kB ring in an
-        // untouched region must not fault in 2 MiB).
-        let huge = strategy
-            .as_deref()
-            .map_or(true, |r| r.max_len() * BLCKSZ >= HUGE_PAGE);
+        // Huge pages for the frame's region when a table's pages fill it:
+        // not for a ring smaller than a huge page, nor for a visibility-map
+        // page, a few of which a `count(*)` reads (see `frames.rs`: one 8 kB
+        // page in an untouched region must not fault in 2 MiB).
+        let huge = tag.fork == ForkNumber::Main
+            && strategy
+                .as_deref()
+                .map_or(true, |r| r.max_len() * BLCKSZ >= HUGE_PAGE);
         loop {
             let (id, s) = self.clock.victim(&self.descs, strategy.as_deref_mut())?;
             if huge {

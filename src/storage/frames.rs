@@ -16,11 +16,12 @@
 //! So the mapping starts out advised `MADV_NOHUGEPAGE` (so that a kernel in
 //! THP `always` mode does not huge-page it either) and a region is advised
 //! `MADV_HUGEPAGE` just before its first *pool-sized* use: a buffer taken for
-//! a normal read or extension, or for a ring whose memory bound is at least a
-//! region ([`Frames::prepare`]; the buffer pool decides which). Frames that
-//! only small rings (the 256 kB bulk-read and vacuum rings) have used stay in
-//! 4 kB pages, so such a ring costs its own size in resident memory and no
-//! more. A region a small ring touched first and normal use reached later is
+//! a normal read or extension of a table's main fork, or for a ring whose
+//! memory bound is at least a region ([`Frames::prepare`]; the buffer pool
+//! decides which). Frames that only small rings (the 256 kB bulk-read and
+//! vacuum rings) or visibility-map pages (a bare `count(*)` reads a few and
+//! nothing else) have used stay in 4 kB pages, so such a ring costs its own
+//! size in resident memory and no more, and a count its map pages. A region a small ring touched first and normal use reached later is
 //! advised then; its faults stay 4 kB ones (the region already has a page
 //! table) until the kernel's `khugepaged` collapses it in the background: at
 //! most the few regions rings touched first, out of the pool's many.
