@@ -3,7 +3,8 @@
 //! table back out with COPY TO.
 //!
 //! Run: `cargo run --release --example copy_bench [-- --rows N] [--empty-filler]
-//! [--input FILE] [--only from] [--shared-buffers-mb MB]`
+//! [--input FILE] [--output FILE] [--only from] [--shared-buffers-mb MB]
+//! [--vacuum] [--rounds N]`
 //! (default 1,000,000 rows; the figure is for `--rows 5000000`). The
 //! file holds what `examples/bench.rs` loads for `copy_in`: 84 blanks of
 //! filler (what PostgreSQL's char(84) stores for pgbench's ''), about one
@@ -11,6 +12,11 @@
 //! pgbench's client-side initialisation sends it (char(84) pads it). The
 //! table is created in its own transaction before the COPY, as the bench
 //! does, so the load is WAL-logged.
+//!
+//! `--vacuum` runs VACUUM ANALYZE and CHECKPOINT after the load (as the
+//! bench does before its `copy_out` rounds); `--rounds N` COPY TO rounds
+//! follow (default 2), each to `--output` (default a file in the temporary
+//! directory, written over by each round as the bench's are).
 //!
 //! Prints wall-clock time, the process's CPU time (every thread: parsing,
 //! page filling, the WAL writer, the kernel's share) and the calling
@@ -71,7 +77,9 @@ fn main() -> heapdb::Result<()> {
     // `--input FILE`: the data file, generated there only if it is missing
     // (so a profiler can watch the COPY alone).
     let input = arg("--input").map_or_else(|| dir.path().join("accounts.tsv"), Into::into);
-    let output = dir.path().join("out.tsv");
+    // `--output FILE`: where COPY TO writes (`/dev/null` leaves out the
+    // file system).
+    let output = arg("--output").map_or_else(|| dir.path().join("out.tsv"), Into::into);
     if !input.exists() {
         let mut w = BufWriter::new(std::fs::File::create(&input)?);
         let filler = if empty_filler { "" } else { &" ".repeat(84) };
@@ -117,12 +125,18 @@ fn main() -> heapdb::Result<()> {
     if only == "from" {
         return Ok(());
     }
-    // The first COPY TO also sets the hint bits; the second is what the
-    // bench's warm runs measure.
-    for what in ["COPY TO  ", "COPY TO 2"] {
+    if std::env::args().any(|a| a == "--vacuum") {
+        // As the bench leaves the table before its COPY TO rounds.
+        s.execute("VACUUM ANALYZE pgbench_accounts")?;
+        s.execute("CHECKPOINT")?;
+    }
+    // The first COPY TO also sets the hint bits (without --vacuum); the
+    // later ones are what the bench's warm runs measure.
+    let rounds: usize = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(2);
+    for i in 0..rounds {
         let t = now();
         let r = s.execute(&format!("COPY pgbench_accounts TO '{}'", output.display()))?;
-        report(what, &r.tag, rows, t);
+        report(&format!("COPY TO {}", i + 1), &r.tag, rows, t);
     }
     Ok(())
 }

@@ -277,4 +277,5 @@ mod fast;
 mod load;
 mod parallel;
 mod table_out;
+mod text_row;
 mod unload;

@@ -6,7 +6,10 @@
 //! attribute is formatted from its stored bytes into the output buffer:
 //! integers by their digits, text, varchar and char(n) as they are stored
 //! (escaped for the format), other types through their output function.
-//! The output is the same bytes the query path (`unload`) writes.
+//! The output is the same bytes the query path (`unload`) writes. In text
+//! format, a tuple without NULLs whose output columns are integers and
+//! strings, in table order, takes `text_row`'s writer instead (one walk,
+//! straight into the buffer's spare capacity).
 //!
 //! Pipelining: two scoped threads format the table in chunks of
 //! `PARALLEL_CHUNK` blocks taken from one shared counter (the parallel
@@ -26,6 +29,7 @@ use std::io::Write;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 
+use super::text_row::{Col, TextRow};
 use super::unload::{force_flags, plain_ints, write_field, write_header};
 use super::*;
 use crate::access::heap::scan::{ParallelBlocks, PARALLEL_CHUNK};
@@ -90,6 +94,9 @@ struct Formatter<'a> {
     upto: usize,
     /// The output columns are the table's, in order ([`Formatter::row_in_order`]).
     in_order: bool,
+    /// Text format, output columns in table order, integers and strings
+    /// only: the fast row writer.
+    fast: Option<TextRow>,
     /// One value's text form (reused).
     text: String,
 }
@@ -105,14 +112,26 @@ impl Formatter<'_> {
         out: &mut Vec<u8>,
     ) -> Result<u64> {
         let mut slots: Vec<Option<&[u8]>> = vec![None; self.upto];
-        for &off in visible {
+        for (i, &off) in visible.iter().enumerate() {
             let t = page::get_item(pg, off).ok_or_else(|| {
                 err!(
                     DataCorrupted,
                     "visible line pointer {off} of block {block} has no tuple"
                 )
             })?;
-            if self.in_order && self.row_in_order(t, out)? {
+            // The tuple four ahead on its way (its page was prefetched as a
+            // whole when the scan reached it, but that runs ahead of the
+            // hardware's fill buffers): ~3% of COPY TO's CPU.
+            if let Some(&ahead) = visible.get(i + 4) {
+                if let Some(a) = page::get_item(pg, ahead) {
+                    prefetch(a.as_ptr());
+                }
+            }
+            if let Some(f) = &self.fast {
+                if f.row(t, out)? {
+                    continue;
+                }
+            } else if self.in_order && self.row_in_order(t, out)? {
                 continue;
             }
             tuple::deform(t, &self.desc, self.upto, &mut slots)?;
@@ -281,28 +300,50 @@ impl Session {
             .iter()
             .map(|&j| table.columns[j].name.as_str())
             .collect();
+        let kinds: Vec<Kind> = src
+            .cols
+            .iter()
+            .map(|&j| match table.columns[j].ty {
+                DataType::Int2 => Kind::Int2,
+                DataType::Int4 => Kind::Int4,
+                DataType::Int8 => Kind::Int8,
+                DataType::Text | DataType::Varchar(_) | DataType::Char(_) => Kind::Text,
+                _ => Kind::Other,
+            })
+            .collect();
+        let desc = tuple_desc(table)?;
+        let in_order = src.cols.len() == table.columns.len()
+            && src.cols.iter().enumerate().all(|(k, &j)| k == j);
+        // The fast row writer: text format, output columns in table order
+        // (a subset), integers and strings only.
+        let ascending = src.cols.windows(2).all(|w| w[0] < w[1]);
+        let fast_cols: Option<Vec<(usize, Col)>> = src
+            .cols
+            .iter()
+            .zip(&kinds)
+            .map(|(&j, k)| match k {
+                Kind::Int2 => Some((j, Col::Int2)),
+                Kind::Int4 => Some((j, Col::Int4)),
+                Kind::Int8 => Some((j, Col::Int8)),
+                Kind::Text => Some((j, Col::Text)),
+                Kind::Other => None,
+            })
+            .collect();
+        let fast = fast_cols
+            .filter(|_| ascending && opts.format == Format::Text && plain_ints(opts))
+            .and_then(|c| TextRow::new(&desc, &c, opts.delimiter));
         let fmt = Formatter {
             opts,
-            desc: tuple_desc(table)?,
+            desc,
             table,
             cols: &src.cols,
-            kinds: src
-                .cols
-                .iter()
-                .map(|&j| match table.columns[j].ty {
-                    DataType::Int2 => Kind::Int2,
-                    DataType::Int4 => Kind::Int4,
-                    DataType::Int8 => Kind::Int8,
-                    DataType::Text | DataType::Varchar(_) | DataType::Char(_) => Kind::Text,
-                    _ => Kind::Other,
-                })
-                .collect(),
+            kinds,
             force: force_flags(opts, &names)?,
             plain_ints: plain_ints(opts),
             single: names.len() == 1,
             upto: src.cols.iter().max().map_or(0, |&j| j + 1),
-            in_order: src.cols.len() == table.columns.len()
-                && src.cols.iter().enumerate().all(|(k, &j)| k == j),
+            in_order,
+            fast,
             text: String::new(),
         };
         let write = |out: &mut dyn Write, b: &[u8]| {
@@ -467,6 +508,18 @@ impl Buffers {
         self.free.lock().expect("COPY buffer pool poisoned").1 = true;
         self.ready.notify_all();
     }
+}
+
+/// Asks for the cache line at `p` (a hint; reads nothing).
+#[inline]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 #[cfg(test)]

@@ -8,3 +8,16 @@ INSERT INTO types VALUES (6, true, 7, 7, 7, 3.4028235e38, 2.2250738585072014e-30
 INSERT INTO types VALUES (7, false, 1, 1, 1, 0.1, 1.0000000000000002, 1e-10, 1.005, E'multi\nline\r\nwith "quotes", commas\tand tabs', E'\\N', '\N', '2000-02-29', '2000-02-29 23:59:59.999999', '1 mon -1 days');
 INSERT INTO types VALUES (8, true, -1, -1, -1, -1.25e-20, -123.456, -0.001, -99.99, 'ünïcödé ✓ 日本語', E'ctl\x01\x08\x0b\x0c', 'NULL', '1900-01-01', '1900-01-01 00:00:00', '0');
 INSERT INTO types VALUES (9, false, 2, 2, 2, 100, 1e15, 1e16, 10, E'\\.', '\.', '', '2024-01-01', '2024-01-01 12:00:00', '1 day 01:00:00');
+CREATE TABLE texts (id int NOT NULL, k smallint, big bigint, t text, v varchar(300), c char(20));
+INSERT INTO texts VALUES (1, 0, 0, '', '', '');
+INSERT INTO texts VALUES (2, 9, 10, 'a', 'b', 'c');
+INSERT INTO texts VALUES (3, 99, 100, repeat('x', 15), repeat('y', 16), repeat('z', 17));
+INSERT INTO texts VALUES (4, -100, 99999999, repeat('p', 31), repeat('q', 32), repeat('r', 19) || E'\t');
+INSERT INTO texts VALUES (5, 32767, 100000000, E'\t' || repeat('s', 32), repeat('s', 15) || E'\\', E'\n' || repeat('t', 14));
+INSERT INTO texts VALUES (6, -32768, -9223372036854775808, repeat(' ', 84), repeat('u', 16) || E'\r' || repeat('u', 16), 'é€|');
+INSERT INTO texts VALUES (7, 1, 9223372036854775807, repeat('v', 126), repeat('w', 127), repeat('|', 20));
+INSERT INTO texts VALUES (8, -1, 1000000000000000, repeat('a', 128) || E'\b\f\v', repeat('b', 299) || E'\n', 'ünï\cödé');
+INSERT INTO texts VALUES (9, NULL, 10000000000000000, 'after a NULL', NULL, '');
+INSERT INTO texts VALUES (10, 12, -99999999999999999, E'\\.', E'\\N', '\N');
+INSERT INTO texts VALUES (11, 1234, 123456789012345678, 'ünïcödé ✓ 日本語 ' || repeat('日', 40), E'ctl\x01\x08\x0b\x0c' || repeat('-', 20) || E'\x0d', repeat('9', 20));
+INSERT INTO texts VALUES (12, -7, -12345678, repeat('|x', 30), E'mid|dle and end|', 'tail\');
