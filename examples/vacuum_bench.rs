@@ -14,7 +14,11 @@
 //! `VACUUM_BENCH_COPY=FILE` loads with COPY from an accounts file instead
 //! (as the bench does), `VACUUM_RING=256kB` sets the vacuum ring,
 //! `WAL_COMPRESSION=off` turns full-page image compression off,
-//! `ANALYZE_ROUNDS=N` repeats the two cold ANALYZEs N times,
+//! `ANALYZE_ROUNDS=N` repeats the cold ANALYZEs N times (and the warm one,
+//! run last: the sample's pages in the pool, so its time is the CPU of
+//! sampling and statistics), `ANALYZE_DEPTHS=10,0` lists the
+//! `maintenance_io_concurrency` values of the cold ones,
+//! `ANALYZE_TABLE=NAME` analyzes another table than `accounts`,
 //! `ANALYZE_ONLY=1` (with DIR) runs only the ANALYZEs on the table a
 //! previous run left in DIR, `VACUUM_BENCH_STOP=fresh|dirty` stops after
 //! that VACUUM (for
@@ -47,6 +51,14 @@ fn cpu_time() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
+/// System (kernel) CPU time of the calling thread: the page cache's share.
+fn thread_sys_time() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    ru.ru_stime.tv_sec as f64 + ru.ru_stime.tv_usec as f64 * 1e-6
+}
+
 /// CPU time (user + system) of the whole process: every thread, VACUUM's
 /// workers and the WAL writer included.
 fn process_cpu_time() -> f64 {
@@ -62,18 +74,21 @@ fn process_cpu_time() -> f64 {
 fn timed(db: &Database, s: &mut Session, name: &str, sql: &str) {
     let wal = db.wal.stats();
     let cpu = cpu_time();
+    let sys = thread_sys_time();
     let all = process_cpu_time();
     let t = Instant::now();
     let r = run(s, sql);
     let el = t.elapsed();
     let cpu = cpu_time() - cpu;
+    let sys = thread_sys_time() - sys;
     let all = process_cpu_time() - all;
     let w = db.wal.stats();
     println!(
-        "{name:<26} {:>9.3} ms (cpu {:>7.1} ms, process {:>7.1} ms)  hits {:>6} reads {:>6} \
+        "{name:<26} {:>9.3} ms (cpu {:>7.1} ms, sys {:>6.1}, process {:>7.1} ms)  hits {:>6} reads {:>6} \
          dirtied {:>6}  WAL {:>6.1} MB, {:>5} images, {:>4} fsyncs",
         el.as_secs_f64() * 1000.0,
         cpu * 1000.0,
+        sys * 1000.0,
         all * 1000.0,
         r.buffers.shared_hit,
         r.buffers.shared_read,
@@ -171,6 +186,7 @@ fn main() {
         }
     }
 
+    let table = std::env::var("ANALYZE_TABLE").unwrap_or_else(|_| "accounts".into());
     let relfilenode = {
         db.catalog
             .tables(&heapdb::catalog::CatalogView {
@@ -178,7 +194,7 @@ fn main() {
                 txns: &db.txns,
             })
             .into_iter()
-            .find(|t| t.name == "accounts")
+            .find(|t| t.name == table)
             .expect("the table")
             .relfilenode
     };
@@ -186,19 +202,36 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    let pairs = [
-        ("analyze_cold_prefetch", 10),
-        ("analyze_cold_no_prefetch", 0),
-    ];
-    for (name, distance) in pairs.into_iter().cycle().take(2 * rounds) {
-        run(&mut s, "checkpoint");
-        db.pool
-            .evict_relation(RelFileNode(relfilenode))
-            .expect("evict");
-        run(
-            &mut s,
-            &format!("set maintenance_io_concurrency = {distance}"),
-        );
-        timed(&db, &mut s, name, "analyze accounts");
+    let depths: Vec<i64> = std::env::var("ANALYZE_DEPTHS")
+        .unwrap_or_else(|_| "10,0".into())
+        .split(',')
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim().parse().expect("ANALYZE_DEPTHS: numbers"))
+        .collect();
+    let analyze = format!("analyze {table}");
+    for _ in 0..rounds {
+        for &distance in &depths {
+            run(&mut s, "checkpoint");
+            db.pool
+                .evict_relation(RelFileNode(relfilenode))
+                .expect("evict");
+            run(
+                &mut s,
+                &format!("set maintenance_io_concurrency = {distance}"),
+            );
+            let name = if distance == 0 {
+                "analyze_cold_no_prefetch".to_string()
+            } else {
+                format!("analyze_cold_prefetch_{distance}")
+            };
+            timed(&db, &mut s, &name, &analyze);
+        }
+    }
+    // Warm: the sample's pages in the pool, so what is left is the CPU of
+    // sampling and statistics.
+    run(&mut s, "reset maintenance_io_concurrency");
+    run(&mut s, &analyze);
+    for _ in 0..rounds {
+        timed(&db, &mut s, "analyze_warm", &analyze);
     }
 }

@@ -8,20 +8,20 @@
 //! 30,000 rows (the default target 100 x 300) read at most 30,000 pages.
 //!
 //! Read-ahead: the blocks are known before the first read, so they are
-//! announced to the OS ahead of the reads (`posix_fadvise(WILLNEED)` through
-//! [`BufferPool::prefetch_range`]), `maintenance_io_concurrency` 128 kB
-//! *stretches* ahead ([`ReadAhead`], [`COMBINE_BLOCKS`]: PostgreSQL 17's
-//! `io_combine_limit`). Within a stretch each run of consecutive sampled
-//! blocks is one request, and the blocks between them are not asked for: a
-//! dense sample (the default 30,000 blocks of an 82,000-page table, one in
-//! 2.7) then reads 240 MB instead of the table's 640 MB, with a few dozen
-//! requests in flight, where one 8 kB request per block a few ahead kept
-//! the kernel's own read-ahead from starting and was slower than nothing,
-//! and whole-stretch requests read every byte as the kernel's read-ahead
-//! does. With the setting at 0 nothing is announced and each read waits for
-//! the disk or the kernel's read-ahead (8 MB on this VM, which makes an
-//! ascending dense sample nearly a sequential read of the whole table).
-//! Measured in README's VACUUM and ANALYZE section.
+//! announced to the OS ahead of the reads (`posix_fadvise(WILLNEED)` of
+//! each run of adjacent sampled blocks, `maintenance_io_concurrency` 128 kB
+//! stretches ahead) by a helper thread that follows the reader
+//! ([`super::readahead`] says what is announced and why). With the setting
+//! at 0 nothing is announced and each read that misses the OS cache waits
+//! for the disk, or for the kernel's own read-ahead (8 MB on this VM, which
+//! turns an ascending dense sample into a sequential read of the whole
+//! table). The blocks read, the rows kept and the statistics do not depend
+//! on the setting (tests/analyze_prefetch.rs). Measured in README's VACUUM
+//! and ANALYZE section.
+//!
+//! The reservoir keeps its rows as tuple bytes ([`KeptTuples`]) and decodes
+//! them once at the end: a replaced row then costs a copy, not a decode
+//! and the drop of cold values.
 //!
 //! Live and dead rows are judged by the statement's snapshot: rows it sees
 //! are live and may enter the sample; the other NORMAL tuples count as dead
@@ -30,16 +30,16 @@
 //! exact).
 //!
 //! Locking: one page at a time under its shared content lock; the rows taken
-//! are decoded into values under that lock and the lock is released before
-//! the next page.
-//!
-//! [`BufferPool::prefetch_range`]: crate::storage::BufferPool::prefetch_range
+//! are copied out under that lock and the lock is released before the next
+//! page. The read-ahead thread takes no lock (advice only; it looks up the
+//! pool's mapping to skip pages the pool holds).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::readahead::{announce, FinishOnDrop, Progress, ReadAhead};
 use super::stats::{column_stats, BlockSampler, Reservoir, Rng};
-use crate::access::heap::pageops::{apply_page_hints, collect_visible};
+use crate::access::heap::pageops::{apply_page_hints, collect_visible, Hint};
 use crate::access::heap::{tuple, HeapRelation};
 use crate::catalog::{ColumnStats, TableDef};
 use crate::err;
@@ -50,72 +50,74 @@ use crate::storage::{BlockNumber, ForkNumber, Ring};
 use crate::txn::Snapshot;
 use crate::types::Value;
 
-/// Most blocks one read-ahead request covers: 128 kB.
-pub const COMBINE_BLOCKS: BlockNumber = 16;
-
-/// Read-ahead over a sorted list of blocks (see the module doc): before
-/// block `i` of the list is read, [`ReadAhead::advance`] keeps `depth`
-/// stretches announced that cover blocks from `i` on, each stretch at most
-/// [`COMBINE_BLOCKS`] blocks holding one or more of the list's blocks, and
-/// announced as one request per run of consecutive listed blocks in it.
-#[derive(Debug)]
-pub struct ReadAhead {
-    /// Requests to keep in flight (`maintenance_io_concurrency`).
-    depth: usize,
-    /// The first list index not announced yet.
-    next: usize,
-    /// For each request in flight, the last list index it covers.
-    ends: std::collections::VecDeque<usize>,
+/// The reservoir's rows as raw tuple bytes, slot by slot, decoded once
+/// the sample is final.
+///
+/// Why bytes: a row replaced in the reservoir (about `k ln(rows seen / k)`
+/// times: ~120,000 for the default 30,000-row sample of 5M rows) cost a
+/// decode into values and the drop of the values it replaced, whose
+/// memory was cold by then (a fifth of a warm ANALYZE's CPU). Here a taken
+/// row is one copy onto the end of an arena and a slot update; the bytes
+/// it replaced become garbage, reclaimed by compacting once as many rows
+/// were put as there are slots (so the arena stays within about twice the
+/// live bytes). The old slot is never read on replacement: that load
+/// missed the cache on most replacements.
+#[derive(Debug, Default)]
+pub struct KeptTuples {
+    /// Tuples, each at an 8-byte aligned start (the alignment they had on
+    /// their page), live and replaced ones.
+    arena: Vec<u8>,
+    /// Per reservoir slot: the start and length of its tuple in `arena`.
+    slots: Vec<(usize, usize)>,
+    /// Rows put since the arena was last compacted.
+    since_compact: usize,
 }
 
-impl ReadAhead {
-    /// Read-ahead keeping `depth` requests in flight (0: none).
-    pub fn new(depth: usize) -> ReadAhead {
-        ReadAhead {
-            depth,
-            next: 0,
-            ends: std::collections::VecDeque::with_capacity(depth),
+impl KeptTuples {
+    /// Stores `tuple` as the row of `slot` (`slot == len()` appends).
+    pub fn put(&mut self, slot: usize, tuple: &[u8]) {
+        if self.since_compact >= self.slots.len().max(4096) {
+            self.compact();
+        }
+        self.since_compact += 1;
+        let start = self.arena.len().next_multiple_of(8);
+        self.arena.resize(start, 0);
+        self.arena.extend_from_slice(tuple);
+        let entry = (start, tuple.len());
+        if slot == self.slots.len() {
+            self.slots.push(entry);
+        } else {
+            self.slots[slot] = entry;
         }
     }
 
-    /// Called before reading `blocks[i]`: forgets the stretches whose blocks
-    /// are all read and announces new ones until `depth` are in flight, each
-    /// as one request (`issue(first block, count)`) per run of consecutive
-    /// blocks of the list in it. Returns the number of requests issued.
-    pub fn advance(
-        &mut self,
-        blocks: &[BlockNumber],
-        i: usize,
-        mut issue: impl FnMut(BlockNumber, u32) -> Result<()>,
-    ) -> Result<u64> {
-        while self.ends.front().is_some_and(|&e| e < i) {
-            self.ends.pop_front();
+    /// Rows kept.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether no row is kept.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The kept tuples in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.slots.iter().map(|&(s, n)| &self.arena[s..s + n])
+    }
+
+    /// Copies the live tuples into a new arena, in slot order.
+    fn compact(&mut self) {
+        let live: usize = self.slots.iter().map(|&(_, n)| n.next_multiple_of(8)).sum();
+        let mut arena = Vec::with_capacity(2 * live + 4096);
+        for (s, n) in &mut self.slots {
+            let start = arena.len().next_multiple_of(8);
+            arena.resize(start, 0);
+            arena.extend_from_slice(&self.arena[*s..*s + *n]);
+            *s = start;
         }
-        self.next = self.next.max(i);
-        let mut issued = 0;
-        while self.ends.len() < self.depth && self.next < blocks.len() {
-            let first = blocks[self.next];
-            let mut last = self.next;
-            while last + 1 < blocks.len() && blocks[last + 1] < first + COMBINE_BLOCKS {
-                last += 1;
-            }
-            // One request per run of consecutive sampled blocks: the blocks
-            // in between are not read (a whole-stretch request read 2.7x
-            // the bytes of a dense sample).
-            let mut k = self.next;
-            while k <= last {
-                let run = k;
-                while k < last && blocks[k + 1] == blocks[k] + 1 {
-                    k += 1;
-                }
-                issue(blocks[run], blocks[k] - blocks[run] + 1)?;
-                issued += 1;
-                k += 1;
-            }
-            self.ends.push_back(last);
-            self.next = last + 1;
-        }
-        Ok(issued)
+        self.arena = arena;
+        self.since_compact = 0;
     }
 }
 
@@ -153,8 +155,80 @@ pub struct Sample {
     pub total_dead: f64,
     /// Read-ahead requests issued.
     pub prefetched: u64,
+    /// Blocks read before the read-ahead thread had announced them (it
+    /// was behind the reader); 0 without read-ahead.
+    pub unannounced: u64,
     /// Wall time of the sampling.
     pub elapsed: Duration,
+}
+
+/// The per-page work of the sample: read a block through the ring, judge
+/// its tuples by the snapshot, offer the visible ones to the reservoir.
+struct PageReader<'a> {
+    rel: &'a HeapRelation,
+    snap: &'a Snapshot,
+    ring: Option<&'a mut Ring>,
+    cancel: &'a AtomicBool,
+    reservoir: Reservoir,
+    /// Scratch: the page's visible line pointers and hint bits to set.
+    visible: Vec<page::OffsetNumber>,
+    hints: Vec<Hint>,
+}
+
+impl PageReader<'_> {
+    /// Reads `block` into the sample.
+    fn read(
+        &mut self,
+        block: BlockNumber,
+        rng: &mut Rng,
+        sample: &mut Sample,
+        kept: &mut KeptTuples,
+    ) -> Result<()> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(err!(
+                QueryCanceled,
+                "canceling statement due to user request"
+            ));
+        }
+        let pool = self.rel.pool();
+        let buf = pool.read_buffer(
+            self.rel.rel(),
+            ForkNumber::Main,
+            block,
+            self.ring.as_deref_mut(),
+        )?;
+        let g = buf.read();
+        self.visible.clear();
+        self.hints.clear();
+        collect_visible(
+            &g[..],
+            self.snap,
+            self.rel.txns().clog(),
+            &mut self.visible,
+            &mut self.hints,
+        )?;
+        sample.blocks_read += 1;
+        let normal = (1..=page::max_offset(&g[..]))
+            .filter(|&o| page::item_id(&g[..], o).flags == LP_NORMAL)
+            .count();
+        sample.live_seen += self.visible.len() as u64;
+        sample.dead_seen += (normal - self.visible.len()) as u64;
+        for &o in &self.visible {
+            let Some(slot) = self.reservoir.offer(rng) else {
+                continue;
+            };
+            let t = page::get_item(&g[..], o).expect("a visible line pointer holds a tuple");
+            kept.put(slot, t);
+        }
+        drop(g);
+        if !self.hints.is_empty() {
+            let mut w = buf.write();
+            if apply_page_hints(&mut w[..], &self.hints) {
+                w.mark_dirty_hint();
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Samples the rows of `rel` (the heap of `table`) that `snap` sees, keeping
@@ -178,69 +252,68 @@ pub fn sample_rows(
     // Identical seeds give identical choices (the reproducibility tests).
     let mut rng = Rng::new(opts.seed);
     let blocks = BlockSampler::new(nblocks, opts.targrows as u32).blocks(&mut rng);
-    let mut reservoir = Reservoir::new(opts.targrows);
     let mut sample = Sample {
         columns: vec![Vec::new(); columns.len()],
         nblocks,
         ..Sample::default()
     };
+    let mut kept = KeptTuples::default();
+    let mut reader = PageReader {
+        rel,
+        snap,
+        ring: ring.as_mut(),
+        cancel,
+        reservoir: Reservoir::new(opts.targrows),
+        visible: Vec::new(),
+        hints: Vec::new(),
+    };
+    let depth = opts.prefetch_distance;
     let pool = rel.pool();
-    let (mut visible, mut hints) = (Vec::new(), Vec::new());
-    let mut ahead = ReadAhead::new(opts.prefetch_distance);
-    for (i, &block) in blocks.iter().enumerate() {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(err!(
-                QueryCanceled,
-                "canceling statement due to user request"
-            ));
+    let relnode = rel.rel();
+    let issue = |first, count| pool.prefetch_range(relnode, ForkNumber::Main, first, count);
+    if depth == 0 {
+        for &block in &blocks {
+            reader.read(block, &mut rng, &mut sample, &mut kept)?;
         }
-        sample.prefetched += ahead.advance(&blocks, i, |first, count| {
-            pool.prefetch_range(rel.rel(), ForkNumber::Main, first, count)
-                .map(|_| ())
-        })?;
-        let buf = pool.read_buffer(rel.rel(), ForkNumber::Main, block, ring.as_mut())?;
-        let g = buf.read();
-        visible.clear();
-        hints.clear();
-        collect_visible(&g[..], snap, rel.txns().clog(), &mut visible, &mut hints)?;
-        sample.blocks_read += 1;
-        let normal = (1..=page::max_offset(&g[..]))
-            .filter(|&o| page::item_id(&g[..], o).flags == LP_NORMAL)
-            .count();
-        sample.live_seen += visible.len() as u64;
-        sample.dead_seen += (normal - visible.len()) as u64;
-        // Slices into this page: one small vector per page read.
-        let mut datums: Vec<Option<&[u8]>> = vec![None; upto];
-        for &o in &visible {
-            let Some(slot) = reservoir.offer(&mut rng) else {
-                continue;
-            };
-            let t = page::get_item(&g[..], o).expect("a visible line pointer holds a tuple");
-            datums.iter_mut().for_each(|d| *d = None);
-            tuple::deform(t, &desc, upto, &mut datums)?;
-            for (k, &c) in columns.iter().enumerate() {
-                let v = datums[c].map(|b| Value::decode(&types[k], b));
-                let col = &mut sample.columns[k];
-                if slot == col.len() {
-                    col.push(v);
-                } else {
-                    col[slot] = v;
+    } else {
+        // The requests are issued by a helper thread following the reader
+        // (see `readahead`); if no thread can be started, by the reader.
+        let progress = Progress::default();
+        std::thread::scope(|s| -> Result<()> {
+            let helper = std::thread::Builder::new()
+                .name("analyze read-ahead".into())
+                .spawn_scoped(s, || announce(&blocks, depth, &progress, issue));
+            let Ok(helper) = helper else {
+                let mut ahead = ReadAhead::new(depth);
+                for (i, &block) in blocks.iter().enumerate() {
+                    sample.prefetched += ahead.advance(&blocks, i, issue)?;
+                    reader.read(block, &mut rng, &mut sample, &mut kept)?;
                 }
-            }
-            if columns.is_empty() && slot == sample.rows {
-                sample.rows += 1;
-            }
-        }
-        drop(g);
-        if !hints.is_empty() {
-            let mut w = buf.write();
-            if apply_page_hints(&mut w[..], &hints) {
-                w.mark_dirty_hint();
-            }
-        }
+                return Ok(());
+            };
+            let done = (|| {
+                let _finish = FinishOnDrop(&progress);
+                for (i, &block) in blocks.iter().enumerate() {
+                    if !progress.reading(i) {
+                        sample.unannounced += 1;
+                    }
+                    reader.read(block, &mut rng, &mut sample, &mut kept)?;
+                }
+                Ok(())
+            })();
+            sample.prefetched = helper.join().expect("the read-ahead thread does not panic");
+            done
+        })?;
     }
-    if !columns.is_empty() {
-        sample.rows = sample.columns[0].len();
+    sample.rows = kept.len();
+    // Decoded once, in slot order, now that the reservoir is final.
+    let mut datums: Vec<Option<&[u8]>> = vec![None; upto];
+    for t in kept.iter() {
+        datums.iter_mut().for_each(|d| *d = None);
+        tuple::deform(t, &desc, upto, &mut datums)?;
+        for (k, &c) in columns.iter().enumerate() {
+            sample.columns[k].push(datums[c].map(|b| Value::decode(&types[k], b)));
+        }
     }
     let read = sample.blocks_read.max(1) as f64;
     sample.total_rows = if sample.blocks_read == nblocks {
@@ -286,63 +359,4 @@ pub fn verbose_messages(name: &str, sample: &Sample) -> Vec<String> {
             sample.total_rows
         ),
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The requests a read of `blocks` issues, as (first block, count) per
-    /// list index at which they were issued.
-    fn requests(depth: usize, blocks: &[BlockNumber]) -> Vec<(usize, BlockNumber, u32)> {
-        let mut ra = ReadAhead::new(depth);
-        let mut out = Vec::new();
-        for i in 0..blocks.len() {
-            ra.advance(blocks, i, |b, n| {
-                out.push((i, b, n));
-                Ok(())
-            })
-            .unwrap();
-        }
-        out
-    }
-
-    #[test]
-    fn dense_samples_are_read_ahead_by_128_kb_stretch_sampled_blocks_only() {
-        // Runs of 2 listed blocks 4 apart: 0-1, 4-5, ... (a stretch of 16
-        // blocks holds 4 runs, 8 listed blocks).
-        let blocks: Vec<BlockNumber> = (0..100).map(|k| (k / 2) * 4 + k % 2).collect();
-        let r = requests(2, &blocks);
-        // The first two stretches are announced at once, run by run.
-        assert_eq!(r[0], (0, 0, 2));
-        assert_eq!(r[1], (0, 4, 2));
-        assert!(r.iter().all(|&(_, _, n)| n == 2), "runs, never gaps");
-        let first_lap = r.iter().filter(|&&(i, _, _)| i == 0).count();
-        assert_eq!(first_lap, 8, "two stretches of 4 runs");
-        assert_eq!(
-            r[first_lap],
-            (8, 32, 2),
-            "the third stretch once the first is read"
-        );
-        assert_eq!(r.len(), 50, "every run once");
-        for b in &blocks {
-            let n = r
-                .iter()
-                .filter(|&&(_, first, count)| (first..first + count).contains(b))
-                .count();
-            assert_eq!(n, 1, "block {b} announced once");
-        }
-    }
-
-    #[test]
-    fn sparse_samples_get_one_request_per_block_depth_ahead() {
-        let blocks: Vec<BlockNumber> = (0..50).map(|k| k * 100).collect();
-        let r = requests(10, &blocks);
-        assert_eq!(r.len(), 50);
-        assert!(r.iter().all(|&(_, _, n)| n == 1));
-        assert_eq!(r.iter().filter(|&&(i, _, _)| i == 0).count(), 10);
-        // Later, one new request per block read, always 10 ahead.
-        assert_eq!(r[10], (1, 1000, 1));
-        assert!(requests(0, &blocks).is_empty(), "0 turns read-ahead off");
-    }
 }

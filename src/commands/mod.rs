@@ -9,5 +9,6 @@
 //! prints.
 
 pub mod analyze;
+pub mod readahead;
 pub mod stats;
 pub mod vacuum;

@@ -452,23 +452,33 @@ impl BufferPool {
     }
 
     /// Starts reading `count` consecutive blocks from `block` on into the OS
-    /// cache as one request (one syscall, one I/O of up to `count` pages),
-    /// for a reader that will read some or all of them soon. One block is
-    /// [`BufferPool::prefetch`]; for more, blocks already in the pool are
-    /// not looked up (the OS finds them cached). Returns whether advice was
-    /// issued.
+    /// cache, for a reader that will read them soon: one request (one
+    /// syscall, one I/O) per run of those blocks the pool does not hold, as
+    /// PostgreSQL's `PrefetchBuffer` skips buffers it has. Returns the
+    /// number of requests issued (0: all in the pool).
     pub fn prefetch_range(
         &self,
         rel: RelFileNode,
         fork: ForkNumber,
         block: BlockNumber,
         count: u32,
-    ) -> Result<bool> {
-        if count <= 1 {
-            return self.prefetch(rel, fork, block);
+    ) -> Result<u32> {
+        let end = block.saturating_add(count);
+        let mut issued = 0;
+        let mut b = block;
+        while b < end {
+            if self.is_cached(rel, fork, b) {
+                b += 1;
+                continue;
+            }
+            let first = b;
+            while b < end && !self.is_cached(rel, fork, b) {
+                b += 1;
+            }
+            self.smgr.prefetch(rel, fork, first, b - first)?;
+            issued += 1;
         }
-        self.smgr.prefetch(rel, fork, block, count)?;
-        Ok(true)
+        Ok(issued)
     }
 
     /// Whether the pool holds a valid copy of the page.

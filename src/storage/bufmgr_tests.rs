@@ -295,6 +295,34 @@ fn evict_relation_makes_reads_cold() {
 }
 
 #[test]
+fn prefetch_range_advises_the_runs_the_pool_lacks() {
+    let (_dir, pool) = pool(64);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 12);
+    pool.evict_relation(REL).unwrap();
+    assert_eq!(pool.prefetch_range(REL, MAIN, 0, 12).unwrap(), 1, "one run");
+    // Blocks 3 and 7..=8 in the pool: the rest in three runs.
+    for b in [3, 7, 8] {
+        assert_eq!(stamp(&pool, REL, b), b);
+    }
+    assert_eq!(pool.prefetch_range(REL, MAIN, 0, 12).unwrap(), 3);
+    assert_eq!(
+        pool.prefetch_range(REL, MAIN, 7, 2).unwrap(),
+        0,
+        "all cached"
+    );
+    assert_eq!(pool.prefetch_range(REL, MAIN, 2, 2).unwrap(), 1);
+    // Advice changes no contents and counts no buffer access.
+    let before = pool.stats();
+    assert_eq!(pool.prefetch_range(REL, MAIN, 9, 3).unwrap(), 1);
+    let d = pool.stats().since(&before);
+    assert_eq!((d.shared_read, d.shared_hit), (0, 0));
+    for b in 0..12 {
+        assert_eq!(stamp(&pool, REL, b), b);
+    }
+}
+
+#[test]
 fn bulk_write_ring_confines_a_load() {
     let (_dir, pool) = pool(128);
     let other = RelFileNode(1);

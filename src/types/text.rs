@@ -86,13 +86,49 @@ pub fn apply_length(s: &str, n: u32, padded: bool, explicit: bool) -> Result<Opt
 
 /// A `char(n)` value without its trailing spaces, as `bpchar` comparison,
 /// hashing, `length()` and casts to text see it.
+///
+/// Byte by byte rather than `trim_end_matches(' ')`, which decodes each
+/// char from the end: a blank-padded `char(84)` took ~170 instructions per
+/// call, and sorting ANALYZE's 30,000-value sample calls it ~900,000 times.
+/// A space byte is never part of a multi-byte UTF-8 sequence, so the cut is
+/// on a char boundary.
 pub fn bpchar_trim(s: &str) -> &str {
-    s.trim_end_matches(' ')
+    let b = s.as_bytes();
+    let mut n = b.len();
+    while n >= 8 && b[n - 8..n] == *b"        " {
+        n -= 8;
+    }
+    while n > 0 && b[n - 1] == b' ' {
+        n -= 1;
+    }
+    &s[..n]
 }
 
 #[cfg(test)]
 mod tests {
     //! Expected messages come from PostgreSQL 15 on this machine.
+
+    #[test]
+    fn bpchar_trim_cuts_trailing_spaces_only() {
+        for s in [
+            "",
+            " ",
+            "a",
+            "a ",
+            " a",
+            "a b  ",
+            "é ",
+            "é",
+            "      \u{3000} ",
+            "\tx\t ",
+            &"x".repeat(20),
+            &format!("ab{}", " ".repeat(84)),
+            &" ".repeat(84),
+            &format!("日本{}", " ".repeat(9)),
+        ] {
+            assert_eq!(super::bpchar_trim(s), s.trim_end_matches(' '), "{s:?}");
+        }
+    }
     use super::*;
 
     #[test]
