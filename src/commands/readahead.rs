@@ -28,6 +28,12 @@
 //! wake-up per half window of stretches). On a machine with a spare core
 //! the reader's CPU and the kernel's submission work overlap.
 //!
+//! When the reader meets a block the helper has not announced yet (it was
+//! descheduled, or its request waited for the device's queue), the reader
+//! asks for that block's run itself before reading it: the miss would
+//! otherwise start the kernel's own read-ahead around it (150 MB more read
+//! for the default 5M-row sample, when 3% of its blocks were met early).
+//!
 //! The blocks read, and so the sample, never depend on timing; the
 //! requests do a little: a request skips blocks the pool already holds
 //! (the reader may have passed them while the helper was descheduled), and
