@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo run --release --example copy_bench [-- --rows N] [--empty-filler]
 //! [--input FILE] [--output FILE] [--only from] [--shared-buffers-mb MB]
-//! [--vacuum] [--rounds N]`
+//! [--vacuum] [--rounds N] [--fresh]`
 //! (default 1,000,000 rows; the figure is for `--rows 5000000`). The
 //! file holds what `examples/bench.rs` loads for `copy_in`: 84 blanks of
 //! filler (what PostgreSQL's char(84) stores for pgbench's ''), about one
@@ -16,7 +16,8 @@
 //! `--vacuum` runs VACUUM ANALYZE and CHECKPOINT after the load (as the
 //! bench does before its `copy_out` rounds); `--rounds N` COPY TO rounds
 //! follow (default 2), each to `--output` (default a file in the temporary
-//! directory, written over by each round as the bench's are).
+//! directory, written over by each round as the bench's are; `--fresh`
+//! removes it before each round, untimed).
 //!
 //! Prints wall-clock time, the process's CPU time (every thread: parsing,
 //! page filling, the WAL writer, the kernel's share) and the calling
@@ -133,7 +134,13 @@ fn main() -> heapdb::Result<()> {
     // The first COPY TO also sets the hint bits (without --vacuum); the
     // later ones are what the bench's warm runs measure.
     let rounds: usize = arg("--rounds").and_then(|v| v.parse().ok()).unwrap_or(2);
+    // `--fresh`: each round writes a new file (the old one removed first,
+    // untimed), as a first export to a path does.
+    let fresh = std::env::args().any(|a| a == "--fresh");
     for i in 0..rounds {
+        if fresh {
+            let _ = std::fs::remove_file(&output);
+        }
         let t = now();
         let r = s.execute(&format!("COPY pgbench_accounts TO '{}'", output.display()))?;
         report(&format!("COPY TO {}", i + 1), &r.tag, rows, t);
