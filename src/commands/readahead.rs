@@ -19,10 +19,12 @@
 //! # Who announces
 //!
 //! Issuing a WILLNEED request is not free: the kernel allocates the page
-//! cache pages (4 kB folios: `force_page_cache_ra`, unlike its own
-//! read-ahead's large ones) and builds the I/O in the caller's thread
-//! (measured: about 110 ms of system time for the 30,000-block sample, on
-//! top of a warm ANALYZE's ~110 ms of CPU). So the requests are issued by
+//! cache pages and builds the I/O in the caller's thread (per byte about
+//! three times the CPU of the kernel's own read-ahead, measured with
+//! examples/read_probe; WILLNEED's `force_page_cache_ra` seems to allocate
+//! small folios where read-ahead allocates large ones): about 110 ms of
+//! system time for the 30,000-block sample, on top of a warm ANALYZE's
+//! ~110 ms of CPU. So the requests are issued by
 //! a helper thread ([`announce`]) that follows the reader's position, and
 //! the reader only publishes its position (an atomic store per block, a
 //! wake-up per half window of stretches). On a machine with a spare core
