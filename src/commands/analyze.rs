@@ -410,6 +410,9 @@ mod tests {
         for (slot, t) in k.iter().enumerate() {
             assert_eq!(t, &row(slot, last[slot])[..], "slot {slot}");
         }
-        assert!(k.arena.len() < 3 * 100 * 120 + 4096 * 120, "garbage is reclaimed");
+        assert!(
+            k.arena.len() < 3 * 100 * 120 + 4096 * 120,
+            "garbage is reclaimed"
+        );
     }
 }
