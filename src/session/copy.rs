@@ -60,8 +60,12 @@
 //! ## Unload path
 //! `COPY table TO` formats each visible tuple straight from the page bytes
 //! on two threads, chunk by chunk, while the calling thread writes the
-//! chunks in order (`table_out`); `COPY (query) TO` formats the executor's
-//! batches (`unload`), text straight from their string vectors.
+//! chunks in order (`table_out`; text-format rows of integers and strings
+//! through `text_row`'s writer); `COPY (query) TO` formats the executor's
+//! batches (`unload`), text straight from their string vectors. A file
+//! that exists is written over in place and cut to length at the end
+//! rather than truncated when opened ([`crate::copy::out_file`] says why
+//! and what that changes).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
