@@ -160,6 +160,23 @@ fn needs_escape(value: &[u8], delimiter: u8) -> bool {
 #[cfg(not(target_arch = "x86_64"))]
 use needs_escape_portable as needs_escape;
 
+/// The letter after the backslash that writes byte `c` in text format
+/// (PostgreSQL's CopyAttributeOutText), or `None` when `c` goes out as is.
+#[inline]
+pub fn escape_letter(c: u8, delimiter: u8) -> Option<u8> {
+    Some(match c {
+        8 => b'b',
+        12 => b'f',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        11 => b'v',
+        b'\\' => b'\\',
+        _ if c == delimiter => c,
+        _ => return None,
+    })
+}
+
 /// Appends `value` escaped as PostgreSQL's `CopyAttributeOutText` does.
 pub fn write_field(value: &[u8], delimiter: u8, out: &mut Vec<u8>) {
     // Most values need no escape: look at every byte without branching,
@@ -170,16 +187,8 @@ pub fn write_field(value: &[u8], delimiter: u8, out: &mut Vec<u8>) {
     }
     let mut start = 0;
     for (i, &c) in value.iter().enumerate() {
-        let esc = match c {
-            8 => b'b',
-            12 => b'f',
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            11 => b'v',
-            b'\\' => b'\\',
-            _ if c == delimiter => c,
-            _ => continue,
+        let Some(esc) = escape_letter(c, delimiter) else {
+            continue;
         };
         out.extend_from_slice(&value[start..i]);
         out.push(b'\\');

@@ -29,7 +29,7 @@ use std::io::Write;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 
-use super::text_row::{Col, TextRow};
+use super::text_row::{varlena_at, Col, TextRow, DIGIT_PAIRS};
 use super::unload::{force_flags, plain_ints, write_field, write_header};
 use super::*;
 use crate::access::heap::scan::{ParallelBlocks, PARALLEL_CHUNK};
@@ -179,28 +179,7 @@ impl Formatter<'_> {
                 off = start + a.len as usize;
                 data.get(start..off).ok_or_else(corrupt)?
             } else {
-                // A zero byte is padding before an aligned 4-byte header; a
-                // short header is never zero.
-                if *data.get(off).ok_or_else(corrupt)? == 0 {
-                    let align = a.align as usize;
-                    off = (off + align - 1) & !(align - 1);
-                }
-                let first = *data.get(off).ok_or_else(corrupt)?;
-                let (hdr, total) = if first & 1 == 1 {
-                    (1, (first >> 1) as usize)
-                } else {
-                    let w = data.get(off..off + 4).ok_or_else(corrupt)?;
-                    (
-                        4,
-                        (u32::from_le_bytes(w.try_into().expect("4 bytes")) >> 2) as usize,
-                    )
-                };
-                if total < hdr {
-                    return Err(corrupt());
-                }
-                let b = data.get(off + hdr..off + total).ok_or_else(corrupt)?;
-                off += total;
-                b
+                varlena_at(data, &mut off, a.align as usize).ok_or_else(corrupt)?
             };
             self.value(k, k, b, out);
         }
@@ -245,14 +224,6 @@ impl Formatter<'_> {
         );
     }
 }
-
-/// `00` to `99`, for printing integers two digits at a time.
-const DIGIT_PAIRS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
 
 /// Appends the decimal digits of `x` (what `int_digits` gives), two at a
 /// time.

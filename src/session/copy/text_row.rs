@@ -140,26 +140,7 @@ impl TextRow {
                     w += 1;
                 }
                 let Some(len) = s.len else {
-                    // A zero byte is padding before an aligned 4-byte
-                    // header; a short header is never zero.
-                    if *data.get(off).ok_or_else(corrupt)? == 0 {
-                        off = (off + s.align - 1) & !(s.align - 1);
-                    }
-                    let first = *data.get(off).ok_or_else(corrupt)?;
-                    let (hdr, total) = if first & 1 == 1 {
-                        (1, (first >> 1) as usize)
-                    } else {
-                        let h = data.get(off..off + 4).ok_or_else(corrupt)?;
-                        (
-                            4,
-                            (u32::from_le_bytes(h.try_into().expect("4 bytes")) >> 2) as usize,
-                        )
-                    };
-                    if total < hdr {
-                        return Err(corrupt());
-                    }
-                    let b = data.get(off + hdr..off + total).ok_or_else(corrupt)?;
-                    off += total;
+                    let b = varlena_at(data, &mut off, s.align).ok_or_else(corrupt)?;
                     if s.col == Col::Text {
                         w += put_text(b, self.delimiter, dst.add(w));
                     }
@@ -189,8 +170,36 @@ impl TextRow {
     }
 }
 
+/// The bytes of the (uncompressed, inline) varlena at `*off` of a tuple's
+/// data `data`, past any alignment padding before a 4-byte header (a zero
+/// byte: a short header is never zero), with `*off` moved past it; `None`
+/// when the header or the bytes it claims do not fit.
+#[inline]
+pub(super) fn varlena_at<'d>(data: &'d [u8], off: &mut usize, align: usize) -> Option<&'d [u8]> {
+    let mut at = *off;
+    if *data.get(at)? == 0 {
+        at = (at + align - 1) & !(align - 1);
+    }
+    let first = *data.get(at)?;
+    let (hdr, total) = if first & 1 == 1 {
+        (1, (first >> 1) as usize)
+    } else {
+        let h = data.get(at..at + 4)?;
+        (
+            4,
+            (u32::from_le_bytes(h.try_into().expect("4 bytes")) >> 2) as usize,
+        )
+    };
+    if total < hdr {
+        return None;
+    }
+    let b = data.get(at + hdr..at + total)?;
+    *off = at + total;
+    Some(b)
+}
+
 /// `00` to `99`, for printing integers two digits at a time.
-const DIGIT_PAIRS: &[u8; 200] = b"\
+pub(super) const DIGIT_PAIRS: &[u8; 200] = b"\
 0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
@@ -338,20 +347,10 @@ unsafe fn put_text(v: &[u8], delimiter: u8, dst: *mut u8) -> usize {
     // CopyAttributeOutText).
     let mut w = 0;
     for &c in v {
-        let esc = match c {
-            8 => b'b',
-            12 => b'f',
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            11 => b'v',
-            b'\\' => b'\\',
-            _ if c == delimiter => c,
-            _ => {
-                *dst.add(w) = c;
-                w += 1;
-                continue;
-            }
+        let Some(esc) = crate::copy::text::escape_letter(c, delimiter) else {
+            *dst.add(w) = c;
+            w += 1;
+            continue;
         };
         *dst.add(w) = b'\\';
         *dst.add(w + 1) = esc;
