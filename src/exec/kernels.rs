@@ -114,25 +114,33 @@ macro_rules! arith_scalar {
 
 /// `x % c` for every `x` (`c != 0`), with Rust's and SQL's truncating sign
 /// rule (the result takes the dividend's sign). A hardware division per row
-/// costs tens of cycles; this uses Lemire, Kaser and Kurz's direct remainder
-/// ("Faster Remainder by Direct Computation", 2019): with `m = 2^64 / d`
-/// rounded up, `a % d` is the high half of `(m * a mod 2^64) * d`, exact for
-/// every 32-bit `a` and `d`.
+/// costs tens of cycles. For a divisor `d = |c|` that is not a power of
+/// two, take `l = ceil(log2 d)` and `m = floor(2^(31+l) / d) + 1`, which is
+/// below 2^32: then `(|x| * m) >> (31 + l)` is the quotient exactly for
+/// every `|x| <= 2^31` (Granlund and Montgomery: `m * d - 2^(31+l)` is below
+/// `2^l`, so the error stays under one), and the remainder follows. Every
+/// product is 32 x 32 -> 64 bits, which the compiler vectorizes (about 9
+/// instructions a row against 14 for the 128-bit products of the
+/// direct-remainder form used before). Powers of two take a mask.
 fn rem_i32(x: &[i32], c: i32) -> Vec<i32> {
     let d = c.unsigned_abs();
-    if d == 1 {
-        return vec![0; x.len()];
-    }
-    let m = u64::MAX / u64::from(d) + 1;
+    let (mask, k, m) = if d.is_power_of_two() {
+        (d - 1, 0, 0)
+    } else {
+        let k = 32 - (d - 1).leading_zeros() + 31;
+        (u32::MAX, k, ((1u64 << k) / u64::from(d) + 1) as u32)
+    };
+    // The sign applied without a branch (`(r ^ s) - s`, `s` all ones for a
+    // negative `v`): the shape the compiler vectorizes (with an `if` the
+    // loop stayed scalar).
     x.iter()
         .map(|&v| {
-            let low = m.wrapping_mul(u64::from(v.unsigned_abs()));
-            let r = ((u128::from(low) * u128::from(d)) >> 64) as i32;
-            if v < 0 {
-                -r
-            } else {
-                r
-            }
+            let a = v.unsigned_abs();
+            let q = ((u64::from(a) * u64::from(m)) >> k) as u32;
+            // A power of two: `q` is 0 and the mask does the work.
+            let r = (a.wrapping_sub(q.wrapping_mul(d)) & mask) as i32;
+            let s = v >> 31;
+            (r ^ s).wrapping_sub(s)
         })
         .collect()
 }
@@ -456,6 +464,17 @@ mod tests {
             s ^= s << 5;
             xs.push(s as i32);
         }
+        xs.extend([
+            0,
+            1,
+            -1,
+            i32::MIN,
+            i32::MIN + 1,
+            i32::MAX,
+            i32::MAX - 1,
+            999,
+            -1000,
+        ]);
         for c in [
             1,
             -1,
@@ -466,6 +485,9 @@ mod tests {
             1000,
             -1000,
             65_537,
+            641,
+            (1 << 30) + 1,
+            (1 << 30) - 1,
             i32::MAX,
             i32::MIN,
             i32::MIN + 1,

@@ -139,10 +139,12 @@ impl<'a> SeqScanOp<'a> {
         if with_tid {
             types.push(DataType::Int8);
         }
-        let scan = match shared {
+        let mut scan = match shared {
             Some(blocks) => heap.scan_shared(&ctx.snapshot, blocks)?,
             None => heap.scan(&ctx.snapshot)?,
         };
+        // The participants never wait on each other between chunks.
+        scan.claim_ahead();
         Ok(SeqScanOp {
             pages: PageCounter::new(ctx.progress.as_ref(), u64::from(scan.nblocks()), shared),
             scan,
@@ -191,69 +193,71 @@ impl Operator for SeqScanOp<'_> {
                 let (fixed, starts) = (self.fixed.as_deref(), &mut self.starts);
                 let fuse = fixed.is_some_and(fusable);
                 let all = &mut self.all;
-                let page_rows = self
-                    .scan
-                    .next_page_lazy(|block, pg, vis| -> Result<usize> {
-                        if let Some(fixed) = fixed {
-                            if fuse && matches!(vis, Visible::AllNormal) {
-                                if let Some(n) = fused_all_normal(pg, desc.len(), fixed, builders) {
-                                    return Ok(n);
+                let page_rows =
+                    self.scan
+                        .next_page_lazy(|block, pg, vis, ahead| -> Result<usize> {
+                            if let Some(fixed) = fixed {
+                                if fuse && matches!(vis, Visible::AllNormal) {
+                                    if let Some(n) =
+                                        fused_all_normal(pg, desc.len(), fixed, builders, ahead)
+                                    {
+                                        return Ok(n);
+                                    }
+                                }
+                                let need = data_needed(fixed);
+                                let ok = match vis {
+                                    Visible::Listed(v) => fixed_starts(pg, v, upto, need, starts),
+                                    Visible::AllNormal => all_normal_starts(pg, upto, need, starts),
+                                };
+                                if ok {
+                                    for &c in fixed {
+                                        push_fixed(&mut builders[c.out], pg, starts, c);
+                                    }
+                                    return Ok(starts.len());
                                 }
                             }
-                            let need = data_needed(fixed);
-                            let ok = match vis {
-                                Visible::Listed(v) => fixed_starts(pg, v, upto, need, starts),
-                                Visible::AllNormal => all_normal_starts(pg, upto, need, starts),
+                            let visible: &[u16] = match vis {
+                                Visible::Listed(v) => v,
+                                Visible::AllNormal => {
+                                    all.clear();
+                                    push_normal(pg, page::max_offset(pg), all);
+                                    all
+                                }
                             };
-                            if ok {
-                                for &c in fixed {
-                                    push_fixed(&mut builders[c.out], pg, starts, c);
+                            if upto == 0 && !with_tid {
+                                return Ok(visible.len());
+                            }
+                            // The attribute slots live on the stack for the usual
+                            // narrow deform (no allocation per page).
+                            let mut inline = [None; 32];
+                            let mut spilled = Vec::new();
+                            let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
+                                &mut inline[..upto]
+                            } else {
+                                spilled.resize(upto, None);
+                                &mut spilled
+                            };
+                            for &off in visible {
+                                let t = page::get_item(pg, off).ok_or_else(|| {
+                                    crate::err!(
+                                        DataCorrupted,
+                                        "visible line pointer {off} of block {block} has no tuple"
+                                    )
+                                })?;
+                                if upto > 0 {
+                                    tuple::deform(t, desc, upto, slots)?;
                                 }
-                                return Ok(starts.len());
+                                for (k, &c) in columns.iter().enumerate() {
+                                    push_datum(&mut builders[k], slots[c]);
+                                }
+                                if with_tid {
+                                    let tid = ((block as i64) << 16) | off as i64;
+                                    let last = builders.len() - 1;
+                                    builders[last].push(&Value::Int8(tid));
+                                }
                             }
-                        }
-                        let visible: &[u16] = match vis {
-                            Visible::Listed(v) => v,
-                            Visible::AllNormal => {
-                                all.clear();
-                                push_normal(pg, page::max_offset(pg), all);
-                                all
-                            }
-                        };
-                        if upto == 0 && !with_tid {
-                            return Ok(visible.len());
-                        }
-                        // The attribute slots live on the stack for the usual
-                        // narrow deform (no allocation per page).
-                        let mut inline = [None; 32];
-                        let mut spilled = Vec::new();
-                        let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
-                            &mut inline[..upto]
-                        } else {
-                            spilled.resize(upto, None);
-                            &mut spilled
-                        };
-                        for &off in visible {
-                            let t = page::get_item(pg, off).ok_or_else(|| {
-                                crate::err!(
-                                    DataCorrupted,
-                                    "visible line pointer {off} of block {block} has no tuple"
-                                )
-                            })?;
-                            if upto > 0 {
-                                tuple::deform(t, desc, upto, slots)?;
-                            }
-                            for (k, &c) in columns.iter().enumerate() {
-                                push_datum(&mut builders[k], slots[c]);
-                            }
-                            if with_tid {
-                                let tid = ((block as i64) << 16) | off as i64;
-                                let last = builders.len() - 1;
-                                builders[last].push(&Value::Int8(tid));
-                            }
-                        }
-                        Ok(visible.len())
-                    })?;
+                            Ok(visible.len())
+                        })?;
                 match page_rows {
                     Some(n) => {
                         self.pending += n?;

@@ -30,6 +30,7 @@
 //! conditions reject every tuple a clamp changed.
 
 use crate::access::heap::tuple::{self, TupleDesc};
+use crate::storage::ahead::{Ahead, Spread};
 use crate::storage::{page, BLCKSZ};
 use crate::types::DataType;
 
@@ -116,6 +117,7 @@ pub fn fused_all_normal(
     natts: usize,
     fixed: &[FixedColumn],
     builders: &mut [Vector],
+    ahead: Ahead,
 ) -> Option<usize> {
     debug_assert!(fusable(fixed));
     let pg: &[u8; BLCKSZ] = pg.try_into().ok()?;
@@ -132,10 +134,10 @@ pub fn fused_all_normal(
         offs[k] = c.off;
     }
     let n = match fixed.len() {
-        1 => fused_loop::<1>(pg, max, natts, need, &offs, &mut outs),
-        2 => fused_loop::<2>(pg, max, natts, need, &offs, &mut outs),
-        3 => fused_loop::<3>(pg, max, natts, need, &offs, &mut outs),
-        _ => fused_loop::<4>(pg, max, natts, need, &offs, &mut outs),
+        1 => fused_loop::<1>(pg, max, natts, need, &offs, &mut outs, ahead),
+        2 => fused_loop::<2>(pg, max, natts, need, &offs, &mut outs, ahead),
+        3 => fused_loop::<3>(pg, max, natts, need, &offs, &mut outs, ahead),
+        _ => fused_loop::<4>(pg, max, natts, need, &offs, &mut outs, ahead),
     };
     for (k, c) in fixed.iter().enumerate() {
         let v = &mut builders[c.out];
@@ -163,13 +165,14 @@ const MASK: u64 =
 /// that counts: the caller's general loop overwrites it) when some pointer
 /// or some tuple's header word fails.
 #[inline(always)]
-fn dense_loop<const N: usize>(
+fn dense_loop<const N: usize, const P: usize>(
     pg: &[u8; BLCKSZ],
     max: usize,
     min_len: usize,
     expect: u64,
     offs: &[usize; N],
     dst: &[*mut i32; N],
+    mut spread: Spread,
 ) -> Option<usize> {
     let lps = &pg[page::PAGE_HEADER_SIZE..page::PAGE_HEADER_SIZE + 4 * max];
     // Non-short-circuit `|` over the whole array: the compiler vectorizes it.
@@ -195,6 +198,7 @@ fn dense_loop<const N: usize>(
     for (i, c) in lps.chunks_exact(4).enumerate() {
         let raw = u32::from_le_bytes(c.try_into().expect("4 bytes"));
         let h = ((raw & 0x7fff) as usize).min(last);
+        spread.step::<P>();
         // SAFETY: `h + T_CTID_OFF + 8 <= h + NO_NULL_HOFF <= h + min_len <=
         // BLCKSZ`, and `offs[k] + 4 <= need`, so every read is inside the
         // page; `i < max` and each destination holds `max` values.
@@ -221,6 +225,7 @@ fn fused_loop<const N: usize>(
     need: usize,
     offs: &[usize; FUSED_MAX],
     outs: &mut [Vec<i32>; FUSED_MAX],
+    ahead: Ahead,
 ) -> Option<usize> {
     use tuple::T_CTID_OFF;
     // Line pointers end inside the page (max_offset is bounded by the
@@ -245,11 +250,31 @@ fn fused_loop<const N: usize>(
     // this clamp changes only the offsets of rejected ones.
     let last = BLCKSZ - min_len;
     let src = pg.as_ptr();
-    if let Some(n) = dense_loop::<N>(pg, max, min_len, expect, &offs, &dst) {
+    // The next frame's lines, a few per tuple (`storage::ahead`); a page
+    // of fewer than 32 tuples takes them all at once.
+    let spread_used = Ahead::per_tuple(max) <= 4;
+    let (spread, per) = match Ahead::per_tuple(max) {
+        per @ 1..=4 => (ahead.spread(), per),
+        _ => {
+            ahead.all();
+            (Ahead::NONE.spread(), 1)
+        }
+    };
+    let dense = match per {
+        1 => dense_loop::<N, 1>(pg, max, min_len, expect, &offs, &dst, spread),
+        2 => dense_loop::<N, 2>(pg, max, min_len, expect, &offs, &dst, spread),
+        _ => dense_loop::<N, 4>(pg, max, min_len, expect, &offs, &dst, spread),
+    };
+    if let Some(n) = dense {
         for (k, out) in outs.iter_mut().take(N).enumerate() {
             out.truncate(base[k] + n);
         }
         return Some(n);
+    }
+    // The general loop is for pages with non-NORMAL pointers (the dense
+    // one rejected them before any prefetch): the next frame at once.
+    if spread_used {
+        ahead.all();
     }
     let (mut n, mut bad) = (0usize, 0usize);
     for i in 0..max {
@@ -482,10 +507,11 @@ mod tests {
         for b in &mut fused {
             b.push(&crate::types::Value::Int4(-1));
         }
-        let f = fused_all_normal(pg, d.len(), &fixed, &mut fused).map(|n| {
-            assert_eq!(fused[0].len(), n + 1);
-            fused.iter().map(ints).collect()
-        });
+        let f =
+            fused_all_normal(pg, d.len(), &fixed, &mut fused, Ahead::frame(pg.as_ptr())).map(|n| {
+                assert_eq!(fused[0].len(), n + 1);
+                fused.iter().map(ints).collect()
+            });
         if f.is_none() {
             assert!(
                 fused.iter().all(|b| ints(b) == vec![-1]),
@@ -538,13 +564,14 @@ mod tests {
         let expect = (d.len() as u64) << 16 | (NO_NULL_HOFF as u64) << 48;
         let mut out = vec![0i32; 40];
         let dense = |pg: &[u8; BLCKSZ], out: &mut Vec<i32>| {
-            dense_loop::<1>(
+            dense_loop::<1, 1>(
                 pg,
                 40,
                 NO_NULL_HOFF + 20,
                 expect,
                 &[16],
                 &[out.as_mut_ptr()],
+                Ahead::NONE.spread(),
             )
         };
         assert_eq!(dense(pg, &mut out), Some(40));

@@ -14,7 +14,8 @@
 //!   partitioned mapping table, RAII pins and content locks, clock-sweep
 //!   replacement (`clock.rs`), access strategies ([`ring`]) and counters
 //!   ([`stats`]); [`recent`]: per-block hints of the buffer that last held
-//!   a page, which sequential scans pin without the mapping table.
+//!   a page, which sequential scans pin without the mapping table, and
+//!   whose frame they prefetch ([`ahead`]) while reading the page before.
 //!
 //! Beside them, owned by the heap side: [`page`] (the slotted page layout)
 //! and [`control`] (the control file); [`dirlock`] keeps a data directory
@@ -24,6 +25,7 @@
 //! [`ForkNumber`], [`BlockNumber`]. See `README.md` in this directory for the
 //! design notes of the buffer pool.
 
+pub mod ahead;
 pub mod buffer;
 mod bufio;
 pub mod bufmgr;

@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
+use super::ahead::Ahead;
 use super::bufmgr::{BufferPool, BufferTag, PinnedBuffer};
 use super::desc::{
     refcount, usage, MAX_USAGE, REFCOUNT_MASK, REFCOUNT_ONE, TAG_VALID, USAGE_ONE, VALID,
@@ -113,32 +114,21 @@ impl BufferPool {
         Ok(buf)
     }
 
-    /// Asks the CPU to start loading the frame `hints` remembers for
-    /// `block` into its caches, so that a scan's next page is on its way
-    /// while it works on this one (the hardware prefetcher sees no stream
-    /// across frames). Only a hint: no pin, no lock, nothing read; a stale
-    /// hint fetches some other frame's lines for nothing.
+    /// The frame `hints` remembers for `block`, for prefetching while a
+    /// scan works on the page before it ([`Ahead`]; the hardware
+    /// prefetcher follows no stream across frames). Only a hint: no pin,
+    /// no lock, nothing read; a stale hint fetches some other frame's lines
+    /// for nothing.
     #[inline]
-    pub fn prefetch_recent(&self, block: BlockNumber, hints: &[AtomicU32]) {
+    pub fn frame_hint(&self, block: BlockNumber, hints: &[AtomicU32]) -> Ahead {
         let Some(slot) = hints.get(block as usize) else {
-            return;
+            return Ahead::NONE;
         };
         let id = slot.load(Ordering::Relaxed);
         if (id as usize) >= self.descs.len() {
-            return;
+            return Ahead::NONE;
         }
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let frame = self.frame(id);
-            // A counted loop (unrolled; `step_by` cost a few instructions
-            // per line).
-            for line in 0..super::BLCKSZ / 64 {
-                // SAFETY: a prefetch of an address inside the frame; it
-                // reads nothing the program sees.
-                unsafe { _mm_prefetch(frame.add(line * 64) as *const i8, _MM_HINT_T0) };
-            }
-        }
+        Ahead::frame(self.frame(id))
     }
 
     /// Pins buffer `id` if it holds `tag`'s page, valid; with the usage
@@ -221,15 +211,17 @@ mod tests {
     }
 
     #[test]
-    fn prefetch_takes_any_hint_and_changes_nothing() {
+    fn a_frame_hint_takes_any_hint_and_changes_nothing() {
         let dir = tempfile::tempdir().expect("temp dir");
         let p = pool(dir.path(), 16);
         let hints = RecentBuffers::new().slots(3);
         hints[0].store(5, Ordering::Relaxed);
         hints[1].store(10_000, Ordering::Relaxed);
-        for block in [0, 1, 2, 3, u32::MAX] {
-            p.prefetch_recent(block, &hints);
+        assert!(p.frame_hint(0, &hints).is_some());
+        for block in [1, 2, 3, u32::MAX] {
+            assert!(!p.frame_hint(block, &hints).is_some(), "block {block}");
         }
+        p.frame_hint(0, &hints).all();
         assert!((0..16).all(|id| p.desc(id).state.load(Ordering::Relaxed) == 0));
     }
 

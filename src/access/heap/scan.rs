@@ -38,6 +38,7 @@ use super::visibility::satisfies_mvcc;
 use crate::access::inspect::{self, ItemInfo, PageHeaderInfo};
 use crate::access::vm;
 use crate::error::Result;
+use crate::storage::ahead::Ahead;
 use crate::storage::page::{self, OffsetNumber};
 use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring};
 use crate::txn::Snapshot;
@@ -75,6 +76,12 @@ pub struct HeapScan<'r> {
     shared: Option<&'r ParallelBlocks>,
     /// End of the current chunk (`nblocks` for a serial scan).
     end: BlockNumber,
+    /// The chunk taken while reading the current chunk's last page, so
+    /// that page's loop can prefetch the first page of the next
+    /// ([`HeapScan::claim_ahead`]).
+    queued: Option<(BlockNumber, BlockNumber)>,
+    /// Whether the scan may take its next chunk early (`queued`).
+    claim_ahead: bool,
     /// The relation's recent-buffer hints, one per block.
     recent: std::sync::Arc<[std::sync::atomic::AtomicU32]>,
     /// Keeps VACUUM from truncating the relation under the scan.
@@ -156,6 +163,8 @@ impl HeapRelation {
             all: Vec::new(),
             shared: None,
             end: nblocks,
+            queued: None,
+            claim_ahead: false,
             recent: self.recent_buffers(nblocks),
         })
     }
@@ -181,6 +190,8 @@ impl HeapRelation {
             all: Vec::new(),
             shared: Some(blocks),
             end: 0,
+            queued: None,
+            claim_ahead: false,
             recent: self.recent_buffers(blocks.nblocks),
         })
     }
@@ -448,13 +459,41 @@ impl<'r> HeapScan<'r> {
         if self.next < self.end {
             return true;
         }
-        match self.shared.and_then(ParallelBlocks::next_chunk) {
+        match self
+            .queued
+            .take()
+            .or_else(|| self.shared.and_then(ParallelBlocks::next_chunk))
+        {
             Some((start, end)) => {
                 (self.next, self.end) = (start, end);
                 true
             }
             None => false,
         }
+    }
+
+    /// Lets a participant of a parallel scan take its next chunk while it
+    /// reads the last page of the current one, so that page's loop has a
+    /// frame to prefetch ([`Ahead`]) at chunk ends too. Off by default:
+    /// a caller that waits between chunks must not hold one it has not
+    /// started (COPY TO's formatters take an output buffer before each
+    /// chunk, and the writer waits for the chunks in order).
+    pub fn claim_ahead(&mut self) {
+        self.claim_ahead = true;
+    }
+
+    /// The block after the one being read, for prefetching its frame
+    /// ([`Ahead`]): the next of this chunk, or with
+    /// [`HeapScan::claim_ahead`] the first of the next chunk (taken now)
+    /// when this is the chunk's last; `u32::MAX` (no hint) at the end.
+    fn ahead_block(&mut self) -> BlockNumber {
+        if self.next < self.end {
+            return self.next;
+        }
+        if self.queued.is_none() && self.claim_ahead {
+            self.queued = self.shared.and_then(ParallelBlocks::next_chunk);
+        }
+        self.queued.map_or(BlockNumber::MAX, |(start, _)| start)
     }
 
     /// The number of blocks this scan visits.
@@ -470,7 +509,7 @@ impl<'r> HeapScan<'r> {
         f: impl FnOnce(BlockNumber, &[u8], &[OffsetNumber]) -> R,
     ) -> Result<Option<R>> {
         let mut all = std::mem::take(&mut self.all);
-        let r = self.next_page_lazy(|block, pg, visible| match visible {
+        let r = self.next_page_lazy(|block, pg, visible, _| match visible {
             Visible::Listed(v) => f(block, pg, v),
             Visible::AllNormal => {
                 all.clear();
@@ -485,9 +524,11 @@ impl<'r> HeapScan<'r> {
     /// [`HeapScan::next_page`] that does not list the line pointers of an
     /// ALL_VISIBLE page ([`Visible::AllNormal`]: every NORMAL one is
     /// visible), for callers that walk the line pointer array themselves.
+    /// `f` also gets the frame of the page the scan reads next ([`Ahead`]),
+    /// to prefetch a line or two per tuple as it goes.
     pub fn next_page_lazy<R>(
         &mut self,
-        f: impl FnOnce(BlockNumber, &[u8], Visible<'_>) -> R,
+        f: impl FnOnce(BlockNumber, &[u8], Visible<'_>, Ahead) -> R,
     ) -> Result<Option<R>> {
         if !self.advance() {
             return Ok(None);
@@ -498,15 +539,11 @@ impl<'r> HeapScan<'r> {
         let Some(buf) = self.pin(block)? else {
             return Ok(None);
         };
-        // The next page's frame on its way while this one is read (the
-        // hardware prefetcher follows no stream across frames).
-        if self.next < self.end {
-            rel.pool().prefetch_recent(self.next, &self.recent);
-        }
+        let ahead = rel.pool().frame_hint(self.ahead_block(), &self.recent);
         let mut g = buf.read();
         page::verify_header(&g[..]).map_err(|e| in_block(e, block, rel))?;
         if page::is_all_visible(&g[..]) {
-            return Ok(Some(f(block, &g[..], Visible::AllNormal)));
+            return Ok(Some(f(block, &g[..], Visible::AllNormal, ahead)));
         }
         self.visible.clear();
         self.hints.clear();
@@ -523,7 +560,12 @@ impl<'r> HeapScan<'r> {
             set_hints(&buf, &self.hints);
             g = buf.read();
         }
-        Ok(Some(f(block, &g[..], Visible::Listed(&self.visible))))
+        Ok(Some(f(
+            block,
+            &g[..],
+            Visible::Listed(&self.visible),
+            ahead,
+        )))
     }
 
     /// Visits the next page only to count the tuples the snapshot sees (no
