@@ -3,14 +3,19 @@
 //! Every row store reads each tuple of `pgbench_accounts` (128 bytes: the
 //! 24-byte header, aid, bid, abalance and the 84-byte filler) to answer
 //! `sum_group`, `hash_join` and `filter_scan`; the columns it needs share the
-//! tuple's first cache line, and the CPU fetches lines in 128-byte pairs. So
-//! no heap scan can beat the time this machine takes to pull the heap's bytes
-//! through its caches once. [`heap_read_floor`] measures that with nothing
-//! else in the loop: a buffer of the heap's size (huge pages, as heapdb's
-//! pool), one 4-byte read per 128 bytes, split between the cores, as fast as
-//! the hardware prefetchers stream it. [`bounds`] compares each target of
-//! issue 8 against it, so the report says which targets the floor puts out
-//! of reach (measured), instead of quietly lowering them.
+//! tuple's first cache line. So no heap scan can beat the time this machine
+//! takes to pull the heap's bytes through its caches once.
+//! [`heap_read_floor`] measures that with nothing else in the loop: a buffer
+//! of the heap's size (huge pages, as heapdb's pool), split between the
+//! cores, read in two patterns, the faster counting: one 4-byte read per
+//! 128 bytes (a tuple's first line; the CPU fetches the pair), and one
+//! 8-byte read per 64-byte line (every line, in order). Until session 6 only
+//! the first was measured; in standalone runs the second was sometimes much
+//! faster (11.7 against 18.1 ms for the 671 MB heap on both cores), so the
+//! first alone could call a target "below the floor" that is only "not
+//! met". [`bounds`] compares each target of issue 8 against the floor, so
+//! the report says which targets it puts out of reach (measured), instead of
+//! quietly lowering them.
 
 use std::time::{Duration, Instant};
 
@@ -20,9 +25,10 @@ use crate::systems::Kind;
 /// Tuples of `pgbench_accounts` per 8 kB heap page.
 pub const ACCOUNTS_PER_PAGE: u64 = 61;
 
-/// The best time (of `runs`: a floor is what the hardware can do, and any
-/// slower run only measured interference) to read one 4-byte value per 128
-/// bytes of a `pages`-page heap on `threads` threads.
+/// The best time (of `runs` per read pattern: a floor is what the hardware
+/// can do, and any slower run only measured interference) to read a
+/// `pages`-page heap on `threads` threads: one 4-byte value per 128 bytes,
+/// or one 8-byte value per 64-byte line.
 pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Duration {
     let len = (pages as usize) * 8192;
     let mut buf = vec![0u8; len];
@@ -35,30 +41,30 @@ pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Duration {
     }
     let threads = threads.max(1);
     let share = len.div_ceil(threads).next_multiple_of(128);
-    let mut times = Vec::with_capacity(runs);
+    let mut best = Duration::MAX;
     let mut sink = 0u64;
-    for _ in 0..runs.max(1) {
-        let t0 = Instant::now();
-        let sums: Vec<u64> = std::thread::scope(|s| {
-            let handles: Vec<_> = buf
-                .chunks(share)
-                .map(|part| {
-                    s.spawn(move || {
-                        part.chunks(128)
-                            .map(|line| {
-                                u64::from(u32::from_le_bytes(line[..4].try_into().unwrap()))
-                            })
-                            .sum::<u64>()
+    for step in [128usize, 64] {
+        for _ in 0..runs.max(1) {
+            let t0 = Instant::now();
+            let sums: Vec<u64> = std::thread::scope(|s| {
+                let handles: Vec<_> = buf
+                    .chunks(share)
+                    .map(|part| {
+                        s.spawn(move || {
+                            part.chunks(step)
+                                .map(|line| u64::from_le_bytes(line[..8].try_into().unwrap()))
+                                .fold(0u64, u64::wrapping_add)
+                        })
                     })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        times.push(t0.elapsed());
-        sink = sink.wrapping_add(sums.iter().sum::<u64>());
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            best = best.min(t0.elapsed());
+            sink = sink.wrapping_add(sums.iter().fold(0, |a, &b| a.wrapping_add(b)));
+        }
     }
     std::hint::black_box(sink);
-    times.into_iter().min().unwrap_or_default()
+    best
 }
 
 /// Lines for the report: the floor, and per read workload what each target
@@ -68,9 +74,10 @@ pub fn bounds(report: &Report, accounts: u64, threads: usize) -> Vec<String> {
     let floor = heap_read_floor(pages, threads, 7);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mut out = vec![format!(
-        "heap-read floor: reading one cache line pair per tuple of the {pages}-page \
-         ({:.0} MB) pgbench_accounts heap on {threads} threads, nothing else done: \
-         {:.1} ms here (best of 7; no heap scan can be faster)",
+        "heap-read floor: reading the {pages}-page ({:.0} MB) pgbench_accounts heap \
+         on {threads} threads, nothing else done (one value per tuple's first line, or \
+         per line, whichever was faster): {:.1} ms here (best of 7 runs of each; no \
+         heap scan can be faster)",
         (pages * 8192) as f64 / 1e6,
         ms(floor)
     )];

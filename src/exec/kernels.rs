@@ -112,37 +112,69 @@ macro_rules! arith_scalar {
     }};
 }
 
-/// `x % c` for every `x` (`c != 0`), with Rust's and SQL's truncating sign
-/// rule (the result takes the dividend's sign). A hardware division per row
-/// costs tens of cycles. For a divisor `d = |c|` that is not a power of
-/// two, take `l = ceil(log2 d)` and `m = floor(2^(31+l) / d) + 1`, which is
-/// below 2^32: then `(|x| * m) >> (31 + l)` is the quotient exactly for
-/// every `|x| <= 2^31` (Granlund and Montgomery: `m * d - 2^(31+l)` is below
-/// `2^l`, so the error stays under one), and the remainder follows. Every
-/// product is 32 x 32 -> 64 bits, which the compiler vectorizes (about 9
-/// instructions a row against 14 for the 128-bit products of the
-/// direct-remainder form used before). Powers of two take a mask.
-fn rem_i32(x: &[i32], c: i32) -> Vec<i32> {
-    let d = c.unsigned_abs();
-    let (mask, k, m) = if d.is_power_of_two() {
-        (d - 1, 0, 0)
-    } else {
-        let k = 32 - (d - 1).leading_zeros() + 31;
-        (u32::MAX, k, ((1u64 << k) / u64::from(d) + 1) as u32)
-    };
-    // The sign applied without a branch (`(r ^ s) - s`, `s` all ones for a
-    // negative `v`): the shape the compiler vectorizes (with an `if` the
-    // loop stayed scalar).
-    x.iter()
-        .map(|&v| {
-            let a = v.unsigned_abs();
-            let q = ((u64::from(a) * u64::from(m)) >> k) as u32;
-            // A power of two: `q` is 0 and the mask does the work.
-            let r = (a.wrapping_sub(q.wrapping_mul(d)) & mask) as i32;
-            let s = v >> 31;
-            (r ^ s).wrapping_sub(s)
+/// `x % c` by one non-zero constant `c`, with Rust's and SQL's truncating
+/// sign rule (the result takes the dividend's sign), without a division.
+/// A hardware division per row costs tens of cycles. For a divisor
+/// `d = |c|` that is not a power of two, take `l = ceil(log2 d)` and
+/// `m = floor(2^(31+l) / d) + 1`, which is below 2^32: then
+/// `(|x| * m) >> (31 + l)` is the quotient exactly for every `|x| <= 2^31`
+/// (Granlund and Montgomery: `m * d - 2^(31+l)` is below `2^l`, so the error
+/// stays under one), and the remainder follows. Every product is 32 x 32 ->
+/// 64 bits, which the compiler vectorizes (about 9 instructions a row
+/// against 14 for the 128-bit products of the direct-remainder form used
+/// before). Powers of two take a mask.
+#[derive(Debug, Clone, Copy)]
+pub struct RemConst {
+    d: u32,
+    mask: u32,
+    k: u32,
+    m: u32,
+}
+
+impl RemConst {
+    /// The remainder by `c`; `None` for `c == 0` (division by zero is the
+    /// caller's error to raise).
+    pub fn new(c: i32) -> Option<RemConst> {
+        let d = c.unsigned_abs();
+        if d == 0 {
+            return None;
+        }
+        Some(if d.is_power_of_two() {
+            RemConst {
+                d,
+                mask: d - 1,
+                k: 0,
+                m: 0,
+            }
+        } else {
+            let k = 32 - (d - 1).leading_zeros() + 31;
+            RemConst {
+                d,
+                mask: u32::MAX,
+                k,
+                m: ((1u64 << k) / u64::from(d) + 1) as u32,
+            }
         })
-        .collect()
+    }
+
+    /// `v % c`. The sign is applied without a branch (`(r ^ s) - s`, `s`
+    /// all ones for a negative `v`): the shape the compiler vectorizes
+    /// (with an `if` a loop of it stayed scalar).
+    #[inline(always)]
+    pub fn rem(&self, v: i32) -> i32 {
+        let a = v.unsigned_abs();
+        let q = ((u64::from(a) * u64::from(self.m)) >> self.k) as u32;
+        // A power of two: `q` is 0 and the mask does the work.
+        let r = (a.wrapping_sub(q.wrapping_mul(self.d)) & self.mask) as i32;
+        let s = v >> 31;
+        (r ^ s).wrapping_sub(s)
+    }
+}
+
+/// `x % c` for every `x` (`c != 0`, checked by the caller): [`RemConst`].
+fn rem_i32(x: &[i32], c: i32) -> Vec<i32> {
+    let r = RemConst::new(c).expect("a non-zero divisor");
+    x.iter().map(|&v| r.rem(v)).collect()
 }
 
 /// `a op c` for an `int2/4/8` column `a` and a non-NULL constant `c` of the

@@ -30,6 +30,7 @@ pub mod join;
 pub mod join_int;
 pub mod kernels;
 pub mod keyset;
+pub mod page_pred;
 pub mod parallel;
 pub mod progress;
 pub mod scan;

@@ -13,7 +13,11 @@
 //! Column-major fast path: when every column the plan reads is fixed-width
 //! and NULL-free on a page, [`super::scan_fixed`] fills the column vectors
 //! without a per-tuple deform; any other page takes the general per-tuple
-//! path here.
+//! path here. A filtered `count(*)` (a rows-only scan) whose filter
+//! [`super::page_pred`] compiles counts such a page's passing rows on the
+//! page instead, and only the count joins the batch: no column vectors
+//! written and read back (`count(*) where b >= 0` over 20M rows: 38 -> 32
+//! ms; the accounts' `filter_scan`: 25 -> 23 ms).
 
 use crate::access::heap::pageops::push_normal;
 use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
@@ -25,10 +29,11 @@ use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{count_true, truth_mask, Expr};
+use super::page_pred::{Mask, PagePred};
 use super::progress::{PageCounter, Progress, ProgressUnit};
 use super::scan_fixed::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
-    push_fixed, FixedColumn,
+    fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
@@ -115,6 +120,16 @@ pub struct SeqScanOp<'a> {
     /// The consumer needs only how many rows pass the filter (`count(*)`
     /// of a filtered scan): batches leave with no columns, uncompacted.
     rows_only: bool,
+    /// For a rows-only scan on the fused columns: the filter compiled for
+    /// counting on the page ([`super::page_pred`]).
+    page_pred: Option<PagePred>,
+    /// Rows of this batch already counted on their page (they passed the
+    /// filter), beside the `pending` ones in the builders.
+    counted: usize,
+    /// One page's values of the fused columns, for `page_pred` (reused).
+    page_cols: Box<PageColumns>,
+    /// `page_pred`'s masks (reused).
+    masks: Vec<Mask>,
 }
 
 impl<'a> SeqScanOp<'a> {
@@ -164,6 +179,10 @@ impl<'a> SeqScanOp<'a> {
             starts: Vec::new(),
             all: Vec::new(),
             rows_only: false,
+            page_pred: None,
+            counted: 0,
+            page_cols: Box::new([[0; MAX_TUPLES]; FUSED_MAX]),
+            masks: Vec::new(),
         })
     }
 
@@ -186,16 +205,31 @@ impl Operator for SeqScanOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
         loop {
             self.ctx.check_cancel()?;
-            while !self.done && self.pending < BATCH_SIZE {
+            while !self.done && self.pending + self.counted < BATCH_SIZE {
                 let (columns, upto, with_tid, desc) =
                     (self.columns, self.upto, self.with_tid, &self.desc);
                 let builders = &mut self.builders;
                 let (fixed, starts) = (self.fixed.as_deref(), &mut self.starts);
                 let fuse = fixed.is_some_and(fusable);
                 let all = &mut self.all;
+                let page_pred = self.page_pred.as_ref();
+                let (page_cols, masks, counted) =
+                    (&mut *self.page_cols, &mut self.masks, &mut self.counted);
                 let page_rows =
                     self.scan
                         .next_page_lazy(|block, pg, vis, ahead| -> Result<usize> {
+                            if let (Some(fixed), Some(pred)) = (fixed, page_pred) {
+                                if matches!(vis, Visible::AllNormal) {
+                                    if let Some(n) =
+                                        fused_page_values(pg, desc.len(), fixed, page_cols, ahead)
+                                    {
+                                        let cols: [&[i32]; FUSED_MAX] =
+                                            std::array::from_fn(|k| &page_cols[k][..]);
+                                        *counted += pred.count(&cols, n, masks);
+                                        return Ok(0);
+                                    }
+                                }
+                            }
                             if let Some(fixed) = fixed {
                                 if fuse && matches!(vis, Visible::AllNormal) {
                                     if let Some(n) =
@@ -266,12 +300,19 @@ impl Operator for SeqScanOp<'_> {
                     None => self.done = true,
                 }
             }
+            let counted = std::mem::take(&mut self.counted);
             if self.pending == 0 {
+                // Only a rows-only scan counts on pages (`page_pred`).
+                if counted > 0 {
+                    return Ok(Some(Batch::empty_rows(counted)));
+                }
                 return Ok(None);
             }
             let batch = self.take_batch();
             let batch = match self.filter {
-                Some(f) if self.rows_only => Batch::empty_rows(count_true(&*f.eval(&batch)?)),
+                Some(f) if self.rows_only => {
+                    Batch::empty_rows(count_true(&*f.eval(&batch)?) + counted)
+                }
                 Some(f) => {
                     let keep = truth_mask(&*f.eval(&batch)?);
                     batch.filter(&keep)
@@ -290,6 +331,14 @@ impl SeqScanOp<'_> {
     /// no columns (see [`counts_rows_only`]).
     pub fn rows_only(mut self) -> Self {
         self.rows_only = true;
+        // Batch column `k` is page column `j` when the fused layout's
+        // `j`th column fills builder `k`.
+        if let (Some(f), Some(fixed)) = (self.filter, self.fixed.as_deref()) {
+            if fusable(fixed) {
+                let col_of = |k: usize| fixed.iter().position(|c| c.out == k);
+                self.page_pred = PagePred::compile(f, &col_of);
+            }
+        }
         self
     }
 }

@@ -215,8 +215,8 @@ fn dense_loop<const N: usize, const P: usize>(
 }
 
 /// [`fused_all_normal`]'s loop for `N` columns (a constant, so the column
-/// loop unrolls). Appends to `outs[..N]`; on a rejected page truncates them
-/// back and returns `None`.
+/// loop unrolls). Appends to `outs[..N]`; on a rejected page leaves them
+/// as they were and returns `None`.
 #[inline(always)]
 fn fused_loop<const N: usize>(
     pg: &[u8; BLCKSZ],
@@ -227,10 +227,9 @@ fn fused_loop<const N: usize>(
     outs: &mut [Vec<i32>; FUSED_MAX],
     ahead: Ahead,
 ) -> Option<usize> {
-    use tuple::T_CTID_OFF;
     // Line pointers end inside the page (max_offset is bounded by the
     // page's `lower`), but clamp anyway: a corrupt count yields reads of
-    // whatever lies in the page, which the checks below then reject.
+    // whatever lies in the page, which the checks then reject.
     let max = max.min((BLCKSZ - page::PAGE_HEADER_SIZE) / 4);
     let base: [usize; N] = std::array::from_fn(|k| outs[k].len());
     for (k, out) in outs.iter_mut().take(N).enumerate() {
@@ -241,6 +240,35 @@ fn fused_loop<const N: usize>(
         unsafe { outs[k].as_mut_ptr().add(base[k]) }
     });
     let offs: [usize; N] = std::array::from_fn(|k| offs[k]);
+    // SAFETY: each destination holds `max` values past `base[k]`.
+    let n = unsafe { fused_core::<N>(pg, max, natts, need, &offs, &dst, ahead) };
+    for (k, out) in outs.iter_mut().take(N).enumerate() {
+        out.truncate(base[k] + n.unwrap_or(0));
+    }
+    n
+}
+
+/// The column loop of [`fused_loop`] and [`fused_page_values`]: writes the
+/// values of the page's NORMAL tuples, in line pointer order, to
+/// `dst[k][0..n]` and returns `Some(n)`, or `None` (what it wrote counts
+/// for nothing) when some tuple fails the checks.
+///
+/// # Safety
+///
+/// Each `dst[k]` must be valid for writes of `max` values, and `max` at
+/// most `(BLCKSZ - PAGE_HEADER_SIZE) / 4`.
+#[inline(always)]
+unsafe fn fused_core<const N: usize>(
+    pg: &[u8; BLCKSZ],
+    max: usize,
+    natts: usize,
+    need: usize,
+    offs: &[usize; N],
+    dst: &[*mut i32; N],
+    ahead: Ahead,
+) -> Option<usize> {
+    use tuple::T_CTID_OFF;
+    debug_assert!(max <= (BLCKSZ - page::PAGE_HEADER_SIZE) / 4);
     // The header word at bytes 16..24 (ctid offset, infomask2, infomask,
     // hoff) of a tuple of this table without NULLs: all its attributes, no
     // null bitmap, the data at `NO_NULL_HOFF`.
@@ -261,15 +289,12 @@ fn fused_loop<const N: usize>(
         }
     };
     let dense = match per {
-        1 => dense_loop::<N, 1>(pg, max, min_len, expect, &offs, &dst, spread),
-        2 => dense_loop::<N, 2>(pg, max, min_len, expect, &offs, &dst, spread),
-        _ => dense_loop::<N, 4>(pg, max, min_len, expect, &offs, &dst, spread),
+        1 => dense_loop::<N, 1>(pg, max, min_len, expect, offs, dst, spread),
+        2 => dense_loop::<N, 2>(pg, max, min_len, expect, offs, dst, spread),
+        _ => dense_loop::<N, 4>(pg, max, min_len, expect, offs, dst, spread),
     };
-    if let Some(n) = dense {
-        for (k, out) in outs.iter_mut().take(N).enumerate() {
-            out.truncate(base[k] + n);
-        }
-        return Some(n);
+    if dense.is_some() {
+        return dense;
     }
     // The general loop is for pages with non-NORMAL pointers (the dense
     // one rejected them before any prefetch): the next frame at once.
@@ -296,7 +321,7 @@ fn fused_loop<const N: usize>(
         for k in 0..N {
             // SAFETY: `h + NO_NULL_HOFF + need <= BLCKSZ` and `offs[k] + 4 <=
             // need` (`data_needed`), so the 4 bytes lie inside the page;
-            // `n <= i < max` and each vector holds `base[k] + max` values.
+            // `n <= i < max`, and the caller lets `dst[k]` take `max` values.
             unsafe {
                 let v = (src.add(h + NO_NULL_HOFF + offs[k]) as *const [u8; 4]).read();
                 *dst[k].add(n) = i32::from_le_bytes(v);
@@ -304,16 +329,70 @@ fn fused_loop<const N: usize>(
         }
         n += normal;
     }
-    if bad != 0 {
-        for (k, out) in outs.iter_mut().take(N).enumerate() {
-            out.truncate(base[k]);
-        }
+    (bad == 0).then_some(n)
+}
+
+/// The most tuples a page holds (PostgreSQL's `MaxHeapTuplesPerPage`:
+/// `(BLCKSZ - header) / (MAXALIGN(tuple header) + line pointer)`).
+pub const MAX_TUPLES: usize = (BLCKSZ - page::PAGE_HEADER_SIZE) / (NO_NULL_HOFF + 4);
+
+/// One page's values of up to [`FUSED_MAX`] 4-byte columns.
+pub type PageColumns = [[i32; MAX_TUPLES]; FUSED_MAX];
+
+/// [`fused_all_normal`] into `cols[k]` (column `fixed[k]`) instead of the
+/// builders: the values of one ALL_VISIBLE page for a computation on the
+/// page itself. `None` when the page fails the checks, or has more line
+/// pointers than [`MAX_TUPLES`] (only pages with unused ones can).
+pub fn fused_page_values(
+    pg: &[u8],
+    natts: usize,
+    fixed: &[FixedColumn],
+    cols: &mut PageColumns,
+    ahead: Ahead,
+) -> Option<usize> {
+    debug_assert!(fusable(fixed));
+    let pg: &[u8; BLCKSZ] = pg.try_into().ok()?;
+    let max = page::max_offset(pg) as usize;
+    if max > MAX_TUPLES {
         return None;
     }
-    for (k, out) in outs.iter_mut().take(N).enumerate() {
-        out.truncate(base[k] + n);
+    let need = data_needed(fixed);
+    let mut offs = [0usize; FUSED_MAX];
+    for (k, c) in fixed.iter().enumerate() {
+        offs[k] = c.off;
     }
-    Some(n)
+    let [c0, c1, c2, c3] = cols;
+    let p = [
+        c0.as_mut_ptr(),
+        c1.as_mut_ptr(),
+        c2.as_mut_ptr(),
+        c3.as_mut_ptr(),
+    ];
+    // SAFETY: every array holds MAX_TUPLES >= max values.
+    unsafe {
+        match fixed.len() {
+            1 => fused_core::<1>(pg, max, natts, need, &[offs[0]], &[p[0]], ahead),
+            2 => fused_core::<2>(
+                pg,
+                max,
+                natts,
+                need,
+                &[offs[0], offs[1]],
+                &[p[0], p[1]],
+                ahead,
+            ),
+            3 => fused_core::<3>(
+                pg,
+                max,
+                natts,
+                need,
+                &[offs[0], offs[1], offs[2]],
+                &[p[0], p[1], p[2]],
+                ahead,
+            ),
+            _ => fused_core::<4>(pg, max, natts, need, &offs, &p, ahead),
+        }
+    }
 }
 
 /// Appends the values of one fixed-width column at `col.off` past each of
