@@ -191,6 +191,9 @@ impl Operator for AggregateOp<'_> {
                     self.ctx.check_cancel()?;
                     state.consume(&b)?;
                 }
+                if let Some(p) = input.page_partial() {
+                    state.add_partial(&p);
+                }
                 self.out = state.finish()?;
             } else {
                 self.consume(input)?;

@@ -72,7 +72,7 @@ pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
 /// per chunk, the sum of the values read as `u32` is `hi * 2^16 + lo`, and
 /// each negative value read so is 2^32 too large.
 #[inline]
-fn sum_i32(x: &[i32]) -> i64 {
+pub(crate) fn sum_i32(x: &[i32]) -> i64 {
     let mut total = 0i64;
     // 65,536 halves of at most 65,535 each fit a u32.
     for c in x.chunks(1 << 16) {
@@ -427,6 +427,32 @@ impl<'p> FastAgg<'p> {
         debug_assert!(self.group.is_empty(), "add_rows is for one group");
         for c in self.counts.iter_mut() {
             *c += n;
+        }
+    }
+
+    /// Folds what the scan computed on its pages in (the one group of an
+    /// aggregation without GROUP BY; [`super::page_agg`]), as [`merge`]
+    /// folds another participant's state.
+    ///
+    /// [`merge`]: FastAgg::merge
+    pub fn add_partial(&mut self, p: &super::page_agg::PagePartial) {
+        debug_assert!(self.group.is_empty(), "page partials are for one group");
+        for (k, a) in self.aggs.iter().enumerate() {
+            let n = p.counts[k];
+            if n == 0 {
+                continue;
+            }
+            let (v, e) = (p.extremes[k], &mut self.extremes[k]);
+            let better = match a.func {
+                AggFunc::Max => v > *e,
+                AggFunc::Min => v < *e,
+                _ => false,
+            };
+            if self.counts[k] == 0 || better {
+                *e = v;
+            }
+            self.counts[k] += n;
+            self.sums[k] += p.sums[k];
         }
     }
 

@@ -30,6 +30,7 @@ pub mod join;
 pub mod join_int;
 pub mod kernels;
 pub mod keyset;
+pub mod page_agg;
 pub mod page_pred;
 pub mod parallel;
 pub mod progress;
@@ -61,6 +62,14 @@ pub trait Operator {
     /// only if the operator says so by its own contract; consumers must
     /// accept empty batches.
     fn next(&mut self) -> Result<Option<Batch>>;
+
+    /// After the last batch: what a scan in page-aggregation mode folded on
+    /// its pages instead of returning rows ([`page_agg`]), for its consumer
+    /// to add in. `None` for every other operator. An operator that wraps
+    /// another must pass this on.
+    fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
+        None
+    }
 }
 
 /// Everything a statement's operators share.
@@ -154,6 +163,10 @@ struct Instrumented<'a> {
 }
 
 impl Operator for Instrumented<'_> {
+    fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
+        self.inner.page_partial()
+    }
+
     fn next(&mut self) -> Result<Option<Batch>> {
         let start = std::time::Instant::now();
         let buf0 = crate::storage::BufferUsage::current();
@@ -207,18 +220,20 @@ pub(crate) fn build_with<'a>(
     instr: Option<&'a Instrumentation>,
     next_id: &mut usize,
 ) -> Result<Box<dyn Operator + 'a>> {
-    build_node(plan, ctx, instr, next_id, false)
+    build_node(plan, ctx, instr, next_id, scan::ScanUse::Rows)
 }
 
-/// [`build_with`]; with `rows_only`, a sequential scan at the top of `plan`
-/// returns only how many rows pass its filter (for an aggregation that
-/// only counts rows, [`scan::counts_rows_only`]).
+/// [`build_with`]; a sequential scan at the top of `plan` serves its
+/// consumer as `usage` says: its rows, only how many pass its filter (for
+/// an aggregation that only counts rows, [`scan::counts_rows_only`]), or
+/// aggregates computed on its pages ([`page_agg`]; not under EXPLAIN
+/// ANALYZE, whose row counts are of the rows a node returns).
 pub(crate) fn build_node<'a>(
     plan: &'a Plan,
     ctx: &'a ExecContext,
     instr: Option<&'a Instrumentation>,
     next_id: &mut usize,
-    rows_only: bool,
+    usage: scan::ScanUse<'a>,
 ) -> Result<Box<dyn Operator + 'a>> {
     let id = *next_id;
     *next_id += 1;
@@ -244,7 +259,12 @@ pub(crate) fn build_node<'a>(
                 filter.as_ref(),
                 ctx.shared_blocks(plan),
             )?;
-            Box::new(if rows_only { op.rows_only() } else { op })
+            Box::new(match usage {
+                scan::ScanUse::Rows => op,
+                scan::ScanUse::RowsOnly => op.rows_only(),
+                scan::ScanUse::Aggregates(aggs) if instr.is_none() => op.page_agg(aggs),
+                scan::ScanUse::Aggregates(_) => op,
+            })
         }
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
@@ -295,13 +315,7 @@ pub(crate) fn build_node<'a>(
             instr.map(|i| (i, id + 1)),
         )),
         Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
-            build_node(
-                input,
-                ctx,
-                instr,
-                next_id,
-                scan::counts_rows_only(group, aggs),
-            )?,
+            build_node(input, ctx, instr, next_id, scan::scan_use(group, aggs))?,
             group,
             aggs,
             plan.types(),

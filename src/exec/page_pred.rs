@@ -119,6 +119,12 @@ impl PagePred {
     /// How many of the first `n` rows of `cols` (page column `k` is
     /// `cols[k]`) pass. `masks` is scratch, reused between pages.
     pub fn count(&self, cols: &[&[i32]], n: usize, masks: &mut Vec<Mask>) -> usize {
+        self.mask(cols, n, masks).iter().sum::<u32>() as usize
+    }
+
+    /// Which of the first `n` rows of `cols` pass: 1 or 0 each, in the
+    /// first of `masks` (scratch, reused between pages).
+    pub fn mask<'m>(&self, cols: &[&[i32]], n: usize, masks: &'m mut Vec<Mask>) -> &'m [u32] {
         let n = n.min(MAX_TUPLES);
         if masks.len() < self.depth {
             masks.resize(self.depth, [0; MAX_TUPLES]);
@@ -144,7 +150,7 @@ impl PagePred {
             }
         }
         debug_assert_eq!(top, 1);
-        masks[0][..n].iter().sum::<u32>() as usize
+        &masks[0][..n]
     }
 }
 

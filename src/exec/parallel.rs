@@ -130,12 +130,15 @@ impl<'a> GatherOp<'a> {
                 }
             } else {
                 let mut id = first;
-                let rows_only = scan::counts_rows_only(group, aggs);
+                let usage = scan::scan_use(group, aggs);
                 let instr = measure.then_some(&instr);
-                let mut op = build_node(input, &ctx, instr, &mut id, rows_only)?;
+                let mut op = build_node(input, &ctx, instr, &mut id, usage)?;
                 while let Some(b) = op.next()? {
                     ctx.check_cancel()?;
                     state.consume(&b)?;
+                }
+                if let Some(p) = op.page_partial() {
+                    state.add_partial(&p);
                 }
             }
             let mut stats = instr.nodes.into_inner();

@@ -175,15 +175,7 @@ fn dense_loop<const N: usize, const P: usize>(
     mut spread: Spread,
 ) -> Option<usize> {
     let lps = &pg[page::PAGE_HEADER_SIZE..page::PAGE_HEADER_SIZE + 4 * max];
-    // Non-short-circuit `|` over the whole array: the compiler vectorizes it.
-    let lp_bad = lps.chunks_exact(4).fold(0u32, |bad, c| {
-        let raw = u32::from_le_bytes(c.try_into().expect("4 bytes"));
-        let (off, len) = (raw & 0x7fff, raw >> 17);
-        bad | ((raw >> 15) & 3 ^ u32::from(page::LP_NORMAL))
-            | u32::from(len < min_len as u32)
-            | u32::from(off + len > BLCKSZ as u32)
-    });
-    if lp_bad != 0 {
+    if !pointers_dense(lps, min_len as u32) {
         return None;
     }
     // Each offset has `off + min_len <= BLCKSZ` (checked above; the shared
@@ -212,6 +204,24 @@ fn dense_loop<const N: usize, const P: usize>(
         }
     }
     (bad == 0).then_some(max)
+}
+
+/// Whether every line pointer of `lps` is NORMAL with a length of at least
+/// `min_len` that ends inside the page: [`dense_loop`]'s first pass. A
+/// non-short-circuit `|` over the whole array, which the compiler
+/// vectorizes when it is inlined (as an out-of-line `fold`, once the fused
+/// loop had more callers, it cost ~7 instructions a tuple instead of ~4).
+#[inline(always)]
+fn pointers_dense(lps: &[u8], min_len: u32) -> bool {
+    let mut bad = 0u32;
+    for c in lps.chunks_exact(4) {
+        let raw = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+        let (off, len) = (raw & 0x7fff, raw >> 17);
+        bad |= ((raw >> 15) & 3 ^ u32::from(page::LP_NORMAL))
+            | u32::from(len < min_len)
+            | u32::from(off + len > BLCKSZ as u32);
+    }
+    bad == 0
 }
 
 /// [`fused_all_normal`]'s loop for `N` columns (a constant, so the column
