@@ -125,13 +125,14 @@ pub struct SeqScanOp<'a> {
     /// The consumer needs only how many rows pass the filter (`count(*)`
     /// of a filtered scan): batches leave with no columns, uncompacted.
     rows_only: bool,
-    /// For a rows-only scan on the fused columns: the filter compiled for
-    /// counting on the page ([`super::page_pred`]).
+    /// The filter compiled for pages ([`super::page_pred`]): what a
+    /// rows-only scan counts on a page, or `page_agg`'s mask.
     page_pred: Option<PagePred>,
     /// Rows of this batch already counted on their page (they passed the
     /// filter), beside the `pending` ones in the builders.
     counted: usize,
-    /// One page's values of the fused columns, for `page_pred` (reused).
+    /// One page's values of the fused columns, for `page_pred` and
+    /// `page_agg` (reused).
     page_cols: Box<PageColumns>,
     /// `page_pred`'s masks (reused).
     masks: Vec<Mask>,

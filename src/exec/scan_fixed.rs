@@ -676,6 +676,25 @@ mod tests {
     }
 
     #[test]
+    fn page_values_match_the_builders_path() {
+        let rows: Vec<(i32, Option<i32>)> = (1..=40).map(|i| (i * 11, Some(-i))).collect();
+        let mut pg = page_of(&rows);
+        page::set_dead(&mut pg, 9);
+        let d = desc();
+        let fixed = fixed_layout(&d, &[2, 0], &[DataType::Int4, DataType::Int4]).expect("fixed");
+        let mut cols: PageColumns = [[0; MAX_TUPLES]; FUSED_MAX];
+        let n = fused_page_values(&pg, d.len(), &fixed, &mut cols, Ahead::NONE).expect("fused");
+        let (f, _) = both_paths(&pg);
+        let f = f.expect("fused");
+        assert_eq!(n, 39);
+        assert_eq!(cols[0][..n], f[0][1..]);
+        assert_eq!(cols[1][..n], f[1][1..]);
+        // A NULL anywhere rejects the page here too.
+        let pg = page_of(&[(1, Some(2)), (3, None)]);
+        assert!(fused_page_values(&pg, d.len(), &fixed, &mut cols, Ahead::NONE).is_none());
+    }
+
+    #[test]
     fn a_null_or_a_corrupt_pointer_rejects_the_page() {
         let (f, g) = both_paths(&page_of(&[(1, Some(2)), (3, None), (5, Some(6))]));
         assert!(f.is_none() && g.is_none());
