@@ -198,23 +198,23 @@ pub fn write_field(value: &[u8], delimiter: u8, out: &mut Vec<u8>) {
     out.extend_from_slice(&value[start..]);
 }
 
+/// `count` pseudo-random field values (from `seed`) of up to `max_len`
+/// bytes: two in three mostly printable ASCII with a rare byte of any value,
+/// the rest any bytes. For the escape tests of both text writers.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_escape_check_agrees_with_the_portable_one() {
-        let mut rng = 0x9e37_79b9_u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        for _ in 0..50_000 {
-            let len = (next() % 60) as usize;
+pub(crate) fn sample_fields(seed: u64, max_len: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut rng = seed;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    (0..count)
+        .map(|_| {
+            let len = (next() % max_len) as usize;
             let plain = next() % 3 != 0;
-            let v: Vec<u8> = (0..len)
+            (0..len)
                 .map(|_| {
                     if plain && next() % 64 != 0 {
                         b' ' + (next() % 90) as u8
@@ -222,7 +222,18 @@ mod tests {
                         (next() % 256) as u8
                     }
                 })
-                .collect();
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_escape_check_agrees_with_the_portable_one() {
+        for v in sample_fields(0x9e37_79b9, 60, 50_000) {
             for d in [b'\t', b',', b'|', 0x80] {
                 assert_eq!(
                     needs_escape(&v, d),

@@ -242,29 +242,27 @@ impl Operator for SeqScanOp<'_> {
                 let page_rows =
                     self.scan
                         .next_page_lazy(|block, pg, vis, ahead| -> Result<usize> {
-                            if let (Some(fixed), Some((agg, part))) = (fixed, page_agg.as_mut()) {
-                                if matches!(vis, Visible::AllNormal) {
-                                    if let Some(n) =
-                                        fused_page_values(pg, desc.len(), fixed, page_cols, ahead)
-                                    {
-                                        let cols: [&[i32]; FUSED_MAX] =
-                                            std::array::from_fn(|k| &page_cols[k][..]);
-                                        let mask = page_pred.map(|p| p.mask(&cols, n, masks));
-                                        agg.add_page(part, &cols, n, mask, scratch);
-                                        *folded += n;
-                                        return Ok(0);
+                            // Folded into the aggregates, or counted, on the
+                            // page itself (`page_agg`, `page_pred`).
+                            let on_page = page_agg.is_some() || page_pred.is_some();
+                            if let (Some(fixed), true, Visible::AllNormal) = (fixed, on_page, vis) {
+                                if let Some(n) =
+                                    fused_page_values(pg, desc.len(), fixed, page_cols, ahead)
+                                {
+                                    let cols: [&[i32]; FUSED_MAX] =
+                                        std::array::from_fn(|k| &page_cols[k][..]);
+                                    match (page_agg.as_mut(), page_pred) {
+                                        (Some((agg, part)), pred) => {
+                                            let mask = pred.map(|p| p.mask(&cols, n, masks));
+                                            agg.add_page(part, &cols, n, mask, scratch);
+                                            *folded += n;
+                                        }
+                                        (None, Some(pred)) => {
+                                            *counted += pred.count(&cols, n, masks)
+                                        }
+                                        (None, None) => unreachable!("on_page"),
                                     }
-                                }
-                            } else if let (Some(fixed), Some(pred)) = (fixed, page_pred) {
-                                if matches!(vis, Visible::AllNormal) {
-                                    if let Some(n) =
-                                        fused_page_values(pg, desc.len(), fixed, page_cols, ahead)
-                                    {
-                                        let cols: [&[i32]; FUSED_MAX] =
-                                            std::array::from_fn(|k| &page_cols[k][..]);
-                                        *counted += pred.count(&cols, n, masks);
-                                        return Ok(0);
-                                    }
+                                    return Ok(0);
                                 }
                             }
                             if let Some(fixed) = fixed {

@@ -495,25 +495,8 @@ mod tests {
 
     #[test]
     fn strings_are_written_as_the_text_format_writes_them() {
-        let mut rng = 0x2545_f491_u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        for _ in 0..50_000 {
-            let len = (next() % 100) as usize;
-            let plain = next() % 3 != 0;
-            let v: Vec<u8> = (0..len)
-                .map(|_| {
-                    if plain && next() % 64 != 0 {
-                        b' ' + (next() % 90) as u8
-                    } else {
-                        (next() % 256) as u8
-                    }
-                })
-                .collect();
+        for v in crate::copy::text::sample_fields(0x2545_f491, 100, 50_000) {
+            let len = v.len();
             for d in [b'\t', b',', b'|', 0x80] {
                 let mut want = Vec::new();
                 write_field(&v, d, &mut want);
