@@ -358,21 +358,18 @@ impl CompressedFpi {
 /// [`encode_fpi`] would leave it out, into `out` (its buffer is reused).
 /// Leaves `out`'s image empty when the compressed form would not be smaller.
 ///
-/// The page without its hole, LZ4's output area and its hash table are one
-/// reused set per thread, and `out` keeps only the compressed bytes: COPY
-/// holds a `CompressedFpi` for each of a few hundred pages compressed
-/// ahead, which 16 KB of scratch each would take out of the cache. (Reusing
-/// the table saves a `calloc` and `free` of 8 KB per image: a quarter of
-/// the instructions of a VACUUM that logs an image of every page.)
+/// The page without its hole and LZ4's output area are one reused pair per
+/// thread, and `out` keeps only the compressed bytes: COPY holds a
+/// `CompressedFpi` for each of a few hundred pages compressed ahead, which
+/// 16 KB of scratch each would take out of the cache.
 pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
     thread_local! {
-        static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>, lz4_flex::block::CompressTable)> =
-            std::cell::RefCell::new((Vec::new(), Vec::new(), lz4_flex::block::CompressTable::small()));
+        static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = Default::default();
     }
     let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     out.hole = (ho, hl);
     let raw = BLCKSZ - hl;
-    SCRATCH.with_borrow_mut(|(src, dst, table)| {
+    SCRATCH.with_borrow_mut(|(src, dst)| {
         src.clear();
         src.extend_from_slice(&p[..ho]);
         src.extend_from_slice(&p[ho + hl..]);
@@ -380,7 +377,7 @@ pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
         if dst.len() < max {
             dst.resize(max, 0);
         }
-        out.len = match lz4_flex::block::compress_into_with_table(src, dst, table) {
+        out.len = match lz4_flex::block::compress_into(src, dst) {
             Ok(n) if n < raw => n,
             _ => 0,
         };
