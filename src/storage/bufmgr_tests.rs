@@ -775,7 +775,7 @@ fn read_buffers_reads_runs_keeps_cached_pages_and_stops_at_a_bad_page() {
     let mut ring = pool.ring(StrategyKind::Vacuum);
     let mut out = Vec::new();
     let before = BufferUsage::current();
-    pool.read_buffers(REL, MAIN, 0, 16, Some(&mut ring), &mut out)
+    pool.read_buffers(REL, MAIN, 0, 16, &[], Some(&mut ring), &mut out)
         .unwrap();
     let d = BufferUsage::current().since(&before);
     assert_eq!((d.shared_read, d.shared_hit), (15, 1), "{d:?}");
@@ -787,7 +787,7 @@ fn read_buffers_reads_runs_keeps_cached_pages_and_stops_at_a_bad_page() {
     }));
     out.clear();
     // Clamped to the fork's end.
-    pool.read_buffers(REL, MAIN, 35, 16, Some(&mut ring), &mut out)
+    pool.read_buffers(REL, MAIN, 35, 16, &[], Some(&mut ring), &mut out)
         .unwrap();
     assert_eq!(out.len(), 5);
     out.clear();
@@ -795,19 +795,66 @@ fn read_buffers_reads_runs_keeps_cached_pages_and_stops_at_a_bad_page() {
     // and reads as the usual error.
     pool.evict_relation(REL).unwrap();
     flip_on_disk(dir.path(), 22, 3000);
-    pool.read_buffers(REL, MAIN, 20, 8, Some(&mut ring), &mut out)
+    pool.read_buffers(REL, MAIN, 20, 8, &[], Some(&mut ring), &mut out)
         .unwrap();
     assert_eq!(out.iter().map(|b| b.block()).collect::<Vec<_>>(), [20, 21]);
     out.clear();
     let e = pool.read_buffer(REL, MAIN, 22, None).unwrap_err();
     assert_eq!(e.code, SqlState::DataCorrupted);
     let e = pool
-        .read_buffers(REL, MAIN, 22, 4, Some(&mut ring), &mut out)
+        .read_buffers(REL, MAIN, 22, 4, &[], Some(&mut ring), &mut out)
         .unwrap_err();
     assert_eq!(e.message, "invalid page in block 22 of relation base/16384");
     assert!(out.is_empty());
     // Past the end: the usual error too.
-    assert!(pool.read_buffers(REL, MAIN, 40, 4, None, &mut out).is_err());
+    assert!(pool
+        .read_buffers(REL, MAIN, 40, 4, &[], None, &mut out)
+        .is_err());
+}
+
+#[test]
+fn read_buffers_records_and_trusts_only_right_hints() {
+    let (_dir, pool) = pool(128);
+    pool.create_relation(REL, MAIN).unwrap();
+    fill(&pool, REL, 20);
+    pool.evict_relation(REL).unwrap();
+    let hints: Vec<std::sync::atomic::AtomicU32> = (0..20)
+        .map(|_| std::sync::atomic::AtomicU32::new(u32::MAX))
+        .collect();
+    let mut out = Vec::new();
+    pool.read_buffers(REL, MAIN, 0, 16, &hints, None, &mut out)
+        .unwrap();
+    // Every page's buffer is recorded, past the run nothing.
+    for b in &out {
+        assert_eq!(hints[b.block() as usize].load(Ordering::Relaxed), b.id);
+    }
+    assert_eq!(hints[16].load(Ordering::Relaxed), u32::MAX);
+    let ids: Vec<u32> = out.iter().map(|b| b.id).collect();
+    out.clear();
+    // Wrong hints (another page's buffer, an id past the pool) are checked
+    // and fall back to the mapping table; the right ones pin their buffer.
+    hints[3].store(ids[4], Ordering::Relaxed);
+    hints[5].store(u32::MAX - 1, Ordering::Relaxed);
+    let before = BufferUsage::current();
+    pool.read_buffers(REL, MAIN, 0, 16, &hints, None, &mut out)
+        .unwrap();
+    let d = BufferUsage::current().since(&before);
+    assert_eq!((d.shared_read, d.shared_hit), (0, 16), "{d:?}");
+    assert_eq!(out.iter().map(|b| b.id).collect::<Vec<_>>(), ids);
+    for b in &out {
+        assert_eq!(b.tag.block, b.block());
+        let g = b.read();
+        assert_eq!(
+            u32::from_le_bytes(g[100..104].try_into().unwrap()),
+            b.block()
+        );
+    }
+    assert_eq!(
+        hints[3].load(Ordering::Relaxed),
+        ids[3],
+        "wrong hint corrected"
+    );
+    assert_eq!(hints[5].load(Ordering::Relaxed), ids[5]);
 }
 
 #[test]

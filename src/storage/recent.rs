@@ -133,7 +133,7 @@ impl BufferPool {
 
     /// Pins buffer `id` if it holds `tag`'s page, valid; with the usage
     /// count raised as [`BufferPool::pin`] raises it.
-    fn pin_if_holds(&self, id: u32, tag: BufferTag, strategy: bool) -> bool {
+    pub(super) fn pin_if_holds(&self, id: u32, tag: BufferTag, strategy: bool) -> bool {
         let d = self.desc(id);
         let s = d.lock_header();
         let holds = s & (TAG_VALID | VALID) == TAG_VALID | VALID
