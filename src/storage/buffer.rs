@@ -53,6 +53,12 @@ impl<'a> PinnedBuffer<'a> {
         self.tag.block
     }
 
+    /// The page's frame, for prefetching it while another page is worked
+    /// on ([`super::ahead::Ahead`]): no lock is taken and nothing is read.
+    pub fn ahead(&self) -> super::ahead::Ahead {
+        super::ahead::Ahead::frame(self.pool.frame(self.id))
+    }
+
     /// Relation, fork and block of the page.
     pub fn tag(&self) -> BufferTag {
         self.tag
