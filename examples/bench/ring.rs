@@ -236,7 +236,7 @@ pub fn memory_note(m: &ScanMemory) -> String {
         "a fresh heapdb scanned a {} table (no ring) and then the table: its peak RSS went from {} to {} over that scan ({}), \
          at a {} kB bulk-read ring shared by the scan's {} participants ({} buffers each, {} of frames in all): \
          anonymous memory {} ({} in huge pages), file-backed {}{}; \
-         counted from start-up instead (code run, stacks and malloc arenas started by the first scan of all), {}: \
+         counted from start-up instead (the small table's pages in the pool, code run for the first time, the workers' stacks and malloc arenas), {}: \
          anonymous {}, file-backed {}; a second scan: {}",
         fmt_kib(m.warm_pages * 8),
         fmt_kib(m.start.peak),
@@ -299,7 +299,7 @@ mod tests {
             "{note}"
         );
         assert!(
-            note.contains("of all), +7.1 MiB: anonymous +6.1 MiB, file-backed +1016 KiB"),
+            note.contains("malloc arenas), +7.1 MiB: anonymous +6.1 MiB, file-backed +1016 KiB"),
             "{note}"
         );
         assert!(note.ends_with("a second scan: +0 KiB"), "{note}");
