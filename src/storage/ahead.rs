@@ -119,24 +119,10 @@ impl Spread {
     }
 }
 
-/// A prefetch of the line holding `p` for writing (`prefetchw`: the line
-/// arrives owned, so a locked read-modify-write on it does not stall on the
-/// fetch). For buffer descriptors, whose header lock and pin are atomics.
+/// One prefetch of the line holding `p` into all cache levels (also for
+/// buffer descriptors, `BufferPool::frame_hint`).
 #[inline(always)]
-pub fn prefetch_for_write(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: as `prefetch`: a hint that never faults and reads nothing.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
-        _mm_prefetch(p as *const i8, _MM_HINT_ET0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// One prefetch of the line holding `p` into all cache levels.
-#[inline(always)]
-fn prefetch(p: *const u8) {
+pub fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch hint never faults and reads nothing the program
     // observes, whatever the address.

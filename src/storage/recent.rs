@@ -120,9 +120,9 @@ impl BufferPool {
     /// no lock, nothing read; a stale hint fetches some other frame's lines
     /// for nothing.
     ///
-    /// The buffer's descriptor is prefetched now, for writing: pinning the
-    /// next page takes its header lock, and without this the descriptor's
-    /// line was a miss at every page (perf: ~55% of `HeapScan::pin`'s
+    /// The buffer's descriptor is prefetched now: pinning the next page
+    /// takes its header lock, and without this the descriptor's line was a
+    /// miss at every page (perf: ~55% of `HeapScan::pin`'s
     /// samples on that load and the `lock cmpxchg` after it, a 5M-row
     /// `sum(aid)`).
     #[inline]
@@ -134,7 +134,7 @@ impl BufferPool {
         if (id as usize) >= self.descs.len() {
             return Ahead::NONE;
         }
-        super::ahead::prefetch_for_write(std::ptr::from_ref(self.desc(id)).cast());
+        super::ahead::prefetch(std::ptr::from_ref(self.desc(id)).cast());
         Ahead::frame(self.frame(id))
     }
 
