@@ -15,11 +15,15 @@
 //! it applies and `--runs` measured rounds with the systems interleaved
 //! (`runner.rs`); one table of medians, speed-ups and peak RSS is printed
 //! with the settings (`report.rs`), and under it what the memory floor
-//! (`floor.rs`, measured in the same run) leaves of each read target. A system that cannot be started shows
+//! (`floor.rs`, measured in the same run) leaves of each read target, and
+//! what the disk leaves the cold ANALYZE's prefetch (`device.rs`, measured
+//! on heapdb's accounts file after the ANALYZEs). A system that cannot be started shows
 //! `n/a` rather than stopping the run.
 
 #[path = "bench/args.rs"]
 mod args;
+#[path = "bench/device.rs"]
+mod device;
 #[path = "bench/evict.rs"]
 mod evict;
 #[path = "bench/floor.rs"]
@@ -335,10 +339,12 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             workloads::analyze_cold(&mut ctx, &|w| args.wants(w)),
             &mut report,
         );
+        analyze_bound(&ctx, &mut report);
     }
     if reads.iter().any(|w| args.wants(w)) {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        report.bounds = floor::bounds(&report, acc_rows.max(0) as u64, cores);
+        let floor = floor::bounds(&report, acc_rows.max(0) as u64, cores);
+        report.bounds.splice(0..0, floor);
     }
     if args.wants("ring_sweep") {
         ring_sweep(&ctx, args, workdir, &mut report);
@@ -355,6 +361,37 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     }
     drop(ctx);
     Ok(())
+}
+
+/// Adds the disk's bound on the cold ANALYZE's prefetch / none
+/// ([`device::analyze_bound`], on heapdb's accounts heap file) to the
+/// report's bounds, or a note saying why it could not be measured.
+fn analyze_bound(ctx: &Ctx, report: &mut Report) {
+    let Some(sys) = ctx
+        .systems
+        .iter()
+        .find(|s| s.kind == Kind::Heapdb && s.unavailable.is_none())
+    else {
+        return;
+    };
+    let Launcher::Heapdb { data_dir, .. } = &sys.launcher else {
+        return;
+    };
+    let line = sys
+        .open()
+        .and_then(|mut s| {
+            let rows = s.query("select pg_relation_filepath('pgbench_accounts');");
+            s.close();
+            rows
+        })
+        .and_then(|rows| {
+            let rel = rows.first().ok_or("no path")?.trim().to_string();
+            // ANALYZE's default sample: 300 x default_statistics_target rows,
+            // as many blocks (fewer when the table has fewer).
+            device::analyze_bound(&data_dir.join(rel), 30_000)
+        })
+        .unwrap_or_else(|e| format!("analyze_cold: the disk's bound was not measured: {e}"));
+    report.bounds.push(line);
 }
 
 /// `shared_buffers` (and the peers' cache sizes): 6 GB at scale 1, so every

@@ -218,6 +218,36 @@ fn heap_page_items_shows_hint_bits_and_deletes() {
 }
 
 #[test]
+fn pg_relation_filepath_names_the_file_that_holds_the_table() {
+    let (d, db) = open();
+    let mut s = db.session();
+    s.execute("create table f (a int)").unwrap();
+    s.execute("insert into f select g from generate_series(1, 3000) g")
+        .unwrap();
+    s.execute("checkpoint").unwrap();
+    let path = |s: &mut Session| match one(s, "select pg_relation_filepath('f')") {
+        Value::Text(p) => p.to_string(),
+        v => panic!("a path, not {v:?}"),
+    };
+    let before = path(&mut s);
+    assert!(before.starts_with("base/"), "{before}");
+    let size = match one(&mut s, "select relation_size('f')") {
+        Value::Int8(n) => n as u64,
+        v => panic!("{v:?}"),
+    };
+    assert!(size > 8192, "several pages: {size}");
+    let meta = std::fs::metadata(d.path().join(&before)).expect("the file exists");
+    assert_eq!(meta.len(), size, "the named file holds the table's pages");
+    s.execute("truncate f").unwrap();
+    let after = path(&mut s);
+    assert_ne!(after, before, "TRUNCATE gives the table a new file");
+    let e = s
+        .execute("select pg_relation_filepath('nosuch')")
+        .unwrap_err();
+    assert_eq!(e.code, SqlState::UndefinedTable);
+}
+
+#[test]
 fn explain_shows_the_plan_shape() {
     let (_d, db) = open();
     let mut s = db.session();

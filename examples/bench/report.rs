@@ -97,7 +97,8 @@ pub struct Report {
     pub ring: Vec<RingRow>,
     /// Why the ring sweep did not run, or its setup.
     pub ring_note: Option<String>,
-    /// What bounds the read workloads (`floor.rs`), printed under the notes.
+    /// What bounds the read workloads (`floor.rs`) and the cold ANALYZE
+    /// (`device.rs`), printed under the notes.
     pub bounds: Vec<String>,
 }
 

@@ -10,7 +10,9 @@
 //! | `buffer_cache_stats()` | the pool: buffers, used, dirty, pinned, and the database's hit/read/dirtied/written/evicted counters |
 //!
 //! and the scalar functions `relation_size(table)` (bytes of the main
-//! fork) and `relation_pages(table)`.
+//! fork), `relation_pages(table)` and `pg_relation_filepath(table)` (the
+//! main fork's file relative to the data directory, `base/16384`, as
+//! PostgreSQL's; it changes when TRUNCATE gives the table a new file).
 
 use super::query::StmtCtx;
 use crate::err;
@@ -340,6 +342,11 @@ pub(crate) fn scalar_function(
         "relation_size" => {
             Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8)))
         }
+        "pg_relation_filepath" => Some(text_arg(name, args, 0).and_then(|t| {
+            let table = ctx.table(&t)?;
+            let path = crate::storage::relpath(RelFileNode(table.relfilenode), ForkNumber::Main);
+            Ok((Value::Text(path.into()), DataType::Text))
+        })),
         _ => None,
     }
 }
