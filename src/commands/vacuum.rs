@@ -94,7 +94,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::access::heap::visibility::VacuumStatus;
+use crate::access::heap::PruneScratch;
 use crate::access::heap::{HeapRelation, PageVacuumStats, VacuumCutoffs};
 use crate::access::vm;
 use crate::err;
@@ -342,7 +342,7 @@ impl Pass<'_> {
         };
         let mut share = Share::default();
         let mut bits = Vec::with_capacity(CHUNK as usize);
-        let mut status: Vec<Option<VacuumStatus>> = Vec::new();
+        let mut scratch = PruneScratch::default();
         let mut visited_here = 0u64;
         // Pins of the next pages to visit, read ahead a run at a time.
         let mut ahead: VecDeque<PinnedBuffer<'_>> = VecDeque::new();
@@ -410,7 +410,7 @@ impl Pass<'_> {
                 if let Some(next) = ahead.front() {
                     next.ahead().all();
                 }
-                let p = self.rel.vacuum_pinned(buf, self.cutoffs, &mut status)?;
+                let p = self.rel.vacuum_pinned(buf, self.cutoffs, &mut scratch)?;
                 share.report.add_page(&p);
                 if !p.empty {
                     share.floor = b + 1;

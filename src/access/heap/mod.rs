@@ -24,7 +24,7 @@ pub mod visibility;
 
 pub use heapam::{HeapRelation, Tid};
 pub use multi_insert::{set_image_blocks, PageImages, Precompressed};
-pub use prune::PruneStats;
+pub use prune::{PruneScratch, PruneStats};
 pub use scan::HeapScan;
 pub use vacuum::{PageVacuumStats, VacuumCutoffs};
 pub use visibility::TmResult;

@@ -34,6 +34,63 @@ use crate::txn::Xid;
 /// The header fields `satisfies_vacuum` decides by: xmin, xmax, hint bits.
 type HeaderKey = (Xid, Xid, u16);
 
+/// How many recent decisions [`PruneScratch`] remembers.
+const REMEMBERED: usize = 4;
+
+/// A caller's reusable state for [`HeapRelation::prune_locked`] over many
+/// pages: the line pointers' statuses of the last page, and the last few
+/// visibility decisions.
+///
+/// Why remember decisions across tuples and pages: the outcome of
+/// `satisfies_vacuum` depends only on the header's xmin, xmax and hint bits
+/// (and on the transactions' states, which only move forward), and on the
+/// horizon, which is part of the key. A page after one delete holds two
+/// kinds of header (its live rows, its deleted one); a table after a bulk
+/// load or delete holds few kinds in all. Every deleted tuple's decision
+/// asked the transaction manager under its mutex (is the deleter still
+/// running?), once per page and worker. Reusing an earlier answer is what
+/// a slightly earlier look would have given, so it is as safe: it can only
+/// keep a tuple that a fresh look would already remove, never remove one a
+/// fresh look would keep.
+#[derive(Debug, Default)]
+pub struct PruneScratch {
+    /// Each line pointer's status as found before pruning (index =
+    /// offset; `None` for line pointers without a tuple).
+    pub status: Vec<Option<VacuumStatus>>,
+    /// Recent decisions.
+    decided: Decisions,
+}
+
+/// `satisfies_vacuum`'s answer: the status and the hint bits to set.
+type Decision = (VacuumStatus, u16);
+
+/// Recent decisions, most recent first, by (horizon, header key).
+#[derive(Debug, Default)]
+struct Decisions([Option<((Xid, HeaderKey), Decision)>; REMEMBERED]);
+
+impl Decisions {
+    /// The remembered decision for `key` under horizon `oldest_xmin`, else
+    /// `decide()`'s, which is then remembered (the oldest one forgotten).
+    fn decide(
+        &mut self,
+        oldest_xmin: Xid,
+        key: HeaderKey,
+        decide: impl FnOnce() -> Result<Decision>,
+    ) -> Result<Decision> {
+        let k = (oldest_xmin, key);
+        let d = &mut self.0;
+        if let Some(i) = d.iter().position(|e| e.is_some_and(|(ek, _)| ek == k)) {
+            let hit = d[i];
+            d[..=i].rotate_right(1);
+            return Ok(hit.expect("found above").1);
+        }
+        let out = decide()?;
+        d.rotate_right(1);
+        d[0] = Some((k, out));
+        Ok(out)
+    }
+}
+
 /// What pruning one page did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PruneStats {
@@ -177,12 +234,12 @@ impl HeapRelation {
     ) -> Result<PruneStats> {
         let buf = self.read_main(block)?;
         let mut g = buf.cleanup_lock();
-        let mut status = Vec::new();
-        self.prune_locked(block, &mut g, oldest_xmin, no_indexes, &mut status)
+        let mut scratch = PruneScratch::default();
+        self.prune_locked(block, &mut g, oldest_xmin, no_indexes, &mut scratch)
     }
 
     /// [`prune_page`](Self::prune_page) on a page whose cleanup lock the
-    /// caller holds (`g`). Leaves in `status` each line pointer's
+    /// caller holds (`g`). Leaves in `scratch.status` each line pointer's
     /// [`VacuumStatus`] as found before pruning (index = offset; `None` for
     /// line pointers without a tuple), so that VACUUM can go on to decide
     /// the page's visibility-map bits under the same lock.
@@ -192,8 +249,9 @@ impl HeapRelation {
         g: &mut BufferWriteGuard<'_>,
         oldest_xmin: Xid,
         no_indexes: bool,
-        status: &mut Vec<Option<VacuumStatus>>,
+        scratch: &mut PruneScratch,
     ) -> Result<PruneStats> {
+        let PruneScratch { status, decided } = scratch;
         status.clear();
         self.check_page(block, &g[..])?;
         if page::is_new(&g[..]) {
@@ -204,9 +262,10 @@ impl HeapRelation {
         // The outcome depends only on the header's xmin, xmax and hint bits
         // (and on the transactions' states, which only move forward): a run
         // of tuples with the same three — every tuple of a freshly loaded
-        // page — costs one decision. Reusing the first answer is what a
-        // slightly earlier look would have given, so it is as safe.
-        let mut last: Option<(HeaderKey, (VacuumStatus, u16))> = None;
+        // page — costs one decision, and other keys are looked up among
+        // the recent decisions first ([`PruneScratch`] says why that is as
+        // safe).
+        let mut last: Option<(HeaderKey, Decision)> = None;
         let mut hinted = false;
         // Whether `plan` can find anything to do (a dead tuple, or a DEAD
         // line pointer to free): if not, it is skipped.
@@ -230,7 +289,9 @@ impl HeapRelation {
             let (st, bits) = match last {
                 Some((k, out)) if k == key => out,
                 _ => {
-                    let out = satisfies_vacuum(t, oldest_xmin, self.txns())?;
+                    let out = decided.decide(oldest_xmin, key, || {
+                        satisfies_vacuum(t, oldest_xmin, self.txns())
+                    })?;
                     last = Some((key, out));
                     out
                 }
@@ -272,5 +333,79 @@ impl HeapRelation {
             freed: after.saturating_sub(before),
             ..stats
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_are_asked_once_per_key_and_horizon_and_the_oldest_goes_first() {
+        let mut d = Decisions::default();
+        let asked = std::cell::Cell::new(0);
+        let ask = |d: &mut Decisions, horizon: Xid, key: HeaderKey, st: VacuumStatus| {
+            d.decide(horizon, key, || {
+                asked.set(asked.get() + 1);
+                Ok((st, 7))
+            })
+            .unwrap()
+        };
+        let (a, b) = ((5, 0, 0), (5, 9, 0));
+        assert_eq!(
+            ask(&mut d, 100, a, VacuumStatus::Live),
+            (VacuumStatus::Live, 7)
+        );
+        assert_eq!(
+            ask(&mut d, 100, b, VacuumStatus::Dead).0,
+            VacuumStatus::Dead
+        );
+        // Remembered: the closure's answer would differ, and is not asked.
+        assert_eq!(
+            ask(&mut d, 100, a, VacuumStatus::Dead).0,
+            VacuumStatus::Live
+        );
+        assert_eq!(
+            ask(&mut d, 100, b, VacuumStatus::Live).0,
+            VacuumStatus::Dead
+        );
+        assert_eq!(asked.get(), 2);
+        // Another horizon is another question.
+        assert_eq!(
+            ask(&mut d, 200, b, VacuumStatus::RecentlyDead).0,
+            VacuumStatus::RecentlyDead
+        );
+        assert_eq!(asked.get(), 3);
+        // Fill past REMEMBERED: the least recently used (a under 100) goes.
+        ask(&mut d, 100, b, VacuumStatus::Dead);
+        for x in 0..REMEMBERED as Xid - 2 {
+            ask(&mut d, 100, (x + 1000, 0, 0), VacuumStatus::Live);
+        }
+        let before = asked.get();
+        assert_eq!(
+            ask(&mut d, 100, a, VacuumStatus::Dead).0,
+            VacuumStatus::Dead
+        );
+        assert_eq!(asked.get(), before + 1, "a was forgotten and asked again");
+        assert_eq!(
+            ask(&mut d, 100, a, VacuumStatus::Live).0,
+            VacuumStatus::Dead
+        );
+        assert_eq!(asked.get(), before + 1);
+    }
+
+    #[test]
+    fn a_failed_decision_is_not_remembered() {
+        let mut d = Decisions::default();
+        let key = (5, 9, 0);
+        assert!(d
+            .decide(100, key, || Err(crate::err!(InternalError, "clog")))
+            .is_err());
+        assert_eq!(
+            d.decide(100, key, || Ok((VacuumStatus::Dead, 0)))
+                .unwrap()
+                .0,
+            VacuumStatus::Dead
+        );
     }
 }

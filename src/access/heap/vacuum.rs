@@ -37,6 +37,7 @@
 //! cut off were empty).
 
 use super::heapam::HeapRelation;
+use super::prune::PruneScratch;
 use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::VacuumStatus;
@@ -91,12 +92,12 @@ impl HeapRelation {
         block: BlockNumber,
         cutoffs: VacuumCutoffs,
         ring: Option<&mut Ring>,
-        status: &mut Vec<Option<VacuumStatus>>,
+        scratch: &mut PruneScratch,
     ) -> Result<PageVacuumStats> {
         let buf = self
             .pool()
             .read_buffer(self.rel(), ForkNumber::Main, block, ring)?;
-        self.vacuum_pinned(buf, cutoffs, status)
+        self.vacuum_pinned(buf, cutoffs, scratch)
     }
 
     /// [`HeapRelation::vacuum_page`] of the main-fork page `buf` pins (read
@@ -106,7 +107,7 @@ impl HeapRelation {
         &self,
         buf: PinnedBuffer<'_>,
         cutoffs: VacuumCutoffs,
-        status: &mut Vec<Option<VacuumStatus>>,
+        scratch: &mut PruneScratch,
     ) -> Result<PageVacuumStats> {
         debug_assert_eq!(buf.tag().rel, self.rel());
         let block = buf.block();
@@ -118,7 +119,8 @@ impl HeapRelation {
             return Ok(out);
         }
         out.was_all_visible = page::is_all_visible(&g[..]);
-        let pruned = self.prune_locked(block, &mut g, cutoffs.oldest_xmin, true, status)?;
+        let pruned = self.prune_locked(block, &mut g, cutoffs.oldest_xmin, true, scratch)?;
+        let status = &scratch.status;
         out.removed = pruned.removed;
         // What is left: decide freezing and the VM bits.
         let max = page::max_offset(&g[..]);
