@@ -67,8 +67,9 @@ pub struct Settings {
     pub max_wal_size_mb: i64,
     /// Time between automatic checkpoints, in seconds; fixed while open.
     pub checkpoint_timeout_s: i64,
-    /// Full-page images in the WAL are LZ4-compressed (PostgreSQL's
-    /// `wal_compression = lz4`); fixed while open.
+    /// Full-page images in the WAL are compressed (PostgreSQL's
+    /// `wal_compression = lz4`; heapdb's row-delta form for heap pages of
+    /// equal-width rows, LZ4 for the others); fixed while open.
     pub wal_compression: bool,
     /// The buffer pool asks the kernel for transparent huge pages (2 MB
     /// pages: a scan of a cached table then takes ~1/512 of the TLB misses);

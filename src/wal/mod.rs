@@ -48,6 +48,7 @@ pub mod record;
 pub mod recovery;
 pub mod segment;
 pub mod writer;
+pub mod xordelta;
 
 pub use checkpoint::Checkpointer;
 pub use record::{lsn_text, Lsn, WalRecord};

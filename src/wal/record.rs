@@ -40,6 +40,11 @@
 //!   four fields, then the page without its hole as one LZ4 block (the
 //!   uncompressed length is `8192 - hole_len`). Written only when it is
 //!   smaller; decoded into the same [`WalRecord::Fpi`].
+//! - row-delta `Fpi` (`wal_compression = on`, a heap page of equal-width
+//!   rows): the same four fields, then the page without its hole in
+//!   [`super::xordelta`]'s form, when that is at most a quarter of the
+//!   page (else LZ4 is tried): about twice as fast as LZ4 on such pages,
+//!   and smaller.
 //! - `Commit` / `Abort`: n u32 then n relation file nodes removed with it;
 //! - `Checkpoint`: redo LSN u64, next xid u32, next oid u32;
 //! - `CreateRel`: rel u32; `TruncateRel`: rel u32, nblocks u32.
@@ -76,6 +81,7 @@ const K_CREATE: u8 = 6;
 const K_TRUNCATE: u8 = 7;
 const K_MULTI: u8 = 8;
 const K_FPI_LZ4: u8 = 9;
+const K_FPI_XOR: u8 = 10;
 
 /// One decoded log record (the header's xid and prev are returned beside).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -345,6 +351,9 @@ pub struct CompressedFpi {
     /// Length of the compressed image; 0 when compression did not pay
     /// (the plain image is written then).
     len: usize,
+    /// The record kind of the compressed image: `K_FPI_LZ4` or
+    /// `K_FPI_XOR`.
+    kind: u8,
 }
 
 impl CompressedFpi {
@@ -369,10 +378,24 @@ pub fn compress_fpi(page: PageRef, p: &[u8], out: &mut CompressedFpi) {
     let (ho, hl) = if page.fork == 0 { hole(p) } else { (0, 0) };
     out.hole = (ho, hl);
     let raw = BLCKSZ - hl;
+    let stride = if page.fork == 0 {
+        super::xordelta::row_stride(p)
+    } else {
+        None
+    };
     SCRATCH.with_borrow_mut(|(src, dst)| {
         src.clear();
         src.extend_from_slice(&p[..ho]);
         src.extend_from_slice(&p[ho + hl..]);
+        if let Some(stride) = stride.filter(|&s| s < raw) {
+            super::xordelta::encode(src, stride, &mut out.out);
+            if out.out.len() <= raw / 4 {
+                out.len = out.out.len();
+                out.kind = K_FPI_XOR;
+                return;
+            }
+        }
+        out.kind = K_FPI_LZ4;
         let max = lz4_flex::block::get_maximum_output_size(raw);
         if dst.len() < max {
             dst.resize(max, 0);
@@ -401,7 +424,7 @@ pub fn encode_fpi_compressed(
         return encode_fpi(out, prev, xid, page, p);
     }
     let (ho, hl) = c.hole;
-    let at = begin(out, prev, xid, K_FPI_LZ4, page.fork);
+    let at = begin(out, prev, xid, c.kind, page.fork);
     out.extend_from_slice(&page.rel.to_le_bytes());
     out.extend_from_slice(&page.block.to_le_bytes());
     out.extend_from_slice(&(ho as u16).to_le_bytes());
@@ -517,7 +540,7 @@ pub fn decode(b: &[u8], start: Lsn, prev: Lsn) -> Result<Option<ReadRecord>> {
                 rec: decode_multi(p, xid, page.block)?,
             }
         }
-        K_FPI | K_FPI_LZ4 => {
+        K_FPI | K_FPI_LZ4 | K_FPI_XOR => {
             let ho = u16::from_le_bytes(
                 p.get(8..10)
                     .ok_or_else(|| corrupt("short"))?
@@ -540,6 +563,11 @@ pub fn decode(b: &[u8], start: Lsn, prev: Lsn) -> Result<Option<ReadRecord>> {
                     Ok(n) if n == raw.len() => &unpacked[..n],
                     _ => return Err(corrupt("bad compressed full-page image")),
                 }
+            } else if kind == K_FPI_XOR {
+                let raw = &mut unpacked[..BLCKSZ - hl];
+                super::xordelta::decode(&p[12..], raw)
+                    .ok_or_else(|| corrupt("bad row-delta full-page image"))?;
+                &unpacked[..BLCKSZ - hl]
             } else {
                 &p[12..]
             };
@@ -759,6 +787,10 @@ mod tests {
         let mut plain = Vec::new();
         encode_fpi(&mut plain, 0, 0, page, &img[..]);
         assert!(len * 4 < plain.len(), "{len} vs {}", plain.len());
+        assert_eq!(
+            buf[20], K_FPI_XOR,
+            "equal-width rows take the row-delta form"
+        );
         let got = decode(&buf, 0, 0).unwrap().unwrap().rec;
         assert_eq!(
             got,
@@ -771,6 +803,31 @@ mod tests {
         let mut bad = buf.clone();
         let last = bad.len() - 1;
         bad[last] ^= 0x55;
+        bad[HEADER_SIZE + 12] = 0xff;
+        bad[HEADER_SIZE + 13] = 0xff;
+        let crc = crc32c::crc32c(&bad[8..]);
+        bad[4..8].copy_from_slice(&crc.to_le_bytes());
+        assert!(decode(&bad, 0, 0).is_err());
+        // Rows of different widths go to LZ4, and come back the same.
+        let mut uneven = Box::new([0u8; BLCKSZ]);
+        page::init(&mut uneven[..], 0);
+        for i in 0..60usize {
+            let t = vec![b'x'; 40 + (i * 37) % 90];
+            page::add_item(&mut uneven[..], &t, None).unwrap();
+        }
+        compress_fpi(page, &uneven[..], &mut c);
+        let mut lz = Vec::new();
+        encode_fpi_compressed(&mut lz, 0, 0, page, &uneven[..], &c);
+        assert_eq!(lz[20], K_FPI_LZ4);
+        let got = decode(&lz, 0, 0).unwrap().unwrap().rec;
+        assert_eq!(
+            got,
+            WalRecord::Fpi {
+                page,
+                image: uneven
+            }
+        );
+        let mut bad = lz.clone();
         bad[HEADER_SIZE + 12] = 0xff;
         let crc = crc32c::crc32c(&bad[8..]);
         bad[4..8].copy_from_slice(&crc.to_le_bytes());
