@@ -43,7 +43,7 @@
 //! - row-delta `Fpi` (`wal_compression = on`, a heap page of equal-width
 //!   rows): the same four fields, then the page without its hole in
 //!   [`super::xordelta`]'s form, when that is at most a quarter of the
-//!   page (else LZ4 is tried): about twice as fast as LZ4 on such pages,
+//!   page (else LZ4 is tried): about 1.5x as fast as LZ4 on such pages,
 //!   and smaller.
 //! - `Commit` / `Abort`: n u32 then n relation file nodes removed with it;
 //! - `Checkpoint`: redo LSN u64, next xid u32, next oid u32;
