@@ -26,6 +26,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use heapdb::commands::stats::{BlockSampler, Rng};
+
 use crate::evict::evict_file;
 use crate::stats::median;
 
@@ -36,27 +38,16 @@ pub const THREADS: usize = 128;
 pub const ROUNDS: usize = 3;
 const BLCKSZ: u64 = 8192;
 
-/// `k` of `n` block numbers, uniformly, ascending (Knuth's algorithm S, as
-/// ANALYZE's block sampler), from a fixed seed.
+/// `k` of `n` block numbers, ascending, from a fixed seed: ANALYZE's own
+/// block sampler, so the device reads what an ANALYZE would.
 pub fn sample(n: u64, k: u64, seed: u64) -> Vec<u64> {
-    let mut x = seed | 1;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let mut out = Vec::with_capacity(k.min(n) as usize);
-    for b in 0..n {
-        let need = k.min(n) - out.len() as u64;
-        if need == 0 {
-            break;
-        }
-        if next() * ((n - b) as f64) < need as f64 {
-            out.push(b);
-        }
-    }
-    out
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
+    let k = u32::try_from(k).unwrap_or(u32::MAX);
+    BlockSampler::new(n, k)
+        .blocks(&mut Rng::new(seed))
+        .into_iter()
+        .map(u64::from)
+        .collect()
 }
 
 fn advise(f: &File, advice: i32) -> Result<(), String> {

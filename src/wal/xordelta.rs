@@ -45,13 +45,13 @@ pub fn row_stride(p: &[u8]) -> Option<usize> {
     if page::max_offset(p) < 4 {
         return None;
     }
-    let offs: Vec<usize> = (1..=4)
-        .map(|o| page::item_id(p, o))
-        .filter(|id| id.flags == LP_NORMAL)
-        .map(|id| id.off as usize)
-        .collect();
-    if offs.len() < 4 {
-        return None;
+    let mut offs = [0usize; 4];
+    for (o, off) in (1..=4).zip(offs.iter_mut()) {
+        let id = page::item_id(p, o);
+        if id.flags != LP_NORMAL {
+            return None;
+        }
+        *off = id.off as usize;
     }
     let d = offs[0].checked_sub(offs[1])?;
     let even = offs.windows(2).all(|w| w[0].checked_sub(w[1]) == Some(d));
