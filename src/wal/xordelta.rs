@@ -13,6 +13,8 @@
 //! 11.5%. In a VACUUM after one delete per page (`examples/vacuum_bench`,
 //! five alternating runs): process CPU 813 -> 728 ms and wall time 450 ->
 //! 419 ms by the medians, the log 80.0 -> 69.4 MB.
+//! With AVX2 the encoder packs the bytes with shuffles ([`simd`]), about
+//! twice as fast again.
 //!
 //! Format of an encoded image of `n` bytes (`n` is known to the decoder):
 //!
@@ -138,8 +140,25 @@ impl Sink<'_> {
 }
 
 /// Encodes `src` against `stride` into `out` (cleared first).
+///
+/// On x86-64 CPUs with AVX2 (every one heapdb's benchmarks run on) this
+/// is [`simd::encode`], which writes the same bytes about twice as fast;
+/// elsewhere [`encode_portable`].
 pub fn encode(src: &[u8], stride: usize, out: &mut Vec<u8>) {
     assert!(stride >= CHUNK && stride < src.len() && stride <= u16::MAX as usize);
+    #[cfg(target_arch = "x86_64")]
+    if simd::available() {
+        // SAFETY: the CPU has the features `simd::encode` is compiled for
+        // (checked just above), and the stride is in range (asserted).
+        unsafe { simd::encode(src, stride, out) };
+        return;
+    }
+    encode_portable(src, stride, out);
+}
+
+/// [`encode`] in portable code: one 16-byte compare per chunk, then a step
+/// per differing byte.
+fn encode_portable(src: &[u8], stride: usize, out: &mut Vec<u8>) {
     let n = src.len();
     let chunks = n / CHUNK;
     let masks_at = 2 + chunks.div_ceil(8);
@@ -195,6 +214,152 @@ pub fn encode(src: &[u8], stride: usize, out: &mut Vec<u8>) {
         out.extend_from_slice(&bytes[..nb]);
     });
     out.extend_from_slice(&src[chunks * CHUNK..]);
+}
+
+/// The encoder with AVX2 and SSSE3: the same output as
+/// [`encode_portable`], byte for byte (a test compares them).
+///
+/// Two things make it faster. A chunk's differing bytes are packed with
+/// one byte shuffle per 8 bytes, its control looked up by the 8-bit mask
+/// (a 2 KiB table), instead of a loop step per byte. And two chunks are
+/// compared at once, so 32 unchanged bytes of a row's filler cost one
+/// test. The chunks within the first stride compare with zeros through a
+/// copy of them behind `stride` zero bytes, so they take the same path.
+/// Measured on 2,000 pages of a vacuumed 5M-row accounts heap (one thread,
+/// five rounds): 1.0-1.35 µs a page against 2.15-2.8 µs for the portable
+/// encoder in the same rounds.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::CHUNK;
+    use std::arch::x86_64::*;
+
+    /// Whether the CPU has what [`encode`] needs (std caches the answer).
+    #[inline]
+    pub fn available() -> bool {
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("ssse3")
+            && is_x86_feature_detected!("popcnt")
+    }
+
+    /// For each 8-bit mask, the positions of its set bits in order (the
+    /// rest zero): the `pshufb` control that packs those bytes of 8 to the
+    /// front.
+    #[repr(align(64))]
+    struct Pack([[u8; 8]; 256]);
+
+    static PACK: Pack = {
+        let mut t = [[0u8; 8]; 256];
+        let mut m = 0;
+        while m < 256 {
+            let (mut k, mut j) = (0, 0);
+            while k < 8 {
+                if m & (1 << k) != 0 {
+                    t[m][j] = k as u8;
+                    j += 1;
+                }
+                k += 1;
+            }
+            m += 1;
+        }
+        Pack(t)
+    };
+
+    /// See the module doc of `simd`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2, SSSE3 and POPCNT ([`available`]), and `CHUNK <=
+    /// stride < src.len()`.
+    #[target_feature(enable = "avx2,ssse3,popcnt")]
+    pub unsafe fn encode(src: &[u8], stride: usize, out: &mut Vec<u8>) {
+        let n = src.len();
+        debug_assert!(stride >= CHUNK && stride < n);
+        let chunks = n / CHUNK;
+        let masks_at = 2 + chunks.div_ceil(8);
+        // The bitmap zeroed, room for every chunk's mask after it.
+        out.clear();
+        out.resize(masks_at + 2 * chunks, 0);
+        out[..2].copy_from_slice(&(stride as u16).to_le_bytes());
+        let first = stride.div_ceil(CHUNK).min(chunks);
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Vec<u8>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            // The differing bytes (at most n, plus 8 for the last 8-byte
+            // store), then the zero-prefixed copy of the first chunks
+            // (stride + 16 * first bytes).
+            let zero_at = n + 16;
+            let need = zero_at + stride + first * CHUNK;
+            if scratch.len() < need {
+                scratch.resize(need, 0);
+            }
+            let bytes = scratch.as_mut_ptr();
+            let z = bytes.add(zero_at);
+            std::ptr::write_bytes(z, 0, stride);
+            std::ptr::copy_nonoverlapping(src.as_ptr(), z.add(stride), first * CHUNK);
+            let s = src.as_ptr();
+            let bitmap = out.as_mut_ptr().add(2);
+            let masks = out.as_mut_ptr().add(masks_at);
+            let (mut nm, mut nb) = (0usize, 0usize);
+            let mut c = 0;
+            while c < chunks {
+                let i = c * CHUNK;
+                // SAFETY (all loads): a chunk below `first` lies within
+                // the zero-prefixed copy (`z[i..i + 16]` and `z[stride +
+                // i..]`, both below `stride + 16 * first`); any other
+                // has `stride <= i` and `i + 16 <= n` (and the pair test
+                // `i + 32 <= n`).
+                let (a, b) = if c < first {
+                    (
+                        _mm_loadu_si128(z.add(stride + i).cast()),
+                        _mm_loadu_si128(z.add(i).cast()),
+                    )
+                } else {
+                    if c + 2 <= chunks {
+                        let a2 = _mm256_loadu_si256(s.add(i).cast());
+                        let b2 = _mm256_loadu_si256(s.add(i - stride).cast());
+                        if _mm256_movemask_epi8(_mm256_cmpeq_epi8(a2, b2)) == -1 {
+                            c += 2;
+                            continue;
+                        }
+                    }
+                    (
+                        _mm_loadu_si128(s.add(i).cast()),
+                        _mm_loadu_si128(s.add(i - stride).cast()),
+                    )
+                };
+                let m = !(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) as u32) & 0xffff;
+                if m != 0 {
+                    // SAFETY: `c / 8 < chunks.div_ceil(8)` and `nm <
+                    // chunks`: inside the bitmap and the masks; `nb +
+                    // popcount <= n`, so each 8-byte store ends at or
+                    // before `n + 8 <= zero_at`.
+                    *bitmap.add(c / 8) |= 1 << (c % 8);
+                    masks
+                        .add(2 * nm)
+                        .cast::<[u8; 2]>()
+                        .write((m as u16).to_le_bytes());
+                    nm += 1;
+                    let x = _mm_xor_si128(a, b);
+                    let (lo, hi) = ((m & 0xff) as usize, (m >> 8) as usize);
+                    let pack_lo = _mm_loadl_epi64(PACK.0[lo].as_ptr().cast());
+                    let pack_hi = _mm_add_epi8(
+                        _mm_loadl_epi64(PACK.0[hi].as_ptr().cast()),
+                        _mm_set1_epi8(8),
+                    );
+                    _mm_storel_epi64(bytes.add(nb).cast(), _mm_shuffle_epi8(x, pack_lo));
+                    nb += lo.count_ones() as usize;
+                    _mm_storel_epi64(bytes.add(nb).cast(), _mm_shuffle_epi8(x, pack_hi));
+                    nb += hi.count_ones() as usize;
+                }
+                c += 1;
+            }
+            out.truncate(masks_at + 2 * nm);
+            out.extend_from_slice(&scratch[..nb]);
+        });
+        out.extend_from_slice(&src[chunks * CHUNK..]);
+    }
 }
 
 /// Decodes `enc` into `out`, whose length is the image's; `None` when
@@ -282,6 +447,10 @@ mod tests {
     fn round_trip(src: &[u8], stride: usize) -> usize {
         let mut enc = Vec::new();
         encode(src, stride, &mut enc);
+        // Both encoders write the same bytes.
+        let mut portable = Vec::new();
+        encode_portable(src, stride, &mut portable);
+        assert_eq!(enc, portable, "stride {stride}, {} bytes", src.len());
         let mut back = vec![0xa5; src.len()];
         decode(&enc, &mut back).expect("decodes");
         assert_eq!(back, src, "stride {stride}, {} bytes", src.len());
@@ -314,7 +483,7 @@ mod tests {
                     }
                 })
                 .collect();
-            for stride in [16, 17, 40, 128, n - 1] {
+            for stride in [16, 17, 40, 128, 300, n / 2, n - 17, n - 1] {
                 if stride >= CHUNK && stride < n {
                     round_trip(&src, stride);
                 }
