@@ -119,6 +119,18 @@ impl Spread {
     }
 }
 
+impl Spread {
+    /// Prefetches every line not issued yet (after a loop too short to
+    /// cover the frame).
+    #[inline]
+    pub fn finish(&mut self) {
+        while self.next < self.end {
+            prefetch(self.next as *const u8);
+            self.next += 64;
+        }
+    }
+}
+
 /// One prefetch of the line holding `p` into all cache levels (also for
 /// buffer descriptors, `BufferPool::frame_hint`).
 #[inline(always)]
@@ -166,6 +178,22 @@ mod tests {
         // More steps than needed issue nothing more.
         let s = Ahead::frame(frame as *const u8).spread();
         assert_eq!(issued::<4>(s, 1000), all);
+    }
+
+    #[test]
+    fn finish_issues_the_rest_of_the_frame_once() {
+        let frame = 0x10000usize;
+        let all: Vec<usize> = (0..FRAME_LINES).map(|l| frame + 64 * l).collect();
+        for steps in [0usize, 1, 5, 31, 32, 40] {
+            let mut s = Ahead::frame(frame as *const u8).spread();
+            let mut got = issued::<4>(s, steps);
+            s.next = frame + 64 * got.len();
+            let before = s.next;
+            s.finish();
+            got.extend((before..s.next).step_by(64));
+            assert_eq!(got, all, "{steps} steps, then the rest");
+            assert_eq!(s.next, s.end);
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::{apply_hints, satisfies_vacuum, VacuumStatus};
 use crate::error::Result;
+use crate::storage::ahead::Ahead;
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
 use crate::storage::{BlockNumber, BufferWriteGuard};
 use crate::txn::Xid;
@@ -52,13 +53,26 @@ const REMEMBERED: usize = 4;
 /// a slightly earlier look would have given, so it is as safe: it can only
 /// keep a tuple that a fresh look would already remove, never remove one a
 /// fresh look would keep.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PruneScratch {
     /// Each line pointer's status as found before pruning (index =
     /// offset; `None` for line pointers without a tuple).
     pub status: Vec<Option<VacuumStatus>>,
     /// Recent decisions.
     decided: Decisions,
+    /// The frame the caller visits next, prefetched a few lines per tuple
+    /// over this page's loop (`storage::ahead`); taken by each call.
+    pub ahead: Ahead,
+}
+
+impl Default for PruneScratch {
+    fn default() -> PruneScratch {
+        PruneScratch {
+            status: Vec::new(),
+            decided: Decisions::default(),
+            ahead: Ahead::NONE,
+        }
+    }
 }
 
 /// `satisfies_vacuum`'s answer: the status and the hint bits to set.
@@ -251,7 +265,12 @@ impl HeapRelation {
         no_indexes: bool,
         scratch: &mut PruneScratch,
     ) -> Result<PruneStats> {
-        let PruneScratch { status, decided } = scratch;
+        let PruneScratch {
+            status,
+            decided,
+            ahead,
+        } = scratch;
+        let mut spread = std::mem::replace(ahead, Ahead::NONE).spread();
         status.clear();
         self.check_page(block, &g[..])?;
         if page::is_new(&g[..]) {
@@ -271,6 +290,7 @@ impl HeapRelation {
         // line pointer to free): if not, it is skipped.
         let mut prunable = false;
         for o in 1..=max {
+            spread.step::<4>();
             let id = page::item_id(&g[..], o);
             if id.flags == LP_DEAD {
                 prunable |= no_indexes;
@@ -304,6 +324,7 @@ impl HeapRelation {
                 hinted |= apply_hints(t, bits, key.1);
             }
         }
+        spread.finish();
         if hinted {
             g.mark_dirty_hint();
         }
