@@ -132,3 +132,46 @@ fn four_threads_updating_the_same_rows_lose_no_update() {
         "versions spilled onto more pages"
     );
 }
+
+#[test]
+fn threads_setting_map_bits_of_a_relation_without_a_map_add_one_map_page() {
+    // VACUUM's participants set their first map bits at about the same
+    // moment, on a table whose map fork does not exist yet: the fork must
+    // come out one page long (two racing extensions made it two, and
+    // VERBOSE's "dirtied" one higher than a serial pass's).
+    use heapdb::storage::ForkNumber;
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Db::open(dir.path(), 256));
+    for round in 0..40u32 {
+        let rel = Arc::new(db.create(300 + round));
+        let x = db.txns.begin().unwrap();
+        // Four pages of rows.
+        let mut v = 0;
+        while rel.nblocks().unwrap() < 4 {
+            rel.insert(&row(v * 4), x, 0).unwrap();
+            v += 1;
+        }
+        db.txns.commit(x).unwrap();
+        let horizon = db.txns.oldest_xmin();
+        let start = Arc::new(std::sync::Barrier::new(4));
+        let handles: Vec<_> = (0..4u32)
+            .map(|b| {
+                let (rel, start) = (Arc::clone(&rel), Arc::clone(&start));
+                std::thread::spawn(move || {
+                    start.wait();
+                    rel.set_all_visible_if(b, horizon).unwrap()
+                })
+            })
+            .collect();
+        for h in handles {
+            assert!(h.join().unwrap().is_some(), "every page is all-visible");
+        }
+        assert_eq!(
+            db.pool
+                .nblocks(rel.rel(), ForkNumber::VisibilityMap)
+                .unwrap(),
+            1,
+            "round {round}: one map page"
+        );
+    }
+}

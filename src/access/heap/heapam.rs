@@ -83,6 +83,10 @@ pub struct HeapRelation {
     fsm: Mutex<FreeSpace>,
     /// Readers and writers hold it shared, VACUUM's truncation exclusively.
     truncation: RwLock<()>,
+    /// Held while the visibility-map fork is extended, so that two
+    /// participants of one VACUUM that both find the map too short add
+    /// one page between them, not one each.
+    vm_extension: Mutex<()>,
     /// The write-ahead log; `None` for an unlogged heap (storage tests).
     wal: Option<Arc<Wal>>,
     /// The transaction that created this relation file, while it may still
@@ -135,6 +139,7 @@ impl HeapRelation {
             txns,
             fsm: Mutex::new(fsm),
             truncation: RwLock::new(()),
+            vm_extension: Mutex::new(()),
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
             recent: crate::storage::RecentBuffers::new(),
@@ -400,13 +405,21 @@ impl HeapRelation {
     /// only when they change. Returns the previous bits and count.
     pub(super) fn set_vm(&self, block: BlockNumber, bits: u8, count: u16) -> Result<(u8, u16)> {
         let vb = vm::vm_block(block);
-        while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
-            let (_, vbuf) = self
-                .pool
-                .extend(self.rel, ForkNumber::VisibilityMap, None)?;
-            let mut vg = vbuf.write();
-            vm::init_if_new(&mut vg[..]);
-            vg.mark_dirty();
+        if self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
+            // Looked at again under the lock: another participant may
+            // have extended the map meanwhile.
+            let _extending = self
+                .vm_extension
+                .lock()
+                .expect("map extension mutex poisoned");
+            while self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
+                let (_, vbuf) = self
+                    .pool
+                    .extend(self.rel, ForkNumber::VisibilityMap, None)?;
+                let mut vg = vbuf.write();
+                vm::init_if_new(&mut vg[..]);
+                vg.mark_dirty();
+            }
         }
         let vbuf = self
             .pool
