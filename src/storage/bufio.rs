@@ -360,11 +360,18 @@ impl BufferPool {
     }
 
     /// Writes buffers `ids`, holding consecutive blocks from `tag` on (all
-    /// pinned and share-locked by the caller), with one `pwrite`: claims
+    /// pinned and share-locked by the caller), with one `pwritev`: claims
     /// their I/O in order (stopping at the first that is clean by now),
-    /// copies them, flushes the log up to their highest LSN, sets each
-    /// copy's checksum (unless `CHECKSUM_OK` says the one it was read with
-    /// holds) and writes.
+    /// flushes the log up to their highest LSN and writes.
+    ///
+    /// A page changed since it was read needs a new checksum, so it is
+    /// copied and the copy checksummed: readers may set hint bits under
+    /// the share lock, and computing the checksum clears them for a moment.
+    /// A page changed only in hint bits since it was read and verified
+    /// (`CHECKSUM_OK`) is written straight from its frame: its stored
+    /// checksum holds whatever hint bits a reader sets meanwhile, as the
+    /// checksum leaves them out (`storage::checksum`). A VACUUM after a
+    /// load writes every page so, and skipped copying 8 kB a page.
     fn write_run(&self, ids: &[u32], tag: BufferTag) -> Result<()> {
         let claimed = ids.iter().take_while(|&&b| self.start_io(b, false)).count();
         if claimed == 0 {
@@ -376,19 +383,21 @@ impl BufferPool {
         let res = STAGING.with_borrow_mut(|staging| {
             staging.resize(claimed * BLCKSZ, 0);
             let mut max_lsn = 0;
+            let mut as_read = [false; WRITE_RUN];
             for (k, &b) in ids[..claimed].iter().enumerate() {
-                let copy = &mut staging[k * BLCKSZ..(k + 1) * BLCKSZ];
-                // SAFETY: the caller holds the content lock: nobody writes
-                // the frame.
-                copy.copy_from_slice(unsafe { std::slice::from_raw_parts(self.frame(b), BLCKSZ) });
-                max_lsn = max_lsn.max(page_lsn(copy));
+                // SAFETY: the caller holds the content lock: nobody but a
+                // hint-bit setter writes the frame.
+                let frame = unsafe { std::slice::from_raw_parts(self.frame(b), BLCKSZ) };
+                max_lsn = max_lsn.max(page_lsn(frame));
+                let block = tag.block + k as BlockNumber;
                 // Stable while the content lock is held (only `mark_dirty`,
                 // under the exclusive lock, clears it).
-                let block = tag.block + k as BlockNumber;
                 if self.desc(b).state.load(Ordering::Acquire) & CHECKSUM_OK != 0 {
-                    // Changed only in hint bits since it was read and verified.
-                    debug_assert!(verify_page(copy, block), "stale CHECKSUM_OK");
+                    as_read[k] = true;
+                    debug_assert!(verify_page(&mut frame.to_vec(), block), "stale CHECKSUM_OK");
                 } else {
+                    let copy = &mut staging[k * BLCKSZ..(k + 1) * BLCKSZ];
+                    copy.copy_from_slice(frame);
                     set_page_checksum(copy, block);
                 }
             }
@@ -396,8 +405,17 @@ impl BufferPool {
             if let Some(hook) = hook {
                 hook.flush(max_lsn)?;
             }
+            let mut pages: [&[u8]; WRITE_RUN] = [&[]; WRITE_RUN];
+            for (k, &b) in ids[..claimed].iter().enumerate() {
+                pages[k] = if as_read[k] {
+                    // SAFETY: as above.
+                    unsafe { std::slice::from_raw_parts(self.frame(b), BLCKSZ) }
+                } else {
+                    &staging[k * BLCKSZ..(k + 1) * BLCKSZ]
+                };
+            }
             self.smgr
-                .write_blocks(tag.rel, tag.fork, tag.block, &staging[..claimed * BLCKSZ])
+                .write_pages(tag.rel, tag.fork, tag.block, &pages[..claimed])
         });
         for &b in &ids[..claimed] {
             match res {

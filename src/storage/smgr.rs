@@ -432,6 +432,55 @@ impl Smgr {
         Ok(())
     }
 
+    /// Writes consecutive blocks from `block` on from `pages` (each BLCKSZ
+    /// bytes, anywhere in memory) with one `pwritev`, all in one segment
+    /// (the caller stops a run at a segment boundary): [`Smgr::write_blocks`]
+    /// without first gathering the pages into one buffer. What the call
+    /// does not write (a short or interrupted write) is written after it
+    /// with [`Smgr::write_blocks`], page by page.
+    pub fn write_pages(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        pages: &[&[u8]],
+    ) -> Result<()> {
+        let n = pages.len();
+        assert!(
+            (1..=64).contains(&n)
+                && block % RELSEG_SIZE + n as BlockNumber <= RELSEG_SIZE
+                && pages.iter().all(|p| p.len() == BLCKSZ),
+            "a write of whole pages within one segment"
+        );
+        let rf = self.fork(rel, fork)?;
+        let segno = block / RELSEG_SIZE;
+        let seg = rf.segment_for_write(segno)?;
+        let mut iov = [libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        }; 64];
+        for (v, p) in iov.iter_mut().zip(pages) {
+            v.iov_base = p.as_ptr() as *mut libc::c_void;
+            v.iov_len = BLCKSZ;
+        }
+        let off = (block % RELSEG_SIZE) as i64 * BLCKSZ as i64;
+        // SAFETY: the iovecs point at `n` live pages of BLCKSZ bytes, which
+        // `pwritev` only reads; the descriptor is open.
+        let r = unsafe { libc::pwritev(seg.file.as_raw_fd(), iov.as_ptr(), n as i32, off) };
+        let done = r.max(0) as usize;
+        seg.needs_sync.store(true, Ordering::Release);
+        rf.nblocks
+            .fetch_max(block + (done / BLCKSZ) as BlockNumber, Ordering::AcqRel);
+        if done < n * BLCKSZ {
+            // The rest, a page at a time (a partly written page again
+            // whole), with write_blocks' errors.
+            for (k, page) in pages.iter().enumerate().skip(done / BLCKSZ) {
+                self.write_blocks(rel, fork, block + k as BlockNumber, page)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Cuts the fork down to `nblocks` blocks: later segments are removed and
     /// the last one shortened. The caller has discarded the buffers of the
     /// removed blocks first.
@@ -658,6 +707,32 @@ mod tests {
         );
         let e = smgr.nblocks(RelFileNode(5), ForkNumber::Main).unwrap_err();
         assert_eq!(e.code, SqlState::UndefinedFile);
+    }
+
+    #[test]
+    fn pages_from_separate_buffers_are_written_in_one_call_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let rel = RelFileNode(101);
+        let smgr = Smgr::open(dir.path()).unwrap();
+        smgr.create(rel, ForkNumber::Main).unwrap();
+        smgr.write(rel, ForkNumber::Main, 0, &page(1)).unwrap();
+        let (a, b, c) = (page(4), page(5), page(6));
+        smgr.write_pages(rel, ForkNumber::Main, 2, &[&a, &b, &c])
+            .unwrap();
+        assert_eq!(smgr.nblocks(rel, ForkNumber::Main).unwrap(), 5);
+        // Over existing blocks too.
+        smgr.write_pages(rel, ForkNumber::Main, 0, &[&c]).unwrap();
+        let mut got: Vec<Vec<u8>> = (0..5).map(|_| page(9)).collect();
+        let mut refs: Vec<&mut [u8]> = got.iter_mut().map(|p| &mut p[..]).collect();
+        smgr.read_blocks(rel, ForkNumber::Main, 0, &mut refs)
+            .unwrap();
+        assert_eq!(got, vec![page(6), page(0), page(4), page(5), page(6)]);
+        assert_eq!(
+            std::fs::metadata(dir.path().join("base/101"))
+                .unwrap()
+                .len(),
+            5 * BLCKSZ as u64
+        );
     }
 
     #[test]
