@@ -63,6 +63,26 @@ pub struct PruneScratch {
     /// The frame the caller visits next, prefetched a few lines per tuple
     /// over this page's loop (`storage::ahead`); taken by each call.
     pub ahead: Ahead,
+    /// What the page holds, when pruning left its line pointers as they
+    /// were (nothing to remove: every page after a load); `None` when it
+    /// pruned. Gathered in the same loop that classifies the tuples, so
+    /// that VACUUM need not walk the page a second time.
+    pub unpruned: Option<PageSummary>,
+}
+
+/// The tuples of a page as VACUUM's visibility-map decision needs them
+/// (see `access::heap::vacuum`), against the horizon pruning was given.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageSummary {
+    /// Live tuples, and tuples whose inserter or deleter is still running.
+    pub live: u32,
+    /// Deleted tuples some snapshot may still see.
+    pub recently_dead: u32,
+    /// Every tuple is live and older than the horizon, and no line
+    /// pointer is DEAD.
+    pub all_visible: bool,
+    /// Live tuples older than the horizon whose xmin is not frozen.
+    pub unfrozen: u32,
 }
 
 impl Default for PruneScratch {
@@ -71,6 +91,7 @@ impl Default for PruneScratch {
             status: Vec::new(),
             decided: Decisions::default(),
             ahead: Ahead::NONE,
+            unpruned: None,
         }
     }
 }
@@ -269,8 +290,10 @@ impl HeapRelation {
             status,
             decided,
             ahead,
+            unpruned,
         } = scratch;
         let mut spread = std::mem::replace(ahead, Ahead::NONE).spread();
+        *unpruned = None;
         status.clear();
         self.check_page(block, &g[..])?;
         if page::is_new(&g[..]) {
@@ -289,16 +312,23 @@ impl HeapRelation {
         // Whether `plan` can find anything to do (a dead tuple, or a DEAD
         // line pointer to free): if not, it is skipped.
         let mut prunable = false;
+        let mut sum = PageSummary {
+            all_visible: true,
+            ..PageSummary::default()
+        };
         for o in 1..=max {
             spread.step::<4>();
             let id = page::item_id(&g[..], o);
             if id.flags == LP_DEAD {
                 prunable |= no_indexes;
+                sum.all_visible = false;
                 continue;
             }
             let Some(t) =
                 page::get_item_mut(&mut g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
             else {
+                // A NORMAL line pointer without a whole tuple header.
+                sum.all_visible &= id.flags != LP_NORMAL;
                 continue;
             };
             let key = (
@@ -323,16 +353,42 @@ impl HeapRelation {
             if bits != 0 {
                 hinted |= apply_hints(t, bits, key.1);
             }
+            match st {
+                VacuumStatus::Live => {
+                    sum.live += 1;
+                    let frozen =
+                        tuple::infomask(t) & tuple::HEAP_XMIN_FROZEN == tuple::HEAP_XMIN_FROZEN;
+                    if !frozen {
+                        if key.0 < oldest_xmin {
+                            sum.unfrozen += 1;
+                        } else {
+                            // Committed, but some snapshot may not see it yet.
+                            sum.all_visible = false;
+                        }
+                    }
+                }
+                VacuumStatus::RecentlyDead => {
+                    sum.recently_dead += 1;
+                    sum.all_visible = false;
+                }
+                VacuumStatus::InsertInProgress | VacuumStatus::DeleteInProgress => {
+                    sum.live += 1;
+                    sum.all_visible = false;
+                }
+                VacuumStatus::Dead => sum.all_visible = false,
+            }
         }
         spread.finish();
         if hinted {
             g.mark_dirty_hint();
         }
         if !prunable {
+            *unpruned = Some(sum);
             return Ok(PruneStats::default());
         }
         let plan = plan(&g[..], block, status, no_indexes);
         if plan.redirected.is_empty() && plan.dead.is_empty() && plan.unused.is_empty() {
+            *unpruned = Some(sum);
             return Ok(PruneStats::default());
         }
         let before = page::free_space(&g[..]);

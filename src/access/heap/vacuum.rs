@@ -10,7 +10,10 @@
 //!    hint bits found (a hint-only change);
 //! 2. prunes: tuples dead to everyone go (their line pointers become UNUSED
 //!    at once, as nothing else can point at them), HOT chains are shortened,
-//!    the page is compacted ([`HeapRelation::prune_locked`]);
+//!    the page is compacted ([`HeapRelation::prune_locked`]). When nothing
+//!    is removed (every page after a load), the classifying loop has also
+//!    counted what steps 3 and 4 need (`PageSummary`), and the page is not
+//!    walked again;
 //! 3. under FREEZE, marks every remaining live tuple older than the horizon
 //!    frozen (a [`HeapRecord::Freeze`]);
 //! 4. when every remaining tuple is live and older than the horizon, sets
@@ -120,58 +123,39 @@ impl HeapRelation {
         }
         out.was_all_visible = page::is_all_visible(&g[..]);
         let pruned = self.prune_locked(block, &mut g, cutoffs.oldest_xmin, true, scratch)?;
-        let status = &scratch.status;
         out.removed = pruned.removed;
-        // What is left: decide freezing and the VM bits.
+        // What is left: decide freezing and the VM bits. When pruning left
+        // the line pointers alone it summed the tuples up on its way (a
+        // page after a load); FREEZE with tuples to freeze needs their
+        // offsets, and a pruned page is walked again.
         let max = page::max_offset(&g[..]);
-        let mut all_visible = true;
-        let mut all_frozen = true;
         let mut to_freeze: Vec<OffsetNumber> = Vec::new();
-        for o in 1..=max {
-            let id = page::item_id(&g[..], o);
-            if id.flags == LP_DEAD {
-                all_visible = false;
-                continue;
-            }
-            if id.flags != LP_NORMAL {
-                continue;
-            }
-            let Some(t) = page::get_item(&g[..], o).filter(|t| t.len() >= tuple::HEADER_SIZE)
-            else {
-                all_visible = false;
-                continue;
-            };
-            let mask = tuple::infomask(t);
-            let frozen = mask & tuple::HEAP_XMIN_FROZEN == tuple::HEAP_XMIN_FROZEN;
-            match status.get(o as usize).copied().flatten() {
-                Some(VacuumStatus::Live) => {
-                    out.live += 1;
-                    if frozen || tuple::xmin(t) < cutoffs.oldest_xmin {
-                        if !frozen {
-                            if cutoffs.freeze {
-                                to_freeze.push(o);
-                            } else {
-                                all_frozen = false;
-                            }
-                        }
-                    } else {
-                        // Committed, but some snapshot may not see it yet.
-                        all_visible = false;
-                    }
+        let (all_visible, all_frozen) = match scratch.unpruned.take() {
+            Some(sum) if !(cutoffs.freeze && sum.unfrozen > 0) => {
+                out.live = sum.live;
+                out.recently_dead = sum.recently_dead;
+                #[cfg(debug_assertions)]
+                {
+                    // The walk it saves gives the same answer.
+                    let mut walked = PageVacuumStats::default();
+                    let got = Self::summarize(
+                        &g[..],
+                        cutoffs,
+                        &scratch.status,
+                        &mut walked,
+                        &mut to_freeze,
+                    );
+                    assert!(to_freeze.is_empty());
+                    assert_eq!(got, (sum.all_visible, sum.unfrozen == 0));
+                    assert_eq!(
+                        (walked.live, walked.recently_dead),
+                        (out.live, out.recently_dead)
+                    );
                 }
-                Some(VacuumStatus::RecentlyDead) => {
-                    out.recently_dead += 1;
-                    all_visible = false;
-                }
-                Some(VacuumStatus::InsertInProgress) | Some(VacuumStatus::DeleteInProgress) => {
-                    out.live += 1;
-                    all_visible = false;
-                }
-                // Dead but not removed (a chain member pruning kept): keep it
-                // out of the all-visible claim.
-                Some(VacuumStatus::Dead) | None => all_visible = false,
+                (sum.all_visible, sum.unfrozen == 0)
             }
-        }
+            _ => Self::summarize(&g[..], cutoffs, &scratch.status, &mut out, &mut to_freeze),
+        };
         if !to_freeze.is_empty() {
             out.frozen = to_freeze.len() as u32;
             self.log_apply(
@@ -213,6 +197,67 @@ impl HeapRelation {
         out.free = page::heap_free_space(&g[..]);
         self.note_free_space(block, out.free);
         Ok(out)
+    }
+
+    /// Walks the tuples left on page `p` after pruning (`status`: each
+    /// line pointer's status as pruning found it): counts the live and
+    /// recently dead ones into `out`, lists in `to_freeze` the live tuples
+    /// to freeze under FREEZE, and returns whether the page is all-visible
+    /// and (with those frozen) all-frozen.
+    fn summarize(
+        p: &[u8],
+        cutoffs: VacuumCutoffs,
+        status: &[Option<VacuumStatus>],
+        out: &mut PageVacuumStats,
+        to_freeze: &mut Vec<OffsetNumber>,
+    ) -> (bool, bool) {
+        let mut all_visible = true;
+        let mut all_frozen = true;
+        for o in 1..=page::max_offset(p) {
+            let id = page::item_id(p, o);
+            if id.flags == LP_DEAD {
+                all_visible = false;
+                continue;
+            }
+            if id.flags != LP_NORMAL {
+                continue;
+            }
+            let Some(t) = page::get_item(p, o).filter(|t| t.len() >= tuple::HEADER_SIZE) else {
+                all_visible = false;
+                continue;
+            };
+            let mask = tuple::infomask(t);
+            let frozen = mask & tuple::HEAP_XMIN_FROZEN == tuple::HEAP_XMIN_FROZEN;
+            match status.get(o as usize).copied().flatten() {
+                Some(VacuumStatus::Live) => {
+                    out.live += 1;
+                    if frozen || tuple::xmin(t) < cutoffs.oldest_xmin {
+                        if !frozen {
+                            if cutoffs.freeze {
+                                to_freeze.push(o);
+                            } else {
+                                all_frozen = false;
+                            }
+                        }
+                    } else {
+                        // Committed, but some snapshot may not see it yet.
+                        all_visible = false;
+                    }
+                }
+                Some(VacuumStatus::RecentlyDead) => {
+                    out.recently_dead += 1;
+                    all_visible = false;
+                }
+                Some(VacuumStatus::InsertInProgress) | Some(VacuumStatus::DeleteInProgress) => {
+                    out.live += 1;
+                    all_visible = false;
+                }
+                // Dead but not removed (a chain member pruning kept): keep it
+                // out of the all-visible claim.
+                Some(VacuumStatus::Dead) | None => all_visible = false,
+            }
+        }
+        (all_visible, all_frozen)
     }
 
     /// Makes durable every asynchronous commit not yet flushed, so that
