@@ -351,6 +351,8 @@ impl Pass<'_> {
         // Pins of the next pages to visit, read ahead a run at a time.
         let mut ahead: VecDeque<PinnedBuffer<'_>> = VecDeque::new();
         let mut batch = Vec::with_capacity(READ_RUN);
+        // The map page this participant set bits on last, kept pinned.
+        let mut vm_pin = None;
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -417,7 +419,9 @@ impl Pass<'_> {
                 if let Some(next) = ahead.front() {
                     scratch.ahead = next.ahead();
                 }
-                let p = self.rel.vacuum_pinned(buf, self.cutoffs, &mut scratch)?;
+                let p = self
+                    .rel
+                    .vacuum_pinned_in(buf, self.cutoffs, &mut scratch, &mut vm_pin)?;
                 share.report.add_page(&p);
                 if !p.empty {
                     share.floor = b + 1;

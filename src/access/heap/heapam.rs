@@ -44,7 +44,9 @@ use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::storage::page::{self, maxalign, OffsetNumber, MAX_ITEM_SIZE};
-use crate::storage::{BlockNumber, BufferPool, BufferWriteGuard, ForkNumber, RelFileNode, Ring};
+use crate::storage::{
+    BlockNumber, BufferPool, BufferWriteGuard, ForkNumber, PinnedBuffer, RelFileNode, Ring,
+};
 use crate::txn::{CommandId, TxnManager, Xid};
 use crate::wal::{Wal, WalRecord};
 
@@ -404,8 +406,25 @@ impl HeapRelation {
     /// page lock the caller holds), extending the VM fork as needed; logged
     /// only when they change. Returns the previous bits and count.
     pub(super) fn set_vm(&self, block: BlockNumber, bits: u8, count: u16) -> Result<(u8, u16)> {
+        self.set_vm_in(block, bits, count, &mut None)
+    }
+
+    /// [`HeapRelation::set_vm`] through `pin`, the caller's pin on the map
+    /// page it set bits on last: kept for the next call when it holds the
+    /// same map page (VACUUM sets thousands of blocks' bits in a row on one
+    /// map page), replaced otherwise. Saves the buffer lookup and pin per
+    /// heap page; the caller drops it when done (a pin blocks no lock).
+    pub(super) fn set_vm_in<'a>(
+        &'a self,
+        block: BlockNumber,
+        bits: u8,
+        count: u16,
+        pin: &mut Option<PinnedBuffer<'a>>,
+    ) -> Result<(u8, u16)> {
         let vb = vm::vm_block(block);
-        if self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
+        // A pinned map page exists.
+        let pinned = pin.as_ref().is_some_and(|p| p.block() == vb);
+        if !pinned && self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)? <= vb {
             // Looked at again under the lock: another participant may
             // have extended the map meanwhile.
             let _extending = self
@@ -421,9 +440,14 @@ impl HeapRelation {
                 vg.mark_dirty();
             }
         }
-        let vbuf = self
-            .pool
-            .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?;
+        if !pinned {
+            *pin = None;
+            *pin = Some(
+                self.pool
+                    .read_buffer(self.rel, ForkNumber::VisibilityMap, vb, None)?,
+            );
+        }
+        let vbuf = pin.as_ref().expect("pinned just above");
         let mut vg = vbuf.write();
         let old = vm::get(&vg[..], block);
         if old != (bits, count) {

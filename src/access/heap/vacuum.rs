@@ -112,6 +112,19 @@ impl HeapRelation {
         cutoffs: VacuumCutoffs,
         scratch: &mut PruneScratch,
     ) -> Result<PageVacuumStats> {
+        self.vacuum_pinned_in(buf, cutoffs, scratch, &mut None)
+    }
+
+    /// [`HeapRelation::vacuum_pinned`] with the caller's pin on the
+    /// visibility-map page it used last (`vm_pin`, kept across calls: see
+    /// [`HeapRelation::set_vm_in`]).
+    pub fn vacuum_pinned_in<'a>(
+        &'a self,
+        buf: PinnedBuffer<'_>,
+        cutoffs: VacuumCutoffs,
+        scratch: &mut PruneScratch,
+        vm_pin: &mut Option<PinnedBuffer<'a>>,
+    ) -> Result<PageVacuumStats> {
         debug_assert_eq!(buf.tag().rel, self.rel());
         let block = buf.block();
         let mut g = buf.cleanup_lock();
@@ -177,7 +190,7 @@ impl HeapRelation {
             if !out.was_all_visible {
                 self.set_all_visible_no_image(block, &mut g)?;
             }
-            let (old_bits, _) = self.set_vm(block, bits, count)?;
+            let (old_bits, _) = self.set_vm_in(block, bits, count, vm_pin)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
