@@ -126,13 +126,19 @@ pub fn page_is_all_zero(page: &[u8]) -> bool {
     head.iter().all(|&b| b == 0) && words.iter().all(|&w| w == 0) && tail.iter().all(|&b| b == 0)
 }
 
-/// The CRC part of the checksum over `page` as it is (checksum bytes as zero).
+/// The CRC part of the checksum over `page` as it is, its checksum bytes
+/// taken as zero: on a page the caller may change for a moment, they are
+/// zeroed for one pass over the whole page ([`super::crc_page::crc32c`])
+/// and put back.
 #[inline]
-fn crc_of(page: &[u8], block: BlockNumber) -> u16 {
-    let crc = crc32c::crc32c(&page[..CHECKSUM_OFFSET]);
-    let crc = crc32c::crc32c_append(crc, &[0, 0]);
-    let crc = crc32c::crc32c_append(crc, &page[CHECKSUM_OFFSET + 2..]);
-    let crc = crc32c::crc32c_append(crc, &block.to_le_bytes());
+fn crc_of_in_place(page: &mut [u8], block: BlockNumber) -> u16 {
+    let Ok(p) = <&mut [u8; BLCKSZ]>::try_from(page) else {
+        unreachable!("a page is BLCKSZ bytes");
+    };
+    let stored = [p[CHECKSUM_OFFSET], p[CHECKSUM_OFFSET + 1]];
+    p[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 2].fill(0);
+    let crc = super::crc_page::crc32c(p, &block.to_le_bytes());
+    p[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 2].copy_from_slice(&stored);
     ((crc % 65535) + 1) as u16
 }
 
@@ -160,7 +166,7 @@ pub fn page_checksum_in_place(page: &mut [u8], block: BlockNumber) -> u16 {
         wr16(page, pos, was & !HINT_INFOMASK_BITS);
     }
     wr16(page, FLAGS_OFFSET, flags & !HINT_PAGE_FLAGS);
-    let sum = crc_of(page, block);
+    let sum = crc_of_in_place(page, block);
     wr16(page, FLAGS_OFFSET, flags);
     for slot in saved[..n].iter().rev() {
         // SAFETY: as above.
@@ -213,6 +219,16 @@ pub fn verify_page(page: &mut [u8], block: BlockNumber) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CRC part of the checksum as defined (checksum bytes as zero),
+    /// with the `crc32c` crate over the page's three pieces.
+    fn crc_of(page: &[u8], block: BlockNumber) -> u16 {
+        let crc = crc32c::crc32c(&page[..CHECKSUM_OFFSET]);
+        let crc = crc32c::crc32c_append(crc, &[0, 0]);
+        let crc = crc32c::crc32c_append(crc, &page[CHECKSUM_OFFSET + 2..]);
+        let crc = crc32c::crc32c_append(crc, &block.to_le_bytes());
+        ((crc % 65535) + 1) as u16
+    }
     use crate::storage::page;
 
     fn sample_page() -> Vec<u8> {

@@ -32,6 +32,7 @@ pub mod bufmgr;
 pub mod checksum;
 mod clock;
 pub mod control;
+mod crc_page;
 mod desc;
 pub mod dirlock;
 mod frames;
