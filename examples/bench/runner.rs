@@ -7,6 +7,13 @@
 //! round, so drift of the machine (other jobs, thermal state, the page
 //! cache) hits every system alike.
 //!
+//! Before every timed statement (after its untimed preparation) the runner
+//! calls `sync(2)`, untimed: the dirty page-cache data a system's earlier
+//! writes left behind (its own or the previous system's COPY, the insert
+//! scripts' logs) is written back then, not by the kernel's flusher during
+//! the next system's timed statement, which otherwise pays for it (whoever
+//! went first in a round after a write-heavy scenario paid most).
+//!
 //! A system whose client fails to start or whose step fails gets an
 //! `error` cell with the message and is skipped for the rest of the
 //! scenario; the others go on.
@@ -88,7 +95,8 @@ impl Step {
 pub struct Scenario<'a> {
     /// The workloads it reports (rows of the table), in order.
     pub workloads: Vec<&'static str>,
-    /// Whether one untimed round runs first (cached workloads).
+    /// Whether one untimed round runs first (cached workloads, and reloads:
+    /// see `copy_in_and_vacuum`).
     pub warmup: bool,
     /// Evict this table from every cache before each step of each round (a
     /// new client per step; PostgreSQL is restarted to empty
@@ -148,7 +156,9 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
         }
     }
     let rounds = ctx.runs + usize::from(sc.warmup);
-    let started = Instant::now();
+    // The budget counts measured rounds only (a warm-up round of a reload
+    // scenario is as long as a measured one).
+    let mut started = Instant::now();
     let mut measured_done = 0;
     for round in 0..rounds {
         let measured = round >= usize::from(sc.warmup);
@@ -166,6 +176,9 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
             }
         }
         measured_done += usize::from(measured);
+        if !measured {
+            started = Instant::now();
+        }
     }
     let mut rows = Vec::new();
     for &w in &sc.workloads {
@@ -234,6 +247,7 @@ fn run_round(ctx: &mut Ctx, sc: &Scenario, lane: &mut Lane, measured: bool) -> R
         for p in &step.prep {
             session.run(p).map_err(|e| format!("{p}: {e}"))?;
         }
+        settle_writeback();
         let out = session.run(&step.timed)?;
         if measured {
             lane.samples[i].push(out.time());
@@ -249,6 +263,13 @@ fn run_round(ctx: &mut Ctx, sc: &Scenario, lane: &mut Lane, measured: bool) -> R
         }
     }
     Ok(())
+}
+
+/// Writes back every dirty page-cache page of the machine (`sync(2)`), so no
+/// timed statement competes with the write-back of data written before it.
+pub fn settle_writeback() {
+    // SAFETY: sync takes no arguments and cannot fail.
+    unsafe { libc::sync() };
 }
 
 /// Empties every cache of `table` in system `sys` (no client may be open on
