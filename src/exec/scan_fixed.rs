@@ -30,7 +30,7 @@
 //! conditions reject every tuple a clamp changed.
 
 use crate::access::heap::tuple::{self, TupleDesc};
-use crate::storage::ahead::{Ahead, Spread};
+use crate::storage::ahead::Ahead;
 use crate::storage::{page, BLCKSZ};
 use crate::types::DataType;
 
@@ -164,19 +164,37 @@ const MASK: u64 =
 /// `dst[k][0..max]` and returns `Some(max)`, or `None` (nothing written
 /// that counts: the caller's general loop overwrites it) when some pointer
 /// or some tuple's header word fails.
+///
+/// Prefetch of the next frame (`ahead`): `P` of its lines per tuple in
+/// address order ([`crate::storage::ahead::Spread`]); with `PREDICT` (rows
+/// of two lines or more) on a page whose tuples are evenly spaced
+/// ([`evenly_spaced`]), its pointer array at once and then, per tuple, the
+/// line(s) at this tuple's offset and length in the next frame, which hold
+/// the next page's tuple of the same number when that page is laid out
+/// alike (a table of equal-width rows): the lines the next loop reads, and
+/// not the rest of each row. On pgbench_accounts (128-byte rows, the
+/// columns in the first line) that halves the lines fetched: `sum(aid)`
+/// over 5M cached rows 17.2 -> 10.4 ms on two threads, sum_group 17.5 ->
+/// 11.7 ms, hash_join 19.8 -> 14.2 ms (medians, alternating runs). A next page laid out otherwise only
+/// loses its prefetch: it is read as without one.
 #[inline(always)]
-fn dense_loop<const N: usize, const P: usize>(
+fn dense_loop<const N: usize, const P: usize, const PREDICT: bool>(
     pg: &[u8; BLCKSZ],
     max: usize,
     min_len: usize,
     expect: u64,
     offs: &[usize; N],
     dst: &[*mut i32; N],
-    mut spread: Spread,
+    ahead: Ahead,
 ) -> Option<usize> {
     let lps = &pg[page::PAGE_HEADER_SIZE..page::PAGE_HEADER_SIZE + 4 * max];
     if !pointers_dense(lps, min_len as u32) {
         return None;
+    }
+    let mut spread = ahead.spread();
+    let predict = PREDICT && evenly_spaced(lps);
+    if predict {
+        ahead.lines(0, (page::PAGE_HEADER_SIZE + 4 * max).div_ceil(64));
     }
     // Each offset has `off + min_len <= BLCKSZ` (checked above; the shared
     // content lock keeps the pointer array as it was). The clamp restates it
@@ -190,7 +208,12 @@ fn dense_loop<const N: usize, const P: usize>(
     for (i, c) in lps.chunks_exact(4).enumerate() {
         let raw = u32::from_le_bytes(c.try_into().expect("4 bytes"));
         let h = ((raw & 0x7fff) as usize).min(last);
-        spread.step::<P>();
+        if predict {
+            ahead.at(h);
+            ahead.at(h + min_len - 1);
+        } else {
+            spread.step::<P>();
+        }
         // SAFETY: `h + T_CTID_OFF + 8 <= h + NO_NULL_HOFF <= h + min_len <=
         // BLCKSZ`, and `offs[k] + 4 <= need`, so every read is inside the
         // page; `i < max` and each destination holds `max` values.
@@ -204,6 +227,24 @@ fn dense_loop<const N: usize, const P: usize>(
         }
     }
     (bad == 0).then_some(max)
+}
+
+/// Whether the tuples of the line pointers `lps` lie at a constant stride
+/// (each the same distance below the one before it, as heapdb places rows
+/// of one width), judged by the first two and the last: what makes this
+/// page's offsets a good guess at the next page's.
+#[inline(always)]
+fn evenly_spaced(lps: &[u8]) -> bool {
+    let off = |i: usize| -> isize {
+        let c = &lps[4 * i..4 * i + 4];
+        (u32::from_le_bytes(c.try_into().expect("4 bytes")) & 0x7fff) as isize
+    };
+    let n = lps.len() / 4;
+    if n < 2 {
+        return n == 1;
+    }
+    let stride = off(0) - off(1);
+    stride > 0 && off(0) - (n as isize - 1) * stride == off(n - 1)
 }
 
 /// Whether every line pointer of `lps` is NORMAL with a length of at least
@@ -288,20 +329,21 @@ unsafe fn fused_core<const N: usize>(
     // this clamp changes only the offsets of rejected ones.
     let last = BLCKSZ - min_len;
     let src = pg.as_ptr();
-    // The next frame's lines, a few per tuple (`storage::ahead`); a page
-    // of fewer than 32 tuples takes them all at once.
+    // The next frame's lines, a few per tuple (`storage::ahead`), or for
+    // rows of two lines and more those at this page's tuple offsets
+    // (`dense_loop`); a page of fewer than 32 tuples takes them all at once.
     let spread_used = Ahead::per_tuple(max) <= 4;
-    let (spread, per) = match Ahead::per_tuple(max) {
-        per @ 1..=4 => (ahead.spread(), per),
+    let (next, per) = match Ahead::per_tuple(max) {
+        per @ 1..=4 => (ahead, per),
         _ => {
             ahead.all();
-            (Ahead::NONE.spread(), 1)
+            (Ahead::NONE, 1)
         }
     };
     let dense = match per {
-        1 => dense_loop::<N, 1>(pg, max, min_len, expect, offs, dst, spread),
-        2 => dense_loop::<N, 2>(pg, max, min_len, expect, offs, dst, spread),
-        _ => dense_loop::<N, 4>(pg, max, min_len, expect, offs, dst, spread),
+        1 => dense_loop::<N, 1, false>(pg, max, min_len, expect, offs, dst, next),
+        2 => dense_loop::<N, 2, false>(pg, max, min_len, expect, offs, dst, next),
+        _ => dense_loop::<N, 4, true>(pg, max, min_len, expect, offs, dst, next),
     };
     if dense.is_some() {
         return dense;
@@ -638,6 +680,58 @@ mod tests {
         assert_eq!(f, vec![c, a]);
     }
 
+    /// Line pointer bytes for tuples at `offs` (length 40, NORMAL).
+    fn pointers(offs: &[u32]) -> Vec<u8> {
+        offs.iter()
+            .flat_map(|&o| (o | u32::from(page::LP_NORMAL) << 15 | 40 << 17).to_le_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn evenly_spaced_pages_are_told_from_others() {
+        assert!(evenly_spaced(&pointers(&[8152, 8112, 8072, 8032])));
+        assert!(evenly_spaced(&pointers(&[8152])));
+        assert!(!evenly_spaced(&pointers(&[])));
+        // One row wider than the rest, anywhere between the first two and
+        // the last, shifts the last offset.
+        assert!(!evenly_spaced(&pointers(&[8152, 8112, 8064, 8024])));
+        // Rows placed upwards (not how heapdb fills a page) and equal
+        // offsets are not taken for a stride.
+        assert!(!evenly_spaced(&pointers(&[1000, 1040, 1080])));
+        assert!(!evenly_spaced(&pointers(&[1000, 1000])));
+    }
+
+    #[test]
+    fn the_predicting_prefetch_reads_what_the_plain_loop_reads() {
+        // Wide rows (61 to a page, as pgbench_accounts'), a next frame laid
+        // out alike and one laid out otherwise: prefetching is invisible,
+        // so all three give the same values.
+        let d = desc();
+        let expect = (d.len() as u64) << 16 | (NO_NULL_HOFF as u64) << 48;
+        let wide: Vec<(i32, Option<i32>)> = (1..=61).map(|i| (i, Some(-i))).collect();
+        let pg = page_of(&wide);
+        let pg: &[u8; BLCKSZ] = pg[..].try_into().unwrap();
+        let other = page_of(&wide[..7]);
+        let run = |ahead: Ahead| {
+            let mut out = vec![0i32; 61];
+            let n = dense_loop::<1, 4, true>(
+                pg,
+                61,
+                NO_NULL_HOFF + 20,
+                expect,
+                &[0],
+                &[out.as_mut_ptr()],
+                ahead,
+            );
+            (n, out)
+        };
+        let plain = run(Ahead::NONE);
+        assert_eq!(plain.0, Some(61));
+        assert_eq!(plain.1, (1..=61).collect::<Vec<_>>());
+        assert_eq!(run(Ahead::frame(pg.as_ptr())), plain);
+        assert_eq!(run(Ahead::frame(other.as_ptr())), plain);
+    }
+
     #[test]
     fn a_page_of_only_normal_pointers_takes_the_dense_loop() {
         let rows: Vec<(i32, Option<i32>)> = (1..=40).map(|i| (-i, Some(i << 20))).collect();
@@ -653,14 +747,14 @@ mod tests {
         let expect = (d.len() as u64) << 16 | (NO_NULL_HOFF as u64) << 48;
         let mut out = vec![0i32; 40];
         let dense = |pg: &[u8; BLCKSZ], out: &mut Vec<i32>| {
-            dense_loop::<1, 1>(
+            dense_loop::<1, 1, false>(
                 pg,
                 40,
                 NO_NULL_HOFF + 20,
                 expect,
                 &[16],
                 &[out.as_mut_ptr()],
-                Ahead::NONE.spread(),
+                Ahead::NONE,
             )
         };
         assert_eq!(dense(pg, &mut out), Some(40));
