@@ -23,6 +23,8 @@
 
 use std::time::{Duration, Instant};
 
+use heapdb::storage::ahead::prefetch;
+
 use crate::report::{Report, Row};
 use crate::systems::Kind;
 
@@ -105,18 +107,6 @@ impl Pattern {
                 .fold(0, u64::wrapping_add),
         }
     }
-}
-
-/// A prefetch of the line holding `p` (never faults, whatever `p` is).
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch hint reads nothing the program observes.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch(p as *const i8, _MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Lines for the report: the floor, and per read workload what each target
