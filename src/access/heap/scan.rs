@@ -93,6 +93,15 @@ pub struct HeapScan<'r> {
 /// neighbouring pages, small enough that they finish together.
 pub const PARALLEL_CHUNK: BlockNumber = 32;
 
+/// Blocks a counting participant ([`HeapRelation::count_shared`]) takes at
+/// a time. Each range costs a visibility-map pin and lock, the relation's
+/// size looked up twice and a copy of the map's entries, ~170 ns: at 32
+/// blocks, 3,379 ranges made up nearly all of a 0.57 ms `count(*)` of 20M
+/// all-visible rows. 1,024 blocks (8 MB of heap, about a third of a map
+/// page) keep cancel checks and progress reports frequent when the pages
+/// must be read, and the work split between participants fine enough.
+pub const COUNT_CHUNK: BlockNumber = 1024;
+
 /// The shared state of a parallel sequential scan: which blocks are still
 /// to be handed out. Its participants run in threads of one statement.
 #[derive(Debug)]
@@ -136,12 +145,16 @@ impl ParallelBlocks {
 
     /// The next chunk of blocks, `None` once all are handed out.
     pub fn next_chunk(&self) -> Option<(BlockNumber, BlockNumber)> {
-        let start = self
-            .next
-            .fetch_add(PARALLEL_CHUNK as u64, Ordering::Relaxed);
+        self.next_chunk_of(PARALLEL_CHUNK)
+    }
+
+    /// The next `len` blocks (fewer at the end), `None` once all are handed
+    /// out. Every participant of one scan must take the same `len`.
+    pub fn next_chunk_of(&self, len: BlockNumber) -> Option<(BlockNumber, BlockNumber)> {
+        let start = self.next.fetch_add(len as u64, Ordering::Relaxed);
         (start < self.nblocks as u64).then(|| {
             let start = start as BlockNumber;
-            (start, self.nblocks.min(start + PARALLEL_CHUNK))
+            (start, self.nblocks.min(start + len))
         })
     }
 }
@@ -294,7 +307,7 @@ impl HeapRelation {
             .pool()
             .scan_ring_shared(blocks.nblocks, blocks.participants);
         let mut total = 0;
-        while let Some((start, end)) = blocks.next_chunk() {
+        while let Some((start, end)) = blocks.next_chunk_of(COUNT_CHUNK) {
             cancel()?;
             total += self.count_range(snap, start, end, &mut ring)?;
         }
@@ -624,6 +637,23 @@ mod tests {
             all.sort_unstable();
             assert_eq!(all, (0..nblocks).collect::<Vec<_>>());
             assert_eq!(blocks.next_chunk(), None, "stays exhausted");
+        }
+    }
+
+    #[test]
+    fn chunks_of_a_length_cover_the_blocks_in_order() {
+        for (nblocks, len) in [(0, 7), (5, 7), (7, 7), (3000, 1024), (3072, 1024)] {
+            let blocks = ParallelBlocks::new(nblocks, 1);
+            let mut got = Vec::new();
+            while let Some(c) = blocks.next_chunk_of(len) {
+                got.push(c);
+            }
+            let want: Vec<_> = (0..nblocks)
+                .step_by(len as usize)
+                .map(|s| (s, nblocks.min(s + len)))
+                .collect();
+            assert_eq!(got, want, "{nblocks} blocks by {len}");
+            assert_eq!(blocks.handed_out(), nblocks);
         }
     }
 }
