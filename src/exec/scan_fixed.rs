@@ -175,8 +175,9 @@ const MASK: u64 =
 /// not the rest of each row. On pgbench_accounts (128-byte rows, the
 /// columns in the first line) that halves the lines fetched: `sum(aid)`
 /// over 5M cached rows 17.2 -> 10.4 ms on two threads, sum_group 17.5 ->
-/// 11.7 ms, hash_join 19.8 -> 14.2 ms (medians, alternating runs). A next page laid out otherwise only
-/// loses its prefetch: it is read as without one.
+/// 11.7 ms, hash_join 19.8 -> 14.2 ms (medians, alternating runs). A next
+/// page laid out otherwise only loses its prefetch: it is read as without
+/// one.
 #[inline(always)]
 fn dense_loop<const N: usize, const P: usize, const PREDICT: bool>(
     pg: &[u8; BLCKSZ],
