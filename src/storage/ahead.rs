@@ -23,7 +23,7 @@
 //! per tuple, for the line at that tuple's offset in the next frame
 //! ([`Ahead::at`]; `exec::scan_fixed`'s `dense_loop`), which holds the
 //! next page's tuple of the same number when that page is laid out alike:
-//! half the lines, and `sum(aid)` over 5M cached rows went from 17.3 to
+//! half the lines, and `sum(aid)` over 5M cached rows went from 17.2 to
 //! 10.4 ms on two threads.
 //!
 //! [`Ahead`] names the frame (from the relation's recent-buffer hints: no
