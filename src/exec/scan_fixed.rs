@@ -192,14 +192,48 @@ fn dense_loop<const N: usize, const P: usize, const PREDICT: bool>(
     if !pointers_dense(lps, min_len as u32) {
         return None;
     }
-    let mut spread = ahead.spread();
-    let predict = PREDICT && evenly_spaced(lps);
-    if predict {
+    let predict = PREDICT && ahead.is_some() && evenly_spaced(lps);
+    // The loop is instantiated once per way of prefetching, so no row
+    // tests which one applies (a test per row of whether to predict and
+    // whether there is a frame cost ~4 of the loop's ~28 instructions).
+    let bad = if predict {
         ahead.lines(0, (page::PAGE_HEADER_SIZE + 4 * max).div_ceil(64));
-    }
-    // Each offset has `off + min_len <= BLCKSZ` (checked above; the shared
-    // content lock keeps the pointer array as it was). The clamp restates it
-    // where the compiler can see it, so a read can never leave the page.
+        // The first and the last line of what this loop reads of the
+        // tuple (one line for most rows; for a fixed prefix past 128
+        // bytes the lines between go without a prefetch: asking for
+        // each column's line cost the two-column filter ~2%).
+        let tail = min_len - 1;
+        dense_rows(pg, lps, min_len, expect, offs, dst, |h| {
+            ahead.at_unchecked(h);
+            ahead.at_unchecked(h + tail);
+        })
+    } else if ahead.is_some() {
+        let mut spread = ahead.spread();
+        dense_rows(pg, lps, min_len, expect, offs, dst, |_| spread.step::<P>())
+    } else {
+        dense_rows(pg, lps, min_len, expect, offs, dst, |_| {})
+    };
+    (bad == 0).then_some(max)
+}
+
+/// [`dense_loop`]'s row loop over the (all NORMAL, checked) pointers
+/// `lps`: copies each tuple's columns to `dst[k][i]`, calls `pre(h)` with
+/// the tuple's offset for the prefetch, and returns the fold of the header
+/// word checks (0 when every tuple passes).
+#[inline(always)]
+fn dense_rows<const N: usize>(
+    pg: &[u8; BLCKSZ],
+    lps: &[u8],
+    min_len: usize,
+    expect: u64,
+    offs: &[usize; N],
+    dst: &[*mut i32; N],
+    mut pre: impl FnMut(usize),
+) -> u64 {
+    // Each offset has `off + min_len <= BLCKSZ` (checked by the caller; the
+    // shared content lock keeps the pointer array as it was). The clamp
+    // restates it where the compiler can see it, so a read can never leave
+    // the page.
     let last = BLCKSZ - min_len;
     let src = pg.as_ptr();
     // Each column's bytes in the tuple at offset 0 (pointer arithmetic only:
@@ -209,16 +243,7 @@ fn dense_loop<const N: usize, const P: usize, const PREDICT: bool>(
     for (i, c) in lps.chunks_exact(4).enumerate() {
         let raw = u32::from_le_bytes(c.try_into().expect("4 bytes"));
         let h = ((raw & 0x7fff) as usize).min(last);
-        if predict {
-            // The first and the last line of what this loop reads of the
-            // tuple (one line for most rows; for a fixed prefix past 128
-            // bytes the lines between go without a prefetch: asking for
-            // each column's line cost the two-column filter ~2%).
-            ahead.at(h);
-            ahead.at(h + min_len - 1);
-        } else {
-            spread.step::<P>();
-        }
+        pre(h);
         // SAFETY: `h + T_CTID_OFF + 8 <= h + NO_NULL_HOFF <= h + min_len <=
         // BLCKSZ`, and `offs[k] + 4 <= need`, so every read is inside the
         // page; `i < max` and each destination holds `max` values.
@@ -231,7 +256,7 @@ fn dense_loop<const N: usize, const P: usize, const PREDICT: bool>(
             }
         }
     }
-    (bad == 0).then_some(max)
+    bad
 }
 
 /// Whether the tuples of the line pointers `lps` lie at a constant stride
@@ -595,17 +620,25 @@ mod tests {
 
     /// A page holding one tuple per row (`None`: a NULL in column c).
     fn page_of(rows: &[(i32, Option<i32>)]) -> Vec<u8> {
+        page_of_widths(rows, |_| 5)
+    }
+
+    /// [`page_of`] with row `i`'s text `text_len(i)` bytes long.
+    fn page_of_widths(rows: &[(i32, Option<i32>)], text_len: impl Fn(usize) -> usize) -> Vec<u8> {
         let d = desc();
         let mut pg = vec![0u8; BLCKSZ];
         page::init(&mut pg, 0);
         let mut t = Vec::new();
-        for &(a, c) in rows {
+        for (i, &(a, c)) in rows.iter().enumerate() {
             let (ab, bb, cb) = (
                 a.to_le_bytes(),
                 (a as i64 * 10).to_le_bytes(),
                 c.map(i32::to_le_bytes),
             );
-            let text = [0x0bu8, b'h', b'e', b'l', b'l', b'o'];
+            // A short varlena: a 1-byte header holding `(len + 1) << 1 | 1`.
+            let len = text_len(i);
+            let mut text = vec![((len as u8 + 1) << 1) | 1];
+            text.extend(std::iter::repeat_n(b'x', len));
             let vals = [
                 Some(&ab[..]),
                 Some(&bb[..]),
@@ -735,6 +768,31 @@ mod tests {
         assert_eq!(plain.1, (1..=61).collect::<Vec<_>>());
         assert_eq!(run(Ahead::frame(pg.as_ptr())), plain);
         assert_eq!(run(Ahead::frame(other.as_ptr())), plain);
+        // A page of rows of varying width spreads the next frame instead,
+        // and gives the same values with a frame ahead or without.
+        let uneven = page_of_widths(&wide, |i| if i == 9 { 13 } else { 5 });
+        let uneven: &[u8; BLCKSZ] = uneven[..].try_into().unwrap();
+        let max = page::max_offset(uneven) as usize;
+        assert!(!evenly_spaced(
+            &uneven[page::PAGE_HEADER_SIZE..page::PAGE_HEADER_SIZE + 4 * max]
+        ));
+        let run = |ahead: Ahead| {
+            let mut out = vec![0i32; max];
+            let n = dense_loop::<1, 4, true>(
+                uneven,
+                max,
+                NO_NULL_HOFF + 20,
+                expect,
+                &[0],
+                &[out.as_mut_ptr()],
+                ahead,
+            );
+            (n, out)
+        };
+        let plain = run(Ahead::NONE);
+        assert_eq!(plain.0, Some(max));
+        assert_eq!(plain.1, (1..=max as i32).collect::<Vec<_>>());
+        assert_eq!(run(Ahead::frame(pg.as_ptr())), plain);
     }
 
     #[test]

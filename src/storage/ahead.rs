@@ -85,6 +85,14 @@ impl Ahead {
         }
     }
 
+    /// [`Ahead::at`] for an `Ahead` known to name a frame
+    /// ([`Ahead::is_some`]): no test, for loops that made it once.
+    #[inline(always)]
+    pub fn at_unchecked(&self, off: usize) {
+        debug_assert!(self.is_some());
+        prefetch(self.frame.wrapping_add(off));
+    }
+
     /// Prefetches the whole frame at once: for paths whose per-tuple loop
     /// does not spread it (see the module docs for why that is worse).
     pub fn all(&self) {
@@ -161,6 +169,22 @@ pub fn prefetch(p: *const u8) {
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         _mm_prefetch(p as *const i8, _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Prefetches the line at `p` for writing (`PREFETCHW`: the line comes in
+/// exclusive, so a following atomic on it needs no second round trip to
+/// take it from another core's cache). A no-op elsewhere than x86-64; on
+/// x86-64 CPUs without the instruction it decodes as a NOP.
+#[inline(always)]
+pub fn prefetch_write(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch hint never faults and changes nothing the program
+    // observes, whatever the address.
+    unsafe {
+        std::arch::asm!("prefetchw [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;

@@ -124,7 +124,11 @@ impl BufferPool {
     /// takes its header lock, and without this the descriptor's line was a
     /// miss at every page (perf: ~55% of `HeapScan::pin`'s
     /// samples on that load and the `lock cmpxchg` after it, a 5M-row
-    /// `sum(aid)`).
+    /// `sum(aid)`). It is prefetched for writing
+    /// ([`super::ahead::prefetch_write`]): a read prefetch brought the line
+    /// in shared, often from the other core (which pinned the page last),
+    /// and the `lock cmpxchg` then waited for a second transfer to own it;
+    /// with `PREFETCHW` `pin`'s share of the samples halved.
     #[inline]
     pub fn frame_hint(&self, block: BlockNumber, hints: &[AtomicU32]) -> Ahead {
         let Some(slot) = hints.get(block as usize) else {
@@ -134,7 +138,7 @@ impl BufferPool {
         if (id as usize) >= self.descs.len() {
             return Ahead::NONE;
         }
-        super::ahead::prefetch(std::ptr::from_ref(self.desc(id)).cast());
+        super::ahead::prefetch_write(std::ptr::from_ref(self.desc(id)).cast());
         Ahead::frame(self.frame(id))
     }
 
