@@ -19,7 +19,11 @@
 //! first alone could call a target "below the floor" that is only "not
 //! met". [`bounds`] compares each target of issue 8 against the floor, so
 //! the report says which targets it puts out of reach (measured), instead of
-//! quietly lowering them.
+//! quietly lowering them. Since session 11 it also reports the floor's
+//! median ([`Floor`]): heapdb's figures are medians, and on this VM the
+//! same read's median runs 5-15% above its best within a run (13.5 against
+//! 11.8 ms in session 11's), so a best run alone made a scan at the floor
+//! look off it.
 
 use std::time::{Duration, Instant};
 
@@ -31,10 +35,21 @@ use crate::systems::Kind;
 /// Tuples of `pgbench_accounts` per 8 kB heap page.
 pub const ACCOUNTS_PER_PAGE: u64 = 61;
 
-/// The best time (of `runs` per read pattern: a floor is what the hardware
-/// can do, and any slower run only measured interference) to read a
-/// `pages`-page heap on `threads` threads, in each [`Pattern`].
-pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Duration {
+/// What [`heap_read_floor`] measured: the best run of any pattern, and the
+/// lowest of the patterns' medians.
+#[derive(Debug, Clone, Copy)]
+pub struct Floor {
+    /// The fastest run: what the hardware can do at its best moment.
+    pub best: Duration,
+    /// The fastest pattern's median run: the floor for a median, which is
+    /// what the bench reports of every system (the machine's state moves
+    /// between runs, and a median of heapdb is not held to a best run).
+    pub median: Duration,
+}
+
+/// The times (of `runs` per read pattern) to read a `pages`-page heap on
+/// `threads` threads, in each [`Pattern`].
+pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Floor {
     let len = (pages as usize) * 8192;
     let mut buf = vec![0u8; len];
     // SAFETY: advice on memory this function owns; failure is harmless.
@@ -46,13 +61,17 @@ pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Duration {
     }
     let threads = threads.max(1);
     let share = len.div_ceil(threads).next_multiple_of(128);
-    let mut best = Duration::MAX;
+    let mut floor = Floor {
+        best: Duration::MAX,
+        median: Duration::MAX,
+    };
     let mut sink = 0u64;
     for pattern in [
         Pattern::FirstLines,
         Pattern::EveryLine,
         Pattern::FirstLinesAhead,
     ] {
+        let mut times = Vec::with_capacity(runs.max(1));
         for _ in 0..runs.max(1) {
             let t0 = Instant::now();
             let sums: Vec<u64> = std::thread::scope(|s| {
@@ -62,12 +81,30 @@ pub fn heap_read_floor(pages: u64, threads: usize, runs: usize) -> Duration {
                     .collect();
                 handles.into_iter().map(|h| h.join().unwrap()).collect()
             });
-            best = best.min(t0.elapsed());
+            times.push(t0.elapsed());
             sink = sink.wrapping_add(sums.iter().fold(0, |a, &b| a.wrapping_add(b)));
         }
+        times.sort();
+        floor.best = floor.best.min(times[0]);
+        floor.median = floor.median.min(times[times.len() / 2]);
     }
     std::hint::black_box(sink);
-    best
+    floor
+}
+
+/// Where a heapdb median that misses a target stands against the floor:
+/// the target needs `need` ms.
+fn verdict(heapdb_ms: f64, need: f64, floor: Floor) -> &'static str {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    if heapdb_ms <= need {
+        "met"
+    } else if need < ms(floor.best) {
+        "below the floor"
+    } else if need < ms(floor.median) {
+        "below the floor's median"
+    } else {
+        "not met"
+    }
 }
 
 /// How [`heap_read_floor`] reads its buffer.
@@ -119,9 +156,11 @@ pub fn bounds(report: &Report, accounts: u64, threads: usize) -> Vec<String> {
         "heap-read floor: reading the {pages}-page ({:.0} MB) pgbench_accounts heap \
          on {threads} threads, nothing else done (one value per tuple's first line, per \
          line, or per first line with those lines prefetched a page ahead, whichever was \
-         fastest): {:.1} ms here (best of 7 runs of each; no heap scan can be faster)",
+         fastest): {:.1} ms here at best, {:.1} ms median (7 runs of each: no heap scan \
+         can beat the best, and heapdb's median is held to the median)",
         (pages * 8192) as f64 / 1e6,
-        ms(floor)
+        ms(floor.best),
+        ms(floor.median)
     )];
     let targets = [
         (Kind::Pg, 10.0, "10x pg"),
@@ -138,20 +177,15 @@ pub fn bounds(report: &Report, accounts: u64, threads: usize) -> Vec<String> {
                 continue;
             };
             let need = p.as_secs_f64() * 1e3 / factor;
-            let verdict = if ms(h) <= need {
-                "met"
-            } else if need < ms(floor) {
-                "below the floor"
-            } else {
-                "not met"
-            };
+            let verdict = verdict(ms(h), need, floor);
             parts.push(format!("{label} needs <= {need:.1} ms ({verdict})"));
         }
         if !parts.is_empty() {
             out.push(format!(
-                "{}: heapdb {:.1} ms; {}",
+                "{}: heapdb {:.1} ms ({:.2}x the floor's median); {}",
                 row.workload,
                 ms(h),
+                ms(h) / ms(floor.median),
                 parts.join(", ")
             ));
         }
@@ -182,5 +216,17 @@ mod tests {
         assert_eq!(Pattern::FirstLines.read(&buf), evens);
         assert_eq!(Pattern::FirstLinesAhead.read(&buf), evens);
         assert_eq!(Pattern::EveryLine.read(&buf), (0..300).sum::<u64>());
+    }
+
+    #[test]
+    fn a_miss_is_told_against_the_best_and_the_median_floor() {
+        let floor = Floor {
+            best: Duration::from_millis(8),
+            median: Duration::from_millis(10),
+        };
+        assert_eq!(verdict(9.0, 9.5, floor), "met");
+        assert_eq!(verdict(12.0, 7.0, floor), "below the floor");
+        assert_eq!(verdict(12.0, 9.0, floor), "below the floor's median");
+        assert_eq!(verdict(12.0, 11.0, floor), "not met");
     }
 }
