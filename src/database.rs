@@ -98,6 +98,16 @@ impl Database {
                 dir.display()
             )
         })?;
+        // Every file is opened under the absolute path, so the process may
+        // change its working directory (the shell's `\cd`) without the
+        // database following it.
+        let dir = fs::canonicalize(&dir).map_err(|e| {
+            err!(
+                IoError,
+                "could not resolve data directory \"{}\": {e}",
+                dir.display()
+            )
+        })?;
         let lock = DirLock::acquire(&dir)?;
         let (control, _created) = ControlFile::open_or_create(&dir)?;
         let ctl = control.data();

@@ -402,3 +402,91 @@ fn a_script_read_ahead_keeps_query_buffer_copy_data_and_variables_in_order() {
     );
     assert_eq!(code, 0);
 }
+
+#[test]
+fn cd_does_not_move_a_relative_data_directory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let away = elsewhere.path().to_str().expect("utf-8 path");
+    let o = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["-D", "data", "-q"])
+        .env_remove("HEAPDB_DATA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            let script = format!(
+                "create table t (a int);\n\\cd {away}\ncreate table u (b int);\n\
+                 insert into t values (1);\ninsert into u values (2);\n\
+                 select a, b from t, u;\n"
+            );
+            c.stdin
+                .take()
+                .expect("stdin")
+                .write_all(script.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("heapdb runs");
+    let (out, err, code) = texts(o);
+    assert_eq!(
+        (out.as_str(), err.as_str(), code),
+        (" a | b \n---+---\n 1 | 2\n(1 row)\n\n", "", 0)
+    );
+    // Nothing was written under the directory `\cd` moved to.
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).expect("list").count(),
+        0
+    );
+}
+
+#[test]
+fn shell_escape_runs_in_order_and_cd_moves_both_shells() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).expect("mkdir");
+    let sub_s = sub.to_str().expect("utf-8 path");
+    let script = format!(
+        "select 1 as a;\n\\! echo from-sh; exit 3\nselect 2 as b;\n\
+         \\cd {sub_s}\n\\! pwd\n\\o out.txt\nselect 3 as c;\n\\o\n\
+         \\cd /heapdb/no/such/dir\n\\! heapdb-no-such-command-anywhere 2>/dev/null\n\\! pwd\n"
+    );
+    let (out, err, code) = texts(run_in(&dir.path().join("data"), &[], &script));
+    // The child's output lands between the statements' (stdout is flushed
+    // first), a non-zero exit status is not an error, and `\o out.txt`
+    // opens its file in the directory `\cd` moved to.
+    assert_eq!(
+        out,
+        format!(" a \n---\n 1\n(1 row)\n\nfrom-sh\n b \n---\n 2\n(1 row)\n\n{sub_s}\n{sub_s}\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(sub.join("out.txt")).expect("\\o wrote in the new directory"),
+        " c \n---\n 3\n(1 row)\n\n"
+    );
+    assert_eq!(
+        err,
+        "\\cd: could not change directory to \"/heapdb/no/such/dir\": No such file or directory\n\
+         \\!: failed\n"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn setenv_and_getenv_reach_shell_escapes_and_variables() {
+    let (out, err, code) = run(
+        &[],
+        "\\setenv HEAPDB_CLI_T 'two words'\n\\! echo \"[$HEAPDB_CLI_T]\"\n\
+         \\getenv v HEAPDB_CLI_T\n\\echo :v\n\
+         \\setenv HEAPDB_CLI_T\n\\! echo \"[$HEAPDB_CLI_T]\"\n\
+         \\set w kept\n\\getenv w HEAPDB_CLI_T\n\\echo :w\n\
+         \\setenv a=b c\n\\getenv onlyone\n",
+    );
+    assert_eq!(out, "[two words]\ntwo words\n[]\nkept\n");
+    assert_eq!(
+        err,
+        "\\setenv: environment variable name must not contain \"=\"\n\
+         \\getenv: missing required argument\n"
+    );
+    assert_eq!(code, 0);
+}

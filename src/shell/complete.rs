@@ -38,8 +38,10 @@ pub trait CatalogNames {
 
 /// Meta-commands offered after a backslash.
 const META_COMMANDS: &[&str] = &[
+    "\\!",
     "\\?",
     "\\a",
+    "\\cd",
     "\\conninfo",
     "\\copy",
     "\\d",
@@ -49,6 +51,7 @@ const META_COMMANDS: &[&str] = &[
     "\\echo",
     "\\f",
     "\\g",
+    "\\getenv",
     "\\h",
     "\\i",
     "\\ir",
@@ -59,6 +62,7 @@ const META_COMMANDS: &[&str] = &[
     "\\qecho",
     "\\r",
     "\\set",
+    "\\setenv",
     "\\t",
     "\\timing",
     "\\unset",

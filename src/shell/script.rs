@@ -1,7 +1,7 @@
 //! Running input through a [`Runner`]: scripts (`-f`, `\i`, piped stdin,
 //! `-c`) and the meta-commands that need the engine or the query buffer
-//! (`\g`, `\p`, `\r`, `\watch`, `\conninfo`, `\d`, `\dt`, `\h`, `\?`,
-//! `\copy`).
+//! or the shell's output streams (`\g`, `\p`, `\r`, `\watch`, `\conninfo`,
+//! `\d`, `\dt`, `\h`, `\?`, `\copy`, `\!`).
 //!
 //! A script is read with [`ScriptReader`] (large buffered reads, psql's
 //! statement splitting and line numbers) and each item runs as it is read;
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use super::ahead::{Next, Poll, ReadAhead};
 use super::copy::{LineSource, ScriptData};
 use super::input::{Item, ScriptReader};
-use super::meta::{help_text, parse_meta_line, Echo, MetaCommand, Outcome};
+use super::meta::{help_text, parse_meta_line, shell_escape, Echo, MetaCommand, Outcome};
 use super::run::{Flow, Runner, Source, STATEMENT_RUNNING};
 
 impl Runner {
@@ -259,6 +259,16 @@ impl Runner {
                 let text = super::describe::sql_help(topic.as_deref());
                 self.print(&text);
                 Flow::Continue
+            }
+            MetaCommand::Shell(command) => {
+                // The child writes to the same streams: what the shell has
+                // buffered, and the acknowledgement of deferred commits,
+                // come first.
+                self.finish();
+                match shell_escape(command.as_deref(), &self.state.child_env) {
+                    Ok(()) => Flow::Continue,
+                    Err(msg) => self.shell_error(&msg, src, line),
+                }
             }
             MetaCommand::ConnInfo => {
                 let name = super::prompt::database_name(&self.data_dir);

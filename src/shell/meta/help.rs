@@ -60,7 +60,13 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "Operating System",
-        &[("\\timing [on|off|verbose]", "toggle timing of commands; verbose adds the\nparse/plan/execute split and buffer counters")],
+        &[
+            ("\\cd [DIR]", "change the current working directory"),
+            ("\\getenv PSQLVAR ENVVAR", "fetch environment variable"),
+            ("\\setenv NAME [VALUE]", "set or unset environment variable"),
+            ("\\timing [on|off|verbose]", "toggle timing of commands; verbose adds the\nparse/plan/execute split and buffer counters"),
+            ("\\! [COMMAND]", "execute command in shell or start interactive shell"),
+        ],
     ),
     (
         "Variables",

@@ -12,16 +12,19 @@
 //! - `:NAME`, `:'NAME'`, `:"NAME"` substitute variables (see [`vars`]);
 //! - quoted and unquoted pieces glue into one argument: `a'b c'd` is `ab cd`.
 //!
-//! `\copy` and `\h` take the rest of the line verbatim. Commands given more
-//! arguments than they use warn `\CMD: extra argument "x" ignored` and run.
+//! `\copy`, `\h` and `\!` take the rest of the line verbatim. Commands
+//! given more arguments than they use warn `\CMD: extra argument "x"
+//! ignored` and run.
 //! An unknown command is the error `invalid command \foo` and does nothing.
 
 mod help;
 mod state;
+mod system;
 pub mod vars;
 
 pub use help::help_text;
 pub use state::{Echo, Outcome, Output, ShellState};
+pub use system::{shell_escape, ChildEnv};
 pub use vars::Variables;
 
 /// A parsed meta-command.
@@ -93,6 +96,16 @@ pub enum MetaCommand {
     ResetBuffer,
     /// `\p`: print the query buffer.
     PrintBuffer,
+    /// `\! [COMMAND]`: run the rest of the line in `/bin/sh`, or start
+    /// an interactive shell.
+    Shell(Option<String>),
+    /// `\cd [DIR]`: change the working directory (home without DIR).
+    Cd(Option<String>),
+    /// `\setenv NAME [VALUE]`: set (or unset) a variable of `\!`'s
+    /// environment.
+    Setenv(String, Option<String>),
+    /// `\getenv VAR NAME`: copy environment variable NAME into VAR.
+    Getenv(String, String),
 }
 
 /// A parsed meta-command with its warnings (`extra argument ignored`).
@@ -371,6 +384,16 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
         "g" => Go,
         "r" | "reset" => ResetBuffer,
         "p" | "print" => PrintBuffer,
+        "!" => Shell(lx.rest_of_line()),
+        "cd" => Cd(lx.next_arg()),
+        "setenv" => {
+            let var = required(lx.next_arg())?;
+            Setenv(var, lx.next_arg())
+        }
+        "getenv" => {
+            let var = required(lx.next_arg())?;
+            Getenv(var, required(lx.next_arg())?)
+        }
         _ => {
             // psql skips the rest of the line after an unknown command.
             lx.pos = lx.s.len();

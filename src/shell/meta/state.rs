@@ -19,6 +19,7 @@ use super::vars::{parse_bool, Variables};
 use super::MetaCommand;
 use crate::shell::ack::{before_output, Gated};
 use crate::shell::print::{Expanded, Format, PrintOptions};
+use crate::shell::script::io_message;
 use crate::shell::timing::TimingMode;
 
 /// Where query results go (`\o`).
@@ -105,8 +106,9 @@ pub enum Outcome {
         /// `\ir`.
         relative: bool,
     },
-    /// A command the engine or the query buffer must run (`\d`, `\dt`,
-    /// `\h`, `\copy`, `\watch`, `\conninfo`, `\g`, `\r`, `\p`, `\?`).
+    /// A command the engine, the query buffer or the shell's streams must
+    /// run (`\d`, `\dt`, `\h`, `\copy`, `\watch`, `\conninfo`, `\g`,
+    /// `\r`, `\p`, `\?`, `\!`).
     Wiring(MetaCommand),
 }
 
@@ -130,6 +132,8 @@ pub struct ShellState {
     /// `COMMIT_ACK=immediate`: never defer commit acknowledgements
     /// ([`crate::shell::ack`]).
     pub commit_ack_immediate: bool,
+    /// `\setenv`'s changes, for `\!` children and `\getenv`.
+    pub child_env: super::system::ChildEnv,
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -331,6 +335,13 @@ impl ShellState {
                     }
                 };
             }
+            MetaCommand::Cd(dir) => super::system::change_dir(dir.as_deref())?,
+            MetaCommand::Setenv(name, value) => self.child_env.set(&name, value.as_deref())?,
+            MetaCommand::Getenv(var, name) => {
+                if let Some(v) = self.child_env.get(&name) {
+                    self.set_var(&var, Some(&v))?;
+                }
+            }
             other => return Ok(Outcome::Wiring(other)),
         }
         Ok(Outcome::Continue)
@@ -519,15 +530,5 @@ impl ShellState {
             ("tuples_only", on_off(p.tuples_only).to_string()),
         ];
         rows.iter().map(|(k, v)| format!("{k:<24} {v}\n")).collect()
-    }
-}
-
-/// An I/O error's text without Rust's ` (os error N)` suffix, as psql's
-/// `strerror` shows it.
-pub(crate) fn io_message(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
     }
 }
