@@ -172,7 +172,7 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     settings.push((
         "runs".into(),
         format!(
-            "median of {} measured runs (fewer when a workload passes the {} s budget); cached and reload workloads after 1 warm-up run, fresh-process ones without; sync(2) before each timed statement; systems interleaved",
+            "median of {} measured runs (fewer for a system whose timed runs take over a fifth of the {} s budget, once a workload passes it: see the notes); cached and reload workloads after 1 warm-up run, fresh-process ones without; sync(2) before each timed statement; systems interleaved",
             args.runs, args.budget_secs
         ),
     ));

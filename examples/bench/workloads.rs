@@ -386,26 +386,34 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); lanes.len()];
     let mut rss: Vec<Option<u64>> = vec![None; lanes.len()];
     let mut failed: Vec<Option<String>> = vec![None; lanes.len()];
+    let mut spent: Vec<Duration> = vec![Duration::ZERO; lanes.len()];
+    let mut done: Vec<usize> = vec![0; lanes.len()];
     let started = Instant::now();
-    let mut done = 0;
     for round in 0..ctx.runs {
-        if !may_start_round(done, started.elapsed(), ctx.budget) {
+        let elapsed = started.elapsed();
+        let go: Vec<bool> = (0..lanes.len())
+            .map(|li| {
+                failed[li].is_none() && may_start_round(done[li], elapsed, spent[li], ctx.budget)
+            })
+            .collect();
+        if !go.contains(&true) {
             break;
         }
-        done += 1;
         for k in 0..lanes.len() {
             let li = (k + round) % lanes.len();
-            if failed[li].is_some() {
+            if !go[li] {
                 continue;
             }
             let sys = &ctx.systems[lanes[li]];
             match insert_once(sys, &script, sync, files.script_rows) {
                 Ok((t, r)) => {
                     samples[li].push(t);
+                    spent[li] += t;
                     rss[li] = rss[li].max(r);
                 }
                 Err(e) => failed[li] = Some(e),
             }
+            done[li] += 1;
         }
     }
     for sys in &ctx.systems {
@@ -428,9 +436,11 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
         };
         row.cells.push((sys.kind, cell));
     }
-    if !lanes.is_empty() {
-        row.notes.extend(budget_note(done, ctx.runs, ctx.budget));
-    }
+    let counts: Vec<(String, usize)> = (0..lanes.len())
+        .filter(|&li| failed[li].is_none())
+        .map(|li| (ctx.systems[lanes[li]].kind.to_string(), done[li]))
+        .collect();
+    row.notes.extend(budget_note(&counts, ctx.runs, ctx.budget));
     row
 }
 
