@@ -8,7 +8,10 @@
 //! whose column is non-negative: the fused loop's reads (pointer, header
 //! word, one value). Variants, each the best of 5 runs:
 //! - prefetch of the next page: none, all 128 lines at the page's start
-//!   (heapdb before session 6), or a few lines per tuple (`ahead.rs`);
+//!   (heapdb before session 6), a few lines per tuple in address order
+//!   (`ahead.rs`'s `Spread`, what heapdb does for narrow rows), or per
+//!   tuple the line at its own offset in the next frame (`Ahead::at`,
+//!   what heapdb does for rows of two lines or more since session 10);
 //! - pages visited in buffer order (neighbouring frames) or shuffled;
 //! - one thread, or two splitting the pages;
 //!
@@ -74,6 +77,7 @@ enum Prefetch {
     None,
     Burst,
     Spread,
+    AtTuple,
 }
 
 #[inline(always)]
@@ -117,6 +121,9 @@ fn scan(buf: &[u8], order: &[usize], how: Prefetch) -> u64 {
             let at = HEADER + 4 * i;
             let lp = u32::from_le_bytes(pg[at..at + 4].try_into().unwrap());
             let h = ((lp & 0x7fff) as usize).min(PAGE - 32);
+            if let (Prefetch::AtTuple, Some(f)) = (how, next) {
+                prefetch(f.wrapping_add(h));
+            }
             // SAFETY: `h + 32 <= PAGE`: both reads are inside the page.
             unsafe {
                 let w = u64::from_le_bytes((src.add(h + 16) as *const [u8; 8]).read());
@@ -187,6 +194,7 @@ fn main() {
                 ("no prefetch", Prefetch::None),
                 ("128-line burst", Prefetch::Burst),
                 ("spread", Prefetch::Spread),
+                ("at each tuple", Prefetch::AtTuple),
             ] {
                 let one = best_ms(buf, order, how, 1);
                 let two = best_ms(buf, order, how, 2);
