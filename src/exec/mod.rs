@@ -137,9 +137,12 @@ pub fn scanned_relations(plan: &Plan, out: &mut Vec<u32>) {
 pub struct NodeStats {
     /// Rows the node returned.
     pub rows: u64,
-    /// Calls of `next` (PostgreSQL's loops count the node's rescans; heapdb
-    /// never rescans, so this is reported as 1 loop).
+    /// Calls of `next`.
     pub calls: u64,
+    /// PostgreSQL's loops: the participants of a parallel plan that ran the
+    /// node, 0 outside one (shown as 1: heapdb never rescans a node).
+    /// `rows`, `first` and `total` are then sums over them.
+    pub loops: u64,
     /// Time to the first batch, in seconds.
     pub first: f64,
     /// Total time in the node and below, in seconds.

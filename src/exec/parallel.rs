@@ -22,7 +22,9 @@
 //! leader's thread when it finishes, so `\timing` and EXPLAIN BUFFERS count
 //! them. EXPLAIN ANALYZE: each participant measures its operators into its own
 //! [`Instrumentation`]; the figures are summed into the statement's (rows,
-//! calls and buffers add up; times are the slowest participant's).
+//! calls, times and buffers add up, and each node counts the participants
+//! that ran it as its loops: EXPLAIN divides rows and times by them, as
+//! PostgreSQL's per-loop averages).
 
 use std::sync::Arc;
 
@@ -145,7 +147,11 @@ impl<'a> GatherOp<'a> {
             if let Some(agg) = stats.get_mut(agg_id).filter(|_| measure) {
                 agg.rows = state.groups() as u64;
                 agg.calls = 1;
+                // A hash aggregate returns its first group once it has
+                // read all its input.
                 agg.total = start.elapsed().as_secs_f64();
+                agg.first = agg.total;
+                agg.buffers = BufferUsage::current().since(&buffers0);
             }
             Ok((state, stats, BufferUsage::current().since(&buffers0)))
         };
@@ -180,20 +186,19 @@ impl<'a> GatherOp<'a> {
     }
 }
 
-/// Adds one participant's figures to the statement's.
+/// Adds one participant's figures to the statement's: each node it ran
+/// gains a loop, and its rows, times and buffers add up (EXPLAIN shows
+/// per-loop averages of rows and times, as PostgreSQL does).
 fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
     for (a, b) in into.iter_mut().zip(from) {
         if b.calls == 0 {
             continue;
         }
-        a.first = if a.calls == 0 {
-            b.first
-        } else {
-            a.first.min(b.first)
-        };
+        a.loops += 1;
+        a.first += b.first;
+        a.total += b.total;
         a.rows += b.rows;
         a.calls += b.calls;
-        a.total = a.total.max(b.total);
         a.buffers = a.buffers + b.buffers;
     }
 }

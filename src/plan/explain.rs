@@ -23,8 +23,10 @@
 //! cross-type operators for) left out, `IN` lists as `= ANY ('{...}'::type[])`,
 //! AND / OR chains flattened, CASE and NULLIF spelled out; their order is the
 //! planner's ([`super::quals`]). With ANALYZE each
-//! line gets `(actual time=first..total rows=N loops=1)` and, with BUFFERS,
-//! a `Buffers: shared hit=N read=N dirtied=N written=N` line.
+//! line gets `(actual time=first..total rows=N loops=L)` and, with BUFFERS,
+//! a `Buffers: shared hit=N read=N dirtied=N written=N` line. Under a
+//! Gather, L is the participants that ran the node and rows and times are
+//! per-loop averages, as PostgreSQL prints them; buffers are totals.
 
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::exec::expr::{Expr, ExprKind};
@@ -410,17 +412,7 @@ fn node(
         ));
     }
     if let (true, Some(s)) = (flags.analyze, stats) {
-        let st = s[my_id];
-        if flags.timing {
-            line.push_str(&format!(
-                " (actual time={:.3}..{:.3} rows={} loops=1)",
-                st.first * 1000.0,
-                st.total * 1000.0,
-                st.rows
-            ));
-        } else {
-            line.push_str(&format!(" (actual rows={} loops=1)", st.rows));
-        }
+        line.push_str(&actual(&s[my_id], flags));
     }
     out.push(line);
     let pad = if top { 2 } else { depth * 6 + 2 };
@@ -428,25 +420,7 @@ fn node(
         out.push(format!("{}{d}", " ".repeat(pad)));
     }
     if let (true, true, Some(s)) = (flags.analyze, flags.buffers, stats) {
-        let b = s[my_id].buffers;
-        let mut parts = Vec::new();
-        for (name, v) in [
-            ("hit", b.shared_hit),
-            ("read", b.shared_read),
-            ("dirtied", b.shared_dirtied),
-            ("written", b.shared_written),
-        ] {
-            if v > 0 {
-                parts.push(format!("{name}={v}"));
-            }
-        }
-        if !parts.is_empty() {
-            out.push(format!(
-                "{}Buffers: shared {}",
-                " ".repeat(pad),
-                parts.join(" ")
-            ));
-        }
+        out.extend(buffers_line(&s[my_id], pad));
     }
     let children = plan.children();
     let inner = Par {
@@ -454,7 +428,7 @@ fn node(
         ..par
     };
     if let Node::Gather { input, workers } = &plan.node {
-        gather_lines(input, *workers, depth, flags, stats, out);
+        gather_lines(input, *workers, depth, flags, stats, my_id, out);
         let scan = match &input.node {
             Node::Aggregate { input, .. } => super::parallel::driving_scan(input),
             _ => None,
@@ -560,15 +534,18 @@ fn node(
     }
 }
 
-/// The `Gather` line between a Finalize and a Partial aggregate; with
-/// ANALYZE it shows the rows the participants passed up (the partial
-/// aggregate's, node `id + 1`).
+/// The `Gather` line between a Finalize and a Partial aggregate. With
+/// ANALYZE it shows, as PostgreSQL's does, the rows the participants passed
+/// up (the partial aggregate's, node `id + 1`, summed over them), the time
+/// and buffers of the whole parallel run (the Finalize node's, `id`: the
+/// workers' buffer work is credited to the leader).
 fn gather_lines(
     partial: &Plan,
     workers: usize,
     depth: usize,
     flags: ExplainFlags,
     stats: Option<&[NodeStats]>,
+    id: usize,
     out: &mut Vec<String>,
 ) {
     let mut line = format!("{}->  Gather", " ".repeat(depth * 6 + 2));
@@ -579,12 +556,62 @@ fn gather_lines(
             width(partial)
         ));
     }
-    out.push(line);
-    let pad = " ".repeat((depth + 1) * 6 + 2);
-    out.push(format!("{pad}Workers Planned: {workers}"));
-    if let (true, Some(_)) = (flags.analyze, stats) {
-        out.push(format!("{pad}Workers Launched: {workers}"));
+    let run = match (flags.analyze, stats) {
+        (true, Some(s)) => s.get(id).zip(s.get(id + 1)).map(|(g, p)| NodeStats {
+            rows: p.rows,
+            loops: 1,
+            ..*g
+        }),
+        _ => None,
+    };
+    if let Some(g) = &run {
+        line.push_str(&actual(g, flags));
     }
+    out.push(line);
+    let pad = (depth + 1) * 6 + 2;
+    out.push(format!("{}Workers Planned: {workers}", " ".repeat(pad)));
+    if let Some(g) = &run {
+        out.push(format!("{}Workers Launched: {workers}", " ".repeat(pad)));
+        if flags.buffers {
+            out.extend(buffers_line(g, pad));
+        }
+    }
+}
+
+/// The ` (actual time=first..total rows=N loops=L)` of a node, as
+/// PostgreSQL prints it: a node run by several participants of a parallel
+/// plan shows their count as its loops and per-loop averages of rows and
+/// times (its stats hold the sums).
+fn actual(st: &NodeStats, flags: ExplainFlags) -> String {
+    let loops = st.loops.max(1);
+    let per = |x: f64| x / loops as f64;
+    let rows = per(st.rows as f64);
+    if flags.timing {
+        format!(
+            " (actual time={:.3}..{:.3} rows={rows:.0} loops={loops})",
+            per(st.first) * 1000.0,
+            per(st.total) * 1000.0,
+        )
+    } else {
+        format!(" (actual rows={rows:.0} loops={loops})")
+    }
+}
+
+/// `Buffers: shared hit=N read=N dirtied=N written=N` (the non-zero ones),
+/// at `pad` columns; none when all are zero.
+fn buffers_line(st: &NodeStats, pad: usize) -> Option<String> {
+    let b = st.buffers;
+    let parts: Vec<String> = [
+        ("hit", b.shared_hit),
+        ("read", b.shared_read),
+        ("dirtied", b.shared_dirtied),
+        ("written", b.shared_written),
+    ]
+    .into_iter()
+    .filter(|&(_, v)| v > 0)
+    .map(|(name, v)| format!("{name}={v}"))
+    .collect();
+    (!parts.is_empty()).then(|| format!("{}Buffers: shared {}", " ".repeat(pad), parts.join(" ")))
 }
 
 fn count(plan: &Plan, n: &mut usize) {
