@@ -13,6 +13,8 @@ pub struct FilterOp<'a> {
     pub predicate: &'a Expr,
     /// For cancellation.
     pub ctx: &'a ExecContext,
+    /// Rows the predicate rejected so far.
+    pub removed: u64,
 }
 
 impl Operator for FilterOp<'_> {
@@ -21,11 +23,16 @@ impl Operator for FilterOp<'_> {
             self.ctx.check_cancel()?;
             let keep = truth_mask(&*self.predicate.eval(&b)?);
             let out = b.filter(&keep);
+            self.removed += (b.len - out.len) as u64;
             if out.len > 0 {
                 return Ok(Some(out));
             }
         }
         Ok(None)
+    }
+
+    fn rows_removed(&self) -> u64 {
+        self.removed
     }
 }
 

@@ -70,6 +70,12 @@ pub trait Operator {
     fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
         None
     }
+
+    /// The rows this operator's own filter has rejected so far (EXPLAIN
+    /// ANALYZE's `Rows Removed by Filter`); 0 for an operator without one.
+    fn rows_removed(&self) -> u64 {
+        0
+    }
 }
 
 /// Everything a statement's operators share.
@@ -143,6 +149,8 @@ pub struct NodeStats {
     /// node, 0 outside one (shown as 1: heapdb never rescans a node).
     /// `rows`, `first` and `total` are then sums over them.
     pub loops: u64,
+    /// Rows the node's filter rejected (summed over loops like `rows`).
+    pub removed: u64,
     /// Time to the first batch, in seconds.
     pub first: f64,
     /// Total time in the node and below, in seconds.
@@ -187,6 +195,7 @@ impl Operator for Instrumented<'_> {
         if let Ok(Some(b)) = &r {
             n.rows += b.len as u64;
         }
+        n.removed = self.inner.rows_removed();
         r
     }
 }
@@ -275,6 +284,7 @@ pub(crate) fn build_node<'a>(
             input: build(input)?,
             predicate,
             ctx,
+            removed: 0,
         }),
         Node::Project { input, exprs } => Box::new(basic::ProjectOp {
             input: build(input)?,

@@ -198,6 +198,7 @@ fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
         a.first += b.first;
         a.total += b.total;
         a.rows += b.rows;
+        a.removed += b.removed;
         a.calls += b.calls;
         a.buffers = a.buffers + b.buffers;
     }

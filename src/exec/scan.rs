@@ -131,6 +131,10 @@ pub struct SeqScanOp<'a> {
     /// Rows of this batch already counted on their page (they passed the
     /// filter), beside the `pending` ones in the builders.
     counted: usize,
+    /// Rows the filter rejected so far, for EXPLAIN ANALYZE (the pages
+    /// folded into `page_agg`, which EXPLAIN ANALYZE does not use, are not
+    /// counted).
+    removed: u64,
     /// One page's values of the fused columns, for `page_pred` and
     /// `page_agg` (reused).
     page_cols: Box<PageColumns>,
@@ -196,6 +200,7 @@ impl<'a> SeqScanOp<'a> {
             rows_only: false,
             page_pred: None,
             counted: 0,
+            removed: 0,
             page_cols: Box::new([[0; MAX_TUPLES]; FUSED_MAX]),
             masks: Vec::new(),
             page_agg: None,
@@ -224,6 +229,10 @@ impl Operator for SeqScanOp<'_> {
         self.page_agg.take().map(|(_, part)| part)
     }
 
+    fn rows_removed(&self) -> u64 {
+        self.removed
+    }
+
     fn next(&mut self) -> Result<Option<Batch>> {
         loop {
             self.ctx.check_cancel()?;
@@ -235,8 +244,12 @@ impl Operator for SeqScanOp<'_> {
                 let fuse = fixed.is_some_and(fusable);
                 let all = &mut self.all;
                 let page_pred = self.page_pred.as_ref();
-                let (page_cols, masks, counted) =
-                    (&mut *self.page_cols, &mut self.masks, &mut self.counted);
+                let (page_cols, masks, counted, removed) = (
+                    &mut *self.page_cols,
+                    &mut self.masks,
+                    &mut self.counted,
+                    &mut self.removed,
+                );
                 let (page_agg, folded, scratch) =
                     (&mut self.page_agg, &mut self.folded, &mut *self.scratch);
                 let page_rows =
@@ -258,7 +271,9 @@ impl Operator for SeqScanOp<'_> {
                                             *folded += n;
                                         }
                                         (None, Some(pred)) => {
-                                            *counted += pred.count(&cols, n, masks)
+                                            let passed = pred.count(&cols, n, masks);
+                                            *counted += passed;
+                                            *removed += (n - passed) as u64;
                                         }
                                         (None, None) => unreachable!("on_page"),
                                     }
@@ -352,11 +367,15 @@ impl Operator for SeqScanOp<'_> {
             let batch = self.take_batch();
             let batch = match self.filter {
                 Some(f) if self.rows_only => {
-                    Batch::empty_rows(count_true(&*f.eval(&batch)?) + counted)
+                    let passed = count_true(&*f.eval(&batch)?);
+                    self.removed += (batch.len - passed) as u64;
+                    Batch::empty_rows(passed + counted)
                 }
                 Some(f) => {
                     let keep = truth_mask(&*f.eval(&batch)?);
-                    batch.filter(&keep)
+                    let kept = batch.filter(&keep);
+                    self.removed += (batch.len - kept.len) as u64;
+                    kept
                 }
                 None => batch,
             };

@@ -242,6 +242,7 @@ fn node(
                     &output_columns(input, par.qualify && !is_scan(input))
                 )
             )];
+            more.extend(removed_line(flags, stats, my_id));
             more.extend(extra.iter().cloned());
             node(input, depth, top, flags, stats, id, out, &more, par);
             return;
@@ -268,13 +269,14 @@ fn node(
             // A scan's own filter names its columns bare, as PostgreSQL's
             // scan quals do.
             let cols = output_columns(plan, false);
-            (
-                t,
-                filter
-                    .iter()
-                    .map(|f| format!("Filter: {}", deparse(f, &cols)))
-                    .collect(),
-            )
+            let mut d: Vec<String> = filter
+                .iter()
+                .map(|f| format!("Filter: {}", deparse(f, &cols)))
+                .collect();
+            if filter.is_some() {
+                d.extend(removed_line(flags, stats, my_id));
+            }
+            (t, d)
         }
         Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
@@ -595,6 +597,15 @@ fn actual(st: &NodeStats, flags: ExplainFlags) -> String {
     } else {
         format!(" (actual rows={rows:.0} loops={loops})")
     }
+}
+
+/// `Rows Removed by Filter: N` under a node's `Filter:` line with ANALYZE,
+/// per loop as PostgreSQL prints it, and left out when none were (as
+/// PostgreSQL's text format does).
+fn removed_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> Option<String> {
+    let st = stats.filter(|_| flags.analyze)?.get(id)?;
+    let per = st.removed as f64 / st.loops.max(1) as f64;
+    (st.removed > 0).then(|| format!("Rows Removed by Filter: {per:.0}"))
 }
 
 /// `Buffers: shared hit=N read=N dirtied=N written=N` (the non-zero ones),
