@@ -481,6 +481,17 @@ fn node(
                 width(build)
             ));
         }
+        // The Hash holds what its input returned, and returns it (to the
+        // join) once that input is done, as PostgreSQL's does.
+        if let (true, Some(b)) = (flags.analyze, stats.and_then(|s| s.get(build_id))) {
+            hash_line.push_str(&actual(
+                &NodeStats {
+                    first: b.total,
+                    ..*b
+                },
+                flags,
+            ));
+        }
         out.push(hash_line);
         let mut bid = build_id;
         node(
