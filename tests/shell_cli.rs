@@ -490,3 +490,19 @@ fn setenv_and_getenv_reach_shell_escapes_and_variables() {
     );
     assert_eq!(code, 0);
 }
+
+#[test]
+fn gx_expands_one_query_and_reruns_the_last() {
+    let (out, err, code) = run(
+        &[],
+        "select 1 as a, 2 as b \\gx\nselect 3 as c;\n\\gx\n\\x\nselect 4 as d \\gx\nselect 5 as e;\n",
+    );
+    // `\gx` expands its query only; with nothing in the buffer it re-runs
+    // the last one; under `\x` it leaves expanded output on.
+    assert_eq!(
+        out,
+        "-[ RECORD 1 ]\na | 1\nb | 2\n\n c \n---\n 3\n(1 row)\n\n-[ RECORD 1 ]\nc | 3\n\n\
+         Expanded display is on.\n-[ RECORD 1 ]\nd | 4\n\n-[ RECORD 1 ]\ne | 5\n\n"
+    );
+    assert_eq!((err.as_str(), code), ("", 0));
+}

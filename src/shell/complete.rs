@@ -52,6 +52,7 @@ const META_COMMANDS: &[&str] = &[
     "\\f",
     "\\g",
     "\\getenv",
+    "\\gx",
     "\\h",
     "\\i",
     "\\ir",

@@ -18,6 +18,7 @@ use super::ahead::{Next, Poll, ReadAhead};
 use super::copy::{LineSource, ScriptData};
 use super::input::{Item, ScriptReader};
 use super::meta::{help_text, parse_meta_line, shell_escape, Echo, MetaCommand, Outcome};
+use super::print::Expanded;
 use super::run::{Flow, Runner, Source, STATEMENT_RUNNING};
 
 impl Runner {
@@ -220,7 +221,7 @@ impl Runner {
         }
         let buf = input.splitter();
         match cmd {
-            MetaCommand::Go => {
+            MetaCommand::Go | MetaCommand::GoExpanded => {
                 let q = if buf.in_progress() {
                     buf.take_buffer()
                 } else {
@@ -229,7 +230,15 @@ impl Runner {
                 if q.trim().is_empty() {
                     return Flow::Continue;
                 }
-                self.run_sql(&q, src, line)
+                if cmd != MetaCommand::GoExpanded {
+                    return self.run_sql(&q, src, line);
+                }
+                // `\gx`: expanded for this query only, as psql's.
+                let kept = self.state.print.expanded;
+                self.state.print.expanded = Expanded::On;
+                let flow = self.run_sql(&q, src, line);
+                self.state.print.expanded = kept;
+                flow
             }
             MetaCommand::ResetBuffer => {
                 buf.reset();

@@ -7,6 +7,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         "General",
         &[
             ("\\g", "execute query; \\g is equivalent to a semicolon"),
+            ("\\gx", "as \\g, but forces expanded output mode"),
             ("\\q", "quit heapdb"),
             ("\\watch [SEC]", "execute query every SEC seconds"),
         ],

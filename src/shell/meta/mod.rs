@@ -92,6 +92,8 @@ pub enum MetaCommand {
     ConnInfo,
     /// `\g`: run the query buffer.
     Go,
+    /// `\gx`: run the query buffer with expanded output for this query.
+    GoExpanded,
     /// `\r`: clear the query buffer.
     ResetBuffer,
     /// `\p`: print the query buffer.
@@ -382,6 +384,7 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
         },
         "conninfo" => ConnInfo,
         "g" => Go,
+        "gx" => GoExpanded,
         "r" | "reset" => ResetBuffer,
         "p" | "print" => PrintBuffer,
         "!" => Shell(lx.rest_of_line()),

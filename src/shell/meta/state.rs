@@ -108,7 +108,7 @@ pub enum Outcome {
     },
     /// A command the engine, the query buffer or the shell's streams must
     /// run (`\d`, `\dt`, `\h`, `\copy`, `\watch`, `\conninfo`, `\g`,
-    /// `\r`, `\p`, `\?`, `\!`).
+    /// `\gx`, `\r`, `\p`, `\?`, `\!`).
     Wiring(MetaCommand),
 }
 
