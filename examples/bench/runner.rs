@@ -142,9 +142,8 @@ struct Lane {
     rows: Vec<Vec<String>>,
     /// Highest peak RSS seen.
     rss: Option<u64>,
-    /// Measured rounds run, and the time of their timed statements.
+    /// Measured rounds run.
     done: usize,
-    spent: Duration,
     /// The error that stopped this system.
     failed: Option<String>,
 }
@@ -166,7 +165,6 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
             rss: None,
             failed: None,
             done: 0,
-            spent: Duration::ZERO,
         });
     }
     if sc.evict.is_none() {
@@ -188,7 +186,10 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
             .iter()
             .map(|l| {
                 l.failed.is_none()
-                    && (!measured || may_start_round(l.done, elapsed, l.spent, ctx.budget))
+                    && (!measured || {
+                        let spent = l.samples.iter().flatten().sum();
+                        may_start_round(l.done, elapsed, spent, ctx.budget)
+                    })
             })
             .collect();
         if !go.contains(&true) {
@@ -204,10 +205,7 @@ pub fn run_scenario(ctx: &mut Ctx, sc: &Scenario) -> Vec<Row> {
             if let Err(e) = run_round(ctx, sc, lane, measured) {
                 lane.failed = Some(e);
             }
-            if measured {
-                lane.done += 1;
-                lane.spent = lane.samples.iter().flatten().sum();
-            }
+            lane.done += usize::from(measured);
         }
         if !measured {
             started = Instant::now();

@@ -386,14 +386,14 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); lanes.len()];
     let mut rss: Vec<Option<u64>> = vec![None; lanes.len()];
     let mut failed: Vec<Option<String>> = vec![None; lanes.len()];
-    let mut spent: Vec<Duration> = vec![Duration::ZERO; lanes.len()];
     let mut done: Vec<usize> = vec![0; lanes.len()];
     let started = Instant::now();
     for round in 0..ctx.runs {
         let elapsed = started.elapsed();
         let go: Vec<bool> = (0..lanes.len())
             .map(|li| {
-                failed[li].is_none() && may_start_round(done[li], elapsed, spent[li], ctx.budget)
+                let spent = samples[li].iter().sum();
+                failed[li].is_none() && may_start_round(done[li], elapsed, spent, ctx.budget)
             })
             .collect();
         if !go.contains(&true) {
@@ -408,7 +408,6 @@ pub fn insert_script(ctx: &mut Ctx, files: &Files, sync: bool) -> Row {
             match insert_once(sys, &script, sync, files.script_rows) {
                 Ok((t, r)) => {
                     samples[li].push(t);
-                    spent[li] += t;
                     rss[li] = rss[li].max(r);
                 }
                 Err(e) => failed[li] = Some(e),
