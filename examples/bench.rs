@@ -148,12 +148,16 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             "sum_group",
             "hash_join",
             "filter_scan",
+            "sum_aid",
             "copy_out",
             "analyze_cold_prefetch",
             "analyze_cold_no_prefetch",
         ]
         .iter()
         .any(|w| args.wants(w)),
+        shuffled: workloads::ACCOUNT_READS
+            .iter()
+            .any(|(_, w, _)| args.wants(w)),
         accounts_file: args.wants("copy_in") || wants_vacuum(args),
         // The workloads are `insert_script_sync_on/off`: ask for them by name
         // (`--only insert_script_sync_off` does not select "insert_script").
@@ -165,8 +169,9 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     settings.push((
         "data".into(),
         format!(
-            "scale {}: t {t_rows} rows, pgbench_accounts {acc_rows} rows, pgbench_branches 50, insert script {script_rows} statements",
-            args.scale
+            "scale {}: t {t_rows} rows, pgbench_accounts {acc_rows} rows (in bid order, and shuffled as pgbench_accounts_shuffled), pgbench_branches {} rows, insert script {script_rows} statements",
+            args.scale,
+            gen::branches_for(acc_rows)
         ),
     ));
     settings.push((
@@ -302,8 +307,10 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             &mut report,
         );
     }
-    let reads = ["sum_group", "hash_join", "filter_scan", "filter_scan_sum"];
-    if reads.iter().any(|w| args.wants(w)) {
+    let reads = workloads::ACCOUNT_READS
+        .iter()
+        .any(|(o, s, _)| args.wants(o) || args.wants(s));
+    if reads {
         add(
             workloads::account_reads(&mut ctx, &|w| args.wants(w)),
             &mut report,
@@ -341,7 +348,7 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
         );
         analyze_bound(&ctx, &mut report);
     }
-    if reads.iter().any(|w| args.wants(w)) {
+    if reads {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let floor = floor::bounds(&report, acc_rows.max(0) as u64, cores);
         report.bounds.splice(0..0, floor);

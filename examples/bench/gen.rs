@@ -77,15 +77,25 @@ pub fn t_row(out: &mut Vec<u8>, a: i64, rng: &mut Rng) {
     out.push(b'\n');
 }
 
+/// Rows of `pgbench_branches` for `accounts` accounts, as pgbench makes them
+/// (one branch per 100,000 accounts, so every account's `bid` joins).
+pub fn branches_for(accounts: i64) -> i64 {
+    ((accounts + ACCOUNTS_PER_BRANCH - 1) / ACCOUNTS_PER_BRANCH).max(1)
+}
+
 /// One row of `pgbench_accounts`: `bid = (aid - 1) / 100000 + 1` as pgbench
 /// does; about one account in ten has a non-zero balance (as after a pgbench
 /// run), so `sum(abalance)` and `abalance <> 0` have something to find; the
 /// filler is 84 blanks, the value PostgreSQL's char(84) stores for pgbench's ''.
-pub fn account_row(out: &mut Vec<u8>, aid: i64, rng: &mut Rng) {
+///
+/// The balance is drawn from a generator seeded by `aid` alone, so a row is
+/// the same bytes whichever order the file lists the accounts in.
+pub fn account_row(out: &mut Vec<u8>, aid: i64, _rng: &mut Rng) {
     push_int(out, aid);
     out.push(b'\t');
     push_int(out, (aid - 1) / ACCOUNTS_PER_BRANCH + 1);
     out.push(b'\t');
+    let mut rng = Rng::new(0xacc0_u64 ^ (aid as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
     let balance = if rng.below(10) == 0 {
         rng.below(10_001) as i64 - 5000
     } else {
@@ -105,6 +115,21 @@ pub fn branch_row(out: &mut Vec<u8>, bid: i64) {
     out.push(b'\t');
     out.resize(out.len() + BRANCH_FILLER, b' ');
     out.push(b'\n');
+}
+
+/// Writes the `rows` accounts of [`account_row`] in a shuffled order (a
+/// Fisher-Yates permutation fixed by `seed`): the same rows as the ordered
+/// file, so a table loaded from it holds the same values with no
+/// correlation between a row's place in the heap and its `bid` or `aid`.
+pub fn write_accounts_shuffled(path: &Path, rows: i64, seed: u64) -> io::Result<()> {
+    let mut order: Vec<i64> = (1..=rows).collect();
+    let mut rng = Rng::new(seed);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    write_rows(path, rows, seed, |out, i, rng| {
+        account_row(out, order[(i - 1) as usize], rng)
+    })
 }
 
 /// Writes `rows` rows made by `row(buffer, i, rng)` (i from 1) to `path`.
@@ -269,6 +294,39 @@ mod tests {
             push_int(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
         }
+    }
+
+    #[test]
+    fn the_shuffled_accounts_are_the_ordered_rows_in_another_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ordered, shuffled) = (dir.path().join("o"), dir.path().join("s"));
+        write_rows(&ordered, 1000, 2, account_row).unwrap();
+        write_accounts_shuffled(&shuffled, 1000, 5).unwrap();
+        let lines = |p: &Path| -> Vec<String> {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect()
+        };
+        let (o, s) = (lines(&ordered), lines(&shuffled));
+        assert_ne!(o, s, "the order must differ");
+        let first_aids: Vec<&str> = s
+            .iter()
+            .take(10)
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
+        assert_ne!(
+            first_aids,
+            ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
+        );
+        let (mut o2, mut s2) = (o.clone(), s.clone());
+        o2.sort();
+        s2.sort();
+        assert_eq!(o2, s2);
+        assert_eq!(branches_for(5_000_000), 50);
+        assert_eq!(branches_for(20_000_000), 200);
+        assert_eq!(branches_for(1000), 1);
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! The workloads of issue 8 and the data they run on.
+//! The bench's workloads and the data they run on.
 //!
 //! Data sets (scale 1): `t(a, b, c, d int4)` with 20,000,000 rows;
-//! `pgbench_accounts` with 5,000,000 rows and `pgbench_branches` with 50;
+//! `pgbench_accounts` with 5,000,000 rows and `pgbench_branches` with one
+//! row per 100,000 accounts (50), as pgbench scales them; the same accounts
+//! again as `pgbench_accounts_shuffled`, loaded in a random order;
 //! the 100,000-statement INSERT script into the 23-column `fehistory_1`.
 //! Files are generated once into the work directory and loaded into every
 //! system by its bulk loader (COPY, `.import`), so all hold the same values.
@@ -9,8 +11,12 @@
 //! Workloads and what they show:
 //! - `count_star`: `count(*)` over a vacuumed, cached table (visibility-map
 //!   counts for heapdb; a full scan elsewhere).
-//! - `sum_group`, `hash_join`, `filter_scan`, `filter_scan_sum`: heap scan
-//!   speed with per-tuple work: aggregation, a join, a qualifier.
+//! - `sum_group`, `hash_join`, `filter_scan`, `sum_aid`, `filter_scan_sum`:
+//!   heap scan speed with per-tuple work: aggregation, a join, a qualifier
+//!   (counted, or summed), a bare `sum(aid)`. Each runs twice: on the
+//!   accounts loaded in `bid` order, as pgbench loads them (which flatters a
+//!   grouping that meets each group in one run), and on the shuffled copy
+//!   (`..._shuffled`), where no system gets help from the order.
 //! - `insert_script_sync_on/off`: per-statement overhead of a piped script
 //!   of autocommitted single-row INSERTs, in a fresh process.
 //! - `copy_in`, `copy_out`: bulk load and unload.
@@ -42,6 +48,8 @@ pub struct Files {
     pub t: PathBuf,
     /// `pgbench_accounts` as tab-separated text.
     pub accounts: PathBuf,
+    /// The same accounts in a shuffled order.
+    pub accounts_shuffled: PathBuf,
     /// `pgbench_branches` as tab-separated text.
     pub branches: PathBuf,
     /// The INSERT script.
@@ -77,6 +85,8 @@ pub struct Needs {
     pub t: bool,
     /// `pgbench_accounts` (and `pgbench_branches`).
     pub accounts: bool,
+    /// `pgbench_accounts_shuffled` (and `pgbench_branches`).
+    pub shuffled: bool,
     /// The accounts file (COPY IN, ring sweep) even if the table is not loaded.
     pub accounts_file: bool,
     /// The INSERT script.
@@ -89,6 +99,7 @@ pub fn make_files(dir: &Path, scale: f64, needs: &Needs) -> std::io::Result<File
     let f = Files {
         t: dir.join("t.tsv"),
         accounts: dir.join("accounts.tsv"),
+        accounts_shuffled: dir.join("accounts_shuffled.tsv"),
         branches: dir.join("branches.tsv"),
         script: dir.join("insert_script.sql"),
         script_rows,
@@ -98,9 +109,15 @@ pub fn make_files(dir: &Path, scale: f64, needs: &Needs) -> std::io::Result<File
     if needs.t {
         gen::write_rows(&f.t, t_rows, 1, gen::t_row)?;
     }
-    if needs.accounts || needs.accounts_file {
+    if needs.accounts || needs.accounts_file || needs.shuffled {
         gen::write_rows(&f.accounts, account_rows, 2, gen::account_row)?;
-        gen::write_rows(&f.branches, 50, 3, |out, bid, _| gen::branch_row(out, bid))?;
+        let branches = gen::branches_for(account_rows);
+        gen::write_rows(&f.branches, branches, 3, |out, bid, _| {
+            gen::branch_row(out, bid)
+        })?;
+    }
+    if needs.shuffled {
+        gen::write_accounts_shuffled(&f.accounts_shuffled, account_rows, 6)?;
     }
     if needs.script {
         gen::write_insert_script(&f.script, script_rows)?;
@@ -140,10 +157,20 @@ fn load_one(sys: &mut System, files: &Files, needs: &Needs) {
         stmts.push("DROP TABLE IF EXISTS pgbench_accounts;".into());
         stmts.push(accounts_ddl("pgbench_accounts"));
         stmts.push(sys.copy_from("pgbench_accounts", &files.accounts));
+        tables.push("pgbench_accounts");
+    }
+    if needs.shuffled {
+        let name = "pgbench_accounts_shuffled";
+        stmts.push(format!("DROP TABLE IF EXISTS {name};"));
+        stmts.push(accounts_ddl(name));
+        stmts.push(sys.copy_from(name, &files.accounts_shuffled));
+        tables.push(name);
+    }
+    if needs.accounts || needs.shuffled {
         stmts.push("DROP TABLE IF EXISTS pgbench_branches;".into());
         stmts.push(BRANCHES_DDL.into());
         stmts.push(sys.copy_from("pgbench_branches", &files.branches));
-        tables.extend(["pgbench_accounts", "pgbench_branches"]);
+        tables.push("pgbench_branches");
     }
     if tables.is_empty() {
         return;
@@ -211,25 +238,54 @@ pub fn count_star(ctx: &mut Ctx, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     )
 }
 
-/// `sum_group`, `hash_join`, `filter_scan`, `filter_scan_sum` on the accounts.
+/// The account reads: (workload on the ordered table, its twin on the
+/// shuffled copy, query on `pgbench_accounts`).
+pub const ACCOUNT_READS: &[(&str, &str, &str)] = &[
+    (
+        "sum_group",
+        "sum_group_shuffled",
+        "select bid, sum(abalance) from pgbench_accounts group by bid;",
+    ),
+    (
+        "hash_join",
+        "hash_join_shuffled",
+        "select b.bid, count(*) from pgbench_accounts a, pgbench_branches b where a.bid = b.bid group by b.bid;",
+    ),
+    (
+        "filter_scan",
+        "filter_scan_shuffled",
+        "select count(*) from pgbench_accounts where abalance <> 0 or aid % 1000 = 7;",
+    ),
+    (
+        "sum_aid",
+        "sum_aid_shuffled",
+        "select sum(aid) from pgbench_accounts;",
+    ),
+    (
+        "filter_scan_sum",
+        "filter_scan_sum_shuffled",
+        "select sum(aid) from pgbench_accounts where abalance <> 0 or aid % 1000 = 7;",
+    ),
+];
+
+/// Whether `workload` is one of the account reads (either order).
+pub fn is_account_read(workload: &str) -> bool {
+    ACCOUNT_READS
+        .iter()
+        .any(|(o, s, _)| workload == *o || workload == *s)
+}
+
+/// The account reads on the ordered accounts, then on the shuffled copy.
 pub fn account_reads(ctx: &mut Ctx, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
-    let all = [
+    let ordered = ACCOUNT_READS.iter().map(|(w, _, q)| (*w, q.to_string()));
+    let shuffled = ACCOUNT_READS.iter().map(|(_, w, q)| {
         (
-            "sum_group",
-            "select bid, sum(abalance) from pgbench_accounts group by bid;",
-        ),
-        (
-            "hash_join",
-            "select b.bid, count(*) from pgbench_accounts a, pgbench_branches b where a.bid = b.bid group by b.bid;",
-        ),
-        (
-            "filter_scan",
-            "select count(*) from pgbench_accounts where abalance <> 0 or aid % 1000 = 7;",
-        ),
-        ("filter_scan_sum", "select sum(aid) from pgbench_accounts;"),
-    ];
-    let chosen: Vec<(&'static str, &'static str)> =
-        all.into_iter().filter(|(w, _)| wanted(w)).collect();
+            *w,
+            q.replace("pgbench_accounts", "pgbench_accounts_shuffled"),
+        )
+    });
+    let chosen: Vec<(&'static str, String)> =
+        ordered.chain(shuffled).filter(|(w, _)| wanted(w)).collect();
     let steps = |_: &System| chosen.iter().map(|(w, q)| Step::query(w, q)).collect();
     run_scenario(
         ctx,
