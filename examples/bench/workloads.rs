@@ -1,4 +1,4 @@
-//! The workloads of issue 8 and the data they run on.
+//! The bench's workloads and the data they run on.
 //!
 //! Data sets (scale 1): `t(a, b, c, d int4)` with 20,000,000 rows;
 //! `pgbench_accounts` with 5,000,000 rows and `pgbench_branches` with 50;
