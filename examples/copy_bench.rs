@@ -5,7 +5,7 @@
 //! Run: `cargo run --release --example copy_bench [-- --rows N] [--empty-filler]
 //! [--input FILE] [--output FILE] [--only from] [--shared-buffers-mb MB]
 //! [--vacuum] [--rounds N] [--fresh]`
-//! (default 1,000,000 rows; the figure is for `--rows 5000000`). The
+//! (default 1,000,000 rows; the target's figure is for `--rows 5000000`). The
 //! file holds what `examples/bench.rs` loads for `copy_in`: 84 blanks of
 //! filler (what PostgreSQL's char(84) stores for pgbench's ''), about one
 //! balance in ten non-zero; `--empty-filler` writes the filler empty, as

@@ -2,7 +2,7 @@
 //! columns with `HeapRelation::multi_insert` (batches of 1000 rows, one
 //! committed transaction; forming the tuples included), without and with
 //! the write-ahead log, cached and through the bulk-write ring, in one run:
-//! the logging overhead issue 5 bounds at 25%.
+//! the logging overhead, which must stay under 25%.
 //!
 //! Run: `cargo run --release --example multi_insert_bench [-- --rows N]`
 //! (default 2,000,000 rows). The database is opened with 128 MiB of

@@ -14,7 +14,7 @@
 //! - `willneed-N`: the same with `posix_fadvise(WILLNEED)` of each block N
 //!   sampled blocks ahead (PostgreSQL 15's `PrefetchBuffer`);
 //! - `runs-N`: WILLNEED of each run of adjacent sampled blocks inside a
-//!   128 kB stretch, N stretches ahead (heapdb's read-ahead until session 5);
+//!   128 kB stretch, N stretches ahead (heapdb's read-ahead until 2026-12-01);
 //! - `span-K`: one `pread` of each K kB window that holds sampled blocks,
 //!   gaps included (more bytes, fewer requests);
 //! - `threads-T`: T threads taking the next sampled block from a shared

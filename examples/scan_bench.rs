@@ -10,7 +10,7 @@
 //! page). Throughput is heap bytes (pages x 8 KiB) per second.
 //!
 //! Run: `cargo run --release --example scan_bench [-- --rows N]` (default
-//! 2,000,000 rows; the figures are for `--rows 20000000`, which needs
+//! 2,000,000 rows; the targets' figures are for `--rows 20000000`, which needs
 //! a ~900 MB buffer pool, sized automatically).
 
 #[path = "heap_bench_common/mod.rs"]

@@ -8,10 +8,10 @@
 //! whose column is non-negative: the fused loop's reads (pointer, header
 //! word, one value). Variants, each the best of 5 runs:
 //! - prefetch of the next page: none, all 128 lines at the page's start
-//!   (heapdb before session 6), a few lines per tuple in address order
+//!   (heapdb before 2026-12-01), a few lines per tuple in address order
 //!   (`ahead.rs`'s `Spread`, what heapdb does for narrow rows), or per
 //!   tuple the line at its own offset in the next frame (`Ahead::at`,
-//!   what heapdb does for rows of two lines or more since session 10);
+//!   what heapdb does for rows of two lines or more since 2026-12-02);
 //! - pages visited in buffer order (neighbouring frames) or shuffled;
 //! - one thread, or two splitting the pages;
 //!

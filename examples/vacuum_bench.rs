@@ -1,4 +1,4 @@
-//! VACUUM and ANALYZE figures on a pgbench_accounts-like table (issue 7's
+//! VACUUM and ANALYZE figures on a pgbench_accounts-like table (against the
 //! speed targets; a benchmark that prints, never a test):
 //!
 //! - `vacuum_fresh`: VACUUM right after the load and a CHECKPOINT (every
@@ -25,8 +25,8 @@
 //! `valgrind --tool=callgrind --toggle-collect='*vacuum_heap*'`, whose
 //! counts then cover the VACUUMs up to it)
 //! (default 1,000,000 rows, about 16,400 pages, in a temporary directory;
-//! the issue's figures are for 5,000,000). The PostgreSQL 15 figures the
-//! issue quotes for 5M rows: 0.76 s after load, 1.44 s after one delete per
+//! the targets' figures are for 5,000,000). The PostgreSQL 15 figures the
+//! targets quote for 5M rows: 0.76 s after load, 1.44 s after one delete per
 //! page, 1.8 ms clean.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! COPY FREEZE (issue 6): only into a table created or truncated in the
+//! COPY FREEZE: only into a table created or truncated in the
 //! same transaction; the rows are written frozen and the pages they fill
 //! all-visible and all-frozen with their live counts; nobody else sees them
 //! before COMMIT; ROLLBACK, and a crash before COMMIT, lose them all; a

@@ -1,4 +1,4 @@
-//! Issue 8's memory target, by its mechanism: a parallel sequential scan of
+//! The scan's memory target (its ring, no more), by its mechanism: a parallel sequential scan of
 //! a table four times the size of a fresh buffer pool (default
 //! `huge_pages = on`) uses one bulk-read ring's worth of buffers in all,
 //! split between its participants, and leaves only those frames resident:

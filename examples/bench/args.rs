@@ -33,7 +33,7 @@ pub const WORKLOADS: &[&str] = &[
 /// Options of one bench run.
 #[derive(Debug, Clone)]
 pub struct Args {
-    /// Size multiplier (1 = the sizes).
+    /// Size multiplier (1 = the targets' sizes).
     pub scale: f64,
     /// Selected workload names or prefixes; empty = all.
     pub only: Vec<String>,

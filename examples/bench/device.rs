@@ -1,7 +1,7 @@
 //! What the disk leaves a cold ANALYZE's prefetch, measured in the same run
 //! on the heap file the ANALYZE read.
 //!
-//! Issue 7 asks a cold ANALYZE with prefetch to be 3x faster than with
+//! The target asks a cold ANALYZE with prefetch to be 3x faster than with
 //! `maintenance_io_concurrency = 0`. Without prefetch, ANALYZE reads its
 //! sorted sample with plain 8 kB `pread`s and the kernel's own read-ahead
 //! left on (as PostgreSQL does), which streams a dense sample's whole file.

@@ -12,18 +12,18 @@
 //! 128 bytes (a tuple's first line; the CPU's prefetchers fetch the pair),
 //! one 8-byte read per 64-byte line (every line, in order), and the first
 //! pattern with each first line prefetched a page ahead, so only the lines
-//! read are fetched (added in session 10, when heapdb's scan, prefetching
+//! read are fetched (added on 2026-12-02, when heapdb's scan, prefetching
 //! just the next page's tuple headers, came in under the first two: 10.5
-//! against 12.3 ms). Until session 6 only
+//! against 12.3 ms). Until 2026-12-01 only
 //! the first was measured; in standalone runs the second was sometimes much
 //! faster (11.7 against 18.1 ms for the 671 MB heap on both cores), so the
 //! first alone could call a target "below the floor" that is only "not
-//! met". [`bounds`] compares each target of issue 8 against the floor, so
+//! met". [`bounds`] compares each scan target against the floor, so
 //! the report says which targets it puts out of reach (measured), instead of
-//! quietly lowering them. Since session 11 it also reports the floor's
+//! quietly lowering them. Since 2026-12-02 it also reports the floor's
 //! median ([`Floor`]): heapdb's figures are medians, and on this VM the
 //! same read's median runs 5-15% above its best within a run (13.5 against
-//! 11.8 ms in session 11's), so a best run alone made a scan at the floor
+//! 11.8 ms in the 2026-12-02 09:12 UTC run), so a best run alone made a scan at the floor
 //! look off it.
 
 use std::time::{Duration, Instant};

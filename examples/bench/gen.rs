@@ -155,7 +155,7 @@ pub fn write_rows(
 
 /// The 23 columns of `fehistory_1`: ints (most of them NULL a third of the
 /// time), one-character codes and two timestamps, in the shape of the example
-/// INSERT of the grammar issue.
+/// INSERT of the classic piped-script experiment.
 pub const FEHISTORY_COLUMNS: [(&str, &str); 23] = [
     ("cust_id", "int"),
     ("branch_id", "int"),
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn timestamps_match_postgres_text() {
-        // 1999-01-07 15:15:00 and 1999-01-08 08:30:38, the grammar issue's example values.
+        // 1999-01-07 15:15:00 and 1999-01-08 08:30:38, the piped-script experiment's values.
         assert_eq!(
             postgres_style_timestamp(YEAR_1999 + 6 * 86_400 + 15 * 3600 + 15 * 60),
             "Thu Jan 07 15:15:00 1999 EST"

@@ -25,7 +25,7 @@
 //! counters (credited to the statement's thread) and truncation floors are
 //! merged at the end, and the tail is cut by the calling thread alone.
 //!
-//! # What a page costs, and the choices made (issue 7's speed)
+//! # What a page costs, and the choices made for speed
 //!
 //! heapdb checksums every page, and until format version 2 the checksum
 //! covered hint bits: the first change to a page after a checkpoint logged

@@ -10,7 +10,7 @@
 //! - [`functions`]: scalar functions as the evaluator calls them.
 //! - [`scan`], [`basic`], [`agg`], [`sort`], [`join`]: the operators.
 //!
-//! Shape (see DESIGN.md's Executor section): operators pass batches of up to
+//! Shape (see docs/architecture.md's Executor section): operators pass batches of up to
 //! [`vector::BATCH_SIZE`] rows (a scan passes whole pages' worth), never a
 //! row per call; expressions are compiled once per statement; scans deform
 //! only the columns the plan uses. Every operator checks the statement's

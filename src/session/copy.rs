@@ -35,7 +35,7 @@
 //! "x"`); the statement's transaction then aborts, so none of its rows is
 //! visible.
 //!
-//! DESIGN.md says COPY fills pages through multi-insert: it still does for
+//! COPY was designed to fill pages through multi-insert: it still does for
 //! the free space of existing pages, but new pages are built whole and
 //! logged as images (PostgreSQL's `log_newpage`) because per-tuple
 //! multi-insert records cost the load most of its time here (copying each

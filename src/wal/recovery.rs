@@ -28,7 +28,7 @@
 //! changes after the redo point gone with the log's tail, those before it
 //! on disk).
 //!
-//! Callers: [`crate::database`] runs this before opening the catalog (which
+//! Callers: `Database::open_with` runs this before opening the catalog (which
 //! reads the commit log), then writes a checkpoint.
 
 use std::collections::HashSet;
