@@ -33,7 +33,9 @@
 //! At the end, every transaction that wrote a record but has neither a
 //! commit nor an abort record is marked aborted in the commit log (its
 //! commit-log entry may say committed when an asynchronous commit's record
-//! never reached disk: the log wins). "Wrote a record" counts the records
+//! never reached disk: the log wins), and the relation files it created
+//! (its create records name it) are removed, as its abort record would
+//! have done (PostgreSQL leaves them behind). "Wrote a record" counts the records
 //! replayed and the transactions a checkpoint record lists as having
 //! logged changes before its redo point with no outcome yet: such a
 //! transaction may have nothing after the redo point but its lost commit
@@ -236,6 +238,17 @@ fn redo_page(
     Ok(true)
 }
 
+/// Removes a relation's files, if any are left.
+fn drop_files(pool: &BufferPool, rel: u32) -> Result<()> {
+    if ForkNumber::ALL
+        .iter()
+        .any(|&f| pool.relation_exists(RelFileNode(rel), f))
+    {
+        pool.drop_relation(RelFileNode(rel))?;
+    }
+    Ok(())
+}
+
 /// Replays the log from `start` (a checkpoint's redo point) into `pool`
 /// and `clog`; see the module doc.
 pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Result<LogEnd> {
@@ -244,6 +257,8 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
     let mut wrote = HashSet::new();
     let mut ended = HashSet::new();
     let mut invalid = InvalidPages::default();
+    // Relations each transaction created (create records logged under it).
+    let mut created: HashMap<u32, Vec<u32>> = HashMap::new();
     while let Some(r) = rd.next_record()? {
         out.records += 1;
         if r.xid != 0 {
@@ -277,12 +292,7 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
                 ended.insert(r.xid);
                 // The files dropped with the transaction go with it.
                 for &d in drops {
-                    if ForkNumber::ALL
-                        .iter()
-                        .any(|&f| pool.relation_exists(RelFileNode(d), f))
-                    {
-                        pool.drop_relation(RelFileNode(d))?;
-                    }
+                    drop_files(pool, d)?;
                     invalid.forget_relation(d);
                 }
             }
@@ -291,6 +301,9 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
                     if !pool.relation_exists(RelFileNode(*rel), fork) {
                         pool.create_relation(RelFileNode(*rel), fork)?;
                     }
+                }
+                if r.xid != 0 {
+                    created.entry(r.xid).or_default().push(*rel);
                 }
             }
             WalRecord::TruncateRel { rel, fork, nblocks } => {
@@ -305,11 +318,17 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
             WalRecord::Checkpoint { open_xids, .. } => wrote.extend(open_xids.iter().copied()),
         }
     }
-    invalid.check()?;
     for x in wrote.difference(&ended) {
         clog.set_status(*x, XidStatus::Aborted)?;
         out.in_doubt_aborted += 1;
+        // What its abort would have removed: the files it created, which
+        // no committed catalog entry names.
+        for &rel in created.get(x).into_iter().flatten() {
+            drop_files(pool, rel)?;
+            invalid.forget_relation(rel);
+        }
     }
+    invalid.check()?;
     out.end = rd.pos;
     out.prev = if out.records == 0 { start } else { rd.prev };
     Ok(out)

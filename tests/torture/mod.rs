@@ -1,4 +1,4 @@
-//! The crash torture: random mixes of CREATE TABLE, DROP TABLE, TRUNCATE,
+//! The crash torture: random mixes of CREATE TABLE [AS], DROP TABLE, TRUNCATE,
 //! COPY, INSERT (VALUES and SELECT), UPDATE, DELETE, VACUUM, CHECKPOINT and
 //! transaction blocks, with `synchronous_commit` switched on and off, run
 //! by a child process that is killed with SIGKILL at a random moment; the
@@ -164,6 +164,35 @@ impl<'a> Planner<'a> {
         true
     }
 
+    /// CREATE TABLE AS from a table (its files filled without logging,
+    /// written and synced before the commit).
+    fn create_as(&mut self, from: String) -> bool {
+        let free: Vec<&str> = NAMES
+            .iter()
+            .copied()
+            .filter(|n| !self.view().contains_key(*n))
+            .collect();
+        if free.is_empty() {
+            return false;
+        }
+        let name = free[self.rng.below(free.len() as u64) as usize].to_string();
+        let m = [1, 2, 3][self.rng.below(3) as usize];
+        let rows: Vec<(i32, i32)> = self.view()[&from]
+            .iter()
+            .copied()
+            .filter(|(id, _)| id % m == 0)
+            .collect();
+        let n = rows.len();
+        self.view_mut().insert(name.clone(), sorted(rows));
+        self.push(
+            format!("CREATE TABLE {name} AS SELECT id, v FROM {from} WHERE id % {m} = 0"),
+            format!("SELECT {n}"),
+            true,
+            false,
+        );
+        true
+    }
+
     fn drop_table(&mut self, name: String) {
         self.view_mut().remove(&name);
         self.push(
@@ -309,9 +338,14 @@ impl<'a> Planner<'a> {
             return;
         };
         match self.rng.below(100) {
-            0..=7 => {
+            0..=4 => {
                 if !self.create() {
                     self.insert_values(name)
+                }
+            }
+            5..=7 => {
+                if !self.create_as(name.clone()) {
+                    self.update(name)
                 }
             }
             8..=13 => self.drop_table(name),
