@@ -22,6 +22,9 @@
 //! - `count(*)` (which may read the visibility map's counts) agrees with a
 //!   full scan, and the database takes new writes and opens again.
 //!
+//! Half the lives also run VACUUM and CHECKPOINT in a second session
+//! beside the script, at random moments.
+//!
 //! Each command tag the child reports is checked against the model too
 //! (`UPDATE 12`, `COPY 300`, ...), so the model cannot drift from what
 //! the database did. A failure names the seed; `HEAPDB_TORTURE_SEED`
@@ -461,14 +464,17 @@ pub fn settings() -> Settings {
     s
 }
 
-/// The child: runs the script in `HEAPDB_TORTURE_CHILD` (`dir|script`)
-/// until it ends or the process is killed. Returns false when the
+/// The child: runs the script in `HEAPDB_TORTURE_CHILD`
+/// (`dir|script|background seed`, 0 for none) until it ends or the
+/// process is killed. Returns false when the
 /// variable is not set.
 pub fn child_main() -> bool {
     let Ok(spec) = std::env::var(CHILD_ENV) else {
         return false;
     };
-    let (dir, script) = spec.split_once('|').expect("dir|script");
+    let mut parts = spec.split('|');
+    let (dir, script) = (parts.next().expect("dir"), parts.next().expect("script"));
+    let background: u64 = parts.next().and_then(|b| b.parse().ok()).unwrap_or(0);
     let script = std::fs::read_to_string(script).expect("script file");
     let out = std::io::stdout();
     let say = |line: String| {
@@ -484,6 +490,9 @@ pub fn child_main() -> bool {
         }
     };
     let mut s = db.session();
+    if background != 0 {
+        maintenance(&db, background);
+    }
     say("ready".into());
     for (i, sql) in script.lines().enumerate() {
         say(format!("start {i}"));
@@ -500,6 +509,34 @@ pub fn child_main() -> bool {
     loop {
         std::thread::sleep(Duration::from_secs(1));
     }
+}
+
+/// Starts a thread that runs VACUUM and CHECKPOINT beside the script, in
+/// a session of its own (they change no rows, so the model holds). An
+/// error other than a table dropped under it is reported as the child's.
+fn maintenance(db: &Database, seed: u64) {
+    let mut s = db.session();
+    std::thread::spawn(move || {
+        let mut rng = Rng::new(seed);
+        loop {
+            std::thread::sleep(Duration::from_millis(rng.below(40)));
+            let t = NAMES[rng.below(NAMES.len() as u64) as usize];
+            let sql = match rng.below(10) {
+                0..=1 => "CHECKPOINT".to_string(),
+                2 => "VACUUM".to_string(),
+                3 => format!("VACUUM FREEZE {t}"),
+                _ => format!("VACUUM {t}"),
+            };
+            if let Err(e) = s.execute(&sql) {
+                if !e.message.contains("does not exist") {
+                    let mut o = std::io::stdout().lock();
+                    let _ = writeln!(o, "error background {sql}: {e}");
+                    let _ = o.flush();
+                    std::process::exit(3);
+                }
+            }
+        }
+    });
 }
 
 /// The tables of a recovered database, checked for internal agreement.
@@ -589,10 +626,12 @@ pub fn round(
         } else {
             KillAt::Delay(rng.below(250))
         };
+        // Half the lives run VACUUM and CHECKPOINT beside the script.
+        let background = if rng.below(2) == 0 { rng.next() | 1 } else { 0 };
         let mut cmd = child();
         cmd.env(
             CHILD_ENV,
-            format!("{}|{}", dir.display(), script_path.display()),
+            format!("{}|{}|{background}", dir.display(), script_path.display()),
         )
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
