@@ -655,9 +655,9 @@ pub fn round(
         let last_ack = acks.last().map(|(i, _)| *i);
         let floor = acks
             .iter()
-            .filter(|(i, _)| plan.script[*i].durable)
-            .map(|(i, _)| *i)
-            .last();
+            .rev()
+            .find(|(i, _)| plan.script[*i].durable)
+            .map(|(i, _)| *i);
         // The states allowed: after statement K for floor <= K <= last+1
         // (K = none: the life's starting state, if nothing was durable).
         let lo = floor.map_or(0, |f| f + 1);
