@@ -505,9 +505,14 @@ pub fn child_main() -> bool {
         }
     }
     say("done".into());
-    // Wait to be killed: the harness decides when the life ends.
+    // Wait to be killed: the harness decides when the life ends. A
+    // harness gone (its end of the pipe closed) ends the child too.
     loop {
-        std::thread::sleep(Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(100));
+        let mut o = out.lock();
+        if writeln!(o, "idle").and_then(|_| o.flush()).is_err() {
+            std::process::exit(0);
+        }
     }
 }
 
