@@ -23,7 +23,8 @@
 //!   full scan, and the database takes new writes and opens again.
 //!
 //! Half the lives also run VACUUM and CHECKPOINT in a second session
-//! beside the script, at random moments.
+//! beside the script, at random moments; after a third of the kills a
+//! second child is killed while it recovers, before the checks.
 //!
 //! Each command tag the child reports is checked against the model too
 //! (`UPDATE 12`, `COPY 300`, ...), so the model cannot drift from what
@@ -592,6 +593,9 @@ enum KillAt {
     Delay(u64),
     /// Just after statement I starts (plus a few hundred microseconds).
     Start(usize, u64),
+    /// Milliseconds after the child starts, ready or not: a kill during
+    /// recovery.
+    Recovering(u64),
 }
 
 /// What one round did.
@@ -641,6 +645,21 @@ pub fn round(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
         let (acks, done) = run_child(cmd, kill_at).map_err(|e| fail(life, e))?;
+        // Now and then a second child only recovers, and is killed while
+        // it does: recovery must be as good the second time.
+        if rng.below(3) == 0 {
+            let empty = scratch.join("empty.sql");
+            std::fs::write(&empty, "").map_err(|e| e.to_string())?;
+            let mut cmd = child();
+            cmd.env(
+                CHILD_ENV,
+                format!("{}|{}|0", dir.display(), empty.display()),
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+            let kill = KillAt::Recovering(rng.below(60));
+            run_child(cmd, kill).map_err(|e| fail(life, format!("{kill:?}: {e}")))?;
+        }
         stats.lives += 1;
         stats.statements_acked += acks.len();
         stats.ran_to_end += done as u32;
@@ -770,6 +789,7 @@ fn run_child(mut cmd: Command, kill_at: KillAt) -> Result<(Vec<(usize, String)>,
         let fire = match (kill_at, &line, ready_at) {
             _ if done || error.is_some() => true,
             (KillAt::Delay(ms), _, Some(t)) => t.elapsed() >= Duration::from_millis(ms),
+            (KillAt::Recovering(ms), _, _) => started.elapsed() >= Duration::from_millis(ms),
             (KillAt::Start(i, us), Some(l), _) => {
                 let hit = l
                     .strip_prefix("start ")
@@ -796,7 +816,7 @@ fn run_child(mut cmd: Command, kill_at: KillAt) -> Result<(Vec<(usize, String)>,
     if let Some(e) = error {
         return Err(format!("the child failed: {e}"));
     }
-    if ready_at.is_none() {
+    if ready_at.is_none() && !matches!(kill_at, KillAt::Recovering(_)) {
         let mut err = String::new();
         if let Some(mut e) = child.stderr.take() {
             let _ = std::io::Read::read_to_string(&mut e, &mut err);
