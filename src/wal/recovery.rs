@@ -35,8 +35,8 @@
 //! commit-log entry may say committed when an asynchronous commit's record
 //! never reached disk: the log wins), and the relation files it created
 //! (its create records name it) are removed, as its abort record would
-//! have done (PostgreSQL leaves them behind). "Wrote a record" counts the records
-//! replayed and the transactions a checkpoint record lists as having
+//! have done (PostgreSQL leaves them behind). "Wrote a record" counts the
+//! records replayed and the transactions a checkpoint record lists as having
 //! logged changes before its redo point with no outcome yet: such a
 //! transaction may have nothing after the redo point but its lost commit
 //! record, and its commit-log entry must not make it half committed (the
