@@ -436,6 +436,10 @@ mod tests {
                 },
             ],
         ] {
+            // Committed: the files stay (a transaction cut off by the
+            // crash would have its files removed, and the notes with them).
+            let mut recs = recs;
+            recs.push(WalRecord::Commit { drops: vec![] });
             let (_d, _pool, r) = replay(&recs);
             let e = r.unwrap_err();
             assert_eq!(e.message, "WAL contains references to invalid pages");
@@ -444,6 +448,17 @@ mod tests {
                 "{e:?}"
             );
         }
+    }
+
+    #[test]
+    fn files_of_a_transaction_without_an_outcome_are_removed_with_their_notes() {
+        let (_d, pool, r) = replay(&[
+            WalRecord::CreateRel { rel: 506 },
+            heap(506, 0, 4, insert(4, true)),
+            heap(506, 0, 1, HeapRecord::SetAllVisible),
+        ]);
+        assert_eq!(r.unwrap().in_doubt_aborted, 1);
+        assert!(!pool.relation_exists(RelFileNode(506), ForkNumber::Main));
     }
 
     #[test]
