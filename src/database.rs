@@ -219,8 +219,15 @@ impl Database {
     /// Creates the files of a new heap (logged, so redo recreates them)
     /// and caches it.
     pub fn create_relation(&self, relfilenode: u32) -> Result<Arc<HeapRelation>> {
+        self.create_logged(relfilenode, 0)
+    }
+
+    /// [`Database::create_relation`] with the create record logged under
+    /// `xid`: if the log ends with no outcome for `xid`, recovery removes
+    /// the files again (`wal::recovery`).
+    fn create_logged(&self, relfilenode: u32, xid: u32) -> Result<Arc<HeapRelation>> {
         self.wal
-            .insert(0, &WalRecord::CreateRel { rel: relfilenode });
+            .insert(xid, &WalRecord::CreateRel { rel: relfilenode });
         let rel = Arc::new(
             HeapRelation::create(
                 self.pool.clone(),
@@ -240,7 +247,7 @@ impl Database {
     /// changes to it are not logged: its commit must write and fsync the
     /// relation first ([`HeapRelation::skip_wal_for`]).
     pub fn create_relation_in(&self, relfilenode: u32, xid: u32) -> Result<Arc<HeapRelation>> {
-        let rel = self.create_relation(relfilenode)?;
+        let rel = self.create_logged(relfilenode, xid)?;
         rel.skip_wal_for(xid);
         Ok(rel)
     }

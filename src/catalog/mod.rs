@@ -25,7 +25,7 @@
 mod persist;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::err;
 use crate::error::Result;
@@ -118,6 +118,12 @@ struct State {
 pub struct Catalog {
     path: PathBuf,
     state: RwLock<State>,
+    /// Held while the file is written: one writer at a time, each writing
+    /// the state as it is once it holds this, so the file never goes back
+    /// to an older state (two commits persisting at once, the older
+    /// snapshot renamed last) and no writer renames another's half-written
+    /// temporary file.
+    persisting: Mutex<()>,
 }
 
 /// What the visibility of a catalog version needs to know: the reader's
@@ -169,6 +175,7 @@ impl Catalog {
         let cat = Catalog {
             path,
             state: RwLock::new(state),
+            persisting: Mutex::new(()),
         };
         cat.persist()?;
         Ok(cat)
@@ -346,6 +353,7 @@ impl Catalog {
     /// Writes the catalog file (before the changing transaction's commit is
     /// recorded, see the module doc).
     pub fn persist(&self) -> Result<()> {
+        let _one = self.persisting.lock().unwrap_or_else(|p| p.into_inner());
         let st = self.read();
         persist::write(&self.path, &st)
     }

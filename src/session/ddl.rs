@@ -3,7 +3,8 @@
 //! DDL is transactional (see [`crate::catalog`]): a new table's files are
 //! created at once and removed if the transaction aborts; a dropped or
 //! truncated table's old files are removed only when the transaction
-//! commits. TRUNCATE gives the table a new relfilenode, as PostgreSQL does,
+//! commits, after its commit record is flushed (`wal` module doc, rule 6:
+//! the pending deletes). TRUNCATE gives the table a new relfilenode, as PostgreSQL does,
 //! so it can be rolled back and does not disturb older snapshots' scans.
 
 use std::collections::HashSet;

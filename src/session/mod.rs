@@ -606,7 +606,14 @@ impl Session {
                         drops: t.drop_on_commit.clone(),
                     },
                 );
-                if self.settings.synchronous_commit.waits_for_flush() {
+                if !t.drop_on_commit.is_empty() {
+                    // A commit that removes files is synchronous whatever
+                    // the settings (PostgreSQL's RecordTransactionCommit):
+                    // the unlink below cannot be undone, so the record
+                    // whose redo does it, and without which the old file
+                    // is the table's data, must be durable first.
+                    flushed = self.db.wal.flush(lsn);
+                } else if self.settings.synchronous_commit.waits_for_flush() {
                     if self.commit_ack == CommitAck::Deferred {
                         // The client flushes before it reveals the commit.
                         self.db.txns.clog().note_async_commit(t.xid, lsn);
@@ -626,6 +633,8 @@ impl Session {
             let committed = self.db.txns.commit(t.xid);
             drop(in_flight);
             committed?;
+            // Without a durable commit record the old files stay (a crash
+            // would undo the commit and need them).
             flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a

@@ -24,7 +24,7 @@
 //!    with a page's LSN before writing the page.
 //! 3. *Commit.* A transaction that logged anything (or changed the catalog
 //!    or drops files) inserts a commit record, waits for its flush when
-//!    `synchronous_commit` is on (one fdatasync serves every waiter it
+//!    `synchronous_commit` is on or it drops files (one fdatasync serves every waiter it
 //!    covers), then sets the commit log. With it off, the commit log is set
 //!    at once and the background flusher writes the record within 200 ms;
 //!    hint bits saying "committed" wait for that flush (`Clog::commit_hint_ok`).
@@ -38,6 +38,19 @@
 //!    of valid log, idempotently, marks transactions without an outcome
 //!    aborted (those with records replayed and those the checkpoint record
 //!    lists as having logged before its redo point), and checkpoints.
+//! 6. *Files* (PostgreSQL's `storage.c`). Creating a relation's files logs
+//!    a create record first; VACUUM's truncation logs and flushes a
+//!    truncate record before cutting the file. Removing files is a
+//!    transaction's *pending delete*: DROP TABLE and TRUNCATE (which gives
+//!    the table a new file) list the old file for commit, a table created
+//!    in the transaction lists its file for abort. The commit or abort
+//!    record names the files, and the unlink comes after the record: a
+//!    commit that removes files waits for its flush whatever
+//!    `synchronous_commit` says, so an old file is never gone while a
+//!    crash could still undo its drop. Redo of the record unlinks them.
+//!    Redo of the dropped files' earlier changes skips them through the
+//!    invalid-page table ([`recovery`]): a page is rebuilt from nothing
+//!    only where a record says so.
 //!
 //! LSNs are byte positions in the stream (`u64`); a page's LSN is the end of
 //! the record that last changed it, so "flushed up to the page LSN" means
