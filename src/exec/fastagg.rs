@@ -226,6 +226,11 @@ impl<'p> FastAgg<'p> {
 
     /// Folds one batch of input rows in.
     pub fn consume(&mut self, b: &Batch) -> Result<()> {
+        // An empty batch (a filter that removed every row) folds nothing;
+        // the loops below assume at least one row and one group.
+        if b.len == 0 {
+            return Ok(());
+        }
         if self.group.is_empty() {
             return self.fold_batch(b, 0);
         }
