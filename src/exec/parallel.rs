@@ -223,6 +223,7 @@ impl<'a> GatherOp<'a> {
         let merged = merged.ok_or_else(|| Error::internal("no participant ran"))?;
         let mut spill = SpillState::new();
         spill.hasher = hasher;
+        spill.stats.peak_bytes = merged.mem_bytes() as u64;
         if spilled.is_empty() {
             let out = merged.finish()?;
             return Ok(AggregateOp::resume(
