@@ -328,18 +328,6 @@ pub static DEFS: &[Def] = &[
         "Enables the planner's use of hash join plans."
     ),
     Def {
-        name: "huge_pages",
-        kind: Kind::Bool,
-        context: Context::Open,
-        description: "Use of huge pages for the buffer pool (transparent huge pages, as PostgreSQL's \"try\").",
-        get: |s| SettingValue::Bool(s.huge_pages),
-        put: |s, v| {
-            if let SettingValue::Bool(b) = v {
-                s.huge_pages = b
-            }
-        },
-    },
-    Def {
         name: "hash_mem_multiplier",
         kind: Kind::Real {
             min: 1.0,
@@ -351,6 +339,18 @@ pub static DEFS: &[Def] = &[
         put: |s, v| {
             if let SettingValue::Real(x) = v {
                 s.hash_mem_multiplier = x
+            }
+        },
+    },
+    Def {
+        name: "huge_pages",
+        kind: Kind::Bool,
+        context: Context::Open,
+        description: "Use of huge pages for the buffer pool (transparent huge pages, as PostgreSQL's \"try\").",
+        get: |s| SettingValue::Bool(s.huge_pages),
+        put: |s, v| {
+            if let SettingValue::Bool(b) = v {
+                s.huge_pages = b
             }
         },
     },
