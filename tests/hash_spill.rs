@@ -297,3 +297,46 @@ fn fast_paths_equal_general_paths_on_empty_and_filtered_input() {
         }
     }
 }
+
+#[test]
+fn temporary_files_are_gone_after_a_cancel() {
+    use std::sync::atomic::Ordering;
+    let (dir, db) = open();
+    let mut s = db.session();
+    exec(&mut s, "set max_parallel_workers_per_gather = 0");
+    exec(&mut s, "create table big (a int, b int)");
+    exec(
+        &mut s,
+        "insert into big select g, g from generate_series(1, 200000) g",
+    );
+    exec(&mut s, "set work_mem = '64kB'");
+    // The scan reports progress every 64 pages: the second report (by then
+    // the table has spilled) cancels the statement.
+    let flag = s.cancel_flag();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let files = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (seen2, files2, tmp) = (seen.clone(), files.clone(), dir.path().to_path_buf());
+    s.set_progress(Some(std::sync::Arc::new(
+        move |p: &heapdb::exec::progress::Progress| {
+            seen2.fetch_max(p.done, Ordering::Relaxed);
+            if p.done >= 128 {
+                files2.fetch_max(temp_files(&tmp), Ordering::Relaxed);
+                flag.store(true, Ordering::Relaxed);
+            }
+        },
+    )));
+    for sql in [
+        "select a, count(*) from big group by a",
+        "select a, b, count(*) from big group by a, b",
+        "select count(*) from big x join big y on x.a = y.a",
+    ] {
+        files.store(0, Ordering::Relaxed);
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!(
+            e.message, "canceling statement due to user request",
+            "{sql}"
+        );
+        assert!(files.load(Ordering::Relaxed) > 0, "{sql}: it had spilled");
+        assert_eq!(temp_files(dir.path()), 0, "{sql}");
+    }
+}

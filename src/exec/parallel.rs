@@ -36,13 +36,14 @@
 use std::sync::Arc;
 
 use super::agg::{fast_fold, AggregateOp, Pending, SpillState};
+use super::expr::Expr;
 use super::fastagg::FastAgg;
 use super::spill::{partition_count, HashStats, PartitionHasher, SpillFile};
 use super::{build_node, scan, ExecContext, Instrumentation, NodeStats, Operator};
 use crate::access::heap::scan::ParallelBlocks;
 use crate::error::{Error, Result};
 use crate::plan::parallel::driving_scan;
-use crate::plan::{Node, Plan};
+use crate::plan::{AggCall, Node, Plan};
 use crate::storage::BufferUsage;
 use crate::types::{DataType, Value};
 
@@ -221,6 +222,20 @@ impl<'a> GatherOp<'a> {
             }
         }
         let merged = merged.ok_or_else(|| Error::internal("no participant ran"))?;
+        self.finalize(group, aggs, merged, spilled, hasher)
+    }
+
+    /// The leader's part once the participants are merged: the finished
+    /// groups, or (when some participant spilled) the groups of partitions
+    /// nobody spilled into and the other partitions still to aggregate.
+    fn finalize(
+        &self,
+        group: &'a [Expr],
+        aggs: &'a [AggCall],
+        merged: FastAgg<'a>,
+        spilled: Vec<Vec<Option<SpillFile>>>,
+        hasher: PartitionHasher,
+    ) -> Result<AggregateOp<'a>> {
         let mut spill = SpillState::new();
         spill.hasher = hasher;
         spill.stats.peak_bytes = merged.mem_bytes() as u64;
