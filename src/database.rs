@@ -109,6 +109,8 @@ impl Database {
             )
         })?;
         let lock = DirLock::acquire(&dir)?;
+        // Temporary files of a process that died mid-statement.
+        crate::exec::spill::clear_temp_dir(&dir)?;
         let (control, _created) = ControlFile::open_or_create(&dir)?;
         let ctl = control.data();
         let control = Arc::new(Mutex::new(control));

@@ -35,6 +35,9 @@ pub struct Settings {
     pub work_mem_kb: i64,
     /// Memory for maintenance operations (VACUUM's dead-tuple list), in kB.
     pub maintenance_work_mem_kb: i64,
+    /// A hash table (hash aggregation, a hash join's build side) may use
+    /// this multiple of `work_mem` before it spills.
+    pub hash_mem_multiplier: f64,
     /// Number of 8 KiB buffers in the pool; fixed once the database is open.
     pub shared_buffers: i64,
     /// Size of the bulk-read ring used by large sequential scans, in kB.
@@ -121,6 +124,7 @@ impl Default for Settings {
         Settings {
             work_mem_kb: 4 * 1024,
             maintenance_work_mem_kb: 64 * 1024,
+            hash_mem_multiplier: 2.0,
             shared_buffers: 16384,
             bulkread_ring_kb: 256,
             bulkwrite_ring_kb: 16 * 1024,
@@ -183,6 +187,13 @@ pub enum Kind {
         /// Unit of the stored value.
         unit: Unit,
     },
+    /// A floating-point number in `min..=max`.
+    Real {
+        /// Smallest valid value.
+        min: f64,
+        /// Largest valid value.
+        max: f64,
+    },
     /// `on`/`off` and PostgreSQL's other Boolean spellings.
     Bool,
     /// `synchronous_commit`'s words.
@@ -196,6 +207,8 @@ pub enum Kind {
 pub enum SettingValue {
     /// An integer setting's value in its base unit.
     Int(i64),
+    /// A floating-point setting.
+    Real(f64),
     /// A Boolean setting.
     Bool(bool),
     /// `synchronous_commit`.
@@ -314,6 +327,21 @@ pub static DEFS: &[Def] = &[
         enable_hashjoin,
         "Enables the planner's use of hash join plans."
     ),
+    Def {
+        name: "hash_mem_multiplier",
+        kind: Kind::Real {
+            min: 1.0,
+            max: 1000.0,
+        },
+        context: Context::User,
+        description: "Multiple of work_mem to use for hash tables.",
+        get: |s| SettingValue::Real(s.hash_mem_multiplier),
+        put: |s, v| {
+            if let SettingValue::Real(x) = v {
+                s.hash_mem_multiplier = x
+            }
+        },
+    },
     Def {
         name: "huge_pages",
         kind: Kind::Bool,
@@ -593,6 +621,25 @@ impl Def {
                 }
                 Ok(SettingValue::Int(n))
             }
+            Kind::Real { min, max } => {
+                let x: f64 = value.trim().parse().map_err(|_| self.invalid(value))?;
+                if !x.is_finite() {
+                    return Err(self.invalid(value));
+                }
+                if x < min || x > max {
+                    return Err(Error::new(
+                        SqlState::InvalidParameterValue,
+                        format!(
+                            "{} is outside the valid range for parameter \"{}\" ({} .. {})",
+                            format_g(x),
+                            self.name,
+                            format_g(min),
+                            format_g(max)
+                        ),
+                    ));
+                }
+                Ok(SettingValue::Real(x))
+            }
             Kind::Bool => parse_bool(value).map(SettingValue::Bool).ok_or_else(|| {
                 Error::new(
                     SqlState::InvalidParameterValue,
@@ -660,6 +707,7 @@ impl Def {
     pub fn display(&self, v: &SettingValue) -> String {
         match (v, self.kind) {
             (SettingValue::Int(n), Kind::Int { unit, .. }) => display_int(*n, unit),
+            (SettingValue::Real(x), _) => format_g(*x),
             (SettingValue::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
             (SettingValue::SyncCommit(c), _) => c.name().to_string(),
             (SettingValue::Text(t), _) => t.clone(),
@@ -706,6 +754,30 @@ fn display_int(n: i64, unit: Unit) -> String {
         }
     }
     format!("{n}{}", unit_suffix(unit))
+}
+
+/// A float as C's `%g` prints it (six significant digits, no trailing
+/// zeros), as PostgreSQL shows real settings.
+fn format_g(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let exp = x.abs().log10().floor() as i32;
+    if !(-5..6).contains(&exp) {
+        let s = format!("{x:.5e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = m.trim_end_matches('0').trim_end_matches('.');
+        let e: i32 = e.parse().unwrap_or(0);
+        let sign = if e < 0 { '-' } else { '+' };
+        return format!("{m}e{sign}{:02}", e.abs());
+    }
+    let decimals = (5 - exp).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 /// PostgreSQL's `parse_bool`: on/off, true/false, yes/no, 1/0 and unique
@@ -819,6 +891,29 @@ mod tests {
         let mut s = Settings::default();
         let _ = s.set("work_mem", "1");
         assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn hash_mem_multiplier_as_postgresql() {
+        let mut s = Settings::default();
+        assert_eq!(s.show("hash_mem_multiplier").unwrap(), "2");
+        s.set("hash_mem_multiplier", "1.5").unwrap();
+        assert_eq!(s.show("hash_mem_multiplier").unwrap(), "1.5");
+        s.set("hash_mem_multiplier", "1e3").unwrap();
+        assert_eq!(s.show("hash_mem_multiplier").unwrap(), "1000");
+        s.set("hash_mem_multiplier", "123.456789").unwrap();
+        assert_eq!(s.show("hash_mem_multiplier").unwrap(), "123.457");
+        assert_eq!(
+            set_err("hash_mem_multiplier", "0.5").message,
+            "0.5 is outside the valid range for parameter \"hash_mem_multiplier\" (1 .. 1000)"
+        );
+        let e = set_err("hash_mem_multiplier", "1.5MB");
+        assert_eq!(e.code, SqlState::InvalidParameterValue);
+        assert_eq!(
+            e.message,
+            "invalid value for parameter \"hash_mem_multiplier\": \"1.5MB\""
+        );
+        assert_eq!(s.hash_mem_multiplier, 123.456789);
     }
 
     #[test]

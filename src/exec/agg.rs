@@ -12,11 +12,25 @@
 //! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
 //! the typed path of [`super::fastagg`] instead.
 //!
+//! Memory is bounded by `work_mem * hash_mem_multiplier`, as PostgreSQL 13+
+//! bounds it: the table's size is checked once per input batch; once over
+//! the limit, rows of keys already in the table are still folded in while
+//! rows of new keys are written to partition files by the hash of their key
+//! ([`super::spill`]). When the input ends, the groups in memory are
+//! emitted and dropped, then each partition is aggregated the same way,
+//! splitting again (on other hash bits) when it is still too big. A key is
+//! in memory or in one partition, never both, so each group is finished
+//! exactly once. Below the limit nothing of this runs: the per-batch check
+//! is a few capacity reads.
+//!
 //! [`DistinctOp`] and [`SetOpOp`] key their rows the same way.
 
 use super::expr::{truth_mask, Expr};
 use super::fastagg::{self, FastAgg};
 use super::keyset::KeySet;
+use super::spill::{
+    partition_count, partition_of, FilesOp, HashStats, PartitionHasher, Partitions, SpillFile,
+};
 use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
@@ -31,6 +45,121 @@ struct Group {
     seen: Vec<Option<KeySet>>,
 }
 
+/// Depth past which a partition no longer splits (it then stays in memory:
+/// 2^-32 odds per level that the split did not separate its keys).
+const MAX_DEPTH: u32 = 8;
+
+/// Spilled rows still to aggregate: the files of one partition, the depth
+/// whose hash bits split them off, and (the fast path of a parallel plan)
+/// the partial groups of that partition that were already in memory.
+pub struct Pending<'a> {
+    /// Partial groups of the partition (fast path only).
+    pub seed: Option<FastAgg<'a>>,
+    /// The partition's rows.
+    pub files: Vec<SpillFile>,
+    /// The depth of the split that made the partition.
+    pub depth: u32,
+}
+
+/// What a hash aggregation shares across its partitions: the memory limit,
+/// the partition hash, the partitions still to do and the figures for
+/// EXPLAIN ANALYZE.
+pub struct SpillState<'a> {
+    /// The hash that splits rows into partitions.
+    pub hasher: PartitionHasher,
+    /// Partitions still to aggregate.
+    pub pending: Vec<Pending<'a>>,
+    /// Batches, peak memory, disk usage.
+    pub stats: HashStats,
+}
+
+impl SpillState<'_> {
+    /// A state with no partitions yet (one batch: the in-memory one).
+    pub fn new() -> Self {
+        SpillState {
+            hasher: PartitionHasher::default(),
+            pending: Vec::new(),
+            stats: HashStats {
+                batches: 1,
+                batches_original: 1,
+                ..HashStats::default()
+            },
+        }
+    }
+}
+
+impl Default for SpillState<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Folds batch `b` into the fast state `state`, within `ctx.hash_mem`: once
+/// the state has outgrown it (checked per batch), rows of keys the state
+/// already has are folded in and the others go to `parts` by the hash of
+/// their key at `depth` (PostgreSQL's `hash_agg_enter_spill_mode` and
+/// `hashagg_spill_tuple`). Returns the state's size when it was checked.
+pub fn fast_fold(
+    ctx: &ExecContext,
+    state: &mut FastAgg<'_>,
+    parts: &mut Option<Partitions>,
+    hasher: &PartitionHasher,
+    depth: u32,
+    b: &Batch,
+) -> Result<usize> {
+    let Some(p) = parts else {
+        state.consume(b)?;
+        let mem = state.mem_bytes();
+        if mem > ctx.hash_mem && state.groups() > 1 && depth < MAX_DEPTH {
+            *parts = Some(Partitions::new(partition_count(ctx.hash_mem)));
+        }
+        return Ok(mem);
+    };
+    let Some(key) = state.group_expr() else {
+        state.consume(b)?;
+        return Ok(state.mem_bytes());
+    };
+    let kc = key.eval(b)?;
+    let n = p.len();
+    let mut keep = vec![false; b.len];
+    let mut part = Vec::with_capacity(b.len);
+    let mut kept = 0;
+    for (i, k) in keep.iter_mut().enumerate() {
+        if state.has_key(&kc, i) {
+            *k = true;
+            kept += 1;
+            part.push(u32::MAX);
+        } else {
+            part.push(partition_of(hasher.hash_row(depth, &[&kc], i), n));
+        }
+    }
+    p.add(ctx, b, &part)?;
+    if kept > 0 {
+        state.consume(&b.filter(&keep))?;
+    }
+    Ok(0)
+}
+
+/// Ends a spill: flushes the partitions and queues their files.
+pub fn finish_spill<'a>(
+    ctx: &ExecContext,
+    parts: Option<Partitions>,
+    depth: u32,
+    spill: &mut SpillState<'a>,
+) -> Result<()> {
+    let Some(parts) = parts else { return Ok(()) };
+    let (files, bytes) = parts.finish(ctx)?;
+    spill.stats.disk_bytes += bytes;
+    for f in files.into_iter().flatten() {
+        spill.pending.push(Pending {
+            seed: None,
+            files: vec![f],
+            depth,
+        });
+    }
+    Ok(())
+}
+
 /// GROUP BY and aggregates.
 pub struct AggregateOp<'a> {
     input: Option<Box<dyn Operator + 'a>>,
@@ -38,10 +167,12 @@ pub struct AggregateOp<'a> {
     aggs: &'a [AggCall],
     types: Vec<DataType>,
     ctx: &'a ExecContext,
-    /// The finished groups: keys then aggregate results, in first-seen
-    /// order.
+    /// The finished groups of the current batch: keys then aggregate
+    /// results, in first-seen order.
     out: Vec<Vec<Value>>,
     emitted: usize,
+    /// Partitions and figures of a spilling aggregation.
+    spill: SpillState<'a>,
 }
 
 /// Output rows `emitted..` of `out` (up to a batch) as a batch of `types`;
@@ -79,6 +210,30 @@ impl<'a> AggregateOp<'a> {
             ctx,
             out: Vec::new(),
             emitted: 0,
+            spill: SpillState::new(),
+        }
+    }
+
+    /// An aggregation whose input was read elsewhere (the participants of
+    /// a parallel plan): `out` are finished groups, `spill` the partitions
+    /// still to aggregate.
+    pub fn resume(
+        group: &'a [Expr],
+        aggs: &'a [AggCall],
+        types: Vec<DataType>,
+        ctx: &'a ExecContext,
+        out: Vec<Vec<Value>>,
+        spill: SpillState<'a>,
+    ) -> AggregateOp<'a> {
+        AggregateOp {
+            input: None,
+            group,
+            aggs,
+            types,
+            ctx,
+            out,
+            emitted: 0,
+            spill,
         }
     }
 
@@ -93,7 +248,48 @@ impl<'a> AggregateOp<'a> {
         Ok(Group { accs, seen })
     }
 
-    fn consume(&mut self, mut input: Box<dyn Operator + 'a>) -> Result<()> {
+    /// The typed path over `input`, starting from `seed`'s groups; `depth`
+    /// is the recursion depth of the partition being aggregated.
+    fn run_fast(
+        &mut self,
+        mut input: Box<dyn Operator + 'a>,
+        seed: Option<FastAgg<'a>>,
+        depth: u32,
+    ) -> Result<()> {
+        let mut state = seed.unwrap_or_else(|| FastAgg::new(self.group, self.aggs));
+        let mut parts = None;
+        while let Some(b) = input.next()? {
+            self.ctx.check_cancel()?;
+            let mem = fast_fold(
+                self.ctx,
+                &mut state,
+                &mut parts,
+                &self.spill.hasher,
+                depth,
+                &b,
+            )?;
+            self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem as u64);
+        }
+        if let Some(p) = input.page_partial() {
+            state.add_partial(&p);
+        }
+        let mem = state.mem_bytes() as u64;
+        self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem);
+        finish_spill(self.ctx, parts, depth, &mut self.spill)?;
+        self.out = state.finish()?;
+        Ok(())
+    }
+
+    /// Approximate bytes of the general path's table.
+    fn general_bytes(&self, index: &KeySet, groups: &[Group]) -> usize {
+        let per_group = std::mem::size_of::<Group>()
+            + self.aggs.len()
+                * (std::mem::size_of::<Accumulator>() + std::mem::size_of::<Option<KeySet>>());
+        index.mem_bytes() + groups.len() * per_group
+    }
+
+    /// The general path over `input`; `depth` as in [`Self::run_fast`].
+    fn consume(&mut self, mut input: Box<dyn Operator + 'a>, depth: u32) -> Result<()> {
         // The group keys, numbered in first-seen order: group `id` is key
         // `id` of the set, so a repeated key (the common case) finds its
         // group by hashing the batch's own slots, with no `Value` per row.
@@ -103,6 +299,7 @@ impl<'a> AggregateOp<'a> {
         if self.group.is_empty() {
             groups.push(self.new_group()?);
         }
+        let mut parts: Option<Partitions> = None;
         // The group of each row of the batch (reused between batches).
         let mut gids: Vec<u32> = Vec::with_capacity(BATCH_SIZE);
         while let Some(b) = input.next()? {
@@ -113,59 +310,43 @@ impl<'a> AggregateOp<'a> {
                 .map(|e| e.eval(&b))
                 .collect::<Result<_>>()?;
             let key_cols: Vec<&Vector> = keys.iter().map(|k| &**k).collect();
-            gids.clear();
-            if self.group.is_empty() {
-                gids.resize(b.len, 0);
-            } else {
-                for row in 0..b.len {
-                    let (id, new) = index.insert(&key_cols, row);
-                    if new {
-                        groups.push(self.new_group()?);
-                    }
-                    gids.push(id);
-                }
-            }
-            for (k, a) in self.aggs.iter().enumerate() {
-                let mask = a
-                    .filter
-                    .as_ref()
-                    .map(|f| f.eval(&b).map(|v| truth_mask(&v)))
-                    .transpose()?;
-                let skip = |row: usize| mask.as_ref().is_some_and(|m| !m[row]);
-                let Some(arg) = &a.arg else {
-                    for (row, &g) in gids.iter().enumerate() {
-                        if !skip(row) {
-                            groups[g as usize].accs[k].add_row();
-                        }
-                    }
-                    continue;
-                };
-                let col = arg.eval(&b)?;
-                for (row, &g) in gids.iter().enumerate() {
-                    if skip(row) {
-                        continue;
-                    }
-                    let state = &mut groups[g as usize];
-                    let null = col.is_null(row);
-                    if let Some(seen) = &mut state.seen[k] {
-                        if null || !seen.insert(&[&col], row).1 {
-                            continue;
-                        }
-                    }
-                    if a.func == AggFunc::CountStar {
-                        state.accs[k].add_row();
-                    } else if null {
-                        continue;
-                    } else if let Some(s) = col.str_at(row) {
-                        // Text read in place: `min`/`max` keep their best
-                        // value in a reused buffer.
-                        state.accs[k].add_str(s)?;
+            if let Some(p) = &mut parts {
+                // Spilling: rows of new keys go to the partitions.
+                let n = p.len();
+                let mut keep = vec![false; b.len];
+                let mut part = Vec::with_capacity(b.len);
+                for (row, k) in keep.iter_mut().enumerate() {
+                    if index.find(&key_cols, row).is_some() {
+                        *k = true;
+                        part.push(u32::MAX);
                     } else {
-                        state.accs[k].add(&col.get(row))?;
+                        let h = self.spill.hasher.hash_row(depth, &key_cols, row);
+                        part.push(partition_of(h, n));
                     }
+                }
+                p.add(self.ctx, &b, &part)?;
+                let kept = b.filter(&keep);
+                let keys: Vec<_> = self
+                    .group
+                    .iter()
+                    .map(|e| e.eval(&kept))
+                    .collect::<Result<_>>()?;
+                let key_cols: Vec<&Vector> = keys.iter().map(|k| &**k).collect();
+                self.fold(&kept, &key_cols, &mut index, &mut groups, &mut gids)?;
+                continue;
+            }
+            self.fold(&b, &key_cols, &mut index, &mut groups, &mut gids)?;
+            if !self.group.is_empty() && depth < MAX_DEPTH && groups.len() > 1 {
+                let mem = self.general_bytes(&index, &groups);
+                self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem as u64);
+                if mem > self.ctx.hash_mem {
+                    parts = Some(Partitions::new(partition_count(self.ctx.hash_mem)));
                 }
             }
         }
+        let mem = self.general_bytes(&index, &groups) as u64;
+        self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem);
+        finish_spill(self.ctx, parts, depth, &mut self.spill)?;
         self.out = groups
             .into_iter()
             .enumerate()
@@ -179,27 +360,111 @@ impl<'a> AggregateOp<'a> {
             .collect::<Result<_>>()?;
         Ok(())
     }
+
+    /// Folds the rows of `b` (whose group keys are `key_cols`) into
+    /// `groups`, numbering new keys in `index`.
+    fn fold(
+        &self,
+        b: &Batch,
+        key_cols: &[&Vector],
+        index: &mut KeySet,
+        groups: &mut Vec<Group>,
+        gids: &mut Vec<u32>,
+    ) -> Result<()> {
+        gids.clear();
+        if self.group.is_empty() {
+            gids.resize(b.len, 0);
+        } else {
+            for row in 0..b.len {
+                let (id, new) = index.insert(key_cols, row);
+                if new {
+                    groups.push(self.new_group()?);
+                }
+                gids.push(id);
+            }
+        }
+        for (k, a) in self.aggs.iter().enumerate() {
+            let mask = a
+                .filter
+                .as_ref()
+                .map(|f| f.eval(b).map(|v| truth_mask(&v)))
+                .transpose()?;
+            let skip = |row: usize| mask.as_ref().is_some_and(|m| !m[row]);
+            let Some(arg) = &a.arg else {
+                for (row, &g) in gids.iter().enumerate() {
+                    if !skip(row) {
+                        groups[g as usize].accs[k].add_row();
+                    }
+                }
+                continue;
+            };
+            let col = arg.eval(b)?;
+            for (row, &g) in gids.iter().enumerate() {
+                if skip(row) {
+                    continue;
+                }
+                let state = &mut groups[g as usize];
+                let null = col.is_null(row);
+                if let Some(seen) = &mut state.seen[k] {
+                    if null || !seen.insert(&[&col], row).1 {
+                        continue;
+                    }
+                }
+                if a.func == AggFunc::CountStar {
+                    state.accs[k].add_row();
+                } else if null {
+                    continue;
+                } else if let Some(s) = col.str_at(row) {
+                    // Text read in place: `min`/`max` keep their best
+                    // value in a reused buffer.
+                    state.accs[k].add_str(s)?;
+                } else {
+                    state.accs[k].add(&col.get(row))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Aggregates `input` (all of it, or one partition's rows).
+    fn run(
+        &mut self,
+        input: Box<dyn Operator + 'a>,
+        seed: Option<FastAgg<'a>>,
+        depth: u32,
+    ) -> Result<()> {
+        if fastagg::eligible(self.group, self.aggs) {
+            self.run_fast(input, seed, depth)
+        } else {
+            self.consume(input, depth)
+        }
+    }
 }
 
 impl Operator for AggregateOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
         if let Some(input) = self.input.take() {
-            if fastagg::eligible(self.group, self.aggs) {
-                let mut input = input;
-                let mut state = FastAgg::new(self.group, self.aggs);
-                while let Some(b) = input.next()? {
-                    self.ctx.check_cancel()?;
-                    state.consume(&b)?;
-                }
-                if let Some(p) = input.page_partial() {
-                    state.add_partial(&p);
-                }
-                self.out = state.finish()?;
-            } else {
-                self.consume(input)?;
-            }
+            self.run(input, None, 0)?;
         }
-        Ok(emit_rows(&self.out, &mut self.emitted, &self.types))
+        loop {
+            if let Some(b) = emit_rows(&self.out, &mut self.emitted, &self.types) {
+                return Ok(Some(b));
+            }
+            // The next spilled partition, read back with a split one level
+            // deeper should it still not fit.
+            let Some(p) = self.spill.pending.pop() else {
+                return Ok(None);
+            };
+            self.out = Vec::new();
+            self.emitted = 0;
+            self.spill.stats.batches += 1;
+            let input = Box::new(FilesOp::new(p.files, self.ctx));
+            self.run(input, p.seed, p.depth + 1)?;
+        }
+    }
+
+    fn hash_stats(&self) -> Option<HashStats> {
+        (!self.group.is_empty()).then_some(self.spill.stats)
     }
 }
 

@@ -226,6 +226,11 @@ impl<'p> FastAgg<'p> {
 
     /// Folds one batch of input rows in.
     pub fn consume(&mut self, b: &Batch) -> Result<()> {
+        // An empty batch (a filter that removed every row) folds nothing;
+        // the loops below assume at least one row and one group.
+        if b.len == 0 {
+            return Ok(());
+        }
         if self.group.is_empty() {
             return self.fold_batch(b, 0);
         }
@@ -456,16 +461,119 @@ impl<'p> FastAgg<'p> {
         }
     }
 
+    /// The group key expression (none without GROUP BY).
+    pub fn group_expr(&self) -> Option<&'p Expr> {
+        self.group.first()
+    }
+
     /// The number of groups so far.
     pub fn groups(&self) -> usize {
         self.keys.len()
     }
 
+    /// Approximate bytes the state holds (checked against `hash_mem` once
+    /// per batch, never per row).
+    pub fn mem_bytes(&self) -> usize {
+        self.keys.capacity() * 16
+            + self.counts.capacity() * 8
+            + self.sums.capacity() * 16
+            + self.extremes.capacity() * 8
+            + self.direct.capacity() * 4
+            + self.index.capacity() * 13
+            + self.text.as_ref().map_or(0, StrSet::mem_bytes)
+    }
+
+    /// Whether row `i` of the key column `kc` (this state's one group key,
+    /// evaluated) already has a group.
+    pub fn has_key(&self, kc: &Vector, i: usize) -> bool {
+        if let Some(set) = &self.text {
+            let slow;
+            let s = match &kc.data {
+                Data::Str(_) => kc.str_at(i),
+                _ => {
+                    slow = kc.get(i);
+                    slow.as_str()
+                }
+            };
+            return match s {
+                None => self.null_group.is_some(),
+                Some(s) => set
+                    .find(s)
+                    .is_some_and(|id| self.has_int_key(Some(i64::from(id)))),
+            };
+        }
+        self.has_int_key(int_at(kc, i))
+    }
+
+    fn has_int_key(&self, key: Option<i64>) -> bool {
+        match key {
+            Some(k) if (0..DIRECT_KEYS).contains(&k) => {
+                self.direct.get(k as usize).is_some_and(|&g| g != NO_GROUP)
+            }
+            Some(k) => self.index.contains_key(&k),
+            None => self.null_group.is_some(),
+        }
+    }
+
+    /// The hash of group `g`'s key as [`super::keyset::hash_at`] hashes the
+    /// key column's row (so a group and its rows pick the same partition).
+    fn key_hash(&self, g: usize, h: &mut impl std::hash::Hasher) {
+        match (self.keys[g], &self.text) {
+            (None, _) => h.write_u8(0),
+            (Some(id), Some(set)) => {
+                let s = set.get(id as u32);
+                let char_key = matches!(self.group.first().map(|e| e.ty), Some(DataType::Char(_)));
+                let s = if char_key {
+                    crate::types::text::bpchar_trim(s)
+                } else {
+                    s
+                };
+                h.write(s.as_bytes());
+                h.write_u8(0xff);
+            }
+            (Some(k), None) => h.write_u64(k as u64),
+        }
+    }
+
+    /// Splits the state by partition: the groups whose keys
+    /// [`super::spill::partition_of`] puts in partition `p` (of `n`, hashed
+    /// at `depth`) become state `p`. With GROUP BY only.
+    pub fn split(
+        &self,
+        hasher: &super::spill::PartitionHasher,
+        depth: u32,
+        n: usize,
+    ) -> Vec<FastAgg<'p>> {
+        use std::hash::Hasher;
+        let mut parts: Vec<FastAgg<'p>> = (0..n)
+            .map(|_| FastAgg::new(self.group, self.aggs))
+            .collect();
+        let of: Vec<u32> = (0..self.keys.len())
+            .map(|g| {
+                let mut h = hasher.hasher(depth);
+                self.key_hash(g, &mut h);
+                super::spill::partition_of(h.finish(), n)
+            })
+            .collect();
+        for (p, part) in parts.iter_mut().enumerate() {
+            part.merge_where(self, |g| of[g] == p as u32);
+        }
+        parts
+    }
+
     /// Folds another participant's state of the same aggregation in; its
     /// new groups come after this state's.
     pub fn merge(&mut self, other: &FastAgg<'_>) {
+        self.merge_where(other, |_| true);
+    }
+
+    /// [`FastAgg::merge`] of the groups of `other` that `keep` selects.
+    fn merge_where(&mut self, other: &FastAgg<'_>, keep: impl Fn(usize) -> bool) {
         let na = self.aggs.len();
         for (og, key) in other.keys.iter().enumerate() {
+            if !keep(og) {
+                continue;
+            }
             let g = if self.group.is_empty() {
                 0
             } else if let Some(set) = &other.text {

@@ -14,10 +14,26 @@
 //! chains each key's build rows in build order through one `next` array. A
 //! join on one integer or text key uses a typed table of
 //! [`super::join_int`] instead.
+//!
+//! Memory: the build side is checked against `work_mem *
+//! hash_mem_multiplier` once per batch it reads. Past the limit, the join
+//! becomes a batched (Grace) hash join, as PostgreSQL's does when it raises
+//! its batch count: the build rows read so far, the rest of the build
+//! input and the whole probe input are split into batch files by the hash
+//! of their keys, then each batch is joined alone with the same code
+//! (table, probe, NULL-extension of its unmatched rows); a batch still too
+//! big splits again on other hash bits. Rows of equal keys land in the
+//! same batch on both sides, so every match is found once; NULL keys go to
+//! some batch and match nothing there, as in memory. Output order then
+//! follows the batches.
 
 use super::expr::{truth_mask, Expr};
 use super::join_int::KeyTable;
 use super::keyset::KeySet;
+use super::spill::{
+    partition_count, partition_of, vector_bytes, FilesOp, HashStats, PartitionHasher, Partitions,
+    SpillFile,
+};
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
@@ -26,6 +42,12 @@ use crate::types::{DataType, Value};
 
 /// End of a chain of build rows.
 const END: u32 = u32::MAX;
+
+/// PostgreSQL's bucket count for a table of `rows` rows: a power of two,
+/// one row per bucket, at least 1024.
+fn buckets(rows: usize) -> u64 {
+    (rows.max(1024) as u64).next_power_of_two()
+}
 
 /// What a hash join needs besides its inputs.
 pub struct HashJoinSpec<'a> {
@@ -68,7 +90,26 @@ pub struct HashJoinOp<'a> {
     preserve_build: bool,
     finished_probe: bool,
     emitted_unmatched: bool,
+    /// Batches of a build side that outgrew `hash_mem`, still to join.
+    pending: Vec<JoinBatch>,
+    /// The depth of the batch being joined (0: the whole input).
+    depth: u32,
+    /// The hash that splits rows into batches.
+    hasher: PartitionHasher,
+    /// Buckets, batches, memory and disk use (EXPLAIN ANALYZE).
+    stats: HashStats,
 }
+
+/// One batch of a hash join that spilled: its build rows, its probe rows,
+/// and the depth of the split that made it.
+struct JoinBatch {
+    build: Vec<SpillFile>,
+    probe: Vec<SpillFile>,
+    depth: u32,
+}
+
+/// Depth past which a batch no longer splits.
+const MAX_DEPTH: u32 = 8;
 
 fn null_columns(types: &[DataType], n: usize) -> Vec<Vector> {
     types
@@ -117,7 +158,108 @@ impl<'a> HashJoinOp<'a> {
             preserve_build,
             finished_probe: false,
             emitted_unmatched: false,
+            pending: Vec::new(),
+            depth: 0,
+            hasher: PartitionHasher::default(),
+            stats: HashStats {
+                batches: 1,
+                batches_original: 1,
+                ..HashStats::default()
+            },
         }
+    }
+
+    /// Splits the build rows (`all`, then the rest of `input`) and the
+    /// whole probe input into batch files by the hash of their keys at
+    /// `self.depth` (PostgreSQL's `ExecHashIncreaseNumBatches`, done once
+    /// per level with a fixed fan-out): each batch is then joined alone.
+    fn spill(&mut self, all: &Batch, mut input: Box<dyn Operator + 'a>) -> Result<()> {
+        let n = partition_count(self.ctx.hash_mem);
+        let depth = self.depth;
+        let mut build = Partitions::new(n);
+        let bk = self.build_keys();
+        self.partition(&mut build, all, bk, depth)?;
+        while let Some(b) = input.next()? {
+            self.ctx.check_cancel()?;
+            self.partition(&mut build, &b, bk, depth)?;
+        }
+        let mut probe = Partitions::new(n);
+        let pk = self.probe_keys();
+        let mut source = std::mem::replace(
+            &mut self.probe,
+            Box::new(FilesOp::new(Vec::new(), self.ctx)),
+        );
+        while let Some(b) = source.next()? {
+            self.ctx.check_cancel()?;
+            self.partition(&mut probe, &b, pk, depth)?;
+        }
+        let (bf, bbytes) = build.finish(self.ctx)?;
+        let (pf, pbytes) = probe.finish(self.ctx)?;
+        self.stats.disk_bytes += bbytes + pbytes;
+        self.stats.batches += n as u64 - 1;
+        for (b, p) in bf.into_iter().zip(pf) {
+            // A batch without build rows matters only to a preserved probe
+            // side, one without probe rows only to a preserved build side.
+            if (b.is_none() && !self.preserve_probe) || (p.is_none() && !self.preserve_build) {
+                continue;
+            }
+            self.pending.push(JoinBatch {
+                build: b.into_iter().collect(),
+                probe: p.into_iter().collect(),
+                depth,
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds `b`'s rows to `parts` by the hash of their `keys` at `depth`.
+    fn partition(
+        &self,
+        parts: &mut Partitions,
+        b: &Batch,
+        keys: &[Expr],
+        depth: u32,
+    ) -> Result<()> {
+        if b.len == 0 {
+            return Ok(());
+        }
+        let kv: Vec<_> = keys.iter().map(|k| k.eval(b)).collect::<Result<_>>()?;
+        let kv: Vec<&Vector> = kv.iter().map(|c| &**c).collect();
+        let n = parts.len();
+        let part: Vec<u32> = (0..b.len)
+            .map(|row| partition_of(self.hasher.hash_row(depth, &kv, row), n))
+            .collect();
+        parts.add(self.ctx, b, &part)
+    }
+
+    /// Whether the build rows held so far (`bytes` of rows, `rows` of
+    /// them) exceed `hash_mem`, at a depth that may still split.
+    fn over_limit(&mut self, bytes: usize, rows: usize) -> bool {
+        // Per row: its chain link, a key's head and tail, the table slot.
+        let mem = bytes + rows * 16;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(mem as u64);
+        mem > self.ctx.hash_mem && self.depth < MAX_DEPTH && rows > 1
+    }
+
+    /// Starts the next spilled batch, if any: clears the table and sets
+    /// the batch's files as the inputs.
+    fn next_batch(&mut self) -> bool {
+        let Some(p) = self.pending.pop() else {
+            return false;
+        };
+        self.build = Batch::default();
+        self.keys = None;
+        self.first.clear();
+        self.last.clear();
+        self.next.clear();
+        self.typed = None;
+        self.build_matched.clear();
+        self.finished_probe = false;
+        self.emitted_unmatched = false;
+        self.depth = p.depth + 1;
+        self.build_input = Some(Box::new(FilesOp::new(p.build, self.ctx)));
+        self.probe = Box::new(FilesOp::new(p.probe, self.ctx));
+        true
     }
 
     fn build_keys(&self) -> &'a [Expr] {
@@ -152,13 +294,19 @@ impl<'a> HashJoinOp<'a> {
         let keys = self.build_keys();
         let key_types = |k: &[Expr]| k.iter().map(|e| e.ty).collect::<Vec<_>>();
         let (build_types, probe_types) = (key_types(keys), key_types(self.probe_keys()));
+        let mut bytes = 0;
         if KeyTable::applies(&build_types, &probe_types) {
             while let Some(b) = input.next()? {
                 self.ctx.check_cancel()?;
+                bytes += b.columns.iter().map(vector_bytes).sum::<usize>();
                 all.extend(&b);
+                if self.over_limit(bytes, all.len) {
+                    return self.spill(&all, input);
+                }
             }
             let key_col = keys[0].eval(&all)?;
             self.typed = KeyTable::build(&build_types, &probe_types, &key_col);
+            self.stats.buckets = self.stats.buckets.max(buckets(all.len));
             self.build_matched = vec![false; all.len];
             self.build = all;
             return Ok(());
@@ -185,7 +333,15 @@ impl<'a> HashJoinOp<'a> {
                 }
             }
             all.extend(&b);
+            bytes += b.columns.iter().map(vector_bytes).sum::<usize>();
+            if self.over_limit(bytes + set.mem_bytes(), all.len) {
+                self.first.clear();
+                self.last.clear();
+                self.next.clear();
+                return self.spill(&all, input);
+            }
         }
+        self.stats.buckets = self.stats.buckets.max(buckets(all.len));
         self.keys = Some(set);
         self.build_matched = vec![false; all.len];
         self.build = all;
@@ -299,6 +455,25 @@ impl<'a> HashJoinOp<'a> {
 
 impl Operator for HashJoinOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
+        loop {
+            if let Some(out) = self.next_of_batch()? {
+                return Ok(Some(out));
+            }
+            if !self.next_batch() {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn hash_stats(&self) -> Option<HashStats> {
+        Some(self.stats)
+    }
+}
+
+impl HashJoinOp<'_> {
+    /// The next output of the batch being joined (the whole join when
+    /// nothing spilled); `None` once it is done.
+    fn next_of_batch(&mut self) -> Result<Option<Batch>> {
         if let Some(input) = self.build_input.take() {
             self.load(input)?;
         }

@@ -157,6 +157,17 @@ impl KeySet {
         self.hashes.is_empty()
     }
 
+    /// Approximate bytes the set holds (for the memory limit of a hash
+    /// table).
+    pub fn mem_bytes(&self) -> usize {
+        self.keys
+            .iter()
+            .map(super::spill::vector_bytes)
+            .sum::<usize>()
+            + self.hashes.capacity() * 8
+            + self.table.capacity() * 5
+    }
+
     /// The stored keys: row `id` of column `c` is key `id`'s `c`-th value.
     pub fn keys(&self) -> &[Vector] {
         &self.keys

@@ -37,6 +37,7 @@ pub mod progress;
 pub mod scan;
 pub mod scan_fixed;
 pub mod sort;
+pub mod spill;
 pub mod strkernels;
 pub mod strset;
 pub mod strvec;
@@ -76,6 +77,12 @@ pub trait Operator {
     fn rows_removed(&self) -> u64 {
         0
     }
+
+    /// A hash table's batches, memory and disk use so far (EXPLAIN
+    /// ANALYZE); `None` for an operator without one.
+    fn hash_stats(&self) -> Option<spill::HashStats> {
+        None
+    }
 }
 
 /// Everything a statement's operators share.
@@ -86,6 +93,12 @@ pub struct ExecContext {
     pub cancel: Arc<AtomicBool>,
     /// `work_mem` in bytes.
     pub work_mem: usize,
+    /// What a hash table may hold before it spills, in bytes: `work_mem`
+    /// times `hash_mem_multiplier`.
+    pub hash_mem: usize,
+    /// Where temporary files go (the data directory's `base/pgsql_tmp`;
+    /// `None`: the system's temporary directory).
+    pub temp_dir: Option<std::path::PathBuf>,
     /// The heaps the plan scans, by relfilenode.
     pub relations: HashMap<u32, Arc<HeapRelation>>,
     /// In a participant of a parallel plan: the driving scan's plan node
@@ -96,6 +109,42 @@ pub struct ExecContext {
 }
 
 impl ExecContext {
+    /// A context for operator tests: an empty snapshot's worth of nothing,
+    /// default memory limits, temporary files in `temp_dir`.
+    #[cfg(test)]
+    pub fn for_tests(temp_dir: Option<std::path::PathBuf>) -> ExecContext {
+        ExecContext {
+            snapshot: Snapshot {
+                xmin: 0,
+                xmax: 0,
+                xip: Vec::new(),
+                current_xid: 0,
+                curcid: 0,
+            },
+            cancel: Arc::new(AtomicBool::new(false)),
+            work_mem: 4 << 20,
+            hash_mem: 8 << 20,
+            temp_dir,
+            relations: HashMap::new(),
+            parallel: None,
+            progress: None,
+        }
+    }
+
+    /// A copy for a participant of a parallel plan.
+    pub fn participant(&self, shared: (usize, Arc<ParallelBlocks>)) -> ExecContext {
+        ExecContext {
+            snapshot: self.snapshot.clone(),
+            cancel: self.cancel.clone(),
+            work_mem: self.work_mem,
+            hash_mem: self.hash_mem,
+            temp_dir: self.temp_dir.clone(),
+            relations: self.relations.clone(),
+            parallel: Some(shared),
+            progress: self.progress.clone(),
+        }
+    }
+
     /// Fails with 57014 when the statement was cancelled.
     #[inline]
     pub fn check_cancel(&self) -> Result<()> {
@@ -157,6 +206,9 @@ pub struct NodeStats {
     pub total: f64,
     /// Buffer counters in the node and below.
     pub buffers: crate::storage::BufferUsage,
+    /// A hash table's memory figures (hash aggregation, a hash join's
+    /// build side).
+    pub hash: Option<spill::HashStats>,
 }
 
 /// Per-node measurements of an EXPLAIN ANALYZE run.
@@ -196,7 +248,12 @@ impl Operator for Instrumented<'_> {
             n.rows += b.len as u64;
         }
         n.removed = self.inner.rows_removed();
+        n.hash = self.inner.hash_stats();
         r
+    }
+
+    fn hash_stats(&self) -> Option<spill::HashStats> {
+        self.inner.hash_stats()
     }
 }
 

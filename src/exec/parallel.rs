@@ -9,6 +9,13 @@
 //! its chunks through the visibility map instead. The leader merges the
 //! partial states in participant order and emits the finished groups.
 //!
+//! Each participant keeps its state within `hash_mem` (as each of
+//! PostgreSQL's participants does): past it, rows of new keys go to the
+//! participant's own partition files ([`super::agg::fast_fold`]). The
+//! leader then splits the merged groups by the same partitions and
+//! aggregates each partition's files into its own groups, as a serial
+//! aggregation finishes its partitions ([`AggregateOp::resume`]).
+//!
 //! Every participant reads under the statement's snapshot and checks the
 //! statement's cancel flag once per batch; the first error of any
 //! participant is the statement's error (the others finish their chunks
@@ -28,13 +35,15 @@
 
 use std::sync::Arc;
 
-use super::agg::emit_rows;
+use super::agg::{fast_fold, AggregateOp, Pending, SpillState};
+use super::expr::Expr;
 use super::fastagg::FastAgg;
+use super::spill::{partition_count, HashStats, PartitionHasher, SpillFile};
 use super::{build_node, scan, ExecContext, Instrumentation, NodeStats, Operator};
 use crate::access::heap::scan::ParallelBlocks;
 use crate::error::{Error, Result};
 use crate::plan::parallel::driving_scan;
-use crate::plan::{Node, Plan};
+use crate::plan::{AggCall, Node, Plan};
 use crate::storage::BufferUsage;
 use crate::types::{DataType, Value};
 
@@ -51,11 +60,21 @@ pub struct GatherOp<'a> {
     ctx: &'a ExecContext,
     /// EXPLAIN ANALYZE: the statement's figures and the aggregate's node id.
     instr: Option<(&'a Instrumentation, usize)>,
-    /// The finished groups, once computed.
-    out: Option<Vec<Vec<Value>>>,
-    /// Rows of `out` already emitted.
-    emitted: usize,
+    /// The merged groups and the spilled partitions, emitted (and the
+    /// partitions aggregated) as a serial aggregation's, once computed.
+    finalize: Option<AggregateOp<'a>>,
 }
+
+/// What one participant hands the leader: its partial state, its
+/// figures, its buffer work, its spilled partitions (by partition number)
+/// and its hash table's figures.
+type Partial<'p> = (
+    FastAgg<'p>,
+    Vec<NodeStats>,
+    BufferUsage,
+    Option<Vec<Option<SpillFile>>>,
+    HashStats,
+);
 
 impl<'a> GatherOp<'a> {
     /// A parallel run of `aggregate` (an [`Node::Aggregate`]).
@@ -72,12 +91,11 @@ impl<'a> GatherOp<'a> {
             types,
             ctx,
             instr,
-            out: None,
-            emitted: 0,
+            finalize: None,
         }
     }
 
-    fn run(&self) -> Result<Vec<Vec<Value>>> {
+    fn run(&self) -> Result<AggregateOp<'a>> {
         let Node::Aggregate { input, group, aggs } = &self.aggregate.node else {
             return Err(Error::internal(
                 "Gather over a node that is not an aggregate",
@@ -97,16 +115,10 @@ impl<'a> GatherOp<'a> {
         let agg_id = self.instr.map_or(0, |(_, id)| id);
         let first = agg_id + 1;
         let (leader, aggregate) = (self.ctx, self.aggregate);
-        let participate = || -> Result<(FastAgg<'a>, Vec<NodeStats>, BufferUsage)> {
+        let hasher = PartitionHasher::default();
+        let participate = || -> Result<Partial<'a>> {
             let buffers0 = BufferUsage::current();
-            let ctx = ExecContext {
-                snapshot: leader.snapshot.clone(),
-                cancel: leader.cancel.clone(),
-                work_mem: leader.work_mem,
-                relations: leader.relations.clone(),
-                parallel: Some(shared.clone()),
-                progress: leader.progress.clone(),
-            };
+            let ctx = leader.participant(shared.clone());
             let instr = Instrumentation::default();
             if measure {
                 let mut n = 0;
@@ -114,6 +126,15 @@ impl<'a> GatherOp<'a> {
                 *instr.nodes.borrow_mut() = vec![NodeStats::default(); agg_id + n];
             }
             let mut state = FastAgg::new(group, aggs);
+            // Each participant keeps to `hash_mem`, as each of
+            // PostgreSQL's does; rows of keys it has no room for go to its
+            // own partition files.
+            let mut parts = None;
+            let mut hash = HashStats {
+                batches: 1,
+                batches_original: 1,
+                ..HashStats::default()
+            };
             let start = std::time::Instant::now();
             if count_star {
                 let heap = ctx.relation(table.relfilenode)?;
@@ -137,12 +158,22 @@ impl<'a> GatherOp<'a> {
                 let mut op = build_node(input, &ctx, instr, &mut id, usage)?;
                 while let Some(b) = op.next()? {
                     ctx.check_cancel()?;
-                    state.consume(&b)?;
+                    let mem = fast_fold(&ctx, &mut state, &mut parts, &hasher, 0, &b)?;
+                    hash.peak_bytes = hash.peak_bytes.max(mem as u64);
                 }
                 if let Some(p) = op.page_partial() {
                     state.add_partial(&p);
                 }
             }
+            hash.peak_bytes = hash.peak_bytes.max(state.mem_bytes() as u64);
+            let files = match parts {
+                Some(p) => {
+                    let (files, bytes) = p.finish(&ctx)?;
+                    hash.disk_bytes += bytes;
+                    Some(files)
+                }
+                None => None,
+            };
             let mut stats = instr.nodes.into_inner();
             if let Some(agg) = stats.get_mut(agg_id).filter(|_| measure) {
                 agg.rows = state.groups() as u64;
@@ -152,10 +183,16 @@ impl<'a> GatherOp<'a> {
                 agg.total = start.elapsed().as_secs_f64();
                 agg.first = agg.total;
                 agg.buffers = BufferUsage::current().since(&buffers0);
+                agg.hash = (!group.is_empty()).then_some(hash);
             }
-            Ok((state, stats, BufferUsage::current().since(&buffers0)))
+            Ok((
+                state,
+                stats,
+                BufferUsage::current().since(&buffers0),
+                files,
+                hash,
+            ))
         };
-        type Partial<'p> = (FastAgg<'p>, Vec<NodeStats>, BufferUsage);
         let results: Vec<Result<Partial<'a>>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..self.workers).map(|_| s.spawn(participate)).collect();
             let mut all = vec![participate()];
@@ -168,8 +205,10 @@ impl<'a> GatherOp<'a> {
             all
         });
         let mut merged: Option<FastAgg<'a>> = None;
+        let mut spilled: Vec<Vec<Option<SpillFile>>> = Vec::new();
         for (i, r) in results.into_iter().enumerate() {
-            let (state, stats, buffers) = r?;
+            let (state, stats, buffers, files, _) = r?;
+            spilled.extend(files);
             if i > 0 {
                 // A worker's buffer work, counted in its own thread.
                 buffers.credit_to_thread();
@@ -182,7 +221,66 @@ impl<'a> GatherOp<'a> {
                 Some(m) => m.merge(&state),
             }
         }
-        merged.expect("the leader always takes part").finish()
+        let merged = merged.ok_or_else(|| Error::internal("no participant ran"))?;
+        self.finalize(group, aggs, merged, spilled, hasher)
+    }
+
+    /// The leader's part once the participants are merged: the finished
+    /// groups, or (when some participant spilled) the groups of partitions
+    /// nobody spilled into and the other partitions still to aggregate.
+    fn finalize(
+        &self,
+        group: &'a [Expr],
+        aggs: &'a [AggCall],
+        merged: FastAgg<'a>,
+        spilled: Vec<Vec<Option<SpillFile>>>,
+        hasher: PartitionHasher,
+    ) -> Result<AggregateOp<'a>> {
+        let mut spill = SpillState::new();
+        spill.hasher = hasher;
+        spill.stats.peak_bytes = merged.mem_bytes() as u64;
+        if spilled.is_empty() {
+            let out = merged.finish()?;
+            return Ok(AggregateOp::resume(
+                group,
+                aggs,
+                self.types.clone(),
+                self.ctx,
+                out,
+                spill,
+            ));
+        }
+        // Some participant spilled: a key may be in one participant's
+        // memory and in another's partition. Split the merged groups by the
+        // same partitions, so each partition's rows are folded into its
+        // own groups; partitions nobody spilled into are finished now.
+        let n = partition_count(self.ctx.hash_mem);
+        let mut files: Vec<Vec<SpillFile>> = (0..n).map(|_| Vec::new()).collect();
+        for by_part in spilled {
+            for (p, f) in by_part.into_iter().enumerate() {
+                files[p].extend(f);
+            }
+        }
+        let mut out = Vec::new();
+        for (seed, files) in merged.split(&spill.hasher, 0, n).into_iter().zip(files) {
+            if files.is_empty() {
+                out.extend(seed.finish()?);
+            } else {
+                spill.pending.push(Pending {
+                    seed: Some(seed),
+                    files,
+                    depth: 0,
+                });
+            }
+        }
+        Ok(AggregateOp::resume(
+            group,
+            aggs,
+            self.types.clone(),
+            self.ctx,
+            out,
+            spill,
+        ))
     }
 }
 
@@ -201,15 +299,24 @@ fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
         a.removed += b.removed;
         a.calls += b.calls;
         a.buffers = a.buffers + b.buffers;
+        if let Some(h) = &b.hash {
+            a.hash.get_or_insert_with(HashStats::default).add(h);
+        }
     }
 }
 
 impl Operator for GatherOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
-        if self.out.is_none() {
-            self.out = Some(self.run()?);
+        if self.finalize.is_none() {
+            self.finalize = Some(self.run()?);
         }
-        let out = self.out.as_deref().expect("computed above");
-        Ok(emit_rows(out, &mut self.emitted, &self.types))
+        match &mut self.finalize {
+            Some(f) => f.next(),
+            None => Ok(None),
+        }
+    }
+
+    fn hash_stats(&self) -> Option<HashStats> {
+        self.finalize.as_ref().and_then(|f| f.hash_stats())
     }
 }

@@ -9,11 +9,8 @@
 //! copied until output, which gathers the rows a batch at a time.
 //!
 //! When the buffered batches exceed `work_mem` they are sorted and written
-//! out as a *run*: blocks of up to [`BATCH_SIZE`] rows, each written column
-//! by column in the vectors' own layout (null mask, fixed-width values as
-//! little-endian bytes, a string column as its end offsets then its byte
-//! buffer; only numeric and interval values go through their storage
-//! encoding one by one). The final output merges all runs plus what is
+//! out as a *run*: a temporary file of [`super::spill`] (blocks of up to
+//! [`BATCH_SIZE`] rows, column by column in the vectors' own layout). The final output merges all runs plus what is
 //! still in memory: each run holds one decoded block, the runs are kept
 //! ordered by their current row (ties by run order, so equal keys keep
 //! their input order), and the smallest row is copied slot by slot into the
@@ -23,16 +20,15 @@
 //! NULLS FIRST/LAST says otherwise.
 
 use std::cmp::Ordering;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
-use super::vector::{Batch, Data, StrVec, Vector, BATCH_SIZE};
+use super::spill::{BlockReader, SpillFile};
+use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
 use crate::plan::SortKey;
 use crate::types::compare::float_cmp;
 use crate::types::text::bpchar_trim;
-use crate::types::{compare_typed, DataType, Value};
+use crate::types::{compare_typed, DataType};
 
 /// The order of two sort-key values of which at least one is NULL (NULLS
 /// FIRST / LAST, independent of DESC), or `None` when neither is.
@@ -146,9 +142,9 @@ fn batch_bytes(b: &Batch) -> usize {
 
 /// A sorted run on disk, read back a block at a time.
 struct Run {
-    reader: BufReader<File>,
-    /// The bytes of the block last read.
-    buf: Vec<u8>,
+    /// The run's file (deleted when the run is dropped).
+    _file: SpillFile,
+    reader: BlockReader,
     /// The block being merged.
     block: Batch,
     /// The current row of `block` (the run's head).
@@ -157,12 +153,12 @@ struct Run {
 
 impl Run {
     /// Moves to the run's next row; false once the run is exhausted.
-    fn advance(&mut self, types: &[DataType]) -> Result<bool> {
+    fn advance(&mut self) -> Result<bool> {
         self.pos += 1;
         if self.pos < self.block.len {
             return Ok(true);
         }
-        match read_block(&mut self.reader, types, &mut self.buf)? {
+        match self.reader.next_block()? {
             Some(b) => {
                 self.block = b;
                 self.pos = 0;
@@ -186,137 +182,6 @@ fn cmp_heads(runs: &[Run], a: usize, b: usize, keys: &[SortKey]) -> Ordering {
         }
     }
     a.cmp(&b)
-}
-
-/// Writes rows `rows` of `b` (in that order) as one block of a run (see
-/// the module doc), gathered straight into `scratch`.
-fn write_block(
-    w: &mut impl Write,
-    b: &Batch,
-    rows: &[u32],
-    scratch: &mut Vec<u8>,
-) -> std::io::Result<()> {
-    fn put<T: Copy, const N: usize>(
-        out: &mut Vec<u8>,
-        v: &[T],
-        rows: &[u32],
-        bytes: impl Fn(T) -> [u8; N],
-    ) {
-        for &r in rows {
-            out.extend_from_slice(&bytes(v[r as usize]));
-        }
-    }
-    scratch.clear();
-    let out = scratch;
-    out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
-    for c in &b.columns {
-        match &c.nulls {
-            Some(n) => {
-                out.push(1);
-                out.extend(rows.iter().map(|&r| n[r as usize] as u8));
-            }
-            None => out.push(0),
-        }
-        match &c.data {
-            Data::Bool(v) => out.extend(rows.iter().map(|&r| v[r as usize] as u8)),
-            Data::I16(v) => put(out, v, rows, i16::to_le_bytes),
-            Data::I32(v) => put(out, v, rows, i32::to_le_bytes),
-            Data::I64(v) => put(out, v, rows, i64::to_le_bytes),
-            Data::F32(v) => put(out, v, rows, f32::to_le_bytes),
-            Data::F64(v) => put(out, v, rows, f64::to_le_bytes),
-            Data::Str(v) => {
-                let mut end = 0u32;
-                for &r in rows {
-                    end += v.get(r as usize).len() as u32;
-                    out.extend_from_slice(&end.to_le_bytes());
-                }
-                for &r in rows {
-                    out.extend_from_slice(v.get(r as usize).as_bytes());
-                }
-            }
-            Data::Any(v) => {
-                for &r in rows {
-                    let start = out.len();
-                    out.extend_from_slice(&[0; 4]);
-                    v[r as usize].encode(out);
-                    let len = (out.len() - start - 4) as u32;
-                    out[start..start + 4].copy_from_slice(&len.to_le_bytes());
-                }
-            }
-        }
-    }
-    w.write_all(&(out.len() as u64).to_le_bytes())?;
-    w.write_all(out)
-}
-
-/// A run file that does not hold what [`write_block`] wrote.
-fn corrupt_run() -> crate::error::Error {
-    crate::error::Error::internal("sort run file is corrupt".to_string())
-}
-
-/// Reads the next block of a run (`None` at its end), through `buf` (the
-/// run's, reused from block to block).
-fn read_block(r: &mut impl Read, types: &[DataType], buf: &mut Vec<u8>) -> Result<Option<Batch>> {
-    let mut len = [0u8; 8];
-    match r.read_exact(&mut len) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e.into()),
-    }
-    buf.clear();
-    buf.resize(u64::from_le_bytes(len) as usize, 0);
-    r.read_exact(buf)?;
-    let mut p = 0usize;
-    let mut take = |k: usize| -> Result<&[u8]> {
-        let s = buf.get(p..p + k).ok_or_else(corrupt_run)?;
-        p += k;
-        Ok(s)
-    };
-    fn get<T, const N: usize>(b: &[u8], from: impl Fn([u8; N]) -> T) -> Vec<T> {
-        b.chunks_exact(N)
-            .map(|c| from(c.try_into().expect("N bytes")))
-            .collect()
-    }
-    let n = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes")) as usize;
-    let mut columns = Vec::with_capacity(types.len());
-    for ty in types {
-        let nulls = match take(1)?[0] {
-            0 => None,
-            _ => Some(take(n)?.iter().map(|&x| x != 0).collect()),
-        };
-        let data = match Data::with_capacity(ty, 0) {
-            Data::Bool(_) => Data::Bool(take(n)?.iter().map(|&x| x != 0).collect()),
-            Data::I16(_) => Data::I16(get(take(2 * n)?, i16::from_le_bytes)),
-            Data::I32(_) => Data::I32(get(take(4 * n)?, i32::from_le_bytes)),
-            Data::I64(_) => Data::I64(get(take(8 * n)?, i64::from_le_bytes)),
-            Data::F32(_) => Data::F32(get(take(4 * n)?, f32::from_le_bytes)),
-            Data::F64(_) => Data::F64(get(take(8 * n)?, f64::from_le_bytes)),
-            Data::Str(_) => {
-                let ends = get(take(4 * n)?, u32::from_le_bytes);
-                let bytes = ends.last().map_or(0, |&e| e as usize);
-                let text = std::str::from_utf8(take(bytes)?).map_err(|_| corrupt_run())?;
-                Data::Str(StrVec::from_raw_parts(text.to_owned(), ends).ok_or_else(corrupt_run)?)
-            }
-            Data::Any(_) => {
-                let mut v = Vec::with_capacity(n);
-                for i in 0..n {
-                    let k = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes")) as usize;
-                    let bytes = take(k)?;
-                    let null = nulls.as_ref().is_some_and(|m: &Vec<bool>| m[i]);
-                    v.push(if null {
-                        Value::Null
-                    } else {
-                        Value::decode(ty, bytes)
-                    });
-                }
-                Data::Any(v)
-            }
-        };
-        let mut col = Vector::from_data(*ty, data);
-        col.nulls = nulls;
-        columns.push(col);
-    }
-    Ok(Some(Batch { columns, len: n }))
 }
 
 /// The sort operator.
@@ -360,23 +225,17 @@ impl<'a> SortOp<'a> {
     /// Sorts `rows` and writes them out as a run.
     fn spill(&mut self, rows: &Batch) -> Result<()> {
         let order = sorted_positions(rows, self.keys);
-        let mut file = tempfile::tempfile()?;
+        let mut file = SpillFile::create(self.ctx)?;
         let mut scratch = Vec::new();
-        {
-            let mut w = BufWriter::new(&mut file);
-            for chunk in order.chunks(BATCH_SIZE) {
-                self.ctx.check_cancel()?;
-                write_block(&mut w, rows, chunk, &mut scratch)?;
-            }
-            w.flush()?;
+        for chunk in order.chunks(BATCH_SIZE) {
+            self.ctx.check_cancel()?;
+            file.write_rows(rows, chunk, &mut scratch)?;
         }
-        file.seek(SeekFrom::Start(0))?;
-        let mut reader = BufReader::new(file);
-        let mut buf = scratch;
-        if let Some(block) = read_block(&mut reader, &self.types, &mut buf)? {
+        let mut reader = file.reader()?;
+        if let Some(block) = reader.next_block()? {
             self.runs.push(Run {
+                _file: file,
                 reader,
-                buf,
                 block,
                 pos: 0,
             });
@@ -433,7 +292,7 @@ impl<'a> SortOp<'a> {
                 c.push_from(v, run.pos);
             }
             len += 1;
-            if self.runs[r].advance(&self.types)? {
+            if self.runs[r].advance()? {
                 // Back into its place among the other heads (few runs: a
                 // binary search and a short move of indices).
                 let (runs, keys) = (&self.runs, self.keys);

@@ -96,6 +96,15 @@ impl StrSet {
         self.keys.get(id as usize)
     }
 
+    /// Approximate bytes the set holds (for the memory limit of a hash
+    /// table).
+    pub fn mem_bytes(&self) -> usize {
+        self.keys.byte_len()
+            + self.keys.capacity() * 4
+            + self.hashes.capacity() * 8
+            + self.table.capacity() * 5
+    }
+
     /// The id of key `s`, if present.
     #[inline]
     pub fn find(&self, s: &str) -> Option<u32> {

@@ -400,6 +400,9 @@ fn node(
         Node::Project { .. } | Node::Filter { .. } => unreachable!("folded above"),
     };
     details.extend(extra.iter().cloned());
+    if matches!(plan.node, Node::Aggregate { .. } | Node::Gather { .. }) {
+        details.extend(hash_agg_line(flags, stats, my_id));
+    }
     let mut line = String::new();
     if !top {
         line.push_str(&" ".repeat(depth.saturating_sub(1) * 6 + 2));
@@ -493,6 +496,9 @@ fn node(
             ));
         }
         out.push(hash_line);
+        if let Some(l) = hash_join_line(flags, stats, my_id) {
+            out.push(format!("{}{l}", " ".repeat((depth + 1) * 6 + 2)));
+        }
         let mut bid = build_id;
         node(
             build,
@@ -617,6 +623,51 @@ fn removed_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> 
     let st = stats.filter(|_| flags.analyze)?.get(id)?;
     let per = st.removed as f64 / st.loops.max(1) as f64;
     (st.removed > 0).then(|| format!("Rows Removed by Filter: {per:.0}"))
+}
+
+/// Bytes as EXPLAIN's kB, rounded up as PostgreSQL rounds a peak.
+fn kb(bytes: u64) -> u64 {
+    bytes.div_ceil(1024)
+}
+
+/// A hash aggregate's `Batches: N  Memory Usage: NkB  Disk Usage: NkB`
+/// with ANALYZE (the disk part only when it spilled), as PostgreSQL 15
+/// prints it.
+fn hash_agg_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> Option<String> {
+    let h = stats.filter(|_| flags.analyze)?.get(id)?.hash?;
+    let mut l = format!(
+        "Batches: {}  Memory Usage: {}kB",
+        h.batches,
+        kb(h.peak_bytes)
+    );
+    if h.batches > 1 || h.disk_bytes > 0 {
+        l.push_str(&format!("  Disk Usage: {}kB", kb(h.disk_bytes)));
+    }
+    Some(l)
+}
+
+/// A hash join's `Buckets: N  Batches: N  Memory Usage: NkB` under its
+/// Hash node with ANALYZE; when the join had to split its build side into
+/// more batches, PostgreSQL's `(originally N)` forms.
+fn hash_join_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> Option<String> {
+    let h = stats.filter(|_| flags.analyze)?.get(id)?.hash?;
+    Some(if h.batches != h.batches_original {
+        format!(
+            "Buckets: {} (originally {})  Batches: {} (originally {})  Memory Usage: {}kB",
+            h.buckets,
+            1024,
+            h.batches,
+            h.batches_original,
+            kb(h.peak_bytes)
+        )
+    } else {
+        format!(
+            "Buckets: {}  Batches: {}  Memory Usage: {}kB",
+            h.buckets,
+            h.batches,
+            kb(h.peak_bytes)
+        )
+    })
 }
 
 /// `Buffers: shared hit=N read=N dirtied=N written=N` (the non-zero ones),

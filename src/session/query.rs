@@ -62,6 +62,8 @@ pub(crate) fn exec_context(
         snapshot: snapshot.clone(),
         cancel: cancel.clone(),
         work_mem: settings.work_mem_kb as usize * 1024,
+        hash_mem: (settings.work_mem_kb as f64 * settings.hash_mem_multiplier * 1024.0) as usize,
+        temp_dir: Some(exec::spill::temp_dir(&db.dir)),
         relations,
         parallel: None,
         progress: None,
