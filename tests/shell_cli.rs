@@ -506,3 +506,98 @@ fn gx_expands_one_query_and_reruns_the_last() {
     );
     assert_eq!((err.as_str(), code), ("", 0));
 }
+
+/// Runs heapdb in a fresh data directory on `stdin` as raw bytes.
+fn run_bytes(args: &[&str], stdin: &[u8]) -> (String, String, i32) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(args)
+        .env_remove("HEAPDB_DATA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start heapdb");
+    let mut input = child.stdin.take().expect("stdin piped");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    let o = child.wait_with_output().expect("heapdb runs");
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn invalid_utf8_fails_its_statement_and_the_script_goes_on() {
+    // psql 15 against PostgreSQL 15 printed exactly this, and exited 0.
+    let script = b"select 1 as a;\nselect 'a\xffb' as x;\nselect 'x\xc3(' ;\nselect 2 as b;\n";
+    let (out, err, code) = run_bytes(&[], script);
+    assert_eq!(out, " a \n---\n 1\n(1 row)\n\n b \n---\n 2\n(1 row)\n\n");
+    assert_eq!(
+        err,
+        "ERROR:  invalid byte sequence for encoding \"UTF8\": 0xff\n\
+         ERROR:  invalid byte sequence for encoding \"UTF8\": 0xc3 0x28\n"
+    );
+    assert_eq!(code, 0);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.sql");
+    std::fs::write(&path, script).expect("write script");
+    let (_, err, code) = run_bytes(&["-f", path.to_str().expect("utf-8 path")], b"");
+    let name = path.display();
+    assert_eq!(
+        err,
+        format!(
+            "heapdb:{name}:2: ERROR:  invalid byte sequence for encoding \"UTF8\": 0xff\n\
+             heapdb:{name}:3: ERROR:  invalid byte sequence for encoding \"UTF8\": 0xc3 0x28\n"
+        )
+    );
+    assert_eq!(code, 0);
+    // Under ON_ERROR_STOP it stops the script with status 3, as psql.
+    let (out, _, code) = run_bytes(&["-v", "ON_ERROR_STOP=1"], script);
+    assert_eq!(out, " a \n---\n 1\n(1 row)\n\n");
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn invalid_utf8_inside_a_block_aborts_it() {
+    let script = b"create table t (a text);\nbegin;\ninsert into t values ('ok');\n\
+                   insert into t values ('\xe9t\xe9');\ncommit;\nselect count(*) from t;\n";
+    let (out, err, _) = run_bytes(&["-q", "-t"], script);
+    assert_eq!(out, "     0\n\n");
+    assert_eq!(
+        err,
+        "ERROR:  invalid byte sequence for encoding \"UTF8\": 0xe9 0x74 0xe9\n"
+    );
+}
+
+#[test]
+fn blank_lines_inside_literals_quoted_names_and_comments_are_kept() {
+    let script = "create table \"a\n\nb\" (v text);\n\
+                  insert into \"a\n\nb\" values ('x\n\ny'), ($$p\n\n\nq$$), (E'e\n\nf');\n\
+                  select /* one\n\ntwo */ length(v), v from \"a\n\nb\" order by v;\n";
+    let (out, err, code) = run(&["-A", "-t", "-q"], script);
+    assert_eq!(err, "");
+    assert_eq!(out, "4|e\n\nf\n5|p\n\n\nq\n4|x\n\ny\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_syntax_error_inside_a_block_aborts_it() {
+    let (out, err, code) = run(
+        &[],
+        "begin;\ncreate table tt (a int);\ninsert into tt values (1);\nselec oops;\n\
+         select 1;\ncommit;\nselect * from tt;\n",
+    );
+    assert_eq!(out, "BEGIN\nCREATE TABLE\nINSERT 0 1\nROLLBACK\n");
+    assert_eq!(
+        err,
+        "ERROR:  syntax error at or near \"selec\"\nLINE 1: selec oops;\n        ^\n\
+         ERROR:  current transaction is aborted, commands ignored until end of transaction block\n\
+         ERROR:  relation \"tt\" does not exist\nLINE 1: select * from tt;\n                      ^\n"
+    );
+    assert_eq!(code, 0);
+}

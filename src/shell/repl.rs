@@ -169,7 +169,8 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
         while let Some(item) = items.pop_front() {
             let entry = match &item {
                 Item::Sql { text, .. } | Item::Meta { text, .. } => text.clone(),
-                Item::Echo(_) => continue,
+                // The line editor hands out text, never raw bytes.
+                Item::Echo(_) | Item::Invalid { .. } => continue,
             };
             if rl.add_history_entry(entry.as_str()).unwrap_or(false) {
                 if let Some(h) = &history {
@@ -188,7 +189,7 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
                     runner.run_sql_data(&text, vars, &src, line, Some(&mut data))
                 }
                 Item::Meta { text, line } => runner.run_meta(&text, &src, line, &mut input),
-                Item::Echo(_) => Flow::Continue,
+                Item::Echo(_) | Item::Invalid { .. } => Flow::Continue,
             };
             runner.flush();
             if flow == Flow::Quit {

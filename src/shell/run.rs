@@ -192,6 +192,11 @@ impl Runner {
         let _ = self.stdout.write_all(text.as_bytes());
     }
 
+    /// Writes `bytes` to standard output as they are (echoed input).
+    pub fn print_bytes(&mut self, bytes: &[u8]) {
+        let _ = self.stdout.write_all(bytes);
+    }
+
     /// A shell error (`invalid command \foo`) at `line` of `src`.
     pub(crate) fn shell_error(&mut self, message: &str, src: &Source, line: u64) -> Flow {
         let locus = src.file.as_deref().map(|file| Locus { file, line });
@@ -271,6 +276,14 @@ impl Runner {
         let start = Instant::now();
         let outcome = self.execute(&sql, None);
         self.report(outcome, start.elapsed(), &sql, src, line)
+    }
+
+    /// A statement whose text was not valid UTF-8 (`message` says where):
+    /// an error of that statement (22021), as PostgreSQL answers psql.
+    pub fn run_invalid(&mut self, message: &str, src: &Source, line: u64) -> Flow {
+        let e = Error::new(crate::error::SqlState::CharacterNotInRepertoire, message);
+        let e = self.session.fail_statement(e);
+        self.report(Err(e), Duration::ZERO, "", src, line)
     }
 
     /// Runs the single-row INSERT `text`, which refers to no variable and

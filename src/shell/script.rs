@@ -107,10 +107,12 @@ impl Runner {
     /// Runs one item of a script read from `reader`.
     fn run_item(&mut self, item: Item, src: &Source, reader: &mut dyn LineSource) -> Flow {
         match item {
-            Item::Echo(line) => {
-                self.print(&format!("{line}\n"));
+            Item::Echo(mut line) => {
+                line.push(b'\n');
+                self.print_bytes(&line);
                 Flow::Continue
             }
+            Item::Invalid { message, line } => self.run_invalid(&message, src, line),
             Item::Sql { text, line, vars } if src.copy_from_process => {
                 self.run_sql_data(&text, vars, src, line, None)
             }
