@@ -25,7 +25,12 @@
 //! Invariant: a [`Settings`] value always holds valid values; `set` checks
 //! the whole input before changing anything.
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result, SqlState};
+
+mod style;
+pub use style::{DateFormat, DateOrder, DateStyle, IntervalStyle};
 
 /// Every setting heapdb has, typed. Memory sizes are in kB, ring sizes in kB,
 /// times in seconds, as PostgreSQL's base units.
@@ -75,6 +80,12 @@ pub struct Settings {
     /// pages: a scan of a cached table then takes ~1/512 of the TLB misses);
     /// fixed while open.
     pub huge_pages: bool,
+    /// `DateStyle`: how dates are written and read.
+    pub datestyle: DateStyle,
+    /// `IntervalStyle`: how intervals are written.
+    pub intervalstyle: IntervalStyle,
+    /// `TimeZone`, canonical (kept and shown; heapdb works in UTC).
+    pub timezone: Arc<str>,
 }
 
 /// The values of `synchronous_commit`.
@@ -138,6 +149,9 @@ impl Default for Settings {
             checkpoint_timeout_s: 300,
             wal_compression: true,
             huge_pages: true,
+            datestyle: DateStyle::default(),
+            intervalstyle: IntervalStyle::default(),
+            timezone: style::default_time_zone(),
         }
     }
 }
@@ -189,6 +203,12 @@ pub enum Kind {
     SyncCommit,
     /// A read-only text value.
     Text,
+    /// `DateStyle`'s list of key words.
+    DateStyle,
+    /// `IntervalStyle`'s words.
+    IntervalStyle,
+    /// A time zone name.
+    TimeZone,
 }
 
 /// The stored, typed value of one setting.
@@ -200,14 +220,19 @@ pub enum SettingValue {
     Bool(bool),
     /// `synchronous_commit`.
     SyncCommit(SyncCommit),
-    /// A read-only text value.
+    /// A text value (read-only, or a time zone).
     Text(String),
+    /// `DateStyle`.
+    DateStyle(DateStyle),
+    /// `IntervalStyle`.
+    IntervalStyle(IntervalStyle),
 }
 
 /// One setting: its name, kind, when it may change, a one-line description
 /// (PostgreSQL's where it has the setting) and its accessors.
 pub struct Def {
-    /// The name, lower case, as SET and SHOW take it.
+    /// The name as PostgreSQL spells it (`work_mem`, `TimeZone`); SET and
+    /// SHOW take it in any case.
     pub name: &'static str,
     /// Value shape and bounds.
     pub kind: Kind,
@@ -257,7 +282,8 @@ macro_rules! bool_def {
     };
 }
 
-/// All settings, sorted by name (`SHOW ALL` prints them in this order).
+/// All settings, sorted by name case-blind (`SHOW ALL` prints them in this
+/// order).
 pub static DEFS: &[Def] = &[
     int_def!(
         "bulkread_ring_size",
@@ -286,6 +312,18 @@ pub static DEFS: &[Def] = &[
         Database,
         "Sets the maximum time between automatic WAL checkpoints."
     ),
+    Def {
+        name: "DateStyle",
+        kind: Kind::DateStyle,
+        context: Context::User,
+        description: "Sets the display format for date and time values.",
+        get: |s| SettingValue::DateStyle(s.datestyle),
+        put: |s, v| {
+            if let SettingValue::DateStyle(d) = v {
+                s.datestyle = d
+            }
+        },
+    },
     int_def!(
         "default_statistics_target",
         default_statistics_target,
@@ -323,6 +361,18 @@ pub static DEFS: &[Def] = &[
         put: |s, v| {
             if let SettingValue::Bool(b) = v {
                 s.huge_pages = b
+            }
+        },
+    },
+    Def {
+        name: "IntervalStyle",
+        kind: Kind::IntervalStyle,
+        context: Context::User,
+        description: "Sets the display format for interval values.",
+        get: |s| SettingValue::IntervalStyle(s.intervalstyle),
+        put: |s, v| {
+            if let SettingValue::IntervalStyle(i) = v {
+                s.intervalstyle = i
             }
         },
     },
@@ -409,6 +459,18 @@ pub static DEFS: &[Def] = &[
             }
         },
     },
+    Def {
+        name: "TimeZone",
+        kind: Kind::TimeZone,
+        context: Context::User,
+        description: "Sets the time zone for displaying and interpreting time stamps.",
+        get: |s| SettingValue::Text(s.timezone.to_string()),
+        put: |s, v| {
+            if let SettingValue::Text(t) = v {
+                s.timezone = Arc::from(t)
+            }
+        },
+    },
     int_def!(
         "vacuum_ring_size",
         vacuum_ring_kb,
@@ -443,13 +505,14 @@ pub static DEFS: &[Def] = &[
 
 /// Finds a setting by name, case-insensitively.
 pub fn lookup(name: &str) -> Result<&'static Def> {
-    let lower = name.to_ascii_lowercase();
-    DEFS.iter().find(|d| d.name == lower).ok_or_else(|| {
-        Error::new(
-            SqlState::UndefinedObject,
-            format!("unrecognized configuration parameter \"{name}\""),
-        )
-    })
+    DEFS.iter()
+        .find(|d| d.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            Error::new(
+                SqlState::UndefinedObject,
+                format!("unrecognized configuration parameter \"{name}\""),
+            )
+        })
 }
 
 impl Settings {
@@ -471,7 +534,7 @@ impl Settings {
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         let def = lookup(name)?;
         def.check_session_settable()?;
-        let parsed = def.parse(value)?;
+        let parsed = def.parse_for(value, self)?;
         (def.put)(self, parsed);
         Ok(())
     }
@@ -483,7 +546,7 @@ impl Settings {
         if def.context == Context::Internal {
             return Err(def.cannot_change());
         }
-        let parsed = def.parse(value)?;
+        let parsed = def.parse_for(value, self)?;
         (def.put)(self, parsed);
         Ok(())
     }
@@ -575,6 +638,32 @@ impl Def {
 
     /// Parses `value` as this setting's input, with PostgreSQL's errors.
     pub fn parse(&self, value: &str) -> Result<SettingValue> {
+        self.parse_for(value, &Settings::default())
+    }
+
+    /// Parses `value` as this setting's input when the settings are
+    /// `current` (a `DateStyle` list changes only what it names).
+    pub fn parse_for(&self, value: &str, current: &Settings) -> Result<SettingValue> {
+        match self.kind {
+            Kind::DateStyle => DateStyle::parse(value, current.datestyle)
+                .map(SettingValue::DateStyle)
+                .map_err(|detail| self.invalid(value).with_detail(detail)),
+            Kind::IntervalStyle => IntervalStyle::parse(value)
+                .map(SettingValue::IntervalStyle)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = IntervalStyle::NAMES.iter().map(|(n, _)| *n).collect();
+                    self.invalid(value)
+                        .with_hint(format!("Available values: {}.", names.join(", ")))
+                }),
+            Kind::TimeZone => style::parse_time_zone(value)
+                .map(SettingValue::Text)
+                .ok_or_else(|| self.invalid(value)),
+            _ => self.parse_plain(value),
+        }
+    }
+
+    /// [`Def::parse_for`] for the kinds that do not depend on the settings.
+    fn parse_plain(&self, value: &str) -> Result<SettingValue> {
         match self.kind {
             Kind::Int { min, max, unit } => {
                 let n = self.parse_int(value, unit)?;
@@ -612,6 +701,9 @@ impl Def {
                 }
             }
             Kind::Text => Err(self.cannot_change()),
+            Kind::DateStyle | Kind::IntervalStyle | Kind::TimeZone => {
+                self.parse_for(value, &Settings::default())
+            }
         }
     }
 
@@ -663,6 +755,8 @@ impl Def {
             (SettingValue::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
             (SettingValue::SyncCommit(c), _) => c.name().to_string(),
             (SettingValue::Text(t), _) => t.clone(),
+            (SettingValue::DateStyle(d), _) => d.text(),
+            (SettingValue::IntervalStyle(i), _) => i.name().to_string(),
             (SettingValue::Int(n), _) => n.to_string(),
         }
     }
@@ -857,6 +951,8 @@ mod tests {
         assert!(!s.huge_pages);
         assert!(s.set("huge_pages", "on").is_err(), "fixed while open");
         assert_eq!(s.show_all().len(), DEFS.len());
-        assert!(DEFS.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(DEFS
+            .windows(2)
+            .all(|w| w[0].name.to_ascii_lowercase() < w[1].name.to_ascii_lowercase()));
     }
 }

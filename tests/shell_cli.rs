@@ -601,3 +601,95 @@ fn a_syntax_error_inside_a_block_aborts_it() {
     );
     assert_eq!(code, 0);
 }
+
+#[test]
+fn gset_and_conditionals_follow_psql() {
+    // psql 15 printed exactly this for the same script.
+    let script = "select 10 as a, 'x y' as b, null as c \\gset p_\n\
+        \\echo :p_a :p_b :p_c\n\
+        select 1 as n from generate_series(1,2) \\gset\n\
+        select 1 as n where false \\gset\n\
+        select 2 as x \\gset \\echo :x\n\
+        select true as ok \\gset\n\
+        \\if :ok\n  \\if no\n    select 'skipped' as s;\n    \\echo :nosuch\n\
+          \\elif 1\n    select 'elif ran' as s;\n  \\else\n    \\echo not here\n  \\endif\n\
+        \\else\n  \\quit\n\\endif\n\
+        \\if maybe\n  \\echo no\n\\endif\n\
+        select 'partial'\n\\if off\nselect 'dropped'\n\\endif\nas kept;\n\
+        \\else\n\\if true\n\\quit\n\\endif\nselect 'not reached' as r;\n";
+    let (out, err, code) = run(&["-q"], script);
+    assert_eq!(
+        out,
+        "10 x y :p_c\n2\n    s     \n----------\n elif ran\n(1 row)\n\n  kept   \n---------\n partial\n(1 row)\n\n"
+    );
+    assert_eq!(
+        err,
+        "more than one row returned for \\gset\nno rows returned for \\gset\n\
+         unrecognized value \"maybe\" for \"\\if expression\": Boolean expected\n\
+         \\else: no matching \\if\n"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn echo_all_skips_empty_lines_outside_literals() {
+    let script = "-- a\n\nselect 1 as a;\n\n\n\\if false\n\nselect 'x\n\ny';\n\\endif\n\n";
+    let (out, _, _) = run(&["-a", "-q"], script);
+    assert_eq!(
+        out,
+        "-- a\nselect 1 as a;\n a \n---\n 1\n(1 row)\n\n\\if false\nselect 'x\n\ny';\n\\endif\n"
+    );
+}
+
+#[test]
+fn pgtz_pgdatestyle_and_pgoptions_are_the_session_defaults() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "show timezone;\nshow datestyle;\nshow IntervalStyle;\n\
+                  set timezone = 'europe/london';\nshow TimeZone;\nreset timezone;\nshow timezone;\n";
+    let o = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["-q", "-A", "-t"])
+        .env_remove("HEAPDB_DATA")
+        .env("PGTZ", "America/Los_Angeles")
+        .env("PGDATESTYLE", "Postgres, MDY")
+        .env("PGOPTIONS", "-c intervalstyle=postgres_verbose")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .expect("stdin piped")
+                .write_all(script.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("heapdb runs");
+    let (out, err, code) = texts(o);
+    assert_eq!(err, "");
+    let zone_files = Path::new("/usr/share/zoneinfo/Europe/London").exists();
+    if zone_files {
+        assert_eq!(
+            out,
+            "America/Los_Angeles\nPostgres, MDY\npostgres_verbose\nEurope/London\nAmerica/Los_Angeles\n"
+        );
+    }
+    assert_eq!(code, 0);
+    // A value the server would refuse refuses the start.
+    let o = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["-c", "select 1"])
+        .env_remove("HEAPDB_DATA")
+        .env("PGTZ", "nosuch")
+        .output()
+        .expect("heapdb runs");
+    let (out, err, code) = texts(o);
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "heapdb: error: invalid value for parameter \"TimeZone\": \"nosuch\"\n"
+    );
+    assert_eq!(code, 1);
+}

@@ -147,6 +147,18 @@ impl Splitter {
         std::mem::take(&mut self.buffer)
     }
 
+    /// Cuts the query buffer back to `len` bytes (the text of an `\if`
+    /// branch that did not run).
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.buffer.len() && self.buffer.is_char_boundary(len) {
+            self.buffer.truncate(len);
+            self.bad.retain(|(off, _)| *off < len);
+            if len == 0 {
+                self.take_buffer();
+            }
+        }
+    }
+
     /// Clears the query buffer (`\r`, Ctrl-C at the prompt).
     pub fn reset(&mut self) {
         self.take_buffer();

@@ -103,6 +103,8 @@ pub struct Runner {
     pub had_error: bool,
     /// Commits may be acknowledged at the next output ([`ack`]).
     defer_allowed: bool,
+    /// The open `\if` blocks of the script being read.
+    pub(super) cond: super::meta::cond::CondStack,
 }
 
 impl Runner {
@@ -130,6 +132,7 @@ impl Runner {
             last_query: String::new(),
             had_error: false,
             defer_allowed: false,
+            cond: Default::default(),
         }
     }
 
@@ -248,6 +251,10 @@ impl Runner {
         line: u64,
         data: Option<&mut dyn CopyData>,
     ) -> Flow {
+        if !self.cond.active() {
+            // Inside an `\if` branch that does not run.
+            return Flow::Continue;
+        }
         let sql = if vars {
             self.state.vars.substitute_sql(text)
         } else {
@@ -278,9 +285,61 @@ impl Runner {
         self.report(outcome, start.elapsed(), &sql, src, line)
     }
 
+    /// `\gset [PREFIX]`: runs `query` and stores the columns of its one
+    /// row in variables `PREFIX` + column name (a NULL unsets it), printing
+    /// no rows; no row or several are psql's errors.
+    pub(super) fn run_gset(&mut self, query: &str, prefix: &str, src: &Source, line: u64) -> Flow {
+        if !self.cond.active() {
+            return Flow::Continue;
+        }
+        let sql = self.state.vars.substitute_sql(query).into_owned();
+        self.last_query.clear();
+        self.last_query.push_str(&sql);
+        self.apply_commit_ack();
+        let start = Instant::now();
+        self.statement_begins(None);
+        let outcome = self.session.execute(&sql);
+        self.statement_ends();
+        let result = match outcome {
+            Ok(r) => r,
+            Err(e) => return self.report(Err(e), start.elapsed(), &sql, src, line),
+        };
+        self.print_notices(&result, src, line);
+        self.print_timing(start.elapsed(), Some(&result));
+        if !result.returns_rows {
+            if !self.state.quiet && !result.tag.is_empty() {
+                self.print(&format!("{}\n", result.tag));
+            }
+            return Flow::Continue;
+        }
+        let row = match result.rows.as_slice() {
+            [row] => row,
+            [] => return self.shell_error("no rows returned for \\gset", src, line),
+            _ => return self.shell_error("more than one row returned for \\gset", src, line),
+        };
+        let mut text = String::new();
+        for (col, v) in result.columns.iter().zip(row) {
+            let name = format!("{prefix}{}", col.name);
+            let set = if v.is_null() {
+                self.state.vars.unset(&name)
+            } else {
+                text.clear();
+                format_value(v, &mut text);
+                self.state.vars.set(&name, &text)
+            };
+            if let Err(msg) = set {
+                return self.shell_error(&msg, src, line);
+            }
+        }
+        Flow::Continue
+    }
+
     /// A statement whose text was not valid UTF-8 (`message` says where):
     /// an error of that statement (22021), as PostgreSQL answers psql.
     pub fn run_invalid(&mut self, message: &str, src: &Source, line: u64) -> Flow {
+        if !self.cond.active() {
+            return Flow::Continue;
+        }
         let e = Error::new(crate::error::SqlState::CharacterNotInRepertoire, message);
         let e = self.session.fail_statement(e);
         self.report(Err(e), Duration::ZERO, "", src, line)
@@ -297,6 +356,10 @@ impl Runner {
         scan: ScannedInsert,
         lits: &mut Vec<ScannedLiteral>,
     ) -> Flow {
+        if !self.cond.active() {
+            lits.clear();
+            return Flow::Continue;
+        }
         if self.state.echo == super::meta::Echo::Queries {
             self.print(&format!("{text}\n"));
         }
