@@ -86,6 +86,30 @@ pub struct Settings {
     pub intervalstyle: IntervalStyle,
     /// `TimeZone`, canonical (kept and shown; heapdb works in UTC).
     pub timezone: Arc<str>,
+    /// `client_min_messages`: the least severe message level sent to the
+    /// client, as an index into [`MESSAGE_LEVELS`].
+    pub client_min_messages: u8,
+}
+
+/// Message levels from least to most severe, as `client_min_messages`
+/// names them (`INFO` is always sent, so it is not among them).
+pub const MESSAGE_LEVELS: [&str; 9] = [
+    "debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error",
+];
+
+impl Settings {
+    /// Whether a message of `severity` (`NOTICE`, `WARNING`, ...) reaches
+    /// the client: at least `client_min_messages`, or `INFO`.
+    pub fn sends_to_client(&self, severity: &str) -> bool {
+        if severity.eq_ignore_ascii_case("info") {
+            return true;
+        }
+        let rank = MESSAGE_LEVELS
+            .iter()
+            .position(|l| l.eq_ignore_ascii_case(severity))
+            .unwrap_or(MESSAGE_LEVELS.len());
+        rank >= usize::from(self.client_min_messages)
+    }
 }
 
 /// The values of `synchronous_commit`.
@@ -152,6 +176,7 @@ impl Default for Settings {
             datestyle: DateStyle::default(),
             intervalstyle: IntervalStyle::default(),
             timezone: style::default_time_zone(),
+            client_min_messages: 6,
         }
     }
 }
@@ -209,6 +234,8 @@ pub enum Kind {
     IntervalStyle,
     /// A time zone name.
     TimeZone,
+    /// One of these words (any case), stored as its index.
+    Enum(&'static [&'static str]),
 }
 
 /// The stored, typed value of one setting.
@@ -226,6 +253,8 @@ pub enum SettingValue {
     DateStyle(DateStyle),
     /// `IntervalStyle`.
     IntervalStyle(IntervalStyle),
+    /// An index into the words of a [`Kind::Enum`].
+    Enum(u8),
 }
 
 /// One setting: its name, kind, when it may change, a one-line description
@@ -312,6 +341,18 @@ pub static DEFS: &[Def] = &[
         Database,
         "Sets the maximum time between automatic WAL checkpoints."
     ),
+    Def {
+        name: "client_min_messages",
+        kind: Kind::Enum(&MESSAGE_LEVELS),
+        context: Context::User,
+        description: "Sets the message levels that are sent to the client.",
+        get: |s| SettingValue::Enum(s.client_min_messages),
+        put: |s, v| {
+            if let SettingValue::Enum(i) = v {
+                s.client_min_messages = i
+            }
+        },
+    },
     Def {
         name: "DateStyle",
         kind: Kind::DateStyle,
@@ -701,6 +742,14 @@ impl Def {
                 }
             }
             Kind::Text => Err(self.cannot_change()),
+            Kind::Enum(words) => words
+                .iter()
+                .position(|w| w.eq_ignore_ascii_case(value.trim()))
+                .map(|i| SettingValue::Enum(i as u8))
+                .ok_or_else(|| {
+                    self.invalid(value)
+                        .with_hint(format!("Available values: {}.", words.join(", ")))
+                }),
             Kind::DateStyle | Kind::IntervalStyle | Kind::TimeZone => {
                 self.parse_for(value, &Settings::default())
             }
@@ -757,6 +806,12 @@ impl Def {
             (SettingValue::Text(t), _) => t.clone(),
             (SettingValue::DateStyle(d), _) => d.text(),
             (SettingValue::IntervalStyle(i), _) => i.name().to_string(),
+            (SettingValue::Enum(i), Kind::Enum(words)) => words
+                .get(usize::from(*i))
+                .copied()
+                .unwrap_or("")
+                .to_string(),
+            (SettingValue::Enum(i), _) => i.to_string(),
             (SettingValue::Int(n), _) => n.to_string(),
         }
     }

@@ -693,3 +693,26 @@ fn pgtz_pgdatestyle_and_pgoptions_are_the_session_defaults() {
     );
     assert_eq!(code, 1);
 }
+
+#[test]
+fn client_min_messages_hides_notices_and_connect_starts_a_new_session() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, err, code) = texts(run_in(
+        &dir.path().join("db"),
+        &["-q"],
+        "set client_min_messages = warning;\ndrop table if exists nosuch;\n\
+         reset client_min_messages;\ndrop table if exists nosuch;\n\
+         set work_mem = '1MB';\nbegin;\ncreate table t (a int);\n\\c -\n\
+         show work_mem;\nselect * from t;\n\\c other\n\\connect - bob\n",
+    ));
+    assert_eq!(out, " work_mem \n----------\n 4MB\n(1 row)\n\n");
+    assert_eq!(
+        err,
+        "NOTICE:  table \"nosuch\" does not exist, skipping\n\
+         ERROR:  relation \"t\" does not exist\nLINE 1: select * from t;\n                      ^\n\
+         \\connect: database \"other\" does not exist (heapdb serves \"db\" only)\n\
+         Previous connection kept\n\
+         \\connect: role \"bob\" does not exist (heapdb has no roles)\nPrevious connection kept\n"
+    );
+    assert_eq!(code, 0);
+}

@@ -458,6 +458,10 @@ impl Session {
             }
         }?;
         result.buffers = BufferUsage::current().since(&buffers_before);
+        let settings = &self.settings;
+        result
+            .notices
+            .retain(|n| settings.sends_to_client(n.severity));
         Ok(result)
     }
 

@@ -285,6 +285,45 @@ impl Runner {
         self.report(outcome, start.elapsed(), &sql, src, line)
     }
 
+    /// `\c [DBNAME [USER]]`: replaces the session with a new one on the
+    /// same database (settings back to their defaults; an open transaction
+    /// rolls back, as when psql's old connection closes). Another database
+    /// or a user is an error: heapdb serves one database and has no users.
+    pub(super) fn reconnect(
+        &mut self,
+        db: Option<&str>,
+        user: Option<&str>,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
+        let name = super::prompt::database_name(&self.data_dir);
+        if let Some(other) = db.filter(|d| *d != "-" && *d != name) {
+            let msg = format!(
+                "\\connect: database \"{other}\" does not exist (heapdb serves \"{name}\" only)\nPrevious connection kept"
+            );
+            return self.shell_error(&msg, src, line);
+        }
+        if let Some(u) = user.filter(|u| *u != "-") {
+            let msg = format!(
+                "\\connect: role \"{u}\" does not exist (heapdb has no roles)\nPrevious connection kept"
+            );
+            return self.shell_error(&msg, src, line);
+        }
+        // The old session's deferred commits are acknowledged first.
+        self.finish();
+        let mut session = self.session.database().session();
+        if let Some(t) = &self.progress {
+            session.set_progress(Some(t.hook()));
+        }
+        // Dropping the old session rolls back what it left open.
+        self.session = session;
+        self.apply_commit_ack();
+        if !self.state.quiet {
+            self.print(&format!("You are now connected to database \"{name}\".\n"));
+        }
+        Flow::Continue
+    }
+
     /// `\gset [PREFIX]`: runs `query` and stores the columns of its one
     /// row in variables `PREFIX` + column name (a NULL unsets it), printing
     /// no rows; no row or several are psql's errors.

@@ -453,6 +453,9 @@ impl Runner {
                 ));
                 Flow::Continue
             }
+            MetaCommand::Connect(db, user) => {
+                self.reconnect(db.as_deref(), user.as_deref(), src, line)
+            }
             MetaCommand::Describe { pattern, plus } => {
                 self.describe(pattern.as_deref(), plus, src, line)
             }

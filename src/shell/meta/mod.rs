@@ -109,6 +109,10 @@ pub enum MetaCommand {
     Setenv(String, Option<String>),
     /// `\getenv VAR NAME`: copy environment variable NAME into VAR.
     Getenv(String, String),
+    /// `\c [DBNAME [USER]]` / `\connect`: a new session on the same
+    /// database (`-` or the database's own name; heapdb has no users, so
+    /// only `-` names the user).
+    Connect(Option<String>, Option<String>),
     /// `\gset [PREFIX]`: run the query buffer and store its one row's
     /// columns in variables named PREFIX and the column name.
     Gset(Option<String>),
@@ -422,6 +426,11 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
             },
         },
         "conninfo" => ConnInfo,
+        "c" | "connect" => {
+            let db = lx.next_arg();
+            let user = db.as_ref().and_then(|_| lx.next_arg());
+            Connect(db, user)
+        }
         "g" => Go,
         "gx" => GoExpanded,
         "gset" => Gset(lx.next_arg()),
