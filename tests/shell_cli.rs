@@ -716,3 +716,34 @@ fn client_min_messages_hides_notices_and_connect_starts_a_new_session() {
     );
     assert_eq!(code, 0);
 }
+
+#[test]
+fn backslash_semicolon_sends_several_statements_as_one_string() {
+    // psql 15 and PostgreSQL 15 printed the same for this script: every
+    // result shown, the first error ends the string, and outside a block
+    // the string is one transaction (the first INSERT is undone).
+    let (out, err, code) = run(
+        &["-q"],
+        "create table semi (a int);\n\
+         select 1 as one \\; select 2 as two;\n\
+         insert into semi values (1) \\; select 1/0 \\; insert into semi values (2);\n\
+         select count(*) from semi;\n\
+         select 5 \\; select 6 + \\; select 7;\n\
+         begin \\; insert into semi values (3) \\; select 9/0 as nine \\; rollback \\; select 10 as ten;\n\
+         rollback;\nselect count(*) from semi;\n\
+         copy (select 1) to stdout\\; select 3 as three;\n",
+    );
+    assert_eq!(
+        out,
+        " one \n-----\n   1\n(1 row)\n\n two \n-----\n   2\n(1 row)\n\n\
+         \x20count \n-------\n     0\n(1 row)\n\n\
+         \x20count \n-------\n     0\n(1 row)\n\n1\n three \n-------\n     3\n(1 row)\n\n"
+    );
+    assert_eq!(
+        err,
+        "ERROR:  division by zero\n\
+         ERROR:  syntax error at or near \";\"\nLINE 1: select 5 ; select 6 + ; select 7;\n                              ^\n\
+         ERROR:  division by zero\n"
+    );
+    assert_eq!(code, 0);
+}

@@ -12,6 +12,8 @@
 //!   of the text like any other line;
 //! - bytes that are not UTF-8 make their statement an error of its own
 //!   ([`Item::Invalid`]), with PostgreSQL's message; the script goes on;
+//! - `\;` is a `;` that does not end the statement: what it joins runs as
+//!   one query string of several statements;
 //! - a backslash outside quotes and comments starts a meta-command that runs
 //!   to the end of the line; SQL before it stays in the query buffer (so
 //!   `select 1 \g` leaves `select 1 ` there for `\g` to run);
@@ -383,6 +385,14 @@ impl Splitter {
                             self.copy(line, copied..i + 1);
                             out.push_back(self.statement(lineno));
                             i += 1;
+                            copied = i;
+                        }
+                        b'\\' if b.get(i + 1) == Some(&b';') => {
+                            // psql's `\;`: a semicolon that does not end the
+                            // statement (several go to the server as one).
+                            self.copy(line, copied..i);
+                            self.buffer.push(';');
+                            i += 2;
                             copied = i;
                         }
                         b'\\' => {
@@ -770,6 +780,17 @@ mod tests {
             vec![
                 sql("select 'multi\nline; still' ;", 2),
                 sql("select /* a /* nested ; */ ; */ 1;", 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn backslash_semicolon_joins_statements() {
+        assert_eq!(
+            items("select 1 \\; select 2;\nselect 3\\;\nselect 4;\n"),
+            vec![
+                sql("select 1 ; select 2;", 1),
+                sql("select 3;\nselect 4;", 3)
             ]
         );
     }

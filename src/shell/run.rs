@@ -249,7 +249,7 @@ impl Runner {
         vars: bool,
         src: &Source,
         line: u64,
-        data: Option<&mut dyn CopyData>,
+        mut data: Option<&mut dyn CopyData>,
     ) -> Flow {
         if !self.cond.active() {
             // Inside an `\if` branch that does not run.
@@ -262,6 +262,9 @@ impl Runner {
         };
         if self.state.echo == super::meta::Echo::Queries {
             self.print(&format!("{sql}\n"));
+        }
+        if let Some(flow) = self.run_several(&sql, src, line, reborrow(&mut data)) {
+            return flow;
         }
         // Kept in its buffer: no allocation per statement.
         self.last_query.clear();
@@ -283,6 +286,57 @@ impl Runner {
         let start = Instant::now();
         let outcome = self.execute(&sql, None);
         self.report(outcome, start.elapsed(), &sql, src, line)
+    }
+
+    /// A query string of several statements (joined by `\;`), which psql
+    /// 15 sends as one and whose every result it shows: each statement runs
+    /// and prints in turn, the first error ends the string, and, as
+    /// PostgreSQL runs such a string, outside a transaction block they make
+    /// one implicit transaction (unless they control transactions
+    /// themselves). Text that does not parse fails whole, as one statement.
+    /// `None` for a single statement.
+    fn run_several(
+        &mut self,
+        sql: &str,
+        src: &Source,
+        line: u64,
+        mut data: Option<&mut dyn CopyData>,
+    ) -> Option<Flow> {
+        let body = sql.trim_end();
+        let body = body.strip_suffix(';').unwrap_or(body);
+        if !body.contains(';') {
+            return None;
+        }
+        let pieces = heapdb_grammar::split_statements(sql);
+        if pieces.len() < 2
+            || pieces.iter().any(|p| p.text.starts_with('\\'))
+            || heapdb_grammar::parse(sql).is_err()
+        {
+            return None;
+        }
+        let controls = pieces.iter().any(|p| controls_transactions(p.text));
+        let implicit = !controls && self.session.txn_status() == crate::session::TxnStatus::Idle;
+        if implicit {
+            let _ = self.session.execute("BEGIN");
+        }
+        let errors_before = std::mem::replace(&mut self.had_error, false);
+        let mut flow = Flow::Continue;
+        for p in &pieces {
+            flow = self.run_sql_data(p.text, false, src, line, reborrow(&mut data));
+            if self.had_error || flow != Flow::Continue {
+                break;
+            }
+        }
+        if implicit {
+            let end = if self.had_error { "ROLLBACK" } else { "COMMIT" };
+            if let Err(e) = self.session.execute(end) {
+                let text = format_error(&e, None, None);
+                self.eprint(&text);
+                self.had_error = true;
+            }
+        }
+        self.had_error |= errors_before;
+        Some(flow)
     }
 
     /// `\c [DBNAME [USER]]`: replaces the session with a new one on the
@@ -565,6 +619,37 @@ impl Runner {
             self.print(&format!("{line}\n"));
         }
     }
+}
+
+/// A shorter borrow of a COPY data source, to lend it again.
+fn reborrow<'a>(data: &'a mut Option<&mut dyn CopyData>) -> Option<&'a mut dyn CopyData> {
+    match data {
+        Some(d) => Some(&mut **d),
+        None => None,
+    }
+}
+
+/// Whether `sql` starts or ends a transaction block, or works inside one
+/// (its first word).
+fn controls_transactions(sql: &str) -> bool {
+    let word: String = sql
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(
+        word.as_str(),
+        "begin"
+            | "start"
+            | "commit"
+            | "end"
+            | "rollback"
+            | "abort"
+            | "savepoint"
+            | "release"
+            | "prepare"
+    )
 }
 
 /// Whether `sql` is a COPY statement or a `\copy` (its first word).
