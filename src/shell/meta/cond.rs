@@ -53,9 +53,9 @@ impl CondStack {
     /// Whether statements and commands run here (every block is in a
     /// branch that runs).
     pub fn active(&self) -> bool {
-        self.entries
-            .last()
-            .is_none_or(|e| matches!(e.state, IfState::True | IfState::ElseTrue))
+        self.entries.last().map_or(true, |e| {
+            matches!(e.state, IfState::True | IfState::ElseTrue)
+        })
     }
 
     /// Whether no block is open.
