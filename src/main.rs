@@ -69,6 +69,14 @@ fn run(args: &Args) -> u8 {
     if let Some(huge) = args.huge_pages {
         settings.huge_pages = huge;
     }
+    // What a libpq client passes from its environment: the session's
+    // defaults; a value the server would refuse refuses the start.
+    let from_env = heapdb::shell::client_env::client_settings(|k| std::env::var(k).ok())
+        .and_then(|pairs| heapdb::shell::client_env::apply(&mut settings, &pairs));
+    if let Err(msg) = from_env {
+        eprintln!("heapdb: error: {msg}");
+        return 1;
+    }
     let db = match Database::open_with(&dir, settings) {
         Ok(db) => db,
         Err(e) => {

@@ -25,7 +25,12 @@
 //! Invariant: a [`Settings`] value always holds valid values; `set` checks
 //! the whole input before changing anything.
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result, SqlState};
+
+mod style;
+pub use style::{DateFormat, DateOrder, DateStyle, IntervalStyle};
 
 /// Every setting heapdb has, typed. Memory sizes are in kB, ring sizes in kB,
 /// times in seconds, as PostgreSQL's base units.
@@ -78,6 +83,36 @@ pub struct Settings {
     /// pages: a scan of a cached table then takes ~1/512 of the TLB misses);
     /// fixed while open.
     pub huge_pages: bool,
+    /// `DateStyle`: how dates are written and read.
+    pub datestyle: DateStyle,
+    /// `IntervalStyle`: how intervals are written.
+    pub intervalstyle: IntervalStyle,
+    /// `TimeZone`, canonical (kept and shown; heapdb works in UTC).
+    pub timezone: Arc<str>,
+    /// `client_min_messages`: the least severe message level sent to the
+    /// client, as an index into [`MESSAGE_LEVELS`].
+    pub client_min_messages: u8,
+}
+
+/// Message levels from least to most severe, as `client_min_messages`
+/// names them (`INFO` is always sent, so it is not among them).
+pub const MESSAGE_LEVELS: [&str; 9] = [
+    "debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error",
+];
+
+impl Settings {
+    /// Whether a message of `severity` (`NOTICE`, `WARNING`, ...) reaches
+    /// the client: at least `client_min_messages`, or `INFO`.
+    pub fn sends_to_client(&self, severity: &str) -> bool {
+        if severity.eq_ignore_ascii_case("info") {
+            return true;
+        }
+        let rank = MESSAGE_LEVELS
+            .iter()
+            .position(|l| l.eq_ignore_ascii_case(severity))
+            .unwrap_or(MESSAGE_LEVELS.len());
+        rank >= usize::from(self.client_min_messages)
+    }
 }
 
 /// The values of `synchronous_commit`.
@@ -142,6 +177,10 @@ impl Default for Settings {
             checkpoint_timeout_s: 300,
             wal_compression: true,
             huge_pages: true,
+            datestyle: DateStyle::default(),
+            intervalstyle: IntervalStyle::default(),
+            timezone: style::default_time_zone(),
+            client_min_messages: 6,
         }
     }
 }
@@ -200,6 +239,14 @@ pub enum Kind {
     SyncCommit,
     /// A read-only text value.
     Text,
+    /// `DateStyle`'s list of key words.
+    DateStyle,
+    /// `IntervalStyle`'s words.
+    IntervalStyle,
+    /// A time zone name.
+    TimeZone,
+    /// One of these words (any case), stored as its index.
+    Enum(&'static [&'static str]),
 }
 
 /// The stored, typed value of one setting.
@@ -213,14 +260,21 @@ pub enum SettingValue {
     Bool(bool),
     /// `synchronous_commit`.
     SyncCommit(SyncCommit),
-    /// A read-only text value.
+    /// A text value (read-only, or a time zone).
     Text(String),
+    /// `DateStyle`.
+    DateStyle(DateStyle),
+    /// `IntervalStyle`.
+    IntervalStyle(IntervalStyle),
+    /// An index into the words of a [`Kind::Enum`].
+    Enum(u8),
 }
 
 /// One setting: its name, kind, when it may change, a one-line description
 /// (PostgreSQL's where it has the setting) and its accessors.
 pub struct Def {
-    /// The name, lower case, as SET and SHOW take it.
+    /// The name as PostgreSQL spells it (`work_mem`, `TimeZone`); SET and
+    /// SHOW take it in any case.
     pub name: &'static str,
     /// Value shape and bounds.
     pub kind: Kind,
@@ -270,7 +324,8 @@ macro_rules! bool_def {
     };
 }
 
-/// All settings, sorted by name (`SHOW ALL` prints them in this order).
+/// All settings, sorted by name case-blind (`SHOW ALL` prints them in this
+/// order).
 pub static DEFS: &[Def] = &[
     int_def!(
         "bulkread_ring_size",
@@ -299,6 +354,30 @@ pub static DEFS: &[Def] = &[
         Database,
         "Sets the maximum time between automatic WAL checkpoints."
     ),
+    Def {
+        name: "client_min_messages",
+        kind: Kind::Enum(&MESSAGE_LEVELS),
+        context: Context::User,
+        description: "Sets the message levels that are sent to the client.",
+        get: |s| SettingValue::Enum(s.client_min_messages),
+        put: |s, v| {
+            if let SettingValue::Enum(i) = v {
+                s.client_min_messages = i
+            }
+        },
+    },
+    Def {
+        name: "DateStyle",
+        kind: Kind::DateStyle,
+        context: Context::User,
+        description: "Sets the display format for date and time values.",
+        get: |s| SettingValue::DateStyle(s.datestyle),
+        put: |s, v| {
+            if let SettingValue::DateStyle(d) = v {
+                s.datestyle = d
+            }
+        },
+    },
     int_def!(
         "default_statistics_target",
         default_statistics_target,
@@ -351,6 +430,18 @@ pub static DEFS: &[Def] = &[
         put: |s, v| {
             if let SettingValue::Bool(b) = v {
                 s.huge_pages = b
+            }
+        },
+    },
+    Def {
+        name: "IntervalStyle",
+        kind: Kind::IntervalStyle,
+        context: Context::User,
+        description: "Sets the display format for interval values.",
+        get: |s| SettingValue::IntervalStyle(s.intervalstyle),
+        put: |s, v| {
+            if let SettingValue::IntervalStyle(i) = v {
+                s.intervalstyle = i
             }
         },
     },
@@ -437,6 +528,18 @@ pub static DEFS: &[Def] = &[
             }
         },
     },
+    Def {
+        name: "TimeZone",
+        kind: Kind::TimeZone,
+        context: Context::User,
+        description: "Sets the time zone for displaying and interpreting time stamps.",
+        get: |s| SettingValue::Text(s.timezone.to_string()),
+        put: |s, v| {
+            if let SettingValue::Text(t) = v {
+                s.timezone = Arc::from(t)
+            }
+        },
+    },
     int_def!(
         "vacuum_ring_size",
         vacuum_ring_kb,
@@ -471,13 +574,14 @@ pub static DEFS: &[Def] = &[
 
 /// Finds a setting by name, case-insensitively.
 pub fn lookup(name: &str) -> Result<&'static Def> {
-    let lower = name.to_ascii_lowercase();
-    DEFS.iter().find(|d| d.name == lower).ok_or_else(|| {
-        Error::new(
-            SqlState::UndefinedObject,
-            format!("unrecognized configuration parameter \"{name}\""),
-        )
-    })
+    DEFS.iter()
+        .find(|d| d.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            Error::new(
+                SqlState::UndefinedObject,
+                format!("unrecognized configuration parameter \"{name}\""),
+            )
+        })
 }
 
 impl Settings {
@@ -499,7 +603,7 @@ impl Settings {
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         let def = lookup(name)?;
         def.check_session_settable()?;
-        let parsed = def.parse(value)?;
+        let parsed = def.parse_for(value, self)?;
         (def.put)(self, parsed);
         Ok(())
     }
@@ -511,7 +615,7 @@ impl Settings {
         if def.context == Context::Internal {
             return Err(def.cannot_change());
         }
-        let parsed = def.parse(value)?;
+        let parsed = def.parse_for(value, self)?;
         (def.put)(self, parsed);
         Ok(())
     }
@@ -603,6 +707,32 @@ impl Def {
 
     /// Parses `value` as this setting's input, with PostgreSQL's errors.
     pub fn parse(&self, value: &str) -> Result<SettingValue> {
+        self.parse_for(value, &Settings::default())
+    }
+
+    /// Parses `value` as this setting's input when the settings are
+    /// `current` (a `DateStyle` list changes only what it names).
+    pub fn parse_for(&self, value: &str, current: &Settings) -> Result<SettingValue> {
+        match self.kind {
+            Kind::DateStyle => DateStyle::parse(value, current.datestyle)
+                .map(SettingValue::DateStyle)
+                .map_err(|detail| self.invalid(value).with_detail(detail)),
+            Kind::IntervalStyle => IntervalStyle::parse(value)
+                .map(SettingValue::IntervalStyle)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = IntervalStyle::NAMES.iter().map(|(n, _)| *n).collect();
+                    self.invalid(value)
+                        .with_hint(format!("Available values: {}.", names.join(", ")))
+                }),
+            Kind::TimeZone => style::parse_time_zone(value)
+                .map(SettingValue::Text)
+                .ok_or_else(|| self.invalid(value)),
+            _ => self.parse_plain(value),
+        }
+    }
+
+    /// [`Def::parse_for`] for the kinds that do not depend on the settings.
+    fn parse_plain(&self, value: &str) -> Result<SettingValue> {
         match self.kind {
             Kind::Int { min, max, unit } => {
                 let n = self.parse_int(value, unit)?;
@@ -659,6 +789,17 @@ impl Def {
                 }
             }
             Kind::Text => Err(self.cannot_change()),
+            Kind::Enum(words) => words
+                .iter()
+                .position(|w| w.eq_ignore_ascii_case(value.trim()))
+                .map(|i| SettingValue::Enum(i as u8))
+                .ok_or_else(|| {
+                    self.invalid(value)
+                        .with_hint(format!("Available values: {}.", words.join(", ")))
+                }),
+            Kind::DateStyle | Kind::IntervalStyle | Kind::TimeZone => {
+                self.parse_for(value, &Settings::default())
+            }
         }
     }
 
@@ -711,6 +852,14 @@ impl Def {
             (SettingValue::Bool(b), _) => if *b { "on" } else { "off" }.to_string(),
             (SettingValue::SyncCommit(c), _) => c.name().to_string(),
             (SettingValue::Text(t), _) => t.clone(),
+            (SettingValue::DateStyle(d), _) => d.text(),
+            (SettingValue::IntervalStyle(i), _) => i.name().to_string(),
+            (SettingValue::Enum(i), Kind::Enum(words)) => words
+                .get(usize::from(*i))
+                .copied()
+                .unwrap_or("")
+                .to_string(),
+            (SettingValue::Enum(i), _) => i.to_string(),
             (SettingValue::Int(n), _) => n.to_string(),
         }
     }
@@ -952,6 +1101,8 @@ mod tests {
         assert!(!s.huge_pages);
         assert!(s.set("huge_pages", "on").is_err(), "fixed while open");
         assert_eq!(s.show_all().len(), DEFS.len());
-        assert!(DEFS.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(DEFS
+            .windows(2)
+            .all(|w| w[0].name.to_ascii_lowercase() < w[1].name.to_ascii_lowercase()));
     }
 }

@@ -506,3 +506,244 @@ fn gx_expands_one_query_and_reruns_the_last() {
     );
     assert_eq!((err.as_str(), code), ("", 0));
 }
+
+/// Runs heapdb in a fresh data directory on `stdin` as raw bytes.
+fn run_bytes(args: &[&str], stdin: &[u8]) -> (String, String, i32) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(args)
+        .env_remove("HEAPDB_DATA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start heapdb");
+    let mut input = child.stdin.take().expect("stdin piped");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    let o = child.wait_with_output().expect("heapdb runs");
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn invalid_utf8_fails_its_statement_and_the_script_goes_on() {
+    // psql 15 against PostgreSQL 15 printed exactly this, and exited 0.
+    let script = b"select 1 as a;\nselect 'a\xffb' as x;\nselect 'x\xc3(' ;\nselect 2 as b;\n";
+    let (out, err, code) = run_bytes(&[], script);
+    assert_eq!(out, " a \n---\n 1\n(1 row)\n\n b \n---\n 2\n(1 row)\n\n");
+    assert_eq!(
+        err,
+        "ERROR:  invalid byte sequence for encoding \"UTF8\": 0xff\n\
+         ERROR:  invalid byte sequence for encoding \"UTF8\": 0xc3 0x28\n"
+    );
+    assert_eq!(code, 0);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.sql");
+    std::fs::write(&path, script).expect("write script");
+    let (_, err, code) = run_bytes(&["-f", path.to_str().expect("utf-8 path")], b"");
+    let name = path.display();
+    assert_eq!(
+        err,
+        format!(
+            "heapdb:{name}:2: ERROR:  invalid byte sequence for encoding \"UTF8\": 0xff\n\
+             heapdb:{name}:3: ERROR:  invalid byte sequence for encoding \"UTF8\": 0xc3 0x28\n"
+        )
+    );
+    assert_eq!(code, 0);
+    // Under ON_ERROR_STOP it stops the script with status 3, as psql.
+    let (out, _, code) = run_bytes(&["-v", "ON_ERROR_STOP=1"], script);
+    assert_eq!(out, " a \n---\n 1\n(1 row)\n\n");
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn invalid_utf8_inside_a_block_aborts_it() {
+    let script = b"create table t (a text);\nbegin;\ninsert into t values ('ok');\n\
+                   insert into t values ('\xe9t\xe9');\ncommit;\nselect count(*) from t;\n";
+    let (out, err, _) = run_bytes(&["-q", "-t"], script);
+    assert_eq!(out, "     0\n\n");
+    assert_eq!(
+        err,
+        "ERROR:  invalid byte sequence for encoding \"UTF8\": 0xe9 0x74 0xe9\n"
+    );
+}
+
+#[test]
+fn blank_lines_inside_literals_quoted_names_and_comments_are_kept() {
+    let script = "create table \"a\n\nb\" (v text);\n\
+                  insert into \"a\n\nb\" values ('x\n\ny'), ($$p\n\n\nq$$), (E'e\n\nf');\n\
+                  select /* one\n\ntwo */ length(v), v from \"a\n\nb\" order by v;\n";
+    let (out, err, code) = run(&["-A", "-t", "-q"], script);
+    assert_eq!(err, "");
+    assert_eq!(out, "4|e\n\nf\n5|p\n\n\nq\n4|x\n\ny\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_syntax_error_inside_a_block_aborts_it() {
+    let (out, err, code) = run(
+        &[],
+        "begin;\ncreate table tt (a int);\ninsert into tt values (1);\nselec oops;\n\
+         select 1;\ncommit;\nselect * from tt;\n",
+    );
+    assert_eq!(out, "BEGIN\nCREATE TABLE\nINSERT 0 1\nROLLBACK\n");
+    assert_eq!(
+        err,
+        "ERROR:  syntax error at or near \"selec\"\nLINE 1: selec oops;\n        ^\n\
+         ERROR:  current transaction is aborted, commands ignored until end of transaction block\n\
+         ERROR:  relation \"tt\" does not exist\nLINE 1: select * from tt;\n                      ^\n"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn gset_and_conditionals_follow_psql() {
+    // psql 15 printed exactly this for the same script.
+    let script = "select 10 as a, 'x y' as b, null as c \\gset p_\n\
+        \\echo :p_a :p_b :p_c\n\
+        select 1 as n from generate_series(1,2) \\gset\n\
+        select 1 as n where false \\gset\n\
+        select 2 as x \\gset \\echo :x\n\
+        select true as ok \\gset\n\
+        \\if :ok\n  \\if no\n    select 'skipped' as s;\n    \\echo :nosuch\n\
+          \\elif 1\n    select 'elif ran' as s;\n  \\else\n    \\echo not here\n  \\endif\n\
+        \\else\n  \\quit\n\\endif\n\
+        \\if maybe\n  \\echo no\n\\endif\n\
+        select 'partial'\n\\if off\nselect 'dropped'\n\\endif\nas kept;\n\
+        \\else\n\\if true\n\\quit\n\\endif\nselect 'not reached' as r;\n";
+    let (out, err, code) = run(&["-q"], script);
+    assert_eq!(
+        out,
+        "10 x y :p_c\n2\n    s     \n----------\n elif ran\n(1 row)\n\n  kept   \n---------\n partial\n(1 row)\n\n"
+    );
+    assert_eq!(
+        err,
+        "more than one row returned for \\gset\nno rows returned for \\gset\n\
+         unrecognized value \"maybe\" for \"\\if expression\": Boolean expected\n\
+         \\else: no matching \\if\n"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn echo_all_skips_empty_lines_outside_literals() {
+    let script = "-- a\n\nselect 1 as a;\n\n\n\\if false\n\nselect 'x\n\ny';\n\\endif\n\n";
+    let (out, _, _) = run(&["-a", "-q"], script);
+    assert_eq!(
+        out,
+        "-- a\nselect 1 as a;\n a \n---\n 1\n(1 row)\n\n\\if false\nselect 'x\n\ny';\n\\endif\n"
+    );
+}
+
+#[test]
+fn pgtz_pgdatestyle_and_pgoptions_are_the_session_defaults() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "show timezone;\nshow datestyle;\nshow IntervalStyle;\n\
+                  set timezone = 'europe/london';\nshow TimeZone;\nreset timezone;\nshow timezone;\n";
+    let o = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["-q", "-A", "-t"])
+        .env_remove("HEAPDB_DATA")
+        .env("PGTZ", "America/Los_Angeles")
+        .env("PGDATESTYLE", "Postgres, MDY")
+        .env("PGOPTIONS", "-c intervalstyle=postgres_verbose")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .expect("stdin piped")
+                .write_all(script.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("heapdb runs");
+    let (out, err, code) = texts(o);
+    assert_eq!(err, "");
+    let zone_files = Path::new("/usr/share/zoneinfo/Europe/London").exists();
+    if zone_files {
+        assert_eq!(
+            out,
+            "America/Los_Angeles\nPostgres, MDY\npostgres_verbose\nEurope/London\nAmerica/Los_Angeles\n"
+        );
+    }
+    assert_eq!(code, 0);
+    // A value the server would refuse refuses the start.
+    let o = Command::new(BIN)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["-c", "select 1"])
+        .env_remove("HEAPDB_DATA")
+        .env("PGTZ", "nosuch")
+        .output()
+        .expect("heapdb runs");
+    let (out, err, code) = texts(o);
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "heapdb: error: invalid value for parameter \"TimeZone\": \"nosuch\"\n"
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn client_min_messages_hides_notices_and_connect_starts_a_new_session() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, err, code) = texts(run_in(
+        &dir.path().join("db"),
+        &["-q"],
+        "set client_min_messages = warning;\ndrop table if exists nosuch;\n\
+         reset client_min_messages;\ndrop table if exists nosuch;\n\
+         set work_mem = '1MB';\nbegin;\ncreate table t (a int);\n\\c -\n\
+         show work_mem;\nselect * from t;\n\\c other\n\\connect - bob\n",
+    ));
+    assert_eq!(out, " work_mem \n----------\n 4MB\n(1 row)\n\n");
+    assert_eq!(
+        err,
+        "NOTICE:  table \"nosuch\" does not exist, skipping\n\
+         ERROR:  relation \"t\" does not exist\nLINE 1: select * from t;\n                      ^\n\
+         \\connect: database \"other\" does not exist (heapdb serves \"db\" only)\n\
+         Previous connection kept\n\
+         \\connect: role \"bob\" does not exist (heapdb has no roles)\nPrevious connection kept\n"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn backslash_semicolon_sends_several_statements_as_one_string() {
+    // psql 15 and PostgreSQL 15 printed the same for this script: every
+    // result shown, the first error ends the string, and outside a block
+    // the string is one transaction (the first INSERT is undone).
+    let (out, err, code) = run(
+        &["-q"],
+        "create table semi (a int);\n\
+         select 1 as one \\; select 2 as two;\n\
+         insert into semi values (1) \\; select 1/0 \\; insert into semi values (2);\n\
+         select count(*) from semi;\n\
+         select 5 \\; select 6 + \\; select 7;\n\
+         begin \\; insert into semi values (3) \\; select 9/0 as nine \\; rollback \\; select 10 as ten;\n\
+         rollback;\nselect count(*) from semi;\n\
+         copy (select 1) to stdout\\; select 3 as three;\n",
+    );
+    assert_eq!(
+        out,
+        " one \n-----\n   1\n(1 row)\n\n two \n-----\n   2\n(1 row)\n\n\
+         \x20count \n-------\n     0\n(1 row)\n\n\
+         \x20count \n-------\n     0\n(1 row)\n\n1\n three \n-------\n     3\n(1 row)\n\n"
+    );
+    assert_eq!(
+        err,
+        "ERROR:  division by zero\n\
+         ERROR:  syntax error at or near \";\"\nLINE 1: select 5 ; select 6 + ; select 7;\n                              ^\n\
+         ERROR:  division by zero\n"
+    );
+    assert_eq!(code, 0);
+}

@@ -279,3 +279,39 @@ fn a_long_scan_shows_a_progress_bar_on_the_terminal_only() {
     t.expect("db=> ");
     t.quit();
 }
+
+#[test]
+fn history_is_saved_where_its_directory_is_missing_and_a_failure_is_told_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("db");
+    let hist = dir.path().join("share/heapdb/hist");
+    let mut t = Term::start(&data, &hist);
+    t.expect("db=> ");
+    t.send("select 'kept' as h;\r");
+    t.expect("kept\r\n(1 row)");
+    t.expect("db=> ");
+    t.quit();
+    let saved = std::fs::read_to_string(&hist).expect("history file written");
+    assert!(saved.contains("select 'kept' as h;"), "{saved:?}");
+
+    // A directory that cannot be made (a file is in the way): one warning.
+    let blocked = dir.path().join("file");
+    std::fs::write(&blocked, "").expect("write file");
+    let hist = blocked.join("hist");
+    let mut t = Term::start(&data, &hist);
+    t.expect("db=> ");
+    t.send("select 1 as one;\r");
+    let warning = format!(
+        "heapdb: warning: could not save history to file \"{}\": Not a directory",
+        hist.display()
+    );
+    t.expect(&warning);
+    t.expect("db=> ");
+    t.send("select 2 as two;\r");
+    t.expect(" two \r\n");
+    t.expect("db=> ");
+    let transcript = t.transcript.clone();
+    t.quit();
+    let transcript = transcript.lock().expect("transcript").clone();
+    assert_eq!(transcript.matches(&warning).count(), 1, "{transcript:?}");
+}

@@ -258,6 +258,17 @@ impl Session {
         }
     }
 
+    /// Records `e`, an error of a statement that never ran (it did not
+    /// parse, or its text was not valid UTF-8), and hands it back: as for
+    /// any failed statement, a transaction block it was in is aborted
+    /// (later statements get 25P02 and COMMIT rolls back).
+    pub fn fail_statement(&mut self, e: Error) -> Error {
+        if let Some(t) = self.txn.as_mut().filter(|t| t.block) {
+            t.failed = true;
+        }
+        e
+    }
+
     /// Runs every statement of `sql` and returns the result of the last one
     /// (rows collected). Stops at the first error.
     pub fn execute(&mut self, sql: &str) -> Result<QueryResult> {
@@ -287,7 +298,7 @@ impl Session {
             let parse = start.elapsed();
             return self.run_scanned(sql, scan, parse, sink);
         }
-        let stmts = heapdb_grammar::parse(sql).map_err(parse_error)?;
+        let stmts = heapdb_grammar::parse(sql).map_err(|e| self.fail_statement(parse_error(e)))?;
         let parse = start.elapsed();
         if stmts.is_empty() {
             return Ok(QueryResult::empty(""));
@@ -447,6 +458,10 @@ impl Session {
             }
         }?;
         result.buffers = BufferUsage::current().since(&buffers_before);
+        let settings = &self.settings;
+        result
+            .notices
+            .retain(|n| settings.sends_to_client(n.severity));
         Ok(result)
     }
 

@@ -86,13 +86,17 @@ impl Session {
                 .collect();
             return Ok(r);
         }
-        let value = if name == "transaction_isolation" {
-            match self.txn.as_ref().map(|t| t.isolation) {
+        let (name, value) = if name == "transaction_isolation" {
+            let value = match self.txn.as_ref().map(|t| t.isolation) {
                 Some(super::Isolation::RepeatableRead) => "repeatable read".to_string(),
                 _ => "read committed".to_string(),
-            }
+            };
+            (name, value)
         } else {
-            self.settings.show(&name)?
+            // The column is named as PostgreSQL spells the setting
+            // (`TimeZone`), whatever case it was asked in.
+            let def = crate::settings::lookup(&name)?;
+            (def.name.to_string(), self.settings.show(&name)?)
         };
         r.columns = vec![Column {
             name,

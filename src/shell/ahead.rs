@@ -264,6 +264,7 @@ fn is_sync(item: &Item) -> bool {
         // Substituted variables could turn it into a COPY.
         Item::Sql { text, vars, .. } => *vars || contains_copy(text),
         Item::Meta { .. } | Item::Echo(_) => true,
+        Item::Invalid { .. } => false,
     }
 }
 

@@ -7,6 +7,13 @@
 //!   parentheses; its text includes the `;` and keeps its inner newlines;
 //! - before a statement starts, whitespace and `--` comments are dropped
 //!   (block comments are kept, as psql sends them);
+//! - an empty line is dropped (and not echoed under `-a`) unless it is
+//!   inside a quote, quoted name, comment or dollar quote, where it is part
+//!   of the text like any other line;
+//! - bytes that are not UTF-8 make their statement an error of its own
+//!   ([`Item::Invalid`]), with PostgreSQL's message; the script goes on;
+//! - `\;` is a `;` that does not end the statement: what it joins runs as
+//!   one query string of several statements;
 //! - a backslash outside quotes and comments starts a meta-command that runs
 //!   to the end of the line; SQL before it stays in the query buffer (so
 //!   `select 1 \g` leaves `select 1 ` there for `\g` to run);
@@ -53,8 +60,17 @@ pub enum Item {
         /// 1-based line number.
         line: u64,
     },
-    /// An input line as read (only with echo of all input, psql's `-a`).
-    Echo(String),
+    /// A statement holding bytes that are not UTF-8: an error of that
+    /// statement, as PostgreSQL reports it for the query psql sends.
+    Invalid {
+        /// `invalid byte sequence for encoding "UTF8": 0x..`.
+        message: String,
+        /// 1-based line on which it ended.
+        line: u64,
+    },
+    /// An input line as read, its bytes as they were (only with echo of
+    /// all input, psql's `-a`).
+    Echo(Vec<u8>),
 }
 
 /// Lexical state carried from one line to the next.
@@ -87,6 +103,11 @@ pub struct Splitter {
     parens: usize,
     /// The statement in progress may refer to variables ([`Item::Sql`]).
     vars: bool,
+    /// Bytes of the statement in progress that are not UTF-8: each is
+    /// held in `buffer` as U+FFFD at this offset; the bytes it replaced.
+    bad: Vec<(usize, Vec<u8>)>,
+    /// The same for the line being scanned, offsets in the line.
+    line_bad: Vec<(usize, Vec<u8>)>,
 }
 
 /// Bytes that end a run of ordinary text in [`Lex::Normal`]: quotes,
@@ -124,12 +145,31 @@ impl Splitter {
         self.parens = 0;
         self.lex = Lex::Normal;
         self.vars = false;
+        self.bad.clear();
         std::mem::take(&mut self.buffer)
+    }
+
+    /// Cuts the query buffer back to `len` bytes (the text of an `\if`
+    /// branch that did not run).
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.buffer.len() && self.buffer.is_char_boundary(len) {
+            self.buffer.truncate(len);
+            self.bad.retain(|(off, _)| *off < len);
+            if len == 0 {
+                self.take_buffer();
+            }
+        }
     }
 
     /// Clears the query buffer (`\r`, Ctrl-C at the prompt).
     pub fn reset(&mut self) {
         self.take_buffer();
+    }
+
+    /// Whether the text so far ends inside a quote, a quoted name, a
+    /// comment or a dollar quote (psql's `psql_scan_in_quote`).
+    pub fn in_quote(&self) -> bool {
+        self.lex != Lex::Normal
     }
 
     /// Whether a statement is in progress (prompt 2).
@@ -154,23 +194,67 @@ impl Splitter {
 
     /// Feeds one line (with or without its line end); complete statements
     /// and meta-command lines are pushed to `out`, numbered `lineno`.
+    ///
+    /// Like psql, an empty line is dropped unless it is inside a quote,
+    /// a quoted name, a comment or a dollar quote, where it is part of the
+    /// text; other lines of a statement are joined with a newline.
     pub fn feed_line(&mut self, line: &str, lineno: u64, out: &mut VecDeque<Item>) {
         let line = line.strip_suffix('\n').unwrap_or(line);
-        // Like psql, join lines of a statement with a newline, and take it
-        // back if the line adds nothing (a blank line or a lone comment
-        // before the statement started).
-        let added_nl = if self.buffer.is_empty() {
-            None
-        } else {
+        if line.is_empty() && self.lex == Lex::Normal {
+            return;
+        }
+        if !self.buffer.is_empty() {
             self.buffer.push('\n');
-            Some(self.buffer.len())
-        };
-        let emitted = out.len();
+        }
         self.scan_line(line, lineno, out);
-        if let Some(pos) = added_nl {
-            if out.len() == emitted && self.buffer.len() == pos {
-                self.buffer.pop();
+    }
+
+    /// [`Splitter::feed_line`] for a line that was not valid UTF-8: `line`
+    /// is its lossy decoding, and `bad` says where each U+FFFD in it stands
+    /// for which bytes. A statement that takes any of them becomes an
+    /// [`Item::Invalid`].
+    pub fn feed_line_with_bad_bytes(
+        &mut self,
+        line: &str,
+        bad: Vec<(usize, Vec<u8>)>,
+        lineno: u64,
+        out: &mut VecDeque<Item>,
+    ) {
+        self.line_bad = bad;
+        self.feed_line(line, lineno, out);
+        self.line_bad.clear();
+    }
+
+    /// Appends `line[range]` to the query buffer, with the bad bytes it
+    /// holds.
+    fn copy(&mut self, line: &str, range: std::ops::Range<usize>) {
+        if !self.line_bad.is_empty() {
+            let base = self.buffer.len();
+            for (off, bytes) in &self.line_bad {
+                if range.contains(off) {
+                    self.bad.push((base + off - range.start, bytes.clone()));
+                }
             }
+        }
+        self.buffer.push_str(&line[range]);
+    }
+
+    /// The statement in the query buffer (taken), as an item ending on
+    /// line `lineno`.
+    fn statement(&mut self, lineno: u64) -> Item {
+        let text = std::mem::take(&mut self.buffer);
+        let vars = std::mem::take(&mut self.vars);
+        if self.bad.is_empty() {
+            return Item::Sql {
+                text,
+                line: lineno,
+                vars,
+            };
+        }
+        let bad = std::mem::take(&mut self.bad);
+        Item::Invalid {
+            message: invalid_utf8_message(&original_bytes(&text, &bad)),
+            line: lineno,
         }
     }
 
@@ -298,17 +382,21 @@ impl Splitter {
                             i += 1;
                         }
                         b';' if self.parens == 0 => {
-                            self.buffer.push_str(&line[copied..=i]);
-                            out.push_back(Item::Sql {
-                                text: std::mem::take(&mut self.buffer),
-                                line: lineno,
-                                vars: std::mem::take(&mut self.vars),
-                            });
+                            self.copy(line, copied..i + 1);
+                            out.push_back(self.statement(lineno));
                             i += 1;
                             copied = i;
                         }
+                        b'\\' if b.get(i + 1) == Some(&b';') => {
+                            // psql's `\;`: a semicolon that does not end the
+                            // statement (several go to the server as one).
+                            self.copy(line, copied..i);
+                            self.buffer.push(';');
+                            i += 2;
+                            copied = i;
+                        }
                         b'\\' => {
-                            self.buffer.push_str(&line[copied..i]);
+                            self.copy(line, copied..i);
                             let text = line[i..].trim_end_matches('\r');
                             out.push_back(Item::Meta {
                                 text: text.to_string(),
@@ -322,7 +410,7 @@ impl Splitter {
             }
         }
         if copied < b.len() {
-            self.buffer.push_str(&line[copied..]);
+            self.copy(line, copied..b.len());
         }
     }
 
@@ -350,15 +438,69 @@ impl Splitter {
     /// At end of input: the statement left in the buffer, if it holds any
     /// text, numbered `lineno` (the number of lines read).
     pub fn finish(&mut self, lineno: u64) -> Option<Item> {
-        let vars = self.vars;
-        let text = self.take_buffer();
-        let text = text.trim_end();
-        (!text.is_empty()).then(|| Item::Sql {
-            text: text.to_string(),
-            line: lineno,
-            vars,
-        })
+        let kept = self.buffer.trim_end().len();
+        self.buffer.truncate(kept);
+        self.bad.retain(|(off, _)| *off < kept);
+        let item = (!self.buffer.is_empty()).then(|| self.statement(lineno));
+        self.take_buffer();
+        item
     }
+}
+
+/// `text` with each U+FFFD that `bad` lists put back as the bytes it
+/// replaced.
+fn original_bytes(text: &str, bad: &[(usize, Vec<u8>)]) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(text.len());
+    let mut at = 0;
+    for (off, bytes) in bad {
+        raw.extend_from_slice(&text.as_bytes()[at..*off]);
+        raw.extend_from_slice(bytes);
+        at = off + char::REPLACEMENT_CHARACTER.len_utf8();
+    }
+    raw.extend_from_slice(&text.as_bytes()[at..]);
+    raw
+}
+
+/// PostgreSQL's message for text that is not valid UTF-8
+/// (`report_invalid_encoding`): the bytes from the first invalid one, as
+/// many as its first byte says the character has (`pg_utf_mblen`), at most
+/// to the end of the text.
+pub fn invalid_utf8_message(raw: &[u8]) -> String {
+    let start = match std::str::from_utf8(raw) {
+        Ok(_) => raw.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let rest = &raw[start.min(raw.len())..];
+    let len = match rest.first() {
+        Some(b) if b & 0xe0 == 0xc0 => 2,
+        Some(b) if b & 0xf0 == 0xe0 => 3,
+        Some(b) if b & 0xf8 == 0xf0 => 4,
+        _ => 1,
+    };
+    let shown: Vec<String> = rest
+        .iter()
+        .take(len)
+        .map(|b| format!("0x{b:02x}"))
+        .collect();
+    format!(
+        "invalid byte sequence for encoding \"UTF8\": {}",
+        shown.join(" ")
+    )
+}
+
+/// The lossy decoding of `raw` (each invalid sequence as U+FFFD), and
+/// where each U+FFFD stands for which bytes.
+pub fn decode_lossy(raw: &[u8]) -> (String, Vec<(usize, Vec<u8>)>) {
+    let mut text = String::with_capacity(raw.len() + 8);
+    let mut bad = Vec::new();
+    for chunk in raw.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            bad.push((text.len(), chunk.invalid().to_vec()));
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    (text, bad)
 }
 
 /// Reads a script and yields its [`Item`]s.
@@ -445,8 +587,9 @@ impl<R: Read> ScriptReader<R> {
         self.pending.is_empty() && self.reader.buffer().is_empty()
     }
 
-    /// The next item, `None` at end of input. Invalid UTF-8 is an
-    /// `InvalidData` error naming the line.
+    /// The next item, `None` at end of input. A statement with bytes that
+    /// are not UTF-8 is an [`Item::Invalid`]; elsewhere (a meta-command, a
+    /// comment before a statement) such bytes are read as U+FFFD.
     pub fn next_item(&mut self) -> io::Result<Option<Item>> {
         loop {
             if let Some(item) = self.pending.pop_front() {
@@ -461,22 +604,29 @@ impl<R: Read> ScriptReader<R> {
                 return Ok(self.splitter.finish(self.lineno));
             }
             self.lineno += 1;
-            let text = std::str::from_utf8(&self.line).map_err(|e| {
-                let bad = self.line[e.valid_up_to()];
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "invalid byte sequence for encoding \"UTF8\": 0x{bad:02x} (line {})",
-                        self.lineno
-                    ),
-                )
-            })?;
+            let raw = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+            if raw.is_empty() && !self.splitter.in_quote() {
+                // psql neither echoes nor keeps such a line.
+                continue;
+            }
             if self.echo_all {
-                let shown = text.trim_end_matches(['\n', '\r']).to_string();
+                let shown = raw.strip_suffix(b"\r").unwrap_or(raw).to_vec();
                 self.pending.push_back(Item::Echo(shown));
             }
-            self.splitter
-                .feed_line(text, self.lineno, &mut self.pending);
+            match std::str::from_utf8(&self.line) {
+                Ok(text) => self
+                    .splitter
+                    .feed_line(text, self.lineno, &mut self.pending),
+                Err(_) => {
+                    let (text, bad) = decode_lossy(&self.line);
+                    self.splitter.feed_line_with_bad_bytes(
+                        &text,
+                        bad,
+                        self.lineno,
+                        &mut self.pending,
+                    );
+                }
+            }
         }
     }
 }
@@ -635,6 +785,17 @@ mod tests {
     }
 
     #[test]
+    fn backslash_semicolon_joins_statements() {
+        assert_eq!(
+            items("select 1 \\; select 2;\nselect 3\\;\nselect 4;\n"),
+            vec![
+                sql("select 1 ; select 2;", 1),
+                sql("select 3;\nselect 4;", 3)
+            ]
+        );
+    }
+
+    #[test]
     fn parameters_and_names_with_dollars_are_not_quotes() {
         let script = "select $1, a$b$c; select 2;";
         assert_eq!(
@@ -676,9 +837,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                Item::Echo("select 1;".into()),
+                Item::Echo(b"select 1;".to_vec()),
                 sql("select 1;", 1),
-                Item::Echo("\\q".into()),
+                Item::Echo(b"\\q".to_vec()),
                 meta("\\q", 2)
             ]
         );
@@ -706,15 +867,51 @@ mod tests {
         assert_eq!(out.len(), 1);
     }
 
+    fn invalid(bytes: &str, line: u64) -> Item {
+        Item::Invalid {
+            message: format!("invalid byte sequence for encoding \"UTF8\": {bytes}"),
+            line,
+        }
+    }
+
     #[test]
-    fn invalid_utf8_is_reported_with_its_line() {
-        let mut r = ScriptReader::new(&b"select 1;\nselect '\xff';\n"[..]);
+    fn invalid_utf8_fails_only_its_statement() {
+        // The bytes shown are PostgreSQL 15's for the statement psql sent:
+        // as many as the first invalid byte says, up to the statement's end.
+        let mut r = ScriptReader::new(
+            &b"select 1;\nselect '\xff';\nselect 'x\xc3(', 'y\xe2\n\nz'; select 2; -- \xff\n\\echo \xfe\nselect 3\xf0;"[..],
+        );
         assert_eq!(r.next_item().unwrap(), Some(sql("select 1;", 1)));
-        let e = r.next_item().unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(r.next_item().unwrap(), Some(invalid("0xff", 2)));
+        assert_eq!(r.next_item().unwrap(), Some(invalid("0xc3 0x28", 5)));
+        assert_eq!(r.next_item().unwrap(), Some(sql("select 2;", 5)));
+        assert_eq!(r.next_item().unwrap(), Some(meta("\\echo \u{fffd}", 6)));
+        assert_eq!(r.next_item().unwrap(), Some(invalid("0xf0 0x3b", 7)));
+        assert_eq!(r.next_item().unwrap(), None);
+        let mut r = ScriptReader::new(&b"select 1\xe2\n\nx;\nselect '\xe2\n\n'"[..]);
+        assert_eq!(r.next_item().unwrap(), Some(invalid("0xe2 0x0a 0x78", 3)));
+        assert_eq!(r.next_item().unwrap(), Some(invalid("0xe2 0x0a 0x0a", 6)));
+    }
+
+    #[test]
+    fn empty_lines_inside_quotes_comments_and_dollar_quotes_are_kept() {
+        let script =
+            "select 'a\n\nb', \"c\n\nd\", /* e\n\n*/ $x$\n\n$x$, E'\\'\n\n';\n\n\nselect 1;\n";
+        let first = &script[..script.find(";\n\n\n").unwrap() + 1];
+        assert_eq!(items(script), vec![sql(first, 11), sql("select 1;", 14)]);
+        // Echoed as psql does: every line but the empty ones outside them.
+        let echoed: Vec<Item> = ScriptReader::new("select 'a\n\nb';\n\n\\q\n".as_bytes())
+            .echo_all(true)
+            .map(|r| r.unwrap())
+            .filter(|i| matches!(i, Item::Echo(_)))
+            .collect();
+        let lines: Vec<&[u8]> = vec![b"select 'a", b"", b"b';", b"\\q"];
         assert_eq!(
-            e.to_string(),
-            "invalid byte sequence for encoding \"UTF8\": 0xff (line 2)"
+            echoed,
+            lines
+                .into_iter()
+                .map(|l| Item::Echo(l.to_vec()))
+                .collect::<Vec<_>>()
         );
     }
 
@@ -767,7 +964,7 @@ mod tests {
                             "{script:?}"
                         )
                     }
-                    Item::Echo(_) => unreachable!("no echo requested"),
+                    Item::Echo(_) | Item::Invalid { .. } => unreachable!("no echo, valid text"),
                 }
             }
         }

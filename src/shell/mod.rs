@@ -6,6 +6,7 @@
 //! - [`report`]: errors as psql prints them (`ERROR:`, `LINE n:` and caret,
 //!   `heapdb:FILE:LINE:` prefixes).
 //! - [`args`]: the command line.
+//! - [`client_env`]: settings from `PGOPTIONS`, `PGDATESTYLE`, `PGTZ`.
 //! - [`sqlhelp`]: `\h`, SQL syntax help drawn from the grammar's EBNF.
 //! - [`meta`]: backslash meta-commands, variables and `:NAME` substitution.
 //! - [`input`]: reading scripts in large chunks and splitting them into
@@ -27,6 +28,7 @@
 //! - [`repl`]: the interactive prompt (rustyline, history, Ctrl-C).
 
 pub mod args;
+pub mod client_env;
 pub mod complete;
 pub mod input;
 pub mod meta;

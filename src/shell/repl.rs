@@ -5,7 +5,9 @@
 //!   unquoted `;` ends it, a meta-command at the end of its line.
 //! - History: one entry per statement (a multi-line statement is one
 //!   entry) or meta-command line, loaded at start and appended after each
-//!   entry, in `HEAPDB_HISTORY` or else [`history_file`].
+//!   entry, in `HEAPDB_HISTORY` or else [`history_file`]; its directory is
+//!   created when missing, and a file that cannot be saved is reported
+//!   once.
 //! - Ctrl-C at the prompt (rustyline's `Interrupted`) discards the input
 //!   typed so far; while a statement runs, the `ctrlc` handler installed by
 //!   `main` sets the session's cancel flag, the statement fails with
@@ -101,6 +103,53 @@ pub fn history_path() -> Option<PathBuf> {
         .or_else(history_file)
 }
 
+/// The history file, saved after each entry.
+struct History {
+    /// Where it is.
+    path: PathBuf,
+    /// A failure to save it was reported (it is reported once).
+    warned: bool,
+}
+
+impl History {
+    fn new(path: PathBuf) -> History {
+        History {
+            path,
+            warned: false,
+        }
+    }
+
+    /// Saves `rl`'s history, creating the file's directory when it is
+    /// missing (a first run, with no `~/.local/share` yet); a failure is
+    /// reported once, and the prompt goes on.
+    fn save(
+        &mut self,
+        rl: &mut Editor<ShellHelper<EngineNames>, DefaultHistory>,
+        runner: &mut Runner,
+    ) {
+        let saved = match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => {
+                std::fs::create_dir_all(dir).map_err(ReadlineError::from)
+            }
+            _ => Ok(()),
+        }
+        .and_then(|()| rl.save_history(&self.path));
+        if let Err(e) = saved {
+            if !self.warned {
+                self.warned = true;
+                let msg = match e {
+                    ReadlineError::Io(e) => super::script::io_message(&e),
+                    other => other.to_string(),
+                };
+                runner.eprint(&format!(
+                    "heapdb: warning: could not save history to file \"{}\": {msg}\n",
+                    self.path.display()
+                ));
+            }
+        }
+    }
+}
+
 /// Runs the prompt until `\q` or Ctrl-D; returns the flow that ended it.
 pub fn run_interactive(runner: &mut Runner) -> Flow {
     let config = Config::builder().auto_add_history(false).build();
@@ -119,9 +168,9 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
         session: runner.session.database().session(),
     };
     rl.set_helper(Some(ShellHelper::new(names)));
-    let history = history_path();
+    let mut history = history_path().map(History::new);
     if let Some(h) = &history {
-        let _ = rl.load_history(h);
+        let _ = rl.load_history(&h.path);
     }
     if !runner.state.quiet {
         runner.print(&format!(
@@ -169,11 +218,12 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
         while let Some(item) = items.pop_front() {
             let entry = match &item {
                 Item::Sql { text, .. } | Item::Meta { text, .. } => text.clone(),
-                Item::Echo(_) => continue,
+                // The line editor hands out text, never raw bytes.
+                Item::Echo(_) | Item::Invalid { .. } => continue,
             };
             if rl.add_history_entry(entry.as_str()).unwrap_or(false) {
-                if let Some(h) = &history {
-                    let _ = rl.save_history(h);
+                if let Some(h) = &mut history {
+                    h.save(&mut rl, runner);
                 }
             }
             let mut input = PromptLines {
@@ -188,7 +238,7 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
                     runner.run_sql_data(&text, vars, &src, line, Some(&mut data))
                 }
                 Item::Meta { text, line } => runner.run_meta(&text, &src, line, &mut input),
-                Item::Echo(_) => Flow::Continue,
+                Item::Echo(_) | Item::Invalid { .. } => Flow::Continue,
             };
             runner.flush();
             if flow == Flow::Quit {

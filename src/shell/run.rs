@@ -103,6 +103,8 @@ pub struct Runner {
     pub had_error: bool,
     /// Commits may be acknowledged at the next output ([`ack`]).
     defer_allowed: bool,
+    /// The open `\if` blocks of the script being read.
+    pub(super) cond: super::meta::cond::CondStack,
 }
 
 impl Runner {
@@ -130,6 +132,7 @@ impl Runner {
             last_query: String::new(),
             had_error: false,
             defer_allowed: false,
+            cond: Default::default(),
         }
     }
 
@@ -192,6 +195,11 @@ impl Runner {
         let _ = self.stdout.write_all(text.as_bytes());
     }
 
+    /// Writes `bytes` to standard output as they are (echoed input).
+    pub fn print_bytes(&mut self, bytes: &[u8]) {
+        let _ = self.stdout.write_all(bytes);
+    }
+
     /// A shell error (`invalid command \foo`) at `line` of `src`.
     pub(crate) fn shell_error(&mut self, message: &str, src: &Source, line: u64) -> Flow {
         let locus = src.file.as_deref().map(|file| Locus { file, line });
@@ -241,8 +249,12 @@ impl Runner {
         vars: bool,
         src: &Source,
         line: u64,
-        data: Option<&mut dyn CopyData>,
+        mut data: Option<&mut dyn CopyData>,
     ) -> Flow {
+        if !self.cond.active() {
+            // Inside an `\if` branch that does not run.
+            return Flow::Continue;
+        }
         let sql = if vars {
             self.state.vars.substitute_sql(text)
         } else {
@@ -250,6 +262,9 @@ impl Runner {
         };
         if self.state.echo == super::meta::Echo::Queries {
             self.print(&format!("{sql}\n"));
+        }
+        if let Some(flow) = self.run_several(&sql, src, line, reborrow(&mut data)) {
+            return flow;
         }
         // Kept in its buffer: no allocation per statement.
         self.last_query.clear();
@@ -273,6 +288,156 @@ impl Runner {
         self.report(outcome, start.elapsed(), &sql, src, line)
     }
 
+    /// A query string of several statements (joined by `\;`), which psql
+    /// 15 sends as one and whose every result it shows: each statement runs
+    /// and prints in turn, the first error ends the string, and, as
+    /// PostgreSQL runs such a string, outside a transaction block they make
+    /// one implicit transaction (unless they control transactions
+    /// themselves). Text that does not parse fails whole, as one statement.
+    /// `None` for a single statement.
+    fn run_several(
+        &mut self,
+        sql: &str,
+        src: &Source,
+        line: u64,
+        mut data: Option<&mut dyn CopyData>,
+    ) -> Option<Flow> {
+        let body = sql.trim_end();
+        let body = body.strip_suffix(';').unwrap_or(body);
+        if !body.contains(';') {
+            return None;
+        }
+        let pieces = heapdb_grammar::split_statements(sql);
+        if pieces.len() < 2
+            || pieces.iter().any(|p| p.text.starts_with('\\'))
+            || heapdb_grammar::parse(sql).is_err()
+        {
+            return None;
+        }
+        let controls = pieces.iter().any(|p| controls_transactions(p.text));
+        let implicit = !controls && self.session.txn_status() == crate::session::TxnStatus::Idle;
+        if implicit {
+            let _ = self.session.execute("BEGIN");
+        }
+        let errors_before = std::mem::replace(&mut self.had_error, false);
+        let mut flow = Flow::Continue;
+        for p in &pieces {
+            flow = self.run_sql_data(p.text, false, src, line, reborrow(&mut data));
+            if self.had_error || flow != Flow::Continue {
+                break;
+            }
+        }
+        if implicit {
+            let end = if self.had_error { "ROLLBACK" } else { "COMMIT" };
+            if let Err(e) = self.session.execute(end) {
+                let text = format_error(&e, None, None);
+                self.eprint(&text);
+                self.had_error = true;
+            }
+        }
+        self.had_error |= errors_before;
+        Some(flow)
+    }
+
+    /// `\c [DBNAME [USER]]`: replaces the session with a new one on the
+    /// same database (settings back to their defaults; an open transaction
+    /// rolls back, as when psql's old connection closes). Another database
+    /// or a user is an error: heapdb serves one database and has no users.
+    pub(super) fn reconnect(
+        &mut self,
+        db: Option<&str>,
+        user: Option<&str>,
+        src: &Source,
+        line: u64,
+    ) -> Flow {
+        let name = super::prompt::database_name(&self.data_dir);
+        if let Some(other) = db.filter(|d| *d != "-" && *d != name) {
+            let msg = format!(
+                "\\connect: database \"{other}\" does not exist (heapdb serves \"{name}\" only)\nPrevious connection kept"
+            );
+            return self.shell_error(&msg, src, line);
+        }
+        if let Some(u) = user.filter(|u| *u != "-") {
+            let msg = format!(
+                "\\connect: role \"{u}\" does not exist (heapdb has no roles)\nPrevious connection kept"
+            );
+            return self.shell_error(&msg, src, line);
+        }
+        // The old session's deferred commits are acknowledged first.
+        self.finish();
+        let mut session = self.session.database().session();
+        if let Some(t) = &self.progress {
+            session.set_progress(Some(t.hook()));
+        }
+        // Dropping the old session rolls back what it left open.
+        self.session = session;
+        self.apply_commit_ack();
+        if !self.state.quiet {
+            self.print(&format!("You are now connected to database \"{name}\".\n"));
+        }
+        Flow::Continue
+    }
+
+    /// `\gset [PREFIX]`: runs `query` and stores the columns of its one
+    /// row in variables `PREFIX` + column name (a NULL unsets it), printing
+    /// no rows; no row or several are psql's errors.
+    pub(super) fn run_gset(&mut self, query: &str, prefix: &str, src: &Source, line: u64) -> Flow {
+        if !self.cond.active() {
+            return Flow::Continue;
+        }
+        let sql = self.state.vars.substitute_sql(query).into_owned();
+        self.last_query.clear();
+        self.last_query.push_str(&sql);
+        self.apply_commit_ack();
+        let start = Instant::now();
+        self.statement_begins(None);
+        let outcome = self.session.execute(&sql);
+        self.statement_ends();
+        let result = match outcome {
+            Ok(r) => r,
+            Err(e) => return self.report(Err(e), start.elapsed(), &sql, src, line),
+        };
+        self.print_notices(&result, src, line);
+        self.print_timing(start.elapsed(), Some(&result));
+        if !result.returns_rows {
+            if !self.state.quiet && !result.tag.is_empty() {
+                self.print(&format!("{}\n", result.tag));
+            }
+            return Flow::Continue;
+        }
+        let row = match result.rows.as_slice() {
+            [row] => row,
+            [] => return self.shell_error("no rows returned for \\gset", src, line),
+            _ => return self.shell_error("more than one row returned for \\gset", src, line),
+        };
+        let mut text = String::new();
+        for (col, v) in result.columns.iter().zip(row) {
+            let name = format!("{prefix}{}", col.name);
+            let set = if v.is_null() {
+                self.state.vars.unset(&name)
+            } else {
+                text.clear();
+                format_value(v, &mut text);
+                self.state.vars.set(&name, &text)
+            };
+            if let Err(msg) = set {
+                return self.shell_error(&msg, src, line);
+            }
+        }
+        Flow::Continue
+    }
+
+    /// A statement whose text was not valid UTF-8 (`message` says where):
+    /// an error of that statement (22021), as PostgreSQL answers psql.
+    pub fn run_invalid(&mut self, message: &str, src: &Source, line: u64) -> Flow {
+        if !self.cond.active() {
+            return Flow::Continue;
+        }
+        let e = Error::new(crate::error::SqlState::CharacterNotInRepertoire, message);
+        let e = self.session.fail_statement(e);
+        self.report(Err(e), Duration::ZERO, "", src, line)
+    }
+
     /// Runs the single-row INSERT `text`, which refers to no variable and
     /// which the grammar's scan has read as `scan` with its literals in
     /// `lits` (ahead, on the read-ahead thread); `lits` comes back emptied.
@@ -284,6 +449,10 @@ impl Runner {
         scan: ScannedInsert,
         lits: &mut Vec<ScannedLiteral>,
     ) -> Flow {
+        if !self.cond.active() {
+            lits.clear();
+            return Flow::Continue;
+        }
         if self.state.echo == super::meta::Echo::Queries {
             self.print(&format!("{text}\n"));
         }
@@ -450,6 +619,37 @@ impl Runner {
             self.print(&format!("{line}\n"));
         }
     }
+}
+
+/// A shorter borrow of a COPY data source, to lend it again.
+fn reborrow<'a>(data: &'a mut Option<&mut dyn CopyData>) -> Option<&'a mut dyn CopyData> {
+    match data {
+        Some(d) => Some(&mut **d),
+        None => None,
+    }
+}
+
+/// Whether `sql` starts or ends a transaction block, or works inside one
+/// (its first word).
+fn controls_transactions(sql: &str) -> bool {
+    let word: String = sql
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(
+        word.as_str(),
+        "begin"
+            | "start"
+            | "commit"
+            | "end"
+            | "rollback"
+            | "abort"
+            | "savepoint"
+            | "release"
+            | "prepare"
+    )
 }
 
 /// Whether `sql` is a COPY statement or a `\copy` (its first word).

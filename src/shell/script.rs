@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use super::ahead::{Next, Poll, ReadAhead};
 use super::copy::{LineSource, ScriptData};
 use super::input::{Item, ScriptReader};
-use super::meta::{help_text, parse_meta_line, shell_escape, Echo, MetaCommand, Outcome};
+use super::meta::{help_text, parse_next_meta, shell_escape, Echo, MetaCommand, Outcome};
 use super::print::Expanded;
 use super::run::{Flow, Runner, Source, STATEMENT_RUNNING};
 
@@ -25,6 +25,32 @@ impl Runner {
     /// Runs a whole script read from `input` on this thread (`-c` strings,
     /// and echo of all input).
     pub fn run_script<R: Read>(&mut self, input: R, src: &Source) -> Flow {
+        self.with_own_conditionals(src, |r| r.run_script_here(input, src))
+    }
+
+    /// Runs `body` (a whole script) with a `\if` stack of its own, as psql
+    /// gives each script; a block left open at its end is an error.
+    fn with_own_conditionals(
+        &mut self,
+        src: &Source,
+        body: impl FnOnce(&mut Self) -> Flow,
+    ) -> Flow {
+        let outer = std::mem::take(&mut self.cond);
+        let mut flow = body(self);
+        if flow == Flow::Continue && !self.cond.is_empty() {
+            let text = super::report::format_shell_error(
+                "reached EOF without finding closing \\endif(s)",
+                None,
+            );
+            self.eprint(&text);
+            self.had_error = true;
+            flow = self.error_flow(src);
+        }
+        self.cond = outer;
+        flow
+    }
+
+    fn run_script_here<R: Read>(&mut self, input: R, src: &Source) -> Flow {
         let mut reader = ScriptReader::new(input).echo_all(self.state.echo == Echo::All);
         loop {
             if reader.may_block() {
@@ -50,6 +76,10 @@ impl Runner {
         if self.state.echo == Echo::All {
             return self.run_script(input, src);
         }
+        self.with_own_conditionals(src, |r| r.run_script_ahead_here(input, src))
+    }
+
+    fn run_script_ahead_here<R: Read + Send + 'static>(&mut self, input: R, src: &Source) -> Flow {
         let mut ahead = match ReadAhead::start(ScriptReader::new(input)) {
             Ok(a) => a,
             Err(e) => {
@@ -107,10 +137,12 @@ impl Runner {
     /// Runs one item of a script read from `reader`.
     fn run_item(&mut self, item: Item, src: &Source, reader: &mut dyn LineSource) -> Flow {
         match item {
-            Item::Echo(line) => {
-                self.print(&format!("{line}\n"));
+            Item::Echo(mut line) => {
+                line.push(b'\n');
+                self.print_bytes(&line);
                 Flow::Continue
             }
+            Item::Invalid { message, line } => self.run_invalid(&message, src, line),
             Item::Sql { text, line, vars } if src.copy_from_process => {
                 self.run_sql_data(&text, vars, src, line, None)
             }
@@ -165,7 +197,12 @@ impl Runner {
         line: u64,
         input: &mut dyn LineSource,
     ) -> Flow {
-        for parsed in parse_meta_line(text, &self.state.vars) {
+        if !self.cond.active() && !self.skipped_meta(text, src, line, input) {
+            return Flow::Continue;
+        }
+        let mut pos = 0;
+        while let Some((parsed, next)) = parse_next_meta(text, pos, &self.state.vars) {
+            pos = next;
             let meta = match parsed {
                 Ok(m) => m,
                 Err(msg) => match self.shell_error(&msg, src, line) {
@@ -205,6 +242,77 @@ impl Runner {
         Flow::Continue
     }
 
+    /// A meta-command line inside an `\if` branch that does not run: only
+    /// `\if`, `\elif`, `\else` and `\endif` count, read without their
+    /// expressions, and the rest of the line is ignored. True when the line
+    /// must be run after all: an `\elif` whose expression decides.
+    fn skipped_meta(
+        &mut self,
+        text: &str,
+        src: &Source,
+        line: u64,
+        input: &mut dyn LineSource,
+    ) -> bool {
+        let branch = match super::meta::first_command_name(text) {
+            "if" => {
+                let len = input.splitter().buffer().len();
+                self.cond.push_if(None, len);
+                return false;
+            }
+            "elif" if self.cond.elif_evaluates() => return true,
+            "elif" => {
+                let len = input.splitter().buffer().len();
+                self.cond.elif(None, len)
+            }
+            "else" => {
+                let len = input.splitter().buffer().len();
+                self.cond.else_(len)
+            }
+            "endif" => self.cond.endif(),
+            _ => return false,
+        };
+        let _ = self.branched(branch, src, line, input);
+        false
+    }
+
+    /// Applies what a branching command decided: the query text of a
+    /// branch that did not run is dropped; a misplaced command is an error.
+    fn branched(
+        &mut self,
+        branch: super::meta::cond::Branch,
+        src: &Source,
+        line: u64,
+        input: &mut dyn LineSource,
+    ) -> Flow {
+        if let Some(len) = branch.truncate_buffer {
+            input.splitter().truncate(len);
+        }
+        match branch.error {
+            Some(msg) => self.shell_error(&msg, src, line),
+            None => Flow::Continue,
+        }
+    }
+
+    /// The value of an `\if` or `\elif` expression (false, with psql's
+    /// error, when it is no boolean).
+    fn condition(&mut self, cmd: &str, expr: &str, src: &Source, line: u64) -> bool {
+        match super::meta::cond::parse_psql_bool(expr) {
+            Some(b) => b,
+            None => {
+                let msg = format!(
+                    "unrecognized value \"{expr}\" for \"\\{cmd} expression\": Boolean expected"
+                );
+                let locus = src
+                    .file
+                    .as_deref()
+                    .map(|file| super::report::Locus { file, line });
+                let text = super::report::format_shell_error(&msg, locus);
+                self.eprint(&text);
+                false
+            }
+        }
+    }
+
     /// The meta-commands [`ShellState`](super::meta::ShellState) hands back.
     fn run_wired(
         &mut self,
@@ -218,6 +326,45 @@ impl Runner {
                 return self.slash_copy(args, None, src, line);
             }
             return self.slash_copy(args, Some(&mut ScriptData::new(input)), src, line);
+        }
+        match cmd {
+            MetaCommand::If(expr) => {
+                let value = self.condition("if", &expr, src, line);
+                let len = input.splitter().buffer().len();
+                self.cond.push_if(Some(value), len);
+                return Flow::Continue;
+            }
+            MetaCommand::Elif(expr) => {
+                let value = self
+                    .cond
+                    .elif_evaluates()
+                    .then(|| self.condition("elif", &expr, src, line));
+                let len = input.splitter().buffer().len();
+                let branch = self.cond.elif(value, len);
+                return self.branched(branch, src, line, input);
+            }
+            MetaCommand::Else => {
+                let len = input.splitter().buffer().len();
+                let branch = self.cond.else_(len);
+                return self.branched(branch, src, line, input);
+            }
+            MetaCommand::Endif => {
+                let branch = self.cond.endif();
+                return self.branched(branch, src, line, input);
+            }
+            MetaCommand::Gset(prefix) => {
+                let buf = input.splitter();
+                let q = if buf.in_progress() {
+                    buf.take_buffer()
+                } else {
+                    self.last_query.clone()
+                };
+                if q.trim().is_empty() {
+                    return Flow::Continue;
+                }
+                return self.run_gset(&q, prefix.as_deref().unwrap_or(""), src, line);
+            }
+            _ => {}
         }
         let buf = input.splitter();
         match cmd {
@@ -305,6 +452,9 @@ impl Runner {
                     w.checkpoints
                 ));
                 Flow::Continue
+            }
+            MetaCommand::Connect(db, user) => {
+                self.reconnect(db.as_deref(), user.as_deref(), src, line)
             }
             MetaCommand::Describe { pattern, plus } => {
                 self.describe(pattern.as_deref(), plus, src, line)

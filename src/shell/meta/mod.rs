@@ -17,6 +17,7 @@
 //! ignored` and run.
 //! An unknown command is the error `invalid command \foo` and does nothing.
 
+pub mod cond;
 mod help;
 mod state;
 mod system;
@@ -108,6 +109,21 @@ pub enum MetaCommand {
     Setenv(String, Option<String>),
     /// `\getenv VAR NAME`: copy environment variable NAME into VAR.
     Getenv(String, String),
+    /// `\c [DBNAME [USER]]` / `\connect`: a new session on the same
+    /// database (`-` or the database's own name; heapdb has no users, so
+    /// only `-` names the user).
+    Connect(Option<String>, Option<String>),
+    /// `\gset [PREFIX]`: run the query buffer and store its one row's
+    /// columns in variables named PREFIX and the column name.
+    Gset(Option<String>),
+    /// `\if EXPR`: its arguments joined by spaces.
+    If(String),
+    /// `\elif EXPR`.
+    Elif(String),
+    /// `\else`.
+    Else,
+    /// `\endif`.
+    Endif,
 }
 
 /// A parsed meta-command with its warnings (`extra argument ignored`).
@@ -119,28 +135,55 @@ pub struct Meta {
     pub warnings: Vec<String>,
 }
 
+/// The name of the first command of a meta-command line (`if` for
+/// `\if :x`), read without looking at its arguments.
+pub fn first_command_name(line: &str) -> &str {
+    let rest = line.trim_start().strip_prefix('\\').unwrap_or("");
+    let len = rest
+        .char_indices()
+        .find(|&(i, c)| c.is_whitespace() || (c == '\\' && i > 0))
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[..len]
+}
+
 /// Parses a meta-command line (starting with `\`) into its commands, in
 /// order; each is a command or the error message psql prints for it.
 pub fn parse_meta_line(line: &str, vars: &Variables) -> Vec<Result<Meta, String>> {
-    let mut lx = ArgLexer {
-        s: line,
-        pos: 0,
-        vars,
-    };
     let mut out = Vec::new();
-    loop {
-        lx.skip_space();
-        if lx.pos >= lx.s.len()
-            || !lx.s[lx.pos..].starts_with('\\')
-            || lx.s[lx.pos..].starts_with("\\\\")
-        {
-            break;
-        }
-        lx.pos += 1;
-        let name = lx.command_name();
-        out.push(parse_command(&name, &mut lx));
+    let mut pos = 0;
+    while let Some((parsed, next)) = parse_next_meta(line, pos, vars) {
+        out.push(parsed);
+        pos = next;
     }
     out
+}
+
+/// The command of a meta-command line that starts at byte `pos`, and where
+/// the next one starts; `None` when no command is left. A shell runs each
+/// before it reads the next, as psql does, so that `\gset x \echo :x`
+/// shows the value just set.
+pub fn parse_next_meta(
+    line: &str,
+    pos: usize,
+    vars: &Variables,
+) -> Option<(Result<Meta, String>, usize)> {
+    let mut lx = ArgLexer { s: line, pos, vars };
+    lx.skip_space();
+    if lx.s[lx.pos..].starts_with("\\\\") {
+        // The separator `\\`: another command may follow it.
+        lx.pos += 2;
+        lx.skip_space();
+    }
+    if lx.pos >= lx.s.len()
+        || !lx.s[lx.pos..].starts_with('\\')
+        || lx.s[lx.pos..].starts_with("\\\\")
+    {
+        return None;
+    }
+    lx.pos += 1;
+    let name = lx.command_name();
+    let parsed = parse_command(&name, &mut lx);
+    Some((parsed, lx.pos))
 }
 
 /// Reads psql-style arguments from a meta-command line.
@@ -383,8 +426,29 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
             },
         },
         "conninfo" => ConnInfo,
+        "c" | "connect" => {
+            let db = lx.next_arg();
+            let user = db.as_ref().and_then(|_| lx.next_arg());
+            Connect(db, user)
+        }
         "g" => Go,
         "gx" => GoExpanded,
+        "gset" => Gset(lx.next_arg()),
+        "if" | "elif" => {
+            // psql's read_boolean_expression: every argument, spaced.
+            let mut args = Vec::new();
+            while let Some(a) = lx.next_arg() {
+                args.push(a);
+            }
+            let expr = args.join(" ");
+            if name == "if" {
+                If(expr)
+            } else {
+                Elif(expr)
+            }
+        }
+        "else" => Else,
+        "endif" => Endif,
         "r" | "reset" => ResetBuffer,
         "p" | "print" => PrintBuffer,
         "!" => Shell(lx.rest_of_line()),
