@@ -874,10 +874,10 @@ impl Binder<'_> {
                 None => self.bind_condition(cond, scope, mode, "CASE/WHEN")?,
             };
             let r = self.bind_expr(result, scope, mode)?;
-            arms.push((c, r, result.offset));
+            arms.push((c, r, leftmost(result)));
         }
         let otherwise = match else_result {
-            Some(e) => Some((self.bind_expr(e, scope, mode)?, e.offset)),
+            Some(e) => Some((self.bind_expr(e, scope, mode)?, leftmost(e))),
             None => None,
         };
         let mut all: Vec<(DataType, ast::Offset)> =
@@ -924,7 +924,7 @@ impl Binder<'_> {
         }
         let mut args = Vec::with_capacity(call.args.len());
         for a in &call.args {
-            args.push((self.bind_expr(a, scope, mode)?, a.offset));
+            args.push((self.bind_expr(a, scope, mode)?, leftmost(a)));
         }
         match name {
             "coalesce" | "greatest" | "least" => {
@@ -950,8 +950,12 @@ impl Binder<'_> {
             "nullif" if args.len() == 2 => {
                 let (a, b) = (&call.args[0], &call.args[1]);
                 let eq = self.bind_binary(ast::BinaryOp::Eq, a, b, scope, mode, offset)?;
-                let first = args.swap_remove(0).0;
-                let first = self.resolve_unknown(first)?;
+                // The result is the `=` operator's left input: `nullif(1,
+                // 1.5)` is numeric, `nullif(varchar, 'x')` text.
+                let first = match &eq.kind {
+                    ExprKind::Binary(_, l, _) => (**l).clone(),
+                    _ => self.resolve_unknown(args.swap_remove(0).0)?,
+                };
                 let ty = first.ty;
                 return Ok(Expr {
                     kind: ExprKind::Case(
@@ -960,6 +964,13 @@ impl Binder<'_> {
                     ),
                     ty,
                 });
+            }
+            "pg_typeof" if args.len() == 1 => {
+                let ty = args[0].0.ty.without_typmod();
+                return Ok(Expr::constant(
+                    Value::Text(ty.to_string().into()),
+                    DataType::Text,
+                ));
             }
             "now"
             | "current_timestamp"
@@ -1090,6 +1101,28 @@ fn rewrite_escape(pattern: &str, esc: Option<char>) -> String {
         }
     }
     out
+}
+
+/// Where PostgreSQL reports an expression that fails type unification:
+/// its leftmost token (`1` of `1::text`, `a` of `a + 1`).
+pub(crate) fn leftmost(e: &ast::Expr) -> ast::Offset {
+    let inner = match &e.kind {
+        ast::ExprKind::Cast { expr, .. }
+        | ast::ExprKind::IsNull { expr, .. }
+        | ast::ExprKind::IsBool { expr, .. }
+        | ast::ExprKind::Between { expr, .. }
+        | ast::ExprKind::InList { expr, .. }
+        | ast::ExprKind::Like { expr, .. } => leftmost(expr),
+        ast::ExprKind::Binary { left, .. } | ast::ExprKind::IsDistinctFrom { left, .. } => {
+            leftmost(left)
+        }
+        _ => e.offset,
+    };
+    if inner.0 < e.offset.0 {
+        inner
+    } else {
+        e.offset
+    }
 }
 
 /// Rewords the error of an aggregate inside an aggregate as PostgreSQL does.
