@@ -92,6 +92,22 @@ pub fn contains_aggregate(e: &ast::Expr) -> bool {
     found
 }
 
+/// Whether the expression holds a subquery (EXISTS, IN, scalar).
+pub fn contains_subquery(e: &ast::Expr) -> bool {
+    let mut found = false;
+    walk(e, &mut |x| {
+        if matches!(
+            x.kind,
+            ast::ExprKind::Exists(_)
+                | ast::ExprKind::Subquery(_)
+                | ast::ExprKind::InSubquery { .. }
+        ) {
+            found = true;
+        }
+    });
+    found
+}
+
 /// Calls `f` on `e` and every expression inside it (not inside subqueries).
 pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
     use ast::ExprKind as K;
@@ -400,12 +416,48 @@ impl Binder<'_> {
         }
     }
 
+    /// The group key `e` is, compared as PostgreSQL does, after binding
+    /// (`t.a` and `a` are one column; `a+1` matches `a + 1`), when its
+    /// spelling matched none.
+    fn group_key_of(&mut self, e: &ast::Expr, state: &AggState) -> Option<usize> {
+        match &e.kind {
+            ast::ExprKind::Column(c) => {
+                let (i, _) = state.input.resolve(c.table.as_deref(), &c.column).ok()?;
+                state
+                    .group
+                    .iter()
+                    .position(|g| matches!(g.kind, ExprKind::Column(j) if j == i))
+            }
+            ast::ExprKind::Literal(_) => None,
+            _ => {
+                // Only keys that are expressions need the general match.
+                if state
+                    .group
+                    .iter()
+                    .all(|g| matches!(g.kind, ExprKind::Column(_)))
+                    || contains_aggregate(e)
+                    || contains_subquery(e)
+                {
+                    return None;
+                }
+                let b = self
+                    .bind_expr(e, &state.input, &mut Mode::NoAgg("GROUP BY"))
+                    .ok()?;
+                let want = format!("{b:?}");
+                state.group.iter().position(|g| format!("{g:?}") == want)
+            }
+        }
+    }
+
     /// Binds one expression over `scope`.
     pub fn bind_expr(&mut self, e: &ast::Expr, scope: &Scope, mode: &mut Mode) -> Result<Expr> {
         if let Mode::Agg(state) = mode {
             if let Some(i) = state.group_ast.iter().position(|g| g == e) {
                 let ty = state.group[i].ty;
                 return Ok(Expr::column(i, ty));
+            }
+            if let Some(k) = self.group_key_of(e, state) {
+                return Ok(Expr::column(k, state.group[k].ty));
             }
         }
         let r = self.bind_inner(e, scope, mode);
