@@ -237,6 +237,7 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             "decimal" | "numeric" => DataType::Numeric(None),
             "bpchar" => DataType::Char(1),
             "varchar" => DataType::Varchar(None),
+            "name" => DataType::Name,
             _ => return Err(err!(UndefinedObject, "type \"{n}\" does not exist")),
         },
     })
