@@ -1181,7 +1181,10 @@ pub(crate) fn leftmost(e: &ast::Expr) -> ast::Offset {
 /// Rewords the error of an aggregate inside an aggregate as PostgreSQL does.
 fn nested_agg(e: Error) -> Error {
     if e.message == "aggregate functions are not allowed in aggregate function calls" {
-        err!(GroupingError, "aggregate function calls cannot be nested")
+        // Reported at the inner call, as PostgreSQL does.
+        let mut n = err!(GroupingError, "aggregate function calls cannot be nested");
+        n.position = e.position;
+        n
     } else {
         e
     }
