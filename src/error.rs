@@ -55,6 +55,8 @@ pub enum SqlState {
     InvalidParameterValue,
     /// 2201F invalid_argument_for_power_function
     InvalidArgumentForPowerFunction,
+    /// 2201E invalid_argument_for_logarithm
+    InvalidArgumentForLogarithm,
     /// 22025 invalid_escape_sequence (LIKE patterns)
     InvalidEscapeSequence,
     /// 22011 substring_error
@@ -157,6 +159,7 @@ impl SqlState {
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
             InvalidArgumentForPowerFunction => "2201F",
+            InvalidArgumentForLogarithm => "2201E",
             InvalidEscapeSequence => "22025",
             SubstringError => "22011",
             InvalidTextRepresentation => "22P02",
@@ -319,6 +322,7 @@ mod tests {
             DivisionByZero,
             InvalidParameterValue,
             InvalidArgumentForPowerFunction,
+            InvalidArgumentForLogarithm,
             InvalidEscapeSequence,
             SubstringError,
             InvalidTextRepresentation,

@@ -67,6 +67,9 @@ pub enum LexError {
     UnterminatedComment,
     /// `""`: an empty quoted identifier.
     ZeroLengthIdent,
+    /// A number run into letters (`123abc`, `0x10`, `1.5e`), which
+    /// PostgreSQL 15 rejects rather than reading as `123 AS abc`.
+    TrailingJunk,
 }
 
 impl LexError {
@@ -78,6 +81,7 @@ impl LexError {
             LexError::UnterminatedDollar => "unterminated dollar-quoted string",
             LexError::UnterminatedComment => "unterminated /* comment",
             LexError::ZeroLengthIdent => "zero-length delimited identifier",
+            LexError::TrailingJunk => "trailing junk after numeric literal",
         }
     }
 }
@@ -486,10 +490,28 @@ fn lex_quoted_ident(src: &[u8], pos: &mut usize) -> TokenKind {
 }
 
 /// Lexes a number starting at `*pos` (a digit, or `.` before a digit).
+/// A number directly followed by identifier characters is one error token
+/// over both (`123abc`, `1e5x`), and so is an exponent marker without
+/// digits (`1.5e`, `1.5e+`), as PostgreSQL 15's scanner has them.
 fn lex_number(src: &[u8], pos: &mut usize) -> TokenKind {
     let (rest, _) = number(&src[*pos..]).expect("caller checked a digit starts the number");
-    *pos = src.len() - rest.len();
-    TokenKind::Number
+    let end = src.len() - rest.len();
+    *pos = end;
+    match src.get(end) {
+        Some(b'e' | b'E')
+            if matches!(src.get(end + 1), Some(b'+' | b'-'))
+                && !src.get(end + 2).is_some_and(u8::is_ascii_digit) =>
+        {
+            *pos = end + 2;
+            TokenKind::Error(LexError::TrailingJunk)
+        }
+        Some(&b) if is_ident_start(b) => {
+            let (rest, _) = ident_rest(&src[end..]).expect("take_while cannot fail");
+            *pos = src.len() - rest.len();
+            TokenKind::Error(LexError::TrailingJunk)
+        }
+        _ => TokenKind::Number,
+    }
 }
 
 /// Lexes an operator starting at `*pos` (see the module docs for the rules).
@@ -551,17 +573,18 @@ mod tests {
             ["SELECT", "a1", ",", "1.5e3", "FROM", "t", ";", ""]
         );
         assert_eq!(
-            kinds("select .5 5. 1e 1e-3")[..6],
+            kinds("select .5 5. 1e-3 1 e")[..6],
             [
                 TokenKind::Word(Keyword::Select),
                 TokenKind::Number,
                 TokenKind::Number,
                 TokenKind::Number,
-                TokenKind::Word(Keyword::NoKeyword),
                 TokenKind::Number,
+                TokenKind::Word(Keyword::NoKeyword),
             ]
         );
-        assert_eq!(texts("123abc"), ["123", "abc", ""]);
+        // A number run into letters is one (error) token, as in PostgreSQL 15.
+        assert_eq!(texts("123abc"), ["123abc", ""]);
         assert_eq!(texts("a.b.*"), ["a", ".", "b", ".", "*", ""]);
         assert_eq!(texts("x::int"), ["x", "::", "int", ""]);
     }
@@ -628,5 +651,16 @@ mod tests {
             kinds("E'\\")[0],
             TokenKind::Error(LexError::UnterminatedString)
         );
+        for junk in [
+            "123abc", "0x10", "1.5e", "1.5e+", "1e5x", ".5a", "1_000", "1é",
+        ] {
+            assert_eq!(
+                kinds(junk),
+                [TokenKind::Error(LexError::TrailingJunk), TokenKind::Eof],
+                "{junk}"
+            );
+        }
+        assert_eq!(kinds("1e5 x")[0], TokenKind::Number);
+        assert_eq!(kinds("1.5e-3")[0], TokenKind::Number);
     }
 }

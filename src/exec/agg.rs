@@ -398,7 +398,8 @@ impl<'a> AggregateOp<'a> {
                 }
                 continue;
             };
-            let col = arg.eval(b)?;
+            // FILTER first: the argument runs only on the rows it keeps.
+            let col = arg.eval_where(b, mask.as_deref())?;
             for (row, &g) in gids.iter().enumerate() {
                 if skip(row) {
                     continue;

@@ -470,6 +470,32 @@ impl Expr {
         Ok(assemble(self.ty, &parts, &source))
     }
 
+    /// Evaluates the expression for the rows where `keep` is true (all rows
+    /// without it), as an aggregate's FILTER runs before its argument: rows
+    /// left out are NULL and never computed, so they raise no error. An
+    /// expression that cannot fail runs over the whole batch as before.
+    pub fn eval_where<'a>(
+        &self,
+        batch: &'a Batch,
+        keep: Option<&[bool]>,
+    ) -> Result<Cow<'a, Vector>> {
+        let Some(keep) = keep else {
+            return self.eval(batch);
+        };
+        if !self.can_fail() || keep.iter().all(|&k| k) {
+            return self.eval(batch);
+        }
+        let rows: Vec<u32> = (0..batch.len as u32)
+            .filter(|&r| keep[r as usize])
+            .collect();
+        let part = eval_rows(self, batch, &rows)?;
+        let mut source: Vec<Option<(u32, u32)>> = vec![None; batch.len];
+        for (j, &r) in rows.iter().enumerate() {
+            source[r as usize] = Some((0, j as u32));
+        }
+        Ok(Cow::Owned(assemble(self.ty, &[part], &source)))
+    }
+
     /// Whether evaluating the expression can raise an error for some rows
     /// and not others (overflow, division by zero, bad text input, a
     /// function's domain): such a right operand of AND / OR runs only over

@@ -92,6 +92,22 @@ pub fn contains_aggregate(e: &ast::Expr) -> bool {
     found
 }
 
+/// Whether the expression holds a subquery (EXISTS, IN, scalar).
+pub fn contains_subquery(e: &ast::Expr) -> bool {
+    let mut found = false;
+    walk(e, &mut |x| {
+        if matches!(
+            x.kind,
+            ast::ExprKind::Exists(_)
+                | ast::ExprKind::Subquery(_)
+                | ast::ExprKind::InSubquery { .. }
+        ) {
+            found = true;
+        }
+    });
+    found
+}
+
 /// Calls `f` on `e` and every expression inside it (not inside subqueries).
 pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
     use ast::ExprKind as K;
@@ -221,6 +237,7 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             "decimal" | "numeric" => DataType::Numeric(None),
             "bpchar" => DataType::Char(1),
             "varchar" => DataType::Varchar(None),
+            "name" => DataType::Name,
             _ => return Err(err!(UndefinedObject, "type \"{n}\" does not exist")),
         },
     })
@@ -400,12 +417,48 @@ impl Binder<'_> {
         }
     }
 
+    /// The group key `e` is, compared as PostgreSQL does, after binding
+    /// (`t.a` and `a` are one column; `a+1` matches `a + 1`), when its
+    /// spelling matched none.
+    fn group_key_of(&mut self, e: &ast::Expr, state: &AggState) -> Option<usize> {
+        match &e.kind {
+            ast::ExprKind::Column(c) => {
+                let (i, _) = state.input.resolve(c.table.as_deref(), &c.column).ok()?;
+                state
+                    .group
+                    .iter()
+                    .position(|g| matches!(g.kind, ExprKind::Column(j) if j == i))
+            }
+            ast::ExprKind::Literal(_) => None,
+            _ => {
+                // Only keys that are expressions need the general match.
+                if state
+                    .group
+                    .iter()
+                    .all(|g| matches!(g.kind, ExprKind::Column(_)))
+                    || contains_aggregate(e)
+                    || contains_subquery(e)
+                {
+                    return None;
+                }
+                let b = self
+                    .bind_expr(e, &state.input, &mut Mode::NoAgg("GROUP BY"))
+                    .ok()?;
+                let want = format!("{b:?}");
+                state.group.iter().position(|g| format!("{g:?}") == want)
+            }
+        }
+    }
+
     /// Binds one expression over `scope`.
     pub fn bind_expr(&mut self, e: &ast::Expr, scope: &Scope, mode: &mut Mode) -> Result<Expr> {
         if let Mode::Agg(state) = mode {
             if let Some(i) = state.group_ast.iter().position(|g| g == e) {
                 let ty = state.group[i].ty;
                 return Ok(Expr::column(i, ty));
+            }
+            if let Some(k) = self.group_key_of(e, state) {
+                return Ok(Expr::column(k, state.group[k].ty));
             }
         }
         let r = self.bind_inner(e, scope, mode);
@@ -874,10 +927,10 @@ impl Binder<'_> {
                 None => self.bind_condition(cond, scope, mode, "CASE/WHEN")?,
             };
             let r = self.bind_expr(result, scope, mode)?;
-            arms.push((c, r, result.offset));
+            arms.push((c, r, leftmost(result)));
         }
         let otherwise = match else_result {
-            Some(e) => Some((self.bind_expr(e, scope, mode)?, e.offset)),
+            Some(e) => Some((self.bind_expr(e, scope, mode)?, leftmost(e))),
             None => None,
         };
         let mut all: Vec<(DataType, ast::Offset)> =
@@ -924,7 +977,7 @@ impl Binder<'_> {
         }
         let mut args = Vec::with_capacity(call.args.len());
         for a in &call.args {
-            args.push((self.bind_expr(a, scope, mode)?, a.offset));
+            args.push((self.bind_expr(a, scope, mode)?, leftmost(a)));
         }
         match name {
             "coalesce" | "greatest" | "least" => {
@@ -950,8 +1003,12 @@ impl Binder<'_> {
             "nullif" if args.len() == 2 => {
                 let (a, b) = (&call.args[0], &call.args[1]);
                 let eq = self.bind_binary(ast::BinaryOp::Eq, a, b, scope, mode, offset)?;
-                let first = args.swap_remove(0).0;
-                let first = self.resolve_unknown(first)?;
+                // The result is the `=` operator's left input: `nullif(1,
+                // 1.5)` is numeric, `nullif(varchar, 'x')` text.
+                let first = match &eq.kind {
+                    ExprKind::Binary(_, l, _) => (**l).clone(),
+                    _ => self.resolve_unknown(args.swap_remove(0).0)?,
+                };
                 let ty = first.ty;
                 return Ok(Expr {
                     kind: ExprKind::Case(
@@ -960,6 +1017,13 @@ impl Binder<'_> {
                     ),
                     ty,
                 });
+            }
+            "pg_typeof" if args.len() == 1 => {
+                let ty = args[0].0.ty.without_typmod();
+                return Ok(Expr::constant(
+                    Value::Text(ty.to_string().into()),
+                    DataType::Text,
+                ));
             }
             "now"
             | "current_timestamp"
@@ -1092,10 +1156,35 @@ fn rewrite_escape(pattern: &str, esc: Option<char>) -> String {
     out
 }
 
+/// Where PostgreSQL reports an expression that fails type unification:
+/// its leftmost token (`1` of `1::text`, `a` of `a + 1`).
+pub(crate) fn leftmost(e: &ast::Expr) -> ast::Offset {
+    let inner = match &e.kind {
+        ast::ExprKind::Cast { expr, .. }
+        | ast::ExprKind::IsNull { expr, .. }
+        | ast::ExprKind::IsBool { expr, .. }
+        | ast::ExprKind::Between { expr, .. }
+        | ast::ExprKind::InList { expr, .. }
+        | ast::ExprKind::Like { expr, .. } => leftmost(expr),
+        ast::ExprKind::Binary { left, .. } | ast::ExprKind::IsDistinctFrom { left, .. } => {
+            leftmost(left)
+        }
+        _ => e.offset,
+    };
+    if inner.0 < e.offset.0 {
+        inner
+    } else {
+        e.offset
+    }
+}
+
 /// Rewords the error of an aggregate inside an aggregate as PostgreSQL does.
 fn nested_agg(e: Error) -> Error {
     if e.message == "aggregate functions are not allowed in aggregate function calls" {
-        err!(GroupingError, "aggregate function calls cannot be nested")
+        // Reported at the inner call, as PostgreSQL does.
+        let mut n = err!(GroupingError, "aggregate function calls cannot be nested");
+        n.position = e.position;
+        n
     } else {
         e
     }

@@ -23,8 +23,12 @@ pub struct ScopeColumn {
     /// Its type.
     pub ty: DataType,
     /// Hidden from `*` and from unqualified names (the right-hand copy of a
-    /// `USING` column, the tuple id of UPDATE/DELETE scans).
+    /// tuple id of UPDATE/DELETE scans).
     pub hidden: bool,
+    /// A join's `USING`/`NATURAL` column merged into one output column:
+    /// reachable only qualified (`l.k`) and through `l.*`; unqualified
+    /// names and `*` see the merged column instead.
+    pub merged: bool,
 }
 
 /// A FROM item's names: the one queries use, and the table's own name when
@@ -61,6 +65,7 @@ impl Scope {
                     name,
                     ty,
                     hidden: false,
+                    merged: false,
                 })
                 .collect(),
         }
@@ -148,7 +153,7 @@ impl Scope {
                     .columns
                     .iter()
                     .enumerate()
-                    .filter(|(_, c)| !c.hidden && c.name == name);
+                    .filter(|(_, c)| !c.hidden && !c.merged && c.name == name);
                 match (found.next(), found.next()) {
                     (Some((i, c)), None) => Ok((i, c.ty)),
                     (Some(_), Some(_)) => Err(err!(
@@ -173,7 +178,11 @@ impl Scope {
             .iter()
             .enumerate()
             .filter(|(_, c)| {
-                !c.hidden && qualifier.map_or(true, |q| c.qualifier.as_deref() == Some(q))
+                !c.hidden
+                    && match qualifier {
+                        Some(q) => c.qualifier.as_deref() == Some(q),
+                        None => !c.merged,
+                    }
             })
             .map(|(i, _)| i)
             .collect())

@@ -439,35 +439,66 @@ impl Binder<'_> {
         if aggregating {
             // GROUP BY items: positions and output names refer to the list.
             for g in &s.group_by {
-                let resolved: ast::Expr = match &g.kind {
-                    ast::ExprKind::Literal(ast::Literal::Number(n)) => {
-                        let pos: usize = n.parse().unwrap_or(0);
-                        match outs.get(pos.wrapping_sub(1)) {
+                let resolved: ast::Expr = match group_target(g) {
+                    GroupTarget::Position(pos) => {
+                        let found = usize::try_from(pos)
+                            .ok()
+                            .and_then(|p| outs.get(p.wrapping_sub(1)));
+                        match found {
                             Some(Out::Ast(e, _)) => (*e).clone(),
                             Some(Out::Column(i, _)) => column_ast(&scope, *i),
                             None => {
                                 return Err(at(
                                     err!(
                                         InvalidColumnReference,
-                                        "GROUP BY position {n} is not in select list"
+                                        "GROUP BY position {pos} is not in select list"
                                     ),
                                     g.offset,
                                 ))
                             }
                         }
                     }
-                    ast::ExprKind::Column(c)
-                        if c.table.is_none() && scope.resolve(None, &c.column).is_err() =>
-                    {
-                        match outs
-                            .iter()
-                            .find(|o| matches!(o, Out::Ast(_, n) if *n == c.column))
-                        {
-                            Some(Out::Ast(e, _)) => (*e).clone(),
-                            _ => g.clone(),
-                        }
+                    GroupTarget::NonInteger => {
+                        return Err(at(
+                            err!(SyntaxError, "non-integer constant in GROUP BY"),
+                            g.offset,
+                        ))
                     }
-                    _ => g.clone(),
+                    GroupTarget::Other => match &g.kind {
+                        // A bare name: an input column first, else an
+                        // output column's name (PostgreSQL's SQL92 rule).
+                        ast::ExprKind::Column(c)
+                            if c.table.is_none()
+                                && matches!(
+                                    scope.resolve(None, &c.column),
+                                    Err(ref e) if e.code == crate::error::SqlState::UndefinedColumn
+                                ) =>
+                        {
+                            let mut found: Option<&ast::Expr> = None;
+                            for o in &outs {
+                                if let Out::Ast(e, n) = o {
+                                    if *n != c.column {
+                                        continue;
+                                    }
+                                    match found {
+                                        Some(f) if f != *e => {
+                                            return Err(at(
+                                                err!(
+                                                    AmbiguousColumn,
+                                                    "GROUP BY \"{}\" is ambiguous",
+                                                    c.column
+                                                ),
+                                                g.offset,
+                                            ))
+                                        }
+                                        _ => found = Some(e),
+                                    }
+                                }
+                            }
+                            found.cloned().unwrap_or_else(|| g.clone())
+                        }
+                        _ => g.clone(),
+                    },
                 };
                 let b = self.bind_expr(&resolved, &scope, &mut Mode::NoAgg("GROUP BY"))?;
                 let b = self.resolve_unknown(b)?;
@@ -692,5 +723,40 @@ fn sort_key(column: usize, o: &ast::OrderBy) -> SortKey {
         column,
         descending: o.descending,
         nulls_first: o.nulls_first.unwrap_or(o.descending),
+    }
+}
+
+/// What a GROUP BY item written as a constant means.
+enum GroupTarget {
+    /// An integer: a select-list position (checked by the caller).
+    Position(i64),
+    /// Another constant: an error in PostgreSQL.
+    NonInteger,
+    /// An expression.
+    Other,
+}
+
+/// Classifies a GROUP BY item as PostgreSQL's `findTargetlistEntrySQL92`:
+/// integer constants (`-1` too) are positions, other constants errors.
+fn group_target(g: &ast::Expr) -> GroupTarget {
+    let number = |n: &str, neg: bool| match n.parse::<i32>() {
+        Ok(v) if !n.contains(['.', 'e', 'E']) => {
+            GroupTarget::Position(if neg { -i64::from(v) } else { i64::from(v) })
+        }
+        _ => GroupTarget::NonInteger,
+    };
+    match &g.kind {
+        ast::ExprKind::Literal(ast::Literal::Number(n)) => number(n, false),
+        ast::ExprKind::Literal(
+            ast::Literal::String(_) | ast::Literal::Null | ast::Literal::Boolean(_),
+        ) => GroupTarget::NonInteger,
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Minus,
+            expr,
+        } => match &expr.kind {
+            ast::ExprKind::Literal(ast::Literal::Number(n)) => number(n, true),
+            _ => GroupTarget::Other,
+        },
+        _ => GroupTarget::Other,
     }
 }

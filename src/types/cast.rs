@@ -246,6 +246,16 @@ fn numeric_to(n: &Numeric, to: &DataType) -> Option<Result<Value>> {
             .map(|i| Value::Int4(i as i32)),
         DataType::Int8 => int(i64::MIN as i128, i64::MAX as i128, int8_out_of_range)
             .map(|i| Value::Int8(i as i64)),
+        // As PostgreSQL's numeric_float8/4: through the text form, so a
+        // finite value past the type's range fails as its input would.
+        DataType::Float8 | DataType::Float4 if n.is_finite() => {
+            let text = n.to_string();
+            if *to == DataType::Float8 {
+                super::float::parse_float8(&text).map(Value::Float8)
+            } else {
+                super::float::parse_float4(&text).map(Value::Float4)
+            }
+        }
         DataType::Float8 => Ok(Value::Float8(n.to_f64())),
         DataType::Float4 => Ok(Value::Float4(n.to_f64() as f32)),
         _ => return None,

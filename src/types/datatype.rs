@@ -39,6 +39,10 @@ pub enum DataType {
     /// type of a string literal compared with a `char(n)` value, as
     /// PostgreSQL types it (`tag = 't1'::bpchar`); no column has it.
     Char(u32),
+    /// `name` (OID 19): an identifier, text cut to 63 bytes (at a character
+    /// boundary) on input and by casts, as PostgreSQL's `NAMEDATALEN - 1`.
+    /// Stored as a varlena like text; compares in byte order.
+    Name,
     /// `date` (OID 1082): days since 2000-01-01, 4 bytes.
     Date,
     /// `timestamp without time zone` (OID 1114): microseconds since
@@ -78,6 +82,7 @@ impl DataType {
             DataType::Int2 => 21,
             DataType::Int4 => 23,
             DataType::Text => 25,
+            DataType::Name => 19,
             DataType::Unknown => 705,
             DataType::Float4 => 700,
             DataType::Float8 => 701,
@@ -101,6 +106,7 @@ impl DataType {
             DataType::Interval => 16,
             DataType::Numeric(_)
             | DataType::Text
+            | DataType::Name
             | DataType::Varchar(_)
             | DataType::Char(_)
             | DataType::Unknown => -1,
@@ -118,6 +124,7 @@ impl DataType {
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Interval => 8,
             DataType::Numeric(_)
             | DataType::Text
+            | DataType::Name
             | DataType::Varchar(_)
             | DataType::Char(_)
             | DataType::Unknown => 4,
@@ -139,7 +146,9 @@ impl DataType {
             | DataType::Float4
             | DataType::Float8
             | DataType::Numeric(_) => TypeCategory::Numeric,
-            DataType::Text | DataType::Varchar(_) | DataType::Char(_) => TypeCategory::String,
+            DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Char(_) => {
+                TypeCategory::String
+            }
             DataType::Date | DataType::Timestamp => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
@@ -182,6 +191,7 @@ impl DataType {
             "float8" | "float" | "double precision" => DataType::Float8,
             "numeric" | "decimal" => DataType::Numeric(None),
             "text" => DataType::Text,
+            "name" => DataType::Name,
             "varchar" | "character varying" | "char varying" => DataType::Varchar(None),
             "char" | "character" | "bpchar" => DataType::Char(1),
             "date" => DataType::Date,
@@ -260,6 +270,7 @@ impl fmt::Display for DataType {
             DataType::Numeric(None) => f.write_str("numeric"),
             DataType::Numeric(Some((p, s))) => write!(f, "numeric({p},{s})"),
             DataType::Text => f.write_str("text"),
+            DataType::Name => f.write_str("name"),
             DataType::Varchar(None) => f.write_str("character varying"),
             DataType::Varchar(Some(n)) => write!(f, "character varying({n})"),
             DataType::Char(0) => f.write_str("bpchar"),

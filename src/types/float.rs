@@ -85,7 +85,7 @@ pub fn parse_float8(text: &str) -> Result<f64> {
 /// Parses `real` text (rounded once, directly to `f32`).
 pub fn parse_float4(text: &str) -> Result<f32> {
     let v = parse_float(text, "real")?;
-    if !v.is_finite() {
+    if v.is_nan() || (v.is_infinite() && text.to_ascii_lowercase().contains("inf")) {
         return Ok(v as f32);
     }
     let s = text.trim_matches(|c: char| c.is_ascii_whitespace());

@@ -43,6 +43,7 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
         DataType::Text | DataType::Unknown | DataType::Varchar(None) => {
             Value::Text(Arc::from(text))
         }
+        DataType::Name => Value::Text(Arc::from(truncate_name(text))),
         DataType::Varchar(Some(n)) => match apply_length(text, *n, false, false)? {
             Some(s) => Value::Text(Arc::from(s)),
             None => Value::Text(Arc::from(text)),
@@ -55,6 +56,20 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
         DataType::Timestamp => Value::Timestamp(parse::parse_timestamp_at(text, now)?),
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
     })
+}
+
+/// A `name` value: the text cut to 63 bytes (PostgreSQL's `NAMEDATALEN -
+/// 1`) at a character boundary.
+pub fn truncate_name(text: &str) -> &str {
+    const MAX: usize = 63;
+    if text.len() <= MAX {
+        return text;
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// Coerces an untyped string literal (`'abcd'`, type `unknown`) to `to` as

@@ -199,12 +199,14 @@ impl Value {
             DataType::Numeric(_) => {
                 Value::numeric(Numeric::decode(bytes).unwrap_or_else(Numeric::nan))
             }
-            DataType::Text | DataType::Varchar(_) | DataType::Char(_) | DataType::Unknown => {
-                match std::str::from_utf8(bytes) {
-                    Ok(s) => Value::Text(Arc::from(s)),
-                    Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),
-                }
-            }
+            DataType::Text
+            | DataType::Name
+            | DataType::Varchar(_)
+            | DataType::Char(_)
+            | DataType::Unknown => match std::str::from_utf8(bytes) {
+                Ok(s) => Value::Text(Arc::from(s)),
+                Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),
+            },
         }
     }
 }

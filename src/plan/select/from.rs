@@ -62,6 +62,7 @@ impl Binder<'_> {
             name: "ctid".into(),
             ty: DataType::Int8,
             hidden: true,
+            merged: false,
         });
         let plan = self.scan_plan(table, alias, all, true);
         let mut items = vec![Item { plan, scope }];
@@ -387,7 +388,6 @@ impl Binder<'_> {
                 };
                 let scope = left.scope.join(&right.scope)?;
                 let mut conds = Vec::new();
-                let mut right = right;
                 match &j.constraint {
                     ast::JoinConstraint::On(e) => {
                         if contains_aggregate(e) {
@@ -411,44 +411,29 @@ impl Binder<'_> {
                         }
                     }
                     ast::JoinConstraint::Using(cols) => {
-                        for c in cols {
-                            let (li, lt) = left.scope.resolve(None, c).map_err(|_| {
-                                err!(
-                                    UndefinedColumn,
-                                    "column \"{c}\" specified in USING clause does not exist in left table"
-                                )
-                            })?;
-                            let (ri, rt) = right.scope.resolve(None, c).map_err(|_| {
-                                err!(
-                                    UndefinedColumn,
-                                    "column \"{c}\" specified in USING clause does not exist in right table"
-                                )
-                            })?;
-                            let (a, b, _) = crate::types::resolve_binary(BinaryOp::Eq, &lt, &rt)
-                                .ok_or_else(|| {
-                                    crate::types::ops::operator_error(BinaryOp::Eq, &lt, &rt)
-                                })?;
-                            let l = self.coerce(
-                                Expr::column(li, lt),
-                                &a,
-                                CastContext::Implicit,
-                                ast::Offset(0),
-                            )?;
-                            let r = self.coerce(
-                                Expr::column(left.scope.len() + ri, rt),
-                                &b,
-                                CastContext::Implicit,
-                                ast::Offset(0),
-                            )?;
-                            conds.push(Expr {
-                                kind: ExprKind::Binary(BinaryOp::Eq, Box::new(l), Box::new(r)),
-                                ty: DataType::Bool,
-                            });
-                            right.scope.columns[ri].hidden = true;
-                        }
+                        return self.join_using(left, right, kind, cols);
                     }
                     ast::JoinConstraint::Natural => {
-                        return Err(err!(FeatureNotSupported, "NATURAL JOIN is not supported"))
+                        let names: Vec<String> = left
+                            .scope
+                            .columns
+                            .iter()
+                            .filter(|c| !c.hidden && !c.merged)
+                            .map(|c| c.name.clone())
+                            .filter(|n| {
+                                right
+                                    .scope
+                                    .columns
+                                    .iter()
+                                    .any(|c| !c.hidden && !c.merged && c.name == *n)
+                            })
+                            .fold(Vec::new(), |mut acc, n| {
+                                if !acc.contains(&n) {
+                                    acc.push(n);
+                                }
+                                acc
+                            });
+                        return self.join_using(left, right, kind, &names);
                     }
                     ast::JoinConstraint::None => {}
                 }
@@ -456,6 +441,131 @@ impl Binder<'_> {
                 Ok(item)
             }
         }
+    }
+
+    /// `left JOIN right USING (cols)` (and NATURAL, with the common column
+    /// names): each pair joins on `=`, and becomes one merged output column
+    /// as PostgreSQL's `buildMergedJoinVar` builds it — the left's value for
+    /// inner and left joins, the right's for right joins,
+    /// `COALESCE(left, right)` for full joins, cast to the pair's common
+    /// type. The merged columns come first, then the left's others, then the
+    /// right's; the originals stay reachable qualified (`l.k`, `l.*`).
+    fn join_using(
+        &mut self,
+        left: Item,
+        mut right: Item,
+        kind: JoinKind,
+        cols: &[String],
+    ) -> Result<Item> {
+        let left_len = left.scope.len();
+        let mut conds = Vec::with_capacity(cols.len());
+        let mut merged = Vec::with_capacity(cols.len());
+        let mut left = left;
+        for (n, c) in cols.iter().enumerate() {
+            if cols[..n].contains(c) {
+                return Err(err!(
+                    DuplicateColumn,
+                    "column name \"{c}\" appears more than once in USING clause"
+                ));
+            }
+            let (li, lt) = using_side(&left.scope, c, "left")?;
+            let (ri, rt) = using_side(&right.scope, c, "right")?;
+            let (a, b, _) = crate::types::resolve_binary(BinaryOp::Eq, &lt, &rt)
+                .ok_or_else(|| crate::types::ops::operator_error(BinaryOp::Eq, &lt, &rt))?;
+            let l = self.coerce(
+                Expr::column(li, lt),
+                &a,
+                CastContext::Implicit,
+                ast::Offset(0),
+            )?;
+            let r = self.coerce(
+                Expr::column(left_len + ri, rt),
+                &b,
+                CastContext::Implicit,
+                ast::Offset(0),
+            )?;
+            conds.push(Expr {
+                kind: ExprKind::Binary(BinaryOp::Eq, Box::new(l), Box::new(r)),
+                ty: DataType::Bool,
+            });
+            let ty = self.unify("JOIN/USING", &[(lt, ast::Offset(0)), (rt, ast::Offset(0))])?;
+            let lv = self.coerce(
+                Expr::column(li, lt),
+                &ty,
+                CastContext::Implicit,
+                ast::Offset(0),
+            )?;
+            let rv = self.coerce(
+                Expr::column(left_len + ri, rt),
+                &ty,
+                CastContext::Implicit,
+                ast::Offset(0),
+            )?;
+            let value = match kind {
+                JoinKind::Inner | JoinKind::Left => lv,
+                JoinKind::Right => rv,
+                JoinKind::Full => Expr {
+                    kind: ExprKind::Coalesce(vec![lv, rv]),
+                    ty,
+                },
+            };
+            merged.push((c.clone(), value, li));
+            left.scope.columns[li].merged = true;
+            right.scope.columns[ri].merged = true;
+        }
+        let mut item = self.join(left, right, kind, conds)?;
+        // Already in shape (the USING columns lead the left input, in
+        // order, and the merged values are the left's own): no projection.
+        let in_place = merged
+            .iter()
+            .enumerate()
+            .all(|(n, (_, v, li))| *li == n && matches!(v.kind, ExprKind::Column(i) if i == n));
+        if in_place {
+            // The left's column stands for the merged one, and is still
+            // reachable qualified.
+            for c in &mut item.scope.columns[..merged.len()] {
+                c.merged = false;
+            }
+            return Ok(item);
+        }
+        let width = item.scope.len();
+        let mut exprs: Vec<Expr> = Vec::with_capacity(merged.len() + width);
+        let mut fields = Vec::with_capacity(merged.len() + width);
+        let mut columns = Vec::with_capacity(merged.len() + width);
+        for (name, value, _) in &merged {
+            fields.push(Field {
+                name: name.clone(),
+                ty: value.ty,
+            });
+            columns.push(ScopeColumn {
+                qualifier: None,
+                name: name.clone(),
+                ty: value.ty,
+                hidden: false,
+                merged: false,
+            });
+            exprs.push(value.clone());
+        }
+        for (i, c) in item.scope.columns.iter().enumerate() {
+            exprs.push(Expr::column(i, c.ty));
+            fields.push(item.plan.fields[i].clone());
+            columns.push(c.clone());
+        }
+        let plan = Plan {
+            rows: item.plan.rows,
+            fields,
+            node: Node::Project {
+                input: Box::new(item.plan),
+                exprs,
+            },
+        };
+        Ok(Item {
+            plan,
+            scope: Scope {
+                columns,
+                items: item.scope.items,
+            },
+        })
     }
 
     /// A sequential scan of `columns` of `table`.
@@ -506,6 +616,27 @@ impl Binder<'_> {
                 filter: None,
             },
         }
+    }
+}
+
+/// The position and type of USING column `c` in one side of the join, with
+/// PostgreSQL's errors for a missing or repeated name.
+fn using_side(scope: &Scope, c: &str, side: &str) -> Result<(usize, DataType)> {
+    let mut found = scope
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, col)| !col.hidden && !col.merged && col.name == c);
+    match (found.next(), found.next()) {
+        (Some((i, col)), None) => Ok((i, col.ty)),
+        (Some(_), Some(_)) => Err(err!(
+            AmbiguousColumn,
+            "common column name \"{c}\" appears more than once in {side} table"
+        )),
+        (None, _) => Err(err!(
+            UndefinedColumn,
+            "column \"{c}\" specified in USING clause does not exist in {side} table"
+        )),
     }
 }
 

@@ -108,6 +108,17 @@ impl Binder<'_> {
         if vals.iter().any(Value::is_null) {
             return Ok((TableFunc::Rows(vec![]), fields));
         }
+        // PostgreSQL's checks, in its order: NaN or infinite bounds and step.
+        for (v, what) in vals.iter().zip(["start value", "stop value", "step size"]) {
+            if let Value::Numeric(n) = v {
+                if n.is_nan() {
+                    return Err(err!(InvalidParameterValue, "{what} cannot be NaN"));
+                }
+                if !n.is_finite() {
+                    return Err(err!(InvalidParameterValue, "{what} cannot be infinity"));
+                }
+            }
+        }
         let step = vals
             .get(2)
             .cloned()

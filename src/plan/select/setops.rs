@@ -3,7 +3,7 @@
 
 use heapdb_grammar::ast;
 
-use super::super::bind::{at, Binder, Mode};
+use super::super::bind::{at, leftmost, Binder, Mode};
 use super::super::scope::Scope;
 use super::super::{Field, Node, Plan};
 use super::*;
@@ -42,12 +42,17 @@ impl Binder<'_> {
                     ));
                 }
                 let mut types = Vec::new();
-                for (a, b) in l.fields.iter().zip(&r.fields) {
-                    let off = ast::Offset(0);
-                    types.push(self.unify(name, &[(a.ty, off), (b.ty, off)])?);
+                let (loffs, roffs) = (output_offsets(left), output_offsets(right));
+                let off_of =
+                    |offs: &[ast::Offset], i: usize| offs.get(i).copied().unwrap_or(ast::Offset(0));
+                for (i, (a, b)) in l.fields.iter().zip(&r.fields).enumerate() {
+                    types.push(self.unify(
+                        name,
+                        &[(a.ty, off_of(&loffs, i)), (b.ty, off_of(&roffs, i))],
+                    )?);
                 }
-                let l = self.cast_outputs(l, &types)?;
-                let r = self.cast_outputs(r, &types)?;
+                let l = self.cast_outputs_at(l, &types, &loffs)?;
+                let r = self.cast_outputs_at(r, &types, &roffs)?;
                 let fields = l.fields.clone();
                 let rows = l.rows + r.rows;
                 Ok(match op {
@@ -87,6 +92,34 @@ impl Binder<'_> {
     /// Casts a plan's output columns to `types` (set operations).
     pub fn cast_outputs(&mut self, plan: Plan, types: &[DataType]) -> Result<Plan> {
         self.cast_outputs_in(plan, types, CastContext::Implicit)
+    }
+
+    /// [`cast_outputs`](Self::cast_outputs), reporting a failed cast at the
+    /// column's select-list item (`offsets`, when known).
+    fn cast_outputs_at(
+        &mut self,
+        plan: Plan,
+        types: &[DataType],
+        offsets: &[ast::Offset],
+    ) -> Result<Plan> {
+        if plan.fields.iter().zip(types).all(|(f, t)| f.ty == *t) {
+            return Ok(plan);
+        }
+        let names: Vec<String> = plan.fields.iter().map(|f| f.name.clone()).collect();
+        let mut exprs = Vec::with_capacity(types.len());
+        for (i, (f, t)) in plan.fields.iter().zip(types).enumerate() {
+            let e = self.coerce(
+                Expr::column(i, f.ty),
+                t,
+                CastContext::Implicit,
+                ast::Offset(0),
+            );
+            exprs.push(match (e, offsets.get(i)) {
+                (Err(e), Some(off)) => return Err(at(e, *off)),
+                (e, _) => e?,
+            });
+        }
+        Ok(project(plan, exprs, names))
     }
 
     /// Casts a plan's output columns to `types` in context `ctx`.
@@ -131,7 +164,7 @@ impl Binder<'_> {
             let mut out = Vec::with_capacity(width);
             for e in row {
                 let b = self.bind_expr(e, &Scope::default(), &mut Mode::NoAgg("VALUES"))?;
-                out.push((b, e.offset));
+                out.push((b, leftmost(e)));
             }
             bound.push(out);
         }
@@ -193,5 +226,28 @@ impl Binder<'_> {
             fields,
             node: Node::Values { rows: out_rows },
         })
+    }
+}
+
+/// The leftmost token of each output column's expression in a set
+/// operation's branch (its first SELECT's list, or VALUES' first row), for
+/// error positions; empty when a `*` makes them unknown.
+fn output_offsets(body: &ast::SetExpr) -> Vec<ast::Offset> {
+    match body {
+        ast::SetExpr::Select(s) => {
+            let mut out = Vec::with_capacity(s.projection.len());
+            for item in &s.projection {
+                match item {
+                    ast::SelectItem::Expr { expr, .. } => out.push(leftmost(expr)),
+                    _ => return Vec::new(),
+                }
+            }
+            out
+        }
+        ast::SetExpr::Nested(q) => output_offsets(&q.body),
+        ast::SetExpr::Values(rows) => rows
+            .first()
+            .map_or_else(Vec::new, |r| r.iter().map(leftmost).collect()),
+        ast::SetExpr::SetOp { left, .. } => output_offsets(left),
     }
 }

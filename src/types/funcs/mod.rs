@@ -269,7 +269,19 @@ impl ScalarFunc {
             (Round | Trunc, [t, d]) if is_num(t) && is_int(d) => {
                 ok(self, vec![Numeric(None), Int4], Numeric(None))
             }
+            // numeric has its own exp/ln/log; integers and unknown take
+            // the preferred type, double precision.
+            (Exp | Ln | Log10, [Numeric(_)]) => ok(self, vec![Numeric(None)], Numeric(None)),
             (Exp | Ln | Log10, [t]) if is_num(t) => ok(self, vec![Float8], Float8),
+            // log(base, x) exists for numeric only.
+            (Log10, [b, x])
+                if is_num(b)
+                    && is_num(x)
+                    && !matches!(b, Float4 | Float8)
+                    && !matches!(x, Float4 | Float8) =>
+            {
+                ok(self, vec![Numeric(None), Numeric(None)], Numeric(None))
+            }
             (Pi, []) => ok(Pi, vec![], Float8),
             (Mod, [a, b]) if is_int(a) && is_int(b) => {
                 let t = super::cast::common_type(a, b)
@@ -538,15 +550,30 @@ fn math(f: ScalarFunc, args: &[Value]) -> Result<Value> {
             Value::Float8(x.sqrt())
         }
         (Exp, [Value::Float8(x)]) => {
-            let r = x.exp();
-            Value::Float8(float::check(r, x.is_infinite(), true)?)
+            // As PostgreSQL's dexp: exp(-Infinity) is 0, a finite argument
+            // whose result is 0 underflows.
+            if x.is_nan() || *x == f64::NEG_INFINITY {
+                Value::Float8(if x.is_nan() { *x } else { 0.0 })
+            } else {
+                Value::Float8(float::check(x.exp(), x.is_infinite(), false)?)
+            }
         }
+        (Exp, [Value::Numeric(n)]) => Value::numeric(n.exp()?),
+        (Ln, [Value::Numeric(n)]) => Value::numeric(n.ln()?),
+        (Log10, [Value::Numeric(n)]) => Value::numeric(n.log(&Numeric::from_i64(10))?),
+        (Log10, [Value::Numeric(b), Value::Numeric(x)]) => Value::numeric(x.log(b)?),
         (Ln | Log10, [Value::Float8(x)]) => {
             if *x == 0.0 {
-                return Err(float_dom("cannot take logarithm of zero"));
+                return Err(err!(
+                    InvalidArgumentForLogarithm,
+                    "cannot take logarithm of zero"
+                ));
             }
             if *x < 0.0 {
-                return Err(float_dom("cannot take logarithm of a negative number"));
+                return Err(err!(
+                    InvalidArgumentForLogarithm,
+                    "cannot take logarithm of a negative number"
+                ));
             }
             Value::Float8(if f == Ln { x.ln() } else { x.log10() })
         }
