@@ -7,7 +7,7 @@
 //! operators are left-associative unless noted. `Display` in `display.rs`
 //! uses the same numbers (exported as [`prec`]) to decide parentheses.
 
-use super::{PResult, Parser};
+use super::{LResult as PResult, Parser};
 use crate::ast::{
     BinaryOp, ColumnRef, CurrentValue, Expr, ExprKind, FunctionCall, Literal, ObjectName, Offset,
     OrderBy, UnaryOp,
@@ -66,7 +66,7 @@ fn binary_op(kind: TokenKind) -> Option<(BinaryOp, u8)> {
     })
 }
 
-fn expr(kind: ExprKind, offset: usize) -> Expr {
+fn node(kind: ExprKind, offset: usize) -> Expr {
     Expr {
         kind,
         offset: Offset(offset),
@@ -103,7 +103,7 @@ impl Parser<'_> {
         // levels against the depth limit so a long `a + b + c + ...` chain
         // cannot build a tree too deep to drop or print. (An error abandons
         // the parse, so the count needs restoring only on success.)
-        let depth_on_entry = self.depth;
+        let depth_on_entry = self.ctx.depth.get();
         // The precedence of the operator just applied at this level if it is
         // non-associative and ended with an expression (`a = b`, `a LIKE b`,
         // `a BETWEEN b AND c`, `a IS DISTINCT FROM b`): an operator of the
@@ -125,7 +125,7 @@ impl Parser<'_> {
                 self.enter()?;
                 self.bump();
                 let right = self.parse_expr_bp(bp + 1)?;
-                lhs = expr(
+                lhs = node(
                     ExprKind::Binary {
                         op,
                         left: Box::new(lhs),
@@ -142,7 +142,7 @@ impl Parser<'_> {
                     self.bump();
                     let data_type = self.parse_data_type()?;
                     nonassoc = None;
-                    lhs = expr(
+                    lhs = node(
                         ExprKind::Cast {
                             expr: Box::new(lhs),
                             data_type,
@@ -196,7 +196,7 @@ impl Parser<'_> {
                 _ => break,
             }
         }
-        self.depth = depth_on_entry;
+        self.ctx.depth.set(depth_on_entry);
         Ok(lhs)
     }
 
@@ -207,7 +207,7 @@ impl Parser<'_> {
         let operand = Box::new(lhs);
         match t.kind {
             TokenKind::Word(Keyword::Isnull) => {
-                return Ok(expr(
+                return Ok(node(
                     ExprKind::IsNull {
                         expr: operand,
                         negated: false,
@@ -216,7 +216,7 @@ impl Parser<'_> {
                 ))
             }
             TokenKind::Word(Keyword::Notnull) => {
-                return Ok(expr(
+                return Ok(node(
                     ExprKind::IsNull {
                         expr: operand,
                         negated: true,
@@ -260,7 +260,7 @@ impl Parser<'_> {
             }
             _ => return Err(self.error()),
         };
-        Ok(expr(kind, at))
+        Ok(node(kind, at))
     }
 
     /// Parses `[NOT] BETWEEN | IN | LIKE | ILIKE ...` after `lhs`.
@@ -318,7 +318,7 @@ impl Parser<'_> {
                 }
             }
         };
-        Ok(expr(kind, at))
+        Ok(node(kind, at))
     }
 
     /// Whether the parenthesis just opened holds a query (rather than an
@@ -379,7 +379,7 @@ impl Parser<'_> {
         match t.kind {
             TokenKind::Number => {
                 self.bump();
-                Ok(expr(
+                Ok(node(
                     ExprKind::Literal(Literal::Number(self.text(t).to_string())),
                     at,
                 ))
@@ -387,7 +387,7 @@ impl Parser<'_> {
             TokenKind::String(..) => {
                 self.bump();
                 let value = self.string_value(t)?;
-                Ok(expr(ExprKind::Literal(Literal::String(value)), at))
+                Ok(node(ExprKind::Literal(Literal::String(value)), at))
             }
             TokenKind::Minus | TokenKind::Plus => {
                 self.bump();
@@ -400,7 +400,7 @@ impl Parser<'_> {
                             let mut negated = String::with_capacity(text.len() + 1);
                             negated.push('-');
                             negated.push_str(text);
-                            return Ok(expr(ExprKind::Literal(Literal::Number(negated)), at));
+                            return Ok(node(ExprKind::Literal(Literal::Number(negated)), at));
                         }
                     }
                 }
@@ -409,7 +409,7 @@ impl Parser<'_> {
                 } else {
                     UnaryOp::Plus
                 };
-                Ok(expr(
+                Ok(node(
                     ExprKind::Unary {
                         op,
                         expr: Box::new(operand),
@@ -422,7 +422,7 @@ impl Parser<'_> {
                 self.enter()?;
                 let result = if self.at_query_start() {
                     self.parse_query()
-                        .map(|q| expr(ExprKind::Subquery(Box::new(q)), at))
+                        .map(|q| node(ExprKind::Subquery(Box::new(q)), at))
                 } else {
                     self.parse_expr()
                 };
@@ -447,11 +447,11 @@ impl Parser<'_> {
         let at = t.start;
         let literal = |p: &mut Self, lit: Literal| {
             p.bump();
-            Ok(expr(ExprKind::Literal(lit), at))
+            Ok(node(ExprKind::Literal(lit), at))
         };
         let current = |p: &mut Self, value: CurrentValue| {
             p.bump();
-            Ok(expr(ExprKind::CurrentValue(value), at))
+            Ok(node(ExprKind::CurrentValue(value), at))
         };
         match kw {
             Keyword::Null => literal(self, Literal::Null),
@@ -460,7 +460,7 @@ impl Parser<'_> {
             Keyword::Not => {
                 self.bump();
                 let operand = self.parse_expr_bp(prec::NOT)?;
-                Ok(expr(
+                Ok(node(
                     ExprKind::Unary {
                         op: UnaryOp::Not,
                         expr: Box::new(operand),
@@ -470,7 +470,7 @@ impl Parser<'_> {
             }
             Keyword::Default => {
                 self.bump();
-                Ok(expr(ExprKind::Default, at))
+                Ok(node(ExprKind::Default, at))
             }
             Keyword::CurrentDate => current(self, CurrentValue::CurrentDate),
             Keyword::CurrentTime => current(self, CurrentValue::CurrentTime),
@@ -487,7 +487,7 @@ impl Parser<'_> {
                 self.expect_kw(Keyword::As)?;
                 let data_type = self.parse_data_type()?;
                 self.expect(TokenKind::RParen)?;
-                Ok(expr(
+                Ok(node(
                     ExprKind::Cast {
                         expr: Box::new(operand),
                         data_type,
@@ -503,7 +503,7 @@ impl Parser<'_> {
                 self.leave();
                 let query = query?;
                 self.expect(TokenKind::RParen)?;
-                Ok(expr(ExprKind::Exists(Box::new(query)), at))
+                Ok(node(ExprKind::Exists(Box::new(query)), at))
             }
             _ if is_type_keyword(kw) => {
                 // `INTERVAL '1 day'`, `DOUBLE PRECISION '1.5'`, ... or, for
@@ -546,7 +546,7 @@ impl Parser<'_> {
         }
         self.bump();
         let value = self.string_value(t)?;
-        Ok(expr(ExprKind::TypedString { data_type, value }, at))
+        Ok(node(ExprKind::TypedString { data_type, value }, at))
     }
 
     /// Parses a column reference (`c`, `t.c`, `s.t.c`) or a function call
@@ -576,12 +576,12 @@ impl Parser<'_> {
                 }
             };
             let call = self.parse_function_call(name)?;
-            return Ok(expr(ExprKind::Function(Box::new(call)), at));
+            return Ok(node(ExprKind::Function(Box::new(call)), at));
         }
         let column = parts.pop().expect("at least one part");
         let table = parts.pop();
         let schema = parts.pop();
-        Ok(expr(
+        Ok(node(
             ExprKind::Column(ColumnRef {
                 schema,
                 table,
@@ -659,7 +659,7 @@ impl Parser<'_> {
                 self.expect_kw(Keyword::From)?;
                 let source = self.parse_expr()?;
                 Ok(Some(vec![
-                    expr(ExprKind::Literal(Literal::String(field)), at),
+                    node(ExprKind::Literal(Literal::String(field)), at),
                     source,
                 ]))
             }
@@ -677,7 +677,7 @@ impl Parser<'_> {
                     let start = if self.eat_kw(Keyword::From) {
                         self.parse_expr()?
                     } else {
-                        expr(ExprKind::Literal(Literal::Number("1".into())), at)
+                        node(ExprKind::Literal(Literal::Number("1".into())), at)
                     };
                     args.push(start);
                     args.push(count);
@@ -793,7 +793,7 @@ impl Parser<'_> {
             None
         };
         self.expect_kw(Keyword::End)?;
-        Ok(expr(
+        Ok(node(
             ExprKind::Case {
                 operand,
                 branches,
@@ -826,4 +826,14 @@ fn is_type_keyword(kw: Keyword) -> bool {
             | Keyword::Time
             | Keyword::Interval
     )
+}
+
+/// `expr` (see the module documentation for its precedence table)
+pub(crate) fn expr(i: super::Tokens<'_>) -> super::PResult<'_, Expr> {
+    super::legacy(|p| p.parse_expr())(i)
+}
+
+/// An expression whose operators all bind at least as tightly as `min_bp`.
+pub(crate) fn expr_bp<'a>(min_bp: u8) -> impl Fn(super::Tokens<'a>) -> super::PResult<'a, Expr> {
+    super::legacy(move |p| p.parse_expr_bp(min_bp))
 }

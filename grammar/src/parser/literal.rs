@@ -1,11 +1,60 @@
 //! Literals and data types: string-literal values (including `E'...'`
 //! unescaping) and type names with their modifiers.
 
-use super::{PResult, Parser};
+use super::tokens::{PResult as CResult, Tokens};
+use super::{LResult as PResult, Parser};
 use crate::ast::DataType;
+use crate::error::ParseError;
 use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
 use crate::lexer::{StringStyle, Token, TokenKind};
+
+/// `string ::= "'" ... "'" | "E'" ... "'" | "$tag$" ... "$tag$"`, as its value.
+pub(crate) fn string(i: Tokens<'_>) -> CResult<'_, String> {
+    let t = i.first();
+    if !matches!(t.kind, TokenKind::String(..)) {
+        return i.fail();
+    }
+    match string_value(i, t) {
+        Ok(v) => Ok((i.skip(1), v)),
+        Err(e) => i.fatal(e),
+    }
+}
+
+/// The unescaped value of a string-literal token.
+pub(crate) fn string_value(i: Tokens<'_>, t: Token) -> Result<String, ParseError> {
+    let ctx = i.ctx;
+    let text = ctx.text(t);
+    match t.kind {
+        TokenKind::String(StringStyle::Standard, escapes) => {
+            let inner = &text[1..text.len() - 1];
+            Ok(if escapes {
+                inner.replace("''", "'")
+            } else {
+                inner.to_string()
+            })
+        }
+        TokenKind::String(StringStyle::Escape, escapes) => {
+            let inner = &text[2..text.len() - 1];
+            if escapes {
+                unescape_e_string(inner).map_err(|message| {
+                    let kind = if message.starts_with("invalid byte sequence") {
+                        ParseErrorKind::CharacterNotInRepertoire
+                    } else {
+                        ParseErrorKind::Syntax
+                    };
+                    ctx.error_msg(t, message).with_kind(kind)
+                })
+            } else {
+                Ok(inner.to_string())
+            }
+        }
+        TokenKind::String(StringStyle::Dollar(tag), _) => {
+            Ok(text[tag..text.len() - tag].to_string())
+        }
+        _ => Err(ctx.error_at(t)),
+    }
+}
 
 impl Parser<'_> {
     /// The unescaped value of a string-literal token.
@@ -309,4 +358,9 @@ mod tests {
             "invalid Unicode escape value"
         );
     }
+}
+
+/// `data_type` (see `sql.ebnf`)
+pub(crate) fn data_type(i: Tokens<'_>) -> CResult<'_, DataType> {
+    super::legacy(|p| p.parse_data_type())(i)
 }

@@ -24,37 +24,42 @@ mod expr;
 mod fast;
 mod literal;
 mod query;
+mod tokens;
 mod utility;
 
 pub(crate) use expr::prec;
 pub use fast::{scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral};
 
+use nom::branch::alt;
+use nom::combinator::{cut, map, opt, value};
+use nom::multi::separated_list1;
+use nom::sequence::{preceded, terminated};
+
 use crate::ast::{Ident, ObjectName, Offset, Statement};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::keywords::{Keyword, KeywordClass};
 use crate::lexer::{Lexer, Token, TokenKind};
+use tokens::{col_id, col_label, kw, tok, Ctx, PError, PResult, Tokens};
 
 /// How many nested levels (parentheses, subqueries, prefix operators) the
 /// parser follows before giving up. Each level costs a few stack frames; 500
 /// levels fit comfortably in a 2 MiB thread stack even in debug builds.
 pub const MAX_DEPTH: usize = 500;
 
-/// Result type of the parser's rules.
-pub(crate) type PResult<T> = Result<T, ParseError>;
+/// Result type of the parser's imperative rules.
+pub(crate) type LResult<T> = Result<T, ParseError>;
 
-/// The parser state: the text, its tokens and a cursor.
+/// A cursor over one statement's tokens, for the rules not yet written as
+/// combinators (see [`legacy`] and [`Parser::run`]).
 pub(crate) struct Parser<'a> {
+    /// The statement's shared state.
+    ctx: &'a Ctx<'a>,
     /// The text being parsed.
     src: &'a str,
-    /// The lexer, positioned after the current statement's tokens.
-    lexer: Lexer<'a>,
-    /// The current statement's tokens, up to and including its semicolon,
-    /// then `Eof` (a stand-in for the next statement unless the lexer is done).
-    tokens: Vec<Token>,
+    /// The statement's tokens, ending with `Eof`.
+    tokens: &'a [Token],
     /// Index of the next token.
     pos: usize,
-    /// Current nesting depth (see [`MAX_DEPTH`]).
-    depth: usize,
 }
 
 /// Parses every statement in `sql` (separated by semicolons; empty
@@ -67,71 +72,175 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, ParseError> {
     parse_general(sql)
 }
 
+/// One piece of a script as the lexer hands it out (up to a semicolon):
+/// `piece ::= [statement] (';' | end)`.
+fn piece(i: Tokens<'_>) -> PResult<'_, Option<Statement>> {
+    if matches!(i.first().kind, TokenKind::Semicolon | TokenKind::Eof) {
+        return Ok((i, None));
+    }
+    map(terminated(statement, statement_end), Some)(i)
+}
+
+/// The end of a statement: a semicolon, or the end of the input.
+fn statement_end(i: Tokens<'_>) -> PResult<'_, ()> {
+    match i.first().kind {
+        TokenKind::Semicolon => Ok((i.skip(1), ())),
+        TokenKind::Eof => Ok((i, ())),
+        _ => i.fail(),
+    }
+}
+
+/// Runs `rule` on a whole statement's tokens.
+fn run_rule<'a, T>(
+    ctx: &'a Ctx<'a>,
+    mut rule: impl FnMut(Tokens<'a>) -> PResult<'a, T>,
+) -> Result<T, ParseError> {
+    match rule(Tokens::at(ctx, 0)) {
+        Ok((_, v)) => Ok(v),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(ctx.report(e)),
+        Err(nom::Err::Incomplete(_)) => Err(ctx.error_at(ctx.all[0])),
+    }
+}
+
 /// [`parse`] without the direct reading of single-row INSERTs.
 pub(crate) fn parse_general(sql: &str) -> Result<Vec<Statement>, ParseError> {
-    let mut p = Parser::new(sql);
+    // About one token per three bytes of typical SQL: one allocation for a
+    // statement, reused for every statement of a script.
+    let mut tokens = Vec::with_capacity((sql.len() / 3 + 4).min(1 << 14));
+    let mut lexer = Lexer::new(sql);
     let mut statements = Vec::new();
-    loop {
-        while p.eat(TokenKind::Semicolon) {}
-        if p.at(TokenKind::Eof) {
-            if !p.next_statement_tokens() {
-                return Ok(statements);
-            }
-            continue;
-        }
-        statements.push(p.parse_statement()?);
-        if !p.eat(TokenKind::Semicolon) && !p.at(TokenKind::Eof) {
-            return Err(p.error());
+    while !lexer.is_done() {
+        lexer.next_statement(&mut tokens);
+        let ctx = Ctx::new(sql, &tokens);
+        if let Some(s) = run_rule(&ctx, piece)? {
+            statements.push(s);
         }
     }
+    Ok(statements)
 }
 
 /// Parses exactly one statement (a trailing semicolon is allowed). Empty
 /// input is `syntax error at end of input`; a second statement is a syntax
 /// error at its first token.
 pub fn parse_one(sql: &str) -> Result<Statement, ParseError> {
-    let mut p = Parser::new(sql);
-    while p.eat(TokenKind::Semicolon) {
-        p.next_statement_tokens();
-    }
-    let statement = p.parse_statement()?;
-    loop {
-        while p.eat(TokenKind::Semicolon) {}
-        if !p.at(TokenKind::Eof) {
-            return Err(p.error());
+    let mut tokens = Vec::with_capacity((sql.len() / 3 + 4).min(1 << 14));
+    let mut lexer = Lexer::new(sql);
+    let mut found = None;
+    while !lexer.is_done() {
+        lexer.next_statement(&mut tokens);
+        let ctx = Ctx::new(sql, &tokens);
+        let first = tokens[0];
+        if found.is_some() && !matches!(first.kind, TokenKind::Semicolon | TokenKind::Eof) {
+            return Err(ctx.error_at(first));
         }
-        if !p.next_statement_tokens() {
-            return Ok(statement);
+        if let Some(s) = run_rule(&ctx, piece)? {
+            found = Some(s);
+        }
+    }
+    found.ok_or_else(|| ParseError::end_of_input(sql.len()))
+}
+
+/// `statement ::= query | insert | update | delete | create_table | drop_table
+///   | truncate | copy | vacuum | analyze | explain | transaction | set | show
+///   | reset | 'CHECKPOINT'`
+pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
+    alt((
+        query::query_statement,
+        dml::insert,
+        dml::update,
+        dml::delete,
+        ddl::create_table,
+        ddl::drop_table,
+        ddl::truncate,
+        utility::copy,
+        utility::vacuum,
+        utility::analyze,
+        value(Statement::Checkpoint, kw(Keyword::Checkpoint)),
+        utility::explain,
+        utility::transaction,
+        utility::set,
+        utility::show,
+        utility::reset,
+    ))(i)
+}
+
+/// `object_name ::= ColId ['.' ColLabel]`
+pub(crate) fn object_name(i: Tokens<'_>) -> PResult<'_, ObjectName> {
+    let offset = Offset(i.first().start);
+    let (i, first) = col_id(i)?;
+    if i.first().kind == TokenKind::Dot
+        && matches!(i.kind(1), TokenKind::Word(_) | TokenKind::QuotedIdent(_))
+    {
+        let (i, name) = preceded(tok(TokenKind::Dot), col_label)(i)?;
+        return Ok((
+            i,
+            ObjectName {
+                schema: Some(first),
+                name,
+                offset,
+            },
+        ));
+    }
+    Ok((
+        i,
+        ObjectName {
+            schema: None,
+            name: first,
+            offset,
+        },
+    ))
+}
+
+/// `col_list ::= ColId {',' ColId}`
+pub(crate) fn col_list(i: Tokens<'_>) -> PResult<'_, Vec<Ident>> {
+    separated_list1(tok(TokenKind::Comma), cut(col_id))(i)
+}
+
+/// `paren_col_list ::= '(' ColId {',' ColId} ')'`
+pub(crate) fn paren_col_list(i: Tokens<'_>) -> PResult<'_, Vec<Ident>> {
+    preceded(
+        tok(TokenKind::LParen),
+        cut(terminated(col_list, tok(TokenKind::RParen))),
+    )(i)
+}
+
+/// `[paren_col_list]`: an optional column list, empty when absent.
+pub(crate) fn opt_paren_col_list(i: Tokens<'_>) -> PResult<'_, Vec<Ident>> {
+    map(opt(paren_col_list), Option::unwrap_or_default)(i)
+}
+
+/// A rule not yet written as combinators, run as one: its errors are final.
+pub(crate) fn legacy<'a, T>(
+    f: impl Fn(&mut Parser<'a>) -> LResult<T>,
+) -> impl Fn(Tokens<'a>) -> PResult<'a, T> {
+    move |i: Tokens<'a>| {
+        let mut p = Parser {
+            ctx: i.ctx,
+            src: i.ctx.src,
+            tokens: i.ctx.all,
+            pos: i.index(),
+        };
+        match f(&mut p) {
+            Ok(v) => Ok((Tokens::at(i.ctx, p.pos), v)),
+            Err(e) => Err(nom::Err::Failure(PError::Full(Box::new(e)))),
         }
     }
 }
 
 impl<'a> Parser<'a> {
-    /// A parser over `src`, positioned at its first token.
-    pub(crate) fn new(src: &'a str) -> Parser<'a> {
-        // About one token per three bytes of typical SQL: one allocation for
-        // a statement, reused for every statement of a script.
-        let mut tokens = Vec::with_capacity((src.len() / 3 + 4).min(1 << 14));
-        let mut lexer = Lexer::new(src);
-        lexer.next_statement(&mut tokens);
-        Parser {
-            src,
-            lexer,
-            tokens,
-            pos: 0,
-            depth: 0,
+    /// Runs a combinator rule at the cursor, moving past what it consumed.
+    pub(crate) fn run<T>(
+        &mut self,
+        mut rule: impl FnMut(Tokens<'a>) -> PResult<'a, T>,
+    ) -> LResult<T> {
+        match rule(Tokens::at(self.ctx, self.pos)) {
+            Ok((rest, v)) => {
+                self.pos = rest.index();
+                Ok(v)
+            }
+            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(self.ctx.report(e)),
+            Err(nom::Err::Incomplete(_)) => Err(self.error()),
         }
-    }
-
-    /// Moves on to the next statement's tokens once the cursor has reached
-    /// the `Eof` stand-in after a semicolon; false at the real end of input.
-    fn next_statement_tokens(&mut self) -> bool {
-        if self.lexer.is_done() {
-            return false;
-        }
-        self.lexer.next_statement(&mut self.tokens);
-        self.pos = 0;
-        true
     }
 
     // ------------------------------------------------------ token access --
@@ -185,7 +294,7 @@ impl<'a> Parser<'a> {
 
     /// Consumes a token of `kind` or fails at the next token.
     #[inline]
-    pub(crate) fn expect(&mut self, kind: TokenKind) -> PResult<Token> {
+    pub(crate) fn expect(&mut self, kind: TokenKind) -> LResult<Token> {
         if self.at(kind) {
             Ok(self.bump())
         } else {
@@ -213,7 +322,7 @@ impl<'a> Parser<'a> {
 
     /// Consumes the keyword `kw` or fails at the next token.
     #[inline]
-    pub(crate) fn expect_kw(&mut self, kw: Keyword) -> PResult<Token> {
+    pub(crate) fn expect_kw(&mut self, kw: Keyword) -> LResult<Token> {
         self.expect(TokenKind::Word(kw))
     }
 
@@ -270,9 +379,10 @@ impl<'a> Parser<'a> {
     /// Enters one nesting level; fails when too deep (see [`MAX_DEPTH`]).
     /// Every successful `enter` is paired with a `leave`.
     #[inline]
-    pub(crate) fn enter(&mut self) -> PResult<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
+    pub(crate) fn enter(&mut self) -> LResult<()> {
+        let depth = self.ctx.depth.get() + 1;
+        self.ctx.depth.set(depth);
+        if depth > MAX_DEPTH {
             let token = self.peek();
             return Err(ParseError {
                 message: "stack depth limit exceeded".to_string(),
@@ -287,7 +397,7 @@ impl<'a> Parser<'a> {
     /// Leaves a nesting level entered with `enter`.
     #[inline]
     pub(crate) fn leave(&mut self) {
-        self.depth -= 1;
+        self.ctx.depth.set(self.ctx.depth.get() - 1);
     }
 
     // ------------------------------------------------------------ names --
@@ -320,7 +430,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a column, table or alias name (`ColId`).
-    pub(crate) fn parse_col_id(&mut self) -> PResult<Ident> {
+    pub(crate) fn parse_col_id(&mut self) -> LResult<Ident> {
         if self.at_col_id() {
             let t = self.bump();
             Ok(self.ident_value(t))
@@ -331,7 +441,7 @@ impl<'a> Parser<'a> {
 
     /// Parses any word or quoted identifier, keywords included
     /// (PostgreSQL's `ColLabel`, used after `AS` and for option names).
-    pub(crate) fn parse_col_label(&mut self) -> PResult<Ident> {
+    pub(crate) fn parse_col_label(&mut self) -> LResult<Ident> {
         match self.peek_kind() {
             TokenKind::Word(_) | TokenKind::QuotedIdent(_) => {
                 let t = self.bump();
@@ -342,7 +452,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses `(name, ...)` of column names.
-    pub(crate) fn parse_paren_col_ids(&mut self) -> PResult<Vec<Ident>> {
+    pub(crate) fn parse_paren_col_ids(&mut self) -> LResult<Vec<Ident>> {
         self.expect(TokenKind::LParen)?;
         let mut names = vec![self.parse_col_id()?];
         while self.eat(TokenKind::Comma) {
@@ -353,7 +463,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a possibly schema-qualified name: `name` or `schema.name`.
-    pub(crate) fn parse_object_name(&mut self) -> PResult<ObjectName> {
+    pub(crate) fn parse_object_name(&mut self) -> LResult<ObjectName> {
         let offset = Offset(self.peek().start);
         let first = self.parse_col_id()?;
         if self.at(TokenKind::Dot)
@@ -388,52 +498,6 @@ impl<'a> Parser<'a> {
             }
             TokenKind::QuotedIdent(_) => true,
             _ => false,
-        }
-    }
-
-    // ------------------------------------------------------- statements --
-
-    /// Parses one statement, dispatching on its first word.
-    pub(crate) fn parse_statement(&mut self) -> PResult<Statement> {
-        let Some(kw) = self.peek_keyword() else {
-            if self.at(TokenKind::LParen) {
-                return Ok(Statement::Query(Box::new(self.parse_query()?)));
-            }
-            return Err(self.error());
-        };
-        match kw {
-            Keyword::Select | Keyword::Values | Keyword::With => {
-                Ok(Statement::Query(Box::new(self.parse_query()?)))
-            }
-            Keyword::Insert => self.parse_insert(),
-            Keyword::Update => self.parse_update(),
-            Keyword::Delete => self.parse_delete(),
-            Keyword::Create => self.parse_create(),
-            Keyword::Drop => self.parse_drop(),
-            Keyword::Truncate => self.parse_truncate(),
-            Keyword::Copy => self.parse_copy(),
-            Keyword::Vacuum => self.parse_vacuum(),
-            Keyword::Analyze | Keyword::Analyse => self.parse_analyze(),
-            Keyword::Checkpoint => {
-                self.bump();
-                Ok(Statement::Checkpoint)
-            }
-            Keyword::Explain => self.parse_explain(),
-            Keyword::Begin | Keyword::Start => self.parse_begin(),
-            Keyword::Commit | Keyword::End => {
-                self.bump();
-                self.eat_work_or_transaction();
-                Ok(Statement::Commit)
-            }
-            Keyword::Rollback | Keyword::Abort => {
-                self.bump();
-                self.eat_work_or_transaction();
-                Ok(Statement::Rollback)
-            }
-            Keyword::Set => self.parse_set(),
-            Keyword::Show => self.parse_show(),
-            Keyword::Reset => self.parse_reset(),
-            _ => Err(self.error()),
         }
     }
 }

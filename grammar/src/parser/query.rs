@@ -2,7 +2,7 @@
 //! `LIMIT`/`OFFSET`, and `FROM` items (tables, table functions, subqueries,
 //! joins).
 
-use super::{PResult, Parser};
+use super::{LResult as PResult, Parser};
 use crate::ast::{
     Cte, Expr, ExprKind, Join, JoinConstraint, JoinKind, Literal, ObjectName, Offset, Query,
     Select, SelectItem, SetExpr, SetOperator, TableAlias, TableRef,
@@ -87,7 +87,7 @@ impl Parser<'_> {
     fn parse_set_expr(&mut self, min_prec: u8) -> PResult<SetExpr> {
         let mut left = self.parse_set_operand()?;
         // Each operation nests `left` one level deeper (see `parse_expr_bp`).
-        let depth_on_entry = self.depth;
+        let depth_on_entry = self.ctx.depth.get();
         loop {
             let (op, prec) = match self.peek_keyword() {
                 Some(Keyword::Union) => (SetOperator::Union, 1),
@@ -116,7 +116,7 @@ impl Parser<'_> {
                 right: Box::new(right?),
             };
         }
-        self.depth = depth_on_entry;
+        self.ctx.depth.set(depth_on_entry);
         Ok(left)
     }
 
@@ -346,7 +346,7 @@ impl Parser<'_> {
     fn parse_table_ref(&mut self) -> PResult<TableRef> {
         let mut left = self.parse_table_primary()?;
         // Each join nests `left` one level deeper (see `parse_expr_bp`).
-        let depth_on_entry = self.depth;
+        let depth_on_entry = self.ctx.depth.get();
         loop {
             let natural = self.eat_kw(Keyword::Natural);
             let kind = match self.peek_keyword() {
@@ -370,7 +370,7 @@ impl Parser<'_> {
                 }
                 _ if natural => return Err(self.error()),
                 _ => {
-                    self.depth = depth_on_entry;
+                    self.ctx.depth.set(depth_on_entry);
                     return Ok(left);
                 }
             };
@@ -471,4 +471,44 @@ impl Parser<'_> {
         self.eat_kw(Keyword::Only);
         self.parse_object_name()
     }
+}
+
+/// `query ::= ['WITH' cte {',' cte}] set_expr ['ORDER BY' ...] {limit_clause | offset_clause}`
+pub(crate) fn query(i: super::Tokens<'_>) -> super::PResult<'_, Query> {
+    super::legacy(|p| p.parse_query())(i)
+}
+
+/// A query as a statement (it starts with SELECT, VALUES, WITH or `(`).
+pub(crate) fn query_statement(i: super::Tokens<'_>) -> super::PResult<'_, crate::ast::Statement> {
+    match i.first().kind {
+        TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With) | TokenKind::LParen => {
+            nom::combinator::map(query, |q| crate::ast::Statement::Query(Box::new(q)))(i)
+        }
+        _ => i.fail(),
+    }
+}
+
+/// `select_item {',' select_item}`
+pub(crate) fn select_list(i: super::Tokens<'_>) -> super::PResult<'_, Vec<SelectItem>> {
+    super::legacy(|p| p.parse_select_list())(i)
+}
+
+/// `from_item {',' from_item}`
+pub(crate) fn from_list(i: super::Tokens<'_>) -> super::PResult<'_, Vec<TableRef>> {
+    super::legacy(|p| p.parse_from_list())(i)
+}
+
+/// `[['AS'] col_id]`; a bare alias may not be one of `excluded`.
+pub(crate) fn alias_name<'a>(
+    excluded: &'static [Keyword],
+) -> impl Fn(super::Tokens<'a>) -> super::PResult<'a, Option<String>> {
+    super::legacy(move |p| p.parse_alias_name(excluded))
+}
+
+/// `target_table ::= ['ONLY'] object_name`
+pub(crate) fn target_table(i: super::Tokens<'_>) -> super::PResult<'_, ObjectName> {
+    nom::sequence::preceded(
+        nom::combinator::opt(super::tokens::kw(Keyword::Only)),
+        super::object_name,
+    )(i)
 }
