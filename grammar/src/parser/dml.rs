@@ -5,7 +5,7 @@ use nom::multi::separated_list1;
 use nom::sequence::{pair, preceded, tuple};
 
 use super::expr::expr;
-use super::query::{alias_name, from_list, query, select_list, target_table};
+use super::query::{alias_name, opt_from, opt_where, query, select_list, target_table};
 use super::tokens::{col_id, kw, tok, PResult, Tokens};
 use super::{object_name, paren_col_list};
 use crate::ast::{
@@ -57,19 +57,6 @@ fn assignment(i: Tokens<'_>) -> PResult<'_, Assignment> {
             offset,
         },
     ))
-}
-
-/// `['FROM' from_item {',' from_item}]` or the same after `USING`.
-fn opt_from<'a>(lead: Keyword) -> impl FnMut(Tokens<'a>) -> PResult<'a, Vec<TableRef>> {
-    map(
-        opt(preceded(kw(lead), cut(from_list))),
-        Option::unwrap_or_default,
-    )
-}
-
-/// `['WHERE' expr]`
-pub(crate) fn opt_where(i: Tokens<'_>) -> PResult<'_, Option<Expr>> {
-    opt(preceded(kw(Keyword::Where), cut(expr)))(i)
 }
 
 /// `update ::= 'UPDATE' ['ONLY'] object_name [['AS'] col_id] 'SET' col_id '=' expr {',' col_id '=' expr}

@@ -321,57 +321,6 @@ impl Parser<'_> {
         Ok(node(kind, at))
     }
 
-    /// Whether the parenthesis just opened holds a query (rather than an
-    /// expression or a join). Decided by looking ahead, never by
-    /// backtracking: a query starts with SELECT, VALUES or WITH, or with a
-    /// parenthesised query followed by what only a query can continue with
-    /// (a set operator, ORDER BY, LIMIT, OFFSET or the closing parenthesis),
-    /// as in `((SELECT 1) UNION SELECT 2)` versus `((SELECT 1) + 1)`.
-    pub(crate) fn at_query_start(&self) -> bool {
-        let mut n = 0;
-        while self.nth_kind(n) == TokenKind::LParen {
-            n += 1;
-        }
-        if !matches!(
-            self.nth_kind(n),
-            TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
-        ) {
-            return false;
-        }
-        if n == 0 {
-            return true;
-        }
-        // Find the parenthesis closing the group that starts at the cursor.
-        let mut depth = 0usize;
-        let mut i = 0;
-        loop {
-            match self.nth_kind(i) {
-                TokenKind::LParen => depth += 1,
-                TokenKind::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                TokenKind::Eof | TokenKind::Semicolon => return false,
-                _ => {}
-            }
-            i += 1;
-        }
-        matches!(
-            self.nth_kind(i + 1),
-            TokenKind::RParen
-                | TokenKind::Word(
-                    Keyword::Union
-                        | Keyword::Intersect
-                        | Keyword::Except
-                        | Keyword::Order
-                        | Keyword::Limit
-                        | Keyword::Offset
-                )
-        )
-    }
-
     /// Parses a prefix operator application or an atom.
     fn parse_prefix(&mut self) -> PResult<Expr> {
         let t = self.peek();
@@ -735,40 +684,6 @@ impl Parser<'_> {
         }
     }
 
-    /// Parses `ORDER BY item, ...` (the next token is `ORDER`).
-    pub(crate) fn parse_order_by(&mut self) -> PResult<Vec<OrderBy>> {
-        self.expect_kw(Keyword::Order)?;
-        self.expect_kw(Keyword::By)?;
-        let mut items = Vec::new();
-        loop {
-            let expr = self.parse_expr()?;
-            let descending = if self.eat_kw(Keyword::Desc) {
-                true
-            } else {
-                self.eat_kw(Keyword::Asc);
-                false
-            };
-            let nulls_first = if self.eat_kw(Keyword::Nulls) {
-                if self.eat_kw(Keyword::First) {
-                    Some(true)
-                } else {
-                    self.expect_kw(Keyword::Last)?;
-                    Some(false)
-                }
-            } else {
-                None
-            };
-            items.push(OrderBy {
-                expr,
-                descending,
-                nulls_first,
-            });
-            if !self.eat(TokenKind::Comma) {
-                return Ok(items);
-            }
-        }
-    }
-
     /// Parses `CASE [operand] WHEN ... THEN ... [ELSE ...] END`.
     fn parse_case(&mut self) -> PResult<Expr> {
         let at = self.bump().start;
@@ -836,4 +751,16 @@ pub(crate) fn expr(i: super::Tokens<'_>) -> super::PResult<'_, Expr> {
 /// An expression whose operators all bind at least as tightly as `min_bp`.
 pub(crate) fn expr_bp<'a>(min_bp: u8) -> impl Fn(super::Tokens<'a>) -> super::PResult<'a, Expr> {
     super::legacy(move |p| p.parse_expr_bp(min_bp))
+}
+
+/// `expr {',' expr}`
+pub(crate) fn expr_list(i: super::Tokens<'_>) -> super::PResult<'_, Vec<Expr>> {
+    super::legacy(|p| p.parse_expr_list())(i)
+}
+
+/// `'(' [call_args] ')' ['FILTER' '(' 'WHERE' expr ')']` after the name of a call.
+pub(crate) fn function_call<'a>(
+    name: ObjectName,
+) -> impl Fn(super::Tokens<'a>) -> super::PResult<'a, FunctionCall> {
+    super::legacy(move |p| p.parse_function_call(name.clone()))
 }
