@@ -8,9 +8,7 @@ use super::expr::expr;
 use super::query::{alias_name, opt_from, opt_where, query, select_list, target_table};
 use super::tokens::{col_id, kw, tok, PResult, Tokens};
 use super::{object_name, paren_col_list};
-use crate::ast::{
-    Assignment, Delete, Expr, Insert, Offset, SelectItem, Statement, TableRef, Update,
-};
+use crate::ast::{Assignment, Delete, Insert, Offset, SelectItem, Statement, Update};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 

@@ -16,30 +16,13 @@ use super::tokens::{
     col_id, col_label, enter, ident_value, is_bare_alias, is_col_id, kw, kw_of, nested, tok, word,
     PResult, Tokens,
 };
-use super::{object_name, paren_col_list, Parser};
+use super::{object_name, paren_col_list};
 use crate::ast::{
     Cte, Expr, ExprKind, Join, JoinConstraint, JoinKind, Literal, ObjectName, Offset, OrderBy,
     Query, Select, SelectItem, SetExpr, SetOperator, Statement, TableAlias, TableRef,
 };
 use crate::keywords::Keyword;
 use crate::lexer::{StringStyle, TokenKind};
-
-impl Parser<'_> {
-    /// Parses a query (for the rules not yet written as combinators).
-    pub(crate) fn parse_query(&mut self) -> super::LResult<Query> {
-        self.run(query)
-    }
-
-    /// Parses `ORDER BY item, ...` (the next token is `ORDER`).
-    pub(crate) fn parse_order_by(&mut self) -> super::LResult<Vec<OrderBy>> {
-        self.run(order_by)
-    }
-
-    /// Whether the parenthesis just opened holds a query.
-    pub(crate) fn at_query_start(&self) -> bool {
-        at_query_start(super::Tokens::at(self.ctx, self.pos))
-    }
-}
 
 /// A query as a statement (it starts with SELECT, VALUES, WITH or `(`).
 pub(crate) fn query_statement(i: Tokens<'_>) -> PResult<'_, Statement> {
@@ -486,52 +469,63 @@ fn join_rest(
 /// `from_primary ::= object_name [alias] | object_name '(' [call_args] ')' [alias]
 ///   | '(' query ')' [alias] | '(' from_item ')'`
 fn table_primary(i: Tokens<'_>) -> PResult<'_, TableRef> {
-    nested(table_primary_inner)(i)
+    // Plain calls on the recursive path: its frames bound how deep input
+    // may nest on a small stack.
+    enter(i)?;
+    let result = table_primary_inner(i);
+    i.ctx.depth.set(i.ctx.depth.get() - 1);
+    result
 }
 
 fn table_primary_inner(i: Tokens<'_>) -> PResult<'_, TableRef> {
-    let t = i.first();
-    if t.kind == TokenKind::LParen {
-        let inner = i.skip(1);
-        if at_query_start(inner) {
-            return map(
-                pair(
-                    cut(delimited(
-                        tok(TokenKind::LParen),
-                        query,
-                        tok(TokenKind::RParen),
-                    )),
-                    table_alias(&[]),
-                ),
-                |(query, alias)| TableRef::Subquery {
-                    query: Box::new(query),
-                    alias,
-                },
-            )(i);
-        }
-        return cut(delimited(
-            tok(TokenKind::LParen),
-            table_ref,
-            tok(TokenKind::RParen),
-        ))(i);
+    if i.first().kind != TokenKind::LParen {
+        return named_table(i);
     }
+    let inner = i.skip(1);
+    if at_query_start(inner) {
+        return subquery(i);
+    }
+    let (rest, inner) = match table_ref(inner) {
+        Err(nom::Err::Error(e)) => return Err(nom::Err::Failure(e)),
+        other => other?,
+    };
+    let (rest, _) = cut(tok(TokenKind::RParen))(rest)?;
+    Ok((rest, inner))
+}
+
+/// `'(' query ')' [alias]`
+fn subquery(i: Tokens<'_>) -> PResult<'_, TableRef> {
+    map(
+        pair(
+            cut(delimited(
+                tok(TokenKind::LParen),
+                query,
+                tok(TokenKind::RParen),
+            )),
+            table_alias(&[]),
+        ),
+        |(query, alias)| TableRef::Subquery {
+            query: Box::new(query),
+            alias,
+        },
+    )(i)
+}
+
+/// `object_name [alias] | object_name '(' [call_args] ')' [alias]`
+fn named_table(i: Tokens<'_>) -> PResult<'_, TableRef> {
+    let offset = Offset(i.first().start);
     let (i, name) = object_name(i)?;
     if i.first().kind == TokenKind::LParen {
         let (i, (call, alias)) = pair(cut(function_call(name)), table_alias(&[]))(i)?;
-        let offset = Offset(t.start);
-        return Ok((
-            i,
-            TableRef::Function {
-                call,
-                alias,
-                offset,
-            },
-        ));
+        let function = TableRef::Function {
+            call,
+            alias,
+            offset,
+        };
+        return Ok((i, function));
     }
-    map(table_alias(&[]), move |alias| TableRef::Table {
-        name: name.clone(),
-        alias,
-    })(i)
+    let (i, alias) = table_alias(&[])(i)?;
+    Ok((i, TableRef::Table { name, alias }))
 }
 
 /// `alias ::= ['AS'] col_id ['(' col_id {',' col_id} ')']` (optional); a
@@ -571,7 +565,7 @@ pub(crate) fn target_table(i: Tokens<'_>) -> PResult<'_, ObjectName> {
 }
 
 /// `['ORDER' 'BY' order_item {',' order_item}]`
-fn opt_order_by(i: Tokens<'_>) -> PResult<'_, Vec<OrderBy>> {
+pub(crate) fn opt_order_by(i: Tokens<'_>) -> PResult<'_, Vec<OrderBy>> {
     if i.is_kw(0, Keyword::Order) {
         order_by(i)
     } else {

@@ -250,23 +250,6 @@ pub(crate) fn word<'a>(word: &'static str) -> impl Fn(Tokens<'a>) -> PResult<'a,
     }
 }
 
-/// The next token, whatever it is (but never `Eof`).
-#[inline]
-pub(crate) fn any(i: Tokens<'_>) -> PResult<'_, Token> {
-    let t = i.first();
-    if t.kind == TokenKind::Eof {
-        i.fail()
-    } else {
-        Ok((i.skip(1), t))
-    }
-}
-
-/// Consumes nothing and yields the next token (for offsets).
-#[inline]
-pub(crate) fn here(i: Tokens<'_>) -> PResult<'_, Token> {
-    Ok((i, i.first()))
-}
-
 /// Runs `f` one nesting level deeper, failing with PostgreSQL's `stack
 /// depth limit exceeded` past [`MAX_DEPTH`].
 #[inline]
