@@ -9,7 +9,7 @@ use nom::sequence::{delimited, pair, preceded, separated_pair, tuple};
 use super::expr::{expr, expr_bp, prec};
 use super::literal::data_type;
 use super::query::{query, target_table};
-use super::tokens::{col_id, col_label, kw, kw_of, tok, PResult, Tokens};
+use super::tokens::{col_id, col_label, kw, kw_of, tok, PError, PResult, Tokens};
 use super::utility::set_arg;
 use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
@@ -73,7 +73,8 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
                 tok(TokenKind::RParen),
             )),
         )),
-    ))(i)?;
+    ))(i)
+    .map_err(|e| either_reading(i, e))?;
     let mut create = CreateTable {
         if_not_exists,
         name,
@@ -88,6 +89,25 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
         }
     }
     Ok((i, Statement::CreateTable(Box::new(create))))
+}
+
+/// The error of a `CREATE TABLE` whose list is not followed by `AS`:
+/// PostgreSQL's parser reads a list of plain names both as column
+/// definitions and as the column names of `CREATE TABLE ... AS`, and fails
+/// where the longer reading fails; so does this (`t (a, b double ...` fails
+/// at `double`, not at the first comma).
+fn either_reading(i: Tokens<'_>, e: nom::Err<PError>) -> nom::Err<PError> {
+    let nom::Err::Failure(PError::At(defs)) = e else {
+        return e;
+    };
+    match pair(paren_col_list, kw(Keyword::As))(i) {
+        Err(nom::Err::Error(PError::At(names)) | nom::Err::Failure(PError::At(names)))
+            if names.start > defs.start =>
+        {
+            nom::Err::Failure(PError::At(names))
+        }
+        _ => nom::Err::Failure(PError::At(defs)),
+    }
 }
 
 /// Whether the parenthesised list that `i` starts with is followed by `AS`.

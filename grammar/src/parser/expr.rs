@@ -492,6 +492,15 @@ fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
                 Ok((after, _)) if matches!(after.first().kind, TokenKind::String(..)) => {
                     return typed_string(i);
                 }
+                // A type of several words (`DOUBLE PRECISION`, `TIMESTAMP
+                // WITH TIME ZONE`) is a type: without its string, the error
+                // is after it, as in PostgreSQL.
+                Ok((after, _))
+                    if matches!(rest.first().kind, TokenKind::Word(_))
+                        && after.index() > rest.index() =>
+                {
+                    return after.fail();
+                }
                 // A bad type modifier (`float(0)`) is reported as such.
                 Err(nom::Err::Failure(PError::Full(e))) if e.kind != ParseErrorKind::Syntax => {
                     return Err(nom::Err::Failure(PError::Full(e)));
@@ -509,6 +518,9 @@ fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
         }
         _ if rest.first().kind == TokenKind::LParen && kw.is_func_name() => name_expr(i),
         _ if kw.is_col_name() => name_expr(i),
+        // A function-name keyword that is neither called nor typing a
+        // string: PostgreSQL's parser fails at the token after it.
+        _ if kw.is_func_name() => rest.fail(),
         _ => i.fail(),
     }
 }

@@ -152,10 +152,9 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
 pub(crate) fn object_name(i: Tokens<'_>) -> PResult<'_, ObjectName> {
     let offset = Offset(i.first().start);
     let (i, first) = col_id(i)?;
-    if i.first().kind == TokenKind::Dot
-        && matches!(i.kind(1), TokenKind::Word(_) | TokenKind::QuotedIdent(_))
-    {
-        let (i, name) = preceded(tok(TokenKind::Dot), col_label)(i)?;
+    // `name.*` is left to the select list.
+    if i.first().kind == TokenKind::Dot && i.kind(1) != TokenKind::Star {
+        let (i, name) = preceded(tok(TokenKind::Dot), cut(col_label))(i)?;
         return Ok((
             i,
             ObjectName {

@@ -21,7 +21,7 @@ use crate::ast::{
     Cte, Expr, ExprKind, Join, JoinConstraint, JoinKind, Literal, ObjectName, Offset, OrderBy,
     Query, Select, SelectItem, SetExpr, SetOperator, Statement, TableAlias, TableRef,
 };
-use crate::keywords::Keyword;
+use crate::keywords::{Keyword, KeywordClass};
 use crate::lexer::{StringStyle, TokenKind};
 
 /// A query as a statement (it starts with SELECT, VALUES, WITH or `(`).
@@ -513,7 +513,30 @@ fn subquery(i: Tokens<'_>) -> PResult<'_, TableRef> {
 
 /// `object_name [alias] | object_name '(' [call_args] ')' [alias]`
 fn named_table(i: Tokens<'_>) -> PResult<'_, TableRef> {
-    let offset = Offset(i.first().start);
+    let t = i.first();
+    let offset = Offset(t.start);
+    if let TokenKind::Word(k) = t.kind {
+        if k.class() == KeywordClass::TypeFunc {
+            // Only a table function may be named by a function-name keyword
+            // (`left(...)`); as in PostgreSQL, anything else fails after it.
+            let rest = i.skip(1);
+            if rest.first().kind != TokenKind::LParen {
+                return rest.fail();
+            }
+            let name = ObjectName {
+                schema: None,
+                name: ident_value(i, t),
+                offset,
+            };
+            let (i, (call, alias)) = pair(cut(function_call(name)), table_alias(&[]))(rest)?;
+            let function = TableRef::Function {
+                call,
+                alias,
+                offset,
+            };
+            return Ok((i, function));
+        }
+    }
     let (i, name) = object_name(i)?;
     if i.first().kind == TokenKind::LParen {
         let (i, (call, alias)) = pair(cut(function_call(name)), table_alias(&[]))(i)?;
@@ -590,9 +613,11 @@ fn order_item(i: Tokens<'_>) -> PResult<'_, OrderBy> {
         tuple((
             expr,
             opt(kw_of(&[Keyword::Asc, Keyword::Desc])),
+            // As PostgreSQL's lexer, NULLS starts the clause only before
+            // FIRST or LAST (`NULLS_LA`).
             opt(preceded(
                 kw(Keyword::Nulls),
-                cut(kw_of(&[Keyword::First, Keyword::Last])),
+                kw_of(&[Keyword::First, Keyword::Last]),
             )),
         )),
         |(expr, direction, nulls)| OrderBy {

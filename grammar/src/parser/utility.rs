@@ -21,7 +21,7 @@ use crate::ast::{
     TableAndColumns, TransactionModes, Vacuum,
 };
 use crate::error::{ParseError, ParseErrorKind};
-use crate::keywords::Keyword;
+use crate::keywords::{Keyword, KeywordClass};
 use crate::lexer::{Token, TokenKind};
 
 /// A generic option: its name token, lower-cased name and value (if any).
@@ -43,29 +43,66 @@ enum OptionValue {
     Star,
 }
 
-/// `generic_option ::= ColLabel [ '*' | '(' col_id {',' col_id} ')' | set_arg ]`
-fn generic_option(i: Tokens<'_>) -> PResult<'_, GenericOption> {
-    let token = i.first();
-    let (i, name) = col_label(i)?;
-    let (i, value) = opt(alt((
-        value(OptionValue::Star, tok(TokenKind::Star)),
-        map(paren_col_list, OptionValue::Columns),
-        map(set_arg, |a| match a {
-            SetArg::String(s) | SetArg::Number(s) | SetArg::Word(s) => OptionValue::Scalar(s),
-        }),
-    )))(i)?;
-    Ok((i, GenericOption { token, name, value }))
+/// `generic_option ::= option_name [ '*' | '(' col_id {',' col_id} ')' | option_value ]`
+/// (COPY's option names are any `ColLabel`; the other statements' are
+/// PostgreSQL's `utility_option_name`: a non-reserved word, ANALYZE or ANALYSE).
+fn generic_option<'a>(copy: bool) -> impl FnMut(Tokens<'a>) -> PResult<'a, GenericOption> {
+    move |i| {
+        let token = i.first();
+        let (i, name) = if copy {
+            col_label(i)?
+        } else {
+            utility_option_name(i)?
+        };
+        let (i, value) = opt(alt((
+            value(OptionValue::Star, tok(TokenKind::Star)),
+            map(paren_col_list, OptionValue::Columns),
+            map(option_value, |a| match a {
+                SetArg::String(s) | SetArg::Number(s) | SetArg::Word(s) => OptionValue::Scalar(s),
+            }),
+        )))(i)?;
+        Ok((i, GenericOption { token, name, value }))
+    }
+}
+
+/// `utility_option_name ::= NonReservedWord | 'ANALYZE' | 'ANALYSE'`
+fn utility_option_name(i: Tokens<'_>) -> PResult<'_, String> {
+    let t = i.first();
+    match t.kind {
+        TokenKind::Word(k)
+            if k.class() != KeywordClass::Reserved
+                || matches!(k, Keyword::Analyze | Keyword::Analyse) =>
+        {
+            Ok((i.skip(1), ident_value(i, t)))
+        }
+        TokenKind::QuotedIdent(_) => Ok((i.skip(1), ident_value(i, t))),
+        _ => i.fail(),
+    }
+}
+
+/// `option_value ::= 'TRUE' | 'FALSE' | 'ON' | NonReservedWord | string | ['-' | '+'] number`
+/// (PostgreSQL's `opt_boolean_or_string | NumericOnly`)
+fn option_value(i: Tokens<'_>) -> PResult<'_, SetArg> {
+    match i.first().kind {
+        TokenKind::Word(k)
+            if k.class() == KeywordClass::Reserved
+                && !matches!(k, Keyword::True | Keyword::False | Keyword::On) =>
+        {
+            i.fail()
+        }
+        _ => set_arg(i),
+    }
 }
 
 /// `generic_options ::= '(' generic_option {',' generic_option} ')'`
-fn generic_options(i: Tokens<'_>) -> PResult<'_, Vec<GenericOption>> {
+fn generic_options<'a>(copy: bool) -> impl FnMut(Tokens<'a>) -> PResult<'a, Vec<GenericOption>> {
     preceded(
         tok(TokenKind::LParen),
         cut(terminated(
-            separated_list1(tok(TokenKind::Comma), cut(generic_option)),
+            separated_list1(tok(TokenKind::Comma), cut(generic_option(copy))),
             tok(TokenKind::RParen),
         )),
-    )(i)
+    )
 }
 
 /// A fatal error with a message of its own at an option's name.
@@ -157,7 +194,7 @@ pub(crate) fn copy(i: Tokens<'_>) -> PResult<'_, Statement> {
     }
     let (i, _) = opt(kw(Keyword::With))(i)?;
     let i = if i.first().kind == TokenKind::LParen {
-        let (rest, generic) = generic_options(i)?;
+        let (rest, generic) = generic_options(true)(i)?;
         for option in &generic {
             options.push(copy_option(i, option)?);
         }
@@ -303,7 +340,7 @@ pub(crate) fn vacuum(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Vacuum)(i)?;
     let mut vacuum = Vacuum::default();
     let i = if i.first().kind == TokenKind::LParen {
-        let (rest, options) = generic_options(i)?;
+        let (rest, options) = generic_options(false)(i)?;
         for option in &options {
             let on = option_bool(i, option)?;
             match option.name.as_str() {
@@ -345,7 +382,7 @@ pub(crate) fn analyze(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw_of(&[Keyword::Analyze, Keyword::Analyse])(i)?;
     let mut analyze = Analyze::default();
     let i = if i.first().kind == TokenKind::LParen {
-        let (rest, options) = generic_options(i)?;
+        let (rest, options) = generic_options(false)(i)?;
         for option in &options {
             let on = option_bool(i, option)?;
             match option.name.as_str() {
@@ -427,7 +464,7 @@ pub(crate) fn explain(i: Tokens<'_>) -> PResult<'_, Statement> {
             i.kind(1),
             TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With) | TokenKind::LParen
         ) {
-        let (rest, generic) = generic_options(i)?;
+        let (rest, generic) = generic_options(false)(i)?;
         for option in &generic {
             explain_option(i, option, &mut options)?;
         }
@@ -592,7 +629,7 @@ pub(crate) fn set(i: Tokens<'_>) -> PResult<'_, Statement> {
         alt((
             value(SetValue::Default, kw(Keyword::Default)),
             map(
-                separated_list1(tok(TokenKind::Comma), cut(set_arg)),
+                separated_list1(tok(TokenKind::Comma), cut(option_value)),
                 SetValue::Values,
             ),
         )),
@@ -606,10 +643,14 @@ pub(crate) fn set_arg(i: Tokens<'_>) -> PResult<'_, SetArg> {
     match t.kind {
         TokenKind::String(..) => map(string, SetArg::String)(i),
         TokenKind::Number => Ok((i.skip(1), SetArg::Number(i.text(t).to_string()))),
-        TokenKind::Minus | TokenKind::Plus if i.kind(1) == TokenKind::Number => {
-            let n = i.toks[1];
+        TokenKind::Minus | TokenKind::Plus => {
+            let rest = i.skip(1);
+            let n = rest.first();
+            if n.kind != TokenKind::Number {
+                return rest.fail();
+            }
             let sign = if t.kind == TokenKind::Minus { "-" } else { "" };
-            Ok((i.skip(2), SetArg::Number(format!("{sign}{}", i.text(n)))))
+            Ok((rest.skip(1), SetArg::Number(format!("{sign}{}", i.text(n)))))
         }
         TokenKind::Word(_) | TokenKind::QuotedIdent(_) => {
             Ok((i.skip(1), SetArg::Word(ident_value(i, t))))
