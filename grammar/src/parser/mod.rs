@@ -1,22 +1,30 @@
-//! The parser: tokens to AST by recursive descent, with precedence climbing
+//! The parser: tokens to AST by nom combinators, with precedence climbing
 //! for expressions.
 //!
 //! The text is lexed one statement at a time into a reused token vector
-//! ([`crate::lexer::Lexer::next_statement`]); the parser walks it with one cursor and as much look-ahead as a rule needs
-//! (tokens are `Copy`, so peeking is free). Each statement kind lives in its
-//! own file: `query.rs` (SELECT, VALUES, set operations, FROM items),
-//! `expr.rs` (expressions and data types), `dml.rs` (INSERT, UPDATE,
-//! DELETE), `ddl.rs` (CREATE/DROP/TRUNCATE TABLE) and `utility.rs` (COPY,
-//! VACUUM, ANALYZE, EXPLAIN, transactions, SET/SHOW/RESET, CHECKPOINT).
+//! ([`crate::lexer::Lexer::next_statement`]); the rules are nom parsers
+//! over that slice ([`tokens::Tokens`], with the token parsers and the error
+//! type in `tokens.rs`), each a small function whose doc comment is its
+//! EBNF line from `sql.ebnf`. Each statement family lives in its own file:
+//! `query.rs` (SELECT, VALUES, set operations, FROM items, ORDER BY),
+//! `expr.rs` (expressions), `literal.rs` (strings and data types), `dml.rs`
+//! (INSERT, UPDATE, DELETE), `ddl.rs` (CREATE/DROP/TRUNCATE TABLE) and
+//! `utility.rs` (COPY, VACUUM, ANALYZE, EXPLAIN, transactions,
+//! SET/SHOW/RESET). `fast.rs` reads the one-row INSERT of bulk scripts
+//! straight from the text, without tokens.
 //!
-//! Errors: the first token that fits no rule is reported as PostgreSQL does
-//! (`syntax error at or near "x"`, or `at end of input`); a lexical error
-//! token is reported with its own message when the parser reaches it.
+//! Errors: the rules are LL(1) with `cut` after a rule's leading token, and
+//! where all alternatives fail the furthest failure wins, so the reported
+//! token is where PostgreSQL's parser stops (`syntax error at or near "x"`,
+//! or `at end of input`; `tests/error_positions.rs` compares with
+//! PostgreSQL 15); a lexical error token is reported with its own message
+//! when the parser reaches it.
 //!
 //! Invariant: recursion depth is bounded by [`MAX_DEPTH`] nesting levels
-//! (parentheses, subqueries, prefix operators), checked in `enter`, so no
-//! input overflows the stack; deeper input is a [`ParseErrorKind::TooDeep`]
-//! error.
+//! (parentheses, subqueries, calls, CASE, prefix operators, operators
+//! applied), counted in [`tokens::enter`] / [`tokens::nested`], so no input
+//! overflows the stack; deeper input is a
+//! [`ParseErrorKind::TooDeep`](crate::ParseErrorKind::TooDeep) error.
 
 mod ddl;
 mod dml;
@@ -41,9 +49,11 @@ use crate::keywords::Keyword;
 use crate::lexer::{Lexer, TokenKind};
 use tokens::{col_id, col_label, kw, tok, Ctx, PError, PResult, Tokens};
 
-/// How many nested levels (parentheses, subqueries, prefix operators) the
-/// parser follows before giving up. Each level costs a few stack frames; 500
-/// levels fit comfortably in a 2 MiB thread stack even in debug builds.
+/// How many nested levels (parentheses, subqueries, calls, prefix operators)
+/// the parser follows before giving up. Each level costs a few stack frames;
+/// 500 levels fit in a 2 MiB thread stack even in debug builds (the
+/// recursive paths call their rules directly, not through wrapping
+/// combinators, to keep those frames few).
 pub const MAX_DEPTH: usize = 500;
 
 /// Parses every statement in `sql` (separated by semicolons; empty

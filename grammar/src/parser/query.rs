@@ -8,13 +8,13 @@
 
 use nom::branch::alt;
 use nom::combinator::{cut, map, opt, value};
-use nom::multi::{fold_many0, separated_list1};
+use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, terminated, tuple};
 
 use super::expr::{expr, expr_list, function_call};
 use super::tokens::{
-    col_id, col_label, enter, ident_value, is_bare_alias, is_col_id, kw, kw_of, nested, tok, word,
-    PResult, Tokens,
+    col_id, col_label, comma_list1_sized, enter, ident_value, is_bare_alias, is_col_id, kw, kw_of,
+    nested, tok, word, PResult, Tokens,
 };
 use super::{object_name, paren_col_list};
 use crate::ast::{
@@ -196,21 +196,8 @@ fn values_row(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
     // than regrowing the vector (this is the hot path of piped INSERT
     // scripts).
     let capacity = count_list_items(i);
-    let (i, first) = cut(values_item)(i)?;
-    let mut first = Some(first);
     cut(terminated(
-        fold_many0(
-            preceded(tok(TokenKind::Comma), cut(values_item)),
-            move || {
-                let mut row = Vec::with_capacity(capacity);
-                row.extend(first.take());
-                row
-            },
-            |mut row, item| {
-                row.push(item);
-                row
-            },
-        ),
+        comma_list1_sized(capacity, values_item),
         tok(TokenKind::RParen),
     ))(i)
 }

@@ -18,6 +18,7 @@
 
 use std::cell::Cell;
 
+use nom::combinator::cut;
 use nom::error::ErrorKind;
 use nom::{IResult, InputLength};
 
@@ -157,8 +158,10 @@ impl<'a> Tokens<'a> {
         self.ctx.text(token)
     }
 
-    /// A recoverable failure at the next token.
-    #[inline]
+    /// A recoverable failure at the next token. (Kept out of line, so the
+    /// token parsers that end in it stay small enough to inline.)
+    #[cold]
+    #[inline(never)]
     pub(crate) fn fail<T>(&self) -> PResult<'a, T> {
         Err(nom::Err::Error(PError::At(self.toks[0])))
     }
@@ -247,6 +250,28 @@ pub(crate) fn word<'a>(word: &'static str) -> impl Fn(Tokens<'a>) -> PResult<'a,
         } else {
             i.fail()
         }
+    }
+}
+
+/// `f {',' f}`, collected into a vector of `capacity` (nom's
+/// `separated_list1` with the vector sized by the caller, for the rows of
+/// `VALUES`, whose length is known ahead). Every item after a comma is under
+/// `cut`.
+#[inline]
+pub(crate) fn comma_list1_sized<'a, T>(
+    capacity: usize,
+    mut f: impl FnMut(Tokens<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Tokens<'a>) -> PResult<'a, Vec<T>> {
+    move |i: Tokens<'a>| {
+        let (mut i, first) = f(i)?;
+        let mut items = Vec::with_capacity(capacity);
+        items.push(first);
+        while i.first().kind == TokenKind::Comma {
+            let (rest, item) = cut(&mut f)(i.skip(1))?;
+            items.push(item);
+            i = rest;
+        }
+        Ok((i, items))
     }
 }
 
