@@ -5,6 +5,7 @@ use nom::branch::alt;
 use nom::combinator::{cond, cut, map, opt, value};
 use nom::multi::{many0, separated_list1};
 use nom::sequence::{delimited, pair, preceded, separated_pair, tuple};
+use nom::Parser;
 
 use super::expr::{expr, expr_bp, prec};
 use super::literal::data_type;
@@ -31,7 +32,7 @@ enum TableElement {
 /// `create_table_as ::= 'CREATE' 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
 ///   ['(' col_id {',' col_id} ')'] 'AS' query`
 pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Create)(i)?;
+    let (i, _) = kw(Keyword::Create).parse(i)?;
     let (i, (_, if_not_exists, name)) = cut(tuple((
         kw(Keyword::Table),
         opt(preceded(
@@ -205,7 +206,7 @@ fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
 
 /// `drop_table ::= 'DROP' 'TABLE' ['IF' 'EXISTS'] object_name {',' object_name} ['CASCADE' | 'RESTRICT']`
 pub(crate) fn drop_table(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Drop)(i)?;
+    let (i, _) = kw(Keyword::Drop).parse(i)?;
     let (i, (_, if_exists, names, behavior)) = cut(tuple((
         kw(Keyword::Table),
         opt(preceded(kw(Keyword::If), cut(kw(Keyword::Exists)))),

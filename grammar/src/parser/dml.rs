@@ -3,6 +3,7 @@
 use nom::combinator::{cut, map, opt};
 use nom::multi::separated_list1;
 use nom::sequence::{pair, preceded, tuple};
+use nom::Parser;
 
 use super::expr::expr;
 use super::query::{alias_name, opt_from, opt_where, query, select_list, target_table};
@@ -15,7 +16,7 @@ use crate::lexer::TokenKind;
 /// `insert ::= 'INSERT' 'INTO' object_name ['(' col_id {',' col_id} ')']
 ///   (query | 'DEFAULT' 'VALUES') [returning]`
 pub(crate) fn insert(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Insert)(i)?;
+    let (i, _) = kw(Keyword::Insert).parse(i)?;
     let (i, table) = cut(preceded(kw(Keyword::Into), object_name))(i)?;
     // `(` starts a column list unless it opens a parenthesised query.
     let column_list = i.first().kind == TokenKind::LParen
@@ -60,7 +61,7 @@ fn assignment(i: Tokens<'_>) -> PResult<'_, Assignment> {
 /// `update ::= 'UPDATE' ['ONLY'] object_name [['AS'] col_id] 'SET' col_id '=' expr {',' col_id '=' expr}
 ///   ['FROM' from_item {',' from_item}] ['WHERE' expr] [returning]`
 pub(crate) fn update(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Update)(i)?;
+    let (i, _) = kw(Keyword::Update).parse(i)?;
     let (i, (table, alias, _, assignments, from, where_clause, returning)) = cut(tuple((
         target_table,
         alias_name(&[Keyword::Set]),
@@ -84,7 +85,7 @@ pub(crate) fn update(i: Tokens<'_>) -> PResult<'_, Statement> {
 /// `delete ::= 'DELETE' 'FROM' ['ONLY'] object_name [['AS'] col_id]
 ///   ['USING' from_item {',' from_item}] ['WHERE' expr] [returning]`
 pub(crate) fn delete(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Delete)(i)?;
+    let (i, _) = kw(Keyword::Delete).parse(i)?;
     let (i, (_, table, alias, using, where_clause, returning)) = cut(tuple((
         kw(Keyword::From),
         target_table,

@@ -17,6 +17,7 @@ use nom::branch::alt;
 use nom::combinator::{cut, map, opt, value};
 use nom::multi::{many0, separated_list1};
 use nom::sequence::{delimited, pair, preceded, separated_pair, terminated, tuple};
+use nom::Parser;
 
 use super::literal::{data_type, string_value};
 use super::query::{at_query_start, opt_order_by, query};
@@ -527,7 +528,7 @@ fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
 
 /// `AS` inside `CAST(...)`.
 fn kw_as(i: Tokens<'_>) -> PResult<'_, Token> {
-    kw(Keyword::As)(i)
+    kw(Keyword::As).parse(i)
 }
 
 /// `type_name string`: a typed literal.
@@ -599,7 +600,7 @@ fn call(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
 }
 
 fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
-    let (i, _) = tok(TokenKind::LParen)(i)?;
+    let (i, _) = tok(TokenKind::LParen).parse(i)?;
     let mut call = FunctionCall {
         name,
         args: Vec::new(),

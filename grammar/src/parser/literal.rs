@@ -3,6 +3,7 @@
 
 use nom::combinator::{cut, map, opt, value};
 use nom::sequence::{pair, preceded, terminated};
+use nom::Parser;
 
 use super::tokens::{ident_value, kw, tok, PResult, Tokens};
 use crate::ast::DataType;
@@ -124,12 +125,12 @@ pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
 
 /// `PRECISION` after `DOUBLE`.
 fn kw_precision(i: Tokens<'_>) -> PResult<'_, Token> {
-    kw(Keyword::Precision)(i)
+    kw(Keyword::Precision).parse(i)
 }
 
 /// `VARYING` after `CHAR` or `CHARACTER`.
 fn kw_varying(i: Tokens<'_>) -> PResult<'_, Token> {
-    kw(Keyword::Varying)(i)
+    kw(Keyword::Varying).parse(i)
 }
 
 /// `['(' integer ')']` after `FLOAT`: 1 to 24 bits is `real`, 25 to 53

@@ -10,6 +10,7 @@ use nom::branch::alt;
 use nom::combinator::{cut, map, opt, value};
 use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, terminated, tuple};
+use nom::Parser;
 
 use super::expr::{expr, expr_list, function_call};
 use super::tokens::{
@@ -191,7 +192,7 @@ fn values(i: Tokens<'_>) -> PResult<'_, SetExpr> {
 
 /// `'(' expr {',' expr} ')'`: one row of a `VALUES` list.
 fn values_row(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
-    let (i, _) = tok(TokenKind::LParen)(i)?;
+    let (i, _) = tok(TokenKind::LParen).parse(i)?;
     // Size the row exactly: counting the top-level commas ahead is cheaper
     // than regrowing the vector (this is the hot path of piped INSERT
     // scripts).
@@ -254,7 +255,7 @@ fn count_list_items(i: Tokens<'_>) -> usize {
 /// `select ::= 'SELECT' ['DISTINCT' | 'ALL'] [select_item {',' select_item}]
 ///   ['FROM' from_item {',' from_item}] ['WHERE' expr] ['GROUP' 'BY' expr {',' expr}] ['HAVING' expr]`
 fn select(i: Tokens<'_>) -> PResult<'_, Select> {
-    let (i, _) = kw(Keyword::Select)(i)?;
+    let (i, _) = kw(Keyword::Select).parse(i)?;
     let (i, quantifier) = opt(kw_of(&[Keyword::Distinct, Keyword::All]))(i)?;
     let (i, projection) = if at_select_list_end(i) {
         (i, Vec::new())

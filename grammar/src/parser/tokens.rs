@@ -158,10 +158,8 @@ impl<'a> Tokens<'a> {
         self.ctx.text(token)
     }
 
-    /// A recoverable failure at the next token. (Kept out of line, so the
-    /// token parsers that end in it stay small enough to inline.)
-    #[cold]
-    #[inline(never)]
+    /// A recoverable failure at the next token.
+    #[inline]
     pub(crate) fn fail<T>(&self) -> PResult<'a, T> {
         Err(nom::Err::Error(PError::At(self.toks[0])))
     }
@@ -212,12 +210,16 @@ pub(crate) type PResult<'a, T> = IResult<Tokens<'a>, T, PError>;
 
 // ------------------------------------------------------- token parsers --
 
-/// Any token of `kind` (punctuation, operators, literals).
-#[inline]
-pub(crate) fn tok<'a>(kind: TokenKind) -> impl Fn(Tokens<'a>) -> PResult<'a, Token> {
-    move |i: Tokens<'a>| {
+/// The parser of one token of a given kind (see [`tok`] and [`kw`]): a
+/// plain struct rather than a closure, so it always inlines.
+#[derive(Clone, Copy)]
+pub(crate) struct Tok(TokenKind);
+
+impl<'a> nom::Parser<Tokens<'a>, Token, PError> for Tok {
+    #[inline(always)]
+    fn parse(&mut self, i: Tokens<'a>) -> PResult<'a, Token> {
         let t = i.first();
-        if t.kind == kind {
+        if t.kind == self.0 {
             Ok((i.skip(1), t))
         } else {
             i.fail()
@@ -225,10 +227,16 @@ pub(crate) fn tok<'a>(kind: TokenKind) -> impl Fn(Tokens<'a>) -> PResult<'a, Tok
     }
 }
 
+/// Any token of `kind` (punctuation, operators, literals).
+#[inline(always)]
+pub(crate) fn tok(kind: TokenKind) -> Tok {
+    Tok(kind)
+}
+
 /// The keyword `kw`.
-#[inline]
-pub(crate) fn kw<'a>(kw: Keyword) -> impl Fn(Tokens<'a>) -> PResult<'a, Token> {
-    tok(TokenKind::Word(kw))
+#[inline(always)]
+pub(crate) fn kw(kw: Keyword) -> Tok {
+    Tok(TokenKind::Word(kw))
 }
 
 /// One of the keywords `kws`, as its keyword.
@@ -290,21 +298,27 @@ pub(crate) fn nested<'a, T>(
 }
 
 /// Enters one nesting level (the caller leaves it by restoring the depth).
-#[inline]
+#[inline(always)]
 pub(crate) fn enter(i: Tokens<'_>) -> Result<(), nom::Err<PError>> {
     let depth = i.ctx.depth.get() + 1;
-    i.ctx.depth.set(depth);
     if depth > MAX_DEPTH {
-        i.ctx.depth.set(depth - 1);
-        let t = i.first();
-        return Err(nom::Err::Failure(PError::Full(Box::new(ParseError {
-            message: "stack depth limit exceeded".to_string(),
-            offset: t.start,
-            token: (t.kind != TokenKind::Eof).then(|| i.text(t).to_string()),
-            kind: ParseErrorKind::TooDeep,
-        }))));
+        return Err(too_deep(i));
     }
+    i.ctx.depth.set(depth);
     Ok(())
+}
+
+/// PostgreSQL's `stack depth limit exceeded`, at the next token.
+#[cold]
+#[inline(never)]
+fn too_deep(i: Tokens<'_>) -> nom::Err<PError> {
+    let t = i.first();
+    nom::Err::Failure(PError::Full(Box::new(ParseError {
+        message: "stack depth limit exceeded".to_string(),
+        offset: t.start,
+        token: (t.kind != TokenKind::Eof).then(|| i.text(t).to_string()),
+        kind: ParseErrorKind::TooDeep,
+    })))
 }
 
 // --------------------------------------------------------------- names --

@@ -10,6 +10,7 @@ use nom::branch::alt;
 use nom::combinator::{cut, map, opt, value};
 use nom::multi::{fold_many0, many0, separated_list1};
 use nom::sequence::{pair, preceded, terminated, tuple};
+use nom::Parser;
 
 use super::literal::string;
 use super::query::query;
@@ -173,7 +174,7 @@ fn copy_source(i: Tokens<'_>) -> PResult<'_, CopySource> {
 /// `copy ::= 'COPY' ['BINARY'] copy_source ('FROM' | 'TO') (string | 'STDIN' | 'STDOUT')
 ///   [['WITH'] ('(' copy_option {',' copy_option} ')' | {legacy_copy_option})]`
 pub(crate) fn copy(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Copy)(i)?;
+    let (i, _) = kw(Keyword::Copy).parse(i)?;
     let (i, (binary, source)) = cut(pair(opt(kw(Keyword::Binary)), copy_source))(i)?;
     let (i, direction) = cut(alt((
         value(CopyDirection::From, kw(Keyword::From)),
@@ -337,7 +338,7 @@ fn table_list(i: Tokens<'_>) -> PResult<'_, Vec<TableAndColumns>> {
 /// `vacuum ::= 'VACUUM' '(' vacuum_option [boolean] {',' ...} ')' [table_list]
 ///   | 'VACUUM' ['FULL'] ['FREEZE'] ['VERBOSE'] ['ANALYZE' | 'ANALYSE'] [table_list]`
 pub(crate) fn vacuum(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Vacuum)(i)?;
+    let (i, _) = kw(Keyword::Vacuum).parse(i)?;
     let mut vacuum = Vacuum::default();
     let i = if i.first().kind == TokenKind::LParen {
         let (rest, options) = generic_options(false)(i)?;
@@ -456,7 +457,7 @@ fn explain_option(
 /// `explain ::= 'EXPLAIN' ['(' explain_option {',' explain_option} ')' | 'ANALYZE' ['VERBOSE'] | 'VERBOSE']
 ///   (query | insert | update | delete | create_table_as)`
 pub(crate) fn explain(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Explain)(i)?;
+    let (i, _) = kw(Keyword::Explain).parse(i)?;
     let mut options = ExplainOptions::default();
     // `EXPLAIN (` opens options unless it opens a parenthesised query.
     let i = if i.first().kind == TokenKind::LParen
@@ -600,7 +601,7 @@ fn transaction_modes(i: Tokens<'_>) -> PResult<'_, TransactionModes> {
 ///   | 'TIME' 'ZONE' (set_arg | 'LOCAL' | 'DEFAULT'))`
 /// `set_transaction ::= 'SET' ['SESSION' | 'LOCAL'] 'TRANSACTION' transaction_modes`
 pub(crate) fn set(i: Tokens<'_>) -> PResult<'_, Statement> {
-    let (i, _) = kw(Keyword::Set)(i)?;
+    let (i, _) = kw(Keyword::Set).parse(i)?;
     let (i, scope) = opt(kw_of(&[Keyword::Local, Keyword::Session]))(i)?;
     let local = scope == Some(Keyword::Local);
     if i.is_kw(0, Keyword::Transaction) {
