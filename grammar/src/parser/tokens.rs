@@ -222,7 +222,7 @@ impl<'a> nom::Parser<Tokens<'a>, Token, PError> for Tok {
         if t.kind == self.0 {
             Ok((i.skip(1), t))
         } else {
-            i.fail()
+            Err(nom::Err::Error(PError::At(t)))
         }
     }
 }
