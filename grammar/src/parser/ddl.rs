@@ -1,239 +1,238 @@
 //! Table DDL: `CREATE TABLE` (with columns, or `AS query`), `DROP TABLE`,
 //! `TRUNCATE`.
 
-use super::{PResult, Parser};
+use nom::branch::alt;
+use nom::combinator::{cond, cut, map, opt, value};
+use nom::multi::{many0, separated_list1};
+use nom::sequence::{delimited, pair, preceded, separated_pair, tuple};
+use nom::Parser;
+
+use super::expr::{expr, expr_bp, prec};
+use super::literal::data_type;
+use super::query::{query, target_table};
+use super::tokens::{col_id, col_label, kw, kw_of, tok, PError, PResult, Tokens};
+use super::utility::set_arg;
+use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
-    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Offset, SetArg, Statement,
+    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr, Offset, Statement,
     TableConstraint, Truncate,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
-use super::expr::prec;
+/// One entry of a `CREATE TABLE` list.
+enum TableElement {
+    Column(ColumnDef),
+    Constraint(TableConstraint),
+}
 
-impl Parser<'_> {
-    /// Parses `CREATE TABLE ...` in both forms.
-    pub(crate) fn parse_create(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Create)?;
-        self.expect_kw(Keyword::Table)?;
-        let if_not_exists = if self.at_kw(Keyword::If) {
-            self.bump();
-            self.expect_kw(Keyword::Not)?;
-            self.expect_kw(Keyword::Exists)?;
-            true
-        } else {
-            false
-        };
-        let name = self.parse_object_name()?;
-        // `name (a, b) AS query` or `name AS query` is CREATE TABLE AS; a
-        // parenthesised list followed by anything else defines columns.
-        if self.at_kw(Keyword::As) || (self.at(TokenKind::LParen) && self.paren_list_then_as()) {
-            let columns = if self.at(TokenKind::LParen) {
-                self.parse_paren_col_ids()?
-            } else {
-                Vec::new()
-            };
-            self.expect_kw(Keyword::As)?;
-            let query = self.parse_query()?;
-            return Ok(Statement::CreateTableAs(Box::new(CreateTableAs {
-                if_not_exists,
-                name,
-                columns,
-                query: Box::new(query),
-            })));
-        }
-        self.expect(TokenKind::LParen)?;
-        let mut create = CreateTable {
+/// `create_table ::= 'CREATE' 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
+///   '(' [table_element {',' table_element}] ')' ['WITH' '(' col_label '=' set_arg {',' ...} ')']`
+///
+/// `create_table_as ::= 'CREATE' 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
+///   ['(' col_id {',' col_id} ')'] 'AS' query`
+pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Create).parse(i)?;
+    let (i, (_, if_not_exists, name)) = cut(tuple((
+        kw(Keyword::Table),
+        opt(preceded(
+            kw(Keyword::If),
+            cut(pair(kw(Keyword::Not), kw(Keyword::Exists))),
+        )),
+        object_name,
+    )))(i)?;
+    let if_not_exists = if_not_exists.is_some();
+    // `name (a, b) AS query` or `name AS query` is CREATE TABLE AS; a
+    // parenthesised list followed by anything else defines columns.
+    if i.is_kw(0, Keyword::As) || (i.first().kind == TokenKind::LParen && paren_list_then_as(i)) {
+        let (i, (columns, _, query)) = cut(tuple((opt_paren_col_list, kw(Keyword::As), query)))(i)?;
+        let create = CreateTableAs {
             if_not_exists,
             name,
-            columns: Vec::new(),
-            constraints: Vec::new(),
-            with_options: Vec::new(),
+            columns,
+            query: Box::new(query),
         };
-        if !self.at(TokenKind::RParen) {
-            loop {
-                self.parse_table_element(&mut create)?;
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
-            }
+        return Ok((i, Statement::CreateTableAs(Box::new(create))));
+    }
+    let (i, (elements, with_options)) = cut(pair(
+        delimited(
+            tok(TokenKind::LParen),
+            cond(
+                i.kind(1) != TokenKind::RParen,
+                separated_list1(tok(TokenKind::Comma), cut(table_element)),
+            ),
+            tok(TokenKind::RParen),
+        ),
+        opt(preceded(
+            kw(Keyword::With),
+            cut(delimited(
+                tok(TokenKind::LParen),
+                separated_list1(
+                    tok(TokenKind::Comma),
+                    cut(separated_pair(col_label, tok(TokenKind::Eq), set_arg)),
+                ),
+                tok(TokenKind::RParen),
+            )),
+        )),
+    ))(i)
+    .map_err(|e| either_reading(i, e))?;
+    let mut create = CreateTable {
+        if_not_exists,
+        name,
+        columns: Vec::new(),
+        constraints: Vec::new(),
+        with_options: with_options.unwrap_or_default(),
+    };
+    for element in elements.unwrap_or_default() {
+        match element {
+            TableElement::Column(c) => create.columns.push(c),
+            TableElement::Constraint(c) => create.constraints.push(c),
         }
-        self.expect(TokenKind::RParen)?;
-        if self.eat_kw(Keyword::With) {
-            self.expect(TokenKind::LParen)?;
-            loop {
-                let option = self.parse_col_label()?;
-                self.expect(TokenKind::Eq)?;
-                let value = self.parse_set_arg()?;
-                create.with_options.push((option, value));
-                if !self.eat(TokenKind::Comma) {
-                    break;
-                }
-            }
-            self.expect(TokenKind::RParen)?;
+    }
+    Ok((i, Statement::CreateTable(Box::new(create))))
+}
+
+/// The error of a `CREATE TABLE` whose list is not followed by `AS`:
+/// PostgreSQL's parser reads a list of plain names both as column
+/// definitions and as the column names of `CREATE TABLE ... AS`, and fails
+/// where the longer reading fails; so does this (`t (a, b double ...` fails
+/// at `double`, not at the first comma).
+fn either_reading(i: Tokens<'_>, e: nom::Err<PError>) -> nom::Err<PError> {
+    let nom::Err::Failure(PError::At(defs)) = e else {
+        return e;
+    };
+    match pair(paren_col_list, kw(Keyword::As))(i) {
+        Err(nom::Err::Error(PError::At(names)) | nom::Err::Failure(PError::At(names)))
+            if names.start > defs.start =>
+        {
+            nom::Err::Failure(PError::At(names))
         }
-        Ok(Statement::CreateTable(Box::new(create)))
+        _ => nom::Err::Failure(PError::At(defs)),
     }
+}
 
-    /// Whether the parenthesised list at the cursor is followed by `AS`.
-    fn paren_list_then_as(&self) -> bool {
-        let mut depth = 0usize;
-        for (i, t) in self.tokens[self.pos..].iter().enumerate() {
-            match t.kind {
-                TokenKind::LParen => depth += 1,
-                TokenKind::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return self.nth_is_kw(i + 1, Keyword::As);
-                    }
-                }
-                TokenKind::Eof | TokenKind::Semicolon => return false,
-                _ => {}
-            }
-        }
-        false
-    }
-
-    /// Parses one column definition or table constraint.
-    fn parse_table_element(&mut self, create: &mut CreateTable) -> PResult<()> {
-        match self.peek_keyword() {
-            Some(Keyword::Primary) => {
-                self.bump();
-                self.expect_kw(Keyword::Key)?;
-                let columns = self.parse_paren_col_ids()?;
-                create
-                    .constraints
-                    .push(TableConstraint::PrimaryKey(columns));
-            }
-            Some(Keyword::Unique) => {
-                self.bump();
-                let columns = self.parse_paren_col_ids()?;
-                create.constraints.push(TableConstraint::Unique(columns));
-            }
-            Some(Keyword::Check) => {
-                let check = self.parse_check()?;
-                create.constraints.push(TableConstraint::Check(check));
-            }
-            _ => {
-                let offset = Offset(self.peek().start);
-                let name = self.parse_col_id()?;
-                let data_type = self.parse_data_type()?;
-                let mut constraints = Vec::new();
-                while let Some(c) = self.parse_column_constraint()? {
-                    constraints.push(c);
-                }
-                create.columns.push(ColumnDef {
-                    name,
-                    data_type,
-                    constraints,
-                    offset,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Parses `CHECK (expr)`.
-    fn parse_check(&mut self) -> PResult<crate::ast::Expr> {
-        self.expect_kw(Keyword::Check)?;
-        self.expect(TokenKind::LParen)?;
-        let e = self.parse_expr()?;
-        self.expect(TokenKind::RParen)?;
-        Ok(e)
-    }
-
-    /// Parses one column constraint, if one is next.
-    fn parse_column_constraint(&mut self) -> PResult<Option<ColumnConstraint>> {
-        Ok(Some(match self.peek_keyword() {
-            Some(Keyword::Not) => {
-                self.bump();
-                self.expect_kw(Keyword::Null)?;
-                ColumnConstraint::NotNull
-            }
-            Some(Keyword::Null) => {
-                self.bump();
-                ColumnConstraint::Null
-            }
-            Some(Keyword::Default) => {
-                self.bump();
-                // PostgreSQL's b_expr: no AND/OR/NOT/IS/LIKE at the top, so
-                // that a following `NOT NULL` is a constraint.
-                ColumnConstraint::Default(self.parse_expr_bp(prec::CMP)?)
-            }
-            Some(Keyword::Primary) => {
-                self.bump();
-                self.expect_kw(Keyword::Key)?;
-                ColumnConstraint::PrimaryKey
-            }
-            Some(Keyword::Unique) => {
-                self.bump();
-                ColumnConstraint::Unique
-            }
-            Some(Keyword::Check) => ColumnConstraint::Check(self.parse_check()?),
-            _ => return Ok(None),
-        }))
-    }
-
-    /// Parses `DROP TABLE [IF EXISTS] name, ... [CASCADE | RESTRICT]`.
-    pub(crate) fn parse_drop(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Drop)?;
-        self.expect_kw(Keyword::Table)?;
-        let if_exists = if self.at_kw(Keyword::If) {
-            self.bump();
-            self.expect_kw(Keyword::Exists)?;
-            true
-        } else {
-            false
-        };
-        let mut names = vec![self.parse_object_name()?];
-        while self.eat(TokenKind::Comma) {
-            names.push(self.parse_object_name()?);
-        }
-        let cascade = if self.eat_kw(Keyword::Cascade) {
-            true
-        } else {
-            self.eat_kw(Keyword::Restrict);
-            false
-        };
-        Ok(Statement::DropTable(DropTable {
-            if_exists,
-            names,
-            cascade,
-        }))
-    }
-
-    /// Parses `TRUNCATE [TABLE] name, ...`.
-    pub(crate) fn parse_truncate(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Truncate)?;
-        self.eat_kw(Keyword::Table);
-        let mut names = vec![self.parse_target_table()?];
-        while self.eat(TokenKind::Comma) {
-            names.push(self.parse_target_table()?);
-        }
-        Ok(Statement::Truncate(Truncate { names }))
-    }
-
-    /// Parses one `SET` value or storage-parameter value: a string, a
-    /// (possibly negative) number, or a word.
-    pub(crate) fn parse_set_arg(&mut self) -> PResult<SetArg> {
-        let t = self.peek();
+/// Whether the parenthesised list that `i` starts with is followed by `AS`.
+fn paren_list_then_as(i: Tokens<'_>) -> bool {
+    let mut depth = 0usize;
+    for (n, t) in i.toks.iter().enumerate() {
         match t.kind {
-            TokenKind::String(..) => Ok(SetArg::String(self.parse_string()?)),
-            TokenKind::Number => {
-                self.bump();
-                Ok(SetArg::Number(self.text(t).to_string()))
+            TokenKind::LParen => depth += 1,
+            TokenKind::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return i.is_kw(n + 1, Keyword::As);
+                }
             }
-            TokenKind::Minus | TokenKind::Plus if self.nth_kind(1) == TokenKind::Number => {
-                self.bump();
-                let n = self.bump();
-                let sign = if t.kind == TokenKind::Minus { "-" } else { "" };
-                Ok(SetArg::Number(format!("{sign}{}", self.text(n))))
-            }
-            TokenKind::Word(_) | TokenKind::QuotedIdent(_) => {
-                self.bump();
-                Ok(SetArg::Word(self.ident_value(t)))
-            }
-            _ => Err(self.error()),
+            TokenKind::Eof | TokenKind::Semicolon => return false,
+            _ => {}
         }
     }
+    false
+}
+
+/// `table_element ::= col_id data_type {column_constraint}
+///   | 'PRIMARY' 'KEY' '(' col_id {',' col_id} ')' | 'UNIQUE' '(' col_id {',' col_id} ')'
+///   | 'CHECK' '(' expr ')'`
+fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
+    alt((
+        map(
+            preceded(
+                kw(Keyword::Primary),
+                cut(preceded(kw(Keyword::Key), paren_col_list)),
+            ),
+            |c| TableElement::Constraint(TableConstraint::PrimaryKey(c)),
+        ),
+        map(preceded(kw(Keyword::Unique), cut(paren_col_list)), |c| {
+            TableElement::Constraint(TableConstraint::Unique(c))
+        }),
+        map(check, |e| {
+            TableElement::Constraint(TableConstraint::Check(e))
+        }),
+        map(column_def, TableElement::Column),
+    ))(i)
+}
+
+/// `column_def ::= col_id data_type {column_constraint}`
+fn column_def(i: Tokens<'_>) -> PResult<'_, ColumnDef> {
+    let offset = Offset(i.first().start);
+    let (i, name) = col_id(i)?;
+    let (i, (data_type, constraints)) = cut(pair(data_type, many0(column_constraint)))(i)?;
+    Ok((
+        i,
+        ColumnDef {
+            name,
+            data_type,
+            constraints,
+            offset,
+        },
+    ))
+}
+
+/// `'CHECK' '(' expr ')'`
+fn check(i: Tokens<'_>) -> PResult<'_, Expr> {
+    preceded(
+        kw(Keyword::Check),
+        cut(delimited(
+            tok(TokenKind::LParen),
+            expr,
+            tok(TokenKind::RParen),
+        )),
+    )(i)
+}
+
+/// `column_constraint ::= 'NOT' 'NULL' | 'NULL' | 'DEFAULT' b_expr | 'PRIMARY' 'KEY' | 'UNIQUE'
+///   | 'CHECK' '(' expr ')'`
+fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
+    alt((
+        value(
+            ColumnConstraint::NotNull,
+            pair(kw(Keyword::Not), cut(kw(Keyword::Null))),
+        ),
+        value(ColumnConstraint::Null, kw(Keyword::Null)),
+        // PostgreSQL's b_expr: no AND/OR/NOT/IS/LIKE at the top, so that a
+        // following `NOT NULL` is a constraint.
+        map(
+            preceded(kw(Keyword::Default), cut(expr_bp(prec::CMP))),
+            ColumnConstraint::Default,
+        ),
+        value(
+            ColumnConstraint::PrimaryKey,
+            pair(kw(Keyword::Primary), cut(kw(Keyword::Key))),
+        ),
+        value(ColumnConstraint::Unique, kw(Keyword::Unique)),
+        map(check, ColumnConstraint::Check),
+    ))(i)
+}
+
+/// `drop_table ::= 'DROP' 'TABLE' ['IF' 'EXISTS'] object_name {',' object_name} ['CASCADE' | 'RESTRICT']`
+pub(crate) fn drop_table(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Drop).parse(i)?;
+    let (i, (_, if_exists, names, behavior)) = cut(tuple((
+        kw(Keyword::Table),
+        opt(preceded(kw(Keyword::If), cut(kw(Keyword::Exists)))),
+        separated_list1(tok(TokenKind::Comma), cut(object_name)),
+        opt(kw_of(&[Keyword::Cascade, Keyword::Restrict])),
+    )))(i)?;
+    Ok((
+        i,
+        Statement::DropTable(DropTable {
+            if_exists: if_exists.is_some(),
+            names,
+            cascade: behavior == Some(Keyword::Cascade),
+        }),
+    ))
+}
+
+/// `truncate ::= 'TRUNCATE' ['TABLE'] ['ONLY'] object_name {',' ['ONLY'] object_name}`
+pub(crate) fn truncate(i: Tokens<'_>) -> PResult<'_, Statement> {
+    map(
+        preceded(
+            kw(Keyword::Truncate),
+            cut(preceded(
+                opt(kw(Keyword::Table)),
+                separated_list1(tok(TokenKind::Comma), cut(target_table)),
+            )),
+        ),
+        |names| Statement::Truncate(Truncate { names }),
+    )(i)
 }

@@ -1,117 +1,113 @@
 //! Data-changing statements: `INSERT`, `UPDATE`, `DELETE`.
 
-use super::{PResult, Parser};
+use nom::combinator::{cut, map, opt};
+use nom::multi::separated_list1;
+use nom::sequence::{pair, preceded, tuple};
+use nom::Parser;
+
+use super::expr::expr;
+use super::query::{alias_name, opt_from, opt_where, query, select_list, target_table};
+use super::tokens::{col_id, kw, tok, PResult, Tokens};
+use super::{object_name, paren_col_list};
 use crate::ast::{Assignment, Delete, Insert, Offset, SelectItem, Statement, Update};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
-impl Parser<'_> {
-    /// Parses `INSERT INTO table [(columns)] {query | DEFAULT VALUES} [RETURNING list]`.
-    pub(crate) fn parse_insert(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Insert)?;
-        self.expect_kw(Keyword::Into)?;
-        let table = self.parse_object_name()?;
-        // `(` starts a column list unless it opens a parenthesised query.
-        let columns = if self.at(TokenKind::LParen)
-            && !matches!(
-                self.nth_kind(1),
-                TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
-                    | TokenKind::LParen
-            ) {
-            self.parse_paren_col_ids()?
-        } else {
-            Vec::new()
-        };
-        let source = if self.at_kw(Keyword::Default) && self.nth_is_kw(1, Keyword::Values) {
-            self.bump();
-            self.bump();
-            None
-        } else {
-            Some(Box::new(self.parse_query()?))
-        };
-        let returning = self.parse_returning()?;
-        Ok(Statement::Insert(Box::new(Insert {
-            table,
-            columns,
-            source,
-            returning,
-        })))
-    }
+/// `insert ::= 'INSERT' 'INTO' object_name ['(' col_id {',' col_id} ')']
+///   (query | 'DEFAULT' 'VALUES') [returning]`
+pub(crate) fn insert(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Insert).parse(i)?;
+    let (i, table) = cut(preceded(kw(Keyword::Into), object_name))(i)?;
+    // `(` starts a column list unless it opens a parenthesised query.
+    let column_list = i.first().kind == TokenKind::LParen
+        && !matches!(
+            i.kind(1),
+            TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With) | TokenKind::LParen
+        );
+    let (i, columns) = if column_list {
+        cut(paren_col_list)(i)?
+    } else {
+        (i, Vec::new())
+    };
+    let (i, source) = if i.is_kw(0, Keyword::Default) && i.is_kw(1, Keyword::Values) {
+        (i.skip(2), None)
+    } else {
+        map(cut(query), |q| Some(Box::new(q)))(i)?
+    };
+    let (i, returning) = returning(i)?;
+    let insert = Insert {
+        table,
+        columns,
+        source,
+        returning,
+    };
+    Ok((i, Statement::Insert(Box::new(insert))))
+}
 
-    /// Parses `UPDATE table [[AS] alias] SET col = expr, ... [FROM ...] [WHERE ...] [RETURNING ...]`.
-    pub(crate) fn parse_update(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Update)?;
-        let table = self.parse_target_table()?;
-        let alias = self.parse_alias_name(&[Keyword::Set])?;
-        self.expect_kw(Keyword::Set)?;
-        let mut assignments = Vec::new();
-        loop {
-            let offset = Offset(self.peek().start);
-            let column = self.parse_col_id()?;
-            self.expect(TokenKind::Eq)?;
-            let value = self.parse_expr()?;
-            assignments.push(Assignment {
-                column,
-                value,
-                offset,
-            });
-            if !self.eat(TokenKind::Comma) {
-                break;
-            }
-        }
-        let from = if self.eat_kw(Keyword::From) {
-            self.parse_from_list()?
-        } else {
-            Vec::new()
-        };
-        let where_clause = if self.eat_kw(Keyword::Where) {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
-        let returning = self.parse_returning()?;
-        Ok(Statement::Update(Box::new(Update {
-            table,
-            alias,
-            assignments,
-            from,
-            where_clause,
-            returning,
-        })))
-    }
+/// `assignment ::= col_id '=' expr`
+fn assignment(i: Tokens<'_>) -> PResult<'_, Assignment> {
+    let offset = Offset(i.first().start);
+    let (i, (column, value)) = pair(col_id, cut(preceded(tok(TokenKind::Eq), expr)))(i)?;
+    Ok((
+        i,
+        Assignment {
+            column,
+            value,
+            offset,
+        },
+    ))
+}
 
-    /// Parses `DELETE FROM table [[AS] alias] [USING ...] [WHERE ...] [RETURNING ...]`.
-    pub(crate) fn parse_delete(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Delete)?;
-        self.expect_kw(Keyword::From)?;
-        let table = self.parse_target_table()?;
-        let alias = self.parse_alias_name(&[])?;
-        let using = if self.eat_kw(Keyword::Using) {
-            self.parse_from_list()?
-        } else {
-            Vec::new()
-        };
-        let where_clause = if self.eat_kw(Keyword::Where) {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
-        let returning = self.parse_returning()?;
-        Ok(Statement::Delete(Box::new(Delete {
-            table,
-            alias,
-            using,
-            where_clause,
-            returning,
-        })))
-    }
+/// `update ::= 'UPDATE' ['ONLY'] object_name [['AS'] col_id] 'SET' col_id '=' expr {',' col_id '=' expr}
+///   ['FROM' from_item {',' from_item}] ['WHERE' expr] [returning]`
+pub(crate) fn update(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Update).parse(i)?;
+    let (i, (table, alias, _, assignments, from, where_clause, returning)) = cut(tuple((
+        target_table,
+        alias_name(&[Keyword::Set]),
+        kw(Keyword::Set),
+        separated_list1(tok(TokenKind::Comma), cut(assignment)),
+        opt_from(Keyword::From),
+        opt_where,
+        returning,
+    )))(i)?;
+    let update = Update {
+        table,
+        alias,
+        assignments,
+        from,
+        where_clause,
+        returning,
+    };
+    Ok((i, Statement::Update(Box::new(update))))
+}
 
-    /// Parses an optional `RETURNING list`.
-    fn parse_returning(&mut self) -> PResult<Vec<SelectItem>> {
-        if self.eat_kw(Keyword::Returning) {
-            self.parse_select_list()
-        } else {
-            Ok(Vec::new())
-        }
-    }
+/// `delete ::= 'DELETE' 'FROM' ['ONLY'] object_name [['AS'] col_id]
+///   ['USING' from_item {',' from_item}] ['WHERE' expr] [returning]`
+pub(crate) fn delete(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Delete).parse(i)?;
+    let (i, (_, table, alias, using, where_clause, returning)) = cut(tuple((
+        kw(Keyword::From),
+        target_table,
+        alias_name(&[]),
+        opt_from(Keyword::Using),
+        opt_where,
+        returning,
+    )))(i)?;
+    let delete = Delete {
+        table,
+        alias,
+        using,
+        where_clause,
+        returning,
+    };
+    Ok((i, Statement::Delete(Box::new(delete))))
+}
+
+/// `returning ::= 'RETURNING' select_item {',' select_item}` (optional)
+fn returning(i: Tokens<'_>) -> PResult<'_, Vec<SelectItem>> {
+    map(
+        opt(preceded(kw(Keyword::Returning), cut(select_list))),
+        Option::unwrap_or_default,
+    )(i)
 }

@@ -6,11 +6,27 @@
 //! operators (`||`), `+ -`, `* / %`, `^`, unary `+ -`, `::`. Binary
 //! operators are left-associative unless noted. `Display` in `display.rs`
 //! uses the same numbers (exported as [`prec`]) to decide parentheses.
+//!
+//! The climbing loop is [`climb`]: an operand ([`prefix`]), then operators
+//! binding at least as tightly as its minimum, each with its right side
+//! parsed one level tighter. Every operand, parenthesis and operator
+//! applied counts one nesting level against `MAX_DEPTH`. Once an
+//! expression's first token has matched, its failures are fatal (`cut`).
 
-use super::{PResult, Parser};
+use nom::branch::alt;
+use nom::combinator::{cut, map, opt, value};
+use nom::multi::{many0, separated_list1};
+use nom::sequence::{delimited, pair, preceded, separated_pair, terminated, tuple};
+use nom::Parser;
+
+use super::literal::{data_type, string_value};
+use super::query::{at_query_start, opt_order_by, query};
+use super::tokens::{
+    col_label, enter, ident_value, kw, kw_of, nested, tok, PError, PResult, Tokens,
+};
 use crate::ast::{
     BinaryOp, ColumnRef, CurrentValue, Expr, ExprKind, FunctionCall, Literal, ObjectName, Offset,
-    OrderBy, UnaryOp,
+    UnaryOp,
 };
 use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
@@ -66,742 +82,713 @@ fn binary_op(kind: TokenKind) -> Option<(BinaryOp, u8)> {
     })
 }
 
-fn expr(kind: ExprKind, offset: usize) -> Expr {
+/// An expression node at byte `offset`.
+fn node(kind: ExprKind, offset: usize) -> Expr {
     Expr {
         kind,
         offset: Offset(offset),
     }
 }
 
-impl Parser<'_> {
-    /// Parses a full expression (`a_expr`).
-    pub(crate) fn parse_expr(&mut self) -> PResult<Expr> {
-        self.parse_expr_bp(0)
+/// A failure that no enclosing alternative may recover from.
+fn fatal(e: nom::Err<PError>) -> nom::Err<PError> {
+    match e {
+        nom::Err::Error(e) => nom::Err::Failure(e),
+        other => other,
     }
+}
 
-    /// Parses a comma-separated list of expressions.
-    pub(crate) fn parse_expr_list(&mut self) -> PResult<Vec<Expr>> {
-        let mut list = vec![self.parse_expr()?];
-        while self.eat(TokenKind::Comma) {
-            list.push(self.parse_expr()?);
-        }
-        Ok(list)
-    }
+/// A fatal syntax error at `i`'s next token.
+fn stuck<T>(i: Tokens<'_>) -> PResult<'_, T> {
+    Err(nom::Err::Failure(PError::At(i.first())))
+}
 
-    /// Parses an expression whose operators all bind at least as tightly as
-    /// `min_bp`.
-    pub(crate) fn parse_expr_bp(&mut self, min_bp: u8) -> PResult<Expr> {
-        self.enter()?;
-        let result = self.parse_expr_bp_inner(min_bp);
-        self.leave();
-        result
-    }
+/// `expr` (PostgreSQL's `a_expr`; see the module documentation)
+pub(crate) fn expr(i: Tokens<'_>) -> PResult<'_, Expr> {
+    climb(i, 0)
+}
 
-    fn parse_expr_bp_inner(&mut self, min_bp: u8) -> PResult<Expr> {
-        let mut lhs = self.parse_prefix()?;
-        // Each operator applied here wraps `lhs` one level deeper; count the
+/// An expression whose operators all bind at least as tightly as `min_bp`
+/// (`expr_bp(prec::CMP)` is PostgreSQL's `b_expr`).
+pub(crate) fn expr_bp<'a>(min_bp: u8) -> impl Fn(Tokens<'a>) -> PResult<'a, Expr> {
+    move |i| climb(i, min_bp)
+}
+
+/// `expr {',' expr}`
+pub(crate) fn expr_list(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
+    separated_list1(tok(TokenKind::Comma), cut(expr))(i)
+}
+
+/// Precedence climbing: an operand, then every operator binding at least
+/// as tightly as `min_bp`.
+fn climb(i: Tokens<'_>, min_bp: u8) -> PResult<'_, Expr> {
+    // Plain calls rather than wrapping combinators on this path: it is
+    // the recursion of nested expressions, so its frames bound how deep
+    // input may nest on a small stack.
+    enter(i)?;
+    let result = prefix(i).and_then(|(i, lhs)| {
+        // Each operator applied wraps `lhs` one level deeper; count the
         // levels against the depth limit so a long `a + b + c + ...` chain
-        // cannot build a tree too deep to drop or print. (An error abandons
-        // the parse, so the count needs restoring only on success.)
-        let depth_on_entry = self.depth;
-        // The precedence of the operator just applied at this level if it is
-        // non-associative and ended with an expression (`a = b`, `a LIKE b`,
-        // `a BETWEEN b AND c`, `a IS DISTINCT FROM b`): an operator of the
-        // same precedence right after it is a syntax error, as in
-        // PostgreSQL's grammar. `a IS NULL IS NULL` and `a IN (1) IN (x)`
-        // are fine there, and here.
-        let mut nonassoc: Option<u8> = None;
-        loop {
-            let token = self.peek();
-            let at = token.start;
-            if let Some((op, bp)) = binary_op(token.kind) {
-                if bp < min_bp {
-                    break;
-                }
-                if nonassoc == Some(bp) {
-                    return Err(self.error());
-                }
-                nonassoc = (bp == prec::CMP).then_some(bp);
-                self.enter()?;
-                self.bump();
-                let right = self.parse_expr_bp(bp + 1)?;
-                lhs = expr(
-                    ExprKind::Binary {
-                        op,
-                        left: Box::new(lhs),
-                        right: Box::new(right),
-                    },
-                    at,
-                );
-                continue;
-            }
-            match token.kind {
-                TokenKind::DoubleColon => {
-                    // `::` binds tighter than everything but atoms.
-                    self.enter()?;
-                    self.bump();
-                    let data_type = self.parse_data_type()?;
-                    nonassoc = None;
-                    lhs = expr(
-                        ExprKind::Cast {
-                            expr: Box::new(lhs),
-                            data_type,
-                        },
-                        at,
-                    );
-                }
-                TokenKind::Word(Keyword::Is | Keyword::Isnull | Keyword::Notnull) => {
-                    if prec::IS < min_bp {
-                        break;
-                    }
-                    if nonassoc == Some(prec::IS) {
-                        return Err(self.error());
-                    }
-                    self.enter()?;
-                    lhs = self.parse_is(lhs)?;
-                    nonassoc =
-                        matches!(lhs.kind, ExprKind::IsDistinctFrom { .. }).then_some(prec::IS);
-                }
-                TokenKind::Word(
-                    kw @ (Keyword::Not
-                    | Keyword::Between
-                    | Keyword::In
-                    | Keyword::Like
-                    | Keyword::Ilike),
-                ) => {
-                    if kw == Keyword::Not
-                        && !matches!(
-                            self.nth_kind(1),
-                            TokenKind::Word(
-                                Keyword::Between | Keyword::In | Keyword::Like | Keyword::Ilike
-                            )
-                        )
-                    {
-                        break;
-                    }
-                    if prec::LIKE < min_bp {
-                        break;
-                    }
-                    if nonassoc == Some(prec::LIKE) {
-                        return Err(self.error());
-                    }
-                    self.enter()?;
-                    lhs = self.parse_like_in_between(lhs)?;
-                    nonassoc = (!matches!(
-                        lhs.kind,
-                        ExprKind::InList { .. } | ExprKind::InSubquery { .. }
-                    ))
-                    .then_some(prec::LIKE);
-                }
-                _ => break,
-            }
-        }
-        self.depth = depth_on_entry;
-        Ok(lhs)
-    }
+        // cannot build a tree too deep to drop or print.
+        let depth_on_entry = i.ctx.depth.get();
+        let result = infix(i, lhs, min_bp).map_err(fatal);
+        i.ctx.depth.set(depth_on_entry);
+        result
+    });
+    i.ctx.depth.set(i.ctx.depth.get() - 1);
+    result
+}
 
-    /// Parses what follows `x` in `x IS ...`, `x ISNULL`, `x NOTNULL`.
-    fn parse_is(&mut self, lhs: Expr) -> PResult<Expr> {
-        let t = self.bump();
-        let at = t.start;
-        let operand = Box::new(lhs);
-        match t.kind {
-            TokenKind::Word(Keyword::Isnull) => {
-                return Ok(expr(
-                    ExprKind::IsNull {
-                        expr: operand,
-                        negated: false,
-                    },
-                    at,
-                ))
+/// The operators after an operand `lhs`.
+///
+/// A non-associative operator (`a = b`, `a LIKE b`, `a BETWEEN b AND c`,
+/// `a IS DISTINCT FROM b`) followed by one of the same precedence is a
+/// syntax error at the second, as in PostgreSQL's grammar; `a IS NULL IS
+/// NULL` and `a IN (1) IN (x)` are fine there, and here.
+fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
+    let mut nonassoc: Option<u8> = None;
+    loop {
+        let token = i.first();
+        let at = token.start;
+        if let Some((op, bp)) = binary_op(token.kind) {
+            if bp < min_bp {
+                break;
             }
-            TokenKind::Word(Keyword::Notnull) => {
-                return Ok(expr(
-                    ExprKind::IsNull {
-                        expr: operand,
-                        negated: true,
-                    },
-                    at,
-                ))
+            if nonassoc == Some(bp) {
+                return stuck(i);
             }
-            _ => {}
-        }
-        let negated = self.eat_kw(Keyword::Not);
-        let kind = match self.peek_keyword() {
-            Some(Keyword::Null) => {
-                self.bump();
-                ExprKind::IsNull {
-                    expr: operand,
-                    negated,
-                }
-            }
-            Some(kw @ (Keyword::True | Keyword::False | Keyword::Unknown)) => {
-                self.bump();
-                let value = match kw {
-                    Keyword::True => Some(true),
-                    Keyword::False => Some(false),
-                    _ => None,
-                };
-                ExprKind::IsBool {
-                    expr: operand,
-                    value,
-                    negated,
-                }
-            }
-            Some(Keyword::Distinct) => {
-                self.bump();
-                self.expect_kw(Keyword::From)?;
-                let right = self.parse_expr_bp(prec::IS + 1)?;
-                ExprKind::IsDistinctFrom {
-                    left: operand,
+            nonassoc = (bp == prec::CMP).then_some(bp);
+            enter(i)?;
+            let (rest, right) = climb(i.skip(1), bp + 1)?;
+            lhs = node(
+                ExprKind::Binary {
+                    op,
+                    left: Box::new(lhs),
                     right: Box::new(right),
-                    negated,
-                }
-            }
-            _ => return Err(self.error()),
-        };
-        Ok(expr(kind, at))
-    }
-
-    /// Parses `[NOT] BETWEEN | IN | LIKE | ILIKE ...` after `lhs`.
-    fn parse_like_in_between(&mut self, lhs: Expr) -> PResult<Expr> {
-        let at = self.peek().start;
-        let negated = self.eat_kw(Keyword::Not);
-        let t = self.bump();
-        let operand = Box::new(lhs);
-        let kind = match t.kind {
-            TokenKind::Word(Keyword::Between) => {
-                let low = self.parse_expr_bp(prec::OTHER)?;
-                self.expect_kw(Keyword::And)?;
-                let high = self.parse_expr_bp(prec::OTHER)?;
-                ExprKind::Between {
-                    expr: operand,
-                    low: Box::new(low),
-                    high: Box::new(high),
-                    negated,
-                }
-            }
-            TokenKind::Word(Keyword::In) => {
-                self.expect(TokenKind::LParen)?;
-                if self.at_query_start() {
-                    let query = self.parse_query()?;
-                    self.expect(TokenKind::RParen)?;
-                    ExprKind::InSubquery {
-                        expr: operand,
-                        query: Box::new(query),
-                        negated,
-                    }
-                } else {
-                    let list = self.parse_expr_list()?;
-                    self.expect(TokenKind::RParen)?;
-                    ExprKind::InList {
-                        expr: operand,
-                        list,
-                        negated,
-                    }
-                }
-            }
-            _ => {
-                let case_insensitive = t.kind == TokenKind::Word(Keyword::Ilike);
-                let pattern = self.parse_expr_bp(prec::OTHER)?;
-                let escape = if self.eat_kw(Keyword::Escape) {
-                    Some(Box::new(self.parse_expr_bp(prec::OTHER)?))
-                } else {
-                    None
-                };
-                ExprKind::Like {
-                    expr: operand,
-                    pattern: Box::new(pattern),
-                    escape,
-                    negated,
-                    case_insensitive,
-                }
-            }
-        };
-        Ok(expr(kind, at))
-    }
-
-    /// Whether the parenthesis just opened holds a query (rather than an
-    /// expression or a join). Decided by looking ahead, never by
-    /// backtracking: a query starts with SELECT, VALUES or WITH, or with a
-    /// parenthesised query followed by what only a query can continue with
-    /// (a set operator, ORDER BY, LIMIT, OFFSET or the closing parenthesis),
-    /// as in `((SELECT 1) UNION SELECT 2)` versus `((SELECT 1) + 1)`.
-    pub(crate) fn at_query_start(&self) -> bool {
-        let mut n = 0;
-        while self.nth_kind(n) == TokenKind::LParen {
-            n += 1;
+                },
+                at,
+            );
+            i = rest;
+            continue;
         }
-        if !matches!(
-            self.nth_kind(n),
-            TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
-        ) {
-            return false;
-        }
-        if n == 0 {
-            return true;
-        }
-        // Find the parenthesis closing the group that starts at the cursor.
-        let mut depth = 0usize;
-        let mut i = 0;
-        loop {
-            match self.nth_kind(i) {
-                TokenKind::LParen => depth += 1,
-                TokenKind::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                TokenKind::Eof | TokenKind::Semicolon => return false,
-                _ => {}
-            }
-            i += 1;
-        }
-        matches!(
-            self.nth_kind(i + 1),
-            TokenKind::RParen
-                | TokenKind::Word(
-                    Keyword::Union
-                        | Keyword::Intersect
-                        | Keyword::Except
-                        | Keyword::Order
-                        | Keyword::Limit
-                        | Keyword::Offset
-                )
-        )
-    }
-
-    /// Parses a prefix operator application or an atom.
-    fn parse_prefix(&mut self) -> PResult<Expr> {
-        let t = self.peek();
-        let at = t.start;
-        match t.kind {
-            TokenKind::Number => {
-                self.bump();
-                Ok(expr(
-                    ExprKind::Literal(Literal::Number(self.text(t).to_string())),
-                    at,
-                ))
-            }
-            TokenKind::String(..) => {
-                self.bump();
-                let value = self.string_value(t)?;
-                Ok(expr(ExprKind::Literal(Literal::String(value)), at))
-            }
-            TokenKind::Minus | TokenKind::Plus => {
-                self.bump();
-                let operand = self.parse_expr_bp(prec::UNARY)?;
-                if t.kind == TokenKind::Minus {
-                    // Fold a minus written before a non-negative number into
-                    // the literal, as PostgreSQL's doNegate does.
-                    if let ExprKind::Literal(Literal::Number(text)) = &operand.kind {
-                        if !text.starts_with('-') {
-                            let mut negated = String::with_capacity(text.len() + 1);
-                            negated.push('-');
-                            negated.push_str(text);
-                            return Ok(expr(ExprKind::Literal(Literal::Number(negated)), at));
-                        }
-                    }
-                }
-                let op = if t.kind == TokenKind::Minus {
-                    UnaryOp::Minus
-                } else {
-                    UnaryOp::Plus
-                };
-                Ok(expr(
-                    ExprKind::Unary {
-                        op,
-                        expr: Box::new(operand),
-                    },
-                    at,
-                ))
-            }
-            TokenKind::LParen => {
-                self.bump();
-                self.enter()?;
-                let result = if self.at_query_start() {
-                    self.parse_query()
-                        .map(|q| expr(ExprKind::Subquery(Box::new(q)), at))
-                } else {
-                    self.parse_expr()
-                };
-                self.leave();
-                let e = result?;
-                self.expect(TokenKind::RParen)?;
-                Ok(e)
-            }
-            TokenKind::Word(kw) => self.parse_word_prefix(t, kw),
-            TokenKind::QuotedIdent(_) => {
-                if matches!(self.nth_kind(1), TokenKind::String(..)) {
-                    return self.parse_typed_string();
-                }
-                self.parse_name_expr()
-            }
-            _ => Err(self.error()),
-        }
-    }
-
-    /// Parses an expression that starts with an unquoted word.
-    fn parse_word_prefix(&mut self, t: Token, kw: Keyword) -> PResult<Expr> {
-        let at = t.start;
-        let literal = |p: &mut Self, lit: Literal| {
-            p.bump();
-            Ok(expr(ExprKind::Literal(lit), at))
-        };
-        let current = |p: &mut Self, value: CurrentValue| {
-            p.bump();
-            Ok(expr(ExprKind::CurrentValue(value), at))
-        };
-        match kw {
-            Keyword::Null => literal(self, Literal::Null),
-            Keyword::True => literal(self, Literal::Boolean(true)),
-            Keyword::False => literal(self, Literal::Boolean(false)),
-            Keyword::Not => {
-                self.bump();
-                let operand = self.parse_expr_bp(prec::NOT)?;
-                Ok(expr(
-                    ExprKind::Unary {
-                        op: UnaryOp::Not,
-                        expr: Box::new(operand),
-                    },
-                    at,
-                ))
-            }
-            Keyword::Default => {
-                self.bump();
-                Ok(expr(ExprKind::Default, at))
-            }
-            Keyword::CurrentDate => current(self, CurrentValue::CurrentDate),
-            Keyword::CurrentTime => current(self, CurrentValue::CurrentTime),
-            Keyword::CurrentTimestamp => current(self, CurrentValue::CurrentTimestamp),
-            Keyword::Localtime => current(self, CurrentValue::LocalTime),
-            Keyword::Localtimestamp => current(self, CurrentValue::LocalTimestamp),
-            Keyword::CurrentUser | Keyword::User => current(self, CurrentValue::CurrentUser),
-            Keyword::SessionUser => current(self, CurrentValue::SessionUser),
-            Keyword::Case => self.parse_case(),
-            Keyword::Cast => {
-                self.bump();
-                self.expect(TokenKind::LParen)?;
-                let operand = self.parse_expr()?;
-                self.expect_kw(Keyword::As)?;
-                let data_type = self.parse_data_type()?;
-                self.expect(TokenKind::RParen)?;
-                Ok(expr(
+        match token.kind {
+            TokenKind::DoubleColon => {
+                // `expr '::' data_type`: tighter than everything but atoms.
+                enter(i)?;
+                let (rest, data_type) = cut(data_type)(i.skip(1))?;
+                nonassoc = None;
+                lhs = node(
                     ExprKind::Cast {
-                        expr: Box::new(operand),
+                        expr: Box::new(lhs),
                         data_type,
                     },
                     at,
+                );
+                i = rest;
+            }
+            TokenKind::Word(Keyword::Is | Keyword::Isnull | Keyword::Notnull) => {
+                if prec::IS < min_bp {
+                    break;
+                }
+                if nonassoc == Some(prec::IS) {
+                    return stuck(i);
+                }
+                enter(i)?;
+                let (rest, e) = is_test(i, lhs)?;
+                lhs = e;
+                nonassoc = matches!(lhs.kind, ExprKind::IsDistinctFrom { .. }).then_some(prec::IS);
+                i = rest;
+            }
+            TokenKind::Word(
+                kw @ (Keyword::Not
+                | Keyword::Between
+                | Keyword::In
+                | Keyword::Like
+                | Keyword::Ilike),
+            ) => {
+                if kw == Keyword::Not
+                    && !matches!(
+                        i.kind(1),
+                        TokenKind::Word(
+                            Keyword::Between | Keyword::In | Keyword::Like | Keyword::Ilike
+                        )
+                    )
+                {
+                    break;
+                }
+                if prec::LIKE < min_bp {
+                    break;
+                }
+                if nonassoc == Some(prec::LIKE) {
+                    return stuck(i);
+                }
+                enter(i)?;
+                let (rest, e) = like_in_between(i, lhs)?;
+                lhs = e;
+                nonassoc = (!matches!(
+                    lhs.kind,
+                    ExprKind::InList { .. } | ExprKind::InSubquery { .. }
                 ))
+                .then_some(prec::LIKE);
+                i = rest;
             }
-            Keyword::Exists if self.nth_kind(1) == TokenKind::LParen => {
-                self.bump();
-                self.bump();
-                self.enter()?;
-                let query = self.parse_query();
-                self.leave();
-                let query = query?;
-                self.expect(TokenKind::RParen)?;
-                Ok(expr(ExprKind::Exists(Box::new(query)), at))
-            }
-            _ if is_type_keyword(kw) => {
-                // `INTERVAL '1 day'`, `DOUBLE PRECISION '1.5'`, ... or, for
-                // the column-name keywords, a column named like a type.
-                let save = self.pos;
-                match self.parse_data_type() {
-                    Ok(_) if matches!(self.peek_kind(), TokenKind::String(..)) => {
-                        self.pos = save;
-                        return self.parse_typed_string();
-                    }
-                    // A bad type modifier (`float(0)`) is reported as such.
-                    Err(e) if e.kind != ParseErrorKind::Syntax => return Err(e),
-                    _ => {}
-                }
-                self.pos = save;
-                if kw.is_col_name() {
-                    self.parse_name_expr()
-                } else {
-                    Err(self.error())
-                }
-            }
-            _ if matches!(self.nth_kind(1), TokenKind::String(..)) && kw.is_func_name() => {
-                self.parse_typed_string()
-            }
-            _ if self.nth_kind(1) == TokenKind::LParen && kw.is_func_name() => {
-                self.parse_name_expr()
-            }
-            _ if kw.is_col_name() => self.parse_name_expr(),
-            _ => Err(self.error()),
+            _ => break,
         }
     }
+    Ok((i, lhs))
+}
 
-    /// Parses `type 'string'`.
-    fn parse_typed_string(&mut self) -> PResult<Expr> {
-        let at = self.peek().start;
-        let data_type = self.parse_data_type()?;
-        let t = self.peek();
-        if !matches!(t.kind, TokenKind::String(..)) {
-            return Err(self.error());
-        }
-        self.bump();
-        let value = self.string_value(t)?;
-        Ok(expr(ExprKind::TypedString { data_type, value }, at))
-    }
+/// What an `IS` tests for.
+#[derive(Clone)]
+enum IsTest {
+    Null,
+    Bool(Option<bool>),
+    DistinctFrom(Expr),
+}
 
-    /// Parses a column reference (`c`, `t.c`, `s.t.c`) or a function call
-    /// (`f(...)`, `s.f(...)`).
-    fn parse_name_expr(&mut self) -> PResult<Expr> {
-        let first = self.bump();
-        let at = first.start;
-        let first_name = self.ident_value(first);
-        let mut parts = vec![first_name];
-        while self.at(TokenKind::Dot) && parts.len() < 3 {
-            self.bump();
-            parts.push(self.parse_col_label()?);
-        }
-        if self.at(TokenKind::LParen) && parts.len() <= 2 {
-            let name = if parts.len() == 2 {
-                let name = parts.pop().expect("two parts");
-                ObjectName {
-                    schema: parts.pop(),
-                    name,
-                    offset: Offset(at),
-                }
-            } else {
-                ObjectName {
-                    schema: None,
-                    name: parts.pop().expect("one part"),
-                    offset: Offset(at),
-                }
-            };
-            let call = self.parse_function_call(name)?;
-            return Ok(expr(ExprKind::Function(Box::new(call)), at));
-        }
-        let column = parts.pop().expect("at least one part");
-        let table = parts.pop();
-        let schema = parts.pop();
-        Ok(expr(
-            ExprKind::Column(ColumnRef {
-                schema,
-                table,
-                column,
-            }),
-            at,
-        ))
-    }
-
-    /// Parses the parenthesised arguments and any `FILTER` clause of a call
-    /// to `name`; the next token is `(`.
-    pub(crate) fn parse_function_call(&mut self, name: ObjectName) -> PResult<FunctionCall> {
-        self.expect(TokenKind::LParen)?;
-        let mut call = FunctionCall {
-            name,
-            args: Vec::new(),
-            star: false,
-            distinct: false,
-            order_by: Vec::new(),
-            filter: None,
+/// `expr 'IS' ['NOT'] ('NULL' | 'TRUE' | 'FALSE' | 'UNKNOWN')
+///   | expr 'IS' ['NOT'] 'DISTINCT' 'FROM' expr | expr ('ISNULL' | 'NOTNULL')`
+fn is_test(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
+    let t = i.first();
+    let at = t.start;
+    let operand = Box::new(lhs);
+    let i = i.skip(1);
+    let negated = match t.kind {
+        TokenKind::Word(Keyword::Isnull) => Some(false),
+        TokenKind::Word(Keyword::Notnull) => Some(true),
+        _ => None,
+    };
+    if let Some(negated) = negated {
+        let kind = ExprKind::IsNull {
+            expr: operand,
+            negated,
         };
-        if let Some(args) = self.parse_special_args(&mut call.name)? {
-            call.args = args;
-        } else if self.eat(TokenKind::Star) {
-            call.star = true;
-        } else if !self.at(TokenKind::RParen) {
-            if self.eat_kw(Keyword::Distinct) {
-                call.distinct = true;
-            } else {
-                self.eat_kw(Keyword::All);
-            }
-            call.args = self.parse_expr_list()?;
-            if self.at_kw(Keyword::Order) {
-                call.order_by = self.parse_order_by()?;
-            }
-        }
-        self.expect(TokenKind::RParen)?;
-        if self.at_kw(Keyword::Filter) && self.nth_kind(1) == TokenKind::LParen {
-            self.bump();
-            self.bump();
-            self.expect_kw(Keyword::Where)?;
-            call.filter = Some(Box::new(self.parse_expr()?));
-            self.expect(TokenKind::RParen)?;
-        }
-        Ok(call)
+        return Ok((i, node(kind, at)));
     }
+    let (i, (not, test)) = pair(
+        opt(kw(Keyword::Not)),
+        cut(alt((
+            value(IsTest::Null, kw(Keyword::Null)),
+            value(IsTest::Bool(Some(true)), kw(Keyword::True)),
+            value(IsTest::Bool(Some(false)), kw(Keyword::False)),
+            value(IsTest::Bool(None), kw(Keyword::Unknown)),
+            map(
+                preceded(
+                    kw(Keyword::Distinct),
+                    cut(preceded(kw(Keyword::From), expr_bp(prec::IS + 1))),
+                ),
+                IsTest::DistinctFrom,
+            ),
+        ))),
+    )(i)?;
+    let negated = not.is_some();
+    let kind = match test {
+        IsTest::Null => ExprKind::IsNull {
+            expr: operand,
+            negated,
+        },
+        IsTest::Bool(value) => ExprKind::IsBool {
+            expr: operand,
+            value,
+            negated,
+        },
+        IsTest::DistinctFrom(right) => ExprKind::IsDistinctFrom {
+            left: operand,
+            right: Box::new(right),
+            negated,
+        },
+    };
+    Ok((i, node(kind, at)))
+}
 
-    /// The SQL-standard keyword forms of a few functions, read as ordinary
-    /// calls (PostgreSQL's grammar does the same rewriting):
-    /// - `extract(field FROM x)` is `extract('field', x)`;
-    /// - `substring(s FROM a [FOR b])` / `substring(s FOR b)` is
-    ///   `substring(s, a[, b])` (`a` is 1 when only FOR is given);
-    /// - `position(a IN b)` is `position(a, b)`;
-    /// - `trim([BOTH | LEADING | TRAILING] [chars] FROM s)` is
-    ///   `btrim` / `ltrim` / `rtrim(s[, chars])`.
-    ///
-    /// Called after the opening parenthesis. Returns `None`, consuming
-    /// nothing, when the call is not one of these forms; the comma forms the
-    /// rewriting produces parse back to the same tree.
-    fn parse_special_args(&mut self, name: &mut ObjectName) -> PResult<Option<Vec<Expr>>> {
-        if name.schema.is_some() {
-            return Ok(None);
-        }
-        let from = TokenKind::Word(Keyword::From);
-        match name.name.as_str() {
-            "extract" if self.nth_kind(1) == from => {
-                let at = self.peek().start;
-                let field = match self.peek_kind() {
-                    TokenKind::Word(_) | TokenKind::QuotedIdent(_) => self.parse_col_label()?,
-                    _ => match self.parse_prefix()?.kind {
-                        ExprKind::Literal(Literal::String(s)) => s,
-                        _ => return Err(self.error()),
-                    },
-                };
-                self.expect_kw(Keyword::From)?;
-                let source = self.parse_expr()?;
-                Ok(Some(vec![
-                    expr(ExprKind::Literal(Literal::String(field)), at),
-                    source,
-                ]))
-            }
-            "substring" if !self.at(TokenKind::RParen) => {
-                let s = self.parse_expr()?;
-                let mut args = vec![s];
-                if self.eat_kw(Keyword::From) {
-                    args.push(self.parse_expr()?);
-                    if self.eat_kw(Keyword::For) {
-                        args.push(self.parse_expr()?);
-                    }
-                } else if self.at_kw(Keyword::For) {
-                    let at = self.bump().start;
-                    let count = self.parse_expr()?;
-                    let start = if self.eat_kw(Keyword::From) {
-                        self.parse_expr()?
-                    } else {
-                        expr(ExprKind::Literal(Literal::Number("1".into())), at)
-                    };
-                    args.push(start);
-                    args.push(count);
-                } else {
-                    while self.eat(TokenKind::Comma) {
-                        args.push(self.parse_expr()?);
-                    }
-                }
-                Ok(Some(args))
-            }
-            "position" if !self.at(TokenKind::RParen) => {
-                let needle = self.parse_expr_bp(prec::LIKE + 1)?;
-                let mut args = vec![needle];
-                if self.eat_kw(Keyword::In) {
-                    args.push(self.parse_expr_bp(prec::LIKE + 1)?);
-                } else {
-                    while self.eat(TokenKind::Comma) {
-                        args.push(self.parse_expr()?);
-                    }
-                }
-                Ok(Some(args))
-            }
-            "trim" if !self.at(TokenKind::RParen) => {
-                let side = if self.eat_kw(Keyword::Both) {
-                    Some("btrim")
-                } else if self.eat_kw(Keyword::Leading) {
-                    Some("ltrim")
-                } else if self.eat_kw(Keyword::Trailing) {
-                    Some("rtrim")
-                } else {
-                    None
-                };
-                let args = if self.eat_kw(Keyword::From) {
-                    vec![self.parse_expr()?]
-                } else {
-                    let first = self.parse_expr()?;
-                    if self.eat_kw(Keyword::From) {
-                        vec![self.parse_expr()?, first]
-                    } else {
-                        let mut args = vec![first];
-                        while self.eat(TokenKind::Comma) {
-                            args.push(self.parse_expr()?);
-                        }
-                        if side.is_none() {
-                            // `trim(s[, chars])`: an ordinary call.
-                            return Ok(Some(args));
-                        }
-                        args
-                    }
-                };
-                name.name = side.unwrap_or("btrim").to_string();
-                Ok(Some(args))
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// Parses `ORDER BY item, ...` (the next token is `ORDER`).
-    pub(crate) fn parse_order_by(&mut self) -> PResult<Vec<OrderBy>> {
-        self.expect_kw(Keyword::Order)?;
-        self.expect_kw(Keyword::By)?;
-        let mut items = Vec::new();
-        loop {
-            let expr = self.parse_expr()?;
-            let descending = if self.eat_kw(Keyword::Desc) {
-                true
-            } else {
-                self.eat_kw(Keyword::Asc);
-                false
-            };
-            let nulls_first = if self.eat_kw(Keyword::Nulls) {
-                if self.eat_kw(Keyword::First) {
-                    Some(true)
-                } else {
-                    self.expect_kw(Keyword::Last)?;
-                    Some(false)
-                }
-            } else {
-                None
-            };
-            items.push(OrderBy {
-                expr,
-                descending,
-                nulls_first,
-            });
-            if !self.eat(TokenKind::Comma) {
-                return Ok(items);
-            }
-        }
-    }
-
-    /// Parses `CASE [operand] WHEN ... THEN ... [ELSE ...] END`.
-    fn parse_case(&mut self) -> PResult<Expr> {
-        let at = self.bump().start;
-        let operand = if self.at_kw(Keyword::When) {
-            None
-        } else {
-            Some(Box::new(self.parse_expr()?))
-        };
-        let mut branches = Vec::new();
-        while self.eat_kw(Keyword::When) {
-            let condition = self.parse_expr()?;
-            self.expect_kw(Keyword::Then)?;
-            let result = self.parse_expr()?;
-            branches.push((condition, result));
-        }
-        if branches.is_empty() {
-            return Err(self.error());
-        }
-        let else_result = if self.eat_kw(Keyword::Else) {
-            Some(Box::new(self.parse_expr()?))
-        } else {
-            None
-        };
-        self.expect_kw(Keyword::End)?;
-        Ok(expr(
-            ExprKind::Case {
-                operand,
-                branches,
-                else_result,
+/// `expr ['NOT'] 'BETWEEN' expr 'AND' expr
+///   | expr ['NOT'] 'IN' '(' (query | expr {',' expr}) ')'
+///   | expr ['NOT'] ('LIKE' | 'ILIKE') expr ['ESCAPE' expr]`
+fn like_in_between(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
+    let at = i.first().start;
+    let (i, (not, op)) = pair(
+        opt(kw(Keyword::Not)),
+        kw_of(&[Keyword::Between, Keyword::In, Keyword::Like, Keyword::Ilike]),
+    )(i)?;
+    let negated = not.is_some();
+    let operand = Box::new(lhs);
+    let (i, kind) = match op {
+        Keyword::Between => map(
+            cut(separated_pair(
+                expr_bp(prec::OTHER),
+                kw(Keyword::And),
+                expr_bp(prec::OTHER),
+            )),
+            |(low, high)| ExprKind::Between {
+                expr: operand.clone(),
+                low: Box::new(low),
+                high: Box::new(high),
+                negated,
             },
-            at,
-        ))
+        )(i)?,
+        Keyword::In => {
+            let (i, _) = cut(tok(TokenKind::LParen))(i)?;
+            if at_query_start(i) {
+                let (i, query) = cut(terminated(query, tok(TokenKind::RParen)))(i)?;
+                let kind = ExprKind::InSubquery {
+                    expr: operand,
+                    query: Box::new(query),
+                    negated,
+                };
+                (i, kind)
+            } else {
+                let (i, list) = cut(terminated(expr_list, tok(TokenKind::RParen)))(i)?;
+                let kind = ExprKind::InList {
+                    expr: operand,
+                    list,
+                    negated,
+                };
+                (i, kind)
+            }
+        }
+        _ => {
+            let (i, (pattern, escape)) = cut(pair(
+                expr_bp(prec::OTHER),
+                opt(preceded(kw(Keyword::Escape), cut(expr_bp(prec::OTHER)))),
+            ))(i)?;
+            let kind = ExprKind::Like {
+                expr: operand,
+                pattern: Box::new(pattern),
+                escape: escape.map(Box::new),
+                negated,
+                case_insensitive: op == Keyword::Ilike,
+            };
+            (i, kind)
+        }
+    };
+    Ok((i, node(kind, at)))
+}
+
+/// `primary` or a prefix operator applied to an operand:
+/// `('+' | '-') expr | 'NOT' expr | literal | '(' expr ')' | '(' query ')' | ...`
+fn prefix(i: Tokens<'_>) -> PResult<'_, Expr> {
+    let t = i.first();
+    let at = t.start;
+    match t.kind {
+        TokenKind::Number => {
+            let number = Literal::Number(i.text(t).to_string());
+            Ok((i.skip(1), node(ExprKind::Literal(number), at)))
+        }
+        TokenKind::String(..) => match string_value(i, t) {
+            Ok(value) => Ok((
+                i.skip(1),
+                node(ExprKind::Literal(Literal::String(value)), at),
+            )),
+            Err(e) => i.fatal(e),
+        },
+        TokenKind::Minus | TokenKind::Plus => {
+            let (rest, operand) = climb(i.skip(1), prec::UNARY).map_err(fatal)?;
+            Ok((rest, signed(t, operand)))
+        }
+        TokenKind::LParen => {
+            let inner = i.skip(1);
+            enter(inner)?;
+            let result = if at_query_start(inner) {
+                query(inner).map(|(rest, q)| (rest, node(ExprKind::Subquery(Box::new(q)), at)))
+            } else {
+                climb(inner, 0)
+            };
+            inner.ctx.depth.set(inner.ctx.depth.get() - 1);
+            let (rest, e) = result.map_err(fatal)?;
+            let (rest, _) = cut(tok(TokenKind::RParen))(rest)?;
+            Ok((rest, e))
+        }
+        TokenKind::Word(kw) => word_prefix(i, t, kw),
+        TokenKind::QuotedIdent(_) => {
+            if matches!(i.kind(1), TokenKind::String(..)) {
+                return typed_string(i);
+            }
+            name_expr(i)
+        }
+        _ => i.fail(),
     }
+}
+
+/// `sign operand`, folding a minus written before a non-negative number
+/// into the literal, as PostgreSQL's doNegate does.
+fn signed(sign: Token, operand: Expr) -> Expr {
+    let at = sign.start;
+    if sign.kind == TokenKind::Minus {
+        if let ExprKind::Literal(Literal::Number(text)) = &operand.kind {
+            if !text.starts_with('-') {
+                let mut negated = String::with_capacity(text.len() + 1);
+                negated.push('-');
+                negated.push_str(text);
+                return node(ExprKind::Literal(Literal::Number(negated)), at);
+            }
+        }
+    }
+    let op = if sign.kind == TokenKind::Minus {
+        UnaryOp::Minus
+    } else {
+        UnaryOp::Plus
+    };
+    node(
+        ExprKind::Unary {
+            op,
+            expr: Box::new(operand),
+        },
+        at,
+    )
+}
+
+/// An expression that starts with the unquoted word `t` (keyword `kw`):
+/// `'TRUE' | 'FALSE' | 'NULL' | 'NOT' expr | 'DEFAULT' | 'CURRENT_DATE' | ...
+///   | 'CASE' ... | 'CAST' '(' expr 'AS' data_type ')' | 'EXISTS' '(' query ')'
+///   | type_name string | column_ref | function_call`
+fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
+    let at = t.start;
+    let rest = i.skip(1);
+    let simple = |kind: ExprKind| Ok((rest, node(kind, at)));
+    let current = |value: CurrentValue| Ok((rest, node(ExprKind::CurrentValue(value), at)));
+    match kw {
+        Keyword::Null => simple(ExprKind::Literal(Literal::Null)),
+        Keyword::True => simple(ExprKind::Literal(Literal::Boolean(true))),
+        Keyword::False => simple(ExprKind::Literal(Literal::Boolean(false))),
+        Keyword::Default => simple(ExprKind::Default),
+        Keyword::Not => {
+            let (rest, operand) = climb(rest, prec::NOT).map_err(fatal)?;
+            let kind = ExprKind::Unary {
+                op: UnaryOp::Not,
+                expr: Box::new(operand),
+            };
+            Ok((rest, node(kind, at)))
+        }
+        Keyword::CurrentDate => current(CurrentValue::CurrentDate),
+        Keyword::CurrentTime => current(CurrentValue::CurrentTime),
+        Keyword::CurrentTimestamp => current(CurrentValue::CurrentTimestamp),
+        Keyword::Localtime => current(CurrentValue::LocalTime),
+        Keyword::Localtimestamp => current(CurrentValue::LocalTimestamp),
+        Keyword::CurrentUser | Keyword::User => current(CurrentValue::CurrentUser),
+        Keyword::SessionUser => current(CurrentValue::SessionUser),
+        Keyword::Case => case(i),
+        Keyword::Cast => map(
+            cut(delimited(
+                tok(TokenKind::LParen),
+                separated_pair(expr, kw_as, data_type),
+                tok(TokenKind::RParen),
+            )),
+            |(operand, data_type)| {
+                let kind = ExprKind::Cast {
+                    expr: Box::new(operand),
+                    data_type,
+                };
+                node(kind, at)
+            },
+        )(rest),
+        Keyword::Exists if rest.first().kind == TokenKind::LParen => {
+            let (rest, query) =
+                cut(terminated(nested(query), tok(TokenKind::RParen)))(rest.skip(1))?;
+            Ok((rest, node(ExprKind::Exists(Box::new(query)), at)))
+        }
+        _ if is_type_keyword(kw) => {
+            // `INTERVAL '1 day'`, `DOUBLE PRECISION '1.5'`, ... or, for
+            // the column-name keywords, a column named like a type.
+            match data_type(i) {
+                Ok((after, _)) if matches!(after.first().kind, TokenKind::String(..)) => {
+                    return typed_string(i);
+                }
+                // A type of several words (`DOUBLE PRECISION`, `TIMESTAMP
+                // WITH TIME ZONE`) is a type: without its string, the error
+                // is after it, as in PostgreSQL.
+                Ok((after, _))
+                    if matches!(rest.first().kind, TokenKind::Word(_))
+                        && after.index() > rest.index() =>
+                {
+                    return after.fail();
+                }
+                // A bad type modifier (`float(0)`) is reported as such.
+                Err(nom::Err::Failure(PError::Full(e))) if e.kind != ParseErrorKind::Syntax => {
+                    return Err(nom::Err::Failure(PError::Full(e)));
+                }
+                _ => {}
+            }
+            if kw.is_col_name() {
+                name_expr(i)
+            } else {
+                i.fail()
+            }
+        }
+        _ if matches!(rest.first().kind, TokenKind::String(..)) && kw.is_func_name() => {
+            typed_string(i)
+        }
+        _ if rest.first().kind == TokenKind::LParen && kw.is_func_name() => name_expr(i),
+        _ if kw.is_col_name() => name_expr(i),
+        // A function-name keyword that is neither called nor typing a
+        // string: PostgreSQL's parser fails at the token after it.
+        _ if kw.is_func_name() => rest.fail(),
+        _ => i.fail(),
+    }
+}
+
+/// `AS` inside `CAST(...)`.
+fn kw_as(i: Tokens<'_>) -> PResult<'_, Token> {
+    kw(Keyword::As).parse(i)
+}
+
+/// `type_name string`: a typed literal.
+fn typed_string(i: Tokens<'_>) -> PResult<'_, Expr> {
+    let at = i.first().start;
+    let (i, data_type) = data_type(i)?;
+    let t = i.first();
+    if !matches!(t.kind, TokenKind::String(..)) {
+        return stuck(i);
+    }
+    match string_value(i, t) {
+        Ok(value) => Ok((
+            i.skip(1),
+            node(ExprKind::TypedString { data_type, value }, at),
+        )),
+        Err(e) => i.fatal(e),
+    }
+}
+
+/// `column_ref ::= col_id ['.' col_label ['.' col_label]]`, or a call
+/// `[col_id '.'] func_name '(' ... ')'`.
+fn name_expr(i: Tokens<'_>) -> PResult<'_, Expr> {
+    let first = i.first();
+    let at = first.start;
+    let mut parts = vec![ident_value(i, first)];
+    let mut i = i.skip(1);
+    while i.first().kind == TokenKind::Dot && parts.len() < 3 {
+        let (rest, part) = cut(col_label)(i.skip(1))?;
+        parts.push(part);
+        i = rest;
+    }
+    if i.first().kind == TokenKind::LParen && parts.len() <= 2 {
+        let name = parts.pop().unwrap_or_default();
+        let name = ObjectName {
+            schema: parts.pop(),
+            name,
+            offset: Offset(at),
+        };
+        let (i, call) = call(i, name)?;
+        return Ok((i, node(ExprKind::Function(Box::new(call)), at)));
+    }
+    let column = parts.pop().unwrap_or_default();
+    let table = parts.pop();
+    let schema = parts.pop();
+    let column = ColumnRef {
+        schema,
+        table,
+        column,
+    };
+    Ok((i, node(ExprKind::Column(column), at)))
+}
+
+/// The call of `name`, for a table function in `FROM`.
+pub(crate) fn function_call<'a>(
+    name: ObjectName,
+) -> impl FnMut(Tokens<'a>) -> PResult<'a, FunctionCall> {
+    move |i| call(i, name.clone())
+}
+
+/// `'(' ['*' | call_args] ')' ['FILTER' '(' 'WHERE' expr ')']` after the name of a call.
+/// `call_args ::= ['DISTINCT' | 'ALL'] expr {',' expr} ['ORDER' 'BY' order_item {',' order_item}]`
+///
+/// The argument list counts one nesting level, as a parenthesis does.
+fn call(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
+    enter(i)?;
+    let result = call_inner(i, name);
+    i.ctx.depth.set(i.ctx.depth.get() - 1);
+    result
+}
+
+fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
+    let (i, _) = tok(TokenKind::LParen).parse(i)?;
+    let mut call = FunctionCall {
+        name,
+        args: Vec::new(),
+        star: false,
+        distinct: false,
+        order_by: Vec::new(),
+        filter: None,
+    };
+    let (i, special) = special_args(i, &mut call.name).map_err(fatal)?;
+    let i = if let Some(args) = special {
+        call.args = args;
+        i
+    } else if i.first().kind == TokenKind::Star {
+        call.star = true;
+        i.skip(1)
+    } else if i.first().kind != TokenKind::RParen {
+        let (i, (quantifier, args, order_by)) = cut(tuple((
+            opt(kw_of(&[Keyword::Distinct, Keyword::All])),
+            expr_list,
+            opt_order_by,
+        )))(i)?;
+        call.distinct = quantifier == Some(Keyword::Distinct);
+        call.args = args;
+        call.order_by = order_by;
+        i
+    } else {
+        i
+    };
+    let (i, _) = cut(tok(TokenKind::RParen))(i)?;
+    if i.is_kw(0, Keyword::Filter) && i.kind(1) == TokenKind::LParen {
+        let (i, filter) = cut(delimited(
+            tuple((
+                kw(Keyword::Filter),
+                tok(TokenKind::LParen),
+                kw(Keyword::Where),
+            )),
+            expr,
+            tok(TokenKind::RParen),
+        ))(i)?;
+        call.filter = Some(Box::new(filter));
+        return Ok((i, call));
+    }
+    Ok((i, call))
+}
+
+/// `{',' expr}`: the rest of an ordinary argument list.
+fn more_args(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
+    many0(preceded(tok(TokenKind::Comma), cut(expr)))(i)
+}
+
+/// The SQL-standard keyword forms of a few functions, read as ordinary
+/// calls (PostgreSQL's grammar does the same rewriting):
+/// - `'EXTRACT' '(' (col_label | string) 'FROM' expr ')'` is `extract('field', x)`;
+/// - `'SUBSTRING' '(' expr ('FROM' expr ['FOR' expr] | 'FOR' expr ['FROM' expr]) ')'`
+///   is `substring(s, a[, b])` (`a` is 1 when only FOR is given);
+/// - `'POSITION' '(' expr 'IN' expr ')'` is `position(a, b)`;
+/// - `'TRIM' '(' ['BOTH' | 'LEADING' | 'TRAILING'] [expr] 'FROM' expr ')'` is
+///   `btrim` / `ltrim` / `rtrim(s[, chars])`.
+///
+/// Called after the opening parenthesis. Returns `None`, consuming
+/// nothing, when the call is not one of these forms; the comma forms the
+/// rewriting produces parse back to the same tree.
+fn special_args<'a>(i: Tokens<'a>, name: &mut ObjectName) -> PResult<'a, Option<Vec<Expr>>> {
+    if name.schema.is_some() {
+        return Ok((i, None));
+    }
+    let closing = i.first().kind == TokenKind::RParen;
+    match name.name.as_str() {
+        "extract" if i.is_kw(1, Keyword::From) => {
+            let at = i.first().start;
+            let (i, field) = match i.first().kind {
+                TokenKind::Word(_) | TokenKind::QuotedIdent(_) => col_label(i)?,
+                _ => {
+                    let (rest, e) = prefix(i)?;
+                    match e.kind {
+                        ExprKind::Literal(Literal::String(s)) => (rest, s),
+                        _ => return stuck(rest),
+                    }
+                }
+            };
+            let (i, source) = preceded(kw(Keyword::From), cut(expr))(i)?;
+            let field = node(ExprKind::Literal(Literal::String(field)), at);
+            Ok((i, Some(vec![field, source])))
+        }
+        "substring" if !closing => {
+            let (i, s) = expr(i)?;
+            if i.is_kw(0, Keyword::From) {
+                let (i, (start, count)) = preceded(
+                    kw(Keyword::From),
+                    cut(pair(expr, opt(preceded(kw(Keyword::For), cut(expr))))),
+                )(i)?;
+                let mut args = vec![s, start];
+                args.extend(count);
+                Ok((i, Some(args)))
+            } else if i.is_kw(0, Keyword::For) {
+                let at = i.first().start;
+                let (i, (count, start)) = preceded(
+                    kw(Keyword::For),
+                    cut(pair(expr, opt(preceded(kw(Keyword::From), cut(expr))))),
+                )(i)?;
+                let one = || node(ExprKind::Literal(Literal::Number("1".into())), at);
+                Ok((i, Some(vec![s, start.unwrap_or_else(one), count])))
+            } else {
+                let (i, more) = more_args(i)?;
+                let mut args = vec![s];
+                args.extend(more);
+                Ok((i, Some(args)))
+            }
+        }
+        "position" if !closing => {
+            let (i, needle) = climb(i, prec::LIKE + 1)?;
+            let (i, rest) = if i.is_kw(0, Keyword::In) {
+                map(
+                    preceded(kw(Keyword::In), cut(expr_bp(prec::LIKE + 1))),
+                    |e| vec![e],
+                )(i)?
+            } else {
+                more_args(i)?
+            };
+            let mut args = vec![needle];
+            args.extend(rest);
+            Ok((i, Some(args)))
+        }
+        "trim" if !closing => {
+            let (i, side) = opt(kw_of(&[Keyword::Both, Keyword::Leading, Keyword::Trailing]))(i)?;
+            let (i, args) = if i.is_kw(0, Keyword::From) {
+                map(preceded(kw(Keyword::From), cut(expr)), |s| vec![s])(i)?
+            } else {
+                let (i, first) = expr(i)?;
+                if i.is_kw(0, Keyword::From) {
+                    map(preceded(kw(Keyword::From), cut(expr)), |s| {
+                        vec![s, first.clone()]
+                    })(i)?
+                } else {
+                    let (i, more) = more_args(i)?;
+                    let mut args = vec![first];
+                    args.extend(more);
+                    if side.is_none() {
+                        // `trim(s[, chars])`: an ordinary call.
+                        return Ok((i, Some(args)));
+                    }
+                    (i, args)
+                }
+            };
+            name.name = match side {
+                Some(Keyword::Leading) => "ltrim",
+                Some(Keyword::Trailing) => "rtrim",
+                _ => "btrim",
+            }
+            .to_string();
+            Ok((i, Some(args)))
+        }
+        _ => Ok((i, None)),
+    }
+}
+
+/// `'CASE' [expr] 'WHEN' expr 'THEN' expr {'WHEN' expr 'THEN' expr} ['ELSE' expr] 'END'`
+///
+/// A `CASE` counts one nesting level, as a parenthesis does.
+fn case(i: Tokens<'_>) -> PResult<'_, Expr> {
+    nested(case_inner)(i)
+}
+
+fn case_inner(i: Tokens<'_>) -> PResult<'_, Expr> {
+    let at = i.first().start;
+    let i = i.skip(1);
+    let (i, operand) = if i.is_kw(0, Keyword::When) {
+        (i, None)
+    } else {
+        map(cut(expr), Some)(i)?
+    };
+    let (i, branches) = many0(preceded(
+        kw(Keyword::When),
+        cut(separated_pair(expr, kw(Keyword::Then), expr)),
+    ))(i)?;
+    if branches.is_empty() {
+        return stuck(i);
+    }
+    let (i, (else_result, _)) = cut(pair(
+        opt(preceded(kw(Keyword::Else), cut(expr))),
+        kw(Keyword::End),
+    ))(i)?;
+    let kind = ExprKind::Case {
+        operand: operand.map(Box::new),
+        branches,
+        else_result: else_result.map(Box::new),
+    };
+    Ok((i, node(kind, at)))
 }
 
 /// Whether `kw` starts a type that can prefix a string literal.

@@ -1,201 +1,222 @@
 //! Literals and data types: string-literal values (including `E'...'`
 //! unescaping) and type names with their modifiers.
 
-use super::{PResult, Parser};
+use nom::combinator::{cut, map, opt, value};
+use nom::sequence::{pair, preceded, terminated};
+use nom::Parser;
+
+use super::tokens::{ident_value, kw, tok, PResult, Tokens};
 use crate::ast::DataType;
-use crate::error::ParseErrorKind;
+use crate::error::{ParseError, ParseErrorKind};
 use crate::keywords::Keyword;
 use crate::lexer::{StringStyle, Token, TokenKind};
 
-impl Parser<'_> {
-    /// The unescaped value of a string-literal token.
-    pub(crate) fn string_value(&self, t: Token) -> PResult<String> {
-        let text = self.text(t);
-        match t.kind {
-            TokenKind::String(StringStyle::Standard, escapes) => {
-                let inner = &text[1..text.len() - 1];
-                Ok(if escapes {
-                    inner.replace("''", "'")
-                } else {
-                    inner.to_string()
-                })
-            }
-            TokenKind::String(StringStyle::Escape, escapes) => {
-                let inner = &text[2..text.len() - 1];
-                if escapes {
-                    unescape_e_string(inner).map_err(|message| {
-                        let kind = if message.starts_with("invalid byte sequence") {
-                            ParseErrorKind::CharacterNotInRepertoire
-                        } else {
-                            ParseErrorKind::Syntax
-                        };
-                        self.error_msg(t, message).with_kind(kind)
-                    })
-                } else {
-                    Ok(inner.to_string())
-                }
-            }
-            TokenKind::String(StringStyle::Dollar(tag), _) => {
-                Ok(text[tag..text.len() - tag].to_string())
-            }
-            _ => Err(self.error_at(t)),
-        }
+/// `string ::= "'" ... "'" | "E'" ... "'" | "$tag$" ... "$tag$"`, as its value.
+pub(crate) fn string(i: Tokens<'_>) -> PResult<'_, String> {
+    let t = i.first();
+    if !matches!(t.kind, TokenKind::String(..)) {
+        return i.fail();
     }
-
-    /// Parses a string literal token's value.
-    pub(crate) fn parse_string(&mut self) -> PResult<String> {
-        let t = self.peek();
-        if !matches!(t.kind, TokenKind::String(..)) {
-            return Err(self.error());
-        }
-        self.bump();
-        self.string_value(t)
+    match string_value(i, t) {
+        Ok(v) => Ok((i.skip(1), v)),
+        Err(e) => i.fatal(e),
     }
+}
 
-    /// Parses a data type, with type modifiers where the type takes them.
-    pub(crate) fn parse_data_type(&mut self) -> PResult<DataType> {
-        let t = self.peek();
-        let kw = match t.kind {
-            TokenKind::Word(kw) => kw,
-            TokenKind::QuotedIdent(_) => Keyword::NoKeyword,
-            _ => return Err(self.error()),
-        };
-        self.bump();
-        Ok(match kw {
-            Keyword::Smallint => DataType::SmallInt,
-            Keyword::Int | Keyword::Integer => DataType::Integer,
-            Keyword::Bigint => DataType::BigInt,
-            Keyword::Real => DataType::Real,
-            Keyword::Float => {
-                let precision = self.parse_opt_typmod()?;
-                // The modifier's token, for the error position: `(`, n, `)`.
-                let modifier = self.tokens[self.pos.saturating_sub(2)];
-                let invalid = |p: &Self, message: &str| {
-                    Err(p
-                        .error_msg(modifier, message.to_string())
-                        .with_kind(ParseErrorKind::InvalidParameterValue))
-                };
-                match precision {
-                    None => DataType::Double,
-                    Some(0) => {
-                        return invalid(self, "precision for type float must be at least 1 bit")
-                    }
-                    Some(p) if p <= 24 => DataType::Real,
-                    Some(p) if p <= 53 => DataType::Double,
-                    Some(_) => {
-                        return invalid(self, "precision for type float must be less than 54 bits")
-                    }
-                }
-            }
-            Keyword::Double => {
-                self.expect_kw(Keyword::Precision)?;
-                DataType::Double
-            }
-            Keyword::Numeric | Keyword::Decimal | Keyword::Dec => self.parse_numeric_typmods()?,
-            Keyword::Boolean => DataType::Boolean,
-            Keyword::Varchar => DataType::Varchar(self.parse_opt_typmod()?),
-            Keyword::Char | Keyword::Character => {
-                if self.eat_kw(Keyword::Varying) {
-                    DataType::Varchar(self.parse_opt_typmod()?)
-                } else {
-                    DataType::Char(self.parse_opt_typmod()?)
-                }
-            }
-            Keyword::Timestamp => {
-                if self.parse_time_zone_suffix()? {
-                    DataType::TimestampTz
-                } else {
-                    DataType::Timestamp
-                }
-            }
-            Keyword::Time => {
-                if self.parse_time_zone_suffix()? {
-                    DataType::Named("timetz".to_string())
-                } else {
-                    DataType::Named("time".to_string())
-                }
-            }
-            Keyword::Interval => DataType::Interval,
-            _ if kw == Keyword::NoKeyword || kw.is_func_name() => {
-                let name = self.ident_value(t);
-                match name.as_str() {
-                    "int2" => DataType::SmallInt,
-                    "int4" => DataType::Integer,
-                    "int8" => DataType::BigInt,
-                    "float4" => DataType::Real,
-                    "float8" => DataType::Double,
-                    "bool" => DataType::Boolean,
-                    "text" => DataType::Text,
-                    "bpchar" => DataType::Char(self.parse_opt_typmod()?),
-                    "date" => DataType::Date,
-                    "timestamptz" => DataType::TimestampTz,
-                    _ => DataType::Named(name),
-                }
-            }
-            _ => return Err(self.error_at(t)),
-        })
-    }
-
-    /// Parses `[WITH | WITHOUT TIME ZONE]`; true for `WITH TIME ZONE`.
-    fn parse_time_zone_suffix(&mut self) -> PResult<bool> {
-        let with =
-            if self.at_kw(Keyword::With) && self.nth_kind(1) == TokenKind::Word(Keyword::Time) {
-                true
-            } else if self.at_kw(Keyword::Without) {
-                false
+/// The unescaped value of a string-literal token.
+pub(crate) fn string_value(i: Tokens<'_>, t: Token) -> Result<String, ParseError> {
+    let ctx = i.ctx;
+    let text = ctx.text(t);
+    match t.kind {
+        TokenKind::String(StringStyle::Standard, escapes) => {
+            let inner = &text[1..text.len() - 1];
+            Ok(if escapes {
+                inner.replace("''", "'")
             } else {
-                return Ok(false);
-            };
-        self.bump();
-        self.expect_kw(Keyword::Time)?;
-        self.expect_kw(Keyword::Zone)?;
-        Ok(with)
-    }
-
-    /// Parses an optional `(n)` type modifier.
-    fn parse_opt_typmod(&mut self) -> PResult<Option<u32>> {
-        if !self.at(TokenKind::LParen) {
-            return Ok(None);
+                inner.to_string()
+            })
         }
-        self.bump();
-        let n = self.parse_typmod_value()?;
-        self.expect(TokenKind::RParen)?;
-        Ok(Some(n))
-    }
-
-    /// Parses `[(precision [, scale])]` after `numeric`.
-    fn parse_numeric_typmods(&mut self) -> PResult<DataType> {
-        if !self.eat(TokenKind::LParen) {
-            return Ok(DataType::Numeric {
-                precision: None,
-                scale: None,
-            });
-        }
-        let precision = self.parse_typmod_value()?;
-        let scale = if self.eat(TokenKind::Comma) {
-            Some(self.parse_typmod_value()?)
-        } else {
-            None
-        };
-        self.expect(TokenKind::RParen)?;
-        Ok(DataType::Numeric {
-            precision: Some(precision),
-            scale,
-        })
-    }
-
-    /// Parses one unsigned integer type modifier (PostgreSQL's `Iconst`:
-    /// digits that fit in a 32-bit signed integer).
-    fn parse_typmod_value(&mut self) -> PResult<u32> {
-        let t = self.peek();
-        if t.kind == TokenKind::Number {
-            if let Ok(n) = self.text(t).parse::<i32>() {
-                self.bump();
-                return Ok(n as u32);
+        TokenKind::String(StringStyle::Escape, escapes) => {
+            let inner = &text[2..text.len() - 1];
+            if escapes {
+                unescape_e_string(inner).map_err(|message| {
+                    let kind = if message.starts_with("invalid byte sequence") {
+                        ParseErrorKind::CharacterNotInRepertoire
+                    } else {
+                        ParseErrorKind::Syntax
+                    };
+                    ctx.error_msg(t, message).with_kind(kind)
+                })
+            } else {
+                Ok(inner.to_string())
             }
         }
-        Err(self.error())
+        TokenKind::String(StringStyle::Dollar(tag), _) => {
+            Ok(text[tag..text.len() - tag].to_string())
+        }
+        _ => Err(ctx.error_at(t)),
     }
+}
+
+/// `data_type ::= 'SMALLINT' | 'INT2' | 'INTEGER' | 'INT' | 'INT4' | 'BIGINT' | 'INT8'
+///   | 'REAL' | 'FLOAT4' | 'DOUBLE' 'PRECISION' | 'FLOAT8' | 'FLOAT' ['(' integer ')']
+///   | ('NUMERIC' | 'DECIMAL' | 'DEC') ['(' integer [',' integer] ')']
+///   | 'BOOLEAN' | 'BOOL' | 'TEXT'
+///   | ('VARCHAR' | 'CHARACTER' 'VARYING' | 'CHAR' 'VARYING') ['(' integer ')']
+///   | ('CHAR' | 'CHARACTER' | 'BPCHAR') ['(' integer ')']
+///   | 'DATE' | 'TIMESTAMP' [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'TIMESTAMPTZ'
+///   | 'TIME' [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'INTERVAL' | type_name`
+pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
+    let t = i.first();
+    let kw = match t.kind {
+        TokenKind::Word(kw) => kw,
+        TokenKind::QuotedIdent(_) => Keyword::NoKeyword,
+        _ => return i.fail(),
+    };
+    let rest = i.skip(1);
+    match kw {
+        Keyword::Smallint => Ok((rest, DataType::SmallInt)),
+        Keyword::Int | Keyword::Integer => Ok((rest, DataType::Integer)),
+        Keyword::Bigint => Ok((rest, DataType::BigInt)),
+        Keyword::Real => Ok((rest, DataType::Real)),
+        Keyword::Float => float(rest),
+        Keyword::Double => value(DataType::Double, cut(kw_precision))(rest),
+        Keyword::Numeric | Keyword::Decimal | Keyword::Dec => numeric_typmods(rest),
+        Keyword::Boolean => Ok((rest, DataType::Boolean)),
+        Keyword::Varchar => map(opt_typmod, DataType::Varchar)(rest),
+        Keyword::Char | Keyword::Character => {
+            if rest.is_kw(0, Keyword::Varying) {
+                map(preceded(kw_varying, opt_typmod), DataType::Varchar)(rest)
+            } else {
+                map(opt_typmod, DataType::Char)(rest)
+            }
+        }
+        Keyword::Timestamp => map(time_zone_suffix, |tz| {
+            if tz {
+                DataType::TimestampTz
+            } else {
+                DataType::Timestamp
+            }
+        })(rest),
+        Keyword::Time => map(time_zone_suffix, |tz| {
+            DataType::Named(if tz { "timetz" } else { "time" }.to_string())
+        })(rest),
+        Keyword::Interval => Ok((rest, DataType::Interval)),
+        _ if kw == Keyword::NoKeyword || kw.is_func_name() => {
+            let name = ident_value(i, t);
+            let simple = match name.as_str() {
+                "int2" => DataType::SmallInt,
+                "int4" => DataType::Integer,
+                "int8" => DataType::BigInt,
+                "float4" => DataType::Real,
+                "float8" => DataType::Double,
+                "bool" => DataType::Boolean,
+                "text" => DataType::Text,
+                "bpchar" => return map(opt_typmod, DataType::Char)(rest),
+                "date" => DataType::Date,
+                "timestamptz" => DataType::TimestampTz,
+                _ => DataType::Named(name),
+            };
+            Ok((rest, simple))
+        }
+        _ => i.fail(),
+    }
+}
+
+/// `PRECISION` after `DOUBLE`.
+fn kw_precision(i: Tokens<'_>) -> PResult<'_, Token> {
+    kw(Keyword::Precision).parse(i)
+}
+
+/// `VARYING` after `CHAR` or `CHARACTER`.
+fn kw_varying(i: Tokens<'_>) -> PResult<'_, Token> {
+    kw(Keyword::Varying).parse(i)
+}
+
+/// `['(' integer ')']` after `FLOAT`: 1 to 24 bits is `real`, 25 to 53
+/// `double precision`; anything else is PostgreSQL's error at the number.
+fn float(i: Tokens<'_>) -> PResult<'_, DataType> {
+    let modifier = i.kind(1);
+    let number = i.toks.get(1).copied();
+    let (rest, precision) = opt_typmod(i)?;
+    let invalid = |message: &str| {
+        let token = number.filter(|_| modifier == TokenKind::Number);
+        let e = match token {
+            Some(t) => i.ctx.error_msg(t, message.to_string()),
+            None => i.ctx.error_at(i.first()),
+        };
+        i.fatal(e.with_kind(ParseErrorKind::InvalidParameterValue))
+    };
+    match precision {
+        None => Ok((rest, DataType::Double)),
+        Some(0) => invalid("precision for type float must be at least 1 bit"),
+        Some(p) if p <= 24 => Ok((rest, DataType::Real)),
+        Some(p) if p <= 53 => Ok((rest, DataType::Double)),
+        Some(_) => invalid("precision for type float must be less than 54 bits"),
+    }
+}
+
+/// `[('WITH' | 'WITHOUT') 'TIME' 'ZONE']`; true for `WITH TIME ZONE`.
+fn time_zone_suffix(i: Tokens<'_>) -> PResult<'_, bool> {
+    if i.is_kw(0, Keyword::With) && i.is_kw(1, Keyword::Time) {
+        value(
+            true,
+            preceded(
+                pair(kw(Keyword::With), kw(Keyword::Time)),
+                cut(kw(Keyword::Zone)),
+            ),
+        )(i)
+    } else if i.is_kw(0, Keyword::Without) {
+        value(
+            false,
+            preceded(
+                kw(Keyword::Without),
+                cut(pair(kw(Keyword::Time), kw(Keyword::Zone))),
+            ),
+        )(i)
+    } else {
+        Ok((i, false))
+    }
+}
+
+/// `['(' integer ')']`
+fn opt_typmod(i: Tokens<'_>) -> PResult<'_, Option<u32>> {
+    opt(preceded(
+        tok(TokenKind::LParen),
+        cut(terminated(typmod_value, tok(TokenKind::RParen))),
+    ))(i)
+}
+
+/// `['(' integer [',' integer] ')']` after `numeric`.
+fn numeric_typmods(i: Tokens<'_>) -> PResult<'_, DataType> {
+    map(
+        opt(preceded(
+            tok(TokenKind::LParen),
+            cut(terminated(
+                pair(
+                    typmod_value,
+                    opt(preceded(tok(TokenKind::Comma), cut(typmod_value))),
+                ),
+                tok(TokenKind::RParen),
+            )),
+        )),
+        |typmods| DataType::Numeric {
+            precision: typmods.map(|(p, _)| p),
+            scale: typmods.and_then(|(_, s)| s),
+        },
+    )(i)
+}
+
+/// One unsigned integer type modifier (PostgreSQL's `Iconst`: digits that
+/// fit in a 32-bit signed integer).
+fn typmod_value(i: Tokens<'_>) -> PResult<'_, u32> {
+    let t = i.first();
+    if t.kind == TokenKind::Number {
+        if let Ok(n) = i.text(t).parse::<i32>() {
+            return Ok((i.skip(1), n as u32));
+        }
+    }
+    i.fail()
 }
 
 /// Unescapes the body of an `E'...'` string: `''`, `\b \f \n \r \t`, octal

@@ -1,22 +1,30 @@
-//! The parser: tokens to AST by recursive descent, with precedence climbing
+//! The parser: tokens to AST by nom combinators, with precedence climbing
 //! for expressions.
 //!
 //! The text is lexed one statement at a time into a reused token vector
-//! ([`crate::lexer::Lexer::next_statement`]); the parser walks it with one cursor and as much look-ahead as a rule needs
-//! (tokens are `Copy`, so peeking is free). Each statement kind lives in its
-//! own file: `query.rs` (SELECT, VALUES, set operations, FROM items),
-//! `expr.rs` (expressions and data types), `dml.rs` (INSERT, UPDATE,
-//! DELETE), `ddl.rs` (CREATE/DROP/TRUNCATE TABLE) and `utility.rs` (COPY,
-//! VACUUM, ANALYZE, EXPLAIN, transactions, SET/SHOW/RESET, CHECKPOINT).
+//! ([`crate::lexer::Lexer::next_statement`]); the rules are nom parsers
+//! over that slice ([`tokens::Tokens`], with the token parsers and the error
+//! type in `tokens.rs`), each a small function whose doc comment is its
+//! EBNF line from `sql.ebnf`. Each statement family lives in its own file:
+//! `query.rs` (SELECT, VALUES, set operations, FROM items, ORDER BY),
+//! `expr.rs` (expressions), `literal.rs` (strings and data types), `dml.rs`
+//! (INSERT, UPDATE, DELETE), `ddl.rs` (CREATE/DROP/TRUNCATE TABLE) and
+//! `utility.rs` (COPY, VACUUM, ANALYZE, EXPLAIN, transactions,
+//! SET/SHOW/RESET). `fast.rs` reads the one-row INSERT of bulk scripts
+//! straight from the text, without tokens.
 //!
-//! Errors: the first token that fits no rule is reported as PostgreSQL does
-//! (`syntax error at or near "x"`, or `at end of input`); a lexical error
-//! token is reported with its own message when the parser reaches it.
+//! Errors: the rules are LL(1) with `cut` after a rule's leading token, and
+//! where all alternatives fail the furthest failure wins, so the reported
+//! token is where PostgreSQL's parser stops (`syntax error at or near "x"`,
+//! or `at end of input`; `tests/error_positions.rs` compares with
+//! PostgreSQL 15); a lexical error token is reported with its own message
+//! when the parser reaches it.
 //!
 //! Invariant: recursion depth is bounded by [`MAX_DEPTH`] nesting levels
-//! (parentheses, subqueries, prefix operators), checked in `enter`, so no
-//! input overflows the stack; deeper input is a [`ParseErrorKind::TooDeep`]
-//! error.
+//! (parentheses, subqueries, calls, CASE, prefix operators, operators
+//! applied), counted in [`tokens::enter`] / [`tokens::nested`], so no input
+//! overflows the stack; deeper input is a
+//! [`ParseErrorKind::TooDeep`](crate::ParseErrorKind::TooDeep) error.
 
 mod ddl;
 mod dml;
@@ -24,38 +32,28 @@ mod expr;
 mod fast;
 mod literal;
 mod query;
+mod tokens;
 mod utility;
 
 pub(crate) use expr::prec;
 pub use fast::{scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral};
 
+use nom::combinator::{cut, map, opt, value};
+use nom::multi::separated_list1;
+use nom::sequence::{preceded, terminated};
+
 use crate::ast::{Ident, ObjectName, Offset, Statement};
-use crate::error::{ParseError, ParseErrorKind};
-use crate::keywords::{Keyword, KeywordClass};
-use crate::lexer::{Lexer, Token, TokenKind};
+use crate::error::ParseError;
+use crate::keywords::Keyword;
+use crate::lexer::{Lexer, TokenKind};
+use tokens::{col_id, col_label, kw, tok, Ctx, PError, PResult, Tokens};
 
-/// How many nested levels (parentheses, subqueries, prefix operators) the
-/// parser follows before giving up. Each level costs a few stack frames; 500
-/// levels fit comfortably in a 2 MiB thread stack even in debug builds.
+/// How many nested levels (parentheses, subqueries, calls, prefix operators)
+/// the parser follows before giving up. Each level costs a few stack frames;
+/// 500 levels fit in a 2 MiB thread stack even in debug builds (the
+/// recursive paths call their rules directly, not through wrapping
+/// combinators, to keep those frames few).
 pub const MAX_DEPTH: usize = 500;
-
-/// Result type of the parser's rules.
-pub(crate) type PResult<T> = Result<T, ParseError>;
-
-/// The parser state: the text, its tokens and a cursor.
-pub(crate) struct Parser<'a> {
-    /// The text being parsed.
-    src: &'a str,
-    /// The lexer, positioned after the current statement's tokens.
-    lexer: Lexer<'a>,
-    /// The current statement's tokens, up to and including its semicolon,
-    /// then `Eof` (a stand-in for the next statement unless the lexer is done).
-    tokens: Vec<Token>,
-    /// Index of the next token.
-    pos: usize,
-    /// Current nesting depth (see [`MAX_DEPTH`]).
-    depth: usize,
-}
 
 /// Parses every statement in `sql` (separated by semicolons; empty
 /// statements are skipped).
@@ -67,375 +65,155 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, ParseError> {
     parse_general(sql)
 }
 
+/// One piece of a script as the lexer hands it out (up to a semicolon):
+/// `piece ::= [statement] (';' | end)`.
+fn piece(i: Tokens<'_>) -> PResult<'_, Option<Statement>> {
+    if matches!(i.first().kind, TokenKind::Semicolon | TokenKind::Eof) {
+        return Ok((i, None));
+    }
+    map(terminated(statement, statement_end), Some)(i)
+}
+
+/// The end of a statement: a semicolon, or the end of the input.
+fn statement_end(i: Tokens<'_>) -> PResult<'_, ()> {
+    match i.first().kind {
+        TokenKind::Semicolon => Ok((i.skip(1), ())),
+        TokenKind::Eof => Ok((i, ())),
+        _ => i.fail(),
+    }
+}
+
+/// Runs `rule` on a whole statement's tokens.
+fn run_rule<'a, T>(
+    ctx: &'a Ctx<'a>,
+    mut rule: impl FnMut(Tokens<'a>) -> PResult<'a, T>,
+) -> Result<T, ParseError> {
+    match rule(Tokens::at(ctx, 0)) {
+        Ok((_, v)) => Ok(v),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(ctx.report(e)),
+        Err(nom::Err::Incomplete(_)) => Err(ctx.error_at(ctx.all[0])),
+    }
+}
+
 /// [`parse`] without the direct reading of single-row INSERTs.
 pub(crate) fn parse_general(sql: &str) -> Result<Vec<Statement>, ParseError> {
-    let mut p = Parser::new(sql);
+    // About one token per three bytes of typical SQL: one allocation for a
+    // statement, reused for every statement of a script.
+    let mut tokens = Vec::with_capacity((sql.len() / 3 + 4).min(1 << 14));
+    let mut lexer = Lexer::new(sql);
     let mut statements = Vec::new();
-    loop {
-        while p.eat(TokenKind::Semicolon) {}
-        if p.at(TokenKind::Eof) {
-            if !p.next_statement_tokens() {
-                return Ok(statements);
-            }
-            continue;
-        }
-        statements.push(p.parse_statement()?);
-        if !p.eat(TokenKind::Semicolon) && !p.at(TokenKind::Eof) {
-            return Err(p.error());
+    while !lexer.is_done() {
+        lexer.next_statement(&mut tokens);
+        let ctx = Ctx::new(sql, &tokens);
+        if let Some(s) = run_rule(&ctx, piece)? {
+            statements.push(s);
         }
     }
+    Ok(statements)
 }
 
 /// Parses exactly one statement (a trailing semicolon is allowed). Empty
 /// input is `syntax error at end of input`; a second statement is a syntax
 /// error at its first token.
 pub fn parse_one(sql: &str) -> Result<Statement, ParseError> {
-    let mut p = Parser::new(sql);
-    while p.eat(TokenKind::Semicolon) {
-        p.next_statement_tokens();
+    let mut tokens = Vec::with_capacity((sql.len() / 3 + 4).min(1 << 14));
+    let mut lexer = Lexer::new(sql);
+    let mut found = None;
+    while !lexer.is_done() {
+        lexer.next_statement(&mut tokens);
+        let ctx = Ctx::new(sql, &tokens);
+        let first = tokens[0];
+        if found.is_some() && !matches!(first.kind, TokenKind::Semicolon | TokenKind::Eof) {
+            return Err(ctx.error_at(first));
+        }
+        if let Some(s) = run_rule(&ctx, piece)? {
+            found = Some(s);
+        }
     }
-    let statement = p.parse_statement()?;
-    loop {
-        while p.eat(TokenKind::Semicolon) {}
-        if !p.at(TokenKind::Eof) {
-            return Err(p.error());
-        }
-        if !p.next_statement_tokens() {
-            return Ok(statement);
-        }
+    found.ok_or_else(|| ParseError::end_of_input(sql.len()))
+}
+
+/// `statement ::= query | insert | update | delete | create_table | drop_table
+///   | truncate | copy | vacuum | analyze | explain | transaction | set | show
+///   | reset | 'CHECKPOINT'`
+///
+/// Dispatched on the leading token, which names the statement family (as
+/// nom 8's `dispatch!`): one comparison instead of trying each rule in turn.
+pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let TokenKind::Word(lead) = i.first().kind else {
+        return match i.first().kind {
+            TokenKind::LParen => query::query_statement(i),
+            _ => i.fail(),
+        };
+    };
+    match lead {
+        Keyword::Select | Keyword::Values | Keyword::With => query::query_statement(i),
+        Keyword::Insert => dml::insert(i),
+        Keyword::Update => dml::update(i),
+        Keyword::Delete => dml::delete(i),
+        Keyword::Create => ddl::create_table(i),
+        Keyword::Drop => ddl::drop_table(i),
+        Keyword::Truncate => ddl::truncate(i),
+        Keyword::Copy => utility::copy(i),
+        Keyword::Vacuum => utility::vacuum(i),
+        Keyword::Analyze | Keyword::Analyse => utility::analyze(i),
+        Keyword::Checkpoint => value(Statement::Checkpoint, kw(Keyword::Checkpoint))(i),
+        Keyword::Explain => utility::explain(i),
+        Keyword::Begin
+        | Keyword::Start
+        | Keyword::Commit
+        | Keyword::End
+        | Keyword::Rollback
+        | Keyword::Abort => utility::transaction(i),
+        Keyword::Set => utility::set(i),
+        Keyword::Show => utility::show(i),
+        Keyword::Reset => utility::reset(i),
+        _ => i.fail(),
     }
 }
 
-impl<'a> Parser<'a> {
-    /// A parser over `src`, positioned at its first token.
-    pub(crate) fn new(src: &'a str) -> Parser<'a> {
-        // About one token per three bytes of typical SQL: one allocation for
-        // a statement, reused for every statement of a script.
-        let mut tokens = Vec::with_capacity((src.len() / 3 + 4).min(1 << 14));
-        let mut lexer = Lexer::new(src);
-        lexer.next_statement(&mut tokens);
-        Parser {
-            src,
-            lexer,
-            tokens,
-            pos: 0,
-            depth: 0,
-        }
-    }
-
-    /// Moves on to the next statement's tokens once the cursor has reached
-    /// the `Eof` stand-in after a semicolon; false at the real end of input.
-    fn next_statement_tokens(&mut self) -> bool {
-        if self.lexer.is_done() {
-            return false;
-        }
-        self.lexer.next_statement(&mut self.tokens);
-        self.pos = 0;
-        true
-    }
-
-    // ------------------------------------------------------ token access --
-
-    /// The next token (the `Eof` token once the input is used up).
-    #[inline]
-    pub(crate) fn peek(&self) -> Token {
-        self.tokens[self.pos]
-    }
-
-    /// The kind of the next token.
-    #[inline]
-    pub(crate) fn peek_kind(&self) -> TokenKind {
-        self.tokens[self.pos].kind
-    }
-
-    /// The kind of the token `n` places after the next one (`Eof` past the end).
-    #[inline]
-    pub(crate) fn nth_kind(&self, n: usize) -> TokenKind {
-        self.tokens
-            .get(self.pos + n)
-            .map_or(TokenKind::Eof, |t| t.kind)
-    }
-
-    /// Consumes and returns the next token (never moves past `Eof`).
-    #[inline]
-    pub(crate) fn bump(&mut self) -> Token {
-        let t = self.tokens[self.pos];
-        if t.kind != TokenKind::Eof {
-            self.pos += 1;
-        }
-        t
-    }
-
-    /// Whether the next token is of `kind`.
-    #[inline]
-    pub(crate) fn at(&self, kind: TokenKind) -> bool {
-        self.peek_kind() == kind
-    }
-
-    /// Consumes the next token if it is of `kind`.
-    #[inline]
-    pub(crate) fn eat(&mut self, kind: TokenKind) -> bool {
-        if self.at(kind) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    /// Consumes a token of `kind` or fails at the next token.
-    #[inline]
-    pub(crate) fn expect(&mut self, kind: TokenKind) -> PResult<Token> {
-        if self.at(kind) {
-            Ok(self.bump())
-        } else {
-            Err(self.error())
-        }
-    }
-
-    /// Whether the next token is the keyword `kw`.
-    #[inline]
-    pub(crate) fn at_kw(&self, kw: Keyword) -> bool {
-        self.peek_kind() == TokenKind::Word(kw)
-    }
-
-    /// Whether the token `n` places ahead is the keyword `kw`.
-    #[inline]
-    pub(crate) fn nth_is_kw(&self, n: usize, kw: Keyword) -> bool {
-        self.nth_kind(n) == TokenKind::Word(kw)
-    }
-
-    /// Consumes the keyword `kw` if it is next.
-    #[inline]
-    pub(crate) fn eat_kw(&mut self, kw: Keyword) -> bool {
-        self.eat(TokenKind::Word(kw))
-    }
-
-    /// Consumes the keyword `kw` or fails at the next token.
-    #[inline]
-    pub(crate) fn expect_kw(&mut self, kw: Keyword) -> PResult<Token> {
-        self.expect(TokenKind::Word(kw))
-    }
-
-    /// The source text of `token`.
-    #[inline]
-    pub(crate) fn text(&self, token: Token) -> &'a str {
-        &self.src[token.start..token.end]
-    }
-
-    /// The keyword of the next token, if it is an unquoted word.
-    #[inline]
-    pub(crate) fn peek_keyword(&self) -> Option<Keyword> {
-        match self.peek_kind() {
-            TokenKind::Word(kw) => Some(kw),
-            _ => None,
-        }
-    }
-
-    /// Whether the next token is an unquoted word equal to `word` ignoring
-    /// case (for option names that are not keywords).
-    pub(crate) fn at_word(&self, word: &str) -> bool {
-        matches!(self.peek_kind(), TokenKind::Word(_))
-            && self.text(self.peek()).eq_ignore_ascii_case(word)
-    }
-
-    // ----------------------------------------------------------- errors --
-
-    /// The error for an unexpected next token.
-    pub(crate) fn error(&self) -> ParseError {
-        self.error_at(self.peek())
-    }
-
-    /// The error for `token` being unexpected.
-    pub(crate) fn error_at(&self, token: Token) -> ParseError {
-        match token.kind {
-            TokenKind::Eof => ParseError::end_of_input(self.src.len()),
-            TokenKind::Error(e) => {
-                let text = self.text(token);
-                ParseError::other(
-                    format!("{} at or near \"{}\"", e.message(), text),
-                    token.start,
-                    Some(text),
-                )
-            }
-            _ => ParseError::near(self.text(token), token.start),
-        }
-    }
-
-    /// An error with a message of its own at `token`.
-    pub(crate) fn error_msg(&self, token: Token, message: String) -> ParseError {
-        ParseError::other(message, token.start, Some(self.text(token)))
-    }
-
-    /// Enters one nesting level; fails when too deep (see [`MAX_DEPTH`]).
-    /// Every successful `enter` is paired with a `leave`.
-    #[inline]
-    pub(crate) fn enter(&mut self) -> PResult<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            let token = self.peek();
-            return Err(ParseError {
-                message: "stack depth limit exceeded".to_string(),
-                offset: token.start,
-                token: (token.kind != TokenKind::Eof).then(|| self.text(token).to_string()),
-                kind: ParseErrorKind::TooDeep,
-            });
-        }
-        Ok(())
-    }
-
-    /// Leaves a nesting level entered with `enter`.
-    #[inline]
-    pub(crate) fn leave(&mut self) {
-        self.depth -= 1;
-    }
-
-    // ------------------------------------------------------------ names --
-
-    /// The value of an identifier token: unquoted words folded to lower
-    /// case, quoted identifiers with `""` undoubled.
-    pub(crate) fn ident_value(&self, token: Token) -> Ident {
-        let text = self.text(token);
-        match token.kind {
-            TokenKind::QuotedIdent(escapes) => {
-                let inner = &text[1..text.len() - 1];
-                if escapes {
-                    inner.replace("\"\"", "\"")
-                } else {
-                    inner.to_string()
-                }
-            }
-            _ => text.to_ascii_lowercase(),
-        }
-    }
-
-    /// Whether the next token can be a column, table or alias name
-    /// (PostgreSQL's `ColId`).
-    pub(crate) fn at_col_id(&self) -> bool {
-        match self.peek_kind() {
-            TokenKind::Word(kw) => kw.is_col_name(),
-            TokenKind::QuotedIdent(_) => true,
-            _ => false,
-        }
-    }
-
-    /// Parses a column, table or alias name (`ColId`).
-    pub(crate) fn parse_col_id(&mut self) -> PResult<Ident> {
-        if self.at_col_id() {
-            let t = self.bump();
-            Ok(self.ident_value(t))
-        } else {
-            Err(self.error())
-        }
-    }
-
-    /// Parses any word or quoted identifier, keywords included
-    /// (PostgreSQL's `ColLabel`, used after `AS` and for option names).
-    pub(crate) fn parse_col_label(&mut self) -> PResult<Ident> {
-        match self.peek_kind() {
-            TokenKind::Word(_) | TokenKind::QuotedIdent(_) => {
-                let t = self.bump();
-                Ok(self.ident_value(t))
-            }
-            _ => Err(self.error()),
-        }
-    }
-
-    /// Parses `(name, ...)` of column names.
-    pub(crate) fn parse_paren_col_ids(&mut self) -> PResult<Vec<Ident>> {
-        self.expect(TokenKind::LParen)?;
-        let mut names = vec![self.parse_col_id()?];
-        while self.eat(TokenKind::Comma) {
-            names.push(self.parse_col_id()?);
-        }
-        self.expect(TokenKind::RParen)?;
-        Ok(names)
-    }
-
-    /// Parses a possibly schema-qualified name: `name` or `schema.name`.
-    pub(crate) fn parse_object_name(&mut self) -> PResult<ObjectName> {
-        let offset = Offset(self.peek().start);
-        let first = self.parse_col_id()?;
-        if self.at(TokenKind::Dot)
-            && matches!(
-                self.nth_kind(1),
-                TokenKind::Word(_) | TokenKind::QuotedIdent(_)
-            )
-        {
-            self.bump();
-            let name = self.parse_col_label()?;
-            return Ok(ObjectName {
+/// `object_name ::= ColId ['.' ColLabel]`
+pub(crate) fn object_name(i: Tokens<'_>) -> PResult<'_, ObjectName> {
+    let offset = Offset(i.first().start);
+    let (i, first) = col_id(i)?;
+    // `name.*` is left to the select list.
+    if i.first().kind == TokenKind::Dot && i.kind(1) != TokenKind::Star {
+        let (i, name) = preceded(tok(TokenKind::Dot), cut(col_label))(i)?;
+        return Ok((
+            i,
+            ObjectName {
                 schema: Some(first),
                 name,
                 offset,
-            });
-        }
-        Ok(ObjectName {
+            },
+        ));
+    }
+    Ok((
+        i,
+        ObjectName {
             schema: None,
             name: first,
             offset,
-        })
-    }
+        },
+    ))
+}
 
-    /// Whether the next token may be an alias written without `AS`: any
-    /// name that is not a reserved or type/function keyword, and not one of
-    /// `excluded` (e.g. `SET` after `UPDATE t`).
-    pub(crate) fn at_bare_alias(&self, excluded: &[Keyword]) -> bool {
-        match self.peek_kind() {
-            TokenKind::Word(kw) => {
-                matches!(kw.class(), KeywordClass::Unreserved | KeywordClass::ColName)
-                    && !excluded.contains(&kw)
-            }
-            TokenKind::QuotedIdent(_) => true,
-            _ => false,
-        }
-    }
+/// `col_list ::= ColId {',' ColId}`
+pub(crate) fn col_list(i: Tokens<'_>) -> PResult<'_, Vec<Ident>> {
+    separated_list1(tok(TokenKind::Comma), cut(col_id))(i)
+}
 
-    // ------------------------------------------------------- statements --
+/// `paren_col_list ::= '(' ColId {',' ColId} ')'`
+pub(crate) fn paren_col_list(i: Tokens<'_>) -> PResult<'_, Vec<Ident>> {
+    preceded(
+        tok(TokenKind::LParen),
+        cut(terminated(col_list, tok(TokenKind::RParen))),
+    )(i)
+}
 
-    /// Parses one statement, dispatching on its first word.
-    pub(crate) fn parse_statement(&mut self) -> PResult<Statement> {
-        let Some(kw) = self.peek_keyword() else {
-            if self.at(TokenKind::LParen) {
-                return Ok(Statement::Query(Box::new(self.parse_query()?)));
-            }
-            return Err(self.error());
-        };
-        match kw {
-            Keyword::Select | Keyword::Values | Keyword::With => {
-                Ok(Statement::Query(Box::new(self.parse_query()?)))
-            }
-            Keyword::Insert => self.parse_insert(),
-            Keyword::Update => self.parse_update(),
-            Keyword::Delete => self.parse_delete(),
-            Keyword::Create => self.parse_create(),
-            Keyword::Drop => self.parse_drop(),
-            Keyword::Truncate => self.parse_truncate(),
-            Keyword::Copy => self.parse_copy(),
-            Keyword::Vacuum => self.parse_vacuum(),
-            Keyword::Analyze | Keyword::Analyse => self.parse_analyze(),
-            Keyword::Checkpoint => {
-                self.bump();
-                Ok(Statement::Checkpoint)
-            }
-            Keyword::Explain => self.parse_explain(),
-            Keyword::Begin | Keyword::Start => self.parse_begin(),
-            Keyword::Commit | Keyword::End => {
-                self.bump();
-                self.eat_work_or_transaction();
-                Ok(Statement::Commit)
-            }
-            Keyword::Rollback | Keyword::Abort => {
-                self.bump();
-                self.eat_work_or_transaction();
-                Ok(Statement::Rollback)
-            }
-            Keyword::Set => self.parse_set(),
-            Keyword::Show => self.parse_show(),
-            Keyword::Reset => self.parse_reset(),
-            _ => Err(self.error()),
-        }
-    }
+/// `[paren_col_list]`: an optional column list, empty when absent.
+pub(crate) fn opt_paren_col_list(i: Tokens<'_>) -> PResult<'_, Vec<Ident>> {
+    map(opt(paren_col_list), Option::unwrap_or_default)(i)
 }
 
 #[cfg(test)]

@@ -3,19 +3,30 @@
 //!
 //! Parenthesised option lists (`COPY ... WITH (...)`, `EXPLAIN (...)`,
 //! `VACUUM (...)`) are generic `name [value]` lists, as in PostgreSQL: the
-//! names are checked here, with PostgreSQL's messages for unknown ones.
+//! names are checked here, with PostgreSQL's messages for unknown ones
+//! (fatal errors, positioned at the option's name).
 
-use super::{PResult, Parser};
+use nom::branch::alt;
+use nom::combinator::{cut, map, opt, value};
+use nom::multi::{fold_many0, many0, separated_list1};
+use nom::sequence::{pair, preceded, terminated, tuple};
+use nom::Parser;
+
+use super::literal::string;
+use super::query::query;
+use super::tokens::{col_id, col_label, ident_value, is_col_id, kw, kw_of, tok, PResult, Tokens};
+use super::{col_list, object_name, opt_paren_col_list, paren_col_list, statement};
 use crate::ast::{
     Analyze, Copy, CopyDirection, CopyFormat, CopyOption, CopySource, CopyTarget, Explain,
     ExplainFormat, ExplainOptions, IsolationLevel, Reset, Set, SetArg, SetValue, Show, Statement,
     TableAndColumns, TransactionModes, Vacuum,
 };
-use crate::error::ParseErrorKind;
-use crate::keywords::Keyword;
+use crate::error::{ParseError, ParseErrorKind};
+use crate::keywords::{Keyword, KeywordClass};
 use crate::lexer::{Token, TokenKind};
 
 /// A generic option: its name token, lower-cased name and value (if any).
+#[derive(Clone)]
 struct GenericOption {
     token: Token,
     name: String,
@@ -23,6 +34,7 @@ struct GenericOption {
 }
 
 /// The value of a generic option.
+#[derive(Clone)]
 enum OptionValue {
     /// A string, number or word, as text (words lower-cased).
     Scalar(String),
@@ -32,536 +44,657 @@ enum OptionValue {
     Star,
 }
 
-impl Parser<'_> {
-    /// Parses `(name [value], ...)`.
-    fn parse_generic_options(&mut self) -> PResult<Vec<GenericOption>> {
-        self.expect(TokenKind::LParen)?;
-        let mut options = Vec::new();
-        loop {
-            let token = self.peek();
-            let name = self.parse_col_label()?;
-            let value = match self.peek_kind() {
-                TokenKind::Comma | TokenKind::RParen => None,
-                TokenKind::Star => {
-                    self.bump();
-                    Some(OptionValue::Star)
-                }
-                TokenKind::LParen => Some(OptionValue::Columns(self.parse_paren_col_ids()?)),
-                _ => Some(OptionValue::Scalar(match self.parse_set_arg()? {
-                    SetArg::String(s) | SetArg::Number(s) | SetArg::Word(s) => s,
-                })),
-            };
-            options.push(GenericOption { token, name, value });
-            if !self.eat(TokenKind::Comma) {
-                break;
-            }
-        }
-        self.expect(TokenKind::RParen)?;
-        Ok(options)
+/// `generic_option ::= option_name [ '*' | '(' col_id {',' col_id} ')' | option_value ]`
+/// (COPY's option names are any `ColLabel`; the other statements' are
+/// PostgreSQL's `utility_option_name`: a non-reserved word, ANALYZE or ANALYSE).
+fn generic_option<'a>(copy: bool) -> impl FnMut(Tokens<'a>) -> PResult<'a, GenericOption> {
+    move |i| {
+        let token = i.first();
+        let (i, name) = if copy {
+            col_label(i)?
+        } else {
+            utility_option_name(i)?
+        };
+        let (i, value) = opt(alt((
+            value(OptionValue::Star, tok(TokenKind::Star)),
+            map(paren_col_list, OptionValue::Columns),
+            map(option_value, |a| match a {
+                SetArg::String(s) | SetArg::Number(s) | SetArg::Word(s) => OptionValue::Scalar(s),
+            }),
+        )))(i)?;
+        Ok((i, GenericOption { token, name, value }))
     }
+}
 
-    /// The Boolean value of an option (`true` when no value is given), with
-    /// PostgreSQL's message for a non-Boolean value.
-    fn option_bool(&self, option: &GenericOption) -> PResult<bool> {
-        match &option.value {
-            None => Ok(true),
-            Some(OptionValue::Scalar(v)) => match v.to_ascii_lowercase().as_str() {
-                "true" | "on" | "1" => Ok(true),
-                "false" | "off" | "0" => Ok(false),
-                _ => Err(self.bool_error(option)),
-            },
-            Some(_) => Err(self.bool_error(option)),
+/// `utility_option_name ::= NonReservedWord | 'ANALYZE' | 'ANALYSE'`
+fn utility_option_name(i: Tokens<'_>) -> PResult<'_, String> {
+    let t = i.first();
+    match t.kind {
+        TokenKind::Word(k)
+            if k.class() != KeywordClass::Reserved
+                || matches!(k, Keyword::Analyze | Keyword::Analyse) =>
+        {
+            Ok((i.skip(1), ident_value(i, t)))
         }
+        TokenKind::QuotedIdent(_) => Ok((i.skip(1), ident_value(i, t))),
+        _ => i.fail(),
     }
+}
 
-    fn bool_error(&self, option: &GenericOption) -> crate::ParseError {
+/// `option_value ::= 'TRUE' | 'FALSE' | 'ON' | NonReservedWord | string | ['-' | '+'] number`
+/// (PostgreSQL's `opt_boolean_or_string | NumericOnly`)
+fn option_value(i: Tokens<'_>) -> PResult<'_, SetArg> {
+    match i.first().kind {
+        TokenKind::Word(k)
+            if k.class() == KeywordClass::Reserved
+                && !matches!(k, Keyword::True | Keyword::False | Keyword::On) =>
+        {
+            i.fail()
+        }
+        _ => set_arg(i),
+    }
+}
+
+/// `generic_options ::= '(' generic_option {',' generic_option} ')'`
+fn generic_options<'a>(copy: bool) -> impl FnMut(Tokens<'a>) -> PResult<'a, Vec<GenericOption>> {
+    preceded(
+        tok(TokenKind::LParen),
+        cut(terminated(
+            separated_list1(tok(TokenKind::Comma), cut(generic_option(copy))),
+            tok(TokenKind::RParen),
+        )),
+    )
+}
+
+/// A fatal error with a message of its own at an option's name.
+fn option_error(i: Tokens<'_>, option: &GenericOption, message: String) -> nom::Err<super::PError> {
+    fatal(i.ctx.error_msg(option.token, message))
+}
+
+/// A fatal error.
+fn fatal(e: ParseError) -> nom::Err<super::PError> {
+    nom::Err::Failure(super::PError::Full(Box::new(e)))
+}
+
+/// `boolean ::= 'true' | 'false' | 'on' | 'off' | '1' | '0'` (true when
+/// absent), with PostgreSQL's message for anything else.
+fn option_bool(i: Tokens<'_>, option: &GenericOption) -> Result<bool, nom::Err<super::PError>> {
+    let bad = || {
         // COPY's HEADER also takes `match` in PostgreSQL, and says so.
         let or_match = if option.name == "header" {
             " or \"match\""
         } else {
             ""
         };
-        self.error_msg(
-            option.token,
+        option_error(
+            i,
+            option,
             format!("{} requires a Boolean value{or_match}", option.name),
         )
+    };
+    match &option.value {
+        None => Ok(true),
+        Some(OptionValue::Scalar(v)) => match v.to_ascii_lowercase().as_str() {
+            "true" | "on" | "1" => Ok(true),
+            "false" | "off" | "0" => Ok(false),
+            _ => Err(bad()),
+        },
+        Some(_) => Err(bad()),
     }
+}
 
-    /// The string value of an option, or PostgreSQL's error.
-    fn option_string(&self, option: &GenericOption) -> PResult<String> {
-        match &option.value {
-            Some(OptionValue::Scalar(v)) => Ok(v.clone()),
-            _ => Err(self.error_msg(
-                option.token,
-                format!("{} requires a parameter", option.name),
-            )),
-        }
+/// The string value of an option, or PostgreSQL's error.
+fn option_string(i: Tokens<'_>, option: &GenericOption) -> Result<String, nom::Err<super::PError>> {
+    match &option.value {
+        Some(OptionValue::Scalar(v)) => Ok(v.clone()),
+        _ => Err(option_error(
+            i,
+            option,
+            format!("{} requires a parameter", option.name),
+        )),
     }
+}
 
-    /// Parses `COPY ...`.
-    pub(crate) fn parse_copy(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Copy)?;
-        let mut options = Vec::new();
-        if self.eat_kw(Keyword::Binary) {
-            options.push(CopyOption::Format(CopyFormat::Binary));
-        }
-        let source = if self.eat(TokenKind::LParen) {
-            let query = self.parse_query()?;
-            self.expect(TokenKind::RParen)?;
-            CopySource::Query(Box::new(query))
-        } else {
-            let name = self.parse_object_name()?;
-            let columns = if self.at(TokenKind::LParen) {
-                self.parse_paren_col_ids()?
-            } else {
-                Vec::new()
-            };
+/// `copy_source ::= object_name ['(' col_id {',' col_id} ')'] | '(' query ')'`
+fn copy_source(i: Tokens<'_>) -> PResult<'_, CopySource> {
+    alt((
+        map(
+            preceded(
+                tok(TokenKind::LParen),
+                cut(terminated(query, tok(TokenKind::RParen))),
+            ),
+            |q| CopySource::Query(Box::new(q)),
+        ),
+        map(pair(object_name, opt_paren_col_list), |(name, columns)| {
             CopySource::Table { name, columns }
-        };
-        let direction = if self.eat_kw(Keyword::From) {
-            CopyDirection::From
-        } else {
-            self.expect_kw(Keyword::To)?;
-            CopyDirection::To
-        };
-        if matches!(source, CopySource::Query(_)) && direction == CopyDirection::From {
-            // PostgreSQL's grammar has no `COPY (query) FROM`.
-            return Err(self.error_at(self.tokens[self.pos - 1]));
+        }),
+    ))(i)
+}
+
+/// `copy ::= 'COPY' ['BINARY'] copy_source ('FROM' | 'TO') (string | 'STDIN' | 'STDOUT')
+///   [['WITH'] ('(' copy_option {',' copy_option} ')' | {legacy_copy_option})]`
+pub(crate) fn copy(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Copy).parse(i)?;
+    let (i, (binary, source)) = cut(pair(opt(kw(Keyword::Binary)), copy_source))(i)?;
+    let (i, direction) = cut(alt((
+        value(CopyDirection::From, kw(Keyword::From)),
+        value(CopyDirection::To, kw(Keyword::To)),
+    )))(i)?;
+    if matches!(source, CopySource::Query(_)) && direction == CopyDirection::From {
+        // PostgreSQL's grammar has no `COPY (query) FROM`.
+        return Err(fatal(i.ctx.error_at(i.prev())));
+    }
+    let (i, target) = cut(alt((
+        value(CopyTarget::Stdin, kw(Keyword::Stdin)),
+        value(CopyTarget::Stdout, kw(Keyword::Stdout)),
+        map(string, CopyTarget::File),
+    )))(i)?;
+    let mut options = Vec::new();
+    if binary.is_some() {
+        options.push(CopyOption::Format(CopyFormat::Binary));
+    }
+    let (i, _) = opt(kw(Keyword::With))(i)?;
+    let i = if i.first().kind == TokenKind::LParen {
+        let (rest, generic) = generic_options(true)(i)?;
+        for option in &generic {
+            options.push(copy_option(i, option)?);
         }
-        let target = match self.peek_kind() {
-            TokenKind::Word(Keyword::Stdin) => {
-                self.bump();
-                CopyTarget::Stdin
-            }
-            TokenKind::Word(Keyword::Stdout) => {
-                self.bump();
-                CopyTarget::Stdout
-            }
-            _ => CopyTarget::File(self.parse_string()?),
-        };
-        self.eat_kw(Keyword::With);
-        if self.at(TokenKind::LParen) {
-            for option in self.parse_generic_options()? {
-                options.push(self.copy_option(&option)?);
-            }
-        } else {
-            self.parse_legacy_copy_options(&mut options)?;
-        }
-        Ok(Statement::Copy(Box::new(Copy {
+        rest
+    } else {
+        let (rest, legacy) = many0(legacy_copy_option)(i)?;
+        options.extend(legacy);
+        rest
+    };
+    Ok((
+        i,
+        Statement::Copy(Box::new(Copy {
             source,
             direction,
             target,
             options,
-        })))
-    }
+        })),
+    ))
+}
 
-    /// Converts one `COPY (...)` option.
-    fn copy_option(&self, option: &GenericOption) -> PResult<CopyOption> {
-        Ok(match option.name.as_str() {
-            "format" => {
-                let format = self.option_string(option)?;
-                match format.as_str() {
-                    "text" => CopyOption::Format(CopyFormat::Text),
-                    "csv" => CopyOption::Format(CopyFormat::Csv),
-                    "binary" => CopyOption::Format(CopyFormat::Binary),
-                    _ => {
-                        return Err(self
+/// `copy_option ::= 'FORMAT' ('text' | 'csv' | 'binary')
+///   | ('DELIMITER' | 'NULL' | 'QUOTE' | 'ESCAPE' | 'ENCODING') string
+///   | ('HEADER' | 'FREEZE') [boolean]
+///   | 'FORCE_QUOTE' ('*' | '(' col_id {',' col_id} ')')
+///   | 'FORCE_NOT_NULL' '(' col_id {',' col_id} ')'`
+fn copy_option(
+    i: Tokens<'_>,
+    option: &GenericOption,
+) -> Result<CopyOption, nom::Err<super::PError>> {
+    Ok(match option.name.as_str() {
+        "format" => {
+            let format = option_string(i, option)?;
+            match format.as_str() {
+                "text" => CopyOption::Format(CopyFormat::Text),
+                "csv" => CopyOption::Format(CopyFormat::Csv),
+                "binary" => CopyOption::Format(CopyFormat::Binary),
+                _ => {
+                    return Err(fatal(
+                        i.ctx
                             .error_msg(
                                 option.token,
                                 format!("COPY format \"{format}\" not recognized"),
                             )
-                            .with_kind(ParseErrorKind::InvalidParameterValue))
-                    }
+                            .with_kind(ParseErrorKind::InvalidParameterValue),
+                    ))
                 }
             }
-            "delimiter" => CopyOption::Delimiter(self.option_string(option)?),
-            "null" => CopyOption::Null(self.option_string(option)?),
-            "header" => CopyOption::Header(self.option_bool(option)?),
-            "quote" => CopyOption::Quote(self.option_string(option)?),
-            "escape" => CopyOption::Escape(self.option_string(option)?),
-            "freeze" => CopyOption::Freeze(self.option_bool(option)?),
-            "encoding" => CopyOption::Encoding(self.option_string(option)?),
-            "force_quote" => match &option.value {
-                Some(OptionValue::Star) => CopyOption::ForceQuote(Vec::new()),
-                Some(OptionValue::Columns(c)) => CopyOption::ForceQuote(c.clone()),
-                _ => {
-                    return Err(self.error_msg(
-                        option.token,
-                        "argument to option \"force_quote\" must be a list of column names".into(),
-                    ))
-                }
-            },
-            "force_not_null" => match &option.value {
-                Some(OptionValue::Columns(c)) => CopyOption::ForceNotNull(c.clone()),
-                _ => {
-                    return Err(self.error_msg(
-                        option.token,
-                        "argument to option \"force_not_null\" must be a list of column names"
-                            .into(),
-                    ))
-                }
-            },
+        }
+        "delimiter" => CopyOption::Delimiter(option_string(i, option)?),
+        "null" => CopyOption::Null(option_string(i, option)?),
+        "header" => CopyOption::Header(option_bool(i, option)?),
+        "quote" => CopyOption::Quote(option_string(i, option)?),
+        "escape" => CopyOption::Escape(option_string(i, option)?),
+        "freeze" => CopyOption::Freeze(option_bool(i, option)?),
+        "encoding" => CopyOption::Encoding(option_string(i, option)?),
+        "force_quote" => match &option.value {
+            Some(OptionValue::Star) => CopyOption::ForceQuote(Vec::new()),
+            Some(OptionValue::Columns(c)) => CopyOption::ForceQuote(c.clone()),
             _ => {
-                return Err(self.error_msg(
-                    option.token,
-                    format!("option \"{}\" not recognized", option.name),
+                return Err(option_error(
+                    i,
+                    option,
+                    "argument to option \"force_quote\" must be a list of column names".into(),
                 ))
             }
-        })
-    }
+        },
+        "force_not_null" => match &option.value {
+            Some(OptionValue::Columns(c)) => CopyOption::ForceNotNull(c.clone()),
+            _ => {
+                return Err(option_error(
+                    i,
+                    option,
+                    "argument to option \"force_not_null\" must be a list of column names".into(),
+                ))
+            }
+        },
+        _ => {
+            return Err(option_error(
+                i,
+                option,
+                format!("option \"{}\" not recognized", option.name),
+            ))
+        }
+    })
+}
 
-    /// Parses the pre-9.0 option syntax: `BINARY`, `FREEZE`, `DELIMITER [AS]
-    /// 'c'`, `NULL [AS] 's'`, `CSV`, `HEADER`, `QUOTE [AS] 'c'`, `ESCAPE [AS]
-    /// 'c'`, `FORCE QUOTE cols | *`, `FORCE NOT NULL cols`, `ENCODING 's'`.
-    fn parse_legacy_copy_options(&mut self, options: &mut Vec<CopyOption>) -> PResult<()> {
-        loop {
-            let option = match self.peek_keyword() {
-                Some(Keyword::Binary) => {
-                    self.bump();
-                    CopyOption::Format(CopyFormat::Binary)
+/// `legacy_copy_option ::= 'BINARY' | 'FREEZE' | 'CSV' | 'HEADER'
+///   | ('DELIMITER' | 'NULL' | 'QUOTE' | 'ESCAPE' | 'ENCODING') ['AS'] string
+///   | 'FORCE' 'QUOTE' ('*' | col_id {',' col_id})
+///   | 'FORCE' 'NOT' 'NULL' col_id {',' col_id}`
+fn legacy_copy_option(i: Tokens<'_>) -> PResult<'_, CopyOption> {
+    /// `KEYWORD ['AS'] string`
+    fn legacy_string<'a>(k: Keyword) -> impl FnMut(Tokens<'a>) -> PResult<'a, String> {
+        preceded(kw(k), cut(preceded(opt(kw(Keyword::As)), string)))
+    }
+    alt((
+        value(CopyOption::Format(CopyFormat::Binary), kw(Keyword::Binary)),
+        value(CopyOption::Freeze(true), kw(Keyword::Freeze)),
+        value(CopyOption::Format(CopyFormat::Csv), kw(Keyword::Csv)),
+        value(CopyOption::Header(true), kw(Keyword::Header)),
+        map(legacy_string(Keyword::Delimiter), CopyOption::Delimiter),
+        map(legacy_string(Keyword::Null), CopyOption::Null),
+        map(legacy_string(Keyword::Quote), CopyOption::Quote),
+        map(legacy_string(Keyword::Escape), CopyOption::Escape),
+        map(legacy_string(Keyword::Encoding), CopyOption::Encoding),
+        preceded(
+            kw(Keyword::Force),
+            cut(alt((
+                preceded(
+                    kw(Keyword::Quote),
+                    alt((
+                        value(CopyOption::ForceQuote(Vec::new()), tok(TokenKind::Star)),
+                        map(col_list, CopyOption::ForceQuote),
+                    )),
+                ),
+                map(
+                    preceded(pair(kw(Keyword::Not), kw(Keyword::Null)), col_list),
+                    CopyOption::ForceNotNull,
+                ),
+            ))),
+        ),
+    ))(i)
+}
+
+/// `table_list ::= object_name ['(' col_id {',' col_id} ')'] {',' object_name ['(' ... ')']}`
+/// (possibly empty: only when a name follows).
+fn table_list(i: Tokens<'_>) -> PResult<'_, Vec<TableAndColumns>> {
+    if !is_col_id(i.first().kind) {
+        return Ok((i, Vec::new()));
+    }
+    separated_list1(
+        tok(TokenKind::Comma),
+        cut(map(
+            pair(object_name, opt_paren_col_list),
+            |(name, columns)| TableAndColumns { name, columns },
+        )),
+    )(i)
+}
+
+/// `vacuum ::= 'VACUUM' '(' vacuum_option [boolean] {',' ...} ')' [table_list]
+///   | 'VACUUM' ['FULL'] ['FREEZE'] ['VERBOSE'] ['ANALYZE' | 'ANALYSE'] [table_list]`
+pub(crate) fn vacuum(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Vacuum).parse(i)?;
+    let mut vacuum = Vacuum::default();
+    let i = if i.first().kind == TokenKind::LParen {
+        let (rest, options) = generic_options(false)(i)?;
+        for option in &options {
+            let on = option_bool(i, option)?;
+            match option.name.as_str() {
+                "full" => vacuum.full = on,
+                "freeze" => vacuum.freeze = on,
+                "verbose" => vacuum.verbose = on,
+                "analyze" | "analyse" => vacuum.analyze = on,
+                "disable_page_skipping" => vacuum.disable_page_skipping = on,
+                _ => {
+                    return Err(option_error(
+                        i,
+                        option,
+                        format!("unrecognized VACUUM option \"{}\"", option.name),
+                    ))
                 }
-                Some(Keyword::Freeze) => {
-                    self.bump();
-                    CopyOption::Freeze(true)
+            }
+        }
+        rest
+    } else {
+        let (rest, (full, freeze, verbose, analyze)) = tuple((
+            opt(kw(Keyword::Full)),
+            opt(kw(Keyword::Freeze)),
+            opt(kw(Keyword::Verbose)),
+            opt(kw_of(&[Keyword::Analyze, Keyword::Analyse])),
+        ))(i)?;
+        vacuum.full = full.is_some();
+        vacuum.freeze = freeze.is_some();
+        vacuum.verbose = verbose.is_some();
+        vacuum.analyze = analyze.is_some();
+        rest
+    };
+    let (i, tables) = table_list(i)?;
+    vacuum.tables = tables;
+    Ok((i, Statement::Vacuum(vacuum)))
+}
+
+/// `analyze ::= ('ANALYZE' | 'ANALYSE') ['VERBOSE' | '(' 'VERBOSE' [boolean] ')'] [table_list]`
+pub(crate) fn analyze(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw_of(&[Keyword::Analyze, Keyword::Analyse])(i)?;
+    let mut analyze = Analyze::default();
+    let i = if i.first().kind == TokenKind::LParen {
+        let (rest, options) = generic_options(false)(i)?;
+        for option in &options {
+            let on = option_bool(i, option)?;
+            match option.name.as_str() {
+                "verbose" => analyze.verbose = on,
+                _ => {
+                    return Err(option_error(
+                        i,
+                        option,
+                        format!("unrecognized ANALYZE option \"{}\"", option.name),
+                    ))
                 }
-                Some(Keyword::Csv) => {
-                    self.bump();
-                    CopyOption::Format(CopyFormat::Csv)
+            }
+        }
+        rest
+    } else {
+        let (rest, verbose) = opt(kw(Keyword::Verbose))(i)?;
+        analyze.verbose = verbose.is_some();
+        rest
+    };
+    let (i, tables) = table_list(i)?;
+    analyze.tables = tables;
+    Ok((i, Statement::Analyze(analyze)))
+}
+
+/// `explain_option ::= ('ANALYZE' | 'VERBOSE' | 'COSTS' | 'BUFFERS' | 'TIMING' | 'SUMMARY') [boolean]
+///   | 'FORMAT' ('text' | 'json' | 'yaml' | 'xml')`
+fn explain_option(
+    i: Tokens<'_>,
+    option: &GenericOption,
+    options: &mut ExplainOptions,
+) -> Result<(), nom::Err<super::PError>> {
+    match option.name.as_str() {
+        "analyze" | "analyse" => options.analyze = option_bool(i, option)?,
+        "verbose" => options.verbose = option_bool(i, option)?,
+        "costs" => options.costs = option_bool(i, option)?,
+        "buffers" => options.buffers = option_bool(i, option)?,
+        "timing" => options.timing = option_bool(i, option)?,
+        "summary" => options.summary = Some(option_bool(i, option)?),
+        "format" => {
+            let format = option_string(i, option)?;
+            options.format = match format.as_str() {
+                "text" => ExplainFormat::Text,
+                "json" => ExplainFormat::Json,
+                "yaml" => ExplainFormat::Yaml,
+                "xml" => ExplainFormat::Xml,
+                _ => {
+                    return Err(fatal(
+                        i.ctx
+                            .error_msg(
+                                option.token,
+                                format!(
+                                    "unrecognized value for EXPLAIN option \"format\": \"{format}\""
+                                ),
+                            )
+                            .with_kind(ParseErrorKind::InvalidParameterValue),
+                    ))
                 }
-                Some(Keyword::Header) => {
-                    self.bump();
-                    CopyOption::Header(true)
-                }
-                Some(Keyword::Delimiter) => CopyOption::Delimiter(self.parse_legacy_string()?),
-                Some(Keyword::Null) => CopyOption::Null(self.parse_legacy_string()?),
-                Some(Keyword::Quote) => CopyOption::Quote(self.parse_legacy_string()?),
-                Some(Keyword::Escape) => CopyOption::Escape(self.parse_legacy_string()?),
-                Some(Keyword::Encoding) => CopyOption::Encoding(self.parse_legacy_string()?),
-                Some(Keyword::Force) => {
-                    self.bump();
-                    if self.eat_kw(Keyword::Quote) {
-                        if self.eat(TokenKind::Star) {
-                            CopyOption::ForceQuote(Vec::new())
-                        } else {
-                            CopyOption::ForceQuote(self.parse_col_id_list()?)
-                        }
-                    } else {
-                        self.expect_kw(Keyword::Not)?;
-                        self.expect_kw(Keyword::Null)?;
-                        CopyOption::ForceNotNull(self.parse_col_id_list()?)
-                    }
-                }
-                _ => return Ok(()),
             };
-            options.push(option);
+        }
+        _ => {
+            return Err(option_error(
+                i,
+                option,
+                format!("unrecognized EXPLAIN option \"{}\"", option.name),
+            ))
         }
     }
+    Ok(())
+}
 
-    /// Parses `KEYWORD [AS] 'string'`.
-    fn parse_legacy_string(&mut self) -> PResult<String> {
-        self.bump();
-        self.eat_kw(Keyword::As);
-        self.parse_string()
-    }
-
-    /// Parses `name, ...` without parentheses.
-    fn parse_col_id_list(&mut self) -> PResult<Vec<String>> {
-        let mut names = vec![self.parse_col_id()?];
-        while self.eat(TokenKind::Comma) {
-            names.push(self.parse_col_id()?);
+/// `explain ::= 'EXPLAIN' ['(' explain_option {',' explain_option} ')' | 'ANALYZE' ['VERBOSE'] | 'VERBOSE']
+///   (query | insert | update | delete | create_table_as)`
+pub(crate) fn explain(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Explain).parse(i)?;
+    let mut options = ExplainOptions::default();
+    // `EXPLAIN (` opens options unless it opens a parenthesised query.
+    let i = if i.first().kind == TokenKind::LParen
+        && !matches!(
+            i.kind(1),
+            TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With) | TokenKind::LParen
+        ) {
+        let (rest, generic) = generic_options(false)(i)?;
+        for option in &generic {
+            explain_option(i, option, &mut options)?;
         }
-        Ok(names)
-    }
-
-    /// Parses `table [(columns)], ...` after VACUUM or ANALYZE (possibly none).
-    fn parse_vacuum_tables(&mut self) -> PResult<Vec<TableAndColumns>> {
-        let mut tables = Vec::new();
-        if !self.at_col_id() {
-            return Ok(tables);
-        }
-        loop {
-            let name = self.parse_object_name()?;
-            let columns = if self.at(TokenKind::LParen) {
-                self.parse_paren_col_ids()?
-            } else {
-                Vec::new()
-            };
-            tables.push(TableAndColumns { name, columns });
-            if !self.eat(TokenKind::Comma) {
-                return Ok(tables);
-            }
-        }
-    }
-
-    /// Parses `VACUUM (options) [tables]` or `VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [tables]`.
-    pub(crate) fn parse_vacuum(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Vacuum)?;
-        let mut vacuum = Vacuum::default();
-        if self.at(TokenKind::LParen) {
-            for option in self.parse_generic_options()? {
-                let on = self.option_bool(&option)?;
-                match option.name.as_str() {
-                    "full" => vacuum.full = on,
-                    "freeze" => vacuum.freeze = on,
-                    "verbose" => vacuum.verbose = on,
-                    "analyze" | "analyse" => vacuum.analyze = on,
-                    "disable_page_skipping" => vacuum.disable_page_skipping = on,
-                    _ => {
-                        return Err(self.error_msg(
-                            option.token,
-                            format!("unrecognized VACUUM option \"{}\"", option.name),
-                        ))
-                    }
-                }
-            }
-        } else {
-            vacuum.full = self.eat_kw(Keyword::Full);
-            vacuum.freeze = self.eat_kw(Keyword::Freeze);
-            vacuum.verbose = self.eat_kw(Keyword::Verbose);
-            vacuum.analyze = self.eat_kw(Keyword::Analyze) || self.eat_kw(Keyword::Analyse);
-        }
-        vacuum.tables = self.parse_vacuum_tables()?;
-        Ok(Statement::Vacuum(vacuum))
-    }
-
-    /// Parses `ANALYZE [VERBOSE] [tables]` or `ANALYZE (VERBOSE [bool]) [tables]`.
-    pub(crate) fn parse_analyze(&mut self) -> PResult<Statement> {
-        self.bump();
-        let mut analyze = Analyze::default();
-        if self.at(TokenKind::LParen) {
-            for option in self.parse_generic_options()? {
-                let on = self.option_bool(&option)?;
-                match option.name.as_str() {
-                    "verbose" => analyze.verbose = on,
-                    _ => {
-                        return Err(self.error_msg(
-                            option.token,
-                            format!("unrecognized ANALYZE option \"{}\"", option.name),
-                        ))
-                    }
-                }
-            }
-        } else {
-            analyze.verbose = self.eat_kw(Keyword::Verbose);
-        }
-        analyze.tables = self.parse_vacuum_tables()?;
-        Ok(Statement::Analyze(analyze))
-    }
-
-    /// Parses `EXPLAIN [(options) | ANALYZE [VERBOSE] | VERBOSE] statement`.
-    pub(crate) fn parse_explain(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Explain)?;
-        let mut options = ExplainOptions::default();
-        // `EXPLAIN (` opens options unless it opens a parenthesised query.
-        if self.at(TokenKind::LParen)
-            && !matches!(
-                self.nth_kind(1),
-                TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
-                    | TokenKind::LParen
-            )
-        {
-            for option in self.parse_generic_options()? {
-                match option.name.as_str() {
-                    "analyze" | "analyse" => options.analyze = self.option_bool(&option)?,
-                    "verbose" => options.verbose = self.option_bool(&option)?,
-                    "costs" => options.costs = self.option_bool(&option)?,
-                    "buffers" => options.buffers = self.option_bool(&option)?,
-                    "timing" => options.timing = self.option_bool(&option)?,
-                    "summary" => options.summary = Some(self.option_bool(&option)?),
-                    "format" => {
-                        let format = self.option_string(&option)?;
-                        options.format = match format.as_str() {
-                            "text" => ExplainFormat::Text,
-                            "json" => ExplainFormat::Json,
-                            "yaml" => ExplainFormat::Yaml,
-                            "xml" => ExplainFormat::Xml,
-                            _ => {
-                                return Err(self.error_msg(
-                                    option.token,
-                                    format!("unrecognized value for EXPLAIN option \"format\": \"{format}\""),
-                                )
-                                .with_kind(ParseErrorKind::InvalidParameterValue))
-                            }
-                        };
-                    }
-                    _ => {
-                        return Err(self.error_msg(
-                            option.token,
-                            format!("unrecognized EXPLAIN option \"{}\"", option.name),
-                        ))
-                    }
-                }
-            }
-        } else {
-            options.analyze = self.eat_kw(Keyword::Analyze) || self.eat_kw(Keyword::Analyse);
-            options.verbose = self.eat_kw(Keyword::Verbose);
-        }
-        let statement = match self.peek_keyword() {
-            Some(
+        rest
+    } else {
+        let (rest, (analyze, verbose)) = pair(
+            opt(kw_of(&[Keyword::Analyze, Keyword::Analyse])),
+            opt(kw(Keyword::Verbose)),
+        )(i)?;
+        options.analyze = analyze.is_some();
+        options.verbose = verbose.is_some();
+        rest
+    };
+    let explainable = matches!(
+        i.first().kind,
+        TokenKind::LParen
+            | TokenKind::Word(
                 Keyword::Select
-                | Keyword::Values
-                | Keyword::With
-                | Keyword::Insert
-                | Keyword::Update
-                | Keyword::Delete
-                | Keyword::Create,
-            ) => self.parse_statement()?,
-            _ if self.at(TokenKind::LParen) => self.parse_statement()?,
-            _ => return Err(self.error()),
-        };
-        if let Statement::CreateTable(_) = statement {
-            // Only CREATE TABLE AS is explainable; report at the statement end.
-            return Err(self.error_at(self.tokens[self.pos - 1]));
-        }
-        Ok(Statement::Explain(Box::new(Explain { options, statement })))
+                    | Keyword::Values
+                    | Keyword::With
+                    | Keyword::Insert
+                    | Keyword::Update
+                    | Keyword::Delete
+                    | Keyword::Create
+            )
+    );
+    if !explainable {
+        return Err(nom::Err::Failure(super::PError::At(i.first())));
     }
-
-    /// Consumes an optional `WORK` or `TRANSACTION`.
-    pub(crate) fn eat_work_or_transaction(&mut self) {
-        if !self.eat_kw(Keyword::Work) {
-            self.eat_kw(Keyword::Transaction);
-        }
+    let (i, statement) = cut(statement)(i)?;
+    if let Statement::CreateTable(_) = statement {
+        // Only CREATE TABLE AS is explainable; report at the statement end.
+        return Err(fatal(i.ctx.error_at(i.prev())));
     }
+    Ok((
+        i,
+        Statement::Explain(Box::new(Explain { options, statement })),
+    ))
+}
 
-    /// Parses `BEGIN [WORK | TRANSACTION] [modes]` or `START TRANSACTION [modes]`.
-    pub(crate) fn parse_begin(&mut self) -> PResult<Statement> {
-        if self.bump().kind == TokenKind::Word(Keyword::Start) {
-            self.expect_kw(Keyword::Transaction)?;
-        } else {
-            self.eat_work_or_transaction();
-        }
-        Ok(Statement::Begin(self.parse_transaction_modes()?))
-    }
+/// `['WORK' | 'TRANSACTION']`
+fn work_or_transaction(i: Tokens<'_>) -> PResult<'_, Option<Keyword>> {
+    opt(kw_of(&[Keyword::Work, Keyword::Transaction]))(i)
+}
 
-    /// Parses transaction modes: `ISOLATION LEVEL ...`, `READ ONLY`, `READ
-    /// WRITE`, separated by optional commas.
-    fn parse_transaction_modes(&mut self) -> PResult<TransactionModes> {
-        let mut modes = TransactionModes::default();
-        loop {
-            if self.eat_kw(Keyword::Isolation) {
-                self.expect_kw(Keyword::Level)?;
-                let level = match self.peek_keyword() {
-                    Some(Keyword::Serializable) => {
-                        self.bump();
-                        IsolationLevel::Serializable
-                    }
-                    Some(Keyword::Repeatable) => {
-                        self.bump();
-                        self.expect_kw(Keyword::Read)?;
-                        IsolationLevel::RepeatableRead
-                    }
-                    Some(Keyword::Read) => {
-                        self.bump();
-                        if self.eat_kw(Keyword::Committed) {
-                            IsolationLevel::ReadCommitted
-                        } else {
-                            self.expect_kw(Keyword::Uncommitted)?;
-                            IsolationLevel::ReadUncommitted
-                        }
-                    }
-                    _ => return Err(self.error()),
-                };
-                modes.isolation = Some(level);
-            } else if self.at_kw(Keyword::Read) {
-                self.bump();
-                if self.eat_kw(Keyword::Only) {
-                    modes.read_only = Some(true);
-                } else {
-                    self.expect_kw(Keyword::Write)?;
-                    modes.read_only = Some(false);
-                }
-            } else {
-                return Ok(modes);
+/// `begin ::= ('BEGIN' ['WORK' | 'TRANSACTION'] | 'START' 'TRANSACTION') [transaction_modes]`
+/// `commit ::= ('COMMIT' | 'END') ['WORK' | 'TRANSACTION']`
+/// `rollback ::= ('ROLLBACK' | 'ABORT') ['WORK' | 'TRANSACTION']`
+pub(crate) fn transaction(i: Tokens<'_>) -> PResult<'_, Statement> {
+    alt((
+        map(
+            preceded(
+                alt((
+                    map(pair(kw(Keyword::Begin), work_or_transaction), |_| ()),
+                    map(
+                        pair(kw(Keyword::Start), cut(kw(Keyword::Transaction))),
+                        |_| (),
+                    ),
+                )),
+                cut(transaction_modes),
+            ),
+            Statement::Begin,
+        ),
+        value(
+            Statement::Commit,
+            pair(kw_of(&[Keyword::Commit, Keyword::End]), work_or_transaction),
+        ),
+        value(
+            Statement::Rollback,
+            pair(
+                kw_of(&[Keyword::Rollback, Keyword::Abort]),
+                work_or_transaction,
+            ),
+        ),
+    ))(i)
+}
+
+/// `transaction_mode ::= 'ISOLATION' 'LEVEL' ('SERIALIZABLE' | 'REPEATABLE' 'READ'
+///   | 'READ' 'COMMITTED' | 'READ' 'UNCOMMITTED') | 'READ' 'ONLY' | 'READ' 'WRITE'`
+fn transaction_mode(i: Tokens<'_>) -> PResult<'_, (Option<IsolationLevel>, Option<bool>)> {
+    alt((
+        map(
+            preceded(
+                kw(Keyword::Isolation),
+                cut(preceded(
+                    kw(Keyword::Level),
+                    alt((
+                        value(IsolationLevel::Serializable, kw(Keyword::Serializable)),
+                        value(
+                            IsolationLevel::RepeatableRead,
+                            pair(kw(Keyword::Repeatable), cut(kw(Keyword::Read))),
+                        ),
+                        preceded(
+                            kw(Keyword::Read),
+                            cut(alt((
+                                value(IsolationLevel::ReadCommitted, kw(Keyword::Committed)),
+                                value(IsolationLevel::ReadUncommitted, kw(Keyword::Uncommitted)),
+                            ))),
+                        ),
+                    )),
+                )),
+            ),
+            |level| (Some(level), None),
+        ),
+        preceded(
+            kw(Keyword::Read),
+            cut(alt((
+                value((None, Some(true)), kw(Keyword::Only)),
+                value((None, Some(false)), kw(Keyword::Write)),
+            ))),
+        ),
+    ))(i)
+}
+
+/// `transaction_modes ::= transaction_mode {[','] transaction_mode}` (possibly none)
+fn transaction_modes(i: Tokens<'_>) -> PResult<'_, TransactionModes> {
+    fold_many0(
+        terminated(transaction_mode, opt(tok(TokenKind::Comma))),
+        TransactionModes::default,
+        |mut modes, (isolation, read_only)| {
+            if isolation.is_some() {
+                modes.isolation = isolation;
             }
-            self.eat(TokenKind::Comma);
-        }
-    }
-
-    /// Parses `SET ...` (parameters, `TIME ZONE`, `TRANSACTION`).
-    pub(crate) fn parse_set(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Set)?;
-        let local = if self.eat_kw(Keyword::Local) {
-            true
-        } else {
-            self.eat_kw(Keyword::Session);
-            false
-        };
-        if self.eat_kw(Keyword::Transaction) {
-            return Ok(Statement::SetTransaction(self.parse_transaction_modes()?));
-        }
-        if self.at_kw(Keyword::Time) && self.nth_is_kw(1, Keyword::Zone) {
-            self.bump();
-            self.bump();
-            let value = if self.eat_kw(Keyword::Local) || self.eat_kw(Keyword::Default) {
-                SetValue::Default
-            } else {
-                SetValue::Values(vec![self.parse_set_arg()?])
-            };
-            return Ok(Statement::Set(Set {
-                local,
-                name: "timezone".to_string(),
-                value,
-            }));
-        }
-        let name = self.parse_var_name()?;
-        if !self.eat_kw(Keyword::To) {
-            self.expect(TokenKind::Eq)?;
-        }
-        let value = if self.eat_kw(Keyword::Default) {
-            SetValue::Default
-        } else {
-            let mut values = vec![self.parse_set_arg()?];
-            while self.eat(TokenKind::Comma) {
-                values.push(self.parse_set_arg()?);
+            if read_only.is_some() {
+                modes.read_only = read_only;
             }
-            SetValue::Values(values)
-        };
-        Ok(Statement::Set(Set { local, name, value }))
-    }
+            modes
+        },
+    )(i)
+}
 
-    /// Parses a parameter name: `name` or `prefix.name`, lower-cased.
-    fn parse_var_name(&mut self) -> PResult<String> {
-        let mut name = self.parse_col_id()?;
-        while self.eat(TokenKind::Dot) {
-            name.push('.');
-            name.push_str(&self.parse_col_id()?);
-        }
-        Ok(name)
+/// `set ::= 'SET' ['SESSION' | 'LOCAL'] (var_name ('TO' | '=') ('DEFAULT' | set_arg {',' set_arg})
+///   | 'TIME' 'ZONE' (set_arg | 'LOCAL' | 'DEFAULT'))`
+/// `set_transaction ::= 'SET' ['SESSION' | 'LOCAL'] 'TRANSACTION' transaction_modes`
+pub(crate) fn set(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Set).parse(i)?;
+    let (i, scope) = opt(kw_of(&[Keyword::Local, Keyword::Session]))(i)?;
+    let local = scope == Some(Keyword::Local);
+    if i.is_kw(0, Keyword::Transaction) {
+        return map(
+            preceded(kw(Keyword::Transaction), cut(transaction_modes)),
+            Statement::SetTransaction,
+        )(i);
     }
+    if i.is_kw(0, Keyword::Time) && i.is_kw(1, Keyword::Zone) {
+        let (i, value) = preceded(
+            pair(kw(Keyword::Time), kw(Keyword::Zone)),
+            cut(alt((
+                value(
+                    SetValue::Default,
+                    kw_of(&[Keyword::Local, Keyword::Default]),
+                ),
+                map(set_arg, |a| SetValue::Values(vec![a])),
+            ))),
+        )(i)?;
+        let name = "timezone".to_string();
+        return Ok((i, Statement::Set(Set { local, name, value })));
+    }
+    let (i, (name, _, value)) = cut(tuple((
+        var_name,
+        alt((kw(Keyword::To), tok(TokenKind::Eq))),
+        alt((
+            value(SetValue::Default, kw(Keyword::Default)),
+            map(
+                separated_list1(tok(TokenKind::Comma), cut(option_value)),
+                SetValue::Values,
+            ),
+        )),
+    )))(i)?;
+    Ok((i, Statement::Set(Set { local, name, value })))
+}
 
-    /// Parses the parameter of SHOW or RESET: `ALL`, `TIME ZONE`,
-    /// `TRANSACTION ISOLATION LEVEL` or a name.
-    fn parse_show_name(&mut self) -> PResult<String> {
-        if self.eat_kw(Keyword::All) {
-            return Ok("all".to_string());
+/// `set_arg ::= string | ['-' | '+'] number | word`
+pub(crate) fn set_arg(i: Tokens<'_>) -> PResult<'_, SetArg> {
+    let t = i.first();
+    match t.kind {
+        TokenKind::String(..) => map(string, SetArg::String)(i),
+        TokenKind::Number => Ok((i.skip(1), SetArg::Number(i.text(t).to_string()))),
+        TokenKind::Minus | TokenKind::Plus => {
+            let rest = i.skip(1);
+            let n = rest.first();
+            if n.kind != TokenKind::Number {
+                return rest.fail();
+            }
+            let sign = if t.kind == TokenKind::Minus { "-" } else { "" };
+            Ok((rest.skip(1), SetArg::Number(format!("{sign}{}", i.text(n)))))
         }
-        if self.at_kw(Keyword::Time) && self.nth_is_kw(1, Keyword::Zone) {
-            self.bump();
-            self.bump();
-            return Ok("timezone".to_string());
+        TokenKind::Word(_) | TokenKind::QuotedIdent(_) => {
+            Ok((i.skip(1), SetArg::Word(ident_value(i, t))))
         }
-        if self.at_kw(Keyword::Transaction) && self.nth_is_kw(1, Keyword::Isolation) {
-            self.bump();
-            self.bump();
-            self.expect_kw(Keyword::Level)?;
-            return Ok("transaction_isolation".to_string());
-        }
-        self.parse_var_name()
+        _ => i.fail(),
     }
+}
 
-    /// Parses `SHOW name | ALL`.
-    pub(crate) fn parse_show(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Show)?;
-        Ok(Statement::Show(Show {
-            name: self.parse_show_name()?,
-        }))
-    }
+/// `var_name ::= col_id {'.' col_id}`, lower-cased.
+fn var_name(i: Tokens<'_>) -> PResult<'_, String> {
+    map(separated_list1(tok(TokenKind::Dot), cut(col_id)), |parts| {
+        parts.join(".")
+    })(i)
+}
 
-    /// Parses `RESET name | ALL`.
-    pub(crate) fn parse_reset(&mut self) -> PResult<Statement> {
-        self.expect_kw(Keyword::Reset)?;
-        Ok(Statement::Reset(Reset {
-            name: self.parse_show_name()?,
-        }))
+/// The parameter of SHOW or RESET:
+/// `show_name ::= var_name | 'ALL' | 'TIME' 'ZONE' | 'TRANSACTION' 'ISOLATION' 'LEVEL'`
+fn show_name(i: Tokens<'_>) -> PResult<'_, String> {
+    if i.is_kw(0, Keyword::Time) && i.is_kw(1, Keyword::Zone) {
+        return Ok((i.skip(2), "timezone".to_string()));
     }
+    if i.is_kw(0, Keyword::Transaction) && i.is_kw(1, Keyword::Isolation) {
+        return value(
+            "transaction_isolation".to_string(),
+            preceded(
+                pair(kw(Keyword::Transaction), kw(Keyword::Isolation)),
+                cut(kw(Keyword::Level)),
+            ),
+        )(i);
+    }
+    alt((value("all".to_string(), kw(Keyword::All)), var_name))(i)
+}
+
+/// `show ::= 'SHOW' (var_name | 'ALL' | 'TIME' 'ZONE' | 'TRANSACTION' 'ISOLATION' 'LEVEL')`
+pub(crate) fn show(i: Tokens<'_>) -> PResult<'_, Statement> {
+    map(preceded(kw(Keyword::Show), cut(show_name)), |name| {
+        Statement::Show(Show { name })
+    })(i)
+}
+
+/// `reset ::= 'RESET' (var_name | 'ALL' | 'TIME' 'ZONE')`
+pub(crate) fn reset(i: Tokens<'_>) -> PResult<'_, Statement> {
+    map(preceded(kw(Keyword::Reset), cut(show_name)), |name| {
+        Statement::Reset(Reset { name })
+    })(i)
 }
