@@ -1,0 +1,73 @@
+//! Choosing where a full page splits (PostgreSQL's `_bt_findsplitloc`,
+//! simplified): both halves must fit, each with its high key; a page that
+//! is the rightmost of its level receiving an item at its end (ascending
+//! inserts) keeps the left half full to the fill factor, any other split
+//! aims at equal halves. On a leaf, among the split points whose balance is
+//! within a window of the best, the one giving the shortest pivot after
+//! suffix truncation wins: with many duplicates that puts the split between
+//! two distinct values, so the pivot carries no heap TID and upper levels
+//! stay small.
+
+use super::btpage::{item_space, PAGE_CAPACITY};
+use super::keys::{truncate_pivot, IndexDesc};
+use crate::err;
+use crate::error::Result;
+
+/// Leaf fill factor for rightmost splits and sorted builds (percent).
+pub const LEAF_FILLFACTOR: usize = 90;
+/// Internal-page fill factor (percent).
+pub const NONLEAF_FILLFACTOR: usize = 70;
+
+/// How many items of `items` (the page's data items with the new one, in
+/// order) stay on the left. `hikey` is the page's current high key, which
+/// moves to the right half.
+pub fn choose_split(
+    desc: &IndexDesc,
+    items: &[Vec<u8>],
+    leaf: bool,
+    append: bool,
+    hikey: Option<&[u8]>,
+) -> Result<usize> {
+    let n = items.len();
+    let total: usize = items.iter().map(|i| item_space(i.len())).sum();
+    let rhk = hikey.map_or(0, |h| item_space(h.len()));
+    let target = if append {
+        let ff = if leaf {
+            LEAF_FILLFACTOR
+        } else {
+            NONLEAF_FILLFACTOR
+        };
+        PAGE_CAPACITY * ff / 100
+    } else {
+        total / 2
+    };
+    // (split point, distance from target), for every point where both fit.
+    let mut cands = Vec::with_capacity(n);
+    let mut left = 0;
+    for s in 1..n {
+        left += item_space(items[s - 1].len());
+        // The left high key is at most as long as the first right item's
+        // key plus a downlink.
+        let lhk = item_space(items[s].len() + 4);
+        if left + lhk <= PAGE_CAPACITY && total - left + rhk <= PAGE_CAPACITY {
+            cands.push((s, left.abs_diff(target)));
+        }
+    }
+    let best = cands
+        .iter()
+        .min_by_key(|c| c.1)
+        .ok_or_else(|| err!(InternalError, "no split point fits for a page of {n} items"))?
+        .1;
+    if !leaf || append {
+        return Ok(cands.iter().find(|c| c.1 == best).map_or(n / 2, |c| c.0));
+    }
+    let window = best + PAGE_CAPACITY / 16;
+    let mut choice = (usize::MAX, usize::MAX, n / 2);
+    for &(s, d) in cands.iter().filter(|c| c.1 <= window) {
+        let len = truncate_pivot(desc, &items[s - 1], &items[s])?.len();
+        if (len, d) < (choice.0, choice.1) {
+            choice = (len, d, s);
+        }
+    }
+    Ok(choice.2)
+}
