@@ -771,3 +771,27 @@ fn incomplete_splits(t: &BTree) -> usize {
         })
         .count()
 }
+
+#[test]
+fn bulk_build_rejects_unsorted_or_duplicate_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = pool(&dir, 256);
+    let d = int8_desc();
+    let k = |v: i64, t: Tid| leaf_key(&d, &[Value::Int8(v)], t).unwrap();
+    let e = BTree::build_sorted(
+        p.clone(),
+        RelFileNode(30090),
+        d.clone(),
+        None,
+        vec![k(2, (0, 1)), k(1, (0, 2))],
+    );
+    assert!(e.is_err());
+    let e = BTree::build_sorted(
+        p,
+        RelFileNode(30091),
+        d.clone(),
+        None,
+        vec![k(1, (0, 1)), k(1, (0, 1))],
+    );
+    assert!(e.is_err());
+}

@@ -71,3 +71,92 @@ pub fn choose_split(
     }
     Ok(choice.2)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::nbtree::keys::{decode_key, leaf_key, KeyColumn};
+    use crate::types::{DataType, Value};
+
+    fn desc() -> IndexDesc {
+        IndexDesc::new(vec![KeyColumn::asc(DataType::Int8)])
+    }
+
+    /// A page's worth of leaf keys: values `0..`, `dups` TIDs each.
+    fn page_of(dups: usize) -> Vec<Vec<u8>> {
+        let d = desc();
+        let mut v = Vec::new();
+        let mut used = 0;
+        let mut i = 0usize;
+        while used <= PAGE_CAPACITY {
+            let k = leaf_key(&d, &[Value::Int8((i / dups) as i64)], (i as u32, 1)).unwrap();
+            used += item_space(k.len());
+            v.push(k);
+            i += 1;
+        }
+        v
+    }
+
+    #[test]
+    fn duplicates_split_between_distinct_values_without_a_tid() {
+        let d = desc();
+        let items = page_of(50);
+        let s = choose_split(&d, &items, true, false, None).unwrap();
+        let pivot = truncate_pivot(&d, &items[s - 1], &items[s]).unwrap();
+        assert_eq!(decode_key(&d, &pivot).unwrap().1, None, "pivot kept a TID");
+        // Still roughly balanced: within the window of the middle.
+        let n = items.len();
+        assert!(s > n / 4 && s < 3 * n / 4, "split at {s} of {n}");
+    }
+
+    #[test]
+    fn all_equal_keys_split_in_the_middle_and_keep_the_tid() {
+        let d = desc();
+        let items = page_of(100_000);
+        let s = choose_split(&d, &items, true, false, None).unwrap();
+        let n = items.len();
+        assert!(s.abs_diff(n / 2) <= 1, "split at {s} of {n}");
+        let pivot = truncate_pivot(&d, &items[s - 1], &items[s]).unwrap();
+        assert!(decode_key(&d, &pivot).unwrap().1.is_some());
+    }
+
+    #[test]
+    fn appending_to_the_rightmost_page_fills_the_left_half() {
+        let d = desc();
+        let items = page_of(1);
+        let s = choose_split(&d, &items, true, true, None).unwrap();
+        let left: usize = items[..s].iter().map(|i| item_space(i.len())).sum();
+        let target = PAGE_CAPACITY * LEAF_FILLFACTOR / 100;
+        assert!(
+            left.abs_diff(target) <= 24,
+            "left half {left} bytes, target {target}"
+        );
+        // Internal pages fill to their own factor.
+        let s = choose_split(&d, &items, false, true, None).unwrap();
+        let left: usize = items[..s].iter().map(|i| item_space(i.len())).sum();
+        assert!(left.abs_diff(PAGE_CAPACITY * NONLEAF_FILLFACTOR / 100) <= 24);
+    }
+
+    #[test]
+    fn both_halves_fit_with_large_items_and_a_high_key() {
+        let d = IndexDesc::new(vec![KeyColumn::asc(DataType::Text)]);
+        let big = |i: usize| {
+            let s = format!("{i:04}{}", "x".repeat(2600));
+            leaf_key(&d, &[Value::text(&s)], (i as u32, 1)).unwrap()
+        };
+        let items: Vec<Vec<u8>> = (0..3).map(big).collect();
+        let hk = vec![0u8; 2000];
+        let s = choose_split(&d, &items, true, false, Some(&hk)).unwrap();
+        let left: usize = items[..s]
+            .iter()
+            .map(|i| item_space(i.len()))
+            .sum::<usize>()
+            + item_space(items[s].len() + 4);
+        let right: usize = items[s..]
+            .iter()
+            .map(|i| item_space(i.len()))
+            .sum::<usize>()
+            + item_space(hk.len());
+        assert!(left <= PAGE_CAPACITY && right <= PAGE_CAPACITY);
+    }
+}
