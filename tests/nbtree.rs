@@ -4,7 +4,8 @@
 //! splits at every level), bulk build against incremental inserts, redo of
 //! the logged records giving the same pages, multi-column keys with DESC
 //! and NULLs, bulk delete, inspection rows, a random-operations property
-//! test against a `BTreeSet`, and inserts racing scans on four threads.
+//! test against a `BTreeSet`, replay of log prefixes (crash points), and
+//! inserts racing scans and point lookups on four threads.
 
 use heapdb::access::nbtree::btpage::{self, P_HIKEY};
 use heapdb::access::nbtree::check::bt_index_check;
@@ -495,7 +496,7 @@ fn concurrent_inserts_and_scans_see_what_they_should() {
     for i in 0..pre {
         t.insert(&[Value::Int8(2 * i as i64)], tid_of(i)).unwrap();
     }
-    let per = 60_000usize;
+    let per = 150_000usize;
     let progress: Arc<[AtomicU32; 2]> = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // Inserter w inserts odd keys 4j+2w+1 in a scrambled order.
@@ -547,6 +548,24 @@ fn concurrent_inserts_and_scans_see_what_they_should() {
                 );
                 let evens = keys.iter().filter(|k| *k % 2 == 0).count();
                 assert_eq!(evens, pre, "a preloaded key was missed");
+                // Point lookups and short ranges of preloaded keys while
+                // leaves split under them: a descent that lands left of a
+                // concurrent split must move right.
+                let mut r = Rng(77 + s as u64 + rounds as u64);
+                for _ in 0..5_000 {
+                    let k = 2 * r.below(pre as u64) as i64;
+                    let sk = search_key(t.desc(), &[Value::Int8(k)]);
+                    assert_eq!(
+                        t.lookup(&sk).unwrap().len(),
+                        1,
+                        "preloaded key {k} not found"
+                    );
+                    let hi = search_key(t.desc(), &[Value::Int8(k + 1)]);
+                    let n = t
+                        .scan(Bound::Included(sk), Bound::Excluded(hi), Direction::Forward)
+                        .count();
+                    assert_eq!(n, 1, "range from preloaded key {k}");
+                }
                 // Keys an inserter finished before this lookup are found.
                 for w in 0..2 {
                     let done = progress[w].load(Ordering::Acquire) as usize;
