@@ -4,4 +4,5 @@
 
 pub mod heap;
 pub mod inspect;
+pub mod nbtree;
 pub mod vm;
