@@ -201,9 +201,10 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
             put_numeric(out, &Numeric::from_i64(v.as_i64().unwrap_or(0)))
         }
         (DataType::Char(_), Value::Text(s)) => put_text(out, bpchar_trim(s)),
-        (DataType::Text | DataType::Varchar(_) | DataType::Unknown, Value::Text(s)) => {
-            put_text(out, s)
-        }
+        (
+            DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Unknown,
+            Value::Text(s),
+        ) => put_text(out, s),
         (DataType::Date, Value::Date(d)) => put_int(out, *d as i64, 4),
         (DataType::Timestamp, Value::Timestamp(t)) => put_int(out, *t, 8),
         (DataType::Interval, Value::Interval(iv)) => {
@@ -391,9 +392,11 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
             Value::Float8(f64::from_bits(b))
         }
         DataType::Numeric(_) => Value::numeric(read_numeric(r)?),
-        DataType::Text | DataType::Varchar(_) | DataType::Char(_) | DataType::Unknown => {
-            Value::text(&read_text(r)?)
-        }
+        DataType::Text
+        | DataType::Name
+        | DataType::Varchar(_)
+        | DataType::Char(_)
+        | DataType::Unknown => Value::text(&read_text(r)?),
         DataType::Interval => {
             let k = (u128::from_be_bytes(r.bytes()?) ^ (1u128 << 127)) as i128;
             Value::Interval(Interval {

@@ -62,7 +62,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             "1e10",
             "-1e-10",
         ])),
-        DataType::Text | DataType::Varchar(_) | DataType::Char(_) => {
+        DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Char(_) => {
             let parts = [
                 "", "a", "ab", "a\0", "a\0b", "b", "\u{e9}", "a ", "ab  ", "Z", "\x01",
             ];
@@ -89,6 +89,7 @@ const TYPES: [DataType; 12] = [
     DataType::Float8,
     DataType::Numeric(None),
     DataType::Text,
+    DataType::Name,
     DataType::Char(4),
     DataType::Date,
     DataType::Timestamp,
