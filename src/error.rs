@@ -117,6 +117,8 @@ pub enum SqlState {
     InvalidColumnReference,
     /// 42P18 indeterminate_datatype
     IndeterminateDatatype,
+    /// 53100 disk_full
+    DiskFull,
     /// 53200 out_of_memory
     OutOfMemory,
     /// 54000 program_limit_exceeded
@@ -188,6 +190,7 @@ impl SqlState {
             DuplicateTable => "42P07",
             InvalidColumnReference => "42P10",
             IndeterminateDatatype => "42P18",
+            DiskFull => "53100",
             OutOfMemory => "53200",
             ProgramLimitExceeded => "54000",
             StatementTooComplex => "54001",
@@ -284,6 +287,7 @@ impl From<std::io::Error> for Error {
         let code = match e.kind() {
             std::io::ErrorKind::NotFound => SqlState::UndefinedFile,
             std::io::ErrorKind::PermissionDenied => SqlState::InsufficientPrivilege,
+            std::io::ErrorKind::StorageFull => SqlState::DiskFull,
             _ => SqlState::IoError,
         };
         Error::new(code, e.to_string())
@@ -350,6 +354,7 @@ mod tests {
             DuplicateTable,
             InvalidColumnReference,
             IndeterminateDatatype,
+            DiskFull,
             OutOfMemory,
             ProgramLimitExceeded,
             StatementTooComplex,
