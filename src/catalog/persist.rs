@@ -178,7 +178,11 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     let io = |what: &str, p: &Path, e: std::io::Error| {
         crate::error::Error::new(
             crate::storage::reserve::code_of(&e),
-            format!("could not {what} file \"{}\": {e}", p.display()),
+            format!(
+                "could not {what} file \"{}\": {}",
+                p.display(),
+                crate::storage::reserve::os_text(&e)
+            ),
         )
     };
     {

@@ -203,7 +203,11 @@ impl ControlFile {
         let io = |what: &str, p: &Path, e: std::io::Error| {
             crate::error::Error::new(
                 crate::storage::reserve::code_of(&e),
-                format!("could not {what} file \"{}\": {e}", p.display()),
+                format!(
+                    "could not {what} file \"{}\": {}",
+                    p.display(),
+                    crate::storage::reserve::os_text(&e)
+                ),
             )
         };
         {

@@ -15,6 +15,16 @@ use std::os::unix::fs::FileExt;
 
 use crate::error::SqlState;
 
+/// An OS error's text without Rust's ` (os error N)` suffix, as
+/// PostgreSQL's `%m` prints it (`No space left on device`).
+pub fn os_text(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
 /// The SQLSTATE of an I/O error (53100 for a full disk).
 pub fn code_of(e: &std::io::Error) -> SqlState {
     crate::error::Error::from(std::io::Error::new(e.kind(), "")).code

@@ -152,7 +152,7 @@ impl RelFork {
 /// Wraps an I/O error with PostgreSQL's wording: `could not ...: <os message>`.
 fn io_error(e: std::io::Error, what: &str) -> Error {
     let code = Error::from(std::io::Error::new(e.kind(), "")).code;
-    Error::new(code, format!("{what}: {e}"))
+    Error::new(code, format!("{what}: {}", super::reserve::os_text(&e)))
 }
 
 /// The storage manager: the open relation files of one data directory.

@@ -135,6 +135,9 @@ struct Inner {
     counts_changed: bool,
     /// Sequence number of the last summary written (or read).
     summary_seq: u64,
+    /// A summary file exists (written before the first segment file is
+    /// created, so segment files never exist without one).
+    summary_exists: bool,
 }
 
 /// Asynchronous commits whose commit record may not be flushed yet.
@@ -195,6 +198,11 @@ impl Inner {
     /// whole) when missing, else `None` when missing.
     fn file_opt(&mut self, dir: &Path, seg: u32, create: bool) -> Result<Option<&File>> {
         use hashbrown::hash_map::Entry;
+        if create && !self.summary_exists && !self.files.contains_key(&seg) {
+            write_summary(dir, self.summary_seq + 1, &self.counts)?;
+            self.summary_seq += 1;
+            self.summary_exists = true;
+        }
         match self.files.entry(seg) {
             Entry::Occupied(e) => Ok(Some(e.into_mut())),
             Entry::Vacant(e) => {
@@ -349,9 +357,11 @@ impl Clog {
             counts: std::collections::BTreeMap::new(),
             counts_changed: false,
             summary_seq: 0,
+            summary_exists: false,
         };
         if let Some((seq, counts)) = read_summary(&dir)? {
             inner.summary_seq = seq;
+            inner.summary_exists = true;
             verify(&dir, &mut inner, &counts)?;
             inner.counts = counts;
         } else if !list_segments(&dir)?.is_empty() {
@@ -537,6 +547,7 @@ impl Clog {
             let seq = inner.summary_seq + 1;
             write_summary(&self.dir, seq, &inner.counts)?;
             inner.summary_seq = seq;
+            inner.summary_exists = true;
             inner.counts_changed = false;
         }
         Ok(())
@@ -593,7 +604,11 @@ fn write_summary(
     let io = |what: &str, e: std::io::Error| {
         crate::error::Error::new(
             crate::storage::reserve::code_of(&e),
-            format!("could not {what} file \"{}\": {e}", path.display()),
+            format!(
+                "could not {what} file \"{}\": {}",
+                path.display(),
+                crate::storage::reserve::os_text(&e)
+            ),
         )
     };
     let created = !path.exists();
@@ -818,6 +833,47 @@ mod tests {
         drop(clog);
         let clog = Clog::open(dir.path()).unwrap();
         assert_eq!(clog.status(6).unwrap(), XidStatus::Committed);
+    }
+
+    /// A zeroed or missing segment is refused; a page with more final
+    /// statuses than recorded (written after the flush) and one damaged
+    /// summary file are not.
+    #[test]
+    fn lost_statuses_are_refused_and_later_ones_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let seg0 = dir.path().join("xact/0000");
+        {
+            let clog = Clog::open(dir.path()).unwrap();
+            for x in 3..100 {
+                clog.set_status(x, XidStatus::Committed).unwrap();
+            }
+            clog.flush().unwrap();
+            // Written (by eviction or an orderly drop) after the flush.
+            clog.set_status(100, XidStatus::Aborted).unwrap();
+        }
+        let good = fs::read(&seg0).unwrap();
+        drop(Clog::open(dir.path()).unwrap());
+        // One summary file damaged: the other one counts.
+        let s1 = dir.path().join("xact/summary.1");
+        let keep = fs::read(&s1).unwrap();
+        fs::write(&s1, b"garbage").unwrap();
+        assert!(Clog::open(dir.path()).unwrap().did_commit(50).unwrap());
+        fs::write(&s1, &keep).unwrap();
+        // Part of the statuses lost: refused, naming the file.
+        let mut b = good.clone();
+        b[10] = 0;
+        fs::write(&seg0, &b).unwrap();
+        let e = Clog::open(dir.path()).unwrap_err();
+        assert_eq!(e.code, crate::SqlState::DataCorrupted);
+        assert_eq!(e.message, "commit log file \"xact/0000\" is damaged");
+        fs::write(&seg0, vec![0u8; good.len()]).unwrap();
+        assert!(Clog::open(dir.path()).is_err());
+        fs::remove_file(&seg0).unwrap();
+        let e = Clog::open(dir.path()).unwrap_err();
+        assert!(e.message.contains("xact/0000"), "{}", e.message);
+        assert!(!seg0.exists(), "a refused open created the file");
+        fs::write(&seg0, &good).unwrap();
+        assert!(Clog::open(dir.path()).unwrap().did_commit(99).unwrap());
     }
 
     #[test]

@@ -46,7 +46,11 @@ pub fn seg_name(seg: u64) -> String {
 fn io_err(what: &str, p: &Path, e: std::io::Error) -> crate::error::Error {
     crate::error::Error::new(
         crate::storage::reserve::code_of(&e),
-        format!("could not {what} file \"{}\": {e}", p.display()),
+        format!(
+            "could not {what} file \"{}\": {}",
+            p.display(),
+            crate::storage::reserve::os_text(&e)
+        ),
     )
 }
 
