@@ -8,10 +8,14 @@
 //!
 //! Opening locks the file `lock` in the data directory
 //! ([`crate::storage::dirlock`]), so a second process (or a second open in
-//! this one) gets a clear error instead of corrupting the files. Opening
-//! replays the write-ahead log when the control file says the last run did
-//! not shut down cleanly (see [`crate::wal::recovery`]), before the catalog
-//! is read. Dropping the last handle shuts down cleanly
+//! this one) gets a clear error instead of corrupting the files. A
+//! directory is initialised only when it is absent or empty (as initdb
+//! decides); otherwise its control file, catalog, commit log and log are
+//! checked before anything is written, and a missing or damaged one stops
+//! the open with an error naming it (`src/storage/README.md`, "What an
+//! open promises"). Opening replays the write-ahead log when the control
+//! file says the last run did not shut down cleanly (see
+//! [`crate::wal::recovery`]), before the catalog is read. Dropping the last handle shuts down cleanly
 //! with a shutdown checkpoint: every dirty buffer is written and synced, the
 //! commit log flushed, the next xid and the clean-shutdown flag recorded.
 //!

@@ -138,8 +138,38 @@ impl SegmentFiles {
                 self.open.remove(&old);
             }
             self.open.insert(seg, f);
+            self.reserve_spare(seg);
         }
         Ok(self.open.get(&seg).expect("inserted above"))
+    }
+
+    /// Keeps one allocated spare file ready for the segment after `seg`, so
+    /// that the log can always move on to its next segment without asking
+    /// for space: a database whose disk filled up still opens, checkpoints
+    /// and shuts down. Best effort: on a full disk there is no new spare,
+    /// and the next segment asks for its space itself.
+    fn reserve_spare(&mut self, seg: u64) {
+        if !self.spares.is_empty() {
+            return;
+        }
+        let spare = self.dir.join(format!("spare.{:016X}", seg + 1));
+        let made = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&spare)
+            .and_then(|f| {
+                super::super::storage::reserve::allocate(&f, 0, SEG_SIZE)?;
+                if self.fsync {
+                    f.sync_all()?;
+                }
+                Ok(())
+            });
+        if made.is_ok() {
+            self.spares.push(spare);
+        } else {
+            let _ = fs::remove_file(&spare);
+        }
     }
 
     /// Writes `data` at stream position `start`.
@@ -202,14 +232,21 @@ impl SegmentFiles {
     }
 
     /// Forgets everything after `end` (recovery found the log ends there):
-    /// zeroes the rest of its segment and removes later segment files and
-    /// leftover spares.
+    /// zeroes the rest of its segment and removes later segment files. The
+    /// spare files left by the last run are kept as spares (their stale
+    /// records name positions before `end`, which the reader never takes
+    /// for a continuation).
     pub fn cut_at(&mut self, end: Lsn) -> Result<()> {
         let last = end / SEG_SIZE;
         let rd = fs::read_dir(&self.dir).map_err(|e| io_err("read directory", &self.dir, e))?;
         for e in rd.flatten() {
             if e.file_name().to_string_lossy().starts_with("spare.") {
-                let _ = fs::remove_file(e.path());
+                let full = e.metadata().map(|m| m.len() == SEG_SIZE).unwrap_or(false);
+                if full && self.spares.len() < MAX_SPARES {
+                    self.spares.push(e.path());
+                } else {
+                    let _ = fs::remove_file(e.path());
+                }
             }
         }
         for seg in list_segments(&self.dir)? {
