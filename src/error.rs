@@ -285,9 +285,9 @@ impl std::error::Error for Error {}
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Error {
         let code = match e.kind() {
+            _ if e.raw_os_error() == Some(libc::ENOSPC) => SqlState::DiskFull,
             std::io::ErrorKind::NotFound => SqlState::UndefinedFile,
             std::io::ErrorKind::PermissionDenied => SqlState::InsufficientPrivilege,
-            std::io::ErrorKind::StorageFull => SqlState::DiskFull,
             _ => SqlState::IoError,
         };
         Error::new(code, e.to_string())

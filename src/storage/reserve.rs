@@ -27,6 +27,9 @@ pub fn os_text(e: &std::io::Error) -> String {
 
 /// The SQLSTATE of an I/O error (53100 for a full disk).
 pub fn code_of(e: &std::io::Error) -> SqlState {
+    if e.raw_os_error() == Some(libc::ENOSPC) {
+        return SqlState::DiskFull;
+    }
     crate::error::Error::from(std::io::Error::new(e.kind(), "")).code
 }
 

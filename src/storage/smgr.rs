@@ -151,7 +151,7 @@ impl RelFork {
 
 /// Wraps an I/O error with PostgreSQL's wording: `could not ...: <os message>`.
 fn io_error(e: std::io::Error, what: &str) -> Error {
-    let code = Error::from(std::io::Error::new(e.kind(), "")).code;
+    let code = super::reserve::code_of(&e);
     Error::new(code, format!("{what}: {}", super::reserve::os_text(&e)))
 }
 

@@ -664,7 +664,7 @@ fn read_summary(dir: &Path) -> Result<Option<(u64, std::collections::BTreeMap<u3
             Ok(b) => {
                 found = true;
                 if let Some((seq, c)) = decode_summary(&b) {
-                    if best.as_ref().is_none_or(|(s, _)| seq > *s) {
+                    if best.as_ref().map_or(true, |(s, _)| seq > *s) {
                         best = Some((seq, c));
                     }
                 }
