@@ -8,10 +8,14 @@
 //!
 //! Opening locks the file `lock` in the data directory
 //! ([`crate::storage::dirlock`]), so a second process (or a second open in
-//! this one) gets a clear error instead of corrupting the files. Opening
-//! replays the write-ahead log when the control file says the last run did
-//! not shut down cleanly (see [`crate::wal::recovery`]), before the catalog
-//! is read. Dropping the last handle shuts down cleanly
+//! this one) gets a clear error instead of corrupting the files. A
+//! directory is initialised only when it is absent or empty (as initdb
+//! decides); otherwise its control file, catalog, commit log and log are
+//! checked before anything is written, and a missing or damaged one stops
+//! the open with an error naming it (`src/storage/README.md`, "What an
+//! open promises"). Opening replays the write-ahead log when the control
+//! file says the last run did not shut down cleanly (see
+//! [`crate::wal::recovery`]), before the catalog is read. Dropping the last handle shuts down cleanly
 //! with a shutdown checkpoint: every dirty buffer is written and synced, the
 //! commit log flushed, the next xid and the clean-shutdown flag recorded.
 //!
@@ -59,6 +63,8 @@ pub struct DbInner {
     threads: Mutex<Vec<JoinHandle<()>>>,
     /// Set by [`Database::crash`]: drop without the shutdown checkpoint.
     crashed: std::sync::atomic::AtomicBool,
+    /// Set once the shutdown checkpoint ran ([`Database::close`]).
+    closed: std::sync::atomic::AtomicBool,
     /// Table and transaction locks.
     pub locks: LockManager,
     /// Open heaps by relfilenode (each keeps its free-space hints).
@@ -91,6 +97,9 @@ impl Database {
     /// sessions, and `shared_buffers` sizes the pool.
     pub fn open_with(dir: impl AsRef<Path>, settings: Settings) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
+        // New only when absent or empty, as initdb decides: a directory
+        // with files but no control file is damaged, never initialised again.
+        let new = is_new_directory(&dir)?;
         fs::create_dir_all(&dir).map_err(|e| {
             err!(
                 IoError,
@@ -109,10 +118,18 @@ impl Database {
             )
         })?;
         let lock = DirLock::acquire(&dir)?;
-        // Temporary files of a process that died mid-statement.
-        crate::exec::spill::clear_temp_dir(&dir)?;
-        let (control, _created) = ControlFile::open_or_create(&dir)?;
+        let control = if new {
+            ControlFile::open_or_create(&dir)?.0
+        } else {
+            ControlFile::open(&dir)?
+        };
         let ctl = control.data();
+        if !new {
+            Catalog::check_file(&dir)?;
+        }
+        // Temporary files of a process that died mid-statement (after the
+        // checks: a refused directory is left exactly as it was).
+        crate::exec::spill::clear_temp_dir(&dir)?;
         let control = Arc::new(Mutex::new(control));
         let pool = BufferPool::open_with(
             &dir,
@@ -127,6 +144,22 @@ impl Database {
         // Recovery comes before the catalog, which reads the commit log.
         let wal_dir = dir.join("wal");
         let recovering = !ctl.clean_shutdown;
+        // Read the whole log first, changing nothing: a log damaged in the
+        // middle, or one that does not reach the last checkpoint, stops the
+        // open before redo touches a page.
+        let found = recovery::find_end(&wal_dir, ctl.redo_lsn)?;
+        if found.end < ctl.checkpoint_lsn {
+            return Err(err!(
+                DataCorrupted,
+                "could not locate a valid checkpoint record"
+            )
+            .with_detail(format!(
+                "The control file names a checkpoint ending at {}, but the write-ahead log in \"{}\" ends at {}.",
+                crate::wal::lsn_text(ctl.checkpoint_lsn),
+                wal_dir.display(),
+                crate::wal::lsn_text(found.end)
+            )));
+        }
         let found = if recovering {
             let r = recovery::redo(&wal_dir, ctl.redo_lsn, &pool, txns.clog())?;
             if r.records > 0 {
@@ -139,7 +172,7 @@ impl Database {
             }
             r
         } else {
-            recovery::find_end(&wal_dir, ctl.redo_lsn)?
+            found
         };
         let wal = Wal::open(&wal_dir, found.end, found.prev, ctl.redo_lsn, true)?;
         wal.set_compression(settings.wal_compression);
@@ -162,7 +195,7 @@ impl Database {
                 .expect("control mutex poisoned")
                 .update(|d| d.clean_shutdown = false)?;
         }
-        let catalog = Catalog::open(&dir, &txns)?;
+        let catalog = Catalog::open(&dir, &txns, new)?;
         let threads = vec![
             wal.start_background_flusher(),
             checkpointer.start_background(),
@@ -179,6 +212,7 @@ impl Database {
                 checkpointer,
                 threads: Mutex::new(threads),
                 crashed: std::sync::atomic::AtomicBool::new(false),
+                closed: std::sync::atomic::AtomicBool::new(false),
                 locks: LockManager::new(),
                 relcache: Mutex::new(HashMap::new()),
                 _lock: lock,
@@ -193,6 +227,16 @@ impl Database {
     pub fn crash(self) {
         self.crashed
             .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Shuts down cleanly and reports the shutdown's error (dropping the
+    /// last handle does the same but can only print it). When other
+    /// handles remain, nothing happens yet: the last one shuts down.
+    pub fn close(self) -> Result<()> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner.shutdown(),
+            Err(_) => Ok(()),
+        }
     }
 
     /// A new session with the database's default settings.
@@ -272,6 +316,35 @@ impl Database {
     }
 }
 
+/// Whether `dir` is a new data directory: absent, empty, or holding only
+/// the lock file (an open that stopped right after locking).
+fn is_new_directory(dir: &Path) -> Result<bool> {
+    let rd = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => {
+            return Err(err!(
+                IoError,
+                "could not open directory \"{}\": {e}",
+                dir.display()
+            ))
+        }
+    };
+    for e in rd {
+        let e = e.map_err(|e| {
+            err!(
+                IoError,
+                "could not read directory \"{}\": {e}",
+                dir.display()
+            )
+        })?;
+        if e.file_name() != "lock" {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// The pool's ring sizes from settings.
 pub fn ring_sizes(s: &Settings) -> RingSizes {
     RingSizes {
@@ -281,8 +354,13 @@ pub fn ring_sizes(s: &Settings) -> RingSizes {
     }
 }
 
-impl Drop for DbInner {
-    fn drop(&mut self) {
+impl DbInner {
+    /// Stops the background threads and runs the shutdown checkpoint (not
+    /// after a simulated crash, nor twice).
+    fn shutdown(&self) -> Result<()> {
+        if self.closed.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return Ok(());
+        }
         self.wal.stop_background();
         for t in self
             .threads
@@ -298,10 +376,16 @@ impl Drop for DbInner {
             // buffer and the commit log's unwritten pages are simply gone.
             self.pool.clear_wal_flush_hook();
             self.txns.clog().discard_unwritten();
-            return;
+            return Ok(());
         }
-        // A clean shutdown; errors here can only be reported, not returned.
-        if let Err(e) = self.checkpointer.checkpoint(true) {
+        self.checkpointer.checkpoint(true).map(|_| ())
+    }
+}
+
+impl Drop for DbInner {
+    fn drop(&mut self) {
+        // Errors here can only be reported ([`Database::close`] returns them).
+        if let Err(e) = self.shutdown() {
             eprintln!("heapdb: error during shutdown: {e}");
         }
     }

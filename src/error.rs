@@ -119,6 +119,8 @@ pub enum SqlState {
     InvalidColumnReference,
     /// 42P18 indeterminate_datatype
     IndeterminateDatatype,
+    /// 53100 disk_full
+    DiskFull,
     /// 53200 out_of_memory
     OutOfMemory,
     /// 54000 program_limit_exceeded
@@ -191,6 +193,7 @@ impl SqlState {
             DuplicateTable => "42P07",
             InvalidColumnReference => "42P10",
             IndeterminateDatatype => "42P18",
+            DiskFull => "53100",
             OutOfMemory => "53200",
             ProgramLimitExceeded => "54000",
             StatementTooComplex => "54001",
@@ -285,6 +288,7 @@ impl std::error::Error for Error {}
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Error {
         let code = match e.kind() {
+            _ if e.raw_os_error() == Some(libc::ENOSPC) => SqlState::DiskFull,
             std::io::ErrorKind::NotFound => SqlState::UndefinedFile,
             std::io::ErrorKind::PermissionDenied => SqlState::InsufficientPrivilege,
             _ => SqlState::IoError,
@@ -354,6 +358,7 @@ mod tests {
             DuplicateTable,
             InvalidColumnReference,
             IndeterminateDatatype,
+            DiskFull,
             OutOfMemory,
             ProgramLimitExceeded,
             StatementTooComplex,

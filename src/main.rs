@@ -81,6 +81,9 @@ fn run(args: &Args) -> u8 {
         Ok(db) => db,
         Err(e) => {
             eprintln!("heapdb: error: {}", e.message);
+            if let Some(d) = &e.detail {
+                eprintln!("DETAIL:  {d}");
+            }
             if let Some(h) = &e.hint {
                 eprintln!("HINT:  {h}");
             }
@@ -116,6 +119,13 @@ fn run(args: &Args) -> u8 {
         let _ = runner.session.execute("COMMIT");
     }
     runner.finish();
+    drop(runner);
+    // A failed shutdown (the last checkpoint could not be written) is a
+    // failure of the run: the next open has to recover.
+    if let Err(e) = db.close() {
+        eprintln!("heapdb: error during shutdown: {}", e.message);
+        return status.max(1);
+    }
     status
 }
 

@@ -152,18 +152,25 @@ impl CatalogView<'_> {
 }
 
 impl Catalog {
-    /// Opens (or creates) the catalog of the data directory `dir`, keeping
-    /// only versions whose creating transaction committed.
-    pub fn open(dir: &Path, txns: &TxnManager) -> Result<Catalog> {
+    /// Opens the catalog of the data directory `dir` (created when `create`,
+    /// a new database; otherwise a missing file is an error), keeping only
+    /// versions whose creating transaction committed. The file is rewritten
+    /// only when that changed something (so a full disk does not stop an
+    /// open).
+    pub fn open(dir: &Path, txns: &TxnManager, create: bool) -> Result<Catalog> {
         let path = dir.join("catalog");
-        let mut state = if path.exists() {
-            persist::read(&path)?
-        } else {
+        let mut state = if create && !path.exists() {
             State {
                 versions: Vec::new(),
                 next_oid: FIRST_USER_OID,
             }
+        } else {
+            persist::read(&path)?
         };
+        let before = (
+            state.versions.len(),
+            state.versions.iter().map(|v| v.xmax).collect::<Vec<_>>(),
+        );
         let committed = |x: Xid| matches!(txns.status(x), Ok(XidStatus::Committed));
         state.versions.retain(|v| committed(v.xmin));
         for v in &mut state.versions {
@@ -172,13 +179,27 @@ impl Catalog {
             }
         }
         state.versions.retain(|v| v.xmax == INVALID_XID);
+        let changed = create
+            || before
+                != (
+                    state.versions.len(),
+                    state.versions.iter().map(|v| v.xmax).collect::<Vec<_>>(),
+                );
         let cat = Catalog {
             path,
             state: RwLock::new(state),
             persisting: Mutex::new(()),
         };
-        cat.persist()?;
+        if changed {
+            cat.persist()?;
+        }
         Ok(cat)
+    }
+
+    /// Reads and checks the catalog file of `dir` without keeping it (an
+    /// open checks every file before it writes anything).
+    pub fn check_file(dir: &Path) -> Result<()> {
+        persist::read(&dir.join("catalog")).map(|_| ())
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {

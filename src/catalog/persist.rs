@@ -1,14 +1,18 @@
 //! The catalog file's format: line-oriented text, so that a person can read
-//! it and a torn write is detected by a missing `end` line.
+//! it, closed by an `end` line carrying the CRC-32C (8 hex digits) of every
+//! byte before that line: a torn write or a changed byte is detected, and
+//! the file is refused with an error naming it, never read as another
+//! schema. The file is replaced atomically (temporary file, fsync, rename,
+//! directory fsync).
 //!
 //! ```text
-//! heapdb-catalog 1
+//! heapdb-catalog 2
 //! next_oid 16390
 //! table <oid> <relfilenode> <xmin> <xmax> <name>
 //! column <name> <type> <not_null 0|1> <default or ->
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
-//! end
+//! end <crc32c>
 //! ```
 //!
 //! Names, defaults and statistics values are written as `=` followed by the
@@ -26,7 +30,7 @@ use crate::err;
 use crate::error::Result;
 use crate::types::DataType;
 
-const MAGIC: &str = "heapdb-catalog 1";
+const MAGIC: &str = "heapdb-catalog 2";
 
 /// Escapes `s` into one whitespace-free word, prefixed with `=` so that
 /// the empty string has a form and `-` ("none") is never a value.
@@ -170,29 +174,85 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
             }
         }
     }
-    text.push_str("end\n");
+    let crc = crc32c::crc32c(text.as_bytes());
+    text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
+    let io = |what: &str, p: &Path, e: std::io::Error| {
+        crate::error::Error::new(
+            crate::storage::reserve::code_of(&e),
+            format!(
+                "could not {what} file \"{}\": {}",
+                p.display(),
+                crate::storage::reserve::os_text(&e)
+            ),
+        )
+    };
     {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
+        let mut f = fs::File::create(&tmp).map_err(|e| io("create", &tmp, e))?;
+        f.write_all(text.as_bytes())
+            .map_err(|e| io("write", &tmp, e))?;
+        f.sync_all().map_err(|e| io("fsync", &tmp, e))?;
     }
-    fs::rename(&tmp, path)?;
+    fs::rename(&tmp, path).map_err(|e| io("rename", &tmp, e))?;
     if let Some(dir) = path.parent() {
-        fs::File::open(dir)?.sync_all()?;
+        fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io("fsync", dir, e))?;
     }
     Ok(())
 }
 
+/// Reads the catalog file; every failure names it.
 pub(super) fn read(path: &Path) -> Result<State> {
-    let text = fs::read_to_string(path)?;
+    let bytes = fs::read(path).map_err(|e| {
+        crate::error::Error::new(
+            crate::storage::reserve::code_of(&e),
+            format!("could not open file \"{}\": {e}", path.display()),
+        )
+    })?;
+    parse(&bytes).map_err(|e| {
+        crate::error::Error::new(
+            e.code,
+            e.message.replacen(
+                "catalog file",
+                &format!("catalog file \"{}\"", path.display()),
+                1,
+            ),
+        )
+    })
+}
+
+/// Checks the closing CRC and returns the text before the `end` line.
+fn checked_text(bytes: &[u8]) -> Result<&str> {
+    let body_end = bytes
+        .strip_suffix(b"\n")
+        .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
+        .map(|i| i + 1)
+        .ok_or_else(|| corrupt("truncated"))?;
+    let last = std::str::from_utf8(&bytes[body_end..]).map_err(|_| corrupt("truncated"))?;
+    let want = last
+        .trim_end()
+        .strip_prefix("end ")
+        .filter(|h| h.len() == 8 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+        .ok_or_else(|| corrupt("truncated"))?;
+    if crc32c::crc32c(&bytes[..body_end]) != want {
+        return Err(err!(DataCorrupted, "incorrect checksum in catalog file"));
+    }
+    std::str::from_utf8(&bytes[..body_end]).map_err(|_| corrupt("bad UTF-8"))
+}
+
+fn parse(bytes: &[u8]) -> Result<State> {
+    if !bytes.starts_with(MAGIC.as_bytes()) {
+        return Err(corrupt("bad header"));
+    }
+    let text = checked_text(bytes)?;
     let mut lines = text.lines();
     if lines.next() != Some(MAGIC) {
         return Err(corrupt("bad header"));
     }
     let mut st = State::default();
     let mut tables: Vec<(u32, u32, TableDef)> = Vec::new();
-    let mut ended = false;
     for line in lines {
         let f: Vec<&str> = line.split(' ').collect();
         let num = |i: usize| -> Result<f64> {
@@ -276,15 +336,8 @@ pub(super) fn read(path: &Path) -> Result<State> {
                 }
                 stats.columns[pos] = Some(cs);
             }
-            "end" => {
-                ended = true;
-                break;
-            }
             _ => return Err(corrupt("unknown line")),
         }
-    }
-    if !ended {
-        return Err(corrupt("truncated"));
     }
     st.versions = tables
         .into_iter()
@@ -300,6 +353,64 @@ pub(super) fn read(path: &Path) -> Result<State> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sample() -> State {
+        State {
+            versions: vec![Version {
+                xmin: 5,
+                xmax: 0,
+                def: Arc::new(TableDef {
+                    oid: 16384,
+                    name: "t".into(),
+                    relfilenode: 16384,
+                    columns: vec![ColumnDef {
+                        name: "a".into(),
+                        ty: DataType::Int4,
+                        not_null: false,
+                        default: None,
+                    }],
+                    stats: None,
+                }),
+            }],
+            next_oid: 16385,
+        }
+    }
+
+    /// Every changed byte and every cut is refused, naming the file.
+    #[test]
+    fn damage_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog");
+        write(&path, &sample()).unwrap();
+        let good = fs::read(&path).unwrap();
+        let st = read(&path).unwrap();
+        assert_eq!(st.versions[0].def.name, "t");
+        for i in 0..good.len() {
+            for bit in [0x01u8, 0x20] {
+                let mut b = good.clone();
+                b[i] ^= bit;
+                fs::write(&path, &b).unwrap();
+                let e = read(&path).expect_err(&format!("flip {bit:#x} at byte {i} accepted"));
+                assert_eq!(e.code, crate::SqlState::DataCorrupted);
+                assert!(
+                    e.message.contains(&path.display().to_string()),
+                    "{}",
+                    e.message
+                );
+            }
+        }
+        for cut in [1, 5, good.len() / 2] {
+            fs::write(&path, &good[..good.len() - cut]).unwrap();
+            assert!(read(&path).is_err(), "cut {cut}");
+        }
+        fs::remove_file(&path).unwrap();
+        let e = read(&path).unwrap_err();
+        assert!(
+            e.message.starts_with("could not open file"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn escaping_round_trips() {

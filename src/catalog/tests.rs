@@ -37,7 +37,7 @@ fn table(cat: &Catalog, name: &str) -> TableDef {
 fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
     let dir = tempfile::tempdir().unwrap();
     let tm = txns(dir.path());
-    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
     let x1 = tm.begin().unwrap();
     let s1 = tm.snapshot(x1, 0);
     let v1 = CatalogView {
@@ -90,7 +90,7 @@ fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
 fn drop_and_replace_are_versions() {
     let dir = tempfile::tempdir().unwrap();
     let tm = txns(dir.path());
-    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
     let x1 = tm.begin().unwrap();
     let s1 = tm.snapshot(x1, 0);
     let t = cat
@@ -146,7 +146,7 @@ fn drop_and_replace_are_versions() {
 
     // Reopen: the committed replacement is what remains.
     drop(cat);
-    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
     let now = tm.snapshot(INVALID_XID, 0);
     let vn = CatalogView {
         snapshot: &now,
@@ -189,7 +189,7 @@ fn drop_and_replace_are_versions() {
 fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
     let dir = tempfile::tempdir().unwrap();
     let tm = txns(dir.path());
-    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
     let x1 = tm.begin().unwrap();
     let s1 = tm.snapshot(x1, 0);
     let mut def = table(&cat, "s");
@@ -232,7 +232,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
     cat.persist().unwrap();
     // x2 never commits (a crash): reopening drops its table.
     drop(cat);
-    let cat = Catalog::open(dir.path(), &tm).unwrap();
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
     let now = tm.snapshot(INVALID_XID, 0);
     let v = CatalogView {
         snapshot: &now,

@@ -637,6 +637,12 @@ impl Session {
                         // Group commit: one fdatasync serves every session
                         // waiting here at the same time.
                         flushed = self.db.wal.flush(lsn);
+                        if flushed.is_err() {
+                            // Not durable yet (the records stay buffered
+                            // for the next write): no hint bit may say
+                            // committed before the record is on disk.
+                            self.db.txns.clog().note_async_commit(t.xid, lsn);
+                        }
                     }
                 } else {
                     self.db.txns.clog().note_async_commit(t.xid, lsn);

@@ -620,6 +620,9 @@ impl BufferPool {
                 ),
             ));
         }
+        // Space on disk first: a full disk fails this statement, not the
+        // later write of the dirty page.
+        self.smgr.reserve(rel, fork, block + 1)?;
         let tag = BufferTag { rel, fork, block };
         let (id, _) = self.pin_tag(tag, strategy)?;
         let buf = PinnedBuffer {

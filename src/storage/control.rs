@@ -16,13 +16,20 @@
 //! Invariant: the file on disk is always a complete, checksummed record. It is
 //! replaced atomically: written to `control.tmp`, fsynced, renamed over
 //! `control`, then the directory is fsynced, so a crash leaves either the old
-//! or the new record, never a torn one.
+//! or the new record, never a torn one. The next `control.tmp` is written
+//! right after (its old contents are never read), so the next update
+//! overwrites allocated space: a full disk does not stop the control file
+//! from being updated (a clean shutdown, a checkpoint).
+//!
+//! A missing control file in a data directory that is not new is an error
+//! ([`ControlFile::open`]): the database is never initialised again over
+//! existing files.
 //!
 //! Locking: [`ControlFile`] is not shared by itself; the owner (the
 //! transaction manager, later the checkpointer) wraps it in a mutex.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::err;
@@ -36,7 +43,9 @@ const RECORD_LEN: usize = 40;
 /// 2: page checksums leave hint bits and `PD_ALL_VISIBLE` out
 /// (`storage::checksum`); a version-1 page with hint bits set would fail
 /// verification, so version-1 directories are refused.
-pub const FORMAT_VERSION: u32 = 2;
+/// 3: the catalog file carries a CRC-32C and the commit log a summary of
+/// its pages (`txn::clog`); older directories are refused.
+pub const FORMAT_VERSION: u32 = 3;
 /// The first transaction id handed out in a new cluster (0 is invalid,
 /// 1 bootstrap and 2 frozen, as in PostgreSQL).
 pub const FIRST_NORMAL_XID: u32 = 3;
@@ -89,17 +98,22 @@ impl ControlData {
         b
     }
 
-    fn decode(b: &[u8]) -> Result<ControlData> {
+    fn decode(b: &[u8], path: &Path) -> Result<ControlData> {
         let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
         let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
         if b.len() != RECORD_LEN || u32_at(0) != MAGIC {
             return Err(err!(
                 DataCorrupted,
-                "control file is not a heapdb control file"
+                "control file \"{}\" is not a heapdb control file",
+                path.display()
             ));
         }
         if crc32c::crc32c(&b[0..36]) != u32_at(36) {
-            return Err(err!(DataCorrupted, "incorrect checksum in control file"));
+            return Err(err!(
+                DataCorrupted,
+                "incorrect checksum in control file \"{}\"",
+                path.display()
+            ));
         }
         let format_version = u32_at(4);
         if format_version != FORMAT_VERSION {
@@ -133,13 +147,32 @@ pub struct ControlFile {
 }
 
 impl ControlFile {
+    /// Reads `<data_dir>/control`, which must exist.
+    pub fn open(data_dir: &Path) -> Result<ControlFile> {
+        let path = data_dir.join("control");
+        match fs::read(&path) {
+            Ok(bytes) => {
+                let data = ControlData::decode(&bytes, &path)?;
+                Ok(ControlFile { path, data })
+            }
+            Err(e) => Err(crate::error::Error::new(
+                crate::storage::reserve::code_of(&e),
+                format!("could not open file \"{}\": {e}", path.display()),
+            )
+            .with_detail(
+                "The data directory is not empty, so it is not initialised again; \
+                     its control file is needed to open it.",
+            )),
+        }
+    }
+
     /// Reads `<data_dir>/control`, or creates it with default contents when
     /// the directory has none. Returns the file and whether it was created.
     pub fn open_or_create(data_dir: &Path) -> Result<(ControlFile, bool)> {
         let path = data_dir.join("control");
         match fs::read(&path) {
             Ok(bytes) => {
-                let data = ControlData::decode(&bytes)?;
+                let data = ControlData::decode(&bytes, &path)?;
                 Ok((ControlFile { path, data }, false))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -168,16 +201,26 @@ impl ControlFile {
     pub fn write(&mut self, data: ControlData) -> Result<()> {
         let tmp = self.path.with_extension("tmp");
         let io = |what: &str, p: &Path, e: std::io::Error| {
-            err!(IoError, "could not {what} file \"{}\": {e}", p.display())
+            crate::error::Error::new(
+                crate::storage::reserve::code_of(&e),
+                format!(
+                    "could not {what} file \"{}\": {}",
+                    p.display(),
+                    crate::storage::reserve::os_text(&e)
+                ),
+            )
         };
         {
-            let mut f = OpenOptions::new()
+            // Not truncated: a `control.tmp` left by the last write has its
+            // space allocated already (module doc).
+            let f = OpenOptions::new()
                 .write(true)
                 .create(true)
-                .truncate(true)
+                .truncate(false)
                 .open(&tmp)
                 .map_err(|e| io("create", &tmp, e))?;
-            f.write_all(&data.encode())
+            f.write_all_at(&data.encode(), 0)
+                .and_then(|_| f.set_len(RECORD_LEN as u64))
                 .map_err(|e| io("write", &tmp, e))?;
             f.sync_all().map_err(|e| io("fsync", &tmp, e))?;
         }
@@ -188,6 +231,9 @@ impl ControlFile {
                 .map_err(|e| io("fsync", dir, e))?;
         }
         self.data = data;
+        // Space for the next update; failing here only means the next
+        // update asks for the space itself.
+        let _ = fs::write(&tmp, [0u8; RECORD_LEN]);
         Ok(())
     }
 
@@ -226,7 +272,11 @@ mod tests {
             (1000, 20000, 1 << 40, 77)
         );
         assert!(!d.clean_shutdown);
-        assert!(!dir.path().join("control.tmp").exists());
+        // The next update's file, allocated ahead.
+        assert_eq!(
+            fs::read(dir.path().join("control.tmp")).unwrap(),
+            vec![0u8; RECORD_LEN]
+        );
     }
 
     #[test]
@@ -239,8 +289,19 @@ mod tests {
         fs::write(&path, &b).unwrap();
         let e = ControlFile::open_or_create(dir.path()).unwrap_err();
         assert_eq!(e.code, crate::SqlState::DataCorrupted);
-        assert_eq!(e.message, "incorrect checksum in control file");
+        assert_eq!(
+            e.message,
+            format!("incorrect checksum in control file \"{}\"", path.display())
+        );
         fs::write(&path, b"short").unwrap();
         assert!(ControlFile::open_or_create(dir.path()).is_err());
+        assert!(ControlFile::open(dir.path()).is_err());
+        fs::remove_file(&path).unwrap();
+        let e = ControlFile::open(dir.path()).unwrap_err();
+        assert!(
+            e.message.starts_with("could not open file"),
+            "{}",
+            e.message
+        );
     }
 }

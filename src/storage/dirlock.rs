@@ -1,6 +1,8 @@
 //! The data directory's lock: one open [`crate::Database`] per directory.
 //!
-//! Owns the file `lock` in the data directory. Two rules make the lock:
+//! Owns the file `lock` in the data directory (which holds the owner's
+//! process id, as PostgreSQL's `postmaster.pid`, for people looking). Three
+//! rules make the lock:
 //!
 //! - *Between processes*, a POSIX record lock (`fcntl(F_SETLK)`, write lock
 //!   over the whole file). It belongs to the process, so it is released
@@ -12,6 +14,14 @@
 //!   moment (the crash harness saw exactly that on a loaded machine).
 //! - *Within the process*, where record locks never conflict, a registry of
 //!   the locked files (by device and inode).
+//! - *On the directory itself*, an `flock` on a descriptor of the data
+//!   directory, so that deleting (or replacing) the file `lock` does not let
+//!   a second opener in: the record lock and the registry name an inode,
+//!   and a new `lock` file is a new inode. The directory cannot be deleted
+//!   while it holds the database. A forked child may hold a copy of this
+//!   descriptor between its `fork` and its `exec` (close-on-exec), so a
+//!   conflict here after the record lock was granted is retried for up to
+//!   [`FLOCK_WAIT`] before it counts as "in use".
 //!
 //! Invariant: a registered file has exactly one open descriptor in this
 //! process, the one in its [`DirLock`] — closing any descriptor of a file
@@ -27,6 +37,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::err;
 use crate::error::Result;
@@ -34,11 +45,17 @@ use crate::error::Result;
 /// The lock files held by this process, by (device, inode).
 static HELD: Mutex<BTreeSet<(u64, u64)>> = Mutex::new(BTreeSet::new());
 
+/// How long a conflicting `flock` on the directory is retried after the
+/// record lock on `lock` was granted (see the module doc).
+const FLOCK_WAIT: Duration = Duration::from_secs(2);
+
 /// The held lock of one data directory; released on drop.
 #[derive(Debug)]
 pub struct DirLock {
     /// The open lock file (`None` only while dropping).
     file: Option<File>,
+    /// The data directory, `flock`ed (`None` only while dropping).
+    dir: Option<File>,
     /// Its registry key.
     key: (u64, u64),
 }
@@ -101,11 +118,53 @@ impl DirLock {
                 _ => io("lock", e),
             });
         }
+        let dir_file = lock_directory(dir)?;
+        // The owner's pid, for people looking (errors here are harmless:
+        // the locks above are what count).
+        let _ = file.set_len(0).and_then(|_| {
+            std::io::Write::write_all(&mut &file, format!("{}\n", std::process::id()).as_bytes())
+        });
         held.insert(key);
         Ok(DirLock {
             file: Some(file),
+            dir: Some(dir_file),
             key,
         })
+    }
+}
+
+/// Opens `dir` and takes an exclusive `flock` on it, retrying a conflict
+/// for up to [`FLOCK_WAIT`] (a forked child between fork and exec).
+fn lock_directory(dir: &Path) -> Result<File> {
+    let f = File::open(dir).map_err(|e| {
+        err!(
+            IoError,
+            "could not open directory \"{}\": {e}",
+            dir.display()
+        )
+    })?;
+    let start = Instant::now();
+    loop {
+        // SAFETY: flock on a descriptor we own.
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(f);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) if start.elapsed() < FLOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Some(libc::EWOULDBLOCK) => return Err(in_use(dir)),
+            Some(libc::EINTR) => {}
+            _ => {
+                return Err(err!(
+                    IoError,
+                    "could not lock directory \"{}\": {e}",
+                    dir.display()
+                ))
+            }
+        }
     }
 }
 
@@ -113,6 +172,7 @@ impl Drop for DirLock {
     fn drop(&mut self) {
         // Close first (releasing the record lock), then let others in.
         drop(self.file.take());
+        drop(self.dir.take());
         HELD.lock()
             .expect("directory lock registry poisoned")
             .remove(&self.key);
@@ -134,6 +194,24 @@ mod tests {
         drop(a);
         let b = DirLock::acquire(dir.path()).unwrap();
         drop(b);
+        DirLock::acquire(dir.path()).unwrap();
+    }
+
+    /// Deleting the file `lock` (or replacing it) does not let a second
+    /// opener in, in this process or another.
+    #[test]
+    fn deleting_the_lock_file_does_not_unlock() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = DirLock::acquire(dir.path()).unwrap();
+        let pid = std::fs::read_to_string(dir.path().join("lock")).unwrap();
+        assert_eq!(pid.trim(), std::process::id().to_string());
+        std::fs::remove_file(dir.path().join("lock")).unwrap();
+        let e = DirLock::acquire(dir.path()).unwrap_err();
+        assert_eq!(e.code, crate::error::SqlState::ObjectInUse);
+        std::fs::remove_file(dir.path().join("lock")).unwrap();
+        assert_eq!(probe(dir.path()), Some(3));
+        drop(a);
+        assert_eq!(probe(dir.path()), Some(0));
         DirLock::acquire(dir.path()).unwrap();
     }
 

@@ -39,6 +39,7 @@ mod frames;
 mod mapping;
 pub mod page;
 pub mod recent;
+pub mod reserve;
 pub mod ring;
 pub mod smgr;
 pub mod stats;

@@ -64,6 +64,9 @@ struct RelFork {
     segs: RwLock<Vec<Arc<Segment>>>,
     /// The fork's size in blocks (see the module doc).
     nblocks: AtomicU32,
+    /// Blocks whose space is allocated on disk (file length, plus what
+    /// [`Smgr::reserve`] allocated beyond it).
+    reserved: AtomicU32,
 }
 
 impl RelFork {
@@ -148,8 +151,8 @@ impl RelFork {
 
 /// Wraps an I/O error with PostgreSQL's wording: `could not ...: <os message>`.
 fn io_error(e: std::io::Error, what: &str) -> Error {
-    let code = Error::from(std::io::Error::new(e.kind(), "")).code;
-    Error::new(code, format!("{what}: {e}"))
+    let code = super::reserve::code_of(&e);
+    Error::new(code, format!("{what}: {}", super::reserve::os_text(&e)))
 }
 
 /// The storage manager: the open relation files of one data directory.
@@ -199,6 +202,7 @@ impl Smgr {
             path: self.path(rel, fork),
             segs: RwLock::new(Vec::new()),
             nblocks: AtomicU32::new(0),
+            reserved: AtomicU32::new(0),
         };
         let Some(_) = rf.segment(0)? else {
             return Err(Error::new(
@@ -226,10 +230,9 @@ impl Smgr {
             })?
             .len();
         let blocks = (segno as u64 - 1) * RELSEG_SIZE as u64 + len.div_ceil(BLCKSZ as u64);
-        rf.nblocks.store(
-            blocks.min(super::MAX_BLOCKS as u64) as u32,
-            Ordering::Release,
-        );
+        let blocks = blocks.min(super::MAX_BLOCKS as u64) as u32;
+        rf.nblocks.store(blocks, Ordering::Release);
+        rf.reserved.store(blocks, Ordering::Release);
         let rf = Arc::new(rf);
         forks.insert((rel, fork), rf.clone());
         Ok(rf)
@@ -274,6 +277,39 @@ impl Smgr {
         self.fork(rel, fork)?
             .nblocks
             .fetch_max(nblocks, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Makes sure the disk has space for the fork's first `nblocks` blocks
+    /// before the buffer pool extends it (PostgreSQL's `mdzeroextend`):
+    /// allocates it beyond the file's end without changing the file's
+    /// length (`storage::reserve`), a run ahead at a time (an eighth of
+    /// the fork, 8 to 128 blocks) so bulk loads make one call per run. A
+    /// full disk fails here, in the statement that needs the space, with
+    /// `could not extend file "...": No space left on device` (53100),
+    /// never later when the dirty page is written. The caller serialises
+    /// extensions of the fork.
+    pub fn reserve(&self, rel: RelFileNode, fork: ForkNumber, nblocks: BlockNumber) -> Result<()> {
+        let rf = self.fork(rel, fork)?;
+        let have = rf.reserved.load(Ordering::Acquire);
+        if nblocks <= have {
+            return Ok(());
+        }
+        let ahead = (nblocks / 8).clamp(8, 128);
+        let want = nblocks.saturating_add(ahead).min(super::MAX_BLOCKS);
+        if allocate_blocks(&rf, have, want).is_err() {
+            // Not room for the run ahead: for what is needed now, then.
+            allocate_blocks(&rf, have, nblocks).map_err(|(segno, e)| {
+                io_error(
+                    e,
+                    &format!("could not extend file \"{}\"", rf.seg_name(segno)),
+                )
+                .with_hint("Check free disk space.")
+            })?;
+            rf.reserved.fetch_max(nblocks, Ordering::AcqRel);
+            return Ok(());
+        }
+        rf.reserved.fetch_max(want, Ordering::AcqRel);
         Ok(())
     }
 
@@ -509,6 +545,7 @@ impl Smgr {
         drop(segs);
         set_physical_size(&rf, nblocks)?;
         rf.nblocks.store(nblocks, Ordering::Release);
+        rf.reserved.store(nblocks, Ordering::Release);
         Ok(())
     }
 
@@ -628,6 +665,28 @@ impl Smgr {
         }
         Ok(())
     }
+}
+
+/// Allocates blocks `from..to` of the fork without changing file lengths,
+/// segment by segment; the error names the segment that failed.
+fn allocate_blocks(
+    rf: &RelFork,
+    from: BlockNumber,
+    to: BlockNumber,
+) -> std::result::Result<(), (u32, std::io::Error)> {
+    let mut b = from;
+    while b < to {
+        let segno = b / RELSEG_SIZE;
+        let seg_end = (segno + 1).saturating_mul(RELSEG_SIZE).min(to);
+        let seg = rf
+            .segment_for_write(segno)
+            .map_err(|e| (segno, std::io::Error::other(e.message)))?;
+        let off = (b % RELSEG_SIZE) as u64 * BLCKSZ as u64;
+        let len = (seg_end - b) as u64 * BLCKSZ as u64;
+        super::reserve::allocate_keep_size(&seg.file, off, len).map_err(|e| (segno, e))?;
+        b = seg_end;
+    }
+    Ok(())
 }
 
 /// Sets the fork's file size to exactly `nblocks` blocks: shortens or

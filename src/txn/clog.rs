@@ -32,6 +32,23 @@
 //! [`TxnManager::commit_in_flight`]: super::TxnManager::commit_in_flight
 //! [`TxnManager::wait_for_commits_in_flight`]: super::TxnManager::wait_for_commits_in_flight
 //!
+//! # Damage detection
+//!
+//! A status only ever goes from "in progress" to final (committed or
+//! aborted), so the number of final statuses on a page only grows. After
+//! every flush the count of each page written is recorded in the summary
+//! (`xact/summary.0` and `xact/summary.1`, written in turn in place, each
+//! with a sequence number and a CRC-32C; the newer valid one counts).
+//! Opening checks every page the summary names against the files: a
+//! missing segment file or a page with fewer final statuses than recorded
+//! (zeroed, truncated, overwritten) stops the open with an error naming the
+//! file. A torn page write or a torn summary write cannot fail the check:
+//! both versions of a page are at least as full as the recorded count, and
+//! an older summary holds lower counts. Segment files are allocated whole
+//! when first written (`fallocate`), so a full disk never fails a commit
+//! log write. A missing page reads as zeros only when the summary does not
+//! name it (never written by a flush).
+//!
 //! An xid whose status stays "in progress" after its transaction is gone
 //! (the process crashed) is treated as aborted by the visibility rules, since
 //! a snapshot never lists it as running.
@@ -112,6 +129,15 @@ struct Inner {
     files: HashMap<u32, File>,
     /// Segments written since the last flush.
     unsynced: HashSet<u32>,
+    /// Final statuses per page as last written (see "Damage detection").
+    counts: std::collections::BTreeMap<u32, u32>,
+    /// `counts` changed since the summary was last written.
+    counts_changed: bool,
+    /// Sequence number of the last summary written (or read).
+    summary_seq: u64,
+    /// A summary file exists (written before the first segment file is
+    /// created, so segment files never exist without one).
+    summary_exists: bool,
 }
 
 /// Asynchronous commits whose commit record may not be flushed yet.
@@ -157,25 +183,72 @@ fn segment_name(seg: u32) -> String {
     format!("{seg:04X}")
 }
 
+/// The number of final (non-zero) statuses on a page.
+fn final_count(data: &[u8; CLOG_PAGE_SIZE]) -> u32 {
+    data.chunks_exact(8)
+        .map(|c| {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            ((w | (w >> 1)) & 0x5555_5555_5555_5555).count_ones()
+        })
+        .sum()
+}
+
 impl Inner {
-    fn file(&mut self, dir: &Path, seg: u32) -> Result<&File> {
+    /// The open file of segment `seg`; with `create`, created (allocated
+    /// whole) when missing, else `None` when missing.
+    fn file_opt(&mut self, dir: &Path, seg: u32, create: bool) -> Result<Option<&File>> {
         use hashbrown::hash_map::Entry;
+        if create && !self.summary_exists && !self.files.contains_key(&seg) {
+            write_summary(dir, self.summary_seq + 1, &self.counts)?;
+            self.summary_seq += 1;
+            self.summary_exists = true;
+        }
         match self.files.entry(seg) {
-            Entry::Occupied(e) => Ok(e.into_mut()),
+            Entry::Occupied(e) => Ok(Some(e.into_mut())),
             Entry::Vacant(e) => {
                 let path = dir.join(segment_name(seg));
-                let f = OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(&path)
-                    .map_err(|e| {
-                        err!(IoError, "could not open file \"{}\": {e}", path.display())
-                    })?;
-                Ok(e.insert(f))
+                let f = match OpenOptions::new().read(true).write(true).open(&path) {
+                    Ok(f) => f,
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound && !create => {
+                        return Ok(None)
+                    }
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                        let f = OpenOptions::new()
+                            .read(true)
+                            .write(true)
+                            .create(true)
+                            .truncate(false)
+                            .open(&path)
+                            .map_err(|e| {
+                                err!(IoError, "could not create file \"{}\": {e}", path.display())
+                            })?;
+                        let len = PAGES_PER_SEGMENT as u64 * CLOG_PAGE_SIZE as u64;
+                        crate::storage::reserve::allocate(&f, 0, len).map_err(|e| {
+                            let _ = fs::remove_file(&path);
+                            crate::error::Error::new(
+                                crate::storage::reserve::code_of(&e),
+                                format!("could not extend file \"{}\": {e}", path.display()),
+                            )
+                        })?;
+                        f
+                    }
+                    Err(e) => {
+                        return Err(err!(
+                            IoError,
+                            "could not open file \"{}\": {e}",
+                            path.display()
+                        ))
+                    }
+                };
+                Ok(Some(e.insert(f)))
             }
         }
+    }
+
+    fn file(&mut self, dir: &Path, seg: u32) -> Result<&File> {
+        Ok(self
+            .file_opt(dir, seg, true)?
+            .expect("created when missing"))
     }
 
     /// Writes page `pageno` to its segment file (no fsync: [`Clog::flush`]).
@@ -184,9 +257,50 @@ impl Inner {
         let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
         self.file(dir, seg)?
             .write_all_at(&data[..], off)
-            .map_err(|e| err!(IoError, "could not write commit log page {pageno}: {e}"))?;
+            .map_err(|e| {
+                crate::error::Error::new(
+                    crate::storage::reserve::code_of(&e),
+                    format!(
+                        "could not write commit log page {pageno} in file \"xact/{}\": {e}",
+                        segment_name(seg)
+                    ),
+                )
+            })?;
         self.unsynced.insert(seg);
+        let n = final_count(data);
+        let c = self.counts.entry(pageno).or_insert(0);
+        if n > *c {
+            *c = n;
+            self.counts_changed = true;
+        }
         Ok(())
+    }
+
+    /// Reads page `pageno` from its file into `data` (zeros past the end
+    /// of the file or when the file is missing); returns whether the file
+    /// exists.
+    fn read_page(
+        &mut self,
+        dir: &Path,
+        pageno: u32,
+        data: &mut [u8; CLOG_PAGE_SIZE],
+    ) -> Result<bool> {
+        let seg = pageno / PAGES_PER_SEGMENT;
+        let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
+        let Some(f) = self.file_opt(dir, seg, false)? else {
+            return Ok(false);
+        };
+        let mut got = 0;
+        while got < CLOG_PAGE_SIZE {
+            let n = f
+                .read_at(&mut data[got..], off + got as u64)
+                .map_err(|e| err!(IoError, "could not read commit log page {pageno}: {e}"))?;
+            if n == 0 {
+                break; // past the end of the file: never written, all in progress
+            }
+            got += n;
+        }
+        Ok(true)
     }
 
     fn page(&mut self, dir: &Path, pageno: u32) -> Result<&mut CachedPage> {
@@ -208,19 +322,7 @@ impl Inner {
                 self.pages.remove(&victim);
             }
             let mut data = Box::new([0u8; CLOG_PAGE_SIZE]);
-            let seg = pageno / PAGES_PER_SEGMENT;
-            let off = (pageno % PAGES_PER_SEGMENT) as u64 * CLOG_PAGE_SIZE as u64;
-            let f = self.file(dir, seg)?;
-            let mut got = 0;
-            while got < CLOG_PAGE_SIZE {
-                let n = f
-                    .read_at(&mut data[got..], off + got as u64)
-                    .map_err(|e| err!(IoError, "could not read commit log page {pageno}: {e}"))?;
-                if n == 0 {
-                    break; // past the end of the file: never written, all in progress
-                }
-                got += n;
-            }
+            self.read_page(dir, pageno, &mut data)?;
             self.pages.insert(
                 pageno,
                 CachedPage {
@@ -247,14 +349,31 @@ impl Clog {
                 dir.display()
             )
         })?;
+        let mut inner = Inner {
+            pages: HashMap::new(),
+            tick: 0,
+            files: HashMap::new(),
+            unsynced: HashSet::new(),
+            counts: std::collections::BTreeMap::new(),
+            counts_changed: false,
+            summary_seq: 0,
+            summary_exists: false,
+        };
+        if let Some((seq, counts)) = read_summary(&dir)? {
+            inner.summary_seq = seq;
+            inner.summary_exists = true;
+            verify(&dir, &mut inner, &counts)?;
+            inner.counts = counts;
+        } else if !list_segments(&dir)?.is_empty() {
+            return Err(err!(
+                DataCorrupted,
+                "could not open file \"xact/summary.0\": No such file or directory"
+            )
+            .with_detail("The commit log has segment files but no summary of them."));
+        }
         Ok(Clog {
             dir,
-            inner: Mutex::new(Inner {
-                pages: HashMap::new(),
-                tick: 0,
-                files: HashMap::new(),
-                unsynced: HashSet::new(),
-            }),
+            inner: Mutex::new(inner),
             last: AtomicU64::new(0),
             async_commits: Mutex::new(AsyncCommits {
                 map: HashMap::new(),
@@ -413,7 +532,7 @@ impl Clog {
                 return Err(e);
             }
         }
-        let segs: Vec<u32> = inner.unsynced.drain().collect();
+        let segs: Vec<u32> = inner.unsynced.iter().copied().collect();
         for seg in segs {
             inner.file(&self.dir, seg)?.sync_data().map_err(|e| {
                 err!(
@@ -422,9 +541,186 @@ impl Clog {
                     segment_name(seg)
                 )
             })?;
+            inner.unsynced.remove(&seg);
+        }
+        if inner.counts_changed {
+            let seq = inner.summary_seq + 1;
+            write_summary(&self.dir, seq, &inner.counts)?;
+            inner.summary_seq = seq;
+            inner.summary_exists = true;
+            inner.counts_changed = false;
         }
         Ok(())
     }
+}
+
+const SUMMARY_MAGIC: u32 = u32::from_le_bytes(*b"HPDX");
+
+fn summary_path(dir: &Path, seq: u64) -> PathBuf {
+    dir.join(format!("summary.{}", seq % 2))
+}
+
+/// The segment numbers present in `dir`.
+fn list_segments(dir: &Path) -> Result<Vec<u32>> {
+    let rd = fs::read_dir(dir).map_err(|e| {
+        err!(
+            IoError,
+            "could not read directory \"{}\": {e}",
+            dir.display()
+        )
+    })?;
+    let mut segs: Vec<u32> = rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let name = name.to_str()?;
+            (name.len() >= 4 && name.bytes().all(|b| b.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(name, 16).ok())?
+        })
+        .collect();
+    segs.sort_unstable();
+    Ok(segs)
+}
+
+/// Writes summary number `seq` in place over the older of the two files
+/// (padded to 4 KiB steps, so the file rarely needs new space), fsynced.
+fn write_summary(
+    dir: &Path,
+    seq: u64,
+    counts: &std::collections::BTreeMap<u32, u32>,
+) -> Result<()> {
+    let mut b = Vec::with_capacity(20 + 8 * counts.len());
+    b.extend_from_slice(&SUMMARY_MAGIC.to_le_bytes());
+    b.extend_from_slice(&seq.to_le_bytes());
+    b.extend_from_slice(&(counts.len() as u32).to_le_bytes());
+    for (&page, &n) in counts {
+        b.extend_from_slice(&page.to_le_bytes());
+        b.extend_from_slice(&n.to_le_bytes());
+    }
+    let crc = crc32c::crc32c(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    b.resize(b.len().div_ceil(4096) * 4096, 0);
+    let path = summary_path(dir, seq);
+    let io = |what: &str, e: std::io::Error| {
+        crate::error::Error::new(
+            crate::storage::reserve::code_of(&e),
+            format!(
+                "could not {what} file \"{}\": {}",
+                path.display(),
+                crate::storage::reserve::os_text(&e)
+            ),
+        )
+    };
+    let created = !path.exists();
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| io("open", e))?;
+    f.write_all_at(&b, 0).map_err(|e| io("write", e))?;
+    f.sync_data().map_err(|e| io("fsync", e))?;
+    // The other file exists from the first write on, so later writes only
+    // overwrite allocated space.
+    let other = summary_path(dir, seq + 1);
+    if !other.exists() {
+        fs::write(&other, &b).map_err(|e| io("write", e))?;
+    }
+    if created {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io("fsync directory of", e))?;
+    }
+    Ok(())
+}
+
+/// Decodes one summary file; `None` when it is missing or not valid.
+fn decode_summary(b: &[u8]) -> Option<(u64, std::collections::BTreeMap<u32, u32>)> {
+    let u32_at = |at: usize| Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?));
+    if u32_at(0)? != SUMMARY_MAGIC {
+        return None;
+    }
+    let seq = u64::from_le_bytes(b.get(4..12)?.try_into().ok()?);
+    let n = u32_at(12)? as usize;
+    let end = 16usize.checked_add(n.checked_mul(8)?)?;
+    if crc32c::crc32c(b.get(..end)?) != u32_at(end)? {
+        return None;
+    }
+    let counts = (0..n)
+        .map(|i| Some((u32_at(16 + 8 * i)?, u32_at(20 + 8 * i)?)))
+        .collect::<Option<_>>()?;
+    Some((seq, counts))
+}
+
+/// The newer valid summary, `None` when neither file exists; an error when
+/// files exist but none is valid.
+#[allow(clippy::type_complexity)]
+fn read_summary(dir: &Path) -> Result<Option<(u64, std::collections::BTreeMap<u32, u32>)>> {
+    let mut best: Option<(u64, std::collections::BTreeMap<u32, u32>)> = None;
+    let mut found = false;
+    for i in 0..2u64 {
+        let path = summary_path(dir, i);
+        match fs::read(&path) {
+            Ok(b) => {
+                found = true;
+                if let Some((seq, c)) = decode_summary(&b) {
+                    if best.as_ref().map_or(true, |(s, _)| seq > *s) {
+                        best = Some((seq, c));
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(err!(
+                    IoError,
+                    "could not read file \"{}\": {e}",
+                    path.display()
+                ))
+            }
+        }
+    }
+    if found && best.is_none() {
+        return Err(err!(
+            DataCorrupted,
+            "incorrect checksum in commit log summary \"xact/summary.0\" and \"xact/summary.1\""
+        ));
+    }
+    Ok(best)
+}
+
+/// Checks every page `counts` names against the files (module doc).
+fn verify(
+    dir: &Path,
+    inner: &mut Inner,
+    counts: &std::collections::BTreeMap<u32, u32>,
+) -> Result<()> {
+    let mut data = Box::new([0u8; CLOG_PAGE_SIZE]);
+    for (&pageno, &want) in counts {
+        data.fill(0);
+        let seg = pageno / PAGES_PER_SEGMENT;
+        if !inner.read_page(dir, pageno, &mut data)? {
+            return Err(err!(
+                DataCorrupted,
+                "could not open file \"xact/{}\": No such file or directory",
+                segment_name(seg)
+            )
+            .with_detail(format!(
+                "The commit log page {pageno} was written by an earlier run and is missing."
+            )));
+        }
+        let got = final_count(&data);
+        if got < want {
+            return Err(err!(
+                DataCorrupted,
+                "commit log file \"xact/{}\" is damaged",
+                segment_name(seg)
+            )
+            .with_detail(format!(
+                "Page {pageno} holds {got} finished transactions; {want} were written to it."
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl Clog {
@@ -537,6 +833,47 @@ mod tests {
         drop(clog);
         let clog = Clog::open(dir.path()).unwrap();
         assert_eq!(clog.status(6).unwrap(), XidStatus::Committed);
+    }
+
+    /// A zeroed or missing segment is refused; a page with more final
+    /// statuses than recorded (written after the flush) and one damaged
+    /// summary file are not.
+    #[test]
+    fn lost_statuses_are_refused_and_later_ones_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let seg0 = dir.path().join("xact/0000");
+        {
+            let clog = Clog::open(dir.path()).unwrap();
+            for x in 3..100 {
+                clog.set_status(x, XidStatus::Committed).unwrap();
+            }
+            clog.flush().unwrap();
+            // Written (by eviction or an orderly drop) after the flush.
+            clog.set_status(100, XidStatus::Aborted).unwrap();
+        }
+        let good = fs::read(&seg0).unwrap();
+        drop(Clog::open(dir.path()).unwrap());
+        // One summary file damaged: the other one counts.
+        let s1 = dir.path().join("xact/summary.1");
+        let keep = fs::read(&s1).unwrap();
+        fs::write(&s1, b"garbage").unwrap();
+        assert!(Clog::open(dir.path()).unwrap().did_commit(50).unwrap());
+        fs::write(&s1, &keep).unwrap();
+        // Part of the statuses lost: refused, naming the file.
+        let mut b = good.clone();
+        b[10] = 0;
+        fs::write(&seg0, &b).unwrap();
+        let e = Clog::open(dir.path()).unwrap_err();
+        assert_eq!(e.code, crate::SqlState::DataCorrupted);
+        assert_eq!(e.message, "commit log file \"xact/0000\" is damaged");
+        fs::write(&seg0, vec![0u8; good.len()]).unwrap();
+        assert!(Clog::open(dir.path()).is_err());
+        fs::remove_file(&seg0).unwrap();
+        let e = Clog::open(dir.path()).unwrap_err();
+        assert!(e.message.contains("xact/0000"), "{}", e.message);
+        assert!(!seg0.exists(), "a refused open created the file");
+        fs::write(&seg0, &good).unwrap();
+        assert!(Clog::open(dir.path()).unwrap().did_commit(99).unwrap());
     }
 
     #[test]

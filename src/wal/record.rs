@@ -491,6 +491,35 @@ fn corrupt(what: &str) -> crate::error::Error {
     err!(DataCorrupted, "invalid WAL record: {what}")
 }
 
+/// Why `b` (the bytes at a record's start; its announced length, or less
+/// when the log has no more) is not a valid record following `prev`, or
+/// `None` when its framing is valid. For messages about the end of the log.
+pub fn frame_problem(b: &[u8], prev: Lsn) -> Option<String> {
+    if b.len() < HEADER_SIZE {
+        return Some("the log ends inside a record header".into());
+    }
+    let Some(len) = header_len(b) else {
+        let len = u32::from_le_bytes(b[0..4].try_into().expect("4 bytes"));
+        return Some(format!("invalid record length {len}"));
+    };
+    if b.len() < len {
+        return Some(format!("the log ends inside a record of length {len}"));
+    }
+    let crc = u32::from_le_bytes(b[4..8].try_into().expect("4 bytes"));
+    if crc32c::crc32c(&b[8..len]) != crc {
+        return Some("incorrect record checksum".into());
+    }
+    let got = u64::from_le_bytes(b[8..16].try_into().expect("8 bytes"));
+    if prev != ANY_PREV && got != prev {
+        return Some(format!(
+            "record names {} as its predecessor, not {}",
+            lsn_text(got),
+            lsn_text(prev)
+        ));
+    }
+    None
+}
+
 fn u32_at(b: &[u8], at: usize) -> Result<u32> {
     b.get(at..at + 4)
         .map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))

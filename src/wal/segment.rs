@@ -8,6 +8,19 @@
 //! the last checkpoint made unnecessary; stale bytes in a recycled file are
 //! rejected by the records' `prev` check.
 //!
+//! # Where the log ends
+//!
+//! The reader stops at the first position that does not hold a valid record
+//! (`record` module doc). That is the normal end of the log — a torn tail:
+//! the record being written when the process stopped, or nothing — only if
+//! nothing valid comes after it. So at that position the reader looks
+//! through the rest of the log files for a record with a valid frame that
+//! names a predecessor at or after the stopping point (stale records of a
+//! recycled file name older positions, and zeros never frame). If there is
+//! one, the log was damaged in the middle and replay would silently drop
+//! the transactions after the damage: reading fails with an error naming
+//! the position (`XX001`), and the database does not open.
+//!
 //! Locking: none here; the writer serialises use behind its I/O mutex.
 
 use std::collections::BTreeMap;
@@ -15,7 +28,7 @@ use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::record::{self, Lsn, ReadRecord, HEADER_SIZE};
+use super::record::{self, Lsn, ReadRecord, ANY_PREV, HEADER_SIZE};
 use crate::err;
 use crate::error::Result;
 
@@ -31,7 +44,14 @@ pub fn seg_name(seg: u64) -> String {
 }
 
 fn io_err(what: &str, p: &Path, e: std::io::Error) -> crate::error::Error {
-    err!(IoError, "could not {what} file \"{}\": {e}", p.display())
+    crate::error::Error::new(
+        crate::storage::reserve::code_of(&e),
+        format!(
+            "could not {what} file \"{}\": {}",
+            p.display(),
+            crate::storage::reserve::os_text(&e)
+        ),
+    )
 }
 
 /// The segment numbers present in `dir`, sorted.
@@ -95,8 +115,13 @@ impl SegmentFiles {
                 .map_err(|e| io_err("open", &path, e))?;
             let len = f.metadata().map_err(|e| io_err("stat", &path, e))?.len();
             if len < SEG_SIZE {
-                f.set_len(SEG_SIZE)
-                    .map_err(|e| io_err("extend", &path, e))?;
+                // Allocated whole, not sparse: writes into the segment
+                // never need new space (a full disk fails here, before any
+                // record of it is written).
+                super::super::storage::reserve::allocate(&f, 0, SEG_SIZE).map_err(|e| {
+                    let _ = f.set_len(len);
+                    io_err("extend", &path, e)
+                })?;
                 if self.fsync {
                     f.sync_all().map_err(|e| io_err("fsync", &path, e))?;
                     File::open(&self.dir)
@@ -113,8 +138,38 @@ impl SegmentFiles {
                 self.open.remove(&old);
             }
             self.open.insert(seg, f);
+            self.reserve_spare(seg);
         }
         Ok(self.open.get(&seg).expect("inserted above"))
+    }
+
+    /// Keeps one allocated spare file ready for the segment after `seg`, so
+    /// that the log can always move on to its next segment without asking
+    /// for space: a database whose disk filled up still opens, checkpoints
+    /// and shuts down. Best effort: on a full disk there is no new spare,
+    /// and the next segment asks for its space itself.
+    fn reserve_spare(&mut self, seg: u64) {
+        if !self.spares.is_empty() {
+            return;
+        }
+        let spare = self.dir.join(format!("spare.{:016X}", seg + 1));
+        let made = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&spare)
+            .and_then(|f| {
+                super::super::storage::reserve::allocate(&f, 0, SEG_SIZE)?;
+                if self.fsync {
+                    f.sync_all()?;
+                }
+                Ok(())
+            });
+        if made.is_ok() {
+            self.spares.push(spare);
+        } else {
+            let _ = fs::remove_file(&spare);
+        }
     }
 
     /// Writes `data` at stream position `start`.
@@ -139,14 +194,17 @@ impl SegmentFiles {
 
     /// Makes every write so far durable (fdatasync of the files written).
     pub fn sync(&mut self) -> Result<()> {
-        let segs = std::mem::take(&mut self.unsynced);
         if !self.fsync {
+            self.unsynced.clear();
             return Ok(());
         }
-        for seg in segs {
+        // A segment leaves the list only once its fdatasync succeeded: a
+        // failed sync is retried by the next flush, never skipped.
+        while let Some(&seg) = self.unsynced.first() {
             let f = self.file(seg)?;
             f.sync_data()
                 .map_err(|e| io_err("fdatasync", &self.dir.join(seg_name(seg)), e))?;
+            self.unsynced.remove(0);
         }
         Ok(())
     }
@@ -174,14 +232,21 @@ impl SegmentFiles {
     }
 
     /// Forgets everything after `end` (recovery found the log ends there):
-    /// zeroes the rest of its segment and removes later segment files and
-    /// leftover spares.
+    /// zeroes the rest of its segment and removes later segment files. The
+    /// spare files left by the last run are kept as spares (their stale
+    /// records name positions before `end`, which the reader never takes
+    /// for a continuation).
     pub fn cut_at(&mut self, end: Lsn) -> Result<()> {
         let last = end / SEG_SIZE;
         let rd = fs::read_dir(&self.dir).map_err(|e| io_err("read directory", &self.dir, e))?;
         for e in rd.flatten() {
             if e.file_name().to_string_lossy().starts_with("spare.") {
-                let _ = fs::remove_file(e.path());
+                let full = e.metadata().map(|m| m.len() == SEG_SIZE).unwrap_or(false);
+                if full && self.spares.len() < MAX_SPARES {
+                    self.spares.push(e.path());
+                } else {
+                    let _ = fs::remove_file(e.path());
+                }
             }
         }
         for seg in list_segments(&self.dir)? {
@@ -193,16 +258,42 @@ impl SegmentFiles {
         let path = self.dir.join(seg_name(last));
         if path.exists() {
             let f = OpenOptions::new()
+                .read(true)
                 .write(true)
                 .open(&path)
                 .map_err(|e| io_err("open", &path, e))?;
-            f.set_len(end % SEG_SIZE)
-                .and_then(|_| f.set_len(SEG_SIZE))
+            zero_from(&f, end % SEG_SIZE)
                 .and_then(|_| f.sync_all())
                 .map_err(|e| io_err("truncate", &path, e))?;
+            // Fills any hole a sparse older file has; on a full disk the
+            // log still opens (a later write asks for the space itself).
+            let _ = super::super::storage::reserve::allocate(&f, 0, SEG_SIZE);
         }
         Ok(())
     }
+}
+
+/// Zeroes a segment file from `from` to its end by overwriting the bytes
+/// that are not zero (never shortening it: the space stays allocated, so
+/// opening needs no new space on a full disk), then sets its length to
+/// [`SEG_SIZE`].
+fn zero_from(f: &File, from: u64) -> std::io::Result<()> {
+    let len = f.metadata()?.len().min(SEG_SIZE);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = from;
+    while at < len {
+        let n = ((len - at) as usize).min(buf.len());
+        f.read_exact_at(&mut buf[..n], at)?;
+        if buf[..n].iter().any(|&b| b != 0) {
+            buf[..n].fill(0);
+            f.write_all_at(&buf[..n], at)?;
+        }
+        at += n as u64;
+    }
+    if f.metadata()?.len() != SEG_SIZE {
+        f.set_len(SEG_SIZE)?;
+    }
+    Ok(())
 }
 
 /// Reads records back from the segment files, one segment in memory at a
@@ -260,25 +351,118 @@ impl SegmentReader {
         Ok(true)
     }
 
-    /// The next valid record, or `None` at the end of the log.
+    /// The next valid record, or `None` at the end of the log; an error
+    /// when valid records follow the stopping point (module doc).
     pub fn next_record(&mut self) -> Result<Option<ReadRecord>> {
         let mut buf = Vec::new();
         if !self.read_at(self.pos, HEADER_SIZE, &mut buf)? {
-            return Ok(None);
+            return self.at_end().map(|_| None);
         }
         let Some(len) = record::header_len(&buf) else {
-            return Ok(None);
+            return self.at_end().map(|_| None);
         };
         if !self.read_at(self.pos, len, &mut buf)? {
-            return Ok(None);
+            return self.at_end().map(|_| None);
         }
         // A record that does not decode (bad payload behind a good CRC)
         // cannot be replayed: it ends the log too, but loudly.
         let Some(r) = record::decode(&buf, self.pos, self.prev)? else {
-            return Ok(None);
+            return self.at_end().map(|_| None);
         };
         self.prev = self.pos;
         self.pos = r.end;
         Ok(Some(r))
+    }
+
+    /// Called where reading stops: fails when a valid record follows.
+    fn at_end(&mut self) -> Result<()> {
+        let end = self.pos;
+        let Some(found) = self.valid_record_after(end)? else {
+            return Ok(());
+        };
+        let mut buf = Vec::new();
+        let have = self.read_at(end, HEADER_SIZE, &mut buf)?;
+        let len = if have {
+            record::header_len(&buf).unwrap_or(HEADER_SIZE)
+        } else {
+            0
+        };
+        if have && !self.read_at(end, len, &mut buf)? {
+            // Whatever the log has from `end` on.
+            buf.clear();
+            let mut p = end;
+            let mut part = Vec::new();
+            while self.read_at(p, 1, &mut part)? && buf.len() < len {
+                buf.push(part[0]);
+                p += 1;
+            }
+        }
+        let why = if !have {
+            format!(
+                "segment file \"{}\" is missing or short",
+                self.dir.join(seg_name(end / SEG_SIZE)).display()
+            )
+        } else {
+            record::frame_problem(&buf, self.prev)
+                .unwrap_or_else(|| "record contents do not decode".into())
+        };
+        Err(err!(
+            DataCorrupted,
+            "invalid WAL record at {}: {why}",
+            record::lsn_text(end)
+        )
+        .with_detail(format!(
+            "A valid record follows at {}: the log is damaged in the middle, not at its end, \
+             and replaying only up to the damage would lose the transactions after it.",
+            record::lsn_text(found)
+        ))
+        .with_hint(
+            "Restore the data directory from a backup. heapdb does not start with part of its log missing.",
+        ))
+    }
+
+    /// The first position after `end` holding a record with a valid frame
+    /// whose predecessor is at or after `end`, in this or a later segment.
+    fn valid_record_after(&mut self, end: Lsn) -> Result<Option<Lsn>> {
+        let mut buf = Vec::new();
+        if !self.dir.exists() {
+            return Ok(None);
+        }
+        for seg in list_segments(&self.dir)? {
+            if seg < end / SEG_SIZE {
+                continue;
+            }
+            let base = seg * SEG_SIZE;
+            let len = self.segment(seg)?.len();
+            let from = if seg == end / SEG_SIZE {
+                (end % SEG_SIZE) as usize + 1
+            } else {
+                0
+            };
+            let mut off = from;
+            while off + HEADER_SIZE <= len {
+                // Candidates: a predecessor in [end, here) and a plausible
+                // length (a plain scan; zeros and stale records fail fast).
+                let cand = {
+                    let bytes = self.segment(seg)?;
+                    (off..=len - HEADER_SIZE).find(|&o| {
+                        let prev =
+                            u64::from_le_bytes(bytes[o + 8..o + 16].try_into().expect("8 bytes"));
+                        prev >= end
+                            && prev < base + o as u64
+                            && record::header_len(&bytes[o..]).is_some()
+                    })
+                };
+                let Some(o) = cand else { break };
+                let p = base + o as u64;
+                let n = record::header_len(&self.segment(seg)?[o..]).expect("checked");
+                if self.read_at(p, n, &mut buf)? && record::frame_problem(&buf, ANY_PREV).is_none()
+                {
+                    return Ok(Some(p));
+                }
+                off = o + 1;
+            }
+        }
+        Ok(None)
     }
 }

@@ -60,20 +60,35 @@ fn unflushed_and_damaged_records_end_the_log() {
     wal.insert(6, &commit(vec![]));
     drop(wal);
     assert_eq!(find_end(dir.path(), 0).unwrap().end, c);
-    // Flip a payload byte of the second record: the log ends after the first.
+    // Flip a payload byte of the second record: a valid record follows,
+    // so the log is damaged in the middle, and reading it fails.
     let seg = dir.path().join(super::segment::seg_name(0));
-    let mut bytes = std::fs::read(&seg).unwrap();
+    let good = std::fs::read(&seg).unwrap();
+    let mut bytes = good.clone();
     bytes[(b - 2) as usize] ^= 1;
     std::fs::write(&seg, &bytes).unwrap();
+    let e = find_end(dir.path(), 0).unwrap_err();
+    assert_eq!(e.code, crate::SqlState::DataCorrupted);
+    assert!(
+        e.message
+            .starts_with(&format!("invalid WAL record at {}", super::lsn_text(a))),
+        "{}",
+        e.message
+    );
+    // The same flip in the last record is a torn tail: the log ends after
+    // the second.
+    let mut bytes = good;
+    bytes[(c - 2) as usize] ^= 1;
+    std::fs::write(&seg, &bytes).unwrap();
     let e = find_end(dir.path(), 0).unwrap();
-    assert_eq!((e.end, e.prev, e.records), (a, 0, 1));
+    assert_eq!((e.end, e.prev, e.records), (b, a, 2));
     // Writing continues there, and the damaged tail is gone.
     let wal = Wal::open(dir.path(), e.end, e.prev, 0, false).unwrap();
     let d = wal.insert(7, &commit(vec![]));
     wal.flush_all().unwrap();
     let got = read_all(dir.path(), 0);
-    assert_eq!(got.iter().map(|g| g.1).collect::<Vec<_>>(), vec![3, 7]);
-    assert_eq!(got[1].0, d);
+    assert_eq!(got.iter().map(|g| g.1).collect::<Vec<_>>(), vec![3, 4, 7]);
+    assert_eq!(got[2].0, d);
 }
 
 #[test]
