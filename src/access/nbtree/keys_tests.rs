@@ -80,7 +80,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
     }
 }
 
-const TYPES: [DataType; 12] = [
+const TYPES: [DataType; 13] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
