@@ -29,11 +29,19 @@ use crate::types::DataType;
 const MAX_COLUMNS: usize = 1600;
 
 impl Session {
-    /// A fresh object id whose relation files do not exist yet.
+    /// A fresh object id none of whose relation files exist yet (as
+    /// PostgreSQL's GetNewRelFileNode checks). Every fork counts: a crash
+    /// between the unlinks of a dropped relation's forks, or after a
+    /// create whose record never reached the log, can leave the
+    /// visibility-map file without the main one.
     fn fresh_relfilenode(&self) -> u32 {
+        let base = self.db.dir.join("base");
         loop {
             let oid = self.db.catalog.next_oid();
-            if !self.db.dir.join("base").join(oid.to_string()).exists() {
+            let taken = [oid.to_string(), format!("{oid}_vm")]
+                .iter()
+                .any(|name| base.join(name).exists());
+            if !taken {
                 return oid;
             }
         }
