@@ -371,12 +371,15 @@ impl DbInner {
             t.thread().unpark();
             let _ = t.join();
         }
-        if self.crashed.load(std::sync::atomic::Ordering::Acquire) {
+        let failed = self.wal.healthy();
+        if self.crashed.load(std::sync::atomic::Ordering::Acquire) || failed.is_err() {
             // What a crash leaves: the pool's dirty pages, the log's
             // buffer and the commit log's unwritten pages are simply gone.
+            // After a failed log flush the same, and the shutdown fails
+            // with its error: the next open runs recovery.
             self.pool.clear_wal_flush_hook();
             self.txns.clog().discard_unwritten();
-            return Ok(());
+            return failed;
         }
         self.checkpointer.checkpoint(true).map(|_| ())
     }

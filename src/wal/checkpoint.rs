@@ -83,6 +83,8 @@ impl Checkpointer {
     /// database cleanly shut down. Returns the redo point.
     pub fn checkpoint(&self, shutdown: bool) -> Result<Lsn> {
         let mut last = self.running.lock().expect("checkpoint mutex poisoned");
+        // After a failed log flush nothing more is written (`writer`).
+        self.wal.healthy()?;
         let (redo, open_xids) = self.wal.begin_checkpoint();
         // A commit whose record is before `redo` must be in the commit-log
         // pages flushed below (they are not written per commit).
