@@ -10,7 +10,9 @@
 //! ([`crate::storage::dirlock`]), so a second process (or a second open in
 //! this one) gets a clear error instead of corrupting the files. A
 //! directory is initialised only when it is absent or empty (as initdb
-//! decides); otherwise its control file, catalog, commit log and log are
+//! decides), or when it holds the marker of a first open that a crash cut
+//! short (`init.incomplete`, created first and removed last, so such a
+//! directory is initialised again rather than refused); otherwise its control file, catalog, commit log and log are
 //! checked before anything is written, and a missing or damaged one stops
 //! the open with an error naming it (`src/storage/README.md`, "What an
 //! open promises"). Opening replays the write-ahead log when the control
@@ -118,6 +120,12 @@ impl Database {
             )
         })?;
         let lock = DirLock::acquire(&dir)?;
+        // Under the lock: a first open that a crash cut short is done again
+        // from nothing; a new directory is marked until it is complete.
+        let new = new || clear_interrupted_init(&dir)?;
+        if new {
+            mark_init(&dir, true)?;
+        }
         let control = if new {
             ControlFile::open_or_create(&dir)?.0
         } else {
@@ -196,6 +204,10 @@ impl Database {
                 .update(|d| d.clean_shutdown = false)?;
         }
         let catalog = Catalog::open(&dir, &txns, new)?;
+        if new {
+            // Control file, commit log, log and catalog are all there.
+            mark_init(&dir, false)?;
+        }
         let threads = vec![
             wal.start_background_flusher(),
             checkpointer.start_background(),
@@ -314,6 +326,62 @@ impl Database {
     pub fn checkpoint(&self) -> Result<()> {
         self.checkpointer.checkpoint(false).map(|_| ())
     }
+}
+
+/// The file that marks a data directory whose first open has not finished
+/// initialising it: created first (after the lock), removed last, so a
+/// crash in between leaves a directory the next open initialises again
+/// instead of refusing it as damaged.
+const INIT_MARKER: &str = "init.incomplete";
+
+/// Creates (`on`) or removes the initialisation marker of `dir`, durably
+/// (the directory is fsynced).
+fn mark_init(dir: &Path, on: bool) -> Result<()> {
+    let path = dir.join(INIT_MARKER);
+    let res = if on {
+        fs::File::create(&path).and_then(|f| f.sync_all())
+    } else {
+        fs::remove_file(&path)
+    };
+    res.and_then(|_| fs::File::open(dir)?.sync_all())
+        .map_err(|e| {
+            err!(
+                IoError,
+                "could not {} file \"{}\": {e}",
+                if on { "create" } else { "remove" },
+                path.display()
+            )
+        })
+}
+
+/// When `dir` holds the marker of an interrupted first open, removes
+/// everything that open made (all but the lock and the marker) and
+/// returns true: the directory is new again.
+fn clear_interrupted_init(dir: &Path) -> Result<bool> {
+    if !dir.join(INIT_MARKER).exists() {
+        return Ok(false);
+    }
+    let io = |e: std::io::Error| {
+        err!(
+            IoError,
+            "could not clear the interrupted initialisation of \"{}\": {e}",
+            dir.display()
+        )
+    };
+    for e in fs::read_dir(dir).map_err(io)? {
+        let e = e.map_err(io)?;
+        let name = e.file_name();
+        if name == "lock" || name == INIT_MARKER {
+            continue;
+        }
+        let path = e.path();
+        if e.file_type().map_err(io)?.is_dir() {
+            fs::remove_dir_all(&path).map_err(io)?;
+        } else {
+            fs::remove_file(&path).map_err(io)?;
+        }
+    }
+    Ok(true)
 }
 
 /// Whether `dir` is a new data directory: absent, empty, or holding only
