@@ -150,7 +150,8 @@ impl Checkpointer {
             .spawn(move || {
                 while !cp.wal.stopping() {
                     std::thread::park_timeout(POLL);
-                    if !cp.wal.stopping() && cp.due() {
+                    // A failed log writes nothing more (`writer`).
+                    if !cp.wal.stopping() && !cp.wal.is_failed() && cp.due() {
                         if let Err(e) = cp.checkpoint(false) {
                             eprintln!("heapdb: checkpoint failed: {e}");
                         }
