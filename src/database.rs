@@ -99,9 +99,6 @@ impl Database {
     /// sessions, and `shared_buffers` sizes the pool.
     pub fn open_with(dir: impl AsRef<Path>, settings: Settings) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
-        // New only when absent or empty, as initdb decides: a directory
-        // with files but no control file is damaged, never initialised again.
-        let new = is_new_directory(&dir)?;
         fs::create_dir_all(&dir).map_err(|e| {
             err!(
                 IoError,
@@ -120,9 +117,13 @@ impl Database {
             )
         })?;
         let lock = DirLock::acquire(&dir)?;
-        // Under the lock: a first open that a crash cut short is done again
-        // from nothing; a new directory is marked until it is complete.
-        let new = new || clear_interrupted_init(&dir)?;
+        // New only when absent or empty (now holding just the lock), as
+        // initdb decides: a directory with files but no control file is
+        // damaged, never initialised again. Decided under the lock, so two
+        // first opens cannot both initialise. A first open that a crash
+        // cut short is done again from nothing; a new directory is marked
+        // until it is complete.
+        let new = is_new_directory(&dir)? || clear_interrupted_init(&dir)?;
         if new {
             mark_init(&dir, true)?;
         }
