@@ -400,7 +400,10 @@ fn node(
         Node::Project { .. } | Node::Filter { .. } => unreachable!("folded above"),
     };
     details.extend(extra.iter().cloned());
-    if matches!(plan.node, Node::Aggregate { .. } | Node::Gather { .. }) {
+    if matches!(
+        plan.node,
+        Node::Aggregate { .. } | Node::Gather { .. } | Node::Distinct { .. }
+    ) {
         details.extend(hash_agg_line(flags, stats, my_id));
     }
     let mut line = String::new();

@@ -404,6 +404,8 @@ impl Session {
         class: Class<'_>,
         run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
     ) -> Result<QueryResult> {
+        // After a failed log flush nothing runs (`wal::writer`).
+        self.db.wal.healthy()?;
         let buffers_before = BufferUsage::current();
         let mut result = match class {
             Class::Begin(modes) => self.begin(modes),
@@ -648,15 +650,20 @@ impl Session {
                     self.db.txns.clog().note_async_commit(t.xid, lsn);
                 }
             }
-            // The commit record is in the log: the commit stands even if
-            // its flush failed (PostgreSQL would PANIC here); the error is
-            // still reported.
+            if let Err(e) = flushed {
+                // The commit record may not be on disk, and the log failed
+                // for good (`wal::writer`, as PostgreSQL PANICs here): the
+                // transaction is never marked committed, so nothing can see
+                // its changes; every later statement is refused, and
+                // reopening lets recovery decide from the disk. The old
+                // files of its drops stay (recovery may need them).
+                self.db.txns.forget(t.xid);
+                drop(in_flight);
+                return Err(e);
+            }
             let committed = self.db.txns.commit(t.xid);
             drop(in_flight);
             committed?;
-            // Without a durable commit record the old files stay (a crash
-            // would undo the commit and need them).
-            flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a
             // commit error. The file is left behind, which wastes space but

@@ -470,7 +470,7 @@ mod tests {
         // COPY data lines are left for the COPY.
         {
             let mut r = a.lines();
-            assert_eq!(r.copy_data_line().unwrap(), Some("1\tx"));
+            assert_eq!(r.copy_data_line().unwrap(), Some(&b"1\tx"[..]));
             assert_eq!(r.copy_data_line().unwrap(), None);
         }
         assert!(matches!(next(&mut a), Next::Insert { line: 8, .. }));

@@ -77,7 +77,7 @@ pub trait LineSource {
     fn splitter(&mut self) -> &mut Splitter;
     /// The next data line of a `COPY ... FROM STDIN`, without its line
     /// end; `None` after the line `\.` or at the end of input.
-    fn copy_data_line(&mut self) -> io::Result<Option<&str>>;
+    fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>>;
     /// The line number reached.
     fn lineno(&self) -> u64;
 }
@@ -87,7 +87,7 @@ impl<R: Read> LineSource for ScriptReader<R> {
         ScriptReader::splitter(self)
     }
 
-    fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+    fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>> {
         ScriptReader::copy_data_line(self)
     }
 
@@ -148,7 +148,7 @@ impl BufRead for ScriptData<'_> {
             while self.buf.len() < DATA_CHUNK {
                 match self.reader.copy_data_line()? {
                     Some(line) => {
-                        self.buf.extend_from_slice(line.as_bytes());
+                        self.buf.extend_from_slice(line);
                         self.buf.push(b'\n');
                     }
                     None => {

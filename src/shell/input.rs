@@ -557,26 +557,19 @@ impl<R: Read> ScriptReader<R> {
     /// The next data line of a `COPY ... FROM STDIN` that has just been
     /// returned, without its line end; `None` after the line `\.` (which is
     /// consumed) or at end of input. Data lines are read raw, one at a time,
-    /// so a large COPY streams; the splitter does not see them.
-    pub fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+    /// so a large COPY streams; the splitter does not see them. The bytes
+    /// are the COPY's to check: invalid UTF-8 is an error of that COPY
+    /// (22021, with its line), as the server finds it, never of the script.
+    pub fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>> {
         self.line.clear();
         if self.reader.read_until(b'\n', &mut self.line)? == 0 {
             return Ok(None);
         }
         self.lineno += 1;
-        let text = std::str::from_utf8(&self.line).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "invalid byte sequence for encoding \"UTF8\": 0x{:02x} (line {})",
-                    self.line[e.valid_up_to()],
-                    self.lineno
-                ),
-            )
-        })?;
-        let text = text.strip_suffix('\n').unwrap_or(text);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        Ok((text != "\\.").then_some(text))
+        let text = &self.line[..];
+        let text = text.strip_suffix(b"\n").unwrap_or(text);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        Ok((text != b"\\.").then_some(text))
     }
 
     /// Whether the next [`next_item`](Self::next_item) may block reading
@@ -920,8 +913,8 @@ mod tests {
         let script = "copy t from stdin;\n1\tone\r\n2\ttwo\n\\.\nselect 1;\n";
         let mut r = ScriptReader::new(script.as_bytes());
         assert_eq!(r.next_item().unwrap(), Some(sql("copy t from stdin;", 1)));
-        assert_eq!(r.copy_data_line().unwrap(), Some("1\tone"));
-        assert_eq!(r.copy_data_line().unwrap(), Some("2\ttwo"));
+        assert_eq!(r.copy_data_line().unwrap(), Some(&b"1\tone"[..]));
+        assert_eq!(r.copy_data_line().unwrap(), Some(&b"2\ttwo"[..]));
         assert_eq!(r.copy_data_line().unwrap(), None);
         assert_eq!(r.next_item().unwrap(), Some(sql("select 1;", 5)));
         assert_eq!(r.next_item().unwrap(), None);

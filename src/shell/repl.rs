@@ -73,7 +73,7 @@ impl LineSource for PromptLines<'_> {
         self.splitter
     }
 
-    fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+    fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>> {
         if std::mem::take(&mut self.announce) {
             println!(
                 "Enter data to be copied followed by a newline.\nEnd with a backslash and a period on a line by itself, or an EOF signal."
@@ -83,7 +83,7 @@ impl LineSource for PromptLines<'_> {
             Ok(line) if line == "\\." => Ok(None),
             Ok(line) => {
                 self.line = line;
-                Ok(Some(&self.line))
+                Ok(Some(self.line.as_bytes()))
             }
             Err(ReadlineError::Eof) => Ok(None),
             Err(ReadlineError::Interrupted) => Err(io::Error::other("canceled by user")),
