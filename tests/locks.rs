@@ -6,22 +6,10 @@ use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use heapdb::settings::Settings;
 use heapdb::types::Value;
 use heapdb::{Database, Session};
 
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::open_with(
-        dir.path(),
-        Settings {
-            shared_buffers: 512,
-            ..Settings::default()
-        },
-    )
-    .unwrap();
-    (dir, db)
-}
+mod common;
 
 fn count(s: &mut Session, sql: &str) -> i64 {
     let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -44,7 +32,7 @@ fn settle() {
 
 #[test]
 fn drop_table_waits_for_a_reading_transaction() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table t (x int)").unwrap();
     a.execute("insert into t select generate_series(1, 1000)")
@@ -65,7 +53,7 @@ fn drop_table_waits_for_a_reading_transaction() {
 
 #[test]
 fn a_reader_that_waited_for_a_drop_finds_the_table_gone() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table t (x int)").unwrap();
     a.execute("insert into t values (1)").unwrap();
@@ -82,7 +70,7 @@ fn a_reader_that_waited_for_a_drop_finds_the_table_gone() {
 
 #[test]
 fn an_insert_that_waited_for_truncate_lands_in_the_new_file() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table t (x int)").unwrap();
     a.execute("insert into t select generate_series(1, 100)")
@@ -101,7 +89,7 @@ fn an_insert_that_waited_for_truncate_lands_in_the_new_file() {
 
 #[test]
 fn truncate_waits_for_an_inserting_transaction() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table t (x int)").unwrap();
     a.execute("begin").unwrap();
@@ -117,7 +105,7 @@ fn truncate_waits_for_an_inserting_transaction() {
 
 #[test]
 fn repeatable_read_fails_on_a_table_truncated_after_its_snapshot() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     let mut b = db.session();
     a.execute("create table t (x int); create table u (y int)")
@@ -134,7 +122,7 @@ fn repeatable_read_fails_on_a_table_truncated_after_its_snapshot() {
 
 #[test]
 fn opposite_order_updates_deadlock_and_one_is_rolled_back() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     let mut b = db.session();
     a.execute("create table t (id int, v int)").unwrap();
@@ -184,7 +172,7 @@ fn opposite_order_updates_deadlock_and_one_is_rolled_back() {
 
 #[test]
 fn a_lock_wait_can_be_cancelled() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table t (x int)").unwrap();
     a.execute("begin").unwrap();
@@ -207,7 +195,7 @@ fn a_lock_wait_can_be_cancelled() {
 
 #[test]
 fn a_session_dropped_inside_a_transaction_rolls_it_back_and_unlocks() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table t (x int)").unwrap();
     {

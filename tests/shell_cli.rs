@@ -8,24 +8,12 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_heapdb");
+mod common;
+use common::BIN;
 
 /// Runs heapdb on data directory `dir` with `args`, feeding `stdin`.
 fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .env_remove("HEAPDB_DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start heapdb");
-    let mut input = child.stdin.take().expect("stdin piped");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("heapdb runs")
+    common::shell(dir, args, stdin)
 }
 
 /// The same, in a fresh data directory.
@@ -36,11 +24,7 @@ fn run(args: &[&str], stdin: &str) -> (String, String, i32) {
 }
 
 fn texts(o: Output) -> (String, String, i32) {
-    (
-        String::from_utf8(o.stdout).expect("utf-8 stdout"),
-        String::from_utf8(o.stderr).expect("utf-8 stderr"),
-        o.status.code().unwrap_or(-1),
-    )
+    common::output_texts(o)
 }
 
 #[test]
@@ -510,20 +494,7 @@ fn gx_expands_one_query_and_reruns_the_last() {
 /// Runs heapdb in a fresh data directory on `stdin` as raw bytes.
 fn run_bytes(args: &[&str], stdin: &[u8]) -> (String, String, i32) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(BIN)
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(args)
-        .env_remove("HEAPDB_DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start heapdb");
-    let mut input = child.stdin.take().expect("stdin piped");
-    input.write_all(stdin).expect("write stdin");
-    drop(input);
-    let o = child.wait_with_output().expect("heapdb runs");
+    let o = common::feed(common::shell_command(dir.path(), args), stdin);
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
