@@ -276,13 +276,21 @@ fn cancel_flag_stops_a_long_statement() {
     let (_d, db) = common::open(512);
     let mut s = db.session();
     let flag = s.cancel_flag();
-    let canceller = thread::spawn(move || {
-        thread::sleep(Duration::from_millis(200));
-        flag.store(true, Ordering::Relaxed);
-    });
+    let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The statement clears the flag when it starts: cancel until it is over.
+    let canceller = {
+        let over = over.clone();
+        thread::spawn(move || {
+            while !over.load(Ordering::Relaxed) {
+                flag.store(true, Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
     let e = s
         .execute("select count(*) from generate_series(1, 10000000000)")
         .unwrap_err();
+    over.store(true, Ordering::Relaxed);
     canceller.join().unwrap();
     assert_eq!(e.code, SqlState::QueryCanceled);
     assert_eq!(e.message, "canceling statement due to user request");

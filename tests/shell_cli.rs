@@ -304,11 +304,14 @@ fn sigint_cancels_the_running_statement_and_the_script_goes_on() {
         .spawn()
         .expect("start heapdb");
     let mut input = child.stdin.take().expect("stdin piped");
+    let before = common::cpu_time(child.id());
     input
         .write_all(b"select count(*) from generate_series(1, 10000000000);\nselect 2 as after;\n")
         .expect("write");
-    // Keep stdin open until the signal is sent, so the script is still running.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Keep stdin open until the signal is sent, so the script is still
+    // running; signal once the statement is computing (a signal between
+    // statements ends a script with status 130).
+    common::wait_for_cpu(child.id(), before, Duration::from_millis(400));
     // SAFETY: signalling our own child process by its id.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     drop(input);

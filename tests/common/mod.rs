@@ -243,6 +243,28 @@ pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// The CPU time (user and system) process `pid` has used so far, from
+/// `/proc/PID/stat`: how a test sees that a child is busy with a long
+/// statement, which prints nothing until it ends.
+pub fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+    // The command name, in parentheses, may hold spaces: count from its end.
+    let after = &stat[stat.rfind(')').expect("(comm)") + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 of the line (utime, stime), 12 and 13 after comm.
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_millis(ticks * 1000 / hz)
+}
+
+/// Waits until process `pid` has used `busy` more CPU time than `since`
+/// (a [`cpu_time`] taken before the work was asked for).
+pub fn wait_for_cpu(pid: u32, since: Duration, busy: Duration) {
+    wait_until("the child to be busy", || cpu_time(pid) >= since + busy);
+}
+
 /// Waits until `path` exists.
 pub fn wait_for_file(path: &Path) {
     wait_until(&format!("{} to appear", path.display()), || path.exists());
