@@ -7,10 +7,11 @@
 //! are. Measured on the pool itself (`mincore` over its mapping, the
 //! descriptors' tags), not on a process's RSS.
 
-use heapdb::settings::Settings;
 use heapdb::storage::{ForkNumber, StrategyKind, BLCKSZ};
 use heapdb::types::Value;
 use heapdb::{Database, Session};
+
+mod common;
 
 /// 16 MiB of frames: a 256 kB ring is 32 of them, at most an eighth.
 const NBUFFERS: i64 = 2048;
@@ -20,14 +21,7 @@ const NBUFFERS: i64 = 2048;
 const ROWS: i64 = 72_000;
 
 fn open(dir: &std::path::Path) -> Database {
-    Database::open_with(
-        dir,
-        Settings {
-            shared_buffers: NBUFFERS,
-            ..Settings::default()
-        },
-    )
-    .unwrap()
+    common::open_at(dir, NBUFFERS)
 }
 
 fn run(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
