@@ -170,7 +170,7 @@ impl HeapRelation {
             snap: snap.clone(),
             nblocks,
             next: 0,
-            ring: self.pool().scan_ring(nblocks),
+            ring: self.pool().scan_ring(self.rel(), nblocks),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -197,7 +197,7 @@ impl HeapRelation {
             next: 0,
             ring: self
                 .pool()
-                .scan_ring_shared(blocks.nblocks, blocks.participants),
+                .scan_ring_shared(self.rel(), blocks.nblocks, blocks.participants),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -256,7 +256,7 @@ impl HeapRelation {
     /// being read; the others are scanned page at a time.
     pub fn count(&self, snap: &Snapshot) -> Result<u64> {
         let nblocks = self.nblocks()?;
-        let mut ring = self.pool().scan_ring(nblocks);
+        let mut ring = self.pool().scan_ring(self.rel(), nblocks);
         self.count_range(snap, 0, nblocks, &mut ring)
     }
 
@@ -303,9 +303,9 @@ impl HeapRelation {
         blocks: &ParallelBlocks,
         cancel: &dyn Fn() -> Result<()>,
     ) -> Result<u64> {
-        let mut ring = self
-            .pool()
-            .scan_ring_shared(blocks.nblocks, blocks.participants);
+        let mut ring =
+            self.pool()
+                .scan_ring_shared(self.rel(), blocks.nblocks, blocks.participants);
         let mut total = 0;
         while let Some((start, end)) = blocks.next_chunk_of(COUNT_CHUNK) {
             cancel()?;
