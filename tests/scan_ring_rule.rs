@@ -90,3 +90,44 @@ fn a_table_that_would_evict_pages_in_use_takes_the_ring() {
     let (hit, read) = scan(&mut s, "hot", HOT);
     assert_eq!(read, 0, "the big scans evicted none of hot ({hit} hits)");
 }
+
+#[test]
+fn scans_read_missing_pages_in_runs_and_cached_pages_alone() {
+    use heapdb::storage::{BufferPool, BufferUsage, ForkNumber, RelFileNode, READ_RUN};
+    const REL: RelFileNode = RelFileNode(7);
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::open(dir.path(), 128).unwrap();
+    pool.create_relation(REL, ForkNumber::Main).unwrap();
+    for _ in 0..40 {
+        let (block, buf) = pool.extend(REL, ForkNumber::Main, None).unwrap();
+        let mut g = buf.write();
+        g[64..68].copy_from_slice(&block.to_le_bytes());
+        g[24] = 1;
+        g.mark_dirty();
+    }
+    pool.flush_all().unwrap();
+    pool.evict_relation(REL).unwrap();
+    let mut out = Vec::new();
+    let before = BufferUsage::current();
+    pool.read_buffers_recent(REL, ForkNumber::Main, 0, 32, &[], None, &mut out)
+        .unwrap();
+    let d = BufferUsage::current().since(&before);
+    assert_eq!(out.len(), READ_RUN, "a missing page starts a run");
+    assert_eq!((d.shared_read, d.shared_hit), (READ_RUN as u64, 0));
+    for (i, b) in out.iter().enumerate() {
+        assert_eq!(b.block(), i as u32);
+        let g = b.read();
+        assert_eq!(u32::from_le_bytes(g[64..68].try_into().unwrap()), i as u32);
+    }
+    out.clear();
+    pool.read_buffers_recent(REL, ForkNumber::Main, 3, 32, &[], None, &mut out)
+        .unwrap();
+    assert_eq!(out.len(), 1, "a cached page is pinned alone");
+    assert_eq!(out[0].block(), 3);
+    out.clear();
+    // Near the end the run stops at the relation's last block.
+    pool.read_buffers_recent(REL, ForkNumber::Main, 36, 32, &[], None, &mut out)
+        .unwrap();
+    let blocks: Vec<u32> = out.iter().map(|b| b.block()).collect();
+    assert_eq!(blocks, [36, 37, 38, 39]);
+}
