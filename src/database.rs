@@ -420,6 +420,7 @@ pub fn ring_sizes(s: &Settings) -> RingSizes {
         bulk_read: s.bulkread_ring_kb as usize * 1024,
         bulk_write: s.bulkwrite_ring_kb as usize * 1024,
         vacuum: s.vacuum_ring_kb as usize * 1024,
+        quarter_rule: s.bulkread_quarter_rule,
     }
 }
 

@@ -114,6 +114,50 @@ impl BufferPool {
         Ok(buf)
     }
 
+    /// The read side of a scan that reads runs of pages: `block` pinned
+    /// through the buffer `hints` remembers for it when that is right (as
+    /// [`BufferPool::read_buffer_recent`]); else, when the pool lacks the
+    /// page, it and up to `count - 1` blocks after it pinned together
+    /// ([`BufferPool::read_buffers`]: one `preadv` per run of missing
+    /// pages); else the page alone. The pins go to `out` in block order,
+    /// at least one unless an error is returned; counters and errors as
+    /// `read_buffer`'s.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_buffers_recent<'a>(
+        &'a self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        count: u32,
+        hints: &[AtomicU32],
+        strategy: Option<&mut Ring>,
+        out: &mut Vec<PinnedBuffer<'a>>,
+    ) -> Result<()> {
+        let tag = BufferTag { rel, fork, block };
+        let slot = hints.get(block as usize);
+        if let Some(slot) = slot {
+            let id = slot.load(Ordering::Relaxed);
+            if (id as usize) < self.descs.len() && self.pin_if_holds(id, tag, strategy.is_some()) {
+                self.counters.count(Counter::Hit);
+                out.push(PinnedBuffer {
+                    pool: self,
+                    id,
+                    tag,
+                });
+                return Ok(());
+            }
+        }
+        if count > 1 && !self.is_cached(rel, fork, block) {
+            return self.read_buffers(rel, fork, block, count, hints, strategy, out);
+        }
+        let buf = self.read_buffer(rel, fork, block, strategy)?;
+        if let Some(slot) = slot {
+            slot.store(buf.id, Ordering::Relaxed);
+        }
+        out.push(buf);
+        Ok(())
+    }
+
     /// The frame `hints` remembers for `block`, for prefetching while a
     /// scan works on the page before it ([`Ahead`]; the hardware
     /// prefetcher follows no stream across frames). Only a hint: no pin,
