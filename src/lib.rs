@@ -27,6 +27,7 @@ pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;
+pub mod vector;
 pub mod wal;
 
 pub use database::Database;

@@ -29,7 +29,6 @@ pub mod functions;
 pub mod join;
 pub mod join_int;
 pub mod kernels;
-pub mod keyset;
 pub mod page_agg;
 pub mod page_pred;
 pub mod parallel;
@@ -39,9 +38,10 @@ pub mod scan_fixed;
 pub mod sort;
 pub mod spill;
 pub mod strkernels;
-pub mod strset;
-pub mod strvec;
-pub mod vector;
+
+// The data the executor moves lives in `crate::vector`; these names keep
+// the executor's paths to it short.
+pub use crate::vector::{self, keyset, strset, strvec};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
