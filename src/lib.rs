@@ -20,6 +20,7 @@ pub mod copy;
 pub mod database;
 pub mod error;
 pub mod exec;
+pub mod nodes;
 pub mod plan;
 pub mod session;
 pub mod settings;

@@ -34,7 +34,7 @@ use super::spill::{
 use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::AggCall;
+use crate::nodes::AggCall;
 use crate::types::agg::{Accumulator, AggFunc};
 use crate::types::{DataType, Value};
 

@@ -32,7 +32,7 @@ use super::expr::Expr;
 use super::strset::StrSet;
 use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
-use crate::plan::AggCall;
+use crate::nodes::AggCall;
 use crate::types::agg::AggFunc;
 use crate::types::{DataType, Numeric, Value};
 

@@ -37,7 +37,7 @@ use super::spill::{
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::JoinKind;
+use crate::nodes::JoinKind;
 use crate::types::{DataType, Value};
 
 /// End of a chain of build rows.

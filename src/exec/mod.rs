@@ -25,7 +25,6 @@ pub mod agg;
 pub mod basic;
 pub mod expr;
 pub mod fastagg;
-pub mod functions;
 pub mod join;
 pub mod join_int;
 pub mod kernels;
@@ -41,6 +40,7 @@ pub mod strkernels;
 
 // The data the executor moves lives in `crate::vector`; these names keep
 // the executor's paths to it short.
+pub use crate::nodes::func as functions;
 pub use crate::vector::{self, keyset, strset, strvec};
 
 use std::collections::HashMap;
@@ -51,7 +51,7 @@ use crate::access::heap::heapam::HeapRelation;
 use crate::access::heap::scan::ParallelBlocks;
 use crate::err;
 use crate::error::Result;
-use crate::plan::{Node, Plan};
+use crate::nodes::{Node, Plan};
 use crate::txn::Snapshot;
 use crate::types::Value;
 use expr::Expr;

@@ -23,7 +23,7 @@
 
 use super::expr::{Expr, ExprKind};
 use super::scan_fixed::MAX_TUPLES;
-use crate::plan::AggCall;
+use crate::nodes::AggCall;
 use crate::types::agg::AggFunc;
 use crate::types::DataType;
 

@@ -42,7 +42,7 @@ use super::scan_fixed::{
 };
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
-use crate::plan::TableFunc;
+use crate::nodes::TableFunc;
 
 /// The storage description of a table's tuples.
 pub fn tuple_desc(table: &TableDef) -> Result<TupleDesc> {
@@ -402,7 +402,7 @@ impl SeqScanOp<'_> {
     /// of returning their rows, when `aggs` and the filter compile for
     /// pages ([`super::page_agg`]); the consumer adds
     /// [`Operator::page_partial`] in at the end. Otherwise nothing changes.
-    pub fn page_agg(mut self, aggs: &[crate::plan::AggCall]) -> Self {
+    pub fn page_agg(mut self, aggs: &[crate::nodes::AggCall]) -> Self {
         let Some(map) = self.page_columns() else {
             return self;
         };
@@ -445,12 +445,12 @@ pub enum ScanUse<'a> {
     /// These aggregates without GROUP BY, computed on the pages where they
     /// can be ([`SeqScanOp::page_agg`]); the consumer adds
     /// [`Operator::page_partial`] in.
-    Aggregates(&'a [crate::plan::AggCall]),
+    Aggregates(&'a [crate::nodes::AggCall]),
 }
 
 /// The [`ScanUse`] of an aggregation computed with the typed fast path
 /// (the only consumer of page partials).
-pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::plan::AggCall]) -> ScanUse<'a> {
+pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::nodes::AggCall]) -> ScanUse<'a> {
     if counts_rows_only(group, aggs) {
         ScanUse::RowsOnly
     } else if group.is_empty() && super::fastagg::eligible(group, aggs) {
@@ -462,7 +462,7 @@ pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::plan::AggCall]) -> ScanUse
 
 /// Whether an aggregation needs nothing of its input rows but how many
 /// there are: no GROUP BY, and only plain `count(*)`s.
-pub fn counts_rows_only(group: &[Expr], aggs: &[crate::plan::AggCall]) -> bool {
+pub fn counts_rows_only(group: &[Expr], aggs: &[crate::nodes::AggCall]) -> bool {
     group.is_empty()
         && !aggs.is_empty()
         && aggs.iter().all(|a| {
@@ -473,13 +473,13 @@ pub fn counts_rows_only(group: &[Expr], aggs: &[crate::plan::AggCall]) -> bool {
 /// Whether an aggregate is a bare `count(*)` over an unfiltered scan that
 /// reads no column, which [`CountStarOp`] answers by counting line pointers.
 pub fn is_count_star(
-    input: &crate::plan::Plan,
+    input: &crate::nodes::Plan,
     group: &[Expr],
-    aggs: &[crate::plan::AggCall],
+    aggs: &[crate::nodes::AggCall],
 ) -> bool {
     matches!(
         &input.node,
-        crate::plan::Node::SeqScan { columns, with_tid: false, filter: None, .. } if columns.is_empty()
+        crate::nodes::Node::SeqScan { columns, with_tid: false, filter: None, .. } if columns.is_empty()
     ) && group.is_empty()
         && !aggs.is_empty()
         && aggs.iter().all(|a| {

@@ -1,35 +1,15 @@
-//! Planning: from the parser's AST to a tree of physical operators.
-//!
-//! The binder ([`bind`], [`select`], [`dml`]) resolves names against the
-//! catalog and the scopes of FROM items, types every expression (inserting
-//! PostgreSQL's implicit casts), checks GROUP BY rules, and builds a [`Plan`]
-//! directly: heapdb has one obvious physical choice for most nodes, and the
-//! few real choices (hash join vs nested loop, which join input to build,
-//! pushing filters into scans) are made while building.
+//! Plan nodes: the tree of physical operators the planner builds and the
+//! executor runs.
 //!
 //! A [`Plan`] node knows its output columns ([`Field`]s) and an estimate of
 //! its row count (used by EXPLAIN and to choose a hash join's build side).
 //! Column references in a node's expressions are positions in its input's
 //! output (for joins: the left input's columns followed by the right's).
-//!
-//! Uncorrelated subqueries (scalar, `IN`, `EXISTS`) are run while binding,
-//! through [`PlanContext::run_subquery`], and replaced by their result, as
-//! PostgreSQL's InitPlans are computed once before the main plan runs.
-
-pub mod bind;
-pub mod estimate;
-pub mod explain;
-pub mod parallel;
-pub mod quals;
-pub mod scope;
-pub mod select;
 
 use std::sync::Arc;
 
+use super::expr::Expr;
 use crate::catalog::TableDef;
-use crate::error::Result;
-use crate::exec::expr::Expr;
-use crate::settings::Settings;
 use crate::types::agg::AggFunc;
 use crate::types::{DataType, Value};
 
@@ -228,7 +208,8 @@ pub enum Node {
         /// The inputs.
         inputs: Vec<Plan>,
     },
-    /// Runs its input, an [`Node::Aggregate`], in parallel ([`parallel`]):
+    /// Runs its input, an [`Node::Aggregate`], in parallel (the planner's `parallel`
+    /// module):
     /// the leader and `workers` threads each aggregate the pages they take
     /// of the input's driving scan, and the partial states are combined —
     /// PostgreSQL's Finalize Aggregate over Gather over Partial Aggregate
@@ -295,25 +276,21 @@ impl Plan {
     }
 }
 
-/// The columns and rows of a table function computed whole.
-pub type TableRows = (Vec<Field>, Vec<Vec<Value>>);
-
-/// What the binder needs from the session that runs the statement.
-pub trait PlanContext {
-    /// The table `name` as the statement's snapshot sees it (42P01 if none).
-    fn table(&self, name: &str) -> Result<Arc<TableDef>>;
-    /// Current number of pages of a table (for estimates).
-    fn table_pages(&self, table: &TableDef) -> u32;
-    /// Runs an uncorrelated subquery and returns its rows.
-    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>>;
-    /// The session's settings.
-    fn settings(&self) -> &Settings;
-    /// The statement's start time (`now()`), microseconds since 2000-01-01.
-    fn statement_timestamp(&self) -> i64;
-    /// A session-level scalar function evaluated once at bind time
-    /// (`relation_size('t')`), or `None` when `name` is not one.
-    fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>>;
-    /// Rows of an inspection table function (`heap_page_items` ...), with
-    /// its column names and types, or `None` when `name` is not one.
-    fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>>;
+/// The sequential scan whose pages the participants of a parallel `input`
+/// split between them, if it has one (see the planner's `parallel` module).
+pub fn driving_scan(input: &Plan) -> Option<&Plan> {
+    match &input.node {
+        Node::SeqScan {
+            with_tid: false, ..
+        } => Some(input),
+        Node::Filter { input, .. } | Node::Project { input, .. } => driving_scan(input),
+        Node::HashJoin {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            build_left,
+            ..
+        } => driving_scan(if *build_left { right } else { left }),
+        _ => None,
+    }
 }

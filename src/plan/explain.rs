@@ -29,8 +29,8 @@
 //! per-loop averages, as PostgreSQL prints them; buffers are totals.
 
 use super::{JoinKind, Node, Plan, TableFunc};
-use crate::exec::expr::{Expr, ExprKind};
 use crate::exec::NodeStats;
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::{format_value, BinaryOp, DataType, Value};
 
 /// What to print beside the plan.

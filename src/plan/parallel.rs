@@ -23,30 +23,12 @@
 //! aggregation inside a Gather's input runs in every participant whole (it
 //! never has a driving scan, so it is left alone).
 
-use super::{JoinKind, Node, Plan};
+use super::{Node, Plan};
 use crate::catalog::TableDef;
 use crate::exec::fastagg;
 use crate::exec::scan::is_count_star;
+pub use crate::nodes::plannodes::driving_scan;
 use crate::settings::Settings;
-
-/// The sequential scan whose pages the participants of a parallel `input`
-/// split between them, if it has one (see the module doc).
-pub fn driving_scan(input: &Plan) -> Option<&Plan> {
-    match &input.node {
-        Node::SeqScan {
-            with_tid: false, ..
-        } => Some(input),
-        Node::Filter { input, .. } | Node::Project { input, .. } => driving_scan(input),
-        Node::HashJoin {
-            left,
-            right,
-            kind: JoinKind::Inner,
-            build_left,
-            ..
-        } => driving_scan(if *build_left { right } else { left }),
-        _ => None,
-    }
-}
 
 /// What the parallel planner needs to know of a table.
 pub trait TableShape {

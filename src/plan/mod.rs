@@ -1,0 +1,55 @@
+//! Planning: from the parser's AST to a tree of physical operators.
+//!
+//! The binder ([`bind`], [`select`], [`dml`]) resolves names against the
+//! catalog and the scopes of FROM items, types every expression (inserting
+//! PostgreSQL's implicit casts), checks GROUP BY rules, and builds a [`Plan`]
+//! directly: heapdb has one obvious physical choice for most nodes, and the
+//! few real choices (hash join vs nested loop, which join input to build,
+//! pushing filters into scans) are made while building.
+//!
+//! The plan node and expression types live below both the planner and the
+//! executor, in [`crate::nodes`]; they are re-exported here under the names
+//! the planner has always used.
+//!
+//! Uncorrelated subqueries (scalar, `IN`, `EXISTS`) are run while binding,
+//! through [`PlanContext::run_subquery`], and replaced by their result, as
+//! PostgreSQL's InitPlans are computed once before the main plan runs.
+
+pub mod bind;
+pub mod estimate;
+pub mod explain;
+pub mod parallel;
+pub mod quals;
+pub mod scope;
+pub mod select;
+
+use std::sync::Arc;
+
+use crate::catalog::TableDef;
+use crate::error::Result;
+pub use crate::nodes::plannodes::{AggCall, Field, JoinKind, Node, Plan, SortKey, TableFunc};
+use crate::settings::Settings;
+use crate::types::{DataType, Value};
+
+/// The columns and rows of a table function computed whole.
+pub type TableRows = (Vec<Field>, Vec<Vec<Value>>);
+
+/// What the binder needs from the session that runs the statement.
+pub trait PlanContext {
+    /// The table `name` as the statement's snapshot sees it (42P01 if none).
+    fn table(&self, name: &str) -> Result<Arc<TableDef>>;
+    /// Current number of pages of a table (for estimates).
+    fn table_pages(&self, table: &TableDef) -> u32;
+    /// Runs an uncorrelated subquery and returns its rows.
+    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>>;
+    /// The session's settings.
+    fn settings(&self) -> &Settings;
+    /// The statement's start time (`now()`), microseconds since 2000-01-01.
+    fn statement_timestamp(&self) -> i64;
+    /// A session-level scalar function evaluated once at bind time
+    /// (`relation_size('t')`), or `None` when `name` is not one.
+    fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>>;
+    /// Rows of an inspection table function (`heap_page_items` ...), with
+    /// its column names and types, or `None` when `name` is not one.
+    fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>>;
+}
