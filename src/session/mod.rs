@@ -192,6 +192,15 @@ impl Drop for Session {
     }
 }
 
+impl Database {
+    /// A new session with the database's default settings. (Defined here,
+    /// above the database layer: a session holds its database, never the
+    /// other way round.)
+    pub fn session(&self) -> Session {
+        Session::new(self.clone())
+    }
+}
+
 impl Session {
     pub(crate) fn new(db: Database) -> Session {
         Session {
