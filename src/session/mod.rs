@@ -54,11 +54,16 @@ pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
+// The rest of the embedded API: what a client (the shell, a wire-protocol
+// server) needs beside `Session` itself, so that it names no layer below.
+pub use crate::copy::out_file::OutFile;
+pub use crate::database::Database;
+pub use crate::vector::{Batch, Vector};
+pub use crate::wal::lsn_text;
+
 use crate::catalog::{CatalogView, TableDef};
-use crate::database::Database;
 use crate::err;
 use crate::error::{Error, Result, SqlState};
-use crate::exec::vector::Batch;
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;

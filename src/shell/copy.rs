@@ -24,8 +24,7 @@ use super::input::{ScriptReader, Splitter};
 use super::report::{format_error, Locus};
 use super::run::{Flow, Runner, Source};
 use super::script::io_message;
-use crate::copy::out_file::OutFile;
-use crate::session::CopyIo;
+use crate::session::{CopyIo, OutFile};
 
 /// The data of a `COPY ... FROM STDIN`, as the shell reads it.
 pub trait CopyData: BufRead {

@@ -521,7 +521,7 @@ impl Runner {
             t.begin(None);
         }
         STATEMENT_RUNNING.store(true, Ordering::SeqCst);
-        let mut sink = |cols: &[Column], batch: &crate::exec::vector::Batch| {
+        let mut sink = |cols: &[Column], batch: &crate::session::Batch| {
             if printer.is_none() {
                 let infos = cols_ref.get_or_init(|| column_infos(cols));
                 let w = out_slot.take().expect("one result set per statement");

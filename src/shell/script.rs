@@ -442,9 +442,9 @@ impl Runner {
                 let w = self.session.database().wal.stats();
                 self.print(&format!(
                     "WAL: insert position {}, flushed to {}, redo point {}; {} records ({} full-page images, {} bytes), {} flushes, {} checkpoints.\n",
-                    crate::wal::lsn_text(w.insert_lsn),
-                    crate::wal::lsn_text(w.flush_lsn),
-                    crate::wal::lsn_text(w.redo_lsn),
+                    crate::session::lsn_text(w.insert_lsn),
+                    crate::session::lsn_text(w.flush_lsn),
+                    crate::session::lsn_text(w.redo_lsn),
                     w.records,
                     w.fpis,
                     w.bytes,
