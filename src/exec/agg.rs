@@ -26,7 +26,7 @@
 //! [`DistinctOp`] and [`SetOpOp`] key their rows the same way.
 
 use super::expr::{truth_mask, Expr};
-use super::fastagg::{self, FastAgg};
+use super::fastpath::hash_agg::{self, FastAgg};
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, FilesOp, HashStats, PartitionHasher, Partitions, SpillFile,
@@ -434,7 +434,7 @@ impl<'a> AggregateOp<'a> {
         seed: Option<FastAgg<'a>>,
         depth: u32,
     ) -> Result<()> {
-        if fastagg::eligible(self.group, self.aggs) {
+        if hash_agg::eligible(self.group, self.aggs) {
             self.run_fast(input, seed, depth)
         } else {
             self.consume(input, depth)

@@ -28,7 +28,7 @@
 //! follows the batches.
 
 use super::expr::{truth_mask, Expr};
-use super::join_int::KeyTable;
+use super::fastpath::join_tables::KeyTable;
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, vector_bytes, FilesOp, HashStats, PartitionHasher, Partitions,

@@ -22,18 +22,14 @@
 //! counting per page.
 
 pub mod agg;
-pub mod basic;
 pub mod expr;
-pub mod fastagg;
+pub mod fastpath;
 pub mod join;
-pub mod join_int;
 pub mod kernels;
-pub mod page_agg;
-pub mod page_pred;
 pub mod parallel;
 pub mod progress;
+pub mod rowwise;
 pub mod scan;
-pub mod scan_fixed;
 pub mod sort;
 pub mod spill;
 pub mod strkernels;
@@ -68,7 +64,7 @@ pub trait Operator {
     /// its pages instead of returning rows ([`page_agg`]), for its consumer
     /// to add in. `None` for every other operator. An operator that wraps
     /// another must pass this on.
-    fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
+    fn page_partial(&mut self) -> Option<fastpath::page_agg::PagePartial> {
         None
     }
 
@@ -226,7 +222,7 @@ struct Instrumented<'a> {
 }
 
 impl Operator for Instrumented<'_> {
-    fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
+    fn page_partial(&mut self) -> Option<fastpath::page_agg::PagePartial> {
         self.inner.page_partial()
     }
 
@@ -337,13 +333,13 @@ pub(crate) fn build_node<'a>(
         }
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
-        Node::Filter { input, predicate } => Box::new(basic::FilterOp {
+        Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {
             input: build(input)?,
             predicate,
             ctx,
             removed: 0,
         }),
-        Node::Project { input, exprs } => Box::new(basic::ProjectOp {
+        Node::Project { input, exprs } => Box::new(rowwise::ProjectOp {
             input: build(input)?,
             exprs,
         }),
@@ -351,12 +347,12 @@ pub(crate) fn build_node<'a>(
             input,
             limit,
             offset,
-        } => Box::new(basic::LimitOp {
+        } => Box::new(rowwise::LimitOp {
             input: build(input)?,
             remaining: *limit,
             skip: *offset,
         }),
-        Node::Append { inputs } => Box::new(basic::AppendOp {
+        Node::Append { inputs } => Box::new(rowwise::AppendOp {
             inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,
         }),

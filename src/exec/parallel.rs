@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use super::agg::{fast_fold, AggregateOp, Pending, SpillState};
 use super::expr::Expr;
-use super::fastagg::FastAgg;
+use super::fastpath::hash_agg::FastAgg;
 use super::spill::{partition_count, HashStats, PartitionHasher, SpillFile};
 use super::{build_node, scan, ExecContext, Instrumentation, NodeStats, Operator};
 use crate::access::heap::scan::ParallelBlocks;

@@ -33,13 +33,13 @@ use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{count_true, truth_mask, Expr};
-use super::page_agg::{PageAgg, PagePartial};
-use super::page_pred::{Mask, PagePred};
-use super::progress::{PageCounter, Progress, ProgressUnit};
-use super::scan_fixed::{
+use super::fastpath::fixed_scan::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
     fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
+use super::fastpath::page_agg::{PageAgg, PagePartial};
+use super::fastpath::page_pred::{Mask, PagePred};
+use super::progress::{PageCounter, Progress, ProgressUnit};
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::nodes::TableFunc;
@@ -453,7 +453,7 @@ pub enum ScanUse<'a> {
 pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::nodes::AggCall]) -> ScanUse<'a> {
     if counts_rows_only(group, aggs) {
         ScanUse::RowsOnly
-    } else if group.is_empty() && super::fastagg::eligible(group, aggs) {
+    } else if group.is_empty() && super::fastpath::hash_agg::eligible(group, aggs) {
         ScanUse::Aggregates(aggs)
     } else {
         ScanUse::Rows

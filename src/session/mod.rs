@@ -29,7 +29,7 @@
 //! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
 //! [`Session::copy_in`] / [`Session::copy_out`]).
 
-mod ack;
+mod commit_ack;
 mod copy;
 mod ddl;
 mod describe;
@@ -49,7 +49,7 @@ use std::time::Instant;
 use heapdb_grammar::ast;
 
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
-pub use ack::{CommitAck, CommitGate};
+pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::ack::{self, before_output, Gated};
 use super::copy::{client_copy, ClientCopy, CopyData};
+use super::external_sync::{self, before_output, Gated};
 use super::meta::{Output, ShellState};
 use super::print::{Align, ColumnInfo, ResultPrinter};
 use super::progress::Tracker;
@@ -50,7 +50,7 @@ pub fn install_cancel_handler(cancel: Arc<AtomicBool>, interactive: bool) {
             cancel.store(true, Ordering::SeqCst);
         } else if !interactive {
             // Leaving between statements: what committed stays committed.
-            ack::before_output();
+            external_sync::before_output();
             std::process::exit(130);
         }
     });
@@ -169,7 +169,9 @@ impl Runner {
         };
         if self.session.commit_ack() != want {
             self.session.set_commit_ack(want);
-            ack::install((want == CommitAck::Deferred).then(|| self.session.commit_gate()));
+            external_sync::install(
+                (want == CommitAck::Deferred).then(|| self.session.commit_gate()),
+            );
         }
     }
 

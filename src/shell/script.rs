@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::ahead::{Next, Poll, ReadAhead};
+use super::background_reader::{BackgroundReader, Next, Poll};
 use super::copy::{LineSource, ScriptData};
 use super::input::{Item, ScriptReader};
 use super::meta::{help_text, parse_next_meta, shell_escape, Echo, MetaCommand, Outcome};
@@ -80,7 +80,7 @@ impl Runner {
     }
 
     fn run_script_ahead_here<R: Read + Send + 'static>(&mut self, input: R, src: &Source) -> Flow {
-        let mut ahead = match ReadAhead::start(ScriptReader::new(input)) {
+        let mut ahead = match BackgroundReader::start(ScriptReader::new(input)) {
             Ok(a) => a,
             Err(e) => {
                 self.eprint(&format!("heapdb: error: could not start a thread: {e}\n"));

@@ -8,7 +8,7 @@
 //! all lack NULLs (and carry every attribute the scan needs) the scan then
 //! fills each column vector without a per-tuple deform or a per-value type
 //! dispatch. Any other page takes the general per-tuple path in
-//! [`super::scan`].
+//! [`crate::exec::scan`].
 //!
 //! Two shapes:
 //! - [`fused_all_normal`]: an ALL_VISIBLE page whose columns are all 4 bytes
@@ -30,11 +30,11 @@
 //! conditions reject every tuple a clamp changed.
 
 use crate::access::heap::tuple::{self, TupleDesc};
-use crate::storage::ahead::Ahead;
+use crate::storage::prefetch::Ahead;
 use crate::storage::{page, BLCKSZ};
 use crate::types::DataType;
 
-use super::vector::{Data, Vector};
+use crate::exec::vector::{Data, Vector};
 
 /// Where a column of the column-major fast path lives in every tuple
 /// without NULLs.
@@ -166,7 +166,7 @@ const MASK: u64 =
 /// or some tuple's header word fails.
 ///
 /// Prefetch of the next frame (`ahead`): `P` of its lines per tuple in
-/// address order ([`crate::storage::ahead::Spread`]); with `PREDICT` (rows
+/// address order ([`crate::storage::prefetch::Spread`]); with `PREDICT` (rows
 /// of two lines or more) on a page whose tuples are evenly spaced
 /// ([`evenly_spaced`]), its pointer array at once and then, per tuple, the
 /// line(s) at this tuple's offset and length in the next frame, which hold

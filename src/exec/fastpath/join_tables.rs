@@ -19,8 +19,8 @@
 
 use hashbrown::HashMap;
 
-use super::strset::StrSet;
-use super::vector::{Data, Vector};
+use crate::exec::strset::StrSet;
+use crate::exec::vector::{Data, Vector};
 use crate::types::DataType;
 
 /// End of a chain.
