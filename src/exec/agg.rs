@@ -10,7 +10,7 @@
 //! `count(DISTINCT x)` numbers the values of each group in a [`KeySet`] of
 //! its own). Without GROUP BY there is exactly one group, even over no rows
 //! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
-//! the typed path of [`super::fastagg`] instead.
+//! the typed path of [`super::fastpath::hash_agg`] instead.
 //!
 //! Memory is bounded by `work_mem * hash_mem_multiplier`, as PostgreSQL 13+
 //! bounds it: the table's size is checked once per input batch; once over

@@ -13,7 +13,7 @@
 //! read in place from the batch, text as bytes: no `Value` per row) and
 //! chains each key's build rows in build order through one `next` array. A
 //! join on one integer or text key uses a typed table of
-//! [`super::join_int`] instead.
+//! [`super::fastpath::join_tables`] instead.
 //!
 //! Memory: the build side is checked against `work_mem *
 //! hash_mem_multiplier` once per batch it reads. Past the limit, the join

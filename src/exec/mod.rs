@@ -61,7 +61,7 @@ pub trait Operator {
     fn next(&mut self) -> Result<Option<Batch>>;
 
     /// After the last batch: what a scan in page-aggregation mode folded on
-    /// its pages instead of returning rows ([`page_agg`]), for its consumer
+    /// its pages instead of returning rows ([`fastpath::page_agg`]), for its consumer
     /// to add in. `None` for every other operator. An operator that wraps
     /// another must pass this on.
     fn page_partial(&mut self) -> Option<fastpath::page_agg::PagePartial> {
@@ -291,7 +291,7 @@ pub(crate) fn build_with<'a>(
 /// [`build_with`]; a sequential scan at the top of `plan` serves its
 /// consumer as `usage` says: its rows, only how many pass its filter (for
 /// an aggregation that only counts rows, [`scan::counts_rows_only`]), or
-/// aggregates computed on its pages ([`page_agg`]; not under EXPLAIN
+/// aggregates computed on its pages ([`fastpath::page_agg`]; not under EXPLAIN
 /// ANALYZE, whose row counts are of the rows a node returns).
 pub(crate) fn build_node<'a>(
     plan: &'a Plan,

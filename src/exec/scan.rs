@@ -11,15 +11,15 @@
 //! it) runs on each batch before it leaves.
 //!
 //! Column-major fast path: when every column the plan reads is fixed-width
-//! and NULL-free on a page, [`super::scan_fixed`] fills the column vectors
+//! and NULL-free on a page, [`super::fastpath::fixed_scan`] fills the column vectors
 //! without a per-tuple deform; any other page takes the general per-tuple
 //! path here. A filtered `count(*)` (a rows-only scan) whose filter
-//! [`super::page_pred`] compiles counts such a page's passing rows on the
+//! [`super::fastpath::page_pred`] compiles counts such a page's passing rows on the
 //! page instead, and only the count joins the batch: no column vectors
 //! written and read back (`count(*) where b >= 0` over 20M rows: 38 -> 32
 //! ms; the accounts' `filter_scan`: 25 -> 23 ms). Likewise the input of an
 //! aggregation without GROUP BY ([`ScanUse::Aggregates`]) folds such pages
-//! into the aggregates on the page ([`super::page_agg`]) and returns only
+//! into the aggregates on the page ([`super::fastpath::page_agg`]) and returns only
 //! the other pages' rows (`sum(b)` over `t`'s 20M rows: 36.8 -> 31.1 ms;
 //! over the accounts' wider tuples, within the machine's noise).
 
@@ -125,7 +125,7 @@ pub struct SeqScanOp<'a> {
     /// The consumer needs only how many rows pass the filter (`count(*)`
     /// of a filtered scan): batches leave with no columns, uncompacted.
     rows_only: bool,
-    /// The filter compiled for pages ([`super::page_pred`]): what a
+    /// The filter compiled for pages ([`super::fastpath::page_pred`]): what a
     /// rows-only scan counts on a page, or `page_agg`'s mask.
     page_pred: Option<PagePred>,
     /// Rows of this batch already counted on their page (they passed the
@@ -141,7 +141,7 @@ pub struct SeqScanOp<'a> {
     /// `page_pred`'s masks (reused).
     masks: Vec<Mask>,
     /// For the input of an aggregation without GROUP BY: its aggregates
-    /// compiled for pages ([`super::page_agg`]), and what the pages folded
+    /// compiled for pages ([`super::fastpath::page_agg`]), and what the pages folded
     /// so far contribute (taken by [`Operator::page_partial`]).
     page_agg: Option<(PageAgg, PagePartial)>,
     /// Rows of this batch folded into `page_agg` (they bound a batch's
@@ -400,7 +400,7 @@ impl SeqScanOp<'_> {
     /// Makes the scan fold the pages the fused loop accepts into `aggs`
     /// (an aggregation without GROUP BY over this scan's columns) instead
     /// of returning their rows, when `aggs` and the filter compile for
-    /// pages ([`super::page_agg`]); the consumer adds
+    /// pages ([`super::fastpath::page_agg`]); the consumer adds
     /// [`Operator::page_partial`] in at the end. Otherwise nothing changes.
     pub fn page_agg(mut self, aggs: &[crate::nodes::AggCall]) -> Self {
         let Some(map) = self.page_columns() else {
