@@ -718,6 +718,46 @@ mod tests {
         assert_eq!(f, vec![c, a]);
     }
 
+    /// Seeded random pages (row counts, values, NULLs, dead and unused
+    /// pointers): the fused path takes every NULL-free page and gives the
+    /// general two-pass path's columns, and rejects a page with a NULL.
+    #[test]
+    fn random_pages_fuse_as_the_general_path_reads_them() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..300 {
+            let n = 1 + next(120) as usize;
+            let with_nulls = next(4) == 0;
+            let rows: Vec<(i32, Option<i32>)> = (0..n)
+                .map(|_| {
+                    let a = next(u32::MAX as u64) as u32 as i32;
+                    let c = (!with_nulls || next(8) != 0).then(|| next(2001) as i32 - 1000);
+                    (a, c)
+                })
+                .collect();
+            let mut pg = page_of(&rows);
+            for _ in 0..next(4) {
+                let off = 1 + next(n as u64) as u16;
+                if next(2) == 0 {
+                    page::set_dead(&mut pg, off);
+                } else {
+                    page::set_unused(&mut pg, off);
+                }
+            }
+            let has_null = rows.iter().any(|r| r.1.is_none());
+            let (f, g) = both_paths(&pg);
+            match f {
+                Some(f) => assert_eq!(Some(f), g, "rows {rows:?}"),
+                None => assert!(has_null, "a NULL-free page was rejected: {rows:?}"),
+            }
+        }
+    }
+
     /// Line pointer bytes for tuples at `offs` (length 40, NORMAL).
     fn pointers(offs: &[u32]) -> Vec<u8> {
         offs.iter()
