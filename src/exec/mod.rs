@@ -288,6 +288,64 @@ pub(crate) fn build_with<'a>(
     build_node(plan, ctx, instr, next_id, scan::ScanUse::Rows)
 }
 
+/// A sequential scan serving its consumer as `usage` says (see
+/// [`build_node`]); aggregates are folded on pages only when not measured.
+fn seq_scan<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    measured: bool,
+    usage: scan::ScanUse<'a>,
+) -> Result<Box<dyn Operator + 'a>> {
+    let Node::SeqScan {
+        table,
+        columns,
+        with_tid,
+        filter,
+        ..
+    } = &plan.node
+    else {
+        unreachable!("called for a sequential scan")
+    };
+    let op = scan::SeqScanOp::new(
+        ctx,
+        ctx.relation(table.relfilenode)?,
+        table,
+        columns,
+        *with_tid,
+        filter.as_ref(),
+        ctx.shared_blocks(plan),
+    )?;
+    Ok(Box::new(match usage {
+        scan::ScanUse::Rows => op,
+        scan::ScanUse::RowsOnly => op.rows_only(),
+        scan::ScanUse::Aggregates(aggs) if !measured => op.page_agg(aggs),
+        scan::ScanUse::Aggregates(_) => op,
+    }))
+}
+
+/// A bare `count(*)` of the sequential scan `input` (`naggs` copies of it):
+/// the scan's node id is the next one, its subtree numbered past.
+fn count_star<'a>(
+    input: &'a Plan,
+    naggs: usize,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let Node::SeqScan { table, .. } = &input.node else {
+        unreachable!("is_count_star checked the input")
+    };
+    let scan_id = *next_id;
+    count_nodes(input, next_id);
+    Ok(Box::new(scan::CountStarOp::new(
+        ctx,
+        ctx.relation(table.relfilenode)?,
+        naggs,
+        ctx.shared_blocks(input),
+        instr.map(|i| (i, scan_id)),
+    )))
+}
+
 /// [`build_with`]; a sequential scan at the top of `plan` serves its
 /// consumer as `usage` says: its rows, only how many pass its filter (for
 /// an aggregation that only counts rows, [`scan::counts_rows_only`]), or
@@ -308,29 +366,7 @@ pub(crate) fn build_node<'a>(
     }
     let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
     let op: Box<dyn Operator + 'a> = match &plan.node {
-        Node::SeqScan {
-            table,
-            columns,
-            with_tid,
-            filter,
-            ..
-        } => {
-            let op = scan::SeqScanOp::new(
-                ctx,
-                ctx.relation(table.relfilenode)?,
-                table,
-                columns,
-                *with_tid,
-                filter.as_ref(),
-                ctx.shared_blocks(plan),
-            )?;
-            Box::new(match usage {
-                scan::ScanUse::Rows => op,
-                scan::ScanUse::RowsOnly => op.rows_only(),
-                scan::ScanUse::Aggregates(aggs) if instr.is_none() => op.page_agg(aggs),
-                scan::ScanUse::Aggregates(_) => op,
-            })
-        }
+        Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
         Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {
@@ -360,18 +396,7 @@ pub(crate) fn build_node<'a>(
         // line pointers of the other pages instead of producing empty rows;
         // under EXPLAIN ANALYZE too, with the count shown on the scan.
         Node::Aggregate { input, group, aggs } if scan::is_count_star(input, group, aggs) => {
-            let Node::SeqScan { table, .. } = &input.node else {
-                unreachable!("is_count_star checked the input")
-            };
-            let scan_id = *next_id;
-            count_nodes(input, next_id);
-            Box::new(scan::CountStarOp::new(
-                ctx,
-                ctx.relation(table.relfilenode)?,
-                aggs.len(),
-                ctx.shared_blocks(input),
-                instr.map(|i| (i, scan_id)),
-            ))
+            count_star(input, aggs.len(), ctx, instr, next_id)?
         }
         Node::Gather { input, workers } => Box::new(parallel::GatherOp::new(
             input,
