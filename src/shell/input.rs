@@ -267,29 +267,11 @@ impl LineSplitter {
         while i < b.len() {
             match &mut self.lex {
                 Lex::Quote { escapes } => {
-                    let esc = *escapes;
-                    while i < b.len() {
-                        let rest = &b[i..];
-                        let found = if esc {
-                            memchr::memchr2(b'\'', b'\\', rest)
-                        } else {
-                            memchr::memchr(b'\'', rest)
-                        };
-                        let Some(p) = found else {
-                            i = b.len();
-                            break;
-                        };
-                        i += p;
-                        // A backslash escape, or a doubled quote.
-                        if b[i] == b'\\' || b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                        } else {
-                            i += 1;
-                            self.lex = Lex::Normal;
-                            break;
-                        }
+                    let closed;
+                    (i, closed) = quote_end(b, i, *escapes);
+                    if closed {
+                        self.lex = Lex::Normal;
                     }
-                    i = i.min(b.len());
                 }
                 Lex::Ident => match b[i..].iter().position(|&c| c == b'"') {
                     Some(p) if b.get(i + p + 1) == Some(&b'"') => i += p + 2,
@@ -637,6 +619,32 @@ impl<R: Read> Iterator for ScriptReader<R> {
     fn next(&mut self) -> Option<io::Result<Item>> {
         self.next_item().transpose()
     }
+}
+
+/// Where a quoted string that is open at `i` of `b` ends: the position
+/// after its closing quote and `true`, or the line's end and `false` when
+/// it goes on. Doubled quotes, and with `escapes` (`E'...'`) backslash
+/// escapes, do not close it.
+fn quote_end(b: &[u8], mut i: usize, escapes: bool) -> (usize, bool) {
+    while i < b.len() {
+        let rest = &b[i..];
+        let found = if escapes {
+            memchr::memchr2(b'\'', b'\\', rest)
+        } else {
+            memchr::memchr(b'\'', rest)
+        };
+        let Some(p) = found else {
+            return (b.len(), false);
+        };
+        i += p;
+        // A backslash escape, or a doubled quote.
+        if b[i] == b'\\' || b.get(i + 1) == Some(&b'\'') {
+            i += 2;
+        } else {
+            return (i + 1, true);
+        }
+    }
+    (i.min(b.len()), false)
 }
 
 #[cfg(test)]
