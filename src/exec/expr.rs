@@ -30,11 +30,12 @@
 use std::borrow::Cow;
 
 use super::kernels;
-use super::keyset::eq_at;
+use super::keyset::{eq_at, KeySet};
 use super::strkernels;
 use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
 pub use crate::nodes::expr::{Expr, ExprKind};
+use crate::nodes::func::Func;
 use crate::types::funcs::string::LikePattern;
 use crate::types::{self, BinaryOp, DataType, Value};
 
@@ -117,139 +118,190 @@ impl Expr {
             }
             ExprKind::Case(arms, otherwise) => Cow::Owned(self.eval_case(batch, arms, otherwise)?),
             ExprKind::InList(x, list, negated) => {
-                let a = x.eval(batch)?;
-                // `name IN ('a', 'b')`: constants against the string
-                // vector's slices, no `Value` per row.
-                let consts: Option<Vec<Option<&str>>> = list
-                    .iter()
-                    .map(|e| match e.as_const() {
-                        Some(Value::Text(t)) => Some(Some(&**t)),
-                        Some(Value::Null) => Some(None),
-                        _ => None,
-                    })
-                    .collect();
-                if let Some(v) = consts.and_then(|c| strkernels::in_list(&a, &c, *negated)) {
-                    return Ok(Cow::Owned(v));
-                }
-                let items = list
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                let mut out = Vector::with_capacity(DataType::Bool, n);
-                for i in 0..n {
-                    let v = a.get(i);
-                    if v.is_null() {
-                        out.push_null();
-                        continue;
-                    }
-                    let mut saw_null = false;
-                    let mut found = false;
-                    for item in &items {
-                        let w = item.get(i);
-                        if w.is_null() {
-                            saw_null = true;
-                        } else if types::compare_typed(&v, &w, &x.ty) == std::cmp::Ordering::Equal {
-                            found = true;
-                            break;
-                        }
-                    }
-                    push_tri(&mut out, found, saw_null, *negated);
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_in_list(batch, x, list, negated)?)
             }
             ExprKind::InSet(x, set, has_null, negated) => {
-                // Each row is looked up by its own slot (text as the string
-                // vector's bytes): no `Value` per row.
-                let a = x.eval(batch)?;
-                let mut out = Vector::with_capacity(DataType::Bool, n);
-                for i in 0..n {
-                    if a.is_null(i) {
-                        if set.is_empty() && !has_null {
-                            out.push(&Value::Bool(*negated));
-                        } else {
-                            out.push_null();
-                        }
-                        continue;
-                    }
-                    let found = set.find(&[&a], i).is_some();
-                    push_tri(&mut out, found, *has_null, *negated);
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_in_set(batch, x, set, has_null, negated)?)
             }
             ExprKind::Like(x, pat, ci, negated) => {
-                let a = x.eval(batch)?;
-                if let Some(Value::Text(pt)) = pat.as_const() {
-                    // One compiled pattern for the batch, matched over the
-                    // string vector's slices.
-                    let compiled = LikePattern::new(pt, None, *ci)?;
-                    if let Some(v) = strkernels::like(&a, &compiled, *negated) {
-                        return Ok(Cow::Owned(v));
-                    }
-                }
-                let p = pat.eval(batch)?;
-                let mut out = Vector::with_capacity(DataType::Bool, n);
-                for i in 0..n {
-                    match (a.get(i), p.get(i)) {
-                        (Value::Text(s), Value::Text(pt)) => {
-                            let m = super::functions::like(&s, &pt, *ci)?;
-                            out.push(&Value::Bool(m != *negated));
-                        }
-                        _ => out.push_null(),
-                    }
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_like(batch, x, pat, ci, negated)?)
             }
-            ExprKind::Func(f, args) => {
-                let cols = args
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                if let [a] = &cols[..] {
-                    if let Some(v) = strkernels::func(f.0, &[&**a]) {
-                        return Ok(Cow::Owned(v));
-                    }
-                }
-                let mut out = Vector::with_capacity(self.ty, n);
-                let mut row = Vec::with_capacity(cols.len());
-                for i in 0..n {
-                    row.clear();
-                    row.extend(cols.iter().map(|c| c.get(i)));
-                    out.push(&f.call(&row)?);
-                }
-                Cow::Owned(out)
-            }
+            ExprKind::Func(f, args) => Cow::Owned(self.eval_func(batch, f, args)?),
             ExprKind::Extreme(items, greatest) => {
-                let cols = items
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                let mut out = Vector::with_capacity(self.ty, n);
-                for i in 0..n {
-                    // The first of the greatest (least) non-NULL values,
-                    // compared in place and copied from its column.
-                    let mut best: Option<&Vector> = None;
-                    for c in &cols {
-                        if c.is_null(i) {
-                            continue;
-                        }
-                        let better = match best {
-                            None => true,
-                            Some(b) if *greatest => c.cmp_at(i, b, i).is_gt(),
-                            Some(b) => c.cmp_at(i, b, i).is_lt(),
-                        };
-                        if better {
-                            best = Some(c);
-                        }
-                    }
-                    match best {
-                        Some(c) => out.push_from(c, i),
-                        None => out.push_null(),
-                    }
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_extreme(batch, items, greatest)?)
             }
             ExprKind::Coalesce(items) => Cow::Owned(self.eval_coalesce(batch, items)?),
         })
+    }
+
+    /// `x [NOT] IN (list)`: constant text lists against the string vector's
+    /// slices; otherwise row by row, with SQL's NULL rules.
+    fn eval_in_list(
+        &self,
+        batch: &Batch,
+        x: &Expr,
+        list: &[Expr],
+        negated: &bool,
+    ) -> Result<Vector> {
+        let n = batch.len;
+        let a = x.eval(batch)?;
+        // `name IN ('a', 'b')`: constants against the string
+        // vector's slices, no `Value` per row.
+        let consts: Option<Vec<Option<&str>>> = list
+            .iter()
+            .map(|e| match e.as_const() {
+                Some(Value::Text(t)) => Some(Some(&**t)),
+                Some(Value::Null) => Some(None),
+                _ => None,
+            })
+            .collect();
+        if let Some(v) = consts.and_then(|c| strkernels::in_list(&a, &c, *negated)) {
+            return Ok(v);
+        }
+        let items = list
+            .iter()
+            .map(|e| e.eval(batch))
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vector::with_capacity(DataType::Bool, n);
+        for i in 0..n {
+            let v = a.get(i);
+            if v.is_null() {
+                out.push_null();
+                continue;
+            }
+            let mut saw_null = false;
+            let mut found = false;
+            for item in &items {
+                let w = item.get(i);
+                if w.is_null() {
+                    saw_null = true;
+                } else if types::compare_typed(&v, &w, &x.ty) == std::cmp::Ordering::Equal {
+                    found = true;
+                    break;
+                }
+            }
+            push_tri(&mut out, found, saw_null, *negated);
+        }
+        Ok(out)
+    }
+
+    /// `x [NOT] IN (subquery)` over the subquery's precomputed key set.
+    fn eval_in_set(
+        &self,
+        batch: &Batch,
+        x: &Expr,
+        set: &KeySet,
+        has_null: &bool,
+        negated: &bool,
+    ) -> Result<Vector> {
+        let n = batch.len;
+        // Each row is looked up by its own slot (text as the string
+        // vector's bytes): no `Value` per row.
+        let a = x.eval(batch)?;
+        let mut out = Vector::with_capacity(DataType::Bool, n);
+        for i in 0..n {
+            if a.is_null(i) {
+                if set.is_empty() && !has_null {
+                    out.push(&Value::Bool(*negated));
+                } else {
+                    out.push_null();
+                }
+                continue;
+            }
+            let found = set.find(&[&a], i).is_some();
+            push_tri(&mut out, found, *has_null, *negated);
+        }
+        Ok(out)
+    }
+
+    /// `x [NOT] LIKE/ILIKE pattern`: a constant pattern compiled once for the
+    /// batch; otherwise row by row.
+    fn eval_like(
+        &self,
+        batch: &Batch,
+        x: &Expr,
+        pat: &Expr,
+        ci: &bool,
+        negated: &bool,
+    ) -> Result<Vector> {
+        let n = batch.len;
+        let a = x.eval(batch)?;
+        if let Some(Value::Text(pt)) = pat.as_const() {
+            // One compiled pattern for the batch, matched over the
+            // string vector's slices.
+            let compiled = LikePattern::new(pt, None, *ci)?;
+            if let Some(v) = strkernels::like(&a, &compiled, *negated) {
+                return Ok(v);
+            }
+        }
+        let p = pat.eval(batch)?;
+        let mut out = Vector::with_capacity(DataType::Bool, n);
+        for i in 0..n {
+            match (a.get(i), p.get(i)) {
+                (Value::Text(s), Value::Text(pt)) => {
+                    let m = super::functions::like(&s, &pt, *ci)?;
+                    out.push(&Value::Bool(m != *negated));
+                }
+                _ => out.push_null(),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A scalar function: a string kernel when there is one, else row by row.
+    fn eval_func(&self, batch: &Batch, f: &Func, args: &[Expr]) -> Result<Vector> {
+        let n = batch.len;
+        let cols = args
+            .iter()
+            .map(|e| e.eval(batch))
+            .collect::<Result<Vec<_>>>()?;
+        if let [a] = &cols[..] {
+            if let Some(v) = strkernels::func(f.0, &[&**a]) {
+                return Ok(v);
+            }
+        }
+        let mut out = Vector::with_capacity(self.ty, n);
+        let mut row = Vec::with_capacity(cols.len());
+        for i in 0..n {
+            row.clear();
+            row.extend(cols.iter().map(|c| c.get(i)));
+            out.push(&f.call(&row)?);
+        }
+        Ok(out)
+    }
+
+    /// GREATEST / LEAST: the first greatest (least) non-NULL value of each row,
+    /// copied from its column.
+    fn eval_extreme(&self, batch: &Batch, items: &[Expr], greatest: &bool) -> Result<Vector> {
+        let n = batch.len;
+        let cols = items
+            .iter()
+            .map(|e| e.eval(batch))
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vector::with_capacity(self.ty, n);
+        for i in 0..n {
+            // The first of the greatest (least) non-NULL values,
+            // compared in place and copied from its column.
+            let mut best: Option<&Vector> = None;
+            for c in &cols {
+                if c.is_null(i) {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    Some(b) if *greatest => c.cmp_at(i, b, i).is_gt(),
+                    Some(b) => c.cmp_at(i, b, i).is_lt(),
+                };
+                if better {
+                    best = Some(c);
+                }
+            }
+            match best {
+                Some(c) => out.push_from(c, i),
+                None => out.push_null(),
+            }
+        }
+        Ok(out)
     }
 
     /// CASE is evaluated lazily per row so that an arm's errors (division
