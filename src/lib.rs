@@ -17,11 +17,11 @@
 //!   and runs COPY and the DML statements.
 //! - [`database`]: the shared instance: buffer pool, WAL writer,
 //!   checkpointer, catalog, directory lock; opened once per data directory.
+//! - [`commands`]: VACUUM and ANALYZE over whole heaps, and their
+//!   statistics.
 //! - [`plan`]: binding and planning, from the parser's AST to a plan tree;
 //!   EXPLAIN. It asks the executor to fold constants and which fast paths
 //!   apply.
-//! - [`commands`]: VACUUM and ANALYZE over whole heaps, and their
-//!   statistics.
 //! - [`exec`]: the executor: operators over batches, expression evaluation,
 //!   the typed fast paths (`exec/fastpath`), spilling hash tables.
 //! - [`nodes`]: the trees the planner builds and the executor runs: bound
