@@ -35,7 +35,6 @@ use crate::access::heap::HeapRelation;
 use crate::catalog::Catalog;
 use crate::err;
 use crate::error::Result;
-use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
 use crate::storage::dirlock::DirLock;
@@ -250,11 +249,6 @@ impl Database {
             Ok(inner) => inner.shutdown(),
             Err(_) => Ok(()),
         }
-    }
-
-    /// A new session with the database's default settings.
-    pub fn session(&self) -> Session {
-        Session::new(self.clone())
     }
 
     /// The open heap of `relfilenode` (opened and cached on first use).

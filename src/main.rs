@@ -9,7 +9,7 @@
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
-use heapdb::database::Database;
+use heapdb::session::Database;
 use heapdb::settings::Settings;
 use heapdb::shell::args::{help_text, parse_args, version_text, Action, Args, Command};
 use heapdb::shell::meta::ShellState;

@@ -10,7 +10,7 @@
 //! `count(DISTINCT x)` numbers the values of each group in a [`KeySet`] of
 //! its own). Without GROUP BY there is exactly one group, even over no rows
 //! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
-//! the typed path of [`super::fastagg`] instead.
+//! the typed path of [`super::fastpath::hash_agg`] instead.
 //!
 //! Memory is bounded by `work_mem * hash_mem_multiplier`, as PostgreSQL 13+
 //! bounds it: the table's size is checked once per input batch; once over
@@ -27,7 +27,7 @@
 //! same way (see each).
 
 use super::expr::{truth_mask, Expr};
-use super::fastagg::{self, FastAgg};
+use super::fastpath::hash_agg::{self, FastAgg};
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, FilesOp, HashStats, PartitionHasher, Partitions, SpillFile,
@@ -35,7 +35,7 @@ use super::spill::{
 use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::AggCall;
+use crate::nodes::AggCall;
 use crate::types::agg::{Accumulator, AggFunc};
 use crate::types::{DataType, Value};
 
@@ -435,7 +435,7 @@ impl<'a> AggregateOp<'a> {
         seed: Option<FastAgg<'a>>,
         depth: u32,
     ) -> Result<()> {
-        if fastagg::eligible(self.group, self.aggs) {
+        if hash_agg::eligible(self.group, self.aggs) {
             self.run_fast(input, seed, depth)
         } else {
             self.consume(input, depth)

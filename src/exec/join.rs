@@ -13,7 +13,7 @@
 //! read in place from the batch, text as bytes: no `Value` per row) and
 //! chains each key's build rows in build order through one `next` array. A
 //! join on one integer or text key uses a typed table of
-//! [`super::join_int`] instead.
+//! [`super::fastpath::join_tables`] instead.
 //!
 //! Memory: the build side is checked against `work_mem *
 //! hash_mem_multiplier` once per batch it reads. Past the limit, the join
@@ -28,7 +28,7 @@
 //! follows the batches.
 
 use super::expr::{truth_mask, Expr};
-use super::join_int::KeyTable;
+use super::fastpath::join_tables::KeyTable;
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, vector_bytes, FilesOp, HashStats, PartitionHasher, Partitions,
@@ -37,7 +37,7 @@ use super::spill::{
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::JoinKind;
+use crate::nodes::JoinKind;
 use crate::types::{DataType, Value};
 
 /// End of a chain of build rows.

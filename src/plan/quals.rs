@@ -29,7 +29,7 @@
 //! classes' transitivity (`a = b and b = 3` deriving `a = 3`).
 
 use super::{Node, Plan};
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType};
 

@@ -26,7 +26,7 @@ use super::scope::{Scope, ScopeColumn};
 use super::{Field, Node, Plan, SortKey};
 use crate::err;
 use crate::error::Result;
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{DataType, Value};
 

@@ -29,7 +29,7 @@
 //! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
 //! [`Session::copy_in`] / [`Session::copy_out`]).
 
-mod ack;
+mod commit_ack;
 mod copy;
 mod ddl;
 mod describe;
@@ -49,16 +49,21 @@ use std::time::Instant;
 use heapdb_grammar::ast;
 
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
-pub use ack::{CommitAck, CommitGate};
+pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
+// The rest of the embedded API: what a client (the shell, a wire-protocol
+// server) needs beside `Session` itself, so that it names no layer below.
+pub use crate::copy::out_file::OutFile;
+pub use crate::database::Database;
+pub use crate::vector::{Batch, Vector};
+pub use crate::wal::lsn_text;
+
 use crate::catalog::{CatalogView, TableDef};
-use crate::database::Database;
 use crate::err;
 use crate::error::{Error, Result, SqlState};
-use crate::exec::vector::Batch;
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
@@ -189,6 +194,15 @@ impl Drop for Session {
         if self.txn.is_some() {
             let _ = self.abort();
         }
+    }
+}
+
+impl Database {
+    /// A new session with the database's default settings. (Defined here,
+    /// above the database layer: a session holds its database, never the
+    /// other way round.)
+    pub fn session(&self) -> Session {
+        Session::new(self.clone())
     }
 }
 

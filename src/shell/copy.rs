@@ -20,12 +20,11 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use super::input::{ScriptReader, Splitter};
+use super::input::{LineSplitter, ScriptReader};
 use super::report::{format_error, Locus};
 use super::run::{Flow, Runner, Source};
 use super::script::io_message;
-use crate::copy::out_file::OutFile;
-use crate::session::CopyIo;
+use crate::session::{CopyIo, OutFile};
 
 /// The data of a `COPY ... FROM STDIN`, as the shell reads it.
 pub trait CopyData: BufRead {
@@ -74,7 +73,7 @@ pub fn client_copy(sql: &str) -> Option<ClientCopy> {
 /// buffer and for COPY data: a [`ScriptReader`] or the prompt.
 pub trait LineSource {
     /// The statement splitter (the query buffer).
-    fn splitter(&mut self) -> &mut Splitter;
+    fn splitter(&mut self) -> &mut LineSplitter;
     /// The next data line of a `COPY ... FROM STDIN`, without its line
     /// end; `None` after the line `\.` or at the end of input.
     fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>>;
@@ -83,7 +82,7 @@ pub trait LineSource {
 }
 
 impl<R: Read> LineSource for ScriptReader<R> {
-    fn splitter(&mut self) -> &mut Splitter {
+    fn splitter(&mut self) -> &mut LineSplitter {
         ScriptReader::splitter(self)
     }
 
@@ -493,7 +492,7 @@ impl Runner {
             Err(msg) => return self.shell_error(&msg, src, line),
         };
         // A file or stream written from here is output too (shell::ack).
-        super::ack::before_output();
+        super::external_sync::before_output();
         let flow = match (copy.direction, copy.endpoint) {
             (ClientCopy::In, Endpoint::File(path)) => {
                 let (file, size) = match File::open(&path).and_then(|f| {

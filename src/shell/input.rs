@@ -2,7 +2,7 @@
 //! handing out complete SQL statements and meta-command lines with the line
 //! numbers psql reports.
 //!
-//! psql's rules, which [`Splitter`] follows line by line:
+//! psql's rules, which [`LineSplitter`] follows line by line:
 //! - a statement ends at a `;` outside quotes, comments, dollar quotes and
 //!   parentheses; its text includes the `;` and keeps its inner newlines;
 //! - before a statement starts, whitespace and `--` comments are dropped
@@ -94,7 +94,7 @@ enum Lex {
 
 /// Splits input lines into statements and meta-command lines.
 #[derive(Debug, Default)]
-pub struct Splitter {
+pub struct LineSplitter {
     /// The query buffer: the statement in progress.
     buffer: String,
     /// Lexical state at the end of the text seen so far.
@@ -129,10 +129,10 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-impl Splitter {
+impl LineSplitter {
     /// A splitter with an empty query buffer.
-    pub fn new() -> Splitter {
-        Splitter::default()
+    pub fn new() -> LineSplitter {
+        LineSplitter::default()
     }
 
     /// The statement in progress (psql's query buffer).
@@ -209,7 +209,7 @@ impl Splitter {
         self.scan_line(line, lineno, out);
     }
 
-    /// [`Splitter::feed_line`] for a line that was not valid UTF-8: `line`
+    /// [`LineSplitter::feed_line`] for a line that was not valid UTF-8: `line`
     /// is its lossy decoding, and `bad` says where each U+FFFD in it stands
     /// for which bytes. A statement that takes any of them becomes an
     /// [`Item::Invalid`].
@@ -258,7 +258,7 @@ impl Splitter {
         }
     }
 
-    /// Scans one line without its line end (see [`Splitter::feed_line`]).
+    /// Scans one line without its line end (see [`LineSplitter::feed_line`]).
     fn scan_line(&mut self, line: &str, lineno: u64, out: &mut VecDeque<Item>) {
         let b = line.as_bytes();
         let mut i = 0;
@@ -267,29 +267,11 @@ impl Splitter {
         while i < b.len() {
             match &mut self.lex {
                 Lex::Quote { escapes } => {
-                    let esc = *escapes;
-                    while i < b.len() {
-                        let rest = &b[i..];
-                        let found = if esc {
-                            memchr::memchr2(b'\'', b'\\', rest)
-                        } else {
-                            memchr::memchr(b'\'', rest)
-                        };
-                        let Some(p) = found else {
-                            i = b.len();
-                            break;
-                        };
-                        i += p;
-                        // A backslash escape, or a doubled quote.
-                        if b[i] == b'\\' || b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                        } else {
-                            i += 1;
-                            self.lex = Lex::Normal;
-                            break;
-                        }
+                    let closed;
+                    (i, closed) = quote_end(b, i, *escapes);
+                    if closed {
+                        self.lex = Lex::Normal;
                     }
-                    i = i.min(b.len());
                 }
                 Lex::Ident => match b[i..].iter().position(|&c| c == b'"') {
                     Some(p) if b.get(i + p + 1) == Some(&b'"') => i += p + 2,
@@ -512,7 +494,7 @@ pub struct ScriptReader<R: Read> {
     /// Lines read so far.
     lineno: u64,
     /// The statement splitter.
-    splitter: Splitter,
+    splitter: LineSplitter,
     /// Items found and not yet handed out.
     pending: VecDeque<Item>,
     /// Queue each line as [`Item::Echo`] (psql's `-a`).
@@ -531,7 +513,7 @@ impl<R: Read> ScriptReader<R> {
             reader: BufReader::with_capacity(READ_CHUNK, input),
             line: Vec::with_capacity(4096),
             lineno: 0,
-            splitter: Splitter::new(),
+            splitter: LineSplitter::new(),
             pending: VecDeque::new(),
             echo_all: false,
             done: false,
@@ -550,7 +532,7 @@ impl<R: Read> ScriptReader<R> {
     }
 
     /// The splitter, for `\g` (take the buffer), `\r` and `\p`.
-    pub fn splitter(&mut self) -> &mut Splitter {
+    pub fn splitter(&mut self) -> &mut LineSplitter {
         &mut self.splitter
     }
 
@@ -630,6 +612,32 @@ impl<R: Read> Iterator for ScriptReader<R> {
     fn next(&mut self) -> Option<io::Result<Item>> {
         self.next_item().transpose()
     }
+}
+
+/// Where a quoted string that is open at `i` of `b` ends: the position
+/// after its closing quote and `true`, or the line's end and `false` when
+/// it goes on. Doubled quotes, and with `escapes` (`E'...'`) backslash
+/// escapes, do not close it.
+fn quote_end(b: &[u8], mut i: usize, escapes: bool) -> (usize, bool) {
+    while i < b.len() {
+        let rest = &b[i..];
+        let found = if escapes {
+            memchr::memchr2(b'\'', b'\\', rest)
+        } else {
+            memchr::memchr(b'\'', rest)
+        };
+        let Some(p) = found else {
+            return (b.len(), false);
+        };
+        i += p;
+        // A backslash escape, or a doubled quote.
+        if b[i] == b'\\' || b.get(i + 1) == Some(&b'\'') {
+            i += 2;
+        } else {
+            return (i + 1, true);
+        }
+    }
+    (i.min(b.len()), false)
 }
 
 #[cfg(test)]
@@ -840,7 +848,7 @@ mod tests {
 
     #[test]
     fn prompt_state_follows_the_lexer() {
-        let mut s = Splitter::new();
+        let mut s = LineSplitter::new();
         let mut out = VecDeque::new();
         assert_eq!(s.prompt_state(), '=');
         s.feed_line("select (", 1, &mut out);

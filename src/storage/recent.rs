@@ -31,11 +31,11 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
-use super::ahead::Ahead;
 use super::bufmgr::{BufferPool, BufferTag, PinnedBuffer};
 use super::desc::{
     refcount, usage, MAX_USAGE, REFCOUNT_MASK, REFCOUNT_ONE, TAG_VALID, USAGE_ONE, VALID,
 };
+use super::prefetch::Ahead;
 use super::ring::Ring;
 use super::stats::Counter;
 use super::{BlockNumber, ForkNumber, RelFileNode};
@@ -169,7 +169,7 @@ impl BufferPool {
     /// miss at every page (perf: ~55% of `HeapScan::pin`'s
     /// samples on that load and the `lock cmpxchg` after it, a 5M-row
     /// `sum(aid)`). It is prefetched for writing
-    /// ([`super::ahead::prefetch_write`]): a read prefetch brought the line
+    /// ([`super::prefetch::prefetch_write`]): a read prefetch brought the line
     /// in shared, often from the other core (which pinned the page last),
     /// and the `lock cmpxchg` then waited for a second transfer to own it;
     /// with `PREFETCHW` `pin`'s share of the samples halved.
@@ -182,7 +182,7 @@ impl BufferPool {
         if (id as usize) >= self.descs.len() {
             return Ahead::NONE;
         }
-        super::ahead::prefetch_write(std::ptr::from_ref(self.desc(id)).cast());
+        super::prefetch::prefetch_write(std::ptr::from_ref(self.desc(id)).cast());
         Ahead::frame(self.frame(id))
     }
 

@@ -27,8 +27,8 @@ use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::{apply_hints, satisfies_vacuum, VacuumStatus};
 use crate::error::Result;
-use crate::storage::ahead::Ahead;
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
+use crate::storage::prefetch::Ahead;
 use crate::storage::{BlockNumber, BufferWriteGuard};
 use crate::txn::Xid;
 

@@ -38,8 +38,8 @@ use super::visibility::satisfies_mvcc;
 use crate::access::inspect::{self, ItemInfo, PageHeaderInfo};
 use crate::access::vm;
 use crate::error::Result;
-use crate::storage::ahead::Ahead;
 use crate::storage::page::{self, OffsetNumber};
+use crate::storage::prefetch::Ahead;
 use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring, READ_RUN};
 use crate::txn::Snapshot;
 

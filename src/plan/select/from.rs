@@ -12,7 +12,7 @@ use super::super::{Field, JoinKind, Node, Plan};
 use super::*;
 use crate::err;
 use crate::error::Result;
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType};
 

@@ -17,7 +17,7 @@ use std::io::{self, BufWriter, Write};
 
 use super::vars::{parse_bool, Variables};
 use super::MetaCommand;
-use crate::shell::ack::{before_output, Gated};
+use crate::shell::external_sync::{before_output, Gated};
 use crate::shell::print::{Expanded, Format, PrintOptions};
 use crate::shell::script::io_message;
 use crate::shell::timing::TimingMode;
