@@ -313,19 +313,20 @@ fn like_in_between(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
     let negated = not.is_some();
     let operand = Box::new(lhs);
     let (i, kind) = match op {
-        Keyword::Between => map(
-            cut(separated_pair(
+        Keyword::Between => {
+            let (i, (low, high)) = cut(separated_pair(
                 expr_bp(prec::OTHER),
                 kw(Keyword::And),
                 expr_bp(prec::OTHER),
-            )),
-            |(low, high)| ExprKind::Between {
-                expr: operand.clone(),
+            ))(i)?;
+            let kind = ExprKind::Between {
+                expr: operand,
                 low: Box::new(low),
                 high: Box::new(high),
                 negated,
-            },
-        )(i)?,
+            };
+            (i, kind)
+        }
         Keyword::In => {
             let (i, _) = cut(tok(TokenKind::LParen))(i)?;
             if at_query_start(i) {

@@ -55,13 +55,14 @@ fn generic_option<'a>(copy: bool) -> impl FnMut(Tokens<'a>) -> PResult<'a, Gener
         } else {
             utility_option_name(i)?
         };
-        let (i, value) = opt(alt((
-            value(OptionValue::Star, tok(TokenKind::Star)),
-            map(paren_col_list, OptionValue::Columns),
-            map(option_value, |a| match a {
+        // Dispatched on the value's first token (as nom 8's `dispatch!`).
+        let (i, value) = match i.first().kind {
+            TokenKind::Star => map(tok(TokenKind::Star), |_| Some(OptionValue::Star))(i)?,
+            TokenKind::LParen => map(paren_col_list, |c| Some(OptionValue::Columns(c)))(i)?,
+            _ => opt(map(option_value, |a| match a {
                 SetArg::String(s) | SetArg::Number(s) | SetArg::Word(s) => OptionValue::Scalar(s),
-            }),
-        )))(i)?;
+            }))(i)?,
+        };
         Ok((i, GenericOption { token, name, value }))
     }
 }
