@@ -13,16 +13,15 @@
 //! applied counts one nesting level against `MAX_DEPTH`. Once an
 //! expression's first token has matched, its failures are fatal (`cut`).
 
-use nom::branch::alt;
-use nom::combinator::{cut, map, opt, value};
-use nom::multi::{many0, separated_list1};
+use nom::combinator::{cut, map, opt};
+use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, separated_pair, terminated, tuple};
 use nom::Parser;
 
 use super::literal::{data_type, string_value};
 use super::query::{at_query_start, opt_order_by, query};
 use super::tokens::{
-    col_label, enter, ident_value, kw, kw_of, nested, tok, PError, PResult, Tokens,
+    col_label, enter, ident_value, kw, kw_of, many0, nested, tok, PError, PResult, Tokens,
 };
 use crate::ast::{
     BinaryOp, ColumnRef, CurrentValue, Expr, ExprKind, FunctionCall, Literal, ObjectName, Offset,
@@ -265,22 +264,23 @@ fn is_test(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
         };
         return Ok((i, node(kind, at)));
     }
-    let (i, (not, test)) = pair(
-        opt(kw(Keyword::Not)),
-        cut(alt((
-            value(IsTest::Null, kw(Keyword::Null)),
-            value(IsTest::Bool(Some(true)), kw(Keyword::True)),
-            value(IsTest::Bool(Some(false)), kw(Keyword::False)),
-            value(IsTest::Bool(None), kw(Keyword::Unknown)),
-            map(
-                preceded(
-                    kw(Keyword::Distinct),
-                    cut(preceded(kw(Keyword::From), expr_bp(prec::IS + 1))),
-                ),
-                IsTest::DistinctFrom,
+    let (i, not) = opt(kw(Keyword::Not))(i)?;
+    // Dispatched on the keyword after `IS [NOT]` (as nom 8's `dispatch!`).
+    let rest = i.skip(1);
+    let (i, test) = match i.keyword() {
+        Some(Keyword::Null) => (rest, IsTest::Null),
+        Some(Keyword::True) => (rest, IsTest::Bool(Some(true))),
+        Some(Keyword::False) => (rest, IsTest::Bool(Some(false))),
+        Some(Keyword::Unknown) => (rest, IsTest::Bool(None)),
+        Some(Keyword::Distinct) => map(
+            preceded(
+                kw(Keyword::Distinct),
+                cut(preceded(kw(Keyword::From), expr_bp(prec::IS + 1))),
             ),
-        ))),
-    )(i)?;
+            IsTest::DistinctFrom,
+        )(i)?,
+        _ => return stuck(i),
+    };
     let negated = not.is_some();
     let kind = match test {
         IsTest::Null => ExprKind::IsNull {
@@ -313,19 +313,20 @@ fn like_in_between(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
     let negated = not.is_some();
     let operand = Box::new(lhs);
     let (i, kind) = match op {
-        Keyword::Between => map(
-            cut(separated_pair(
+        Keyword::Between => {
+            let (i, (low, high)) = cut(separated_pair(
                 expr_bp(prec::OTHER),
                 kw(Keyword::And),
                 expr_bp(prec::OTHER),
-            )),
-            |(low, high)| ExprKind::Between {
-                expr: operand.clone(),
+            ))(i)?;
+            let kind = ExprKind::Between {
+                expr: operand,
                 low: Box::new(low),
                 high: Box::new(high),
                 negated,
-            },
-        )(i)?,
+            };
+            (i, kind)
+        }
         Keyword::In => {
             let (i, _) = cut(tok(TokenKind::LParen))(i)?;
             if at_query_start(i) {
