@@ -114,6 +114,31 @@ impl BufferPool {
         Ok(buf)
     }
 
+    /// `block` pinned through the buffer `hints` remembers for it, when
+    /// that buffer still holds the page (a hit); `None` otherwise, with
+    /// nothing read. The cached path of a scan: no I/O, no allocation.
+    #[inline]
+    pub fn pin_recent(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        hints: &[AtomicU32],
+        strategy: bool,
+    ) -> Option<PinnedBuffer<'_>> {
+        let tag = BufferTag { rel, fork, block };
+        let id = hints.get(block as usize)?.load(Ordering::Relaxed);
+        if (id as usize) < self.descs.len() && self.pin_if_holds(id, tag, strategy) {
+            self.counters.count(Counter::Hit);
+            return Some(PinnedBuffer {
+                pool: self,
+                id,
+                tag,
+            });
+        }
+        None
+    }
+
     /// The read side of a scan that reads runs of pages: `block` pinned
     /// through the buffer `hints` remembers for it when that is right (as
     /// [`BufferPool::read_buffer_recent`]); else, when the pool lacks the
@@ -133,19 +158,10 @@ impl BufferPool {
         strategy: Option<&mut Ring>,
         out: &mut Vec<PinnedBuffer<'a>>,
     ) -> Result<()> {
-        let tag = BufferTag { rel, fork, block };
         let slot = hints.get(block as usize);
-        if let Some(slot) = slot {
-            let id = slot.load(Ordering::Relaxed);
-            if (id as usize) < self.descs.len() && self.pin_if_holds(id, tag, strategy.is_some()) {
-                self.counters.count(Counter::Hit);
-                out.push(PinnedBuffer {
-                    pool: self,
-                    id,
-                    tag,
-                });
-                return Ok(());
-            }
+        if let Some(buf) = self.pin_recent(rel, fork, block, hints, strategy.is_some()) {
+            out.push(buf);
+            return Ok(());
         }
         if count > 1 && !self.is_cached(rel, fork, block) {
             return self.read_buffers(rel, fork, block, count, hints, strategy, out);

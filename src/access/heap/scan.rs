@@ -470,6 +470,16 @@ impl<'r> HeapScan<'r> {
             self.run.clear();
         }
         let rel = self.rel;
+        // A cached page: pinned through its hint alone, as before runs.
+        if let Some(buf) = rel.pool().pin_recent(
+            rel.rel(),
+            ForkNumber::Main,
+            block,
+            &self.recent,
+            self.ring.is_some(),
+        ) {
+            return Ok(Some(buf));
+        }
         let mut count = self.end.saturating_sub(block).min(READ_RUN as BlockNumber);
         if let Some(ring) = &self.ring {
             count = count.min((ring.len() / 2).max(1) as BlockNumber);
