@@ -89,6 +89,14 @@ pub enum ExprKind {
     Coalesce(Vec<Expr>),
     /// `GREATEST(...)` (flag true) or `LEAST(...)`: NULLs are ignored.
     Extreme(Vec<Expr>, bool),
+    /// A value of the enclosing query's row, in a correlated subquery's
+    /// plan: replaced by a constant before the plan runs
+    /// ([`super::subplan`]).
+    Param(usize),
+    /// A correlated subquery, with its operands: for `x op ANY/ALL` the
+    /// tested `x` first, then the values of its parameters, over this
+    /// node's input rows.
+    SubPlan(Arc<super::subplan::SubPlan>, Vec<Expr>),
 }
 
 impl Expr {
@@ -119,7 +127,7 @@ impl Expr {
     /// The node's operands, in order.
     pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {
-            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
+            ExprKind::Column(_) | ExprKind::Const(_) | ExprKind::Param(_) => vec![],
             ExprKind::Binary(_, a, b)
             | ExprKind::And(a, b)
             | ExprKind::Or(a, b)
@@ -137,16 +145,17 @@ impl Expr {
                 .chain(otherwise.as_deref())
                 .collect(),
             ExprKind::InList(a, list, _) => std::iter::once(&**a).chain(list).collect(),
-            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-                args.iter().collect()
-            }
+            ExprKind::Func(_, args)
+            | ExprKind::Coalesce(args)
+            | ExprKind::Extreme(args, _)
+            | ExprKind::SubPlan(_, args) => args.iter().collect(),
         }
     }
 
     /// The node's operands, mutably, in order.
     pub fn children_mut(&mut self) -> Vec<&mut Expr> {
         match &mut self.kind {
-            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
+            ExprKind::Column(_) | ExprKind::Const(_) | ExprKind::Param(_) => vec![],
             ExprKind::Binary(_, a, b)
             | ExprKind::And(a, b)
             | ExprKind::Or(a, b)
@@ -166,9 +175,10 @@ impl Expr {
             ExprKind::InList(a, list, _) => {
                 std::iter::once(&mut **a).chain(list.iter_mut()).collect()
             }
-            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-                args.iter_mut().collect()
-            }
+            ExprKind::Func(_, args)
+            | ExprKind::Coalesce(args)
+            | ExprKind::Extreme(args, _)
+            | ExprKind::SubPlan(_, args) => args.iter_mut().collect(),
         }
     }
 
@@ -382,6 +392,13 @@ impl Expr {
                 Cow::Owned(out)
             }
             ExprKind::Coalesce(items) => Cow::Owned(self.eval_coalesce(batch, items)?),
+            ExprKind::SubPlan(sp, args) => Cow::Owned(sp.eval(args, batch, self.ty)?),
+            ExprKind::Param(_) => {
+                return Err(crate::err!(
+                    InternalError,
+                    "subquery parameter evaluated outside its subplan"
+                ))
+            }
         })
     }
 
@@ -543,7 +560,9 @@ impl Expr {
                     || matches!((from, to), (T::Float4, T::Float8) | (T::Date, T::Timestamp));
                 !safe
             }
-            ExprKind::Neg(_) | ExprKind::Func(..) => true,
+            ExprKind::Neg(_) | ExprKind::Func(..) | ExprKind::Param(_) | ExprKind::SubPlan(..) => {
+                true
+            }
         };
         own || self.children().into_iter().any(Expr::can_fail)
     }

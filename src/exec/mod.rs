@@ -41,6 +41,7 @@ pub mod spill;
 pub mod strkernels;
 pub mod strset;
 pub mod strvec;
+pub mod subplan;
 pub mod vector;
 
 use std::collections::HashMap;

@@ -14,12 +14,10 @@
 //!   `column "t.x" must appear in the GROUP BY clause or be used in an
 //!   aggregate function`.
 
-use std::sync::Arc;
-
 use heapdb_grammar::ast;
 
 use super::scope::Scope;
-use super::{AggCall, Plan, PlanContext};
+use super::{AggCall, PlanContext};
 use crate::err;
 use crate::error::{Error, Result};
 use crate::exec::expr::{Expr, ExprKind};
@@ -63,6 +61,9 @@ pub struct Binder<'c> {
     /// literals, NULLs) unresolved, for its consumer to type: a set
     /// operation or INSERT. Consumed (reset) by that SELECT.
     pub keep_unknown: bool,
+    /// The queries around the sublink being planned, innermost last
+    /// ([`super::sublink`]).
+    pub outer: Vec<super::sublink::OuterLevel>,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -101,6 +102,7 @@ pub fn contains_subquery(e: &ast::Expr) -> bool {
             ast::ExprKind::Exists(_)
                 | ast::ExprKind::Subquery(_)
                 | ast::ExprKind::InSubquery { .. }
+                | ast::ExprKind::Quantified { .. }
         ) {
             found = true;
         }
@@ -132,7 +134,7 @@ pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
             walk(expr, f);
             list.iter().for_each(|x| walk(x, f));
         }
-        K::InSubquery { expr, .. } => walk(expr, f),
+        K::InSubquery { expr, .. } | K::Quantified { expr, .. } => walk(expr, f),
         K::Like {
             expr,
             pattern,
@@ -262,6 +264,7 @@ impl<'c> Binder<'c> {
             ctx,
             ctes: Vec::new(),
             keep_unknown: false,
+            outer: Vec::new(),
         }
     }
 }
@@ -485,23 +488,7 @@ impl Binder<'_> {
                 let lit = Expr::constant(Value::text(value), DataType::Unknown);
                 self.coerce(lit, &ty, CastContext::Explicit, e.offset)
             }
-            K::Column(c) => {
-                if let Mode::Agg(state) = mode {
-                    // Not a group key (checked by the caller): an error,
-                    // unless the name does not resolve at all.
-                    let (i, _) = state.input.resolve(c.table.as_deref(), &c.column)?;
-                    let col = &state.input.columns[i];
-                    let q = col.qualifier.clone().unwrap_or_default();
-                    return Err(err!(
-                        GroupingError,
-                        "column \"{}{}\" must appear in the GROUP BY clause or be used in an aggregate function",
-                        if q.is_empty() { String::new() } else { format!("{q}.") },
-                        c.column
-                    ));
-                }
-                let (i, ty) = scope.resolve(c.table.as_deref(), &c.column)?;
-                Ok(Expr::column(i, ty))
-            }
+            K::Column(c) => self.bind_column(c, scope, mode),
             K::Unary { op, expr } => {
                 let x = self.bind_expr(expr, scope, mode)?;
                 match op {
@@ -636,46 +623,13 @@ impl Binder<'_> {
                 expr,
                 query,
                 negated,
-            } => {
-                let x = self.bind_expr(expr, scope, mode)?;
-                let plan = self.plan_subquery(query)?;
-                if plan.fields.len() != 1 {
-                    return Err(err!(SyntaxError, "subquery has too many columns"));
-                }
-                let sub_ty = plan.fields[0].ty;
-                let ty = common_type(&x.ty, &sub_ty).ok_or_else(|| {
-                    err!(
-                        UndefinedFunction,
-                        "operator does not exist: {} = {}",
-                        x.ty,
-                        sub_ty
-                    )
-                })?;
-                let ty = match ty {
-                    DataType::Unknown | DataType::Varchar(_) => DataType::Text,
-                    ty => ty,
-                };
-                let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
-                let rows = self.ctx.run_subquery(plan)?;
-                let mut values = crate::exec::vector::Vector::with_capacity(ty, rows.len());
-                let mut has_null = false;
-                for row in rows {
-                    let v = types::cast_from(&row[0], &sub_ty, &ty, CastContext::Implicit)?;
-                    if v.is_null() {
-                        has_null = true;
-                    } else {
-                        values.push(&v);
-                    }
-                }
-                let mut set = crate::exec::keyset::KeySet::new(&[ty]);
-                for i in 0..values.len() {
-                    set.insert(&[&values], i);
-                }
-                Ok(Expr {
-                    kind: ExprKind::InSet(Box::new(x), Arc::new(set), has_null, *negated),
-                    ty: DataType::Bool,
-                })
-            }
+            } => self.bind_in_subquery(expr, query, *negated, scope, mode),
+            K::Quantified {
+                expr,
+                op,
+                all,
+                query,
+            } => self.bind_quantified(expr, *op, *all, query, scope, mode),
             K::Like {
                 expr,
                 pattern,
@@ -720,42 +674,8 @@ impl Binder<'_> {
                     ty: DataType::Bool,
                 })
             }
-            K::Exists(query) => {
-                let plan = self.plan_subquery(query)?;
-                let plan = Plan {
-                    fields: plan.fields.clone(),
-                    rows: 1.0,
-                    node: super::Node::Limit {
-                        input: Box::new(plan),
-                        limit: Some(1),
-                        offset: 0,
-                    },
-                };
-                let rows = self.ctx.run_subquery(plan)?;
-                Ok(Expr::constant(
-                    Value::Bool(!rows.is_empty()),
-                    DataType::Bool,
-                ))
-            }
-            K::Subquery(query) => {
-                let plan = self.plan_subquery(query)?;
-                if plan.fields.len() != 1 {
-                    return Err(err!(SyntaxError, "subquery must return only one column"));
-                }
-                let ty = plan.fields[0].ty;
-                let rows = self.ctx.run_subquery(plan)?;
-                if rows.len() > 1 {
-                    return Err(err!(
-                        CardinalityViolation,
-                        "more than one row returned by a subquery used as an expression"
-                    ));
-                }
-                let v = rows
-                    .into_iter()
-                    .next()
-                    .map_or(Value::Null, |mut r| r.remove(0));
-                Ok(Expr::constant(v, ty))
-            }
+            K::Exists(query) => self.bind_exists(query, scope, mode),
+            K::Subquery(query) => self.bind_scalar_subquery(query, scope, mode),
             K::Case {
                 operand,
                 branches,

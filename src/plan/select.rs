@@ -51,10 +51,21 @@ struct Needed {
 
 impl Needed {
     fn add_expr(&mut self, e: &ast::Expr) {
-        walk(e, &mut |x| {
-            if let ast::ExprKind::Column(c) = &x.kind {
-                self.refs.insert((c.table.clone(), c.column.clone()));
+        let refs = &mut self.refs;
+        walk(e, &mut |x| match &x.kind {
+            ast::ExprKind::Column(c) => {
+                refs.insert((c.table.clone(), c.column.clone()));
             }
+            // A subquery may read this query's columns (correlation).
+            ast::ExprKind::Exists(q)
+            | ast::ExprKind::Subquery(q)
+            | ast::ExprKind::InSubquery { query: q, .. }
+            | ast::ExprKind::Quantified { query: q, .. } => {
+                super::sublink::query_columns(q, &mut |c| {
+                    refs.insert((c.table.clone(), c.column.clone()));
+                });
+            }
+            _ => {}
         });
     }
 
