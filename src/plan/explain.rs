@@ -408,6 +408,7 @@ fn node(
                 JoinKind::Left => " Left",
                 JoinKind::Right => " Right",
                 JoinKind::Full => " Full",
+                JoinKind::Anti => " Anti",
             };
             let (ln, rn) = (
                 output_columns(left, par.qualify),

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 use heapdb_grammar::ast;
 
-use super::bind::{at, contains_aggregate, walk, AggState, Binder, Mode};
+use super::bind::{at, contains_aggregate, contains_subquery, walk, AggState, Binder, Mode};
 use super::scope::{Scope, ScopeColumn};
 use super::{Field, Node, Plan, SortKey};
 use crate::err;
@@ -34,6 +34,7 @@ use super::estimate::{self, EQ_SEL};
 
 mod from;
 mod functions;
+mod pullup;
 mod setops;
 
 use functions::srf_to_from;
@@ -383,7 +384,22 @@ impl Binder<'_> {
         }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);
         let mut needed = needed_columns(s, order_by);
-        let (input, scope) = self.plan_from(&s.from, s.where_clause.as_ref(), &mut needed)?;
+        // `[NOT] EXISTS` conjuncts correlated by equalities become joins.
+        let rest;
+        let (where_clause, pullups) = match &s.where_clause {
+            Some(w) if contains_subquery(w) => {
+                let (r, p) = self.split_pullups(w);
+                rest = r;
+                (rest.as_ref(), p)
+            }
+            w => (w.as_ref(), Vec::new()),
+        };
+        let (input, scope) = self.plan_from(&s.from, where_clause, &mut needed)?;
+        let input = if pullups.is_empty() {
+            input
+        } else {
+            self.apply_pullups(input, &scope, pullups)?
+        };
         let outs = select_outputs(s, &scope)?;
         let aggregating = is_aggregating(s, order_by);
         let mut state = AggState {
