@@ -10,7 +10,8 @@
 //! nothing, so EXISTS is false and NOT EXISTS true for that row.
 //!
 //! The shape is checked on the syntax: the subquery is one plain SELECT
-//! (no aggregates, GROUP BY, HAVING, LIMIT/OFFSET, WITH or set operations)
+//! (no aggregates, GROUP BY, HAVING, OFFSET, WITH or set operations; a
+//! constant LIMIT other than 0 is dropped)
 //! over plain tables; every WHERE conjunct reads only those tables, or is
 //! `inner = outer` with one side reading only them and the other only the
 //! enclosing query. A name is the subquery's when one of its tables has
@@ -113,7 +114,16 @@ impl Binder<'_> {
         &mut self,
         q: &ast::Query,
     ) -> Option<(Vec<(ast::Expr, ast::Expr)>, ast::Query)> {
-        if !q.with.is_empty() || q.limit.is_some() || q.offset.is_some() {
+        // A constant LIMIT other than 0 (or NULL) does not change EXISTS,
+        // as PostgreSQL's simplify_EXISTS_query drops it.
+        let limit_ok = match q.limit.as_ref().map(|l| &l.kind) {
+            None | Some(ast::ExprKind::Literal(ast::Literal::Null)) => true,
+            Some(ast::ExprKind::Literal(ast::Literal::Number(n))) => {
+                n.parse::<i64>().is_ok_and(|n| n > 0)
+            }
+            Some(_) => false,
+        };
+        if !q.with.is_empty() || !limit_ok || q.offset.is_some() {
             return None;
         }
         let ast::SetExpr::Select(s) = &q.body else {
