@@ -34,9 +34,10 @@ fn subquery_runs_once_per_distinct_outer_value() {
             100,
             9900,
         ),
-        // WHERE, EXISTS over a filter that keeps half of the outer rows
+        // WHERE, EXISTS (correlated beyond equalities, so not a join) over
+        // a filter that keeps half of the outer rows
         (
-            "select count(*) from o where id % 2 = 0 and exists (select 1 from i where i.k = o.k + 1)",
+            "select count(*) from o where id % 2 = 0 and exists (select 1 from i where i.k = o.k + 1 and i.w > o.k)",
             50,
             4950,
         ),
@@ -54,6 +55,18 @@ fn subquery_runs_once_per_distinct_outer_value() {
             "{sql}: want {want} in {lines:#?}"
         );
     }
+    // EXISTS correlated by an equality alone is a join, run once.
+    let lines = explain_lines(
+        &mut s,
+        "explain (analyze, costs off) select count(*) from o where exists (select 1 from i where i.k = o.k)",
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("->  Hash Join")),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("SubPlan")), "{lines:#?}");
     // The answers are those of the equivalent join.
     let a = s
         .execute("select sum((select sum(w) from i where i.k = o.k))::bigint from o")
