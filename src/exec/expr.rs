@@ -131,6 +131,13 @@ impl Expr {
                 Cow::Owned(self.eval_extreme(batch, items, greatest)?)
             }
             ExprKind::Coalesce(items) => Cow::Owned(self.eval_coalesce(batch, items)?),
+            ExprKind::SubPlan(sp, args) => Cow::Owned(sp.eval(args, batch, self.ty)?),
+            ExprKind::Param(_) => {
+                return Err(crate::err!(
+                    InternalError,
+                    "subquery parameter evaluated outside its subplan"
+                ))
+            }
         })
     }
 
@@ -462,7 +469,9 @@ impl Expr {
                     || matches!((from, to), (T::Float4, T::Float8) | (T::Date, T::Timestamp));
                 !safe
             }
-            ExprKind::Neg(_) | ExprKind::Func(..) => true,
+            ExprKind::Neg(_) | ExprKind::Func(..) | ExprKind::Param(_) | ExprKind::SubPlan(..) => {
+                true
+            }
         };
         own || self.children().into_iter().any(Expr::can_fail)
     }

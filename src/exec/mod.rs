@@ -33,6 +33,7 @@ pub mod scan;
 pub mod sort;
 pub mod spill;
 pub mod strkernels;
+pub mod subplan;
 
 // The data the executor moves lives in `crate::vector`; these names keep
 // the executor's paths to it short.

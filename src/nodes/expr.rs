@@ -64,6 +64,27 @@ pub enum ExprKind {
     Coalesce(Vec<Expr>),
     /// `GREATEST(...)` (flag true) or `LEAST(...)`: NULLs are ignored.
     Extreme(Vec<Expr>, bool),
+    /// A value of the enclosing query's row, in a correlated subquery's
+    /// plan: replaced by a constant before the plan runs (the executor's
+    /// `subplan`).
+    Param(usize),
+    /// A correlated subquery, with its operands: for `x op ANY/ALL` the
+    /// tested `x` first, then the values of its parameters, over this
+    /// node's input rows.
+    SubPlan(SubPlanRef, Vec<Expr>),
+}
+
+/// A correlated subquery's executable form, the executor's
+/// `exec::subplan::SubPlan` (its plan, its cache, the statement's execution
+/// context). Held opaque here so that this module stays below the
+/// executor; the executor dereferences it to its own type.
+#[derive(Clone)]
+pub struct SubPlanRef(pub Arc<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for SubPlanRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SubPlan")
+    }
 }
 
 impl Expr {
@@ -94,7 +115,7 @@ impl Expr {
     /// The node's operands, in order.
     pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {
-            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
+            ExprKind::Column(_) | ExprKind::Const(_) | ExprKind::Param(_) => vec![],
             ExprKind::Binary(_, a, b)
             | ExprKind::And(a, b)
             | ExprKind::Or(a, b)
@@ -112,16 +133,17 @@ impl Expr {
                 .chain(otherwise.as_deref())
                 .collect(),
             ExprKind::InList(a, list, _) => std::iter::once(&**a).chain(list).collect(),
-            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-                args.iter().collect()
-            }
+            ExprKind::Func(_, args)
+            | ExprKind::Coalesce(args)
+            | ExprKind::Extreme(args, _)
+            | ExprKind::SubPlan(_, args) => args.iter().collect(),
         }
     }
 
     /// The node's operands, mutably, in order.
     pub fn children_mut(&mut self) -> Vec<&mut Expr> {
         match &mut self.kind {
-            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
+            ExprKind::Column(_) | ExprKind::Const(_) | ExprKind::Param(_) => vec![],
             ExprKind::Binary(_, a, b)
             | ExprKind::And(a, b)
             | ExprKind::Or(a, b)
@@ -141,9 +163,10 @@ impl Expr {
             ExprKind::InList(a, list, _) => {
                 std::iter::once(&mut **a).chain(list.iter_mut()).collect()
             }
-            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-                args.iter_mut().collect()
-            }
+            ExprKind::Func(_, args)
+            | ExprKind::Coalesce(args)
+            | ExprKind::Extreme(args, _)
+            | ExprKind::SubPlan(_, args) => args.iter_mut().collect(),
         }
     }
 }

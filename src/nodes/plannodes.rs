@@ -70,6 +70,10 @@ pub enum JoinKind {
     Right,
     /// Every row of both sides.
     Full,
+    /// The left rows with no match on the right (`NOT EXISTS`): the
+    /// output is the left's columns only. Hash joins only, built from the
+    /// right.
+    Anti,
 }
 
 /// A set-returning function in FROM.

@@ -30,6 +30,7 @@
 
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::catalog::TableDef;
+use crate::exec::subplan::SubLinkKind;
 use crate::exec::NodeStats;
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::{format_value, BinaryOp, DataType, Value};
@@ -68,7 +69,56 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
         },
     };
     node(&mut cx, plan, at, &mut 0);
+    subplan_sections(plan, flags, &mut out);
     out
+}
+
+/// The correlated subqueries of `plan`, each as a `SubPlan N` section
+/// after the main tree: its plan and, with ANALYZE, how often it ran and
+/// how many rows its result cache answered.
+fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
+    fn collect<'p>(plan: &'p Plan, found: &mut Vec<&'p crate::nodes::expr::SubPlanRef>) {
+        for e in crate::exec::subplan::node_exprs(&plan.node) {
+            crate::exec::subplan::subplans(e, found);
+        }
+        for c in plan.children() {
+            collect(c, found);
+        }
+    }
+    let mut found = Vec::new();
+    collect(plan, &mut found);
+    for (k, sp) in found.into_iter().enumerate() {
+        out.push(format!("  SubPlan {}", k + 1));
+        if flags.analyze {
+            out.push(format!(
+                "    Runs: {}  Cache Hits: {}",
+                sp.runs.load(std::sync::atomic::Ordering::Relaxed),
+                sp.hits.load(std::sync::atomic::Ordering::Relaxed)
+            ));
+        }
+        let mut lines = Vec::new();
+        let mut id = 0;
+        let inner = ExplainFlags {
+            analyze: false,
+            ..flags
+        };
+        let mut cx = Explainer {
+            flags: inner,
+            stats: None,
+            out: &mut lines,
+        };
+        let at = At {
+            depth: 1,
+            top: false,
+            extra: &[],
+            par: Par {
+                qualify: relations(&sp.plan) > 1,
+                ..Par::default()
+            },
+        };
+        node(&mut cx, &sp.plan, at, &mut id);
+        out.extend(lines);
+    }
 }
 
 /// Gives every scanned relation a name of its own, as PostgreSQL's EXPLAIN
@@ -375,6 +425,7 @@ fn title_and_details(
                 JoinKind::Left => " Left",
                 JoinKind::Right => " Right",
                 JoinKind::Full => " Full",
+                JoinKind::Anti => " Anti",
             };
             let (ln, rn) = (
                 output_columns(left, par.qualify),
@@ -939,6 +990,16 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
                 }
             }
         }
+        ExprKind::Param(i) => format!("${i}"),
+        ExprKind::SubPlan(sp, args) => match sp.kind {
+            SubLinkKind::Quantified(op, all) => format!(
+                "({} {} {}(SubPlan))",
+                args.first().map_or(String::new(), |a| deparse(a, cols)),
+                op.symbol(),
+                if all { "ALL " } else { "ANY " }
+            ),
+            _ => "(SubPlan)".into(),
+        },
         ExprKind::InSet(a, _, _, neg) => format!(
             "({} {}IN (hashed SubPlan))",
             deparse(a, cols),

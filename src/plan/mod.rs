@@ -13,7 +13,8 @@
 //!
 //! Uncorrelated subqueries (scalar, `IN`, `EXISTS`) are run while binding,
 //! through [`PlanContext::run_subquery`], and replaced by their result, as
-//! PostgreSQL's InitPlans are computed once before the main plan runs.
+//! PostgreSQL's InitPlans are computed once before the main plan runs;
+//! correlated ones become per-row SubPlans ([`sublink`]).
 
 pub mod bind;
 pub mod estimate;
@@ -22,6 +23,7 @@ pub mod parallel;
 pub mod quals;
 pub mod scope;
 pub mod select;
+pub mod sublink;
 
 use std::sync::Arc;
 
@@ -42,6 +44,8 @@ pub trait PlanContext {
     fn table_pages(&self, table: &TableDef) -> u32;
     /// Runs an uncorrelated subquery and returns its rows.
     fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>>;
+    /// The context a correlated subquery's runs of `plan` execute in.
+    fn subplan_context(&mut self, plan: &Plan) -> Result<crate::exec::ExecContext>;
     /// The session's settings.
     fn settings(&self) -> &Settings;
     /// The statement's start time (`now()`), microseconds since 2000-01-01.

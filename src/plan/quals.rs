@@ -108,7 +108,10 @@ pub fn cost(e: &Expr) -> f64 {
         | ExprKind::IsBool(..)
         | ExprKind::Case(..)
         | ExprKind::Coalesce(_)
+        | ExprKind::Param(_)
         | ExprKind::Extreme(..) => 0.0,
+        // A subquery costs far more than any operator: test it last.
+        ExprKind::SubPlan(..) => 1000.0,
         ExprKind::Cast(a, ctx) => {
             let (from, to) = (&a.ty, &e.ty);
             if from == to

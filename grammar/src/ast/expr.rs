@@ -119,6 +119,17 @@ pub enum ExprKind {
         /// `ILIKE` (case-insensitive).
         case_insensitive: bool,
     },
+    /// `x op ANY | SOME | ALL (subquery)` with a comparison operator.
+    Quantified {
+        /// The tested expression.
+        expr: Box<Expr>,
+        /// The comparison operator.
+        op: BinaryOp,
+        /// `ALL` (else `ANY` / `SOME`).
+        all: bool,
+        /// The subquery.
+        query: Box<Query>,
+    },
     /// `EXISTS (subquery)`.
     Exists(Box<Query>),
     /// A scalar subquery `(SELECT ...)`.

@@ -142,6 +142,7 @@ fn precedence(e: &Expr) -> u8 {
         | ExprKind::InList { .. }
         | ExprKind::InSubquery { .. }
         | ExprKind::Like { .. } => prec::LIKE,
+        ExprKind::Quantified { .. } => prec::CMP,
         _ => prec::ATOM,
     }
 }
@@ -319,6 +320,17 @@ impl Display for Expr {
                 }
                 Ok(())
             }
+            ExprKind::Quantified {
+                expr,
+                op,
+                all,
+                query,
+            } => write!(
+                f,
+                "{} {op} {} ({query})",
+                P(expr, prec::CMP + 1),
+                if *all { "ALL" } else { "ANY" }
+            ),
             ExprKind::Exists(query) => write!(f, "EXISTS ({query})"),
             ExprKind::Subquery(query) => write!(f, "({query})"),
             ExprKind::Case {

@@ -158,6 +158,13 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
             }
             nonassoc = (bp == prec::CMP).then_some(bp);
             enter(i)?;
+            if bp == prec::CMP {
+                if let (rest, Some(e)) = quantified(i.skip(1), &lhs, op, at)? {
+                    lhs = e;
+                    i = rest;
+                    continue;
+                }
+            }
             let (rest, right) = climb(i.skip(1), bp + 1)?;
             lhs = node(
                 ExprKind::Binary {
@@ -235,6 +242,27 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
         }
     }
     Ok((i, lhs))
+}
+
+/// `op ('ANY' | 'SOME' | 'ALL') '(' query ')'` after a comparison
+/// operator, when `i` starts that way (else `None`: an ordinary operand).
+fn quantified<'a>(i: Tokens<'a>, lhs: &Expr, op: BinaryOp, at: usize) -> PResult<'a, Option<Expr>> {
+    let all = match i.first().kind {
+        TokenKind::Word(Keyword::All) => true,
+        TokenKind::Word(Keyword::Any | Keyword::Some) => false,
+        _ => return Ok((i, None)),
+    };
+    if i.kind(1) != TokenKind::LParen || !at_query_start(i.skip(2)) {
+        return Ok((i, None));
+    }
+    let (i, query) = cut(terminated(query, tok(TokenKind::RParen)))(i.skip(2))?;
+    let kind = ExprKind::Quantified {
+        expr: Box::new(lhs.clone()),
+        op,
+        all,
+        query: Box::new(query),
+    };
+    Ok((i, Some(node(kind, at))))
 }
 
 /// What an `IS` tests for.
