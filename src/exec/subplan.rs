@@ -31,7 +31,7 @@ use super::vector::{Batch, Vector};
 use super::ExecContext;
 use crate::err;
 use crate::error::Result;
-use crate::plan::{Node, Plan};
+use crate::nodes::plannodes::{Node, Plan};
 use crate::types::{self, BinaryOp, DataType, Value};
 
 /// Cached values (over all parameter tuples) before the cache is emptied.
