@@ -307,10 +307,16 @@ impl Binder<'_> {
             // time too, and prints `'10'::double precision`).
             Some(k) if k <= ctx && e.as_const().is_some() => {
                 let v = e.as_const().expect("checked");
-                // A failing cast of a value is reported without a position,
-                // as PostgreSQL reports it from its constant folding.
-                let value = types::cast_from(v, &e.ty, to, ctx)?;
-                Ok(Expr::constant(value, *to))
+                // A failing cast of a value is left to run time, which
+                // reports it without a position, as PostgreSQL reports it
+                // from its constant folding.
+                Ok(match types::cast_from(v, &e.ty, to, ctx) {
+                    Ok(value) => Expr::constant(value, *to),
+                    Err(_) => Expr {
+                        kind: ExprKind::Cast(Box::new(e), ctx),
+                        ty: *to,
+                    },
+                })
             }
             Some(k) if k <= ctx => Ok(Expr {
                 kind: ExprKind::Cast(Box::new(e), ctx),
