@@ -486,6 +486,24 @@ impl Binder<'_> {
             K::TypedString {
                 data_type: t,
                 value,
+                fields: Some((_, last)),
+            } if *t == ast::DataType::Interval => {
+                use crate::types::datetime::interval::{parse_interval_fields, Field};
+                let last = match last {
+                    ast::IntervalField::Year => Field::Year,
+                    ast::IntervalField::Month => Field::Month,
+                    ast::IntervalField::Day => Field::Day,
+                    ast::IntervalField::Hour => Field::Hour,
+                    ast::IntervalField::Minute => Field::Minute,
+                    ast::IntervalField::Second => Field::Second,
+                };
+                let iv = parse_interval_fields(value, last).map_err(|err| at(err, e.offset))?;
+                Ok(Expr::constant(Value::Interval(iv), DataType::Interval))
+            }
+            K::TypedString {
+                data_type: t,
+                value,
+                ..
             } => {
                 let ty = data_type(t)?;
                 let lit = Expr::constant(Value::text(value), DataType::Unknown);

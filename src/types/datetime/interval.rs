@@ -180,6 +180,62 @@ fn split_glued(tok: &str) -> (&str, Option<&str>) {
 
 /// Parses interval text (see the module doc).
 pub fn parse_interval(text: &str) -> Result<Interval> {
+    parse_interval_bare(text, None)
+}
+
+/// A field of an interval qualifier (`INTERVAL '1' DAY TO HOUR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Field {
+    /// `YEAR`
+    Year,
+    /// `MONTH`
+    Month,
+    /// `DAY`
+    Day,
+    /// `HOUR`
+    Hour,
+    /// `MINUTE`
+    Minute,
+    /// `SECOND`
+    Second,
+}
+
+/// `INTERVAL 'text' from TO to` as PostgreSQL: a number without a unit
+/// counts in the last field (`INTERVAL '999' MONTH` is 999 months), and
+/// the value is truncated below that field (`AdjustIntervalForTypmod`:
+/// `INTERVAL '1 2:03:04' DAY TO MINUTE` drops the seconds).
+pub fn parse_interval_fields(text: &str, last: Field) -> Result<Interval> {
+    let unit = match last {
+        Field::Year => "year",
+        Field::Month => "month",
+        Field::Day => "day",
+        Field::Hour => "hour",
+        Field::Minute => "minute",
+        Field::Second => "second",
+    };
+    let mut iv = parse_interval_bare(text, Some(unit))?;
+    let trunc = |us: i64, step: i64| us / step * step;
+    match last {
+        Field::Year => {
+            iv.months = iv.months / 12 * 12;
+            iv.days = 0;
+            iv.micros = 0;
+        }
+        Field::Month => {
+            iv.days = 0;
+            iv.micros = 0;
+        }
+        Field::Day => iv.micros = 0,
+        Field::Hour => iv.micros = trunc(iv.micros, USECS_PER_HOUR),
+        Field::Minute => iv.micros = trunc(iv.micros, USECS_PER_MINUTE),
+        Field::Second => {}
+    }
+    Ok(iv)
+}
+
+/// [`parse_interval`] with the unit of a number written without one
+/// (seconds when `None`).
+fn parse_interval_bare(text: &str, bare_unit: Option<&str>) -> Result<Interval> {
     let s = text.trim().to_ascii_lowercase();
     if s.is_empty() {
         return Err(bad(text));
@@ -247,12 +303,19 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
                     return Err(bad(text));
                 }
             }
-            None => {
-                if !acc.mark(SECOND_BIT) {
-                    return Err(bad(text));
+            None => match bare_unit {
+                Some(u) if u != "second" => {
+                    if !acc.add_unit(v, u) {
+                        return Err(bad(text));
+                    }
                 }
-                acc.micros += v * 1e6
-            }
+                _ => {
+                    if !acc.mark(SECOND_BIT) {
+                        return Err(bad(text));
+                    }
+                    acc.micros += v * 1e6
+                }
+            },
         }
     }
     acc.finish(negate).map_err(|_| {
