@@ -622,7 +622,7 @@ fn hyperbolic(h: Hyperbolic, x: f64) -> Result<f64> {
             x.acosh()
         }
         Hyperbolic::Atanh => {
-            if x < -1.0 || x > 1.0 {
+            if !(-1.0..=1.0).contains(&x) {
                 return Err(out_of_range());
             }
             if x == 1.0 {

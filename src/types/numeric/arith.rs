@@ -188,6 +188,8 @@ impl Numeric {
             digits = digits * 10000.0 + take(first_len, 4);
             dweight -= 4;
         }
+        // PostgreSQL's literal, not the exact LN_10.
+        #[allow(clippy::approx_constant)]
         let ln_var = digits.ln() + dweight as f64 * 2.302585092994046;
         ln_var.abs().log10() as i32
     }

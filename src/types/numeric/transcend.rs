@@ -103,6 +103,8 @@ pub(crate) fn exp(arg: &Numeric, rscale: i32) -> Option<Numeric> {
         let local = x.scale as i32 + ndiv2;
         x = x.div_round(&num(1i64 << ndiv2), local);
     }
+    // PostgreSQL's literal, not the exact LOG10_2.
+    #[allow(clippy::approx_constant)]
     let sig_digits = (1 + dweight + rscale + (ndiv2 as f64 * 0.301029995663981) as i32).max(0) + 8;
     let local = sig_digits - 1;
     let mut result = num(1).add(&x);
