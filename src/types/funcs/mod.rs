@@ -622,7 +622,10 @@ fn hyperbolic(h: Hyperbolic, x: f64) -> Result<f64> {
             x.acosh()
         }
         Hyperbolic::Atanh => {
-            if !(-1.0..=1.0).contains(&x) {
+            // Not `!(-1.0..=1.0).contains(&x)`: NaN passes through to NaN.
+            #[allow(clippy::manual_range_contains)]
+            let outside = x < -1.0 || x > 1.0;
+            if outside {
                 return Err(out_of_range());
             }
             if x == 1.0 {
