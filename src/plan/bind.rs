@@ -310,10 +310,16 @@ impl Binder<'_> {
             // time too, and prints `'10'::double precision`).
             Some(k) if k <= ctx && e.as_const().is_some() => {
                 let v = e.as_const().expect("checked");
-                // A failing cast of a value is reported without a position,
-                // as PostgreSQL reports it from its constant folding.
-                let value = types::cast_from(v, &e.ty, to, ctx)?;
-                Ok(Expr::constant(value, *to))
+                // A failing cast of a value is left to run time, which
+                // reports it without a position, as PostgreSQL reports it
+                // from its constant folding.
+                Ok(match types::cast_from(v, &e.ty, to, ctx) {
+                    Ok(value) => Expr::constant(value, *to),
+                    Err(_) => Expr {
+                        kind: ExprKind::Cast(Box::new(e), ctx),
+                        ty: *to,
+                    },
+                })
             }
             Some(k) if k <= ctx => Ok(Expr {
                 kind: ExprKind::Cast(Box::new(e), ctx),
@@ -483,6 +489,24 @@ impl Binder<'_> {
             K::TypedString {
                 data_type: t,
                 value,
+                fields: Some((_, last)),
+            } if *t == ast::DataType::Interval => {
+                use crate::types::datetime::interval::{parse_interval_fields, Field};
+                let last = match last {
+                    ast::IntervalField::Year => Field::Year,
+                    ast::IntervalField::Month => Field::Month,
+                    ast::IntervalField::Day => Field::Day,
+                    ast::IntervalField::Hour => Field::Hour,
+                    ast::IntervalField::Minute => Field::Minute,
+                    ast::IntervalField::Second => Field::Second,
+                };
+                let iv = parse_interval_fields(value, last).map_err(|err| at(err, e.offset))?;
+                Ok(Expr::constant(Value::Interval(iv), DataType::Interval))
+            }
+            K::TypedString {
+                data_type: t,
+                value,
+                ..
             } => {
                 let ty = data_type(t)?;
                 let lit = Expr::constant(Value::text(value), DataType::Unknown);

@@ -86,17 +86,16 @@ pub fn output_name(e: &ast::Expr) -> String {
     match &e.kind {
         K::Column(c) => c.column.clone(),
         K::Function(f) => f.name.name.clone(),
-        K::Cast { expr, data_type } => match &expr.kind {
-            K::Literal(_) => type_name(data_type),
-            _ => {
-                let inner = output_name(expr);
-                if inner == "?column?" {
-                    type_name(data_type)
-                } else {
-                    inner
-                }
+        // As FigureColname: a cast names the column after its type unless
+        // the operand has a stronger name (a column, a function, ...);
+        // another cast's type name is not stronger.
+        K::Cast { expr, data_type } => {
+            if weak_name(expr) {
+                type_name(data_type)
+            } else {
+                output_name(expr)
             }
-        },
+        }
         K::TypedString { data_type, .. } => type_name(data_type),
         K::Case { .. } => "case".into(),
         K::Exists(_) => "exists".into(),
@@ -119,6 +118,18 @@ pub fn output_name(e: &ast::Expr) -> String {
             _ => "?column?".into(),
         },
         _ => "?column?".into(),
+    }
+}
+
+/// Whether a cast around `e` names the column after the cast's type
+/// (FigureColname's strength of at most 1: constants, casts of them,
+/// expressions without a name).
+fn weak_name(e: &ast::Expr) -> bool {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::Literal(_) | K::TypedString { .. } => true,
+        K::Cast { expr, .. } => weak_name(expr),
+        _ => output_name(e) == "?column?",
     }
 }
 

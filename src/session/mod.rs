@@ -305,6 +305,42 @@ impl Session {
         sql: &str,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
+        // Values print in the session's DateStyle/IntervalStyle: set for the
+        // statement's rows, and again after it (it may have been a SET).
+        self.apply_output_style();
+        let result = self.execute_streaming_styled(sql, sink);
+        self.apply_output_style();
+        result
+    }
+
+    /// Makes this thread print values in the session's styles.
+    fn apply_output_style(&self) {
+        use crate::settings::{DateFormat, DateOrder, IntervalStyle};
+        use crate::types::datetime::style::{self, DateOut, IntervalOut};
+        let date = match self.settings.datestyle.format {
+            DateFormat::Iso => DateOut::Iso,
+            DateFormat::Sql => DateOut::Sql,
+            DateFormat::Postgres => DateOut::Postgres,
+            DateFormat::German => DateOut::German,
+        };
+        let interval = match self.settings.intervalstyle {
+            IntervalStyle::Postgres => IntervalOut::Postgres,
+            IntervalStyle::PostgresVerbose => IntervalOut::Verbose,
+            IntervalStyle::SqlStandard => IntervalOut::SqlStandard,
+            IntervalStyle::Iso8601 => IntervalOut::Iso8601,
+        };
+        style::set_output_style(style::OutputStyle {
+            date,
+            day_first: self.settings.datestyle.order == DateOrder::Dmy,
+            interval,
+        });
+    }
+
+    fn execute_streaming_styled(
+        &mut self,
+        sql: &str,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
         self.cancel.store(false, Ordering::Relaxed);
         let start = Instant::now();
         // The statement of bulk scripts, bound straight from its text.

@@ -218,7 +218,18 @@ impl Display for Expr {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ExprKind::Literal(lit) => lit.fmt(f),
-            ExprKind::TypedString { data_type, value } => write!(f, "{data_type} {}", Str(value)),
+            ExprKind::TypedString {
+                data_type,
+                value,
+                fields,
+            } => {
+                write!(f, "{data_type} {}", Str(value))?;
+                match fields {
+                    Some((a, b)) if a == b => write!(f, " {}", a.name()),
+                    Some((a, b)) => write!(f, " {} TO {}", a.name(), b.name()),
+                    None => Ok(()),
+                }
+            }
             ExprKind::Column(c) => c.fmt(f),
             ExprKind::Unary { op, expr } => match op {
                 UnaryOp::Not => write!(f, "NOT {}", P(expr, prec::NOT)),

@@ -24,8 +24,8 @@ use super::tokens::{
     col_label, enter, ident_value, kw, kw_of, many0, nested, tok, PError, PResult, Tokens,
 };
 use crate::ast::{
-    BinaryOp, ColumnRef, CurrentValue, Expr, ExprKind, FunctionCall, Literal, ObjectName, Offset,
-    UnaryOp,
+    BinaryOp, ColumnRef, CurrentValue, DataType, Expr, ExprKind, FunctionCall, IntervalField,
+    Literal, ObjectName, Offset, UnaryOp,
 };
 use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
@@ -562,19 +562,70 @@ fn kw_as(i: Tokens<'_>) -> PResult<'_, Token> {
 
 /// `type_name string`: a typed literal.
 fn typed_string(i: Tokens<'_>) -> PResult<'_, Expr> {
-    let at = i.first().start;
     let (i, data_type) = data_type(i)?;
     let t = i.first();
+    // PostgreSQL locates the constant at its string (errors point there).
+    let at = t.start;
     if !matches!(t.kind, TokenKind::String(..)) {
         return stuck(i);
     }
-    match string_value(i, t) {
-        Ok(value) => Ok((
-            i.skip(1),
-            node(ExprKind::TypedString { data_type, value }, at),
-        )),
-        Err(e) => i.fatal(e),
+    let value = match string_value(i, t) {
+        Ok(value) => value,
+        Err(e) => return i.fatal(e),
+    };
+    let i = i.skip(1);
+    let (i, fields) = if data_type == DataType::Interval {
+        interval_qualifier(i)
+    } else {
+        (i, None)
+    };
+    Ok((
+        i,
+        node(
+            ExprKind::TypedString {
+                data_type,
+                value,
+                fields,
+            },
+            at,
+        ),
+    ))
+}
+
+/// `[field ['TO' field]]` after `INTERVAL 'string'`: `YEAR`, `DAY TO
+/// SECOND`, ... (PostgreSQL's `opt_interval`; `SECOND(p)` is not read).
+fn interval_qualifier(i: Tokens<'_>) -> (Tokens<'_>, Option<(IntervalField, IntervalField)>) {
+    let field = |i: Tokens<'_>, k: usize| -> Option<IntervalField> {
+        let t = *i.toks.get(k)?;
+        match t.kind {
+            TokenKind::Word(_) => IntervalField::from_word(&ident_value(i, t)),
+            _ => None,
+        }
+    };
+    let Some(from) = field(i, 0) else {
+        return (i, None);
+    };
+    if i.is_kw(1, Keyword::To) {
+        if let Some(to) = field(i, 2) {
+            let valid = matches!(
+                (from, to),
+                (IntervalField::Year, IntervalField::Month)
+                    | (
+                        IntervalField::Day,
+                        IntervalField::Hour | IntervalField::Minute | IntervalField::Second
+                    )
+                    | (
+                        IntervalField::Hour,
+                        IntervalField::Minute | IntervalField::Second
+                    )
+                    | (IntervalField::Minute, IntervalField::Second)
+            );
+            if valid {
+                return (i.skip(3), Some((from, to)));
+            }
+        }
     }
+    (i.skip(1), Some((from, from)))
 }
 
 /// `column_ref ::= col_id ['.' col_label ['.' col_label]]`, or a call
