@@ -1,6 +1,6 @@
 //! External synchrony of the `heapdb` shell under SIGKILL: a script piped
 //! into the shell with `synchronous_commit = on` has its commits flushed
-//! only before the shell writes output (see `heapdb::shell::ack`), so every
+//! only before the shell writes output (see `heapdb::shell::external_sync`), so every
 //! INSERT whose command tag the harness read must survive a kill at a
 //! random moment; rows whose tags were never read may or may not. The rows
 //! present are always a prefix of the script (autocommitted statements

@@ -21,7 +21,7 @@
 //! Issuing a WILLNEED request is not free: the kernel allocates the page
 //! cache pages and builds the I/O in the caller's thread (per byte about
 //! three times the CPU of the kernel's own read-ahead, measured with
-//! examples/read_probe; WILLNEED's `force_page_cache_ra` seems to allocate
+//! tools/read_probe.rs; WILLNEED's `force_page_cache_ra` seems to allocate
 //! small folios where read-ahead allocates large ones): about 110 ms of
 //! system time for the 30,000-block sample, on top of a warm ANALYZE's
 //! ~110 ms of CPU. So the requests are issued by

@@ -491,7 +491,7 @@ impl Runner {
             Ok(c) => c,
             Err(msg) => return self.shell_error(&msg, src, line),
         };
-        // A file or stream written from here is output too (shell::ack).
+        // A file or stream written from here is output too (shell::external_sync).
         super::external_sync::before_output();
         let flow = match (copy.direction, copy.endpoint) {
             (ClientCopy::In, Endpoint::File(path)) => {

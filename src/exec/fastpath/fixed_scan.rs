@@ -359,7 +359,7 @@ unsafe fn fused_core<const N: usize>(
     // this clamp changes only the offsets of rejected ones.
     let last = BLCKSZ - min_len;
     let src = pg.as_ptr();
-    // The next frame's lines, a few per tuple (`storage::ahead`), or for
+    // The next frame's lines, a few per tuple (`storage::prefetch`), or for
     // rows of two lines and more those at this page's tuple offsets
     // (`dense_loop`); a page of fewer than 32 tuples takes them all at once.
     let spread_used = Ahead::per_tuple(max) <= 4;
