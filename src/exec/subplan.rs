@@ -31,7 +31,7 @@ use super::vector::{Batch, Vector};
 use super::ExecContext;
 use crate::err;
 use crate::error::Result;
-use crate::nodes::plannodes::{Node, Plan};
+use crate::nodes::plannodes::Plan;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 /// Cached values (over all parameter tuples) before the cache is emptied.
@@ -193,7 +193,7 @@ fn quantified(op: BinaryOp, all: bool, x: &Value, rows: &[Value], ty: &DataType)
 /// Replaces every [`ExprKind::Param`] of `plan`'s expressions (not those
 /// inside nested subplans' own plans) with the value it stands for.
 pub fn substitute_plan(plan: &mut Plan, values: &[Value]) {
-    for e in node_exprs_mut(&mut plan.node) {
+    for e in plan.node.exprs_mut() {
         substitute(e, values);
     }
     for c in plan.children_mut() {
@@ -209,64 +209,6 @@ fn substitute(e: &mut Expr, values: &[Value]) {
     }
     for c in e.children_mut() {
         substitute(c, values);
-    }
-}
-
-/// The expressions a plan node holds itself (not its inputs').
-pub fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
-    match node {
-        Node::SeqScan { filter, .. } => filter.iter_mut().collect(),
-        Node::Values { rows } => rows.iter_mut().flatten().collect(),
-        Node::Filter { predicate, .. } => vec![predicate],
-        Node::Project { exprs, .. } => exprs.iter_mut().collect(),
-        Node::Aggregate { group, aggs, .. } => group
-            .iter_mut()
-            .chain(
-                aggs.iter_mut()
-                    .flat_map(|a| a.arg.iter_mut().chain(a.filter.iter_mut())),
-            )
-            .collect(),
-        Node::HashJoin {
-            left_keys,
-            right_keys,
-            residual,
-            ..
-        } => left_keys
-            .iter_mut()
-            .chain(right_keys.iter_mut())
-            .chain(residual.iter_mut())
-            .collect(),
-        Node::NestedLoop { condition, .. } => condition.iter_mut().collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// The expressions a plan node holds itself (not its inputs').
-pub fn node_exprs(node: &Node) -> Vec<&Expr> {
-    match node {
-        Node::SeqScan { filter, .. } => filter.iter().collect(),
-        Node::Values { rows } => rows.iter().flatten().collect(),
-        Node::Filter { predicate, .. } => vec![predicate],
-        Node::Project { exprs, .. } => exprs.iter().collect(),
-        Node::Aggregate { group, aggs, .. } => group
-            .iter()
-            .chain(
-                aggs.iter()
-                    .flat_map(|a| a.arg.iter().chain(a.filter.iter())),
-            )
-            .collect(),
-        Node::HashJoin {
-            left_keys,
-            right_keys,
-            residual,
-            ..
-        } => left_keys
-            .iter()
-            .chain(right_keys.iter())
-            .chain(residual.iter())
-            .collect(),
-        Node::NestedLoop { condition, .. } => condition.iter().collect(),
-        _ => Vec::new(),
     }
 }
 

@@ -298,3 +298,64 @@ pub fn driving_scan(input: &Plan) -> Option<&Plan> {
         _ => None,
     }
 }
+
+impl Node {
+    /// The expressions the node holds itself (not its inputs'), mutably
+    /// (as [`Node::exprs`]).
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Node::SeqScan { filter, .. } => filter.iter_mut().collect(),
+            Node::Values { rows } => rows.iter_mut().flatten().collect(),
+            Node::Filter { predicate, .. } => vec![predicate],
+            Node::Project { exprs, .. } => exprs.iter_mut().collect(),
+            Node::Aggregate { group, aggs, .. } => group
+                .iter_mut()
+                .chain(
+                    aggs.iter_mut()
+                        .flat_map(|a| a.arg.iter_mut().chain(a.filter.iter_mut())),
+                )
+                .collect(),
+            Node::HashJoin {
+                left_keys,
+                right_keys,
+                residual,
+                ..
+            } => left_keys
+                .iter_mut()
+                .chain(right_keys.iter_mut())
+                .chain(residual.iter_mut())
+                .collect(),
+            Node::NestedLoop { condition, .. } => condition.iter_mut().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The expressions the node holds itself (not its inputs').
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            Node::SeqScan { filter, .. } => filter.iter().collect(),
+            Node::Values { rows } => rows.iter().flatten().collect(),
+            Node::Filter { predicate, .. } => vec![predicate],
+            Node::Project { exprs, .. } => exprs.iter().collect(),
+            Node::Aggregate { group, aggs, .. } => group
+                .iter()
+                .chain(
+                    aggs.iter()
+                        .flat_map(|a| a.arg.iter().chain(a.filter.iter())),
+                )
+                .collect(),
+            Node::HashJoin {
+                left_keys,
+                right_keys,
+                residual,
+                ..
+            } => left_keys
+                .iter()
+                .chain(right_keys.iter())
+                .chain(residual.iter())
+                .collect(),
+            Node::NestedLoop { condition, .. } => condition.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+}

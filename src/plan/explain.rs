@@ -78,7 +78,7 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
 /// how many rows its result cache answered.
 fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
     fn collect<'p>(plan: &'p Plan, found: &mut Vec<&'p crate::nodes::expr::SubPlanRef>) {
-        for e in crate::exec::subplan::node_exprs(&plan.node) {
+        for e in plan.node.exprs() {
             crate::exec::subplan::subplans(e, found);
         }
         for c in plan.children() {
