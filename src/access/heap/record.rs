@@ -453,6 +453,10 @@ mod tests {
             count: 17,
         });
         recs.push(HeapRecord::VmClear { heap_block: 7000 });
+        recs.push(HeapRecord::SummarySet {
+            heap_block: 70,
+            slot: vec![7; crate::access::sumfork::SLOT_BYTES],
+        });
         for r in recs {
             let mut b = Vec::new();
             r.encode(&mut b);

@@ -428,11 +428,15 @@ impl<'r> SummaryScan<'r> {
             self.rel.read_summaries(start, end, &mut self.slots)?;
             self.window = start;
         }
-        let slot = self.slots.get((block - start) as usize).copied().flatten();
-        let decision = slot.map_or(PageUse::Scan, |s| self.plan.decide(&s));
+        // By reference: a slot is a few hundred bytes.
+        let slot = self
+            .slots
+            .get((block - start) as usize)
+            .and_then(Option::as_ref);
+        let decision = slot.map_or(PageUse::Scan, |s| self.plan.decide(s));
         match (decision, slot) {
             (PageUse::Answer, Some(s)) => {
-                self.plan.fold(&s, &mut self.part);
+                self.plan.fold(s, &mut self.part);
                 self.rows += u64::from(s.live);
                 self.counts.answered += 1;
                 Ok(true)
