@@ -47,8 +47,9 @@ pub struct ExplainFlags {
     /// Print times.
     pub timing: bool,
     /// `enable_page_summaries` is on: aggregations that may take pages
-    /// from summaries say so (`Page Summaries:`), unless COSTS OFF without
-    /// ANALYZE asks for PostgreSQL's own lines.
+    /// from summaries say so (`Page Summaries:`, and with ANALYZE the scan's
+    /// `Summaries:` figures), unless COSTS OFF asks for PostgreSQL's own
+    /// lines.
     pub summaries: bool,
 }
 
@@ -364,9 +365,8 @@ fn title_and_details(
         },
         Node::Aggregate { input, group, aggs } => {
             let (t, mut d) = aggregate_title(plan, par.qualify);
-            // Not with COSTS OFF alone: that output is PostgreSQL's.
-            let shown = cx.flags.costs || cx.flags.analyze;
-            if shown
+            // Not with COSTS OFF: that output is PostgreSQL's.
+            if cx.flags.costs
                 && cx.flags.summaries
                 && crate::exec::fastpath::summaries::usable(input, group, aggs)
             {
@@ -510,7 +510,8 @@ fn seq_scan_title(
     if filter.is_some() {
         d.extend(removed_line(cx.flags, cx.stats, my_id));
     }
-    let counts = cx.stats.filter(|_| cx.flags.analyze);
+    // Not with COSTS OFF: that output is PostgreSQL's.
+    let counts = cx.stats.filter(|_| cx.flags.analyze && cx.flags.costs);
     if let Some(c) = counts.and_then(|s| s.get(my_id)?.summaries) {
         d.push(format!(
             "Summaries: answered={} skipped={} scanned={}",
