@@ -87,15 +87,16 @@ fn slot_at(heap_block: u32) -> usize {
 }
 
 /// Writes heap block `heap_block`'s slot on summary page `p` (initialised
-/// first when new). Fails when `slot` is not [`SLOT_BYTES`] long.
-pub fn put_slot(p: &mut [u8], heap_block: u32, slot: &[u8]) -> std::result::Result<(), ()> {
+/// first when new). Returns false, writing nothing, when `slot` is not
+/// [`SLOT_BYTES`] long.
+pub fn put_slot(p: &mut [u8], heap_block: u32, slot: &[u8]) -> bool {
     if slot.len() != SLOT_BYTES {
-        return Err(());
+        return false;
     }
     vm::init_if_new(p);
     let at = slot_at(heap_block);
     p[at..at + SLOT_BYTES].copy_from_slice(slot);
-    Ok(())
+    true
 }
 
 /// Heap block `heap_block`'s slot bytes on summary page `p`.
@@ -410,7 +411,7 @@ mod tests {
         ];
         let slot = Slot::encode(4, 3, &kinds, &cols);
         let mut p = vec![0u8; BLCKSZ];
-        put_slot(&mut p, 33, &slot).unwrap();
+        assert!(put_slot(&mut p, 33, &slot));
         page::verify_header(&p).unwrap();
         let s = Slot::decode(get_slot(&p, 33)).unwrap();
         assert_eq!((s.live, s.natts), (4, 3));
@@ -427,9 +428,9 @@ mod tests {
         for b in [32, 34, 63] {
             assert_eq!(Slot::decode(get_slot(&p, b)), None, "block {b}");
         }
-        put_slot(&mut p, 33, &[0; SLOT_BYTES]).unwrap();
+        assert!(put_slot(&mut p, 33, &[0; SLOT_BYTES]));
         assert_eq!(Slot::decode(get_slot(&p, 33)), None);
-        assert!(put_slot(&mut p, 1, &[0; 3]).is_err());
+        assert!(!put_slot(&mut p, 1, &[0; 3]));
     }
 
     #[test]

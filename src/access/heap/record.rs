@@ -350,8 +350,11 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             Ok(())
         }
         HeapRecord::SummarySet { heap_block, slot } => {
-            crate::access::sumfork::put_slot(p, *heap_block, slot)
-                .map_err(|_| corrupt("summary slot of the wrong length"))
+            if crate::access::sumfork::put_slot(p, *heap_block, slot) {
+                Ok(())
+            } else {
+                Err(corrupt("summary slot of the wrong length"))
+            }
         }
         HeapRecord::Freeze { offsets } => {
             for &o in offsets {

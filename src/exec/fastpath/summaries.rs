@@ -237,18 +237,11 @@ impl SummaryPlan {
             if count == 0 {
                 continue;
             }
+            let first = part.counts[k] == 0;
             match *t {
                 Term::Sum(..) => part.sums[k] += sum,
-                Term::Min(..) => {
-                    if part.counts[k] == 0 || min < part.extremes[k] {
-                        part.extremes[k] = min;
-                    }
-                }
-                Term::Max(..) => {
-                    if part.counts[k] == 0 || max > part.extremes[k] {
-                        part.extremes[k] = max;
-                    }
-                }
+                Term::Min(..) if first || min < part.extremes[k] => part.extremes[k] = min,
+                Term::Max(..) if first || max > part.extremes[k] => part.extremes[k] = max,
                 _ => {}
             }
             part.counts[k] += count as i64;
@@ -342,7 +335,7 @@ fn range_of(leaf: &Expr, columns: &[usize], table: &TableDef) -> Option<Range> {
     let (lo, hi) = match op {
         BinaryOp::Eq => (c, c),
         // An empty interval (lo > hi) skips every page: no value passes.
-        BinaryOp::Lt => (i64::MIN, c.checked_sub(1).unwrap_or(i64::MIN)),
+        BinaryOp::Lt => (i64::MIN, c.saturating_sub(1)),
         BinaryOp::LtEq => (i64::MIN, c),
         BinaryOp::Gt => match c.checked_add(1) {
             Some(x) => (x, i64::MAX),
@@ -611,7 +604,7 @@ mod tests {
         assert!(SummaryPlan::compile(&[d], None, &[0, 1], &t).is_none());
         let ne = cmp(BinaryOp::NotEq, 0, 3);
         let s = call(AggFunc::Sum, Some(0));
-        assert!(SummaryPlan::compile(&[s.clone()], Some(&ne), &[0, 1], &t).is_none());
+        assert!(SummaryPlan::compile(std::slice::from_ref(&s), Some(&ne), &[0, 1], &t).is_none());
         let or = Expr {
             kind: ExprKind::Or(
                 Box::new(cmp(BinaryOp::Eq, 0, 1)),
