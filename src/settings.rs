@@ -68,6 +68,9 @@ pub struct Settings {
     pub enable_hashjoin: bool,
     /// Whether the planner may use hash aggregation.
     pub enable_hashagg: bool,
+    /// Whether aggregates may take all-visible pages from their page
+    /// summaries instead of reading them (`access::sumfork`).
+    pub enable_page_summaries: bool,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
     /// Worker threads VACUUM's heap pass may add beside the leader (at most
@@ -175,6 +178,7 @@ impl Default for Settings {
             default_statistics_target: 100,
             enable_hashjoin: true,
             enable_hashagg: true,
+            enable_page_summaries: true,
             max_parallel_workers_per_gather: 2,
             max_parallel_maintenance_workers: 2,
             min_parallel_table_scan_size: 1024,
@@ -415,6 +419,11 @@ pub static DEFS: &[Def] = &[
         "enable_hashjoin",
         enable_hashjoin,
         "Enables the planner's use of hash join plans."
+    ),
+    bool_def!(
+        "enable_page_summaries",
+        enable_page_summaries,
+        "Enables aggregates over all-visible pages answered from page summaries."
     ),
     Def {
         name: "hash_mem_multiplier",

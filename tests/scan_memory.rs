@@ -73,6 +73,9 @@ fn a_parallel_ring_scan_of_four_times_the_pool_keeps_one_ring_resident() {
     // default it is read into the pool; this test is about the ring, so it
     // takes PostgreSQL's rule (a ring for anything over a quarter).
     run(&mut s, "set bulkread_quarter_rule = on");
+    // Every page is all-visible and inside `aid > 0`: its page summary
+    // would answer it unread.
+    run(&mut s, "set enable_page_summaries = off");
     let plan = run(
         &mut s,
         "explain (costs off) select count(*) from acc where aid > 0",

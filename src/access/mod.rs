@@ -5,5 +5,6 @@
 pub mod heap;
 pub mod inspect;
 pub mod nbtree;
+pub mod sumfork;
 pub mod summary;
 pub mod vm;

@@ -56,6 +56,20 @@ pub enum SummaryKind {
 }
 
 impl SummaryKind {
+    /// How a column of type `ty` is summarised.
+    pub fn of(ty: &crate::types::DataType) -> SummaryKind {
+        use crate::types::DataType;
+        match ty {
+            DataType::Int2 => SummaryKind::Int2,
+            DataType::Int4 => SummaryKind::Int4,
+            DataType::Int8 => SummaryKind::Int8,
+            DataType::Date => SummaryKind::Date,
+            DataType::Float4 => SummaryKind::Float4,
+            DataType::Float8 => SummaryKind::Float8,
+            _ => SummaryKind::None,
+        }
+    }
+
     /// Whether the kind keeps a sum (the integer kinds).
     pub fn has_sum(self) -> bool {
         matches!(
@@ -64,7 +78,7 @@ impl SummaryKind {
         )
     }
 
-    fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             SummaryKind::None => 0,
             SummaryKind::Int2 => 1,
@@ -76,7 +90,7 @@ impl SummaryKind {
         }
     }
 
-    fn from_code(c: u8) -> Option<SummaryKind> {
+    pub(crate) fn from_code(c: u8) -> Option<SummaryKind> {
         Some(match c {
             0 => SummaryKind::None,
             1 => SummaryKind::Int2,

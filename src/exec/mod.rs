@@ -69,6 +69,13 @@ pub trait Operator {
         None
     }
 
+    /// Pages a scan took from page summaries, skipped by them, and read
+    /// (EXPLAIN ANALYZE's `Summaries:` line); `None` for an operator that
+    /// does not use summaries.
+    fn summary_counts(&self) -> Option<fastpath::summaries::SummaryCounts> {
+        None
+    }
+
     /// The rows this operator's own filter has rejected so far (EXPLAIN
     /// ANALYZE's `Rows Removed by Filter`); 0 for an operator without one.
     fn rows_removed(&self) -> u64 {
@@ -103,6 +110,8 @@ pub struct ExecContext {
     pub parallel: Option<(usize, Arc<ParallelBlocks>)>,
     /// Where scans report their progress (the session's hook), if anywhere.
     pub progress: Option<progress::ProgressHook>,
+    /// Whether aggregates may use page summaries (`enable_page_summaries`).
+    pub page_summaries: bool,
 }
 
 impl ExecContext {
@@ -125,6 +134,7 @@ impl ExecContext {
             relations: HashMap::new(),
             parallel: None,
             progress: None,
+            page_summaries: true,
         }
     }
 
@@ -139,6 +149,7 @@ impl ExecContext {
             relations: self.relations.clone(),
             parallel: Some(shared),
             progress: self.progress.clone(),
+            page_summaries: self.page_summaries,
         }
     }
 
@@ -206,6 +217,8 @@ pub struct NodeStats {
     /// A hash table's memory figures (hash aggregation, a hash join's
     /// build side).
     pub hash: Option<spill::HashStats>,
+    /// A scan's pages answered from summaries, skipped, and read.
+    pub summaries: Option<fastpath::summaries::SummaryCounts>,
 }
 
 /// Per-node measurements of an EXPLAIN ANALYZE run.
@@ -246,6 +259,7 @@ impl Operator for Instrumented<'_> {
         }
         n.removed = self.inner.rows_removed();
         n.hash = self.inner.hash_stats();
+        n.summaries = self.inner.summary_counts();
         r
     }
 
@@ -307,20 +321,30 @@ fn seq_scan<'a>(
     else {
         unreachable!("called for a sequential scan")
     };
+    let heap = ctx.relation(table.relfilenode)?;
     let op = scan::SeqScanOp::new(
         ctx,
-        ctx.relation(table.relfilenode)?,
+        heap,
         table,
         columns,
         *with_tid,
         filter.as_ref(),
         ctx.shared_blocks(plan),
     )?;
-    Ok(Box::new(match usage {
+    let op = match usage {
         scan::ScanUse::Rows => op,
         scan::ScanUse::RowsOnly => op.rows_only(),
         scan::ScanUse::Aggregates(aggs) if !measured => op.page_agg(aggs),
         scan::ScanUse::Aggregates(_) => op,
+    };
+    // Whole all-visible pages from their summaries, under EXPLAIN ANALYZE
+    // too (its `Summaries:` line counts them).
+    Ok(Box::new(match usage {
+        scan::ScanUse::RowsOnly if ctx.page_summaries => op.with_summaries(&[], heap, table),
+        scan::ScanUse::Aggregates(aggs) if ctx.page_summaries => {
+            op.with_summaries(aggs, heap, table)
+        }
+        _ => op,
     }))
 }
 

@@ -297,6 +297,12 @@ fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
         a.total += b.total;
         a.rows += b.rows;
         a.removed += b.removed;
+        if let Some(s) = &b.summaries {
+            let t = a.summaries.get_or_insert_with(Default::default);
+            t.answered += s.answered;
+            t.skipped += s.skipped;
+            t.scanned += s.scanned;
+        }
         a.calls += b.calls;
         a.buffers = a.buffers + b.buffers;
         if let Some(h) = &b.hash {

@@ -39,6 +39,7 @@ use super::fastpath::fixed_scan::{
 };
 use super::fastpath::page_agg::{PageAgg, PagePartial};
 use super::fastpath::page_pred::{Mask, PagePred};
+use super::fastpath::summaries::{SummaryCounts, SummaryPlan, SummaryScan};
 use super::progress::{PageCounter, Progress, ProgressUnit};
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
@@ -149,7 +150,13 @@ pub struct SeqScanOp<'a> {
     folded: usize,
     /// Masked values for `page_agg` (reused).
     scratch: Box<[i32; MAX_TUPLES]>,
+    /// Whole all-visible pages taken from their summaries (or skipped by
+    /// them) before they are read ([`super::fastpath::summaries`]); shared
+    /// with the heap scan's block filter.
+    summaries: Option<SharedSummaries<'a>>,
 }
+
+type SharedSummaries<'a> = std::rc::Rc<std::cell::RefCell<SummaryScan<'a>>>;
 
 impl<'a> SeqScanOp<'a> {
     /// Starts scanning `heap` (the table `table`) under the context's
@@ -206,6 +213,7 @@ impl<'a> SeqScanOp<'a> {
             page_agg: None,
             folded: 0,
             scratch: Box::new([0; MAX_TUPLES]),
+            summaries: None,
         })
     }
 
@@ -226,7 +234,22 @@ impl<'a> SeqScanOp<'a> {
 
 impl Operator for SeqScanOp<'_> {
     fn page_partial(&mut self) -> Option<PagePartial> {
-        self.page_agg.take().map(|(_, part)| part)
+        let own = self.page_agg.take().map(|(_, part)| part);
+        match &self.summaries {
+            Some(s) if !self.rows_only => {
+                let mut s = s.borrow_mut();
+                let empty = s.plan().empty();
+                let from = std::mem::replace(&mut s.part, empty);
+                let mut p = own.unwrap_or_else(|| s.plan().empty());
+                s.plan().merge(&mut p, &from);
+                Some(p)
+            }
+            _ => own,
+        }
+    }
+
+    fn summary_counts(&self) -> Option<SummaryCounts> {
+        self.summaries.as_ref().map(|s| s.borrow().counts)
     }
 
     fn rows_removed(&self) -> u64 {
@@ -350,7 +373,11 @@ impl Operator for SeqScanOp<'_> {
                     None => self.done = true,
                 }
             }
-            let counted = std::mem::take(&mut self.counted);
+            let mut counted = std::mem::take(&mut self.counted);
+            if let (Some(s), true) = (&self.summaries, self.rows_only) {
+                // A rows-only scan's answered pages: their live tuples.
+                counted += std::mem::take(&mut s.borrow_mut().rows) as usize;
+            }
             self.folded = 0;
             if self.pending == 0 {
                 // Only a rows-only scan counts on pages (`page_pred`).
@@ -386,7 +413,7 @@ impl Operator for SeqScanOp<'_> {
     }
 }
 
-impl SeqScanOp<'_> {
+impl<'a> SeqScanOp<'a> {
     /// Makes the scan return only row counts: batches of passing rows with
     /// no columns (see [`counts_rows_only`]).
     pub fn rows_only(mut self) -> Self {
@@ -420,6 +447,33 @@ impl SeqScanOp<'_> {
         self.page_pred = pred;
         let empty = agg.empty();
         self.page_agg = Some((agg, empty));
+        self
+    }
+
+    /// Makes the scan take whole all-visible pages from their summaries, or
+    /// leave them unread when the filter excludes every row, for `aggs`
+    /// (an aggregation without GROUP BY; none for a rows-only scan) when
+    /// they and the filter compile for summaries
+    /// ([`super::fastpath::summaries`]); the answered pages reach the
+    /// consumer through [`Operator::page_partial`] (as rows counted, in a
+    /// rows-only scan). Otherwise nothing changes.
+    pub fn with_summaries(
+        mut self,
+        aggs: &[crate::nodes::AggCall],
+        heap: &'a HeapRelation,
+        table: &TableDef,
+    ) -> Self {
+        if self.with_tid {
+            return self;
+        }
+        let Some(plan) = SummaryPlan::compile(aggs, self.filter, self.columns, table) else {
+            return self;
+        };
+        let shared = SummaryScan::shared(heap, plan, self.scan.nblocks());
+        let filter = shared.clone();
+        self.scan
+            .skip_blocks(Box::new(move |block| filter.borrow_mut().visit(block)));
+        self.summaries = Some(shared);
         self
     }
 

@@ -46,6 +46,11 @@ pub struct ExplainFlags {
     pub buffers: bool,
     /// Print times.
     pub timing: bool,
+    /// `enable_page_summaries` is on: aggregations that may take pages
+    /// from summaries say so (`Page Summaries:`, and with ANALYZE the scan's
+    /// `Summaries:` figures), unless COSTS OFF asks for PostgreSQL's own
+    /// lines.
+    pub summaries: bool,
 }
 
 /// The lines of EXPLAIN output for `plan`.
@@ -358,8 +363,15 @@ fn title_and_details(
                 (t, vec![])
             }
         },
-        Node::Aggregate { .. } => {
-            let (t, d) = aggregate_title(plan, par.qualify);
+        Node::Aggregate { input, group, aggs } => {
+            let (t, mut d) = aggregate_title(plan, par.qualify);
+            // Not with COSTS OFF: that output is PostgreSQL's.
+            if cx.flags.costs
+                && cx.flags.summaries
+                && crate::exec::fastpath::summaries::usable(input, group, aggs)
+            {
+                d.push("Page Summaries: all-visible pages".into());
+            }
             (
                 if par.partial {
                     format!("Partial {t}")
@@ -497,6 +509,14 @@ fn seq_scan_title(
         .collect();
     if filter.is_some() {
         d.extend(removed_line(cx.flags, cx.stats, my_id));
+    }
+    // Not with COSTS OFF: that output is PostgreSQL's.
+    let counts = cx.stats.filter(|_| cx.flags.analyze && cx.flags.costs);
+    if let Some(c) = counts.and_then(|s| s.get(my_id)?.summaries) {
+        d.push(format!(
+            "Summaries: answered={} skipped={} scanned={}",
+            c.answered, c.skipped, c.scanned
+        ));
     }
     (t, d)
 }

@@ -123,6 +123,7 @@ impl Session {
         let mut result = QueryResult::empty("VACUUM");
         for (def, columns) in targets {
             let rel = self.db.relation(def.relfilenode)?;
+            rel.set_summary_spec(Some(crate::access::sumfork::SummarySpec::of_table(&def)?));
             // One vacuum ring per participant of the heap pass.
             let rings = (0..=self.settings.max_parallel_maintenance_workers.max(0))
                 .map(|_| self.db.pool.ring_with(StrategyKind::Vacuum, &sizes))

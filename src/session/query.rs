@@ -67,6 +67,7 @@ pub(crate) fn exec_context(
         relations,
         parallel: None,
         progress: None,
+        page_summaries: settings.enable_page_summaries,
     })
 }
 
@@ -199,6 +200,7 @@ impl Session {
             analyze: e.options.analyze,
             buffers: e.options.buffers,
             timing: e.options.timing,
+            summaries: self.settings.enable_page_summaries,
         };
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;

@@ -86,17 +86,25 @@ pub enum ForkNumber {
     Main = 0,
     /// The visibility map: `base/<n>_vm`.
     VisibilityMap = 1,
+    /// Page summaries beside the visibility map: `base/<n>_sum`
+    /// (`access::sumfork`).
+    Summary = 2,
 }
 
 impl ForkNumber {
     /// All forks, in file-name order.
-    pub const ALL: [ForkNumber; 2] = [ForkNumber::Main, ForkNumber::VisibilityMap];
+    pub const ALL: [ForkNumber; 3] = [
+        ForkNumber::Main,
+        ForkNumber::VisibilityMap,
+        ForkNumber::Summary,
+    ];
 
     /// The suffix this fork adds to the relation's file name (`""`, `"_vm"`).
     pub fn suffix(self) -> &'static str {
         match self {
             ForkNumber::Main => "",
             ForkNumber::VisibilityMap => "_vm",
+            ForkNumber::Summary => "_sum",
         }
     }
 }

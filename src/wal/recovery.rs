@@ -92,10 +92,10 @@ pub fn find_end(wal_dir: &Path, start: Lsn) -> Result<LogEnd> {
 }
 
 fn fork_of(f: u8) -> ForkNumber {
-    if f == 0 {
-        ForkNumber::Main
-    } else {
-        ForkNumber::VisibilityMap
+    match f {
+        0 => ForkNumber::Main,
+        2 => ForkNumber::Summary,
+        _ => ForkNumber::VisibilityMap,
     }
 }
 
@@ -189,7 +189,12 @@ fn redo_page(
     let rel = RelFileNode(page.rel);
     let fork = fork_of(page.fork);
     let init = will_init(rec);
-    let is_vm_set = matches!(rec, HeapRecord::VmSet { .. });
+    // Map and summary pages are created on demand, by the records that set
+    // their entries.
+    let is_vm_set = matches!(
+        rec,
+        HeapRecord::VmSet { .. } | HeapRecord::SummarySet { .. }
+    );
     if !init && !pool.relation_exists(rel, ForkNumber::Main) {
         invalid.note(rel, fork, page.block, end);
         return Ok(false);
@@ -229,7 +234,7 @@ fn redo_page(
     if !init && g.lsn() >= end {
         return Ok(false);
     }
-    if fork == ForkNumber::VisibilityMap {
+    if fork == ForkNumber::VisibilityMap || fork == ForkNumber::Summary {
         vm::init_if_new(&mut g[..]);
     }
     apply(rec, &mut g[..])?;

@@ -183,6 +183,11 @@ impl HeapRecord {
                 out.push(13);
                 put_u16s(out, offsets);
             }
+            HeapRecord::SummarySet { heap_block, slot } => {
+                out.push(14);
+                out.extend_from_slice(&heap_block.to_le_bytes());
+                put_bytes(out, slot);
+            }
         }
     }
 
@@ -270,6 +275,10 @@ impl HeapRecord {
                 heap_block: r.u32()?,
             },
             13 => HeapRecord::Freeze { offsets: r.u16s()? },
+            14 => HeapRecord::SummarySet {
+                heap_block: r.u32()?,
+                slot: r.bytes()?,
+            },
             t => return Err(err!(DataCorrupted, "invalid heap record type {t}")),
         };
         if r.at != b.len() {

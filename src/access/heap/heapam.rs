@@ -89,6 +89,11 @@ pub struct HeapRelation {
     /// participants of one VACUUM that both find the map too short add
     /// one page between them, not one each.
     vm_extension: Mutex<()>,
+    /// Held while the summary fork is created or extended.
+    pub(crate) summary_extension: Mutex<()>,
+    /// How the table's columns are summarised, once known
+    /// ([`crate::access::sumfork`]).
+    pub(crate) summary_spec: RwLock<Option<Arc<crate::access::sumfork::SummarySpec>>>,
     /// The write-ahead log; `None` for an unlogged heap (storage tests).
     wal: Option<Arc<Wal>>,
     /// The transaction that created this relation file, while it may still
@@ -142,6 +147,8 @@ impl HeapRelation {
             fsm: Mutex::new(fsm),
             truncation: RwLock::new(()),
             vm_extension: Mutex::new(()),
+            summary_extension: Mutex::new(()),
+            summary_spec: RwLock::new(None),
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
             recent: crate::storage::RecentBuffers::new(),
@@ -404,9 +411,17 @@ impl HeapRelation {
 
     /// Sets the VM bits and live count of heap block `block` (whose heap
     /// page lock the caller holds), extending the VM fork as needed; logged
-    /// only when they change. Returns the previous bits and count.
-    pub(super) fn set_vm(&self, block: BlockNumber, bits: u8, count: u16) -> Result<(u8, u16)> {
-        self.set_vm_in(block, bits, count, &mut None)
+    /// only when they change. Returns the previous bits and count. `page`
+    /// is the heap page's bytes, summarised when the bit goes from clear to
+    /// set (`None`: no summary is made, and the block's slot is cleared).
+    pub(super) fn set_vm(
+        &self,
+        block: BlockNumber,
+        bits: u8,
+        count: u16,
+        page: Option<&[u8]>,
+    ) -> Result<(u8, u16)> {
+        self.set_vm_in(block, bits, count, &mut None, page)
     }
 
     /// [`HeapRelation::set_vm`] through `pin`, the caller's pin on the map
@@ -420,6 +435,7 @@ impl HeapRelation {
         bits: u8,
         count: u16,
         pin: &mut Option<PinnedBuffer<'a>>,
+        page: Option<&[u8]>,
     ) -> Result<(u8, u16)> {
         let vb = vm::vm_block(block);
         // A pinned map page exists.
@@ -450,6 +466,16 @@ impl HeapRelation {
         let vbuf = pin.as_ref().expect("pinned just above");
         let mut vg = vbuf.write();
         let old = vm::get(&vg[..], block);
+        if old.0 & vm::VM_ALL_VISIBLE == 0 && bits & vm::VM_ALL_VISIBLE != 0 {
+            // The block's summary slot first (`access::sumfork`): a set
+            // bit always has its slot written before it.
+            let spec = self.summary_spec();
+            let slot = match page {
+                Some(p) => crate::access::sumfork::slot_for_page(spec.as_deref(), p, count),
+                None => vec![0u8; crate::access::sumfork::SLOT_BYTES],
+            };
+            self.write_summary_slot(block, &slot)?;
+        }
         if old != (bits, count) {
             self.log_apply(
                 ForkNumber::VisibilityMap,
@@ -752,7 +778,7 @@ impl HeapRelation {
             return Ok(None);
         }
         self.log_all_visible(block, &mut g, 0)?;
-        self.set_vm(block, vm::VM_ALL_VISIBLE, count)?;
+        self.set_vm(block, vm::VM_ALL_VISIBLE, count, Some(&g[..]))?;
         Ok(Some(count))
     }
 

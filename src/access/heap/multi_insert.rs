@@ -216,7 +216,7 @@ impl HeapRelation {
                     .filter(|&o| page::item_id(p, o).flags == LP_NORMAL)
                     .count();
                 let live = u16::try_from(live).expect("a page holds fewer than 65536 tuples");
-                self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, live)?;
+                self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, live, None)?;
             }
             self.fsm().note(block, page::heap_free_space(&g[..]));
             if let HeapRecord::MultiInsert {
@@ -469,7 +469,7 @@ impl HeapRelation {
         if frozen {
             let n = page::max_offset(&g[..]);
             self.log_all_visible(block, &mut g, xid)?;
-            self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, n)?;
+            self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, n, None)?;
         }
         let mut fsm = self.fsm();
         fsm.target = Some(block);

@@ -148,6 +148,16 @@ pub enum HeapRecord {
         /// The heap block described.
         heap_block: u32,
     },
+    /// Set the summary slot of a heap block (on the summary fork's page,
+    /// `access::sumfork`): written before the `VmSet` that makes the block
+    /// all-visible, so that redo of that `VmSet` finds the slot written.
+    SummarySet {
+        /// The heap block described.
+        heap_block: u32,
+        /// The slot's bytes ([`crate::access::sumfork::SLOT_BYTES`]; all
+        /// zero: no summary).
+        slot: Vec<u8>,
+    },
     /// VACUUM FREEZE: mark the inserters of these tuples frozen
     /// (`HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID`, PostgreSQL's
     /// `HEAP_XMIN_FROZEN`): visible to every snapshot whatever its xmin.
@@ -339,6 +349,13 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             vm::clear(p, *heap_block);
             Ok(())
         }
+        HeapRecord::SummarySet { heap_block, slot } => {
+            if crate::access::sumfork::put_slot(p, *heap_block, slot) {
+                Ok(())
+            } else {
+                Err(corrupt("summary slot of the wrong length"))
+            }
+        }
         HeapRecord::Freeze { offsets } => {
             for &o in offsets {
                 let t = page::get_item_mut(p, o)
@@ -439,6 +456,10 @@ mod tests {
             count: 17,
         });
         recs.push(HeapRecord::VmClear { heap_block: 7000 });
+        recs.push(HeapRecord::SummarySet {
+            heap_block: 70,
+            slot: vec![7; crate::access::sumfork::SLOT_BYTES],
+        });
         for r in recs {
             let mut b = Vec::new();
             r.encode(&mut b);

@@ -89,9 +89,16 @@ pub struct HeapScan<'r> {
     run: std::collections::VecDeque<PinnedBuffer<'r>>,
     /// Scratch for a run's pins (reused).
     batch: Vec<PinnedBuffer<'r>>,
+    /// Decides, before a block is read, to leave it unread (true): the
+    /// caller took it from elsewhere (page summaries).
+    skip: Option<BlockFilter<'r>>,
     /// Keeps VACUUM from truncating the relation under the scan.
     _size: std::sync::RwLockReadGuard<'r, ()>,
 }
+
+/// A scan's block filter: true leaves the block unread
+/// ([`HeapScan::skip_blocks`]).
+pub type BlockFilter<'r> = Box<dyn FnMut(BlockNumber) -> Result<bool> + 'r>;
 
 /// Blocks a parallel scan hands out at a time: large enough that the
 /// participants rarely touch the shared counter and each reads runs of
@@ -186,6 +193,7 @@ impl HeapRelation {
             recent: self.recent_buffers(nblocks),
             run: std::collections::VecDeque::new(),
             batch: Vec::new(),
+            skip: None,
         })
     }
 
@@ -215,6 +223,7 @@ impl HeapRelation {
             recent: self.recent_buffers(blocks.nblocks),
             run: std::collections::VecDeque::new(),
             batch: Vec::new(),
+            skip: None,
         })
     }
 
@@ -463,11 +472,15 @@ impl<'r> HeapScan<'r> {
     /// `preadv` per run of missing pages; their pins wait in `run` for the
     /// next calls. A cached page is pinned alone, as before.
     fn pin(&mut self, block: BlockNumber) -> Result<Option<PinnedBuffer<'r>>> {
-        if let Some(buf) = self.run.pop_front() {
+        // Pins of blocks the block filter left unread are dropped.
+        while let Some(buf) = self.run.pop_front() {
             if buf.block() == block {
                 return Ok(Some(buf));
             }
-            self.run.clear();
+            if buf.block() > block {
+                self.run.clear();
+                break;
+            }
         }
         let rel = self.rel;
         // A cached page: pinned through its hint alone, as before runs.
@@ -553,6 +566,13 @@ impl<'r> HeapScan<'r> {
         self.queued.map_or(BlockNumber::MAX, |(start, _)| start)
     }
 
+    /// Lets `filter` leave blocks unread: [`HeapScan::next_page_lazy`] asks
+    /// it about each block before pinning it and goes on to the next block
+    /// when it says true.
+    pub fn skip_blocks(&mut self, filter: BlockFilter<'r>) {
+        self.skip = Some(filter);
+    }
+
     /// The number of blocks this scan visits.
     pub fn nblocks(&self) -> BlockNumber {
         self.nblocks
@@ -587,11 +607,19 @@ impl<'r> HeapScan<'r> {
         &mut self,
         f: impl FnOnce(BlockNumber, &[u8], Visible<'_>, Ahead) -> R,
     ) -> Result<Option<R>> {
-        if !self.advance() {
-            return Ok(None);
-        }
-        let block = self.next;
-        self.next += 1;
+        let block = loop {
+            if !self.advance() {
+                return Ok(None);
+            }
+            let block = self.next;
+            self.next += 1;
+            if let Some(skip) = &mut self.skip {
+                if skip(block)? {
+                    continue;
+                }
+            }
+            break block;
+        };
         let rel = self.rel;
         let Some(buf) = self.pin(block)? else {
             return Ok(None);

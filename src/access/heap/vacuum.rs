@@ -190,7 +190,7 @@ impl HeapRelation {
             if !out.was_all_visible {
                 self.set_all_visible_no_image(block, &mut g)?;
             }
-            let (old_bits, _) = self.set_vm_in(block, bits, count, vm_pin)?;
+            let (old_bits, _) = self.set_vm_in(block, bits, count, vm_pin, Some(&g[..]))?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;

@@ -9,3 +9,4 @@ pub mod hash_agg;
 pub mod join_tables;
 pub mod page_agg;
 pub mod page_pred;
+pub mod summaries;

@@ -1,0 +1,617 @@
+//! Aggregates answered from page summaries: a sequential scan under an
+//! aggregation without GROUP BY takes whole all-visible pages from their
+//! summaries ([`crate::access::sumfork`]) instead of reading them.
+//!
+//! A [`SummaryPlan`] compiles when every aggregate is `count(*)`, or a plain
+//! (no DISTINCT, no FILTER) `count`, `sum`, `avg`, `min` or `max` of an
+//! `int2`/`int4`/`int8` column, and the scan's filter is absent or an AND
+//! of comparisons (`=`, `<`, `<=`, `>`, `>=`, so also BETWEEN) of such a
+//! column with a non-NULL integer constant: per column an interval
+//! `lo..=hi`. A filtered `count(*)` (a rows-only scan) compiles with no
+//! aggregates. Per block, before the page is read ([`SummaryScan::visit`]):
+//!
+//! - no valid summary (the validity rule of `sumfork`: the page's
+//!   all-visible bit, read under the map page's lock, a written slot whose
+//!   live count is the map's, the table's column count and each needed
+//!   column's kind): the page is read (**scanned**);
+//! - some interval excludes the page (its values all NULL, or its min/max
+//!   outside): no row passes, the page is **skipped**;
+//! - every interval holds the page's min..max and the column has no NULL
+//!   there: every row passes, the page is **answered**: its live count, the
+//!   columns' non-null counts, sums and extremes are folded into a
+//!   [`PagePartial`], in the shape of [`super::page_agg`]'s, which the
+//!   aggregate adds in at the end ([`super::hash_agg::FastAgg::add_partial`]);
+//! - otherwise (a boundary page) it is read.
+//!
+//! MVCC: a set all-visible bit means every tuple on the page is visible to
+//! every snapshot still running (VACUUM set it under a horizon older than
+//! any of them), so the summary is the page's answer for the query's
+//! snapshot too: the rule `count(*)` follows with the map's counts. The
+//! map is read before the slot, and a slot rewritten in between belongs to
+//! a later all-visible state of the page, which the snapshot (taken before
+//! both reads) also sees whole.
+//!
+//! Exactness: integer sums are exact (`i128`, as the aggregate's state),
+//! so a sum overflowing its result type fails in the aggregate as on the
+//! general path; floats are never taken from summaries.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::page_agg::PagePartial;
+use crate::access::heap::HeapRelation;
+use crate::access::sumfork::{self, Slot};
+use crate::access::summary::{ColumnSummary, SummaryKind};
+use crate::catalog::TableDef;
+use crate::error::Result;
+use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::AggCall;
+use crate::storage::BlockNumber;
+use crate::types::agg::AggFunc;
+use crate::types::{BinaryOp, DataType, Value};
+
+/// What one aggregate takes from an answered page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Term {
+    /// `count(*)`: the live tuples.
+    Rows,
+    /// `count(x)`: the column's non-null values.
+    Count(usize, SummaryKind),
+    /// `sum(x)`, `avg(x)`: non-null values and their sum.
+    Sum(usize, SummaryKind),
+    /// `min(x)`.
+    Min(usize, SummaryKind),
+    /// `max(x)`.
+    Max(usize, SummaryKind),
+}
+
+/// One column's interval from the filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Range {
+    attno: usize,
+    kind: SummaryKind,
+    lo: i64,
+    hi: i64,
+}
+
+/// What to do with one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageUse {
+    /// Every row passes: take the page from its summary.
+    Answer,
+    /// No row passes: skip the page.
+    Skip,
+    /// Read the page.
+    Scan,
+}
+
+/// An aggregation (and filter) compiled for summaries.
+#[derive(Debug, Clone)]
+pub struct SummaryPlan {
+    terms: Vec<Term>,
+    ranges: Vec<Range>,
+    natts: u16,
+}
+
+fn int_kind(ty: &DataType) -> Option<SummaryKind> {
+    match ty {
+        DataType::Int2 | DataType::Int4 | DataType::Int8 => Some(SummaryKind::of(ty)),
+        _ => None,
+    }
+}
+
+impl SummaryPlan {
+    /// Compiles `aggs` (over the scan's output columns; table column
+    /// `columns[k]` is output column `k`) and the scan's `filter` for
+    /// `table`; `None` unless everything fits (module docs).
+    pub fn compile(
+        aggs: &[AggCall],
+        filter: Option<&Expr>,
+        columns: &[usize],
+        table: &TableDef,
+    ) -> Option<SummaryPlan> {
+        let natts = u16::try_from(table.columns.len()).ok()?;
+        let column = |e: &Option<Expr>| -> Option<(usize, SummaryKind)> {
+            match e.as_ref().map(|e| &e.kind) {
+                Some(ExprKind::Column(k)) => {
+                    let attno = *columns.get(*k)?;
+                    Some((attno, int_kind(&table.columns.get(attno)?.ty)?))
+                }
+                _ => None,
+            }
+        };
+        let terms = aggs
+            .iter()
+            .map(|a| {
+                if a.distinct || a.filter.is_some() {
+                    return None;
+                }
+                Some(match a.func {
+                    AggFunc::CountStar => Term::Rows,
+                    AggFunc::Count => {
+                        let (c, k) = column(&a.arg)?;
+                        Term::Count(c, k)
+                    }
+                    AggFunc::Sum | AggFunc::Avg => {
+                        let (c, k) = column(&a.arg)?;
+                        Term::Sum(c, k)
+                    }
+                    AggFunc::Min => {
+                        let (c, k) = column(&a.arg)?;
+                        Term::Min(c, k)
+                    }
+                    AggFunc::Max => {
+                        let (c, k) = column(&a.arg)?;
+                        Term::Max(c, k)
+                    }
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut ranges: Vec<Range> = Vec::new();
+        if let Some(f) = filter {
+            let mut leaves = Vec::new();
+            conjuncts(f, &mut leaves);
+            for leaf in leaves {
+                let r = range_of(leaf, columns, table)?;
+                match ranges.iter_mut().find(|x| x.attno == r.attno) {
+                    Some(x) => {
+                        x.lo = x.lo.max(r.lo);
+                        x.hi = x.hi.min(r.hi);
+                    }
+                    None => ranges.push(r),
+                }
+            }
+        }
+        Some(SummaryPlan {
+            terms,
+            ranges,
+            natts,
+        })
+    }
+
+    /// A partial with nothing folded in.
+    pub fn empty(&self) -> PagePartial {
+        let n = self.terms.len();
+        PagePartial {
+            counts: vec![0; n],
+            sums: vec![0; n],
+            extremes: vec![0; n],
+        }
+    }
+
+    /// What to do with a page whose valid summary is `slot`.
+    pub fn decide(&self, slot: &Slot) -> PageUse {
+        if slot.natts != self.natts {
+            return PageUse::Scan;
+        }
+        let mut inside = true;
+        for r in &self.ranges {
+            let Some(ColumnSummary::Int {
+                count, min, max, ..
+            }) = slot.column(r.attno, r.kind)
+            else {
+                return PageUse::Scan;
+            };
+            if *count == 0 || *max < r.lo || *min > r.hi || r.lo > r.hi {
+                return PageUse::Skip;
+            }
+            inside &= r.lo <= *min && *max <= r.hi && *count == u64::from(slot.live);
+        }
+        if !inside {
+            return PageUse::Scan;
+        }
+        let has = |c: usize, k: SummaryKind| slot.column(c, k).is_some();
+        let all = self.terms.iter().all(|t| match *t {
+            Term::Rows => true,
+            Term::Count(c, k) | Term::Sum(c, k) | Term::Min(c, k) | Term::Max(c, k) => has(c, k),
+        });
+        if all {
+            PageUse::Answer
+        } else {
+            PageUse::Scan
+        }
+    }
+
+    /// Folds an answered page's summary into `part`.
+    pub fn fold(&self, slot: &Slot, part: &mut PagePartial) {
+        for (k, t) in self.terms.iter().enumerate() {
+            let (c, kind) = match *t {
+                Term::Rows => {
+                    part.counts[k] += i64::from(slot.live);
+                    continue;
+                }
+                Term::Count(c, kind)
+                | Term::Sum(c, kind)
+                | Term::Min(c, kind)
+                | Term::Max(c, kind) => (c, kind),
+            };
+            let Some(&ColumnSummary::Int {
+                count,
+                min,
+                max,
+                sum,
+            }) = slot.column(c, kind)
+            else {
+                continue;
+            };
+            if count == 0 {
+                continue;
+            }
+            let first = part.counts[k] == 0;
+            match *t {
+                Term::Sum(..) => part.sums[k] += sum,
+                Term::Min(..) if first || min < part.extremes[k] => part.extremes[k] = min,
+                Term::Max(..) if first || max > part.extremes[k] => part.extremes[k] = max,
+                _ => {}
+            }
+            part.counts[k] += count as i64;
+        }
+    }
+
+    /// Adds `from` (another partial of the same aggregates) into `into`.
+    pub fn merge(&self, into: &mut PagePartial, from: &PagePartial) {
+        for (k, t) in self.terms.iter().enumerate() {
+            if from.counts[k] == 0 {
+                continue;
+            }
+            let (e, v) = (&mut into.extremes[k], from.extremes[k]);
+            let better = match t {
+                Term::Min(..) => v < *e,
+                Term::Max(..) => v > *e,
+                _ => false,
+            };
+            if into.counts[k] == 0 || better {
+                *e = v;
+            }
+            into.counts[k] += from.counts[k];
+            into.sums[k] += from.sums[k];
+        }
+    }
+}
+
+/// Whether the aggregation `group`/`aggs` over `input` takes pages from
+/// summaries when `enable_page_summaries` is on (EXPLAIN's `Page
+/// Summaries:` line): as the executor decides, an aggregation without
+/// GROUP BY right over a sequential scan (a bare `count(*)` of a whole
+/// table counts through the visibility map instead).
+pub fn usable(input: &crate::nodes::Plan, group: &[Expr], aggs: &[AggCall]) -> bool {
+    use crate::exec::scan::{is_count_star, scan_use, ScanUse};
+    let crate::nodes::Node::SeqScan {
+        table,
+        columns,
+        with_tid: false,
+        filter,
+        ..
+    } = &input.node
+    else {
+        return false;
+    };
+    if is_count_star(input, group, aggs) {
+        return false;
+    }
+    let aggs = match scan_use(group, aggs) {
+        ScanUse::RowsOnly => &[][..],
+        ScanUse::Aggregates(aggs) => aggs,
+        ScanUse::Rows => return false,
+    };
+    SummaryPlan::compile(aggs, filter.as_ref(), columns, table).is_some()
+}
+
+/// The AND-ed leaves of `e`.
+fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::And(a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// The interval of a leaf `column op constant` (either way round).
+fn range_of(leaf: &Expr, columns: &[usize], table: &TableDef) -> Option<Range> {
+    let ExprKind::Binary(op, l, r) = &leaf.kind else {
+        return None;
+    };
+    let (col, c, flipped) = match (&l.kind, &r.kind) {
+        (ExprKind::Column(k), ExprKind::Const(v)) => (*k, v, false),
+        (ExprKind::Const(v), ExprKind::Column(k)) => (*k, v, true),
+        _ => return None,
+    };
+    let attno = *columns.get(col)?;
+    let kind = int_kind(&table.columns.get(attno)?.ty)?;
+    let c = match c {
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => c.as_i64()?,
+        _ => return None,
+    };
+    let op = match (op, flipped) {
+        (BinaryOp::Eq, _) => BinaryOp::Eq,
+        (BinaryOp::Lt, false) | (BinaryOp::Gt, true) => BinaryOp::Lt,
+        (BinaryOp::LtEq, false) | (BinaryOp::GtEq, true) => BinaryOp::LtEq,
+        (BinaryOp::Gt, false) | (BinaryOp::Lt, true) => BinaryOp::Gt,
+        (BinaryOp::GtEq, false) | (BinaryOp::LtEq, true) => BinaryOp::GtEq,
+        _ => return None,
+    };
+    let (lo, hi) = match op {
+        BinaryOp::Eq => (c, c),
+        // An empty interval (lo > hi) skips every page: no value passes.
+        BinaryOp::Lt => (i64::MIN, c.saturating_sub(1)),
+        BinaryOp::LtEq => (i64::MIN, c),
+        BinaryOp::Gt => match c.checked_add(1) {
+            Some(x) => (x, i64::MAX),
+            None => (1, 0),
+        },
+        _ => (c, i64::MAX),
+    };
+    let (lo, hi) = if op == BinaryOp::Lt && c == i64::MIN {
+        (1, 0)
+    } else {
+        (lo, hi)
+    };
+    Some(Range {
+        attno,
+        kind,
+        lo,
+        hi,
+    })
+}
+
+/// Pages answered from summaries, skipped, and read, for EXPLAIN ANALYZE.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SummaryCounts {
+    /// Taken whole from their summaries.
+    pub answered: u64,
+    /// Left out: their summaries exclude every row.
+    pub skipped: u64,
+    /// Read (no valid summary, or a boundary page).
+    pub scanned: u64,
+}
+
+/// One scan's use of summaries: the plan, the window of slots read last,
+/// and what the answered pages contribute.
+pub struct SummaryScan<'r> {
+    rel: &'r HeapRelation,
+    plan: SummaryPlan,
+    nblocks: BlockNumber,
+    /// First block of the window in `slots` (`u32::MAX`: none yet).
+    window: BlockNumber,
+    slots: Vec<Option<Slot>>,
+    /// The answered pages' aggregates.
+    pub part: PagePartial,
+    /// The answered pages' live tuples not yet taken by a rows-only scan.
+    pub rows: u64,
+    /// Pages answered, skipped, scanned.
+    pub counts: SummaryCounts,
+}
+
+impl<'r> SummaryScan<'r> {
+    /// A scan of `rel`'s first `nblocks` blocks with `plan`, shared between
+    /// the heap scan's block filter and the operator.
+    pub fn shared(
+        rel: &'r HeapRelation,
+        plan: SummaryPlan,
+        nblocks: BlockNumber,
+    ) -> Rc<RefCell<SummaryScan<'r>>> {
+        Rc::new(RefCell::new(SummaryScan {
+            rel,
+            part: plan.empty(),
+            plan,
+            nblocks,
+            window: BlockNumber::MAX,
+            slots: Vec::new(),
+            rows: 0,
+            counts: SummaryCounts::default(),
+        }))
+    }
+
+    /// The compiled plan.
+    pub fn plan(&self) -> &SummaryPlan {
+        &self.plan
+    }
+
+    /// Decides block `block` before it is read: true when the page is
+    /// answered or skipped (the scan then leaves it unread).
+    pub fn visit(&mut self, block: BlockNumber) -> Result<bool> {
+        let start = block - block % sumfork::BLOCKS_PER_PAGE;
+        if self.window != start {
+            let end = self
+                .nblocks
+                .min(start + sumfork::BLOCKS_PER_PAGE)
+                .max(block + 1);
+            self.rel.read_summaries(start, end, &mut self.slots)?;
+            self.window = start;
+        }
+        // By reference: a slot is a few hundred bytes.
+        let slot = self
+            .slots
+            .get((block - start) as usize)
+            .and_then(Option::as_ref);
+        let decision = slot.map_or(PageUse::Scan, |s| self.plan.decide(s));
+        match (decision, slot) {
+            (PageUse::Answer, Some(s)) => {
+                self.plan.fold(s, &mut self.part);
+                self.rows += u64::from(s.live);
+                self.counts.answered += 1;
+                Ok(true)
+            }
+            (PageUse::Skip, _) => {
+                self.counts.skipped += 1;
+                Ok(true)
+            }
+            _ => {
+                self.counts.scanned += 1;
+                Ok(false)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ColumnDef;
+
+    fn table(types: &[DataType]) -> TableDef {
+        TableDef {
+            oid: 1,
+            name: "t".into(),
+            relfilenode: 1,
+            columns: types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| ColumnDef {
+                    name: format!("c{i}"),
+                    ty: *t,
+                    not_null: false,
+                    default: None,
+                })
+                .collect(),
+            stats: None,
+        }
+    }
+
+    fn col(k: usize, ty: DataType) -> Expr {
+        Expr {
+            kind: ExprKind::Column(k),
+            ty,
+        }
+    }
+
+    fn cmp(op: BinaryOp, k: usize, c: i32) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(
+                op,
+                Box::new(col(k, DataType::Int4)),
+                Box::new(Expr {
+                    kind: ExprKind::Const(Value::Int4(c)),
+                    ty: DataType::Int4,
+                }),
+            ),
+            ty: DataType::Bool,
+        }
+    }
+
+    fn call(func: AggFunc, arg: Option<usize>) -> AggCall {
+        AggCall {
+            func,
+            arg: arg.map(|k| col(k, DataType::Int4)),
+            distinct: false,
+            filter: None,
+            ty: DataType::Int8,
+        }
+    }
+
+    /// A page's values (None: NULL) as a slot, and as rows.
+    fn slot_of(vals: &[Option<i32>], natts: usize) -> Slot {
+        let nn: Vec<i64> = vals.iter().flatten().map(|&v| i64::from(v)).collect();
+        let c = ColumnSummary::Int {
+            count: nn.len() as u64,
+            min: nn.iter().copied().min().unwrap_or(0),
+            max: nn.iter().copied().max().unwrap_or(0),
+            sum: nn.iter().map(|&v| i128::from(v)).sum(),
+        };
+        let mut kinds = vec![SummaryKind::None; natts];
+        kinds[0] = SummaryKind::Int4;
+        let mut cols = vec![ColumnSummary::None; natts];
+        cols[0] = c;
+        Slot::decode(&Slot::encode(vals.len() as u16, natts, &kinds, &cols)).unwrap()
+    }
+
+    /// Seeded random pages: a page answered from its summary folds to what
+    /// its rows give; a skipped page has no passing row; a boundary page is
+    /// never answered.
+    #[test]
+    fn decisions_and_folds_match_the_rows() {
+        use AggFunc::*;
+        let t = table(&[DataType::Int4, DataType::Text]);
+        let aggs = [
+            call(CountStar, None),
+            call(Count, Some(0)),
+            call(Sum, Some(0)),
+            call(Min, Some(0)),
+            call(Max, Some(0)),
+        ];
+        let mut seed = 0x1234_5678_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let (lo, hi) = ((next() % 200) as i32 - 100, (next() % 200) as i32 - 100);
+            let filter = match round % 4 {
+                0 => None,
+                1 => Some(cmp(BinaryOp::GtEq, 0, lo)),
+                2 => Some(Expr {
+                    kind: ExprKind::And(
+                        Box::new(cmp(BinaryOp::GtEq, 0, lo)),
+                        Box::new(cmp(BinaryOp::LtEq, 0, hi)),
+                    ),
+                    ty: DataType::Bool,
+                }),
+                _ => Some(cmp(BinaryOp::Eq, 0, lo)),
+            };
+            let plan = SummaryPlan::compile(&aggs, filter.as_ref(), &[0], &t).unwrap();
+            let n = (next() % 20) as usize;
+            let base = (next() % 200) as i32 - 100;
+            let vals: Vec<Option<i32>> = (0..n)
+                .map(|_| (next() % 5 != 0).then(|| base + (next() % 30) as i32))
+                .collect();
+            let slot = slot_of(&vals, 2);
+            let pass = |v: &Option<i32>| match (v, round % 4) {
+                (_, 0) => true,
+                (None, _) => false,
+                (Some(v), 1) => *v >= lo,
+                (Some(v), 2) => *v >= lo && *v <= hi,
+                (Some(v), _) => *v == lo,
+            };
+            let passing: Vec<&Option<i32>> = vals.iter().filter(|v| pass(v)).collect();
+            match plan.decide(&slot) {
+                PageUse::Skip => assert!(passing.is_empty(), "round {round}"),
+                PageUse::Answer => {
+                    assert_eq!(passing.len(), vals.len(), "round {round}");
+                    let mut part = plan.empty();
+                    plan.fold(&slot, &mut part);
+                    let nn: Vec<i64> = vals.iter().flatten().map(|&v| i64::from(v)).collect();
+                    assert_eq!(part.counts[0], vals.len() as i64);
+                    assert_eq!(part.counts[1..], [nn.len() as i64; 4]);
+                    assert_eq!(part.sums[2], nn.iter().map(|&v| i128::from(v)).sum());
+                    if !nn.is_empty() {
+                        assert_eq!(part.extremes[3], *nn.iter().min().unwrap());
+                        assert_eq!(part.extremes[4], *nn.iter().max().unwrap());
+                    }
+                }
+                PageUse::Scan => assert!(
+                    round % 4 != 0,
+                    "an unfiltered page with a summary is answered"
+                ),
+            }
+        }
+        // Another column count (the table changed) is never answered.
+        let plan = SummaryPlan::compile(&aggs, None, &[0], &t).unwrap();
+        assert_eq!(plan.decide(&slot_of(&[Some(1)], 3)), PageUse::Scan);
+    }
+
+    #[test]
+    fn what_does_not_compile() {
+        let t = table(&[DataType::Int4, DataType::Float8]);
+        let mut fsum = call(AggFunc::Sum, Some(1));
+        fsum.arg = Some(col(1, DataType::Float8));
+        assert!(SummaryPlan::compile(&[fsum], None, &[0, 1], &t).is_none());
+        let mut d = call(AggFunc::Sum, Some(0));
+        d.distinct = true;
+        assert!(SummaryPlan::compile(&[d], None, &[0, 1], &t).is_none());
+        let ne = cmp(BinaryOp::NotEq, 0, 3);
+        let s = call(AggFunc::Sum, Some(0));
+        assert!(SummaryPlan::compile(std::slice::from_ref(&s), Some(&ne), &[0, 1], &t).is_none());
+        let or = Expr {
+            kind: ExprKind::Or(
+                Box::new(cmp(BinaryOp::Eq, 0, 1)),
+                Box::new(cmp(BinaryOp::Eq, 0, 2)),
+            ),
+            ty: DataType::Bool,
+        };
+        assert!(SummaryPlan::compile(&[s], Some(&or), &[0, 1], &t).is_none());
+    }
+}
