@@ -2,7 +2,7 @@
 //! grouping, ORDER BY, LIMIT.
 //!
 //! A SELECT is built bottom-up the way PostgreSQL evaluates it: FROM items
-//! (scans, subqueries, functions) joined left to right — WHERE conjuncts
+//! (scans, subqueries, functions) joined in a searched order — WHERE conjuncts
 //! that mention one item are pushed into its scan, equalities between the
 //! joined items become hash-join keys, the rest filter the join — then
 //! grouping and aggregates, HAVING, the select list (plus hidden columns for
@@ -35,6 +35,7 @@ use super::estimate::{self, EQ_SEL};
 mod from;
 mod functions;
 mod pullup;
+mod reorder;
 mod setops;
 
 use functions::srf_to_from;

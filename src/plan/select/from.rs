@@ -1,4 +1,6 @@
-//! FROM items and joins: tables, subqueries and CTEs, joined left to right.
+//! FROM items and joins: tables, subqueries and CTEs. A FROM list of two
+//! or more items is joined in a searched order ([`super::reorder`]); one
+//! item, or more than a search takes, in FROM order.
 //! WHERE conjuncts that mention one item are pushed into its scan
 //! ([`push_filter`]; for an explicit `JOIN ... ON` item, into the scan of
 //! the side they read, [`push_into_join`]), equalities between the joined items become hash-join
@@ -13,6 +15,7 @@ use super::*;
 use crate::err;
 use crate::error::Result;
 use crate::nodes::expr::{Expr, ExprKind};
+use crate::plan::joinorder::MAX_ITEMS;
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType};
 
@@ -125,6 +128,10 @@ impl Binder<'_> {
             its.dedup();
             pending.push((b, its));
         }
+        if (2..=MAX_ITEMS).contains(&items.len()) {
+            return self.join_searched(items, pending, full);
+        }
+        // One item, or more than a search takes: in FROM order.
         // Push single-item conditions into their item.
         let starts: Vec<usize> = std::iter::once(0).chain(bounds.iter().copied()).collect();
         let mut rest = Vec::new();
