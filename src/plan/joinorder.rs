@@ -18,18 +18,22 @@
 //!   pair of linked relations whose join has the fewest estimated rows is
 //!   joined first, until one relation is left.
 //! - A cross product is made only between components, after every join,
-//!   the smallest component first.
+//!   the smallest component first; the larger input of each is its left
+//!   (outer) one, since the nested loop keeps its right input in memory.
 //! - The size of a set of items is a function of the set alone: the product
 //!   of the items' rows, the clauses inside it and, for each class with `m`
-//!   items inside it, the `m - 1` largest of `1 / n_distinct` (none when the
-//!   class holds a constant: its members are filtered to it already).
+//!   items inside it, `1 / n_distinct` of all its members there but the one
+//!   with the fewest distinct values (each join on the class keeps
+//!   `1 / max(nd1, nd2)`, as PostgreSQL's `eqjoinsel`; none when the class
+//!   holds a constant: its members are filtered to it already).
 //! - A join costs its inputs' costs plus, for a hash join (a class or an
 //!   equality links the two sides), both inputs' rows and its output's rows;
 //!   for a nested loop, the product of the inputs' rows.
 //!
 //! Invariant: the tree holds every item exactly once; the left input of each
-//! join is the side holding the lower-numbered item, so a search that keeps
-//! FROM order reproduces the left-deep plan of FROM order.
+//! join within a component is the side holding the lower-numbered item, so
+//! a search that keeps FROM order reproduces the left-deep plan of FROM
+//! order.
 
 /// A set of items, one bit each.
 pub type Set = u128;
@@ -150,19 +154,19 @@ impl Problem {
             if class.constant {
                 continue;
             }
-            // The m - 1 largest n_distinct of the members inside s.
-            let mut nds: Vec<f64> = class
-                .members
-                .iter()
-                .filter(|(i, _)| s & bit(*i) != 0)
-                .map(|(_, nd)| nd.max(1.0))
-                .collect();
-            if nds.len() < 2 {
-                continue;
+            // Divided by the m - 1 largest n_distinct of the members
+            // inside s: all of them but the smallest.
+            let (mut m, mut product, mut least) = (0, 1.0, f64::INFINITY);
+            for (i, nd) in &class.members {
+                if s & bit(*i) != 0 {
+                    let nd = nd.max(1.0);
+                    m += 1;
+                    product *= nd;
+                    least = least.min(nd);
+                }
             }
-            nds.sort_by(|a, b| b.total_cmp(a));
-            for nd in &nds[..nds.len() - 1] {
-                rows /= nd;
+            if m >= 2 {
+                rows /= product / least;
             }
         }
         rows.max(1.0)
@@ -206,6 +210,17 @@ impl Problem {
         }
     }
 
+    /// The rows and cost of joining `l` and `r`.
+    fn estimate(&self, l: &Rel, r: &Rel) -> (f64, f64) {
+        let rows = self.rows_of(l.set | r.set);
+        let work = if self.hashable(l.set, r.set) {
+            l.rows + r.rows
+        } else {
+            l.rows * r.rows
+        };
+        (rows, l.cost + r.cost + work + rows)
+    }
+
     /// The join of `a` and `b`, the lower-numbered item's side left.
     fn join(&self, a: &Rel, b: &Rel) -> Rel {
         let (l, r) = if a.set.trailing_zeros() < b.set.trailing_zeros() {
@@ -213,17 +228,11 @@ impl Problem {
         } else {
             (b, a)
         };
-        let set = l.set | r.set;
-        let rows = self.rows_of(set);
-        let work = if self.hashable(l.set, r.set) {
-            l.rows + r.rows
-        } else {
-            l.rows * r.rows
-        };
+        let (rows, cost) = self.estimate(l, r);
         Rel {
-            set,
+            set: l.set | r.set,
             rows,
-            cost: l.cost + r.cost + work + rows,
+            cost,
             tree: Tree::Join(Box::new(l.tree.clone()), Box::new(r.tree.clone())),
         }
     }
@@ -265,11 +274,17 @@ pub fn search(p: &Problem, how: Strategy) -> Tree {
     let first = it.next().expect("at least one component");
     it.fold(first, |acc, c| {
         let rows = acc.rows * c.rows;
+        // The nested loop keeps its right input: the smaller.
+        let (l, r) = if acc.rows < c.rows {
+            (c, acc)
+        } else {
+            (acc, c)
+        };
         Rel {
-            set: acc.set | c.set,
+            set: l.set | r.set,
             rows,
-            cost: acc.cost + c.cost + rows,
-            tree: Tree::Join(Box::new(acc.tree), Box::new(c.tree)),
+            cost: l.cost + r.cost + rows,
+            tree: Tree::Join(Box::new(l.tree), Box::new(r.tree)),
         }
     })
     .tree
@@ -307,13 +322,10 @@ fn dynamic(p: &Problem, adj: &[Set], items: &[usize]) -> Rel {
             let right = mask ^ left;
             if right != 0 && near[left] & global[right] != 0 {
                 if let (Some(a), Some(b)) = (&best[left], &best[right]) {
-                    let cost = a.cost + b.cost;
-                    // Only a candidate that could win is built.
+                    let (_, cost) = p.estimate(a, b);
+                    // Only a winner's tree is built.
                     if best[mask].as_ref().is_none_or(|c| cost < c.cost) {
-                        let r = p.join(a, b);
-                        if best[mask].as_ref().is_none_or(|c| r.cost < c.cost) {
-                            best[mask] = Some(r);
-                        }
+                        best[mask] = Some(p.join(a, b));
                     }
                 }
             }
@@ -333,22 +345,22 @@ fn dynamic(p: &Problem, adj: &[Set], items: &[usize]) -> Rel {
 fn greedy(p: &Problem, adj: &[Set], items: &[usize]) -> Rel {
     let mut rels: Vec<(Rel, Set)> = items.iter().map(|&i| (p.leaf(i), adj[i])).collect();
     while rels.len() > 1 {
-        let mut pick: Option<(usize, usize, Rel)> = None;
+        // (a, b, rows, cost) of the best pair so far.
+        let mut pick: Option<(usize, usize, f64, f64)> = None;
         for a in 0..rels.len() {
             for b in a + 1..rels.len() {
                 if rels[a].1 & rels[b].0.set == 0 {
                     continue;
                 }
-                let r = p.join(&rels[a].0, &rels[b].0);
-                let better = pick.as_ref().is_none_or(|(_, _, q)| {
-                    r.rows < q.rows || (r.rows == q.rows && r.cost < q.cost)
-                });
+                let (rows, cost) = p.estimate(&rels[a].0, &rels[b].0);
+                let better = pick.is_none_or(|(_, _, r, c)| rows < r || (rows == r && cost < c));
                 if better {
-                    pick = Some((a, b, r));
+                    pick = Some((a, b, rows, cost));
                 }
             }
         }
-        let (a, b, r) = pick.expect("a connected component has a linked pair");
+        let (a, b, _, _) = pick.expect("a connected component has a linked pair");
+        let r = p.join(&rels[a].0, &rels[b].0);
         let near = rels[a].1 | rels[b].1;
         rels.swap_remove(b);
         rels[a] = (r, near);
@@ -481,14 +493,18 @@ mod tests {
                 threshold: 12,
             },
         );
+        // (({0, 1} x {2}) x {3, 4}): the larger input left each time.
         let Tree::Join(l, r) = t else {
             panic!("a join")
         };
-        assert_eq!(r.set(), bit(3) | bit(4));
-        let Tree::Join(ll, lr) = *l else {
+        assert_eq!(
+            (l.set(), r.set()),
+            (bit(3) | bit(4), bit(0) | bit(1) | bit(2))
+        );
+        let Tree::Join(rl, rr) = *r else {
             panic!("a join")
         };
-        assert_eq!((ll.set(), lr.set()), (bit(2), bit(0) | bit(1)));
+        assert_eq!((rl.set(), rr.set()), (bit(0) | bit(1), bit(2)));
     }
 
     #[test]

@@ -14,18 +14,27 @@
 //!   read either input, else as the join's filter;
 //! - a conjunct over no item filters the result.
 //!
+//! An explicit inner `JOIN` (`ON` or none; not `USING`/`NATURAL`, whose
+//! merged columns need their join) is flattened into the FROM list, its ON
+//! conditions with WHERE's, when it has at most `join_collapse_limit`
+//! items and the list it joins at most `from_collapse_limit` (or it is
+//! the whole FROM); otherwise it joins in its written order, as one item.
+//!
 //! The joined columns come out in the tree's order; a projection puts them
 //! back in FROM order (the scope every later clause is bound against) when
 //! the order differs.
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::super::bind::Binder;
+use heapdb_grammar::ast;
+
+use super::super::bind::{at, contains_aggregate, Binder, Mode};
 use super::super::joinorder::{self, Class, Clause, Problem, Set, Strategy, Tree};
 use super::super::scope::Scope;
 use super::super::{JoinKind, Node, Plan};
 use super::from::{dummy, push_filter};
 use super::*;
+use crate::err;
 use crate::error::Result;
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::{BinaryOp, DataType};
@@ -145,7 +154,79 @@ fn equivalence_classes(width: usize, pending: Vec<(Expr, Vec<usize>)>) -> Split 
     (classes, consts, rest)
 }
 
+fn flattenable(j: &ast::Join) -> bool {
+    matches!(j.kind, ast::JoinKind::Inner | ast::JoinKind::Cross)
+        && matches!(
+            j.constraint,
+            ast::JoinConstraint::On(_) | ast::JoinConstraint::None
+        )
+}
+
+/// The number of FROM items explicit inner join `t` flattens into (1 for
+/// any other item).
+pub(super) fn inner_join_leaves(t: &ast::TableRef) -> usize {
+    match t {
+        ast::TableRef::Join(j) if flattenable(j) => {
+            inner_join_leaves(&j.left) + inner_join_leaves(&j.right)
+        }
+        _ => 1,
+    }
+}
+
 impl Binder<'_> {
+    /// Appends the items of explicit inner join `t` to `items` and its ON
+    /// conditions to `on`, over the whole list's columns (`t`'s first
+    /// column at `start`); each ON condition sees only its own join's
+    /// items, as when the join is planned as written.
+    pub(super) fn flatten_inner_join(
+        &mut self,
+        t: &ast::TableRef,
+        needed: &Needed,
+        items: &mut Vec<Item>,
+        on: &mut Vec<Expr>,
+        start: usize,
+    ) -> Result<()> {
+        let j = match t {
+            ast::TableRef::Join(j) if flattenable(j) => j,
+            _ => {
+                items.push(self.plan_table_ref(t, needed)?);
+                return Ok(());
+            }
+        };
+        let first = items.len();
+        self.flatten_inner_join(&j.left, needed, items, on, start)?;
+        let right_start = start
+            + items[first..]
+                .iter()
+                .map(|it| it.scope.len())
+                .sum::<usize>();
+        self.flatten_inner_join(&j.right, needed, items, on, right_start)?;
+        let ast::JoinConstraint::On(e) = &j.constraint else {
+            return Ok(());
+        };
+        if contains_aggregate(e) {
+            return Err(at(
+                err!(
+                    GroupingError,
+                    "aggregate functions are not allowed in JOIN conditions"
+                ),
+                e.offset,
+            ));
+        }
+        let scope = items[first..]
+            .iter()
+            .try_fold(Scope::default(), |acc, it| acc.join(&it.scope))?;
+        let mut cs = Vec::new();
+        conjuncts(e, &mut cs);
+        for c in cs {
+            let mut b =
+                self.bind_condition(&c, &scope, &mut Mode::NoAgg("JOIN conditions"), "JOIN/ON")?;
+            remap_columns(&mut b, &|c| c + start);
+            on.push(b);
+        }
+        Ok(())
+    }
+
     /// Joins `items` (two or more) in a searched order; `pending` are the
     /// WHERE conjuncts bound over `full` (the items' scopes in FROM order)
     /// with the items each reads.
