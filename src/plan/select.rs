@@ -13,7 +13,8 @@
 //! `count(*)` reads no attribute at all.
 //!
 //! This file plans the query and the SELECT itself; its submodules plan the
-//! parts: [`from`] (FROM items, joins, filter pushdown), [`setops`] (UNION /
+//! parts: [`from`] (FROM items, joins, filter pushdown), [`reorder`] (the
+//! order a FROM list is joined in), [`setops`] (UNION /
 //! INTERSECT / EXCEPT and VALUES) and [`functions`] (set-returning functions
 //! in FROM and in the select list).
 
