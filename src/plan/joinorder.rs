@@ -324,7 +324,7 @@ fn dynamic(p: &Problem, adj: &[Set], items: &[usize]) -> Rel {
                 if let (Some(a), Some(b)) = (&best[left], &best[right]) {
                     let (_, cost) = p.estimate(a, b);
                     // Only a winner's tree is built.
-                    if best[mask].as_ref().is_none_or(|c| cost < c.cost) {
+                    if best[mask].as_ref().map_or(true, |c| cost < c.cost) {
                         best[mask] = Some(p.join(a, b));
                     }
                 }
@@ -353,7 +353,7 @@ fn greedy(p: &Problem, adj: &[Set], items: &[usize]) -> Rel {
                     continue;
                 }
                 let (rows, cost) = p.estimate(&rels[a].0, &rels[b].0);
-                let better = pick.is_none_or(|(_, _, r, c)| rows < r || (rows == r && cost < c));
+                let better = pick.map_or(true, |(_, _, r, c)| rows < r || (rows == r && cost < c));
                 if better {
                     pick = Some((a, b, rows, cost));
                 }

@@ -129,8 +129,8 @@ fn equivalence_classes(width: usize, pending: Vec<(Expr, Vec<usize>)>) -> Split 
     }
     let mut by_root: BTreeMap<usize, usize> = BTreeMap::new();
     let mut classes: Vec<Vec<usize>> = Vec::new();
-    for c in 0..width {
-        if member[c] {
+    for (c, &is_member) in member.iter().enumerate() {
+        if is_member {
             let r = find(&mut parent, c);
             let k = *by_root.entry(r).or_insert_with(|| {
                 classes.push(Vec::new());
@@ -448,10 +448,10 @@ fn in_from_order(plan: Plan, leaves: &[usize], layout: &Layout) -> Plan {
     let local = local_positions(leaves, layout);
     let mut exprs = Vec::with_capacity(plan.fields.len());
     let mut fields = Vec::with_capacity(plan.fields.len());
-    for k in 0..layout.starts.len() - 1 {
+    for (k, &at) in local.iter().enumerate() {
         for c in 0..layout.starts[k + 1] - layout.starts[k] {
-            let f = &plan.fields[local[k] + c];
-            exprs.push(Expr::column(local[k] + c, f.ty));
+            let f = &plan.fields[at + c];
+            exprs.push(Expr::column(at + c, f.ty));
             fields.push(f.clone());
         }
     }
