@@ -71,6 +71,17 @@ pub struct Settings {
     /// Whether aggregates may take all-visible pages from their page
     /// summaries instead of reading them (`access::sumfork`).
     pub enable_page_summaries: bool,
+    /// Explicit inner JOINs are flattened into their FROM list while it
+    /// has at most this many items (`join_collapse_limit`).
+    pub join_collapse_limit: i64,
+    /// Subqueries' FROM lists are merged into their parent's while it has
+    /// at most this many items (`from_collapse_limit`).
+    pub from_collapse_limit: i64,
+    /// `geqo`: FROM lists of `geqo_threshold` items or more are ordered by
+    /// a greedy search instead of an exhaustive one.
+    pub geqo: bool,
+    /// `geqo_threshold`.
+    pub geqo_threshold: i64,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
     /// Worker threads VACUUM's heap pass may add beside the leader (at most
@@ -179,6 +190,10 @@ impl Default for Settings {
             enable_hashjoin: true,
             enable_hashagg: true,
             enable_page_summaries: true,
+            join_collapse_limit: 8,
+            from_collapse_limit: 8,
+            geqo: true,
+            geqo_threshold: 12,
             max_parallel_workers_per_gather: 2,
             max_parallel_maintenance_workers: 2,
             min_parallel_table_scan_size: 1024,
@@ -425,6 +440,29 @@ pub static DEFS: &[Def] = &[
         enable_page_summaries,
         "Enables aggregates over all-visible pages answered from page summaries."
     ),
+    int_def!(
+        "from_collapse_limit",
+        from_collapse_limit,
+        1,
+        i32::MAX as i64,
+        None,
+        User,
+        "Sets the FROM-list size beyond which subqueries are not collapsed."
+    ),
+    bool_def!(
+        "geqo",
+        geqo,
+        "Enables genetic query optimization (heapdb: a greedy join order search)."
+    ),
+    int_def!(
+        "geqo_threshold",
+        geqo_threshold,
+        2,
+        i32::MAX as i64,
+        None,
+        User,
+        "Sets the threshold of FROM items beyond which GEQO is used."
+    ),
     Def {
         name: "hash_mem_multiplier",
         kind: Kind::Real {
@@ -464,6 +502,15 @@ pub static DEFS: &[Def] = &[
             }
         },
     },
+    int_def!(
+        "join_collapse_limit",
+        join_collapse_limit,
+        1,
+        i32::MAX as i64,
+        None,
+        User,
+        "Sets the FROM-list size beyond which JOIN constructs are not flattened."
+    ),
     int_def!(
         "maintenance_io_concurrency",
         maintenance_io_concurrency,

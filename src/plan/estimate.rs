@@ -362,3 +362,11 @@ pub fn join_selectivity(
     }
     sel
 }
+
+/// The number of distinct non-null values of output column `i`, from
+/// ANALYZE's statistics of the table column it is (`origins` as
+/// [`column_origins`] traced them); `None` without statistics.
+pub fn column_ndistinct(origins: &[Option<ColumnRef>], i: usize) -> Option<f64> {
+    let (cs, reltuples, _) = origins.get(i)?.as_ref()?.stats()?;
+    Some(ndistinct(cs, reltuples))
+}

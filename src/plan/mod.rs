@@ -4,8 +4,9 @@
 //! catalog and the scopes of FROM items, types every expression (inserting
 //! PostgreSQL's implicit casts), checks GROUP BY rules, and builds a [`Plan`]
 //! directly: heapdb has one obvious physical choice for most nodes, and the
-//! few real choices (hash join vs nested loop, which join input to build,
-//! pushing filters into scans) are made while building.
+//! few real choices (the order of a FROM list's joins, [`joinorder`]; hash
+//! join vs nested loop, which join input to build, pushing filters into
+//! scans) are made while building.
 //!
 //! The plan node and expression types live below both the planner and the
 //! executor, in [`crate::nodes`]; they are re-exported here under the names
@@ -19,6 +20,7 @@
 pub mod bind;
 pub mod estimate;
 pub mod explain;
+pub mod joinorder;
 pub mod parallel;
 pub mod quals;
 pub mod scope;

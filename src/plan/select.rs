@@ -2,7 +2,7 @@
 //! grouping, ORDER BY, LIMIT.
 //!
 //! A SELECT is built bottom-up the way PostgreSQL evaluates it: FROM items
-//! (scans, subqueries, functions) joined left to right — WHERE conjuncts
+//! (scans, subqueries, functions) joined in a searched order — WHERE conjuncts
 //! that mention one item are pushed into its scan, equalities between the
 //! joined items become hash-join keys, the rest filter the join — then
 //! grouping and aggregates, HAVING, the select list (plus hidden columns for
@@ -13,7 +13,8 @@
 //! `count(*)` reads no attribute at all.
 //!
 //! This file plans the query and the SELECT itself; its submodules plan the
-//! parts: [`from`] (FROM items, joins, filter pushdown), [`setops`] (UNION /
+//! parts: [`from`] (FROM items, joins, filter pushdown), [`reorder`] (the
+//! order a FROM list is joined in), [`setops`] (UNION /
 //! INTERSECT / EXCEPT and VALUES) and [`functions`] (set-returning functions
 //! in FROM and in the select list).
 
@@ -35,6 +36,7 @@ use super::estimate::{self, EQ_SEL};
 mod from;
 mod functions;
 mod pullup;
+mod reorder;
 mod setops;
 
 use functions::srf_to_from;

@@ -1,4 +1,6 @@
-//! FROM items and joins: tables, subqueries and CTEs, joined left to right.
+//! FROM items and joins: tables, subqueries and CTEs. A FROM list of two
+//! or more items is joined in a searched order ([`super::reorder`]); one
+//! item, or more than a search takes, in FROM order.
 //! WHERE conjuncts that mention one item are pushed into its scan
 //! ([`push_filter`]; for an explicit `JOIN ... ON` item, into the scan of
 //! the side they read, [`push_into_join`]), equalities between the joined items become hash-join
@@ -9,10 +11,12 @@ use heapdb_grammar::ast;
 use super::super::bind::{at, contains_aggregate, Binder, Mode};
 use super::super::scope::{Scope, ScopeColumn};
 use super::super::{Field, JoinKind, Node, Plan};
+use super::reorder::inner_join_leaves;
 use super::*;
 use crate::err;
 use crate::error::Result;
 use crate::nodes::expr::{Expr, ExprKind};
+use crate::plan::joinorder::MAX_ITEMS;
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType};
 
@@ -29,8 +33,23 @@ impl Binder<'_> {
             collect_join_conditions(t, needed);
         }
         let mut items = Vec::with_capacity(from.len());
-        for t in from {
-            items.push(self.plan_table_ref(t, needed)?);
+        let mut on: Vec<Expr> = Vec::new();
+        let settings = self.ctx.settings();
+        let (join_limit, from_limit) = (settings.join_collapse_limit, settings.from_collapse_limit);
+        for (n, t) in from.iter().enumerate() {
+            // An explicit inner join joins in a searched order with the
+            // rest of the list while the list stays within the limits.
+            let leaves = inner_join_leaves(t);
+            let merged = (items.len() + leaves + from.len() - n - 1) as i64;
+            let flatten = leaves > 1
+                && leaves as i64 <= join_limit
+                && (from.len() == 1 || merged <= from_limit);
+            if flatten {
+                let start: usize = items.iter().map(|it: &Item| it.scope.len()).sum();
+                self.flatten_inner_join(t, needed, &mut items, &mut on, start)?;
+            } else {
+                items.push(self.plan_table_ref(t, needed)?);
+            }
         }
         if items.is_empty() {
             items.push(Item {
@@ -42,7 +61,7 @@ impl Binder<'_> {
                 scope: Scope::default(),
             });
         }
-        self.join_items(items, where_clause)
+        self.join_items(items, where_clause, on)
     }
 
     /// The rows UPDATE and DELETE change: the target table (every column,
@@ -74,15 +93,18 @@ impl Binder<'_> {
             collect_join_conditions(t, &mut needed);
             items.push(self.plan_table_ref(t, &needed)?);
         }
-        let (mut plan, scope) = self.join_items(items, where_clause)?;
+        let (mut plan, scope) = self.join_items(items, where_clause, Vec::new())?;
         super::super::quals::order_quals(&mut plan);
         Ok((plan, scope))
     }
 
+    /// Joins `items` with WHERE's conjuncts and `on`, the conditions of
+    /// flattened explicit joins (bound over the items' whole scope).
     pub(super) fn join_items(
         &mut self,
         mut items: Vec<Item>,
         where_clause: Option<&ast::Expr>,
+        on: Vec<Expr>,
     ) -> Result<(Plan, Scope)> {
         let mut conds = Vec::new();
         if let Some(w) = where_clause {
@@ -116,8 +138,11 @@ impl Binder<'_> {
                 .expect("column in scope")
         };
         let mut pending: Vec<(Expr, Vec<usize>)> = Vec::new();
+        let mut bound = on;
         for c in &conds {
-            let b = self.bind_condition(c, &full, &mut Mode::NoAgg("WHERE"), "WHERE")?;
+            bound.push(self.bind_condition(c, &full, &mut Mode::NoAgg("WHERE"), "WHERE")?);
+        }
+        for b in bound {
             let mut cols = Vec::new();
             columns_used(&b, &mut cols);
             let mut its: Vec<usize> = cols.iter().map(|&c| item_of(c)).collect();
@@ -125,6 +150,10 @@ impl Binder<'_> {
             its.dedup();
             pending.push((b, its));
         }
+        if (2..=MAX_ITEMS).contains(&items.len()) {
+            return self.join_searched(items, pending, full);
+        }
+        // One item, or more than a search takes: in FROM order.
         // Push single-item conditions into their item.
         let starts: Vec<usize> = std::iter::once(0).chain(bounds.iter().copied()).collect();
         let mut rest = Vec::new();
