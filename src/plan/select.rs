@@ -36,6 +36,7 @@ mod from;
 mod functions;
 mod pullup;
 mod setops;
+mod view;
 
 use functions::srf_to_from;
 
