@@ -54,6 +54,7 @@ pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
+pub use view::ViewInfo;
 
 // The rest of the embedded API: what a client (the shell, a wire-protocol
 // server) needs beside `Session` itself, so that it names no layer below.

@@ -32,6 +32,28 @@ use crate::settings::Settings;
 use crate::txn::{Snapshot, Xid};
 use crate::types::{DataType, Value};
 
+/// One view, as the shell's `\\dv` lists it and `\\d NAME` describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewInfo {
+    /// View name.
+    pub name: String,
+    /// Its columns in order (never NOT NULL, no defaults).
+    pub columns: Vec<super::ColumnInfo>,
+    /// The storage psql shows per column (`plain`, `main`, `extended`).
+    pub storage: Vec<&'static str>,
+    /// The defining query's text.
+    pub definition: String,
+}
+
+/// The storage class PostgreSQL gives a column of type `ty` (`typstorage`).
+fn storage(ty: &DataType) -> &'static str {
+    match ty {
+        DataType::Numeric(_) => "main",
+        _ if ty.attlen() == -1 => "extended",
+        _ => "plain",
+    }
+}
+
 /// The view `name` as `snap` sees it.
 pub(crate) fn visible_view(db: &Database, snap: &Snapshot, name: &str) -> Option<Arc<ViewDef>> {
     db.catalog.lookup_view(
@@ -102,6 +124,36 @@ pub(crate) struct DropTarget {
 }
 
 impl Session {
+    /// Every view this session can see, sorted by name (read as
+    /// [`Session::list_tables`] reads the tables).
+    pub fn list_views(&self) -> Vec<ViewInfo> {
+        let (xid, cid) = match &self.txn {
+            Some(t) => (t.xid, t.cid),
+            None => (crate::txn::INVALID_XID, 0),
+        };
+        let snap = self.db.txns.snapshot(xid, cid);
+        self.db
+            .catalog
+            .views(&self.catalog_view(&snap))
+            .iter()
+            .map(|v| ViewInfo {
+                name: v.name.clone(),
+                columns: v
+                    .columns
+                    .iter()
+                    .map(|c| super::ColumnInfo {
+                        name: c.name.clone(),
+                        type_name: c.ty.to_string(),
+                        not_null: false,
+                        default: None,
+                    })
+                    .collect(),
+                storage: v.columns.iter().map(|c| storage(&c.ty)).collect(),
+                definition: v.text.clone(),
+            })
+            .collect()
+    }
+
     pub(crate) fn create_view(&mut self, c: &ast::CreateView) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
         let (columns, depends_on) = self.view_columns(c, &snap)?;

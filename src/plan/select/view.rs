@@ -10,7 +10,7 @@
 
 use heapdb_grammar::ast;
 
-use super::super::bind::{at, Binder};
+use super::super::bind::Binder;
 use super::from::derived;
 use super::Item;
 use crate::catalog::ViewDef;
@@ -33,7 +33,11 @@ impl Binder<'_> {
         self.ctes = ctes;
         self.outer = outer;
         self.keep_unknown = keep_unknown;
-        let mut plan = planned.map_err(|e| at(e, name.offset))?;
+        // A position would point into the view's text, not the statement's.
+        let mut plan = planned.map_err(|mut e| {
+            e.position = None;
+            e
+        })?;
         if plan.fields.len() < view.columns.len() {
             return Err(err!(
                 InternalError,
