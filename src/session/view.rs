@@ -26,7 +26,7 @@ use crate::catalog::{CatalogView, TableDef, ViewColumn, ViewDef};
 use crate::database::Database;
 use crate::err;
 use crate::error::Result;
-use crate::plan::bind::{at, Binder};
+use crate::plan::bind::Binder;
 use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
 use crate::txn::{Snapshot, Xid};
@@ -162,14 +162,11 @@ impl Session {
         let name = &c.name.name;
         let existing = self.db.catalog.lookup_view(&cv, name);
         if self.db.catalog.lookup(&cv, name).is_some() {
-            return Err(at(
-                if c.or_replace {
-                    err!(WrongObjectType, "\"{name}\" is not a view")
-                } else {
-                    err!(DuplicateTable, "relation \"{name}\" already exists")
-                },
-                c.name.offset,
-            ));
+            return Err(if c.or_replace {
+                err!(WrongObjectType, "\"{name}\" is not a view")
+            } else {
+                err!(DuplicateTable, "relation \"{name}\" already exists")
+            });
         }
         let text = c.query.to_string();
         match existing {
@@ -178,12 +175,7 @@ impl Session {
                 let def = ViewDef::new(old.oid, name.clone(), columns, text, depends_on)?;
                 self.db.catalog.replace_view(&cv, xid, old.oid, Some(def))?;
             }
-            Some(_) => {
-                return Err(at(
-                    err!(DuplicateTable, "relation \"{name}\" already exists"),
-                    c.name.offset,
-                ))
-            }
+            Some(_) => return Err(err!(DuplicateTable, "relation \"{name}\" already exists")),
             None => {
                 let oid = self.db.catalog.next_oid();
                 let def = ViewDef::new(oid, name.clone(), columns, text, depends_on)?;
@@ -248,20 +240,18 @@ impl Session {
                     views.push(v);
                 }
                 None if self.db.catalog.lookup(&cv, &name.name).is_some() => {
-                    return Err(at(
-                        err!(WrongObjectType, "\"{}\" is not a view", name.name)
-                            .with_hint("Use DROP TABLE to remove a table."),
-                        name.offset,
-                    ));
+                    return Err(err!(WrongObjectType, "\"{}\" is not a view", name.name)
+                        .with_hint("Use DROP TABLE to remove a table."));
                 }
                 None if d.if_exists => r.notices.push(Notice::notice(format!(
                     "view \"{}\" does not exist, skipping",
                     name.name
                 ))),
                 None => {
-                    return Err(at(
-                        err!(UndefinedTable, "view \"{}\" does not exist", name.name),
-                        name.offset,
+                    return Err(err!(
+                        UndefinedTable,
+                        "view \"{}\" does not exist",
+                        name.name
                     ))
                 }
             }
@@ -350,11 +340,8 @@ impl Session {
         name: &ast::ObjectName,
     ) -> Result<()> {
         if visible_view(&self.db, snap, &name.name).is_some() {
-            return Err(at(
-                err!(WrongObjectType, "\"{}\" is not a table", name.name)
-                    .with_hint("Use DROP VIEW to remove a view."),
-                name.offset,
-            ));
+            return Err(err!(WrongObjectType, "\"{}\" is not a table", name.name)
+                .with_hint("Use DROP VIEW to remove a view."));
         }
         Ok(())
     }
@@ -401,20 +388,14 @@ impl Session {
         };
         let message = format!("cannot {verb} view \"{}\"", v.name);
         let Some(reason) = not_updatable_reason(&v.query) else {
-            return Err(at(
-                err!(FeatureNotSupported, "{message}")
-                    .with_detail("Writing through automatically updatable views is not supported."),
-                name.offset,
-            ));
+            return Err(err!(FeatureNotSupported, "{message}")
+                .with_detail("Writing through automatically updatable views is not supported."));
         };
-        Err(at(
-            err!(ObjectNotInPrerequisiteState, "{message}")
+        Err(err!(ObjectNotInPrerequisiteState, "{message}")
                 .with_detail(reason)
                 .with_hint(format!(
                     "To enable {action} the view, provide an INSTEAD OF {on} trigger or an unconditional ON {on} DO INSTEAD rule."
-                )),
-            name.offset,
-        ))
+                )))
     }
 }
 
