@@ -75,6 +75,10 @@ pub enum SqlState {
     NotNullViolation,
     /// 23505 unique_violation
     UniqueViolation,
+    /// 42P16 invalid_table_definition
+    InvalidTableDefinition,
+    /// 2BP01 dependent_objects_still_exist
+    DependentObjectsStillExist,
     /// 25001 active_sql_transaction
     ActiveSqlTransaction,
     /// 25P01 no_active_sql_transaction
@@ -117,6 +121,8 @@ pub enum SqlState {
     DuplicateTable,
     /// 42P10 invalid_column_reference
     InvalidColumnReference,
+    /// 42P17 invalid_object_definition
+    InvalidObjectDefinition,
     /// 42P18 indeterminate_datatype
     IndeterminateDatatype,
     /// 53100 disk_full
@@ -171,6 +177,8 @@ impl SqlState {
             InvalidRowCountInResultOffsetClause => "2201X",
             NotNullViolation => "23502",
             UniqueViolation => "23505",
+            InvalidTableDefinition => "42P16",
+            DependentObjectsStillExist => "2BP01",
             ActiveSqlTransaction => "25001",
             NoActiveSqlTransaction => "25P01",
             InFailedSqlTransaction => "25P02",
@@ -192,6 +200,7 @@ impl SqlState {
             UndefinedTable => "42P01",
             DuplicateTable => "42P07",
             InvalidColumnReference => "42P10",
+            InvalidObjectDefinition => "42P17",
             IndeterminateDatatype => "42P18",
             DiskFull => "53100",
             OutOfMemory => "53200",
@@ -336,6 +345,8 @@ mod tests {
             InvalidRowCountInResultOffsetClause,
             NotNullViolation,
             UniqueViolation,
+            InvalidTableDefinition,
+            DependentObjectsStillExist,
             ActiveSqlTransaction,
             NoActiveSqlTransaction,
             InFailedSqlTransaction,
@@ -357,6 +368,7 @@ mod tests {
             UndefinedTable,
             DuplicateTable,
             InvalidColumnReference,
+            InvalidObjectDefinition,
             IndeterminateDatatype,
             DiskFull,
             OutOfMemory,

@@ -42,6 +42,8 @@ fn every_statement_kind_has_a_rule() {
         "create_table_as",
         "drop_table",
         "truncate",
+        "create_view",
+        "drop_view",
         "copy",
         "vacuum",
         "analyze",

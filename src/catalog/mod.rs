@@ -23,6 +23,9 @@
 //! it planned with even if the table is dropped meanwhile.
 
 mod persist;
+mod view;
+
+pub use view::{ViewColumn, ViewDef};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -127,6 +130,8 @@ struct Version {
 struct State {
     versions: Vec<Version>,
     next_oid: u32,
+    /// The views' versions (`view`).
+    views: Vec<view::ViewVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -179,6 +184,7 @@ impl Catalog {
             State {
                 versions: Vec::new(),
                 next_oid: FIRST_USER_OID,
+                views: Vec::new(),
             }
         } else {
             persist::read(&path)?
@@ -195,7 +201,9 @@ impl Catalog {
             }
         }
         state.versions.retain(|v| v.xmax == INVALID_XID);
+        let views_changed = view::settle(&mut state.views, &committed);
         let changed = create
+            || views_changed
             || before
                 != (
                     state.versions.len(),
@@ -292,7 +300,7 @@ impl Catalog {
                 && (view.sees(v)
                     || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
         });
-        if clash {
+        if clash || Self::view_name_taken(&st, view, xid, &def.name) {
             return Err(err!(
                 DuplicateTable,
                 "relation \"{}\" already exists",
@@ -374,6 +382,7 @@ impl Catalog {
                 v.xmax = INVALID_XID;
             }
         }
+        view::abort(&mut st.views, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -385,6 +394,8 @@ impl Catalog {
                 || v.xmax >= horizon
                 || !matches!(txns.status(v.xmax), Ok(XidStatus::Committed))
         });
+        let committed = |x: Xid| matches!(txns.status(x), Ok(XidStatus::Committed));
+        view::prune(&mut st.views, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

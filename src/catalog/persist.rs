@@ -12,6 +12,8 @@
 //! column <name> <type> <not_null 0|1> <default or ->
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
+//! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
+//! viewcol <name> <type>
 //! end <crc32c>
 //! ```
 //!
@@ -34,7 +36,7 @@ const MAGIC: &str = "heapdb-catalog 2";
 
 /// Escapes `s` into one whitespace-free word, prefixed with `=` so that
 /// the empty string has a form and `-` ("none") is never a value.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut out = Vec::with_capacity(s.len() + 1);
     out.push(b'=');
     for b in s.bytes() {
@@ -48,7 +50,7 @@ fn esc(s: &str) -> String {
     String::from_utf8(out).expect("escaping keeps UTF-8 valid")
 }
 
-fn unesc(s: &str) -> Result<String> {
+pub(super) fn unesc(s: &str) -> Result<String> {
     let s = s.strip_prefix('=').ok_or_else(|| corrupt("bad word"))?;
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -69,7 +71,7 @@ fn unesc(s: &str) -> Result<String> {
     String::from_utf8(out).map_err(|_| corrupt("bad UTF-8"))
 }
 
-fn corrupt(what: &str) -> crate::error::Error {
+pub(super) fn corrupt(what: &str) -> crate::error::Error {
     err!(DataCorrupted, "catalog file is corrupt: {what}")
 }
 
@@ -174,6 +176,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
             }
         }
     }
+    super::view::write(&mut text, &st.views);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -253,6 +256,7 @@ fn parse(bytes: &[u8]) -> Result<State> {
     }
     let mut st = State::default();
     let mut tables: Vec<(u32, u32, TableDef)> = Vec::new();
+    let mut views: Vec<super::view::Pending> = Vec::new();
     for line in lines {
         let f: Vec<&str> = line.split(' ').collect();
         let num = |i: usize| -> Result<f64> {
@@ -336,6 +340,8 @@ fn parse(bytes: &[u8]) -> Result<State> {
                 }
                 stats.columns[pos] = Some(cs);
             }
+            "view" => views.push(super::view::parse_view(&f)?),
+            "viewcol" => super::view::parse_column(&f, views.last_mut())?,
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -347,6 +353,7 @@ fn parse(bytes: &[u8]) -> Result<State> {
             def: Arc::new(def),
         })
         .collect();
+    st.views = super::view::finish(views)?;
     Ok(st)
 }
 
@@ -373,6 +380,7 @@ mod tests {
                 }),
             }],
             next_oid: 16385,
+            views: Vec::new(),
         }
     }
 

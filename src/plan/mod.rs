@@ -42,6 +42,10 @@ pub type TableRows = (Vec<Field>, Vec<Vec<Value>>);
 pub trait PlanContext {
     /// The table `name` as the statement's snapshot sees it (42P01 if none).
     fn table(&self, name: &str) -> Result<Arc<TableDef>>;
+    /// The view `name` as the statement's snapshot sees it, if any.
+    fn view(&self, _name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
+        None
+    }
     /// Current number of pages of a table (for estimates).
     fn table_pages(&self, table: &TableDef) -> u32;
     /// Runs an uncorrelated subquery and returns its rows.

@@ -38,6 +38,7 @@ mod functions;
 mod pullup;
 mod reorder;
 mod setops;
+mod view;
 
 use functions::srf_to_from;
 

@@ -289,6 +289,7 @@ impl Session {
                 .lookup(&self.catalog_view(&snap), &name.name)
                 .is_none()
             {
+                self.refuse_drop_table_of_view(&snap, name)?;
                 if d.if_exists {
                     r.notices.push(Notice::notice(format!(
                         "table \"{}\" does not exist, skipping",
@@ -306,6 +307,14 @@ impl Session {
                 .map_err(|e| at(e, name.offset))?;
             tables.push(t);
         }
+        let targets: Vec<_> = tables
+            .iter()
+            .map(|t| super::view::DropTarget {
+                oid: t.oid,
+                described: format!("table {}", t.name),
+            })
+            .collect();
+        self.drop_dependent_views(&snap, xid, &targets, d.cascade, &mut r.notices)?;
         for t in tables {
             self.db
                 .catalog

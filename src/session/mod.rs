@@ -40,6 +40,7 @@ mod maintenance;
 mod query;
 mod result;
 mod utility;
+mod view;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +54,7 @@ pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
+pub use view::ViewInfo;
 
 // The rest of the embedded API: what a client (the shell, a wire-protocol
 // server) needs beside `Session` itself, so that it names no layer below.
@@ -417,6 +419,7 @@ impl Session {
     ) -> Result<QueryResult> {
         let mut r = self.run_classified(Class::Other { writes: true }, &mut |s| {
             s.insert_scanned(sql, scan, sink)
+                .map_err(|e| s.scanned_view_target(e, sql, scan))
         })?;
         r.timing.parse = parse;
         Ok(r)
@@ -525,9 +528,20 @@ impl Session {
         match stmt {
             ast::Statement::Query(q) => self.run_query(q, sink),
             ast::Statement::Explain(e) => self.explain(e),
-            ast::Statement::Insert(i) => self.insert(i, sink),
-            ast::Statement::Update(u) => self.update(u, sink),
-            ast::Statement::Delete(d) => self.delete(d, sink),
+            ast::Statement::Insert(i) => {
+                self.refuse_view_target(&i.table, "insert into")?;
+                self.insert(i, sink)
+            }
+            ast::Statement::Update(u) => {
+                self.refuse_view_target(&u.table, "update")?;
+                self.update(u, sink)
+            }
+            ast::Statement::Delete(d) => {
+                self.refuse_view_target(&d.table, "delete from")?;
+                self.delete(d, sink)
+            }
+            ast::Statement::CreateView(c) => self.create_view(c),
+            ast::Statement::DropView(d) => self.drop_view(d),
             ast::Statement::CreateTable(c) => self.create_table(c),
             ast::Statement::CreateTableAs(c) => self.create_table_as(c),
             ast::Statement::DropTable(d) => self.drop_table(d),

@@ -77,6 +77,10 @@ impl PlanContext for StmtCtx<'_> {
             .open(self.db, self.snapshot, name, LockMode::AccessShare)
     }
 
+    fn view(&self, name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
+        super::view::visible_view(self.db, self.snapshot, name)
+    }
+
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.db
             .pool

@@ -48,6 +48,8 @@ const META_COMMANDS: &[&str] = &[
     "\\d+",
     "\\dt",
     "\\dt+",
+    "\\dv",
+    "\\dv+",
     "\\echo",
     "\\f",
     "\\g",

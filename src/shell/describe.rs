@@ -10,6 +10,8 @@ use super::print::{text, Align, ColumnInfo, Format, ResultPrinter};
 use super::run::{Flow, Runner, Source};
 use crate::session::TableInfo;
 
+mod view;
+
 impl Runner {
     /// `\d [PATTERN]`: list relations, or describe the matching tables.
     pub(crate) fn describe(
@@ -26,7 +28,8 @@ impl Runner {
             Ok(t) => t,
             Err(f) => return f,
         };
-        if tables.is_empty() {
+        let views = self.matching_views(Some(pattern));
+        if tables.is_empty() && views.is_empty() {
             return self.shell_error(
                 &format!("Did not find any relation named \"{pattern}\"."),
                 src,
@@ -65,6 +68,7 @@ impl Runner {
                 Some(&footer),
             );
         }
+        self.describe_views(&views, plus);
         Flow::Continue
     }
 

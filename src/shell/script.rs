@@ -415,6 +415,7 @@ impl Runner {
             MetaCommand::Describe { pattern, plus } => {
                 self.describe(pattern.as_deref(), plus, src, line)
             }
+            MetaCommand::ListViews { pattern } => self.list_views(pattern.as_deref()),
             MetaCommand::ListTables { pattern, plus } => {
                 self.list_tables(pattern.as_deref(), plus, src, line)
             }

@@ -34,8 +34,10 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
         "CREATE TABLE AS",
         "define a new table from the results of a query",
     ),
+    ("CREATE VIEW", "define a new view"),
     ("DELETE", "delete rows of a table"),
     ("DROP TABLE", "remove a table"),
+    ("DROP VIEW", "remove a view"),
     ("EXPLAIN", "show the execution plan of a statement"),
     ("INSERT", "create new rows in a table"),
     (

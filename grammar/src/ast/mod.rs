@@ -22,9 +22,11 @@ use std::hash::{Hash, Hasher};
 
 mod expr;
 mod query;
+mod view;
 
 pub use expr::*;
 pub use query::*;
+pub use view::*;
 
 /// An identifier, already case-folded (see the module docs).
 pub type Ident = String;
@@ -59,6 +61,10 @@ pub enum Statement {
     CreateTable(Box<CreateTable>),
     /// `CREATE TABLE name AS query`
     CreateTableAs(Box<CreateTableAs>),
+    /// `CREATE [OR REPLACE] VIEW ...`
+    CreateView(Box<CreateView>),
+    /// `DROP VIEW ...`
+    DropView(DropView),
     /// `DROP TABLE ...`
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`

@@ -15,6 +15,7 @@ use crate::keywords::{needs_quotes, Keyword};
 use crate::parser::prec;
 
 mod statements;
+mod view;
 
 /// Writes an identifier, quoted when needed.
 struct Id<'a>(&'a str);

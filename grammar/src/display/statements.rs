@@ -25,6 +25,8 @@ impl Display for Statement {
                 }
                 write!(f, " AS {}", c.query)
             }
+            Statement::CreateView(c) => c.fmt(f),
+            Statement::DropView(d) => d.fmt(f),
             Statement::DropTable(d) => {
                 f.write_str("DROP TABLE ")?;
                 if d.if_exists {

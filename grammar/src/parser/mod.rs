@@ -34,6 +34,7 @@ mod literal;
 mod query;
 mod tokens;
 mod utility;
+mod view;
 
 pub(crate) use expr::prec;
 pub use fast::{scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral};
@@ -151,7 +152,9 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Insert => dml::insert(i),
         Keyword::Update => dml::update(i),
         Keyword::Delete => dml::delete(i),
+        Keyword::Create if view::is_create_view(i) => view::create_view(i),
         Keyword::Create => ddl::create_table(i),
+        Keyword::Drop if view::is_drop_view(i) => view::drop_view(i),
         Keyword::Drop => ddl::drop_table(i),
         Keyword::Truncate => ddl::truncate(i),
         Keyword::Copy => utility::copy(i),

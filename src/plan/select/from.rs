@@ -359,7 +359,15 @@ impl Binder<'_> {
                         return derived(plan?, &alias);
                     }
                 }
-                let table = self.ctx.table(&name.name).map_err(|e| at(e, name.offset))?;
+                let table = match self.ctx.table(&name.name) {
+                    Ok(t) => t,
+                    // Not a table: a view (the rewriter's expansion), or
+                    // the table's error.
+                    Err(e) => match self.ctx.view(&name.name) {
+                        Some(v) => return self.plan_view(&v, name, alias.as_ref()),
+                        None => return Err(at(e, name.offset)),
+                    },
+                };
                 let qualifier = alias
                     .as_ref()
                     .map_or_else(|| name.name.clone(), |a| a.name.clone());

@@ -43,6 +43,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("\\d[+]", "list tables"),
             ("\\d[+]  NAME", "describe table"),
             ("\\dt[+] [PATTERN]", "list tables"),
+            ("\\dv[+] [PATTERN]", "list views"),
         ],
     ),
     (

@@ -51,6 +51,11 @@ pub enum MetaCommand {
         /// `+`: sizes and more.
         plus: bool,
     },
+    /// `\dv [PATTERN]`: list views.
+    ListViews {
+        /// Name pattern, if given.
+        pattern: Option<String>,
+    },
     /// `\i FILE` / `\ir FILE`: run a script.
     Include {
         /// The file, as written.
@@ -361,6 +366,9 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
         "d" | "d+" => Describe {
             pattern: lx.next_arg(),
             plus: name.ends_with('+'),
+        },
+        "dv" | "dv+" => ListViews {
+            pattern: lx.next_arg(),
         },
         "dt" | "dt+" => ListTables {
             pattern: lx.next_arg(),
