@@ -124,6 +124,8 @@ pub enum ScalarFunc {
     JustifyDays,
     /// `justify_interval(interval)`.
     JustifyInterval,
+    /// `pg_sleep(seconds)`: sleeps, returns `void` (printed empty).
+    PgSleep,
 }
 
 /// The hyperbolic functions of double precision.
@@ -217,6 +219,7 @@ impl ScalarFunc {
             "justify_hours" => JustifyHours,
             "justify_days" => JustifyDays,
             "justify_interval" => JustifyInterval,
+            "pg_sleep" => PgSleep,
             _ => return None,
         })
     }
@@ -278,6 +281,7 @@ impl ScalarFunc {
             JustifyHours => "justify_hours",
             JustifyDays => "justify_days",
             JustifyInterval => "justify_interval",
+            PgSleep => "pg_sleep",
         }
     }
 
@@ -413,9 +417,9 @@ impl ScalarFunc {
                 ok(self, vec![Text, Int4, Text], Text)
             }
             (DatePart | Extract, [f, t])
-                if is_str(f) && matches!(t, Date | Timestamp | Interval | Unknown) =>
+                if is_str(f) && matches!(t, Date | Timestamp(_) | Interval | Unknown) =>
             {
-                let t = if *t == Unknown { Timestamp } else { *t };
+                let t = if *t == Unknown { Timestamp(None) } else { *t };
                 let result = if self == DatePart {
                     Float8
                 } else {
@@ -423,10 +427,11 @@ impl ScalarFunc {
                 };
                 ok(self, vec![Text, t], result)
             }
-            (DateTrunc, [f, t]) if is_str(f) && matches!(t, Date | Timestamp | Unknown) => {
-                ok(self, vec![Text, Timestamp], Timestamp)
+            (DateTrunc, [f, t]) if is_str(f) && matches!(t, Date | Timestamp(_) | Unknown) => {
+                ok(self, vec![Text, Timestamp(None)], Timestamp(None))
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
+            (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
             (JustifyHours | JustifyDays | JustifyInterval, [Interval | Unknown]) => {
                 ok(self, vec![Interval], Interval)
             }
@@ -540,6 +545,14 @@ impl ScalarFunc {
                     JustifyDays => interval::justify_days(iv)?,
                     _ => interval::justify_interval(iv)?,
                 })
+            }
+            PgSleep => {
+                if let Value::Float8(secs) = &args[0] {
+                    if secs.is_finite() && *secs > 0.0 {
+                        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(1e6)));
+                    }
+                }
+                Value::text("")
             }
             Concat | ConcatWs => unreachable!("handled above"),
         })
