@@ -372,7 +372,7 @@ mod tests {
             "invalid input syntax for type integer: \"x\""
         );
         assert_eq!(
-            c("1999-01-08 10:00", Timestamp, Date).unwrap(),
+            c("1999-01-08 10:00", Timestamp(None), Date).unwrap(),
             "1999-01-08"
         );
         let v = Value::text("abcd");
@@ -398,7 +398,7 @@ mod tests {
         assert_eq!(cast_kind(&Int4, &Bool), Some(Explicit));
         assert_eq!(cast_kind(&Int8, &Bool), None);
         assert_eq!(cast_kind(&Varchar(Some(3)), &Text), Some(Implicit));
-        assert_eq!(cast_kind(&Date, &Timestamp), Some(Implicit));
+        assert_eq!(cast_kind(&Date, &Timestamp(None)), Some(Implicit));
         assert_eq!(cast_kind(&Interval, &Int4), None);
         assert_eq!(common_type(&Int4, &Numeric(None)), Some(Numeric(None)));
         assert_eq!(common_type(&Unknown, &Date), Some(Date));

@@ -469,7 +469,7 @@ mod tests {
             s("2000-01-01 01:00:00", "timestamp without time zone")
         );
         assert_eq!(
-            ok(Sub, ("2000-01-01", Date), ("1999-12-31", Timestamp)),
+            ok(Sub, ("2000-01-01", Date), ("1999-12-31", Timestamp(None))),
             s("1 day", "interval")
         );
         assert_eq!(

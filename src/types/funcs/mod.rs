@@ -859,11 +859,11 @@ mod tests {
         assert_eq!(ok("reverse", &[("abc", Text)]), "cba|text");
         let ts = "2001-02-16 20:38:40.5";
         assert_eq!(
-            ok("date_part", &[("year", Unknown), (ts, Timestamp)]),
+            ok("date_part", &[("year", Unknown), (ts, Timestamp(None))]),
             "2001|double precision"
         );
         assert_eq!(
-            ok("date_part", &[("second", Unknown), (ts, Timestamp)]),
+            ok("date_part", &[("second", Unknown), (ts, Timestamp(None))]),
             "40.5|double precision"
         );
         assert_eq!(
