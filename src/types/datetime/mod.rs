@@ -12,6 +12,7 @@
 //! `timestamp out of range` (22008).
 
 pub mod arith;
+pub mod construct;
 mod decode;
 pub mod interval;
 pub mod parse;

@@ -126,6 +126,14 @@ pub enum ScalarFunc {
     JustifyInterval,
     /// `pg_sleep(seconds)`: sleeps, returns `void` (printed empty).
     PgSleep,
+    /// `date_bin(stride, source, origin)`.
+    DateBin,
+    /// `make_date(year, month, day)`.
+    MakeDate,
+    /// `make_timestamp(year, month, mday, hour, min, sec)`.
+    MakeTimestamp,
+    /// `isfinite(date | timestamp | interval)`.
+    IsFinite,
 }
 
 /// The hyperbolic functions of double precision.
@@ -220,6 +228,10 @@ impl ScalarFunc {
             "justify_days" => JustifyDays,
             "justify_interval" => JustifyInterval,
             "pg_sleep" => PgSleep,
+            "date_bin" => DateBin,
+            "make_date" => MakeDate,
+            "make_timestamp" => MakeTimestamp,
+            "isfinite" => IsFinite,
             _ => return None,
         })
     }
@@ -282,6 +294,10 @@ impl ScalarFunc {
             JustifyDays => "justify_days",
             JustifyInterval => "justify_interval",
             PgSleep => "pg_sleep",
+            DateBin => "date_bin",
+            MakeDate => "make_date",
+            MakeTimestamp => "make_timestamp",
+            IsFinite => "isfinite",
         }
     }
 
@@ -432,6 +448,31 @@ impl ScalarFunc {
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
             (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
+            (DateBin, [Interval | Unknown, a, b])
+                if matches!(a, Date | Timestamp(_) | Unknown)
+                    && matches!(b, Date | Timestamp(_) | Unknown) =>
+            {
+                ok(
+                    self,
+                    vec![Interval, Timestamp(None), Timestamp(None)],
+                    Timestamp(None),
+                )
+            }
+            (MakeDate, [y, m, d]) if is_int(y) && is_int(m) && is_int(d) => {
+                ok(self, vec![Int4, Int4, Int4], Date)
+            }
+            (MakeTimestamp, [y, mo, d, h, mi, s])
+                if [y, mo, d, h, mi].iter().all(|t| is_int(t)) && is_num(s) =>
+            {
+                ok(
+                    self,
+                    vec![Int4, Int4, Int4, Int4, Int4, Float8],
+                    Timestamp(None),
+                )
+            }
+            (IsFinite, [Date]) => ok(self, vec![Date], Bool),
+            (IsFinite, [Timestamp(_) | Unknown]) => ok(self, vec![Timestamp(None)], Bool),
+            (IsFinite, [Interval]) => ok(self, vec![Interval], Bool),
             (JustifyHours | JustifyDays | JustifyInterval, [Interval | Unknown]) => {
                 ok(self, vec![Interval], Interval)
             }
@@ -546,6 +587,35 @@ impl ScalarFunc {
                     _ => interval::justify_interval(iv)?,
                 })
             }
+            DateBin => match (&args[0], &args[1], &args[2]) {
+                (Value::Interval(s), Value::Timestamp(t), Value::Timestamp(o)) => {
+                    Value::Timestamp(super::datetime::construct::date_bin(s, *t, *o)?)
+                }
+                _ => return Err(bad_arg(self)),
+            },
+            MakeDate => Value::Date(super::datetime::construct::make_date(
+                int(0)?,
+                int(1)?,
+                int(2)?,
+            )?),
+            MakeTimestamp => {
+                let Value::Float8(sec) = &args[5] else {
+                    return Err(bad_arg(self));
+                };
+                Value::Timestamp(super::datetime::construct::make_timestamp(
+                    int(0)?,
+                    int(1)?,
+                    int(2)?,
+                    int(3)?,
+                    int(4)?,
+                    *sec,
+                )?)
+            }
+            IsFinite => Value::Bool(match &args[0] {
+                Value::Date(d) => *d != i32::MIN && *d != i32::MAX,
+                Value::Timestamp(t) => *t != i64::MIN && *t != i64::MAX,
+                _ => true,
+            }),
             PgSleep => {
                 if let Value::Float8(secs) = &args[0] {
                     if secs.is_finite() && *secs > 0.0 {
