@@ -8,12 +8,13 @@
 //! `double precision`, `round(2.5)` numeric, `mod(7, 3)` integer). The
 //! executor then calls [`ScalarFunc::eval`] with the cast arguments. Every
 //! function is strict (NULL in, NULL out) except `concat` and `concat_ws`,
-//! which skip NULLs. SQL syntax forms map onto these: `position(a in b)` is
+//! which skip NULLs, `format` (see [`format`]) and `quote_nullable`. SQL syntax forms map onto these: `position(a in b)` is
 //! `Position(a, b)`, `trim(both x from s)` is `Btrim(s, x)`,
 //! `substring(s from a for b)` is `Substring(s, a, b)`, `extract(f from x)`
 //! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
 //! are the binder's (with [`compare`](super::compare::compare)).
 
+mod format;
 pub mod string;
 
 use super::datatype::DataType;
@@ -134,6 +135,14 @@ pub enum ScalarFunc {
     MakeTimestamp,
     /// `isfinite(date | timestamp | interval)`.
     IsFinite,
+    /// `format(fmt, args...)`: not strict in its arguments.
+    Format,
+    /// `quote_ident(text)`.
+    QuoteIdent,
+    /// `quote_literal(text)`.
+    QuoteLiteral,
+    /// `quote_nullable(text)`: `NULL` for NULL.
+    QuoteNullable,
 }
 
 /// The hyperbolic functions of double precision.
@@ -232,6 +241,10 @@ impl ScalarFunc {
             "make_date" => MakeDate,
             "make_timestamp" => MakeTimestamp,
             "isfinite" => IsFinite,
+            "format" => Format,
+            "quote_ident" => QuoteIdent,
+            "quote_literal" => QuoteLiteral,
+            "quote_nullable" => QuoteNullable,
             _ => return None,
         })
     }
@@ -298,6 +311,10 @@ impl ScalarFunc {
             MakeDate => "make_date",
             MakeTimestamp => "make_timestamp",
             IsFinite => "isfinite",
+            Format => "format",
+            QuoteIdent => "quote_ident",
+            QuoteLiteral => "quote_literal",
+            QuoteNullable => "quote_nullable",
         }
     }
 
@@ -448,6 +465,17 @@ impl ScalarFunc {
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
             (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
+            (Format, [f, ..]) if is_str(f) => {
+                let mut types: Vec<DataType> = args
+                    .iter()
+                    .map(|t| if *t == Unknown { Text } else { *t })
+                    .collect();
+                types[0] = Text;
+                ok(self, types, Text)
+            }
+            (QuoteIdent | QuoteLiteral | QuoteNullable, [t]) if is_str(t) => {
+                ok(self, vec![Text], Text)
+            }
             (DateBin, [Interval | Unknown, a, b])
                 if matches!(a, Date | Timestamp(_) | Unknown)
                     && matches!(b, Date | Timestamp(_) | Unknown) =>
@@ -486,6 +514,10 @@ impl ScalarFunc {
         use ScalarFunc::*;
         match self {
             Concat => return Ok(concat(args, "")),
+            Format => return format::format(args),
+            QuoteNullable if args.first().is_some_and(Value::is_null) => {
+                return Ok(Value::text("NULL"))
+            }
             ConcatWs => {
                 return match args.first() {
                     Some(Value::Text(sep)) => Ok(concat(&args[1..], sep)),
@@ -587,6 +619,8 @@ impl ScalarFunc {
                     _ => interval::justify_interval(iv)?,
                 })
             }
+            QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
+            QuoteLiteral | QuoteNullable => Value::text(&format::quote_literal(text(0)?)),
             DateBin => match (&args[0], &args[1], &args[2]) {
                 (Value::Interval(s), Value::Timestamp(t), Value::Timestamp(o)) => {
                     Value::Timestamp(super::datetime::construct::date_bin(s, *t, *o)?)
@@ -624,7 +658,7 @@ impl ScalarFunc {
                 }
                 Value::text("")
             }
-            Concat | ConcatWs => unreachable!("handled above"),
+            Concat | ConcatWs | Format => unreachable!("handled above"),
         })
     }
 }
