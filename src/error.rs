@@ -53,6 +53,8 @@ pub enum SqlState {
     DivisionByZero,
     /// 22023 invalid_parameter_value
     InvalidParameterValue,
+    /// 22009 invalid_time_zone_displacement_value
+    InvalidTimeZoneDisplacementValue,
     /// 2201F invalid_argument_for_power_function
     InvalidArgumentForPowerFunction,
     /// 2201E invalid_argument_for_logarithm
@@ -166,6 +168,7 @@ impl SqlState {
             IntervalFieldOverflow => "22015",
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
+            InvalidTimeZoneDisplacementValue => "22009",
             InvalidArgumentForPowerFunction => "2201F",
             InvalidArgumentForLogarithm => "2201E",
             InvalidEscapeSequence => "22025",
@@ -334,6 +337,7 @@ mod tests {
             IntervalFieldOverflow,
             DivisionByZero,
             InvalidParameterValue,
+            InvalidTimeZoneDisplacementValue,
             InvalidArgumentForPowerFunction,
             InvalidArgumentForLogarithm,
             InvalidEscapeSequence,

@@ -74,8 +74,9 @@ fn data_type() -> impl Strategy<Value = DataType> {
         proptest::option::of(1u32..1000).prop_map(DataType::Varchar),
         proptest::option::of(1u32..1000).prop_map(DataType::Char),
         Just(DataType::Date),
-        Just(DataType::Timestamp),
-        Just(DataType::TimestampTz),
+        Just(DataType::Timestamp(None)),
+        Just(DataType::Timestamp(Some(3))),
+        Just(DataType::TimestampTz(None)),
         Just(DataType::Interval),
         prop_oneof![
             Just("serial".to_string()),

@@ -92,7 +92,8 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Varchar(Some(n)) => format!("varchar:{n}"),
         DataType::Char(n) => format!("bpchar:{n}"),
         DataType::Date => "date".into(),
-        DataType::Timestamp => "timestamp".into(),
+        DataType::Timestamp(None) => "timestamp".into(),
+        DataType::Timestamp(Some(p)) => format!("timestamp:{p}"),
         DataType::Interval => "interval".into(),
         DataType::Unknown => "unknown".into(),
     }
@@ -123,7 +124,8 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "varchar" => DataType::Varchar(Some(num()? as u32)),
         "bpchar" => DataType::Char(num()? as u32),
         "date" => DataType::Date,
-        "timestamp" => DataType::Timestamp,
+        "timestamp" if tag == "timestamp" => DataType::Timestamp(None),
+        "timestamp" => DataType::Timestamp(Some(num()? as u8)),
         "interval" => DataType::Interval,
         "unknown" => DataType::Unknown,
         _ => return Err(corrupt("unknown type")),
@@ -453,7 +455,7 @@ mod tests {
             DataType::Varchar(Some(20)),
             DataType::Char(1),
             DataType::Date,
-            DataType::Timestamp,
+            DataType::Timestamp(None),
             DataType::Interval,
         ] {
             assert_eq!(parse_type_tag(&type_tag(&ty)).unwrap(), ty);

@@ -466,7 +466,10 @@ impl Expr {
                     || matches!(to, T::Text | T::Varchar(None))
                     || (int(from) && int(to) && width(from) <= width(to))
                     || (int(from) && matches!(to, T::Float8 | T::Numeric(None)))
-                    || matches!((from, to), (T::Float4, T::Float8) | (T::Date, T::Timestamp));
+                    || matches!(
+                        (from, to),
+                        (T::Float4, T::Float8) | (T::Date, T::Timestamp(_))
+                    );
                 !safe
             }
             ExprKind::Neg(_) | ExprKind::Func(..) | ExprKind::Param(_) | ExprKind::SubPlan(..) => {

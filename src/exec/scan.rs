@@ -769,7 +769,7 @@ impl Operator for FunctionOp<'_> {
                 }
                 let len = out.len();
                 Ok(Some(Batch {
-                    columns: vec![Vector::from_data(DataType::Timestamp, Data::I64(out))],
+                    columns: vec![Vector::from_data(DataType::Timestamp(None), Data::I64(out))],
                     len,
                 }))
             }

@@ -221,9 +221,14 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             DataType::Char(n.unwrap_or(1))
         }
         A::Date => DataType::Date,
-        A::Timestamp => DataType::Timestamp,
+        A::Timestamp(p) => DataType::Timestamp(match p {
+            Some(p) => Some(crate::types::datetime::timestamp_precision(
+                *p as i64, false,
+            )?),
+            None => None,
+        }),
         A::Interval => DataType::Interval,
-        A::TimestampTz => {
+        A::TimestampTz(_) => {
             return Err(err!(
                 FeatureNotSupported,
                 "type \"timestamp with time zone\" is not supported"
@@ -793,7 +798,7 @@ impl Binder<'_> {
         let now = self.ctx.statement_timestamp();
         Ok(match v {
             ast::CurrentValue::CurrentTimestamp | ast::CurrentValue::LocalTimestamp => {
-                Expr::constant(Value::Timestamp(now), DataType::Timestamp)
+                Expr::constant(Value::Timestamp(now), DataType::Timestamp(None))
             }
             ast::CurrentValue::CurrentDate => Expr::constant(
                 Value::Date(now.div_euclid(86_400_000_000) as i32),
@@ -1030,7 +1035,7 @@ impl Binder<'_> {
             {
                 return Ok(Expr::constant(
                     Value::Timestamp(self.ctx.statement_timestamp()),
-                    DataType::Timestamp,
+                    DataType::Timestamp(None),
                 ));
             }
             _ => {}

@@ -92,7 +92,7 @@ pub fn invisible_cast(from: &DataType, to: &DataType, ctx: CastContext) -> bool 
     use DataType::*;
     let int = |t: &DataType| matches!(t, Int2 | Int4 | Int8);
     ctx == CastContext::Implicit
-        && ((int(from) && int(to)) || matches!((from, to), (Float4, Float8) | (Date, Timestamp)))
+        && ((int(from) && int(to)) || matches!((from, to), (Float4, Float8) | (Date, Timestamp(_))))
 }
 
 /// The per-row cost of `e` in units of `cpu_operator_cost` (see the module

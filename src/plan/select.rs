@@ -150,8 +150,8 @@ fn type_name(t: &ast::DataType) -> String {
         A::Varchar(_) => "varchar",
         A::Char(_) => "bpchar",
         A::Date => "date",
-        A::Timestamp => "timestamp",
-        A::TimestampTz => "timestamptz",
+        A::Timestamp(_) => "timestamp",
+        A::TimestampTz(_) => "timestamptz",
         A::Interval => "interval",
         A::Named(n) => n.as_str(),
     }

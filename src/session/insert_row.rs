@@ -406,7 +406,7 @@ fn bind_scanned(
                     }
                     Some(Bound::Encoded)
                 }
-                DataType::Timestamp => parse_timestamp_at(&s, now).ok().map(Bound::I64),
+                DataType::Timestamp(None) => parse_timestamp_at(&s, now).ok().map(Bound::I64),
                 to => {
                     let base = to.without_typmod();
                     let parsed = types::parse_value_at(&s, &base, now).ok()?;

@@ -334,6 +334,7 @@ impl Session {
         style::set_output_style(style::OutputStyle {
             date,
             day_first: self.settings.datestyle.order == DateOrder::Dmy,
+            year_first: self.settings.datestyle.order == DateOrder::Ymd,
             interval,
         });
     }

@@ -72,8 +72,8 @@ pub fn cast_kind(from: &DataType, to: &DataType) -> Option<CastContext> {
     }
     match (from, to) {
         (Int4, Bool) | (Bool, Int4) => Some(Explicit),
-        (Date, Timestamp) => Some(Implicit),
-        (Timestamp, Date) => Some(Assignment),
+        (Date, Timestamp(_)) => Some(Implicit),
+        (Timestamp(_), Date) => Some(Assignment),
         (f, t) if f.is_string() && t.is_string() => Some(Implicit),
         (_, t) if t.is_string() => Some(Assignment),
         (f, _) if f.is_string() => Some(Explicit),
@@ -155,8 +155,10 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
         (Value::Bool(b), DataType::Int4) => Value::Int4(*b as i32),
         (Value::Int4(i), DataType::Bool) => Value::Bool(*i != 0),
         (Value::Date(d), DataType::Date) => Value::Date(*d),
-        (Value::Date(d), DataType::Timestamp) => Value::Timestamp(date_to_timestamp(*d)?),
-        (Value::Timestamp(t), DataType::Timestamp) => Value::Timestamp(*t),
+        (Value::Date(d), DataType::Timestamp(_)) => Value::Timestamp(date_to_timestamp(*d)?),
+        (Value::Timestamp(t), DataType::Timestamp(p)) => {
+            Value::Timestamp(crate::types::datetime::round_timestamp(*t, *p)?)
+        }
         (Value::Timestamp(t), DataType::Date) => Value::Date(timestamp_to_date(*t)),
         (Value::Interval(iv), DataType::Interval) => Value::Interval(*iv),
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), _) => {
@@ -277,7 +279,7 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         (Varchar(_), Varchar(_)) => Some(Varchar(None)),
         (Numeric(_), Numeric(_)) => Some(Numeric(None)),
         (x, y) if x.is_string() && y.is_string() => Some(Text),
-        (Date, Timestamp) | (Timestamp, Date) => Some(Timestamp),
+        (Date | Timestamp(_), Timestamp(_)) | (Timestamp(_), Date) => Some(Timestamp(None)),
         (x, y) => match (numeric_rank(x), numeric_rank(y)) {
             (Some(rx), Some(ry)) => Some(if rx >= ry {
                 x.without_typmod()
@@ -370,7 +372,7 @@ mod tests {
             "invalid input syntax for type integer: \"x\""
         );
         assert_eq!(
-            c("1999-01-08 10:00", Timestamp, Date).unwrap(),
+            c("1999-01-08 10:00", Timestamp(None), Date).unwrap(),
             "1999-01-08"
         );
         let v = Value::text("abcd");
@@ -396,7 +398,7 @@ mod tests {
         assert_eq!(cast_kind(&Int4, &Bool), Some(Explicit));
         assert_eq!(cast_kind(&Int8, &Bool), None);
         assert_eq!(cast_kind(&Varchar(Some(3)), &Text), Some(Implicit));
-        assert_eq!(cast_kind(&Date, &Timestamp), Some(Implicit));
+        assert_eq!(cast_kind(&Date, &Timestamp(None)), Some(Implicit));
         assert_eq!(cast_kind(&Interval, &Int4), None);
         assert_eq!(common_type(&Int4, &Numeric(None)), Some(Numeric(None)));
         assert_eq!(common_type(&Unknown, &Date), Some(Date));

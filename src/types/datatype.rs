@@ -45,9 +45,11 @@ pub enum DataType {
     Name,
     /// `date` (OID 1082): days since 2000-01-01, 4 bytes.
     Date,
-    /// `timestamp without time zone` (OID 1114): microseconds since
-    /// 2000-01-01 00:00:00, 8 bytes.
-    Timestamp,
+    /// `timestamp(p) without time zone` (OID 1114): microseconds since
+    /// 2000-01-01 00:00:00, 8 bytes. `Some(p)` (0 to 6) rounds values to
+    /// `p` fractional-second digits on input and assignment; `None` keeps
+    /// all six.
+    Timestamp(Option<u8>),
     /// `interval` (OID 1186): months, days and microseconds, 16 bytes.
     Interval,
     /// `unknown` (OID 705): the type of an untyped string literal before the
@@ -89,7 +91,7 @@ impl DataType {
             DataType::Char(_) => 1042,
             DataType::Varchar(_) => 1043,
             DataType::Date => 1082,
-            DataType::Timestamp => 1114,
+            DataType::Timestamp(_) => 1114,
             DataType::Interval => 1186,
             DataType::Numeric(_) => 1700,
         }
@@ -102,7 +104,7 @@ impl DataType {
             DataType::Bool => 1,
             DataType::Int2 => 2,
             DataType::Int4 | DataType::Float4 | DataType::Date => 4,
-            DataType::Int8 | DataType::Float8 | DataType::Timestamp => 8,
+            DataType::Int8 | DataType::Float8 | DataType::Timestamp(_) => 8,
             DataType::Interval => 16,
             DataType::Numeric(_)
             | DataType::Text
@@ -121,7 +123,7 @@ impl DataType {
             DataType::Bool => 1,
             DataType::Int2 => 2,
             DataType::Int4 | DataType::Float4 | DataType::Date => 4,
-            DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Interval => 8,
+            DataType::Int8 | DataType::Float8 | DataType::Timestamp(_) | DataType::Interval => 8,
             DataType::Numeric(_)
             | DataType::Text
             | DataType::Name
@@ -149,7 +151,7 @@ impl DataType {
             DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Char(_) => {
                 TypeCategory::String
             }
-            DataType::Date | DataType::Timestamp => TypeCategory::DateTime,
+            DataType::Date | DataType::Timestamp(_) => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
         }
@@ -162,6 +164,7 @@ impl DataType {
         match self {
             DataType::Numeric(_) => DataType::Numeric(None),
             DataType::Varchar(_) => DataType::Varchar(None),
+            DataType::Timestamp(_) => DataType::Timestamp(None),
             other => *other,
         }
     }
@@ -195,7 +198,7 @@ impl DataType {
             "varchar" | "character varying" | "char varying" => DataType::Varchar(None),
             "char" | "character" | "bpchar" => DataType::Char(1),
             "date" => DataType::Date,
-            "timestamp" | "timestamp without time zone" => DataType::Timestamp,
+            "timestamp" | "timestamp without time zone" => DataType::Timestamp(None),
             "interval" => DataType::Interval,
             "unknown" => DataType::Unknown,
             _ => return None,
@@ -232,6 +235,9 @@ impl DataType {
                     _ => DataType::Char(*n as u32),
                 })
             }
+            (DataType::Timestamp(_), [p]) => Ok(DataType::Timestamp(Some(
+                crate::types::datetime::timestamp_precision(*p, false)?,
+            ))),
             (DataType::Numeric(_), [p]) => DataType::Numeric(None).with_typmod(&[*p, 0]),
             (DataType::Numeric(_), [p, s]) => {
                 if !(1..=1000).contains(p) {
@@ -276,7 +282,8 @@ impl fmt::Display for DataType {
             DataType::Char(0) => f.write_str("bpchar"),
             DataType::Char(n) => write!(f, "character({n})"),
             DataType::Date => f.write_str("date"),
-            DataType::Timestamp => f.write_str("timestamp without time zone"),
+            DataType::Timestamp(None) => f.write_str("timestamp without time zone"),
+            DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
             DataType::Interval => f.write_str("interval"),
             DataType::Unknown => f.write_str("unknown"),
         }
@@ -299,7 +306,7 @@ mod tests {
             (DataType::Bool, "boolean", 16, 1, 1),
             (DataType::Date, "date", 1082, 4, 4),
             (
-                DataType::Timestamp,
+                DataType::Timestamp(None),
                 "timestamp without time zone",
                 1114,
                 8,

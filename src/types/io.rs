@@ -53,7 +53,10 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
             None => Value::Text(Arc::from(text)),
         },
         DataType::Date => Value::Date(parse::parse_date_at(text, now)?),
-        DataType::Timestamp => Value::Timestamp(parse::parse_timestamp_at(text, now)?),
+        DataType::Timestamp(p) => {
+            let t = parse::parse_timestamp_at(text, now)?;
+            Value::Timestamp(super::datetime::round_timestamp(t, *p)?)
+        }
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
     })
 }
@@ -192,7 +195,7 @@ mod tests {
             ("January 8, 1999", DataType::Date, "1999-01-08"),
             (
                 "Thu Jan 07 15:15:00 1999 EST",
-                DataType::Timestamp,
+                DataType::Timestamp(None),
                 "1999-01-07 15:15:00",
             ),
             ("1 day 2 hours", DataType::Interval, "1 day 02:00:00"),

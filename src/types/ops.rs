@@ -117,6 +117,14 @@ fn numeric_result(l: &DataType, r: &DataType) -> Option<DataType> {
     })
 }
 
+/// `timestamp(p)` as `timestamp`; other types unchanged.
+fn strip_timestamp_typmod(t: &DataType) -> DataType {
+    match t {
+        DataType::Timestamp(_) => DataType::Timestamp(None),
+        t => *t,
+    }
+}
+
 /// Resolves `left op right` to (type to cast left to, type to cast right
 /// to, result type), or `None` when no operator exists (see
 /// [`operator_error`]).
@@ -127,6 +135,11 @@ pub fn resolve_binary(
 ) -> Option<(DataType, DataType, DataType)> {
     use BinaryOp::*;
     use DataType::*;
+    // timestamp(p)'s operators are timestamp's: the precision only rounds.
+    let (left, right) = (
+        &strip_timestamp_typmod(left),
+        &strip_timestamp_typmod(right),
+    );
     if op.is_comparison() {
         // As PostgreSQL resolves them: char(n) compares as bpchar with a
         // literal typed bpchar (no length: `tag = 't1'::bpchar`) or with
@@ -178,13 +191,13 @@ pub fn resolve_binary(
         (Add, Date, t) | (Sub, Date, t) if int(t) => Some((Date, Int4, Date)),
         (Add, t, Date) if int(t) => Some((Int4, Date, Date)),
         (Sub, Date, Date) => Some((Date, Date, Int4)),
-        (Add, Date | Timestamp, Interval) | (Sub, Date | Timestamp, Interval) => {
-            Some((Timestamp, Interval, Timestamp))
+        (Add, Date | Timestamp(_), Interval) | (Sub, Date | Timestamp(_), Interval) => {
+            Some((Timestamp(None), Interval, Timestamp(None)))
         }
-        (Add, Interval, Date | Timestamp) => Some((Interval, Timestamp, Timestamp)),
-        (Sub, Timestamp, Timestamp) | (Sub, Date, Timestamp) | (Sub, Timestamp, Date) => {
-            Some((Timestamp, Timestamp, Interval))
-        }
+        (Add, Interval, Date | Timestamp(_)) => Some((Interval, Timestamp(None), Timestamp(None))),
+        (Sub, Timestamp(_), Timestamp(_))
+        | (Sub, Date, Timestamp(_))
+        | (Sub, Timestamp(_), Date) => Some((Timestamp(None), Timestamp(None), Interval)),
         (Add | Sub, Interval, Interval) => Some((Interval, Interval, Interval)),
         (Mul | Div, Interval, t) if t.is_numeric() => Some((Interval, Float8, Interval)),
         (Mul, t, Interval) if t.is_numeric() => Some((Float8, Interval, Interval)),
@@ -456,7 +469,7 @@ mod tests {
             s("2000-01-01 01:00:00", "timestamp without time zone")
         );
         assert_eq!(
-            ok(Sub, ("2000-01-01", Date), ("1999-12-31", Timestamp)),
+            ok(Sub, ("2000-01-01", Date), ("1999-12-31", Timestamp(None))),
             s("1 day", "interval")
         );
         assert_eq!(

@@ -97,7 +97,7 @@ impl Value {
             Value::Numeric(_) => DataType::Numeric(None),
             Value::Text(_) => DataType::Text,
             Value::Date(_) => DataType::Date,
-            Value::Timestamp(_) => DataType::Timestamp,
+            Value::Timestamp(_) => DataType::Timestamp(None),
             Value::Interval(_) => DataType::Interval,
         })
     }
@@ -185,7 +185,7 @@ impl Value {
             DataType::Float4 => Value::Float4(f32::from_le_bytes(fixed(bytes))),
             DataType::Float8 => Value::Float8(f64::from_le_bytes(fixed(bytes))),
             DataType::Date => Value::Date(i32::from_le_bytes(fixed(bytes))),
-            DataType::Timestamp => Value::Timestamp(i64::from_le_bytes(fixed(bytes))),
+            DataType::Timestamp(_) => Value::Timestamp(i64::from_le_bytes(fixed(bytes))),
             DataType::Interval => {
                 let b: [u8; 16] = fixed(bytes);
                 let (micros, rest) = b.split_at(8);
@@ -286,7 +286,7 @@ mod tests {
             (DataType::Float4, Value::Float4(0.1)),
             (DataType::Float8, Value::Float8(-1e100)),
             (DataType::Date, Value::Date(-3)),
-            (DataType::Timestamp, Value::Timestamp(86_400_000_000)),
+            (DataType::Timestamp(None), Value::Timestamp(86_400_000_000)),
             (
                 DataType::Interval,
                 Value::Interval(Interval {

@@ -102,7 +102,7 @@ impl Data {
             DataType::Bool => Data::Bool(Vec::with_capacity(cap)),
             DataType::Int2 => Data::I16(Vec::with_capacity(cap)),
             DataType::Int4 | DataType::Date => Data::I32(Vec::with_capacity(cap)),
-            DataType::Int8 | DataType::Timestamp => Data::I64(Vec::with_capacity(cap)),
+            DataType::Int8 | DataType::Timestamp(_) => Data::I64(Vec::with_capacity(cap)),
             DataType::Float4 => Data::F32(Vec::with_capacity(cap)),
             DataType::Float8 => Data::F64(Vec::with_capacity(cap)),
             t if t.is_string() => Data::Str(StrVec::with_capacity(cap, 16 * cap)),
@@ -208,7 +208,7 @@ impl Vector {
                 _ => Value::Int4(v[i]),
             },
             Data::I64(v) => match self.ty {
-                DataType::Timestamp => Value::Timestamp(v[i]),
+                DataType::Timestamp(_) => Value::Timestamp(v[i]),
                 _ => Value::Int8(v[i]),
             },
             Data::F32(v) => Value::Float4(v[i]),

@@ -314,10 +314,11 @@ pub enum DataType {
     Char(Option<u32>),
     /// `date`
     Date,
-    /// `timestamp [without time zone]`
-    Timestamp,
-    /// `timestamptz`, `timestamp with time zone`
-    TimestampTz,
+    /// `timestamp [(p)] [without time zone]`, with its fractional-second
+    /// precision if given
+    Timestamp(Option<u32>),
+    /// `timestamptz`, `timestamp [(p)] with time zone`
+    TimestampTz(Option<u32>),
     /// `interval`
     Interval,
     /// Any other type name, lower-cased (the binder reports `type "x" does

@@ -430,8 +430,10 @@ impl Display for DataType {
                 n.map_or(Ok(()), |n| write!(f, "({n})"))
             }
             DataType::Date => f.write_str("date"),
-            DataType::Timestamp => f.write_str("timestamp without time zone"),
-            DataType::TimestampTz => f.write_str("timestamp with time zone"),
+            DataType::Timestamp(None) => f.write_str("timestamp without time zone"),
+            DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
+            DataType::TimestampTz(None) => f.write_str("timestamp with time zone"),
+            DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
             DataType::Interval => f.write_str("interval"),
             // Any keyword is quoted: `double`, for one, would start `double
             // precision` when read back.

@@ -64,7 +64,7 @@ pub(crate) fn string_value(i: Tokens<'_>, t: Token) -> Result<String, ParseError
 ///   | 'BOOLEAN' | 'BOOL' | 'TEXT'
 ///   | ('VARCHAR' | 'CHARACTER' 'VARYING' | 'CHAR' 'VARYING') ['(' integer ')']
 ///   | ('CHAR' | 'CHARACTER' | 'BPCHAR') ['(' integer ')']
-///   | 'DATE' | 'TIMESTAMP' [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'TIMESTAMPTZ'
+///   | 'DATE' | 'TIMESTAMP' ['(' integer ')'] [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'TIMESTAMPTZ'
 ///   | 'TIME' [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'INTERVAL' | type_name`
 pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
     let t = i.first();
@@ -91,11 +91,11 @@ pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
                 map(opt_typmod, DataType::Char)(rest)
             }
         }
-        Keyword::Timestamp => map(time_zone_suffix, |tz| {
+        Keyword::Timestamp => map(pair(opt_typmod, time_zone_suffix), |(p, tz)| {
             if tz {
-                DataType::TimestampTz
+                DataType::TimestampTz(p)
             } else {
-                DataType::Timestamp
+                DataType::Timestamp(p)
             }
         })(rest),
         Keyword::Time => map(time_zone_suffix, |tz| {
@@ -114,7 +114,7 @@ pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
                 "text" => DataType::Text,
                 "bpchar" => return map(opt_typmod, DataType::Char)(rest),
                 "date" => DataType::Date,
-                "timestamptz" => DataType::TimestampTz,
+                "timestamptz" => return map(opt_typmod, DataType::TimestampTz)(rest),
                 _ => DataType::Named(name),
             };
             Ok((rest, simple))

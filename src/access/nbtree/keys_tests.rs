@@ -70,7 +70,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             Value::text(&s)
         }
         DataType::Date => Value::Date(r.pick(&[i32::MIN, -5, 0, 5, 10_000, i32::MAX])),
-        DataType::Timestamp => Value::Timestamp(r.next() as i64 >> (r.next() % 63)),
+        DataType::Timestamp(_) => Value::Timestamp(r.next() as i64 >> (r.next() % 63)),
         DataType::Interval => Value::Interval(Interval {
             months: (r.next() % 5) as i32 - 2,
             days: (r.next() % 70) as i32 - 35,
@@ -92,7 +92,7 @@ const TYPES: [DataType; 13] = [
     DataType::Name,
     DataType::Char(4),
     DataType::Date,
-    DataType::Timestamp,
+    DataType::Timestamp(None),
     DataType::Interval,
 ];
 

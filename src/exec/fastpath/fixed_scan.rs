@@ -75,7 +75,10 @@ pub fn fixed_layout(
                 (types[k], len),
                 (DataType::Int2, 2)
                     | (DataType::Int4 | DataType::Date, 4)
-                    | (DataType::Int8 | DataType::Timestamp | DataType::Float8, 8)
+                    | (
+                        DataType::Int8 | DataType::Timestamp(_) | DataType::Float8,
+                        8
+                    )
             );
             fits.then_some(FixedColumn { out: k, off, len })
         })

@@ -47,7 +47,7 @@ fn int_type(t: &DataType) -> bool {
 }
 
 fn int_like(t: &DataType) -> bool {
-    int_type(t) || matches!(t, DataType::Date | DataType::Timestamp)
+    int_type(t) || matches!(t, DataType::Date | DataType::Timestamp(_))
 }
 
 /// Whether the fast path applies to `group` and `aggs`.
@@ -108,7 +108,7 @@ fn int_value(ty: &DataType, k: i64) -> Value {
         DataType::Int2 => Value::Int2(k as i16),
         DataType::Int4 => Value::Int4(k as i32),
         DataType::Date => Value::Date(k as i32),
-        DataType::Timestamp => Value::Timestamp(k),
+        DataType::Timestamp(_) => Value::Timestamp(k),
         _ => Value::Int8(k),
     }
 }

@@ -205,7 +205,7 @@ impl Binder<'_> {
                 let t = if i == 2 {
                     DataType::Interval
                 } else {
-                    DataType::Timestamp
+                    DataType::Timestamp(None)
                 };
                 let e = self.coerce(a.clone(), &t, CastContext::Implicit, *off)?;
                 vals.push(crate::exec::eval_const(&e)?);
@@ -224,7 +224,7 @@ impl Binder<'_> {
                     },
                     vec![Field {
                         name: "generate_series".into(),
-                        ty: DataType::Timestamp,
+                        ty: DataType::Timestamp(None),
                     }],
                 ));
             }
@@ -232,7 +232,7 @@ impl Binder<'_> {
                 TableFunc::Rows(vec![]),
                 vec![Field {
                     name: "generate_series".into(),
-                    ty: DataType::Timestamp,
+                    ty: DataType::Timestamp(None),
                 }],
             ));
         }

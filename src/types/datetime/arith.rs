@@ -275,13 +275,17 @@ pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
             let y = iso_week(tm.date).1;
             int(if y > 0 { y } else { y - 1 })
         }
-        "epoch" => Ok(scaled(t + 946_684_800 * USECS_PER_SEC, 6)),
+        // In 128 bits: near the upper bound the sum overflows 64.
+        "epoch" => Ok(
+            Numeric::from_i128(i128::from(t) + 946_684_800 * i128::from(USECS_PER_SEC))
+                .div_round(&Numeric::from_i64(USECS_PER_SEC), 6),
+        ),
         "julian" => {
             let j = Numeric::from_i64(tm.date + POSTGRES_EPOCH_JDATE);
             let frac = Numeric::from_i64(tm.time).div_round(&Numeric::from_i64(USECS_PER_DAY), 20);
             Ok(j.add(&frac))
         }
-        "timezone" | "timezone_hour" | "timezone_minute" => {
+        "timezone" | "timezone_h" | "timezone_m" | "timezone_hour" | "timezone_minute" => {
             Err(unit_error(&u, "timestamp without time zone"))
         }
         _ => Err(unrecognized(&u, "timestamp without time zone")),
@@ -292,13 +296,15 @@ pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
 /// time-of-day fields for dates).
 pub fn extract_date(field: &str, d: i32) -> Result<Option<Numeric>> {
     let u = unit(field);
-    if !TIMESTAMP_UNITS.contains(&u.as_str()) {
+    let tz_unit = matches!(u.as_str(), "timezone" | "timezone_h" | "timezone_m");
+    if !TIMESTAMP_UNITS.contains(&u.as_str()) && !tz_unit {
         return Err(unrecognized(&u, "date"));
     }
     if matches!(
         u.as_str(),
         "hour" | "minute" | "second" | "milliseconds" | "microseconds"
-    ) {
+    ) || tz_unit
+    {
         return Err(unit_error(&u, "date"));
     }
     if !is_finite_date(d) {

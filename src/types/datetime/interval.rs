@@ -513,15 +513,14 @@ fn scale(a: &Interval, f: f64, divide: bool) -> Result<Interval> {
     let apply = |x: f64| if divide { x / f } else { x * f };
     let months = apply(a.months as f64);
     let days = apply(a.days as f64);
-    if months.abs() > i32::MAX as f64 || days.abs() > i32::MAX as f64 {
+    // FLOAT8_FITS_IN_INT32.
+    let fits = |x: f64| (-2_147_483_648.0..2_147_483_648.0).contains(&x);
+    if !fits(months) || !fits(days) {
         return Err(out_of_range());
     }
     let r_months = months as i32;
     let mut r_days = days as i32;
-    let mut month_rem_days = (months - r_months as f64) * 30.0;
-    if divide {
-        month_rem_days = tsround(month_rem_days);
-    }
+    let month_rem_days = tsround((months - r_months as f64) * 30.0);
     let mut sec_rem =
         tsround((days - r_days as f64 + month_rem_days - month_rem_days.trunc()) * 86_400.0);
     if sec_rem.abs() >= 86_400.0 {

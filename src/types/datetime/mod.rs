@@ -12,6 +12,8 @@
 //! `timestamp out of range` (22008).
 
 pub mod arith;
+pub mod construct;
+mod decode;
 pub mod interval;
 pub mod parse;
 pub mod style;
@@ -36,12 +38,49 @@ pub const DATE_BEGIN: i32 = i32::MIN;
 pub const TS_END: i64 = i64::MAX;
 /// `timestamp '-infinity'`.
 pub const TS_BEGIN: i64 = i64::MIN;
+/// First valid timestamp (4714-11-24 00:00:00 BC), PostgreSQL's `MIN_TIMESTAMP`.
+pub const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
+/// One past the last valid timestamp (294277-01-01), PostgreSQL's `END_TIMESTAMP`.
+pub const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
 /// First valid Julian day (4714-11-24 BC).
 const JULIAN_MIN: i64 = 0;
 /// Julian day after the last valid date (5874898-01-01).
 const DATE_END_JULIAN: i64 = 2_147_483_494;
 /// Julian day after the last valid timestamp (294277-01-01).
 const TIMESTAMP_END_JULIAN: i64 = 109_203_528;
+
+/// The fractional-second precision of `timestamp(p)`, checked as
+/// PostgreSQL's `anytimestamp_typmod_check`: negative is an error, above 6
+/// is reduced to 6.
+pub fn timestamp_precision(p: i64, tz: bool) -> crate::Result<u8> {
+    if p < 0 {
+        let tz = if tz { " WITH TIME ZONE" } else { "" };
+        return Err(crate::err!(
+            InvalidParameterValue,
+            "TIMESTAMP({p}){tz} precision must not be negative"
+        ));
+    }
+    Ok(p.min(6) as u8)
+}
+
+/// A timestamp rounded to `p` fractional-second digits (PostgreSQL's
+/// `AdjustTimestampForTypmod`: halves away from the epoch); infinities and
+/// `None` pass through unchanged.
+pub fn round_timestamp(t: i64, p: Option<u8>) -> crate::Result<i64> {
+    let Some(p) = p else { return Ok(t) };
+    if p >= 6 || t == TS_BEGIN || t == TS_END {
+        return Ok(t);
+    }
+    let scale = 10_i64.pow(6 - p as u32);
+    let offset = scale / 2;
+    let r = if t >= 0 {
+        (t + offset) / scale * scale
+    } else {
+        -((offset - t) / scale * scale)
+    };
+    // PostgreSQL 15 does not range-check the rounded value.
+    Ok(r)
+}
 
 /// Julian day number of a proleptic Gregorian date (PostgreSQL's `date2j`).
 pub fn date2j(year: i64, month: i64, day: i64) -> i64 {

@@ -1,4 +1,4 @@
-//! The output styles of `date`, `timestamp` and `interval` (PostgreSQL's
+//! The output styles (and `DateStyle`'s input field order) of `date`, `timestamp` and `interval` (PostgreSQL's
 //! `DateStyle` and `IntervalStyle`), as the session sets them for the
 //! statement it runs.
 //!
@@ -47,6 +47,8 @@ pub struct OutputStyle {
     pub date: DateOut,
     /// `DateStyle`'s order is DMY (day before month where it matters).
     pub day_first: bool,
+    /// `DateStyle`'s order is YMD (read by date input only).
+    pub year_first: bool,
     /// `IntervalStyle`.
     pub interval: IntervalOut,
 }
@@ -55,6 +57,7 @@ thread_local! {
     static STYLE: Cell<OutputStyle> = const { Cell::new(OutputStyle {
         date: DateOut::Iso,
         day_first: false,
+        year_first: false,
         interval: IntervalOut::Postgres,
     }) };
 }

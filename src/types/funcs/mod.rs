@@ -8,12 +8,13 @@
 //! `double precision`, `round(2.5)` numeric, `mod(7, 3)` integer). The
 //! executor then calls [`ScalarFunc::eval`] with the cast arguments. Every
 //! function is strict (NULL in, NULL out) except `concat` and `concat_ws`,
-//! which skip NULLs. SQL syntax forms map onto these: `position(a in b)` is
+//! which skip NULLs, `format` (see [`format`]) and `quote_nullable`. SQL syntax forms map onto these: `position(a in b)` is
 //! `Position(a, b)`, `trim(both x from s)` is `Btrim(s, x)`,
 //! `substring(s from a for b)` is `Substring(s, a, b)`, `extract(f from x)`
 //! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
 //! are the binder's (with [`compare`](super::compare::compare)).
 
+mod format;
 pub mod string;
 
 use super::datatype::DataType;
@@ -124,6 +125,24 @@ pub enum ScalarFunc {
     JustifyDays,
     /// `justify_interval(interval)`.
     JustifyInterval,
+    /// `pg_sleep(seconds)`: sleeps, returns `void` (printed empty).
+    PgSleep,
+    /// `date_bin(stride, source, origin)`.
+    DateBin,
+    /// `make_date(year, month, day)`.
+    MakeDate,
+    /// `make_timestamp(year, month, mday, hour, min, sec)`.
+    MakeTimestamp,
+    /// `isfinite(date | timestamp | interval)`.
+    IsFinite,
+    /// `format(fmt, args...)`: not strict in its arguments.
+    Format,
+    /// `quote_ident(text)`.
+    QuoteIdent,
+    /// `quote_literal(text)`.
+    QuoteLiteral,
+    /// `quote_nullable(text)`: `NULL` for NULL.
+    QuoteNullable,
 }
 
 /// The hyperbolic functions of double precision.
@@ -217,6 +236,15 @@ impl ScalarFunc {
             "justify_hours" => JustifyHours,
             "justify_days" => JustifyDays,
             "justify_interval" => JustifyInterval,
+            "pg_sleep" => PgSleep,
+            "date_bin" => DateBin,
+            "make_date" => MakeDate,
+            "make_timestamp" => MakeTimestamp,
+            "isfinite" => IsFinite,
+            "format" => Format,
+            "quote_ident" => QuoteIdent,
+            "quote_literal" => QuoteLiteral,
+            "quote_nullable" => QuoteNullable,
             _ => return None,
         })
     }
@@ -278,6 +306,15 @@ impl ScalarFunc {
             JustifyHours => "justify_hours",
             JustifyDays => "justify_days",
             JustifyInterval => "justify_interval",
+            PgSleep => "pg_sleep",
+            DateBin => "date_bin",
+            MakeDate => "make_date",
+            MakeTimestamp => "make_timestamp",
+            IsFinite => "isfinite",
+            Format => "format",
+            QuoteIdent => "quote_ident",
+            QuoteLiteral => "quote_literal",
+            QuoteNullable => "quote_nullable",
         }
     }
 
@@ -413,9 +450,9 @@ impl ScalarFunc {
                 ok(self, vec![Text, Int4, Text], Text)
             }
             (DatePart | Extract, [f, t])
-                if is_str(f) && matches!(t, Date | Timestamp | Interval | Unknown) =>
+                if is_str(f) && matches!(t, Date | Timestamp(_) | Interval | Unknown) =>
             {
-                let t = if *t == Unknown { Timestamp } else { *t };
+                let t = if *t == Unknown { Timestamp(None) } else { *t };
                 let result = if self == DatePart {
                     Float8
                 } else {
@@ -423,10 +460,47 @@ impl ScalarFunc {
                 };
                 ok(self, vec![Text, t], result)
             }
-            (DateTrunc, [f, t]) if is_str(f) && matches!(t, Date | Timestamp | Unknown) => {
-                ok(self, vec![Text, Timestamp], Timestamp)
+            (DateTrunc, [f, t]) if is_str(f) && matches!(t, Date | Timestamp(_) | Unknown) => {
+                ok(self, vec![Text, Timestamp(None)], Timestamp(None))
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
+            (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
+            (Format, [f, ..]) if is_str(f) => {
+                let mut types: Vec<DataType> = args
+                    .iter()
+                    .map(|t| if *t == Unknown { Text } else { *t })
+                    .collect();
+                types[0] = Text;
+                ok(self, types, Text)
+            }
+            (QuoteIdent | QuoteLiteral | QuoteNullable, [t]) if is_str(t) => {
+                ok(self, vec![Text], Text)
+            }
+            (DateBin, [Interval | Unknown, a, b])
+                if matches!(a, Date | Timestamp(_) | Unknown)
+                    && matches!(b, Date | Timestamp(_) | Unknown) =>
+            {
+                ok(
+                    self,
+                    vec![Interval, Timestamp(None), Timestamp(None)],
+                    Timestamp(None),
+                )
+            }
+            (MakeDate, [y, m, d]) if is_int(y) && is_int(m) && is_int(d) => {
+                ok(self, vec![Int4, Int4, Int4], Date)
+            }
+            (MakeTimestamp, [y, mo, d, h, mi, s])
+                if [y, mo, d, h, mi].iter().all(|t| is_int(t)) && is_num(s) =>
+            {
+                ok(
+                    self,
+                    vec![Int4, Int4, Int4, Int4, Int4, Float8],
+                    Timestamp(None),
+                )
+            }
+            (IsFinite, [Date]) => ok(self, vec![Date], Bool),
+            (IsFinite, [Timestamp(_) | Unknown]) => ok(self, vec![Timestamp(None)], Bool),
+            (IsFinite, [Interval]) => ok(self, vec![Interval], Bool),
             (JustifyHours | JustifyDays | JustifyInterval, [Interval | Unknown]) => {
                 ok(self, vec![Interval], Interval)
             }
@@ -440,6 +514,10 @@ impl ScalarFunc {
         use ScalarFunc::*;
         match self {
             Concat => return Ok(concat(args, "")),
+            Format => return format::format(args),
+            QuoteNullable if args.first().is_some_and(Value::is_null) => {
+                return Ok(Value::text("NULL"))
+            }
             ConcatWs => {
                 return match args.first() {
                     Some(Value::Text(sep)) => Ok(concat(&args[1..], sep)),
@@ -541,7 +619,46 @@ impl ScalarFunc {
                     _ => interval::justify_interval(iv)?,
                 })
             }
-            Concat | ConcatWs => unreachable!("handled above"),
+            QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
+            QuoteLiteral | QuoteNullable => Value::text(&format::quote_literal(text(0)?)),
+            DateBin => match (&args[0], &args[1], &args[2]) {
+                (Value::Interval(s), Value::Timestamp(t), Value::Timestamp(o)) => {
+                    Value::Timestamp(super::datetime::construct::date_bin(s, *t, *o)?)
+                }
+                _ => return Err(bad_arg(self)),
+            },
+            MakeDate => Value::Date(super::datetime::construct::make_date(
+                int(0)?,
+                int(1)?,
+                int(2)?,
+            )?),
+            MakeTimestamp => {
+                let Value::Float8(sec) = &args[5] else {
+                    return Err(bad_arg(self));
+                };
+                Value::Timestamp(super::datetime::construct::make_timestamp(
+                    int(0)?,
+                    int(1)?,
+                    int(2)?,
+                    int(3)?,
+                    int(4)?,
+                    *sec,
+                )?)
+            }
+            IsFinite => Value::Bool(match &args[0] {
+                Value::Date(d) => *d != i32::MIN && *d != i32::MAX,
+                Value::Timestamp(t) => *t != i64::MIN && *t != i64::MAX,
+                _ => true,
+            }),
+            PgSleep => {
+                if let Value::Float8(secs) = &args[0] {
+                    if secs.is_finite() && *secs > 0.0 {
+                        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(1e6)));
+                    }
+                }
+                Value::text("")
+            }
+            Concat | ConcatWs | Format => unreachable!("handled above"),
         })
     }
 }
@@ -846,11 +963,11 @@ mod tests {
         assert_eq!(ok("reverse", &[("abc", Text)]), "cba|text");
         let ts = "2001-02-16 20:38:40.5";
         assert_eq!(
-            ok("date_part", &[("year", Unknown), (ts, Timestamp)]),
+            ok("date_part", &[("year", Unknown), (ts, Timestamp(None))]),
             "2001|double precision"
         );
         assert_eq!(
-            ok("date_part", &[("second", Unknown), (ts, Timestamp)]),
+            ok("date_part", &[("second", Unknown), (ts, Timestamp(None))]),
             "40.5|double precision"
         );
         assert_eq!(

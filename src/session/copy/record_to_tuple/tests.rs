@@ -142,7 +142,7 @@ fn every_kind_and_alignment() {
         DataType::Float8,
         DataType::Date,
         DataType::Numeric(None),
-        DataType::Timestamp,
+        DataType::Timestamp(None),
         DataType::Interval,
         DataType::Char(2),
     ];
