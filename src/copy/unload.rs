@@ -106,9 +106,9 @@ impl<'a> RowWriter<'a> {
 
     /// Checks FORCE_QUOTE's columns and writes the header line if asked.
     fn start(&mut self, names: &[&str]) -> Result<()> {
-        self.force = force_flags(self.opts, &names)?;
+        self.force = force_flags(self.opts, names)?;
         if !self.header_done {
-            write_header(self.opts, &names, &mut self.buf);
+            write_header(self.opts, names, &mut self.buf);
             self.header_done = true;
         }
         Ok(())
