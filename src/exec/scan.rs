@@ -347,6 +347,77 @@ impl Operator for SeqScanOp<'_> {
     }
 }
 
+impl SeqScanOp<'_> {
+    /// Makes the scan return only row counts: batches of passing rows with
+    /// no columns (see [`counts_rows_only`]).
+    pub fn rows_only(mut self) -> Self {
+        self.rows_only = true;
+        if let (Some(f), Some(map)) = (self.filter, self.page_columns()) {
+            self.page_pred = PagePred::compile(f, &|k| map.get(k).copied().flatten());
+        }
+        self
+    }
+
+    /// Makes the scan fold the pages the fused loop accepts into `aggs`
+    /// (an aggregation without GROUP BY over this scan's columns) instead
+    /// of returning their rows, when `aggs` and the filter compile for
+    /// pages ([`super::fastpath::page_agg`]); the consumer adds
+    /// [`Operator::page_partial`] in at the end. Otherwise nothing changes.
+    pub fn page_agg(mut self, aggs: &[crate::nodes::AggCall]) -> Self {
+        let Some(map) = self.page_columns() else {
+            return self;
+        };
+        let col_of = |k: usize| map.get(k).copied().flatten();
+        let Some(agg) = PageAgg::compile(aggs, &col_of) else {
+            return self;
+        };
+        let pred = match self.filter {
+            None => None,
+            Some(f) => match PagePred::compile(f, &col_of) {
+                Some(p) => Some(p),
+                None => return self,
+            },
+        };
+        self.page_pred = pred;
+        let empty = agg.empty();
+        self.page_agg = Some((agg, empty));
+        self
+    }
+
+    /// Which page column (position in the fused layout) fills each batch
+    /// column, when the fused loop applies to this scan.
+    fn page_columns(&self) -> Option<Vec<Option<usize>>> {
+        let fixed = self.fixed.as_deref().filter(|f| fusable(f))?;
+        Some(
+            (0..self.builders.len())
+                .map(|k| fixed.iter().position(|c| c.out == k))
+                .collect(),
+        )
+    }
+}
+
+impl SeqScanOp<'_> {
+    /// Applies the scan's filter to `batch`, counting the rows it removes:
+    /// a rows-only scan returns just how many passed, plus the `counted`
+    /// ones that passed on their pages.
+    fn apply_filter(&mut self, batch: Batch, counted: usize) -> Result<Batch> {
+        Ok(match self.filter {
+            Some(f) if self.rows_only => {
+                let passed = count_true(&*f.eval(&batch)?);
+                self.removed += (batch.len - passed) as u64;
+                Batch::empty_rows(passed + counted)
+            }
+            Some(f) => {
+                let keep = truth_mask(&*f.eval(&batch)?);
+                let kept = batch.filter(&keep);
+                self.removed += (batch.len - kept.len) as u64;
+                kept
+            }
+            None => batch,
+        })
+    }
+}
+
 /// What the general path takes from each visible tuple: attributes
 /// `0..upto` deformed by `desc`, the output `columns` among them, and the
 /// tuple's TID when `with_tid`.
@@ -406,75 +477,6 @@ fn deform_page(
         }
     }
     Ok(visible.len())
-}
-
-impl SeqScanOp<'_> {
-    /// Applies the scan's filter to `batch`, counting the rows it removes:
-    /// a rows-only scan returns just how many passed, plus the `counted`
-    /// ones that passed on their pages.
-    fn apply_filter(&mut self, batch: Batch, counted: usize) -> Result<Batch> {
-        Ok(match self.filter {
-            Some(f) if self.rows_only => {
-                let passed = count_true(&*f.eval(&batch)?);
-                self.removed += (batch.len - passed) as u64;
-                Batch::empty_rows(passed + counted)
-            }
-            Some(f) => {
-                let keep = truth_mask(&*f.eval(&batch)?);
-                let kept = batch.filter(&keep);
-                self.removed += (batch.len - kept.len) as u64;
-                kept
-            }
-            None => batch,
-        })
-    }
-
-    /// Makes the scan return only row counts: batches of passing rows with
-    /// no columns (see [`counts_rows_only`]).
-    pub fn rows_only(mut self) -> Self {
-        self.rows_only = true;
-        if let (Some(f), Some(map)) = (self.filter, self.page_columns()) {
-            self.page_pred = PagePred::compile(f, &|k| map.get(k).copied().flatten());
-        }
-        self
-    }
-
-    /// Makes the scan fold the pages the fused loop accepts into `aggs`
-    /// (an aggregation without GROUP BY over this scan's columns) instead
-    /// of returning their rows, when `aggs` and the filter compile for
-    /// pages ([`super::fastpath::page_agg`]); the consumer adds
-    /// [`Operator::page_partial`] in at the end. Otherwise nothing changes.
-    pub fn page_agg(mut self, aggs: &[crate::nodes::AggCall]) -> Self {
-        let Some(map) = self.page_columns() else {
-            return self;
-        };
-        let col_of = |k: usize| map.get(k).copied().flatten();
-        let Some(agg) = PageAgg::compile(aggs, &col_of) else {
-            return self;
-        };
-        let pred = match self.filter {
-            None => None,
-            Some(f) => match PagePred::compile(f, &col_of) {
-                Some(p) => Some(p),
-                None => return self,
-            },
-        };
-        self.page_pred = pred;
-        let empty = agg.empty();
-        self.page_agg = Some((agg, empty));
-        self
-    }
-
-    /// Which page column (position in the fused layout) fills each batch
-    /// column, when the fused loop applies to this scan.
-    fn page_columns(&self) -> Option<Vec<Option<usize>>> {
-        let fixed = self.fixed.as_deref().filter(|f| fusable(f))?;
-        Some(
-            (0..self.builders.len())
-                .map(|k| fixed.iter().position(|c| c.out == k))
-                .collect(),
-        )
-    }
 }
 
 /// What an aggregation needs of the sequential scan right below it.
