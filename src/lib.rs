@@ -14,9 +14,15 @@
 //!   wire-protocol server would.
 //! - [`session`]: the embedded API. A [`Session`] parses and dispatches
 //!   statements, holds the transaction state and the session's settings,
-//!   and runs COPY and the DML statements.
+//!   and runs the DML statements; for COPY it resolves the table and hands
+//!   the work to [`copy`].
 //! - [`database`]: the shared instance: buffer pool, WAL writer,
 //!   checkpointer, catalog, directory lock; opened once per data directory.
+//! - [`copy`]: COPY's execution (loading records into heap pages, writing
+//!   a table's tuples or a query's batches) and its text and CSV formats.
+//!   What it needs from the statement comes as explicit values
+//!   ([`copy::CopyContext`], the table its caller looked up and locked),
+//!   so any client API can run it.
 //! - [`commands`]: VACUUM and ANALYZE over whole heaps, and their
 //!   statistics.
 //! - [`plan`]: binding and planning, from the parser's AST to a plan tree;
@@ -34,9 +40,8 @@
 //!   recovery.
 //! - [`txn`]: transaction ids, the commit log, snapshots, locks.
 //! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
-//! - [`copy`], [`settings`], [`types`]: COPY's text and CSV formats; the
-//!   settings and their defaults; SQL values, type ids, text input and
-//!   output, comparison, hashing.
+//! - [`settings`], [`types`]: the settings and their defaults; SQL values,
+//!   type ids, text input and output, comparison, hashing.
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;

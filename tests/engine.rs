@@ -60,6 +60,17 @@ fn repeatable_read_prevents_read_skew() {
     );
 }
 
+/// Waits until a session waits for another's transaction to end, as the
+/// lock table shows it; fails the test after `common::PATIENCE`.
+fn await_xact_wait(db: &Database) {
+    common::wait_until("a writer waiting for a transaction", || {
+        db.locks
+            .waiters()
+            .iter()
+            .any(|w| w.mode == heapdb::txn::LockMode::Share)
+    });
+}
+
 #[test]
 fn lost_update_is_prevented_by_waiting_then_failing() {
     let (_d, db) = common::open(512);
@@ -73,8 +84,9 @@ fn lost_update_is_prevented_by_waiting_then_failing() {
         let mut b = db2.session();
         b.execute("update c set n = n + 1 where id = 1")
     });
-    // b must be blocked behind a's uncommitted update.
-    thread::sleep(Duration::from_millis(200));
+    // b must be blocked behind a's uncommitted update: it waits for a's
+    // transaction to end (Share on a's xid).
+    await_xact_wait(&db);
     assert!(
         !waiter.is_finished(),
         "the second writer waits for the first"
@@ -99,7 +111,7 @@ fn writer_proceeds_after_the_other_aborts() {
         b.execute("update c set n = n + 1 where id = 1")
             .map(|r| r.tag)
     });
-    thread::sleep(Duration::from_millis(100));
+    await_xact_wait(&db);
     a.execute("rollback").unwrap();
     assert_eq!(waiter.join().unwrap().unwrap(), "UPDATE 1");
     assert_eq!(one(&mut a, "select n from c"), Value::Int4(1));

@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use heapdb::txn::LockMode;
 use heapdb::types::Value;
 use heapdb::{Database, Session};
 
@@ -26,12 +27,13 @@ fn spawn(db: &Database, sql: &'static str) -> thread::JoinHandle<heapdb::Result<
     thread::spawn(move || db.session().execute(sql).map(|r| r.tag))
 }
 
-/// Gives a spawned statement time to reach its wait. Not a condition:
-/// the lock table shows no waiters through the public API. The tests hold
-/// without it (a statement that has not reached its lock yet meets the
-/// same lock later); the pause only makes the waits they check likely.
-fn settle() {
-    thread::sleep(Duration::from_millis(150));
+/// Waits until a spawned statement waits for `mode` on some lock, as the
+/// lock table shows it (`LockManager::waiters`, what `pg_locks()` lists
+/// with `granted = false`); fails the test after `common::PATIENCE`.
+fn await_wait(db: &Database, mode: LockMode) {
+    common::wait_until(&format!("a statement waiting for {mode:?}"), || {
+        db.locks.waiters().iter().any(|w| w.mode == mode)
+    });
 }
 
 #[test]
@@ -44,7 +46,7 @@ fn drop_table_waits_for_a_reading_transaction() {
     a.execute("begin").unwrap();
     assert_eq!(count(&mut a, "select count(*) from t"), 1000);
     let dropper = spawn(&db, "drop table t");
-    settle();
+    await_wait(&db, LockMode::AccessExclusive);
     assert!(!dropper.is_finished(), "DROP must wait for the reader");
     // The reader's table is intact while it holds its lock.
     assert_eq!(count(&mut a, "select count(*) from t"), 1000);
@@ -56,6 +58,33 @@ fn drop_table_waits_for_a_reading_transaction() {
 }
 
 #[test]
+fn pg_locks_shows_who_holds_and_who_waits() {
+    let (_d, db) = common::open(512);
+    let mut a = db.session();
+    a.execute("create table t (x int)").unwrap();
+    a.execute("begin").unwrap();
+    assert_eq!(count(&mut a, "select count(*) from t"), 0);
+    let dropper = spawn(&db, "drop table t");
+    await_wait(&db, LockMode::AccessExclusive);
+    let mut s = db.session();
+    let sql = "select mode, granted from pg_locks() \
+               where locktype = 'relation' order by granted, mode";
+    let rows = s.execute(sql).unwrap().rows;
+    let text = |v: &str| Value::Text(v.into());
+    assert_eq!(
+        rows,
+        vec![
+            vec![text("AccessExclusiveLock"), Value::Bool(false)],
+            vec![text("AccessShareLock"), Value::Bool(true)],
+        ]
+    );
+    a.execute("commit").unwrap();
+    assert_eq!(dropper.join().unwrap().unwrap(), "DROP TABLE");
+    let left = s.execute("select count(*) from pg_locks()").unwrap().rows;
+    assert_eq!(left, vec![vec![Value::Int8(0)]], "nothing held or awaited");
+}
+
+#[test]
 fn a_reader_that_waited_for_a_drop_finds_the_table_gone() {
     let (_d, db) = common::open(512);
     let mut a = db.session();
@@ -64,7 +93,7 @@ fn a_reader_that_waited_for_a_drop_finds_the_table_gone() {
     a.execute("begin").unwrap();
     a.execute("drop table t").unwrap();
     let reader = spawn(&db, "select count(*) from t");
-    settle();
+    await_wait(&db, LockMode::AccessShare);
     assert!(!reader.is_finished(), "the reader waits for the DROP");
     a.execute("commit").unwrap();
     let e = reader.join().unwrap().unwrap_err();
@@ -82,7 +111,7 @@ fn an_insert_that_waited_for_truncate_lands_in_the_new_file() {
     a.execute("begin").unwrap();
     a.execute("truncate t").unwrap();
     let writer = spawn(&db, "insert into t values (42)");
-    settle();
+    await_wait(&db, LockMode::RowExclusive);
     assert!(!writer.is_finished(), "the INSERT waits for the TRUNCATE");
     a.execute("commit").unwrap();
     assert_eq!(writer.join().unwrap().unwrap(), "INSERT 0 1");
@@ -99,7 +128,7 @@ fn truncate_waits_for_an_inserting_transaction() {
     a.execute("begin").unwrap();
     a.execute("insert into t values (1), (2)").unwrap();
     let truncator = spawn(&db, "truncate t");
-    settle();
+    await_wait(&db, LockMode::AccessExclusive);
     assert!(!truncator.is_finished(), "TRUNCATE waits for the writer");
     a.execute("insert into t values (3)").unwrap();
     a.execute("commit").unwrap();
@@ -142,7 +171,8 @@ fn opposite_order_updates_deadlock_and_one_is_rolled_back() {
         b.execute(end).unwrap();
         r.map(|r| r.tag)
     });
-    settle();
+    // b waits for a's transaction to end (Share on a's xid).
+    await_wait(&db, LockMode::Share);
     let ra = a
         .execute("update t set v = v + 1 where id = 2")
         .map(|r| r.tag);

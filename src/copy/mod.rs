@@ -1,9 +1,19 @@
-//! COPY's data formats, independent of sessions and tables: the options
-//! ([`CopyOptions`], checked as PostgreSQL's `ProcessCopyOptions` does),
-//! reading records ([`read_record`] into a buffer, or in place with
+//! COPY: its data formats and its execution, below the session.
+//!
+//! The formats, independent of tables: the options ([`CopyOptions`],
+//! checked as PostgreSQL's `ProcessCopyOptions` does), reading records
+//! ([`read_record`] into a buffer, or in place with
 //! [`reader::RecordReader`]) and splitting them into fields
-//! ([`text::split`], [`csv::split`]), and writing rows ([`text::write_field`],
-//! [`csv::write_field`]).
+//! ([`text::split`], [`csv::split`]), and writing rows
+//! ([`text::write_field`], [`csv::write_field`]).
+//!
+//! The execution: [`load`] (COPY FROM: records to heap pages) and
+//! [`unload`] (COPY TO: a table's tuples or a query's batches to text).
+//! Both take what they need from the statement that runs them as explicit
+//! values ([`CopyContext`], and the table its caller looked up and locked),
+//! so they serve any client API; parsing the statement, resolving names,
+//! the client's data stream and the transaction around the COPY are the
+//! session's (`session::copy`).
 //!
 //! Invariants: a record is one logical line without its end-of-line bytes
 //! (a CSV record may span several physical lines inside quotes, a text
@@ -12,14 +22,16 @@
 //! no allocation once the buffers have grown. NULL is recognised on the raw
 //! field as PostgreSQL does: before de-escaping in text format, and only for
 //! unquoted fields in CSV.
-//!
-//! The session side (tables, transactions, STDIN/STDOUT) is
-//! `session::copy`.
 
+pub mod context;
 pub mod csv;
+pub mod load;
 pub mod out_file;
 pub mod reader;
 pub mod text;
+pub mod unload;
+
+pub use context::{CopyContext, CopyProgress, ProgressFn};
 
 use std::io::BufRead;
 

@@ -331,39 +331,13 @@ impl Operator for SeqScanOp<'_> {
                                     all
                                 }
                             };
-                            if upto == 0 && !with_tid {
-                                return Ok(visible.len());
-                            }
-                            // The attribute slots live on the stack for the usual
-                            // narrow deform (no allocation per page).
-                            let mut inline = [None; 32];
-                            let mut spilled = Vec::new();
-                            let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
-                                &mut inline[..upto]
-                            } else {
-                                spilled.resize(upto, None);
-                                &mut spilled
+                            let wanted = Wanted {
+                                desc,
+                                columns,
+                                upto,
+                                with_tid,
                             };
-                            for &off in visible {
-                                let t = page::get_item(pg, off).ok_or_else(|| {
-                                    crate::err!(
-                                        DataCorrupted,
-                                        "visible line pointer {off} of block {block} has no tuple"
-                                    )
-                                })?;
-                                if upto > 0 {
-                                    tuple::deform(t, desc, upto, slots)?;
-                                }
-                                for (k, &c) in columns.iter().enumerate() {
-                                    push_datum(&mut builders[k], slots[c]);
-                                }
-                                if with_tid {
-                                    let tid = ((block as i64) << 16) | off as i64;
-                                    let last = builders.len() - 1;
-                                    builders[last].push(&Value::Int8(tid));
-                                }
-                            }
-                            Ok(visible.len())
+                            deform_page(block, pg, visible, &wanted, builders)
                         })?;
                 match page_rows {
                     Some(n) => {
@@ -392,20 +366,7 @@ impl Operator for SeqScanOp<'_> {
                 continue;
             }
             let batch = self.take_batch();
-            let batch = match self.filter {
-                Some(f) if self.rows_only => {
-                    let passed = count_true(&*f.eval(&batch)?);
-                    self.removed += (batch.len - passed) as u64;
-                    Batch::empty_rows(passed + counted)
-                }
-                Some(f) => {
-                    let keep = truth_mask(&*f.eval(&batch)?);
-                    let kept = batch.filter(&keep);
-                    self.removed += (batch.len - kept.len) as u64;
-                    kept
-                }
-                None => batch,
-            };
+            let batch = self.apply_filter(batch, counted)?;
             if batch.len > 0 || self.done {
                 return Ok(Some(batch));
             }
@@ -487,6 +448,89 @@ impl<'a> SeqScanOp<'a> {
                 .collect(),
         )
     }
+}
+
+impl SeqScanOp<'_> {
+    /// Applies the scan's filter to `batch`, counting the rows it removes:
+    /// a rows-only scan returns just how many passed, plus the `counted`
+    /// ones that passed on their pages.
+    fn apply_filter(&mut self, batch: Batch, counted: usize) -> Result<Batch> {
+        Ok(match self.filter {
+            Some(f) if self.rows_only => {
+                let passed = count_true(&*f.eval(&batch)?);
+                self.removed += (batch.len - passed) as u64;
+                Batch::empty_rows(passed + counted)
+            }
+            Some(f) => {
+                let keep = truth_mask(&*f.eval(&batch)?);
+                let kept = batch.filter(&keep);
+                self.removed += (batch.len - kept.len) as u64;
+                kept
+            }
+            None => batch,
+        })
+    }
+}
+
+/// What the general path takes from each visible tuple: attributes
+/// `0..upto` deformed by `desc`, the output `columns` among them, and the
+/// tuple's TID when `with_tid`.
+struct Wanted<'a> {
+    desc: &'a TupleDesc,
+    columns: &'a [usize],
+    upto: usize,
+    with_tid: bool,
+}
+
+/// The general path of one page (no fused or fixed-width layout applies):
+/// deforms each tuple of `visible` on page `pg` (block `block`) and pushes
+/// the wanted attributes into `builders`. Returns the row count.
+fn deform_page(
+    block: crate::storage::BlockNumber,
+    pg: &[u8],
+    visible: &[u16],
+    want: &Wanted<'_>,
+    builders: &mut [Vector],
+) -> Result<usize> {
+    let Wanted {
+        desc,
+        columns,
+        upto,
+        with_tid,
+    } = *want;
+    if upto == 0 && !with_tid {
+        return Ok(visible.len());
+    }
+    // The attribute slots live on the stack for the usual narrow deform
+    // (no allocation per page).
+    let mut inline = [None; 32];
+    let mut spilled = Vec::new();
+    let slots: &mut [Option<&[u8]>] = if upto <= inline.len() {
+        &mut inline[..upto]
+    } else {
+        spilled.resize(upto, None);
+        &mut spilled
+    };
+    for &off in visible {
+        let t = page::get_item(pg, off).ok_or_else(|| {
+            crate::err!(
+                DataCorrupted,
+                "visible line pointer {off} of block {block} has no tuple"
+            )
+        })?;
+        if upto > 0 {
+            tuple::deform(t, desc, upto, slots)?;
+        }
+        for (k, &c) in columns.iter().enumerate() {
+            push_datum(&mut builders[k], slots[c]);
+        }
+        if with_tid {
+            let tid = ((block as i64) << 16) | off as i64;
+            let last = builders.len() - 1;
+            builders[last].push(&Value::Int8(tid));
+        }
+    }
+    Ok(visible.len())
 }
 
 /// What an aggregation needs of the sequential scan right below it.

@@ -522,6 +522,65 @@ impl Binder<'_> {
             K::Binary { op, left, right } => {
                 self.bind_binary(*op, left, right, scope, mode, e.offset)
             }
+            K::IsNull { .. } | K::IsBool { .. } | K::IsDistinctFrom { .. } | K::Between { .. } => {
+                self.bind_test(e, scope, mode)
+            }
+            K::InList {
+                expr,
+                list,
+                negated,
+            } => self.bind_in_list(expr, list, *negated, scope, mode),
+            K::InSubquery {
+                expr,
+                query,
+                negated,
+            } => self.bind_in_subquery(expr, query, *negated, scope, mode),
+            K::Quantified {
+                expr,
+                op,
+                all,
+                query,
+            } => self.bind_quantified(expr, *op, *all, query, scope, mode),
+            K::Like {
+                expr,
+                pattern,
+                escape,
+                negated,
+                case_insensitive,
+            } => self.bind_like(
+                expr,
+                pattern,
+                escape.as_deref(),
+                *negated,
+                *case_insensitive,
+                scope,
+                mode,
+            ),
+            K::Exists(query) => self.bind_exists(query, scope, mode),
+            K::Subquery(query) => self.bind_scalar_subquery(query, scope, mode),
+            K::Case {
+                operand,
+                branches,
+                else_result,
+            } => self.bind_case(
+                operand.as_deref(),
+                branches,
+                else_result.as_deref(),
+                scope,
+                mode,
+            ),
+            K::Cast { expr, data_type: t } => self.bind_cast(expr, t, scope, mode),
+            K::Function(call) => self.bind_function(call, scope, mode, e.offset),
+            K::CurrentValue(v) => self.current_value(v),
+            K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
+        }
+    }
+
+    /// The tests `IS [NOT] NULL`, `IS [NOT] TRUE/FALSE/UNKNOWN`,
+    /// `IS [NOT] DISTINCT FROM` and `[NOT] BETWEEN`.
+    fn bind_test(&mut self, e: &ast::Expr, scope: &Scope, mode: &mut Mode) -> Result<Expr> {
+        use ast::ExprKind as K;
+        match &e.kind {
             K::IsNull { expr, negated } => {
                 let x = self.bind_expr(expr, scope, mode)?;
                 Ok(Expr {
@@ -582,54 +641,7 @@ impl Binder<'_> {
                     both
                 })
             }
-            K::InList {
-                expr,
-                list,
-                negated,
-            } => self.bind_in_list(expr, list, *negated, scope, mode),
-            K::InSubquery {
-                expr,
-                query,
-                negated,
-            } => self.bind_in_subquery(expr, query, *negated, scope, mode),
-            K::Quantified {
-                expr,
-                op,
-                all,
-                query,
-            } => self.bind_quantified(expr, *op, *all, query, scope, mode),
-            K::Like {
-                expr,
-                pattern,
-                escape,
-                negated,
-                case_insensitive,
-            } => self.bind_like(
-                expr,
-                pattern,
-                escape.as_deref(),
-                *negated,
-                *case_insensitive,
-                scope,
-                mode,
-            ),
-            K::Exists(query) => self.bind_exists(query, scope, mode),
-            K::Subquery(query) => self.bind_scalar_subquery(query, scope, mode),
-            K::Case {
-                operand,
-                branches,
-                else_result,
-            } => self.bind_case(
-                operand.as_deref(),
-                branches,
-                else_result.as_deref(),
-                scope,
-                mode,
-            ),
-            K::Cast { expr, data_type: t } => self.bind_cast(expr, t, scope, mode),
-            K::Function(call) => self.bind_function(call, scope, mode, e.offset),
-            K::CurrentValue(v) => self.current_value(v),
-            K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
+            _ => Err(err!(InternalError, "bind_test of another expression")),
         }
     }
 

@@ -1,6 +1,9 @@
-//! COPY: loading a table from a file or the client, and writing a table or
-//! a query's rows to a file or the client, in PostgreSQL's text and CSV
-//! formats (the formats themselves are [`crate::copy`]).
+//! COPY as a statement of the session: parsing its options, resolving the
+//! table and columns (with their locks) under the statement's snapshot,
+//! the client's data stream, and handing the work to the copy layer
+//! ([`crate::copy::load`], [`crate::copy::unload`]) with an explicit
+//! [`CopyContext`]. How rows are loaded and written, and what that
+//! promises, is documented there.
 //!
 //! ## Client-side data (STDIN / STDOUT)
 //! A session has no terminal: `COPY ... FROM STDIN` and `COPY ... TO STDOUT`
@@ -9,85 +12,35 @@
 //! [`Session::copy_out`]; [`Session::copy_with`] does either and also takes
 //! a progress callback. Plain [`Session::execute`] of such a COPY fails with
 //! a message naming these functions. Files named in the statement are read
-//! and written by the session itself (server-side, as PostgreSQL's).
-//!
-//! ## Load path
-//! Records are read in place from a 1 MiB input buffer
-//! ([`crate::copy::reader::RecordReader`]). A text-format record of a COPY
-//! that names every column in order goes through the fast path
-//! (`fast`): integers parsed into their slots, strings copied behind their
-//! varlena header, in one pass; any other record (escapes, NULLs, CSV,
-//! column lists, defaults, anything the fast path declines) is split into
-//! fields and converted by each column's input function (`load`'s general
-//! path), which also raises PostgreSQL's errors. The tuples are packed into
-//! whole heap pages off the buffer pool (`PageImages`), and each page goes
-//! onto a new block through the bulk-write ring and is logged as one
-//! full-page image (LZ4-compressed with `wal_compression`: ~900 bytes for a
-//! page of pgbench accounts). A server-side file in text format is loaded
-//! by three threads that each read, parse, compress and place their own 2 MiB
-//! chunks, in file order (`parallel`); other input is parsed on the
-//! session's thread while an inserter thread places the pages. So a load larger than
-//! `shared_buffers` does not evict the rest of the cache and writes about a
-//! ninth of the log a tuple-by-tuple record would. Space the table already
-//! has (a VACUUM freed it, an earlier load left the last page part full) is
-//! filled first, tuple by tuple. The first bad record stops the COPY with
-//! PostgreSQL's message and a CONTEXT line (`COPY t, line 12, column a:
-//! "x"`); the statement's transaction then aborts, so none of its rows is
-//! visible.
-//!
-//! COPY was designed to fill pages through multi-insert: it still does for
-//! the free space of existing pages, but new pages are built whole and
-//! logged as images (PostgreSQL's `log_newpage`) because per-tuple
-//! multi-insert records cost the load most of its time here (copying each
-//! tuple into a record, applying it, encoding it, and writing ~105 bytes of
-//! log per row), where an image is one copy and compresses well.
+//! and written by the server side (as PostgreSQL's), not the client.
 //!
 //! `FREEZE` is accepted only when the table was created or truncated in the
-//! current transaction (PostgreSQL's rule, and its error otherwise). The rows
-//! are then written frozen and the pages they fill all-visible and
-//! all-frozen in the visibility map, with their live counts
-//! (`HeapRelation::multi_insert_frozen`): `count(*)` right after the COPY
-//! reads only the map, and no VACUUM is needed after COMMIT. Until the
-//! commit no other session can see them: the table's file is new in this
-//! transaction, and other sessions read the catalog under their snapshots
-//! (a REPEATABLE READ transaction whose snapshot predates the commit gets
-//! "relation does not exist" for a created table, and a serialization
-//! failure for a truncated one, where PostgreSQL would show it the frozen
-//! rows: its documented exception to MVCC that heapdb does not make). If
-//! the transaction aborts, or the system crashes before its commit, the
-//! file is dropped with every row in it.
+//! current transaction (PostgreSQL's rule, and its error otherwise).
 //!
-//! ## Unload path
-//! `COPY table TO` formats each visible tuple straight from the page bytes
-//! on two threads, chunk by chunk, while the calling thread writes the
-//! chunks in order (`table_out`; text-format rows of integers and strings
-//! through `text_row`'s writer); `COPY (query) TO` formats the executor's
-//! batches (`unload`), text straight from their string vectors. A file
-//! that exists is written over in place and cut to length at the end
-//! rather than truncated when opened ([`crate::copy::out_file`] says why
-//! and what that changes).
+//! Index entries for the rows a COPY FROM loaded are made here, after the
+//! load returns (the statement's transaction is the session's).
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufWriter, Write};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use heapdb_grammar::ast;
 
 use super::dml::target_columns;
-use super::{Column, Progress, ProgressUnit, QueryResult, Session};
-use crate::access::heap::tuple;
+use super::{Progress, ProgressUnit, QueryResult, Session};
+use crate::copy::context::{file_error, write_error};
+use crate::copy::load::{self, Input, LoadTarget};
 use crate::copy::out_file::OutFile;
-use crate::copy::{self, csv, text, CopyOptions, Field, ForceQuote, Format};
+use crate::copy::unload::{self, RowWriter, TableUnload};
+use crate::copy::{CopyContext, CopyOptions};
+pub use crate::copy::{CopyProgress, ProgressFn};
 use crate::err;
 use crate::error::{Error, Result};
-use crate::exec::scan::tuple_desc;
-use crate::exec::vector::{Batch, Data};
 use crate::storage::StrategyKind;
-use crate::txn::LockMode;
+use crate::txn::{LockMode, Snapshot};
 use crate::types::cast::{cast_from, CastContext};
-use crate::types::io::{coerce_literal, int_digits, parse_value_at};
-use crate::types::{format_value, DataType, Value};
+use crate::types::io::coerce_literal;
+use crate::types::{DataType, Value};
 
 /// Where a COPY's client-side data comes from or goes to.
 pub enum CopyIo<'a> {
@@ -97,41 +50,6 @@ pub enum CopyIo<'a> {
     In(&'a mut dyn BufRead),
     /// Destination of `COPY ... TO STDOUT`.
     Out(&'a mut dyn Write),
-}
-
-/// How far a running COPY has got, handed to the progress callback after
-/// every batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CopyProgress {
-    /// Input bytes read so far (COPY FROM).
-    pub bytes: u64,
-    /// The input file's size, when known (COPY FROM a file).
-    pub total_bytes: Option<u64>,
-    /// Rows loaded or written so far.
-    pub rows: u64,
-}
-
-/// The progress callback type.
-pub type ProgressFn<'a> = &'a mut dyn FnMut(&CopyProgress);
-
-/// Output is handed to the writer in pieces of about this size.
-const OUT_CHUNK: usize = 256 << 10;
-
-/// An OS error's text without Rust's ` (os error N)` suffix, as `%m` prints.
-fn os_text(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
-fn file_error(e: std::io::Error, path: &str, how: &str) -> Error {
-    let code = Error::from(std::io::Error::from(e.kind())).code;
-    Error::new(
-        code,
-        format!("could not open file \"{path}\" for {how}: {}", os_text(&e)),
-    )
 }
 
 impl Session {
@@ -225,13 +143,10 @@ impl Session {
                     let f = OutFile::create(path).map_err(|e| file_error(e, path, "writing"))?;
                     let mut w = BufWriter::new(f);
                     let n = self.copy_to(&source, &opts, &mut w, progress)?;
-                    let write_error = |e: std::io::Error| {
-                        err!(IoError, "could not write to COPY file: {}", os_text(&e))
-                    };
                     w.into_inner()
-                        .map_err(|e| write_error(e.into_error()))?
+                        .map_err(|e| write_error(e.error()))?
                         .finish()
-                        .map_err(write_error)?;
+                        .map_err(|e| write_error(&e))?;
                     n
                 }
                 (_, CopyIo::Out(w)) => {
@@ -248,23 +163,136 @@ impl Session {
     }
 }
 
-/// Where COPY FROM reads: a file (opened once the table and columns are
-/// known to be right, as PostgreSQL does) or the client's stream.
-pub(super) enum Input<'a, 'b> {
-    /// A server-side file.
-    File(&'a str),
-    /// The client's data.
-    Client(&'a mut (dyn BufRead + 'b)),
+/// What a COPY TO writes, resolved before any file is opened.
+enum Unload {
+    /// `COPY (query) TO`.
+    Query(ast::Query),
+    /// `COPY table [(cols)] TO`, under the statement's snapshot.
+    Table(TableUnload, Snapshot),
 }
 
-/// Opens `path` for COPY FROM: the reader and the file's size.
-fn open_input(path: &str) -> Result<(BufReader<File>, u64)> {
-    let f = File::open(path).map_err(|e| file_error(e, path, "reading"))?;
-    let meta = f.metadata()?;
-    if meta.is_dir() {
-        return Err(err!(WrongObjectType, "\"{path}\" is a directory"));
+impl Session {
+    /// The statement's context for the copy layer.
+    fn copy_context<'a>(
+        &self,
+        snapshot: &'a Snapshot,
+        cancel: &'a std::sync::atomic::AtomicBool,
+        progress: Option<&'a mut dyn FnMut(&CopyProgress)>,
+    ) -> CopyContext<'a> {
+        let t = self.txn_ref();
+        CopyContext {
+            xid: t.xid,
+            cid: t.cid,
+            now: t.start_ts,
+            snapshot,
+            cancel,
+            progress,
+        }
     }
-    Ok((BufReader::with_capacity(1 << 20, f), meta.len()))
+
+    /// Loads the records of `input` into table `name`; returns the row count.
+    fn copy_from(
+        &mut self,
+        name: &ast::ObjectName,
+        columns: &[String],
+        opts: &CopyOptions,
+        input: Input<'_, '_>,
+        progress: Option<&mut dyn FnMut(&CopyProgress)>,
+    ) -> Result<u64> {
+        let snap = self.statement_snapshot();
+        let table = self.lookup_table(&snap, &name.name, LockMode::RowExclusive)?;
+        let targets = target_columns(&table, columns)?;
+        if opts.freeze && !self.txn_ref().drop_on_abort.contains(&table.relfilenode) {
+            return Err(err!(
+                ObjectNotInPrerequisiteState,
+                "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction"
+            ));
+        }
+        let rel = self.db.relation(table.relfilenode)?;
+        let ring = self.db.pool.ring(StrategyKind::BulkWrite);
+        let cancel = self.cancel.clone();
+        let progress = progress.map(|p| p as &mut dyn FnMut(&CopyProgress));
+        let mut ctx = self.copy_context(&snap, &cancel, progress);
+        let mut default_value = |text: &str, ty: &DataType| self.default_value(text, ty);
+        let target = LoadTarget {
+            table: &table,
+            rel: &rel,
+            ring,
+            targets: &targets,
+            default_value: &mut default_value,
+        };
+        load::copy_from(&mut ctx, target, opts, input)
+    }
+
+    /// The value of a column's DEFAULT expression, converted to its type.
+    fn default_value(&mut self, text: &str, ty: &DataType) -> Result<Value> {
+        let stmt =
+            heapdb_grammar::parse_one(&format!("SELECT {text}")).map_err(super::parse_error)?;
+        let ast::Statement::Query(q) = stmt else {
+            return Err(err!(InternalError, "bad stored default expression: {text}"));
+        };
+        let mut got = None;
+        self.run_query(&q, &mut |cols, b| {
+            if got.is_none() && b.len > 0 {
+                got = Some((b.columns[0].get(0), cols[0].ty));
+            }
+            Ok(())
+        })?;
+        let (v, from) = got.ok_or_else(|| err!(InternalError, "default expression gave no row"))?;
+        if v.is_null() || from == *ty {
+            return Ok(v);
+        }
+        if from == DataType::Unknown {
+            let now = self.txn_ref().start_ts;
+            return coerce_literal(&v.to_string(), ty, CastContext::Assignment, now);
+        }
+        cast_from(&v, &from, ty, CastContext::Assignment)
+    }
+
+    /// What a COPY TO writes: the COPY's own query, or the table's columns
+    /// (checked before any file is opened).
+    fn copy_source(&mut self, c: &ast::Copy) -> Result<Unload> {
+        Ok(match &c.source {
+            ast::CopySource::Query(q) => Unload::Query((**q).clone()),
+            ast::CopySource::Table { name, columns } => {
+                let snap = self.statement_snapshot();
+                let table = self.lookup_table(&snap, &name.name, LockMode::AccessShare)?;
+                let cols = target_columns(&table, columns)?;
+                let rel = self.db.relation(table.relfilenode)?;
+                Unload::Table(TableUnload { table, rel, cols }, snap)
+            }
+        })
+    }
+
+    /// Writes the rows of `source` to `out`; returns the row count.
+    fn copy_to(
+        &mut self,
+        source: &Unload,
+        opts: &CopyOptions,
+        out: &mut dyn Write,
+        mut progress: Option<&mut dyn FnMut(&CopyProgress)>,
+    ) -> Result<u64> {
+        match source {
+            Unload::Table(t, snap) => {
+                let cancel = self.cancel.clone();
+                let progress = progress.map(|p| p as &mut dyn FnMut(&CopyProgress));
+                let mut ctx = self.copy_context(snap, &cancel, progress);
+                unload::table_to(&mut ctx, t, opts, out)
+            }
+            Unload::Query(q) => {
+                // The query runs here (the planner is above COPY); the copy
+                // layer formats its batches.
+                let mut w = RowWriter::new(opts, out);
+                let result = self.run_query(q, &mut |cols, b| {
+                    let p = progress
+                        .as_mut()
+                        .map(|p| &mut **p as &mut dyn FnMut(&CopyProgress));
+                    w.batch(cols.iter().map(|c| c.name.as_str()), b, p)
+                })?;
+                w.finish(result.columns.iter().map(|c| c.name.as_str()), progress)
+            }
+        }
+    }
 }
 
 fn no_client_stream(what: &str, api: &str) -> Error {
@@ -276,10 +304,3 @@ fn no_client_stream(what: &str, api: &str) -> Error {
         "Use {api} (the shell's piped input and \\copy do), or name a file."
     ))
 }
-
-mod load;
-mod parallel;
-mod record_to_tuple;
-mod table_out;
-mod text_row;
-mod unload;

@@ -3,6 +3,7 @@
 //!
 //! | function | rows |
 //! |---|---|
+//! | `pg_locks()` | one per lock held or awaited, as PostgreSQL's `pg_locks`: locktype (`relation`, `transactionid`), relation, transactionid, virtualtransaction (the holder or waiter), mode, granted |
 //! | `heap_page_items(table, blkno)` | one per line pointer: lp, lp_off, lp_flags, lp_len, t_xmin, t_xmax, t_cid, t_ctid, t_infomask2, t_infomask, t_hoff, t_flags (infomask flags by name) |
 //! | `page_header(table, blkno)` | the page header: lsn, checksum, flags (and names), lower, upper, special, version, prune_xid, free_space |
 //! | `heap_visibility_map(table)` | one per heap block: blkno, all_visible, all_frozen, live_tuples |
@@ -57,6 +58,7 @@ pub(crate) fn table_function(
 ) -> Option<Result<TableRows>> {
     let r = match name {
         "heap_page_items" => heap_page_items(ctx, args),
+        "pg_locks" => Ok(pg_locks(ctx)),
         "page_header" => page_header(ctx, args),
         "heap_visibility_map" => visibility_map(ctx, args),
         "buffer_cache_stats" => Ok(buffer_cache_stats(ctx)),
@@ -65,6 +67,45 @@ pub(crate) fn table_function(
         _ => return None,
     };
     Some(r)
+}
+
+/// `pg_locks()`: the lock table's holders and waiters
+/// ([`crate::txn::lock::LockManager::status`]), by lock then owner.
+fn pg_locks(ctx: &mut StmtCtx) -> (Vec<Field>, Vec<Vec<Value>>) {
+    use crate::txn::LockTag;
+    let fields = vec![
+        field("locktype", DataType::Text),
+        field("relation", DataType::Int8),
+        field("transactionid", DataType::Int8),
+        field("virtualtransaction", DataType::Int8),
+        field("mode", DataType::Text),
+        field("granted", DataType::Bool),
+    ];
+    let mut status = ctx.db.locks.status();
+    status.sort_by_key(|l| match l.tag {
+        LockTag::Relation(oid) => (0, u64::from(oid), l.owner, !l.granted),
+        LockTag::Transaction(xid) => (1, u64::from(xid), l.owner, !l.granted),
+    });
+    let rows = status
+        .iter()
+        .map(|l| {
+            let (kind, rel, xid) = match l.tag {
+                LockTag::Relation(oid) => ("relation", Value::Int8(i64::from(oid)), Value::Null),
+                LockTag::Transaction(x) => {
+                    ("transactionid", Value::Null, Value::Int8(i64::from(x)))
+                }
+            };
+            vec![
+                Value::Text(kind.into()),
+                rel,
+                xid,
+                Value::Int8(l.owner as i64),
+                Value::Text(l.mode.name().into()),
+                Value::Bool(l.granted),
+            ]
+        })
+        .collect();
+    (fields, rows)
 }
 
 fn heap_page_items(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {

@@ -22,6 +22,11 @@
 //!
 //! Locks are released all at once when the transaction ends
 //! ([`LockManager::release_all`]), after its outcome is in the commit log.
+//!
+//! [`LockManager::status`] is a read-only view of the table, as
+//! PostgreSQL's `pg_locks`: one row per held lock (`granted`) and per
+//! waiting request (not `granted`). It is how a caller or a test sees that
+//! a transaction has reached its wait, and what it waits for.
 
 // hashbrown's default hasher (foldhash): the lock table is hashed several
 // times per statement, and SipHash's DoS resistance buys nothing here.
@@ -126,6 +131,19 @@ impl LockMode {
             LockMode::AccessExclusive => "AccessExclusiveLock",
         }
     }
+}
+
+/// One row of [`LockManager::status`]: a lock held, or a request waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockStatus {
+    /// What is locked.
+    pub tag: LockTag,
+    /// The holder or waiter.
+    pub owner: Owner,
+    /// The mode held or asked for.
+    pub mode: LockMode,
+    /// Held (true) or waited for (false).
+    pub granted: bool,
 }
 
 /// Holders and the queue of waiters of one tag.
@@ -335,6 +353,42 @@ impl LockManager {
         })
     }
 
+    /// Every lock held and every request waiting, at one instant: per tag,
+    /// its holders then its waiters in queue order (tags in no particular
+    /// order). Changes nothing.
+    pub fn status(&self) -> Vec<LockStatus> {
+        let st = self.state();
+        let mut out = Vec::new();
+        for (&tag, e) in &st.locks {
+            let row = |granted| {
+                move |&(owner, mode): &(Owner, LockMode)| LockStatus {
+                    tag,
+                    owner,
+                    mode,
+                    granted,
+                }
+            };
+            out.extend(e.holders.iter().map(row(true)));
+            out.extend(e.queue.iter().map(row(false)));
+        }
+        out
+    }
+
+    /// The requests waiting now (the rows of [`LockManager::status`] not
+    /// granted).
+    pub fn waiters(&self) -> Vec<LockStatus> {
+        let st = self.state();
+        st.waiting
+            .iter()
+            .map(|(&owner, &(tag, mode))| LockStatus {
+                tag,
+                owner,
+                mode,
+                granted: false,
+            })
+            .collect()
+    }
+
     /// Number of tags with holders or waiters (for tests: nothing leaks).
     pub fn len(&self) -> usize {
         self.state().locks.len()
@@ -455,6 +509,26 @@ mod tests {
         AtomicBool::new(false)
     }
 
+    /// Waits until `owner` is queued for `mode` on `tag` (the thread that
+    /// asked has reached its wait); fails the test after ten seconds.
+    fn await_waiter(lm: &LockManager, owner: Owner, tag: LockTag, mode: LockMode) {
+        let want = LockStatus {
+            tag,
+            owner,
+            mode,
+            granted: false,
+        };
+        let start = Instant::now();
+        while !lm.waiters().contains(&want) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "timed out waiting for {owner} to wait for {mode:?} on {tag}"
+            );
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert!(lm.status().contains(&want), "status shows the waiter");
+    }
+
     #[test]
     fn conflict_table_matches_postgresql() {
         use LockMode::*;
@@ -514,7 +588,7 @@ mod tests {
             lm2.acquire(dropper, t, LockMode::AccessExclusive, &no_cancel())
                 .unwrap()
         });
-        thread::sleep(Duration::from_millis(100));
+        await_waiter(&lm, dropper, t, LockMode::AccessExclusive);
         assert!(!h.is_finished(), "AccessExclusive must wait for the reader");
         // A new reader queues behind the waiting AccessExclusive.
         let late = lm.new_owner();
@@ -524,11 +598,24 @@ mod tests {
                 .unwrap();
             lm3.held_modes(dropper, t)
         });
-        thread::sleep(Duration::from_millis(100));
+        await_waiter(&lm, late, t, LockMode::AccessShare);
         assert!(!h2.is_finished(), "a later reader waits behind the queue");
+        let held = |owner, mode| LockStatus {
+            tag: t,
+            owner,
+            mode,
+            granted: true,
+        };
+        let status = lm.status();
+        assert_eq!(status.len(), 3, "{status:?}");
+        assert!(status.contains(&held(reader, LockMode::AccessShare)));
         lm.release_all(reader);
         assert!(h.join().unwrap(), "the dropper waited");
-        thread::sleep(Duration::from_millis(50));
+        // The dropper holds its lock now; the late reader still waits.
+        assert!(lm
+            .status()
+            .contains(&held(dropper, LockMode::AccessExclusive)));
+        await_waiter(&lm, late, t, LockMode::AccessShare);
         assert!(!h2.is_finished(), "the late reader waits for the dropper");
         lm.release_all(dropper);
         assert!(h2.join().unwrap().is_empty(), "the dropper had let go");
@@ -563,7 +650,7 @@ mod tests {
         let waiter = lm.new_owner();
         let lm2 = lm.clone();
         let h = thread::spawn(move || lm2.wait_for_xact(waiter, 100, &no_cancel()));
-        thread::sleep(Duration::from_millis(80));
+        await_waiter(&lm, waiter, LockTag::Transaction(100), LockMode::Share);
         assert!(!h.is_finished());
         lm.release_all(writer);
         h.join().unwrap().unwrap();
@@ -584,10 +671,14 @@ mod tests {
         let (lm2, c2) = (lm.clone(), cancel.clone());
         let b = lm.new_owner();
         let h = thread::spawn(move || lm2.acquire(b, t, LockMode::AccessShare, &c2));
-        thread::sleep(Duration::from_millis(60));
+        await_waiter(&lm, b, t, LockMode::AccessShare);
         cancel.store(true, Ordering::Relaxed);
         let e = h.join().unwrap().unwrap_err();
         assert_eq!(e.code.code(), "57014");
+        assert!(
+            lm.waiters().is_empty(),
+            "the cancelled request left the queue"
+        );
         lm.release_all(a);
         assert!(lm.is_empty());
     }

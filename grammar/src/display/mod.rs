@@ -252,97 +252,14 @@ impl Display for Expr {
                 let left_min = if p == prec::CMP { p + 1 } else { p };
                 write!(f, "{} {op} {}", P(left, left_min), P(right, p + 1))
             }
-            ExprKind::IsNull { expr, negated } => {
-                write!(f, "{} IS {}NULL", P(expr, prec::IS + 1), not(*negated))
-            }
-            ExprKind::IsBool {
-                expr,
-                value,
-                negated,
-            } => {
-                let value = match value {
-                    Some(true) => "TRUE",
-                    Some(false) => "FALSE",
-                    None => "UNKNOWN",
-                };
-                write!(f, "{} IS {}{value}", P(expr, prec::IS + 1), not(*negated))
-            }
-            ExprKind::IsDistinctFrom {
-                left,
-                right,
-                negated,
-            } => write!(
-                f,
-                "{} IS {}DISTINCT FROM {}",
-                P(left, prec::IS + 1),
-                not(*negated),
-                P(right, prec::IS + 1)
-            ),
-            ExprKind::Between {
-                expr,
-                low,
-                high,
-                negated,
-            } => write!(
-                f,
-                "{} {}BETWEEN {} AND {}",
-                P(expr, prec::LIKE + 1),
-                not(*negated),
-                P(low, prec::OTHER),
-                P(high, prec::OTHER)
-            ),
-            ExprKind::InList {
-                expr,
-                list,
-                negated,
-            } => write!(
-                f,
-                "{} {}IN ({})",
-                P(expr, prec::LIKE + 1),
-                not(*negated),
-                Comma(list)
-            ),
-            ExprKind::InSubquery {
-                expr,
-                query,
-                negated,
-            } => write!(
-                f,
-                "{} {}IN ({query})",
-                P(expr, prec::LIKE + 1),
-                not(*negated)
-            ),
-            ExprKind::Like {
-                expr,
-                pattern,
-                escape,
-                negated,
-                case_insensitive,
-            } => {
-                let op = if *case_insensitive { "ILIKE" } else { "LIKE" };
-                write!(
-                    f,
-                    "{} {}{op} {}",
-                    P(expr, prec::LIKE + 1),
-                    not(*negated),
-                    P(pattern, prec::OTHER)
-                )?;
-                if let Some(escape) = escape {
-                    write!(f, " ESCAPE {}", P(escape, prec::OTHER))?;
-                }
-                Ok(())
-            }
-            ExprKind::Quantified {
-                expr,
-                op,
-                all,
-                query,
-            } => write!(
-                f,
-                "{} {op} {} ({query})",
-                P(expr, prec::CMP + 1),
-                if *all { "ALL" } else { "ANY" }
-            ),
+            ExprKind::IsNull { .. }
+            | ExprKind::IsBool { .. }
+            | ExprKind::IsDistinctFrom { .. }
+            | ExprKind::Between { .. }
+            | ExprKind::InList { .. }
+            | ExprKind::InSubquery { .. }
+            | ExprKind::Like { .. }
+            | ExprKind::Quantified { .. } => predicate(self, f),
             ExprKind::Exists(query) => write!(f, "EXISTS ({query})"),
             ExprKind::Subquery(query) => write!(f, "({query})"),
             ExprKind::Case {
@@ -375,6 +292,104 @@ impl Display for Expr {
             }),
             ExprKind::Default => f.write_str("DEFAULT"),
         }
+    }
+}
+
+/// The predicates: `IS ...`, `BETWEEN`, `IN`, `LIKE`, `op ANY/ALL`.
+fn predicate(e: &Expr, f: &mut Formatter<'_>) -> fmt::Result {
+    match &e.kind {
+        ExprKind::IsNull { expr, negated } => {
+            write!(f, "{} IS {}NULL", P(expr, prec::IS + 1), not(*negated))
+        }
+        ExprKind::IsBool {
+            expr,
+            value,
+            negated,
+        } => {
+            let value = match value {
+                Some(true) => "TRUE",
+                Some(false) => "FALSE",
+                None => "UNKNOWN",
+            };
+            write!(f, "{} IS {}{value}", P(expr, prec::IS + 1), not(*negated))
+        }
+        ExprKind::IsDistinctFrom {
+            left,
+            right,
+            negated,
+        } => write!(
+            f,
+            "{} IS {}DISTINCT FROM {}",
+            P(left, prec::IS + 1),
+            not(*negated),
+            P(right, prec::IS + 1)
+        ),
+        ExprKind::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => write!(
+            f,
+            "{} {}BETWEEN {} AND {}",
+            P(expr, prec::LIKE + 1),
+            not(*negated),
+            P(low, prec::OTHER),
+            P(high, prec::OTHER)
+        ),
+        ExprKind::InList {
+            expr,
+            list,
+            negated,
+        } => write!(
+            f,
+            "{} {}IN ({})",
+            P(expr, prec::LIKE + 1),
+            not(*negated),
+            Comma(list)
+        ),
+        ExprKind::InSubquery {
+            expr,
+            query,
+            negated,
+        } => write!(
+            f,
+            "{} {}IN ({query})",
+            P(expr, prec::LIKE + 1),
+            not(*negated)
+        ),
+        ExprKind::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+            case_insensitive,
+        } => {
+            let op = if *case_insensitive { "ILIKE" } else { "LIKE" };
+            write!(
+                f,
+                "{} {}{op} {}",
+                P(expr, prec::LIKE + 1),
+                not(*negated),
+                P(pattern, prec::OTHER)
+            )?;
+            if let Some(escape) = escape {
+                write!(f, " ESCAPE {}", P(escape, prec::OTHER))?;
+            }
+            Ok(())
+        }
+        ExprKind::Quantified {
+            expr,
+            op,
+            all,
+            query,
+        } => write!(
+            f,
+            "{} {op} {} ({query})",
+            P(expr, prec::CMP + 1),
+            if *all { "ALL" } else { "ANY" }
+        ),
+        _ => unreachable!("predicate() is called for predicates only"),
     }
 }
 

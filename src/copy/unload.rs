@@ -1,96 +1,37 @@
-//! COPY TO of a query's rows: formatted from the executor's batches with
-//! each type's output function, escaped for the format, handed to the writer
-//! in pieces of about 256 KiB. A table's rows take the faster path of
-//! `table_out`, straight from the heap pages.
+//! COPY TO: a table's rows or a query's, formatted for the text or CSV
+//! format and handed to a writer.
+//!
+//! `COPY table TO` formats each visible tuple straight from the page bytes
+//! on two threads, chunk by chunk, while the calling thread writes the
+//! chunks in order (`table_out`; text-format rows of integers and strings
+//! through `text_row`'s writer). `COPY (query) TO` formats the executor's
+//! batches ([`RowWriter`]): the caller runs the query (the planner is above
+//! COPY) and hands each batch over; each value goes out through its type's
+//! output function (integers and text straight from their vectors),
+//! escaped for the format, to the writer in pieces of about 256 KiB. A
+//! file that exists is written over in place and cut to length at the end
+//! rather than truncated when opened ([`super::out_file`] says why and what
+//! that changes).
+
+mod table_out;
+mod text_row;
 
 use std::io::Write;
 
-use super::table_out::TableUnload;
-use super::*;
+pub use self::table_out::{table_to, TableUnload};
+use super::context::{write_error, OUT_CHUNK};
+use super::{csv, text, CopyOptions, CopyProgress, ForceQuote, Format};
+use crate::access::heap::tuple;
+use crate::err;
+use crate::error::Result;
+use crate::exec::scan::tuple_desc;
+use crate::exec::vector::{Batch, Data};
+use crate::types::io::int_digits;
+use crate::types::{format_value, DataType, Value};
 
-/// What a COPY TO writes.
-pub(super) enum Unload {
-    /// `COPY (query) TO`.
-    Query(ast::Query),
-    /// `COPY table [(cols)] TO`.
-    Table(TableUnload),
-}
-
-impl Session {
-    /// What a COPY TO writes: the COPY's own query, or the table's columns
-    /// (checked before any file is opened).
-    pub(super) fn copy_source(&mut self, c: &ast::Copy) -> Result<Unload> {
-        Ok(match &c.source {
-            ast::CopySource::Query(q) => Unload::Query((**q).clone()),
-            ast::CopySource::Table { name, columns } => {
-                let snap = self.statement_snapshot();
-                let table = self.lookup_table(&snap, &name.name, LockMode::AccessShare)?;
-                let cols = target_columns(&table, columns)?;
-                Unload::Table(TableUnload { table, cols, snap })
-            }
-        })
-    }
-
-    /// Writes the rows of `source` to `out`; returns the row count.
-    pub(super) fn copy_to(
-        &mut self,
-        source: &Unload,
-        opts: &CopyOptions,
-        out: &mut dyn Write,
-        progress: Option<&mut dyn FnMut(&CopyProgress)>,
-    ) -> Result<u64> {
-        match source {
-            Unload::Query(q) => self.copy_query_to(q, opts, out, progress),
-            Unload::Table(t) => self.copy_table_to(t, opts, out, progress),
-        }
-    }
-
-    /// Writes the rows of `query` to `out`; returns the row count.
-    fn copy_query_to(
-        &mut self,
-        query: &ast::Query,
-        opts: &CopyOptions,
-        out: &mut dyn Write,
-        mut progress: Option<&mut dyn FnMut(&CopyProgress)>,
-    ) -> Result<u64> {
-        let mut w = RowWriter {
-            opts,
-            out,
-            buf: Vec::with_capacity(OUT_CHUNK + 8192),
-            text: String::new(),
-            header_done: !opts.header,
-            force: Vec::new(),
-            rows: 0,
-        };
-        let result = self.run_query(query, &mut |cols, b| {
-            w.batch(cols, b)?;
-            if w.buf.len() >= OUT_CHUNK {
-                w.flush()?;
-                if let Some(p) = progress.as_deref_mut() {
-                    p(&CopyProgress {
-                        rows: w.rows,
-                        ..CopyProgress::default()
-                    });
-                }
-            }
-            Ok(())
-        })?;
-        if !w.header_done {
-            w.start(&result.columns)?;
-        }
-        w.flush()?;
-        if let Some(p) = progress {
-            p(&CopyProgress {
-                rows: w.rows,
-                ..CopyProgress::default()
-            });
-        }
-        Ok(w.rows)
-    }
-}
-
-/// Formats rows into a buffer and hands it to the writer.
-struct RowWriter<'a> {
+/// Formats a query's rows into a buffer and hands it to the writer in
+/// pieces of about [`OUT_CHUNK`] bytes.
+pub struct RowWriter<'a> {
     opts: &'a CopyOptions,
     out: &'a mut dyn Write,
     buf: Vec<u8>,
@@ -102,13 +43,72 @@ struct RowWriter<'a> {
     rows: u64,
 }
 
-impl RowWriter<'_> {
-    /// Checks FORCE_QUOTE's columns and writes the header line if asked.
-    fn start(&mut self, cols: &[Column]) -> Result<()> {
-        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-        self.force = force_flags(self.opts, &names)?;
+impl<'a> RowWriter<'a> {
+    /// A writer of rows in `opts`' format to `out`.
+    pub fn new(opts: &'a CopyOptions, out: &'a mut dyn Write) -> RowWriter<'a> {
+        RowWriter {
+            opts,
+            out,
+            buf: Vec::with_capacity(OUT_CHUNK + 8192),
+            text: String::new(),
+            header_done: !opts.header,
+            force: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    /// Formats the rows of batch `b`, whose columns are named `names`
+    /// (read only for the first batch: FORCE_QUOTE's columns and the
+    /// header); writes out what has gathered past [`OUT_CHUNK`] bytes and
+    /// then reports progress.
+    pub fn batch<'n>(
+        &mut self,
+        names: impl Iterator<Item = &'n str>,
+        b: &Batch,
+        progress: Option<&mut dyn FnMut(&CopyProgress)>,
+    ) -> Result<()> {
+        if self.force.len() != b.columns.len() || !self.header_done {
+            self.start(&names.collect::<Vec<_>>())?;
+        }
+        self.rows_of(b);
+        if self.buf.len() >= OUT_CHUNK {
+            self.flush()?;
+            if let Some(p) = progress {
+                p(&CopyProgress {
+                    rows: self.rows,
+                    ..CopyProgress::default()
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the output of a query whose columns are `names`: the header
+    /// if no batch came, and what is left in the buffer. Returns the row
+    /// count, also reported to `progress`.
+    pub fn finish<'n>(
+        mut self,
+        names: impl Iterator<Item = &'n str>,
+        progress: Option<&mut dyn FnMut(&CopyProgress)>,
+    ) -> Result<u64> {
         if !self.header_done {
-            write_header(self.opts, &names, &mut self.buf);
+            self.start(&names.collect::<Vec<_>>())?;
+        }
+        self.flush()?;
+        if let Some(p) = progress {
+            p(&CopyProgress {
+                rows: self.rows,
+                ..CopyProgress::default()
+            });
+        }
+        Ok(self.rows)
+    }
+
+    /// Checks FORCE_QUOTE's columns and writes the header line if asked.
+    fn start(&mut self, names: &[&str]) -> Result<()> {
+        self.force = force_flags(self.opts, names)?;
+        if !self.header_done {
+            write_header(self.opts, names, &mut self.buf);
             self.header_done = true;
         }
         Ok(())
@@ -118,11 +118,8 @@ impl RowWriter<'_> {
         write_field(self.opts, v, force, single, &mut self.buf);
     }
 
-    fn batch(&mut self, cols: &[Column], b: &Batch) -> Result<()> {
-        if self.force.len() != cols.len() || !self.header_done {
-            self.start(cols)?;
-        }
-        let single = cols.len() == 1;
+    fn rows_of(&mut self, b: &Batch) {
+        let single = b.columns.len() == 1;
         let plain_ints = plain_ints(self.opts);
         for i in 0..b.len {
             for (c, col) in b.columns.iter().enumerate() {
@@ -173,13 +170,10 @@ impl RowWriter<'_> {
             self.buf.push(b'\n');
         }
         self.rows += b.len as u64;
-        Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.out
-            .write_all(&self.buf)
-            .map_err(|e| err!(IoError, "could not write to COPY file: {}", os_text(&e)))?;
+        self.out.write_all(&self.buf).map_err(|e| write_error(&e))?;
         self.buf.clear();
         Ok(())
     }

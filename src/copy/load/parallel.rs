@@ -44,11 +44,11 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use super::load::{Parser, Scratch};
 use super::record_to_tuple::FastForm;
 use super::*;
 use crate::access::heap::record::PageRef;
 use crate::access::heap::{set_image_blocks, HeapRelation, PageImages, Precompressed};
+use crate::copy::context::os_text;
 use crate::copy::reader::TextRecords;
 use crate::storage::{BlockNumber, Ring, BLCKSZ};
 use crate::txn::{CommandId, Xid};

@@ -26,15 +26,17 @@
 //! truncating it meanwhile, so every chunk taken is formatted whole.
 
 use std::io::Write;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::text_row::{varlena_at, Col, TextRow, DIGIT_PAIRS};
-use super::unload::{force_flags, plain_ints, write_field, write_header};
 use super::*;
 use crate::access::heap::scan::{ParallelBlocks, PARALLEL_CHUNK};
 use crate::access::heap::tuple::TupleDesc;
+use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
+use crate::copy::CopyContext;
 use crate::storage::page::{self, OffsetNumber};
 use crate::storage::BlockNumber;
 use crate::txn::Snapshot;
@@ -46,14 +48,15 @@ const IN_FLIGHT: usize = 8;
 /// The usual size of one chunk's output (32 pages of pgbench accounts).
 const CHUNK_BYTES: usize = 256 << 10;
 
-/// A table COPY TO writes, checked and locked.
-pub(in crate::session) struct TableUnload {
-    /// The table.
+/// A table COPY TO writes, as its caller resolved it.
+pub struct TableUnload {
+    /// The table, looked up under the statement's snapshot (the context's)
+    /// and locked (ACCESS SHARE).
     pub table: Arc<TableDef>,
+    /// Its heap.
+    pub rel: Arc<HeapRelation>,
     /// The output columns (indexes into the table's columns), in order.
     pub cols: Vec<usize>,
-    /// The statement's snapshot (the one the table was looked up with).
-    pub snap: Snapshot,
 }
 
 /// How an output column's stored bytes become text.
@@ -256,134 +259,123 @@ fn push_int(x: i64, out: &mut Vec<u8>) {
 /// the formatted rows and how many; or the error that stopped a formatter.
 type Chunk = Result<(u64, Vec<u8>, u64)>;
 
-impl Session {
-    /// Writes the rows of table `src` to `out`; returns the row count.
-    pub(super) fn copy_table_to(
-        &mut self,
-        src: &TableUnload,
-        opts: &CopyOptions,
-        out: &mut dyn Write,
-        mut progress: Option<&mut dyn FnMut(&CopyProgress)>,
-    ) -> Result<u64> {
-        let table = &*src.table;
-        let names: Vec<&str> = src
-            .cols
-            .iter()
-            .map(|&j| table.columns[j].name.as_str())
-            .collect();
-        let kinds: Vec<Kind> = src
-            .cols
-            .iter()
-            .map(|&j| match table.columns[j].ty {
-                DataType::Int2 => Kind::Int2,
-                DataType::Int4 => Kind::Int4,
-                DataType::Int8 => Kind::Int8,
-                DataType::Text | DataType::Varchar(_) | DataType::Char(_) => Kind::Text,
-                _ => Kind::Other,
-            })
-            .collect();
-        let desc = tuple_desc(table)?;
-        let in_order = src.cols.len() == table.columns.len()
-            && src.cols.iter().enumerate().all(|(k, &j)| k == j);
-        // The fast row writer: text format, output columns in table order
-        // (a subset), integers and strings only.
-        let ascending = src.cols.windows(2).all(|w| w[0] < w[1]);
-        let fast_cols: Option<Vec<(usize, Col)>> = src
-            .cols
-            .iter()
-            .zip(&kinds)
-            .map(|(&j, k)| match k {
-                Kind::Int2 => Some((j, Col::Int2)),
-                Kind::Int4 => Some((j, Col::Int4)),
-                Kind::Int8 => Some((j, Col::Int8)),
-                Kind::Text => Some((j, Col::Text)),
-                Kind::Other => None,
-            })
-            .collect();
-        let fast = fast_cols
-            .filter(|_| ascending && opts.format == Format::Text && plain_ints(opts))
-            .and_then(|c| TextRow::new(&desc, &c, opts.delimiter));
-        let fmt = Formatter {
-            opts,
-            desc,
-            table,
-            cols: &src.cols,
-            kinds,
-            force: force_flags(opts, &names)?,
-            plain_ints: plain_ints(opts),
-            single: names.len() == 1,
-            upto: src.cols.iter().max().map_or(0, |&j| j + 1),
-            in_order,
-            fast,
-            text: String::new(),
-        };
-        let write = |out: &mut dyn Write, b: &[u8]| {
-            out.write_all(b)
-                .map_err(|e| err!(IoError, "could not write to COPY file: {}", os_text(&e)))
-        };
-        if opts.header {
-            let mut head = Vec::new();
-            write_header(opts, &names, &mut head);
-            write(out, &head)?;
-        }
-        let rel = self.db.relation(table.relfilenode)?;
-        let cancel = self.cancel.clone();
-        let snap = &src.snap;
-        let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS);
-        let pool = Buffers::new(IN_FLIGHT);
-        std::thread::scope(|s| {
-            let (full_tx, full_rx) = mpsc::channel::<Chunk>();
-            for _ in 0..FORMATTERS {
-                let (full_tx, mut fmt) = (full_tx.clone(), fmt.clone());
-                let (rel, blocks, pool, cancel) = (&rel, &blocks, &pool, &cancel);
-                s.spawn(move || {
-                    if let Err(e) =
-                        format_chunks(rel, snap, blocks, pool, cancel, &mut fmt, &full_tx)
-                    {
-                        let _ = full_tx.send(Err(e));
-                    }
-                });
-            }
-            drop(full_tx);
-            // Chunks come in any order; they are written in block order.
-            let mut pending = std::collections::BTreeMap::new();
-            let (mut next, mut rows) = (0u64, 0u64);
-            let mut written = || -> Result<()> {
-                for chunk in full_rx.iter() {
-                    let (index, buf, n) = chunk?;
-                    pending.insert(index, (buf, n));
-                    while let Some((mut buf, n)) = pending.remove(&next) {
-                        write(out, &buf)?;
-                        rows += n;
-                        next += 1;
-                        if let Some(p) = progress.as_deref_mut() {
-                            p(&CopyProgress {
-                                rows,
-                                ..CopyProgress::default()
-                            });
-                        }
-                        buf.clear();
-                        pool.give(buf);
-                    }
-                }
-                Ok(())
-            };
-            let res = written();
-            // A failed write (or scan) stops the formatters waiting for a
-            // buffer; their next chunk is not taken.
-            pool.close();
-            res?;
-            debug_assert!(pending.is_empty(), "every chunk written");
-            Ok(rows)
+/// Writes the rows of table `src` visible to the context's snapshot to
+/// `out`; returns the row count.
+pub fn table_to(
+    ctx: &mut CopyContext<'_>,
+    src: &TableUnload,
+    opts: &CopyOptions,
+    out: &mut dyn Write,
+) -> Result<u64> {
+    let table = &*src.table;
+    let names: Vec<&str> = src
+        .cols
+        .iter()
+        .map(|&j| table.columns[j].name.as_str())
+        .collect();
+    let kinds: Vec<Kind> = src
+        .cols
+        .iter()
+        .map(|&j| match table.columns[j].ty {
+            DataType::Int2 => Kind::Int2,
+            DataType::Int4 => Kind::Int4,
+            DataType::Int8 => Kind::Int8,
+            DataType::Text | DataType::Varchar(_) | DataType::Char(_) => Kind::Text,
+            _ => Kind::Other,
         })
+        .collect();
+    let desc = tuple_desc(table)?;
+    let in_order =
+        src.cols.len() == table.columns.len() && src.cols.iter().enumerate().all(|(k, &j)| k == j);
+    // The fast row writer: text format, output columns in table order
+    // (a subset), integers and strings only.
+    let ascending = src.cols.windows(2).all(|w| w[0] < w[1]);
+    let fast_cols: Option<Vec<(usize, Col)>> = src
+        .cols
+        .iter()
+        .zip(&kinds)
+        .map(|(&j, k)| match k {
+            Kind::Int2 => Some((j, Col::Int2)),
+            Kind::Int4 => Some((j, Col::Int4)),
+            Kind::Int8 => Some((j, Col::Int8)),
+            Kind::Text => Some((j, Col::Text)),
+            Kind::Other => None,
+        })
+        .collect();
+    let fast = fast_cols
+        .filter(|_| ascending && opts.format == Format::Text && plain_ints(opts))
+        .and_then(|c| TextRow::new(&desc, &c, opts.delimiter));
+    let fmt = Formatter {
+        opts,
+        desc,
+        table,
+        cols: &src.cols,
+        kinds,
+        force: force_flags(opts, &names)?,
+        plain_ints: plain_ints(opts),
+        single: names.len() == 1,
+        upto: src.cols.iter().max().map_or(0, |&j| j + 1),
+        in_order,
+        fast,
+        text: String::new(),
+    };
+    let write = |out: &mut dyn Write, b: &[u8]| out.write_all(b).map_err(|e| write_error(&e));
+    if opts.header {
+        let mut head = Vec::new();
+        write_header(opts, &names, &mut head);
+        write(out, &head)?;
     }
+    let (rel, cancel, snap) = (&*src.rel, ctx.cancel, ctx.snapshot);
+    let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS);
+    let pool = Buffers::new(IN_FLIGHT);
+    std::thread::scope(|s| {
+        let (full_tx, full_rx) = mpsc::channel::<Chunk>();
+        for _ in 0..FORMATTERS {
+            let (full_tx, mut fmt) = (full_tx.clone(), fmt.clone());
+            let (blocks, pool) = (&blocks, &pool);
+            s.spawn(move || {
+                if let Err(e) = format_chunks(rel, snap, blocks, pool, cancel, &mut fmt, &full_tx) {
+                    let _ = full_tx.send(Err(e));
+                }
+            });
+        }
+        drop(full_tx);
+        // Chunks come in any order; they are written in block order.
+        let mut pending = std::collections::BTreeMap::new();
+        let (mut next, mut rows) = (0u64, 0u64);
+        let mut written = || -> Result<()> {
+            for chunk in full_rx.iter() {
+                let (index, buf, n) = chunk?;
+                pending.insert(index, (buf, n));
+                while let Some((mut buf, n)) = pending.remove(&next) {
+                    write(out, &buf)?;
+                    rows += n;
+                    next += 1;
+                    ctx.report(CopyProgress {
+                        rows,
+                        ..CopyProgress::default()
+                    });
+                    buf.clear();
+                    pool.give(buf);
+                }
+            }
+            Ok(())
+        };
+        let res = written();
+        // A failed write (or scan) stops the formatters waiting for a
+        // buffer; their next chunk is not taken.
+        pool.close();
+        res?;
+        debug_assert!(pending.is_empty(), "every chunk written");
+        Ok(rows)
+    })
 }
 
 /// One formatter thread: takes chunks of blocks from `blocks`, formats the
 /// visible tuples of each chunk into a buffer of `pool` and sends it with
 /// the chunk's number. Returns when the blocks run out or the pool closes.
 fn format_chunks(
-    rel: &crate::access::heap::HeapRelation,
+    rel: &HeapRelation,
     snap: &Snapshot,
     blocks: &ParallelBlocks,
     pool: &Buffers,

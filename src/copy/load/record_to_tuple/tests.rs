@@ -2,7 +2,6 @@
 //! fast path declines (and leaves the batch as it was) or both give the
 //! same tuple bytes.
 
-use super::super::load::{Parser, Scratch, Source};
 use super::*;
 use crate::access::heap::tuple::Attr;
 use crate::catalog::{ColumnDef, TableDef};

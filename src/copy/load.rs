@@ -1,28 +1,112 @@
-//! COPY FROM: records to tuples to heap pages (see the parent module's
-//! doc), in two stages: this thread reads records, forms tuples (the fast
-//! path, else the general one here) and packs them into page images; an
-//! inserter thread puts the pages into the relation in order
+//! COPY FROM: records to tuples to heap pages.
+//!
+//! Records are read in place from a 1 MiB input buffer
+//! ([`RecordReader`]). A text-format record of a COPY that names every
+//! column in order goes through the fast path (`record_to_tuple`):
+//! integers parsed into their slots, strings copied behind their varlena
+//! header, in one pass; any other record (escapes, NULLs, CSV, column
+//! lists, defaults, anything the fast path declines) is split into fields
+//! and converted by each column's input function ([`Parser::general`]),
+//! which also raises PostgreSQL's errors. The tuples are packed into whole
+//! heap pages off the buffer pool ([`PageImages`]), and each page goes onto
+//! a new block through the bulk-write ring and is logged as one full-page
+//! image (LZ4-compressed with `wal_compression`: ~900 bytes for a page of
+//! pgbench accounts). A server-side file in text format is loaded by three
+//! threads that each read, parse, compress and place their own 2 MiB
+//! chunks, in file order (`parallel`); other input is parsed on the
+//! caller's thread while an inserter thread puts the pages into the
+//! relation in order
 //! ([`HeapRelation::insert_page_images`](crate::access::heap::HeapRelation::insert_page_images))
-//! and hands the emptied buffers back. Errors carry PostgreSQL's CONTEXT
-//! line.
+//! and hands the emptied buffers back. So a load larger than
+//! `shared_buffers` does not evict the rest of the cache and writes about a
+//! ninth of the log a tuple-by-tuple record would. Space the table already
+//! has (a VACUUM freed it, an earlier load left the last page part full) is
+//! filled first, tuple by tuple. The first bad record stops the COPY with
+//! PostgreSQL's message and a CONTEXT line (`COPY t, line 12, column a:
+//! "x"`); the statement's transaction then aborts, so none of its rows is
+//! visible.
+//!
+//! COPY was designed to fill pages through multi-insert: it still does for
+//! the free space of existing pages, but new pages are built whole and
+//! logged as images (PostgreSQL's `log_newpage`) because per-tuple
+//! multi-insert records cost the load most of its time here (copying each
+//! tuple into a record, applying it, encoding it, and writing ~105 bytes of
+//! log per row), where an image is one copy and compresses well.
+//!
+//! `FREEZE` (checked by the caller: the table must be created or truncated
+//! in the current transaction) writes the rows frozen and the pages they
+//! fill all-visible and all-frozen in the visibility map, with their live
+//! counts (`HeapRelation::multi_insert_frozen`): `count(*)` right after the
+//! COPY reads only the map, and no VACUUM is needed after COMMIT. Until the
+//! commit no other session can see them: the table's file is new in this
+//! transaction, and other sessions read the catalog under their snapshots
+//! (a REPEATABLE READ transaction whose snapshot predates the commit gets
+//! "relation does not exist" for a created table, and a serialization
+//! failure for a truncated one, where PostgreSQL would show it the frozen
+//! rows: its documented exception to MVCC that heapdb does not make). If
+//! the transaction aborts, or the system crashes before its commit, the
+//! file is dropped with every row in it.
+//!
+//! What the load needs from its caller is explicit: the statement
+//! ([`CopyContext`]) and the table ([`LoadTarget`]: looked up and locked,
+//! its relation, the columns named, and how to evaluate a column's DEFAULT,
+//! which takes the planner). Index entries for the loaded rows are the
+//! caller's to make once [`copy_from`] has returned the row count.
 
-use std::sync::atomic::Ordering;
+mod parallel;
+mod record_to_tuple;
+
+use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use super::parallel::ParallelLoad;
-use super::record_to_tuple::FastForm;
-use super::*;
-use crate::access::heap::PageImages;
-use crate::copy::reader::RecordReader;
+use self::parallel::ParallelLoad;
+use self::record_to_tuple::FastForm;
+use super::context::open_input;
+use super::reader::RecordReader;
+use super::{csv, text, CopyContext, CopyOptions, CopyProgress, Field, Format};
+use crate::access::heap::{tuple, HeapRelation, PageImages};
+use crate::catalog::TableDef;
+use crate::err;
+use crate::error::{Error, Result};
+use crate::exec::scan::tuple_desc;
 use crate::storage::page::MAX_ITEM_SIZE;
-use crate::storage::BLCKSZ;
+use crate::storage::{Ring, BLCKSZ};
+use crate::types::io::parse_value_at;
+use crate::types::{format_value, DataType, Value};
 
 /// Heap pages per batch handed to the inserter (1 MiB).
 const BATCH_PAGES: usize = 128;
 
+/// Where COPY FROM reads: a file (opened once the table and columns are
+/// known to be right, as PostgreSQL does) or the client's stream.
+pub enum Input<'a, 'b> {
+    /// A server-side file.
+    File(&'a str),
+    /// The client's data.
+    Client(&'a mut (dyn BufRead + 'b)),
+}
+
+/// The table a COPY FROM loads, as its caller resolved it.
+pub struct LoadTarget<'a> {
+    /// The table, looked up under the statement's snapshot and locked
+    /// (ROW EXCLUSIVE).
+    pub table: &'a TableDef,
+    /// Its heap.
+    pub rel: &'a HeapRelation,
+    /// The bulk-write ring the new pages go through.
+    pub ring: Ring,
+    /// The table column of each input field (the COPY's column list, or
+    /// every column).
+    pub targets: &'a [usize],
+    /// The value of a column's DEFAULT expression (its text) converted to
+    /// the column's type; called once per column the list leaves out.
+    pub default_value: &'a mut dyn FnMut(&str, &DataType) -> Result<Value>,
+}
+
 /// What each table column gets: field `k` of the record, or a constant
 /// (the column's default, or NULL).
-pub(super) enum Source {
+pub(crate) enum Source {
     Field(usize),
     Const(Value),
 }
@@ -40,7 +124,7 @@ impl Where<'_> {
             "COPY {}, line {}: \"{}\"",
             self.table,
             self.line,
-            copy::limit_display(self.record)
+            super::limit_display(self.record)
         ))
     }
 
@@ -49,189 +133,154 @@ impl Where<'_> {
             "COPY {}, line {}, column {col}: \"{}\"",
             self.table,
             self.line,
-            copy::limit_display(value)
+            super::limit_display(value)
         ))
     }
 }
 
-impl Session {
-    /// The value of a column's DEFAULT expression, converted to its type.
-    fn default_value(&mut self, text: &str, ty: &DataType) -> Result<Value> {
-        let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}"))
-            .map_err(super::super::parse_error)?;
-        let ast::Statement::Query(q) = stmt else {
-            return Err(err!(InternalError, "bad stored default expression: {text}"));
-        };
-        let mut got = None;
-        self.run_query(&q, &mut |cols, b| {
-            if got.is_none() && b.len > 0 {
-                got = Some((b.columns[0].get(0), cols[0].ty));
+/// Loads the records of `input` into `target`; returns the row count.
+pub fn copy_from(
+    ctx: &mut CopyContext<'_>,
+    target: LoadTarget<'_>,
+    opts: &CopyOptions,
+    input: Input<'_, '_>,
+) -> Result<u64> {
+    let LoadTarget {
+        table,
+        rel,
+        ring,
+        targets,
+        default_value,
+    } = target;
+    let (xid, cid, now) = (ctx.xid, ctx.cid, ctx.now);
+    let not_null = force_not_null(table, targets, opts)?;
+    let mut sources = Vec::with_capacity(table.columns.len());
+    for (j, col) in table.columns.iter().enumerate() {
+        sources.push(match targets.iter().position(|&t| t == j) {
+            Some(k) => Source::Field(k),
+            None => Source::Const(match &col.default {
+                Some(d) => default_value(d, &col.ty)?,
+                None => Value::Null,
+            }),
+        });
+    }
+    let desc = tuple_desc(table)?;
+    let cancel = ctx.cancel;
+    let mut parser = Parser {
+        table,
+        opts,
+        targets,
+        not_null: &not_null,
+        sources: &sources,
+        desc: &desc,
+        now,
+    };
+    let freeze = opts.freeze;
+    // A file in text format loads on three threads (`parallel`).
+    if let (Input::File(path), Format::Text) = (&input, opts.format) {
+        let (file, len) = open_input(path)?;
+        let load = ParallelLoad::new(
+            &parser,
+            rel,
+            (xid, cid),
+            freeze,
+            file.into_inner(),
+            ring,
+            cancel,
+        )?;
+        return load.run(&mut |rows, bytes| {
+            ctx.report(CopyProgress {
+                bytes,
+                total_bytes: Some(len),
+                rows,
+            })
+        });
+    }
+    let mut file;
+    let (input, total_bytes): (&mut dyn BufRead, _) = match input {
+        Input::File(path) => {
+            let (r, len) = open_input(path)?;
+            file = r;
+            (&mut file, Some(len))
+        }
+        Input::Client(r) => (r, None),
+    };
+    // Two stages: this thread parses records and forms tuples into
+    // batches; the inserter thread puts each batch on pages (in order)
+    // and hands the emptied buffers back. A failed insert ends the
+    // inserter, whose receiver then refuses the next batch.
+    std::thread::scope(|s| {
+        let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+        let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+        let inserter = s.spawn(move || -> Result<()> {
+            let mut ring = ring;
+            let mut fill_first = true;
+            for mut pages in full_rx {
+                rel.insert_page_images(
+                    &pages,
+                    (xid, cid),
+                    freeze,
+                    Some(&mut ring),
+                    &mut fill_first,
+                    &[],
+                )?;
+                pages.clear();
+                let _ = empty_tx.send(pages);
             }
             Ok(())
-        })?;
-        let (v, from) = got.ok_or_else(|| err!(InternalError, "default expression gave no row"))?;
-        if v.is_null() || from == *ty {
-            return Ok(v);
+        });
+        let mut send = |batch: Batch| full_tx.send(batch).is_ok();
+        let parsed = parser.run(
+            input,
+            PageImages::new(xid, cid, freeze),
+            &mut send,
+            &empty_rx,
+            cancel,
+            &mut |rows, bytes| {
+                ctx.report(CopyProgress {
+                    bytes,
+                    total_bytes,
+                    rows,
+                })
+            },
+        );
+        drop(full_tx);
+        let inserted = inserter
+            .join()
+            .unwrap_or_else(|_| Err(err!(InternalError, "the COPY inserter thread panicked")));
+        match (parsed, inserted) {
+            (Err(e), _) => Err(e),
+            (Ok(_), Err(e)) => Err(e),
+            (Ok(rows), Ok(())) => Ok(rows),
         }
-        if from == DataType::Unknown {
-            let now = self.txn_ref().start_ts;
-            return coerce_literal(&v.to_string(), ty, CastContext::Assignment, now);
-        }
-        cast_from(&v, &from, ty, CastContext::Assignment)
-    }
+    })
+}
 
-    /// Loads the records of `input` into table `name`; returns the row count.
-    pub(super) fn copy_from(
-        &mut self,
-        name: &ast::ObjectName,
-        columns: &[String],
-        opts: &CopyOptions,
-        input: Input<'_, '_>,
-        mut progress: Option<&mut dyn FnMut(&CopyProgress)>,
-    ) -> Result<u64> {
-        let snap = self.statement_snapshot();
-        let (xid, cid, now) = {
-            let t = self.txn_ref();
-            (t.xid, t.cid, t.start_ts)
-        };
-        let table = self.lookup_table(&snap, &name.name, LockMode::RowExclusive)?;
-        let targets = target_columns(&table, columns)?;
-        if opts.freeze && !self.txn_ref().drop_on_abort.contains(&table.relfilenode) {
-            return Err(err!(
-                ObjectNotInPrerequisiteState,
-                "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction"
-            ));
-        }
-        let mut not_null = vec![false; targets.len()];
-        for c in &opts.force_not_null {
-            match targets.iter().position(|&t| table.columns[t].name == *c) {
-                Some(k) => not_null[k] = true,
-                None => {
-                    return Err(err!(
-                        InvalidColumnReference,
-                        "FORCE_NOT_NULL column \"{c}\" not referenced by COPY"
-                    ))
-                }
+/// Per input field, whether FORCE_NOT_NULL names its column (checking that
+/// every column it names is among the COPY's).
+fn force_not_null(table: &TableDef, targets: &[usize], opts: &CopyOptions) -> Result<Vec<bool>> {
+    let mut not_null = vec![false; targets.len()];
+    for c in &opts.force_not_null {
+        match targets.iter().position(|&t| table.columns[t].name == *c) {
+            Some(k) => not_null[k] = true,
+            None => {
+                return Err(err!(
+                    InvalidColumnReference,
+                    "FORCE_NOT_NULL column \"{c}\" not referenced by COPY"
+                ))
             }
         }
-        let mut sources = Vec::with_capacity(table.columns.len());
-        for (j, col) in table.columns.iter().enumerate() {
-            sources.push(match targets.iter().position(|&t| t == j) {
-                Some(k) => Source::Field(k),
-                None => Source::Const(match &col.default {
-                    Some(d) => self.default_value(d, &col.ty)?,
-                    None => Value::Null,
-                }),
-            });
-        }
-        let desc = tuple_desc(&table)?;
-        let rel = self.db.relation(table.relfilenode)?;
-        let ring = self.db.pool.ring(StrategyKind::BulkWrite);
-        let cancel = self.cancel.clone();
-
-        let mut parser = Parser {
-            table: &table,
-            opts,
-            targets: &targets,
-            not_null: &not_null,
-            sources: &sources,
-            desc: &desc,
-            now,
-        };
-        let freeze = opts.freeze;
-        // A file in text format loads on three threads (`parallel`).
-        if let (Input::File(path), Format::Text) = (&input, opts.format) {
-            let (file, len) = open_input(path)?;
-            let load = ParallelLoad::new(
-                &parser,
-                &rel,
-                (xid, cid),
-                freeze,
-                file.into_inner(),
-                ring,
-                &cancel,
-            )?;
-            return load.run(&mut |rows, bytes| {
-                if let Some(p) = progress.as_deref_mut() {
-                    p(&CopyProgress {
-                        bytes,
-                        total_bytes: Some(len),
-                        rows,
-                    });
-                }
-            });
-        }
-        let mut file;
-        let (input, total_bytes): (&mut dyn BufRead, _) = match input {
-            Input::File(path) => {
-                let (r, len) = open_input(path)?;
-                file = r;
-                (&mut file, Some(len))
-            }
-            Input::Client(r) => (r, None),
-        };
-        // Two stages: this thread parses records and forms tuples into
-        // batches; the inserter thread puts each batch on pages (in order)
-        // and hands the emptied buffers back. A failed insert ends the
-        // inserter, whose receiver then refuses the next batch.
-        std::thread::scope(|s| {
-            let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
-            let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
-            let rel = &rel;
-            let inserter = s.spawn(move || -> Result<()> {
-                let mut ring = ring;
-                let mut fill_first = true;
-                for mut pages in full_rx {
-                    rel.insert_page_images(
-                        &pages,
-                        (xid, cid),
-                        freeze,
-                        Some(&mut ring),
-                        &mut fill_first,
-                        &[],
-                    )?;
-                    pages.clear();
-                    let _ = empty_tx.send(pages);
-                }
-                Ok(())
-            });
-            let mut send = |batch: Batch| full_tx.send(batch).is_ok();
-            let parsed = parser.run(
-                input,
-                PageImages::new(xid, cid, freeze),
-                &mut send,
-                &empty_rx,
-                &cancel,
-                &mut |rows, bytes| {
-                    if let Some(p) = progress.as_deref_mut() {
-                        p(&CopyProgress {
-                            bytes,
-                            total_bytes,
-                            rows,
-                        });
-                    }
-                },
-            );
-            drop(full_tx);
-            let inserted = inserter
-                .join()
-                .unwrap_or_else(|_| Err(err!(InternalError, "the COPY inserter thread panicked")));
-            match (parsed, inserted) {
-                (Err(e), _) => Err(e),
-                (Ok(_), Err(e)) => Err(e),
-                (Ok(rows), Ok(())) => Ok(rows),
-            }
-        })
     }
+    Ok(not_null)
 }
 
 /// One batch: whole heap pages built by [`PageImages`], back to back.
 type Batch = Vec<u8>;
 
 /// The parsing stage of COPY FROM: records to tuples in batches.
-pub(super) struct Parser<'a> {
+pub(crate) struct Parser<'a> {
     /// The table loaded.
-    pub table: &'a crate::catalog::TableDef,
+    pub table: &'a TableDef,
     /// The COPY's options.
     pub opts: &'a CopyOptions,
     /// Table column of each input field.
@@ -249,7 +298,7 @@ pub(super) struct Parser<'a> {
 /// The general path's reused buffers: a record's de-escaped bytes, its
 /// fields, its encoded values and their ranges.
 #[derive(Default)]
-pub(super) struct Scratch {
+pub(crate) struct Scratch {
     buf: Vec<u8>,
     fields: Vec<Field>,
     vals: Vec<u8>,
@@ -267,7 +316,7 @@ impl Parser<'_> {
         mut images: PageImages,
         send: &mut dyn FnMut(Batch) -> bool,
         empty: &mpsc::Receiver<Batch>,
-        cancel: &std::sync::atomic::AtomicBool,
+        cancel: &AtomicBool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<u64> {
         let opts = self.opts;
@@ -363,7 +412,7 @@ impl Parser<'_> {
             (record, None)
         } else if plain {
             text::split_plain(record, opts, fields);
-            let s = copy::field_str(record).map_err(|e| here.line(e))?;
+            let s = super::field_str(record).map_err(|e| here.line(e))?;
             (record, Some(s))
         } else {
             match opts.format {
@@ -407,7 +456,7 @@ impl Parser<'_> {
                         let text = match src_str.and_then(|st| st.get(s..e)) {
                             Some(t) => t,
                             None if ascii && col.ty.is_string() => "",
-                            None => copy::field_str(raw).map_err(|e| here.line(e))?,
+                            None => super::field_str(raw).map_err(|e| here.line(e))?,
                         };
                         match col.ty {
                             DataType::Text | DataType::Varchar(None) => vals.extend_from_slice(raw),
@@ -426,7 +475,7 @@ impl Parser<'_> {
                                 vals.resize(vals.len() + n as usize - chars, b' ');
                             }
                             _ if ascii && col.ty.is_string() => {
-                                let text = copy::field_str(raw).map_err(|e| here.line(e))?;
+                                let text = super::field_str(raw).map_err(|e| here.line(e))?;
                                 parse_value_at(text, &col.ty, self.now)
                                     .map_err(|e| here.column(e, &col.name, raw))?
                                     .encode(vals)
@@ -495,9 +544,10 @@ fn encode_int(raw: &[u8], ty: &DataType, out: &mut Vec<u8>) -> bool {
     true
 }
 
-/// PostgreSQL's not-null violation, with the failing row.
+/// PostgreSQL's not-null violation for column `j`, with the failing row
+/// (the same message as INSERT's).
 fn not_null_error(
-    table: &crate::catalog::TableDef,
+    table: &TableDef,
     j: usize,
     sources: &[Source],
     fields: &[Field],
@@ -506,12 +556,23 @@ fn not_null_error(
     let shown: Vec<String> = sources
         .iter()
         .map(|s| match s {
-            Source::Const(v) => crate::session::dml::shown_value(v),
+            Source::Const(v) if v.is_null() => "null".to_string(),
+            Source::Const(v) => {
+                let mut t = String::new();
+                format_value(v, &mut t);
+                t
+            }
             Source::Field(k) => match fields[*k] {
                 None => "null".to_string(),
                 Some((s, e)) => String::from_utf8_lossy(&buf[s..e]).into_owned(),
             },
         })
         .collect();
-    crate::session::dml::not_null_violation(table, j, &shown)
+    err!(
+        NotNullViolation,
+        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+        table.columns[j].name,
+        table.name
+    )
+    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
 }
