@@ -120,7 +120,7 @@ pub struct SummarySpec {
 impl SummarySpec {
     /// The spec of `table`'s columns as they are now.
     pub fn of_table(table: &crate::catalog::TableDef) -> Result<SummarySpec> {
-        let desc = crate::exec::scan::tuple_desc(table)?;
+        let desc = super::heap::tuple::tuple_desc(table)?;
         let kinds = table
             .columns
             .iter()

@@ -25,7 +25,7 @@
 
 use crate::access::heap::pageops::push_normal;
 use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
-use crate::access::heap::tuple::{self, Attr, TupleDesc};
+use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
 use crate::error::Result;
@@ -45,19 +45,7 @@ use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::nodes::TableFunc;
 
-/// The storage description of a table's tuples.
-pub fn tuple_desc(table: &TableDef) -> Result<TupleDesc> {
-    TupleDesc::new(
-        table
-            .columns
-            .iter()
-            .map(|c| Attr {
-                len: c.ty.attlen(),
-                align: c.ty.attalign() as u8,
-            })
-            .collect(),
-    )
-}
+pub use crate::access::heap::tuple::tuple_desc;
 
 /// Appends one attribute's stored bytes (or NULL) to a column builder.
 #[inline]

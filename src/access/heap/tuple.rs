@@ -554,6 +554,20 @@ pub fn deform<'t>(
     Ok(())
 }
 
+/// The storage description of a table's tuples.
+pub fn tuple_desc(table: &crate::catalog::TableDef) -> crate::error::Result<TupleDesc> {
+    TupleDesc::new(
+        table
+            .columns
+            .iter()
+            .map(|c| Attr {
+                len: c.ty.attlen(),
+                align: c.ty.attalign() as u8,
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

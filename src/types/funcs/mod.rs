@@ -323,7 +323,6 @@ impl ScalarFunc {
     pub fn resolve(self, args: &[DataType]) -> Result<Resolved> {
         use DataType::*;
         use ScalarFunc::*;
-        let fail = || no_function(self.name(), args);
         let n = args.len();
         let is_num = |t: &DataType| t.is_numeric() || *t == Unknown;
         let is_int = |t: &DataType| matches!(t, Int2 | Int4 | Int8 | Unknown);
@@ -449,6 +448,37 @@ impl ScalarFunc {
             (Lpad | Rpad, [s, k, f]) if is_str(s) && is_int(k) && is_str(f) => {
                 ok(self, vec![Text, Int4, Text], Text)
             }
+            (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
+            (Format, [f, ..]) if is_str(f) => {
+                let mut types: Vec<DataType> = args
+                    .iter()
+                    .map(|t| if *t == Unknown { Text } else { *t })
+                    .collect();
+                types[0] = Text;
+                ok(self, types, Text)
+            }
+            (QuoteIdent | QuoteLiteral | QuoteNullable, [t]) if is_str(t) => {
+                ok(self, vec![Text], Text)
+            }
+            _ => self.resolve_datetime(args),
+        }
+    }
+
+    /// [`ScalarFunc::resolve`] for the date/time functions.
+    fn resolve_datetime(self, args: &[DataType]) -> Result<Resolved> {
+        use DataType::*;
+        use ScalarFunc::*;
+        let is_num = |t: &DataType| t.is_numeric() || *t == Unknown;
+        let is_int = |t: &DataType| matches!(t, Int2 | Int4 | Int8 | Unknown);
+        let is_str = |t: &DataType| t.is_string() || *t == Unknown;
+        let ok = |func: ScalarFunc, arg_types: Vec<DataType>, result: DataType| {
+            Ok(Resolved {
+                func,
+                arg_types,
+                result,
+            })
+        };
+        match (self, args) {
             (DatePart | Extract, [f, t])
                 if is_str(f) && matches!(t, Date | Timestamp(_) | Interval | Unknown) =>
             {
@@ -464,18 +494,6 @@ impl ScalarFunc {
                 ok(self, vec![Text, Timestamp(None)], Timestamp(None))
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
-            (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
-            (Format, [f, ..]) if is_str(f) => {
-                let mut types: Vec<DataType> = args
-                    .iter()
-                    .map(|t| if *t == Unknown { Text } else { *t })
-                    .collect();
-                types[0] = Text;
-                ok(self, types, Text)
-            }
-            (QuoteIdent | QuoteLiteral | QuoteNullable, [t]) if is_str(t) => {
-                ok(self, vec![Text], Text)
-            }
             (DateBin, [Interval | Unknown, a, b])
                 if matches!(a, Date | Timestamp(_) | Unknown)
                     && matches!(b, Date | Timestamp(_) | Unknown) =>
@@ -504,7 +522,7 @@ impl ScalarFunc {
             (JustifyHours | JustifyDays | JustifyInterval, [Interval | Unknown]) => {
                 ok(self, vec![Interval], Interval)
             }
-            _ => Err(fail()),
+            _ => Err(no_function(self.name(), args)),
         }
     }
 
@@ -585,6 +603,37 @@ impl ScalarFunc {
                 Value::text(&string::pad(text(0)?, int(1)?, fill, self == Lpad))
             }
             Repeat => Value::text(&string::repeat(text(0)?, int(1)?)?),
+            DatePart | Extract | DateTrunc | JustifyHours | JustifyDays | JustifyInterval
+            | DateBin | MakeDate | MakeTimestamp | IsFinite => return self.eval_datetime(args),
+            QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
+            QuoteLiteral | QuoteNullable => Value::text(&format::quote_literal(text(0)?)),
+            PgSleep => {
+                if let Value::Float8(secs) = &args[0] {
+                    if secs.is_finite() && *secs > 0.0 {
+                        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(1e6)));
+                    }
+                }
+                Value::text("")
+            }
+            Concat | ConcatWs | Format => unreachable!("handled above"),
+        })
+    }
+
+    /// [`ScalarFunc::eval`] for the date/time functions, on non-NULL
+    /// arguments.
+    fn eval_datetime(self, args: &[Value]) -> Result<Value> {
+        use ScalarFunc::*;
+        let text = |i: usize| {
+            args.get(i)
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad_arg(self))
+        };
+        let int = |i: usize| {
+            args.get(i)
+                .and_then(Value::as_i64)
+                .ok_or_else(|| bad_arg(self))
+        };
+        Ok(match self {
             DatePart | Extract => {
                 let field = text(0)?;
                 let n = match &args[1] {
@@ -619,8 +668,6 @@ impl ScalarFunc {
                     _ => interval::justify_interval(iv)?,
                 })
             }
-            QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
-            QuoteLiteral | QuoteNullable => Value::text(&format::quote_literal(text(0)?)),
             DateBin => match (&args[0], &args[1], &args[2]) {
                 (Value::Interval(s), Value::Timestamp(t), Value::Timestamp(o)) => {
                     Value::Timestamp(super::datetime::construct::date_bin(s, *t, *o)?)
@@ -650,15 +697,7 @@ impl ScalarFunc {
                 Value::Timestamp(t) => *t != i64::MIN && *t != i64::MAX,
                 _ => true,
             }),
-            PgSleep => {
-                if let Value::Float8(secs) = &args[0] {
-                    if secs.is_finite() && *secs > 0.0 {
-                        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(1e6)));
-                    }
-                }
-                Value::text("")
-            }
-            Concat | ConcatWs | Format => unreachable!("handled above"),
+            _ => return Err(bad_arg(self)),
         })
     }
 }
