@@ -4,6 +4,7 @@ use std::fmt::{self, Display, Formatter, Write};
 
 use super::{plain_word, Comma, Id, Ids, Str, P};
 use crate::ast::*;
+use crate::keywords::needs_quotes;
 use crate::parser::prec;
 
 impl Display for Statement {
@@ -208,7 +209,15 @@ impl Display for SetArg {
         match self {
             SetArg::String(s) => Str(s).fmt(f),
             SetArg::Number(n) => f.write_str(n),
-            SetArg::Word(w) if plain_word(w) && w != "default" => f.write_str(w),
+            // SET takes ON, TRUE and FALSE bare, as PostgreSQL's var_value;
+            // other reserved words only quoted.
+            SetArg::Word(w)
+                if plain_word(w)
+                    && w != "default"
+                    && (!needs_quotes(w) || matches!(w.as_str(), "on" | "true" | "false")) =>
+            {
+                f.write_str(w)
+            }
             SetArg::Word(w) => Id(w).fmt(f),
         }
     }
