@@ -75,6 +75,10 @@ pub enum SqlState {
     NotNullViolation,
     /// 23505 unique_violation
     UniqueViolation,
+    /// 42P16 invalid_table_definition
+    InvalidTableDefinition,
+    /// 2BP01 dependent_objects_still_exist
+    DependentObjectsStillExist,
     /// 25001 active_sql_transaction
     ActiveSqlTransaction,
     /// 25P01 no_active_sql_transaction
@@ -171,6 +175,8 @@ impl SqlState {
             InvalidRowCountInResultOffsetClause => "2201X",
             NotNullViolation => "23502",
             UniqueViolation => "23505",
+            InvalidTableDefinition => "42P16",
+            DependentObjectsStillExist => "2BP01",
             ActiveSqlTransaction => "25001",
             NoActiveSqlTransaction => "25P01",
             InFailedSqlTransaction => "25P02",
@@ -336,6 +342,8 @@ mod tests {
             InvalidRowCountInResultOffsetClause,
             NotNullViolation,
             UniqueViolation,
+            InvalidTableDefinition,
+            DependentObjectsStillExist,
             ActiveSqlTransaction,
             NoActiveSqlTransaction,
             InFailedSqlTransaction,

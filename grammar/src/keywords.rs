@@ -141,6 +141,8 @@ keywords! {
     If = "if" Unreserved,
     Ilike = "ilike" TypeFunc,
     In = "in" Reserved,
+    Include = "include" Unreserved,
+    Index = "index" Unreserved,
     Inner = "inner" TypeFunc,
     Insert = "insert" Unreserved,
     Int = "int" ColName,

@@ -40,6 +40,11 @@ pub struct TableInfo {
     pub size_bytes: u64,
     /// Row estimate from the last ANALYZE, if there was one.
     pub rows_estimate: Option<f64>,
+    /// The `Indexes:` lines of psql's `\d` (without their indentation),
+    /// primary key first, then by name.
+    pub indexes: Vec<String>,
+    /// The names of its indexes, by name.
+    pub index_names: Vec<String>,
 }
 
 impl Session {
@@ -81,6 +86,12 @@ impl Session {
                 all_visible_pages,
                 size_bytes: pages as u64 * crate::storage::BLCKSZ as u64,
                 rows_estimate: def.stats.as_ref().map(|s| s.reltuples),
+                indexes: super::index::describe_indexes(&def),
+                index_names: {
+                    let mut n: Vec<String> = def.indexes.iter().map(|i| i.name.clone()).collect();
+                    n.sort();
+                    n
+                },
             });
         }
         Ok(out)

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use heapdb_grammar::ast;
 
+use super::index_maint::{batch_row, IndexInserter};
 use super::{Column, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::access::heap::{Tid, TmResult};
@@ -167,7 +168,7 @@ pub(crate) fn target_columns(table: &TableDef, names: &[String]) -> Result<Vec<u
 
 /// Waits until transaction `x` ends (on its transaction lock, so a cycle of
 /// such waits is found as a deadlock); true when it committed.
-fn wait_for(session: &Session, x: Xid) -> Result<bool> {
+pub(super) fn wait_for(session: &Session, x: Xid) -> Result<bool> {
     let owner = session.txn_ref().owner;
     session
         .db
@@ -280,7 +281,10 @@ impl Session {
                 if scratch.form_literal_row(&table, &targets, row, now)? {
                     let planned = t0.elapsed();
                     let rel = self.db.relation(table.relfilenode)?;
-                    rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+                    let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+                    if !table.indexes.is_empty() {
+                        self.index_formed_tuple(&table, &rel, tid, xid)?;
+                    }
                     return Ok(write_result("INSERT 0 1", Vec::new(), false, planned, t0));
                 }
             }
@@ -416,25 +420,37 @@ impl Session {
         let rel = self.db.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
         let mut ring = bulk.then(|| self.db.pool.ring(StrategyKind::BulkWrite));
+        let indexer = IndexInserter::new(&self.db, &table, xid)?;
         let mut op = exec::build(&plan, &ctx)?;
         let mut count = 0u64;
         let mut data = Vec::new();
         let mut lens = Vec::new();
+        let mut tids = Vec::new();
         while let Some(b) = op.next()? {
             ctx.check_cancel()?;
             data.clear();
             lens.clear();
+            tids.clear();
             for i in 0..b.len {
                 writer.form(&b, i, 0)?;
                 if bulk {
                     data.extend_from_slice(&writer.tuple);
                     lens.push(writer.tuple.len() as u16);
                 } else {
-                    rel.insert(&writer.tuple, xid, cid)?;
+                    let tid = rel.insert(&writer.tuple, xid, cid)?;
+                    if let Some(ix) = &indexer {
+                        ix.insert(self, &rel, &batch_row(&b, i, 0, ncols), tid)?;
+                    }
                 }
             }
             if bulk && !lens.is_empty() {
-                rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), None)?;
+                let want = indexer.is_some().then_some(&mut tids);
+                rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
+                if let Some(ix) = &indexer {
+                    for (i, &tid) in tids.iter().enumerate() {
+                        ix.insert(self, &rel, &batch_row(&b, i, 0, ncols), tid)?;
+                    }
+                }
             }
             count += b.len as u64;
             if !ret_exprs.is_empty() {
@@ -530,6 +546,7 @@ impl Session {
         let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
         let rel = self.db.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
+        let indexer = IndexInserter::new(&self.db, &table, xid)?;
         let mut op = exec::build(&plan, &ctx)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
@@ -542,7 +559,15 @@ impl Session {
                     continue;
                 }
                 writer.form(&b, i, 1)?;
-                if change_row(self, || Ok(rel.update(tid, &writer.tuple, xid, cid)?.0))? {
+                let mut new_tid = None;
+                if change_row(self, || {
+                    let (r, t) = rel.update(tid, &writer.tuple, xid, cid)?;
+                    new_tid = t;
+                    Ok(r)
+                })? {
+                    if let (Some(ix), Some(t)) = (&indexer, new_tid) {
+                        ix.insert(self, &rel, &batch_row(&b, i, 1, ncols), t)?;
+                    }
                     count += 1;
                     updated.push(i as u32);
                 }

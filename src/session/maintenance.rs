@@ -122,6 +122,15 @@ impl Session {
         let cancel: Arc<AtomicBool> = self.cancel_flag();
         let mut result = QueryResult::empty("VACUUM");
         for (def, columns) in targets {
+            if !def.indexes.is_empty() {
+                // Pruning frees line pointers that index entries still name:
+                // an indexed table's heap is left alone until VACUUM removes
+                // index entries first (PostgreSQL's two passes).
+                if v.analyze {
+                    self.analyze_one(&mut snap, &def, &columns, v.verbose, &mut result)?;
+                }
+                continue;
+            }
             let rel = self.db.relation(def.relfilenode)?;
             // One vacuum ring per participant of the heap pass.
             let rings = (0..=self.settings.max_parallel_maintenance_workers.max(0))

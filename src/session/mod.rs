@@ -34,8 +34,11 @@ mod copy;
 mod ddl;
 mod describe;
 mod dml;
+mod index;
+mod index_maint;
 mod insert_row;
 mod inspect;
+mod inspect_btree;
 mod maintenance;
 mod query;
 mod result;
@@ -480,6 +483,8 @@ impl Session {
             ast::Statement::CreateTableAs(c) => self.create_table_as(c),
             ast::Statement::DropTable(d) => self.drop_table(d),
             ast::Statement::Truncate(t) => self.truncate(t),
+            ast::Statement::CreateIndex(c) => self.create_index(c),
+            ast::Statement::DropIndex(d) => self.drop_index(d),
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),

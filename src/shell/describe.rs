@@ -52,7 +52,14 @@ impl Runner {
                     ]
                 })
                 .collect();
-            let footer = format!(
+            let mut footer = String::new();
+            if !t.indexes.is_empty() {
+                footer.push_str("Indexes:\n");
+                for ix in &t.indexes {
+                    footer.push_str(&format!("    {ix}\n"));
+                }
+            }
+            footer += &format!(
                 "Pages: {}, all-visible: {}, size: {}\n",
                 t.pages,
                 t.all_visible_pages,
@@ -115,6 +122,40 @@ impl Runner {
                 r
             })
             .collect();
+        self.print_titled("List of relations", &cols, &rows, None);
+        Flow::Continue
+    }
+
+    /// `\di [PATTERN]`: the indexes (matching `pattern`) and their tables.
+    pub(crate) fn list_indexes(&mut self, pattern: Option<&str>, src: &Source, line: u64) -> Flow {
+        let tables = match self.matching_tables(None, src, line) {
+            Ok(t) => t,
+            Err(f) => return f,
+        };
+        let p = pattern.map(normalize_pattern);
+        let mut rows: Vec<Vec<String>> = tables
+            .iter()
+            .flat_map(|t| {
+                t.index_names
+                    .iter()
+                    .map(|n| vec![n.clone(), "index".to_string(), t.name.clone()])
+            })
+            .filter(|r| p.as_ref().map_or(true, |p| glob_match(p, &r[0])))
+            .collect();
+        rows.sort();
+        if rows.is_empty() {
+            let msg = match pattern {
+                Some(p) => format!("Did not find any relation named \"{p}\".\n"),
+                None => "Did not find any relations.\n".to_string(),
+            };
+            self.eprint(&msg);
+            return Flow::Continue;
+        }
+        let cols = [
+            ColumnInfo::new("Name", Align::Left),
+            ColumnInfo::new("Type", Align::Left),
+            ColumnInfo::new("Table", Align::Left),
+        ];
         self.print_titled("List of relations", &cols, &rows, None);
         Flow::Continue
     }

@@ -21,9 +21,11 @@
 use std::hash::{Hash, Hasher};
 
 mod expr;
+mod index;
 mod query;
 
 pub use expr::*;
+pub use index::*;
 pub use query::*;
 
 /// An identifier, already case-folded (see the module docs).
@@ -63,6 +65,10 @@ pub enum Statement {
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`
     Truncate(Truncate),
+    /// `CREATE [UNIQUE] INDEX ...`
+    CreateIndex(Box<CreateIndex>),
+    /// `DROP INDEX ...`
+    DropIndex(DropIndex),
     /// `COPY ... FROM/TO ...`
     Copy(Box<Copy>),
     /// `VACUUM ...`

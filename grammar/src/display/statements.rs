@@ -37,6 +37,8 @@ impl Display for Statement {
                 Ok(())
             }
             Statement::Truncate(t) => write!(f, "TRUNCATE TABLE {}", Comma(&t.names)),
+            Statement::CreateIndex(c) => c.fmt(f),
+            Statement::DropIndex(d) => d.fmt(f),
             Statement::Copy(c) => c.fmt(f),
             Statement::Vacuum(v) => v.fmt(f),
             Statement::Analyze(a) => {

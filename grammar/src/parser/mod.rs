@@ -30,6 +30,7 @@ mod ddl;
 mod dml;
 mod expr;
 mod fast;
+mod index;
 mod literal;
 mod query;
 mod tokens;
@@ -151,7 +152,11 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Insert => dml::insert(i),
         Keyword::Update => dml::update(i),
         Keyword::Delete => dml::delete(i),
+        Keyword::Create if i.is_kw(1, Keyword::Index) || i.is_kw(1, Keyword::Unique) => {
+            index::create_index(i)
+        }
         Keyword::Create => ddl::create_table(i),
+        Keyword::Drop if i.is_kw(1, Keyword::Index) => index::drop_index(i),
         Keyword::Drop => ddl::drop_table(i),
         Keyword::Truncate => ddl::truncate(i),
         Keyword::Copy => utility::copy(i),

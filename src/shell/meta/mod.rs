@@ -51,6 +51,11 @@ pub enum MetaCommand {
         /// `+`: sizes and more.
         plus: bool,
     },
+    /// `\di [PATTERN]`: list indexes.
+    ListIndexes {
+        /// Name pattern, if given.
+        pattern: Option<String>,
+    },
     /// `\i FILE` / `\ir FILE`: run a script.
     Include {
         /// The file, as written.
@@ -365,6 +370,9 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
         "dt" | "dt+" => ListTables {
             pattern: lx.next_arg(),
             plus: name.ends_with('+'),
+        },
+        "di" | "di+" => ListIndexes {
+            pattern: lx.next_arg(),
         },
         "i" | "include" => Include {
             path: required(lx.next_arg())?,

@@ -25,6 +25,7 @@ fn table(types: &[DataType]) -> TableDef {
             })
             .collect(),
         stats: None,
+        indexes: Vec::new(),
     }
 }
 

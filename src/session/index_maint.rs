@@ -1,0 +1,328 @@
+//! Index maintenance for row changes: every new heap tuple of a table with
+//! indexes gets an entry in each index, and a unique index refuses a key a
+//! live row already has (PostgreSQL's `_bt_check_unique`).
+//!
+//! Invariants:
+//! - every heap tuple version of an indexed table has one entry per index
+//!   (heap-only versions included: an entry leads to exactly one version,
+//!   and readers check the version's visibility and key at the heap);
+//! - the heap tuple goes in first, then its entries; a failed check fails
+//!   the statement, whose transaction then aborts, so its tuples and the
+//!   entries already made are dead and never seen;
+//! - the uniqueness check looks at the heap tuple of every entry with the
+//!   same key columns (NULLs never conflict): a live one is a violation, one
+//!   inserted or deleted by a running transaction is waited for (on its
+//!   transaction lock, so deadlocks are found) and the check starts again.
+//!   An entry whose heap tuple no longer has the key is stale and ignored.
+
+use std::sync::Arc;
+
+use crate::access::heap::tuple::{self, TupleDesc};
+use crate::access::heap::{HeapRelation, Tid};
+use crate::access::nbtree::keys::{self, column_ends};
+use crate::access::nbtree::{BTree, BtLog};
+use crate::catalog::{IndexDef, TableDef};
+use crate::database::Database;
+use crate::err;
+use crate::error::Result;
+use crate::storage::{ForkNumber, RelFileNode};
+use crate::txn::clog::XidStatus;
+use crate::txn::Xid;
+use crate::types::Value;
+
+use super::Session;
+
+/// The open B-tree of index `ix` of `table`, logging to the database's WAL.
+pub(crate) fn open_tree(db: &Database, table: &TableDef, ix: &IndexDef) -> BTree {
+    let log: Arc<dyn BtLog> = db.wal.clone();
+    BTree::open(
+        db.pool.clone(),
+        RelFileNode(ix.relfilenode),
+        ix.desc(table),
+        Some(log),
+    )
+}
+
+/// The values index `ix` stores of `row` (a whole table row), in key order.
+pub(crate) fn index_values(ix: &IndexDef, row: &[Value]) -> Vec<Value> {
+    ix.stored_columns().map(|c| row[c].clone()).collect()
+}
+
+/// `Key (a, b)=(1, 2)` as PostgreSQL's unique-violation details show it.
+pub(crate) fn key_text(table: &TableDef, ix: &IndexDef, row: &[Value]) -> String {
+    let names: Vec<&str> = ix
+        .columns
+        .iter()
+        .map(|c| table.columns[c.column].name.as_str())
+        .collect();
+    let vals: Vec<String> = ix
+        .columns
+        .iter()
+        .map(|c| super::dml::shown_value(&row[c.column]))
+        .collect();
+    format!("Key ({})=({})", names.join(", "), vals.join(", "))
+}
+
+/// What a uniqueness check found at an entry's heap tuple.
+enum Holder {
+    /// Dead, gone, or holding another key: no conflict.
+    None,
+    /// A live row with the key.
+    Live,
+    /// Decided by a running transaction: wait for it.
+    Wait(Xid),
+}
+
+/// Inserts the index entries of a statement's new tuples.
+pub(crate) struct IndexInserter<'t> {
+    table: &'t TableDef,
+    trees: Vec<BTree>,
+    desc: TupleDesc,
+    xid: Xid,
+}
+
+impl<'t> IndexInserter<'t> {
+    /// `None` when `table` has no indexes (the caller's path is unchanged).
+    pub(crate) fn new(db: &Database, table: &'t TableDef, xid: Xid) -> Result<Option<Self>> {
+        if table.indexes.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(IndexInserter {
+            table,
+            trees: table
+                .indexes
+                .iter()
+                .map(|ix| open_tree(db, table, ix))
+                .collect(),
+            desc: crate::exec::scan::tuple_desc(table)?,
+            xid,
+        }))
+    }
+
+    /// Adds the entries of the tuple at `tid` whose values are `row`,
+    /// checking unique indexes first.
+    pub(crate) fn insert(
+        &self,
+        s: &Session,
+        rel: &HeapRelation,
+        row: &[Value],
+        tid: Tid,
+    ) -> Result<()> {
+        for (ix, tree) in self.table.indexes.iter().zip(&self.trees) {
+            let vals = index_values(ix, row);
+            if ix.unique && ix.columns.iter().all(|c| !row[c.column].is_null()) {
+                self.check_unique(s, rel, ix, tree, &vals, row, tid)?;
+            }
+            tree.insert(&vals, tid.pair())?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_unique(
+        &self,
+        s: &Session,
+        rel: &HeapRelation,
+        ix: &IndexDef,
+        tree: &BTree,
+        vals: &[Value],
+        row: &[Value],
+        own: Tid,
+    ) -> Result<()> {
+        let desc = tree.desc();
+        let mut full = Vec::new();
+        keys::encode_key(desc, vals, &mut full)?;
+        let ends = column_ends(desc, &full)?;
+        let prefix = &full[..ends[ix.columns.len() - 1]];
+        loop {
+            let mut wait = None;
+            for t in tree.lookup(prefix)? {
+                let t = Tid {
+                    block: t.0,
+                    offset: t.1,
+                };
+                if t == own {
+                    continue;
+                }
+                match self.holder(rel, ix, tree, t, prefix)? {
+                    Holder::None => {}
+                    Holder::Live => {
+                        return Err(err!(
+                            UniqueViolation,
+                            "duplicate key value violates unique constraint \"{}\"",
+                            ix.name
+                        )
+                        .with_detail(format!("{} already exists.", key_text(self.table, ix, row))))
+                    }
+                    Holder::Wait(x) => {
+                        wait = Some(x);
+                        break;
+                    }
+                }
+            }
+            match wait {
+                Some(x) => {
+                    super::dml::wait_for(s, x)?;
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The state of the heap tuple at `t` for a check of key `prefix`.
+    fn holder(
+        &self,
+        rel: &HeapRelation,
+        ix: &IndexDef,
+        tree: &BTree,
+        t: Tid,
+        prefix: &[u8],
+    ) -> Result<Holder> {
+        if t.block >= rel.nblocks()? {
+            return Ok(Holder::None);
+        }
+        let buf = rel
+            .pool()
+            .read_buffer(rel.rel(), ForkNumber::Main, t.block, None)?;
+        let g = buf.read();
+        let Some(tup) = crate::storage::page::get_item(&g[..], t.offset) else {
+            return Ok(Holder::None);
+        };
+        if tup.len() < tuple::HEADER_SIZE {
+            return Ok(Holder::None);
+        }
+        // The entry may be stale (its line pointer reused): compare keys.
+        let mut slots = vec![None; self.table.columns.len()];
+        tuple::deform(tup, &self.desc, self.table.columns.len(), &mut slots)?;
+        let vals: Vec<Value> = ix
+            .stored_columns()
+            .map(|c| match slots[c] {
+                Some(b) => Value::decode(&self.table.columns[c].ty, b),
+                None => Value::Null,
+            })
+            .collect();
+        let mut k = Vec::new();
+        keys::encode_key(tree.desc(), &vals, &mut k)?;
+        if !k.starts_with(prefix) {
+            return Ok(Holder::None);
+        }
+        let mask = tuple::infomask(tup);
+        let (xmin, xmax) = (tuple::xmin(tup), tuple::xmax(tup));
+        let status = |x: Xid| -> Result<Option<bool>> {
+            // Some(committed) when decided, None while running.
+            if x == self.xid {
+                return Ok(Some(true));
+            }
+            match rel.txns().status(x)? {
+                XidStatus::Committed => Ok(Some(true)),
+                XidStatus::Aborted => Ok(Some(false)),
+                _ if rel.txns().is_running(x) => Ok(None),
+                _ => Ok(Some(false)),
+            }
+        };
+        let inserted = if mask & tuple::HEAP_XMIN_COMMITTED != 0 {
+            Some(true)
+        } else if mask & tuple::HEAP_XMIN_INVALID != 0 {
+            Some(false)
+        } else {
+            status(xmin)?
+        };
+        match inserted {
+            Some(false) => return Ok(Holder::None),
+            None => return Ok(Holder::Wait(xmin)),
+            Some(true) => {}
+        }
+        if xmax == 0 || mask & tuple::HEAP_XMAX_INVALID != 0 {
+            return Ok(Holder::Live);
+        }
+        if mask & tuple::HEAP_XMAX_COMMITTED != 0 {
+            return Ok(Holder::None);
+        }
+        Ok(match status(xmax)? {
+            Some(true) => Holder::None,
+            Some(false) => Holder::Live,
+            None => Holder::Wait(xmax),
+        })
+    }
+}
+
+/// The values of row `i` of a batch whose table columns start at `offset`.
+pub(crate) fn batch_row(
+    b: &crate::exec::vector::Batch,
+    i: usize,
+    offset: usize,
+    n: usize,
+) -> Vec<Value> {
+    (0..n).map(|c| b.columns[offset + c].get(i)).collect()
+}
+
+/// The values of heap tuple `t` of `table` (described by `desc`).
+fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Result<Vec<Value>> {
+    let n = table.columns.len();
+    let mut slots = vec![None; n];
+    tuple::deform(t, desc, n, &mut slots)?;
+    Ok((0..n)
+        .map(|c| match slots[c] {
+            Some(b) => Value::decode(&table.columns[c].ty, b),
+            None => Value::Null,
+        })
+        .collect())
+}
+
+impl Session {
+    /// The index entries of the tuple the one-row INSERT path just formed
+    /// (`self.insert_scratch.tuple`) and put at `tid`.
+    pub(super) fn index_formed_tuple(
+        &self,
+        table: &TableDef,
+        rel: &HeapRelation,
+        tid: Tid,
+        xid: Xid,
+    ) -> Result<()> {
+        let Some(ix) = IndexInserter::new(&self.db, table, xid)? else {
+            return Ok(());
+        };
+        let row = tuple_values(table, &ix.desc, &self.insert_scratch.tuple)?;
+        ix.insert(self, rel, &row, tid)
+    }
+
+    /// COPY FROM's index entries: COPY builds whole heap pages (some into
+    /// free space anywhere in the table), so the tuples it added, those of
+    /// this transaction and command, are found by a pass over the table
+    /// afterwards and indexed one by one (with the uniqueness checks).
+    pub(super) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
+        let snap = self.statement_snapshot();
+        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
+        let table = self.lookup_table(&snap, name, crate::txn::LockMode::RowExclusive)?;
+        let Some(ix) = IndexInserter::new(&self.db, &table, xid)? else {
+            return Ok(());
+        };
+        let rel = self.db.relation(table.relfilenode)?;
+        for block in 0..rel.nblocks()? {
+            let mut rows = Vec::new();
+            {
+                let buf = rel
+                    .pool()
+                    .read_buffer(rel.rel(), ForkNumber::Main, block, None)?;
+                let g = buf.read();
+                for off in 1..=crate::storage::page::max_offset(&g[..]) {
+                    let Some(t) = crate::storage::page::get_item(&g[..], off) else {
+                        continue;
+                    };
+                    if t.len() < tuple::HEADER_SIZE
+                        || tuple::xmin(t) != xid
+                        || tuple::raw_cid(t) != cid
+                    {
+                        continue;
+                    }
+                    let row = tuple_values(&table, &ix.desc, t)?;
+                    rows.push((row, Tid { block, offset: off }));
+                }
+            }
+            for (row, tid) in rows {
+                ix.insert(self, &rel, &row, tid)?;
+            }
+        }
+        Ok(())
+    }
+}
