@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use heapdb_grammar::ast;
 
-use super::index_maint::{batch_row, IndexInserter};
+use super::index_maint::IndexInserter;
 use super::{Column, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::access::heap::{Tid, TmResult};
@@ -439,7 +439,7 @@ impl Session {
                 } else {
                     let tid = rel.insert(&writer.tuple, xid, cid)?;
                     if let Some(ix) = &indexer {
-                        ix.insert(self, &rel, &batch_row(&b, i, 0, ncols), tid)?;
+                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
             }
@@ -448,7 +448,7 @@ impl Session {
                 rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
                 if let Some(ix) = &indexer {
                     for (i, &tid) in tids.iter().enumerate() {
-                        ix.insert(self, &rel, &batch_row(&b, i, 0, ncols), tid)?;
+                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
             }
@@ -566,7 +566,7 @@ impl Session {
                     Ok(r)
                 })? {
                     if let (Some(ix), Some(t)) = (&indexer, new_tid) {
-                        ix.insert(self, &rel, &batch_row(&b, i, 1, ncols), t)?;
+                        ix.insert(self, &rel, &ix.row_of(&b, i, 1), t)?;
                     }
                     count += 1;
                     updated.push(i as u32);

@@ -63,6 +63,19 @@ pub(crate) fn key_text(table: &TableDef, ix: &IndexDef, row: &[Value]) -> String
     format!("Key ({})=({})", names.join(", "), vals.join(", "))
 }
 
+/// Locks serialising the uniqueness check and insert of equal keys of one
+/// index (striped by a hash of index and key).
+static KEY_LOCKS: [std::sync::Mutex<()>; 64] = [const { std::sync::Mutex::new(()) }; 64];
+
+fn key_lock(index: u32, key: &[u8]) -> &'static std::sync::Mutex<()> {
+    // FNV-1a.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ u64::from(index);
+    for &b in key {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    &KEY_LOCKS[(h % KEY_LOCKS.len() as u64) as usize]
+}
+
 /// What a uniqueness check found at an entry's heap tuple.
 enum Holder {
     /// Dead, gone, or holding another key: no conflict.
@@ -79,6 +92,8 @@ pub(crate) struct IndexInserter<'t> {
     trees: Vec<BTree>,
     desc: TupleDesc,
     xid: Xid,
+    /// Per table column, whether some index stores it.
+    needed: Vec<bool>,
 }
 
 impl<'t> IndexInserter<'t> {
@@ -96,7 +111,36 @@ impl<'t> IndexInserter<'t> {
                 .collect(),
             desc: crate::exec::scan::tuple_desc(table)?,
             xid,
+            needed: (0..table.columns.len())
+                .map(|c| {
+                    table
+                        .indexes
+                        .iter()
+                        .any(|ix| ix.stored_columns().any(|s| s == c))
+                })
+                .collect(),
         }))
+    }
+
+    /// Row `i` of a batch whose table columns start at `offset`, with the
+    /// columns no index stores left NULL (not copied).
+    pub(crate) fn row_of(
+        &self,
+        b: &crate::exec::vector::Batch,
+        i: usize,
+        offset: usize,
+    ) -> Vec<Value> {
+        self.needed
+            .iter()
+            .enumerate()
+            .map(|(c, &n)| {
+                if n {
+                    b.columns[offset + c].get(i)
+                } else {
+                    Value::Null
+                }
+            })
+            .collect()
     }
 
     /// Adds the entries of the tuple at `tid` whose values are `row`,
@@ -111,15 +155,21 @@ impl<'t> IndexInserter<'t> {
         for (ix, tree) in self.table.indexes.iter().zip(&self.trees) {
             let vals = index_values(ix, row);
             if ix.unique && ix.columns.iter().all(|c| !row[c.column].is_null()) {
-                self.check_unique(s, rel, ix, tree, &vals, row, tid)?;
+                self.check_unique_and_insert(s, rel, ix, tree, &vals, row, tid)?;
+            } else {
+                tree.insert(&vals, tid.pair())?;
             }
-            tree.insert(&vals, tid.pair())?;
         }
         Ok(())
     }
 
+    /// Checks that no live row has the key of `vals` and inserts the entry,
+    /// holding the key's lock from the check through the insert: two
+    /// inserters of one key cannot both pass the check (PostgreSQL holds
+    /// the leaf page's lock for that; here the lookup and the insert each
+    /// lock pages on their own). The lock is not held while waiting.
     #[allow(clippy::too_many_arguments)]
-    fn check_unique(
+    fn check_unique_and_insert(
         &self,
         s: &Session,
         rel: &HeapRelation,
@@ -134,7 +184,9 @@ impl<'t> IndexInserter<'t> {
         keys::encode_key(desc, vals, &mut full)?;
         let ends = column_ends(desc, &full)?;
         let prefix = &full[..ends[ix.columns.len() - 1]];
+        let lock = key_lock(ix.relfilenode, prefix);
         loop {
+            let held = lock.lock().unwrap_or_else(|p| p.into_inner());
             let mut wait = None;
             for t in tree.lookup(prefix)? {
                 let t = Tid {
@@ -162,9 +214,10 @@ impl<'t> IndexInserter<'t> {
             }
             match wait {
                 Some(x) => {
+                    drop(held);
                     super::dml::wait_for(s, x)?;
                 }
-                None => return Ok(()),
+                None => return tree.insert(vals, own.pair()),
             }
         }
     }
@@ -244,16 +297,6 @@ impl<'t> IndexInserter<'t> {
             None => Holder::Wait(xmax),
         })
     }
-}
-
-/// The values of row `i` of a batch whose table columns start at `offset`.
-pub(crate) fn batch_row(
-    b: &crate::exec::vector::Batch,
-    i: usize,
-    offset: usize,
-    n: usize,
-) -> Vec<Value> {
-    (0..n).map(|c| b.columns[offset + c].get(i)).collect()
 }
 
 /// The values of heap tuple `t` of `table` (described by `desc`).
