@@ -18,6 +18,10 @@
 -- sizes from 8 kB to 8 MB and prints one table.
 -- (With psql the SET lines fail and the rest runs at PostgreSQL's fixed rings.)
 \set accounts 3932160
+-- PostgreSQL's rule for scans: the ring for every table over a quarter of
+-- the pool (heapdb's default takes it only when the table does not fit in
+-- the pool's free and cold buffers).
+SET bulkread_quarter_rule = on;
 
 \set ring '8kB'
 \ir ring_sweep_step.sql

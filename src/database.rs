@@ -10,7 +10,9 @@
 //! ([`crate::storage::dirlock`]), so a second process (or a second open in
 //! this one) gets a clear error instead of corrupting the files. A
 //! directory is initialised only when it is absent or empty (as initdb
-//! decides); otherwise its control file, catalog, commit log and log are
+//! decides), or when it holds the marker of a first open that a crash cut
+//! short (`init.incomplete`, created first and removed last, so such a
+//! directory is initialised again rather than refused); otherwise its control file, catalog, commit log and log are
 //! checked before anything is written, and a missing or damaged one stops
 //! the open with an error naming it (`src/storage/README.md`, "What an
 //! open promises"). Opening replays the write-ahead log when the control
@@ -33,7 +35,6 @@ use crate::access::heap::HeapRelation;
 use crate::catalog::Catalog;
 use crate::err;
 use crate::error::Result;
-use crate::session::Session;
 use crate::settings::Settings;
 use crate::storage::control::ControlFile;
 use crate::storage::dirlock::DirLock;
@@ -97,9 +98,6 @@ impl Database {
     /// sessions, and `shared_buffers` sizes the pool.
     pub fn open_with(dir: impl AsRef<Path>, settings: Settings) -> Result<Database> {
         let dir = dir.as_ref().to_path_buf();
-        // New only when absent or empty, as initdb decides: a directory
-        // with files but no control file is damaged, never initialised again.
-        let new = is_new_directory(&dir)?;
         fs::create_dir_all(&dir).map_err(|e| {
             err!(
                 IoError,
@@ -118,6 +116,16 @@ impl Database {
             )
         })?;
         let lock = DirLock::acquire(&dir)?;
+        // New only when absent or empty (now holding just the lock), as
+        // initdb decides: a directory with files but no control file is
+        // damaged, never initialised again. Decided under the lock, so two
+        // first opens cannot both initialise. A first open that a crash
+        // cut short is done again from nothing; a new directory is marked
+        // until it is complete.
+        let new = is_new_directory(&dir)? || clear_interrupted_init(&dir)?;
+        if new {
+            mark_init(&dir, true)?;
+        }
         let control = if new {
             ControlFile::open_or_create(&dir)?.0
         } else {
@@ -196,6 +204,10 @@ impl Database {
                 .update(|d| d.clean_shutdown = false)?;
         }
         let catalog = Catalog::open(&dir, &txns, new)?;
+        if new {
+            // Control file, commit log, log and catalog are all there.
+            mark_init(&dir, false)?;
+        }
         let threads = vec![
             wal.start_background_flusher(),
             checkpointer.start_background(),
@@ -237,11 +249,6 @@ impl Database {
             Ok(inner) => inner.shutdown(),
             Err(_) => Ok(()),
         }
-    }
-
-    /// A new session with the database's default settings.
-    pub fn session(&self) -> Session {
-        Session::new(self.clone())
     }
 
     /// The open heap of `relfilenode` (opened and cached on first use).
@@ -316,6 +323,62 @@ impl Database {
     }
 }
 
+/// The file that marks a data directory whose first open has not finished
+/// initialising it: created first (after the lock), removed last, so a
+/// crash in between leaves a directory the next open initialises again
+/// instead of refusing it as damaged.
+const INIT_MARKER: &str = "init.incomplete";
+
+/// Creates (`on`) or removes the initialisation marker of `dir`, durably
+/// (the directory is fsynced).
+fn mark_init(dir: &Path, on: bool) -> Result<()> {
+    let path = dir.join(INIT_MARKER);
+    let res = if on {
+        fs::File::create(&path).and_then(|f| f.sync_all())
+    } else {
+        fs::remove_file(&path)
+    };
+    res.and_then(|_| fs::File::open(dir)?.sync_all())
+        .map_err(|e| {
+            err!(
+                IoError,
+                "could not {} file \"{}\": {e}",
+                if on { "create" } else { "remove" },
+                path.display()
+            )
+        })
+}
+
+/// When `dir` holds the marker of an interrupted first open, removes
+/// everything that open made (all but the lock and the marker) and
+/// returns true: the directory is new again.
+fn clear_interrupted_init(dir: &Path) -> Result<bool> {
+    if !dir.join(INIT_MARKER).exists() {
+        return Ok(false);
+    }
+    let io = |e: std::io::Error| {
+        err!(
+            IoError,
+            "could not clear the interrupted initialisation of \"{}\": {e}",
+            dir.display()
+        )
+    };
+    for e in fs::read_dir(dir).map_err(io)? {
+        let e = e.map_err(io)?;
+        let name = e.file_name();
+        if name == "lock" || name == INIT_MARKER {
+            continue;
+        }
+        let path = e.path();
+        if e.file_type().map_err(io)?.is_dir() {
+            fs::remove_dir_all(&path).map_err(io)?;
+        } else {
+            fs::remove_file(&path).map_err(io)?;
+        }
+    }
+    Ok(true)
+}
+
 /// Whether `dir` is a new data directory: absent, empty, or holding only
 /// the lock file (an open that stopped right after locking).
 fn is_new_directory(dir: &Path) -> Result<bool> {
@@ -351,6 +414,7 @@ pub fn ring_sizes(s: &Settings) -> RingSizes {
         bulk_read: s.bulkread_ring_kb as usize * 1024,
         bulk_write: s.bulkwrite_ring_kb as usize * 1024,
         vacuum: s.vacuum_ring_kb as usize * 1024,
+        quarter_rule: s.bulkread_quarter_rule,
     }
 }
 
@@ -371,12 +435,15 @@ impl DbInner {
             t.thread().unpark();
             let _ = t.join();
         }
-        if self.crashed.load(std::sync::atomic::Ordering::Acquire) {
+        let failed = self.wal.healthy();
+        if self.crashed.load(std::sync::atomic::Ordering::Acquire) || failed.is_err() {
             // What a crash leaves: the pool's dirty pages, the log's
             // buffer and the commit log's unwritten pages are simply gone.
+            // After a failed log flush the same, and the shutdown fails
+            // with its error: the next open runs recovery.
             self.pool.clear_wal_flush_hook();
             self.txns.clog().discard_unwritten();
-            return Ok(());
+            return failed;
         }
         self.checkpointer.checkpoint(true).map(|_| ())
     }

@@ -1,16 +1,42 @@
 //! heapdb: an in-process SQL database whose storage and executor follow
 //! PostgreSQL's heap design.
 //!
-//! The layers, top to bottom (each uses only the layers below it; see
-//! `README.md` and the design notes in each module):
+//! The layers, top to bottom. Each module names only modules below it
+//! (`python3 tools/module-graph.py` checks; the one exception is `access`
+//! and `wal`, which use each other as PostgreSQL's resource managers do: the
+//! heap logs its changes through the WAL, and recovery replays them through
+//! the heap's redo functions). `docs/architecture.md` draws the same layers
+//! with a statement's path through them.
 //!
-//! - [`types`]: SQL values, type ids, text input/output, comparison, hashing.
-//! - [`txn`]: transaction ids, the commit log, snapshots.
-//! - [`access`]: heap tuples, heap access methods, visibility and hint bits,
-//!   the visibility map.
+//! - [`shell`]: the psql-style client: line editing, meta-commands, result
+//!   printing. It reaches the engine only through `session`'s API (plus the
+//!   `error`, `settings` and `types` values that API hands out), as a
+//!   wire-protocol server would.
+//! - [`session`]: the embedded API. A [`Session`] parses and dispatches
+//!   statements, holds the transaction state and the session's settings,
+//!   and runs COPY and the DML statements.
+//! - [`database`]: the shared instance: buffer pool, WAL writer,
+//!   checkpointer, catalog, directory lock; opened once per data directory.
+//! - [`commands`]: VACUUM and ANALYZE over whole heaps, and their
+//!   statistics.
+//! - [`plan`]: binding and planning, from the parser's AST to a plan tree;
+//!   EXPLAIN. It asks the executor to fold constants and which fast paths
+//!   apply.
+//! - [`exec`]: the executor: operators over batches, expression evaluation,
+//!   the typed fast paths (`exec/fastpath`), spilling hash tables.
+//! - [`nodes`]: the trees the planner builds and the executor runs: bound
+//!   expressions and plan nodes.
+//! - [`vector`]: column vectors and batches, key sets: the data the
+//!   executor moves.
+//! - [`catalog`]: tables, columns and statistics, versioned by transaction.
+//! - [`access`] and [`wal`]: heap tuples and pages, visibility, the
+//!   visibility map, B-trees; the write-ahead log, checkpoints and crash
+//!   recovery.
+//! - [`txn`]: transaction ids, the commit log, snapshots, locks.
 //! - [`storage`]: 8 KiB pages, segment files, the buffer pool.
-//! - [`commands`]: VACUUM and ANALYZE over whole heaps.
-//! - [`wal`]: the write-ahead log, checkpoints and crash recovery.
+//! - [`copy`], [`settings`], [`types`]: COPY's text and CSV formats; the
+//!   settings and their defaults; SQL values, type ids, text input and
+//!   output, comparison, hashing.
 //! - [`error`]: the one error type, with PostgreSQL SQLSTATE codes.
 
 pub mod access;
@@ -20,6 +46,7 @@ pub mod copy;
 pub mod database;
 pub mod error;
 pub mod exec;
+pub mod nodes;
 pub mod plan;
 pub mod session;
 pub mod settings;
@@ -27,6 +54,7 @@ pub mod shell;
 pub mod storage;
 pub mod txn;
 pub mod types;
+pub mod vector;
 pub mod wal;
 
 pub use database::Database;

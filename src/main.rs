@@ -9,7 +9,7 @@
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
-use heapdb::database::Database;
+use heapdb::session::Database;
 use heapdb::settings::Settings;
 use heapdb::shell::args::{help_text, parse_args, version_text, Action, Args, Command};
 use heapdb::shell::meta::ShellState;
@@ -93,7 +93,7 @@ fn run(args: &Args) -> u8 {
     let interactive = args.actions.is_empty() && io::stdin().is_terminal();
     let mut runner = Runner::new(db.session(), state, dir);
     // A script's commits are acknowledged by its output and exit status:
-    // they are made durable just before those (see heapdb::shell::ack).
+    // they are made durable just before those (see heapdb::shell::external_sync).
     runner.allow_deferred_acks(!interactive);
     if !interactive {
         // The prompt installs it after opening the terminal.

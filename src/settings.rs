@@ -45,6 +45,10 @@ pub struct Settings {
     pub hash_mem_multiplier: f64,
     /// Number of 8 KiB buffers in the pool; fixed once the database is open.
     pub shared_buffers: i64,
+    /// PostgreSQL's ring rule: every sequential scan of a relation over a
+    /// quarter of the pool uses the bulk-read ring (off: only one that does
+    /// not fit in the pool's free and cold buffers).
+    pub bulkread_quarter_rule: bool,
     /// Size of the bulk-read ring used by large sequential scans, in kB.
     pub bulkread_ring_kb: i64,
     /// Size of the bulk-write ring used by COPY and INSERT ... SELECT, in kB.
@@ -161,6 +165,7 @@ impl Default for Settings {
             maintenance_work_mem_kb: 64 * 1024,
             hash_mem_multiplier: 2.0,
             shared_buffers: 16384,
+            bulkread_quarter_rule: false,
             bulkread_ring_kb: 256,
             bulkwrite_ring_kb: 16 * 1024,
             vacuum_ring_kb: 256,
@@ -327,6 +332,11 @@ macro_rules! bool_def {
 /// All settings, sorted by name case-blind (`SHOW ALL` prints them in this
 /// order).
 pub static DEFS: &[Def] = &[
+    bool_def!(
+        "bulkread_quarter_rule",
+        bulkread_quarter_rule,
+        "Scans every table larger than a quarter of shared_buffers through the bulk-read ring, as PostgreSQL does."
+    ),
     int_def!(
         "bulkread_ring_size",
         bulkread_ring_kb,

@@ -4,32 +4,10 @@
 //! two of the truth, hash joins building on the smaller side by estimate,
 //! and the table's row estimate in `\d`.
 
-use heapdb::settings::Settings;
-use heapdb::types::Value;
-use heapdb::{Database, QueryResult, Session, SqlState};
+use heapdb::{Session, SqlState};
 
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = Database::open_with(
-        dir.path(),
-        Settings {
-            shared_buffers: 2048,
-            ..Settings::default()
-        },
-    )
-    .expect("open");
-    (dir, db)
-}
-
-fn run(s: &mut Session, sql: &str) -> QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn text(v: &Value) -> String {
-    let mut out = String::new();
-    heapdb::types::format_value(v, &mut out);
-    out
-}
+mod common;
+use common::{run, text};
 
 fn int(s: &mut Session, sql: &str) -> i64 {
     text(&run(s, sql).rows[0][0]).parse().expect("an integer")
@@ -95,7 +73,7 @@ fn load(s: &mut Session) {
 
 #[test]
 fn known_distributions_within_tolerances() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     load(&mut s);
     // A sample smaller than the table: 3,000 of 100,000 rows.
@@ -140,7 +118,7 @@ fn known_distributions_within_tolerances() {
 
 #[test]
 fn the_same_sample_gives_the_same_statistics() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     load(&mut s);
     run(&mut s, "set default_statistics_target = 10");
@@ -166,7 +144,7 @@ fn the_same_sample_gives_the_same_statistics() {
 
 #[test]
 fn explain_estimates_are_within_a_factor_of_two() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     load(&mut s);
     run(&mut s, "analyze d");
@@ -199,7 +177,7 @@ fn explain_estimates_are_within_a_factor_of_two() {
 
 #[test]
 fn hash_joins_build_on_the_smaller_side_by_estimate() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     load(&mut s);
     run(&mut s, "create table small (k int, label text)");
@@ -253,7 +231,7 @@ fn hash_joins_build_on_the_smaller_side_by_estimate() {
 
 #[test]
 fn analyze_forms_and_errors() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     run(&mut s, "create table t (a int, b text)");
     run(

@@ -10,29 +10,14 @@ use std::sync::atomic::AtomicBool;
 
 use heapdb::catalog::{CatalogView, TableDef};
 use heapdb::commands::analyze::{compute_stats, sample_rows, Sample, SampleOptions};
-use heapdb::settings::Settings;
 use heapdb::storage::{RelFileNode, StrategyKind};
 use heapdb::types::Value;
-use heapdb::{Database, QueryResult, Session};
+use heapdb::{Database, Session};
+
+mod common;
+use common::run;
 
 const DISTANCES: [usize; 8] = [0, 1, 2, 3, 7, 10, 64, 100_000];
-
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = Database::open_with(
-        dir.path(),
-        Settings {
-            shared_buffers: 4096,
-            ..Settings::default()
-        },
-    )
-    .expect("open");
-    (dir, db)
-}
-
-fn run(s: &mut Session, sql: &str) -> QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
 
 /// pgbench_accounts' shape, 61 rows per page; some NULLs and a deleted
 /// row per 50 so the snapshot's judgement matters.
@@ -114,7 +99,7 @@ fn same_rows(a: &[Vec<Option<Value>>], b: &[Vec<Option<Value>>]) -> bool {
 
 #[test]
 fn every_distance_reads_the_same_sample_once_per_block() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(4096);
     let mut s = db.session();
     load(&mut s, 48_000);
     let def = table(&db, "acc");
@@ -183,7 +168,7 @@ fn int(s: &mut Session, sql: &str) -> i64 {
 /// sampled page once.
 #[test]
 fn analyze_statements_agree_across_settings() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(4096);
     let mut s = db.session();
     load(&mut s, 30_000);
     run(&mut s, "set default_statistics_target = 1");

@@ -37,7 +37,11 @@ fn setup() -> (tempfile::TempDir, std::sync::Arc<BufferPool>) {
 /// Reads every page of `rel` (checking its contents); returns the counters.
 fn read_all(pool: &BufferPool, rel: RelFileNode, n: u32, with_ring: bool) -> BufferUsage {
     let before = BufferUsage::current();
-    let mut ring = if with_ring { pool.scan_ring(n) } else { None };
+    let mut ring = if with_ring {
+        pool.scan_ring(rel, n)
+    } else {
+        None
+    };
     assert_eq!(
         ring.is_some(),
         with_ring,

@@ -6,19 +6,13 @@
 use std::io::Write;
 
 use heapdb::session::{CopyIo, CopyProgress};
-use heapdb::settings::Settings;
-use heapdb::{Database, Session, SqlState};
+use heapdb::{Session, SqlState};
+
+mod common;
 
 fn open() -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
-    let db = Database::open_with(
-        dir.path().join("db"),
-        Settings {
-            shared_buffers: 256,
-            ..Settings::default()
-        },
-    )
-    .unwrap();
+    let db = common::open_at(&dir.path().join("db"), 256);
     let mut s = db.session();
     s.execute("CREATE TABLE e (a int, b varchar(3) NOT NULL)")
         .unwrap();

@@ -4,11 +4,12 @@
 //! before COMMIT; ROLLBACK, and a crash before COMMIT, lose them all; a
 //! committed load survives a crash as it was.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use heapdb::{Database, Session};
+
+mod common;
 
 const CHILD_ENV: &str = "HEAPDB_COPY_FREEZE_CHILD";
 
@@ -221,41 +222,17 @@ fn freeze_child() {
 }
 
 fn crash_round(dir: &Path, file: &str, commit: bool) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "freeze_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(
-            CHILD_ENV,
-            format!(
-                "{}|{file}|{}",
-                dir.display(),
-                if commit { "commit" } else { "open" }
-            ),
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    let mut done = false;
-    for line in out.lines() {
-        if line.unwrap().ends_with("done") {
-            done = true;
-            break;
-        }
-    }
-    child.kill().unwrap();
-    let status = child.wait_with_output().unwrap();
-    assert!(
-        done,
-        "child failed: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    let state = if commit { "commit" } else { "open" };
+    let mut child = common::child_test(
+        "freeze_child",
+        CHILD_ENV,
+        format!("{}|{file}|{state}", dir.display()),
+    )
+    .spawn()
+    .unwrap();
+    let done = common::Lines::of(&mut child).until(|l| l.ends_with("done"));
+    let stderr = common::kill9(child);
+    assert!(done, "child failed: {stderr}");
 }
 
 #[test]

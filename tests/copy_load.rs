@@ -8,6 +8,9 @@ use std::io::Write;
 
 use heapdb::{Database, Session};
 
+mod common;
+use common::run;
+
 fn rows(s: &mut Session, sql: &str) -> Vec<String> {
     let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     r.rows
@@ -23,10 +26,6 @@ fn rows(s: &mut Session, sql: &str) -> Vec<String> {
 
 fn one(s: &mut Session, sql: &str) -> String {
     rows(s, sql).remove(0)
-}
-
-fn run(s: &mut Session, sql: &str) {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
 
 /// Writes accounts rows `from..=to` (pgbench's shape) to `path`; every

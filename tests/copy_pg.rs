@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use heapdb::settings::Settings;
-use heapdb::{Database, Session};
+use heapdb::Session;
+
+mod common;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -15,14 +16,7 @@ fn data(name: &str) -> PathBuf {
 
 fn open() -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
-    let db = Database::open_with(
-        dir.path().join("db"),
-        Settings {
-            shared_buffers: 256,
-            ..Settings::default()
-        },
-    )
-    .unwrap();
+    let db = common::open_at(&dir.path().join("db"), 256);
     let mut s = db.session();
     let sql = std::fs::read_to_string(data("types.sql")).unwrap();
     s.execute(&sql).unwrap();

@@ -21,12 +21,13 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use heapdb::settings::Settings;
 use heapdb::{Database, Session};
+
+mod common;
 
 const CHILD_ENV: &str = "HEAPDB_CRASH_CHILD";
 
@@ -238,27 +239,18 @@ fn harness(seed: u64, rounds: u64, async_commit: bool) {
             1 => KillAt::Bulk,
             _ => KillAt::Random(20 + rng.below(400)),
         };
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "crash_child",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(
-                CHILD_ENV,
-                format!(
-                    "{}|{seed}|{k}|{next_id}|{}|{}",
-                    dir.path().display(),
-                    if async_commit { "off" } else { "on" },
-                    scratch.path().display()
-                ),
-            )
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = common::child_test(
+            "crash_child",
+            CHILD_ENV,
+            format!(
+                "{}|{seed}|{k}|{next_id}|{}|{}",
+                dir.path().display(),
+                if async_commit { "off" } else { "on" },
+                scratch.path().display()
+            ),
+        )
+        .spawn()
+        .unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
         let reader = std::thread::spawn(move || {

@@ -1,6 +1,6 @@
 //! External synchrony of the `heapdb` shell under SIGKILL: a script piped
 //! into the shell with `synchronous_commit = on` has its commits flushed
-//! only before the shell writes output (see `heapdb::shell::ack`), so every
+//! only before the shell writes output (see `heapdb::shell::external_sync`), so every
 //! INSERT whose command tag the harness read must survive a kill at a
 //! random moment; rows whose tags were never read may or may not. The rows
 //! present are always a prefix of the script (autocommitted statements
@@ -8,12 +8,14 @@
 //!
 //! Rounds: `HEAPDB_CRASH_SHELL_ROUNDS` (default 4).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use heapdb::settings::Settings;
 use heapdb::Database;
+
+mod common;
 
 /// splitmix64, for the kill points.
 fn mix(mut z: u64) -> u64 {
@@ -47,12 +49,7 @@ fn recovered(dir: &Path) -> (i64, i64, i64) {
 /// Pipes `statements` INSERTs into a shell, kills it after reading
 /// `kill_after` INSERT tags, and checks the recovered table.
 fn round(dir: &Path, extra_args: &[&str], statements: u32, kill_after: u32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-        .arg("-D")
-        .arg(dir)
-        .args(extra_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    let mut child = common::shell_command(dir, extra_args)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -67,16 +64,15 @@ fn round(dir: &Path, extra_args: &[&str], statements: u32, kill_after: u32) {
         let _ = stdin.write_all(script.as_bytes());
     });
     let mut acked = 0u32;
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let lines = common::Lines::of(&mut child);
     while acked < kill_after {
         match lines.next() {
-            Some(Ok(l)) if l == "INSERT 0 1" => acked += 1,
-            Some(Ok(_)) => {}
-            _ => break,
+            Some(l) if l == "INSERT 0 1" => acked += 1,
+            Some(_) => {}
+            None => break,
         }
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    common::kill9(child);
     writer.join().unwrap();
     let (count, min, max) = recovered(dir);
     assert!(
@@ -125,12 +121,8 @@ fn a_quiet_script_is_durable_at_exit() {
         text.push_str(&format!("INSERT INTO t VALUES ({i});\n"));
     }
     std::fs::write(&script, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-        .arg("-D")
-        .arg(&dir)
-        .arg("-q")
-        .arg("-f")
-        .arg(&script)
+    let script = script.to_str().expect("a UTF-8 temp path");
+    let out = common::shell_command(&dir, &["-q", "-f", script])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -5,27 +5,18 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use heapdb::storage::control::ControlFile;
 use heapdb::wal::record::ANY_PREV;
 use heapdb::wal::segment::{seg_name, SegmentReader, SEG_SIZE};
 use heapdb::Database;
 
+mod common;
+
 /// Runs the shell on `dir` with one `-c` command: (exit code, stdout, stderr).
 fn shell(dir: &Path, sql: &str) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-        .arg("-D")
-        .arg(dir)
-        .arg("-c")
-        .arg(sql)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (out, err, code) = common::output_texts(common::shell(dir, &["-c", sql], ""));
+    (code, out, err)
 }
 
 /// Every file under `dir` but the lock file, with its contents.

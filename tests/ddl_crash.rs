@@ -10,18 +10,10 @@
 //!   committed row (a commit that drops files flushes its record before
 //!   the unlink, as PostgreSQL's `RecordTransactionCommit` does).
 
-use heapdb::types::Value;
 use heapdb::{Database, Session};
 
-fn run(s: &mut Session, sql: &str) -> heapdb::QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn text(v: &Value) -> String {
-    let mut out = String::new();
-    heapdb::types::format_value(v, &mut out);
-    out
-}
+mod common;
+use common::{run, text};
 
 fn one(s: &mut Session, sql: &str) -> String {
     text(&run(s, sql).rows[0][0])
@@ -226,7 +218,6 @@ fn open_transaction_child() {
 /// as its abort would have; the old file of the table it truncated stays.
 #[test]
 fn files_of_a_transaction_cut_off_by_a_crash_are_removed() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().expect("temp dir");
     {
         let db = Database::open(dir.path()).expect("open");
@@ -237,27 +228,13 @@ fn files_of_a_transaction_cut_off_by_a_crash_are_removed() {
         run(&mut s, "checkpoint");
     }
     let before = base_files(dir.path());
-    let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "open_transaction_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, dir.path())
-        .stdout(std::process::Stdio::piped())
+    let mut child = common::child_test("open_transaction_child", CHILD_ENV, dir.path())
         .spawn()
         .expect("spawn");
-    let out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    for line in out.lines() {
-        if line.expect("child output").ends_with("ready") {
-            break;
-        }
-    }
+    let ready = common::Lines::of(&mut child).until(|l| l.ends_with("ready"));
     let during = base_files(dir.path());
-    child.kill().expect("kill");
-    child.wait().expect("wait");
+    let stderr = common::kill9(child);
+    assert!(ready, "the child failed: {stderr}");
     assert!(during.len() > before.len(), "the child created files");
     let db = Database::open(dir.path()).expect("reopen");
     let mut s = db.session();

@@ -133,3 +133,92 @@ fn a_full_disk_fails_the_statement_and_nothing_else() {
     assert_eq!(count(&db), expect + 5000);
     db.close().unwrap();
 }
+
+/// A commit whose log write fails (the log needs a new segment on a full
+/// disk) stops the instance, as PostgreSQL PANICs: the commit fails with
+/// the write's error, no later statement of any session runs (so none can
+/// see the transaction's rows), shutdown fails, and reopening after space
+/// is freed recovers from what is on disk: the commit record never got
+/// there, so the rows are not there either.
+#[test]
+fn a_failed_log_write_at_commit_stops_the_instance_until_recovery() {
+    const SEG: u64 = 16 << 20;
+    let Some(fs) = Tmpfs::mount("48m") else {
+        return;
+    };
+    let data = fs.path().join("db");
+    let db = Database::open(&data).unwrap();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE t (a int, b text)",
+        "INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 3000) g",
+        // Free space in existing pages: the failing commit's INSERT needs
+        // no new heap space.
+        "CREATE TABLE u (a int, b text)",
+        "INSERT INTO u SELECT g, repeat('x', 100) FROM generate_series(1, 3000) g",
+        "DELETE FROM u",
+        "VACUUM u",
+    ] {
+        s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    }
+    db.checkpoint().unwrap();
+    let filler = fill(fs.path());
+    // The log can grow to the end of its current segment and of each spare
+    // file; past that it needs space the disk no longer has.
+    let spares = std::fs::read_dir(data.join("wal"))
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            name.to_string_lossy().starts_with("spare.")
+        })
+        .count() as u64;
+    let limit = (db.wal.stats().insert_lsn / SEG + 1 + spares) * SEG;
+    // Log volume without new heap space: deletes rolled back (~30kB each),
+    // up to 200kB before the limit.
+    while db.wal.stats().insert_lsn + (200 << 10) < limit {
+        for sql in ["BEGIN", "DELETE FROM t WHERE a <= 600", "ROLLBACK"] {
+            s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        }
+    }
+    // Its records (~340kB) cross into the segment that cannot be
+    // allocated; the commit's flush writes them.
+    let e = s
+        .execute("INSERT INTO u SELECT a, b FROM t")
+        .expect_err("the commit's log write fails");
+    assert_eq!(e.code, SqlState::DiskFull, "{e:?}");
+    assert!(
+        e.message.starts_with("could not write to file \"")
+            && e.message.ends_with("\": No space left on device"),
+        "{}",
+        e.message
+    );
+    // No statement runs any more, in this session or a new one.
+    for mut session in [s, db.session()] {
+        let later = session
+            .execute("SELECT count(*) FROM u")
+            .expect_err("the instance stopped");
+        assert_eq!((later.code, &later.message), (e.code, &e.message));
+        assert!(later.hint.is_some_and(|h| h.contains("Reopen")));
+    }
+    let shutdown = db.close().expect_err("the shutdown fails too");
+    assert_eq!(shutdown.message, e.message);
+    // Space freed: recovery decides from the disk. The commit record was
+    // never written (the write failed at the segment it needed), so the
+    // rows are not there; the rolled-back deletes changed nothing.
+    std::fs::remove_file(&filler).unwrap();
+    let db = Database::open(&data).unwrap();
+    let count = |db: &Database, sql: &str| -> i64 {
+        let r = db.session().execute(sql).unwrap();
+        r.rows[0][0].to_string().parse().unwrap()
+    };
+    assert_eq!(count(&db, "SELECT count(*) FROM u"), 0);
+    assert_eq!(count(&db, "SELECT count(*) FROM t"), 3000);
+    // And it works again, across a clean shutdown.
+    db.session()
+        .execute("INSERT INTO u SELECT a, b FROM t")
+        .unwrap();
+    db.close().unwrap();
+    let db = Database::open(&data).unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM u"), 3000);
+    db.close().unwrap();
+}

@@ -5,47 +5,15 @@ use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::Duration;
 
-use heapdb::settings::Settings;
 use heapdb::types::Value;
 use heapdb::{Database, Session, SqlState};
 
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::open_with(
-        dir.path(),
-        Settings {
-            shared_buffers: 512,
-            ..Settings::default()
-        },
-    )
-    .unwrap();
-    (dir, db)
-}
-
-fn one(s: &mut Session, sql: &str) -> Value {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    r.rows[0][0].clone()
-}
-
-fn text_rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    r.rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .map(|v| {
-                    let mut out = String::new();
-                    heapdb::types::format_value(v, &mut out);
-                    out
-                })
-                .collect()
-        })
-        .collect()
-}
+mod common;
+use common::{one, texts};
 
 #[test]
 fn uncommitted_rows_are_invisible_and_read_committed_sees_commits() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     let mut b = db.session();
     a.execute("create table t (id int, v int)").unwrap();
@@ -61,7 +29,7 @@ fn uncommitted_rows_are_invisible_and_read_committed_sees_commits() {
 
 #[test]
 fn repeatable_read_prevents_read_skew() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     let mut b = db.session();
     a.execute("create table acct (id int, bal int)").unwrap();
@@ -94,7 +62,7 @@ fn repeatable_read_prevents_read_skew() {
 
 #[test]
 fn lost_update_is_prevented_by_waiting_then_failing() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table c (id int, n int)").unwrap();
     a.execute("insert into c values (1, 0)").unwrap();
@@ -119,7 +87,7 @@ fn lost_update_is_prevented_by_waiting_then_failing() {
 
 #[test]
 fn writer_proceeds_after_the_other_aborts() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut a = db.session();
     a.execute("create table c (id int, n int)").unwrap();
     a.execute("insert into c values (1, 0)").unwrap();
@@ -139,7 +107,7 @@ fn writer_proceeds_after_the_other_aborts() {
 
 #[test]
 fn threads_insert_and_read_concurrently() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     db.session()
         .execute("create table m (w int, i int)")
         .unwrap();
@@ -171,13 +139,13 @@ fn threads_insert_and_read_concurrently() {
 
 #[test]
 fn heap_page_items_shows_hint_bits_and_deletes() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut s = db.session();
     s.execute("create table h (a int)").unwrap();
     s.execute("insert into h values (1), (2)").unwrap();
     // The first scan after the commit sets XMIN_COMMITTED.
     s.execute("select * from h").unwrap();
-    let items = text_rows(
+    let items = texts(
         &mut s,
         "select lp, t_xmax, t_flags from heap_page_items('h', 0)",
     );
@@ -187,7 +155,7 @@ fn heap_page_items_shows_hint_bits_and_deletes() {
         assert_eq!(it[1], "0");
     }
     s.execute("delete from h where a = 1").unwrap();
-    let items = text_rows(
+    let items = texts(
         &mut s,
         "select lp, t_xmax from heap_page_items('h', 0) order by lp",
     );
@@ -197,19 +165,19 @@ fn heap_page_items_shows_hint_bits_and_deletes() {
     );
     assert_eq!(items[1][1], "0");
     assert_eq!(one(&mut s, "select count(*) from h"), Value::Int8(1));
-    let hdr = text_rows(&mut s, "select lower, upper from page_header('h', 0)");
+    let hdr = texts(&mut s, "select lower, upper from page_header('h', 0)");
     assert_eq!(
         hdr[0][0], "32",
         "two line pointers after the 24-byte header"
     );
-    let vm = text_rows(
+    let vm = texts(
         &mut s,
         "select blkno, all_visible from heap_visibility_map('h')",
     );
     assert_eq!(vm, vec![vec!["0".to_string(), "f".to_string()]]);
     assert_eq!(one(&mut s, "select relation_pages('h')"), Value::Int8(1));
     assert_eq!(one(&mut s, "select relation_size('h')"), Value::Int8(8192));
-    let stats = text_rows(&mut s, "select buffers, used from buffer_cache_stats()");
+    let stats = texts(&mut s, "select buffers, used from buffer_cache_stats()");
     assert_eq!(stats[0][0], "512");
     let e = s
         .execute("select * from heap_page_items('h', 7)")
@@ -219,7 +187,7 @@ fn heap_page_items_shows_hint_bits_and_deletes() {
 
 #[test]
 fn pg_relation_filepath_names_the_file_that_holds_the_table() {
-    let (d, db) = open();
+    let (d, db) = common::open(512);
     let mut s = db.session();
     s.execute("create table f (a int)").unwrap();
     s.execute("insert into f select g from generate_series(1, 3000) g")
@@ -249,7 +217,7 @@ fn pg_relation_filepath_names_the_file_that_holds_the_table() {
 
 #[test]
 fn explain_shows_the_plan_shape() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut s = db.session();
     s.execute("create table a (id int, bid int)").unwrap();
     s.execute("create table b (bid int, name text)").unwrap();
@@ -257,7 +225,7 @@ fn explain_shows_the_plan_shape() {
         .unwrap();
     s.execute("insert into b select g, 'b' || g from generate_series(0, 4) g")
         .unwrap();
-    let plan = text_rows(
+    let plan = texts(
         &mut s,
         "explain (costs off) select b.bid, count(*) from a, b where a.bid = b.bid group by b.bid",
     );
@@ -278,7 +246,7 @@ fn explain_shows_the_plan_shape() {
         "{lines:?}"
     );
     assert!(lines.iter().any(|l| l.contains("->  Hash")), "{lines:?}");
-    let plan = text_rows(
+    let plan = texts(
         &mut s,
         "explain (analyze, buffers, costs off) select count(*) from a where id > 10",
     );
@@ -305,16 +273,24 @@ fn explain_shows_the_plan_shape() {
 
 #[test]
 fn cancel_flag_stops_a_long_statement() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut s = db.session();
     let flag = s.cancel_flag();
-    let canceller = thread::spawn(move || {
-        thread::sleep(Duration::from_millis(200));
-        flag.store(true, Ordering::Relaxed);
-    });
+    let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The statement clears the flag when it starts: cancel until it is over.
+    let canceller = {
+        let over = over.clone();
+        thread::spawn(move || {
+            while !over.load(Ordering::Relaxed) {
+                flag.store(true, Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
     let e = s
         .execute("select count(*) from generate_series(1, 10000000000)")
         .unwrap_err();
+    over.store(true, Ordering::Relaxed);
     canceller.join().unwrap();
     assert_eq!(e.code, SqlState::QueryCanceled);
     assert_eq!(e.message, "canceling statement due to user request");
@@ -324,7 +300,7 @@ fn cancel_flag_stops_a_long_statement() {
 
 #[test]
 fn a_commit_whose_catalog_cannot_be_written_ends_as_an_abort() {
-    let (d, db) = open();
+    let (d, db) = common::open(512);
     let mut s = db.session();
     s.execute("create table t (a int)").unwrap();
     s.execute("insert into t values (1)").unwrap();
@@ -345,7 +321,7 @@ fn a_commit_whose_catalog_cannot_be_written_ends_as_an_abort() {
     assert_eq!(one(&mut s, "select count(*) from t"), Value::Int8(1));
     // Its xid ended as aborted (not left running): the scan above hinted
     // the inserted row XMIN_INVALID.
-    let items = text_rows(
+    let items = texts(
         &mut s,
         "select lp, t_flags from heap_page_items('t', 0) order by lp",
     );
@@ -375,7 +351,7 @@ fn a_commit_whose_catalog_cannot_be_written_ends_as_an_abort() {
 
 #[test]
 fn a_cancel_stops_scans_aggregates_sorts_and_joins_within_a_batch() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut s = db.session();
     s.execute("create table big (a int, b int, c int, d int)")
         .unwrap();
@@ -484,11 +460,10 @@ fn the_embedding_api_reports_columns_rows_tags_timings_and_buffers() {
 
 #[test]
 fn ring_size_settings_have_units_errors_and_transaction_scope() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(512);
     let mut s = db.session();
-    let show = |s: &mut Session, name: &str| -> String {
-        text_rows(s, &format!("show {name}"))[0][0].clone()
-    };
+    let show =
+        |s: &mut Session, name: &str| -> String { texts(s, &format!("show {name}"))[0][0].clone() };
     for (name, default) in [
         ("bulkread_ring_size", "256kB"),
         ("bulkwrite_ring_size", "16MB"),
@@ -562,12 +537,12 @@ fn a_restart_keeps_everything_committed_and_nothing_else() {
         s.execute("begin").unwrap();
         s.execute("insert into ty (i4) values (99)").unwrap();
         s.execute("create table uncommitted (a int)").unwrap();
-        before = text_rows(&mut s, all);
+        before = texts(&mut s, all);
         // The session and database close with the block still open.
     }
     let db = Database::open(dir.path()).unwrap();
     let mut s = db.session();
-    let after = text_rows(&mut s, all);
+    let after = texts(&mut s, all);
     assert_eq!(after.len(), 2, "{after:?}");
     assert_eq!(
         after,
@@ -584,7 +559,7 @@ fn a_restart_keeps_everything_committed_and_nothing_else() {
     );
     assert_eq!(after[1][7], "!");
     assert_eq!(
-        text_rows(&mut s, "select i4, t from copy_of order by i4"),
+        texts(&mut s, "select i4, t from copy_of order by i4"),
         vec![
             vec!["1".to_string(), "tëxt".to_string()],
             vec!["3".to_string(), "!".to_string()]

@@ -4,22 +4,11 @@
 //! success as after an error, and the fast paths agree with the general
 //! paths on empty and filtered input.
 
-use heapdb::settings::Settings;
 use heapdb::types::Value;
 use heapdb::{Database, Session};
 
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::open_with(
-        dir.path(),
-        Settings {
-            shared_buffers: 1024,
-            ..Settings::default()
-        },
-    )
-    .unwrap();
-    (dir, db)
-}
+mod common;
+use common::run;
 
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
@@ -34,10 +23,6 @@ impl Rng {
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-}
-
-fn exec(s: &mut Session, sql: &str) {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
 
 /// The rows of `sql`, rendered and sorted (the spilling paths emit groups
@@ -72,13 +57,13 @@ fn temp_files(dir: &std::path::Path) -> usize {
 /// Random tables: `a` (int key with NULLs and repeats, text key, value)
 /// and `b` (a join partner sharing some keys).
 fn load(s: &mut Session, rng: &mut Rng, rows: u64) {
-    exec(s, "drop table if exists a");
-    exec(s, "drop table if exists b");
-    exec(
+    run(s, "drop table if exists a");
+    run(s, "drop table if exists b");
+    run(
         s,
         "create table a (k int, t text, c char(4), v int, n numeric)",
     );
-    exec(s, "create table b (k int, t text, w int)");
+    run(s, "create table b (k int, t text, w int)");
     let distinct = 1 + rng.below(rows * 2);
     let mut values = Vec::new();
     for _ in 0..rows {
@@ -101,7 +86,7 @@ fn load(s: &mut Session, rng: &mut Rng, rows: u64) {
         ));
     }
     for chunk in values.chunks(2000) {
-        exec(s, &format!("insert into a values {}", chunk.join(", ")));
+        run(s, &format!("insert into a values {}", chunk.join(", ")));
     }
     let mut values = Vec::new();
     for _ in 0..rows / 2 {
@@ -109,10 +94,10 @@ fn load(s: &mut Session, rng: &mut Rng, rows: u64) {
         values.push(format!("({k}, 'k{}', {})", k % 997, rng.below(100)));
     }
     for chunk in values.chunks(2000) {
-        exec(s, &format!("insert into b values {}", chunk.join(", ")));
+        run(s, &format!("insert into b values {}", chunk.join(", ")));
     }
-    exec(s, "analyze a");
-    exec(s, "analyze b");
+    run(s, "analyze a");
+    run(s, "analyze b");
 }
 
 const QUERIES: &[&str] = &[
@@ -136,26 +121,26 @@ const QUERIES: &[&str] = &[
 
 #[test]
 fn spilling_answers_equal_the_in_memory_answers() {
-    let (dir, db) = open();
+    let (dir, db) = common::open(1024);
     let mut s = db.session();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for round in 0..4 {
         let rows = 2000 + rng.below(8000);
         load(&mut s, &mut rng, rows);
         let workers = if round % 2 == 0 { 0 } else { 2 };
-        exec(
+        run(
             &mut s,
             &format!("set max_parallel_workers_per_gather = {workers}"),
         );
-        exec(&mut s, "set min_parallel_table_scan_size = 0");
+        run(&mut s, "set min_parallel_table_scan_size = 0");
         for q in QUERIES {
-            exec(&mut s, "set work_mem = '1GB'");
+            run(&mut s, "set work_mem = '1GB'");
             let want = sorted_rows(&mut s, q);
             let kb = 64 + rng.below(200);
-            exec(&mut s, &format!("set work_mem = '{kb}kB'"));
-            exec(&mut s, "set hash_mem_multiplier = 1");
+            run(&mut s, &format!("set work_mem = '{kb}kB'"));
+            run(&mut s, "set hash_mem_multiplier = 1");
             let got = sorted_rows(&mut s, q);
-            exec(&mut s, "reset hash_mem_multiplier");
+            run(&mut s, "reset hash_mem_multiplier");
             assert_eq!(got.len(), want.len(), "round {round}, {kb}kB: {q}");
             assert!(got == want, "round {round}, {kb}kB, workers {workers}: {q}");
             assert_eq!(temp_files(dir.path()), 0, "{q}");
@@ -165,14 +150,14 @@ fn spilling_answers_equal_the_in_memory_answers() {
 
 #[test]
 fn a_small_work_mem_spills_and_explain_analyze_says_so() {
-    let (dir, db) = open();
+    let (dir, db) = common::open(1024);
     let mut s = db.session();
-    exec(&mut s, "set max_parallel_workers_per_gather = 0");
-    exec(
+    run(&mut s, "set max_parallel_workers_per_gather = 0");
+    run(
         &mut s,
         "create table g as select x as k, x % 7 as v from generate_series(1, 50000) x",
     );
-    exec(&mut s, "set work_mem = '64kB'");
+    run(&mut s, "set work_mem = '64kB'");
     let plan = |s: &mut Session, q: &str| -> Vec<String> {
         let r = s.execute(q).unwrap();
         r.rows
@@ -202,7 +187,7 @@ fn a_small_work_mem_spills_and_explain_analyze_says_so() {
         .find(|l| l.contains("Buckets:"))
         .expect("a Buckets line");
     assert!(line.contains("(originally 1)"), "{join:?}");
-    exec(&mut s, "reset work_mem");
+    run(&mut s, "reset work_mem");
     let agg = plan(
         &mut s,
         "explain (analyze, costs off, timing off, summary off) select v, count(*) from g group by v",
@@ -221,14 +206,14 @@ fn a_small_work_mem_spills_and_explain_analyze_says_so() {
 
 #[test]
 fn temporary_files_are_gone_after_an_error_and_at_open() {
-    let (dir, db) = open();
+    let (dir, db) = common::open(1024);
     let mut s = db.session();
-    exec(&mut s, "set max_parallel_workers_per_gather = 0");
-    exec(
+    run(&mut s, "set max_parallel_workers_per_gather = 0");
+    run(
         &mut s,
         "create table g as select x as k from generate_series(1, 60000) x",
     );
-    exec(&mut s, "set work_mem = '64kB'");
+    run(&mut s, "set work_mem = '64kB'");
     // The division fails on the last rows, long after the spill began.
     let e = s
         .execute("select k, count(*), sum(100 / (k - 59000)) from g group by k")
@@ -252,11 +237,11 @@ fn temporary_files_are_gone_after_an_error_and_at_open() {
 
 #[test]
 fn fast_paths_equal_general_paths_on_empty_and_filtered_input() {
-    let (_dir, db) = open();
+    let (_dir, db) = common::open(1024);
     let mut s = db.session();
     let mut rng = Rng(42);
     load(&mut s, &mut rng, 3000);
-    exec(&mut s, "create table z (k int, t text, v int)");
+    run(&mut s, "create table z (k int, t text, v int)");
     // Thresholds that keep all, some or none of the rows (none: every
     // batch reaches the aggregate empty).
     for cut in [-10_000, 0, 500, 10_000] {
@@ -291,7 +276,7 @@ fn fast_paths_equal_general_paths_on_empty_and_filtered_input() {
             ),
         ] {
             for workers in [0, 2] {
-                exec(&mut s, &format!("set max_parallel_workers_per_gather = {workers}"));
+                run(&mut s, &format!("set max_parallel_workers_per_gather = {workers}"));
                 assert_eq!(sorted_rows(&mut s, &fast), sorted_rows(&mut s, &general), "{fast}");
             }
         }
@@ -301,15 +286,15 @@ fn fast_paths_equal_general_paths_on_empty_and_filtered_input() {
 #[test]
 fn temporary_files_are_gone_after_a_cancel() {
     use std::sync::atomic::Ordering;
-    let (dir, db) = open();
+    let (dir, db) = common::open(1024);
     let mut s = db.session();
-    exec(&mut s, "set max_parallel_workers_per_gather = 0");
-    exec(&mut s, "create table big (a int, b int)");
-    exec(
+    run(&mut s, "set max_parallel_workers_per_gather = 0");
+    run(&mut s, "create table big (a int, b int)");
+    run(
         &mut s,
         "insert into big select g, g from generate_series(1, 200000) g",
     );
-    exec(&mut s, "set work_mem = '64kB'");
+    run(&mut s, "set work_mem = '64kB'");
     // The scan reports progress every 64 pages: the second report (by then
     // the table has spilled) cancels the statement.
     let flag = s.cancel_flag();

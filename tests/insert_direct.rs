@@ -6,8 +6,9 @@
 //! (two rows always take the general path). All must give the same error
 //! (code, message, detail, position) or store the same row.
 
-use heapdb::settings::Settings;
-use heapdb::{Database, Session};
+use heapdb::Session;
+
+mod common;
 
 const DDL: &str = "CREATE TABLE t (a int2, b int4 NOT NULL, c int8, d numeric(5,2), \
     e char(3), f varchar(4), g text, h bool, i timestamp, j date, k float8); \
@@ -88,14 +89,7 @@ const CASES: &[(&str, &str)] = &[
 ];
 
 fn open(dir: &std::path::Path) -> Session {
-    let db = Database::open_with(
-        dir,
-        Settings {
-            shared_buffers: 256,
-            ..Settings::default()
-        },
-    )
-    .unwrap();
+    let db = common::open_at(dir, 256);
     let mut s = db.session();
     s.execute(DDL).unwrap();
     s

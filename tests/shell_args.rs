@@ -4,8 +4,10 @@
 
 use std::process::Command;
 
+mod common;
+
 fn heapdb(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_heapdb"))
+    let out = Command::new(common::BIN)
         .args(args)
         .env_remove("HEAPDB_DATA")
         .output()

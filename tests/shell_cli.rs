@@ -8,24 +8,12 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_heapdb");
+mod common;
+use common::BIN;
 
 /// Runs heapdb on data directory `dir` with `args`, feeding `stdin`.
 fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .env_remove("HEAPDB_DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start heapdb");
-    let mut input = child.stdin.take().expect("stdin piped");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("heapdb runs")
+    common::shell(dir, args, stdin)
 }
 
 /// The same, in a fresh data directory.
@@ -36,11 +24,7 @@ fn run(args: &[&str], stdin: &str) -> (String, String, i32) {
 }
 
 fn texts(o: Output) -> (String, String, i32) {
-    (
-        String::from_utf8(o.stdout).expect("utf-8 stdout"),
-        String::from_utf8(o.stderr).expect("utf-8 stderr"),
-        o.status.code().unwrap_or(-1),
-    )
+    common::output_texts(o)
 }
 
 #[test]
@@ -320,11 +304,14 @@ fn sigint_cancels_the_running_statement_and_the_script_goes_on() {
         .spawn()
         .expect("start heapdb");
     let mut input = child.stdin.take().expect("stdin piped");
+    let before = common::cpu_time(child.id());
     input
         .write_all(b"select count(*) from generate_series(1, 10000000000);\nselect 2 as after;\n")
         .expect("write");
-    // Keep stdin open until the signal is sent, so the script is still running.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Keep stdin open until the signal is sent, so the script is still
+    // running; signal once the statement is computing (a signal between
+    // statements ends a script with status 130).
+    common::wait_for_cpu(child.id(), before, Duration::from_millis(400));
     // SAFETY: signalling our own child process by its id.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     drop(input);
@@ -510,20 +497,7 @@ fn gx_expands_one_query_and_reruns_the_last() {
 /// Runs heapdb in a fresh data directory on `stdin` as raw bytes.
 fn run_bytes(args: &[&str], stdin: &[u8]) -> (String, String, i32) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(BIN)
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(args)
-        .env_remove("HEAPDB_DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start heapdb");
-    let mut input = child.stdin.take().expect("stdin piped");
-    input.write_all(stdin).expect("write stdin");
-    drop(input);
-    let o = child.wait_with_output().expect("heapdb runs");
+    let o = common::feed(common::shell_command(dir.path(), args), stdin);
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),

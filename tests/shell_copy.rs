@@ -4,35 +4,16 @@
 //! and `stdout`. Every expected output below is what psql 15 printed for
 //! the same script against PostgreSQL 15 (with `psql:` read as `heapdb:`).
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_heapdb");
+mod common;
 
 /// Runs heapdb in working directory `dir` (data in `dir/db`) with `args`,
 /// feeding `stdin`; returns stdout, stderr and the exit status.
 fn run_in(dir: &Path, args: &[&str], stdin: &str) -> (String, String, i32) {
-    let mut child = Command::new(BIN)
-        .current_dir(dir)
-        .arg("--data-dir")
-        .arg(dir.join("db"))
-        .args(args)
-        .env_remove("HEAPDB_DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start heapdb");
-    let mut input = child.stdin.take().expect("stdin piped");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    let o: Output = child.wait_with_output().expect("heapdb runs");
-    (
-        String::from_utf8(o.stdout).expect("utf-8 stdout"),
-        String::from_utf8(o.stderr).expect("utf-8 stderr"),
-        o.status.code().unwrap_or(-1),
-    )
+    let mut command = common::shell_command(&dir.join("db"), args);
+    command.current_dir(dir);
+    common::output_texts(common::feed(command, stdin.as_bytes()))
 }
 
 /// A script with good and bad COPY data, a COPY that fails before its data

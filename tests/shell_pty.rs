@@ -18,6 +18,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_heapdb");
 
 /// A heapdb prompt on a pseudo-terminal.
@@ -205,8 +207,10 @@ fn ctrl_c_clears_the_line_and_cancels_a_running_statement() {
     t.expect(" k \r\n---\r\n 5\r\n(1 row)");
     t.expect("db=> ");
     // While a statement runs: it is cancelled and the prompt comes back.
+    let before = common::cpu_time(t.child.id());
     t.send("select count(*) from generate_series(1, 10000000000);\r");
-    std::thread::sleep(Duration::from_millis(700));
+    // Ctrl-C once the statement is computing (at the prompt it clears the line).
+    common::wait_for_cpu(t.child.id(), before, Duration::from_millis(400));
     t.send("\x03");
     t.expect("ERROR:  canceling statement due to user request");
     t.expect("db=> ");

@@ -20,12 +20,11 @@ use std::path::{Path, PathBuf};
 use heapdb::types::Value;
 use heapdb::{Database, Session};
 
+mod common;
+use common::run;
+
 const BLCKSZ: usize = 8192;
 const SECTOR: usize = 512;
-
-fn run(s: &mut Session, sql: &str) -> heapdb::QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
 
 fn one(s: &mut Session, sql: &str) -> String {
     let mut out = String::new();

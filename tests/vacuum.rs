@@ -5,26 +5,11 @@
 //! truncation, an open REPEATABLE READ snapshot, FREEZE, aborted inserts and
 //! the transaction-block rule.
 
-use heapdb::settings::Settings;
 use heapdb::types::Value;
 use heapdb::{Database, QueryResult, Session, SqlState};
 
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = Database::open_with(
-        dir.path(),
-        Settings {
-            shared_buffers: 2048,
-            ..Settings::default()
-        },
-    )
-    .expect("open");
-    (dir, db)
-}
-
-fn run(s: &mut Session, sql: &str) -> QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
+mod common;
+use common::{run, texts};
 
 fn int(s: &mut Session, sql: &str) -> i64 {
     match &run(s, sql).rows[0][0] {
@@ -34,22 +19,6 @@ fn int(s: &mut Session, sql: &str) -> i64 {
         Value::Null => 0,
         v => panic!("{sql}: not an integer: {v:?}"),
     }
-}
-
-fn texts(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    run(s, sql)
-        .rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .map(|v| {
-                    let mut out = String::new();
-                    heapdb::types::format_value(v, &mut out);
-                    out
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// The number in the VERBOSE line starting with `prefix`, at word `word`.
@@ -114,7 +83,7 @@ fn load(s: &mut Session) -> (i64, i64) {
 
 #[test]
 fn the_four_ring_experiment_cases() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     let (n, per_page) = load(&mut s);
     assert!(n > 50, "the table spans many pages: {n}");
@@ -206,7 +175,7 @@ fn the_four_ring_experiment_cases() {
 
 #[test]
 fn freed_space_is_reused_and_empty_tail_pages_are_truncated() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     let (n, _) = load(&mut s);
     run(&mut s, "delete from t where id % 2 = 0");
@@ -258,7 +227,7 @@ fn freed_space_is_reused_and_empty_tail_pages_are_truncated() {
 
 #[test]
 fn an_open_repeatable_read_snapshot_keeps_its_rows() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut a = db.session();
     let mut b = db.session();
     run(&mut a, "create table t (id int)");
@@ -304,7 +273,7 @@ fn an_open_repeatable_read_snapshot_keeps_its_rows() {
 
 #[test]
 fn freeze_marks_tuples_and_pages_frozen() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     let (n, _) = load(&mut s);
     let r = run(&mut s, "vacuum (freeze, verbose) t");
@@ -327,7 +296,7 @@ fn freeze_marks_tuples_and_pages_frozen() {
 
 #[test]
 fn aborted_inserts_are_removed_and_disable_page_skipping_visits_all() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     run(&mut s, "create table t (id int, v text)");
     run(
@@ -356,7 +325,7 @@ fn aborted_inserts_are_removed_and_disable_page_skipping_visits_all() {
 
 #[test]
 fn vacuum_refuses_transaction_blocks_and_unknown_tables() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     run(&mut s, "create table t (id int)");
     run(&mut s, "begin");
@@ -398,7 +367,7 @@ fn vacuum_records_the_row_count_and_survives_a_restart() {
 
 #[test]
 fn vacuum_runs_beside_writers_and_readers() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     run(&mut s, "create table t (id int, v text)");
     let writer = {
@@ -453,7 +422,7 @@ fn vacuum_runs_beside_writers_and_readers() {
 fn vacuum_reports_its_pages_to_the_progress_hook() {
     use heapdb::session::{Progress, ProgressUnit};
     use std::sync::{Arc, Mutex};
-    let (_d, db) = open();
+    let (_d, db) = common::open(2048);
     let mut s = db.session();
     run(&mut s, "CREATE TABLE p (a int, b text)");
     run(
@@ -486,7 +455,7 @@ fn vacuum_reports_its_pages_to_the_progress_hook() {
 /// with a filter) the count reads every page and gets them.
 #[test]
 fn count_star_of_a_vacuumed_table_is_not_parallel() {
-    let (_dir, db) = open();
+    let (_dir, db) = common::open(2048);
     let mut s = db.session();
     run(&mut s, "set min_parallel_table_scan_size = 0");
     run(&mut s, "create table cs (a int, b int)");

@@ -3,18 +3,10 @@
 //! open finds): after recovery the table's contents are unchanged and the
 //! visibility map never claims a page all-visible that is not.
 
-use heapdb::types::Value;
 use heapdb::{Database, Session};
 
-fn run(s: &mut Session, sql: &str) -> heapdb::QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn text(v: &Value) -> String {
-    let mut out = String::new();
-    heapdb::types::format_value(v, &mut out);
-    out
-}
+mod common;
+use common::{run, text};
 
 fn one(s: &mut Session, sql: &str) -> String {
     text(&run(s, sql).rows[0][0])

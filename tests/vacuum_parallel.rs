@@ -6,18 +6,10 @@
 //! a map page may add one hit).
 
 use heapdb::settings::Settings;
-use heapdb::types::Value;
 use heapdb::{Database, QueryResult, Session};
 
-fn run(s: &mut Session, sql: &str) -> QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn text(v: &Value) -> String {
-    let mut out = String::new();
-    heapdb::types::format_value(v, &mut out);
-    out
-}
+mod common;
+use common::{run, text};
 
 fn one(s: &mut Session, sql: &str) -> String {
     text(&run(s, sql).rows[0][0])

@@ -15,6 +15,9 @@ use std::path::Path;
 
 use heapdb::{Database, QueryResult, Session};
 
+mod common;
+use common::run;
+
 fn rows(s: &mut Session, sql: &str) -> Vec<String> {
     let r: QueryResult = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     r.rows
@@ -26,10 +29,6 @@ fn rows(s: &mut Session, sql: &str) -> Vec<String> {
                 .join("|")
         })
         .collect()
-}
-
-fn run(s: &mut Session, sql: &str) {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
 
 fn copy_dir(from: &Path, to: &Path) {

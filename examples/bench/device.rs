@@ -32,7 +32,7 @@ use crate::evict::evict_file;
 use crate::stats::median;
 
 /// Reads kept in flight by the `in flight` variant (the deepest queue that
-/// helped in `examples/read_probe`).
+/// helped in `tools/read_probe`).
 pub const THREADS: usize = 128;
 /// Rounds of each variant.
 pub const ROUNDS: usize = 3;

@@ -28,7 +28,7 @@
 
 use std::time::{Duration, Instant};
 
-use heapdb::storage::ahead::prefetch;
+use heapdb::storage::prefetch::prefetch;
 
 use crate::report::{Report, Row};
 use crate::systems::Kind;

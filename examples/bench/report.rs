@@ -270,35 +270,34 @@ pub fn json_str(s: &str) -> String {
     out
 }
 
-/// Lays out rows as columns: the first column left-aligned, the rest right-aligned.
+/// Lays out rows as columns, the first row a header underlined with
+/// dashes: the first column left-aligned, the rest right-aligned, two
+/// spaces between columns, no borders (drawn with comfy-table).
 fn render(lines: &[Vec<String>]) -> String {
-    let cols = lines.iter().map(Vec::len).max().unwrap_or(0);
-    let width = |c: usize| {
-        lines
-            .iter()
-            .map(|l| l.get(c).map_or(0, |s| s.chars().count()))
-            .max()
-            .unwrap_or(0)
+    use comfy_table::{CellAlignment, Table, TableComponent};
+    let Some((header, body)) = lines.split_first() else {
+        return String::new();
     };
-    let widths: Vec<usize> = (0..cols).map(width).collect();
+    let mut table = Table::new();
+    // No borders, a dashed line under the header (a space in a preset
+    // leaves that part out), and a blank between columns that the header
+    // line crosses.
+    table.load_preset("     --            ");
+    table.set_style(TableComponent::VerticalLines, ' ');
+    table.set_header(header.clone());
+    for line in body {
+        table.add_row(line.clone());
+    }
+    for (i, column) in table.column_iter_mut().enumerate() {
+        column.set_padding(if i == 0 { (0, 0) } else { (1, 0) });
+        if i > 0 {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
     let mut out = String::new();
-    for (i, line) in lines.iter().enumerate() {
-        let mut text = String::new();
-        for (c, w) in widths.iter().enumerate() {
-            let cell = line.get(c).map_or("", String::as_str);
-            if c == 0 {
-                let _ = write!(text, "{cell:<w$}");
-            } else {
-                let _ = write!(text, "  {cell:>w$}");
-            }
-        }
-        out.push_str(text.trim_end());
+    for line in table.lines() {
+        out.push_str(line.trim_end());
         out.push('\n');
-        if i == 0 {
-            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-            out.push_str(&"-".repeat(total));
-            out.push('\n');
-        }
     }
     out
 }
@@ -396,6 +395,21 @@ mod tests {
         assert_eq!(j.matches('{').count(), j.matches('}').count());
         assert_eq!(j.matches('[').count(), j.matches(']').count());
         assert_eq!(json_str("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
+    }
+
+    #[test]
+    fn table_layout_is_the_hand_drawn_one() {
+        let t = sample_report().table();
+        let head: Vec<&str> = t.lines().take(4).collect();
+        assert_eq!(
+            head,
+            [
+                "workload       heapdb        pg  sqlite  vs pg  vs sqlite  rss heapdb    rss pg  rss sqlite",
+                "-------------------------------------------------------------------------------------------",
+                "count_star    11.0 ms  450.0 ms     n/a  40.9x                2.0 MiB  6.00 GiB",
+                "vacuum_fresh    error  760.0 ms       \u{2014}",
+            ]
+        );
     }
 
     #[test]

@@ -137,7 +137,11 @@ fn leaf_expr() -> BoxedStrategy<Expr> {
         4 => literal().prop_map(|l| e(ExprKind::Literal(l))),
         4 => column_ref().prop_map(|c| e(ExprKind::Column(c))),
         1 => (data_type(), "[a-z 0-9:-]{0,10}")
-            .prop_map(|(data_type, value)| e(ExprKind::TypedString { data_type, value })),
+            .prop_map(|(data_type, value)| e(ExprKind::TypedString {
+                data_type,
+                value,
+                fields: None,
+            })),
         1 => current_value().prop_map(|v| e(ExprKind::CurrentValue(v))),
         1 => Just(e(ExprKind::Default)),
     ]

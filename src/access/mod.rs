@@ -5,4 +5,5 @@
 pub mod heap;
 pub mod inspect;
 pub mod nbtree;
+pub mod summary;
 pub mod vm;

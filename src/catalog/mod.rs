@@ -34,7 +34,7 @@ use crate::err;
 use crate::error::Result;
 use crate::txn::clog::XidStatus;
 use crate::txn::{Snapshot, TxnManager, Xid, INVALID_XID};
-use crate::types::DataType;
+use crate::types::{value_to_string, DataType, Value};
 
 /// Object ids below this are reserved; user tables start here, as in
 /// PostgreSQL.
@@ -67,6 +67,22 @@ pub struct ColumnStats {
     pub mcv: Vec<(String, f64)>,
     /// Histogram bounds (text form) of the values not in `mcv`.
     pub histogram: Vec<String>,
+}
+
+/// A value as a number, for histogram interpolation and width-free
+/// comparisons: integers, floats, numerics, dates and timestamps.
+pub fn as_scalar(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int2(x) => Some(*x as f64),
+        Value::Int4(x) => Some(*x as f64),
+        Value::Int8(x) => Some(*x as f64),
+        Value::Float4(x) => Some(*x as f64),
+        Value::Float8(x) => Some(*x),
+        Value::Numeric(_) => value_to_string(v).parse().ok(),
+        Value::Date(x) => Some(*x as f64),
+        Value::Timestamp(x) => Some(*x as f64),
+        _ => None,
+    }
 }
 
 /// Table-level statistics.

@@ -37,7 +37,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::readahead::{announce, FinishOnDrop, Progress, ReadAhead, COMBINE_BLOCKS};
+use super::readahead::{announce, FinishOnDrop, ReadAhead, ReadProgress, COMBINE_BLOCKS};
 use super::stats::{column_stats, BlockSampler, Reservoir, Rng};
 use crate::access::heap::pageops::{apply_page_hints, collect_visible, Hint};
 use crate::access::heap::{tuple, HeapRelation};
@@ -278,7 +278,7 @@ pub fn sample_rows(
     } else {
         // The requests are issued by a helper thread following the reader
         // (see `readahead`); if no thread can be started, by the reader.
-        let progress = Progress::default();
+        let progress = ReadProgress::default();
         std::thread::scope(|s| -> Result<()> {
             let helper = std::thread::Builder::new()
                 .name("analyze read-ahead".into())

@@ -21,7 +21,7 @@
 //! Issuing a WILLNEED request is not free: the kernel allocates the page
 //! cache pages and builds the I/O in the caller's thread (per byte about
 //! three times the CPU of the kernel's own read-ahead, measured with
-//! examples/read_probe; WILLNEED's `force_page_cache_ra` seems to allocate
+//! tools/read_probe.rs; WILLNEED's `force_page_cache_ra` seems to allocate
 //! small folios where read-ahead allocates large ones): about 110 ms of
 //! system time for the 30,000-block sample, on top of a warm ANALYZE's
 //! ~110 ms of CPU. So the requests are issued by
@@ -139,13 +139,13 @@ const DONE: usize = usize::MAX;
 /// The reader's position, shared with the [`announce`] thread.
 ///
 /// The announcer parks itself until the reader reaches the index it
-/// published (`wake_at`); the reader's [`Progress::reading`] is an atomic
+/// published (`wake_at`); the reader's [`ReadProgress::reading`] is an atomic
 /// store and load per block and an `unpark` when that index is reached (a
 /// futex wake only if the announcer is parked). No lock: a first version
 /// with a mutex and condition variable spent ~15% of a warm ANALYZE in
 /// contended locking and context switches, waking once per stretch.
 #[derive(Debug)]
-pub struct Progress {
+pub struct ReadProgress {
     /// The list index the reader reads next, or [`DONE`].
     at: AtomicUsize,
     /// The announcer parks until `at` reaches this index.
@@ -156,9 +156,9 @@ pub struct Progress {
     announcer: std::sync::OnceLock<std::thread::Thread>,
 }
 
-impl Default for Progress {
-    fn default() -> Progress {
-        Progress {
+impl Default for ReadProgress {
+    fn default() -> ReadProgress {
+        ReadProgress {
             at: AtomicUsize::new(0),
             wake_at: AtomicUsize::new(usize::MAX),
             announced: AtomicUsize::new(0),
@@ -167,7 +167,7 @@ impl Default for Progress {
     }
 }
 
-impl Progress {
+impl ReadProgress {
     /// The reader is about to read list index `i`: wakes the announcer when
     /// it waits for that index. Returns whether the block is announced
     /// (false: the announcer is behind, the read waits for the disk).
@@ -213,9 +213,9 @@ impl Progress {
     }
 }
 
-/// Calls [`Progress::finish`] when dropped: the reader's loop ends the
+/// Calls [`ReadProgress::finish`] when dropped: the reader's loop ends the
 /// announcer on every way out, errors included.
-pub struct FinishOnDrop<'a>(pub &'a Progress);
+pub struct FinishOnDrop<'a>(pub &'a ReadProgress);
 
 impl Drop for FinishOnDrop<'_> {
     fn drop(&mut self) {
@@ -231,7 +231,7 @@ impl Drop for FinishOnDrop<'_> {
 pub fn announce(
     blocks: &[BlockNumber],
     depth: usize,
-    progress: &Progress,
+    progress: &ReadProgress,
     mut issue: impl FnMut(BlockNumber, u32) -> Result<u32>,
 ) -> u64 {
     let mut ahead = ReadAhead::new(depth);
@@ -347,7 +347,7 @@ mod tests {
         blocks: &[BlockNumber],
         lockstep: bool,
     ) -> Vec<(BlockNumber, u32, usize)> {
-        let progress = Progress::default();
+        let progress = ReadProgress::default();
         let got = Mutex::new(Vec::new());
         std::thread::scope(|s| {
             let h = s.spawn(|| {

@@ -18,6 +18,7 @@
 
 use std::cmp::Ordering;
 
+pub use crate::catalog::as_scalar;
 use crate::catalog::ColumnStats;
 use crate::types::{compare_typed, value_to_string, DataType, Value};
 
@@ -114,22 +115,6 @@ impl Reservoir {
     /// Rows offered so far.
     pub fn seen(&self) -> u64 {
         self.seen
-    }
-}
-
-/// A value as a number, for histogram interpolation and width-free
-/// comparisons: integers, floats, numerics, dates and timestamps.
-pub fn as_scalar(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int2(x) => Some(*x as f64),
-        Value::Int4(x) => Some(*x as f64),
-        Value::Int8(x) => Some(*x as f64),
-        Value::Float4(x) => Some(*x as f64),
-        Value::Float8(x) => Some(*x),
-        Value::Numeric(_) => value_to_string(v).parse().ok(),
-        Value::Date(x) => Some(*x as f64),
-        Value::Timestamp(x) => Some(*x as f64),
-        _ => None,
     }
 }
 

@@ -33,7 +33,7 @@
 //! `PD_ALL_VISIBLE`, and a ring buffer could be written only after that
 //! log was flushed (PostgreSQL without checksums logs no heap image there;
 //! with `data_checksums` it does what heapdb did). Measured on
-//! pgbench_accounts, 5M rows, 82,000 pages (`examples/vacuum_bench`):
+//! pgbench_accounts, 5M rows, 82,000 pages (`tools/vacuum_bench.rs`):
 //! 82,000 images, 73 MB of (LZ4-compressed) WAL, ~320 fsyncs, ~11 µs of
 //! CPU per page, LZ4 a quarter of it.
 //!
@@ -412,7 +412,7 @@ impl Pass<'_> {
                     .pop_front()
                     .expect("read_buffers pins at least its first block");
                 // The next page's lines are prefetched a few per tuple over
-                // this page's prune loop (`storage::ahead`). Issued all at
+                // this page's prune loop (`storage::prefetch`). Issued all at
                 // once, a quarter of pruning's samples still waited on the
                 // first load of a tuple header; spread, a dirty VACUUM took
                 // ~14% less CPU (medians of four alternating runs).

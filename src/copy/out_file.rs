@@ -6,7 +6,7 @@
 //! Why: the usual way, `open(O_TRUNC)` and then writing, makes the kernel
 //! free every page-cache page and disk block of the old contents and then
 //! allocate new ones for the same bytes. Measured here (ext4, 490 MB, the
-//! size of the 5M-row accounts export; `examples/write_floor.rs`, medians,
+//! size of the 5M-row accounts export; `tools/write_floor.rs`, medians,
 //! 256 KiB – 4 MiB writes): the truncating open takes 108–130 ms (most of
 //! it waiting for the journal), writing into the emptied file 290–320 ms,
 //! into a new file 110–170 ms, over the old file's pages in place 56–88 ms

@@ -10,7 +10,7 @@
 //! `count(DISTINCT x)` numbers the values of each group in a [`KeySet`] of
 //! its own). Without GROUP BY there is exactly one group, even over no rows
 //! (`count(*)` of an empty table is 0), as SQL requires. Integer shapes take
-//! the typed path of [`super::fastagg`] instead.
+//! the typed path of [`super::fastpath::hash_agg`] instead.
 //!
 //! Memory is bounded by `work_mem * hash_mem_multiplier`, as PostgreSQL 13+
 //! bounds it: the table's size is checked once per input batch; once over
@@ -23,10 +23,11 @@
 //! exactly once. Below the limit nothing of this runs: the per-batch check
 //! is a few capacity reads.
 //!
-//! [`DistinctOp`] and [`SetOpOp`] key their rows the same way.
+//! [`DistinctOp`] and [`SetOpOp`] key their rows the same way and spill the
+//! same way (see each).
 
 use super::expr::{truth_mask, Expr};
-use super::fastagg::{self, FastAgg};
+use super::fastpath::hash_agg::{self, FastAgg};
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, FilesOp, HashStats, PartitionHasher, Partitions, SpillFile,
@@ -34,7 +35,7 @@ use super::spill::{
 use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::AggCall;
+use crate::nodes::AggCall;
 use crate::types::agg::{Accumulator, AggFunc};
 use crate::types::{DataType, Value};
 
@@ -434,7 +435,7 @@ impl<'a> AggregateOp<'a> {
         seed: Option<FastAgg<'a>>,
         depth: u32,
     ) -> Result<()> {
-        if fastagg::eligible(self.group, self.aggs) {
+        if hash_agg::eligible(self.group, self.aggs) {
             self.run_fast(input, seed, depth)
         } else {
             self.consume(input, depth)
@@ -472,10 +473,25 @@ impl Operator for AggregateOp<'_> {
 /// Removes duplicate rows, streaming: a row is emitted the first time it
 /// is seen. The rows seen are a [`KeySet`] over all columns, so a
 /// duplicate is found from the batch's own slots (no `Value` per row).
+///
+/// Memory is bounded as the aggregation's (PostgreSQL runs DISTINCT as a
+/// hash aggregate grouping by every column): once the set outgrows
+/// `hash_mem`, rows already seen are still dropped while unseen rows go to
+/// partition files by their hash; when the input ends the set is dropped
+/// and each partition is deduplicated the same way, one level deeper. A
+/// row is in the set or in one partition, never both, so each distinct row
+/// is emitted exactly once.
 pub struct DistinctOp<'a> {
+    /// The input, then each partition's rows.
     input: Box<dyn Operator + 'a>,
     /// Created from the first batch's column types.
     seen: Option<KeySet>,
+    /// The current pass's unseen rows, once it spills.
+    parts: Option<Partitions>,
+    /// The split depth of the current pass (0: the input itself).
+    depth: u32,
+    /// Partitions still to do and the figures for EXPLAIN ANALYZE.
+    spill: SpillState<'a>,
     ctx: &'a ExecContext,
 }
 
@@ -485,8 +501,39 @@ impl<'a> DistinctOp<'a> {
         DistinctOp {
             input,
             seen: None,
+            parts: None,
+            depth: 0,
+            spill: SpillState::new(),
             ctx,
         }
+    }
+
+    /// The rows of `b` to emit: first seen and kept in memory.
+    fn filter(&mut self, b: &Batch) -> Result<Vec<bool>> {
+        let cols = columns(b);
+        let seen = self
+            .seen
+            .get_or_insert_with(|| KeySet::new(&cols.iter().map(|c| c.ty).collect::<Vec<_>>()));
+        let Some(p) = &mut self.parts else {
+            let keep = (0..b.len).map(|i| seen.insert(&cols, i).1).collect();
+            let mem = seen.mem_bytes();
+            self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem as u64);
+            if mem > self.ctx.hash_mem && seen.len() > 1 && self.depth < MAX_DEPTH {
+                self.parts = Some(Partitions::new(partition_count(self.ctx.hash_mem)));
+            }
+            return Ok(keep);
+        };
+        // Spilling: duplicates of rows in memory are dropped, the others
+        // wait in their partition.
+        let n = p.len();
+        let part: Vec<u32> = (0..b.len)
+            .map(|i| match seen.find(&cols, i) {
+                Some(_) => u32::MAX,
+                None => partition_of(self.spill.hasher.hash_row(self.depth, &cols, i), n),
+            })
+            .collect();
+        p.add(self.ctx, b, &part)?;
+        Ok(vec![false; b.len])
     }
 }
 
@@ -497,25 +544,44 @@ fn columns(b: &Batch) -> Vec<&Vector> {
 
 impl Operator for DistinctOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
-        while let Some(b) = self.input.next()? {
-            self.ctx.check_cancel()?;
-            let cols = columns(&b);
-            let seen = self
-                .seen
-                .get_or_insert_with(|| KeySet::new(&cols.iter().map(|c| c.ty).collect::<Vec<_>>()));
-            let keep: Vec<bool> = (0..b.len).map(|i| seen.insert(&cols, i).1).collect();
-            let out = b.filter(&keep);
-            if out.len > 0 {
-                return Ok(Some(out));
+        loop {
+            while let Some(b) = self.input.next()? {
+                self.ctx.check_cancel()?;
+                let keep = self.filter(&b)?;
+                let out = b.filter(&keep);
+                if out.len > 0 {
+                    return Ok(Some(out));
+                }
             }
+            // The pass is over: its set goes, its partitions wait.
+            finish_spill(self.ctx, self.parts.take(), self.depth, &mut self.spill)?;
+            let Some(p) = self.spill.pending.pop() else {
+                return Ok(None);
+            };
+            self.seen = None;
+            self.depth = p.depth + 1;
+            self.spill.stats.batches += 1;
+            self.input = Box::new(FilesOp::new(p.files, self.ctx));
         }
-        Ok(None)
+    }
+
+    fn hash_stats(&self) -> Option<HashStats> {
+        Some(self.spill.stats)
     }
 }
 
 /// INTERSECT / EXCEPT [ALL]: the right input's rows are counted per
 /// distinct row of a [`KeySet`], then the left input streams against the
 /// counts; output rows are gathered from the left batches.
+///
+/// Memory is bounded by `hash_mem` the way a hash join bounds it: once the
+/// table outgrows it, rows of either side whose row is not in the table go
+/// to partition files by their hash (right rows while the right side is
+/// read, left rows after), and the rows of the table finish in memory.
+/// Then each pair of partitions (right and left rows of the same hashes)
+/// is a set operation of its own, one level deeper. A distinct row is in
+/// the table or in one pair, never both, so its counts are complete
+/// wherever it is.
 pub struct SetOpOp<'a> {
     left: Box<dyn Operator + 'a>,
     right: Option<Box<dyn Operator + 'a>>,
@@ -529,6 +595,15 @@ pub struct SetOpOp<'a> {
     emitted: Vec<bool>,
     types: Vec<DataType>,
     ctx: &'a ExecContext,
+    /// Once spilling: the partitions of the right rows, then of the left
+    /// rows, of rows not in the table.
+    parts: Option<(Partitions, Partitions)>,
+    /// The split depth of the current pass (0: the inputs themselves).
+    depth: u32,
+    /// Pairs still to do: right and left rows of a partition, its depth.
+    pending: Vec<(Option<SpillFile>, SpillFile, u32)>,
+    hasher: PartitionHasher,
+    stats: HashStats,
 }
 
 impl<'a> SetOpOp<'a> {
@@ -551,6 +626,15 @@ impl<'a> SetOpOp<'a> {
             emitted: Vec::new(),
             types,
             ctx,
+            parts: None,
+            depth: 0,
+            pending: Vec::new(),
+            hasher: PartitionHasher::default(),
+            stats: HashStats {
+                batches: 1,
+                batches_original: 1,
+                ..HashStats::default()
+            },
         }
     }
 
@@ -563,51 +647,231 @@ impl<'a> SetOpOp<'a> {
         }
         id as usize
     }
+
+    /// After rows entered the table: starts spilling once it is too big.
+    fn check_memory(&mut self) {
+        let mem = self.rows.mem_bytes() + self.counts.capacity() * 9;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(mem as u64);
+        if self.parts.is_none()
+            && mem > self.ctx.hash_mem
+            && self.rows.len() > 1
+            && self.depth < MAX_DEPTH
+        {
+            let n = partition_count(self.ctx.hash_mem);
+            self.parts = Some((Partitions::new(n), Partitions::new(n)));
+        }
+    }
+
+    /// The id of row `i` when the row is (or may enter) the table; `None`
+    /// when it went to partition `part` of the spill.
+    fn route(&mut self, cols: &[&Vector], i: usize, part: &mut Vec<u32>) -> Option<usize> {
+        let Some((p, _)) = &self.parts else {
+            part.push(u32::MAX);
+            return Some(self.id(cols, i));
+        };
+        if let Some(id) = self.rows.find(cols, i) {
+            part.push(u32::MAX);
+            return Some(id as usize);
+        }
+        let h = self.hasher.hash_row(self.depth, cols, i);
+        part.push(partition_of(h, p.len()));
+        None
+    }
+
+    /// Counts the right input's rows.
+    fn count_right(&mut self, mut right: Box<dyn Operator + 'a>) -> Result<()> {
+        let mut part = Vec::with_capacity(BATCH_SIZE);
+        while let Some(b) = right.next()? {
+            self.ctx.check_cancel()?;
+            let cols = columns(&b);
+            part.clear();
+            for i in 0..b.len {
+                if let Some(id) = self.route(&cols, i, &mut part) {
+                    self.counts[id] += 1;
+                }
+            }
+            if let Some((p, _)) = &mut self.parts {
+                p.add(self.ctx, &b, &part)?;
+            }
+            self.check_memory();
+        }
+        Ok(())
+    }
+
+    /// Whether the left row `id` is emitted, updating its counts.
+    fn emit(&mut self, id: usize) -> bool {
+        let count = &mut self.counts[id];
+        if self.all {
+            // INTERSECT ALL: min(left, right) copies; EXCEPT ALL:
+            // max(left - right, 0).
+            let matched = *count > 0;
+            if matched {
+                *count -= 1;
+            }
+            matched == self.intersect
+        } else {
+            let wanted = (*count > 0) == self.intersect;
+            wanted && !std::mem::replace(&mut self.emitted[id], true)
+        }
+    }
+
+    /// The pass is over: queues its partition pairs and starts the next
+    /// pair; false when none is left.
+    fn next_pass(&mut self) -> Result<bool> {
+        if let Some((right, left)) = self.parts.take() {
+            let (right, rbytes) = right.finish(self.ctx)?;
+            let (left, lbytes) = left.finish(self.ctx)?;
+            self.stats.disk_bytes += rbytes + lbytes;
+            // Only left rows are ever emitted: a pair without any is done.
+            for (r, l) in right.into_iter().zip(left) {
+                if let Some(l) = l {
+                    self.pending.push((r, l, self.depth));
+                }
+            }
+        }
+        let Some((r, l, depth)) = self.pending.pop() else {
+            return Ok(false);
+        };
+        self.rows = KeySet::new(&self.types);
+        self.counts = Vec::new();
+        self.emitted = Vec::new();
+        self.depth = depth + 1;
+        self.stats.batches += 1;
+        self.right = Some(Box::new(FilesOp::new(r.into_iter().collect(), self.ctx)));
+        self.left = Box::new(FilesOp::new(vec![l], self.ctx));
+        Ok(true)
+    }
 }
 
 impl Operator for SetOpOp<'_> {
     fn next(&mut self) -> Result<Option<Batch>> {
-        if let Some(mut right) = self.right.take() {
-            while let Some(b) = right.next()? {
+        loop {
+            if let Some(right) = self.right.take() {
+                self.count_right(right)?;
+            }
+            let mut part = Vec::with_capacity(BATCH_SIZE);
+            while let Some(b) = self.left.next()? {
                 self.ctx.check_cancel()?;
                 let cols = columns(&b);
+                let mut keep = Vec::with_capacity(b.len);
+                part.clear();
                 for i in 0..b.len {
-                    let id = self.id(&cols, i);
-                    self.counts[id] += 1;
-                }
-            }
-        }
-        while let Some(b) = self.left.next()? {
-            self.ctx.check_cancel()?;
-            let cols = columns(&b);
-            let mut keep = Vec::with_capacity(b.len);
-            for i in 0..b.len {
-                let id = self.id(&cols, i);
-                let count = &mut self.counts[id];
-                let emit = if self.all {
-                    // INTERSECT ALL: min(left, right) copies; EXCEPT ALL:
-                    // max(left - right, 0).
-                    let matched = *count > 0;
-                    if matched {
-                        *count -= 1;
+                    if let Some(id) = self.route(&cols, i, &mut part) {
+                        if self.emit(id) {
+                            keep.push(i as u32);
+                        }
                     }
-                    matched == self.intersect
-                } else {
-                    let wanted = (*count > 0) == self.intersect;
-                    wanted && !std::mem::replace(&mut self.emitted[id], true)
-                };
-                if emit {
-                    keep.push(i as u32);
+                }
+                if let Some((_, p)) = &mut self.parts {
+                    p.add(self.ctx, &b, &part)?;
+                }
+                self.check_memory();
+                if !keep.is_empty() {
+                    let mut out = b.take(&keep);
+                    for (c, ty) in out.columns.iter_mut().zip(&self.types) {
+                        c.ty = *ty;
+                    }
+                    return Ok(Some(out));
                 }
             }
-            if !keep.is_empty() {
-                let mut out = b.take(&keep);
-                for (c, ty) in out.columns.iter_mut().zip(&self.types) {
-                    c.ty = *ty;
-                }
-                return Ok(Some(out));
+            if !self.next_pass()? {
+                return Ok(None);
             }
         }
-        Ok(None)
+    }
+
+    fn hash_stats(&self) -> Option<HashStats> {
+        Some(self.stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Value;
+
+    /// Batches handed out one by one.
+    struct Rows(Vec<Batch>);
+
+    impl Operator for Rows {
+        fn next(&mut self) -> Result<Option<Batch>> {
+            Ok(self.0.pop())
+        }
+    }
+
+    /// `n` rows of (int, text) with duplicates and NULLs, in batches.
+    fn rows(n: i32, modulo: i32, offset: i32) -> Rows {
+        let mut batches = Vec::new();
+        let mut start = 0;
+        while start < n {
+            let end = (start + BATCH_SIZE as i32).min(n);
+            let k: Vec<Value> = (start..end)
+                .map(|g| match g % 997 {
+                    0 => Value::Null,
+                    _ => Value::Int4(g % modulo + offset),
+                })
+                .collect();
+            let t: Vec<Value> = (start..end)
+                .map(|g| match g % 991 {
+                    0 => Value::Null,
+                    _ => Value::text(&format!("v{}", (g % modulo + offset) % 700)),
+                })
+                .collect();
+            batches.push(Batch::new(vec![
+                Vector::from_values(DataType::Int4, &k),
+                Vector::from_values(DataType::Text, &t),
+            ]));
+            start = end;
+        }
+        Rows(batches)
+    }
+
+    /// Every row `op` returns, sorted, and its hash figures.
+    fn drain(mut op: Box<dyn Operator + '_>) -> (Vec<String>, HashStats) {
+        let mut out = Vec::new();
+        while let Some(b) = op.next().unwrap() {
+            out.extend((0..b.len).map(|i| format!("{:?}", b.row(i))));
+        }
+        out.sort();
+        (out, op.hash_stats().unwrap())
+    }
+
+    #[test]
+    fn distinct_and_set_operations_spill_with_the_in_memory_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = ExecContext::for_tests(Some(dir.path().to_path_buf()));
+        let mut tiny = ExecContext::for_tests(Some(dir.path().to_path_buf()));
+        tiny.hash_mem = 16 << 10;
+        let types = vec![DataType::Int4, DataType::Text];
+        let distinct = |ctx| {
+            drain(Box::new(DistinctOp::new(
+                Box::new(rows(30000, 9000, 0)),
+                ctx,
+            )))
+        };
+        let (want, st) = distinct(&big);
+        assert_eq!(st.batches, 1);
+        assert!(want.len() > 9000, "9000 keys and some NULLs");
+        let (got, st) = distinct(&tiny);
+        assert!(st.batches > 1 && st.disk_bytes > 0, "{st:?}");
+        assert_eq!(got, want);
+        for (intersect, all) in [(true, false), (true, true), (false, false), (false, true)] {
+            let setop = |ctx| {
+                let left = Box::new(rows(30000, 9000, 0));
+                let right = Box::new(rows(20000, 8000, 3000));
+                let op = SetOpOp::new(left, right, intersect, all, types.clone(), ctx);
+                drain(Box::new(op))
+            };
+            let (want, st) = setop(&big);
+            assert_eq!(st.batches, 1);
+            assert!(!want.is_empty());
+            let (got, st) = setop(&tiny);
+            assert!(
+                st.batches > 1 && st.disk_bytes > 0,
+                "{intersect} {all}: {st:?}"
+            );
+            assert_eq!(got, want, "intersect {intersect} all {all}");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

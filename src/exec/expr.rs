@@ -4,7 +4,7 @@
 //! statement: names are resolved to column positions of the operator's input
 //! batch, every node carries its result [`DataType`], operands are already
 //! cast to the types their operator takes, and functions are resolved to a
-//! [`Func`] value. Evaluation then never looks anything up by name.
+//! [`Func`](crate::nodes::Func) value. Evaluation then never looks anything up by name.
 //!
 //! [`Expr::eval`] evaluates a node for a whole [`Batch`] and returns a
 //! [`Vector`]. Column references borrow the input column (no copy); the
@@ -28,150 +28,18 @@
 //! [NOT] NULL` and `IS [NOT] DISTINCT FROM` never yield NULL.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
-use super::functions::Func;
 use super::kernels;
 use super::keyset::{eq_at, KeySet};
 use super::strkernels;
 use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
+pub use crate::nodes::expr::{Expr, ExprKind};
+use crate::nodes::func::Func;
 use crate::types::funcs::string::LikePattern;
-use crate::types::{self, cast::CastContext, BinaryOp, DataType, Value};
-
-/// A bound, typed expression.
-#[derive(Debug, Clone)]
-pub struct Expr {
-    /// What to compute.
-    pub kind: ExprKind,
-    /// The type of the result.
-    pub ty: DataType,
-}
-
-/// The node kinds of a bound expression.
-#[derive(Debug, Clone)]
-pub enum ExprKind {
-    /// The input batch's column at this position.
-    Column(usize),
-    /// A constant (already of type `ty`).
-    Const(Value),
-    /// `left op right`, operands cast to the operator's input types.
-    Binary(BinaryOp, Box<Expr>, Box<Expr>),
-    /// Unary minus.
-    Neg(Box<Expr>),
-    /// `NOT x`.
-    Not(Box<Expr>),
-    /// `a AND b`.
-    And(Box<Expr>, Box<Expr>),
-    /// `a OR b`.
-    Or(Box<Expr>, Box<Expr>),
-    /// `x IS NULL` (or `IS NOT NULL` when the flag is true).
-    IsNull(Box<Expr>, bool),
-    /// `x IS [NOT] TRUE/FALSE`: (arg, the truth value tested, negated).
-    IsBool(Box<Expr>, bool, bool),
-    /// `a IS [NOT] DISTINCT FROM b` (negated = `IS NOT DISTINCT FROM`).
-    IsDistinct(Box<Expr>, Box<Expr>, bool),
-    /// Cast to `ty` in the given context (explicit casts cut strings).
-    Cast(Box<Expr>, CastContext),
-    /// Searched CASE: `(condition, result)` pairs, then the ELSE result.
-    Case(Vec<(Expr, Expr)>, Option<Box<Expr>>),
-    /// `x [NOT] IN (list)` with the list's items of `x`'s type.
-    InList(Box<Expr>, Vec<Expr>, bool),
-    /// `x [NOT] IN (subquery)`, the subquery's rows computed beforehand:
-    /// (x, the non-NULL values as a one-column key set of `x`'s type,
-    /// whether a NULL was among them, negated).
-    InSet(Box<Expr>, Arc<KeySet>, bool, bool),
-    /// `x [NOT] LIKE/ILIKE pattern`: (x, pattern, case-insensitive, negated).
-    Like(Box<Expr>, Box<Expr>, bool, bool),
-    /// A scalar function call.
-    Func(Func, Vec<Expr>),
-    /// `COALESCE(...)`.
-    Coalesce(Vec<Expr>),
-    /// `GREATEST(...)` (flag true) or `LEAST(...)`: NULLs are ignored.
-    Extreme(Vec<Expr>, bool),
-}
+use crate::types::{self, BinaryOp, DataType, Value};
 
 impl Expr {
-    /// A column reference.
-    pub fn column(index: usize, ty: DataType) -> Expr {
-        Expr {
-            kind: ExprKind::Column(index),
-            ty,
-        }
-    }
-
-    /// A constant.
-    pub fn constant(value: Value, ty: DataType) -> Expr {
-        Expr {
-            kind: ExprKind::Const(value),
-            ty,
-        }
-    }
-
-    /// The constant's value, when this node is one.
-    pub fn as_const(&self) -> Option<&Value> {
-        match &self.kind {
-            ExprKind::Const(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// The node's operands, in order.
-    pub fn children(&self) -> Vec<&Expr> {
-        match &self.kind {
-            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
-            ExprKind::Binary(_, a, b)
-            | ExprKind::And(a, b)
-            | ExprKind::Or(a, b)
-            | ExprKind::IsDistinct(a, b, _)
-            | ExprKind::Like(a, b, _, _) => vec![a, b],
-            ExprKind::Neg(a)
-            | ExprKind::Not(a)
-            | ExprKind::IsNull(a, _)
-            | ExprKind::IsBool(a, _, _)
-            | ExprKind::Cast(a, _)
-            | ExprKind::InSet(a, _, _, _) => vec![a],
-            ExprKind::Case(arms, otherwise) => arms
-                .iter()
-                .flat_map(|(c, r)| [c, r])
-                .chain(otherwise.as_deref())
-                .collect(),
-            ExprKind::InList(a, list, _) => std::iter::once(&**a).chain(list).collect(),
-            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-                args.iter().collect()
-            }
-        }
-    }
-
-    /// The node's operands, mutably, in order.
-    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
-        match &mut self.kind {
-            ExprKind::Column(_) | ExprKind::Const(_) => vec![],
-            ExprKind::Binary(_, a, b)
-            | ExprKind::And(a, b)
-            | ExprKind::Or(a, b)
-            | ExprKind::IsDistinct(a, b, _)
-            | ExprKind::Like(a, b, _, _) => vec![a, b],
-            ExprKind::Neg(a)
-            | ExprKind::Not(a)
-            | ExprKind::IsNull(a, _)
-            | ExprKind::IsBool(a, _, _)
-            | ExprKind::Cast(a, _)
-            | ExprKind::InSet(a, _, _, _) => vec![a],
-            ExprKind::Case(arms, otherwise) => arms
-                .iter_mut()
-                .flat_map(|(c, r)| [c, r])
-                .chain(otherwise.as_deref_mut())
-                .collect(),
-            ExprKind::InList(a, list, _) => {
-                std::iter::once(&mut **a).chain(list.iter_mut()).collect()
-            }
-            ExprKind::Func(_, args) | ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => {
-                args.iter_mut().collect()
-            }
-        }
-    }
-
     /// Evaluates the expression for every row of `batch`.
     pub fn eval<'a>(&self, batch: &'a Batch) -> Result<Cow<'a, Vector>> {
         let n = batch.len;
@@ -250,139 +118,197 @@ impl Expr {
             }
             ExprKind::Case(arms, otherwise) => Cow::Owned(self.eval_case(batch, arms, otherwise)?),
             ExprKind::InList(x, list, negated) => {
-                let a = x.eval(batch)?;
-                // `name IN ('a', 'b')`: constants against the string
-                // vector's slices, no `Value` per row.
-                let consts: Option<Vec<Option<&str>>> = list
-                    .iter()
-                    .map(|e| match e.as_const() {
-                        Some(Value::Text(t)) => Some(Some(&**t)),
-                        Some(Value::Null) => Some(None),
-                        _ => None,
-                    })
-                    .collect();
-                if let Some(v) = consts.and_then(|c| strkernels::in_list(&a, &c, *negated)) {
-                    return Ok(Cow::Owned(v));
-                }
-                let items = list
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                let mut out = Vector::with_capacity(DataType::Bool, n);
-                for i in 0..n {
-                    let v = a.get(i);
-                    if v.is_null() {
-                        out.push_null();
-                        continue;
-                    }
-                    let mut saw_null = false;
-                    let mut found = false;
-                    for item in &items {
-                        let w = item.get(i);
-                        if w.is_null() {
-                            saw_null = true;
-                        } else if types::compare_typed(&v, &w, &x.ty) == std::cmp::Ordering::Equal {
-                            found = true;
-                            break;
-                        }
-                    }
-                    push_tri(&mut out, found, saw_null, *negated);
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_in_list(batch, x, list, negated)?)
             }
             ExprKind::InSet(x, set, has_null, negated) => {
-                // Each row is looked up by its own slot (text as the string
-                // vector's bytes): no `Value` per row.
-                let a = x.eval(batch)?;
-                let mut out = Vector::with_capacity(DataType::Bool, n);
-                for i in 0..n {
-                    if a.is_null(i) {
-                        if set.is_empty() && !has_null {
-                            out.push(&Value::Bool(*negated));
-                        } else {
-                            out.push_null();
-                        }
-                        continue;
-                    }
-                    let found = set.find(&[&a], i).is_some();
-                    push_tri(&mut out, found, *has_null, *negated);
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_in_set(batch, x, set, has_null, negated)?)
             }
             ExprKind::Like(x, pat, ci, negated) => {
-                let a = x.eval(batch)?;
-                if let Some(Value::Text(pt)) = pat.as_const() {
-                    // One compiled pattern for the batch, matched over the
-                    // string vector's slices.
-                    let compiled = LikePattern::new(pt, None, *ci)?;
-                    if let Some(v) = strkernels::like(&a, &compiled, *negated) {
-                        return Ok(Cow::Owned(v));
-                    }
-                }
-                let p = pat.eval(batch)?;
-                let mut out = Vector::with_capacity(DataType::Bool, n);
-                for i in 0..n {
-                    match (a.get(i), p.get(i)) {
-                        (Value::Text(s), Value::Text(pt)) => {
-                            let m = super::functions::like(&s, &pt, *ci)?;
-                            out.push(&Value::Bool(m != *negated));
-                        }
-                        _ => out.push_null(),
-                    }
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_like(batch, x, pat, ci, negated)?)
             }
-            ExprKind::Func(f, args) => {
-                let cols = args
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                if let [a] = &cols[..] {
-                    if let Some(v) = strkernels::func(f.0, &[&**a]) {
-                        return Ok(Cow::Owned(v));
-                    }
-                }
-                let mut out = Vector::with_capacity(self.ty, n);
-                let mut row = Vec::with_capacity(cols.len());
-                for i in 0..n {
-                    row.clear();
-                    row.extend(cols.iter().map(|c| c.get(i)));
-                    out.push(&f.call(&row)?);
-                }
-                Cow::Owned(out)
-            }
+            ExprKind::Func(f, args) => Cow::Owned(self.eval_func(batch, f, args)?),
             ExprKind::Extreme(items, greatest) => {
-                let cols = items
-                    .iter()
-                    .map(|e| e.eval(batch))
-                    .collect::<Result<Vec<_>>>()?;
-                let mut out = Vector::with_capacity(self.ty, n);
-                for i in 0..n {
-                    // The first of the greatest (least) non-NULL values,
-                    // compared in place and copied from its column.
-                    let mut best: Option<&Vector> = None;
-                    for c in &cols {
-                        if c.is_null(i) {
-                            continue;
-                        }
-                        let better = match best {
-                            None => true,
-                            Some(b) if *greatest => c.cmp_at(i, b, i).is_gt(),
-                            Some(b) => c.cmp_at(i, b, i).is_lt(),
-                        };
-                        if better {
-                            best = Some(c);
-                        }
-                    }
-                    match best {
-                        Some(c) => out.push_from(c, i),
-                        None => out.push_null(),
-                    }
-                }
-                Cow::Owned(out)
+                Cow::Owned(self.eval_extreme(batch, items, greatest)?)
             }
             ExprKind::Coalesce(items) => Cow::Owned(self.eval_coalesce(batch, items)?),
+            ExprKind::SubPlan(sp, args) => Cow::Owned(sp.eval(args, batch, self.ty)?),
+            ExprKind::Param(_) => {
+                return Err(crate::err!(
+                    InternalError,
+                    "subquery parameter evaluated outside its subplan"
+                ))
+            }
         })
+    }
+
+    /// `x [NOT] IN (list)`: constant text lists against the string vector's
+    /// slices; otherwise row by row, with SQL's NULL rules.
+    fn eval_in_list(
+        &self,
+        batch: &Batch,
+        x: &Expr,
+        list: &[Expr],
+        negated: &bool,
+    ) -> Result<Vector> {
+        let n = batch.len;
+        let a = x.eval(batch)?;
+        // `name IN ('a', 'b')`: constants against the string
+        // vector's slices, no `Value` per row.
+        let consts: Option<Vec<Option<&str>>> = list
+            .iter()
+            .map(|e| match e.as_const() {
+                Some(Value::Text(t)) => Some(Some(&**t)),
+                Some(Value::Null) => Some(None),
+                _ => None,
+            })
+            .collect();
+        if let Some(v) = consts.and_then(|c| strkernels::in_list(&a, &c, *negated)) {
+            return Ok(v);
+        }
+        let items = list
+            .iter()
+            .map(|e| e.eval(batch))
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vector::with_capacity(DataType::Bool, n);
+        for i in 0..n {
+            let v = a.get(i);
+            if v.is_null() {
+                out.push_null();
+                continue;
+            }
+            let mut saw_null = false;
+            let mut found = false;
+            for item in &items {
+                let w = item.get(i);
+                if w.is_null() {
+                    saw_null = true;
+                } else if types::compare_typed(&v, &w, &x.ty) == std::cmp::Ordering::Equal {
+                    found = true;
+                    break;
+                }
+            }
+            push_tri(&mut out, found, saw_null, *negated);
+        }
+        Ok(out)
+    }
+
+    /// `x [NOT] IN (subquery)` over the subquery's precomputed key set.
+    fn eval_in_set(
+        &self,
+        batch: &Batch,
+        x: &Expr,
+        set: &KeySet,
+        has_null: &bool,
+        negated: &bool,
+    ) -> Result<Vector> {
+        let n = batch.len;
+        // Each row is looked up by its own slot (text as the string
+        // vector's bytes): no `Value` per row.
+        let a = x.eval(batch)?;
+        let mut out = Vector::with_capacity(DataType::Bool, n);
+        for i in 0..n {
+            if a.is_null(i) {
+                if set.is_empty() && !has_null {
+                    out.push(&Value::Bool(*negated));
+                } else {
+                    out.push_null();
+                }
+                continue;
+            }
+            let found = set.find(&[&a], i).is_some();
+            push_tri(&mut out, found, *has_null, *negated);
+        }
+        Ok(out)
+    }
+
+    /// `x [NOT] LIKE/ILIKE pattern`: a constant pattern compiled once for the
+    /// batch; otherwise row by row.
+    fn eval_like(
+        &self,
+        batch: &Batch,
+        x: &Expr,
+        pat: &Expr,
+        ci: &bool,
+        negated: &bool,
+    ) -> Result<Vector> {
+        let n = batch.len;
+        let a = x.eval(batch)?;
+        if let Some(Value::Text(pt)) = pat.as_const() {
+            // One compiled pattern for the batch, matched over the
+            // string vector's slices.
+            let compiled = LikePattern::new(pt, None, *ci)?;
+            if let Some(v) = strkernels::like(&a, &compiled, *negated) {
+                return Ok(v);
+            }
+        }
+        let p = pat.eval(batch)?;
+        let mut out = Vector::with_capacity(DataType::Bool, n);
+        for i in 0..n {
+            match (a.get(i), p.get(i)) {
+                (Value::Text(s), Value::Text(pt)) => {
+                    let m = super::functions::like(&s, &pt, *ci)?;
+                    out.push(&Value::Bool(m != *negated));
+                }
+                _ => out.push_null(),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A scalar function: a string kernel when there is one, else row by row.
+    fn eval_func(&self, batch: &Batch, f: &Func, args: &[Expr]) -> Result<Vector> {
+        let n = batch.len;
+        let cols = args
+            .iter()
+            .map(|e| e.eval(batch))
+            .collect::<Result<Vec<_>>>()?;
+        if let [a] = &cols[..] {
+            if let Some(v) = strkernels::func(f.0, &[&**a]) {
+                return Ok(v);
+            }
+        }
+        let mut out = Vector::with_capacity(self.ty, n);
+        let mut row = Vec::with_capacity(cols.len());
+        for i in 0..n {
+            row.clear();
+            row.extend(cols.iter().map(|c| c.get(i)));
+            out.push(&f.call(&row)?);
+        }
+        Ok(out)
+    }
+
+    /// GREATEST / LEAST: the first greatest (least) non-NULL value of each row,
+    /// copied from its column.
+    fn eval_extreme(&self, batch: &Batch, items: &[Expr], greatest: &bool) -> Result<Vector> {
+        let n = batch.len;
+        let cols = items
+            .iter()
+            .map(|e| e.eval(batch))
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vector::with_capacity(self.ty, n);
+        for i in 0..n {
+            // The first of the greatest (least) non-NULL values,
+            // compared in place and copied from its column.
+            let mut best: Option<&Vector> = None;
+            for c in &cols {
+                if c.is_null(i) {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    Some(b) if *greatest => c.cmp_at(i, b, i).is_gt(),
+                    Some(b) => c.cmp_at(i, b, i).is_lt(),
+                };
+                if better {
+                    best = Some(c);
+                }
+            }
+            match best {
+                Some(c) => out.push_from(c, i),
+                None => out.push_null(),
+            }
+        }
+        Ok(out)
     }
 
     /// CASE is evaluated lazily per row so that an arm's errors (division
@@ -543,7 +469,9 @@ impl Expr {
                     || matches!((from, to), (T::Float4, T::Float8) | (T::Date, T::Timestamp));
                 !safe
             }
-            ExprKind::Neg(_) | ExprKind::Func(..) => true,
+            ExprKind::Neg(_) | ExprKind::Func(..) | ExprKind::Param(_) | ExprKind::SubPlan(..) => {
+                true
+            }
         };
         own || self.children().into_iter().any(Expr::can_fail)
     }

@@ -13,7 +13,7 @@
 //! read in place from the batch, text as bytes: no `Value` per row) and
 //! chains each key's build rows in build order through one `next` array. A
 //! join on one integer or text key uses a typed table of
-//! [`super::join_int`] instead.
+//! [`super::fastpath::join_tables`] instead.
 //!
 //! Memory: the build side is checked against `work_mem *
 //! hash_mem_multiplier` once per batch it reads. Past the limit, the join
@@ -28,7 +28,7 @@
 //! follows the batches.
 
 use super::expr::{truth_mask, Expr};
-use super::join_int::KeyTable;
+use super::fastpath::join_tables::KeyTable;
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, vector_bytes, FilesOp, HashStats, PartitionHasher, Partitions,
@@ -37,7 +37,7 @@ use super::spill::{
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::JoinKind;
+use crate::nodes::JoinKind;
 use crate::types::{DataType, Value};
 
 /// End of a chain of build rows.
@@ -136,6 +136,7 @@ impl<'a> HashJoinOp<'a> {
             JoinKind::Left => (true, false),
             JoinKind::Right => (false, true),
             JoinKind::Full => (true, true),
+            JoinKind::Anti => (true, false),
         };
         let (preserve_build, preserve_probe) = if spec.build_left {
             (preserve_left, preserve_right)
@@ -387,6 +388,9 @@ impl<'a> HashJoinOp<'a> {
                 }
             }
         }
+        if self.spec.kind == JoinKind::Anti && self.spec.residual.is_none() {
+            return Ok(unmatched_probe_rows(b, &probe_idx));
+        }
         let n = probe_idx.len();
         // Every probe row matched once, in order (a foreign-key join of
         // complete data): the probe columns pass through as they are, no
@@ -427,6 +431,9 @@ impl<'a> HashJoinOp<'a> {
                     .collect();
             }
         }
+        if self.spec.kind == JoinKind::Anti {
+            return Ok(unmatched_probe_rows(b, &probe_idx));
+        }
         if self.preserve_build {
             for &r in &build_idx {
                 self.build_matched[r as usize] = true;
@@ -451,6 +458,16 @@ impl<'a> HashJoinOp<'a> {
         }
         Ok(pairs)
     }
+}
+
+/// The rows of `b` that no pair in `probe_idx` names (an anti join's
+/// output).
+fn unmatched_probe_rows(b: Batch, probe_idx: &[u32]) -> Batch {
+    let mut keep = vec![true; b.len];
+    for &p in probe_idx {
+        keep[p as usize] = false;
+    }
+    b.filter(&keep)
 }
 
 impl Operator for HashJoinOp<'_> {

@@ -22,26 +22,23 @@
 //! counting per page.
 
 pub mod agg;
-pub mod basic;
 pub mod expr;
-pub mod fastagg;
-pub mod functions;
+pub mod fastpath;
 pub mod join;
-pub mod join_int;
 pub mod kernels;
-pub mod keyset;
-pub mod page_agg;
-pub mod page_pred;
 pub mod parallel;
 pub mod progress;
+pub mod rowwise;
 pub mod scan;
-pub mod scan_fixed;
 pub mod sort;
 pub mod spill;
 pub mod strkernels;
-pub mod strset;
-pub mod strvec;
-pub mod vector;
+pub mod subplan;
+
+// The data the executor moves lives in `crate::vector`; these names keep
+// the executor's paths to it short.
+pub use crate::nodes::func as functions;
+pub use crate::vector::{self, keyset, strset, strvec};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,7 +48,7 @@ use crate::access::heap::heapam::HeapRelation;
 use crate::access::heap::scan::ParallelBlocks;
 use crate::err;
 use crate::error::Result;
-use crate::plan::{Node, Plan};
+use crate::nodes::{Node, Plan};
 use crate::txn::Snapshot;
 use crate::types::Value;
 use expr::Expr;
@@ -65,10 +62,10 @@ pub trait Operator {
     fn next(&mut self) -> Result<Option<Batch>>;
 
     /// After the last batch: what a scan in page-aggregation mode folded on
-    /// its pages instead of returning rows ([`page_agg`]), for its consumer
+    /// its pages instead of returning rows ([`fastpath::page_agg`]), for its consumer
     /// to add in. `None` for every other operator. An operator that wraps
     /// another must pass this on.
-    fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
+    fn page_partial(&mut self) -> Option<fastpath::page_agg::PagePartial> {
         None
     }
 
@@ -226,7 +223,7 @@ struct Instrumented<'a> {
 }
 
 impl Operator for Instrumented<'_> {
-    fn page_partial(&mut self) -> Option<page_agg::PagePartial> {
+    fn page_partial(&mut self) -> Option<fastpath::page_agg::PagePartial> {
         self.inner.page_partial()
     }
 
@@ -292,10 +289,68 @@ pub(crate) fn build_with<'a>(
     build_node(plan, ctx, instr, next_id, scan::ScanUse::Rows)
 }
 
+/// A sequential scan serving its consumer as `usage` says (see
+/// [`build_node`]); aggregates are folded on pages only when not measured.
+fn seq_scan<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    measured: bool,
+    usage: scan::ScanUse<'a>,
+) -> Result<Box<dyn Operator + 'a>> {
+    let Node::SeqScan {
+        table,
+        columns,
+        with_tid,
+        filter,
+        ..
+    } = &plan.node
+    else {
+        unreachable!("called for a sequential scan")
+    };
+    let op = scan::SeqScanOp::new(
+        ctx,
+        ctx.relation(table.relfilenode)?,
+        table,
+        columns,
+        *with_tid,
+        filter.as_ref(),
+        ctx.shared_blocks(plan),
+    )?;
+    Ok(Box::new(match usage {
+        scan::ScanUse::Rows => op,
+        scan::ScanUse::RowsOnly => op.rows_only(),
+        scan::ScanUse::Aggregates(aggs) if !measured => op.page_agg(aggs),
+        scan::ScanUse::Aggregates(_) => op,
+    }))
+}
+
+/// A bare `count(*)` of the sequential scan `input` (`naggs` copies of it):
+/// the scan's node id is the next one, its subtree numbered past.
+fn count_star<'a>(
+    input: &'a Plan,
+    naggs: usize,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let Node::SeqScan { table, .. } = &input.node else {
+        unreachable!("is_count_star checked the input")
+    };
+    let scan_id = *next_id;
+    count_nodes(input, next_id);
+    Ok(Box::new(scan::CountStarOp::new(
+        ctx,
+        ctx.relation(table.relfilenode)?,
+        naggs,
+        ctx.shared_blocks(input),
+        instr.map(|i| (i, scan_id)),
+    )))
+}
+
 /// [`build_with`]; a sequential scan at the top of `plan` serves its
 /// consumer as `usage` says: its rows, only how many pass its filter (for
 /// an aggregation that only counts rows, [`scan::counts_rows_only`]), or
-/// aggregates computed on its pages ([`page_agg`]; not under EXPLAIN
+/// aggregates computed on its pages ([`fastpath::page_agg`]; not under EXPLAIN
 /// ANALYZE, whose row counts are of the rows a node returns).
 pub(crate) fn build_node<'a>(
     plan: &'a Plan,
@@ -312,38 +367,16 @@ pub(crate) fn build_node<'a>(
     }
     let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
     let op: Box<dyn Operator + 'a> = match &plan.node {
-        Node::SeqScan {
-            table,
-            columns,
-            with_tid,
-            filter,
-            ..
-        } => {
-            let op = scan::SeqScanOp::new(
-                ctx,
-                ctx.relation(table.relfilenode)?,
-                table,
-                columns,
-                *with_tid,
-                filter.as_ref(),
-                ctx.shared_blocks(plan),
-            )?;
-            Box::new(match usage {
-                scan::ScanUse::Rows => op,
-                scan::ScanUse::RowsOnly => op.rows_only(),
-                scan::ScanUse::Aggregates(aggs) if instr.is_none() => op.page_agg(aggs),
-                scan::ScanUse::Aggregates(_) => op,
-            })
-        }
+        Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
-        Node::Filter { input, predicate } => Box::new(basic::FilterOp {
+        Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {
             input: build(input)?,
             predicate,
             ctx,
             removed: 0,
         }),
-        Node::Project { input, exprs } => Box::new(basic::ProjectOp {
+        Node::Project { input, exprs } => Box::new(rowwise::ProjectOp {
             input: build(input)?,
             exprs,
         }),
@@ -351,12 +384,12 @@ pub(crate) fn build_node<'a>(
             input,
             limit,
             offset,
-        } => Box::new(basic::LimitOp {
+        } => Box::new(rowwise::LimitOp {
             input: build(input)?,
             remaining: *limit,
             skip: *offset,
         }),
-        Node::Append { inputs } => Box::new(basic::AppendOp {
+        Node::Append { inputs } => Box::new(rowwise::AppendOp {
             inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,
         }),
@@ -364,18 +397,7 @@ pub(crate) fn build_node<'a>(
         // line pointers of the other pages instead of producing empty rows;
         // under EXPLAIN ANALYZE too, with the count shown on the scan.
         Node::Aggregate { input, group, aggs } if scan::is_count_star(input, group, aggs) => {
-            let Node::SeqScan { table, .. } = &input.node else {
-                unreachable!("is_count_star checked the input")
-            };
-            let scan_id = *next_id;
-            count_nodes(input, next_id);
-            Box::new(scan::CountStarOp::new(
-                ctx,
-                ctx.relation(table.relfilenode)?,
-                aggs.len(),
-                ctx.shared_blocks(input),
-                instr.map(|i| (i, scan_id)),
-            ))
+            count_star(input, aggs.len(), ctx, instr, next_id)?
         }
         Node::Gather { input, workers } => Box::new(parallel::GatherOp::new(
             input,

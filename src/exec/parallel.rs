@@ -3,7 +3,7 @@
 //! On its first call the operator starts `workers` threads (scoped to the
 //! call) and takes part itself, as PostgreSQL's leader does. Each
 //! participant builds its own operator tree of the aggregate's input, in
-//! which the driving scan ([`crate::plan::parallel::driving_scan`]) takes
+//! which the driving scan ([`crate::nodes::driving_scan`]) takes
 //! chunks of blocks from one shared [`ParallelBlocks`] counter, and folds
 //! the rows into its own [`FastAgg`] partial state; a bare `count(*)` counts
 //! its chunks through the visibility map instead. The leader merges the
@@ -37,13 +37,13 @@ use std::sync::Arc;
 
 use super::agg::{fast_fold, AggregateOp, Pending, SpillState};
 use super::expr::Expr;
-use super::fastagg::FastAgg;
+use super::fastpath::hash_agg::FastAgg;
 use super::spill::{partition_count, HashStats, PartitionHasher, SpillFile};
 use super::{build_node, scan, ExecContext, Instrumentation, NodeStats, Operator};
 use crate::access::heap::scan::ParallelBlocks;
 use crate::error::{Error, Result};
-use crate::plan::parallel::driving_scan;
-use crate::plan::{AggCall, Node, Plan};
+use crate::nodes::driving_scan;
+use crate::nodes::{AggCall, Node, Plan};
 use crate::storage::BufferUsage;
 use crate::types::{DataType, Value};
 

@@ -11,15 +11,15 @@
 //! it) runs on each batch before it leaves.
 //!
 //! Column-major fast path: when every column the plan reads is fixed-width
-//! and NULL-free on a page, [`super::scan_fixed`] fills the column vectors
+//! and NULL-free on a page, [`super::fastpath::fixed_scan`] fills the column vectors
 //! without a per-tuple deform; any other page takes the general per-tuple
 //! path here. A filtered `count(*)` (a rows-only scan) whose filter
-//! [`super::page_pred`] compiles counts such a page's passing rows on the
+//! [`super::fastpath::page_pred`] compiles counts such a page's passing rows on the
 //! page instead, and only the count joins the batch: no column vectors
 //! written and read back (`count(*) where b >= 0` over 20M rows: 38 -> 32
 //! ms; the accounts' `filter_scan`: 25 -> 23 ms). Likewise the input of an
 //! aggregation without GROUP BY ([`ScanUse::Aggregates`]) folds such pages
-//! into the aggregates on the page ([`super::page_agg`]) and returns only
+//! into the aggregates on the page ([`super::fastpath::page_agg`]) and returns only
 //! the other pages' rows (`sum(b)` over `t`'s 20M rows: 36.8 -> 31.1 ms;
 //! over the accounts' wider tuples, within the machine's noise).
 
@@ -33,16 +33,16 @@ use crate::storage::page;
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{count_true, truth_mask, Expr};
-use super::page_agg::{PageAgg, PagePartial};
-use super::page_pred::{Mask, PagePred};
-use super::progress::{PageCounter, Progress, ProgressUnit};
-use super::scan_fixed::{
+use super::fastpath::fixed_scan::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
     fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
+use super::fastpath::page_agg::{PageAgg, PagePartial};
+use super::fastpath::page_pred::{Mask, PagePred};
+use super::progress::{PageCounter, Progress, ProgressUnit};
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
-use crate::plan::TableFunc;
+use crate::nodes::TableFunc;
 
 /// The storage description of a table's tuples.
 pub fn tuple_desc(table: &TableDef) -> Result<TupleDesc> {
@@ -125,7 +125,7 @@ pub struct SeqScanOp<'a> {
     /// The consumer needs only how many rows pass the filter (`count(*)`
     /// of a filtered scan): batches leave with no columns, uncompacted.
     rows_only: bool,
-    /// The filter compiled for pages ([`super::page_pred`]): what a
+    /// The filter compiled for pages ([`super::fastpath::page_pred`]): what a
     /// rows-only scan counts on a page, or `page_agg`'s mask.
     page_pred: Option<PagePred>,
     /// Rows of this batch already counted on their page (they passed the
@@ -141,7 +141,7 @@ pub struct SeqScanOp<'a> {
     /// `page_pred`'s masks (reused).
     masks: Vec<Mask>,
     /// For the input of an aggregation without GROUP BY: its aggregates
-    /// compiled for pages ([`super::page_agg`]), and what the pages folded
+    /// compiled for pages ([`super::fastpath::page_agg`]), and what the pages folded
     /// so far contribute (taken by [`Operator::page_partial`]).
     page_agg: Option<(PageAgg, PagePartial)>,
     /// Rows of this batch folded into `page_agg` (they bound a batch's
@@ -400,9 +400,9 @@ impl SeqScanOp<'_> {
     /// Makes the scan fold the pages the fused loop accepts into `aggs`
     /// (an aggregation without GROUP BY over this scan's columns) instead
     /// of returning their rows, when `aggs` and the filter compile for
-    /// pages ([`super::page_agg`]); the consumer adds
+    /// pages ([`super::fastpath::page_agg`]); the consumer adds
     /// [`Operator::page_partial`] in at the end. Otherwise nothing changes.
-    pub fn page_agg(mut self, aggs: &[crate::plan::AggCall]) -> Self {
+    pub fn page_agg(mut self, aggs: &[crate::nodes::AggCall]) -> Self {
         let Some(map) = self.page_columns() else {
             return self;
         };
@@ -445,15 +445,15 @@ pub enum ScanUse<'a> {
     /// These aggregates without GROUP BY, computed on the pages where they
     /// can be ([`SeqScanOp::page_agg`]); the consumer adds
     /// [`Operator::page_partial`] in.
-    Aggregates(&'a [crate::plan::AggCall]),
+    Aggregates(&'a [crate::nodes::AggCall]),
 }
 
 /// The [`ScanUse`] of an aggregation computed with the typed fast path
 /// (the only consumer of page partials).
-pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::plan::AggCall]) -> ScanUse<'a> {
+pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::nodes::AggCall]) -> ScanUse<'a> {
     if counts_rows_only(group, aggs) {
         ScanUse::RowsOnly
-    } else if group.is_empty() && super::fastagg::eligible(group, aggs) {
+    } else if group.is_empty() && super::fastpath::hash_agg::eligible(group, aggs) {
         ScanUse::Aggregates(aggs)
     } else {
         ScanUse::Rows
@@ -462,7 +462,7 @@ pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::plan::AggCall]) -> ScanUse
 
 /// Whether an aggregation needs nothing of its input rows but how many
 /// there are: no GROUP BY, and only plain `count(*)`s.
-pub fn counts_rows_only(group: &[Expr], aggs: &[crate::plan::AggCall]) -> bool {
+pub fn counts_rows_only(group: &[Expr], aggs: &[crate::nodes::AggCall]) -> bool {
     group.is_empty()
         && !aggs.is_empty()
         && aggs.iter().all(|a| {
@@ -473,13 +473,13 @@ pub fn counts_rows_only(group: &[Expr], aggs: &[crate::plan::AggCall]) -> bool {
 /// Whether an aggregate is a bare `count(*)` over an unfiltered scan that
 /// reads no column, which [`CountStarOp`] answers by counting line pointers.
 pub fn is_count_star(
-    input: &crate::plan::Plan,
+    input: &crate::nodes::Plan,
     group: &[Expr],
-    aggs: &[crate::plan::AggCall],
+    aggs: &[crate::nodes::AggCall],
 ) -> bool {
     matches!(
         &input.node,
-        crate::plan::Node::SeqScan { columns, with_tid: false, filter: None, .. } if columns.is_empty()
+        crate::nodes::Node::SeqScan { columns, with_tid: false, filter: None, .. } if columns.is_empty()
     ) && group.is_empty()
         && !aggs.is_empty()
         && aggs.iter().all(|a| {

@@ -25,7 +25,7 @@ use super::spill::{BlockReader, SpillFile};
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
-use crate::plan::SortKey;
+use crate::nodes::SortKey;
 use crate::types::compare::float_cmp;
 use crate::types::text::bpchar_trim;
 use crate::types::{compare_typed, DataType};

@@ -403,17 +403,7 @@ impl HashStats {
     }
 }
 
-/// Approximate bytes a vector holds.
-pub fn vector_bytes(c: &Vector) -> usize {
-    let n = c.len();
-    let nulls = c.nulls.as_ref().map_or(0, |_| n);
-    nulls
-        + match (&c.data, c.ty.attlen()) {
-            (Data::Str(s), _) => s.byte_len() + 4 * n,
-            (_, -1) => 48 * n,
-            (_, k) => k.max(1) as usize * n,
-        }
-}
+pub use crate::vector::vector_bytes;
 
 /// Encodes rows `rows` of `b` (in that order) as one block (see the module
 /// doc) into `out`.

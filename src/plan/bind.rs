@@ -14,16 +14,14 @@
 //!   `column "t.x" must appear in the GROUP BY clause or be used in an
 //!   aggregate function`.
 
-use std::sync::Arc;
-
 use heapdb_grammar::ast;
 
 use super::scope::Scope;
-use super::{AggCall, Plan, PlanContext};
+use super::{AggCall, PlanContext};
 use crate::err;
 use crate::error::{Error, Result};
-use crate::exec::expr::{Expr, ExprKind};
-use crate::exec::functions::Func;
+use crate::nodes::expr::{Expr, ExprKind};
+use crate::nodes::func::Func;
 use crate::types::agg::{agg_result_type, AggFunc};
 use crate::types::cast::{cast_kind, common_type, CastContext};
 use crate::types::funcs::ScalarFunc;
@@ -63,6 +61,9 @@ pub struct Binder<'c> {
     /// literals, NULLs) unresolved, for its consumer to type: a set
     /// operation or INSERT. Consumed (reset) by that SELECT.
     pub keep_unknown: bool,
+    /// The queries around the sublink being planned, innermost last
+    /// ([`super::sublink`]).
+    pub outer: Vec<super::sublink::OuterLevel>,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -101,6 +102,7 @@ pub fn contains_subquery(e: &ast::Expr) -> bool {
             ast::ExprKind::Exists(_)
                 | ast::ExprKind::Subquery(_)
                 | ast::ExprKind::InSubquery { .. }
+                | ast::ExprKind::Quantified { .. }
         ) {
             found = true;
         }
@@ -132,7 +134,7 @@ pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
             walk(expr, f);
             list.iter().for_each(|x| walk(x, f));
         }
-        K::InSubquery { expr, .. } => walk(expr, f),
+        K::InSubquery { expr, .. } | K::Quantified { expr, .. } => walk(expr, f),
         K::Like {
             expr,
             pattern,
@@ -262,6 +264,7 @@ impl<'c> Binder<'c> {
             ctx,
             ctes: Vec::new(),
             keep_unknown: false,
+            outer: Vec::new(),
         }
     }
 }
@@ -307,10 +310,16 @@ impl Binder<'_> {
             // time too, and prints `'10'::double precision`).
             Some(k) if k <= ctx && e.as_const().is_some() => {
                 let v = e.as_const().expect("checked");
-                // A failing cast of a value is reported without a position,
-                // as PostgreSQL reports it from its constant folding.
-                let value = types::cast_from(v, &e.ty, to, ctx)?;
-                Ok(Expr::constant(value, *to))
+                // A failing cast of a value is left to run time, which
+                // reports it without a position, as PostgreSQL reports it
+                // from its constant folding.
+                Ok(match types::cast_from(v, &e.ty, to, ctx) {
+                    Ok(value) => Expr::constant(value, *to),
+                    Err(_) => Expr {
+                        kind: ExprKind::Cast(Box::new(e), ctx),
+                        ty: *to,
+                    },
+                })
             }
             Some(k) if k <= ctx => Ok(Expr {
                 kind: ExprKind::Cast(Box::new(e), ctx),
@@ -480,61 +489,31 @@ impl Binder<'_> {
             K::TypedString {
                 data_type: t,
                 value,
+                fields: Some((_, last)),
+            } if *t == ast::DataType::Interval => {
+                use crate::types::datetime::interval::{parse_interval_fields, Field};
+                let last = match last {
+                    ast::IntervalField::Year => Field::Year,
+                    ast::IntervalField::Month => Field::Month,
+                    ast::IntervalField::Day => Field::Day,
+                    ast::IntervalField::Hour => Field::Hour,
+                    ast::IntervalField::Minute => Field::Minute,
+                    ast::IntervalField::Second => Field::Second,
+                };
+                let iv = parse_interval_fields(value, last).map_err(|err| at(err, e.offset))?;
+                Ok(Expr::constant(Value::Interval(iv), DataType::Interval))
+            }
+            K::TypedString {
+                data_type: t,
+                value,
+                ..
             } => {
                 let ty = data_type(t)?;
                 let lit = Expr::constant(Value::text(value), DataType::Unknown);
                 self.coerce(lit, &ty, CastContext::Explicit, e.offset)
             }
-            K::Column(c) => {
-                if let Mode::Agg(state) = mode {
-                    // Not a group key (checked by the caller): an error,
-                    // unless the name does not resolve at all.
-                    let (i, _) = state.input.resolve(c.table.as_deref(), &c.column)?;
-                    let col = &state.input.columns[i];
-                    let q = col.qualifier.clone().unwrap_or_default();
-                    return Err(err!(
-                        GroupingError,
-                        "column \"{}{}\" must appear in the GROUP BY clause or be used in an aggregate function",
-                        if q.is_empty() { String::new() } else { format!("{q}.") },
-                        c.column
-                    ));
-                }
-                let (i, ty) = scope.resolve(c.table.as_deref(), &c.column)?;
-                Ok(Expr::column(i, ty))
-            }
-            K::Unary { op, expr } => {
-                let x = self.bind_expr(expr, scope, mode)?;
-                match op {
-                    ast::UnaryOp::Not => {
-                        let x = self.to_bool(x, expr.offset, "NOT")?;
-                        Ok(super::quals::negate(x))
-                    }
-                    ast::UnaryOp::Plus | ast::UnaryOp::Minus => {
-                        let x = if x.ty == DataType::Unknown {
-                            self.coerce(x, &DataType::Float8, CastContext::Implicit, expr.offset)?
-                        } else {
-                            x
-                        };
-                        if !(x.ty.is_numeric() || x.ty == DataType::Interval) {
-                            let sym = if *op == ast::UnaryOp::Minus { "-" } else { "+" };
-                            return Err(err!(
-                                UndefinedFunction,
-                                "operator does not exist: {sym} {}",
-                                x.ty
-                            )
-                            .with_hint("No operator matches the given name and argument type. You might need to add an explicit type cast."));
-                        }
-                        if *op == ast::UnaryOp::Plus {
-                            return Ok(x);
-                        }
-                        let ty = x.ty.without_typmod();
-                        Ok(Expr {
-                            kind: ExprKind::Neg(Box::new(x)),
-                            ty,
-                        })
-                    }
-                }
-            }
+            K::Column(c) => self.bind_column(c, scope, mode),
+            K::Unary { op, expr } => self.bind_unary(*op, expr, scope, mode),
             K::Binary { op, left, right } => {
                 self.bind_binary(*op, left, right, scope, mode, e.offset)
             }
@@ -602,160 +581,35 @@ impl Binder<'_> {
                 expr,
                 list,
                 negated,
-            } => {
-                let x = self.bind_expr(expr, scope, mode)?;
-                let mut items = Vec::with_capacity(list.len());
-                for item in list {
-                    items.push((self.bind_expr(item, scope, mode)?, item.offset));
-                }
-                let mut all = vec![(x.ty, expr.offset)];
-                all.extend(items.iter().map(|(i, off)| (i.ty, *off)));
-                // The items compare with `=` as binary comparisons resolve it:
-                // varchar as text, a literal beside char(n) as bpchar.
-                let ty = match self.unify("IN", &all)? {
-                    DataType::Varchar(_) => DataType::Text,
-                    t => t,
-                };
-                let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
-                let items = items
-                    .into_iter()
-                    .map(|(i, off)| {
-                        let to = match (ty, i.ty) {
-                            (DataType::Char(_), DataType::Unknown) => DataType::Char(0),
-                            _ => ty,
-                        };
-                        self.coerce(i, &to, CastContext::Implicit, off)
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Expr {
-                    kind: ExprKind::InList(Box::new(x), items, *negated),
-                    ty: DataType::Bool,
-                })
-            }
+            } => self.bind_in_list(expr, list, *negated, scope, mode),
             K::InSubquery {
                 expr,
                 query,
                 negated,
-            } => {
-                let x = self.bind_expr(expr, scope, mode)?;
-                let plan = self.plan_subquery(query)?;
-                if plan.fields.len() != 1 {
-                    return Err(err!(SyntaxError, "subquery has too many columns"));
-                }
-                let sub_ty = plan.fields[0].ty;
-                let ty = common_type(&x.ty, &sub_ty).ok_or_else(|| {
-                    err!(
-                        UndefinedFunction,
-                        "operator does not exist: {} = {}",
-                        x.ty,
-                        sub_ty
-                    )
-                })?;
-                let ty = match ty {
-                    DataType::Unknown | DataType::Varchar(_) => DataType::Text,
-                    ty => ty,
-                };
-                let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
-                let rows = self.ctx.run_subquery(plan)?;
-                let mut values = crate::exec::vector::Vector::with_capacity(ty, rows.len());
-                let mut has_null = false;
-                for row in rows {
-                    let v = types::cast_from(&row[0], &sub_ty, &ty, CastContext::Implicit)?;
-                    if v.is_null() {
-                        has_null = true;
-                    } else {
-                        values.push(&v);
-                    }
-                }
-                let mut set = crate::exec::keyset::KeySet::new(&[ty]);
-                for i in 0..values.len() {
-                    set.insert(&[&values], i);
-                }
-                Ok(Expr {
-                    kind: ExprKind::InSet(Box::new(x), Arc::new(set), has_null, *negated),
-                    ty: DataType::Bool,
-                })
-            }
+            } => self.bind_in_subquery(expr, query, *negated, scope, mode),
+            K::Quantified {
+                expr,
+                op,
+                all,
+                query,
+            } => self.bind_quantified(expr, *op, *all, query, scope, mode),
             K::Like {
                 expr,
                 pattern,
                 escape,
                 negated,
                 case_insensitive,
-            } => {
-                let x = self.bind_expr(expr, scope, mode)?;
-                let mut p = self.bind_expr(pattern, scope, mode)?;
-                if let Some(esc) = escape {
-                    // Rewrite the pattern to the default backslash escape.
-                    let esc_text = match &esc.kind {
-                        ast::ExprKind::Literal(ast::Literal::String(s)) => s.clone(),
-                        _ => {
-                            return Err(err!(
-                                FeatureNotSupported,
-                                "LIKE ... ESCAPE takes a string literal"
-                            ))
-                        }
-                    };
-                    let Some(Value::Text(pt)) = p.as_const().cloned() else {
-                        return Err(err!(
-                            FeatureNotSupported,
-                            "LIKE ... ESCAPE needs a constant pattern"
-                        ));
-                    };
-                    let mut chars = esc_text.chars();
-                    let esc_char = chars.next();
-                    if chars.next().is_some() {
-                        return Err(err!(InvalidParameterValue, "invalid escape string")
-                            .with_hint("Escape string must be empty or one character."));
-                    }
-                    p = Expr::constant(
-                        Value::text(&rewrite_escape(&pt, esc_char)),
-                        DataType::Unknown,
-                    );
-                }
-                let x = self.to_text_operand(x, expr.offset, "~~")?;
-                let p = self.to_text_operand(p, pattern.offset, "~~")?;
-                Ok(Expr {
-                    kind: ExprKind::Like(Box::new(x), Box::new(p), *case_insensitive, *negated),
-                    ty: DataType::Bool,
-                })
-            }
-            K::Exists(query) => {
-                let plan = self.plan_subquery(query)?;
-                let plan = Plan {
-                    fields: plan.fields.clone(),
-                    rows: 1.0,
-                    node: super::Node::Limit {
-                        input: Box::new(plan),
-                        limit: Some(1),
-                        offset: 0,
-                    },
-                };
-                let rows = self.ctx.run_subquery(plan)?;
-                Ok(Expr::constant(
-                    Value::Bool(!rows.is_empty()),
-                    DataType::Bool,
-                ))
-            }
-            K::Subquery(query) => {
-                let plan = self.plan_subquery(query)?;
-                if plan.fields.len() != 1 {
-                    return Err(err!(SyntaxError, "subquery must return only one column"));
-                }
-                let ty = plan.fields[0].ty;
-                let rows = self.ctx.run_subquery(plan)?;
-                if rows.len() > 1 {
-                    return Err(err!(
-                        CardinalityViolation,
-                        "more than one row returned by a subquery used as an expression"
-                    ));
-                }
-                let v = rows
-                    .into_iter()
-                    .next()
-                    .map_or(Value::Null, |mut r| r.remove(0));
-                Ok(Expr::constant(v, ty))
-            }
+            } => self.bind_like(
+                expr,
+                pattern,
+                escape.as_deref(),
+                *negated,
+                *case_insensitive,
+                scope,
+                mode,
+            ),
+            K::Exists(query) => self.bind_exists(query, scope, mode),
+            K::Subquery(query) => self.bind_scalar_subquery(query, scope, mode),
             K::Case {
                 operand,
                 branches,
@@ -767,49 +621,191 @@ impl Binder<'_> {
                 scope,
                 mode,
             ),
-            K::Cast { expr, data_type: t } => {
-                let ty = data_type(t)?;
-                let x = self.bind_expr(expr, scope, mode)?;
-                if x.ty == ty {
-                    // A cast to the same type with another typmod still
-                    // applies the typmod (varchar(3), numeric(5,2)).
-                    if x.ty.without_typmod() != x.ty || ty.without_typmod() != ty {
-                        return Ok(Expr {
-                            kind: ExprKind::Cast(Box::new(x), CastContext::Explicit),
-                            ty,
-                        });
-                    }
-                    return Ok(x);
-                }
-                if x.ty.without_typmod() == ty.without_typmod() && x.ty != DataType::Unknown {
-                    return Ok(Expr {
-                        kind: ExprKind::Cast(Box::new(x), CastContext::Explicit),
-                        ty,
-                    });
-                }
-                self.coerce(x, &ty, CastContext::Explicit, expr.offset)
-            }
+            K::Cast { expr, data_type: t } => self.bind_cast(expr, t, scope, mode),
             K::Function(call) => self.bind_function(call, scope, mode, e.offset),
-            K::CurrentValue(v) => {
-                let now = self.ctx.statement_timestamp();
-                Ok(match v {
-                    ast::CurrentValue::CurrentTimestamp | ast::CurrentValue::LocalTimestamp => {
-                        Expr::constant(Value::Timestamp(now), DataType::Timestamp)
-                    }
-                    ast::CurrentValue::CurrentDate => Expr::constant(
-                        Value::Date(now.div_euclid(86_400_000_000) as i32),
-                        DataType::Date,
-                    ),
-                    ast::CurrentValue::CurrentUser | ast::CurrentValue::SessionUser => {
-                        Expr::constant(Value::text("heapdb"), DataType::Text)
-                    }
-                    ast::CurrentValue::CurrentTime | ast::CurrentValue::LocalTime => {
-                        return Err(err!(FeatureNotSupported, "type \"time\" is not supported"))
-                    }
-                })
-            }
+            K::CurrentValue(v) => self.current_value(v),
             K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
         }
+    }
+
+    /// `+x`, `-x`, `NOT x`.
+    fn bind_unary(
+        &mut self,
+        op: ast::UnaryOp,
+        expr: &ast::Expr,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let x = self.bind_expr(expr, scope, mode)?;
+        match op {
+            ast::UnaryOp::Not => {
+                let x = self.to_bool(x, expr.offset, "NOT")?;
+                Ok(super::quals::negate(x))
+            }
+            ast::UnaryOp::Plus | ast::UnaryOp::Minus => {
+                let x = if x.ty == DataType::Unknown {
+                    self.coerce(x, &DataType::Float8, CastContext::Implicit, expr.offset)?
+                } else {
+                    x
+                };
+                if !(x.ty.is_numeric() || x.ty == DataType::Interval) {
+                    let sym = if op == ast::UnaryOp::Minus { "-" } else { "+" };
+                    return Err(err!(
+                        UndefinedFunction,
+                        "operator does not exist: {sym} {}",
+                        x.ty
+                    )
+                    .with_hint("No operator matches the given name and argument type. You might need to add an explicit type cast."));
+                }
+                if op == ast::UnaryOp::Plus {
+                    return Ok(x);
+                }
+                let ty = x.ty.without_typmod();
+                Ok(Expr {
+                    kind: ExprKind::Neg(Box::new(x)),
+                    ty,
+                })
+            }
+        }
+    }
+
+    /// `x [NOT] IN (list)`: the items compared with `=` at one type.
+    fn bind_in_list(
+        &mut self,
+        expr: &ast::Expr,
+        list: &[ast::Expr],
+        negated: bool,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let x = self.bind_expr(expr, scope, mode)?;
+        let mut items = Vec::with_capacity(list.len());
+        for item in list {
+            items.push((self.bind_expr(item, scope, mode)?, item.offset));
+        }
+        let mut all = vec![(x.ty, expr.offset)];
+        all.extend(items.iter().map(|(i, off)| (i.ty, *off)));
+        // The items compare with `=` as binary comparisons resolve it:
+        // varchar as text, a literal beside char(n) as bpchar.
+        let ty = match self.unify("IN", &all)? {
+            DataType::Varchar(_) => DataType::Text,
+            t => t,
+        };
+        let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
+        let items = items
+            .into_iter()
+            .map(|(i, off)| {
+                let to = match (ty, i.ty) {
+                    (DataType::Char(_), DataType::Unknown) => DataType::Char(0),
+                    _ => ty,
+                };
+                self.coerce(i, &to, CastContext::Implicit, off)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Expr {
+            kind: ExprKind::InList(Box::new(x), items, negated),
+            ty: DataType::Bool,
+        })
+    }
+
+    /// `x [NOT] LIKE | ILIKE pattern [ESCAPE e]`.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_like(
+        &mut self,
+        expr: &ast::Expr,
+        pattern: &ast::Expr,
+        escape: Option<&ast::Expr>,
+        negated: bool,
+        case_insensitive: bool,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let x = self.bind_expr(expr, scope, mode)?;
+        let mut p = self.bind_expr(pattern, scope, mode)?;
+        if let Some(esc) = escape {
+            // Rewrite the pattern to the default backslash escape.
+            let esc_text = match &esc.kind {
+                ast::ExprKind::Literal(ast::Literal::String(s)) => s.clone(),
+                _ => {
+                    return Err(err!(
+                        FeatureNotSupported,
+                        "LIKE ... ESCAPE takes a string literal"
+                    ))
+                }
+            };
+            let Some(Value::Text(pt)) = p.as_const().cloned() else {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "LIKE ... ESCAPE needs a constant pattern"
+                ));
+            };
+            let mut chars = esc_text.chars();
+            let esc_char = chars.next();
+            if chars.next().is_some() {
+                return Err(err!(InvalidParameterValue, "invalid escape string")
+                    .with_hint("Escape string must be empty or one character."));
+            }
+            p = Expr::constant(
+                Value::text(&rewrite_escape(&pt, esc_char)),
+                DataType::Unknown,
+            );
+        }
+        let x = self.to_text_operand(x, expr.offset, "~~")?;
+        let p = self.to_text_operand(p, pattern.offset, "~~")?;
+        Ok(Expr {
+            kind: ExprKind::Like(Box::new(x), Box::new(p), case_insensitive, negated),
+            ty: DataType::Bool,
+        })
+    }
+
+    /// `CAST(x AS t)` / `x::t`.
+    fn bind_cast(
+        &mut self,
+        expr: &ast::Expr,
+        t: &ast::DataType,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let ty = data_type(t)?;
+        let x = self.bind_expr(expr, scope, mode)?;
+        if x.ty == ty {
+            // A cast to the same type with another typmod still
+            // applies the typmod (varchar(3), numeric(5,2)).
+            if x.ty.without_typmod() != x.ty || ty.without_typmod() != ty {
+                return Ok(Expr {
+                    kind: ExprKind::Cast(Box::new(x), CastContext::Explicit),
+                    ty,
+                });
+            }
+            return Ok(x);
+        }
+        if x.ty.without_typmod() == ty.without_typmod() && x.ty != DataType::Unknown {
+            return Ok(Expr {
+                kind: ExprKind::Cast(Box::new(x), CastContext::Explicit),
+                ty,
+            });
+        }
+        self.coerce(x, &ty, CastContext::Explicit, expr.offset)
+    }
+
+    /// `CURRENT_TIMESTAMP`, `CURRENT_DATE`, `CURRENT_USER`, ...
+    fn current_value(&self, v: &ast::CurrentValue) -> Result<Expr> {
+        let now = self.ctx.statement_timestamp();
+        Ok(match v {
+            ast::CurrentValue::CurrentTimestamp | ast::CurrentValue::LocalTimestamp => {
+                Expr::constant(Value::Timestamp(now), DataType::Timestamp)
+            }
+            ast::CurrentValue::CurrentDate => Expr::constant(
+                Value::Date(now.div_euclid(86_400_000_000) as i32),
+                DataType::Date,
+            ),
+            ast::CurrentValue::CurrentUser | ast::CurrentValue::SessionUser => {
+                Expr::constant(Value::text("heapdb"), DataType::Text)
+            }
+            ast::CurrentValue::CurrentTime | ast::CurrentValue::LocalTime => {
+                return Err(err!(FeatureNotSupported, "type \"time\" is not supported"))
+            }
+        })
     }
 
     fn to_text_operand(&self, x: Expr, offset: ast::Offset, op: &str) -> Result<Expr> {

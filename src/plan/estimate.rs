@@ -26,9 +26,9 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::{Node, Plan};
+use crate::catalog::as_scalar;
 use crate::catalog::{ColumnStats, TableDef};
-use crate::commands::stats::as_scalar;
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::{cast, compare_typed, parse_value, BinaryOp, DataType, Value};
 
 /// Default selectivity of an equality without statistics (`DEFAULT_EQ_SEL`).

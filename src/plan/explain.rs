@@ -29,8 +29,10 @@
 //! per-loop averages, as PostgreSQL prints them; buffers are totals.
 
 use super::{JoinKind, Node, Plan, TableFunc};
-use crate::exec::expr::{Expr, ExprKind};
+use crate::catalog::TableDef;
+use crate::exec::subplan::SubLinkKind;
 use crate::exec::NodeStats;
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::{format_value, BinaryOp, DataType, Value};
 
 /// What to print beside the plan.
@@ -52,22 +54,71 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
     unique_aliases(&mut plan, &mut std::collections::HashSet::new());
     let plan = &plan;
     let mut out = Vec::new();
-    let mut id = 0;
-    node(
-        plan,
-        0,
-        true,
+    let mut cx = Explainer {
         flags,
         stats,
-        &mut id,
-        &mut out,
-        &[],
-        Par {
+        out: &mut out,
+    };
+    let at = At {
+        depth: 0,
+        top: true,
+        extra: &[],
+        par: Par {
             qualify: relations(plan) > 1,
             ..Par::default()
         },
-    );
+    };
+    node(&mut cx, plan, at, &mut 0);
+    subplan_sections(plan, flags, &mut out);
     out
+}
+
+/// The correlated subqueries of `plan`, each as a `SubPlan N` section
+/// after the main tree: its plan and, with ANALYZE, how often it ran and
+/// how many rows its result cache answered.
+fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
+    fn collect<'p>(plan: &'p Plan, found: &mut Vec<&'p crate::nodes::expr::SubPlanRef>) {
+        for e in plan.node.exprs() {
+            crate::exec::subplan::subplans(e, found);
+        }
+        for c in plan.children() {
+            collect(c, found);
+        }
+    }
+    let mut found = Vec::new();
+    collect(plan, &mut found);
+    for (k, sp) in found.into_iter().enumerate() {
+        out.push(format!("  SubPlan {}", k + 1));
+        if flags.analyze {
+            out.push(format!(
+                "    Runs: {}  Cache Hits: {}",
+                sp.runs.load(std::sync::atomic::Ordering::Relaxed),
+                sp.hits.load(std::sync::atomic::Ordering::Relaxed)
+            ));
+        }
+        let mut lines = Vec::new();
+        let mut id = 0;
+        let inner = ExplainFlags {
+            analyze: false,
+            ..flags
+        };
+        let mut cx = Explainer {
+            flags: inner,
+            stats: None,
+            out: &mut lines,
+        };
+        let at = At {
+            depth: 1,
+            top: false,
+            extra: &[],
+            par: Par {
+                qualify: relations(&sp.plan) > 1,
+                ..Par::default()
+            },
+        };
+        node(&mut cx, &sp.plan, at, &mut id);
+        out.extend(lines);
+    }
 }
 
 /// Gives every scanned relation a name of its own, as PostgreSQL's EXPLAIN
@@ -214,24 +265,48 @@ fn names(plan: &Plan) -> Vec<String> {
     plan.fields.iter().map(|f| f.name.clone()).collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn node(
-    plan: &Plan,
+/// What every node's lines share while EXPLAIN walks the plan: the options,
+/// EXPLAIN ANALYZE's measurements (indexed by node id, pre-order) and the
+/// lines written so far.
+struct Explainer<'a> {
+    flags: ExplainFlags,
+    stats: Option<&'a [NodeStats]>,
+    out: &'a mut Vec<String>,
+}
+
+/// Where one node is printed: its indentation depth, whether it is the
+/// plan's top line, the detail lines of the nodes folded into it (a
+/// projection's or a filter's), and its place in a parallel plan.
+#[derive(Clone, Copy)]
+struct At<'e> {
     depth: usize,
     top: bool,
-    flags: ExplainFlags,
-    stats: Option<&[NodeStats]>,
-    id: &mut usize,
-    out: &mut Vec<String>,
-    extra: &[String],
+    extra: &'e [String],
     par: Par,
-) {
+}
+
+impl At<'_> {
+    /// A child `levels` deeper, with nothing folded into it.
+    fn below(&self, levels: usize, par: Par) -> At<'static> {
+        At {
+            depth: self.depth + levels,
+            top: false,
+            extra: &[],
+            par,
+        }
+    }
+}
+
+/// Prints `plan` and its inputs; `id` is the node's number (pre-order, as
+/// EXPLAIN ANALYZE numbers its measurements) and is advanced past the
+/// subtree.
+fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
     let my_id = *id;
     *id += 1;
     // Projections and filters fold into the node below them.
     match &plan.node {
         Node::Project { input, .. } => {
-            node(input, depth, top, flags, stats, id, out, extra, par);
+            node(cx, input, at, id);
             return;
         }
         Node::Filter { input, predicate } => {
@@ -239,45 +314,36 @@ fn node(
                 "Filter: {}",
                 deparse(
                     predicate,
-                    &output_columns(input, par.qualify && !is_scan(input))
+                    &output_columns(input, at.par.qualify && !is_scan(input))
                 )
             )];
-            more.extend(removed_line(flags, stats, my_id));
-            more.extend(extra.iter().cloned());
-            node(input, depth, top, flags, stats, id, out, &more, par);
+            more.extend(removed_line(cx.flags, cx.stats, my_id));
+            more.extend(at.extra.iter().cloned());
+            node(cx, input, At { extra: &more, ..at }, id);
             return;
         }
         _ => {}
     }
-    let (title, mut details): (String, Vec<String>) = match &plan.node {
+    let (title, details) = title_and_details(cx, plan, my_id, at.par);
+    header(cx, plan, at, my_id, title, details);
+    inputs(cx, plan, at, my_id, id);
+}
+
+/// A node's title (`Seq Scan on t`) and its own detail lines (keys,
+/// conditions, filters).
+fn title_and_details(
+    cx: &Explainer<'_>,
+    plan: &Plan,
+    my_id: usize,
+    par: Par,
+) -> (String, Vec<String>) {
+    match &plan.node {
         Node::SeqScan {
             table,
             alias,
             filter,
             ..
-        } => {
-            let parallel = std::ptr::eq(plan, par.scan as *const Plan);
-            let mut t = format!(
-                "{}Seq Scan on {}",
-                if parallel { "Parallel " } else { "" },
-                table.name
-            );
-            if *alias != table.name {
-                t.push(' ');
-                t.push_str(alias);
-            }
-            // A scan's own filter names its columns bare, as PostgreSQL's
-            // scan quals do.
-            let cols = output_columns(plan, false);
-            let mut d: Vec<String> = filter
-                .iter()
-                .map(|f| format!("Filter: {}", deparse(f, &cols)))
-                .collect();
-            if filter.is_some() {
-                d.extend(removed_line(flags, stats, my_id));
-            }
-            (t, d)
-        }
+        } => seq_scan_title(cx, plan, my_id, par, table, alias, filter.as_ref()),
         Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
         Node::Function { name, func, alias } => match func {
@@ -359,6 +425,7 @@ fn node(
                 JoinKind::Left => " Left",
                 JoinKind::Right => " Right",
                 JoinKind::Full => " Full",
+                JoinKind::Anti => " Anti",
             };
             let (ln, rn) = (
                 output_columns(left, par.qualify),
@@ -398,14 +465,63 @@ fn node(
             )
         }
         Node::Project { .. } | Node::Filter { .. } => unreachable!("folded above"),
-    };
-    details.extend(extra.iter().cloned());
-    if matches!(plan.node, Node::Aggregate { .. } | Node::Gather { .. }) {
+    }
+}
+
+/// A sequential scan's title (`Parallel Seq Scan on t x`) and filter lines.
+fn seq_scan_title(
+    cx: &Explainer<'_>,
+    plan: &Plan,
+    my_id: usize,
+    par: Par,
+    table: &TableDef,
+    alias: &str,
+    filter: Option<&Expr>,
+) -> (String, Vec<String>) {
+    let parallel = std::ptr::eq(plan, par.scan as *const Plan);
+    let mut t = format!(
+        "{}Seq Scan on {}",
+        if parallel { "Parallel " } else { "" },
+        table.name
+    );
+    if alias != table.name {
+        t.push(' ');
+        t.push_str(alias);
+    }
+    // A scan's own filter names its columns bare, as PostgreSQL's
+    // scan quals do.
+    let cols = output_columns(plan, false);
+    let mut d: Vec<String> = filter
+        .iter()
+        .map(|f| format!("Filter: {}", deparse(f, &cols)))
+        .collect();
+    if filter.is_some() {
+        d.extend(removed_line(cx.flags, cx.stats, my_id));
+    }
+    (t, d)
+}
+
+/// A node's own lines: the title with its estimates and measurements, the
+/// detail lines (the node's, then those folded into it), and buffers.
+fn header(
+    cx: &mut Explainer<'_>,
+    plan: &Plan,
+    at: At<'_>,
+    my_id: usize,
+    title: String,
+    mut details: Vec<String>,
+) {
+    let (flags, stats) = (cx.flags, cx.stats);
+    details.extend(at.extra.iter().cloned());
+    if matches!(
+        plan.node,
+        Node::Aggregate { .. } | Node::Gather { .. } | Node::Distinct { .. }
+    ) {
         details.extend(hash_agg_line(flags, stats, my_id));
     }
     let mut line = String::new();
-    if !top {
-        line.push_str(&" ".repeat(depth.saturating_sub(1) * 6 + 2));
+    if !at.top {
+        line.push_str(&" ".repeat(at.depth.saturating_sub(1) * 6 + 2));
         line.push_str("->  ");
     }
     line.push_str(&title);
@@ -419,138 +535,144 @@ fn node(
     if let (true, Some(s)) = (flags.analyze, stats) {
         line.push_str(&actual(&s[my_id], flags));
     }
-    out.push(line);
-    let pad = if top { 2 } else { depth * 6 + 2 };
+    cx.out.push(line);
+    let pad = if at.top { 2 } else { at.depth * 6 + 2 };
     for d in details {
-        out.push(format!("{}{d}", " ".repeat(pad)));
+        cx.out.push(format!("{}{d}", " ".repeat(pad)));
     }
     if let (true, true, Some(s)) = (flags.analyze, flags.buffers, stats) {
-        out.extend(buffers_line(&s[my_id], pad));
+        cx.out.extend(buffers_line(&s[my_id], pad));
     }
+}
+
+/// Prints a node's inputs, with the nodes PostgreSQL shows between them and
+/// it: a Gather's line, a hash join's Hash, a set operation's Append of
+/// subquery scans, a nested loop's Materialize.
+fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mut usize) {
+    let depth = at.depth;
     let children = plan.children();
     let inner = Par {
         partial: false,
-        ..par
+        ..at.par
     };
-    if let Node::Gather { input, workers } = &plan.node {
-        gather_lines(input, *workers, depth, flags, stats, my_id, out);
-        let scan = match &input.node {
-            Node::Aggregate { input, .. } => super::parallel::driving_scan(input),
-            _ => None,
-        };
-        let par = Par {
-            partial: true,
-            scan: scan.map_or(0, |s| s as *const Plan as usize),
-            qualify: par.qualify,
-        };
-        node(input, depth + 2, false, flags, stats, id, out, &[], par);
-        return;
-    }
-    // A hash join prints its build side under a "Hash" node.
-    if let Node::HashJoin { build_left, .. } = &plan.node {
-        let (probe, build) = if *build_left {
-            (children[1], children[0])
-        } else {
-            (children[0], children[1])
-        };
-        let (probe_id, build_id) = if *build_left {
-            let b = *id;
-            let mut c = 0;
-            count(build, &mut c);
-            (b + c, b)
-        } else {
-            let p = *id;
-            let mut c = 0;
-            count(probe, &mut c);
-            (p, p + c)
-        };
-        let mut pid = probe_id;
-        node(
-            probe,
-            depth + 1,
-            false,
-            flags,
-            stats,
-            &mut pid,
-            out,
-            &[],
-            inner,
-        );
-        let mut hash_line = format!("{}->  Hash", " ".repeat(depth * 6 + 2));
-        if flags.costs {
-            hash_line.push_str(&format!(
-                "  (rows={:.0} width={})",
-                build.rows.max(0.0),
-                width(build)
-            ));
+    match &plan.node {
+        Node::Gather { input, workers } => {
+            gather_lines(input, *workers, depth, cx.flags, cx.stats, my_id, cx.out);
+            let scan = match &input.node {
+                Node::Aggregate { input, .. } => super::parallel::driving_scan(input),
+                _ => None,
+            };
+            let par = Par {
+                partial: true,
+                scan: scan.map_or(0, |s| s as *const Plan as usize),
+                qualify: at.par.qualify,
+            };
+            node(cx, input, at.below(2, par), id);
         }
-        // The Hash holds what its input returned, and returns it (to the
-        // join) once that input is done, as PostgreSQL's does.
-        if let (true, Some(b)) = (flags.analyze, stats.and_then(|s| s.get(build_id))) {
-            hash_line.push_str(&actual(
-                &NodeStats {
-                    first: b.total,
-                    ..*b
-                },
-                flags,
-            ));
+        Node::HashJoin { build_left, .. } => {
+            hash_join_inputs(cx, &children, *build_left, at, my_id, id, inner);
         }
-        out.push(hash_line);
-        if let Some(l) = hash_join_line(flags, stats, my_id) {
-            out.push(format!("{}{l}", " ".repeat((depth + 1) * 6 + 2)));
-        }
-        let mut bid = build_id;
-        node(
-            build,
-            depth + 2,
-            false,
-            flags,
-            stats,
-            &mut bid,
-            out,
-            &[],
-            inner,
-        );
-        *id = pid.max(bid);
-        return;
-    }
-    // A set operation reads its inputs through PostgreSQL's Append of
-    // "*SELECT* n" subquery scans (the rows tagged by their side).
-    if let Node::SetOp { .. } = &plan.node {
-        let pad = |d: usize| " ".repeat(d * 6 + 2);
-        out.push(format!("{}->  Append", pad(depth)));
-        for (k, c) in children.into_iter().enumerate() {
-            out.push(format!(
-                "{}->  Subquery Scan on \"*SELECT* {}\"",
-                pad(depth + 1),
-                k + 1
-            ));
-            node(c, depth + 3, false, flags, stats, id, out, &[], inner);
-        }
-        return;
-    }
-    for (k, c) in children.into_iter().enumerate() {
-        // A nested loop holds its inner input in memory: PostgreSQL's
-        // Materialize above it (a function scan or VALUES is kept by
-        // itself).
-        let inner_kept = matches!(plan.node, Node::NestedLoop { .. })
-            && k == 1
-            && !matches!(c.node, Node::Function { .. } | Node::Values { .. });
-        if inner_kept {
-            let mut m = format!("{}->  Materialize", " ".repeat(depth * 6 + 2));
-            if flags.costs {
-                m.push_str(&format!(
-                    "  (rows={:.0} width={})",
-                    c.rows.max(0.0),
-                    width(c)
+        // A set operation reads its inputs through PostgreSQL's Append of
+        // "*SELECT* n" subquery scans (the rows tagged by their side).
+        Node::SetOp { .. } => {
+            let pad = |d: usize| " ".repeat(d * 6 + 2);
+            cx.out.push(format!("{}->  Append", pad(depth)));
+            for (k, c) in children.into_iter().enumerate() {
+                cx.out.push(format!(
+                    "{}->  Subquery Scan on \"*SELECT* {}\"",
+                    pad(depth + 1),
+                    k + 1
                 ));
+                node(cx, c, at.below(3, inner), id);
             }
-            out.push(m);
-            node(c, depth + 2, false, flags, stats, id, out, &[], inner);
-        } else {
-            node(c, depth + 1, false, flags, stats, id, out, &[], inner);
+        }
+        _ => {
+            for (k, c) in children.into_iter().enumerate() {
+                // A nested loop holds its inner input in memory:
+                // PostgreSQL's Materialize above it (a function scan or
+                // VALUES is kept by itself).
+                let inner_kept = matches!(plan.node, Node::NestedLoop { .. })
+                    && k == 1
+                    && !matches!(c.node, Node::Function { .. } | Node::Values { .. });
+                if inner_kept {
+                    let mut m = format!("{}->  Materialize", " ".repeat(depth * 6 + 2));
+                    if cx.flags.costs {
+                        m.push_str(&format!(
+                            "  (rows={:.0} width={})",
+                            c.rows.max(0.0),
+                            width(c)
+                        ));
+                    }
+                    cx.out.push(m);
+                    node(cx, c, at.below(2, inner), id);
+                } else {
+                    node(cx, c, at.below(1, inner), id);
+                }
+            }
         }
     }
+}
+
+/// A hash join's inputs: the probe side, then its build side under a
+/// "Hash" node. Node ids follow execution's numbering (the build side's
+/// subtree first when the left input is built), so each side is printed
+/// with its own counter and `id` ends past both.
+fn hash_join_inputs(
+    cx: &mut Explainer<'_>,
+    children: &[&Plan],
+    build_left: bool,
+    at: At<'_>,
+    my_id: usize,
+    id: &mut usize,
+    inner: Par,
+) {
+    let depth = at.depth;
+    let (flags, stats) = (cx.flags, cx.stats);
+    let (probe, build) = if build_left {
+        (children[1], children[0])
+    } else {
+        (children[0], children[1])
+    };
+    let (probe_id, build_id) = if build_left {
+        let b = *id;
+        let mut c = 0;
+        count(build, &mut c);
+        (b + c, b)
+    } else {
+        let p = *id;
+        let mut c = 0;
+        count(probe, &mut c);
+        (p, p + c)
+    };
+    let mut pid = probe_id;
+    node(cx, probe, at.below(1, inner), &mut pid);
+    let mut hash_line = format!("{}->  Hash", " ".repeat(depth * 6 + 2));
+    if flags.costs {
+        hash_line.push_str(&format!(
+            "  (rows={:.0} width={})",
+            build.rows.max(0.0),
+            width(build)
+        ));
+    }
+    // The Hash holds what its input returned, and returns it (to the
+    // join) once that input is done, as PostgreSQL's does.
+    if let (true, Some(b)) = (flags.analyze, stats.and_then(|s| s.get(build_id))) {
+        hash_line.push_str(&actual(
+            &NodeStats {
+                first: b.total,
+                ..*b
+            },
+            flags,
+        ));
+    }
+    cx.out.push(hash_line);
+    if let Some(l) = hash_join_line(flags, stats, my_id) {
+        cx.out
+            .push(format!("{}{l}", " ".repeat((depth + 1) * 6 + 2)));
+    }
+    let mut bid = build_id;
+    node(cx, build, at.below(2, inner), &mut bid);
+    *id = pid.max(bid);
 }
 
 /// The `Gather` line between a Finalize and a Partial aggregate. With
@@ -868,6 +990,16 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
                 }
             }
         }
+        ExprKind::Param(i) => format!("${i}"),
+        ExprKind::SubPlan(sp, args) => match sp.kind {
+            SubLinkKind::Quantified(op, all) => format!(
+                "({} {} {}(SubPlan))",
+                args.first().map_or(String::new(), |a| deparse(a, cols)),
+                op.symbol(),
+                if all { "ALL " } else { "ANY " }
+            ),
+            _ => "(SubPlan)".into(),
+        },
         ExprKind::InSet(a, _, _, neg) => format!(
             "({} {}IN (hashed SubPlan))",
             deparse(a, cols),

@@ -4,7 +4,7 @@
 //! in a `Gather` when all of these hold:
 //! - `max_parallel_workers_per_gather` is above zero;
 //! - the aggregation takes the typed path whose partial states combine
-//!   exactly ([`crate::exec::fastagg::eligible`]: at most one integer group
+//!   exactly ([`crate::exec::fastpath::hash_agg::eligible`]: at most one integer group
 //!   key; count, sum, avg, min, max of integers);
 //! - its input has a *driving scan* ([`driving_scan`]): a sequential scan
 //!   reached from the aggregate through projections, filters and the probe
@@ -23,30 +23,12 @@
 //! aggregation inside a Gather's input runs in every participant whole (it
 //! never has a driving scan, so it is left alone).
 
-use super::{JoinKind, Node, Plan};
+use super::{Node, Plan};
 use crate::catalog::TableDef;
-use crate::exec::fastagg;
+use crate::exec::fastpath::hash_agg;
 use crate::exec::scan::is_count_star;
+pub use crate::nodes::plannodes::driving_scan;
 use crate::settings::Settings;
-
-/// The sequential scan whose pages the participants of a parallel `input`
-/// split between them, if it has one (see the module doc).
-pub fn driving_scan(input: &Plan) -> Option<&Plan> {
-    match &input.node {
-        Node::SeqScan {
-            with_tid: false, ..
-        } => Some(input),
-        Node::Filter { input, .. } | Node::Project { input, .. } => driving_scan(input),
-        Node::HashJoin {
-            left,
-            right,
-            kind: JoinKind::Inner,
-            build_left,
-            ..
-        } => driving_scan(if *build_left { right } else { left }),
-        _ => None,
-    }
-}
 
 /// What the parallel planner needs to know of a table.
 pub trait TableShape {
@@ -97,7 +79,7 @@ fn qualifies(plan: &Plan, min_pages: u64, tables: &dyn TableShape) -> bool {
     let Node::Aggregate { input, group, aggs } = &plan.node else {
         return false;
     };
-    if !fastagg::eligible(group, aggs) {
+    if !hash_agg::eligible(group, aggs) {
         return false;
     }
     match driving_scan(input).map(|s| &s.node) {

@@ -29,7 +29,7 @@
 //! classes' transitivity (`a = b and b = 3` deriving `a = 3`).
 
 use super::{Node, Plan};
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType};
 
@@ -108,7 +108,10 @@ pub fn cost(e: &Expr) -> f64 {
         | ExprKind::IsBool(..)
         | ExprKind::Case(..)
         | ExprKind::Coalesce(_)
+        | ExprKind::Param(_)
         | ExprKind::Extreme(..) => 0.0,
+        // A subquery costs far more than any operator: test it last.
+        ExprKind::SubPlan(..) => 1000.0,
         ExprKind::Cast(a, ctx) => {
             let (from, to) = (&a.ty, &e.ty);
             if from == to

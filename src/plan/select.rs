@@ -21,12 +21,12 @@ use std::collections::HashSet;
 
 use heapdb_grammar::ast;
 
-use super::bind::{at, contains_aggregate, walk, AggState, Binder, Mode};
+use super::bind::{at, contains_aggregate, contains_subquery, walk, AggState, Binder, Mode};
 use super::scope::{Scope, ScopeColumn};
 use super::{Field, Node, Plan, SortKey};
 use crate::err;
 use crate::error::Result;
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{DataType, Value};
 
@@ -34,6 +34,7 @@ use super::estimate::{self, EQ_SEL};
 
 mod from;
 mod functions;
+mod pullup;
 mod setops;
 
 use functions::srf_to_from;
@@ -51,10 +52,21 @@ struct Needed {
 
 impl Needed {
     fn add_expr(&mut self, e: &ast::Expr) {
-        walk(e, &mut |x| {
-            if let ast::ExprKind::Column(c) = &x.kind {
-                self.refs.insert((c.table.clone(), c.column.clone()));
+        let refs = &mut self.refs;
+        walk(e, &mut |x| match &x.kind {
+            ast::ExprKind::Column(c) => {
+                refs.insert((c.table.clone(), c.column.clone()));
             }
+            // A subquery may read this query's columns (correlation).
+            ast::ExprKind::Exists(q)
+            | ast::ExprKind::Subquery(q)
+            | ast::ExprKind::InSubquery { query: q, .. }
+            | ast::ExprKind::Quantified { query: q, .. } => {
+                super::sublink::query_columns(q, &mut |c| {
+                    refs.insert((c.table.clone(), c.column.clone()));
+                });
+            }
+            _ => {}
         });
     }
 
@@ -74,17 +86,16 @@ pub fn output_name(e: &ast::Expr) -> String {
     match &e.kind {
         K::Column(c) => c.column.clone(),
         K::Function(f) => f.name.name.clone(),
-        K::Cast { expr, data_type } => match &expr.kind {
-            K::Literal(_) => type_name(data_type),
-            _ => {
-                let inner = output_name(expr);
-                if inner == "?column?" {
-                    type_name(data_type)
-                } else {
-                    inner
-                }
+        // As FigureColname: a cast names the column after its type unless
+        // the operand has a stronger name (a column, a function, ...);
+        // another cast's type name is not stronger.
+        K::Cast { expr, data_type } => {
+            if weak_name(expr) {
+                type_name(data_type)
+            } else {
+                output_name(expr)
             }
-        },
+        }
         K::TypedString { data_type, .. } => type_name(data_type),
         K::Case { .. } => "case".into(),
         K::Exists(_) => "exists".into(),
@@ -107,6 +118,18 @@ pub fn output_name(e: &ast::Expr) -> String {
             _ => "?column?".into(),
         },
         _ => "?column?".into(),
+    }
+}
+
+/// Whether a cast around `e` names the column after the cast's type
+/// (FigureColname's strength of at most 1: constants, casts of them,
+/// expressions without a name).
+fn weak_name(e: &ast::Expr) -> bool {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::Literal(_) | K::TypedString { .. } => true,
+        K::Cast { expr, .. } => weak_name(expr),
+        _ => output_name(e) == "?column?",
     }
 }
 
@@ -371,158 +394,155 @@ impl Binder<'_> {
             return self.plan_select(&rewritten, order_by);
         }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);
-        // Which columns the scans must produce.
-        let mut needed = Needed::default();
-        for item in &s.projection {
-            match item {
-                ast::SelectItem::Expr { expr, .. } => needed.add_expr(expr),
-                ast::SelectItem::Wildcard(_) => needed.star = true,
-                ast::SelectItem::QualifiedWildcard(n) => {
-                    needed.qualified_stars.insert(n.name.clone());
-                }
+        let mut needed = needed_columns(s, order_by);
+        // `[NOT] EXISTS` conjuncts correlated by equalities become joins.
+        let rest;
+        let (where_clause, pullups) = match &s.where_clause {
+            Some(w) if contains_subquery(w) => {
+                let (r, p) = self.split_pullups(w);
+                rest = r;
+                (rest.as_ref(), p)
             }
-        }
-        for e in s.where_clause.iter().chain(&s.group_by).chain(&s.having) {
-            needed.add_expr(e);
-        }
-        for o in order_by {
-            needed.add_expr(&o.expr);
-        }
-        let (input, scope) = self.plan_from(&s.from, s.where_clause.as_ref(), &mut needed)?;
-
-        // The select list, with wildcards expanded.
-        enum Out<'a> {
-            Ast(&'a ast::Expr, String),
-            Column(usize, String),
-        }
-        let mut outs: Vec<Out> = Vec::new();
-        for item in &s.projection {
-            match item {
-                ast::SelectItem::Expr { expr, alias } => {
-                    let name = alias.clone().unwrap_or_else(|| output_name(expr));
-                    outs.push(Out::Ast(expr, name));
-                }
-                ast::SelectItem::Wildcard(off) => {
-                    if s.from.is_empty() {
-                        return Err(at(
-                            err!(
-                                SyntaxError,
-                                "SELECT * with no tables specified is not valid"
-                            ),
-                            *off,
-                        ));
-                    }
-                    for i in scope.wildcard(None)? {
-                        outs.push(Out::Column(i, scope.columns[i].name.clone()));
-                    }
-                }
-                ast::SelectItem::QualifiedWildcard(n) => {
-                    for i in scope.wildcard(Some(&n.name)).map_err(|e| at(e, n.offset))? {
-                        outs.push(Out::Column(i, scope.columns[i].name.clone()));
-                    }
-                }
-            }
-        }
-
-        let aggregating = !s.group_by.is_empty()
-            || s.having.is_some()
-            || s.projection.iter().any(
-                |i| matches!(i, ast::SelectItem::Expr { expr, .. } if contains_aggregate(expr)),
-            )
-            || order_by.iter().any(|o| contains_aggregate(&o.expr));
-
+            w => (w.as_ref(), Vec::new()),
+        };
+        let (input, scope) = self.plan_from(&s.from, where_clause, &mut needed)?;
+        let input = if pullups.is_empty() {
+            input
+        } else {
+            self.apply_pullups(input, &scope, pullups)?
+        };
+        let outs = select_outputs(s, &scope)?;
+        let aggregating = is_aggregating(s, order_by);
         let mut state = AggState {
             input: scope.clone(),
             ..AggState::default()
         };
+        if aggregating {
+            self.bind_group_by(s, &outs, &scope, &mut state)?;
+        }
+        let (mut exprs, mut names) =
+            self.bind_outputs(&outs, &scope, aggregating, &mut state, keep_unknown)?;
+        let visible = exprs.len();
+        let keys = self.bind_order_keys(
+            s,
+            order_by,
+            &scope,
+            aggregating,
+            &mut state,
+            (&mut exprs, &mut names),
+            visible,
+        )?;
         let mut plan = input;
         if aggregating {
-            // GROUP BY items: positions and output names refer to the list.
-            for g in &s.group_by {
-                let resolved: ast::Expr = match group_target(g) {
-                    GroupTarget::Position(pos) => {
-                        let found = usize::try_from(pos)
-                            .ok()
-                            .and_then(|p| outs.get(p.wrapping_sub(1)));
-                        match found {
-                            Some(Out::Ast(e, _)) => (*e).clone(),
-                            Some(Out::Column(i, _)) => column_ast(&scope, *i),
-                            None => {
-                                return Err(at(
-                                    err!(
-                                        InvalidColumnReference,
-                                        "GROUP BY position {pos} is not in select list"
-                                    ),
-                                    g.offset,
-                                ))
-                            }
+            plan = self.plan_aggregate(s, plan, &scope, &mut state)?;
+        }
+        Ok(finish_select(plan, exprs, names, s.distinct, keys, visible))
+    }
+
+    /// GROUP BY items, bound over the FROM scope into `state`: positions
+    /// and output names refer to the select list.
+    fn bind_group_by(
+        &mut self,
+        s: &ast::Select,
+        outs: &[Out],
+        scope: &Scope,
+        state: &mut AggState,
+    ) -> Result<()> {
+        // GROUP BY items: positions and output names refer to the list.
+        for g in &s.group_by {
+            let resolved: ast::Expr = match group_target(g) {
+                GroupTarget::Position(pos) => {
+                    let found = usize::try_from(pos)
+                        .ok()
+                        .and_then(|p| outs.get(p.wrapping_sub(1)));
+                    match found {
+                        Some(Out::Ast(e, _)) => (*e).clone(),
+                        Some(Out::Column(i, _)) => column_ast(scope, *i),
+                        None => {
+                            return Err(at(
+                                err!(
+                                    InvalidColumnReference,
+                                    "GROUP BY position {pos} is not in select list"
+                                ),
+                                g.offset,
+                            ))
                         }
                     }
-                    GroupTarget::NonInteger => {
-                        return Err(at(
-                            err!(SyntaxError, "non-integer constant in GROUP BY"),
-                            g.offset,
-                        ))
-                    }
-                    GroupTarget::Other => match &g.kind {
-                        // A bare name: an input column first, else an
-                        // output column's name (PostgreSQL's SQL92 rule).
-                        ast::ExprKind::Column(c)
-                            if c.table.is_none()
-                                && matches!(
-                                    scope.resolve(None, &c.column),
-                                    Err(ref e) if e.code == crate::error::SqlState::UndefinedColumn
-                                ) =>
-                        {
-                            let mut found: Option<&ast::Expr> = None;
-                            for o in &outs {
-                                if let Out::Ast(e, n) = o {
-                                    if *n != c.column {
-                                        continue;
+                }
+                GroupTarget::NonInteger => {
+                    return Err(at(
+                        err!(SyntaxError, "non-integer constant in GROUP BY"),
+                        g.offset,
+                    ))
+                }
+                GroupTarget::Other => match &g.kind {
+                    // A bare name: an input column first, else an
+                    // output column's name (PostgreSQL's SQL92 rule).
+                    ast::ExprKind::Column(c)
+                        if c.table.is_none()
+                            && matches!(
+                                scope.resolve(None, &c.column),
+                                Err(ref e) if e.code == crate::error::SqlState::UndefinedColumn
+                            ) =>
+                    {
+                        let mut found: Option<&ast::Expr> = None;
+                        for o in outs {
+                            if let Out::Ast(e, n) = o {
+                                if *n != c.column {
+                                    continue;
+                                }
+                                match found {
+                                    Some(f) if f != *e => {
+                                        return Err(at(
+                                            err!(
+                                                AmbiguousColumn,
+                                                "GROUP BY \"{}\" is ambiguous",
+                                                c.column
+                                            ),
+                                            g.offset,
+                                        ))
                                     }
-                                    match found {
-                                        Some(f) if f != *e => {
-                                            return Err(at(
-                                                err!(
-                                                    AmbiguousColumn,
-                                                    "GROUP BY \"{}\" is ambiguous",
-                                                    c.column
-                                                ),
-                                                g.offset,
-                                            ))
-                                        }
-                                        _ => found = Some(e),
-                                    }
+                                    _ => found = Some(e),
                                 }
                             }
-                            found.cloned().unwrap_or_else(|| g.clone())
                         }
-                        _ => g.clone(),
-                    },
-                };
-                let b = self.bind_expr(&resolved, &scope, &mut Mode::NoAgg("GROUP BY"))?;
-                let b = self.resolve_unknown(b)?;
-                state.group_ast.push(resolved);
-                state.group.push(b);
-            }
+                        found.cloned().unwrap_or_else(|| g.clone())
+                    }
+                    _ => g.clone(),
+                },
+            };
+            let b = self.bind_expr(&resolved, scope, &mut Mode::NoAgg("GROUP BY"))?;
+            let b = self.resolve_unknown(b)?;
+            state.group_ast.push(resolved);
+            state.group.push(b);
         }
+        Ok(())
+    }
 
-        // Bind the select list (and later ORDER BY) above the aggregate.
+    /// Binds the select list (above the aggregate when aggregating).
+    fn bind_outputs(
+        &mut self,
+        outs: &[Out],
+        scope: &Scope,
+        aggregating: bool,
+        state: &mut AggState,
+        keep_unknown: bool,
+    ) -> Result<(Vec<Expr>, Vec<String>)> {
         let mut exprs = Vec::with_capacity(outs.len());
         let mut names = Vec::with_capacity(outs.len());
         {
             let mut mode = if aggregating {
-                Mode::Agg(&mut state)
+                Mode::Agg(state)
             } else {
                 Mode::NoAgg("WHERE")
             };
-            for o in &outs {
+            for o in outs {
                 let (e, name) = match o {
                     Out::Ast(e, name) => {
                         let b = if aggregating {
-                            self.bind_expr(e, &scope, &mut mode)?
+                            self.bind_expr(e, scope, &mut mode)?
                         } else {
-                            self.bind_expr(e, &scope, &mut Mode::NoAgg("WHERE"))?
+                            self.bind_expr(e, scope, &mut Mode::NoAgg("WHERE"))?
                         };
                         let b = if keep_unknown {
                             b
@@ -533,8 +553,8 @@ impl Binder<'_> {
                     }
                     Out::Column(i, name) => {
                         if aggregating {
-                            let ast = column_ast(&scope, *i);
-                            (self.bind_expr(&ast, &scope, &mut mode)?, name.clone())
+                            let ast = column_ast(scope, *i);
+                            (self.bind_expr(&ast, scope, &mut mode)?, name.clone())
                         } else {
                             (Expr::column(*i, scope.columns[*i].ty), name.clone())
                         }
@@ -544,10 +564,23 @@ impl Binder<'_> {
                 names.push(name);
             }
         }
-        let visible = exprs.len();
+        Ok((exprs, names))
+    }
 
-        // ORDER BY keys: output positions, output names, or expressions
-        // (bound like the select list; added as hidden columns).
+    /// ORDER BY keys: output positions, output names, or expressions
+    /// (bound like the select list; added to `out` as hidden columns).
+    #[allow(clippy::too_many_arguments)]
+    fn bind_order_keys(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderBy],
+        scope: &Scope,
+        aggregating: bool,
+        state: &mut AggState,
+        out: (&mut Vec<Expr>, &mut Vec<String>),
+        visible: usize,
+    ) -> Result<Vec<SortKey>> {
+        let (exprs, names) = out;
         let mut keys = Vec::new();
         for o in order_by {
             let by_output = match &o.expr.kind {
@@ -597,9 +630,9 @@ impl Binder<'_> {
                 Some(i) => i,
                 None => {
                     let b = if aggregating {
-                        self.bind_expr(&o.expr, &scope, &mut Mode::Agg(&mut state))?
+                        self.bind_expr(&o.expr, scope, &mut Mode::Agg(state))?
                     } else {
-                        self.bind_expr(&o.expr, &scope, &mut Mode::NoAgg("WHERE"))?
+                        self.bind_expr(&o.expr, scope, &mut Mode::NoAgg("WHERE"))?
                     };
                     let b = self.resolve_unknown(b)?;
                     let same = format!("{b:?}");
@@ -624,88 +657,176 @@ impl Binder<'_> {
             };
             keys.push(sort_key(column, o));
         }
+        Ok(keys)
+    }
 
-        if aggregating {
-            let having = match &s.having {
-                Some(h) => {
-                    Some(self.bind_condition(h, &scope, &mut Mode::Agg(&mut state), "HAVING")?)
-                }
-                None => None,
-            };
-            let ngroups = if state.group.is_empty() {
-                1.0
-            } else {
-                (plan.rows / 10.0).clamp(1.0, 200.0)
-            };
-            let mut fields: Vec<Field> = state
-                .group
-                .iter()
-                .map(|g| Field {
-                    name: "?group?".into(),
-                    ty: g.ty,
-                })
-                .collect();
-            fields.extend(state.aggs.iter().map(|(c, a)| Field {
-                name: c.name.name.clone(),
-                ty: a.ty,
-            }));
-            plan = Plan {
-                rows: ngroups,
-                fields,
-                node: Node::Aggregate {
-                    input: Box::new(plan),
-                    group: std::mem::take(&mut state.group),
-                    aggs: state.aggs.drain(..).map(|(_, a)| a).collect(),
-                },
-            };
-            if let Some(h) = having {
-                let (down, up) = split_having(&plan, h);
-                if let (Some(d), Node::Aggregate { input, .. }) = (down, &mut plan.node) {
-                    // HAVING conditions on the group keys alone filter rows
-                    // before grouping, as PostgreSQL moves them into WHERE.
-                    let inner = std::mem::replace(&mut **input, from::dummy());
-                    **input = from::push_filter(inner, d);
-                }
-                if let Some(u) = up {
-                    plan = filter(plan, u);
-                }
+    /// The Aggregate node over `plan` and the HAVING filter.
+    fn plan_aggregate(
+        &mut self,
+        s: &ast::Select,
+        mut plan: Plan,
+        scope: &Scope,
+        state: &mut AggState,
+    ) -> Result<Plan> {
+        let having = match &s.having {
+            Some(h) => Some(self.bind_condition(h, scope, &mut Mode::Agg(state), "HAVING")?),
+            None => None,
+        };
+        let ngroups = if state.group.is_empty() {
+            1.0
+        } else {
+            (plan.rows / 10.0).clamp(1.0, 200.0)
+        };
+        let mut fields: Vec<Field> = state
+            .group
+            .iter()
+            .map(|g| Field {
+                name: "?group?".into(),
+                ty: g.ty,
+            })
+            .collect();
+        fields.extend(state.aggs.iter().map(|(c, a)| Field {
+            name: c.name.name.clone(),
+            ty: a.ty,
+        }));
+        plan = Plan {
+            rows: ngroups,
+            fields,
+            node: Node::Aggregate {
+                input: Box::new(plan),
+                group: std::mem::take(&mut state.group),
+                aggs: state.aggs.drain(..).map(|(_, a)| a).collect(),
+            },
+        };
+        if let Some(h) = having {
+            let (down, up) = split_having(&plan, h);
+            if let (Some(d), Node::Aggregate { input, .. }) = (down, &mut plan.node) {
+                // HAVING conditions on the group keys alone filter rows
+                // before grouping, as PostgreSQL moves them into WHERE.
+                let inner = std::mem::replace(&mut **input, from::dummy());
+                **input = from::push_filter(inner, d);
             }
-        }
-
-        plan = project(plan, exprs, names);
-        if s.distinct {
-            plan = Plan {
-                rows: plan.rows,
-                fields: plan.fields.clone(),
-                node: Node::Distinct {
-                    input: Box::new(plan),
-                },
-            };
-        }
-        if !keys.is_empty() {
-            plan = Plan {
-                rows: plan.rows,
-                fields: plan.fields.clone(),
-                node: Node::Sort {
-                    input: Box::new(plan),
-                    keys,
-                },
-            };
-        }
-        if plan.fields.len() > visible {
-            let exprs = plan.fields[..visible]
-                .iter()
-                .enumerate()
-                .map(|(i, f)| Expr::column(i, f.ty))
-                .collect();
-            let names = plan.fields[..visible]
-                .iter()
-                .map(|f| f.name.clone())
-                .collect();
-            plan = project(plan, exprs, names);
+            if let Some(u) = up {
+                plan = filter(plan, u);
+            }
         }
         Ok(plan)
     }
+}
+
+/// Projects the select list over `plan`, then DISTINCT, ORDER BY, and the
+/// projection that drops ORDER BY's hidden columns.
+fn finish_select(
+    mut plan: Plan,
+    exprs: Vec<Expr>,
+    names: Vec<String>,
+    distinct: bool,
+    keys: Vec<SortKey>,
+    visible: usize,
+) -> Plan {
+    plan = project(plan, exprs, names);
+    if distinct {
+        plan = Plan {
+            rows: plan.rows,
+            fields: plan.fields.clone(),
+            node: Node::Distinct {
+                input: Box::new(plan),
+            },
+        };
+    }
+    if !keys.is_empty() {
+        plan = Plan {
+            rows: plan.rows,
+            fields: plan.fields.clone(),
+            node: Node::Sort {
+                input: Box::new(plan),
+                keys,
+            },
+        };
+    }
+    if plan.fields.len() > visible {
+        let exprs = plan.fields[..visible]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Expr::column(i, f.ty))
+            .collect();
+        let names = plan.fields[..visible]
+            .iter()
+            .map(|f| f.name.clone())
+            .collect();
+        plan = project(plan, exprs, names);
+    }
+    plan
+}
+
+/// One select-list column: an expression, or a column a wildcard expanded.
+enum Out<'a> {
+    Ast(&'a ast::Expr, String),
+    Column(usize, String),
+}
+
+/// The select list, with wildcards expanded.
+fn select_outputs<'a>(s: &'a ast::Select, scope: &Scope) -> Result<Vec<Out<'a>>> {
+    let mut outs: Vec<Out> = Vec::new();
+    for item in &s.projection {
+        match item {
+            ast::SelectItem::Expr { expr, alias } => {
+                let name = alias.clone().unwrap_or_else(|| output_name(expr));
+                outs.push(Out::Ast(expr, name));
+            }
+            ast::SelectItem::Wildcard(off) => {
+                if s.from.is_empty() {
+                    return Err(at(
+                        err!(
+                            SyntaxError,
+                            "SELECT * with no tables specified is not valid"
+                        ),
+                        *off,
+                    ));
+                }
+                for i in scope.wildcard(None)? {
+                    outs.push(Out::Column(i, scope.columns[i].name.clone()));
+                }
+            }
+            ast::SelectItem::QualifiedWildcard(n) => {
+                for i in scope.wildcard(Some(&n.name)).map_err(|e| at(e, n.offset))? {
+                    outs.push(Out::Column(i, scope.columns[i].name.clone()));
+                }
+            }
+        }
+    }
+    Ok(outs)
+}
+
+/// Whether the SELECT aggregates (GROUP BY, HAVING, or an aggregate call).
+fn is_aggregating(s: &ast::Select, order_by: &[ast::OrderBy]) -> bool {
+    !s.group_by.is_empty()
+        || s.having.is_some()
+        || s.projection
+            .iter()
+            .any(|i| matches!(i, ast::SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
+        || order_by.iter().any(|o| contains_aggregate(&o.expr))
+}
+
+/// Which columns the scans must produce.
+fn needed_columns(s: &ast::Select, order_by: &[ast::OrderBy]) -> Needed {
+    let mut needed = Needed::default();
+    for item in &s.projection {
+        match item {
+            ast::SelectItem::Expr { expr, .. } => needed.add_expr(expr),
+            ast::SelectItem::Wildcard(_) => needed.star = true,
+            ast::SelectItem::QualifiedWildcard(n) => {
+                needed.qualified_stars.insert(n.name.clone());
+            }
+        }
+    }
+    for e in s.where_clause.iter().chain(&s.group_by).chain(&s.having) {
+        needed.add_expr(e);
+    }
+    for o in order_by {
+        needed.add_expr(&o.expr);
+    }
+    needed
 }
 
 /// The AST of a reference to scope column `i` (for `*` under GROUP BY).

@@ -279,9 +279,9 @@ fn no_client_stream(what: &str, api: &str) -> Error {
     ))
 }
 
-mod fast;
 mod load;
 mod parallel;
+mod record_to_tuple;
 mod table_out;
 mod text_row;
 mod unload;

@@ -271,7 +271,6 @@ impl Session {
         let snap = self.statement_snapshot();
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
         let table = self.target(&ins.table, &snap)?;
-        let ncols = table.columns.len();
         let targets = target_columns(&table, &ins.columns)?;
         if let Some(row) = super::insert_row::literal_row(ins) {
             // A column list longer than the row is the general path's error.
@@ -289,114 +288,10 @@ impl Session {
                 }
             }
         }
-        let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
         let mut ctx = self.stmt_ctx(&snap);
         let mut binder = Binder::new(&mut ctx);
-        let mut bulk = false;
-        let source = match &ins.source {
-            None => Plan {
-                rows: 1.0,
-                fields: vec![],
-                node: Node::Values { rows: vec![vec![]] },
-            },
-            Some(q) => match (
-                &q.body,
-                q.order_by.is_empty()
-                    && q.limit.is_none()
-                    && q.offset.is_none()
-                    && q.with.is_empty(),
-            ) {
-                (ast::SetExpr::Values(rows), true) => {
-                    let mut rows = rows.clone();
-                    for row in &mut rows {
-                        if row.len() > targets.len() {
-                            return Err(err!(
-                                SyntaxError,
-                                "INSERT has more expressions than target columns"
-                            ));
-                        }
-                        for (k, e) in row.iter_mut().enumerate() {
-                            if matches!(e.kind, ast::ExprKind::Default) {
-                                *e = match &table.columns[targets[k]].default {
-                                    Some(text) => parse_default(text)?,
-                                    None => {
-                                        ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null))
-                                    }
-                                };
-                            }
-                        }
-                    }
-                    let width = rows.first().map_or(0, Vec::len);
-                    if !ins.columns.is_empty() && width < targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more target columns than expressions"
-                        ));
-                    }
-                    let names: Vec<String> = targets
-                        .iter()
-                        .map(|&t| table.columns[t].name.clone())
-                        .collect();
-                    binder.plan_values(&rows, Some(&target_types[..width]), &names)?
-                }
-                _ => {
-                    bulk = true;
-                    binder.keep_unknown = true;
-                    let p = binder.plan_query(q)?;
-                    if !ins.columns.is_empty() && p.fields.len() < targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more target columns than expressions"
-                        ));
-                    }
-                    if p.fields.len() > targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more expressions than target columns"
-                        ));
-                    }
-                    for (k, f) in p.fields.iter().enumerate() {
-                        let to = &target_types[k];
-                        if f.ty != DataType::Unknown
-                            && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
-                        {
-                            return Err(err!(
-                                DatatypeMismatch,
-                                "column \"{}\" is of type {to} but expression is of type {}",
-                                table.columns[targets[k]].name,
-                                f.ty
-                            )
-                            .with_hint("You will need to rewrite or cast the expression."));
-                        }
-                    }
-                    let width = p.fields.len();
-                    binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?
-                }
-            },
-        };
-        let provided = source.fields.len();
-        // The complete row: provided columns, else defaults, else NULL.
-        let mut exprs = Vec::with_capacity(ncols);
-        for (j, col) in table.columns.iter().enumerate() {
-            match targets.iter().position(|&t| t == j) {
-                Some(k) if k < provided => exprs.push(Expr::column(k, col.ty)),
-                _ => {
-                    let e = match &col.default {
-                        Some(text) => {
-                            let ast = parse_default(text)?;
-                            let b = binder.bind_expr(
-                                &ast,
-                                &Scope::default(),
-                                &mut Mode::NoAgg("DEFAULT expressions"),
-                            )?;
-                            binder.coerce(b, &col.ty, CastContext::Assignment, ast.offset)?
-                        }
-                        None => Expr::constant(Value::Null, col.ty),
-                    };
-                    exprs.push(e);
-                }
-            }
-        }
+        let (source, bulk) = insert_source(&mut binder, ins, &table, &targets)?;
+        let exprs = complete_row(&mut binder, &table, &targets, source.fields.len())?;
         let (ret_exprs, ret_cols) =
             self.returning(&mut binder, &ins.returning, &table, &table.name)?;
         drop(binder);
@@ -650,6 +545,130 @@ impl Session {
             t0,
         ))
     }
+}
+
+/// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items
+/// replaced by the column's default) or its query, cast to the target
+/// columns' types; and whether to write them in bulk (a query's rows: many
+/// per page, through the bulk-write ring).
+fn insert_source(
+    binder: &mut Binder<'_>,
+    ins: &ast::Insert,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<(Plan, bool)> {
+    let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
+    let mut bulk = false;
+    let source = match &ins.source {
+        None => Plan {
+            rows: 1.0,
+            fields: vec![],
+            node: Node::Values { rows: vec![vec![]] },
+        },
+        Some(q) => match (
+            &q.body,
+            q.order_by.is_empty() && q.limit.is_none() && q.offset.is_none() && q.with.is_empty(),
+        ) {
+            (ast::SetExpr::Values(rows), true) => {
+                let mut rows = rows.clone();
+                for row in &mut rows {
+                    if row.len() > targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more expressions than target columns"
+                        ));
+                    }
+                    for (k, e) in row.iter_mut().enumerate() {
+                        if matches!(e.kind, ast::ExprKind::Default) {
+                            *e = match &table.columns[targets[k]].default {
+                                Some(text) => parse_default(text)?,
+                                None => ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null)),
+                            };
+                        }
+                    }
+                }
+                let width = rows.first().map_or(0, Vec::len);
+                if !ins.columns.is_empty() && width < targets.len() {
+                    return Err(err!(
+                        SyntaxError,
+                        "INSERT has more target columns than expressions"
+                    ));
+                }
+                let names: Vec<String> = targets
+                    .iter()
+                    .map(|&t| table.columns[t].name.clone())
+                    .collect();
+                binder.plan_values(&rows, Some(&target_types[..width]), &names)?
+            }
+            _ => {
+                bulk = true;
+                binder.keep_unknown = true;
+                let p = binder.plan_query(q)?;
+                if !ins.columns.is_empty() && p.fields.len() < targets.len() {
+                    return Err(err!(
+                        SyntaxError,
+                        "INSERT has more target columns than expressions"
+                    ));
+                }
+                if p.fields.len() > targets.len() {
+                    return Err(err!(
+                        SyntaxError,
+                        "INSERT has more expressions than target columns"
+                    ));
+                }
+                for (k, f) in p.fields.iter().enumerate() {
+                    let to = &target_types[k];
+                    if f.ty != DataType::Unknown
+                        && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
+                    {
+                        return Err(err!(
+                            DatatypeMismatch,
+                            "column \"{}\" is of type {to} but expression is of type {}",
+                            table.columns[targets[k]].name,
+                            f.ty
+                        )
+                        .with_hint("You will need to rewrite or cast the expression."));
+                    }
+                }
+                let width = p.fields.len();
+                binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?
+            }
+        },
+    };
+    Ok((source, bulk))
+}
+
+/// The complete row of `table` over the source's `provided` columns: each
+/// target column from the source, else the column's default, else NULL.
+fn complete_row(
+    binder: &mut Binder<'_>,
+    table: &TableDef,
+    targets: &[usize],
+    provided: usize,
+) -> Result<Vec<Expr>> {
+    // The complete row: provided columns, else defaults, else NULL.
+    let mut exprs = Vec::with_capacity(table.columns.len());
+    for (j, col) in table.columns.iter().enumerate() {
+        match targets.iter().position(|&t| t == j) {
+            Some(k) if k < provided => exprs.push(Expr::column(k, col.ty)),
+            _ => {
+                let e = match &col.default {
+                    Some(text) => {
+                        let ast = parse_default(text)?;
+                        let b = binder.bind_expr(
+                            &ast,
+                            &Scope::default(),
+                            &mut Mode::NoAgg("DEFAULT expressions"),
+                        )?;
+                        binder.coerce(b, &col.ty, CastContext::Assignment, ast.offset)?
+                    }
+                    None => Expr::constant(Value::Null, col.ty),
+                };
+                exprs.push(e);
+            }
+        }
+    }
+    Ok(exprs)
 }
 
 /// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source.

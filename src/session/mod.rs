@@ -29,7 +29,7 @@
 //! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
 //! [`Session::copy_in`] / [`Session::copy_out`]).
 
-mod ack;
+mod commit_ack;
 mod copy;
 mod ddl;
 mod describe;
@@ -52,16 +52,21 @@ use std::time::Instant;
 use heapdb_grammar::ast;
 
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
-pub use ack::{CommitAck, CommitGate};
+pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
+// The rest of the embedded API: what a client (the shell, a wire-protocol
+// server) needs beside `Session` itself, so that it names no layer below.
+pub use crate::copy::out_file::OutFile;
+pub use crate::database::Database;
+pub use crate::vector::{Batch, Vector};
+pub use crate::wal::lsn_text;
+
 use crate::catalog::{CatalogView, TableDef};
-use crate::database::Database;
 use crate::err;
 use crate::error::{Error, Result, SqlState};
-use crate::exec::vector::Batch;
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
@@ -195,6 +200,15 @@ impl Drop for Session {
     }
 }
 
+impl Database {
+    /// A new session with the database's default settings. (Defined here,
+    /// above the database layer: a session holds its database, never the
+    /// other way round.)
+    pub fn session(&self) -> Session {
+        Session::new(self.clone())
+    }
+}
+
 impl Session {
     pub(crate) fn new(db: Database) -> Session {
         Session {
@@ -290,6 +304,42 @@ impl Session {
     /// batch (for output of any size in constant memory). The returned
     /// result describes the last statement; its `rows` are empty.
     pub fn execute_streaming(
+        &mut self,
+        sql: &str,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        // Values print in the session's DateStyle/IntervalStyle: set for the
+        // statement's rows, and again after it (it may have been a SET).
+        self.apply_output_style();
+        let result = self.execute_streaming_styled(sql, sink);
+        self.apply_output_style();
+        result
+    }
+
+    /// Makes this thread print values in the session's styles.
+    fn apply_output_style(&self) {
+        use crate::settings::{DateFormat, DateOrder, IntervalStyle};
+        use crate::types::datetime::style::{self, DateOut, IntervalOut};
+        let date = match self.settings.datestyle.format {
+            DateFormat::Iso => DateOut::Iso,
+            DateFormat::Sql => DateOut::Sql,
+            DateFormat::Postgres => DateOut::Postgres,
+            DateFormat::German => DateOut::German,
+        };
+        let interval = match self.settings.intervalstyle {
+            IntervalStyle::Postgres => IntervalOut::Postgres,
+            IntervalStyle::PostgresVerbose => IntervalOut::Verbose,
+            IntervalStyle::SqlStandard => IntervalOut::SqlStandard,
+            IntervalStyle::Iso8601 => IntervalOut::Iso8601,
+        };
+        style::set_output_style(style::OutputStyle {
+            date,
+            day_first: self.settings.datestyle.order == DateOrder::Dmy,
+            interval,
+        });
+    }
+
+    fn execute_streaming_styled(
         &mut self,
         sql: &str,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
@@ -407,6 +457,8 @@ impl Session {
         class: Class<'_>,
         run: &mut dyn FnMut(&mut Session) -> Result<QueryResult>,
     ) -> Result<QueryResult> {
+        // After a failed log flush nothing runs (`wal::writer`).
+        self.db.wal.healthy()?;
         let buffers_before = BufferUsage::current();
         let mut result = match class {
             Class::Begin(modes) => self.begin(modes),
@@ -653,15 +705,20 @@ impl Session {
                     self.db.txns.clog().note_async_commit(t.xid, lsn);
                 }
             }
-            // The commit record is in the log: the commit stands even if
-            // its flush failed (PostgreSQL would PANIC here); the error is
-            // still reported.
+            if let Err(e) = flushed {
+                // The commit record may not be on disk, and the log failed
+                // for good (`wal::writer`, as PostgreSQL PANICs here): the
+                // transaction is never marked committed, so nothing can see
+                // its changes; every later statement is refused, and
+                // reopening lets recovery decide from the disk. The old
+                // files of its drops stay (recovery may need them).
+                self.db.txns.forget(t.xid);
+                drop(in_flight);
+                return Err(e);
+            }
             let committed = self.db.txns.commit(t.xid);
             drop(in_flight);
             committed?;
-            // Without a durable commit record the old files stay (a crash
-            // would undo the commit and need them).
-            flushed?;
             // The transaction has committed: failing to remove an old file
             // (another session still reading it) must not turn into a
             // commit error. The file is left behind, which wastes space but

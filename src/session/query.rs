@@ -88,6 +88,10 @@ impl PlanContext for StmtCtx<'_> {
         exec::collect_rows(&plan, &ctx)
     }
 
+    fn subplan_context(&mut self, plan: &Plan) -> Result<ExecContext> {
+        self.exec_context(plan)
+    }
+
     fn settings(&self) -> &Settings {
         self.settings
     }

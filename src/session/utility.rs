@@ -24,7 +24,7 @@ fn set_text(args: &[ast::SetArg]) -> String {
 
 impl Session {
     fn settings_changed(&self, name: &str) {
-        if name.ends_with("_ring_size") {
+        if name.ends_with("_ring_size") || name.eq_ignore_ascii_case("bulkread_quarter_rule") {
             self.db.pool.set_ring_sizes(ring_sizes(&self.settings));
         }
     }

@@ -3,9 +3,10 @@
 //! as `SHOW` prints it.
 //!
 //! Clients set them when they connect (`PGDATESTYLE`, `PGTZ`, `PGOPTIONS`,
-//! as libpq passes them). heapdb keeps and shows them; the types layer
-//! does not read them yet (values print in ISO and `postgres` style), and
-//! it converts no time zone (timestamps are kept and shown in UTC), so
+//! as libpq passes them). heapdb keeps and shows them; the session hands
+//! `DateStyle` and `IntervalStyle` to the types layer's output
+//! (`types::datetime::style`; `sql_standard` and `iso_8601` intervals still
+//! print as `postgres`), and it converts no time zone (timestamps are kept and shown in UTC), so
 //! `TimeZone` only has to
 //! name a zone PostgreSQL would accept: a number of hours, a zone of the
 //! system's time zone database (`/usr/share/zoneinfo`, found case-blind

@@ -20,12 +20,11 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use super::input::{ScriptReader, Splitter};
+use super::input::{LineSplitter, ScriptReader};
 use super::report::{format_error, Locus};
 use super::run::{Flow, Runner, Source};
 use super::script::io_message;
-use crate::copy::out_file::OutFile;
-use crate::session::CopyIo;
+use crate::session::{CopyIo, OutFile};
 
 /// The data of a `COPY ... FROM STDIN`, as the shell reads it.
 pub trait CopyData: BufRead {
@@ -74,20 +73,20 @@ pub fn client_copy(sql: &str) -> Option<ClientCopy> {
 /// buffer and for COPY data: a [`ScriptReader`] or the prompt.
 pub trait LineSource {
     /// The statement splitter (the query buffer).
-    fn splitter(&mut self) -> &mut Splitter;
+    fn splitter(&mut self) -> &mut LineSplitter;
     /// The next data line of a `COPY ... FROM STDIN`, without its line
     /// end; `None` after the line `\.` or at the end of input.
-    fn copy_data_line(&mut self) -> io::Result<Option<&str>>;
+    fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>>;
     /// The line number reached.
     fn lineno(&self) -> u64;
 }
 
 impl<R: Read> LineSource for ScriptReader<R> {
-    fn splitter(&mut self) -> &mut Splitter {
+    fn splitter(&mut self) -> &mut LineSplitter {
         ScriptReader::splitter(self)
     }
 
-    fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+    fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>> {
         ScriptReader::copy_data_line(self)
     }
 
@@ -148,7 +147,7 @@ impl BufRead for ScriptData<'_> {
             while self.buf.len() < DATA_CHUNK {
                 match self.reader.copy_data_line()? {
                     Some(line) => {
-                        self.buf.extend_from_slice(line.as_bytes());
+                        self.buf.extend_from_slice(line);
                         self.buf.push(b'\n');
                     }
                     None => {
@@ -492,8 +491,8 @@ impl Runner {
             Ok(c) => c,
             Err(msg) => return self.shell_error(&msg, src, line),
         };
-        // A file or stream written from here is output too (shell::ack).
-        super::ack::before_output();
+        // A file or stream written from here is output too (shell::external_sync).
+        super::external_sync::before_output();
         let flow = match (copy.direction, copy.endpoint) {
             (ClientCopy::In, Endpoint::File(path)) => {
                 let (file, size) = match File::open(&path).and_then(|f| {

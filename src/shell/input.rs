@@ -2,7 +2,7 @@
 //! handing out complete SQL statements and meta-command lines with the line
 //! numbers psql reports.
 //!
-//! psql's rules, which [`Splitter`] follows line by line:
+//! psql's rules, which [`LineSplitter`] follows line by line:
 //! - a statement ends at a `;` outside quotes, comments, dollar quotes and
 //!   parentheses; its text includes the `;` and keeps its inner newlines;
 //! - before a statement starts, whitespace and `--` comments are dropped
@@ -94,7 +94,7 @@ enum Lex {
 
 /// Splits input lines into statements and meta-command lines.
 #[derive(Debug, Default)]
-pub struct Splitter {
+pub struct LineSplitter {
     /// The query buffer: the statement in progress.
     buffer: String,
     /// Lexical state at the end of the text seen so far.
@@ -129,10 +129,10 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-impl Splitter {
+impl LineSplitter {
     /// A splitter with an empty query buffer.
-    pub fn new() -> Splitter {
-        Splitter::default()
+    pub fn new() -> LineSplitter {
+        LineSplitter::default()
     }
 
     /// The statement in progress (psql's query buffer).
@@ -209,7 +209,7 @@ impl Splitter {
         self.scan_line(line, lineno, out);
     }
 
-    /// [`Splitter::feed_line`] for a line that was not valid UTF-8: `line`
+    /// [`LineSplitter::feed_line`] for a line that was not valid UTF-8: `line`
     /// is its lossy decoding, and `bad` says where each U+FFFD in it stands
     /// for which bytes. A statement that takes any of them becomes an
     /// [`Item::Invalid`].
@@ -258,7 +258,7 @@ impl Splitter {
         }
     }
 
-    /// Scans one line without its line end (see [`Splitter::feed_line`]).
+    /// Scans one line without its line end (see [`LineSplitter::feed_line`]).
     fn scan_line(&mut self, line: &str, lineno: u64, out: &mut VecDeque<Item>) {
         let b = line.as_bytes();
         let mut i = 0;
@@ -267,29 +267,11 @@ impl Splitter {
         while i < b.len() {
             match &mut self.lex {
                 Lex::Quote { escapes } => {
-                    let esc = *escapes;
-                    while i < b.len() {
-                        let rest = &b[i..];
-                        let found = if esc {
-                            memchr::memchr2(b'\'', b'\\', rest)
-                        } else {
-                            memchr::memchr(b'\'', rest)
-                        };
-                        let Some(p) = found else {
-                            i = b.len();
-                            break;
-                        };
-                        i += p;
-                        // A backslash escape, or a doubled quote.
-                        if b[i] == b'\\' || b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                        } else {
-                            i += 1;
-                            self.lex = Lex::Normal;
-                            break;
-                        }
+                    let closed;
+                    (i, closed) = quote_end(b, i, *escapes);
+                    if closed {
+                        self.lex = Lex::Normal;
                     }
-                    i = i.min(b.len());
                 }
                 Lex::Ident => match b[i..].iter().position(|&c| c == b'"') {
                     Some(p) if b.get(i + p + 1) == Some(&b'"') => i += p + 2,
@@ -512,7 +494,7 @@ pub struct ScriptReader<R: Read> {
     /// Lines read so far.
     lineno: u64,
     /// The statement splitter.
-    splitter: Splitter,
+    splitter: LineSplitter,
     /// Items found and not yet handed out.
     pending: VecDeque<Item>,
     /// Queue each line as [`Item::Echo`] (psql's `-a`).
@@ -531,7 +513,7 @@ impl<R: Read> ScriptReader<R> {
             reader: BufReader::with_capacity(READ_CHUNK, input),
             line: Vec::with_capacity(4096),
             lineno: 0,
-            splitter: Splitter::new(),
+            splitter: LineSplitter::new(),
             pending: VecDeque::new(),
             echo_all: false,
             done: false,
@@ -550,33 +532,26 @@ impl<R: Read> ScriptReader<R> {
     }
 
     /// The splitter, for `\g` (take the buffer), `\r` and `\p`.
-    pub fn splitter(&mut self) -> &mut Splitter {
+    pub fn splitter(&mut self) -> &mut LineSplitter {
         &mut self.splitter
     }
 
     /// The next data line of a `COPY ... FROM STDIN` that has just been
     /// returned, without its line end; `None` after the line `\.` (which is
     /// consumed) or at end of input. Data lines are read raw, one at a time,
-    /// so a large COPY streams; the splitter does not see them.
-    pub fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+    /// so a large COPY streams; the splitter does not see them. The bytes
+    /// are the COPY's to check: invalid UTF-8 is an error of that COPY
+    /// (22021, with its line), as the server finds it, never of the script.
+    pub fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>> {
         self.line.clear();
         if self.reader.read_until(b'\n', &mut self.line)? == 0 {
             return Ok(None);
         }
         self.lineno += 1;
-        let text = std::str::from_utf8(&self.line).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "invalid byte sequence for encoding \"UTF8\": 0x{:02x} (line {})",
-                    self.line[e.valid_up_to()],
-                    self.lineno
-                ),
-            )
-        })?;
-        let text = text.strip_suffix('\n').unwrap_or(text);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        Ok((text != "\\.").then_some(text))
+        let text = &self.line[..];
+        let text = text.strip_suffix(b"\n").unwrap_or(text);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        Ok((text != b"\\.").then_some(text))
     }
 
     /// Whether the next [`next_item`](Self::next_item) may block reading
@@ -637,6 +612,32 @@ impl<R: Read> Iterator for ScriptReader<R> {
     fn next(&mut self) -> Option<io::Result<Item>> {
         self.next_item().transpose()
     }
+}
+
+/// Where a quoted string that is open at `i` of `b` ends: the position
+/// after its closing quote and `true`, or the line's end and `false` when
+/// it goes on. Doubled quotes, and with `escapes` (`E'...'`) backslash
+/// escapes, do not close it.
+fn quote_end(b: &[u8], mut i: usize, escapes: bool) -> (usize, bool) {
+    while i < b.len() {
+        let rest = &b[i..];
+        let found = if escapes {
+            memchr::memchr2(b'\'', b'\\', rest)
+        } else {
+            memchr::memchr(b'\'', rest)
+        };
+        let Some(p) = found else {
+            return (b.len(), false);
+        };
+        i += p;
+        // A backslash escape, or a doubled quote.
+        if b[i] == b'\\' || b.get(i + 1) == Some(&b'\'') {
+            i += 2;
+        } else {
+            return (i + 1, true);
+        }
+    }
+    (i.min(b.len()), false)
 }
 
 #[cfg(test)]
@@ -847,7 +848,7 @@ mod tests {
 
     #[test]
     fn prompt_state_follows_the_lexer() {
-        let mut s = Splitter::new();
+        let mut s = LineSplitter::new();
         let mut out = VecDeque::new();
         assert_eq!(s.prompt_state(), '=');
         s.feed_line("select (", 1, &mut out);
@@ -920,8 +921,8 @@ mod tests {
         let script = "copy t from stdin;\n1\tone\r\n2\ttwo\n\\.\nselect 1;\n";
         let mut r = ScriptReader::new(script.as_bytes());
         assert_eq!(r.next_item().unwrap(), Some(sql("copy t from stdin;", 1)));
-        assert_eq!(r.copy_data_line().unwrap(), Some("1\tone"));
-        assert_eq!(r.copy_data_line().unwrap(), Some("2\ttwo"));
+        assert_eq!(r.copy_data_line().unwrap(), Some(&b"1\tone"[..]));
+        assert_eq!(r.copy_data_line().unwrap(), Some(&b"2\ttwo"[..]));
         assert_eq!(r.copy_data_line().unwrap(), None);
         assert_eq!(r.next_item().unwrap(), Some(sql("select 1;", 5)));
         assert_eq!(r.next_item().unwrap(), None);

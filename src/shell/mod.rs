@@ -38,10 +38,10 @@ pub mod report;
 pub mod sqlhelp;
 pub mod timing;
 
-pub mod ack;
-pub mod ahead;
+pub mod background_reader;
 pub mod copy;
 pub mod describe;
+pub mod external_sync;
 pub mod progress;
 pub mod repl;
 pub mod run;

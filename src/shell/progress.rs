@@ -103,7 +103,7 @@ impl Tracker {
                 return;
             }
             // The bar tells that earlier statements finished.
-            crate::shell::ack::before_output();
+            crate::shell::external_sync::before_output();
             s.bar = Some(new_bar(total, p.unit));
         }
         let bar = s.bar.as_ref().expect("made above");

@@ -1,17 +1,17 @@
 //! The interactive prompt, as psql's default `%/%R%x%# ` for an ordinary
 //! user: `heapdb=> ` ready for a statement, `heapdb-> ` while one continues
 //! (or `'`, `"`, `*`, `$`, `(` for an open quote, identifier, comment,
-//! dollar quote or parenthesis, from [`Splitter::prompt_state`]),
+//! dollar quote or parenthesis, from [`LineSplitter::prompt_state`]),
 //! `heapdb=*> ` inside a transaction block and `heapdb=!> ` in a failed one.
 //! The database name is the data directory's last path component.
 //!
-//! [`Splitter::prompt_state`]: crate::shell::input::Splitter::prompt_state
+//! [`LineSplitter::prompt_state`]: crate::shell::input::LineSplitter::prompt_state
 
 use std::path::Path;
 
 /// The session's transaction state, psql's `%x`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TxnStatus {
+pub enum PromptTxn {
     /// Not in a transaction block: nothing shown.
     #[default]
     Idle,
@@ -23,11 +23,11 @@ pub enum TxnStatus {
 
 /// The prompt for database `name`, with psql's `%R` character `state`
 /// (`=` when no statement is in progress) and the transaction status.
-pub fn prompt(name: &str, state: char, txn: TxnStatus) -> String {
+pub fn prompt(name: &str, state: char, txn: PromptTxn) -> String {
     let x = match txn {
-        TxnStatus::Idle => "",
-        TxnStatus::InTransaction => "*",
-        TxnStatus::Failed => "!",
+        PromptTxn::Idle => "",
+        PromptTxn::InTransaction => "*",
+        PromptTxn::Failed => "!",
     };
     format!("{name}{state}{x}> ")
 }
@@ -49,14 +49,14 @@ mod tests {
 
     #[test]
     fn prompts_follow_psqls_default() {
-        assert_eq!(prompt("heapdb", '=', TxnStatus::Idle), "heapdb=> ");
-        assert_eq!(prompt("heapdb", '-', TxnStatus::Idle), "heapdb-> ");
+        assert_eq!(prompt("heapdb", '=', PromptTxn::Idle), "heapdb=> ");
+        assert_eq!(prompt("heapdb", '-', PromptTxn::Idle), "heapdb-> ");
         assert_eq!(
-            prompt("heapdb", '=', TxnStatus::InTransaction),
+            prompt("heapdb", '=', PromptTxn::InTransaction),
             "heapdb=*> "
         );
-        assert_eq!(prompt("heapdb", '=', TxnStatus::Failed), "heapdb=!> ");
-        assert_eq!(prompt("db", '(', TxnStatus::InTransaction), "db(*> ");
+        assert_eq!(prompt("heapdb", '=', PromptTxn::Failed), "heapdb=!> ");
+        assert_eq!(prompt("db", '(', PromptTxn::InTransaction), "db(*> ");
     }
 
     #[test]

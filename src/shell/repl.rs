@@ -1,7 +1,7 @@
 //! The interactive prompt: rustyline with the shell's completion helper,
 //! psql's prompts, history and Ctrl-C.
 //!
-//! - Each line typed goes through a [`Splitter`]; a statement runs when an
+//! - Each line typed goes through a [`LineSplitter`]; a statement runs when an
 //!   unquoted `;` ends it, a meta-command at the end of its line.
 //! - History: one entry per statement (a multi-line statement is one
 //!   entry) or meta-command line, loaded at start and appended after each
@@ -25,8 +25,8 @@ use rustyline::{Config, Editor};
 use super::args::history_file;
 use super::complete::{CatalogNames, ShellHelper};
 use super::copy::{LineSource, ScriptData};
-use super::input::{Item, Splitter};
-use super::prompt::{database_name, prompt, TxnStatus};
+use super::input::{Item, LineSplitter};
+use super::prompt::{database_name, prompt, PromptTxn};
 use super::run::{install_cancel_handler, Flow, Runner, Source};
 use crate::session::{self, Session};
 
@@ -61,7 +61,7 @@ struct PromptLines<'a> {
     /// The line editor.
     rl: &'a mut Editor<ShellHelper<EngineNames>, DefaultHistory>,
     /// The query buffer.
-    splitter: &'a mut Splitter,
+    splitter: &'a mut LineSplitter,
     /// The last data line read.
     line: String,
     /// The invitation is still to be printed (not with `-q`).
@@ -69,11 +69,11 @@ struct PromptLines<'a> {
 }
 
 impl LineSource for PromptLines<'_> {
-    fn splitter(&mut self) -> &mut Splitter {
+    fn splitter(&mut self) -> &mut LineSplitter {
         self.splitter
     }
 
-    fn copy_data_line(&mut self) -> io::Result<Option<&str>> {
+    fn copy_data_line(&mut self) -> io::Result<Option<&[u8]>> {
         if std::mem::take(&mut self.announce) {
             println!(
                 "Enter data to be copied followed by a newline.\nEnd with a backslash and a period on a line by itself, or an EOF signal."
@@ -83,7 +83,7 @@ impl LineSource for PromptLines<'_> {
             Ok(line) if line == "\\." => Ok(None),
             Ok(line) => {
                 self.line = line;
-                Ok(Some(&self.line))
+                Ok(Some(self.line.as_bytes()))
             }
             Err(ReadlineError::Eof) => Ok(None),
             Err(ReadlineError::Interrupted) => Err(io::Error::other("canceled by user")),
@@ -181,14 +181,14 @@ pub fn run_interactive(runner: &mut Runner) -> Flow {
     runner.flush();
     let name = database_name(&runner.data_dir);
     let src = Source::default();
-    let mut splitter = Splitter::new();
+    let mut splitter = LineSplitter::new();
     let mut items = VecDeque::new();
     let mut lineno = 0u64;
     loop {
         let txn = match runner.session.txn_status() {
-            session::TxnStatus::Idle => TxnStatus::Idle,
-            session::TxnStatus::InBlock => TxnStatus::InTransaction,
-            session::TxnStatus::Failed => TxnStatus::Failed,
+            session::TxnStatus::Idle => PromptTxn::Idle,
+            session::TxnStatus::InBlock => PromptTxn::InTransaction,
+            session::TxnStatus::Failed => PromptTxn::Failed,
         };
         let p = prompt(&name, splitter.prompt_state(), txn);
         if let Some(h) = rl.helper() {

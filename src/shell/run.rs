@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::ack::{self, before_output, Gated};
 use super::copy::{client_copy, ClientCopy, CopyData};
+use super::external_sync::{self, before_output, Gated};
 use super::meta::{Output, ShellState};
 use super::print::{Align, ColumnInfo, ResultPrinter};
 use super::progress::Tracker;
@@ -50,7 +50,7 @@ pub fn install_cancel_handler(cancel: Arc<AtomicBool>, interactive: bool) {
             cancel.store(true, Ordering::SeqCst);
         } else if !interactive {
             // Leaving between statements: what committed stays committed.
-            ack::before_output();
+            external_sync::before_output();
             std::process::exit(130);
         }
     });
@@ -169,7 +169,9 @@ impl Runner {
         };
         if self.session.commit_ack() != want {
             self.session.set_commit_ack(want);
-            ack::install((want == CommitAck::Deferred).then(|| self.session.commit_gate()));
+            external_sync::install(
+                (want == CommitAck::Deferred).then(|| self.session.commit_gate()),
+            );
         }
     }
 
@@ -521,7 +523,7 @@ impl Runner {
             t.begin(None);
         }
         STATEMENT_RUNNING.store(true, Ordering::SeqCst);
-        let mut sink = |cols: &[Column], batch: &crate::exec::vector::Batch| {
+        let mut sink = |cols: &[Column], batch: &crate::session::Batch| {
             if printer.is_none() {
                 let infos = cols_ref.get_or_init(|| column_infos(cols));
                 let w = out_slot.take().expect("one result set per statement");

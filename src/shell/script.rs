@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::ahead::{Next, Poll, ReadAhead};
+use super::background_reader::{BackgroundReader, Next, Poll};
 use super::copy::{LineSource, ScriptData};
 use super::input::{Item, ScriptReader};
 use super::meta::{help_text, parse_next_meta, shell_escape, Echo, MetaCommand, Outcome};
@@ -80,7 +80,7 @@ impl Runner {
     }
 
     fn run_script_ahead_here<R: Read + Send + 'static>(&mut self, input: R, src: &Source) -> Flow {
-        let mut ahead = match ReadAhead::start(ScriptReader::new(input)) {
+        let mut ahead = match BackgroundReader::start(ScriptReader::new(input)) {
             Ok(a) => a,
             Err(e) => {
                 self.eprint(&format!("heapdb: error: could not start a thread: {e}\n"));
@@ -328,29 +328,8 @@ impl Runner {
             return self.slash_copy(args, Some(&mut ScriptData::new(input)), src, line);
         }
         match cmd {
-            MetaCommand::If(expr) => {
-                let value = self.condition("if", &expr, src, line);
-                let len = input.splitter().buffer().len();
-                self.cond.push_if(Some(value), len);
-                return Flow::Continue;
-            }
-            MetaCommand::Elif(expr) => {
-                let value = self
-                    .cond
-                    .elif_evaluates()
-                    .then(|| self.condition("elif", &expr, src, line));
-                let len = input.splitter().buffer().len();
-                let branch = self.cond.elif(value, len);
-                return self.branched(branch, src, line, input);
-            }
-            MetaCommand::Else => {
-                let len = input.splitter().buffer().len();
-                let branch = self.cond.else_(len);
-                return self.branched(branch, src, line, input);
-            }
-            MetaCommand::Endif => {
-                let branch = self.cond.endif();
-                return self.branched(branch, src, line, input);
+            MetaCommand::If(_) | MetaCommand::Elif(_) | MetaCommand::Else | MetaCommand::Endif => {
+                return self.run_conditional(cmd, src, line, input);
             }
             MetaCommand::Gset(prefix) => {
                 let buf = input.splitter();
@@ -427,30 +406,7 @@ impl Runner {
                 }
             }
             MetaCommand::ConnInfo => {
-                let name = super::prompt::database_name(&self.data_dir);
-                let sb = self
-                    .session
-                    .settings()
-                    .show("shared_buffers")
-                    .unwrap_or_default();
-                let text = format!(
-                    "You are connected to database \"{name}\" in data directory \"{}\" (heapdb {}, shared_buffers = {sb}).\n",
-                    self.data_dir.display(),
-                    env!("CARGO_PKG_VERSION"),
-                );
-                self.print(&text);
-                let w = self.session.database().wal.stats();
-                self.print(&format!(
-                    "WAL: insert position {}, flushed to {}, redo point {}; {} records ({} full-page images, {} bytes), {} flushes, {} checkpoints.\n",
-                    crate::wal::lsn_text(w.insert_lsn),
-                    crate::wal::lsn_text(w.flush_lsn),
-                    crate::wal::lsn_text(w.redo_lsn),
-                    w.records,
-                    w.fpis,
-                    w.bytes,
-                    w.flushes,
-                    w.checkpoints
-                ));
+                self.conninfo();
                 Flow::Continue
             }
             MetaCommand::Connect(db, user) => {
@@ -482,6 +438,72 @@ impl Runner {
             }
             other => self.shell_error(&format!("{other:?} is not handled"), src, line),
         }
+    }
+
+    /// `\if`, `\elif`, `\else`, `\endif`: the conditional stack, and
+    /// the lines of a branch not taken skipped.
+    fn run_conditional(
+        &mut self,
+        cmd: MetaCommand,
+        src: &Source,
+        line: u64,
+        input: &mut dyn LineSource,
+    ) -> Flow {
+        match cmd {
+            MetaCommand::If(expr) => {
+                let value = self.condition("if", &expr, src, line);
+                let len = input.splitter().buffer().len();
+                self.cond.push_if(Some(value), len);
+                Flow::Continue
+            }
+            MetaCommand::Elif(expr) => {
+                let value = self
+                    .cond
+                    .elif_evaluates()
+                    .then(|| self.condition("elif", &expr, src, line));
+                let len = input.splitter().buffer().len();
+                let branch = self.cond.elif(value, len);
+                self.branched(branch, src, line, input)
+            }
+            MetaCommand::Else => {
+                let len = input.splitter().buffer().len();
+                let branch = self.cond.else_(len);
+                self.branched(branch, src, line, input)
+            }
+            MetaCommand::Endif => {
+                let branch = self.cond.endif();
+                self.branched(branch, src, line, input)
+            }
+            other => self.shell_error(&format!("{other:?} is not a conditional"), src, line),
+        }
+    }
+
+    /// `\conninfo`: the data directory, and where the WAL stands.
+    fn conninfo(&mut self) {
+        let name = super::prompt::database_name(&self.data_dir);
+        let sb = self
+            .session
+            .settings()
+            .show("shared_buffers")
+            .unwrap_or_default();
+        let text = format!(
+                    "You are connected to database \"{name}\" in data directory \"{}\" (heapdb {}, shared_buffers = {sb}).\n",
+                    self.data_dir.display(),
+                    env!("CARGO_PKG_VERSION"),
+                );
+        self.print(&text);
+        let w = self.session.database().wal.stats();
+        self.print(&format!(
+                    "WAL: insert position {}, flushed to {}, redo point {}; {} records ({} full-page images, {} bytes), {} flushes, {} checkpoints.\n",
+                    crate::session::lsn_text(w.insert_lsn),
+                    crate::session::lsn_text(w.flush_lsn),
+                    crate::session::lsn_text(w.redo_lsn),
+                    w.records,
+                    w.fpis,
+                    w.bytes,
+                    w.flushes,
+                    w.checkpoints
+                ));
     }
 
     /// `\watch`: runs `query` every `secs` seconds until it fails or Ctrl-C.

@@ -54,9 +54,9 @@ impl<'a> PinnedBuffer<'a> {
     }
 
     /// The page's frame, for prefetching it while another page is worked
-    /// on ([`super::ahead::Ahead`]): no lock is taken and nothing is read.
-    pub fn ahead(&self) -> super::ahead::Ahead {
-        super::ahead::Ahead::frame(self.pool.frame(self.id))
+    /// on ([`super::prefetch::Ahead`]): no lock is taken and nothing is read.
+    pub fn ahead(&self) -> super::prefetch::Ahead {
+        super::prefetch::Ahead::frame(self.pool.frame(self.id))
     }
 
     /// Relation, fork and block of the page.

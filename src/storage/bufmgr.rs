@@ -76,6 +76,13 @@ use super::stats::{BufferUsage, Counter, PoolCounters};
 use super::{relpath, BlockNumber, ForkNumber, RelFileNode, BLCKSZ, MAX_BLOCKS};
 use crate::error::{Error, Result, SqlState};
 
+/// Most buffer descriptors [`BufferPool::reusable_buffers`] looks at.
+pub const REUSABLE_SAMPLES: usize = 4096;
+
+/// Blocks of a relation [`BufferPool::scan_needs_ring`] looks up to estimate
+/// how much of it is cached.
+const CACHED_SAMPLES: usize = 64;
+
 pub use super::buffer::{page_lsn, BufferReadGuard, BufferTag, BufferWriteGuard, PinnedBuffer};
 
 /// Makes the write-ahead log durable up to a page's LSN before the page is
@@ -313,17 +320,22 @@ impl BufferPool {
         ring
     }
 
-    /// The ring a sequential scan of a relation of `nblocks` blocks should
-    /// use: a bulk-read ring when the relation is larger than a quarter of the
-    /// pool, else none.
-    pub fn scan_ring(&self, nblocks: BlockNumber) -> Option<Ring> {
-        self.scan_ring_with(nblocks, &self.ring_sizes())
+    /// The ring a sequential scan of `rel`'s main fork, `nblocks` blocks,
+    /// should use: a bulk-read ring when reading the relation into the pool
+    /// would evict pages in use ([`BufferPool::scan_needs_ring`]), else none.
+    pub fn scan_ring(&self, rel: RelFileNode, nblocks: BlockNumber) -> Option<Ring> {
+        self.scan_ring_with(rel, nblocks, &self.ring_sizes())
     }
 
     /// [`BufferPool::scan_ring`] with the ring sized by `sizes` (a session's
     /// `bulkread_ring_size`) instead of the pool's settings.
-    pub fn scan_ring_with(&self, nblocks: BlockNumber, sizes: &RingSizes) -> Option<Ring> {
-        (nblocks as usize > self.nbuffers() / 4)
+    pub fn scan_ring_with(
+        &self,
+        rel: RelFileNode,
+        nblocks: BlockNumber,
+        sizes: &RingSizes,
+    ) -> Option<Ring> {
+        self.scan_needs_ring(rel, nblocks, sizes)
             .then(|| self.ring_with(StrategyKind::BulkRead, sizes))
     }
 
@@ -333,13 +345,75 @@ impl BufferPool {
     /// whole stays within the bulk-read ring's size. (PostgreSQL gives each
     /// parallel worker a whole ring; here `bulkread_ring_size` bounds the
     /// statement's memory, whatever its number of workers.)
-    pub fn scan_ring_shared(&self, nblocks: BlockNumber, participants: usize) -> Option<Ring> {
-        (nblocks as usize > self.nbuffers() / 4).then(|| {
+    pub fn scan_ring_shared(
+        &self,
+        rel: RelFileNode,
+        nblocks: BlockNumber,
+        participants: usize,
+    ) -> Option<Ring> {
+        let sizes = self.ring_sizes();
+        self.scan_needs_ring(rel, nblocks, &sizes).then(|| {
             let kind = StrategyKind::BulkRead;
-            let len =
-                (self.ring_sizes().buffers(kind, self.nbuffers()) / participants.max(1)).max(1);
+            let len = (sizes.buffers(kind, self.nbuffers()) / participants.max(1)).max(1);
             self.new_ring(kind, len, len)
         })
+    }
+
+    /// Whether a sequential scan of `rel` (`nblocks` blocks of its main
+    /// fork) goes through a bulk-read ring (see `ring.rs`, "When a scan
+    /// uses a ring"): never for a relation of at most a quarter of the
+    /// pool; for a larger one always under the quarter rule
+    /// ([`RingSizes::quarter_rule`], PostgreSQL's), else only when the pages
+    /// it would bring in outnumber the buffers it can take without evicting
+    /// a page in use ([`BufferPool::reusable_buffers`]).
+    pub fn scan_needs_ring(
+        &self,
+        rel: RelFileNode,
+        nblocks: BlockNumber,
+        sizes: &RingSizes,
+    ) -> bool {
+        let n = self.nbuffers();
+        if nblocks as usize <= n / 4 {
+            return false;
+        }
+        if sizes.quarter_rule || nblocks as usize > n {
+            return true;
+        }
+        let missing = nblocks as usize - self.cached_estimate(rel, nblocks);
+        missing > self.reusable_buffers()
+    }
+
+    /// An estimate of how many buffers a read could take without evicting a
+    /// page in use: the unpinned buffers that hold no page or whose usage
+    /// count is zero (the clock sweep's next victims). Counted over at most
+    /// [`REUSABLE_SAMPLES`] descriptors spread evenly over the pool (exact
+    /// for a pool no larger), so it costs a few microseconds whatever the
+    /// pool's size; a snapshot, not atomic.
+    pub fn reusable_buffers(&self) -> usize {
+        let n = self.descs.len();
+        let samples = n.min(REUSABLE_SAMPLES);
+        let cold = (0..samples)
+            .filter(|&i| {
+                let s = self.descs[i * n / samples].state.load(Ordering::Relaxed);
+                refcount(s) == 0 && (s & TAG_VALID == 0 || usage(s) == 0)
+            })
+            .count();
+        cold * n / samples
+    }
+
+    /// An estimate of how many of `rel`'s first `nblocks` main-fork blocks
+    /// the pool holds, from [`CACHED_SAMPLES`] blocks spread evenly over
+    /// them (one mapping lookup each).
+    fn cached_estimate(&self, rel: RelFileNode, nblocks: BlockNumber) -> usize {
+        let n = nblocks as usize;
+        let samples = n.min(CACHED_SAMPLES);
+        if samples == 0 {
+            return 0;
+        }
+        let hits = (0..samples)
+            .filter(|&i| self.is_cached(rel, ForkNumber::Main, (i * n / samples) as BlockNumber))
+            .count();
+        hits * n / samples
     }
 
     /// The database's counters since the pool opened.

@@ -481,43 +481,94 @@ fn write_rings_grow_instead_of_waiting_for_the_wal_up_to_their_bound() {
 }
 
 #[test]
-fn scan_ring_only_for_relations_over_a_quarter_of_the_pool() {
+fn scan_ring_over_a_quarter_only_when_it_would_evict_pages_in_use() {
     let (_dir, pool) = pool(64);
-    assert!(pool.scan_ring(16).is_none());
+    const OTHER: RelFileNode = RelFileNode(16385);
+    assert_eq!(pool.reusable_buffers(), 64, "an empty pool is all free");
+    assert!(pool.scan_ring(REL, 16).is_none(), "a quarter: no ring");
+    assert!(pool.scan_ring(REL, 17).is_none(), "fits the free pool");
+    assert!(pool.scan_ring(REL, 64).is_none(), "fits the free pool");
     assert_eq!(
-        pool.scan_ring(17).map(|r| r.kind()),
+        pool.scan_ring(REL, 65).map(|r| r.kind()),
+        Some(StrategyKind::BulkRead),
+        "larger than the pool"
+    );
+    // 40 buffers in use (usage counts above zero): 24 are left.
+    pool.create_relation(OTHER, MAIN).unwrap();
+    fill(&pool, OTHER, 40);
+    assert_eq!(pool.reusable_buffers(), 24);
+    assert!(pool.scan_ring(REL, 24).is_none());
+    assert!(
+        pool.scan_ring(REL, 25).is_some(),
+        "would evict pages in use"
+    );
+    // A relation's own cached pages need no buffer: OTHER's 40 fit.
+    assert!(pool.scan_ring(OTHER, 40).is_none());
+    // Usage counts worn down to zero by the clock sweep are cold again.
+    for id in 0..pool.nbuffers() as u32 {
+        let d = pool.desc(id);
+        let s = d.lock_header();
+        d.unlock_header(s & !USAGE_MASK);
+    }
+    assert_eq!(pool.reusable_buffers(), 64);
+    assert!(pool.scan_ring(REL, 64).is_none());
+
+    // PostgreSQL's rule on demand: a ring for everything over a quarter.
+    let pg = RingSizes {
+        quarter_rule: true,
+        ..RingSizes::default()
+    };
+    assert!(pool.scan_ring_with(REL, 16, &pg).is_none());
+    assert_eq!(
+        pool.scan_ring_with(REL, 17, &pg).map(|r| r.kind()),
         Some(StrategyKind::BulkRead)
     );
+    pool.set_ring_sizes(pg);
+    assert!(pool.scan_ring(REL, 16).is_none());
+    assert!(pool.scan_ring(REL, 17).is_some());
+    assert!(pool.scan_ring_shared(REL, 17, 2).is_some());
     pool.set_ring_sizes(RingSizes {
         bulk_read: 4 * BLCKSZ,
         ..RingSizes::default()
     });
+    assert!(
+        pool.scan_ring(REL, 17).is_none(),
+        "back to the default rule"
+    );
     assert_eq!(pool.ring(StrategyKind::BulkRead).len(), 4);
     let sizes = RingSizes {
         vacuum: 3 * BLCKSZ,
+        quarter_rule: true,
         ..RingSizes::default()
     };
     assert_eq!(pool.ring_with(StrategyKind::Vacuum, &sizes).len(), 3);
     assert_eq!(pool.ring_with(StrategyKind::BulkWrite, &sizes).len(), 8);
-    assert_eq!(pool.scan_ring_with(17, &sizes).map(|r| r.len()), Some(8));
-    assert!(pool.scan_ring_with(16, &sizes).is_none());
+    assert_eq!(
+        pool.scan_ring_with(REL, 17, &sizes).map(|r| r.len()),
+        Some(8)
+    );
+    assert!(pool.scan_ring_with(REL, 16, &sizes).is_none());
 }
 
 #[test]
 fn parallel_participants_split_one_bulk_read_ring() {
     let (_dir, pool) = pool(16384);
+    pool.set_ring_sizes(RingSizes {
+        quarter_rule: true,
+        ..RingSizes::default()
+    });
     assert!(
-        pool.scan_ring_shared(4096, 3).is_none(),
+        pool.scan_ring_shared(REL, 4096, 3).is_none(),
         "a quarter: no ring"
     );
-    let whole = pool.scan_ring(4097).unwrap().len();
+    let whole = pool.scan_ring(REL, 4097).unwrap().len();
     assert_eq!(whole, 32);
     let shares: Vec<usize> = [1, 2, 3, 64]
         .iter()
-        .map(|&p| pool.scan_ring_shared(4097, p).unwrap().len())
+        .map(|&p| pool.scan_ring_shared(REL, 4097, p).unwrap().len())
         .collect();
     assert_eq!(shares, [32, 16, 10, 1], "at least one buffer each");
-    let r = pool.scan_ring_shared(4097, 3).unwrap();
+    let r = pool.scan_ring_shared(REL, 4097, 3).unwrap();
     assert_eq!((r.kind(), r.max_len()), (StrategyKind::BulkRead, 10));
 }
 
@@ -540,7 +591,14 @@ fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
     }
     let pool = BufferPool::open_with(dir.path(), config).unwrap();
     assert_eq!(pool.huge_regions_advised(), 0);
-    let mut ring = pool.scan_ring(PAGES).expect("over a quarter of the pool");
+    // PostgreSQL's rule: the relation would fit the empty pool.
+    pool.set_ring_sizes(RingSizes {
+        quarter_rule: true,
+        ..RingSizes::default()
+    });
+    let mut ring = pool
+        .scan_ring(REL, PAGES)
+        .expect("over a quarter of the pool");
     assert_eq!(ring.len(), 32);
     for b in 0..PAGES {
         assert_eq!(stamp_with(&pool, b, Some(&mut ring)), b);
@@ -554,7 +612,7 @@ fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
     // frame is touched.
     let resident = pool.resident_frame_bytes();
     drop(ring);
-    let mut again = pool.scan_ring(PAGES).unwrap();
+    let mut again = pool.scan_ring(REL, PAGES).unwrap();
     for b in 0..PAGES {
         assert_eq!(stamp_with(&pool, b, Some(&mut again)), b);
     }
@@ -574,9 +632,10 @@ fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
     // its 256 frames, the next ones under the hand, are advised.
     pool.set_ring_sizes(RingSizes {
         bulk_read: HUGE_PAGE,
+        quarter_rule: true,
         ..RingSizes::default()
     });
-    let mut big = pool.scan_ring(PAGES).unwrap();
+    let mut big = pool.scan_ring(REL, PAGES).unwrap();
     assert_eq!(big.len(), HUGE_PAGE / BLCKSZ);
     for b in 0..PAGES {
         assert_eq!(stamp_with(&pool, b, Some(&mut big)), b);

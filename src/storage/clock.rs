@@ -22,7 +22,7 @@
 //! frames even while other threads read too. That is what lets a later
 //! sequential scan run at memory speed: the hardware prefetcher streams
 //! across frame boundaries only when the next page's frame follows this
-//! one's (software prefetch alone, see `ahead.rs`, reached 95 ms where
+//! one's (software prefetch alone, see `prefetch.rs`, reached 95 ms where
 //! neighbouring frames took 35 for the same 20,000,000 tuples on one core).
 //! Without runs, the three participants of a parallel scan reading a table
 //! into the pool took turns at the hand, and only ~45% of consecutive

@@ -25,7 +25,6 @@
 //! [`ForkNumber`], [`BlockNumber`]. See `README.md` in this directory for the
 //! design notes of the buffer pool.
 
-pub mod ahead;
 pub mod buffer;
 mod bufio;
 pub mod bufmgr;
@@ -38,6 +37,7 @@ pub mod dirlock;
 mod frames;
 mod mapping;
 pub mod page;
+pub mod prefetch;
 pub mod recent;
 pub mod reserve;
 pub mod ring;

@@ -31,11 +31,11 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
-use super::ahead::Ahead;
 use super::bufmgr::{BufferPool, BufferTag, PinnedBuffer};
 use super::desc::{
     refcount, usage, MAX_USAGE, REFCOUNT_MASK, REFCOUNT_ONE, TAG_VALID, USAGE_ONE, VALID,
 };
+use super::prefetch::Ahead;
 use super::ring::Ring;
 use super::stats::Counter;
 use super::{BlockNumber, ForkNumber, RelFileNode};
@@ -114,6 +114,66 @@ impl BufferPool {
         Ok(buf)
     }
 
+    /// `block` pinned through the buffer `hints` remembers for it, when
+    /// that buffer still holds the page (a hit); `None` otherwise, with
+    /// nothing read. The cached path of a scan: no I/O, no allocation.
+    #[inline]
+    pub fn pin_recent(
+        &self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        hints: &[AtomicU32],
+        strategy: bool,
+    ) -> Option<PinnedBuffer<'_>> {
+        let tag = BufferTag { rel, fork, block };
+        let id = hints.get(block as usize)?.load(Ordering::Relaxed);
+        if (id as usize) < self.descs.len() && self.pin_if_holds(id, tag, strategy) {
+            self.counters.count(Counter::Hit);
+            return Some(PinnedBuffer {
+                pool: self,
+                id,
+                tag,
+            });
+        }
+        None
+    }
+
+    /// The read side of a scan that reads runs of pages: `block` pinned
+    /// through the buffer `hints` remembers for it when that is right (as
+    /// [`BufferPool::read_buffer_recent`]); else, when the pool lacks the
+    /// page, it and up to `count - 1` blocks after it pinned together
+    /// ([`BufferPool::read_buffers`]: one `preadv` per run of missing
+    /// pages); else the page alone. The pins go to `out` in block order,
+    /// at least one unless an error is returned; counters and errors as
+    /// `read_buffer`'s.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_buffers_recent<'a>(
+        &'a self,
+        rel: RelFileNode,
+        fork: ForkNumber,
+        block: BlockNumber,
+        count: u32,
+        hints: &[AtomicU32],
+        strategy: Option<&mut Ring>,
+        out: &mut Vec<PinnedBuffer<'a>>,
+    ) -> Result<()> {
+        let slot = hints.get(block as usize);
+        if let Some(buf) = self.pin_recent(rel, fork, block, hints, strategy.is_some()) {
+            out.push(buf);
+            return Ok(());
+        }
+        if count > 1 && !self.is_cached(rel, fork, block) {
+            return self.read_buffers(rel, fork, block, count, hints, strategy, out);
+        }
+        let buf = self.read_buffer(rel, fork, block, strategy)?;
+        if let Some(slot) = slot {
+            slot.store(buf.id, Ordering::Relaxed);
+        }
+        out.push(buf);
+        Ok(())
+    }
+
     /// The frame `hints` remembers for `block`, for prefetching while a
     /// scan works on the page before it ([`Ahead`]; the hardware
     /// prefetcher follows no stream across frames). Only a hint: no pin,
@@ -125,7 +185,7 @@ impl BufferPool {
     /// miss at every page (perf: ~55% of `HeapScan::pin`'s
     /// samples on that load and the `lock cmpxchg` after it, a 5M-row
     /// `sum(aid)`). It is prefetched for writing
-    /// ([`super::ahead::prefetch_write`]): a read prefetch brought the line
+    /// ([`super::prefetch::prefetch_write`]): a read prefetch brought the line
     /// in shared, often from the other core (which pinned the page last),
     /// and the `lock cmpxchg` then waited for a second transfer to own it;
     /// with `PREFETCHW` `pin`'s share of the samples halved.
@@ -138,7 +198,7 @@ impl BufferPool {
         if (id as usize) >= self.descs.len() {
             return Ahead::NONE;
         }
-        super::ahead::prefetch_write(std::ptr::from_ref(self.desc(id)).cast());
+        super::prefetch::prefetch_write(std::ptr::from_ref(self.desc(id)).cast());
         Ahead::frame(self.frame(id))
     }
 

@@ -19,6 +19,16 @@
 //! On reopening, the size is recomputed from the segment files: the index of
 //! the last existing segment times [`RELSEG_SIZE`] plus its length.
 //!
+//! # Directory entries
+//!
+//! A file's creation or removal is durable only once its directory is
+//! fsynced (PostgreSQL's `fsync_fname` on the parent). [`Smgr::create`],
+//! [`Smgr::unlink`] and a [`Smgr::truncate`] that removes segments fsync
+//! `base/` before they return (with `fsync` on), so a crash cannot bring
+//! back an unlinked file or lose a created one whose unlogged contents a
+//! commit relies on; a segment file created by a write makes the next sync
+//! of its fork fsync the directory as well.
+//!
 //! # Locking
 //!
 //! `Smgr::forks` (the open-file table) is a read-mostly `RwLock`; each fork's
@@ -34,7 +44,7 @@ use std::io::ErrorKind;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
@@ -67,6 +77,9 @@ struct RelFork {
     /// Blocks whose space is allocated on disk (file length, plus what
     /// [`Smgr::reserve`] allocated beyond it).
     reserved: AtomicU32,
+    /// A segment file was created since the last sync: the next sync
+    /// fsyncs the directory too.
+    new_segment: AtomicBool,
 }
 
 impl RelFork {
@@ -144,6 +157,7 @@ impl RelFork {
                 file,
                 needs_sync: AtomicBool::new(true),
             }));
+            self.new_segment.store(true, Ordering::Release);
         }
         Ok(segs[segno as usize].clone())
     }
@@ -164,6 +178,8 @@ pub struct Smgr {
     fsync: AtomicBool,
     /// Open forks by relation and fork.
     forks: RwLock<HashMap<(RelFileNode, ForkNumber), Arc<RelFork>>>,
+    /// fsyncs of `base/` so far (see the module doc; for tests).
+    dir_syncs: AtomicU64,
 }
 
 impl Smgr {
@@ -180,6 +196,7 @@ impl Smgr {
             base,
             fsync: AtomicBool::new(true),
             forks: RwLock::new(HashMap::new()),
+            dir_syncs: AtomicU64::new(0),
         })
     }
 
@@ -203,6 +220,7 @@ impl Smgr {
             segs: RwLock::new(Vec::new()),
             nblocks: AtomicU32::new(0),
             reserved: AtomicU32::new(0),
+            new_segment: AtomicBool::new(false),
         };
         let Some(_) = rf.segment(0)? else {
             return Err(Error::new(
@@ -258,7 +276,23 @@ impl Smgr {
                 )
             })?;
         self.forks.write().remove(&(rel, fork));
-        Ok(())
+        self.sync_dir()
+    }
+
+    /// fsyncs `base/` (with `fsync` on), making file creations and
+    /// removals in it durable (see the module doc).
+    fn sync_dir(&self) -> Result<()> {
+        if !self.fsync_on() {
+            return Ok(());
+        }
+        self.dir_syncs.fetch_add(1, Ordering::Relaxed);
+        sync_directory(&self.base)
+    }
+
+    /// How many times `base/` was fsynced (tests check that creations and
+    /// removals do it).
+    pub fn dir_syncs(&self) -> u64 {
+        self.dir_syncs.load(Ordering::Relaxed)
     }
 
     /// The fork's size in blocks.
@@ -535,6 +569,7 @@ impl Smgr {
         } else {
             nblocks.div_ceil(RELSEG_SIZE)
         } as usize;
+        let removed = segs.len() > keep_segs;
         while segs.len() > keep_segs {
             let n = segs.len() as u32 - 1;
             segs.pop();
@@ -543,6 +578,9 @@ impl Smgr {
             })?;
         }
         drop(segs);
+        if removed {
+            self.sync_dir()?;
+        }
         set_physical_size(&rf, nblocks)?;
         rf.nblocks.store(nblocks, Ordering::Release);
         rf.reserved.store(nblocks, Ordering::Release);
@@ -551,6 +589,7 @@ impl Smgr {
 
     /// Removes every segment of every fork of `rel` and forgets the open files.
     pub fn unlink(&self, rel: RelFileNode) -> Result<()> {
+        let mut removed = false;
         let mut forks = self.forks.write();
         for fork in ForkNumber::ALL {
             forks.remove(&(rel, fork));
@@ -565,7 +604,10 @@ impl Smgr {
                     PathBuf::from(p)
                 };
                 match fs::remove_file(&path) {
-                    Ok(()) => segno += 1,
+                    Ok(()) => {
+                        removed = true;
+                        segno += 1;
+                    }
                     Err(e) if e.kind() == ErrorKind::NotFound => break,
                     Err(e) => {
                         return Err(io_error(
@@ -575,6 +617,10 @@ impl Smgr {
                     }
                 }
             }
+        }
+        drop(forks);
+        if removed {
+            self.sync_dir()?;
         }
         Ok(())
     }
@@ -595,7 +641,11 @@ impl Smgr {
             return Ok(());
         }
         let rf = self.fork(rel, fork)?;
-        sync_fork(&rf)
+        sync_fork(&rf)?;
+        if rf.new_segment.swap(false, Ordering::AcqRel) {
+            self.sync_dir()?;
+        }
+        Ok(())
     }
 
     /// fsyncs every written segment of every open fork, then the `base`
@@ -607,6 +657,7 @@ impl Smgr {
         let forks: Vec<Arc<RelFork>> = self.forks.read().values().cloned().collect();
         for rf in &forks {
             sync_fork(rf)?;
+            rf.new_segment.store(false, Ordering::Release);
         }
         if let Ok(dir) = File::open(&self.base) {
             // Directory fsync is best effort: not every filesystem supports it.
@@ -710,6 +761,18 @@ fn set_physical_size(rf: &RelFork, nblocks: BlockNumber) -> Result<()> {
         seg.needs_sync.store(true, Ordering::Release);
     }
     Ok(())
+}
+
+/// fsyncs the directory `dir`. File systems that cannot fsync a directory
+/// (`EINVAL`, `EBADF`) are let be, as PostgreSQL's `fsync_fname` lets them.
+fn sync_directory(dir: &Path) -> Result<()> {
+    let res = File::open(dir).and_then(|d| d.sync_all());
+    match res {
+        Err(e) if !matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::EBADF)) => Err(
+            io_error(e, &format!("could not fsync file \"{}\"", dir.display())),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// fsyncs the segments of `rf` that need it.
@@ -873,5 +936,37 @@ mod tests {
         smgr.unlink(rel).unwrap();
         assert!(!seg0.exists());
         assert!(!smgr.exists(rel, ForkNumber::Main));
+    }
+
+    #[test]
+    fn creating_and_removing_files_fsyncs_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let rel = RelFileNode(8);
+        let smgr = Smgr::open(dir.path()).unwrap();
+        assert_eq!(smgr.dir_syncs(), 0);
+        smgr.create(rel, ForkNumber::Main).unwrap();
+        assert_eq!(smgr.dir_syncs(), 1, "create");
+        smgr.write(rel, ForkNumber::Main, 0, &page(1)).unwrap();
+        smgr.sync(rel, ForkNumber::Main).unwrap();
+        assert_eq!(smgr.dir_syncs(), 1, "a write into an existing segment");
+        // A write that creates segment 1: its sync fsyncs the directory.
+        smgr.write(rel, ForkNumber::Main, RELSEG_SIZE, &page(2))
+            .unwrap();
+        smgr.sync(rel, ForkNumber::Main).unwrap();
+        assert_eq!(smgr.dir_syncs(), 2, "a new segment");
+        smgr.sync(rel, ForkNumber::Main).unwrap();
+        assert_eq!(smgr.dir_syncs(), 2, "only once");
+        smgr.truncate(rel, ForkNumber::Main, 1).unwrap();
+        assert_eq!(smgr.dir_syncs(), 3, "a truncate that removes a segment");
+        smgr.truncate(rel, ForkNumber::Main, 0).unwrap();
+        assert_eq!(smgr.dir_syncs(), 3, "a truncate within the segment");
+        smgr.unlink(rel).unwrap();
+        assert_eq!(smgr.dir_syncs(), 4, "unlink");
+        smgr.unlink(rel).unwrap();
+        assert_eq!(smgr.dir_syncs(), 4, "nothing removed");
+        smgr.set_fsync(false);
+        smgr.create(rel, ForkNumber::Main).unwrap();
+        smgr.unlink(rel).unwrap();
+        assert_eq!(smgr.dir_syncs(), 4, "fsync off");
     }
 }

@@ -601,7 +601,7 @@ fn write_summary(
     b.extend_from_slice(&crc.to_le_bytes());
     b.resize(b.len().div_ceil(4096) * 4096, 0);
     let path = summary_path(dir, seq);
-    let io = |what: &str, e: std::io::Error| {
+    let io = |path: &Path, what: &str, e: std::io::Error| {
         crate::error::Error::new(
             crate::storage::reserve::code_of(&e),
             format!(
@@ -611,27 +611,41 @@ fn write_summary(
             ),
         )
     };
-    let created = !path.exists();
-    let f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| io("open", e))?;
-    f.write_all_at(&b, 0).map_err(|e| io("write", e))?;
-    f.sync_data().map_err(|e| io("fsync", e))?;
+    if path.exists() {
+        let f = OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(|e| io(&path, "open", e))?;
+        f.write_all_at(&b, 0).map_err(|e| io(&path, "write", e))?;
+        f.sync_data().map_err(|e| io(&path, "fsync", e))?;
+    } else {
+        create_whole(dir, &path, &b).map_err(|e| io(&path, "create", e))?;
+    }
     // The other file exists from the first write on, so later writes only
     // overwrite allocated space.
     let other = summary_path(dir, seq + 1);
     if !other.exists() {
-        fs::write(&other, &b).map_err(|e| io("write", e))?;
-    }
-    if created {
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| io("fsync directory of", e))?;
+        create_whole(dir, &other, &b).map_err(|e| io(&other, "create", e))?;
     }
     Ok(())
+}
+
+/// Puts a new summary file in place whole: written and fsynced under a
+/// temporary name, renamed, the directory fsynced. A crash leaves either
+/// no file or a valid one, never an empty or short file that would make the
+/// open refuse the commit log (a torn in-place write is covered by the other
+/// file; a torn first creation had no other file to fall back on).
+fn create_whole(dir: &Path, path: &Path, b: &[u8]) -> std::io::Result<()> {
+    let tmp = dir.join("summary.tmp");
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)?;
+    f.write_all_at(b, 0)?;
+    f.sync_data()?;
+    fs::rename(&tmp, path)?;
+    File::open(dir)?.sync_all()
 }
 
 /// Decodes one summary file; `None` when it is missing or not valid.
@@ -874,6 +888,32 @@ mod tests {
         assert!(!seg0.exists(), "a refused open created the file");
         fs::write(&seg0, &good).unwrap();
         assert!(Clog::open(dir.path()).unwrap().did_commit(99).unwrap());
+    }
+
+    #[test]
+    fn a_crash_during_the_first_summary_write_leaves_an_openable_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let xact = dir.path().join("xact");
+        fs::create_dir_all(&xact).unwrap();
+        let counts: std::collections::BTreeMap<u32, u32> = [(0, 7)].into_iter().collect();
+        // A kill between creating the temporary file and renaming it: an
+        // empty or short leftover under the temporary name only.
+        fs::write(xact.join("summary.tmp"), b"").unwrap();
+        assert!(read_summary(&xact).unwrap().is_none());
+        write_summary(&xact, 1, &counts).unwrap();
+        // Both files are whole from the first write on; the leftover is gone.
+        assert!(!xact.join("summary.tmp").exists());
+        for i in 0..2 {
+            let b = fs::read(xact.join(format!("summary.{i}"))).unwrap();
+            assert_eq!(decode_summary(&b).unwrap().1, counts);
+        }
+        // A kill after the first rename and before the second file: one
+        // valid file alone counts, and the next write creates the other.
+        fs::remove_file(xact.join("summary.0")).unwrap();
+        assert_eq!(read_summary(&xact).unwrap().unwrap().0, 1);
+        write_summary(&xact, 2, &counts).unwrap();
+        assert_eq!(read_summary(&xact).unwrap().unwrap().0, 2);
+        assert!(xact.join("summary.0").exists() && xact.join("summary.1").exists());
     }
 
     #[test]

@@ -156,6 +156,20 @@ impl TxnManager {
         res
     }
 
+    /// Ends `xid` without recording an outcome: its commit record may or
+    /// may not be on disk after a failed log flush, which the instance
+    /// does not survive (`wal::writer`). Its rows stay invisible (never
+    /// committed here); waiters wake; recovery decides after a reopen.
+    pub fn forget(&self, xid: Xid) {
+        let mut st = self.state();
+        st.running.remove(&xid);
+        let wake = st.waiters > 0;
+        drop(st);
+        if wake {
+            self.ended.notify_all();
+        }
+    }
+
     /// Blocks until `xid` is no longer running (a writer that found a row
     /// being changed by `xid` waits here, then checks the row again).
     pub fn wait_for(&self, xid: Xid) {

@@ -83,6 +83,8 @@ impl Checkpointer {
     /// database cleanly shut down. Returns the redo point.
     pub fn checkpoint(&self, shutdown: bool) -> Result<Lsn> {
         let mut last = self.running.lock().expect("checkpoint mutex poisoned");
+        // After a failed log flush nothing more is written (`writer`).
+        self.wal.healthy()?;
         let (redo, open_xids) = self.wal.begin_checkpoint();
         // A commit whose record is before `redo` must be in the commit-log
         // pages flushed below (they are not written per commit).
@@ -148,7 +150,8 @@ impl Checkpointer {
             .spawn(move || {
                 while !cp.wal.stopping() {
                     std::thread::park_timeout(POLL);
-                    if !cp.wal.stopping() && cp.due() {
+                    // A failed log writes nothing more (`writer`).
+                    if !cp.wal.stopping() && !cp.wal.is_failed() && cp.due() {
                         if let Err(e) = cp.checkpoint(false) {
                             eprintln!("heapdb: checkpoint failed: {e}");
                         }

@@ -28,6 +28,9 @@
 //!    covers), then sets the commit log. With it off, the commit log is set
 //!    at once and the background flusher writes the record within 200 ms;
 //!    hint bits saying "committed" wait for that flush (`Clog::commit_hint_ok`).
+//!    A flush that fails stops the instance (`writer`, PostgreSQL's PANIC):
+//!    the commit is not set in the commit log, nothing more is written and
+//!    no statement runs until a reopen's recovery.
 //! 4. *Torn pages.* The first change to a page after a checkpoint's redo
 //!    point logs the whole page. Hint-only changes (hint bits, and
 //!    VACUUM's `PD_ALL_VISIBLE`, logged as a record but never as an image

@@ -120,7 +120,7 @@ impl SegmentFiles {
                 // record of it is written).
                 super::super::storage::reserve::allocate(&f, 0, SEG_SIZE).map_err(|e| {
                     let _ = f.set_len(len);
-                    io_err("extend", &path, e)
+                    io_err("write to", &path, e)
                 })?;
                 if self.fsync {
                     f.sync_all().map_err(|e| io_err("fsync", &path, e))?;

@@ -29,6 +29,19 @@
 //! are usually already covered by that flush. So N sessions committing at
 //! once share about two fdatasyncs instead of N.
 //!
+//! # A failed flush stops the instance
+//!
+//! A write or sync that fails while flushing (a commit, a page write's
+//! write-ahead rule, a checkpoint, the background flusher) puts the log in
+//! the failed state for good, as PostgreSQL PANICs there: whether the bytes
+//! reached the disk is unknown (a failed fsync may have dropped them), so
+//! no later flush may claim they did, and no page may be written after
+//! them. Every later flush and write fails with the first error, the
+//! session layer refuses every later statement ([`Wal::healthy`]), and only
+//! reopening the directory (recovery, deciding from what is on disk) goes
+//! on. A failed write without a sync (a full insert buffer written ahead)
+//! is only the statement's error: its records stay buffered.
+//!
 //! # Locking order
 //!
 //! I/O mutex (segment files) -> insert mutex; the flush-state mutex is never
@@ -39,13 +52,13 @@
 use hashbrown::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use super::record::{self, Lsn, WalRecord};
 use super::segment::SegmentFiles;
 use crate::access::heap::record::{HeapRecord, PageRef};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::storage::buffer::page_lsn;
 use crate::storage::WalFlushHook;
 use crate::txn::Xid;
@@ -172,6 +185,10 @@ pub struct Wal {
     flush_request: AtomicU64,
     /// Full-page images are LZ4-compressed (`wal_compression`).
     compress_fpi: AtomicBool,
+    /// Set once a flush failed (see the module doc).
+    failed: AtomicBool,
+    /// The error of the flush that failed.
+    failure: OnceLock<Error>,
 }
 
 impl Wal {
@@ -218,6 +235,8 @@ impl Wal {
             writer_thread: Mutex::new(None),
             flush_request: AtomicU64::new(0),
             compress_fpi: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+            failure: OnceLock::new(),
         }))
     }
 
@@ -456,9 +475,45 @@ impl Wal {
         self.write_out(false).map(|_| ())
     }
 
+    /// Puts the log in the failed state with `e` (the first error is kept:
+    /// see the module doc) and returns it.
+    pub fn fail(&self, e: Error) -> Error {
+        let _ = self.failure.set(e.clone());
+        self.failed.store(true, Ordering::Release);
+        e
+    }
+
+    /// Whether a flush failed: every later statement is refused.
+    #[inline]
+    pub fn is_failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
+    }
+
+    /// `Ok` unless a flush failed; then the error every later write,
+    /// flush and statement gets: the failure's own text and SQLSTATE.
+    #[inline]
+    pub fn healthy(&self) -> Result<()> {
+        if !self.is_failed() {
+            return Ok(());
+        }
+        let mut e = self
+            .failure
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Error::internal("the write-ahead log failed"));
+        e.detail = Some(
+            "A write of the write-ahead log failed; this database instance stopped, \
+             so that nothing can see changes whose commit record may not be on disk."
+                .into(),
+        );
+        e.hint = Some("Reopen the database: recovery decides from what is on disk.".into());
+        Err(e)
+    }
+
     /// Writes everything inserted so far and, with `sync`, makes it
     /// durable. Returns the position written up to.
     fn write_out(&self, sync: bool) -> Result<Lsn> {
+        self.healthy()?;
         let mut io = self.io();
         let io = &mut *io;
         let start = {
@@ -492,6 +547,9 @@ impl Wal {
 
     /// Makes the log durable up to `upto` (group commit: see module doc).
     pub fn flush(&self, upto: Lsn) -> Result<()> {
+        // Failed: not even a page whose LSN is flushed may be written (its
+        // hint bits may come from a transaction whose commit failed).
+        self.healthy()?;
         if self.flushed.load(Ordering::Acquire) >= upto {
             return Ok(());
         }
@@ -506,7 +564,12 @@ impl Wal {
             }
             fs.leader = true;
             drop(fs);
-            let res = self.write_out(true);
+            // A failed flush stops the instance before any waiter can
+            // retry it (see the module doc).
+            let res = self.write_out(true).map_err(|e| match self.is_failed() {
+                true => e,
+                false => self.fail(e),
+            });
             fs = self.flush.lock().expect("WAL flush mutex poisoned");
             fs.leader = false;
             self.flushed_cv.notify_all();
@@ -619,6 +682,11 @@ impl Wal {
             .spawn(move || {
                 let mut last_flush = std::time::Instant::now();
                 while !wal.stop.load(Ordering::Acquire) {
+                    if wal.is_failed() {
+                        // Nothing may be written any more (module doc).
+                        std::thread::park_timeout(BACKGROUND_FLUSH_INTERVAL);
+                        continue;
+                    }
                     if wal.flush_request.load(Ordering::Acquire) <= wal.flushed_lsn() {
                         std::thread::park_timeout(BACKGROUND_FLUSH_INTERVAL);
                     }

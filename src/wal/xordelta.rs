@@ -10,7 +10,7 @@
 //! step per differing byte. Measured on 2,000 pages of a vacuumed 5M-row
 //! accounts heap (one thread, five rounds): 1.6-2.1 µs a page against
 //! lz4_flex's 2.4-3.4 µs in the same rounds, to 9.7% of the bytes against
-//! 11.5%. In a VACUUM after one delete per page (`examples/vacuum_bench`,
+//! 11.5%. In a VACUUM after one delete per page (`tools/vacuum_bench.rs`,
 //! five alternating runs): process CPU 813 -> 728 ms and wall time 450 ->
 //! 419 ms by the medians, the log 80.0 -> 69.4 MB.
 //! With AVX2 the encoder packs the bytes with shuffles ([`simd`]), about

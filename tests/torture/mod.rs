@@ -5,7 +5,7 @@
 //! data directory is then reopened (recovery) and checked against a model.
 //!
 //! Shared by `tests/crash_torture.rs` (the normal test run) and
-//! `examples/crash_torture.rs` (`--rounds N`, long runs).
+//! `tools/crash_torture.rs` (`--rounds N`, long runs).
 //!
 //! A round is one fresh data directory and a few *lives*: each life plans
 //! a script from the round's seed and the state the last one recovered,

@@ -33,6 +33,9 @@ pub enum ExprKind {
         data_type: DataType,
         /// The string, unescaped.
         value: String,
+        /// `INTERVAL '...' DAY TO SECOND`: the first and last field of an
+        /// interval qualifier (the same field for `INTERVAL '...' DAY`).
+        fields: Option<(IntervalField, IntervalField)>,
     },
     /// A column reference: `c`, `t.c` or `s.t.c`.
     Column(ColumnRef),
@@ -118,6 +121,17 @@ pub enum ExprKind {
         negated: bool,
         /// `ILIKE` (case-insensitive).
         case_insensitive: bool,
+    },
+    /// `x op ANY | SOME | ALL (subquery)` with a comparison operator.
+    Quantified {
+        /// The tested expression.
+        expr: Box<Expr>,
+        /// The comparison operator.
+        op: BinaryOp,
+        /// `ALL` (else `ANY` / `SOME`).
+        all: bool,
+        /// The subquery.
+        query: Box<Query>,
     },
     /// `EXISTS (subquery)`.
     Exists(Box<Query>),
@@ -309,4 +323,48 @@ pub enum DataType {
     /// Any other type name, lower-cased (the binder reports `type "x" does
     /// not exist` for the ones it does not know).
     Named(Ident),
+}
+
+/// A field of an interval qualifier (`YEAR`, `MONTH`, ... `SECOND`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IntervalField {
+    /// `YEAR`
+    Year,
+    /// `MONTH`
+    Month,
+    /// `DAY`
+    Day,
+    /// `HOUR`
+    Hour,
+    /// `MINUTE`
+    Minute,
+    /// `SECOND`
+    Second,
+}
+
+impl IntervalField {
+    /// The field named by a word (lower case), if any.
+    pub fn from_word(w: &str) -> Option<IntervalField> {
+        Some(match w {
+            "year" => IntervalField::Year,
+            "month" => IntervalField::Month,
+            "day" => IntervalField::Day,
+            "hour" => IntervalField::Hour,
+            "minute" => IntervalField::Minute,
+            "second" => IntervalField::Second,
+            _ => return None,
+        })
+    }
+
+    /// The SQL key word.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntervalField::Year => "YEAR",
+            IntervalField::Month => "MONTH",
+            IntervalField::Day => "DAY",
+            IntervalField::Hour => "HOUR",
+            IntervalField::Minute => "MINUTE",
+            IntervalField::Second => "SECOND",
+        }
+    }
 }

@@ -143,6 +143,7 @@ fn precedence(e: &Expr) -> u8 {
         | ExprKind::InList { .. }
         | ExprKind::InSubquery { .. }
         | ExprKind::Like { .. } => prec::LIKE,
+        ExprKind::Quantified { .. } => prec::CMP,
         _ => prec::ATOM,
     }
 }
@@ -218,7 +219,18 @@ impl Display for Expr {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ExprKind::Literal(lit) => lit.fmt(f),
-            ExprKind::TypedString { data_type, value } => write!(f, "{data_type} {}", Str(value)),
+            ExprKind::TypedString {
+                data_type,
+                value,
+                fields,
+            } => {
+                write!(f, "{data_type} {}", Str(value))?;
+                match fields {
+                    Some((a, b)) if a == b => write!(f, " {}", a.name()),
+                    Some((a, b)) => write!(f, " {} TO {}", a.name(), b.name()),
+                    None => Ok(()),
+                }
+            }
             ExprKind::Column(c) => c.fmt(f),
             ExprKind::Unary { op, expr } => match op {
                 UnaryOp::Not => write!(f, "NOT {}", P(expr, prec::NOT)),
@@ -320,6 +332,17 @@ impl Display for Expr {
                 }
                 Ok(())
             }
+            ExprKind::Quantified {
+                expr,
+                op,
+                all,
+                query,
+            } => write!(
+                f,
+                "{} {op} {} ({query})",
+                P(expr, prec::CMP + 1),
+                if *all { "ALL" } else { "ANY" }
+            ),
             ExprKind::Exists(query) => write!(f, "EXISTS ({query})"),
             ExprKind::Subquery(query) => write!(f, "({query})"),
             ExprKind::Case {

@@ -1,16 +1,15 @@
 //! Table DDL: `CREATE TABLE` (with columns, or `AS query`), `DROP TABLE`,
 //! `TRUNCATE`.
 
-use nom::branch::alt;
 use nom::combinator::{cond, cut, map, opt, value};
-use nom::multi::{many0, separated_list1};
+use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, separated_pair, tuple};
 use nom::Parser;
 
 use super::expr::{expr, expr_bp, prec};
 use super::literal::data_type;
 use super::query::{query, target_table};
-use super::tokens::{col_id, col_label, kw, kw_of, tok, PError, PResult, Tokens};
+use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, PError, PResult, Tokens};
 use super::utility::set_arg;
 use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
@@ -76,14 +75,15 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
         )),
     ))(i)
     .map_err(|e| either_reading(i, e))?;
+    let elements = elements.unwrap_or_default();
     let mut create = CreateTable {
         if_not_exists,
         name,
-        columns: Vec::new(),
+        columns: Vec::with_capacity(elements.len()),
         constraints: Vec::new(),
         with_options: with_options.unwrap_or_default(),
     };
-    for element in elements.unwrap_or_default() {
+    for element in elements {
         match element {
             TableElement::Column(c) => create.columns.push(c),
             TableElement::Constraint(c) => create.constraints.push(c),
@@ -134,22 +134,24 @@ fn paren_list_then_as(i: Tokens<'_>) -> bool {
 ///   | 'PRIMARY' 'KEY' '(' col_id {',' col_id} ')' | 'UNIQUE' '(' col_id {',' col_id} ')'
 ///   | 'CHECK' '(' expr ')'`
 fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
-    alt((
-        map(
+    // Dispatched on the leading keyword (as nom 8's `dispatch!`); a column
+    // name may itself be an unreserved keyword, so anything else is one.
+    match i.keyword() {
+        Some(Keyword::Primary) => map(
             preceded(
                 kw(Keyword::Primary),
                 cut(preceded(kw(Keyword::Key), paren_col_list)),
             ),
             |c| TableElement::Constraint(TableConstraint::PrimaryKey(c)),
-        ),
-        map(preceded(kw(Keyword::Unique), cut(paren_col_list)), |c| {
+        )(i),
+        Some(Keyword::Unique) => map(preceded(kw(Keyword::Unique), cut(paren_col_list)), |c| {
             TableElement::Constraint(TableConstraint::Unique(c))
-        }),
-        map(check, |e| {
+        })(i),
+        Some(Keyword::Check) => map(check, |e| {
             TableElement::Constraint(TableConstraint::Check(e))
-        }),
-        map(column_def, TableElement::Column),
-    ))(i)
+        })(i),
+        _ => map(column_def, TableElement::Column)(i),
+    }
 }
 
 /// `column_def ::= col_id data_type {column_constraint}`
@@ -183,25 +185,27 @@ fn check(i: Tokens<'_>) -> PResult<'_, Expr> {
 /// `column_constraint ::= 'NOT' 'NULL' | 'NULL' | 'DEFAULT' b_expr | 'PRIMARY' 'KEY' | 'UNIQUE'
 ///   | 'CHECK' '(' expr ')'`
 fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
-    alt((
-        value(
+    // Dispatched on the leading keyword (as nom 8's `dispatch!`).
+    match i.keyword() {
+        Some(Keyword::Not) => value(
             ColumnConstraint::NotNull,
             pair(kw(Keyword::Not), cut(kw(Keyword::Null))),
-        ),
-        value(ColumnConstraint::Null, kw(Keyword::Null)),
+        )(i),
+        Some(Keyword::Null) => value(ColumnConstraint::Null, kw(Keyword::Null))(i),
         // PostgreSQL's b_expr: no AND/OR/NOT/IS/LIKE at the top, so that a
         // following `NOT NULL` is a constraint.
-        map(
+        Some(Keyword::Default) => map(
             preceded(kw(Keyword::Default), cut(expr_bp(prec::CMP))),
             ColumnConstraint::Default,
-        ),
-        value(
+        )(i),
+        Some(Keyword::Primary) => value(
             ColumnConstraint::PrimaryKey,
             pair(kw(Keyword::Primary), cut(kw(Keyword::Key))),
-        ),
-        value(ColumnConstraint::Unique, kw(Keyword::Unique)),
-        map(check, ColumnConstraint::Check),
-    ))(i)
+        )(i),
+        Some(Keyword::Unique) => value(ColumnConstraint::Unique, kw(Keyword::Unique))(i),
+        Some(Keyword::Check) => map(check, ColumnConstraint::Check)(i),
+        _ => i.fail(),
+    }
 }
 
 /// `drop_table ::= 'DROP' 'TABLE' ['IF' 'EXISTS'] object_name {',' object_name} ['CASCADE' | 'RESTRICT']`

@@ -13,20 +13,19 @@
 //! applied counts one nesting level against `MAX_DEPTH`. Once an
 //! expression's first token has matched, its failures are fatal (`cut`).
 
-use nom::branch::alt;
-use nom::combinator::{cut, map, opt, value};
-use nom::multi::{many0, separated_list1};
+use nom::combinator::{cut, map, opt};
+use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, separated_pair, terminated, tuple};
 use nom::Parser;
 
 use super::literal::{data_type, string_value};
 use super::query::{at_query_start, opt_order_by, query};
 use super::tokens::{
-    col_label, enter, ident_value, kw, kw_of, nested, tok, PError, PResult, Tokens,
+    col_label, enter, ident_value, kw, kw_of, many0, nested, tok, PError, PResult, Tokens,
 };
 use crate::ast::{
-    BinaryOp, ColumnRef, CurrentValue, Expr, ExprKind, FunctionCall, Literal, ObjectName, Offset,
-    UnaryOp,
+    BinaryOp, ColumnRef, CurrentValue, DataType, Expr, ExprKind, FunctionCall, IntervalField,
+    Literal, ObjectName, Offset, UnaryOp,
 };
 use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
@@ -159,6 +158,13 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
             }
             nonassoc = (bp == prec::CMP).then_some(bp);
             enter(i)?;
+            if bp == prec::CMP {
+                if let (rest, Some(e)) = quantified(i.skip(1), &lhs, op, at)? {
+                    lhs = e;
+                    i = rest;
+                    continue;
+                }
+            }
             let (rest, right) = climb(i.skip(1), bp + 1)?;
             lhs = node(
                 ExprKind::Binary {
@@ -238,6 +244,27 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
     Ok((i, lhs))
 }
 
+/// `op ('ANY' | 'SOME' | 'ALL') '(' query ')'` after a comparison
+/// operator, when `i` starts that way (else `None`: an ordinary operand).
+fn quantified<'a>(i: Tokens<'a>, lhs: &Expr, op: BinaryOp, at: usize) -> PResult<'a, Option<Expr>> {
+    let all = match i.first().kind {
+        TokenKind::Word(Keyword::All) => true,
+        TokenKind::Word(Keyword::Any | Keyword::Some) => false,
+        _ => return Ok((i, None)),
+    };
+    if i.kind(1) != TokenKind::LParen || !at_query_start(i.skip(2)) {
+        return Ok((i, None));
+    }
+    let (i, query) = cut(terminated(query, tok(TokenKind::RParen)))(i.skip(2))?;
+    let kind = ExprKind::Quantified {
+        expr: Box::new(lhs.clone()),
+        op,
+        all,
+        query: Box::new(query),
+    };
+    Ok((i, Some(node(kind, at))))
+}
+
 /// What an `IS` tests for.
 #[derive(Clone)]
 enum IsTest {
@@ -265,22 +292,23 @@ fn is_test(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
         };
         return Ok((i, node(kind, at)));
     }
-    let (i, (not, test)) = pair(
-        opt(kw(Keyword::Not)),
-        cut(alt((
-            value(IsTest::Null, kw(Keyword::Null)),
-            value(IsTest::Bool(Some(true)), kw(Keyword::True)),
-            value(IsTest::Bool(Some(false)), kw(Keyword::False)),
-            value(IsTest::Bool(None), kw(Keyword::Unknown)),
-            map(
-                preceded(
-                    kw(Keyword::Distinct),
-                    cut(preceded(kw(Keyword::From), expr_bp(prec::IS + 1))),
-                ),
-                IsTest::DistinctFrom,
+    let (i, not) = opt(kw(Keyword::Not))(i)?;
+    // Dispatched on the keyword after `IS [NOT]` (as nom 8's `dispatch!`).
+    let rest = i.skip(1);
+    let (i, test) = match i.keyword() {
+        Some(Keyword::Null) => (rest, IsTest::Null),
+        Some(Keyword::True) => (rest, IsTest::Bool(Some(true))),
+        Some(Keyword::False) => (rest, IsTest::Bool(Some(false))),
+        Some(Keyword::Unknown) => (rest, IsTest::Bool(None)),
+        Some(Keyword::Distinct) => map(
+            preceded(
+                kw(Keyword::Distinct),
+                cut(preceded(kw(Keyword::From), expr_bp(prec::IS + 1))),
             ),
-        ))),
-    )(i)?;
+            IsTest::DistinctFrom,
+        )(i)?,
+        _ => return stuck(i),
+    };
     let negated = not.is_some();
     let kind = match test {
         IsTest::Null => ExprKind::IsNull {
@@ -313,19 +341,20 @@ fn like_in_between(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
     let negated = not.is_some();
     let operand = Box::new(lhs);
     let (i, kind) = match op {
-        Keyword::Between => map(
-            cut(separated_pair(
+        Keyword::Between => {
+            let (i, (low, high)) = cut(separated_pair(
                 expr_bp(prec::OTHER),
                 kw(Keyword::And),
                 expr_bp(prec::OTHER),
-            )),
-            |(low, high)| ExprKind::Between {
-                expr: operand.clone(),
+            ))(i)?;
+            let kind = ExprKind::Between {
+                expr: operand,
                 low: Box::new(low),
                 high: Box::new(high),
                 negated,
-            },
-        )(i)?,
+            };
+            (i, kind)
+        }
         Keyword::In => {
             let (i, _) = cut(tok(TokenKind::LParen))(i)?;
             if at_query_start(i) {
@@ -533,19 +562,70 @@ fn kw_as(i: Tokens<'_>) -> PResult<'_, Token> {
 
 /// `type_name string`: a typed literal.
 fn typed_string(i: Tokens<'_>) -> PResult<'_, Expr> {
-    let at = i.first().start;
     let (i, data_type) = data_type(i)?;
     let t = i.first();
+    // PostgreSQL locates the constant at its string (errors point there).
+    let at = t.start;
     if !matches!(t.kind, TokenKind::String(..)) {
         return stuck(i);
     }
-    match string_value(i, t) {
-        Ok(value) => Ok((
-            i.skip(1),
-            node(ExprKind::TypedString { data_type, value }, at),
-        )),
-        Err(e) => i.fatal(e),
+    let value = match string_value(i, t) {
+        Ok(value) => value,
+        Err(e) => return i.fatal(e),
+    };
+    let i = i.skip(1);
+    let (i, fields) = if data_type == DataType::Interval {
+        interval_qualifier(i)
+    } else {
+        (i, None)
+    };
+    Ok((
+        i,
+        node(
+            ExprKind::TypedString {
+                data_type,
+                value,
+                fields,
+            },
+            at,
+        ),
+    ))
+}
+
+/// `[field ['TO' field]]` after `INTERVAL 'string'`: `YEAR`, `DAY TO
+/// SECOND`, ... (PostgreSQL's `opt_interval`; `SECOND(p)` is not read).
+fn interval_qualifier(i: Tokens<'_>) -> (Tokens<'_>, Option<(IntervalField, IntervalField)>) {
+    let field = |i: Tokens<'_>, k: usize| -> Option<IntervalField> {
+        let t = *i.toks.get(k)?;
+        match t.kind {
+            TokenKind::Word(_) => IntervalField::from_word(&ident_value(i, t)),
+            _ => None,
+        }
+    };
+    let Some(from) = field(i, 0) else {
+        return (i, None);
+    };
+    if i.is_kw(1, Keyword::To) {
+        if let Some(to) = field(i, 2) {
+            let valid = matches!(
+                (from, to),
+                (IntervalField::Year, IntervalField::Month)
+                    | (
+                        IntervalField::Day,
+                        IntervalField::Hour | IntervalField::Minute | IntervalField::Second
+                    )
+                    | (
+                        IntervalField::Hour,
+                        IntervalField::Minute | IntervalField::Second
+                    )
+                    | (IntervalField::Minute, IntervalField::Second)
+            );
+            if valid {
+                return (i.skip(3), Some((from, to)));
+            }
+        }
     }
+    (i.skip(1), Some((from, from)))
 }
 
 /// `column_ref ::= col_id ['.' col_label ['.' col_label]]`, or a call

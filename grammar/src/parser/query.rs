@@ -351,7 +351,13 @@ fn select_item(i: Tokens<'_>) -> PResult<'_, SelectItem> {
 /// `[['AS'] col_label]`: an output-column alias; a bare one may not be an
 /// AS-only keyword.
 fn column_alias(i: Tokens<'_>) -> PResult<'_, Option<String>> {
-    opt(alt((preceded(kw(Keyword::As), cut(col_label)), bare_label)))(i)
+    // Dispatched on `AS` rather than trying both forms in turn: this runs
+    // after every item of every select list.
+    if i.is_kw(0, Keyword::As) {
+        map(preceded(kw(Keyword::As), cut(col_label)), Some)(i)
+    } else {
+        opt(bare_label)(i)
+    }
 }
 
 /// A label written without `AS`.

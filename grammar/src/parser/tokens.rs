@@ -20,6 +20,7 @@ use std::cell::Cell;
 
 use nom::combinator::cut;
 use nom::error::ErrorKind;
+use nom::multi::fold_many0;
 use nom::{IResult, InputLength};
 
 use crate::ast::Ident;
@@ -281,6 +282,19 @@ pub(crate) fn comma_list1_sized<'a, T>(
         }
         Ok((i, items))
     }
+}
+
+/// `{f}`: nom's `many0` without its up-front allocation (built on
+/// `fold_many0`), since most such lists (column constraints, `CASE`
+/// branches after the first, legacy COPY options) are short or empty.
+#[inline]
+pub(crate) fn many0<'a, T>(
+    f: impl FnMut(Tokens<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Tokens<'a>) -> PResult<'a, Vec<T>> {
+    fold_many0(f, Vec::new, |mut items, item| {
+        items.push(item);
+        items
+    })
 }
 
 /// Runs `f` one nesting level deeper, failing with PostgreSQL's `stack

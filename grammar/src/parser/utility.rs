@@ -8,7 +8,7 @@
 
 use nom::branch::alt;
 use nom::combinator::{cut, map, opt, value};
-use nom::multi::{fold_many0, many0, separated_list1};
+use nom::multi::{fold_many0, separated_list1};
 use nom::sequence::{pair, preceded, terminated, tuple};
 use nom::Parser;
 
@@ -55,13 +55,14 @@ fn generic_option<'a>(copy: bool) -> impl FnMut(Tokens<'a>) -> PResult<'a, Gener
         } else {
             utility_option_name(i)?
         };
-        let (i, value) = opt(alt((
-            value(OptionValue::Star, tok(TokenKind::Star)),
-            map(paren_col_list, OptionValue::Columns),
-            map(option_value, |a| match a {
+        // Dispatched on the value's first token (as nom 8's `dispatch!`).
+        let (i, value) = match i.first().kind {
+            TokenKind::Star => map(tok(TokenKind::Star), |_| Some(OptionValue::Star))(i)?,
+            TokenKind::LParen => map(paren_col_list, |c| Some(OptionValue::Columns(c)))(i)?,
+            _ => opt(map(option_value, |a| match a {
                 SetArg::String(s) | SetArg::Number(s) | SetArg::Word(s) => OptionValue::Scalar(s),
-            }),
-        )))(i)?;
+            }))(i)?,
+        };
         Ok((i, GenericOption { token, name, value }))
     }
 }
@@ -157,18 +158,19 @@ fn option_string(i: Tokens<'_>, option: &GenericOption) -> Result<String, nom::E
 
 /// `copy_source ::= object_name ['(' col_id {',' col_id} ')'] | '(' query ')'`
 fn copy_source(i: Tokens<'_>) -> PResult<'_, CopySource> {
-    alt((
+    if i.first().kind == TokenKind::LParen {
         map(
             preceded(
                 tok(TokenKind::LParen),
                 cut(terminated(query, tok(TokenKind::RParen))),
             ),
             |q| CopySource::Query(Box::new(q)),
-        ),
+        )(i)
+    } else {
         map(pair(object_name, opt_paren_col_list), |(name, columns)| {
             CopySource::Table { name, columns }
-        }),
-    ))(i)
+        })(i)
+    }
 }
 
 /// `copy ::= 'COPY' ['BINARY'] copy_source ('FROM' | 'TO') (string | 'STDIN' | 'STDOUT')
@@ -194,16 +196,23 @@ pub(crate) fn copy(i: Tokens<'_>) -> PResult<'_, Statement> {
         options.push(CopyOption::Format(CopyFormat::Binary));
     }
     let (i, _) = opt(kw(Keyword::With))(i)?;
-    let i = if i.first().kind == TokenKind::LParen {
+    let (i, options) = if i.first().kind == TokenKind::LParen {
         let (rest, generic) = generic_options(true)(i)?;
         for option in &generic {
             options.push(copy_option(i, option)?);
         }
-        rest
+        (rest, options)
     } else {
-        let (rest, legacy) = many0(legacy_copy_option)(i)?;
-        options.extend(legacy);
-        rest
+        // Legacy options go straight into `options`.
+        let mut options = Some(options);
+        fold_many0(
+            legacy_copy_option,
+            move || options.take().unwrap_or_default(),
+            |mut options, option| {
+                options.push(option);
+                options
+            },
+        )(i)?
     };
     Ok((
         i,
@@ -291,17 +300,21 @@ fn legacy_copy_option(i: Tokens<'_>) -> PResult<'_, CopyOption> {
     fn legacy_string<'a>(k: Keyword) -> impl FnMut(Tokens<'a>) -> PResult<'a, String> {
         preceded(kw(k), cut(preceded(opt(kw(Keyword::As)), string)))
     }
-    alt((
-        value(CopyOption::Format(CopyFormat::Binary), kw(Keyword::Binary)),
-        value(CopyOption::Freeze(true), kw(Keyword::Freeze)),
-        value(CopyOption::Format(CopyFormat::Csv), kw(Keyword::Csv)),
-        value(CopyOption::Header(true), kw(Keyword::Header)),
-        map(legacy_string(Keyword::Delimiter), CopyOption::Delimiter),
-        map(legacy_string(Keyword::Null), CopyOption::Null),
-        map(legacy_string(Keyword::Quote), CopyOption::Quote),
-        map(legacy_string(Keyword::Escape), CopyOption::Escape),
-        map(legacy_string(Keyword::Encoding), CopyOption::Encoding),
-        preceded(
+    // Dispatched on the option's keyword (as nom 8's `dispatch!`).
+    let Some(k) = i.keyword() else {
+        return i.fail();
+    };
+    match k {
+        Keyword::Binary => map(kw(k), |_| CopyOption::Format(CopyFormat::Binary))(i),
+        Keyword::Freeze => map(kw(k), |_| CopyOption::Freeze(true))(i),
+        Keyword::Csv => map(kw(k), |_| CopyOption::Format(CopyFormat::Csv))(i),
+        Keyword::Header => map(kw(k), |_| CopyOption::Header(true))(i),
+        Keyword::Delimiter => map(legacy_string(k), CopyOption::Delimiter)(i),
+        Keyword::Null => map(legacy_string(k), CopyOption::Null)(i),
+        Keyword::Quote => map(legacy_string(k), CopyOption::Quote)(i),
+        Keyword::Escape => map(legacy_string(k), CopyOption::Escape)(i),
+        Keyword::Encoding => map(legacy_string(k), CopyOption::Encoding)(i),
+        Keyword::Force => preceded(
             kw(Keyword::Force),
             cut(alt((
                 preceded(
@@ -316,8 +329,9 @@ fn legacy_copy_option(i: Tokens<'_>) -> PResult<'_, CopyOption> {
                     CopyOption::ForceNotNull,
                 ),
             ))),
-        ),
-    ))(i)
+        )(i),
+        _ => i.fail(),
+    }
 }
 
 /// `table_list ::= object_name ['(' col_id {',' col_id} ')'] {',' object_name ['(' ... ')']}`
@@ -515,69 +529,80 @@ fn work_or_transaction(i: Tokens<'_>) -> PResult<'_, Option<Keyword>> {
 /// `commit ::= ('COMMIT' | 'END') ['WORK' | 'TRANSACTION']`
 /// `rollback ::= ('ROLLBACK' | 'ABORT') ['WORK' | 'TRANSACTION']`
 pub(crate) fn transaction(i: Tokens<'_>) -> PResult<'_, Statement> {
-    alt((
-        map(
+    // Dispatched on the leading keyword (as nom 8's `dispatch!`).
+    match i.keyword() {
+        Some(Keyword::Begin) => map(
             preceded(
-                alt((
-                    map(pair(kw(Keyword::Begin), work_or_transaction), |_| ()),
-                    map(
-                        pair(kw(Keyword::Start), cut(kw(Keyword::Transaction))),
-                        |_| (),
-                    ),
-                )),
+                pair(kw(Keyword::Begin), work_or_transaction),
                 cut(transaction_modes),
             ),
             Statement::Begin,
-        ),
-        value(
-            Statement::Commit,
+        )(i),
+        Some(Keyword::Start) => map(
+            preceded(
+                pair(kw(Keyword::Start), cut(kw(Keyword::Transaction))),
+                cut(transaction_modes),
+            ),
+            Statement::Begin,
+        )(i),
+        Some(Keyword::Commit | Keyword::End) => map(
             pair(kw_of(&[Keyword::Commit, Keyword::End]), work_or_transaction),
-        ),
-        value(
-            Statement::Rollback,
+            |_| Statement::Commit,
+        )(i),
+        Some(Keyword::Rollback | Keyword::Abort) => map(
             pair(
                 kw_of(&[Keyword::Rollback, Keyword::Abort]),
                 work_or_transaction,
             ),
-        ),
-    ))(i)
+            |_| Statement::Rollback,
+        )(i),
+        _ => i.fail(),
+    }
 }
 
 /// `transaction_mode ::= 'ISOLATION' 'LEVEL' ('SERIALIZABLE' | 'REPEATABLE' 'READ'
 ///   | 'READ' 'COMMITTED' | 'READ' 'UNCOMMITTED') | 'READ' 'ONLY' | 'READ' 'WRITE'`
 fn transaction_mode(i: Tokens<'_>) -> PResult<'_, (Option<IsolationLevel>, Option<bool>)> {
-    alt((
-        map(
+    // Dispatched on the leading keyword (as nom 8's `dispatch!`).
+    match i.keyword() {
+        Some(Keyword::Isolation) => map(
             preceded(
                 kw(Keyword::Isolation),
-                cut(preceded(
-                    kw(Keyword::Level),
-                    alt((
-                        value(IsolationLevel::Serializable, kw(Keyword::Serializable)),
-                        value(
-                            IsolationLevel::RepeatableRead,
-                            pair(kw(Keyword::Repeatable), cut(kw(Keyword::Read))),
-                        ),
-                        preceded(
-                            kw(Keyword::Read),
-                            cut(alt((
-                                value(IsolationLevel::ReadCommitted, kw(Keyword::Committed)),
-                                value(IsolationLevel::ReadUncommitted, kw(Keyword::Uncommitted)),
-                            ))),
-                        ),
-                    )),
-                )),
+                cut(preceded(kw(Keyword::Level), isolation_level)),
             ),
             |level| (Some(level), None),
-        ),
-        preceded(
+        )(i),
+        Some(Keyword::Read) => preceded(
             kw(Keyword::Read),
             cut(alt((
                 value((None, Some(true)), kw(Keyword::Only)),
                 value((None, Some(false)), kw(Keyword::Write)),
             ))),
-        ),
-    ))(i)
+        )(i),
+        _ => i.fail(),
+    }
+}
+
+/// `isolation_level ::= 'SERIALIZABLE' | 'REPEATABLE' 'READ' | 'READ' 'COMMITTED'
+///   | 'READ' 'UNCOMMITTED'`
+fn isolation_level(i: Tokens<'_>) -> PResult<'_, IsolationLevel> {
+    match i.keyword() {
+        Some(Keyword::Serializable) => {
+            value(IsolationLevel::Serializable, kw(Keyword::Serializable))(i)
+        }
+        Some(Keyword::Repeatable) => value(
+            IsolationLevel::RepeatableRead,
+            pair(kw(Keyword::Repeatable), cut(kw(Keyword::Read))),
+        )(i),
+        Some(Keyword::Read) => preceded(
+            kw(Keyword::Read),
+            cut(alt((
+                value(IsolationLevel::ReadCommitted, kw(Keyword::Committed)),
+                value(IsolationLevel::ReadUncommitted, kw(Keyword::Uncommitted)),
+            ))),
+        )(i),
+        _ => i.fail(),
+    }
 }
 
 /// `transaction_modes ::= transaction_mode {[','] transaction_mode}` (possibly none)
@@ -662,9 +687,18 @@ pub(crate) fn set_arg(i: Tokens<'_>) -> PResult<'_, SetArg> {
 
 /// `var_name ::= col_id {'.' col_id}`, lower-cased.
 fn var_name(i: Tokens<'_>) -> PResult<'_, String> {
-    map(separated_list1(tok(TokenKind::Dot), cut(col_id)), |parts| {
-        parts.join(".")
-    })(i)
+    let (i, first) = col_id(i)?;
+    // The qualified parts, appended to the first (no vector of parts).
+    let mut first = Some(first);
+    fold_many0(
+        preceded(tok(TokenKind::Dot), cut(col_id)),
+        move || first.take().unwrap_or_default(),
+        |mut name, part| {
+            name.push('.');
+            name.push_str(&part);
+            name
+        },
+    )(i)
 }
 
 /// The parameter of SHOW or RESET:
@@ -682,7 +716,7 @@ fn show_name(i: Tokens<'_>) -> PResult<'_, String> {
             ),
         )(i);
     }
-    alt((value("all".to_string(), kw(Keyword::All)), var_name))(i)
+    alt((map(kw(Keyword::All), |_| "all".to_string()), var_name))(i)
 }
 
 /// `show ::= 'SHOW' (var_name | 'ALL' | 'TIME' 'ZONE' | 'TRANSACTION' 'ISOLATION' 'LEVEL')`

@@ -27,8 +27,8 @@ use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::{apply_hints, satisfies_vacuum, VacuumStatus};
 use crate::error::Result;
-use crate::storage::ahead::Ahead;
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
+use crate::storage::prefetch::Ahead;
 use crate::storage::{BlockNumber, BufferWriteGuard};
 use crate::txn::Xid;
 
@@ -61,7 +61,7 @@ pub struct PruneScratch {
     /// Recent decisions.
     decided: Decisions,
     /// The frame the caller visits next, prefetched a few lines per tuple
-    /// over this page's loop (`storage::ahead`); taken by each call.
+    /// over this page's loop (`storage::prefetch`); taken by each call.
     pub ahead: Ahead,
     /// What the page holds, when pruning left its line pointers as they
     /// were (nothing to remove: every page after a load); `None` when it

@@ -38,9 +38,9 @@ use super::visibility::satisfies_mvcc;
 use crate::access::inspect::{self, ItemInfo, PageHeaderInfo};
 use crate::access::vm;
 use crate::error::Result;
-use crate::storage::ahead::Ahead;
 use crate::storage::page::{self, OffsetNumber};
-use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring};
+use crate::storage::prefetch::Ahead;
+use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring, READ_RUN};
 use crate::txn::Snapshot;
 
 /// Which tuples of a page a scan's snapshot sees.
@@ -84,6 +84,11 @@ pub struct HeapScan<'r> {
     claim_ahead: bool,
     /// The relation's recent-buffer hints, one per block.
     recent: std::sync::Arc<[std::sync::atomic::AtomicU32]>,
+    /// Pages pinned ahead of `next`: the rest of the last run read in one
+    /// go ([`HeapScan::pin`]).
+    run: std::collections::VecDeque<PinnedBuffer<'r>>,
+    /// Scratch for a run's pins (reused).
+    batch: Vec<PinnedBuffer<'r>>,
     /// Keeps VACUUM from truncating the relation under the scan.
     _size: std::sync::RwLockReadGuard<'r, ()>,
 }
@@ -170,7 +175,7 @@ impl HeapRelation {
             snap: snap.clone(),
             nblocks,
             next: 0,
-            ring: self.pool().scan_ring(nblocks),
+            ring: self.pool().scan_ring(self.rel(), nblocks),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -179,6 +184,8 @@ impl HeapRelation {
             queued: None,
             claim_ahead: false,
             recent: self.recent_buffers(nblocks),
+            run: std::collections::VecDeque::new(),
+            batch: Vec::new(),
         })
     }
 
@@ -197,7 +204,7 @@ impl HeapRelation {
             next: 0,
             ring: self
                 .pool()
-                .scan_ring_shared(blocks.nblocks, blocks.participants),
+                .scan_ring_shared(self.rel(), blocks.nblocks, blocks.participants),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -206,6 +213,8 @@ impl HeapRelation {
             queued: None,
             claim_ahead: false,
             recent: self.recent_buffers(blocks.nblocks),
+            run: std::collections::VecDeque::new(),
+            batch: Vec::new(),
         })
     }
 
@@ -256,7 +265,7 @@ impl HeapRelation {
     /// being read; the others are scanned page at a time.
     pub fn count(&self, snap: &Snapshot) -> Result<u64> {
         let nblocks = self.nblocks()?;
-        let mut ring = self.pool().scan_ring(nblocks);
+        let mut ring = self.pool().scan_ring(self.rel(), nblocks);
         self.count_range(snap, 0, nblocks, &mut ring)
     }
 
@@ -303,9 +312,9 @@ impl HeapRelation {
         blocks: &ParallelBlocks,
         cancel: &dyn Fn() -> Result<()>,
     ) -> Result<u64> {
-        let mut ring = self
-            .pool()
-            .scan_ring_shared(blocks.nblocks, blocks.participants);
+        let mut ring =
+            self.pool()
+                .scan_ring_shared(self.rel(), blocks.nblocks, blocks.participants);
         let mut total = 0;
         while let Some((start, end)) = blocks.next_chunk_of(COUNT_CHUNK) {
             cancel()?;
@@ -448,21 +457,56 @@ impl<'r> HeapScan<'r> {
     /// relation below it since the scan started: the pages cut off were
     /// empty, so the scan simply ends there (a parallel participant's later
     /// chunks lie past the cut too).
+    ///
+    /// A page the pool lacks is read with the pages after it in the
+    /// current chunk, up to [`READ_RUN`] (and half the scan's ring), in one
+    /// `preadv` per run of missing pages; their pins wait in `run` for the
+    /// next calls. A cached page is pinned alone, as before.
     fn pin(&mut self, block: BlockNumber) -> Result<Option<PinnedBuffer<'r>>> {
+        if let Some(buf) = self.run.pop_front() {
+            if buf.block() == block {
+                return Ok(Some(buf));
+            }
+            self.run.clear();
+        }
         let rel = self.rel;
-        match rel.pool().read_buffer_recent(
+        // A cached page: pinned through its hint alone, as before runs.
+        if let Some(buf) = rel.pool().pin_recent(
             rel.rel(),
             ForkNumber::Main,
             block,
             &self.recent,
-            self.ring.as_mut(),
+            self.ring.is_some(),
         ) {
-            Ok(buf) => Ok(Some(buf)),
+            return Ok(Some(buf));
+        }
+        let mut count = self.end.saturating_sub(block).min(READ_RUN as BlockNumber);
+        if let Some(ring) = &self.ring {
+            count = count.min((ring.len() / 2).max(1) as BlockNumber);
+        }
+        let mut batch = std::mem::take(&mut self.batch);
+        let res = rel.pool().read_buffers_recent(
+            rel.rel(),
+            ForkNumber::Main,
+            block,
+            count,
+            &self.recent,
+            self.ring.as_mut(),
+            &mut batch,
+        );
+        self.run.extend(batch.drain(..));
+        self.batch = batch;
+        match res {
+            Ok(()) => Ok(self.run.pop_front()),
             Err(_) if block >= rel.nblocks()? => {
+                self.run.clear();
                 self.next = self.end;
                 Ok(None)
             }
-            Err(e) => Err(e),
+            Err(e) => {
+                self.run.clear();
+                Err(e)
+            }
         }
     }
 

@@ -12,7 +12,7 @@ use super::super::{Field, JoinKind, Node, Plan};
 use super::*;
 use crate::err;
 use crate::error::Result;
-use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType};
 
@@ -250,7 +250,7 @@ impl Binder<'_> {
             // Build on the smaller input, unless the kind needs a side.
             let build_left = match kind {
                 JoinKind::Inner => left.plan.rows < right.plan.rows,
-                JoinKind::Left => false,
+                JoinKind::Left | JoinKind::Anti => false,
                 JoinKind::Right => true,
                 JoinKind::Full => false,
             };
@@ -502,7 +502,7 @@ impl Binder<'_> {
                 ast::Offset(0),
             )?;
             let value = match kind {
-                JoinKind::Inner | JoinKind::Left => lv,
+                JoinKind::Inner | JoinKind::Left | JoinKind::Anti => lv,
                 JoinKind::Right => rv,
                 JoinKind::Full => Expr {
                     kind: ExprKind::Coalesce(vec![lv, rv]),

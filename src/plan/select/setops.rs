@@ -9,7 +9,7 @@ use super::super::{Field, Node, Plan};
 use super::*;
 use crate::err;
 use crate::error::Result;
-use crate::exec::expr::Expr;
+use crate::nodes::expr::Expr;
 use crate::types::cast::CastContext;
 use crate::types::DataType;
 

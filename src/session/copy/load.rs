@@ -9,8 +9,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 
-use super::fast::FastForm;
 use super::parallel::ParallelLoad;
+use super::record_to_tuple::FastForm;
 use super::*;
 use crate::access::heap::PageImages;
 use crate::copy::reader::RecordReader;

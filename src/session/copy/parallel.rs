@@ -44,8 +44,8 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use super::fast::FastForm;
 use super::load::{Parser, Scratch};
+use super::record_to_tuple::FastForm;
 use super::*;
 use crate::access::heap::record::PageRef;
 use crate::access::heap::{set_image_blocks, HeapRelation, PageImages, Precompressed};

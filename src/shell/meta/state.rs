@@ -17,7 +17,7 @@ use std::io::{self, BufWriter, Write};
 
 use super::vars::{parse_bool, Variables};
 use super::MetaCommand;
-use crate::shell::ack::{before_output, Gated};
+use crate::shell::external_sync::{before_output, Gated};
 use crate::shell::print::{Expanded, Format, PrintOptions};
 use crate::shell::script::io_message;
 use crate::shell::timing::TimingMode;
@@ -33,7 +33,7 @@ pub enum Output {
         /// The name as given.
         name: String,
         /// The open file (its writes wait for deferred commits:
-        /// [`crate::shell::ack`]).
+        /// [`crate::shell::external_sync`]).
         file: BufWriter<Gated<File>>,
     },
 }
@@ -130,7 +130,7 @@ pub struct ShellState {
     /// `\o` target for query results.
     pub output: Output,
     /// `COMMIT_ACK=immediate`: never defer commit acknowledgements
-    /// ([`crate::shell::ack`]).
+    /// ([`crate::shell::external_sync`]).
     pub commit_ack_immediate: bool,
     /// `\setenv`'s changes, for `\!` children and `\getenv`.
     pub child_env: super::system::ChildEnv,

@@ -58,7 +58,8 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
     let border = opts.border.min(2);
     let ncols = batch.columns.len();
 
-    // Column widths from the headers and every cell of this batch.
+    // Column widths from the headers and every cell of this batch (or of
+    // the whole result when it was spooled).
     let mut width = vec![0usize; ncols];
     let mut width_header = vec![0usize; ncols];
     for (i, c) in batch.columns.iter().enumerate() {
@@ -66,7 +67,12 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
         width[i] = w;
         width_header[i] = w;
     }
-    if ncols > 0 {
+    if let Some(all) = batch.widths {
+        // A chunk of a spooled result: the widths of every row.
+        for (w, &v) in width.iter_mut().zip(&all.cols) {
+            *w = (*w).max(v);
+        }
+    } else if ncols > 0 {
         for i in 0..batch.ncells() {
             let (w, _) = text::measure(batch.cell(i));
             let col = i % ncols;

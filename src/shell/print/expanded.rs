@@ -87,10 +87,15 @@ pub(crate) fn print<W: Write>(out: &mut W, opts: &PrintOptions, batch: &Batch) -
         hmultiline |= h > 1;
     }
     let (mut dwidth, mut dmultiline) = (0, false);
-    for i in 0..ncells {
-        let (w, h) = text::measure(batch.cell(i));
-        dwidth = dwidth.max(w);
-        dmultiline |= h > 1;
+    if let Some(all) = batch.widths {
+        // A chunk of a spooled result: the widths of every row.
+        (dwidth, dmultiline) = (all.data, all.data_multiline);
+    } else {
+        for i in 0..ncells {
+            let (w, h) = text::measure(batch.cell(i));
+            dwidth = dwidth.max(w);
+            dmultiline |= h > 1;
+        }
     }
 
     // psql 15 widens the data column for the record header lines only in

@@ -16,16 +16,18 @@
 //!
 //! Streaming: rows are never all held in memory. Unaligned and csv output
 //! does not depend on other rows, so rows are written in small batches with
-//! output identical to a one-shot print. Aligned output needs column widths,
-//! so rows are buffered in a batch and each batch is printed with its own
-//! widths, exactly as psql does with `FETCH_COUNT` set: the first batch has
-//! the header, later ones continue the table, and the last one (which may be
-//! empty) has the footer counting all rows. The batch ends after
-//! `fetch_count` rows when that is set (psql's `FETCH_COUNT`), otherwise
-//! when the buffered text passes `max_batch_bytes` — so a result that fits
-//! prints exactly as psql without `FETCH_COUNT`, and a 10-million-row result
-//! still streams. Once a result spans several batches, `\x auto` prints
-//! every batch expanded, as psql does then.
+//! output identical to a one-shot print. Aligned output needs column widths:
+//! with `fetch_count` set (psql's `FETCH_COUNT`), rows are buffered in
+//! batches of that many and each batch is printed with its own widths,
+//! exactly as psql does then: the first batch has the header, later ones
+//! continue the table, and the last one (which may be empty) has the footer
+//! counting all rows. Without it, the result is one table as psql prints it;
+//! once the buffered text passes `spool_bytes`, rows move to a temporary
+//! file while their widths are measured (see [`spool`]) and are read back in
+//! bounded chunks printed with the widths of the whole result, so a
+//! 10-million-row result prints the same bytes in bounded memory. Once a
+//! result spans several `FETCH_COUNT` batches, `\x auto` prints every batch
+//! expanded, as psql does then.
 //!
 //! Titles (`\pset title`, or [`ResultPrinter::with_title`] for describe
 //! output) and describe footers ([`ResultPrinter::with_footers`]) print as
@@ -39,9 +41,12 @@
 mod aligned;
 mod expanded;
 mod plain;
+mod spool;
 pub mod text;
 
 use std::io::{self, Write};
+
+use spool::{Spool, Widths};
 
 /// How a column's values are aligned in aligned output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,12 +145,13 @@ pub struct PrintOptions {
     pub csv_field_sep: char,
     /// Terminal width for `\x auto`; 0 when output is not a terminal.
     pub columns: usize,
-    /// psql's `FETCH_COUNT`: rows per aligned batch; 0 = as many as
-    /// `max_batch_bytes` allows.
+    /// psql's `FETCH_COUNT`: rows per aligned batch; 0 = the whole result
+    /// is one table.
     pub fetch_count: usize,
-    /// Buffered text after which an aligned batch is printed when
-    /// `fetch_count` is 0.
-    pub max_batch_bytes: usize,
+    /// Cell text an aligned result (without `fetch_count`) holds in memory;
+    /// beyond it rows go to a temporary file. Any value prints the same
+    /// bytes; it bounds the printer's memory.
+    pub spool_bytes: usize,
     /// `\pset title`: a title printed above every result (aligned and
     /// unaligned formats).
     pub title: Option<String>,
@@ -165,7 +171,7 @@ impl Default for PrintOptions {
             csv_field_sep: ',',
             columns: 0,
             fetch_count: 0,
-            max_batch_bytes: 64 << 20,
+            spool_bytes: 16 << 20,
             title: None,
         }
     }
@@ -193,6 +199,9 @@ pub(crate) struct Batch<'a> {
     pub title: Option<&'a str>,
     /// Footer lines replacing the default `(N rows)` (describe output).
     pub footers: Option<&'a [String]>,
+    /// Widths of the whole result when it was spooled (the batch is one
+    /// chunk of it); `None`: measure this batch's cells.
+    pub widths: Option<&'a Widths>,
 }
 
 impl Batch<'_> {
@@ -274,6 +283,9 @@ pub struct ResultPrinter<'a, W: Write> {
     title: Option<String>,
     /// Footers set by [`ResultPrinter::with_footers`].
     footers: Option<Vec<String>>,
+    /// The rows moved to a temporary file (aligned output past
+    /// `spool_bytes`); they precede the buffered ones.
+    spool: Option<Spool>,
 }
 
 impl<'a, W: Write> ResultPrinter<'a, W> {
@@ -291,6 +303,7 @@ impl<'a, W: Write> ResultPrinter<'a, W> {
             multi_batch: false,
             title: opts.title.clone(),
             footers: None,
+            spool: None,
         }
     }
 
@@ -320,7 +333,12 @@ impl<'a, W: Write> ResultPrinter<'a, W> {
         let rows = self.rows;
         let full = match self.opts.format {
             Format::Aligned if self.opts.fetch_count > 0 => rows >= self.opts.fetch_count,
-            Format::Aligned => self.text.len() >= self.opts.max_batch_bytes,
+            Format::Aligned => {
+                if self.text.len() >= self.opts.spool_bytes && !self.columns.is_empty() {
+                    self.spool_rows()?;
+                }
+                false
+            }
             Format::Unaligned | Format::Csv => rows >= STREAM_BATCH_ROWS,
         };
         if full {
@@ -331,9 +349,70 @@ impl<'a, W: Write> ResultPrinter<'a, W> {
 
     /// Prints the last batch and the footer; returns the number of rows.
     pub fn finish(mut self) -> io::Result<u64> {
-        self.flush_batch(true)?;
+        if self.spool.is_some() {
+            self.print_spooled()?;
+        } else {
+            self.flush_batch(true)?;
+        }
         self.out.flush()?;
         Ok(self.prior_records)
+    }
+
+    /// Whether rows went to the temporary file (for tests).
+    #[cfg(test)]
+    pub(crate) fn spooled(&self) -> bool {
+        self.spool.is_some()
+    }
+
+    /// Moves the buffered rows to the spool, measuring their widths.
+    fn spool_rows(&mut self) -> io::Result<()> {
+        let spool = match &mut self.spool {
+            Some(s) => s,
+            None => self.spool.insert(Spool::new(self.columns.len())?),
+        };
+        spool.append(&self.text, &self.ends, self.rows)?;
+        self.text.clear();
+        self.ends.clear();
+        self.rows = 0;
+        Ok(())
+    }
+
+    /// Prints a spooled result as one table: chunks read back from the
+    /// file, each printed with the widths of every row.
+    fn print_spooled(&mut self) -> io::Result<()> {
+        self.spool_rows()?;
+        let Some(spool) = self.spool.take() else {
+            return Ok(());
+        };
+        let (mut reader, widths, total) = spool.into_reader()?;
+        let mut read = 0u64;
+        loop {
+            let rows = reader.read_chunk(
+                &mut self.text,
+                &mut self.ends,
+                total - read,
+                self.opts.spool_bytes,
+            )?;
+            read += rows as u64;
+            let batch = Batch {
+                columns: self.columns,
+                text: &self.text,
+                ends: &self.ends,
+                start_table: !self.started,
+                stop_table: read == total,
+                prior_records: self.prior_records,
+                rows,
+                title: self.title.as_deref(),
+                footers: self.footers.as_deref(),
+                widths: Some(&widths),
+            };
+            print_batch(&mut self.out, self.opts, &batch, false)?;
+            self.prior_records += rows as u64;
+            self.started = true;
+            if read == total {
+                return Ok(());
+            }
+        }
     }
 
     fn flush_batch(&mut self, stop_table: bool) -> io::Result<()> {
@@ -350,6 +429,7 @@ impl<'a, W: Write> ResultPrinter<'a, W> {
             rows: self.rows,
             title: self.title.as_deref(),
             footers: self.footers.as_deref(),
+            widths: None,
         };
         print_batch(&mut self.out, self.opts, &batch, self.multi_batch)?;
         self.prior_records += batch.nrows() as u64;

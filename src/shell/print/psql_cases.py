@@ -171,16 +171,7 @@ def main():
     print()
     print("use super::*;")
     print()
-    print("fn run(opts: PrintOptions, cols: &[(&str, Align)], rows: &[&[Option<&str>]]) -> String {")
-    print("    let cols: Vec<ColumnInfo> = cols.iter().map(|(n, a)| ColumnInfo::new(*n, *a)).collect();")
-    print("    let mut out = Vec::new();")
-    print("    let mut p = ResultPrinter::new(&mut out, &opts, &cols);")
-    print("    for r in rows {")
-    print("        p.push_row(r).expect(\"write to a Vec\");")
-    print("    }")
-    print("    p.finish().expect(\"write to a Vec\");")
-    print("    String::from_utf8(out).expect(\"utf-8 output\")")
-    print("}")
+    print(RUN, end="")
     for name, settings, cols, rows in CASES:
         expected = psql_output(settings, cols, rows)
         colspec = ", ".join("(%s, Align::%s)" % (rust_str(c[0]), "Right" if c[1] == I else "Left") for c in cols)
@@ -196,6 +187,36 @@ def main():
         print("    assert_eq!(got, %s);" % rust_str(expected))
         print("}")
     print(TRAILER, end="")
+
+
+RUN = '''fn run(opts: PrintOptions, cols: &[(&str, Align)], rows: &[&[Option<&str>]]) -> String {
+    let (got, _) = print_with(&opts, cols, rows);
+    // An aligned table also prints the same through the temporary file
+    // (one row per chunk at 0 bytes, a few rows per chunk at 8).
+    if opts.format == Format::Aligned && opts.fetch_count == 0 && !cols.is_empty() && !rows.is_empty() {
+        for bound in [0, 8] {
+            let spool_opts = PrintOptions { spool_bytes: bound, ..opts.clone() };
+            let (spooled, did) = print_with(&spool_opts, cols, rows);
+            assert!(did || bound > 0, "the rows went to the spool");
+            assert_eq!(spooled, got, "spooled at {bound} bytes");
+        }
+    }
+    got
+}
+
+/// The printed text, and whether the rows went to the spool.
+fn print_with(opts: &PrintOptions, cols: &[(&str, Align)], rows: &[&[Option<&str>]]) -> (String, bool) {
+    let cols: Vec<ColumnInfo> = cols.iter().map(|(n, a)| ColumnInfo::new(*n, *a)).collect();
+    let mut out = Vec::new();
+    let mut p = ResultPrinter::new(&mut out, opts, &cols);
+    for r in rows {
+        p.push_row(r).expect("write to a Vec");
+    }
+    let spooled = p.spooled();
+    p.finish().expect("write to a Vec");
+    (String::from_utf8(out).expect("utf-8 output"), spooled)
+}
+'''
 
 
 TRAILER = '''

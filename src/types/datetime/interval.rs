@@ -180,6 +180,62 @@ fn split_glued(tok: &str) -> (&str, Option<&str>) {
 
 /// Parses interval text (see the module doc).
 pub fn parse_interval(text: &str) -> Result<Interval> {
+    parse_interval_bare(text, None)
+}
+
+/// A field of an interval qualifier (`INTERVAL '1' DAY TO HOUR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Field {
+    /// `YEAR`
+    Year,
+    /// `MONTH`
+    Month,
+    /// `DAY`
+    Day,
+    /// `HOUR`
+    Hour,
+    /// `MINUTE`
+    Minute,
+    /// `SECOND`
+    Second,
+}
+
+/// `INTERVAL 'text' from TO to` as PostgreSQL: a number without a unit
+/// counts in the last field (`INTERVAL '999' MONTH` is 999 months), and
+/// the value is truncated below that field (`AdjustIntervalForTypmod`:
+/// `INTERVAL '1 2:03:04' DAY TO MINUTE` drops the seconds).
+pub fn parse_interval_fields(text: &str, last: Field) -> Result<Interval> {
+    let unit = match last {
+        Field::Year => "year",
+        Field::Month => "month",
+        Field::Day => "day",
+        Field::Hour => "hour",
+        Field::Minute => "minute",
+        Field::Second => "second",
+    };
+    let mut iv = parse_interval_bare(text, Some(unit))?;
+    let trunc = |us: i64, step: i64| us / step * step;
+    match last {
+        Field::Year => {
+            iv.months = iv.months / 12 * 12;
+            iv.days = 0;
+            iv.micros = 0;
+        }
+        Field::Month => {
+            iv.days = 0;
+            iv.micros = 0;
+        }
+        Field::Day => iv.micros = 0,
+        Field::Hour => iv.micros = trunc(iv.micros, USECS_PER_HOUR),
+        Field::Minute => iv.micros = trunc(iv.micros, USECS_PER_MINUTE),
+        Field::Second => {}
+    }
+    Ok(iv)
+}
+
+/// [`parse_interval`] with the unit of a number written without one
+/// (seconds when `None`).
+fn parse_interval_bare(text: &str, bare_unit: Option<&str>) -> Result<Interval> {
     let s = text.trim().to_ascii_lowercase();
     if s.is_empty() {
         return Err(bad(text));
@@ -247,12 +303,19 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
                     return Err(bad(text));
                 }
             }
-            None => {
-                if !acc.mark(SECOND_BIT) {
-                    return Err(bad(text));
+            None => match bare_unit {
+                Some(u) if u != "second" => {
+                    if !acc.add_unit(v, u) {
+                        return Err(bad(text));
+                    }
                 }
-                acc.micros += v * 1e6
-            }
+                _ => {
+                    if !acc.mark(SECOND_BIT) {
+                        return Err(bad(text));
+                    }
+                    acc.micros += v * 1e6
+                }
+            },
         }
     }
     acc.finish(negate).map_err(|_| {
@@ -297,8 +360,72 @@ fn parse_iso(s: &str) -> Option<Interval> {
     acc.finish(false).ok()
 }
 
-/// Appends an interval in PostgreSQL's `postgres` style.
+/// Appends an interval in the thread's `IntervalStyle` (see
+/// [`super::style`]; `sql_standard` and `iso_8601` print as `postgres`).
 pub fn write_interval(iv: &Interval, out: &mut String) {
+    if super::style::output_style().interval == super::style::IntervalOut::Verbose {
+        write_verbose(iv, out);
+    } else {
+        write_postgres(iv, out);
+    }
+}
+
+/// `postgres_verbose` style as PostgreSQL's `EncodeInterval`: `@ 1 year 2
+/// mons -3 days 4 hours 5 mins 6.5 secs`, or the same with every sign
+/// flipped and ` ago` when the first non-zero field is negative.
+fn write_verbose(iv: &Interval, out: &mut String) {
+    out.push('@');
+    let mut is_zero = true;
+    let mut is_before = false;
+    let mut part = |mut value: i64, unit: &str, out: &mut String| {
+        if value == 0 {
+            return;
+        }
+        if is_zero {
+            is_before = value < 0;
+            value = value.abs();
+        } else if is_before {
+            value = -value;
+        }
+        let s = if value == 1 { "" } else { "s" };
+        let _ = write!(out, " {value} {unit}{s}");
+        is_zero = false;
+    };
+    part((iv.months / 12) as i64, "year", out);
+    part((iv.months % 12) as i64, "mon", out);
+    part(iv.days as i64, "day", out);
+    let t = iv.micros;
+    part(t / USECS_PER_HOUR, "hour", out);
+    part(t / USECS_PER_MINUTE % 60, "min", out);
+    let sec = t / USECS_PER_SEC % 60;
+    let fsec = t % USECS_PER_SEC;
+    if sec != 0 || fsec != 0 {
+        out.push(' ');
+        if sec < 0 || (sec == 0 && fsec < 0) {
+            if is_zero {
+                is_before = true;
+            } else if !is_before {
+                out.push('-');
+            }
+        } else if is_before {
+            out.push('-');
+        }
+        let _ = write!(out, "{}", sec.abs());
+        super::write_fraction(fsec.abs(), out);
+        let s = if sec.abs() != 1 || fsec != 0 { "s" } else { "" };
+        let _ = write!(out, " sec{s}");
+        is_zero = false;
+    }
+    if is_zero {
+        out.push_str(" 0");
+    }
+    if is_before {
+        out.push_str(" ago");
+    }
+}
+
+/// `postgres` style: `1 year 2 mons 3 days 04:05:06`.
+fn write_postgres(iv: &Interval, out: &mut String) {
     let mut is_zero = true;
     let mut is_before = false;
     let mut part = |value: i64, unit: &str, out: &mut String| {

@@ -14,6 +14,7 @@
 pub mod arith;
 pub mod interval;
 pub mod parse;
+pub mod style;
 
 use std::fmt::Write;
 
@@ -143,18 +144,47 @@ fn write_ymd(date: i64, out: &mut String) -> bool {
     bc
 }
 
-/// Appends a date in ISO style: `1999-01-08`, `0044-03-15 BC`, `infinity`.
+/// Appends a date in the thread's `DateStyle` ([`style`]): ISO
+/// `1999-01-08`, Postgres `01-08-1999`, SQL `01/08/1999`, German
+/// `08.01.1999`; `0044-03-15 BC`; `infinity`.
 pub fn write_date(date: i32, out: &mut String) {
     match date {
         DATE_BEGIN => out.push_str("-infinity"),
         DATE_END => out.push_str("infinity"),
         d => {
-            if write_ymd(d as i64, out) {
+            let st = style::output_style();
+            let bc = if st.date == style::DateOut::Iso {
+                write_ymd(d as i64, out)
+            } else {
+                write_dmy(d as i64, st, out)
+            };
+            if bc {
                 out.push_str(" BC");
             }
         }
     }
 }
+
+/// Month and day in `DateStyle`'s non-ISO forms, then the year; true for BC.
+fn write_dmy(date: i64, st: style::OutputStyle, out: &mut String) -> bool {
+    let (y, m, d) = j2date(date + POSTGRES_EPOCH_JDATE);
+    let bc = y <= 0;
+    let year = if bc { 1 - y } else { y };
+    let (sep, day_first) = match st.date {
+        style::DateOut::Sql => ('/', st.day_first),
+        style::DateOut::German => ('.', true),
+        _ => ('-', st.day_first),
+    };
+    let (a, b) = if day_first { (d, m) } else { (m, d) };
+    let _ = write!(out, "{a:02}{sep}{b:02}{sep}{year:04}");
+    bc
+}
+
+/// PostgreSQL's abbreviated day and month names.
+const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
 
 /// Appends `HH:MM:SS` plus a fraction without trailing zeros.
 pub fn write_time(us: i64, out: &mut String) {
@@ -179,16 +209,46 @@ pub fn write_fraction(frac_us: i64, out: &mut String) {
     }
 }
 
-/// Appends a timestamp in ISO style: `1999-01-07 15:15:00.5`.
+/// Appends a timestamp in the thread's `DateStyle` ([`style`]): ISO
+/// `1999-01-07 15:15:00.5`, Postgres `Thu Jan 07 15:15:00.5 1999`, SQL
+/// `01/07/1999 15:15:00.5`, German `07.01.1999 15:15:00.5`.
 pub fn write_timestamp(ts: i64, out: &mut String) {
     match ts {
         TS_BEGIN => out.push_str("-infinity"),
         TS_END => out.push_str("infinity"),
         ts => {
             let (date, time) = split_timestamp(ts);
-            let bc = write_ymd(date, out);
-            out.push(' ');
-            write_time(time, out);
+            let st = style::output_style();
+            let bc = match st.date {
+                style::DateOut::Iso => {
+                    let bc = write_ymd(date, out);
+                    out.push(' ');
+                    write_time(time, out);
+                    bc
+                }
+                style::DateOut::Postgres => {
+                    let jd = date + POSTGRES_EPOCH_JDATE;
+                    let (y, m, d) = j2date(jd);
+                    let wday = DAYS[(jd + 1).rem_euclid(7) as usize];
+                    let month = MONTHS[(m as usize).saturating_sub(1).min(11)];
+                    if st.day_first {
+                        let _ = write!(out, "{wday} {d:02} {month} ");
+                    } else {
+                        let _ = write!(out, "{wday} {month} {d:02} ");
+                    }
+                    write_time(time, out);
+                    let bc = y <= 0;
+                    let year = if bc { 1 - y } else { y };
+                    let _ = write!(out, " {year:04}");
+                    bc
+                }
+                _ => {
+                    let bc = write_dmy(date, st, out);
+                    out.push(' ');
+                    write_time(time, out);
+                    bc
+                }
+            };
             if bc {
                 out.push_str(" BC");
             }

@@ -56,6 +56,18 @@ pub enum ScalarFunc {
     Log10,
     /// `pi()`.
     Pi,
+    /// `div(numeric, numeric)`: the quotient truncated to an integer.
+    Div,
+    /// `scale(numeric)`: the display scale (NULL for NaN and infinities).
+    Scale,
+    /// `min_scale(numeric)`: the fewest decimals that keep the value.
+    MinScale,
+    /// `trim_scale(numeric)`: the value with trailing fractional zeros removed.
+    TrimScale,
+    /// `factorial(bigint)`: numeric.
+    Factorial,
+    /// `sinh`, `cosh`, `tanh`, `asinh`, `acosh`, `atanh` of float8.
+    Hyperbolic(Hyperbolic),
     /// `length(text)` / `char_length` / `character_length`.
     Length,
     /// `length(char(n))`: trailing spaces do not count.
@@ -114,6 +126,23 @@ pub enum ScalarFunc {
     JustifyInterval,
 }
 
+/// The hyperbolic functions of double precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hyperbolic {
+    /// `sinh`.
+    Sinh,
+    /// `cosh`.
+    Cosh,
+    /// `tanh`.
+    Tanh,
+    /// `asinh`.
+    Asinh,
+    /// `acosh`: defined from 1 up.
+    Acosh,
+    /// `atanh`: defined on [-1, 1].
+    Atanh,
+}
+
 /// What [`ScalarFunc::resolve`] decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
@@ -150,6 +179,17 @@ impl ScalarFunc {
             "ln" => Ln,
             "log" | "log10" => Log10,
             "pi" => Pi,
+            "div" => Div,
+            "scale" => Scale,
+            "min_scale" => MinScale,
+            "trim_scale" => TrimScale,
+            "factorial" => Factorial,
+            "sinh" => Hyperbolic(self::Hyperbolic::Sinh),
+            "cosh" => Hyperbolic(self::Hyperbolic::Cosh),
+            "tanh" => Hyperbolic(self::Hyperbolic::Tanh),
+            "asinh" => Hyperbolic(self::Hyperbolic::Asinh),
+            "acosh" => Hyperbolic(self::Hyperbolic::Acosh),
+            "atanh" => Hyperbolic(self::Hyperbolic::Atanh),
             "length" | "char_length" | "character_length" => Length,
             "octet_length" => OctetLength,
             "lower" => Lower,
@@ -198,6 +238,19 @@ impl ScalarFunc {
             Ln => "ln",
             Log10 => "log",
             Pi => "pi",
+            Div => "div",
+            Scale => "scale",
+            MinScale => "min_scale",
+            TrimScale => "trim_scale",
+            Factorial => "factorial",
+            Hyperbolic(h) => match h {
+                self::Hyperbolic::Sinh => "sinh",
+                self::Hyperbolic::Cosh => "cosh",
+                self::Hyperbolic::Tanh => "tanh",
+                self::Hyperbolic::Asinh => "asinh",
+                self::Hyperbolic::Acosh => "acosh",
+                self::Hyperbolic::Atanh => "atanh",
+            },
             Length | BpcharLength => "length",
             OctetLength => "octet_length",
             Lower => "lower",
@@ -238,6 +291,8 @@ impl ScalarFunc {
         let is_num = |t: &DataType| t.is_numeric() || *t == Unknown;
         let is_int = |t: &DataType| matches!(t, Int2 | Int4 | Int8 | Unknown);
         let is_str = |t: &DataType| t.is_string() || *t == Unknown;
+        // Types that cast to numeric implicitly (not float4/float8).
+        let is_exact = |t: &DataType| is_num(t) && !matches!(t, Float4 | Float8);
         let ok = |func: ScalarFunc, arg_types: Vec<DataType>, result: DataType| {
             Ok(Resolved {
                 func,
@@ -283,6 +338,14 @@ impl ScalarFunc {
                 ok(self, vec![Numeric(None), Numeric(None)], Numeric(None))
             }
             (Pi, []) => ok(Pi, vec![], Float8),
+            // numeric-only functions: integers and unknown cast to numeric.
+            (Div, [a, b]) if is_exact(a) && is_exact(b) => {
+                ok(Div, vec![Numeric(None), Numeric(None)], Numeric(None))
+            }
+            (Scale | MinScale, [t]) if is_exact(t) => ok(self, vec![Numeric(None)], Int4),
+            (TrimScale, [t]) if is_exact(t) => ok(self, vec![Numeric(None)], Numeric(None)),
+            (Factorial, [t]) if is_int(t) => ok(self, vec![Int8], Numeric(None)),
+            (Hyperbolic(_), [t]) if is_num(t) => ok(self, vec![Float8], Float8),
             (Mod, [a, b]) if is_int(a) && is_int(b) => {
                 let t = super::cast::common_type(a, b)
                     .filter(|t| *t != Unknown)
@@ -401,6 +464,11 @@ impl ScalarFunc {
         Ok(match self {
             Abs | Round | Ceil | Floor | Trunc | Mod | Power | Sqrt | Sign | Exp | Ln | Log10
             | Pi => return math(self, args),
+            Div | Scale | MinScale | TrimScale | Factorial => return numeric_func(self, args),
+            Hyperbolic(h) => match &args[0] {
+                Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
+                _ => return Err(bad_arg(self)),
+            },
             Length => Value::Int4(text(0)?.chars().count() as i32),
             BpcharLength => Value::Int4(super::text::bpchar_trim(text(0)?).chars().count() as i32),
             OctetLength => Value::Int4(text(0)?.len() as i32),
@@ -518,6 +586,57 @@ fn concat(args: &[Value], sep: &str) -> Value {
         format_value(a, &mut out);
     }
     Value::text(&out)
+}
+
+/// The numeric-only functions `div`, `scale`, `min_scale`, `trim_scale`
+/// and `factorial`.
+fn numeric_func(f: ScalarFunc, args: &[Value]) -> Result<Value> {
+    use ScalarFunc::*;
+    Ok(match (f, args) {
+        (Div, [Value::Numeric(a), Value::Numeric(b)]) => Value::numeric(a.div_trunc(b)?),
+        (Scale, [Value::Numeric(n)]) if n.is_finite() => Value::Int4(n.scale() as i32),
+        (MinScale, [Value::Numeric(n)]) if n.is_finite() => {
+            Value::Int4(n.normalized().scale() as i32)
+        }
+        (Scale | MinScale, [Value::Numeric(_)]) => Value::Null,
+        (TrimScale, [Value::Numeric(n)]) => Value::numeric(n.normalized()),
+        (Factorial, [Value::Int8(k)]) => Value::numeric(Numeric::factorial(*k)?),
+        _ => return Err(bad_arg(f)),
+    })
+}
+
+/// `sinh` ... `atanh` as PostgreSQL's `dsinh` ... `datanh`: overflow gives
+/// an infinity, arguments outside the domain fail with `input is out of
+/// range` (22003).
+fn hyperbolic(h: Hyperbolic, x: f64) -> Result<f64> {
+    let out_of_range = || err!(NumericValueOutOfRange, "input is out of range");
+    Ok(match h {
+        Hyperbolic::Sinh => x.sinh(),
+        Hyperbolic::Cosh => x.cosh(),
+        Hyperbolic::Tanh => x.tanh(),
+        Hyperbolic::Asinh => x.asinh(),
+        Hyperbolic::Acosh => {
+            if x < 1.0 {
+                return Err(out_of_range());
+            }
+            x.acosh()
+        }
+        Hyperbolic::Atanh => {
+            // Not `!(-1.0..=1.0).contains(&x)`: NaN passes through to NaN.
+            #[allow(clippy::manual_range_contains)]
+            let outside = x < -1.0 || x > 1.0;
+            if outside {
+                return Err(out_of_range());
+            }
+            if x == 1.0 {
+                f64::INFINITY
+            } else if x == -1.0 {
+                f64::NEG_INFINITY
+            } else {
+                x.atanh()
+            }
+        }
+    })
 }
 
 /// Math functions over float8 / numeric / integer arguments.

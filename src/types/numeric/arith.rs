@@ -43,6 +43,28 @@ fn signed_add(aneg: bool, am: &[u32], bneg: bool, bm: &[u32], scale: u16) -> Num
 }
 
 impl Numeric {
+    /// `factorial(n)` as PostgreSQL's `numeric_fac`: 1 up to `n = 1`, an
+    /// error for negative `n` and past 32177 (the result would not fit).
+    pub fn factorial(n: i64) -> Result<Numeric> {
+        if n < 0 {
+            return Err(err!(
+                NumericValueOutOfRange,
+                "factorial of a negative number is undefined"
+            ));
+        }
+        if n > 32177 {
+            return Err(err!(
+                NumericValueOutOfRange,
+                "value overflows numeric format"
+            ));
+        }
+        let mut m = vec![1u32];
+        for k in 2..=n as u32 {
+            mag::mul_small_add(&mut m, k, 0);
+        }
+        Ok(Numeric::from_parts(false, m, 0))
+    }
+
     /// `self + other`.
     pub fn add(&self, other: &Numeric) -> Numeric {
         use NumKind::*;
@@ -87,12 +109,21 @@ impl Numeric {
         match (self.kind, other.kind) {
             (NaN, _) | (_, NaN) => Numeric::nan(),
             (Finite, Finite) => {
-                let scale = (self.scale as u32 + other.scale as u32).min(u16::MAX as u32) as u16;
-                Numeric::from_parts(
-                    self.neg != other.neg,
-                    mag::mul(&self.mag, &other.mag),
-                    scale,
-                )
+                let scale = self.scale as u32 + other.scale as u32;
+                let product =
+                    Numeric::from_parts(self.neg != other.neg, mag::mul(&self.mag, &other.mag), 0);
+                if scale > super::MAX_DSCALE as u32 {
+                    // PostgreSQL rounds products to the largest storable scale.
+                    return Numeric {
+                        scale: scale.min(u16::MAX as u32) as u16,
+                        ..product
+                    }
+                    .round_to(super::MAX_DSCALE);
+                }
+                Numeric {
+                    scale: scale as u16,
+                    ..product
+                }
             }
             _ => {
                 if self.is_zero() || other.is_zero() {
@@ -133,8 +164,34 @@ impl Numeric {
             }
             return mag::decimal_len(&d.mag) as i32 - 1 - d.scale as i32;
         }
-        let ln = self.to_f64().ln();
-        ln.abs().log10() as i32
+        // var ~= digits * 10^dweight from its first two base-10000 digits.
+        let Some(top) = super::transcend::dweight(self) else {
+            return 0;
+        };
+        let w = top.div_euclid(4);
+        let text = mag::to_decimal(&self.mag);
+        // Decimal digits of the first base-10000 digit, then of the second.
+        let first_len = (top - 4 * w + 1) as usize;
+        let take = |from: usize, len: usize| -> f64 {
+            let mut v = 0u32;
+            for i in from..from + len {
+                v = v * 10 + text.as_bytes().get(i).map_or(0, |c| (c - b'0') as u32);
+            }
+            v as f64
+        };
+        let mut digits = take(0, first_len);
+        let mut dweight = w * 4;
+        // A second base-10000 digit exists when any digit follows the first
+        // group (PostgreSQL strips trailing zero groups).
+        let rest = text.as_bytes().get(first_len..).unwrap_or(&[]);
+        if rest.iter().any(|&c| c != b'0') {
+            digits = digits * 10000.0 + take(first_len, 4);
+            dweight -= 4;
+        }
+        // PostgreSQL's literal, not the exact LN_10.
+        #[allow(clippy::approx_constant)]
+        let ln_var = digits.ln() + dweight as f64 * 2.302585092994046;
+        ln_var.abs().log10() as i32
     }
 
     /// `exp(numeric)` as PostgreSQL's `numeric_exp`: the result scale gives
@@ -166,10 +223,8 @@ impl Numeric {
             // Rounds to zero at this scale.
             return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
         }
-        let sig = rscale + (val as i32).max(0) + 6;
-        let r = super::transcend::exp(self, sig)
-            .ok_or_else(|| err!(NumericValueOutOfRange, "value overflows numeric format"))?;
-        Ok(r.round_scale(rscale))
+        super::transcend::exp(self, rscale)
+            .ok_or_else(|| err!(NumericValueOutOfRange, "value overflows numeric format"))
     }
 
     /// The domain errors of `ln` and `log` (2201E).
@@ -202,7 +257,7 @@ impl Numeric {
         let rscale = (MIN_SIG_DIGITS - self.estimate_ln_dweight())
             .max(self.scale as i32)
             .clamp(0, MAX_DISPLAY_SCALE);
-        Ok(super::transcend::ln(self, rscale + 4).round_scale(rscale))
+        Ok(super::transcend::ln(self, rscale))
     }
 
     /// `log(base, self)` as PostgreSQL's `numeric_log` (`log(numeric)` is
@@ -235,8 +290,8 @@ impl Numeric {
             .clamp(0, MAX_DISPLAY_SCALE);
         let ln_base_rscale = rscale + result_dweight - ln_base_dweight + 8;
         let ln_num_rscale = rscale + result_dweight - ln_num_dweight + 8;
-        let ln_base = super::transcend::ln(base, ln_base_rscale + 4).round_scale(ln_base_rscale);
-        let ln_num = super::transcend::ln(self, ln_num_rscale + 4).round_scale(ln_num_rscale);
+        let ln_base = super::transcend::ln(base, ln_base_rscale);
+        let ln_num = super::transcend::ln(self, ln_num_rscale);
         if ln_base.is_zero() {
             return Err(err!(DivisionByZero, "division by zero"));
         }
@@ -489,8 +544,8 @@ impl Numeric {
         // because the estimate decides the result's display scale.
         let ln_dweight = self.estimate_ln_dweight();
         let local = (8 - ln_dweight).clamp(0, MAX_DISPLAY_SCALE);
-        let ln_low = super::transcend::ln(self, local + 4).round_scale(local);
-        let ln_num = ln_low.mul(exp).round_scale(local);
+        let ln_low = super::transcend::ln(self, local);
+        let ln_num = ln_low.mul(exp).round_to(local);
         // PostgreSQL multiplies by this literal (not the exact LOG10_E).
         #[allow(clippy::approx_constant)]
         let val = ln_num.to_f64() * 0.434294481903252;
@@ -509,15 +564,13 @@ impl Numeric {
             // Underflows to zero at this scale.
             return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
         }
-        // exp(y * ln(x)) with guard digits: the exponent's absolute error
-        // becomes the result's relative error.
-        let sig = rscale + weight.max(0) + 6;
-        let y_digits = mag::decimal_len(&exp.mag) as i32 - exp.scale as i32;
-        let ln_x = super::transcend::ln(self, sig + y_digits.max(0) + 4);
-        let v = ln_x.mul(exp).round_scale(sig + 2);
-        let r = super::transcend::exp(&v, sig)
-            .ok_or_else(|| err!(NumericValueOutOfRange, "value overflows numeric format"))?;
-        Ok(r.round_scale(rscale))
+        // exp(y * ln(x)) at power_var's working scale.
+        let sig_digits = (rscale + weight).max(0);
+        let local = (sig_digits - ln_dweight + 8).max(0);
+        let ln_x = super::transcend::ln(self, local);
+        let v = ln_x.mul(exp).round_to(local);
+        super::transcend::exp(&v, rscale)
+            .ok_or_else(|| err!(NumericValueOutOfRange, "value overflows numeric format"))
     }
 }
 

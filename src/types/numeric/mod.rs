@@ -54,6 +54,16 @@ pub struct Numeric {
 /// The largest display scale PostgreSQL produces (`NUMERIC_MAX_DISPLAY_SCALE`).
 pub const MAX_DISPLAY_SCALE: i32 = 1000;
 
+/// The largest display scale a stored numeric can have (`NUMERIC_DSCALE_MAX`).
+pub const MAX_DSCALE: i32 = 0x3FFF;
+
+/// The most decimal digits before the point (`(NUMERIC_WEIGHT_MAX + 1) * 4`).
+pub const MAX_INT_DIGITS: i32 = 131072;
+
+/// The lowest rounding position `round`/`trunc` honour (PostgreSQL clamps
+/// there: every finite value rounds to zero).
+const MIN_ROUND_SCALE: i32 = -MAX_INT_DIGITS - 1;
+
 impl Numeric {
     /// Zero with scale 0.
     pub fn zero() -> Numeric {
@@ -194,6 +204,7 @@ impl Numeric {
 
     /// Parses PostgreSQL's numeric input syntax, e.g. `" -12.5e-3 "`.
     pub fn parse(text: &str) -> Result<Numeric> {
+        let overflow = || err!(NumericValueOutOfRange, "value overflows numeric format");
         let bad = || {
             err!(
                 InvalidTextRepresentation,
@@ -251,11 +262,8 @@ impl Numeric {
             if i == start {
                 return Err(bad());
             }
-            if exp > 1000 * 2 + 1000 {
-                return Err(err!(
-                    NumericValueOutOfRange,
-                    "value overflows numeric format"
-                ));
+            if exp >= i32::MAX as i64 / 2 {
+                return Err(overflow());
             }
             if eneg {
                 exp = -exp;
@@ -265,18 +273,22 @@ impl Numeric {
             return Err(bad());
         }
         let scale = frac - exp;
+        if scale > MAX_DSCALE as i64 {
+            return Err(overflow());
+        }
+        // Digits before the point, counted from the first non-zero digit.
+        let lead = digits.iter().position(|&c| c != b'0');
+        if lead.is_some_and(|z| (digits.len() - z) as i64 - scale > MAX_INT_DIGITS as i64) {
+            return Err(overflow());
+        }
+        if lead.is_none() {
+            return Ok(Numeric::from_parts(false, Vec::new(), scale.max(0) as u16));
+        }
         let mut m = mag::from_decimal(&digits);
         if scale < 0 {
             m = mag::mul_pow10(&m, (-scale) as u32);
         }
-        let scale = scale.max(0);
-        if scale > u16::MAX as i64 {
-            return Err(err!(
-                NumericValueOutOfRange,
-                "value overflows numeric format"
-            ));
-        }
-        Ok(Numeric::from_parts(neg, m, scale as u16))
+        Ok(Numeric::from_parts(neg, m, scale.max(0) as u16))
     }
 
     /// Appends PostgreSQL's text form: all `scale` decimals, `NaN`,
@@ -314,33 +326,50 @@ impl Numeric {
     /// hundreds, ...), as PostgreSQL's `round(numeric, int)`; the result's
     /// display scale is `max(scale, 0)`.
     pub fn round_scale(&self, scale: i32) -> Numeric {
-        self.rescale(scale, true)
+        self.rescale(scale.clamp(MIN_ROUND_SCALE, MAX_DSCALE), true)
     }
 
     /// Truncates toward zero to `scale` decimals, as `trunc(numeric, int)`.
     pub fn trunc_scale(&self, scale: i32) -> Numeric {
-        self.rescale(scale, false)
+        self.rescale(scale.clamp(MIN_ROUND_SCALE, MAX_DSCALE), false)
+    }
+
+    /// Rounds half away from zero to `scale` decimals without SQL's limits
+    /// on `scale` (working precision of the transcendental functions).
+    pub(crate) fn round_to(&self, scale: i32) -> Numeric {
+        self.rescale(scale.min(u16::MAX as i32), true)
     }
 
     fn rescale(&self, scale: i32, round: bool) -> Numeric {
         if !self.is_finite() {
             return self.clone();
         }
-        let scale = scale.clamp(-(MAX_DISPLAY_SCALE * 2), MAX_DISPLAY_SCALE * 2);
         let cur = self.scale as i32;
+        if scale < cur && self.mag.is_empty() {
+            return Numeric::from_parts(false, Vec::new(), scale.max(0) as u16);
+        }
+        if scale < 0 && -scale > mag::decimal_len(&self.mag) as i32 - cur + 1 {
+            // Every digit lies below the rounding position, with room for
+            // the half-way check: the result is zero.
+            return Numeric::from_parts(false, Vec::new(), 0);
+        }
         if scale >= cur {
             let m = mag::mul_pow10(&self.mag, (scale - cur) as u32);
             return Numeric::from_parts(self.neg, m, scale as u16);
         }
-        // Drop (cur - scale) decimal digits.
-        let drop = (cur - scale) as u32;
-        let divisor = mag::mul_pow10(&[1], drop);
-        let (mut q, r) = mag::divrem(&self.mag, &divisor);
-        if round {
-            let twice = mag::add(&r, &r);
-            if mag::cmp(&twice, &divisor) != Ordering::Less {
-                q = mag::add(&q, &[1]);
-            }
+        // Drop (cur - scale) decimal digits: whole limbs, then a part of one,
+        // in linear time; round up when the dropped part is at least half.
+        let drop = (cur - scale) as usize;
+        let (limbs, digits) = (drop / 9, drop % 9);
+        let mut q: Vec<u32> = self.mag.get(limbs..).map_or_else(Vec::new, <[u32]>::to_vec);
+        let up = if digits > 0 {
+            let r = mag::div_small(&mut q, mag::POW10[digits]);
+            r >= 5 * mag::POW10[digits - 1]
+        } else {
+            limbs > 0 && self.mag.get(limbs - 1).is_some_and(|&l| l >= 500_000_000)
+        };
+        if round && up {
+            q = mag::add(&q, &[1]);
         }
         if scale < 0 {
             q = mag::mul_pow10(&q, (-scale) as u32);

@@ -1,9 +1,9 @@
 //! A scan's filter evaluated on one page's values: `count(*) ... WHERE`
 //! without column vectors.
 //!
-//! A filtered `count(*)` (a rows-only scan, [`super::scan::counts_rows_only`])
+//! A filtered `count(*)` (a rows-only scan, [`crate::exec::scan::counts_rows_only`])
 //! needs of each row only whether it passes. On an ALL_VISIBLE page whose
-//! tuples the fused column loop accepts ([`super::scan_fixed::fused_page_values`]:
+//! tuples the fused column loop accepts ([`super::fixed_scan::fused_page_values`]:
 //! NULL-free, every attribute present, 4-byte columns), the scan loads the
 //! filter's columns into page-sized arrays and a [`PagePred`] counts the
 //! rows that pass, while the page is in the cache and the next one is on its
@@ -24,9 +24,9 @@
 //! connective, each over the page's `n` values: the shapes the compiler
 //! vectorizes.
 
-use super::expr::{Expr, ExprKind};
-use super::kernels::RemConst;
-use super::scan_fixed::MAX_TUPLES;
+use super::fixed_scan::MAX_TUPLES;
+use crate::exec::expr::{Expr, ExprKind};
+use crate::exec::kernels::RemConst;
 use crate::types::{BinaryOp, DataType, Value};
 
 /// A comparison operator of a leaf.

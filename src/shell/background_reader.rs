@@ -5,7 +5,7 @@
 //! A piped script of 100,000 INSERTs spends about a third of its
 //! instructions before the engine sees a statement: reading and splitting
 //! the input, and scanning each INSERT's literals. None of that depends on
-//! what the statements do, so [`ReadAhead`] runs a [`ScriptReader`] on its
+//! what the statements do, so [`BackgroundReader`] runs a [`ScriptReader`] on its
 //! own thread and hands the items over in order; the machine has two cores.
 //!
 //! What must not run ahead, and how it is kept from doing so:
@@ -15,7 +15,7 @@
 //!   whose text contains `copy` or refers to a variable (whose value could
 //!   make it a COPY), the reader thread *pauses* (a sync item)
 //!   until the main thread has handled that item, and the main thread uses
-//!   the reader ([`ReadAhead::lines`]) only meanwhile, so it finds the
+//!   the reader ([`BackgroundReader::lines`]) only meanwhile, so it finds the
 //!   splitter and the input exactly where the old, one-thread loop left
 //!   them;
 //! - variables (`\set`, `:NAME`) are substituted by the main thread when
@@ -66,7 +66,7 @@ pub enum Next {
         line: u64,
         /// Where the scan found the table name.
         scan: ScannedInsert,
-        /// Its literals (give the vector back with [`ReadAhead::recycle`]).
+        /// Its literals (give the vector back with [`BackgroundReader::recycle`]).
         lits: Vec<ScannedLiteral>,
     },
     /// Input could not be read (invalid UTF-8): the error and the line
@@ -130,7 +130,7 @@ impl<R: Read> Shared<R> {
 }
 
 /// A [`ScriptReader`] running ahead on its own thread.
-pub struct ReadAhead<R: Read + Send + 'static> {
+pub struct BackgroundReader<R: Read + Send + 'static> {
     shared: Arc<Shared<R>>,
     /// Items taken from the inbox, not yet handed out.
     local: VecDeque<Entry>,
@@ -139,18 +139,18 @@ pub struct ReadAhead<R: Read + Send + 'static> {
     resume_due: bool,
 }
 
-/// What [`ReadAhead::try_next`] found.
+/// What [`BackgroundReader::try_next`] found.
 pub enum Poll {
     /// The next thing in the script.
     Ready(Next),
     /// Nothing yet, and the reader's next read may block: flush output,
-    /// then call [`ReadAhead::next_blocking`].
+    /// then call [`BackgroundReader::next_blocking`].
     WouldBlock,
 }
 
-impl<R: Read + Send + 'static> ReadAhead<R> {
+impl<R: Read + Send + 'static> BackgroundReader<R> {
     /// Starts reading `reader` on a new thread.
-    pub fn start(reader: ScriptReader<R>) -> io::Result<ReadAhead<R>> {
+    pub fn start(reader: ScriptReader<R>) -> io::Result<BackgroundReader<R>> {
         let shared = Arc::new(Shared {
             reader: Mutex::new(reader),
             inbox: Mutex::new(Inbox::default()),
@@ -160,7 +160,7 @@ impl<R: Read + Send + 'static> ReadAhead<R> {
         std::thread::Builder::new()
             .name("heapdb-read-ahead".into())
             .spawn(move || run_reader(&s))?;
-        Ok(ReadAhead {
+        Ok(BackgroundReader {
             shared,
             local: VecDeque::new(),
             resume_due: false,
@@ -226,14 +226,14 @@ impl<R: Read + Send + 'static> ReadAhead<R> {
 
     /// The reader itself, for the item just handed out when it was a sync
     /// item (a meta-command's query buffer, COPY data lines): the reader
-    /// thread is paused until the next [`ReadAhead::try_next`].
+    /// thread is paused until the next [`BackgroundReader::try_next`].
     pub fn lines(&self) -> MutexGuard<'_, ScriptReader<R>> {
         debug_assert!(self.resume_due, "the reader runs ahead");
         self.shared.reader.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Whether the item just handed out was a sync item (the reader waits
-    /// for it, and [`ReadAhead::lines`] may be used).
+    /// for it, and [`BackgroundReader::lines`] may be used).
     pub fn paused(&self) -> bool {
         self.resume_due
     }
@@ -244,7 +244,7 @@ impl<R: Read + Send + 'static> ReadAhead<R> {
     }
 }
 
-impl<R: Read + Send + 'static> Drop for ReadAhead<R> {
+impl<R: Read + Send + 'static> Drop for BackgroundReader<R> {
     /// Asks the reader thread to stop at its next hand-over (it is not
     /// joined: it may be blocked reading input that never comes).
     fn drop(&mut self) {
@@ -418,11 +418,11 @@ fn read_loop<R: Read>(shared: &Shared<R>) {
 mod tests {
     use super::*;
 
-    fn start(script: String) -> ReadAhead<io::Cursor<Vec<u8>>> {
-        ReadAhead::start(ScriptReader::new(io::Cursor::new(script.into_bytes()))).unwrap()
+    fn start(script: String) -> BackgroundReader<io::Cursor<Vec<u8>>> {
+        BackgroundReader::start(ScriptReader::new(io::Cursor::new(script.into_bytes()))).unwrap()
     }
 
-    fn next(a: &mut ReadAhead<io::Cursor<Vec<u8>>>) -> Next {
+    fn next(a: &mut BackgroundReader<io::Cursor<Vec<u8>>>) -> Next {
         match a.try_next() {
             Poll::Ready(n) => n,
             Poll::WouldBlock => a.next_blocking(),
@@ -470,7 +470,7 @@ mod tests {
         // COPY data lines are left for the COPY.
         {
             let mut r = a.lines();
-            assert_eq!(r.copy_data_line().unwrap(), Some("1\tx"));
+            assert_eq!(r.copy_data_line().unwrap(), Some(&b"1\tx"[..]));
             assert_eq!(r.copy_data_line().unwrap(), None);
         }
         assert!(matches!(next(&mut a), Next::Insert { line: 8, .. }));
@@ -521,7 +521,7 @@ mod tests {
         let input = PanicsAfter(io::Cursor::new(
             b"insert into t values (1, 'a');\nselect 2;\nselect".to_vec(),
         ));
-        let mut a = ReadAhead::start(ScriptReader::new(input)).unwrap();
+        let mut a = BackgroundReader::start(ScriptReader::new(input)).unwrap();
         // The consumer runs on a thread of its own so that a hang fails the
         // test instead of stalling it.
         let (tx, rx) = std::sync::mpsc::channel();

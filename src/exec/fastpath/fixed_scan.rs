@@ -8,7 +8,7 @@
 //! all lack NULLs (and carry every attribute the scan needs) the scan then
 //! fills each column vector without a per-tuple deform or a per-value type
 //! dispatch. Any other page takes the general per-tuple path in
-//! [`super::scan`].
+//! [`crate::exec::scan`].
 //!
 //! Two shapes:
 //! - [`fused_all_normal`]: an ALL_VISIBLE page whose columns are all 4 bytes
@@ -30,11 +30,11 @@
 //! conditions reject every tuple a clamp changed.
 
 use crate::access::heap::tuple::{self, TupleDesc};
-use crate::storage::ahead::Ahead;
+use crate::storage::prefetch::Ahead;
 use crate::storage::{page, BLCKSZ};
 use crate::types::DataType;
 
-use super::vector::{Data, Vector};
+use crate::exec::vector::{Data, Vector};
 
 /// Where a column of the column-major fast path lives in every tuple
 /// without NULLs.
@@ -166,7 +166,7 @@ const MASK: u64 =
 /// or some tuple's header word fails.
 ///
 /// Prefetch of the next frame (`ahead`): `P` of its lines per tuple in
-/// address order ([`crate::storage::ahead::Spread`]); with `PREDICT` (rows
+/// address order ([`crate::storage::prefetch::Spread`]); with `PREDICT` (rows
 /// of two lines or more) on a page whose tuples are evenly spaced
 /// ([`evenly_spaced`]), its pointer array at once and then, per tuple, the
 /// line(s) at this tuple's offset and length in the next frame, which hold
@@ -359,7 +359,7 @@ unsafe fn fused_core<const N: usize>(
     // this clamp changes only the offsets of rejected ones.
     let last = BLCKSZ - min_len;
     let src = pg.as_ptr();
-    // The next frame's lines, a few per tuple (`storage::ahead`), or for
+    // The next frame's lines, a few per tuple (`storage::prefetch`), or for
     // rows of two lines and more those at this page's tuple offsets
     // (`dense_loop`); a page of fewer than 32 tuples takes them all at once.
     let spread_used = Ahead::per_tuple(max) <= 4;
@@ -716,6 +716,46 @@ mod tests {
         let mut c = vec![-1];
         c.extend(kept.iter().map(|i| i * 3));
         assert_eq!(f, vec![c, a]);
+    }
+
+    /// Seeded random pages (row counts, values, NULLs, dead and unused
+    /// pointers): the fused path takes every NULL-free page and gives the
+    /// general two-pass path's columns, and rejects a page with a NULL.
+    #[test]
+    fn random_pages_fuse_as_the_general_path_reads_them() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..300 {
+            let n = 1 + next(120) as usize;
+            let with_nulls = next(4) == 0;
+            let rows: Vec<(i32, Option<i32>)> = (0..n)
+                .map(|_| {
+                    let a = next(u32::MAX as u64) as u32 as i32;
+                    let c = (!with_nulls || next(8) != 0).then(|| next(2001) as i32 - 1000);
+                    (a, c)
+                })
+                .collect();
+            let mut pg = page_of(&rows);
+            for _ in 0..next(4) {
+                let off = 1 + next(n as u64) as u16;
+                if next(2) == 0 {
+                    page::set_dead(&mut pg, off);
+                } else {
+                    page::set_unused(&mut pg, off);
+                }
+            }
+            let has_null = rows.iter().any(|r| r.1.is_none());
+            let (f, g) = both_paths(&pg);
+            match f {
+                Some(f) => assert_eq!(Some(f), g, "rows {rows:?}"),
+                None => assert!(has_null, "a NULL-free page was rejected: {rows:?}"),
+            }
+        }
     }
 
     /// Line pointer bytes for tuples at `offs` (length 40, NORMAL).

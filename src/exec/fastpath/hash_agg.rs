@@ -28,11 +28,11 @@
 
 use hashbrown::HashMap;
 
-use super::expr::Expr;
-use super::strset::StrSet;
-use super::vector::{Batch, Data, Vector};
 use crate::error::Result;
-use crate::plan::AggCall;
+use crate::exec::expr::Expr;
+use crate::exec::strset::StrSet;
+use crate::exec::vector::{Batch, Data, Vector};
+use crate::nodes::AggCall;
 use crate::types::agg::AggFunc;
 use crate::types::{DataType, Numeric, Value};
 
@@ -515,7 +515,7 @@ impl<'p> FastAgg<'p> {
         }
     }
 
-    /// The hash of group `g`'s key as [`super::keyset::hash_at`] hashes the
+    /// The hash of group `g`'s key as [`crate::exec::keyset::hash_at`] hashes the
     /// key column's row (so a group and its rows pick the same partition).
     fn key_hash(&self, g: usize, h: &mut impl std::hash::Hasher) {
         match (self.keys[g], &self.text) {
@@ -536,11 +536,11 @@ impl<'p> FastAgg<'p> {
     }
 
     /// Splits the state by partition: the groups whose keys
-    /// [`super::spill::partition_of`] puts in partition `p` (of `n`, hashed
+    /// [`crate::exec::spill::partition_of`] puts in partition `p` (of `n`, hashed
     /// at `depth`) become state `p`. With GROUP BY only.
     pub fn split(
         &self,
-        hasher: &super::spill::PartitionHasher,
+        hasher: &crate::exec::spill::PartitionHasher,
         depth: u32,
         n: usize,
     ) -> Vec<FastAgg<'p>> {
@@ -552,7 +552,7 @@ impl<'p> FastAgg<'p> {
             .map(|g| {
                 let mut h = hasher.hasher(depth);
                 self.key_hash(g, &mut h);
-                super::spill::partition_of(h.finish(), n)
+                crate::exec::spill::partition_of(h.finish(), n)
             })
             .collect();
         for (p, part) in parts.iter_mut().enumerate() {

@@ -1,4 +1,4 @@
-//! The standalone scan loop behind `src/storage/ahead.rs` and the clock's
+//! The standalone scan loop behind `src/storage/prefetch.rs` and the clock's
 //! runs (`src/storage/clock.rs`): heapdb's access pattern over a cached heap
 //! with nothing else in the loop, to see what bounds a scan.
 //!

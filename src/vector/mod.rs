@@ -20,8 +20,12 @@
 //!   which kernels may compute on freely but never expose;
 //! - `nulls == None` means no row is NULL (the common case costs nothing).
 
-pub use super::strvec::StrVec;
+pub mod keyset;
+pub mod strset;
+pub mod strvec;
+
 use crate::types::{DataType, Value};
+pub use strvec::StrVec;
 
 /// How many rows an operator puts in one batch at most (scans emit whole
 /// pages, so a scan batch can be a little larger).
@@ -492,6 +496,18 @@ impl Batch {
         }
         self.len += other.len;
     }
+}
+
+/// Approximate bytes a vector holds.
+pub fn vector_bytes(c: &Vector) -> usize {
+    let n = c.len();
+    let nulls = c.nulls.as_ref().map_or(0, |_| n);
+    nulls
+        + match (&c.data, c.ty.attlen()) {
+            (Data::Str(s), _) => s.byte_len() + 4 * n,
+            (_, -1) => 48 * n,
+            (_, k) => k.max(1) as usize * n,
+        }
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! fetching the rest of each row costs bandwidth the loop then waits for.
 //! For those pages the fused scan loop does not spread the frame but asks,
 //! per tuple, for the line at that tuple's offset in the next frame
-//! ([`Ahead::at`]; `exec::scan_fixed`'s `dense_loop`), which holds the
+//! ([`Ahead::at`]; `exec::fastpath::fixed_scan`'s `dense_loop`), which holds the
 //! next page's tuple of the same number when that page is laid out alike:
 //! half the lines, and `sum(aid)` over 5M cached rows went from 17.2 to
 //! 10.4 ms on two threads.

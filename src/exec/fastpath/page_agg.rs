@@ -4,14 +4,14 @@
 //!
 //! `select sum(aid) from pgbench_accounts` needs of each page only a sum.
 //! On an ALL_VISIBLE page whose tuples the fused loop accepts
-//! ([`super::scan_fixed::fused_page_values`]: NULL-free, every attribute
+//! ([`super::fixed_scan::fused_page_values`]: NULL-free, every attribute
 //! present, 4-byte columns) the scan loads the aggregates' columns into
 //! page-sized arrays, applies the scan's filter as a mask when there is one
 //! ([`super::page_pred`]), and folds the page into a [`PagePartial`] while
 //! the page is in the cache: no column vectors written to be read back by
 //! the aggregate. Every other page reaches the aggregate as rows, as
 //! before; the aggregate adds the partial in at the end
-//! ([`super::fastagg::FastAgg::add_partial`]), so the result is the same
+//! ([`super::hash_agg::FastAgg::add_partial`]), so the result is the same
 //! whichever pages took which path.
 //!
 //! A [`PageAgg`] compiles only when every aggregate is one of those, plain
@@ -21,9 +21,9 @@
 //! values sum in `i64` (at most 291 of them), partials in `i128`, as the
 //! aggregate's own state.
 
-use super::expr::{Expr, ExprKind};
-use super::scan_fixed::MAX_TUPLES;
-use crate::plan::AggCall;
+use super::fixed_scan::MAX_TUPLES;
+use crate::exec::expr::{Expr, ExprKind};
+use crate::nodes::AggCall;
 use crate::types::agg::AggFunc;
 use crate::types::DataType;
 
@@ -47,7 +47,7 @@ pub struct PageAgg {
 }
 
 /// What the pages folded in so far contribute, per aggregate: as
-/// [`super::fastagg::FastAgg`]'s state of its one group.
+/// [`super::hash_agg::FastAgg`]'s state of its one group.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PagePartial {
     /// Input rows per aggregate.

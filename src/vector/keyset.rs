@@ -29,7 +29,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use hashbrown::hash_table::Entry;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use super::vector::{Data, Vector};
+use super::{Data, Vector};
 use crate::types::text::bpchar_trim;
 use crate::types::{compare_typed, DataType, Value};
 
@@ -160,10 +160,7 @@ impl KeySet {
     /// Approximate bytes the set holds (for the memory limit of a hash
     /// table).
     pub fn mem_bytes(&self) -> usize {
-        self.keys
-            .iter()
-            .map(super::spill::vector_bytes)
-            .sum::<usize>()
+        self.keys.iter().map(super::vector_bytes).sum::<usize>()
             + self.hashes.capacity() * 8
             + self.table.capacity() * 5
     }

@@ -1,0 +1,240 @@
+//! Correlated subqueries: PostgreSQL's SubPlan, run per outer row with a
+//! cache of results per parameter value (its Memoize idea).
+//!
+//! A subquery that reads columns of an enclosing query is planned once with
+//! [`ExprKind::Param`] placeholders where those columns stand. The
+//! [`ExprKind::SubPlan`] node that holds it carries, as its operands, the
+//! expressions (over the outer query's rows) that give each parameter its
+//! value, preceded for `x op ANY/ALL (...)` by the tested expression `x`.
+//!
+//! Invariants:
+//! - the subquery runs once per distinct parameter tuple: its first column's
+//!   values are kept in a cache keyed by that tuple (bounded: past
+//!   [`CACHE_VALUES`] values the cache starts over), so an outer column with
+//!   100 distinct values runs it at most 100 times however many rows ask;
+//! - a run substitutes the tuple's values for the placeholders in a copy of
+//!   the plan, so the executor's operators never see a placeholder (a nested
+//!   subquery's parameters are its node's operands, substituted with the
+//!   rest; its own plan keeps its placeholders);
+//! - results follow SQL's three-valued logic: `x op ANY` is true when a row
+//!   compares true, else NULL when one compares NULL, else false; `ALL` is
+//!   the dual; a scalar subquery of several rows is the 21000 error when it
+//!   is evaluated, as in PostgreSQL.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::expr::{Expr, ExprKind};
+use super::vector::{Batch, Vector};
+use super::ExecContext;
+use crate::err;
+use crate::error::Result;
+use crate::nodes::plannodes::Plan;
+use crate::types::{self, BinaryOp, DataType, Value};
+
+/// Cached values (over all parameter tuples) before the cache is emptied.
+pub const CACHE_VALUES: usize = 1 << 20;
+
+/// What a subquery computes for its outer row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SubLinkKind {
+    /// `EXISTS (...)`.
+    Exists,
+    /// `(SELECT x ...)`: its one value, NULL when no row.
+    Scalar,
+    /// `x op ANY (...)` (`IN` is `= ANY`), or `ALL` when the flag is set;
+    /// `x` is the node's first operand, already of the comparison type.
+    Quantified(BinaryOp, bool),
+}
+
+/// One correlated subquery.
+pub struct SubPlan {
+    /// What it computes.
+    pub kind: SubLinkKind,
+    /// The subquery, [`ExprKind::Param`] standing for outer values.
+    pub plan: Plan,
+    /// The type its first column is compared as (for `Quantified`).
+    pub cmp_ty: DataType,
+    /// The context its runs execute in (the statement's snapshot).
+    pub ctx: ExecContext,
+    /// Results (first-column values) per parameter tuple.
+    cache: Mutex<Cache>,
+    /// Runs of the subquery (cache misses).
+    pub runs: AtomicU64,
+    /// Rows answered from the cache.
+    pub hits: AtomicU64,
+}
+
+#[derive(Default)]
+struct Cache {
+    map: HashMap<Vec<Value>, Arc<Vec<Value>>>,
+    values: usize,
+}
+
+impl std::fmt::Debug for SubPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SubPlan({:?}, {:?})", self.kind, self.plan)
+    }
+}
+
+impl SubPlan {
+    /// A subplan running `plan` in `ctx`.
+    pub fn new(kind: SubLinkKind, plan: Plan, cmp_ty: DataType, ctx: ExecContext) -> SubPlan {
+        SubPlan {
+            kind,
+            plan,
+            cmp_ty,
+            ctx,
+            cache: Mutex::new(Cache::default()),
+            runs: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+        }
+    }
+
+    /// Evaluates the node (`args`: its operands) for every row of `batch`.
+    pub fn eval(&self, args: &[Expr], batch: &Batch, ty: DataType) -> Result<Vector> {
+        let (test, params) = match self.kind {
+            SubLinkKind::Quantified(..) => match args.split_first() {
+                Some((t, rest)) => (Some(t.eval(batch)?), rest),
+                None => return Err(err!(InternalError, "quantified subplan without operand")),
+            },
+            _ => (None, args),
+        };
+        let params: Vec<Cow<Vector>> = params
+            .iter()
+            .map(|a| a.eval(batch))
+            .collect::<Result<_>>()?;
+        let mut out = Vector::with_capacity(ty, batch.len);
+        let mut key = Vec::with_capacity(params.len());
+        for row in 0..batch.len {
+            key.clear();
+            key.extend(params.iter().map(|p| p.get(row)));
+            let rows = self.rows_for(&key)?;
+            let v = match self.kind {
+                SubLinkKind::Exists => Value::Bool(!rows.is_empty()),
+                SubLinkKind::Scalar => match rows.len() {
+                    0 => Value::Null,
+                    1 => rows[0].clone(),
+                    _ => {
+                        return Err(err!(
+                            CardinalityViolation,
+                            "more than one row returned by a subquery used as an expression"
+                        ))
+                    }
+                },
+                SubLinkKind::Quantified(op, all) => {
+                    let x = test.as_ref().map_or(Value::Null, |t| t.get(row));
+                    quantified(op, all, &x, &rows, &self.cmp_ty)?
+                }
+            };
+            out.push(&v);
+        }
+        Ok(out)
+    }
+
+    /// The subquery's first-column values for the parameter tuple `key`,
+    /// from the cache or by running it.
+    fn rows_for(&self, key: &[Value]) -> Result<Arc<Vec<Value>>> {
+        if let Some(r) = self.lock().map.get(key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(r.clone());
+        }
+        let mut plan = self.plan.clone();
+        substitute_plan(&mut plan, key);
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        let rows = super::collect_rows(&plan, &self.ctx)?;
+        let values: Vec<Value> = rows
+            .into_iter()
+            .map(|mut r| {
+                if r.is_empty() {
+                    Value::Null
+                } else {
+                    r.swap_remove(0)
+                }
+            })
+            .collect();
+        let values = Arc::new(values);
+        let mut cache = self.lock();
+        if cache.values + values.len() > CACHE_VALUES {
+            cache.map.clear();
+            cache.values = 0;
+        }
+        cache.values += values.len().max(1);
+        cache.map.insert(key.to_vec(), values.clone());
+        Ok(values)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        // A panic while holding the lock leaves a consistent map (inserts
+        // are single calls), so a poisoned lock is still usable.
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `x op ANY/ALL (rows)` in three-valued logic.
+fn quantified(op: BinaryOp, all: bool, x: &Value, rows: &[Value], ty: &DataType) -> Result<Value> {
+    let mut saw_null = false;
+    for r in rows {
+        match types::eval_binary_typed(op, x, r, Some(ty))? {
+            Value::Bool(b) if b != all => return Ok(Value::Bool(!all)),
+            Value::Bool(_) => {}
+            _ => saw_null = true,
+        }
+    }
+    Ok(if saw_null {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    })
+}
+
+/// Replaces every [`ExprKind::Param`] of `plan`'s expressions (not those
+/// inside nested subplans' own plans) with the value it stands for.
+pub fn substitute_plan(plan: &mut Plan, values: &[Value]) {
+    for e in plan.node.exprs_mut() {
+        substitute(e, values);
+    }
+    for c in plan.children_mut() {
+        substitute_plan(c, values);
+    }
+}
+
+fn substitute(e: &mut Expr, values: &[Value]) {
+    if let ExprKind::Param(i) = e.kind {
+        let v = values.get(i).cloned().unwrap_or(Value::Null);
+        *e = Expr::constant(v, e.ty);
+        return;
+    }
+    for c in e.children_mut() {
+        substitute(c, values);
+    }
+}
+
+/// Whether `e` holds a subplan.
+pub fn has_subplan(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::SubPlan(..)) || e.children().into_iter().any(has_subplan)
+}
+
+/// The subplans in `e`, outermost first.
+pub fn subplans<'e>(e: &'e Expr, out: &mut Vec<&'e crate::nodes::expr::SubPlanRef>) {
+    if let ExprKind::SubPlan(sp, _) = &e.kind {
+        out.push(sp);
+    }
+    for c in e.children() {
+        subplans(c, out);
+    }
+}
+
+impl std::ops::Deref for crate::nodes::expr::SubPlanRef {
+    type Target = SubPlan;
+
+    /// The executor's subplan behind the opaque node reference; the binder
+    /// builds every `SubPlanRef` from a [`SubPlan`] (`plan::sublink`).
+    fn deref(&self) -> &SubPlan {
+        self.0
+            .downcast_ref::<SubPlan>()
+            .expect("a SubPlanRef always holds an exec::subplan::SubPlan")
+    }
+}

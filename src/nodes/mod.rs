@@ -1,0 +1,16 @@
+//! The trees the planner builds and the executor runs, below both (as
+//! PostgreSQL keeps them in `nodes/`): bound expressions ([`expr`]), the
+//! resolved scalar functions they call ([`func`]) and plan nodes
+//! ([`plannodes`]).
+//!
+//! Nothing here plans or evaluates: the planner (`plan`) builds these
+//! values and the executor (`exec`) runs them, and neither needs the
+//! other's code to name them.
+
+pub mod expr;
+pub mod func;
+pub mod plannodes;
+
+pub use expr::{Expr, ExprKind};
+pub use func::Func;
+pub use plannodes::{driving_scan, AggCall, Field, JoinKind, Node, Plan, SortKey, TableFunc};

@@ -1,0 +1,361 @@
+//! Plan nodes: the tree of physical operators the planner builds and the
+//! executor runs.
+//!
+//! A [`Plan`] node knows its output columns ([`Field`]s) and an estimate of
+//! its row count (used by EXPLAIN and to choose a hash join's build side).
+//! Column references in a node's expressions are positions in its input's
+//! output (for joins: the left input's columns followed by the right's).
+
+use std::sync::Arc;
+
+use super::expr::Expr;
+use crate::catalog::TableDef;
+use crate::types::agg::AggFunc;
+use crate::types::{DataType, Value};
+
+/// One output column of a plan node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The column name shown in results (`?column?` when it has none).
+    pub name: String,
+    /// Its type.
+    pub ty: DataType,
+}
+
+/// A plan node with its output description.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// What the node does.
+    pub node: Node,
+    /// Its output columns.
+    pub fields: Vec<Field>,
+    /// Estimated number of output rows.
+    pub rows: f64,
+}
+
+/// One aggregate computed by an [`Node::Aggregate`].
+#[derive(Debug, Clone)]
+pub struct AggCall {
+    /// The aggregate function.
+    pub func: AggFunc,
+    /// Its argument (none for `count(*)`), over the aggregate's input.
+    pub arg: Option<Expr>,
+    /// `DISTINCT` was written.
+    pub distinct: bool,
+    /// `FILTER (WHERE ...)`, over the aggregate's input.
+    pub filter: Option<Expr>,
+    /// The result type.
+    pub ty: DataType,
+}
+
+/// One ORDER BY key, over the sort's input columns.
+#[derive(Debug, Clone)]
+pub struct SortKey {
+    /// The input column to sort on.
+    pub column: usize,
+    /// Descending order.
+    pub descending: bool,
+    /// NULLs sort first (PostgreSQL's default: first when descending).
+    pub nulls_first: bool,
+}
+
+/// Join kinds the executor runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    /// Rows with a match on both sides.
+    Inner,
+    /// Every left row, NULL-extended when unmatched.
+    Left,
+    /// Every right row, NULL-extended when unmatched.
+    Right,
+    /// Every row of both sides.
+    Full,
+    /// The left rows with no match on the right (`NOT EXISTS`): the
+    /// output is the left's columns only. Hash joins only, built from the
+    /// right.
+    Anti,
+}
+
+/// A set-returning function in FROM.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableFunc {
+    /// `generate_series(start, stop[, step])` over integers.
+    SeriesInt {
+        /// First value.
+        start: i64,
+        /// Last value (inclusive).
+        stop: i64,
+        /// Increment (never zero).
+        step: i64,
+    },
+    /// `generate_series(start, stop, step)` over timestamps.
+    SeriesTimestamp {
+        /// First value.
+        start: i64,
+        /// Last value (inclusive).
+        stop: i64,
+        /// Increment.
+        step: crate::types::Interval,
+    },
+    /// The inspection functions (`heap_page_items` and friends): their rows
+    /// are computed when the plan starts.
+    Rows(Vec<Vec<Value>>),
+}
+
+/// The operators.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// Sequential scan of a table, producing the columns `columns` (table
+    /// column positions) and, when `with_tid`, a trailing `int8` column
+    /// holding each row's tuple id (for UPDATE and DELETE).
+    SeqScan {
+        /// The table.
+        table: Arc<TableDef>,
+        /// The name the query calls it (for EXPLAIN).
+        alias: String,
+        /// Table column positions to deform, in output order.
+        columns: Vec<usize>,
+        /// Append the tuple id as an `int8` column.
+        with_tid: bool,
+        /// Rows failing this are dropped in the scan, over the output columns.
+        filter: Option<Expr>,
+    },
+    /// Constant rows (`VALUES`, `SELECT` without FROM): each expression is
+    /// evaluated once over a one-row, no-column batch.
+    Values {
+        /// The rows.
+        rows: Vec<Vec<Expr>>,
+    },
+    /// A set-returning function.
+    Function {
+        /// Which one, with its arguments evaluated.
+        func: TableFunc,
+        /// The name shown by EXPLAIN.
+        name: String,
+        /// The alias it was given in FROM, if any (`generate_series(1, 3) g`).
+        alias: Option<String>,
+    },
+    /// Keeps the rows where the predicate is true.
+    Filter {
+        /// The input.
+        input: Box<Plan>,
+        /// The condition, over the input's columns.
+        predicate: Expr,
+    },
+    /// Computes new columns.
+    Project {
+        /// The input.
+        input: Box<Plan>,
+        /// One expression per output column.
+        exprs: Vec<Expr>,
+    },
+    /// Grouping and aggregates. Output: the group keys, then the aggregates.
+    Aggregate {
+        /// The input.
+        input: Box<Plan>,
+        /// GROUP BY expressions (empty: one group over everything).
+        group: Vec<Expr>,
+        /// The aggregates.
+        aggs: Vec<AggCall>,
+    },
+    /// Sorts its input.
+    Sort {
+        /// The input.
+        input: Box<Plan>,
+        /// The keys, most significant first.
+        keys: Vec<SortKey>,
+    },
+    /// LIMIT / OFFSET.
+    Limit {
+        /// The input.
+        input: Box<Plan>,
+        /// At most this many rows (None: all).
+        limit: Option<u64>,
+        /// Skip this many first.
+        offset: u64,
+    },
+    /// Removes duplicate rows (hashing whole rows).
+    Distinct {
+        /// The input.
+        input: Box<Plan>,
+    },
+    /// Equi-join through a hash table built from one input.
+    HashJoin {
+        /// Left input.
+        left: Box<Plan>,
+        /// Right input.
+        right: Box<Plan>,
+        /// Join kind.
+        kind: JoinKind,
+        /// Key expressions over the left input.
+        left_keys: Vec<Expr>,
+        /// Key expressions over the right input (same types as left_keys).
+        right_keys: Vec<Expr>,
+        /// Further condition over left ++ right columns.
+        residual: Option<Expr>,
+        /// Build the hash table from the left input (else the right).
+        build_left: bool,
+    },
+    /// Joins every pair of rows that satisfies the condition.
+    NestedLoop {
+        /// Left input.
+        left: Box<Plan>,
+        /// Right input (materialized).
+        right: Box<Plan>,
+        /// Join kind (Inner or Left).
+        kind: JoinKind,
+        /// Condition over left ++ right columns (None: cross join).
+        condition: Option<Expr>,
+    },
+    /// Concatenates inputs of the same shape (UNION ALL).
+    Append {
+        /// The inputs.
+        inputs: Vec<Plan>,
+    },
+    /// Runs its input, an [`Node::Aggregate`], in parallel (the planner's `parallel`
+    /// module):
+    /// the leader and `workers` threads each aggregate the pages they take
+    /// of the input's driving scan, and the partial states are combined —
+    /// PostgreSQL's Finalize Aggregate over Gather over Partial Aggregate
+    /// over Parallel Seq Scan, in one node.
+    Gather {
+        /// The aggregate run by every participant.
+        input: Box<Plan>,
+        /// Worker threads beside the leader.
+        workers: usize,
+    },
+    /// INTERSECT / EXCEPT [ALL] over two inputs.
+    SetOp {
+        /// Left input.
+        left: Box<Plan>,
+        /// Right input.
+        right: Box<Plan>,
+        /// INTERSECT (true) or EXCEPT.
+        intersect: bool,
+        /// Keep duplicates (ALL).
+        all: bool,
+    },
+}
+
+impl Plan {
+    /// Types of the output columns.
+    pub fn types(&self) -> Vec<DataType> {
+        self.fields.iter().map(|f| f.ty).collect()
+    }
+
+    /// The node's inputs.
+    pub fn children(&self) -> Vec<&Plan> {
+        match &self.node {
+            Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
+            Node::Filter { input, .. }
+            | Node::Project { input, .. }
+            | Node::Aggregate { input, .. }
+            | Node::Sort { input, .. }
+            | Node::Limit { input, .. }
+            | Node::Distinct { input }
+            | Node::Gather { input, .. } => vec![input],
+            Node::HashJoin { left, right, .. }
+            | Node::NestedLoop { left, right, .. }
+            | Node::SetOp { left, right, .. } => vec![left, right],
+            Node::Append { inputs } => inputs.iter().collect(),
+        }
+    }
+
+    /// The node's inputs, mutably (as [`Plan::children`]).
+    pub fn children_mut(&mut self) -> Vec<&mut Plan> {
+        match &mut self.node {
+            Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
+            Node::Filter { input, .. }
+            | Node::Project { input, .. }
+            | Node::Aggregate { input, .. }
+            | Node::Sort { input, .. }
+            | Node::Limit { input, .. }
+            | Node::Distinct { input }
+            | Node::Gather { input, .. } => vec![input],
+            Node::HashJoin { left, right, .. }
+            | Node::NestedLoop { left, right, .. }
+            | Node::SetOp { left, right, .. } => vec![left, right],
+            Node::Append { inputs } => inputs.iter_mut().collect(),
+        }
+    }
+}
+
+/// The sequential scan whose pages the participants of a parallel `input`
+/// split between them, if it has one (see the planner's `parallel` module).
+pub fn driving_scan(input: &Plan) -> Option<&Plan> {
+    match &input.node {
+        Node::SeqScan {
+            with_tid: false, ..
+        } => Some(input),
+        Node::Filter { input, .. } | Node::Project { input, .. } => driving_scan(input),
+        Node::HashJoin {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            build_left,
+            ..
+        } => driving_scan(if *build_left { right } else { left }),
+        _ => None,
+    }
+}
+
+impl Node {
+    /// The expressions the node holds itself (not its inputs'), mutably
+    /// (as [`Node::exprs`]).
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Node::SeqScan { filter, .. } => filter.iter_mut().collect(),
+            Node::Values { rows } => rows.iter_mut().flatten().collect(),
+            Node::Filter { predicate, .. } => vec![predicate],
+            Node::Project { exprs, .. } => exprs.iter_mut().collect(),
+            Node::Aggregate { group, aggs, .. } => group
+                .iter_mut()
+                .chain(
+                    aggs.iter_mut()
+                        .flat_map(|a| a.arg.iter_mut().chain(a.filter.iter_mut())),
+                )
+                .collect(),
+            Node::HashJoin {
+                left_keys,
+                right_keys,
+                residual,
+                ..
+            } => left_keys
+                .iter_mut()
+                .chain(right_keys.iter_mut())
+                .chain(residual.iter_mut())
+                .collect(),
+            Node::NestedLoop { condition, .. } => condition.iter_mut().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The expressions the node holds itself (not its inputs').
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            Node::SeqScan { filter, .. } => filter.iter().collect(),
+            Node::Values { rows } => rows.iter().flatten().collect(),
+            Node::Filter { predicate, .. } => vec![predicate],
+            Node::Project { exprs, .. } => exprs.iter().collect(),
+            Node::Aggregate { group, aggs, .. } => group
+                .iter()
+                .chain(
+                    aggs.iter()
+                        .flat_map(|a| a.arg.iter().chain(a.filter.iter())),
+                )
+                .collect(),
+            Node::HashJoin {
+                left_keys,
+                right_keys,
+                residual,
+                ..
+            } => left_keys
+                .iter()
+                .chain(right_keys.iter())
+                .chain(residual.iter())
+                .collect(),
+            Node::NestedLoop { condition, .. } => condition.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+}

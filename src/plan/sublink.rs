@@ -1,0 +1,446 @@
+//! Subqueries used as expressions (PostgreSQL's sublinks): scalar
+//! `(SELECT ...)`, `EXISTS`, `x [NOT] IN (...)` and `x op ANY/SOME/ALL
+//! (...)`, and the outer references that make them correlated.
+//!
+//! While a sublink's query is planned, the query around it is pushed as an
+//! [`OuterLevel`]: a column name that resolves in no scope of the subquery
+//! is looked up there (innermost level first, as PostgreSQL does). A match
+//! becomes an [`ExprKind::Param`] of the subquery and the outer column an
+//! operand of its [`ExprKind::SubPlan`] node; a reference two levels out is
+//! passed down through the level between, as a parameter of each.
+//!
+//! A sublink without outer references is run once while binding and
+//! replaced by its result (PostgreSQL's InitPlan); a correlated one becomes
+//! a [`SubPlan`] run per distinct outer value ([`crate::exec::subplan`]).
+//! In an aggregating query, an outer reference must be a GROUP BY column
+//! (42803 `subquery uses ungrouped column ... from outer query`).
+
+use std::sync::Arc;
+
+use heapdb_grammar::ast;
+
+use super::bind::{walk, Binder, Mode};
+use super::scope::Scope;
+use super::{Field, Node, Plan};
+use crate::err;
+use crate::error::{Error, Result, SqlState};
+use crate::exec::expr::{Expr, ExprKind};
+use crate::exec::subplan::{SubLinkKind, SubPlan};
+use crate::types::cast::CastContext;
+use crate::types::{self, BinaryOp, DataType, Value};
+
+/// A query whose sublink is being planned, as its subquery sees it.
+#[derive(Debug)]
+pub struct OuterLevel {
+    /// The names its rows offer.
+    scope: Scope,
+    /// When it aggregates: its GROUP BY keys (over `scope`), the only
+    /// columns an outer reference may read.
+    group: Option<Vec<Expr>>,
+    /// The operands of the sublink's subplan so far: one per parameter.
+    args: Vec<Expr>,
+}
+
+/// Whether resolving a name failed because the name is not there (so an
+/// enclosing query may have it), not because it is ambiguous.
+fn unresolved(e: &Error) -> bool {
+    matches!(e.code, SqlState::UndefinedColumn | SqlState::UndefinedTable)
+}
+
+/// Calls `f` on every column reference anywhere in `q`, subqueries
+/// included.
+pub fn query_columns(q: &ast::Query, f: &mut dyn FnMut(&ast::ColumnRef)) {
+    let mut exprs: Vec<&ast::Expr> = Vec::new();
+    let mut queries: Vec<&ast::Query> = vec![q];
+    while let Some(q) = queries.pop() {
+        queries.extend(q.with.iter().map(|c| &*c.query));
+        exprs.extend(q.order_by.iter().map(|o| &o.expr));
+        exprs.extend(q.limit.iter().chain(&q.offset));
+        let mut bodies = vec![&q.body];
+        while let Some(b) = bodies.pop() {
+            match b {
+                ast::SetExpr::Select(s) => {
+                    for item in &s.projection {
+                        if let ast::SelectItem::Expr { expr, .. } = item {
+                            exprs.push(expr);
+                        }
+                    }
+                    exprs.extend(s.where_clause.iter().chain(&s.group_by).chain(&s.having));
+                    let mut refs: Vec<&ast::TableRef> = s.from.iter().collect();
+                    while let Some(r) = refs.pop() {
+                        match r {
+                            ast::TableRef::Subquery { query, .. } => queries.push(query),
+                            ast::TableRef::Join(j) => {
+                                refs.push(&j.left);
+                                refs.push(&j.right);
+                                if let ast::JoinConstraint::On(e) = &j.constraint {
+                                    exprs.push(e);
+                                }
+                            }
+                            ast::TableRef::Function { call, .. } => exprs.extend(&call.args),
+                            ast::TableRef::Table { .. } => {}
+                        }
+                    }
+                }
+                ast::SetExpr::Values(rows) => exprs.extend(rows.iter().flatten()),
+                ast::SetExpr::Nested(q) => queries.push(q),
+                ast::SetExpr::SetOp { left, right, .. } => {
+                    bodies.push(left);
+                    bodies.push(right);
+                }
+            }
+        }
+        while let Some(e) = exprs.pop() {
+            walk(e, &mut |x| match &x.kind {
+                ast::ExprKind::Column(c) => f(c),
+                ast::ExprKind::Exists(sub)
+                | ast::ExprKind::Subquery(sub)
+                | ast::ExprKind::InSubquery { query: sub, .. }
+                | ast::ExprKind::Quantified { query: sub, .. } => query_columns(sub, f),
+                _ => {}
+            });
+        }
+    }
+}
+
+/// `plan` with its one output column cast to `ty` (when it is not of it).
+fn cast_output(plan: Plan, ty: DataType) -> Plan {
+    let from = plan.fields[0].ty;
+    if from == ty {
+        return plan;
+    }
+    let cast = Expr {
+        kind: ExprKind::Cast(Box::new(Expr::column(0, from)), CastContext::Implicit),
+        ty,
+    };
+    Plan {
+        rows: plan.rows,
+        fields: vec![Field {
+            name: plan.fields[0].name.clone(),
+            ty,
+        }],
+        node: Node::Project {
+            input: Box::new(plan),
+            exprs: vec![cast],
+        },
+    }
+}
+
+/// `plan` stopping after its first row.
+fn first_row(plan: Plan) -> Plan {
+    Plan {
+        fields: plan.fields.clone(),
+        rows: plan.rows.min(1.0),
+        node: Node::Limit {
+            input: Box::new(plan),
+            limit: Some(1),
+            offset: 0,
+        },
+    }
+}
+
+impl Binder<'_> {
+    /// Resolves a column reference in `scope`, else in the enclosing
+    /// queries of the sublinks being planned.
+    pub(super) fn bind_column(
+        &mut self,
+        c: &ast::ColumnRef,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let local = match mode {
+            Mode::Agg(state) => match state.input.resolve(c.table.as_deref(), &c.column) {
+                // Not a group key (checked by the caller): an error.
+                Ok((i, _)) => {
+                    let q = state.input.columns[i].qualifier.clone().unwrap_or_default();
+                    return Err(err!(
+                        GroupingError,
+                        "column \"{}{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                        if q.is_empty() { String::new() } else { format!("{q}.") },
+                        c.column
+                    ));
+                }
+                Err(e) => Err(e),
+            },
+            Mode::NoAgg(_) => scope
+                .resolve(c.table.as_deref(), &c.column)
+                .map(|(i, ty)| Expr::column(i, ty)),
+        };
+        match local {
+            Err(e) if unresolved(&e) && !self.outer.is_empty() => match self.outer_ref(c)? {
+                Some(x) => Ok(x),
+                None => Err(e),
+            },
+            r => r,
+        }
+    }
+
+    /// `c` resolved in an enclosing query, as a parameter of the innermost
+    /// subquery (`None`: no enclosing query has it).
+    fn outer_ref(&mut self, c: &ast::ColumnRef) -> Result<Option<Expr>> {
+        for l in (0..self.outer.len()).rev() {
+            let level = &self.outer[l];
+            let (i, ty) = match level.scope.resolve(c.table.as_deref(), &c.column) {
+                Ok(found) => found,
+                Err(e) if unresolved(&e) => continue,
+                Err(e) => return Err(e),
+            };
+            let mut e = match &level.group {
+                None => Expr::column(i, ty),
+                Some(group) => {
+                    let key = group
+                        .iter()
+                        .position(|g| matches!(g.kind, ExprKind::Column(j) if j == i));
+                    let Some(k) = key else {
+                        let q = level.scope.columns[i].qualifier.clone();
+                        return Err(err!(
+                            GroupingError,
+                            "subquery uses ungrouped column \"{}{}\" from outer query",
+                            q.map(|q| format!("{q}.")).unwrap_or_default(),
+                            c.column
+                        ));
+                    };
+                    Expr::column(k, ty)
+                }
+            };
+            // Pass the value down, level by level, to the innermost query.
+            for m in l..self.outer.len() {
+                let args = &mut self.outer[m].args;
+                let key = format!("{e:?}");
+                let p = match args.iter().position(|a| format!("{a:?}") == key) {
+                    Some(p) => p,
+                    None => {
+                        args.push(e);
+                        args.len() - 1
+                    }
+                };
+                e = Expr {
+                    kind: ExprKind::Param(p),
+                    ty,
+                };
+            }
+            return Ok(Some(e));
+        }
+        Ok(None)
+    }
+
+    /// Plans a sublink's query with the query around it (`scope`, `mode`)
+    /// as its enclosing level; returns the plan and the outer values it
+    /// reads (empty: uncorrelated).
+    fn plan_sublink(
+        &mut self,
+        q: &ast::Query,
+        scope: &Scope,
+        mode: &Mode,
+    ) -> Result<(Plan, Vec<Expr>)> {
+        let level = match mode {
+            Mode::Agg(state) => OuterLevel {
+                scope: state.input.clone(),
+                group: Some(state.group.clone()),
+                args: Vec::new(),
+            },
+            Mode::NoAgg(_) => OuterLevel {
+                scope: scope.clone(),
+                group: None,
+                args: Vec::new(),
+            },
+        };
+        self.outer.push(level);
+        let planned = self.plan_subquery(q);
+        let level = self.outer.pop();
+        let plan = planned?;
+        Ok((plan, level.map(|l| l.args).unwrap_or_default()))
+    }
+
+    /// A correlated subplan node over `args`.
+    fn subplan(
+        &mut self,
+        kind: SubLinkKind,
+        plan: Plan,
+        cmp_ty: DataType,
+        args: Vec<Expr>,
+        ty: DataType,
+    ) -> Result<Expr> {
+        let ctx = self.ctx.subplan_context(&plan)?;
+        let sp = SubPlan::new(kind, plan, cmp_ty, ctx);
+        Ok(Expr {
+            kind: ExprKind::SubPlan(crate::nodes::expr::SubPlanRef(Arc::new(sp)), args),
+            ty,
+        })
+    }
+
+    /// `EXISTS (query)`.
+    pub(super) fn bind_exists(
+        &mut self,
+        query: &ast::Query,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let (plan, args) = self.plan_sublink(query, scope, mode)?;
+        let plan = first_row(plan);
+        if args.is_empty() {
+            let rows = self.ctx.run_subquery(plan)?;
+            return Ok(Expr::constant(
+                Value::Bool(!rows.is_empty()),
+                DataType::Bool,
+            ));
+        }
+        self.subplan(
+            SubLinkKind::Exists,
+            plan,
+            DataType::Bool,
+            args,
+            DataType::Bool,
+        )
+    }
+
+    /// A scalar subquery `(query)`.
+    pub(super) fn bind_scalar_subquery(
+        &mut self,
+        query: &ast::Query,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let (plan, args) = self.plan_sublink(query, scope, mode)?;
+        if plan.fields.len() != 1 {
+            return Err(err!(SyntaxError, "subquery must return only one column"));
+        }
+        let ty = plan.fields[0].ty;
+        if !args.is_empty() {
+            return self.subplan(SubLinkKind::Scalar, plan, ty, args, ty);
+        }
+        let rows = self.ctx.run_subquery(plan)?;
+        if rows.len() > 1 {
+            return Err(err!(
+                CardinalityViolation,
+                "more than one row returned by a subquery used as an expression"
+            ));
+        }
+        let v = rows
+            .into_iter()
+            .next()
+            .map_or(Value::Null, |mut r| r.remove(0));
+        Ok(Expr::constant(v, ty))
+    }
+
+    /// `x [NOT] IN (query)`: uncorrelated, a hashed set of the subquery's
+    /// values; correlated, `[NOT] (x = ANY (query))`.
+    pub(super) fn bind_in_subquery(
+        &mut self,
+        expr: &ast::Expr,
+        query: &ast::Query,
+        negated: bool,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let x = self.bind_expr(expr, scope, mode)?;
+        let (plan, args) = self.plan_sublink(query, scope, mode)?;
+        if plan.fields.len() != 1 {
+            return Err(err!(SyntaxError, "subquery has too many columns"));
+        }
+        let sub_ty = plan.fields[0].ty;
+        let ty = types::cast::common_type(&x.ty, &sub_ty).ok_or_else(|| {
+            err!(
+                UndefinedFunction,
+                "operator does not exist: {} = {}",
+                x.ty,
+                sub_ty
+            )
+        })?;
+        let ty = match ty {
+            DataType::Unknown | DataType::Varchar(_) => DataType::Text,
+            ty => ty,
+        };
+        let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
+        if !args.is_empty() {
+            let plan = cast_output(plan, ty);
+            let mut all_args = vec![x];
+            all_args.extend(args);
+            let any = self.subplan(
+                SubLinkKind::Quantified(BinaryOp::Eq, false),
+                plan,
+                ty,
+                all_args,
+                DataType::Bool,
+            )?;
+            return Ok(if negated {
+                super::quals::negate(any)
+            } else {
+                any
+            });
+        }
+        let rows = self.ctx.run_subquery(plan)?;
+        let mut values = crate::exec::vector::Vector::with_capacity(ty, rows.len());
+        let mut has_null = false;
+        for row in rows {
+            let v = types::cast_from(&row[0], &sub_ty, &ty, CastContext::Implicit)?;
+            if v.is_null() {
+                has_null = true;
+            } else {
+                values.push(&v);
+            }
+        }
+        let mut set = crate::exec::keyset::KeySet::new(&[ty]);
+        for i in 0..values.len() {
+            set.insert(&[&values], i);
+        }
+        Ok(Expr {
+            kind: ExprKind::InSet(Box::new(x), Arc::new(set), has_null, negated),
+            ty: DataType::Bool,
+        })
+    }
+
+    /// `x op ANY | SOME | ALL (query)`. `= ANY` is `IN` and `<> ALL` is
+    /// `NOT IN`; the other forms compare `x` with each row in
+    /// three-valued logic.
+    pub(super) fn bind_quantified(
+        &mut self,
+        expr: &ast::Expr,
+        op: ast::BinaryOp,
+        all: bool,
+        query: &ast::Query,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let bop = match op {
+            ast::BinaryOp::Eq => BinaryOp::Eq,
+            ast::BinaryOp::NotEq => BinaryOp::NotEq,
+            ast::BinaryOp::Lt => BinaryOp::Lt,
+            ast::BinaryOp::LtEq => BinaryOp::LtEq,
+            ast::BinaryOp::Gt => BinaryOp::Gt,
+            ast::BinaryOp::GtEq => BinaryOp::GtEq,
+            _ => {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "operator {op} ANY/ALL (subquery) is not supported"
+                ))
+            }
+        };
+        match (bop, all) {
+            (BinaryOp::Eq, false) => return self.bind_in_subquery(expr, query, false, scope, mode),
+            (BinaryOp::NotEq, true) => {
+                return self.bind_in_subquery(expr, query, true, scope, mode)
+            }
+            _ => {}
+        }
+        let x = self.bind_expr(expr, scope, mode)?;
+        let (plan, args) = self.plan_sublink(query, scope, mode)?;
+        if plan.fields.len() != 1 {
+            return Err(err!(SyntaxError, "subquery has too many columns"));
+        }
+        let sub_ty = plan.fields[0].ty;
+        let (lt, rt, _) = types::resolve_binary(bop, &x.ty, &sub_ty)
+            .ok_or_else(|| types::ops::operator_error(bop, &x.ty, &sub_ty))?;
+        let x = self.coerce(x, &lt, CastContext::Implicit, expr.offset)?;
+        let plan = cast_output(plan, rt);
+        let mut all_args = vec![x];
+        all_args.extend(args);
+        self.subplan(
+            SubLinkKind::Quantified(bop, all),
+            plan,
+            lt,
+            all_args,
+            DataType::Bool,
+        )
+    }
+}
