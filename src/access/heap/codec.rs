@@ -183,6 +183,10 @@ impl HeapRecord {
                 out.push(13);
                 put_u16s(out, offsets);
             }
+            HeapRecord::VacuumDead { offsets } => {
+                out.push(14);
+                put_u16s(out, offsets);
+            }
         }
     }
 
@@ -270,6 +274,7 @@ impl HeapRecord {
                 heap_block: r.u32()?,
             },
             13 => HeapRecord::Freeze { offsets: r.u16s()? },
+            14 => HeapRecord::VacuumDead { offsets: r.u16s()? },
             t => return Err(err!(DataCorrupted, "invalid heap record type {t}")),
         };
         if r.at != b.len() {

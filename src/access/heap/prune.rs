@@ -15,6 +15,16 @@
 //! - heap-only tuples that no chain reaches and that are dead (the new
 //!   version of an aborted update) become UNUSED.
 //!
+//! With indexes, every line pointer that pruning frees becomes DEAD instead
+//! of UNUSED, heap-only members included, and no root becomes a redirect:
+//! unlike PostgreSQL, heapdb gives every version its own index entries
+//! (`session::index_maint`), so any removed version may still be named by
+//! an index, and a redirect would keep a dead version's entries forever.
+//! The surviving heap-only versions are then reached by no chain, which is
+//! how pruning already treats an aborted update's new version. VACUUM collects the DEAD
+//! line pointers, removes their index entries, and only then frees them
+//! (`access::heap::vacuum`, `HeapRecord::VacuumDead`).
+//!
 //! A root line pointer never moves, so a tuple id handed out for a row keeps
 //! leading to its live version. The changes are one `Prune` record, applied
 //! like every other change; it compacts the page afterwards.
@@ -68,6 +78,12 @@ pub struct PruneScratch {
     /// pruned. Gathered in the same loop that classifies the tuples, so
     /// that VACUUM need not walk the page a second time.
     pub unpruned: Option<PageSummary>,
+    /// Whether the page had DEAD line pointers before pruning (left by an
+    /// earlier VACUUM that did not finish its index pass).
+    pub saw_dead: bool,
+    /// With indexes: the page's DEAD line pointers after pruning (filled by
+    /// `vacuum_pinned_in` for VACUUM's index pass and second heap pass).
+    pub dead_items: Vec<OffsetNumber>,
 }
 
 /// The tuples of a page as VACUUM's visibility-map decision needs them
@@ -92,6 +108,8 @@ impl Default for PruneScratch {
             decided: Decisions::default(),
             ahead: Ahead::NONE,
             unpruned: None,
+            saw_dead: false,
+            dead_items: Vec::new(),
         }
     }
 }
@@ -149,6 +167,18 @@ struct Plan {
 }
 
 impl Plan {
+    /// A heap-only version that is gone. heapdb indexes every version,
+    /// heap-only ones included (`session::index_maint`), so with indexes
+    /// its line pointer stays DEAD until VACUUM's index pass has removed
+    /// the entries naming it; without, it is free at once.
+    fn member_gone(&mut self, m: OffsetNumber, no_indexes: bool) {
+        if no_indexes {
+            self.unused.push(m);
+        } else {
+            self.dead.push(m);
+        }
+    }
+
     /// The root of a chain whose versions are all gone.
     fn root_gone(&mut self, root: OffsetNumber, no_indexes: bool) {
         if no_indexes {
@@ -230,13 +260,16 @@ fn plan(
         // (which may itself be chain[0]) stays as a redirect or DEAD.
         for &m in &chain[..=ld] {
             if m != root {
-                plan.unused.push(m);
+                plan.member_gone(m, no_indexes);
             }
         }
         plan.removed += ld as u32 + 1;
         match chain.get(ld + 1) {
-            Some(&survivor) => plan.redirected.push((root, survivor)),
-            None => plan.root_gone(root, no_indexes),
+            // With indexes the survivor has entries of its own (every
+            // version is indexed): the root's go, and the survivor is left
+            // without a root, as heap-only tuples no chain reaches are.
+            Some(&survivor) if no_indexes => plan.redirected.push((root, survivor)),
+            _ => plan.root_gone(root, no_indexes),
         }
     }
     // Dead heap-only tuples no chain reaches (e.g. an aborted update's new version).
@@ -246,7 +279,7 @@ fn plan(
                 continue;
             };
             if tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE != 0 {
-                plan.unused.push(o);
+                plan.member_gone(o, no_indexes);
                 plan.removed += 1;
             }
         }
@@ -291,7 +324,10 @@ impl HeapRelation {
             decided,
             ahead,
             unpruned,
+            saw_dead,
+            ..
         } = scratch;
+        *saw_dead = false;
         let mut spread = std::mem::replace(ahead, Ahead::NONE).spread();
         *unpruned = None;
         status.clear();
@@ -321,6 +357,7 @@ impl HeapRelation {
             let id = page::item_id(&g[..], o);
             if id.flags == LP_DEAD {
                 prunable |= no_indexes;
+                *saw_dead = true;
                 sum.all_visible = false;
                 continue;
             }
