@@ -89,6 +89,18 @@
 //! ~27k of them LZ4 itself (done on the participants' threads, outside the
 //! log's insert lock).
 //!
+//! # Tables with indexes
+//!
+//! PostgreSQL's two passes. Pass one (above) leaves the line pointers of
+//! removed tuples DEAD and each participant collects their TIDs; when they
+//! fill `dead_items_bytes` (`maintenance_work_mem`), the participants stop
+//! (the rest of a chunk is kept for the next round), the TIDs are sorted
+//! and bulk-deleted from every index, and pass two frees them page by page
+//! and sets the pages' VM bits; then pass one goes on. Each round is one
+//! of VERBOSE's "index scans". The order of the log records (every
+//! index's deletions, then the heap's `VacuumDead`) is what keeps a crash
+//! from freeing a slot an index names.
+//!
 //! Free space: recorded in the relation's in-memory free-space map as each
 //! page is vacuumed. The map is not persisted: after a restart it is empty
 //! (inserts go to the last page) until the next VACUUM rebuilds it, as

@@ -1,6 +1,8 @@
-//! VACUUM's work on one heap page (PostgreSQL's `lazy_scan_prune` and
-//! `lazy_vacuum_heap_page` in one step, since heapdb has no indexes), and
-//! the truncation of empty pages at the end of a relation.
+//! VACUUM's work on one heap page (PostgreSQL's `lazy_scan_prune` and,
+//! for a table without indexes, `lazy_vacuum_heap_page` in the same step;
+//! with indexes the DEAD line pointers wait for the index pass and
+//! [`HeapRelation::vacuum_dead_items`]), and the truncation of empty pages
+//! at the end of a relation.
 //!
 //! [`HeapRelation::vacuum_page`] takes the page's *cleanup* lock (exclusive,
 //! no other pin) once and, under it:
@@ -40,7 +42,7 @@
 //! cut off were empty).
 
 use super::heapam::HeapRelation;
-use super::prune::PruneScratch;
+use super::prune::{PruneMode, PruneScratch};
 use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::{satisfies_vacuum, VacuumStatus};
@@ -145,7 +147,11 @@ impl HeapRelation {
             block,
             &mut g,
             cutoffs.oldest_xmin,
-            !cutoffs.indexes,
+            if cutoffs.indexes {
+                PruneMode::AllVersionsIndexed
+            } else {
+                PruneMode::NoIndexes
+            },
             scratch,
         )?;
         out.removed = pruned.removed;
