@@ -8,8 +8,8 @@
 //! holds statements, each ending with `;` at the end of a line; lines
 //! starting with `--` are comments, copied to the output. A `set`,
 //! `create index` or `analyze` statement runs as it is (for the settings
-//! and indexes that change plans); every other statement is explained. The output shows each statement and its
-//! plan, then an empty line.
+//! and indexes that change plans); every other statement is explained.
+//! The output shows each statement and its plan, then an empty line.
 //!
 //! To accept a planning change, regenerate the files and review the diff:
 //!
