@@ -41,6 +41,9 @@ use super::scan::{push_datum, tuple_desc};
 use super::vector::{Batch, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 
+/// An encoded key range: (lower, upper) bounds of a scan.
+pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
 /// The encoded key ranges of `bounds` over index `desc` (lower, upper), in
 /// index order; `param` fills an empty first `eq` slot (a nested loop's
 /// outer value). Empty when no entry can match (a NULL parameter).
@@ -48,7 +51,7 @@ pub fn key_ranges(
     desc: &crate::access::nbtree::IndexDesc,
     bounds: &IndexBounds,
     param: Option<&Value>,
-) -> Result<Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>> {
+) -> Result<Vec<KeyRange>> {
     // Every combination of the equality values, as encoded prefixes.
     let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
     let mut one = Vec::with_capacity(1);
@@ -152,7 +155,7 @@ pub struct IndexScanOp<'a> {
     upto: usize,
     /// Index-only: each output column's position in the key.
     stored: Vec<usize>,
-    ranges: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>,
+    ranges: Vec<KeyRange>,
     /// The next range to start.
     range: usize,
     pos: ScanPos,
@@ -400,6 +403,9 @@ pub struct IndexNestLoopOp<'a> {
     right_types: Vec<DataType>,
     /// The inner scan's key column type (the outer value is converted).
     key_type: DataType,
+    /// Under EXPLAIN ANALYZE: where the inner scan's figures go (its node
+    /// id); one loop per probe, as PostgreSQL counts rescans.
+    instr: Option<(&'a super::Instrumentation, usize)>,
     done: bool,
 }
 
@@ -407,6 +413,30 @@ impl<'a> IndexNestLoopOp<'a> {
     /// The join of `left` with the inner scan `inner` on `left_key`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
+        left: Box<dyn Operator + 'a>,
+        inner: IndexScanOp<'a>,
+        kind: JoinKind,
+        left_key: &'a Expr,
+        residual: Option<&'a Expr>,
+        left_types: Vec<DataType>,
+        right_types: Vec<DataType>,
+        instr: Option<(&'a super::Instrumentation, usize)>,
+    ) -> Self {
+        let mut op = Self::unmeasured(
+            left,
+            inner,
+            kind,
+            left_key,
+            residual,
+            left_types,
+            right_types,
+        );
+        op.instr = instr;
+        op
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn unmeasured(
         left: Box<dyn Operator + 'a>,
         inner: IndexScanOp<'a>,
         kind: JoinKind,
@@ -426,8 +456,35 @@ impl<'a> IndexNestLoopOp<'a> {
             left_types,
             right_types,
             key_type,
+            instr: None,
             done: false,
         }
+    }
+
+    /// One probe of the inner scan: its batches, measured under EXPLAIN
+    /// ANALYZE.
+    fn probe(&mut self, p: &Value) -> Result<Vec<Batch>> {
+        let start = std::time::Instant::now();
+        self.inner.rescan(p)?;
+        let mut out = Vec::new();
+        while let Some(b) = self.inner.next()? {
+            out.push(b);
+        }
+        if let Some((instr, id)) = self.instr {
+            let mut nodes = instr.nodes.borrow_mut();
+            if let Some(n) = nodes.get_mut(id) {
+                let t = start.elapsed().as_secs_f64();
+                if n.loops == 0 {
+                    n.first = t;
+                }
+                n.loops += 1;
+                n.calls += 1;
+                n.total += t;
+                n.rows += out.iter().map(|b| b.len as u64).sum::<u64>();
+                n.removed = self.inner.rows_removed();
+            }
+        }
+        Ok(out)
     }
 
     /// The outer value as a value of the key column's type; `None` when no
@@ -457,8 +514,7 @@ impl<'a> IndexNestLoopOp<'a> {
         for i in 0..lb.len {
             let mut matched = 0;
             if let Some(p) = self.param(keys.get(i)) {
-                self.inner.rescan(&p)?;
-                while let Some(rb) = self.inner.next()? {
+                for rb in self.probe(&p)? {
                     let keep = match self.residual {
                         None => vec![true; rb.len],
                         Some(r) => {

@@ -399,7 +399,8 @@ pub(crate) fn build_node<'a>(
                 ));
             };
             let outer = build(left)?;
-            // The inner scan is numbered, not measured on its own.
+            // The inner scan is measured by the join, per probe.
+            let inner_id = *next_id;
             count_nodes(right, next_id);
             Box::new(indexscan::IndexNestLoopOp::new(
                 outer,
@@ -409,6 +410,7 @@ pub(crate) fn build_node<'a>(
                 residual.as_ref(),
                 left.types(),
                 right.types(),
+                instr.map(|i| (i, inner_id)),
             ))
         }
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
