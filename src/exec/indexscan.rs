@@ -185,11 +185,14 @@ impl<'a> IndexScanOp<'a> {
             None,
         );
         let ranges = key_ranges(tree.desc(), &spec.bounds, param)?;
-        let types: Vec<DataType> = spec
+        let mut types: Vec<DataType> = spec
             .columns
             .iter()
             .map(|&c| spec.table.columns[c].ty)
             .collect();
+        if spec.with_tid {
+            types.push(DataType::Int8);
+        }
         let target = spec
             .limit_hint
             .map_or(BATCH_SIZE, |l| (l as usize).clamp(1, BATCH_SIZE));
@@ -328,6 +331,12 @@ impl<'a> IndexScanOp<'a> {
         )?;
         if let Some(r) = seen {
             r?;
+            if self.spec.with_tid {
+                let tid = (i64::from(block) << 16) | i64::from(offset);
+                if let Some(last) = self.builders.last_mut() {
+                    last.push(&Value::Int8(tid));
+                }
+            }
             self.pending += 1;
         }
         Ok(())

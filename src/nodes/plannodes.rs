@@ -58,6 +58,9 @@ pub struct IndexScan {
     pub index: crate::catalog::IndexDef,
     /// Table column positions produced, in output order.
     pub columns: Vec<usize>,
+    /// Append the tuple id as an `int8` column (UPDATE and DELETE), as
+    /// [`Node::SeqScan`] does; never index-only.
+    pub with_tid: bool,
     /// What to read of the index.
     pub bounds: IndexBounds,
     /// The conditions the bounds stand for, over the output columns (for

@@ -66,11 +66,7 @@ pub fn use_indexes(plan: &mut Plan, ctx: &dyn PlanContext) {
 
 fn any_indexed_scan(plan: &Plan) -> bool {
     match &plan.node {
-        Node::SeqScan {
-            table,
-            with_tid: false,
-            ..
-        } => !table.indexes.is_empty(),
+        Node::SeqScan { table, .. } => !table.indexes.is_empty(),
         _ => plan.children().into_iter().any(any_indexed_scan),
     }
 }
@@ -513,7 +509,7 @@ fn candidates(
         table,
         alias,
         columns,
-        with_tid: false,
+        with_tid,
         filter,
     } = &scan.node
     else {
@@ -547,6 +543,14 @@ fn candidates(
             .collect();
         let sel = index_selectivity(&m, &quals, &parts, &origins);
         let filter_ops: f64 = rest.iter().map(super::quals::cost).sum();
+        let rest_sel =
+            conjunction(rest.clone()).map_or(1.0, |e| estimate::selectivity(&e, &origins));
+        // The binder's estimate has no IN lists; the index's count has.
+        let rows = if m.used.is_empty() {
+            scan.rows
+        } else {
+            (tuples * sel * rest_sel).max(1.0)
+        };
         // Columns the scan must produce: what the consumer reads and what
         // the remaining filter reads.
         let mut keep: Vec<usize> = match needed {
@@ -559,7 +563,8 @@ fn candidates(
         keep.sort_unstable();
         keep.dedup();
         let stored: Vec<usize> = ix.stored_columns().collect();
-        let index_only = settings.enable_indexonlyscan
+        let index_only = !*with_tid
+            && settings.enable_indexonlyscan
             && keep.iter().all(|&k| {
                 let c = columns[k];
                 stored.contains(&c) && returnable(&table.columns[c].ty)
@@ -585,6 +590,7 @@ fn candidates(
             alias: alias.clone(),
             index: ix.clone(),
             columns: columns.clone(),
+            with_tid: *with_tid,
             bounds: m.bounds,
             index_cond: m.cond,
             filter: conjunction(rest),
@@ -597,7 +603,7 @@ fn candidates(
             plan: Plan {
                 node: Node::IndexScan(Box::new(spec)),
                 fields: scan.fields.clone(),
-                rows: scan.rows,
+                rows,
             },
             cost,
         });
@@ -956,6 +962,7 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
         alias,
         index: ix,
         columns,
+        with_tid: false,
         bounds: IndexBounds {
             eq: vec![Vec::new()],
             lower: None,
