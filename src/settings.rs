@@ -68,6 +68,15 @@ pub struct Settings {
     pub enable_hashjoin: bool,
     /// Whether the planner may use hash aggregation.
     pub enable_hashagg: bool,
+    /// Whether the planner may use sequential scans (else they cost
+    /// PostgreSQL's `disable_cost` extra).
+    pub enable_seqscan: bool,
+    /// Whether the planner may use index scans (and index-only scans).
+    pub enable_indexscan: bool,
+    /// Whether the planner may use index-only scans.
+    pub enable_indexonlyscan: bool,
+    /// Accepted as PostgreSQL's; heapdb has no bitmap scans.
+    pub enable_bitmapscan: bool,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
     /// Worker threads VACUUM's heap pass may add beside the leader (at most
@@ -175,6 +184,10 @@ impl Default for Settings {
             default_statistics_target: 100,
             enable_hashjoin: true,
             enable_hashagg: true,
+            enable_seqscan: true,
+            enable_indexscan: true,
+            enable_indexonlyscan: true,
+            enable_bitmapscan: true,
             max_parallel_workers_per_gather: 2,
             max_parallel_maintenance_workers: 2,
             min_parallel_table_scan_size: 1024,
@@ -407,6 +420,11 @@ pub static DEFS: &[Def] = &[
         "Number of simultaneous requests that can be handled efficiently by the disk subsystem."
     ),
     bool_def!(
+        "enable_bitmapscan",
+        enable_bitmapscan,
+        "Enables the planner's use of bitmap-scan plans."
+    ),
+    bool_def!(
         "enable_hashagg",
         enable_hashagg,
         "Enables the planner's use of hashed aggregation plans."
@@ -415,6 +433,21 @@ pub static DEFS: &[Def] = &[
         "enable_hashjoin",
         enable_hashjoin,
         "Enables the planner's use of hash join plans."
+    ),
+    bool_def!(
+        "enable_indexonlyscan",
+        enable_indexonlyscan,
+        "Enables the planner's use of index-only-scan plans."
+    ),
+    bool_def!(
+        "enable_indexscan",
+        enable_indexscan,
+        "Enables the planner's use of index-scan plans."
+    ),
+    bool_def!(
+        "enable_seqscan",
+        enable_seqscan,
+        "Enables the planner's use of sequential-scan plans."
     ),
     Def {
         name: "hash_mem_multiplier",

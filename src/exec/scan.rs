@@ -60,7 +60,7 @@ pub fn tuple_desc(table: &TableDef) -> Result<TupleDesc> {
 
 /// Appends one attribute's stored bytes (or NULL) to a column builder.
 #[inline]
-fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
+pub(crate) fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
     let Some(b) = bytes else {
         v.push_null();
         return;

@@ -41,19 +41,33 @@ pub struct ScanItem {
     pub tid: Tid,
 }
 
-/// A scan cursor; an iterator of entries.
-pub struct BtScan<'t> {
-    tree: &'t BTree,
+/// The position of a scan: bounds, direction, and the matching items of
+/// the page read last, copied into one reused buffer (no allocation per
+/// item). It names no tree: each call is given one, so an executor can own
+/// both side by side and restart the position over new bounds
+/// ([`ScanPos::reset`]) without allocating.
+#[derive(Debug)]
+pub struct ScanPos {
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     dir: Direction,
     started: bool,
-    /// Items of the current page not yet returned, in reverse of scan order.
-    batch: Vec<Vec<u8>>,
-    /// The page the batch came from and the sibling to visit next.
+    /// The current page's matching items, concatenated.
+    buf: Vec<u8>,
+    /// Their `(start, end)` in `buf`, in scan order.
+    items: Vec<(u32, u32)>,
+    /// The next item of `items` to return.
+    at: usize,
+    /// The page the items came from and the sibling to visit next.
     cur: BlockNumber,
     next: BlockNumber,
     done: bool,
+}
+
+/// A scan cursor over one tree; an iterator of entries.
+pub struct BtScan<'t> {
+    tree: &'t BTree,
+    pos: ScanPos,
 }
 
 impl BTree {
@@ -63,14 +77,7 @@ impl BTree {
     pub fn scan(&self, lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>, dir: Direction) -> BtScan<'_> {
         BtScan {
             tree: self,
-            lower,
-            upper,
-            dir,
-            started: false,
-            batch: Vec::new(),
-            cur: P_NONE,
-            next: P_NONE,
-            done: false,
+            pos: ScanPos::new(lower, upper, dir),
         }
     }
 
@@ -117,7 +124,61 @@ impl BTree {
     }
 }
 
-impl BtScan<'_> {
+impl ScanPos {
+    /// A position before the first entry within the bounds (see
+    /// [`BTree::scan`]).
+    pub fn new(lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>, dir: Direction) -> ScanPos {
+        ScanPos {
+            lower,
+            upper,
+            dir,
+            started: false,
+            buf: Vec::new(),
+            items: Vec::new(),
+            at: 0,
+            cur: P_NONE,
+            next: P_NONE,
+            done: false,
+        }
+    }
+
+    /// Starts over with new bounds, keeping the buffers.
+    pub fn reset(&mut self, lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>, dir: Direction) {
+        self.lower = lower;
+        self.upper = upper;
+        self.dir = dir;
+        self.started = false;
+        self.buf.clear();
+        self.items.clear();
+        self.at = 0;
+        self.cur = P_NONE;
+        self.next = P_NONE;
+        self.done = false;
+    }
+
+    /// The next entry's full leaf key (columns and TID) in `tree`, or
+    /// `None` at the end. The slice lives until the next call.
+    pub fn next_key(&mut self, tree: &BTree) -> Result<Option<&[u8]>> {
+        while self.at >= self.items.len() {
+            let r = if !self.started {
+                self.start(tree)
+            } else if self.done {
+                return Ok(None);
+            } else {
+                self.step(tree)
+            };
+            if let Err(e) = r {
+                self.done = true;
+                self.started = true;
+                self.items.clear();
+                return Err(e);
+            }
+        }
+        let (a, b) = self.items[self.at];
+        self.at += 1;
+        Ok(Some(&self.buf[a as usize..b as usize]))
+    }
+
     fn below_upper(&self, k: &[u8]) -> bool {
         match &self.upper {
             Bound::Unbounded => true,
@@ -148,7 +209,9 @@ impl BtScan<'_> {
     /// crossed (the scan ends after this batch).
     fn take(&mut self, p: &[u8], from: u16, to: u16) -> Result<bool> {
         let mut stop = false;
-        let mut got = Vec::new();
+        self.buf.clear();
+        self.items.clear();
+        self.at = 0;
         for off in from..to {
             let k = bp::item(p, off)?;
             let ok = match self.dir {
@@ -162,16 +225,17 @@ impl BtScan<'_> {
                 }
                 continue;
             }
-            got.push(k.to_vec());
+            let a = self.buf.len() as u32;
+            self.buf.extend_from_slice(k);
+            self.items.push((a, self.buf.len() as u32));
         }
-        if self.dir == Direction::Forward {
-            got.reverse();
+        if self.dir == Direction::Backward {
+            self.items.reverse();
         }
-        self.batch = got;
         Ok(stop)
     }
 
-    fn start(&mut self) -> Result<()> {
+    fn start(&mut self, tree: &BTree) -> Result<()> {
         self.started = true;
         let (bound, after) = match self.dir {
             Direction::Forward => (&self.lower, false),
@@ -194,7 +258,7 @@ impl BtScan<'_> {
                 Target::AtOrAfter(&key)
             }
         };
-        let Descent::Leaf(mut buf) = self.tree.descend(&t, None)? else {
+        let Descent::Leaf(mut buf) = tree.descend(&t, None)? else {
             return Err(err!(InternalError, "read-only descent restarted"));
         };
         loop {
@@ -203,7 +267,7 @@ impl BtScan<'_> {
             if past_high_key(&g, &o, &t)? {
                 let next = o.next;
                 drop(g);
-                buf = self.tree.pin(next)?;
+                buf = tree.pin(next)?;
                 continue;
             }
             let pos = leaf_position(&g, &o, &t)?;
@@ -225,10 +289,10 @@ impl BtScan<'_> {
     }
 
     /// Reads the next page in scan direction into the batch.
-    fn step(&mut self) -> Result<()> {
+    fn step(&mut self, tree: &BTree) -> Result<()> {
         let mut blk = self.next;
         loop {
-            let buf = self.tree.pin(blk)?;
+            let buf = tree.pin(blk)?;
             let g = buf.read();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
@@ -240,7 +304,7 @@ impl BtScan<'_> {
                         DataCorrupted,
                         "could not find left sibling of block {} in index \"{}\"",
                         self.cur,
-                        self.tree.rel()
+                        tree.rel()
                     ));
                 }
                 blk = o.next;
@@ -264,23 +328,13 @@ impl Iterator for BtScan<'_> {
     type Item = Result<ScanItem>;
 
     fn next(&mut self) -> Option<Result<ScanItem>> {
-        loop {
-            if let Some(key) = self.batch.pop() {
-                let tid = tid_of(&key);
-                return Some(Ok(ScanItem { key, tid }));
-            }
-            let r = if !self.started {
-                self.start()
-            } else if self.done {
-                return None;
-            } else {
-                self.step()
-            };
-            if let Err(e) = r {
-                self.done = true;
-                self.started = true;
-                return Some(Err(e));
-            }
+        match self.pos.next_key(self.tree) {
+            Ok(Some(k)) => Some(Ok(ScanItem {
+                tid: tid_of(k),
+                key: k.to_vec(),
+            })),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
         }
     }
 }

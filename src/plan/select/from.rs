@@ -76,6 +76,7 @@ impl Binder<'_> {
         }
         let (mut plan, scope) = self.join_items(items, where_clause)?;
         super::super::quals::order_quals(&mut plan);
+        super::super::indexpath::use_indexes(&mut plan, &*self.ctx);
         Ok((plan, scope))
     }
 
