@@ -165,8 +165,6 @@ pub struct IndexScanOp<'a> {
     pending: usize,
     /// Rows the next batch may hold.
     target: usize,
-    /// The last visibility-map look-up (block, all-visible).
-    vm_cache: Option<(BlockNumber, bool)>,
     /// Heap tuples read by an index-only scan (EXPLAIN ANALYZE).
     heap_fetches: u64,
     removed: u64,
@@ -214,7 +212,6 @@ impl<'a> IndexScanOp<'a> {
                 .collect(),
             pending: 0,
             target,
-            vm_cache: None,
             heap_fetches: 0,
             removed: 0,
             done: false,
@@ -235,33 +232,14 @@ impl<'a> IndexScanOp<'a> {
         self.heap_fetches
     }
 
-    /// Whether the visibility map says `block` is all-visible.
-    fn all_visible(&mut self, block: BlockNumber) -> Result<bool> {
-        if let Some((b, v)) = self.vm_cache {
-            if b == block {
-                return Ok(v);
-            }
-        }
-        let pool = self.heap.pool();
-        let rel = self.heap.rel();
-        let vb = vm::vm_block(block);
-        let v = if vb < pool.nblocks(rel, ForkNumber::VisibilityMap)? {
-            let buf = pool.read_buffer(rel, ForkNumber::VisibilityMap, vb, None)?;
-            let g = buf.read();
-            vm::get(&g[..], block).0 & vm::VM_ALL_VISIBLE != 0
-        } else {
-            false
-        };
-        self.vm_cache = Some((block, v));
-        Ok(v)
-    }
-
-    /// The next entry's key into `key` (cleared first); false at the end.
-    fn next_entry(&mut self, key: &mut Vec<u8>) -> Result<bool> {
+    /// The next entry's key into `key` (cleared first) and, for an
+    /// index-only scan, whether its heap page was all-visible while the
+    /// entry was on its locked leaf; `None` at the end.
+    fn next_entry(&mut self, key: &mut Vec<u8>) -> Result<Option<bool>> {
         loop {
             if !self.in_range {
                 if self.range >= self.ranges.len() {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 let i = if self.spec.backward {
                     self.ranges.len() - 1 - self.range
@@ -278,11 +256,18 @@ impl<'a> IndexScanOp<'a> {
                 self.pos.reset(lo, hi, dir);
                 self.in_range = true;
             }
-            match self.pos.next_key(&self.tree)? {
-                Some(k) => {
+            let next = if self.spec.index_only {
+                let heap = self.heap;
+                let mut check = |block| all_visible(heap, block);
+                self.pos.next_key_checked(&self.tree, &mut check)?
+            } else {
+                self.pos.next_key(&self.tree)?.map(|k| (k, false))
+            };
+            match next {
+                Some((k, seen)) => {
                     key.clear();
                     key.extend_from_slice(k);
-                    return Ok(true);
+                    return Ok(Some(seen));
                 }
                 None => self.in_range = false,
             }
@@ -290,9 +275,10 @@ impl<'a> IndexScanOp<'a> {
     }
 
     /// Adds the row of one entry to the builders (if the snapshot sees it).
-    fn add_row(&mut self, key: &[u8]) -> Result<()> {
+    /// `all_visible`: the leaf-time answer of [`IndexScanOp::next_entry`].
+    fn add_row(&mut self, key: &[u8], all_visible: bool) -> Result<()> {
         let (block, offset) = tid_of(key);
-        if self.spec.index_only && self.all_visible(block)? {
+        if self.spec.index_only && all_visible {
             if !self.stored.is_empty() {
                 let (vals, _) = decode_key(self.tree.desc(), key)?;
                 for (b, &p) in self.builders.iter_mut().zip(&self.stored) {
@@ -371,11 +357,11 @@ impl Operator for IndexScanOp<'_> {
                 return Ok(None);
             }
             while self.pending < self.target {
-                if !self.next_entry(&mut key)? {
+                let Some(seen) = self.next_entry(&mut key)? else {
                     self.done = true;
                     break;
-                }
-                self.add_row(&key)?;
+                };
+                self.add_row(&key, seen)?;
             }
             self.target = BATCH_SIZE;
             if self.pending == 0 {
@@ -580,4 +566,21 @@ impl Operator for IndexNestLoopOp<'_> {
         }
         Ok(None)
     }
+}
+
+/// Whether the visibility map says `block` of `heap` is all-visible, asked
+/// now (the scan cursor calls it while an index leaf is locked, and shares
+/// an answer only among that leaf's items). It takes only the VM page's
+/// shared lock, and nobody holding a VM page lock waits for an index page.
+fn all_visible(heap: &HeapRelation, block: BlockNumber) -> Result<bool> {
+    let pool = heap.pool();
+    let rel = heap.rel();
+    let vb = vm::vm_block(block);
+    Ok(if vb < pool.nblocks(rel, ForkNumber::VisibilityMap)? {
+        let buf = pool.read_buffer(rel, ForkNumber::VisibilityMap, vb, None)?;
+        let g = buf.read();
+        vm::get(&g[..], block).0 & vm::VM_ALL_VISIBLE != 0
+    } else {
+        false
+    })
 }

@@ -12,6 +12,15 @@
 //! locked at any time. Items inserted during the scan may or may not be
 //! returned; items present when the scan started and not removed are
 //! returned exactly once.
+//!
+//! An index-only scan asks, for each item it copies, whether the heap page
+//! the item points to is all-visible, and asks while the leaf is still
+//! locked ([`ScanPos::next_key_checked`]). VACUUM removes an entry under
+//! the leaf's exclusive lock before it frees the heap slot and sets the
+//! page all-visible again, so a page found all-visible while the entry is
+//! on the locked leaf holds that entry's own tuple, visible to every
+//! snapshot. Asked later, after the lock is gone, the answer could belong
+//! to a page VACUUM has since cleaned of the entry's dead tuple.
 
 use super::btpage::{self as bp, P_NONE};
 use super::keys::{prefix_cmp, tid_of, Tid};
@@ -58,6 +67,9 @@ pub struct ScanPos {
     items: Vec<(u32, u32)>,
     /// The next item of `items` to return.
     at: usize,
+    /// Per item of `items`, the answer of the caller's page check asked
+    /// under the leaf's lock ([`ScanPos::next_key_checked`]).
+    checked: Vec<bool>,
     /// The page the items came from and the sibling to visit next.
     cur: BlockNumber,
     next: BlockNumber,
@@ -136,6 +148,7 @@ impl ScanPos {
             buf: Vec::new(),
             items: Vec::new(),
             at: 0,
+            checked: Vec::new(),
             cur: P_NONE,
             next: P_NONE,
             done: false,
@@ -159,13 +172,34 @@ impl ScanPos {
     /// The next entry's full leaf key (columns and TID) in `tree`, or
     /// `None` at the end. The slice lives until the next call.
     pub fn next_key(&mut self, tree: &BTree) -> Result<Option<&[u8]>> {
+        Ok(self.next_inner(tree, None)?.map(|(k, _)| k))
+    }
+
+    /// As [`ScanPos::next_key`], with `check(block)` asked for each item's
+    /// heap block while its leaf is locked, and its answer returned beside
+    /// the key (see the module doc). Every call of one position should
+    /// pass a check, or none; `check` must not answer from anything it
+    /// learnt before it was called.
+    pub fn next_key_checked(
+        &mut self,
+        tree: &BTree,
+        check: &mut dyn FnMut(BlockNumber) -> Result<bool>,
+    ) -> Result<Option<(&[u8], bool)>> {
+        self.next_inner(tree, Some(check))
+    }
+
+    fn next_inner(
+        &mut self,
+        tree: &BTree,
+        mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<Option<(&[u8], bool)>> {
         while self.at >= self.items.len() {
             let r = if !self.started {
-                self.start(tree)
+                self.start(tree, check.as_mut().map(|c| &mut **c as _))
             } else if self.done {
                 return Ok(None);
             } else {
-                self.step(tree)
+                self.step(tree, check.as_mut().map(|c| &mut **c as _))
             };
             if let Err(e) = r {
                 self.done = true;
@@ -175,8 +209,9 @@ impl ScanPos {
             }
         }
         let (a, b) = self.items[self.at];
+        let seen = self.checked.get(self.at).copied().unwrap_or(false);
         self.at += 1;
-        Ok(Some(&self.buf[a as usize..b as usize]))
+        Ok(Some((&self.buf[a as usize..b as usize], seen)))
     }
 
     fn below_upper(&self, k: &[u8]) -> bool {
@@ -207,10 +242,18 @@ impl ScanPos {
     /// Copies the matching items of a locked leaf page into the batch.
     /// `from..to` are the offsets to look at. Returns whether a bound was
     /// crossed (the scan ends after this batch).
-    fn take(&mut self, p: &[u8], from: u16, to: u16) -> Result<bool> {
+    fn take(
+        &mut self,
+        p: &[u8],
+        from: u16,
+        to: u16,
+        mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<bool> {
         let mut stop = false;
+        let mut last: Option<(BlockNumber, bool)> = None;
         self.buf.clear();
         self.items.clear();
+        self.checked.clear();
         self.at = 0;
         for off in from..to {
             let k = bp::item(p, off)?;
@@ -225,17 +268,34 @@ impl ScanPos {
                 }
                 continue;
             }
+            if let Some(c) = check.as_deref_mut() {
+                // Consecutive items of one heap page share an answer, and
+                // only within this locked page: an answer is never kept
+                // past the lock it was asked under.
+                let block = tid_of(k).0;
+                let seen = match last {
+                    Some((b, v)) if b == block => v,
+                    _ => c(block)?,
+                };
+                last = Some((block, seen));
+                self.checked.push(seen);
+            }
             let a = self.buf.len() as u32;
             self.buf.extend_from_slice(k);
             self.items.push((a, self.buf.len() as u32));
         }
         if self.dir == Direction::Backward {
             self.items.reverse();
+            self.checked.reverse();
         }
         Ok(stop)
     }
 
-    fn start(&mut self, tree: &BTree) -> Result<()> {
+    fn start(
+        &mut self,
+        tree: &BTree,
+        check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<()> {
         self.started = true;
         let (bound, after) = match self.dir {
             Direction::Forward => (&self.lower, false),
@@ -275,12 +335,12 @@ impl ScanPos {
             let stop = match self.dir {
                 Direction::Forward => {
                     self.next = o.next;
-                    self.take(&g, pos, page::max_offset(&g) + 1)?
+                    self.take(&g, pos, page::max_offset(&g) + 1, check)?
                         || self.hikey_past_upper(&g, &o)?
                 }
                 Direction::Backward => {
                     self.next = o.prev;
-                    self.take(&g, bp::first_data(&o), pos)?
+                    self.take(&g, bp::first_data(&o), pos, check)?
                 }
             };
             self.done = stop || self.next == P_NONE;
@@ -289,7 +349,11 @@ impl ScanPos {
     }
 
     /// Reads the next page in scan direction into the batch.
-    fn step(&mut self, tree: &BTree) -> Result<()> {
+    fn step(
+        &mut self,
+        tree: &BTree,
+        check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<()> {
         let mut blk = self.next;
         loop {
             let buf = tree.pin(blk)?;
@@ -312,7 +376,7 @@ impl ScanPos {
             }
             let (from, to) = (bp::first_data(&o), page::max_offset(&g) + 1);
             self.cur = blk;
-            let stop = self.take(&g, from, to)?
+            let stop = self.take(&g, from, to, check)?
                 || (self.dir == Direction::Forward && self.hikey_past_upper(&g, &o)?);
             self.next = match self.dir {
                 Direction::Forward => o.next,
