@@ -12,6 +12,8 @@
 
 use heapdb_grammar::ast;
 
+mod alter;
+
 use super::index_maint::key_text;
 use super::{Notice, QueryResult, Session};
 use crate::access::heap::tuple;

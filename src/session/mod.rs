@@ -537,6 +537,8 @@ impl Session {
             ast::Statement::Truncate(t) => self.truncate(t),
             ast::Statement::CreateIndex(c) => self.create_index(c),
             ast::Statement::DropIndex(d) => self.drop_index(d),
+            ast::Statement::AlterTable(a) => self.alter_table(a),
+            ast::Statement::Reindex(r) => self.reindex(r),
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),
