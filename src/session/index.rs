@@ -465,7 +465,7 @@ impl Session {
 }
 
 /// A name as `quote_ident` prints it.
-fn quoted(name: &str) -> String {
+pub(super) fn quoted(name: &str) -> String {
     if heapdb_grammar::keywords::needs_quotes(name) {
         format!("\"{}\"", name.replace('"', "\"\""))
     } else {

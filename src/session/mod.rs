@@ -54,7 +54,7 @@ use heapdb_grammar::ast;
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
-pub use describe::{ColumnInfo, TableInfo};
+pub use describe::{ColumnInfo, IndexInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
 // The rest of the embedded API: what a client (the shell, a wire-protocol
