@@ -71,7 +71,9 @@ macro_rules! keywords {
 
 keywords! {
     Abort = "abort" Unreserved,
+    Add = "add" Unreserved,
     All = "all" Reserved,
+    Alter = "alter" Unreserved,
     Analyse = "analyse" Reserved,
     Analyze = "analyze" Reserved,
     And = "and" Reserved,
@@ -97,6 +99,7 @@ keywords! {
     Column = "column" Reserved,
     Commit = "commit" Unreserved,
     Committed = "committed" Unreserved,
+    Conflict = "conflict" Unreserved,
     Constraint = "constraint" Reserved,
     Copy = "copy" Unreserved,
     Create = "create" Reserved,
@@ -167,6 +170,7 @@ keywords! {
     Localtimestamp = "localtimestamp" Reserved,
     Natural = "natural" TypeFunc,
     Not = "not" Reserved,
+    Nothing = "nothing" Unreserved,
     Notnull = "notnull" TypeFunc,
     Null = "null" Reserved,
     Nulls = "nulls" Unreserved,
@@ -184,6 +188,7 @@ keywords! {
     Read = "read" Unreserved,
     Real = "real" ColName,
     References = "references" Reserved,
+    Reindex = "reindex" Unreserved,
     Repeatable = "repeatable" Unreserved,
     Reset = "reset" Unreserved,
     Restrict = "restrict" Unreserved,

@@ -541,7 +541,9 @@ fn statement() -> BoxedStrategy<Statement> {
                     table,
                     columns,
                     source: source.map(Box::new),
-                    returning
+                    returning,
+                    alias: None,
+                    on_conflict: None,
                 }))
             ),
         (
@@ -695,7 +697,9 @@ fn statement() -> BoxedStrategy<Statement> {
             table,
             columns: Vec::new(),
             source: Some(Box::new(q)),
-            returning: Vec::new()
+            returning: Vec::new(),
+            alias: None,
+            on_conflict: None,
         }))),
     ];
     let format = proptest::sample::select(vec![

@@ -45,6 +45,21 @@ pub struct TableInfo {
     pub indexes: Vec<String>,
     /// The names of its indexes, by name.
     pub index_names: Vec<String>,
+    /// Its indexes as `\d INDEX` describes them, by name.
+    pub index_details: Vec<IndexInfo>,
+}
+
+/// One index, as psql's `\d INDEX` describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexInfo {
+    /// Index name.
+    pub name: String,
+    /// Per stored column: name, type, whether it is a key column (else an
+    /// INCLUDE column), and its definition (the quoted name).
+    pub columns: Vec<(String, String, bool, String)>,
+    /// The line under the columns: `primary key, btree, for table
+    /// "public.t"`.
+    pub footer: String,
 }
 
 impl Session {
@@ -92,10 +107,47 @@ impl Session {
                     n.sort();
                     n
                 },
+                index_details: index_details(&def),
             });
         }
         Ok(out)
     }
+}
+
+/// The `\d INDEX` descriptions of the indexes of `def`, by name.
+fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
+    let mut out: Vec<IndexInfo> = def
+        .indexes
+        .iter()
+        .map(|ix| {
+            let nkey = ix.columns.len();
+            let columns = ix
+                .stored_columns()
+                .enumerate()
+                .map(|(k, c)| {
+                    let col = &def.columns[c];
+                    (
+                        col.name.clone(),
+                        col.ty.to_string(),
+                        k < nkey,
+                        super::index::quoted(&col.name),
+                    )
+                })
+                .collect();
+            let kind = match (ix.primary, ix.unique) {
+                (true, _) => "primary key, ",
+                (false, true) => "unique, ",
+                _ => "",
+            };
+            IndexInfo {
+                name: ix.name.clone(),
+                columns,
+                footer: format!("{kind}btree, for table \"public.{}\"", def.name),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 #[cfg(test)]

@@ -38,6 +38,8 @@ use crate::txn::{LockMode, Xid};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{format_value, DataType, Value};
 
+mod upsert;
+
 /// Parses a stored DEFAULT expression.
 pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
     let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}")).map_err(super::parse_error)?;
@@ -267,6 +269,9 @@ impl Session {
         ins: &ast::Insert,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
+        if let Some(oc) = &ins.on_conflict {
+            return self.insert_on_conflict(ins, oc, sink);
+        }
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
@@ -376,58 +381,7 @@ impl Session {
         let (source, scope) =
             binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
         let ncols = table.columns.len();
-        let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
-        for a in &u.assignments {
-            let j = table.column_index(&a.column).ok_or_else(|| {
-                at(
-                    err!(
-                        UndefinedColumn,
-                        "column \"{}\" of relation \"{}\" does not exist",
-                        a.column,
-                        table.name
-                    ),
-                    a.offset,
-                )
-            })?;
-            if new_values[j].is_some() {
-                return Err(err!(
-                    SyntaxError,
-                    "multiple assignments to same column \"{}\"",
-                    a.column
-                ));
-            }
-            let ty = table.columns[j].ty;
-            let e = if matches!(a.value.kind, ast::ExprKind::Default) {
-                match &table.columns[j].default {
-                    Some(text) => {
-                        let d = parse_default(text)?;
-                        binder.bind_expr(
-                            &d,
-                            &Scope::default(),
-                            &mut Mode::NoAgg("DEFAULT expressions"),
-                        )?
-                    }
-                    None => Expr::constant(Value::Null, DataType::Unknown),
-                }
-            } else {
-                binder.bind_expr(&a.value, &scope, &mut Mode::NoAgg("UPDATE"))?
-            };
-            if e.ty != DataType::Unknown
-                && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
-            {
-                return Err(at(
-                    err!(
-                        DatatypeMismatch,
-                        "column \"{}\" is of type {ty} but expression is of type {}",
-                        a.column,
-                        e.ty
-                    )
-                    .with_hint("You will need to rewrite or cast the expression."),
-                    a.value.offset,
-                ));
-            }
-            new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
-        }
+        let new_values = bind_assignments(&mut binder, &table, &u.assignments, &scope)?;
         let (ret_exprs, ret_cols) = self.returning(&mut binder, &u.returning, &table, &alias)?;
         drop(binder);
         // Output: the tuple id, then the complete new row.
@@ -545,6 +499,71 @@ impl Session {
             t0,
         ))
     }
+}
+
+/// The new values of an UPDATE's (or ON CONFLICT DO UPDATE's) `SET`
+/// assignments, bound over `scope` and cast to their columns' types: one
+/// per table column, `None` where the column keeps its value.
+fn bind_assignments(
+    binder: &mut Binder<'_>,
+    table: &TableDef,
+    assignments: &[ast::Assignment],
+    scope: &Scope,
+) -> Result<Vec<Option<Expr>>> {
+    let ncols = table.columns.len();
+    let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
+    for a in assignments {
+        let j = table.column_index(&a.column).ok_or_else(|| {
+            at(
+                err!(
+                    UndefinedColumn,
+                    "column \"{}\" of relation \"{}\" does not exist",
+                    a.column,
+                    table.name
+                ),
+                a.offset,
+            )
+        })?;
+        if new_values[j].is_some() {
+            return Err(err!(
+                SyntaxError,
+                "multiple assignments to same column \"{}\"",
+                a.column
+            ));
+        }
+        let ty = table.columns[j].ty;
+        let e = if matches!(a.value.kind, ast::ExprKind::Default) {
+            match &table.columns[j].default {
+                Some(text) => {
+                    let d = parse_default(text)?;
+                    binder.bind_expr(
+                        &d,
+                        &Scope::default(),
+                        &mut Mode::NoAgg("DEFAULT expressions"),
+                    )?
+                }
+                None => Expr::constant(Value::Null, DataType::Unknown),
+            }
+        } else {
+            binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
+        };
+        if e.ty != DataType::Unknown
+            && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
+        {
+            return Err(at(
+                err!(
+                    DatatypeMismatch,
+                    "column \"{}\" is of type {ty} but expression is of type {}",
+                    a.column,
+                    e.ty
+                )
+                .with_hint("You will need to rewrite or cast the expression."),
+                a.value.offset,
+            ));
+        }
+        new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
+    }
+    Ok(new_values)
 }
 
 /// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items

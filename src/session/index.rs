@@ -12,6 +12,8 @@
 
 use heapdb_grammar::ast;
 
+mod alter;
+
 use super::index_maint::key_text;
 use super::{Notice, QueryResult, Session};
 use crate::access::heap::tuple;
@@ -463,7 +465,7 @@ impl Session {
 }
 
 /// A name as `quote_ident` prints it.
-fn quoted(name: &str) -> String {
+pub(super) fn quoted(name: &str) -> String {
     if heapdb_grammar::keywords::needs_quotes(name) {
         format!("\"{}\"", name.replace('"', "\"\""))
     } else {

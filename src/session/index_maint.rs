@@ -14,6 +14,12 @@
 //!   inserted or deleted by a running transaction is waited for (on its
 //!   transaction lock, so deadlocks are found) and the check starts again.
 //!   An entry whose heap tuple no longer has the key is stale and ignored.
+//! - `INSERT ... ON CONFLICT` ([`IndexInserter::insert_unless_conflict`])
+//!   holds the key locks of all its arbiter keys from the conflict check
+//!   through the heap insert and the arbiter entries, so a row found free
+//!   of conflicts stays free until its entries are in: no duplicate gets
+//!   past two concurrent upserts (PostgreSQL reaches the same end by
+//!   speculative insertion: insert, recheck, and back out on a conflict).
 
 use std::sync::Arc;
 
@@ -68,12 +74,27 @@ pub(crate) fn key_text(table: &TableDef, ix: &IndexDef, row: &[Value]) -> String
 static KEY_LOCKS: [std::sync::Mutex<()>; 64] = [const { std::sync::Mutex::new(()) }; 64];
 
 fn key_lock(index: u32, key: &[u8]) -> &'static std::sync::Mutex<()> {
+    &KEY_LOCKS[key_stripe(index, key)]
+}
+
+/// The stripe of [`KEY_LOCKS`] of a key of an index.
+fn key_stripe(index: u32, key: &[u8]) -> usize {
     // FNV-1a.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ u64::from(index);
     for &b in key {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
-    &KEY_LOCKS[(h % KEY_LOCKS.len() as u64) as usize]
+    (h % KEY_LOCKS.len() as u64) as usize
+}
+
+/// What [`IndexInserter::insert_unless_conflict`] did.
+pub(crate) enum Speculative {
+    /// No arbiter had the key: the row is in, with its entries.
+    Inserted,
+    /// The live (or own) row at this tid has an arbiter's key: nothing done.
+    Conflict(Tid),
+    /// A running transaction decides a row with the key: wait, then retry.
+    Wait(Xid),
 }
 
 /// What a uniqueness check found at an entry's heap tuple.
@@ -152,7 +173,22 @@ impl<'t> IndexInserter<'t> {
         row: &[Value],
         tid: Tid,
     ) -> Result<()> {
-        for (ix, tree) in self.table.indexes.iter().zip(&self.trees) {
+        self.insert_except(s, rel, row, tid, &[])
+    }
+
+    /// [`Self::insert`] for every index but those at positions `skip`.
+    fn insert_except(
+        &self,
+        s: &Session,
+        rel: &HeapRelation,
+        row: &[Value],
+        tid: Tid,
+        skip: &[usize],
+    ) -> Result<()> {
+        for (pos, (ix, tree)) in self.table.indexes.iter().zip(&self.trees).enumerate() {
+            if skip.contains(&pos) {
+                continue;
+            }
             let vals = index_values(ix, row);
             if ix.unique && ix.columns.iter().all(|c| !row[c.column].is_null()) {
                 self.check_unique_and_insert(s, rel, ix, tree, &vals, row, tid)?;
@@ -161,6 +197,69 @@ impl<'t> IndexInserter<'t> {
             }
         }
         Ok(())
+    }
+
+    /// `INSERT ... ON CONFLICT`'s insert of `row`: under the key locks of
+    /// its keys in the arbiter indexes (positions `arbiters`; a key with a
+    /// NULL never conflicts), looks for a row holding one of them; when
+    /// there is none, puts the tuple in the heap (`heap_insert`) and its
+    /// arbiter entries before letting go of the locks, then adds the other
+    /// entries (with their uniqueness checks, which fail the statement).
+    pub(crate) fn insert_unless_conflict(
+        &self,
+        s: &Session,
+        rel: &HeapRelation,
+        arbiters: &[usize],
+        row: &[Value],
+        heap_insert: impl FnOnce() -> Result<Tid>,
+    ) -> Result<Speculative> {
+        let mut keyed = Vec::with_capacity(arbiters.len());
+        for &pos in arbiters {
+            let ix = &self.table.indexes[pos];
+            if ix.columns.iter().any(|c| row[c.column].is_null()) {
+                continue;
+            }
+            let desc = self.trees[pos].desc();
+            let vals = index_values(ix, row);
+            let mut key = Vec::new();
+            keys::encode_key(desc, &vals, &mut key)?;
+            let ends = column_ends(desc, &key)?;
+            key.truncate(ends[ix.columns.len() - 1]);
+            keyed.push((pos, vals, key));
+        }
+        // Stripes locked in ascending order: two upserts never deadlock.
+        let mut stripes: Vec<usize> = keyed
+            .iter()
+            .map(|(pos, _, key)| key_stripe(self.table.indexes[*pos].relfilenode, key))
+            .collect();
+        stripes.sort_unstable();
+        stripes.dedup();
+        let held: Vec<_> = stripes
+            .iter()
+            .map(|&i| KEY_LOCKS[i].lock().unwrap_or_else(|p| p.into_inner()))
+            .collect();
+        for (pos, _, key) in &keyed {
+            let (ix, tree) = (&self.table.indexes[*pos], &self.trees[*pos]);
+            for t in tree.lookup(key)? {
+                let t = Tid {
+                    block: t.0,
+                    offset: t.1,
+                };
+                match self.holder(rel, ix, tree, t, key)? {
+                    Holder::None => {}
+                    Holder::Live => return Ok(Speculative::Conflict(t)),
+                    Holder::Wait(x) => return Ok(Speculative::Wait(x)),
+                }
+            }
+        }
+        let tid = heap_insert()?;
+        for (pos, vals, _) in &keyed {
+            self.trees[*pos].insert(vals, tid.pair())?;
+        }
+        drop(held);
+        let done: Vec<usize> = keyed.iter().map(|(pos, _, _)| *pos).collect();
+        self.insert_except(s, rel, row, tid, &done)?;
+        Ok(Speculative::Inserted)
     }
 
     /// Checks that no live row has the key of `vals` and inserts the entry,
@@ -300,7 +399,7 @@ impl<'t> IndexInserter<'t> {
 }
 
 /// The values of heap tuple `t` of `table` (described by `desc`).
-fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Result<Vec<Value>> {
+pub(crate) fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Result<Vec<Value>> {
     let n = table.columns.len();
     let mut slots = vec![None; n];
     tuple::deform(t, desc, n, &mut slots)?;

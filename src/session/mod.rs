@@ -54,7 +54,7 @@ use heapdb_grammar::ast;
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
-pub use describe::{ColumnInfo, TableInfo};
+pub use describe::{ColumnInfo, IndexInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 
 // The rest of the embedded API: what a client (the shell, a wire-protocol
@@ -537,6 +537,8 @@ impl Session {
             ast::Statement::Truncate(t) => self.truncate(t),
             ast::Statement::CreateIndex(c) => self.create_index(c),
             ast::Statement::DropIndex(d) => self.drop_index(d),
+            ast::Statement::AlterTable(a) => self.alter_table(a),
+            ast::Statement::Reindex(r) => self.reindex(r),
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),

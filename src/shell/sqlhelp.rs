@@ -24,20 +24,24 @@ struct Rule {
 
 /// psql's one-line description of a statement, by topic.
 const DESCRIPTIONS: &[(&str, &str)] = &[
+    ("ALTER TABLE", "change the definition of a table"),
     ("ANALYZE", "collect statistics about a database"),
     ("BEGIN", "start a transaction block"),
     ("CHECKPOINT", "force a write-ahead log checkpoint"),
     ("COMMIT", "commit the current transaction"),
     ("COPY", "copy data between a file and a table"),
+    ("CREATE INDEX", "define a new index"),
     ("CREATE TABLE", "define a new table"),
     (
         "CREATE TABLE AS",
         "define a new table from the results of a query",
     ),
     ("DELETE", "delete rows of a table"),
+    ("DROP INDEX", "remove an index"),
     ("DROP TABLE", "remove a table"),
     ("EXPLAIN", "show the execution plan of a statement"),
     ("INSERT", "create new rows in a table"),
+    ("REINDEX", "rebuild indexes"),
     (
         "RESET",
         "restore the value of a run-time parameter to the default value",
@@ -528,7 +532,7 @@ mod tests {
             );
         }
         let list = h.help(None);
-        assert!(list.starts_with("Available help:\n  ANALYZE "), "{list}");
+        assert!(list.starts_with("Available help:\n  ALTER TABLE "), "{list}");
     }
 
     #[test]

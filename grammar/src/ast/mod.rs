@@ -22,10 +22,12 @@ use std::hash::{Hash, Hasher};
 
 mod expr;
 mod index;
+mod keys;
 mod query;
 
 pub use expr::*;
 pub use index::*;
+pub use keys::*;
 pub use query::*;
 
 /// An identifier, already case-folded (see the module docs).
@@ -69,6 +71,10 @@ pub enum Statement {
     CreateIndex(Box<CreateIndex>),
     /// `DROP INDEX ...`
     DropIndex(DropIndex),
+    /// `ALTER TABLE ... ADD/DROP CONSTRAINT ...`
+    AlterTable(Box<AlterTable>),
+    /// `REINDEX INDEX | TABLE ...`
+    Reindex(Reindex),
     /// `COPY ... FROM/TO ...`
     Copy(Box<Copy>),
     /// `VACUUM ...`
@@ -131,6 +137,10 @@ pub struct Insert {
     pub source: Option<Box<Query>>,
     /// The `RETURNING` list (empty when absent).
     pub returning: Vec<SelectItem>,
+    /// `AS alias` of the target table.
+    pub alias: Option<Ident>,
+    /// `ON CONFLICT ...`.
+    pub on_conflict: Option<Box<OnConflict>>,
 }
 
 /// `UPDATE table [[AS] alias] SET col = expr, ... [FROM ...] [WHERE ...] [RETURNING ...]`.

@@ -15,6 +15,7 @@ use crate::keywords::{needs_quotes, Keyword};
 use crate::parser::prec;
 
 mod index;
+mod keys;
 mod statements;
 
 /// Writes an identifier, quoted when needed.

@@ -13,7 +13,7 @@ use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
 /// `index_elem ::= col_id ['ASC' | 'DESC'] ['NULLS' ('FIRST' | 'LAST')]`
-fn index_elem(i: Tokens<'_>) -> PResult<'_, IndexElem> {
+pub(super) fn index_elem(i: Tokens<'_>) -> PResult<'_, IndexElem> {
     let offset = Offset(i.first().start);
     let (i, (column, dir, nulls)) = tuple((
         col_id,

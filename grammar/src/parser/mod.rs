@@ -31,6 +31,7 @@ mod dml;
 mod expr;
 mod fast;
 mod index;
+mod keys;
 mod literal;
 mod query;
 mod tokens;
@@ -158,6 +159,8 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Create => ddl::create_table(i),
         Keyword::Drop if i.is_kw(1, Keyword::Index) => index::drop_index(i),
         Keyword::Drop => ddl::drop_table(i),
+        Keyword::Alter => keys::alter_table(i),
+        Keyword::Reindex => keys::reindex(i),
         Keyword::Truncate => ddl::truncate(i),
         Keyword::Copy => utility::copy(i),
         Keyword::Vacuum => utility::vacuum(i),
