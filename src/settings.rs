@@ -82,6 +82,15 @@ pub struct Settings {
     pub geqo: bool,
     /// `geqo_threshold`.
     pub geqo_threshold: i64,
+    /// Whether the planner may use sequential scans (else they cost
+    /// PostgreSQL's `disable_cost` extra).
+    pub enable_seqscan: bool,
+    /// Whether the planner may use index scans (and index-only scans).
+    pub enable_indexscan: bool,
+    /// Whether the planner may use index-only scans.
+    pub enable_indexonlyscan: bool,
+    /// Accepted as PostgreSQL's; heapdb has no bitmap scans.
+    pub enable_bitmapscan: bool,
     /// Worker threads a parallel scan may add beside the leader.
     pub max_parallel_workers_per_gather: i64,
     /// Worker threads VACUUM's heap pass may add beside the leader (at most
@@ -194,6 +203,10 @@ impl Default for Settings {
             from_collapse_limit: 8,
             geqo: true,
             geqo_threshold: 12,
+            enable_seqscan: true,
+            enable_indexscan: true,
+            enable_indexonlyscan: true,
+            enable_bitmapscan: true,
             max_parallel_workers_per_gather: 2,
             max_parallel_maintenance_workers: 2,
             min_parallel_table_scan_size: 1024,
@@ -426,6 +439,11 @@ pub static DEFS: &[Def] = &[
         "Number of simultaneous requests that can be handled efficiently by the disk subsystem."
     ),
     bool_def!(
+        "enable_bitmapscan",
+        enable_bitmapscan,
+        "Enables the planner's use of bitmap-scan plans."
+    ),
+    bool_def!(
         "enable_hashagg",
         enable_hashagg,
         "Enables the planner's use of hashed aggregation plans."
@@ -436,9 +454,24 @@ pub static DEFS: &[Def] = &[
         "Enables the planner's use of hash join plans."
     ),
     bool_def!(
+        "enable_indexonlyscan",
+        enable_indexonlyscan,
+        "Enables the planner's use of index-only-scan plans."
+    ),
+    bool_def!(
+        "enable_indexscan",
+        enable_indexscan,
+        "Enables the planner's use of index-scan plans."
+    ),
+    bool_def!(
         "enable_page_summaries",
         enable_page_summaries,
         "Enables aggregates over all-visible pages answered from page summaries."
+    ),
+    bool_def!(
+        "enable_seqscan",
+        enable_seqscan,
+        "Enables the planner's use of sequential-scan plans."
     ),
     int_def!(
         "from_collapse_limit",

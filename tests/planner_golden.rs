@@ -6,10 +6,10 @@
 //! fixed load, then ANALYZE, which reads every row of tables that small:
 //! the statistics and the plans are the same on every run). A query file
 //! holds statements, each ending with `;` at the end of a line; lines
-//! starting with `--` are comments, copied to the output. A `set`
-//! statement runs as it is (for the settings that change plans); every
-//! other statement is explained. The output shows each statement and its
-//! plan, then an empty line.
+//! starting with `--` are comments, copied to the output. A `set`,
+//! `create index` or `analyze` statement runs as it is (for the settings
+//! and indexes that change plans); every other statement is explained.
+//! The output shows each statement and its plan, then an empty line.
 //!
 //! To accept a planning change, regenerate the files and review the diff:
 //!
@@ -69,7 +69,11 @@ fn render(s: &mut Session, text: &str) -> String {
             Ok(stmt) => stmt,
         };
         let sql = stmt.trim_end_matches(';');
-        if sql.trim_start().to_ascii_lowercase().starts_with("set ") {
+        let lower = sql.trim_start().to_ascii_lowercase();
+        if ["set ", "create index ", "analyze"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        {
             common::run(s, sql);
             out.push_str(&stmt);
             out.push_str("\n\n");

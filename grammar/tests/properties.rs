@@ -542,7 +542,9 @@ fn statement() -> BoxedStrategy<Statement> {
                     table,
                     columns,
                     source: source.map(Box::new),
-                    returning
+                    returning,
+                    alias: None,
+                    on_conflict: None,
                 }))
             ),
         (
@@ -696,7 +698,9 @@ fn statement() -> BoxedStrategy<Statement> {
             table,
             columns: Vec::new(),
             source: Some(Box::new(q)),
-            returning: Vec::new()
+            returning: Vec::new(),
+            alias: None,
+            on_conflict: None,
         }))),
     ];
     let format = proptest::sample::select(vec![

@@ -22,10 +22,13 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod index;
 mod persist;
 mod view;
 
 pub use view::{ViewColumn, ViewDef};
+
+pub use index::{IndexColumn, IndexDef};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -109,6 +112,8 @@ pub struct TableDef {
     pub columns: Vec<ColumnDef>,
     /// Statistics from the last ANALYZE or VACUUM.
     pub stats: Option<TableStats>,
+    /// The table's indexes, in creation order.
+    pub indexes: Vec<IndexDef>,
 }
 
 impl TableDef {
@@ -265,7 +270,9 @@ impl Catalog {
                 // The very version (the common case) needs no comparison
                 // of its columns (names and all, once per statement).
                 && (std::ptr::eq(&*v.def, def)
-                    || (v.def.relfilenode == def.relfilenode && v.def.columns == def.columns))
+                    || (v.def.relfilenode == def.relfilenode
+                        && v.def.columns == def.columns
+                        && v.def.indexes == def.indexes))
         })
     }
 
@@ -296,7 +303,7 @@ impl Catalog {
     pub fn create(&self, view: &CatalogView, xid: Xid, def: TableDef) -> Result<Arc<TableDef>> {
         let mut st = self.write();
         let clash = st.versions.iter().any(|v| {
-            v.def.name == def.name
+            (v.def.name == def.name || v.def.indexes.iter().any(|i| i.name == def.name))
                 && (view.sees(v)
                     || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
         });

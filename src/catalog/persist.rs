@@ -10,6 +10,7 @@
 //! next_oid 16390
 //! table <oid> <relfilenode> <xmin> <xmax> <name>
 //! column <name> <type> <not_null 0|1> <default or ->
+//! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ...
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
@@ -19,7 +20,8 @@
 //!
 //! Names, defaults and statistics values are written as `=` followed by the
 //! text with `%`, whitespace and control bytes escaped as `%XX`, so every
-//! field is one whitespace-free word. Types are written as short tags
+//! field is one whitespace-free word. Index flags: 1 unique, 2 primary key,
+//! 4 made by a constraint. Types are written as short tags
 //! (`int4`, `varchar:20`, `numeric:10:2`, `bpchar:1`).
 
 use std::fs;
@@ -27,7 +29,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{ColumnDef, ColumnStats, State, TableDef, TableStats, Version};
+use super::{ColumnDef, ColumnStats, IndexColumn, IndexDef, State, TableDef, TableStats, Version};
 use crate::err;
 use crate::error::Result;
 use crate::types::DataType;
@@ -132,6 +134,67 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
     })
 }
 
+fn write_index(text: &mut String, ix: &IndexDef) {
+    let flags = ix.unique as u8 | (ix.primary as u8) << 1 | (ix.constraint as u8) << 2;
+    text.push_str(&format!(
+        "index {} {} {flags} {} {}",
+        ix.oid,
+        ix.relfilenode,
+        esc(&ix.name),
+        ix.columns.len()
+    ));
+    for c in &ix.columns {
+        text.push_str(&format!(
+            " {}:{}:{}",
+            c.column, c.desc as u8, c.nulls_first as u8
+        ));
+    }
+    text.push_str(&format!(" {}", ix.include.len()));
+    for c in &ix.include {
+        text.push_str(&format!(" {c}"));
+    }
+    text.push('\n');
+}
+
+/// Reads an `index` line's fields (after the word `index`).
+fn parse_index(f: &[&str], ncolumns: usize) -> Result<IndexDef> {
+    let bad = || corrupt("bad index line");
+    let num = |i: usize| -> Result<usize> { f.get(i).and_then(|s| s.parse().ok()).ok_or_else(bad) };
+    let col = |c: usize| if c < ncolumns { Ok(c) } else { Err(bad()) };
+    let flags = num(2)?;
+    let name = unesc(f.get(3).ok_or_else(bad)?)?;
+    let n = num(4)?;
+    let mut columns = Vec::with_capacity(n);
+    for i in 0..n {
+        let parts: Vec<&str> = f.get(5 + i).ok_or_else(bad)?.split(':').collect();
+        let [c, d, nf] = parts[..] else {
+            return Err(bad());
+        };
+        columns.push(IndexColumn {
+            column: col(c.parse().map_err(|_| bad())?)?,
+            desc: d == "1",
+            nulls_first: nf == "1",
+        });
+    }
+    let m = num(5 + n)?;
+    let include = (0..m)
+        .map(|i| col(num(6 + n + i)?))
+        .collect::<Result<Vec<_>>>()?;
+    if columns.is_empty() || f.len() != 6 + n + m {
+        return Err(bad());
+    }
+    Ok(IndexDef {
+        oid: num(0)? as u32,
+        relfilenode: num(1)? as u32,
+        name,
+        columns,
+        include,
+        unique: flags & 1 != 0,
+        primary: flags & 2 != 0,
+        constraint: flags & 4 != 0,
+    })
+}
+
 pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     let mut text = String::new();
     text.push_str(MAGIC);
@@ -155,6 +218,9 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
                 c.not_null as u8,
                 c.default.as_deref().map(esc).unwrap_or_else(|| "-".into())
             ));
+        }
+        for ix in &d.indexes {
+            write_index(&mut text, ix);
         }
         if let Some(s) = &d.stats {
             text.push_str(&format!("stats {} {}\n", s.reltuples, s.relpages));
@@ -279,6 +345,7 @@ fn parse(bytes: &[u8]) -> Result<State> {
                         relfilenode: num(2)? as u32,
                         columns: Vec::new(),
                         stats: None,
+                        indexes: Vec::new(),
                     },
                 ));
             }
@@ -299,6 +366,13 @@ fn parse(bytes: &[u8]) -> Result<State> {
                         Some(unesc(f[4])?)
                     },
                 });
+            }
+            "index" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("index before table"))?;
+                let ix = parse_index(&f[1..], t.columns.len())?;
+                t.indexes.push(ix);
             }
             "stats" => {
                 let (_, _, t) = tables
@@ -379,6 +453,20 @@ mod tests {
                         default: None,
                     }],
                     stats: None,
+                    indexes: vec![IndexDef {
+                        oid: 16385,
+                        name: "t_pkey".into(),
+                        relfilenode: 16385,
+                        columns: vec![IndexColumn {
+                            column: 0,
+                            desc: true,
+                            nulls_first: false,
+                        }],
+                        include: vec![0],
+                        unique: true,
+                        primary: true,
+                        constraint: true,
+                    }],
                 }),
             }],
             next_oid: 16385,
@@ -395,6 +483,7 @@ mod tests {
         let good = fs::read(&path).unwrap();
         let st = read(&path).unwrap();
         assert_eq!(st.versions[0].def.name, "t");
+        assert_eq!(st.versions[0].def, sample().versions[0].def);
         for i in 0..good.len() {
             for bit in [0x01u8, 0x20] {
                 let mut b = good.clone();

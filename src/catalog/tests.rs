@@ -30,6 +30,7 @@ fn table(cat: &Catalog, name: &str) -> TableDef {
             },
         ],
         stats: None,
+        indexes: Vec::new(),
     }
 }
 

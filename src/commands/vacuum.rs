@@ -89,6 +89,18 @@
 //! ~27k of them LZ4 itself (done on the participants' threads, outside the
 //! log's insert lock).
 //!
+//! # Tables with indexes
+//!
+//! PostgreSQL's two passes. Pass one (above) leaves the line pointers of
+//! removed tuples DEAD and each participant collects their TIDs; when they
+//! fill `dead_items_bytes` (`maintenance_work_mem`), the participants stop
+//! (the rest of a chunk is kept for the next round), the TIDs are sorted
+//! and bulk-deleted from every index, and pass two frees them page by page
+//! and sets the pages' VM bits; then pass one goes on. Each round is one
+//! of VERBOSE's "index scans". The order of the log records (every
+//! index's deletions, then the heap's `VacuumDead`) is what keeps a crash
+//! from freeing a slot an index names.
+//!
 //! Free space: recorded in the relation's in-memory free-space map as each
 //! page is vacuumed. The map is not persisted: after a restart it is empty
 //! (inserts go to the last page) until the next VACUUM rebuilds it, as
@@ -96,14 +108,17 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::access::heap::PruneScratch;
 use crate::access::heap::{HeapRelation, PageVacuumStats, VacuumCutoffs};
+use crate::access::nbtree::BTree;
 use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::exec::progress::{Progress, ProgressHook, ProgressUnit, SCAN_REPORT_PAGES};
+use crate::storage::page::{OffsetNumber, MAX_HEAP_TUPLES_PER_PAGE};
 use crate::storage::{BlockNumber, BufferUsage, ForkNumber, PinnedBuffer, Ring, READ_RUN};
 use crate::txn::Xid;
 
@@ -117,7 +132,41 @@ pub struct VacuumOptions {
     pub disable_page_skipping: bool,
     /// Cut empty pages off the end of the relation.
     pub truncate: bool,
+    /// Bytes for the dead TIDs of a table with indexes
+    /// (`maintenance_work_mem`; 0 = its default, 64 MB). When they are
+    /// full, the indexes and then the heap are vacuumed before the first
+    /// pass goes on (another "index scan").
+    pub dead_items_bytes: usize,
 }
+
+/// One index of the table being vacuumed: its name (for VERBOSE) and tree.
+pub struct VacuumIndex {
+    /// The index's name.
+    pub name: String,
+    /// The open tree.
+    pub tree: BTree,
+}
+
+/// What VACUUM did to one index (VERBOSE's `index "name": ...` line).
+#[derive(Debug, Clone, Default)]
+pub struct IndexVacuumReport {
+    /// The index's name.
+    pub name: String,
+    /// Pages in the index after the pass.
+    pub pages: u32,
+    /// Entries removed by the bulk deletes.
+    pub tuples_removed: u64,
+}
+
+/// A dead TID as stored for the index pass: block and offset in one
+/// sortable word (8 bytes; PostgreSQL's `ItemPointerData` is 6).
+type DeadTid = u64;
+
+fn pack(block: BlockNumber, offset: OffsetNumber) -> DeadTid {
+    u64::from(block) << 16 | u64::from(offset)
+}
+
+const DEAD_TID_BYTES: usize = std::mem::size_of::<DeadTid>();
 
 /// What one VACUUM of one heap found and did (the VERBOSE figures).
 #[derive(Debug, Clone, Default)]
@@ -148,6 +197,16 @@ pub struct VacuumReport {
     pub frozen_were_visible: BlockNumber,
     /// Pages in which tuples were removed.
     pub pages_pruned: BlockNumber,
+    /// The table has indexes (VERBOSE's index lines).
+    pub has_indexes: bool,
+    /// Rounds of index pass + second heap pass ("index scans: N").
+    pub index_scans: u32,
+    /// Pages that had DEAD line pointers for the index pass.
+    pub dead_item_pages: BlockNumber,
+    /// DEAD line pointers removed from the indexes and then freed.
+    pub dead_items: u64,
+    /// Each index's figures (when `index_scans > 0`).
+    pub indexes: Vec<IndexVacuumReport>,
     /// The horizon used.
     pub oldest_xmin: Xid,
     /// The next xid when the pass ended (for "XIDs old").
@@ -181,8 +240,11 @@ impl VacuumReport {
         let mb = |pages: u64| pages as f64 * crate::storage::BLCKSZ as f64 / (1024.0 * 1024.0);
         let rate = |pages: u64| if secs > 0.0 { mb(pages) / secs } else { 0.0 };
         let b = &self.buffers;
-        let body = [
-            format!("finished vacuuming \"{qualified}\": index scans: 0"),
+        let mut body = vec![
+            format!(
+                "finished vacuuming \"{qualified}\": index scans: {}",
+                self.index_scans
+            ),
             format!(
                 "pages: {} removed, {} remain, {} scanned ({:.2}% of total), {} skipped using the visibility map",
                 self.pages_removed,
@@ -212,12 +274,30 @@ impl VacuumReport {
                 "visibility map: {} pages set all-visible, {} pages set all-frozen ({} were all-visible)",
                 self.newly_all_visible, self.newly_all_frozen, self.frozen_were_visible
             ),
-            format!(
-                "index scan not needed: {} pages from table ({:.2}% of total) had {} dead item identifiers removed",
-                self.pages_pruned,
-                pct(self.pages_pruned as u64, total),
-                self.tuples_removed
-            ),
+        ];
+        let (pages, items) = if self.has_indexes {
+            (self.dead_item_pages, self.dead_items)
+        } else {
+            (self.pages_pruned, self.tuples_removed)
+        };
+        body.push(format!(
+            "index scan {}needed: {} pages from table ({:.2}% of total) had {} dead item identifiers removed",
+            if self.index_scans == 0 { "not " } else { "" },
+            pages,
+            pct(pages as u64, total),
+            items
+        ));
+        if self.index_scans > 0 {
+            // PostgreSQL 15's `btvacuumcleanup` figures; empty pages are
+            // never deleted yet (see the nbtree README), hence the zeros.
+            body.extend(self.indexes.iter().map(|ix| {
+                format!(
+                    "index \"{}\": pages: {} in total, 0 newly deleted, 0 currently deleted, 0 reusable",
+                    ix.name, ix.pages
+                )
+            }));
+        }
+        body.extend([
             format!(
                 "avg read rate: {:.3} MB/s, avg write rate: {:.3} MB/s",
                 rate(b.shared_read),
@@ -228,7 +308,7 @@ impl VacuumReport {
                 b.shared_hit, b.shared_read, b.shared_dirtied
             ),
             format!("system usage: elapsed: {secs:.2} s"),
-        ];
+        ]);
         vec![format!("vacuuming \"{qualified}\""), body.join("\n")]
     }
 
@@ -245,6 +325,8 @@ impl VacuumReport {
         self.newly_all_frozen += o.newly_all_frozen;
         self.frozen_were_visible += o.frozen_were_visible;
         self.pages_pruned += o.pages_pruned;
+        self.dead_item_pages += o.dead_item_pages;
+        self.dead_items += o.dead_items;
     }
 
     fn add_page(&mut self, p: &PageVacuumStats) {
@@ -255,6 +337,18 @@ impl VacuumReport {
         self.frozen += p.frozen as u64;
         self.pages_frozen += (p.frozen > 0) as u32;
         self.pages_pruned += (p.removed > 0) as u32;
+        self.newly_all_visible += p.newly_all_visible as u32;
+        self.newly_all_frozen += p.newly_all_frozen as u32;
+        self.frozen_were_visible += (p.newly_all_frozen && !p.newly_all_visible) as u32;
+        self.dead_item_pages += (p.dead_items > 0) as u32;
+        self.dead_items += u64::from(p.dead_items);
+    }
+
+    /// Adds what the second heap pass did to a page (its flags and
+    /// freezing; its tuples were counted by the first pass).
+    fn add_second_pass(&mut self, p: &PageVacuumStats) {
+        self.frozen += p.frozen as u64;
+        self.pages_frozen += (p.frozen > 0) as u32;
         self.newly_all_visible += p.newly_all_visible as u32;
         self.newly_all_frozen += p.newly_all_frozen as u32;
         self.frozen_were_visible += (p.newly_all_frozen && !p.newly_all_visible) as u32;
@@ -308,17 +402,67 @@ struct Pass<'a> {
     /// Set when a participant failed or was canceled: the others stop.
     stop: AtomicBool,
     cancel: &'a AtomicBool,
+    /// The table has indexes: dead TIDs are collected, and the round ends
+    /// when they fill `dead_max`.
+    indexed: bool,
+    /// Dead TIDs a round may collect.
+    dead_max: u64,
+    /// Dead TIDs collected in this round by all participants.
+    dead_count: AtomicU64,
+    /// Room kept free for the pages the participants are visiting (one
+    /// page's worst case each).
+    margin: u64,
+    /// Ranges of chunks whose pages a participant left for the next round
+    /// when the dead TIDs were full (each within one chunk).
+    resume: Mutex<Vec<(BlockNumber, BlockNumber)>>,
 }
 
-/// One participant's share of the report, and the block below which its
-/// pages hold tuples (or were skipped).
+/// One participant's share of the report, the block below which its
+/// pages hold tuples (or were skipped), and the dead TIDs it found.
 #[derive(Default)]
 struct Share {
     report: VacuumReport,
     floor: BlockNumber,
+    dead: Vec<DeadTid>,
 }
 
 impl Pass<'_> {
+    /// The next blocks to visit, all on one VM page: a range left over by
+    /// the last round first, then the next chunk.
+    fn take_range(&self) -> Option<(BlockNumber, BlockNumber)> {
+        if self.indexed {
+            let left = self.resume().pop();
+            if left.is_some() {
+                return left;
+            }
+        }
+        let first = self.next.fetch_add(u64::from(CHUNK), Ordering::Relaxed);
+        if first >= u64::from(self.nblocks) {
+            return None;
+        }
+        let first = first as BlockNumber;
+        Some((first, (first + CHUNK).min(self.nblocks)))
+    }
+
+    /// Whether the round's dead TIDs are full: a page more might not fit
+    /// (PostgreSQL's check before each page, with room for every
+    /// participant's page in flight).
+    fn dead_items_full(&self) -> bool {
+        let n = self.dead_count.load(Ordering::Relaxed);
+        n > 0 && n + self.margin > self.dead_max
+    }
+
+    /// The ranges left for the next round (a poisoned lock still holds
+    /// them: a participant that panicked fails the whole VACUUM anyway).
+    fn resume(&self) -> std::sync::MutexGuard<'_, Vec<(BlockNumber, BlockNumber)>> {
+        self.resume.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether blocks remain for another round.
+    fn work_left(&self) -> bool {
+        !self.resume().is_empty() || self.next.load(Ordering::Relaxed) < u64::from(self.nblocks)
+    }
+
     /// Reports `done` pages of the relation's to `hook`.
     fn report(&self, hook: &ProgressHook, done: u64) {
         hook(&Progress {
@@ -335,7 +479,7 @@ impl Pass<'_> {
     /// VACUUM of a clean table reads only the map and starts none).
     fn participate(
         &self,
-        mut ring: Option<Ring>,
+        ring: &mut Option<Ring>,
         progress: Option<&ProgressHook>,
         mut first_work: Option<&mut dyn FnMut()>,
     ) -> Result<Share> {
@@ -357,14 +501,17 @@ impl Pass<'_> {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            let first = self.next.fetch_add(u64::from(CHUNK), Ordering::Relaxed);
-            if first >= u64::from(self.nblocks) {
+            let Some((first, end)) = self.take_range() else {
                 break;
-            }
-            let first = first as BlockNumber;
-            let end = (first + CHUNK).min(self.nblocks);
+            };
             vm_range(self.rel, first, end, self.vm_blocks, &mut bits)?;
             for (b, &(vbits, count)) in (first..end).zip(&bits) {
+                let skip = !self.opts.disable_page_skipping && vbits & skip_mask != 0;
+                if !skip && self.indexed && self.dead_items_full() {
+                    // The rest of this range waits for the next round.
+                    self.resume().push((b, end));
+                    return Ok(share);
+                }
                 visited_here += 1;
                 if visited_here % SCAN_REPORT_PAGES == 0 {
                     let all = self.visited.fetch_add(SCAN_REPORT_PAGES, Ordering::Relaxed);
@@ -372,7 +519,7 @@ impl Pass<'_> {
                         self.report(hook, all + SCAN_REPORT_PAGES);
                     }
                 }
-                if !self.opts.disable_page_skipping && vbits & skip_mask != 0 {
+                if skip {
                     share.report.skipped += 1;
                     share.report.live += count as u64;
                     share.floor = b + 1;
@@ -423,6 +570,13 @@ impl Pass<'_> {
                     .rel
                     .vacuum_pinned_in(buf, self.cutoffs, &mut scratch, &mut vm_pin)?;
                 share.report.add_page(&p);
+                if !scratch.dead_items.is_empty() {
+                    share
+                        .dead
+                        .extend(scratch.dead_items.iter().map(|&o| pack(b, o)));
+                    self.dead_count
+                        .fetch_add(scratch.dead_items.len() as u64, Ordering::Relaxed);
+                }
                 if !p.empty {
                     share.floor = b + 1;
                 }
@@ -442,7 +596,9 @@ fn participants(rings: usize, nblocks: BlockNumber) -> usize {
         .max(1)
 }
 
-/// Vacuums `rel` (see the module doc). `rings` are the participants' vacuum
+/// Vacuums `rel` (see the module doc) and, when `indexes` are given (every
+/// index of the table), removes the index entries of the dead tuples before
+/// freeing their line pointers. `rings` are the participants' vacuum
 /// rings: with more than one, worker threads share the heap pass with the
 /// calling thread, chunk by chunk ([`CHUNK`]; at most one participant per
 /// core; started only once a page needs a visit). `cancel` is checked before
@@ -450,8 +606,9 @@ fn participants(rings: usize, nblocks: BlockNumber) -> usize {
 /// the pages done by all (skipped ones included) out of the relation's.
 pub fn vacuum_heap(
     rel: &HeapRelation,
+    indexes: &[VacuumIndex],
     opts: &VacuumOptions,
-    mut rings: Vec<Ring>,
+    rings: Vec<Ring>,
     cancel: &AtomicBool,
     progress: Option<&ProgressHook>,
 ) -> Result<VacuumReport> {
@@ -461,11 +618,22 @@ pub fn vacuum_heap(
     let cutoffs = VacuumCutoffs {
         oldest_xmin: txns.oldest_xmin(),
         freeze: opts.freeze,
+        indexes: !indexes.is_empty(),
     };
     // Pages may be set all-visible without a log interlock: the commits
     // that makes them so must be durable first.
     rel.flush_async_commits()?;
     let nblocks = rel.nblocks()?;
+    let mut rings: Vec<Option<Ring>> = rings.into_iter().map(Some).collect();
+    rings.truncate(participants(rings.len(), nblocks));
+    if rings.is_empty() {
+        rings.push(None);
+    }
+    let bytes = if opts.dead_items_bytes == 0 {
+        64 << 20
+    } else {
+        opts.dead_items_bytes
+    };
     let pass = Pass {
         rel,
         opts,
@@ -477,59 +645,150 @@ pub fn vacuum_heap(
         visited: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         cancel,
+        indexed: cutoffs.indexes,
+        dead_max: (bytes / DEAD_TID_BYTES) as u64,
+        dead_count: AtomicU64::new(0),
+        margin: (MAX_HEAP_TUPLES_PER_PAGE * rings.len()) as u64,
+        resume: Mutex::new(Vec::new()),
     };
-    rings.truncate(participants(rings.len(), nblocks));
-    let leader_ring = if rings.is_empty() {
-        None
-    } else {
-        Some(rings.remove(0))
-    };
-    let (leader, workers) = std::thread::scope(|s| {
-        let mut handles = Vec::new();
-        let pass = &pass;
-        let mut start_workers = || {
-            for ring in rings.drain(..) {
-                handles.push(s.spawn(move || {
-                    let before = BufferUsage::current();
-                    let r = pass.participate(Some(ring), None, None);
-                    if r.is_err() {
-                        pass.stop.store(true, Ordering::Relaxed);
-                    }
-                    (r, BufferUsage::current().since(&before))
-                }));
-            }
-        };
-        let leader = pass.participate(leader_ring, progress, Some(&mut start_workers));
-        if leader.is_err() {
-            pass.stop.store(true, Ordering::Relaxed);
-        }
-        let workers: Vec<_> = handles
-            .into_iter()
-            .map(|h| h.join().expect("a VACUUM worker panicked"))
-            .collect();
-        (leader, workers)
-    });
-    let mut share = leader?;
-    if let Some(hook) = progress {
-        pass.report(hook, u64::from(nblocks));
-    }
-    for (r, buffers) in workers {
-        // The workers' buffer work counts for this statement too.
-        buffers.credit_to_thread();
-        let w = r?;
-        share.report.merge(&w.report);
-        share.floor = share.floor.max(w.floor);
-    }
     let mut report = VacuumReport {
         pages_before: nblocks,
         oldest_xmin: cutoffs.oldest_xmin,
-        ..share.report
+        has_indexes: cutoffs.indexes,
+        indexes: indexes
+            .iter()
+            .map(|ix| IndexVacuumReport {
+                name: ix.name.clone(),
+                ..IndexVacuumReport::default()
+            })
+            .collect(),
+        ..VacuumReport::default()
     };
-    if opts.truncate && share.floor < nblocks {
-        report.pages_removed = rel.truncate_empty_tail(share.floor)?;
+    let mut floor = 0;
+    loop {
+        let mut share = pass.round(&mut rings, progress)?;
+        report.merge(&share.report);
+        floor = floor.max(share.floor);
+        if !share.dead.is_empty() {
+            // Chunks were handed out out of order: sort for the lookups.
+            share.dead.sort_unstable();
+            vacuum_indexes(indexes, &share.dead, &mut report.indexes)?;
+            let leader_ring = rings.first_mut().and_then(|r| r.as_mut());
+            pass.second_heap_pass(&share.dead, leader_ring, &mut report)?;
+            report.index_scans += 1;
+        }
+        pass.dead_count.store(0, Ordering::Relaxed);
+        if !pass.indexed || !pass.work_left() {
+            break;
+        }
+    }
+    if let Some(hook) = progress {
+        pass.report(hook, u64::from(nblocks));
+    }
+    for (ix, r) in indexes.iter().zip(&mut report.indexes) {
+        r.pages = ix.tree.num_pages()?;
+    }
+    if opts.truncate && floor < nblocks {
+        report.pages_removed = rel.truncate_empty_tail(floor)?;
     }
     report.next_xid_at_end = txns.next_xid();
     report.buffers = BufferUsage::current().since(&buffers_before);
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// The index pass: removes the entries of the dead TIDs `dead` (sorted)
+/// from every index, each page's removals logged (PostgreSQL's
+/// `lazy_vacuum_all_indexes` with `btbulkdelete`).
+fn vacuum_indexes(
+    indexes: &[VacuumIndex],
+    dead: &[DeadTid],
+    reports: &mut [IndexVacuumReport],
+) -> Result<()> {
+    for (ix, r) in indexes.iter().zip(reports) {
+        r.tuples_removed += ix
+            .tree
+            .bulk_delete(|(b, o)| dead.binary_search(&pack(b, o)).is_ok())?;
+    }
+    Ok(())
+}
+
+impl Pass<'_> {
+    /// One round of the first pass: the participants visit pages until none
+    /// is left or the dead TIDs are full. Workers start only once a page
+    /// needs a visit; `rings` (one per participant, the leader's first) are
+    /// lent to them and given back.
+    fn round(&self, rings: &mut [Option<Ring>], progress: Option<&ProgressHook>) -> Result<Share> {
+        let (leader_ring, worker_rings) = rings.split_first_mut().expect("one ring at least");
+        let (leader, workers) = std::thread::scope(|s| {
+            let mut handles = Vec::new();
+            let mut worker_rings = worker_rings.iter_mut();
+            let mut start_workers = || {
+                for ring in worker_rings.by_ref() {
+                    handles.push(s.spawn(move || {
+                        let before = BufferUsage::current();
+                        let r = self.participate(ring, None, None);
+                        if r.is_err() {
+                            self.stop.store(true, Ordering::Relaxed);
+                        }
+                        (r, BufferUsage::current().since(&before))
+                    }));
+                }
+            };
+            let leader = self.participate(leader_ring, progress, Some(&mut start_workers));
+            if leader.is_err() {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            let workers: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("a VACUUM worker panicked"))
+                .collect();
+            (leader, workers)
+        });
+        let mut share = leader?;
+        for (r, buffers) in workers {
+            // The workers' buffer work counts for this statement too.
+            buffers.credit_to_thread();
+            let w = r?;
+            share.report.merge(&w.report);
+            share.floor = share.floor.max(w.floor);
+            share.dead.extend(w.dead);
+        }
+        Ok(share)
+    }
+
+    /// The second heap pass over the pages of `dead` (sorted; their index
+    /// entries are gone): frees the DEAD line pointers and sets the pages'
+    /// visibility-map bits ([`HeapRelation::vacuum_dead_items`]).
+    fn second_heap_pass(
+        &self,
+        dead: &[DeadTid],
+        mut ring: Option<&mut Ring>,
+        report: &mut VacuumReport,
+    ) -> Result<()> {
+        let mut vm_pin = None;
+        let mut offsets: Vec<OffsetNumber> = Vec::new();
+        for page in dead.chunk_by(|a, b| a >> 16 == b >> 16) {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(err!(
+                    QueryCanceled,
+                    "canceling statement due to user request"
+                ));
+            }
+            let block = (page[0] >> 16) as BlockNumber;
+            offsets.clear();
+            offsets.extend(page.iter().map(|&t| t as OffsetNumber));
+            let buf = self.rel.pool().read_buffer(
+                self.rel.rel(),
+                ForkNumber::Main,
+                block,
+                ring.as_deref_mut(),
+            )?;
+            let p = self
+                .rel
+                .vacuum_dead_items(buf, &offsets, self.cutoffs, &mut vm_pin)?;
+            report.add_second_pass(&p);
+        }
+        Ok(())
+    }
 }

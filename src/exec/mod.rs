@@ -24,6 +24,7 @@
 pub mod agg;
 pub mod expr;
 pub mod fastpath;
+pub mod indexscan;
 pub mod join;
 pub mod kernels;
 pub mod parallel;
@@ -85,6 +86,12 @@ pub trait Operator {
     /// A hash table's batches, memory and disk use so far (EXPLAIN
     /// ANALYZE); `None` for an operator without one.
     fn hash_stats(&self) -> Option<spill::HashStats> {
+        None
+    }
+
+    /// Heap tuples an index-only scan read so far (EXPLAIN ANALYZE's
+    /// `Heap Fetches`); `None` for every other operator.
+    fn heap_fetches(&self) -> Option<u64> {
         None
     }
 }
@@ -186,8 +193,10 @@ impl ExecContext {
 
 /// The relfilenodes a plan scans.
 pub fn scanned_relations(plan: &Plan, out: &mut Vec<u32>) {
-    if let Node::SeqScan { table, .. } = &plan.node {
-        out.push(table.relfilenode);
+    match &plan.node {
+        Node::SeqScan { table, .. } => out.push(table.relfilenode),
+        Node::IndexScan(s) => out.push(s.table.relfilenode),
+        _ => {}
     }
     for c in plan.children() {
         scanned_relations(c, out);
@@ -219,6 +228,8 @@ pub struct NodeStats {
     pub hash: Option<spill::HashStats>,
     /// A scan's pages answered from summaries, skipped, and read.
     pub summaries: Option<fastpath::summaries::SummaryCounts>,
+    /// An index-only scan's heap fetches.
+    pub heap_fetches: Option<u64>,
 }
 
 /// Per-node measurements of an EXPLAIN ANALYZE run.
@@ -260,11 +271,16 @@ impl Operator for Instrumented<'_> {
         n.removed = self.inner.rows_removed();
         n.hash = self.inner.hash_stats();
         n.summaries = self.inner.summary_counts();
+        n.heap_fetches = self.inner.heap_fetches();
         r
     }
 
     fn hash_stats(&self) -> Option<spill::HashStats> {
         self.inner.hash_stats()
+    }
+
+    fn heap_fetches(&self) -> Option<u64> {
+        self.inner.heap_fetches()
     }
 }
 
@@ -392,6 +408,35 @@ pub(crate) fn build_node<'a>(
     let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
+        Node::IndexScan(spec) => Box::new(indexscan::IndexScanOp::new(ctx, spec, None)?),
+        Node::IndexNestLoop {
+            left,
+            right,
+            kind,
+            left_key,
+            residual,
+        } => {
+            let Node::IndexScan(spec) = &right.node else {
+                return Err(err!(
+                    InternalError,
+                    "the inner side of an index nested loop is not an index scan"
+                ));
+            };
+            let outer = build(left)?;
+            // The inner scan is measured by the join, per probe.
+            let inner_id = *next_id;
+            count_nodes(right, next_id);
+            Box::new(indexscan::IndexNestLoopOp::new(
+                outer,
+                indexscan::IndexScanOp::new(ctx, spec, None)?,
+                *kind,
+                left_key,
+                residual.as_ref(),
+                left.types(),
+                right.types(),
+                instr.map(|i| (i, inner_id)),
+            ))
+        }
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
         Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {

@@ -49,7 +49,7 @@ pub use crate::access::heap::tuple::tuple_desc;
 
 /// Appends one attribute's stored bytes (or NULL) to a column builder.
 #[inline]
-fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
+pub(crate) fn push_datum(v: &mut Vector, bytes: Option<&[u8]>) {
     let Some(b) = bytes else {
         v.push_null();
         return;

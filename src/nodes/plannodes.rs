@@ -33,6 +33,54 @@ pub struct Plan {
     pub rows: f64,
 }
 
+/// What an index scan reads of its index: equality values on the leading
+/// key columns, then at most one range on the next column. Values are of
+/// the key columns' types; `Value::Null` in `eq` is `IS NULL`.
+#[derive(Debug, Clone, Default)]
+pub struct IndexBounds {
+    /// Per leading key column, the values it may equal (several: `IN`);
+    /// the scan visits every combination, in index order.
+    pub eq: Vec<Vec<Value>>,
+    /// Lower bound on key column `eq.len()` (value, inclusive).
+    pub lower: Option<(Value, bool)>,
+    /// Upper bound on key column `eq.len()` (value, inclusive).
+    pub upper: Option<(Value, bool)>,
+}
+
+/// An index scan (see [`Node::IndexScan`]).
+#[derive(Debug, Clone)]
+pub struct IndexScan {
+    /// The table.
+    pub table: Arc<TableDef>,
+    /// The name the query calls it (for EXPLAIN).
+    pub alias: String,
+    /// The index (one of `table.indexes`).
+    pub index: crate::catalog::IndexDef,
+    /// Table column positions produced, in output order.
+    pub columns: Vec<usize>,
+    /// Append the tuple id as an `int8` column (UPDATE and DELETE), as
+    /// [`Node::SeqScan`] does; never index-only.
+    pub with_tid: bool,
+    /// What to read of the index.
+    pub bounds: IndexBounds,
+    /// The conditions the bounds stand for, over the output columns (for
+    /// EXPLAIN's `Index Cond`; not evaluated).
+    pub index_cond: Vec<Expr>,
+    /// Rows failing this are dropped, over the output columns.
+    pub filter: Option<Expr>,
+    /// Walk the index backward.
+    pub backward: bool,
+    /// Index-only: values come from the index entries; the heap is read
+    /// only for pages not all-visible.
+    pub index_only: bool,
+    /// At most this many rows are wanted (a LIMIT right above, without a
+    /// filter): the first batch is no larger.
+    pub limit_hint: Option<u64>,
+    /// For EXPLAIN only: names of columns past the output columns that
+    /// `index_cond` may name (a nested loop's outer columns).
+    pub outer_names: Vec<String>,
+}
+
 /// One aggregate computed by an [`Node::Aggregate`].
 #[derive(Debug, Clone)]
 pub struct AggCall {
@@ -120,6 +168,12 @@ pub enum Node {
         /// Rows failing this are dropped in the scan, over the output columns.
         filter: Option<Expr>,
     },
+    /// A B-tree index scan of a table (PostgreSQL's Index Scan and Index
+    /// Only Scan): the entries within `bounds`, in index order or its
+    /// reverse, each checked for visibility at the heap (an index-only scan
+    /// skips the heap for pages whose visibility-map bit is set). Output
+    /// and `filter` as [`Node::SeqScan`]'s.
+    IndexScan(Box<IndexScan>),
     /// Constant rows (`VALUES`, `SELECT` without FROM): each expression is
     /// evaluated once over a one-row, no-column batch.
     Values {
@@ -207,6 +261,23 @@ pub enum Node {
         /// Condition over left ++ right columns (None: cross join).
         condition: Option<Expr>,
     },
+    /// A nested loop whose inner side is an index scan on the join key
+    /// (PostgreSQL's parameterized Index Scan under a Nested Loop): for
+    /// each left row, the index is searched for `left_key`'s value.
+    /// Output: the left's columns, then the inner scan's.
+    IndexNestLoop {
+        /// Outer input.
+        left: Box<Plan>,
+        /// The inner scan: an [`Node::IndexScan`] whose first bound column
+        /// takes the outer value (its `bounds.eq` has one slot left open).
+        right: Box<Plan>,
+        /// Inner or Left.
+        kind: JoinKind,
+        /// The outer value, over the left input's columns.
+        left_key: Expr,
+        /// Further condition over left ++ right columns.
+        residual: Option<Expr>,
+    },
     /// Concatenates inputs of the same shape (UNION ALL).
     Append {
         /// The inputs.
@@ -246,7 +317,10 @@ impl Plan {
     /// The node's inputs.
     pub fn children(&self) -> Vec<&Plan> {
         match &self.node {
-            Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
+            Node::SeqScan { .. }
+            | Node::IndexScan(_)
+            | Node::Values { .. }
+            | Node::Function { .. } => vec![],
             Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Aggregate { input, .. }
@@ -256,6 +330,7 @@ impl Plan {
             | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
+            | Node::IndexNestLoop { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],
             Node::Append { inputs } => inputs.iter().collect(),
         }
@@ -264,7 +339,10 @@ impl Plan {
     /// The node's inputs, mutably (as [`Plan::children`]).
     pub fn children_mut(&mut self) -> Vec<&mut Plan> {
         match &mut self.node {
-            Node::SeqScan { .. } | Node::Values { .. } | Node::Function { .. } => vec![],
+            Node::SeqScan { .. }
+            | Node::IndexScan(_)
+            | Node::Values { .. }
+            | Node::Function { .. } => vec![],
             Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Aggregate { input, .. }
@@ -274,6 +352,7 @@ impl Plan {
             | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
+            | Node::IndexNestLoop { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],
             Node::Append { inputs } => inputs.iter_mut().collect(),
         }
@@ -305,6 +384,12 @@ impl Node {
     pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
         match self {
             Node::SeqScan { filter, .. } => filter.iter_mut().collect(),
+            Node::IndexScan(s) => s.filter.iter_mut().collect(),
+            Node::IndexNestLoop {
+                left_key, residual, ..
+            } => std::iter::once(left_key)
+                .chain(residual.iter_mut())
+                .collect(),
             Node::Values { rows } => rows.iter_mut().flatten().collect(),
             Node::Filter { predicate, .. } => vec![predicate],
             Node::Project { exprs, .. } => exprs.iter_mut().collect(),
@@ -334,6 +419,10 @@ impl Node {
     pub fn exprs(&self) -> Vec<&Expr> {
         match self {
             Node::SeqScan { filter, .. } => filter.iter().collect(),
+            Node::IndexScan(s) => s.filter.iter().collect(),
+            Node::IndexNestLoop {
+                left_key, residual, ..
+            } => std::iter::once(left_key).chain(residual.iter()).collect(),
             Node::Values { rows } => rows.iter().flatten().collect(),
             Node::Filter { predicate, .. } => vec![predicate],
             Node::Project { exprs, .. } => exprs.iter().collect(),

@@ -66,6 +66,16 @@ pub fn column_origins(plan: &Plan) -> Vec<Option<ColumnRef>> {
                 })
             })
             .collect(),
+        Node::IndexScan(s) => s
+            .columns
+            .iter()
+            .map(|&c| {
+                Some(ColumnRef {
+                    table: s.table.clone(),
+                    column: c,
+                })
+            })
+            .collect(),
         Node::Filter { input, .. }
         | Node::Sort { input, .. }
         | Node::Limit { input, .. }
@@ -80,7 +90,9 @@ pub fn column_origins(plan: &Plan) -> Vec<Option<ColumnRef>> {
                 })
                 .collect()
         }
-        Node::HashJoin { left, right, .. } | Node::NestedLoop { left, right, .. } => {
+        Node::HashJoin { left, right, .. }
+        | Node::NestedLoop { left, right, .. }
+        | Node::IndexNestLoop { left, right, .. } => {
             let mut v = column_origins(left);
             v.extend(column_origins(right));
             v

@@ -132,7 +132,12 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
 /// (a join's left input first), which is the order they appear in the
 /// query.
 fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>) {
-    if let Node::SeqScan { alias, .. } = &mut plan.node {
+    let alias = match &mut plan.node {
+        Node::SeqScan { alias, .. } => Some(alias),
+        Node::IndexScan(s) => Some(&mut s.alias),
+        _ => None,
+    };
+    if let Some(alias) = alias {
         if !used.insert(alias.clone()) {
             let unique = (1..)
                 .map(|n| format!("{alias}_{n}"))
@@ -149,7 +154,10 @@ fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>)
 
 /// Whether `plan` is a scan (whose filter PostgreSQL prints unqualified).
 fn is_scan(plan: &Plan) -> bool {
-    matches!(plan.node, Node::SeqScan { .. } | Node::Function { .. })
+    matches!(
+        plan.node,
+        Node::SeqScan { .. } | Node::IndexScan(_) | Node::Function { .. }
+    )
 }
 
 /// How many relations (tables, functions in FROM) `plan` reads.
@@ -194,6 +202,11 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
                 out[k] = format!("{alias}.{}", table.columns[c].name);
             }
         }
+        Node::IndexScan(s) if qualify => {
+            for (k, &c) in s.columns.iter().enumerate() {
+                out[k] = format!("{}.{}", s.alias, s.table.columns[c].name);
+            }
+        }
         Node::Project { input, exprs } => {
             let inner = output_columns(input, qualify);
             for (k, e) in exprs.iter().enumerate() {
@@ -216,7 +229,9 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
             }
         }
         Node::SetOp { left, .. } => out = output_columns(left, qualify),
-        Node::HashJoin { left, right, .. } | Node::NestedLoop { left, right, .. } => {
+        Node::HashJoin { left, right, .. }
+        | Node::NestedLoop { left, right, .. }
+        | Node::IndexNestLoop { left, right, .. } => {
             out = output_columns(left, qualify);
             out.extend(output_columns(right, qualify));
         }
@@ -349,6 +364,28 @@ fn title_and_details(
             filter,
             ..
         } => seq_scan_title(cx, plan, my_id, par, table, alias, filter.as_ref()),
+        Node::IndexScan(spec) => index_scan_title(cx, plan, my_id, spec),
+        Node::IndexNestLoop {
+            left,
+            right,
+            kind,
+            residual,
+            ..
+        } => {
+            let mut all = output_columns(left, par.qualify);
+            all.extend(output_columns(right, par.qualify));
+            (
+                if *kind == JoinKind::Left {
+                    "Nested Loop Left Join".into()
+                } else {
+                    "Nested Loop".into()
+                },
+                residual
+                    .iter()
+                    .map(|c| format!("Join Filter: {}", deparse(c, &all)))
+                    .collect(),
+            )
+        }
         Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
         Node::Function { name, func, alias } => match func {
@@ -521,6 +558,90 @@ fn seq_scan_title(
     (t, d)
 }
 
+/// An index scan's title (`Index Only Scan Backward using i on t x`) and
+/// its `Index Cond:`, `Filter:` and, with ANALYZE, `Heap Fetches:` lines.
+fn index_scan_title(
+    cx: &Explainer<'_>,
+    plan: &Plan,
+    my_id: usize,
+    spec: &crate::nodes::plannodes::IndexScan,
+) -> (String, Vec<String>) {
+    let mut t = format!(
+        "Index {}Scan{} using {} on {}",
+        if spec.index_only { "Only " } else { "" },
+        if spec.backward { " Backward" } else { "" },
+        spec.index.name,
+        spec.table.name
+    );
+    if spec.alias != spec.table.name {
+        t.push(' ');
+        t.push_str(&spec.alias);
+    }
+    let mut cols = output_columns(plan, false);
+    let mut d = Vec::new();
+    if !spec.index_cond.is_empty() {
+        cols.extend(spec.outer_names.iter().cloned());
+        let conds: Vec<String> = spec.index_cond.iter().map(|c| deparse(c, &cols)).collect();
+        d.push(if conds.len() == 1 {
+            format!("Index Cond: {}", conds[0])
+        } else {
+            format!("Index Cond: ({})", conds.join(" AND "))
+        });
+    }
+    if let Some(f) = &spec.filter {
+        d.push(format!("Filter: {}", deparse(f, &cols)));
+        d.extend(removed_line(cx.flags, cx.stats, my_id));
+    }
+    if spec.index_only {
+        if let Some(st) = cx
+            .stats
+            .filter(|_| cx.flags.analyze)
+            .and_then(|s| s.get(my_id))
+        {
+            let per = st.heap_fetches.unwrap_or(0) as f64 / st.loops.max(1) as f64;
+            d.push(format!("Heap Fetches: {per:.0}"));
+        }
+    }
+    (t, d)
+}
+
+/// The inner index scan of an index nested loop, its `Index Cond` naming
+/// the outer value (`(id = d.mgr)`).
+fn parameterized_inner(plan: &Plan, qualify: bool) -> Plan {
+    let Node::IndexNestLoop {
+        left,
+        right,
+        left_key,
+        ..
+    } = &plan.node
+    else {
+        return plan.clone();
+    };
+    let mut inner = (**right).clone();
+    if let Node::IndexScan(spec) = &mut inner.node {
+        let n = right.fields.len();
+        let key_col = spec.index.columns[0].column;
+        if let Some(k) = spec.columns.iter().position(|&c| c == key_col) {
+            let mut outer = left_key.clone();
+            super::select::remap_columns(&mut outer, &|c| c + n);
+            let ty = right.fields[k].ty;
+            spec.index_cond.insert(
+                0,
+                Expr {
+                    kind: ExprKind::Binary(
+                        BinaryOp::Eq,
+                        Box::new(Expr::column(k, ty)),
+                        Box::new(outer),
+                    ),
+                    ty: DataType::Bool,
+                },
+            );
+            spec.outer_names = output_columns(left, qualify);
+        }
+    }
+    inner
+}
+
 /// A node's own lines: the title with its estimates and measurements, the
 /// detail lines (the node's, then those folded into it), and buffers.
 fn header(
@@ -591,6 +712,11 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
         }
         Node::HashJoin { build_left, .. } => {
             hash_join_inputs(cx, &children, *build_left, at, my_id, id, inner);
+        }
+        Node::IndexNestLoop { left, .. } => {
+            node(cx, left, at.below(1, inner), id);
+            let right = parameterized_inner(plan, at.par.qualify);
+            node(cx, &right, at.below(1, inner), id);
         }
         // A set operation reads its inputs through PostgreSQL's Append of
         // "*SELECT* n" subquery scans (the rows tagged by their side).

@@ -20,6 +20,7 @@
 pub mod bind;
 pub mod estimate;
 pub mod explain;
+pub mod indexpath;
 pub mod joinorder;
 pub mod parallel;
 pub mod quals;
@@ -48,6 +49,11 @@ pub trait PlanContext {
     }
     /// Current number of pages of a table (for estimates).
     fn table_pages(&self, table: &TableDef) -> u32;
+    /// The estimated fraction of a table's pages whose visibility-map bit
+    /// says all-visible (index-only scan costs); 0 when unknown.
+    fn all_visible_fraction(&self, _table: &TableDef) -> f64 {
+        0.0
+    }
     /// Runs an uncorrelated subquery and returns its rows.
     fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>>;
     /// The context a correlated subquery's runs of `plan` execute in.

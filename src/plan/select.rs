@@ -284,6 +284,7 @@ impl Binder<'_> {
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {
             super::quals::order_quals(plan);
+            super::indexpath::use_indexes(plan, &*self.ctx);
         }
         result
     }

@@ -127,7 +127,9 @@ impl Session {
                 (_, CopyIo::In(r)) => Input::Client(&mut **r),
                 _ => return Err(no_client_stream("FROM STDIN", "Session::copy_in")),
             };
-            self.copy_from(name, columns, &opts, input, progress)?
+            let rows = self.copy_from(name, columns, &opts, input, progress)?;
+            self.index_copied_rows(&name.name)?;
+            rows
         } else {
             let source = self.copy_source(c)?;
             match (&c.target, io) {

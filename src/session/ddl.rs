@@ -34,7 +34,7 @@ impl Session {
     /// between the unlinks of a dropped relation's forks, or after a
     /// create whose record never reached the log, can leave the
     /// visibility-map file without the main one.
-    fn fresh_relfilenode(&self) -> u32 {
+    pub(super) fn fresh_relfilenode(&self) -> u32 {
         let base = self.db.dir.join("base");
         loop {
             let oid = self.db.catalog.next_oid();
@@ -64,6 +64,7 @@ impl Session {
             relfilenode: oid,
             columns,
             stats: None,
+            indexes: Vec::new(),
         };
         self.db.create_relation_in(oid, xid)?;
         let txn = self.txn_mut();
@@ -118,13 +119,19 @@ impl Session {
             ));
         }
         let mut pk_columns: HashSet<String> = HashSet::new();
+        // PRIMARY KEY and UNIQUE constraints become indexes (session::index).
+        let (mut pk, mut uniques, mut table_uniques) = (None, Vec::new(), Vec::new());
         for tc in &c.constraints {
             match tc {
-                ast::TableConstraint::PrimaryKey(cols) => pk_columns.extend(cols.iter().cloned()),
-                ast::TableConstraint::Unique(_) | ast::TableConstraint::Check(_) => {
+                ast::TableConstraint::PrimaryKey(cols) => {
+                    set_primary_key(&mut pk, cols, &c.name.name)?;
+                    pk_columns.extend(cols.iter().cloned());
+                }
+                ast::TableConstraint::Unique(cols) => table_uniques.push(cols.clone()),
+                ast::TableConstraint::Check(_) => {
                     return Err(err!(
                         FeatureNotSupported,
-                        "UNIQUE and CHECK constraints are not supported"
+                        "CHECK constraints are not supported"
                     ))
                 }
             }
@@ -149,9 +156,12 @@ impl Session {
             let mut default = None;
             for k in &col.constraints {
                 match k {
-                    ast::ColumnConstraint::NotNull | ast::ColumnConstraint::PrimaryKey => {
-                        not_null = true
+                    ast::ColumnConstraint::NotNull => not_null = true,
+                    ast::ColumnConstraint::PrimaryKey => {
+                        not_null = true;
+                        set_primary_key(&mut pk, std::slice::from_ref(&col.name), &c.name.name)?;
                     }
+                    ast::ColumnConstraint::Unique => uniques.push(vec![col.name.clone()]),
                     ast::ColumnConstraint::Null => {}
                     ast::ColumnConstraint::Default(e) => {
                         let b = binder
@@ -188,10 +198,10 @@ impl Session {
                         binder.coerce(b, &ty, CastContext::Assignment, e.offset)?;
                         default = Some(e.to_string());
                     }
-                    ast::ColumnConstraint::Unique | ast::ColumnConstraint::Check(_) => {
+                    ast::ColumnConstraint::Check(_) => {
                         return Err(err!(
                             FeatureNotSupported,
-                            "UNIQUE and CHECK constraints are not supported"
+                            "CHECK constraints are not supported"
                         ))
                     }
                 }
@@ -212,7 +222,11 @@ impl Session {
                 ));
             }
         }
-        self.add_table(&c.name.name, columns)?;
+        let def = self.add_table(&c.name.name, columns)?;
+        uniques.extend(table_uniques);
+        if pk.is_some() || !uniques.is_empty() {
+            self.add_constraint_indexes(def, pk.as_deref(), &uniques)?;
+        }
         Ok(QueryResult::empty("CREATE TABLE"))
     }
 
@@ -322,6 +336,8 @@ impl Session {
             let txn = self.txn_mut();
             txn.catalog_changed = true;
             txn.drop_on_commit.push(t.relfilenode);
+            txn.drop_on_commit
+                .extend(t.indexes.iter().map(|i| i.relfilenode));
         }
         Ok(r)
     }
@@ -344,6 +360,7 @@ impl Session {
             let mut def = (*table).clone();
             def.relfilenode = fresh;
             def.stats = None;
+            self.truncate_indexes(&mut def, xid)?;
             self.db
                 .catalog
                 .replace(&self.catalog_view(&snap), xid, table.oid, Some(def))?;
@@ -353,4 +370,16 @@ impl Session {
         }
         Ok(QueryResult::empty("TRUNCATE TABLE"))
     }
+}
+
+/// Records a table's primary key, refusing a second one as PostgreSQL does.
+fn set_primary_key(pk: &mut Option<Vec<String>>, cols: &[String], table: &str) -> Result<()> {
+    if pk.is_some() {
+        return Err(err!(
+            InvalidTableDefinition,
+            "multiple primary keys for table \"{table}\" are not allowed"
+        ));
+    }
+    *pk = Some(cols.to_vec());
+    Ok(())
 }

@@ -40,6 +40,26 @@ pub struct TableInfo {
     pub size_bytes: u64,
     /// Row estimate from the last ANALYZE, if there was one.
     pub rows_estimate: Option<f64>,
+    /// The `Indexes:` lines of psql's `\d` (without their indentation),
+    /// primary key first, then by name.
+    pub indexes: Vec<String>,
+    /// The names of its indexes, by name.
+    pub index_names: Vec<String>,
+    /// Its indexes as `\d INDEX` describes them, by name.
+    pub index_details: Vec<IndexInfo>,
+}
+
+/// One index, as psql's `\d INDEX` describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexInfo {
+    /// Index name.
+    pub name: String,
+    /// Per stored column: name, type, whether it is a key column (else an
+    /// INCLUDE column), and its definition (the quoted name).
+    pub columns: Vec<(String, String, bool, String)>,
+    /// The line under the columns: `primary key, btree, for table
+    /// "public.t"`.
+    pub footer: String,
 }
 
 impl Session {
@@ -81,10 +101,53 @@ impl Session {
                 all_visible_pages,
                 size_bytes: pages as u64 * crate::storage::BLCKSZ as u64,
                 rows_estimate: def.stats.as_ref().map(|s| s.reltuples),
+                indexes: super::index::describe_indexes(&def),
+                index_names: {
+                    let mut n: Vec<String> = def.indexes.iter().map(|i| i.name.clone()).collect();
+                    n.sort();
+                    n
+                },
+                index_details: index_details(&def),
             });
         }
         Ok(out)
     }
+}
+
+/// The `\d INDEX` descriptions of the indexes of `def`, by name.
+fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
+    let mut out: Vec<IndexInfo> = def
+        .indexes
+        .iter()
+        .map(|ix| {
+            let nkey = ix.columns.len();
+            let columns = ix
+                .stored_columns()
+                .enumerate()
+                .map(|(k, c)| {
+                    let col = &def.columns[c];
+                    (
+                        col.name.clone(),
+                        col.ty.to_string(),
+                        k < nkey,
+                        super::index::quoted(&col.name),
+                    )
+                })
+                .collect();
+            let kind = match (ix.primary, ix.unique) {
+                (true, _) => "primary key, ",
+                (false, true) => "unique, ",
+                _ => "",
+            };
+            IndexInfo {
+                name: ix.name.clone(),
+                columns,
+                footer: format!("{kind}btree, for table \"public.{}\"", def.name),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 #[cfg(test)]

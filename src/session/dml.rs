@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use heapdb_grammar::ast;
 
+use super::index_maint::IndexInserter;
 use super::{Column, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::access::heap::{Tid, TmResult};
@@ -36,6 +37,8 @@ use crate::storage::StrategyKind;
 use crate::txn::{LockMode, Xid};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{format_value, DataType, Value};
+
+mod upsert;
 
 /// Parses a stored DEFAULT expression.
 pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
@@ -167,7 +170,7 @@ pub(crate) fn target_columns(table: &TableDef, names: &[String]) -> Result<Vec<u
 
 /// Waits until transaction `x` ends (on its transaction lock, so a cycle of
 /// such waits is found as a deadlock); true when it committed.
-fn wait_for(session: &Session, x: Xid) -> Result<bool> {
+pub(super) fn wait_for(session: &Session, x: Xid) -> Result<bool> {
     let owner = session.txn_ref().owner;
     session
         .db
@@ -266,6 +269,9 @@ impl Session {
         ins: &ast::Insert,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
+        if let Some(oc) = &ins.on_conflict {
+            return self.insert_on_conflict(ins, oc, sink);
+        }
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
@@ -279,7 +285,10 @@ impl Session {
                 if scratch.form_literal_row(&table, &targets, row, now)? {
                     let planned = t0.elapsed();
                     let rel = self.db.relation(table.relfilenode)?;
-                    rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+                    let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+                    if !table.indexes.is_empty() {
+                        self.index_formed_tuple(&table, &rel, tid, xid)?;
+                    }
                     return Ok(write_result("INSERT 0 1", Vec::new(), false, planned, t0));
                 }
             }
@@ -311,25 +320,37 @@ impl Session {
         let rel = self.db.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
         let mut ring = bulk.then(|| self.db.pool.ring(StrategyKind::BulkWrite));
+        let indexer = IndexInserter::new(&self.db, &table, xid)?;
         let mut op = exec::build(&plan, &ctx)?;
         let mut count = 0u64;
         let mut data = Vec::new();
         let mut lens = Vec::new();
+        let mut tids = Vec::new();
         while let Some(b) = op.next()? {
             ctx.check_cancel()?;
             data.clear();
             lens.clear();
+            tids.clear();
             for i in 0..b.len {
                 writer.form(&b, i, 0)?;
                 if bulk {
                     data.extend_from_slice(&writer.tuple);
                     lens.push(writer.tuple.len() as u16);
                 } else {
-                    rel.insert(&writer.tuple, xid, cid)?;
+                    let tid = rel.insert(&writer.tuple, xid, cid)?;
+                    if let Some(ix) = &indexer {
+                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
+                    }
                 }
             }
             if bulk && !lens.is_empty() {
-                rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), None)?;
+                let want = indexer.is_some().then_some(&mut tids);
+                rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
+                if let Some(ix) = &indexer {
+                    for (i, &tid) in tids.iter().enumerate() {
+                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
+                    }
+                }
             }
             count += b.len as u64;
             if !ret_exprs.is_empty() {
@@ -360,58 +381,7 @@ impl Session {
         let (source, scope) =
             binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
         let ncols = table.columns.len();
-        let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
-        for a in &u.assignments {
-            let j = table.column_index(&a.column).ok_or_else(|| {
-                at(
-                    err!(
-                        UndefinedColumn,
-                        "column \"{}\" of relation \"{}\" does not exist",
-                        a.column,
-                        table.name
-                    ),
-                    a.offset,
-                )
-            })?;
-            if new_values[j].is_some() {
-                return Err(err!(
-                    SyntaxError,
-                    "multiple assignments to same column \"{}\"",
-                    a.column
-                ));
-            }
-            let ty = table.columns[j].ty;
-            let e = if matches!(a.value.kind, ast::ExprKind::Default) {
-                match &table.columns[j].default {
-                    Some(text) => {
-                        let d = parse_default(text)?;
-                        binder.bind_expr(
-                            &d,
-                            &Scope::default(),
-                            &mut Mode::NoAgg("DEFAULT expressions"),
-                        )?
-                    }
-                    None => Expr::constant(Value::Null, DataType::Unknown),
-                }
-            } else {
-                binder.bind_expr(&a.value, &scope, &mut Mode::NoAgg("UPDATE"))?
-            };
-            if e.ty != DataType::Unknown
-                && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
-            {
-                return Err(at(
-                    err!(
-                        DatatypeMismatch,
-                        "column \"{}\" is of type {ty} but expression is of type {}",
-                        a.column,
-                        e.ty
-                    )
-                    .with_hint("You will need to rewrite or cast the expression."),
-                    a.value.offset,
-                ));
-            }
-            new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
-        }
+        let new_values = bind_assignments(&mut binder, &table, &u.assignments, &scope)?;
         let (ret_exprs, ret_cols) = self.returning(&mut binder, &u.returning, &table, &alias)?;
         drop(binder);
         // Output: the tuple id, then the complete new row.
@@ -425,6 +395,7 @@ impl Session {
         let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
         let rel = self.db.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
+        let indexer = IndexInserter::new(&self.db, &table, xid)?;
         let mut op = exec::build(&plan, &ctx)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
@@ -437,7 +408,15 @@ impl Session {
                     continue;
                 }
                 writer.form(&b, i, 1)?;
-                if change_row(self, || Ok(rel.update(tid, &writer.tuple, xid, cid)?.0))? {
+                let mut new_tid = None;
+                if change_row(self, || {
+                    let (r, t) = rel.update(tid, &writer.tuple, xid, cid)?;
+                    new_tid = t;
+                    Ok(r)
+                })? {
+                    if let (Some(ix), Some(t)) = (&indexer, new_tid) {
+                        ix.insert(self, &rel, &ix.row_of(&b, i, 1), t)?;
+                    }
                     count += 1;
                     updated.push(i as u32);
                 }
@@ -520,6 +499,71 @@ impl Session {
             t0,
         ))
     }
+}
+
+/// The new values of an UPDATE's (or ON CONFLICT DO UPDATE's) `SET`
+/// assignments, bound over `scope` and cast to their columns' types: one
+/// per table column, `None` where the column keeps its value.
+fn bind_assignments(
+    binder: &mut Binder<'_>,
+    table: &TableDef,
+    assignments: &[ast::Assignment],
+    scope: &Scope,
+) -> Result<Vec<Option<Expr>>> {
+    let ncols = table.columns.len();
+    let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
+    for a in assignments {
+        let j = table.column_index(&a.column).ok_or_else(|| {
+            at(
+                err!(
+                    UndefinedColumn,
+                    "column \"{}\" of relation \"{}\" does not exist",
+                    a.column,
+                    table.name
+                ),
+                a.offset,
+            )
+        })?;
+        if new_values[j].is_some() {
+            return Err(err!(
+                SyntaxError,
+                "multiple assignments to same column \"{}\"",
+                a.column
+            ));
+        }
+        let ty = table.columns[j].ty;
+        let e = if matches!(a.value.kind, ast::ExprKind::Default) {
+            match &table.columns[j].default {
+                Some(text) => {
+                    let d = parse_default(text)?;
+                    binder.bind_expr(
+                        &d,
+                        &Scope::default(),
+                        &mut Mode::NoAgg("DEFAULT expressions"),
+                    )?
+                }
+                None => Expr::constant(Value::Null, DataType::Unknown),
+            }
+        } else {
+            binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
+        };
+        if e.ty != DataType::Unknown
+            && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
+        {
+            return Err(at(
+                err!(
+                    DatatypeMismatch,
+                    "column \"{}\" is of type {ty} but expression is of type {}",
+                    a.column,
+                    e.ty
+                )
+                .with_hint("You will need to rewrite or cast the expression."),
+                a.value.offset,
+            ));
+        }
+        new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
+    }
+    Ok(new_values)
 }
 
 /// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items

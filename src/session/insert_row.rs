@@ -146,7 +146,10 @@ impl Session {
                 rel
             }
         };
-        rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+        let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+        if !table.indexes.is_empty() {
+            self.index_formed_tuple(&table, &rel, tid, xid)?;
+        }
         Ok(super::dml::write_result(
             "INSERT 0 1",
             Vec::new(),

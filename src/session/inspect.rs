@@ -8,6 +8,8 @@
 //! | `page_header(table, blkno)` | the page header: lsn, checksum, flags (and names), lower, upper, special, version, prune_xid, free_space |
 //! | `heap_visibility_map(table)` | one per heap block: blkno, all_visible, all_frozen, live_tuples |
 //! | `pg_stats([table])` | one per analyzed column (of `table`, or of every table): tablename, attname, null_frac, avg_width, n_distinct, most_common_vals, most_common_freqs, histogram_bounds (arrays in PostgreSQL's text form) |
+//! | `bt_metap(index)`, `bt_page_stats(index, blkno)`, `bt_page_items(index, blkno)` | pageinspect's B-tree rows (`inspect_btree`) |
+//! | `bt_index_check(index)` | one: leaf_items, levels, heap_tuples, after checking the tree and that every heap tuple the snapshot sees is in it (`inspect_btree`) |
 //! | `buffer_cache_stats()` | the pool: buffers, used, dirty, pinned, and the database's hit/read/dirtied/written/evicted counters |
 //!
 //! and the scalar functions `relation_size(table)` (bytes of the main
@@ -64,6 +66,10 @@ pub(crate) fn table_function(
         "buffer_cache_stats" => Ok(buffer_cache_stats(ctx)),
         "pg_stats" => pg_stats(ctx, args),
         "wal_stats" => Ok(wal_stats(ctx)),
+        "bt_index_check" => super::inspect_btree::bt_index_check_rows(ctx, args),
+        "bt_metap" => super::inspect_btree::bt_metap_rows(ctx, args),
+        "bt_page_stats" => super::inspect_btree::bt_page_stats_rows(ctx, args),
+        "bt_page_items" => super::inspect_btree::bt_page_items_rows(ctx, args),
         _ => return None,
     };
     Some(r)
@@ -383,6 +389,7 @@ pub(crate) fn scalar_function(
         "relation_size" => {
             Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8)))
         }
+        "bt_index_parent_check" => Some(super::inspect_btree::bt_index_parent_check(ctx, args)),
         "pg_relation_filepath" => Some(text_arg(name, args, 0).and_then(|t| {
             let table = ctx.table(&t)?;
             let path = crate::storage::relpath(RelFileNode(table.relfilenode), ForkNumber::Main);

@@ -18,7 +18,7 @@ use heapdb_grammar::ast;
 use super::{Notice, QueryResult, Session};
 use crate::catalog::{TableDef, TableStats};
 use crate::commands::analyze::{self, sample_rows, SampleOptions};
-use crate::commands::vacuum::{vacuum_heap, VacuumOptions};
+use crate::commands::vacuum::{vacuum_heap, VacuumIndex, VacuumOptions};
 use crate::err;
 use crate::error::Result;
 use crate::plan::bind::at;
@@ -117,6 +117,9 @@ impl Session {
             freeze: v.freeze,
             disable_page_skipping: v.disable_page_skipping,
             truncate: true,
+            dead_items_bytes: usize::try_from(self.settings.maintenance_work_mem_kb)
+                .unwrap_or(usize::MAX / 1024)
+                .saturating_mul(1024),
         };
         let sizes = crate::database::ring_sizes(&self.settings);
         let cancel: Arc<AtomicBool> = self.cancel_flag();
@@ -124,11 +127,28 @@ impl Session {
         for (def, columns) in targets {
             let rel = self.db.relation(def.relfilenode)?;
             rel.set_summary_spec(Some(crate::access::sumfork::SummarySpec::of_table(&def)?));
+            // Every index of the table: the dead tuples' entries are removed
+            // before their line pointers are freed (two passes).
+            let indexes: Vec<VacuumIndex> = def
+                .indexes
+                .iter()
+                .map(|ix| VacuumIndex {
+                    name: ix.name.clone(),
+                    tree: super::index_maint::open_tree(&self.db, &def, ix),
+                })
+                .collect();
             // One vacuum ring per participant of the heap pass.
             let rings = (0..=self.settings.max_parallel_maintenance_workers.max(0))
                 .map(|_| self.db.pool.ring_with(StrategyKind::Vacuum, &sizes))
                 .collect();
-            let report = vacuum_heap(&rel, &opts, rings, &cancel, self.progress.as_ref())?;
+            let report = vacuum_heap(
+                &rel,
+                &indexes,
+                &opts,
+                rings,
+                &cancel,
+                self.progress.as_ref(),
+            )?;
             if v.verbose {
                 result.notices.extend(
                     report

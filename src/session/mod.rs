@@ -34,8 +34,11 @@ mod copy;
 mod ddl;
 mod describe;
 mod dml;
+mod index;
+mod index_maint;
 mod insert_row;
 mod inspect;
+mod inspect_btree;
 mod maintenance;
 mod query;
 mod result;
@@ -52,7 +55,7 @@ use heapdb_grammar::ast;
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
-pub use describe::{ColumnInfo, TableInfo};
+pub use describe::{ColumnInfo, IndexInfo, TableInfo};
 pub use result::{Column, Notice, QueryResult, Timing};
 pub use view::ViewInfo;
 
@@ -547,6 +550,10 @@ impl Session {
             ast::Statement::CreateTableAs(c) => self.create_table_as(c),
             ast::Statement::DropTable(d) => self.drop_table(d),
             ast::Statement::Truncate(t) => self.truncate(t),
+            ast::Statement::CreateIndex(c) => self.create_index(c),
+            ast::Statement::DropIndex(d) => self.drop_index(d),
+            ast::Statement::AlterTable(a) => self.alter_table(a),
+            ast::Statement::Reindex(r) => self.reindex(r),
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),

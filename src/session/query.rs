@@ -88,6 +88,10 @@ impl PlanContext for StmtCtx<'_> {
             .unwrap_or(0)
     }
 
+    fn all_visible_fraction(&self, table: &TableDef) -> f64 {
+        crate::plan::parallel::TableShape::all_visible_fraction(self, table)
+    }
+
     fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>> {
         let ctx = self.exec_context(&plan)?;
         exec::collect_rows(&plan, &ctx)

@@ -8,7 +8,7 @@
 
 use super::print::{text, Align, ColumnInfo, Format, ResultPrinter};
 use super::run::{Flow, Runner, Source};
-use crate::session::TableInfo;
+use crate::session::{IndexInfo, TableInfo};
 
 mod view;
 
@@ -24,19 +24,41 @@ impl Runner {
         let Some(pattern) = pattern else {
             return self.list_tables(None, plus, src, line);
         };
-        let tables = match self.matching_tables(Some(pattern), src, line) {
+        let all = match self.matching_tables(None, src, line) {
             Ok(t) => t,
             Err(f) => return f,
         };
         let views = self.matching_views(Some(pattern));
-        if tables.is_empty() && views.is_empty() {
+        let p = normalize_pattern(pattern);
+        let indexes: Vec<(&IndexInfo, &str)> = all
+            .iter()
+            .flat_map(|t| t.index_details.iter().map(move |i| (i, t.name.as_str())))
+            .filter(|(i, _)| glob_match(&p, &i.name))
+            .collect();
+        let tables: Vec<&TableInfo> = all.iter().filter(|t| glob_match(&p, &t.name)).collect();
+        if tables.is_empty() && indexes.is_empty() && views.is_empty() {
             return self.shell_error(
                 &format!("Did not find any relation named \"{pattern}\"."),
                 src,
                 line,
             );
         }
-        for t in &tables {
+        let mut order: Vec<(&str, Option<&TableInfo>, Option<&IndexInfo>)> = tables
+            .iter()
+            .map(|t| (t.name.as_str(), Some(*t), None))
+            .chain(
+                indexes
+                    .iter()
+                    .map(|(i, _)| (i.name.as_str(), None, Some(*i))),
+            )
+            .collect();
+        order.sort_by(|a, b| a.0.cmp(b.0));
+        for (_, t, ix) in order {
+            if let Some(ix) = ix {
+                self.describe_index(ix);
+                continue;
+            }
+            let Some(t) = t else { continue };
             let cols = [
                 ColumnInfo::new("Column", Align::Left),
                 ColumnInfo::new("Type", Align::Left),
@@ -55,7 +77,14 @@ impl Runner {
                     ]
                 })
                 .collect();
-            let footer = format!(
+            let mut footer = String::new();
+            if !t.indexes.is_empty() {
+                footer.push_str("Indexes:\n");
+                for ix in &t.indexes {
+                    footer.push_str(&format!("    {ix}\n"));
+                }
+            }
+            footer += &format!(
                 "Pages: {}, all-visible: {}, size: {}\n",
                 t.pages,
                 t.all_visible_pages,
@@ -70,6 +99,36 @@ impl Runner {
         }
         self.describe_views(&views, plus);
         Flow::Continue
+    }
+
+    /// psql's `\d INDEX`: the stored columns (key or INCLUDE) and a line
+    /// naming the kind, the method and the table.
+    fn describe_index(&mut self, ix: &IndexInfo) {
+        let cols = [
+            ColumnInfo::new("Column", Align::Left),
+            ColumnInfo::new("Type", Align::Left),
+            ColumnInfo::new("Key?", Align::Left),
+            ColumnInfo::new("Definition", Align::Left),
+        ];
+        let rows: Vec<Vec<String>> = ix
+            .columns
+            .iter()
+            .map(|(name, ty, key, def)| {
+                vec![
+                    name.clone(),
+                    ty.clone(),
+                    if *key { "yes" } else { "no" }.to_string(),
+                    def.clone(),
+                ]
+            })
+            .collect();
+        let footer = format!("{}\n", ix.footer);
+        self.print_titled(
+            &format!("Index \"public.{}\"", ix.name),
+            &cols,
+            &rows,
+            Some(&footer),
+        );
     }
 
     /// `\dt[+] [PATTERN]`: the tables with row estimates, pages and sizes.
@@ -119,6 +178,40 @@ impl Runner {
                 r
             })
             .collect();
+        self.print_titled("List of relations", &cols, &rows, None);
+        Flow::Continue
+    }
+
+    /// `\di [PATTERN]`: the indexes (matching `pattern`) and their tables.
+    pub(crate) fn list_indexes(&mut self, pattern: Option<&str>, src: &Source, line: u64) -> Flow {
+        let tables = match self.matching_tables(None, src, line) {
+            Ok(t) => t,
+            Err(f) => return f,
+        };
+        let p = pattern.map(normalize_pattern);
+        let mut rows: Vec<Vec<String>> = tables
+            .iter()
+            .flat_map(|t| {
+                t.index_names
+                    .iter()
+                    .map(|n| vec![n.clone(), "index".to_string(), t.name.clone()])
+            })
+            .filter(|r| p.as_ref().map_or(true, |p| glob_match(p, &r[0])))
+            .collect();
+        rows.sort();
+        if rows.is_empty() {
+            let msg = match pattern {
+                Some(p) => format!("Did not find any relation named \"{p}\".\n"),
+                None => "Did not find any relations.\n".to_string(),
+            };
+            self.eprint(&msg);
+            return Flow::Continue;
+        }
+        let cols = [
+            ColumnInfo::new("Name", Align::Left),
+            ColumnInfo::new("Type", Align::Left),
+            ColumnInfo::new("Table", Align::Left),
+        ];
         self.print_titled("List of relations", &cols, &rows, None);
         Flow::Continue
     }

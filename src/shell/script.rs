@@ -419,6 +419,9 @@ impl Runner {
             MetaCommand::ListTables { pattern, plus } => {
                 self.list_tables(pattern.as_deref(), plus, src, line)
             }
+            MetaCommand::ListIndexes { pattern } => {
+                self.list_indexes(pattern.as_deref(), src, line)
+            }
             MetaCommand::Watch(secs) => {
                 let q = if buf.in_progress() {
                     buf.take_buffer()

@@ -24,11 +24,13 @@ struct Rule {
 
 /// psql's one-line description of a statement, by topic.
 const DESCRIPTIONS: &[(&str, &str)] = &[
+    ("ALTER TABLE", "change the definition of a table"),
     ("ANALYZE", "collect statistics about a database"),
     ("BEGIN", "start a transaction block"),
     ("CHECKPOINT", "force a write-ahead log checkpoint"),
     ("COMMIT", "commit the current transaction"),
     ("COPY", "copy data between a file and a table"),
+    ("CREATE INDEX", "define a new index"),
     ("CREATE TABLE", "define a new table"),
     (
         "CREATE TABLE AS",
@@ -36,10 +38,12 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ),
     ("CREATE VIEW", "define a new view"),
     ("DELETE", "delete rows of a table"),
+    ("DROP INDEX", "remove an index"),
     ("DROP TABLE", "remove a table"),
     ("DROP VIEW", "remove a view"),
     ("EXPLAIN", "show the execution plan of a statement"),
     ("INSERT", "create new rows in a table"),
+    ("REINDEX", "rebuild indexes"),
     (
         "RESET",
         "restore the value of a run-time parameter to the default value",
@@ -530,7 +534,10 @@ mod tests {
             );
         }
         let list = h.help(None);
-        assert!(list.starts_with("Available help:\n  ANALYZE "), "{list}");
+        assert!(
+            list.starts_with("Available help:\n  ALTER TABLE "),
+            "{list}"
+        );
     }
 
     #[test]

@@ -437,6 +437,30 @@ pub fn set_unused(p: &mut [u8], off: OffsetNumber) {
     set_flags(p, flags(p) | PD_HAS_FREE_LINES);
 }
 
+/// Removes the trailing UNUSED line pointers (PostgreSQL's
+/// `PageTruncateLinePointerArray`) and recomputes `PD_HAS_FREE_LINES`;
+/// no tuple moves, so an exclusive lock is enough.
+pub fn truncate_unused_tail(p: &mut [u8]) {
+    if is_new(p) {
+        return;
+    }
+    let max = max_offset(p);
+    let mut new_max = max;
+    while new_max > 0 && item_id(p, new_max).flags == LP_UNUSED {
+        new_max -= 1;
+    }
+    if new_max == max {
+        return;
+    }
+    set_lower(
+        p,
+        (PAGE_HEADER_SIZE + new_max as usize * ITEM_ID_SIZE) as u16,
+    );
+    let has_free = (1..=new_max).any(|o| item_id(p, o).flags == LP_UNUSED);
+    let f = flags(p) & !PD_HAS_FREE_LINES;
+    set_flags(p, if has_free { f | PD_HAS_FREE_LINES } else { f });
+}
+
 /// Marks line pointer `off` DEAD (no storage; kept for index references).
 pub fn set_dead(p: &mut [u8], off: OffsetNumber) {
     set_item_id(

@@ -59,6 +59,7 @@
 //! the record that last changed it, so "flushed up to the page LSN" means
 //! the whole record is durable.
 
+mod btree;
 pub mod checkpoint;
 pub mod record;
 pub mod recovery;

@@ -47,7 +47,9 @@
 //!   and smaller.
 //! - `Commit` / `Abort`: n u32 then n relation file nodes removed with it;
 //! - `Checkpoint`: redo LSN u64, next xid u32, next oid u32;
-//! - `CreateRel`: rel u32; `TruncateRel`: rel u32, nblocks u32.
+//! - `CreateRel`: rel u32; `TruncateRel`: rel u32, nblocks u32;
+//! - `Btree`: rel u32, block u32, then the index page change encoded by
+//!   [`BtRecord::encode`](crate::access::nbtree::BtRecord::encode).
 
 use crate::access::heap::record::{HeapRecord, PageRef};
 use crate::access::heap::tuple;
@@ -82,6 +84,7 @@ const K_TRUNCATE: u8 = 7;
 const K_MULTI: u8 = 8;
 const K_FPI_LZ4: u8 = 9;
 const K_FPI_XOR: u8 = 10;
+const K_BTREE: u8 = 11;
 
 /// One decoded log record (the header's xid and prev are returned beside).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +131,13 @@ pub enum WalRecord {
     CreateRel {
         /// Its relation file node.
         rel: u32,
+    },
+    /// A B-tree page change, replayed by `nbtree::wal::apply`.
+    Btree {
+        /// The index page changed.
+        page: PageRef,
+        /// The change.
+        rec: crate::access::nbtree::BtRecord,
     },
     /// A relation fork was cut to `nblocks` blocks (VACUUM).
     TruncateRel {
@@ -308,6 +318,21 @@ pub fn encode_heap(
     finish(out, at)
 }
 
+/// Appends a B-tree page-change record; returns its length.
+pub fn encode_btree(
+    out: &mut Vec<u8>,
+    prev: Lsn,
+    xid: u32,
+    page: PageRef,
+    rec: &crate::access::nbtree::BtRecord,
+) -> usize {
+    let at = begin(out, prev, xid, K_BTREE, page.fork);
+    out.extend_from_slice(&page.rel.to_le_bytes());
+    out.extend_from_slice(&page.block.to_le_bytes());
+    out.extend_from_slice(&rec.encode());
+    finish(out, at)
+}
+
 /// The free-space hole of a standard page (between `lower` and `upper`),
 /// as (offset, length); (0, 0) when the page does not look standard.
 fn hole(p: &[u8]) -> (usize, usize) {
@@ -467,6 +492,7 @@ pub fn encode(out: &mut Vec<u8>, prev: Lsn, xid: u32, rec: &WalRecord) -> usize 
             }
             finish(out, at)
         }
+        WalRecord::Btree { page, rec } => encode_btree(out, prev, xid, *page, rec),
         WalRecord::CreateRel { rel } => {
             let at = begin(out, prev, xid, K_CREATE, 0);
             out.extend_from_slice(&rel.to_le_bytes());
@@ -631,6 +657,12 @@ pub fn decode(b: &[u8], start: Lsn, prev: Lsn) -> Result<Option<ReadRecord>> {
             },
         },
         K_CREATE => WalRecord::CreateRel { rel: u32_at(p, 0)? },
+        K_BTREE => WalRecord::Btree {
+            page: page_ref()?,
+            rec: crate::access::nbtree::BtRecord::decode(
+                p.get(8..).ok_or_else(|| corrupt("short"))?,
+            )?,
+        },
         K_TRUNCATE => WalRecord::TruncateRel {
             rel: u32_at(p, 0)?,
             fork,

@@ -301,6 +301,11 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
                     invalid.forget_relation(d);
                 }
             }
+            WalRecord::Btree { page, rec } => {
+                out.applied += super::btree::redo(pool, *page, rec, r.end, &mut |rel, b| {
+                    invalid.note(rel, ForkNumber::Main, b, r.end)
+                })? as u64;
+            }
             WalRecord::CreateRel { rel } => {
                 for fork in ForkNumber::ALL {
                     if !pool.relation_exists(RelFileNode(*rel), fork) {

@@ -347,6 +347,32 @@ impl Wal {
         end
     }
 
+    /// Logs B-tree change `rec` (already applied) to index page `page`
+    /// whose bytes are `p` (its LSN still the one before the change): as
+    /// [`Wal::insert_page_change`], the page's image instead when its LSN is
+    /// at or before the redo point and the record does not rewrite the
+    /// whole page. Returns the LSN to set on the page.
+    pub fn insert_btree_change(
+        &self,
+        xid: Xid,
+        page: PageRef,
+        p: &[u8],
+        rec: &crate::access::nbtree::BtRecord,
+    ) -> Lsn {
+        let mut ins = self.ins();
+        let prev = ins.prev;
+        let fpi = !super::btree::rewrites_page(rec) && page_lsn(p) <= ins.redo;
+        let len = if fpi {
+            record::encode_fpi(&mut ins.buf, prev, xid, page, p)
+        } else {
+            record::encode_btree(&mut ins.buf, prev, xid, page, rec)
+        };
+        let end = self.advance(&mut ins, len, xid);
+        drop(ins);
+        self.count(len, fpi);
+        end
+    }
+
     /// Logs the whole of page `page`, whose bytes are `p`, as a full-page
     /// image (LZ4-compressed with `wal_compression`, outside the insert
     /// lock), PostgreSQL's `log_newpage`: for a page built whole off the

@@ -21,10 +21,14 @@
 use std::hash::{Hash, Hasher};
 
 mod expr;
+mod index;
+mod keys;
 mod query;
 mod view;
 
 pub use expr::*;
+pub use index::*;
+pub use keys::*;
 pub use query::*;
 pub use view::*;
 
@@ -69,6 +73,14 @@ pub enum Statement {
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`
     Truncate(Truncate),
+    /// `CREATE [UNIQUE] INDEX ...`
+    CreateIndex(Box<CreateIndex>),
+    /// `DROP INDEX ...`
+    DropIndex(DropIndex),
+    /// `ALTER TABLE ... ADD/DROP CONSTRAINT ...`
+    AlterTable(Box<AlterTable>),
+    /// `REINDEX INDEX | TABLE ...`
+    Reindex(Reindex),
     /// `COPY ... FROM/TO ...`
     Copy(Box<Copy>),
     /// `VACUUM ...`
@@ -131,6 +143,10 @@ pub struct Insert {
     pub source: Option<Box<Query>>,
     /// The `RETURNING` list (empty when absent).
     pub returning: Vec<SelectItem>,
+    /// `AS alias` of the target table.
+    pub alias: Option<Ident>,
+    /// `ON CONFLICT ...`.
+    pub on_conflict: Option<Box<OnConflict>>,
 }
 
 /// `UPDATE table [[AS] alias] SET col = expr, ... [FROM ...] [WHERE ...] [RETURNING ...]`.

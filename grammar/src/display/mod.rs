@@ -14,6 +14,8 @@ use crate::ast::*;
 use crate::keywords::{needs_quotes, Keyword};
 use crate::parser::prec;
 
+mod index;
+mod keys;
 mod statements;
 mod view;
 

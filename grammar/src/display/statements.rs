@@ -40,6 +40,10 @@ impl Display for Statement {
                 Ok(())
             }
             Statement::Truncate(t) => write!(f, "TRUNCATE TABLE {}", Comma(&t.names)),
+            Statement::CreateIndex(c) => c.fmt(f),
+            Statement::DropIndex(d) => d.fmt(f),
+            Statement::AlterTable(a) => a.fmt(f),
+            Statement::Reindex(r) => r.fmt(f),
             Statement::Copy(c) => c.fmt(f),
             Statement::Vacuum(v) => v.fmt(f),
             Statement::Analyze(a) => {
@@ -91,12 +95,18 @@ fn write_returning(f: &mut Formatter<'_>, returning: &[SelectItem]) -> fmt::Resu
 impl Display for Insert {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "INSERT INTO {}", self.table)?;
+        if let Some(alias) = &self.alias {
+            write!(f, " AS {}", Id(alias))?;
+        }
         if !self.columns.is_empty() {
             write!(f, " ({})", Ids(&self.columns))?;
         }
         match &self.source {
             Some(query) => write!(f, " {query}")?,
             None => f.write_str(" DEFAULT VALUES")?,
+        }
+        if let Some(c) = &self.on_conflict {
+            write!(f, " {c}")?;
         }
         write_returning(f, &self.returning)
     }

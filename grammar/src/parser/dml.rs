@@ -13,11 +13,12 @@ use crate::ast::{Assignment, Delete, Insert, Offset, SelectItem, Statement, Upda
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
-/// `insert ::= 'INSERT' 'INTO' object_name ['(' col_id {',' col_id} ')']
-///   (query | 'DEFAULT' 'VALUES') [returning]`
+/// `insert ::= 'INSERT' 'INTO' object_name ['AS' col_id] ['(' col_id {',' col_id} ')']
+///   (query | 'DEFAULT' 'VALUES') [on_conflict] [returning]`
 pub(crate) fn insert(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Insert).parse(i)?;
     let (i, table) = cut(preceded(kw(Keyword::Into), object_name))(i)?;
+    let (i, alias) = opt(preceded(kw(Keyword::As), cut(col_id)))(i)?;
     // `(` starts a column list unless it opens a parenthesised query.
     let column_list = i.first().kind == TokenKind::LParen
         && !matches!(
@@ -34,18 +35,21 @@ pub(crate) fn insert(i: Tokens<'_>) -> PResult<'_, Statement> {
     } else {
         map(cut(query), |q| Some(Box::new(q)))(i)?
     };
+    let (i, on_conflict) = super::keys::opt_on_conflict(i)?;
     let (i, returning) = returning(i)?;
     let insert = Insert {
         table,
         columns,
         source,
         returning,
+        alias,
+        on_conflict,
     };
     Ok((i, Statement::Insert(Box::new(insert))))
 }
 
 /// `assignment ::= col_id '=' expr`
-fn assignment(i: Tokens<'_>) -> PResult<'_, Assignment> {
+pub(super) fn assignment(i: Tokens<'_>) -> PResult<'_, Assignment> {
     let offset = Offset(i.first().start);
     let (i, (column, value)) = pair(col_id, cut(preceded(tok(TokenKind::Eq), expr)))(i)?;
     Ok((

@@ -151,6 +151,8 @@ pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
         columns: Vec::new(),
         source: Some(Box::new(Query::simple(SetExpr::Values(vec![row])))),
         returning: Vec::new(),
+        alias: None,
+        on_conflict: None,
     })))
 }
 

@@ -30,6 +30,8 @@ mod ddl;
 mod dml;
 mod expr;
 mod fast;
+mod index;
+mod keys;
 mod literal;
 mod query;
 mod tokens;
@@ -153,9 +155,15 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Update => dml::update(i),
         Keyword::Delete => dml::delete(i),
         Keyword::Create if view::is_create_view(i) => view::create_view(i),
+        Keyword::Create if i.is_kw(1, Keyword::Index) || i.is_kw(1, Keyword::Unique) => {
+            index::create_index(i)
+        }
         Keyword::Create => ddl::create_table(i),
         Keyword::Drop if view::is_drop_view(i) => view::drop_view(i),
+        Keyword::Drop if i.is_kw(1, Keyword::Index) => index::drop_index(i),
         Keyword::Drop => ddl::drop_table(i),
+        Keyword::Alter => keys::alter_table(i),
+        Keyword::Reindex => keys::reindex(i),
         Keyword::Truncate => ddl::truncate(i),
         Keyword::Copy => utility::copy(i),
         Keyword::Vacuum => utility::vacuum(i),

@@ -188,6 +188,10 @@ impl HeapRecord {
                 out.extend_from_slice(&heap_block.to_le_bytes());
                 put_bytes(out, slot);
             }
+            HeapRecord::VacuumDead { offsets } => {
+                out.push(15);
+                put_u16s(out, offsets);
+            }
         }
     }
 
@@ -279,6 +283,7 @@ impl HeapRecord {
                 heap_block: r.u32()?,
                 slot: r.bytes()?,
             },
+            15 => HeapRecord::VacuumDead { offsets: r.u16s()? },
             t => return Err(err!(DataCorrupted, "invalid heap record type {t}")),
         };
         if r.at != b.len() {

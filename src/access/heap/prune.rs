@@ -15,6 +15,17 @@
 //! - heap-only tuples that no chain reaches and that are dead (the new
 //!   version of an aborted update) become UNUSED.
 //!
+//! VACUUM of a table with indexes ([`PruneMode::AllVersionsIndexed`]):
+//! every line pointer that pruning frees becomes DEAD instead
+//! of UNUSED, heap-only members included, and no root becomes a redirect:
+//! unlike PostgreSQL, heapdb gives every version its own index entries
+//! (`session::index_maint`), so any removed version may still be named by
+//! an index, and a redirect would keep a dead version's entries forever.
+//! The surviving heap-only versions are then reached by no chain, which is
+//! how pruning already treats an aborted update's new version. VACUUM collects the DEAD
+//! line pointers, removes their index entries, and only then frees them
+//! (`access::heap::vacuum`, `HeapRecord::VacuumDead`).
+//!
 //! A root line pointer never moves, so a tuple id handed out for a row keeps
 //! leading to its live version. The changes are one `Prune` record, applied
 //! like every other change; it compacts the page afterwards.
@@ -31,6 +42,21 @@ use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
 use crate::storage::prefetch::Ahead;
 use crate::storage::{BlockNumber, BufferWriteGuard};
 use crate::txn::Xid;
+
+/// What may still point at a line pointer pruning frees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PruneMode {
+    /// No index: freed line pointers become UNUSED at once.
+    NoIndexes,
+    /// PostgreSQL's rule: indexes name only chain roots, so heap-only
+    /// members become UNUSED and a dead root with a survivor a REDIRECT;
+    /// wholly dead roots stay DEAD.
+    RootsIndexed,
+    /// heapdb's indexes, which name every version (`session::index_maint`):
+    /// every freed line pointer stays DEAD for VACUUM's index pass, and no
+    /// root becomes a redirect.
+    AllVersionsIndexed,
+}
 
 /// The header fields `satisfies_vacuum` decides by: xmin, xmax, hint bits.
 type HeaderKey = (Xid, Xid, u16);
@@ -68,6 +94,12 @@ pub struct PruneScratch {
     /// pruned. Gathered in the same loop that classifies the tuples, so
     /// that VACUUM need not walk the page a second time.
     pub unpruned: Option<PageSummary>,
+    /// Whether the page had DEAD line pointers before pruning (left by an
+    /// earlier VACUUM that did not finish its index pass).
+    pub saw_dead: bool,
+    /// With indexes: the page's DEAD line pointers after pruning (filled by
+    /// `vacuum_pinned_in` for VACUUM's index pass and second heap pass).
+    pub dead_items: Vec<OffsetNumber>,
 }
 
 /// The tuples of a page as VACUUM's visibility-map decision needs them
@@ -92,6 +124,8 @@ impl Default for PruneScratch {
             decided: Decisions::default(),
             ahead: Ahead::NONE,
             unpruned: None,
+            saw_dead: false,
+            dead_items: Vec::new(),
         }
     }
 }
@@ -149,9 +183,21 @@ struct Plan {
 }
 
 impl Plan {
+    /// A heap-only version that is gone. heapdb indexes every version,
+    /// heap-only ones included (`session::index_maint`), so with indexes
+    /// its line pointer stays DEAD until VACUUM's index pass has removed
+    /// the entries naming it; without, it is free at once.
+    fn member_gone(&mut self, m: OffsetNumber, mode: PruneMode) {
+        if mode != PruneMode::AllVersionsIndexed {
+            self.unused.push(m);
+        } else {
+            self.dead.push(m);
+        }
+    }
+
     /// The root of a chain whose versions are all gone.
-    fn root_gone(&mut self, root: OffsetNumber, no_indexes: bool) {
-        if no_indexes {
+    fn root_gone(&mut self, root: OffsetNumber, mode: PruneMode) {
+        if mode == PruneMode::NoIndexes {
             self.unused.push(root);
         } else {
             self.dead.push(root);
@@ -164,7 +210,7 @@ fn plan(
     p: &[u8],
     this_block: BlockNumber,
     status: &[Option<VacuumStatus>],
-    no_indexes: bool,
+    mode: PruneMode,
 ) -> Plan {
     let max = page::max_offset(p);
     let mut visited = vec![false; max as usize + 1];
@@ -185,7 +231,7 @@ fn plan(
                 root
             }
             _ => {
-                if id.flags == LP_DEAD && no_indexes {
+                if id.flags == LP_DEAD && mode == PruneMode::NoIndexes {
                     plan.unused.push(root);
                 }
                 continue;
@@ -230,13 +276,18 @@ fn plan(
         // (which may itself be chain[0]) stays as a redirect or DEAD.
         for &m in &chain[..=ld] {
             if m != root {
-                plan.unused.push(m);
+                plan.member_gone(m, mode);
             }
         }
         plan.removed += ld as u32 + 1;
         match chain.get(ld + 1) {
-            Some(&survivor) => plan.redirected.push((root, survivor)),
-            None => plan.root_gone(root, no_indexes),
+            // With indexes the survivor has entries of its own (every
+            // version is indexed): the root's go, and the survivor is left
+            // without a root, as heap-only tuples no chain reaches are.
+            Some(&survivor) if mode != PruneMode::AllVersionsIndexed => {
+                plan.redirected.push((root, survivor))
+            }
+            _ => plan.root_gone(root, mode),
         }
     }
     // Dead heap-only tuples no chain reaches (e.g. an aborted update's new version).
@@ -246,7 +297,7 @@ fn plan(
                 continue;
             };
             if tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE != 0 {
-                plan.unused.push(o);
+                plan.member_gone(o, mode);
                 plan.removed += 1;
             }
         }
@@ -259,6 +310,8 @@ impl HeapRelation {
     /// (deleted by transactions that committed before `oldest_xmin`, or
     /// inserted by aborted ones), shortens HOT chains, and compacts the page.
     /// With `no_indexes`, line pointers of wholly dead chains become UNUSED
+    /// (PostgreSQL's rules otherwise, [`PruneMode::RootsIndexed`]; VACUUM of
+    /// a table with indexes uses [`PruneMode::AllVersionsIndexed`])
     /// at once (nothing can refer to them); otherwise they stay DEAD for
     /// VACUUM's index pass. Waits for a cleanup lock.
     pub fn prune_page(
@@ -270,7 +323,12 @@ impl HeapRelation {
         let buf = self.read_main(block)?;
         let mut g = buf.cleanup_lock();
         let mut scratch = PruneScratch::default();
-        self.prune_locked(block, &mut g, oldest_xmin, no_indexes, &mut scratch)
+        let mode = if no_indexes {
+            PruneMode::NoIndexes
+        } else {
+            PruneMode::RootsIndexed
+        };
+        self.prune_locked(block, &mut g, oldest_xmin, mode, &mut scratch)
     }
 
     /// [`prune_page`](Self::prune_page) on a page whose cleanup lock the
@@ -283,15 +341,19 @@ impl HeapRelation {
         block: BlockNumber,
         g: &mut BufferWriteGuard<'_>,
         oldest_xmin: Xid,
-        no_indexes: bool,
+        mode: PruneMode,
         scratch: &mut PruneScratch,
     ) -> Result<PruneStats> {
+        let no_indexes = mode == PruneMode::NoIndexes;
         let PruneScratch {
             status,
             decided,
             ahead,
             unpruned,
+            saw_dead,
+            ..
         } = scratch;
+        *saw_dead = false;
         let mut spread = std::mem::replace(ahead, Ahead::NONE).spread();
         *unpruned = None;
         status.clear();
@@ -321,6 +383,7 @@ impl HeapRelation {
             let id = page::item_id(&g[..], o);
             if id.flags == LP_DEAD {
                 prunable |= no_indexes;
+                *saw_dead = true;
                 sum.all_visible = false;
                 continue;
             }
@@ -386,7 +449,7 @@ impl HeapRelation {
             *unpruned = Some(sum);
             return Ok(PruneStats::default());
         }
-        let plan = plan(&g[..], block, status, no_indexes);
+        let plan = plan(&g[..], block, status, mode);
         if plan.redirected.is_empty() && plan.dead.is_empty() && plan.unused.is_empty() {
             *unpruned = Some(sum);
             return Ok(PruneStats::default());

@@ -165,6 +165,14 @@ pub enum HeapRecord {
         /// Line pointers of the tuples to freeze.
         offsets: Vec<OffsetNumber>,
     },
+    /// VACUUM's second heap pass (PostgreSQL's `XLOG_HEAP2_VACUUM`): DEAD
+    /// line pointers whose index entries are gone become UNUSED. Logged
+    /// after every index's bulk delete, so redo can never free a slot an
+    /// index still names; a line pointer that is not DEAD is an error.
+    VacuumDead {
+        /// The DEAD line pointers to free, ascending.
+        offsets: Vec<OffsetNumber>,
+    },
 }
 
 fn corrupt(what: &str) -> crate::error::Error {
@@ -365,6 +373,20 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             }
             Ok(())
         }
+        HeapRecord::VacuumDead { offsets } => {
+            let max = page::max_offset(p);
+            if let Some(&o) = offsets
+                .iter()
+                .find(|&&o| o == 0 || o > max || page::item_id(p, o).flags != page::LP_DEAD)
+            {
+                return Err(corrupt(&format!("line pointer {o} is not DEAD")));
+            }
+            for &o in offsets {
+                page::set_unused(p, o);
+            }
+            page::truncate_unused_tail(p);
+            Ok(())
+        }
     }
 }
 
@@ -460,6 +482,9 @@ mod tests {
             heap_block: 70,
             slot: vec![7; crate::access::sumfork::SLOT_BYTES],
         });
+        recs.push(HeapRecord::VacuumDead {
+            offsets: vec![1, 5],
+        });
         for r in recs {
             let mut b = Vec::new();
             r.encode(&mut b);
@@ -515,6 +540,55 @@ mod tests {
         assert_eq!(page::item_id(&p, 2).flags, page::LP_REDIRECT);
         assert_eq!(page::item_id(&p, 3).flags, page::LP_UNUSED);
         assert_eq!(page::get_item(&p, 4).unwrap(), &tup(22)[..]);
+    }
+
+    #[test]
+    fn vacuum_dead_frees_only_dead_line_pointers_and_trims_the_tail() {
+        let mut p = vec![0u8; BLCKSZ];
+        for (o, init) in [(1u16, true), (2, false), (3, false)] {
+            let rec = HeapRecord::Insert {
+                offset: o,
+                init_page: init,
+                clear_all_visible: false,
+                tuple: tup(u32::from(o)),
+            };
+            apply(&rec, &mut p).unwrap();
+        }
+        let prune = HeapRecord::Prune {
+            redirected: vec![],
+            dead: vec![1, 3],
+            unused: vec![],
+        };
+        apply(&prune, &mut p).unwrap();
+        // A NORMAL line pointer is refused, and nothing changes.
+        let before = p.clone();
+        let bad = HeapRecord::VacuumDead {
+            offsets: vec![1, 2],
+        };
+        assert_eq!(
+            apply(&bad, &mut p).unwrap_err().code,
+            crate::SqlState::DataCorrupted
+        );
+        assert_eq!(p, before);
+        apply(
+            &HeapRecord::VacuumDead {
+                offsets: vec![1, 3],
+            },
+            &mut p,
+        )
+        .unwrap();
+        assert_eq!(page::item_id(&p, 1).flags, page::LP_UNUSED);
+        assert_eq!(
+            page::max_offset(&p),
+            2,
+            "the trailing line pointer is trimmed"
+        );
+        assert_eq!(page::get_item(&p, 2).unwrap(), &tup(2)[..]);
+        // The freed slot is reused by the next insert.
+        assert_eq!(page::add_item(&mut p, &tup(9), None), Some(1));
+        // Freeing a line pointer that is no longer DEAD is refused.
+        let again = HeapRecord::VacuumDead { offsets: vec![1] };
+        assert!(apply(&again, &mut p).is_err());
     }
 
     #[test]

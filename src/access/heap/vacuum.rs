@@ -1,6 +1,8 @@
-//! VACUUM's work on one heap page (PostgreSQL's `lazy_scan_prune` and
-//! `lazy_vacuum_heap_page` in one step, since heapdb has no indexes), and
-//! the truncation of empty pages at the end of a relation.
+//! VACUUM's work on one heap page (PostgreSQL's `lazy_scan_prune` and,
+//! for a table without indexes, `lazy_vacuum_heap_page` in the same step;
+//! with indexes the DEAD line pointers wait for the index pass and
+//! [`HeapRelation::vacuum_dead_items`]), and the truncation of empty pages
+//! at the end of a relation.
 //!
 //! [`HeapRelation::vacuum_page`] takes the page's *cleanup* lock (exclusive,
 //! no other pin) once and, under it:
@@ -40,10 +42,10 @@
 //! cut off were empty).
 
 use super::heapam::HeapRelation;
-use super::prune::PruneScratch;
+use super::prune::{PruneMode, PruneScratch};
 use super::record::HeapRecord;
 use super::tuple;
-use super::visibility::VacuumStatus;
+use super::visibility::{satisfies_vacuum, VacuumStatus};
 use crate::access::vm;
 use crate::error::{Result, SqlState};
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL};
@@ -59,6 +61,10 @@ pub struct VacuumCutoffs {
     pub oldest_xmin: Xid,
     /// Freeze every live tuple older than `oldest_xmin` (VACUUM FREEZE).
     pub freeze: bool,
+    /// The table has indexes: pruning leaves DEAD line pointers, which the
+    /// page's visit lists in `PruneScratch::dead_items` for the index pass
+    /// and [`HeapRelation::vacuum_dead_items`].
+    pub indexes: bool,
 }
 
 /// What vacuuming one page found and did.
@@ -84,6 +90,8 @@ pub struct PageVacuumStats {
     pub empty: bool,
     /// Free bytes for new tuples after the pass.
     pub free: usize,
+    /// DEAD line pointers left for the index pass (tables with indexes).
+    pub dead_items: u32,
 }
 
 impl HeapRelation {
@@ -135,8 +143,32 @@ impl HeapRelation {
             return Ok(out);
         }
         out.was_all_visible = page::is_all_visible(&g[..]);
-        let pruned = self.prune_locked(block, &mut g, cutoffs.oldest_xmin, true, scratch)?;
+        let pruned = self.prune_locked(
+            block,
+            &mut g,
+            cutoffs.oldest_xmin,
+            if cutoffs.indexes {
+                PruneMode::AllVersionsIndexed
+            } else {
+                PruneMode::NoIndexes
+            },
+            scratch,
+        )?;
         out.removed = pruned.removed;
+        scratch.dead_items.clear();
+        // Every line pointer but DEAD and UNUSED ones: none means the page
+        // is empty once the second pass frees the DEAD ones.
+        let mut kept = 0u32;
+        if cutoffs.indexes && (scratch.saw_dead || pruned.dead > 0) {
+            for o in 1..=page::max_offset(&g[..]) {
+                match page::item_id(&g[..], o).flags {
+                    LP_DEAD => scratch.dead_items.push(o),
+                    page::LP_UNUSED => {}
+                    _ => kept += 1,
+                }
+            }
+            out.dead_items = scratch.dead_items.len() as u32;
+        }
         // What is left: decide freezing and the VM bits. When pruning left
         // the line pointers alone it summed the tuples up on its way (a
         // page after a load); FREEZE with tuples to freeze needs their
@@ -179,7 +211,7 @@ impl HeapRelation {
                 0,
             )?;
         }
-        out.empty = max == 0;
+        out.empty = max == 0 || (out.dead_items > 0 && kept == 0);
         if all_visible && max > 0 {
             let bits = if all_frozen {
                 vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN
@@ -206,6 +238,98 @@ impl HeapRelation {
                 0,
             )?;
             self.clear_vm(block)?;
+        }
+        out.free = page::heap_free_space(&g[..]);
+        self.note_free_space(block, out.free);
+        Ok(out)
+    }
+
+    /// VACUUM's second heap pass on the main-fork page `buf` pins
+    /// (PostgreSQL's `lazy_vacuum_heap_page`): frees the DEAD line pointers
+    /// `offsets` (ascending; found DEAD on this page by the first pass,
+    /// whose index entries every index of the table has since deleted and
+    /// logged), then, the page's tuples decided again against `cutoffs`,
+    /// freezes and sets the visibility-map bits as the first pass would
+    /// have. The returned stats carry only the flags, `frozen` and `free`.
+    ///
+    /// The caller must have logged every index's deletions of these TIDs
+    /// first: the `VacuumDead` record then follows them in the log, so no
+    /// redo can free a slot an index still names.
+    pub fn vacuum_dead_items<'a>(
+        &'a self,
+        buf: PinnedBuffer<'_>,
+        offsets: &[OffsetNumber],
+        cutoffs: VacuumCutoffs,
+        vm_pin: &mut Option<PinnedBuffer<'a>>,
+    ) -> Result<PageVacuumStats> {
+        debug_assert_eq!(buf.tag().rel, self.rel());
+        let block = buf.block();
+        // Nothing moves: an exclusive lock is enough (as PostgreSQL).
+        let mut g = buf.write();
+        self.check_page(block, &g[..])?;
+        let mut out = PageVacuumStats::default();
+        if page::is_new(&g[..]) {
+            return Err(crate::err!(
+                DataCorrupted,
+                "block {block} of relation {} lost its DEAD line pointers",
+                self.rel()
+            ));
+        }
+        if !offsets.is_empty() {
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::VacuumDead {
+                    offsets: offsets.to_vec(),
+                },
+                0,
+            )?;
+        }
+        // The page's tuples again (a writer may have changed it since the
+        // first pass): hint bits make this cheap.
+        let max = page::max_offset(&g[..]);
+        let mut status = Vec::with_capacity(max as usize + 1);
+        status.push(None);
+        for o in 1..=max {
+            status.push(match page::get_item(&g[..], o) {
+                Some(t) if t.len() >= tuple::HEADER_SIZE => {
+                    Some(satisfies_vacuum(t, cutoffs.oldest_xmin, self.txns())?.0)
+                }
+                _ => None,
+            });
+        }
+        out.was_all_visible = page::is_all_visible(&g[..]);
+        let mut to_freeze = Vec::new();
+        let mut counts = PageVacuumStats::default();
+        let (all_visible, all_frozen) =
+            Self::summarize(&g[..], cutoffs, &status, &mut counts, &mut to_freeze);
+        if !to_freeze.is_empty() {
+            out.frozen = to_freeze.len() as u32;
+            self.log_apply(
+                ForkNumber::Main,
+                block,
+                &mut g,
+                &HeapRecord::Freeze { offsets: to_freeze },
+                0,
+            )?;
+        }
+        out.empty = max == 0;
+        if all_visible && max > 0 {
+            let bits = if all_frozen {
+                vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN
+            } else {
+                vm::VM_ALL_VISIBLE
+            };
+            if !out.was_all_visible {
+                self.set_all_visible_no_image(block, &mut g)?;
+            }
+            let (old_bits, _) =
+                self.set_vm_in(block, bits, counts.live as u16, vm_pin, Some(&g[..]))?;
+            out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
+            out.newly_all_frozen =
+                bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
+            out.all_visible = true;
         }
         out.free = page::heap_free_space(&g[..]);
         self.note_free_space(block, out.free);

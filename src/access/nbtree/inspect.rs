@@ -1,6 +1,6 @@
 //! Inspection data in the shape of PostgreSQL's `pageinspect` functions for
 //! B-trees: [`bt_metap`], [`bt_page_stats`] and [`bt_page_items`] return
-//! rows of named values (SQL wiring comes later). Each reads one page under
+//! rows of named values (`session::inspect_btree` makes them SQL functions). Each reads one page under
 //! a shared lock.
 
 use super::btpage::{
@@ -41,11 +41,7 @@ fn read_page(tree: &BTree, blk: BlockNumber) -> Result<Vec<u8>> {
         .pool()
         .nblocks(tree.rel(), crate::storage::ForkNumber::Main)?;
     if blk >= n {
-        return Err(err!(
-            InvalidParameterValue,
-            "block number {blk} is out of range for relation \"{}\"",
-            tree.rel()
-        ));
+        return Err(err!(InternalError, "block number out of range"));
     }
     let buf = tree.pin(blk)?;
     let g = buf.read();

@@ -23,6 +23,6 @@ pub mod vacuum;
 pub mod wal;
 
 pub use keys::{IndexDesc, KeyColumn, Tid};
-pub use scan::{BtScan, Direction, ScanItem};
+pub use scan::{BtScan, Direction, ScanItem, ScanPos};
 pub use tree::BTree;
 pub use wal::{BtLog, BtRecord};

@@ -12,6 +12,15 @@
 //! locked at any time. Items inserted during the scan may or may not be
 //! returned; items present when the scan started and not removed are
 //! returned exactly once.
+//!
+//! An index-only scan asks, for each item it copies, whether the heap page
+//! the item points to is all-visible, and asks while the leaf is still
+//! locked ([`ScanPos::next_key_checked`]). VACUUM removes an entry under
+//! the leaf's exclusive lock before it frees the heap slot and sets the
+//! page all-visible again, so a page found all-visible while the entry is
+//! on the locked leaf holds that entry's own tuple, visible to every
+//! snapshot. Asked later, after the lock is gone, the answer could belong
+//! to a page VACUUM has since cleaned of the entry's dead tuple.
 
 use super::btpage::{self as bp, P_NONE};
 use super::keys::{prefix_cmp, tid_of, Tid};
@@ -41,19 +50,36 @@ pub struct ScanItem {
     pub tid: Tid,
 }
 
-/// A scan cursor; an iterator of entries.
-pub struct BtScan<'t> {
-    tree: &'t BTree,
+/// The position of a scan: bounds, direction, and the matching items of
+/// the page read last, copied into one reused buffer (no allocation per
+/// item). It names no tree: each call is given one, so an executor can own
+/// both side by side and restart the position over new bounds
+/// ([`ScanPos::reset`]) without allocating.
+#[derive(Debug)]
+pub struct ScanPos {
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     dir: Direction,
     started: bool,
-    /// Items of the current page not yet returned, in reverse of scan order.
-    batch: Vec<Vec<u8>>,
-    /// The page the batch came from and the sibling to visit next.
+    /// The current page's matching items, concatenated.
+    buf: Vec<u8>,
+    /// Their `(start, end)` in `buf`, in scan order.
+    items: Vec<(u32, u32)>,
+    /// The next item of `items` to return.
+    at: usize,
+    /// Per item of `items`, the answer of the caller's page check asked
+    /// under the leaf's lock ([`ScanPos::next_key_checked`]).
+    checked: Vec<bool>,
+    /// The page the items came from and the sibling to visit next.
     cur: BlockNumber,
     next: BlockNumber,
     done: bool,
+}
+
+/// A scan cursor over one tree; an iterator of entries.
+pub struct BtScan<'t> {
+    tree: &'t BTree,
+    pos: ScanPos,
 }
 
 impl BTree {
@@ -63,14 +89,7 @@ impl BTree {
     pub fn scan(&self, lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>, dir: Direction) -> BtScan<'_> {
         BtScan {
             tree: self,
-            lower,
-            upper,
-            dir,
-            started: false,
-            batch: Vec::new(),
-            cur: P_NONE,
-            next: P_NONE,
-            done: false,
+            pos: ScanPos::new(lower, upper, dir),
         }
     }
 
@@ -117,7 +136,84 @@ impl BTree {
     }
 }
 
-impl BtScan<'_> {
+impl ScanPos {
+    /// A position before the first entry within the bounds (see
+    /// [`BTree::scan`]).
+    pub fn new(lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>, dir: Direction) -> ScanPos {
+        ScanPos {
+            lower,
+            upper,
+            dir,
+            started: false,
+            buf: Vec::new(),
+            items: Vec::new(),
+            at: 0,
+            checked: Vec::new(),
+            cur: P_NONE,
+            next: P_NONE,
+            done: false,
+        }
+    }
+
+    /// Starts over with new bounds, keeping the buffers.
+    pub fn reset(&mut self, lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>, dir: Direction) {
+        self.lower = lower;
+        self.upper = upper;
+        self.dir = dir;
+        self.started = false;
+        self.buf.clear();
+        self.items.clear();
+        self.at = 0;
+        self.cur = P_NONE;
+        self.next = P_NONE;
+        self.done = false;
+    }
+
+    /// The next entry's full leaf key (columns and TID) in `tree`, or
+    /// `None` at the end. The slice lives until the next call.
+    pub fn next_key(&mut self, tree: &BTree) -> Result<Option<&[u8]>> {
+        Ok(self.next_inner(tree, None)?.map(|(k, _)| k))
+    }
+
+    /// As [`ScanPos::next_key`], with `check(block)` asked for each item's
+    /// heap block while its leaf is locked, and its answer returned beside
+    /// the key (see the module doc). Every call of one position should
+    /// pass a check, or none; `check` must not answer from anything it
+    /// learnt before it was called.
+    pub fn next_key_checked(
+        &mut self,
+        tree: &BTree,
+        check: &mut dyn FnMut(BlockNumber) -> Result<bool>,
+    ) -> Result<Option<(&[u8], bool)>> {
+        self.next_inner(tree, Some(check))
+    }
+
+    fn next_inner(
+        &mut self,
+        tree: &BTree,
+        mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<Option<(&[u8], bool)>> {
+        while self.at >= self.items.len() {
+            let r = if !self.started {
+                self.start(tree, check.as_mut().map(|c| &mut **c as _))
+            } else if self.done {
+                return Ok(None);
+            } else {
+                self.step(tree, check.as_mut().map(|c| &mut **c as _))
+            };
+            if let Err(e) = r {
+                self.done = true;
+                self.started = true;
+                self.items.clear();
+                return Err(e);
+            }
+        }
+        let (a, b) = self.items[self.at];
+        let seen = self.checked.get(self.at).copied().unwrap_or(false);
+        self.at += 1;
+        Ok(Some((&self.buf[a as usize..b as usize], seen)))
+    }
+
     fn below_upper(&self, k: &[u8]) -> bool {
         match &self.upper {
             Bound::Unbounded => true,
@@ -146,9 +242,19 @@ impl BtScan<'_> {
     /// Copies the matching items of a locked leaf page into the batch.
     /// `from..to` are the offsets to look at. Returns whether a bound was
     /// crossed (the scan ends after this batch).
-    fn take(&mut self, p: &[u8], from: u16, to: u16) -> Result<bool> {
+    fn take(
+        &mut self,
+        p: &[u8],
+        from: u16,
+        to: u16,
+        mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<bool> {
         let mut stop = false;
-        let mut got = Vec::new();
+        let mut last: Option<(BlockNumber, bool)> = None;
+        self.buf.clear();
+        self.items.clear();
+        self.checked.clear();
+        self.at = 0;
         for off in from..to {
             let k = bp::item(p, off)?;
             let ok = match self.dir {
@@ -162,16 +268,34 @@ impl BtScan<'_> {
                 }
                 continue;
             }
-            got.push(k.to_vec());
+            if let Some(c) = check.as_deref_mut() {
+                // Consecutive items of one heap page share an answer, and
+                // only within this locked page: an answer is never kept
+                // past the lock it was asked under.
+                let block = tid_of(k).0;
+                let seen = match last {
+                    Some((b, v)) if b == block => v,
+                    _ => c(block)?,
+                };
+                last = Some((block, seen));
+                self.checked.push(seen);
+            }
+            let a = self.buf.len() as u32;
+            self.buf.extend_from_slice(k);
+            self.items.push((a, self.buf.len() as u32));
         }
-        if self.dir == Direction::Forward {
-            got.reverse();
+        if self.dir == Direction::Backward {
+            self.items.reverse();
+            self.checked.reverse();
         }
-        self.batch = got;
         Ok(stop)
     }
 
-    fn start(&mut self) -> Result<()> {
+    fn start(
+        &mut self,
+        tree: &BTree,
+        check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<()> {
         self.started = true;
         let (bound, after) = match self.dir {
             Direction::Forward => (&self.lower, false),
@@ -194,7 +318,7 @@ impl BtScan<'_> {
                 Target::AtOrAfter(&key)
             }
         };
-        let Descent::Leaf(mut buf) = self.tree.descend(&t, None)? else {
+        let Descent::Leaf(mut buf) = tree.descend(&t, None)? else {
             return Err(err!(InternalError, "read-only descent restarted"));
         };
         loop {
@@ -203,7 +327,7 @@ impl BtScan<'_> {
             if past_high_key(&g, &o, &t)? {
                 let next = o.next;
                 drop(g);
-                buf = self.tree.pin(next)?;
+                buf = tree.pin(next)?;
                 continue;
             }
             let pos = leaf_position(&g, &o, &t)?;
@@ -211,12 +335,12 @@ impl BtScan<'_> {
             let stop = match self.dir {
                 Direction::Forward => {
                     self.next = o.next;
-                    self.take(&g, pos, page::max_offset(&g) + 1)?
+                    self.take(&g, pos, page::max_offset(&g) + 1, check)?
                         || self.hikey_past_upper(&g, &o)?
                 }
                 Direction::Backward => {
                     self.next = o.prev;
-                    self.take(&g, bp::first_data(&o), pos)?
+                    self.take(&g, bp::first_data(&o), pos, check)?
                 }
             };
             self.done = stop || self.next == P_NONE;
@@ -225,10 +349,14 @@ impl BtScan<'_> {
     }
 
     /// Reads the next page in scan direction into the batch.
-    fn step(&mut self) -> Result<()> {
+    fn step(
+        &mut self,
+        tree: &BTree,
+        check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
+    ) -> Result<()> {
         let mut blk = self.next;
         loop {
-            let buf = self.tree.pin(blk)?;
+            let buf = tree.pin(blk)?;
             let g = buf.read();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
@@ -240,7 +368,7 @@ impl BtScan<'_> {
                         DataCorrupted,
                         "could not find left sibling of block {} in index \"{}\"",
                         self.cur,
-                        self.tree.rel()
+                        tree.rel()
                     ));
                 }
                 blk = o.next;
@@ -248,7 +376,7 @@ impl BtScan<'_> {
             }
             let (from, to) = (bp::first_data(&o), page::max_offset(&g) + 1);
             self.cur = blk;
-            let stop = self.take(&g, from, to)?
+            let stop = self.take(&g, from, to, check)?
                 || (self.dir == Direction::Forward && self.hikey_past_upper(&g, &o)?);
             self.next = match self.dir {
                 Direction::Forward => o.next,
@@ -264,23 +392,13 @@ impl Iterator for BtScan<'_> {
     type Item = Result<ScanItem>;
 
     fn next(&mut self) -> Option<Result<ScanItem>> {
-        loop {
-            if let Some(key) = self.batch.pop() {
-                let tid = tid_of(&key);
-                return Some(Ok(ScanItem { key, tid }));
-            }
-            let r = if !self.started {
-                self.start()
-            } else if self.done {
-                return None;
-            } else {
-                self.step()
-            };
-            if let Err(e) = r {
-                self.done = true;
-                self.started = true;
-                return Some(Err(e));
-            }
+        match self.pos.next_key(self.tree) {
+            Ok(Some(k)) => Some(Ok(ScanItem {
+                tid: tid_of(k),
+                key: k.to_vec(),
+            })),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
         }
     }
 }

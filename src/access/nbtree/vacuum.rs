@@ -4,15 +4,25 @@
 //! [`BtRecord::Delete`] per page. Emptied pages stay in the tree (page
 //! deletion and recycling come later).
 //!
-//! Locking: one leaf at a time, exclusively. Scans copy a page's items
-//! under the shared lock and keep no pin, so removing items cannot lose a
-//! scan's place. As PostgreSQL notes, that is enough for MVCC scans: a heap
-//! line pointer reused after this pass holds a tuple the scan's snapshot
-//! cannot see. Index-only and non-MVCC scans (not yet built) need its
-//! interlock: the scan keeps the leaf pinned until its TIDs are processed
-//! and the bulk delete takes a cleanup lock on every leaf. A leaf that
+//! Locking: one leaf at a time, exclusively. (PostgreSQL's `btvacuumpage`
+//! takes a cleanup lock; with `PinnedBuffer::cleanup_lock` here, concurrent
+//! inserters left leaf items above their page's high key in a stress test,
+//! so the interlock below waits for that to be understood.) Scans copy a page's items under the shared lock,
+//! so removing items cannot lose a scan's place. As PostgreSQL notes, that
+//! is enough for MVCC scans: a heap line pointer reused after this pass
+//! holds a tuple the scan's snapshot cannot see. Index-only and non-MVCC
+//! scans need PostgreSQL's interlock on top: such a scan keeps the leaf
+//! pinned until its TIDs are processed, and a cleanup lock here waits for
+//! it, so VACUUM's second heap pass (which frees the line pointers and sets
+//! visibility-map bits) cannot overtake it. Not built yet. A leaf that
 //! splits during the pass moves items only to the right, where the walk has
 //! not been yet.
+//!
+//! Crash safety: each page's deletions are one `Delete` record, logged as
+//! the page's full image when it is the page's first change after a
+//! checkpoint (`wal::btree`), and redone by the same `apply`. VACUUM logs
+//! the heap's `VacuumDead` only after every index's deletions, so the log
+//! order alone keeps redo from freeing a heap slot an index still names.
 
 use super::btpage::{self as bp};
 use super::keys::{tid_of, Tid};
@@ -27,12 +37,13 @@ impl BTree {
     pub fn bulk_delete(&self, dead: impl Fn(Tid) -> bool) -> Result<u64> {
         let mut blk = self.leftmost_at_level(0)?;
         let mut removed = 0;
+        let mut offsets = Vec::new();
         loop {
             let buf = self.pin(blk)?;
             let mut g = buf.write();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
-            let mut offsets = Vec::new();
+            offsets.clear();
             for off in bp::first_data(&o)..=page::max_offset(&g) {
                 if dead(tid_of(bp::item(&g, off)?)) {
                     offsets.push(off);
@@ -40,12 +51,25 @@ impl BTree {
             }
             if !offsets.is_empty() {
                 removed += offsets.len() as u64;
-                self.log_apply(&mut g, &BtRecord::Delete { offsets })?;
+                self.log_apply(
+                    &mut g,
+                    &BtRecord::Delete {
+                        offsets: std::mem::take(&mut offsets),
+                    },
+                )?;
             }
             if o.is_rightmost() {
                 return Ok(removed);
             }
             blk = o.next;
         }
+    }
+}
+
+impl BTree {
+    /// The index's size in pages (VACUUM VERBOSE's `pages: N in total`).
+    pub fn num_pages(&self) -> Result<u32> {
+        self.pool()
+            .nblocks(self.rel(), crate::storage::ForkNumber::Main)
     }
 }

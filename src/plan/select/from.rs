@@ -95,6 +95,7 @@ impl Binder<'_> {
         }
         let (mut plan, scope) = self.join_items(items, where_clause, Vec::new())?;
         super::super::quals::order_quals(&mut plan);
+        super::super::indexpath::use_indexes(&mut plan, &*self.ctx);
         Ok((plan, scope))
     }
 

@@ -56,6 +56,11 @@ pub enum MetaCommand {
         /// Name pattern, if given.
         pattern: Option<String>,
     },
+    /// `\di [PATTERN]`: list indexes.
+    ListIndexes {
+        /// Name pattern, if given.
+        pattern: Option<String>,
+    },
     /// `\i FILE` / `\ir FILE`: run a script.
     Include {
         /// The file, as written.
@@ -373,6 +378,9 @@ fn parse_command(name: &str, lx: &mut ArgLexer) -> Result<Meta, String> {
         "dt" | "dt+" => ListTables {
             pattern: lx.next_arg(),
             plus: name.ends_with('+'),
+        },
+        "di" | "di+" => ListIndexes {
+            pattern: lx.next_arg(),
         },
         "i" | "include" => Include {
             path: required(lx.next_arg())?,

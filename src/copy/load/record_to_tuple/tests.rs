@@ -24,6 +24,7 @@ fn table(types: &[DataType]) -> TableDef {
             })
             .collect(),
         stats: None,
+        indexes: Vec::new(),
     }
 }
 

@@ -1,0 +1,90 @@
+//! `Display` for `ON CONFLICT`, `ALTER TABLE` constraints and `REINDEX`.
+
+use std::fmt::{self, Display, Formatter};
+
+use super::{Comma, Id, Ids};
+use crate::ast::{
+    AlterTable, AlterTableAction, ConflictAction, ConflictTarget, OnConflict, Reindex,
+};
+
+impl Display for OnConflict {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("ON CONFLICT")?;
+        match &self.target {
+            ConflictTarget::Any => {}
+            ConflictTarget::Columns(cols) => write!(f, " ({})", Comma(cols))?,
+            ConflictTarget::Constraint(n) => write!(f, " ON CONSTRAINT {}", Id(n))?,
+        }
+        match &self.action {
+            ConflictAction::Nothing => f.write_str(" DO NOTHING"),
+            ConflictAction::Update {
+                assignments,
+                where_clause,
+            } => {
+                f.write_str(" DO UPDATE SET ")?;
+                for (i, a) in assignments.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{} = {}", Id(&a.column), a.value)?;
+                }
+                if let Some(w) = where_clause {
+                    write!(f, " WHERE {w}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Display for AlterTableAction {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            AlterTableAction::AddConstraint {
+                name,
+                primary,
+                columns,
+                ..
+            } => {
+                f.write_str("ADD ")?;
+                if let Some(n) = name {
+                    write!(f, "CONSTRAINT {} ", Id(n))?;
+                }
+                let kind = if *primary { "PRIMARY KEY" } else { "UNIQUE" };
+                write!(f, "{kind} ({})", Ids(columns))
+            }
+            AlterTableAction::DropConstraint {
+                if_exists,
+                name,
+                cascade,
+            } => {
+                f.write_str("DROP CONSTRAINT ")?;
+                if *if_exists {
+                    f.write_str("IF EXISTS ")?;
+                }
+                Id(name).fmt(f)?;
+                if *cascade {
+                    f.write_str(" CASCADE")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Display for AlterTable {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("ALTER TABLE ")?;
+        if self.if_exists {
+            f.write_str("IF EXISTS ")?;
+        }
+        write!(f, "{} {}", self.table, Comma(&self.actions))
+    }
+}
+
+impl Display for Reindex {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let kind = if self.table { "TABLE" } else { "INDEX" };
+        write!(f, "REINDEX {kind} {}", self.name)
+    }
+}

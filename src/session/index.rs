@@ -1,0 +1,530 @@
+//! CREATE INDEX, DROP INDEX, the indexes of PRIMARY KEY and UNIQUE
+//! constraints, and what DROP TABLE and TRUNCATE do to indexes.
+//!
+//! An index is a B-tree relation (`access::nbtree`) and an entry in its
+//! table's catalog definition ([`crate::catalog::IndexDef`]). Its file is
+//! created as a table's is: a create record logged under the transaction
+//! (so recovery removes it if the transaction has no outcome), removed at
+//! abort, and the old file removed after commit on DROP and TRUNCATE. Every
+//! page change of the index is logged (`wal::btree`). The build reads the
+//! rows the statement's snapshot sees, under a SHARE lock that keeps writers
+//! out, sorts their keys and writes the tree bottom-up.
+
+use heapdb_grammar::ast;
+
+mod alter;
+
+use super::index_maint::key_text;
+use super::{Notice, QueryResult, Session};
+use crate::access::heap::tuple;
+use crate::access::nbtree::{keys, BTree, BtLog};
+use crate::catalog::{IndexColumn, IndexDef, TableDef};
+use crate::err;
+use crate::error::Result;
+use crate::plan::bind::at;
+use crate::storage::RelFileNode;
+use crate::txn::{LockMode, Snapshot};
+use crate::types::Value;
+use crate::wal::WalRecord;
+
+/// PostgreSQL's NAMEDATALEN - 1.
+const MAX_NAME: usize = 63;
+
+/// What an index is to be: columns and flags, before it has storage.
+pub(super) struct IndexSpec {
+    pub name: String,
+    pub columns: Vec<IndexColumn>,
+    pub include: Vec<usize>,
+    pub unique: bool,
+    pub primary: bool,
+    pub constraint: bool,
+}
+
+/// PostgreSQL's `makeObjectName`: `name1_name2_label`, the two names
+/// shortened (the longer first) to fit in 63 bytes.
+fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
+    let overhead = label.len() + 1 + usize::from(!name2.is_empty());
+    let avail = MAX_NAME.saturating_sub(overhead);
+    let (mut n1, mut n2) = (name1.len(), name2.len());
+    while n1 + n2 > avail {
+        if n1 > n2 {
+            n1 -= 1;
+        } else {
+            n2 -= 1;
+        }
+    }
+    let cut = |s: &str, mut n: usize| {
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        s[..n].to_string()
+    };
+    let mut out = cut(name1, n1);
+    if !name2.is_empty() {
+        out.push('_');
+        out.push_str(&cut(name2, n2));
+    }
+    out.push('_');
+    out.push_str(label);
+    out
+}
+
+impl Session {
+    /// PostgreSQL's `ChooseRelationName`: the first of `t_a_label`,
+    /// `t_a_label1`, ... that no relation (nor an index chosen earlier in
+    /// this statement, `taken`) has.
+    pub(super) fn choose_index_name(
+        &self,
+        snap: &Snapshot,
+        table: &TableDef,
+        columns: &[usize],
+        label: &str,
+        taken: &[String],
+    ) -> String {
+        let name2 = if label == "pkey" {
+            String::new()
+        } else {
+            columns
+                .iter()
+                .map(|&c| table.columns[c].name.as_str())
+                .collect::<Vec<_>>()
+                .join("_")
+        };
+        let view = self.catalog_view(snap);
+        for pass in 0.. {
+            let l = if pass == 0 {
+                label.to_string()
+            } else {
+                format!("{label}{pass}")
+            };
+            let name = make_object_name(&table.name, &name2, &l);
+            if !taken.contains(&name) && !self.db.catalog.relation_name_taken(&view, &name) {
+                return name;
+            }
+        }
+        unreachable!("the name passes are unbounded")
+    }
+
+    /// Creates and fills the index `spec` of `table` (the version locked by
+    /// this statement) in the current transaction; returns the table's new
+    /// definition, already in the catalog.
+    pub(super) fn add_index(
+        &mut self,
+        snap: &Snapshot,
+        table: &TableDef,
+        spec: IndexSpec,
+    ) -> Result<TableDef> {
+        let xid = self.assign_xid()?;
+        let oid = self.fresh_relfilenode();
+        let ix = IndexDef {
+            oid,
+            name: spec.name,
+            relfilenode: oid,
+            columns: spec.columns,
+            include: spec.include,
+            unique: spec.unique,
+            primary: spec.primary,
+            constraint: spec.constraint,
+        };
+        self.db.wal.insert(xid, &WalRecord::CreateRel { rel: oid });
+        self.txn_mut().drop_on_abort.push(oid);
+        self.build_index(snap, table, &ix)?;
+        let mut def = table.clone();
+        if ix.primary {
+            for c in &ix.columns {
+                def.columns[c.column].not_null = true;
+            }
+        }
+        def.indexes.push(ix);
+        self.db
+            .catalog
+            .replace(&self.catalog_view(snap), xid, table.oid, Some(def.clone()))?;
+        self.txn_mut().catalog_changed = true;
+        Ok(def)
+    }
+
+    /// Reads the rows `snap` sees, checks uniqueness (and NOT NULL for a
+    /// primary key) and writes the sorted tree.
+    fn build_index(&self, snap: &Snapshot, table: &TableDef, ix: &IndexDef) -> Result<()> {
+        let rel = self.db.relation(table.relfilenode)?;
+        let desc = ix.desc(table);
+        let tdesc = crate::exec::scan::tuple_desc(table)?;
+        let stored: Vec<usize> = ix.stored_columns().collect();
+        let nkey = ix.columns.len();
+        let mut rows: Vec<(Vec<u8>, bool)> = Vec::new();
+        let mut scan = rel.scan(snap)?;
+        let mut failed = None;
+        while let Some(r) = scan.next_page(|block, pg, visible| -> Result<()> {
+            let mut slots = vec![None; table.columns.len()];
+            for &off in visible {
+                let Some(t) = crate::storage::page::get_item(pg, off) else {
+                    continue;
+                };
+                tuple::deform(t, &tdesc, table.columns.len(), &mut slots)?;
+                let vals: Vec<Value> = stored
+                    .iter()
+                    .map(|&c| match slots[c] {
+                        Some(b) => Value::decode(&table.columns[c].ty, b),
+                        None => Value::Null,
+                    })
+                    .collect();
+                if ix.primary {
+                    if let Some(k) = (0..nkey).find(|&k| vals[k].is_null()) {
+                        failed = Some(err!(
+                            NotNullViolation,
+                            "column \"{}\" of relation \"{}\" contains null values",
+                            table.columns[stored[k]].name,
+                            table.name
+                        ));
+                    }
+                }
+                let has_null = vals[..nkey].iter().any(Value::is_null);
+                rows.push((keys::leaf_key(&desc, &vals, (block, off))?, has_null));
+            }
+            Ok(())
+        })? {
+            r?;
+            if let Some(e) = failed.take() {
+                return Err(e);
+            }
+        }
+        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        if ix.unique {
+            self.check_build_unique(table, ix, &desc, &rows)?;
+        }
+        let log: std::sync::Arc<dyn BtLog> = self.db.wal.clone();
+        BTree::build_sorted(
+            self.db.pool.clone(),
+            RelFileNode(ix.relfilenode),
+            desc,
+            Some(log),
+            rows.into_iter().map(|(k, _)| k),
+        )?;
+        Ok(())
+    }
+
+    /// PostgreSQL's error for a unique index over duplicates: the first
+    /// pair of sorted keys equal in their key columns, neither with a NULL.
+    fn check_build_unique(
+        &self,
+        table: &TableDef,
+        ix: &IndexDef,
+        desc: &crate::access::nbtree::IndexDesc,
+        rows: &[(Vec<u8>, bool)],
+    ) -> Result<()> {
+        let nkey = ix.columns.len();
+        let prefix = |k: &[u8]| -> Result<usize> { Ok(keys::column_ends(desc, k)?[nkey - 1]) };
+        for w in rows.windows(2) {
+            if w[0].1 || w[1].1 {
+                continue;
+            }
+            let (a, b) = (&w[0].0, &w[1].0);
+            let (la, lb) = (prefix(a)?, prefix(b)?);
+            if a[..la] == b[..lb] {
+                let (vals, _) = keys::decode_key(desc, a)?;
+                let mut row = vec![Value::Null; table.columns.len()];
+                for (v, c) in vals.into_iter().zip(ix.stored_columns()) {
+                    row[c] = v;
+                }
+                return Err(err!(
+                    UniqueViolation,
+                    "could not create unique index \"{}\"",
+                    ix.name
+                )
+                .with_detail(format!("{} is duplicated.", key_text(table, ix, &row))));
+            }
+        }
+        Ok(())
+    }
+
+    /// The key columns of an index element list, with PostgreSQL's error
+    /// for an unknown column.
+    fn index_columns(table: &TableDef, elems: &[ast::IndexElem]) -> Result<Vec<IndexColumn>> {
+        elems
+            .iter()
+            .map(|e| {
+                let column = table.column_index(&e.column).ok_or_else(|| {
+                    at(
+                        err!(UndefinedColumn, "column \"{}\" does not exist", e.column),
+                        e.offset,
+                    )
+                })?;
+                let desc = e.asc == Some(false);
+                Ok(IndexColumn {
+                    column,
+                    desc,
+                    nulls_first: e.nulls_first.unwrap_or(desc),
+                })
+            })
+            .collect()
+    }
+
+    pub(crate) fn create_index(&mut self, c: &ast::CreateIndex) -> Result<QueryResult> {
+        if let Some(m) = &c.method {
+            if m != "btree" {
+                return Err(err!(
+                    UndefinedObject,
+                    "access method \"{m}\" does not exist"
+                ));
+            }
+        }
+        if c.predicate.is_some() {
+            return Err(err!(
+                FeatureNotSupported,
+                "partial indexes are not supported"
+            ));
+        }
+        let snap = self.statement_snapshot();
+        if let Some(name) = &c.name {
+            if self
+                .db
+                .catalog
+                .relation_name_taken(&self.catalog_view(&snap), name)
+            {
+                if c.if_not_exists {
+                    let mut r = QueryResult::empty("CREATE INDEX");
+                    r.notices.push(Notice::notice(format!(
+                        "relation \"{name}\" already exists, skipping"
+                    )));
+                    return Ok(r);
+                }
+                return Err(err!(DuplicateTable, "relation \"{name}\" already exists"));
+            }
+        }
+        let table = self
+            .lookup_table(&snap, &c.table.name, LockMode::Share)
+            .map_err(|e| at(e, c.table.offset))?;
+        let columns = Self::index_columns(&table, &c.columns)?;
+        let mut include = Vec::new();
+        for name in &c.include {
+            let i = table
+                .column_index(name)
+                .ok_or_else(|| err!(UndefinedColumn, "column \"{name}\" does not exist"))?;
+            include.push(i);
+        }
+        let name = match &c.name {
+            Some(n) => n.clone(),
+            None => {
+                let all: Vec<usize> = columns
+                    .iter()
+                    .map(|k| k.column)
+                    .chain(include.iter().copied())
+                    .collect();
+                self.choose_index_name(&snap, &table, &all, "idx", &[])
+            }
+        };
+        let spec = IndexSpec {
+            name,
+            columns,
+            include,
+            unique: c.unique,
+            primary: false,
+            constraint: false,
+        };
+        self.add_index(&snap, &table, spec)?;
+        Ok(QueryResult::empty("CREATE INDEX"))
+    }
+
+    pub(crate) fn drop_index(&mut self, d: &ast::DropIndex) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let xid = self.assign_xid()?;
+        let mut r = QueryResult::empty("DROP INDEX");
+        for name in &d.names {
+            let view = self.catalog_view(&snap);
+            let Some((owner, _)) = self.db.catalog.index_owner(&view, &name.name) else {
+                if self.db.catalog.lookup(&view, &name.name).is_some() {
+                    return Err(at(
+                        err!(WrongObjectType, "\"{}\" is not an index", name.name)
+                            .with_hint("Use DROP TABLE to remove a table."),
+                        name.offset,
+                    ));
+                }
+                if d.if_exists {
+                    r.notices.push(Notice::notice(format!(
+                        "index \"{}\" does not exist, skipping",
+                        name.name
+                    )));
+                    continue;
+                }
+                return Err(at(
+                    err!(UndefinedObject, "index \"{}\" does not exist", name.name),
+                    name.offset,
+                ));
+            };
+            let table = self
+                .lookup_table(&snap, &owner.name, LockMode::AccessExclusive)
+                .map_err(|e| at(e, name.offset))?;
+            let Some(pos) = table.indexes.iter().position(|i| i.name == name.name) else {
+                return Err(err!(
+                    UndefinedObject,
+                    "index \"{}\" does not exist",
+                    name.name
+                ));
+            };
+            let ix = &table.indexes[pos];
+            if ix.constraint && !d.cascade {
+                return Err(err!(
+                    DependentObjectsStillExist,
+                    "cannot drop index {} because constraint {} on table {} requires it",
+                    ix.name,
+                    ix.name,
+                    table.name
+                )
+                .with_hint(format!(
+                    "You can drop constraint {} on table {} instead.",
+                    ix.name, table.name
+                )));
+            }
+            let mut def = (*table).clone();
+            let gone = def.indexes.remove(pos);
+            self.db
+                .catalog
+                .replace(&self.catalog_view(&snap), xid, table.oid, Some(def))?;
+            let txn = self.txn_mut();
+            txn.catalog_changed = true;
+            txn.drop_on_commit.push(gone.relfilenode);
+        }
+        Ok(r)
+    }
+
+    /// TRUNCATE's part for indexes: each gets a new, empty relation in
+    /// `def` (the table's new definition); the old files go at commit.
+    pub(super) fn truncate_indexes(
+        &mut self,
+        def: &mut TableDef,
+        xid: crate::txn::Xid,
+    ) -> Result<()> {
+        for i in 0..def.indexes.len() {
+            let fresh = self.fresh_relfilenode();
+            self.db
+                .wal
+                .insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.txn_mut().drop_on_abort.push(fresh);
+            let log: std::sync::Arc<dyn BtLog> = self.db.wal.clone();
+            BTree::create(
+                self.db.pool.clone(),
+                RelFileNode(fresh),
+                def.indexes[i].desc(def),
+                Some(log),
+            )?;
+            let old = std::mem::replace(&mut def.indexes[i].relfilenode, fresh);
+            self.txn_mut().drop_on_commit.push(old);
+        }
+        Ok(())
+    }
+
+    /// The indexes of CREATE TABLE's PRIMARY KEY and UNIQUE constraints
+    /// (`pk`: the primary key's columns; `uniques`: each unique
+    /// constraint's), named as PostgreSQL names them, primary key first.
+    pub(super) fn add_constraint_indexes(
+        &mut self,
+        table: TableDef,
+        pk: Option<&[String]>,
+        uniques: &[Vec<String>],
+    ) -> Result<()> {
+        let snap = self.statement_snapshot();
+        let mut def = table;
+        let mut taken: Vec<String> = Vec::new();
+        let lists = pk
+            .into_iter()
+            .map(|c| (true, c))
+            .chain(uniques.iter().map(|u| (false, &u[..])));
+        for (primary, names) in lists {
+            let mut cols = Vec::with_capacity(names.len());
+            for n in names {
+                let c = def.column_index(n).ok_or_else(|| {
+                    err!(
+                        UndefinedColumn,
+                        "column \"{n}\" named in key does not exist"
+                    )
+                })?;
+                cols.push(c);
+            }
+            let label = if primary { "pkey" } else { "key" };
+            let name = self.choose_index_name(&snap, &def, &cols, label, &taken);
+            taken.push(name.clone());
+            let spec = IndexSpec {
+                name,
+                columns: cols
+                    .iter()
+                    .map(|&column| IndexColumn {
+                        column,
+                        desc: false,
+                        nulls_first: false,
+                    })
+                    .collect(),
+                include: Vec::new(),
+                unique: true,
+                primary,
+                constraint: true,
+            };
+            def = self.add_index(&snap, &def, spec)?;
+        }
+        Ok(())
+    }
+}
+
+/// A name as `quote_ident` prints it.
+pub(super) fn quoted(name: &str) -> String {
+    if heapdb_grammar::keywords::needs_quotes(name) {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    } else {
+        name.to_string()
+    }
+}
+
+/// psql's `\d` lines for the indexes of `table`: `"a_pkey" PRIMARY KEY,
+/// btree (aid)`, primary key first, then by name.
+pub(crate) fn describe_indexes(table: &TableDef) -> Vec<String> {
+    let mut ixs: Vec<&IndexDef> = table.indexes.iter().collect();
+    ixs.sort_by(|a, b| b.primary.cmp(&a.primary).then(a.name.cmp(&b.name)));
+    ixs.iter()
+        .map(|ix| {
+            let kind = match (ix.primary, ix.unique, ix.constraint) {
+                (true, _, _) => "PRIMARY KEY, ",
+                (false, true, true) => "UNIQUE CONSTRAINT, ",
+                (false, true, false) => "UNIQUE, ",
+                _ => "",
+            };
+            let cols: Vec<String> = ix
+                .columns
+                .iter()
+                .map(|c| {
+                    let mut s = quoted(&table.columns[c.column].name);
+                    match (c.desc, c.nulls_first) {
+                        (true, true) => s.push_str(" DESC"),
+                        (true, false) => s.push_str(" DESC NULLS LAST"),
+                        (false, true) => s.push_str(" NULLS FIRST"),
+                        (false, false) => {}
+                    }
+                    s
+                })
+                .collect();
+            let mut line = format!("\"{}\" {kind}btree ({})", ix.name, cols.join(", "));
+            if !ix.include.is_empty() {
+                let inc: Vec<String> = ix
+                    .include
+                    .iter()
+                    .map(|&c| quoted(&table.columns[c].name))
+                    .collect();
+                line.push_str(&format!(" INCLUDE ({})", inc.join(", ")));
+            }
+            line
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::make_object_name;
+
+    #[test]
+    fn object_names_are_shortened_as_postgres_does() {
+        assert_eq!(make_object_name("t", "a_b", "key"), "t_a_b_key");
+        assert_eq!(make_object_name("t", "", "pkey"), "t_pkey");
+        let long = "x".repeat(60);
+        let n = make_object_name(&long, "col", "idx");
+        assert_eq!(n.len(), 63);
+        assert!(n.ends_with("_col_idx"), "{n}");
+    }
+}
