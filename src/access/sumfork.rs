@@ -118,14 +118,10 @@ pub struct SummarySpec {
 }
 
 impl SummarySpec {
-    /// The spec of `table`'s columns as they are now.
-    pub fn of_table(table: &crate::catalog::TableDef) -> Result<SummarySpec> {
-        let desc = super::heap::tuple::tuple_desc(table)?;
-        let kinds = table
-            .columns
-            .iter()
-            .map(|c| SummaryKind::of(&c.ty))
-            .collect();
+    /// The spec of a table whose columns have `types`, in order.
+    pub fn of_types(types: &[crate::types::DataType]) -> Result<SummarySpec> {
+        let desc = super::heap::tuple::desc_of_types(types)?;
+        let kinds = types.iter().map(SummaryKind::of).collect();
         Ok(SummarySpec::new(desc, kinds))
     }
 

@@ -387,6 +387,46 @@ fn count_star<'a>(
     )))
 }
 
+/// The operator of an `IndexNestLoop` node: the outer input built as any
+/// node, the inner index scan rescanned per outer row and measured by the
+/// join, per probe.
+fn index_nest_loop<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let Node::IndexNestLoop {
+        left,
+        right,
+        kind,
+        left_key,
+        residual,
+    } = &plan.node
+    else {
+        return Err(err!(InternalError, "not an index nested loop"));
+    };
+    let Node::IndexScan(spec) = &right.node else {
+        return Err(err!(
+            InternalError,
+            "the inner side of an index nested loop is not an index scan"
+        ));
+    };
+    let outer = build_with(left, ctx, instr, next_id)?;
+    let inner_id = *next_id;
+    count_nodes(right, next_id);
+    Ok(Box::new(indexscan::IndexNestLoopOp::new(
+        outer,
+        indexscan::IndexScanOp::new(ctx, spec, None)?,
+        *kind,
+        left_key,
+        residual.as_ref(),
+        left.types(),
+        right.types(),
+        instr.map(|i| (i, inner_id)),
+    )))
+}
+
 /// [`build_with`]; a sequential scan at the top of `plan` serves its
 /// consumer as `usage` says: its rows, only how many pass its filter (for
 /// an aggregation that only counts rows, [`scan::counts_rows_only`]), or
@@ -409,34 +449,7 @@ pub(crate) fn build_node<'a>(
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
         Node::IndexScan(spec) => Box::new(indexscan::IndexScanOp::new(ctx, spec, None)?),
-        Node::IndexNestLoop {
-            left,
-            right,
-            kind,
-            left_key,
-            residual,
-        } => {
-            let Node::IndexScan(spec) = &right.node else {
-                return Err(err!(
-                    InternalError,
-                    "the inner side of an index nested loop is not an index scan"
-                ));
-            };
-            let outer = build(left)?;
-            // The inner scan is measured by the join, per probe.
-            let inner_id = *next_id;
-            count_nodes(right, next_id);
-            Box::new(indexscan::IndexNestLoopOp::new(
-                outer,
-                indexscan::IndexScanOp::new(ctx, spec, None)?,
-                *kind,
-                left_key,
-                residual.as_ref(),
-                left.types(),
-                right.types(),
-                instr.map(|i| (i, inner_id)),
-            ))
-        }
+        Node::IndexNestLoop { .. } => index_nest_loop(plan, ctx, instr, next_id)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
         Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {

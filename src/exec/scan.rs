@@ -45,7 +45,10 @@ use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::nodes::TableFunc;
 
-pub use crate::access::heap::tuple::tuple_desc;
+/// The storage description of a table's tuples.
+pub fn tuple_desc(table: &TableDef) -> Result<TupleDesc> {
+    tuple::desc_of_types(table.columns.iter().map(|c| &c.ty))
+}
 
 /// Appends one attribute's stored bytes (or NULL) to a column builder.
 #[inline]

@@ -365,26 +365,8 @@ fn title_and_details(
             ..
         } => seq_scan_title(cx, plan, my_id, par, table, alias, filter.as_ref()),
         Node::IndexScan(spec) => index_scan_title(cx, plan, my_id, spec),
-        Node::IndexNestLoop {
-            left,
-            right,
-            kind,
-            residual,
-            ..
-        } => {
-            let mut all = output_columns(left, par.qualify);
-            all.extend(output_columns(right, par.qualify));
-            (
-                if *kind == JoinKind::Left {
-                    "Nested Loop Left Join".into()
-                } else {
-                    "Nested Loop".into()
-                },
-                residual
-                    .iter()
-                    .map(|c| format!("Join Filter: {}", deparse(c, &all)))
-                    .collect(),
-            )
+        Node::IndexNestLoop { .. } | Node::HashJoin { .. } | Node::NestedLoop { .. } => {
+            join_title(plan, par)
         }
         Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
@@ -460,6 +442,35 @@ fn title_and_details(
             ),
             vec![],
         ),
+        Node::Project { .. } | Node::Filter { .. } => unreachable!("folded above"),
+    }
+}
+
+/// A join node's title (`Hash Left Join`, `Nested Loop`) and its condition
+/// lines.
+fn join_title(plan: &Plan, par: Par) -> (String, Vec<String>) {
+    match &plan.node {
+        Node::IndexNestLoop {
+            left,
+            right,
+            kind,
+            residual,
+            ..
+        } => {
+            let mut all = output_columns(left, par.qualify);
+            all.extend(output_columns(right, par.qualify));
+            (
+                if *kind == JoinKind::Left {
+                    "Nested Loop Left Join".into()
+                } else {
+                    "Nested Loop".into()
+                },
+                residual
+                    .iter()
+                    .map(|c| format!("Join Filter: {}", deparse(c, &all)))
+                    .collect(),
+            )
+        }
         Node::HashJoin {
             left,
             right,
@@ -513,7 +524,7 @@ fn title_and_details(
                     .collect(),
             )
         }
-        Node::Project { .. } | Node::Filter { .. } => unreachable!("folded above"),
+        other => unreachable!("not a join: {other:?}"),
     }
 }
 

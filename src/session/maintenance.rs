@@ -126,7 +126,9 @@ impl Session {
         let mut result = QueryResult::empty("VACUUM");
         for (def, columns) in targets {
             let rel = self.db.relation(def.relfilenode)?;
-            rel.set_summary_spec(Some(crate::access::sumfork::SummarySpec::of_table(&def)?));
+            rel.set_summary_spec(Some(crate::access::sumfork::SummarySpec::of_types(
+                &def.columns.iter().map(|c| c.ty).collect::<Vec<_>>(),
+            )?));
             // Every index of the table: the dead tuples' entries are removed
             // before their line pointers are freed (two passes).
             let indexes: Vec<VacuumIndex> = def

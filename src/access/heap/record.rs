@@ -302,32 +302,7 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             redirected,
             dead,
             unused,
-        } => {
-            let max = page::max_offset(p);
-            let check = |o: OffsetNumber| {
-                if o == 0 || o > max {
-                    Err(corrupt(&format!("line pointer {o} out of range")))
-                } else {
-                    Ok(())
-                }
-            };
-            for &(from, to) in redirected {
-                check(from)?;
-                check(to)?;
-                page::set_redirect(p, from, to);
-            }
-            for &o in dead {
-                check(o)?;
-                page::set_dead(p, o);
-            }
-            for &o in unused {
-                check(o)?;
-                page::set_unused(p, o);
-            }
-            page::set_prune_xid(p, 0);
-            page::repair_fragmentation(p);
-            Ok(())
-        }
+        } => apply_prune(p, redirected, dead, unused),
         HeapRecord::Defragment => {
             page::repair_fragmentation(p);
             Ok(())
@@ -373,21 +348,59 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             }
             Ok(())
         }
-        HeapRecord::VacuumDead { offsets } => {
-            let max = page::max_offset(p);
-            if let Some(&o) = offsets
-                .iter()
-                .find(|&&o| o == 0 || o > max || page::item_id(p, o).flags != page::LP_DEAD)
-            {
-                return Err(corrupt(&format!("line pointer {o} is not DEAD")));
-            }
-            for &o in offsets {
-                page::set_unused(p, o);
-            }
-            page::truncate_unused_tail(p);
+        HeapRecord::VacuumDead { offsets } => apply_vacuum_dead(p, offsets),
+    }
+}
+
+/// Redo of [`HeapRecord::Prune`]: line pointers redirected, made DEAD or
+/// unused, then the page compacted.
+fn apply_prune(
+    p: &mut [u8],
+    redirected: &[(OffsetNumber, OffsetNumber)],
+    dead: &[OffsetNumber],
+    unused: &[OffsetNumber],
+) -> Result<()> {
+    let max = page::max_offset(p);
+    let check = |o: OffsetNumber| {
+        if o == 0 || o > max {
+            Err(corrupt(&format!("line pointer {o} out of range")))
+        } else {
             Ok(())
         }
+    };
+    for &(from, to) in redirected {
+        check(from)?;
+        check(to)?;
+        page::set_redirect(p, from, to);
     }
+    for &o in dead {
+        check(o)?;
+        page::set_dead(p, o);
+    }
+    for &o in unused {
+        check(o)?;
+        page::set_unused(p, o);
+    }
+    page::set_prune_xid(p, 0);
+    page::repair_fragmentation(p);
+    Ok(())
+}
+
+/// Redo of [`HeapRecord::VacuumDead`]: the DEAD line pointers (and only
+/// those) become unused, trailing unused ones are trimmed.
+fn apply_vacuum_dead(p: &mut [u8], offsets: &[OffsetNumber]) -> Result<()> {
+    let max = page::max_offset(p);
+    if let Some(&o) = offsets
+        .iter()
+        .find(|&&o| o == 0 || o > max || page::item_id(p, o).flags != page::LP_DEAD)
+    {
+        return Err(corrupt(&format!("line pointer {o} is not DEAD")));
+    }
+    for &o in offsets {
+        page::set_unused(p, o);
+    }
+    page::truncate_unused_tail(p);
+    Ok(())
 }
 
 #[cfg(test)]

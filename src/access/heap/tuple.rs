@@ -554,15 +554,16 @@ pub fn deform<'t>(
     Ok(())
 }
 
-/// The storage description of a table's tuples.
-pub fn tuple_desc(table: &crate::catalog::TableDef) -> crate::error::Result<TupleDesc> {
+/// The storage description of tuples whose columns have `types`, in order.
+pub fn desc_of_types<'a>(
+    types: impl IntoIterator<Item = &'a crate::types::DataType>,
+) -> crate::error::Result<TupleDesc> {
     TupleDesc::new(
-        table
-            .columns
-            .iter()
-            .map(|c| Attr {
-                len: c.ty.attlen(),
-                align: c.ty.attalign() as u8,
+        types
+            .into_iter()
+            .map(|ty| Attr {
+                len: ty.attlen(),
+                align: ty.attalign() as u8,
             })
             .collect(),
     )

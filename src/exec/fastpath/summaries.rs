@@ -467,6 +467,7 @@ mod tests {
                 })
                 .collect(),
             stats: None,
+            indexes: Vec::new(),
         }
     }
 
