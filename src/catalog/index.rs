@@ -78,7 +78,7 @@ impl IndexDef {
 }
 
 impl Catalog {
-    /// Whether a relation (table or index) named `name` is visible to
+    /// Whether a relation (table, index or view) named `name` is visible to
     /// `view`.
     pub fn relation_name_taken(&self, view: &CatalogView, name: &str) -> bool {
         self.read()
@@ -86,6 +86,7 @@ impl Catalog {
             .iter()
             .filter(|v| view.sees(v))
             .any(|v| v.def.name == name || v.def.indexes.iter().any(|i| i.name == name))
+            || self.lookup_view(view, name).is_some()
     }
 
     /// The table that owns index `name`, and the index's position in it.

@@ -155,7 +155,7 @@ impl Catalog {
     pub fn create_view(&self, view: &CatalogView, xid: Xid, def: ViewDef) -> Result<Arc<ViewDef>> {
         let mut st = self.write();
         let table_clash = st.versions.iter().any(|v| {
-            v.def.name == def.name
+            (v.def.name == def.name || v.def.indexes.iter().any(|i| i.name == def.name))
                 && (view.sees(v)
                     || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
         });
