@@ -4,10 +4,12 @@
 //! many sessions inserting overlapping keys at once never both get one in.
 
 use std::thread;
-use std::time::Duration;
 
+use heapdb::txn::LockTag;
 use heapdb::types::Value;
 use heapdb::{Database, Session};
+
+mod common;
 
 fn open() -> (tempfile::TempDir, Database) {
     let dir = tempfile::tempdir().unwrap();
@@ -36,7 +38,14 @@ fn waits_for_the_holder(commit: bool) {
     a.execute("begin").unwrap();
     a.execute("insert into t values (5, 'first')").unwrap();
     let other = spawn(&db, "insert into t values (5, 'second')");
-    thread::sleep(Duration::from_millis(200));
+    // The second inserter waits on the first one's transaction, as the
+    // lock table shows it (what `pg_locks()` lists with granted = false).
+    common::wait_until("the second inserter waiting for the first", || {
+        db.locks
+            .waiters()
+            .iter()
+            .any(|w| matches!(w.tag, LockTag::Transaction(_)))
+    });
     assert!(!other.is_finished(), "the second inserter must wait");
     a.execute(if commit { "commit" } else { "rollback" })
         .unwrap();
