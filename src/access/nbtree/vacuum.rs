@@ -7,14 +7,16 @@
 //! Locking: one leaf at a time, exclusively. (PostgreSQL's `btvacuumpage`
 //! takes a cleanup lock; with `PinnedBuffer::cleanup_lock` here, concurrent
 //! inserters left leaf items above their page's high key in a stress test,
-//! so the interlock below waits for that to be understood.) Scans copy a page's items under the shared lock,
+//! so that lock waits until the cause is understood.) Scans copy a page's
+//! items under the shared lock,
 //! so removing items cannot lose a scan's place. As PostgreSQL notes, that
 //! is enough for MVCC scans: a heap line pointer reused after this pass
-//! holds a tuple the scan's snapshot cannot see. Index-only and non-MVCC
-//! scans need PostgreSQL's interlock on top: such a scan keeps the leaf
-//! pinned until its TIDs are processed, and a cleanup lock here waits for
-//! it, so VACUUM's second heap pass (which frees the line pointers and sets
-//! visibility-map bits) cannot overtake it. Not built yet. A leaf that
+//! holds a tuple the scan's snapshot cannot see. Index-only scans, which
+//! trust the visibility map instead of the heap, read its bit under the
+//! leaf's shared lock (`scan.rs`), so VACUUM's second heap pass (which
+//! frees the line pointers and sets visibility-map bits) cannot overtake
+//! an entry they hold; PostgreSQL gets the same from a leaf pin and a
+//! cleanup lock here. A leaf that
 //! splits during the pass moves items only to the right, where the walk has
 //! not been yet.
 //!
