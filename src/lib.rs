@@ -34,7 +34,8 @@
 //!   expressions and plan nodes.
 //! - [`vector`]: column vectors and batches, key sets: the data the
 //!   executor moves.
-//! - [`catalog`]: tables, columns and statistics, versioned by transaction.
+//! - [`catalog`]: tables, columns, indexes, views and statistics, versioned
+//!   by transaction.
 //! - [`access`] and [`wal`]: heap tuples and pages, visibility, the
 //!   visibility map, B-trees; the write-ahead log, checkpoints and crash
 //!   recovery.
