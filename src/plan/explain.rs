@@ -450,12 +450,20 @@ fn title_and_details(
 /// lines.
 fn join_title(plan: &Plan, par: Par) -> (String, Vec<String>) {
     match &plan.node {
+        // An index nested loop prints as PostgreSQL's Nested Loop over a
+        // parameterized scan: the same title and join filter.
         Node::IndexNestLoop {
             left,
             right,
             kind,
-            residual,
+            residual: condition,
             ..
+        }
+        | Node::NestedLoop {
+            left,
+            right,
+            kind,
+            condition,
         } => {
             let mut all = output_columns(left, par.qualify);
             all.extend(output_columns(right, par.qualify));
@@ -465,7 +473,7 @@ fn join_title(plan: &Plan, par: Par) -> (String, Vec<String>) {
                 } else {
                     "Nested Loop".into()
                 },
-                residual
+                condition
                     .iter()
                     .map(|c| format!("Join Filter: {}", deparse(c, &all)))
                     .collect(),
@@ -503,26 +511,6 @@ fn join_title(plan: &Plan, par: Par) -> (String, Vec<String>) {
                 d.push(format!("Join Filter: {}", deparse(r, &all)));
             }
             (format!("Hash{kind_s} Join"), d)
-        }
-        Node::NestedLoop {
-            left,
-            right,
-            kind,
-            condition,
-        } => {
-            let mut all = output_columns(left, par.qualify);
-            all.extend(output_columns(right, par.qualify));
-            (
-                if *kind == JoinKind::Left {
-                    "Nested Loop Left Join".into()
-                } else {
-                    "Nested Loop".into()
-                },
-                condition
-                    .iter()
-                    .map(|c| format!("Join Filter: {}", deparse(c, &all)))
-                    .collect(),
-            )
         }
         other => unreachable!("not a join: {other:?}"),
     }
