@@ -9,6 +9,9 @@
 //! prints.
 
 pub mod analyze;
+pub mod indexcmds;
+pub mod inspect_btree;
 pub mod readahead;
 pub mod stats;
+pub mod tablecmds;
 pub mod vacuum;

@@ -21,6 +21,7 @@ pub mod bind;
 pub mod estimate;
 pub mod explain;
 pub mod indexpath;
+pub mod insert_row;
 pub mod joinorder;
 pub mod parallel;
 pub mod quals;

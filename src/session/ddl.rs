@@ -12,12 +12,12 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
-use super::dml::RowWriter;
 use super::{Notice, QueryResult, Session};
 use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec;
+use crate::exec::modify::RowWriter;
 use crate::plan::bind::{at, data_type, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::storage::StrategyKind;
@@ -34,7 +34,7 @@ impl Session {
     /// between the unlinks of a dropped relation's forks, or after a
     /// create whose record never reached the log, can leave the
     /// visibility-map file without the main one.
-    pub(super) fn fresh_relfilenode(&self) -> u32 {
+    pub(crate) fn fresh_relfilenode(&self) -> u32 {
         let base = self.db.dir.join("base");
         loop {
             let oid = self.db.catalog.next_oid();

@@ -2,7 +2,7 @@
 //! entry point that runs SQL text.
 //!
 //! [`Session::execute`] parses the text (a single-row INSERT of literals is
-//! only scanned and bound straight from the text: [`insert_row`]), then
+//! only scanned and bound straight from the text: [`insert_row`](crate::plan::insert_row)), then
 //! runs each statement:
 //! - transaction control (BEGIN/COMMIT/ROLLBACK) moves the session between
 //!   *idle*, *in a transaction block* and *in a failed block*
@@ -24,7 +24,7 @@
 //!   released after the transaction's outcome is in the commit log.
 //!
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
-//! [`dml`] (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
+//! [`modify`](crate::exec::modify) (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
 //! [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
 //! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
 //! [`Session::copy_in`] / [`Session::copy_out`]).
@@ -33,12 +33,7 @@ mod commit_ack;
 mod copy;
 mod ddl;
 mod describe;
-mod dml;
-mod index;
-mod index_maint;
-mod insert_row;
 mod inspect;
-mod inspect_btree;
 mod maintenance;
 mod query;
 mod result;
@@ -56,6 +51,7 @@ pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, IndexInfo, TableInfo};
+pub(crate) use query::StmtCtx;
 pub use result::{Column, Notice, QueryResult, Timing};
 pub use view::ViewInfo;
 
@@ -138,8 +134,8 @@ pub struct Session {
     /// found the table changed under its snapshot): the statement runs
     /// again with a fresh snapshot.
     restart: Cell<bool>,
-    /// Buffers of the direct single-row INSERT path ([`insert_row`]).
-    pub(crate) insert_scratch: insert_row::InsertScratch,
+    /// Buffers of the direct single-row INSERT path ([`insert_row`](crate::plan::insert_row)).
+    pub(crate) insert_scratch: crate::plan::insert_row::InsertScratch,
     /// When a `synchronous_commit = on` commit returns ([`ack`]).
     commit_ack: CommitAck,
     /// The deferred commits' flush position ([`CommitAck::Deferred`]).
@@ -221,7 +217,7 @@ impl Session {
             cancel: Arc::new(AtomicBool::new(false)),
             progress: None,
             restart: Cell::new(false),
-            insert_scratch: insert_row::InsertScratch::default(),
+            insert_scratch: crate::plan::insert_row::InsertScratch::default(),
             commit_ack: CommitAck::Immediate,
         }
     }

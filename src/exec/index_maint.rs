@@ -36,7 +36,7 @@ use crate::txn::clog::XidStatus;
 use crate::txn::Xid;
 use crate::types::Value;
 
-use super::Session;
+use crate::session::Session;
 
 /// The open B-tree of index `ix` of `table`, logging to the database's WAL.
 pub(crate) fn open_tree(db: &Database, table: &TableDef, ix: &IndexDef) -> BTree {
@@ -64,7 +64,7 @@ pub(crate) fn key_text(table: &TableDef, ix: &IndexDef, row: &[Value]) -> String
     let vals: Vec<String> = ix
         .columns
         .iter()
-        .map(|c| super::dml::shown_value(&row[c.column]))
+        .map(|c| crate::exec::modify::shown_value(&row[c.column]))
         .collect();
     format!("Key ({})=({})", names.join(", "), vals.join(", "))
 }
@@ -314,7 +314,7 @@ impl<'t> IndexInserter<'t> {
             match wait {
                 Some(x) => {
                     drop(held);
-                    super::dml::wait_for(s, x)?;
+                    crate::exec::modify::wait_for(s, x)?;
                 }
                 None => return tree.insert(vals, own.pair()),
             }
@@ -414,7 +414,7 @@ pub(crate) fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Resu
 impl Session {
     /// The index entries of the tuple the one-row INSERT path just formed
     /// (`self.insert_scratch.tuple`) and put at `tid`.
-    pub(super) fn index_formed_tuple(
+    pub(crate) fn index_formed_tuple(
         &self,
         table: &TableDef,
         rel: &HeapRelation,
@@ -432,7 +432,7 @@ impl Session {
     /// free space anywhere in the table), so the tuples it added, those of
     /// this transaction and command, are found by a pass over the table
     /// afterwards and indexed one by one (with the uniqueness checks).
-    pub(super) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
+    pub(crate) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
         let snap = self.statement_snapshot();
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
         let table = self.lookup_table(&snap, name, crate::txn::LockMode::RowExclusive)?;

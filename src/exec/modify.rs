@@ -19,8 +19,6 @@ use std::time::{Duration, Instant};
 
 use heapdb_grammar::ast;
 
-use super::index_maint::IndexInserter;
-use super::{Column, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::access::heap::{Tid, TmResult};
 use crate::catalog::TableDef;
@@ -28,11 +26,13 @@ use crate::err;
 use crate::error::Result;
 use crate::exec;
 use crate::exec::expr::Expr;
+use crate::exec::index_maint::IndexInserter;
 use crate::exec::scan::tuple_desc;
 use crate::exec::vector::{Batch, Vector};
 use crate::plan::bind::{at, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::plan::{Field, Node, Plan};
+use crate::session::{Column, QueryResult, Session};
 use crate::storage::StrategyKind;
 use crate::txn::{LockMode, Xid};
 use crate::types::cast::{cast_kind, CastContext};
@@ -42,7 +42,8 @@ mod upsert;
 
 /// Parses a stored DEFAULT expression.
 pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
-    let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}")).map_err(super::parse_error)?;
+    let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}"))
+        .map_err(crate::session::parse_error)?;
     if let ast::Statement::Query(q) = stmt {
         if let ast::SetExpr::Select(s) = q.body {
             if let Some(ast::SelectItem::Expr { expr, .. }) = s.projection.into_iter().next() {
@@ -115,7 +116,7 @@ fn not_null_error(
 }
 
 /// A value as PostgreSQL shows it in a "Failing row contains" detail.
-pub(super) fn shown_value(v: &Value) -> String {
+pub(crate) fn shown_value(v: &Value) -> String {
     if v.is_null() {
         return "null".to_string();
     }
@@ -126,7 +127,7 @@ pub(super) fn shown_value(v: &Value) -> String {
 
 /// PostgreSQL's not-null violation for column `c` of `table`, with the
 /// failing row's values as `shown` (see [`shown_value`]).
-pub(super) fn not_null_violation(
+pub(crate) fn not_null_violation(
     table: &TableDef,
     c: usize,
     shown: &[String],
@@ -170,7 +171,7 @@ pub(crate) fn target_columns(table: &TableDef, names: &[String]) -> Result<Vec<u
 
 /// Waits until transaction `x` ends (on its transaction lock, so a cycle of
 /// such waits is found as a deadlock); true when it committed.
-pub(super) fn wait_for(session: &Session, x: Xid) -> Result<bool> {
+pub(crate) fn wait_for(session: &Session, x: Xid) -> Result<bool> {
     let owner = session.txn_ref().owner;
     session
         .db
@@ -277,7 +278,7 @@ impl Session {
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
-        if let Some(row) = super::insert_row::literal_row(ins) {
+        if let Some(row) = crate::plan::insert_row::literal_row(ins) {
             // A column list longer than the row is the general path's error.
             if ins.columns.is_empty() || row.len() >= targets.len() {
                 let now = self.txn_ref().start_ts;
@@ -712,7 +713,7 @@ fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
 
 /// The result of INSERT/UPDATE/DELETE: the tag, and the RETURNING columns
 /// when there are any.
-pub(super) fn write_result(
+pub(crate) fn write_result(
     tag: &str,
     ret_cols: Vec<Column>,
     returning: bool,

@@ -11,14 +11,14 @@
 //! `bt_page_stats(index, blkno)`, `bt_page_items(index, blkno)` (`data` is
 //! heapdb's key encoding, not PostgreSQL's).
 
-use super::index_maint::{index_values, open_tree};
-use super::query::StmtCtx;
 use crate::access::heap::tuple;
 use crate::access::nbtree::{check::bt_index_check, inspect, keys};
 use crate::catalog::{CatalogView, TableDef};
 use crate::err;
 use crate::error::Result;
+use crate::exec::index_maint::{index_values, open_tree};
 use crate::plan::{Field, TableRows};
+use crate::session::StmtCtx;
 use crate::types::{DataType, Value};
 
 /// Rows of `bt_index_check(index)`.

@@ -12,16 +12,14 @@
 
 use heapdb_grammar::ast;
 
-mod alter;
-
-use super::index_maint::key_text;
-use super::{Notice, QueryResult, Session};
 use crate::access::heap::tuple;
 use crate::access::nbtree::{keys, BTree, BtLog};
 use crate::catalog::{IndexColumn, IndexDef, TableDef};
 use crate::err;
 use crate::error::Result;
+use crate::exec::index_maint::key_text;
 use crate::plan::bind::at;
+use crate::session::{Notice, QueryResult, Session};
 use crate::storage::RelFileNode;
 use crate::txn::{LockMode, Snapshot};
 use crate::types::Value;
@@ -31,7 +29,7 @@ use crate::wal::WalRecord;
 const MAX_NAME: usize = 63;
 
 /// What an index is to be: columns and flags, before it has storage.
-pub(super) struct IndexSpec {
+pub(crate) struct IndexSpec {
     pub name: String,
     pub columns: Vec<IndexColumn>,
     pub include: Vec<usize>,
@@ -73,7 +71,7 @@ impl Session {
     /// PostgreSQL's `ChooseRelationName`: the first of `t_a_label`,
     /// `t_a_label1`, ... that no relation (nor an index chosen earlier in
     /// this statement, `taken`) has.
-    pub(super) fn choose_index_name(
+    pub(crate) fn choose_index_name(
         &self,
         snap: &Snapshot,
         table: &TableDef,
@@ -108,7 +106,7 @@ impl Session {
     /// Creates and fills the index `spec` of `table` (the version locked by
     /// this statement) in the current transaction; returns the table's new
     /// definition, already in the catalog.
-    pub(super) fn add_index(
+    pub(crate) fn add_index(
         &mut self,
         snap: &Snapshot,
         table: &TableDef,
@@ -145,7 +143,12 @@ impl Session {
 
     /// Reads the rows `snap` sees, checks uniqueness (and NOT NULL for a
     /// primary key) and writes the sorted tree.
-    fn build_index(&self, snap: &Snapshot, table: &TableDef, ix: &IndexDef) -> Result<()> {
+    pub(crate) fn build_index(
+        &self,
+        snap: &Snapshot,
+        table: &TableDef,
+        ix: &IndexDef,
+    ) -> Result<()> {
         let rel = self.db.relation(table.relfilenode)?;
         let desc = ix.desc(table);
         let tdesc = crate::exec::scan::tuple_desc(table)?;
@@ -389,7 +392,7 @@ impl Session {
 
     /// TRUNCATE's part for indexes: each gets a new, empty relation in
     /// `def` (the table's new definition); the old files go at commit.
-    pub(super) fn truncate_indexes(
+    pub(crate) fn truncate_indexes(
         &mut self,
         def: &mut TableDef,
         xid: crate::txn::Xid,
@@ -416,7 +419,7 @@ impl Session {
     /// The indexes of CREATE TABLE's PRIMARY KEY and UNIQUE constraints
     /// (`pk`: the primary key's columns; `uniques`: each unique
     /// constraint's), named as PostgreSQL names them, primary key first.
-    pub(super) fn add_constraint_indexes(
+    pub(crate) fn add_constraint_indexes(
         &mut self,
         table: TableDef,
         pk: Option<&[String]>,
@@ -465,7 +468,7 @@ impl Session {
 }
 
 /// A name as `quote_ident` prints it.
-pub(super) fn quoted(name: &str) -> String {
+pub(crate) fn quoted(name: &str) -> String {
     if heapdb_grammar::keywords::needs_quotes(name) {
         format!("\"{}\"", name.replace('"', "\"\""))
     } else {

@@ -15,7 +15,7 @@
 
 use heapdb_grammar::ast;
 
-use super::IndexSpec;
+use super::indexcmds::IndexSpec;
 use crate::catalog::{IndexColumn, TableDef};
 use crate::err;
 use crate::error::Result;

@@ -52,7 +52,6 @@ use std::time::Instant;
 
 use heapdb_grammar::{ast, LiteralKind, ScannedInsert, ScannedLiteral};
 
-use super::{Column, QueryResult, Session};
 use crate::access::heap::build::TupleBuilder;
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
@@ -62,6 +61,7 @@ use crate::error::Result;
 use crate::exec::scan::tuple_desc;
 use crate::exec::vector::Batch;
 use crate::plan::bind::{at, number_literal};
+use crate::session::{Column, QueryResult, Session};
 use crate::txn::LockMode;
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::datetime::parse::parse_timestamp_at;
@@ -128,7 +128,7 @@ impl Session {
         let table = table.map_err(|e| at(e, ast::Offset(scan.table.0)))?;
         if !self.insert_scratch.form_scanned_row(&table, sql, now) {
             // Parsed and run through the tree, which words any error.
-            let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
+            let stmts = heapdb_grammar::parse(sql).map_err(crate::session::parse_error)?;
             return match stmts.as_slice() {
                 [ast::Statement::Insert(ins)] => self.insert(ins, sink),
                 _ => Err(err!(
@@ -150,7 +150,7 @@ impl Session {
         if !table.indexes.is_empty() {
             self.index_formed_tuple(&table, &rel, tid, xid)?;
         }
-        Ok(super::dml::write_result(
+        Ok(crate::exec::modify::write_result(
             "INSERT 0 1",
             Vec::new(),
             false,
@@ -466,6 +466,6 @@ fn unsigned_digits(text: &str) -> Option<u64> {
 
 /// PostgreSQL's not-null violation for column `c` of `row`.
 fn not_null_error(table: &TableDef, c: usize, row: &[Value]) -> crate::error::Error {
-    let shown: Vec<String> = row.iter().map(super::dml::shown_value).collect();
-    super::dml::not_null_violation(table, c, &shown)
+    let shown: Vec<String> = row.iter().map(crate::exec::modify::shown_value).collect();
+    crate::exec::modify::not_null_violation(table, c, &shown)
 }
