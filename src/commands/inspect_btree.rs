@@ -42,7 +42,7 @@ pub(crate) fn bt_index_check_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<T
         .index_owner(&view, &name)
         .ok_or_else(|| err!(UndefinedTable, "relation \"{name}\" does not exist"))?;
     let ix = &table.indexes[pos];
-    let tree = open_tree(ctx.db, &table, ix);
+    let tree = open_tree(&ctx.db.pool, &ctx.db.wal, &table, ix);
     let report = bt_index_check(&tree)?;
     let rel = ctx.db.relation(table.relfilenode)?;
     let desc = crate::exec::scan::tuple_desc(&table)?;
@@ -161,7 +161,12 @@ fn fields_of(row: &inspect::Row) -> Vec<Field> {
 /// Rows of `bt_metap(index)`.
 pub(crate) fn bt_metap_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
     let (table, pos) = index_arg(ctx, "bt_metap", args, "a btree index")?;
-    let row = inspect::bt_metap(&open_tree(ctx.db, &table, &table.indexes[pos]))?;
+    let row = inspect::bt_metap(&open_tree(
+        &ctx.db.pool,
+        &ctx.db.wal,
+        &table,
+        &table.indexes[pos],
+    ))?;
     Ok((
         fields_of(&row),
         vec![row.into_iter().map(|(_, v)| v).collect()],
@@ -172,7 +177,10 @@ pub(crate) fn bt_metap_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRo
 pub(crate) fn bt_page_stats_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
     let (table, pos) = index_arg(ctx, "bt_page_stats", args, "a btree index")?;
     let blk = block_arg("bt_page_stats", args)?;
-    let row = inspect::bt_page_stats(&open_tree(ctx.db, &table, &table.indexes[pos]), blk)?;
+    let row = inspect::bt_page_stats(
+        &open_tree(&ctx.db.pool, &ctx.db.wal, &table, &table.indexes[pos]),
+        blk,
+    )?;
     Ok((
         fields_of(&row),
         vec![row.into_iter().map(|(_, v)| v).collect()],
@@ -185,7 +193,10 @@ pub(crate) fn bt_page_stats_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<Ta
 pub(crate) fn bt_page_items_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
     let (table, pos) = index_arg(ctx, "bt_page_items", args, "a btree index")?;
     let blk = block_arg("bt_page_items", args)?;
-    let items = inspect::bt_page_items(&open_tree(ctx.db, &table, &table.indexes[pos]), blk)?;
+    let items = inspect::bt_page_items(
+        &open_tree(&ctx.db.pool, &ctx.db.wal, &table, &table.indexes[pos]),
+        blk,
+    )?;
     let names = [
         ("itemoffset", DataType::Int2),
         ("ctid", DataType::Text),
@@ -242,6 +253,11 @@ pub(crate) fn bt_index_parent_check(
     args: &[Value],
 ) -> Result<(Value, DataType)> {
     let (table, pos) = index_arg(ctx, "bt_index_parent_check", args, "an index")?;
-    bt_index_check(&open_tree(ctx.db, &table, &table.indexes[pos]))?;
+    bt_index_check(&open_tree(
+        &ctx.db.pool,
+        &ctx.db.wal,
+        &table,
+        &table.indexes[pos],
+    ))?;
     Ok((Value::text(""), DataType::Text))
 }

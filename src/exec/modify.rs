@@ -1,12 +1,15 @@
-//! INSERT, UPDATE and DELETE.
-//!
-//! Each statement is planned as a query producing the rows to write — for
-//! INSERT the complete new rows (missing columns filled from their DEFAULT
-//! expressions), for UPDATE and DELETE the target rows' tuple ids and
-//! complete new (or old) rows — and then written row by row through the
-//! heap access methods, with NOT NULL checked before anything is written.
+//! Writing the rows of INSERT, UPDATE and DELETE (PostgreSQL's
+//! `nodeModifyTable.c`): [`ModifyTable`] runs the plan `plan::modify` made
+//! — for INSERT the complete new rows (missing columns filled from their
+//! DEFAULT expressions), for UPDATE and DELETE the target rows' tuple ids
+//! and complete new (or old) rows — and writes them row by row through the
+//! heap access methods, with NOT NULL checked before anything is written
+//! and each new tuple's index entries made ([`index_maint`](super::index_maint)).
 //! `INSERT ... SELECT` fills whole pages with the heap's multi-insert on the
 //! bulk-write ring.
+//!
+//! What the statement brings from its session comes as a
+//! [`ModifyContext`]; nothing here knows a session.
 //!
 //! Concurrent writers: a row another running transaction changed makes the
 //! statement wait for that transaction; if it committed, the statement fails
@@ -14,13 +17,9 @@
 //! if it aborted, the change goes ahead.
 
 use std::collections::HashSet;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use heapdb_grammar::ast;
 
 use crate::access::heap::tuple;
-use crate::access::heap::{Tid, TmResult};
+use crate::access::heap::{HeapRelation, Tid, TmResult};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
@@ -29,30 +28,15 @@ use crate::exec::expr::Expr;
 use crate::exec::index_maint::IndexInserter;
 use crate::exec::scan::tuple_desc;
 use crate::exec::vector::{Batch, Vector};
-use crate::plan::bind::{at, Binder, Mode};
-use crate::plan::scope::Scope;
-use crate::plan::{Field, Node, Plan};
-use crate::session::{Column, QueryResult, Session};
+use crate::exec::ExecContext;
+use crate::nodes::Plan;
 use crate::storage::StrategyKind;
-use crate::txn::{LockMode, Xid};
-use crate::types::cast::{cast_kind, CastContext};
-use crate::types::{format_value, DataType, Value};
+use crate::types::{format_value, Value};
 
-mod upsert;
+mod context;
+pub mod upsert;
 
-/// Parses a stored DEFAULT expression.
-pub(crate) fn parse_default(text: &str) -> Result<ast::Expr> {
-    let stmt = heapdb_grammar::parse_one(&format!("SELECT {text}"))
-        .map_err(crate::session::parse_error)?;
-    if let ast::Statement::Query(q) = stmt {
-        if let ast::SetExpr::Select(s) = q.body {
-            if let Some(ast::SelectItem::Expr { expr, .. }) = s.projection.into_iter().next() {
-                return Ok(expr);
-            }
-        }
-    }
-    Err(err!(InternalError, "bad stored default expression: {text}"))
-}
+pub use context::ModifyContext;
 
 /// Turns rows into tuples and writes them.
 pub(crate) struct RowWriter<'a> {
@@ -141,59 +125,20 @@ pub(crate) fn not_null_violation(
     .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
 }
 
-/// The column positions an INSERT's or COPY's column list names (all
-/// columns when it is empty), with PostgreSQL's errors for an unknown or a
-/// repeated name.
-pub(crate) fn target_columns(table: &TableDef, names: &[String]) -> Result<Vec<usize>> {
-    if names.is_empty() {
-        return Ok((0..table.columns.len()).collect());
-    }
-    let mut seen = HashSet::new();
-    let mut out = Vec::with_capacity(names.len());
-    for c in names {
-        let i = table.column_index(c).ok_or_else(|| {
-            err!(
-                UndefinedColumn,
-                "column \"{c}\" of relation \"{}\" does not exist",
-                table.name
-            )
-        })?;
-        if !seen.insert(i) {
-            return Err(err!(
-                DuplicateColumn,
-                "column \"{c}\" specified more than once"
-            ));
-        }
-        out.push(i);
-    }
-    Ok(out)
-}
-
-/// Waits until transaction `x` ends (on its transaction lock, so a cycle of
-/// such waits is found as a deadlock); true when it committed.
-pub(crate) fn wait_for(session: &Session, x: Xid) -> Result<bool> {
-    let owner = session.txn_ref().owner;
-    session
-        .db
-        .locks
-        .wait_for_xact(owner, x, &session.cancel_flag())?;
-    Ok(matches!(
-        session.db.txns.status(x)?,
-        crate::txn::XidStatus::Committed
-    ))
-}
-
 /// Runs a row change until it is decided: waits for a running transaction
 /// that changed the row first, fails with 40001 if that one committed.
 /// Returns whether this statement changed the row (false: the row was
 /// already changed by this statement, or is not visible to it).
-fn change_row(session: &Session, mut attempt: impl FnMut() -> Result<TmResult>) -> Result<bool> {
+fn change_row(
+    ctx: &ModifyContext<'_>,
+    mut attempt: impl FnMut() -> Result<TmResult>,
+) -> Result<bool> {
     loop {
         match attempt()? {
             TmResult::Ok => return Ok(true),
             TmResult::SelfModified | TmResult::Invisible => return Ok(false),
             TmResult::BeingModified(x) => {
-                if wait_for(session, x)? {
+                if ctx.wait_for(x)? {
                     return Err(concurrent_update());
                 }
             }
@@ -217,118 +162,44 @@ fn tid_of(v: &Value) -> Tid {
     }
 }
 
-impl Session {
-    fn target(
-        &mut self,
-        name: &ast::ObjectName,
-        snap: &crate::txn::Snapshot,
-    ) -> Result<Arc<TableDef>> {
-        self.lookup_table(snap, &name.name, LockMode::RowExclusive)
-            .map_err(|e| at(e, name.offset))
-    }
+/// One INSERT, UPDATE or DELETE's writing (PostgreSQL's `ModifyTable`
+/// node): the statement's context, its target (looked up and locked by the
+/// caller) and its RETURNING expressions (over the written rows).
+pub struct ModifyTable<'a> {
+    /// The statement.
+    pub ctx: ModifyContext<'a>,
+    /// What the plan's operators share.
+    pub exec: &'a ExecContext,
+    /// The target table.
+    pub table: &'a TableDef,
+    /// Its heap.
+    pub rel: &'a HeapRelation,
+    /// RETURNING's expressions over a written row (empty: no RETURNING).
+    pub returning: &'a [Expr],
+}
 
-    /// Binds RETURNING items over the table's columns.
-    fn returning(
+impl ModifyTable<'_> {
+    /// INSERT: writes the complete rows `plan` produces (in bulk, a page at
+    /// a time through the bulk-write ring, when `bulk`), with their index
+    /// entries; RETURNING's rows go to `emit`. The number of rows written.
+    pub fn insert(
         &self,
-        binder: &mut Binder,
-        items: &[ast::SelectItem],
-        table: &TableDef,
-        alias: &str,
-    ) -> Result<(Vec<Expr>, Vec<Column>)> {
-        let scope = Scope::of(alias, table.columns.iter().map(|c| (c.name.clone(), c.ty)));
-        let mut exprs = Vec::new();
-        let mut cols = Vec::new();
-        for item in items {
-            match item {
-                ast::SelectItem::Expr { expr, alias } => {
-                    let e = binder.bind_expr(expr, &scope, &mut Mode::NoAgg("RETURNING"))?;
-                    let e = binder.resolve_unknown(e)?;
-                    cols.push(Column {
-                        name: alias
-                            .clone()
-                            .unwrap_or_else(|| crate::plan::select::output_name(expr)),
-                        ty: e.ty,
-                    });
-                    exprs.push(e);
-                }
-                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(_) => {
-                    for (i, c) in table.columns.iter().enumerate() {
-                        exprs.push(Expr::column(i, c.ty));
-                        cols.push(Column {
-                            name: c.name.clone(),
-                            ty: c.ty,
-                        });
-                    }
-                }
-            }
-        }
-        Ok((exprs, cols))
-    }
-
-    pub(crate) fn insert(
-        &mut self,
-        ins: &ast::Insert,
-        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
-    ) -> Result<QueryResult> {
-        if let Some(oc) = &ins.on_conflict {
-            return self.insert_on_conflict(ins, oc, sink);
-        }
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
-        let table = self.target(&ins.table, &snap)?;
-        let targets = target_columns(&table, &ins.columns)?;
-        if let Some(row) = crate::plan::insert_row::literal_row(ins) {
-            // A column list longer than the row is the general path's error.
-            if ins.columns.is_empty() || row.len() >= targets.len() {
-                let now = self.txn_ref().start_ts;
-                let scratch = &mut self.insert_scratch;
-                if scratch.form_literal_row(&table, &targets, row, now)? {
-                    let planned = t0.elapsed();
-                    let rel = self.db.relation(table.relfilenode)?;
-                    let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
-                    if !table.indexes.is_empty() {
-                        self.index_formed_tuple(&table, &rel, tid, xid)?;
-                    }
-                    return Ok(write_result("INSERT 0 1", Vec::new(), false, planned, t0));
-                }
-            }
-        }
-        let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder::new(&mut ctx);
-        let (source, bulk) = insert_source(&mut binder, ins, &table, &targets)?;
-        let exprs = complete_row(&mut binder, &table, &targets, source.fields.len())?;
-        let (ret_exprs, ret_cols) =
-            self.returning(&mut binder, &ins.returning, &table, &table.name)?;
-        drop(binder);
-        let plan = Plan {
-            rows: source.rows,
-            fields: table
-                .columns
-                .iter()
-                .map(|c| Field {
-                    name: c.name.clone(),
-                    ty: c.ty,
-                })
-                .collect(),
-            node: Node::Project {
-                input: Box::new(source),
-                exprs,
-            },
-        };
-        let planned = t0.elapsed();
-        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
-        let rel = self.db.relation(table.relfilenode)?;
-        let mut writer = RowWriter::new(&table)?;
-        let mut ring = bulk.then(|| self.db.pool.ring(StrategyKind::BulkWrite));
-        let indexer = IndexInserter::new(&self.db, &table, xid)?;
-        let mut op = exec::build(&plan, &ctx)?;
+        plan: &Plan,
+        bulk: bool,
+        emit: &mut dyn FnMut(&Batch) -> Result<()>,
+    ) -> Result<u64> {
+        let (ctx, rel) = (&self.ctx, self.rel);
+        let (xid, cid) = (ctx.xid, ctx.cid);
+        let mut writer = RowWriter::new(self.table)?;
+        let mut ring = bulk.then(|| ctx.pool.ring(StrategyKind::BulkWrite));
+        let indexer = IndexInserter::new(ctx, self.table)?;
+        let mut op = exec::build(plan, self.exec)?;
         let mut count = 0u64;
         let mut data = Vec::new();
         let mut lens = Vec::new();
         let mut tids = Vec::new();
         while let Some(b) = op.next()? {
-            ctx.check_cancel()?;
+            self.exec.check_cancel()?;
             data.clear();
             lens.clear();
             tids.clear();
@@ -340,7 +211,7 @@ impl Session {
                 } else {
                     let tid = rel.insert(&writer.tuple, xid, cid)?;
                     if let Some(ix) = &indexer {
-                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
             }
@@ -349,59 +220,31 @@ impl Session {
                 rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
                 if let Some(ix) = &indexer {
                     for (i, &tid) in tids.iter().enumerate() {
-                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
             }
             count += b.len as u64;
-            if !ret_exprs.is_empty() {
-                emit_returning(&ret_exprs, &ret_cols, &b, sink)?;
+            if !self.returning.is_empty() {
+                emit_returning(self.returning, &b, emit)?;
             }
         }
-        Ok(write_result(
-            &format!("INSERT 0 {count}"),
-            ret_cols,
-            !ret_exprs.is_empty(),
-            planned,
-            t0,
-        ))
+        Ok(count)
     }
 
-    pub(crate) fn update(
-        &mut self,
-        u: &ast::Update,
-        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
-    ) -> Result<QueryResult> {
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
-        let table = self.target(&u.table, &snap)?;
-        let alias = u.alias.clone().unwrap_or_else(|| table.name.clone());
-        let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder::new(&mut ctx);
-        let (source, scope) =
-            binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
-        let ncols = table.columns.len();
-        let new_values = bind_assignments(&mut binder, &table, &u.assignments, &scope)?;
-        let (ret_exprs, ret_cols) = self.returning(&mut binder, &u.returning, &table, &alias)?;
-        drop(binder);
-        // Output: the tuple id, then the complete new row.
-        let tid_col = ncols;
-        let mut exprs = vec![Expr::column(tid_col, DataType::Int8)];
-        for (j, v) in new_values.into_iter().enumerate() {
-            exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
-        }
-        let plan = modify_plan(source, exprs, &table);
-        let planned = t0.elapsed();
-        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
-        let rel = self.db.relation(table.relfilenode)?;
-        let mut writer = RowWriter::new(&table)?;
-        let indexer = IndexInserter::new(&self.db, &table, xid)?;
-        let mut op = exec::build(&plan, &ctx)?;
+    /// UPDATE: `plan` produces each target row's tuple id, then its
+    /// complete new row; each row is updated once, with the new version's
+    /// index entries. The number of rows updated.
+    pub fn update(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
+        let (ctx, rel) = (&self.ctx, self.rel);
+        let (xid, cid) = (ctx.xid, ctx.cid);
+        let mut writer = RowWriter::new(self.table)?;
+        let indexer = IndexInserter::new(ctx, self.table)?;
+        let mut op = exec::build(plan, self.exec)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
         while let Some(b) = op.next()? {
-            ctx.check_cancel()?;
+            self.exec.check_cancel()?;
             let mut updated = Vec::with_capacity(b.len);
             for i in 0..b.len {
                 let tid = tid_of(&b.columns[0].get(i));
@@ -410,332 +253,71 @@ impl Session {
                 }
                 writer.form(&b, i, 1)?;
                 let mut new_tid = None;
-                if change_row(self, || {
+                if change_row(ctx, || {
                     let (r, t) = rel.update(tid, &writer.tuple, xid, cid)?;
                     new_tid = t;
                     Ok(r)
                 })? {
                     if let (Some(ix), Some(t)) = (&indexer, new_tid) {
-                        ix.insert(self, &rel, &ix.row_of(&b, i, 1), t)?;
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 1), t)?;
                     }
                     count += 1;
                     updated.push(i as u32);
                 }
             }
-            if !ret_exprs.is_empty() {
+            if !self.returning.is_empty() {
                 // The changed rows, without their leading tuple id.
                 let rows = b.take(&updated);
                 let row_batch = Batch {
                     columns: rows.columns[1..].to_vec(),
                     len: rows.len,
                 };
-                emit_returning(&ret_exprs, &ret_cols, &row_batch, sink)?;
+                emit_returning(self.returning, &row_batch, emit)?;
             }
         }
-        Ok(write_result(
-            &format!("UPDATE {count}"),
-            ret_cols,
-            !ret_exprs.is_empty(),
-            planned,
-            t0,
-        ))
+        Ok(count)
     }
 
-    pub(crate) fn delete(
-        &mut self,
-        d: &ast::Delete,
-        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
-    ) -> Result<QueryResult> {
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
-        let table = self.target(&d.table, &snap)?;
-        let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
-        let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder::new(&mut ctx);
-        let (source, _) =
-            binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
-        let (ret_exprs, ret_cols) = self.returning(&mut binder, &d.returning, &table, &alias)?;
-        drop(binder);
-        let ncols = table.columns.len();
-        let mut exprs = vec![Expr::column(ncols, DataType::Int8)];
-        for (j, c) in table.columns.iter().enumerate() {
-            exprs.push(Expr::column(j, c.ty));
-        }
-        let plan = modify_plan(source, exprs, &table);
-        let planned = t0.elapsed();
-        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
-        let rel = self.db.relation(table.relfilenode)?;
-        let mut op = exec::build(&plan, &ctx)?;
+    /// DELETE: `plan` produces each target row's tuple id, then the row;
+    /// each row is deleted once. The number of rows deleted.
+    pub fn delete(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
+        let (ctx, rel) = (&self.ctx, self.rel);
+        let (xid, cid) = (ctx.xid, ctx.cid);
+        let mut op = exec::build(plan, self.exec)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
         while let Some(b) = op.next()? {
-            ctx.check_cancel()?;
+            self.exec.check_cancel()?;
             let mut deleted = Vec::with_capacity(b.len);
             for i in 0..b.len {
                 let tid = tid_of(&b.columns[0].get(i));
                 if !done.insert(tid) {
                     continue;
                 }
-                if change_row(self, || rel.delete(tid, xid, cid))? {
+                if change_row(ctx, || rel.delete(tid, xid, cid))? {
                     count += 1;
                     deleted.push(i as u32);
                 }
             }
-            if !ret_exprs.is_empty() {
+            if !self.returning.is_empty() {
                 // The changed rows, without their leading tuple id.
                 let rows = b.take(&deleted);
                 let row_batch = Batch {
                     columns: rows.columns[1..].to_vec(),
                     len: rows.len,
                 };
-                emit_returning(&ret_exprs, &ret_cols, &row_batch, sink)?;
+                emit_returning(self.returning, &row_batch, emit)?;
             }
         }
-        Ok(write_result(
-            &format!("DELETE {count}"),
-            ret_cols,
-            !ret_exprs.is_empty(),
-            planned,
-            t0,
-        ))
+        Ok(count)
     }
 }
 
-/// The new values of an UPDATE's (or ON CONFLICT DO UPDATE's) `SET`
-/// assignments, bound over `scope` and cast to their columns' types: one
-/// per table column, `None` where the column keeps its value.
-fn bind_assignments(
-    binder: &mut Binder<'_>,
-    table: &TableDef,
-    assignments: &[ast::Assignment],
-    scope: &Scope,
-) -> Result<Vec<Option<Expr>>> {
-    let ncols = table.columns.len();
-    let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
-    for a in assignments {
-        let j = table.column_index(&a.column).ok_or_else(|| {
-            at(
-                err!(
-                    UndefinedColumn,
-                    "column \"{}\" of relation \"{}\" does not exist",
-                    a.column,
-                    table.name
-                ),
-                a.offset,
-            )
-        })?;
-        if new_values[j].is_some() {
-            return Err(err!(
-                SyntaxError,
-                "multiple assignments to same column \"{}\"",
-                a.column
-            ));
-        }
-        let ty = table.columns[j].ty;
-        let e = if matches!(a.value.kind, ast::ExprKind::Default) {
-            match &table.columns[j].default {
-                Some(text) => {
-                    let d = parse_default(text)?;
-                    binder.bind_expr(
-                        &d,
-                        &Scope::default(),
-                        &mut Mode::NoAgg("DEFAULT expressions"),
-                    )?
-                }
-                None => Expr::constant(Value::Null, DataType::Unknown),
-            }
-        } else {
-            binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
-        };
-        if e.ty != DataType::Unknown
-            && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
-        {
-            return Err(at(
-                err!(
-                    DatatypeMismatch,
-                    "column \"{}\" is of type {ty} but expression is of type {}",
-                    a.column,
-                    e.ty
-                )
-                .with_hint("You will need to rewrite or cast the expression."),
-                a.value.offset,
-            ));
-        }
-        new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
-    }
-    Ok(new_values)
-}
-
-/// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items
-/// replaced by the column's default) or its query, cast to the target
-/// columns' types; and whether to write them in bulk (a query's rows: many
-/// per page, through the bulk-write ring).
-fn insert_source(
-    binder: &mut Binder<'_>,
-    ins: &ast::Insert,
-    table: &TableDef,
-    targets: &[usize],
-) -> Result<(Plan, bool)> {
-    let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
-    let mut bulk = false;
-    let source = match &ins.source {
-        None => Plan {
-            rows: 1.0,
-            fields: vec![],
-            node: Node::Values { rows: vec![vec![]] },
-        },
-        Some(q) => match (
-            &q.body,
-            q.order_by.is_empty() && q.limit.is_none() && q.offset.is_none() && q.with.is_empty(),
-        ) {
-            (ast::SetExpr::Values(rows), true) => {
-                let mut rows = rows.clone();
-                for row in &mut rows {
-                    if row.len() > targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more expressions than target columns"
-                        ));
-                    }
-                    for (k, e) in row.iter_mut().enumerate() {
-                        if matches!(e.kind, ast::ExprKind::Default) {
-                            *e = match &table.columns[targets[k]].default {
-                                Some(text) => parse_default(text)?,
-                                None => ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null)),
-                            };
-                        }
-                    }
-                }
-                let width = rows.first().map_or(0, Vec::len);
-                if !ins.columns.is_empty() && width < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
-                }
-                let names: Vec<String> = targets
-                    .iter()
-                    .map(|&t| table.columns[t].name.clone())
-                    .collect();
-                binder.plan_values(&rows, Some(&target_types[..width]), &names)?
-            }
-            _ => {
-                bulk = true;
-                binder.keep_unknown = true;
-                let p = binder.plan_query(q)?;
-                if !ins.columns.is_empty() && p.fields.len() < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
-                }
-                if p.fields.len() > targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more expressions than target columns"
-                    ));
-                }
-                for (k, f) in p.fields.iter().enumerate() {
-                    let to = &target_types[k];
-                    if f.ty != DataType::Unknown
-                        && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
-                    {
-                        return Err(err!(
-                            DatatypeMismatch,
-                            "column \"{}\" is of type {to} but expression is of type {}",
-                            table.columns[targets[k]].name,
-                            f.ty
-                        )
-                        .with_hint("You will need to rewrite or cast the expression."));
-                    }
-                }
-                let width = p.fields.len();
-                binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?
-            }
-        },
-    };
-    Ok((source, bulk))
-}
-
-/// The complete row of `table` over the source's `provided` columns: each
-/// target column from the source, else the column's default, else NULL.
-fn complete_row(
-    binder: &mut Binder<'_>,
-    table: &TableDef,
-    targets: &[usize],
-    provided: usize,
-) -> Result<Vec<Expr>> {
-    // The complete row: provided columns, else defaults, else NULL.
-    let mut exprs = Vec::with_capacity(table.columns.len());
-    for (j, col) in table.columns.iter().enumerate() {
-        match targets.iter().position(|&t| t == j) {
-            Some(k) if k < provided => exprs.push(Expr::column(k, col.ty)),
-            _ => {
-                let e = match &col.default {
-                    Some(text) => {
-                        let ast = parse_default(text)?;
-                        let b = binder.bind_expr(
-                            &ast,
-                            &Scope::default(),
-                            &mut Mode::NoAgg("DEFAULT expressions"),
-                        )?;
-                        binder.coerce(b, &col.ty, CastContext::Assignment, ast.offset)?
-                    }
-                    None => Expr::constant(Value::Null, col.ty),
-                };
-                exprs.push(e);
-            }
-        }
-    }
-    Ok(exprs)
-}
-
-/// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source.
-fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
-    let mut fields = vec![Field {
-        name: "ctid".into(),
-        ty: DataType::Int8,
-    }];
-    fields.extend(table.columns.iter().map(|c| Field {
-        name: c.name.clone(),
-        ty: c.ty,
-    }));
-    Plan {
-        rows: source.rows,
-        fields,
-        node: Node::Project {
-            input: Box::new(source),
-            exprs,
-        },
-    }
-}
-
-/// The result of INSERT/UPDATE/DELETE: the tag, and the RETURNING columns
-/// when there are any.
-pub(crate) fn write_result(
-    tag: &str,
-    ret_cols: Vec<Column>,
-    returning: bool,
-    planned: Duration,
-    t0: Instant,
-) -> QueryResult {
-    let mut r = QueryResult::empty(tag);
-    if returning {
-        r.columns = ret_cols;
-        r.returns_rows = true;
-    }
-    r.timing.plan = planned;
-    r.timing.execute = t0.elapsed() - planned;
-    r
-}
-
-/// Evaluates RETURNING over written rows and hands them to the sink.
+/// Evaluates RETURNING over written rows and hands them to `emit`.
 fn emit_returning(
     exprs: &[Expr],
-    cols: &[Column],
     rows: &Batch,
-    sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    emit: &mut dyn FnMut(&Batch) -> Result<()>,
 ) -> Result<()> {
     if rows.len == 0 {
         return Ok(());
@@ -744,11 +326,8 @@ fn emit_returning(
         .iter()
         .map(|e| e.eval(rows).map(|c| c.into_owned()))
         .collect::<Result<Vec<Vector>>>()?;
-    sink(
-        cols,
-        &Batch {
-            columns,
-            len: rows.len,
-        },
-    )
+    emit(&Batch {
+        columns,
+        len: rows.len,
+    })
 }

@@ -23,6 +23,7 @@ pub mod explain;
 pub mod indexpath;
 pub mod insert_row;
 pub mod joinorder;
+pub mod modify;
 pub mod parallel;
 pub mod quals;
 pub mod scope;

@@ -35,7 +35,7 @@ use crate::copy::{CopyContext, CopyOptions};
 pub use crate::copy::{CopyProgress, ProgressFn};
 use crate::err;
 use crate::error::{Error, Result};
-use crate::exec::modify::target_columns;
+use crate::plan::modify::target_columns;
 use crate::storage::StrategyKind;
 use crate::txn::{LockMode, Snapshot};
 use crate::types::cast::{cast_from, CastContext};

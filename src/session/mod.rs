@@ -35,6 +35,7 @@ mod ddl;
 mod describe;
 mod inspect;
 mod maintenance;
+mod modify;
 mod query;
 mod result;
 mod utility;
@@ -47,6 +48,8 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+/// A parse error as the SQL error PostgreSQL reports.
+pub use crate::error::parse_error;
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
@@ -64,7 +67,7 @@ pub use crate::wal::lsn_text;
 
 use crate::catalog::{CatalogView, TableDef};
 use crate::err;
-use crate::error::{Error, Result, SqlState};
+use crate::error::{Error, Result};
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
@@ -172,19 +175,6 @@ fn writes(stmt: &ast::Statement) -> bool {
             | ast::Statement::Vacuum(_)
             | ast::Statement::Analyze(_)
     )
-}
-
-/// A parse error as the SQL error PostgreSQL reports.
-pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
-    let code = match e.kind {
-        heapdb_grammar::ParseErrorKind::Syntax => SqlState::SyntaxError,
-        heapdb_grammar::ParseErrorKind::TooDeep => SqlState::StatementTooComplex,
-        heapdb_grammar::ParseErrorKind::InvalidParameterValue => SqlState::InvalidParameterValue,
-        heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
-            SqlState::CharacterNotInRepertoire
-        }
-    };
-    Error::new(code, e.message).with_position(e.offset)
 }
 
 /// A session dropped inside a transaction rolls it back, as a disconnecting
