@@ -19,7 +19,7 @@
 //! same command is `ON CONFLICT DO UPDATE command cannot affect row a
 //! second time` (21000).
 
-use super::{concurrent_update, emit_returning, ModifyContext, ModifyTable, RowWriter};
+use super::{concurrent_update, emit_returning, ModifyTable, RowWriter};
 use crate::access::heap::tuple;
 use crate::access::heap::visibility::{satisfies_mvcc, satisfies_update};
 use crate::access::heap::{HeapRelation, Tid, TmResult};
@@ -31,6 +31,7 @@ use crate::exec::expr::Expr;
 use crate::exec::index_maint::{tuple_values, IndexInserter, Speculative};
 use crate::nodes::Plan;
 use crate::storage::ForkNumber;
+use crate::txn::Snapshot;
 use crate::types::Value;
 use crate::vector::{Batch, Vector};
 
@@ -60,15 +61,17 @@ struct Upsert<'a> {
     indexer: Option<IndexInserter<'a>>,
     arbiters: Vec<usize>,
     action: Option<UpdateAction>,
-    ctx: ModifyContext<'a>,
+    snap: &'a Snapshot,
+    xid: crate::txn::Xid,
+    cid: crate::txn::CommandId,
 }
 
 impl ModifyTable<'_> {
     /// `INSERT ... ON CONFLICT`: each complete row `plan` proposes is
     /// inserted unless it conflicts in an arbiter index (positions
-    /// `arbiters` of the table's indexes), in which case `action` (`None`:
-    /// DO NOTHING) decides. RETURNING's rows go to `emit`. The number of
-    /// rows inserted or updated.
+    /// `arbiters` of the table's indexes); then `action` (`None`: DO
+    /// NOTHING) decides. RETURNING's rows go to `emit`. The number of rows
+    /// inserted or updated.
     pub fn upsert(
         &self,
         plan: &Plan,
@@ -83,7 +86,9 @@ impl ModifyTable<'_> {
             indexer: IndexInserter::new(&self.ctx, table)?,
             arbiters,
             action,
-            ctx: self.ctx,
+            snap: self.ctx.snapshot,
+            xid: self.ctx.xid,
+            cid: self.ctx.cid,
         };
         let mut writer = RowWriter::new(table)?;
         let mut op = exec::build(plan, self.exec)?;
@@ -96,7 +101,7 @@ impl ModifyTable<'_> {
                 let proposed: Vec<Value> = (0..table.columns.len())
                     .map(|c| b.columns[c].get(i))
                     .collect();
-                if let Some(row) = upsert_row(&up, &mut writer, &proposed)? {
+                if let Some(row) = self.upsert_row(&up, &mut writer, &proposed)? {
                     count += 1;
                     if !self.returning.is_empty() {
                         written.push(row);
@@ -109,125 +114,128 @@ impl ModifyTable<'_> {
         }
         Ok(count)
     }
-}
 
-/// Inserts the proposed row (formed in `writer.tuple`) or handles its
-/// conflict; the row as written, or `None` when nothing was written.
-fn upsert_row(
-    up: &Upsert<'_>,
-    writer: &mut RowWriter<'_>,
-    proposed: &[Value],
-) -> Result<Option<Vec<Value>>> {
-    let Some(ix) = &up.indexer else {
-        up.rel.insert(&writer.tuple, up.ctx.xid, up.ctx.cid)?;
-        return Ok(Some(proposed.to_vec()));
-    };
-    loop {
-        let tuple = writer.tuple.clone();
-        let found = ix.insert_unless_conflict(&up.ctx, up.rel, &up.arbiters, proposed, || {
-            up.rel.insert(&tuple, up.ctx.xid, up.ctx.cid)
-        })?;
-        let done = match found {
-            Speculative::Inserted => return Ok(Some(proposed.to_vec())),
-            Speculative::Wait(x) => {
-                up.ctx.wait_for(x)?;
-                continue;
-            }
-            Speculative::Conflict(tid) => on_conflict(up, ix, writer, proposed, tid)?,
+    /// Inserts the proposed row (formed in `writer.tuple`) or handles its
+    /// conflict; the row as written, or `None` when nothing was written.
+    fn upsert_row(
+        &self,
+        up: &Upsert<'_>,
+        writer: &mut RowWriter<'_>,
+        proposed: &[Value],
+    ) -> Result<Option<Vec<Value>>> {
+        let Some(ix) = &up.indexer else {
+            up.rel.insert(&writer.tuple, up.xid, up.cid)?;
+            return Ok(Some(proposed.to_vec()));
         };
-        match done {
-            Done::Wrote(row) => return Ok(Some(row)),
-            Done::Skipped => return Ok(None),
-            Done::Retry => continue,
-        }
-    }
-}
-
-/// The conflict of a proposed row with the row at `tid`.
-fn on_conflict(
-    up: &Upsert<'_>,
-    ix: &IndexInserter<'_>,
-    writer: &mut RowWriter<'_>,
-    proposed: &[Value],
-    tid: Tid,
-) -> Result<Done> {
-    let Some(existing) = read_tuple(up.rel, tid)? else {
-        return Ok(Done::Retry);
-    };
-    let own = tuple::xmin(&existing) == up.ctx.xid;
-    // PostgreSQL's ExecCheckTupleVisible: REPEATABLE READ may not act
-    // on a row its snapshot does not see.
-    let serializable_check = || -> Result<()> {
-        if up.ctx.repeatable_read && !own {
-            let (visible, _) = satisfies_mvcc(&existing, up.ctx.snapshot, up.rel.txns().clog())?;
-            if !visible {
-                return Err(concurrent_update());
+        loop {
+            let tuple = writer.tuple.clone();
+            let found =
+                ix.insert_unless_conflict(&self.ctx, up.rel, &up.arbiters, proposed, || {
+                    up.rel.insert(&tuple, up.xid, up.cid)
+                })?;
+            let done = match found {
+                Speculative::Inserted => return Ok(Some(proposed.to_vec())),
+                Speculative::Wait(x) => {
+                    self.ctx.wait_for(x)?;
+                    continue;
+                }
+                Speculative::Conflict(tid) => self.on_conflict(up, ix, writer, proposed, tid)?,
+            };
+            match done {
+                Done::Wrote(row) => return Ok(Some(row)),
+                Done::Skipped => return Ok(None),
+                Done::Retry => continue,
             }
         }
-        Ok(())
-    };
-    let Some(action) = &up.action else {
-        serializable_check()?;
-        return Ok(Done::Skipped);
-    };
-    let (res, _) = satisfies_update(&existing, tid.pair(), up.ctx.xid, up.ctx.cid, up.rel.txns())?;
-    if let Some(d) = lock_outcome(up, res, own)? {
-        return Ok(d);
     }
-    serializable_check()?;
-    let old = tuple_values(up.table, &tuple_desc_of(up.table)?, &existing)?;
-    let mut both = old;
-    both.extend_from_slice(proposed);
-    let input = rows_batch_types(
-        up.table
-            .columns
-            .iter()
-            .chain(up.table.columns.iter())
-            .map(|c| c.ty),
-        &[both],
-    );
-    if let Some(cond) = &action.condition {
-        if cond.eval(&input)?.get(0).as_bool() != Some(true) {
-            return Ok(Done::Skipped);
-        }
-    }
-    let mut new_row = Vec::with_capacity(up.table.columns.len());
-    for (j, v) in action.new_values.iter().enumerate() {
-        new_row.push(match v {
-            Some(e) => e.eval(&input)?.get(0),
-            None => input.columns[j].get(0),
-        });
-    }
-    writer.form(&rows_batch(up.table, std::slice::from_ref(&new_row)), 0, 0)?;
-    let (res, new_tid) = up.rel.update(tid, &writer.tuple, up.ctx.xid, up.ctx.cid)?;
-    if let Some(d) = lock_outcome(up, res, own)? {
-        return Ok(d);
-    }
-    if let Some(t) = new_tid {
-        ix.insert(&up.ctx, up.rel, &new_row, t)?;
-    }
-    Ok(Done::Wrote(new_row))
-}
 
-/// What a check (or attempt) to change the conflicting row found, when
-/// it is not [`TmResult::Ok`]: a row of this command is 21000, one
-/// changed meanwhile is waited for and tried again (or 40001 in
-/// REPEATABLE READ).
-fn lock_outcome(up: &Upsert<'_>, res: TmResult, own: bool) -> Result<Option<Done>> {
-    match res {
-        TmResult::Ok => Ok(None),
-        TmResult::SelfModified => Err(second_time()),
-        TmResult::Invisible if own => Err(second_time()),
-        TmResult::Invisible => Ok(Some(Done::Retry)),
-        TmResult::BeingModified(x) => {
-            up.ctx.wait_for(x)?;
-            Ok(Some(Done::Retry))
+    /// The conflict of a proposed row with the row at `tid`.
+    fn on_conflict(
+        &self,
+        up: &Upsert<'_>,
+        ix: &IndexInserter<'_>,
+        writer: &mut RowWriter<'_>,
+        proposed: &[Value],
+        tid: Tid,
+    ) -> Result<Done> {
+        let Some(existing) = read_tuple(up.rel, tid)? else {
+            return Ok(Done::Retry);
+        };
+        let own = tuple::xmin(&existing) == up.xid;
+        // PostgreSQL's ExecCheckTupleVisible: REPEATABLE READ may not act
+        // on a row its snapshot does not see.
+        let serializable_check = || -> Result<()> {
+            if self.ctx.repeatable_read && !own {
+                let (visible, _) = satisfies_mvcc(&existing, up.snap, up.rel.txns().clog())?;
+                if !visible {
+                    return Err(concurrent_update());
+                }
+            }
+            Ok(())
+        };
+        let Some(action) = &up.action else {
+            serializable_check()?;
+            return Ok(Done::Skipped);
+        };
+        let (res, _) = satisfies_update(&existing, tid.pair(), up.xid, up.cid, up.rel.txns())?;
+        if let Some(d) = self.lock_outcome(res, own)? {
+            return Ok(d);
         }
-        TmResult::Updated(..) | TmResult::Deleted => {
-            if up.ctx.repeatable_read {
-                Err(concurrent_update())
-            } else {
+        serializable_check()?;
+        let old = tuple_values(up.table, &tuple_desc_of(up.table)?, &existing)?;
+        let mut both = old;
+        both.extend_from_slice(proposed);
+        let input = rows_batch_types(
+            up.table
+                .columns
+                .iter()
+                .chain(up.table.columns.iter())
+                .map(|c| c.ty),
+            &[both],
+        );
+        if let Some(cond) = &action.condition {
+            if cond.eval(&input)?.get(0).as_bool() != Some(true) {
+                return Ok(Done::Skipped);
+            }
+        }
+        let mut new_row = Vec::with_capacity(up.table.columns.len());
+        for (j, v) in action.new_values.iter().enumerate() {
+            new_row.push(match v {
+                Some(e) => e.eval(&input)?.get(0),
+                None => input.columns[j].get(0),
+            });
+        }
+        writer.form(&rows_batch(up.table, std::slice::from_ref(&new_row)), 0, 0)?;
+        let (res, new_tid) = up.rel.update(tid, &writer.tuple, up.xid, up.cid)?;
+        if let Some(d) = self.lock_outcome(res, own)? {
+            return Ok(d);
+        }
+        if let Some(t) = new_tid {
+            ix.insert(&self.ctx, up.rel, &new_row, t)?;
+        }
+        Ok(Done::Wrote(new_row))
+    }
+
+    /// What a check (or attempt) to change the conflicting row found, when
+    /// it is not [`TmResult::Ok`]: a row of this command is 21000, one
+    /// changed meanwhile is waited for and tried again (or 40001 in
+    /// REPEATABLE READ).
+    fn lock_outcome(&self, res: TmResult, own: bool) -> Result<Option<Done>> {
+        match res {
+            TmResult::Ok => Ok(None),
+            TmResult::SelfModified => Err(second_time()),
+            TmResult::Invisible if own => Err(second_time()),
+            TmResult::Invisible => Ok(Some(Done::Retry)),
+            TmResult::BeingModified(x) => {
+                self.ctx.wait_for(x)?;
                 Ok(Some(Done::Retry))
+            }
+            TmResult::Updated(..) | TmResult::Deleted => {
+                if self.ctx.repeatable_read {
+                    Err(concurrent_update())
+                } else {
+                    Ok(Some(Done::Retry))
+                }
             }
         }
     }
