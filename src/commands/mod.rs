@@ -9,6 +9,7 @@
 //! prints.
 
 pub mod analyze;
+pub mod context;
 pub mod indexcmds;
 pub mod inspect_btree;
 pub mod readahead;

@@ -2,7 +2,7 @@
 //! entry point that runs SQL text.
 //!
 //! [`Session::execute`] parses the text (a single-row INSERT of literals is
-//! only scanned and bound straight from the text: [`insert_row`](crate::plan::insert_row)), then
+//! only scanned and bound straight from the text: [`crate::plan::insert_row`]), then
 //! runs each statement:
 //! - transaction control (BEGIN/COMMIT/ROLLBACK) moves the session between
 //!   *idle*, *in a transaction block* and *in a failed block*
@@ -24,15 +24,23 @@
 //!   released after the transaction's outcome is in the commit log.
 //!
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
-//! [`modify`](crate::exec::modify) (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
-//! [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
-//! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
-//! [`Session::copy_in`] / [`Session::copy_out`]).
+//! [`modify`] (INSERT, UPDATE, DELETE: planned by `plan::modify`, written by
+//! `exec::modify`), [`ddl`] (CREATE/DROP/TRUNCATE TABLE), [`index_ddl`]
+//! (CREATE/DROP INDEX, REINDEX, ALTER TABLE's constraints: run by
+//! `commands`), [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
+//! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and
+//! [`copy`] (COPY, with the client-data API [`Session::copy_in`] /
+//! [`Session::copy_out`]). The work below the dispatch is done by the
+//! layers underneath, each given the statement's context as explicit values
+//! (`copy::CopyContext`, `exec::modify::ModifyContext`,
+//! `commands::context::DdlContext`): the session keeps the dispatch, the
+//! transaction state and the settings.
 
 mod commit_ack;
 mod copy;
 mod ddl;
 mod describe;
+mod index_ddl;
 mod inspect;
 mod maintenance;
 mod modify;
@@ -67,6 +75,8 @@ pub use crate::wal::lsn_text;
 
 use crate::catalog::{CatalogView, TableDef};
 use crate::err;
+#[cfg(test)]
+use crate::error::SqlState;
 use crate::error::{Error, Result};
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
