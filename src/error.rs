@@ -318,6 +318,19 @@ macro_rules! err {
     };
 }
 
+/// A parse error as the SQL error PostgreSQL reports.
+pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
+    let code = match e.kind {
+        heapdb_grammar::ParseErrorKind::Syntax => SqlState::SyntaxError,
+        heapdb_grammar::ParseErrorKind::TooDeep => SqlState::StatementTooComplex,
+        heapdb_grammar::ParseErrorKind::InvalidParameterValue => SqlState::InvalidParameterValue,
+        heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
+            SqlState::CharacterNotInRepertoire
+        }
+    };
+    Error::new(code, e.message).with_position(e.offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

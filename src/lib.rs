@@ -13,9 +13,12 @@
 //!   `error`, `settings` and `types` values that API hands out), as a
 //!   wire-protocol server would.
 //! - [`session`]: the embedded API. A [`Session`] parses and dispatches
-//!   statements, holds the transaction state and the session's settings,
-//!   and runs the DML statements; for COPY it resolves the table and hands
-//!   the work to [`copy`].
+//!   statements and holds the transaction state and the session's
+//!   settings. It looks up and locks the tables a statement names and hands
+//!   the work below with a context filled from its transaction: COPY to
+//!   [`copy`], INSERT/UPDATE/DELETE to [`plan`] and [`exec`] (the rows to
+//!   write planned by `plan::modify`, written by `exec::modify`), the index
+//!   commands to [`commands`].
 //! - [`database`]: the shared instance: buffer pool, WAL writer,
 //!   checkpointer, catalog, directory lock; opened once per data directory.
 //! - [`copy`]: COPY's execution (loading records into heap pages, writing
@@ -24,12 +27,14 @@
 //!   ([`copy::CopyContext`], the table its caller looked up and locked),
 //!   so any client API can run it.
 //! - [`commands`]: VACUUM and ANALYZE over whole heaps, and their
-//!   statistics.
-//! - [`plan`]: binding and planning, from the parser's AST to a plan tree;
-//!   EXPLAIN. It asks the executor to fold constants and which fast paths
-//!   apply.
+//!   statistics; CREATE/DROP INDEX, REINDEX and ALTER TABLE's constraints
+//!   ([`commands::context::DdlContext`]); the B-tree inspection functions.
+//! - [`plan`]: binding and planning, from the parser's AST to a plan tree
+//!   (for INSERT/UPDATE/DELETE: the rows to write); EXPLAIN. It asks the
+//!   executor to fold constants and which fast paths apply.
 //! - [`exec`]: the executor: operators over batches, expression evaluation,
-//!   the typed fast paths (`exec/fastpath`), spilling hash tables.
+//!   the typed fast paths (`exec/fastpath`), spilling hash tables; writing
+//!   DML's rows and their index entries ([`exec::modify::ModifyContext`]).
 //! - [`nodes`]: the trees the planner builds and the executor runs: bound
 //!   expressions and plan nodes.
 //! - [`vector`]: column vectors and batches, key sets: the data the

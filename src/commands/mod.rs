@@ -9,6 +9,10 @@
 //! prints.
 
 pub mod analyze;
+pub mod context;
+pub mod indexcmds;
+pub mod inspect_btree;
 pub mod readahead;
 pub mod stats;
+pub mod tablecmds;
 pub mod vacuum;

@@ -24,9 +24,11 @@
 pub mod agg;
 pub mod expr;
 pub mod fastpath;
+pub mod index_maint;
 pub mod indexscan;
 pub mod join;
 pub mod kernels;
+pub mod modify;
 pub mod parallel;
 pub mod progress;
 pub mod rowwise;

@@ -26,7 +26,6 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
-use super::dml::target_columns;
 use super::{Progress, ProgressUnit, QueryResult, Session};
 use crate::copy::context::{file_error, write_error};
 use crate::copy::load::{self, Input, LoadTarget};
@@ -36,6 +35,7 @@ use crate::copy::{CopyContext, CopyOptions};
 pub use crate::copy::{CopyProgress, ProgressFn};
 use crate::err;
 use crate::error::{Error, Result};
+use crate::plan::modify::target_columns;
 use crate::storage::StrategyKind;
 use crate::txn::{LockMode, Snapshot};
 use crate::types::cast::{cast_from, CastContext};

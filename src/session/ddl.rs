@@ -12,12 +12,12 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
-use super::dml::RowWriter;
 use super::{Notice, QueryResult, Session};
 use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec;
+use crate::exec::modify::RowWriter;
 use crate::plan::bind::{at, data_type, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::storage::StrategyKind;
@@ -29,22 +29,10 @@ use crate::types::DataType;
 const MAX_COLUMNS: usize = 1600;
 
 impl Session {
-    /// A fresh object id none of whose relation files exist yet (as
-    /// PostgreSQL's GetNewRelFileNode checks). Every fork counts: a crash
-    /// between the unlinks of a dropped relation's forks, or after a
-    /// create whose record never reached the log, can leave the
-    /// visibility-map file without the main one.
+    /// A fresh object id none of whose relation files exist yet
+    /// ([`crate::commands::context::fresh_relfilenode`]).
     pub(super) fn fresh_relfilenode(&self) -> u32 {
-        let base = self.db.dir.join("base");
-        loop {
-            let oid = self.db.catalog.next_oid();
-            let taken = [oid.to_string(), format!("{oid}_vm")]
-                .iter()
-                .any(|name| base.join(name).exists());
-            if !taken {
-                return oid;
-            }
-        }
+        crate::commands::context::fresh_relfilenode(&self.db.catalog, &self.db.dir)
     }
 
     /// Creates a table's files and catalog entry in the current transaction.
@@ -119,7 +107,7 @@ impl Session {
             ));
         }
         let mut pk_columns: HashSet<String> = HashSet::new();
-        // PRIMARY KEY and UNIQUE constraints become indexes (session::index).
+        // PRIMARY KEY and UNIQUE constraints become indexes (commands::indexcmds).
         let (mut pk, mut uniques, mut table_uniques) = (None, Vec::new(), Vec::new());
         for tc in &c.constraints {
             match tc {
@@ -360,7 +348,7 @@ impl Session {
             let mut def = (*table).clone();
             def.relfilenode = fresh;
             def.stats = None;
-            self.truncate_indexes(&mut def, xid)?;
+            self.truncate_indexes(&snap, &mut def)?;
             self.db
                 .catalog
                 .replace(&self.catalog_view(&snap), xid, table.oid, Some(def))?;

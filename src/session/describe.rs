@@ -101,7 +101,7 @@ impl Session {
                 all_visible_pages,
                 size_bytes: pages as u64 * crate::storage::BLCKSZ as u64,
                 rows_estimate: def.stats.as_ref().map(|s| s.reltuples),
-                indexes: super::index::describe_indexes(&def),
+                indexes: crate::commands::indexcmds::describe_indexes(&def),
                 index_names: {
                     let mut n: Vec<String> = def.indexes.iter().map(|i| i.name.clone()).collect();
                     n.sort();
@@ -130,7 +130,7 @@ fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
                         col.name.clone(),
                         col.ty.to_string(),
                         k < nkey,
-                        super::index::quoted(&col.name),
+                        crate::commands::indexcmds::quoted(&col.name),
                     )
                 })
                 .collect();

@@ -66,10 +66,10 @@ pub(crate) fn table_function(
         "buffer_cache_stats" => Ok(buffer_cache_stats(ctx)),
         "pg_stats" => pg_stats(ctx, args),
         "wal_stats" => Ok(wal_stats(ctx)),
-        "bt_index_check" => super::inspect_btree::bt_index_check_rows(ctx, args),
-        "bt_metap" => super::inspect_btree::bt_metap_rows(ctx, args),
-        "bt_page_stats" => super::inspect_btree::bt_page_stats_rows(ctx, args),
-        "bt_page_items" => super::inspect_btree::bt_page_items_rows(ctx, args),
+        "bt_index_check" => crate::commands::inspect_btree::bt_index_check_rows(ctx, args),
+        "bt_metap" => crate::commands::inspect_btree::bt_metap_rows(ctx, args),
+        "bt_page_stats" => crate::commands::inspect_btree::bt_page_stats_rows(ctx, args),
+        "bt_page_items" => crate::commands::inspect_btree::bt_page_items_rows(ctx, args),
         _ => return None,
     };
     Some(r)
@@ -389,7 +389,9 @@ pub(crate) fn scalar_function(
         "relation_size" => {
             Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8)))
         }
-        "bt_index_parent_check" => Some(super::inspect_btree::bt_index_parent_check(ctx, args)),
+        "bt_index_parent_check" => Some(crate::commands::inspect_btree::bt_index_parent_check(
+            ctx, args,
+        )),
         "pg_relation_filepath" => Some(text_arg(name, args, 0).and_then(|t| {
             let table = ctx.table(&t)?;
             let path = crate::storage::relpath(RelFileNode(table.relfilenode), ForkNumber::Main);

@@ -136,7 +136,12 @@ impl Session {
                 .iter()
                 .map(|ix| VacuumIndex {
                     name: ix.name.clone(),
-                    tree: super::index_maint::open_tree(&self.db, &def, ix),
+                    tree: crate::exec::index_maint::open_tree(
+                        &self.db.pool,
+                        &self.db.wal,
+                        &def,
+                        ix,
+                    ),
                 })
                 .collect();
             // One vacuum ring per participant of the heap pass.

@@ -2,7 +2,7 @@
 //! entry point that runs SQL text.
 //!
 //! [`Session::execute`] parses the text (a single-row INSERT of literals is
-//! only scanned and bound straight from the text: [`insert_row`]), then
+//! only scanned and bound straight from the text: [`crate::plan::insert_row`]), then
 //! runs each statement:
 //! - transaction control (BEGIN/COMMIT/ROLLBACK) moves the session between
 //!   *idle*, *in a transaction block* and *in a failed block*
@@ -24,22 +24,26 @@
 //!   released after the transaction's outcome is in the commit log.
 //!
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
-//! [`dml`] (INSERT, UPDATE, DELETE), [`ddl`] (CREATE/DROP/TRUNCATE TABLE),
-//! [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
-//! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and [`copy`] (COPY, with the client-data API
-//! [`Session::copy_in`] / [`Session::copy_out`]).
+//! [`modify`] (INSERT, UPDATE, DELETE: planned by `plan::modify`, written by
+//! `exec::modify`), [`ddl`] (CREATE/DROP/TRUNCATE TABLE), [`index_ddl`]
+//! (CREATE/DROP INDEX, REINDEX, ALTER TABLE's constraints: run by
+//! `commands`), [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
+//! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and
+//! [`copy`] (COPY, with the client-data API [`Session::copy_in`] /
+//! [`Session::copy_out`]). The work below the dispatch is done by the
+//! layers underneath, each given the statement's context as explicit values
+//! (`copy::CopyContext`, `exec::modify::ModifyContext`,
+//! `commands::context::DdlContext`): the session keeps the dispatch, the
+//! transaction state and the settings.
 
 mod commit_ack;
 mod copy;
 mod ddl;
 mod describe;
-mod dml;
-mod index;
-mod index_maint;
-mod insert_row;
+mod index_ddl;
 mod inspect;
-mod inspect_btree;
 mod maintenance;
+mod modify;
 mod query;
 mod result;
 mod utility;
@@ -52,10 +56,13 @@ use std::time::Instant;
 
 use heapdb_grammar::ast;
 
+/// A parse error as the SQL error PostgreSQL reports.
+pub use crate::error::parse_error;
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, IndexInfo, TableInfo};
+pub(crate) use query::StmtCtx;
 pub use result::{Column, Notice, QueryResult, Timing};
 pub use view::ViewInfo;
 
@@ -68,7 +75,9 @@ pub use crate::wal::lsn_text;
 
 use crate::catalog::{CatalogView, TableDef};
 use crate::err;
-use crate::error::{Error, Result, SqlState};
+#[cfg(test)]
+use crate::error::SqlState;
+use crate::error::{Error, Result};
 use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
@@ -138,8 +147,8 @@ pub struct Session {
     /// found the table changed under its snapshot): the statement runs
     /// again with a fresh snapshot.
     restart: Cell<bool>,
-    /// Buffers of the direct single-row INSERT path ([`insert_row`]).
-    pub(crate) insert_scratch: insert_row::InsertScratch,
+    /// Buffers of the direct single-row INSERT path ([`insert_row`](crate::plan::insert_row)).
+    pub(crate) insert_scratch: crate::plan::insert_row::InsertScratch,
     /// When a `synchronous_commit = on` commit returns ([`ack`]).
     commit_ack: CommitAck,
     /// The deferred commits' flush position ([`CommitAck::Deferred`]).
@@ -178,19 +187,6 @@ fn writes(stmt: &ast::Statement) -> bool {
     )
 }
 
-/// A parse error as the SQL error PostgreSQL reports.
-pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
-    let code = match e.kind {
-        heapdb_grammar::ParseErrorKind::Syntax => SqlState::SyntaxError,
-        heapdb_grammar::ParseErrorKind::TooDeep => SqlState::StatementTooComplex,
-        heapdb_grammar::ParseErrorKind::InvalidParameterValue => SqlState::InvalidParameterValue,
-        heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
-            SqlState::CharacterNotInRepertoire
-        }
-    };
-    Error::new(code, e.message).with_position(e.offset)
-}
-
 /// A session dropped inside a transaction rolls it back, as a disconnecting
 /// PostgreSQL client's backend does: its xid must not stay "running" (it
 /// would hold back VACUUM's horizon) nor its locks stay held.
@@ -221,7 +217,7 @@ impl Session {
             cancel: Arc::new(AtomicBool::new(false)),
             progress: None,
             restart: Cell::new(false),
-            insert_scratch: insert_row::InsertScratch::default(),
+            insert_scratch: crate::plan::insert_row::InsertScratch::default(),
             commit_ack: CommitAck::Immediate,
         }
     }

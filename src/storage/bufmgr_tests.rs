@@ -748,10 +748,23 @@ fn cleanup_lock_waits_for_other_pins() {
     pool.create_relation(REL, MAIN).unwrap();
     fill(&pool, REL, 1);
     let other = pool.read_buffer(REL, MAIN, 0, None).unwrap();
+    let id = other.buffer_id();
     let released = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            // Let go only once the other thread holds its own pin (so its
+            // cleanup lock has to wait for this one to go).
+            let start = std::time::Instant::now();
+            while pool
+                .buffer_summary()
+                .iter()
+                .find(|b| b.buffer_id == id)
+                .map_or(0, |b| b.pin_count)
+                < 2
+            {
+                assert!(start.elapsed().as_secs() < 60, "the second pin never came");
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
             released.store(true, Ordering::SeqCst);
             drop(other);
         });

@@ -325,7 +325,13 @@ mod tests {
             m2.wait_for(x);
             m2.status(x).unwrap()
         });
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Commit only once the waiter is waiting, so that the test shows a
+        // wait ending, not a wait never begun.
+        let start = std::time::Instant::now();
+        while m.state().waiters == 0 {
+            assert!(start.elapsed().as_secs() < 60, "the waiter never waited");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         m.commit(x).unwrap();
         assert_eq!(waiter.join().unwrap(), XidStatus::Committed);
         m.wait_for(x); // not running: returns at once

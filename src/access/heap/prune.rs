@@ -19,7 +19,7 @@
 //! every line pointer that pruning frees becomes DEAD instead
 //! of UNUSED, heap-only members included, and no root becomes a redirect:
 //! unlike PostgreSQL, heapdb gives every version its own index entries
-//! (`session::index_maint`), so any removed version may still be named by
+//! (`exec::index_maint`), so any removed version may still be named by
 //! an index, and a redirect would keep a dead version's entries forever.
 //! The surviving heap-only versions are then reached by no chain, which is
 //! how pruning already treats an aborted update's new version. VACUUM collects the DEAD
@@ -52,7 +52,7 @@ pub enum PruneMode {
     /// members become UNUSED and a dead root with a survivor a REDIRECT;
     /// wholly dead roots stay DEAD.
     RootsIndexed,
-    /// heapdb's indexes, which name every version (`session::index_maint`):
+    /// heapdb's indexes, which name every version (`exec::index_maint`):
     /// every freed line pointer stays DEAD for VACUUM's index pass, and no
     /// root becomes a redirect.
     AllVersionsIndexed,
@@ -184,7 +184,7 @@ struct Plan {
 
 impl Plan {
     /// A heap-only version that is gone. heapdb indexes every version,
-    /// heap-only ones included (`session::index_maint`), so with indexes
+    /// heap-only ones included (`exec::index_maint`), so with indexes
     /// its line pointer stays DEAD until VACUUM's index pass has removed
     /// the entries naming it; without, it is free at once.
     fn member_gone(&mut self, m: OffsetNumber, mode: PruneMode) {

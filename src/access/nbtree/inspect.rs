@@ -1,6 +1,6 @@
 //! Inspection data in the shape of PostgreSQL's `pageinspect` functions for
 //! B-trees: [`bt_metap`], [`bt_page_stats`] and [`bt_page_items`] return
-//! rows of named values (`session::inspect_btree` makes them SQL functions). Each reads one page under
+//! rows of named values (`commands::inspect_btree` makes them SQL functions). Each reads one page under
 //! a shared lock.
 
 use super::btpage::{

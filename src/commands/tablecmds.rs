@@ -3,7 +3,7 @@
 //! TABLE`.
 //!
 //! A constraint's index is made and named as CREATE TABLE's are
-//! ([`Session::add_index`]): built from the rows the statement sees under
+//! ([`DdlContext::add_index`]): built from the rows the statement sees under
 //! an ACCESS EXCLUSIVE lock, a primary key's columns checked for NULLs and
 //! made NOT NULL (which stays when the constraint is dropped, as in
 //! PostgreSQL 15). Dropping a constraint drops its index; the file goes at
@@ -15,34 +15,28 @@
 
 use heapdb_grammar::ast;
 
-use super::IndexSpec;
+use super::context::DdlContext;
+use super::indexcmds::IndexSpec;
 use crate::catalog::{IndexColumn, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::plan::bind::at;
-use crate::session::{Notice, QueryResult, Session};
-use crate::txn::{LockMode, Snapshot};
+use crate::txn::LockMode;
 use crate::wal::WalRecord;
 
-impl Session {
-    pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<QueryResult> {
-        let snap = self.statement_snapshot();
-        let mut r = QueryResult::empty("ALTER TABLE");
-        if a.if_exists
-            && self
-                .db
-                .catalog
-                .lookup(&self.catalog_view(&snap), &a.table.name)
-                .is_none()
-        {
-            r.notices.push(Notice::notice(format!(
+impl DdlContext<'_> {
+    /// ALTER TABLE ADD/DROP CONSTRAINT; the NOTICEs it raises.
+    pub fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Vec<String>> {
+        let mut notices = Vec::new();
+        if a.if_exists && self.catalog.lookup(&self.view(), &a.table.name).is_none() {
+            notices.push(format!(
                 "relation \"{}\" does not exist, skipping",
                 a.table.name
-            )));
-            return Ok(r);
+            ));
+            return Ok(notices);
         }
         let table = self
-            .lookup_table(&snap, &a.table.name, LockMode::AccessExclusive)
+            .lookup_table(&a.table.name, LockMode::AccessExclusive)
             .map_err(|e| at(e, a.table.offset))?;
         let mut def = (*table).clone();
         let mut taken: Vec<String> = Vec::new();
@@ -54,14 +48,8 @@ impl Session {
                     columns,
                     ..
                 } => {
-                    def = self.add_constraint(
-                        &snap,
-                        def,
-                        name.as_deref(),
-                        *primary,
-                        columns,
-                        &mut taken,
-                    )?;
+                    def =
+                        self.add_constraint(def, name.as_deref(), *primary, columns, &mut taken)?;
                 }
                 ast::AlterTableAction::DropConstraint {
                     if_exists, name, ..
@@ -76,33 +64,27 @@ impl Session {
                             def.name
                         );
                         if *if_exists {
-                            r.notices.push(Notice::notice(format!("{msg}, skipping")));
+                            notices.push(format!("{msg}, skipping"));
                             continue;
                         }
                         return Err(err!(UndefinedObject, "{msg}"));
                     };
-                    let xid = self.assign_xid()?;
+                    let xid = self.xid;
                     let gone = def.indexes.remove(pos);
-                    self.db.catalog.replace(
-                        &self.catalog_view(&snap),
-                        xid,
-                        def.oid,
-                        Some(def.clone()),
-                    )?;
-                    let txn = self.txn_mut();
-                    txn.catalog_changed = true;
-                    txn.drop_on_commit.push(gone.relfilenode);
+                    self.catalog
+                        .replace(&self.view(), xid, def.oid, Some(def.clone()))?;
+                    *self.catalog_changed = true;
+                    self.drop_on_commit.push(gone.relfilenode);
                 }
             }
         }
-        Ok(r)
+        Ok(notices)
     }
 
     /// One `ADD [CONSTRAINT name] PRIMARY KEY | UNIQUE (columns)` of `def`;
     /// `taken`: the index names this statement chose so far.
     fn add_constraint(
         &mut self,
-        snap: &Snapshot,
         def: TableDef,
         name: Option<&str>,
         primary: bool,
@@ -128,15 +110,15 @@ impl Session {
         }
         let name = match name {
             Some(n) => {
-                let view = self.catalog_view(snap);
-                if taken.iter().any(|t| t == n) || self.db.catalog.relation_name_taken(&view, n) {
+                let view = self.view();
+                if taken.iter().any(|t| t == n) || self.catalog.relation_name_taken(&view, n) {
                     return Err(err!(DuplicateTable, "relation \"{n}\" already exists"));
                 }
                 n.to_string()
             }
             None => {
                 let label = if primary { "pkey" } else { "key" };
-                self.choose_index_name(snap, &def, &cols, label, taken)
+                self.choose_index_name(&def, &cols, label, taken)
             }
         };
         taken.push(name.clone());
@@ -155,14 +137,14 @@ impl Session {
             primary,
             constraint: true,
         };
-        self.add_index(snap, &def, spec)
+        self.add_index(&def, spec)
     }
 
-    pub(crate) fn reindex(&mut self, r: &ast::Reindex) -> Result<QueryResult> {
-        let snap = self.statement_snapshot();
-        let view = self.catalog_view(&snap);
+    /// REINDEX INDEX | TABLE.
+    pub fn reindex(&mut self, r: &ast::Reindex) -> Result<()> {
+        let view = self.view();
         let (table_name, only) = if r.table {
-            if self.db.catalog.index_owner(&view, &r.name.name).is_some() {
+            if self.catalog.index_owner(&view, &r.name.name).is_some() {
                 return Err(at(
                     err!(
                         WrongObjectType,
@@ -174,9 +156,9 @@ impl Session {
             }
             (r.name.name.clone(), None)
         } else {
-            match self.db.catalog.index_owner(&view, &r.name.name) {
+            match self.catalog.index_owner(&view, &r.name.name) {
                 Some((owner, _)) => (owner.name.clone(), Some(r.name.name.clone())),
-                None if self.db.catalog.lookup(&view, &r.name.name).is_some() => {
+                None if self.catalog.lookup(&view, &r.name.name).is_some() => {
                     return Err(at(
                         err!(WrongObjectType, "\"{}\" is not an index", r.name.name),
                         r.name.offset,
@@ -195,29 +177,26 @@ impl Session {
             }
         };
         let table = self
-            .lookup_table(&snap, &table_name, LockMode::AccessExclusive)
+            .lookup_table(&table_name, LockMode::AccessExclusive)
             .map_err(|e| at(e, r.name.offset))?;
-        let xid = self.assign_xid()?;
+        let xid = self.xid;
         let mut def = (*table).clone();
         for i in 0..def.indexes.len() {
             if only.as_ref().is_some_and(|n| n != &def.indexes[i].name) {
                 continue;
             }
             let fresh = self.fresh_relfilenode();
-            self.db
-                .wal
-                .insert(xid, &WalRecord::CreateRel { rel: fresh });
-            self.txn_mut().drop_on_abort.push(fresh);
+            self.wal.insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.drop_on_abort.push(fresh);
             let mut ix = def.indexes[i].clone();
             ix.relfilenode = fresh;
-            self.build_index(&snap, &def, &ix)?;
+            self.build_index(&def, &ix)?;
             let old = std::mem::replace(&mut def.indexes[i], ix).relfilenode;
-            self.txn_mut().drop_on_commit.push(old);
+            self.drop_on_commit.push(old);
         }
-        self.db
-            .catalog
-            .replace(&self.catalog_view(&snap), xid, def.oid, Some(def))?;
-        self.txn_mut().catalog_changed = true;
-        Ok(QueryResult::empty("REINDEX"))
+        self.catalog
+            .replace(&self.view(), xid, def.oid, Some(def))?;
+        *self.catalog_changed = true;
+        Ok(())
     }
 }

@@ -12,18 +12,16 @@
 
 use heapdb_grammar::ast;
 
-mod alter;
-
-use super::index_maint::key_text;
-use super::{Notice, QueryResult, Session};
+use super::context::DdlContext;
 use crate::access::heap::tuple;
 use crate::access::nbtree::{keys, BTree, BtLog};
 use crate::catalog::{IndexColumn, IndexDef, TableDef};
 use crate::err;
 use crate::error::Result;
+use crate::exec::index_maint::key_text;
 use crate::plan::bind::at;
 use crate::storage::RelFileNode;
-use crate::txn::{LockMode, Snapshot};
+use crate::txn::LockMode;
 use crate::types::Value;
 use crate::wal::WalRecord;
 
@@ -31,7 +29,7 @@ use crate::wal::WalRecord;
 const MAX_NAME: usize = 63;
 
 /// What an index is to be: columns and flags, before it has storage.
-pub(super) struct IndexSpec {
+pub struct IndexSpec {
     pub name: String,
     pub columns: Vec<IndexColumn>,
     pub include: Vec<usize>,
@@ -69,13 +67,12 @@ fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
     out
 }
 
-impl Session {
+impl DdlContext<'_> {
     /// PostgreSQL's `ChooseRelationName`: the first of `t_a_label`,
     /// `t_a_label1`, ... that no relation (nor an index chosen earlier in
     /// this statement, `taken`) has.
-    pub(super) fn choose_index_name(
+    pub fn choose_index_name(
         &self,
-        snap: &Snapshot,
         table: &TableDef,
         columns: &[usize],
         label: &str,
@@ -90,7 +87,7 @@ impl Session {
                 .collect::<Vec<_>>()
                 .join("_")
         };
-        let view = self.catalog_view(snap);
+        let view = self.view();
         for pass in 0.. {
             let l = if pass == 0 {
                 label.to_string()
@@ -98,7 +95,7 @@ impl Session {
                 format!("{label}{pass}")
             };
             let name = make_object_name(&table.name, &name2, &l);
-            if !taken.contains(&name) && !self.db.catalog.relation_name_taken(&view, &name) {
+            if !taken.contains(&name) && !self.catalog.relation_name_taken(&view, &name) {
                 return name;
             }
         }
@@ -108,13 +105,8 @@ impl Session {
     /// Creates and fills the index `spec` of `table` (the version locked by
     /// this statement) in the current transaction; returns the table's new
     /// definition, already in the catalog.
-    pub(super) fn add_index(
-        &mut self,
-        snap: &Snapshot,
-        table: &TableDef,
-        spec: IndexSpec,
-    ) -> Result<TableDef> {
-        let xid = self.assign_xid()?;
+    pub fn add_index(&mut self, table: &TableDef, spec: IndexSpec) -> Result<TableDef> {
+        let xid = self.xid;
         let oid = self.fresh_relfilenode();
         let ix = IndexDef {
             oid,
@@ -126,9 +118,9 @@ impl Session {
             primary: spec.primary,
             constraint: spec.constraint,
         };
-        self.db.wal.insert(xid, &WalRecord::CreateRel { rel: oid });
-        self.txn_mut().drop_on_abort.push(oid);
-        self.build_index(snap, table, &ix)?;
+        self.wal.insert(xid, &WalRecord::CreateRel { rel: oid });
+        self.drop_on_abort.push(oid);
+        self.build_index(table, &ix)?;
         let mut def = table.clone();
         if ix.primary {
             for c in &ix.columns {
@@ -136,23 +128,22 @@ impl Session {
             }
         }
         def.indexes.push(ix);
-        self.db
-            .catalog
-            .replace(&self.catalog_view(snap), xid, table.oid, Some(def.clone()))?;
-        self.txn_mut().catalog_changed = true;
+        self.catalog
+            .replace(&self.view(), xid, table.oid, Some(def.clone()))?;
+        *self.catalog_changed = true;
         Ok(def)
     }
 
-    /// Reads the rows `snap` sees, checks uniqueness (and NOT NULL for a
+    /// Reads the rows the statement's snapshot sees, checks uniqueness (and NOT NULL for a
     /// primary key) and writes the sorted tree.
-    fn build_index(&self, snap: &Snapshot, table: &TableDef, ix: &IndexDef) -> Result<()> {
-        let rel = self.db.relation(table.relfilenode)?;
+    pub fn build_index(&self, table: &TableDef, ix: &IndexDef) -> Result<()> {
+        let rel = self.relation(table.relfilenode)?;
         let desc = ix.desc(table);
         let tdesc = crate::exec::scan::tuple_desc(table)?;
         let stored: Vec<usize> = ix.stored_columns().collect();
         let nkey = ix.columns.len();
         let mut rows: Vec<(Vec<u8>, bool)> = Vec::new();
-        let mut scan = rel.scan(snap)?;
+        let mut scan = rel.scan(self.snapshot)?;
         let mut failed = None;
         while let Some(r) = scan.next_page(|block, pg, visible| -> Result<()> {
             let mut slots = vec![None; table.columns.len()];
@@ -192,9 +183,9 @@ impl Session {
         if ix.unique {
             self.check_build_unique(table, ix, &desc, &rows)?;
         }
-        let log: std::sync::Arc<dyn BtLog> = self.db.wal.clone();
+        let log: std::sync::Arc<dyn BtLog> = self.wal.clone();
         BTree::build_sorted(
-            self.db.pool.clone(),
+            self.pool.clone(),
             RelFileNode(ix.relfilenode),
             desc,
             Some(log),
@@ -259,7 +250,8 @@ impl Session {
             .collect()
     }
 
-    pub(crate) fn create_index(&mut self, c: &ast::CreateIndex) -> Result<QueryResult> {
+    /// CREATE INDEX; the NOTICEs it raises.
+    pub fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Vec<String>> {
         if let Some(m) = &c.method {
             if m != "btree" {
                 return Err(err!(
@@ -274,25 +266,18 @@ impl Session {
                 "partial indexes are not supported"
             ));
         }
-        let snap = self.statement_snapshot();
         if let Some(name) = &c.name {
-            if self
-                .db
-                .catalog
-                .relation_name_taken(&self.catalog_view(&snap), name)
-            {
+            if self.catalog.relation_name_taken(&self.view(), name) {
                 if c.if_not_exists {
-                    let mut r = QueryResult::empty("CREATE INDEX");
-                    r.notices.push(Notice::notice(format!(
+                    return Ok(vec![format!(
                         "relation \"{name}\" already exists, skipping"
-                    )));
-                    return Ok(r);
+                    )]);
                 }
                 return Err(err!(DuplicateTable, "relation \"{name}\" already exists"));
             }
         }
         let table = self
-            .lookup_table(&snap, &c.table.name, LockMode::Share)
+            .lookup_table(&c.table.name, LockMode::Share)
             .map_err(|e| at(e, c.table.offset))?;
         let columns = Self::index_columns(&table, &c.columns)?;
         let mut include = Vec::new();
@@ -310,7 +295,7 @@ impl Session {
                     .map(|k| k.column)
                     .chain(include.iter().copied())
                     .collect();
-                self.choose_index_name(&snap, &table, &all, "idx", &[])
+                self.choose_index_name(&table, &all, "idx", &[])
             }
         };
         let spec = IndexSpec {
@@ -321,18 +306,18 @@ impl Session {
             primary: false,
             constraint: false,
         };
-        self.add_index(&snap, &table, spec)?;
-        Ok(QueryResult::empty("CREATE INDEX"))
+        self.add_index(&table, spec)?;
+        Ok(Vec::new())
     }
 
-    pub(crate) fn drop_index(&mut self, d: &ast::DropIndex) -> Result<QueryResult> {
-        let snap = self.statement_snapshot();
-        let xid = self.assign_xid()?;
-        let mut r = QueryResult::empty("DROP INDEX");
+    /// DROP INDEX; the NOTICEs it raises.
+    pub fn drop_index(&mut self, d: &ast::DropIndex) -> Result<Vec<String>> {
+        let xid = self.xid;
+        let mut notices = Vec::new();
         for name in &d.names {
-            let view = self.catalog_view(&snap);
-            let Some((owner, _)) = self.db.catalog.index_owner(&view, &name.name) else {
-                if self.db.catalog.lookup(&view, &name.name).is_some() {
+            let view = self.view();
+            let Some((owner, _)) = self.catalog.index_owner(&view, &name.name) else {
+                if self.catalog.lookup(&view, &name.name).is_some() {
                     return Err(at(
                         err!(WrongObjectType, "\"{}\" is not an index", name.name)
                             .with_hint("Use DROP TABLE to remove a table."),
@@ -340,10 +325,7 @@ impl Session {
                     ));
                 }
                 if d.if_exists {
-                    r.notices.push(Notice::notice(format!(
-                        "index \"{}\" does not exist, skipping",
-                        name.name
-                    )));
+                    notices.push(format!("index \"{}\" does not exist, skipping", name.name));
                     continue;
                 }
                 return Err(at(
@@ -352,7 +334,7 @@ impl Session {
                 ));
             };
             let table = self
-                .lookup_table(&snap, &owner.name, LockMode::AccessExclusive)
+                .lookup_table(&owner.name, LockMode::AccessExclusive)
                 .map_err(|e| at(e, name.offset))?;
             let Some(pos) = table.indexes.iter().position(|i| i.name == name.name) else {
                 return Err(err!(
@@ -377,38 +359,31 @@ impl Session {
             }
             let mut def = (*table).clone();
             let gone = def.indexes.remove(pos);
-            self.db
-                .catalog
-                .replace(&self.catalog_view(&snap), xid, table.oid, Some(def))?;
-            let txn = self.txn_mut();
-            txn.catalog_changed = true;
-            txn.drop_on_commit.push(gone.relfilenode);
+            self.catalog
+                .replace(&self.view(), xid, table.oid, Some(def))?;
+            *self.catalog_changed = true;
+            self.drop_on_commit.push(gone.relfilenode);
         }
-        Ok(r)
+        Ok(notices)
     }
 
     /// TRUNCATE's part for indexes: each gets a new, empty relation in
     /// `def` (the table's new definition); the old files go at commit.
-    pub(super) fn truncate_indexes(
-        &mut self,
-        def: &mut TableDef,
-        xid: crate::txn::Xid,
-    ) -> Result<()> {
+    pub fn truncate_indexes(&mut self, def: &mut TableDef) -> Result<()> {
+        let xid = self.xid;
         for i in 0..def.indexes.len() {
             let fresh = self.fresh_relfilenode();
-            self.db
-                .wal
-                .insert(xid, &WalRecord::CreateRel { rel: fresh });
-            self.txn_mut().drop_on_abort.push(fresh);
-            let log: std::sync::Arc<dyn BtLog> = self.db.wal.clone();
+            self.wal.insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.drop_on_abort.push(fresh);
+            let log: std::sync::Arc<dyn BtLog> = self.wal.clone();
             BTree::create(
-                self.db.pool.clone(),
+                self.pool.clone(),
                 RelFileNode(fresh),
                 def.indexes[i].desc(def),
                 Some(log),
             )?;
             let old = std::mem::replace(&mut def.indexes[i].relfilenode, fresh);
-            self.txn_mut().drop_on_commit.push(old);
+            self.drop_on_commit.push(old);
         }
         Ok(())
     }
@@ -416,13 +391,12 @@ impl Session {
     /// The indexes of CREATE TABLE's PRIMARY KEY and UNIQUE constraints
     /// (`pk`: the primary key's columns; `uniques`: each unique
     /// constraint's), named as PostgreSQL names them, primary key first.
-    pub(super) fn add_constraint_indexes(
+    pub fn add_constraint_indexes(
         &mut self,
         table: TableDef,
         pk: Option<&[String]>,
         uniques: &[Vec<String>],
     ) -> Result<()> {
-        let snap = self.statement_snapshot();
         let mut def = table;
         let mut taken: Vec<String> = Vec::new();
         let lists = pk
@@ -441,7 +415,7 @@ impl Session {
                 cols.push(c);
             }
             let label = if primary { "pkey" } else { "key" };
-            let name = self.choose_index_name(&snap, &def, &cols, label, &taken);
+            let name = self.choose_index_name(&def, &cols, label, &taken);
             taken.push(name.clone());
             let spec = IndexSpec {
                 name,
@@ -458,14 +432,14 @@ impl Session {
                 primary,
                 constraint: true,
             };
-            def = self.add_index(&snap, &def, spec)?;
+            def = self.add_index(&def, spec)?;
         }
         Ok(())
     }
 }
 
 /// A name as `quote_ident` prints it.
-pub(super) fn quoted(name: &str) -> String {
+pub(crate) fn quoted(name: &str) -> String {
     if heapdb_grammar::keywords::needs_quotes(name) {
         format!("\"{}\"", name.replace('"', "\"\""))
     } else {

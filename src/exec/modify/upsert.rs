@@ -1,7 +1,8 @@
 //! `INSERT ... ON CONFLICT DO NOTHING | DO UPDATE` (PostgreSQL's
 //! `ExecInsert` with speculative insertion and `ExecOnConflictUpdate`).
 //!
-//! The arbiter indexes are inferred from the conflict target: the unique
+//! The arbiter indexes are inferred from the conflict target by the
+//! planner (`plan::modify::arbiter_indexes`): the unique
 //! indexes whose key columns are exactly the target's, the constraint named
 //! by `ON CONSTRAINT`, or (DO NOTHING without a target) every unique index.
 //! Each proposed row goes through
@@ -18,14 +19,7 @@
 //! same command is `ON CONFLICT DO UPDATE command cannot affect row a
 //! second time` (21000).
 
-use std::time::Instant;
-
-use heapdb_grammar::ast;
-
-use super::{
-    bind_assignments, complete_row, concurrent_update, emit_returning, insert_source,
-    target_columns, wait_for, write_result, RowWriter,
-};
+use super::{concurrent_update, emit_returning, ModifyTable, RowWriter};
 use crate::access::heap::tuple;
 use crate::access::heap::visibility::{satisfies_mvcc, satisfies_update};
 use crate::access::heap::{HeapRelation, Tid, TmResult};
@@ -34,11 +28,8 @@ use crate::err;
 use crate::error::Result;
 use crate::exec;
 use crate::exec::expr::Expr;
-use crate::plan::bind::{at, Binder, Mode};
-use crate::plan::scope::{Scope, ScopeItem};
-use crate::plan::{Field, Node, Plan};
-use crate::session::index_maint::{tuple_values, IndexInserter, Speculative};
-use crate::session::{Column, Isolation, QueryResult, Session};
+use crate::exec::index_maint::{tuple_values, IndexInserter, Speculative};
+use crate::nodes::Plan;
 use crate::storage::ForkNumber;
 use crate::txn::Snapshot;
 use crate::types::Value;
@@ -46,11 +37,11 @@ use crate::vector::{Batch, Vector};
 
 /// A bound `DO UPDATE`: over a batch of the existing row's columns followed
 /// by the proposed row's (`excluded`).
-struct UpdateAction {
+pub struct UpdateAction {
     /// Per table column, its new value (`None`: kept).
-    new_values: Vec<Option<Expr>>,
+    pub new_values: Vec<Option<Expr>>,
     /// The `WHERE` condition.
-    condition: Option<Expr>,
+    pub condition: Option<Expr>,
 }
 
 /// What happened to one proposed row.
@@ -63,86 +54,6 @@ enum Done {
     Retry,
 }
 
-/// The positions of the arbiter indexes of `oc` in `table.indexes`.
-fn arbiter_indexes(table: &TableDef, oc: &ast::OnConflict) -> Result<Vec<usize>> {
-    let none = || {
-        err!(
-            InvalidColumnReference,
-            "there is no unique or exclusion constraint matching the ON CONFLICT specification"
-        )
-    };
-    match &oc.target {
-        ast::ConflictTarget::Any => {
-            if matches!(oc.action, ast::ConflictAction::Update { .. }) {
-                return Err(at(
-                    err!(
-                        SyntaxError,
-                        "ON CONFLICT DO UPDATE requires inference specification or constraint name"
-                    )
-                    .with_hint("For example, ON CONFLICT (column_name)."),
-                    oc.offset,
-                ));
-            }
-            Ok((0..table.indexes.len())
-                .filter(|&p| table.indexes[p].unique)
-                .collect())
-        }
-        ast::ConflictTarget::Columns(elems) => {
-            let mut want = Vec::with_capacity(elems.len());
-            for e in elems {
-                let c = table.column_index(&e.column).ok_or_else(|| {
-                    at(
-                        err!(UndefinedColumn, "column \"{}\" does not exist", e.column),
-                        e.offset,
-                    )
-                })?;
-                want.push(c);
-            }
-            want.sort_unstable();
-            want.dedup();
-            let found: Vec<usize> = (0..table.indexes.len())
-                .filter(|&p| {
-                    let ix = &table.indexes[p];
-                    let mut have: Vec<usize> = ix.columns.iter().map(|c| c.column).collect();
-                    have.sort_unstable();
-                    have.dedup();
-                    ix.unique && have == want
-                })
-                .collect();
-            if found.is_empty() {
-                return Err(none());
-            }
-            Ok(found)
-        }
-        ast::ConflictTarget::Constraint(name) => table
-            .indexes
-            .iter()
-            .position(|ix| ix.constraint && &ix.name == name)
-            .map(|p| vec![p])
-            .ok_or_else(|| {
-                err!(
-                    UndefinedObject,
-                    "constraint \"{name}\" for table \"{}\" does not exist",
-                    table.name
-                )
-            }),
-    }
-}
-
-/// The scope of `DO UPDATE`'s expressions: the target (by its alias when
-/// it has one), then `excluded`, both with every column of the table.
-fn update_scope(table: &TableDef, alias: &str) -> Result<Scope> {
-    let cols = || table.columns.iter().map(|c| (c.name.clone(), c.ty));
-    let mut target = Scope::of(alias, cols());
-    if alias != table.name {
-        target.items = vec![ScopeItem {
-            name: alias.to_string(),
-            hidden_table: Some(table.name.clone()),
-        }];
-    }
-    target.join(&Scope::of("excluded", cols()))
-}
-
 /// Everything one upsert statement needs while writing rows.
 struct Upsert<'a> {
     table: &'a TableDef,
@@ -151,89 +62,39 @@ struct Upsert<'a> {
     arbiters: Vec<usize>,
     action: Option<UpdateAction>,
     snap: &'a Snapshot,
-    isolation: Isolation,
     xid: crate::txn::Xid,
     cid: crate::txn::CommandId,
 }
 
-impl Session {
-    pub(crate) fn insert_on_conflict(
-        &mut self,
-        ins: &ast::Insert,
-        oc: &ast::OnConflict,
-        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
-    ) -> Result<QueryResult> {
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
-        let isolation = self.txn_ref().isolation;
-        let table = self.target(&ins.table, &snap)?;
-        let alias = ins.alias.clone().unwrap_or_else(|| table.name.clone());
-        let targets = target_columns(&table, &ins.columns)?;
-        let arbiters = arbiter_indexes(&table, oc)?;
-        let mut ctx = self.stmt_ctx(&snap);
-        let mut binder = Binder::new(&mut ctx);
-        let (source, _) = insert_source(&mut binder, ins, &table, &targets)?;
-        let exprs = complete_row(&mut binder, &table, &targets, source.fields.len())?;
-        let action = match &oc.action {
-            ast::ConflictAction::Nothing => None,
-            ast::ConflictAction::Update {
-                assignments,
-                where_clause,
-            } => {
-                let scope = update_scope(&table, &alias)?;
-                let new_values = bind_assignments(&mut binder, &table, assignments, &scope)?;
-                let condition = match where_clause {
-                    Some(w) => Some(binder.bind_condition(
-                        w,
-                        &scope,
-                        &mut Mode::NoAgg("WHERE"),
-                        "WHERE",
-                    )?),
-                    None => None,
-                };
-                Some(UpdateAction {
-                    new_values,
-                    condition,
-                })
-            }
-        };
-        let (ret_exprs, ret_cols) = self.returning(&mut binder, &ins.returning, &table, &alias)?;
-        drop(binder);
-        let plan = Plan {
-            rows: source.rows,
-            fields: table
-                .columns
-                .iter()
-                .map(|c| Field {
-                    name: c.name.clone(),
-                    ty: c.ty,
-                })
-                .collect(),
-            node: Node::Project {
-                input: Box::new(source),
-                exprs,
-            },
-        };
-        let planned = t0.elapsed();
-        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
-        let rel = self.db.relation(table.relfilenode)?;
+impl ModifyTable<'_> {
+    /// `INSERT ... ON CONFLICT`: each complete row `plan` proposes is
+    /// inserted unless it conflicts in an arbiter index (positions
+    /// `arbiters` of the table's indexes); then `action` (`None`: DO
+    /// NOTHING) decides. RETURNING's rows go to `emit`. The number of rows
+    /// inserted or updated.
+    pub fn upsert(
+        &self,
+        plan: &Plan,
+        arbiters: Vec<usize>,
+        action: Option<UpdateAction>,
+        emit: &mut dyn FnMut(&Batch) -> Result<()>,
+    ) -> Result<u64> {
+        let table = self.table;
         let up = Upsert {
-            table: &table,
-            rel: &rel,
-            indexer: IndexInserter::new(&self.db, &table, xid)?,
+            table,
+            rel: self.rel,
+            indexer: IndexInserter::new(&self.ctx, table)?,
             arbiters,
             action,
-            snap: &snap,
-            isolation,
-            xid,
-            cid,
+            snap: self.ctx.snapshot,
+            xid: self.ctx.xid,
+            cid: self.ctx.cid,
         };
-        let mut writer = RowWriter::new(&table)?;
-        let mut op = exec::build(&plan, &ctx)?;
+        let mut writer = RowWriter::new(table)?;
+        let mut op = exec::build(plan, self.exec)?;
         let mut count = 0u64;
         while let Some(b) = op.next()? {
-            ctx.check_cancel()?;
+            self.exec.check_cancel()?;
             let mut written: Vec<Vec<Value>> = Vec::new();
             for i in 0..b.len {
                 writer.form(&b, i, 0)?;
@@ -242,22 +103,16 @@ impl Session {
                     .collect();
                 if let Some(row) = self.upsert_row(&up, &mut writer, &proposed)? {
                     count += 1;
-                    if !ret_exprs.is_empty() {
+                    if !self.returning.is_empty() {
                         written.push(row);
                     }
                 }
             }
             if !written.is_empty() {
-                emit_returning(&ret_exprs, &ret_cols, &rows_batch(&table, &written), sink)?;
+                emit_returning(self.returning, &rows_batch(table, &written), emit)?;
             }
         }
-        Ok(write_result(
-            &format!("INSERT 0 {count}"),
-            ret_cols,
-            !ret_exprs.is_empty(),
-            planned,
-            t0,
-        ))
+        Ok(count)
     }
 
     /// Inserts the proposed row (formed in `writer.tuple`) or handles its
@@ -274,13 +129,14 @@ impl Session {
         };
         loop {
             let tuple = writer.tuple.clone();
-            let found = ix.insert_unless_conflict(self, up.rel, &up.arbiters, proposed, || {
-                up.rel.insert(&tuple, up.xid, up.cid)
-            })?;
+            let found =
+                ix.insert_unless_conflict(&self.ctx, up.rel, &up.arbiters, proposed, || {
+                    up.rel.insert(&tuple, up.xid, up.cid)
+                })?;
             let done = match found {
                 Speculative::Inserted => return Ok(Some(proposed.to_vec())),
                 Speculative::Wait(x) => {
-                    wait_for(self, x)?;
+                    self.ctx.wait_for(x)?;
                     continue;
                 }
                 Speculative::Conflict(tid) => self.on_conflict(up, ix, writer, proposed, tid)?,
@@ -309,7 +165,7 @@ impl Session {
         // PostgreSQL's ExecCheckTupleVisible: REPEATABLE READ may not act
         // on a row its snapshot does not see.
         let serializable_check = || -> Result<()> {
-            if up.isolation == Isolation::RepeatableRead && !own {
+            if self.ctx.repeatable_read && !own {
                 let (visible, _) = satisfies_mvcc(&existing, up.snap, up.rel.txns().clog())?;
                 if !visible {
                     return Err(concurrent_update());
@@ -322,7 +178,7 @@ impl Session {
             return Ok(Done::Skipped);
         };
         let (res, _) = satisfies_update(&existing, tid.pair(), up.xid, up.cid, up.rel.txns())?;
-        if let Some(d) = self.lock_outcome(up, res, own)? {
+        if let Some(d) = self.lock_outcome(res, own)? {
             return Ok(d);
         }
         serializable_check()?;
@@ -351,11 +207,11 @@ impl Session {
         }
         writer.form(&rows_batch(up.table, std::slice::from_ref(&new_row)), 0, 0)?;
         let (res, new_tid) = up.rel.update(tid, &writer.tuple, up.xid, up.cid)?;
-        if let Some(d) = self.lock_outcome(up, res, own)? {
+        if let Some(d) = self.lock_outcome(res, own)? {
             return Ok(d);
         }
         if let Some(t) = new_tid {
-            ix.insert(self, up.rel, &new_row, t)?;
+            ix.insert(&self.ctx, up.rel, &new_row, t)?;
         }
         Ok(Done::Wrote(new_row))
     }
@@ -364,18 +220,18 @@ impl Session {
     /// it is not [`TmResult::Ok`]: a row of this command is 21000, one
     /// changed meanwhile is waited for and tried again (or 40001 in
     /// REPEATABLE READ).
-    fn lock_outcome(&self, up: &Upsert<'_>, res: TmResult, own: bool) -> Result<Option<Done>> {
+    fn lock_outcome(&self, res: TmResult, own: bool) -> Result<Option<Done>> {
         match res {
             TmResult::Ok => Ok(None),
             TmResult::SelfModified => Err(second_time()),
             TmResult::Invisible if own => Err(second_time()),
             TmResult::Invisible => Ok(Some(Done::Retry)),
             TmResult::BeingModified(x) => {
-                wait_for(self, x)?;
+                self.ctx.wait_for(x)?;
                 Ok(Some(Done::Retry))
             }
             TmResult::Updated(..) | TmResult::Deleted => {
-                if up.isolation == Isolation::RepeatableRead {
+                if self.ctx.repeatable_read {
                     Err(concurrent_update())
                 } else {
                     Ok(Some(Done::Retry))

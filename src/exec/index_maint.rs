@@ -28,21 +28,20 @@ use crate::access::heap::{HeapRelation, Tid};
 use crate::access::nbtree::keys::{self, column_ends};
 use crate::access::nbtree::{BTree, BtLog};
 use crate::catalog::{IndexDef, TableDef};
-use crate::database::Database;
 use crate::err;
 use crate::error::Result;
-use crate::storage::{ForkNumber, RelFileNode};
+use crate::exec::modify::ModifyContext;
+use crate::storage::{BufferPool, ForkNumber, RelFileNode};
 use crate::txn::clog::XidStatus;
 use crate::txn::Xid;
 use crate::types::Value;
+use crate::wal::Wal;
 
-use super::Session;
-
-/// The open B-tree of index `ix` of `table`, logging to the database's WAL.
-pub(crate) fn open_tree(db: &Database, table: &TableDef, ix: &IndexDef) -> BTree {
-    let log: Arc<dyn BtLog> = db.wal.clone();
+/// The open B-tree of index `ix` of `table` in `pool`, logging to `wal`.
+pub fn open_tree(pool: &Arc<BufferPool>, wal: &Arc<Wal>, table: &TableDef, ix: &IndexDef) -> BTree {
+    let log: Arc<dyn BtLog> = wal.clone();
     BTree::open(
-        db.pool.clone(),
+        pool.clone(),
         RelFileNode(ix.relfilenode),
         ix.desc(table),
         Some(log),
@@ -64,7 +63,7 @@ pub(crate) fn key_text(table: &TableDef, ix: &IndexDef, row: &[Value]) -> String
     let vals: Vec<String> = ix
         .columns
         .iter()
-        .map(|c| super::dml::shown_value(&row[c.column]))
+        .map(|c| crate::exec::modify::shown_value(&row[c.column]))
         .collect();
     format!("Key ({})=({})", names.join(", "), vals.join(", "))
 }
@@ -119,7 +118,7 @@ pub(crate) struct IndexInserter<'t> {
 
 impl<'t> IndexInserter<'t> {
     /// `None` when `table` has no indexes (the caller's path is unchanged).
-    pub(crate) fn new(db: &Database, table: &'t TableDef, xid: Xid) -> Result<Option<Self>> {
+    pub(crate) fn new(ctx: &ModifyContext<'_>, table: &'t TableDef) -> Result<Option<Self>> {
         if table.indexes.is_empty() {
             return Ok(None);
         }
@@ -128,10 +127,10 @@ impl<'t> IndexInserter<'t> {
             trees: table
                 .indexes
                 .iter()
-                .map(|ix| open_tree(db, table, ix))
+                .map(|ix| open_tree(ctx.pool, ctx.wal, table, ix))
                 .collect(),
             desc: crate::exec::scan::tuple_desc(table)?,
-            xid,
+            xid: ctx.xid,
             needed: (0..table.columns.len())
                 .map(|c| {
                     table
@@ -168,18 +167,18 @@ impl<'t> IndexInserter<'t> {
     /// checking unique indexes first.
     pub(crate) fn insert(
         &self,
-        s: &Session,
+        ctx: &ModifyContext<'_>,
         rel: &HeapRelation,
         row: &[Value],
         tid: Tid,
     ) -> Result<()> {
-        self.insert_except(s, rel, row, tid, &[])
+        self.insert_except(ctx, rel, row, tid, &[])
     }
 
     /// [`Self::insert`] for every index but those at positions `skip`.
     fn insert_except(
         &self,
-        s: &Session,
+        ctx: &ModifyContext<'_>,
         rel: &HeapRelation,
         row: &[Value],
         tid: Tid,
@@ -191,7 +190,7 @@ impl<'t> IndexInserter<'t> {
             }
             let vals = index_values(ix, row);
             if ix.unique && ix.columns.iter().all(|c| !row[c.column].is_null()) {
-                self.check_unique_and_insert(s, rel, ix, tree, &vals, row, tid)?;
+                self.check_unique_and_insert(ctx, rel, ix, tree, &vals, row, tid)?;
             } else {
                 tree.insert(&vals, tid.pair())?;
             }
@@ -207,7 +206,7 @@ impl<'t> IndexInserter<'t> {
     /// entries (with their uniqueness checks, which fail the statement).
     pub(crate) fn insert_unless_conflict(
         &self,
-        s: &Session,
+        ctx: &ModifyContext<'_>,
         rel: &HeapRelation,
         arbiters: &[usize],
         row: &[Value],
@@ -258,7 +257,7 @@ impl<'t> IndexInserter<'t> {
         }
         drop(held);
         let done: Vec<usize> = keyed.iter().map(|(pos, _, _)| *pos).collect();
-        self.insert_except(s, rel, row, tid, &done)?;
+        self.insert_except(ctx, rel, row, tid, &done)?;
         Ok(Speculative::Inserted)
     }
 
@@ -270,7 +269,7 @@ impl<'t> IndexInserter<'t> {
     #[allow(clippy::too_many_arguments)]
     fn check_unique_and_insert(
         &self,
-        s: &Session,
+        ctx: &ModifyContext<'_>,
         rel: &HeapRelation,
         ix: &IndexDef,
         tree: &BTree,
@@ -314,7 +313,7 @@ impl<'t> IndexInserter<'t> {
             match wait {
                 Some(x) => {
                     drop(held);
-                    super::dml::wait_for(s, x)?;
+                    ctx.wait_for(x)?;
                 }
                 None => return tree.insert(vals, own.pair()),
             }
@@ -411,60 +410,57 @@ pub(crate) fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Resu
         .collect())
 }
 
-impl Session {
-    /// The index entries of the tuple the one-row INSERT path just formed
-    /// (`self.insert_scratch.tuple`) and put at `tid`.
-    pub(super) fn index_formed_tuple(
-        &self,
-        table: &TableDef,
-        rel: &HeapRelation,
-        tid: Tid,
-        xid: Xid,
-    ) -> Result<()> {
-        let Some(ix) = IndexInserter::new(&self.db, table, xid)? else {
-            return Ok(());
-        };
-        let row = tuple_values(table, &ix.desc, &self.insert_scratch.tuple)?;
-        ix.insert(self, rel, &row, tid)
-    }
+/// The index entries of the tuple `tuple` (formed by the one-row INSERT
+/// path) just put at `tid`.
+pub fn index_formed_tuple(
+    ctx: &ModifyContext<'_>,
+    table: &TableDef,
+    rel: &HeapRelation,
+    tid: Tid,
+    tuple: &[u8],
+) -> Result<()> {
+    let Some(ix) = IndexInserter::new(ctx, table)? else {
+        return Ok(());
+    };
+    let row = tuple_values(table, &ix.desc, tuple)?;
+    ix.insert(ctx, rel, &row, tid)
+}
 
-    /// COPY FROM's index entries: COPY builds whole heap pages (some into
-    /// free space anywhere in the table), so the tuples it added, those of
-    /// this transaction and command, are found by a pass over the table
-    /// afterwards and indexed one by one (with the uniqueness checks).
-    pub(super) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
-        let snap = self.statement_snapshot();
-        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
-        let table = self.lookup_table(&snap, name, crate::txn::LockMode::RowExclusive)?;
-        let Some(ix) = IndexInserter::new(&self.db, &table, xid)? else {
-            return Ok(());
-        };
-        let rel = self.db.relation(table.relfilenode)?;
-        for block in 0..rel.nblocks()? {
-            let mut rows = Vec::new();
-            {
-                let buf = rel
-                    .pool()
-                    .read_buffer(rel.rel(), ForkNumber::Main, block, None)?;
-                let g = buf.read();
-                for off in 1..=crate::storage::page::max_offset(&g[..]) {
-                    let Some(t) = crate::storage::page::get_item(&g[..], off) else {
-                        continue;
-                    };
-                    if t.len() < tuple::HEADER_SIZE
-                        || tuple::xmin(t) != xid
-                        || tuple::raw_cid(t) != cid
-                    {
-                        continue;
-                    }
-                    let row = tuple_values(&table, &ix.desc, t)?;
-                    rows.push((row, Tid { block, offset: off }));
+/// COPY FROM's index entries: COPY builds whole heap pages (some into free
+/// space anywhere in the table), so the tuples it added, those of this
+/// transaction and command, are found by a pass over the table afterwards
+/// and indexed one by one (with the uniqueness checks).
+pub fn index_copied_rows(
+    ctx: &ModifyContext<'_>,
+    table: &TableDef,
+    rel: &HeapRelation,
+) -> Result<()> {
+    let (xid, cid) = (ctx.xid, ctx.cid);
+    let Some(ix) = IndexInserter::new(ctx, table)? else {
+        return Ok(());
+    };
+    for block in 0..rel.nblocks()? {
+        let mut rows = Vec::new();
+        {
+            let buf = rel
+                .pool()
+                .read_buffer(rel.rel(), ForkNumber::Main, block, None)?;
+            let g = buf.read();
+            for off in 1..=crate::storage::page::max_offset(&g[..]) {
+                let Some(t) = crate::storage::page::get_item(&g[..], off) else {
+                    continue;
+                };
+                if t.len() < tuple::HEADER_SIZE || tuple::xmin(t) != xid || tuple::raw_cid(t) != cid
+                {
+                    continue;
                 }
-            }
-            for (row, tid) in rows {
-                ix.insert(self, &rel, &row, tid)?;
+                let row = tuple_values(table, &ix.desc, t)?;
+                rows.push((row, Tid { block, offset: off }));
             }
         }
-        Ok(())
+        for (row, tid) in rows {
+            ix.insert(ctx, rel, &row, tid)?;
+        }
     }
+    Ok(())
 }

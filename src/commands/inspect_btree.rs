@@ -11,18 +11,40 @@
 //! `bt_page_stats(index, blkno)`, `bt_page_items(index, blkno)` (`data` is
 //! heapdb's key encoding, not PostgreSQL's).
 
-use super::index_maint::{index_values, open_tree};
-use super::query::StmtCtx;
 use crate::access::heap::tuple;
 use crate::access::nbtree::{check::bt_index_check, inspect, keys};
-use crate::catalog::{CatalogView, TableDef};
+use std::sync::Arc;
+
+use crate::access::heap::HeapRelation;
+use crate::catalog::{Catalog, CatalogView, TableDef};
 use crate::err;
 use crate::error::Result;
+use crate::exec::index_maint::{index_values, open_tree};
 use crate::plan::{Field, TableRows};
+use crate::storage::BufferPool;
+use crate::txn::{Snapshot, TxnManager};
 use crate::types::{DataType, Value};
+use crate::wal::Wal;
+
+/// What the inspection functions read, from the statement that calls them:
+/// the catalog under its snapshot, the heaps and the B-trees.
+pub trait BtreeReader {
+    /// The statement's snapshot.
+    fn snapshot(&self) -> &Snapshot;
+    /// The transactions' states (for the catalog's visibility).
+    fn txns(&self) -> &TxnManager;
+    /// The catalog.
+    fn catalog(&self) -> &Catalog;
+    /// The buffer pool.
+    fn pool(&self) -> &Arc<BufferPool>;
+    /// The log (the trees are opened as writers would open them).
+    fn wal(&self) -> &Arc<Wal>;
+    /// The open heap of a relation file.
+    fn relation(&self, relfilenode: u32) -> Result<Arc<HeapRelation>>;
+}
 
 /// Rows of `bt_index_check(index)`.
-pub(crate) fn bt_index_check_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+pub(crate) fn bt_index_check_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> Result<TableRows> {
     let name = match args.first() {
         Some(Value::Text(s)) => s.to_string(),
         _ => {
@@ -33,21 +55,20 @@ pub(crate) fn bt_index_check_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<T
         }
     };
     let view = CatalogView {
-        snapshot: ctx.snapshot,
-        txns: &ctx.db.txns,
+        snapshot: ctx.snapshot(),
+        txns: ctx.txns(),
     };
     let (table, pos) = ctx
-        .db
-        .catalog
+        .catalog()
         .index_owner(&view, &name)
         .ok_or_else(|| err!(UndefinedTable, "relation \"{name}\" does not exist"))?;
     let ix = &table.indexes[pos];
-    let tree = open_tree(ctx.db, &table, ix);
+    let tree = open_tree(ctx.pool(), ctx.wal(), &table, ix);
     let report = bt_index_check(&tree)?;
-    let rel = ctx.db.relation(table.relfilenode)?;
+    let rel = ctx.relation(table.relfilenode)?;
     let desc = crate::exec::scan::tuple_desc(&table)?;
     let n = table.columns.len();
-    let mut scan = rel.scan(ctx.snapshot)?;
+    let mut scan = rel.scan(ctx.snapshot())?;
     let mut heap_tuples = 0i64;
     while let Some(r) = scan.next_page(|block, pg, visible| -> Result<i64> {
         let mut slots = vec![None; n];
@@ -102,7 +123,7 @@ pub(crate) fn bt_index_check_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<T
 /// the error for a table calls an index (`a btree index` for pageinspect,
 /// `an index` for amcheck).
 fn index_arg(
-    ctx: &mut StmtCtx,
+    ctx: &mut dyn BtreeReader,
     func: &str,
     args: &[Value],
     kind: &str,
@@ -114,13 +135,13 @@ fn index_arg(
         ));
     };
     let view = CatalogView {
-        snapshot: ctx.snapshot,
-        txns: &ctx.db.txns,
+        snapshot: ctx.snapshot(),
+        txns: ctx.txns(),
     };
-    if let Some(found) = ctx.db.catalog.index_owner(&view, name) {
+    if let Some(found) = ctx.catalog().index_owner(&view, name) {
         return Ok(found);
     }
-    if ctx.db.catalog.lookup(&view, name).is_some() {
+    if ctx.catalog().lookup(&view, name).is_some() {
         return Err(err!(WrongObjectType, "\"{name}\" is not {kind}"));
     }
     Err(err!(UndefinedTable, "relation \"{name}\" does not exist"))
@@ -159,9 +180,14 @@ fn fields_of(row: &inspect::Row) -> Vec<Field> {
 }
 
 /// Rows of `bt_metap(index)`.
-pub(crate) fn bt_metap_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+pub(crate) fn bt_metap_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> Result<TableRows> {
     let (table, pos) = index_arg(ctx, "bt_metap", args, "a btree index")?;
-    let row = inspect::bt_metap(&open_tree(ctx.db, &table, &table.indexes[pos]))?;
+    let row = inspect::bt_metap(&open_tree(
+        ctx.pool(),
+        ctx.wal(),
+        &table,
+        &table.indexes[pos],
+    ))?;
     Ok((
         fields_of(&row),
         vec![row.into_iter().map(|(_, v)| v).collect()],
@@ -169,10 +195,13 @@ pub(crate) fn bt_metap_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRo
 }
 
 /// Rows of `bt_page_stats(index, blkno)`.
-pub(crate) fn bt_page_stats_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+pub(crate) fn bt_page_stats_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> Result<TableRows> {
     let (table, pos) = index_arg(ctx, "bt_page_stats", args, "a btree index")?;
     let blk = block_arg("bt_page_stats", args)?;
-    let row = inspect::bt_page_stats(&open_tree(ctx.db, &table, &table.indexes[pos]), blk)?;
+    let row = inspect::bt_page_stats(
+        &open_tree(ctx.pool(), ctx.wal(), &table, &table.indexes[pos]),
+        blk,
+    )?;
     Ok((
         fields_of(&row),
         vec![row.into_iter().map(|(_, v)| v).collect()],
@@ -182,10 +211,13 @@ pub(crate) fn bt_page_stats_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<Ta
 /// Rows of `bt_page_items(index, blkno)`: pageinspect's nine columns (the
 /// smallint offsets and lengths, `dead` NULL for pivot tuples, `tids`
 /// NULL as heapdb keeps no posting lists).
-pub(crate) fn bt_page_items_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
+pub(crate) fn bt_page_items_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> Result<TableRows> {
     let (table, pos) = index_arg(ctx, "bt_page_items", args, "a btree index")?;
     let blk = block_arg("bt_page_items", args)?;
-    let items = inspect::bt_page_items(&open_tree(ctx.db, &table, &table.indexes[pos]), blk)?;
+    let items = inspect::bt_page_items(
+        &open_tree(ctx.pool(), ctx.wal(), &table, &table.indexes[pos]),
+        blk,
+    )?;
     let names = [
         ("itemoffset", DataType::Int2),
         ("ctid", DataType::Text),
@@ -238,10 +270,15 @@ pub(crate) fn bt_page_items_rows(ctx: &mut StmtCtx, args: &[Value]) -> Result<Ta
 /// `bt_index_parent_check(index)`: the tree's structure checked (an XX001
 /// error names a fault); amcheck's `void` result, an empty text here.
 pub(crate) fn bt_index_parent_check(
-    ctx: &mut StmtCtx,
+    ctx: &mut dyn BtreeReader,
     args: &[Value],
 ) -> Result<(Value, DataType)> {
     let (table, pos) = index_arg(ctx, "bt_index_parent_check", args, "an index")?;
-    bt_index_check(&open_tree(ctx.db, &table, &table.indexes[pos]))?;
+    bt_index_check(&open_tree(
+        ctx.pool(),
+        ctx.wal(),
+        &table,
+        &table.indexes[pos],
+    ))?;
     Ok((Value::text(""), DataType::Text))
 }

@@ -5,7 +5,7 @@
 //! projection over it and an executor tree for one row. When an INSERT
 //! writes exactly one row of plain literals (numbers, strings, booleans,
 //! NULL), has no RETURNING list and every column it leaves out has no
-//! DEFAULT, [`Session::insert`] hands it here instead: each literal is bound
+//! DEFAULT, the session's INSERT hands it here instead: each literal is bound
 //! straight into its column's type, the tuple is formed into a buffer the
 //! session keeps, and the heap insert follows. Anything else (expressions,
 //! `DEFAULT`, several rows, RETURNING, defaulted columns) takes the general
@@ -32,9 +32,8 @@
 //! # Straight from the text
 //!
 //! A statement that the grammar's [`scan_single_insert`] reads (no column
-//! list, unquoted table name, literals only) does not even get a tree:
-//! [`Session::execute_streaming`] hands its scan to
-//! [`Session::insert_scanned`], and [`InsertScratch::form_scanned_row`]
+//! list, unquoted table name, literals only) does not even get a tree: the
+//! session hands its scan to [`InsertScratch::form_scanned_row`], which
 //! binds each literal from the statement's bytes into the column's stored
 //! form — integers, strings into text/char/varchar and timestamps without a
 //! [`Value`] or an allocation, other pairs through the same input and cast
@@ -48,11 +47,8 @@
 
 use std::sync::Arc;
 
-use std::time::Instant;
+use heapdb_grammar::{ast, LiteralKind, ScannedLiteral};
 
-use heapdb_grammar::{ast, LiteralKind, ScannedInsert, ScannedLiteral};
-
-use super::{Column, QueryResult, Session};
 use crate::access::heap::build::TupleBuilder;
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
@@ -60,9 +56,7 @@ use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::scan::tuple_desc;
-use crate::exec::vector::Batch;
 use crate::plan::bind::{at, number_literal};
-use crate::txn::LockMode;
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::datetime::parse::parse_timestamp_at;
 use crate::types::text::apply_length;
@@ -93,71 +87,12 @@ pub(crate) struct InsertScratch {
     /// The literals of a scanned statement ([`scan_single_insert`]).
     pub(crate) lits: Vec<ScannedLiteral>,
     /// Its table name folded to lower case.
-    name: String,
+    pub(crate) name: String,
     /// Where a scanned row's tuple is formed.
     builder: TupleBuilder,
     /// The open heap of `rel_table` (the database's relation cache is a
     /// mutex and a SipHash look-up away).
-    rel: Option<(Arc<TableDef>, Arc<HeapRelation>)>,
-}
-
-impl Session {
-    /// Runs the single-row INSERT `sql` that [`scan_single_insert`] read
-    /// as `scan` (its literals in `self.insert_scratch.lits`), inside the
-    /// statement's transaction: the table is looked up and locked as
-    /// [`Session::insert`] does, the row bound from the text, and anything
-    /// the binding does not decide goes through the tree instead.
-    pub(crate) fn insert_scanned(
-        &mut self,
-        sql: &str,
-        scan: ScannedInsert,
-        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
-    ) -> Result<QueryResult> {
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let (xid, cid, now) = {
-            let t = self.txn_ref();
-            (t.xid, t.cid, t.start_ts)
-        };
-        let mut name = std::mem::take(&mut self.insert_scratch.name);
-        name.clear();
-        name.push_str(scan.table_name(sql));
-        name.make_ascii_lowercase();
-        let table = self.lookup_table(&snap, &name, LockMode::RowExclusive);
-        self.insert_scratch.name = name;
-        let table = table.map_err(|e| at(e, ast::Offset(scan.table.0)))?;
-        if !self.insert_scratch.form_scanned_row(&table, sql, now) {
-            // Parsed and run through the tree, which words any error.
-            let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
-            return match stmts.as_slice() {
-                [ast::Statement::Insert(ins)] => self.insert(ins, sink),
-                _ => Err(err!(
-                    InternalError,
-                    "a scanned INSERT did not parse as one INSERT"
-                )),
-            };
-        }
-        let planned = t0.elapsed();
-        let rel = match &self.insert_scratch.rel {
-            Some((t, rel)) if Arc::ptr_eq(t, &table) => rel.clone(),
-            _ => {
-                let rel = self.db.relation(table.relfilenode)?;
-                self.insert_scratch.rel = Some((table.clone(), rel.clone()));
-                rel
-            }
-        };
-        let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
-        if !table.indexes.is_empty() {
-            self.index_formed_tuple(&table, &rel, tid, xid)?;
-        }
-        Ok(super::dml::write_result(
-            "INSERT 0 1",
-            Vec::new(),
-            false,
-            planned,
-            t0,
-        ))
-    }
+    pub(crate) rel: Option<(Arc<TableDef>, Arc<HeapRelation>)>,
 }
 
 /// The single row of plain literals an INSERT writes, when the statement
@@ -466,6 +401,6 @@ fn unsigned_digits(text: &str) -> Option<u64> {
 
 /// PostgreSQL's not-null violation for column `c` of `row`.
 fn not_null_error(table: &TableDef, c: usize, row: &[Value]) -> crate::error::Error {
-    let shown: Vec<String> = row.iter().map(super::dml::shown_value).collect();
-    super::dml::not_null_violation(table, c, &shown)
+    let shown: Vec<String> = row.iter().map(crate::exec::modify::shown_value).collect();
+    crate::exec::modify::not_null_violation(table, c, &shown)
 }

@@ -1,0 +1,333 @@
+//! Writing the rows of INSERT, UPDATE and DELETE (PostgreSQL's
+//! `nodeModifyTable.c`): [`ModifyTable`] runs the plan `plan::modify` made
+//! — for INSERT the complete new rows (missing columns filled from their
+//! DEFAULT expressions), for UPDATE and DELETE the target rows' tuple ids
+//! and complete new (or old) rows — and writes them row by row through the
+//! heap access methods, with NOT NULL checked before anything is written
+//! and each new tuple's index entries made ([`index_maint`](super::index_maint)).
+//! `INSERT ... SELECT` fills whole pages with the heap's multi-insert on the
+//! bulk-write ring.
+//!
+//! What the statement brings from its session comes as a
+//! [`ModifyContext`]; nothing here knows a session.
+//!
+//! Concurrent writers: a row another running transaction changed makes the
+//! statement wait for that transaction; if it committed, the statement fails
+//! with 40001 (`could not serialize access due to concurrent update`),
+//! if it aborted, the change goes ahead.
+
+use std::collections::HashSet;
+
+use crate::access::heap::tuple;
+use crate::access::heap::{HeapRelation, Tid, TmResult};
+use crate::catalog::TableDef;
+use crate::err;
+use crate::error::Result;
+use crate::exec;
+use crate::exec::expr::Expr;
+use crate::exec::index_maint::IndexInserter;
+use crate::exec::scan::tuple_desc;
+use crate::exec::vector::{Batch, Vector};
+use crate::exec::ExecContext;
+use crate::nodes::Plan;
+use crate::storage::StrategyKind;
+use crate::types::{format_value, Value};
+
+mod context;
+pub mod upsert;
+
+pub use context::ModifyContext;
+
+/// Turns rows into tuples and writes them.
+pub(crate) struct RowWriter<'a> {
+    table: &'a TableDef,
+    desc: tuple::TupleDesc,
+    values: Vec<u8>,
+    ranges: Vec<Option<(usize, usize)>>,
+    /// The last formed tuple.
+    pub(crate) tuple: Vec<u8>,
+}
+
+impl<'a> RowWriter<'a> {
+    pub(crate) fn new(table: &'a TableDef) -> Result<RowWriter<'a>> {
+        Ok(RowWriter {
+            table,
+            desc: tuple_desc(table)?,
+            values: Vec::new(),
+            ranges: Vec::new(),
+            tuple: Vec::new(),
+        })
+    }
+
+    /// Checks NOT NULL and forms row `i` of `b` (whose columns are the
+    /// table's) into `self.tuple`.
+    pub(crate) fn form(&mut self, b: &Batch, i: usize, offset: usize) -> Result<()> {
+        self.values.clear();
+        self.ranges.clear();
+        for (c, col) in self.table.columns.iter().enumerate() {
+            let v = b.columns[offset + c].get(i);
+            if v.is_null() {
+                if col.not_null {
+                    return Err(not_null_error(self.table, c, b, i, offset));
+                }
+                self.ranges.push(None);
+            } else {
+                let start = self.values.len();
+                v.encode(&mut self.values);
+                self.ranges.push(Some((start, self.values.len())));
+            }
+        }
+        let slices: Vec<Option<&[u8]>> = self
+            .ranges
+            .iter()
+            .map(|r| r.map(|(s, e)| &self.values[s..e]))
+            .collect();
+        tuple::form_tuple(&self.desc, &slices, &mut self.tuple)
+    }
+}
+
+fn not_null_error(
+    table: &TableDef,
+    c: usize,
+    b: &Batch,
+    i: usize,
+    offset: usize,
+) -> crate::error::Error {
+    let row: Vec<String> = (0..table.columns.len())
+        .map(|k| shown_value(&b.columns[offset + k].get(i)))
+        .collect();
+    not_null_violation(table, c, &row)
+}
+
+/// A value as PostgreSQL shows it in a "Failing row contains" detail.
+pub(crate) fn shown_value(v: &Value) -> String {
+    if v.is_null() {
+        return "null".to_string();
+    }
+    let mut s = String::new();
+    format_value(v, &mut s);
+    s
+}
+
+/// PostgreSQL's not-null violation for column `c` of `table`, with the
+/// failing row's values as `shown` (see [`shown_value`]).
+pub(crate) fn not_null_violation(
+    table: &TableDef,
+    c: usize,
+    shown: &[String],
+) -> crate::error::Error {
+    err!(
+        NotNullViolation,
+        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+        table.columns[c].name,
+        table.name
+    )
+    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
+}
+
+/// Runs a row change until it is decided: waits for a running transaction
+/// that changed the row first, fails with 40001 if that one committed.
+/// Returns whether this statement changed the row (false: the row was
+/// already changed by this statement, or is not visible to it).
+fn change_row(
+    ctx: &ModifyContext<'_>,
+    mut attempt: impl FnMut() -> Result<TmResult>,
+) -> Result<bool> {
+    loop {
+        match attempt()? {
+            TmResult::Ok => return Ok(true),
+            TmResult::SelfModified | TmResult::Invisible => return Ok(false),
+            TmResult::BeingModified(x) => {
+                if ctx.wait_for(x)? {
+                    return Err(concurrent_update());
+                }
+            }
+            TmResult::Updated(..) | TmResult::Deleted => return Err(concurrent_update()),
+        }
+    }
+}
+
+fn concurrent_update() -> crate::error::Error {
+    err!(
+        SerializationFailure,
+        "could not serialize access due to concurrent update"
+    )
+}
+
+fn tid_of(v: &Value) -> Tid {
+    let t = v.as_i64().unwrap_or(0);
+    Tid {
+        block: (t >> 16) as u32,
+        offset: (t & 0xffff) as u16,
+    }
+}
+
+/// One INSERT, UPDATE or DELETE's writing (PostgreSQL's `ModifyTable`
+/// node): the statement's context, its target (looked up and locked by the
+/// caller) and its RETURNING expressions (over the written rows).
+pub struct ModifyTable<'a> {
+    /// The statement.
+    pub ctx: ModifyContext<'a>,
+    /// What the plan's operators share.
+    pub exec: &'a ExecContext,
+    /// The target table.
+    pub table: &'a TableDef,
+    /// Its heap.
+    pub rel: &'a HeapRelation,
+    /// RETURNING's expressions over a written row (empty: no RETURNING).
+    pub returning: &'a [Expr],
+}
+
+impl ModifyTable<'_> {
+    /// INSERT: writes the complete rows `plan` produces (in bulk, a page at
+    /// a time through the bulk-write ring, when `bulk`), with their index
+    /// entries; RETURNING's rows go to `emit`. The number of rows written.
+    pub fn insert(
+        &self,
+        plan: &Plan,
+        bulk: bool,
+        emit: &mut dyn FnMut(&Batch) -> Result<()>,
+    ) -> Result<u64> {
+        let (ctx, rel) = (&self.ctx, self.rel);
+        let (xid, cid) = (ctx.xid, ctx.cid);
+        let mut writer = RowWriter::new(self.table)?;
+        let mut ring = bulk.then(|| ctx.pool.ring(StrategyKind::BulkWrite));
+        let indexer = IndexInserter::new(ctx, self.table)?;
+        let mut op = exec::build(plan, self.exec)?;
+        let mut count = 0u64;
+        let mut data = Vec::new();
+        let mut lens = Vec::new();
+        let mut tids = Vec::new();
+        while let Some(b) = op.next()? {
+            self.exec.check_cancel()?;
+            data.clear();
+            lens.clear();
+            tids.clear();
+            for i in 0..b.len {
+                writer.form(&b, i, 0)?;
+                if bulk {
+                    data.extend_from_slice(&writer.tuple);
+                    lens.push(writer.tuple.len() as u16);
+                } else {
+                    let tid = rel.insert(&writer.tuple, xid, cid)?;
+                    if let Some(ix) = &indexer {
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 0), tid)?;
+                    }
+                }
+            }
+            if bulk && !lens.is_empty() {
+                let want = indexer.is_some().then_some(&mut tids);
+                rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
+                if let Some(ix) = &indexer {
+                    for (i, &tid) in tids.iter().enumerate() {
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 0), tid)?;
+                    }
+                }
+            }
+            count += b.len as u64;
+            if !self.returning.is_empty() {
+                emit_returning(self.returning, &b, emit)?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// UPDATE: `plan` produces each target row's tuple id, then its
+    /// complete new row; each row is updated once, with the new version's
+    /// index entries. The number of rows updated.
+    pub fn update(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
+        let (ctx, rel) = (&self.ctx, self.rel);
+        let (xid, cid) = (ctx.xid, ctx.cid);
+        let mut writer = RowWriter::new(self.table)?;
+        let indexer = IndexInserter::new(ctx, self.table)?;
+        let mut op = exec::build(plan, self.exec)?;
+        let mut done: HashSet<Tid> = HashSet::new();
+        let mut count = 0u64;
+        while let Some(b) = op.next()? {
+            self.exec.check_cancel()?;
+            let mut updated = Vec::with_capacity(b.len);
+            for i in 0..b.len {
+                let tid = tid_of(&b.columns[0].get(i));
+                if !done.insert(tid) {
+                    continue;
+                }
+                writer.form(&b, i, 1)?;
+                let mut new_tid = None;
+                if change_row(ctx, || {
+                    let (r, t) = rel.update(tid, &writer.tuple, xid, cid)?;
+                    new_tid = t;
+                    Ok(r)
+                })? {
+                    if let (Some(ix), Some(t)) = (&indexer, new_tid) {
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 1), t)?;
+                    }
+                    count += 1;
+                    updated.push(i as u32);
+                }
+            }
+            if !self.returning.is_empty() {
+                // The changed rows, without their leading tuple id.
+                let rows = b.take(&updated);
+                let row_batch = Batch {
+                    columns: rows.columns[1..].to_vec(),
+                    len: rows.len,
+                };
+                emit_returning(self.returning, &row_batch, emit)?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// DELETE: `plan` produces each target row's tuple id, then the row;
+    /// each row is deleted once. The number of rows deleted.
+    pub fn delete(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
+        let (ctx, rel) = (&self.ctx, self.rel);
+        let (xid, cid) = (ctx.xid, ctx.cid);
+        let mut op = exec::build(plan, self.exec)?;
+        let mut done: HashSet<Tid> = HashSet::new();
+        let mut count = 0u64;
+        while let Some(b) = op.next()? {
+            self.exec.check_cancel()?;
+            let mut deleted = Vec::with_capacity(b.len);
+            for i in 0..b.len {
+                let tid = tid_of(&b.columns[0].get(i));
+                if !done.insert(tid) {
+                    continue;
+                }
+                if change_row(ctx, || rel.delete(tid, xid, cid))? {
+                    count += 1;
+                    deleted.push(i as u32);
+                }
+            }
+            if !self.returning.is_empty() {
+                // The changed rows, without their leading tuple id.
+                let rows = b.take(&deleted);
+                let row_batch = Batch {
+                    columns: rows.columns[1..].to_vec(),
+                    len: rows.len,
+                };
+                emit_returning(self.returning, &row_batch, emit)?;
+            }
+        }
+        Ok(count)
+    }
+}
+
+/// Evaluates RETURNING over written rows and hands them to `emit`.
+fn emit_returning(
+    exprs: &[Expr],
+    rows: &Batch,
+    emit: &mut dyn FnMut(&Batch) -> Result<()>,
+) -> Result<()> {
+    if rows.len == 0 {
+        return Ok(());
+    }
+    let columns = exprs
+        .iter()
+        .map(|e| e.eval(rows).map(|c| c.into_owned()))
+        .collect::<Result<Vec<Vector>>>()?;
+    emit(&Batch {
+        columns,
+        len: rows.len,
+    })
+}

@@ -1,0 +1,536 @@
+//! Planning INSERT, UPDATE and DELETE (PostgreSQL's `transformInsertStmt`
+//! and `transformUpdateStmt`, `expand_targetlist` and, for `ON CONFLICT`,
+//! `infer_arbiter_indexes`): each statement becomes a query producing the
+//! rows to write — for INSERT the complete new rows (the columns left out
+//! filled from their DEFAULT expressions, everything cast to the columns'
+//! types by assignment), for UPDATE and DELETE each target row's tuple id
+//! followed by its complete new (or old) row — with its RETURNING list
+//! bound over the written row. `exec::modify` writes the rows.
+//!
+//! The target table comes looked up and locked by the caller.
+
+use std::collections::HashSet;
+
+use heapdb_grammar::ast;
+
+use super::bind::{at, Binder, Mode};
+use super::scope::{Scope, ScopeItem};
+use crate::catalog::TableDef;
+use crate::err;
+use crate::error::Result;
+use crate::exec::expr::Expr;
+use crate::exec::modify::upsert::UpdateAction;
+use crate::nodes::{Field, Node, Plan};
+use crate::types::cast::{cast_kind, CastContext};
+use crate::types::{DataType, Value};
+
+/// A planned INSERT, UPDATE or DELETE.
+pub struct ModifyPlan {
+    /// The rows to write (see the module doc).
+    pub plan: Plan,
+    /// Write in bulk: an INSERT's rows from a query, many per page through
+    /// the bulk-write ring.
+    pub bulk: bool,
+    /// RETURNING's expressions over a written row (empty: none).
+    pub returning: Vec<Expr>,
+    /// Their output columns.
+    pub returning_fields: Vec<Field>,
+}
+
+/// Parses a stored DEFAULT expression.
+pub fn parse_default(text: &str) -> Result<ast::Expr> {
+    let stmt =
+        heapdb_grammar::parse_one(&format!("SELECT {text}")).map_err(crate::error::parse_error)?;
+    if let ast::Statement::Query(q) = stmt {
+        if let ast::SetExpr::Select(s) = q.body {
+            if let Some(ast::SelectItem::Expr { expr, .. }) = s.projection.into_iter().next() {
+                return Ok(expr);
+            }
+        }
+    }
+    Err(err!(InternalError, "bad stored default expression: {text}"))
+}
+
+/// The column positions an INSERT's or COPY's column list names (all
+/// columns when it is empty), with PostgreSQL's errors for an unknown or a
+/// repeated name.
+pub fn target_columns(table: &TableDef, names: &[String]) -> Result<Vec<usize>> {
+    if names.is_empty() {
+        return Ok((0..table.columns.len()).collect());
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(names.len());
+    for c in names {
+        let i = table.column_index(c).ok_or_else(|| {
+            err!(
+                UndefinedColumn,
+                "column \"{c}\" of relation \"{}\" does not exist",
+                table.name
+            )
+        })?;
+        if !seen.insert(i) {
+            return Err(err!(
+                DuplicateColumn,
+                "column \"{c}\" specified more than once"
+            ));
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
+/// INSERT (without ON CONFLICT) into `table`, whose columns `targets` its
+/// column list names ([`target_columns`]).
+pub fn plan_insert(
+    binder: &mut Binder<'_>,
+    ins: &ast::Insert,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<ModifyPlan> {
+    let (source, bulk) = insert_source(binder, ins, table, targets)?;
+    let exprs = complete_row(binder, table, targets, source.fields.len())?;
+    let (returning, returning_fields) = returning(binder, &ins.returning, table, &table.name)?;
+    Ok(ModifyPlan {
+        plan: insert_plan(source, exprs, table),
+        bulk,
+        returning,
+        returning_fields,
+    })
+}
+
+/// `INSERT ... ON CONFLICT` into `table` (`alias`: the name its `DO
+/// UPDATE` calls it by): the rows proposed, and the bound `DO UPDATE`
+/// (`None` for DO NOTHING).
+pub fn plan_upsert(
+    binder: &mut Binder<'_>,
+    ins: &ast::Insert,
+    oc: &ast::OnConflict,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<(ModifyPlan, Option<UpdateAction>)> {
+    let alias = ins.alias.clone().unwrap_or_else(|| table.name.clone());
+    let (source, _) = insert_source(binder, ins, table, targets)?;
+    let exprs = complete_row(binder, table, targets, source.fields.len())?;
+    let action = match &oc.action {
+        ast::ConflictAction::Nothing => None,
+        ast::ConflictAction::Update {
+            assignments,
+            where_clause,
+        } => {
+            let scope = update_scope(table, &alias)?;
+            let new_values = bind_assignments(binder, table, assignments, &scope)?;
+            let condition = match where_clause {
+                Some(w) => {
+                    Some(binder.bind_condition(w, &scope, &mut Mode::NoAgg("WHERE"), "WHERE")?)
+                }
+                None => None,
+            };
+            Some(UpdateAction {
+                new_values,
+                condition,
+            })
+        }
+    };
+    let (returning, returning_fields) = returning(binder, &ins.returning, table, &alias)?;
+    let plan = ModifyPlan {
+        plan: insert_plan(source, exprs, table),
+        bulk: false,
+        returning,
+        returning_fields,
+    };
+    Ok((plan, action))
+}
+
+/// UPDATE of `table` (a `std::sync::Arc` the planned scan keeps).
+pub fn plan_update(
+    binder: &mut Binder<'_>,
+    u: &ast::Update,
+    table: &std::sync::Arc<TableDef>,
+) -> Result<ModifyPlan> {
+    let alias = u.alias.clone().unwrap_or_else(|| table.name.clone());
+    let (source, scope) =
+        binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
+    let ncols = table.columns.len();
+    let new_values = bind_assignments(binder, table, &u.assignments, &scope)?;
+    let (returning, returning_fields) = returning(binder, &u.returning, table, &alias)?;
+    // Output: the tuple id, then the complete new row.
+    let tid_col = ncols;
+    let mut exprs = vec![Expr::column(tid_col, DataType::Int8)];
+    for (j, v) in new_values.into_iter().enumerate() {
+        exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
+    }
+    Ok(ModifyPlan {
+        plan: modify_plan(source, exprs, table),
+        bulk: false,
+        returning,
+        returning_fields,
+    })
+}
+
+/// DELETE from `table`.
+pub fn plan_delete(
+    binder: &mut Binder<'_>,
+    d: &ast::Delete,
+    table: &std::sync::Arc<TableDef>,
+) -> Result<ModifyPlan> {
+    let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
+    let (source, _) =
+        binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
+    let (returning, returning_fields) = returning(binder, &d.returning, table, &alias)?;
+    let ncols = table.columns.len();
+    let mut exprs = vec![Expr::column(ncols, DataType::Int8)];
+    for (j, c) in table.columns.iter().enumerate() {
+        exprs.push(Expr::column(j, c.ty));
+    }
+    Ok(ModifyPlan {
+        plan: modify_plan(source, exprs, table),
+        bulk: false,
+        returning,
+        returning_fields,
+    })
+}
+
+/// Binds RETURNING items over the table's columns.
+fn returning(
+    binder: &mut Binder,
+    items: &[ast::SelectItem],
+    table: &TableDef,
+    alias: &str,
+) -> Result<(Vec<Expr>, Vec<Field>)> {
+    let scope = Scope::of(alias, table.columns.iter().map(|c| (c.name.clone(), c.ty)));
+    let mut exprs = Vec::new();
+    let mut cols = Vec::new();
+    for item in items {
+        match item {
+            ast::SelectItem::Expr { expr, alias } => {
+                let e = binder.bind_expr(expr, &scope, &mut Mode::NoAgg("RETURNING"))?;
+                let e = binder.resolve_unknown(e)?;
+                cols.push(Field {
+                    name: alias
+                        .clone()
+                        .unwrap_or_else(|| super::select::output_name(expr)),
+                    ty: e.ty,
+                });
+                exprs.push(e);
+            }
+            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(_) => {
+                for (i, c) in table.columns.iter().enumerate() {
+                    exprs.push(Expr::column(i, c.ty));
+                    cols.push(Field {
+                        name: c.name.clone(),
+                        ty: c.ty,
+                    });
+                }
+            }
+        }
+    }
+    Ok((exprs, cols))
+}
+
+/// The plan of an INSERT: the complete rows `exprs` over the source.
+fn insert_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
+    Plan {
+        rows: source.rows,
+        fields: table
+            .columns
+            .iter()
+            .map(|c| Field {
+                name: c.name.clone(),
+                ty: c.ty,
+            })
+            .collect(),
+        node: Node::Project {
+            input: Box::new(source),
+            exprs,
+        },
+    }
+}
+
+/// The new values of an UPDATE's (or ON CONFLICT DO UPDATE's) `SET`
+/// assignments, bound over `scope` and cast to their columns' types: one
+/// per table column, `None` where the column keeps its value.
+fn bind_assignments(
+    binder: &mut Binder<'_>,
+    table: &TableDef,
+    assignments: &[ast::Assignment],
+    scope: &Scope,
+) -> Result<Vec<Option<Expr>>> {
+    let ncols = table.columns.len();
+    let mut new_values: Vec<Option<Expr>> = vec![None; ncols];
+    for a in assignments {
+        let j = table.column_index(&a.column).ok_or_else(|| {
+            at(
+                err!(
+                    UndefinedColumn,
+                    "column \"{}\" of relation \"{}\" does not exist",
+                    a.column,
+                    table.name
+                ),
+                a.offset,
+            )
+        })?;
+        if new_values[j].is_some() {
+            return Err(err!(
+                SyntaxError,
+                "multiple assignments to same column \"{}\"",
+                a.column
+            ));
+        }
+        let ty = table.columns[j].ty;
+        let e = if matches!(a.value.kind, ast::ExprKind::Default) {
+            match &table.columns[j].default {
+                Some(text) => {
+                    let d = parse_default(text)?;
+                    binder.bind_expr(
+                        &d,
+                        &Scope::default(),
+                        &mut Mode::NoAgg("DEFAULT expressions"),
+                    )?
+                }
+                None => Expr::constant(Value::Null, DataType::Unknown),
+            }
+        } else {
+            binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
+        };
+        if e.ty != DataType::Unknown
+            && cast_kind(&e.ty, &ty).map_or(true, |c| c > CastContext::Assignment)
+        {
+            return Err(at(
+                err!(
+                    DatatypeMismatch,
+                    "column \"{}\" is of type {ty} but expression is of type {}",
+                    a.column,
+                    e.ty
+                )
+                .with_hint("You will need to rewrite or cast the expression."),
+                a.value.offset,
+            ));
+        }
+        new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
+    }
+    Ok(new_values)
+}
+
+/// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items
+/// replaced by the column's default) or its query, cast to the target
+/// columns' types; and whether to write them in bulk (a query's rows: many
+/// per page, through the bulk-write ring).
+fn insert_source(
+    binder: &mut Binder<'_>,
+    ins: &ast::Insert,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<(Plan, bool)> {
+    let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
+    let mut bulk = false;
+    let source = match &ins.source {
+        None => Plan {
+            rows: 1.0,
+            fields: vec![],
+            node: Node::Values { rows: vec![vec![]] },
+        },
+        Some(q) => match (
+            &q.body,
+            q.order_by.is_empty() && q.limit.is_none() && q.offset.is_none() && q.with.is_empty(),
+        ) {
+            (ast::SetExpr::Values(rows), true) => {
+                let mut rows = rows.clone();
+                for row in &mut rows {
+                    if row.len() > targets.len() {
+                        return Err(err!(
+                            SyntaxError,
+                            "INSERT has more expressions than target columns"
+                        ));
+                    }
+                    for (k, e) in row.iter_mut().enumerate() {
+                        if matches!(e.kind, ast::ExprKind::Default) {
+                            *e = match &table.columns[targets[k]].default {
+                                Some(text) => parse_default(text)?,
+                                None => ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null)),
+                            };
+                        }
+                    }
+                }
+                let width = rows.first().map_or(0, Vec::len);
+                if !ins.columns.is_empty() && width < targets.len() {
+                    return Err(err!(
+                        SyntaxError,
+                        "INSERT has more target columns than expressions"
+                    ));
+                }
+                let names: Vec<String> = targets
+                    .iter()
+                    .map(|&t| table.columns[t].name.clone())
+                    .collect();
+                binder.plan_values(&rows, Some(&target_types[..width]), &names)?
+            }
+            _ => {
+                bulk = true;
+                binder.keep_unknown = true;
+                let p = binder.plan_query(q)?;
+                if !ins.columns.is_empty() && p.fields.len() < targets.len() {
+                    return Err(err!(
+                        SyntaxError,
+                        "INSERT has more target columns than expressions"
+                    ));
+                }
+                if p.fields.len() > targets.len() {
+                    return Err(err!(
+                        SyntaxError,
+                        "INSERT has more expressions than target columns"
+                    ));
+                }
+                for (k, f) in p.fields.iter().enumerate() {
+                    let to = &target_types[k];
+                    if f.ty != DataType::Unknown
+                        && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
+                    {
+                        return Err(err!(
+                            DatatypeMismatch,
+                            "column \"{}\" is of type {to} but expression is of type {}",
+                            table.columns[targets[k]].name,
+                            f.ty
+                        )
+                        .with_hint("You will need to rewrite or cast the expression."));
+                    }
+                }
+                let width = p.fields.len();
+                binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?
+            }
+        },
+    };
+    Ok((source, bulk))
+}
+
+/// The complete row of `table` over the source's `provided` columns: each
+/// target column from the source, else the column's default, else NULL.
+fn complete_row(
+    binder: &mut Binder<'_>,
+    table: &TableDef,
+    targets: &[usize],
+    provided: usize,
+) -> Result<Vec<Expr>> {
+    // The complete row: provided columns, else defaults, else NULL.
+    let mut exprs = Vec::with_capacity(table.columns.len());
+    for (j, col) in table.columns.iter().enumerate() {
+        match targets.iter().position(|&t| t == j) {
+            Some(k) if k < provided => exprs.push(Expr::column(k, col.ty)),
+            _ => {
+                let e = match &col.default {
+                    Some(text) => {
+                        let ast = parse_default(text)?;
+                        let b = binder.bind_expr(
+                            &ast,
+                            &Scope::default(),
+                            &mut Mode::NoAgg("DEFAULT expressions"),
+                        )?;
+                        binder.coerce(b, &col.ty, CastContext::Assignment, ast.offset)?
+                    }
+                    None => Expr::constant(Value::Null, col.ty),
+                };
+                exprs.push(e);
+            }
+        }
+    }
+    Ok(exprs)
+}
+
+/// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source.
+fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
+    let mut fields = vec![Field {
+        name: "ctid".into(),
+        ty: DataType::Int8,
+    }];
+    fields.extend(table.columns.iter().map(|c| Field {
+        name: c.name.clone(),
+        ty: c.ty,
+    }));
+    Plan {
+        rows: source.rows,
+        fields,
+        node: Node::Project {
+            input: Box::new(source),
+            exprs,
+        },
+    }
+}
+
+/// The positions of the arbiter indexes of `oc` in `table.indexes`.
+pub fn arbiter_indexes(table: &TableDef, oc: &ast::OnConflict) -> Result<Vec<usize>> {
+    let none = || {
+        err!(
+            InvalidColumnReference,
+            "there is no unique or exclusion constraint matching the ON CONFLICT specification"
+        )
+    };
+    match &oc.target {
+        ast::ConflictTarget::Any => {
+            if matches!(oc.action, ast::ConflictAction::Update { .. }) {
+                return Err(at(
+                    err!(
+                        SyntaxError,
+                        "ON CONFLICT DO UPDATE requires inference specification or constraint name"
+                    )
+                    .with_hint("For example, ON CONFLICT (column_name)."),
+                    oc.offset,
+                ));
+            }
+            Ok((0..table.indexes.len())
+                .filter(|&p| table.indexes[p].unique)
+                .collect())
+        }
+        ast::ConflictTarget::Columns(elems) => {
+            let mut want = Vec::with_capacity(elems.len());
+            for e in elems {
+                let c = table.column_index(&e.column).ok_or_else(|| {
+                    at(
+                        err!(UndefinedColumn, "column \"{}\" does not exist", e.column),
+                        e.offset,
+                    )
+                })?;
+                want.push(c);
+            }
+            want.sort_unstable();
+            want.dedup();
+            let found: Vec<usize> = (0..table.indexes.len())
+                .filter(|&p| {
+                    let ix = &table.indexes[p];
+                    let mut have: Vec<usize> = ix.columns.iter().map(|c| c.column).collect();
+                    have.sort_unstable();
+                    have.dedup();
+                    ix.unique && have == want
+                })
+                .collect();
+            if found.is_empty() {
+                return Err(none());
+            }
+            Ok(found)
+        }
+        ast::ConflictTarget::Constraint(name) => table
+            .indexes
+            .iter()
+            .position(|ix| ix.constraint && &ix.name == name)
+            .map(|p| vec![p])
+            .ok_or_else(|| {
+                err!(
+                    UndefinedObject,
+                    "constraint \"{name}\" for table \"{}\" does not exist",
+                    table.name
+                )
+            }),
+    }
+}
+
+/// The scope of `DO UPDATE`'s expressions: the target (by its alias when
+/// it has one), then `excluded`, both with every column of the table.
+fn update_scope(table: &TableDef, alias: &str) -> Result<Scope> {
+    let cols = || table.columns.iter().map(|c| (c.name.clone(), c.ty));
+    let mut target = Scope::of(alias, cols());
+    if alias != table.name {
+        target.items = vec![ScopeItem {
+            name: alias.to_string(),
+            hidden_table: Some(table.name.clone()),
+        }];
+    }
+    target.join(&Scope::of("excluded", cols()))
+}

@@ -1,0 +1,139 @@
+//! The index commands as the session runs them: CREATE/DROP INDEX,
+//! REINDEX, ALTER TABLE's constraints, and the index parts of CREATE TABLE
+//! and TRUNCATE. Each takes the statement's snapshot, fills a
+//! [`DdlContext`] from the transaction (its xid, its table locker, the
+//! files to drop at its end) and calls its command
+//! ([`crate::commands::indexcmds`], [`crate::commands::tablecmds`]); what they return becomes the command tag
+//! and its NOTICEs. Also: the statement context the B-tree inspection
+//! functions read through ([`BtreeReader`]).
+
+use heapdb_grammar::ast;
+
+use std::sync::Arc;
+
+use super::{Notice, QueryResult, Session, StmtCtx, TableLocker};
+use crate::access::heap::HeapRelation;
+use crate::catalog::{Catalog, TableDef};
+use crate::commands::context::DdlContext;
+use crate::commands::inspect_btree::BtreeReader;
+use crate::error::Result;
+use crate::storage::BufferPool;
+use crate::txn::{Snapshot, TxnManager};
+use crate::wal::Wal;
+
+impl Session {
+    /// Runs `f` with a [`DdlContext`] of the current transaction under
+    /// `snap` (the transaction gets its xid first).
+    fn with_ddl<R>(
+        &mut self,
+        snap: &Snapshot,
+        f: impl FnOnce(&mut DdlContext<'_>) -> Result<R>,
+    ) -> Result<R> {
+        let xid = self.assign_xid()?;
+        let t = self
+            .txn
+            .as_mut()
+            .expect("a statement runs inside a transaction");
+        let locker = TableLocker {
+            owner: t.owner,
+            xid: t.xid,
+            isolation: t.isolation,
+            cancel: &self.cancel,
+            restart: &self.restart,
+        };
+        let db = &self.db;
+        let open_table = |name: &str, mode| locker.open(db, snap, name, mode);
+        let relation = |rel: u32| db.relation(rel);
+        let mut ctx = DdlContext {
+            xid,
+            snapshot: snap,
+            catalog: &db.catalog,
+            txns: &db.txns,
+            pool: &db.pool,
+            wal: &db.wal,
+            data_dir: &db.dir,
+            lookup: &open_table,
+            open_relation: &relation,
+            catalog_changed: &mut t.catalog_changed,
+            drop_on_commit: &mut t.drop_on_commit,
+            drop_on_abort: &mut t.drop_on_abort,
+        };
+        f(&mut ctx)
+    }
+
+    pub(crate) fn create_index(&mut self, c: &ast::CreateIndex) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.create_index(c))?;
+        Ok(with_notices("CREATE INDEX", notices))
+    }
+
+    pub(crate) fn drop_index(&mut self, d: &ast::DropIndex) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.drop_index(d))?;
+        Ok(with_notices("DROP INDEX", notices))
+    }
+
+    pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.alter_table(a))?;
+        Ok(with_notices("ALTER TABLE", notices))
+    }
+
+    pub(crate) fn reindex(&mut self, r: &ast::Reindex) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        self.with_ddl(&snap, |ctx| ctx.reindex(r))?;
+        Ok(QueryResult::empty("REINDEX"))
+    }
+
+    /// CREATE TABLE's PRIMARY KEY and UNIQUE indexes
+    /// ([`DdlContext::add_constraint_indexes`]).
+    pub(super) fn add_constraint_indexes(
+        &mut self,
+        table: TableDef,
+        pk: Option<&[String]>,
+        uniques: &[Vec<String>],
+    ) -> Result<()> {
+        let snap = self.statement_snapshot();
+        self.with_ddl(&snap, |ctx| ctx.add_constraint_indexes(table, pk, uniques))
+    }
+
+    /// TRUNCATE's new, empty indexes in `def`, under the statement's
+    /// snapshot `snap` ([`DdlContext::truncate_indexes`]).
+    pub(super) fn truncate_indexes(&mut self, snap: &Snapshot, def: &mut TableDef) -> Result<()> {
+        self.with_ddl(snap, |ctx| ctx.truncate_indexes(def))
+    }
+}
+
+/// The B-tree inspection functions read through the statement's context.
+impl BtreeReader for StmtCtx<'_> {
+    fn snapshot(&self) -> &Snapshot {
+        self.snapshot
+    }
+
+    fn txns(&self) -> &TxnManager {
+        &self.db.txns
+    }
+
+    fn catalog(&self) -> &Catalog {
+        &self.db.catalog
+    }
+
+    fn pool(&self) -> &Arc<BufferPool> {
+        &self.db.pool
+    }
+
+    fn wal(&self) -> &Arc<Wal> {
+        &self.db.wal
+    }
+
+    fn relation(&self, relfilenode: u32) -> Result<Arc<HeapRelation>> {
+        self.db.relation(relfilenode)
+    }
+}
+
+/// An empty result tagged `tag` carrying `notices` as NOTICEs.
+fn with_notices(tag: &str, notices: Vec<String>) -> QueryResult {
+    let mut r = QueryResult::empty(tag);
+    r.notices.extend(notices.into_iter().map(Notice::notice));
+    r
+}

@@ -1,0 +1,287 @@
+//! INSERT, UPDATE and DELETE as the session runs them: take the statement's
+//! snapshot, look up and lock the target (`RowExclusive`), have
+//! [`plan::modify`](crate::plan::modify) plan the rows to write and
+//! [`exec::modify`](crate::exec::modify) write them under a
+//! [`ModifyContext`] filled from the transaction, and turn the count into
+//! the command tag. The one-row INSERT of literals is bound straight from
+//! its tree or its text ([`crate::plan::insert_row`]) and written here,
+//! without a plan: it is the bulk scripts' hot path.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use heapdb_grammar::{ast, ScannedInsert};
+
+use super::{Column, Isolation, QueryResult, Session};
+use crate::catalog::TableDef;
+use crate::err;
+use crate::error::Result;
+use crate::exec::index_maint::{index_copied_rows, index_formed_tuple};
+use crate::exec::modify::{ModifyContext, ModifyTable};
+use crate::nodes::Field;
+use crate::plan::bind::{at, Binder};
+use crate::plan::insert_row::literal_row;
+use crate::plan::modify::{self, target_columns, ModifyPlan};
+use crate::txn::{LockMode, Snapshot};
+use crate::vector::Batch;
+
+impl Session {
+    /// What row writing under `snap` takes from this session's transaction.
+    pub(crate) fn modify_ctx<'s>(&'s self, snap: &'s Snapshot) -> ModifyContext<'s> {
+        let t = self.txn_ref();
+        ModifyContext {
+            xid: t.xid,
+            cid: t.cid,
+            snapshot: snap,
+            repeatable_read: t.isolation == Isolation::RepeatableRead,
+            owner: t.owner,
+            locks: &self.db.locks,
+            txns: &self.db.txns,
+            pool: &self.db.pool,
+            wal: &self.db.wal,
+            cancel: &self.cancel,
+        }
+    }
+
+    fn target(&mut self, name: &ast::ObjectName, snap: &Snapshot) -> Result<Arc<TableDef>> {
+        self.lookup_table(snap, &name.name, LockMode::RowExclusive)
+            .map_err(|e| at(e, name.offset))
+    }
+
+    pub(crate) fn insert(
+        &mut self,
+        ins: &ast::Insert,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        if let Some(oc) = &ins.on_conflict {
+            return self.insert_on_conflict(ins, oc, sink);
+        }
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
+        let table = self.target(&ins.table, &snap)?;
+        let targets = target_columns(&table, &ins.columns)?;
+        if let Some(row) = literal_row(ins) {
+            // A column list longer than the row is the general path's error.
+            if ins.columns.is_empty() || row.len() >= targets.len() {
+                let now = self.txn_ref().start_ts;
+                let scratch = &mut self.insert_scratch;
+                if scratch.form_literal_row(&table, &targets, row, now)? {
+                    let planned = t0.elapsed();
+                    let rel = self.db.relation(table.relfilenode)?;
+                    let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+                    if !table.indexes.is_empty() {
+                        let ctx = self.modify_ctx(&snap);
+                        index_formed_tuple(&ctx, &table, &rel, tid, &self.insert_scratch.tuple)?;
+                    }
+                    return Ok(write_result("INSERT 0 1", None, planned, t0));
+                }
+            }
+        }
+        let mut ctx = self.stmt_ctx(&snap);
+        let mut binder = Binder::new(&mut ctx);
+        let planned_rows = modify::plan_insert(&mut binder, ins, &table, &targets)?;
+        drop(binder);
+        let planned = t0.elapsed();
+        let bulk = planned_rows.bulk;
+        let (count, cols) =
+            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
+                m.insert(plan, bulk, emit)
+            })?;
+        Ok(write_result(
+            &format!("INSERT 0 {count}"),
+            cols,
+            planned,
+            t0,
+        ))
+    }
+
+    fn insert_on_conflict(
+        &mut self,
+        ins: &ast::Insert,
+        oc: &ast::OnConflict,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let table = self.target(&ins.table, &snap)?;
+        let targets = target_columns(&table, &ins.columns)?;
+        let arbiters = modify::arbiter_indexes(&table, oc)?;
+        let mut ctx = self.stmt_ctx(&snap);
+        let mut binder = Binder::new(&mut ctx);
+        let (planned_rows, action) = modify::plan_upsert(&mut binder, ins, oc, &table, &targets)?;
+        drop(binder);
+        let planned = t0.elapsed();
+        let mut upsert = Some((arbiters, action));
+        let (count, cols) =
+            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
+                let (arbiters, action) = upsert.take().expect("one upsert per statement");
+                m.upsert(plan, arbiters, action, emit)
+            })?;
+        Ok(write_result(
+            &format!("INSERT 0 {count}"),
+            cols,
+            planned,
+            t0,
+        ))
+    }
+
+    pub(crate) fn update(
+        &mut self,
+        u: &ast::Update,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let table = self.target(&u.table, &snap)?;
+        let mut ctx = self.stmt_ctx(&snap);
+        let planned_rows = modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?;
+        let planned = t0.elapsed();
+        let (count, cols) =
+            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
+                m.update(plan, emit)
+            })?;
+        Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
+    }
+
+    pub(crate) fn delete(
+        &mut self,
+        d: &ast::Delete,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let table = self.target(&d.table, &snap)?;
+        let mut ctx = self.stmt_ctx(&snap);
+        let planned_rows = modify::plan_delete(&mut Binder::new(&mut ctx), d, &table)?;
+        let planned = t0.elapsed();
+        let (count, cols) =
+            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
+                m.delete(plan, emit)
+            })?;
+        Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
+    }
+
+    /// Runs `write` (one of [`ModifyTable`]'s statements) over the planned
+    /// rows, RETURNING's rows to `sink`: the count, and the RETURNING
+    /// columns (`None` without RETURNING).
+    fn write_rows(
+        &self,
+        snap: &Snapshot,
+        table: &TableDef,
+        planned: ModifyPlan,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+        write: impl FnOnce(
+            &ModifyTable<'_>,
+            &crate::nodes::Plan,
+            &mut dyn FnMut(&Batch) -> Result<()>,
+        ) -> Result<u64>,
+    ) -> Result<(u64, Option<Vec<Column>>)> {
+        let exec = self.stmt_ctx(snap).exec_context(&planned.plan)?;
+        let rel = self.db.relation(table.relfilenode)?;
+        let m = ModifyTable {
+            ctx: self.modify_ctx(snap),
+            exec: &exec,
+            table,
+            rel: &rel,
+            returning: &planned.returning,
+        };
+        let cols = columns(planned.returning_fields);
+        let count = write(&m, &planned.plan, &mut |b| sink(&cols, b))?;
+        Ok((count, (!planned.returning.is_empty()).then_some(cols)))
+    }
+
+    /// Runs the single-row INSERT `sql` that
+    /// [`heapdb_grammar::scan_single_insert`] read as `scan` (its literals
+    /// in `self.insert_scratch.lits`), inside the statement's transaction:
+    /// the table is looked up and locked as [`Session::insert`] does, the
+    /// row bound from the text, and anything the binding does not decide
+    /// goes through the tree instead.
+    pub(crate) fn insert_scanned(
+        &mut self,
+        sql: &str,
+        scan: ScannedInsert,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let (xid, cid, now) = {
+            let t = self.txn_ref();
+            (t.xid, t.cid, t.start_ts)
+        };
+        let mut name = std::mem::take(&mut self.insert_scratch.name);
+        name.clear();
+        name.push_str(scan.table_name(sql));
+        name.make_ascii_lowercase();
+        let table = self.lookup_table(&snap, &name, LockMode::RowExclusive);
+        self.insert_scratch.name = name;
+        let table = table.map_err(|e| at(e, ast::Offset(scan.table.0)))?;
+        if !self.insert_scratch.form_scanned_row(&table, sql, now) {
+            // Parsed and run through the tree, which words any error.
+            let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
+            return match stmts.as_slice() {
+                [ast::Statement::Insert(ins)] => self.insert(ins, sink),
+                _ => Err(err!(
+                    InternalError,
+                    "a scanned INSERT did not parse as one INSERT"
+                )),
+            };
+        }
+        let planned = t0.elapsed();
+        let rel = match &self.insert_scratch.rel {
+            Some((t, rel)) if Arc::ptr_eq(t, &table) => rel.clone(),
+            _ => {
+                let rel = self.db.relation(table.relfilenode)?;
+                self.insert_scratch.rel = Some((table.clone(), rel.clone()));
+                rel
+            }
+        };
+        let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
+        if !table.indexes.is_empty() {
+            let ctx = self.modify_ctx(&snap);
+            index_formed_tuple(&ctx, &table, &rel, tid, &self.insert_scratch.tuple)?;
+        }
+        Ok(write_result("INSERT 0 1", None, planned, t0))
+    }
+
+    /// COPY FROM's index entries for the rows it loaded into table `name`
+    /// ([`index_copied_rows`]).
+    pub(crate) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
+        let snap = self.statement_snapshot();
+        let table = self.lookup_table(&snap, name, LockMode::RowExclusive)?;
+        if table.indexes.is_empty() {
+            return Ok(());
+        }
+        let rel = self.db.relation(table.relfilenode)?;
+        index_copied_rows(&self.modify_ctx(&snap), &table, &rel)
+    }
+}
+
+/// Result columns of planned fields.
+fn columns(fields: Vec<Field>) -> Vec<Column> {
+    fields
+        .into_iter()
+        .map(|f| Column {
+            name: f.name,
+            ty: f.ty,
+        })
+        .collect()
+}
+
+/// The result of INSERT/UPDATE/DELETE: the tag, and the RETURNING columns
+/// when there are any.
+fn write_result(
+    tag: &str,
+    ret_cols: Option<Vec<Column>>,
+    planned: Duration,
+    t0: Instant,
+) -> QueryResult {
+    let mut r = QueryResult::empty(tag);
+    if let Some(cols) = ret_cols {
+        r.columns = cols;
+        r.returns_rows = true;
+    }
+    r.timing.plan = planned;
+    r.timing.execute = t0.elapsed() - planned;
+    r
+}
