@@ -553,7 +553,7 @@ impl Binder<'_> {
                         } else {
                             self.resolve_unknown(b)?
                         };
-                        (b, name.clone())
+                        (super::fold::fold(b)?, name.clone())
                     }
                     Out::Column(i, name) => {
                         if aggregating {
