@@ -458,6 +458,7 @@ fn evidence() {
 fn random() {
     run_files(&[
         "random/aggregates/slt_good_0.test",
+        "random/aggregates/slt_good_1.test",
         "random/aggregates/slt_good_129.test",
         "random/groupby/slt_good_0.test",
         "random/groupby/slt_good_13.test",
