@@ -734,7 +734,7 @@ impl Binder<'_> {
 fn drop_unused_aggregates(
     state: &mut AggState,
     outputs: &mut [Expr],
-    mut having: Option<&mut Expr>,
+    having: Option<&mut Expr>,
 ) -> Result<()> {
     let ngroup = state.group.len();
     let mut used = Vec::new();
@@ -757,7 +757,7 @@ fn drop_unused_aggregates(
             keep[k - 1]
         });
         let f = |c: usize| if c < ngroup { c } else { new_pos[c - ngroup] };
-        for e in outputs.iter_mut().chain(having.as_deref_mut()) {
+        for e in outputs.iter_mut().chain(having) {
             remap_columns(e, &f);
         }
     }
