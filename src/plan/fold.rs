@@ -128,6 +128,11 @@ fn strict_on_null(e: &Expr) -> bool {
         ExprKind::Binary(_, l, r) | ExprKind::Like(l, r, _, _) => null(l) || null(r),
         ExprKind::Neg(x) | ExprKind::Cast(x, _) => null(x),
         ExprKind::Func(f, args) => math(f.0) && args.iter().any(null),
+        // PostgreSQL compares the tested value with each list item that
+        // reads a column by its own strict `=` (`<>` for NOT IN), and with
+        // the rest through one strict `= ANY`: a NULL tested value makes
+        // every part NULL, as does a single NULL item.
+        ExprKind::InList(x, list, _) => null(x) || list.len() == 1 && null(&list[0]),
         _ => false,
     }
 }
