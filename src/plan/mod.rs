@@ -20,6 +20,7 @@
 pub mod bind;
 pub mod estimate;
 pub mod explain;
+pub mod fold;
 pub mod indexpath;
 pub mod insert_row;
 pub mod joinorder;

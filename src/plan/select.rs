@@ -438,7 +438,7 @@ impl Binder<'_> {
         )?;
         let mut plan = input;
         if aggregating {
-            plan = self.plan_aggregate(s, plan, &scope, &mut state)?;
+            plan = self.plan_aggregate(s, plan, &scope, &mut state, &mut exprs)?;
         }
         Ok(finish_select(plan, exprs, names, s.distinct, keys, visible))
     }
@@ -553,7 +553,7 @@ impl Binder<'_> {
                         } else {
                             self.resolve_unknown(b)?
                         };
-                        (b, name.clone())
+                        (super::fold::fold(b)?, name.clone())
                     }
                     Out::Column(i, name) => {
                         if aggregating {
@@ -671,11 +671,19 @@ impl Binder<'_> {
         mut plan: Plan,
         scope: &Scope,
         state: &mut AggState,
+        outputs: &mut [Expr],
     ) -> Result<Plan> {
         let having = match &s.having {
-            Some(h) => Some(self.bind_condition(h, scope, &mut Mode::Agg(state), "HAVING")?),
+            Some(h) => Some(super::fold::fold(self.bind_condition(
+                h,
+                scope,
+                &mut Mode::Agg(state),
+                "HAVING",
+            )?)?),
             None => None,
         };
+        let mut having = having;
+        drop_unused_aggregates(state, outputs, having.as_mut())?;
         let ngroups = if state.group.is_empty() {
             1.0
         } else {
@@ -716,6 +724,48 @@ impl Binder<'_> {
         }
         Ok(plan)
     }
+}
+
+/// Drops the aggregates that no output or HAVING reads any more (those
+/// only in CASE arms that constant folding removed), renumbering the
+/// aggregate's columns, then folds the remaining aggregates' arguments: as
+/// in PostgreSQL, an aggregate in a dead arm is never computed, and a live
+/// one's constant argument folds at plan time.
+fn drop_unused_aggregates(
+    state: &mut AggState,
+    outputs: &mut [Expr],
+    having: Option<&mut Expr>,
+) -> Result<()> {
+    let ngroup = state.group.len();
+    let mut used = Vec::new();
+    for e in outputs.iter().chain(having.as_deref()) {
+        columns_used(e, &mut used);
+    }
+    let keep: Vec<bool> = (0..state.aggs.len())
+        .map(|k| used.contains(&(ngroup + k)))
+        .collect();
+    if keep.contains(&false) {
+        let mut new_pos = Vec::with_capacity(keep.len());
+        let mut next = ngroup;
+        for &k in &keep {
+            new_pos.push(next);
+            next += usize::from(k);
+        }
+        let mut k = 0;
+        state.aggs.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+        let f = |c: usize| if c < ngroup { c } else { new_pos[c - ngroup] };
+        for e in outputs.iter_mut().chain(having) {
+            remap_columns(e, &f);
+        }
+    }
+    for (_, a) in state.aggs.iter_mut() {
+        a.arg = a.arg.take().map(super::fold::fold).transpose()?;
+        a.filter = a.filter.take().map(super::fold::fold).transpose()?;
+    }
+    Ok(())
 }
 
 /// Projects the select list over `plan`, then DISTINCT, ORDER BY, and the

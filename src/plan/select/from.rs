@@ -143,7 +143,7 @@ impl Binder<'_> {
         for c in &conds {
             bound.push(self.bind_condition(c, &full, &mut Mode::NoAgg("WHERE"), "WHERE")?);
         }
-        for b in bound {
+        for b in crate::plan::fold::fold_conjuncts(bound)? {
             let mut cols = Vec::new();
             columns_used(&b, &mut cols);
             let mut its: Vec<usize> = cols.iter().map(|&c| item_of(c)).collect();
