@@ -303,8 +303,11 @@ impl Binder<'_> {
                         let parsed =
                             types::parse_value_at(s, &base, self.ctx.statement_timestamp())
                                 .map_err(|err| at(err, offset))?;
-                        // Typmod rules (char padding, varchar length) apply too.
-                        types::cast_from(&parsed, &base, to, ctx).map_err(|err| at(err, offset))?
+                        // Typmod rules (char padding, varchar length) apply
+                        // too; like PostgreSQL's length coercion, which runs
+                        // after the input function, their errors (`numeric
+                        // field overflow`) carry no position.
+                        types::cast_from(&parsed, &base, to, ctx)?
                     }
                     other => other.clone(),
                 };

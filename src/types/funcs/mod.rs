@@ -874,7 +874,9 @@ fn math(f: ScalarFunc, args: &[Value]) -> Result<Value> {
         } else {
             Numeric::from_i64(if n.is_negative() { -1 } else { 1 })
         }),
-        (Round, [Value::Numeric(n), Value::Int4(d)]) => Value::numeric(n.round_scale(*d)),
+        (Round, [Value::Numeric(n), Value::Int4(d)]) => {
+            Value::numeric(numfunc::check_numeric_range(n.round_scale(*d))?)
+        }
         (Trunc, [Value::Numeric(n), Value::Int4(d)]) => Value::numeric(n.trunc_scale(*d)),
         (Mod, [a, b]) => super::ops::eval_binary(super::ops::BinaryOp::Mod, a, b)?,
         (Power, [Value::Float8(a), Value::Float8(b)]) => Value::Float8(power_f64(*a, *b)?),

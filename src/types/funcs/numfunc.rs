@@ -59,6 +59,8 @@ pub enum NumFunc {
     ToChar,
     /// `to_number(text, format)`.
     ToNumber,
+    /// `numeric_inc(numeric)`: the value plus one.
+    NumericInc,
 }
 
 /// The trigonometric functions PostgreSQL's `float.c` defines.
@@ -130,6 +132,7 @@ impl NumFunc {
             "radians" => Radians,
             "to_char" => ToChar,
             "to_number" => ToNumber,
+            "numeric_inc" => NumericInc,
             _ => return TRIG_NAMES.iter().find(|t| t.0 == name).map(|t| Trig(t.1)),
         })
     }
@@ -155,6 +158,7 @@ impl NumFunc {
             SqrtOp => "|/",
             ToChar => "to_char",
             ToNumber => "to_number",
+            NumericInc => "numeric_inc",
         }
     }
 
@@ -233,6 +237,7 @@ impl NumFunc {
                 let t = v.without_typmod();
                 ok(vec![t, Text], Text)
             }
+            (NumericInc, [t]) if is_exact(t) => ok(vec![Numeric(None)], Numeric(None)),
             (ToNumber, [s, f])
                 if (s.is_string() || *s == Unknown) && (f.is_string() || *f == Unknown) =>
             {
@@ -309,6 +314,7 @@ impl NumFunc {
             (AbsOp, [v]) => return ScalarFunc::Abs.eval(std::slice::from_ref(v)),
             (ShiftLeft | ShiftRight | BitAnd | BitOr | BitXor | BitNot, _) => bits(self, args)?,
             (ToChar, [v, V::Text(f)]) => V::text(&numfmt::to_char(v, f)?),
+            (NumericInc, [V::Numeric(n)]) => V::numeric(n.add(&Numeric::from_i64(1))),
             (ToNumber, [V::Text(s), V::Text(f)]) => V::numeric(numfmt::to_number(s, f)?),
             _ => return Err(bad()),
         })
@@ -484,6 +490,18 @@ fn numeric_lcm(a: &Numeric, b: &Numeric) -> Result<Numeric> {
         ));
     }
     Ok(with_scale(r, scale))
+}
+
+/// Fails with `value overflows numeric format` when a finite value has
+/// more integer digits than a numeric can hold.
+pub(super) fn check_numeric_range(n: Numeric) -> Result<Numeric> {
+    if n.is_finite() && !n.is_zero() && integer_digits(&n) > MAX_INT_DIGITS {
+        return Err(err!(
+            NumericValueOutOfRange,
+            "value overflows numeric format"
+        ));
+    }
+    Ok(n)
 }
 
 /// Digits before the decimal point of a finite value.
