@@ -604,7 +604,8 @@ impl Proc {
             p.sign = 0;
         }
         if p.num.is(F_PLUS) || p.num.is(F_MINUS) {
-            p.sign_wrote = !(p.num.is(F_PLUS) && !p.num.is(F_MINUS));
+            // Only PL without MI still needs a sign written with the digits.
+            p.sign_wrote = !p.num.is(F_PLUS) || p.num.is(F_MINUS);
         } else {
             if p.sign != b'-' && p.num.is(F_FILLMODE) {
                 p.num.flag &= !F_BRACKET;
@@ -1014,7 +1015,7 @@ impl Reader<'_> {
         if self.number[0] == b' ' && self.read_pre + self.read_post > 0 {
             if self.num.is(F_LSIGN)
                 && isread
-                && self.pos + 1 <= self.input.len()
+                && self.pos < self.input.len()
                 && !self.at(self.pos + 1).is_ascii_digit()
             {
                 let next = self.at(self.pos + 1);
@@ -1025,10 +1026,9 @@ impl Reader<'_> {
             } else if !isread
                 && !self.num.is(F_LSIGN)
                 && (self.num.is(F_PLUS) || self.num.is(F_MINUS))
+                && (c == b'-' || c == b'+')
             {
-                if c == b'-' || c == b'+' {
-                    self.number[0] = c;
-                }
+                self.number[0] = c;
             }
         }
     }
