@@ -57,6 +57,8 @@ pub enum SqlState {
     InvalidTimeZoneDisplacementValue,
     /// 2201F invalid_argument_for_power_function
     InvalidArgumentForPowerFunction,
+    /// 2201G invalid_argument_for_width_bucket_function
+    InvalidArgumentForWidthBucketFunction,
     /// 2201E invalid_argument_for_logarithm
     InvalidArgumentForLogarithm,
     /// 22025 invalid_escape_sequence (LIKE patterns)
@@ -170,6 +172,7 @@ impl SqlState {
             InvalidParameterValue => "22023",
             InvalidTimeZoneDisplacementValue => "22009",
             InvalidArgumentForPowerFunction => "2201F",
+            InvalidArgumentForWidthBucketFunction => "2201G",
             InvalidArgumentForLogarithm => "2201E",
             InvalidEscapeSequence => "22025",
             SubstringError => "22011",

@@ -82,6 +82,9 @@ pub struct Settings {
     pub geqo: bool,
     /// `geqo_threshold`.
     pub geqo_threshold: i64,
+    /// `extra_float_digits`: 1 to 3 print floats in their shortest exact
+    /// form, 0 and below with `15 + n` (`6 + n` for real) significant digits.
+    pub extra_float_digits: i64,
     /// Whether the planner may use sequential scans (else they cost
     /// PostgreSQL's `disable_cost` extra).
     pub enable_seqscan: bool,
@@ -203,6 +206,7 @@ impl Default for Settings {
             from_collapse_limit: 8,
             geqo: true,
             geqo_threshold: 12,
+            extra_float_digits: 1,
             enable_seqscan: true,
             enable_indexscan: true,
             enable_indexonlyscan: true,
@@ -472,6 +476,15 @@ pub static DEFS: &[Def] = &[
         "enable_seqscan",
         enable_seqscan,
         "Enables the planner's use of sequential-scan plans."
+    ),
+    int_def!(
+        "extra_float_digits",
+        extra_float_digits,
+        -15,
+        3,
+        None,
+        User,
+        "Sets the number of digits displayed for floating-point values."
     ),
     int_def!(
         "from_collapse_limit",

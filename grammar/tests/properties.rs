@@ -63,7 +63,7 @@ fn data_type() -> impl Strategy<Value = DataType> {
         Just(DataType::BigInt),
         Just(DataType::Real),
         Just(DataType::Double),
-        (proptest::option::of(1u32..100), 0u32..10).prop_map(|(precision, scale)| {
+        (proptest::option::of(1u32..100), -10i32..10).prop_map(|(precision, scale)| {
             DataType::Numeric {
                 precision,
                 scale: precision.map(|_| scale),

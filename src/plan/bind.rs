@@ -24,6 +24,7 @@ use crate::nodes::expr::{Expr, ExprKind};
 use crate::nodes::func::Func;
 use crate::types::agg::{agg_result_type, AggFunc};
 use crate::types::cast::{cast_kind, common_type, CastContext};
+use crate::types::funcs::numfunc::NumFunc;
 use crate::types::funcs::ScalarFunc;
 use crate::types::{self, BinaryOp, DataType, Numeric, Value};
 
@@ -191,10 +192,10 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
                     ));
                 }
                 let s = s.unwrap_or(0);
-                if s > *p {
+                if !(-1000..=1000).contains(&s) {
                     return Err(err!(
                         InvalidParameterValue,
-                        "NUMERIC scale {s} must be between 0 and precision {p}"
+                        "NUMERIC scale {s} must be between -1000 and 1000"
                     ));
                 }
                 DataType::Numeric(Some((*p as u16, s as i16)))
@@ -302,8 +303,11 @@ impl Binder<'_> {
                         let parsed =
                             types::parse_value_at(s, &base, self.ctx.statement_timestamp())
                                 .map_err(|err| at(err, offset))?;
-                        // Typmod rules (char padding, varchar length) apply too.
-                        types::cast_from(&parsed, &base, to, ctx).map_err(|err| at(err, offset))?
+                        // Typmod rules (char padding, varchar length) apply
+                        // too; like PostgreSQL's length coercion, which runs
+                        // after the input function, their errors (`numeric
+                        // field overflow`) carry no position.
+                        types::cast_from(&parsed, &base, to, ctx)?
                     }
                     other => other.clone(),
                 };
@@ -654,7 +658,21 @@ impl Binder<'_> {
         mode: &mut Mode,
     ) -> Result<Expr> {
         let x = self.bind_expr(expr, scope, mode)?;
+        let num_op = match op {
+            ast::UnaryOp::BitNot => Some(NumFunc::BitNot),
+            ast::UnaryOp::Abs => Some(NumFunc::AbsOp),
+            ast::UnaryOp::SquareRoot => Some(NumFunc::SqrtOp),
+            ast::UnaryOp::CubeRoot => Some(NumFunc::Cbrt),
+            _ => None,
+        };
+        if let Some(f) = num_op {
+            return self.bind_num_op(f, vec![(x, expr.offset)], expr.offset);
+        }
         match op {
+            ast::UnaryOp::BitNot
+            | ast::UnaryOp::Abs
+            | ast::UnaryOp::SquareRoot
+            | ast::UnaryOp::CubeRoot => unreachable!("bound as functions above"),
             ast::UnaryOp::Not => {
                 let x = self.to_bool(x, expr.offset, "NOT")?;
                 Ok(super::quals::negate(x))
@@ -885,6 +903,19 @@ impl Binder<'_> {
                 ty: DataType::Bool,
             });
         }
+        let num_op = match op {
+            A::ShiftLeft => Some(NumFunc::ShiftLeft),
+            A::ShiftRight => Some(NumFunc::ShiftRight),
+            A::BitAnd => Some(NumFunc::BitAnd),
+            A::BitOr => Some(NumFunc::BitOr),
+            A::BitXor => Some(NumFunc::BitXor),
+            _ => None,
+        };
+        if let Some(f) = num_op {
+            let l = self.bind_expr(left, scope, mode)?;
+            let r = self.bind_expr(right, scope, mode)?;
+            return self.bind_num_op(f, vec![(l, left.offset), (r, right.offset)], offset);
+        }
         let bop = match op {
             A::Plus => BinaryOp::Add,
             A::Minus => BinaryOp::Sub,
@@ -900,6 +931,9 @@ impl Binder<'_> {
             A::Gt => BinaryOp::Gt,
             A::GtEq => BinaryOp::GtEq,
             A::And | A::Or => unreachable!("handled above"),
+            A::ShiftLeft | A::ShiftRight | A::BitAnd | A::BitOr | A::BitXor => {
+                unreachable!("bound as functions above")
+            }
         };
         let l = self.bind_expr(left, scope, mode)?;
         let r = self.bind_expr(right, scope, mode)?;
@@ -920,6 +954,27 @@ impl Binder<'_> {
         Ok(Expr {
             kind: ExprKind::Binary(bop, Box::new(l), Box::new(r)),
             ty,
+        })
+    }
+
+    /// An operator heapdb evaluates as a number function (`<<`, `&`, `@`,
+    /// `|/`, ...): its operands cast to the operator's argument types.
+    fn bind_num_op(
+        &mut self,
+        f: NumFunc,
+        args: Vec<(Expr, ast::Offset)>,
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        let types_in: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        let resolved = f.resolve(&types_in).map_err(|e| at(e, offset))?;
+        let args = args
+            .into_iter()
+            .zip(&resolved.arg_types)
+            .map(|((a, off), t)| self.coerce(a, t, CastContext::Implicit, off))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Expr {
+            kind: ExprKind::Func(Func(resolved.func), args),
+            ty: resolved.result,
         })
     }
 
@@ -1030,6 +1085,20 @@ impl Binder<'_> {
                     ),
                     ty,
                 });
+            }
+            // PostgreSQL's number types have functions of their own names
+            // that are their casts: `float8(x)` is `x::float8`.
+            "int2" | "int4" | "int8" | "float4" | "float8" | "numeric" if args.len() == 1 => {
+                let ty = match name {
+                    "int2" => DataType::Int2,
+                    "int4" => DataType::Int4,
+                    "int8" => DataType::Int8,
+                    "float4" => DataType::Float4,
+                    "float8" => DataType::Float8,
+                    _ => DataType::Numeric(None),
+                };
+                let (a, off) = args.swap_remove(0);
+                return self.coerce(a, &ty, CastContext::Explicit, off);
             }
             "pg_typeof" if args.len() == 1 => {
                 let ty = args[0].0.ty.without_typmod();

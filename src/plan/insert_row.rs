@@ -19,8 +19,8 @@
 //!    42804 at the literal's position (`plan_values`);
 //! 2. `unknown` literals are parsed by the column type's input function and
 //!    the type modifier's rule is applied (char(n) padding, varchar(n) and
-//!    char(n) length errors), errors at the literal's position
-//!    (`Binder::coerce`);
+//!    char(n) length errors, numeric(p, s) overflow); input errors at the
+//!    literal's position, the modifier's without one (`Binder::coerce`);
 //! 3. typed literals are cast to their column type in assignment context
 //!    (overflow errors, without a position: the general path casts at run
 //!    time);
@@ -181,8 +181,7 @@ impl InsertScratch {
                 let v = if base == to {
                     parsed
                 } else {
-                    types::cast_from(&parsed, &base, &to, CastContext::Assignment)
-                        .map_err(|x| at(x, e.offset))?
+                    types::cast_from(&parsed, &base, &to, CastContext::Assignment)?
                 };
                 self.bound[k] = (v, to);
             }

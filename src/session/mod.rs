@@ -336,6 +336,7 @@ impl Session {
             year_first: self.settings.datestyle.order == DateOrder::Ymd,
             interval,
         });
+        crate::types::float::set_extra_float_digits(self.settings.extra_float_digits as i32);
     }
 
     fn execute_streaming_styled(

@@ -7,7 +7,10 @@
 //! DIG` (`DIG` is 15 for float8, 6 for float4), otherwise `d.ddde+XX` with a
 //! signed exponent of at least two digits (`1e+100`, `1e-05`); `NaN`,
 //! `Infinity`, `-Infinity`, `-0`. Rust's `{:e}` formatting already yields the
-//! shortest round-trip digits, so only the layout is ours.
+//! shortest round-trip digits, so only the layout is ours. With
+//! `extra_float_digits` at 0 or below (a per-thread value the session sets,
+//! [`set_extra_float_digits`]) output is C's `%.*g` with `DIG + n`
+//! significant digits, as PostgreSQL's `float8out` then prints.
 //!
 //! Input accepts surrounding whitespace, `NaN`, `[+-]Infinity`, `[+-]inf`;
 //! a finite literal that overflows or underflows to zero is `"1e400" is out
@@ -141,8 +144,54 @@ fn layout(sci: &str, dig: i32, out: &mut String) {
     }
 }
 
+thread_local! {
+    /// This thread's `extra_float_digits` (see [`set_extra_float_digits`]).
+    static EXTRA_FLOAT_DIGITS: std::cell::Cell<i32> = const { std::cell::Cell::new(1) };
+}
+
+/// Sets the `extra_float_digits` this thread prints floats with; the
+/// session sets it before each statement, as it does the date styles.
+pub fn set_extra_float_digits(n: i32) {
+    EXTRA_FLOAT_DIGITS.with(|c| c.set(n));
+}
+
+/// `%.*g` as C prints it: `digits` significant digits, trailing zeros
+/// dropped, scientific notation below `1e-4` and from `10^digits` up.
+fn write_g(v: f64, digits: usize, out: &mut String) {
+    let sci = format!("{:.*e}", digits.saturating_sub(1), v);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= digits as i32 {
+        let mant = trim_fraction(mant);
+        let _ = write!(
+            out,
+            "{mant}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        );
+    } else {
+        let decimals = (digits as i32 - 1 - exp).max(0) as usize;
+        let fixed = format!("{:.*}", decimals, v);
+        out.push_str(trim_fraction(&fixed));
+    }
+}
+
+/// `1.500` as `1.5`, `2.000` as `2`.
+fn trim_fraction(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
 /// Appends a `double precision` as PostgreSQL 15 prints it.
 pub fn write_float8(v: f64, out: &mut String) {
+    let extra = EXTRA_FLOAT_DIGITS.with(std::cell::Cell::get);
+    if extra <= 0 && v.is_finite() && v != 0.0 {
+        write_g(v, (15 + extra).max(1) as usize, out);
+        return;
+    }
     if v.is_nan() {
         out.push_str("NaN");
     } else if v.is_infinite() {
@@ -156,6 +205,11 @@ pub fn write_float8(v: f64, out: &mut String) {
 
 /// Appends a `real` as PostgreSQL 15 prints it.
 pub fn write_float4(v: f32, out: &mut String) {
+    let extra = EXTRA_FLOAT_DIGITS.with(std::cell::Cell::get);
+    if extra <= 0 && v.is_finite() && v != 0.0 {
+        write_g(v as f64, (6 + extra).max(1) as usize, out);
+        return;
+    }
     if v.is_nan() {
         out.push_str("NaN");
     } else if v.is_infinite() {
@@ -209,9 +263,10 @@ pub fn mul_f64(a: f64, b: f64) -> Result<f64> {
     )
 }
 
-/// `a / b` for float8; `division by zero` for a zero divisor.
+/// `a / b` for float8; `division by zero` for a zero divisor (but `NaN / 0`
+/// is NaN, as PostgreSQL's float8div).
 pub fn div_f64(a: f64, b: f64) -> Result<f64> {
-    if b == 0.0 && !b.is_nan() {
+    if b == 0.0 && !a.is_nan() {
         return Err(err!(DivisionByZero, "division by zero"));
     }
     check(a / b, a.is_infinite(), a == 0.0 || b.is_infinite())

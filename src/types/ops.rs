@@ -282,7 +282,8 @@ pub fn eval_binary_typed(
                 Sub => check_f32(x - y, inf, true)?,
                 Mul => check_f32(x * y, inf, x == 0.0 || y == 0.0)?,
                 Div => {
-                    if y == 0.0 {
+                    // NaN / 0 is NaN, as PostgreSQL's float4div.
+                    if y == 0.0 && !x.is_nan() {
                         return Err(division_by_zero());
                     }
                     check_f32(x / y, x.is_infinite(), x == 0.0 || y.is_infinite())?

@@ -209,6 +209,14 @@ pub enum UnaryOp {
     Minus,
     /// `NOT x`
     Not,
+    /// `~x`: bitwise NOT of an integer.
+    BitNot,
+    /// `@x`: absolute value.
+    Abs,
+    /// `|/x`: square root.
+    SquareRoot,
+    /// `||/x`: cube root.
+    CubeRoot,
 }
 
 /// Infix operators.
@@ -244,6 +252,16 @@ pub enum BinaryOp {
     And,
     /// `OR`
     Or,
+    /// `<<`: bitwise shift left.
+    ShiftLeft,
+    /// `>>`: bitwise shift right.
+    ShiftRight,
+    /// `&`: bitwise AND.
+    BitAnd,
+    /// `|`: bitwise OR.
+    BitOr,
+    /// `#`: bitwise exclusive OR.
+    BitXor,
 }
 
 /// A function call: `name([DISTINCT] args [ORDER BY ...]) [FILTER (WHERE ...)]`
@@ -300,8 +318,9 @@ pub enum DataType {
     Numeric {
         /// The precision, if given.
         precision: Option<u32>,
-        /// The scale, if given (only with a precision).
-        scale: Option<u32>,
+        /// The scale, if given (only with a precision); negative scales
+        /// round to tens, hundreds, ...
+        scale: Option<i32>,
     },
     /// `boolean`, `bool`
     Boolean,

@@ -129,7 +129,12 @@ fn precedence(e: &Expr) -> u8 {
             | BinaryOp::LtEq
             | BinaryOp::Gt
             | BinaryOp::GtEq => prec::CMP,
-            BinaryOp::Concat => prec::OTHER,
+            BinaryOp::Concat
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRight
+            | BinaryOp::BitAnd
+            | BinaryOp::BitOr
+            | BinaryOp::BitXor => prec::OTHER,
             BinaryOp::Plus | BinaryOp::Minus => prec::ADD,
             BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Modulo => prec::MUL,
             BinaryOp::Exponent => prec::EXP,
@@ -137,7 +142,11 @@ fn precedence(e: &Expr) -> u8 {
         ExprKind::Unary {
             op: UnaryOp::Not, ..
         } => prec::NOT,
-        ExprKind::Unary { .. } => prec::UNARY,
+        ExprKind::Unary {
+            op: UnaryOp::Plus | UnaryOp::Minus,
+            ..
+        } => prec::UNARY,
+        ExprKind::Unary { .. } => prec::OTHER,
         ExprKind::IsNull { .. } | ExprKind::IsBool { .. } | ExprKind::IsDistinctFrom { .. } => {
             prec::IS
         }
@@ -181,6 +190,11 @@ impl Display for BinaryOp {
             BinaryOp::GtEq => ">=",
             BinaryOp::And => "AND",
             BinaryOp::Or => "OR",
+            BinaryOp::ShiftLeft => "<<",
+            BinaryOp::ShiftRight => ">>",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "#",
         })
     }
 }
@@ -236,6 +250,10 @@ impl Display for Expr {
             ExprKind::Column(c) => c.fmt(f),
             ExprKind::Unary { op, expr } => match op {
                 UnaryOp::Not => write!(f, "NOT {}", P(expr, prec::NOT)),
+                UnaryOp::BitNot => write!(f, "~ {}", P(expr, prec::OTHER + 1)),
+                UnaryOp::Abs => write!(f, "@ {}", P(expr, prec::OTHER + 1)),
+                UnaryOp::SquareRoot => write!(f, "|/ {}", P(expr, prec::OTHER + 1)),
+                UnaryOp::CubeRoot => write!(f, "||/ {}", P(expr, prec::OTHER + 1)),
                 UnaryOp::Plus | UnaryOp::Minus => {
                     let sign = if *op == UnaryOp::Plus { '+' } else { '-' };
                     let operand = P(expr, prec::UNARY).to_string();

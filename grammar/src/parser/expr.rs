@@ -60,8 +60,16 @@ pub mod prec {
 }
 
 /// The binary operator and its precedence for an infix token, if any.
-fn binary_op(kind: TokenKind) -> Option<(BinaryOp, u8)> {
-    Some(match kind {
+fn binary_op(i: Tokens<'_>, token: Token) -> Option<(BinaryOp, u8)> {
+    Some(match token.kind {
+        TokenKind::Other => match i.text(token) {
+            "<<" => (BinaryOp::ShiftLeft, prec::OTHER),
+            ">>" => (BinaryOp::ShiftRight, prec::OTHER),
+            "&" => (BinaryOp::BitAnd, prec::OTHER),
+            "|" => (BinaryOp::BitOr, prec::OTHER),
+            "#" => (BinaryOp::BitXor, prec::OTHER),
+            _ => return None,
+        },
         TokenKind::Word(Keyword::Or) => (BinaryOp::Or, prec::OR),
         TokenKind::Word(Keyword::And) => (BinaryOp::And, prec::AND),
         TokenKind::Eq => (BinaryOp::Eq, prec::CMP),
@@ -149,7 +157,7 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
     loop {
         let token = i.first();
         let at = token.start;
-        if let Some((op, bp)) = binary_op(token.kind) {
+        if let Some((op, bp)) = binary_op(i, token) {
             if bp < min_bp {
                 break;
             }
@@ -426,6 +434,23 @@ fn prefix(i: Tokens<'_>) -> PResult<'_, Expr> {
             let (rest, e) = result.map_err(fatal)?;
             let (rest, _) = cut(tok(TokenKind::RParen))(rest)?;
             Ok((rest, e))
+        }
+        TokenKind::Other => {
+            // Prefix operators bind as PostgreSQL's `qual_Op a_expr %prec
+            // Op`: over everything tighter than the other operators.
+            let op = match i.text(t) {
+                "~" => UnaryOp::BitNot,
+                "@" => UnaryOp::Abs,
+                "|/" => UnaryOp::SquareRoot,
+                "||/" => UnaryOp::CubeRoot,
+                _ => return i.fail(),
+            };
+            let (rest, operand) = climb(i.skip(1), prec::OTHER + 1).map_err(fatal)?;
+            let kind = ExprKind::Unary {
+                op,
+                expr: Box::new(operand),
+            };
+            Ok((rest, node(kind, at)))
         }
         TokenKind::Word(kw) => word_prefix(i, t, kw),
         TokenKind::QuotedIdent(_) => {

@@ -195,7 +195,7 @@ fn numeric_typmods(i: Tokens<'_>) -> PResult<'_, DataType> {
             cut(terminated(
                 pair(
                     typmod_value,
-                    opt(preceded(tok(TokenKind::Comma), cut(typmod_value))),
+                    opt(preceded(tok(TokenKind::Comma), cut(signed_typmod))),
                 ),
                 tok(TokenKind::RParen),
             )),
@@ -205,6 +205,20 @@ fn numeric_typmods(i: Tokens<'_>) -> PResult<'_, DataType> {
             scale: typmods.and_then(|(_, s)| s),
         },
     )(i)
+}
+
+/// A type modifier with an optional minus sign (numeric's scale).
+fn signed_typmod(i: Tokens<'_>) -> PResult<'_, i32> {
+    let (i, minus) = opt(tok(TokenKind::Minus))(i)?;
+    let (i, v) = typmod_value(i)?;
+    Ok((
+        i,
+        if minus.is_some() {
+            -(v as i32)
+        } else {
+            v as i32
+        },
+    ))
 }
 
 /// One unsigned integer type modifier (PostgreSQL's `Iconst`: digits that

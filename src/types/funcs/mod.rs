@@ -15,7 +15,10 @@
 //! are the binder's (with [`compare`](super::compare::compare)).
 
 mod format;
+mod numfmt;
+pub mod numfunc;
 pub mod string;
+mod trig;
 
 use super::datatype::DataType;
 use super::datetime::{arith as dt, interval};
@@ -143,6 +146,8 @@ pub enum ScalarFunc {
     QuoteLiteral,
     /// `quote_nullable(text)`: `NULL` for NULL.
     QuoteNullable,
+    /// Number functions and operators (`gcd`, `to_char`, `<<`, ...).
+    Num(numfunc::NumFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -173,7 +178,7 @@ pub struct Resolved {
     pub result: DataType,
 }
 
-fn no_function(name: &str, args: &[DataType]) -> Error {
+pub(super) fn no_function(name: &str, args: &[DataType]) -> Error {
     let list: Vec<String> = args.iter().map(|t| t.to_string()).collect();
     err!(UndefinedFunction, "function {name}({}) does not exist", list.join(", ")).with_hint(
         "No function matches the given name and argument types. You might need to add explicit type casts.",
@@ -245,7 +250,7 @@ impl ScalarFunc {
             "quote_ident" => QuoteIdent,
             "quote_literal" => QuoteLiteral,
             "quote_nullable" => QuoteNullable,
-            _ => return None,
+            other => return numfunc::NumFunc::from_name(other).map(Num),
         })
     }
 
@@ -315,6 +320,7 @@ impl ScalarFunc {
             QuoteIdent => "quote_ident",
             QuoteLiteral => "quote_literal",
             QuoteNullable => "quote_nullable",
+            Num(f) => f.name(),
         }
     }
 
@@ -327,6 +333,9 @@ impl ScalarFunc {
         let is_num = |t: &DataType| t.is_numeric() || *t == Unknown;
         let is_int = |t: &DataType| matches!(t, Int2 | Int4 | Int8 | Unknown);
         let is_str = |t: &DataType| t.is_string() || *t == Unknown;
+        if let Num(f) = self {
+            return f.resolve(args);
+        }
         // Types that cast to numeric implicitly (not float4/float8).
         let is_exact = |t: &DataType| is_num(t) && !matches!(t, Float4 | Float8);
         let ok = |func: ScalarFunc, arg_types: Vec<DataType>, result: DataType| {
@@ -561,6 +570,7 @@ impl ScalarFunc {
             Abs | Round | Ceil | Floor | Trunc | Mod | Power | Sqrt | Sign | Exp | Ln | Log10
             | Pi => return math(self, args),
             Div | Scale | MinScale | TrimScale | Factorial => return numeric_func(self, args),
+            Num(f) => return f.eval(args),
             Hyperbolic(h) => match &args[0] {
                 Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
                 _ => return Err(bad_arg(self)),
@@ -864,7 +874,9 @@ fn math(f: ScalarFunc, args: &[Value]) -> Result<Value> {
         } else {
             Numeric::from_i64(if n.is_negative() { -1 } else { 1 })
         }),
-        (Round, [Value::Numeric(n), Value::Int4(d)]) => Value::numeric(n.round_scale(*d)),
+        (Round, [Value::Numeric(n), Value::Int4(d)]) => {
+            Value::numeric(numfunc::check_numeric_range(n.round_scale(*d))?)
+        }
         (Trunc, [Value::Numeric(n), Value::Int4(d)]) => Value::numeric(n.trunc_scale(*d)),
         (Mod, [a, b]) => super::ops::eval_binary(super::ops::BinaryOp::Mod, a, b)?,
         (Power, [Value::Float8(a), Value::Float8(b)]) => Value::Float8(power_f64(*a, *b)?),

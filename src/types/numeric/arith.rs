@@ -459,6 +459,14 @@ impl Numeric {
         Numeric::from_parts(false, root, rscale as u16)
     }
 
+    /// About `log10(|self|)` of a finite non-zero value, from its leading
+    /// digits and its length (exact enough for range tests).
+    fn log10_abs_estimate(&self) -> f64 {
+        let text = mag::to_decimal(&self.mag);
+        let lead: f64 = text[..text.len().min(15)].parse().unwrap_or(1.0);
+        lead.log10() + (text.len() as f64 - text.len().min(15) as f64) - self.scale as f64
+    }
+
     /// `self ^ exp` as PostgreSQL 15's `power(numeric, numeric)`: an
     /// integral exponent is computed exactly and rounded to
     /// `max(16, scale of self)` decimals; other exponents go through `f64`
@@ -521,6 +529,23 @@ impl Numeric {
                 } else {
                     result.round_scale(rscale)
                 });
+            }
+        }
+        if integral {
+            if let Some(e) = exp.to_i64_round().filter(|e| i32::try_from(*e).is_ok()) {
+                // PostgreSQL's power_var_int's crude range tests, which
+                // decide these results before any multiplication.
+                let rscale = MIN_SIG_DIGITS.max(self.scale as i32).min(MAX_DISPLAY_SCALE);
+                let f = e as f64 * self.log10_abs_estimate();
+                if f > 3.0 * 32767.0 * 4.0 {
+                    return Err(err!(
+                        NumericValueOutOfRange,
+                        "value overflows numeric format"
+                    ));
+                }
+                if f + 1.0 < -(rscale as f64) {
+                    return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+                }
             }
         }
         if integral && self.neg {
