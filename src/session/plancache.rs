@@ -69,6 +69,12 @@ pub struct Shape {
 impl Shape {
     /// The shape of `sql`, when it is a single SELECT with one.
     pub fn of(sql: &str) -> Option<Shape> {
+        // Most other statements are told apart without lexing them (a
+        // SELECT behind a comment or parenthesis is simply not cached).
+        let head = sql.trim_start().as_bytes();
+        if head.len() < 6 || !head[..6].eq_ignore_ascii_case(b"select") {
+            return None;
+        }
         let tokens = tokenize(sql);
         let mut end = tokens.len().checked_sub(1)?; // the Eof
         if end > 0 && tokens[end - 1].kind == TokenKind::Semicolon {
@@ -583,6 +589,8 @@ mod tests {
             "select * from a where aid = 5; select 2",
             "insert into a values (5)",
             "select * from a where aid = 'unterminated",
+            "/* c */ select * from a where aid = 5",
+            "  update a set abalance = 1 where aid = 5",
         ] {
             assert!(Shape::of(sql).is_none(), "{sql}");
         }
