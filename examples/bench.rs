@@ -30,6 +30,8 @@ mod evict;
 mod floor;
 #[path = "bench/gen.rs"]
 mod gen;
+#[path = "bench/keyed.rs"]
+mod keyed;
 #[path = "bench/pg.rs"]
 mod pg;
 #[path = "bench/report.rs"]
@@ -181,6 +183,15 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             args.runs, args.budget_secs
         ),
     ));
+    if keyed::WORKLOADS.iter().any(|w| args.wants(w)) {
+        let (rows, statements) = keyed::sizes(args.scale);
+        settings.push((
+            "keyed".into(),
+            format!(
+                "a: {rows} accounts with a primary key; k3: {rows} rows of 4 int4 columns; piped scripts of {statements} statements, timed from client start to exit; heapdb and PostgreSQL only"
+            ),
+        ));
+    }
     settings.push(("machine".into(), machine()));
 
     // The PostgreSQL cluster serves the pg column and heapdb's stand-in.
@@ -283,6 +294,19 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
         budget: std::time::Duration::from_secs(args.budget_secs),
     };
     workloads::load(&mut ctx, &files, &needs);
+    let keyed_files = if keyed::WORKLOADS.iter().any(|w| args.wants(w)) {
+        let t0 = Instant::now();
+        let f = keyed::make_files(workdir, args.scale)
+            .map_err(|e| format!("generating the keyed tables' files: {e}"))?;
+        eprintln!(
+            "bench: generated the keyed tables' files in {:.1} s",
+            t0.elapsed().as_secs_f64()
+        );
+        keyed::load(&mut ctx, &f);
+        Some(f)
+    } else {
+        None
+    };
 
     let mut report = Report {
         systems: ctx.systems.iter().map(|s| s.kind).collect(),
@@ -328,6 +352,9 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
                 &mut report,
             );
         }
+    }
+    if let Some(f) = &keyed_files {
+        add(keyed::run(&mut ctx, f, &|w| args.wants(w)), &mut report);
     }
     if args.wants("copy_in") || wants_vacuum(args) {
         add(

@@ -155,7 +155,11 @@ impl Database {
         // Read the whole log first, changing nothing: a log damaged in the
         // middle, or one that does not reach the last checkpoint, stops the
         // open before redo touches a page.
-        let found = recovery::find_end(&wal_dir, ctl.redo_lsn)?;
+        let found = if recovering {
+            recovery::find_end(&wal_dir, ctl.redo_lsn)?
+        } else {
+            recovery::find_end_clean(&wal_dir, ctl.redo_lsn, ctl.checkpoint_lsn)?
+        };
         if found.end < ctl.checkpoint_lsn {
             return Err(err!(
                 DataCorrupted,
@@ -182,7 +186,11 @@ impl Database {
         } else {
             found
         };
-        let wal = Wal::open(&wal_dir, found.end, found.prev, ctl.redo_lsn, true)?;
+        let wal = if !recovering && found.end == ctl.checkpoint_lsn {
+            Wal::open_clean(&wal_dir, found.end, found.prev, ctl.redo_lsn)?
+        } else {
+            Wal::open(&wal_dir, found.end, found.prev, ctl.redo_lsn, true)?
+        };
         wal.set_compression(settings.wal_compression);
         pool.set_wal_flush_hook(wal.clone());
         txns.clog().set_wal_flushed(wal.flushed_handle());

@@ -95,16 +95,22 @@ pub fn account_row(out: &mut Vec<u8>, aid: i64, _rng: &mut Rng) {
     out.push(b'\t');
     push_int(out, (aid - 1) / ACCOUNTS_PER_BRANCH + 1);
     out.push(b'\t');
-    let mut rng = Rng::new(0xacc0_u64 ^ (aid as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
-    let balance = if rng.below(10) == 0 {
-        rng.below(10_001) as i64 - 5000
-    } else {
-        0
-    };
-    push_int(out, balance);
+    push_int(out, account_balance(aid));
     out.push(b'\t');
     out.resize(out.len() + ACCOUNT_FILLER, b' ');
     out.push(b'\n');
+}
+
+/// The balance [`account_row`] gives account `aid`: 0 for nine accounts in
+/// ten, else -5000..=5000 (a function of `aid` alone, so a checker can
+/// recompute any account's balance without the file).
+pub fn account_balance(aid: i64) -> i64 {
+    let mut rng = Rng::new(0xacc0_u64 ^ (aid as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+    if rng.below(10) == 0 {
+        rng.below(10_001) as i64 - 5000
+    } else {
+        0
+    }
 }
 
 /// One row of `pgbench_branches`.

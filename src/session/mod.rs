@@ -44,6 +44,7 @@ mod index_ddl;
 mod inspect;
 mod maintenance;
 mod modify;
+mod plancache;
 mod query;
 mod result;
 mod utility;
@@ -153,6 +154,8 @@ pub struct Session {
     commit_ack: CommitAck,
     /// The deferred commits' flush position ([`CommitAck::Deferred`]).
     gate: CommitGate,
+    /// Plans of repeated SELECTs by shape ([`plancache`]).
+    pub(crate) plan_cache: plancache::PlanCache,
 }
 
 /// What transaction handling a statement needs.
@@ -219,7 +222,14 @@ impl Session {
             restart: Cell::new(false),
             insert_scratch: crate::plan::insert_row::InsertScratch::default(),
             commit_ack: CommitAck::Immediate,
+            plan_cache: plancache::PlanCache::default(),
         }
+    }
+
+    /// How many statement shapes this session runs from a plan template
+    /// (`session::plancache`).
+    pub fn plan_templates(&self) -> usize {
+        self.plan_cache.templates()
     }
 
     /// The database this session runs on.
@@ -350,6 +360,18 @@ impl Session {
         if let Some(scan) = heapdb_grammar::scan_single_insert(sql, &mut self.insert_scratch.lits) {
             let parse = start.elapsed();
             return self.run_scanned(sql, scan, parse, sink);
+        }
+        // A SELECT whose shape was planned before runs from its template.
+        self.plan_cache.pending = None;
+        if let Some(shape) = plancache::Shape::of(sql) {
+            if let plancache::Use::Template(t) = self.plan_cache.begin(&shape, sql) {
+                let lexed = start.elapsed();
+                let mut r = self.run_classified(Class::Other { writes: false }, &mut |s| {
+                    s.run_template(&t, &shape, sql, sink)
+                })?;
+                r.timing.parse = lexed;
+                return Ok(r);
+            }
         }
         let stmts = heapdb_grammar::parse(sql).map_err(|e| self.fail_statement(parse_error(e)))?;
         let parse = start.elapsed();

@@ -160,11 +160,26 @@ impl Session {
     ) -> Result<QueryResult> {
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
-        let plan = self.plan_query(q, &snap)?;
+        let plan = match self.plan_cache.pending.take() {
+            Some((shape, sql)) => self.plan_with_template(q, &snap, shape, &sql)?,
+            None => self.plan_query(q, &snap)?,
+        };
+        self.execute_plan(&plan, &snap, t0, sink)
+    }
+
+    /// Runs `plan` (planned since `t0`) under `snap`, streaming its rows
+    /// into `sink`.
+    pub(super) fn execute_plan(
+        &mut self,
+        plan: &Plan,
+        snap: &Snapshot,
+        t0: Instant,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
         let planned = t0.elapsed();
-        let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
-        let columns = columns_of(&plan);
-        let mut op = exec::build(&plan, &ctx)?;
+        let ctx = self.stmt_ctx(snap).exec_context(plan)?;
+        let columns = columns_of(plan);
+        let mut op = exec::build(plan, &ctx)?;
         let mut n = 0usize;
         while let Some(b) = op.next()? {
             n += b.len;

@@ -560,7 +560,7 @@ impl Runner {
         }
         let result = result?;
         if result.returns_rows {
-            let p = match printer {
+            let mut p = match printer {
                 Some(p) => p,
                 None => {
                     let infos = columns.get_or_init(|| column_infos(&result.columns));
@@ -569,7 +569,8 @@ impl Runner {
                 }
             };
             // The printer hands its writer back only by being dropped.
-            p.finish().map_err(io_error)?;
+            p.finish_unflushed().map_err(io_error)?;
+            drop(p);
             let returning = ["INSERT", "UPDATE", "DELETE"]
                 .iter()
                 .any(|k| result.tag.starts_with(k));

@@ -49,8 +49,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use super::record::{Lsn, WalRecord, ANY_PREV};
-use super::segment::SegmentReader;
+use std::os::unix::fs::FileExt;
+
+use super::record::{self, Lsn, WalRecord, ANY_PREV, HEADER_SIZE};
+use super::segment::{seg_name, SegmentReader, SEG_SIZE};
 use crate::access::heap::record::{apply, HeapRecord, PageRef};
 use crate::access::vm;
 use crate::err;
@@ -86,6 +88,60 @@ pub fn find_end(wal_dir: &Path, start: Lsn) -> Result<LogEnd> {
     Ok(LogEnd {
         end: rd.pos,
         prev: if records == 0 { start } else { rd.prev },
+        records,
+        ..LogEnd::default()
+    })
+}
+
+/// [`find_end`] after a clean shutdown, whose checkpoint record the control
+/// file says ends at `checkpoint_end`: reads only the bytes from `start` (the
+/// redo point) to there, and the header after, as PostgreSQL reads only the
+/// shutdown checkpoint. [`find_end`] reads the whole segment and searches
+/// the rest of it for valid records past damage; after a clean shutdown the
+/// log's end is known, so that search finds nothing by construction. Any
+/// surprise (the records do not decode or do not end exactly at
+/// `checkpoint_end`, a header continuing the chain follows, the range spans
+/// segments or is large) falls back to [`find_end`], which decides and
+/// reports damage as before.
+pub fn find_end_clean(wal_dir: &Path, start: Lsn, checkpoint_end: Lsn) -> Result<LogEnd> {
+    /// Larger ranges (not a shutdown's single record) take the full read.
+    const WINDOW: u64 = 1 << 20;
+    let tail = checkpoint_end + HEADER_SIZE as u64;
+    if checkpoint_end <= start
+        || checkpoint_end - start > WINDOW
+        || start / SEG_SIZE != (tail - 1) / SEG_SIZE
+    {
+        return find_end(wal_dir, start);
+    }
+    let mut bytes = vec![0u8; (tail - start) as usize];
+    let path = wal_dir.join(seg_name(start / SEG_SIZE));
+    let read =
+        std::fs::File::open(&path).and_then(|f| f.read_exact_at(&mut bytes, start % SEG_SIZE));
+    if read.is_err() {
+        return find_end(wal_dir, start);
+    }
+    let (mut pos, mut prev, mut records) = (start, ANY_PREV, 0u64);
+    while pos < checkpoint_end {
+        let off = (pos - start) as usize;
+        let Some(len) = record::header_len(&bytes[off..]) else {
+            return find_end(wal_dir, start);
+        };
+        if pos + len as u64 > checkpoint_end {
+            return find_end(wal_dir, start);
+        }
+        let Some(r) = record::decode(&bytes[off..off + len], pos, prev)? else {
+            return find_end(wal_dir, start);
+        };
+        (prev, pos, records) = (pos, r.end, records + 1);
+    }
+    let next = &bytes[(checkpoint_end - start) as usize..];
+    let linked = u64::from_le_bytes(next[8..16].try_into().expect("8 bytes")) == prev;
+    if pos != checkpoint_end || (record::header_len(next).is_some() && linked) {
+        return find_end(wal_dir, start);
+    }
+    Ok(LogEnd {
+        end: checkpoint_end,
+        prev,
         records,
         ..LogEnd::default()
     })

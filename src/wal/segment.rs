@@ -232,11 +232,13 @@ impl SegmentFiles {
     }
 
     /// Forgets everything after `end` (recovery found the log ends there):
-    /// zeroes the rest of its segment and removes later segment files. The
+    /// zeroes the rest of its segment (unless `zero_tail` is false: after a
+    /// clean shutdown, see `Wal::open_clean`) and removes later segment
+    /// files. The
     /// spare files left by the last run are kept as spares (their stale
     /// records name positions before `end`, which the reader never takes
     /// for a continuation).
-    pub fn cut_at(&mut self, end: Lsn) -> Result<()> {
+    pub fn cut_at(&mut self, end: Lsn, zero_tail: bool) -> Result<()> {
         let last = end / SEG_SIZE;
         let rd = fs::read_dir(&self.dir).map_err(|e| io_err("read directory", &self.dir, e))?;
         for e in rd.flatten() {
@@ -256,7 +258,7 @@ impl SegmentFiles {
             }
         }
         let path = self.dir.join(seg_name(last));
-        if path.exists() {
+        if zero_tail && path.exists() {
             let f = OpenOptions::new()
                 .read(true)
                 .write(true)

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::record::{WalRecord, ANY_PREV};
-use super::recovery::find_end;
+use super::recovery::{find_end, find_end_clean};
 use super::segment::{list_segments, SegmentReader, SEG_SIZE};
 use super::writer::Wal;
 
@@ -89,6 +89,36 @@ fn unflushed_and_damaged_records_end_the_log() {
     let got = read_all(dir.path(), 0);
     assert_eq!(got.iter().map(|g| g.1).collect::<Vec<_>>(), vec![3, 4, 7]);
     assert_eq!(got[2].0, d);
+}
+
+#[test]
+fn a_clean_end_is_trusted_only_where_the_log_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::open(dir.path(), 0, 0, 0, false).unwrap();
+    let a = wal.insert(3, &commit(vec![]));
+    let b = wal.insert(4, &commit(vec![1]));
+    wal.flush(b).unwrap();
+    drop(wal);
+    let full = find_end(dir.path(), 0).unwrap();
+    // The control file names the last record's end: the same answer.
+    assert_eq!(find_end_clean(dir.path(), 0, b).unwrap(), full);
+    assert_eq!(find_end_clean(dir.path(), a, b).unwrap().records, 1);
+    // It names an earlier end, yet a valid record follows it: the full
+    // read decides (and finds the later record).
+    assert_eq!(find_end_clean(dir.path(), 0, a).unwrap(), full);
+    // It names an end the records do not reach: the full read decides.
+    assert_eq!(find_end_clean(dir.path(), 0, b + 8).unwrap(), full);
+    // Damage before the named end is reported as the full read reports it.
+    let seg = dir.path().join(super::segment::seg_name(0));
+    let wal = Wal::open(dir.path(), b, a, 0, false).unwrap();
+    let c = wal.insert(5, &commit(vec![]));
+    wal.flush(c).unwrap();
+    drop(wal);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    bytes[(b - 2) as usize] ^= 1;
+    std::fs::write(&seg, &bytes).unwrap();
+    let e = find_end_clean(dir.path(), 0, c).unwrap_err();
+    assert_eq!(e.code, crate::SqlState::DataCorrupted);
 }
 
 #[test]

@@ -196,6 +196,26 @@ impl Wal {
     /// `end` (after the record starting at `prev`), with redo point `redo`.
     /// Bytes after `end` are discarded.
     pub fn open(dir: &Path, end: Lsn, prev: Lsn, redo: Lsn, fsync: bool) -> Result<Arc<Wal>> {
+        Wal::open_with(dir, end, prev, redo, fsync, true)
+    }
+
+    /// [`Wal::open`] after a clean shutdown that ended the log at `end`:
+    /// the bytes after it are not zeroed (nothing was written past the
+    /// shutdown checkpoint, so what follows is zeros or a recycled
+    /// segment's stale records, which running already writes over), which
+    /// saves reading the rest of the segment at every open.
+    pub fn open_clean(dir: &Path, end: Lsn, prev: Lsn, redo: Lsn) -> Result<Arc<Wal>> {
+        Wal::open_with(dir, end, prev, redo, true, false)
+    }
+
+    fn open_with(
+        dir: &Path,
+        end: Lsn,
+        prev: Lsn,
+        redo: Lsn,
+        fsync: bool,
+        zero_tail: bool,
+    ) -> Result<Arc<Wal>> {
         std::fs::create_dir_all(dir).map_err(|e| {
             crate::err!(
                 IoError,
@@ -205,7 +225,7 @@ impl Wal {
         })?;
         let mut files = SegmentFiles::new(dir);
         files.fsync = fsync;
-        files.cut_at(end)?;
+        files.cut_at(end, zero_tail)?;
         Ok(Arc::new(Wal {
             dir: dir.to_path_buf(),
             insert: Mutex::new(Insert {

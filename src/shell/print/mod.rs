@@ -347,14 +347,25 @@ impl<'a, W: Write> ResultPrinter<'a, W> {
         Ok(())
     }
 
-    /// Prints the last batch and the footer; returns the number of rows.
+    /// Prints the last batch and the footer and flushes the writer;
+    /// returns the number of rows.
     pub fn finish(mut self) -> io::Result<u64> {
+        let rows = self.finish_unflushed()?;
+        self.out.flush()?;
+        Ok(rows)
+    }
+
+    /// [`ResultPrinter::finish`] without the flush: the shell's buffered
+    /// output goes out when it fills, before the shell could wait for input
+    /// and before anything goes to standard error, as psql's buffered
+    /// standard output does (a flush per result was a write per statement
+    /// of a piped script).
+    pub fn finish_unflushed(&mut self) -> io::Result<u64> {
         if self.spool.is_some() {
             self.print_spooled()?;
         } else {
             self.flush_batch(true)?;
         }
-        self.out.flush()?;
         Ok(self.prior_records)
     }
 

@@ -1,0 +1,606 @@
+//! Plans of repeated SELECTs kept by statement shape, so a piped script of
+//! point lookups (`select abalance from a where aid = 42;` with a new key
+//! each time) plans once, not once per statement: PostgreSQL's generic
+//! plans (`plancache.c`), for statements sent as text.
+//!
+//! A statement's *shape* is its token stream with each integer literal that
+//! stands alone as a comparison operand (after `=`, `<>`, `<`, `<=`, `>`,
+//! `>=`, `BETWEEN` or `AND`, and not followed by an operator) replaced by a
+//! placeholder; only single SELECTs (no `INTO`, no `FOR`) have one. The
+//! first statement of a shape runs as usual. The second is planned as usual
+//! too, and then twice more with its placeholders' literals replaced by
+//! other values (once ascending, once descending). The shape gets a plan
+//! template only when:
+//!
+//! - planning asked the session for nothing that could change between runs
+//!   of the same text: no view, no subquery run at plan time, no
+//!   `now()`, no session function, no inspection function;
+//! - the three plans are identical except for values, and each value that
+//!   differs is, in all three, exactly one placeholder's literal (as an
+//!   `int4` or `int8`), and every placeholder's literal is such a value
+//!   somewhere: a literal the planner folded into something else, or one
+//!   that changed the plan's shape (a LIMIT, a different path), refuses the
+//!   shape for good.
+//!
+//! A later statement of the shape takes the template's plan with its own
+//! literals in those places, after locking each table the template read by
+//! the name it used (as the binder would) and checking that the catalog
+//! still hands out the very definition it planned with (any DDL, new index,
+//! ANALYZE or VACUUM statistics, TRUNCATE makes a new one), that the
+//! session's settings are the same and that no table's size has moved by
+//! more than a factor of two; otherwise the template is dropped and the
+//! statement planned afresh. Results are those of planning each statement
+//! (the plan shape chosen for the first values may be one the planner would
+//! not choose for later ones, as with PostgreSQL's generic plans).
+//!
+//! The cache is per session and bounded ([`MAX_SHAPES`]).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use heapdb_grammar::ast;
+use heapdb_grammar::keywords::Keyword;
+use heapdb_grammar::lexer::{tokenize, TokenKind};
+
+use super::query::StmtCtx;
+use crate::catalog::{TableDef, ViewDef};
+use crate::error::Result;
+use crate::exec::ExecContext;
+use crate::plan::bind::Binder;
+use crate::plan::{Plan, PlanContext, TableRows};
+use crate::settings::Settings;
+use crate::txn::Snapshot;
+use crate::types::{DataType, Value};
+
+/// Shapes remembered at most (seen, refused or templated); the cache is
+/// emptied when it is full.
+pub const MAX_SHAPES: usize = 512;
+
+/// A statement's shape and its placeholders' literals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// The token texts, placeholders as `$`.
+    pub key: String,
+    /// Each placeholder's literal and its byte range in the statement.
+    pub lits: Vec<(i32, usize, usize)>,
+}
+
+impl Shape {
+    /// The shape of `sql`, when it is a single SELECT with one.
+    pub fn of(sql: &str) -> Option<Shape> {
+        // Most other statements are told apart without lexing them (a
+        // SELECT behind a comment or parenthesis is simply not cached).
+        let head = sql.trim_start().as_bytes();
+        if head.len() < 6 || !head[..6].eq_ignore_ascii_case(b"select") {
+            return None;
+        }
+        let tokens = tokenize(sql);
+        let mut end = tokens.len().checked_sub(1)?; // the Eof
+        if end > 0 && tokens[end - 1].kind == TokenKind::Semicolon {
+            end -= 1;
+        }
+        let tokens = &tokens[..end];
+        if tokens.first()?.kind != TokenKind::Word(Keyword::Select) {
+            return None;
+        }
+        let mut key = String::with_capacity(sql.len());
+        let mut lits = Vec::new();
+        for (i, t) in tokens.iter().enumerate() {
+            match t.kind {
+                TokenKind::Semicolon | TokenKind::Error(_) | TokenKind::Other => return None,
+                TokenKind::Word(Keyword::Into) | TokenKind::Word(Keyword::For) => return None,
+                _ => {}
+            }
+            let text = &sql[t.start..t.end];
+            let operand = t.kind == TokenKind::Number
+                && i > 0
+                && matches!(
+                    tokens[i - 1].kind,
+                    TokenKind::Eq
+                        | TokenKind::NotEq
+                        | TokenKind::Lt
+                        | TokenKind::LtEq
+                        | TokenKind::Gt
+                        | TokenKind::GtEq
+                        | TokenKind::Word(Keyword::Between)
+                        | TokenKind::Word(Keyword::And)
+                )
+                && !tokens.get(i + 1).is_some_and(|n| {
+                    matches!(
+                        n.kind,
+                        TokenKind::Plus
+                            | TokenKind::Minus
+                            | TokenKind::Star
+                            | TokenKind::Slash
+                            | TokenKind::Percent
+                            | TokenKind::Caret
+                            | TokenKind::DoubleColon
+                            | TokenKind::Dot
+                            | TokenKind::Concat
+                            | TokenKind::LBracket
+                    )
+                });
+            let value = operand
+                .then(|| text.bytes().all(|b| b.is_ascii_digit()))
+                .filter(|&digits| digits)
+                .and_then(|_| text.parse::<i32>().ok());
+            if !key.is_empty() {
+                key.push(' ');
+            }
+            match value {
+                Some(v) => {
+                    key.push('$');
+                    lits.push((v, t.start, t.end));
+                }
+                None => key.push_str(text),
+            }
+        }
+        (!lits.is_empty()).then_some(Shape { key, lits })
+    }
+
+    /// `sql` with the placeholders' literals replaced by `values`.
+    fn with_values(&self, sql: &str, values: &[i32]) -> String {
+        let mut out = String::with_capacity(sql.len() + 8 * values.len());
+        let mut at = 0;
+        for (&(_, start, end), v) in self.lits.iter().zip(values) {
+            out.push_str(&sql[at..start]);
+            out.push_str(&v.to_string());
+            at = end;
+        }
+        out.push_str(&sql[at..]);
+        out
+    }
+
+    /// Two sets of stand-in values, distinct from each other and from the
+    /// statement's own: one ascending, one descending.
+    fn stand_ins(&self) -> [Vec<i32>; 2] {
+        let own: Vec<i32> = self.lits.iter().map(|l| l.0).collect();
+        let pick = |mut v: i32, step: i32| {
+            let mut out = Vec::with_capacity(own.len());
+            for _ in &own {
+                while own.contains(&v) || out.contains(&v) {
+                    v += step;
+                }
+                out.push(v);
+                v += step;
+            }
+            out
+        };
+        [pick(1_000_003, 7919), pick(999_983, -7919)]
+    }
+}
+
+/// A shape's plan with the places its literals go.
+#[derive(Debug)]
+pub struct Template {
+    /// The plan made for the statement that created the template.
+    plan: Plan,
+    /// The tables planning opened: the name it used, the definition it got
+    /// and the table's pages then.
+    tables: Vec<(String, Arc<TableDef>, u32)>,
+    /// The settings it planned under.
+    settings: Settings,
+    /// Per value of the plan in [`for_each_value`] order that a literal
+    /// gives: (the value's position, the literal's index).
+    slots: Vec<(usize, usize)>,
+}
+
+/// What the cache knows of a shape.
+#[derive(Debug, Clone)]
+enum Known {
+    /// Run once.
+    Seen,
+    /// Not to be cached.
+    Refused,
+    /// Its template.
+    Planned(Arc<Template>),
+}
+
+/// A session's plans by shape.
+#[derive(Debug, Default)]
+pub struct PlanCache {
+    shapes: HashMap<String, Known>,
+    /// The shape and text of the statement being run, whose template the
+    /// planner should make ([`PlanCache::begin`] said so).
+    pub(crate) pending: Option<(Shape, String)>,
+}
+
+/// What to do with a statement of a known shape.
+pub enum Use {
+    /// Plan it as usual (and maybe make a template: `pending` is set).
+    Plan,
+    /// Run it from this template.
+    Template(Arc<Template>),
+}
+
+impl PlanCache {
+    /// Decides how the statement `sql` of `shape` runs and notes its
+    /// sighting.
+    pub fn begin(&mut self, shape: &Shape, sql: &str) -> Use {
+        self.pending = None;
+        match self.shapes.get(&shape.key) {
+            Some(Known::Planned(t)) => return Use::Template(t.clone()),
+            Some(Known::Refused) => return Use::Plan,
+            Some(Known::Seen) => self.pending = Some((shape.clone(), sql.to_string())),
+            None => {
+                if self.shapes.len() >= MAX_SHAPES {
+                    self.shapes.clear();
+                }
+                self.shapes.insert(shape.key.clone(), Known::Seen);
+            }
+        }
+        Use::Plan
+    }
+
+    /// Forgets the template of `shape` (it went stale); the next statement
+    /// of the shape may make a new one.
+    pub fn forget(&mut self, shape: &Shape) {
+        self.shapes.insert(shape.key.clone(), Known::Seen);
+    }
+
+    fn settle(&mut self, shape: &Shape, t: Option<Template>) {
+        let known = match t {
+            Some(t) => Known::Planned(Arc::new(t)),
+            None => Known::Refused,
+        };
+        self.shapes.insert(shape.key.clone(), known);
+    }
+
+    /// Templates held (for tests).
+    pub fn templates(&self) -> usize {
+        self.shapes
+            .values()
+            .filter(|k| matches!(k, Known::Planned(_)))
+            .count()
+    }
+}
+
+/// Calls `f` on every value of `plan` that a literal may have become: the
+/// constants of the nodes' expressions and an index scan's bounds and
+/// conditions, in a fixed order. Values elsewhere (a LIMIT, a set-returning
+/// function's arguments) are not visited: they take part in the
+/// comparison of plans as they are.
+pub fn for_each_value(plan: &mut Plan, f: &mut dyn FnMut(&mut Value)) {
+    fn expr(e: &mut crate::nodes::Expr, f: &mut dyn FnMut(&mut Value)) {
+        if let crate::nodes::ExprKind::Const(v) = &mut e.kind {
+            f(v);
+        }
+        for c in e.children_mut() {
+            expr(c, f);
+        }
+    }
+    if let crate::nodes::Node::IndexScan(s) = &mut plan.node {
+        for v in s.bounds.eq.iter_mut().flatten() {
+            f(v);
+        }
+        for (v, _) in s.bounds.lower.iter_mut().chain(s.bounds.upper.iter_mut()) {
+            f(v);
+        }
+        for e in &mut s.index_cond {
+            expr(e, f);
+        }
+    }
+    for e in plan.node.exprs_mut() {
+        expr(e, f);
+    }
+    for c in plan.children_mut() {
+        for_each_value(c, f);
+    }
+}
+
+/// The plan's values, and its text with every such value and every row
+/// estimate blanked (two plans with the same text differ in values alone).
+fn values_and_frame(plan: &Plan) -> (Vec<Value>, String) {
+    fn blank_rows(p: &mut Plan) {
+        p.rows = 0.0;
+        for c in p.children_mut() {
+            blank_rows(c);
+        }
+    }
+    let mut copy = plan.clone();
+    let mut values = Vec::new();
+    for_each_value(&mut copy, &mut |v| {
+        values.push(std::mem::replace(v, Value::Null))
+    });
+    blank_rows(&mut copy);
+    (values, format!("{copy:?}"))
+}
+
+/// `v` as the literal `lit` would be in its place: the same type, the
+/// literal's value (only `int4` and `int8` places are filled).
+fn literal_as(v: &Value, lit: i32) -> Option<Value> {
+    match v {
+        Value::Int4(_) => Some(Value::Int4(lit)),
+        Value::Int8(_) => Some(Value::Int8(lit as i64)),
+        _ => None,
+    }
+}
+
+/// The slots of a template from the plan of the statement's own literals
+/// and those of the two stand-in sets, or `None` when the plans say the
+/// shape must not be cached (module doc).
+fn slots_of(shape: &Shape, plans: [(&Plan, &[i32]); 3]) -> Option<Vec<(usize, usize)>> {
+    let framed: Vec<(Vec<Value>, String)> =
+        plans.iter().map(|(p, _)| values_and_frame(p)).collect();
+    if framed[1].1 != framed[0].1 || framed[2].1 != framed[0].1 {
+        return None;
+    }
+    let mut slots = Vec::new();
+    let mut used = vec![false; shape.lits.len()];
+    for j in 0..framed[0].0.len() {
+        let vals = [&framed[0].0[j], &framed[1].0[j], &framed[2].0[j]];
+        if vals[1] == vals[0] && vals[2] == vals[0] {
+            continue;
+        }
+        // A value that moved must be one literal's, in all three plans.
+        let lit = (0..shape.lits.len()).find(|&i| {
+            (0..3).all(|k| literal_as(vals[k], plans[k].1[i]).as_ref() == Some(vals[k]))
+        })?;
+        used[lit] = true;
+        slots.push((j, lit));
+    }
+    used.iter().all(|&u| u).then_some(slots)
+}
+
+/// A [`PlanContext`] that passes everything to the statement's and notes
+/// what a template must check: the tables opened, and whether planning
+/// asked for anything that may differ between runs of the same text.
+struct Recorder<'r, 's> {
+    inner: &'r mut StmtCtx<'s>,
+    tables: RefCell<Vec<(String, Arc<TableDef>)>>,
+    impure: Cell<bool>,
+}
+
+impl PlanContext for Recorder<'_, '_> {
+    fn table(&self, name: &str) -> Result<Arc<TableDef>> {
+        let t = self.inner.table(name)?;
+        self.tables.borrow_mut().push((name.to_string(), t.clone()));
+        Ok(t)
+    }
+    fn view(&self, name: &str) -> Option<Arc<ViewDef>> {
+        let v = self.inner.view(name);
+        if v.is_some() {
+            self.impure.set(true);
+        }
+        v
+    }
+    fn table_pages(&self, table: &TableDef) -> u32 {
+        self.inner.table_pages(table)
+    }
+    fn all_visible_fraction(&self, table: &TableDef) -> f64 {
+        self.inner.all_visible_fraction(table)
+    }
+    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>> {
+        self.impure.set(true);
+        self.inner.run_subquery(plan)
+    }
+    fn subplan_context(&mut self, plan: &Plan) -> Result<ExecContext> {
+        self.impure.set(true);
+        self.inner.subplan_context(plan)
+    }
+    fn settings(&self) -> &Settings {
+        self.inner.settings()
+    }
+    fn statement_timestamp(&self) -> i64 {
+        self.impure.set(true);
+        self.inner.statement_timestamp()
+    }
+    fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>> {
+        let r = self.inner.scalar_function(name, args);
+        if r.is_some() {
+            self.impure.set(true);
+        }
+        r
+    }
+    fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>> {
+        let r = self.inner.inspection_rows(name, args);
+        if r.is_some() {
+            self.impure.set(true);
+        }
+        r
+    }
+}
+
+/// A plan and what planning it opened, or `None` when it asked for
+/// something a template cannot depend on.
+type Recorded = (Plan, Option<Vec<(String, Arc<TableDef>)>>);
+
+impl super::Session {
+    /// Plans `q` as [`super::Session::plan_query`] does, noting what it
+    /// opened.
+    fn plan_recorded(&self, q: &ast::Query, snap: &Snapshot) -> Result<Recorded> {
+        let mut ctx = self.stmt_ctx(snap);
+        let mut rec = Recorder {
+            inner: &mut ctx,
+            tables: RefCell::new(Vec::new()),
+            impure: Cell::new(false),
+        };
+        let mut plan = Binder::new(&mut rec).plan_query(q)?;
+        let (tables, impure) = (rec.tables.into_inner(), rec.impure.get());
+        crate::plan::parallel::parallelize(&mut plan, &self.settings, &ctx);
+        Ok((plan, (!impure).then_some(tables)))
+    }
+
+    /// Plans the statement `q` of `shape` (`sql`'s text) and makes the
+    /// shape's template, or refuses the shape (module doc). Planning errors
+    /// of the stand-in statements only refuse the shape.
+    pub(super) fn plan_with_template(
+        &mut self,
+        q: &ast::Query,
+        snap: &Snapshot,
+        shape: Shape,
+        sql: &str,
+    ) -> Result<Plan> {
+        let (plan, tables) = self.plan_recorded(q, snap)?;
+        let template = tables.and_then(|tables| self.template(&plan, tables, snap, &shape, sql));
+        self.plan_cache.settle(&shape, template);
+        Ok(plan)
+    }
+
+    fn template(
+        &self,
+        plan: &Plan,
+        tables: Vec<(String, Arc<TableDef>)>,
+        snap: &Snapshot,
+        shape: &Shape,
+        sql: &str,
+    ) -> Option<Template> {
+        let own: Vec<i32> = shape.lits.iter().map(|l| l.0).collect();
+        let [a, b] = shape.stand_ins();
+        let mut others = Vec::with_capacity(2);
+        for values in [&a, &b] {
+            let text = shape.with_values(sql, values);
+            let stmts = heapdb_grammar::parse(&text).ok()?;
+            let [ast::Statement::Query(q)] = stmts.as_slice() else {
+                return None;
+            };
+            let (p, opened) = self.plan_recorded(q, snap).ok()?;
+            let same = opened?
+                .iter()
+                .zip(&tables)
+                .all(|(x, y)| x.0 == y.0 && Arc::ptr_eq(&x.1, &y.1));
+            if !same {
+                return None;
+            }
+            others.push(p);
+        }
+        let slots = slots_of(shape, [(plan, &own), (&others[0], &a), (&others[1], &b)])?;
+        let ctx = self.stmt_ctx(snap);
+        Some(Template {
+            plan: plan.clone(),
+            tables: tables
+                .into_iter()
+                .map(|(n, t)| {
+                    let pages = ctx.table_pages(&t);
+                    (n, t, pages)
+                })
+                .collect(),
+            settings: self.settings.clone(),
+            slots,
+        })
+    }
+
+    /// The template's plan with `shape`'s literals in its slots, after
+    /// locking its tables; `None` when the template went stale (module doc).
+    fn instantiate(&self, t: &Template, shape: &Shape, snap: &Snapshot) -> Result<Option<Plan>> {
+        if self.settings != t.settings {
+            return Ok(None);
+        }
+        let ctx = self.stmt_ctx(snap);
+        for (name, def, pages) in &t.tables {
+            // A lock wait asks for the statement to run again (its error
+            // goes up); any other failure is planning's to report, with
+            // the position the binder gives it.
+            let now = match ctx.table(name) {
+                Ok(now) => now,
+                Err(e) if self.restart.get() => return Err(e),
+                Err(_) => return Ok(None),
+            };
+            let size = ctx.table_pages(&now);
+            let moved = size > pages.saturating_mul(2).max(8) || size.saturating_mul(2) < *pages;
+            if !Arc::ptr_eq(&now, def) || moved {
+                return Ok(None);
+            }
+        }
+        let mut plan = t.plan.clone();
+        let mut slots = t.slots.iter().peekable();
+        let mut j = 0;
+        for_each_value(&mut plan, &mut |v| {
+            while let Some(&&(at, lit)) = slots.peek() {
+                if at != j {
+                    break;
+                }
+                if let Some(new) = literal_as(v, shape.lits[lit].0) {
+                    *v = new;
+                }
+                slots.next();
+            }
+            j += 1;
+        });
+        Ok(Some(plan))
+    }
+}
+
+impl super::Session {
+    /// Runs the statement `sql` of `shape` from its template (planning it
+    /// afresh when the template went stale).
+    pub(super) fn run_template(
+        &mut self,
+        t: &Template,
+        shape: &Shape,
+        sql: &str,
+        sink: &mut dyn FnMut(&[super::Column], &crate::exec::vector::Batch) -> Result<()>,
+    ) -> Result<super::QueryResult> {
+        let t0 = std::time::Instant::now();
+        let snap = self.statement_snapshot();
+        let plan = match self.instantiate(t, shape, &snap)? {
+            Some(p) => p,
+            None => {
+                self.plan_cache.forget(shape);
+                let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
+                let [ast::Statement::Query(q)] = stmts.as_slice() else {
+                    return Err(crate::error::Error::internal(
+                        "a cached statement shape is not a single query",
+                    ));
+                };
+                self.plan_query(q, &snap)?
+            }
+        };
+        self.execute_plan(&plan, &snap, t0, sink)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parameterize_comparison_operands_only() {
+        let sql = "select abalance from a where aid = 42;";
+        let s = Shape::of(sql).unwrap();
+        assert_eq!(s.key, "select abalance from a where aid = $");
+        let at = sql.find("42").unwrap();
+        assert_eq!(s.lits, vec![(42, at, at + 2)]);
+        let t = Shape::of("SELECT abalance FROM a WHERE aid = 7").unwrap();
+        assert_ne!(t.key, s.key, "keys are the text's tokens");
+        assert_eq!(
+            Shape::of("select count(*) from a where aid between 5 and 10")
+                .unwrap()
+                .key,
+            "select count ( * ) from a where aid between $ and $"
+        );
+        // Arithmetic, casts, non-comparison places, other literals: verbatim.
+        for sql in [
+            "select 1",
+            "select * from a where aid = 5 + 1",
+            "select * from a where aid = 5::int8",
+            "select * from a limit 5",
+            "select * from a where aid = -5",
+            "select * from a where aid = 5.0",
+            "select * from a where aid = 3000000000",
+            "select * from a where x = 'a5'",
+        ] {
+            assert!(Shape::of(sql).is_none(), "{sql}");
+        }
+        for sql in [
+            "select * into b from a where aid = 5",
+            "select * from a where aid = 5 for update",
+            "select * from a where aid = 5; select 2",
+            "insert into a values (5)",
+            "select * from a where aid = 'unterminated",
+            "/* c */ select * from a where aid = 5",
+            "  update a set abalance = 1 where aid = 5",
+        ] {
+            assert!(Shape::of(sql).is_none(), "{sql}");
+        }
+        let s = Shape::of("select * from a where aid = 5 and bid = 6").unwrap();
+        assert_eq!(
+            s.with_values("select * from a where aid = 5 and bid = 6", &[70, 80]),
+            "select * from a where aid = 70 and bid = 80"
+        );
+        let [up, down] = s.stand_ins();
+        assert!(up[0] < up[1] && down[0] > down[1]);
+        assert!(up.iter().chain(&down).all(|v| *v != 5 && *v != 6));
+    }
+}
