@@ -494,10 +494,10 @@ impl Binder<'_> {
             K::TypedString {
                 data_type: t,
                 value,
-                fields: Some((_, last)),
+                fields: Some((first, last)),
             } if *t == ast::DataType::Interval => {
                 use crate::types::datetime::interval::{parse_interval_fields, Field};
-                let last = match last {
+                let field = |f: &ast::IntervalField| match f {
                     ast::IntervalField::Year => Field::Year,
                     ast::IntervalField::Month => Field::Month,
                     ast::IntervalField::Day => Field::Day,
@@ -505,7 +505,8 @@ impl Binder<'_> {
                     ast::IntervalField::Minute => Field::Minute,
                     ast::IntervalField::Second => Field::Second,
                 };
-                let iv = parse_interval_fields(value, last).map_err(|err| at(err, e.offset))?;
+                let iv = parse_interval_fields(value, field(first), field(last))
+                    .map_err(|err| at(err, e.offset))?;
                 Ok(Expr::constant(Value::Interval(iv), DataType::Interval))
             }
             K::TypedString {

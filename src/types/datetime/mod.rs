@@ -15,6 +15,7 @@ pub mod arith;
 pub mod construct;
 mod decode;
 pub mod interval;
+pub mod interval_in;
 pub mod parse;
 pub mod style;
 
