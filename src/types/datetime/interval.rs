@@ -1,11 +1,13 @@
-//! `interval` text input and output (`IntervalStyle = postgres`) and
-//! interval arithmetic.
+//! `interval` text input and output (every `IntervalStyle`) and interval
+//! arithmetic.
 //!
 //! Input is [`super::interval_in`]'s (PostgreSQL's `DecodeInterval` and
 //! `DecodeISO8601Interval`); this module's entry points call it.
 //!
 //! Output: `1 year 2 mons 3 days 04:05:06`, `-00:00:01`, `00:00:00`,
 //! `-1 days +00:00:01` (after a negative field a positive one carries `+`).
+//! `sql_standard` (`1-2`, `3 4:05:06`, `+1-2 -3 +4:05:06`), `iso_8601`
+//! (`P1Y2M3DT4H5M6S`) and `postgres_verbose` as PostgreSQL's `EncodeInterval`.
 
 use super::{write_fraction, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
 use crate::err;
@@ -28,18 +30,135 @@ pub use super::interval_in::Field;
 /// `INTERVAL 'text' from TO to` as PostgreSQL: a number without a unit
 /// counts in the last field (`INTERVAL '999' MONTH` is 999 months), and
 /// the value is truncated below that field (`AdjustIntervalForTypmod`:
-/// `INTERVAL '1 2:03:04' DAY TO MINUTE` drops the seconds).
-pub fn parse_interval_fields(text: &str, from: Field, to: Field) -> Result<Interval> {
-    super::interval_in::interval_in(text, Some((from, to)))
+/// `INTERVAL '1 2:03:04' DAY TO MINUTE` drops the seconds); a precision
+/// (`INTERVAL(2) '...'`, `SECOND(2)`) rounds the fraction of a second.
+pub fn parse_interval_fields(
+    text: &str,
+    range: super::interval_in::Range,
+    precision: Option<u32>,
+) -> Result<Interval> {
+    let mut iv = super::interval_in::interval_in(text, range)?;
+    if let Some(p) = precision {
+        super::interval_in::adjust_precision(&mut iv, p.min(6) as u8);
+    }
+    Ok(iv)
 }
 
 /// Appends an interval in the thread's `IntervalStyle` (see
 /// [`super::style`]; `sql_standard` and `iso_8601` print as `postgres`).
 pub fn write_interval(iv: &Interval, out: &mut String) {
-    if super::style::output_style().interval == super::style::IntervalOut::Verbose {
-        write_verbose(iv, out);
+    use super::style::IntervalOut;
+    match super::style::output_style().interval {
+        IntervalOut::Verbose => write_verbose(iv, out),
+        IntervalOut::SqlStandard => write_sql_standard(iv, out),
+        IntervalOut::Iso8601 => write_iso8601(iv, out),
+        IntervalOut::Postgres => write_postgres(iv, out),
+    }
+}
+
+/// An interval's parts as PostgreSQL's `interval2itm`: years, months,
+/// days, hours, minutes, seconds, microseconds, each truncated toward
+/// zero and carrying the sign of its field.
+fn parts(iv: &Interval) -> [i64; 7] {
+    let t = iv.micros;
+    [
+        (iv.months / 12) as i64,
+        (iv.months % 12) as i64,
+        iv.days as i64,
+        t / USECS_PER_HOUR,
+        t / USECS_PER_MINUTE % 60,
+        t / USECS_PER_SEC % 60,
+        t % USECS_PER_SEC,
+    ]
+}
+
+/// Appends `|sec|` two digits wide, then `|fsec|` as a fraction.
+fn append_seconds(sec: i64, fsec: i64, fill: bool, out: &mut String) {
+    if fill {
+        let _ = write!(out, "{:02}", sec.abs());
     } else {
-        write_postgres(iv, out);
+        let _ = write!(out, "{}", sec.abs());
+    }
+    write_fraction(fsec.abs(), out);
+}
+
+/// `sql_standard` style as PostgreSQL's `EncodeInterval`: `1-2`,
+/// `3 4:05:06`, `-1-2`, and `+1-2 -3 +4:05:06` when the signs are mixed
+/// or years-months meet days-time.
+fn write_sql_standard(iv: &Interval, out: &mut String) {
+    let [mut year, mut mon, mut mday, mut hour, mut min, mut sec, mut fsec] = parts(iv);
+    let all = [year, mon, mday, hour, min, sec, fsec];
+    let has_negative = all.iter().any(|v| *v < 0);
+    let has_positive = all.iter().any(|v| *v > 0);
+    let has_year_month = year != 0 || mon != 0;
+    let has_day_time = all[2..].iter().any(|v| *v != 0);
+    let standard = !(has_negative && has_positive) && !(has_year_month && has_day_time);
+    if has_negative && standard {
+        out.push('-');
+        for v in [
+            &mut year, &mut mon, &mut mday, &mut hour, &mut min, &mut sec, &mut fsec,
+        ] {
+            *v = -*v;
+        }
+    }
+    if !has_negative && !has_positive {
+        out.push('0');
+    } else if !standard {
+        let sign = |neg: bool| if neg { '-' } else { '+' };
+        let _ = write!(
+            out,
+            "{}{}-{} {}{} {}{}:{:02}:",
+            sign(year < 0 || mon < 0),
+            year.abs(),
+            mon.abs(),
+            sign(mday < 0),
+            mday.abs(),
+            sign(hour < 0 || min < 0 || sec < 0 || fsec < 0),
+            hour.abs(),
+            min.abs()
+        );
+        append_seconds(sec, fsec, true, out);
+    } else if has_year_month {
+        let _ = write!(out, "{year}-{mon}");
+    } else {
+        if mday != 0 {
+            let _ = write!(out, "{mday} ");
+        }
+        let _ = write!(out, "{hour}:{min:02}:");
+        append_seconds(sec, fsec, true, out);
+    }
+}
+
+/// `iso_8601` style: `P1Y2M3DT4H5M6.5S`, `PT0S` for zero.
+fn write_iso8601(iv: &Interval, out: &mut String) {
+    let [year, mon, mday, hour, min, sec, fsec] = parts(iv);
+    if [year, mon, mday, hour, min, sec, fsec]
+        .iter()
+        .all(|v| *v == 0)
+    {
+        out.push_str("PT0S");
+        return;
+    }
+    out.push('P');
+    let part = |v: i64, c: char, out: &mut String| {
+        if v != 0 {
+            let _ = write!(out, "{v}{c}");
+        }
+    };
+    part(year, 'Y', out);
+    part(mon, 'M', out);
+    part(mday, 'D', out);
+    if hour != 0 || min != 0 || sec != 0 || fsec != 0 {
+        out.push('T');
+    }
+    part(hour, 'H', out);
+    part(min, 'M', out);
+    if sec != 0 || fsec != 0 {
+        if sec < 0 || fsec < 0 {
+            out.push('-');
+        }
+        append_seconds(sec, fsec, false, out);
+        out.push('S');
     }
 }
 
@@ -124,13 +243,13 @@ fn write_postgres(iv: &Interval, out: &mut String) {
         } else {
             ""
         };
-        let a = t.unsigned_abs() as i64;
-        let hours = a / USECS_PER_HOUR;
-        let mins = a / USECS_PER_MINUTE % 60;
-        let secs = a / USECS_PER_SEC % 60;
+        let a = t.unsigned_abs();
+        let hours = a / USECS_PER_HOUR as u64;
+        let mins = a / USECS_PER_MINUTE as u64 % 60;
+        let secs = a / USECS_PER_SEC as u64 % 60;
         let sep = if is_zero { "" } else { " " };
         let _ = write!(out, "{sep}{sign}{hours:02}:{mins:02}:{secs:02}");
-        write_fraction(a % USECS_PER_SEC, out);
+        write_fraction((a % USECS_PER_SEC as u64) as i64, out);
     }
 }
 

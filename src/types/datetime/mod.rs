@@ -18,6 +18,7 @@ pub mod interval;
 pub mod interval_in;
 pub mod parse;
 pub mod style;
+pub mod to_char;
 
 use std::fmt::Write;
 
