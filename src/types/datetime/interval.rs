@@ -92,7 +92,7 @@ fn write_sql_standard(iv: &Interval, out: &mut String) {
     let has_positive = all.iter().any(|v| *v > 0);
     let has_year_month = year != 0 || mon != 0;
     let has_day_time = all[2..].iter().any(|v| *v != 0);
-    let standard = !(has_negative && has_positive) && !(has_year_month && has_day_time);
+    let standard = !((has_negative && has_positive) || (has_year_month && has_day_time));
     if has_negative && standard {
         out.push('-');
         for v in [

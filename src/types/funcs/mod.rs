@@ -544,8 +544,8 @@ impl ScalarFunc {
             }
             (MakeInterval, ts)
                 if ts.len() <= 7
-                    && ts.iter().take(6).all(|t| is_int(t))
-                    && ts.get(6).is_none_or(|t| is_num(t)) =>
+                    && ts.iter().take(6).all(is_int)
+                    && (ts.len() < 7 || is_num(&ts[6])) =>
             {
                 let mut want = vec![Int4; ts.len().min(6)];
                 if ts.len() == 7 {
