@@ -142,6 +142,7 @@ fn leaf_expr() -> BoxedStrategy<Expr> {
                 data_type,
                 value,
                 fields: None,
+                precision: None,
             })),
         1 => current_value().prop_map(|v| e(ExprKind::CurrentValue(v))),
         1 => Just(e(ExprKind::Default)),
@@ -320,6 +321,7 @@ fn function_with(
             FunctionCall {
                 name,
                 args,
+                arg_names: Vec::new(),
                 star,
                 distinct: distinct && has_args,
                 order_by: if has_args { order_by } else { Vec::new() },

@@ -498,10 +498,11 @@ impl Binder<'_> {
             K::TypedString {
                 data_type: t,
                 value,
-                fields: Some((_, last)),
-            } if *t == ast::DataType::Interval => {
+                fields,
+                precision,
+            } if *t == ast::DataType::Interval && (fields.is_some() || precision.is_some()) => {
                 use crate::types::datetime::interval::{parse_interval_fields, Field};
-                let last = match last {
+                let field = |f: &ast::IntervalField| match f {
                     ast::IntervalField::Year => Field::Year,
                     ast::IntervalField::Month => Field::Month,
                     ast::IntervalField::Day => Field::Day,
@@ -509,7 +510,9 @@ impl Binder<'_> {
                     ast::IntervalField::Minute => Field::Minute,
                     ast::IntervalField::Second => Field::Second,
                 };
-                let iv = parse_interval_fields(value, last).map_err(|err| at(err, e.offset))?;
+                let range = fields.as_ref().map(|(a, b)| (field(a), field(b)));
+                let iv = parse_interval_fields(value, range, *precision)
+                    .map_err(|err| at(err, e.offset))?;
                 Ok(Expr::constant(Value::Interval(iv), DataType::Interval))
             }
             K::TypedString {
@@ -1047,6 +1050,9 @@ impl Binder<'_> {
         for a in &call.args {
             args.push((self.bind_expr(a, scope, mode)?, leftmost(a)));
         }
+        if !call.arg_names.is_empty() {
+            args = named_arguments(name, args, &call.arg_names)?;
+        }
         match name {
             "coalesce" | "greatest" | "least" => {
                 let all: Vec<(DataType, ast::Offset)> =
@@ -1240,6 +1246,52 @@ fn rewrite_escape(pattern: &str, esc: Option<char>) -> String {
 
 /// Where PostgreSQL reports an expression that fails type unification:
 /// its leftmost token (`1` of `1::text`, `a` of `a + 1`).
+/// Puts named arguments (`make_interval(days => 1)`) in their declared
+/// places and fills the defaults of those not given, as PostgreSQL's named
+/// notation; only functions with declared parameter names take them.
+fn named_arguments(
+    name: &str,
+    args: Vec<(Expr, ast::Offset)>,
+    names: &[Option<String>],
+) -> Result<Vec<(Expr, ast::Offset)>> {
+    let listed: Vec<String> = args
+        .iter()
+        .zip(names)
+        .map(|((a, _), n)| match n {
+            Some(n) => format!("{n} => {}", a.ty),
+            None => a.ty.to_string(),
+        })
+        .collect();
+    let missing = || {
+        err!(
+            UndefinedFunction,
+            "function {name}({}) does not exist",
+            listed.join(", ")
+        )
+        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+    };
+    let func = ScalarFunc::from_name(name).ok_or_else(missing)?;
+    let params = func.param_defaults().ok_or_else(missing)?;
+    let mut slots: Vec<Option<(Expr, ast::Offset)>> = vec![None; params.len()];
+    for (k, (arg, n)) in args.into_iter().zip(names).enumerate() {
+        let at = match n {
+            Some(n) => params.iter().position(|(p, _, _)| p == n),
+            None => Some(k),
+        };
+        match at.and_then(|k| slots.get_mut(k)) {
+            Some(slot @ None) => *slot = Some(arg),
+            _ => return Err(missing()),
+        }
+    }
+    Ok(slots
+        .into_iter()
+        .zip(params)
+        .map(|(slot, (_, default, ty))| {
+            slot.unwrap_or_else(|| (Expr::constant(default, ty), ast::Offset(0)))
+        })
+        .collect())
+}
+
 pub(crate) fn leftmost(e: &ast::Expr) -> ast::Offset {
     let inner = match &e.kind {
         ast::ExprKind::Cast { expr, .. }

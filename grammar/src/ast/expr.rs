@@ -36,6 +36,9 @@ pub enum ExprKind {
         /// `INTERVAL '...' DAY TO SECOND`: the first and last field of an
         /// interval qualifier (the same field for `INTERVAL '...' DAY`).
         fields: Option<(IntervalField, IntervalField)>,
+        /// `INTERVAL(p) '...'` or `INTERVAL '...' [.. TO] SECOND(p)`: the
+        /// fractional-second digits kept.
+        precision: Option<u32>,
     },
     /// A column reference: `c`, `t.c` or `s.t.c`.
     Column(ColumnRef),
@@ -272,6 +275,9 @@ pub struct FunctionCall {
     pub name: ObjectName,
     /// The arguments (empty for `f()` and `f(*)`).
     pub args: Vec<Expr>,
+    /// The names given with `name => value` or `name := value`, one per
+    /// argument; empty when no argument is named.
+    pub arg_names: Vec<Option<Ident>>,
     /// `f(*)`, as in `count(*)`.
     pub star: bool,
     /// `f(DISTINCT ...)`.

@@ -239,12 +239,20 @@ impl Display for Expr {
                 data_type,
                 value,
                 fields,
+                precision,
             } => {
-                write!(f, "{data_type} {}", Str(value))?;
+                match (fields, precision) {
+                    (None, Some(p)) => write!(f, "{data_type}({p}) {}", Str(value))?,
+                    _ => write!(f, "{data_type} {}", Str(value))?,
+                }
                 match fields {
-                    Some((a, b)) if a == b => write!(f, " {}", a.name()),
-                    Some((a, b)) => write!(f, " {} TO {}", a.name(), b.name()),
-                    None => Ok(()),
+                    Some((a, b)) if a == b => write!(f, " {}", a.name())?,
+                    Some((a, b)) => write!(f, " {} TO {}", a.name(), b.name())?,
+                    None => {}
+                }
+                match (fields, precision) {
+                    (Some(_), Some(p)) => write!(f, "({p})"),
+                    _ => Ok(()),
                 }
             }
             ExprKind::Column(c) => c.fmt(f),
@@ -425,7 +433,19 @@ impl Display for FunctionCall {
             if self.distinct {
                 f.write_str("DISTINCT ")?;
             }
-            Comma(&self.args).fmt(f)?;
+            if self.arg_names.is_empty() {
+                Comma(&self.args).fmt(f)?;
+            } else {
+                for (k, (a, n)) in self.args.iter().zip(&self.arg_names).enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    if let Some(n) = n {
+                        write!(f, "{} => ", Id(n))?;
+                    }
+                    write!(f, "{a}")?;
+                }
+            }
             if !self.order_by.is_empty() {
                 write!(f, " ORDER BY {}", Comma(&self.order_by))?;
             }

@@ -24,8 +24,8 @@ use super::tokens::{
     col_label, enter, ident_value, kw, kw_of, many0, nested, tok, PError, PResult, Tokens,
 };
 use crate::ast::{
-    BinaryOp, ColumnRef, CurrentValue, DataType, Expr, ExprKind, FunctionCall, IntervalField,
-    Literal, ObjectName, Offset, UnaryOp,
+    BinaryOp, ColumnRef, CurrentValue, DataType, Expr, ExprKind, FunctionCall, Ident,
+    IntervalField, Literal, ObjectName, Offset, UnaryOp,
 };
 use crate::error::ParseErrorKind;
 use crate::keywords::Keyword;
@@ -547,6 +547,15 @@ fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
                 Ok((after, _)) if matches!(after.first().kind, TokenKind::String(..)) => {
                     return typed_string(i);
                 }
+                // `INTERVAL(p) '...'`
+                Ok((after, DataType::Interval))
+                    if after.kind(0) == TokenKind::LParen
+                        && after.kind(1) == TokenKind::Number
+                        && after.kind(2) == TokenKind::RParen
+                        && matches!(after.kind(3), TokenKind::String(..)) =>
+                {
+                    return typed_string(i);
+                }
                 // A type of several words (`DOUBLE PRECISION`, `TIMESTAMP
                 // WITH TIME ZONE`) is a type: without its string, the error
                 // is after it, as in PostgreSQL.
@@ -588,6 +597,25 @@ fn kw_as(i: Tokens<'_>) -> PResult<'_, Token> {
 /// `type_name string`: a typed literal.
 fn typed_string(i: Tokens<'_>) -> PResult<'_, Expr> {
     let (i, data_type) = data_type(i)?;
+    // `INTERVAL(p) 'string'`
+    let (i, mut precision) = match (data_type == DataType::Interval, i.toks.get(3)) {
+        (true, Some(t)) if matches!(t.kind, TokenKind::String(..)) => {
+            match (
+                i.first().kind,
+                i.toks.get(1).map(|t| t.kind),
+                i.toks.get(2).map(|t| t.kind),
+            ) {
+                (TokenKind::LParen, Some(TokenKind::Number), Some(TokenKind::RParen)) => {
+                    match i.text(i.toks[1]).parse::<u32>() {
+                        Ok(p) => (i.skip(3), Some(p)),
+                        Err(_) => (i, None),
+                    }
+                }
+                _ => (i, None),
+            }
+        }
+        _ => (i, None),
+    };
     let t = i.first();
     // PostgreSQL locates the constant at its string (errors point there).
     let at = t.start;
@@ -604,6 +632,21 @@ fn typed_string(i: Tokens<'_>) -> PResult<'_, Expr> {
     } else {
         (i, None)
     };
+    // `... SECOND(p)`
+    let i = match (fields, i.first().kind, i.toks.get(1), i.toks.get(2)) {
+        (Some((_, IntervalField::Second)), TokenKind::LParen, Some(n), Some(r))
+            if n.kind == TokenKind::Number && r.kind == TokenKind::RParen =>
+        {
+            match i.text(*n).parse::<u32>() {
+                Ok(p) => {
+                    precision = Some(p);
+                    i.skip(3)
+                }
+                Err(_) => i,
+            }
+        }
+        _ => i,
+    };
     Ok((
         i,
         node(
@@ -611,6 +654,7 @@ fn typed_string(i: Tokens<'_>) -> PResult<'_, Expr> {
                 data_type,
                 value,
                 fields,
+                precision,
             },
             at,
         ),
@@ -697,6 +741,35 @@ pub(crate) fn function_call<'a>(
 /// `call_args ::= ['DISTINCT' | 'ALL'] expr {',' expr} ['ORDER' 'BY' order_item {',' order_item}]`
 ///
 /// The argument list counts one nesting level, as a parenthesis does.
+/// A call's arguments, each `value`, `name => value` or `name := value`.
+fn call_args(i: Tokens<'_>) -> PResult<'_, (Vec<Expr>, Vec<Option<Ident>>)> {
+    let mut args = Vec::new();
+    let mut names = Vec::new();
+    let mut i = i;
+    loop {
+        let t = i.first();
+        // `name => value` (one operator token) or `name := value`.
+        let arrow = match (i.kind(1), i.kind(2)) {
+            (TokenKind::Other, _) if i.text(i.toks[1]) == "=>" => 2,
+            (TokenKind::Colon, TokenKind::Eq) if i.toks[1].end == i.toks[2].start => 3,
+            _ => 0,
+        };
+        if arrow > 0 && matches!(t.kind, TokenKind::Word(_) | TokenKind::QuotedIdent(_)) {
+            names.push(Some(ident_value(i, t)));
+            i = i.skip(arrow);
+        } else {
+            names.push(None);
+        }
+        let (rest, e) = cut(expr)(i)?;
+        args.push(e);
+        i = rest;
+        if i.first().kind != TokenKind::Comma {
+            return Ok((i, (args, names)));
+        }
+        i = i.skip(1);
+    }
+}
+
 fn call(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
     enter(i)?;
     let result = call_inner(i, name);
@@ -709,6 +782,7 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
     let mut call = FunctionCall {
         name,
         args: Vec::new(),
+        arg_names: Vec::new(),
         star: false,
         distinct: false,
         order_by: Vec::new(),
@@ -722,13 +796,16 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
         call.star = true;
         i.skip(1)
     } else if i.first().kind != TokenKind::RParen {
-        let (i, (quantifier, args, order_by)) = cut(tuple((
+        let (i, (quantifier, (args, names), order_by)) = cut(tuple((
             opt(kw_of(&[Keyword::Distinct, Keyword::All])),
-            expr_list,
+            call_args,
             opt_order_by,
         )))(i)?;
         call.distinct = quantifier == Some(Keyword::Distinct);
         call.args = args;
+        if names.iter().any(Option::is_some) {
+            call.arg_names = names;
+        }
         call.order_by = order_by;
         i
     } else {

@@ -345,6 +345,10 @@ pub fn extract_interval(field: &str, iv: &Interval) -> Result<Numeric> {
                 + iv.micros as i128;
             Ok(Numeric::from_i128(secs_us).div_round(&Numeric::from_i64(USECS_PER_SEC), 6))
         }
+        // Units PostgreSQL knows that an interval has no value for.
+        "week" | "timezone" | "timezone_h" | "timezone_m" | "timezone_hour" | "timezone_minute" => {
+            Err(unit_error(&u, "interval"))
+        }
         _ => Err(unrecognized(&u, "interval")),
     }
 }

@@ -178,6 +178,26 @@ pub fn date_bin(stride: &Interval, t: i64, origin: i64) -> Result<i64> {
     Ok(result)
 }
 
+/// `make_interval(years, months, weeks, days, hours, mins, secs)` as
+/// PostgreSQL 15: `parts` are the six integer arguments, combined with
+/// wrapping arithmetic as PostgreSQL 15 does; an infinite or NaN `secs`,
+/// or one beyond the microsecond range, is `interval out of range` (22008).
+pub fn make_interval(parts: [i64; 6], secs: f64) -> Result<Interval> {
+    let [years, months, weeks, days, hours, mins] = parts.map(|p| p as i32);
+    let us = (secs * USECS_PER_SEC as f64).round_ties_even();
+    if !us.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&us) {
+        return Err(super::interval::out_of_range());
+    }
+    Ok(Interval {
+        months: years.wrapping_mul(12).wrapping_add(months),
+        days: weeks.wrapping_mul(7).wrapping_add(days),
+        micros: (hours as i64)
+            .wrapping_mul(USECS_PER_HOUR)
+            .wrapping_add((mins as i64).wrapping_mul(USECS_PER_MINUTE))
+            .wrapping_add(us as i64),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,13 @@
-//! `interval` text input and output (`IntervalStyle = postgres`) and
-//! interval arithmetic.
+//! `interval` text input and output (every `IntervalStyle`) and interval
+//! arithmetic.
 //!
-//! Input: `1 day 2 hours`, `1.5 hours`, `-1 day +2 hours`, `1-2` (years-
-//! months), `02:03:04` and `-00:00:01`, `@ 1 minute ago`, ISO 8601
-//! `P1Y2M3DT4H5M6S`, abbreviations (`1 mon`, `3 hrs`, `10min`, `5s`), a bare
-//! number as seconds. Fractions spill down as PostgreSQL does: a fraction of
-//! a month becomes days (30 per month), of a day becomes time.
+//! Input is [`super::interval_in`]'s (PostgreSQL's `DecodeInterval` and
+//! `DecodeISO8601Interval`); this module's entry points call it.
 //!
 //! Output: `1 year 2 mons 3 days 04:05:06`, `-00:00:01`, `00:00:00`,
 //! `-1 days +00:00:01` (after a negative field a positive one carries `+`).
+//! `sql_standard` (`1-2`, `3 4:05:06`, `+1-2 -3 +4:05:06`), `iso_8601`
+//! (`P1Y2M3DT4H5M6S`) and `postgres_verbose` as PostgreSQL's `EncodeInterval`.
 
 use super::{write_fraction, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
 use crate::err;
@@ -16,357 +15,150 @@ use crate::error::{Error, Result};
 use crate::types::value::Interval;
 use std::fmt::Write;
 
-fn bad(text: &str) -> Error {
-    err!(
-        InvalidDatetimeFormat,
-        "invalid input syntax for type interval: \"{text}\""
-    )
-}
-
 /// `interval out of range` (22008).
 pub fn out_of_range() -> Error {
     err!(DatetimeFieldOverflow, "interval out of range")
 }
 
-/// Accumulates interval fields with fractions spilling downward.
-#[derive(Default)]
-struct Acc {
-    months: f64,
-    days: f64,
-    micros: f64,
-    /// Units already given (PostgreSQL rejects `1 hour 1 hour`).
-    seen: u32,
-}
-
-/// The bit of a unit in [`Acc::seen`].
-fn unit_bit(unit: &str) -> Option<u32> {
-    Some(match unit {
-        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => 1,
-        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => 2,
-        "second" | "seconds" | "s" | "sec" | "secs" => SECOND_BIT,
-        "minute" | "minutes" | "m" | "min" | "mins" => MINUTE_BIT,
-        "hour" | "hours" | "h" | "hr" | "hrs" => HOUR_BIT,
-        "day" | "days" | "d" => 32,
-        "week" | "weeks" | "w" => 64,
-        "month" | "months" | "mon" | "mons" => MONTH_BIT,
-        "year" | "years" | "y" | "yr" | "yrs" => YEAR_BIT,
-        "decade" | "decades" | "dec" | "decs" => 512,
-        "century" | "centuries" | "c" | "cent" => 1024,
-        "millennium" | "millennia" | "mil" | "mils" => 2048,
-        _ => return None,
-    })
-}
-
-const SECOND_BIT: u32 = 4;
-const MINUTE_BIT: u32 = 8;
-const HOUR_BIT: u32 = 16;
-const MONTH_BIT: u32 = 128;
-const YEAR_BIT: u32 = 256;
-
-impl Acc {
-    fn add_months(&mut self, v: f64) {
-        let whole = v.trunc();
-        self.months += whole;
-        self.add_days((v - whole) * 30.0);
-    }
-
-    fn add_days(&mut self, v: f64) {
-        let whole = v.trunc();
-        self.days += whole;
-        self.micros += (v - whole) * USECS_PER_DAY as f64;
-    }
-
-    /// Records that `bits` were given; false when one already was.
-    fn mark(&mut self, bits: u32) -> bool {
-        if self.seen & bits != 0 {
-            return false;
-        }
-        self.seen |= bits;
-        true
-    }
-
-    fn add_unit(&mut self, v: f64, unit: &str) -> bool {
-        if !unit_bit(unit).is_some_and(|bit| self.mark(bit)) {
-            return false;
-        }
-        match unit {
-            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => {
-                self.micros += v
-            }
-            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => {
-                self.micros += v * 1e3
-            }
-            "second" | "seconds" | "s" | "sec" | "secs" => self.micros += v * 1e6,
-            "minute" | "minutes" | "m" | "min" | "mins" => {
-                self.micros += v * USECS_PER_MINUTE as f64
-            }
-            "hour" | "hours" | "h" | "hr" | "hrs" => self.micros += v * USECS_PER_HOUR as f64,
-            "day" | "days" | "d" => self.add_days(v),
-            "week" | "weeks" | "w" => self.add_days(v * 7.0),
-            "month" | "months" | "mon" | "mons" => self.add_months(v),
-            "year" | "years" | "y" | "yr" | "yrs" => self.add_months(v * 12.0),
-            "decade" | "decades" | "dec" | "decs" => self.add_months(v * 120.0),
-            "century" | "centuries" | "c" | "cent" => self.add_months(v * 1200.0),
-            "millennium" | "millennia" | "mil" | "mils" => self.add_months(v * 12000.0),
-            _ => return false,
-        }
-        true
-    }
-
-    fn finish(self, negate: bool) -> Result<Interval> {
-        let sign = if negate { -1.0 } else { 1.0 };
-        let months = (self.months * sign).round();
-        let days = (self.days * sign).round();
-        let micros = (self.micros * sign).round();
-        if months.abs() > i32::MAX as f64 || days.abs() > i32::MAX as f64 || micros.abs() >= 9.2e18
-        {
-            return Err(out_of_range());
-        }
-        Ok(Interval {
-            months: months as i32,
-            days: days as i32,
-            micros: micros as i64,
-        })
-    }
-}
-
-/// Parses a signed decimal number.
-fn number(s: &str) -> Option<f64> {
-    if s.is_empty()
-        || !s
-            .bytes()
-            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'+' | b'-'))
-    {
-        return None;
-    }
-    s.parse().ok()
-}
-
-/// Parses `[-]H:M[:S[.f]]` into microseconds.
-fn time_field(s: &str) -> Option<f64> {
-    let (neg, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let parts: Vec<&str> = body.split(':').collect();
-    if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
-        return None;
-    }
-    let h: f64 = parts[0].parse().ok()?;
-    let m: f64 = parts.get(1).map_or(Some(0.0), |p| p.parse().ok())?;
-    let sec: f64 = parts.get(2).map_or(Some(0.0), |p| p.parse().ok())?;
-    if m >= 60.0 || sec >= 60.0 {
-        return None;
-    }
-    let us = h * USECS_PER_HOUR as f64 + m * USECS_PER_MINUTE as f64 + sec * USECS_PER_SEC as f64;
-    Some(if neg { -us } else { us })
-}
-
-/// Splits `10min` into `10` and `min`, keeping other tokens whole.
-fn split_glued(tok: &str) -> (&str, Option<&str>) {
-    let b = tok.as_bytes();
-    if let Some(pos) = b.iter().position(|c| c.is_ascii_alphabetic()) {
-        if pos > 0
-            && b[..pos]
-                .iter()
-                .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'+' | b'-'))
-        {
-            return (&tok[..pos], Some(&tok[pos..]));
-        }
-    }
-    (tok, None)
-}
-
 /// Parses interval text (see the module doc).
 pub fn parse_interval(text: &str) -> Result<Interval> {
-    parse_interval_bare(text, None)
+    super::interval_in::interval_in(text, None)
 }
 
-/// A field of an interval qualifier (`INTERVAL '1' DAY TO HOUR`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Field {
-    /// `YEAR`
-    Year,
-    /// `MONTH`
-    Month,
-    /// `DAY`
-    Day,
-    /// `HOUR`
-    Hour,
-    /// `MINUTE`
-    Minute,
-    /// `SECOND`
-    Second,
-}
+pub use super::interval_in::Field;
 
 /// `INTERVAL 'text' from TO to` as PostgreSQL: a number without a unit
 /// counts in the last field (`INTERVAL '999' MONTH` is 999 months), and
 /// the value is truncated below that field (`AdjustIntervalForTypmod`:
-/// `INTERVAL '1 2:03:04' DAY TO MINUTE` drops the seconds).
-pub fn parse_interval_fields(text: &str, last: Field) -> Result<Interval> {
-    let unit = match last {
-        Field::Year => "year",
-        Field::Month => "month",
-        Field::Day => "day",
-        Field::Hour => "hour",
-        Field::Minute => "minute",
-        Field::Second => "second",
-    };
-    let mut iv = parse_interval_bare(text, Some(unit))?;
-    let trunc = |us: i64, step: i64| us / step * step;
-    match last {
-        Field::Year => {
-            iv.months = iv.months / 12 * 12;
-            iv.days = 0;
-            iv.micros = 0;
-        }
-        Field::Month => {
-            iv.days = 0;
-            iv.micros = 0;
-        }
-        Field::Day => iv.micros = 0,
-        Field::Hour => iv.micros = trunc(iv.micros, USECS_PER_HOUR),
-        Field::Minute => iv.micros = trunc(iv.micros, USECS_PER_MINUTE),
-        Field::Second => {}
+/// `INTERVAL '1 2:03:04' DAY TO MINUTE` drops the seconds); a precision
+/// (`INTERVAL(2) '...'`, `SECOND(2)`) rounds the fraction of a second.
+pub fn parse_interval_fields(
+    text: &str,
+    range: super::interval_in::Range,
+    precision: Option<u32>,
+) -> Result<Interval> {
+    let mut iv = super::interval_in::interval_in(text, range)?;
+    if let Some(p) = precision {
+        super::interval_in::adjust_precision(&mut iv, p.min(6) as u8);
     }
     Ok(iv)
-}
-
-/// [`parse_interval`] with the unit of a number written without one
-/// (seconds when `None`).
-fn parse_interval_bare(text: &str, bare_unit: Option<&str>) -> Result<Interval> {
-    let s = text.trim().to_ascii_lowercase();
-    if s.is_empty() {
-        return Err(bad(text));
-    }
-    if let Some(iso) = s.strip_prefix('p') {
-        return parse_iso(iso).ok_or_else(|| bad(text));
-    }
-    let mut acc = Acc::default();
-    let mut tokens: Vec<&str> = s.split_ascii_whitespace().collect();
-    if tokens.first() == Some(&"@") {
-        tokens.remove(0);
-    }
-    let mut negate = false;
-    if tokens.last() == Some(&"ago") {
-        negate = true;
-        tokens.pop();
-    }
-    if tokens.is_empty() {
-        return Err(bad(text));
-    }
-    let mut i = 0;
-    while i < tokens.len() {
-        let (num, glued) = split_glued(tokens[i]);
-        i += 1;
-        if num.contains(':') {
-            if !acc.mark(HOUR_BIT | MINUTE_BIT | SECOND_BIT) {
-                return Err(bad(text));
-            }
-            acc.micros += time_field(num).ok_or_else(|| bad(text))?;
-            continue;
-        }
-        // Year-month: 1-2, -1-2
-        let body = num.trim_start_matches(['+', '-']);
-        if let Some((y, m)) = body.split_once('-') {
-            let (y, m) = (
-                number(y).ok_or_else(|| bad(text))?,
-                number(m).ok_or_else(|| bad(text))?,
-            );
-            let sign = if num.starts_with('-') { -1.0 } else { 1.0 };
-            if !acc.mark(YEAR_BIT | MONTH_BIT) {
-                return Err(bad(text));
-            }
-            acc.add_months(sign * (y * 12.0 + m));
-            continue;
-        }
-        let v = number(num).ok_or_else(|| bad(text))?;
-        let unit = match glued {
-            Some(u) => Some(u),
-            None if i < tokens.len() && tokens[i].as_bytes()[0].is_ascii_alphabetic() => {
-                i += 1;
-                Some(tokens[i - 1])
-            }
-            None => None,
-        };
-        match unit {
-            Some(u) => {
-                if !acc.add_unit(v, u) {
-                    return Err(bad(text));
-                }
-            }
-            // A bare number before a time field is days (`3 4:05:06`),
-            // otherwise seconds.
-            None if i < tokens.len() && tokens[i].contains(':') => {
-                if !acc.add_unit(v, "day") {
-                    return Err(bad(text));
-                }
-            }
-            None => match bare_unit {
-                Some(u) if u != "second" => {
-                    if !acc.add_unit(v, u) {
-                        return Err(bad(text));
-                    }
-                }
-                _ => {
-                    if !acc.mark(SECOND_BIT) {
-                        return Err(bad(text));
-                    }
-                    acc.micros += v * 1e6
-                }
-            },
-        }
-    }
-    acc.finish(negate).map_err(|_| {
-        err!(
-            IntervalFieldOverflow,
-            "interval field value out of range: \"{text}\""
-        )
-    })
-}
-
-/// Parses the part after `P` of an ISO 8601 duration.
-fn parse_iso(s: &str) -> Option<Interval> {
-    let mut acc = Acc::default();
-    let mut in_time = false;
-    let mut num = String::new();
-    let mut any = false;
-    for c in s.chars() {
-        match c {
-            't' if num.is_empty() && !in_time => in_time = true,
-            '0'..='9' | '.' | '-' | '+' => num.push(c),
-            unit => {
-                let v: f64 = num.parse().ok()?;
-                num.clear();
-                any = true;
-                let name = match (unit, in_time) {
-                    ('y', false) => "year",
-                    ('m', false) => "month",
-                    ('w', false) => "week",
-                    ('d', false) => "day",
-                    ('h', true) => "hour",
-                    ('m', true) => "minute",
-                    ('s', true) => "second",
-                    _ => return None,
-                };
-                acc.add_unit(v, name);
-            }
-        }
-    }
-    if !num.is_empty() || !any {
-        return None;
-    }
-    acc.finish(false).ok()
 }
 
 /// Appends an interval in the thread's `IntervalStyle` (see
 /// [`super::style`]; `sql_standard` and `iso_8601` print as `postgres`).
 pub fn write_interval(iv: &Interval, out: &mut String) {
-    if super::style::output_style().interval == super::style::IntervalOut::Verbose {
-        write_verbose(iv, out);
+    use super::style::IntervalOut;
+    match super::style::output_style().interval {
+        IntervalOut::Verbose => write_verbose(iv, out),
+        IntervalOut::SqlStandard => write_sql_standard(iv, out),
+        IntervalOut::Iso8601 => write_iso8601(iv, out),
+        IntervalOut::Postgres => write_postgres(iv, out),
+    }
+}
+
+/// An interval's parts as PostgreSQL's `interval2itm`: years, months,
+/// days, hours, minutes, seconds, microseconds, each truncated toward
+/// zero and carrying the sign of its field.
+fn parts(iv: &Interval) -> [i64; 7] {
+    let t = iv.micros;
+    [
+        (iv.months / 12) as i64,
+        (iv.months % 12) as i64,
+        iv.days as i64,
+        t / USECS_PER_HOUR,
+        t / USECS_PER_MINUTE % 60,
+        t / USECS_PER_SEC % 60,
+        t % USECS_PER_SEC,
+    ]
+}
+
+/// Appends `|sec|` two digits wide, then `|fsec|` as a fraction.
+fn append_seconds(sec: i64, fsec: i64, fill: bool, out: &mut String) {
+    if fill {
+        let _ = write!(out, "{:02}", sec.abs());
     } else {
-        write_postgres(iv, out);
+        let _ = write!(out, "{}", sec.abs());
+    }
+    write_fraction(fsec.abs(), out);
+}
+
+/// `sql_standard` style as PostgreSQL's `EncodeInterval`: `1-2`,
+/// `3 4:05:06`, `-1-2`, and `+1-2 -3 +4:05:06` when the signs are mixed
+/// or years-months meet days-time.
+fn write_sql_standard(iv: &Interval, out: &mut String) {
+    let [mut year, mut mon, mut mday, mut hour, mut min, mut sec, mut fsec] = parts(iv);
+    let all = [year, mon, mday, hour, min, sec, fsec];
+    let has_negative = all.iter().any(|v| *v < 0);
+    let has_positive = all.iter().any(|v| *v > 0);
+    let has_year_month = year != 0 || mon != 0;
+    let has_day_time = all[2..].iter().any(|v| *v != 0);
+    let standard = !((has_negative && has_positive) || (has_year_month && has_day_time));
+    if has_negative && standard {
+        out.push('-');
+        for v in [
+            &mut year, &mut mon, &mut mday, &mut hour, &mut min, &mut sec, &mut fsec,
+        ] {
+            *v = -*v;
+        }
+    }
+    if !has_negative && !has_positive {
+        out.push('0');
+    } else if !standard {
+        let sign = |neg: bool| if neg { '-' } else { '+' };
+        let _ = write!(
+            out,
+            "{}{}-{} {}{} {}{}:{:02}:",
+            sign(year < 0 || mon < 0),
+            year.abs(),
+            mon.abs(),
+            sign(mday < 0),
+            mday.abs(),
+            sign(hour < 0 || min < 0 || sec < 0 || fsec < 0),
+            hour.abs(),
+            min.abs()
+        );
+        append_seconds(sec, fsec, true, out);
+    } else if has_year_month {
+        let _ = write!(out, "{year}-{mon}");
+    } else {
+        if mday != 0 {
+            let _ = write!(out, "{mday} ");
+        }
+        let _ = write!(out, "{hour}:{min:02}:");
+        append_seconds(sec, fsec, true, out);
+    }
+}
+
+/// `iso_8601` style: `P1Y2M3DT4H5M6.5S`, `PT0S` for zero.
+fn write_iso8601(iv: &Interval, out: &mut String) {
+    let [year, mon, mday, hour, min, sec, fsec] = parts(iv);
+    if [year, mon, mday, hour, min, sec, fsec]
+        .iter()
+        .all(|v| *v == 0)
+    {
+        out.push_str("PT0S");
+        return;
+    }
+    out.push('P');
+    let part = |v: i64, c: char, out: &mut String| {
+        if v != 0 {
+            let _ = write!(out, "{v}{c}");
+        }
+    };
+    part(year, 'Y', out);
+    part(mon, 'M', out);
+    part(mday, 'D', out);
+    if hour != 0 || min != 0 || sec != 0 || fsec != 0 {
+        out.push('T');
+    }
+    part(hour, 'H', out);
+    part(min, 'M', out);
+    if sec != 0 || fsec != 0 {
+        if sec < 0 || fsec < 0 {
+            out.push('-');
+        }
+        append_seconds(sec, fsec, false, out);
+        out.push('S');
     }
 }
 
@@ -451,13 +243,13 @@ fn write_postgres(iv: &Interval, out: &mut String) {
         } else {
             ""
         };
-        let a = t.unsigned_abs() as i64;
-        let hours = a / USECS_PER_HOUR;
-        let mins = a / USECS_PER_MINUTE % 60;
-        let secs = a / USECS_PER_SEC % 60;
+        let a = t.unsigned_abs();
+        let hours = a / USECS_PER_HOUR as u64;
+        let mins = a / USECS_PER_MINUTE as u64 % 60;
+        let secs = a / USECS_PER_SEC as u64 % 60;
         let sep = if is_zero { "" } else { " " };
         let _ = write!(out, "{sep}{sign}{hours:02}:{mins:02}:{secs:02}");
-        write_fraction(a % USECS_PER_SEC, out);
+        write_fraction((a % USECS_PER_SEC as u64) as i64, out);
     }
 }
 

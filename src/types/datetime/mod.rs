@@ -15,8 +15,10 @@ pub mod arith;
 pub mod construct;
 mod decode;
 pub mod interval;
+pub mod interval_in;
 pub mod parse;
 pub mod style;
+pub mod to_char;
 
 use std::fmt::Write;
 

@@ -34,9 +34,9 @@ pub enum IntervalOut {
     Postgres,
     /// `@ 1 year 2 mons 3 days 4 hours 5 mins 6 secs`.
     Verbose,
-    /// `+1-2 +3 +4:05:06` (written as `postgres` for now).
+    /// `+1-2 +3 +4:05:06`.
     SqlStandard,
-    /// `P1Y2M3DT4H5M6S` (written as `postgres` for now).
+    /// `P1Y2M3DT4H5M6S`.
     Iso8601,
 }
 

@@ -136,6 +136,11 @@ pub enum ScalarFunc {
     MakeDate,
     /// `make_timestamp(year, month, mday, hour, min, sec)`.
     MakeTimestamp,
+    /// `make_interval(years, months, weeks, days, hours, mins, secs)`,
+    /// every argument optional and nameable.
+    MakeInterval,
+    /// `to_char(timestamp | interval, template)`.
+    ToChar,
     /// `isfinite(date | timestamp | interval)`.
     IsFinite,
     /// `format(fmt, args...)`: not strict in its arguments.
@@ -245,6 +250,8 @@ impl ScalarFunc {
             "date_bin" => DateBin,
             "make_date" => MakeDate,
             "make_timestamp" => MakeTimestamp,
+            "make_interval" => MakeInterval,
+            "to_char" => ToChar,
             "isfinite" => IsFinite,
             "format" => Format,
             "quote_ident" => QuoteIdent,
@@ -315,12 +322,31 @@ impl ScalarFunc {
             DateBin => "date_bin",
             MakeDate => "make_date",
             MakeTimestamp => "make_timestamp",
+            MakeInterval => "make_interval",
+            ToChar => "to_char",
             IsFinite => "isfinite",
             Format => "format",
             QuoteIdent => "quote_ident",
             QuoteLiteral => "quote_literal",
             QuoteNullable => "quote_nullable",
             Num(f) => f.name(),
+        }
+    }
+
+    /// The declared parameters of a function that takes named arguments:
+    /// each one's name, default value and type (`make_interval(years =>
+    /// 0, ..., secs => 0.0)`); `None` for the others.
+    pub fn param_defaults(self) -> Option<Vec<(&'static str, Value, DataType)>> {
+        match self {
+            ScalarFunc::MakeInterval => {
+                let mut p: Vec<_> = ["years", "months", "weeks", "days", "hours", "mins"]
+                    .into_iter()
+                    .map(|n| (n, Value::Int4(0), DataType::Int4))
+                    .collect();
+                p.push(("secs", Value::Float8(0.0), DataType::Float8));
+                Some(p)
+            }
+            _ => None,
         }
     }
 
@@ -525,6 +551,21 @@ impl ScalarFunc {
                     Timestamp(None),
                 )
             }
+            (MakeInterval, ts)
+                if ts.len() <= 7
+                    && ts.iter().take(6).all(is_int)
+                    && (ts.len() < 7 || is_num(&ts[6])) =>
+            {
+                let mut want = vec![Int4; ts.len().min(6)];
+                if ts.len() == 7 {
+                    want.push(Float8);
+                }
+                ok(self, want, Interval)
+            }
+            (ToChar, [Timestamp(_) | Date, f]) if is_str(f) => {
+                ok(self, vec![Timestamp(None), Text], Text)
+            }
+            (ToChar, [Interval, f]) if is_str(f) => ok(self, vec![Interval, Text], Text),
             (IsFinite, [Date]) => ok(self, vec![Date], Bool),
             (IsFinite, [Timestamp(_) | Unknown]) => ok(self, vec![Timestamp(None)], Bool),
             (IsFinite, [Interval]) => ok(self, vec![Interval], Bool),
@@ -614,7 +655,9 @@ impl ScalarFunc {
             }
             Repeat => Value::text(&string::repeat(text(0)?, int(1)?)?),
             DatePart | Extract | DateTrunc | JustifyHours | JustifyDays | JustifyInterval
-            | DateBin | MakeDate | MakeTimestamp | IsFinite => return self.eval_datetime(args),
+            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite => {
+                return self.eval_datetime(args)
+            }
             QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
             QuoteLiteral | QuoteNullable => Value::text(&format::quote_literal(text(0)?)),
             PgSleep => {
@@ -701,6 +744,27 @@ impl ScalarFunc {
                     int(4)?,
                     *sec,
                 )?)
+            }
+            ToChar => {
+                use super::datetime::to_char;
+                let out = match &args[0] {
+                    Value::Timestamp(t) => to_char::timestamp_to_char(*t, text(1)?)?,
+                    Value::Interval(iv) => to_char::interval_to_char(iv, text(1)?)?,
+                    _ => return Err(bad_arg(self)),
+                };
+                out.map_or(Value::Null, |s| Value::text(&s))
+            }
+            MakeInterval => {
+                let mut parts = [0i64; 6];
+                for (k, p) in parts.iter_mut().enumerate().take(args.len()) {
+                    *p = int(k)?;
+                }
+                let secs = match args.get(6) {
+                    Some(Value::Float8(s)) => *s,
+                    Some(_) => return Err(bad_arg(self)),
+                    None => 0.0,
+                };
+                Value::Interval(super::datetime::construct::make_interval(parts, secs)?)
             }
             IsFinite => Value::Bool(match &args[0] {
                 Value::Date(d) => *d != i32::MIN && *d != i32::MAX,
