@@ -566,6 +566,8 @@ impl ScalarFunc {
                 ok(self, vec![Timestamp(None), Text], Text)
             }
             (ToChar, [Interval, f]) if is_str(f) => ok(self, vec![Interval, Text], Text),
+            // to_char of a number: the number-template code owns it.
+            (ToChar, _) => Num(numfunc::NumFunc::ToChar).resolve(args),
             (IsFinite, [Date]) => ok(self, vec![Date], Bool),
             (IsFinite, [Timestamp(_) | Unknown]) => ok(self, vec![Timestamp(None)], Bool),
             (IsFinite, [Interval]) => ok(self, vec![Interval], Bool),
