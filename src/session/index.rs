@@ -25,7 +25,6 @@ use crate::plan::bind::at;
 use crate::storage::RelFileNode;
 use crate::txn::{LockMode, Snapshot};
 use crate::types::Value;
-use crate::wal::WalRecord;
 
 /// PostgreSQL's NAMEDATALEN - 1.
 const MAX_NAME: usize = 63;
@@ -126,7 +125,7 @@ impl Session {
             primary: spec.primary,
             constraint: spec.constraint,
         };
-        self.db.wal.insert(xid, &WalRecord::CreateRel { rel: oid });
+        self.db.log_relation_create(xid, oid)?;
         self.txn_mut().drop_on_abort.push(oid);
         self.build_index(snap, table, &ix)?;
         let mut def = table.clone();
@@ -396,9 +395,7 @@ impl Session {
     ) -> Result<()> {
         for i in 0..def.indexes.len() {
             let fresh = self.fresh_relfilenode();
-            self.db
-                .wal
-                .insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.db.log_relation_create(xid, fresh)?;
             self.txn_mut().drop_on_abort.push(fresh);
             let log: std::sync::Arc<dyn BtLog> = self.db.wal.clone();
             BTree::create(

@@ -22,7 +22,6 @@ use crate::error::Result;
 use crate::plan::bind::at;
 use crate::session::{Notice, QueryResult, Session};
 use crate::txn::{LockMode, Snapshot};
-use crate::wal::WalRecord;
 
 impl Session {
     pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<QueryResult> {
@@ -204,9 +203,7 @@ impl Session {
                 continue;
             }
             let fresh = self.fresh_relfilenode();
-            self.db
-                .wal
-                .insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.db.log_relation_create(xid, fresh)?;
             self.txn_mut().drop_on_abort.push(fresh);
             let mut ix = def.indexes[i].clone();
             ix.relfilenode = fresh;
