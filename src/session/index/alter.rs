@@ -193,8 +193,14 @@ impl Session {
                 }
             }
         };
+        // EXCLUSIVE while the new trees are built: writers, VACUUM and other
+        // DDL wait, readers go on (with the old files); ACCESS EXCLUSIVE only
+        // at the end, below. PostgreSQL takes SHARE on the table and ACCESS
+        // EXCLUSIVE on each index, which its planner locks for every query;
+        // readers here lock only tables, so the table lock must both serialise
+        // rebuilds (SHARE would not) and, before the swap, keep readers out.
         let table = self
-            .lookup_table(&snap, &table_name, LockMode::AccessExclusive)
+            .lookup_table(&snap, &table_name, LockMode::Exclusive)
             .map_err(|e| at(e, r.name.offset))?;
         let xid = self.assign_xid()?;
         let mut def = (*table).clone();
@@ -211,6 +217,13 @@ impl Session {
             let old = std::mem::replace(&mut def.indexes[i], ix).relfilenode;
             self.txn_mut().drop_on_commit.push(old);
         }
+        // The old files are removed at commit: wait for the readers that may
+        // be in them, and keep new ones out until then.
+        let owner = self.txn_ref().owner;
+        let tag = crate::txn::lock::LockTag::Relation(def.oid);
+        self.db
+            .locks
+            .acquire(owner, tag, LockMode::AccessExclusive, &self.cancel)?;
         self.db
             .catalog
             .replace(&self.catalog_view(&snap), xid, def.oid, Some(def))?;
