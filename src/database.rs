@@ -287,8 +287,7 @@ impl Database {
     /// `xid`: if the log ends with no outcome for `xid`, recovery removes
     /// the files again (`wal::recovery`).
     fn create_logged(&self, relfilenode: u32, xid: u32) -> Result<Arc<HeapRelation>> {
-        self.wal
-            .insert(xid, &WalRecord::CreateRel { rel: relfilenode });
+        self.log_relation_create(xid, relfilenode)?;
         let rel = Arc::new(
             HeapRelation::create(
                 self.pool.clone(),
@@ -302,6 +301,19 @@ impl Database {
             .expect("relcache poisoned")
             .insert(relfilenode, rel.clone());
         Ok(rel)
+    }
+
+    /// Logs the creation of relation `relfilenode`'s files under `xid` and
+    /// flushes the record, before the caller creates any file: a file on
+    /// disk always has its create record in the log, so recovery removes
+    /// it when `xid` never committed (PostgreSQL logs `XLOG_SMGR_CREATE`
+    /// without the flush, and a crash right after can leave the file
+    /// behind). Callers then list the file for removal at abort.
+    pub fn log_relation_create(&self, xid: u32, relfilenode: u32) -> Result<()> {
+        let lsn = self
+            .wal
+            .insert(xid, &WalRecord::CreateRel { rel: relfilenode });
+        self.wal.flush(lsn)
     }
 
     /// Creates the files of a new heap for transaction `xid`, whose own

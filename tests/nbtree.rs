@@ -4,8 +4,9 @@
 //! splits at every level), bulk build against incremental inserts, redo of
 //! the logged records giving the same pages, multi-column keys with DESC
 //! and NULLs, bulk delete, inspection rows, a random-operations property
-//! test against a `BTreeSet`, replay of log prefixes (crash points), and
-//! inserts racing scans and point lookups on four threads.
+//! test against a `BTreeSet`, replay of log prefixes (crash points),
+//! inserts racing scans and point lookups on four threads, and a key equal
+//! to a pivot (a vacuumed entry's TID reused) going right of it.
 
 use heapdb::access::nbtree::btpage::{self, P_HIKEY};
 use heapdb::access::nbtree::check::bt_index_check;
@@ -813,4 +814,62 @@ fn bulk_build_rejects_unsorted_or_duplicate_input() {
         vec![k(1, (0, 1)), k(1, (0, 1))],
     );
     assert!(e.is_err());
+}
+
+/// The first leaf (left to right) whose high key kept a heap TID (a split
+/// between equal key columns), with that key's value and TID.
+fn leaf_with_tid_high_key(t: &BTree) -> Option<(BlockNumber, i64, Tid)> {
+    // Block 1, the first root leaf, stays the leftmost leaf: a split keeps
+    // the left half in place.
+    let mut blk: BlockNumber = 1;
+    loop {
+        let buf = t
+            .pool()
+            .read_buffer(t.rel(), heapdb::storage::ForkNumber::Main, blk, None)
+            .unwrap();
+        let g = buf.read();
+        let o = btpage::opaque(&g);
+        if o.is_rightmost() {
+            return None;
+        }
+        let hk = btpage::pivot_key(btpage::item(&g, P_HIKEY).unwrap());
+        let (vals, tid) = heapdb::access::nbtree::keys::decode_key(t.desc(), hk).unwrap();
+        if let Some(tid) = tid {
+            return Some((blk, vals[0].as_i64().unwrap(), tid));
+        }
+        blk = o.next;
+    }
+}
+
+/// A pivot that kept a TID is the full key of the split's first right
+/// item. VACUUM can remove that entry and the heap can reuse its line
+/// pointer for a new version with the same key (an UPDATE of another
+/// column), so an insert can bring exactly the pivot's key back. It belongs
+/// right of the pivot (keys below a page's high key, strictly); a descent
+/// that went left on equality put it on the left page, at its high key,
+/// which `bt_index_check` reports as "high key invariant violated".
+#[test]
+fn a_key_equal_to_a_pivot_goes_right_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = BTree::create(pool(&dir, 512), RelFileNode(30100), int8_desc(), None).unwrap();
+    // Few distinct values in random order: leaves split between equal
+    // keys, so pivots keep the TID of their first right item.
+    let n = 6000;
+    let model = fill(&t, n, 5, 31);
+    let (blk, v, tid) = leaf_with_tid_high_key(&t).expect("a pivot with a TID");
+    assert_eq!(t.bulk_delete(|x| x == tid).unwrap(), 1);
+    t.insert(&[Value::Int8(v)], tid).unwrap();
+    let rep = bt_index_check(&t).unwrap_or_else(|e| panic!("re-insert right of {blk}: {e}"));
+    assert_eq!(rep.leaf_items, n);
+    // Found, once, by a lookup and by scans both ways.
+    let tids = t.lookup(&search_key(t.desc(), &[Value::Int8(v)])).unwrap();
+    assert_eq!(tids.iter().filter(|&&x| x == tid).count(), 1);
+    let all = scan_all(&t, Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+    assert_eq!(all, model);
+    let mut back = scan_all(&t, Bound::Unbounded, Bound::Unbounded, Direction::Backward);
+    back.reverse();
+    assert_eq!(back, model);
+    // Inserting it again is refused as a duplicate: the descent reaches
+    // the page that holds it.
+    assert!(t.insert(&[Value::Int8(v)], tid).is_err());
 }

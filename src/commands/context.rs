@@ -75,6 +75,17 @@ impl DdlContext<'_> {
         (self.open_relation)(relfilenode)
     }
 
+    /// Logs the creation of relation file `relfilenode` by this transaction
+    /// and flushes the record before the file is made, so recovery knows of
+    /// every file a transaction that never finished may have left.
+    pub fn log_relation_create(&self, relfilenode: u32) -> Result<()> {
+        let lsn = self.wal.insert(
+            self.xid,
+            &crate::wal::WalRecord::CreateRel { rel: relfilenode },
+        );
+        self.wal.flush(lsn)
+    }
+
     /// A new relation file number, unused in the data directory.
     pub fn fresh_relfilenode(&self) -> u32 {
         fresh_relfilenode(self.catalog, self.data_dir)

@@ -23,7 +23,6 @@ use crate::plan::bind::at;
 use crate::storage::RelFileNode;
 use crate::txn::LockMode;
 use crate::types::Value;
-use crate::wal::WalRecord;
 
 /// PostgreSQL's NAMEDATALEN - 1.
 const MAX_NAME: usize = 63;
@@ -118,7 +117,7 @@ impl DdlContext<'_> {
             primary: spec.primary,
             constraint: spec.constraint,
         };
-        self.wal.insert(xid, &WalRecord::CreateRel { rel: oid });
+        self.log_relation_create(oid)?;
         self.drop_on_abort.push(oid);
         self.build_index(table, &ix)?;
         let mut def = table.clone();
@@ -370,10 +369,9 @@ impl DdlContext<'_> {
     /// TRUNCATE's part for indexes: each gets a new, empty relation in
     /// `def` (the table's new definition); the old files go at commit.
     pub fn truncate_indexes(&mut self, def: &mut TableDef) -> Result<()> {
-        let xid = self.xid;
         for i in 0..def.indexes.len() {
             let fresh = self.fresh_relfilenode();
-            self.wal.insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.log_relation_create(fresh)?;
             self.drop_on_abort.push(fresh);
             let log: std::sync::Arc<dyn BtLog> = self.wal.clone();
             BTree::create(

@@ -22,7 +22,6 @@ use crate::err;
 use crate::error::Result;
 use crate::plan::bind::at;
 use crate::txn::LockMode;
-use crate::wal::WalRecord;
 
 impl DdlContext<'_> {
     /// ALTER TABLE ADD/DROP CONSTRAINT; the NOTICEs it raises.
@@ -176,8 +175,14 @@ impl DdlContext<'_> {
                 }
             }
         };
+        // EXCLUSIVE while the new trees are built: writers, VACUUM and other
+        // DDL wait, readers go on (with the old files); ACCESS EXCLUSIVE only
+        // at the end, below. PostgreSQL takes SHARE on the table and ACCESS
+        // EXCLUSIVE on each index, which its planner locks for every query;
+        // readers here lock only tables, so the table lock must both serialise
+        // rebuilds (SHARE would not) and, before the swap, keep readers out.
         let table = self
-            .lookup_table(&table_name, LockMode::AccessExclusive)
+            .lookup_table(&table_name, LockMode::Exclusive)
             .map_err(|e| at(e, r.name.offset))?;
         let xid = self.xid;
         let mut def = (*table).clone();
@@ -186,7 +191,7 @@ impl DdlContext<'_> {
                 continue;
             }
             let fresh = self.fresh_relfilenode();
-            self.wal.insert(xid, &WalRecord::CreateRel { rel: fresh });
+            self.log_relation_create(fresh)?;
             self.drop_on_abort.push(fresh);
             let mut ix = def.indexes[i].clone();
             ix.relfilenode = fresh;
@@ -194,6 +199,9 @@ impl DdlContext<'_> {
             let old = std::mem::replace(&mut def.indexes[i], ix).relfilenode;
             self.drop_on_commit.push(old);
         }
+        // The old files are removed at commit: wait for the readers that may
+        // be in them, and keep new ones out until then.
+        self.lookup_table(&def.name, LockMode::AccessExclusive)?;
         self.catalog
             .replace(&self.view(), xid, def.oid, Some(def))?;
         *self.catalog_changed = true;

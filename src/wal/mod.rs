@@ -42,7 +42,10 @@
 //!    aborted (those with records replayed and those the checkpoint record
 //!    lists as having logged before its redo point), and checkpoints.
 //! 6. *Files* (PostgreSQL's `storage.c`). Creating a relation's files logs
-//!    a create record first; VACUUM's truncation logs and flushes a
+//!    and flushes a create record first (under the creating transaction,
+//!    logged again after each checkpoint's redo point while that
+//!    transaction runs, so recovery removes the files of one that never
+//!    ends); VACUUM's truncation logs and flushes a
 //!    truncate record before cutting the file. Removing files is a
 //!    transaction's *pending delete*: DROP TABLE and TRUNCATE (which gives
 //!    the table a new file) list the old file for commit, a table created

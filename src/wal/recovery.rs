@@ -363,10 +363,11 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
                 })? as u64;
             }
             WalRecord::CreateRel { rel } => {
-                for fork in ForkNumber::ALL {
-                    if !pool.relation_exists(RelFileNode(*rel), fork) {
-                        pool.create_relation(RelFileNode(*rel), fork)?;
-                    }
+                // The main fork only, as at run time for an index; a heap's
+                // visibility map and summary forks are made by the records
+                // that set their pages, or when the heap is opened.
+                if !pool.relation_exists(RelFileNode(*rel), ForkNumber::Main) {
+                    pool.create_relation(RelFileNode(*rel), ForkNumber::Main)?;
                 }
                 if r.xid != 0 {
                     created.entry(r.xid).or_default().push(*rel);
@@ -525,6 +526,40 @@ mod tests {
         ]);
         assert_eq!(r.unwrap().in_doubt_aborted, 1);
         assert!(!pool.relation_exists(RelFileNode(506), ForkNumber::Main));
+    }
+
+    #[test]
+    fn a_file_created_before_the_redo_point_by_an_unfinished_transaction_goes() {
+        // Transaction 7 creates relation 610 and 8 creates 611 and commits;
+        // a checkpoint begins while 7 runs; the log ends before 7 does.
+        // Recovery from the redo point removes 610 (its create record is
+        // logged again after the redo point) and keeps 611, and makes no
+        // visibility-map fork for either.
+        let dir = tempfile::tempdir().unwrap();
+        let wal_dir = dir.path().join("wal");
+        let wal = Wal::open(&wal_dir, 0, 0, 0, false).unwrap();
+        let pool = BufferPool::open(dir.path(), 64).unwrap();
+        for (xid, rel) in [(7, 610), (8, 611)] {
+            wal.insert(xid, &WalRecord::CreateRel { rel });
+            pool.create_relation(RelFileNode(rel), ForkNumber::Main)
+                .unwrap();
+        }
+        wal.insert(8, &WalRecord::Commit { drops: vec![] });
+        let (redo_at, open) = wal.begin_checkpoint();
+        assert_eq!(open, vec![7]);
+        let end = wal.insert(0, &heap(612, 0, 0, insert(0, true)));
+        wal.flush(end).unwrap();
+        drop(wal);
+        drop(pool);
+        let pool = BufferPool::open(dir.path(), 64).unwrap();
+        let clog = Clog::open(dir.path()).unwrap();
+        let r = redo(&wal_dir, redo_at, &pool, &clog).unwrap();
+        assert_eq!(r.in_doubt_aborted, 1);
+        assert!(!pool.relation_exists(RelFileNode(610), ForkNumber::Main));
+        assert!(pool.relation_exists(RelFileNode(611), ForkNumber::Main));
+        for rel in [610, 611] {
+            assert!(!pool.relation_exists(RelFileNode(rel), ForkNumber::VisibilityMap));
+        }
     }
 
     #[test]

@@ -93,6 +93,13 @@ struct Insert {
     /// checkpoint lists them, since their outcome may come only after its
     /// redo point (see [`Wal::begin_checkpoint`]).
     logged: HashSet<Xid>,
+    /// Relation files created under a transaction (its create records)
+    /// that has no commit or abort record yet: `(xid, relfilenode)`. A
+    /// checkpoint logs their create records again after its redo point,
+    /// so that recovery from it still knows which files to remove when the
+    /// transaction turns out to have no outcome (see
+    /// [`Wal::begin_checkpoint`]).
+    created: Vec<(Xid, u32)>,
 }
 
 /// State behind the I/O mutex.
@@ -235,6 +242,7 @@ impl Wal {
                 prev,
                 redo,
                 logged: HashSet::new(),
+                created: Vec::new(),
             }),
             io: Mutex::new(Io {
                 files,
@@ -306,9 +314,16 @@ impl Wal {
         let prev = ins.prev;
         let len = record::encode(&mut ins.buf, prev, xid, rec);
         let end = self.advance(&mut ins, len, xid);
-        if matches!(rec, WalRecord::Commit { .. } | WalRecord::Abort { .. }) {
-            // Its outcome is in the log from here on.
-            ins.logged.remove(&xid);
+        match rec {
+            WalRecord::Commit { .. } | WalRecord::Abort { .. } => {
+                // Its outcome is in the log from here on.
+                ins.logged.remove(&xid);
+                if !ins.created.is_empty() {
+                    ins.created.retain(|&(x, _)| x != xid);
+                }
+            }
+            WalRecord::CreateRel { rel } if xid != 0 => ins.created.push((xid, *rel)),
+            _ => {}
         }
         drop(ins);
         self.count(len, matches!(rec, WalRecord::Fpi { .. }));
@@ -653,13 +668,28 @@ impl Wal {
     /// checkpoint record names them and recovery aborts those whose commit
     /// never reached the log (an asynchronous commit's commit-log entry can
     /// reach disk before its commit record does).
+    ///
+    /// The files such transactions created are named by create records
+    /// before the redo point, which recovery from it never reads: each is
+    /// logged again right after the redo point, under its transaction, so
+    /// that recovery removes the file when the transaction has no outcome
+    /// (a CREATE INDEX or REINDEX cut off by a crash after a checkpoint
+    /// began during it), as the first record would have.
     pub fn begin_checkpoint(&self) -> (Lsn, Vec<Xid>) {
         let mut ins = self.ins();
         ins.redo = ins.pos;
-        self.redo_ptr.store(ins.pos, Ordering::Release);
+        let redo = ins.pos;
+        self.redo_ptr.store(redo, Ordering::Release);
         let mut open: Vec<Xid> = ins.logged.iter().copied().collect();
         open.sort_unstable();
-        (ins.pos, open)
+        for (xid, rel) in std::mem::take(&mut ins.created) {
+            let prev = ins.prev;
+            let len = record::encode(&mut ins.buf, prev, xid, &WalRecord::CreateRel { rel });
+            self.advance(&mut ins, len, xid);
+            ins.created.push((xid, rel));
+            self.count(len, false);
+        }
+        (redo, open)
     }
 
     /// Removes segment files no longer needed once `redo` is the recorded

@@ -49,12 +49,29 @@ pub enum Target<'k> {
 }
 
 impl Target<'_> {
-    /// Whether an item (or pivot) key is before the target position.
+    /// Whether a leaf item's key is before the target position.
     #[inline]
     pub fn is_before(&self, item: &[u8]) -> bool {
         match self {
             Target::AtOrAfter(k) => item < *k,
             Target::After(k) => prefix_cmp(item, k) != Ordering::Greater,
+            Target::End => true,
+        }
+    }
+
+    /// Whether the target lies at or right of a pivot (a downlink's key or
+    /// a high key), so that a descent follows that downlink or moves right
+    /// past that high key. A pivot `P` is a strict upper bound of the page
+    /// left of it and the least key of the one right of it (`lastleft < P
+    /// <= firstright`), so a key *equal* to a pivot belongs right of it:
+    /// `P <= k`, not `P < k` as for leaf items. (A full leaf key can equal
+    /// a pivot that kept its heap TID when VACUUM removed that entry and the
+    /// heap reused the TID for a version with the same key.)
+    #[inline]
+    pub fn at_or_past_pivot(&self, pivot: &[u8]) -> bool {
+        match self {
+            Target::AtOrAfter(k) => pivot <= *k,
+            Target::After(k) => prefix_cmp(pivot, k) != Ordering::Greater,
             Target::End => true,
         }
     }
@@ -94,23 +111,23 @@ pub(crate) enum Descent<'a> {
     Restart,
 }
 
-/// Whether `key` lies at or beyond the page's high key (move right).
+/// Whether the target lies at or beyond the page's high key (move right).
 #[inline]
 pub(crate) fn past_high_key(p: &[u8], o: &Opaque, t: &Target) -> Result<bool> {
     if o.is_rightmost() {
         return Ok(false);
     }
-    Ok(t.is_before(bp::pivot_key(bp::item(p, P_HIKEY)?)))
+    Ok(t.at_or_past_pivot(bp::pivot_key(bp::item(p, P_HIKEY)?)))
 }
 
 /// On an internal page, the offset of the downlink to follow: the last
-/// pivot that is before the target (the first data item, minus infinity,
+/// pivot the target is at or past (the first data item, minus infinity,
 /// always is).
 pub(crate) fn choose_child(p: &[u8], o: &Opaque, t: &Target) -> Result<OffsetNumber> {
     let (mut l, mut h) = (bp::first_data(o) + 1, page::max_offset(p) + 1);
     while l < h {
         let m = l + (h - l) / 2;
-        if t.is_before(bp::pivot_key(bp::item(p, m)?)) {
+        if t.at_or_past_pivot(bp::pivot_key(bp::item(p, m)?)) {
             l = m + 1;
         } else {
             h = m;

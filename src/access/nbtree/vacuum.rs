@@ -4,21 +4,26 @@
 //! [`BtRecord::Delete`] per page. Emptied pages stay in the tree (page
 //! deletion and recycling come later).
 //!
-//! Locking: one leaf at a time, exclusively. (PostgreSQL's `btvacuumpage`
-//! takes a cleanup lock; with `PinnedBuffer::cleanup_lock` here, concurrent
-//! inserters left leaf items above their page's high key in a stress test,
-//! so that lock waits until the cause is understood.) Scans copy a page's
-//! items under the shared lock,
-//! so removing items cannot lose a scan's place. As PostgreSQL notes, that
-//! is enough for MVCC scans: a heap line pointer reused after this pass
-//! holds a tuple the scan's snapshot cannot see. Index-only scans, which
-//! trust the visibility map instead of the heap, read its bit under the
-//! leaf's shared lock (`scan.rs`), so VACUUM's second heap pass (which
-//! frees the line pointers and sets visibility-map bits) cannot overtake
-//! an entry they hold; PostgreSQL gets the same from a leaf pin and a
-//! cleanup lock here. A leaf that
-//! splits during the pass moves items only to the right, where the walk has
-//! not been yet.
+//! Locking: one leaf at a time, with a plain exclusive lock, not
+//! PostgreSQL's cleanup lock (exclusive and the only pin). The cleanup lock
+//! is PostgreSQL's interlock with scans that keep a leaf *pinned* while
+//! they use the TIDs they copied from it (non-MVCC and index-only scans):
+//! VACUUM cannot pass the leaf, and so cannot free the heap slots, while
+//! such a scan is there. No heapdb scan reads a leaf under a pin alone or
+//! keeps a pin after copying a page, so the pin would interlock nothing:
+//! MVCC scans need none (a heap line pointer reused after this pass holds
+//! a tuple the scan's snapshot cannot see), and index-only scans read the
+//! visibility-map bit under the leaf's shared lock (`scan.rs`), so
+//! VACUUM's second heap pass (which frees the line pointers and sets the
+//! bits) cannot overtake an entry they hold. Should a scan ever keep a
+//! leaf pinned past its lock (marking entries dead, non-MVCC scans), this
+//! must become `PinnedBuffer::cleanup_lock`. (A stress test that failed
+//! with the cleanup lock here, "high key invariant violated", failed as
+//! often with the exclusive lock once it ran long enough: the cause was
+//! the descent's rule for a key equal to a pivot, see `tree.rs`.) Scans
+//! copy a page's items under the shared lock, so removing items cannot
+//! lose a scan's place. A leaf that splits during the pass moves items
+//! only to the right, where the walk has not been yet.
 //!
 //! Crash safety: each page's deletions are one `Delete` record, logged as
 //! the page's full image when it is the page's first change after a
