@@ -27,24 +27,75 @@
 //! # Validity (the one rule)
 //!
 //! A slot describes its heap page only while the page's all-visible bit is
-//! set. Whoever sets the bit from clear ([`HeapRelation::set_vm_in`]) first
-//! writes the block's slot (the page's summary, or a zero slot when none is
-//! made) through a logged [`HeapRecord::SummarySet`], then the `VmSet`;
-//! clearing the bit leaves the slot, which is then unused and is rewritten
-//! before the bit can be set again. So a set bit always has, as its slot,
-//! the summary of the page as it was when the bit was set, and the page has
-//! not changed since (any change clears the bit). A reader
+//! set. Whoever sets the bit from clear ([`HeapRelation::set_vm_in`]) writes
+//! the block's slot (the page's summary, or a zero slot when none is made)
+//! in the same logged record as the bit: the `VmSet` carries the slot
+//! (compactly encoded, [`pack_slot`]), and redo writes the slot before it
+//! sets the bit. Clearing the bit leaves the slot, which is then unused and
+//! is rewritten before the bit can be set again. So a set bit always has,
+//! as its slot, the summary of the page as it was when the bit was set, and
+//! the page has not changed since (any change clears the bit). A reader
 //! ([`HeapRelation::read_summaries`]) reads the bit first and the slot
 //! second and also requires the slot's live count to equal the map's; any
 //! doubt (bit clear, zero slot, counts differ, the summary page unreadable
 //! or failing its checksum, a column count or kind that is not the
 //! table's now) means no summary: the page is read.
 //!
-//! Crash safety: the `SummarySet` precedes the `VmSet` in the log, and a
-//! map page reaches disk only after the log up to its LSN, so whenever redo
-//! finds a bit set it has replayed (or finds on disk) the slot written
-//! before it. Summary pages get full-page images after a checkpoint as
-//! every logged page does.
+//! # Crash safety without full-page images
+//!
+//! Summary pages are logged page by page like the map's (each change a
+//! record, the page LSN set to it, so the write-ahead rule holds: a summary
+//! page reaches disk only after the log up to its last change), but never
+//! as full-page images. What protects them instead:
+//!
+//! 1. *A slot write is blind.* A record overwrites the whole 254-byte slot
+//!    and nothing else; it never reads what was there. So replaying every
+//!    slot record from the redo point, in log order, onto any page whose
+//!    slots are each either their state at some moment or a later one
+//!    gives the final state: every slot a record wrote ends with that
+//!    record's last write, whatever it held before. Redo therefore applies
+//!    slot records *without* the usual "page LSN at or past the record"
+//!    skip, which would trust a header that a torn write may have taken
+//!    from the newer half of the page.
+//! 2. *A torn page is re-initialised, never patched.* A crash may tear a
+//!    summary page's write (sectors of the old and the new state). Its
+//!    checksum then fails (or, for one in 65,536 tears, passes: see 4).
+//!    Redo reads summary pages as PostgreSQL's `RBM_ZERO_ON_ERROR` does:
+//!    a page that fails its checksum or header check is zeroed and
+//!    initialised, and the record's slot written into it. Every other slot
+//!    of that page is then zero, which reads as "nothing known": the heap
+//!    pages are scanned until a VACUUM makes their summaries again. Never
+//!    a wrong summary, never an error.
+//! 3. *Every torn page is seen by redo.* A page is written only when
+//!    dirty, and a summary page is dirtied only by a logged slot record
+//!    (or by its extension, which writes a page that is all zero but for
+//!    its header, so any mix of it and the zeros before it is a valid
+//!    page). The checkpoint that recovery starts from wrote every page
+//!    dirtied before its redo point and fsynced it before its record; so a
+//!    page whose write a crash tore was dirtied again after the redo point,
+//!    by a record that redo replays, and redo reads (and so re-initialises)
+//!    it before any reader can.
+//! 4. *A tear the checksum misses is harmless too.* Each slot of a torn page
+//!    holds bytes of its state at the checkpoint or later (the page on disk
+//!    had every change before the redo point). A slot whose old and new
+//!    states differ was rewritten after the redo point, so (1) replays its
+//!    last write over the mix. A slot whose states are equal is right.
+//! 5. *The bit never outlives its slot.* The slot travels in the record
+//!    that sets the bit (or, when the map page needs its full-page image,
+//!    in a `SummarySet` logged just before that image in the same insert:
+//!    [`crate::wal::Wal::insert_page_change_carrying`]), so no log prefix
+//!    holds the bit without the slot. A map page reaches disk only after
+//!    the log up to its LSN, so a set bit on disk has its record in the
+//!    log; if that record is before the redo point, its slot was on disk
+//!    at the checkpoint, and a later tear of its page leaves it right (4)
+//!    or zero (2). A slot is written only while its bit is clear, so a
+//!    summary page reaching disk ahead of the map cannot pair an old bit
+//!    with a new slot either: the bit's clearing precedes the slot write
+//!    in the log, and the page carrying the slot waits for the log.
+//!
+//! A page damaged at run time (not by a crash) is treated the same way by
+//! the writer ([`HeapRelation::summary_page_for_write`]): re-initialised,
+//! and the slots it held read as "nothing known".
 //!
 //! Locking: the writer holds the heap page's lock, then the map page's
 //! exclusive lock, then the summary page's; readers take the map page's
@@ -53,13 +104,13 @@
 
 use std::sync::Arc;
 
-use super::heap::record::HeapRecord;
 use super::heap::tuple::TupleDesc;
 use super::heap::HeapRelation;
 use super::summary::{summarize, ColumnSummary, SummaryKind};
 use super::vm;
-use crate::error::Result;
-use crate::storage::{page, BlockNumber, ForkNumber};
+use crate::error::{Result, SqlState};
+use crate::storage::bufmgr::ReadMode;
+use crate::storage::{page, BlockNumber, ForkNumber, PinnedBuffer};
 
 /// Heap blocks covered by one summary page.
 pub const BLOCKS_PER_PAGE: u32 = 32;
@@ -262,6 +313,146 @@ pub fn slot_for_page(spec: Option<&SummarySpec>, p: &[u8], count: u16) -> Vec<u8
     }
 }
 
+/// Redo of a slot write onto summary page `p` (module doc, 1 and 2): a page
+/// whose header is not a page's is zeroed first; the page is initialised
+/// when new; the slot is written whatever the page's LSN. Returns false,
+/// writing nothing, when `slot` is not [`SLOT_BYTES`] long.
+pub fn redo_slot(p: &mut [u8], heap_block: u32, slot: &[u8]) -> bool {
+    if slot.len() != SLOT_BYTES {
+        return false;
+    }
+    if page::verify_header(p).is_err() {
+        p.fill(0);
+    }
+    put_slot(p, heap_block, slot)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u128) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(b: &[u8], at: &mut usize, max: u128) -> Option<u128> {
+    let mut v = 0u128;
+    for shift in (0..128).step_by(7) {
+        let byte = *b.get(*at)?;
+        *at += 1;
+        v |= u128::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return (v <= max).then_some(v);
+        }
+    }
+    None
+}
+
+fn zigzag(v: i128) -> u128 {
+    ((v << 1) ^ (v >> 127)) as u128
+}
+
+fn unzigzag(v: u128) -> i128 {
+    ((v >> 1) as i128) ^ -((v & 1) as i128)
+}
+
+/// Appends slot `slot` ([`SLOT_BYTES`] long) to `out` in the log's compact
+/// form: `0` for a zero slot; `1` and varints for a slot as
+/// [`Slot::encode`] makes them (live, column count, then per column its
+/// number, kind, count, zigzagged min, max less min, zigzagged sum: a
+/// pgbench page's three integer columns take about 25 bytes, not 254);
+/// `2` and the raw bytes for anything else. [`unpack_slot`] gives back the
+/// same bytes.
+pub fn pack_slot(slot: &[u8], out: &mut Vec<u8>) {
+    let n = slot.get(1).copied().unwrap_or(0) as usize;
+    let used = HEAD_BYTES + n * COLUMN_BYTES;
+    if slot.len() == SLOT_BYTES && slot.iter().all(|&b| b == 0) {
+        out.push(0);
+        return;
+    }
+    if slot.len() != SLOT_BYTES
+        || slot[0] != 1
+        || n > MAX_COLUMNS
+        || slot[6..8] != [0, 0]
+        || slot[used..].iter().any(|&b| b != 0)
+    {
+        out.push(2);
+        out.extend_from_slice(slot);
+        return;
+    }
+    out.push(1);
+    let u16_at = |at: usize| u128::from(u16::from_le_bytes([slot[at], slot[at + 1]]));
+    let u64_at = |at: usize| {
+        u64::from_le_bytes(
+            slot[at..at + 8]
+                .try_into()
+                .expect("eight bytes of the slot"),
+        )
+    };
+    put_varint(out, u16_at(2));
+    put_varint(out, u16_at(4));
+    out.push(n as u8);
+    for j in 0..n {
+        let c = HEAD_BYTES + j * COLUMN_BYTES;
+        put_varint(out, u16_at(c));
+        out.push(slot[c + 2]);
+        put_varint(out, u16_at(c + 3));
+        let (min, max) = (u64_at(c + 5), u64_at(c + 13));
+        put_varint(out, zigzag(i128::from(min as i64)));
+        put_varint(out, u128::from(max.wrapping_sub(min)));
+        let sum = i128::from_le_bytes(slot[c + 21..c + 37].try_into().expect("sixteen bytes"));
+        put_varint(out, zigzag(sum));
+    }
+}
+
+/// Reads a slot written by [`pack_slot`] from `b` at `*at` (advanced past
+/// it): its [`SLOT_BYTES`] bytes, or `None` when `b` does not hold one.
+pub fn unpack_slot(b: &[u8], at: &mut usize) -> Option<Vec<u8>> {
+    let form = *b.get(*at)?;
+    *at += 1;
+    let mut out = vec![0u8; SLOT_BYTES];
+    match form {
+        0 => {}
+        2 => {
+            out.copy_from_slice(b.get(*at..*at + SLOT_BYTES)?);
+            *at += SLOT_BYTES;
+        }
+        1 => {
+            let u16max = u128::from(u16::MAX);
+            out[0] = 1;
+            let live = get_varint(b, at, u16max)? as u16;
+            let natts = get_varint(b, at, u16max)? as u16;
+            let n = *b.get(*at)? as usize;
+            *at += 1;
+            if n > MAX_COLUMNS {
+                return None;
+            }
+            out[1] = n as u8;
+            out[2..4].copy_from_slice(&live.to_le_bytes());
+            out[4..6].copy_from_slice(&natts.to_le_bytes());
+            for j in 0..n {
+                let c = HEAD_BYTES + j * COLUMN_BYTES;
+                let attno = get_varint(b, at, u16max)? as u16;
+                let kind = *b.get(*at)?;
+                *at += 1;
+                let count = get_varint(b, at, u16max)? as u16;
+                let min = unzigzag(get_varint(b, at, u128::MAX)?);
+                let min = i64::try_from(min).ok()? as u64;
+                let max = min.wrapping_add(u64::try_from(get_varint(b, at, u128::MAX)?).ok()?);
+                let sum = unzigzag(get_varint(b, at, u128::MAX)?);
+                out[c..c + 2].copy_from_slice(&attno.to_le_bytes());
+                out[c + 2] = kind;
+                out[c + 3..c + 5].copy_from_slice(&count.to_le_bytes());
+                out[c + 5..c + 13].copy_from_slice(&min.to_le_bytes());
+                out[c + 13..c + 21].copy_from_slice(&max.to_le_bytes());
+                out[c + 21..c + 37].copy_from_slice(&sum.to_le_bytes());
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
 impl HeapRelation {
     /// Tells the relation how its columns are summarised from now on
     /// (`None`: not at all). Pages made all-visible later get summaries
@@ -282,20 +473,26 @@ impl HeapRelation {
             .clone()
     }
 
-    /// Writes heap block `block`'s slot (`slot`, [`SLOT_BYTES`] long) before
-    /// its all-visible bit is set; the caller holds the heap page's lock and
-    /// the map page's exclusive lock. A zero slot where the fork has no
-    /// page yet is not written: nothing stale can be there.
-    pub(crate) fn write_summary_slot(&self, block: BlockNumber, slot: &[u8]) -> Result<()> {
+    /// Pins summary block `summary_block(block)` for writing heap block
+    /// `block`'s slot, extending (and creating) the fork up to it; `None`
+    /// when `zero` (a zero slot is to be written) and the fork has no such
+    /// page yet: nothing stale can be there. A page that fails its checksum
+    /// or header check is zeroed and initialised (module doc: its other
+    /// slots read as "nothing known" from then on). The caller holds the
+    /// heap page's lock and the map page's exclusive lock.
+    pub(crate) fn summary_page_for_write(
+        &self,
+        block: BlockNumber,
+        zero: bool,
+    ) -> Result<Option<PinnedBuffer<'_>>> {
         let sb = summary_block(block);
         let pool = self.pool();
         let rel = self.rel();
-        let zero = slot.iter().all(|&b| b == 0);
         let have = pool.relation_exists(rel, ForkNumber::Summary)
             && pool.nblocks(rel, ForkNumber::Summary)? > sb;
         if !have {
             if zero {
-                return Ok(());
+                return Ok(None);
             }
             let _extending = self
                 .summary_extension
@@ -311,21 +508,22 @@ impl HeapRelation {
                 g.mark_dirty();
             }
         }
-        let buf = pool.read_buffer(rel, ForkNumber::Summary, sb, None)?;
-        let mut g = buf.write();
-        if !page::is_new(&g[..]) && get_slot(&g[..], block) == slot {
-            return Ok(());
+        let buf = match pool.read_buffer(rel, ForkNumber::Summary, sb, None) {
+            Ok(b) => b,
+            Err(e) if e.code == SqlState::DataCorrupted => {
+                pool.read_buffer_extended(rel, ForkNumber::Summary, sb, ReadMode::ZeroPage, None)?
+            }
+            Err(e) => return Err(e),
+        };
+        {
+            let mut g = buf.write();
+            if page::verify_header(&g[..]).is_err() {
+                g.fill(0);
+                vm::init_if_new(&mut g[..]);
+                g.mark_dirty();
+            }
         }
-        self.log_apply(
-            ForkNumber::Summary,
-            sb,
-            &mut g,
-            &HeapRecord::SummarySet {
-                heap_block: block,
-                slot: slot.to_vec(),
-            },
-            0,
-        )
+        Ok(Some(buf))
     }
 
     /// The valid summaries of heap blocks `first..end` (within one summary
@@ -427,6 +625,108 @@ mod tests {
         assert!(put_slot(&mut p, 33, &[0; SLOT_BYTES]));
         assert_eq!(Slot::decode(get_slot(&p, 33)), None);
         assert!(!put_slot(&mut p, 1, &[0; 3]));
+    }
+
+    #[test]
+    fn packed_slots_give_back_the_same_bytes() {
+        let kinds = [SummaryKind::Int4, SummaryKind::Float8, SummaryKind::Int8];
+        let extremes = [
+            ColumnSummary::Int {
+                count: 291,
+                min: i64::MIN,
+                max: i64::MAX,
+                sum: i128::MIN / 3,
+            },
+            ColumnSummary::Float {
+                count: 1,
+                min: f64::NEG_INFINITY,
+                max: f64::NAN,
+            },
+            ColumnSummary::Int {
+                count: 0,
+                min: 0,
+                max: 0,
+                sum: 0,
+            },
+        ];
+        let pgbench = [
+            ColumnSummary::Int {
+                count: 61,
+                min: 500_001,
+                max: 500_061,
+                sum: 30_501_891,
+            },
+            ColumnSummary::None,
+            ColumnSummary::Int {
+                count: 61,
+                min: -4,
+                max: 0,
+                sum: -17,
+            },
+        ];
+        let mut junk = vec![9u8; SLOT_BYTES];
+        junk[0] = 1;
+        let mut slots = vec![
+            vec![0u8; SLOT_BYTES],
+            Slot::encode(61, 4, &kinds, &extremes),
+            Slot::encode(61, 4, &kinds, &pgbench),
+            Slot::encode(0, 0, &[], &[]),
+            junk,
+            vec![1u8; SLOT_BYTES],
+        ];
+        // Eight columns: the slot keeps six.
+        slots.push(Slot::encode(
+            3,
+            8,
+            &[SummaryKind::Int2; 8],
+            &[extremes[0]; 8],
+        ));
+        for slot in &slots {
+            let mut b = vec![0xee];
+            pack_slot(slot, &mut b);
+            b.push(0xdd);
+            let mut at = 1;
+            assert_eq!(unpack_slot(&b, &mut at).as_ref(), Some(slot));
+            assert_eq!(at, b.len() - 1, "consumed exactly the packed slot");
+            // Cut short: never a slot.
+            for cut in 1..b.len() - 1 {
+                let mut at = 1;
+                assert_eq!(unpack_slot(&b[..cut], &mut at), None, "cut at {cut}");
+            }
+        }
+        let mut b = Vec::new();
+        pack_slot(&slots[2], &mut b);
+        assert!(b.len() < 40, "a pgbench-like slot packs small: {}", b.len());
+        assert_eq!(unpack_slot(&[7], &mut 0), None, "unknown form");
+    }
+
+    #[test]
+    fn redo_re_initialises_a_page_that_is_not_one() {
+        let slot = Slot::encode(
+            2,
+            1,
+            &[SummaryKind::Int4],
+            &[ColumnSummary::Int {
+                count: 2,
+                min: 1,
+                max: 2,
+                sum: 3,
+            }],
+        );
+        let mut good = vec![0u8; BLCKSZ];
+        assert!(put_slot(&mut good, 40, &slot));
+        assert!(redo_slot(&mut good, 41, &slot));
+        assert_eq!(Slot::decode(get_slot(&good, 40)).map(|s| s.live), Some(2));
+        // Garbage where a header should be (what a torn page may hold once
+        // its checksum is not checked): zeroed, initialised, one slot.
+        let mut torn = vec![0x5au8; BLCKSZ];
+        assert!(redo_slot(&mut torn, 41, &slot));
+        page::verify_header(&torn).unwrap();
+        assert_eq!(get_slot(&torn, 41), &slot[..]);
+        for b in (32..64).filter(|&b| b != 41) {
+            assert_eq!(Slot::decode(get_slot(&torn, b)), None, "block {b}");
+        }
+        assert!(!redo_slot(&mut torn, 41, &slot[1..]));
     }
 
     #[test]

@@ -39,13 +39,14 @@
 //!
 //! Now the checksum leaves hint bits and `PD_ALL_VISIBLE` out
 //! (`storage::checksum`), so a torn write of such a page is still valid:
-//! VACUUM after a load logs a small `SetAllVisible` per page without an
-//! image and without moving the page's LSN (so the next real change still
-//! logs the image that protects it), plus the `VmSet` on the map page. Its
+//! VACUUM after a load logs no image of the heap page and does not move
+//! its LSN (so the next real change still logs the image that protects
+//! it): the flag rides in the `VmSet` on the map page (with the page's
+//! summary slot, `access::sumfork`: one record per page). Its
 //! ring buffers then never wait for the log, and the ring stops asking the
 //! WAL writer to flush ahead (`storage::ring`). Same table: 23 images (the
 //! map's pages), 5.7 MB of WAL, ~10 fsyncs, ~8.3 µs of CPU per page. The
-//! page may reach disk before its `SetAllVisible` record, so the flag must
+//! page may reach disk before the record that logs its flag, so the flag must
 //! be true whatever the crash: [`vacuum_heap`] first makes durable any
 //! asynchronous commit not yet flushed (one flush at most).
 //!

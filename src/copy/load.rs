@@ -176,6 +176,12 @@ pub fn copy_from(
         now,
     };
     let freeze = opts.freeze;
+    if freeze {
+        // Frozen pages are set all-visible as they are loaded, and their
+        // summary slots made then (`access::sumfork`): the columns' kinds.
+        let types: Vec<_> = table.columns.iter().map(|c| c.ty).collect();
+        rel.set_summary_spec(Some(crate::access::sumfork::SummarySpec::of_types(&types)?));
+    }
     // A file in text format loads on three threads (`parallel`).
     if let (Input::File(path), Format::Text) = (&input, opts.format) {
         let (file, len) = open_input(path)?;

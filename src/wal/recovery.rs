@@ -7,7 +7,8 @@
 //! - a page change is skipped when the page's LSN is already at or past the
 //!   record's end (it reached disk before the crash), which makes redo
 //!   idempotent: a crash during recovery followed by another recovery gives
-//!   the same pages;
+//!   the same pages; summary slots are the exception (blind writes, never
+//!   skipped, on pages zeroed when torn: `access::sumfork` says why);
 //! - a full-page image, or a record that initialises its page, overwrites
 //!   the page without reading it, so a page torn by the crash (its checksum
 //!   fails) is never read before it is restored;
@@ -247,10 +248,7 @@ fn redo_page(
     let init = will_init(rec);
     // Map and summary pages are created on demand, by the records that set
     // their entries.
-    let is_vm_set = matches!(
-        rec,
-        HeapRecord::VmSet { .. } | HeapRecord::SummarySet { .. }
-    );
+    let is_vm_set = matches!(rec, HeapRecord::VmSet { .. });
     if !init && !pool.relation_exists(rel, ForkNumber::Main) {
         invalid.note(rel, fork, page.block, end);
         return Ok(false);
@@ -290,11 +288,98 @@ fn redo_page(
     if !init && g.lsn() >= end {
         return Ok(false);
     }
-    if fork == ForkNumber::VisibilityMap || fork == ForkNumber::Summary {
+    if fork == ForkNumber::VisibilityMap {
         vm::init_if_new(&mut g[..]);
     }
     apply(rec, &mut g[..])?;
     g.set_lsn(end);
+    g.mark_dirty();
+    Ok(true)
+}
+
+/// Replays heap record `rec` on `page`: what a `VmSet` carries first (the
+/// heap page's flag, then the summary slot), then the record itself; a
+/// lone `SummarySet` as a summary slot. Returns the pages changed.
+fn redo_heap(
+    pool: &BufferPool,
+    page: PageRef,
+    rec: &HeapRecord,
+    end: Lsn,
+    invalid: &mut InvalidPages,
+) -> Result<u64> {
+    let rel = RelFileNode(page.rel);
+    let mut applied = 0;
+    match rec {
+        HeapRecord::SummarySet { heap_block, slot } => {
+            return Ok(redo_summary(pool, rel, *heap_block, slot, end, invalid)? as u64);
+        }
+        HeapRecord::VmSet {
+            heap_block,
+            heap_all_visible,
+            slot,
+            ..
+        } => {
+            if *heap_all_visible {
+                let heap = PageRef {
+                    rel: page.rel,
+                    fork: ForkNumber::Main as u8,
+                    block: *heap_block,
+                };
+                applied += redo_page(pool, heap, &HeapRecord::SetAllVisible, end, invalid)? as u64;
+            }
+            if let Some(s) = slot {
+                applied += redo_summary(pool, rel, *heap_block, s, end, invalid)? as u64;
+            }
+        }
+        _ => {}
+    }
+    Ok(applied + redo_page(pool, page, rec, end, invalid)? as u64)
+}
+
+/// Replays a summary slot write (`access::sumfork`'s module doc says why
+/// this is safe without full-page images): the page is read as
+/// PostgreSQL's `RBM_ZERO_ON_ERROR` reads it (a page failing its checksum
+/// is zeroed, then initialised: never patched), created on demand like a
+/// map page, and written whatever its LSN (a slot write is blind, so
+/// replaying it again is harmless, and a torn page's LSN cannot be
+/// trusted).
+fn redo_summary(
+    pool: &BufferPool,
+    rel: RelFileNode,
+    heap_block: BlockNumber,
+    slot: &[u8],
+    end: Lsn,
+    invalid: &mut InvalidPages,
+) -> Result<bool> {
+    let fork = ForkNumber::Summary;
+    let block = crate::access::sumfork::summary_block(heap_block);
+    if !pool.relation_exists(rel, ForkNumber::Main) {
+        invalid.note(rel, fork, block, end);
+        return Ok(false);
+    }
+    let beyond = !pool.relation_exists(rel, fork) || block >= pool.nblocks(rel, fork)?;
+    let buf = if beyond {
+        pool.read_buffer_extended(rel, fork, block, ReadMode::ZeroPage, None)?
+    } else {
+        match pool.read_buffer_extended(rel, fork, block, ReadMode::Normal, None) {
+            Ok(b) => b,
+            Err(e) if e.code == crate::error::SqlState::DataCorrupted => {
+                pool.read_buffer_extended(rel, fork, block, ReadMode::ZeroPage, None)?
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let mut g = buf.write();
+    if !crate::access::sumfork::redo_slot(&mut g[..], heap_block, slot) {
+        return Err(err!(
+            DataCorrupted,
+            "could not replay WAL record ending at {}: summary slot of the wrong length",
+            super::lsn_text(end)
+        ));
+    }
+    if g.lsn() < end {
+        g.set_lsn(end);
+    }
     g.mark_dirty();
     Ok(true)
 }
@@ -327,7 +412,7 @@ pub fn redo(wal_dir: &Path, start: Lsn, pool: &BufferPool, clog: &Clog) -> Resul
         }
         match &r.rec {
             WalRecord::Heap { page, rec } => {
-                out.applied += redo_page(pool, *page, rec, r.end, &mut invalid)? as u64;
+                out.applied += redo_heap(pool, *page, rec, r.end, &mut invalid)?;
             }
             WalRecord::Fpi { page, image } => {
                 let buf = pool.read_buffer_extended(

@@ -366,6 +366,52 @@ impl Wal {
         })
     }
 
+    /// [`Wal::insert_page_change`] for a record that also carries changes
+    /// to pages never logged as images (a `VmSet` carrying its heap page's
+    /// `PD_ALL_VISIBLE` and its summary slot, `access::sumfork`). When
+    /// `page` needs its image, the image would drop what the record
+    /// carries, so `alone()` gives those changes as records of their own,
+    /// which are logged first, and then the image, all under one hold of
+    /// the insert lock (the decision is made under it, so a checkpoint
+    /// cannot begin in between). Returns the end of the last record: the
+    /// LSN for `page` and for the carried pages that take one.
+    pub fn insert_page_change_carrying(
+        &self,
+        xid: Xid,
+        page: PageRef,
+        p: &[u8],
+        rec: &HeapRecord,
+        alone: &dyn Fn() -> Vec<(PageRef, HeapRecord)>,
+    ) -> Lsn {
+        let mut ins = self.ins();
+        if page_lsn(p) > ins.redo {
+            let prev = ins.prev;
+            let len = record::encode_heap(&mut ins.buf, prev, xid, page, rec);
+            let end = self.advance(&mut ins, len, xid);
+            drop(ins);
+            self.count(len, false);
+            return end;
+        }
+        for (pg, r) in alone() {
+            let prev = ins.prev;
+            let len = record::encode_heap(&mut ins.buf, prev, xid, pg, &r);
+            self.advance(&mut ins, len, xid);
+            self.count(len, false);
+        }
+        let prev = ins.prev;
+        let len = if self.compress_fpi.load(Ordering::Relaxed) {
+            let mut c = record::CompressedFpi::default();
+            record::compress_fpi(page, p, &mut c);
+            record::encode_fpi_compressed(&mut ins.buf, prev, xid, page, p, &c)
+        } else {
+            record::encode_fpi(&mut ins.buf, prev, xid, page, p)
+        };
+        let end = self.advance(&mut ins, len, xid);
+        drop(ins);
+        self.count(len, true);
+        end
+    }
+
     /// Logs change `rec` to page `page` as the record itself, never as an
     /// image, whatever the page's LSN, and returns its end LSN, which the
     /// caller does *not* set on the page: for a change the page checksum

@@ -169,11 +169,22 @@ impl HeapRecord {
                 heap_block,
                 bits,
                 count,
+                heap_all_visible,
+                slot,
             } => {
-                out.push(11);
+                // Tag 11 alone; 16 with what it carries (a flags byte: 1 the
+                // heap page's flag, 2 a slot, packed as `sumfork` packs it).
+                let carries = *heap_all_visible || slot.is_some();
+                out.push(if carries { 16 } else { 11 });
                 out.extend_from_slice(&heap_block.to_le_bytes());
                 out.push(*bits);
                 out.extend_from_slice(&count.to_le_bytes());
+                if carries {
+                    out.push(u8::from(*heap_all_visible) | if slot.is_some() { 2 } else { 0 });
+                    if let Some(slot) = slot {
+                        crate::access::sumfork::pack_slot(slot, out);
+                    }
+                }
             }
             HeapRecord::VmClear { heap_block } => {
                 out.push(12);
@@ -274,7 +285,35 @@ impl HeapRecord {
                 heap_block: r.u32()?,
                 bits: r.u8()?,
                 count: r.u16()?,
+                heap_all_visible: false,
+                slot: None,
             },
+            16 => {
+                let (heap_block, bits, count) = (r.u32()?, r.u8()?, r.u16()?);
+                let flags = r.u8()?;
+                if flags & !3 != 0 {
+                    return Err(err!(
+                        DataCorrupted,
+                        "invalid visibility-map record flags {flags}"
+                    ));
+                }
+                let slot = if flags & 2 != 0 {
+                    let s =
+                        crate::access::sumfork::unpack_slot(r.b, &mut r.at).ok_or_else(|| {
+                            err!(DataCorrupted, "invalid summary slot in a heap record")
+                        })?;
+                    Some(s)
+                } else {
+                    None
+                };
+                HeapRecord::VmSet {
+                    heap_block,
+                    bits,
+                    count,
+                    heap_all_visible: flags & 1 != 0,
+                    slot,
+                }
+            }
             12 => HeapRecord::VmClear {
                 heap_block: r.u32()?,
             },

@@ -40,7 +40,7 @@ use super::pageops::{apply_page_hints, choose_offset, prepare_new_tuple, xmax_se
 use super::record::{apply, HeapRecord, PageRef};
 use super::tuple;
 use super::visibility::{satisfies_update, satisfies_vacuum, TmResult, VacuumStatus};
-use crate::access::vm;
+use crate::access::{sumfork, vm};
 use crate::err;
 use crate::error::Result;
 use crate::storage::page::{self, maxalign, OffsetNumber, MAX_ITEM_SIZE};
@@ -376,37 +376,26 @@ impl HeapRelation {
     }
 
     /// Sets the page's `PD_ALL_VISIBLE` flag as VACUUM does after a load:
-    /// a `SetAllVisible` record is logged (so redo sets the flag before the
-    /// `VmSet` that follows it), but never as a full-page image and without
-    /// moving the page's LSN. The page checksum leaves the flag out (as it
-    /// leaves out hint bits, `storage::checksum`), so a torn write of the
-    /// page is still valid; and since the LSN stays at or before the redo
-    /// point when it was there, the next real change still logs the image
-    /// that protects *it*. The page may reach disk before the record:
-    /// harmless, as the flag is true once the caller made the commits it
-    /// relies on durable ([`HeapRelation::flush_async_commits`]). A no-op
-    /// when the flag is set already.
-    pub(super) fn set_all_visible_no_image(
-        &self,
-        block: BlockNumber,
-        g: &mut BufferWriteGuard<'_>,
-    ) -> Result<()> {
+    /// as a hint, with no record of its own and without moving the page's
+    /// LSN; the caller logs it inside the `VmSet` that follows
+    /// ([`HeapRelation::set_vm_in`] with `flag_unlogged`), whose redo sets
+    /// the flag before the bits. Never a full-page image: the page
+    /// checksum leaves the flag out (as it leaves out hint bits,
+    /// `storage::checksum`), so a torn write of the page is still valid;
+    /// and since the LSN stays at or before the redo point when it was
+    /// there, the next real change still logs the image that protects
+    /// *it*. The page may reach disk before the record: harmless, as the
+    /// flag is true once the caller made the commits it relies on durable
+    /// ([`HeapRelation::flush_async_commits`]). Returns whether the flag
+    /// was clear (false: nothing changed).
+    pub(super) fn set_all_visible_hint(&self, g: &mut BufferWriteGuard<'_>) -> Result<bool> {
         if page::is_all_visible(&g[..]) {
-            return Ok(());
+            return Ok(false);
         }
         apply(&HeapRecord::SetAllVisible, &mut g[..])?;
         // A hint-like change: the page's checksum stays right.
         g.mark_dirty_hint();
-        if let Some(wal) = &self.wal {
-            let page = PageRef {
-                rel: self.rel.0,
-                fork: ForkNumber::Main as u8,
-                block,
-            };
-            wal.insert_page_change_no_image(0, page, &HeapRecord::SetAllVisible);
-            wal.write_if_full()?;
-        }
-        Ok(())
+        Ok(true)
     }
 
     /// Sets the VM bits and live count of heap block `block` (whose heap
@@ -421,7 +410,7 @@ impl HeapRelation {
         count: u16,
         page: Option<&[u8]>,
     ) -> Result<(u8, u16)> {
-        self.set_vm_in(block, bits, count, &mut None, page)
+        self.set_vm_in(block, bits, count, &mut None, page, false)
     }
 
     /// [`HeapRelation::set_vm`] through `pin`, the caller's pin on the map
@@ -429,6 +418,15 @@ impl HeapRelation {
     /// same map page (VACUUM sets thousands of blocks' bits in a row on one
     /// map page), replaced otherwise. Saves the buffer lookup and pin per
     /// heap page; the caller drops it when done (a pin blocks no lock).
+    ///
+    /// `flag_unlogged`: the caller has just set the heap page's
+    /// `PD_ALL_VISIBLE` with [`HeapRelation::set_all_visible_hint`], and the
+    /// `VmSet` carries it (or, when the bits do not change, a
+    /// `SetAllVisible` record of its own is logged).
+    ///
+    /// When the bit goes from clear to set, the block's summary slot rides
+    /// in the same record (`access::sumfork`: one record per heap page, and
+    /// never a full-page image of the summary page).
     pub(super) fn set_vm_in<'a>(
         &'a self,
         block: BlockNumber,
@@ -436,6 +434,7 @@ impl HeapRelation {
         count: u16,
         pin: &mut Option<PinnedBuffer<'a>>,
         page: Option<&[u8]>,
+        flag_unlogged: bool,
     ) -> Result<(u8, u16)> {
         let vb = vm::vm_block(block);
         // A pinned map page exists.
@@ -466,30 +465,115 @@ impl HeapRelation {
         let vbuf = pin.as_ref().expect("pinned just above");
         let mut vg = vbuf.write();
         let old = vm::get(&vg[..], block);
-        if old.0 & vm::VM_ALL_VISIBLE == 0 && bits & vm::VM_ALL_VISIBLE != 0 {
-            // The block's summary slot first (`access::sumfork`): a set
-            // bit always has its slot written before it.
+        if old == (bits, count) {
+            if flag_unlogged {
+                self.log_flag_alone(block)?;
+            }
+            return Ok(old);
+        }
+        // The block's summary slot, when the bit goes from clear to set: a
+        // set bit always has its slot written with it.
+        let newly = old.0 & vm::VM_ALL_VISIBLE == 0 && bits & vm::VM_ALL_VISIBLE != 0;
+        let mut slot = None;
+        let mut sbuf = None;
+        if newly {
             let spec = self.summary_spec();
-            let slot = match page {
-                Some(p) => crate::access::sumfork::slot_for_page(spec.as_deref(), p, count),
-                None => vec![0u8; crate::access::sumfork::SLOT_BYTES],
+            let s = match page {
+                Some(p) => sumfork::slot_for_page(spec.as_deref(), p, count),
+                None => vec![0u8; sumfork::SLOT_BYTES],
             };
-            self.write_summary_slot(block, &slot)?;
+            sbuf = self.summary_page_for_write(block, s.iter().all(|&b| b == 0))?;
+            slot = Some(s);
         }
-        if old != (bits, count) {
-            self.log_apply(
-                ForkNumber::VisibilityMap,
-                vb,
-                &mut vg,
-                &HeapRecord::VmSet {
-                    heap_block: block,
-                    bits,
-                    count,
-                },
-                0,
-            )?;
+        let mut sg = sbuf.as_ref().map(|b| b.write());
+        if let (Some(g), Some(s)) = (&sg, &slot) {
+            if !page::is_new(&g[..]) && sumfork::get_slot(&g[..], block) == &s[..] {
+                // Written before, by a record ahead of this one.
+                sg = None;
+                slot = None;
+            }
+        } else {
+            // No summary page and a zero slot: nothing to write.
+            slot = None;
         }
+        let rec = HeapRecord::VmSet {
+            heap_block: block,
+            bits,
+            count,
+            heap_all_visible: flag_unlogged,
+            slot,
+        };
+        apply(&rec, &mut vg[..])?;
+        vg.mark_dirty();
+        if let (Some(g), HeapRecord::VmSet { slot: Some(s), .. }) = (&mut sg, &rec) {
+            sumfork::put_slot(&mut g[..], block, s);
+            g.mark_dirty();
+        }
+        let Some(wal) = &self.wal else {
+            return Ok(old);
+        };
+        let vm_page = PageRef {
+            rel: self.rel.0,
+            fork: ForkNumber::VisibilityMap as u8,
+            block: vb,
+        };
+        let alone = || self.carried_alone(&rec);
+        let lsn = wal.insert_page_change_carrying(0, vm_page, &vg[..], &rec, &alone);
+        vg.set_lsn(lsn);
+        if let Some(g) = &mut sg {
+            g.set_lsn(lsn);
+        }
+        drop(sg);
+        wal.write_if_full()?;
         Ok(old)
+    }
+
+    /// The changes a `VmSet` carries (see [`HeapRecord::VmSet`]) as records
+    /// of their own, for when its map page is logged as an image.
+    fn carried_alone(&self, rec: &HeapRecord) -> Vec<(PageRef, HeapRecord)> {
+        let mut out = Vec::new();
+        if let HeapRecord::VmSet {
+            heap_block,
+            heap_all_visible,
+            slot,
+            ..
+        } = rec
+        {
+            let at = |fork: ForkNumber, block| PageRef {
+                rel: self.rel.0,
+                fork: fork as u8,
+                block,
+            };
+            if *heap_all_visible {
+                out.push((at(ForkNumber::Main, *heap_block), HeapRecord::SetAllVisible));
+            }
+            if let Some(s) = slot {
+                out.push((
+                    at(ForkNumber::Summary, sumfork::summary_block(*heap_block)),
+                    HeapRecord::SummarySet {
+                        heap_block: *heap_block,
+                        slot: s.clone(),
+                    },
+                ));
+            }
+        }
+        out
+    }
+
+    /// Logs a heap page's `PD_ALL_VISIBLE`, set by
+    /// [`HeapRelation::set_all_visible_hint`], by itself (no `VmSet` to
+    /// carry it): never as an image, the page LSN left alone.
+    fn log_flag_alone(&self, block: BlockNumber) -> Result<()> {
+        if let Some(wal) = &self.wal {
+            let page = PageRef {
+                rel: self.rel.0,
+                fork: ForkNumber::Main as u8,
+                block,
+            };
+            wal.insert_page_change_no_image(0, page, &HeapRecord::SetAllVisible);
+            wal.write_if_full()?;
+        }
+        Ok(())
     }
 
     /// Applies and logs `rec` (by `xid`) on the locked heap page `g` (block

@@ -22,7 +22,9 @@
 //! by an earlier frozen batch), gets `PD_ALL_VISIBLE` and its visibility-map
 //! bits all-visible + all-frozen with its live-tuple count, while its lock
 //! is still held, through the same records VACUUM uses (`SetAllVisible`,
-//! `VmSet`), so redo sets the same. A page that holds other tuples of the
+//! `VmSet`, which carries the page's summary slot when the table's column
+//! kinds are known: COPY gives them, `access::sumfork`), so redo sets the
+//! same. A page that holds other tuples of the
 //! transaction (an `INSERT` before the COPY) keeps them as they are and is
 //! not marked. So `count(*)` right after the COPY, and VACUUM, skip those
 //! pages; no VACUUM is needed after COMMIT.
@@ -216,7 +218,12 @@ impl HeapRelation {
                     .filter(|&o| page::item_id(p, o).flags == LP_NORMAL)
                     .count();
                 let live = u16::try_from(live).expect("a page holds fewer than 65536 tuples");
-                self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, live, None)?;
+                self.set_vm(
+                    block,
+                    vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN,
+                    live,
+                    Some(&g[..]),
+                )?;
             }
             self.fsm().note(block, page::heap_free_space(&g[..]));
             if let HeapRecord::MultiInsert {
@@ -469,7 +476,12 @@ impl HeapRelation {
         if frozen {
             let n = page::max_offset(&g[..]);
             self.log_all_visible(block, &mut g, xid)?;
-            self.set_vm(block, vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN, n, None)?;
+            self.set_vm(
+                block,
+                vm::VM_ALL_VISIBLE | vm::VM_ALL_FROZEN,
+                n,
+                Some(&g[..]),
+            )?;
         }
         let mut fsm = self.fsm();
         fsm.target = Some(block);

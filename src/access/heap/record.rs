@@ -134,7 +134,15 @@ pub enum HeapRecord {
     SetAllVisible,
     /// Clear `PD_ALL_VISIBLE` on a heap page.
     ClearAllVisible,
-    /// Set VM bits and the live-tuple count of a heap block (on the VM page).
+    /// Set VM bits and the live-tuple count of a heap block (on the VM
+    /// page). It may carry two changes to other pages, which redo makes
+    /// first, in this order: the heap page's `PD_ALL_VISIBLE` (set at run
+    /// time as a hint, without a record of its own: PostgreSQL's
+    /// `xl_heap_visible` does the same) and the block's summary slot
+    /// (`access::sumfork`: the slot is durable exactly when the bit is).
+    /// [`apply`] makes the map change only; the carried ones are
+    /// [`SetAllVisible`](HeapRecord::SetAllVisible) on the heap page and
+    /// [`crate::access::sumfork::redo_slot`] on the summary page.
     VmSet {
         /// The heap block described.
         heap_block: u32,
@@ -142,6 +150,12 @@ pub enum HeapRecord {
         bits: u8,
         /// Live tuples on the heap page.
         count: u16,
+        /// Redo sets the heap page's `PD_ALL_VISIBLE` first.
+        heap_all_visible: bool,
+        /// The block's summary slot ([`crate::access::sumfork::SLOT_BYTES`];
+        /// all zero: no summary), written before the bits; `None`: the slot
+        /// is not written.
+        slot: Option<Vec<u8>>,
     },
     /// Clear the VM bits of a heap block (on the VM page).
     VmClear {
@@ -149,8 +163,9 @@ pub enum HeapRecord {
         heap_block: u32,
     },
     /// Set the summary slot of a heap block (on the summary fork's page,
-    /// `access::sumfork`): written before the `VmSet` that makes the block
-    /// all-visible, so that redo of that `VmSet` finds the slot written.
+    /// `access::sumfork`), alone: what a `VmSet` carries when the map page
+    /// is logged as a full-page image instead, logged just before that
+    /// image. Never logged as an image itself; redo writes it blindly.
     SummarySet {
         /// The heap block described.
         heap_block: u32,
@@ -324,6 +339,7 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             heap_block,
             bits,
             count,
+            ..
         } => {
             vm::set(p, *heap_block, *bits, *count);
             Ok(())
@@ -333,7 +349,7 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             Ok(())
         }
         HeapRecord::SummarySet { heap_block, slot } => {
-            if crate::access::sumfork::put_slot(p, *heap_block, slot) {
+            if crate::access::sumfork::redo_slot(p, *heap_block, slot) {
                 Ok(())
             } else {
                 Err(corrupt("summary slot of the wrong length"))
@@ -489,7 +505,44 @@ mod tests {
             heap_block: 7000,
             bits: 3,
             count: 17,
+            heap_all_visible: false,
+            slot: None,
         });
+        let kinds = [
+            crate::access::summary::SummaryKind::Int4,
+            crate::access::summary::SummaryKind::Int8,
+        ];
+        let cols = [
+            crate::access::summary::ColumnSummary::Int {
+                count: 61,
+                min: -5,
+                max: i64::MAX,
+                sum: -(1i128 << 100),
+            },
+            crate::access::summary::ColumnSummary::Int {
+                count: 1,
+                min: i64::MIN,
+                max: 0,
+                sum: 7,
+            },
+        ];
+        for (flag, slot) in [
+            (
+                true,
+                Some(crate::access::sumfork::Slot::encode(61, 4, &kinds, &cols)),
+            ),
+            (false, Some(vec![0; crate::access::sumfork::SLOT_BYTES])),
+            (true, Some(vec![3; crate::access::sumfork::SLOT_BYTES])),
+            (true, None),
+        ] {
+            recs.push(HeapRecord::VmSet {
+                heap_block: 70,
+                bits: 1,
+                count: 61,
+                heap_all_visible: flag,
+                slot,
+            });
+        }
         recs.push(HeapRecord::VmClear { heap_block: 7000 });
         recs.push(HeapRecord::SummarySet {
             heap_block: 70,
@@ -657,6 +710,8 @@ mod tests {
                 heap_block: 3620,
                 bits: vm::VM_ALL_VISIBLE,
                 count: 9,
+                heap_all_visible: true,
+                slot: Some(vec![1; crate::access::sumfork::SLOT_BYTES]),
             },
             &mut p,
         )

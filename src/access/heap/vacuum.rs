@@ -21,9 +21,10 @@
 //! 4. when every remaining tuple is live and older than the horizon, sets
 //!    `PD_ALL_VISIBLE` and the page's VM bits with its live-tuple count
 //!    (all-frozen too when every tuple is frozen). The flag is set like a
-//!    hint bit ([`HeapRelation::set_all_visible_no_image`]: logged, never
-//!    as an image, the page LSN unchanged), so a page VACUUM only hinted
-//!    costs no full-page image;
+//!    hint bit ([`HeapRelation::set_all_visible_hint`]: never as an image,
+//!    the page LSN unchanged) and logged inside the `VmSet`, which also
+//!    carries the page's summary slot (`access::sumfork`): one record per
+//!    page, so a page VACUUM only hinted costs no full-page image;
 //! 5. records the page's free space in the free-space map, so later inserts
 //!    reuse it.
 //!
@@ -219,10 +220,9 @@ impl HeapRelation {
                 vm::VM_ALL_VISIBLE
             };
             let count = out.live as u16;
-            if !out.was_all_visible {
-                self.set_all_visible_no_image(block, &mut g)?;
-            }
-            let (old_bits, _) = self.set_vm_in(block, bits, count, vm_pin, Some(&g[..]))?;
+            // The flag rides in the `VmSet` (one record for both).
+            let flag = !out.was_all_visible && self.set_all_visible_hint(&mut g)?;
+            let (old_bits, _) = self.set_vm_in(block, bits, count, vm_pin, Some(&g[..]), flag)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
@@ -321,11 +321,9 @@ impl HeapRelation {
             } else {
                 vm::VM_ALL_VISIBLE
             };
-            if !out.was_all_visible {
-                self.set_all_visible_no_image(block, &mut g)?;
-            }
+            let flag = !out.was_all_visible && self.set_all_visible_hint(&mut g)?;
             let (old_bits, _) =
-                self.set_vm_in(block, bits, counts.live as u16, vm_pin, Some(&g[..]))?;
+                self.set_vm_in(block, bits, counts.live as u16, vm_pin, Some(&g[..]), flag)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
@@ -399,7 +397,7 @@ impl HeapRelation {
 
     /// Makes durable every asynchronous commit not yet flushed, so that
     /// VACUUM may set `PD_ALL_VISIBLE` on pages that rely on them without
-    /// tying the page to the log ([`HeapRelation::set_all_visible_no_image`]
+    /// tying the page to the log ([`HeapRelation::set_all_visible_hint`]
     /// leaves its LSN alone, so the page may reach disk first). Call after
     /// taking the horizon: a transaction older than it has finished, so its
     /// commit record is in the log by then. One flush at most, and none when
