@@ -9,6 +9,7 @@
 //! [`btpage`] (page format, meta page), [`wal`] (records, their encoding and
 //! the one `apply`), [`tree`] (create, descend, insert, split), [`split`]
 //! (choosing split points), [`scan`] (cursors), [`build`] (bulk build),
+//! [`sortbuild`] (its external sort),
 //! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete).
 
 pub mod btpage;
@@ -17,6 +18,7 @@ pub mod check;
 pub mod inspect;
 pub mod keys;
 pub mod scan;
+pub mod sortbuild;
 pub mod split;
 pub mod tree;
 pub mod vacuum;
