@@ -321,6 +321,7 @@ impl Session {
         let mut writer = RowWriter::new(&table)?;
         let mut ring = bulk.then(|| self.db.pool.ring(StrategyKind::BulkWrite));
         let indexer = IndexInserter::new(&self.db, &table, xid)?;
+        let mut pending = indexer.as_ref().map(IndexInserter::pending);
         let mut op = exec::build(&plan, &ctx)?;
         let mut count = 0u64;
         let mut data = Vec::new();
@@ -338,19 +339,22 @@ impl Session {
                     lens.push(writer.tuple.len() as u16);
                 } else {
                     let tid = rel.insert(&writer.tuple, xid, cid)?;
-                    if let Some(ix) = &indexer {
-                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
+                    if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
+                        ix.add(p, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
             }
             if bulk && !lens.is_empty() {
                 let want = indexer.is_some().then_some(&mut tids);
                 rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
-                if let Some(ix) = &indexer {
+                if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
                     for (i, &tid) in tids.iter().enumerate() {
-                        ix.insert(self, &rel, &ix.row_of(&b, i, 0), tid)?;
+                        ix.add(p, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
+            }
+            if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
+                ix.flush(self, &rel, p)?;
             }
             count += b.len as u64;
             if !ret_exprs.is_empty() {

@@ -38,6 +38,8 @@ use crate::types::Value;
 
 use super::Session;
 
+mod batch;
+
 /// The open B-tree of index `ix` of `table`, logging to the database's WAL.
 pub(crate) fn open_tree(db: &Database, table: &TableDef, ix: &IndexDef) -> BTree {
     let log: Arc<dyn BtLog> = db.wal.clone();
@@ -398,6 +400,9 @@ impl<'t> IndexInserter<'t> {
     }
 }
 
+/// Rows whose entries COPY FROM sorts and inserts at a time.
+pub(crate) const COPY_INDEX_BATCH: usize = 65_536;
+
 /// The values of heap tuple `t` of `table` (described by `desc`).
 pub(crate) fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Result<Vec<Value>> {
     let n = table.columns.len();
@@ -431,7 +436,8 @@ impl Session {
     /// COPY FROM's index entries: COPY builds whole heap pages (some into
     /// free space anywhere in the table), so the tuples it added, those of
     /// this transaction and command, are found by a pass over the table
-    /// afterwards and indexed one by one (with the uniqueness checks).
+    /// afterwards and indexed in sorted batches of [`COPY_INDEX_BATCH`]
+    /// rows (with the uniqueness checks, `index_maint/batch.rs`).
     pub(super) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
         let snap = self.statement_snapshot();
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
@@ -440,6 +446,7 @@ impl Session {
             return Ok(());
         };
         let rel = self.db.relation(table.relfilenode)?;
+        let mut pending = ix.pending();
         for block in 0..rel.nblocks()? {
             let mut rows = Vec::new();
             {
@@ -462,9 +469,12 @@ impl Session {
                 }
             }
             for (row, tid) in rows {
-                ix.insert(self, &rel, &row, tid)?;
+                ix.add(&mut pending, &row, tid)?;
+            }
+            if pending.rows() >= COPY_INDEX_BATCH {
+                ix.flush(self, &rel, &mut pending)?;
             }
         }
-        Ok(())
+        ix.flush(self, &rel, &mut pending)
     }
 }
