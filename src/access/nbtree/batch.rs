@@ -92,10 +92,9 @@ mod tests {
     use crate::access::nbtree::{IndexDesc, KeyColumn};
     use crate::storage::{BufferPool, RelFileNode};
     use crate::types::{DataType, Value};
-    use std::sync::Arc;
 
     fn tree(dir: &tempfile::TempDir) -> BTree {
-        let pool = Arc::new(BufferPool::open(dir.path(), 2000).expect("pool"));
+        let pool = BufferPool::open(dir.path(), 2000).expect("pool");
         let desc = IndexDesc::new(vec![KeyColumn::asc(DataType::Int8)]);
         BTree::create(pool, RelFileNode(700), desc, None).expect("create")
     }
