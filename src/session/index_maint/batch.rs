@@ -101,7 +101,7 @@ impl IndexInserter<'_> {
             list.sort_unstable_by(|a, b| a.key.cmp(&b.key));
             if self.table.indexes[pos].unique {
                 if let Some((seq, tid)) = self.insert_unique_sorted(s, rel, pos, &list)? {
-                    if first.is_none_or(|f| (seq, pos) < (f.0, f.1)) {
+                    if first.map_or(true, |f| (seq, pos) < (f.0, f.1)) {
                         first = Some((seq, pos, tid));
                     }
                 }
@@ -167,7 +167,7 @@ impl IndexInserter<'_> {
             };
             match held.1 {
                 Some(v) => {
-                    if failed.is_none_or(|f| v.0 < f.0) {
+                    if failed.map_or(true, |f| v.0 < f.0) {
                         failed = Some(v);
                     }
                 }
