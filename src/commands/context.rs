@@ -43,6 +43,9 @@ pub struct DdlContext<'a> {
     pub wal: &'a Arc<Wal>,
     /// The data directory (a new relation file's name must be free there).
     pub data_dir: &'a Path,
+    /// The session's settings (`maintenance_work_mem` and the parallel
+    /// build's limits).
+    pub settings: &'a crate::settings::Settings,
     /// Looks up and locks a table ([`DdlContext::lookup_table`]).
     pub lookup: OpenTable<'a>,
     /// Opens a heap ([`DdlContext::relation`]).

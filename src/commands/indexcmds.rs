@@ -13,8 +13,7 @@
 use heapdb_grammar::ast;
 
 use super::context::DdlContext;
-use crate::access::heap::tuple;
-use crate::access::nbtree::{keys, BTree, BtLog};
+use crate::access::nbtree::{BTree, BtLog};
 use crate::catalog::{IndexColumn, IndexDef, TableDef};
 use crate::err;
 use crate::error::Result;
@@ -133,97 +132,25 @@ impl DdlContext<'_> {
         Ok(def)
     }
 
-    /// Reads the rows the statement's snapshot sees, checks uniqueness (and NOT NULL for a
-    /// primary key) and writes the sorted tree.
+    /// Reads the rows the statement's snapshot sees, checks uniqueness (and
+    /// NOT NULL for a primary key) and writes the sorted tree
+    /// (`commands::index_build`).
     pub fn build_index(&self, table: &TableDef, ix: &IndexDef) -> Result<()> {
         let rel = self.relation(table.relfilenode)?;
-        let desc = ix.desc(table);
-        let tdesc = crate::exec::scan::tuple_desc(table)?;
-        let stored: Vec<usize> = ix.stored_columns().collect();
-        let nkey = ix.columns.len();
-        let mut rows: Vec<(Vec<u8>, bool)> = Vec::new();
-        let mut scan = rel.scan(self.snapshot)?;
-        let mut failed = None;
-        while let Some(r) = scan.next_page(|block, pg, visible| -> Result<()> {
-            let mut slots = vec![None; table.columns.len()];
-            for &off in visible {
-                let Some(t) = crate::storage::page::get_item(pg, off) else {
-                    continue;
-                };
-                tuple::deform(t, &tdesc, table.columns.len(), &mut slots)?;
-                let vals: Vec<Value> = stored
-                    .iter()
-                    .map(|&c| match slots[c] {
-                        Some(b) => Value::decode(&table.columns[c].ty, b),
-                        None => Value::Null,
-                    })
-                    .collect();
-                if ix.primary {
-                    if let Some(k) = (0..nkey).find(|&k| vals[k].is_null()) {
-                        failed = Some(err!(
-                            NotNullViolation,
-                            "column \"{}\" of relation \"{}\" contains null values",
-                            table.columns[stored[k]].name,
-                            table.name
-                        ));
-                    }
-                }
-                let has_null = vals[..nkey].iter().any(Value::is_null);
-                rows.push((keys::leaf_key(&desc, &vals, (block, off))?, has_null));
-            }
-            Ok(())
-        })? {
-            r?;
-            if let Some(e) = failed.take() {
-                return Err(e);
-            }
-        }
-        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        if ix.unique {
-            self.check_build_unique(table, ix, &desc, &rows)?;
-        }
-        let log: std::sync::Arc<dyn BtLog> = self.wal.clone();
-        BTree::build_sorted(
-            self.pool.clone(),
-            RelFileNode(ix.relfilenode),
-            desc,
-            Some(log),
-            rows.into_iter().map(|(k, _)| k),
-        )?;
-        Ok(())
-    }
-
-    /// PostgreSQL's error for a unique index over duplicates: the first
-    /// pair of sorted keys equal in their key columns, neither with a NULL.
-    fn check_build_unique(
-        &self,
-        table: &TableDef,
-        ix: &IndexDef,
-        desc: &crate::access::nbtree::IndexDesc,
-        rows: &[(Vec<u8>, bool)],
-    ) -> Result<()> {
-        let nkey = ix.columns.len();
-        let prefix = |k: &[u8]| -> Result<usize> { Ok(keys::column_ends(desc, k)?[nkey - 1]) };
-        for w in rows.windows(2) {
-            if w[0].1 || w[1].1 {
-                continue;
-            }
-            let (a, b) = (&w[0].0, &w[1].0);
-            let (la, lb) = (prefix(a)?, prefix(b)?);
-            if a[..la] == b[..lb] {
-                let (vals, _) = keys::decode_key(desc, a)?;
-                let mut row = vec![Value::Null; table.columns.len()];
-                for (v, c) in vals.into_iter().zip(ix.stored_columns()) {
-                    row[c] = v;
-                }
-                return Err(err!(
-                    UniqueViolation,
-                    "could not create unique index \"{}\"",
-                    ix.name
-                )
-                .with_detail(format!("{} is duplicated.", key_text(table, ix, &row))));
-            }
-        }
+        let settings = self.settings;
+        let env = crate::commands::index_build::BuildEnv {
+            pool: self.pool.clone(),
+            log: Some(self.wal.clone() as std::sync::Arc<dyn BtLog>),
+            temp_dir: crate::exec::spill::temp_dir(self.data_dir),
+            memory: usize::try_from(settings.maintenance_work_mem_kb)
+                .unwrap_or(usize::MAX / 1024)
+                .saturating_mul(1024),
+            max_workers: usize::try_from(settings.max_parallel_maintenance_workers).unwrap_or(0),
+            min_parallel_blocks: u32::try_from(settings.min_parallel_table_scan_size)
+                .unwrap_or(u32::MAX),
+        };
+        let key_text = |row: &[Value]| key_text(table, ix, row);
+        crate::commands::index_build::build_index(&env, &rel, self.snapshot, table, ix, &key_text)?;
         Ok(())
     }
 

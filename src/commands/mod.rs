@@ -1,6 +1,6 @@
 //! Utility commands that work on whole relations rather than on rows:
-//! VACUUM ([`vacuum`]) and ANALYZE ([`analyze`], with the statistics it
-//! computes in [`stats`]).
+//! VACUUM ([`vacuum`]), ANALYZE ([`analyze`], with the statistics it
+//! computes in [`stats`]) and the build of a new index ([`index_build`]).
 //!
 //! These modules do the work over a [`HeapRelation`](crate::access::heap::HeapRelation)
 //! and return a report; the session (`src/session/maintenance.rs`) resolves
@@ -10,6 +10,7 @@
 
 pub mod analyze;
 pub mod context;
+pub mod index_build;
 pub mod indexcmds;
 pub mod inspect_btree;
 pub mod readahead;

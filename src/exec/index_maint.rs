@@ -37,6 +37,8 @@ use crate::txn::Xid;
 use crate::types::Value;
 use crate::wal::Wal;
 
+mod batch;
+
 /// The open B-tree of index `ix` of `table` in `pool`, logging to `wal`.
 pub fn open_tree(pool: &Arc<BufferPool>, wal: &Arc<Wal>, table: &TableDef, ix: &IndexDef) -> BTree {
     let log: Arc<dyn BtLog> = wal.clone();
@@ -397,6 +399,9 @@ impl<'t> IndexInserter<'t> {
     }
 }
 
+/// Rows whose entries COPY FROM sorts and inserts at a time.
+pub(crate) const COPY_INDEX_BATCH: usize = 65_536;
+
 /// The values of heap tuple `t` of `table` (described by `desc`).
 pub(crate) fn tuple_values(table: &TableDef, desc: &TupleDesc, t: &[u8]) -> Result<Vec<Value>> {
     let n = table.columns.len();
@@ -429,7 +434,8 @@ pub fn index_formed_tuple(
 /// COPY FROM's index entries: COPY builds whole heap pages (some into free
 /// space anywhere in the table), so the tuples it added, those of this
 /// transaction and command, are found by a pass over the table afterwards
-/// and indexed one by one (with the uniqueness checks).
+/// and indexed in sorted batches of [`COPY_INDEX_BATCH`] rows (with the
+/// uniqueness checks, `index_maint/batch.rs`).
 pub fn index_copied_rows(
     ctx: &ModifyContext<'_>,
     table: &TableDef,
@@ -439,6 +445,7 @@ pub fn index_copied_rows(
     let Some(ix) = IndexInserter::new(ctx, table)? else {
         return Ok(());
     };
+    let mut pending = ix.pending();
     for block in 0..rel.nblocks()? {
         let mut rows = Vec::new();
         {
@@ -459,8 +466,11 @@ pub fn index_copied_rows(
             }
         }
         for (row, tid) in rows {
-            ix.insert(ctx, rel, &row, tid)?;
+            ix.add(&mut pending, &row, tid)?;
+        }
+        if pending.rows() >= COPY_INDEX_BATCH {
+            ix.flush(ctx, rel, &mut pending)?;
         }
     }
-    Ok(())
+    ix.flush(ctx, rel, &mut pending)
 }

@@ -193,6 +193,7 @@ impl ModifyTable<'_> {
         let mut writer = RowWriter::new(self.table)?;
         let mut ring = bulk.then(|| ctx.pool.ring(StrategyKind::BulkWrite));
         let indexer = IndexInserter::new(ctx, self.table)?;
+        let mut pending = indexer.as_ref().map(IndexInserter::pending);
         let mut op = exec::build(plan, self.exec)?;
         let mut count = 0u64;
         let mut data = Vec::new();
@@ -210,19 +211,22 @@ impl ModifyTable<'_> {
                     lens.push(writer.tuple.len() as u16);
                 } else {
                     let tid = rel.insert(&writer.tuple, xid, cid)?;
-                    if let Some(ix) = &indexer {
-                        ix.insert(ctx, rel, &ix.row_of(&b, i, 0), tid)?;
+                    if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
+                        ix.add(p, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
             }
             if bulk && !lens.is_empty() {
                 let want = indexer.is_some().then_some(&mut tids);
                 rel.multi_insert(&data, &lens, xid, cid, ring.as_mut(), want)?;
-                if let Some(ix) = &indexer {
+                if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
                     for (i, &tid) in tids.iter().enumerate() {
-                        ix.insert(ctx, rel, &ix.row_of(&b, i, 0), tid)?;
+                        ix.add(p, &ix.row_of(&b, i, 0), tid)?;
                     }
                 }
+            }
+            if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
+                ix.flush(ctx, rel, p)?;
             }
             count += b.len as u64;
             if !self.returning.is_empty() {

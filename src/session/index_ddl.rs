@@ -52,6 +52,7 @@ impl Session {
             pool: &db.pool,
             wal: &db.wal,
             data_dir: &db.dir,
+            settings: &self.settings,
             lookup: &open_table,
             open_relation: &relation,
             catalog_changed: &mut t.catalog_changed,

@@ -151,6 +151,21 @@ impl BTree {
         log: Option<Arc<dyn BtLog>>,
         sorted: impl IntoIterator<Item = Vec<u8>>,
     ) -> Result<BTree> {
+        BTree::build_with(pool, rel, desc, log, |add| {
+            sorted.into_iter().try_for_each(|k| add(&k))
+        })
+    }
+
+    /// Builds an index in a new relation from the leaf keys `fill` hands to
+    /// its argument, in strictly ascending order (the merge of an external
+    /// sort, `sortbuild.rs`, feeds it without collecting the keys).
+    pub fn build_with(
+        pool: Arc<BufferPool>,
+        rel: RelFileNode,
+        desc: IndexDesc,
+        log: Option<Arc<dyn BtLog>>,
+        fill: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+    ) -> Result<BTree> {
         let tree = BTree::open(pool, rel, desc, log);
         tree.pool()
             .create_relation(rel, crate::storage::ForkNumber::Main)?;
@@ -163,7 +178,7 @@ impl BTree {
                 tree: &tree,
                 levels: Vec::new(),
             };
-            for key in sorted {
+            fill(&mut |key: &[u8]| {
                 if key.len() > bp::MAX_TUPLE_SIZE {
                     return Err(err!(
                         ProgramLimitExceeded,
@@ -172,8 +187,8 @@ impl BTree {
                         bp::MAX_TUPLE_SIZE
                     ));
                 }
-                b.add(0, key)?;
-            }
+                b.add(0, key.to_vec())
+            })?;
             b.finish()?
         };
         tree.log_apply(&mut mbuf.write(), &BtRecord::Meta(meta))?;

@@ -9,14 +9,17 @@
 //! [`btpage`] (page format, meta page), [`wal`] (records, their encoding and
 //! the one `apply`), [`tree`] (create, descend, insert, split), [`split`]
 //! (choosing split points), [`scan`] (cursors), [`build`] (bulk build),
+//! [`sortbuild`] (its external sort), [`batch`] (sorted batch inserts),
 //! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete).
 
+pub mod batch;
 pub mod btpage;
 pub mod build;
 pub mod check;
 pub mod inspect;
 pub mod keys;
 pub mod scan;
+pub mod sortbuild;
 pub mod split;
 pub mod tree;
 pub mod vacuum;

@@ -1,0 +1,438 @@
+//! The external sort of a bulk build (PostgreSQL's `tuplesort.c` for
+//! B-tree index tuples): encoded leaf keys go into a [`KeySorter`] bounded
+//! by a memory budget (`maintenance_work_mem`, split between the
+//! participants of a parallel build); when the keys held outgrow it they
+//! are sorted and written out as a *run* to a temporary file. At the end
+//! every participant's last run stays in memory, and [`merge`] reads all
+//! runs of all participants in one k-way merge, handing each key, in
+//! ascending byte order, to the caller (the page writer of `build.rs`).
+//!
+//! Invariants:
+//! - memory: the keys held in memory (their bytes and a 16-byte entry
+//!   each) never exceed the budget by more than one key; a run is at most
+//!   [`MAX_RUN_BYTES`] of key bytes, so entries address it with `u32`;
+//! - order: the merge yields every pushed key exactly once, in ascending
+//!   `memcmp` order (ties between equal keys in any order: leaf keys end
+//!   with the heap TID and are never equal);
+//! - fan-in: a participant holds at most [`MAX_FANIN`] run files (more
+//!   are merged into one as they appear), so the final merge opens at
+//!   most that many files per participant;
+//! - files: a run file lives in the data directory's temporary-file
+//!   directory and is removed when its [`RunFile`] is dropped (the build
+//!   finished, failed or was cancelled); files a crash left behind are
+//!   removed when the database opens, with the executor's spill files.
+//!
+//! In memory, keys are packed into one byte arena with an entry per key
+//! holding its first eight bytes big-endian (PostgreSQL's abbreviated
+//! keys): most comparisons are one integer comparison, no allocation is
+//! made per key.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+
+use crate::err;
+use crate::error::Result;
+
+/// Key bytes one in-memory run may hold (entries address it with `u32`).
+pub const MAX_RUN_BYTES: usize = 1 << 30;
+
+/// Bytes an in-memory key costs beyond its own: its [`Entry`].
+const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+/// Run files a participant keeps at most: when it has written this many,
+/// it merges them into one (a second pass over their keys, as PostgreSQL's
+/// merge passes), which bounds the files the final merge opens.
+pub const MAX_FANIN: usize = 64;
+
+/// Read and write buffer of a run file.
+const IO_BUFFER: usize = 64 * 1024;
+
+/// Numbers the run files of this process.
+static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
+
+/// One key held in memory: its first bytes as an integer, and where it is.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    abbrev: u64,
+    off: u32,
+    len: u32,
+}
+
+/// The first eight bytes of `k` big-endian, zero-padded: ordering two
+/// keys by it agrees with their byte order except on ties.
+#[inline]
+fn abbreviate(k: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = k.len().min(8);
+    b[..n].copy_from_slice(&k[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// Sorted keys in memory: a byte arena and entries in key order.
+#[derive(Debug, Default)]
+pub struct MemRun {
+    arena: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+impl MemRun {
+    fn key(&self, e: &Entry) -> &[u8] {
+        &self.arena[e.off as usize..e.off as usize + e.len as usize]
+    }
+
+    fn sort(&mut self) {
+        let arena = &self.arena;
+        let key = |e: &Entry| &arena[e.off as usize..e.off as usize + e.len as usize];
+        self.entries
+            .sort_unstable_by(|a, b| a.abbrev.cmp(&b.abbrev).then_with(|| key(a).cmp(key(b))));
+    }
+
+    /// Bytes held (keys and entries).
+    fn bytes(&self) -> usize {
+        self.arena.len() + self.entries.len() * ENTRY_BYTES
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// A sorted run written to a temporary file: each key as a `u32`
+/// little-endian length and its bytes. Removed when dropped.
+#[derive(Debug)]
+pub struct RunFile {
+    path: PathBuf,
+    keys: u64,
+}
+
+impl RunFile {
+    /// Writes the keys `fill` hands over (in order) to a new file in `dir`.
+    fn write(
+        dir: &Path,
+        fill: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+    ) -> Result<RunFile> {
+        std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
+        let n = NEXT_RUN.fetch_add(1, AtomicOrdering::Relaxed);
+        let path = dir.join(format!("pgsql_tmp{}.btsort{n}", std::process::id()));
+        let file = File::create(&path).map_err(|e| io_error("create file", &path, e))?;
+        // From here the file is removed on every path, errors included.
+        let mut rf = RunFile { path, keys: 0 };
+        let mut w = BufWriter::with_capacity(IO_BUFFER, file);
+        let mut keys = 0u64;
+        let path = &rf.path;
+        fill(&mut |k: &[u8]| {
+            keys += 1;
+            w.write_all(&(k.len() as u32).to_le_bytes())
+                .and_then(|()| w.write_all(k))
+                .map_err(|e| io_error("write to file", path, e))
+        })?;
+        w.flush().map_err(|e| io_error("write to file", path, e))?;
+        rf.keys = keys;
+        Ok(rf)
+    }
+
+    fn source(&self) -> Result<Source<'_>> {
+        let file = File::open(&self.path).map_err(|e| io_error("open file", &self.path, e))?;
+        Ok(Source::File {
+            r: BufReader::with_capacity(IO_BUFFER, file),
+            left: self.keys,
+            path: &self.path,
+        })
+    }
+}
+
+impl Drop for RunFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> crate::error::Error {
+    err!(IoError, "could not {what} \"{}\": {e}", path.display())
+}
+
+/// One participant's keys, sorted: the runs it spilled and its last run,
+/// still in memory.
+#[derive(Debug, Default)]
+pub struct SortedRuns {
+    /// Runs written to temporary files, in the order they were made.
+    pub files: Vec<RunFile>,
+    /// The last run.
+    pub mem: MemRun,
+}
+
+impl SortedRuns {
+    /// Keys over all runs.
+    pub fn keys(&self) -> u64 {
+        self.files.iter().map(|f| f.keys).sum::<u64>() + self.mem.len() as u64
+    }
+}
+
+/// Collects keys in memory up to a budget, spilling sorted runs to
+/// temporary files beyond it (see the module doc).
+#[derive(Debug)]
+pub struct KeySorter {
+    budget: usize,
+    dir: PathBuf,
+    cur: MemRun,
+    files: Vec<RunFile>,
+    /// Runs written so far (merged ones not counted).
+    written: usize,
+}
+
+impl KeySorter {
+    /// A sorter holding at most `budget` bytes of keys in memory (at least
+    /// one key), spilling to files in `dir`.
+    pub fn new(budget: usize, dir: PathBuf) -> KeySorter {
+        KeySorter {
+            budget: budget.min(MAX_RUN_BYTES),
+            dir,
+            cur: MemRun::default(),
+            files: Vec::new(),
+            written: 0,
+        }
+    }
+
+    /// Reserves room for about `bytes` of keys (within the budget), so
+    /// that the arena and the entries are not copied as they grow; the
+    /// memory is only touched as keys arrive.
+    pub fn reserve(&mut self, bytes: usize) {
+        let bytes = bytes.min(self.budget);
+        self.cur.arena.reserve(bytes);
+        self.cur.entries.reserve(bytes / (ENTRY_BYTES + 8));
+    }
+
+    /// Adds a key (copied).
+    #[inline]
+    pub fn push(&mut self, key: &[u8]) -> Result<()> {
+        let cost = key.len() + ENTRY_BYTES;
+        if !self.cur.entries.is_empty() && self.cur.bytes() + cost > self.budget {
+            self.spill()?;
+        }
+        let off = self.cur.arena.len();
+        self.cur.arena.extend_from_slice(key);
+        self.cur.entries.push(Entry {
+            abbrev: abbreviate(key),
+            off: off as u32,
+            len: key.len() as u32,
+        });
+        Ok(())
+    }
+
+    /// Sorts the keys held and writes them out as a run; at
+    /// [`MAX_FANIN`] runs, merges them into one.
+    fn spill(&mut self) -> Result<()> {
+        self.cur.sort();
+        let cur = &self.cur;
+        self.files.push(RunFile::write(
+            &self.dir,
+            |w: &mut dyn FnMut(&[u8]) -> Result<()>| {
+                cur.entries.iter().try_for_each(|e| w(cur.key(e)))
+            },
+        )?);
+        self.written += 1;
+        self.cur.arena.clear();
+        self.cur.entries.clear();
+        if self.files.len() >= MAX_FANIN {
+            let files = std::mem::take(&mut self.files);
+            let sources = files.iter().map(RunFile::source).collect::<Result<_>>()?;
+            let merged = RunFile::write(&self.dir, |w| merge_sources(sources, w))?;
+            self.files.push(merged);
+        }
+        Ok(())
+    }
+
+    /// Runs written to files so far (not counting merges of runs).
+    pub fn spilled_runs(&self) -> usize {
+        self.written
+    }
+
+    /// Sorts the last run and hands over all runs.
+    pub fn finish(mut self) -> SortedRuns {
+        self.cur.sort();
+        SortedRuns {
+            files: self.files,
+            mem: self.cur,
+        }
+    }
+}
+
+/// One input of the merge.
+enum Source<'a> {
+    Mem {
+        run: &'a MemRun,
+        pos: usize,
+    },
+    File {
+        r: BufReader<File>,
+        left: u64,
+        path: &'a Path,
+    },
+}
+
+impl Source<'_> {
+    /// Puts the next key into `out`; false at the end.
+    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<bool> {
+        out.clear();
+        match self {
+            Source::Mem { run, pos } => match run.entries.get(*pos) {
+                Some(e) => {
+                    out.extend_from_slice(run.key(e));
+                    *pos += 1;
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
+            Source::File { r, left, path } => {
+                if *left == 0 {
+                    return Ok(false);
+                }
+                *left -= 1;
+                let mut len = [0u8; 4];
+                r.read_exact(&mut len)
+                    .map_err(|e| io_error("read file", path, e))?;
+                out.resize(u32::from_le_bytes(len) as usize, 0);
+                r.read_exact(out)
+                    .map_err(|e| io_error("read file", path, e))?;
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// Hands every key of `parts` to `emit` in ascending order (a k-way merge
+/// of all runs; a single in-memory run is read straight through).
+pub fn merge(parts: &[SortedRuns], emit: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    let mut sources = Vec::new();
+    for p in parts {
+        for f in &p.files {
+            sources.push(f.source()?);
+        }
+        if !p.mem.is_empty() {
+            sources.push(Source::Mem {
+                run: &p.mem,
+                pos: 0,
+            });
+        }
+    }
+    merge_sources(sources, emit)
+}
+
+fn merge_sources(
+    mut sources: Vec<Source<'_>>,
+    emit: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    if let [Source::Mem { run, .. }] = sources.as_slice() {
+        for e in &run.entries {
+            emit(run.key(e))?;
+        }
+        return Ok(());
+    }
+    let mut heap: BinaryHeap<Reverse<(Vec<u8>, usize)>> = BinaryHeap::new();
+    for (i, s) in sources.iter_mut().enumerate() {
+        let mut k = Vec::new();
+        if s.next_into(&mut k)? {
+            heap.push(Reverse((k, i)));
+        }
+    }
+    while let Some(Reverse((mut k, i))) = heap.pop() {
+        emit(&k)?;
+        if sources[i].next_into(&mut k)? {
+            heap.push(Reverse((k, i)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_of(n: usize, seed: u64) -> Vec<Vec<u8>> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let len = (x % 13) as usize;
+                let mut k: Vec<u8> = (0..len).map(|j| (x >> (j % 8 * 8)) as u8 % 4).collect();
+                k.extend_from_slice(&(i as u32).to_be_bytes());
+                k
+            })
+            .collect()
+    }
+
+    fn sorted_through(keys: &[Vec<u8>], budget: usize, parts: usize) -> (Vec<Vec<u8>>, usize) {
+        let dir = std::env::temp_dir().join(format!("heapdb-btsort-{}", std::process::id()));
+        let mut sorters: Vec<KeySorter> = (0..parts)
+            .map(|_| KeySorter::new(budget, dir.clone()))
+            .collect();
+        for (i, k) in keys.iter().enumerate() {
+            sorters[i % parts].push(k).expect("push");
+        }
+        let spilled = sorters.iter().map(KeySorter::spilled_runs).sum();
+        let runs: Vec<SortedRuns> = sorters.into_iter().map(KeySorter::finish).collect();
+        let files: usize = runs.iter().map(|r| r.files.len()).sum();
+        assert!(files <= parts * MAX_FANIN, "runs are merged down ({files})");
+        assert_eq!(
+            runs.iter().map(SortedRuns::keys).sum::<u64>(),
+            keys.len() as u64
+        );
+        let mut out = Vec::new();
+        merge(&runs, &mut |k| {
+            out.push(k.to_vec());
+            Ok(())
+        })
+        .expect("merge");
+        (out, spilled)
+    }
+
+    #[test]
+    fn external_sort_equals_in_memory_sort_at_any_budget_and_split() {
+        for (n, seed) in [(0, 1), (1, 2), (5000, 3), (20000, 4)] {
+            let keys = keys_of(n, seed);
+            let mut want = keys.clone();
+            want.sort();
+            for budget in [1, 100, 4096, 1 << 20] {
+                if budget == 1 && n > 5000 {
+                    continue; // a file per key: slow, and 5000 shows it
+                }
+                for parts in [1, 2, 3] {
+                    let (got, spilled) = sorted_through(&keys, budget, parts);
+                    assert_eq!(got, want, "n {n} budget {budget} parts {parts}");
+                    if n == 20000 && budget == 4096 {
+                        assert!(spilled > 10, "a small budget spills ({spilled} runs)");
+                    }
+                    if budget == 1 << 20 {
+                        assert_eq!(spilled, 0, "a large budget keeps all in memory");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn run_files_are_removed_when_dropped() {
+        let dir = std::env::temp_dir().join(format!("heapdb-btsort-rm-{}", std::process::id()));
+        let mut s = KeySorter::new(64, dir.clone());
+        for k in keys_of(1000, 9) {
+            s.push(&k).expect("push");
+        }
+        let runs = s.finish();
+        let files = || std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+        assert!(files() > 0);
+        drop(runs);
+        assert_eq!(files(), 0);
+    }
+}
