@@ -102,9 +102,7 @@ impl SegmentFiles {
         if !self.open.contains_key(&seg) {
             let path = self.dir.join(seg_name(seg));
             if !path.exists() {
-                if let Some(spare) = self.spares.pop() {
-                    fs::rename(&spare, &path).map_err(|e| io_err("rename", &spare, e))?;
-                }
+                self.take_spare(&path)?;
             }
             let f = OpenOptions::new()
                 .read(true)
@@ -143,6 +141,35 @@ impl SegmentFiles {
         Ok(self.open.get(&seg).expect("inserted above"))
     }
 
+    /// Renames a spare file (if one is kept) to `path`, the segment about
+    /// to be opened. A spare that has gone (removed by hand) is skipped.
+    fn take_spare(&mut self, path: &Path) -> Result<()> {
+        while let Some(spare) = self.spares.pop() {
+            match fs::rename(&spare, path) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err("rename", &spare, e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// A name for a new spare file, named after segment `seg` but distinct
+    /// from every spare kept: the spare reserved ahead of the log takes the
+    /// next segment's number, and a checkpoint later recycles that
+    /// segment's own file as a spare, so the bare name can be taken
+    /// (renaming onto it would drop the reserved file and keep its name in
+    /// the list twice).
+    fn spare_name(&self, seg: u64) -> PathBuf {
+        let mut name = self.dir.join(format!("spare.{seg:016X}"));
+        let mut n = 0u32;
+        while self.spares.contains(&name) || name.exists() {
+            n += 1;
+            name = self.dir.join(format!("spare.{seg:016X}.{n}"));
+        }
+        name
+    }
+
     /// Keeps one allocated spare file ready for the segment after `seg`, so
     /// that the log can always move on to its next segment without asking
     /// for space: a database whose disk filled up still opens, checkpoints
@@ -152,7 +179,7 @@ impl SegmentFiles {
         if !self.spares.is_empty() {
             return;
         }
-        let spare = self.dir.join(format!("spare.{:016X}", seg + 1));
+        let spare = self.spare_name(seg + 1);
         let made = OpenOptions::new()
             .write(true)
             .create(true)
@@ -220,7 +247,7 @@ impl SegmentFiles {
             self.open.remove(&seg);
             let path = self.dir.join(seg_name(seg));
             if self.spares.len() < MAX_SPARES {
-                let spare = self.dir.join(format!("spare.{seg:016X}"));
+                let spare = self.spare_name(seg);
                 fs::rename(&path, &spare).map_err(|e| io_err("rename", &path, e))?;
                 self.spares.push(spare);
             } else {
@@ -466,5 +493,38 @@ impl SegmentReader {
             }
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod spare_tests {
+    use super::*;
+
+    /// The log moves through segments with checkpoints recycling old ones
+    /// in between: every segment opens, whatever the spares were named.
+    /// (A checkpoint used to rename a recycled segment onto the spare
+    /// reserved under the same number, and a later segment then failed to
+    /// open: `could not rename file ".../spare.0000000000000002"`.)
+    #[test]
+    fn recycled_segments_never_collide_with_the_reserved_spare() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut f = SegmentFiles::new(dir.path());
+        f.fsync = false;
+        for seg in 0..9u64 {
+            f.write(seg * SEG_SIZE + 8, b"record")
+                .expect("segment opens");
+            if seg >= 1 {
+                f.remove_before(seg * SEG_SIZE)
+                    .expect("checkpoint recycles");
+            }
+            let mut names: Vec<_> = f.spares.clone();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), f.spares.len(), "a spare is listed twice");
+            assert!(
+                f.spares.iter().all(|p| p.exists()),
+                "a listed spare is gone"
+            );
+        }
     }
 }

@@ -85,6 +85,21 @@ impl HeapRelation {
             .map(|_| ())
     }
 
+    /// Checks that `lens` cover `data` exactly and each tuple fits a page.
+    fn check_batch(data: &[u8], lens: &[u16]) -> Result<()> {
+        let total: usize = lens.iter().map(|&l| l as usize).sum();
+        if total != data.len() {
+            return Err(err!(
+                InternalError,
+                "multi-insert lengths do not add up to the data"
+            ));
+        }
+        for &l in lens {
+            Self::check_size(l as usize)?;
+        }
+        Ok(())
+    }
+
     /// Inserts the tuples of `data` (lengths `lens`) in order; with
     /// `extend` false only into pages the free-space map knows, stopping at
     /// the first tuple none of them has room for. Returns how many were
@@ -100,16 +115,7 @@ impl HeapRelation {
         frozen: bool,
         extend: bool,
     ) -> Result<usize> {
-        let total: usize = lens.iter().map(|&l| l as usize).sum();
-        if total != data.len() {
-            return Err(err!(
-                InternalError,
-                "multi-insert lengths do not add up to the data"
-            ));
-        }
-        for &l in lens {
-            Self::check_size(l as usize)?;
-        }
+        Self::check_batch(data, lens)?;
         let _size = self.hold_size();
         let (mut next, mut at) = (0usize, 0usize);
         let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());

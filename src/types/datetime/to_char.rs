@@ -208,10 +208,116 @@ fn interval_error() -> Error {
     .with_hint("Intervals are not tied to specific calendar dates.")
 }
 
+/// Whether the `TH` suffix applies to field `key` (numbers only).
+fn takes_th(key: &str) -> bool {
+    !matches!(
+        key,
+        "MONTH"
+            | "Month"
+            | "month"
+            | "MON"
+            | "Mon"
+            | "mon"
+            | "DAY"
+            | "Day"
+            | "day"
+            | "DY"
+            | "Dy"
+            | "dy"
+            | "RM"
+            | "rm"
+    ) && !key.contains(['.', 'A', 'P', 'a', 'p', 'B', 'b', 'T', 't', 'O', 'o'])
+}
+
+/// The year a field shows: BC years count from 1 backwards (not for an
+/// interval).
+fn adjusted_year(y: i64, is_interval: bool) -> i64 {
+    if is_interval || y > 0 {
+        y
+    } else {
+        -(y - 1)
+    }
+}
+
+/// `CC`: the century.
+fn century(tm: &Tm, is_interval: bool, fm: bool) -> String {
+    let i = if is_interval {
+        tm.year / 100
+    } else if tm.year > 0 {
+        (tm.year - 1) / 100 + 1
+    } else {
+        tm.year / 100 - 1
+    };
+    if (-99..=99).contains(&i) {
+        let w = if fm {
+            0
+        } else if i >= 0 {
+            2
+        } else {
+            3
+        };
+        pad(i, w)
+    } else {
+        i.to_string()
+    }
+}
+
+/// `YYYY` ... `Y` and the ISO forms `IYYY` ... `I`.
+fn year(tm: &Tm, key: &str, fm: bool, is_interval: bool) -> String {
+    let year = if key.starts_with(['I', 'i']) {
+        adjusted_year(iso_week(tm.year, tm.mon, tm.mday).1, is_interval)
+    } else {
+        adjusted_year(tm.year, is_interval)
+    };
+    let digits = key.len();
+    let w = if fm {
+        0
+    } else if adjusted_year(tm.year, is_interval) >= 0 {
+        digits
+    } else {
+        digits + 1
+    };
+    match digits {
+        4 => pad(year, w),
+        3 => pad(year % 1000, w),
+        2 => pad(year % 100, w),
+        _ => format!("{}", year % 10),
+    }
+}
+
+/// `RM`: the month in Roman numerals (an interval's months count down).
+fn roman_month(tm: &Tm, key: &str, fm: bool) -> String {
+    if tm.mon == 0 && tm.year == 0 {
+        return String::new();
+    }
+    let k = if tm.mon == 0 {
+        if tm.year >= 0 {
+            0
+        } else {
+            11
+        }
+    } else if tm.mon < 0 {
+        -(tm.mon + 1)
+    } else {
+        12 - tm.mon
+    };
+    let r = ROMAN[k as usize];
+    let r = if key == "rm" {
+        r.to_ascii_lowercase()
+    } else {
+        r.to_string()
+    };
+    if fm {
+        r
+    } else {
+        format!("{r:<4}")
+    }
+}
+
 /// Formats `tm` by `fmt` (`DCH_to_char`).
 fn format(tm: &Tm, fmt: &str, is_interval: bool) -> Result<String> {
     let mut out = String::new();
-    let adjust_year = |y: i64| if is_interval || y > 0 { y } else { -(y - 1) };
+    let adjust_year = |y: i64| adjusted_year(y, is_interval);
     for node in parse(fmt) {
         let (key, fm, th) = match node {
             Node::Text(t) => {
@@ -319,98 +425,21 @@ fn format(tm: &Tm, fmt: &str, is_interval: bool) -> Result<String> {
                     ((tm.mon - 1) / 3 + 1).to_string()
                 }
             }
-            "CC" | "cc" => {
-                let i = if is_interval {
-                    tm.year / 100
-                } else if tm.year > 0 {
-                    (tm.year - 1) / 100 + 1
-                } else {
-                    tm.year / 100 - 1
-                };
-                if (-99..=99).contains(&i) {
-                    num(i, 2)
-                } else {
-                    i.to_string()
-                }
-            }
+            "CC" | "cc" => century(tm, is_interval, fm),
             "Y,YYY" | "y,yyy" => {
                 let y = adjust_year(tm.year);
                 format!("{},{:03}", y / 1000, y - (y / 1000) * 1000)
             }
             "YYYY" | "yyyy" | "IYYY" | "iyyy" | "YYY" | "yyy" | "IYY" | "iyy" | "YY" | "yy"
-            | "IY" | "iy" | "Y" | "y" | "I" | "i" => {
-                let year = if key.starts_with(['I', 'i']) {
-                    adjust_year(iso().1)
-                } else {
-                    adjust_year(tm.year)
-                };
-                let digits = key.len();
-                let w = if fm {
-                    0
-                } else if adjust_year(tm.year) >= 0 {
-                    digits
-                } else {
-                    digits + 1
-                };
-                match digits {
-                    4 => pad(year, w),
-                    3 => pad(year % 1000, w),
-                    2 => pad(year % 100, w),
-                    _ => format!("{}", year % 10),
-                }
-            }
-            "RM" | "rm" => {
-                if tm.mon == 0 && tm.year == 0 {
-                    String::new()
-                } else {
-                    let k = if tm.mon == 0 {
-                        if tm.year >= 0 {
-                            0
-                        } else {
-                            11
-                        }
-                    } else if tm.mon < 0 {
-                        -(tm.mon + 1)
-                    } else {
-                        12 - tm.mon
-                    };
-                    let r = ROMAN[k as usize];
-                    let r = if key == "rm" {
-                        r.to_ascii_lowercase()
-                    } else {
-                        r.to_string()
-                    };
-                    if fm {
-                        r
-                    } else {
-                        format!("{r:<4}")
-                    }
-                }
-            }
+            | "IY" | "iy" | "Y" | "y" | "I" | "i" => year(tm, key, fm, is_interval),
+            "RM" | "rm" => roman_month(tm, key, fm),
             "W" | "w" => ((tm.mday - 1) / 7 + 1).to_string(),
             "J" | "j" => date2j(tm.year, tm.mon, tm.mday).to_string(),
             _ => String::new(),
         };
         out.push_str(&s);
         if let Some(upper) = th {
-            let numeric = !matches!(
-                key,
-                "MONTH"
-                    | "Month"
-                    | "month"
-                    | "MON"
-                    | "Mon"
-                    | "mon"
-                    | "DAY"
-                    | "Day"
-                    | "day"
-                    | "DY"
-                    | "Dy"
-                    | "dy"
-                    | "RM"
-                    | "rm"
-            ) && !key
-                .contains(['.', 'A', 'P', 'a', 'p', 'B', 'b', 'T', 't', 'O', 'o']);
+            let numeric = takes_th(key);
             if numeric && !s.is_empty() {
                 out.push_str(numth(&s, upper));
             }
