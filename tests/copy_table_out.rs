@@ -203,3 +203,28 @@ fn the_fast_row_writer_matches_the_query_copy() {
         assert!(table == query, "column subset with {opts:?}");
     }
 }
+
+/// The formatter threads of a table's COPY TO print as the session does:
+/// its DateStyle and `extra_float_digits` (PostgreSQL 15 prints
+/// `0.333333333333333`, a tab, `02.01.2020` for the first row below).
+#[test]
+fn table_copy_formats_with_the_session_styles() {
+    let (_dir, mut s) = setup();
+    s.execute("CREATE TABLE fl (x float8, d date)").unwrap();
+    s.execute(
+        "INSERT INTO fl SELECT i / 3.0::float8, date '2020-01-01' + i \
+         FROM generate_series(1, 20000) AS i",
+    )
+    .unwrap();
+    s.execute("SET extra_float_digits = 0").unwrap();
+    s.execute("SET datestyle = 'German'").unwrap();
+    let (table, _) = out(&mut s, "COPY fl TO STDOUT");
+    let (query, _) = out(&mut s, "COPY (SELECT * FROM fl) TO STDOUT");
+    let first = String::from_utf8(table.clone()).unwrap();
+    assert_eq!(
+        first.lines().next(),
+        Some("0.333333333333333\t02.01.2020"),
+        "the table's COPY ignored the session's styles"
+    );
+    assert_eq!(table, query);
+}

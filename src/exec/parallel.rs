@@ -116,7 +116,9 @@ impl<'a> GatherOp<'a> {
         let first = agg_id + 1;
         let (leader, aggregate) = (self.ctx, self.aggregate);
         let hasher = PartitionHasher::default();
+        let styles = crate::types::ThreadStyles::current();
         let participate = || -> Result<Partial<'a>> {
+            styles.apply();
             let buffers0 = BufferUsage::current();
             let ctx = leader.participant(shared.clone());
             let instr = Instrumentation::default();

@@ -155,6 +155,11 @@ pub fn set_extra_float_digits(n: i32) {
     EXTRA_FLOAT_DIGITS.with(|c| c.set(n));
 }
 
+/// This thread's `extra_float_digits`.
+pub fn extra_float_digits() -> i32 {
+    EXTRA_FLOAT_DIGITS.with(std::cell::Cell::get)
+}
+
 /// `%.*g` as C prints it: `digits` significant digits, trailing zeros
 /// dropped, scientific notation below `1e-4` and from `10^digits` up.
 fn write_g(v: f64, digits: usize, out: &mut String) {

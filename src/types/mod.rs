@@ -47,3 +47,31 @@ pub use io::{coerce_literal, format_value, parse_value, parse_value_at, value_to
 pub use numeric::Numeric;
 pub use ops::{eval_binary, eval_binary_typed, negate, resolve_binary, BinaryOp};
 pub use value::{Interval, Value};
+
+/// The styles a session sets on the thread that runs its statement
+/// (DateStyle, IntervalStyle, `extra_float_digits`), which value input
+/// and output read per thread: captured there and applied on every worker
+/// thread the statement starts, so a worker formats and parses as the
+/// session does (a parallel COPY TO printing dates, a parallel COPY FROM
+/// reading `01/02/2020` under DMY).
+#[derive(Debug, Clone, Copy)]
+pub struct ThreadStyles {
+    style: datetime::style::OutputStyle,
+    float_digits: i32,
+}
+
+impl ThreadStyles {
+    /// This thread's styles.
+    pub fn current() -> ThreadStyles {
+        ThreadStyles {
+            style: datetime::style::output_style(),
+            float_digits: float::extra_float_digits(),
+        }
+    }
+
+    /// Makes them this thread's styles.
+    pub fn apply(self) {
+        datetime::style::set_output_style(self.style);
+        float::set_extra_float_digits(self.float_digits);
+    }
+}

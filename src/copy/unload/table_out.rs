@@ -328,12 +328,14 @@ pub fn table_to(
     let (rel, cancel, snap) = (&*src.rel, ctx.cancel, ctx.snapshot);
     let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS);
     let pool = Buffers::new(IN_FLIGHT);
+    let styles = crate::types::ThreadStyles::current();
     std::thread::scope(|s| {
         let (full_tx, full_rx) = mpsc::channel::<Chunk>();
         for _ in 0..FORMATTERS {
             let (full_tx, mut fmt) = (full_tx.clone(), fmt.clone());
             let (blocks, pool) = (&blocks, &pool);
             s.spawn(move || {
+                styles.apply();
                 if let Err(e) = format_chunks(rel, snap, blocks, pool, cancel, &mut fmt, &full_tx) {
                     let _ = full_tx.send(Err(e));
                 }
