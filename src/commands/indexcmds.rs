@@ -36,6 +36,28 @@ pub struct IndexSpec {
     pub constraint: bool,
 }
 
+impl IndexSpec {
+    /// The index of a PRIMARY KEY or UNIQUE constraint on columns `cols`
+    /// (ascending, NULLs last, no INCLUDE columns).
+    pub fn constraint(name: String, cols: &[usize], primary: bool) -> IndexSpec {
+        IndexSpec {
+            name,
+            columns: cols
+                .iter()
+                .map(|&column| IndexColumn {
+                    column,
+                    desc: false,
+                    nulls_first: false,
+                })
+                .collect(),
+            include: Vec::new(),
+            unique: true,
+            primary,
+            constraint: true,
+        }
+    }
+}
+
 /// PostgreSQL's `makeObjectName`: `name1_name2_label`, the two names
 /// shortened (the longer first) to fit in 63 bytes.
 fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
@@ -342,21 +364,7 @@ impl DdlContext<'_> {
             let label = if primary { "pkey" } else { "key" };
             let name = self.choose_index_name(&def, &cols, label, &taken);
             taken.push(name.clone());
-            let spec = IndexSpec {
-                name,
-                columns: cols
-                    .iter()
-                    .map(|&column| IndexColumn {
-                        column,
-                        desc: false,
-                        nulls_first: false,
-                    })
-                    .collect(),
-                include: Vec::new(),
-                unique: true,
-                primary,
-                constraint: true,
-            };
+            let spec = IndexSpec::constraint(name, &cols, primary);
             def = self.add_index(&def, spec)?;
         }
         Ok(())

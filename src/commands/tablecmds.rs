@@ -17,7 +17,7 @@ use heapdb_grammar::ast;
 
 use super::context::DdlContext;
 use super::indexcmds::IndexSpec;
-use crate::catalog::{IndexColumn, TableDef};
+use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
 use crate::plan::bind::at;
@@ -121,21 +121,7 @@ impl DdlContext<'_> {
             }
         };
         taken.push(name.clone());
-        let spec = IndexSpec {
-            name,
-            columns: cols
-                .iter()
-                .map(|&column| IndexColumn {
-                    column,
-                    desc: false,
-                    nulls_first: false,
-                })
-                .collect(),
-            include: Vec::new(),
-            unique: true,
-            primary,
-            constraint: true,
-        };
+        let spec = IndexSpec::constraint(name, &cols, primary);
         self.add_index(&def, spec)
     }
 
