@@ -78,7 +78,7 @@ impl PlanContext for StmtCtx<'_> {
     }
 
     fn view(&self, name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
-        super::view::visible_view(self.db, self.snapshot, name)
+        super::view_info::visible_view(self.db, self.snapshot, name)
     }
 
     fn table_pages(&self, table: &TableDef) -> u32 {
