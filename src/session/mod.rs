@@ -693,9 +693,6 @@ impl Session {
         } else {
             t.start_settings
         };
-        self.db
-            .pool
-            .set_ring_sizes(crate::database::ring_sizes(&self.settings));
         if t.xid == INVALID_XID {
             return Ok(());
         }

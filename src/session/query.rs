@@ -68,6 +68,7 @@ pub(crate) fn exec_context(
         parallel: None,
         progress: None,
         page_summaries: settings.enable_page_summaries,
+        ring_sizes: crate::database::ring_sizes(settings),
     })
 }
 
