@@ -74,13 +74,14 @@ pub use crate::copy::out_file::OutFile;
 pub use crate::database::Database;
 pub use crate::vector::{Batch, Vector};
 pub use crate::wal::lsn_text;
+// The API's vocabulary, from the foundations: its errors, the settings a
+// client may check before opening a database, values as text.
+pub use crate::error::{Error, Result, SqlState};
+pub use crate::settings::{lookup as lookup_setting, SettingValue, Settings};
+pub use crate::types::format_value;
 
 use crate::catalog::{CatalogView, TableDef};
 use crate::err;
-#[cfg(test)]
-use crate::error::SqlState;
-use crate::error::{Error, Result};
-use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
 use crate::txn::{CommandId, LockMode, LockTag, Snapshot, Xid, INVALID_XID};
