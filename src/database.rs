@@ -144,10 +144,8 @@ impl Database {
             BufferPoolConfig {
                 nbuffers: settings.shared_buffers as usize,
                 huge_pages: settings.huge_pages,
-                ..BufferPoolConfig::default()
             },
         )?;
-        pool.set_ring_sizes(ring_sizes(&settings));
         let txns = Arc::new(TxnManager::open(&dir, control.clone())?);
         // Recovery comes before the catalog, which reads the commit log.
         let wal_dir = dir.join("wal");
@@ -428,7 +426,9 @@ fn is_new_directory(dir: &Path) -> Result<bool> {
     Ok(true)
 }
 
-/// The pool's ring sizes from settings.
+/// A client's ring sizes from its settings (`bulkread_ring_size` and the
+/// others), which it passes with each request for a ring: the pool keeps
+/// none of its own.
 pub fn ring_sizes(s: &Settings) -> RingSizes {
     RingSizes {
         bulk_read: s.bulkread_ring_kb as usize * 1024,

@@ -10,7 +10,7 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use heapdb::session::Database;
-use heapdb::settings::Settings;
+use heapdb::session::Settings;
 use heapdb::shell::args::{help_text, parse_args, version_text, Action, Args, Command};
 use heapdb::shell::meta::ShellState;
 use heapdb::shell::repl::run_interactive;

@@ -64,7 +64,7 @@ fn sample(
     let snap = db.txns.snapshot(0, 0);
     let ring = db
         .pool
-        .ring_with(StrategyKind::Vacuum, &db.pool.ring_sizes());
+        .ring_with(StrategyKind::Vacuum, &heapdb::storage::RingSizes::default());
     let columns: Vec<usize> = (0..def.columns.len()).collect();
     let opts = SampleOptions {
         targrows,

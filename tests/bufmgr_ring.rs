@@ -3,7 +3,7 @@
 //! relation's cached pages cached; the same scan without a ring evicts them.
 //! Shown with the per-statement hit/read counters.
 
-use heapdb::storage::{BufferPool, BufferUsage, ForkNumber, RelFileNode};
+use heapdb::storage::{BufferPool, BufferUsage, ForkNumber, RelFileNode, RingSizes};
 
 const NBUFFERS: usize = 64;
 const HOT: RelFileNode = RelFileNode(1);
@@ -36,9 +36,20 @@ fn setup() -> (tempfile::TempDir, std::sync::Arc<BufferPool>) {
 
 /// Reads every page of `rel` (checking its contents); returns the counters.
 fn read_all(pool: &BufferPool, rel: RelFileNode, n: u32, with_ring: bool) -> BufferUsage {
+    read_all_sized(pool, rel, n, with_ring, &RingSizes::default())
+}
+
+/// [`read_all`] with the ring sized by `sizes`.
+fn read_all_sized(
+    pool: &BufferPool,
+    rel: RelFileNode,
+    n: u32,
+    with_ring: bool,
+    sizes: &RingSizes,
+) -> BufferUsage {
     let before = BufferUsage::current();
     let mut ring = if with_ring {
-        pool.scan_ring(rel, n)
+        pool.scan_ring(rel, n, sizes)
     } else {
         None
     };
@@ -100,11 +111,11 @@ fn without_a_ring_the_scan_evicts_other_pages() {
 #[test]
 fn ring_size_setting_changes_the_footprint() {
     let (_dir, pool) = setup();
-    pool.set_ring_sizes(heapdb::storage::RingSizes {
+    let sizes = RingSizes {
         bulk_read: 2 * heapdb::storage::BLCKSZ,
         ..Default::default()
-    });
-    read_all(&pool, BIG, BIG_PAGES, true);
+    };
+    read_all_sized(&pool, BIG, BIG_PAGES, true, &sizes);
     let cached = (0..BIG_PAGES)
         .filter(|&b| pool.is_cached(BIG, ForkNumber::Main, b))
         .count();

@@ -146,3 +146,56 @@ fn a_parallel_ring_scan_of_four_times_the_pool_keeps_one_ring_resident() {
     );
     assert_eq!(db.pool.huge_regions_advised(), 1);
 }
+
+/// Ring sizes are each session's own: two sessions of one database with
+/// different `bulkread_ring_size`s, statements interleaved, each scan
+/// leaves at most its own session's ring of the table in the pool (a
+/// setting changed or committed by one session never resizes the other's
+/// rings).
+#[test]
+fn sessions_sharing_a_pool_scan_through_their_own_ring_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open(dir.path());
+        let mut s = db.session();
+        run(
+            &mut s,
+            "create table acc (aid int not null, bid int, abalance int, filler char(84))",
+        );
+        run(
+            &mut s,
+            &format!("insert into acc select g, 1, 0, '' from generate_series(1, {ROWS}) g"),
+        );
+        db.checkpoint().unwrap();
+    }
+    let db = open(dir.path());
+    let (mut a, mut b) = (db.session(), db.session());
+    for (s, ring) in [(&mut a, "64kB"), (&mut b, "1MB")] {
+        run(s, "set bulkread_quarter_rule = on");
+        run(s, "set max_parallel_workers_per_gather = 0");
+        run(s, "set enable_page_summaries = off");
+        run(s, &format!("set bulkread_ring_size = '{ring}'"));
+    }
+    let sum = [[Value::Int8(ROWS * (ROWS + 1) / 2)]];
+    let sum_sql = "select sum(aid) from acc";
+    // `a` scans after `b` last changed and committed its settings: 8
+    // buffers of its own ring, not `b`'s 128.
+    assert_eq!(run(&mut a, sum_sql), sum);
+    let small = main_fork_buffers(&db);
+    assert!(small <= 8, "{small} buffers after a 64kB-ring scan");
+    assert!(small >= 4, "{small}: the ring was used");
+    assert_eq!(run(&mut b, sum_sql), sum);
+    let big = main_fork_buffers(&db);
+    assert!(
+        (100..=128 + 8).contains(&big),
+        "{big} buffers after a 1MB-ring scan"
+    );
+    // And back: `a` reuses buffers the big ring gave back, taking none
+    // beyond them.
+    assert_eq!(run(&mut a, sum_sql), sum);
+    let after = main_fork_buffers(&db);
+    assert!(
+        after <= big,
+        "{after} buffers after `a` again, {big} before"
+    );
+}

@@ -4,21 +4,15 @@
 //! that would evict pages in use still takes the ring and leaves a hot
 //! table cached; `bulkread_quarter_rule` restores PostgreSQL's rule.
 
-use heapdb::settings::Settings;
 use heapdb::{Database, Session};
+
+mod common;
 
 /// 1,024 buffers: 8 MB.
 const POOL: i64 = 1024;
 
 fn open(dir: &std::path::Path) -> Database {
-    Database::open_with(
-        dir.join("db"),
-        Settings {
-            shared_buffers: POOL,
-            ..Settings::default()
-        },
-    )
-    .unwrap()
+    common::open_at(&dir.join("db"), POOL)
 }
 
 /// Creates `name` with `rows` pgbench_accounts-like rows (61 a page).

@@ -1,6 +1,6 @@
-//! What an index command takes from the client API that starts it
-//! ([`DdlContext`]): CREATE/DROP INDEX, REINDEX, ALTER TABLE's constraints
-//! and the index parts of CREATE TABLE and TRUNCATE. It carries the
+//! What a DDL command takes from the client API that starts it
+//! ([`DdlContext`]): CREATE/DROP TABLE, CREATE TABLE AS, TRUNCATE,
+//! CREATE/DROP VIEW, CREATE/DROP INDEX, REINDEX and ALTER TABLE. It carries the
 //! statement's transaction and snapshot, the catalog, pool and log it
 //! changes, how to look up and lock a table and open a heap, and the
 //! transaction's bookkeeping a DDL statement adds to (the catalog changed,
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::access::heap::HeapRelation;
 use crate::catalog::{Catalog, CatalogView, TableDef};
 use crate::error::Result;
-use crate::storage::BufferPool;
+use crate::storage::{BufferPool, RingSizes};
 use crate::txn::{LockMode, Snapshot, TxnManager, Xid};
 use crate::wal::Wal;
 
@@ -27,10 +27,17 @@ pub type OpenTable<'a> = &'a dyn Fn(&str, LockMode) -> Result<Arc<TableDef>>;
 /// The open heap of a relation file.
 pub type OpenRelation<'a> = &'a dyn Fn(u32) -> Result<Arc<HeapRelation>>;
 
-/// The statement an index command runs in, as its caller hands it down.
+/// Creates the files of a new heap for the transaction (its create record
+/// logged and flushed first; the transaction's own writes to it unlogged
+/// until its commit writes and syncs the files) and opens it.
+pub type CreateRelation<'a> = &'a dyn Fn(u32) -> Result<Arc<HeapRelation>>;
+
+/// The statement a DDL command runs in, as its caller hands it down.
 pub struct DdlContext<'a> {
     /// The transaction (assigned).
     pub xid: Xid,
+    /// The statement's command id within it (rows it writes carry it).
+    pub cid: u32,
     /// The statement's snapshot: the catalog entries and rows it sees.
     pub snapshot: &'a Snapshot,
     /// The catalog the command changes.
@@ -50,6 +57,10 @@ pub struct DdlContext<'a> {
     pub lookup: OpenTable<'a>,
     /// Opens a heap ([`DdlContext::relation`]).
     pub open_relation: OpenRelation<'a>,
+    /// Creates a heap ([`DdlContext::create_heap`]).
+    pub create_relation: CreateRelation<'a>,
+    /// The ring sizes of the session's buffer access strategies.
+    pub ring_sizes: RingSizes,
     /// Set when the command changed the catalog (written before commit).
     pub catalog_changed: &'a mut bool,
     /// Relation files to remove once the transaction commits.
@@ -76,6 +87,14 @@ impl DdlContext<'_> {
     /// The open heap of relation file `relfilenode`.
     pub fn relation(&self, relfilenode: u32) -> Result<Arc<HeapRelation>> {
         (self.open_relation)(relfilenode)
+    }
+
+    /// Creates the files of a new heap `relfilenode` in the transaction,
+    /// removed again if it aborts.
+    pub fn create_heap(&mut self, relfilenode: u32) -> Result<Arc<HeapRelation>> {
+        let rel = (self.create_relation)(relfilenode)?;
+        self.drop_on_abort.push(relfilenode);
+        Ok(rel)
     }
 
     /// Logs the creation of relation file `relfilenode` by this transaction

@@ -53,6 +53,9 @@ pub struct BuildEnv {
     /// `min_parallel_table_scan_size` in blocks: smaller heaps are scanned
     /// by the leader alone.
     pub min_parallel_blocks: u32,
+    /// The session's ring sizes: the heap is read through a bulk-read ring
+    /// of its `bulkread_ring_size` when it needs one.
+    pub ring_sizes: crate::storage::RingSizes,
 }
 
 /// What a build did.
@@ -93,6 +96,7 @@ struct KeyMaker<'a> {
     desc: &'a IndexDesc,
     tdesc: &'a TupleDesc,
     stored: Vec<usize>,
+    ring_sizes: crate::storage::RingSizes,
 }
 
 impl KeyMaker<'_> {
@@ -107,7 +111,7 @@ impl KeyMaker<'_> {
     ) -> Result<()> {
         let mut scan = match blocks {
             Some(b) => rel.scan_shared(snap, b)?,
-            None => rel.scan(snap)?,
+            None => rel.scan_with(snap, &self.ring_sizes)?,
         };
         let ncols = self.table.columns.len();
         let nkey = self.ix.columns.len();
@@ -169,6 +173,7 @@ pub fn build_index(
         desc: &desc,
         tdesc: &tdesc,
         stored: ix.stored_columns().collect(),
+        ring_sizes: env.ring_sizes,
     };
     let nblocks = rel.nblocks()?;
     let n = participants(nblocks, env);
@@ -182,7 +187,7 @@ pub fn build_index(
             maker.scan(rel, snap, None, &mut sorter)?;
             vec![sorter.finish()]
         } else {
-            let blocks = ParallelBlocks::new(nblocks, n);
+            let blocks = ParallelBlocks::new(nblocks, n).with_ring_sizes(env.ring_sizes);
             let run = || -> Result<SortedRuns> {
                 let mut sorter = KeySorter::new(share, env.temp_dir.clone());
                 sorter.reserve(heap_bytes / n);

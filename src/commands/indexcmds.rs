@@ -170,6 +170,7 @@ impl DdlContext<'_> {
             max_workers: usize::try_from(settings.max_parallel_maintenance_workers).unwrap_or(0),
             min_parallel_blocks: u32::try_from(settings.min_parallel_table_scan_size)
                 .unwrap_or(u32::MAX),
+            ring_sizes: self.ring_sizes,
         };
         let key_text = |row: &[Value]| key_text(table, ix, row);
         crate::commands::index_build::build_index(&env, &rel, self.snapshot, table, ix, &key_text)?;

@@ -1,15 +1,21 @@
 //! Utility commands that work on whole relations rather than on rows:
 //! VACUUM ([`vacuum`]), ANALYZE ([`analyze`], with the statistics it
-//! computes in [`stats`]) and the build of a new index ([`index_build`]).
+//! computes in [`stats`]), the build of a new index ([`index_build`]), and
+//! the DDL: CREATE TABLE [AS], DROP TABLE and TRUNCATE ([`createtable`]),
+//! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]) and
+//! ALTER TABLE ([`tablecmds`]).
 //!
-//! These modules do the work over a [`HeapRelation`](crate::access::heap::HeapRelation)
-//! and return a report; the session (`src/session/maintenance.rs`) resolves
-//! names, runs them inside its transaction handling, stores results in the
-//! catalog and turns the reports into VERBOSE `INFO` messages. Nothing here
-//! prints.
+//! The DDL commands take a [`context::DdlContext`] (the statement's
+//! transaction, snapshot, catalog, pool and log, as explicit values); the
+//! maintenance ones work over a [`HeapRelation`](crate::access::heap::HeapRelation)
+//! and return a report. The session resolves names, runs them inside its
+//! transaction handling and turns what they return into command tags,
+//! NOTICEs and VERBOSE `INFO` messages. Nothing here prints or assumes a
+//! single client.
 
 pub mod analyze;
 pub mod context;
+pub mod createtable;
 pub mod index_build;
 pub mod indexcmds;
 pub mod inspect_btree;
@@ -17,3 +23,4 @@ pub mod readahead;
 pub mod stats;
 pub mod tablecmds;
 pub mod vacuum;
+pub mod view;

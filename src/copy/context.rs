@@ -51,6 +51,9 @@ pub struct CopyContext<'a> {
     pub cancel: &'a AtomicBool,
     /// Called after every batch with how far the COPY has got.
     pub progress: Option<ProgressFn<'a>>,
+    /// The session's ring sizes: COPY TO of a table reads it through a
+    /// bulk-read ring of its `bulkread_ring_size` when it needs one.
+    pub ring_sizes: crate::storage::RingSizes,
 }
 
 impl CopyContext<'_> {

@@ -52,6 +52,7 @@ use crate::access::heap::scan::ParallelBlocks;
 use crate::err;
 use crate::error::Result;
 use crate::nodes::{Node, Plan};
+use crate::storage::RingSizes;
 use crate::txn::Snapshot;
 use crate::types::Value;
 use expr::Expr;
@@ -121,6 +122,9 @@ pub struct ExecContext {
     pub progress: Option<progress::ProgressHook>,
     /// Whether aggregates may use page summaries (`enable_page_summaries`).
     pub page_summaries: bool,
+    /// The session's buffer-ring sizes: its scans' bulk-read rings and its
+    /// bulk loads' write rings are requested with them.
+    pub ring_sizes: RingSizes,
 }
 
 impl ExecContext {
@@ -144,6 +148,7 @@ impl ExecContext {
             parallel: None,
             progress: None,
             page_summaries: true,
+            ring_sizes: RingSizes::default(),
         }
     }
 
@@ -159,6 +164,7 @@ impl ExecContext {
             parallel: Some(shared),
             progress: self.progress.clone(),
             page_summaries: self.page_summaries,
+            ring_sizes: self.ring_sizes,
         }
     }
 

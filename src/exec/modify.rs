@@ -191,7 +191,10 @@ impl ModifyTable<'_> {
         let (ctx, rel) = (&self.ctx, self.rel);
         let (xid, cid) = (ctx.xid, ctx.cid);
         let mut writer = RowWriter::new(self.table)?;
-        let mut ring = bulk.then(|| ctx.pool.ring(StrategyKind::BulkWrite));
+        let mut ring = bulk.then(|| {
+            ctx.pool
+                .ring_with(StrategyKind::BulkWrite, &self.exec.ring_sizes)
+        });
         let indexer = IndexInserter::new(ctx, self.table)?;
         let mut pending = indexer.as_ref().map(IndexInserter::pending);
         let mut op = exec::build(plan, self.exec)?;

@@ -107,7 +107,10 @@ impl<'a> GatherOp<'a> {
             return Err(Error::internal("driving scan is not a sequential scan"));
         };
         let heap = self.ctx.relation(table.relfilenode)?;
-        let blocks = Arc::new(ParallelBlocks::new(heap.nblocks()?, self.workers + 1));
+        let blocks = Arc::new(
+            ParallelBlocks::new(heap.nblocks()?, self.workers + 1)
+                .with_ring_sizes(self.ctx.ring_sizes),
+        );
         let shared = (scan as *const Plan as usize, blocks);
         let count_star = scan::is_count_star(input, group, aggs);
         let measure = self.instr.is_some();

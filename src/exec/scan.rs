@@ -173,7 +173,7 @@ impl<'a> SeqScanOp<'a> {
         }
         let mut scan = match shared {
             Some(blocks) => heap.scan_shared(&ctx.snapshot, blocks)?,
-            None => heap.scan(&ctx.snapshot)?,
+            None => heap.scan_with(&ctx.snapshot, &ctx.ring_sizes)?,
         };
         // The participants never wait on each other between chunks.
         scan.claim_ahead();
@@ -618,7 +618,8 @@ impl<'a> CountStarOp<'a> {
         let blocks = match self.shared {
             Some(blocks) => blocks,
             None => {
-                own = ParallelBlocks::new(self.heap.nblocks()?, 1);
+                own = ParallelBlocks::new(self.heap.nblocks()?, 1)
+                    .with_ring_sizes(self.ctx.ring_sizes);
                 &own
             }
         };

@@ -189,6 +189,7 @@ impl Session {
             snapshot,
             cancel,
             progress,
+            ring_sizes: crate::database::ring_sizes(&self.settings),
         }
     }
 
@@ -211,7 +212,8 @@ impl Session {
             ));
         }
         let rel = self.db.relation(table.relfilenode)?;
-        let ring = self.db.pool.ring(StrategyKind::BulkWrite);
+        let sizes = crate::database::ring_sizes(&self.settings);
+        let ring = self.db.pool.ring_with(StrategyKind::BulkWrite, &sizes);
         let cancel = self.cancel.clone();
         let progress = progress.map(|p| p as &mut dyn FnMut(&CopyProgress));
         let mut ctx = self.copy_context(&snap, &cancel, progress);

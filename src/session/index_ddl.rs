@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::{Notice, QueryResult, Session, StmtCtx, TableLocker};
 use crate::access::heap::HeapRelation;
-use crate::catalog::{Catalog, TableDef};
+use crate::catalog::Catalog;
 use crate::commands::context::DdlContext;
 use crate::commands::inspect_btree::BtreeReader;
 use crate::error::Result;
@@ -24,7 +24,7 @@ use crate::wal::Wal;
 impl Session {
     /// Runs `f` with a [`DdlContext`] of the current transaction under
     /// `snap` (the transaction gets its xid first).
-    fn with_ddl<R>(
+    pub(super) fn with_ddl<R>(
         &mut self,
         snap: &Snapshot,
         f: impl FnOnce(&mut DdlContext<'_>) -> Result<R>,
@@ -44,8 +44,10 @@ impl Session {
         let db = &self.db;
         let open_table = |name: &str, mode| locker.open(db, snap, name, mode);
         let relation = |rel: u32| db.relation(rel);
+        let create = |rel: u32| db.create_relation_in(rel, xid);
         let mut ctx = DdlContext {
             xid,
+            cid: t.cid,
             snapshot: snap,
             catalog: &db.catalog,
             txns: &db.txns,
@@ -55,6 +57,8 @@ impl Session {
             settings: &self.settings,
             lookup: &open_table,
             open_relation: &relation,
+            create_relation: &create,
+            ring_sizes: crate::database::ring_sizes(&self.settings),
             catalog_changed: &mut t.catalog_changed,
             drop_on_commit: &mut t.drop_on_commit,
             drop_on_abort: &mut t.drop_on_abort,
@@ -84,24 +88,6 @@ impl Session {
         let snap = self.statement_snapshot();
         self.with_ddl(&snap, |ctx| ctx.reindex(r))?;
         Ok(QueryResult::empty("REINDEX"))
-    }
-
-    /// CREATE TABLE's PRIMARY KEY and UNIQUE indexes
-    /// ([`DdlContext::add_constraint_indexes`]).
-    pub(super) fn add_constraint_indexes(
-        &mut self,
-        table: TableDef,
-        pk: Option<&[String]>,
-        uniques: &[Vec<String>],
-    ) -> Result<()> {
-        let snap = self.statement_snapshot();
-        self.with_ddl(&snap, |ctx| ctx.add_constraint_indexes(table, pk, uniques))
-    }
-
-    /// TRUNCATE's new, empty indexes in `def`, under the statement's
-    /// snapshot `snap` ([`DdlContext::truncate_indexes`]).
-    pub(super) fn truncate_indexes(&mut self, snap: &Snapshot, def: &mut TableDef) -> Result<()> {
-        self.with_ddl(snap, |ctx| ctx.truncate_indexes(def))
     }
 }
 
@@ -133,7 +119,7 @@ impl BtreeReader for StmtCtx<'_> {
 }
 
 /// An empty result tagged `tag` carrying `notices` as NOTICEs.
-fn with_notices(tag: &str, notices: Vec<String>) -> QueryResult {
+pub(super) fn with_notices(tag: &str, notices: Vec<String>) -> QueryResult {
     let mut r = QueryResult::empty(tag);
     r.notices.extend(notices.into_iter().map(Notice::notice));
     r

@@ -25,9 +25,10 @@
 //!
 //! The statement kinds live in submodules: [`query`] (SELECT, EXPLAIN),
 //! [`modify`] (INSERT, UPDATE, DELETE: planned by `plan::modify`, written by
-//! `exec::modify`), [`ddl`] (CREATE/DROP/TRUNCATE TABLE), [`index_ddl`]
-//! (CREATE/DROP INDEX, REINDEX, ALTER TABLE's constraints: run by
-//! `commands`), [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
+//! `exec::modify`), [`table_ddl`] (CREATE/DROP/TRUNCATE TABLE, CREATE
+//! TABLE AS, CREATE/DROP VIEW), [`index_ddl`] (CREATE/DROP INDEX, REINDEX,
+//! ALTER TABLE: both run by `commands`), [`view_info`] (what the session
+//! shows and checks of views), [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
 //! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and
 //! [`copy`] (COPY, with the client-data API [`Session::copy_in`] /
 //! [`Session::copy_out`]). The work below the dispatch is done by the
@@ -38,7 +39,6 @@
 
 mod commit_ack;
 mod copy;
-mod ddl;
 mod describe;
 mod index_ddl;
 mod inspect;
@@ -47,8 +47,9 @@ mod modify;
 mod plancache;
 mod query;
 mod result;
+mod table_ddl;
 mod utility;
-mod view;
+mod view_info;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,7 +66,7 @@ pub use copy::{CopyIo, CopyProgress, ProgressFn};
 pub use describe::{ColumnInfo, IndexInfo, TableInfo};
 pub(crate) use query::StmtCtx;
 pub use result::{Column, Notice, QueryResult, Timing};
-pub use view::ViewInfo;
+pub use view_info::ViewInfo;
 
 // The rest of the embedded API: what a client (the shell, a wire-protocol
 // server) needs beside `Session` itself, so that it names no layer below.
@@ -73,13 +74,14 @@ pub use crate::copy::out_file::OutFile;
 pub use crate::database::Database;
 pub use crate::vector::{Batch, Vector};
 pub use crate::wal::lsn_text;
+// The API's vocabulary, from the foundations: its errors, the settings a
+// client may check before opening a database, values as text.
+pub use crate::error::{Error, Result, SqlState};
+pub use crate::settings::{lookup as lookup_setting, SettingValue, Settings};
+pub use crate::types::format_value;
 
 use crate::catalog::{CatalogView, TableDef};
 use crate::err;
-#[cfg(test)]
-use crate::error::SqlState;
-use crate::error::{Error, Result};
-use crate::settings::Settings;
 use crate::storage::BufferUsage;
 use crate::txn::lock::Owner;
 use crate::txn::{CommandId, LockMode, LockTag, Snapshot, Xid, INVALID_XID};
@@ -692,9 +694,6 @@ impl Session {
         } else {
             t.start_settings
         };
-        self.db
-            .pool
-            .set_ring_sizes(crate::database::ring_sizes(&self.settings));
         if t.xid == INVALID_XID {
             return Ok(());
         }

@@ -68,6 +68,7 @@ pub(crate) fn exec_context(
         parallel: None,
         progress: None,
         page_summaries: settings.enable_page_summaries,
+        ring_sizes: crate::database::ring_sizes(settings),
     })
 }
 
@@ -78,7 +79,7 @@ impl PlanContext for StmtCtx<'_> {
     }
 
     fn view(&self, name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
-        super::view::visible_view(self.db, self.snapshot, name)
+        super::view_info::visible_view(self.db, self.snapshot, name)
     }
 
     fn table_pages(&self, table: &TableDef) -> u32 {

@@ -8,7 +8,6 @@
 use heapdb_grammar::ast;
 
 use super::{Column, Notice, QueryResult, Session};
-use crate::database::ring_sizes;
 use crate::error::Result;
 use crate::types::{DataType, Value};
 
@@ -23,12 +22,6 @@ fn set_text(args: &[ast::SetArg]) -> String {
 }
 
 impl Session {
-    fn settings_changed(&self, name: &str) {
-        if name.ends_with("_ring_size") || name.eq_ignore_ascii_case("bulkread_quarter_rule") {
-            self.db.pool.set_ring_sizes(ring_sizes(&self.settings));
-        }
-    }
-
     pub(crate) fn set(&mut self, s: &ast::Set) -> Result<QueryResult> {
         let mut r = QueryResult::empty("SET");
         if s.local && !self.txn_ref().block {
@@ -48,7 +41,6 @@ impl Session {
             // outside a block).
             apply(&mut self.txn_mut().commit_settings)?;
         }
-        self.settings_changed(&s.name);
         Ok(r)
     }
 
@@ -57,11 +49,9 @@ impl Session {
         if r.name.eq_ignore_ascii_case("all") {
             self.settings.reset_all(&defaults);
             self.txn_mut().commit_settings.reset_all(&defaults);
-            self.settings_changed("bulkread_ring_size");
         } else {
             self.settings.reset(&r.name, &defaults)?;
             self.txn_mut().commit_settings.reset(&r.name, &defaults)?;
-            self.settings_changed(&r.name);
         }
         Ok(QueryResult::empty("RESET"))
     }

@@ -340,9 +340,9 @@ fn apply(a: &mut Args, name: &str, value: Option<String>) -> Result<Option<Comma
 
 /// `--huge-pages`: a boolean, as the setting takes it.
 fn parse_huge_pages(value: &str) -> Result<bool, ArgError> {
-    let def = crate::settings::lookup("huge_pages").expect("huge_pages is a setting");
+    let def = crate::session::lookup_setting("huge_pages").expect("huge_pages is a setting");
     match def.parse(value) {
-        Ok(crate::settings::SettingValue::Bool(b)) => Ok(b),
+        Ok(crate::session::SettingValue::Bool(b)) => Ok(b),
         Ok(other) => unreachable!("huge_pages parsed as {other:?}"),
         Err(e) => Err(ArgError {
             message: format!("heapdb: error: {}", e.message),
@@ -354,9 +354,10 @@ fn parse_huge_pages(value: &str) -> Result<bool, ArgError> {
 /// `--shared-buffers`: PostgreSQL's memory syntax or a count of 8 kB pages,
 /// checked against the setting's bounds.
 fn parse_shared_buffers(value: &str) -> Result<i64, ArgError> {
-    let def = crate::settings::lookup("shared_buffers").expect("shared_buffers is a setting");
+    let def =
+        crate::session::lookup_setting("shared_buffers").expect("shared_buffers is a setting");
     match def.parse(value) {
-        Ok(crate::settings::SettingValue::Int(pages)) => Ok(pages),
+        Ok(crate::session::SettingValue::Int(pages)) => Ok(pages),
         Ok(other) => unreachable!("shared_buffers parsed as {other:?}"),
         Err(e) => {
             let mut message = format!("heapdb: error: {}", e.message);

@@ -6,7 +6,7 @@
 //! They become the session's defaults: `RESET` returns to them. A value the
 //! setting refuses fails the start, as the server refuses the connection.
 
-use crate::settings::Settings;
+use crate::session::Settings;
 
 /// The `(name, value)` pairs of `PGOPTIONS`, `PGDATESTYLE` and `PGTZ`
 /// (read through `var`), in the order they apply.

@@ -443,7 +443,7 @@ impl Runner {
         sql: &str,
         io: CopyIo<'_>,
         total_bytes: Option<u64>,
-    ) -> crate::error::Result<crate::session::QueryResult> {
+    ) -> crate::session::Result<crate::session::QueryResult> {
         self.statement_begins(total_bytes);
         let r = self.session.copy_with(sql, io, None);
         self.statement_ends();
@@ -455,7 +455,7 @@ impl Runner {
     fn copy_finish(
         &mut self,
         sql: &str,
-        result: crate::error::Result<crate::session::QueryResult>,
+        result: crate::session::Result<crate::session::QueryResult>,
         src: &Source,
         line: u64,
         tag: bool,

@@ -30,7 +30,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
-use crate::error::Error;
+use crate::session::Error;
 
 /// Where a statement came from, for the `heapdb:FILE:LINE: ` prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

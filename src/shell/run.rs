@@ -30,9 +30,7 @@ use super::print::{Align, ColumnInfo, ResultPrinter};
 use super::progress::Tracker;
 use super::report::{format_error, format_shell_error, Locus};
 use super::timing::{timing_line, TimingDetail, TimingMode};
-use crate::error::Error;
-use crate::session::{Column, CommitAck, QueryResult, Session};
-use crate::types::format_value;
+use crate::session::{format_value, Column, CommitAck, Error, QueryResult, Session};
 use heapdb_grammar::{ScannedInsert, ScannedLiteral};
 
 /// Set while a statement runs, so the Ctrl-C handler knows whether to
@@ -435,7 +433,7 @@ impl Runner {
         if !self.cond.active() {
             return Flow::Continue;
         }
-        let e = Error::new(crate::error::SqlState::CharacterNotInRepertoire, message);
+        let e = Error::new(crate::session::SqlState::CharacterNotInRepertoire, message);
         let e = self.session.fail_statement(e);
         self.report(Err(e), Duration::ZERO, "", src, line)
     }

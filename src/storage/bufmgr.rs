@@ -125,8 +125,6 @@ impl<F: Fn(u64) -> Result<()> + Send + Sync> WalFlushHook for F {
 pub struct BufferPoolConfig {
     /// Number of 8 KiB frames (`shared_buffers`); default 16384 (128 MiB).
     pub nbuffers: usize,
-    /// Initial ring sizes (changeable later with `set_ring_sizes`).
-    pub ring_sizes: RingSizes,
     /// Ask for transparent huge pages for the frames (`huge_pages`).
     pub huge_pages: bool,
 }
@@ -135,7 +133,6 @@ impl Default for BufferPoolConfig {
     fn default() -> BufferPoolConfig {
         BufferPoolConfig {
             nbuffers: 16384,
-            ring_sizes: RingSizes::default(),
             huge_pages: true,
         }
     }
@@ -146,7 +143,6 @@ impl std::fmt::Debug for BufferPool {
         f.debug_struct("BufferPool")
             .field("data_dir", &self.data_dir)
             .field("nbuffers", &self.nbuffers())
-            .field("ring_sizes", &self.ring_sizes())
             .finish_non_exhaustive()
     }
 }
@@ -207,8 +203,6 @@ pub struct BufferPool {
     pub(super) extension_locks: Box<[Mutex<()>]>,
     /// Called before writing a dirty page.
     pub(super) wal_hook: RwLock<Option<Arc<dyn WalFlushHook>>>,
-    /// Ring sizes for new rings.
-    pub(super) ring_sizes: RwLock<RingSizes>,
     /// Buffers bulk-read rings gave back, for the next ones (`ring.rs`).
     spare_ring_buffers: Arc<SpareBuffers>,
     /// The database's counters.
@@ -248,7 +242,6 @@ impl BufferPool {
             smgr,
             extension_locks: (0..EXTENSION_LOCKS).map(|_| Mutex::new(())).collect(),
             wal_hook: RwLock::new(None),
-            ring_sizes: RwLock::new(config.ring_sizes),
             spare_ring_buffers: Arc::new(SpareBuffers::new(n / 8)),
             counters: PoolCounters::default(),
         }))
@@ -285,25 +278,16 @@ impl BufferPool {
         *self.wal_hook.write() = None;
     }
 
-    /// The current ring sizes.
-    pub fn ring_sizes(&self) -> RingSizes {
-        *self.ring_sizes.read()
-    }
-
-    /// Changes the ring sizes used by rings created from now on.
-    pub fn set_ring_sizes(&self, sizes: RingSizes) {
-        *self.ring_sizes.write() = sizes;
-    }
-
-    /// A new ring of `kind`, sized by the current settings (at most an eighth
-    /// of the pool).
+    /// A new ring of `kind` of the default size ([`RingSizes::default`];
+    /// at most an eighth of the pool).
     pub fn ring(&self, kind: StrategyKind) -> Ring {
-        self.ring_with(kind, &self.ring_sizes())
+        self.ring_with(kind, &RingSizes::default())
     }
 
-    /// A new ring of `kind` sized by `sizes` rather than the pool's settings
-    /// (for per-session settings such as `bulkread_ring_size`); still at most
-    /// an eighth of the pool.
+    /// A new ring of `kind` sized by `sizes`, the requesting client's
+    /// settings (`bulkread_ring_size` and the others): the pool keeps no
+    /// sizes of its own, so clients sharing it never change each other's
+    /// rings. Still at most an eighth of the pool.
     pub fn ring_with(&self, kind: StrategyKind, sizes: &RingSizes) -> Ring {
         let n = self.nbuffers();
         self.new_ring(kind, sizes.buffers(kind, n), sizes.max_buffers(kind, n))
@@ -321,15 +305,10 @@ impl BufferPool {
     }
 
     /// The ring a sequential scan of `rel`'s main fork, `nblocks` blocks,
-    /// should use: a bulk-read ring when reading the relation into the pool
-    /// would evict pages in use ([`BufferPool::scan_needs_ring`]), else none.
-    pub fn scan_ring(&self, rel: RelFileNode, nblocks: BlockNumber) -> Option<Ring> {
-        self.scan_ring_with(rel, nblocks, &self.ring_sizes())
-    }
-
-    /// [`BufferPool::scan_ring`] with the ring sized by `sizes` (a session's
-    /// `bulkread_ring_size`) instead of the pool's settings.
-    pub fn scan_ring_with(
+    /// should use: a bulk-read ring sized by `sizes` (the client's settings)
+    /// when reading the relation into the pool would evict pages in use
+    /// ([`BufferPool::scan_needs_ring`]), else none.
+    pub fn scan_ring(
         &self,
         rel: RelFileNode,
         nblocks: BlockNumber,
@@ -350,9 +329,9 @@ impl BufferPool {
         rel: RelFileNode,
         nblocks: BlockNumber,
         participants: usize,
+        sizes: &RingSizes,
     ) -> Option<Ring> {
-        let sizes = self.ring_sizes();
-        self.scan_needs_ring(rel, nblocks, &sizes).then(|| {
+        self.scan_needs_ring(rel, nblocks, sizes).then(|| {
             let kind = StrategyKind::BulkRead;
             let len = (sizes.buffers(kind, self.nbuffers()) / participants.max(1)).max(1);
             self.new_ring(kind, len, len)

@@ -485,11 +485,21 @@ fn scan_ring_over_a_quarter_only_when_it_would_evict_pages_in_use() {
     let (_dir, pool) = pool(64);
     const OTHER: RelFileNode = RelFileNode(16385);
     assert_eq!(pool.reusable_buffers(), 64, "an empty pool is all free");
-    assert!(pool.scan_ring(REL, 16).is_none(), "a quarter: no ring");
-    assert!(pool.scan_ring(REL, 17).is_none(), "fits the free pool");
-    assert!(pool.scan_ring(REL, 64).is_none(), "fits the free pool");
+    assert!(
+        pool.scan_ring(REL, 16, &RingSizes::default()).is_none(),
+        "a quarter: no ring"
+    );
+    assert!(
+        pool.scan_ring(REL, 17, &RingSizes::default()).is_none(),
+        "fits the free pool"
+    );
+    assert!(
+        pool.scan_ring(REL, 64, &RingSizes::default()).is_none(),
+        "fits the free pool"
+    );
     assert_eq!(
-        pool.scan_ring(REL, 65).map(|r| r.kind()),
+        pool.scan_ring(REL, 65, &RingSizes::default())
+            .map(|r| r.kind()),
         Some(StrategyKind::BulkRead),
         "larger than the pool"
     );
@@ -497,13 +507,13 @@ fn scan_ring_over_a_quarter_only_when_it_would_evict_pages_in_use() {
     pool.create_relation(OTHER, MAIN).unwrap();
     fill(&pool, OTHER, 40);
     assert_eq!(pool.reusable_buffers(), 24);
-    assert!(pool.scan_ring(REL, 24).is_none());
+    assert!(pool.scan_ring(REL, 24, &RingSizes::default()).is_none());
     assert!(
-        pool.scan_ring(REL, 25).is_some(),
+        pool.scan_ring(REL, 25, &RingSizes::default()).is_some(),
         "would evict pages in use"
     );
     // A relation's own cached pages need no buffer: OTHER's 40 fit.
-    assert!(pool.scan_ring(OTHER, 40).is_none());
+    assert!(pool.scan_ring(OTHER, 40, &RingSizes::default()).is_none());
     // Usage counts worn down to zero by the clock sweep are cold again.
     for id in 0..pool.nbuffers() as u32 {
         let d = pool.desc(id);
@@ -511,31 +521,32 @@ fn scan_ring_over_a_quarter_only_when_it_would_evict_pages_in_use() {
         d.unlock_header(s & !USAGE_MASK);
     }
     assert_eq!(pool.reusable_buffers(), 64);
-    assert!(pool.scan_ring(REL, 64).is_none());
+    assert!(pool.scan_ring(REL, 64, &RingSizes::default()).is_none());
 
     // PostgreSQL's rule on demand: a ring for everything over a quarter.
     let pg = RingSizes {
         quarter_rule: true,
         ..RingSizes::default()
     };
-    assert!(pool.scan_ring_with(REL, 16, &pg).is_none());
+    assert!(pool.scan_ring(REL, 16, &pg).is_none());
     assert_eq!(
-        pool.scan_ring_with(REL, 17, &pg).map(|r| r.kind()),
+        pool.scan_ring(REL, 17, &pg).map(|r| r.kind()),
         Some(StrategyKind::BulkRead)
     );
-    pool.set_ring_sizes(pg);
-    assert!(pool.scan_ring(REL, 16).is_none());
-    assert!(pool.scan_ring(REL, 17).is_some());
-    assert!(pool.scan_ring_shared(REL, 17, 2).is_some());
-    pool.set_ring_sizes(RingSizes {
+    // Each request carries its sizes: one ring to the next.
+    assert!(pool.scan_ring(REL, 16, &pg).is_none());
+    assert!(pool.scan_ring(REL, 17, &pg).is_some());
+    assert!(pool.scan_ring_shared(REL, 17, 2, &pg).is_some());
+    let small = RingSizes {
         bulk_read: 4 * BLCKSZ,
         ..RingSizes::default()
-    });
+    };
     assert!(
-        pool.scan_ring(REL, 17).is_none(),
+        pool.scan_ring(REL, 17, &small).is_none(),
         "back to the default rule"
     );
-    assert_eq!(pool.ring(StrategyKind::BulkRead).len(), 4);
+    assert_eq!(pool.ring_with(StrategyKind::BulkRead, &small).len(), 4);
+    assert_eq!(pool.ring(StrategyKind::BulkRead).len(), 8, "the default");
     let sizes = RingSizes {
         vacuum: 3 * BLCKSZ,
         quarter_rule: true,
@@ -543,32 +554,29 @@ fn scan_ring_over_a_quarter_only_when_it_would_evict_pages_in_use() {
     };
     assert_eq!(pool.ring_with(StrategyKind::Vacuum, &sizes).len(), 3);
     assert_eq!(pool.ring_with(StrategyKind::BulkWrite, &sizes).len(), 8);
-    assert_eq!(
-        pool.scan_ring_with(REL, 17, &sizes).map(|r| r.len()),
-        Some(8)
-    );
-    assert!(pool.scan_ring_with(REL, 16, &sizes).is_none());
+    assert_eq!(pool.scan_ring(REL, 17, &sizes).map(|r| r.len()), Some(8));
+    assert!(pool.scan_ring(REL, 16, &sizes).is_none());
 }
 
 #[test]
 fn parallel_participants_split_one_bulk_read_ring() {
     let (_dir, pool) = pool(16384);
-    pool.set_ring_sizes(RingSizes {
+    let pg = RingSizes {
         quarter_rule: true,
         ..RingSizes::default()
-    });
+    };
     assert!(
-        pool.scan_ring_shared(REL, 4096, 3).is_none(),
+        pool.scan_ring_shared(REL, 4096, 3, &pg).is_none(),
         "a quarter: no ring"
     );
-    let whole = pool.scan_ring(REL, 4097).unwrap().len();
+    let whole = pool.scan_ring(REL, 4097, &pg).unwrap().len();
     assert_eq!(whole, 32);
     let shares: Vec<usize> = [1, 2, 3, 64]
         .iter()
-        .map(|&p| pool.scan_ring_shared(REL, 4097, p).unwrap().len())
+        .map(|&p| pool.scan_ring_shared(REL, 4097, p, &pg).unwrap().len())
         .collect();
     assert_eq!(shares, [32, 16, 10, 1], "at least one buffer each");
-    let r = pool.scan_ring_shared(REL, 4097, 3).unwrap();
+    let r = pool.scan_ring_shared(REL, 4097, 3, &pg).unwrap();
     assert_eq!((r.kind(), r.max_len()), (StrategyKind::BulkRead, 10));
 }
 
@@ -592,12 +600,12 @@ fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
     let pool = BufferPool::open_with(dir.path(), config).unwrap();
     assert_eq!(pool.huge_regions_advised(), 0);
     // PostgreSQL's rule: the relation would fit the empty pool.
-    pool.set_ring_sizes(RingSizes {
+    let pg = RingSizes {
         quarter_rule: true,
         ..RingSizes::default()
-    });
+    };
     let mut ring = pool
-        .scan_ring(REL, PAGES)
+        .scan_ring(REL, PAGES, &pg)
         .expect("over a quarter of the pool");
     assert_eq!(ring.len(), 32);
     for b in 0..PAGES {
@@ -612,7 +620,7 @@ fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
     // frame is touched.
     let resident = pool.resident_frame_bytes();
     drop(ring);
-    let mut again = pool.scan_ring(REL, PAGES).unwrap();
+    let mut again = pool.scan_ring(REL, PAGES, &pg).unwrap();
     for b in 0..PAGES {
         assert_eq!(stamp_with(&pool, b, Some(&mut again)), b);
     }
@@ -630,12 +638,12 @@ fn small_rings_leave_regions_without_huge_pages_and_normal_reads_advise_them() {
     assert_eq!(pool.huge_regions_advised(), 1, "a normal read advises");
     // A ring of a huge page or more is pool-sized use too: the regions of
     // its 256 frames, the next ones under the hand, are advised.
-    pool.set_ring_sizes(RingSizes {
+    let huge = RingSizes {
         bulk_read: HUGE_PAGE,
         quarter_rule: true,
         ..RingSizes::default()
-    });
-    let mut big = pool.scan_ring(REL, PAGES).unwrap();
+    };
+    let mut big = pool.scan_ring(REL, PAGES, &huge).unwrap();
     assert_eq!(big.len(), HUGE_PAGE / BLCKSZ);
     for b in 0..PAGES {
         assert_eq!(stamp_with(&pool, b, Some(&mut big)), b);

@@ -11,9 +11,10 @@
 //! pinned through a ring get a usage count of at most 1, so they are the
 //! first the clock sweep takes, too.
 //!
-//! The kinds and their default sizes (settings: [`RingSizes`], changeable at
-//! run time with `BufferPool::set_ring_sizes`; a ring is never more than an
-//! eighth of the pool, as in PostgreSQL):
+//! The kinds and their default sizes (settings: [`RingSizes`], which each
+//! client passes with its request for a ring, so sessions sharing a pool
+//! keep their own; a ring is never more than an eighth of the pool, as in
+//! PostgreSQL):
 //!
 //! - [`StrategyKind::BulkRead`], 256 KiB: sequential scans of relations larger
 //!   than a quarter of the pool that do not fit in its free and cold part

@@ -40,7 +40,7 @@ use crate::access::vm;
 use crate::error::Result;
 use crate::storage::page::{self, OffsetNumber};
 use crate::storage::prefetch::Ahead;
-use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring, READ_RUN};
+use crate::storage::{BlockNumber, ForkNumber, PinnedBuffer, Ring, RingSizes, READ_RUN};
 use crate::txn::Snapshot;
 
 /// Which tuples of a page a scan's snapshot sees.
@@ -127,6 +127,8 @@ pub struct ParallelBlocks {
     /// ring (`BufferPool::scan_ring_shared`), so the statement's scans
     /// together use one ring's worth of buffers.
     participants: usize,
+    /// The ring sizes of the client that runs the scan.
+    ring_sizes: RingSizes,
 }
 
 impl ParallelBlocks {
@@ -137,7 +139,15 @@ impl ParallelBlocks {
             nblocks,
             next: AtomicU64::new(0),
             participants: participants.max(1),
+            ring_sizes: RingSizes::default(),
         }
+    }
+
+    /// The same scan with its rings sized by `sizes` (the client's
+    /// settings) rather than the defaults.
+    pub fn with_ring_sizes(mut self, sizes: RingSizes) -> ParallelBlocks {
+        self.ring_sizes = sizes;
+        self
     }
 
     /// How many scans share the blocks.
@@ -172,8 +182,16 @@ impl ParallelBlocks {
 }
 
 impl HeapRelation {
-    /// Starts a sequential scan under `snap`.
+    /// Starts a sequential scan under `snap`, with a bulk-read ring of the
+    /// default size if it takes one ([`HeapRelation::scan_with`]).
     pub fn scan(&self, snap: &Snapshot) -> Result<HeapScan<'_>> {
+        self.scan_with(snap, &RingSizes::default())
+    }
+
+    /// Starts a sequential scan under `snap`; a bulk-read ring, if the
+    /// relation needs one (`BufferPool::scan_ring`), sized by `sizes` (the
+    /// client's settings).
+    pub fn scan_with(&self, snap: &Snapshot, sizes: &RingSizes) -> Result<HeapScan<'_>> {
         let size = self.hold_size();
         let nblocks = self.nblocks()?;
         Ok(HeapScan {
@@ -182,7 +200,7 @@ impl HeapRelation {
             snap: snap.clone(),
             nblocks,
             next: 0,
-            ring: self.pool().scan_ring(self.rel(), nblocks),
+            ring: self.pool().scan_ring(self.rel(), nblocks, sizes),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -210,9 +228,12 @@ impl HeapRelation {
             snap: snap.clone(),
             nblocks: blocks.nblocks,
             next: 0,
-            ring: self
-                .pool()
-                .scan_ring_shared(self.rel(), blocks.nblocks, blocks.participants),
+            ring: self.pool().scan_ring_shared(
+                self.rel(),
+                blocks.nblocks,
+                blocks.participants,
+                &blocks.ring_sizes,
+            ),
             visible: Vec::with_capacity(page::MAX_HEAP_TUPLES_PER_PAGE),
             hints: Vec::new(),
             all: Vec::new(),
@@ -274,7 +295,9 @@ impl HeapRelation {
     /// being read; the others are scanned page at a time.
     pub fn count(&self, snap: &Snapshot) -> Result<u64> {
         let nblocks = self.nblocks()?;
-        let mut ring = self.pool().scan_ring(self.rel(), nblocks);
+        let mut ring = self
+            .pool()
+            .scan_ring(self.rel(), nblocks, &RingSizes::default());
         self.count_range(snap, 0, nblocks, &mut ring)
     }
 
@@ -321,9 +344,12 @@ impl HeapRelation {
         blocks: &ParallelBlocks,
         cancel: &dyn Fn() -> Result<()>,
     ) -> Result<u64> {
-        let mut ring =
-            self.pool()
-                .scan_ring_shared(self.rel(), blocks.nblocks, blocks.participants);
+        let mut ring = self.pool().scan_ring_shared(
+            self.rel(),
+            blocks.nblocks,
+            blocks.participants,
+            &blocks.ring_sizes,
+        );
         let mut total = 0;
         while let Some((start, end)) = blocks.next_chunk_of(COUNT_CHUNK) {
             cancel()?;

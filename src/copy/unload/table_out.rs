@@ -326,7 +326,7 @@ pub fn table_to(
         write(out, &head)?;
     }
     let (rel, cancel, snap) = (&*src.rel, ctx.cancel, ctx.snapshot);
-    let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS);
+    let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS).with_ring_sizes(ctx.ring_sizes);
     let pool = Buffers::new(IN_FLIGHT);
     let styles = crate::types::ThreadStyles::current();
     std::thread::scope(|s| {

@@ -13,6 +13,11 @@
 //! Invariant kept: a relation is dropped only together with every view
 //! that depends on it, directly or through other views (CASCADE), or not at
 //! all (RESTRICT, the default: 2BP01).
+//!
+//! The query is bound through the caller's planning context
+//! ([`view_columns`], before the transaction has an xid); the catalog
+//! changes take a [`DdlContext`]. Nothing here prints: NOTICEs are
+//! returned as text.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -20,55 +25,19 @@ use std::sync::Arc;
 
 use heapdb_grammar::ast;
 
-use super::query::StmtCtx;
-use super::{Notice, QueryResult, Session};
+use super::context::DdlContext;
 use crate::catalog::{CatalogView, TableDef, ViewColumn, ViewDef};
-use crate::database::Database;
 use crate::err;
 use crate::error::Result;
 use crate::plan::bind::Binder;
 use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
-use crate::txn::{Snapshot, Xid};
 use crate::types::{DataType, Value};
-
-/// One view, as the shell's `\\dv` lists it and `\\d NAME` describes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ViewInfo {
-    /// View name.
-    pub name: String,
-    /// Its columns in order (never NOT NULL, no defaults).
-    pub columns: Vec<super::ColumnInfo>,
-    /// The storage psql shows per column (`plain`, `main`, `extended`).
-    pub storage: Vec<&'static str>,
-    /// The defining query's text.
-    pub definition: String,
-}
-
-/// The storage class PostgreSQL gives a column of type `ty` (`typstorage`).
-fn storage(ty: &DataType) -> &'static str {
-    match ty {
-        DataType::Numeric(_) => "main",
-        _ if ty.attlen() == -1 => "extended",
-        _ => "plain",
-    }
-}
-
-/// The view `name` as `snap` sees it.
-pub(crate) fn visible_view(db: &Database, snap: &Snapshot, name: &str) -> Option<Arc<ViewDef>> {
-    db.catalog.lookup_view(
-        &CatalogView {
-            snapshot: snap,
-            txns: &db.txns,
-        },
-        name,
-    )
-}
 
 /// A planning context that notes every relation the binder opens: the
 /// dependencies of the view being created.
-struct Recorder<'s> {
-    inner: StmtCtx<'s>,
+struct Recorder<'c> {
+    inner: &'c mut dyn PlanContext,
     seen: RefCell<Vec<u32>>,
 }
 
@@ -116,52 +85,62 @@ impl PlanContext for Recorder<'_> {
 }
 
 /// A relation being dropped, as PostgreSQL's messages name it.
-pub(crate) struct DropTarget {
+pub struct DropTarget {
     /// Object id.
     pub oid: u32,
     /// `table t` or `view v`.
     pub described: String,
 }
 
-impl Session {
-    /// Every view this session can see, sorted by name (read as
-    /// [`Session::list_tables`] reads the tables).
-    pub fn list_views(&self) -> Vec<ViewInfo> {
-        let (xid, cid) = match &self.txn {
-            Some(t) => (t.xid, t.cid),
-            None => (crate::txn::INVALID_XID, 0),
-        };
-        let snap = self.db.txns.snapshot(xid, cid);
-        self.db
-            .catalog
-            .views(&self.catalog_view(&snap))
-            .iter()
-            .map(|v| ViewInfo {
-                name: v.name.clone(),
-                columns: v
-                    .columns
-                    .iter()
-                    .map(|c| super::ColumnInfo {
-                        name: c.name.clone(),
-                        type_name: c.ty.to_string(),
-                        not_null: false,
-                        default: None,
-                    })
-                    .collect(),
-                storage: v.columns.iter().map(|c| storage(&c.ty)).collect(),
-                definition: v.text.clone(),
-            })
-            .collect()
+/// Binds CREATE VIEW's query through `ctx`: its output columns (named by
+/// the column list where given) and the relations it reads.
+pub fn view_columns(
+    c: &ast::CreateView,
+    ctx: &mut dyn PlanContext,
+) -> Result<(Vec<ViewColumn>, Vec<u32>)> {
+    let mut rec = Recorder {
+        inner: ctx,
+        seen: RefCell::new(Vec::new()),
+    };
+    let plan = Binder::new(&mut rec).plan_query(&c.query)?;
+    if c.columns.len() > plan.fields.len() {
+        return Err(err!(
+            SyntaxError,
+            "CREATE VIEW specifies more column names than columns"
+        ));
     }
+    let mut seen = HashSet::new();
+    let mut columns = Vec::with_capacity(plan.fields.len());
+    for (i, f) in plan.fields.iter().enumerate() {
+        let name = c.columns.get(i).cloned().unwrap_or_else(|| f.name.clone());
+        if !seen.insert(name.clone()) {
+            return Err(err!(
+                DuplicateColumn,
+                "column \"{name}\" specified more than once"
+            ));
+        }
+        let ty = match f.ty {
+            DataType::Unknown => DataType::Text,
+            ty => ty,
+        };
+        columns.push(ViewColumn { name, ty });
+    }
+    Ok((columns, rec.seen.into_inner()))
+}
 
-    pub(crate) fn create_view(&mut self, c: &ast::CreateView) -> Result<QueryResult> {
-        let snap = self.statement_snapshot();
-        let (columns, depends_on) = self.view_columns(c, &snap)?;
-        let xid = self.assign_xid()?;
-        let cv = self.catalog_view(&snap);
+impl DdlContext<'_> {
+    /// CREATE [OR REPLACE] VIEW of `columns` reading `depends_on` (from
+    /// [`view_columns`]).
+    pub fn create_view(
+        &mut self,
+        c: &ast::CreateView,
+        columns: Vec<ViewColumn>,
+        depends_on: Vec<u32>,
+    ) -> Result<()> {
+        let cv = self.view();
         let name = &c.name.name;
-        let existing = self.db.catalog.lookup_view(&cv, name);
-        if self.db.catalog.lookup(&cv, name).is_some() {
+        let existing = self.catalog.lookup_view(&cv, name);
+        if self.catalog.lookup(&cv, name).is_some() {
             return Err(if c.or_replace {
                 err!(WrongObjectType, "\"{name}\" is not a view")
             } else {
@@ -173,65 +152,28 @@ impl Session {
             Some(old) if c.or_replace => {
                 check_replacement(&old.columns, &columns)?;
                 let def = ViewDef::new(old.oid, name.clone(), columns, text, depends_on)?;
-                self.db.catalog.replace_view(&cv, xid, old.oid, Some(def))?;
+                self.catalog
+                    .replace_view(&cv, self.xid, old.oid, Some(def))?;
             }
             Some(_) => return Err(err!(DuplicateTable, "relation \"{name}\" already exists")),
             None => {
-                let oid = self.db.catalog.next_oid();
+                let oid = self.catalog.next_oid();
                 let def = ViewDef::new(oid, name.clone(), columns, text, depends_on)?;
-                self.db.catalog.create_view(&cv, xid, def)?;
+                self.catalog.create_view(&cv, self.xid, def)?;
             }
         }
-        self.txn_mut().catalog_changed = true;
-        Ok(QueryResult::empty("CREATE VIEW"))
+        *self.catalog_changed = true;
+        Ok(())
     }
 
-    /// Binds the view's query: its output columns (named by the column
-    /// list where given) and the relations it reads.
-    fn view_columns(
-        &self,
-        c: &ast::CreateView,
-        snap: &Snapshot,
-    ) -> Result<(Vec<ViewColumn>, Vec<u32>)> {
-        let mut rec = Recorder {
-            inner: self.stmt_ctx(snap),
-            seen: RefCell::new(Vec::new()),
-        };
-        let plan = Binder::new(&mut rec).plan_query(&c.query)?;
-        if c.columns.len() > plan.fields.len() {
-            return Err(err!(
-                SyntaxError,
-                "CREATE VIEW specifies more column names than columns"
-            ));
-        }
-        let mut seen = HashSet::new();
-        let mut columns = Vec::with_capacity(plan.fields.len());
-        for (i, f) in plan.fields.iter().enumerate() {
-            let name = c.columns.get(i).cloned().unwrap_or_else(|| f.name.clone());
-            if !seen.insert(name.clone()) {
-                return Err(err!(
-                    DuplicateColumn,
-                    "column \"{name}\" specified more than once"
-                ));
-            }
-            let ty = match f.ty {
-                DataType::Unknown => DataType::Text,
-                ty => ty,
-            };
-            columns.push(ViewColumn { name, ty });
-        }
-        Ok((columns, rec.seen.into_inner()))
-    }
-
-    pub(crate) fn drop_view(&mut self, d: &ast::DropView) -> Result<QueryResult> {
-        let snap = self.statement_snapshot();
-        let xid = self.assign_xid()?;
-        let mut r = QueryResult::empty("DROP VIEW");
+    /// DROP VIEW [IF EXISTS] ... [CASCADE]. Returns the NOTICEs.
+    pub fn drop_view(&mut self, d: &ast::DropView) -> Result<Vec<String>> {
+        let mut notices = Vec::new();
         let mut targets = Vec::new();
         let mut views = Vec::new();
         for name in &d.names {
-            let cv = self.catalog_view(&snap);
-            match self.db.catalog.lookup_view(&cv, &name.name) {
+            let cv = self.view();
+            match self.catalog.lookup_view(&cv, &name.name) {
                 Some(v) => {
                     targets.push(DropTarget {
                         oid: v.oid,
@@ -239,14 +181,13 @@ impl Session {
                     });
                     views.push(v);
                 }
-                None if self.db.catalog.lookup(&cv, &name.name).is_some() => {
+                None if self.catalog.lookup(&cv, &name.name).is_some() => {
                     return Err(err!(WrongObjectType, "\"{}\" is not a view", name.name)
                         .with_hint("Use DROP TABLE to remove a table."));
                 }
-                None if d.if_exists => r.notices.push(Notice::notice(format!(
-                    "view \"{}\" does not exist, skipping",
-                    name.name
-                ))),
+                None if d.if_exists => {
+                    notices.push(format!("view \"{}\" does not exist, skipping", name.name))
+                }
                 None => {
                     return Err(err!(
                         UndefinedTable,
@@ -256,29 +197,26 @@ impl Session {
                 }
             }
         }
-        self.drop_dependent_views(&snap, xid, &targets, d.cascade, &mut r.notices)?;
+        self.drop_dependent_views(&targets, d.cascade, &mut notices)?;
         for v in views {
-            self.db
-                .catalog
-                .replace_view(&self.catalog_view(&snap), xid, v.oid, None)?;
-            self.txn_mut().catalog_changed = true;
+            self.catalog
+                .replace_view(&self.view(), self.xid, v.oid, None)?;
+            *self.catalog_changed = true;
         }
-        Ok(r)
+        Ok(notices)
     }
 
     /// The views that depend on `targets` (directly or through other
     /// views), which are being dropped: without `cascade` PostgreSQL's
     /// 2BP01 error listing them; with it, they are dropped too, with its
     /// `drop cascades to ...` notice.
-    pub(crate) fn drop_dependent_views(
+    pub fn drop_dependent_views(
         &mut self,
-        snap: &Snapshot,
-        xid: Xid,
         targets: &[DropTarget],
         cascade: bool,
-        notices: &mut Vec<Notice>,
+        notices: &mut Vec<String>,
     ) -> Result<()> {
-        let cv = self.catalog_view(snap);
+        let cv = self.view();
         let mut done: HashSet<u32> = targets.iter().map(|t| t.oid).collect();
         let mut found: Vec<(Arc<ViewDef>, String)> = Vec::new();
         for t in targets {
@@ -303,14 +241,14 @@ impl Session {
                 .with_detail(detail.join("\n"))
                 .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
-        notices.push(Notice::notice(match &found[..] {
+        notices.push(match &found[..] {
             [(v, _)] => format!("drop cascades to view {}", v.name),
             _ => format!("drop cascades to {} other objects", found.len()),
-        }));
+        });
         for (v, _) in &found {
-            self.db.catalog.replace_view(&cv, xid, v.oid, None)?;
+            self.catalog.replace_view(&cv, self.xid, v.oid, None)?;
         }
-        self.txn_mut().catalog_changed = true;
+        *self.catalog_changed = true;
         Ok(())
     }
 
@@ -324,7 +262,7 @@ impl Session {
         done: &mut HashSet<u32>,
         found: &mut Vec<(Arc<ViewDef>, String)>,
     ) {
-        for v in self.db.catalog.view_dependents(cv, oid) {
+        for v in self.catalog.view_dependents(cv, oid) {
             if done.insert(v.oid) {
                 let name = format!("view {}", v.name);
                 found.push((v.clone(), described.to_string()));
@@ -334,68 +272,12 @@ impl Session {
     }
 
     /// DROP TABLE of a view's name: PostgreSQL's 42809.
-    pub(crate) fn refuse_drop_table_of_view(
-        &self,
-        snap: &Snapshot,
-        name: &ast::ObjectName,
-    ) -> Result<()> {
-        if visible_view(&self.db, snap, &name.name).is_some() {
+    pub fn refuse_drop_table_of_view(&self, name: &ast::ObjectName) -> Result<()> {
+        if self.catalog.lookup_view(&self.view(), &name.name).is_some() {
             return Err(err!(WrongObjectType, "\"{}\" is not a table", name.name)
                 .with_hint("Use DROP VIEW to remove a view."));
         }
         Ok(())
-    }
-
-    /// The error of a single-row INSERT read straight from its text
-    /// (`insert_row`) whose target was not found: the view error when the
-    /// name is a view's, else `e`.
-    pub(crate) fn scanned_view_target(
-        &mut self,
-        e: crate::error::Error,
-        sql: &str,
-        scan: heapdb_grammar::ScannedInsert,
-    ) -> crate::error::Error {
-        if e.code != crate::SqlState::UndefinedTable {
-            return e;
-        }
-        let name = ast::ObjectName {
-            schema: None,
-            name: scan.table_name(sql).to_ascii_lowercase(),
-            offset: ast::Offset(scan.table.0),
-        };
-        self.refuse_view_target(&name, "insert into")
-            .err()
-            .unwrap_or(e)
-    }
-
-    /// INSERT, UPDATE or DELETE (`verb`: `insert into`, `update`, `delete
-    /// from`) naming a view: PostgreSQL's error for a view that is not
-    /// automatically updatable, with its reason. Views are not written
-    /// through here, so a simple view (which PostgreSQL would write
-    /// through to its table) gets 0A000.
-    pub(crate) fn refuse_view_target(&mut self, name: &ast::ObjectName, verb: &str) -> Result<()> {
-        if !self.db.catalog.any_view_named(&name.name) {
-            return Ok(());
-        }
-        let snap = self.statement_snapshot();
-        let Some(v) = visible_view(&self.db, &snap, &name.name) else {
-            return Ok(());
-        };
-        let (action, on) = match verb {
-            "insert into" => ("inserting into", "INSERT"),
-            "update" => ("updating", "UPDATE"),
-            _ => ("deleting from", "DELETE"),
-        };
-        let message = format!("cannot {verb} view \"{}\"", v.name);
-        let Some(reason) = not_updatable_reason(&v.query) else {
-            return Err(err!(FeatureNotSupported, "{message}")
-                .with_detail("Writing through automatically updatable views is not supported."));
-        };
-        Err(err!(ObjectNotInPrerequisiteState, "{message}")
-                .with_detail(reason)
-                .with_hint(format!(
-                    "To enable {action} the view, provide an INSTEAD OF {on} trigger or an unconditional ON {on} DO INSTEAD rule."
-                )))
     }
 }
 
@@ -435,7 +317,7 @@ fn check_replacement(old: &[ViewColumn], new: &[ViewColumn]) -> Result<()> {
 
 /// Why a view's query cannot be written through, as PostgreSQL's
 /// `view_query_is_auto_updatable` words it; `None` for a simple view.
-fn not_updatable_reason(q: &ast::Query) -> Option<&'static str> {
+pub fn not_updatable_reason(q: &ast::Query) -> Option<&'static str> {
     let s = match &q.body {
         ast::SetExpr::Select(s) => s,
         ast::SetExpr::SetOp { .. } => {

@@ -1,0 +1,383 @@
+//! CREATE TABLE [AS], DROP TABLE, TRUNCATE (PostgreSQL's `DefineRelation`,
+//! `createas.c`, `RemoveRelations` and `ExecuteTruncate`), given a
+//! [`DdlContext`].
+//!
+//! DDL is transactional (see [`crate::catalog`]): a new table's files are
+//! created at once and removed if the transaction aborts; a dropped or
+//! truncated table's old files are removed only when the transaction
+//! commits, after its commit record is flushed (`wal` module doc, rule 6:
+//! the pending deletes). TRUNCATE gives the table a new relfilenode, as
+//! PostgreSQL does, so it can be rolled back and does not disturb older
+//! snapshots' scans.
+//!
+//! The parts that need no transaction run before the caller assigns one:
+//! [`skip_existing`] (IF NOT EXISTS), [`define_columns`] (binding the
+//! column definitions and DEFAULT expressions through the caller's
+//! planning context) and [`query_columns`] (CREATE TABLE AS's columns from
+//! its planned query). Nothing here prints: NOTICEs are returned as text.
+
+use std::collections::HashSet;
+
+use heapdb_grammar::ast;
+
+use super::context::DdlContext;
+use super::view::DropTarget;
+use crate::catalog::{Catalog, CatalogView, ColumnDef, TableDef};
+use crate::err;
+use crate::error::Result;
+use crate::exec::modify::RowWriter;
+use crate::exec::{self, ExecContext};
+use crate::plan::bind::{at, data_type, Binder, Mode};
+use crate::plan::scope::Scope;
+use crate::plan::{Plan, PlanContext};
+use crate::storage::StrategyKind;
+use crate::txn::LockMode;
+use crate::types::cast::{cast_kind, CastContext};
+use crate::types::DataType;
+
+/// The most columns a table may have (PostgreSQL's MaxHeapAttributeNumber).
+const MAX_COLUMNS: usize = 1600;
+
+/// A CREATE TABLE's definition once bound: its columns and the indexes its
+/// PRIMARY KEY and UNIQUE constraints ask for.
+#[derive(Debug, Clone)]
+pub struct TableSpec {
+    /// The columns, in order.
+    pub columns: Vec<ColumnDef>,
+    /// The primary key's columns.
+    pub primary_key: Option<Vec<String>>,
+    /// Each UNIQUE constraint's columns (column constraints first).
+    pub uniques: Vec<Vec<String>>,
+}
+
+/// CREATE TABLE [AS] of a name that exists under `view`: PostgreSQL's
+/// error, or with IF NOT EXISTS its notice (`Some`: the statement is done).
+pub fn skip_existing(
+    catalog: &Catalog,
+    view: &CatalogView<'_>,
+    name: &ast::ObjectName,
+    if_not_exists: bool,
+) -> Result<Option<String>> {
+    if catalog.lookup(view, &name.name).is_none() {
+        return Ok(None);
+    }
+    if if_not_exists {
+        return Ok(Some(format!(
+            "relation \"{}\" already exists, skipping",
+            name.name
+        )));
+    }
+    Err(at(
+        err!(DuplicateTable, "relation \"{}\" already exists", name.name),
+        name.offset,
+    ))
+}
+
+/// Binds CREATE TABLE's column list and constraints through `ctx` (which
+/// resolves the DEFAULT expressions' functions and casts).
+pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result<TableSpec> {
+    if !c.with_options.is_empty() {
+        return Err(err!(
+            FeatureNotSupported,
+            "CREATE TABLE ... WITH options are not supported"
+        ));
+    }
+    let mut pk_columns: HashSet<String> = HashSet::new();
+    // PRIMARY KEY and UNIQUE constraints become indexes (commands::indexcmds).
+    let (mut pk, mut uniques, mut table_uniques) = (None, Vec::new(), Vec::new());
+    for tc in &c.constraints {
+        match tc {
+            ast::TableConstraint::PrimaryKey(cols) => {
+                set_primary_key(&mut pk, cols, &c.name.name)?;
+                pk_columns.extend(cols.iter().cloned());
+            }
+            ast::TableConstraint::Unique(cols) => table_uniques.push(cols.clone()),
+            ast::TableConstraint::Check(_) => return Err(no_check_constraints()),
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut columns = Vec::with_capacity(c.columns.len());
+    let mut binder = Binder::new(ctx);
+    for col in &c.columns {
+        if !seen.insert(col.name.clone()) {
+            return Err(at(
+                err!(
+                    DuplicateColumn,
+                    "column \"{}\" specified more than once",
+                    col.name
+                ),
+                col.offset,
+            ));
+        }
+        let ty = data_type(&col.data_type).map_err(|e| at(e, col.offset))?;
+        let mut not_null = pk_columns.contains(&col.name);
+        let mut default = None;
+        for k in &col.constraints {
+            match k {
+                ast::ColumnConstraint::NotNull => not_null = true,
+                ast::ColumnConstraint::PrimaryKey => {
+                    not_null = true;
+                    set_primary_key(&mut pk, std::slice::from_ref(&col.name), &c.name.name)?;
+                }
+                ast::ColumnConstraint::Unique => uniques.push(vec![col.name.clone()]),
+                ast::ColumnConstraint::Null => {}
+                ast::ColumnConstraint::Default(e) => {
+                    bind_default(&mut binder, col, &ty, e)?;
+                    default = Some(e.to_string());
+                }
+                ast::ColumnConstraint::Check(_) => return Err(no_check_constraints()),
+            }
+        }
+        columns.push(ColumnDef {
+            name: col.name.clone(),
+            ty,
+            not_null,
+            default,
+        });
+    }
+    for pk in &pk_columns {
+        if !seen.contains(pk) {
+            return Err(err!(
+                UndefinedColumn,
+                "column \"{pk}\" named in key does not exist"
+            ));
+        }
+    }
+    uniques.extend(table_uniques);
+    Ok(TableSpec {
+        columns,
+        primary_key: pk,
+        uniques,
+    })
+}
+
+/// Checks column `col`'s DEFAULT expression `e`: it binds without column
+/// references and its type assigns to the column's `ty`.
+fn bind_default(
+    binder: &mut Binder<'_>,
+    col: &ast::ColumnDef,
+    ty: &DataType,
+    e: &ast::Expr,
+) -> Result<()> {
+    let b = binder
+        .bind_expr(
+            e,
+            &Scope::default(),
+            &mut Mode::NoAgg("DEFAULT expressions"),
+        )
+        .map_err(|err| {
+            if err.code == crate::error::SqlState::UndefinedColumn {
+                err!(
+                    FeatureNotSupported,
+                    "cannot use column reference in DEFAULT expression"
+                )
+            } else {
+                err
+            }
+        })?;
+    if b.ty != DataType::Unknown
+        && cast_kind(&b.ty, ty).map_or(true, |k| k > CastContext::Assignment)
+    {
+        return Err(at(
+            err!(
+                DatatypeMismatch,
+                "column \"{}\" is of type {ty} but default expression is of type {}",
+                col.name,
+                b.ty
+            )
+            .with_hint("You will need to rewrite or cast the expression."),
+            e.offset,
+        ));
+    }
+    // Unknown literals must parse as the column's type.
+    binder.coerce(b, ty, CastContext::Assignment, e.offset)?;
+    Ok(())
+}
+
+/// CREATE TABLE AS's columns: the planned query's output, named by the
+/// statement's column list where it gives names.
+pub fn query_columns(c: &ast::CreateTableAs, plan: &Plan) -> Result<Vec<ColumnDef>> {
+    if c.columns.len() > plan.fields.len() {
+        return Err(err!(SyntaxError, "too many column names were specified"));
+    }
+    let mut columns = Vec::with_capacity(plan.fields.len());
+    let mut seen = HashSet::new();
+    for (i, f) in plan.fields.iter().enumerate() {
+        let name = c.columns.get(i).cloned().unwrap_or_else(|| f.name.clone());
+        if !seen.insert(name.clone()) {
+            return Err(err!(
+                DuplicateColumn,
+                "column \"{name}\" specified more than once"
+            ));
+        }
+        columns.push(ColumnDef {
+            name,
+            ty: if f.ty == DataType::Unknown {
+                DataType::Text
+            } else {
+                f.ty
+            },
+            not_null: false,
+            default: None,
+        });
+    }
+    Ok(columns)
+}
+
+impl DdlContext<'_> {
+    /// Creates a table's files and catalog entry in the transaction.
+    fn add_table(&mut self, name: &str, columns: Vec<ColumnDef>) -> Result<TableDef> {
+        if columns.len() > MAX_COLUMNS {
+            return Err(err!(
+                ProgramLimitExceeded,
+                "tables can have at most {MAX_COLUMNS} columns"
+            ));
+        }
+        let oid = self.fresh_relfilenode();
+        let def = TableDef {
+            oid,
+            name: name.to_string(),
+            relfilenode: oid,
+            columns,
+            stats: None,
+            indexes: Vec::new(),
+        };
+        self.create_heap(oid)?;
+        *self.catalog_changed = true;
+        self.catalog.create(&self.view(), self.xid, def.clone())?;
+        Ok(def)
+    }
+
+    /// CREATE TABLE `name` as `spec` defines it, with the indexes of its
+    /// constraints.
+    pub fn create_table(&mut self, name: &str, spec: TableSpec) -> Result<()> {
+        let def = self.add_table(name, spec.columns)?;
+        if spec.primary_key.is_some() || !spec.uniques.is_empty() {
+            self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
+        }
+        Ok(())
+    }
+
+    /// CREATE TABLE AS: a new table `name` of `columns` filled with the rows
+    /// of `plan`, run under `exec_ctx` (written through a bulk-write ring,
+    /// unlogged until commit). Returns the number of rows.
+    pub fn create_table_as(
+        &mut self,
+        name: &str,
+        columns: Vec<ColumnDef>,
+        plan: &Plan,
+        exec_ctx: &ExecContext,
+    ) -> Result<u64> {
+        let table = self.add_table(name, columns)?;
+        let rel = self.relation(table.relfilenode)?;
+        let mut writer = RowWriter::new(&table)?;
+        let mut ring = Some(
+            self.pool
+                .ring_with(StrategyKind::BulkWrite, &self.ring_sizes),
+        );
+        let mut op = exec::build(plan, exec_ctx)?;
+        let mut count = 0u64;
+        let (mut data, mut lens) = (Vec::new(), Vec::new());
+        while let Some(b) = op.next()? {
+            exec_ctx.check_cancel()?;
+            data.clear();
+            lens.clear();
+            for i in 0..b.len {
+                writer.form(&b, i, 0)?;
+                data.extend_from_slice(&writer.tuple);
+                lens.push(writer.tuple.len() as u16);
+            }
+            if !lens.is_empty() {
+                rel.multi_insert(&data, &lens, self.xid, self.cid, ring.as_mut(), None)?;
+            }
+            count += b.len as u64;
+        }
+        Ok(count)
+    }
+
+    /// DROP TABLE [IF EXISTS] ... [CASCADE]: every table locked first, the
+    /// views depending on them refused or (CASCADE) dropped too. Returns
+    /// the NOTICEs.
+    pub fn drop_table(&mut self, d: &ast::DropTable) -> Result<Vec<String>> {
+        let mut notices = Vec::new();
+        // Lock every table before changing any: a wait restarts the
+        // statement, which must not find half of it done.
+        let mut tables = Vec::new();
+        for name in &d.names {
+            if self.catalog.lookup(&self.view(), &name.name).is_none() {
+                self.refuse_drop_table_of_view(name)?;
+                if d.if_exists {
+                    notices.push(format!("table \"{}\" does not exist, skipping", name.name));
+                    continue;
+                }
+                return Err(at(
+                    err!(UndefinedTable, "table \"{}\" does not exist", name.name),
+                    name.offset,
+                ));
+            }
+            let t = self
+                .lookup_table(&name.name, LockMode::AccessExclusive)
+                .map_err(|e| at(e, name.offset))?;
+            tables.push(t);
+        }
+        let targets: Vec<_> = tables
+            .iter()
+            .map(|t| DropTarget {
+                oid: t.oid,
+                described: format!("table {}", t.name),
+            })
+            .collect();
+        self.drop_dependent_views(&targets, d.cascade, &mut notices)?;
+        for t in tables {
+            self.catalog.replace(&self.view(), self.xid, t.oid, None)?;
+            *self.catalog_changed = true;
+            self.drop_on_commit.push(t.relfilenode);
+            self.drop_on_commit
+                .extend(t.indexes.iter().map(|i| i.relfilenode));
+        }
+        Ok(notices)
+    }
+
+    /// TRUNCATE: each table gets new, empty files (and new empty indexes);
+    /// the old ones go at commit.
+    pub fn truncate(&mut self, t: &ast::Truncate) -> Result<()> {
+        // Lock every table first (see drop_table).
+        let mut tables = Vec::new();
+        for name in &t.names {
+            tables.push(
+                self.lookup_table(&name.name, LockMode::AccessExclusive)
+                    .map_err(|e| at(e, name.offset))?,
+            );
+        }
+        for table in tables {
+            let fresh = self.fresh_relfilenode();
+            self.create_heap(fresh)?;
+            let mut def = (*table).clone();
+            def.relfilenode = fresh;
+            def.stats = None;
+            self.truncate_indexes(&mut def)?;
+            self.catalog
+                .replace(&self.view(), self.xid, table.oid, Some(def))?;
+            *self.catalog_changed = true;
+            self.drop_on_commit.push(table.relfilenode);
+        }
+        Ok(())
+    }
+}
+
+/// PostgreSQL's error for a CHECK constraint, which is not kept here.
+fn no_check_constraints() -> crate::error::Error {
+    err!(FeatureNotSupported, "CHECK constraints are not supported")
+}
+
+/// Records a table's primary key, refusing a second one as PostgreSQL does.
+fn set_primary_key(pk: &mut Option<Vec<String>>, cols: &[String], table: &str) -> Result<()> {
+    if pk.is_some() {
+        return Err(err!(
+            InvalidTableDefinition,
+            "multiple primary keys for table \"{table}\" are not allowed"
+        ));
+    }
+    *pk = Some(cols.to_vec());
+    Ok(())
+}

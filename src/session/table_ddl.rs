@@ -1,0 +1,82 @@
+//! The table and view commands as the session runs them: CREATE TABLE
+//! [AS], DROP TABLE, TRUNCATE, CREATE [OR REPLACE] VIEW and DROP VIEW.
+//! Each takes the statement's snapshot, does the parts that need no xid
+//! (IF NOT EXISTS, binding column definitions or a query through the
+//! statement's planning context), then fills a
+//! [`DdlContext`](crate::commands::context::DdlContext) from the
+//! transaction ([`Session::with_ddl`]) and calls its command in
+//! [`crate::commands::createtable`] or [`crate::commands::view`]; what
+//! they return becomes the command tag and its NOTICEs.
+
+use std::time::Instant;
+
+use heapdb_grammar::ast;
+
+use super::index_ddl::with_notices;
+use super::{QueryResult, Session};
+use crate::commands::{createtable, view};
+use crate::error::Result;
+
+impl Session {
+    pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let cv = self.catalog_view(&snap);
+        if let Some(n) =
+            createtable::skip_existing(&self.db.catalog, &cv, &c.name, c.if_not_exists)?
+        {
+            return Ok(with_notices("CREATE TABLE", vec![n]));
+        }
+        let spec = createtable::define_columns(c, &mut self.stmt_ctx(&snap))?;
+        // The new entry and its constraints' indexes are written and read
+        // back under a snapshot that knows the transaction's xid.
+        self.assign_xid()?;
+        let snap = self.statement_snapshot();
+        self.with_ddl(&snap, |ctx| ctx.create_table(&c.name.name, spec))?;
+        Ok(QueryResult::empty("CREATE TABLE"))
+    }
+
+    pub(crate) fn create_table_as(&mut self, c: &ast::CreateTableAs) -> Result<QueryResult> {
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let cv = self.catalog_view(&snap);
+        if let Some(n) =
+            createtable::skip_existing(&self.db.catalog, &cv, &c.name, c.if_not_exists)?
+        {
+            return Ok(with_notices("CREATE TABLE AS", vec![n]));
+        }
+        let plan = self.plan_query(&c.query, &snap)?;
+        let columns = createtable::query_columns(c, &plan)?;
+        let exec_ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
+        let count = self.with_ddl(&snap, |ctx| {
+            ctx.create_table_as(&c.name.name, columns, &plan, &exec_ctx)
+        })?;
+        let mut r = QueryResult::empty(&format!("SELECT {count}"));
+        r.timing.execute = t0.elapsed();
+        Ok(r)
+    }
+
+    pub(crate) fn drop_table(&mut self, d: &ast::DropTable) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.drop_table(d))?;
+        Ok(with_notices("DROP TABLE", notices))
+    }
+
+    pub(crate) fn truncate(&mut self, t: &ast::Truncate) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        self.with_ddl(&snap, |ctx| ctx.truncate(t))?;
+        Ok(QueryResult::empty("TRUNCATE TABLE"))
+    }
+
+    pub(crate) fn create_view(&mut self, c: &ast::CreateView) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let (columns, depends_on) = view::view_columns(c, &mut self.stmt_ctx(&snap))?;
+        self.with_ddl(&snap, |ctx| ctx.create_view(c, columns, depends_on))?;
+        Ok(QueryResult::empty("CREATE VIEW"))
+    }
+
+    pub(crate) fn drop_view(&mut self, d: &ast::DropView) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.drop_view(d))?;
+        Ok(with_notices("DROP VIEW", notices))
+    }
+}
