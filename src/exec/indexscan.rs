@@ -407,10 +407,8 @@ impl Operator for IndexScanOp<'_> {
             if self.done {
                 return Ok(None);
             }
-            if self.count_only {
-                if !self.fill_counted(&mut key)? {
-                    self.done = true;
-                }
+            if self.count_only && !self.fill_counted(&mut key)? {
+                self.done = true;
             }
             while !self.count_only && self.pending < self.target {
                 let Some(seen) = self.next_entry(&mut key)? else {

@@ -88,14 +88,12 @@ impl<'a> Builder<'a> {
         };
         let mut g = lv.buf.write();
         bp::init(&mut g, &opaque);
-        let mut off = 1;
-        for item in hikey
+        let items = hikey
             .iter()
             .map(Vec::as_slice)
-            .chain((0..lv.ends.len()).map(|i| lv.item(i)))
-        {
+            .chain((0..lv.ends.len()).map(|i| lv.item(i)));
+        for (off, item) in (1..).zip(items) {
             bp::insert_item(&mut g, off, item)?;
-            off += 1;
         }
         g.mark_dirty();
         if let Some(log) = &self.log {

@@ -128,7 +128,7 @@ fn radix_sort(entries: &mut Vec<Entry>) {
     let mut other: Vec<Entry> = vec![zero; n];
     for i in (0..ABBREV_LEN).rev() {
         let c = &counts[i];
-        if c.iter().any(|&k| k == n) {
+        if c.contains(&n) {
             continue; // every entry has the same byte here
         }
         let mut starts = [0usize; 256];
