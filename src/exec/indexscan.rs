@@ -18,6 +18,11 @@
 //! planner chooses index-only only for columns whose key decodes to the
 //! stored value (no `numeric`, `interval`, `char(n)` or floats).
 //!
+//! An index-only scan that returns no column (`count(*)`) does not copy
+//! the entries on all-visible heap pages at all: the cursor counts them
+//! under the leaf's lock ([`ScanPos::next_counted`]) and the batches carry
+//! only their number.
+//!
 //! Invariants: no allocation per entry on the way (the position's buffer
 //! and the column builders are reused); the index conditions never reach
 //! the filter; batches hold at most [`BATCH_SIZE`] rows, the first at most
@@ -28,7 +33,7 @@ use std::ops::Bound;
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::{HeapRelation, Tid};
 use crate::access::nbtree::keys::{decode_key, encode_key, tid_of};
-use crate::access::nbtree::{BTree, Direction, ScanPos};
+use crate::access::nbtree::{BTree, Counted, Direction, ScanPos};
 use crate::access::vm;
 use crate::error::Result;
 use crate::nodes::plannodes::{IndexBounds, IndexScan};
@@ -165,6 +170,11 @@ pub struct IndexScanOp<'a> {
     pending: usize,
     /// Rows the next batch may hold.
     target: usize,
+    /// An index-only scan that returns no column (`count(*)`): entries on
+    /// all-visible heap pages are only counted ([`ScanPos::next_counted`]).
+    count_only: bool,
+    /// Entries counted and not yet put in a batch.
+    carry: u64,
     /// Heap tuples read by an index-only scan (EXPLAIN ANALYZE).
     heap_fetches: u64,
     removed: u64,
@@ -212,6 +222,8 @@ impl<'a> IndexScanOp<'a> {
                 .collect(),
             pending: 0,
             target,
+            count_only: spec.index_only && spec.columns.is_empty() && !spec.with_tid,
+            carry: 0,
             heap_fetches: 0,
             removed: 0,
             done: false,
@@ -224,6 +236,7 @@ impl<'a> IndexScanOp<'a> {
         self.range = 0;
         self.in_range = false;
         self.done = false;
+        self.carry = 0;
         Ok(())
     }
 
@@ -237,24 +250,8 @@ impl<'a> IndexScanOp<'a> {
     /// entry was on its locked leaf; `None` at the end.
     fn next_entry(&mut self, key: &mut Vec<u8>) -> Result<Option<bool>> {
         loop {
-            if !self.in_range {
-                if self.range >= self.ranges.len() {
-                    return Ok(None);
-                }
-                let i = if self.spec.backward {
-                    self.ranges.len() - 1 - self.range
-                } else {
-                    self.range
-                };
-                self.range += 1;
-                let (lo, hi) = self.ranges[i].clone();
-                let dir = if self.spec.backward {
-                    Direction::Backward
-                } else {
-                    Direction::Forward
-                };
-                self.pos.reset(lo, hi, dir);
-                self.in_range = true;
+            if !self.start_range() {
+                return Ok(None);
             }
             let next = if self.spec.index_only {
                 let heap = self.heap;
@@ -272,6 +269,60 @@ impl<'a> IndexScanOp<'a> {
                 None => self.in_range = false,
             }
         }
+    }
+
+    /// Puts the position on the next range if the current one is done;
+    /// false when no range is left.
+    fn start_range(&mut self) -> bool {
+        if !self.in_range {
+            if self.range >= self.ranges.len() {
+                return false;
+            }
+            let i = if self.spec.backward {
+                self.ranges.len() - 1 - self.range
+            } else {
+                self.range
+            };
+            self.range += 1;
+            let (lo, hi) = self.ranges[i].clone();
+            let dir = if self.spec.backward {
+                Direction::Backward
+            } else {
+                Direction::Forward
+            };
+            self.pos.reset(lo, hi, dir);
+            self.in_range = true;
+        }
+        true
+    }
+
+    /// Fills the batch of a count-only scan: entries on all-visible heap
+    /// pages are counted at the leaf, the others fetched from the heap;
+    /// false at the end of the scan.
+    fn fill_counted(&mut self, key: &mut Vec<u8>) -> Result<bool> {
+        while self.pending < self.target {
+            if self.carry > 0 {
+                let n = self.carry.min((self.target - self.pending) as u64);
+                self.carry -= n;
+                self.pending += n as usize;
+                continue;
+            }
+            if !self.start_range() {
+                return Ok(false);
+            }
+            let heap = self.heap;
+            let mut check = |block| all_visible(heap, block);
+            match self.pos.next_counted(&self.tree, &mut check)? {
+                Counted::Checked(n) => self.carry += n,
+                Counted::Entry(k) => {
+                    key.clear();
+                    key.extend_from_slice(k);
+                    self.add_row(key, false)?;
+                }
+                Counted::End => self.in_range = false,
+            }
+        }
+        Ok(true)
     }
 
     /// Adds the row of one entry to the builders (if the snapshot sees it).
@@ -356,7 +407,10 @@ impl Operator for IndexScanOp<'_> {
             if self.done {
                 return Ok(None);
             }
-            while self.pending < self.target {
+            if self.count_only && !self.fill_counted(&mut key)? {
+                self.done = true;
+            }
+            while !self.count_only && self.pending < self.target {
                 let Some(seen) = self.next_entry(&mut key)? else {
                     self.done = true;
                     break;

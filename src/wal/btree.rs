@@ -47,6 +47,20 @@ impl BtLog for Wal {
         self.write_if_full()?;
         Ok(lsn)
     }
+
+    /// A built page goes into the log as a plain full-page image, which
+    /// costs no encoding of its items (nor compression) and whose redo is
+    /// a copy.
+    fn log_image(&self, rel: RelFileNode, block: BlockNumber, page: &[u8]) -> Result<u64> {
+        let at = PageRef {
+            rel: rel.0,
+            fork: 0,
+            block,
+        };
+        let lsn = self.insert_page_image_plain(0, at, page);
+        self.write_if_full()?;
+        Ok(lsn)
+    }
 }
 
 /// Replays B-tree change `rec` ending at `end`; returns whether it was

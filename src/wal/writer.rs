@@ -496,6 +496,21 @@ impl Wal {
         })
     }
 
+    /// [`Wal::insert_page_image`] without compression, whatever
+    /// `wal_compression` says: for pages whose image is cheaper to log
+    /// whole than to compress (a B-tree build's pages: written once, read
+    /// back only by redo; the hole between items and line pointers is left
+    /// out as for every image).
+    pub fn insert_page_image_plain(&self, xid: Xid, page: PageRef, p: &[u8]) -> Lsn {
+        let mut ins = self.ins();
+        let prev = ins.prev;
+        let len = record::encode_fpi(&mut ins.buf, prev, xid, page, p);
+        let end = self.advance(&mut ins, len, xid);
+        drop(ins);
+        self.count(len, true);
+        end
+    }
+
     /// Whether full-page images are compressed (`wal_compression`).
     pub fn compresses_images(&self) -> bool {
         self.compress_fpi.load(Ordering::Relaxed)

@@ -4,29 +4,53 @@
 //! truncated against the next page's first key) becomes a downlink on the
 //! level above, whose pages fill to [`NONLEAF_FILLFACTOR`] percent. Only the
 //! page being filled at each level is held (pinned, unlocked, invisible to
-//! anyone: the index is not yet in use); each is written once, whole, as a
-//! [`BtRecord::BuildPage`], and the meta page last.
+//! anyone: the index is not yet in use), its items packed in one buffer;
+//! each page is written once, whole, and logged as its full image
+//! ([`BtLog::log_image`], PostgreSQL's `log_newpage`), the meta page last.
 
 use super::btpage::{self as bp, MetaData, Opaque, BTP_LEAF, BTP_ROOT, PAGE_CAPACITY, P_NONE};
 use super::keys::{self, IndexDesc, Tid};
 use super::split::{LEAF_FILLFACTOR, NONLEAF_FILLFACTOR};
 use super::tree::{BTree, META_BLOCK};
-use super::wal::{BtLog, BtRecord, PageImage};
+use super::wal::{BtLog, BtRecord};
 use crate::err;
 use crate::error::Result;
 use crate::storage::{BlockNumber, BufferPool, PinnedBuffer, RelFileNode};
 use crate::types::Value;
 use std::sync::Arc;
 
+/// The page being filled on one level: its items packed into one buffer
+/// (no allocation per item), written to the page only when it is full.
 struct Level<'a> {
     buf: PinnedBuffer<'a>,
     prev: BlockNumber,
-    items: Vec<Vec<u8>>,
+    /// The items, concatenated.
+    data: Vec<u8>,
+    /// Where each item of `data` ends.
+    ends: Vec<usize>,
     used: usize,
+}
+
+impl Level<'_> {
+    fn item(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.data[start..self.ends[i]]
+    }
+
+    fn last(&self) -> Option<&[u8]> {
+        self.ends.len().checked_sub(1).map(|i| self.item(i))
+    }
+
+    fn push(&mut self, item: &[u8]) {
+        self.used += bp::item_space(item.len());
+        self.data.extend_from_slice(item);
+        self.ends.push(self.data.len());
+    }
 }
 
 struct Builder<'a> {
     tree: &'a BTree,
+    log: Option<Arc<dyn BtLog>>,
     levels: Vec<Level<'a>>,
 }
 
@@ -36,11 +60,13 @@ impl<'a> Builder<'a> {
         Ok(Level {
             buf,
             prev,
-            items: Vec::new(),
+            data: Vec::with_capacity(PAGE_CAPACITY),
+            ends: Vec::with_capacity(PAGE_CAPACITY / 16),
             used: 0,
         })
     }
 
+    /// Writes the finished page of `lv` into its buffer and logs it whole.
     fn write(
         &self,
         lv: Level<'_>,
@@ -53,26 +79,34 @@ impl<'a> Builder<'a> {
         if root {
             flags |= BTP_ROOT;
         }
-        let mut items = lv.items;
-        if let Some(h) = hikey {
-            items.insert(0, h);
-        }
-        let img = PageImage {
-            opaque: Opaque {
-                prev: lv.prev,
-                next,
-                level,
-                flags,
-                cycle: 0,
-            },
-            items,
+        let opaque = Opaque {
+            prev: lv.prev,
+            next,
+            level,
+            flags,
+            cycle: 0,
         };
         let mut g = lv.buf.write();
-        self.tree.log_apply(&mut g, &BtRecord::BuildPage(img))
+        bp::init(&mut g, &opaque);
+        let items = hikey
+            .iter()
+            .map(Vec::as_slice)
+            .chain((0..lv.ends.len()).map(|i| lv.item(i)));
+        for (off, item) in (1..).zip(items) {
+            bp::insert_item(&mut g, off, item)?;
+        }
+        g.mark_dirty();
+        if let Some(log) = &self.log {
+            let lsn = log.log_image(self.tree.rel(), g.block(), &g[..])?;
+            if lsn != 0 {
+                g.set_lsn(lsn);
+            }
+        }
+        Ok(())
     }
 
     /// Adds `item` (a leaf key, or a pivot on internal levels) to `level`.
-    fn add(&mut self, level: usize, item: Vec<u8>) -> Result<()> {
+    fn add(&mut self, level: usize, item: &[u8]) -> Result<()> {
         if self.levels.len() == level {
             let lv = self.new_level(P_NONE)?;
             self.levels.push(lv);
@@ -84,16 +118,16 @@ impl<'a> Builder<'a> {
         };
         let space = bp::item_space(item.len());
         let lv = &self.levels[level];
-        if level == 0 && lv.items.last().is_some_and(|l| *l >= item) {
+        if level == 0 && lv.last().is_some_and(|l| l >= item) {
             return Err(err!(
                 InternalError,
                 "bulk build input is not in ascending order"
             ));
         }
-        if !lv.items.is_empty() && lv.used + space > PAGE_CAPACITY * ff / 100 {
-            let sep = match level {
-                0 => keys::truncate_pivot(self.tree.desc(), &lv.items[lv.items.len() - 1], &item)?,
-                _ => bp::pivot_key(&item).to_vec(),
+        if !lv.ends.is_empty() && lv.used + space > PAGE_CAPACITY * ff / 100 {
+            let sep = match (level, lv.last()) {
+                (0, Some(last)) => keys::truncate_pivot(self.tree.desc(), last, item)?,
+                _ => bp::pivot_key(item).to_vec(),
             };
             let left = lv.buf.block();
             let fresh = self.new_level(left)?;
@@ -107,17 +141,17 @@ impl<'a> Builder<'a> {
                 false,
             )?;
             if self.levels.len() == level + 1 {
-                self.add(level + 1, bp::make_pivot(left, &[]))?;
+                self.add(level + 1, &bp::make_pivot(left, &[]))?;
             }
-            self.add(level + 1, bp::make_pivot(right, &sep))?;
+            self.add(level + 1, &bp::make_pivot(right, &sep))?;
         }
-        let item = match level > 0 && self.levels[level].items.is_empty() {
-            true => bp::make_pivot(bp::downlink(&item), &[]),
-            false => item,
-        };
         let lv = &mut self.levels[level];
-        lv.used += bp::item_space(item.len());
-        lv.items.push(item);
+        if level > 0 && lv.ends.is_empty() {
+            // The first pivot of an internal page is minus infinity.
+            lv.push(&bp::make_pivot(bp::downlink(item), &[]));
+        } else {
+            lv.push(item);
+        }
         Ok(())
     }
 
@@ -166,7 +200,7 @@ impl BTree {
         log: Option<Arc<dyn BtLog>>,
         fill: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
     ) -> Result<BTree> {
-        let tree = BTree::open(pool, rel, desc, log);
+        let tree = BTree::open(pool, rel, desc, log.clone());
         tree.pool()
             .create_relation(rel, crate::storage::ForkNumber::Main)?;
         let (b0, mbuf) = tree.extend()?;
@@ -176,6 +210,7 @@ impl BTree {
         let meta = {
             let mut b = Builder {
                 tree: &tree,
+                log,
                 levels: Vec::new(),
             };
             fill(&mut |key: &[u8]| {
@@ -187,7 +222,7 @@ impl BTree {
                         bp::MAX_TUPLE_SIZE
                     ));
                 }
-                b.add(0, key.to_vec())
+                b.add(0, key)
             })?;
             b.finish()?
         };

@@ -26,6 +26,6 @@ pub mod vacuum;
 pub mod wal;
 
 pub use keys::{IndexDesc, KeyColumn, Tid};
-pub use scan::{BtScan, Direction, ScanItem, ScanPos};
+pub use scan::{BtScan, Counted, Direction, ScanItem, ScanPos};
 pub use tree::BTree;
 pub use wal::{BtLog, BtRecord};

@@ -74,6 +74,22 @@ pub struct ScanPos {
     cur: BlockNumber,
     next: BlockNumber,
     done: bool,
+    /// Count, rather than copy, the items the check answers true for
+    /// ([`ScanPos::next_counted`]).
+    count_only: bool,
+    /// Items counted and not yet handed out.
+    counted: u64,
+}
+
+/// What [`ScanPos::next_counted`] hands out.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Counted<'a> {
+    /// This many entries whose check answered true (not copied).
+    Checked(u64),
+    /// An entry whose check answered false: its full leaf key.
+    Entry(&'a [u8]),
+    /// The scan is over.
+    End,
 }
 
 /// A scan cursor over one tree; an iterator of entries.
@@ -152,6 +168,8 @@ impl ScanPos {
             cur: P_NONE,
             next: P_NONE,
             done: false,
+            count_only: false,
+            counted: 0,
         }
     }
 
@@ -167,6 +185,57 @@ impl ScanPos {
         self.cur = P_NONE;
         self.next = P_NONE;
         self.done = false;
+        self.count_only = false;
+        self.counted = 0;
+    }
+
+    /// The entries of the position's range, where only those whose heap
+    /// page `check` finds not all-visible are wanted one by one: for the
+    /// others (an index-only scan that returns no column, as `count(*)`)
+    /// only their number is, and their keys are not copied. The answers
+    /// are asked as in [`ScanPos::next_key_checked`], under the leaf's lock.
+    /// Reads at most one leaf per call; the order of counts and entries is
+    /// not the index order. Every call of one position (until
+    /// [`ScanPos::reset`]) must use this method.
+    pub fn next_counted(
+        &mut self,
+        tree: &BTree,
+        check: &mut dyn FnMut(BlockNumber) -> Result<bool>,
+    ) -> Result<Counted<'_>> {
+        self.count_only = true;
+        if self.counted > 0 {
+            return Ok(Counted::Checked(std::mem::take(&mut self.counted)));
+        }
+        if self.at >= self.items.len() {
+            let r = if !self.started {
+                self.start(tree, Some(check))
+            } else if self.done {
+                return Ok(Counted::End);
+            } else {
+                self.step(tree, Some(check))
+            };
+            if let Err(e) = r {
+                self.done = true;
+                self.started = true;
+                self.items.clear();
+                self.counted = 0;
+                return Err(e);
+            }
+            if self.counted > 0 {
+                return Ok(Counted::Checked(std::mem::take(&mut self.counted)));
+            }
+            if self.at >= self.items.len() {
+                // A page with no matching item: the end, or the next page.
+                return Ok(if self.done {
+                    Counted::End
+                } else {
+                    Counted::Checked(0)
+                });
+            }
+        }
+        let (a, b) = self.items[self.at];
+        self.at += 1;
+        Ok(Counted::Entry(&self.buf[a as usize..b as usize]))
     }
 
     /// The next entry's full leaf key (columns and TID) in `tree`, or
@@ -239,14 +308,24 @@ impl ScanPos {
         Ok(!self.below_upper(bp::pivot_key(bp::item(p, bp::P_HIKEY)?)))
     }
 
+    /// Whether every item of a page is below the upper bound: the bound is
+    /// open, or the page has a high key that is not `past` it (keys below
+    /// the bound form a prefix of the key order, and items are below the
+    /// high key).
+    fn all_below(&self, o: &bp::Opaque, past: bool) -> bool {
+        self.upper == Bound::Unbounded || (!o.is_rightmost() && !past)
+    }
+
     /// Copies the matching items of a locked leaf page into the batch.
     /// `from..to` are the offsets to look at. Returns whether a bound was
     /// crossed (the scan ends after this batch).
+    /// `all_below`: every item of the page is known to be below the upper
+    /// bound (its high key is), so a forward scan need not compare each.
     fn take(
         &mut self,
         p: &[u8],
-        from: u16,
-        to: u16,
+        (from, to): (u16, u16),
+        all_below: bool,
         mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
     ) -> Result<bool> {
         let mut stop = false;
@@ -258,7 +337,7 @@ impl ScanPos {
         for off in from..to {
             let k = bp::item(p, off)?;
             let ok = match self.dir {
-                Direction::Forward => self.below_upper(k),
+                Direction::Forward => all_below || self.below_upper(k),
                 Direction::Backward => self.above_lower(k),
             };
             if !ok {
@@ -278,6 +357,10 @@ impl ScanPos {
                     _ => c(block)?,
                 };
                 last = Some((block, seen));
+                if seen && self.count_only {
+                    self.counted += 1;
+                    continue;
+                }
                 self.checked.push(seen);
             }
             let a = self.buf.len() as u32;
@@ -335,12 +418,14 @@ impl ScanPos {
             let stop = match self.dir {
                 Direction::Forward => {
                     self.next = o.next;
-                    self.take(&g, pos, page::max_offset(&g) + 1, check)?
-                        || self.hikey_past_upper(&g, &o)?
+                    let past = self.hikey_past_upper(&g, &o)?;
+                    let all_below = self.all_below(&o, past);
+                    let to = page::max_offset(&g) + 1;
+                    self.take(&g, (pos, to), all_below, check)? || past
                 }
                 Direction::Backward => {
                     self.next = o.prev;
-                    self.take(&g, bp::first_data(&o), pos, check)?
+                    self.take(&g, (bp::first_data(&o), pos), false, check)?
                 }
             };
             self.done = stop || self.next == P_NONE;
@@ -376,8 +461,9 @@ impl ScanPos {
             }
             let (from, to) = (bp::first_data(&o), page::max_offset(&g) + 1);
             self.cur = blk;
-            let stop = self.take(&g, from, to, check)?
-                || (self.dir == Direction::Forward && self.hikey_past_upper(&g, &o)?);
+            let past = self.dir == Direction::Forward && self.hikey_past_upper(&g, &o)?;
+            let all_below = self.dir == Direction::Forward && self.all_below(&o, past);
+            let stop = self.take(&g, (from, to), all_below, check)? || past;
             self.next = match self.dir {
                 Direction::Forward => o.next,
                 Direction::Backward => o.prev,

@@ -24,11 +24,9 @@
 //!
 //! In memory, keys are packed into one byte arena with an entry per key
 //! holding its first eight bytes big-endian (PostgreSQL's abbreviated
-//! keys): most comparisons are one integer comparison, no allocation is
-//! made per key.
+//! keys, sixteen bytes): most comparisons are integer comparisons, no
+//! allocation is made per key, and the merge compares keys where they lie.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -54,22 +52,98 @@ const IO_BUFFER: usize = 64 * 1024;
 /// Numbers the run files of this process.
 static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
 
-/// One key held in memory: its first bytes as an integer, and where it is.
+/// One key held in memory: its first bytes as integers, and where it is.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    abbrev: u64,
+    abbrev: Abbrev,
     off: u32,
     len: u32,
 }
 
-/// The first eight bytes of `k` big-endian, zero-padded: ordering two
-/// keys by it agrees with their byte order except on ties.
+/// The first [`ABBREV_LEN`] bytes of a key as two big-endian integers,
+/// zero-padded: ordering two keys by it agrees with their byte order
+/// except on ties. Sixteen bytes hold most of a key of two or three
+/// integer columns (each a marker byte and the value), so ties, which
+/// need a comparison of the whole keys, are rare for them.
+type Abbrev = (u64, u64);
+
+/// Bytes of a key its [`Abbrev`] holds.
+const ABBREV_LEN: usize = 16;
+
 #[inline]
-fn abbreviate(k: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = k.len().min(8);
+fn abbreviate(k: &[u8]) -> Abbrev {
+    let mut b = [0u8; ABBREV_LEN];
+    let n = k.len().min(ABBREV_LEN);
     b[..n].copy_from_slice(&k[..n]);
-    u64::from_be_bytes(b)
+    let (hi, lo) = b.split_at(8);
+    (
+        u64::from_be_bytes(hi.try_into().unwrap_or([0; 8])),
+        u64::from_be_bytes(lo.try_into().unwrap_or([0; 8])),
+    )
+}
+
+/// The byte order of two keys, given their abbreviations.
+#[inline]
+fn compare(a: Abbrev, ka: &[u8], b: Abbrev, kb: &[u8]) -> std::cmp::Ordering {
+    a.cmp(&b).then_with(|| {
+        if ka.len() <= ABBREV_LEN && kb.len() <= ABBREV_LEN {
+            // Equal abbreviations of short keys: the longer key sorts after.
+            ka.len().cmp(&kb.len())
+        } else {
+            ka[ABBREV_LEN.min(ka.len())..].cmp(&kb[ABBREV_LEN.min(kb.len())..])
+        }
+    })
+}
+
+/// Runs shorter than this are sorted by comparisons, longer ones by
+/// [`radix_sort`].
+const RADIX_MIN: usize = 4096;
+
+/// Byte `i` (0 = most significant) of an abbreviation.
+#[inline]
+fn abbrev_byte(a: &Abbrev, i: usize) -> usize {
+    let w = if i < 8 { a.0 } else { a.1 };
+    ((w >> (56 - 8 * (i % 8))) & 0xff) as usize
+}
+
+/// Sorts entries by their abbreviations: a stable least-significant-digit
+/// radix sort, one pass per byte, skipping bytes all entries share (a
+/// column's marker byte, the high bytes of small integers). One counting
+/// pass finds every byte's histogram; each pass then scatters the entries
+/// into a second buffer of the same size.
+fn radix_sort(entries: &mut Vec<Entry>) {
+    let n = entries.len();
+    let mut counts = vec![[0usize; 256]; ABBREV_LEN];
+    for e in entries.iter() {
+        for (i, c) in counts.iter_mut().enumerate() {
+            c[abbrev_byte(&e.abbrev, i)] += 1;
+        }
+    }
+    // Every pass writes each slot of `other` once: no clearing between.
+    let zero = Entry {
+        abbrev: (0, 0),
+        off: 0,
+        len: 0,
+    };
+    let mut other: Vec<Entry> = vec![zero; n];
+    for i in (0..ABBREV_LEN).rev() {
+        let c = &counts[i];
+        if c.contains(&n) {
+            continue; // every entry has the same byte here
+        }
+        let mut starts = [0usize; 256];
+        let mut at = 0;
+        for (s, &k) in starts.iter_mut().zip(c.iter()) {
+            *s = at;
+            at += k;
+        }
+        for e in entries.iter() {
+            let b = abbrev_byte(&e.abbrev, i);
+            other[starts[b]] = *e;
+            starts[b] += 1;
+        }
+        std::mem::swap(entries, &mut other);
+    }
 }
 
 /// Sorted keys in memory: a byte arena and entries in key order.
@@ -87,8 +161,27 @@ impl MemRun {
     fn sort(&mut self) {
         let arena = &self.arena;
         let key = |e: &Entry| &arena[e.off as usize..e.off as usize + e.len as usize];
-        self.entries
-            .sort_unstable_by(|a, b| a.abbrev.cmp(&b.abbrev).then_with(|| key(a).cmp(key(b))));
+        let by_key = |a: &Entry, b: &Entry| compare(a.abbrev, key(a), b.abbrev, key(b));
+        if self.entries.len() < RADIX_MIN {
+            self.entries.sort_unstable_by(by_key);
+            return;
+        }
+        radix_sort(&mut self.entries);
+        // Entries of equal abbreviations are ordered by their whole keys
+        // (runs are short, and often already in order: keys are pushed
+        // in heap order and end with the heap TID).
+        let mut i = 0;
+        while i < self.entries.len() {
+            let a = self.entries[i].abbrev;
+            let mut j = i + 1;
+            while j < self.entries.len() && self.entries[j].abbrev == a {
+                j += 1;
+            }
+            if j - i > 1 {
+                self.entries[i..j].sort_by(by_key);
+            }
+            i = j;
+        }
     }
 
     /// Bytes held (keys and entries).
@@ -147,6 +240,7 @@ impl RunFile {
             r: BufReader::with_capacity(IO_BUFFER, file),
             left: self.keys,
             path: &self.path,
+            key: Vec::new(),
         })
     }
 }
@@ -277,23 +371,20 @@ enum Source<'a> {
         r: BufReader<File>,
         left: u64,
         path: &'a Path,
+        /// The current key (read ahead).
+        key: Vec<u8>,
     },
 }
 
 impl Source<'_> {
-    /// Puts the next key into `out`; false at the end.
-    fn next_into(&mut self, out: &mut Vec<u8>) -> Result<bool> {
-        out.clear();
+    /// Moves to the next key; false at the end.
+    fn advance(&mut self) -> Result<bool> {
         match self {
-            Source::Mem { run, pos } => match run.entries.get(*pos) {
-                Some(e) => {
-                    out.extend_from_slice(run.key(e));
-                    *pos += 1;
-                    Ok(true)
-                }
-                None => Ok(false),
-            },
-            Source::File { r, left, path } => {
+            Source::Mem { run, pos } => {
+                *pos += 1;
+                Ok(*pos < run.entries.len())
+            }
+            Source::File { r, left, path, key } => {
                 if *left == 0 {
                     return Ok(false);
                 }
@@ -301,11 +392,29 @@ impl Source<'_> {
                 let mut len = [0u8; 4];
                 r.read_exact(&mut len)
                     .map_err(|e| io_error("read file", path, e))?;
-                out.resize(u32::from_le_bytes(len) as usize, 0);
-                r.read_exact(out)
+                key.resize(u32::from_le_bytes(len) as usize, 0);
+                r.read_exact(key)
                     .map_err(|e| io_error("read file", path, e))?;
                 Ok(true)
             }
+        }
+    }
+
+    /// The current key (valid after `advance` returned true).
+    #[inline]
+    fn key(&self) -> &[u8] {
+        match self {
+            Source::Mem { run, pos } => run.key(&run.entries[*pos]),
+            Source::File { key, .. } => key,
+        }
+    }
+
+    /// The current key's abbreviation.
+    #[inline]
+    fn abbrev(&self) -> Abbrev {
+        match self {
+            Source::Mem { run, pos } => run.entries[*pos].abbrev,
+            Source::File { key, .. } => abbreviate(key),
         }
     }
 }
@@ -328,6 +437,10 @@ pub fn merge(parts: &[SortedRuns], emit: &mut dyn FnMut(&[u8]) -> Result<()>) ->
     merge_sources(sources, emit)
 }
 
+/// The k-way merge: a binary heap of the sources that still have keys,
+/// ordered by their current key (abbreviation first), whose top is
+/// replaced and sifted down after each key; keys are compared where they
+/// are, never copied for the heap.
 fn merge_sources(
     mut sources: Vec<Source<'_>>,
     emit: &mut dyn FnMut(&[u8]) -> Result<()>,
@@ -338,20 +451,52 @@ fn merge_sources(
         }
         return Ok(());
     }
-    let mut heap: BinaryHeap<Reverse<(Vec<u8>, usize)>> = BinaryHeap::new();
+    // File sources start before their first key; memory ones at it.
+    let mut heap: Vec<(Abbrev, usize)> = Vec::with_capacity(sources.len());
     for (i, s) in sources.iter_mut().enumerate() {
-        let mut k = Vec::new();
-        if s.next_into(&mut k)? {
-            heap.push(Reverse((k, i)));
+        let has = match s {
+            Source::Mem { run, .. } => !run.entries.is_empty(),
+            Source::File { .. } => s.advance()?,
+        };
+        if has {
+            heap.push((s.abbrev(), i));
         }
     }
-    while let Some(Reverse((mut k, i))) = heap.pop() {
-        emit(&k)?;
-        if sources[i].next_into(&mut k)? {
-            heap.push(Reverse((k, i)));
+    let less = |sources: &[Source<'_>], a: &(Abbrev, usize), b: &(Abbrev, usize)| {
+        compare(a.0, sources[a.1].key(), b.0, sources[b.1].key()) == std::cmp::Ordering::Less
+    };
+    for i in (0..heap.len() / 2).rev() {
+        sift_down(&mut heap, i, &|a, b| less(&sources, a, b));
+    }
+    while let Some(&(_, i)) = heap.first() {
+        emit(sources[i].key())?;
+        if sources[i].advance()? {
+            heap[0] = (sources[i].abbrev(), i);
+        } else {
+            heap.swap_remove(0);
         }
+        sift_down(&mut heap, 0, &|a, b| less(&sources, a, b));
     }
     Ok(())
+}
+
+/// Restores the min-heap order below `i` of `h` under `less`.
+fn sift_down<T: Copy>(h: &mut [T], mut i: usize, less: &dyn Fn(&T, &T) -> bool) {
+    loop {
+        let (l, r) = (2 * i + 1, 2 * i + 2);
+        let mut m = i;
+        if l < h.len() && less(&h[l], &h[m]) {
+            m = l;
+        }
+        if r < h.len() && less(&h[r], &h[m]) {
+            m = r;
+        }
+        if m == i {
+            return;
+        }
+        h.swap(i, m);
+        i = m;
+    }
 }
 
 #[cfg(test)]
@@ -420,6 +565,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn radix_sort_orders_ties_of_the_abbreviation_by_the_whole_key() {
+        // Many keys share their first sixteen bytes (and some are that
+        // prefix alone, or shorter), in scrambled order: the radix pass
+        // groups them, the fix-up orders each group.
+        let mut keys = keys_of(30000, 7);
+        for (i, k) in keys.iter_mut().enumerate() {
+            if i % 3 == 0 {
+                let mut long = vec![1u8; 16];
+                long.extend_from_slice(&k[k.len().saturating_sub(5)..]);
+                *k = long;
+            } else if i % 7 == 0 {
+                k.truncate(i % 17);
+                k.resize(i % 17, 1);
+            }
+        }
+        let mut want = keys.clone();
+        want.sort();
+        let (got, spilled) = sorted_through(&keys, 1 << 24, 1);
+        assert_eq!(spilled, 0);
+        assert_eq!(got, want);
     }
 
     #[test]

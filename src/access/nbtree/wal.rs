@@ -86,6 +86,18 @@ pub trait BtLog: Send + Sync {
     /// Logs `rec`, which was just applied to `block` of `rel`.
     fn log(&self, rel: RelFileNode, block: BlockNumber, rec: &BtRecord, page: &[u8])
         -> Result<u64>;
+
+    /// Logs `page`, block `block` of `rel`, just written whole by a sorted
+    /// build, as itself: redo puts the image back (PostgreSQL's
+    /// `log_newpage`). By default it is logged as the
+    /// [`BtRecord::BuildPage`] of its items, which redoes to the same page.
+    fn log_image(&self, rel: RelFileNode, block: BlockNumber, page: &[u8]) -> Result<u64> {
+        let img = PageImage {
+            opaque: btpage::opaque(page),
+            items: btpage::items(page)?,
+        };
+        self.log(rel, block, &BtRecord::BuildPage(img), page)
+    }
 }
 
 fn corrupt(what: &str) -> crate::error::Error {
