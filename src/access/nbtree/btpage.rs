@@ -94,6 +94,17 @@ impl Opaque {
     pub fn incomplete_split(&self) -> bool {
         self.flags & BTP_INCOMPLETE_SPLIT != 0
     }
+    /// Deleted from the tree (unlinked, or being unlinked).
+    pub fn is_deleted(&self) -> bool {
+        self.flags & BTP_DELETED != 0
+    }
+    /// Half-dead or deleted: a page being or been removed, which holds no
+    /// data items and which every descent and scan passes to its right
+    /// (PostgreSQL's `P_IGNORE`).
+    #[inline]
+    pub fn is_ignorable(&self) -> bool {
+        self.flags & (BTP_DELETED | BTP_HALF_DEAD) != 0
+    }
 }
 
 fn rd32(p: &[u8], at: usize) -> u32 {
@@ -292,6 +303,49 @@ pub fn write_meta(p: &mut [u8], m: &MetaData) {
         p[h + 4 * i..h + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
     p[12..14].copy_from_slice(&((h + META_SIZE) as u16).to_le_bytes());
+}
+
+/// Where the meta page's free list starts: a `u32` count, then the blocks.
+const FREE_LIST_AT: usize = PAGE_HEADER_SIZE + META_SIZE;
+/// The most reusable pages the meta page lists.
+pub const MAX_FREE_LIST: usize = 2000;
+
+/// The reusable (deleted, recyclable) pages listed on the meta page. A
+/// meta page written by [`write_meta`] lists none.
+pub fn free_list(p: &[u8]) -> Vec<BlockNumber> {
+    let n = (rd32(p, FREE_LIST_AT) as usize).min(MAX_FREE_LIST);
+    (0..n).map(|i| rd32(p, FREE_LIST_AT + 4 + 4 * i)).collect()
+}
+
+/// Whether the meta page lists no reusable page (one read, no allocation).
+#[inline]
+pub fn free_list_is_empty(p: &[u8]) -> bool {
+    rd32(p, FREE_LIST_AT) == 0
+}
+
+/// Rewrites the meta page's free list.
+pub fn set_free_list(p: &mut [u8], blocks: &[BlockNumber]) -> Result<()> {
+    if blocks.len() > MAX_FREE_LIST {
+        return Err(err!(DataCorrupted, "index free list is too long"));
+    }
+    p[FREE_LIST_AT..FREE_LIST_AT + 4].copy_from_slice(&(blocks.len() as u32).to_le_bytes());
+    for (i, b) in blocks.iter().enumerate() {
+        let at = FREE_LIST_AT + 4 + 4 * i;
+        p[at..at + 4].copy_from_slice(&b.to_le_bytes());
+    }
+    let lower = FREE_LIST_AT + 4 + 4 * blocks.len();
+    p[12..14].copy_from_slice(&(lower as u16).to_le_bytes());
+    Ok(())
+}
+
+/// The next transaction id when a deleted page was deleted (PostgreSQL's
+/// `safexid`), kept as its only item.
+pub fn safexid(p: &[u8]) -> Result<u32> {
+    let t = item(p, 1)?;
+    match t.get(..4) {
+        Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        None => Err(err!(DataCorrupted, "deleted index page has no safexid")),
+    }
 }
 
 /// Reads the meta page, checking its magic and version.

@@ -106,7 +106,7 @@ impl BTree {
         loop {
             let g = buf.read();
             let o = bp::opaque(&g);
-            if first && past_high_key(&g, &o, &t)? {
+            if (first || o.is_ignorable()) && past_high_key(&g, &o, &t)? {
                 let next = o.next;
                 drop(g);
                 buf = self.pin(next)?;
@@ -355,12 +355,41 @@ impl ScanPos {
         check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
     ) -> Result<()> {
         let mut blk = self.next;
+        // Backward: half-dead or deleted pages passed on the way left. A
+        // page whose right-link names one of them is our left neighbour as
+        // well (they hold nothing), as PostgreSQL's `_bt_walk_left`.
+        let mut passed: Vec<BlockNumber> = Vec::new();
         loop {
             let buf = tree.pin(blk)?;
             let g = buf.read();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
-            if self.dir == Direction::Backward && o.next != self.cur {
+            if o.is_ignorable() {
+                // Its links stay valid until no scan can be here (the page
+                // is not reused before), so go on past it.
+                if o.is_rightmost() || passed.len() > 1_000_000 {
+                    return Err(err!(
+                        DataCorrupted,
+                        "index \"{}\" has a deleted page {blk} at the end of a level",
+                        tree.rel()
+                    ));
+                }
+                match self.dir {
+                    Direction::Forward => blk = o.next,
+                    Direction::Backward => {
+                        passed.push(blk);
+                        if o.prev == P_NONE {
+                            self.done = true;
+                            self.items.clear();
+                            self.at = 0;
+                            return Ok(());
+                        }
+                        blk = o.prev;
+                    }
+                }
+                continue;
+            }
+            if self.dir == Direction::Backward && o.next != self.cur && !passed.contains(&o.next) {
                 // The left page split since we saw its link: walk right to
                 // the page that is now our left neighbour.
                 if o.next == P_NONE {

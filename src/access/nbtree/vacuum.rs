@@ -1,8 +1,10 @@
-//! VACUUM's index pass (PostgreSQL's `btbulkdelete`, without page
-//! deletion): walks the leaves left to right along the right-links and
-//! removes every item whose heap TID the callback says is dead, one
-//! [`BtRecord::Delete`] per page. Emptied pages stay in the tree (page
-//! deletion and recycling come later).
+//! VACUUM's index pass (PostgreSQL's `btbulkdelete`): walks the leaves
+//! left to right along the right-links and removes every item whose heap
+//! TID the callback says is dead, one [`BtRecord::Delete`] per page; with
+//! [`BTree::bulk_delete_pages`] it then deletes each leaf left empty and
+//! finishes deletions a crash interrupted (`pagedel.rs`). The walk follows
+//! links, not block numbers, so splits into recycled (lower) blocks during
+//! the pass cannot hide items from it.
 //!
 //! Locking: one leaf at a time, with a plain exclusive lock, not
 //! PostgreSQL's cleanup lock (exclusive and the only pin). The cleanup lock
@@ -38,35 +40,73 @@ use super::wal::BtRecord;
 use crate::error::Result;
 use crate::storage::page;
 
+/// What a bulk delete did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BulkDeleteStats {
+    /// Entries removed.
+    pub tuples_removed: u64,
+    /// Leaves deleted (see `pagedel.rs`).
+    pub pages_deleted: u32,
+}
+
 impl BTree {
     /// Removes the entries whose heap TID `dead` returns true for; returns
-    /// how many were removed.
+    /// how many were removed. Empty pages stay.
     pub fn bulk_delete(&self, dead: impl Fn(Tid) -> bool) -> Result<u64> {
+        Ok(self.bulk_delete_inner(&dead, None)?.tuples_removed)
+    }
+
+    /// As [`BTree::bulk_delete`], and deletes the leaves left empty (and
+    /// finishes deletions a crash interrupted); `next_xid` gives the
+    /// transaction manager's next xid, each deleted page's safexid.
+    pub fn bulk_delete_pages(
+        &self,
+        dead: impl Fn(Tid) -> bool,
+        next_xid: &dyn Fn() -> u32,
+    ) -> Result<BulkDeleteStats> {
+        self.bulk_delete_inner(&dead, Some(next_xid))
+    }
+
+    fn bulk_delete_inner(
+        &self,
+        dead: &dyn Fn(Tid) -> bool,
+        next_xid: Option<&dyn Fn() -> u32>,
+    ) -> Result<BulkDeleteStats> {
         let mut blk = self.leftmost_at_level(0)?;
-        let mut removed = 0;
+        let mut stats = BulkDeleteStats::default();
         let mut offsets = Vec::new();
         loop {
             let buf = self.pin(blk)?;
             let mut g = buf.write();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
-            offsets.clear();
-            for off in bp::first_data(&o)..=page::max_offset(&g) {
-                if dead(tid_of(bp::item(&g, off)?)) {
-                    offsets.push(off);
+            if o.is_ignorable() {
+                drop(g);
+                if let Some(nx) = next_xid {
+                    stats.pages_deleted += u32::from(self.finish_deletion(blk, nx)?);
+                }
+            } else {
+                offsets.clear();
+                for off in bp::first_data(&o)..=page::max_offset(&g) {
+                    if dead(tid_of(bp::item(&g, off)?)) {
+                        offsets.push(off);
+                    }
+                }
+                if !offsets.is_empty() {
+                    stats.tuples_removed += offsets.len() as u64;
+                    self.log_apply(
+                        &mut g,
+                        &BtRecord::Delete {
+                            offsets: std::mem::take(&mut offsets),
+                        },
+                    )?;
+                }
+                if let Some(nx) = next_xid {
+                    stats.pages_deleted += u32::from(self.delete_empty_leaf(g, blk, nx)?);
                 }
             }
-            if !offsets.is_empty() {
-                removed += offsets.len() as u64;
-                self.log_apply(
-                    &mut g,
-                    &BtRecord::Delete {
-                        offsets: std::mem::take(&mut offsets),
-                    },
-                )?;
-            }
             if o.is_rightmost() {
-                return Ok(removed);
+                return Ok(stats);
             }
             blk = o.next;
         }
