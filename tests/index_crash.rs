@@ -22,6 +22,11 @@
 //! index pages while the child is killed: after each reopen every kept row
 //! is found through the primary key, no deleted row is, both checkers pass,
 //! and the next VACUUM finishes any page deletion the kill interrupted.
+//!
+//! A fifth child updates rows by primary key over and over: its lookups
+//! mark the entries of dead versions, and inserts remove them instead of
+//! splitting leaves; after each kill every row is found through both
+//! indexes and both checkers pass.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -86,6 +91,19 @@ fn index_crash_child() {
     say("ready".into());
     if parts[1] == "vacuum" {
         vacuum_child(&db, &mut s, parts[2].parse().unwrap(), &say);
+    }
+    if parts[1] == "update" {
+        let mut k: i64 = parts[2].parse().unwrap();
+        run(&mut s, "set enable_seqscan = off");
+        loop {
+            let id = 1 + (k * 7) % 3000;
+            run(&mut s, &format!("update a set f = 'v{k}' where aid = {id}"));
+            say(format!("ack {k}"));
+            k += 1;
+            if k % 500 == 0 {
+                run(&mut s, "checkpoint");
+            }
+        }
     }
     if parts[1] == "churn" {
         churn_child(&db, &mut s, parts[2].parse().unwrap(), &say);
@@ -574,4 +592,67 @@ fn kill_during_index_page_deletion() {
     assert!(acked_to > 0, "the child acknowledged nothing");
     eprintln!("acknowledged up to {acked_to}; {deleted_pages} a_pkey pages seen deleted");
     assert!(deleted_pages > 0, "no index page was ever deleted");
+}
+
+#[test]
+fn kill_during_updates_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    {
+        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let mut s = db.session();
+        run(
+            &mut s,
+            "create table a (aid int primary key, v int, f text)",
+        );
+        run(&mut s, "create index a_v_idx on a (v)");
+        run(
+            &mut s,
+            "insert into a select g, g % 50, 'v' from generate_series(1, 3000) g",
+        );
+        db.close().unwrap();
+    }
+    let mut rng = Rng(41);
+    let mut next = 0i64;
+    for round in 0..5 {
+        let acks = 500 + rng.below(3000);
+        if let Some(last) = kill_child(&format!("{path}|update|{next}"), acks, 0) {
+            next = last + 1;
+        }
+        let db = Database::open_with(dir.path(), settings())
+            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let mut s = db.session();
+        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        assert_eq!(rows, 3000, "round {round}");
+        // The last acknowledged update is there.
+        if next > 0 {
+            let k = next - 1;
+            let f = one(
+                &mut s,
+                &format!("select f from a where aid = {}", 1 + (k * 7) % 3000),
+            );
+            assert_eq!(f, format!("v{k}"), "round {round}");
+        }
+        for k in (1..=3000).step_by(31) {
+            let e = s
+                .execute(&format!("insert into a values ({k}, 0, 'dup')"))
+                .expect_err(&format!("round {round}: key {k} not found through a_pkey"));
+            assert_eq!(e.code.code(), "23505", "round {round}: {e}");
+        }
+        for ix in ["a_pkey", "a_v_idx"] {
+            run(&mut s, &format!("select bt_index_parent_check('{ix}')"));
+            let (items, heap) = check_index(&mut s, ix);
+            assert_eq!(heap, 3000, "round {round}: {ix}");
+            assert!(items >= 3000, "round {round}: {ix}");
+        }
+        if round % 2 == 1 {
+            run(&mut s, "vacuum a");
+            for ix in ["a_pkey", "a_v_idx"] {
+                assert_eq!(check_index(&mut s, ix), (3000, 3000), "round {round}: {ix}");
+            }
+        }
+        drop(s);
+        db.close().unwrap();
+    }
+    assert!(next > 0, "the child acknowledged nothing");
 }

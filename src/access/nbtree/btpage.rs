@@ -33,7 +33,9 @@
 use super::keys::Tid;
 use crate::err;
 use crate::error::Result;
-use crate::storage::page::{self, ItemId, OffsetNumber, ITEM_ID_SIZE, LP_NORMAL, PAGE_HEADER_SIZE};
+use crate::storage::page::{
+    self, ItemId, OffsetNumber, ITEM_ID_SIZE, LP_DEAD, LP_NORMAL, PAGE_HEADER_SIZE,
+};
 use crate::storage::{BlockNumber, BLCKSZ};
 
 /// Size of the special area.
@@ -162,10 +164,59 @@ pub fn first_data(o: &Opaque) -> OffsetNumber {
     }
 }
 
-/// The bytes of item `off` (all B-tree items are NORMAL).
+/// The bytes of item `off`, NORMAL or marked `LP_DEAD` (a leaf item whose
+/// heap tuple a scan found dead to everyone; it keeps its storage).
 #[inline]
 pub fn item(p: &[u8], off: OffsetNumber) -> Result<&[u8]> {
-    page::get_item(p, off).ok_or_else(|| err!(DataCorrupted, "index item {off} is missing"))
+    match page::get_item(p, off) {
+        Some(t) => Ok(t),
+        None => dead_item(p, off).ok_or_else(|| err!(DataCorrupted, "index item {off} is missing")),
+    }
+}
+
+/// Item `off` if it is marked `LP_DEAD`.
+fn dead_item(p: &[u8], off: OffsetNumber) -> Option<&[u8]> {
+    if off == 0 || off > page::max_offset(p) {
+        return None;
+    }
+    let id = page::item_id(p, off);
+    if id.flags != LP_DEAD {
+        return None;
+    }
+    p.get(id.off as usize..id.off as usize + id.len as usize)
+}
+
+/// Item `off` unless it is marked `LP_DEAD` (then `None`).
+#[inline]
+pub fn live_item(p: &[u8], off: OffsetNumber) -> Result<Option<&[u8]>> {
+    match page::get_item(p, off) {
+        Some(t) => Ok(Some(t)),
+        None => match dead_item(p, off) {
+            Some(_) => Ok(None),
+            None => Err(err!(DataCorrupted, "index item {off} is missing")),
+        },
+    }
+}
+
+/// The offsets of the leaf's items marked `LP_DEAD`.
+pub fn dead_offsets(p: &[u8], o: &Opaque) -> Vec<OffsetNumber> {
+    (first_data(o)..=page::max_offset(p))
+        .filter(|&off| page::item_id(p, off).flags == LP_DEAD)
+        .collect()
+}
+
+/// Marks item `off` `LP_DEAD`, keeping its storage.
+pub fn mark_dead(p: &mut [u8], off: OffsetNumber) -> Result<()> {
+    if off == 0 || off > page::max_offset(p) {
+        return Err(err!(DataCorrupted, "index item {off} is missing"));
+    }
+    let mut id = page::item_id(p, off);
+    if id.flags != LP_NORMAL && id.flags != LP_DEAD {
+        return Err(err!(DataCorrupted, "index item {off} is missing"));
+    }
+    id.flags = LP_DEAD;
+    page::set_item_id(p, off, id);
+    Ok(())
 }
 
 /// A pivot tuple's downlink.

@@ -133,7 +133,10 @@ pub fn bt_page_items(tree: &BTree, blk: BlockNumber) -> Result<Vec<Row>> {
             ("nulls", Value::Bool(vals.iter().any(|v| v.is_null()))),
             ("vars", Value::Bool(true)),
             ("data", Value::text(&hex(key))),
-            ("dead", Value::Bool(false)),
+            (
+                "dead",
+                Value::Bool(page::item_id(&p, off).flags == page::LP_DEAD),
+            ),
             (
                 "htid",
                 tid.map_or(Value::Null, |t| Value::text(&bp::tid_text(t))),

@@ -13,6 +13,11 @@
 //! returned; items present when the scan started and not removed are
 //! returned exactly once.
 //!
+//! Items marked `LP_DEAD` are skipped. The caller may report the entry it
+//! got last as dead to everyone ([`ScanPos::kill_last`]); leaving the page,
+//! the position marks such items (`BTree::kill_items`) if the page's LSN is
+//! still the one it copied them at.
+//!
 //! An index-only scan asks, for each item it copies, whether the heap page
 //! the item points to is all-visible, and asks while the leaf is still
 //! locked ([`ScanPos::next_key_checked`]). VACUUM removes an entry under
@@ -27,7 +32,7 @@ use super::keys::{prefix_cmp, tid_of, Tid};
 use super::tree::{leaf_position, past_high_key, BTree, Descent, Target};
 use crate::err;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::page::{self, OffsetNumber};
 use crate::storage::BlockNumber;
 use std::cmp::Ordering;
 use std::ops::Bound;
@@ -74,6 +79,13 @@ pub struct ScanPos {
     cur: BlockNumber,
     next: BlockNumber,
     done: bool,
+    /// The page's LSN when the items were copied, and each item's offset:
+    /// items the caller found dead ([`ScanPos::kill_last`]) are marked on
+    /// the page only if it has not changed since.
+    lsn: u64,
+    offs: Vec<OffsetNumber>,
+    /// Positions in `items` of the items found dead.
+    killed: Vec<u32>,
 }
 
 /// A scan cursor over one tree; an iterator of entries.
@@ -152,6 +164,9 @@ impl ScanPos {
             cur: P_NONE,
             next: P_NONE,
             done: false,
+            lsn: 0,
+            offs: Vec::new(),
+            killed: Vec::new(),
         }
     }
 
@@ -167,6 +182,33 @@ impl ScanPos {
         self.cur = P_NONE;
         self.next = P_NONE;
         self.done = false;
+        self.killed.clear();
+    }
+
+    /// Notes that the heap tuple of the entry returned last is dead to
+    /// every transaction: its item is marked `LP_DEAD` when the scan
+    /// leaves the page (PostgreSQL's `_bt_killitems`), if the page is
+    /// unchanged, so that an insert needing room removes it instead of
+    /// splitting the page.
+    pub fn kill_last(&mut self) {
+        if self.at > 0 && self.at <= self.items.len() {
+            self.killed.push((self.at - 1) as u32);
+        }
+    }
+
+    /// Marks the killed items of the current page (see [`ScanPos::kill_last`]).
+    fn flush_kills(&mut self, tree: &BTree) -> Result<()> {
+        if self.killed.is_empty() {
+            return Ok(());
+        }
+        let mut marks: Vec<(OffsetNumber, &[u8])> = Vec::with_capacity(self.killed.len());
+        for &i in &self.killed {
+            let (a, b) = self.items[i as usize];
+            marks.push((self.offs[i as usize], &self.buf[a as usize..b as usize]));
+        }
+        let r = tree.kill_items(self.cur, self.lsn, &marks);
+        self.killed.clear();
+        r
     }
 
     /// The next entry's full leaf key (columns and TID) in `tree`, or
@@ -194,6 +236,7 @@ impl ScanPos {
         mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
     ) -> Result<Option<(&[u8], bool)>> {
         while self.at >= self.items.len() {
+            self.flush_kills(tree)?;
             let r = if !self.started {
                 self.start(tree, check.as_mut().map(|c| &mut **c as _))
             } else if self.done {
@@ -254,9 +297,14 @@ impl ScanPos {
         self.buf.clear();
         self.items.clear();
         self.checked.clear();
+        self.offs.clear();
+        self.killed.clear();
         self.at = 0;
         for off in from..to {
-            let k = bp::item(p, off)?;
+            // Items marked dead are dead to every snapshot: skipped.
+            let Some(k) = bp::live_item(p, off)? else {
+                continue;
+            };
             let ok = match self.dir {
                 Direction::Forward => self.below_upper(k),
                 Direction::Backward => self.above_lower(k),
@@ -283,10 +331,12 @@ impl ScanPos {
             let a = self.buf.len() as u32;
             self.buf.extend_from_slice(k);
             self.items.push((a, self.buf.len() as u32));
+            self.offs.push(off);
         }
         if self.dir == Direction::Backward {
             self.items.reverse();
             self.checked.reverse();
+            self.offs.reverse();
         }
         Ok(stop)
     }
@@ -332,6 +382,7 @@ impl ScanPos {
             }
             let pos = leaf_position(&g, &o, &t)?;
             self.cur = buf.block();
+            self.lsn = g.lsn();
             let stop = match self.dir {
                 Direction::Forward => {
                     self.next = o.next;
@@ -405,6 +456,7 @@ impl ScanPos {
             }
             let (from, to) = (bp::first_data(&o), page::max_offset(&g) + 1);
             self.cur = blk;
+            self.lsn = g.lsn();
             let stop = self.take(&g, from, to, check)?
                 || (self.dir == Direction::Forward && self.hikey_past_upper(&g, &o)?);
             self.next = match self.dir {

@@ -91,7 +91,7 @@ pub struct BTree {
     pool: Arc<BufferPool>,
     rel: RelFileNode,
     desc: IndexDesc,
-    log: Option<Arc<dyn BtLog>>,
+    pub(crate) log: Option<Arc<dyn BtLog>>,
     /// The fast root as last read from the meta page (0: not read yet), so
     /// a descent need not lock the meta page (PostgreSQL caches it in the
     /// relcache). A stale value is safe: an old root still covers the whole
@@ -379,6 +379,14 @@ impl BTree {
                 };
                 self.log_apply(&mut g, &rec)?;
                 return Ok(true);
+            }
+            // Before splitting, remove the items scans marked dead
+            // (PostgreSQL's simple deletion), then try again.
+            let dead = bp::dead_offsets(&g, &o);
+            if !dead.is_empty() {
+                self.log_apply(&mut g, &BtRecord::Delete { offsets: dead })?;
+                drop(g);
+                continue;
             }
             self.split(&buf, g, off, key.to_vec(), stack, None)?;
             return Ok(true);

@@ -38,7 +38,8 @@ use super::keys::{tid_of, Tid};
 use super::tree::BTree;
 use super::wal::BtRecord;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::page::{self, OffsetNumber};
+use crate::storage::BlockNumber;
 
 /// What a bulk delete did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -114,6 +115,48 @@ impl BTree {
 }
 
 impl BTree {
+    /// Marks `LP_DEAD` the items `(offset, bytes)` of leaf `blk` that a scan
+    /// copied when the page's LSN was `lsn` and whose heap tuples it found
+    /// dead to every transaction (PostgreSQL's `_bt_killitems` when the leaf
+    /// pin was dropped: nothing is marked if the page changed since, as an
+    /// item could then be another entry; a page never logged, LSN 0, is
+    /// never marked). One logged [`BtRecord::MarkDead`]: line pointers are
+    /// inside the page checksum, so the change cannot be a bare hint.
+    pub fn kill_items(
+        &self,
+        blk: BlockNumber,
+        lsn: u64,
+        items: &[(OffsetNumber, &[u8])],
+    ) -> Result<()> {
+        if lsn == 0 || self.log.is_none() {
+            return Ok(());
+        }
+        let buf = self.pin(blk)?;
+        let mut g = buf.write();
+        if g.lsn() != lsn || page::is_new(&g) {
+            return Ok(());
+        }
+        let o = bp::opaque(&g);
+        if !o.is_leaf() || o.is_ignorable() {
+            return Ok(());
+        }
+        let mut offsets = Vec::with_capacity(items.len());
+        for &(off, key) in items {
+            if off >= bp::first_data(&o)
+                && off <= page::max_offset(&g)
+                && bp::live_item(&g, off)? == Some(key)
+            {
+                offsets.push(off);
+            }
+        }
+        if offsets.is_empty() {
+            return Ok(());
+        }
+        offsets.sort_unstable();
+        offsets.dedup();
+        self.log_apply(&mut g, &BtRecord::MarkDead { offsets })
+    }
+
     /// The index's size in pages (VACUUM VERBOSE's `pages: N in total`).
     pub fn num_pages(&self) -> Result<u32> {
         self.pool()

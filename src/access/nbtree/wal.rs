@@ -107,6 +107,13 @@ pub enum BtRecord {
         /// The page taken.
         block: BlockNumber,
     },
+    /// Mark leaf items `LP_DEAD`: their heap tuples are dead to everyone
+    /// (a scan found them so). Logged, unlike PostgreSQL's hint, because
+    /// line pointers are inside the page checksum.
+    MarkDead {
+        /// Offsets of the items.
+        offsets: Vec<OffsetNumber>,
+    },
 }
 
 /// Where records go: the write-ahead log once the index is wired in, a
@@ -192,6 +199,14 @@ pub fn apply(rec: &BtRecord, p: &mut [u8]) -> Result<()> {
             btpage::read_meta(p)?;
             btpage::set_free_list(p, blocks)?;
         }
+        BtRecord::MarkDead { offsets } => {
+            if page::is_new(p) {
+                return Err(corrupt("marking items of an uninitialised page"));
+            }
+            for &off in offsets {
+                btpage::mark_dead(p, off)?;
+            }
+        }
         BtRecord::TakeFree { block } => {
             btpage::read_meta(p)?;
             let mut list = btpage::free_list(p);
@@ -235,6 +250,7 @@ const T_MARK_DELETED: u8 = 12;
 const T_SET_NEXT: u8 = 13;
 const T_FREE_LIST: u8 = 14;
 const T_TAKE_FREE: u8 = 15;
+const T_MARK_DEAD: u8 = 16;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u16).to_le_bytes());
@@ -366,6 +382,13 @@ impl BtRecord {
                 out.push(T_TAKE_FREE);
                 out.extend_from_slice(&block.to_le_bytes());
             }
+            BtRecord::MarkDead { offsets } => {
+                out.push(T_MARK_DEAD);
+                out.extend_from_slice(&(offsets.len() as u16).to_le_bytes());
+                for o in offsets {
+                    out.extend_from_slice(&o.to_le_bytes());
+                }
+            }
         }
         out
     }
@@ -414,6 +437,12 @@ impl BtRecord {
                 }
             }
             T_TAKE_FREE => BtRecord::TakeFree { block: r.u32()? },
+            T_MARK_DEAD => {
+                let n = r.u16()? as usize;
+                BtRecord::MarkDead {
+                    offsets: (0..n).map(|_| r.u16()).collect::<Result<_>>()?,
+                }
+            }
             t => return Err(corrupt(&format!("unknown record type {t}"))),
         };
         if r.at != b.len() {

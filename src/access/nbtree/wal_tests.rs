@@ -50,6 +50,9 @@ fn all_records() -> Vec<BtRecord> {
             blocks: vec![4, 9, 2],
         },
         BtRecord::TakeFree { block: 9 },
+        BtRecord::MarkDead {
+            offsets: vec![2, 5],
+        },
     ]
 }
 
@@ -88,13 +91,17 @@ fn records_apply_to_pages_and_redo_gives_the_same_bytes() {
         },
         BtRecord::SetPrev { prev: 5 },
         BtRecord::Delete { offsets: vec![2] },
+        BtRecord::MarkDead { offsets: vec![3] },
     ];
     for r in &seq {
         apply(r, &mut p).unwrap();
     }
     let items = btpage::items(&p).unwrap();
     assert_eq!(items, vec![b"a".to_vec(), b"c".to_vec(), b"d".to_vec()]);
+    assert_eq!(btpage::live_item(&p, 3).unwrap(), None);
+    assert_eq!(btpage::live_item(&p, 2).unwrap(), Some(&b"c"[..]));
     let o = btpage::opaque(&p);
+    assert_eq!(btpage::dead_offsets(&p, &o), vec![3]);
     assert_eq!((o.prev, o.flags), (5, BTP_LEAF | BTP_INCOMPLETE_SPLIT));
     // Redo from the decoded records on a fresh page gives identical bytes.
     let mut q = vec![0u8; BLCKSZ];
