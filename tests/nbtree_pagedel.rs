@@ -95,7 +95,7 @@ fn delete_all_and_reinsert_keeps_the_file_bounded() {
         assert_eq!(all_keys(&t, Direction::Forward), model, "round {round}");
         assert_eq!(all_keys(&t, Direction::Backward), model, "round {round}");
         let k = Value::Int8((round * n + n / 2) as i64);
-        let probe = leaf_key(t.desc(), &[k.clone()], tid(0)).unwrap();
+        let probe = leaf_key(t.desc(), &[k], tid(0)).unwrap();
         let found = t.lookup(&probe[..probe.len() - 6]).unwrap();
         assert_eq!(found, vec![tid(round * n + n / 2)]);
         assert_eq!(bt_index_check(&t).unwrap().leaf_items, n as usize);
@@ -121,8 +121,7 @@ fn delete_all_and_reinsert_keeps_the_file_bounded() {
     // one, with deletion the file settles.
     assert!(sizes[9] <= sizes[0] + sizes[0] / 4, "{sizes:?}");
     assert!(old_size > 5 * sizes[9], "{old_size} vs {sizes:?}");
-    // The meta page still reads, and a split took its pages off the list.
-    assert!(btpage::MAX_FREE_LIST > 0);
+    // The meta page still reads after the free list's rewrites.
     let m = t.meta().unwrap();
     assert_eq!(m.level, m.fastlevel);
 }

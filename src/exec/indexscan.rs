@@ -334,7 +334,7 @@ impl<'a> IndexScanOp<'a> {
             let horizon = *self
                 .horizon
                 .get_or_insert_with(|| self.heap.txns().oldest_xmin());
-            if dead_to_all(&self.heap, block, offset, horizon)? {
+            if dead_to_all(self.heap, block, offset, horizon)? {
                 self.pos.kill_last();
             }
         }

@@ -476,14 +476,21 @@ impl BTree {
     /// Runs `f` on a page for a split's right half, exclusively locked: a
     /// deleted page taken from the meta page's free list (VACUUM lists
     /// only pages no scan can still reach, see `pagedel.rs`), checked to
-    /// be still deleted under the lock `f` keeps, or else a new block.
+    /// be still deleted under the lock `f` keeps, or else a new block. The
+    /// listed page is only try-locked: two splitters that took the same
+    /// page (listed twice) could otherwise each wait for the other's left
+    /// or right page.
     fn with_new_page<R>(
         &self,
         f: impl for<'g> FnOnce(BlockNumber, BufferWriteGuard<'g>) -> Result<R>,
     ) -> Result<R> {
         while let Some(blk) = self.take_free_page()? {
             let buf = self.pin(blk)?;
-            let g = buf.write();
+            // Never wait here (the page being split is locked): a page
+            // someone else holds is left for the next cleanup to list.
+            let Some(g) = buf.try_write() else {
+                continue;
+            };
             if !page::is_new(&g) && bp::verify(&g, blk).is_ok() && bp::opaque(&g).is_deleted() {
                 return f(blk, g);
             }
