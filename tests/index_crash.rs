@@ -16,6 +16,17 @@
 //! each reopen no acknowledged row is lost, `bt_index_check` passes, and a
 //! VACUUM leaves each index with exactly one entry per row: an entry whose
 //! line pointer had been freed and reused would stay behind and show.
+//!
+//! A fourth child deletes whole thousands of keys (every odd thousand) as
+//! it inserts, so the VACUUM thread empties leaves and deletes and recycles
+//! index pages while the child is killed: after each reopen every kept row
+//! is found through the primary key, no deleted row is, both checkers pass,
+//! and the next VACUUM finishes any page deletion the kill interrupted.
+//!
+//! A fifth child updates rows by primary key over and over: its lookups
+//! mark the entries of dead versions, and inserts remove them instead of
+//! splitting leaves; after each kill every row is found through both
+//! indexes and both checkers pass.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -87,6 +98,22 @@ fn index_crash_child() {
     say("ready".into());
     if parts[1] == "vacuum" {
         vacuum_child(&db, &mut s, parts[2].parse().unwrap(), &say);
+    }
+    if parts[1] == "update" {
+        let mut k: i64 = parts[2].parse().unwrap();
+        run(&mut s, "set enable_seqscan = off");
+        loop {
+            let id = 1 + (k * 7) % 3000;
+            run(&mut s, &format!("update a set f = 'v{k}' where aid = {id}"));
+            say(format!("ack {k}"));
+            k += 1;
+            if k % 500 == 0 {
+                run(&mut s, "checkpoint");
+            }
+        }
+    }
+    if parts[1] == "churn" {
+        churn_child(&db, &mut s, parts[2].parse().unwrap(), &say);
     }
     if parts[1] == "copy" {
         copy_child(&mut s, Path::new(parts[0]), parts[2].parse().unwrap(), &say);
@@ -196,6 +223,50 @@ fn vacuum_child(db: &Database, s: &mut Session, mut k: i64, say: &dyn Fn(String)
             ),
         );
         if k % 1000 < 20 {
+            run(s, "checkpoint");
+        }
+    }
+}
+
+/// The page-deletion child: inserts 200 keys at a time from `k`
+/// (acknowledged), then deletes the odd-thousand keys of the batch two
+/// batches back, while a thread VACUUMs the table over and over; a
+/// checkpoint every ten batches.
+fn churn_child(db: &Database, s: &mut Session, mut k: i64, say: &dyn Fn(String)) -> ! {
+    let vdb = db.clone();
+    std::thread::spawn(move || {
+        let mut v = vdb.session();
+        loop {
+            run(&mut v, "vacuum a");
+        }
+    });
+    // What a killed predecessor had still to delete.
+    run(
+        s,
+        &format!(
+            "delete from a where aid < {} and (aid / 1000) % 2 = 1",
+            k - 400
+        ),
+    );
+    loop {
+        run(
+            s,
+            &format!(
+                "insert into a select g, g % 97, 'c' from generate_series({k}, {}) g",
+                k + 199
+            ),
+        );
+        k += 200;
+        say(format!("ack {}", k - 1));
+        run(
+            s,
+            &format!(
+                "delete from a where aid >= {} and aid < {} and (aid / 1000) % 2 = 1",
+                k - 600,
+                k - 400
+            ),
+        );
+        if k % 2000 == 1 {
             run(s, "checkpoint");
         }
     }
@@ -512,4 +583,150 @@ fn kill_during_vacuum_of_an_indexed_table() {
         db.close().unwrap();
     }
     assert!(acked_to > 0, "the child acknowledged nothing");
+}
+
+#[test]
+fn kill_during_index_page_deletion() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    {
+        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let mut s = db.session();
+        run(
+            &mut s,
+            "create table a (aid int primary key, v int, f text)",
+        );
+        run(&mut s, "create index a_v_idx on a (v)");
+        db.close().unwrap();
+    }
+    let mut rng = Rng(29);
+    let mut next = 1i64;
+    let mut acked_to = 0i64;
+    let mut deleted_pages = 0i64;
+    for round in 0..6 {
+        let acks = 20 + rng.below(120);
+        if let Some(last) = kill_child(&format!("{path}|churn|{next}"), acks, 0) {
+            acked_to = last;
+        }
+        let db = Database::open_with(dir.path(), settings())
+            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let mut s = db.session();
+        // Even thousands are kept; odd ones are gone once deleted before
+        // the last acknowledgement.
+        let kept: i64 = one(
+            &mut s,
+            &format!("select count(*) from a where aid <= {acked_to} and (aid / 1000) % 2 = 0"),
+        )
+        .parse()
+        .unwrap();
+        let want = (1..=acked_to).filter(|k| (k / 1000) % 2 == 0).count() as i64;
+        assert_eq!(kept, want, "round {round}: acknowledged rows lost");
+        let gone: i64 = one(
+            &mut s,
+            &format!(
+                "select count(*) from a where aid < {} and (aid / 1000) % 2 = 1",
+                acked_to - 599
+            ),
+        )
+        .parse()
+        .unwrap();
+        assert_eq!(gone, 0, "round {round}: deleted rows are back");
+        for k in (1..=acked_to).filter(|k| (k / 1000) % 2 == 0).step_by(37) {
+            let e = s
+                .execute(&format!("insert into a values ({k}, 0, 'dup')"))
+                .expect_err(&format!("round {round}: key {k} not found through a_pkey"));
+            assert_eq!(e.code.code(), "23505", "round {round}: {e}");
+        }
+        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        for ix in ["a_pkey", "a_v_idx"] {
+            run(&mut s, &format!("select bt_index_parent_check('{ix}')"));
+            let (items, heap) = check_index(&mut s, ix);
+            assert_eq!(heap, rows, "round {round}: {ix}");
+            assert!(items >= rows, "round {round}: {ix} has {items} entries");
+        }
+        let r = run(&mut s, "vacuum verbose a");
+        for ix in ["a_pkey", "a_v_idx"] {
+            run(&mut s, &format!("select bt_index_parent_check('{ix}')"));
+            assert_eq!(check_index(&mut s, ix), (rows, rows), "round {round}: {ix}");
+        }
+        // `index "a_pkey": pages: N in total, N newly deleted, N currently
+        // deleted, N reusable`: pages deleted by this VACUUM or before.
+        for line in r.notices.iter().flat_map(|n| n.message.lines()) {
+            if line.starts_with("index \"a_pkey\"") {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                deleted_pages += w[9].parse::<i64>().unwrap();
+            }
+        }
+        next = one(&mut s, "select coalesce(max(aid), 0) + 1 from a")
+            .parse()
+            .unwrap();
+        drop(s);
+        db.close().unwrap();
+    }
+    assert!(acked_to > 0, "the child acknowledged nothing");
+    eprintln!("acknowledged up to {acked_to}; {deleted_pages} a_pkey pages seen deleted");
+    assert!(deleted_pages > 0, "no index page was ever deleted");
+}
+
+#[test]
+fn kill_during_updates_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    {
+        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let mut s = db.session();
+        run(
+            &mut s,
+            "create table a (aid int primary key, v int, f text)",
+        );
+        run(&mut s, "create index a_v_idx on a (v)");
+        run(
+            &mut s,
+            "insert into a select g, g % 50, 'v' from generate_series(1, 3000) g",
+        );
+        db.close().unwrap();
+    }
+    let mut rng = Rng(41);
+    let mut next = 0i64;
+    for round in 0..5 {
+        let acks = 500 + rng.below(3000);
+        if let Some(last) = kill_child(&format!("{path}|update|{next}"), acks, 0) {
+            next = last + 1;
+        }
+        let db = Database::open_with(dir.path(), settings())
+            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let mut s = db.session();
+        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        assert_eq!(rows, 3000, "round {round}");
+        // The last acknowledged update is there.
+        if next > 0 {
+            let k = next - 1;
+            let f = one(
+                &mut s,
+                &format!("select f from a where aid = {}", 1 + (k * 7) % 3000),
+            );
+            assert_eq!(f, format!("v{k}"), "round {round}");
+        }
+        for k in (1..=3000).step_by(31) {
+            let e = s
+                .execute(&format!("insert into a values ({k}, 0, 'dup')"))
+                .expect_err(&format!("round {round}: key {k} not found through a_pkey"));
+            assert_eq!(e.code.code(), "23505", "round {round}: {e}");
+        }
+        for ix in ["a_pkey", "a_v_idx"] {
+            run(&mut s, &format!("select bt_index_parent_check('{ix}')"));
+            let (items, heap) = check_index(&mut s, ix);
+            assert_eq!(heap, 3000, "round {round}: {ix}");
+            assert!(items >= 3000, "round {round}: {ix}");
+        }
+        if round % 2 == 1 {
+            run(&mut s, "vacuum a");
+            for ix in ["a_pkey", "a_v_idx"] {
+                assert_eq!(check_index(&mut s, ix), (3000, 3000), "round {round}: {ix}");
+            }
+        }
+        drop(s);
+        db.close().unwrap();
+    }
+    assert!(next > 0, "the child acknowledged nothing");
 }

@@ -9,6 +9,11 @@
 //! visible row has its entry), and after a last VACUUM each index holds
 //! exactly one entry per row and answers as the heap does.
 //!
+//! A fourth writer inserts and deletes batches of rows in a key range of
+//! their own, right of everything else, so VACUUM's bulk delete empties
+//! whole leaves and deletes them (page deletion while scans and inserts
+//! run), and later splits reuse the deleted pages.
+//!
 //! The run is bounded by a number of statements per writer and by a few
 //! seconds of wall time, whichever comes first; nothing asserts on time.
 
@@ -23,6 +28,7 @@ use heapdb::Session;
 
 const WRITERS: i64 = 3;
 const PRELOAD: i64 = 6000;
+const CHURN: i64 = 1_000_000;
 
 fn count(s: &mut Session, sql: &str) -> i64 {
     text(&one(s, sql)).parse().expect("a count")
@@ -98,6 +104,38 @@ fn writer(mut s: Session, w: i64, rounds: i64, deadline: Instant) -> i64 {
     rounds
 }
 
+/// The churn writer: batches of rows with ids from `CHURN` up and group
+/// 9, each deleted right after it is inserted.
+fn churner(mut s: Session, deadline: Instant) -> i64 {
+    let mut round = 0;
+    while Instant::now() < deadline && round < 200 {
+        let from = CHURN + round * 400;
+        run(
+            &mut s,
+            &format!(
+                "insert into r select i, 9, 'c' || i from generate_series({from}, {}) i",
+                from + 399
+            ),
+        );
+        run(&mut s, &format!("delete from r where id >= {from}"));
+        round += 1;
+    }
+    round
+}
+
+/// The "N newly deleted" figures of a VACUUM VERBOSE's index lines.
+fn newly_deleted(r: &heapdb::QueryResult) -> u64 {
+    r.notices
+        .iter()
+        .flat_map(|n| n.message.lines())
+        .filter(|l| l.starts_with("index \""))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w[6].parse::<u64>().expect("newly deleted")
+        })
+        .sum()
+}
+
 /// A reader: index scans forward and backward, index-only counts; checks
 /// only what must hold whatever the writers do.
 fn reader(mut s: Session, n: i64, stop: Arc<AtomicBool>) -> u64 {
@@ -154,12 +192,12 @@ fn writers_readers_and_vacuum_leave_indexes_matching_the_heap() {
     let vacuums = {
         let (mut v, stop) = (db.session(), stop.clone());
         std::thread::spawn(move || {
-            let mut n = 0u64;
+            let (mut n, mut deleted) = (0u64, 0u64);
             while !stop.load(Ordering::Acquire) {
-                run(&mut v, "vacuum r");
+                deleted += newly_deleted(&run(&mut v, "vacuum verbose r"));
                 n += 1;
             }
-            n
+            (n, deleted)
         })
     };
     let readers: Vec<_> = (0..2)
@@ -174,11 +212,20 @@ fn writers_readers_and_vacuum_leave_indexes_matching_the_heap() {
             std::thread::spawn(move || writer(ws, w, 400, deadline))
         })
         .collect();
+    let churn = {
+        let cs = db.session();
+        std::thread::spawn(move || churner(cs, deadline))
+    };
     let done: i64 = writers.into_iter().map(|h| h.join().expect("writer")).sum();
+    let churned = churn.join().expect("churn writer");
+    // One more VACUUM after the churn, so its last leaves are deleted too.
+    std::thread::sleep(Duration::from_millis(50));
     stop.store(true, Ordering::Release);
-    let vacuumed = vacuums.join().expect("vacuum");
+    let (vacuumed, mut deleted) = vacuums.join().expect("vacuum");
     assert!(vacuumed >= 1);
-    eprintln!("{done} writer rounds, {vacuumed} vacuums");
+    deleted += newly_deleted(&run(&mut s, "vacuum verbose r"));
+    eprintln!("{done} writer rounds, {churned} churn rounds, {vacuumed} vacuums, {deleted} index pages deleted");
+    assert!(deleted > 0, "no index page was deleted");
     for h in readers {
         h.join().expect("reader");
     }

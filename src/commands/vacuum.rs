@@ -157,6 +157,12 @@ pub struct IndexVacuumReport {
     pub pages: u32,
     /// Entries removed by the bulk deletes.
     pub tuples_removed: u64,
+    /// Pages this VACUUM deleted.
+    pub pages_newly_deleted: u32,
+    /// Deleted pages in the index after the pass.
+    pub pages_deleted: u32,
+    /// Deleted pages listed as reusable.
+    pub pages_free: u32,
 }
 
 /// A dead TID as stored for the index pass: block and offset in one
@@ -289,12 +295,11 @@ impl VacuumReport {
             items
         ));
         if self.index_scans > 0 {
-            // PostgreSQL 15's `btvacuumcleanup` figures; empty pages are
-            // never deleted yet (see the nbtree README), hence the zeros.
+            // PostgreSQL 15's `btvacuumcleanup` figures.
             body.extend(self.indexes.iter().map(|ix| {
                 format!(
-                    "index \"{}\": pages: {} in total, 0 newly deleted, 0 currently deleted, 0 reusable",
-                    ix.name, ix.pages
+                    "index \"{}\": pages: {} in total, {} newly deleted, {} currently deleted, {} reusable",
+                    ix.name, ix.pages, ix.pages_newly_deleted, ix.pages_deleted, ix.pages_free
                 )
             }));
         }
@@ -673,7 +678,9 @@ pub fn vacuum_heap(
         if !share.dead.is_empty() {
             // Chunks were handed out out of order: sort for the lookups.
             share.dead.sort_unstable();
-            vacuum_indexes(indexes, &share.dead, &mut report.indexes)?;
+            vacuum_indexes(indexes, &share.dead, &mut report.indexes, &|| {
+                txns.next_xid()
+            })?;
             let leader_ring = rings.first_mut().and_then(|r| r.as_mut());
             pass.second_heap_pass(&share.dead, leader_ring, &mut report)?;
             report.index_scans += 1;
@@ -688,6 +695,12 @@ pub fn vacuum_heap(
     }
     for (ix, r) in indexes.iter().zip(&mut report.indexes) {
         r.pages = ix.tree.num_pages()?;
+        if report.index_scans > 0 {
+            // Pages deleted above become reusable once every transaction
+            // that could still be on them has ended (nbtree's pagedel.rs).
+            let c = ix.tree.vacuum_cleanup(txns.oldest_xmin())?;
+            (r.pages, r.pages_deleted, r.pages_free) = (c.pages, c.deleted, c.reusable);
+        }
     }
     if opts.truncate && floor < nblocks {
         report.pages_removed = rel.truncate_empty_tail(floor)?;
@@ -705,11 +718,14 @@ fn vacuum_indexes(
     indexes: &[VacuumIndex],
     dead: &[DeadTid],
     reports: &mut [IndexVacuumReport],
+    next_xid: &dyn Fn() -> Xid,
 ) -> Result<()> {
     for (ix, r) in indexes.iter().zip(reports) {
-        r.tuples_removed += ix
+        let st = ix
             .tree
-            .bulk_delete(|(b, o)| dead.binary_search(&pack(b, o)).is_ok())?;
+            .bulk_delete_pages(|(b, o)| dead.binary_search(&pack(b, o)).is_ok(), next_xid)?;
+        r.tuples_removed += st.tuples_removed;
+        r.pages_newly_deleted += st.pages_deleted;
     }
     Ok(())
 }

@@ -12,6 +12,10 @@
 //! index conditions are not checked again at the heap: a tuple is never
 //! changed in place, so the entry's key is the tuple's.
 //!
+//! An entry whose tuple is invisible and dead to everyone (DEAD line
+//! pointer, or dead by VACUUM's test against the horizon) is reported to
+//! the cursor, which marks it dead on the leaf (`ScanPos::kill_last`).
+//!
 //! Index-only: when the heap page's visibility-map bit says all-visible,
 //! the values come from the entry's key and the heap is not read; other
 //! pages are fetched (`Heap Fetches`, as EXPLAIN ANALYZE shows). The
@@ -31,6 +35,7 @@
 use std::ops::Bound;
 
 use crate::access::heap::tuple::{self, TupleDesc};
+use crate::access::heap::visibility::{satisfies_vacuum, VacuumStatus};
 use crate::access::heap::{HeapRelation, Tid};
 use crate::access::nbtree::keys::{decode_key, encode_key, tid_of};
 use crate::access::nbtree::{BTree, Counted, Direction, ScanPos};
@@ -38,8 +43,10 @@ use crate::access::vm;
 use crate::error::Result;
 use crate::nodes::plannodes::{IndexBounds, IndexScan};
 use crate::nodes::JoinKind;
-use crate::storage::{BlockNumber, ForkNumber, RelFileNode};
+use crate::storage::{page, BlockNumber, ForkNumber, RelFileNode};
+use crate::txn::Xid;
 use crate::types::{DataType, Value};
+use std::sync::Arc;
 
 use super::expr::{truth_mask, Expr};
 use super::scan::{push_datum, tuple_desc};
@@ -179,6 +186,9 @@ pub struct IndexScanOp<'a> {
     heap_fetches: u64,
     removed: u64,
     done: bool,
+    /// VACUUM's horizon, read when an entry first leads to an invisible
+    /// tuple: tuples dead before it get their entries marked dead.
+    horizon: Option<crate::txn::Xid>,
 }
 
 impl<'a> IndexScanOp<'a> {
@@ -186,11 +196,15 @@ impl<'a> IndexScanOp<'a> {
     /// nested loop's outer value (see [`key_ranges`]).
     pub fn new(ctx: &'a ExecContext, spec: &'a IndexScan, param: Option<&Value>) -> Result<Self> {
         let heap = ctx.relation(spec.table.relfilenode)?;
+        // Logged: the scan marks entries of dead tuples (`kill_items`).
+        let log = heap
+            .wal()
+            .map(|w| w.clone() as Arc<dyn crate::access::nbtree::BtLog>);
         let tree = BTree::open(
             heap.pool().clone(),
             RelFileNode(spec.index.relfilenode),
             spec.index.desc(&spec.table),
-            None,
+            log,
         );
         let ranges = key_ranges(tree.desc(), &spec.bounds, param)?;
         let mut types: Vec<DataType> = spec
@@ -227,6 +241,7 @@ impl<'a> IndexScanOp<'a> {
             heap_fetches: 0,
             removed: 0,
             done: false,
+            horizon: None,
         })
     }
 
@@ -366,6 +381,14 @@ impl<'a> IndexScanOp<'a> {
                 Ok(())
             },
         )?;
+        if seen.is_none() {
+            let horizon = *self
+                .horizon
+                .get_or_insert_with(|| self.heap.txns().oldest_xmin());
+            if dead_to_all(self.heap, block, offset, horizon)? {
+                self.pos.kill_last();
+            }
+        }
         if let Some(r) = seen {
             r?;
             if self.spec.with_tid {
@@ -620,6 +643,33 @@ impl Operator for IndexNestLoopOp<'_> {
         }
         Ok(None)
     }
+}
+
+/// Whether the heap tuple at (`block`, `offset`) is dead to every
+/// transaction now and later: its line pointer is DEAD, or VACUUM's test
+/// against `horizon` says so. Its index entry may then be marked dead.
+fn dead_to_all(heap: &HeapRelation, block: BlockNumber, offset: u16, horizon: Xid) -> Result<bool> {
+    if block >= heap.nblocks()? {
+        return Ok(false);
+    }
+    let buf = heap
+        .pool()
+        .read_buffer(heap.rel(), ForkNumber::Main, block, None)?;
+    let g = buf.read();
+    if offset == 0 || offset > page::max_offset(&g[..]) {
+        return Ok(false);
+    }
+    if page::item_id(&g[..], offset).flags == page::LP_DEAD {
+        return Ok(true);
+    }
+    let Some(t) = page::get_item(&g[..], offset) else {
+        return Ok(false);
+    };
+    if t.len() < tuple::HEADER_SIZE {
+        return Ok(false);
+    }
+    let (status, _) = satisfies_vacuum(t, horizon, heap.txns())?;
+    Ok(status == VacuumStatus::Dead)
 }
 
 /// Whether the visibility map says `block` of `heap` is all-visible, asked

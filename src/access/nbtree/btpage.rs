@@ -33,7 +33,9 @@
 use super::keys::Tid;
 use crate::err;
 use crate::error::Result;
-use crate::storage::page::{self, ItemId, OffsetNumber, ITEM_ID_SIZE, LP_NORMAL, PAGE_HEADER_SIZE};
+use crate::storage::page::{
+    self, ItemId, OffsetNumber, ITEM_ID_SIZE, LP_DEAD, LP_NORMAL, PAGE_HEADER_SIZE,
+};
 use crate::storage::{BlockNumber, BLCKSZ};
 
 /// Size of the special area.
@@ -94,6 +96,17 @@ impl Opaque {
     pub fn incomplete_split(&self) -> bool {
         self.flags & BTP_INCOMPLETE_SPLIT != 0
     }
+    /// Deleted from the tree (unlinked, or being unlinked).
+    pub fn is_deleted(&self) -> bool {
+        self.flags & BTP_DELETED != 0
+    }
+    /// Half-dead or deleted: a page being or been removed, which holds no
+    /// data items and which every descent and scan passes to its right
+    /// (PostgreSQL's `P_IGNORE`).
+    #[inline]
+    pub fn is_ignorable(&self) -> bool {
+        self.flags & (BTP_DELETED | BTP_HALF_DEAD) != 0
+    }
 }
 
 fn rd32(p: &[u8], at: usize) -> u32 {
@@ -151,10 +164,59 @@ pub fn first_data(o: &Opaque) -> OffsetNumber {
     }
 }
 
-/// The bytes of item `off` (all B-tree items are NORMAL).
+/// The bytes of item `off`, NORMAL or marked `LP_DEAD` (a leaf item whose
+/// heap tuple a scan found dead to everyone; it keeps its storage).
 #[inline]
 pub fn item(p: &[u8], off: OffsetNumber) -> Result<&[u8]> {
-    page::get_item(p, off).ok_or_else(|| err!(DataCorrupted, "index item {off} is missing"))
+    match page::get_item(p, off) {
+        Some(t) => Ok(t),
+        None => dead_item(p, off).ok_or_else(|| err!(DataCorrupted, "index item {off} is missing")),
+    }
+}
+
+/// Item `off` if it is marked `LP_DEAD`.
+fn dead_item(p: &[u8], off: OffsetNumber) -> Option<&[u8]> {
+    if off == 0 || off > page::max_offset(p) {
+        return None;
+    }
+    let id = page::item_id(p, off);
+    if id.flags != LP_DEAD {
+        return None;
+    }
+    p.get(id.off as usize..id.off as usize + id.len as usize)
+}
+
+/// Item `off` unless it is marked `LP_DEAD` (then `None`).
+#[inline]
+pub fn live_item(p: &[u8], off: OffsetNumber) -> Result<Option<&[u8]>> {
+    match page::get_item(p, off) {
+        Some(t) => Ok(Some(t)),
+        None => match dead_item(p, off) {
+            Some(_) => Ok(None),
+            None => Err(err!(DataCorrupted, "index item {off} is missing")),
+        },
+    }
+}
+
+/// The offsets of the leaf's items marked `LP_DEAD`.
+pub fn dead_offsets(p: &[u8], o: &Opaque) -> Vec<OffsetNumber> {
+    (first_data(o)..=page::max_offset(p))
+        .filter(|&off| page::item_id(p, off).flags == LP_DEAD)
+        .collect()
+}
+
+/// Marks item `off` `LP_DEAD`, keeping its storage.
+pub fn mark_dead(p: &mut [u8], off: OffsetNumber) -> Result<()> {
+    if off == 0 || off > page::max_offset(p) {
+        return Err(err!(DataCorrupted, "index item {off} is missing"));
+    }
+    let mut id = page::item_id(p, off);
+    if id.flags != LP_NORMAL && id.flags != LP_DEAD {
+        return Err(err!(DataCorrupted, "index item {off} is missing"));
+    }
+    id.flags = LP_DEAD;
+    page::set_item_id(p, off, id);
+    Ok(())
 }
 
 /// A pivot tuple's downlink.
@@ -292,6 +354,49 @@ pub fn write_meta(p: &mut [u8], m: &MetaData) {
         p[h + 4 * i..h + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
     p[12..14].copy_from_slice(&((h + META_SIZE) as u16).to_le_bytes());
+}
+
+/// Where the meta page's free list starts: a `u32` count, then the blocks.
+const FREE_LIST_AT: usize = PAGE_HEADER_SIZE + META_SIZE;
+/// The most reusable pages the meta page lists.
+pub const MAX_FREE_LIST: usize = 2000;
+
+/// The reusable (deleted, recyclable) pages listed on the meta page. A
+/// meta page written by [`write_meta`] lists none.
+pub fn free_list(p: &[u8]) -> Vec<BlockNumber> {
+    let n = (rd32(p, FREE_LIST_AT) as usize).min(MAX_FREE_LIST);
+    (0..n).map(|i| rd32(p, FREE_LIST_AT + 4 + 4 * i)).collect()
+}
+
+/// Whether the meta page lists no reusable page (one read, no allocation).
+#[inline]
+pub fn free_list_is_empty(p: &[u8]) -> bool {
+    rd32(p, FREE_LIST_AT) == 0
+}
+
+/// Rewrites the meta page's free list.
+pub fn set_free_list(p: &mut [u8], blocks: &[BlockNumber]) -> Result<()> {
+    if blocks.len() > MAX_FREE_LIST {
+        return Err(err!(DataCorrupted, "index free list is too long"));
+    }
+    p[FREE_LIST_AT..FREE_LIST_AT + 4].copy_from_slice(&(blocks.len() as u32).to_le_bytes());
+    for (i, b) in blocks.iter().enumerate() {
+        let at = FREE_LIST_AT + 4 + 4 * i;
+        p[at..at + 4].copy_from_slice(&b.to_le_bytes());
+    }
+    let lower = FREE_LIST_AT + 4 + 4 * blocks.len();
+    p[12..14].copy_from_slice(&(lower as u16).to_le_bytes());
+    Ok(())
+}
+
+/// The next transaction id when a deleted page was deleted (PostgreSQL's
+/// `safexid`), kept as its only item.
+pub fn safexid(p: &[u8]) -> Result<u32> {
+    let t = item(p, 1)?;
+    match t.get(..4) {
+        Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        None => Err(err!(DataCorrupted, "deleted index page has no safexid")),
+    }
 }
 
 /// Reads the meta page, checking its magic and version.

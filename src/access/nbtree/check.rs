@@ -16,7 +16,7 @@
 //! Pages are copied under a shared lock one at a time; the result is exact
 //! only for an index nobody is changing.
 
-use super::btpage::{self as bp, Opaque, BTP_DELETED, BTP_META, P_HIKEY, P_NONE};
+use super::btpage::{self as bp, Opaque, BTP_DELETED, BTP_HALF_DEAD, BTP_META, P_HIKEY, P_NONE};
 use super::keys::decode_key;
 use super::tree::BTree;
 use crate::err;
@@ -61,10 +61,10 @@ fn walk_level(tree: &BTree, start: BlockNumber, level: u32) -> Result<Vec<Page>>
         bp::verify(&bytes, blk)?;
         let o = bp::opaque(&bytes);
         let prev = pages.last().map_or(P_NONE, |p| p.blk);
-        if o.level != level
-            || o.is_leaf() != (level == 0)
-            || o.flags & (BTP_META | BTP_DELETED) != 0
-        {
+        // Only leaves are deleted; a half-dead or deleted page (linked from
+        // its left until its unlinking is done) holds no data items.
+        let dead_ok = level == 0 || o.flags & (BTP_DELETED | BTP_HALF_DEAD) == 0;
+        if o.level != level || o.is_leaf() != (level == 0) || o.flags & BTP_META != 0 || !dead_ok {
             return Err(fail(
                 tree,
                 format!(
@@ -85,7 +85,14 @@ fn walk_level(tree: &BTree, start: BlockNumber, level: u32) -> Result<Vec<Page>>
         if pages.len() > 1_000_000_000 / 8192 {
             return Err(fail(tree, "right-links form a cycle".into()));
         }
-        check_page(tree, blk, &o, &bytes)?;
+        if !o.is_ignorable() {
+            check_page(tree, blk, &o, &bytes)?;
+        } else if o.is_rightmost() || page::max_offset(&bytes) > 1 {
+            return Err(fail(
+                tree,
+                format!("half-dead or deleted block {blk} is rightmost or has items"),
+            ));
+        }
         pages.push(Page { blk, o, bytes });
         blk = o.next;
     }
@@ -171,7 +178,18 @@ fn downlinks(pages: &[Page]) -> Result<Vec<Down>> {
 /// The parent level's downlinks against the child level's pages.
 fn check_children(tree: &BTree, downs: &[Down], children: &[Page]) -> Result<()> {
     let mut i = 0;
+    // The lower bound carried over from a downlink to a half-dead page
+    // (a crash between the two records of its first stage): its key range
+    // already belongs to the next page.
+    let mut carried: Option<Option<Vec<u8>>> = None;
     for (d, dl) in downs.iter().enumerate() {
+        // Pages being deleted have no downlink (or a stale one, below).
+        while children
+            .get(i)
+            .is_some_and(|c| c.o.is_ignorable() && c.blk != dl.child)
+        {
+            i += 1;
+        }
         let Some(c) = children.get(i) else {
             return Err(fail(
                 tree,
@@ -190,6 +208,26 @@ fn check_children(tree: &BTree, downs: &[Down], children: &[Page]) -> Result<()>
                 ),
             ));
         }
+        if c.o.is_ignorable() {
+            if c.o.is_deleted() {
+                return Err(fail(
+                    tree,
+                    format!("downlink {d} points to deleted block {}", c.blk),
+                ));
+            }
+            carried.get_or_insert(dl.lo.clone());
+            i += 1;
+            continue;
+        }
+        let lo = match carried.take() {
+            Some(lo) => lo,
+            None => dl.lo.clone(),
+        };
+        let dl = &Down {
+            child: dl.child,
+            lo,
+            hi: dl.hi.clone(),
+        };
         // The pages this downlink covers: the child and right halves of
         // splits not yet finished.
         let mut last = i;
@@ -233,6 +271,9 @@ fn check_children(tree: &BTree, downs: &[Down], children: &[Page]) -> Result<()>
             ));
         }
         i = last + 1;
+    }
+    while children.get(i).is_some_and(|c| c.o.is_ignorable()) {
+        i += 1;
     }
     if i != children.len() {
         return Err(fail(

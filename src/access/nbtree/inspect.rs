@@ -112,6 +112,10 @@ pub fn bt_page_items(tree: &BTree, blk: BlockNumber) -> Result<Vec<Row>> {
     let p = read_page(tree, blk)?;
     let o = bp::opaque(&p);
     let mut rows = Vec::new();
+    if o.is_deleted() {
+        // Its one item is the safexid, not a key (pageinspect shows none).
+        return Ok(rows);
+    }
     for off in 1..=page::max_offset(&p) {
         let t = bp::item(&p, off)?;
         let pivot = !o.is_leaf() || (off == P_HIKEY && !o.is_rightmost());
@@ -129,7 +133,10 @@ pub fn bt_page_items(tree: &BTree, blk: BlockNumber) -> Result<Vec<Row>> {
             ("nulls", Value::Bool(vals.iter().any(|v| v.is_null()))),
             ("vars", Value::Bool(true)),
             ("data", Value::text(&hex(key))),
-            ("dead", Value::Bool(false)),
+            (
+                "dead",
+                Value::Bool(page::item_id(&p, off).flags == page::LP_DEAD),
+            ),
             (
                 "htid",
                 tid.map_or(Value::Null, |t| Value::text(&bp::tid_text(t))),

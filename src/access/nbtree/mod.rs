@@ -10,7 +10,7 @@
 //! the one `apply`), [`tree`] (create, descend, insert, split), [`split`]
 //! (choosing split points), [`scan`] (cursors), [`build`] (bulk build),
 //! [`sortbuild`] (its external sort), [`batch`] (sorted batch inserts),
-//! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete).
+//! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete), [`pagedel`] (page deletion and recycling).
 
 pub mod batch;
 pub mod btpage;
@@ -18,6 +18,7 @@ pub mod build;
 pub mod check;
 pub mod inspect;
 pub mod keys;
+pub mod pagedel;
 pub mod scan;
 pub mod sortbuild;
 pub mod split;

@@ -13,6 +13,11 @@
 //! returned; items present when the scan started and not removed are
 //! returned exactly once.
 //!
+//! Items marked `LP_DEAD` are skipped. The caller may report the entry it
+//! got last as dead to everyone ([`ScanPos::kill_last`]); leaving the page,
+//! the position marks such items (`BTree::kill_items`) if the page's LSN is
+//! still the one it copied them at.
+//!
 //! An index-only scan asks, for each item it copies, whether the heap page
 //! the item points to is all-visible, and asks while the leaf is still
 //! locked ([`ScanPos::next_key_checked`]). VACUUM removes an entry under
@@ -27,7 +32,7 @@ use super::keys::{prefix_cmp, tid_of, Tid};
 use super::tree::{leaf_position, past_high_key, BTree, Descent, Target};
 use crate::err;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::page::{self, OffsetNumber};
 use crate::storage::BlockNumber;
 use std::cmp::Ordering;
 use std::ops::Bound;
@@ -74,6 +79,13 @@ pub struct ScanPos {
     cur: BlockNumber,
     next: BlockNumber,
     done: bool,
+    /// The page's LSN when the items were copied, and each item's offset:
+    /// items the caller found dead ([`ScanPos::kill_last`]) are marked on
+    /// the page only if it has not changed since.
+    lsn: u64,
+    offs: Vec<OffsetNumber>,
+    /// Positions in `items` of the items found dead.
+    killed: Vec<u32>,
     /// Count, rather than copy, the items the check answers true for
     /// ([`ScanPos::next_counted`]).
     count_only: bool,
@@ -122,7 +134,7 @@ impl BTree {
         loop {
             let g = buf.read();
             let o = bp::opaque(&g);
-            if first && past_high_key(&g, &o, &t)? {
+            if (first || o.is_ignorable()) && past_high_key(&g, &o, &t)? {
                 let next = o.next;
                 drop(g);
                 buf = self.pin(next)?;
@@ -170,6 +182,9 @@ impl ScanPos {
             done: false,
             count_only: false,
             counted: 0,
+            lsn: 0,
+            offs: Vec::new(),
+            killed: Vec::new(),
         }
     }
 
@@ -187,6 +202,7 @@ impl ScanPos {
         self.done = false;
         self.count_only = false;
         self.counted = 0;
+        self.killed.clear();
     }
 
     /// The entries of the position's range, where only those whose heap
@@ -238,6 +254,32 @@ impl ScanPos {
         Ok(Counted::Entry(&self.buf[a as usize..b as usize]))
     }
 
+    /// Notes that the heap tuple of the entry returned last is dead to
+    /// every transaction: its item is marked `LP_DEAD` when the scan
+    /// leaves the page (PostgreSQL's `_bt_killitems`), if the page is
+    /// unchanged, so that an insert needing room removes it instead of
+    /// splitting the page.
+    pub fn kill_last(&mut self) {
+        if self.at > 0 && self.at <= self.items.len() {
+            self.killed.push((self.at - 1) as u32);
+        }
+    }
+
+    /// Marks the killed items of the current page (see [`ScanPos::kill_last`]).
+    fn flush_kills(&mut self, tree: &BTree) -> Result<()> {
+        if self.killed.is_empty() {
+            return Ok(());
+        }
+        let mut marks: Vec<(OffsetNumber, &[u8])> = Vec::with_capacity(self.killed.len());
+        for &i in &self.killed {
+            let (a, b) = self.items[i as usize];
+            marks.push((self.offs[i as usize], &self.buf[a as usize..b as usize]));
+        }
+        let r = tree.kill_items(self.cur, self.lsn, &marks);
+        self.killed.clear();
+        r
+    }
+
     /// The next entry's full leaf key (columns and TID) in `tree`, or
     /// `None` at the end. The slice lives until the next call.
     pub fn next_key(&mut self, tree: &BTree) -> Result<Option<&[u8]>> {
@@ -263,6 +305,7 @@ impl ScanPos {
         mut check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
     ) -> Result<Option<(&[u8], bool)>> {
         while self.at >= self.items.len() {
+            self.flush_kills(tree)?;
             let r = if !self.started {
                 self.start(tree, check.as_mut().map(|c| &mut **c as _))
             } else if self.done {
@@ -333,9 +376,14 @@ impl ScanPos {
         self.buf.clear();
         self.items.clear();
         self.checked.clear();
+        self.offs.clear();
+        self.killed.clear();
         self.at = 0;
         for off in from..to {
-            let k = bp::item(p, off)?;
+            // Items marked dead are dead to every snapshot: skipped.
+            let Some(k) = bp::live_item(p, off)? else {
+                continue;
+            };
             let ok = match self.dir {
                 Direction::Forward => all_below || self.below_upper(k),
                 Direction::Backward => self.above_lower(k),
@@ -366,10 +414,12 @@ impl ScanPos {
             let a = self.buf.len() as u32;
             self.buf.extend_from_slice(k);
             self.items.push((a, self.buf.len() as u32));
+            self.offs.push(off);
         }
         if self.dir == Direction::Backward {
             self.items.reverse();
             self.checked.reverse();
+            self.offs.reverse();
         }
         Ok(stop)
     }
@@ -415,6 +465,7 @@ impl ScanPos {
             }
             let pos = leaf_position(&g, &o, &t)?;
             self.cur = buf.block();
+            self.lsn = g.lsn();
             let stop = match self.dir {
                 Direction::Forward => {
                     self.next = o.next;
@@ -440,12 +491,41 @@ impl ScanPos {
         check: Option<&mut dyn FnMut(BlockNumber) -> Result<bool>>,
     ) -> Result<()> {
         let mut blk = self.next;
+        // Backward: half-dead or deleted pages passed on the way left. A
+        // page whose right-link names one of them is our left neighbour as
+        // well (they hold nothing), as PostgreSQL's `_bt_walk_left`.
+        let mut passed: Vec<BlockNumber> = Vec::new();
         loop {
             let buf = tree.pin(blk)?;
             let g = buf.read();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
-            if self.dir == Direction::Backward && o.next != self.cur {
+            if o.is_ignorable() {
+                // Its links stay valid until no scan can be here (the page
+                // is not reused before), so go on past it.
+                if o.is_rightmost() || passed.len() > 1_000_000 {
+                    return Err(err!(
+                        DataCorrupted,
+                        "index \"{}\" has a deleted page {blk} at the end of a level",
+                        tree.rel()
+                    ));
+                }
+                match self.dir {
+                    Direction::Forward => blk = o.next,
+                    Direction::Backward => {
+                        passed.push(blk);
+                        if o.prev == P_NONE {
+                            self.done = true;
+                            self.items.clear();
+                            self.at = 0;
+                            return Ok(());
+                        }
+                        blk = o.prev;
+                    }
+                }
+                continue;
+            }
+            if self.dir == Direction::Backward && o.next != self.cur && !passed.contains(&o.next) {
                 // The left page split since we saw its link: walk right to
                 // the page that is now our left neighbour.
                 if o.next == P_NONE {
@@ -461,6 +541,7 @@ impl ScanPos {
             }
             let (from, to) = (bp::first_data(&o), page::max_offset(&g) + 1);
             self.cur = blk;
+            self.lsn = g.lsn();
             let past = self.dir == Direction::Forward && self.hikey_past_upper(&g, &o)?;
             let all_below = self.dir == Direction::Forward && self.all_below(&o, past);
             let stop = self.take(&g, (from, to), all_below, check)? || past;

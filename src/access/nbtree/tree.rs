@@ -91,7 +91,7 @@ pub struct BTree {
     pool: Arc<BufferPool>,
     rel: RelFileNode,
     desc: IndexDesc,
-    log: Option<Arc<dyn BtLog>>,
+    pub(crate) log: Option<Arc<dyn BtLog>>,
     /// The fast root as last read from the meta page (0: not read yet), so
     /// a descent need not lock the meta page (PostgreSQL caches it in the
     /// relcache). A stale value is safe: an old root still covers the whole
@@ -113,9 +113,20 @@ pub(crate) enum Descent<'a> {
 
 /// Whether the target lies at or beyond the page's high key (move right).
 #[inline]
+/// A half-dead or deleted page is always passed: its key range belongs to
+/// its right sibling (see `pagedel.rs`).
 pub(crate) fn past_high_key(p: &[u8], o: &Opaque, t: &Target) -> Result<bool> {
     if o.is_rightmost() {
+        if o.is_ignorable() {
+            return Err(err!(
+                DataCorrupted,
+                "rightmost index page is half-dead or deleted"
+            ));
+        }
         return Ok(false);
+    }
+    if o.is_ignorable() {
+        return Ok(true);
     }
     Ok(t.at_or_past_pivot(bp::pivot_key(bp::item(p, P_HIKEY)?)))
 }
@@ -369,6 +380,14 @@ impl BTree {
                 self.log_apply(&mut g, &rec)?;
                 return Ok(true);
             }
+            // Before splitting, remove the items scans marked dead
+            // (PostgreSQL's simple deletion), then try again.
+            let dead = bp::dead_offsets(&g, &o);
+            if !dead.is_empty() {
+                self.log_apply(&mut g, &BtRecord::Delete { offsets: dead })?;
+                drop(g);
+                continue;
+            }
             self.split(&buf, g, off, key.to_vec(), stack, None)?;
             return Ok(true);
         }
@@ -413,45 +432,86 @@ impl BTree {
                 false => right.push(it.clone()),
             }
         }
-        let (rblk, rbuf) = self.extend()?;
-        let mut rg = rbuf.write();
-        let ropaque = Opaque {
-            prev: lbuf.block(),
-            next: o.next,
-            level: o.level,
-            flags: o.flags & BTP_LEAF,
-            cycle: 0,
-        };
-        let img = PageImage {
-            opaque: ropaque,
-            items: right,
-        };
-        self.log_apply(&mut rg, &BtRecord::SplitRight(img))?;
-        items.truncate(s);
-        items.insert(0, bp::make_pivot(P_NONE, &sep));
-        let lopaque = Opaque {
-            next: rblk,
-            flags: o.flags | BTP_INCOMPLETE_SPLIT,
-            ..o
-        };
-        let img = PageImage {
-            opaque: lopaque,
-            items,
-        };
-        self.log_apply(&mut lg, &BtRecord::SplitLeft(img))?;
-        if o.next != P_NONE {
-            let nbuf = self.pin(o.next)?;
-            let mut ng = nbuf.write();
-            self.log_apply(&mut ng, &BtRecord::SetPrev { prev: rblk })?;
-        }
-        if let Some(mut cg) = child {
-            let rec = BtRecord::SetFlags {
-                set: 0,
-                clear: BTP_INCOMPLETE_SPLIT,
+        self.with_new_page(move |rblk, mut rg| {
+            let ropaque = Opaque {
+                prev: lbuf.block(),
+                next: o.next,
+                level: o.level,
+                flags: o.flags & BTP_LEAF,
+                cycle: 0,
             };
-            self.log_apply(&mut cg, &rec)?;
+            let img = PageImage {
+                opaque: ropaque,
+                items: right,
+            };
+            self.log_apply(&mut rg, &BtRecord::SplitRight(img))?;
+            items.truncate(s);
+            items.insert(0, bp::make_pivot(P_NONE, &sep));
+            let lopaque = Opaque {
+                next: rblk,
+                flags: o.flags | BTP_INCOMPLETE_SPLIT,
+                ..o
+            };
+            let img = PageImage {
+                opaque: lopaque,
+                items,
+            };
+            self.log_apply(&mut lg, &BtRecord::SplitLeft(img))?;
+            if o.next != P_NONE {
+                let nbuf = self.pin(o.next)?;
+                let mut ng = nbuf.write();
+                self.log_apply(&mut ng, &BtRecord::SetPrev { prev: rblk })?;
+            }
+            if let Some(mut cg) = child {
+                let rec = BtRecord::SetFlags {
+                    set: 0,
+                    clear: BTP_INCOMPLETE_SPLIT,
+                };
+                self.log_apply(&mut cg, &rec)?;
+            }
+            self.insert_parent(lbuf, lg, Some(rg), stack)
+        })
+    }
+
+    /// Runs `f` on a page for a split's right half, exclusively locked: a
+    /// deleted page taken from the meta page's free list (VACUUM lists
+    /// only pages no scan can still reach, see `pagedel.rs`), checked to
+    /// be still deleted under the lock `f` keeps, or else a new block. The
+    /// listed page is only try-locked: two splitters that took the same
+    /// page (listed twice) could otherwise each wait for the other's left
+    /// or right page.
+    fn with_new_page<R>(
+        &self,
+        f: impl for<'g> FnOnce(BlockNumber, BufferWriteGuard<'g>) -> Result<R>,
+    ) -> Result<R> {
+        while let Some(blk) = self.take_free_page()? {
+            let buf = self.pin(blk)?;
+            // Never wait here (the page being split is locked): a page
+            // someone else holds is left for the next cleanup to list.
+            let Some(g) = buf.try_write() else {
+                continue;
+            };
+            if !page::is_new(&g) && bp::verify(&g, blk).is_ok() && bp::opaque(&g).is_deleted() {
+                return f(blk, g);
+            }
         }
-        self.insert_parent(lbuf, lg, Some(rg), stack)
+        let (blk, buf) = self.extend()?;
+        let g = buf.write();
+        f(blk, g)
+    }
+
+    /// Takes the last page off the meta page's free list (logged), if any.
+    fn take_free_page(&self) -> Result<Option<BlockNumber>> {
+        let mbuf = self.pin(META_BLOCK)?;
+        if bp::free_list_is_empty(&mbuf.read()) {
+            return Ok(None);
+        }
+        let mut mg = mbuf.write();
+        let Some(blk) = bp::free_list(&mg).last().copied() else {
+            return Ok(None);
+        };
+        self.log_apply(&mut mg, &BtRecord::TakeFree { block: blk })?;
+        Ok(Some(blk))
     }
 
     /// Finishes the split of the locked page `lbuf` (flag set, downlink to

@@ -1,8 +1,10 @@
-//! VACUUM's index pass (PostgreSQL's `btbulkdelete`, without page
-//! deletion): walks the leaves left to right along the right-links and
-//! removes every item whose heap TID the callback says is dead, one
-//! [`BtRecord::Delete`] per page. Emptied pages stay in the tree (page
-//! deletion and recycling come later).
+//! VACUUM's index pass (PostgreSQL's `btbulkdelete`): walks the leaves
+//! left to right along the right-links and removes every item whose heap
+//! TID the callback says is dead, one [`BtRecord::Delete`] per page; with
+//! [`BTree::bulk_delete_pages`] it then deletes each leaf left empty and
+//! finishes deletions a crash interrupted (`pagedel.rs`). The walk follows
+//! links, not block numbers, so splits into recycled (lower) blocks during
+//! the pass cannot hide items from it.
 //!
 //! Locking: one leaf at a time, with a plain exclusive lock, not
 //! PostgreSQL's cleanup lock (exclusive and the only pin). The cleanup lock
@@ -36,37 +38,76 @@ use super::keys::{tid_of, Tid};
 use super::tree::BTree;
 use super::wal::BtRecord;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::page::{self, OffsetNumber};
+use crate::storage::BlockNumber;
+
+/// What a bulk delete did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BulkDeleteStats {
+    /// Entries removed.
+    pub tuples_removed: u64,
+    /// Leaves deleted (see `pagedel.rs`).
+    pub pages_deleted: u32,
+}
 
 impl BTree {
     /// Removes the entries whose heap TID `dead` returns true for; returns
-    /// how many were removed.
+    /// how many were removed. Empty pages stay.
     pub fn bulk_delete(&self, dead: impl Fn(Tid) -> bool) -> Result<u64> {
+        Ok(self.bulk_delete_inner(&dead, None)?.tuples_removed)
+    }
+
+    /// As [`BTree::bulk_delete`], and deletes the leaves left empty (and
+    /// finishes deletions a crash interrupted); `next_xid` gives the
+    /// transaction manager's next xid, each deleted page's safexid.
+    pub fn bulk_delete_pages(
+        &self,
+        dead: impl Fn(Tid) -> bool,
+        next_xid: &dyn Fn() -> u32,
+    ) -> Result<BulkDeleteStats> {
+        self.bulk_delete_inner(&dead, Some(next_xid))
+    }
+
+    fn bulk_delete_inner(
+        &self,
+        dead: &dyn Fn(Tid) -> bool,
+        next_xid: Option<&dyn Fn() -> u32>,
+    ) -> Result<BulkDeleteStats> {
         let mut blk = self.leftmost_at_level(0)?;
-        let mut removed = 0;
+        let mut stats = BulkDeleteStats::default();
         let mut offsets = Vec::new();
         loop {
             let buf = self.pin(blk)?;
             let mut g = buf.write();
             bp::verify(&g, blk)?;
             let o = bp::opaque(&g);
-            offsets.clear();
-            for off in bp::first_data(&o)..=page::max_offset(&g) {
-                if dead(tid_of(bp::item(&g, off)?)) {
-                    offsets.push(off);
+            if o.is_ignorable() {
+                drop(g);
+                if let Some(nx) = next_xid {
+                    stats.pages_deleted += u32::from(self.finish_deletion(blk, nx)?);
+                }
+            } else {
+                offsets.clear();
+                for off in bp::first_data(&o)..=page::max_offset(&g) {
+                    if dead(tid_of(bp::item(&g, off)?)) {
+                        offsets.push(off);
+                    }
+                }
+                if !offsets.is_empty() {
+                    stats.tuples_removed += offsets.len() as u64;
+                    self.log_apply(
+                        &mut g,
+                        &BtRecord::Delete {
+                            offsets: std::mem::take(&mut offsets),
+                        },
+                    )?;
+                }
+                if let Some(nx) = next_xid {
+                    stats.pages_deleted += u32::from(self.delete_empty_leaf(g, blk, nx)?);
                 }
             }
-            if !offsets.is_empty() {
-                removed += offsets.len() as u64;
-                self.log_apply(
-                    &mut g,
-                    &BtRecord::Delete {
-                        offsets: std::mem::take(&mut offsets),
-                    },
-                )?;
-            }
             if o.is_rightmost() {
-                return Ok(removed);
+                return Ok(stats);
             }
             blk = o.next;
         }
@@ -74,6 +115,48 @@ impl BTree {
 }
 
 impl BTree {
+    /// Marks `LP_DEAD` the items `(offset, bytes)` of leaf `blk` that a scan
+    /// copied when the page's LSN was `lsn` and whose heap tuples it found
+    /// dead to every transaction (PostgreSQL's `_bt_killitems` when the leaf
+    /// pin was dropped: nothing is marked if the page changed since, as an
+    /// item could then be another entry; a page never logged, LSN 0, is
+    /// never marked). One logged [`BtRecord::MarkDead`]: line pointers are
+    /// inside the page checksum, so the change cannot be a bare hint.
+    pub fn kill_items(
+        &self,
+        blk: BlockNumber,
+        lsn: u64,
+        items: &[(OffsetNumber, &[u8])],
+    ) -> Result<()> {
+        if lsn == 0 || self.log.is_none() {
+            return Ok(());
+        }
+        let buf = self.pin(blk)?;
+        let mut g = buf.write();
+        if g.lsn() != lsn || page::is_new(&g) {
+            return Ok(());
+        }
+        let o = bp::opaque(&g);
+        if !o.is_leaf() || o.is_ignorable() {
+            return Ok(());
+        }
+        let mut offsets = Vec::with_capacity(items.len());
+        for &(off, key) in items {
+            if off >= bp::first_data(&o)
+                && off <= page::max_offset(&g)
+                && bp::live_item(&g, off)? == Some(key)
+            {
+                offsets.push(off);
+            }
+        }
+        if offsets.is_empty() {
+            return Ok(());
+        }
+        offsets.sort_unstable();
+        offsets.dedup();
+        self.log_apply(&mut g, &BtRecord::MarkDead { offsets })
+    }
+
     /// The index's size in pages (VACUUM VERBOSE's `pages: N in total`).
     pub fn num_pages(&self) -> Result<u32> {
         self.pool()

@@ -77,6 +77,43 @@ pub enum BtRecord {
         /// Offsets of the items to remove.
         offsets: Vec<OffsetNumber>,
     },
+    /// Page deletion, first stage, on the parent: the downlink at `offset`
+    /// (to the page being deleted) takes the downlink of the next item (its
+    /// right sibling), whose item is removed, so the right sibling's key
+    /// range takes in the deleted page's.
+    DeleteDownlink {
+        /// Offset of the deleted page's downlink.
+        offset: OffsetNumber,
+    },
+    /// Page deletion, second stage, on the half-dead page: `DELETED`
+    /// replaces `HALF_DEAD`, the items are replaced by the safexid, the
+    /// sibling links are kept (scans still on the page follow them).
+    MarkDeleted {
+        /// The next transaction id when the page was deleted.
+        safexid: u32,
+    },
+    /// Point the right-link past a deleted page.
+    SetNext {
+        /// The new right sibling.
+        next: BlockNumber,
+    },
+    /// Rewrite the meta page's list of reusable pages.
+    FreeList {
+        /// The reusable pages.
+        blocks: Vec<BlockNumber>,
+    },
+    /// Take a page off the meta page's list (it is being reused).
+    TakeFree {
+        /// The page taken.
+        block: BlockNumber,
+    },
+    /// Mark leaf items `LP_DEAD`: their heap tuples are dead to everyone
+    /// (a scan found them so). Logged, unlike PostgreSQL's hint, because
+    /// line pointers are inside the page checksum.
+    MarkDead {
+        /// Offsets of the items.
+        offsets: Vec<OffsetNumber>,
+    },
 }
 
 /// Where records go: the write-ahead log once the index is wired in, a
@@ -153,8 +190,61 @@ pub fn apply(rec: &BtRecord, p: &mut [u8]) -> Result<()> {
             }
             btpage::rebuild(p, &o, &keep)?;
         }
+        BtRecord::DeleteDownlink { offset } => delete_downlink(p, *offset)?,
+        BtRecord::MarkDeleted { safexid } => {
+            if page::is_new(p) {
+                return Err(corrupt("deletion of an uninitialised page"));
+            }
+            let mut o = btpage::opaque(p);
+            o.flags = (o.flags & !btpage::BTP_HALF_DEAD) | btpage::BTP_DELETED;
+            btpage::rebuild(p, &o, &[safexid.to_le_bytes().to_vec()])?;
+        }
+        BtRecord::SetNext { next } => {
+            if page::is_new(p) {
+                return Err(corrupt("right-link of an uninitialised page"));
+            }
+            let mut o = btpage::opaque(p);
+            o.next = *next;
+            btpage::set_opaque(p, &o);
+        }
+        BtRecord::FreeList { blocks } => {
+            btpage::read_meta(p)?;
+            btpage::set_free_list(p, blocks)?;
+        }
+        BtRecord::MarkDead { offsets } => {
+            if page::is_new(p) {
+                return Err(corrupt("marking items of an uninitialised page"));
+            }
+            for &off in offsets {
+                btpage::mark_dead(p, off)?;
+            }
+        }
+        BtRecord::TakeFree { block } => {
+            btpage::read_meta(p)?;
+            let mut list = btpage::free_list(p);
+            list.retain(|b| b != block);
+            btpage::set_free_list(p, &list)?;
+        }
     }
     Ok(())
+}
+
+/// [`BtRecord::DeleteDownlink`]'s change.
+fn delete_downlink(p: &mut [u8], offset: OffsetNumber) -> Result<()> {
+    if page::is_new(p) {
+        return Err(corrupt("downlink removal on an uninitialised page"));
+    }
+    let o = btpage::opaque(p);
+    if o.is_leaf() || offset < btpage::first_data(&o) || offset >= page::max_offset(p) {
+        return Err(corrupt("downlink removal at a wrong offset"));
+    }
+    let right = btpage::downlink(btpage::item(p, offset + 1)?);
+    let mut items = btpage::items(p)?;
+    let at = offset as usize - 1;
+    let key = btpage::pivot_key(&items[at]).to_vec();
+    items[at] = btpage::make_pivot(right, &key);
+    items.remove(at + 1);
+    btpage::rebuild(p, &o, &items)
 }
 
 const T_META: u8 = 1;
@@ -167,6 +257,12 @@ const T_BUILD_PAGE: u8 = 7;
 const T_SET_FLAGS: u8 = 8;
 const T_SET_PREV: u8 = 9;
 const T_DELETE: u8 = 10;
+const T_DELETE_DOWNLINK: u8 = 11;
+const T_MARK_DELETED: u8 = 12;
+const T_SET_NEXT: u8 = 13;
+const T_FREE_LIST: u8 = 14;
+const T_TAKE_FREE: u8 = 15;
+const T_MARK_DEAD: u8 = 16;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u16).to_le_bytes());
@@ -275,6 +371,36 @@ impl BtRecord {
                     out.extend_from_slice(&o.to_le_bytes());
                 }
             }
+            BtRecord::DeleteDownlink { offset } => {
+                out.push(T_DELETE_DOWNLINK);
+                out.extend_from_slice(&offset.to_le_bytes());
+            }
+            BtRecord::MarkDeleted { safexid } => {
+                out.push(T_MARK_DELETED);
+                out.extend_from_slice(&safexid.to_le_bytes());
+            }
+            BtRecord::SetNext { next } => {
+                out.push(T_SET_NEXT);
+                out.extend_from_slice(&next.to_le_bytes());
+            }
+            BtRecord::FreeList { blocks } => {
+                out.push(T_FREE_LIST);
+                out.extend_from_slice(&(blocks.len() as u16).to_le_bytes());
+                for b in blocks {
+                    out.extend_from_slice(&b.to_le_bytes());
+                }
+            }
+            BtRecord::TakeFree { block } => {
+                out.push(T_TAKE_FREE);
+                out.extend_from_slice(&block.to_le_bytes());
+            }
+            BtRecord::MarkDead { offsets } => {
+                out.push(T_MARK_DEAD);
+                out.extend_from_slice(&(offsets.len() as u16).to_le_bytes());
+                for o in offsets {
+                    out.extend_from_slice(&o.to_le_bytes());
+                }
+            }
         }
         out
     }
@@ -310,6 +436,22 @@ impl BtRecord {
             T_DELETE => {
                 let n = r.u16()? as usize;
                 BtRecord::Delete {
+                    offsets: (0..n).map(|_| r.u16()).collect::<Result<_>>()?,
+                }
+            }
+            T_DELETE_DOWNLINK => BtRecord::DeleteDownlink { offset: r.u16()? },
+            T_MARK_DELETED => BtRecord::MarkDeleted { safexid: r.u32()? },
+            T_SET_NEXT => BtRecord::SetNext { next: r.u32()? },
+            T_FREE_LIST => {
+                let n = r.u16()? as usize;
+                BtRecord::FreeList {
+                    blocks: (0..n).map(|_| r.u32()).collect::<Result<_>>()?,
+                }
+            }
+            T_TAKE_FREE => BtRecord::TakeFree { block: r.u32()? },
+            T_MARK_DEAD => {
+                let n = r.u16()? as usize;
+                BtRecord::MarkDead {
                     offsets: (0..n).map(|_| r.u16()).collect::<Result<_>>()?,
                 }
             }

@@ -43,6 +43,16 @@ fn all_records() -> Vec<BtRecord> {
         BtRecord::Delete {
             offsets: vec![1, 3],
         },
+        BtRecord::DeleteDownlink { offset: 2 },
+        BtRecord::MarkDeleted { safexid: 77 },
+        BtRecord::SetNext { next: 12 },
+        BtRecord::FreeList {
+            blocks: vec![4, 9, 2],
+        },
+        BtRecord::TakeFree { block: 9 },
+        BtRecord::MarkDead {
+            offsets: vec![2, 5],
+        },
     ]
 }
 
@@ -81,13 +91,17 @@ fn records_apply_to_pages_and_redo_gives_the_same_bytes() {
         },
         BtRecord::SetPrev { prev: 5 },
         BtRecord::Delete { offsets: vec![2] },
+        BtRecord::MarkDead { offsets: vec![3] },
     ];
     for r in &seq {
         apply(r, &mut p).unwrap();
     }
     let items = btpage::items(&p).unwrap();
     assert_eq!(items, vec![b"a".to_vec(), b"c".to_vec(), b"d".to_vec()]);
+    assert_eq!(btpage::live_item(&p, 3).unwrap(), None);
+    assert_eq!(btpage::live_item(&p, 2).unwrap(), Some(&b"c"[..]));
     let o = btpage::opaque(&p);
+    assert_eq!(btpage::dead_offsets(&p, &o), vec![3]);
     assert_eq!((o.prev, o.flags), (5, BTP_LEAF | BTP_INCOMPLETE_SPLIT));
     // Redo from the decoded records on a fresh page gives identical bytes.
     let mut q = vec![0u8; BLCKSZ];
@@ -128,4 +142,59 @@ fn mismatched_pages_are_errors_not_panics() {
     };
     assert!(apply(&big, &mut p).is_err());
     assert!(btpage::read_meta(&p).is_err());
+}
+
+#[test]
+fn page_deletion_records_move_a_downlink_mark_a_page_and_keep_a_free_list() {
+    // Parent: -inf -> 4, "k" -> 5, "m" -> 6; page 5 is deleted, its key
+    // range goes to page 6.
+    let mut p = vec![0u8; BLCKSZ];
+    let parent = img(
+        1,
+        0,
+        0,
+        &[&[4, 0, 0, 0], &[5, 0, 0, 0, b'k'], &[6, 0, 0, 0, b'm']],
+    );
+    apply(&BtRecord::BuildPage(parent), &mut p).unwrap();
+    let rec = BtRecord::DeleteDownlink { offset: 2 };
+    apply(&rec, &mut p).unwrap();
+    let items = btpage::items(&p).unwrap();
+    assert_eq!(items, vec![vec![4, 0, 0, 0], vec![6, 0, 0, 0, b'k']]);
+    // The last downlink has no right neighbour to take over.
+    assert!(apply(&BtRecord::DeleteDownlink { offset: 2 }, &mut p).is_err());
+
+    let mut l = vec![0u8; BLCKSZ];
+    let half_dead = img(0, BTP_LEAF | btpage::BTP_HALF_DEAD, 6, &[b"hk"]);
+    apply(&BtRecord::BuildPage(half_dead), &mut l).unwrap();
+    apply(&BtRecord::MarkDeleted { safexid: 1234 }, &mut l).unwrap();
+    apply(&BtRecord::SetNext { next: 8 }, &mut l).unwrap();
+    let o = btpage::opaque(&l);
+    assert_eq!(
+        (o.prev, o.next, o.flags),
+        (3, 8, BTP_LEAF | btpage::BTP_DELETED)
+    );
+    assert!(o.is_ignorable() && o.is_deleted());
+    assert_eq!(btpage::safexid(&l).unwrap(), 1234);
+
+    let mut m = vec![0u8; BLCKSZ];
+    let meta = MetaData {
+        root: 3,
+        level: 1,
+        fastroot: 3,
+        fastlevel: 1,
+    };
+    apply(&BtRecord::Meta(meta), &mut m).unwrap();
+    assert!(btpage::free_list(&m).is_empty());
+    let list = BtRecord::FreeList {
+        blocks: vec![5, 7, 9],
+    };
+    apply(&list, &mut m).unwrap();
+    apply(&BtRecord::TakeFree { block: 7 }, &mut m).unwrap();
+    assert_eq!(btpage::free_list(&m), vec![5, 9]);
+    assert_eq!(btpage::read_meta(&m).unwrap(), meta);
+    // Rewriting the meta data drops the list (run time and redo alike).
+    apply(&BtRecord::Meta(meta), &mut m).unwrap();
+    assert!(btpage::free_list(&m).is_empty());
+    // The list belongs to the meta page only.
+    assert!(apply(&BtRecord::TakeFree { block: 1 }, &mut l).is_err());
 }
