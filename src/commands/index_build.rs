@@ -120,6 +120,9 @@ impl KeyMaker<'_> {
                     continue;
                 };
                 tuple::deform(t, self.tdesc, ncols, &mut slots)?;
+                if !crate::exec::index_maint::predicate_holds_slots(self.table, self.ix, &slots)? {
+                    continue;
+                }
                 vals.clear();
                 for &c in &self.stored {
                     vals.push(match slots[c] {
