@@ -636,7 +636,7 @@ mod tests {
         assert!(!implied_by(&not_null(0), &[not_null(1)]));
         let p = or(cmp(0, Lt, 0), cmp(0, Gt, 100));
         assert!(implied_by(&p, &[cmp(0, Gt, 200)]));
-        assert!(implied_by(&p, &[p.clone()]));
+        assert!(implied_by(&p, std::slice::from_ref(&p)));
         assert!(!implied_by(&p, &[cmp(0, Gt, 50)]));
         let q = or(cmp(0, Eq, 200), cmp(0, Eq, 300));
         assert!(implied_by(&cmp(0, Gt, 100), &[q]));
