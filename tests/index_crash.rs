@@ -420,6 +420,7 @@ fn kill_during_vacuum_of_an_indexed_table() {
             "create table a (aid int primary key, v int, f text)",
         );
         run(&mut s, "create index a_v_idx on a (v)");
+        run(&mut s, "create index a_v_part on a (aid) where v > 50");
         db.close().unwrap();
     }
     let mut rng = Rng(13);
