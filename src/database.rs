@@ -133,7 +133,7 @@ impl Database {
         };
         let ctl = control.data();
         if !new {
-            Catalog::check_file(&dir)?;
+            Catalog::check_file(&dir, &crate::plan::indexpred::bind_stored)?;
         }
         // Temporary files of a process that died mid-statement (after the
         // checks: a refused directory is left exactly as it was).
@@ -209,7 +209,7 @@ impl Database {
                 .expect("control mutex poisoned")
                 .update(|d| d.clean_shutdown = false)?;
         }
-        let catalog = Catalog::open(&dir, &txns, new)?;
+        let catalog = Catalog::open_with(&dir, &txns, new, &crate::plan::indexpred::bind_stored)?;
         if new {
             // Control file, commit log, log and catalog are all there.
             mark_init(&dir, false)?;

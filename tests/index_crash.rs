@@ -8,7 +8,9 @@
 //! - every acknowledged row is there, and its key is found through the
 //!   primary key index: inserting it again fails with 23505;
 //! - `bt_index_check` finds each index's structure sound and every row the
-//!   heap holds in it; new inserts and new index builds work.
+//!   heap holds in it; new inserts and new index builds work;
+//! - a partial index's predicate survives in the catalog: it holds exactly
+//!   the rows its predicate is true for, and the planner still uses it.
 //!
 //! A third child deletes and updates rows while another thread of it runs
 //! VACUUM on the table over and over (two passes: DEAD line pointers, the
@@ -338,6 +340,9 @@ fn kill_during_indexed_inserts() {
             "create table a (aid int primary key, v int, f text)",
         );
         run(&mut s, "create index a_v_idx on a (v)");
+        // A partial index: its predicate is in the catalog and bound
+        // again at every reopen; its entries cover only v > 50.
+        run(&mut s, "create index a_v_part on a (aid) where v > 50");
         db.close().unwrap();
     }
     let mut rng = Rng(7);
@@ -370,6 +375,33 @@ fn kill_during_indexed_inserts() {
             assert_eq!(heap, rows, "round {round}: {ix}");
             assert!(items >= rows, "round {round}: {ix} has {items} entries");
         }
+        let part: i64 = one(&mut s, "select count(*) from a where v > 50")
+            .parse()
+            .unwrap();
+        let (items, heap) = check_index(&mut s, "a_v_part");
+        assert_eq!(heap, part, "round {round}: a_v_part");
+        assert!(
+            items >= part && items < rows,
+            "round {round}: a_v_part has {items} entries"
+        );
+        run(&mut s, "set enable_seqscan = off");
+        let plan = run(
+            &mut s,
+            "explain select count(*) from a where v > 60 and aid > 0",
+        );
+        assert!(
+            format!("{:?}", plan.rows).contains("a_v_part"),
+            "round {round}: the partial index is not used: {:?}",
+            plan.rows
+        );
+        let through: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+            .parse()
+            .unwrap();
+        run(&mut s, "reset enable_seqscan");
+        let seq: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+            .parse()
+            .unwrap();
+        assert_eq!(through, seq, "round {round}: a_v_part");
         next = one(&mut s, "select coalesce(max(aid), 0) + 1 from a")
             .parse()
             .unwrap();
@@ -533,6 +565,7 @@ fn kill_during_vacuum_of_an_indexed_table() {
             "create table a (aid int primary key, v int, f text)",
         );
         run(&mut s, "create index a_v_idx on a (v)");
+        run(&mut s, "create index a_v_part on a (aid) where v > 50");
         db.close().unwrap();
     }
     let mut rng = Rng(13);
@@ -570,6 +603,33 @@ fn kill_during_vacuum_of_an_indexed_table() {
             assert_eq!(heap, rows, "round {round}: {ix}");
             assert!(items >= rows, "round {round}: {ix} has {items} entries");
         }
+        let part: i64 = one(&mut s, "select count(*) from a where v > 50")
+            .parse()
+            .unwrap();
+        let (items, heap) = check_index(&mut s, "a_v_part");
+        assert_eq!(heap, part, "round {round}: a_v_part");
+        assert!(
+            items >= part && items < rows,
+            "round {round}: a_v_part has {items} entries"
+        );
+        run(&mut s, "set enable_seqscan = off");
+        let plan = run(
+            &mut s,
+            "explain select count(*) from a where v > 60 and aid > 0",
+        );
+        assert!(
+            format!("{:?}", plan.rows).contains("a_v_part"),
+            "round {round}: the partial index is not used: {:?}",
+            plan.rows
+        );
+        let through: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+            .parse()
+            .unwrap();
+        run(&mut s, "reset enable_seqscan");
+        let seq: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+            .parse()
+            .unwrap();
+        assert_eq!(through, seq, "round {round}: a_v_part");
         // VACUUM finishes what the killed one left (DEAD line pointers
         // included): then each index holds exactly the rows.
         run(&mut s, "vacuum a");

@@ -8,6 +8,15 @@
 //! scan, the reference) and with `enable_seqscan` off (an index path
 //! wherever one applies); the results must be equal, and the index path
 //! must have been taken for most of them.
+//!
+//! Partial indexes the same way: random predicates (ranges, IS NOT NULL,
+//! IN lists, ORs, text ranges) over random data (loaded by INSERT and by
+//! COPY, before and after some of the builds) changed by updates that
+//! move rows in and out of them, queries whose conditions imply a
+//! predicate (the same clause, a narrower range, an IN list inside it) or
+//! not; every plan gives the sequential scan's rows, `bt_index_check` finds
+//! exactly the predicate's rows in each partial index, and the partial
+//! indexes are used.
 
 use heapdb::Session;
 
@@ -168,5 +177,154 @@ fn index_paths_return_the_sequential_scans_rows() {
     assert!(
         indexed * 2 > queries,
         "only {indexed} of {queries} queries used an index"
+    );
+}
+
+/// A partial index's predicate and a condition implying it, drawn together.
+fn partial(r: &mut Rng) -> (String, String) {
+    let v = |r: &mut Rng| r.below(60) as i64 - 10;
+    let k = v(r);
+    match r.below(6) {
+        0 => (format!("a > {k}"), format!("a > {}", k + r.below(8) as i64)),
+        1 => (
+            "b is not null".into(),
+            format!("b {} {}", ["=", "<", ">="][r.below(3) as usize], v(r)),
+        ),
+        2 => (
+            format!("a between {k} and {}", k + 20),
+            format!("a >= {} and a < {}", k + 2, k + 2 + r.below(18) as i64),
+        ),
+        3 => (
+            format!("b in ({k}, {}, {})", k + 1, k + 5),
+            format!("b = {}", [k, k + 1, k + 5][r.below(3) as usize]),
+        ),
+        4 => (
+            format!("a < {k} or b > {}", k + 10),
+            format!("a < {}", k - r.below(5) as i64),
+        ),
+        _ => (
+            format!("c < 't{}'", 10 + r.below(20)),
+            format!("c = 't{}'", r.below(10)),
+        ),
+    }
+}
+
+#[test]
+fn partial_index_paths_return_the_sequential_scans_rows() {
+    let (d, db) = common::open(2048);
+    let mut s = db.session();
+    let (mut queries, mut partial_used) = (0, 0);
+    let csv = d.path().join("q.csv");
+    for seed in 1..=10u64 {
+        let mut r = Rng(seed.wrapping_mul(0x51_7cc1_b727_220a) | 1);
+        common::run(&mut s, "drop table if exists q");
+        common::run(&mut s, "create table q (id int, a int, b int, c text)");
+        let n = 300 + r.below(1500);
+        let values: Vec<String> = (0..n)
+            .map(|i| format!("({i}, {}, {}, {})", r.int(), r.int(), r.text()))
+            .collect();
+        // Half the indexes exist before the rows (entries made by INSERT),
+        // half are built over them.
+        let mut preds = Vec::new();
+        let mut make = |s: &mut Session, r: &mut Rng, i: usize| {
+            let (pred, implying) = partial(r);
+            let cols = ["(a)", "(b, a)", "(c)", "(a desc) include (b)"][r.below(4) as usize];
+            common::run(s, &format!("create index q_p{i} on q {cols} where {pred}"));
+            preds.push((format!("q_p{i}"), pred, implying));
+        };
+        make(&mut s, &mut r, 0);
+        make(&mut s, &mut r, 1);
+        common::run(
+            &mut s,
+            &format!(
+                "create unique index q_id_live on q (id) where a > {}",
+                r.int().replace("null", "0")
+            ),
+        );
+        // Half the rows by INSERT, half by COPY (whose entries are made in
+        // sorted batches).
+        let half = values.len() / 2;
+        common::run(
+            &mut s,
+            &format!("insert into q values {}", values[..half].join(", ")),
+        );
+        let lines: Vec<String> = values[half..]
+            .iter()
+            .map(|v| {
+                v.trim_matches(|c| c == '(' || c == ')')
+                    .split(", ")
+                    .map(|f| {
+                        if f == "null" {
+                            ""
+                        } else {
+                            f.trim_matches('\'')
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+        common::run(
+            &mut s,
+            &format!("copy q from '{}' with (format csv)", csv.display()),
+        );
+        make(&mut s, &mut r, 2);
+        make(&mut s, &mut r, 3);
+        common::run(&mut s, "create index q_full on q (a)");
+        // Updates move rows in and out of the predicates.
+        for _ in 0..3 {
+            let (x, y) = (r.below(50) as i64 - 10, r.below(7) as i64 - 3);
+            common::run(
+                &mut s,
+                &format!("update q set a = a + {y}, b = b - {y} where b = {x} or a = {x}"),
+            );
+        }
+        common::run(
+            &mut s,
+            &format!("delete from q where a = {}", r.below(50) as i64 - 10),
+        );
+        common::run(&mut s, "analyze q");
+        for (name, pred, _) in &preds {
+            let want = common::texts(&mut s, &format!("select count(*) from q where {pred}"));
+            let got = common::texts(
+                &mut s,
+                &format!("select heap_tuples from bt_index_check('{name}')"),
+            );
+            assert_eq!(got, want, "seed {seed}: {name} where {pred}");
+        }
+        for _ in 0..30 {
+            let (name, pred, implying) = &preds[r.below(preds.len() as u64) as usize];
+            let cond = match r.below(4) {
+                0 => pred.clone(),
+                1 => implying.clone(),
+                2 => format!("({implying}) and {}", predicate(&mut r)),
+                _ => predicate(&mut r),
+            };
+            let (sql, ordered) = match r.below(3) {
+                0 => (format!("select count(*), sum(a) from q where {cond}"), true),
+                1 => (format!("select a, b from q where {cond}"), false),
+                _ => (format!("select * from q where {cond}"), false),
+            };
+            common::run(&mut s, "set enable_seqscan = on");
+            common::run(&mut s, "set enable_indexscan = off");
+            common::run(&mut s, "set enable_indexonlyscan = off");
+            let want = rows(&mut s, &sql, ordered);
+            common::run(&mut s, "set enable_indexscan = on");
+            common::run(&mut s, "set enable_indexonlyscan = on");
+            common::run(&mut s, "set enable_seqscan = off");
+            let got = rows(&mut s, &sql, ordered);
+            queries += 1;
+            let plan = common::lines(&mut s, &format!("explain {sql}")).join("\n");
+            partial_used += usize::from(plan.contains(name.as_str()));
+            assert_eq!(got, want, "seed {seed}: {sql}\n{plan}");
+        }
+        common::run(&mut s, "reset enable_seqscan");
+        common::run(&mut s, "reset enable_indexscan");
+        common::run(&mut s, "reset enable_indexonlyscan");
+    }
+    assert!(
+        partial_used * 4 > queries,
+        "only {partial_used} of {queries} queries used their partial index"
     );
 }

@@ -8,11 +8,52 @@
 //! the owning table; `primary` implies `unique`; the relfilenode names a
 //! B-tree relation (`access::nbtree`) whose key columns are the key columns
 //! followed by the INCLUDE columns.
+//!
+//! A partial index (`WHERE predicate`) keeps the predicate as its source
+//! text, which the catalog file stores, and bound over the table's columns
+//! (`Column(i)` is table column `i`), which index maintenance evaluates and
+//! the planner proves from a query's conditions. The catalog file is read
+//! with a binder the opener supplies ([`PredicateBinder`]): the catalog
+//! layer does not bind expressions itself.
 
 use std::sync::Arc;
 
 use super::{Catalog, CatalogView, TableDef};
 use crate::access::nbtree::{IndexDesc, KeyColumn};
+use crate::error::Result;
+use crate::nodes::expr::Expr;
+
+/// Binds a partial index's stored predicate text over the columns of its
+/// table (given by the database layer, which owns the binder).
+pub type PredicateBinder = dyn Fn(&TableDef, &str) -> Result<Expr> + Send + Sync;
+
+/// A partial index's `WHERE` predicate.
+#[derive(Debug, Clone)]
+pub struct IndexPredicate {
+    /// The source text (as the parser prints it back), stored in the
+    /// catalog file and bound again on open.
+    pub text: String,
+    /// Bound over the table's columns; boolean; no subqueries, aggregates
+    /// or functions whose result can change.
+    pub expr: Expr,
+}
+
+impl PartialEq for IndexPredicate {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for IndexPredicate {}
+
+/// The binder of [`Catalog::open`]: refuses every predicate (for callers
+/// that never read partial indexes: the catalog's own tests).
+pub fn no_binder(_: &TableDef, text: &str) -> Result<Expr> {
+    Err(crate::err!(
+        FeatureNotSupported,
+        "cannot bind index predicate \"{text}\" here"
+    ))
+}
 
 /// One key column of an index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +86,9 @@ pub struct IndexDef {
     /// Made by a `PRIMARY KEY` or `UNIQUE` constraint (psql shows
     /// `CONSTRAINT` only for those).
     pub constraint: bool,
+    /// A partial index's predicate: only rows for which it is true have
+    /// entries (and are checked for uniqueness).
+    pub predicate: Option<Arc<IndexPredicate>>,
 }
 
 impl IndexDef {
@@ -66,6 +110,25 @@ impl IndexDef {
                 .map(|&c| KeyColumn::asc(table.columns[c].ty)),
         );
         IndexDesc::new(cols)
+    }
+
+    /// The table columns the predicate reads (none for a full index).
+    pub fn predicate_columns(&self) -> Vec<usize> {
+        fn walk(e: &Expr, out: &mut Vec<usize>) {
+            if let crate::nodes::expr::ExprKind::Column(i) = &e.kind {
+                out.push(*i);
+            }
+            for c in e.children() {
+                walk(c, out);
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(p) = &self.predicate {
+            walk(&p.expr, &mut out);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Every table column the index stores, key columns first.

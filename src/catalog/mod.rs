@@ -28,7 +28,7 @@ mod view;
 
 pub use view::{ViewColumn, ViewDef};
 
-pub use index::{IndexColumn, IndexDef};
+pub use index::{IndexColumn, IndexDef, IndexPredicate, PredicateBinder};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -184,6 +184,16 @@ impl Catalog {
     /// only when that changed something (so a full disk does not stop an
     /// open).
     pub fn open(dir: &Path, txns: &TxnManager, create: bool) -> Result<Catalog> {
+        Self::open_with(dir, txns, create, &index::no_binder)
+    }
+
+    /// [`Catalog::open`] binding partial index predicates with `bind`.
+    pub fn open_with(
+        dir: &Path,
+        txns: &TxnManager,
+        create: bool,
+        bind: &PredicateBinder,
+    ) -> Result<Catalog> {
         let path = dir.join("catalog");
         let mut state = if create && !path.exists() {
             State {
@@ -192,7 +202,7 @@ impl Catalog {
                 views: Vec::new(),
             }
         } else {
-            persist::read(&path)?
+            persist::read(&path, bind)?
         };
         let before = (
             state.versions.len(),
@@ -227,8 +237,8 @@ impl Catalog {
 
     /// Reads and checks the catalog file of `dir` without keeping it (an
     /// open checks every file before it writes anything).
-    pub fn check_file(dir: &Path) -> Result<()> {
-        persist::read(&dir.join("catalog")).map(|_| ())
+    pub fn check_file(dir: &Path, bind: &PredicateBinder) -> Result<()> {
+        persist::read(&dir.join("catalog"), bind).map(|_| ())
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {

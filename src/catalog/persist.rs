@@ -10,7 +10,7 @@
 //! next_oid 16390
 //! table <oid> <relfilenode> <xmin> <xmax> <name>
 //! column <name> <type> <not_null 0|1> <default or ->
-//! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ...
+//! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ... [<predicate>]
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
@@ -21,7 +21,9 @@
 //! Names, defaults and statistics values are written as `=` followed by the
 //! text with `%`, whitespace and control bytes escaped as `%XX`, so every
 //! field is one whitespace-free word. Index flags: 1 unique, 2 primary key,
-//! 4 made by a constraint. Types are written as short tags
+//! 4 made by a constraint. A partial index's line ends with its predicate's
+//! source text (escaped), bound again over the table's columns when the
+//! file is read (a line without it is a full index). Types are written as short tags
 //! (`int4`, `varchar:20`, `numeric:10:2`, `bpchar:1`).
 
 use std::fs;
@@ -29,6 +31,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::index::{IndexPredicate, PredicateBinder};
 use super::{ColumnDef, ColumnStats, IndexColumn, IndexDef, State, TableDef, TableStats, Version};
 use crate::err;
 use crate::error::Result;
@@ -153,11 +156,16 @@ fn write_index(text: &mut String, ix: &IndexDef) {
     for c in &ix.include {
         text.push_str(&format!(" {c}"));
     }
+    if let Some(p) = &ix.predicate {
+        text.push_str(&format!(" {}", esc(&p.text)));
+    }
     text.push('\n');
 }
 
-/// Reads an `index` line's fields (after the word `index`).
-fn parse_index(f: &[&str], ncolumns: usize) -> Result<IndexDef> {
+/// Reads an `index` line's fields (after the word `index`) of `table`
+/// (its columns read), binding a predicate with `bind`.
+fn parse_index(f: &[&str], table: &TableDef, bind: &PredicateBinder) -> Result<IndexDef> {
+    let ncolumns = table.columns.len();
     let bad = || corrupt("bad index line");
     let num = |i: usize| -> Result<usize> { f.get(i).and_then(|s| s.parse().ok()).ok_or_else(bad) };
     let col = |c: usize| if c < ncolumns { Ok(c) } else { Err(bad()) };
@@ -180,9 +188,18 @@ fn parse_index(f: &[&str], ncolumns: usize) -> Result<IndexDef> {
     let include = (0..m)
         .map(|i| col(num(6 + n + i)?))
         .collect::<Result<Vec<_>>>()?;
-    if columns.is_empty() || f.len() != 6 + n + m {
+    if columns.is_empty() || !(6 + n + m..=7 + n + m).contains(&f.len()) {
         return Err(bad());
     }
+    let predicate = match f.get(6 + n + m) {
+        Some(w) => {
+            let text = unesc(w)?;
+            let expr = bind(table, &text)
+                .map_err(|e| corrupt(&format!("bad index predicate \"{text}\": {}", e.message)))?;
+            Some(Arc::new(IndexPredicate { text, expr }))
+        }
+        None => None,
+    };
     Ok(IndexDef {
         oid: num(0)? as u32,
         relfilenode: num(1)? as u32,
@@ -192,6 +209,7 @@ fn parse_index(f: &[&str], ncolumns: usize) -> Result<IndexDef> {
         unique: flags & 1 != 0,
         primary: flags & 2 != 0,
         constraint: flags & 4 != 0,
+        predicate,
     })
 }
 
@@ -273,15 +291,16 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     Ok(())
 }
 
-/// Reads the catalog file; every failure names it.
-pub(super) fn read(path: &Path) -> Result<State> {
+/// Reads the catalog file, binding partial index predicates with `bind`;
+/// every failure names it.
+pub(super) fn read(path: &Path, bind: &PredicateBinder) -> Result<State> {
     let bytes = fs::read(path).map_err(|e| {
         crate::error::Error::new(
             crate::storage::reserve::code_of(&e),
             format!("could not open file \"{}\": {e}", path.display()),
         )
     })?;
-    parse(&bytes).map_err(|e| {
+    parse(&bytes, bind).map_err(|e| {
         crate::error::Error::new(
             e.code,
             e.message.replacen(
@@ -313,7 +332,7 @@ fn checked_text(bytes: &[u8]) -> Result<&str> {
     std::str::from_utf8(&bytes[..body_end]).map_err(|_| corrupt("bad UTF-8"))
 }
 
-fn parse(bytes: &[u8]) -> Result<State> {
+fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
     if !bytes.starts_with(MAGIC.as_bytes()) {
         return Err(corrupt("bad header"));
     }
@@ -371,7 +390,7 @@ fn parse(bytes: &[u8]) -> Result<State> {
                 let (_, _, t) = tables
                     .last_mut()
                     .ok_or_else(|| corrupt("index before table"))?;
-                let ix = parse_index(&f[1..], t.columns.len())?;
+                let ix = parse_index(&f[1..], t, bind)?;
                 t.indexes.push(ix);
             }
             "stats" => {
@@ -466,6 +485,7 @@ mod tests {
                         unique: true,
                         primary: true,
                         constraint: true,
+                        predicate: None,
                     }],
                 }),
             }],
@@ -481,7 +501,7 @@ mod tests {
         let path = dir.path().join("catalog");
         write(&path, &sample()).unwrap();
         let good = fs::read(&path).unwrap();
-        let st = read(&path).unwrap();
+        let st = read(&path, &super::super::index::no_binder).unwrap();
         assert_eq!(st.versions[0].def.name, "t");
         assert_eq!(st.versions[0].def, sample().versions[0].def);
         for i in 0..good.len() {
@@ -489,7 +509,8 @@ mod tests {
                 let mut b = good.clone();
                 b[i] ^= bit;
                 fs::write(&path, &b).unwrap();
-                let e = read(&path).expect_err(&format!("flip {bit:#x} at byte {i} accepted"));
+                let e = read(&path, &super::super::index::no_binder)
+                    .expect_err(&format!("flip {bit:#x} at byte {i} accepted"));
                 assert_eq!(e.code, crate::SqlState::DataCorrupted);
                 assert!(
                     e.message.contains(&path.display().to_string()),
@@ -500,12 +521,59 @@ mod tests {
         }
         for cut in [1, 5, good.len() / 2] {
             fs::write(&path, &good[..good.len() - cut]).unwrap();
-            assert!(read(&path).is_err(), "cut {cut}");
+            assert!(
+                read(&path, &super::super::index::no_binder).is_err(),
+                "cut {cut}"
+            );
         }
         fs::remove_file(&path).unwrap();
-        let e = read(&path).unwrap_err();
+        let e = read(&path, &super::super::index::no_binder).unwrap_err();
         assert!(
             e.message.starts_with("could not open file"),
+            "{}",
+            e.message
+        );
+    }
+
+    /// A partial index's predicate text survives the file, is bound by
+    /// the opener's binder, and a file whose predicate does not bind is
+    /// refused, naming the file.
+    #[test]
+    fn partial_index_predicates_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog");
+        let mut st = sample();
+        let mut def = (*st.versions[0].def).clone();
+        def.indexes[0].predicate = Some(Arc::new(IndexPredicate {
+            text: "a > 10 AND b = 'x y'".into(),
+            expr: crate::nodes::expr::Expr::constant(
+                crate::types::Value::Bool(true),
+                DataType::Bool,
+            ),
+        }));
+        st.versions[0].def = Arc::new(def.clone());
+        write(&path, &st).unwrap();
+        static SEEN: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+        let bind = |t: &TableDef, text: &str| {
+            SEEN.lock()
+                .unwrap()
+                .push((t.name.clone(), text.to_string()));
+            Ok(crate::nodes::expr::Expr::constant(
+                crate::types::Value::Bool(true),
+                DataType::Bool,
+            ))
+        };
+        let back = read(&path, &bind).unwrap();
+        assert_eq!(*back.versions[0].def, def);
+        assert_eq!(
+            *SEEN.lock().unwrap(),
+            [("t".to_string(), "a > 10 AND b = 'x y'".to_string())]
+        );
+        let e = read(&path, &super::super::index::no_binder).unwrap_err();
+        assert_eq!(e.code, crate::SqlState::DataCorrupted);
+        assert!(e.message.contains("bad index predicate"), "{}", e.message);
+        assert!(
+            e.message.contains(&path.display().to_string()),
             "{}",
             e.message
         );

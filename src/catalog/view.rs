@@ -394,7 +394,8 @@ mod tests {
             .unwrap();
         assert_eq!(cat.view_dependents(&v2, 20000).len(), 1);
         cat.persist().unwrap();
-        let st = persist::read(&dir.path().join("catalog")).unwrap();
+        let st =
+            persist::read(&dir.path().join("catalog"), &super::super::index::no_binder).unwrap();
         assert_eq!(st.views.len(), 2);
         assert_eq!(*st.views[0].def, def(20000, "kept", vec![16384]));
         tm.abort(x2).unwrap();

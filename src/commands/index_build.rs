@@ -150,6 +150,9 @@ impl KeyMaker<'_> {
                     continue;
                 };
                 tuple::deform(t, self.tdesc, ncols, &mut slots)?;
+                if !crate::exec::index_maint::predicate_holds_slots(self.table, self.ix, &slots)? {
+                    continue;
+                }
                 key.clear();
                 if self.raw_ints && self.encode_raw(&slots, &mut key)? {
                     keys::put_tid(&mut key, (block, off));

@@ -10,11 +10,13 @@
 //! rows the statement's snapshot sees, under a SHARE lock that keeps writers
 //! out, sorts their keys and writes the tree bottom-up.
 
+use std::sync::Arc;
+
 use heapdb_grammar::ast;
 
 use super::context::DdlContext;
 use crate::access::nbtree::{BTree, BtLog};
-use crate::catalog::{IndexColumn, IndexDef, TableDef};
+use crate::catalog::{IndexColumn, IndexDef, IndexPredicate, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::index_maint::key_text;
@@ -34,6 +36,8 @@ pub struct IndexSpec {
     pub unique: bool,
     pub primary: bool,
     pub constraint: bool,
+    /// A partial index's predicate.
+    pub predicate: Option<Arc<IndexPredicate>>,
 }
 
 impl IndexSpec {
@@ -54,6 +58,7 @@ impl IndexSpec {
             unique: true,
             primary,
             constraint: true,
+            predicate: None,
         }
     }
 }
@@ -137,6 +142,7 @@ impl DdlContext<'_> {
             unique: spec.unique,
             primary: spec.primary,
             constraint: spec.constraint,
+            predicate: spec.predicate,
         };
         self.log_relation_create(oid)?;
         self.drop_on_abort.push(oid);
@@ -209,12 +215,6 @@ impl DdlContext<'_> {
                 ));
             }
         }
-        if c.predicate.is_some() {
-            return Err(err!(
-                FeatureNotSupported,
-                "partial indexes are not supported"
-            ));
-        }
         if let Some(name) = &c.name {
             if self.catalog.relation_name_taken(&self.view(), name) {
                 if c.if_not_exists {
@@ -229,6 +229,14 @@ impl DdlContext<'_> {
             .lookup_table(&c.table.name, LockMode::Share)
             .map_err(|e| at(e, c.table.offset))?;
         let columns = Self::index_columns(&table, &c.columns)?;
+        let predicate = match &c.predicate {
+            Some(p) => Some(Arc::new(crate::plan::indexpred::bind_create(
+                self.settings,
+                &table,
+                p,
+            )?)),
+            None => None,
+        };
         let mut include = Vec::new();
         for name in &c.include {
             let i = table
@@ -254,6 +262,7 @@ impl DdlContext<'_> {
             unique: c.unique,
             primary: false,
             constraint: false,
+            predicate,
         };
         self.add_index(&table, spec)?;
         Ok(Vec::new())
@@ -416,6 +425,13 @@ pub(crate) fn describe_indexes(table: &TableDef) -> Vec<String> {
                     .map(|&c| quoted(&table.columns[c].name))
                     .collect();
                 line.push_str(&format!(" INCLUDE ({})", inc.join(", ")));
+            }
+            if let Some(p) = &ix.predicate {
+                let names: Vec<String> = table.columns.iter().map(|c| quoted(&c.name)).collect();
+                line.push_str(&format!(
+                    " WHERE {}",
+                    crate::plan::indexpred::pretty(&p.expr, &names)
+                ));
             }
             line
         })

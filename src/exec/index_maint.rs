@@ -20,6 +20,9 @@
 //!   of conflicts stays free until its entries are in: no duplicate gets
 //!   past two concurrent upserts (PostgreSQL reaches the same end by
 //!   speculative insertion: insert, recheck, and back out on a conflict).
+//! - a partial index has entries only for tuples its predicate is true for
+//!   ([`predicate_holds`]), so its uniqueness holds among those rows only,
+//!   and it arbitrates an upsert only for rows that satisfy it.
 
 use std::sync::Arc;
 
@@ -53,6 +56,44 @@ pub fn open_tree(pool: &Arc<BufferPool>, wal: &Arc<Wal>, table: &TableDef, ix: &
 /// The values index `ix` stores of `row` (a whole table row), in key order.
 pub(crate) fn index_values(ix: &IndexDef, row: &[Value]) -> Vec<Value> {
     ix.stored_columns().map(|c| row[c].clone()).collect()
+}
+
+/// Whether `row` (a whole table row; at least the predicate's columns
+/// filled in) gets an entry in `ix`: always for a full index, when the
+/// predicate is true for a partial one (PostgreSQL's `ExecInsertIndexTuples`
+/// check of `ii_Predicate`).
+pub fn predicate_holds(table: &TableDef, ix: &IndexDef, row: &[Value]) -> Result<bool> {
+    let Some(p) = &ix.predicate else {
+        return Ok(true);
+    };
+    let columns = table
+        .columns
+        .iter()
+        .zip(row)
+        .map(|(c, v)| crate::exec::vector::Vector::from_values(c.ty, std::slice::from_ref(v)))
+        .collect();
+    let batch = crate::exec::vector::Batch::new(columns);
+    let v = p.expr.eval(&batch)?;
+    Ok(crate::exec::expr::count_true(&v) == 1)
+}
+
+/// [`predicate_holds`] for a deformed heap tuple (`slots`, one per table
+/// column, `None` for NULL): the index build's row filter.
+pub fn predicate_holds_slots(
+    table: &TableDef,
+    ix: &IndexDef,
+    slots: &[Option<&[u8]>],
+) -> Result<bool> {
+    if ix.predicate.is_none() {
+        return Ok(true);
+    }
+    let row: Vec<Value> = table
+        .columns
+        .iter()
+        .zip(slots)
+        .map(|(c, s)| s.map_or(Value::Null, |b| Value::decode(&c.ty, b)))
+        .collect();
+    predicate_holds(table, ix, &row)
 }
 
 /// `Key (a, b)=(1, 2)` as PostgreSQL's unique-violation details show it.
@@ -135,10 +176,9 @@ impl<'t> IndexInserter<'t> {
             xid: ctx.xid,
             needed: (0..table.columns.len())
                 .map(|c| {
-                    table
-                        .indexes
-                        .iter()
-                        .any(|ix| ix.stored_columns().any(|s| s == c))
+                    table.indexes.iter().any(|ix| {
+                        ix.stored_columns().any(|s| s == c) || ix.predicate_columns().contains(&c)
+                    })
                 })
                 .collect(),
         }))
@@ -187,7 +227,7 @@ impl<'t> IndexInserter<'t> {
         skip: &[usize],
     ) -> Result<()> {
         for (pos, (ix, tree)) in self.table.indexes.iter().zip(&self.trees).enumerate() {
-            if skip.contains(&pos) {
+            if skip.contains(&pos) || !predicate_holds(self.table, ix, row)? {
                 continue;
             }
             let vals = index_values(ix, row);
@@ -217,7 +257,9 @@ impl<'t> IndexInserter<'t> {
         let mut keyed = Vec::with_capacity(arbiters.len());
         for &pos in arbiters {
             let ix = &self.table.indexes[pos];
-            if ix.columns.iter().any(|c| row[c.column].is_null()) {
+            if ix.columns.iter().any(|c| row[c.column].is_null())
+                || !predicate_holds(self.table, ix, row)?
+            {
                 continue;
             }
             let desc = self.trees[pos].desc();

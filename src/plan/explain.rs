@@ -966,7 +966,7 @@ fn count(plan: &Plan, n: &mut usize) {
 /// has a decimal point or exponent, booleans as `true` / `false`, NULL as
 /// `NULL::type`, everything else quoted with its type (`'c1'::text`,
 /// `'t1'::bpchar`, `'10'::double precision`).
-fn literal(v: &Value, ty: &DataType) -> String {
+pub(crate) fn literal(v: &Value, ty: &DataType) -> String {
     if v.is_null() {
         return format!("NULL::{ty}");
     }
@@ -995,7 +995,7 @@ fn literal(v: &Value, ty: &DataType) -> String {
 
 /// `e` without the casts PostgreSQL would not show around an operator's
 /// operand (it has cross-type operators for them).
-fn operand(e: &Expr) -> &Expr {
+pub(crate) fn operand(e: &Expr) -> &Expr {
     match &e.kind {
         ExprKind::Cast(x, ctx) if super::quals::invisible_cast(&x.ty, &e.ty, *ctx) => operand(x),
         _ => e,

@@ -30,10 +30,15 @@
 //!   index on the join key into a nested loop over a parameterized index
 //!   scan when the outer side is small enough that its probes cost less.
 //!
+//! A partial index is a candidate only where the scan's conjuncts imply its
+//! predicate (`plan::indexpred`); the conjuncts the predicate implies in
+//! turn are not tested again (PostgreSQL drops them the same way).
+//!
 //! Tables without indexes leave the walk at once: statements over them
 //! plan exactly as before, at the cost of one pass over the plan.
 
 use super::estimate::{self, column_origins};
+use super::indexpred;
 use super::quals::{conjunction, conjuncts};
 use super::select::{columns_used, remap_columns};
 use super::{JoinKind, Node, Plan, PlanContext, SortKey};
@@ -448,12 +453,14 @@ struct Cost {
 }
 
 /// `cost_index` for an index scan reading `sel` of the table's `tuples`
-/// rows through `nscans` descents, with `nquals` index conditions and a
+/// rows from an index holding `ix_frac` of them (below 1 for a partial
+/// index) through `nscans` descents, with `nquals` index conditions and a
 /// filter costing `filter_ops` operators per row.
 #[allow(clippy::too_many_arguments)]
 fn index_cost(
     table: &TableDef,
     ix: &IndexDef,
+    ix_frac: f64,
     tuples: f64,
     pages: f64,
     sel: f64,
@@ -462,11 +469,13 @@ fn index_cost(
     filter_ops: f64,
     allvis: Option<f64>,
 ) -> Cost {
-    let leaf = index_pages(table, ix, tuples);
+    let leaf = index_pages(table, ix, tuples * ix_frac);
     let fetched = (sel * tuples).max(1.0).round();
     let height = (leaf.ln() / 300f64.ln()).ceil().max(0.0) + 1.0;
     let descent = (tuples.max(2.0).log2().ceil() + (height + 1.0) * 50.0) * CPU_OPERATOR_COST;
-    let index_pages_read = (fetched / tuples * leaf).ceil().max(nscans as f64);
+    let index_pages_read = (fetched / (tuples * ix_frac).max(1.0) * leaf)
+        .ceil()
+        .clamp(nscans as f64, leaf.max(nscans as f64));
     let startup = descent;
     let index_run = index_pages_read * RANDOM_PAGE_COST
         + fetched * (CPU_INDEX_TUPLE_COST + nquals as f64 * CPU_OPERATOR_COST)
@@ -526,27 +535,54 @@ fn candidates(
     let origins = column_origins(scan);
     let mut out = Vec::new();
     for ix in &table.indexes {
-        let m = match_index(ix, &quals);
+        let Some((implied, pred)) = partial_usable(ix, columns, &parts) else {
+            continue;
+        };
+        // Conjuncts the predicate implies are neither index conditions
+        // nor filters of this scan (PostgreSQL's `indrestrictinfo`).
+        let own_quals: Vec<Option<Qual>>;
+        let quals = if implied.is_empty() {
+            &quals
+        } else {
+            own_quals = (0..quals.len())
+                .map(|i| (!implied.contains(&i)).then(|| quals[i].clone()).flatten())
+                .collect();
+            &own_quals
+        };
+        let m = match_index(ix, quals);
         let backward = match order {
             Some(keys) => match order_direction(ix, &m.bounds, keys) {
                 Some(b) => b,
                 None => continue,
             },
-            None if m.used.is_empty() => continue,
+            // A partial index is worth a full scan (PostgreSQL's
+            // `useful_predicate`).
+            None if m.used.is_empty() && pred.is_none() => continue,
             None => false,
         };
         let rest: Vec<Expr> = parts
             .iter()
             .enumerate()
-            .filter(|(i, _)| !m.used.contains(i))
+            .filter(|(i, _)| !m.used.contains(i) && !implied.contains(i))
             .map(|(_, p)| p.clone())
             .collect();
-        let sel = index_selectivity(&m, &quals, &parts, &origins);
+        let mut sel = index_selectivity(&m, quals, &parts, &origins);
+        // A partial index holds the predicate's share of the rows; the
+        // scan visits those of them the index conditions select
+        // (`add_predicate_to_index_quals`).
+        let mut ix_frac = 1.0;
+        if let Some(p) = &pred {
+            ix_frac = estimate::selectivity(p, &origins).clamp(0.0, 1.0);
+            let used: Vec<Expr> = m.used.iter().map(|&i| parts[i].clone()).collect();
+            if !indexpred::implied_by(p, &used) {
+                sel *= ix_frac;
+            }
+        }
         let filter_ops: f64 = rest.iter().map(super::quals::cost).sum();
         let rest_sel =
             conjunction(rest.clone()).map_or(1.0, |e| estimate::selectivity(&e, &origins));
         // The binder's estimate has no IN lists; the index's count has.
-        let rows = if m.used.is_empty() {
+        let rows = if m.used.is_empty() && pred.is_none() {
             scan.rows
         } else {
             (tuples * sel * rest_sel).max(1.0)
@@ -573,6 +609,7 @@ fn candidates(
         let mut cost = index_cost(
             table,
             ix,
+            ix_frac,
             tuples,
             pages,
             sel,
@@ -609,6 +646,32 @@ fn candidates(
         });
     }
     out
+}
+
+/// Whether index `ix` may serve a scan of the table columns `columns`
+/// filtered by the conjuncts `parts`: a full index always, a partial one
+/// when `parts` imply its predicate (PostgreSQL's `check_index_predicates`).
+/// Returns the positions of the conjuncts the predicate implies in turn,
+/// which the scan need not test again (`create_indexscan_plan`), and the
+/// predicate over the scan's columns.
+fn partial_usable(
+    ix: &IndexDef,
+    columns: &[usize],
+    parts: &[Expr],
+) -> Option<(Vec<usize>, Option<Expr>)> {
+    let Some(p) = &ix.predicate else {
+        return Some((Vec::new(), None));
+    };
+    let pred = indexpred::over_scan(&p.expr, columns);
+    if !indexpred::implied_by(&pred, parts) {
+        return None;
+    }
+    let whole = [pred];
+    let implied = (0..parts.len())
+        .filter(|&i| indexpred::implied_by(&parts[i], &whole))
+        .collect();
+    let [pred] = whole;
+    Some((implied, Some(pred)))
 }
 
 /// The fraction of the table the index conditions select.
@@ -891,11 +954,16 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
         table,
         columns,
         with_tid: false,
+        filter,
         ..
     } = &right.node
     else {
         return;
     };
+    let mut parts = Vec::new();
+    if let Some(f) = filter {
+        conjuncts(f.clone(), &mut parts);
+    }
     let Some(col) = (match right_keys[0].kind {
         ExprKind::Column(i) => Some(columns[i]),
         _ => None,
@@ -912,7 +980,7 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
     let Some(ix) = table
         .indexes
         .iter()
-        .find(|ix| ix.columns[0].column == col)
+        .find(|ix| ix.columns[0].column == col && partial_usable(ix, columns, &parts).is_some())
         .cloned()
     else {
         return;
@@ -931,7 +999,7 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
         &column_origins(right),
     )
     .map_or(1.0 / tuples, |s| s.max(1.0 / tuples));
-    let probe = index_cost(table, &ix, tuples, pages, per_key, 1, 1, 0.0, None).total;
+    let probe = index_cost(table, &ix, 1.0, tuples, pages, per_key, 1, 1, 0.0, None).total;
     let hash = seq_scan_cost(right, ctx) + tuples * CPU_OPERATOR_COST * 2.0;
     if left.rows * probe >= hash {
         return;

@@ -22,6 +22,7 @@ pub mod estimate;
 pub mod explain;
 pub mod fold;
 pub mod indexpath;
+pub mod indexpred;
 pub mod insert_row;
 pub mod joinorder;
 pub mod modify;

@@ -456,7 +456,14 @@ fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
 }
 
 /// The positions of the arbiter indexes of `oc` in `table.indexes`.
-pub fn arbiter_indexes(table: &TableDef, oc: &ast::OnConflict) -> Result<Vec<usize>> {
+/// A partial unique index arbitrates only when the inference clause's
+/// `WHERE` implies its predicate; a full one whatever the `WHERE` says
+/// (PostgreSQL's `infer_arbiter_indexes`).
+pub fn arbiter_indexes(
+    table: &TableDef,
+    oc: &ast::OnConflict,
+    settings: &crate::settings::Settings,
+) -> Result<Vec<usize>> {
     let none = || {
         err!(
             InvalidColumnReference,
@@ -479,7 +486,16 @@ pub fn arbiter_indexes(table: &TableDef, oc: &ast::OnConflict) -> Result<Vec<usi
                 .filter(|&p| table.indexes[p].unique)
                 .collect())
         }
-        ast::ConflictTarget::Columns(elems) => {
+        ast::ConflictTarget::Columns(elems, predicate) => {
+            let quals = match predicate {
+                Some(p) => {
+                    let e = super::indexpred::bind_inference(settings, table, p)?;
+                    let mut parts = Vec::new();
+                    super::quals::conjuncts(e, &mut parts);
+                    parts
+                }
+                None => Vec::new(),
+            };
             let mut want = Vec::with_capacity(elems.len());
             for e in elems {
                 let c = table.column_index(&e.column).ok_or_else(|| {
@@ -498,7 +514,12 @@ pub fn arbiter_indexes(table: &TableDef, oc: &ast::OnConflict) -> Result<Vec<usi
                     let mut have: Vec<usize> = ix.columns.iter().map(|c| c.column).collect();
                     have.sort_unstable();
                     have.dedup();
-                    ix.unique && have == want
+                    ix.unique
+                        && have == want
+                        && ix
+                            .predicate
+                            .as_ref()
+                            .map_or(true, |p| super::indexpred::implied_by(&p.expr, &quals))
                 })
                 .collect();
             if found.is_empty() {

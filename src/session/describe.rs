@@ -114,6 +114,24 @@ impl Session {
     }
 }
 
+/// `, predicate (a > 10)` for a partial index (the pretty `pg_get_expr`
+/// of the predicate in parentheses, as psql's `\d INDEX` footer shows
+/// it), empty otherwise.
+fn predicate_footer(def: &crate::catalog::TableDef, ix: &crate::catalog::IndexDef) -> String {
+    let Some(p) = &ix.predicate else {
+        return String::new();
+    };
+    let names: Vec<String> = def
+        .columns
+        .iter()
+        .map(|c| crate::commands::indexcmds::quoted(&c.name))
+        .collect();
+    format!(
+        ", predicate ({})",
+        crate::plan::indexpred::pretty(&p.expr, &names)
+    )
+}
+
 /// The `\d INDEX` descriptions of the indexes of `def`, by name.
 fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
     let mut out: Vec<IndexInfo> = def
@@ -142,7 +160,11 @@ fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
             IndexInfo {
                 name: ix.name.clone(),
                 columns,
-                footer: format!("{kind}btree, for table \"public.{}\"", def.name),
+                footer: format!(
+                    "{kind}btree, for table \"public.{}\"{}",
+                    def.name,
+                    predicate_footer(def, ix)
+                ),
             }
         })
         .collect();

@@ -106,7 +106,7 @@ impl Session {
         let snap = self.statement_snapshot();
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
-        let arbiters = modify::arbiter_indexes(&table, oc)?;
+        let arbiters = modify::arbiter_indexes(&table, oc, &self.settings)?;
         let mut ctx = self.stmt_ctx(&snap);
         let mut binder = Binder::new(&mut ctx);
         let (planned_rows, action) = modify::plan_upsert(&mut binder, ins, oc, &table, &targets)?;

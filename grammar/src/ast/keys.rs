@@ -20,8 +20,9 @@ pub struct OnConflict {
 pub enum ConflictTarget {
     /// None written: every unique index (DO NOTHING only).
     Any,
-    /// `(col, ...)`: the unique indexes on exactly these key columns.
-    Columns(Vec<IndexElem>),
+    /// `(col, ...) [WHERE predicate]`: the unique indexes on exactly these
+    /// key columns (partial ones when the predicate implies theirs).
+    Columns(Vec<IndexElem>, Option<Expr>),
     /// `ON CONSTRAINT name`.
     Constraint(Ident),
 }

@@ -12,7 +12,12 @@ impl Display for OnConflict {
         f.write_str("ON CONFLICT")?;
         match &self.target {
             ConflictTarget::Any => {}
-            ConflictTarget::Columns(cols) => write!(f, " ({})", Comma(cols))?,
+            ConflictTarget::Columns(cols, predicate) => {
+                write!(f, " ({})", Comma(cols))?;
+                if let Some(p) = predicate {
+                    write!(f, " WHERE {p}")?;
+                }
+            }
             ConflictTarget::Constraint(n) => write!(f, " ON CONSTRAINT {}", Id(n))?,
         }
         match &self.action {

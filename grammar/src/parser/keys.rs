@@ -21,7 +21,8 @@ use crate::lexer::TokenKind;
 
 /// `on_conflict ::= 'ON' 'CONFLICT' [conflict_target] 'DO' ('NOTHING' |
 ///   'UPDATE' 'SET' assignment {',' assignment} ['WHERE' expr])`
-/// `conflict_target ::= '(' index_elem {',' index_elem} ')' | 'ON' 'CONSTRAINT' col_id`
+/// `conflict_target ::= '(' index_elem {',' index_elem} ')' ['WHERE' expr]
+///   | 'ON' 'CONSTRAINT' col_id`
 /// (optional)
 pub(crate) fn opt_on_conflict(i: Tokens<'_>) -> PResult<'_, Option<Box<OnConflict>>> {
     if !(i.is_kw(0, Keyword::On) && i.is_kw(1, Keyword::Conflict)) {
@@ -30,12 +31,15 @@ pub(crate) fn opt_on_conflict(i: Tokens<'_>) -> PResult<'_, Option<Box<OnConflic
     let offset = Offset(i.first().start);
     let i = i.skip(2);
     let (i, target) = if i.first().kind == TokenKind::LParen {
-        let (i, cols) = cut(delimited(
-            tok(TokenKind::LParen),
-            separated_list1(tok(TokenKind::Comma), cut(index_elem)),
-            tok(TokenKind::RParen),
+        let (i, (cols, predicate)) = cut(pair(
+            delimited(
+                tok(TokenKind::LParen),
+                separated_list1(tok(TokenKind::Comma), cut(index_elem)),
+                tok(TokenKind::RParen),
+            ),
+            opt_where,
         ))(i)?;
-        (i, ConflictTarget::Columns(cols))
+        (i, ConflictTarget::Columns(cols, predicate))
     } else if i.is_kw(0, Keyword::On) {
         let (i, name) = cut(preceded(
             pair(kw(Keyword::On), kw(Keyword::Constraint)),

@@ -64,6 +64,9 @@ impl IndexInserter<'_> {
     /// Collects the entries of the tuple at `tid` whose values are `row`.
     pub(crate) fn add(&self, p: &mut PendingEntries, row: &[Value], tid: Tid) -> Result<()> {
         for (pos, (ix, tree)) in self.table.indexes.iter().zip(&self.trees).enumerate() {
+            if !super::predicate_holds(self.table, ix, row)? {
+                continue;
+            }
             let vals = index_values(ix, row);
             let mut key = Vec::with_capacity(32);
             keys::encode_key(tree.desc(), &vals, &mut key)?;
