@@ -65,6 +65,8 @@ pub enum SqlState {
     InvalidEscapeSequence,
     /// 22011 substring_error
     SubstringError,
+    /// 2202E array_subscript_error (`get_byte` past the end)
+    ArraySubscriptError,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -176,6 +178,7 @@ impl SqlState {
             InvalidArgumentForLogarithm => "2201E",
             InvalidEscapeSequence => "22025",
             SubstringError => "22011",
+            ArraySubscriptError => "2202E",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
             NullValueNotAllowed => "22004",

@@ -14,6 +14,7 @@
 //! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
 //! are the binder's (with [`compare`](super::compare::compare)).
 
+pub mod bytes;
 mod format;
 mod numfmt;
 pub mod numfunc;
@@ -153,6 +154,8 @@ pub enum ScalarFunc {
     QuoteNullable,
     /// Number functions and operators (`gcd`, `to_char`, `<<`, ...).
     Num(numfunc::NumFunc),
+    /// `bytea` functions and character codes (`encode`, `chr`, ...).
+    Bytes(bytes::ByteFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -257,7 +260,11 @@ impl ScalarFunc {
             "quote_ident" => QuoteIdent,
             "quote_literal" => QuoteLiteral,
             "quote_nullable" => QuoteNullable,
-            other => return numfunc::NumFunc::from_name(other).map(Num),
+            other => {
+                return numfunc::NumFunc::from_name(other)
+                    .map(Num)
+                    .or_else(|| bytes::ByteFunc::from_name(other).map(Bytes))
+            }
         })
     }
 
@@ -330,6 +337,7 @@ impl ScalarFunc {
             QuoteLiteral => "quote_literal",
             QuoteNullable => "quote_nullable",
             Num(f) => f.name(),
+            Bytes(f) => f.name(),
         }
     }
 
@@ -361,6 +369,12 @@ impl ScalarFunc {
         let is_str = |t: &DataType| t.is_string() || *t == Unknown;
         if let Num(f) = self {
             return f.resolve(args);
+        }
+        if let Bytes(f) = self {
+            return f.resolve(args);
+        }
+        if let Some(r) = bytes::ByteFunc::overload(self, args) {
+            return r;
         }
         // Types that cast to numeric implicitly (not float4/float8).
         let is_exact = |t: &DataType| is_num(t) && !matches!(t, Float4 | Float8);
@@ -614,6 +628,7 @@ impl ScalarFunc {
             | Pi => return math(self, args),
             Div | Scale | MinScale | TrimScale | Factorial => return numeric_func(self, args),
             Num(f) => return f.eval(args),
+            Bytes(f) => return f.eval(args),
             Hyperbolic(h) => match &args[0] {
                 Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
                 _ => return Err(bad_arg(self)),
@@ -798,10 +813,15 @@ fn map_case(s: &str, upper: bool) -> String {
 }
 
 fn bad_arg(f: ScalarFunc) -> Error {
+    bad_arg_named(f.name())
+}
+
+/// `function f called with arguments of unexpected types`: arguments that
+/// [`ScalarFunc::resolve`] would not have chosen.
+pub(super) fn bad_arg_named(name: &str) -> Error {
     err!(
         DatatypeMismatch,
-        "function {} called with arguments of unexpected types",
-        f.name()
+        "function {name} called with arguments of unexpected types"
     )
 }
 
