@@ -15,7 +15,8 @@
 //!   the binder and operator evaluation.
 //! - [`agg`]: aggregate accumulators (`sum`, `avg`, `min`, `max`, `count`).
 //! - [`funcs`]: scalar functions (resolution and evaluation) and LIKE.
-//! - [`bytea`]: byte strings' text forms and `encode` / `decode`.
+//! - [`bytea`]: byte strings' text forms and `encode` / `decode`;
+//!   [`sha2`]: the SHA-2 digests.
 //!
 //! Invariants shared by all of them: a `Value` of a `char(n)` column is
 //! already padded to `n`; a numeric value carries its display scale; dates
@@ -36,6 +37,7 @@ pub mod int;
 pub mod io;
 pub mod numeric;
 pub mod ops;
+pub mod sha2;
 pub mod text;
 pub mod value;
 

@@ -9,11 +9,13 @@
 //! Errors are PostgreSQL 15's (`index 8 out of valid range, 0..7`, 2202E;
 //! `null character not permitted`, 54000).
 
+use super::string::TrimSide;
 use super::{bad_arg_named, no_function, Resolved, ScalarFunc};
 use crate::err;
 use crate::error::Result;
 use crate::types::bytea;
 use crate::types::datatype::DataType;
+use crate::types::sha2::{digest, Sha2};
 use crate::types::value::Value;
 use std::sync::Arc;
 
@@ -52,6 +54,14 @@ pub enum ByteFunc {
     Ascii,
     /// `translate(text, from, to)`.
     Translate,
+    /// `sha224`, `sha256`, `sha384`, `sha512` of bytea.
+    Sha(Sha2),
+    /// `bit_count(bytea)`: bigint.
+    BitCount,
+    /// `btrim` / `ltrim` / `rtrim(bytea, bytea)`.
+    Trim(TrimSide),
+    /// `unistr(text)`: Unicode escapes decoded.
+    Unistr,
 }
 
 impl ByteFunc {
@@ -72,6 +82,12 @@ impl ByteFunc {
             "chr" => Chr,
             "ascii" => Ascii,
             "translate" => Translate,
+            "sha224" => Sha(Sha2::Sha224),
+            "sha256" => Sha(Sha2::Sha256),
+            "sha384" => Sha(Sha2::Sha384),
+            "sha512" => Sha(Sha2::Sha512),
+            "bit_count" => BitCount,
+            "unistr" => Unistr,
             _ => return None,
         })
     }
@@ -96,6 +112,15 @@ impl ByteFunc {
             Chr => "chr",
             Ascii => "ascii",
             Translate => "translate",
+            Sha(Sha2::Sha224) => "sha224",
+            Sha(Sha2::Sha256) => "sha256",
+            Sha(Sha2::Sha384) => "sha384",
+            Sha(Sha2::Sha512) => "sha512",
+            BitCount => "bit_count",
+            Trim(TrimSide::Both) => "btrim",
+            Trim(TrimSide::Leading) => "ltrim",
+            Trim(TrimSide::Trailing) => "rtrim",
+            Unistr => "unistr",
         }
     }
 
@@ -114,6 +139,14 @@ impl ByteFunc {
             }
             (ScalarFunc::Substring, [Bytea, a, b]) if int(a) && int(b) => {
                 (ByteFunc::Substring, vec![Bytea, Int4, Int4], Bytea)
+            }
+            (ScalarFunc::Btrim | ScalarFunc::Ltrim | ScalarFunc::Rtrim, [Bytea, c]) if by(c) => {
+                let side = match func {
+                    ScalarFunc::Btrim => TrimSide::Both,
+                    ScalarFunc::Ltrim => TrimSide::Leading,
+                    _ => TrimSide::Trailing,
+                };
+                (ByteFunc::Trim(side), vec![Bytea, Bytea], Bytea)
             }
             (ScalarFunc::Position, [a, b]) if by(a) && by(b) && (*a == Bytea || *b == Bytea) => {
                 (ByteFunc::Position, vec![Bytea, Bytea], Int4)
@@ -154,6 +187,10 @@ impl ByteFunc {
             (Translate, [a, b, c]) if str_(a) && str_(b) && str_(c) => {
                 (vec![Text, Text, Text], Text)
             }
+            (Sha(_), [b]) if by(b) => (vec![Bytea], Bytea),
+            (BitCount, [Bytea]) => (vec![Bytea], Int8),
+            (Unistr, [t]) if str_(t) => (vec![Text], Text),
+            (Trim(_), [b, c]) if by(b) && by(c) => (vec![Bytea, Bytea], Bytea),
             _ => return Err(no_function(self.name(), args)),
         };
         Ok(Resolved {
@@ -206,6 +243,22 @@ impl ByteFunc {
             Chr => Value::text(&chr(int(0)?)?),
             Ascii => Value::Int4(text(0)?.chars().next().map_or(0, |c| c as i32)),
             Translate => Value::text(&translate(text(0)?, text(1)?, text(2)?)),
+            Sha(kind) => out(digest(kind, bytes(0)?)),
+            Unistr => Value::text(&unistr(text(0)?)?),
+            BitCount => Value::Int8(bytes(0)?.iter().map(|b| b.count_ones() as i64).sum()),
+            Trim(side) => {
+                let (b, set) = (bytes(0)?, bytes(1)?);
+                let keep = |x: &u8| !set.contains(x);
+                let start = match side {
+                    TrimSide::Trailing => 0,
+                    _ => b.iter().position(keep).unwrap_or(b.len()),
+                };
+                let end = match side {
+                    TrimSide::Leading => b.len(),
+                    _ => b.iter().rposition(keep).map_or(start, |i| i + 1),
+                };
+                out(b[start..end.max(start)].to_vec())
+            }
         })
     }
 }
@@ -237,6 +290,87 @@ fn chr(code: i64) -> Result<String> {
         })
 }
 
+/// `unistr(s)`, as PostgreSQL's: `\\` is a backslash; `\XXXX`,
+/// `\+XXXXXX`, `\uXXXX` and `\UXXXXXXXX` are code points, UTF-16
+/// surrogates only as a high-low pair of escapes.
+fn unistr(s: &str) -> Result<String> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut pair_first: Option<u32> = None;
+    let bad_pair = || err!(SyntaxError, "invalid Unicode surrogate pair");
+    let hex_at = |at: usize, n: usize| -> Option<u32> {
+        let digits = b.get(at..at + n)?;
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            if pair_first.is_some() {
+                return Err(bad_pair());
+            }
+            let c = s[i..].chars().next().ok_or_else(bad_pair)?;
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'\\') {
+            if pair_first.is_some() {
+                return Err(bad_pair());
+            }
+            out.push('\\');
+            i += 2;
+            continue;
+        }
+        let (code, len) = if let Some(v) = hex_at(i + 1, 4) {
+            (v, 5)
+        } else if let Some(v) = (b.get(i + 1) == Some(&b'u'))
+            .then(|| hex_at(i + 2, 4))
+            .flatten()
+        {
+            (v, 6)
+        } else if let Some(v) = (b.get(i + 1) == Some(&b'+'))
+            .then(|| hex_at(i + 2, 6))
+            .flatten()
+        {
+            (v, 8)
+        } else if let Some(v) = (b.get(i + 1) == Some(&b'U'))
+            .then(|| hex_at(i + 2, 8))
+            .flatten()
+        {
+            (v, 10)
+        } else {
+            return Err(err!(SyntaxError, "invalid Unicode escape")
+                .with_hint("Unicode escapes must be \\XXXX, \\+XXXXXX, \\uXXXX, or \\UXXXXXXXX."));
+        };
+        if code == 0 || code > 0x10ffff {
+            return Err(err!(
+                InvalidParameterValue,
+                "invalid Unicode code point: {code:04X}"
+            ));
+        }
+        let is_high = (0xd800..=0xdbff).contains(&code);
+        let is_low = (0xdc00..=0xdfff).contains(&code);
+        let code = match (pair_first.take(), is_low) {
+            (Some(high), true) => 0x10000 + ((high - 0xd800) << 10) + (code - 0xdc00),
+            (Some(_), false) | (None, true) => return Err(bad_pair()),
+            (None, false) => code,
+        };
+        if is_high {
+            pair_first = Some(code);
+        } else {
+            out.push(char::from_u32(code).ok_or_else(bad_pair)?);
+        }
+        i += len;
+    }
+    if pair_first.is_some() {
+        return Err(bad_pair());
+    }
+    Ok(out)
+}
+
 /// `translate(s, from, to)`: each character of `from` becomes the one at
 /// the same place in `to`, or is dropped when `to` is shorter.
 fn translate(s: &str, from: &str, to: &str) -> String {
@@ -264,6 +398,21 @@ mod tests {
             "requested character not valid for encoding: 55296"
         );
         assert_eq!(translate("abc", "ab", "x"), "xc");
+        assert_eq!(
+            unistr("\\d83d\\de00 \\\\ \\u00e9 d\\+000061").unwrap(),
+            "\u{1f600} \\ \u{e9} da"
+        );
+        let e = unistr("wrong: \\+2FFFFF").unwrap_err();
+        assert_eq!(e.message, "invalid Unicode code point: 2FFFFF");
+        assert_eq!(
+            unistr("\\0000").unwrap_err().message,
+            "invalid Unicode code point: 0000"
+        );
+        assert_eq!(
+            unistr("a\\db99").unwrap_err().message,
+            "invalid Unicode surrogate pair"
+        );
+        assert_eq!(unistr("\\xyz").unwrap_err().code.code(), "42601");
         let hex = ByteFunc::ToHex.eval(&[Value::Int4(-1)]).unwrap();
         assert_eq!(hex, Value::text("ffffffff"));
         let bits = ByteFunc::Float4Send.eval(&[Value::Float4(5e-20)]).unwrap();
