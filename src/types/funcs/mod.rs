@@ -156,6 +156,8 @@ pub enum ScalarFunc {
     Num(numfunc::NumFunc),
     /// `bytea` functions and character codes (`encode`, `chr`, ...).
     Bytes(bytes::ByteFunc),
+    /// `to_date(text, template)`.
+    ToDate,
 }
 
 /// The hyperbolic functions of double precision.
@@ -255,6 +257,7 @@ impl ScalarFunc {
             "make_timestamp" => MakeTimestamp,
             "make_interval" => MakeInterval,
             "to_char" => ToChar,
+            "to_date" => ToDate,
             "isfinite" => IsFinite,
             "format" => Format,
             "quote_ident" => QuoteIdent,
@@ -331,6 +334,7 @@ impl ScalarFunc {
             MakeTimestamp => "make_timestamp",
             MakeInterval => "make_interval",
             ToChar => "to_char",
+            ToDate => "to_date",
             IsFinite => "isfinite",
             Format => "format",
             QuoteIdent => "quote_ident",
@@ -580,6 +584,7 @@ impl ScalarFunc {
                 ok(self, vec![Timestamp(None), Text], Text)
             }
             (ToChar, [Interval, f]) if is_str(f) => ok(self, vec![Interval, Text], Text),
+            (ToDate, [t, f]) if is_str(t) && is_str(f) => ok(self, vec![Text, Text], Date),
             // to_char of a number: the number-template code owns it.
             (ToChar, _) => Num(numfunc::NumFunc::ToChar).resolve(args),
             (IsFinite, [Date]) => ok(self, vec![Date], Bool),
@@ -672,7 +677,7 @@ impl ScalarFunc {
             }
             Repeat => Value::text(&string::repeat(text(0)?, int(1)?)?),
             DatePart | Extract | DateTrunc | JustifyHours | JustifyDays | JustifyInterval
-            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite => {
+            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite | ToDate => {
                 return self.eval_datetime(args)
             }
             QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
@@ -762,6 +767,7 @@ impl ScalarFunc {
                     *sec,
                 )?)
             }
+            ToDate => Value::Date(super::datetime::to_date::to_date(text(0)?, text(1)?)?),
             ToChar => {
                 use super::datetime::to_char;
                 let out = match &args[0] {
