@@ -67,6 +67,8 @@ pub enum SqlState {
     SubstringError,
     /// 2202E array_subscript_error (`get_byte` past the end)
     ArraySubscriptError,
+    /// 2201B invalid_regular_expression
+    InvalidRegularExpression,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -179,6 +181,7 @@ impl SqlState {
             InvalidEscapeSequence => "22025",
             SubstringError => "22011",
             ArraySubscriptError => "2202E",
+            InvalidRegularExpression => "2201B",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
             NullValueNotAllowed => "22004",

@@ -18,6 +18,7 @@ pub mod bytes;
 mod format;
 mod numfmt;
 pub mod numfunc;
+pub mod regexp;
 pub mod string;
 mod trig;
 
@@ -158,6 +159,9 @@ pub enum ScalarFunc {
     Bytes(bytes::ByteFunc),
     /// `to_date(text, template)`.
     ToDate,
+    /// `regexp_replace`, `regexp_count`, `regexp_like`, `regexp_instr`,
+    /// `regexp_substr`.
+    Regexp(regexp::RegexpFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -267,6 +271,7 @@ impl ScalarFunc {
                 return numfunc::NumFunc::from_name(other)
                     .map(Num)
                     .or_else(|| bytes::ByteFunc::from_name(other).map(Bytes))
+                    .or_else(|| regexp::RegexpFunc::from_name(other).map(Regexp))
             }
         })
     }
@@ -342,6 +347,7 @@ impl ScalarFunc {
             QuoteNullable => "quote_nullable",
             Num(f) => f.name(),
             Bytes(f) => f.name(),
+            Regexp(f) => f.name(),
         }
     }
 
@@ -375,6 +381,9 @@ impl ScalarFunc {
             return f.resolve(args);
         }
         if let Bytes(f) = self {
+            return f.resolve(args);
+        }
+        if let Regexp(f) = self {
             return f.resolve(args);
         }
         if let Some(r) = bytes::ByteFunc::overload(self, args) {
@@ -634,6 +643,7 @@ impl ScalarFunc {
             Div | Scale | MinScale | TrimScale | Factorial => return numeric_func(self, args),
             Num(f) => return f.eval(args),
             Bytes(f) => return f.eval(args),
+            Regexp(f) => return f.eval(args),
             Hyperbolic(h) => match &args[0] {
                 Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
                 _ => return Err(bad_arg(self)),
