@@ -7,10 +7,10 @@
 //! (the default: `.` matches newlines), `p` and `w` (partial newline
 //! sensitivity), `x` (expanded syntax), `q` (the pattern is literal text),
 //! `e` and `t` (no effect here); anything else is `invalid regular
-//! expression option: "z"` (22023). Positions count characters and start at
-//! 1. The `regex` crate has no back-references inside a pattern (`(.)\1`):
-//! such a pattern is `invalid regular expression` (2201B) here, where
-//! PostgreSQL's engine accepts it.
+//! expression option: "z"` (22023). Positions count characters, the first
+//! being 1. The `regex` crate has no back-references inside a pattern
+//! (`(.)\1`): such a pattern is `invalid regular expression` (2201B) here,
+//! where PostgreSQL's engine accepts it.
 
 use super::{bad_arg_named, no_function, Resolved, ScalarFunc};
 use crate::err;
