@@ -65,6 +65,10 @@ pub enum SqlState {
     InvalidEscapeSequence,
     /// 22011 substring_error
     SubstringError,
+    /// 2202E array_subscript_error (`get_byte` past the end)
+    ArraySubscriptError,
+    /// 2201B invalid_regular_expression
+    InvalidRegularExpression,
     /// 22P02 invalid_text_representation
     InvalidTextRepresentation,
     /// 22P04 bad_copy_file_format
@@ -176,6 +180,8 @@ impl SqlState {
             InvalidArgumentForLogarithm => "2201E",
             InvalidEscapeSequence => "22025",
             SubstringError => "22011",
+            ArraySubscriptError => "2202E",
+            InvalidRegularExpression => "2201B",
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
             NullValueNotAllowed => "22004",

@@ -122,7 +122,12 @@ pub struct Settings {
     /// `client_min_messages`: the least severe message level sent to the
     /// client, as an index into [`MESSAGE_LEVELS`].
     pub client_min_messages: u8,
+    /// `bytea_output`: an index into [`BYTEA_OUTPUTS`] (`hex` or `escape`).
+    pub bytea_output: u8,
 }
+
+/// `bytea_output`'s values, as PostgreSQL names them.
+pub const BYTEA_OUTPUTS: [&str; 2] = ["escape", "hex"];
 
 /// Message levels from least to most severe, as `client_min_messages`
 /// names them (`INFO` is always sent, so it is not among them).
@@ -207,6 +212,7 @@ impl Default for Settings {
             geqo: true,
             geqo_threshold: 12,
             extra_float_digits: 1,
+            bytea_output: 1,
             enable_seqscan: true,
             enable_indexscan: true,
             enable_indexonlyscan: true,
@@ -391,6 +397,18 @@ pub static DEFS: &[Def] = &[
         User,
         "Sets the size of the buffer ring used by COPY and INSERT ... SELECT."
     ),
+    Def {
+        name: "bytea_output",
+        kind: Kind::Enum(&BYTEA_OUTPUTS),
+        context: Context::User,
+        description: "Sets the output format for bytea.",
+        get: |s| SettingValue::Enum(s.bytea_output),
+        put: |s, v| {
+            if let SettingValue::Enum(i) = v {
+                s.bytea_output = i
+            }
+        },
+    },
     int_def!(
         "checkpoint_timeout",
         checkpoint_timeout_s,

@@ -101,6 +101,7 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Timestamp(Some(p)) => format!("timestamp:{p}"),
         DataType::Interval => "interval".into(),
         DataType::Unknown => "unknown".into(),
+        DataType::Bytea => "bytea".into(),
     }
 }
 
@@ -133,6 +134,7 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "timestamp" => DataType::Timestamp(Some(num()? as u8)),
         "interval" => DataType::Interval,
         "unknown" => DataType::Unknown,
+        "bytea" => DataType::Bytea,
         _ => return Err(corrupt("unknown type")),
     })
 }

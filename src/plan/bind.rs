@@ -246,6 +246,7 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             "bpchar" => DataType::Char(1),
             "varchar" => DataType::Varchar(None),
             "name" => DataType::Name,
+            "bytea" => DataType::Bytea,
             _ => return Err(err!(UndefinedObject, "type \"{n}\" does not exist")),
         },
     })

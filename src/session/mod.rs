@@ -349,6 +349,7 @@ impl Session {
             interval,
         });
         crate::types::float::set_extra_float_digits(self.settings.extra_float_digits as i32);
+        crate::types::bytea::set_output_hex(self.settings.bytea_output == 1);
     }
 
     fn execute_streaming_styled(

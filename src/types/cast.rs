@@ -161,6 +161,7 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
         }
         (Value::Timestamp(t), DataType::Date) => Value::Date(timestamp_to_date(*t)),
         (Value::Interval(iv), DataType::Interval) => Value::Interval(*iv),
+        (Value::Bytea(_), DataType::Bytea) => v.clone(),
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), _) => {
             int_to(v.as_i64().expect("integer variant"), to).ok_or_else(bad)??
         }

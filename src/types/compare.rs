@@ -93,7 +93,8 @@ fn rank(v: &Value) -> u8 {
         Value::Date(_) => 3,
         Value::Timestamp(_) => 4,
         Value::Interval(_) => 5,
-        Value::Null => 6,
+        Value::Bytea(_) => 6,
+        Value::Null => 7,
     }
 }
 
@@ -109,6 +110,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Date(x), Date(y)) => x.cmp(y),
         (Timestamp(x), Timestamp(y)) => x.cmp(y),
         (Interval(x), Interval(y)) => interval_cmp(x, y),
+        (Bytea(x), Bytea(y)) => x.cmp(y),
         (Date(d), Timestamp(t)) => super::datetime::date_to_timestamp_sat(*d).cmp(t),
         (Timestamp(t), Date(d)) => t.cmp(&super::datetime::date_to_timestamp_sat(*d)),
         _ => match (as_num(a), as_num(b)) {

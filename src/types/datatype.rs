@@ -55,6 +55,8 @@ pub enum DataType {
     /// `unknown` (OID 705): the type of an untyped string literal before the
     /// binder decides what it is. Stored like text.
     Unknown,
+    /// `bytea` (OID 17): a byte string. Varlena holding the bytes as they are.
+    Bytea,
 }
 
 /// The broad class of a type, PostgreSQL's `typcategory`, which drives
@@ -73,6 +75,8 @@ pub enum TypeCategory {
     Timespan,
     /// `X`: unknown.
     Unknown,
+    /// `U`: user-defined (PostgreSQL files `bytea` there).
+    User,
 }
 
 impl DataType {
@@ -94,6 +98,7 @@ impl DataType {
             DataType::Timestamp(_) => 1114,
             DataType::Interval => 1186,
             DataType::Numeric(_) => 1700,
+            DataType::Bytea => 17,
         }
     }
 
@@ -111,7 +116,8 @@ impl DataType {
             | DataType::Name
             | DataType::Varchar(_)
             | DataType::Char(_)
-            | DataType::Unknown => -1,
+            | DataType::Unknown
+            | DataType::Bytea => -1,
         }
     }
 
@@ -129,7 +135,8 @@ impl DataType {
             | DataType::Name
             | DataType::Varchar(_)
             | DataType::Char(_)
-            | DataType::Unknown => 4,
+            | DataType::Unknown
+            | DataType::Bytea => 4,
         }
     }
 
@@ -154,6 +161,7 @@ impl DataType {
             DataType::Date | DataType::Timestamp(_) => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
+            DataType::Bytea => TypeCategory::User,
         }
     }
 
@@ -201,6 +209,7 @@ impl DataType {
             "timestamp" | "timestamp without time zone" => DataType::Timestamp(None),
             "interval" => DataType::Interval,
             "unknown" => DataType::Unknown,
+            "bytea" => DataType::Bytea,
             _ => return None,
         })
     }
@@ -286,6 +295,7 @@ impl fmt::Display for DataType {
             DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
             DataType::Interval => f.write_str("interval"),
             DataType::Unknown => f.write_str("unknown"),
+            DataType::Bytea => f.write_str("bytea"),
         }
     }
 }
@@ -330,6 +340,7 @@ mod tests {
                 4,
             ),
             (DataType::Numeric(None), "numeric", 1700, -1, 4),
+            (DataType::Bytea, "bytea", 17, -1, 4),
         ];
         for (t, name, oid, len, align) in cases {
             assert_eq!(t.to_string(), name);

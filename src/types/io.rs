@@ -58,6 +58,7 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
             Value::Timestamp(super::datetime::round_timestamp(t, *p)?)
         }
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
+        DataType::Bytea => Value::Bytea(Arc::from(super::bytea::parse_bytea(text)?)),
     })
 }
 
@@ -115,6 +116,7 @@ pub fn format_value(v: &Value, out: &mut String) {
         Value::Date(d) => datetime::write_date(*d, out),
         Value::Timestamp(t) => datetime::write_timestamp(*t, out),
         Value::Interval(iv) => interval::write_interval(iv, out),
+        Value::Bytea(b) => super::bytea::write_bytea(b, out),
     }
 }
 

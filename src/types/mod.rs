@@ -15,6 +15,8 @@
 //!   the binder and operator evaluation.
 //! - [`agg`]: aggregate accumulators (`sum`, `avg`, `min`, `max`, `count`).
 //! - [`funcs`]: scalar functions (resolution and evaluation) and LIKE.
+//! - [`bytea`]: byte strings' text forms and `encode` / `decode`;
+//!   [`sha2`]: the SHA-2 digests.
 //!
 //! Invariants shared by all of them: a `Value` of a `char(n)` column is
 //! already padded to `n`; a numeric value carries its display scale; dates
@@ -24,6 +26,7 @@
 //! tests quote PostgreSQL 15 output taken on this machine.
 
 pub mod agg;
+pub mod bytea;
 pub mod cast;
 pub mod compare;
 pub mod datatype;
@@ -34,6 +37,7 @@ pub mod int;
 pub mod io;
 pub mod numeric;
 pub mod ops;
+pub mod sha2;
 pub mod text;
 pub mod value;
 
@@ -58,6 +62,7 @@ pub use value::{Interval, Value};
 pub struct ThreadStyles {
     style: datetime::style::OutputStyle,
     float_digits: i32,
+    bytea_hex: bool,
 }
 
 impl ThreadStyles {
@@ -66,6 +71,7 @@ impl ThreadStyles {
         ThreadStyles {
             style: datetime::style::output_style(),
             float_digits: float::extra_float_digits(),
+            bytea_hex: bytea::output_hex(),
         }
     }
 
@@ -73,5 +79,6 @@ impl ThreadStyles {
     pub fn apply(self) {
         datetime::style::set_output_style(self.style);
         float::set_extra_float_digits(self.float_digits);
+        bytea::set_output_hex(self.bytea_hex);
     }
 }

@@ -162,6 +162,9 @@ pub fn resolve_binary(
         (t, Unknown) if op != Concat => (*t, *t),
         _ => (*left, *right),
     };
+    if op == Concat && matches!((l, r), (Bytea, Bytea | Unknown) | (Unknown, Bytea)) {
+        return Some((Bytea, Bytea, Bytea));
+    }
     if op == Concat {
         return if l.is_string() || r.is_string() || l == Unknown || r == Unknown {
             Some((Text, Text, Text))
@@ -243,6 +246,7 @@ pub fn eval_binary_typed(
         operator_error(op, &l, &r)
     };
     Ok(match (op, a, b) {
+        (Concat, V::Bytea(x), V::Bytea(y)) => V::Bytea([&x[..], &y[..]].concat().into()),
         (Concat, _, _) => {
             let mut s = String::new();
             format_value(a, &mut s);

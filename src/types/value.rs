@@ -65,6 +65,8 @@ pub enum Value {
     Timestamp(i64),
     /// `interval`.
     Interval(Interval),
+    /// `bytea`.
+    Bytea(Arc<[u8]>),
 }
 
 impl Value {
@@ -99,6 +101,7 @@ impl Value {
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp(None),
             Value::Interval(_) => DataType::Interval,
+            Value::Bytea(_) => DataType::Bytea,
         })
     }
 
@@ -146,6 +149,7 @@ impl Value {
                 out.extend_from_slice(&iv.days.to_le_bytes());
                 out.extend_from_slice(&iv.months.to_le_bytes());
             }
+            Value::Bytea(b) => out.extend_from_slice(b),
         }
     }
 
@@ -160,6 +164,7 @@ impl Value {
             Value::Interval(_) => 16,
             Value::Numeric(n) => n.encoded_len(),
             Value::Text(s) => s.len(),
+            Value::Bytea(b) => b.len(),
         }
     }
 
@@ -207,6 +212,7 @@ impl Value {
                 Ok(s) => Value::Text(Arc::from(s)),
                 Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),
             },
+            DataType::Bytea => Value::Bytea(Arc::from(bytes)),
         }
     }
 }
@@ -238,6 +244,7 @@ impl PartialEq for Value {
             (Date(a), Date(b)) => a == b,
             (Timestamp(a), Timestamp(b)) => a == b,
             (Interval(a), Interval(b)) => super::compare::interval_cmp(a, b).is_eq(),
+            (Bytea(a), Bytea(b)) => a == b,
             _ => false,
         }
     }
@@ -259,6 +266,7 @@ impl Hash for Value {
             Value::Numeric(n) => n.hash(state),
             Value::Text(s) => s.hash(state),
             Value::Interval(iv) => super::compare::interval_key(iv).hash(state),
+            Value::Bytea(b) => b.hash(state),
         }
     }
 }
@@ -296,6 +304,10 @@ mod tests {
                 }),
             ),
             (DataType::Text, Value::text("héllo")),
+            (
+                DataType::Bytea,
+                Value::Bytea(Arc::from(&[0u8, 0xff, 0x5c][..])),
+            ),
             (
                 DataType::Numeric(None),
                 Value::numeric(Numeric::parse("-12.50").unwrap()),

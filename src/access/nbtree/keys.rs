@@ -140,7 +140,13 @@ fn f32_bits(v: f32) -> u32 {
 }
 
 fn put_text(out: &mut Vec<u8>, s: &str) {
-    for &b in s.as_bytes() {
+    put_bytes(out, s.as_bytes());
+}
+
+/// Bytes in an order-preserving form: a 0 byte escaped as `0 0xff`, the
+/// end marked `0 1` (so a prefix sorts first).
+fn put_bytes(out: &mut Vec<u8>, s: &[u8]) {
+    for &b in s {
         if b == 0 {
             out.extend_from_slice(&[0, 0xff]);
         } else {
@@ -211,6 +217,7 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
             let k = (interval_key(iv) as u128) ^ (1u128 << 127);
             out.extend_from_slice(&k.to_be_bytes());
         }
+        (DataType::Bytea, Value::Bytea(b)) => put_bytes(out, b),
         _ => return Err(mismatch(ty, v)),
     }
     Ok(())
@@ -398,6 +405,12 @@ fn read_numeric(r: &mut ColReader) -> Result<Numeric> {
 }
 
 fn read_text(r: &mut ColReader) -> Result<String> {
+    String::from_utf8(read_bytes(r)?)
+        .map_err(|_| err!(DataCorrupted, "index key text is not UTF-8"))
+}
+
+/// Reads what [`put_bytes`] wrote.
+fn read_bytes(r: &mut ColReader) -> Result<Vec<u8>> {
     let mut s = Vec::new();
     loop {
         let b = r.byte()?;
@@ -411,7 +424,7 @@ fn read_text(r: &mut ColReader) -> Result<String> {
             x => return Err(err!(DataCorrupted, "bad text escape {x} in index key")),
         }
     }
-    String::from_utf8(s).map_err(|_| err!(DataCorrupted, "index key text is not UTF-8"))
+    Ok(s)
 }
 
 fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
@@ -438,6 +451,7 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
         | DataType::Varchar(_)
         | DataType::Char(_)
         | DataType::Unknown => Value::text(&read_text(r)?),
+        DataType::Bytea => Value::Bytea(read_bytes(r)?.into()),
         DataType::Interval => {
             let k = (u128::from_be_bytes(r.bytes()?) ^ (1u128 << 127)) as i128;
             Value::Interval(Interval {

@@ -77,10 +77,14 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             micros: (r.next() % 1000) as i64 - 500,
         }),
         DataType::Unknown => Value::text("x"),
+        DataType::Bytea => {
+            let parts: [&[u8]; 7] = [b"", b"\0", b"\0\0", b"\x01", b"\xff", b"a", b"\xff\0"];
+            Value::Bytea([r.pick(&parts), r.pick(&parts)].concat().into())
+        }
     }
 }
 
-const TYPES: [DataType; 13] = [
+const TYPES: [DataType; 14] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -94,6 +98,7 @@ const TYPES: [DataType; 13] = [
     DataType::Date,
     DataType::Timestamp(None),
     DataType::Interval,
+    DataType::Bytea,
 ];
 
 /// The order a column imposes on two values, NULLs and DESC included.

@@ -19,6 +19,7 @@ pub mod interval_in;
 pub mod parse;
 pub mod style;
 pub mod to_char;
+pub mod to_date;
 
 use std::fmt::Write;
 

@@ -33,7 +33,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// One piece of a template.
-enum Node<'a> {
+pub(super) enum Node<'a> {
     Text(String),
     Key {
         key: &'a str,
@@ -43,7 +43,7 @@ enum Node<'a> {
 }
 
 /// Cuts a template into nodes (`parse_format`).
-fn parse(fmt: &str) -> Vec<Node<'static>> {
+pub(super) fn parse(fmt: &str) -> Vec<Node<'static>> {
     let mut out = Vec::new();
     let mut rest = fmt;
     let mut text = String::new();
@@ -131,7 +131,7 @@ struct Tm {
     yday: i64,
 }
 
-const MONTHS: [&str; 12] = [
+pub(super) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -145,7 +145,7 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
+pub(super) const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",

@@ -14,9 +14,11 @@
 //! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
 //! are the binder's (with [`compare`](super::compare::compare)).
 
+pub mod bytes;
 mod format;
 mod numfmt;
 pub mod numfunc;
+pub mod regexp;
 pub mod string;
 mod trig;
 
@@ -153,6 +155,13 @@ pub enum ScalarFunc {
     QuoteNullable,
     /// Number functions and operators (`gcd`, `to_char`, `<<`, ...).
     Num(numfunc::NumFunc),
+    /// `bytea` functions and character codes (`encode`, `chr`, ...).
+    Bytes(bytes::ByteFunc),
+    /// `to_date(text, template)`.
+    ToDate,
+    /// `regexp_replace`, `regexp_count`, `regexp_like`, `regexp_instr`,
+    /// `regexp_substr`.
+    Regexp(regexp::RegexpFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -252,12 +261,18 @@ impl ScalarFunc {
             "make_timestamp" => MakeTimestamp,
             "make_interval" => MakeInterval,
             "to_char" => ToChar,
+            "to_date" => ToDate,
             "isfinite" => IsFinite,
             "format" => Format,
             "quote_ident" => QuoteIdent,
             "quote_literal" => QuoteLiteral,
             "quote_nullable" => QuoteNullable,
-            other => return numfunc::NumFunc::from_name(other).map(Num),
+            other => {
+                return numfunc::NumFunc::from_name(other)
+                    .map(Num)
+                    .or_else(|| bytes::ByteFunc::from_name(other).map(Bytes))
+                    .or_else(|| regexp::RegexpFunc::from_name(other).map(Regexp))
+            }
         })
     }
 
@@ -324,12 +339,15 @@ impl ScalarFunc {
             MakeTimestamp => "make_timestamp",
             MakeInterval => "make_interval",
             ToChar => "to_char",
+            ToDate => "to_date",
             IsFinite => "isfinite",
             Format => "format",
             QuoteIdent => "quote_ident",
             QuoteLiteral => "quote_literal",
             QuoteNullable => "quote_nullable",
             Num(f) => f.name(),
+            Bytes(f) => f.name(),
+            Regexp(f) => f.name(),
         }
     }
 
@@ -361,6 +379,15 @@ impl ScalarFunc {
         let is_str = |t: &DataType| t.is_string() || *t == Unknown;
         if let Num(f) = self {
             return f.resolve(args);
+        }
+        if let Bytes(f) = self {
+            return f.resolve(args);
+        }
+        if let Regexp(f) = self {
+            return f.resolve(args);
+        }
+        if let Some(r) = bytes::ByteFunc::overload(self, args) {
+            return r;
         }
         // Types that cast to numeric implicitly (not float4/float8).
         let is_exact = |t: &DataType| is_num(t) && !matches!(t, Float4 | Float8);
@@ -566,6 +593,7 @@ impl ScalarFunc {
                 ok(self, vec![Timestamp(None), Text], Text)
             }
             (ToChar, [Interval, f]) if is_str(f) => ok(self, vec![Interval, Text], Text),
+            (ToDate, [t, f]) if is_str(t) && is_str(f) => ok(self, vec![Text, Text], Date),
             // to_char of a number: the number-template code owns it.
             (ToChar, _) => Num(numfunc::NumFunc::ToChar).resolve(args),
             (IsFinite, [Date]) => ok(self, vec![Date], Bool),
@@ -614,6 +642,8 @@ impl ScalarFunc {
             | Pi => return math(self, args),
             Div | Scale | MinScale | TrimScale | Factorial => return numeric_func(self, args),
             Num(f) => return f.eval(args),
+            Bytes(f) => return f.eval(args),
+            Regexp(f) => return f.eval(args),
             Hyperbolic(h) => match &args[0] {
                 Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
                 _ => return Err(bad_arg(self)),
@@ -657,7 +687,7 @@ impl ScalarFunc {
             }
             Repeat => Value::text(&string::repeat(text(0)?, int(1)?)?),
             DatePart | Extract | DateTrunc | JustifyHours | JustifyDays | JustifyInterval
-            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite => {
+            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite | ToDate => {
                 return self.eval_datetime(args)
             }
             QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
@@ -747,6 +777,7 @@ impl ScalarFunc {
                     *sec,
                 )?)
             }
+            ToDate => Value::Date(super::datetime::to_date::to_date(text(0)?, text(1)?)?),
             ToChar => {
                 use super::datetime::to_char;
                 let out = match &args[0] {
@@ -798,10 +829,15 @@ fn map_case(s: &str, upper: bool) -> String {
 }
 
 fn bad_arg(f: ScalarFunc) -> Error {
+    bad_arg_named(f.name())
+}
+
+/// `function f called with arguments of unexpected types`: arguments that
+/// [`ScalarFunc::resolve`] would not have chosen.
+pub(super) fn bad_arg_named(name: &str) -> Error {
     err!(
         DatatypeMismatch,
-        "function {} called with arguments of unexpected types",
-        f.name()
+        "function {name} called with arguments of unexpected types"
     )
 }
 

@@ -37,7 +37,7 @@ pub fn position(needle: &str, haystack: &str) -> i32 {
 }
 
 /// Which end(s) `trim` works on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TrimSide {
     /// `btrim` / `trim(both ...)`.
     Both,
