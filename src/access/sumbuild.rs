@@ -288,8 +288,7 @@ impl SlotBuilder {
             return None;
         }
         let mut listed = [(0usize, SummaryKind::None, ColumnSummary::None); MAX_COLUMNS];
-        for j in 0..l.n {
-            let (i, k, _) = l.cols[j];
+        for (j, &(i, k, _)) in l.cols[..l.n].iter().enumerate() {
             if acc.fast > 0 {
                 if let ColumnSummary::Int {
                     count,

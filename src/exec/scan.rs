@@ -425,7 +425,7 @@ impl<'a> SeqScanOp<'a> {
         // (`SummaryScan::fill`): the table's columns now, as VACUUM sets it.
         if heap
             .summary_spec()
-            .is_none_or(|s| s.desc.len() != table.columns.len())
+            .map_or(true, |s| s.desc.len() != table.columns.len())
         {
             let types: Vec<DataType> = table.columns.iter().map(|c| c.ty).collect();
             if let Ok(spec) = crate::access::sumfork::SummarySpec::of_types(&types) {

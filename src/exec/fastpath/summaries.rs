@@ -93,7 +93,7 @@ enum Interval {
 
 /// Whether `v` is at or above the lower bound `lo`.
 fn above(v: f64, lo: Option<(f64, bool)>) -> bool {
-    lo.is_none_or(|(c, incl)| match float_cmp(v, c) {
+    lo.map_or(true, |(c, incl)| match float_cmp(v, c) {
         Ordering::Greater => true,
         Ordering::Equal => incl,
         Ordering::Less => false,
@@ -102,7 +102,7 @@ fn above(v: f64, lo: Option<(f64, bool)>) -> bool {
 
 /// Whether `v` is at or below the upper bound `hi`.
 fn below(v: f64, hi: Option<(f64, bool)>) -> bool {
-    hi.is_none_or(|(c, incl)| match float_cmp(v, c) {
+    hi.map_or(true, |(c, incl)| match float_cmp(v, c) {
         Ordering::Less => true,
         Ordering::Equal => incl,
         Ordering::Greater => false,
