@@ -349,9 +349,9 @@ fn all_visible_without_summaries(dir: &std::path::Path) {
     assert!(removed > 0, "no summary fork in {}", dir.display());
 }
 
-/// Pages that are all-visible with no summary get theirs from the first
-/// scan that reads them for summaries; the next scan takes them whole, and
-/// agrees with a full scan.
+/// Pages that are all-visible with no summary get theirs from the scans
+/// that read them for summaries (each fills in a share of the missing
+/// ones); later scans take them whole, and agree with a full scan.
 #[test]
 fn the_first_scan_fills_missing_summaries() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -364,17 +364,23 @@ fn the_first_scan_fills_missing_summaries() {
     assert!(scanned > 100, "{scanned}");
     let (answered, skipped, _) = summary_figures(&mut s, q);
     assert!(
-        answered > 20 && skipped > 5,
+        answered + skipped >= 3,
         "filled by the first scan: {answered} {skipped}"
     );
-    compare_df(&mut s, "after the first scan filled them");
-    // A second fill of the same pages writes nothing new.
-    let (answered_again, _, _) = summary_figures(&mut s, q);
-    assert_eq!(answered_again, answered);
+    compare_df(&mut s, "after the first scan filled some");
+    for _ in 0..80 {
+        run(&mut s, q);
+    }
+    let (answered, skipped, _) = summary_figures(&mut s, q);
+    assert!(
+        answered > 20 && skipped > 5,
+        "filled by later scans: {answered} {skipped}"
+    );
+    compare_df(&mut s, "after the scans filled them");
 }
 
 /// The child half of the fill crash test: opens the database whose
-/// summary forks are gone, fills the summaries with one scan, commits a
+/// summary forks are gone, fills the summaries with scans, commits a
 /// write (so the log holds the fill's records), says "filled", and waits
 /// to be killed (no checkpoint: redo must write the slots).
 #[test]
@@ -385,7 +391,9 @@ fn page_summaries_fill_crash_child() {
     };
     let db = common::open_at(std::path::Path::new(&dir), 2048);
     let mut s = db.session();
-    run(&mut s, "select count(*), sum(id) from df where id > 0");
+    for _ in 0..80 {
+        run(&mut s, "select count(*), sum(id) from df where id > 0");
+    }
     // A commit flushes the log past the fill's records (a read alone
     // promises nothing: its records may be lost, and its slots with them).
     run(&mut s, "create table flushed (a int)");
