@@ -151,6 +151,7 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             "hash_join",
             "filter_scan",
             "sum_aid",
+            "min_max",
             "copy_out",
             "analyze_cold_prefetch",
             "analyze_cold_no_prefetch",

@@ -17,6 +17,8 @@
 //!   accounts loaded in `bid` order, as pgbench loads them (which flatters a
 //!   grouping that meets each group in one run), and on the shuffled copy
 //!   (`..._shuffled`), where no system gets help from the order.
+//!   `min_max` and `min_max_range` (min/max of whole columns, and under a
+//!   range of `aid`) are the reads heapdb's page summaries answer.
 //! - `insert_script_sync_on/off`: per-statement overhead of a piped script
 //!   of autocommitted single-row INSERTs, in a fresh process.
 //! - `copy_in`, `copy_out`: bulk load and unload.
@@ -265,6 +267,16 @@ pub const ACCOUNT_READS: &[(&str, &str, &str)] = &[
         "filter_scan_sum",
         "filter_scan_sum_shuffled",
         "select sum(aid) from pgbench_accounts where abalance <> 0 or aid % 1000 = 7;",
+    ),
+    (
+        "min_max",
+        "min_max_shuffled",
+        "select min(aid), max(aid), min(abalance), max(abalance) from pgbench_accounts;",
+    ),
+    (
+        "min_max_range",
+        "min_max_range_shuffled",
+        "select min(abalance), max(abalance), max(bid) from pgbench_accounts where aid between 100000 and 600000;",
     ),
 ];
 

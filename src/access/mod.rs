@@ -5,6 +5,7 @@
 pub mod heap;
 pub mod inspect;
 pub mod nbtree;
+pub mod sumbuild;
 pub mod sumfork;
 pub mod summary;
 pub mod vm;

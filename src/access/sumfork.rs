@@ -88,7 +88,9 @@
 //!    the log up to its LSN, so a set bit on disk has its record in the
 //!    log; if that record is before the redo point, its slot was on disk
 //!    at the checkpoint, and a later tear of its page leaves it right (4)
-//!    or zero (2). A slot is written only while its bit is clear, so a
+//!    or zero (2). A slot is written only while its bit is clear, or
+//!    while it is set by a scan filling in a missing summary of the very
+//!    page the bit was set for ([`HeapRelation::fill_summary`]), so a
 //!    summary page reaching disk ahead of the map cannot pair an old bit
 //!    with a new slot either: the bit's clearing precedes the slot write
 //!    in the log, and the page carrying the slot waits for the log.
@@ -166,6 +168,10 @@ pub struct SummarySpec {
     pub desc: TupleDesc,
     /// Each column's kind.
     pub kinds: Vec<SummaryKind>,
+    /// The summarised columns' offsets, when fixed (compiled once, for
+    /// VACUUM's building of slots inside its pruning walk:
+    /// [`super::sumbuild`]).
+    pub(crate) layout: Option<super::sumbuild::Layout>,
 }
 
 impl SummarySpec {
@@ -189,7 +195,12 @@ impl SummarySpec {
             }
         }
         kinds.resize(desc.len(), SummaryKind::None);
-        SummarySpec { desc, kinds }
+        let layout = super::sumbuild::Layout::of(&desc, &kinds);
+        SummarySpec {
+            desc,
+            kinds,
+            layout,
+        }
     }
 }
 
@@ -224,13 +235,33 @@ impl Slot {
         kinds: &[SummaryKind],
         cols: &[ColumnSummary],
     ) -> Vec<u8> {
+        let mut listed = [(0usize, SummaryKind::None, ColumnSummary::None); MAX_COLUMNS];
+        let mut n = 0;
+        for (i, (k, c)) in kinds.iter().zip(cols).enumerate() {
+            if n == MAX_COLUMNS || *k == SummaryKind::None || *c == ColumnSummary::None {
+                continue;
+            }
+            listed[n] = (i, *k, *c);
+            n += 1;
+        }
+        Slot::encode_listed(live, natts, &listed[..n])
+    }
+
+    /// [`Slot::encode`] of the summarised columns alone: `(column number,
+    /// kind, summary)` in column order, at most [`MAX_COLUMNS`] (more are
+    /// left out), none of kind `None`.
+    pub fn encode_listed(
+        live: u16,
+        natts: usize,
+        cols: &[(usize, SummaryKind, ColumnSummary)],
+    ) -> Vec<u8> {
         let mut out = vec![0u8; SLOT_BYTES];
         out[0] = 1;
         out[2..4].copy_from_slice(&live.to_le_bytes());
         out[4..6].copy_from_slice(&(natts as u16).to_le_bytes());
         let mut n = 0;
-        for (i, (k, c)) in kinds.iter().zip(cols).enumerate() {
-            let (count, min, max, sum) = match *c {
+        for &(i, k, c) in cols.iter().take(MAX_COLUMNS) {
+            let (count, min, max, sum) = match c {
                 ColumnSummary::None => continue,
                 ColumnSummary::Int {
                     count,
@@ -242,9 +273,6 @@ impl Slot {
                     (count, min.to_le_bytes(), max.to_le_bytes(), 0)
                 }
             };
-            if n == MAX_COLUMNS || *k == SummaryKind::None {
-                continue;
-            }
             let at = HEAD_BYTES + n * COLUMN_BYTES;
             let b = &mut out[at..at + COLUMN_BYTES];
             b[0..2].copy_from_slice(&(i as u16).to_le_bytes());
@@ -524,6 +552,74 @@ impl HeapRelation {
             }
         }
         Ok(Some(buf))
+    }
+
+    /// Writes the summary slot of heap block `block`, whose page `p` the
+    /// caller holds under its content lock (shared is enough), when the
+    /// block's all-visible bit is set and its slot is not the page's
+    /// summary: a page made all-visible without one (before summaries
+    /// existed, or by a path that makes none) gets it from the first scan
+    /// that reads it. Returns whether a slot was written.
+    ///
+    /// Why a slot may be written while the bit is set (the module doc's
+    /// rule has the bit's setter write it): every change of the heap page
+    /// clears the bit under the page's exclusive lock, so while the caller
+    /// holds the page's lock and the map says the bit is set, the page is
+    /// the one the bit was set for, and its summary is the slot's right
+    /// content. The write is logged as a `SummarySet` (blind, never an
+    /// image: points 1 to 4 hold as for any slot record), ordered in the
+    /// log after the bit's `VmSet` and before any clearing of the bit,
+    /// which waits for the heap page's lock. Lock order as the writer's:
+    /// heap page, map page (shared here), summary page.
+    pub fn fill_summary(&self, block: BlockNumber, p: &[u8]) -> Result<bool> {
+        let Some(spec) = self.summary_spec() else {
+            return Ok(false);
+        };
+        if !page::is_all_visible(p) {
+            return Ok(false);
+        }
+        let pool = self.pool();
+        let rel = self.rel();
+        let vb = vm::vm_block(block);
+        if vb >= pool.nblocks(rel, ForkNumber::VisibilityMap)? {
+            return Ok(false);
+        }
+        let vbuf = pool.read_buffer(rel, ForkNumber::VisibilityMap, vb, None)?;
+        let vg = vbuf.read();
+        let (bits, count) = vm::get(&vg[..], block);
+        if bits & vm::VM_ALL_VISIBLE == 0 {
+            return Ok(false);
+        }
+        let slot = super::sumbuild::slot_of_page(&spec, p, count);
+        if slot.iter().all(|&b| b == 0) {
+            return Ok(false);
+        }
+        let Some(sbuf) = self.summary_page_for_write(block, false)? else {
+            return Ok(false);
+        };
+        let mut sg = sbuf.write();
+        if !page::is_new(&sg[..]) && get_slot(&sg[..], block) == &slot[..] {
+            return Ok(false);
+        }
+        put_slot(&mut sg[..], block, &slot);
+        sg.mark_dirty();
+        if let Some(wal) = self.wal() {
+            let rec = super::heap::record::HeapRecord::SummarySet {
+                heap_block: block,
+                slot,
+            };
+            let at = super::heap::record::PageRef {
+                rel: rel.0,
+                fork: ForkNumber::Summary as u8,
+                block: summary_block(block),
+            };
+            let lsn = wal.insert_page_change_no_image(0, at, &rec);
+            sg.set_lsn(lsn);
+            drop(sg);
+            drop(vg);
+            wal.write_if_full()?;
+        }
+        Ok(true)
     }
 
     /// The valid summaries of heap blocks `first..end` (within one summary

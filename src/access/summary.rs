@@ -170,7 +170,7 @@ impl ColumnSummary {
         }
     }
 
-    fn add_int(&mut self, v: i64) {
+    pub(crate) fn add_int(&mut self, v: i64) {
         if let ColumnSummary::Int {
             count,
             min,
@@ -189,7 +189,7 @@ impl ColumnSummary {
         }
     }
 
-    fn add_float(&mut self, v: f64) {
+    pub(crate) fn add_float(&mut self, v: f64) {
         if let ColumnSummary::Float { count, min, max } = self {
             if *count == 0 {
                 (*min, *max) = (v, v);
@@ -365,17 +365,18 @@ pub fn summarize(p: &[u8], desc: &TupleDesc, kinds: &[SummaryKind]) -> Result<Pa
 /// the tuple's data (no varlena before it): for tuples without nulls their
 /// values are read at those offsets, without deforming (VACUUM summarises
 /// every page it makes all-visible, so this is on its path).
-struct FastPlan {
+#[derive(Debug, Clone)]
+pub(crate) struct FastPlan {
     /// (column, kind, offset from the data), in column order.
-    cols: Vec<(usize, SummaryKind, usize)>,
+    pub(crate) cols: Vec<(usize, SummaryKind, usize)>,
     /// Columns a tuple must have (the last summarised one's number + 1).
-    upto: usize,
+    pub(crate) upto: usize,
     /// Data bytes a tuple must have: the end of the last summarised value.
-    end: usize,
+    pub(crate) end: usize,
 }
 
 impl FastPlan {
-    fn of(desc: &TupleDesc, kinds: &[SummaryKind]) -> Option<FastPlan> {
+    pub(crate) fn of(desc: &TupleDesc, kinds: &[SummaryKind]) -> Option<FastPlan> {
         let mut cols = Vec::new();
         let (mut off, mut end) = (0usize, 0usize);
         for (i, a) in desc.attrs().iter().enumerate() {
@@ -500,7 +501,7 @@ fn summarize_fast(
 
 /// Adds tuple `t`'s first `upto` columns (deformed into `values`) to
 /// `columns`.
-fn add_deformed<'t>(
+pub(crate) fn add_deformed<'t>(
     t: &'t [u8],
     desc: &TupleDesc,
     kind: impl Fn(usize) -> SummaryKind,
@@ -556,7 +557,7 @@ pub(crate) fn summarize_general(
 }
 
 /// The first `N` bytes of a value, for `from_le_bytes`.
-fn le<const N: usize>(v: &[u8]) -> Result<[u8; N]> {
+pub(crate) fn le<const N: usize>(v: &[u8]) -> Result<[u8; N]> {
     v.get(..N)
         .and_then(|x| x.try_into().ok())
         .ok_or_else(|| err!(DataCorrupted, "heap tuple is corrupted: value too short"))

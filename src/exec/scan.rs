@@ -421,10 +421,25 @@ impl<'a> SeqScanOp<'a> {
         let Some(plan) = SummaryPlan::compile(aggs, self.filter, self.columns, table) else {
             return self;
         };
+        // The spec the pages this scan reads get their summaries under
+        // (`SummaryScan::fill`): the table's columns now, as VACUUM sets it.
+        if heap
+            .summary_spec()
+            .map_or(true, |s| s.desc.len() != table.columns.len())
+        {
+            let types: Vec<DataType> = table.columns.iter().map(|c| c.ty).collect();
+            if let Ok(spec) = crate::access::sumfork::SummarySpec::of_types(&types) {
+                heap.set_summary_spec(Some(spec));
+            }
+        }
         let shared = SummaryScan::shared(heap, plan, self.scan.nblocks());
         let filter = shared.clone();
         self.scan
             .skip_blocks(Box::new(move |block| filter.borrow_mut().visit(block)));
+        let fill = shared.clone();
+        self.scan.on_all_visible(Box::new(move |block, page| {
+            fill.borrow_mut().fill(block, page)
+        }));
         self.summaries = Some(shared);
         self
     }

@@ -410,7 +410,7 @@ impl HeapRelation {
         count: u16,
         page: Option<&[u8]>,
     ) -> Result<(u8, u16)> {
-        self.set_vm_in(block, bits, count, &mut None, page, false)
+        self.set_vm_in(block, bits, count, &mut None, page, None, false)
     }
 
     /// [`HeapRelation::set_vm`] through `pin`, the caller's pin on the map
@@ -426,7 +426,10 @@ impl HeapRelation {
     ///
     /// When the bit goes from clear to set, the block's summary slot rides
     /// in the same record (`access::sumfork`: one record per heap page, and
-    /// never a full-page image of the summary page).
+    /// never a full-page image of the summary page). `built`: that slot,
+    /// already built from the page's tuples under the caller's lock
+    /// (`access::sumbuild`); `None` to summarise `page` here.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn set_vm_in<'a>(
         &'a self,
         block: BlockNumber,
@@ -434,6 +437,7 @@ impl HeapRelation {
         count: u16,
         pin: &mut Option<PinnedBuffer<'a>>,
         page: Option<&[u8]>,
+        built: Option<Vec<u8>>,
         flag_unlogged: bool,
     ) -> Result<(u8, u16)> {
         let vb = vm::vm_block(block);
@@ -477,10 +481,17 @@ impl HeapRelation {
         let mut slot = None;
         let mut sbuf = None;
         if newly {
-            let spec = self.summary_spec();
-            let s = match page {
-                Some(p) => sumfork::slot_for_page(spec.as_deref(), p, count),
-                None => vec![0u8; sumfork::SLOT_BYTES],
+            let s = match (built, page) {
+                (Some(s), _p) => {
+                    #[cfg(debug_assertions)]
+                    if let Some(p) = _p {
+                        let spec = self.summary_spec();
+                        assert_eq!(s, sumfork::slot_for_page(spec.as_deref(), p, count));
+                    }
+                    s
+                }
+                (None, Some(p)) => sumfork::slot_for_page(self.summary_spec().as_deref(), p, count),
+                (None, None) => vec![0u8; sumfork::SLOT_BYTES],
             };
             sbuf = self.summary_page_for_write(block, s.iter().all(|&b| b == 0))?;
             slot = Some(s);

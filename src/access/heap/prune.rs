@@ -37,6 +37,7 @@ use super::heapam::HeapRelation;
 use super::record::HeapRecord;
 use super::tuple;
 use super::visibility::{apply_hints, satisfies_vacuum, VacuumStatus};
+use crate::access::sumbuild::SlotBuilder;
 use crate::error::Result;
 use crate::storage::page::{self, OffsetNumber, LP_DEAD, LP_NORMAL, LP_REDIRECT};
 use crate::storage::prefetch::Ahead;
@@ -100,6 +101,11 @@ pub struct PruneScratch {
     /// With indexes: the page's DEAD line pointers after pruning (filled by
     /// `vacuum_pinned_in` for VACUUM's index pass and second heap pass).
     pub dead_items: Vec<OffsetNumber>,
+    /// The page's summary slot, built from the live tuples as they are
+    /// classified (`access::sumbuild`) when the caller started it: VACUUM
+    /// does, before each page, so that a page it makes all-visible is not
+    /// read again for its summary.
+    pub slot: SlotBuilder,
 }
 
 /// The tuples of a page as VACUUM's visibility-map decision needs them
@@ -126,6 +132,7 @@ impl Default for PruneScratch {
             unpruned: None,
             saw_dead: false,
             dead_items: Vec::new(),
+            slot: SlotBuilder::default(),
         }
     }
 }
@@ -351,6 +358,7 @@ impl HeapRelation {
             ahead,
             unpruned,
             saw_dead,
+            slot,
             ..
         } = scratch;
         *saw_dead = false;
@@ -427,16 +435,22 @@ impl HeapRelation {
                         } else {
                             // Committed, but some snapshot may not see it yet.
                             sum.all_visible = false;
+                            slot.stop();
                         }
                     }
+                    // Live to everyone (or the builder stopped): a value of
+                    // the page's summary if it ends all-visible.
+                    slot.add(t);
                 }
                 VacuumStatus::RecentlyDead => {
                     sum.recently_dead += 1;
                     sum.all_visible = false;
+                    slot.stop();
                 }
                 VacuumStatus::InsertInProgress | VacuumStatus::DeleteInProgress => {
                     sum.live += 1;
                     sum.all_visible = false;
+                    slot.stop();
                 }
                 VacuumStatus::Dead => sum.all_visible = false,
             }

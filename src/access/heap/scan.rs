@@ -92,6 +92,9 @@ pub struct HeapScan<'r> {
     /// Decides, before a block is read, to leave it unread (true): the
     /// caller took it from elsewhere (page summaries).
     skip: Option<BlockFilter<'r>>,
+    /// Called with each ALL_VISIBLE page read, under its lock
+    /// ([`HeapScan::on_all_visible`]).
+    hook: Option<PageHook<'r>>,
     /// Keeps VACUUM from truncating the relation under the scan.
     _size: std::sync::RwLockReadGuard<'r, ()>,
 }
@@ -99,6 +102,10 @@ pub struct HeapScan<'r> {
 /// A scan's block filter: true leaves the block unread
 /// ([`HeapScan::skip_blocks`]).
 pub type BlockFilter<'r> = Box<dyn FnMut(BlockNumber) -> Result<bool> + 'r>;
+
+/// A scan's look at each ALL_VISIBLE page it reads, under the page's shared
+/// lock ([`HeapScan::on_all_visible`]).
+pub type PageHook<'r> = Box<dyn FnMut(BlockNumber, &[u8]) -> Result<()> + 'r>;
 
 /// Blocks a parallel scan hands out at a time: large enough that the
 /// participants rarely touch the shared counter and each reads runs of
@@ -212,6 +219,7 @@ impl HeapRelation {
             run: std::collections::VecDeque::new(),
             batch: Vec::new(),
             skip: None,
+            hook: None,
         })
     }
 
@@ -245,6 +253,7 @@ impl HeapRelation {
             run: std::collections::VecDeque::new(),
             batch: Vec::new(),
             skip: None,
+            hook: None,
         })
     }
 
@@ -599,6 +608,13 @@ impl<'r> HeapScan<'r> {
         self.skip = Some(filter);
     }
 
+    /// Lets `hook` look at each ALL_VISIBLE page [`HeapScan::next_page_lazy`]
+    /// reads, under the page's shared lock, before the caller's closure
+    /// (the page summaries a scan fills in: `access::sumfork`).
+    pub fn on_all_visible(&mut self, hook: PageHook<'r>) {
+        self.hook = Some(hook);
+    }
+
     /// The number of blocks this scan visits.
     pub fn nblocks(&self) -> BlockNumber {
         self.nblocks
@@ -654,6 +670,9 @@ impl<'r> HeapScan<'r> {
         let mut g = buf.read();
         page::verify_header(&g[..]).map_err(|e| in_block(e, block, rel))?;
         if page::is_all_visible(&g[..]) {
+            if let Some(hook) = &mut self.hook {
+                hook(block, &g[..])?;
+            }
             return Ok(Some(f(block, &g[..], Visible::AllNormal, ahead)));
         }
         self.visible.clear();

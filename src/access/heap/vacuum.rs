@@ -144,6 +144,9 @@ impl HeapRelation {
             return Ok(out);
         }
         out.was_all_visible = page::is_all_visible(&g[..]);
+        // The page's summary slot is built in pruning's walk, for when the
+        // page ends all-visible (`access::sumbuild`).
+        scratch.slot.start(self.summary_spec());
         let pruned = self.prune_locked(
             block,
             &mut g,
@@ -222,7 +225,9 @@ impl HeapRelation {
             let count = out.live as u16;
             // The flag rides in the `VmSet` (one record for both).
             let flag = !out.was_all_visible && self.set_all_visible_hint(&mut g)?;
-            let (old_bits, _) = self.set_vm_in(block, bits, count, vm_pin, Some(&g[..]), flag)?;
+            let built = scratch.slot.finish(count);
+            let (old_bits, _) =
+                self.set_vm_in(block, bits, count, vm_pin, Some(&g[..]), built, flag)?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;
@@ -322,8 +327,15 @@ impl HeapRelation {
                 vm::VM_ALL_VISIBLE
             };
             let flag = !out.was_all_visible && self.set_all_visible_hint(&mut g)?;
-            let (old_bits, _) =
-                self.set_vm_in(block, bits, counts.live as u16, vm_pin, Some(&g[..]), flag)?;
+            let (old_bits, _) = self.set_vm_in(
+                block,
+                bits,
+                counts.live as u16,
+                vm_pin,
+                Some(&g[..]),
+                None,
+                flag,
+            )?;
             out.newly_all_visible = old_bits & vm::VM_ALL_VISIBLE == 0;
             out.newly_all_frozen =
                 bits & vm::VM_ALL_FROZEN != 0 && old_bits & vm::VM_ALL_FROZEN == 0;

@@ -3,12 +3,16 @@
 //! summaries ([`crate::access::sumfork`]) instead of reading them.
 //!
 //! A [`SummaryPlan`] compiles when every aggregate is `count(*)`, or a plain
-//! (no DISTINCT, no FILTER) `count`, `sum`, `avg`, `min` or `max` of an
-//! `int2`/`int4`/`int8` column, and the scan's filter is absent or an AND
-//! of comparisons (`=`, `<`, `<=`, `>`, `>=`, so also BETWEEN) of such a
-//! column with a non-NULL integer constant: per column an interval
-//! `lo..=hi`. A filtered `count(*)` (a rows-only scan) compiles with no
-//! aggregates. Per block, before the page is read ([`SummaryScan::visit`]):
+//! (no DISTINCT, no FILTER) `sum`, `avg`, `min` or `max` of an
+//! `int2`/`int4`/`int8` column or `count` of any summarised column, and the
+//! scan's filter is absent or an AND of comparisons (`=`, `<`, `<=`, `>`,
+//! `>=`, so also BETWEEN) of a summarised column with a non-NULL constant:
+//! an integer one for `int2`/`int4`/`int8`, one of the column's own type
+//! for `date`, `float4` and `float8`. Per column the comparisons make an
+//! interval: `lo..=hi` for integers and dates, bounds in PostgreSQL's
+//! float order (NaN above everything, `-0 = 0`) for floats. A filtered
+//! `count(*)` (a rows-only scan) compiles with no aggregates. Per block,
+//! before the page is read ([`SummaryScan::visit`]):
 //!
 //! - no valid summary (the validity rule of `sumfork`: the page's
 //!   all-visible bit, read under the map page's lock, a written slot whose
@@ -36,12 +40,13 @@
 //! general path; floats are never taken from summaries.
 
 use std::cell::RefCell;
+use std::cmp::Ordering;
 use std::rc::Rc;
 
 use super::page_agg::PagePartial;
 use crate::access::heap::HeapRelation;
 use crate::access::sumfork::{self, Slot};
-use crate::access::summary::{ColumnSummary, SummaryKind};
+use crate::access::summary::{float_cmp, ColumnSummary, SummaryKind};
 use crate::catalog::TableDef;
 use crate::error::Result;
 use crate::exec::expr::{Expr, ExprKind};
@@ -66,12 +71,88 @@ enum Term {
 }
 
 /// One column's interval from the filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Range {
     attno: usize,
     kind: SummaryKind,
-    lo: i64,
-    hi: i64,
+    iv: Interval,
+}
+
+/// The values a column's comparisons let pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Interval {
+    /// Integers and dates: `lo..=hi` (empty when `lo > hi`).
+    Int { lo: i64, hi: i64 },
+    /// Floats, in PostgreSQL's order (NaN above everything, `-0 = 0`):
+    /// each bound and whether it is included; `None`: unbounded.
+    Float {
+        lo: Option<(f64, bool)>,
+        hi: Option<(f64, bool)>,
+    },
+}
+
+/// Whether `v` is at or above the lower bound `lo`.
+fn above(v: f64, lo: Option<(f64, bool)>) -> bool {
+    lo.map_or(true, |(c, incl)| match float_cmp(v, c) {
+        Ordering::Greater => true,
+        Ordering::Equal => incl,
+        Ordering::Less => false,
+    })
+}
+
+/// Whether `v` is at or below the upper bound `hi`.
+fn below(v: f64, hi: Option<(f64, bool)>) -> bool {
+    hi.map_or(true, |(c, incl)| match float_cmp(v, c) {
+        Ordering::Less => true,
+        Ordering::Equal => incl,
+        Ordering::Greater => false,
+    })
+}
+
+/// The tighter of two lower (`upper` false) or upper bounds.
+fn tighter(a: Option<(f64, bool)>, b: Option<(f64, bool)>, upper: bool) -> Option<(f64, bool)> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(x), Some(y)) => Some(match float_cmp(x.0, y.0) {
+            Ordering::Equal => (x.0, x.1 && y.1),
+            Ordering::Less if upper => x,
+            Ordering::Greater if !upper => x,
+            _ => y,
+        }),
+    }
+}
+
+impl Interval {
+    /// Both intervals at once.
+    fn and(self, other: Interval) -> Option<Interval> {
+        Some(match (self, other) {
+            (Interval::Int { lo, hi }, Interval::Int { lo: l, hi: h }) => Interval::Int {
+                lo: lo.max(l),
+                hi: hi.min(h),
+            },
+            (Interval::Float { lo, hi }, Interval::Float { lo: l, hi: h }) => Interval::Float {
+                lo: tighter(lo, l, false),
+                hi: tighter(hi, h, true),
+            },
+            _ => return None,
+        })
+    }
+
+    /// Whether no value passes.
+    fn is_empty(&self) -> bool {
+        match *self {
+            Interval::Int { lo, hi } => lo > hi,
+            Interval::Float {
+                lo: Some((a, ai)),
+                hi: Some((b, bi)),
+            } => match float_cmp(a, b) {
+                Ordering::Greater => true,
+                Ordering::Equal => !(ai && bi),
+                Ordering::Less => false,
+            },
+            Interval::Float { .. } => false,
+        }
+    }
 }
 
 /// What to do with one page.
@@ -129,7 +210,15 @@ impl SummaryPlan {
                 Some(match a.func {
                     AggFunc::CountStar => Term::Rows,
                     AggFunc::Count => {
-                        let (c, k) = column(&a.arg)?;
+                        // Any summarised column keeps its non-null count.
+                        let (c, k) = match a.arg.as_ref().map(|e| &e.kind) {
+                            Some(ExprKind::Column(k)) => {
+                                let attno = *columns.get(*k)?;
+                                let kind = SummaryKind::of(&table.columns.get(attno)?.ty);
+                                (kind != SummaryKind::None).then_some((attno, kind))?
+                            }
+                            _ => return None,
+                        };
                         Term::Count(c, k)
                     }
                     AggFunc::Sum | AggFunc::Avg => {
@@ -154,10 +243,7 @@ impl SummaryPlan {
             for leaf in leaves {
                 let r = range_of(leaf, columns, table)?;
                 match ranges.iter_mut().find(|x| x.attno == r.attno) {
-                    Some(x) => {
-                        x.lo = x.lo.max(r.lo);
-                        x.hi = x.hi.min(r.hi);
-                    }
+                    Some(x) => x.iv = x.iv.and(r.iv)?,
                     None => ranges.push(r),
                 }
             }
@@ -186,16 +272,24 @@ impl SummaryPlan {
         }
         let mut inside = true;
         for r in &self.ranges {
-            let Some(ColumnSummary::Int {
-                count, min, max, ..
-            }) = slot.column(r.attno, r.kind)
-            else {
-                return PageUse::Scan;
+            let (skip, within, count) = match (r.iv, slot.column(r.attno, r.kind)) {
+                (
+                    Interval::Int { lo, hi },
+                    Some(&ColumnSummary::Int {
+                        count, min, max, ..
+                    }),
+                ) => (max < lo || min > hi, lo <= min && max <= hi, count),
+                (Interval::Float { lo, hi }, Some(&ColumnSummary::Float { count, min, max })) => (
+                    !above(max, lo) || !below(min, hi),
+                    above(min, lo) && below(max, hi),
+                    count,
+                ),
+                _ => return PageUse::Scan,
             };
-            if *count == 0 || *max < r.lo || *min > r.hi || r.lo > r.hi {
+            if count == 0 || skip || r.iv.is_empty() {
                 return PageUse::Skip;
             }
-            inside &= r.lo <= *min && *max <= r.hi && *count == u64::from(slot.live);
+            inside &= within && count == u64::from(slot.live);
         }
         if !inside {
             return PageUse::Scan;
@@ -225,24 +319,22 @@ impl SummaryPlan {
                 | Term::Min(c, kind)
                 | Term::Max(c, kind) => (c, kind),
             };
-            let Some(&ColumnSummary::Int {
-                count,
-                min,
-                max,
-                sum,
-            }) = slot.column(c, kind)
-            else {
+            let Some(col) = slot.column(c, kind) else {
                 continue;
             };
+            let count = col.count();
             if count == 0 {
                 continue;
             }
-            let first = part.counts[k] == 0;
-            match *t {
-                Term::Sum(..) => part.sums[k] += sum,
-                Term::Min(..) if first || min < part.extremes[k] => part.extremes[k] = min,
-                Term::Max(..) if first || max > part.extremes[k] => part.extremes[k] = max,
-                _ => {}
+            // Sums and extremes are compiled for integer columns only.
+            if let ColumnSummary::Int { min, max, sum, .. } = *col {
+                let first = part.counts[k] == 0;
+                match *t {
+                    Term::Sum(..) => part.sums[k] += sum,
+                    Term::Min(..) if first || min < part.extremes[k] => part.extremes[k] = min,
+                    Term::Max(..) if first || max > part.extremes[k] => part.extremes[k] = max,
+                    _ => {}
+                }
             }
             part.counts[k] += count as i64;
         }
@@ -319,19 +411,25 @@ fn range_of(leaf: &Expr, columns: &[usize], table: &TableDef) -> Option<Range> {
         _ => return None,
     };
     let attno = *columns.get(col)?;
-    let kind = int_kind(&table.columns.get(attno)?.ty)?;
-    let c = match c {
-        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => c.as_i64()?,
+    let ty = table.columns.get(attno)?.ty;
+    let kind = SummaryKind::of(&ty);
+    // Integers with integer constants; a date, a float4 or a float8 only
+    // with a constant of its own type (compared as PostgreSQL compares it).
+    let c = match (kind, c) {
+        (
+            SummaryKind::Int2 | SummaryKind::Int4 | SummaryKind::Int8,
+            Value::Int2(_) | Value::Int4(_) | Value::Int8(_),
+        ) => c.as_i64()?,
+        (SummaryKind::Date, Value::Date(d)) => i64::from(*d),
+        (SummaryKind::Float4, Value::Float4(f)) => {
+            return float_range(attno, kind, *op, flipped, f64::from(*f))
+        }
+        (SummaryKind::Float8, Value::Float8(f)) => {
+            return float_range(attno, kind, *op, flipped, *f)
+        }
         _ => return None,
     };
-    let op = match (op, flipped) {
-        (BinaryOp::Eq, _) => BinaryOp::Eq,
-        (BinaryOp::Lt, false) | (BinaryOp::Gt, true) => BinaryOp::Lt,
-        (BinaryOp::LtEq, false) | (BinaryOp::GtEq, true) => BinaryOp::LtEq,
-        (BinaryOp::Gt, false) | (BinaryOp::Lt, true) => BinaryOp::Gt,
-        (BinaryOp::GtEq, false) | (BinaryOp::LtEq, true) => BinaryOp::GtEq,
-        _ => return None,
-    };
+    let op = oriented(*op, flipped)?;
     let (lo, hi) = match op {
         BinaryOp::Eq => (c, c),
         // An empty interval (lo > hi) skips every page: no value passes.
@@ -351,8 +449,42 @@ fn range_of(leaf: &Expr, columns: &[usize], table: &TableDef) -> Option<Range> {
     Some(Range {
         attno,
         kind,
-        lo,
-        hi,
+        iv: Interval::Int { lo, hi },
+    })
+}
+
+/// The operator of `column op constant` (`flipped`: written the other way
+/// round), as `<`, `<=`, `=`, `>=` or `>` with the column on the left.
+fn oriented(op: BinaryOp, flipped: bool) -> Option<BinaryOp> {
+    Some(match (op, flipped) {
+        (BinaryOp::Eq, _) => BinaryOp::Eq,
+        (BinaryOp::Lt, false) | (BinaryOp::Gt, true) => BinaryOp::Lt,
+        (BinaryOp::LtEq, false) | (BinaryOp::GtEq, true) => BinaryOp::LtEq,
+        (BinaryOp::Gt, false) | (BinaryOp::Lt, true) => BinaryOp::Gt,
+        (BinaryOp::GtEq, false) | (BinaryOp::LtEq, true) => BinaryOp::GtEq,
+        _ => return None,
+    })
+}
+
+/// The interval of a float column's comparison with constant `c`.
+fn float_range(
+    attno: usize,
+    kind: SummaryKind,
+    op: BinaryOp,
+    flipped: bool,
+    c: f64,
+) -> Option<Range> {
+    let (lo, hi) = match oriented(op, flipped)? {
+        BinaryOp::Eq => (Some((c, true)), Some((c, true))),
+        BinaryOp::Lt => (None, Some((c, false))),
+        BinaryOp::LtEq => (None, Some((c, true))),
+        BinaryOp::Gt => (Some((c, false)), None),
+        _ => (Some((c, true)), None),
+    };
+    Some(Range {
+        attno,
+        kind,
+        iv: Interval::Float { lo, hi },
     })
 }
 
@@ -368,7 +500,10 @@ pub struct SummaryCounts {
 }
 
 /// One scan's use of summaries: the plan, the window of slots read last,
-/// and what the answered pages contribute.
+/// and what the answered pages contribute. A page it reads for want of a
+/// valid summary that turns out all-visible gets its summary written
+/// ([`SummaryScan::fill`]), so the next scan takes it whole: "set by VACUUM
+/// or by the first full scan that finds the page all-visible".
 pub struct SummaryScan<'r> {
     rel: &'r HeapRelation,
     plan: SummaryPlan,
@@ -382,7 +517,20 @@ pub struct SummaryScan<'r> {
     pub rows: u64,
     /// Pages answered, skipped, scanned.
     pub counts: SummaryCounts,
+    /// The block last visited, when it has no valid summary: the scan
+    /// reads it, and [`SummaryScan::fill`] writes its summary if the page
+    /// is all-visible.
+    unsummarised: Option<BlockNumber>,
+    /// All-visible pages without a summary read so far.
+    missing: u64,
 }
+
+/// A scan fills in one in this many of the summaries it finds missing: a
+/// page's summary costs about as much as reading it again, and a WAL
+/// record, so filling every page would make that scan twice as slow;
+/// one in 32 keeps it within a few percent, and each later scan fills in
+/// another share of the pages still missing.
+const FILL_EVERY: u64 = 32;
 
 impl<'r> SummaryScan<'r> {
     /// A scan of `rel`'s first `nblocks` blocks with `plan`, shared between
@@ -401,6 +549,8 @@ impl<'r> SummaryScan<'r> {
             slots: Vec::new(),
             rows: 0,
             counts: SummaryCounts::default(),
+            unsummarised: None,
+            missing: 0,
         }))
     }
 
@@ -427,6 +577,7 @@ impl<'r> SummaryScan<'r> {
             .get((block - start) as usize)
             .and_then(Option::as_ref);
         let decision = slot.map_or(PageUse::Scan, |s| self.plan.decide(s));
+        self.unsummarised = slot.is_none().then_some(block);
         match (decision, slot) {
             (PageUse::Answer, Some(s)) => {
                 self.plan.fold(s, &mut self.part);
@@ -443,6 +594,22 @@ impl<'r> SummaryScan<'r> {
                 Ok(false)
             }
         }
+    }
+}
+
+impl SummaryScan<'_> {
+    /// Called with each ALL_VISIBLE page the scan reads, under its lock:
+    /// writes the summary of the block last visited when it had none and
+    /// its all-visible bit is set (`HeapRelation::fill_summary`), for the
+    /// first such page and one in [`FILL_EVERY`] after it.
+    pub fn fill(&mut self, block: BlockNumber, page: &[u8]) -> Result<()> {
+        if self.unsummarised.take() == Some(block) {
+            self.missing += 1;
+            if self.missing % FILL_EVERY == 1 {
+                self.rel.fill_summary(block, page)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -592,6 +759,155 @@ mod tests {
         // Another column count (the table changed) is never answered.
         let plan = SummaryPlan::compile(&aggs, None, &[0], &t).unwrap();
         assert_eq!(plan.decide(&slot_of(&[Some(1)], 3)), PageUse::Scan);
+    }
+
+    /// A float8 column compared with a float8 constant.
+    fn fcmp(op: BinaryOp, c: f64) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(
+                op,
+                Box::new(col(0, DataType::Float8)),
+                Box::new(Expr {
+                    kind: ExprKind::Const(Value::Float8(c)),
+                    ty: DataType::Float8,
+                }),
+            ),
+            ty: DataType::Bool,
+        }
+    }
+
+    /// PostgreSQL's float comparison `v op c` (NaN above everything).
+    fn pg_float(op: BinaryOp, v: f64, c: f64) -> bool {
+        let o = float_cmp(v, c);
+        match op {
+            BinaryOp::Eq => o == Ordering::Equal,
+            BinaryOp::Lt => o == Ordering::Less,
+            BinaryOp::LtEq => o != Ordering::Greater,
+            BinaryOp::Gt => o == Ordering::Greater,
+            _ => o != Ordering::Less,
+        }
+    }
+
+    /// Seeded random float pages (NaN, infinities, -0 and 0 mixed in) and
+    /// filters of one or two comparisons: a skipped page has no passing
+    /// row, an answered one only passing rows, and `count(f)` folds the
+    /// non-null count.
+    #[test]
+    fn float_intervals_decide_as_the_rows() {
+        let t = table(&[DataType::Float8]);
+        let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 1.5];
+        let ops = [
+            BinaryOp::Eq,
+            BinaryOp::Lt,
+            BinaryOp::LtEq,
+            BinaryOp::Gt,
+            BinaryOp::GtEq,
+        ];
+        let mut seed = 0x0bad_cafe_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let pick = |next: &mut dyn FnMut() -> u64| {
+            let x = next();
+            if x % 4 == 0 {
+                specials[(x / 4 % specials.len() as u64) as usize]
+            } else {
+                (x % 9) as f64 - 4.0
+            }
+        };
+        let (mut skipped, mut answered) = (0, 0);
+        for round in 0..2000 {
+            let n1 = (ops[(next() % 5) as usize], pick(&mut next));
+            let n2 = (ops[(next() % 5) as usize], pick(&mut next));
+            let two = round % 2 == 0;
+            let filter = if two {
+                Expr {
+                    kind: ExprKind::And(Box::new(fcmp(n1.0, n1.1)), Box::new(fcmp(n2.0, n2.1))),
+                    ty: DataType::Bool,
+                }
+            } else {
+                fcmp(n1.0, n1.1)
+            };
+            let mut cnt = call(AggFunc::Count, Some(0));
+            cnt.arg = Some(col(0, DataType::Float8));
+            let aggs = [call(AggFunc::CountStar, None), cnt];
+            let plan = SummaryPlan::compile(&aggs, Some(&filter), &[0], &t).unwrap();
+            let vals: Vec<Option<f64>> = (0..1 + next() % 6)
+                .map(|_| (next() % 6 != 0).then(|| pick(&mut next)))
+                .collect();
+            let nn: Vec<f64> = vals.iter().flatten().copied().collect();
+            let mut c = ColumnSummary::empty(SummaryKind::Float8);
+            for &v in &nn {
+                c.merge(&ColumnSummary::Float {
+                    count: 1,
+                    min: v,
+                    max: v,
+                });
+            }
+            let slot = Slot::decode(&Slot::encode(
+                vals.len() as u16,
+                1,
+                &[SummaryKind::Float8],
+                &[c],
+            ))
+            .unwrap();
+            let pass = |v: &Option<f64>| {
+                v.is_some_and(|v| pg_float(n1.0, v, n1.1) && (!two || pg_float(n2.0, v, n2.1)))
+            };
+            let passing = vals.iter().filter(|v| pass(v)).count();
+            match plan.decide(&slot) {
+                PageUse::Skip => {
+                    skipped += 1;
+                    assert_eq!(passing, 0, "round {round}: {vals:?} {n1:?} {n2:?}");
+                }
+                PageUse::Answer => {
+                    answered += 1;
+                    assert_eq!(passing, vals.len(), "round {round}: {vals:?} {n1:?} {n2:?}");
+                    let mut part = plan.empty();
+                    plan.fold(&slot, &mut part);
+                    assert_eq!(part.counts, vec![vals.len() as i64, nn.len() as i64]);
+                }
+                PageUse::Scan => {}
+            }
+        }
+        assert!(skipped > 100 && answered > 100, "{skipped} {answered}");
+    }
+
+    /// A date column compiles with date constants only, as an integer
+    /// interval of days.
+    #[test]
+    fn date_comparisons_compile_with_date_constants() {
+        let t = table(&[DataType::Date]);
+        let date_cmp = |op, v: Value| Expr {
+            kind: ExprKind::Binary(
+                op,
+                Box::new(col(0, DataType::Date)),
+                Box::new(Expr {
+                    ty: v.data_type().unwrap(),
+                    kind: ExprKind::Const(v),
+                }),
+            ),
+            ty: DataType::Bool,
+        };
+        let f = date_cmp(BinaryOp::GtEq, Value::Date(10));
+        let plan = SummaryPlan::compile(&[], Some(&f), &[0], &t).unwrap();
+        let slot = |lo: i64, hi: i64| {
+            let c = ColumnSummary::Int {
+                count: 2,
+                min: lo,
+                max: hi,
+                sum: 0,
+            };
+            Slot::decode(&Slot::encode(2, 1, &[SummaryKind::Date], &[c])).unwrap()
+        };
+        assert_eq!(plan.decide(&slot(10, 20)), PageUse::Answer);
+        assert_eq!(plan.decide(&slot(0, 9)), PageUse::Skip);
+        assert_eq!(plan.decide(&slot(5, 15)), PageUse::Scan);
+        let g = date_cmp(BinaryOp::GtEq, Value::Int4(10));
+        assert!(SummaryPlan::compile(&[], Some(&g), &[0], &t).is_none());
     }
 
     #[test]
