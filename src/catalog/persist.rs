@@ -96,6 +96,8 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Date => "date".into(),
         DataType::Timestamp(None) => "timestamp".into(),
         DataType::Timestamp(Some(p)) => format!("timestamp:{p}"),
+        DataType::TimestampTz(None) => "timestamptz".into(),
+        DataType::TimestampTz(Some(p)) => format!("timestamptz:{p}"),
         DataType::Interval => "interval".into(),
         DataType::Unknown => "unknown".into(),
     }
@@ -128,6 +130,8 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "date" => DataType::Date,
         "timestamp" if tag == "timestamp" => DataType::Timestamp(None),
         "timestamp" => DataType::Timestamp(Some(num()? as u8)),
+        "timestamptz" if tag == "timestamptz" => DataType::TimestampTz(None),
+        "timestamptz" => DataType::TimestampTz(Some(num()? as u8)),
         "interval" => DataType::Interval,
         "unknown" => DataType::Unknown,
         _ => return Err(corrupt("unknown type")),

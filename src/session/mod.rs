@@ -347,6 +347,7 @@ impl Session {
             interval,
         });
         crate::types::float::set_extra_float_digits(self.settings.extra_float_digits as i32);
+        crate::types::datetime::zone::set_session_zone_name(&self.settings.timezone);
     }
 
     fn execute_streaming_styled(

@@ -19,6 +19,8 @@ pub mod interval_in;
 pub mod parse;
 pub mod style;
 pub mod to_char;
+pub mod tstz;
+pub mod zone;
 
 use std::fmt::Write;
 
