@@ -110,6 +110,8 @@ enum Token {
     IsoTime,
     /// A zone abbreviation: its offset (seconds east) and daylight flag.
     Zone(i32),
+    /// A dynamic zone abbreviation (`MSK`): its zone's history decides.
+    DynZone,
     DstModifier,
     Ignore,
 }
@@ -162,6 +164,9 @@ fn core_token(w: &str) -> Option<Token> {
 
 /// `DecodeSpecial`: zone abbreviations first, then the core words.
 fn decode_special(w: &str) -> Option<Token> {
+    if super::zone::dynamic_abbreviation(w).is_some() {
+        return Some(Token::DynZone);
+    }
     if let Some((off, _)) = super::zone::abbreviation(w) {
         return Some(Token::Zone(off));
     }
@@ -405,6 +410,8 @@ struct State {
     named_zone: Option<std::sync::Arc<super::zone::Zone>>,
     /// The zone given as an offset (seconds east).
     tz: Option<i32>,
+    /// A dynamic abbreviation given: its zone and upper-cased name.
+    dyn_zone: Option<(std::sync::Arc<super::zone::Zone>, String)>,
     /// The `dst` modifier was given.
     dst_mod: bool,
     order: Order,
@@ -698,6 +705,7 @@ pub(super) fn decode_datetime_tz(text: &str, ty: &str, now: i64) -> Result<(Pars
         reserved: None,
         named_zone: None,
         tz: None,
+        dyn_zone: None,
         dst_mod: false,
         order: date_order(),
     };
@@ -727,6 +735,14 @@ pub(super) fn decode_datetime_tz(text: &str, ty: &str, now: i64) -> Result<(Pars
     let time = ((tm.hour * 60 + tm.min) * 60 + tm.sec) * USECS_PER_SEC + tm.fsec;
     let tz = match (&st.named_zone, st.tz) {
         (Some(z), _) => Some(z.offset_of_local(days * USECS_PER_DAY + time)),
+        (None, None) if st.dyn_zone.is_some() => {
+            if st.dst_mod {
+                return Err(report(DtErr::BadFormat, text, ty));
+            }
+            st.dyn_zone
+                .as_ref()
+                .map(|(z, abbr)| z.abbrev_offset_of_local(days * USECS_PER_DAY + time, abbr))
+        }
         (None, Some(tz)) => Some(tz + if st.dst_mod { 3600 } else { 0 }),
         (None, None) => None,
     };
@@ -1031,6 +1047,12 @@ fn decode_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Optio
         }
         Token::Zone(off) => {
             st.tz = Some(off);
+            TZ
+        }
+        Token::DynZone => {
+            if let Some(z) = super::zone::dynamic_abbreviation(w) {
+                st.dyn_zone = Some((z, w.to_ascii_uppercase()));
+            }
             TZ
         }
         Token::Pm(pm) => {

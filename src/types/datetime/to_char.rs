@@ -29,7 +29,7 @@ const KEYWORDS: &[&str] = &[
     "YYY", "YY", "Y", "a.d.", "a.m.", "ad", "am", "b.c.", "bc", "cc", "day", "ddd", "dd", "dy",
     "d", "ff1", "ff2", "ff3", "ff4", "ff5", "ff6", "fx", "hh24", "hh12", "hh", "iddd", "id", "iw",
     "iyyy", "iyy", "iy", "i", "j", "mi", "mm", "month", "mon", "ms", "of", "p.m.", "pm", "q", "rm",
-    "sssss", "ssss", "ss", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y",
+    "sssss", "ssss", "ss", "tzh", "tzm", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y",
 ];
 
 /// One piece of a template.
@@ -372,12 +372,12 @@ fn format(tm: &Tm, fmt: &str, is_interval: bool) -> Result<String> {
             }
             "TZ" => text_only(&tm.zone.as_deref().unwrap_or("").to_ascii_uppercase())?,
             "tz" => text_only(&tm.zone.as_deref().unwrap_or("").to_ascii_lowercase())?,
-            "OF" | "of" | "TZH" | "TZM" => {
+            "OF" | "of" | "TZH" | "TZM" | "tzh" | "tzm" => {
                 let sign = if tm.gmtoff >= 0 { '+' } else { '-' };
                 let (h, m) = (tm.gmtoff.abs() / 3600, tm.gmtoff.abs() % 3600 / 60);
                 text_only(&match key {
-                    "TZH" => format!("{sign}{h:02}"),
-                    "TZM" => format!("{m:02}"),
+                    "TZH" | "tzh" => format!("{sign}{h:02}"),
+                    "TZM" | "tzm" => format!("{m:02}"),
                     _ if m != 0 => format!("{sign}{h:02}:{m:02}"),
                     _ => format!("{sign}{h:02}"),
                 })?

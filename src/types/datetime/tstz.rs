@@ -339,7 +339,7 @@ impl ZoneArg {
     /// The zone itself (a fixed offset as a zone of that offset).
     pub fn into_zone(self) -> Arc<Zone> {
         match self {
-            ZoneArg::Zone(z) => z,
+            ZoneArg::Zone(z) | ZoneArg::Dynamic(z, _) => z,
             ZoneArg::Fixed(east) => Arc::new(Zone::fixed("", east, "")),
         }
     }
@@ -404,13 +404,19 @@ pub enum ZoneArg {
     Fixed(i32),
     /// A zone with rules.
     Zone(Arc<Zone>),
+    /// A dynamic abbreviation (`MSK`): its zone and upper-cased name.
+    Dynamic(Arc<Zone>, String),
 }
 
 /// Resolves a zone name as PostgreSQL's `timestamptz_zone` does:
 /// abbreviations first, then the zone database; `time zone "x" not
 /// recognized` (22023).
 pub fn zone_arg(name: &str) -> Result<ZoneArg> {
-    if let Some((east, _)) = zone::abbreviation(&name.to_ascii_lowercase()) {
+    let lower = name.to_ascii_lowercase();
+    if let Some(z) = zone::dynamic_abbreviation(&lower) {
+        return Ok(ZoneArg::Dynamic(z, name.to_ascii_uppercase()));
+    }
+    if let Some((east, _)) = zone::abbreviation(&lower) {
         return Ok(ZoneArg::Fixed(east));
     }
     zone::lookup(name)
@@ -439,6 +445,7 @@ pub fn timestamptz_at_zone(t: i64, z: &ZoneArg) -> Result<i64> {
     let east = match z {
         ZoneArg::Fixed(e) => *e,
         ZoneArg::Zone(z) => z.offset_at(t),
+        ZoneArg::Dynamic(z, abbr) => z.abbrev_offset_at_ts(t, abbr),
     };
     let r = t + i64::from(east) * USECS_PER_SEC;
     if !in_range(r) {
@@ -456,6 +463,9 @@ pub fn timestamp_at_zone(t: i64, z: &ZoneArg) -> Result<i64> {
     let r = match z {
         ZoneArg::Fixed(e) => t - i64::from(*e) * USECS_PER_SEC,
         ZoneArg::Zone(z) => z.local_to_utc(t),
+        ZoneArg::Dynamic(z, abbr) => {
+            t - i64::from(z.abbrev_offset_of_local(t, abbr)) * USECS_PER_SEC
+        }
     };
     if !in_range(r) {
         return Err(timestamp_out_of_range());

@@ -141,6 +141,43 @@ impl Zone {
         }
     }
 
+    /// The offset the abbreviation `upper` stood for in this zone around
+    /// `unix` seconds: the latest period named so that began at or before
+    /// it, else the earliest after it (PostgreSQL's
+    /// `pg_interpret_timezone_abbrev`).
+    fn abbrev_offset_at(&self, unix: i64, upper: &str) -> Option<i32> {
+        let r = self.rules.as_ref();
+        let (trans, types) = (r.transitions(), r.local_time_types());
+        let named = |i: usize| {
+            let t = &types[trans[i].local_time_type_index()];
+            t.time_zone_designation()
+                .eq_ignore_ascii_case(upper)
+                .then(|| t.ut_offset())
+        };
+        let cutoff = trans.partition_point(|t| t.unix_leap_time() <= unix);
+        (0..cutoff)
+            .rev()
+            .find_map(named)
+            .or_else(|| (cutoff..trans.len()).find_map(named))
+    }
+
+    /// `DetermineTimeZoneAbbrevOffset`: the offset of a dynamic
+    /// abbreviation for the local time `local`.
+    pub fn abbrev_offset_of_local(&self, local: i64, upper: &str) -> i32 {
+        let zone_off = self.offset_of_local(local);
+        let probe = (local - i64::from(zone_off) * USECS_PER_SEC).div_euclid(USECS_PER_SEC)
+            + UNIX_TO_PG_SECS;
+        self.abbrev_offset_at(probe, upper).unwrap_or(zone_off)
+    }
+
+    /// `DetermineTimeZoneAbbrevOffsetTS`: the offset of a dynamic
+    /// abbreviation at the timestamp `ts`.
+    pub fn abbrev_offset_at_ts(&self, ts: i64, upper: &str) -> i32 {
+        let unix = ts.div_euclid(USECS_PER_SEC) + UNIX_TO_PG_SECS;
+        self.abbrev_offset_at(unix, upper)
+            .unwrap_or_else(|| self.offset_at(ts))
+    }
+
     /// The UTC timestamp of the local time `local` in this zone.
     pub fn local_to_utc(&self, local: i64) -> i64 {
         local - i64::from(self.offset_of_local(local)) * USECS_PER_SEC
@@ -328,6 +365,68 @@ pub fn from_local(local: i64) -> i64 {
         None => local,
     })
 }
+
+/// A dynamic abbreviation of PostgreSQL's `Default` set (`MSK`, `VET`):
+/// the zone whose history gives its offset at a given time.
+pub fn dynamic_abbreviation(lower: &str) -> Option<Arc<Zone>> {
+    let i = DYNAMIC.binary_search_by(|(a, _)| (*a).cmp(lower)).ok()?;
+    lookup(DYNAMIC[i].1)
+}
+
+/// The dynamic abbreviations of PostgreSQL 15's `Default` set and their
+/// zones, sorted.
+const DYNAMIC: &[(&str, &str)] = &[
+    ("amst", "Asia/Yerevan"),
+    ("anast", "Asia/Anadyr"),
+    ("anat", "Asia/Anadyr"),
+    ("arst", "America/Argentina/Buenos_Aires"),
+    ("art", "America/Argentina/Buenos_Aires"),
+    ("azst", "Asia/Baku"),
+    ("azt", "Asia/Baku"),
+    ("ckt", "Pacific/Rarotonga"),
+    ("clt", "America/Santiago"),
+    ("davt", "Antarctica/Davis"),
+    ("easst", "Pacific/Easter"),
+    ("east", "Pacific/Easter"),
+    ("fkst", "Atlantic/Stanley"),
+    ("fkt", "Atlantic/Stanley"),
+    ("gest", "Asia/Tbilisi"),
+    ("get", "Asia/Tbilisi"),
+    ("gyt", "America/Guyana"),
+    ("iot", "Indian/Chagos"),
+    ("irkst", "Asia/Irkutsk"),
+    ("irkt", "Asia/Irkutsk"),
+    ("kgt", "Asia/Bishkek"),
+    ("kost", "Pacific/Kosrae"),
+    ("krast", "Asia/Krasnoyarsk"),
+    ("krat", "Asia/Krasnoyarsk"),
+    ("lhdt", "Australia/Lord_Howe"),
+    ("lint", "Pacific/Kiritimati"),
+    ("lkt", "Asia/Colombo"),
+    ("magst", "Asia/Magadan"),
+    ("magt", "Asia/Magadan"),
+    ("mawt", "Antarctica/Mawson"),
+    ("msk", "Europe/Moscow"),
+    ("novst", "Asia/Novosibirsk"),
+    ("novt", "Asia/Novosibirsk"),
+    ("nut", "Pacific/Niue"),
+    ("omsst", "Asia/Omsk"),
+    ("omst", "Asia/Omsk"),
+    ("petst", "Asia/Kamchatka"),
+    ("pett", "Asia/Kamchatka"),
+    ("pyt", "America/Asuncion"),
+    ("sgt", "Asia/Singapore"),
+    ("tkt", "Pacific/Fakaofo"),
+    ("tmt", "Asia/Ashgabat"),
+    ("ulat", "Asia/Ulaanbaatar"),
+    ("vet", "America/Caracas"),
+    ("vlast", "Asia/Vladivostok"),
+    ("vlat", "Asia/Vladivostok"),
+    ("volt", "Europe/Volgograd"),
+    ("yakst", "Asia/Yakutsk"),
+    ("yakt", "Asia/Yakutsk"),
+    ("yekt", "Asia/Yekaterinburg"),
+];
 
 /// A zone abbreviation of PostgreSQL's `Default` set: its offset (seconds
 /// east) and whether it names daylight time.
