@@ -56,7 +56,8 @@ pub fn date_to_timestamp(d: i32) -> Result<i64> {
     if !is_finite_date(d) {
         return Ok(date_to_timestamp_sat(d));
     }
-    make_timestamp(d as i64, 0).ok_or_else(timestamp_out_of_range)
+    make_timestamp(d as i64, 0)
+        .ok_or_else(|| err!(DatetimeFieldOverflow, "date out of range for timestamp"))
 }
 
 /// `timestamp -> date` (drops the time).

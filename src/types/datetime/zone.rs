@@ -226,6 +226,12 @@ fn load(name: &str, upper: &str) -> Option<Zone> {
     if upper.starts_with(':') || upper.contains('/') {
         return None;
     }
+    if let Some((abbrev, rest)) = upper.strip_prefix('<').and_then(|r| r.split_once('>')) {
+        // `<-01:30>+01:30`, the name PostgreSQL gives `SET TIME ZONE -1.5`.
+        if let Some(west) = bare_offset(rest) {
+            return Some(Zone::fixed(upper, -west, abbrev));
+        }
+    }
     posix(upper).map(|rules| Zone::new(upper.to_string(), rules))
 }
 
