@@ -990,9 +990,9 @@ fn decode_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Optio
             // The session zone's clock; `now` keeps its exact instant.
             let now_off = super::zone::with_session_zone(|z| z.offset_at(now));
             let (today, time) = split_timestamp(now + i64::from(now_off) * USECS_PER_SEC);
+            // Only the date: a time given with `today` (`10:30 today`) stays.
             let set_day = |tm: &mut Tm, d: i64| {
                 (tm.year, tm.mon, tm.mday) = julian_ymd(d + POSTGRES_EPOCH_JDATE);
-                (tm.hour, tm.min, tm.sec, tm.fsec) = (0, 0, 0, 0);
             };
             match r {
                 Reserved::Now => {
