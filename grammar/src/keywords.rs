@@ -81,6 +81,7 @@ keywords! {
     Array = "array" Reserved,
     As = "as" Reserved,
     Asc = "asc" Reserved,
+    At = "at" Unreserved,
     Begin = "begin" Unreserved,
     Between = "between" ColName,
     Bigint = "bigint" ColName,

@@ -83,7 +83,7 @@ pub fn as_scalar(v: &Value) -> Option<f64> {
         Value::Float8(x) => Some(*x),
         Value::Numeric(_) => value_to_string(v).parse().ok(),
         Value::Date(x) => Some(*x as f64),
-        Value::Timestamp(x) => Some(*x as f64),
+        Value::Timestamp(x) | Value::TimestampTz(x) => Some(*x as f64),
         _ => None,
     }
 }

@@ -793,7 +793,14 @@ impl Operator for FunctionOp<'_> {
                     len,
                 }))
             }
-            TableFunc::SeriesTimestamp { stop, step, .. } => {
+            TableFunc::SeriesTimestamp { stop, step, tz, .. } => {
+                let value = |x: i64| {
+                    if *tz {
+                        Value::TimestampTz(x)
+                    } else {
+                        Value::Timestamp(x)
+                    }
+                };
                 let mut out = Vec::with_capacity(BATCH_SIZE);
                 let forward = step.months > 0 || step.days > 0 || step.micros > 0;
                 while out.len() < BATCH_SIZE {
@@ -803,12 +810,8 @@ impl Operator for FunctionOp<'_> {
                         break;
                     }
                     out.push(x);
-                    match types::eval_binary(
-                        BinaryOp::Add,
-                        &Value::Timestamp(x),
-                        &Value::Interval(*step),
-                    )? {
-                        Value::Timestamp(n) => self.next_ts = n,
+                    match types::eval_binary(BinaryOp::Add, &value(x), &Value::Interval(*step))? {
+                        Value::Timestamp(n) | Value::TimestampTz(n) => self.next_ts = n,
                         _ => {
                             self.done = true;
                             break;
@@ -820,7 +823,14 @@ impl Operator for FunctionOp<'_> {
                 }
                 let len = out.len();
                 Ok(Some(Batch {
-                    columns: vec![Vector::from_data(DataType::Timestamp(None), Data::I64(out))],
+                    columns: vec![Vector::from_data(
+                        if *tz {
+                            DataType::TimestampTz(None)
+                        } else {
+                            DataType::Timestamp(None)
+                        },
+                        Data::I64(out),
+                    )],
                     len,
                 }))
             }

@@ -144,6 +144,9 @@ pub enum TableFunc {
         stop: i64,
         /// Increment.
         step: crate::types::Interval,
+        /// `timestamp with time zone` (days and months step in the
+        /// session's zone) rather than `timestamp`.
+        tz: bool,
     },
     /// The inspection functions (`heap_page_items` and friends): their rows
     /// are computed when the plan starts.

@@ -229,12 +229,12 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             None => None,
         }),
         A::Interval => DataType::Interval,
-        A::TimestampTz(_) => {
-            return Err(err!(
-                FeatureNotSupported,
-                "type \"timestamp with time zone\" is not supported"
-            ))
-        }
+        A::TimestampTz(p) => DataType::TimestampTz(match p {
+            Some(p) => Some(crate::types::datetime::timestamp_precision(
+                *p as i64, true,
+            )?),
+            None => None,
+        }),
         A::Named(n) => match n.as_str() {
             "int2" => DataType::Int2,
             "int" | "int4" => DataType::Int4,
@@ -831,11 +831,17 @@ impl Binder<'_> {
     fn current_value(&self, v: &ast::CurrentValue) -> Result<Expr> {
         let now = self.ctx.statement_timestamp();
         Ok(match v {
-            ast::CurrentValue::CurrentTimestamp | ast::CurrentValue::LocalTimestamp => {
-                Expr::constant(Value::Timestamp(now), DataType::Timestamp(None))
+            ast::CurrentValue::CurrentTimestamp => {
+                Expr::constant(Value::TimestampTz(now), DataType::TimestampTz(None))
             }
+            ast::CurrentValue::LocalTimestamp => Expr::constant(
+                Value::Timestamp(crate::types::datetime::zone::to_local(now)),
+                DataType::Timestamp(None),
+            ),
             ast::CurrentValue::CurrentDate => Expr::constant(
-                Value::Date(now.div_euclid(86_400_000_000) as i32),
+                Value::Date(
+                    crate::types::datetime::zone::to_local(now).div_euclid(86_400_000_000) as i32,
+                ),
                 DataType::Date,
             ),
             ast::CurrentValue::CurrentUser | ast::CurrentValue::SessionUser => {
@@ -1114,15 +1120,19 @@ impl Binder<'_> {
                     DataType::Text,
                 ));
             }
-            "now"
-            | "current_timestamp"
-            | "statement_timestamp"
-            | "transaction_timestamp"
-            | "localtimestamp"
+            "now" | "current_timestamp" | "statement_timestamp" | "transaction_timestamp"
                 if args.is_empty() =>
             {
                 return Ok(Expr::constant(
-                    Value::Timestamp(self.ctx.statement_timestamp()),
+                    Value::TimestampTz(self.ctx.statement_timestamp()),
+                    DataType::TimestampTz(None),
+                ));
+            }
+            "localtimestamp" if args.is_empty() => {
+                return Ok(Expr::constant(
+                    Value::Timestamp(crate::types::datetime::zone::to_local(
+                        self.ctx.statement_timestamp(),
+                    )),
                     DataType::Timestamp(None),
                 ));
             }

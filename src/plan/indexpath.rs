@@ -390,6 +390,7 @@ fn returnable(ty: &DataType) -> bool {
             | DataType::Int8
             | DataType::Date
             | DataType::Timestamp(_)
+            | DataType::TimestampTz(_)
             | DataType::Text
             | DataType::Varchar(_)
             | DataType::Name

@@ -350,6 +350,7 @@ impl Session {
         });
         crate::types::float::set_extra_float_digits(self.settings.extra_float_digits as i32);
         crate::types::bytea::set_output_hex(self.settings.bytea_output == 1);
+        crate::types::datetime::zone::set_session_zone_name(&self.settings.timezone);
     }
 
     fn execute_streaming_styled(

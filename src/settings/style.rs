@@ -4,10 +4,9 @@
 //!
 //! Clients set them when they connect (`PGDATESTYLE`, `PGTZ`, `PGOPTIONS`,
 //! as libpq passes them). heapdb keeps and shows them; the session hands
-//! `DateStyle` and `IntervalStyle` to the types layer's output
-//! (`types::datetime::style`; `sql_standard` and `iso_8601` intervals still
-//! print as `postgres`), and it converts no time zone (timestamps are kept and shown in UTC), so
-//! `TimeZone` only has to
+//! `DateStyle`, `IntervalStyle` and `TimeZone` to the types layer
+//! (`types::datetime::style` and `types::datetime::zone`, which loads the
+//! zone's rules for `timestamp with time zone`). `TimeZone` must
 //! name a zone PostgreSQL would accept: a number of hours, a zone of the
 //! system's time zone database (`/usr/share/zoneinfo`, found case-blind
 //! and shown as spelt there), or a POSIX zone specification.

@@ -74,6 +74,8 @@ pub fn cast_kind(from: &DataType, to: &DataType) -> Option<CastContext> {
         (Int4, Bool) | (Bool, Int4) => Some(Explicit),
         (Date, Timestamp(_)) => Some(Implicit),
         (Timestamp(_), Date) => Some(Assignment),
+        (Date | Timestamp(_), TimestampTz(_)) => Some(Implicit),
+        (TimestampTz(_), Date | Timestamp(_)) => Some(Assignment),
         (f, t) if f.is_string() && t.is_string() => Some(Implicit),
         (_, t) if t.is_string() => Some(Assignment),
         (f, _) if f.is_string() => Some(Explicit),
@@ -160,6 +162,23 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
             Value::Timestamp(crate::types::datetime::round_timestamp(*t, *p)?)
         }
         (Value::Timestamp(t), DataType::Date) => Value::Date(timestamp_to_date(*t)),
+        (Value::Date(d), DataType::TimestampTz(_)) => {
+            Value::TimestampTz(crate::types::datetime::tstz::date_to_timestamptz(*d)?)
+        }
+        (Value::Timestamp(t), DataType::TimestampTz(p)) => {
+            let r = crate::types::datetime::tstz::timestamp_to_timestamptz(*t)?;
+            Value::TimestampTz(crate::types::datetime::round_timestamp(r, *p)?)
+        }
+        (Value::TimestampTz(t), DataType::TimestampTz(p)) => {
+            Value::TimestampTz(crate::types::datetime::round_timestamp(*t, *p)?)
+        }
+        (Value::TimestampTz(t), DataType::Timestamp(p)) => {
+            let r = crate::types::datetime::tstz::timestamptz_to_timestamp(*t)?;
+            Value::Timestamp(crate::types::datetime::round_timestamp(r, *p)?)
+        }
+        (Value::TimestampTz(t), DataType::Date) => {
+            Value::Date(crate::types::datetime::tstz::timestamptz_to_date(*t))
+        }
         (Value::Interval(iv), DataType::Interval) => Value::Interval(*iv),
         (Value::Bytea(_), DataType::Bytea) => v.clone(),
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), _) => {
@@ -281,6 +300,8 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         (Numeric(_), Numeric(_)) => Some(Numeric(None)),
         (x, y) if x.is_string() && y.is_string() => Some(Text),
         (Date | Timestamp(_), Timestamp(_)) | (Timestamp(_), Date) => Some(Timestamp(None)),
+        (Date | Timestamp(_) | TimestampTz(_), TimestampTz(_))
+        | (TimestampTz(_), Date | Timestamp(_)) => Some(TimestampTz(None)),
         (x, y) => match (numeric_rank(x), numeric_rank(y)) {
             (Some(rx), Some(ry)) => Some(if rx >= ry {
                 x.without_typmod()

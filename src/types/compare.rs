@@ -91,10 +91,22 @@ fn rank(v: &Value) -> u8 {
         Value::Float4(_) | Value::Float8(_) | Value::Numeric(_) => 1,
         Value::Text(_) => 2,
         Value::Date(_) => 3,
-        Value::Timestamp(_) => 4,
+        Value::Timestamp(_) | Value::TimestampTz(_) => 4,
         Value::Interval(_) => 5,
         Value::Bytea(_) => 6,
         Value::Null => 7,
+    }
+}
+
+/// A date, timestamp or timestamptz as a timestamptz (the session's zone
+/// places the first two), for comparing across the types.
+fn as_timestamptz(v: &Value) -> i64 {
+    use super::datetime::tstz::timestamp_to_timestamptz_sat as sat;
+    match v {
+        Value::Date(d) => sat(super::datetime::date_to_timestamp_sat(*d)),
+        Value::Timestamp(t) => sat(*t),
+        Value::TimestampTz(t) => *t,
+        _ => 0,
     }
 }
 
@@ -108,11 +120,14 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Float8(x), Float8(y)) => float_cmp(*x, *y),
         (Bool(x), Bool(y)) => x.cmp(y),
         (Date(x), Date(y)) => x.cmp(y),
-        (Timestamp(x), Timestamp(y)) => x.cmp(y),
+        (Timestamp(x), Timestamp(y)) | (TimestampTz(x), TimestampTz(y)) => x.cmp(y),
         (Interval(x), Interval(y)) => interval_cmp(x, y),
         (Bytea(x), Bytea(y)) => x.cmp(y),
         (Date(d), Timestamp(t)) => super::datetime::date_to_timestamp_sat(*d).cmp(t),
         (Timestamp(t), Date(d)) => t.cmp(&super::datetime::date_to_timestamp_sat(*d)),
+        (Date(_) | Timestamp(_), TimestampTz(_)) | (TimestampTz(_), Date(_) | Timestamp(_)) => {
+            as_timestamptz(a).cmp(&as_timestamptz(b))
+        }
         _ => match (as_num(a), as_num(b)) {
             (Some(x), Some(y)) => num_cmp(x, y),
             _ => rank(a).cmp(&rank(b)),

@@ -50,6 +50,9 @@ pub enum DataType {
     /// `p` fractional-second digits on input and assignment; `None` keeps
     /// all six.
     Timestamp(Option<u8>),
+    /// `timestamp(p) with time zone` (OID 1184): microseconds since
+    /// 2000-01-01 00:00:00 UTC, 8 bytes; shown in the session's `TimeZone`.
+    TimestampTz(Option<u8>),
     /// `interval` (OID 1186): months, days and microseconds, 16 bytes.
     Interval,
     /// `unknown` (OID 705): the type of an untyped string literal before the
@@ -96,6 +99,7 @@ impl DataType {
             DataType::Varchar(_) => 1043,
             DataType::Date => 1082,
             DataType::Timestamp(_) => 1114,
+            DataType::TimestampTz(_) => 1184,
             DataType::Interval => 1186,
             DataType::Numeric(_) => 1700,
             DataType::Bytea => 17,
@@ -109,7 +113,10 @@ impl DataType {
             DataType::Bool => 1,
             DataType::Int2 => 2,
             DataType::Int4 | DataType::Float4 | DataType::Date => 4,
-            DataType::Int8 | DataType::Float8 | DataType::Timestamp(_) => 8,
+            DataType::Int8
+            | DataType::Float8
+            | DataType::Timestamp(_)
+            | DataType::TimestampTz(_) => 8,
             DataType::Interval => 16,
             DataType::Numeric(_)
             | DataType::Text
@@ -129,7 +136,11 @@ impl DataType {
             DataType::Bool => 1,
             DataType::Int2 => 2,
             DataType::Int4 | DataType::Float4 | DataType::Date => 4,
-            DataType::Int8 | DataType::Float8 | DataType::Timestamp(_) | DataType::Interval => 8,
+            DataType::Int8
+            | DataType::Float8
+            | DataType::Timestamp(_)
+            | DataType::TimestampTz(_)
+            | DataType::Interval => 8,
             DataType::Numeric(_)
             | DataType::Text
             | DataType::Name
@@ -158,7 +169,9 @@ impl DataType {
             DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Char(_) => {
                 TypeCategory::String
             }
-            DataType::Date | DataType::Timestamp(_) => TypeCategory::DateTime,
+            DataType::Date | DataType::Timestamp(_) | DataType::TimestampTz(_) => {
+                TypeCategory::DateTime
+            }
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
             DataType::Bytea => TypeCategory::User,
@@ -173,6 +186,7 @@ impl DataType {
             DataType::Numeric(_) => DataType::Numeric(None),
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Timestamp(_) => DataType::Timestamp(None),
+            DataType::TimestampTz(_) => DataType::TimestampTz(None),
             other => *other,
         }
     }
@@ -207,6 +221,7 @@ impl DataType {
             "char" | "character" | "bpchar" => DataType::Char(1),
             "date" => DataType::Date,
             "timestamp" | "timestamp without time zone" => DataType::Timestamp(None),
+            "timestamptz" | "timestamp with time zone" => DataType::TimestampTz(None),
             "interval" => DataType::Interval,
             "unknown" => DataType::Unknown,
             "bytea" => DataType::Bytea,
@@ -246,6 +261,9 @@ impl DataType {
             }
             (DataType::Timestamp(_), [p]) => Ok(DataType::Timestamp(Some(
                 crate::types::datetime::timestamp_precision(*p, false)?,
+            ))),
+            (DataType::TimestampTz(_), [p]) => Ok(DataType::TimestampTz(Some(
+                crate::types::datetime::timestamp_precision(*p, true)?,
             ))),
             (DataType::Numeric(_), [p]) => DataType::Numeric(None).with_typmod(&[*p, 0]),
             (DataType::Numeric(_), [p, s]) => {
@@ -293,6 +311,8 @@ impl fmt::Display for DataType {
             DataType::Date => f.write_str("date"),
             DataType::Timestamp(None) => f.write_str("timestamp without time zone"),
             DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
+            DataType::TimestampTz(None) => f.write_str("timestamp with time zone"),
+            DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
             DataType::Interval => f.write_str("interval"),
             DataType::Unknown => f.write_str("unknown"),
             DataType::Bytea => f.write_str("bytea"),

@@ -57,6 +57,10 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
             let t = parse::parse_timestamp_at(text, now)?;
             Value::Timestamp(super::datetime::round_timestamp(t, *p)?)
         }
+        DataType::TimestampTz(p) => {
+            let t = super::datetime::tstz::parse_timestamptz_at(text, now)?;
+            Value::TimestampTz(super::datetime::round_timestamp(t, *p)?)
+        }
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
         DataType::Bytea => Value::Bytea(Arc::from(super::bytea::parse_bytea(text)?)),
     })
@@ -115,6 +119,7 @@ pub fn format_value(v: &Value, out: &mut String) {
         Value::Text(s) => out.push_str(s),
         Value::Date(d) => datetime::write_date(*d, out),
         Value::Timestamp(t) => datetime::write_timestamp(*t, out),
+        Value::TimestampTz(t) => datetime::tstz::write_timestamptz(*t, out),
         Value::Interval(iv) => interval::write_interval(iv, out),
         Value::Bytea(b) => super::bytea::write_bytea(b, out),
     }

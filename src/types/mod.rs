@@ -53,16 +53,17 @@ pub use ops::{eval_binary, eval_binary_typed, negate, resolve_binary, BinaryOp};
 pub use value::{Interval, Value};
 
 /// The styles a session sets on the thread that runs its statement
-/// (DateStyle, IntervalStyle, `extra_float_digits`), which value input
+/// (DateStyle, IntervalStyle, `extra_float_digits`, TimeZone), which value input
 /// and output read per thread: captured there and applied on every worker
 /// thread the statement starts, so a worker formats and parses as the
 /// session does (a parallel COPY TO printing dates, a parallel COPY FROM
 /// reading `01/02/2020` under DMY).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ThreadStyles {
     style: datetime::style::OutputStyle,
     float_digits: i32,
     bytea_hex: bool,
+    zone: Option<std::sync::Arc<datetime::zone::Zone>>,
 }
 
 impl ThreadStyles {
@@ -72,13 +73,15 @@ impl ThreadStyles {
             style: datetime::style::output_style(),
             float_digits: float::extra_float_digits(),
             bytea_hex: bytea::output_hex(),
+            zone: datetime::zone::session_zone(),
         }
     }
 
     /// Makes them this thread's styles.
-    pub fn apply(self) {
+    pub fn apply(&self) {
         datetime::style::set_output_style(self.style);
         float::set_extra_float_digits(self.float_digits);
         bytea::set_output_hex(self.bytea_hex);
+        datetime::zone::set_session_zone(self.zone.clone());
     }
 }

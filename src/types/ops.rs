@@ -16,6 +16,7 @@ use super::cast::{common_type, CastContext};
 use super::datatype::DataType;
 use super::datetime::arith as dt;
 use super::datetime::interval as iv;
+use super::datetime::tstz;
 use super::float::{add_f64, check_f32, div_f64, mul_f64, sub_f64};
 use super::int::*;
 use super::numeric::Numeric;
@@ -121,6 +122,7 @@ fn numeric_result(l: &DataType, r: &DataType) -> Option<DataType> {
 fn strip_timestamp_typmod(t: &DataType) -> DataType {
     match t {
         DataType::Timestamp(_) => DataType::Timestamp(None),
+        DataType::TimestampTz(_) => DataType::TimestampTz(None),
         t => *t,
     }
 }
@@ -198,6 +200,14 @@ pub fn resolve_binary(
             Some((Timestamp(None), Interval, Timestamp(None)))
         }
         (Add, Interval, Date | Timestamp(_)) => Some((Interval, Timestamp(None), Timestamp(None))),
+        (Add | Sub, TimestampTz(_), Interval) => {
+            Some((TimestampTz(None), Interval, TimestampTz(None)))
+        }
+        (Add, Interval, TimestampTz(_)) => Some((Interval, TimestampTz(None), TimestampTz(None))),
+        (Sub, TimestampTz(_), Date | Timestamp(_) | TimestampTz(_))
+        | (Sub, Date | Timestamp(_), TimestampTz(_)) => {
+            Some((TimestampTz(None), TimestampTz(None), Interval))
+        }
         (Sub, Timestamp(_), Timestamp(_))
         | (Sub, Date, Timestamp(_))
         | (Sub, Timestamp(_), Date) => Some((Timestamp(None), Timestamp(None), Interval)),
@@ -313,7 +323,15 @@ pub fn eval_binary_typed(
             V::Timestamp(dt::timestamp_add_interval(*t, i)?)
         }
         (Sub, V::Timestamp(t), V::Interval(i)) => V::Timestamp(dt::timestamp_sub_interval(*t, i)?),
-        (Sub, V::Timestamp(x), V::Timestamp(y)) => V::Interval(dt::timestamp_diff(*x, *y)?),
+        (Sub, V::Timestamp(x), V::Timestamp(y)) | (Sub, V::TimestampTz(x), V::TimestampTz(y)) => {
+            V::Interval(dt::timestamp_diff(*x, *y)?)
+        }
+        (Add, V::TimestampTz(t), V::Interval(i)) | (Add, V::Interval(i), V::TimestampTz(t)) => {
+            V::TimestampTz(tstz::timestamptz_add_interval(*t, i)?)
+        }
+        (Sub, V::TimestampTz(t), V::Interval(i)) => {
+            V::TimestampTz(tstz::timestamptz_sub_interval(*t, i)?)
+        }
         (Add, V::Interval(x), V::Interval(y)) => V::Interval(iv::add(x, y)?),
         (Sub, V::Interval(x), V::Interval(y)) => V::Interval(iv::sub(x, y)?),
         (Mul, V::Interval(i), V::Float8(f)) | (Mul, V::Float8(f), V::Interval(i)) => {

@@ -63,6 +63,9 @@ pub enum Value {
     /// `timestamp`: microseconds since 2000-01-01 00:00:00 (`i64::MIN` /
     /// `i64::MAX` are `-infinity` / `infinity`).
     Timestamp(i64),
+    /// `timestamp with time zone`: microseconds since 2000-01-01 00:00:00
+    /// UTC, infinities as for `timestamp`.
+    TimestampTz(i64),
     /// `interval`.
     Interval(Interval),
     /// `bytea`.
@@ -100,6 +103,7 @@ impl Value {
             Value::Text(_) => DataType::Text,
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp(None),
+            Value::TimestampTz(_) => DataType::TimestampTz(None),
             Value::Interval(_) => DataType::Interval,
             Value::Bytea(_) => DataType::Bytea,
         })
@@ -139,7 +143,9 @@ impl Value {
             Value::Bool(b) => out.push(*b as u8),
             Value::Int2(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Int4(v) | Value::Date(v) => out.extend_from_slice(&v.to_le_bytes()),
-            Value::Int8(v) | Value::Timestamp(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Value::Int8(v) | Value::Timestamp(v) | Value::TimestampTz(v) => {
+                out.extend_from_slice(&v.to_le_bytes())
+            }
             Value::Float4(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Float8(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Numeric(n) => n.encode(out),
@@ -160,7 +166,7 @@ impl Value {
             Value::Bool(_) => 1,
             Value::Int2(_) => 2,
             Value::Int4(_) | Value::Date(_) | Value::Float4(_) => 4,
-            Value::Int8(_) | Value::Timestamp(_) | Value::Float8(_) => 8,
+            Value::Int8(_) | Value::Timestamp(_) | Value::TimestampTz(_) | Value::Float8(_) => 8,
             Value::Interval(_) => 16,
             Value::Numeric(n) => n.encoded_len(),
             Value::Text(s) => s.len(),
@@ -191,6 +197,7 @@ impl Value {
             DataType::Float8 => Value::Float8(f64::from_le_bytes(fixed(bytes))),
             DataType::Date => Value::Date(i32::from_le_bytes(fixed(bytes))),
             DataType::Timestamp(_) => Value::Timestamp(i64::from_le_bytes(fixed(bytes))),
+            DataType::TimestampTz(_) => Value::TimestampTz(i64::from_le_bytes(fixed(bytes))),
             DataType::Interval => {
                 let b: [u8; 16] = fixed(bytes);
                 let (micros, rest) = b.split_at(8);
@@ -242,7 +249,7 @@ impl PartialEq for Value {
             (Numeric(a), Numeric(b)) => a == b,
             (Text(a), Text(b)) => a == b,
             (Date(a), Date(b)) => a == b,
-            (Timestamp(a), Timestamp(b)) => a == b,
+            (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a == b,
             (Interval(a), Interval(b)) => super::compare::interval_cmp(a, b).is_eq(),
             (Bytea(a), Bytea(b)) => a == b,
             _ => false,
@@ -260,7 +267,7 @@ impl Hash for Value {
             Value::Bool(b) => b.hash(state),
             Value::Int2(v) => v.hash(state),
             Value::Int4(v) | Value::Date(v) => v.hash(state),
-            Value::Int8(v) | Value::Timestamp(v) => v.hash(state),
+            Value::Int8(v) | Value::Timestamp(v) | Value::TimestampTz(v) => v.hash(state),
             Value::Float4(v) => f64_key(*v as f64).hash(state),
             Value::Float8(v) => f64_key(*v).hash(state),
             Value::Numeric(n) => n.hash(state),

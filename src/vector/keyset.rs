@@ -101,7 +101,9 @@ pub fn hash_at<H: Hasher>(v: &Vector, i: usize, state: &mut H) {
             Value::Bool(b) => state.write_u64(*b as u64 | 1 << 8),
             Value::Int2(n) => state.write_u64(*n as i64 as u64),
             Value::Int4(n) | Value::Date(n) => state.write_u64(*n as i64 as u64),
-            Value::Int8(n) | Value::Timestamp(n) => state.write_u64(*n as u64),
+            Value::Int8(n) | Value::Timestamp(n) | Value::TimestampTz(n) => {
+                state.write_u64(*n as u64)
+            }
             Value::Float4(f) => state.write_u64(f64_key(*f as f64)),
             Value::Float8(f) => state.write_u64(f64_key(*f)),
             Value::Text(s) => {

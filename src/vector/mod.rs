@@ -102,7 +102,9 @@ impl Data {
             DataType::Bool => Data::Bool(Vec::with_capacity(cap)),
             DataType::Int2 => Data::I16(Vec::with_capacity(cap)),
             DataType::Int4 | DataType::Date => Data::I32(Vec::with_capacity(cap)),
-            DataType::Int8 | DataType::Timestamp(_) => Data::I64(Vec::with_capacity(cap)),
+            DataType::Int8 | DataType::Timestamp(_) | DataType::TimestampTz(_) => {
+                Data::I64(Vec::with_capacity(cap))
+            }
             DataType::Float4 => Data::F32(Vec::with_capacity(cap)),
             DataType::Float8 => Data::F64(Vec::with_capacity(cap)),
             t if t.is_string() => Data::Str(StrVec::with_capacity(cap, 16 * cap)),
@@ -209,6 +211,7 @@ impl Vector {
             },
             Data::I64(v) => match self.ty {
                 DataType::Timestamp(_) => Value::Timestamp(v[i]),
+                DataType::TimestampTz(_) => Value::TimestampTz(v[i]),
                 _ => Value::Int8(v[i]),
             },
             Data::F32(v) => Value::Float4(v[i]),
@@ -251,7 +254,9 @@ impl Vector {
             (Data::Bool(v), Value::Bool(b)) => v.push(*b),
             (Data::I16(v), Value::Int2(x)) => v.push(*x),
             (Data::I32(v), Value::Int4(x) | Value::Date(x)) => v.push(*x),
-            (Data::I64(v), Value::Int8(x) | Value::Timestamp(x)) => v.push(*x),
+            (Data::I64(v), Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x)) => {
+                v.push(*x)
+            }
             (Data::F32(v), Value::Float4(x)) => v.push(*x),
             (Data::F64(v), Value::Float8(x)) => v.push(*x),
             (Data::Str(v), Value::Text(x)) => v.push(x),

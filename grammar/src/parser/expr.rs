@@ -200,6 +200,34 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
                 );
                 i = rest;
             }
+            TokenKind::Word(Keyword::At)
+                if matches!(i.kind(1), TokenKind::Word(Keyword::Time))
+                    && matches!(i.kind(2), TokenKind::Word(Keyword::Zone)) =>
+            {
+                // `expr AT TIME ZONE zone` is `timezone(zone, expr)`; it
+                // binds as tightly as `^` (PostgreSQL: just tighter).
+                if prec::EXP < min_bp {
+                    break;
+                }
+                enter(i)?;
+                let (rest, zone) = climb(i.skip(3), prec::EXP + 1)?;
+                nonassoc = None;
+                let call = FunctionCall {
+                    name: ObjectName {
+                        schema: None,
+                        name: "timezone".to_string(),
+                        offset: Offset(at),
+                    },
+                    args: vec![zone, lhs],
+                    arg_names: Vec::new(),
+                    star: false,
+                    distinct: false,
+                    order_by: Vec::new(),
+                    filter: None,
+                };
+                lhs = node(ExprKind::Function(Box::new(call)), at);
+                i = rest;
+            }
             TokenKind::Word(Keyword::Is | Keyword::Isnull | Keyword::Notnull) => {
                 if prec::IS < min_bp {
                     break;

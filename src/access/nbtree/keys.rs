@@ -213,6 +213,7 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
         ) => put_text(out, s),
         (DataType::Date, Value::Date(d)) => put_int(out, *d as i64, 4),
         (DataType::Timestamp(_), Value::Timestamp(t)) => put_int(out, *t, 8),
+        (DataType::TimestampTz(_), Value::TimestampTz(t)) => put_int(out, *t, 8),
         (DataType::Interval, Value::Interval(iv)) => {
             let k = (interval_key(iv) as u128) ^ (1u128 << 127);
             out.extend_from_slice(&k.to_be_bytes());
@@ -435,6 +436,7 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
         DataType::Int8 => Value::Int8(unflip(u64::from_be_bytes(r.bytes()?), 8)),
         DataType::Date => Value::Date(unflip(u32::from_be_bytes(r.bytes()?) as u64, 4) as i32),
         DataType::Timestamp(_) => Value::Timestamp(unflip(u64::from_be_bytes(r.bytes()?), 8)),
+        DataType::TimestampTz(_) => Value::TimestampTz(unflip(u64::from_be_bytes(r.bytes()?), 8)),
         DataType::Float4 => {
             let b = u32::from_be_bytes(r.bytes()?);
             let b = if b >> 31 == 1 { b ^ (1 << 31) } else { !b };

@@ -71,6 +71,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
         }
         DataType::Date => Value::Date(r.pick(&[i32::MIN, -5, 0, 5, 10_000, i32::MAX])),
         DataType::Timestamp(_) => Value::Timestamp(r.next() as i64 >> (r.next() % 63)),
+        DataType::TimestampTz(_) => Value::TimestampTz(r.next() as i64 >> (r.next() % 63)),
         DataType::Interval => Value::Interval(Interval {
             months: (r.next() % 5) as i32 - 2,
             days: (r.next() % 70) as i32 - 35,
@@ -97,6 +98,7 @@ const TYPES: [DataType; 14] = [
     DataType::Char(4),
     DataType::Date,
     DataType::Timestamp(None),
+    DataType::TimestampTz(None),
     DataType::Interval,
     DataType::Bytea,
 ];

@@ -206,7 +206,7 @@ impl<'a> ParallelLoad<'a> {
     /// is called on this thread after each of its chunks. Returns the rows
     /// loaded.
     pub(super) fn run(&self, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
-        let styles = crate::types::ThreadStyles::current();
+        let styles = &crate::types::ThreadStyles::current();
         std::thread::scope(|s| {
             for _ in 1..WORKERS {
                 s.spawn(move || {

@@ -328,7 +328,7 @@ pub fn table_to(
     let (rel, cancel, snap) = (&*src.rel, ctx.cancel, ctx.snapshot);
     let blocks = ParallelBlocks::new(rel.nblocks()?, FORMATTERS).with_ring_sizes(ctx.ring_sizes);
     let pool = Buffers::new(IN_FLIGHT);
-    let styles = crate::types::ThreadStyles::current();
+    let styles = &crate::types::ThreadStyles::current();
     std::thread::scope(|s| {
         let (full_tx, full_rx) = mpsc::channel::<Chunk>();
         for _ in 0..FORMATTERS {

@@ -76,7 +76,10 @@ pub fn fixed_layout(
                 (DataType::Int2, 2)
                     | (DataType::Int4 | DataType::Date, 4)
                     | (
-                        DataType::Int8 | DataType::Timestamp(_) | DataType::Float8,
+                        DataType::Int8
+                            | DataType::Timestamp(_)
+                            | DataType::TimestampTz(_)
+                            | DataType::Float8,
                         8
                     )
             );

@@ -47,7 +47,11 @@ fn int_type(t: &DataType) -> bool {
 }
 
 fn int_like(t: &DataType) -> bool {
-    int_type(t) || matches!(t, DataType::Date | DataType::Timestamp(_))
+    int_type(t)
+        || matches!(
+            t,
+            DataType::Date | DataType::Timestamp(_) | DataType::TimestampTz(_)
+        )
 }
 
 /// Whether the fast path applies to `group` and `aggs`.
@@ -109,6 +113,7 @@ fn int_value(ty: &DataType, k: i64) -> Value {
         DataType::Int4 => Value::Int4(k as i32),
         DataType::Date => Value::Date(k as i32),
         DataType::Timestamp(_) => Value::Timestamp(k),
+        DataType::TimestampTz(_) => Value::TimestampTz(k),
         _ => Value::Int8(k),
     }
 }

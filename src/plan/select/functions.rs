@@ -200,18 +200,25 @@ impl Binder<'_> {
             return self.numeric_series(args);
         }
         if args.len() == 3 {
+            let tz = tys[..2]
+                .iter()
+                .any(|t| matches!(t, DataType::TimestampTz(_)));
+            let ts_type = if tz {
+                DataType::TimestampTz(None)
+            } else {
+                DataType::Timestamp(None)
+            };
             let mut vals = Vec::new();
             for (i, (a, off)) in args.iter().enumerate() {
-                let t = if i == 2 {
-                    DataType::Interval
-                } else {
-                    DataType::Timestamp(None)
-                };
+                let t = if i == 2 { DataType::Interval } else { ts_type };
                 let e = self.coerce(a.clone(), &t, CastContext::Implicit, *off)?;
                 vals.push(crate::exec::eval_const(&e)?);
             }
-            if let (Value::Timestamp(a), Value::Timestamp(b), Value::Interval(s)) =
-                (&vals[0], &vals[1], &vals[2])
+            if let (
+                Value::Timestamp(a) | Value::TimestampTz(a),
+                Value::Timestamp(b) | Value::TimestampTz(b),
+                Value::Interval(s),
+            ) = (&vals[0], &vals[1], &vals[2])
             {
                 if s.months == 0 && s.days == 0 && s.micros == 0 {
                     return Err(err!(InvalidParameterValue, "step size cannot equal zero"));
@@ -221,10 +228,11 @@ impl Binder<'_> {
                         start: *a,
                         stop: *b,
                         step: *s,
+                        tz,
                     },
                     vec![Field {
                         name: "generate_series".into(),
-                        ty: DataType::Timestamp(None),
+                        ty: ts_type,
                     }],
                 ));
             }
@@ -232,7 +240,7 @@ impl Binder<'_> {
                 TableFunc::Rows(vec![]),
                 vec![Field {
                     name: "generate_series".into(),
-                    ty: DataType::Timestamp(None),
+                    ty: ts_type,
                 }],
             ));
         }

@@ -56,7 +56,8 @@ pub fn date_to_timestamp(d: i32) -> Result<i64> {
     if !is_finite_date(d) {
         return Ok(date_to_timestamp_sat(d));
     }
-    make_timestamp(d as i64, 0).ok_or_else(timestamp_out_of_range)
+    make_timestamp(d as i64, 0)
+        .ok_or_else(|| err!(DatetimeFieldOverflow, "date out of range for timestamp"))
 }
 
 /// `timestamp -> date` (drops the time).
@@ -110,6 +111,72 @@ pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval> {
         months: 0,
         days: (diff / USECS_PER_DAY) as i32,
         micros: diff % USECS_PER_DAY,
+    })
+}
+
+/// `age(a, b)`: the symbolic difference in years, months and days plus
+/// the time, as PostgreSQL's `timestamp_age` (borrowing a month's days
+/// from the earlier value's month).
+pub fn age(a: i64, b: i64) -> Result<Interval> {
+    if !is_finite_ts(a) || !is_finite_ts(b) {
+        return Err(timestamp_out_of_range());
+    }
+    let (t1, t2) = (tm(a), tm(b));
+    let fields = |t: &Tm| {
+        let s = t.time / USECS_PER_SEC;
+        [
+            t.year,
+            t.month as i64 - 1,
+            t.day as i64,
+            s / 3600,
+            s / 60 % 60,
+            s % 60,
+            t.time % USECS_PER_SEC,
+        ]
+    };
+    let (f1, f2) = (fields(&t1), fields(&t2));
+    let mut d: [i64; 7] = std::array::from_fn(|k| f1[k] - f2[k]);
+    let flip = a < b;
+    if flip {
+        d.iter_mut().for_each(|v| *v = -*v);
+    }
+    // Borrow into each negative field from the next larger one.
+    let [year, mon, mday, hour, min, sec, fsec] = &mut d;
+    while *fsec < 0 {
+        *fsec += USECS_PER_SEC;
+        *sec -= 1;
+    }
+    while *sec < 0 {
+        *sec += 60;
+        *min -= 1;
+    }
+    while *min < 0 {
+        *min += 60;
+        *hour -= 1;
+    }
+    while *hour < 0 {
+        *hour += 24;
+        *mday -= 1;
+    }
+    while *mday < 0 {
+        let t = if flip { &t1 } else { &t2 };
+        *mday += i64::from(days_in_month(t.year, t.month));
+        *mon -= 1;
+    }
+    while *mon < 0 {
+        *mon += 12;
+        *year -= 1;
+    }
+    if flip {
+        d.iter_mut().for_each(|v| *v = -*v);
+    }
+    let [year, mon, mday, hour, min, sec, fsec] = d;
+    let months = year * 12 + mon;
+    let micros = ((hour * 60 + min) * 60 + sec) * USECS_PER_SEC + fsec;
+    Ok(Interval {
+        months: i32::try_from(months).map_err(|_| interval::out_of_range())?,
+        days: mday as i32,
+        micros,
     })
 }
 

@@ -6,11 +6,13 @@
 //! Every accepted form and every error is PostgreSQL's, including the
 //! ambiguous numeric orders read by `DateStyle`'s field order (YMD, DMY,
 //! MDY), `J2451187` Julian days, `1997.041` day-of-year dates,
-//! `y1999m01d08` labelled fields, AM/PM, BC, and time zones. Zones are
-//! checked (an abbreviation from PostgreSQL's default set, a numeric
-//! offset, a POSIX-style spec such as `GMT-1`, or a name found in the
-//! system zoneinfo database) and then ignored, as `timestamp without time
-//! zone` and `date` ignore them.
+//! `y1999m01d08` labelled fields, AM/PM, BC, and time zones: an
+//! abbreviation from PostgreSQL's default set, a numeric offset, a
+//! POSIX-style spec such as `GMT-1`, or a name of the zone database
+//! ([`super::zone`]). [`decode_datetime_tz`] gives the zone's offset for
+//! `timestamp with time zone`; `timestamp without time zone` and `date`
+//! check the zone and ignore it. `now`, `today`, `tomorrow` and
+//! `yesterday` are read in the session's time zone.
 
 use super::parse::Parsed;
 use super::style::output_style;
@@ -106,8 +108,10 @@ enum Token {
     Bc(bool),
     Units(Unit),
     IsoTime,
-    /// A zone abbreviation (its offset is not needed).
-    Zone,
+    /// A zone abbreviation: its offset (seconds east) and daylight flag.
+    Zone(i32),
+    /// A dynamic zone abbreviation (`MSK`): its zone's history decides.
+    DynZone,
     DstModifier,
     Ignore,
 }
@@ -158,95 +162,22 @@ fn core_token(w: &str) -> Option<Token> {
     })
 }
 
-/// The zone abbreviations of PostgreSQL's `Default` set.
-const ZONE_ABBREVS: &[&str] = &[
-    "acdt", "acsst", "acst", "act", "adt", "aedt", "aesst", "aest", "aft", "akdt", "akst", "almst",
-    "almt", "amst", "amt", "anast", "anat", "arst", "art", "ast", "awsst", "awst", "azost", "azot",
-    "azst", "azt", "bdst", "bdt", "bnt", "bort", "bot", "bra", "brst", "brt", "bst", "btt", "cadt",
-    "cast", "cct", "cdt", "cest", "cet", "cetdst", "chadt", "chast", "chut", "ckt", "clst", "clt",
-    "cot", "cst", "cxt", "davt", "ddut", "easst", "east", "eat", "edt", "eest", "eet", "eetdst",
-    "egst", "egt", "est", "fet", "fjst", "fjt", "fkst", "fkt", "fnst", "fnt", "galt", "gamt",
-    "gest", "get", "gft", "gilt", "gmt", "gyt", "hkt", "hst", "ict", "idt", "irkst", "irkt", "irt",
-    "ist", "jayt", "jst", "kdt", "kgst", "kgt", "kost", "krast", "krat", "kst", "lhdt", "lhst",
-    "ligt", "lint", "lkt", "magst", "magt", "mart", "mawt", "mdt", "mest", "met", "metdst", "mez",
-    "mht", "mmt", "mpt", "msd", "msk", "mst", "mut", "mvt", "myt", "ndt", "nft", "novst", "novt",
-    "npt", "nst", "nut", "nzdt", "nzst", "nzt", "omsst", "omst", "pdt", "pet", "petst", "pett",
-    "pgt", "phot", "pht", "pkst", "pkt", "pmdt", "pmst", "pont", "pst", "pwt", "pyst", "pyt",
-    "ret", "sadt", "sast", "sct", "sgt", "taht", "tft", "tjt", "tkt", "tmt", "tot", "trut", "tvt",
-    "uct", "ulast", "ulat", "ut", "utc", "uzst", "uzt", "vet", "vlast", "vlat", "volt", "vut",
-    "wadt", "wakt", "wast", "wat", "wdt", "wet", "wetdst", "wft", "wgst", "wgt", "xjt", "yakst",
-    "yakt", "yapt", "yekst", "yekt", "z", "zulu",
-];
-
 /// `DecodeSpecial`: zone abbreviations first, then the core words.
 fn decode_special(w: &str) -> Option<Token> {
-    if ZONE_ABBREVS.contains(&w) {
-        return Some(Token::Zone);
+    if super::zone::dynamic_abbreviation(w).is_some() {
+        return Some(Token::DynZone);
+    }
+    if let Some((off, _)) = super::zone::abbreviation(w) {
+        return Some(Token::Zone(off));
     }
     core_token(w)
 }
 
-/// Whether `name` is a time zone PostgreSQL's `pg_tzset` would load: a
-/// zoneinfo file (matched without regard to case) or a POSIX-style spec.
-fn zone_exists(name: &str) -> bool {
-    posix_zone(name) || zoneinfo_file(name)
-}
-
-/// `STD offset [DST [offset]]` with a name of three or more letters, as
-/// `GMT-1`, `PST+8`, `MST+7:00`, `EST5EDT`.
-fn posix_zone(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let name = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_alphabetic() {
-            *i += 1;
-        }
-        *i - start >= 3
-    };
-    let offset = |i: &mut usize| {
-        if *i < b.len() && (b[*i] == b'+' || b[*i] == b'-') {
-            *i += 1;
-        }
-        let start = *i;
-        while *i < b.len() && (b[*i].is_ascii_digit() || b[*i] == b':') {
-            *i += 1;
-        }
-        *i > start && b[start].is_ascii_digit()
-    };
-    if !name(&mut i) || !offset(&mut i) {
-        return false;
-    }
-    if i < b.len() {
-        if !name(&mut i) {
-            return false;
-        }
-        if i < b.len() && !offset(&mut i) {
-            return false;
-        }
-    }
-    i == b.len()
-}
-
-/// Whether the system zoneinfo database has `name` (case-insensitive).
-fn zoneinfo_file(name: &str) -> bool {
-    if name.is_empty() || name.starts_with('/') || name.split('/').any(|p| p == "..") {
-        return false;
-    }
-    let mut dir = std::path::PathBuf::from("/usr/share/zoneinfo");
-    for part in name.split('/') {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return false;
-        };
-        let found = entries
-            .flatten()
-            .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(part));
-        match found {
-            Some(e) => dir = e.path(),
-            None => return false,
-        }
-    }
-    dir.is_file()
+/// The zone `name` names, as PostgreSQL's `pg_tzset` loads it: a file
+/// of the zone database (matched without regard to case) or a POSIX-style
+/// spec.
+fn named_zone(name: &str) -> Option<std::sync::Arc<super::zone::Zone>> {
+    super::zone::lookup(name)
 }
 
 /// One field: its lower-cased text and type.
@@ -476,7 +407,13 @@ struct State {
     two_digits: bool,
     bc: bool,
     reserved: Option<Reserved>,
-    named_zone: bool,
+    named_zone: Option<std::sync::Arc<super::zone::Zone>>,
+    /// The zone given as an offset (seconds east).
+    tz: Option<i32>,
+    /// A dynamic abbreviation given: its zone and upper-cased name.
+    dyn_zone: Option<(std::sync::Arc<super::zone::Zone>, String)>,
+    /// The `dst` modifier was given.
+    dst_mod: bool,
     order: Order,
 }
 
@@ -703,8 +640,18 @@ fn decode_time(s: &str, tm: &mut Tm) -> Dt<u32> {
     Ok(TIME_M)
 }
 
-/// `DecodeTimezone`: `+hh[:mm[:ss]]`, `-hhmm`; checks the range only.
-fn decode_timezone(s: &str) -> Dt<()> {
+/// `DecodeTimezone` for a zone argument (`make_timestamptz`): the offset
+/// in seconds east, `Err` when out of range, `None` when not a number.
+pub(super) fn numeric_zone(s: &str) -> Option<std::result::Result<i32, ()>> {
+    match decode_timezone(s) {
+        Ok(east) => Some(Ok(east)),
+        Err(DtErr::TzDispOverflow) => Some(Err(())),
+        Err(_) => None,
+    }
+}
+
+/// `DecodeTimezone`: `+hh[:mm[:ss]]`, `-hhmm`; the offset in seconds east.
+fn decode_timezone(s: &str) -> Dt<i32> {
     let sign = s.as_bytes().first().copied();
     if sign != Some(b'+') && sign != Some(b'-') {
         return Err(DtErr::BadFormat);
@@ -731,12 +678,20 @@ fn decode_timezone(s: &str) -> Dt<()> {
     if !rest.is_empty() {
         return Err(DtErr::BadFormat);
     }
-    Ok(())
+    let east = ((hr * 60 + min) * 60 + sec) as i32;
+    Ok(if sign == Some(b'-') { -east } else { east })
 }
 
 /// Decodes `text` as PostgreSQL's `date_in` / `timestamp_in` do; `now` is
 /// the clock for `now`, `today`, `tomorrow`, `yesterday`.
 pub(super) fn decode_datetime(text: &str, ty: &str, now: i64) -> Result<Parsed> {
+    decode_datetime_tz(text, ty, now).map(|(p, _)| p)
+}
+
+/// [`decode_datetime`] with the zone the text gives: its offset (seconds
+/// east) at the moment decoded, or `None` when the text names no zone (the
+/// session's zone applies).
+pub(super) fn decode_datetime_tz(text: &str, ty: &str, now: i64) -> Result<(Parsed, Option<i32>)> {
     let fields = parse_fields(text).map_err(|e| report(e, text, ty))?;
     let mut st = State {
         tm: Tm::default(),
@@ -748,26 +703,50 @@ pub(super) fn decode_datetime(text: &str, ty: &str, now: i64) -> Result<Parsed> 
         two_digits: false,
         bc: false,
         reserved: None,
-        named_zone: false,
+        named_zone: None,
+        tz: None,
+        dyn_zone: None,
+        dst_mod: false,
         order: date_order(),
     };
     decode_all(&fields, &mut st, now).map_err(|e| report(e, text, ty))?;
     match st.reserved {
-        Some(Reserved::Late) => return Ok(Parsed::Infinity),
-        Some(Reserved::Early) => return Ok(Parsed::NegInfinity),
-        Some(Reserved::Epoch) => return Ok(Parsed::Moment(-10957, 0)),
+        Some(Reserved::Late) => return Ok((Parsed::Infinity, None)),
+        Some(Reserved::Early) => return Ok((Parsed::NegInfinity, None)),
+        Some(Reserved::Epoch) => return Ok((Parsed::Moment(-10957, 0), Some(0))),
         _ => {}
     }
     let tm = &st.tm;
-    if !(-4713..=5_874_898).contains(&tm.year)
-        || date2j(tm.year, tm.mon, tm.mday) < 0
-        || date2j(tm.year, tm.mon, tm.mday) >= DATE_END_JULIAN
-    {
+    // PostgreSQL's IS_VALID_JULIAN (year and month) for a timestamp with a
+    // zone: its UTC moment is range-checked by the caller.
+    let valid_julian = (tm.year > -4713 || (tm.year == -4713 && tm.mon >= 11))
+        && (tm.year < 5_874_898 || (tm.year == 5_874_898 && tm.mon < 6));
+    let in_range = if ty == "timestamp with time zone" {
+        valid_julian
+    } else {
+        (-4713..=5_874_898).contains(&tm.year)
+            && date2j(tm.year, tm.mon, tm.mday) >= 0
+            && date2j(tm.year, tm.mon, tm.mday) < DATE_END_JULIAN
+    };
+    if !in_range {
         return Err(err!(DatetimeFieldOverflow, "{ty} out of range: \"{text}\""));
     }
     let days = date2j(tm.year, tm.mon, tm.mday) - POSTGRES_EPOCH_JDATE;
     let time = ((tm.hour * 60 + tm.min) * 60 + tm.sec) * USECS_PER_SEC + tm.fsec;
-    Ok(Parsed::Moment(days, time))
+    let tz = match (&st.named_zone, st.tz) {
+        (Some(z), _) => Some(z.offset_of_local(days * USECS_PER_DAY + time)),
+        (None, None) if st.dyn_zone.is_some() => {
+            if st.dst_mod {
+                return Err(report(DtErr::BadFormat, text, ty));
+            }
+            st.dyn_zone
+                .as_ref()
+                .map(|(z, abbr)| z.abbrev_offset_of_local(days * USECS_PER_DAY + time, abbr))
+        }
+        (None, Some(tz)) => Some(tz + if st.dst_mod { 3600 } else { 0 }),
+        (None, None) => None,
+    };
+    Ok((Parsed::Moment(days, time), tz))
 }
 
 /// PostgreSQL's `DateTimeParseError` for a decoding failure.
@@ -808,7 +787,7 @@ fn decode_all(fields: &[Field], st: &mut State, now: i64) -> Dt<()> {
                 m
             }
             Ft::Tz => {
-                decode_timezone(&f.text)?;
+                st.tz = Some(decode_timezone(&f.text)?);
                 TZ
             }
             Ft::Number => decode_number_token(f, st)?,
@@ -847,7 +826,7 @@ fn decode_all(fields: &[Field], st: &mut State, now: i64) -> Dt<()> {
         if st.fmask & DATE_M != DATE_M {
             return Err(DtErr::BadFormat);
         }
-        if st.named_zone && st.fmask & DTZMOD != 0 {
+        if st.named_zone.is_some() && st.fmask & DTZMOD != 0 {
             return Err(DtErr::BadFormat);
         }
         if st.fmask & TZ == 0 && st.fmask & DTZMOD != 0 {
@@ -867,7 +846,7 @@ fn decode_date_field(f: &Field, st: &mut State) -> Dt<u32> {
         }
         (st.tm.year, st.tm.mon, st.tm.mday) = julian_ymd(val);
         st.julian = true;
-        decode_timezone(rest)?;
+        st.tz = Some(decode_timezone(rest)?);
         st.ptype = None;
         return Ok(DATE_M | TIME_M | TZ);
     }
@@ -883,14 +862,14 @@ fn decode_date_field(f: &Field, st: &mut State) -> Dt<u32> {
                 return Err(DtErr::BadFormat);
             }
             let dash = f.text.find('-').ok_or(DtErr::BadFormat)?;
-            decode_timezone(&f.text[dash..])?;
+            st.tz = Some(decode_timezone(&f.text[dash..])?);
             let m = decode_number_field(&f.text[..dash], st.fmask, &mut st.tm, &mut st.two_digits)?;
             return Ok(m | TZ);
         }
-        if !zone_exists(&f.text) {
+        let Some(zone) = named_zone(&f.text) else {
             return Err(DtErr::UnknownZone(f.text.clone()));
-        }
-        st.named_zone = true;
+        };
+        st.named_zone = Some(zone);
         return Ok(TZ);
     }
     decode_date(&f.text, st)
@@ -998,20 +977,22 @@ fn decode_number_token(f: &Field, st: &mut State) -> Dt<u32> {
 fn decode_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Option<u32>> {
     let w = fields[i].text.as_str();
     let Some(tok) = decode_special(w) else {
-        if !zone_exists(w) {
+        let Some(zone) = named_zone(w) else {
             return Err(DtErr::BadFormat);
-        }
-        st.named_zone = true;
+        };
+        st.named_zone = Some(zone);
         return Ok(Some(TZ));
     };
     let tm = &mut st.tm;
     Ok(Some(match tok {
         Token::Ignore => return Ok(None),
         Token::Reserved(r) => {
-            let (today, time) = split_timestamp(now);
+            // The session zone's clock; `now` keeps its exact instant.
+            let now_off = super::zone::with_session_zone(|z| z.offset_at(now));
+            let (today, time) = split_timestamp(now + i64::from(now_off) * USECS_PER_SEC);
+            // Only the date: a time given with `today` (`10:30 today`) stays.
             let set_day = |tm: &mut Tm, d: i64| {
                 (tm.year, tm.mon, tm.mday) = julian_ymd(d + POSTGRES_EPOCH_JDATE);
-                (tm.hour, tm.min, tm.sec, tm.fsec) = (0, 0, 0, 0);
             };
             match r {
                 Reserved::Now => {
@@ -1021,6 +1002,7 @@ fn decode_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Optio
                     tm.sec = time / USECS_PER_SEC % 60;
                     tm.fsec = time % USECS_PER_SEC;
                     st.reserved = Some(r);
+                    st.tz = Some(now_off);
                     DATE_M | TIME_M | TZ
                 }
                 Reserved::Today | Reserved::Tomorrow | Reserved::Yesterday => {
@@ -1036,6 +1018,7 @@ fn decode_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Optio
                 Reserved::Zulu => {
                     (tm.hour, tm.min, tm.sec) = (0, 0, 0);
                     st.reserved = Some(r);
+                    st.tz = Some(0);
                     TIME_M | TZ
                 }
                 _ => {
@@ -1058,8 +1041,20 @@ fn decode_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Optio
             tm.mon = m;
             mask
         }
-        Token::DstModifier => DTZMOD | (1 << 6),
-        Token::Zone => TZ,
+        Token::DstModifier => {
+            st.dst_mod = true;
+            DTZMOD | (1 << 6)
+        }
+        Token::Zone(off) => {
+            st.tz = Some(off);
+            TZ
+        }
+        Token::DynZone => {
+            if let Some(z) = super::zone::dynamic_abbreviation(w) {
+                st.dyn_zone = Some((z, w.to_ascii_uppercase()));
+            }
+            TZ
+        }
         Token::Pm(pm) => {
             st.pm = Some(pm);
             AMPM
@@ -1177,6 +1172,7 @@ mod tests {
             "19970710 173201 America/Does_not_exist",
             "time zone \"america/does_not_exist\" not recognized",
         );
-        assert!(posix_zone("gmt-1") && posix_zone("mst+7:00") && !posix_zone("gm-1"));
+        assert!(named_zone("gmt-1").is_some() && named_zone("mst+7:00").is_some());
+        assert!(named_zone("gm-1").is_none());
     }
 }

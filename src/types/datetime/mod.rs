@@ -20,6 +20,8 @@ pub mod parse;
 pub mod style;
 pub mod to_char;
 pub mod to_date;
+pub mod tstz;
+pub mod zone;
 
 use std::fmt::Write;
 

@@ -107,6 +107,20 @@ fn field_overflow(text: &str) -> Error {
     )
 }
 
+/// Decodes `timestamp with time zone` input: the moment and the zone's
+/// offset the text gives (`None`: the session's zone applies). The common
+/// forms without a zone take the allocation-free road.
+pub(super) fn decode_tz(text: &str, now: i64) -> Result<(Parsed, Option<i32>)> {
+    const TY: &str = "timestamp with time zone";
+    let b = text.as_bytes();
+    if b.len() == 10 || b.len() == 19 || b.len() == 24 {
+        if let Some(f) = decode_common(b) {
+            return finish(f, text, TY, now).map(|p| (p, None));
+        }
+    }
+    super::decode::decode_datetime_tz(text, TY, now)
+}
+
 /// Decodes a string into a [`Parsed`] value.
 fn decode(text: &str, ty: &str, now: i64) -> Result<Parsed> {
     match decode_common(text.as_bytes()) {
@@ -207,14 +221,14 @@ fn finish(f: Fields, text: &str, ty: &str, now: i64) -> Result<Parsed> {
         if f.year.is_some() || f.month.is_some() || f.time.is_some() {
             return Err(bad_syntax(text, ty));
         }
-        let (d, t) = split_timestamp(now);
+        let (d, t) = split_timestamp(super::zone::to_local(now));
         return Ok(Parsed::Moment(d, t));
     }
     if let Some(off) = f.special_day {
         if f.year.is_some() || f.month.is_some() || f.day.is_some() {
             return Err(bad_syntax(text, ty));
         }
-        let (d, _) = split_timestamp(now);
+        let (d, _) = split_timestamp(super::zone::to_local(now));
         return Ok(Parsed::Moment(d + off, time));
     }
     let (Some(mut year), Some(month), Some(day)) = (f.year, f.month, f.day) else {

@@ -29,7 +29,7 @@ const KEYWORDS: &[&str] = &[
     "YYY", "YY", "Y", "a.d.", "a.m.", "ad", "am", "b.c.", "bc", "cc", "day", "ddd", "dd", "dy",
     "d", "ff1", "ff2", "ff3", "ff4", "ff5", "ff6", "fx", "hh24", "hh12", "hh", "iddd", "id", "iw",
     "iyyy", "iyy", "iy", "i", "j", "mi", "mm", "month", "mon", "ms", "of", "p.m.", "pm", "q", "rm",
-    "sssss", "ssss", "ss", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y",
+    "sssss", "ssss", "ss", "tzh", "tzm", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y",
 ];
 
 /// One piece of a template.
@@ -129,6 +129,9 @@ struct Tm {
     fsec: i64,
     wday: i64,
     yday: i64,
+    /// The zone's offset (seconds east) and abbreviation (timestamptz).
+    gmtoff: i64,
+    zone: Option<String>,
 }
 
 pub(super) const MONTHS: [&str; 12] = [
@@ -367,7 +370,18 @@ fn format(tm: &Tm, fmt: &str, is_interval: bool) -> Result<String> {
             "SSSS" | "ssss" | "SSSSS" | "sssss" => {
                 (tm.hour * 3600 + tm.min * 60 + tm.sec).to_string()
             }
-            "TZ" | "tz" | "OF" | "of" | "TZH" | "TZM" => text_only("")?,
+            "TZ" => text_only(&tm.zone.as_deref().unwrap_or("").to_ascii_uppercase())?,
+            "tz" => text_only(&tm.zone.as_deref().unwrap_or("").to_ascii_lowercase())?,
+            "OF" | "of" | "TZH" | "TZM" | "tzh" | "tzm" => {
+                let sign = if tm.gmtoff >= 0 { '+' } else { '-' };
+                let (h, m) = (tm.gmtoff.abs() / 3600, tm.gmtoff.abs() % 3600 / 60);
+                text_only(&match key {
+                    "TZH" | "tzh" => format!("{sign}{h:02}"),
+                    "TZM" | "tzm" => format!("{m:02}"),
+                    _ if m != 0 => format!("{sign}{h:02}:{m:02}"),
+                    _ => format!("{sign}{h:02}"),
+                })?
+            }
             "A.D." | "B.C." => text_only(if tm.year <= 0 { "B.C." } else { "A.D." })?,
             "AD" | "BC" => text_only(if tm.year <= 0 { "BC" } else { "AD" })?,
             "a.d." | "b.c." => text_only(if tm.year <= 0 { "b.c." } else { "a.d." })?,
@@ -448,11 +462,34 @@ fn format(tm: &Tm, fmt: &str, is_interval: bool) -> Result<String> {
     Ok(out)
 }
 
+/// `to_char(timestamptz, fmt)`: the local time in the session's zone,
+/// with `TZ`, `OF`, `TZH`, `TZM` of that zone.
+pub fn timestamptz_to_char(ts: i64, fmt: &str) -> Result<Option<String>> {
+    if ts == i64::MIN || ts == i64::MAX || fmt.is_empty() {
+        return Ok(None);
+    }
+    let (east, abbrev) = super::zone::with_session_zone(|z| {
+        let (east, _, abbrev) = z.at(ts);
+        (east, abbrev.to_string())
+    });
+    to_char_zoned(
+        ts + i64::from(east) * USECS_PER_SEC,
+        fmt,
+        i64::from(east),
+        Some(abbrev),
+    )
+}
+
 /// `to_char(timestamp, fmt)`; `None` for an infinite timestamp (NULL).
 pub fn timestamp_to_char(ts: i64, fmt: &str) -> Result<Option<String>> {
     if ts == i64::MIN || ts == i64::MAX || fmt.is_empty() {
         return Ok(None);
     }
+    to_char_zoned(ts, fmt, 0, None)
+}
+
+/// `to_char` of the local time `ts` with the zone's offset and name.
+fn to_char_zoned(ts: i64, fmt: &str, gmtoff: i64, zone: Option<String>) -> Result<Option<String>> {
     let (date, time) = split_timestamp(ts);
     let j = date + POSTGRES_EPOCH_JDATE;
     let (year, mon, mday) = j2date(j);
@@ -467,6 +504,8 @@ pub fn timestamp_to_char(ts: i64, fmt: &str) -> Result<Option<String>> {
         fsec: time % USECS_PER_SEC,
         wday: (j + 1).rem_euclid(7),
         yday: j - date2j(year, 1, 1) + 1,
+        gmtoff,
+        zone,
     };
     format(&tm, fmt, false).map(Some)
 }
@@ -489,6 +528,8 @@ pub fn interval_to_char(iv: &Interval, fmt: &str) -> Result<Option<String>> {
         fsec: t % USECS_PER_SEC,
         wday: 0,
         yday: (year * 12 + mon) * 30 + iv.days as i64,
+        gmtoff: 0,
+        zone: None,
     };
     format(&tm, fmt, true).map(Some)
 }

@@ -23,7 +23,7 @@ pub mod string;
 mod trig;
 
 use super::datatype::DataType;
-use super::datetime::{arith as dt, interval};
+use super::datetime::{arith as dt, interval, tstz};
 use super::float;
 use super::io::format_value;
 use super::numeric::Numeric;
@@ -138,6 +138,14 @@ pub enum ScalarFunc {
     MakeDate,
     /// `make_timestamp(year, month, mday, hour, min, sec)`.
     MakeTimestamp,
+    /// `make_timestamptz(year, month, mday, hour, min, sec [, zone])`.
+    MakeTimestampTz,
+    /// `timezone(zone, timestamp | timestamptz)`: `AT TIME ZONE`.
+    Timezone,
+    /// `age(timestamp, timestamp)`, `age(timestamptz, timestamptz)`.
+    Age,
+    /// `to_timestamp(double precision)`: Unix seconds to timestamptz.
+    ToTimestamp,
     /// `make_interval(years, months, weeks, days, hours, mins, secs)`,
     /// every argument optional and nameable.
     MakeInterval,
@@ -259,6 +267,10 @@ impl ScalarFunc {
             "date_bin" => DateBin,
             "make_date" => MakeDate,
             "make_timestamp" => MakeTimestamp,
+            "make_timestamptz" => MakeTimestampTz,
+            "timezone" => Timezone,
+            "age" => Age,
+            "to_timestamp" => ToTimestamp,
             "make_interval" => MakeInterval,
             "to_char" => ToChar,
             "to_date" => ToDate,
@@ -337,6 +349,10 @@ impl ScalarFunc {
             DateBin => "date_bin",
             MakeDate => "make_date",
             MakeTimestamp => "make_timestamp",
+            MakeTimestampTz => "make_timestamptz",
+            Timezone => "timezone",
+            Age => "age",
+            ToTimestamp => "to_timestamp",
             MakeInterval => "make_interval",
             ToChar => "to_char",
             ToDate => "to_date",
@@ -542,9 +558,14 @@ impl ScalarFunc {
         };
         match (self, args) {
             (DatePart | Extract, [f, t])
-                if is_str(f) && matches!(t, Date | Timestamp(_) | Interval | Unknown) =>
+                if is_str(f)
+                    && matches!(t, Date | Timestamp(_) | TimestampTz(_) | Interval | Unknown) =>
             {
-                let t = if *t == Unknown { Timestamp(None) } else { *t };
+                let t = if *t == Unknown {
+                    Timestamp(None)
+                } else {
+                    t.without_typmod()
+                };
                 let result = if self == DatePart {
                     Float8
                 } else {
@@ -556,6 +577,54 @@ impl ScalarFunc {
                 ok(self, vec![Text, Timestamp(None)], Timestamp(None))
             }
             (DateTrunc, [f, Interval]) if is_str(f) => ok(self, vec![Text, Interval], Interval),
+            (DateTrunc, [f, TimestampTz(_)]) if is_str(f) => {
+                ok(self, vec![Text, TimestampTz(None)], TimestampTz(None))
+            }
+            (DateTrunc, [f, Date | Timestamp(_) | TimestampTz(_) | Unknown, z])
+                if is_str(f) && is_str(z) =>
+            {
+                ok(self, vec![Text, TimestampTz(None), Text], TimestampTz(None))
+            }
+            (MakeTimestampTz, [y, mo, d, h, mi, s, zone @ ..])
+                if [y, mo, d, h, mi].iter().all(|t| is_int(t))
+                    && is_num(s)
+                    && zone.len() <= 1
+                    && zone.iter().all(is_str) =>
+            {
+                let mut want = vec![Int4, Int4, Int4, Int4, Int4, Float8];
+                want.extend(zone.iter().map(|_| Text));
+                ok(self, want, TimestampTz(None))
+            }
+            (Timezone, [z, t]) if is_str(z) || *z == Interval => {
+                let z = if *z == Interval { Interval } else { Text };
+                match t {
+                    Timestamp(_) => ok(self, vec![z, Timestamp(None)], TimestampTz(None)),
+                    TimestampTz(_) | Date | Unknown => {
+                        ok(self, vec![z, TimestampTz(None)], Timestamp(None))
+                    }
+                    _ => Err(no_function(self.name(), args)),
+                }
+            }
+            (Age, [a, b]) => match (a, b) {
+                (Timestamp(_) | Date, Timestamp(_) | Date | Unknown)
+                | (Unknown, Timestamp(_) | Date) => {
+                    ok(self, vec![Timestamp(None), Timestamp(None)], Interval)
+                }
+                (TimestampTz(_) | Unknown, _) | (_, TimestampTz(_)) => {
+                    ok(self, vec![TimestampTz(None), TimestampTz(None)], Interval)
+                }
+                _ => Err(no_function(self.name(), args)),
+            },
+            (
+                DateBin,
+                [Interval | Unknown, TimestampTz(_), b]
+                | [Interval | Unknown, _, b @ TimestampTz(_)],
+            ) if matches!(b, Date | Timestamp(_) | TimestampTz(_) | Unknown) => ok(
+                self,
+                vec![Interval, TimestampTz(None), TimestampTz(None)],
+                TimestampTz(None),
+            ),
+            (ToTimestamp, [t]) if is_num(t) => ok(self, vec![Float8], TimestampTz(None)),
             (DateBin, [Interval | Unknown, a, b])
                 if matches!(a, Date | Timestamp(_) | Unknown)
                     && matches!(b, Date | Timestamp(_) | Unknown) =>
@@ -589,6 +658,9 @@ impl ScalarFunc {
                 }
                 ok(self, want, Interval)
             }
+            (ToChar, [TimestampTz(_), f]) if is_str(f) => {
+                ok(self, vec![TimestampTz(None), Text], Text)
+            }
             (ToChar, [Timestamp(_) | Date, f]) if is_str(f) => {
                 ok(self, vec![Timestamp(None), Text], Text)
             }
@@ -599,6 +671,7 @@ impl ScalarFunc {
             (IsFinite, [Date]) => ok(self, vec![Date], Bool),
             (IsFinite, [Timestamp(_) | Unknown]) => ok(self, vec![Timestamp(None)], Bool),
             (IsFinite, [Interval]) => ok(self, vec![Interval], Bool),
+            (IsFinite, [TimestampTz(_)]) => ok(self, vec![TimestampTz(None)], Bool),
             (JustifyHours | JustifyDays | JustifyInterval, [Interval | Unknown]) => {
                 ok(self, vec![Interval], Interval)
             }
@@ -687,9 +760,8 @@ impl ScalarFunc {
             }
             Repeat => Value::text(&string::repeat(text(0)?, int(1)?)?),
             DatePart | Extract | DateTrunc | JustifyHours | JustifyDays | JustifyInterval
-            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite | ToDate => {
-                return self.eval_datetime(args)
-            }
+            | DateBin | MakeDate | MakeTimestamp | MakeInterval | ToChar | IsFinite | ToDate
+            | MakeTimestampTz | Timezone | Age | ToTimestamp => return self.eval_datetime(args),
             QuoteIdent => Value::text(&format::quote_identifier(text(0)?)),
             QuoteLiteral | QuoteNullable => Value::text(&format::quote_literal(text(0)?)),
             PgSleep => {
@@ -723,6 +795,7 @@ impl ScalarFunc {
                 let field = text(0)?;
                 let n = match &args[1] {
                     Value::Timestamp(t) => dt::extract_timestamp_opt(field, *t)?,
+                    Value::TimestampTz(t) => tstz::extract_timestamptz_opt(field, *t)?,
                     Value::Date(d) if self == Extract => dt::extract_date(field, *d)?,
                     // date_part(date) is date_part(timestamp) in PostgreSQL.
                     Value::Date(d) => dt::extract_timestamp_opt(field, dt::date_to_timestamp(*d)?)?,
@@ -741,6 +814,55 @@ impl ScalarFunc {
                     Value::Timestamp(dt::date_trunc(text(0)?, dt::date_to_timestamp(*d)?)?)
                 }
                 Value::Interval(iv) => Value::Interval(dt::date_trunc_interval(text(0)?, iv)?),
+                Value::TimestampTz(t) => {
+                    let zone = match args.get(2) {
+                        Some(_) => Some(tstz::zone_arg(text(2)?)?.into_zone()),
+                        None => None,
+                    };
+                    Value::TimestampTz(tstz::date_trunc_timestamptz(text(0)?, *t, zone.as_deref())?)
+                }
+                _ => return Err(bad_arg(self)),
+            },
+            MakeTimestampTz => {
+                let Value::Float8(sec) = &args[5] else {
+                    return Err(bad_arg(self));
+                };
+                let local = super::datetime::construct::make_timestamp(
+                    int(0)?,
+                    int(1)?,
+                    int(2)?,
+                    int(3)?,
+                    int(4)?,
+                    *sec,
+                )?;
+                let zone = match args.get(6) {
+                    Some(_) => Some(tstz::sane_zone_arg(text(6)?)?),
+                    None => None,
+                };
+                Value::TimestampTz(tstz::make_timestamptz(local, zone.as_ref())?)
+            }
+            Timezone => {
+                let zone = match &args[0] {
+                    Value::Interval(iv) => tstz::interval_zone(iv)?,
+                    _ => tstz::zone_arg(text(0)?)?,
+                };
+                match &args[1] {
+                    Value::Timestamp(t) => Value::TimestampTz(tstz::timestamp_at_zone(*t, &zone)?),
+                    Value::TimestampTz(t) => {
+                        Value::Timestamp(tstz::timestamptz_at_zone(*t, &zone)?)
+                    }
+                    _ => return Err(bad_arg(self)),
+                }
+            }
+            ToTimestamp => match &args[0] {
+                Value::Float8(f) => Value::TimestampTz(tstz::to_timestamp(*f)?),
+                _ => return Err(bad_arg(self)),
+            },
+            Age => match (&args[0], &args[1]) {
+                (Value::Timestamp(a), Value::Timestamp(b)) => Value::Interval(dt::age(*a, *b)?),
+                (Value::TimestampTz(a), Value::TimestampTz(b)) => {
+                    Value::Interval(dt::age(tstz::local(*a), tstz::local(*b))?)
+                }
                 _ => return Err(bad_arg(self)),
             },
             JustifyHours | JustifyDays | JustifyInterval => {
@@ -756,6 +878,9 @@ impl ScalarFunc {
             DateBin => match (&args[0], &args[1], &args[2]) {
                 (Value::Interval(s), Value::Timestamp(t), Value::Timestamp(o)) => {
                     Value::Timestamp(super::datetime::construct::date_bin(s, *t, *o)?)
+                }
+                (Value::Interval(s), Value::TimestampTz(t), Value::TimestampTz(o)) => {
+                    Value::TimestampTz(super::datetime::construct::date_bin(s, *t, *o)?)
                 }
                 _ => return Err(bad_arg(self)),
             },
@@ -782,6 +907,7 @@ impl ScalarFunc {
                 use super::datetime::to_char;
                 let out = match &args[0] {
                     Value::Timestamp(t) => to_char::timestamp_to_char(*t, text(1)?)?,
+                    Value::TimestampTz(t) => to_char::timestamptz_to_char(*t, text(1)?)?,
                     Value::Interval(iv) => to_char::interval_to_char(iv, text(1)?)?,
                     _ => return Err(bad_arg(self)),
                 };
@@ -801,7 +927,7 @@ impl ScalarFunc {
             }
             IsFinite => Value::Bool(match &args[0] {
                 Value::Date(d) => *d != i32::MIN && *d != i32::MAX,
-                Value::Timestamp(t) => *t != i64::MIN && *t != i64::MAX,
+                Value::Timestamp(t) | Value::TimestampTz(t) => *t != i64::MIN && *t != i64::MAX,
                 _ => true,
             }),
             _ => return Err(bad_arg(self)),
