@@ -85,7 +85,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
     }
 }
 
-const TYPES: [DataType; 14] = [
+const TYPES: [DataType; 15] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
