@@ -217,6 +217,9 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
                 }
             }
         }
+        // A gating Result that replaced an empty scan keeps the scan's
+        // column names.
+        Node::Filter { input, .. } if input.fields.len() != plan.fields.len() => {}
         Node::Filter { input, .. }
         | Node::Limit { input, .. }
         | Node::Sort { input, .. }
@@ -351,8 +354,11 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
             return;
         }
         Node::Filter { input, predicate } => {
+            // Over a FROM-less Result the condition gates it once.
+            let one_time = matches!(input.node, Node::Values { .. }) && input.fields.is_empty();
             let mut more = vec![format!(
-                "Filter: {}",
+                "{}Filter: {}",
+                if one_time { "One-Time " } else { "" },
                 deparse(
                     predicate,
                     &output_columns(input, at.par.qualify && !is_scan(input))

@@ -285,6 +285,7 @@ impl Binder<'_> {
         let mut result = self.plan_query_body(q);
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {
+            super::dummy::prune_empty_scans(plan);
             super::quals::order_quals(plan);
             super::indexpath::use_indexes(plan, &*self.ctx);
         }
