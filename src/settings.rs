@@ -119,6 +119,64 @@ pub struct Settings {
     pub intervalstyle: IntervalStyle,
     /// `TimeZone`, canonical (kept and shown; heapdb works in UTC).
     pub timezone: Arc<str>,
+    /// `enable_async_append`.
+    pub enable_async_append: bool,
+    /// `enable_gathermerge`.
+    pub enable_gathermerge: bool,
+    /// `enable_incremental_sort`.
+    pub enable_incremental_sort: bool,
+    /// `enable_material`.
+    pub enable_material: bool,
+    /// `enable_memoize`.
+    pub enable_memoize: bool,
+    /// `enable_mergejoin`.
+    pub enable_mergejoin: bool,
+    /// `enable_nestloop`.
+    pub enable_nestloop: bool,
+    /// `enable_parallel_append`.
+    pub enable_parallel_append: bool,
+    /// `enable_parallel_hash`.
+    pub enable_parallel_hash: bool,
+    /// `enable_partition_pruning`.
+    pub enable_partition_pruning: bool,
+    /// `enable_partitionwise_aggregate`.
+    pub enable_partitionwise_aggregate: bool,
+    /// `enable_partitionwise_join`.
+    pub enable_partitionwise_join: bool,
+    /// `enable_sort`.
+    pub enable_sort: bool,
+    /// `enable_tidscan`.
+    pub enable_tidscan: bool,
+    /// `jit`.
+    pub jit: bool,
+    /// `parallel_leader_participation`.
+    pub parallel_leader_participation: bool,
+    /// `cpu_index_tuple_cost`.
+    pub cpu_index_tuple_cost: f64,
+    /// `cpu_operator_cost`.
+    pub cpu_operator_cost: f64,
+    /// `cpu_tuple_cost`.
+    pub cpu_tuple_cost: f64,
+    /// `jit_above_cost`.
+    pub jit_above_cost: f64,
+    /// `jit_inline_above_cost`.
+    pub jit_inline_above_cost: f64,
+    /// `jit_optimize_above_cost`.
+    pub jit_optimize_above_cost: f64,
+    /// `parallel_setup_cost`.
+    pub parallel_setup_cost: f64,
+    /// `parallel_tuple_cost`.
+    pub parallel_tuple_cost: f64,
+    /// `random_page_cost`.
+    pub random_page_cost: f64,
+    /// `seq_page_cost`.
+    pub seq_page_cost: f64,
+    /// `effective_cache_size`, in 8 KiB blocks.
+    pub effective_cache_size: i64,
+    /// `min_parallel_index_scan_size`, in 8 KiB blocks.
+    pub min_parallel_index_scan_size: i64,
+    /// `force_parallel_mode`, as an index into `off`, `on`, `regress`.
+    pub force_parallel_mode: u8,
     /// `client_min_messages`: the least severe message level sent to the
     /// client, as an index into [`MESSAGE_LEVELS`].
     pub client_min_messages: u8,
@@ -227,6 +285,35 @@ impl Default for Settings {
             datestyle: DateStyle::default(),
             intervalstyle: IntervalStyle::default(),
             timezone: style::default_time_zone(),
+            enable_async_append: true,
+            enable_gathermerge: true,
+            enable_incremental_sort: true,
+            enable_material: true,
+            enable_memoize: true,
+            enable_mergejoin: true,
+            enable_nestloop: true,
+            enable_parallel_append: true,
+            enable_parallel_hash: true,
+            enable_partition_pruning: true,
+            enable_partitionwise_aggregate: false,
+            enable_partitionwise_join: false,
+            enable_sort: true,
+            enable_tidscan: true,
+            jit: true,
+            parallel_leader_participation: true,
+            cpu_index_tuple_cost: 0.005,
+            cpu_operator_cost: 0.0025,
+            cpu_tuple_cost: 0.01,
+            jit_above_cost: 100000.0,
+            jit_inline_above_cost: 500000.0,
+            jit_optimize_above_cost: 500000.0,
+            parallel_setup_cost: 1000.0,
+            parallel_tuple_cost: 0.1,
+            random_page_cost: 4.0,
+            seq_page_cost: 1.0,
+            effective_cache_size: 524288,
+            min_parallel_index_scan_size: 64,
+            force_parallel_mode: 0,
             client_min_messages: 6,
         }
     }
@@ -371,6 +458,26 @@ macro_rules! bool_def {
     };
 }
 
+macro_rules! real_def {
+    ($name:literal, $field:ident, $min:expr, $max:expr, $desc:literal) => {
+        Def {
+            name: $name,
+            kind: Kind::Real {
+                min: $min,
+                max: $max,
+            },
+            context: Context::User,
+            description: $desc,
+            get: |s| SettingValue::Real(s.$field),
+            put: |s, v| {
+                if let SettingValue::Real(x) = v {
+                    s.$field = x
+                }
+            },
+        }
+    };
+}
+
 /// All settings, sorted by name case-blind (`SHOW ALL` prints them in this
 /// order).
 pub static DEFS: &[Def] = &[
@@ -430,6 +537,27 @@ pub static DEFS: &[Def] = &[
             }
         },
     },
+    real_def!(
+        "cpu_index_tuple_cost",
+        cpu_index_tuple_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of processing each index entry during an index scan."
+    ),
+    real_def!(
+        "cpu_operator_cost",
+        cpu_operator_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of processing each operator or function call."
+    ),
+    real_def!(
+        "cpu_tuple_cost",
+        cpu_tuple_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of processing each tuple (row)."
+    ),
     Def {
         name: "DateStyle",
         kind: Kind::DateStyle,
@@ -452,6 +580,15 @@ pub static DEFS: &[Def] = &[
         "Sets the default statistics target."
     ),
     int_def!(
+        "effective_cache_size",
+        effective_cache_size,
+        1,
+        i32::MAX as i64,
+        Blocks,
+        User,
+        "Sets the planner's assumption about the total size of the data caches."
+    ),
+    int_def!(
         "effective_io_concurrency",
         effective_io_concurrency,
         0,
@@ -461,9 +598,19 @@ pub static DEFS: &[Def] = &[
         "Number of simultaneous requests that can be handled efficiently by the disk subsystem."
     ),
     bool_def!(
+        "enable_async_append",
+        enable_async_append,
+        "Enables the planner's use of async append plans."
+    ),
+    bool_def!(
         "enable_bitmapscan",
         enable_bitmapscan,
         "Enables the planner's use of bitmap-scan plans."
+    ),
+    bool_def!(
+        "enable_gathermerge",
+        enable_gathermerge,
+        "Enables the planner's use of gather merge plans."
     ),
     bool_def!(
         "enable_hashagg",
@@ -476,6 +623,11 @@ pub static DEFS: &[Def] = &[
         "Enables the planner's use of hash join plans."
     ),
     bool_def!(
+        "enable_incremental_sort",
+        enable_incremental_sort,
+        "Enables the planner's use of incremental sort steps."
+    ),
+    bool_def!(
         "enable_indexonlyscan",
         enable_indexonlyscan,
         "Enables the planner's use of index-only-scan plans."
@@ -486,14 +638,69 @@ pub static DEFS: &[Def] = &[
         "Enables the planner's use of index-scan plans."
     ),
     bool_def!(
+        "enable_material",
+        enable_material,
+        "Enables the planner's use of materialization."
+    ),
+    bool_def!(
+        "enable_memoize",
+        enable_memoize,
+        "Enables the planner's use of memoization."
+    ),
+    bool_def!(
+        "enable_mergejoin",
+        enable_mergejoin,
+        "Enables the planner's use of merge join plans."
+    ),
+    bool_def!(
+        "enable_nestloop",
+        enable_nestloop,
+        "Enables the planner's use of nested-loop join plans."
+    ),
+    bool_def!(
         "enable_page_summaries",
         enable_page_summaries,
         "Enables aggregates over all-visible pages answered from page summaries."
     ),
     bool_def!(
+        "enable_parallel_append",
+        enable_parallel_append,
+        "Enables the planner's use of parallel append plans."
+    ),
+    bool_def!(
+        "enable_parallel_hash",
+        enable_parallel_hash,
+        "Enables the planner's use of parallel hash plans."
+    ),
+    bool_def!(
+        "enable_partition_pruning",
+        enable_partition_pruning,
+        "Enables plan-time and execution-time partition pruning."
+    ),
+    bool_def!(
+        "enable_partitionwise_aggregate",
+        enable_partitionwise_aggregate,
+        "Enables partitionwise aggregation and grouping."
+    ),
+    bool_def!(
+        "enable_partitionwise_join",
+        enable_partitionwise_join,
+        "Enables partitionwise join."
+    ),
+    bool_def!(
         "enable_seqscan",
         enable_seqscan,
         "Enables the planner's use of sequential-scan plans."
+    ),
+    bool_def!(
+        "enable_sort",
+        enable_sort,
+        "Enables the planner's use of explicit sort steps."
+    ),
+    bool_def!(
+        "enable_tidscan",
+        enable_tidscan,
+        "Enables the planner's use of TID scan plans."
     ),
     int_def!(
         "extra_float_digits",
@@ -504,6 +711,18 @@ pub static DEFS: &[Def] = &[
         User,
         "Sets the number of digits displayed for floating-point values."
     ),
+    Def {
+        name: "force_parallel_mode",
+        kind: Kind::Enum(&["off", "on", "regress"]),
+        context: Context::User,
+        description: "Forces use of parallel query facilities.",
+        get: |s| SettingValue::Enum(s.force_parallel_mode),
+        put: |s, v| {
+            if let SettingValue::Enum(i) = v {
+                s.force_parallel_mode = i
+            }
+        },
+    },
     int_def!(
         "from_collapse_limit",
         from_collapse_limit,
@@ -566,6 +785,32 @@ pub static DEFS: &[Def] = &[
             }
         },
     },
+    bool_def!(
+        "jit",
+        jit,
+        "Allow JIT compilation."
+    ),
+    real_def!(
+        "jit_above_cost",
+        jit_above_cost,
+        -1.0,
+        f64::MAX,
+        "Perform JIT compilation if query is more expensive."
+    ),
+    real_def!(
+        "jit_inline_above_cost",
+        jit_inline_above_cost,
+        -1.0,
+        f64::MAX,
+        "Perform JIT inlining if query is more expensive."
+    ),
+    real_def!(
+        "jit_optimize_above_cost",
+        jit_optimize_above_cost,
+        -1.0,
+        f64::MAX,
+        "Optimize JIT-compiled functions if query is more expensive."
+    ),
     int_def!(
         "join_collapse_limit",
         join_collapse_limit,
@@ -621,6 +866,15 @@ pub static DEFS: &[Def] = &[
         "Sets the WAL size that triggers a checkpoint."
     ),
     int_def!(
+        "min_parallel_index_scan_size",
+        min_parallel_index_scan_size,
+        0,
+        (i32::MAX / 3) as i64,
+        Blocks,
+        User,
+        "Sets the minimum amount of index data for a parallel scan."
+    ),
+    int_def!(
         "min_parallel_table_scan_size",
         min_parallel_table_scan_size,
         0,
@@ -628,6 +882,39 @@ pub static DEFS: &[Def] = &[
         Blocks,
         User,
         "Sets the minimum amount of table data for a parallel scan."
+    ),
+    bool_def!(
+        "parallel_leader_participation",
+        parallel_leader_participation,
+        "Controls whether Gather and Gather Merge also run subplans."
+    ),
+    real_def!(
+        "parallel_setup_cost",
+        parallel_setup_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of starting up worker processes for parallel query."
+    ),
+    real_def!(
+        "parallel_tuple_cost",
+        parallel_tuple_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of passing each tuple (row) from worker to leader backend."
+    ),
+    real_def!(
+        "random_page_cost",
+        random_page_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of a nonsequentially fetched disk page."
+    ),
+    real_def!(
+        "seq_page_cost",
+        seq_page_cost,
+        0.0,
+        f64::MAX,
+        "Sets the planner's estimate of the cost of a sequentially fetched disk page."
     ),
     Def {
         name: "server_version",

@@ -96,6 +96,17 @@ const CORPUS: &[(&str, &str)] = &[
     ),
     ("select a from t limit all", "SELECT a FROM t"),
     ("select a from t offset 3 rows limit 1", "SELECT a FROM t LIMIT 1 OFFSET 3"),
+    ("select a from t fetch first row only", "SELECT a FROM t LIMIT 1"),
+    ("select a from t offset 1 row fetch next 2 rows only", "SELECT a FROM t LIMIT 2 OFFSET 1"),
+    (
+        "select a from t order by a fetch first 2 rows with ties",
+        "SELECT a FROM t ORDER BY a FETCH FIRST (2) ROWS WITH TIES",
+    ),
+    ("select a from t order by a using >, b using <", "SELECT a FROM t ORDER BY a DESC, b"),
+    (
+        "select distinct on (a, b + 1) a, c from t order by a",
+        "SELECT DISTINCT ON (a, b + 1) a, c FROM t ORDER BY a",
+    ),
     ("select 1 union select 2", "SELECT 1 UNION SELECT 2"),
     ("select 1 union all select 2 union select 3", "SELECT 1 UNION ALL SELECT 2 UNION SELECT 3"),
     ("select 1 union (select 2 union select 3)", "SELECT 1 UNION (SELECT 2 UNION SELECT 3)"),

@@ -395,11 +395,13 @@ fn query_with(sub: BoxedStrategy<Query>) -> BoxedStrategy<Query> {
         proptest::option::of(expr.clone()),
         proptest::collection::vec(expr.clone(), 0..2),
         proptest::option::of(expr.clone()),
+        proptest::collection::vec(expr.clone(), 0..2),
     )
         .prop_map(
-            |(distinct, projection, from, where_clause, group_by, having)| {
+            |(distinct, projection, from, where_clause, group_by, having, on)| {
                 SetExpr::Select(Box::new(Select {
                     distinct,
+                    distinct_on: if distinct { on } else { Vec::new() },
                     projection,
                     from,
                     where_clause,
@@ -452,11 +454,13 @@ fn query_with(sub: BoxedStrategy<Query>) -> BoxedStrategy<Query> {
         order_by_with(expr.clone()),
         proptest::option::of(expr.clone()),
         proptest::option::of(expr),
+        any::<bool>(),
     )
-        .prop_map(|(with, body, order_by, limit, offset)| Query {
+        .prop_map(|(with, body, order_by, limit, offset, ties)| Query {
             with,
             body,
             order_by,
+            with_ties: ties && limit.is_some(),
             limit,
             offset,
         })

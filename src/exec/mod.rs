@@ -479,6 +479,24 @@ pub(crate) fn build_node<'a>(
             remaining: *limit,
             skip: *offset,
         }),
+        Node::LimitTies {
+            input,
+            limit,
+            offset,
+            ties,
+        } => Box::new(rowwise::LimitTiesOp {
+            input: build(input)?,
+            remaining: *limit,
+            skip: *offset,
+            ties,
+            last: None,
+            done: false,
+        }),
+        Node::Unique { input, columns } => Box::new(rowwise::UniqueOp {
+            input: build(input)?,
+            columns,
+            last: None,
+        }),
         Node::Append { inputs } => Box::new(rowwise::AppendOp {
             inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,

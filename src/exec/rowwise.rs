@@ -1,9 +1,13 @@
-//! Row-preserving operators: filter, projection, LIMIT/OFFSET, append.
+//! Row-preserving operators: filter, projection, LIMIT/OFFSET (and WITH
+//! TIES), append, and the sorted DISTINCT that keeps a run's first row.
+
+use std::cmp::Ordering;
 
 use super::expr::{truth_mask, Expr, ExprKind};
 use super::vector::{Batch, Vector};
 use super::{ExecContext, Operator};
 use crate::error::Result;
+use crate::types::{compare_typed, Value};
 
 /// Keeps the rows where the predicate is true.
 pub struct FilterOp<'a> {
@@ -134,6 +138,118 @@ impl Operator for AppendOp<'_> {
                 return Ok(Some(b));
             }
             self.current += 1;
+        }
+        Ok(None)
+    }
+}
+
+/// The values of `columns` in row `i` of `b`: a row key that outlives the
+/// batch (the last row of one batch is compared with the next batch's
+/// first).
+fn row_key(b: &Batch, columns: &[usize], i: usize) -> Vec<Value> {
+    columns.iter().map(|&c| b.columns[c].get(i)).collect()
+}
+
+/// Whether row `i` of `b` equals `key` on `columns`, as a sort's equality
+/// (NULLs equal to each other, `char(n)` without trailing spaces).
+fn same_key(b: &Batch, columns: &[usize], i: usize, key: &[Value]) -> bool {
+    columns.iter().zip(key).all(|(&c, k)| {
+        let v = &b.columns[c];
+        match (v.is_null(i), k.is_null()) {
+            (true, true) => true,
+            (false, false) => compare_typed(&v.get(i), k, &v.ty) == Ordering::Equal,
+            _ => false,
+        }
+    })
+}
+
+/// PostgreSQL's `Unique`: keeps the first row of each run of rows equal on
+/// `columns`. Its input is sorted on them, so equal rows are adjacent; the
+/// key of the last row kept carries over from batch to batch.
+pub struct UniqueOp<'a> {
+    /// The input, sorted on `columns`.
+    pub input: Box<dyn Operator + 'a>,
+    /// The columns compared.
+    pub columns: &'a [usize],
+    /// The key of the last row returned.
+    pub last: Option<Vec<Value>>,
+}
+
+impl Operator for UniqueOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while let Some(b) = self.input.next()? {
+            let mut keep = vec![false; b.len];
+            for (i, k) in keep.iter_mut().enumerate() {
+                let dup = matches!(&self.last, Some(key) if same_key(&b, self.columns, i, key));
+                if !dup {
+                    *k = true;
+                    self.last = Some(row_key(&b, self.columns, i));
+                }
+            }
+            let out = b.filter(&keep);
+            if out.len > 0 {
+                return Ok(Some(out));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `FETCH FIRST n ROWS WITH TIES`: OFFSET, then n rows, then the rows equal
+/// to the n-th on `ties` (its input is sorted on them).
+pub struct LimitTiesOp<'a> {
+    /// The input.
+    pub input: Box<dyn Operator + 'a>,
+    /// Rows still to return before ties (None: no limit).
+    pub remaining: Option<u64>,
+    /// Rows still to skip.
+    pub skip: u64,
+    /// The columns a tie is equal on.
+    pub ties: &'a [usize],
+    /// The key of the n-th row, once it has been returned.
+    pub last: Option<Vec<Value>>,
+    /// A row after the n-th differed from it: nothing more to return.
+    pub done: bool,
+}
+
+impl Operator for LimitTiesOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while !self.done {
+            let Some(mut b) = self.input.next()? else {
+                return Ok(None);
+            };
+            if self.skip > 0 {
+                let s = (self.skip as usize).min(b.len);
+                self.skip -= s as u64;
+                b = b.slice(s, b.len);
+            }
+            let mut take = match &mut self.remaining {
+                Some(0) => 0,
+                Some(r) => {
+                    let t = (*r as usize).min(b.len);
+                    *r -= t as u64;
+                    if *r == 0 && t > 0 {
+                        self.last = Some(row_key(&b, self.ties, t - 1));
+                    }
+                    t
+                }
+                None => b.len,
+            };
+            if self.remaining == Some(0) {
+                if let Some(key) = &self.last {
+                    while take < b.len && same_key(&b, self.ties, take, key) {
+                        take += 1;
+                    }
+                    if take < b.len {
+                        self.done = true;
+                    }
+                } else {
+                    self.done = true;
+                }
+            }
+            if take > 0 {
+                return Ok(Some(b.slice(0, take)));
+            }
         }
         Ok(None)
     }

@@ -231,6 +231,28 @@ pub enum Node {
         /// Skip this many first.
         offset: u64,
     },
+    /// Keeps the first of each run of rows equal on `columns` (its input
+    /// is sorted on them): sorted DISTINCT and DISTINCT ON, PostgreSQL's
+    /// `Unique` node.
+    Unique {
+        /// The input, sorted so that equal rows are adjacent.
+        input: Box<Plan>,
+        /// The columns compared (NULLs equal to each other).
+        columns: Vec<usize>,
+    },
+    /// `FETCH FIRST n ROWS WITH TIES`: LIMIT / OFFSET that also returns
+    /// the rows after the n-th that equal it on `ties` (the ORDER BY
+    /// columns; the input is sorted on them).
+    LimitTies {
+        /// The input.
+        input: Box<Plan>,
+        /// At most this many rows before ties (None: all).
+        limit: Option<u64>,
+        /// Skip this many first.
+        offset: u64,
+        /// The columns a tie is equal on.
+        ties: Vec<usize>,
+    },
     /// Removes duplicate rows (hashing whole rows).
     Distinct {
         /// The input.
@@ -330,6 +352,8 @@ impl Plan {
             | Node::Sort { input, .. }
             | Node::Limit { input, .. }
             | Node::Distinct { input }
+            | Node::Unique { input, .. }
+            | Node::LimitTies { input, .. }
             | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
@@ -352,6 +376,8 @@ impl Plan {
             | Node::Sort { input, .. }
             | Node::Limit { input, .. }
             | Node::Distinct { input }
+            | Node::Unique { input, .. }
+            | Node::LimitTies { input, .. }
             | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }

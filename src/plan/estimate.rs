@@ -79,7 +79,9 @@ pub fn column_origins(plan: &Plan) -> Vec<Option<ColumnRef>> {
         Node::Filter { input, .. }
         | Node::Sort { input, .. }
         | Node::Limit { input, .. }
-        | Node::Distinct { input } => column_origins(input),
+        | Node::Distinct { input }
+        | Node::Unique { input, .. }
+        | Node::LimitTies { input, .. } => column_origins(input),
         Node::Project { input, exprs } => {
             let inner = column_origins(input);
             exprs

@@ -217,10 +217,15 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
                 }
             }
         }
+        // A gating Result that replaced an empty scan keeps the scan's
+        // column names.
+        Node::Filter { input, .. } if input.fields.len() != plan.fields.len() => {}
         Node::Filter { input, .. }
         | Node::Limit { input, .. }
         | Node::Sort { input, .. }
         | Node::Distinct { input }
+        | Node::Unique { input, .. }
+        | Node::LimitTies { input, .. }
         | Node::Gather { input, .. } => out = output_columns(input, qualify),
         // A set operation's columns are named after its first input's.
         Node::Append { inputs } => {
@@ -255,6 +260,25 @@ struct Par {
 }
 
 /// The title and detail lines of an aggregate node.
+/// The names a node's keys give its input's columns: as
+/// [`output_columns`], except that a column a projection computes is
+/// deparsed, as PostgreSQL names a key by its expression. `wrap` adds the
+/// parentheses PostgreSQL puts around an expression its input computed
+/// (a Sort's keys; a hash DISTINCT computes its own).
+fn key_columns(plan: &Plan, qualify: bool, wrap: bool) -> Vec<String> {
+    let mut out = output_columns(plan, qualify);
+    if let Node::Project { input, exprs } = &plan.node {
+        let inner = output_columns(input, qualify);
+        for (k, e) in exprs.iter().enumerate() {
+            if !matches!(e.kind, ExprKind::Column(_)) {
+                let d = deparse(e, &inner);
+                out[k] = if wrap { format!("({d})") } else { d };
+            }
+        }
+    }
+    out
+}
+
 fn aggregate_title(plan: &Plan, qualify: bool) -> (String, Vec<String>) {
     let Node::Aggregate { input, group, .. } = &plan.node else {
         return ("Aggregate".into(), vec![]);
@@ -330,8 +354,11 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
             return;
         }
         Node::Filter { input, predicate } => {
+            // Over a FROM-less Result the condition gates it once.
+            let one_time = matches!(input.node, Node::Values { .. }) && input.fields.is_empty();
             let mut more = vec![format!(
-                "Filter: {}",
+                "{}Filter: {}",
+                if one_time { "One-Time " } else { "" },
                 deparse(
                     predicate,
                     &output_columns(input, at.par.qualify && !is_scan(input))
@@ -408,11 +435,11 @@ fn title_and_details(
             "HashAggregate".into(),
             vec![format!(
                 "Group Key: {}",
-                output_columns(input, par.qualify).join(", ")
+                key_columns(input, par.qualify, false).join(", ")
             )],
         ),
         Node::Sort { input, keys } => {
-            let n = output_columns(input, par.qualify);
+            let n = key_columns(input, par.qualify, true);
             let ks: Vec<String> = keys
                 .iter()
                 .map(|k| {
@@ -432,7 +459,8 @@ fn title_and_details(
                 .collect();
             ("Sort".into(), vec![format!("Sort Key: {}", ks.join(", "))])
         }
-        Node::Limit { .. } => ("Limit".into(), vec![]),
+        Node::Limit { .. } | Node::LimitTies { .. } => ("Limit".into(), vec![]),
+        Node::Unique { .. } => ("Unique".into(), vec![]),
         Node::Append { .. } => ("Append".into(), vec![]),
         Node::SetOp { intersect, all, .. } => (
             format!(

@@ -33,6 +33,7 @@ use crate::types::{DataType, Value};
 
 use super::estimate::{self, EQ_SEL};
 
+mod distinct;
 mod from;
 mod functions;
 mod pullup;
@@ -40,6 +41,7 @@ mod reorder;
 mod setops;
 mod view;
 
+use distinct::{DistinctPlan, Ties};
 use functions::srf_to_from;
 
 /// The columns a query mentions, by name.
@@ -283,6 +285,7 @@ impl Binder<'_> {
         let mut result = self.plan_query_body(q);
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {
+            super::dummy::prune_empty_scans(plan);
             super::quals::order_quals(plan);
             super::indexpath::use_indexes(plan, &*self.ctx);
         }
@@ -290,16 +293,24 @@ impl Binder<'_> {
     }
 
     fn plan_query_body(&mut self, q: &ast::Query) -> Result<Plan> {
-        let mut plan = match &q.body {
-            ast::SetExpr::Select(s) => self.plan_select(s, &q.order_by)?,
-            body => {
-                let plan = self.plan_set_expr(body)?;
-                self.sort_by_output(plan, &q.order_by)?
-            }
-        };
+        if q.with_ties && q.order_by.is_empty() {
+            return Err(distinct::ties_without_order());
+        }
         let limit = self.limit_value(q.limit.as_ref(), "LIMIT")?;
         let offset = self.limit_value(q.offset.as_ref(), "OFFSET")?.unwrap_or(0);
-        if limit.is_some() || offset > 0 {
+        let ties = q.with_ties.then_some(Ties { limit, offset });
+        let mut plan = match &q.body {
+            ast::SetExpr::Select(s) => self.plan_select(s, &q.order_by, ties)?,
+            body => {
+                let plan = self.plan_set_expr(body)?;
+                let plan = self.sort_by_output(plan, &q.order_by)?;
+                match ties {
+                    Some(t) => distinct::limit_ties_over_sort(plan, t)?,
+                    None => plan,
+                }
+            }
+        };
+        if ties.is_none() && (limit.is_some() || offset > 0) {
             let rows = (plan.rows - offset as f64).max(0.0);
             plan = Plan {
                 rows: limit.map_or(rows, |l| rows.min(l as f64)),
@@ -393,9 +404,14 @@ impl Binder<'_> {
         })
     }
 
-    fn plan_select(&mut self, s: &ast::Select, order_by: &[ast::OrderBy]) -> Result<Plan> {
+    fn plan_select(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderBy],
+        ties: Option<Ties>,
+    ) -> Result<Plan> {
         if let Some(rewritten) = srf_to_from(s)? {
-            return self.plan_select(&rewritten, order_by);
+            return self.plan_select(&rewritten, order_by, ties);
         }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);
         let mut needed = needed_columns(s, order_by);
@@ -436,11 +452,44 @@ impl Binder<'_> {
             (&mut exprs, &mut names),
             visible,
         )?;
+        let distinct = if !s.distinct_on.is_empty() {
+            let on_items: Vec<ast::OrderBy> = s
+                .distinct_on
+                .iter()
+                .map(|e| ast::OrderBy {
+                    expr: e.clone(),
+                    descending: false,
+                    nulls_first: None,
+                })
+                .collect();
+            let on = self.bind_order_keys(
+                s,
+                &on_items,
+                &scope,
+                aggregating,
+                &mut state,
+                (&mut exprs, &mut names),
+                visible,
+            )?;
+            DistinctPlan::On(on.iter().map(|k| k.column).collect())
+        } else if !s.distinct {
+            DistinctPlan::None
+        } else if self.ctx.settings().enable_hashagg {
+            DistinctPlan::Hash
+        } else {
+            DistinctPlan::Sorted
+        };
         let mut plan = input;
         if aggregating {
             plan = self.plan_aggregate(s, plan, &scope, &mut state, &mut exprs)?;
         }
-        Ok(finish_select(plan, exprs, names, s.distinct, keys, visible))
+        let shape = Shape {
+            distinct,
+            keys,
+            visible,
+            ties,
+        };
+        finish_select(plan, exprs, names, shape, &s.distinct_on)
     }
 
     /// GROUP BY items, bound over the FROM scope into `state`: positions
@@ -643,7 +692,7 @@ impl Binder<'_> {
                     match exprs.iter().position(|e| format!("{e:?}") == same) {
                         Some(i) => i,
                         None => {
-                            if s.distinct {
+                            if s.distinct && s.distinct_on.is_empty() {
                                 return Err(at(
                                     err!(
                                         InvalidColumnReference,
@@ -768,35 +817,68 @@ fn drop_unused_aggregates(
     Ok(())
 }
 
-/// Projects the select list over `plan`, then DISTINCT, ORDER BY, and the
-/// projection that drops ORDER BY's hidden columns.
+/// What a SELECT does after its select list: DISTINCT, ORDER BY, WITH
+/// TIES.
+struct Shape {
+    distinct: DistinctPlan,
+    /// ORDER BY's keys over the select list and its hidden columns.
+    keys: Vec<SortKey>,
+    /// The select list's width (columns after it are hidden ones).
+    visible: usize,
+    ties: Option<Ties>,
+}
+
+/// Projects the select list over `plan`, then DISTINCT, ORDER BY, WITH
+/// TIES and the projection that drops ORDER BY's hidden columns.
+/// `distinct_on` is the DISTINCT ON syntax, for error positions.
 fn finish_select(
     mut plan: Plan,
     exprs: Vec<Expr>,
     names: Vec<String>,
-    distinct: bool,
-    keys: Vec<SortKey>,
-    visible: usize,
-) -> Plan {
+    shape: Shape,
+    distinct_on: &[ast::Expr],
+) -> Result<Plan> {
+    let Shape {
+        distinct,
+        keys,
+        visible,
+        ties,
+    } = shape;
     plan = project(plan, exprs, names);
-    if distinct {
-        plan = Plan {
-            rows: plan.rows,
-            fields: plan.fields.clone(),
-            node: Node::Distinct {
-                input: Box::new(plan),
-            },
-        };
+    let order: Vec<usize> = keys.iter().map(|k| k.column).collect();
+    match distinct {
+        DistinctPlan::On(on) => {
+            let sort = distinct::distinct_on_keys(&on, distinct_on, &keys)?;
+            plan = distinct::sort_unique(plan, sort, on);
+        }
+        DistinctPlan::Sorted => {
+            let sort = distinct::sorted_distinct_keys(keys, visible);
+            plan = distinct::sort_unique(plan, sort, (0..visible).collect());
+        }
+        DistinctPlan::Hash | DistinctPlan::None => {
+            if matches!(distinct, DistinctPlan::Hash) {
+                plan = Plan {
+                    rows: plan.rows,
+                    fields: plan.fields.clone(),
+                    node: Node::Distinct {
+                        input: Box::new(plan),
+                    },
+                };
+            }
+            if !keys.is_empty() {
+                plan = Plan {
+                    rows: plan.rows,
+                    fields: plan.fields.clone(),
+                    node: Node::Sort {
+                        input: Box::new(plan),
+                        keys,
+                    },
+                };
+            }
+        }
     }
-    if !keys.is_empty() {
-        plan = Plan {
-            rows: plan.rows,
-            fields: plan.fields.clone(),
-            node: Node::Sort {
-                input: Box::new(plan),
-                keys,
-            },
-        };
+    if let Some(t) = ties {
+        plan = distinct::limit_ties(plan, t, order);
     }
     if plan.fields.len() > visible {
         let exprs = plan.fields[..visible]
@@ -810,7 +892,7 @@ fn finish_select(
             .collect();
         plan = project(plan, exprs, names);
     }
-    plan
+    Ok(plan)
 }
 
 /// One select-list column: an expression, or a column a wildcard expanded.
@@ -874,7 +956,13 @@ fn needed_columns(s: &ast::Select, order_by: &[ast::OrderBy]) -> Needed {
             }
         }
     }
-    for e in s.where_clause.iter().chain(&s.group_by).chain(&s.having) {
+    for e in s
+        .where_clause
+        .iter()
+        .chain(&s.group_by)
+        .chain(&s.having)
+        .chain(&s.distinct_on)
+    {
         needed.add_expr(e);
     }
     for o in order_by {

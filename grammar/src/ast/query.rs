@@ -16,6 +16,9 @@ pub struct Query {
     pub limit: Option<Expr>,
     /// `OFFSET n`.
     pub offset: Option<Expr>,
+    /// `FETCH FIRST n ROWS WITH TIES` (the count is in `limit`): rows that
+    /// tie with the last one under `ORDER BY` are returned too.
+    pub with_ties: bool,
 }
 
 impl Query {
@@ -27,6 +30,7 @@ impl Query {
             order_by: Vec::new(),
             limit: None,
             offset: None,
+            with_ties: false,
         }
     }
 }
@@ -80,8 +84,11 @@ pub enum SetOperator {
 /// `SELECT [DISTINCT] list [FROM ...] [WHERE ...] [GROUP BY ...] [HAVING ...]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Select {
-    /// `SELECT DISTINCT`.
+    /// `SELECT DISTINCT` (also set for `DISTINCT ON`).
     pub distinct: bool,
+    /// `SELECT DISTINCT ON (exprs)`: one row per distinct value of these,
+    /// the first in `ORDER BY` order; empty for plain `DISTINCT`.
+    pub distinct_on: Vec<Expr>,
     /// The select list (may be empty: `SELECT FROM t` is valid PostgreSQL).
     pub projection: Vec<SelectItem>,
     /// The `FROM` items, comma-separated (each may be a join tree).

@@ -527,11 +527,21 @@ impl Display for Query {
         if !self.order_by.is_empty() {
             write!(f, " ORDER BY {}", Comma(&self.order_by))?;
         }
-        if let Some(limit) = &self.limit {
-            write!(f, " LIMIT {limit}")?;
+        match &self.limit {
+            Some(limit) if !self.with_ties => write!(f, " LIMIT {limit}")?,
+            _ => {}
         }
         if let Some(offset) = &self.offset {
             write!(f, " OFFSET {offset}")?;
+        }
+        match &self.limit {
+            // The count is a primary expression: parenthesised unless it
+            // is a scalar subquery, which prints its own parentheses.
+            Some(limit) if self.with_ties => match limit.kind {
+                ExprKind::Subquery(_) => write!(f, " FETCH FIRST {limit} ROWS WITH TIES")?,
+                _ => write!(f, " FETCH FIRST ({limit}) ROWS WITH TIES")?,
+            },
+            _ => {}
         }
         Ok(())
     }
@@ -617,6 +627,9 @@ impl Display for Select {
         f.write_str("SELECT")?;
         if self.distinct {
             f.write_str(" DISTINCT")?;
+        }
+        if !self.distinct_on.is_empty() {
+            write!(f, " ON ({})", Comma(&self.distinct_on))?;
         }
         if !self.projection.is_empty() {
             write!(f, " {}", Comma(&self.projection))?;

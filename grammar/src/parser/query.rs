@@ -54,6 +54,7 @@ fn query_inner(i: Tokens<'_>) -> PResult<'_, Query> {
         order_by,
         limit: None,
         offset: None,
+        with_ties: false,
     };
     let (mut seen_limit, mut seen_offset) = (false, false);
     loop {
@@ -61,6 +62,12 @@ fn query_inner(i: Tokens<'_>) -> PResult<'_, Query> {
             seen_limit = true;
             let (rest, limit) = limit_clause(i)?;
             query.limit = limit;
+            i = rest;
+        } else if !seen_limit && i.is_kw(0, Keyword::Fetch) {
+            seen_limit = true;
+            let (rest, (limit, with_ties)) = fetch_clause(i)?;
+            query.limit = Some(limit);
+            query.with_ties = with_ties;
             i = rest;
         } else if !seen_offset && i.is_kw(0, Keyword::Offset) {
             seen_offset = true;
@@ -79,6 +86,41 @@ fn limit_clause(i: Tokens<'_>) -> PResult<'_, Option<Expr>> {
         kw(Keyword::Limit),
         cut(alt((value(None, kw(Keyword::All)), map(expr, Some)))),
     )(i)
+}
+
+/// `fetch_clause ::= 'FETCH' ('FIRST' | 'NEXT') [expr] ('ROW' | 'ROWS')
+///   ('ONLY' | 'WITH' 'TIES')`: the count (1 when left out) and whether
+/// ties are kept.
+fn fetch_clause(i: Tokens<'_>) -> PResult<'_, (Expr, bool)> {
+    let (i, start) = kw(Keyword::Fetch).parse(i)?;
+    let (i, _) = cut(alt((
+        kw(Keyword::First).map(|_| ()),
+        word("next").map(|_| ()),
+    )))(i)?;
+    let next = i.first();
+    let (i, count) = if matches!(next.kind, TokenKind::Word(_))
+        && matches!(i.text(next).to_ascii_lowercase().as_str(), "row" | "rows")
+    {
+        let one = Expr {
+            kind: ExprKind::Literal(Literal::Number("1".into())),
+            offset: Offset(start.start),
+        };
+        (i, one)
+    } else {
+        cut(fetch_count)(i)?
+    };
+    let (i, _) = cut(alt((word("rows"), word("row"))))(i)?;
+    let (i, ties) = cut(alt((
+        value(false, kw(Keyword::Only)),
+        value(true, pair(kw(Keyword::With), word("ties"))),
+    )))(i)?;
+    Ok((i, (count, ties)))
+}
+
+/// The count of FETCH FIRST: a primary expression, or a signed number
+/// (PostgreSQL's `select_fetch_first_value`).
+fn fetch_count(i: Tokens<'_>) -> PResult<'_, Expr> {
+    super::expr::expr_bp(u8::MAX)(i)
 }
 
 /// `offset_clause ::= 'OFFSET' expr ['ROW' | 'ROWS']`
@@ -257,6 +299,15 @@ fn count_list_items(i: Tokens<'_>) -> usize {
 fn select(i: Tokens<'_>) -> PResult<'_, Select> {
     let (i, _) = kw(Keyword::Select).parse(i)?;
     let (i, quantifier) = opt(kw_of(&[Keyword::Distinct, Keyword::All]))(i)?;
+    let (i, distinct_on) = if quantifier == Some(Keyword::Distinct) && i.is_kw(0, Keyword::On) {
+        cut(delimited(
+            pair(kw(Keyword::On), tok(TokenKind::LParen)),
+            expr_list,
+            tok(TokenKind::RParen),
+        ))(i)?
+    } else {
+        (i, Vec::new())
+    };
     let (i, projection) = if at_select_list_end(i) {
         (i, Vec::new())
     } else {
@@ -273,6 +324,7 @@ fn select(i: Tokens<'_>) -> PResult<'_, Select> {
     ))(i)?;
     let select = Select {
         distinct: quantifier == Some(Keyword::Distinct),
+        distinct_on,
         projection,
         from,
         where_clause,
@@ -306,6 +358,7 @@ fn at_select_list_end(i: Tokens<'_>) -> bool {
                 | Keyword::Having
                 | Keyword::Order
                 | Keyword::Limit
+                | Keyword::Fetch
                 | Keyword::Offset
                 | Keyword::Union
                 | Keyword::Intersect
@@ -601,12 +654,23 @@ pub(crate) fn order_by(i: Tokens<'_>) -> PResult<'_, Vec<OrderBy>> {
     )(i)
 }
 
-/// `order_item ::= expr ['ASC' | 'DESC'] ['NULLS' ('FIRST' | 'LAST')]`
+/// `order_item ::= expr ['ASC' | 'DESC' | 'USING' ('<' | '>')] ['NULLS' ('FIRST' | 'LAST')]`
+/// (`USING <` is ascending, `USING >` descending: the built-in types'
+/// B-tree ordering operators).
 fn order_item(i: Tokens<'_>) -> PResult<'_, OrderBy> {
     map(
         tuple((
             expr,
-            opt(kw_of(&[Keyword::Asc, Keyword::Desc])),
+            opt(alt((
+                kw_of(&[Keyword::Asc, Keyword::Desc]),
+                preceded(
+                    kw(Keyword::Using),
+                    cut(alt((
+                        value(Keyword::Asc, tok(TokenKind::Lt)),
+                        value(Keyword::Desc, tok(TokenKind::Gt)),
+                    ))),
+                ),
+            ))),
             // As PostgreSQL's lexer, NULLS starts the clause only before
             // FIRST or LAST (`NULLS_LA`).
             opt(preceded(
@@ -668,6 +732,7 @@ pub(crate) fn at_query_start(i: Tokens<'_>) -> bool {
                     | Keyword::Except
                     | Keyword::Order
                     | Keyword::Limit
+                    | Keyword::Fetch
                     | Keyword::Offset
             )
     )

@@ -218,6 +218,7 @@ impl Binder<'_> {
         }
         let inner = ast::Query::simple(ast::SetExpr::Select(Box::new(ast::Select {
             distinct: false,
+            distinct_on: Vec::new(),
             projection: keys
                 .iter()
                 .map(|(_, i)| ast::SelectItem::Expr {

@@ -16,7 +16,7 @@ use crate::types::DataType;
 impl Binder<'_> {
     pub(super) fn plan_set_expr(&mut self, body: &ast::SetExpr) -> Result<Plan> {
         match body {
-            ast::SetExpr::Select(s) => self.plan_select(s, &[]),
+            ast::SetExpr::Select(s) => self.plan_select(s, &[], None),
             ast::SetExpr::Nested(q) => self.plan_query(q),
             ast::SetExpr::Values(rows) => self.plan_values(rows, None, &[]),
             ast::SetExpr::SetOp {
