@@ -35,12 +35,14 @@
 //! - [`exec`]: the executor: operators over batches, expression evaluation,
 //!   the typed fast paths (`exec/fastpath`), spilling hash tables; writing
 //!   DML's rows and their index entries ([`exec::modify::ModifyContext`]).
-//! - [`nodes`]: the trees the planner builds and the executor runs: bound
-//!   expressions and plan nodes.
+//! - [`nodes`]: the trees the planner builds and the executor runs: plan
+//!   nodes, and the bound expressions of [`expr`] re-exported.
 //! - [`vector`]: column vectors and batches, key sets: the data the
 //!   executor moves.
 //! - [`catalog`]: tables, columns, indexes, views and statistics, versioned
 //!   by transaction.
+//! - [`expr`]: bound expressions (below the catalog, which keeps a partial
+//!   index's bound predicate).
 //! - [`access`] and [`wal`]: heap tuples and pages, visibility, the
 //!   visibility map, B-trees; the write-ahead log, checkpoints and crash
 //!   recovery.
@@ -57,6 +59,7 @@ pub mod copy;
 pub mod database;
 pub mod error;
 pub mod exec;
+pub mod expr;
 pub mod nodes;
 pub mod plan;
 pub mod session;

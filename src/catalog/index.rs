@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::{Catalog, CatalogView, TableDef};
 use crate::access::nbtree::{IndexDesc, KeyColumn};
 use crate::error::Result;
-use crate::nodes::expr::Expr;
+use crate::expr::Expr;
 
 /// Binds a partial index's stored predicate text over the columns of its
 /// table (given by the database layer, which owns the binder).
@@ -115,7 +115,7 @@ impl IndexDef {
     /// The table columns the predicate reads (none for a full index).
     pub fn predicate_columns(&self) -> Vec<usize> {
         fn walk(e: &Expr, out: &mut Vec<usize>) {
-            if let crate::nodes::expr::ExprKind::Column(i) = &e.kind {
+            if let crate::expr::ExprKind::Column(i) = &e.kind {
                 out.push(*i);
             }
             for c in e.children() {

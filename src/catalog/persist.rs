@@ -552,10 +552,7 @@ mod tests {
         let mut def = (*st.versions[0].def).clone();
         def.indexes[0].predicate = Some(Arc::new(IndexPredicate {
             text: "a > 10 AND b = 'x y'".into(),
-            expr: crate::nodes::expr::Expr::constant(
-                crate::types::Value::Bool(true),
-                DataType::Bool,
-            ),
+            expr: crate::expr::Expr::constant(crate::types::Value::Bool(true), DataType::Bool),
         }));
         st.versions[0].def = Arc::new(def.clone());
         write(&path, &st).unwrap();
@@ -564,7 +561,7 @@ mod tests {
             SEEN.lock()
                 .unwrap()
                 .push((t.name.clone(), text.to_string()));
-            Ok(crate::nodes::expr::Expr::constant(
+            Ok(crate::expr::Expr::constant(
                 crate::types::Value::Bool(true),
                 DataType::Bool,
             ))

@@ -1,14 +1,15 @@
 //! The trees the planner builds and the executor runs, below both (as
-//! PostgreSQL keeps them in `nodes/`): bound expressions ([`expr`]), the
-//! resolved scalar functions they call ([`func`]) and plan nodes
-//! ([`plannodes`]).
+//! PostgreSQL keeps them in `nodes/`): bound expressions ([`expr`], which
+//! live in the lower module `crate::expr` because the catalog holds them
+//! too, re-exported here), the resolved scalar functions they call
+//! ([`func`]) and plan nodes ([`plannodes`]).
 //!
 //! Nothing here plans or evaluates: the planner (`plan`) builds these
 //! values and the executor (`exec`) runs them, and neither needs the
 //! other's code to name them.
 
-pub mod expr;
-pub mod func;
+pub use crate::expr;
+pub use crate::expr::func;
 pub mod plannodes;
 
 pub use expr::{Expr, ExprKind};

@@ -384,6 +384,18 @@ impl ScalarFunc {
         }
     }
 
+    /// The resolution of the function families that resolve themselves
+    /// (numeric, bytea, regular expressions) and of the bytea overloads of
+    /// string functions; `None` for the rest.
+    fn resolve_elsewhere(self, args: &[DataType]) -> Option<Result<Resolved>> {
+        match self {
+            ScalarFunc::Num(f) => Some(f.resolve(args)),
+            ScalarFunc::Bytes(f) => Some(f.resolve(args)),
+            ScalarFunc::Regexp(f) => Some(f.resolve(args)),
+            _ => bytes::ByteFunc::overload(self, args),
+        }
+    }
+
     /// Resolves argument and result types (see the module doc); fails with
     /// `function lower(integer) does not exist` (42883).
     pub fn resolve(self, args: &[DataType]) -> Result<Resolved> {
@@ -393,16 +405,7 @@ impl ScalarFunc {
         let is_num = |t: &DataType| t.is_numeric() || *t == Unknown;
         let is_int = |t: &DataType| matches!(t, Int2 | Int4 | Int8 | Unknown);
         let is_str = |t: &DataType| t.is_string() || *t == Unknown;
-        if let Num(f) = self {
-            return f.resolve(args);
-        }
-        if let Bytes(f) = self {
-            return f.resolve(args);
-        }
-        if let Regexp(f) = self {
-            return f.resolve(args);
-        }
-        if let Some(r) = bytes::ByteFunc::overload(self, args) {
+        if let Some(r) = self.resolve_elsewhere(args) {
             return r;
         }
         // Types that cast to numeric implicitly (not float4/float8).
@@ -823,48 +826,7 @@ impl ScalarFunc {
                 }
                 _ => return Err(bad_arg(self)),
             },
-            MakeTimestampTz => {
-                let Value::Float8(sec) = &args[5] else {
-                    return Err(bad_arg(self));
-                };
-                let local = super::datetime::construct::make_timestamp(
-                    int(0)?,
-                    int(1)?,
-                    int(2)?,
-                    int(3)?,
-                    int(4)?,
-                    *sec,
-                )?;
-                let zone = match args.get(6) {
-                    Some(_) => Some(tstz::sane_zone_arg(text(6)?)?),
-                    None => None,
-                };
-                Value::TimestampTz(tstz::make_timestamptz(local, zone.as_ref())?)
-            }
-            Timezone => {
-                let zone = match &args[0] {
-                    Value::Interval(iv) => tstz::interval_zone(iv)?,
-                    _ => tstz::zone_arg(text(0)?)?,
-                };
-                match &args[1] {
-                    Value::Timestamp(t) => Value::TimestampTz(tstz::timestamp_at_zone(*t, &zone)?),
-                    Value::TimestampTz(t) => {
-                        Value::Timestamp(tstz::timestamptz_at_zone(*t, &zone)?)
-                    }
-                    _ => return Err(bad_arg(self)),
-                }
-            }
-            ToTimestamp => match &args[0] {
-                Value::Float8(f) => Value::TimestampTz(tstz::to_timestamp(*f)?),
-                _ => return Err(bad_arg(self)),
-            },
-            Age => match (&args[0], &args[1]) {
-                (Value::Timestamp(a), Value::Timestamp(b)) => Value::Interval(dt::age(*a, *b)?),
-                (Value::TimestampTz(a), Value::TimestampTz(b)) => {
-                    Value::Interval(dt::age(tstz::local(*a), tstz::local(*b))?)
-                }
-                _ => return Err(bad_arg(self)),
-            },
+            MakeTimestampTz | Timezone | ToTimestamp | Age => return self.eval_zoned(args),
             JustifyHours | JustifyDays | JustifyInterval => {
                 let Value::Interval(iv) = &args[0] else {
                     return Err(bad_arg(self));
@@ -930,6 +892,68 @@ impl ScalarFunc {
                 Value::Timestamp(t) | Value::TimestampTz(t) => *t != i64::MIN && *t != i64::MAX,
                 _ => true,
             }),
+            _ => return Err(bad_arg(self)),
+        })
+    }
+
+    /// [`ScalarFunc::eval`] for the functions of `timestamp with time zone`
+    /// (`make_timestamptz`, `timezone`, `to_timestamp`, `age`), on non-NULL
+    /// arguments.
+    fn eval_zoned(self, args: &[Value]) -> Result<Value> {
+        use ScalarFunc::*;
+        let text = |i: usize| {
+            args.get(i)
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad_arg(self))
+        };
+        let int = |i: usize| {
+            args.get(i)
+                .and_then(Value::as_i64)
+                .ok_or_else(|| bad_arg(self))
+        };
+        Ok(match self {
+            MakeTimestampTz => {
+                let Value::Float8(sec) = &args[5] else {
+                    return Err(bad_arg(self));
+                };
+                let local = super::datetime::construct::make_timestamp(
+                    int(0)?,
+                    int(1)?,
+                    int(2)?,
+                    int(3)?,
+                    int(4)?,
+                    *sec,
+                )?;
+                let zone = match args.get(6) {
+                    Some(_) => Some(tstz::sane_zone_arg(text(6)?)?),
+                    None => None,
+                };
+                Value::TimestampTz(tstz::make_timestamptz(local, zone.as_ref())?)
+            }
+            Timezone => {
+                let zone = match &args[0] {
+                    Value::Interval(iv) => tstz::interval_zone(iv)?,
+                    _ => tstz::zone_arg(text(0)?)?,
+                };
+                match &args[1] {
+                    Value::Timestamp(t) => Value::TimestampTz(tstz::timestamp_at_zone(*t, &zone)?),
+                    Value::TimestampTz(t) => {
+                        Value::Timestamp(tstz::timestamptz_at_zone(*t, &zone)?)
+                    }
+                    _ => return Err(bad_arg(self)),
+                }
+            }
+            ToTimestamp => match &args[0] {
+                Value::Float8(f) => Value::TimestampTz(tstz::to_timestamp(*f)?),
+                _ => return Err(bad_arg(self)),
+            },
+            Age => match (&args[0], &args[1]) {
+                (Value::Timestamp(a), Value::Timestamp(b)) => Value::Interval(dt::age(*a, *b)?),
+                (Value::TimestampTz(a), Value::TimestampTz(b)) => {
+                    Value::Interval(dt::age(tstz::local(*a), tstz::local(*b))?)
+                }
+                _ => return Err(bad_arg(self)),
+            },
             _ => return Err(bad_arg(self)),
         })
     }

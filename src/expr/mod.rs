@@ -7,12 +7,19 @@
 //! [`Func`] value, so evaluation (the executor's `expr`) never looks anything
 //! up by name. This module owns the shape of the tree only; evaluation is
 //! the executor's.
+//!
+//! It sits below the catalog (as PostgreSQL's `primnodes.h` sits below its
+//! catalog headers), because the catalog holds bound expressions too: a
+//! partial index's predicate. `nodes` re-exports it as `nodes::expr` beside
+//! the plan nodes.
+
+pub mod func;
 
 use std::sync::Arc;
 
-use super::func::Func;
 use crate::types::{cast::CastContext, BinaryOp, DataType, Value};
 use crate::vector::keyset::KeySet;
+use func::Func;
 
 /// A bound, typed expression.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 //! [`crate::types::funcs`]; this wrapper is what a bound [`Expr`] holds
 //! (`Copy`, printable for EXPLAIN), and the one place the evaluator calls.
 //!
-//! [`Expr`]: super::expr::Expr
+//! [`Expr`]: super::Expr
 
 use std::fmt;
 
