@@ -368,8 +368,12 @@ fn a_torn_summary_page_is_re_initialised_by_redo_never_patched() {
     for (q, want) in SUMMARY_QUERIES.iter().zip(&expected) {
         assert_eq!(&common::rows_text(&run(&mut s, q)), want, "{q}");
     }
-    assert_eq!(
-        summary_figures(&mut s, SUMMARY_QUERIES[0]),
-        (answered, scanned)
+    // The same pages, none lost; scans since may have filled a few of the
+    // missing slots (scans fill some of the summaries they lack).
+    let (answered2, scanned2) = summary_figures(&mut s, SUMMARY_QUERIES[0]);
+    assert_eq!(answered2 + scanned2, answered + scanned);
+    assert!(
+        answered2 >= answered,
+        "answered {answered2} after reopening, {answered} before"
     );
 }
