@@ -13,11 +13,7 @@
 use heapdb::{Database, Session};
 
 mod common;
-use common::{run, text};
-
-fn one(s: &mut Session, sql: &str) -> String {
-    text(&run(s, sql).rows[0][0])
-}
+use common::{one_text, run, text};
 
 /// Loads `t`, checkpoints, changes it and vacuums it: the log after the
 /// checkpoint holds inserts that initialise new pages, deletes, and
@@ -53,11 +49,15 @@ fn crash_after(ddl: &str) {
     }
     let db = Database::open(dir.path()).unwrap_or_else(|e| panic!("{ddl}: reopen: {e}"));
     let mut s = db.session();
-    assert_eq!(one(&mut s, "select count(*) from keep"), "101", "{ddl}");
+    assert_eq!(
+        one_text(&mut s, "select count(*) from keep"),
+        "101",
+        "{ddl}"
+    );
     if ddl.starts_with("truncate") {
-        assert_eq!(one(&mut s, "select count(*) from t"), "0", "{ddl}");
+        assert_eq!(one_text(&mut s, "select count(*) from t"), "0", "{ddl}");
         run(&mut s, "insert into t values (1, 'a')");
-        assert_eq!(one(&mut s, "select count(*) from t"), "1", "{ddl}");
+        assert_eq!(one_text(&mut s, "select count(*) from t"), "1", "{ddl}");
     } else {
         assert!(s.execute("select * from t").is_err(), "{ddl}: t is gone");
     }
@@ -169,11 +169,11 @@ fn async_block_with_truncate_is_atomic() {
     }
     let db = Database::open(dir.path()).expect("reopen");
     let mut s = db.session();
-    let t = one(
+    let t = one_text(
         &mut s,
         "select count(*) || ':' || coalesce(max(id), 0) from t",
     );
-    let u = one(&mut s, "select count(*) from u");
+    let u = one_text(&mut s, "select count(*) from u");
     assert!(
         (t == "3000:3000" && u == "0") || (t == "1:7" && u == "1"),
         "t {t}, u {u}"
@@ -238,8 +238,8 @@ fn files_of_a_transaction_cut_off_by_a_crash_are_removed() {
     assert!(during.len() > before.len(), "the child created files");
     let db = Database::open(dir.path()).expect("reopen");
     let mut s = db.session();
-    assert_eq!(one(&mut s, "select count(*) from keep"), "100");
-    assert_eq!(one(&mut s, "select count(*) from side"), "1");
+    assert_eq!(one_text(&mut s, "select count(*) from keep"), "100");
+    assert_eq!(one_text(&mut s, "select count(*) from side"), "1");
     assert!(s.execute("select * from gone").is_err());
     assert_eq!(base_files(dir.path()), before, "files left: {during:?}");
 }
@@ -288,7 +288,10 @@ fn concurrent_catalog_writes_keep_every_committed_table() {
     let db = Database::open(dir.path()).expect("reopen");
     let mut s = db.session();
     for i in 0..n {
-        assert_eq!(one(&mut s, &format!("select x from a{i}")), i.to_string());
+        assert_eq!(
+            one_text(&mut s, &format!("select x from a{i}")),
+            i.to_string()
+        );
     }
 }
 
@@ -302,7 +305,7 @@ fn a_stray_visibility_map_file_does_not_block_create_table() {
     let db = Database::open(dir.path()).expect("open");
     let mut s = db.session();
     run(&mut s, "create table first (id int)");
-    let path = one(&mut s, "select pg_relation_filepath('first')");
+    let path = one_text(&mut s, "select pg_relation_filepath('first')");
     let next: u32 = path.trim_start_matches("base/").parse::<u32>().unwrap() + 1;
     for k in 0..3 {
         std::fs::write(dir.path().join(format!("base/{}_vm", next + k)), b"").unwrap();
@@ -311,5 +314,5 @@ fn a_stray_visibility_map_file_does_not_block_create_table() {
     run(&mut s, "insert into second select generate_series(1, 10)");
     run(&mut s, "truncate second");
     run(&mut s, "insert into second values (7)");
-    assert_eq!(one(&mut s, "select sum(id) from second"), "7");
+    assert_eq!(one_text(&mut s, "select sum(id) from second"), "7");
 }

@@ -11,6 +11,9 @@ use std::process::Command;
 use heapdb::error::SqlState;
 use heapdb::Database;
 
+mod common;
+use common::{open_dir, run};
+
 /// A tmpfs mounted on a temporary directory; unmounted on drop.
 struct Tmpfs {
     dir: tempfile::TempDir,
@@ -65,9 +68,8 @@ fn fill(dir: &Path) -> PathBuf {
     path
 }
 
-fn count(db: &Database) -> i64 {
-    let r = db.session().execute("SELECT count(*) FROM t").unwrap();
-    r.rows[0][0].to_string().parse().unwrap()
+fn count(db: &Database, sql: &str) -> i64 {
+    common::one_text(&mut db.session(), sql).parse().unwrap()
 }
 
 /// Inserts batches until one fails; returns the rows committed and the
@@ -94,13 +96,14 @@ fn a_full_disk_fails_the_statement_and_nothing_else() {
         return;
     };
     let data = fs.path().join("db");
-    let db = Database::open(&data).unwrap();
-    db.session()
-        .execute("CREATE TABLE t (a int, b text)")
-        .unwrap();
-    db.session()
-        .execute("INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g")
-        .unwrap();
+    let db = open_dir(&data);
+    let mut s = db.session();
+    run(&mut s, "CREATE TABLE t (a int, b text)");
+    run(
+        &mut s,
+        "INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g",
+    );
+    drop(s);
     db.checkpoint().unwrap();
     let filler = fill(fs.path());
     let (rows, e) = insert_until_full(&db);
@@ -114,23 +117,24 @@ fn a_full_disk_fails_the_statement_and_nothing_else() {
     );
     // The session goes on reading, and the failed statement left nothing.
     let expect = 1000 + rows;
-    assert_eq!(count(&db), expect);
+    assert_eq!(count(&db, "SELECT count(*) FROM t"), expect);
     // A clean shutdown and an open while the disk is still full.
     db.close().unwrap();
-    let db = Database::open(&data).unwrap();
-    assert_eq!(count(&db), expect);
+    let db = open_dir(&data);
+    assert_eq!(count(&db, "SELECT count(*) FROM t"), expect);
     // A crash and recovery, still full.
     db.crash();
-    let db = Database::open(&data).unwrap();
-    assert_eq!(count(&db), expect);
+    let db = open_dir(&data);
+    assert_eq!(count(&db, "SELECT count(*) FROM t"), expect);
     // Space freed: writes work again, nothing lost.
     std::fs::remove_file(&filler).unwrap();
-    db.session()
-        .execute("INSERT INTO t SELECT g, 'y' FROM generate_series(1, 5000) g")
-        .unwrap();
+    run(
+        &mut db.session(),
+        "INSERT INTO t SELECT g, 'y' FROM generate_series(1, 5000) g",
+    );
     db.close().unwrap();
-    let db = Database::open(&data).unwrap();
-    assert_eq!(count(&db), expect + 5000);
+    let db = open_dir(&data);
+    assert_eq!(count(&db, "SELECT count(*) FROM t"), expect + 5000);
     db.close().unwrap();
 }
 
@@ -147,7 +151,7 @@ fn a_failed_log_write_at_commit_stops_the_instance_until_recovery() {
         return;
     };
     let data = fs.path().join("db");
-    let db = Database::open(&data).unwrap();
+    let db = open_dir(&data);
     let mut s = db.session();
     for sql in [
         "CREATE TABLE t (a int, b text)",
@@ -159,7 +163,7 @@ fn a_failed_log_write_at_commit_stops_the_instance_until_recovery() {
         "DELETE FROM u",
         "VACUUM u",
     ] {
-        s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        run(&mut s, sql);
     }
     db.checkpoint().unwrap();
     let filler = fill(fs.path());
@@ -177,7 +181,7 @@ fn a_failed_log_write_at_commit_stops_the_instance_until_recovery() {
     // up to 200kB before the limit.
     while db.wal.stats().insert_lsn + (200 << 10) < limit {
         for sql in ["BEGIN", "DELETE FROM t WHERE a <= 600", "ROLLBACK"] {
-            s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+            run(&mut s, sql);
         }
     }
     // Its records (~340kB) cross into the segment that cannot be
@@ -206,19 +210,13 @@ fn a_failed_log_write_at_commit_stops_the_instance_until_recovery() {
     // never written (the write failed at the segment it needed), so the
     // rows are not there; the rolled-back deletes changed nothing.
     std::fs::remove_file(&filler).unwrap();
-    let db = Database::open(&data).unwrap();
-    let count = |db: &Database, sql: &str| -> i64 {
-        let r = db.session().execute(sql).unwrap();
-        r.rows[0][0].to_string().parse().unwrap()
-    };
+    let db = open_dir(&data);
     assert_eq!(count(&db, "SELECT count(*) FROM u"), 0);
     assert_eq!(count(&db, "SELECT count(*) FROM t"), 3000);
     // And it works again, across a clean shutdown.
-    db.session()
-        .execute("INSERT INTO u SELECT a, b FROM t")
-        .unwrap();
+    run(&mut db.session(), "INSERT INTO u SELECT a, b FROM t");
     db.close().unwrap();
-    let db = Database::open(&data).unwrap();
+    let db = open_dir(&data);
     assert_eq!(count(&db, "SELECT count(*) FROM u"), 3000);
     db.close().unwrap();
 }

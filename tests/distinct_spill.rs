@@ -6,15 +6,14 @@
 
 use heapdb::settings::Settings;
 use heapdb::types::Value;
-use heapdb::{Database, Session};
+use heapdb::Session;
 
-fn exec(s: &mut Session, sql: &str) {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-}
+mod common;
+use common::{open_with, run};
 
 /// The rows of `sql` as text, sorted.
 fn sorted_rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let r = run(s, sql);
     let mut rows: Vec<String> = r.rows.iter().map(|row| format!("{row:?}")).collect();
     rows.sort();
     rows
@@ -33,14 +32,14 @@ fn distinct_and_set_operations_spill_under_a_small_work_mem() {
         shared_buffers: 1024,
         ..Settings::default()
     };
-    let db = Database::open_with(dir.path(), settings).unwrap();
+    let db = open_with(dir.path(), settings);
     let mut s = db.session();
-    exec(&mut s, "set max_parallel_workers_per_gather = 0");
-    exec(
+    run(&mut s, "set max_parallel_workers_per_gather = 0");
+    run(
         &mut s,
         "create table d as select x % 20000 as k, 'v' || (x % 3000) as t from generate_series(1, 60000) x",
     );
-    exec(
+    run(
         &mut s,
         "create table e as select x % 15000 + 9000 as k, 'v' || ((x % 15000 + 9000) % 3000) as t from generate_series(1, 40000) x",
     );
@@ -55,7 +54,7 @@ fn distinct_and_set_operations_spill_under_a_small_work_mem() {
         "select k from e except all select k from d",
     ];
     let want: Vec<Vec<String>> = queries.iter().map(|q| sorted_rows(&mut s, q)).collect();
-    exec(&mut s, "set work_mem = '64kB'");
+    run(&mut s, "set work_mem = '64kB'");
     for (q, want) in queries.iter().zip(&want) {
         assert!(!want.is_empty(), "{q}");
         assert!(sorted_rows(&mut s, q) == *want, "{q}");
@@ -81,7 +80,7 @@ fn distinct_and_set_operations_spill_under_a_small_work_mem() {
         .expect("a Batches line");
     assert!(line.contains("Disk Usage:"), "{lines:?}");
     assert!(!line.trim_start().starts_with("Batches: 1 "), "{lines:?}");
-    exec(&mut s, "reset work_mem");
+    run(&mut s, "reset work_mem");
     let lines = plan(&mut s, explain);
     let line = lines
         .iter()

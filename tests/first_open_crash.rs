@@ -3,9 +3,11 @@
 //! marker is created first and removed last), never refused as damaged.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use heapdb::Database;
+
+mod common;
+use common::{kill9, open_dir, run, shell_command};
 
 /// Copies the files and directories of `from` named in `names` into `to`.
 fn copy_some(from: &Path, to: &Path, names: &[&str]) {
@@ -27,17 +29,18 @@ fn copy_some(from: &Path, to: &Path, names: &[&str]) {
 /// The database in `dir` opens, takes a table and rows, and keeps them
 /// across a clean shutdown; the marker is gone.
 fn opens_and_works(dir: &Path) {
-    let db = Database::open(dir).unwrap_or_else(|e| panic!("{}: {e:?}", dir.display()));
+    let db = open_dir(dir);
     let mut s = db.session();
-    s.execute("CREATE TABLE t (a int)").unwrap();
-    s.execute("INSERT INTO t SELECT generate_series(1, 10)")
-        .unwrap();
+    run(&mut s, "CREATE TABLE t (a int)");
+    run(&mut s, "INSERT INTO t SELECT generate_series(1, 10)");
     drop(s);
     db.close().unwrap();
     assert!(!dir.join("init.incomplete").exists());
-    let db = Database::open(dir).unwrap();
-    let r = db.session().execute("SELECT count(*) FROM t").unwrap();
-    assert_eq!(r.rows[0][0].to_string(), "10");
+    let db = open_dir(dir);
+    assert_eq!(
+        common::one_text(&mut db.session(), "SELECT count(*) FROM t"),
+        "10"
+    );
     db.close().unwrap();
 }
 
@@ -46,7 +49,7 @@ fn every_stage_of_an_interrupted_first_open_is_initialised_again() {
     let tmp = tempfile::tempdir().unwrap();
     // What a first open makes, in the order it makes it.
     let full = tmp.path().join("full");
-    Database::open(&full).unwrap().crash();
+    open_dir(&full).crash();
     let stages: [&[&str]; 5] = [
         &[],
         &["control"],
@@ -82,19 +85,13 @@ fn a_kill_during_the_first_open_leaves_a_directory_that_opens() {
     let tmp = tempfile::tempdir().unwrap();
     for round in 0..30u64 {
         let dir = tmp.path().join(format!("db{round}"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-            .arg("-D")
-            .arg(&dir)
-            .args(["-c", "SELECT 1"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+        let child = shell_command(&dir, &["-c", "SELECT 1"])
             .spawn()
-            .unwrap();
+            .expect("start heapdb");
         // Anywhere in the first ~30 ms (the whole first open and more).
         let micros = mix(round) % 30_000;
         std::thread::sleep(std::time::Duration::from_micros(micros));
-        let _ = child.kill();
-        child.wait().unwrap();
+        kill9(child);
         opens_and_works(&dir);
     }
 }

@@ -30,13 +30,15 @@
 //! splitting leaves; after each kill every row is found through both
 //! indexes and both checkers pass.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use heapdb::settings::Settings;
 use heapdb::{Database, Session};
+
+mod common;
+use common::{child_test, kill9, one_text, open_with, run, text, Lines};
 
 const CHILD_ENV: &str = "HEAPDB_INDEX_CRASH_CHILD";
 
@@ -46,17 +48,6 @@ fn settings() -> Settings {
     // A small pool: index and heap pages are evicted all the time.
     s.set_at_open("shared_buffers", "1MB").unwrap();
     s
-}
-
-fn run(s: &mut Session, sql: &str) -> heapdb::QueryResult {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn one(s: &mut Session, sql: &str) -> String {
-    let r = run(s, sql);
-    let mut out = String::new();
-    heapdb::types::format_value(&r.rows[0][0], &mut out);
-    out
 }
 
 /// splitmix64, for the kill moments.
@@ -89,7 +80,7 @@ fn index_crash_child() {
         set.set_at_open("shared_buffers", "64MB").unwrap();
         set.set_at_open("max_wal_size", "64MB").unwrap();
     }
-    let db = Database::open_with(Path::new(parts[0]), set).unwrap();
+    let db = open_with(Path::new(parts[0]), set);
     let mut s = db.session();
     let out = std::io::stdout();
     let say = |line: String| {
@@ -278,23 +269,13 @@ fn churn_child(db: &Database, s: &mut Session, mut k: i64, say: &dyn Fn(String))
 /// (or `ms` milliseconds after it is ready, when `acks` is 0); returns the
 /// last acknowledged key.
 fn kill_child(spec: &str, acks: u64, ms: u64) -> Option<i64> {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "index_crash_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, spec)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    let mut child = child_test("index_crash_child", CHILD_ENV, spec)
         .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        .expect("start the child");
+    let lines = Lines::of(&mut child);
     let mut last = None;
     let mut seen = 0;
-    while let Some(Ok(line)) = lines.next() {
+    while let Some(line) = lines.next() {
         if line.ends_with("ready") && acks == 0 {
             std::thread::sleep(Duration::from_millis(ms));
             break;
@@ -307,10 +288,9 @@ fn kill_child(spec: &str, acks: u64, ms: u64) -> Option<i64> {
             }
         }
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill9(child);
     // Acknowledgements already in the pipe count too.
-    for line in lines.map_while(|l| l.ok()) {
+    while let Some(line) = lines.next() {
         if let Some(k) = line.strip_prefix("ack ") {
             last = Some(k.parse().unwrap());
         }
@@ -320,11 +300,7 @@ fn kill_child(spec: &str, acks: u64, ms: u64) -> Option<i64> {
 
 fn check_index(s: &mut Session, name: &str) -> (i64, i64) {
     let r = run(s, &format!("select * from bt_index_check('{name}')"));
-    let get = |i: usize| {
-        let mut o = String::new();
-        heapdb::types::format_value(&r.rows[0][i], &mut o);
-        o.parse::<i64>().unwrap()
-    };
+    let get = |i: usize| text(&r.rows[0][i]).parse::<i64>().unwrap();
     (get(0), get(2))
 }
 
@@ -333,7 +309,7 @@ fn kill_during_indexed_inserts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(
             &mut s,
@@ -353,10 +329,9 @@ fn kill_during_indexed_inserts() {
         if let Some(last) = kill_child(&format!("{path}|insert|{next}"), acks, 0) {
             acked_to = last;
         }
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
-        let have: i64 = one(
+        let have: i64 = one_text(
             &mut s,
             &format!("select count(*) from a where aid <= {acked_to}"),
         )
@@ -369,13 +344,13 @@ fn kill_during_indexed_inserts() {
                 .expect_err(&format!("round {round}: key {k} not found through a_pkey"));
             assert_eq!(e.code.code(), "23505", "round {round}: {e}");
         }
-        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        let rows: i64 = one_text(&mut s, "select count(*) from a").parse().unwrap();
         for ix in ["a_pkey", "a_v_idx"] {
             let (items, heap) = check_index(&mut s, ix);
             assert_eq!(heap, rows, "round {round}: {ix}");
             assert!(items >= rows, "round {round}: {ix} has {items} entries");
         }
-        let part: i64 = one(&mut s, "select count(*) from a where v > 50")
+        let part: i64 = one_text(&mut s, "select count(*) from a where v > 50")
             .parse()
             .unwrap();
         let (items, heap) = check_index(&mut s, "a_v_part");
@@ -394,15 +369,15 @@ fn kill_during_indexed_inserts() {
             "round {round}: the partial index is not used: {:?}",
             plan.rows
         );
-        let through: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+        let through: i64 = one_text(&mut s, "select count(*) from a where v > 60 and aid > 0")
             .parse()
             .unwrap();
         run(&mut s, "reset enable_seqscan");
-        let seq: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+        let seq: i64 = one_text(&mut s, "select count(*) from a where v > 60 and aid > 0")
             .parse()
             .unwrap();
         assert_eq!(through, seq, "round {round}: a_v_part");
-        next = one(&mut s, "select coalesce(max(aid), 0) + 1 from a")
+        next = one_text(&mut s, "select coalesce(max(aid), 0) + 1 from a")
             .parse()
             .unwrap();
         drop(s);
@@ -416,7 +391,7 @@ fn kill_during_copy_into_an_indexed_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(&mut s, "create table c (id int primary key, v int, f text)");
         run(&mut s, "create index c_v_idx on c (v)");
@@ -430,10 +405,9 @@ fn kill_during_copy_into_an_indexed_table() {
         if let Some(last) = kill_child(&format!("{path}|copy|{next}"), acks, 0) {
             acked_to = last;
         }
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
-        let rows: i64 = one(&mut s, "select count(*) from c").parse().unwrap();
+        let rows: i64 = one_text(&mut s, "select count(*) from c").parse().unwrap();
         // Whole statements only: every acknowledged one, at most one more.
         assert!(
             rows == acked_to || rows == acked_to + 3000,
@@ -463,7 +437,7 @@ fn kill_during_create_index() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(&mut s, "create table b (id int primary key, v int, f text)");
         run(
@@ -474,12 +448,11 @@ fn kill_during_create_index() {
         db.close().unwrap();
     }
     let mut rng = Rng(11);
-    for round in 0..4 {
+    for _ in 0..4 {
         kill_child(&format!("{path}|build"), 0, 20 + rng.below(300));
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
-        assert_eq!(one(&mut s, "select count(*) from b"), "30000");
+        assert_eq!(one_text(&mut s, "select count(*) from b"), "30000");
         check_index(&mut s, "b_pkey");
         // The index either committed whole or is gone.
         if s.execute("select * from bt_index_check('b_v_idx')").is_ok() {
@@ -503,7 +476,7 @@ fn kill_after_create_index_recovers_the_built_pages_from_their_images() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(&mut s, "create table b (id int primary key, v int, f text)");
         run(
@@ -519,8 +492,7 @@ fn kill_after_create_index_recovers_the_built_pages_from_their_images() {
         let acks = 1 + rng.below(2);
         let last = kill_child(&format!("{path}|build_ints"), acks, 0)
             .unwrap_or_else(|| panic!("round {round}: no build acknowledged"));
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         for i in 1..=last {
             let name = format!("b_iv{i}");
@@ -542,7 +514,7 @@ fn kill_after_create_index_recovers_the_built_pages_from_their_images() {
             );
             run(&mut s, &format!("drop index {next}"));
         }
-        assert_eq!(one(&mut s, "select count(*) from b where v = 7"), "30");
+        assert_eq!(one_text(&mut s, "select count(*) from b where v = 7"), "30");
         for i in 1..=last {
             run(&mut s, &format!("drop index b_iv{i}"));
         }
@@ -558,7 +530,7 @@ fn kill_during_vacuum_of_an_indexed_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(
             &mut s,
@@ -576,11 +548,10 @@ fn kill_during_vacuum_of_an_indexed_table() {
         if let Some(last) = kill_child(&format!("{path}|vacuum|{next}"), acks, 0) {
             acked_to = last;
         }
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         // Multiples of 3 may have been deleted; no other row ever is.
-        let have: i64 = one(
+        let have: i64 = one_text(
             &mut s,
             &format!("select count(*) from a where aid <= {acked_to} and aid % 3 <> 0"),
         )
@@ -597,13 +568,13 @@ fn kill_during_vacuum_of_an_indexed_table() {
                 .expect_err(&format!("round {round}: key {k} not found through a_pkey"));
             assert_eq!(e.code.code(), "23505", "round {round}: {e}");
         }
-        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        let rows: i64 = one_text(&mut s, "select count(*) from a").parse().unwrap();
         for ix in ["a_pkey", "a_v_idx"] {
             let (items, heap) = check_index(&mut s, ix);
             assert_eq!(heap, rows, "round {round}: {ix}");
             assert!(items >= rows, "round {round}: {ix} has {items} entries");
         }
-        let part: i64 = one(&mut s, "select count(*) from a where v > 50")
+        let part: i64 = one_text(&mut s, "select count(*) from a where v > 50")
             .parse()
             .unwrap();
         let (items, heap) = check_index(&mut s, "a_v_part");
@@ -622,11 +593,11 @@ fn kill_during_vacuum_of_an_indexed_table() {
             "round {round}: the partial index is not used: {:?}",
             plan.rows
         );
-        let through: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+        let through: i64 = one_text(&mut s, "select count(*) from a where v > 60 and aid > 0")
             .parse()
             .unwrap();
         run(&mut s, "reset enable_seqscan");
-        let seq: i64 = one(&mut s, "select count(*) from a where v > 60 and aid > 0")
+        let seq: i64 = one_text(&mut s, "select count(*) from a where v > 60 and aid > 0")
             .parse()
             .unwrap();
         assert_eq!(through, seq, "round {round}: a_v_part");
@@ -636,7 +607,7 @@ fn kill_during_vacuum_of_an_indexed_table() {
         for ix in ["a_pkey", "a_v_idx"] {
             assert_eq!(check_index(&mut s, ix), (rows, rows), "round {round}: {ix}");
         }
-        next = one(&mut s, "select coalesce(max(aid), 0) + 1 from a")
+        next = one_text(&mut s, "select coalesce(max(aid), 0) + 1 from a")
             .parse()
             .unwrap();
         drop(s);
@@ -650,7 +621,7 @@ fn kill_during_index_page_deletion() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(
             &mut s,
@@ -668,12 +639,11 @@ fn kill_during_index_page_deletion() {
         if let Some(last) = kill_child(&format!("{path}|churn|{next}"), acks, 0) {
             acked_to = last;
         }
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         // Even thousands are kept; odd ones are gone once deleted before
         // the last acknowledgement.
-        let kept: i64 = one(
+        let kept: i64 = one_text(
             &mut s,
             &format!("select count(*) from a where aid <= {acked_to} and (aid / 1000) % 2 = 0"),
         )
@@ -681,7 +651,7 @@ fn kill_during_index_page_deletion() {
         .unwrap();
         let want = (1..=acked_to).filter(|k| (k / 1000) % 2 == 0).count() as i64;
         assert_eq!(kept, want, "round {round}: acknowledged rows lost");
-        let gone: i64 = one(
+        let gone: i64 = one_text(
             &mut s,
             &format!(
                 "select count(*) from a where aid < {} and (aid / 1000) % 2 = 1",
@@ -697,7 +667,7 @@ fn kill_during_index_page_deletion() {
                 .expect_err(&format!("round {round}: key {k} not found through a_pkey"));
             assert_eq!(e.code.code(), "23505", "round {round}: {e}");
         }
-        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        let rows: i64 = one_text(&mut s, "select count(*) from a").parse().unwrap();
         for ix in ["a_pkey", "a_v_idx"] {
             run(&mut s, &format!("select bt_index_parent_check('{ix}')"));
             let (items, heap) = check_index(&mut s, ix);
@@ -717,7 +687,7 @@ fn kill_during_index_page_deletion() {
                 deleted_pages += w[9].parse::<i64>().unwrap();
             }
         }
-        next = one(&mut s, "select coalesce(max(aid), 0) + 1 from a")
+        next = one_text(&mut s, "select coalesce(max(aid), 0) + 1 from a")
             .parse()
             .unwrap();
         drop(s);
@@ -733,7 +703,7 @@ fn kill_during_updates_by_key() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
-        let db = Database::open_with(dir.path(), settings()).unwrap();
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
         run(
             &mut s,
@@ -753,15 +723,14 @@ fn kill_during_updates_by_key() {
         if let Some(last) = kill_child(&format!("{path}|update|{next}"), acks, 0) {
             next = last + 1;
         }
-        let db = Database::open_with(dir.path(), settings())
-            .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+        let db = open_with(dir.path(), settings());
         let mut s = db.session();
-        let rows: i64 = one(&mut s, "select count(*) from a").parse().unwrap();
+        let rows: i64 = one_text(&mut s, "select count(*) from a").parse().unwrap();
         assert_eq!(rows, 3000, "round {round}");
         // The last acknowledged update is there.
         if next > 0 {
             let k = next - 1;
-            let f = one(
+            let f = one_text(
                 &mut s,
                 &format!("select f from a where aid = {}", 1 + (k * 7) % 3000),
             );

@@ -5,17 +5,12 @@
 
 use std::thread;
 
+use heapdb::settings::Settings;
 use heapdb::txn::LockTag;
 use heapdb::types::Value;
 use heapdb::{Database, Session};
 
 mod common;
-
-fn open() -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::open(dir.path()).unwrap();
-    (dir, db)
-}
 
 fn count(s: &mut Session, sql: &str) -> i64 {
     let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -31,7 +26,7 @@ fn spawn(db: &Database, sql: &'static str) -> thread::JoinHandle<heapdb::Result<
 }
 
 fn waits_for_the_holder(commit: bool) {
-    let (_d, db) = open();
+    let (_d, db) = common::open(Settings::default().shared_buffers);
     let mut a = db.session();
     a.execute("create table t (k int primary key, v text)")
         .unwrap();
@@ -76,7 +71,7 @@ fn a_waiting_inserter_goes_in_when_the_holder_rolls_back() {
 
 #[test]
 fn concurrent_inserters_of_overlapping_keys_never_duplicate() {
-    let (_d, db) = open();
+    let (_d, db) = common::open(Settings::default().shared_buffers);
     db.session()
         .execute("create table u (k int primary key, w int)")
         .unwrap();

@@ -4,7 +4,8 @@
 //! recover), and invalid UTF-8 in a script's COPY data is an error of that
 //! COPY only, as psql and the server make it.
 
-use std::process::Command;
+mod common;
+use common::shell_command;
 
 #[test]
 fn a_failed_shutdown_checkpoint_makes_the_exit_status_non_zero() {
@@ -14,11 +15,7 @@ fn a_failed_shutdown_checkpoint_makes_the_exit_status_non_zero() {
         "CREATE TABLE t (a int);\nINSERT INTO t SELECT generate_series(1, 1000);\n\\! rm -rf '{}'\n",
         dir.display()
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-        .arg("--data-dir")
-        .arg(&dir)
-        .args(["-c", &script])
-        .env_remove("HEAPDB_DATA")
+    let out = shell_command(&dir, &["-c", &script])
         .output()
         .expect("heapdb runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -32,16 +29,15 @@ fn a_failed_shutdown_checkpoint_makes_the_exit_status_non_zero() {
     );
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     // The same run without the removal exits 0.
-    let ok = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-        .arg("--data-dir")
-        .arg(parent.path().join("db2"))
-        .args([
+    let ok = shell_command(
+        &parent.path().join("db2"),
+        &[
             "-c",
             "CREATE TABLE t (a int); INSERT INTO t SELECT generate_series(1, 1000);",
-        ])
-        .env_remove("HEAPDB_DATA")
-        .output()
-        .expect("heapdb runs");
+        ],
+    )
+    .output()
+    .expect("heapdb runs");
     assert_eq!(
         ok.status.code(),
         Some(0),
@@ -57,12 +53,8 @@ fn invalid_utf8_in_copy_data_fails_only_that_copy() {
     let mut text = b"CREATE TABLE t (a text);\nCOPY t FROM STDIN;\nabc\n".to_vec();
     text.extend_from_slice(b"\xff\xfe bad\n\\.\nSELECT count(*) FROM t;\nSELECT 'after' AS x;\n");
     std::fs::write(&script, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_heapdb"))
-        .arg("--data-dir")
-        .arg(parent.path().join("db"))
-        .arg("-f")
+    let out = shell_command(&parent.path().join("db"), &["-f"])
         .arg(&script)
-        .env_remove("HEAPDB_DATA")
         .output()
         .expect("heapdb runs");
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -1,25 +1,13 @@
 //! Correlated subqueries run once per distinct outer value: the SubPlan's
 //! result cache, checked through EXPLAIN ANALYZE's run and hit counts.
 
-use heapdb::settings::Settings;
-use heapdb::Database;
-
-fn explain_lines(s: &mut heapdb::Session, sql: &str) -> Vec<String> {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    r.rows
-        .iter()
-        .map(|row| {
-            let mut out = String::new();
-            heapdb::types::format_value(&row[0], &mut out);
-            out
-        })
-        .collect()
-}
+mod common;
+use common::open_dir;
 
 #[test]
 fn subquery_runs_once_per_distinct_outer_value() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Database::open_with(dir.path(), Settings::default()).unwrap();
+    let db = open_dir(dir.path());
     let mut s = db.session();
     s.execute("create table o (id int, k int)").unwrap();
     s.execute("create table i (k int, w int)").unwrap();
@@ -48,7 +36,7 @@ fn subquery_runs_once_per_distinct_outer_value() {
             9900,
         ),
     ] {
-        let lines = explain_lines(&mut s, &format!("explain (analyze, costs off) {sql}"));
+        let lines = common::lines(&mut s, &format!("explain (analyze, costs off) {sql}"));
         let want = format!("Runs: {runs}  Cache Hits: {hits}");
         assert!(
             lines.iter().any(|l| l.trim() == want),
@@ -56,7 +44,7 @@ fn subquery_runs_once_per_distinct_outer_value() {
         );
     }
     // EXISTS correlated by an equality alone is a join, run once.
-    let lines = explain_lines(
+    let lines = common::lines(
         &mut s,
         "explain (analyze, costs off) select count(*) from o where exists (select 1 from i where i.k = o.k)",
     );

@@ -6,15 +6,11 @@
 use heapdb::{Database, Session};
 
 mod common;
-use common::{run, text};
-
-fn one(s: &mut Session, sql: &str) -> String {
-    text(&run(s, sql).rows[0][0])
-}
+use common::{one_text, run, text};
 
 /// count, sums and a checksum-like digest of the rows, through a full scan.
 fn contents(s: &mut Session) -> String {
-    one(
+    one_text(
         s,
         "select count(*) || ' ' || sum(id) || ' ' || sum(length(v)) || ' ' || sum(id * length(v)) \
          from t where id >= 0",
@@ -30,7 +26,7 @@ fn check_vm(s: &mut Session) {
     );
     for row in &vm.rows {
         let (b, live) = (text(&row[0]), text(&row[1]));
-        let flags = one(s, &format!("select flag_names from page_header('t', {b})"));
+        let flags = one_text(s, &format!("select flag_names from page_header('t', {b})"));
         assert!(flags.contains("ALL_VISIBLE"), "block {b}: {flags}");
         let items = run(
             s,
@@ -63,8 +59,8 @@ fn check_vm(s: &mut Session) {
     // off scans every page.
     run(s, "set enable_page_summaries = off");
     assert_eq!(
-        one(s, "select count(*) from t"),
-        one(s, "select count(*) from t where id >= 0")
+        one_text(s, "select count(*) from t"),
+        one_text(s, "select count(*) from t where id >= 0")
     );
 }
 

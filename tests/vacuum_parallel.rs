@@ -9,11 +9,7 @@ use heapdb::settings::Settings;
 use heapdb::{Database, QueryResult, Session};
 
 mod common;
-use common::{run, text};
-
-fn one(s: &mut Session, sql: &str) -> String {
-    text(&run(s, sql).rows[0][0])
-}
+use common::{one_text, run, text};
 
 /// The VERBOSE report without its timing and rate lines.
 fn report(r: &QueryResult) -> Vec<String> {
@@ -58,10 +54,10 @@ fn without_hits(r: &QueryResult) -> Vec<String> {
 
 /// Every page's flags, item flags and the map, in one string per table.
 fn state(s: &mut Session, t: &str) -> String {
-    let pages: u32 = one(s, &format!("select relation_pages('{t}')"))
+    let pages: u32 = one_text(s, &format!("select relation_pages('{t}')"))
         .parse()
         .unwrap();
-    let mut out = one(
+    let mut out = one_text(
         s,
         &format!(
             "select count(*) || ' ' || sum(id) || ' ' || sum(length(v)) from {t} where id >= 0"
@@ -69,7 +65,7 @@ fn state(s: &mut Session, t: &str) -> String {
     );
     out += &format!(
         " | {}",
-        one(
+        one_text(
             s,
             &format!(
                 "select count(*) filter (where all_visible) || ' ' || sum(live_tuples) \
@@ -80,7 +76,7 @@ fn state(s: &mut Session, t: &str) -> String {
     for b in (0..pages).step_by(97) {
         out += &format!(
             " | {b}: {} {}",
-            one(
+            one_text(
                 s,
                 &format!("select flag_names from page_header('{t}', {b})")
             ),
@@ -131,7 +127,9 @@ fn a_parallel_heap_pass_matches_the_serial_one() {
             &format!("delete from {t} where id % 97 = 0 or id > 240000 or v = 'u'"),
         );
     }
-    let pages: u32 = one(&mut s, "select relation_pages('t1')").parse().unwrap();
+    let pages: u32 = one_text(&mut s, "select relation_pages('t1')")
+        .parse()
+        .unwrap();
     assert!(pages > 5 * 452, "{pages} pages");
     run(&mut s, "checkpoint");
     run(&mut s, "set max_parallel_maintenance_workers = 0");
@@ -161,15 +159,15 @@ fn a_parallel_heap_pass_matches_the_serial_one() {
     // FREEZE, in parallel, freezes every page.
     run(&mut s, "vacuum freeze t2");
     assert_eq!(
-        one(
+        one_text(
             &mut s,
             "select count(*) from heap_visibility_map('t2') where not all_frozen"
         ),
         "0"
     );
     assert_eq!(
-        one(&mut s, "select count(*) from t2"),
-        one(&mut s, "select count(*) from t1")
+        one_text(&mut s, "select count(*) from t2"),
+        one_text(&mut s, "select count(*) from t1")
     );
 }
 
@@ -194,14 +192,14 @@ fn a_canceled_parallel_vacuum_stops_and_reports_57014() {
     let e = s.execute("vacuum t1").unwrap_err();
     assert_eq!(e.code.code(), "57014");
     s.set_progress(None);
-    let left = one(
+    let left = one_text(
         &mut s,
         "select count(*) from heap_visibility_map('t1') where not all_visible",
     );
     assert_ne!(left, "0", "stopped before the end");
     run(&mut s, "vacuum t1");
     assert_eq!(
-        one(
+        one_text(
             &mut s,
             "select count(*) from heap_visibility_map('t1') where not all_visible"
         ),

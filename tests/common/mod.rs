@@ -56,6 +56,12 @@ pub fn open_at(dir: &Path, shared_buffers: i64) -> Database {
     )
 }
 
+/// A database with data directory `dir` and the default settings, as
+/// `Database::open` opens it.
+pub fn open_dir(dir: &Path) -> Database {
+    open_with(dir, Settings::default())
+}
+
 /// A database with data directory `dir` and `settings`.
 pub fn open_with(dir: &Path, settings: Settings) -> Database {
     Database::open_with(dir, settings).unwrap_or_else(|e| panic!("open {}: {e}", dir.display()))
@@ -76,6 +82,11 @@ pub fn one(s: &mut Session, sql: &str) -> Value {
         Some(v) => v.clone(),
         None => panic!("{sql}: no rows"),
     }
+}
+
+/// The first column of the first row of `sql`, as the shell prints it.
+pub fn one_text(s: &mut Session, sql: &str) -> String {
+    text(&one(s, sql))
 }
 
 /// `v` as the shell prints it.
