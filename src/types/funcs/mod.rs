@@ -703,16 +703,8 @@ impl ScalarFunc {
         if args.iter().any(Value::is_null) {
             return Ok(Value::Null);
         }
-        let text = |i: usize| {
-            args.get(i)
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad_arg(self))
-        };
-        let int = |i: usize| {
-            args.get(i)
-                .and_then(Value::as_i64)
-                .ok_or_else(|| bad_arg(self))
-        };
+        let text = |i: usize| self.text_arg(args, i);
+        let int = |i: usize| self.int_arg(args, i);
         Ok(match self {
             Abs | Round | Ceil | Floor | Trunc | Mod | Power | Sqrt | Sign | Exp | Ln | Log10
             | Pi => return math(self, args),
@@ -783,16 +775,8 @@ impl ScalarFunc {
     /// arguments.
     fn eval_datetime(self, args: &[Value]) -> Result<Value> {
         use ScalarFunc::*;
-        let text = |i: usize| {
-            args.get(i)
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad_arg(self))
-        };
-        let int = |i: usize| {
-            args.get(i)
-                .and_then(Value::as_i64)
-                .ok_or_else(|| bad_arg(self))
-        };
+        let text = |i: usize| self.text_arg(args, i);
+        let int = |i: usize| self.int_arg(args, i);
         Ok(match self {
             DatePart | Extract => {
                 let field = text(0)?;
@@ -901,16 +885,8 @@ impl ScalarFunc {
     /// arguments.
     fn eval_zoned(self, args: &[Value]) -> Result<Value> {
         use ScalarFunc::*;
-        let text = |i: usize| {
-            args.get(i)
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad_arg(self))
-        };
-        let int = |i: usize| {
-            args.get(i)
-                .and_then(Value::as_i64)
-                .ok_or_else(|| bad_arg(self))
-        };
+        let text = |i: usize| self.text_arg(args, i);
+        let int = |i: usize| self.int_arg(args, i);
         Ok(match self {
             MakeTimestampTz => {
                 let Value::Float8(sec) = &args[5] else {
@@ -976,6 +952,22 @@ fn map_case(s: &str, upper: bool) -> String {
             }
         })
         .collect()
+}
+
+impl ScalarFunc {
+    /// Argument `i` as text, or the wrong-argument error.
+    fn text_arg(self, args: &[Value], i: usize) -> Result<&str> {
+        args.get(i)
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad_arg(self))
+    }
+
+    /// Argument `i` as an integer, or the wrong-argument error.
+    fn int_arg(self, args: &[Value], i: usize) -> Result<i64> {
+        args.get(i)
+            .and_then(Value::as_i64)
+            .ok_or_else(|| bad_arg(self))
+    }
 }
 
 fn bad_arg(f: ScalarFunc) -> Error {
