@@ -132,3 +132,71 @@ fn unique_and_not_null_failures_keep_postgres_errors_and_change_nothing() {
         }
     }
 }
+
+/// Keys near the largest index item (the data of `long_index_keys.slt`):
+/// a leaf filled to its fill factor has less room left than such a high
+/// key needs, so the build moves the page's last key right (PostgreSQL's
+/// `_bt_buildadd`). Sorted builds (serial, spilled, parallel) and one-by-one
+/// inserts pass the checker; a key over the limit fails with 54000 in both
+/// (the size, maximum and index name in the text are not PostgreSQL's yet).
+#[test]
+fn keys_near_the_item_size_limit_build_and_insert() {
+    let (_d, db) = common::open(4000);
+    let mut s = db.session();
+    let terms: Vec<String> = (1..=85)
+        .map(|g| format!("md5(g::text || '.{g}')"))
+        .collect();
+    run(
+        &mut s,
+        &format!(
+            "create table lk as select g as i, left({}, 1000 + (g * 7919) % 1693) as k \
+             from generate_series(1, 1200) g",
+            terms.join(" || ")
+        ),
+    );
+    for (mem, workers) in [("64MB", 0), ("1MB", 0), ("64MB", 2)] {
+        run(&mut s, &format!("set maintenance_work_mem = '{mem}'"));
+        run(
+            &mut s,
+            &format!("set max_parallel_maintenance_workers = {workers}"),
+        );
+        run(&mut s, "set min_parallel_table_scan_size = 0");
+        run(&mut s, "create index lk_k on lk (k)");
+        check(&mut s, "lk_k", 1200);
+        run(&mut s, "drop index lk_k");
+    }
+    run(&mut s, "create table lk2 (i int, k text)");
+    run(&mut s, "create index lk2_k on lk2 (k)");
+    run(&mut s, "insert into lk2 select i, k from lk order by i");
+    run(
+        &mut s,
+        "insert into lk2 select i + 2000, k from lk order by k desc",
+    );
+    check(&mut s, "lk2_k", 2400);
+    run(&mut s, "set enable_seqscan = off");
+    let n = one(
+        &mut s,
+        "select count(*) from lk2 where k >= (select k from lk where i = 5)",
+    );
+    let m = one(
+        &mut s,
+        "select 2 * count(*) from lk where k >= (select k from lk where i = 5)",
+    );
+    assert_eq!(common::text(&n), common::text(&m));
+    let long = format!(
+        "left({}, 2800)",
+        terms.join(" || ").replace("g::text", "'x'")
+    );
+    let e = s
+        .execute(&format!("insert into lk2 values (1, {long})"))
+        .unwrap_err();
+    assert_eq!(e.code.code(), "54000", "{}", e.message);
+    assert!(e.message.starts_with("index row size "), "{}", e.message);
+    assert!(e.message.contains(" exceeds btree version 4 maximum "));
+    run(&mut s, &format!("insert into lk values (0, {long})"));
+    let e = s.execute("create index lk_k on lk (k)").unwrap_err();
+    assert_eq!(e.code.code(), "54000", "{}", e.message);
+    assert!(e.message.starts_with("index row size "), "{}", e.message);
+    assert!(e.message.contains(" exceeds btree version 4 maximum "));
+    check(&mut s, "lk2_k", 2400);
+}

@@ -2,7 +2,10 @@
 //! ascending order and are packed left to right into leaves filled to
 //! [`LEAF_FILLFACTOR`] percent; each finished page's high key (suffix
 //! truncated against the next page's first key) becomes a downlink on the
-//! level above, whose pages fill to [`NONLEAF_FILLFACTOR`] percent. Only the
+//! level above, whose pages fill to [`NONLEAF_FILLFACTOR`] percent. Every
+//! written page holds its high key: one as long as the largest item does
+//! not fit in the room a fill factor leaves, so then the page's last item
+//! moves right and the high key is cut from it (PostgreSQL's rule). Only the
 //! page being filled at each level is held (pinned, unlocked, invisible to
 //! anyone: the index is not yet in use), its items packed in one buffer;
 //! each page is written once, whole, and logged as its full image
@@ -125,26 +128,19 @@ impl<'a> Builder<'a> {
             ));
         }
         if !lv.ends.is_empty() && lv.used + space > PAGE_CAPACITY * ff / 100 {
-            let sep = match (level, lv.last()) {
-                (0, Some(last)) => keys::truncate_pivot(self.tree.desc(), last, item)?,
-                _ => bp::pivot_key(item).to_vec(),
-            };
-            let left = lv.buf.block();
-            let fresh = self.new_level(left)?;
-            let right = fresh.buf.block();
-            let old = std::mem::replace(&mut self.levels[level], fresh);
-            self.write(
-                old,
-                level as u32,
-                right,
-                Some(bp::make_pivot(P_NONE, &sep)),
-                false,
-            )?;
-            if self.levels.len() == level + 1 {
-                self.add(level + 1, &bp::make_pivot(left, &[]))?;
+            let carried = self.finish_page(level, item)?;
+            if let Some(last) = carried {
+                self.push(level, &last);
             }
-            self.add(level + 1, &bp::make_pivot(right, &sep))?;
         }
+        self.push(level, item);
+        Ok(())
+    }
+
+    /// Appends `item` to the page being filled on `level` (once per key:
+    /// kept inline).
+    #[inline(always)]
+    fn push(&mut self, level: usize, item: &[u8]) {
         let lv = &mut self.levels[level];
         if level > 0 && lv.ends.is_empty() {
             // The first pivot of an internal page is minus infinity.
@@ -152,7 +148,54 @@ impl<'a> Builder<'a> {
         } else {
             lv.push(item);
         }
-        Ok(())
+    }
+
+    /// The separator between `lastleft` and `firstright` on `level`: a
+    /// suffix-truncated leaf key, or the key of an internal pivot.
+    fn separator(&self, level: usize, lastleft: &[u8], firstright: &[u8]) -> Result<Vec<u8>> {
+        if level == 0 {
+            keys::truncate_pivot(self.tree.desc(), lastleft, firstright)
+        } else {
+            Ok(bp::pivot_key(firstright).to_vec())
+        }
+    }
+
+    /// Writes the full page of `level`, whose right sibling begins with
+    /// `item`, and links a fresh page in its place. The high key is the
+    /// separator between the page's last item and `item`; when that does
+    /// not fit beside the items (a long key after a page filled to its
+    /// fill factor), the last item moves to the fresh page and the high key
+    /// separates it from the one before, as PostgreSQL's `_bt_buildadd`
+    /// does: that separator is no longer than the item it replaces (plus
+    /// alignment), so it always fits. Returns the moved item, which the
+    /// caller pushes on the fresh page before `item`.
+    fn finish_page(&mut self, level: usize, item: &[u8]) -> Result<Option<Vec<u8>>> {
+        let lv = &self.levels[level];
+        let n = lv.ends.len();
+        let last = lv.item(n - 1);
+        let mut sep = self.separator(level, last, item)?;
+        let mut hikey = bp::make_pivot(P_NONE, &sep);
+        let mut carried = None;
+        if n >= 2 && lv.used + bp::item_space(hikey.len()) > PAGE_CAPACITY {
+            let moved = last.to_vec();
+            sep = self.separator(level, lv.item(n - 2), &moved)?;
+            hikey = bp::make_pivot(P_NONE, &sep);
+            let lv = &mut self.levels[level];
+            lv.used -= bp::item_space(moved.len());
+            lv.ends.pop();
+            lv.data.truncate(lv.ends.last().copied().unwrap_or(0));
+            carried = Some(moved);
+        }
+        let left = self.levels[level].buf.block();
+        let fresh = self.new_level(left)?;
+        let right = fresh.buf.block();
+        let old = std::mem::replace(&mut self.levels[level], fresh);
+        self.write(old, level as u32, right, Some(hikey), false)?;
+        if self.levels.len() == level + 1 {
+            self.add(level + 1, &bp::make_pivot(left, &[]))?;
+        }
+        self.add(level + 1, &bp::make_pivot(right, &sep))?;
+        Ok(carried)
     }
 
     /// Writes the last page of every level; the top one is the root.
@@ -218,7 +261,7 @@ impl BTree {
                     return Err(err!(
                         ProgramLimitExceeded,
                         "index row size {} exceeds btree version 4 maximum {} for index \"{rel}\"",
-                        key.len(),
+                        crate::storage::page::maxalign(key.len() + 8),
                         bp::MAX_TUPLE_SIZE
                     ));
                 }
@@ -246,5 +289,102 @@ impl BTree {
             .collect::<Result<Vec<_>>>()?;
         ks.sort_unstable();
         BTree::build_sorted(pool, rel, desc, log, ks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::nbtree::check::bt_index_check;
+    use crate::access::nbtree::{Direction, KeyColumn, ScanPos};
+    use crate::types::DataType;
+    use std::ops::Bound;
+
+    fn all_keys(t: &BTree) -> Vec<Vec<u8>> {
+        let mut pos = ScanPos::new(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+        let mut out = Vec::new();
+        while let Some(k) = pos.next_key(t).expect("next") {
+            out.push(k.to_vec());
+        }
+        out
+    }
+
+    /// Text keys of random lengths up to the largest accepted, many near
+    /// it, with shared prefixes and duplicates (so high keys are long, some
+    /// carrying the heap TID), built sorted and inserted one by one: both
+    /// trees pass the checker and hold the keys in order.
+    #[test]
+    fn keys_up_to_the_maximum_size_build_and_insert() {
+        let desc = IndexDesc::new(vec![KeyColumn::asc(DataType::Text)]);
+        let alphabet = b"0123456789abcdef";
+        let base: String = (0..4000)
+            .map(|i| alphabet[(i * 7 + i / 16) % 16] as char)
+            .collect();
+        for seed in [1u64, 7, 42] {
+            let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ seed;
+            let mut rnd = move |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let mut ks = Vec::new();
+            let mut tid = 0u32;
+            while ks.len() < 1500 {
+                let len = match rnd(4) {
+                    0 => 1 + rnd(3000) as usize,
+                    1 => 1000 + rnd(1700) as usize,
+                    _ => 2600 + rnd(200) as usize,
+                };
+                // A shared prefix, then a random tail: neighbours differ late.
+                let cut = len.saturating_sub(1 + rnd(3) as usize);
+                let mut s = base[..cut].to_string();
+                while s.len() < len {
+                    s.push(alphabet[rnd(16) as usize] as char);
+                }
+                let copies = if rnd(5) == 0 { 3 } else { 1 };
+                for _ in 0..copies {
+                    tid += 1;
+                    let k = keys::leaf_key(&desc, &[Value::text(&s)], (tid, 1)).expect("key");
+                    if k.len() <= bp::MAX_TUPLE_SIZE {
+                        ks.push(k);
+                    }
+                }
+            }
+            assert!(
+                ks.iter().any(|k| k.len() + 8 > bp::MAX_TUPLE_SIZE),
+                "keys reach the maximum"
+            );
+            let mut sorted = ks.clone();
+            sorted.sort();
+            let dir = tempfile::tempdir().expect("dir");
+            let pool = BufferPool::open(dir.path(), 4000).expect("pool");
+            let built = BTree::build_sorted(
+                pool.clone(),
+                RelFileNode(710),
+                desc.clone(),
+                None,
+                sorted.clone(),
+            )
+            .expect("sorted build");
+            let r = bt_index_check(&built).expect("check built");
+            assert_eq!(r.leaf_items, sorted.len());
+            assert!(r.pages_per_level.len() >= 3, "{:?}", r.pages_per_level);
+            assert!(
+                all_keys(&built) == sorted,
+                "built tree holds the keys in order"
+            );
+            let inserted =
+                BTree::create(pool, RelFileNode(711), desc.clone(), None).expect("create");
+            for k in &ks {
+                inserted.insert_key(k).expect("insert");
+            }
+            let r = bt_index_check(&inserted).expect("check inserted");
+            assert_eq!(r.leaf_items, sorted.len());
+            assert!(
+                all_keys(&inserted) == sorted,
+                "inserted tree holds the keys in order"
+            );
+        }
     }
 }
