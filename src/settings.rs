@@ -30,7 +30,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result, SqlState};
 
 mod style;
-pub use style::{DateFormat, DateOrder, DateStyle, IntervalStyle};
+pub use style::{find_zone_file, DateFormat, DateOrder, DateStyle, IntervalStyle};
 
 /// Every setting heapdb has, typed. Memory sizes are in kB, ring sizes in kB,
 /// times in seconds, as PostgreSQL's base units.

@@ -238,8 +238,9 @@ fn c_strtod_whole(s: &str) -> Option<f64> {
 }
 
 /// The zone file under `root` named `name` case-blind, as spelt on disk;
-/// only files that hold a compiled zone (`TZif`).
-fn find_zone_file(root: &Path, name: &str) -> Option<String> {
+/// only files that hold a compiled zone (`TZif`). `TimeZone`'s validation
+/// and the zone loader of `timestamptz` both look zones up through it.
+pub fn find_zone_file(root: &Path, name: &str) -> Option<String> {
     if name.is_empty() || name.starts_with('/') || name.split('/').any(|p| p == ".." || p == ".") {
         return None;
     }

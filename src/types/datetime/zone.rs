@@ -287,35 +287,13 @@ fn posix(spec: &str) -> Option<tz::TimeZone> {
 /// The file of the zone database named `name`, matched case-blind: its
 /// name as spelt on disk and its path.
 fn find_zone_file(name: &str) -> Option<(String, std::path::PathBuf)> {
-    if name.is_empty()
-        || name.starts_with('/')
-        || name
-            .split('/')
-            .any(|p| p.is_empty() || p == "." || p == "..")
-    {
+    if name.split('/').any(str::is_empty) {
         return None;
     }
-    let mut path = std::path::PathBuf::from(ZONEINFO);
-    let mut parts = Vec::new();
-    for part in name.split('/') {
-        let exact = path.join(part);
-        let found = if exact.exists() {
-            part.to_string()
-        } else {
-            std::fs::read_dir(&path)
-                .ok()?
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .find(|f| f.eq_ignore_ascii_case(part))?
-        };
-        path.push(&found);
-        parts.push(found);
-    }
-    if !path.is_file() {
-        return None;
-    }
-    let head = std::fs::read(&path).ok()?;
-    head.starts_with(b"TZif").then(|| (parts.join("/"), path))
+    let root = std::path::Path::new(ZONEINFO);
+    let spelt = crate::settings::find_zone_file(root, name)?;
+    let path = root.join(&spelt);
+    Some((spelt, path))
 }
 
 thread_local! {
