@@ -326,6 +326,7 @@ fn function_with(
                 distinct: distinct && has_args,
                 order_by: if has_args { order_by } else { Vec::new() },
                 filter: filter.map(Box::new),
+                variadic: false,
             }
         })
         .boxed()

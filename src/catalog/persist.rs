@@ -104,11 +104,15 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Interval => "interval".into(),
         DataType::Unknown => "unknown".into(),
         DataType::Bytea => "bytea".into(),
+        DataType::Array(elem) => format!("_{}", type_tag(elem)),
     }
 }
 
 /// The type a tag names.
 pub fn parse_type_tag(tag: &str) -> Result<DataType> {
+    if let Some(elem) = tag.strip_prefix('_') {
+        return Ok(DataType::array_of(parse_type_tag(elem)?));
+    }
     let mut parts = tag.split(':');
     let name = parts.next().unwrap_or("");
     let mut num = || -> Result<i64> {

@@ -136,6 +136,20 @@ pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
             list.iter().for_each(|x| walk(x, f));
         }
         K::InSubquery { expr, .. } | K::Quantified { expr, .. } => walk(expr, f),
+        K::ArraySubquery(_) => {}
+        K::Array(items) => items.iter().for_each(|x| walk(x, f)),
+        K::Subscript {
+            expr, lower, upper, ..
+        } => {
+            walk(expr, f);
+            for x in [lower, upper].into_iter().flatten() {
+                walk(x, f);
+            }
+        }
+        K::AnyArray { expr, array, .. } => {
+            walk(expr, f);
+            walk(array, f);
+        }
         K::Like {
             expr,
             pattern,
@@ -247,8 +261,15 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             "varchar" => DataType::Varchar(None),
             "name" => DataType::Name,
             "bytea" => DataType::Bytea,
+            n if n.starts_with('_') && n.len() > 1 => {
+                let elem = data_type(&A::Named(n[1..].to_string()))
+                    .or_else(|_| DataType::from_name(&n[1..]).ok_or(()))
+                    .map_err(|_| err!(UndefinedObject, "type \"{n}\" does not exist"))?;
+                DataType::array_of(elem)
+            }
             _ => return Err(err!(UndefinedObject, "type \"{n}\" does not exist")),
         },
+        A::Array(elem) => DataType::array_of(data_type(elem)?),
     })
 }
 
@@ -579,6 +600,27 @@ impl Binder<'_> {
             ),
             K::Cast { expr, data_type: t } => self.bind_cast(expr, t, scope, mode),
             K::Function(call) => self.bind_function(call, scope, mode, e.offset),
+            K::Array(items) => self.bind_array(items, scope, mode),
+            K::ArraySubquery(query) => self.bind_array_subquery(query, scope, mode),
+            K::Subscript {
+                expr,
+                lower,
+                upper,
+                slice,
+            } => self.bind_subscript(
+                expr,
+                lower.as_deref(),
+                upper.as_deref(),
+                *slice,
+                scope,
+                mode,
+            ),
+            K::AnyArray {
+                expr,
+                op,
+                all,
+                array,
+            } => self.bind_any_array(expr, *op, *all, array, scope, mode, e.offset),
             K::CurrentValue(v) => self.current_value(v),
             K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
         }
@@ -806,6 +848,9 @@ impl Binder<'_> {
         mode: &mut Mode,
     ) -> Result<Expr> {
         let ty = data_type(t)?;
+        if let Some(e) = self.empty_array_cast(expr, &ty) {
+            return Ok(e);
+        }
         let x = self.bind_expr(expr, scope, mode)?;
         if x.ty == ty {
             // A cast to the same type with another typmod still
@@ -945,8 +990,14 @@ impl Binder<'_> {
                 unreachable!("bound as functions above")
             }
         };
-        let l = self.bind_expr(left, scope, mode)?;
-        let r = self.bind_expr(right, scope, mode)?;
+        let mut l = self.bind_expr(left, scope, mode)?;
+        let mut r = self.bind_expr(right, scope, mode)?;
+        if bop == BinaryOp::Concat {
+            match self.bind_array_concat(l, r, (left.offset, right.offset), offset)? {
+                Ok(e) => return Ok(e),
+                Err((l2, r2)) => (l, r) = (l2, r2),
+            }
+        }
         let (lt, rt, ty) = types::resolve_binary(bop, &l.ty, &r.ty)
             .ok_or_else(|| at(types::ops::operator_error(bop, &l.ty, &r.ty), offset))?;
         // `||` takes any type beside a string (PostgreSQL's anytextcat): the
@@ -1059,6 +1110,9 @@ impl Binder<'_> {
         }
         if !call.arg_names.is_empty() {
             args = named_arguments(name, args, &call.arg_names)?;
+        }
+        if call.variadic {
+            return self.bind_variadic(name, args);
         }
         match name {
             "coalesce" | "greatest" | "least" => {
@@ -1310,7 +1364,9 @@ pub(crate) fn leftmost(e: &ast::Expr) -> ast::Offset {
         | ast::ExprKind::IsBool { expr, .. }
         | ast::ExprKind::Between { expr, .. }
         | ast::ExprKind::InList { expr, .. }
-        | ast::ExprKind::Like { expr, .. } => leftmost(expr),
+        | ast::ExprKind::Like { expr, .. }
+        | ast::ExprKind::Subscript { expr, .. }
+        | ast::ExprKind::AnyArray { expr, .. } => leftmost(expr),
         ast::ExprKind::Binary { left, .. } | ast::ExprKind::IsDistinctFrom { left, .. } => {
             leftmost(left)
         }

@@ -17,6 +17,7 @@
 //! PostgreSQL's InitPlans are computed once before the main plan runs;
 //! correlated ones become per-row SubPlans ([`sublink`]).
 
+mod array;
 pub mod bind;
 pub mod dummy;
 pub mod estimate;

@@ -103,6 +103,8 @@ pub fn output_name(e: &ast::Expr) -> String {
         }
         K::TypedString { data_type, .. } => type_name(data_type),
         K::Case { .. } => "case".into(),
+        K::Array(_) | K::ArraySubquery(_) => "array".into(),
+        K::Subscript { expr, .. } => output_name(expr),
         K::Exists(_) => "exists".into(),
         K::CurrentValue(v) => match v {
             ast::CurrentValue::CurrentDate => "current_date",
@@ -156,6 +158,7 @@ fn type_name(t: &ast::DataType) -> String {
         A::TimestampTz(_) => "timestamptz",
         A::Interval => "interval",
         A::Named(n) => n.as_str(),
+        A::Array(e) => return type_name(e),
     }
     .to_string()
 }

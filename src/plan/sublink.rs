@@ -227,7 +227,7 @@ impl Binder<'_> {
     /// Plans a sublink's query with the query around it (`scope`, `mode`)
     /// as its enclosing level; returns the plan and the outer values it
     /// reads (empty: uncorrelated).
-    fn plan_sublink(
+    pub(super) fn plan_sublink(
         &mut self,
         q: &ast::Query,
         scope: &Scope,

@@ -71,6 +71,7 @@ pub fn cast_kind(from: &DataType, to: &DataType) -> Option<CastContext> {
         return Some(if a < b { Implicit } else { Assignment });
     }
     match (from, to) {
+        (Array(a), Array(b)) => cast_kind(a, b),
         (Int4, Bool) | (Bool, Int4) => Some(Explicit),
         (Date, Timestamp(_)) => Some(Implicit),
         (Timestamp(_), Date) => Some(Assignment),
@@ -181,6 +182,19 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
         }
         (Value::Interval(iv), DataType::Interval) => Value::Interval(*iv),
         (Value::Bytea(_), DataType::Bytea) => v.clone(),
+        (Value::Array(a), DataType::Array(elem)) => {
+            let items = a
+                .items
+                .iter()
+                .map(|x| cast_from(x, &a.elem, elem, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            super::array::Array {
+                elem: **elem,
+                lower: a.lower,
+                items,
+            }
+            .into_value()
+        }
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), _) => {
             int_to(v.as_i64().expect("integer variant"), to).ok_or_else(bad)??
         }
@@ -295,6 +309,7 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         (Unknown, Unknown) => Some(Text),
         (Unknown, t) | (t, Unknown) => Some(*t),
         (x, y) if x == y => Some(*x),
+        (Array(x), Array(y)) => common_type(x, y).map(DataType::array_of),
         (Char(_), Char(_)) => Some(Char(a_len(a).max(a_len(b)))),
         (Varchar(_), Varchar(_)) => Some(Varchar(None)),
         (Numeric(_), Numeric(_)) => Some(Numeric(None)),

@@ -95,6 +95,7 @@ fn rank(v: &Value) -> u8 {
         Value::Interval(_) => 5,
         Value::Bytea(_) => 6,
         Value::Null => 7,
+        Value::Array(_) => 8,
     }
 }
 
@@ -123,6 +124,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Timestamp(x), Timestamp(y)) | (TimestampTz(x), TimestampTz(y)) => x.cmp(y),
         (Interval(x), Interval(y)) => interval_cmp(x, y),
         (Bytea(x), Bytea(y)) => x.cmp(y),
+        (Array(x), Array(y)) => super::array::compare_arrays(x, y),
         (Date(d), Timestamp(t)) => super::datetime::date_to_timestamp_sat(*d).cmp(t),
         (Timestamp(t), Date(d)) => t.cmp(&super::datetime::date_to_timestamp_sat(*d)),
         (Date(_) | Timestamp(_), TimestampTz(_)) | (TimestampTz(_), Date(_) | Timestamp(_)) => {

@@ -60,6 +60,11 @@ pub enum DataType {
     Unknown,
     /// `bytea` (OID 17): a byte string. Varlena holding the bytes as they are.
     Bytea,
+    /// A one-dimensional array of the element type (`integer[]`, OID of
+    /// the element's array type). Varlena; see [`super::array`]. The element
+    /// type is interned ([`DataType::array_of`]) so that `DataType` stays
+    /// `Copy`.
+    Array(&'static DataType),
 }
 
 /// The broad class of a type, PostgreSQL's `typcategory`, which drives
@@ -80,6 +85,8 @@ pub enum TypeCategory {
     Unknown,
     /// `U`: user-defined (PostgreSQL files `bytea` there).
     User,
+    /// `A`: arrays.
+    Array,
 }
 
 impl DataType {
@@ -103,6 +110,7 @@ impl DataType {
             DataType::Interval => 1186,
             DataType::Numeric(_) => 1700,
             DataType::Bytea => 17,
+            DataType::Array(elem) => super::array::array_oid(elem),
         }
     }
 
@@ -125,6 +133,7 @@ impl DataType {
             | DataType::Char(_)
             | DataType::Unknown
             | DataType::Bytea => -1,
+            DataType::Array(_) => -1,
         }
     }
 
@@ -148,6 +157,7 @@ impl DataType {
             | DataType::Char(_)
             | DataType::Unknown
             | DataType::Bytea => 4,
+            DataType::Array(_) => 4,
         }
     }
 
@@ -175,6 +185,7 @@ impl DataType {
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
             DataType::Bytea => TypeCategory::User,
+            DataType::Array(_) => TypeCategory::Array,
         }
     }
 
@@ -188,6 +199,20 @@ impl DataType {
             DataType::Timestamp(_) => DataType::Timestamp(None),
             DataType::TimestampTz(_) => DataType::TimestampTz(None),
             other => *other,
+        }
+    }
+
+    /// The array type whose elements are of type `elem` (an array of arrays
+    /// is the same array type, as in PostgreSQL).
+    pub fn array_of(elem: DataType) -> DataType {
+        super::array::array_type(elem)
+    }
+
+    /// The element type, for an array type.
+    pub fn element(&self) -> Option<DataType> {
+        match self {
+            DataType::Array(e) => Some(**e),
+            _ => None,
         }
     }
 
@@ -225,6 +250,10 @@ impl DataType {
             "interval" => DataType::Interval,
             "unknown" => DataType::Unknown,
             "bytea" => DataType::Bytea,
+            n if n.starts_with('_') => DataType::array_of(DataType::from_name(&n[1..])?),
+            n if n.ends_with("[]") => {
+                DataType::array_of(DataType::from_name(n.trim_end_matches("[]"))?)
+            }
             _ => return None,
         })
     }
@@ -316,6 +345,7 @@ impl fmt::Display for DataType {
             DataType::Interval => f.write_str("interval"),
             DataType::Unknown => f.write_str("unknown"),
             DataType::Bytea => f.write_str("bytea"),
+            DataType::Array(elem) => write!(f, "{elem}[]"),
         }
     }
 }

@@ -63,6 +63,7 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
         }
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
         DataType::Bytea => Value::Bytea(Arc::from(super::bytea::parse_bytea(text)?)),
+        DataType::Array(elem) => super::array::parse_array(text, elem, now)?,
     })
 }
 
@@ -122,6 +123,7 @@ pub fn format_value(v: &Value, out: &mut String) {
         Value::TimestampTz(t) => datetime::tstz::write_timestamptz(*t, out),
         Value::Interval(iv) => interval::write_interval(iv, out),
         Value::Bytea(b) => super::bytea::write_bytea(b, out),
+        Value::Array(a) => a.write_text(out),
     }
 }
 

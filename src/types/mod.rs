@@ -26,6 +26,8 @@
 //! tests quote PostgreSQL 15 output taken on this machine.
 
 pub mod agg;
+pub mod array;
+pub mod array_funcs;
 pub mod bytea;
 pub mod cast;
 pub mod compare;

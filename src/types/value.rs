@@ -70,6 +70,8 @@ pub enum Value {
     Interval(Interval),
     /// `bytea`.
     Bytea(Arc<[u8]>),
+    /// A one-dimensional array (see [`super::array`]).
+    Array(Arc<super::array::Array>),
 }
 
 impl Value {
@@ -106,6 +108,7 @@ impl Value {
             Value::TimestampTz(_) => DataType::TimestampTz(None),
             Value::Interval(_) => DataType::Interval,
             Value::Bytea(_) => DataType::Bytea,
+            Value::Array(a) => DataType::array_of(a.elem),
         })
     }
 
@@ -156,6 +159,7 @@ impl Value {
                 out.extend_from_slice(&iv.months.to_le_bytes());
             }
             Value::Bytea(b) => out.extend_from_slice(b),
+            Value::Array(a) => a.encode(out),
         }
     }
 
@@ -171,6 +175,7 @@ impl Value {
             Value::Numeric(n) => n.encoded_len(),
             Value::Text(s) => s.len(),
             Value::Bytea(b) => b.len(),
+            Value::Array(a) => a.encoded_len(),
         }
     }
 
@@ -220,6 +225,9 @@ impl Value {
                 Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),
             },
             DataType::Bytea => Value::Bytea(Arc::from(bytes)),
+            DataType::Array(elem) => {
+                Value::Array(Arc::new(super::array::Array::decode(elem, bytes)))
+            }
         }
     }
 }
@@ -252,6 +260,7 @@ impl PartialEq for Value {
             (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a == b,
             (Interval(a), Interval(b)) => super::compare::interval_cmp(a, b).is_eq(),
             (Bytea(a), Bytea(b)) => a == b,
+            (Array(a), Array(b)) => a == b,
             _ => false,
         }
     }
@@ -274,6 +283,7 @@ impl Hash for Value {
             Value::Text(s) => s.hash(state),
             Value::Interval(iv) => super::compare::interval_key(iv).hash(state),
             Value::Bytea(b) => b.hash(state),
+            Value::Array(a) => a.hash(state),
         }
     }
 }

@@ -163,6 +163,32 @@ pub enum ExprKind {
     /// `DEFAULT`, valid only as a `VALUES` item of an `INSERT` or the value of
     /// an `UPDATE` assignment.
     Default,
+    /// `ARRAY[a, b, ...]` (possibly empty).
+    Array(Vec<Expr>),
+    /// `ARRAY(subquery)`: the subquery's one column as an array.
+    ArraySubquery(Box<Query>),
+    /// `x[i]` or the slice `x[lower:upper]` (either bound may be omitted).
+    Subscript {
+        /// The subscripted expression.
+        expr: Box<Expr>,
+        /// The index, or a slice's lower bound.
+        lower: Option<Box<Expr>>,
+        /// A slice's upper bound.
+        upper: Option<Box<Expr>>,
+        /// Whether this is a slice (`[a:b]`).
+        slice: bool,
+    },
+    /// `x op ANY | SOME | ALL (array)`, the right side an array expression.
+    AnyArray {
+        /// The tested expression.
+        expr: Box<Expr>,
+        /// The comparison operator.
+        op: BinaryOp,
+        /// `ALL` (else `ANY` / `SOME`).
+        all: bool,
+        /// The array.
+        array: Box<Expr>,
+    },
 }
 
 /// A literal constant.
@@ -286,6 +312,8 @@ pub struct FunctionCall {
     pub order_by: Vec<OrderBy>,
     /// An aggregate's `FILTER (WHERE condition)`.
     pub filter: Option<Box<Expr>>,
+    /// `f(a, VARIADIC arr)`: the last argument is marked `VARIADIC`.
+    pub variadic: bool,
 }
 
 /// The SQL-standard functions written without parentheses.
@@ -349,6 +377,8 @@ pub enum DataType {
     /// Any other type name, lower-cased (the binder reports `type "x" does
     /// not exist` for the ones it does not know).
     Named(Ident),
+    /// `type[]` (any number of `[]` or `[n]` makes one dimension here).
+    Array(Box<DataType>),
 }
 
 /// A field of an interval qualifier (`YEAR`, `MONTH`, ... `SECOND`).

@@ -154,7 +154,7 @@ fn precedence(e: &Expr) -> u8 {
         | ExprKind::InList { .. }
         | ExprKind::InSubquery { .. }
         | ExprKind::Like { .. } => prec::LIKE,
-        ExprKind::Quantified { .. } => prec::CMP,
+        ExprKind::Quantified { .. } | ExprKind::AnyArray { .. } => prec::CMP,
         _ => prec::ATOM,
     }
 }
@@ -308,6 +308,37 @@ impl Display for Expr {
                 f.write_str(" END")
             }
             ExprKind::Cast { expr, data_type } => write!(f, "CAST({expr} AS {data_type})"),
+            ExprKind::Array(items) => write!(f, "ARRAY[{}]", Comma(items)),
+            ExprKind::ArraySubquery(query) => write!(f, "ARRAY({query})"),
+            ExprKind::Subscript {
+                expr,
+                lower,
+                upper,
+                slice,
+            } => {
+                write!(f, "{}[", P(expr, prec::ATOM))?;
+                if let Some(l) = lower {
+                    write!(f, "{l}")?;
+                }
+                if *slice {
+                    f.write_char(':')?;
+                }
+                if let Some(u) = upper {
+                    write!(f, "{u}")?;
+                }
+                f.write_char(']')
+            }
+            ExprKind::AnyArray {
+                expr,
+                op,
+                all,
+                array,
+            } => write!(
+                f,
+                "{} {op} {} ({array})",
+                P(expr, prec::CMP + 1),
+                if *all { "ALL" } else { "ANY" }
+            ),
             ExprKind::Function(call) => call.fmt(f),
             ExprKind::CurrentValue(v) => f.write_str(match v {
                 CurrentValue::CurrentDate => "CURRENT_DATE",
@@ -433,7 +464,13 @@ impl Display for FunctionCall {
             if self.distinct {
                 f.write_str("DISTINCT ")?;
             }
-            if self.arg_names.is_empty() {
+            if self.variadic {
+                let (last, first) = self.args.split_last().ok_or(fmt::Error)?;
+                for a in first {
+                    write!(f, "{a}, ")?;
+                }
+                write!(f, "VARIADIC {last}")?;
+            } else if self.arg_names.is_empty() {
                 Comma(&self.args).fmt(f)?;
             } else {
                 for (k, (a, n)) in self.args.iter().zip(&self.arg_names).enumerate() {
@@ -498,6 +535,7 @@ impl Display for DataType {
                 f.write_str(name)
             }
             DataType::Named(name) => QuotedId(name).fmt(f),
+            DataType::Array(elem) => write!(f, "{elem}[]"),
         }
     }
 }

@@ -186,6 +186,14 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
             continue;
         }
         match token.kind {
+            TokenKind::LBracket => {
+                // `expr '[' [expr] [':' [expr]] ']'`: binds as tightly as `::`.
+                enter(i)?;
+                let (rest, e) = subscript(i, lhs)?;
+                nonassoc = None;
+                lhs = e;
+                i = rest;
+            }
             TokenKind::DoubleColon => {
                 // `expr '::' data_type`: tighter than everything but atoms.
                 enter(i)?;
@@ -224,6 +232,7 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
                     distinct: false,
                     order_by: Vec::new(),
                     filter: None,
+                    variadic: false,
                 };
                 lhs = node(ExprKind::Function(Box::new(call)), at);
                 i = rest;
@@ -288,8 +297,19 @@ fn quantified<'a>(i: Tokens<'a>, lhs: &Expr, op: BinaryOp, at: usize) -> PResult
         TokenKind::Word(Keyword::Any | Keyword::Some) => false,
         _ => return Ok((i, None)),
     };
-    if i.kind(1) != TokenKind::LParen || !at_query_start(i.skip(2)) {
+    if i.kind(1) != TokenKind::LParen {
         return Ok((i, None));
+    }
+    if !at_query_start(i.skip(2)) {
+        // `op ANY (array)`
+        let (i, array) = cut(terminated(expr, tok(TokenKind::RParen)))(i.skip(2))?;
+        let kind = ExprKind::AnyArray {
+            expr: Box::new(lhs.clone()),
+            op,
+            all,
+            array: Box::new(array),
+        };
+        return Ok((i, Some(node(kind, at))));
     }
     let (i, query) = cut(terminated(query, tok(TokenKind::RParen)))(i.skip(2))?;
     let kind = ExprKind::Quantified {
@@ -299,6 +319,63 @@ fn quantified<'a>(i: Tokens<'a>, lhs: &Expr, op: BinaryOp, at: usize) -> PResult
         query: Box::new(query),
     };
     Ok((i, Some(node(kind, at))))
+}
+
+/// `'[' [expr] [':' [expr]] ']'` after an operand: a subscript or a slice.
+fn subscript(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
+    let at = i.first().start;
+    let mut i = i.skip(1);
+    let mut lower = None;
+    if !matches!(i.first().kind, TokenKind::Colon | TokenKind::RBracket) {
+        let (rest, e) = cut(expr)(i)?;
+        lower = Some(Box::new(e));
+        i = rest;
+    }
+    let mut upper = None;
+    let slice = i.first().kind == TokenKind::Colon;
+    if slice {
+        i = i.skip(1);
+        if i.first().kind != TokenKind::RBracket {
+            let (rest, e) = cut(expr)(i)?;
+            upper = Some(Box::new(e));
+            i = rest;
+        }
+    } else if lower.is_none() {
+        return stuck(i);
+    }
+    let (i, _) = cut(tok(TokenKind::RBracket))(i)?;
+    let kind = ExprKind::Subscript {
+        expr: Box::new(lhs),
+        lower,
+        upper,
+        slice,
+    };
+    Ok((i, node(kind, at)))
+}
+
+/// `'ARRAY' '[' [expr {',' expr}] ']' | 'ARRAY' '(' query ')'`.
+fn array_expr(i: Tokens<'_>) -> PResult<'_, Expr> {
+    let at = i.first().start;
+    let rest = i.skip(1);
+    match rest.first().kind {
+        TokenKind::LBracket => {
+            let inner = rest.skip(1);
+            if inner.first().kind == TokenKind::RBracket {
+                return Ok((inner.skip(1), node(ExprKind::Array(Vec::new()), at)));
+            }
+            if inner.first().kind == TokenKind::LBracket {
+                // Multidimensional `ARRAY[[...]]` is not supported.
+                return stuck(inner);
+            }
+            let (rest, items) = cut(terminated(expr_list, tok(TokenKind::RBracket)))(inner)?;
+            Ok((rest, node(ExprKind::Array(items), at)))
+        }
+        TokenKind::LParen if at_query_start(rest.skip(1)) => {
+            let (rest, q) = cut(terminated(nested(query), tok(TokenKind::RParen)))(rest.skip(1))?;
+            Ok((rest, node(ExprKind::ArraySubquery(Box::new(q)), at)))
+        }
+        _ => rest.fail(),
+    }
 }
 
 /// What an `IS` tests for.
@@ -549,6 +626,7 @@ fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
         Keyword::CurrentUser | Keyword::User => current(CurrentValue::CurrentUser),
         Keyword::SessionUser => current(CurrentValue::SessionUser),
         Keyword::Case => case(i),
+        Keyword::Array => array_expr(i),
         Keyword::Cast => map(
             cut(delimited(
                 tok(TokenKind::LParen),
@@ -770,11 +848,18 @@ pub(crate) fn function_call<'a>(
 ///
 /// The argument list counts one nesting level, as a parenthesis does.
 /// A call's arguments, each `value`, `name => value` or `name := value`.
-fn call_args(i: Tokens<'_>) -> PResult<'_, (Vec<Expr>, Vec<Option<Ident>>)> {
+fn call_args(i: Tokens<'_>) -> PResult<'_, (Vec<Expr>, Vec<Option<Ident>>, bool)> {
     let mut args = Vec::new();
     let mut names = Vec::new();
     let mut i = i;
     loop {
+        if i.is_kw(0, Keyword::Variadic) {
+            // `VARIADIC expr` ends the argument list.
+            let (rest, e) = cut(expr)(i.skip(1))?;
+            names.push(None);
+            args.push(e);
+            return Ok((rest, (args, names, true)));
+        }
         let t = i.first();
         // `name => value` (one operator token) or `name := value`.
         let arrow = match (i.kind(1), i.kind(2)) {
@@ -792,7 +877,7 @@ fn call_args(i: Tokens<'_>) -> PResult<'_, (Vec<Expr>, Vec<Option<Ident>>)> {
         args.push(e);
         i = rest;
         if i.first().kind != TokenKind::Comma {
-            return Ok((i, (args, names)));
+            return Ok((i, (args, names, false)));
         }
         i = i.skip(1);
     }
@@ -815,6 +900,7 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
         distinct: false,
         order_by: Vec::new(),
         filter: None,
+        variadic: false,
     };
     let (i, special) = special_args(i, &mut call.name).map_err(fatal)?;
     let i = if let Some(args) = special {
@@ -824,13 +910,14 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
         call.star = true;
         i.skip(1)
     } else if i.first().kind != TokenKind::RParen {
-        let (i, (quantifier, (args, names), order_by)) = cut(tuple((
+        let (i, (quantifier, (args, names, variadic), order_by)) = cut(tuple((
             opt(kw_of(&[Keyword::Distinct, Keyword::All])),
             call_args,
             opt_order_by,
         )))(i)?;
         call.distinct = quantifier == Some(Keyword::Distinct);
         call.args = args;
+        call.variadic = variadic;
         if names.iter().any(Option::is_some) {
             call.arg_names = names;
         }

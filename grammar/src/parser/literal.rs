@@ -67,6 +67,27 @@ pub(crate) fn string_value(i: Tokens<'_>, t: Token) -> Result<String, ParseError
 ///   | 'DATE' | 'TIMESTAMP' ['(' integer ')'] [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'TIMESTAMPTZ'
 ///   | 'TIME' [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'INTERVAL' | type_name`
 pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
+    let (mut i, mut ty) = base_data_type(i)?;
+    // `type '[' [integer] ']' ...` or `type ARRAY ['[' integer ']']`: an
+    // array; PostgreSQL ignores the sizes and the number of dimensions.
+    let mut array = false;
+    loop {
+        match (i.kind(0), i.kind(1), i.kind(2)) {
+            (TokenKind::LBracket, TokenKind::RBracket, _) => i = i.skip(2),
+            (TokenKind::LBracket, TokenKind::Number, TokenKind::RBracket) => i = i.skip(3),
+            (TokenKind::Word(Keyword::Array), _, _) if !array => i = i.skip(1),
+            _ => break,
+        }
+        array = true;
+    }
+    if array {
+        ty = DataType::Array(Box::new(ty));
+    }
+    Ok((i, ty))
+}
+
+/// A type name without array brackets.
+fn base_data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
     let t = i.first();
     let kw = match t.kind {
         TokenKind::Word(kw) => kw,

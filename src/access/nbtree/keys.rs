@@ -462,6 +462,7 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
                 micros: k.rem_euclid(USECS_PER_DAY) as i64,
             })
         }
+        DataType::Array(_) => return Err(err!(FeatureNotSupported, "arrays cannot be index keys")),
     })
 }
 

@@ -30,6 +30,8 @@ impl Binder<'_> {
         let qualifier = alias.map_or_else(|| name.to_string(), |a| a.name.clone());
         let (func, fields) = if name == "generate_series" {
             self.series(&args, offset)?
+        } else if name == "unnest" {
+            self.unnest(&args, offset)?
         } else {
             let values = args
                 .iter()
@@ -59,7 +61,10 @@ impl Binder<'_> {
         };
         let mut fields = fields;
         if let Some(a) = alias {
-            if fields.len() == 1 && a.columns.is_empty() && name == "generate_series" {
+            if fields.len() == 1
+                && a.columns.is_empty()
+                && matches!(name, "generate_series" | "unnest")
+            {
                 fields[0].name = a.name.clone();
             }
             for (f, c) in fields.iter_mut().zip(&a.columns) {
@@ -86,6 +91,50 @@ impl Binder<'_> {
             },
             scope,
         })
+    }
+
+    /// `unnest(array)`: the elements of a constant array, one row each.
+    pub(super) fn unnest(
+        &mut self,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        let [(a, _)] = args else {
+            let list: Vec<String> = args.iter().map(|(a, _)| a.ty.to_string()).collect();
+            return Err(at(
+                err!(UndefinedFunction, "function unnest({}) does not exist", list.join(", "))
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            ));
+        };
+        let elem = match a.ty {
+            DataType::Array(e) => *e,
+            DataType::Unknown => {
+                return Err(at(
+                    err!(
+                        DatatypeMismatch,
+                        "could not determine polymorphic type because input has type unknown"
+                    ),
+                    offset,
+                ))
+            }
+            _ => {
+                return Err(at(
+                    err!(UndefinedFunction, "function unnest({}) does not exist", a.ty)
+                        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                    offset,
+                ))
+            }
+        };
+        let fields = vec![Field {
+            name: "unnest".into(),
+            ty: elem,
+        }];
+        let rows = match crate::exec::eval_const(a)? {
+            Value::Array(arr) => arr.items.iter().map(|v| vec![v.clone()]).collect(),
+            _ => Vec::new(),
+        };
+        Ok((TableFunc::Rows(rows), fields))
     }
 
     /// `generate_series` over numeric: computed whole (at most ten million
@@ -264,7 +313,7 @@ impl Binder<'_> {
 pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
     let is_srf = |e: &ast::Expr| {
         matches!(&e.kind, ast::ExprKind::Function(f)
-            if f.name.schema.is_none() && f.name.name == "generate_series")
+            if f.name.schema.is_none() && matches!(f.name.name.as_str(), "generate_series" | "unnest"))
     };
     let found: Vec<usize> = s
         .projection
@@ -285,7 +334,13 @@ pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
     }
     let mut out = s.clone();
     let k = found[0];
-    let alias = "generate_series".to_string();
+    let alias = match &s.projection[k] {
+        ast::SelectItem::Expr { expr, .. } => match &expr.kind {
+            ast::ExprKind::Function(f) => f.name.name.clone(),
+            _ => "generate_series".to_string(),
+        },
+        _ => "generate_series".to_string(),
+    };
     if let ast::SelectItem::Expr {
         expr,
         alias: item_alias,
@@ -299,6 +354,7 @@ pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
         if item_alias.is_none() {
             *item_alias = Some(alias.clone());
         }
+        let alias_column = alias.clone();
         *expr = ast::Expr {
             kind: ast::ExprKind::Column(ast::ColumnRef {
                 schema: None,
@@ -311,7 +367,7 @@ pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
             call,
             alias: Some(ast::TableAlias {
                 name: "\u{1}srf".into(),
-                columns: vec!["generate_series".into()],
+                columns: vec![alias_column],
             }),
             offset,
         });

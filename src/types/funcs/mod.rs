@@ -170,6 +170,8 @@ pub enum ScalarFunc {
     /// `regexp_replace`, `regexp_count`, `regexp_like`, `regexp_instr`,
     /// `regexp_substr`.
     Regexp(regexp::RegexpFunc),
+    /// Array functions and the array forms of expressions.
+    Array(super::array_funcs::ArrayFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -284,6 +286,7 @@ impl ScalarFunc {
                     .map(Num)
                     .or_else(|| bytes::ByteFunc::from_name(other).map(Bytes))
                     .or_else(|| regexp::RegexpFunc::from_name(other).map(Regexp))
+                    .or_else(|| super::array_funcs::ArrayFunc::from_name(other).map(Array))
             }
         })
     }
@@ -364,6 +367,7 @@ impl ScalarFunc {
             Num(f) => f.name(),
             Bytes(f) => f.name(),
             Regexp(f) => f.name(),
+            Array(f) => f.name(),
         }
     }
 
@@ -392,6 +396,7 @@ impl ScalarFunc {
             ScalarFunc::Num(f) => Some(f.resolve(args)),
             ScalarFunc::Bytes(f) => Some(f.resolve(args)),
             ScalarFunc::Regexp(f) => Some(f.resolve(args)),
+            ScalarFunc::Array(f) => Some(f.resolve(args)),
             _ => bytes::ByteFunc::overload(self, args),
         }
     }
@@ -688,6 +693,7 @@ impl ScalarFunc {
         use ScalarFunc::*;
         match self {
             Concat => return Ok(concat(args, "")),
+            Array(f) => return f.eval(args),
             Format => return format::format(args),
             QuoteNullable if args.first().is_some_and(Value::is_null) => {
                 return Ok(Value::text("NULL"))
@@ -767,7 +773,7 @@ impl ScalarFunc {
                 }
                 Value::text("")
             }
-            Concat | ConcatWs | Format => unreachable!("handled above"),
+            Concat | ConcatWs | Format | Array(_) => unreachable!("handled above"),
         })
     }
 
