@@ -415,6 +415,10 @@ impl<'a> AggregateOp<'a> {
                 if a.func == AggFunc::CountStar {
                     state.accs[k].add_row();
                 } else if null {
+                    // array_agg keeps NULL inputs as NULL elements.
+                    if a.func == AggFunc::ArrayAgg {
+                        state.accs[k].add(&crate::types::Value::Null)?;
+                    }
                     continue;
                 } else if let Some(s) = col.str_at(row) {
                     // Text read in place: `min`/`max` keep their best

@@ -46,6 +46,8 @@ pub enum AggFunc {
     Min,
     /// `max(x)`.
     Max,
+    /// `array_agg(x)`: the inputs, NULLs included, as an array.
+    ArrayAgg,
 }
 
 impl AggFunc {
@@ -57,6 +59,7 @@ impl AggFunc {
             AggFunc::Avg => "avg",
             AggFunc::Min => "min",
             AggFunc::Max => "max",
+            AggFunc::ArrayAgg => "array_agg",
         }
     }
 
@@ -68,6 +71,7 @@ impl AggFunc {
             "avg" => AggFunc::Avg,
             "min" => AggFunc::Min,
             "max" => AggFunc::Max,
+            "array_agg" => AggFunc::ArrayAgg,
             _ => return None,
         })
     }
@@ -89,6 +93,9 @@ pub fn agg_result_type(func: AggFunc, input: &DataType) -> Result<DataType> {
         (AggFunc::Min | AggFunc::Max, Unknown) => Some(Text),
         (AggFunc::Min | AggFunc::Max, Bool) => None,
         (AggFunc::Min | AggFunc::Max, _) => Some(*input),
+        (AggFunc::ArrayAgg, Unknown) => Some(DataType::array_of(Text)),
+        (AggFunc::ArrayAgg, Array(_)) => None,
+        (AggFunc::ArrayAgg, _) => Some(DataType::array_of(*input)),
         _ => None,
     };
     r.ok_or_else(|| {
@@ -143,6 +150,8 @@ enum State {
     /// one buffer that a better value overwrites: `min`/`max` of text
     /// allocate only when a longer best value outgrows it, never per row.
     ExtremeText(Option<String>),
+    /// `array_agg`'s inputs so far.
+    Array(Vec<Value>),
 }
 
 /// Whether string `v` should replace `best` as the running min / max of
@@ -170,6 +179,7 @@ impl Accumulator {
         agg_result_type(func, input)?;
         use DataType::*;
         let state = match (func, input) {
+            (AggFunc::ArrayAgg, _) => State::Array(Vec::new()),
             (AggFunc::CountStar | AggFunc::Count, _) => State::None,
             (AggFunc::Min | AggFunc::Max, t) if t.is_string() => State::ExtremeText(None),
             (AggFunc::Min | AggFunc::Max, _) => State::Extreme(Value::Null),
@@ -222,6 +232,11 @@ impl Accumulator {
     pub fn add(&mut self, v: &Value) -> Result<()> {
         if let (State::ExtremeText(_), Value::Text(t)) = (&self.state, v) {
             return self.add_str(t);
+        }
+        if let State::Array(items) = &mut self.state {
+            items.push(v.clone());
+            self.count += 1;
+            return Ok(());
         }
         if v.is_null() {
             if self.func == AggFunc::CountStar {
@@ -299,6 +314,7 @@ impl Accumulator {
                 *days += d2;
                 *micros += u2;
             }
+            (State::Array(a), State::Array(b)) => a.extend(b.iter().cloned()),
             (State::Extreme(a), State::Extreme(b)) => {
                 if !b.is_null() && (a.is_null() || better(func, &input, b, a)) {
                     *a = b.clone();
@@ -336,6 +352,9 @@ impl Accumulator {
         }
         let n = self.count;
         Ok(match (&self.state, self.func) {
+            (State::Array(items), _) => {
+                super::array::Array::new(self.input, items.clone()).into_value()
+            }
             (State::Extreme(v), _) => v.clone(),
             (State::ExtremeText(v), _) => v.as_deref().map_or(Value::Null, Value::text),
             (State::Int(s), AggFunc::Sum) => match self.input {

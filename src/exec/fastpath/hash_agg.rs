@@ -65,6 +65,7 @@ pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
                     AggFunc::CountStar | AggFunc::Count => true,
                     AggFunc::Sum | AggFunc::Avg => a.arg.as_ref().is_some_and(|e| int_type(&e.ty)),
                     AggFunc::Min | AggFunc::Max => a.arg.as_ref().is_some_and(|e| int_like(&e.ty)),
+                    AggFunc::ArrayAgg => false,
                 }
         })
 }
@@ -393,6 +394,8 @@ impl<'p> FastAgg<'p> {
                 .map_or(0, |m| m.iter().filter(|&&x| x).count());
             match (a.func, &col.data, &col.nulls) {
                 (AggFunc::Count, _, _) => self.counts[base + k] += nonnull as i64,
+                // Not eligible for this path (see `eligible`).
+                (AggFunc::ArrayAgg, _, _) => {}
                 (AggFunc::Sum | AggFunc::Avg, Data::I32(x), None) => {
                     self.sums[base + k] += i128::from(sum_i32(x));
                     self.counts[base + k] += n as i64;

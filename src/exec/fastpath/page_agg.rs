@@ -82,6 +82,7 @@ impl PageAgg {
                     AggFunc::Sum | AggFunc::Avg => Term::Sum(column(&a.arg)?),
                     AggFunc::Min => Term::Min(column(&a.arg)?),
                     AggFunc::Max => Term::Max(column(&a.arg)?),
+                    AggFunc::ArrayAgg => return None,
                 })
             })
             .collect::<Option<Vec<_>>>()?;

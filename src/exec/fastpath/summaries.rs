@@ -233,6 +233,7 @@ impl SummaryPlan {
                         let (c, k) = column(&a.arg)?;
                         Term::Max(c, k)
                     }
+                    AggFunc::ArrayAgg => return None,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
