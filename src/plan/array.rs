@@ -236,6 +236,45 @@ impl Binder<'_> {
         ))
     }
 
+    /// `x [NOT] LIKE | ILIKE ANY | ALL (array)`; `flags` are ALL, NOT and
+    /// ILIKE.
+    pub(super) fn bind_like_any(
+        &mut self,
+        expr: &ast::Expr,
+        array: &ast::Expr,
+        flags: [bool; 3],
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let [all, negated, ci] = flags;
+        let x = self.bind_expr(expr, scope, mode)?;
+        let a = self.bind_expr(array, scope, mode)?;
+        let text_array = DataType::array_of(DataType::Text);
+        if !(x.ty.is_string() || x.ty == DataType::Unknown)
+            || !(matches!(a.ty, DataType::Array(e) if e.is_string()) || a.ty == DataType::Unknown)
+        {
+            let op = match (negated, ci) {
+                (false, false) => "~~",
+                (true, false) => "!~~",
+                (false, true) => "~~*",
+                (true, true) => "!~~*",
+            };
+            let elem = a.ty.element().unwrap_or(a.ty);
+            return Err(at(
+                err!(UndefinedFunction, "operator does not exist: {} {op} {elem}", x.ty)
+                    .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."),
+                leftmost(expr),
+            ));
+        }
+        let x = self.coerce(x, &DataType::Text, CastContext::Implicit, leftmost(expr))?;
+        let a = self.coerce(a, &text_array, CastContext::Implicit, leftmost(array))?;
+        Ok(call(
+            ArrayFunc::LikeQuantified(all, negated, ci),
+            vec![x, a],
+            DataType::Bool,
+        ))
+    }
+
     /// `a || b` where either side is an array: `array_cat`, `array_append`
     /// or `array_prepend`; `None` when neither side is an array.
     pub(super) fn bind_array_concat(

@@ -146,7 +146,7 @@ pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
                 walk(x, f);
             }
         }
-        K::AnyArray { expr, array, .. } => {
+        K::AnyArray { expr, array, .. } | K::LikeAny { expr, array, .. } => {
             walk(expr, f);
             walk(array, f);
         }
@@ -621,6 +621,19 @@ impl Binder<'_> {
                 all,
                 array,
             } => self.bind_any_array(expr, *op, *all, array, scope, mode, e.offset),
+            K::LikeAny {
+                expr,
+                array,
+                all,
+                negated,
+                case_insensitive,
+            } => self.bind_like_any(
+                expr,
+                array,
+                [*all, *negated, *case_insensitive],
+                scope,
+                mode,
+            ),
             K::CurrentValue(v) => self.current_value(v),
             K::Default => Err(err!(SyntaxError, "DEFAULT is not allowed in this context")),
         }
@@ -1372,7 +1385,8 @@ pub(crate) fn leftmost(e: &ast::Expr) -> ast::Offset {
         | ast::ExprKind::InList { expr, .. }
         | ast::ExprKind::Like { expr, .. }
         | ast::ExprKind::Subscript { expr, .. }
-        | ast::ExprKind::AnyArray { expr, .. } => leftmost(expr),
+        | ast::ExprKind::AnyArray { expr, .. }
+        | ast::ExprKind::LikeAny { expr, .. } => leftmost(expr),
         ast::ExprKind::Binary { left, .. } | ast::ExprKind::IsDistinctFrom { left, .. } => {
             leftmost(left)
         }

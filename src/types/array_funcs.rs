@@ -44,6 +44,8 @@ pub enum ArrayFunc {
     Slice(bool, bool),
     /// `x op ANY (arr)` (`false`) or `x op ALL (arr)` (`true`).
     Quantified(BinaryOp, bool),
+    /// `x [NOT] LIKE | ILIKE ANY | ALL (arr)`: (ALL, NOT, ILIKE).
+    LikeQuantified(bool, bool, bool),
     /// `array_length(arr, dim)`.
     Length,
     /// `cardinality(arr)`.
@@ -118,6 +120,7 @@ impl ArrayFunc {
             Subscript | Slice(..) => "array_subscript",
             Quantified(_, false) => "any",
             Quantified(_, true) => "all",
+            LikeQuantified(..) => "like_any",
             Length => "array_length",
             Cardinality => "cardinality",
             Lower => "array_lower",
@@ -271,6 +274,7 @@ impl ArrayFunc {
         match self {
             Construct(elem) => return Ok(Array::new(elem, args.to_vec()).into_value()),
             Quantified(op, all) => return quantified(op, all, args),
+            LikeQuantified(all, negated, ci) => return like_quantified([all, negated, ci], args),
             Append(elem) | Prepend(elem) | Cat(elem) => return concat(self, elem, args),
             Variadic(v) => return variadic(v, args),
             Position | Positions | Remove | Replace => return search(self, args),
@@ -347,6 +351,38 @@ fn quantified(op: BinaryOp, all: bool, args: &[Value]) -> Result<Value> {
             Value::Bool(b) if b != all => return Ok(Value::Bool(b)),
             Value::Bool(_) => {}
             _ => saw_null = true,
+        }
+    }
+    Ok(if saw_null {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    })
+}
+
+/// `x [NOT] LIKE | ILIKE ANY | ALL (arr)` with the logic of
+/// [`quantified`].
+fn like_quantified(flags: [bool; 3], args: &[Value]) -> Result<Value> {
+    let [all, negated, ci] = flags;
+    let (x, arr) = (&args[0], &args[1]);
+    let Value::Array(a) = arr else {
+        return Ok(Value::Null);
+    };
+    if a.items.is_empty() {
+        return Ok(Value::Bool(all));
+    }
+    let Value::Text(s) = x else {
+        return Ok(Value::Null);
+    };
+    let mut saw_null = false;
+    for item in &a.items {
+        let Value::Text(p) = item else {
+            saw_null = true;
+            continue;
+        };
+        let b = super::funcs::string::like(s, p, ci)? != negated;
+        if b != all {
+            return Ok(Value::Bool(b));
         }
     }
     Ok(if saw_null {

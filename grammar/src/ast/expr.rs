@@ -178,6 +178,19 @@ pub enum ExprKind {
         /// Whether this is a slice (`[a:b]`).
         slice: bool,
     },
+    /// `x [NOT] LIKE | ILIKE ANY | SOME | ALL (array)`.
+    LikeAny {
+        /// The tested expression.
+        expr: Box<Expr>,
+        /// The array of patterns.
+        array: Box<Expr>,
+        /// `ALL` (else `ANY` / `SOME`).
+        all: bool,
+        /// `NOT LIKE`.
+        negated: bool,
+        /// `ILIKE`.
+        case_insensitive: bool,
+    },
     /// `x op ANY | SOME | ALL (array)`, the right side an array expression.
     AnyArray {
         /// The tested expression.

@@ -155,6 +155,7 @@ fn precedence(e: &Expr) -> u8 {
         | ExprKind::InSubquery { .. }
         | ExprKind::Like { .. } => prec::LIKE,
         ExprKind::Quantified { .. } | ExprKind::AnyArray { .. } => prec::CMP,
+        ExprKind::LikeAny { .. } => prec::LIKE,
         _ => prec::ATOM,
     }
 }
@@ -328,6 +329,20 @@ impl Display for Expr {
                 }
                 f.write_char(']')
             }
+            ExprKind::LikeAny {
+                expr,
+                array,
+                all,
+                negated,
+                case_insensitive,
+            } => write!(
+                f,
+                "{} {}{} {} ({array})",
+                P(expr, prec::LIKE + 1),
+                if *negated { "NOT " } else { "" },
+                if *case_insensitive { "ILIKE" } else { "LIKE" },
+                if *all { "ALL" } else { "ANY" }
+            ),
             ExprKind::AnyArray {
                 expr,
                 op,

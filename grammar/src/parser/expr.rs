@@ -488,6 +488,23 @@ fn like_in_between(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
                 (i, kind)
             }
         }
+        _ if matches!(
+            i.kind(0),
+            TokenKind::Word(Keyword::Any | Keyword::Some | Keyword::All)
+        ) && i.kind(1) == TokenKind::LParen =>
+        {
+            // `x [NOT] LIKE | ILIKE ANY | ALL (array)`
+            let all = i.is_kw(0, Keyword::All);
+            let (i, array) = cut(terminated(expr, tok(TokenKind::RParen)))(i.skip(2))?;
+            let kind = ExprKind::LikeAny {
+                expr: operand,
+                array: Box::new(array),
+                all,
+                negated,
+                case_insensitive: op == Keyword::Ilike,
+            };
+            (i, kind)
+        }
         _ => {
             let (i, (pattern, escape)) = cut(pair(
                 expr_bp(prec::OTHER),

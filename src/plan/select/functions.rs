@@ -32,6 +32,8 @@ impl Binder<'_> {
             self.series(&args, offset)?
         } else if name == "unnest" {
             self.unnest(&args, offset)?
+        } else if name == "string_to_table" {
+            self.string_to_table(&args, offset)?
         } else {
             let values = args
                 .iter()
@@ -63,7 +65,7 @@ impl Binder<'_> {
         if let Some(a) = alias {
             if fields.len() == 1
                 && a.columns.is_empty()
-                && matches!(name, "generate_series" | "unnest")
+                && matches!(name, "generate_series" | "unnest" | "string_to_table")
             {
                 fields[0].name = a.name.clone();
             }
@@ -131,6 +133,43 @@ impl Binder<'_> {
             ty: elem,
         }];
         let rows = match crate::exec::eval_const(a)? {
+            Value::Array(arr) => arr.items.iter().map(|v| vec![v.clone()]).collect(),
+            _ => Vec::new(),
+        };
+        Ok((TableFunc::Rows(rows), fields))
+    }
+
+    /// `string_to_table(s, sep [, null_string])`: the pieces
+    /// `string_to_array` makes, one row each.
+    pub(super) fn string_to_table(
+        &mut self,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        use crate::types::array_funcs::ArrayFunc;
+        let types: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        let resolved = ArrayFunc::StringToArray.resolve(&types).map_err(|_| {
+            let list: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            at(
+                err!(
+                    UndefinedFunction,
+                    "function string_to_table({}) does not exist",
+                    list.join(", ")
+                )
+                .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            )
+        })?;
+        let mut values = Vec::with_capacity(args.len());
+        for ((a, off), t) in args.iter().zip(&resolved.arg_types) {
+            let e = self.coerce(a.clone(), t, CastContext::Implicit, *off)?;
+            values.push(crate::exec::eval_const(&e)?);
+        }
+        let fields = vec![Field {
+            name: "string_to_table".into(),
+            ty: DataType::Text,
+        }];
+        let rows = match ArrayFunc::StringToArray.eval(&values)? {
             Value::Array(arr) => arr.items.iter().map(|v| vec![v.clone()]).collect(),
             _ => Vec::new(),
         };
@@ -313,7 +352,7 @@ impl Binder<'_> {
 pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
     let is_srf = |e: &ast::Expr| {
         matches!(&e.kind, ast::ExprKind::Function(f)
-            if f.name.schema.is_none() && matches!(f.name.name.as_str(), "generate_series" | "unnest"))
+            if f.name.schema.is_none() && matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table"))
     };
     let found: Vec<usize> = s
         .projection
