@@ -104,6 +104,10 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Interval => "interval".into(),
         DataType::Unknown => "unknown".into(),
         DataType::Bytea => "bytea".into(),
+        DataType::Time(None) => "time".into(),
+        DataType::Time(Some(p)) => format!("time:{p}"),
+        DataType::TimeTz(None) => "timetz".into(),
+        DataType::TimeTz(Some(p)) => format!("timetz:{p}"),
     }
 }
 
@@ -139,6 +143,10 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "interval" => DataType::Interval,
         "unknown" => DataType::Unknown,
         "bytea" => DataType::Bytea,
+        "time" if tag == "time" => DataType::Time(None),
+        "time" => DataType::Time(Some(num()? as u8)),
+        "timetz" if tag == "timetz" => DataType::TimeTz(None),
+        "timetz" => DataType::TimeTz(Some(num()? as u8)),
         _ => return Err(corrupt("unknown type")),
     })
 }

@@ -235,6 +235,18 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             )?),
             None => None,
         }),
+        A::Time(p) => DataType::Time(match p {
+            Some(p) => Some(crate::types::datetime::time::time_precision(
+                *p as i64, false,
+            )?),
+            None => None,
+        }),
+        A::TimeTz(p) => DataType::TimeTz(match p {
+            Some(p) => Some(crate::types::datetime::time::time_precision(
+                *p as i64, true,
+            )?),
+            None => None,
+        }),
         A::Named(n) => match n.as_str() {
             "int2" => DataType::Int2,
             "int" | "int4" => DataType::Int4,
@@ -847,9 +859,19 @@ impl Binder<'_> {
             ast::CurrentValue::CurrentUser | ast::CurrentValue::SessionUser => {
                 Expr::constant(Value::text("heapdb"), DataType::Text)
             }
-            ast::CurrentValue::CurrentTime | ast::CurrentValue::LocalTime => {
-                return Err(err!(FeatureNotSupported, "type \"time\" is not supported"))
+            ast::CurrentValue::CurrentTime => {
+                match crate::types::datetime::time::timestamptz_to_timetz(now) {
+                    Some((t, east)) => {
+                        Expr::constant(Value::TimeTz(t, east), DataType::TimeTz(None))
+                    }
+                    None => Expr::constant(Value::Null, DataType::TimeTz(None)),
+                }
             }
+            ast::CurrentValue::LocalTime => Expr::constant(
+                crate::types::datetime::time::timestamptz_to_time(now)
+                    .map_or(Value::Null, Value::Time),
+                DataType::Time(None),
+            ),
         })
     }
 

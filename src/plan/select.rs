@@ -156,6 +156,8 @@ fn type_name(t: &ast::DataType) -> String {
         A::TimestampTz(_) => "timestamptz",
         A::Interval => "interval",
         A::Named(n) => n.as_str(),
+        A::Time(_) => "time",
+        A::TimeTz(_) => "timetz",
     }
     .to_string()
 }

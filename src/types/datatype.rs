@@ -60,6 +60,13 @@ pub enum DataType {
     Unknown,
     /// `bytea` (OID 17): a byte string. Varlena holding the bytes as they are.
     Bytea,
+    /// `time(p) without time zone` (OID 1083): microseconds since midnight
+    /// (0 to 24:00:00 inclusive), 8 bytes; `Some(p)` rounds as for
+    /// `timestamp(p)`.
+    Time(Option<u8>),
+    /// `time(p) with time zone` / `timetz` (OID 1266): a time of day and
+    /// its zone offset, 12 bytes (8 of time, 4 of offset), aligned to 8.
+    TimeTz(Option<u8>),
 }
 
 /// The broad class of a type, PostgreSQL's `typcategory`, which drives
@@ -103,6 +110,8 @@ impl DataType {
             DataType::Interval => 1186,
             DataType::Numeric(_) => 1700,
             DataType::Bytea => 17,
+            DataType::Time(_) => 1083,
+            DataType::TimeTz(_) => 1266,
         }
     }
 
@@ -118,6 +127,8 @@ impl DataType {
             | DataType::Timestamp(_)
             | DataType::TimestampTz(_) => 8,
             DataType::Interval => 16,
+            DataType::Time(_) => 8,
+            DataType::TimeTz(_) => 12,
             DataType::Numeric(_)
             | DataType::Text
             | DataType::Name
@@ -140,7 +151,9 @@ impl DataType {
             | DataType::Float8
             | DataType::Timestamp(_)
             | DataType::TimestampTz(_)
-            | DataType::Interval => 8,
+            | DataType::Interval
+            | DataType::Time(_)
+            | DataType::TimeTz(_) => 8,
             DataType::Numeric(_)
             | DataType::Text
             | DataType::Name
@@ -169,9 +182,11 @@ impl DataType {
             DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Char(_) => {
                 TypeCategory::String
             }
-            DataType::Date | DataType::Timestamp(_) | DataType::TimestampTz(_) => {
-                TypeCategory::DateTime
-            }
+            DataType::Date
+            | DataType::Timestamp(_)
+            | DataType::TimestampTz(_)
+            | DataType::Time(_)
+            | DataType::TimeTz(_) => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
             DataType::Bytea => TypeCategory::User,
@@ -187,6 +202,8 @@ impl DataType {
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Timestamp(_) => DataType::Timestamp(None),
             DataType::TimestampTz(_) => DataType::TimestampTz(None),
+            DataType::Time(_) => DataType::Time(None),
+            DataType::TimeTz(_) => DataType::TimeTz(None),
             other => *other,
         }
     }
@@ -223,6 +240,8 @@ impl DataType {
             "timestamp" | "timestamp without time zone" => DataType::Timestamp(None),
             "timestamptz" | "timestamp with time zone" => DataType::TimestampTz(None),
             "interval" => DataType::Interval,
+            "time" | "time without time zone" => DataType::Time(None),
+            "timetz" | "time with time zone" => DataType::TimeTz(None),
             "unknown" => DataType::Unknown,
             "bytea" => DataType::Bytea,
             _ => return None,
@@ -264,6 +283,12 @@ impl DataType {
             ))),
             (DataType::TimestampTz(_), [p]) => Ok(DataType::TimestampTz(Some(
                 crate::types::datetime::timestamp_precision(*p, true)?,
+            ))),
+            (DataType::Time(_), [p]) => Ok(DataType::Time(Some(
+                crate::types::datetime::time::time_precision(*p, false)?,
+            ))),
+            (DataType::TimeTz(_), [p]) => Ok(DataType::TimeTz(Some(
+                crate::types::datetime::time::time_precision(*p, true)?,
             ))),
             (DataType::Numeric(_), [p]) => DataType::Numeric(None).with_typmod(&[*p, 0]),
             (DataType::Numeric(_), [p, s]) => {
@@ -316,6 +341,10 @@ impl fmt::Display for DataType {
             DataType::Interval => f.write_str("interval"),
             DataType::Unknown => f.write_str("unknown"),
             DataType::Bytea => f.write_str("bytea"),
+            DataType::Time(None) => f.write_str("time without time zone"),
+            DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
+            DataType::TimeTz(None) => f.write_str("time with time zone"),
+            DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
         }
     }
 }

@@ -70,6 +70,11 @@ pub enum Value {
     Interval(Interval),
     /// `bytea`.
     Bytea(Arc<[u8]>),
+    /// `time`: microseconds since midnight (0 to 24:00:00).
+    Time(i64),
+    /// `time with time zone`: microseconds since midnight and the zone
+    /// offset in seconds east of UTC.
+    TimeTz(i64, i32),
 }
 
 impl Value {
@@ -106,6 +111,8 @@ impl Value {
             Value::TimestampTz(_) => DataType::TimestampTz(None),
             Value::Interval(_) => DataType::Interval,
             Value::Bytea(_) => DataType::Bytea,
+            Value::Time(_) => DataType::Time(None),
+            Value::TimeTz(..) => DataType::TimeTz(None),
         })
     }
 
@@ -143,8 +150,12 @@ impl Value {
             Value::Bool(b) => out.push(*b as u8),
             Value::Int2(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Int4(v) | Value::Date(v) => out.extend_from_slice(&v.to_le_bytes()),
-            Value::Int8(v) | Value::Timestamp(v) | Value::TimestampTz(v) => {
+            Value::Int8(v) | Value::Timestamp(v) | Value::TimestampTz(v) | Value::Time(v) => {
                 out.extend_from_slice(&v.to_le_bytes())
+            }
+            Value::TimeTz(t, east) => {
+                out.extend_from_slice(&t.to_le_bytes());
+                out.extend_from_slice(&east.to_le_bytes());
             }
             Value::Float4(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Float8(v) => out.extend_from_slice(&v.to_le_bytes()),
@@ -166,7 +177,12 @@ impl Value {
             Value::Bool(_) => 1,
             Value::Int2(_) => 2,
             Value::Int4(_) | Value::Date(_) | Value::Float4(_) => 4,
-            Value::Int8(_) | Value::Timestamp(_) | Value::TimestampTz(_) | Value::Float8(_) => 8,
+            Value::Int8(_)
+            | Value::Timestamp(_)
+            | Value::TimestampTz(_)
+            | Value::Float8(_)
+            | Value::Time(_) => 8,
+            Value::TimeTz(..) => 12,
             Value::Interval(_) => 16,
             Value::Numeric(n) => n.encoded_len(),
             Value::Text(s) => s.len(),
@@ -220,6 +236,15 @@ impl Value {
                 Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),
             },
             DataType::Bytea => Value::Bytea(Arc::from(bytes)),
+            DataType::Time(_) => Value::Time(i64::from_le_bytes(fixed(bytes))),
+            DataType::TimeTz(_) => {
+                let b: [u8; 12] = fixed(bytes);
+                let mut t = [0u8; 8];
+                let mut z = [0u8; 4];
+                t.copy_from_slice(&b[..8]);
+                z.copy_from_slice(&b[8..]);
+                Value::TimeTz(i64::from_le_bytes(t), i32::from_le_bytes(z))
+            }
         }
     }
 }
@@ -252,6 +277,8 @@ impl PartialEq for Value {
             (Timestamp(a), Timestamp(b)) | (TimestampTz(a), TimestampTz(b)) => a == b,
             (Interval(a), Interval(b)) => super::compare::interval_cmp(a, b).is_eq(),
             (Bytea(a), Bytea(b)) => a == b,
+            (Time(a), Time(b)) => a == b,
+            (TimeTz(a, x), TimeTz(b, y)) => a == b && x == y,
             _ => false,
         }
     }
@@ -274,6 +301,11 @@ impl Hash for Value {
             Value::Text(s) => s.hash(state),
             Value::Interval(iv) => super::compare::interval_key(iv).hash(state),
             Value::Bytea(b) => b.hash(state),
+            Value::Time(t) => t.hash(state),
+            Value::TimeTz(t, east) => {
+                t.hash(state);
+                east.hash(state);
+            }
         }
     }
 }

@@ -349,6 +349,10 @@ pub enum DataType {
     /// Any other type name, lower-cased (the binder reports `type "x" does
     /// not exist` for the ones it does not know).
     Named(Ident),
+    /// `time [(p)] [without time zone]`, with its precision if given
+    Time(Option<u32>),
+    /// `timetz [(p)]`, `time [(p)] with time zone`
+    TimeTz(Option<u32>),
 }
 
 /// A field of an interval qualifier (`YEAR`, `MONTH`, ... `SECOND`).

@@ -18,6 +18,7 @@ pub mod interval;
 pub mod interval_in;
 pub mod parse;
 pub mod style;
+pub mod time;
 pub mod to_char;
 pub mod to_date;
 pub mod tstz;

@@ -70,6 +70,17 @@ struct Fields {
     ww: Option<i64>,
     w: Option<i64>,
     j: Option<i64>,
+    hour: Option<i64>,
+    /// `HH` / `HH12` read the hour: it is on the 12-hour clock.
+    clock12: bool,
+    pm: Option<bool>,
+    min: Option<i64>,
+    sec: Option<i64>,
+    ssss: Option<i64>,
+    /// `MS`, `US`, `FFn`: microseconds.
+    us: Option<i64>,
+    /// `TZH` / `TZM`: the zone's offset, seconds east.
+    tz: Option<i64>,
 }
 
 fn items(fmt: &str) -> Vec<Item> {
@@ -269,22 +280,58 @@ fn read_key(r: &mut Reader, f: &mut Fields, items: &[Item], i: usize) -> Result<
         "W" => set(&mut f.w, int(1)?.0, &upper)?,
         "J" => set(&mut f.j, r.int(key, usize::MAX, true)?.0, &upper)?,
         "D" | "ID" | "Q" => drop(int(1)?),
-        "HH" | "HH12" | "HH24" | "MI" | "SS" => drop(int(2)?),
-        "MS" | "FF1" | "FF2" | "FF3" => drop(int(3)?),
-        "US" | "FF4" | "FF5" | "FF6" => drop(int(6)?),
-        "SSSS" | "SSSSS" => drop(r.int(key, usize::MAX, true)?),
+        "HH" | "HH12" => {
+            set(&mut f.hour, int(2)?.0, &upper)?;
+            f.clock12 = true;
+        }
+        "HH24" => set(&mut f.hour, int(2)?.0, &upper)?,
+        "MI" => set(&mut f.min, int(2)?.0, &upper)?,
+        "SS" => set(&mut f.sec, int(2)?.0, &upper)?,
+        "MS" | "US" | "FF1" | "FF2" | "FF3" | "FF4" | "FF5" | "FF6" => {
+            let width = match upper.as_str() {
+                "MS" => 3,
+                "US" => 6,
+                ff => usize::from(ff.as_bytes()[2] - b'0'),
+            };
+            let (v, used) = int(width)?;
+            // `25` and `250` are both a quarter second (`025` is not).
+            let digits = used.clamp(1, 6) as u32;
+            set(&mut f.us, v * 10_i64.pow(6 - digits), &upper)?;
+        }
+        "SSSS" | "SSSSS" => set(&mut f.ssss, r.int(key, usize::MAX, true)?.0, &upper)?,
+        "TZH" => {
+            let neg = r.rest().starts_with('-');
+            if r.rest().starts_with(['+', '-', ' ']) {
+                r.pos += 1;
+            }
+            let (h, _) = r.int(key, 2, slurp)?;
+            let east = f.tz.unwrap_or(0).abs() + h.abs() * 3600;
+            f.tz = Some(if neg || h < 0 { -east } else { east });
+        }
+        "TZM" => {
+            let (m, _) = int(2)?;
+            let old = f.tz.unwrap_or(0);
+            let add = m * 60;
+            f.tz = Some(if old < 0 { old - add } else { old + add });
+        }
         "MONTH" => set(&mut f.mm, r.name(key, &MONTHS, None)? as i64 + 1, &upper)?,
         "MON" => set(&mut f.mm, r.name(key, &MONTHS, Some(3))? as i64 + 1, &upper)?,
         "DAY" => drop(r.name(key, &DAYS, None)?),
         "DY" => drop(r.name(key, &DAYS, Some(3))?),
-        "AM" | "PM" => drop(r.name(key, &["am", "pm"], None)?),
-        "A.M." | "P.M." => drop(r.name(key, &["a.m.", "p.m."], None)?),
+        "AM" | "PM" => {
+            f.pm = Some(r.name(key, &["am", "pm"], None)? == 1);
+            f.clock12 = true;
+        }
+        "A.M." | "P.M." => {
+            f.pm = Some(r.name(key, &["a.m.", "p.m."], None)? == 1);
+            f.clock12 = true;
+        }
         "AD" | "BC" => f.bc = r.name(key, &["ad", "bc"], None)? == 1,
         "A.D." | "B.C." => f.bc = r.name(key, &["a.d.", "b.c."], None)? == 1,
         _ => {
             return Err(err!(
                 FeatureNotSupported,
-                "formatting field \"{key}\" is not supported in to_date"
+                "formatting field \"{key}\" is only supported in to_char"
             ))
         }
     }
@@ -364,6 +411,58 @@ fn out_of_range(text: &str) -> Error {
 /// `to_date(text, template)`: days since 2000-01-01.
 pub fn to_date(text: &str, fmt: &str) -> Result<i32> {
     let f = from_char(text, fmt)?;
+    date_of(text, &f)
+}
+
+/// `to_timestamp(text, template)`: a timestamptz, the date and time read
+/// by the template in the zone `TZH:TZM` give, else the session's
+/// (PostgreSQL's `do_to_timestamp`).
+pub fn to_timestamp(text: &str, fmt: &str) -> Result<i64> {
+    let f = from_char(text, fmt)?;
+    let date = date_of(text, &f)?;
+    let mut hour = f.hour.unwrap_or(0);
+    if f.clock12 {
+        if !(1..=12).contains(&hour) {
+            return Err(err!(
+                InvalidDatetimeFormat,
+                "hour \"{hour}\" is invalid for the 12-hour clock"
+            )
+            .with_hint("Use the 24-hour clock, or give an hour between 1 and 12."));
+        }
+        match f.pm {
+            Some(true) if hour < 12 => hour += 12,
+            Some(false) | None if hour == 12 => hour = 0,
+            _ => {}
+        }
+    }
+    let (mut min, mut sec) = (f.min.unwrap_or(0), f.sec.unwrap_or(0));
+    if let Some(ssss) = f.ssss {
+        hour = ssss / 3600;
+        min = ssss / 60 % 60;
+        sec = ssss % 60;
+    }
+    let us = f.us.unwrap_or(0);
+    if !(0..24).contains(&hour)
+        || !(0..60).contains(&min)
+        || !(0..60).contains(&sec)
+        || !(0..super::USECS_PER_SEC).contains(&us)
+    {
+        return Err(out_of_range(text));
+    }
+    let time = ((hour * 60 + min) * 60 + sec) * super::USECS_PER_SEC + us;
+    let local = i64::from(date) * super::USECS_PER_DAY + time;
+    let ts = match f.tz {
+        Some(east) => local - east * super::USECS_PER_SEC,
+        None => super::zone::from_local(local),
+    };
+    if !(super::MIN_TIMESTAMP..super::END_TIMESTAMP).contains(&ts) {
+        return Err(err!(DatetimeFieldOverflow, "timestamp out of range"));
+    }
+    Ok(ts)
+}
+
+/// The date the fields name (`to_date`'s result).
+fn date_of(text: &str, f: &Fields) -> Result<i32> {
     let (mut year, mut mon, mut mday) = (0i64, 1i64, 1i64);
     if let Some(j) = f.j {
         let (y, m, d) = j2date(j);

@@ -20,6 +20,7 @@ mod numfmt;
 pub mod numfunc;
 pub mod regexp;
 pub mod string;
+pub mod timefunc;
 mod trig;
 
 use super::datatype::DataType;
@@ -170,6 +171,9 @@ pub enum ScalarFunc {
     /// `regexp_replace`, `regexp_count`, `regexp_like`, `regexp_instr`,
     /// `regexp_substr`.
     Regexp(regexp::RegexpFunc),
+    /// `overlaps`, `clock_timestamp`, `timeofday`, `to_timestamp(text,
+    /// text)`.
+    TimeFn(timefunc::TimeFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -284,6 +288,7 @@ impl ScalarFunc {
                     .map(Num)
                     .or_else(|| bytes::ByteFunc::from_name(other).map(Bytes))
                     .or_else(|| regexp::RegexpFunc::from_name(other).map(Regexp))
+                    .or_else(|| timefunc::TimeFunc::from_name(other).map(TimeFn))
             }
         })
     }
@@ -364,6 +369,7 @@ impl ScalarFunc {
             Num(f) => f.name(),
             Bytes(f) => f.name(),
             Regexp(f) => f.name(),
+            TimeFn(f) => f.name(),
         }
     }
 
@@ -392,6 +398,7 @@ impl ScalarFunc {
             ScalarFunc::Num(f) => Some(f.resolve(args)),
             ScalarFunc::Bytes(f) => Some(f.resolve(args)),
             ScalarFunc::Regexp(f) => Some(f.resolve(args)),
+            ScalarFunc::TimeFn(f) => Some(f.resolve(args)),
             _ => bytes::ByteFunc::overload(self, args),
         }
     }
@@ -562,7 +569,15 @@ impl ScalarFunc {
         match (self, args) {
             (DatePart | Extract, [f, t])
                 if is_str(f)
-                    && matches!(t, Date | Timestamp(_) | TimestampTz(_) | Interval | Unknown) =>
+                    && matches!(
+                        t,
+                        Date | Timestamp(_)
+                            | TimestampTz(_)
+                            | Interval
+                            | Unknown
+                            | DataType::Time(_)
+                            | TimeTz(_)
+                    ) =>
             {
                 let t = if *t == Unknown {
                     Timestamp(None)
@@ -628,6 +643,9 @@ impl ScalarFunc {
                 TimestampTz(None),
             ),
             (ToTimestamp, [t]) if is_num(t) => ok(self, vec![Float8], TimestampTz(None)),
+            (ToTimestamp, [t, f]) if is_str(t) && is_str(f) => {
+                timefunc::TimeFunc::ToTimestampFormat.resolve(args)
+            }
             (DateBin, [Interval | Unknown, a, b])
                 if matches!(a, Date | Timestamp(_) | Unknown)
                     && matches!(b, Date | Timestamp(_) | Unknown) =>
@@ -689,6 +707,7 @@ impl ScalarFunc {
         match self {
             Concat => return Ok(concat(args, "")),
             Format => return format::format(args),
+            TimeFn(f) => return f.eval(args),
             QuoteNullable if args.first().is_some_and(Value::is_null) => {
                 return Ok(Value::text("NULL"))
             }
@@ -712,6 +731,7 @@ impl ScalarFunc {
             Num(f) => return f.eval(args),
             Bytes(f) => return f.eval(args),
             Regexp(f) => return f.eval(args),
+            TimeFn(f) => return f.eval(args),
             Hyperbolic(h) => match &args[0] {
                 Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
                 _ => return Err(bad_arg(self)),
@@ -787,6 +807,10 @@ impl ScalarFunc {
                     // date_part(date) is date_part(timestamp) in PostgreSQL.
                     Value::Date(d) => dt::extract_timestamp_opt(field, dt::date_to_timestamp(*d)?)?,
                     Value::Interval(iv) => Some(dt::extract_interval(field, iv)?),
+                    Value::Time(t) => Some(super::datetime::time::extract_time(field, *t)?),
+                    Value::TimeTz(t, z) => {
+                        Some(super::datetime::time::extract_timetz(field, *t, *z)?)
+                    }
                     _ => return Err(bad_arg(self)),
                 };
                 match n {
