@@ -1135,6 +1135,12 @@ impl Binder<'_> {
                 let (a, off) = args.swap_remove(0);
                 return self.coerce(a, &ty, CastContext::Explicit, off);
             }
+            // The date/time types' functions of their names are casts too.
+            "date" | "timestamptz" | "timetz" if args.len() == 1 => {
+                let ty = DataType::from_name(name).unwrap_or(DataType::Date);
+                let (a, off) = args.swap_remove(0);
+                return self.coerce(a, &ty, CastContext::Explicit, off);
+            }
             "pg_typeof" if args.len() == 1 => {
                 let ty = args[0].0.ty.without_typmod();
                 return Ok(Expr::constant(

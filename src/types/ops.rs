@@ -102,6 +102,18 @@ pub fn operator_error(op: BinaryOp, left: &DataType, right: &DataType) -> Error 
         return err!(UndefinedFunction, "operator is not unique: unknown {} unknown", op.symbol())
             .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.");
     }
+    // Messages name the types without their precision (`format_type_be`).
+    let plain = |t: &DataType| match t {
+        DataType::Time(_) | DataType::TimeTz(_) => t.without_typmod(),
+        t => *t,
+    };
+    let (left, right) = (&plain(left), &plain(right));
+    if op == BinaryOp::Add && matches!((left, right), (DataType::Time(_), DataType::Time(_))) {
+        // PostgreSQL finds `time + interval` and `time + date` both
+        // reachable through the implicit casts of the right operand.
+        return err!(UndefinedFunction, "operator is not unique: {left} + {right}")
+            .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.");
+    }
     err!(UndefinedFunction, "operator does not exist: {left} {} {right}", op.symbol())
         .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 }

@@ -909,6 +909,13 @@ fn time_only_finish(st: &mut State, now: i64) -> Dt<(i64, i32)> {
         return Err(DtErr::BadFormat);
     }
     let has_date = st.fmask & DATE_M == DATE_M;
+    if st.fmask & DATE_M != 0 && !has_date && st.fmask & TZ == 0 {
+        // The session's zone would need the whole date.
+        return Err(DtErr::BadFormat);
+    }
+    if st.dyn_zone.is_some() && st.fmask & DATE_M != 0 && !has_date {
+        return Err(DtErr::BadFormat);
+    }
     let local = |tm: &Tm| {
         let day = if st.fmask & DATE_M == 0 {
             let off = super::zone::with_session_zone(|z| z.offset_at(now));

@@ -181,6 +181,21 @@ pub fn time_to_timetz(t: i64, now: i64) -> (i64, i32) {
     (t, east)
 }
 
+/// `timetz AT TIME ZONE zone`: the same moment in the zone's offset (a
+/// zone with rules: its offset now, as PostgreSQL's `timetz_zone`).
+pub fn timetz_at_zone(t: i64, east: i32, zone: &super::tstz::ZoneArg) -> (i64, i32) {
+    use super::tstz::ZoneArg;
+    let to = match zone {
+        ZoneArg::Fixed(e) => *e,
+        ZoneArg::Zone(z) => z
+            .fixed_offset()
+            .unwrap_or_else(|| z.offset_at(system_now())),
+        ZoneArg::Dynamic(z, abbr) => z.abbrev_offset_at_ts(system_now(), abbr),
+    };
+    let shifted = t + i64::from(to - east) * USECS_PER_SEC;
+    (wrap_day(shifted), to)
+}
+
 /// `interval -> time`: the interval's time part, wrapped into a day.
 pub fn interval_to_time(iv: &Interval) -> i64 {
     wrap_day(iv.micros % USECS_PER_DAY)

@@ -81,6 +81,49 @@ struct Fields {
     us: Option<i64>,
     /// `TZH` / `TZM`: the zone's offset, seconds east.
     tz: Option<i64>,
+    /// `FFn`: round the result to `n` digits.
+    ff: Option<u8>,
+    /// The date convention the template's keywords use (true: ISO week).
+    iso: Option<bool>,
+    /// `ID`: the ISO weekday, numbered as Gregorian days (Sunday 1).
+    id: Option<i64>,
+}
+
+/// The date convention of a keyword (`FromCharDateMode`): true for ISO
+/// week dates, false for Gregorian ones, `None` for neither.
+fn key_mode(upper: &str) -> Option<bool> {
+    match upper {
+        "IYYY" | "IYY" | "IY" | "I" | "IW" | "ID" | "IDDD" => Some(true),
+        "YYYY" | "YYY" | "YY" | "Y" | "Y,YYY" | "MM" | "MON" | "MONTH" | "DD" | "DDD" | "WW"
+        | "W" | "D" | "RM" => Some(false),
+        _ => None,
+    }
+}
+
+/// `from_char_set_mode`: one template may not mix the conventions.
+fn set_mode(f: &mut Fields, upper: &str) -> Result<()> {
+    let Some(iso) = key_mode(upper) else {
+        return Ok(());
+    };
+    match f.iso {
+        Some(m) if m != iso => Err(err!(
+            InvalidDatetimeFormat,
+            "invalid combination of date conventions"
+        )
+        .with_hint("Do not mix Gregorian and ISO week date conventions in a formatting template.")),
+        _ => {
+            f.iso = Some(iso);
+            Ok(())
+        }
+    }
+}
+
+/// Julian day of the Monday starting ISO week `week` of ISO year `year`
+/// (`isoweek2j`).
+fn isoweek2j(year: i64, week: i64) -> i64 {
+    let day4 = date2j(year, 1, 4);
+    let day0 = day4.rem_euclid(7);
+    (week - 1) * 7 + (day4 - day0)
 }
 
 fn items(fmt: &str) -> Vec<Item> {
@@ -249,58 +292,64 @@ fn read_key(r: &mut Reader, f: &mut Fields, items: &[Item], i: usize) -> Result<
     let (key, fm) = (*key, *fm);
     let upper = key.to_ascii_uppercase();
     let slurp = fm || next_is_separator(items, i);
+    set_mode(f, key)?;
     let mut int = |len: usize| r.int(key, len, slurp);
     match upper.as_str() {
         "YYYY" | "IYYY" => {
             let (v, _) = int(4)?;
-            set(&mut f.year, v, &upper)?;
+            set(&mut f.year, v, key)?;
             f.year_digits = 4;
         }
         "YYY" | "YY" | "Y" | "IYY" | "IY" | "I" => {
             let (v, used) = int(upper.len())?;
-            set(
-                &mut f.year,
-                if used < 4 { toward_2020(v) } else { v },
-                &upper,
-            )?;
+            set(&mut f.year, if used < 4 { toward_2020(v) } else { v }, key)?;
             f.year_digits = upper.len();
         }
         "Y,YYY" => {
             let (thousands, _) = r.int(key, 1, true)?;
             r.pos += usize::from(r.rest().starts_with(','));
             let (rest, _) = r.int(key, 3, false)?;
-            set(&mut f.year, thousands * 1000 + rest, &upper)?;
+            set(&mut f.year, thousands * 1000 + rest, key)?;
             f.year_digits = 4;
         }
-        "CC" => set(&mut f.cc, int(2)?.0, &upper)?,
-        "MM" => set(&mut f.mm, int(2)?.0, &upper)?,
-        "DD" => set(&mut f.dd, int(2)?.0, &upper)?,
-        "DDD" | "IDDD" => set(&mut f.ddd, int(3)?.0, &upper)?,
-        "WW" | "IW" => set(&mut f.ww, int(2)?.0, &upper)?,
-        "W" => set(&mut f.w, int(1)?.0, &upper)?,
-        "J" => set(&mut f.j, r.int(key, usize::MAX, true)?.0, &upper)?,
-        "D" | "ID" | "Q" => drop(int(1)?),
+        "CC" => set(&mut f.cc, int(2)?.0, key)?,
+        "MM" => set(&mut f.mm, int(2)?.0, key)?,
+        "DD" => set(&mut f.dd, int(2)?.0, key)?,
+        "DDD" | "IDDD" => set(&mut f.ddd, int(3)?.0, key)?,
+        "WW" | "IW" => set(&mut f.ww, int(2)?.0, key)?,
+        "W" => set(&mut f.w, int(1)?.0, key)?,
+        "J" => set(&mut f.j, r.int(key, usize::MAX, true)?.0, key)?,
+        "ID" => {
+            let d = int(1)?.0 + 1;
+            set(&mut f.id, if d > 7 { 1 } else { d }, key)?;
+        }
+        "D" | "Q" => drop(int(1)?),
         "HH" | "HH12" => {
-            set(&mut f.hour, int(2)?.0, &upper)?;
+            set(&mut f.hour, int(2)?.0, key)?;
             f.clock12 = true;
         }
-        "HH24" => set(&mut f.hour, int(2)?.0, &upper)?,
-        "MI" => set(&mut f.min, int(2)?.0, &upper)?,
-        "SS" => set(&mut f.sec, int(2)?.0, &upper)?,
+        "HH24" => set(&mut f.hour, int(2)?.0, key)?,
+        "MI" => set(&mut f.min, int(2)?.0, key)?,
+        "SS" => set(&mut f.sec, int(2)?.0, key)?,
         "MS" | "US" | "FF1" | "FF2" | "FF3" | "FF4" | "FF5" | "FF6" => {
             let width = match upper.as_str() {
                 "MS" => 3,
                 "US" => 6,
                 ff => usize::from(ff.as_bytes()[2] - b'0'),
             };
+            if upper.starts_with("FF") {
+                f.ff = Some(width as u8);
+            }
             let (v, used) = int(width)?;
             // `25` and `250` are both a quarter second (`025` is not).
             let digits = used.clamp(1, 6) as u32;
-            set(&mut f.us, v * 10_i64.pow(6 - digits), &upper)?;
+            set(&mut f.us, v * 10_i64.pow(6 - digits), key)?;
         }
-        "SSSS" | "SSSSS" => set(&mut f.ssss, r.int(key, usize::MAX, true)?.0, &upper)?,
+        "SSSS" | "SSSSS" => set(&mut f.ssss, r.int(key, usize::MAX, true)?.0, key)?,
         "TZH" => {
-            let neg = r.rest().starts_with('-');
+            // A minus taken as the separator before the field still counts.
+            let neg = r.rest().starts_with('-')
+                || (!r.rest().starts_with(['+', ' ']) && r.s[..r.pos].ends_with('-'));
             if r.rest().starts_with(['+', '-', ' ']) {
                 r.pos += 1;
             }
@@ -314,8 +363,8 @@ fn read_key(r: &mut Reader, f: &mut Fields, items: &[Item], i: usize) -> Result<
             let add = m * 60;
             f.tz = Some(if old < 0 { old - add } else { old + add });
         }
-        "MONTH" => set(&mut f.mm, r.name(key, &MONTHS, None)? as i64 + 1, &upper)?,
-        "MON" => set(&mut f.mm, r.name(key, &MONTHS, Some(3))? as i64 + 1, &upper)?,
+        "MONTH" => set(&mut f.mm, r.name(key, &MONTHS, None)? as i64 + 1, key)?,
+        "MON" => set(&mut f.mm, r.name(key, &MONTHS, Some(3))? as i64 + 1, key)?,
         "DAY" => drop(r.name(key, &DAYS, None)?),
         "DY" => drop(r.name(key, &DAYS, Some(3))?),
         "AM" | "PM" => {
@@ -458,7 +507,7 @@ pub fn to_timestamp(text: &str, fmt: &str) -> Result<i64> {
     if !(super::MIN_TIMESTAMP..super::END_TIMESTAMP).contains(&ts) {
         return Err(err!(DatetimeFieldOverflow, "timestamp out of range"));
     }
-    Ok(ts)
+    super::round_timestamp(ts, f.ff)
 }
 
 /// The date the fields name (`to_date`'s result).
@@ -497,6 +546,22 @@ fn date_of(text: &str, f: &Fields) -> Result<i32> {
         } else {
             cc * 100 + 1
         };
+    }
+    if f.iso == Some(true) && (f.ww.is_some() || f.ddd.is_some()) {
+        let jd = match f.ww {
+            Some(ww) => {
+                let start = isoweek2j(year, ww);
+                match f.id {
+                    Some(d) if d > 1 => start + d - 2,
+                    Some(_) => start + 6,
+                    None => start,
+                }
+            }
+            None => isoweek2j(year, 1) - 1 + f.ddd.unwrap_or(1),
+        };
+        let (y, m, d) = j2date(jd);
+        return make_date(y, m, d)
+            .ok_or_else(|| err!(DatetimeFieldOverflow, "date out of range: \"{text}\""));
     }
     let ddd = f.ddd.or(f.ww.map(|ww| (ww - 1) * 7 + 1));
     if let Some(w) = f.w {

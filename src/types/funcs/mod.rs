@@ -620,6 +620,7 @@ impl ScalarFunc {
                     TimestampTz(_) | Date | Unknown => {
                         ok(self, vec![z, TimestampTz(None)], Timestamp(None))
                     }
+                    DataType::Time(_) | TimeTz(_) => ok(self, vec![z, TimeTz(None)], TimeTz(None)),
                     _ => Err(no_function(self.name(), args)),
                 }
             }
@@ -939,6 +940,10 @@ impl ScalarFunc {
                     Value::Timestamp(t) => Value::TimestampTz(tstz::timestamp_at_zone(*t, &zone)?),
                     Value::TimestampTz(t) => {
                         Value::Timestamp(tstz::timestamptz_at_zone(*t, &zone)?)
+                    }
+                    Value::TimeTz(t, east) => {
+                        let (t, east) = super::datetime::time::timetz_at_zone(*t, *east, &zone);
+                        Value::TimeTz(t, east)
                     }
                     _ => return Err(bad_arg(self)),
                 }

@@ -1,7 +1,7 @@
 //! Date/time functions that resolve themselves: `overlaps` (the SQL
 //! `(a, b) OVERLAPS (c, d)`, with PostgreSQL's NULL and reversed-range
-//! rules), `clock_timestamp()`, `timeofday()` and `to_timestamp(text,
-//! template)`.
+//! rules), `clock_timestamp()`, `timeofday()`, `to_timestamp(text,
+//! template)` and `timestamptz(date, time | timetz)`.
 //!
 //! `overlaps` is not strict: a NULL end point makes its range open on that
 //! side, and the answer is NULL only where the ranges' known ends cannot
@@ -14,7 +14,7 @@ use super::{bad_arg_named, no_function, Resolved, ScalarFunc};
 use crate::error::Result;
 use crate::types::compare::compare;
 use crate::types::datatype::DataType;
-use crate::types::datetime::{self, to_date};
+use crate::types::datetime::{self, time, to_date, tstz};
 use crate::types::ops::eval_binary;
 use crate::types::value::Value;
 
@@ -29,6 +29,8 @@ pub enum TimeFunc {
     TimeOfDay,
     /// `to_timestamp(text, template)`.
     ToTimestampFormat,
+    /// `timestamptz(date, time | timetz)`.
+    TimestampTzOf,
 }
 
 impl TimeFunc {
@@ -38,6 +40,7 @@ impl TimeFunc {
             "overlaps" => TimeFunc::Overlaps,
             "clock_timestamp" => TimeFunc::ClockTimestamp,
             "timeofday" => TimeFunc::TimeOfDay,
+            "timestamptz" => TimeFunc::TimestampTzOf,
             _ => return None,
         })
     }
@@ -49,6 +52,7 @@ impl TimeFunc {
             TimeFunc::ClockTimestamp => "clock_timestamp",
             TimeFunc::TimeOfDay => "timeofday",
             TimeFunc::ToTimestampFormat => "to_timestamp",
+            TimeFunc::TimestampTzOf => "timestamptz",
         }
     }
 
@@ -68,6 +72,14 @@ impl TimeFunc {
                 vec![DataType::Text, DataType::Text],
                 DataType::TimestampTz(None),
             ),
+            (TimeFunc::TimestampTzOf, [DataType::Date | DataType::Unknown, t]) => {
+                let t = match t {
+                    DataType::Time(_) => DataType::Time(None),
+                    DataType::TimeTz(_) | DataType::Unknown => DataType::TimeTz(None),
+                    _ => return Err(no_function(self.name(), args)),
+                };
+                ok(vec![DataType::Date, t], DataType::TimestampTz(None))
+            }
             (TimeFunc::Overlaps, [a, b, c, d]) => match overlaps_types([a, b, c, d]) {
                 Some(types) => ok(types, DataType::Bool),
                 None => Err(no_function(self.name(), args)),
@@ -85,6 +97,17 @@ impl TimeFunc {
                 [Value::Null, _] | [_, Value::Null] => Ok(Value::Null),
                 [Value::Text(t), Value::Text(f)] => {
                     Ok(Value::TimestampTz(to_date::to_timestamp(t, f)?))
+                }
+                _ => Err(bad_arg_named(self.name())),
+            },
+            TimeFunc::TimestampTzOf => match args {
+                [Value::Null, _] | [_, Value::Null] => Ok(Value::Null),
+                [Value::Date(d), Value::Time(t)] => {
+                    let local = time::date_add_time(*d, *t)?;
+                    Ok(Value::TimestampTz(tstz::timestamp_to_timestamptz(local)?))
+                }
+                [Value::Date(d), Value::TimeTz(t, east)] => {
+                    Ok(Value::TimestampTz(time::date_add_timetz(*d, *t, *east)?))
                 }
                 _ => Err(bad_arg_named(self.name())),
             },
