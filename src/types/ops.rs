@@ -111,7 +111,7 @@ pub fn operator_error(op: BinaryOp, left: &DataType, right: &DataType) -> Error 
     if op == BinaryOp::Add && matches!((left, right), (DataType::Time(_), DataType::Time(_))) {
         // PostgreSQL finds `time + interval` and `time + date` both
         // reachable through the implicit casts of the right operand.
-        return err!(UndefinedFunction, "operator is not unique: {left} + {right}")
+        return err!(AmbiguousFunction, "operator is not unique: {left} + {right}")
             .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.");
     }
     err!(UndefinedFunction, "operator does not exist: {left} {} {right}", op.symbol())

@@ -342,6 +342,11 @@ mod tests {
                     micros: 5,
                 }),
             ),
+            (DataType::Time(None), Value::Time(86_400_000_000)),
+            (
+                DataType::TimeTz(Some(2)),
+                Value::TimeTz(3_600_000_000, -19_800),
+            ),
             (DataType::Text, Value::text("héllo")),
             (
                 DataType::Bytea,

@@ -535,11 +535,17 @@ fn overlaps(i: Tokens<'_>, first: Expr, at: usize) -> PResult<'_, Expr> {
     left.insert(0, first);
     let op = i.first();
     let (i, _) = cut(kw(Keyword::Overlaps))(i)?;
-    let (i, right) = cut(delimited(
-        tok(TokenKind::LParen),
+    // A row has two or more members: `(c)` is a syntax error at `)`.
+    let (i, mut right) = map(cut(preceded(tok(TokenKind::LParen), expr)), |e| vec![e])(i)?;
+    if i.first().kind != TokenKind::Comma {
+        return stuck(i);
+    }
+    let (i, more) = cut(delimited(
+        tok(TokenKind::Comma),
         expr_list,
         tok(TokenKind::RParen),
     ))(i)?;
+    right.extend(more);
     for (side, list) in [("left", &left), ("right", &right)] {
         if list.len() != 2 {
             let e = i.ctx.error_msg(

@@ -82,7 +82,8 @@ impl TimeFunc {
             }
             (TimeFunc::Overlaps, [a, b, c, d]) => match overlaps_types([a, b, c, d]) {
                 Some(types) => ok(types, DataType::Bool),
-                None => Err(no_function(self.name(), args)),
+                // The grammar calls it by its qualified name, as PostgreSQL's.
+                None => Err(no_function("pg_catalog.overlaps", args)),
             },
             _ => Err(no_function(self.name(), args)),
         }
