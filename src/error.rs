@@ -107,6 +107,8 @@ pub enum SqlState {
     DuplicateColumn,
     /// 42702 ambiguous_column
     AmbiguousColumn,
+    /// 42725 ambiguous_function (also `operator is not unique`)
+    AmbiguousFunction,
     /// 42712 duplicate_alias
     DuplicateAlias,
     /// 42703 undefined_column
@@ -201,6 +203,7 @@ impl SqlState {
             InvalidName => "42602",
             DuplicateColumn => "42701",
             AmbiguousColumn => "42702",
+            AmbiguousFunction => "42725",
             DuplicateAlias => "42712",
             UndefinedColumn => "42703",
             UndefinedObject => "42704",
@@ -386,6 +389,7 @@ mod tests {
             InvalidName,
             DuplicateColumn,
             AmbiguousColumn,
+            AmbiguousFunction,
             DuplicateAlias,
             UndefinedColumn,
             UndefinedObject,

@@ -105,6 +105,10 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Unknown => "unknown".into(),
         DataType::Bytea => "bytea".into(),
         DataType::Array(elem) => format!("_{}", type_tag(elem)),
+        DataType::Time(None) => "time".into(),
+        DataType::Time(Some(p)) => format!("time:{p}"),
+        DataType::TimeTz(None) => "timetz".into(),
+        DataType::TimeTz(Some(p)) => format!("timetz:{p}"),
     }
 }
 
@@ -143,6 +147,10 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "interval" => DataType::Interval,
         "unknown" => DataType::Unknown,
         "bytea" => DataType::Bytea,
+        "time" if tag == "time" => DataType::Time(None),
+        "time" => DataType::Time(Some(num()? as u8)),
+        "timetz" if tag == "timetz" => DataType::TimeTz(None),
+        "timetz" => DataType::TimeTz(Some(num()? as u8)),
         _ => return Err(corrupt("unknown type")),
     })
 }

@@ -249,6 +249,18 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             )?),
             None => None,
         }),
+        A::Time(p) => DataType::Time(match p {
+            Some(p) => Some(crate::types::datetime::time::time_precision(
+                *p as i64, false,
+            )?),
+            None => None,
+        }),
+        A::TimeTz(p) => DataType::TimeTz(match p {
+            Some(p) => Some(crate::types::datetime::time::time_precision(
+                *p as i64, true,
+            )?),
+            None => None,
+        }),
         A::Named(n) => match n.as_str() {
             "int2" => DataType::Int2,
             "int" | "int4" => DataType::Int4,
@@ -905,9 +917,19 @@ impl Binder<'_> {
             ast::CurrentValue::CurrentUser | ast::CurrentValue::SessionUser => {
                 Expr::constant(Value::text("heapdb"), DataType::Text)
             }
-            ast::CurrentValue::CurrentTime | ast::CurrentValue::LocalTime => {
-                return Err(err!(FeatureNotSupported, "type \"time\" is not supported"))
+            ast::CurrentValue::CurrentTime => {
+                match crate::types::datetime::time::timestamptz_to_timetz(now) {
+                    Some((t, east)) => {
+                        Expr::constant(Value::TimeTz(t, east), DataType::TimeTz(None))
+                    }
+                    None => Expr::constant(Value::Null, DataType::TimeTz(None)),
+                }
             }
+            ast::CurrentValue::LocalTime => Expr::constant(
+                crate::types::datetime::time::timestamptz_to_time(now)
+                    .map_or(Value::Null, Value::Time),
+                DataType::Time(None),
+            ),
         })
     }
 
@@ -1177,6 +1199,12 @@ impl Binder<'_> {
                     "float8" => DataType::Float8,
                     _ => DataType::Numeric(None),
                 };
+                let (a, off) = args.swap_remove(0);
+                return self.coerce(a, &ty, CastContext::Explicit, off);
+            }
+            // The date/time types' functions of their names are casts too.
+            "date" | "timestamptz" | "timetz" if args.len() == 1 => {
+                let ty = DataType::from_name(name).unwrap_or(DataType::Date);
                 let (a, off) = args.swap_remove(0);
                 return self.coerce(a, &ty, CastContext::Explicit, off);
             }

@@ -159,6 +159,8 @@ fn type_name(t: &ast::DataType) -> String {
         A::Interval => "interval",
         A::Named(n) => n.as_str(),
         A::Array(e) => return type_name(e),
+        A::Time(_) => "time",
+        A::TimeTz(_) => "timetz",
     }
     .to_string()
 }

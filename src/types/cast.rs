@@ -77,6 +77,9 @@ pub fn cast_kind(from: &DataType, to: &DataType) -> Option<CastContext> {
         (Timestamp(_), Date) => Some(Assignment),
         (Date | Timestamp(_), TimestampTz(_)) => Some(Implicit),
         (TimestampTz(_), Date | Timestamp(_)) => Some(Assignment),
+        (Time(_), Interval | TimeTz(_)) => Some(Implicit),
+        (Interval | TimeTz(_) | Timestamp(_) | TimestampTz(_), Time(_)) => Some(Assignment),
+        (TimestampTz(_), TimeTz(_)) => Some(Assignment),
         (f, t) if f.is_string() && t.is_string() => Some(Implicit),
         (_, t) if t.is_string() => Some(Assignment),
         (f, _) if f.is_string() => Some(Explicit),
@@ -181,6 +184,9 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
             Value::Date(crate::types::datetime::tstz::timestamptz_to_date(*t))
         }
         (Value::Interval(iv), DataType::Interval) => Value::Interval(*iv),
+        (_, DataType::Time(_) | DataType::TimeTz(_)) | (Value::Time(_) | Value::TimeTz(..), _) => {
+            return time_cast(v, to).ok_or_else(bad);
+        }
         (Value::Bytea(_), DataType::Bytea) => v.clone(),
         (Value::Array(a), DataType::Array(elem)) => {
             let items = a
@@ -202,6 +208,34 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
         (Value::Float8(f), _) => float_to(*f, false, to).ok_or_else(bad)??,
         (Value::Numeric(n), _) => numeric_to(n, to).ok_or_else(bad)??,
         _ => return Err(bad()),
+    })
+}
+
+/// The casts to and from `time` and `timetz` (`None`: no such cast).
+/// A timestamp's infinities become NULL, as in PostgreSQL.
+fn time_cast(v: &Value, to: &DataType) -> Option<Value> {
+    use crate::types::datetime::time as tm;
+    use DataType as T;
+    use Value as V;
+    let time =
+        |t: Option<i64>, p: &Option<u8>| t.map_or(V::Null, |t| V::Time(tm::round_time(t, *p)));
+    Some(match (v, to) {
+        (V::Time(t), T::Time(p)) => V::Time(tm::round_time(*t, *p)),
+        (V::TimeTz(t, z), T::TimeTz(p)) => V::TimeTz(tm::round_time(*t, *p), *z),
+        (V::Time(t), T::Interval) => V::Interval(tm::time_diff(*t, 0)),
+        (V::Interval(iv), T::Time(p)) => time(Some(tm::interval_to_time(iv)), p),
+        (V::Time(t), T::TimeTz(p)) => {
+            let (t, z) = tm::time_to_timetz(*t, crate::types::datetime::system_now());
+            V::TimeTz(tm::round_time(t, *p), z)
+        }
+        (V::TimeTz(t, _), T::Time(p)) => time(Some(*t), p),
+        (V::Timestamp(ts), T::Time(p)) => time(tm::timestamp_to_time(*ts), p),
+        (V::TimestampTz(ts), T::Time(p)) => time(tm::timestamptz_to_time(*ts), p),
+        (V::TimestampTz(ts), T::TimeTz(p)) => match tm::timestamptz_to_timetz(*ts) {
+            Some((t, z)) => V::TimeTz(tm::round_time(t, *p), z),
+            None => V::Null,
+        },
+        _ => return None,
     })
 }
 
@@ -317,6 +351,8 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         (Date | Timestamp(_), Timestamp(_)) | (Timestamp(_), Date) => Some(Timestamp(None)),
         (Date | Timestamp(_) | TimestampTz(_), TimestampTz(_))
         | (TimestampTz(_), Date | Timestamp(_)) => Some(TimestampTz(None)),
+        (Time(_), Time(_)) => Some(Time(None)),
+        (Time(_) | TimeTz(_), TimeTz(_)) | (TimeTz(_), Time(_)) => Some(TimeTz(None)),
         (x, y) => match (numeric_rank(x), numeric_rank(y)) {
             (Some(rx), Some(ry)) => Some(if rx >= ry {
                 x.without_typmod()

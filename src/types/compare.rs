@@ -94,8 +94,9 @@ fn rank(v: &Value) -> u8 {
         Value::Timestamp(_) | Value::TimestampTz(_) => 4,
         Value::Interval(_) => 5,
         Value::Bytea(_) => 6,
-        Value::Null => 7,
+        Value::Time(_) | Value::TimeTz(..) => 7,
         Value::Array(_) => 8,
+        Value::Null => 9,
     }
 }
 
@@ -125,6 +126,8 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Interval(x), Interval(y)) => interval_cmp(x, y),
         (Bytea(x), Bytea(y)) => x.cmp(y),
         (Array(x), Array(y)) => super::array::compare_arrays(x, y),
+        (Time(x), Time(y)) => x.cmp(y),
+        (TimeTz(x, xz), TimeTz(y, yz)) => super::datetime::time::timetz_cmp((*x, *xz), (*y, *yz)),
         (Date(d), Timestamp(t)) => super::datetime::date_to_timestamp_sat(*d).cmp(t),
         (Timestamp(t), Date(d)) => t.cmp(&super::datetime::date_to_timestamp_sat(*d)),
         (Date(_) | Timestamp(_), TimestampTz(_)) | (TimestampTz(_), Date(_) | Timestamp(_)) => {

@@ -65,6 +65,13 @@ pub enum DataType {
     /// type is interned ([`DataType::array_of`]) so that `DataType` stays
     /// `Copy`.
     Array(&'static DataType),
+    /// `time(p) without time zone` (OID 1083): microseconds since midnight
+    /// (0 to 24:00:00 inclusive), 8 bytes; `Some(p)` rounds as for
+    /// `timestamp(p)`.
+    Time(Option<u8>),
+    /// `time(p) with time zone` / `timetz` (OID 1266): a time of day and
+    /// its zone offset, 12 bytes (8 of time, 4 of offset), aligned to 8.
+    TimeTz(Option<u8>),
 }
 
 /// The broad class of a type, PostgreSQL's `typcategory`, which drives
@@ -111,6 +118,8 @@ impl DataType {
             DataType::Numeric(_) => 1700,
             DataType::Bytea => 17,
             DataType::Array(elem) => super::array::array_oid(elem),
+            DataType::Time(_) => 1083,
+            DataType::TimeTz(_) => 1266,
         }
     }
 
@@ -126,6 +135,8 @@ impl DataType {
             | DataType::Timestamp(_)
             | DataType::TimestampTz(_) => 8,
             DataType::Interval => 16,
+            DataType::Time(_) => 8,
+            DataType::TimeTz(_) => 12,
             DataType::Numeric(_)
             | DataType::Text
             | DataType::Name
@@ -149,7 +160,9 @@ impl DataType {
             | DataType::Float8
             | DataType::Timestamp(_)
             | DataType::TimestampTz(_)
-            | DataType::Interval => 8,
+            | DataType::Interval
+            | DataType::Time(_)
+            | DataType::TimeTz(_) => 8,
             DataType::Numeric(_)
             | DataType::Text
             | DataType::Name
@@ -179,9 +192,11 @@ impl DataType {
             DataType::Text | DataType::Name | DataType::Varchar(_) | DataType::Char(_) => {
                 TypeCategory::String
             }
-            DataType::Date | DataType::Timestamp(_) | DataType::TimestampTz(_) => {
-                TypeCategory::DateTime
-            }
+            DataType::Date
+            | DataType::Timestamp(_)
+            | DataType::TimestampTz(_)
+            | DataType::Time(_)
+            | DataType::TimeTz(_) => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
             DataType::Bytea => TypeCategory::User,
@@ -198,6 +213,8 @@ impl DataType {
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Timestamp(_) => DataType::Timestamp(None),
             DataType::TimestampTz(_) => DataType::TimestampTz(None),
+            DataType::Time(_) => DataType::Time(None),
+            DataType::TimeTz(_) => DataType::TimeTz(None),
             other => *other,
         }
     }
@@ -248,6 +265,8 @@ impl DataType {
             "timestamp" | "timestamp without time zone" => DataType::Timestamp(None),
             "timestamptz" | "timestamp with time zone" => DataType::TimestampTz(None),
             "interval" => DataType::Interval,
+            "time" | "time without time zone" => DataType::Time(None),
+            "timetz" | "time with time zone" => DataType::TimeTz(None),
             "unknown" => DataType::Unknown,
             "bytea" => DataType::Bytea,
             n if n.starts_with('_') => DataType::array_of(DataType::from_name(&n[1..])?),
@@ -293,6 +312,12 @@ impl DataType {
             ))),
             (DataType::TimestampTz(_), [p]) => Ok(DataType::TimestampTz(Some(
                 crate::types::datetime::timestamp_precision(*p, true)?,
+            ))),
+            (DataType::Time(_), [p]) => Ok(DataType::Time(Some(
+                crate::types::datetime::time::time_precision(*p, false)?,
+            ))),
+            (DataType::TimeTz(_), [p]) => Ok(DataType::TimeTz(Some(
+                crate::types::datetime::time::time_precision(*p, true)?,
             ))),
             (DataType::Numeric(_), [p]) => DataType::Numeric(None).with_typmod(&[*p, 0]),
             (DataType::Numeric(_), [p, s]) => {
@@ -346,6 +371,10 @@ impl fmt::Display for DataType {
             DataType::Unknown => f.write_str("unknown"),
             DataType::Bytea => f.write_str("bytea"),
             DataType::Array(elem) => write!(f, "{elem}[]"),
+            DataType::Time(None) => f.write_str("time without time zone"),
+            DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
+            DataType::TimeTz(None) => f.write_str("time with time zone"),
+            DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
         }
     }
 }

@@ -64,6 +64,14 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
         DataType::Bytea => Value::Bytea(Arc::from(super::bytea::parse_bytea(text)?)),
         DataType::Array(elem) => super::array::parse_array(text, elem, now)?,
+        DataType::Time(p) => {
+            let t = datetime::time::parse_time_at(text, now)?;
+            Value::Time(datetime::time::round_time(t, *p))
+        }
+        DataType::TimeTz(p) => {
+            let (t, east) = datetime::time::parse_timetz_at(text, now)?;
+            Value::TimeTz(datetime::time::round_time(t, *p), east)
+        }
     })
 }
 
@@ -124,6 +132,8 @@ pub fn format_value(v: &Value, out: &mut String) {
         Value::Interval(iv) => interval::write_interval(iv, out),
         Value::Bytea(b) => super::bytea::write_bytea(b, out),
         Value::Array(a) => a.write_text(out),
+        Value::Time(t) => datetime::write_time(*t, out),
+        Value::TimeTz(t, east) => datetime::time::write_timetz(*t, *east, out),
     }
 }
 

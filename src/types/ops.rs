@@ -16,6 +16,7 @@ use super::cast::{common_type, CastContext};
 use super::datatype::DataType;
 use super::datetime::arith as dt;
 use super::datetime::interval as iv;
+use super::datetime::time;
 use super::datetime::tstz;
 use super::float::{add_f64, check_f32, div_f64, mul_f64, sub_f64};
 use super::int::*;
@@ -99,6 +100,18 @@ impl BinaryOp {
 pub fn operator_error(op: BinaryOp, left: &DataType, right: &DataType) -> Error {
     if *left == DataType::Unknown && *right == DataType::Unknown {
         return err!(UndefinedFunction, "operator is not unique: unknown {} unknown", op.symbol())
+            .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.");
+    }
+    // Messages name the types without their precision (`format_type_be`).
+    let plain = |t: &DataType| match t {
+        DataType::Time(_) | DataType::TimeTz(_) => t.without_typmod(),
+        t => *t,
+    };
+    let (left, right) = (&plain(left), &plain(right));
+    if op == BinaryOp::Add && matches!((left, right), (DataType::Time(_), DataType::Time(_))) {
+        // PostgreSQL finds `time + interval` and `time + date` both
+        // reachable through the implicit casts of the right operand.
+        return err!(AmbiguousFunction, "operator is not unique: {left} + {right}")
             .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.");
     }
     err!(UndefinedFunction, "operator does not exist: {left} {} {right}", op.symbol())
@@ -214,6 +227,37 @@ pub fn resolve_binary(
         (Add | Sub, Interval, Interval) => Some((Interval, Interval, Interval)),
         (Mul | Div, Interval, t) if t.is_numeric() => Some((Interval, Float8, Interval)),
         (Mul, t, Interval) if t.is_numeric() => Some((Float8, Interval, Interval)),
+        _ => resolve_time(op, &l, &r),
+    }
+}
+
+/// The operators of `time` and `timetz` (PostgreSQL's `date.c`): `time ±
+/// interval`, `time - time`, `date + time`, `timetz ± interval`, `date +
+/// timetz`; a timestamp minus or plus a time goes through `interval`, as
+/// PostgreSQL's implicit `time -> interval` cast makes it.
+fn resolve_time(
+    op: BinaryOp,
+    l: &DataType,
+    r: &DataType,
+) -> Option<(DataType, DataType, DataType)> {
+    use BinaryOp::*;
+    use DataType::*;
+    match (op, l, r) {
+        (Add | Sub, Time(_), Interval) => Some((Time(None), Interval, Time(None))),
+        (Add, Interval, Time(_)) => Some((Interval, Time(None), Time(None))),
+        (Add | Sub, TimeTz(_), Interval) => Some((TimeTz(None), Interval, TimeTz(None))),
+        (Add, Interval, TimeTz(_)) => Some((Interval, TimeTz(None), TimeTz(None))),
+        (Sub, Time(_), Time(_)) => Some((Time(None), Time(None), Interval)),
+        (Add, Date, Time(_)) => Some((Date, Time(None), Timestamp(None))),
+        (Add, Time(_), Date) => Some((Time(None), Date, Timestamp(None))),
+        (Add, Date, TimeTz(_)) => Some((Date, TimeTz(None), TimestampTz(None))),
+        (Add, TimeTz(_), Date) => Some((TimeTz(None), Date, TimestampTz(None))),
+        (Add | Sub, Date | Timestamp(_), Time(_)) => {
+            Some((Timestamp(None), Interval, Timestamp(None)))
+        }
+        (Add | Sub, TimestampTz(_), Time(_)) => {
+            Some((TimestampTz(None), Interval, TimestampTz(None)))
+        }
         _ => None,
     }
 }
@@ -338,6 +382,21 @@ pub fn eval_binary_typed(
             V::Interval(iv::mul(i, *f)?)
         }
         (Div, V::Interval(i), V::Float8(f)) => V::Interval(iv::div(i, *f)?),
+        (Add, V::Time(t), V::Interval(i)) | (Add, V::Interval(i), V::Time(t)) => {
+            V::Time(time::time_add_interval(*t, i))
+        }
+        (Sub, V::Time(t), V::Interval(i)) => V::Time(time::time_sub_interval(*t, i)),
+        (Add, V::TimeTz(t, z), V::Interval(i)) | (Add, V::Interval(i), V::TimeTz(t, z)) => {
+            V::TimeTz(time::time_add_interval(*t, i), *z)
+        }
+        (Sub, V::TimeTz(t, z), V::Interval(i)) => V::TimeTz(time::time_sub_interval(*t, i), *z),
+        (Sub, V::Time(a), V::Time(b)) => V::Interval(time::time_diff(*a, *b)),
+        (Add, V::Date(d), V::Time(t)) | (Add, V::Time(t), V::Date(d)) => {
+            V::Timestamp(time::date_add_time(*d, *t)?)
+        }
+        (Add, V::Date(d), V::TimeTz(t, z)) | (Add, V::TimeTz(t, z), V::Date(d)) => {
+            V::TimestampTz(time::date_add_timetz(*d, *t, *z)?)
+        }
         _ => return Err(no_op()),
     })
 }

@@ -72,6 +72,11 @@ pub enum Value {
     Bytea(Arc<[u8]>),
     /// A one-dimensional array (see [`super::array`]).
     Array(Arc<super::array::Array>),
+    /// `time`: microseconds since midnight (0 to 24:00:00).
+    Time(i64),
+    /// `time with time zone`: microseconds since midnight and the zone
+    /// offset in seconds east of UTC.
+    TimeTz(i64, i32),
 }
 
 impl Value {
@@ -109,6 +114,8 @@ impl Value {
             Value::Interval(_) => DataType::Interval,
             Value::Bytea(_) => DataType::Bytea,
             Value::Array(a) => DataType::array_of(a.elem),
+            Value::Time(_) => DataType::Time(None),
+            Value::TimeTz(..) => DataType::TimeTz(None),
         })
     }
 
@@ -146,8 +153,12 @@ impl Value {
             Value::Bool(b) => out.push(*b as u8),
             Value::Int2(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Int4(v) | Value::Date(v) => out.extend_from_slice(&v.to_le_bytes()),
-            Value::Int8(v) | Value::Timestamp(v) | Value::TimestampTz(v) => {
+            Value::Int8(v) | Value::Timestamp(v) | Value::TimestampTz(v) | Value::Time(v) => {
                 out.extend_from_slice(&v.to_le_bytes())
+            }
+            Value::TimeTz(t, east) => {
+                out.extend_from_slice(&t.to_le_bytes());
+                out.extend_from_slice(&east.to_le_bytes());
             }
             Value::Float4(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Float8(v) => out.extend_from_slice(&v.to_le_bytes()),
@@ -170,7 +181,12 @@ impl Value {
             Value::Bool(_) => 1,
             Value::Int2(_) => 2,
             Value::Int4(_) | Value::Date(_) | Value::Float4(_) => 4,
-            Value::Int8(_) | Value::Timestamp(_) | Value::TimestampTz(_) | Value::Float8(_) => 8,
+            Value::Int8(_)
+            | Value::Timestamp(_)
+            | Value::TimestampTz(_)
+            | Value::Float8(_)
+            | Value::Time(_) => 8,
+            Value::TimeTz(..) => 12,
             Value::Interval(_) => 16,
             Value::Numeric(n) => n.encoded_len(),
             Value::Text(s) => s.len(),
@@ -228,6 +244,15 @@ impl Value {
             DataType::Array(elem) => {
                 Value::Array(Arc::new(super::array::Array::decode(elem, bytes)))
             }
+            DataType::Time(_) => Value::Time(i64::from_le_bytes(fixed(bytes))),
+            DataType::TimeTz(_) => {
+                let b: [u8; 12] = fixed(bytes);
+                let mut t = [0u8; 8];
+                let mut z = [0u8; 4];
+                t.copy_from_slice(&b[..8]);
+                z.copy_from_slice(&b[8..]);
+                Value::TimeTz(i64::from_le_bytes(t), i32::from_le_bytes(z))
+            }
         }
     }
 }
@@ -261,6 +286,8 @@ impl PartialEq for Value {
             (Interval(a), Interval(b)) => super::compare::interval_cmp(a, b).is_eq(),
             (Bytea(a), Bytea(b)) => a == b,
             (Array(a), Array(b)) => a == b,
+            (Time(a), Time(b)) => a == b,
+            (TimeTz(a, x), TimeTz(b, y)) => a == b && x == y,
             _ => false,
         }
     }
@@ -284,6 +311,11 @@ impl Hash for Value {
             Value::Interval(iv) => super::compare::interval_key(iv).hash(state),
             Value::Bytea(b) => b.hash(state),
             Value::Array(a) => a.hash(state),
+            Value::Time(t) => t.hash(state),
+            Value::TimeTz(t, east) => {
+                t.hash(state);
+                east.hash(state);
+            }
         }
     }
 }
@@ -319,6 +351,11 @@ mod tests {
                     days: -3,
                     micros: 5,
                 }),
+            ),
+            (DataType::Time(None), Value::Time(86_400_000_000)),
+            (
+                DataType::TimeTz(Some(2)),
+                Value::TimeTz(3_600_000_000, -19_800),
             ),
             (DataType::Text, Value::text("héllo")),
             (

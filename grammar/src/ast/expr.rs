@@ -392,6 +392,10 @@ pub enum DataType {
     Named(Ident),
     /// `type[]` (any number of `[]` or `[n]` makes one dimension here).
     Array(Box<DataType>),
+    /// `time [(p)] [without time zone]`, with its precision if given
+    Time(Option<u32>),
+    /// `timetz [(p)]`, `time [(p)] with time zone`
+    TimeTz(Option<u32>),
 }
 
 /// A field of an interval qualifier (`YEAR`, `MONTH`, ... `SECOND`).

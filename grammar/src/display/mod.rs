@@ -542,6 +542,10 @@ impl Display for DataType {
             DataType::TimestampTz(None) => f.write_str("timestamp with time zone"),
             DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
             DataType::Interval => f.write_str("interval"),
+            DataType::Time(None) => f.write_str("time without time zone"),
+            DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
+            DataType::TimeTz(None) => f.write_str("time with time zone"),
+            DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
             // Any keyword is quoted: `double`, for one, would start `double
             // precision` when read back.
             DataType::Named(name)

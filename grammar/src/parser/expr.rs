@@ -554,6 +554,9 @@ fn prefix(i: Tokens<'_>) -> PResult<'_, Expr> {
             };
             inner.ctx.depth.set(inner.ctx.depth.get() - 1);
             let (rest, e) = result.map_err(fatal)?;
+            if rest.first().kind == TokenKind::Comma {
+                return overlaps(rest, e, at);
+            }
             let (rest, _) = cut(tok(TokenKind::RParen))(rest)?;
             Ok((rest, e))
         }
@@ -583,6 +586,84 @@ fn prefix(i: Tokens<'_>) -> PResult<'_, Expr> {
         }
         _ => i.fail(),
     }
+}
+
+/// `CURRENT_TIME`, `CURRENT_TIMESTAMP`, `LOCALTIME`, `LOCALTIMESTAMP`,
+/// each with an optional `'(' precision ')'`: the value cast to the type
+/// of that precision, as PostgreSQL rounds it.
+fn current_with_precision(rest: Tokens<'_>, kw: Keyword, at: usize) -> PResult<'_, Expr> {
+    let (value, typed): (CurrentValue, fn(Option<u32>) -> DataType) = match kw {
+        Keyword::CurrentTime => (CurrentValue::CurrentTime, DataType::TimeTz),
+        Keyword::CurrentTimestamp => (CurrentValue::CurrentTimestamp, DataType::TimestampTz),
+        Keyword::Localtime => (CurrentValue::LocalTime, DataType::Time),
+        _ => (CurrentValue::LocalTimestamp, DataType::Timestamp),
+    };
+    let e = node(ExprKind::CurrentValue(value), at);
+    if rest.first().kind != TokenKind::LParen {
+        return Ok((rest, e));
+    }
+    let (rest, p) = cut(delimited(
+        tok(TokenKind::LParen),
+        tok(TokenKind::Number),
+        tok(TokenKind::RParen),
+    ))(rest)?;
+    let Ok(p) = rest.text(p).parse::<u32>() else {
+        return stuck(rest);
+    };
+    let kind = ExprKind::Cast {
+        expr: Box::new(e),
+        data_type: typed(Some(p)),
+    };
+    Ok((rest, node(kind, at)))
+}
+
+/// `'(' a ',' b ')' 'OVERLAPS' '(' c ',' d ')'` after `( a`: the call
+/// `overlaps(a, b, c, d)`, as PostgreSQL's grammar makes it. A side that
+/// is not a pair is PostgreSQL's error.
+fn overlaps(i: Tokens<'_>, first: Expr, at: usize) -> PResult<'_, Expr> {
+    let (i, mut left) = cut(delimited(
+        tok(TokenKind::Comma),
+        expr_list,
+        tok(TokenKind::RParen),
+    ))(i)?;
+    left.insert(0, first);
+    let op = i.first();
+    let (i, _) = cut(kw(Keyword::Overlaps))(i)?;
+    // A row has two or more members: `(c)` is a syntax error at `)`.
+    let (i, mut right) = map(cut(preceded(tok(TokenKind::LParen), expr)), |e| vec![e])(i)?;
+    if i.first().kind != TokenKind::Comma {
+        return stuck(i);
+    }
+    let (i, more) = cut(delimited(
+        tok(TokenKind::Comma),
+        expr_list,
+        tok(TokenKind::RParen),
+    ))(i)?;
+    right.extend(more);
+    for (side, list) in [("left", &left), ("right", &right)] {
+        if list.len() != 2 {
+            let e = i.ctx.error_msg(
+                op,
+                format!("wrong number of parameters on {side} side of OVERLAPS expression"),
+            );
+            return i.fatal(e);
+        }
+    }
+    left.extend(right);
+    let call = FunctionCall {
+        name: ObjectName {
+            schema: None,
+            name: "overlaps".to_string(),
+            offset: Offset(at),
+        },
+        args: left,
+        arg_names: Vec::new(),
+        star: false,
+        distinct: false,
+        order_by: Vec::new(),
+        filter: None,
+    };
+    Ok((i, node(ExprKind::Function(Box::new(call)), op.start)))
 }
 
 /// `sign operand`, folding a minus written before a non-negative number
@@ -636,10 +717,10 @@ fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
             Ok((rest, node(kind, at)))
         }
         Keyword::CurrentDate => current(CurrentValue::CurrentDate),
-        Keyword::CurrentTime => current(CurrentValue::CurrentTime),
-        Keyword::CurrentTimestamp => current(CurrentValue::CurrentTimestamp),
-        Keyword::Localtime => current(CurrentValue::LocalTime),
-        Keyword::Localtimestamp => current(CurrentValue::LocalTimestamp),
+        Keyword::CurrentTime
+        | Keyword::CurrentTimestamp
+        | Keyword::Localtime
+        | Keyword::Localtimestamp => current_with_precision(rest, kw, at),
         Keyword::CurrentUser | Keyword::User => current(CurrentValue::CurrentUser),
         Keyword::SessionUser => current(CurrentValue::SessionUser),
         Keyword::Case => case(i),

@@ -65,7 +65,8 @@ pub(crate) fn string_value(i: Tokens<'_>, t: Token) -> Result<String, ParseError
 ///   | ('VARCHAR' | 'CHARACTER' 'VARYING' | 'CHAR' 'VARYING') ['(' integer ')']
 ///   | ('CHAR' | 'CHARACTER' | 'BPCHAR') ['(' integer ')']
 ///   | 'DATE' | 'TIMESTAMP' ['(' integer ')'] [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'TIMESTAMPTZ'
-///   | 'TIME' [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'INTERVAL' | type_name`
+///   | 'TIME' ['(' integer ')'] [('WITH' | 'WITHOUT') 'TIME' 'ZONE'] | 'TIMETZ' ['(' integer ')']
+///   | 'INTERVAL' | type_name`
 pub(crate) fn data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
     let (mut i, mut ty) = base_data_type(i)?;
     // `type '[' [integer] ']' ...` or `type ARRAY ['[' integer ']']`: an
@@ -119,8 +120,12 @@ fn base_data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
                 DataType::Timestamp(p)
             }
         })(rest),
-        Keyword::Time => map(time_zone_suffix, |tz| {
-            DataType::Named(if tz { "timetz" } else { "time" }.to_string())
+        Keyword::Time => map(pair(opt_typmod, time_zone_suffix), |(p, tz)| {
+            if tz {
+                DataType::TimeTz(p)
+            } else {
+                DataType::Time(p)
+            }
         })(rest),
         Keyword::Interval => Ok((rest, DataType::Interval)),
         _ if kw == Keyword::NoKeyword || kw.is_func_name() => {
@@ -136,6 +141,7 @@ fn base_data_type(i: Tokens<'_>) -> PResult<'_, DataType> {
                 "bpchar" => return map(opt_typmod, DataType::Char)(rest),
                 "date" => DataType::Date,
                 "timestamptz" => return map(opt_typmod, DataType::TimestampTz)(rest),
+                "timetz" => return map(opt_typmod, DataType::TimeTz)(rest),
                 _ => DataType::Named(name),
             };
             Ok((rest, simple))

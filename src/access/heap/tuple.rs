@@ -221,7 +221,7 @@ pub fn flag_names(mask: u16, names: &[(u16, &str)]) -> String {
 /// One attribute's storage: length and alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attr {
-    /// Byte length: 1, 2, 4, 8 or 16 for fixed-width values, -1 for varlena.
+    /// Byte length: 1, 2, 4, 8, 12 or 16 for fixed-width values, -1 for varlena.
     pub len: i16,
     /// Alignment in bytes: 1, 2, 4 or 8.
     pub align: u8,
@@ -261,7 +261,7 @@ impl TupleDesc {
         let mut cacheoff = Vec::with_capacity(attrs.len());
         let mut off: i32 = 0;
         for a in &attrs {
-            if !matches!(a.len, -1 | 1 | 2 | 4 | 8 | 16) || !matches!(a.align, 1 | 2 | 4 | 8) {
+            if !matches!(a.len, -1 | 1 | 2 | 4 | 8 | 12 | 16) || !matches!(a.align, 1 | 2 | 4 | 8) {
                 return Err(Error::internal(format!(
                     "unsupported attribute storage: length {}, alignment {}",
                     a.len, a.align

@@ -23,7 +23,9 @@
 //!   compares): the bytes with `0x00` escaped as `00 FF`, ended by `00 01`
 //!   (the `C` collation);
 //! - `interval`: PostgreSQL's comparison value (months as 30 days) as a
-//!   signed 128-bit integer.
+//!   signed 128-bit integer;
+//! - `time`: as `int8`; `timetz`: its UTC moment as `int8`, then its
+//!   offset westward as `int4` (`timetz_cmp`'s order).
 //!
 //! Every column encoding is self-delimiting and none is a prefix of another,
 //! so a key made of the first `k` columns (a search key, or a pivot key cut
@@ -219,6 +221,12 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
             out.extend_from_slice(&k.to_be_bytes());
         }
         (DataType::Bytea, Value::Bytea(b)) => put_bytes(out, b),
+        (DataType::Time(_), Value::Time(t)) => put_int(out, *t, 8),
+        (DataType::TimeTz(_), Value::TimeTz(t, east)) => {
+            // The UTC moment, then the offset westward, as `timetz_cmp`.
+            put_int(out, t - i64::from(*east) * 1_000_000, 8);
+            put_int(out, -i64::from(*east), 4);
+        }
         _ => return Err(mismatch(ty, v)),
     }
     Ok(())
@@ -437,6 +445,12 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
         DataType::Date => Value::Date(unflip(u32::from_be_bytes(r.bytes()?) as u64, 4) as i32),
         DataType::Timestamp(_) => Value::Timestamp(unflip(u64::from_be_bytes(r.bytes()?), 8)),
         DataType::TimestampTz(_) => Value::TimestampTz(unflip(u64::from_be_bytes(r.bytes()?), 8)),
+        DataType::Time(_) => Value::Time(unflip(u64::from_be_bytes(r.bytes()?), 8)),
+        DataType::TimeTz(_) => {
+            let utc = unflip(u64::from_be_bytes(r.bytes()?), 8);
+            let east = -(unflip(u32::from_be_bytes(r.bytes()?) as u64, 4) as i32);
+            Value::TimeTz(utc + i64::from(east) * 1_000_000, east)
+        }
         DataType::Float4 => {
             let b = u32::from_be_bytes(r.bytes()?);
             let b = if b >> 31 == 1 { b ^ (1 << 31) } else { !b };

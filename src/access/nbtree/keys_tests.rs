@@ -78,6 +78,11 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             micros: (r.next() % 1000) as i64 - 500,
         }),
         DataType::Unknown => Value::text("x"),
+        DataType::Time(_) => Value::Time(r.pick(&[0, 1, 3_600_000_000, 86_400_000_000])),
+        DataType::TimeTz(_) => Value::TimeTz(
+            r.pick(&[0, 1, 3_600_000_000, 86_400_000_000]),
+            r.pick(&[0, 3600, -3600, -19_800, 57_599]),
+        ),
         DataType::Bytea => {
             let parts: [&[u8]; 7] = [b"", b"\0", b"\0\0", b"\x01", b"\xff", b"a", b"\xff\0"];
             Value::Bytea([r.pick(&parts), r.pick(&parts)].concat().into())
@@ -85,7 +90,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
     }
 }
 
-const TYPES: [DataType; 15] = [
+const TYPES: [DataType; 17] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -101,6 +106,8 @@ const TYPES: [DataType; 15] = [
     DataType::TimestampTz(None),
     DataType::Interval,
     DataType::Bytea,
+    DataType::Time(None),
+    DataType::TimeTz(None),
 ];
 
 /// The order a column imposes on two values, NULLs and DESC included.

@@ -220,7 +220,7 @@ fn unit_error(field: &str, ty: &str) -> Error {
     )
 }
 
-fn unrecognized(field: &str, ty: &str) -> Error {
+pub(super) fn unrecognized(field: &str, ty: &str) -> Error {
     err!(
         InvalidParameterValue,
         "unit \"{field}\" not recognized for type {ty}"
@@ -228,7 +228,7 @@ fn unrecognized(field: &str, ty: &str) -> Error {
 }
 
 /// Normalizes a field name (`'Year'`, `'years'`, `'y'`) to PostgreSQL's unit.
-fn unit(field: &str) -> String {
+pub(super) fn unit(field: &str) -> String {
     let f = field.trim().to_ascii_lowercase();
     let u = match f.as_str() {
         "y" | "yr" | "yrs" | "year" | "years" => "year",

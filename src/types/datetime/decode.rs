@@ -749,6 +749,205 @@ pub(super) fn decode_datetime_tz(text: &str, ty: &str, now: i64) -> Result<(Pars
     Ok((Parsed::Moment(days, time), tz))
 }
 
+/// Decodes `text` as PostgreSQL's `time_in` / `timetz_in` do
+/// (`DecodeTimeOnly`): the time of day in microseconds and the zone's
+/// offset (seconds east); without a zone in the text, the session's zone
+/// at the date given, or today's.
+pub(super) fn decode_time_only(text: &str, ty: &str, now: i64) -> Result<(i64, i32)> {
+    let fields = parse_fields(text).map_err(|e| report(e, text, ty))?;
+    let mut st = State {
+        tm: Tm::default(),
+        fmask: 0,
+        ptype: None,
+        pm: None,
+        text_month: false,
+        julian: false,
+        two_digits: false,
+        bc: false,
+        reserved: None,
+        named_zone: None,
+        tz: None,
+        dyn_zone: None,
+        dst_mod: false,
+        order: date_order(),
+    };
+    time_only_fields(&fields, &mut st, now).map_err(|e| report(e, text, ty))?;
+    time_only_finish(&mut st, now).map_err(|e| report(e, text, ty))
+}
+
+/// The field loop of `DecodeTimeOnly`.
+fn time_only_fields(fields: &[Field], st: &mut State, now: i64) -> Dt<()> {
+    let nf = fields.len();
+    for (i, f) in fields.iter().enumerate() {
+        let tmask = match f.ft {
+            Ft::Date => {
+                let with_date = i == 0
+                    && nf >= 2
+                    && (fields[nf - 1].ft == Ft::Date || fields[1].ft == Ft::Time);
+                if with_date {
+                    decode_date(&f.text, st)?
+                } else if f.text.starts_with(|c: char| c.is_ascii_digit()) {
+                    // Run-together time with a zone: `040506-08`.
+                    if st.fmask & TIME_M == TIME_M {
+                        return Err(DtErr::BadFormat);
+                    }
+                    let dash = f.text.find('-').ok_or(DtErr::BadFormat)?;
+                    st.tz = Some(decode_timezone(&f.text[dash..])?);
+                    let m = decode_number_field(
+                        &f.text[..dash],
+                        st.fmask | DATE_M,
+                        &mut st.tm,
+                        &mut st.two_digits,
+                    )?;
+                    m | TZ
+                } else {
+                    let zone =
+                        named_zone(&f.text).ok_or_else(|| DtErr::UnknownZone(f.text.clone()))?;
+                    st.named_zone = Some(zone);
+                    TZ
+                }
+            }
+            Ft::Time => decode_time(&f.text, &mut st.tm)?,
+            Ft::Tz => {
+                st.tz = Some(decode_timezone(&f.text)?);
+                TZ
+            }
+            Ft::Number if st.ptype.is_some() => decode_number_token(f, st)?,
+            Ft::Number => {
+                let s = f.text.as_str();
+                match s.find('.') {
+                    Some(_) if i == 0 && nf >= 2 && fields[nf - 1].ft == Ft::Date => {
+                        decode_date(s, st)?
+                    }
+                    Some(dot) if dot > 2 => {
+                        decode_number_field(s, st.fmask | DATE_M, &mut st.tm, &mut st.two_digits)?
+                    }
+                    Some(_) => return Err(DtErr::BadFormat),
+                    None if s.len() > 4 => {
+                        decode_number_field(s, st.fmask | DATE_M, &mut st.tm, &mut st.two_digits)?
+                    }
+                    None => decode_number(s, st, st.fmask | DATE_M)?,
+                }
+            }
+            Ft::Str | Ft::Special => match time_only_word(i, fields, st, now)? {
+                Some(m) => m,
+                None => continue,
+            },
+        };
+        if tmask & st.fmask != 0 {
+            return Err(DtErr::BadFormat);
+        }
+        st.fmask |= tmask;
+    }
+    Ok(())
+}
+
+/// A word in time input: the words `DecodeTimeOnly` takes (`now`,
+/// `allballs`, zones, AM/PM, unit labels, `T`); `None` to skip.
+fn time_only_word(i: usize, fields: &[Field], st: &mut State, now: i64) -> Dt<Option<u32>> {
+    let w = fields[i].text.as_str();
+    match decode_special(w) {
+        None
+        | Some(
+            Token::Zone(_)
+            | Token::DynZone
+            | Token::DstModifier
+            | Token::Pm(_)
+            | Token::Units(_)
+            | Token::Ignore,
+        ) => decode_word(i, fields, st, now),
+        Some(Token::Reserved(Reserved::Now)) => {
+            let off = super::zone::with_session_zone(|z| z.offset_at(now));
+            let (_, time) = split_timestamp(now + i64::from(off) * USECS_PER_SEC);
+            let tm = &mut st.tm;
+            tm.hour = time / USECS_PER_HOUR;
+            tm.min = time / USECS_PER_MINUTE % 60;
+            tm.sec = time / USECS_PER_SEC % 60;
+            tm.fsec = time % USECS_PER_SEC;
+            Ok(Some(TIME_M))
+        }
+        Some(Token::Reserved(Reserved::Zulu)) => {
+            (st.tm.hour, st.tm.min, st.tm.sec, st.tm.fsec) = (0, 0, 0, 0);
+            st.tz = Some(0);
+            Ok(Some(TIME_M | TZ))
+        }
+        Some(Token::IsoTime) => {
+            match fields.get(i + 1) {
+                Some(n) if matches!(n.ft, Ft::Number | Ft::Time | Ft::Date) => {}
+                _ => return Err(DtErr::BadFormat),
+            }
+            st.ptype = Some(Unit::Time);
+            Ok(Some(0))
+        }
+        Some(_) => Err(DtErr::BadFormat),
+    }
+}
+
+/// `DecodeTimeOnly`'s final checks: the date fields, AM/PM, the time's
+/// range, and the zone (a named zone with daylight rules needs a date).
+fn time_only_finish(st: &mut State, now: i64) -> Dt<(i64, i32)> {
+    validate_date(st)?;
+    let tm = &mut st.tm;
+    if st.pm.is_some() && tm.hour > 12 {
+        return Err(DtErr::FieldOverflow);
+    }
+    match st.pm {
+        Some(false) if tm.hour == 12 => tm.hour = 0,
+        Some(true) if tm.hour != 12 => tm.hour += 12,
+        _ => {}
+    }
+    let time = ((tm.hour * 60 + tm.min) * 60 + tm.sec) * USECS_PER_SEC + tm.fsec;
+    if !(0..=24).contains(&tm.hour)
+        || !(0..=59).contains(&tm.min)
+        || !(0..=60).contains(&tm.sec)
+        || !(0..=USECS_PER_SEC).contains(&tm.fsec)
+        || time > USECS_PER_DAY
+    {
+        return Err(DtErr::FieldOverflow);
+    }
+    if st.fmask & TIME_M != TIME_M {
+        return Err(DtErr::BadFormat);
+    }
+    let has_date = st.fmask & DATE_M == DATE_M;
+    if st.fmask & DATE_M != 0 && !has_date && st.fmask & TZ == 0 {
+        // The session's zone would need the whole date.
+        return Err(DtErr::BadFormat);
+    }
+    if st.dyn_zone.is_some() && st.fmask & DATE_M != 0 && !has_date {
+        return Err(DtErr::BadFormat);
+    }
+    let local = |tm: &Tm| {
+        let day = if st.fmask & DATE_M == 0 {
+            let off = super::zone::with_session_zone(|z| z.offset_at(now));
+            split_timestamp(now + i64::from(off) * USECS_PER_SEC).0
+        } else {
+            date2j(tm.year, tm.mon, tm.mday) - POSTGRES_EPOCH_JDATE
+        };
+        day * USECS_PER_DAY + time
+    };
+    let east = if let Some(z) = &st.named_zone {
+        if st.fmask & DTZMOD != 0 {
+            return Err(DtErr::BadFormat);
+        }
+        match z.fixed_offset() {
+            Some(off) => off,
+            None if has_date => z.offset_of_local(local(&st.tm)),
+            None => return Err(DtErr::BadFormat),
+        }
+    } else if let Some((z, abbr)) = &st.dyn_zone {
+        z.abbrev_offset_of_local(local(&st.tm), abbr)
+    } else if let Some(tz) = st.tz {
+        tz + if st.dst_mod { 3600 } else { 0 }
+    } else {
+        if st.dst_mod {
+            return Err(DtErr::BadFormat);
+        }
+        let l = local(&st.tm);
+        super::zone::with_session_zone(|z| z.offset_of_local(l))
+    };
+    Ok((time, east))
+}
+
 /// PostgreSQL's `DateTimeParseError` for a decoding failure.
 fn report(e: DtErr, text: &str, ty: &str) -> Error {
     match e {

@@ -1,6 +1,6 @@
 //! `date`, `timestamp` and `interval`: calendar arithmetic, text output in
 //! PostgreSQL's ISO / `postgres` interval style, and (in [`parse`] and
-//! [`interval`]) text input.
+//! [`interval`]) text input; `time` and `timetz` live in [`time`].
 //!
 //! Representations are PostgreSQL's: a date is days since 2000-01-01, a
 //! timestamp microseconds since 2000-01-01 00:00:00, with the extreme
@@ -18,6 +18,7 @@ pub mod interval;
 pub mod interval_in;
 pub mod parse;
 pub mod style;
+pub mod time;
 pub mod to_char;
 pub mod to_date;
 pub mod tstz;

@@ -70,6 +70,60 @@ struct Fields {
     ww: Option<i64>,
     w: Option<i64>,
     j: Option<i64>,
+    hour: Option<i64>,
+    /// `HH` / `HH12` read the hour: it is on the 12-hour clock.
+    clock12: bool,
+    pm: Option<bool>,
+    min: Option<i64>,
+    sec: Option<i64>,
+    ssss: Option<i64>,
+    /// `MS`, `US`, `FFn`: microseconds.
+    us: Option<i64>,
+    /// `TZH` / `TZM`: the zone's offset, seconds east.
+    tz: Option<i64>,
+    /// `FFn`: round the result to `n` digits.
+    ff: Option<u8>,
+    /// The date convention the template's keywords use (true: ISO week).
+    iso: Option<bool>,
+    /// `ID`: the ISO weekday, numbered as Gregorian days (Sunday 1).
+    id: Option<i64>,
+}
+
+/// The date convention of a keyword (`FromCharDateMode`): true for ISO
+/// week dates, false for Gregorian ones, `None` for neither.
+fn key_mode(upper: &str) -> Option<bool> {
+    match upper {
+        "IYYY" | "IYY" | "IY" | "I" | "IW" | "ID" | "IDDD" => Some(true),
+        "YYYY" | "YYY" | "YY" | "Y" | "Y,YYY" | "MM" | "MON" | "MONTH" | "DD" | "DDD" | "WW"
+        | "W" | "D" | "RM" => Some(false),
+        _ => None,
+    }
+}
+
+/// `from_char_set_mode`: one template may not mix the conventions.
+fn set_mode(f: &mut Fields, upper: &str) -> Result<()> {
+    let Some(iso) = key_mode(upper) else {
+        return Ok(());
+    };
+    match f.iso {
+        Some(m) if m != iso => Err(err!(
+            InvalidDatetimeFormat,
+            "invalid combination of date conventions"
+        )
+        .with_hint("Do not mix Gregorian and ISO week date conventions in a formatting template.")),
+        _ => {
+            f.iso = Some(iso);
+            Ok(())
+        }
+    }
+}
+
+/// Julian day of the Monday starting ISO week `week` of ISO year `year`
+/// (`isoweek2j`).
+fn isoweek2j(year: i64, week: i64) -> i64 {
+    let day4 = date2j(year, 1, 4);
+    let day0 = day4.rem_euclid(7);
+    (week - 1) * 7 + (day4 - day0)
 }
 
 fn items(fmt: &str) -> Vec<Item> {
@@ -238,53 +292,95 @@ fn read_key(r: &mut Reader, f: &mut Fields, items: &[Item], i: usize) -> Result<
     let (key, fm) = (*key, *fm);
     let upper = key.to_ascii_uppercase();
     let slurp = fm || next_is_separator(items, i);
+    set_mode(f, key)?;
     let mut int = |len: usize| r.int(key, len, slurp);
     match upper.as_str() {
         "YYYY" | "IYYY" => {
             let (v, _) = int(4)?;
-            set(&mut f.year, v, &upper)?;
+            set(&mut f.year, v, key)?;
             f.year_digits = 4;
         }
         "YYY" | "YY" | "Y" | "IYY" | "IY" | "I" => {
             let (v, used) = int(upper.len())?;
-            set(
-                &mut f.year,
-                if used < 4 { toward_2020(v) } else { v },
-                &upper,
-            )?;
+            set(&mut f.year, if used < 4 { toward_2020(v) } else { v }, key)?;
             f.year_digits = upper.len();
         }
         "Y,YYY" => {
             let (thousands, _) = r.int(key, 1, true)?;
             r.pos += usize::from(r.rest().starts_with(','));
             let (rest, _) = r.int(key, 3, false)?;
-            set(&mut f.year, thousands * 1000 + rest, &upper)?;
+            set(&mut f.year, thousands * 1000 + rest, key)?;
             f.year_digits = 4;
         }
-        "CC" => set(&mut f.cc, int(2)?.0, &upper)?,
-        "MM" => set(&mut f.mm, int(2)?.0, &upper)?,
-        "DD" => set(&mut f.dd, int(2)?.0, &upper)?,
-        "DDD" | "IDDD" => set(&mut f.ddd, int(3)?.0, &upper)?,
-        "WW" | "IW" => set(&mut f.ww, int(2)?.0, &upper)?,
-        "W" => set(&mut f.w, int(1)?.0, &upper)?,
-        "J" => set(&mut f.j, r.int(key, usize::MAX, true)?.0, &upper)?,
-        "D" | "ID" | "Q" => drop(int(1)?),
-        "HH" | "HH12" | "HH24" | "MI" | "SS" => drop(int(2)?),
-        "MS" | "FF1" | "FF2" | "FF3" => drop(int(3)?),
-        "US" | "FF4" | "FF5" | "FF6" => drop(int(6)?),
-        "SSSS" | "SSSSS" => drop(r.int(key, usize::MAX, true)?),
-        "MONTH" => set(&mut f.mm, r.name(key, &MONTHS, None)? as i64 + 1, &upper)?,
-        "MON" => set(&mut f.mm, r.name(key, &MONTHS, Some(3))? as i64 + 1, &upper)?,
+        "CC" => set(&mut f.cc, int(2)?.0, key)?,
+        "MM" => set(&mut f.mm, int(2)?.0, key)?,
+        "DD" => set(&mut f.dd, int(2)?.0, key)?,
+        "DDD" | "IDDD" => set(&mut f.ddd, int(3)?.0, key)?,
+        "WW" | "IW" => set(&mut f.ww, int(2)?.0, key)?,
+        "W" => set(&mut f.w, int(1)?.0, key)?,
+        "J" => set(&mut f.j, r.int(key, usize::MAX, true)?.0, key)?,
+        "ID" => {
+            let d = int(1)?.0 + 1;
+            set(&mut f.id, if d > 7 { 1 } else { d }, key)?;
+        }
+        "D" | "Q" => drop(int(1)?),
+        "HH" | "HH12" => {
+            set(&mut f.hour, int(2)?.0, key)?;
+            f.clock12 = true;
+        }
+        "HH24" => set(&mut f.hour, int(2)?.0, key)?,
+        "MI" => set(&mut f.min, int(2)?.0, key)?,
+        "SS" => set(&mut f.sec, int(2)?.0, key)?,
+        "MS" | "US" | "FF1" | "FF2" | "FF3" | "FF4" | "FF5" | "FF6" => {
+            let width = match upper.as_str() {
+                "MS" => 3,
+                "US" => 6,
+                ff => usize::from(ff.as_bytes()[2] - b'0'),
+            };
+            if upper.starts_with("FF") {
+                f.ff = Some(width as u8);
+            }
+            let (v, used) = int(width)?;
+            // `25` and `250` are both a quarter second (`025` is not).
+            let digits = used.clamp(1, 6) as u32;
+            set(&mut f.us, v * 10_i64.pow(6 - digits), key)?;
+        }
+        "SSSS" | "SSSSS" => set(&mut f.ssss, r.int(key, usize::MAX, true)?.0, key)?,
+        "TZH" => {
+            // A minus taken as the separator before the field still counts.
+            let neg = r.rest().starts_with('-')
+                || (!r.rest().starts_with(['+', ' ']) && r.s[..r.pos].ends_with('-'));
+            if r.rest().starts_with(['+', '-', ' ']) {
+                r.pos += 1;
+            }
+            let (h, _) = r.int(key, 2, slurp)?;
+            let east = f.tz.unwrap_or(0).abs() + h.abs() * 3600;
+            f.tz = Some(if neg || h < 0 { -east } else { east });
+        }
+        "TZM" => {
+            let (m, _) = int(2)?;
+            let old = f.tz.unwrap_or(0);
+            let add = m * 60;
+            f.tz = Some(if old < 0 { old - add } else { old + add });
+        }
+        "MONTH" => set(&mut f.mm, r.name(key, &MONTHS, None)? as i64 + 1, key)?,
+        "MON" => set(&mut f.mm, r.name(key, &MONTHS, Some(3))? as i64 + 1, key)?,
         "DAY" => drop(r.name(key, &DAYS, None)?),
         "DY" => drop(r.name(key, &DAYS, Some(3))?),
-        "AM" | "PM" => drop(r.name(key, &["am", "pm"], None)?),
-        "A.M." | "P.M." => drop(r.name(key, &["a.m.", "p.m."], None)?),
+        "AM" | "PM" => {
+            f.pm = Some(r.name(key, &["am", "pm"], None)? == 1);
+            f.clock12 = true;
+        }
+        "A.M." | "P.M." => {
+            f.pm = Some(r.name(key, &["a.m.", "p.m."], None)? == 1);
+            f.clock12 = true;
+        }
         "AD" | "BC" => f.bc = r.name(key, &["ad", "bc"], None)? == 1,
         "A.D." | "B.C." => f.bc = r.name(key, &["a.d.", "b.c."], None)? == 1,
         _ => {
             return Err(err!(
                 FeatureNotSupported,
-                "formatting field \"{key}\" is not supported in to_date"
+                "formatting field \"{key}\" is only supported in to_char"
             ))
         }
     }
@@ -364,6 +460,58 @@ fn out_of_range(text: &str) -> Error {
 /// `to_date(text, template)`: days since 2000-01-01.
 pub fn to_date(text: &str, fmt: &str) -> Result<i32> {
     let f = from_char(text, fmt)?;
+    date_of(text, &f)
+}
+
+/// `to_timestamp(text, template)`: a timestamptz, the date and time read
+/// by the template in the zone `TZH:TZM` give, else the session's
+/// (PostgreSQL's `do_to_timestamp`).
+pub fn to_timestamp(text: &str, fmt: &str) -> Result<i64> {
+    let f = from_char(text, fmt)?;
+    let date = date_of(text, &f)?;
+    let mut hour = f.hour.unwrap_or(0);
+    if f.clock12 {
+        if !(1..=12).contains(&hour) {
+            return Err(err!(
+                InvalidDatetimeFormat,
+                "hour \"{hour}\" is invalid for the 12-hour clock"
+            )
+            .with_hint("Use the 24-hour clock, or give an hour between 1 and 12."));
+        }
+        match f.pm {
+            Some(true) if hour < 12 => hour += 12,
+            Some(false) | None if hour == 12 => hour = 0,
+            _ => {}
+        }
+    }
+    let (mut min, mut sec) = (f.min.unwrap_or(0), f.sec.unwrap_or(0));
+    if let Some(ssss) = f.ssss {
+        hour = ssss / 3600;
+        min = ssss / 60 % 60;
+        sec = ssss % 60;
+    }
+    let us = f.us.unwrap_or(0);
+    if !(0..24).contains(&hour)
+        || !(0..60).contains(&min)
+        || !(0..60).contains(&sec)
+        || !(0..super::USECS_PER_SEC).contains(&us)
+    {
+        return Err(out_of_range(text));
+    }
+    let time = ((hour * 60 + min) * 60 + sec) * super::USECS_PER_SEC + us;
+    let local = i64::from(date) * super::USECS_PER_DAY + time;
+    let ts = match f.tz {
+        Some(east) => local - east * super::USECS_PER_SEC,
+        None => super::zone::from_local(local),
+    };
+    if !(super::MIN_TIMESTAMP..super::END_TIMESTAMP).contains(&ts) {
+        return Err(err!(DatetimeFieldOverflow, "timestamp out of range"));
+    }
+    super::round_timestamp(ts, f.ff)
+}
+
+/// The date the fields name (`to_date`'s result).
+fn date_of(text: &str, f: &Fields) -> Result<i32> {
     let (mut year, mut mon, mut mday) = (0i64, 1i64, 1i64);
     if let Some(j) = f.j {
         let (y, m, d) = j2date(j);
@@ -398,6 +546,22 @@ pub fn to_date(text: &str, fmt: &str) -> Result<i32> {
         } else {
             cc * 100 + 1
         };
+    }
+    if f.iso == Some(true) && (f.ww.is_some() || f.ddd.is_some()) {
+        let jd = match f.ww {
+            Some(ww) => {
+                let start = isoweek2j(year, ww);
+                match f.id {
+                    Some(d) if d > 1 => start + d - 2,
+                    Some(_) => start + 6,
+                    None => start,
+                }
+            }
+            None => isoweek2j(year, 1) - 1 + f.ddd.unwrap_or(1),
+        };
+        let (y, m, d) = j2date(jd);
+        return make_date(y, m, d)
+            .ok_or_else(|| err!(DatetimeFieldOverflow, "date out of range: \"{text}\""));
     }
     let ddd = f.ddd.or(f.ww.map(|ww| (ww - 1) * 7 + 1));
     if let Some(w) = f.w {

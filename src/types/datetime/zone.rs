@@ -58,6 +58,12 @@ impl Zone {
         Zone { name, rules, fixed }
     }
 
+    /// The offset (seconds east) when the zone has one for all time
+    /// (PostgreSQL's `pg_get_timezone_offset`).
+    pub fn fixed_offset(&self) -> Option<i32> {
+        self.fixed.as_ref().map(|(off, _, _)| *off)
+    }
+
     /// The zone's name as `SHOW TimeZone` prints it.
     pub fn name(&self) -> &str {
         &self.name

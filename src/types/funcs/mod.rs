@@ -20,6 +20,7 @@ mod numfmt;
 pub mod numfunc;
 pub mod regexp;
 pub mod string;
+pub mod timefunc;
 mod trig;
 
 use super::datatype::DataType;
@@ -172,6 +173,9 @@ pub enum ScalarFunc {
     Regexp(regexp::RegexpFunc),
     /// Array functions and the array forms of expressions.
     Array(super::array_funcs::ArrayFunc),
+    /// `overlaps`, `clock_timestamp`, `timeofday`, `to_timestamp(text,
+    /// text)`.
+    TimeFn(timefunc::TimeFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -287,6 +291,7 @@ impl ScalarFunc {
                     .or_else(|| bytes::ByteFunc::from_name(other).map(Bytes))
                     .or_else(|| regexp::RegexpFunc::from_name(other).map(Regexp))
                     .or_else(|| super::array_funcs::ArrayFunc::from_name(other).map(Array))
+                    .or_else(|| timefunc::TimeFunc::from_name(other).map(TimeFn))
             }
         })
     }
@@ -368,6 +373,7 @@ impl ScalarFunc {
             Bytes(f) => f.name(),
             Regexp(f) => f.name(),
             Array(f) => f.name(),
+            TimeFn(f) => f.name(),
         }
     }
 
@@ -397,6 +403,7 @@ impl ScalarFunc {
             ScalarFunc::Bytes(f) => Some(f.resolve(args)),
             ScalarFunc::Regexp(f) => Some(f.resolve(args)),
             ScalarFunc::Array(f) => Some(f.resolve(args)),
+            ScalarFunc::TimeFn(f) => Some(f.resolve(args)),
             _ => bytes::ByteFunc::overload(self, args),
         }
     }
@@ -567,7 +574,15 @@ impl ScalarFunc {
         match (self, args) {
             (DatePart | Extract, [f, t])
                 if is_str(f)
-                    && matches!(t, Date | Timestamp(_) | TimestampTz(_) | Interval | Unknown) =>
+                    && matches!(
+                        t,
+                        Date | Timestamp(_)
+                            | TimestampTz(_)
+                            | Interval
+                            | Unknown
+                            | DataType::Time(_)
+                            | TimeTz(_)
+                    ) =>
             {
                 let t = if *t == Unknown {
                     Timestamp(None)
@@ -610,6 +625,7 @@ impl ScalarFunc {
                     TimestampTz(_) | Date | Unknown => {
                         ok(self, vec![z, TimestampTz(None)], Timestamp(None))
                     }
+                    DataType::Time(_) | TimeTz(_) => ok(self, vec![z, TimeTz(None)], TimeTz(None)),
                     _ => Err(no_function(self.name(), args)),
                 }
             }
@@ -633,6 +649,9 @@ impl ScalarFunc {
                 TimestampTz(None),
             ),
             (ToTimestamp, [t]) if is_num(t) => ok(self, vec![Float8], TimestampTz(None)),
+            (ToTimestamp, [t, f]) if is_str(t) && is_str(f) => {
+                timefunc::TimeFunc::ToTimestampFormat.resolve(args)
+            }
             (DateBin, [Interval | Unknown, a, b])
                 if matches!(a, Date | Timestamp(_) | Unknown)
                     && matches!(b, Date | Timestamp(_) | Unknown) =>
@@ -695,6 +714,7 @@ impl ScalarFunc {
             Concat => return Ok(concat(args, "")),
             Array(f) => return f.eval(args),
             Format => return format::format(args),
+            TimeFn(f) => return f.eval(args),
             QuoteNullable if args.first().is_some_and(Value::is_null) => {
                 return Ok(Value::text("NULL"))
             }
@@ -718,6 +738,7 @@ impl ScalarFunc {
             Num(f) => return f.eval(args),
             Bytes(f) => return f.eval(args),
             Regexp(f) => return f.eval(args),
+            TimeFn(f) => return f.eval(args),
             Hyperbolic(h) => match &args[0] {
                 Value::Float8(x) => Value::Float8(hyperbolic(h, *x)?),
                 _ => return Err(bad_arg(self)),
@@ -793,6 +814,10 @@ impl ScalarFunc {
                     // date_part(date) is date_part(timestamp) in PostgreSQL.
                     Value::Date(d) => dt::extract_timestamp_opt(field, dt::date_to_timestamp(*d)?)?,
                     Value::Interval(iv) => Some(dt::extract_interval(field, iv)?),
+                    Value::Time(t) => Some(super::datetime::time::extract_time(field, *t)?),
+                    Value::TimeTz(t, z) => {
+                        Some(super::datetime::time::extract_timetz(field, *t, *z)?)
+                    }
                     _ => return Err(bad_arg(self)),
                 };
                 match n {
@@ -921,6 +946,10 @@ impl ScalarFunc {
                     Value::Timestamp(t) => Value::TimestampTz(tstz::timestamp_at_zone(*t, &zone)?),
                     Value::TimestampTz(t) => {
                         Value::Timestamp(tstz::timestamptz_at_zone(*t, &zone)?)
+                    }
+                    Value::TimeTz(t, east) => {
+                        let (t, east) = super::datetime::time::timetz_at_zone(*t, *east, &zone);
+                        Value::TimeTz(t, east)
                     }
                     _ => return Err(bad_arg(self)),
                 }
