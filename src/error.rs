@@ -93,6 +93,8 @@ pub enum SqlState {
     NoActiveSqlTransaction,
     /// 25P02 in_failed_sql_transaction
     InFailedSqlTransaction,
+    /// 44000 with_check_option_violation
+    WithCheckOptionViolation,
     /// 40001 serialization_failure
     SerializationFailure,
     /// 40P01 deadlock_detected
@@ -196,6 +198,7 @@ impl SqlState {
             ActiveSqlTransaction => "25001",
             NoActiveSqlTransaction => "25P01",
             InFailedSqlTransaction => "25P02",
+            WithCheckOptionViolation => "44000",
             SerializationFailure => "40001",
             DeadlockDetected => "40P01",
             InsufficientPrivilege => "42501",
@@ -382,6 +385,7 @@ mod tests {
             ActiveSqlTransaction,
             NoActiveSqlTransaction,
             InFailedSqlTransaction,
+            WithCheckOptionViolation,
             SerializationFailure,
             DeadlockDetected,
             InsufficientPrivilege,

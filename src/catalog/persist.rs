@@ -14,6 +14,7 @@
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
+//! viewopt <local|cascaded>   (only for a view WITH CHECK OPTION)
 //! viewcol <name> <type>
 //! end <crc32c>
 //! ```
@@ -455,6 +456,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             }
             "view" => views.push(super::view::parse_view(&f)?),
             "viewcol" => super::view::parse_column(&f, views.last_mut())?,
+            "viewopt" => super::view::parse_option(&f, views.last_mut())?,
             _ => return Err(corrupt("unknown line")),
         }
     }

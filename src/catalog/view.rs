@@ -56,6 +56,10 @@ pub struct ViewDef {
     pub query: Arc<ast::Query>,
     /// The relations (tables and views) the query reads, by oid.
     pub depends_on: Vec<u32>,
+    /// `WITH [CASCADED | LOCAL] CHECK OPTION` (PostgreSQL's
+    /// `check_option` reloption): rows written through the view must
+    /// satisfy its condition.
+    pub check_option: Option<ast::CheckOption>,
 }
 
 impl ViewDef {
@@ -78,7 +82,14 @@ impl ViewDef {
             text,
             query,
             depends_on,
+            check_option: None,
         })
+    }
+
+    /// This definition with `WITH ... CHECK OPTION` set to `check_option`.
+    pub fn with_check_option(mut self, check_option: Option<ast::CheckOption>) -> ViewDef {
+        self.check_option = check_option;
+        self
     }
 }
 
@@ -260,7 +271,8 @@ pub(super) fn prune(views: &mut Vec<ViewVersion>, committed: &dyn Fn(Xid) -> boo
 }
 
 /// Appends the catalog file's lines of every view version:
-/// `view <oid> <xmin> <xmax> <name> <text> <n> <dep> ...` then one
+/// `view <oid> <xmin> <xmax> <name> <text> <n> <dep> ...`, then
+/// `viewopt local|cascaded` for a view with a check option, then one
 /// `viewcol <name> <type>` line per column.
 pub(super) fn write(text: &mut String, views: &[ViewVersion]) {
     for v in views {
@@ -278,6 +290,11 @@ pub(super) fn write(text: &mut String, views: &[ViewVersion]) {
             text.push_str(&format!(" {dep}"));
         }
         text.push('\n');
+        match d.check_option {
+            Some(ast::CheckOption::Local) => text.push_str("viewopt local\n"),
+            Some(ast::CheckOption::Cascaded) => text.push_str("viewopt cascaded\n"),
+            None => {}
+        }
         for c in &d.columns {
             text.push_str(&format!("viewcol {} {}\n", esc(&c.name), type_tag(&c.ty)));
         }
@@ -315,6 +332,17 @@ pub(super) fn parse_column(f: &[&str], view: Option<&mut Pending>) -> Result<()>
         name: unesc(f[1])?,
         ty: parse_type_tag(f[2])?,
     });
+    Ok(())
+}
+
+/// Reads a `viewopt` line (the check option) into the view before it.
+pub(super) fn parse_option(f: &[&str], view: Option<&mut Pending>) -> Result<()> {
+    let (_, _, v) = view.ok_or_else(|| corrupt("viewopt before view"))?;
+    v.check_option = match f {
+        [_, "local"] => Some(ast::CheckOption::Local),
+        [_, "cascaded"] => Some(ast::CheckOption::Cascaded),
+        _ => return Err(corrupt("bad viewopt line")),
+    };
     Ok(())
 }
 
@@ -377,8 +405,8 @@ mod tests {
             snapshot: &s1,
             txns: &tm,
         };
-        cat.create_view(&v1, x1, def(20000, "kept", vec![16384]))
-            .unwrap();
+        let kept = def(20000, "kept", vec![16384]).with_check_option(Some(ast::CheckOption::Local));
+        cat.create_view(&v1, x1, kept.clone()).unwrap();
         let e = cat
             .create_view(&v1, x1, def(20001, "kept", vec![]))
             .unwrap_err();
@@ -397,7 +425,7 @@ mod tests {
         let st =
             persist::read(&dir.path().join("catalog"), &super::super::index::no_binder).unwrap();
         assert_eq!(st.views.len(), 2);
-        assert_eq!(*st.views[0].def, def(20000, "kept", vec![16384]));
+        assert_eq!(*st.views[0].def, kept);
         tm.abort(x2).unwrap();
         drop(cat);
         let cat = Catalog::open(dir.path(), &tm, false).unwrap();
@@ -422,5 +450,12 @@ mod tests {
         }
         assert!(parse_view(&["view", "1", "2", "0", "=v", "=SELECT%201", "0"]).is_ok());
         assert!(parse_column(&["viewcol", "=a", "int4"], None).is_err());
+        let mut pending = parse_view(&["view", "1", "2", "0", "=v", "=SELECT%201", "0"]).ok();
+        assert!(parse_option(&["viewopt", "sideways"], pending.as_mut()).is_err());
+        assert!(parse_option(&["viewopt", "cascaded"], pending.as_mut()).is_ok());
+        assert_eq!(
+            pending.map(|p| p.2.check_option),
+            Some(Some(ast::CheckOption::Cascaded))
+        );
     }
 }

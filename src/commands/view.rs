@@ -1,7 +1,8 @@
 //! CREATE [OR REPLACE] VIEW, DROP VIEW, and the dependencies of views:
 //! what DROP TABLE and DROP VIEW find depending on what they drop
-//! (PostgreSQL's `pg_depend` walk, `reportDependentObjects`), and the
-//! errors of writing into a view.
+//! (PostgreSQL's `pg_depend` walk, `reportDependentObjects`). A view
+//! `WITH CHECK OPTION` must be automatically updatable
+//! ([`crate::plan::modify::view`] writes through it).
 //!
 //! A view is created by binding its query once, as a SELECT would be (which
 //! checks every name and fixes the output columns), while recording every
@@ -30,6 +31,7 @@ use crate::catalog::{CatalogView, TableDef, ViewColumn, ViewDef};
 use crate::err;
 use crate::error::Result;
 use crate::plan::bind::Binder;
+use crate::plan::modify::view::not_updatable_reason;
 use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
 use crate::types::{DataType, Value};
@@ -147,18 +149,29 @@ impl DdlContext<'_> {
                 err!(DuplicateTable, "relation \"{name}\" already exists")
             });
         }
+        if c.check_option.is_some() {
+            if let Some(reason) = not_updatable_reason(&c.query, true) {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "WITH CHECK OPTION is supported only on automatically updatable views"
+                )
+                .with_hint(reason));
+            }
+        }
         let text = c.query.to_string();
         match existing {
             Some(old) if c.or_replace => {
                 check_replacement(&old.columns, &columns)?;
-                let def = ViewDef::new(old.oid, name.clone(), columns, text, depends_on)?;
+                let def = ViewDef::new(old.oid, name.clone(), columns, text, depends_on)?
+                    .with_check_option(c.check_option);
                 self.catalog
                     .replace_view(&cv, self.xid, old.oid, Some(def))?;
             }
             Some(_) => return Err(err!(DuplicateTable, "relation \"{name}\" already exists")),
             None => {
                 let oid = self.catalog.next_oid();
-                let def = ViewDef::new(oid, name.clone(), columns, text, depends_on)?;
+                let def = ViewDef::new(oid, name.clone(), columns, text, depends_on)?
+                    .with_check_option(c.check_option);
                 self.catalog.create_view(&cv, self.xid, def)?;
             }
         }
@@ -313,55 +326,4 @@ fn check_replacement(old: &[ViewColumn], new: &[ViewColumn]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Why a view's query cannot be written through, as PostgreSQL's
-/// `view_query_is_auto_updatable` words it; `None` for a simple view.
-pub fn not_updatable_reason(q: &ast::Query) -> Option<&'static str> {
-    let s = match &q.body {
-        ast::SetExpr::Select(s) => s,
-        ast::SetExpr::SetOp { .. } => {
-            return Some(
-                "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.",
-            )
-        }
-        _ => return Some(
-            "Views that do not select from a single table or view are not automatically updatable.",
-        ),
-    };
-    if s.distinct {
-        return Some("Views containing DISTINCT are not automatically updatable.");
-    }
-    if !s.group_by.is_empty() {
-        return Some("Views containing GROUP BY are not automatically updatable.");
-    }
-    if s.having.is_some() {
-        return Some("Views containing HAVING are not automatically updatable.");
-    }
-    if !q.with.is_empty() {
-        return Some("Views containing WITH are not automatically updatable.");
-    }
-    if q.limit.is_some() || q.offset.is_some() {
-        return Some("Views containing LIMIT or OFFSET are not automatically updatable.");
-    }
-    let aggregates = s.projection.iter().any(|item| match item {
-        ast::SelectItem::Expr { expr, .. } => crate::plan::bind::contains_aggregate(expr),
-        _ => false,
-    });
-    if aggregates {
-        return Some("Views that return aggregate functions are not automatically updatable.");
-    }
-    if s.from.len() != 1 || !matches!(s.from[0], ast::TableRef::Table { .. }) {
-        return Some(
-            "Views that do not select from a single table or view are not automatically updatable.",
-        );
-    }
-    let plain = |item: &ast::SelectItem| match item {
-        ast::SelectItem::Expr { expr, .. } => matches!(expr.kind, ast::ExprKind::Column(_)),
-        _ => true,
-    };
-    if !s.projection.iter().any(plain) {
-        return Some("Views that have no updatable columns are not automatically updatable.");
-    }
-    None
 }

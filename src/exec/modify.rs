@@ -8,6 +8,11 @@
 //! `INSERT ... SELECT` fills whole pages with the heap's multi-insert on the
 //! bulk-write ring.
 //!
+//! A write through a view `WITH CHECK OPTION` carries the views'
+//! conditions ([`ViewCheck`]); each written row must not make one false
+//! (PostgreSQL's `ExecWithCheckOptions`: checked after the row and its
+//! index entries are written; a NULL result fails too), else 44000.
+//!
 //! What the statement brings from its session comes as a
 //! [`ModifyContext`]; nothing here knows a session.
 //!
@@ -176,6 +181,48 @@ pub struct ModifyTable<'a> {
     pub rel: &'a HeapRelation,
     /// RETURNING's expressions over a written row (empty: no RETURNING).
     pub returning: &'a [Expr],
+    /// The check options of the views written through, innermost first
+    /// (empty when the target was named directly).
+    pub checks: &'a [ViewCheck],
+}
+
+/// A view's `WITH CHECK OPTION` condition, over a written row of the
+/// table beneath it.
+#[derive(Debug, Clone)]
+pub struct ViewCheck {
+    /// The view's name, for the error.
+    pub view: String,
+    /// Its `WHERE` condition over the table's row.
+    pub condition: Expr,
+}
+
+/// Fails with PostgreSQL's 44000 for the first row of `rows` (complete
+/// rows of `table`) for which a check's condition is not true (false or
+/// NULL), trying the checks of each row in order.
+fn check_views(checks: &[ViewCheck], table: &TableDef, rows: &Batch) -> Result<()> {
+    if checks.is_empty() || rows.len == 0 {
+        return Ok(());
+    }
+    let results = checks
+        .iter()
+        .map(|c| c.condition.eval(rows))
+        .collect::<Result<Vec<_>>>()?;
+    for i in 0..rows.len {
+        for (c, r) in checks.iter().zip(&results) {
+            if !matches!(r.get(i), Value::Bool(true)) {
+                let shown: Vec<String> = (0..table.columns.len())
+                    .map(|k| shown_value(&rows.columns[k].get(i)))
+                    .collect();
+                return Err(err!(
+                    WithCheckOptionViolation,
+                    "new row violates check option for view \"{}\"",
+                    c.view
+                )
+                .with_detail(format!("Failing row contains ({}).", shown.join(", "))));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl ModifyTable<'_> {
@@ -231,6 +278,7 @@ impl ModifyTable<'_> {
             if let (Some(ix), Some(p)) = (&indexer, &mut pending) {
                 ix.flush(ctx, rel, p)?;
             }
+            check_views(self.checks, self.table, &b)?;
             count += b.len as u64;
             if !self.returning.is_empty() {
                 emit_returning(self.returning, &b, emit)?;
@@ -272,14 +320,17 @@ impl ModifyTable<'_> {
                     updated.push(i as u32);
                 }
             }
-            if !self.returning.is_empty() {
+            if !self.returning.is_empty() || !self.checks.is_empty() {
                 // The changed rows, without their leading tuple id.
                 let rows = b.take(&updated);
                 let row_batch = Batch {
                     columns: rows.columns[1..].to_vec(),
                     len: rows.len,
                 };
-                emit_returning(self.returning, &row_batch, emit)?;
+                check_views(self.checks, self.table, &row_batch)?;
+                if !self.returning.is_empty() {
+                    emit_returning(self.returning, &row_batch, emit)?;
+                }
             }
         }
         Ok(count)

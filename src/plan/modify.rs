@@ -7,7 +7,8 @@
 //! followed by its complete new (or old) row — with its RETURNING list
 //! bound over the written row. `exec::modify` writes the rows.
 //!
-//! The target table comes looked up and locked by the caller.
+//! The target table comes looked up and locked by the caller. Writes
+//! through a view are planned against the table beneath it by [`view`].
 
 use std::collections::HashSet;
 
@@ -24,6 +25,8 @@ use crate::nodes::{Field, Node, Plan};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{DataType, Value};
 
+pub mod view;
+
 /// A planned INSERT, UPDATE or DELETE.
 pub struct ModifyPlan {
     /// The rows to write (see the module doc).
@@ -35,6 +38,9 @@ pub struct ModifyPlan {
     pub returning: Vec<Expr>,
     /// Their output columns.
     pub returning_fields: Vec<Field>,
+    /// The check options of the views written through (empty when the
+    /// table was named directly).
+    pub checks: Vec<crate::exec::modify::ViewCheck>,
 }
 
 /// Parses a stored DEFAULT expression.
@@ -95,6 +101,7 @@ pub fn plan_insert(
         bulk,
         returning,
         returning_fields,
+        checks: Vec::new(),
     })
 }
 
@@ -137,6 +144,7 @@ pub fn plan_upsert(
         bulk: false,
         returning,
         returning_fields,
+        checks: Vec::new(),
     };
     Ok((plan, action))
 }
@@ -164,6 +172,7 @@ pub fn plan_update(
         bulk: false,
         returning,
         returning_fields,
+        checks: Vec::new(),
     })
 }
 
@@ -187,6 +196,7 @@ pub fn plan_delete(
         bulk: false,
         returning,
         returning_fields,
+        checks: Vec::new(),
     })
 }
 

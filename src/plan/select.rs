@@ -39,7 +39,7 @@ mod functions;
 mod pullup;
 mod reorder;
 mod setops;
-mod view;
+pub mod view;
 
 use distinct::{DistinctPlan, Ties};
 use functions::srf_to_from;

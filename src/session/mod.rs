@@ -445,8 +445,8 @@ impl Session {
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
         let mut r = self.run_classified(Class::Other { writes: true }, &mut |s| {
-            s.insert_scanned(sql, scan, sink)
-                .map_err(|e| s.scanned_view_target(e, sql, scan))
+            s.insert_scanned(sql, scan, &mut *sink)
+                .or_else(|e| s.scanned_view_target(e, sql, scan, &mut *sink))
         })?;
         r.timing.parse = parse;
         Ok(r)
@@ -555,18 +555,18 @@ impl Session {
         match stmt {
             ast::Statement::Query(q) => self.run_query(q, sink),
             ast::Statement::Explain(e) => self.explain(e),
-            ast::Statement::Insert(i) => {
-                self.refuse_view_target(&i.table, "insert into")?;
-                self.insert(i, sink)
-            }
-            ast::Statement::Update(u) => {
-                self.refuse_view_target(&u.table, "update")?;
-                self.update(u, sink)
-            }
-            ast::Statement::Delete(d) => {
-                self.refuse_view_target(&d.table, "delete from")?;
-                self.delete(d, sink)
-            }
+            ast::Statement::Insert(i) => match self.written_view(&i.table) {
+                Some(v) => self.insert_into_view(i, v, sink),
+                None => self.insert(i, sink),
+            },
+            ast::Statement::Update(u) => match self.written_view(&u.table) {
+                Some(v) => self.update_view(u, v, sink),
+                None => self.update(u, sink),
+            },
+            ast::Statement::Delete(d) => match self.written_view(&d.table) {
+                Some(v) => self.delete_from_view(d, v, sink),
+                None => self.delete(d, sink),
+            },
             ast::Statement::CreateView(c) => self.create_view(c),
             ast::Statement::DropView(d) => self.drop_view(d),
             ast::Statement::CreateTable(c) => self.create_table(c),

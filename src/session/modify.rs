@@ -5,7 +5,8 @@
 //! [`ModifyContext`] filled from the transaction, and turn the count into
 //! the command tag. The one-row INSERT of literals is bound straight from
 //! its tree or its text ([`crate::plan::insert_row`]) and written here,
-//! without a plan: it is the bulk scripts' hot path.
+//! without a plan: it is the bulk scripts' hot path. A statement naming a
+//! view writes through it ([`view`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,6 +25,8 @@ use crate::plan::insert_row::literal_row;
 use crate::plan::modify::{self, target_columns, ModifyPlan};
 use crate::txn::{LockMode, Snapshot};
 use crate::vector::Batch;
+
+mod view;
 
 impl Session {
     /// What row writing under `snap` takes from this session's transaction.
@@ -185,6 +188,7 @@ impl Session {
             table,
             rel: &rel,
             returning: &planned.returning,
+            checks: &planned.checks,
         };
         let cols = columns(planned.returning_fields);
         let count = write(&m, &planned.plan, &mut |b| sink(&cols, b))?;

@@ -1,6 +1,6 @@
 //! What the session shows and checks of views: the list the shell's `\dv`
 //! and `\d NAME` print ([`ViewInfo`]), the view a statement's binder sees
-//! by name, and the errors of writing into a view. CREATE and DROP VIEW
+//! by name, and the single-row INSERT into a view. CREATE and DROP VIEW
 //! themselves are [`crate::commands::view`]'s.
 
 use std::sync::Arc;
@@ -79,55 +79,34 @@ impl Session {
             .collect()
     }
 
-    /// The error of a single-row INSERT read straight from its text
-    /// (`insert_row`) whose target was not found: the view error when the
-    /// name is a view's, else `e`.
+    /// A single-row INSERT read straight from its text (`insert_row`)
+    /// whose target was not found as a table (`e`): when the name is a
+    /// view's, the INSERT is run through the view; else `e`.
     pub(crate) fn scanned_view_target(
         &mut self,
         e: crate::error::Error,
         sql: &str,
         scan: heapdb_grammar::ScannedInsert,
-    ) -> crate::error::Error {
+        sink: &mut dyn FnMut(&[super::Column], &crate::vector::Batch) -> Result<()>,
+    ) -> Result<super::QueryResult> {
         if e.code != crate::SqlState::UndefinedTable {
-            return e;
+            return Err(e);
         }
         let name = ast::ObjectName {
             schema: None,
             name: scan.table_name(sql).to_ascii_lowercase(),
             offset: ast::Offset(scan.table.0),
         };
-        self.refuse_view_target(&name, "insert into")
-            .err()
-            .unwrap_or(e)
-    }
-
-    /// INSERT, UPDATE or DELETE (`verb`: `insert into`, `update`, `delete
-    /// from`) naming a view: PostgreSQL's error for a view that is not
-    /// automatically updatable, with its reason. Views are not written
-    /// through here, so a simple view (which PostgreSQL would write
-    /// through to its table) gets 0A000.
-    pub(crate) fn refuse_view_target(&mut self, name: &ast::ObjectName, verb: &str) -> Result<()> {
-        if !self.db.catalog.any_view_named(&name.name) {
-            return Ok(());
+        let Some(v) = self.written_view(&name) else {
+            return Err(e);
+        };
+        let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
+        match stmts.as_slice() {
+            [ast::Statement::Insert(ins)] => self.insert_into_view(ins, v, sink),
+            _ => Err(err!(
+                InternalError,
+                "a scanned INSERT did not parse as one INSERT"
+            )),
         }
-        let snap = self.statement_snapshot();
-        let Some(v) = visible_view(&self.db, &snap, &name.name) else {
-            return Ok(());
-        };
-        let (action, on) = match verb {
-            "insert into" => ("inserting into", "INSERT"),
-            "update" => ("updating", "UPDATE"),
-            _ => ("deleting from", "DELETE"),
-        };
-        let message = format!("cannot {verb} view \"{}\"", v.name);
-        let Some(reason) = crate::commands::view::not_updatable_reason(&v.query) else {
-            return Err(err!(FeatureNotSupported, "{message}")
-                .with_detail("Writing through automatically updatable views is not supported."));
-        };
-        Err(err!(ObjectNotInPrerequisiteState, "{message}")
-                .with_detail(reason)
-                .with_hint(format!(
-                    "To enable {action} the view, provide an INSTEAD OF {on} trigger or an unconditional ON {on} DO INSTEAD rule."
-                )))
     }
 }

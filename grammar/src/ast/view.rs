@@ -2,7 +2,8 @@
 
 use super::{Ident, ObjectName, Query};
 
-/// `CREATE [OR REPLACE] VIEW name [(col, ...)] AS query`.
+/// `CREATE [OR REPLACE] VIEW name [(col, ...)] AS query
+/// [WITH [CASCADED | LOCAL] CHECK OPTION]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateView {
     /// `OR REPLACE`.
@@ -13,6 +14,20 @@ pub struct CreateView {
     pub columns: Vec<Ident>,
     /// The defining query.
     pub query: Box<Query>,
+    /// `WITH [CASCADED | LOCAL] CHECK OPTION`.
+    pub check_option: Option<CheckOption>,
+}
+
+/// A view's `WITH ... CHECK OPTION`: which views' conditions a row
+/// written through it must meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckOption {
+    /// `WITH LOCAL CHECK OPTION`: this view's own condition (and those of
+    /// underlying views that have a check option of their own).
+    Local,
+    /// `WITH [CASCADED] CHECK OPTION`: this view's condition and those of
+    /// every view beneath it.
+    Cascaded,
 }
 
 /// `DROP VIEW [IF EXISTS] name, ... [CASCADE | RESTRICT]`.

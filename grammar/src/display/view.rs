@@ -3,7 +3,7 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::{Comma, Ids};
-use crate::ast::{CreateView, DropView};
+use crate::ast::{CheckOption, CreateView, DropView};
 
 impl Display for CreateView {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -15,7 +15,12 @@ impl Display for CreateView {
         if !self.columns.is_empty() {
             write!(f, " ({})", Ids(&self.columns))?;
         }
-        write!(f, " AS {}", self.query)
+        write!(f, " AS {}", self.query)?;
+        match self.check_option {
+            Some(CheckOption::Cascaded) => f.write_str(" WITH CASCADED CHECK OPTION"),
+            Some(CheckOption::Local) => f.write_str(" WITH LOCAL CHECK OPTION"),
+            None => Ok(()),
+        }
     }
 }
 

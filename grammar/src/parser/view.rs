@@ -2,6 +2,7 @@
 //! are unreserved words in PostgreSQL that the rest of the grammar never
 //! looks for, so they are matched as words, not keywords.
 
+use nom::branch::alt;
 use nom::combinator::{cut, opt};
 use nom::multi::separated_list1;
 use nom::sequence::{pair, preceded, tuple};
@@ -10,7 +11,7 @@ use nom::Parser;
 use super::query::query;
 use super::tokens::{kw, kw_of, tok, word, PResult, Tokens};
 use super::{object_name, opt_paren_col_list};
-use crate::ast::{CreateView, DropView, Statement};
+use crate::ast::{CheckOption, CreateView, DropView, Statement};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
@@ -30,7 +31,8 @@ fn is_word(i: Tokens<'_>, n: usize, w: &'static str) -> bool {
 }
 
 /// `create_view ::= 'CREATE' ['OR' 'REPLACE'] 'VIEW' object_name
-///   ['(' col_id {',' col_id} ')'] 'AS' query`
+///   ['(' col_id {',' col_id} ')'] 'AS' query
+///   ['WITH' ['CASCADED' | 'LOCAL'] 'CHECK' 'OPTION']`
 pub(crate) fn create_view(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Create).parse(i)?;
     let (i, (or_replace, _, name, columns, _, query)) = cut(tuple((
@@ -41,13 +43,29 @@ pub(crate) fn create_view(i: Tokens<'_>) -> PResult<'_, Statement> {
         kw(Keyword::As),
         query,
     )))(i)?;
+    let (i, check_option) = opt(check_option)(i)?;
     let create = CreateView {
         or_replace: or_replace.is_some(),
         name,
         columns,
         query: Box::new(query),
+        check_option,
     };
     Ok((i, Statement::CreateView(Box::new(create))))
+}
+
+/// `check_option ::= 'WITH' ['CASCADED' | 'LOCAL'] 'CHECK' 'OPTION'`
+fn check_option(i: Tokens<'_>) -> PResult<'_, CheckOption> {
+    let (i, _) = kw(Keyword::With).parse(i)?;
+    let (i, (which, _, _)) = cut(tuple((
+        opt(alt((
+            word("cascaded").map(|_| CheckOption::Cascaded),
+            word("local").map(|_| CheckOption::Local),
+        ))),
+        kw(Keyword::Check),
+        word("option"),
+    )))(i)?;
+    Ok((i, which.unwrap_or(CheckOption::Cascaded)))
 }
 
 /// `drop_view ::= 'DROP' 'VIEW' ['IF' 'EXISTS'] object_name {',' object_name} ['CASCADE' | 'RESTRICT']`
@@ -80,6 +98,8 @@ mod tests {
             "CREATE VIEW v AS SELECT a FROM t",
             "CREATE OR REPLACE VIEW s.v (x, y) AS SELECT a, b FROM t WHERE a > 1",
             "CREATE VIEW v AS VALUES (1), (2)",
+            "CREATE VIEW v AS SELECT a FROM t WHERE a > 0 WITH CASCADED CHECK OPTION",
+            "CREATE OR REPLACE VIEW v AS SELECT a FROM t WITH LOCAL CHECK OPTION",
             "DROP VIEW v",
             "DROP VIEW IF EXISTS v, w CASCADE",
         ] {
@@ -104,6 +124,8 @@ mod tests {
             ("create view v as", "end of input"),
             ("drop view", "end of input"),
             ("drop view v restrict cascade", "cascade"),
+            ("create view v as select 1 with check", "end of input"),
+            ("create view v as select 1 with local option", "option"),
         ] {
             let e = parse_one(sql).expect_err(sql).to_string();
             assert!(e.contains(at), "{sql}: {e}");

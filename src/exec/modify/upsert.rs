@@ -19,7 +19,7 @@
 //! same command is `ON CONFLICT DO UPDATE command cannot affect row a
 //! second time` (21000).
 
-use super::{concurrent_update, emit_returning, ModifyTable, RowWriter};
+use super::{check_views, concurrent_update, emit_returning, ModifyTable, RowWriter};
 use crate::access::heap::tuple;
 use crate::access::heap::visibility::{satisfies_mvcc, satisfies_update};
 use crate::access::heap::{HeapRelation, Tid, TmResult};
@@ -103,13 +103,17 @@ impl ModifyTable<'_> {
                     .collect();
                 if let Some(row) = self.upsert_row(&up, &mut writer, &proposed)? {
                     count += 1;
-                    if !self.returning.is_empty() {
+                    if !self.returning.is_empty() || !self.checks.is_empty() {
                         written.push(row);
                     }
                 }
             }
             if !written.is_empty() {
-                emit_returning(self.returning, &rows_batch(table, &written), emit)?;
+                let rows = rows_batch(table, &written);
+                check_views(self.checks, table, &rows)?;
+                if !self.returning.is_empty() {
+                    emit_returning(self.returning, &rows, emit)?;
+                }
             }
         }
         Ok(count)
