@@ -18,6 +18,7 @@
 //! correlated ones become per-row SubPlans ([`sublink`]).
 
 pub mod bind;
+pub mod bitmappath;
 pub mod dummy;
 pub mod estimate;
 pub mod explain;
