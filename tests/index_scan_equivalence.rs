@@ -17,6 +17,13 @@
 //! not; every plan gives the sequential scan's rows, `bt_index_check` finds
 //! exactly the predicate's rows in each partial index, and the partial
 //! indexes are used.
+//!
+//! Bitmap heap scans the same way, forced by the settings: random ANDs and
+//! ORs of those predicates (BitmapAnd, BitmapOr), partial indexes, NULLs,
+//! dead and uncommitted versions; a table large enough that a 64kB
+//! `work_mem` makes pages lossy (their tuples rechecked); and a scan that
+//! goes on reading its bitmap while another session updates and inserts
+//! rows in its range: it returns exactly what its snapshot sees.
 
 use heapdb::Session;
 
@@ -162,7 +169,9 @@ fn index_paths_return_the_sequential_scans_rows() {
             };
             common::run(&mut s, "set enable_seqscan = on");
             common::run(&mut s, "set enable_indexscan = off");
+            common::run(&mut s, "set enable_bitmapscan = off");
             let want = rows(&mut s, &sql, ordered);
+            common::run(&mut s, "set enable_bitmapscan = on");
             common::run(&mut s, "set enable_indexscan = on");
             common::run(&mut s, "set enable_seqscan = off");
             let got = rows(&mut s, &sql, ordered);
@@ -309,7 +318,9 @@ fn partial_index_paths_return_the_sequential_scans_rows() {
             common::run(&mut s, "set enable_seqscan = on");
             common::run(&mut s, "set enable_indexscan = off");
             common::run(&mut s, "set enable_indexonlyscan = off");
+            common::run(&mut s, "set enable_bitmapscan = off");
             let want = rows(&mut s, &sql, ordered);
+            common::run(&mut s, "set enable_bitmapscan = on");
             common::run(&mut s, "set enable_indexscan = on");
             common::run(&mut s, "set enable_indexonlyscan = on");
             common::run(&mut s, "set enable_seqscan = off");
@@ -327,4 +338,205 @@ fn partial_index_paths_return_the_sequential_scans_rows() {
         partial_used * 4 > queries,
         "only {partial_used} of {queries} queries used their partial index"
     );
+}
+
+/// A random AND or OR of one or two [`predicate`]s.
+fn bitmap_predicate(r: &mut Rng) -> String {
+    match r.below(4) {
+        0 => predicate(r),
+        1 => format!("({}) or ({})", predicate(r), predicate(r)),
+        2 => format!("({}) and ({})", predicate(r), predicate(r)),
+        _ => format!(
+            "a = {} or a = {}",
+            r.below(60) as i64 - 10,
+            r.below(60) as i64 - 10
+        ),
+    }
+}
+
+/// The settings that leave a bitmap heap scan wherever one applies.
+const FORCE_BITMAP: &[&str] = &[
+    "set enable_seqscan = off",
+    "set enable_indexscan = off",
+    "set enable_indexonlyscan = off",
+    "set enable_bitmapscan = on",
+];
+
+/// The settings of the reference: sequential scans only.
+const SEQ_ONLY: &[&str] = &[
+    "set enable_seqscan = on",
+    "set enable_indexscan = off",
+    "set enable_indexonlyscan = off",
+    "set enable_bitmapscan = off",
+];
+
+fn set(s: &mut Session, settings: &[&str]) {
+    for sql in settings {
+        common::run(s, sql);
+    }
+}
+
+#[test]
+fn bitmap_paths_return_the_sequential_scans_rows() {
+    let (_d, db) = common::open(2048);
+    let mut s = db.session();
+    let mut other = db.session();
+    let (mut queries, mut bitmap) = (0, 0);
+    for seed in 1..=10u64 {
+        let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+        common::run(&mut s, "drop table if exists bq");
+        common::run(&mut s, "create table bq (id int, a int, b int, c text)");
+        let n = 500 + r.below(3000);
+        let values: Vec<String> = (0..n)
+            .map(|i| format!("({i}, {}, {}, {})", r.int(), r.int(), r.text()))
+            .collect();
+        common::run(
+            &mut s,
+            &format!("insert into bq values {}", values.join(", ")),
+        );
+        for _ in 0..3 {
+            let ix = INDEXES[r.below(INDEXES.len() as u64) as usize];
+            common::run(&mut s, &format!("create index on bq {ix}"));
+        }
+        let (pred, _) = partial(&mut r);
+        common::run(&mut s, &format!("create index on bq (b) where {pred}"));
+        let (x, y) = (r.below(50) as i64 - 10, r.below(50) as i64 - 10);
+        common::run(&mut s, &format!("update bq set a = a + 1 where b = {x}"));
+        common::run(&mut s, &format!("delete from bq where a = {y}"));
+        common::run(&mut s, "analyze bq");
+        if seed % 2 == 0 {
+            common::run(&mut s, "vacuum bq");
+        }
+        common::run(&mut other, "begin");
+        common::run(
+            &mut other,
+            &format!("update bq set b = b - 1 where a = {x}"),
+        );
+        common::run(&mut other, "insert into bq values (-1, 1, 1, 't1')");
+        for _ in 0..30 {
+            let cond = bitmap_predicate(&mut r);
+            let (sql, ordered) = match r.below(3) {
+                0 => (
+                    format!("select count(*), sum(a) from bq where {cond}"),
+                    true,
+                ),
+                1 => (format!("select a, b from bq where {cond}"), false),
+                _ => (format!("select * from bq where {cond}"), false),
+            };
+            set(&mut s, SEQ_ONLY);
+            let want = rows(&mut s, &sql, ordered);
+            set(&mut s, FORCE_BITMAP);
+            let work_mem = if r.below(2) == 0 { "64kB" } else { "4MB" };
+            common::run(&mut s, &format!("set work_mem = '{work_mem}'"));
+            let got = rows(&mut s, &sql, ordered);
+            let plan = common::lines(&mut s, &format!("explain {sql}")).join("\n");
+            queries += 1;
+            bitmap += usize::from(plan.contains("Bitmap Heap Scan"));
+            assert_eq!(got, want, "seed {seed}: {sql}\n{plan}");
+        }
+        common::run(&mut other, "rollback");
+        common::run(&mut s, "reset all");
+    }
+    assert!(
+        bitmap * 2 > queries,
+        "only {bitmap} of {queries} queries used a bitmap"
+    );
+}
+
+#[test]
+fn lossy_bitmap_pages_are_rechecked() {
+    let (_d, db) = common::open(4096);
+    let mut s = db.session();
+    common::run(&mut s, "create table lb (a int, b int, pad text)");
+    // About 2,900 pages of 14 rows: more pages than a 64kB bitmap holds.
+    common::run(
+        &mut s,
+        "insert into lb select (g * 7919) % 40000, g % 97, repeat('x', 500) from generate_series(1, 40000) g",
+    );
+    common::run(&mut s, "create index lb_a on lb (a)");
+    common::run(&mut s, "create index lb_b on lb (b)");
+    common::run(&mut s, "analyze lb");
+    let queries = [
+        "select count(*), sum(b) from lb where a < 30000",
+        "select count(*), sum(a) from lb where a < 30000 and b < 40",
+        "select count(*), sum(a) from lb where a < 5000 or b = 3",
+        "select count(*) from lb where a between 100 and 35000",
+    ];
+    let mut lossy = 0;
+    for sql in queries {
+        set(&mut s, SEQ_ONLY);
+        let want = common::texts(&mut s, sql);
+        set(&mut s, FORCE_BITMAP);
+        common::run(&mut s, "set work_mem = '64kB'");
+        let got = common::texts(&mut s, sql);
+        let plan = common::lines(&mut s, &format!("explain analyze {sql}")).join("\n");
+        assert_eq!(got, want, "{sql}\n{plan}");
+        assert!(plan.contains("Bitmap Heap Scan"), "{sql}\n{plan}");
+        if plan.contains("lossy=") {
+            lossy += 1;
+            assert!(
+                plan.contains("Rows Removed by Index Recheck") || !sql.contains("a <"),
+                "a lossy range rechecks its rows away: {sql}\n{plan}"
+            );
+        }
+        common::run(&mut s, "reset work_mem");
+        let exact = common::lines(&mut s, &format!("explain analyze {sql}")).join("\n");
+        assert!(!exact.contains("lossy="), "4MB holds it exactly: {exact}");
+    }
+    assert!(lossy >= 3, "only {lossy} of the plans had lossy pages");
+}
+
+#[test]
+fn a_bitmap_scan_returns_its_snapshots_rows_while_they_change() {
+    let (_d, db) = common::open(2048);
+    let mut s = db.session();
+    let mut other = db.session();
+    common::run(&mut s, "create table bu (a int, b int)");
+    common::run(
+        &mut s,
+        "insert into bu select (g * 7919) % 20000, g from generate_series(1, 20000) g",
+    );
+    common::run(&mut s, "create index bu_a on bu (a)");
+    common::run(&mut s, "analyze bu");
+    set(&mut s, FORCE_BITMAP);
+    let sql = "select a, b from bu where a < 6000";
+    let mut want = common::texts(&mut s, sql);
+    want.sort();
+    assert_eq!(want.len(), 6000);
+    // After the first batch (the bitmap is built by then), another session
+    // moves rows out of the range and into it, inserts and deletes, and
+    // commits: the scan goes on with its own snapshot.
+    let mut got: Vec<Vec<String>> = Vec::new();
+    let mut changed = false;
+    let mut sink = |_: &[heapdb::session::Column], b: &heapdb::vector::Batch| {
+        for i in 0..b.len {
+            got.push(b.row(i).iter().map(common::text).collect());
+        }
+        if !changed {
+            changed = true;
+            common::run(&mut other, "update bu set a = a + 100000 where a % 3 = 0");
+            common::run(
+                &mut other,
+                "update bu set a = a - 15000 where a >= 15000 and a < 20000",
+            );
+            common::run(
+                &mut other,
+                "insert into bu select g, -g from generate_series(1, 3000) g",
+            );
+            common::run(&mut other, "delete from bu where a % 7 = 1 and a < 6000");
+        }
+        Ok(())
+    };
+    s.execute_streaming(sql, &mut sink).unwrap();
+    assert!(changed, "the scan returned no batch");
+    got.sort();
+    assert_eq!(got, want, "the scan saw its snapshot's rows only");
+    // A new statement sees the changes, through the bitmap as sequentially.
+    let mut now = common::texts(&mut s, sql);
+    set(&mut s, SEQ_ONLY);
+    let mut seq = common::texts(&mut s, sql);
+    now.sort();
+    seq.sort();
+    assert_eq!(now, seq);
+    assert_ne!(now, want);
 }

@@ -22,6 +22,7 @@
 //! counting per page.
 
 pub mod agg;
+pub mod bitmapheap;
 pub mod expr;
 pub mod fastpath;
 pub mod index_maint;
@@ -37,6 +38,7 @@ pub mod sort;
 pub mod spill;
 pub mod strkernels;
 pub mod subplan;
+pub mod tidbitmap;
 
 // The data the executor moves lives in `crate::vector`; these names keep
 // the executor's paths to it short.
@@ -95,6 +97,13 @@ pub trait Operator {
     /// Heap tuples an index-only scan read so far (EXPLAIN ANALYZE's
     /// `Heap Fetches`); `None` for every other operator.
     fn heap_fetches(&self) -> Option<u64> {
+        None
+    }
+
+    /// A bitmap heap scan's page and recheck counts so far (EXPLAIN
+    /// ANALYZE's `Heap Blocks` and `Rows Removed by Index Recheck`);
+    /// `None` for every other operator.
+    fn bitmap_stats(&self) -> Option<bitmapheap::BitmapStats> {
         None
     }
 }
@@ -204,6 +213,7 @@ pub fn scanned_relations(plan: &Plan, out: &mut Vec<u32>) {
     match &plan.node {
         Node::SeqScan { table, .. } => out.push(table.relfilenode),
         Node::IndexScan(s) => out.push(s.table.relfilenode),
+        Node::BitmapHeapScan(s) => out.push(s.table.relfilenode),
         _ => {}
     }
     for c in plan.children() {
@@ -238,6 +248,8 @@ pub struct NodeStats {
     pub summaries: Option<fastpath::summaries::SummaryCounts>,
     /// An index-only scan's heap fetches.
     pub heap_fetches: Option<u64>,
+    /// A bitmap heap scan's pages and rechecks.
+    pub bitmap: Option<bitmapheap::BitmapStats>,
 }
 
 /// Per-node measurements of an EXPLAIN ANALYZE run.
@@ -280,6 +292,7 @@ impl Operator for Instrumented<'_> {
         n.hash = self.inner.hash_stats();
         n.summaries = self.inner.summary_counts();
         n.heap_fetches = self.inner.heap_fetches();
+        n.bitmap = self.inner.bitmap_stats();
         r
     }
 
@@ -311,6 +324,9 @@ pub fn build_instrumented<'a>(
 
 fn count_nodes(plan: &Plan, n: &mut usize) {
     *n += 1;
+    if let Node::BitmapHeapScan(s) = &plan.node {
+        *n += s.bitmap.count();
+    }
     for c in plan.children() {
         count_nodes(c, n);
     }
@@ -457,6 +473,15 @@ pub(crate) fn build_node<'a>(
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
         Node::IndexScan(spec) => Box::new(indexscan::IndexScanOp::new(ctx, spec, None)?),
+        Node::BitmapHeapScan(spec) => {
+            // Its bitmap nodes are numbered right after it.
+            *next_id += spec.bitmap.count();
+            Box::new(bitmapheap::BitmapHeapScanOp::new(
+                ctx,
+                spec,
+                instr.map(|i| (i, id)),
+            )?)
+        }
         Node::IndexNestLoop { .. } => index_nest_loop(plan, ctx, instr, next_id)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),

@@ -81,6 +81,69 @@ pub struct IndexScan {
     pub outer_names: Vec<String>,
 }
 
+/// A bitmap heap scan (see [`Node::BitmapHeapScan`]).
+#[derive(Debug, Clone)]
+pub struct BitmapHeapScan {
+    /// The table.
+    pub table: Arc<TableDef>,
+    /// The name the query calls it (for EXPLAIN).
+    pub alias: String,
+    /// Table column positions produced, in output order.
+    pub columns: Vec<usize>,
+    /// Append the tuple id as an `int8` column, as [`Node::SeqScan`] does.
+    pub with_tid: bool,
+    /// The tree of index scans whose TIDs make the bitmap.
+    pub bitmap: BitmapQual,
+    /// The index conditions, tested again on the tuples of lossy pages,
+    /// over `recheck_columns` (PostgreSQL's `bitmapqualorig`).
+    pub recheck: Option<Expr>,
+    /// Table columns `recheck` reads, in its column order.
+    pub recheck_columns: Vec<usize>,
+    /// `recheck` over the table's columns, as EXPLAIN's `Recheck Cond`.
+    pub recheck_shown: Option<Expr>,
+    /// Rows failing this are dropped, over the output columns.
+    pub filter: Option<Expr>,
+}
+
+/// What builds a bitmap of tuple ids: one index's entries within bounds,
+/// or the intersection or union of such bitmaps (PostgreSQL's Bitmap Index
+/// Scan, BitmapAnd and BitmapOr nodes).
+#[derive(Debug, Clone)]
+pub enum BitmapQual {
+    /// The entries of one index within its bounds.
+    Index(Box<BitmapIndexScan>),
+    /// Tuple ids in every input.
+    And(Vec<BitmapQual>),
+    /// Tuple ids in any input.
+    Or(Vec<BitmapQual>),
+}
+
+/// One index read into a bitmap.
+#[derive(Debug, Clone)]
+pub struct BitmapIndexScan {
+    /// The index (one of the scanned table's indexes).
+    pub index: crate::catalog::IndexDef,
+    /// What to read of it.
+    pub bounds: IndexBounds,
+    /// The conditions the bounds stand for, over the table's columns (for
+    /// EXPLAIN's `Index Cond`; not evaluated).
+    pub index_cond: Vec<Expr>,
+    /// Estimated entries read.
+    pub rows: f64,
+}
+
+impl BitmapQual {
+    /// Nodes in the tree (EXPLAIN ANALYZE numbers each one).
+    pub fn count(&self) -> usize {
+        match self {
+            BitmapQual::Index(_) => 1,
+            BitmapQual::And(v) | BitmapQual::Or(v) => {
+                1 + v.iter().map(|q| q.count()).sum::<usize>()
+            }
+        }
+    }
+}
+
 /// One aggregate computed by an [`Node::Aggregate`].
 #[derive(Debug, Clone)]
 pub struct AggCall {
@@ -177,6 +240,13 @@ pub enum Node {
     /// skips the heap for pages whose visibility-map bit is set). Output
     /// and `filter` as [`Node::SeqScan`]'s.
     IndexScan(Box<IndexScan>),
+    /// PostgreSQL's Bitmap Heap Scan over its bitmap nodes: the tuple ids
+    /// the index scans of `bitmap` find are collected (exact per page, or
+    /// whole pages when `work_mem` would be exceeded) and the heap pages
+    /// visited in block order, each tuple checked against the snapshot;
+    /// tuples of lossy pages are tested against `recheck`. Output and
+    /// `filter` as [`Node::SeqScan`]'s.
+    BitmapHeapScan(Box<BitmapHeapScan>),
     /// Constant rows (`VALUES`, `SELECT` without FROM): each expression is
     /// evaluated once over a one-row, no-column batch.
     Values {
@@ -344,6 +414,7 @@ impl Plan {
         match &self.node {
             Node::SeqScan { .. }
             | Node::IndexScan(_)
+            | Node::BitmapHeapScan(_)
             | Node::Values { .. }
             | Node::Function { .. } => vec![],
             Node::Filter { input, .. }
@@ -368,6 +439,7 @@ impl Plan {
         match &mut self.node {
             Node::SeqScan { .. }
             | Node::IndexScan(_)
+            | Node::BitmapHeapScan(_)
             | Node::Values { .. }
             | Node::Function { .. } => vec![],
             Node::Filter { input, .. }
@@ -414,6 +486,7 @@ impl Node {
         match self {
             Node::SeqScan { filter, .. } => filter.iter_mut().collect(),
             Node::IndexScan(s) => s.filter.iter_mut().collect(),
+            Node::BitmapHeapScan(s) => s.filter.iter_mut().collect(),
             Node::IndexNestLoop {
                 left_key, residual, ..
             } => std::iter::once(left_key)
@@ -449,6 +522,7 @@ impl Node {
         match self {
             Node::SeqScan { filter, .. } => filter.iter().collect(),
             Node::IndexScan(s) => s.filter.iter().collect(),
+            Node::BitmapHeapScan(s) => s.filter.iter().collect(),
             Node::IndexNestLoop {
                 left_key, residual, ..
             } => std::iter::once(left_key).chain(residual.iter()).collect(),

@@ -66,6 +66,16 @@ pub fn column_origins(plan: &Plan) -> Vec<Option<ColumnRef>> {
                 })
             })
             .collect(),
+        Node::BitmapHeapScan(s) => s
+            .columns
+            .iter()
+            .map(|&c| {
+                Some(ColumnRef {
+                    table: s.table.clone(),
+                    column: c,
+                })
+            })
+            .collect(),
         Node::IndexScan(s) => s
             .columns
             .iter()

@@ -135,6 +135,7 @@ fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>)
     let alias = match &mut plan.node {
         Node::SeqScan { alias, .. } => Some(alias),
         Node::IndexScan(s) => Some(&mut s.alias),
+        Node::BitmapHeapScan(s) => Some(&mut s.alias),
         _ => None,
     };
     if let Some(alias) = alias {
@@ -156,7 +157,7 @@ fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>)
 fn is_scan(plan: &Plan) -> bool {
     matches!(
         plan.node,
-        Node::SeqScan { .. } | Node::IndexScan(_) | Node::Function { .. }
+        Node::SeqScan { .. } | Node::IndexScan(_) | Node::BitmapHeapScan(_) | Node::Function { .. }
     )
 }
 
@@ -203,6 +204,11 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
             }
         }
         Node::IndexScan(s) if qualify => {
+            for (k, &c) in s.columns.iter().enumerate() {
+                out[k] = format!("{}.{}", s.alias, s.table.columns[c].name);
+            }
+        }
+        Node::BitmapHeapScan(s) if qualify => {
             for (k, &c) in s.columns.iter().enumerate() {
                 out[k] = format!("{}.{}", s.alias, s.table.columns[c].name);
             }
@@ -392,6 +398,7 @@ fn title_and_details(
             ..
         } => seq_scan_title(cx, plan, my_id, par, table, alias, filter.as_ref()),
         Node::IndexScan(spec) => index_scan_title(cx, plan, my_id, spec),
+        Node::BitmapHeapScan(spec) => bitmap_heap_title(cx, plan, my_id, spec),
         Node::IndexNestLoop { .. } | Node::HashJoin { .. } | Node::NestedLoop { .. } => {
             join_title(plan, par)
         }
@@ -739,6 +746,10 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
         }
         Node::HashJoin { build_left, .. } => {
             hash_join_inputs(cx, &children, *build_left, at, my_id, id, inner);
+        }
+        Node::BitmapHeapScan(spec) => {
+            let names: Vec<String> = spec.table.columns.iter().map(|c| c.name.clone()).collect();
+            bitmap_node(cx, &spec.bitmap, &names, depth + 1, id);
         }
         Node::IndexNestLoop { left, .. } => {
             node(cx, left, at.below(1, inner), id);
@@ -1200,6 +1211,109 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
                 if *g { "GREATEST" } else { "LEAST" },
                 a.join(", ")
             )
+        }
+    }
+}
+
+/// A bitmap heap scan's title (`Bitmap Heap Scan on t x`) and its
+/// `Recheck Cond:`, `Filter:` and, with ANALYZE, `Rows Removed by Index
+/// Recheck:` and `Heap Blocks:` lines, as PostgreSQL 15 prints them.
+fn bitmap_heap_title(
+    cx: &Explainer<'_>,
+    plan: &Plan,
+    my_id: usize,
+    spec: &crate::nodes::plannodes::BitmapHeapScan,
+) -> (String, Vec<String>) {
+    let mut t = format!("Bitmap Heap Scan on {}", spec.table.name);
+    if spec.alias != spec.table.name {
+        t.push(' ');
+        t.push_str(&spec.alias);
+    }
+    let names: Vec<String> = spec.table.columns.iter().map(|c| c.name.clone()).collect();
+    let st = cx
+        .stats
+        .filter(|_| cx.flags.analyze)
+        .and_then(|s| s.get(my_id));
+    let mut d = Vec::new();
+    if let Some(r) = &spec.recheck_shown {
+        d.push(format!("Recheck Cond: {}", deparse(r, &names)));
+        if let Some(b) = st.and_then(|s| s.bitmap).filter(|b| b.recheck_removed > 0) {
+            d.push(format!(
+                "Rows Removed by Index Recheck: {}",
+                b.recheck_removed
+            ));
+        }
+    }
+    if let Some(f) = &spec.filter {
+        d.push(format!(
+            "Filter: {}",
+            deparse(f, &output_columns(plan, false))
+        ));
+        d.extend(removed_line(cx.flags, cx.stats, my_id));
+    }
+    if let Some(b) = st.and_then(|s| s.bitmap) {
+        if b.exact_pages > 0 || b.lossy_pages > 0 {
+            let mut line = "Heap Blocks:".to_string();
+            if b.exact_pages > 0 {
+                line.push_str(&format!(" exact={}", b.exact_pages));
+            }
+            if b.lossy_pages > 0 {
+                line.push_str(&format!(" lossy={}", b.lossy_pages));
+            }
+            d.push(line);
+        }
+    }
+    (t, d)
+}
+
+/// One node of a bitmap tree (`Bitmap Index Scan on i`, `BitmapAnd`,
+/// `BitmapOr`) at `depth`, then its inputs; `names`: the table's columns.
+/// Node ids continue the heap scan's pre-order numbering.
+fn bitmap_node(
+    cx: &mut Explainer<'_>,
+    q: &crate::nodes::plannodes::BitmapQual,
+    names: &[String],
+    depth: usize,
+    id: &mut usize,
+) {
+    use crate::nodes::plannodes::BitmapQual;
+    let my_id = *id;
+    *id += 1;
+    let (title, rows, details) = match q {
+        BitmapQual::Index(s) => {
+            let conds: Vec<String> = s.index_cond.iter().map(|c| deparse(c, names)).collect();
+            let d = match conds.len() {
+                0 => vec![],
+                1 => vec![format!("Index Cond: {}", conds[0])],
+                _ => vec![format!("Index Cond: ({})", conds.join(" AND "))],
+            };
+            (format!("Bitmap Index Scan on {}", s.index.name), s.rows, d)
+        }
+        BitmapQual::And(_) => ("BitmapAnd".to_string(), 0.0, vec![]),
+        BitmapQual::Or(_) => ("BitmapOr".to_string(), 0.0, vec![]),
+    };
+    let mut line = format!("{}->  {title}", " ".repeat((depth - 1) * 6 + 2));
+    if cx.flags.costs {
+        line.push_str(&format!("  (rows={rows:.0} width=0)"));
+    }
+    let st = cx
+        .stats
+        .filter(|_| cx.flags.analyze)
+        .and_then(|s| s.get(my_id));
+    if let Some(st) = st {
+        line.push_str(&actual(st, cx.flags));
+    }
+    cx.out.push(line);
+    let pad = depth * 6 + 2;
+    for d in details {
+        cx.out.push(format!("{}{d}", " ".repeat(pad)));
+    }
+    if let (true, Some(st)) = (cx.flags.buffers, st) {
+        cx.out.extend(buffers_line(st, pad));
+    }
+    if let BitmapQual::And(v) | BitmapQual::Or(v) = q {
+        for c in v {
+            bitmap_node(cx, c, names, depth + 1, id);
         }
     }
 }

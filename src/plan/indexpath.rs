@@ -49,15 +49,15 @@ use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType, Value};
 
 /// PostgreSQL's planner cost constants (their defaults).
-const SEQ_PAGE_COST: f64 = 1.0;
-const RANDOM_PAGE_COST: f64 = 4.0;
-const CPU_TUPLE_COST: f64 = 0.01;
+pub(super) const SEQ_PAGE_COST: f64 = 1.0;
+pub(super) const RANDOM_PAGE_COST: f64 = 4.0;
+pub(super) const CPU_TUPLE_COST: f64 = 0.01;
 const CPU_INDEX_TUPLE_COST: f64 = 0.005;
-const CPU_OPERATOR_COST: f64 = 0.0025;
+pub(super) const CPU_OPERATOR_COST: f64 = 0.0025;
 /// `effective_cache_size` in pages (4GB).
 const EFFECTIVE_CACHE_PAGES: f64 = 524_288.0;
 /// What a disabled path costs extra (`disable_cost`).
-const DISABLE_COST: f64 = 1.0e10;
+pub(super) const DISABLE_COST: f64 = 1.0e10;
 /// At most this many key ranges (combinations of IN values) per scan.
 const MAX_RANGES: usize = 10_000;
 
@@ -182,7 +182,7 @@ fn unfiltered_scan_below(plan: &mut Plan) -> Option<&mut IndexScan> {
 /// One WHERE conjunct an index can use: its table column, what it says,
 /// and the condition as EXPLAIN's `Index Cond` prints it (column left).
 #[derive(Debug, Clone)]
-struct Qual {
+pub(super) struct Qual {
     col: usize,
     kind: QualKind,
     shown: Expr,
@@ -251,7 +251,7 @@ fn flip(op: BinaryOp) -> BinaryOp {
 
 /// The conjunct `e` as a [`Qual`] over the scan's columns, if an index
 /// could use it.
-fn qual_of(e: &Expr, columns: &[usize], table: &TableDef) -> Option<Qual> {
+pub(super) fn qual_of(e: &Expr, columns: &[usize], table: &TableDef) -> Option<Qual> {
     match &e.kind {
         ExprKind::Binary(op, a, b)
             if matches!(
@@ -315,19 +315,19 @@ fn qual_of(e: &Expr, columns: &[usize], table: &TableDef) -> Option<Qual> {
 }
 
 /// What an index can do for a scan's conjuncts.
-struct Matched {
-    bounds: IndexBounds,
+pub(super) struct Matched {
+    pub(super) bounds: IndexBounds,
     /// Positions of the conjuncts the bounds stand for.
-    used: Vec<usize>,
+    pub(super) used: Vec<usize>,
     /// Those conjuncts as `Index Cond` prints them, in key column order.
-    cond: Vec<Expr>,
+    pub(super) cond: Vec<Expr>,
     /// Key ranges the scan walks.
-    nscans: usize,
+    pub(super) nscans: usize,
 }
 
 /// Matches the conjuncts (`quals[i]` for conjunct `i`) to the key columns
 /// of `ix`: equalities on a prefix, then one range.
-fn match_index(ix: &IndexDef, quals: &[Option<Qual>]) -> Matched {
+pub(super) fn match_index(ix: &IndexDef, quals: &[Option<Qual>]) -> Matched {
     let mut m = Matched {
         bounds: IndexBounds::default(),
         used: Vec::new(),
@@ -399,7 +399,7 @@ fn returnable(ty: &DataType) -> bool {
 
 /// Live rows of a table now (`reltuples` scaled to the current size, as
 /// the binder's scan estimate).
-fn table_rows(table: &TableDef, pages: f64, fallback: f64) -> f64 {
+pub(super) fn table_rows(table: &TableDef, pages: f64, fallback: f64) -> f64 {
     match &table.stats {
         Some(s) if s.relpages > 0 => s.reltuples / s.relpages as f64 * pages,
         Some(s) => s.reltuples,
@@ -448,9 +448,9 @@ fn pages_fetched(n: f64, t: f64) -> f64 {
 }
 
 /// What one candidate costs: (startup, total), PostgreSQL's units.
-struct Cost {
-    startup: f64,
-    total: f64,
+pub(super) struct Cost {
+    pub(super) startup: f64,
+    pub(super) total: f64,
 }
 
 /// `cost_index` for an index scan reading `sel` of the table's `tuples`
@@ -470,17 +470,12 @@ fn index_cost(
     filter_ops: f64,
     allvis: Option<f64>,
 ) -> Cost {
-    let leaf = index_pages(table, ix, tuples * ix_frac);
     let fetched = (sel * tuples).max(1.0).round();
-    let height = (leaf.ln() / 300f64.ln()).ceil().max(0.0) + 1.0;
-    let descent = (tuples.max(2.0).log2().ceil() + (height + 1.0) * 50.0) * CPU_OPERATOR_COST;
-    let index_pages_read = (fetched / (tuples * ix_frac).max(1.0) * leaf)
-        .ceil()
-        .clamp(nscans as f64, leaf.max(nscans as f64));
-    let startup = descent;
-    let index_run = index_pages_read * RANDOM_PAGE_COST
-        + fetched * (CPU_INDEX_TUPLE_COST + nquals as f64 * CPU_OPERATOR_COST)
-        + descent * (nscans as f64 - 1.0);
+    let Cost {
+        startup,
+        total: index_total,
+    } = index_part_cost(table, ix, ix_frac, tuples, sel, nscans, nquals);
+    let index_run = index_total - startup;
     let mut heap_pages = pages_fetched(fetched, pages);
     if let Some(v) = allvis {
         heap_pages = (heap_pages * (1.0 - v)).ceil();
@@ -493,15 +488,43 @@ fn index_cost(
     }
 }
 
+/// The index's own part of [`index_cost`] (PostgreSQL's
+/// `genericcostestimate` with `btcostestimate`'s descent costs): startup
+/// and total, without the heap.
+pub(super) fn index_part_cost(
+    table: &TableDef,
+    ix: &IndexDef,
+    ix_frac: f64,
+    tuples: f64,
+    sel: f64,
+    nscans: usize,
+    nquals: usize,
+) -> Cost {
+    let leaf = index_pages(table, ix, tuples * ix_frac);
+    let fetched = (sel * tuples).max(1.0).round();
+    let height = (leaf.ln() / 300f64.ln()).ceil().max(0.0) + 1.0;
+    let descent = (tuples.max(2.0).log2().ceil() + (height + 1.0) * 50.0) * CPU_OPERATOR_COST;
+    let index_pages_read = (fetched / (tuples * ix_frac).max(1.0) * leaf)
+        .ceil()
+        .clamp(nscans as f64, leaf.max(nscans as f64));
+    let index_run = index_pages_read * RANDOM_PAGE_COST
+        + fetched * (CPU_INDEX_TUPLE_COST + nquals as f64 * CPU_OPERATOR_COST)
+        + descent * (nscans as f64 - 1.0);
+    Cost {
+        startup: descent,
+        total: descent + index_run,
+    }
+}
+
 /// A sequential scan's cost with a filter of `filter_ops` operators.
 fn seq_cost(pages: f64, tuples: f64, filter_ops: f64) -> f64 {
     pages * SEQ_PAGE_COST + tuples * (CPU_TUPLE_COST + filter_ops * CPU_OPERATOR_COST)
 }
 
 /// The candidate index scans of one sequential scan.
-struct Candidate {
-    plan: Plan,
-    cost: Cost,
+pub(super) struct Candidate {
+    pub(super) plan: Plan,
+    pub(super) cost: Cost,
 }
 
 /// The cheapest index scan for the sequential scan `scan` (a
@@ -655,7 +678,7 @@ fn candidates(
 /// Returns the positions of the conjuncts the predicate implies in turn,
 /// which the scan need not test again (`create_indexscan_plan`), and the
 /// predicate over the scan's columns.
-fn partial_usable(
+pub(super) fn partial_usable(
     ix: &IndexDef,
     columns: &[usize],
     parts: &[Expr],
@@ -676,7 +699,7 @@ fn partial_usable(
 }
 
 /// The fraction of the table the index conditions select.
-fn index_selectivity(
+pub(super) fn index_selectivity(
     m: &Matched,
     quals: &[Option<Qual>],
     parts: &[Expr],
@@ -760,7 +783,9 @@ fn order_direction(
 /// The cheapest candidate for a scan's conditions alone, if it beats the
 /// sequential scan.
 fn choose(scan: &Plan, needed: Option<&[usize]>, ctx: &dyn PlanContext) -> Option<Plan> {
-    let best = candidates(scan, needed, None, ctx)
+    let mut all = candidates(scan, needed, None, ctx);
+    all.extend(super::bitmappath::candidates(scan, ctx));
+    let best = all
         .into_iter()
         .min_by(|a, b| a.cost.total.total_cmp(&b.cost.total))?;
     (best.cost.total < seq_scan_cost(scan, ctx)).then_some(best.plan)
@@ -791,6 +816,10 @@ fn choose_pruned(scan: &Plan, used: &[usize], ctx: &dyn PlanContext) -> Option<(
     let mut p = choose(scan, Some(used), ctx)?;
     let n = p.fields.len();
     let identity: Vec<usize> = (0..n).collect();
+    if matches!(p.node, Node::BitmapHeapScan(_)) {
+        let map = super::bitmappath::prune(&mut p, used);
+        return Some((p, map));
+    }
     let Node::IndexScan(spec) = &mut p.node else {
         return Some((p, identity));
     };

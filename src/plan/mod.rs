@@ -19,6 +19,7 @@
 
 mod array;
 pub mod bind;
+pub mod bitmappath;
 pub mod dummy;
 pub mod estimate;
 pub mod explain;
