@@ -376,6 +376,7 @@ mod tests {
         let v1 = CatalogView {
             snapshot: &s1,
             txns: &tm,
+            temp_ns: 0,
         };
         cat.create_view(&v1, x1, def(20000, "kept", vec![16384]))
             .unwrap();
@@ -389,6 +390,7 @@ mod tests {
         let v2 = CatalogView {
             snapshot: &s2,
             txns: &tm,
+            temp_ns: 0,
         };
         cat.create_view(&v2, x2, def(20002, "lost", vec![20000]))
             .unwrap();
@@ -405,6 +407,7 @@ mod tests {
         let va = CatalogView {
             snapshot: &after,
             txns: &tm,
+            temp_ns: 0,
         };
         let names: Vec<String> = cat.views(&va).iter().map(|v| v.name.clone()).collect();
         assert_eq!(names, ["kept"]);
