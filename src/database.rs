@@ -68,6 +68,8 @@ pub struct DbInner {
     closed: std::sync::atomic::AtomicBool,
     /// Table and transaction locks.
     pub locks: LockManager,
+    /// The temporary namespaces sessions hold (`pg_temp_N`), by number.
+    temp_namespaces: Mutex<std::collections::BTreeSet<u32>>,
     /// Open heaps by relfilenode (each keeps its free-space hints).
     relcache: Mutex<HashMap<u32, Arc<HeapRelation>>>,
     /// Holds the directory's lock for as long as the database is open.
@@ -210,6 +212,7 @@ impl Database {
                 .update(|d| d.clean_shutdown = false)?;
         }
         let catalog = Catalog::open_with(&dir, &txns, new, &crate::plan::indexpred::bind_stored)?;
+        drop_orphan_temp(&catalog, &txns, &wal, &pool)?;
         if new {
             // Control file, commit log, log and catalog are all there.
             mark_init(&dir, false)?;
@@ -232,6 +235,7 @@ impl Database {
                 crashed: std::sync::atomic::AtomicBool::new(false),
                 closed: std::sync::atomic::AtomicBool::new(false),
                 locks: LockManager::new(),
+                temp_namespaces: Mutex::new(std::collections::BTreeSet::new()),
                 relcache: Mutex::new(HashMap::new()),
                 _lock: lock,
             }),
@@ -333,12 +337,65 @@ impl Database {
         self.pool.drop_relation(RelFileNode(relfilenode))
     }
 
+    /// Claims the smallest free temporary namespace number (from 1) for a
+    /// session's temporary tables.
+    pub fn claim_temp_namespace(&self) -> u32 {
+        let mut held = self
+            .temp_namespaces
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let n = (1..).find(|n| !held.contains(n)).unwrap_or(u32::MAX);
+        held.insert(n);
+        n
+    }
+
+    /// Gives temporary namespace `n` back (its session ended with no
+    /// temporary table left in it).
+    pub fn release_temp_namespace(&self, n: u32) {
+        self.temp_namespaces
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&n);
+    }
+
     /// Runs a checkpoint (`CHECKPOINT`): every dirty buffer written and
     /// synced, the commit log flushed, the redo point recorded, old log
     /// segments removed.
     pub fn checkpoint(&self) -> Result<()> {
         self.checkpointer.checkpoint(false).map(|_| ())
     }
+}
+
+/// Drops the temporary tables a process that died left in the catalog
+/// (PostgreSQL's `RemovePgTempFiles` and its cleanup of a dead backend's
+/// temporary namespace): their files are removed by a transaction whose
+/// commit record names them, logged and flushed first, so redo after a
+/// later crash removes them again; then they leave the catalog file. A
+/// crash in between leaves catalog entries whose files are gone, and the
+/// next open does it again (removing a missing file is no error).
+fn drop_orphan_temp(
+    catalog: &Catalog,
+    txns: &TxnManager,
+    wal: &Arc<Wal>,
+    pool: &Arc<BufferPool>,
+) -> Result<()> {
+    let files = catalog.temp_relation_files();
+    if files.is_empty() {
+        return Ok(());
+    }
+    let xid = txns.begin()?;
+    let lsn = wal.insert(
+        xid,
+        &WalRecord::Commit {
+            drops: files.clone(),
+        },
+    );
+    wal.flush(lsn)?;
+    txns.commit(xid)?;
+    for rel in files {
+        pool.drop_relation(RelFileNode(rel))?;
+    }
+    catalog.forget_temp()
 }
 
 /// The file that marks a data directory whose first open has not finished

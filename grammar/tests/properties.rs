@@ -603,6 +603,8 @@ fn statement() -> BoxedStrategy<Statement> {
         )
             .prop_map(|(if_not_exists, name, columns, query)| {
                 Statement::CreateTableAs(Box::new(CreateTableAs {
+                    temp: if_not_exists,
+                    on_commit: if_not_exists.then_some(OnCommit::Drop),
                     if_not_exists,
                     name,
                     columns,
@@ -649,6 +651,8 @@ fn statement() -> BoxedStrategy<Statement> {
             .prop_map(
                 |(if_not_exists, name, columns, constraints, with_options)| {
                     Statement::CreateTable(Box::new(CreateTable {
+                        temp: !if_not_exists,
+                        on_commit: (!if_not_exists).then_some(OnCommit::DeleteRows),
                         if_not_exists,
                         name,
                         columns,

@@ -152,15 +152,32 @@ impl Catalog {
             || self.lookup_view(view, name).is_some()
     }
 
-    /// The table that owns index `name`, and the index's position in it.
-    pub fn index_owner(&self, view: &CatalogView, name: &str) -> Option<(Arc<TableDef>, usize)> {
+    /// Whether a relation named `name` is visible to `view` in one
+    /// namespace: the reader's temporary one when `temp` (tables and their
+    /// indexes), else the permanent one (tables, indexes and views).
+    pub fn relation_name_taken_in(&self, view: &CatalogView, name: &str, temp: bool) -> bool {
         self.read()
             .versions
             .iter()
-            .filter(|v| view.sees(v))
-            .find_map(|v| {
-                let pos = v.def.indexes.iter().position(|i| i.name == name)?;
-                Some((v.def.clone(), pos))
-            })
+            .filter(|v| (v.temp_ns != 0) == temp && view.sees(v))
+            .any(|v| v.def.name == name || v.def.indexes.iter().any(|i| i.name == name))
+            || (!temp && self.lookup_view(view, name).is_some())
+    }
+
+    /// The table that owns index `name`, and the index's position in it:
+    /// an index of the reader's temporary tables first (`pg_temp` comes
+    /// first in PostgreSQL's search path).
+    pub fn index_owner(&self, view: &CatalogView, name: &str) -> Option<(Arc<TableDef>, usize)> {
+        let st = self.read();
+        let mut found = None;
+        for v in st.versions.iter().filter(|v| view.sees(v)) {
+            if let Some(pos) = v.def.indexes.iter().position(|i| i.name == name) {
+                if v.temp_ns != 0 {
+                    return Some((v.def.clone(), pos));
+                }
+                found = found.or_else(|| Some((v.def.clone(), pos)));
+            }
+        }
+        found
     }
 }

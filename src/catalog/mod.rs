@@ -18,6 +18,16 @@
 //! catalog. (The write-ahead log will replace the whole-file rewrite by log
 //! records.)
 //!
+//! Temporary tables (`CREATE TEMP TABLE`) are versions like any other,
+//! tagged with the temporary namespace of the session that made them
+//! (PostgreSQL's `pg_temp_N`, N from 1, the smallest free one): only a view
+//! of that namespace ([`CatalogView::temp_ns`]) sees them, and a lookup
+//! finds them before a permanent table of the same name (PostgreSQL puts
+//! `pg_temp` first in the search path). They are written to the file like
+//! every version, so that the open after a crash finds them and drops them
+//! ([`Catalog::temp_relation_files`], [`Catalog::forget_temp`]); their
+//! session drops them when it ends.
+//!
 //! Locking: one `RwLock` over the version list; lookups take it shared for a
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
@@ -42,6 +52,18 @@ use crate::types::{value_to_string, DataType, Value};
 /// Object ids below this are reserved; user tables start here, as in
 /// PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16384;
+
+/// The name to look a table up by when the statement wrote `schema.name`:
+/// `pg_temp.name` and `public.name` name one namespace
+/// ([`Catalog::lookup`]); any other schema is not told apart (heapdb has no
+/// others), and an unqualified name is searched for in the session's
+/// temporary namespace first.
+pub fn qualified_name<'a>(schema: Option<&str>, name: &'a str) -> std::borrow::Cow<'a, str> {
+    match schema {
+        Some(s @ ("pg_temp" | "public")) => format!("{s}.{name}").into(),
+        _ => name.into(),
+    }
+}
 
 /// One column of a table.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,6 +151,8 @@ struct Version {
     xmin: Xid,
     xmax: Xid,
     def: Arc<TableDef>,
+    /// The temporary namespace the table lives in; 0 for a permanent one.
+    temp_ns: u32,
 }
 
 #[derive(Debug, Default)]
@@ -159,6 +183,9 @@ pub struct CatalogView<'a> {
     pub snapshot: &'a Snapshot,
     /// The transaction manager, for commit status.
     pub txns: &'a TxnManager,
+    /// The reader's temporary namespace (0: none yet): its temporary
+    /// tables are visible, and found before permanent ones.
+    pub temp_ns: u32,
 }
 
 impl CatalogView<'_> {
@@ -173,7 +200,9 @@ impl CatalogView<'_> {
     }
 
     fn sees(&self, v: &Version) -> bool {
-        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
+        (v.temp_ns == 0 || v.temp_ns == self.temp_ns)
+            && self.committed_visible(v.xmin)
+            && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
     }
 }
 
@@ -249,13 +278,110 @@ impl Catalog {
         self.state.write().expect("catalog lock poisoned")
     }
 
-    /// The table `name` as `view` sees it.
+    /// The table `name` as `view` sees it: its own temporary table of that
+    /// name first, else the permanent one. A name qualified by
+    /// [`qualified_name`] (`pg_temp.t`, `public.t`) is looked up in that
+    /// namespace only.
     pub fn lookup(&self, view: &CatalogView, name: &str) -> Option<Arc<TableDef>> {
+        if let Some((schema, rel)) = name.split_once('.') {
+            match schema {
+                "pg_temp" => return self.lookup_in(view, rel, true),
+                "public" => return self.lookup_in(view, rel, false),
+                _ => {}
+            }
+        }
+        let st = self.read();
+        let mut found = None;
+        for v in st.versions.iter().filter(|v| v.def.name == name) {
+            if view.sees(v) {
+                if v.temp_ns != 0 {
+                    return Some(v.def.clone());
+                }
+                found = Some(v.def.clone());
+            }
+        }
+        found
+    }
+
+    /// The table `name` of one namespace as `view` sees it: its temporary
+    /// namespace (`pg_temp.name`) when `temp`, else the permanent one
+    /// (`public.name`).
+    pub fn lookup_in(&self, view: &CatalogView, name: &str, temp: bool) -> Option<Arc<TableDef>> {
         self.read()
             .versions
             .iter()
-            .find(|v| v.def.name == name && view.sees(v))
+            .find(|v| v.def.name == name && (v.temp_ns != 0) == temp && view.sees(v))
             .map(|v| v.def.clone())
+    }
+
+    /// The table of object id `oid` as `view` sees it.
+    pub fn by_oid(&self, view: &CatalogView, oid: u32) -> Option<Arc<TableDef>> {
+        self.read()
+            .versions
+            .iter()
+            .find(|v| v.def.oid == oid && view.sees(v))
+            .map(|v| v.def.clone())
+    }
+
+    /// The name that finds `def` whatever shadows it: `pg_temp.name` for a
+    /// temporary table, `public.name` for a permanent one.
+    pub fn qualified(&self, def: &TableDef) -> String {
+        let schema = if self.is_temp(def.oid) {
+            "pg_temp"
+        } else {
+            "public"
+        };
+        format!("{schema}.{}", def.name)
+    }
+
+    /// Whether table `oid` is a temporary one.
+    pub fn is_temp(&self, oid: u32) -> bool {
+        self.read()
+            .versions
+            .iter()
+            .any(|v| v.def.oid == oid && v.temp_ns != 0)
+    }
+
+    /// The names of the live temporary tables of namespace `ns` (those its
+    /// session must drop when it ends).
+    pub fn temp_tables(&self, ns: u32) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .read()
+            .versions
+            .iter()
+            .filter(|v| ns != 0 && v.temp_ns == ns && v.xmax == INVALID_XID)
+            .map(|v| v.def.name.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Every relation file of every temporary table in the catalog, heaps
+    /// and indexes: at open, what a crashed process left behind.
+    pub fn temp_relation_files(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        for v in self.read().versions.iter().filter(|v| v.temp_ns != 0) {
+            out.push(v.def.relfilenode);
+            out.extend(v.def.indexes.iter().map(|i| i.relfilenode));
+        }
+        out
+    }
+
+    /// Removes every temporary table from the catalog and writes the file
+    /// (at open, once [`Catalog::temp_relation_files`] are dropped: no
+    /// session owns them any more).
+    pub fn forget_temp(&self) -> Result<()> {
+        let removed = {
+            let mut st = self.write();
+            let before = st.versions.len();
+            st.versions.retain(|v| v.temp_ns == 0);
+            before != st.versions.len()
+        };
+        if removed {
+            self.persist()?;
+        }
+        Ok(())
     }
 
     /// Like [`lookup`](Self::lookup) but an error `relation "name" does not
@@ -311,13 +437,28 @@ impl Catalog {
     /// table of that name is visible to `view` or being created by another
     /// running transaction.
     pub fn create(&self, view: &CatalogView, xid: Xid, def: TableDef) -> Result<Arc<TableDef>> {
+        self.create_in(view, xid, def, false)
+    }
+
+    /// [`Catalog::create`] in the reader's temporary namespace when `temp`
+    /// (which `view.temp_ns` names), else the permanent one: a name clashes
+    /// only with relations of the same namespace.
+    pub fn create_in(
+        &self,
+        view: &CatalogView,
+        xid: Xid,
+        def: TableDef,
+        temp: bool,
+    ) -> Result<Arc<TableDef>> {
+        let temp_ns = if temp { view.temp_ns } else { 0 };
         let mut st = self.write();
         let clash = st.versions.iter().any(|v| {
-            (v.def.name == def.name || v.def.indexes.iter().any(|i| i.name == def.name))
+            v.temp_ns == temp_ns
+                && (v.def.name == def.name || v.def.indexes.iter().any(|i| i.name == def.name))
                 && (view.sees(v)
                     || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
         });
-        if clash || Self::view_name_taken(&st, view, xid, &def.name) {
+        if clash || (!temp && Self::view_name_taken(&st, view, xid, &def.name)) {
             return Err(err!(
                 DuplicateTable,
                 "relation \"{}\" already exists",
@@ -329,6 +470,7 @@ impl Catalog {
             xmin: xid,
             xmax: INVALID_XID,
             def: def.clone(),
+            temp_ns,
         });
         Ok(def)
     }
@@ -379,11 +521,13 @@ impl Catalog {
             return Ok(());
         }
         old.xmax = xid;
+        let temp_ns = old.temp_ns;
         if let Some(def) = replacement {
             st.versions.push(Version {
                 xmin: xid,
                 xmax: INVALID_XID,
                 def: Arc::new(def),
+                temp_ns,
             });
         }
         Ok(())

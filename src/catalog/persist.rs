@@ -8,7 +8,7 @@
 //! ```text
 //! heapdb-catalog 2
 //! next_oid 16390
-//! table <oid> <relfilenode> <xmin> <xmax> <name>
+//! table <oid> <relfilenode> <xmin> <xmax> <name> [<temporary namespace>]
 //! column <name> <type> <not_null 0|1> <default or ->
 //! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ... [<predicate>]
 //! stats <reltuples> <relpages>
@@ -240,13 +240,17 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     for v in &st.versions {
         let d = &v.def;
         text.push_str(&format!(
-            "table {} {} {} {} {}\n",
+            "table {} {} {} {} {}",
             d.oid,
             d.relfilenode,
             v.xmin,
             v.xmax,
             esc(&d.name)
         ));
+        if v.temp_ns != 0 {
+            text.push_str(&format!(" {}", v.temp_ns));
+        }
+        text.push('\n');
         for c in &d.columns {
             text.push_str(&format!(
                 "column {} {} {} {}\n",
@@ -362,6 +366,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
     }
     let mut st = State::default();
     let mut tables: Vec<(u32, u32, TableDef)> = Vec::new();
+    let mut temp_ns: Vec<u32> = Vec::new();
     let mut views: Vec<super::view::Pending> = Vec::new();
     for line in lines {
         let f: Vec<&str> = line.split(' ').collect();
@@ -374,6 +379,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "next_oid" => st.next_oid = num(1)? as u32,
             "table" => {
                 let name = unesc(f.get(5).ok_or_else(|| corrupt("short table line"))?)?;
+                temp_ns.push(if f.len() > 6 { num(6)? as u32 } else { 0 });
                 tables.push((
                     num(3)? as u32,
                     num(4)? as u32,
@@ -462,10 +468,12 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
     }
     st.versions = tables
         .into_iter()
-        .map(|(xmin, xmax, def)| Version {
+        .zip(temp_ns)
+        .map(|((xmin, xmax, def), temp_ns)| Version {
             xmin,
             xmax,
             def: Arc::new(def),
+            temp_ns,
         })
         .collect();
     st.views = super::view::finish(views)?;
@@ -508,6 +516,9 @@ mod tests {
                         predicate: None,
                     }],
                 }),
+                // A temporary table's namespace survives the file (its
+                // open after a crash must find it to drop it).
+                temp_ns: 3,
             }],
             next_oid: 16385,
             views: Vec::new(),
@@ -524,6 +535,7 @@ mod tests {
         let st = read(&path, &super::super::index::no_binder).unwrap();
         assert_eq!(st.versions[0].def.name, "t");
         assert_eq!(st.versions[0].def, sample().versions[0].def);
+        assert_eq!(st.versions[0].temp_ns, 3);
         for i in 0..good.len() {
             for bit in [0x01u8, 0x20] {
                 let mut b = good.clone();

@@ -44,6 +44,7 @@ fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
     let v1 = CatalogView {
         snapshot: &s1,
         txns: &tm,
+        temp_ns: 0,
     };
     cat.create(&v1, x1, table(&cat, "t")).unwrap();
     assert!(cat.lookup(&v1, "t").is_some(), "own creation is visible");
@@ -51,6 +52,7 @@ fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
     let vo = CatalogView {
         snapshot: &other,
         txns: &tm,
+        temp_ns: 0,
     };
     assert!(cat.lookup(&vo, "t").is_none());
     let x2 = tm.begin().unwrap();
@@ -58,6 +60,7 @@ fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
     let v2 = CatalogView {
         snapshot: &s2,
         txns: &tm,
+        temp_ns: 0,
     };
     let e = cat.create(&v2, x2, table(&cat, "t")).unwrap_err();
     assert_eq!(e.message, "relation \"t\" already exists");
@@ -68,6 +71,7 @@ fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
     let va = CatalogView {
         snapshot: &after,
         txns: &tm,
+        temp_ns: 0,
     };
     assert_eq!(cat.get(&va, "t").unwrap().columns.len(), 2);
     assert_eq!(
@@ -80,6 +84,7 @@ fn create_is_invisible_to_others_until_commit_and_undone_by_abort() {
     let v3 = CatalogView {
         snapshot: &s3,
         txns: &tm,
+        temp_ns: 0,
     };
     cat.create(&v3, x3, table(&cat, "gone")).unwrap();
     cat.abort(x3);
@@ -99,6 +104,7 @@ fn drop_and_replace_are_versions() {
             &CatalogView {
                 snapshot: &s1,
                 txns: &tm,
+                temp_ns: 0,
             },
             x1,
             table(&cat, "t"),
@@ -112,6 +118,7 @@ fn drop_and_replace_are_versions() {
     let v2 = CatalogView {
         snapshot: &s2,
         txns: &tm,
+        temp_ns: 0,
     };
     let mut truncated = (*t).clone();
     truncated.relfilenode = cat.next_oid();
@@ -124,6 +131,7 @@ fn drop_and_replace_are_versions() {
     let vo = CatalogView {
         snapshot: &old_reader,
         txns: &tm,
+        temp_ns: 0,
     };
     assert_eq!(cat.get(&vo, "t").unwrap().relfilenode, t.relfilenode);
     // A concurrent change of the same table is a serialization failure.
@@ -134,6 +142,7 @@ fn drop_and_replace_are_versions() {
             &CatalogView {
                 snapshot: &s3,
                 txns: &tm,
+                temp_ns: 0,
             },
             x3,
             t.oid,
@@ -152,6 +161,7 @@ fn drop_and_replace_are_versions() {
     let vn = CatalogView {
         snapshot: &now,
         txns: &tm,
+        temp_ns: 0,
     };
     let t2 = cat.get(&vn, "t").unwrap();
     assert_eq!(t2.relfilenode, truncated.relfilenode);
@@ -166,6 +176,7 @@ fn drop_and_replace_are_versions() {
         &CatalogView {
             snapshot: &s4,
             txns: &tm,
+            temp_ns: 0,
         },
         x4,
         t2.oid,
@@ -179,7 +190,8 @@ fn drop_and_replace_are_versions() {
         .lookup(
             &CatalogView {
                 snapshot: &later,
-                txns: &tm
+                txns: &tm,
+                temp_ns: 0,
             },
             "t"
         )
@@ -212,6 +224,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
         &CatalogView {
             snapshot: &s1,
             txns: &tm,
+            temp_ns: 0,
         },
         x1,
         def.clone(),
@@ -225,6 +238,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
         &CatalogView {
             snapshot: &s2,
             txns: &tm,
+            temp_ns: 0,
         },
         x2,
         table(&cat, "u"),
@@ -238,6 +252,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
     let v = CatalogView {
         snapshot: &now,
         txns: &tm,
+        temp_ns: 0,
     };
     assert!(cat.lookup(&v, "u").is_none());
     assert_eq!(cat.get(&v, "s").unwrap().stats, def.stats);

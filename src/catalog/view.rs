@@ -404,6 +404,7 @@ mod tests {
         let v1 = CatalogView {
             snapshot: &s1,
             txns: &tm,
+            temp_ns: 0,
         };
         let kept = def(20000, "kept", vec![16384]).with_check_option(Some(ast::CheckOption::Local));
         cat.create_view(&v1, x1, kept.clone()).unwrap();
@@ -417,6 +418,7 @@ mod tests {
         let v2 = CatalogView {
             snapshot: &s2,
             txns: &tm,
+            temp_ns: 0,
         };
         cat.create_view(&v2, x2, def(20002, "lost", vec![20000]))
             .unwrap();
@@ -433,6 +435,7 @@ mod tests {
         let va = CatalogView {
             snapshot: &after,
             txns: &tm,
+            temp_ns: 0,
         };
         let names: Vec<String> = cat.views(&va).iter().map(|v| v.name.clone()).collect();
         assert_eq!(names, ["kept"]);

@@ -59,6 +59,9 @@ pub struct DdlContext<'a> {
     pub open_relation: OpenRelation<'a>,
     /// Creates a heap ([`DdlContext::create_heap`]).
     pub create_relation: CreateRelation<'a>,
+    /// The session's temporary namespace (0: it has none yet), whose
+    /// tables its lookups find first.
+    pub temp_ns: u32,
     /// The ring sizes of the session's buffer access strategies.
     pub ring_sizes: RingSizes,
     /// Set when the command changed the catalog (written before commit).
@@ -75,6 +78,7 @@ impl DdlContext<'_> {
         CatalogView {
             snapshot: self.snapshot,
             txns: self.txns,
+            temp_ns: self.temp_ns,
         }
     }
 

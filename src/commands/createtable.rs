@@ -22,7 +22,7 @@ use heapdb_grammar::ast;
 
 use super::context::DdlContext;
 use super::view::DropTarget;
-use crate::catalog::{Catalog, CatalogView, ColumnDef, TableDef};
+use crate::catalog::{qualified_name, Catalog, CatalogView, ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::modify::RowWriter;
@@ -50,15 +50,17 @@ pub struct TableSpec {
     pub uniques: Vec<Vec<String>>,
 }
 
-/// CREATE TABLE [AS] of a name that exists under `view`: PostgreSQL's
+/// CREATE TABLE [AS] of a name that exists under `view` in the namespace
+/// the table goes to (the reader's temporary one when `temp`): PostgreSQL's
 /// error, or with IF NOT EXISTS its notice (`Some`: the statement is done).
 pub fn skip_existing(
     catalog: &Catalog,
     view: &CatalogView<'_>,
     name: &ast::ObjectName,
     if_not_exists: bool,
+    temp: bool,
 ) -> Result<Option<String>> {
-    if catalog.lookup(view, &name.name).is_none() {
+    if catalog.lookup_in(view, &name.name, temp).is_none() {
         return Ok(None);
     }
     if if_not_exists {
@@ -225,8 +227,9 @@ pub fn query_columns(c: &ast::CreateTableAs, plan: &Plan) -> Result<Vec<ColumnDe
 }
 
 impl DdlContext<'_> {
-    /// Creates a table's files and catalog entry in the transaction.
-    fn add_table(&mut self, name: &str, columns: Vec<ColumnDef>) -> Result<TableDef> {
+    /// Creates a table's files and catalog entry in the transaction (in
+    /// the session's temporary namespace when `temp`).
+    fn add_table(&mut self, name: &str, columns: Vec<ColumnDef>, temp: bool) -> Result<TableDef> {
         if columns.len() > MAX_COLUMNS {
             return Err(err!(
                 ProgramLimitExceeded,
@@ -244,31 +247,35 @@ impl DdlContext<'_> {
         };
         self.create_heap(oid)?;
         *self.catalog_changed = true;
-        self.catalog.create(&self.view(), self.xid, def.clone())?;
+        self.catalog
+            .create_in(&self.view(), self.xid, def.clone(), temp)?;
         Ok(def)
     }
 
-    /// CREATE TABLE `name` as `spec` defines it, with the indexes of its
-    /// constraints.
-    pub fn create_table(&mut self, name: &str, spec: TableSpec) -> Result<()> {
-        let def = self.add_table(name, spec.columns)?;
+    /// CREATE [TEMP] TABLE `name` as `spec` defines it, with the indexes
+    /// of its constraints. Returns the new table's oid.
+    pub fn create_table(&mut self, name: &str, spec: TableSpec, temp: bool) -> Result<u32> {
+        let def = self.add_table(name, spec.columns, temp)?;
+        let oid = def.oid;
         if spec.primary_key.is_some() || !spec.uniques.is_empty() {
             self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
         }
-        Ok(())
+        Ok(oid)
     }
 
-    /// CREATE TABLE AS: a new table `name` of `columns` filled with the rows
-    /// of `plan`, run under `exec_ctx` (written through a bulk-write ring,
-    /// unlogged until commit). Returns the number of rows.
+    /// CREATE [TEMP] TABLE AS: a new table `name` of `columns` filled with
+    /// the rows of `plan`, run under `exec_ctx` (written through a
+    /// bulk-write ring, unlogged until commit). Returns the new table's oid
+    /// and the number of rows.
     pub fn create_table_as(
         &mut self,
         name: &str,
         columns: Vec<ColumnDef>,
         plan: &Plan,
         exec_ctx: &ExecContext,
-    ) -> Result<u64> {
-        let table = self.add_table(name, columns)?;
+        temp: bool,
+    ) -> Result<(u32, u64)> {
+        let table = self.add_table(name, columns, temp)?;
         let rel = self.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
         let mut ring = Some(
@@ -292,7 +299,7 @@ impl DdlContext<'_> {
             }
             count += b.len as u64;
         }
-        Ok(count)
+        Ok((table.oid, count))
     }
 
     /// DROP TABLE [IF EXISTS] ... [CASCADE]: every table locked first, the
@@ -304,7 +311,8 @@ impl DdlContext<'_> {
         // statement, which must not find half of it done.
         let mut tables = Vec::new();
         for name in &d.names {
-            if self.catalog.lookup(&self.view(), &name.name).is_none() {
+            let qualified = qualified_name(name.schema.as_deref(), &name.name);
+            if self.catalog.lookup(&self.view(), &qualified).is_none() {
                 self.refuse_drop_table_of_view(name)?;
                 if d.if_exists {
                     notices.push(format!("table \"{}\" does not exist, skipping", name.name));
@@ -316,7 +324,7 @@ impl DdlContext<'_> {
                 ));
             }
             let t = self
-                .lookup_table(&name.name, LockMode::AccessExclusive)
+                .lookup_table(&qualified, LockMode::AccessExclusive)
                 .map_err(|e| at(e, name.offset))?;
             tables.push(t);
         }
@@ -345,8 +353,11 @@ impl DdlContext<'_> {
         let mut tables = Vec::new();
         for name in &t.names {
             tables.push(
-                self.lookup_table(&name.name, LockMode::AccessExclusive)
-                    .map_err(|e| at(e, name.offset))?,
+                self.lookup_table(
+                    &qualified_name(name.schema.as_deref(), &name.name),
+                    LockMode::AccessExclusive,
+                )
+                .map_err(|e| at(e, name.offset))?,
             );
         }
         for table in tables {

@@ -216,7 +216,12 @@ impl DdlContext<'_> {
             }
         }
         if let Some(name) = &c.name {
-            if self.catalog.relation_name_taken(&self.view(), name) {
+            // An index goes to its table's namespace (a temporary table's
+            // to the session's pg_temp).
+            let view = self.view();
+            let temp = (self.catalog.lookup(&view, &c.table.name))
+                .is_some_and(|t| self.catalog.is_temp(t.oid));
+            if self.catalog.relation_name_taken_in(&view, name, temp) {
                 if c.if_not_exists {
                     return Ok(vec![format!(
                         "relation \"{name}\" already exists, skipping"
@@ -292,7 +297,7 @@ impl DdlContext<'_> {
                 ));
             };
             let table = self
-                .lookup_table(&owner.name, LockMode::AccessExclusive)
+                .lookup_table(&self.catalog.qualified(&owner), LockMode::AccessExclusive)
                 .map_err(|e| at(e, name.offset))?;
             let Some(pos) = table.indexes.iter().position(|i| i.name == name.name) else {
                 return Err(err!(

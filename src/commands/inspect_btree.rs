@@ -59,6 +59,7 @@ pub(crate) fn bt_index_check_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> 
     let view = CatalogView {
         snapshot: ctx.snapshot(),
         txns: ctx.txns(),
+        temp_ns: 0,
     };
     let (table, pos) = ctx
         .catalog()
@@ -145,6 +146,7 @@ fn index_arg(
     let view = CatalogView {
         snapshot: ctx.snapshot(),
         txns: ctx.txns(),
+        temp_ns: 0,
     };
     if let Some(found) = ctx.catalog().index_owner(&view, name) {
         return Ok(found);

@@ -142,7 +142,7 @@ impl DdlContext<'_> {
             (r.name.name.clone(), None)
         } else {
             match self.catalog.index_owner(&view, &r.name.name) {
-                Some((owner, _)) => (owner.name.clone(), Some(r.name.name.clone())),
+                Some((owner, _)) => (self.catalog.qualified(&owner), Some(r.name.name.clone())),
                 None if self.catalog.lookup(&view, &r.name.name).is_some() => {
                     return Err(at(
                         err!(WrongObjectType, "\"{}\" is not an index", r.name.name),
@@ -187,7 +187,7 @@ impl DdlContext<'_> {
         }
         // The old files are removed at commit: wait for the readers that may
         // be in them, and keep new ones out until then.
-        self.lookup_table(&def.name, LockMode::AccessExclusive)?;
+        self.lookup_table(&table_name, LockMode::AccessExclusive)?;
         self.catalog
             .replace(&self.view(), xid, def.oid, Some(def))?;
         *self.catalog_changed = true;

@@ -30,6 +30,9 @@ pub struct ColumnInfo {
 pub struct TableInfo {
     /// Table name.
     pub name: String,
+    /// The temporary namespace of a temporary table (`pg_temp_3`); `None`
+    /// for a permanent one (`public`).
+    pub temp_schema: Option<String>,
     /// Its columns in order.
     pub columns: Vec<ColumnInfo>,
     /// Pages of the main fork.
@@ -73,11 +76,34 @@ impl Session {
         let view = CatalogView {
             snapshot: &snap,
             txns: &self.db.txns,
+            temp_ns: self.temp_ns,
         };
         let mut defs = self.db.catalog.tables(&view);
         defs.sort_by(|a, b| a.name.cmp(&b.name));
+        // A permanent table hidden by a temporary one of the same name is
+        // not listed (psql lists the visible relations).
+        let temp: Vec<bool> = defs
+            .iter()
+            .map(|d| self.db.catalog.is_temp(d.oid))
+            .collect();
+        let hidden = |i: usize| {
+            !temp[i]
+                && defs
+                    .iter()
+                    .zip(&temp)
+                    .any(|(d, &t)| t && d.name == defs[i].name)
+        };
+        let keep: Vec<bool> = (0..defs.len()).map(|i| !hidden(i)).collect();
+        let defs: Vec<_> = defs
+            .into_iter()
+            .zip(temp)
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(d, _)| d)
+            .collect();
         let mut out = Vec::with_capacity(defs.len());
-        for def in defs {
+        for (def, temp) in defs {
+            let schema = temp.then(|| format!("pg_temp_{}", self.temp_ns));
             let rel = self.db.relation(def.relfilenode)?;
             let vm = rel.inspect_vm()?;
             let pages = vm.len() as u32;
@@ -87,6 +113,7 @@ impl Session {
                 .count() as u32;
             out.push(TableInfo {
                 name: def.name.clone(),
+                temp_schema: schema.clone(),
                 columns: def
                     .columns
                     .iter()
@@ -107,7 +134,7 @@ impl Session {
                     n.sort();
                     n
                 },
-                index_details: index_details(&def),
+                index_details: index_details(&def, schema.as_deref().unwrap_or("public")),
             });
         }
         Ok(out)
@@ -133,7 +160,7 @@ fn predicate_footer(def: &crate::catalog::TableDef, ix: &crate::catalog::IndexDe
 }
 
 /// The `\d INDEX` descriptions of the indexes of `def`, by name.
-fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
+fn index_details(def: &crate::catalog::TableDef, schema: &str) -> Vec<IndexInfo> {
     let mut out: Vec<IndexInfo> = def
         .indexes
         .iter()
@@ -161,7 +188,7 @@ fn index_details(def: &crate::catalog::TableDef) -> Vec<IndexInfo> {
                 name: ix.name.clone(),
                 columns,
                 footer: format!(
-                    "{kind}btree, for table \"public.{}\"{}",
+                    "{kind}btree, for table \"{schema}.{}\"{}",
                     def.name,
                     predicate_footer(def, ix)
                 ),

@@ -40,6 +40,7 @@ impl Session {
             isolation: t.isolation,
             cancel: &self.cancel,
             restart: &self.restart,
+            temp_ns: self.temp_ns,
         };
         let db = &self.db;
         let open_table = |name: &str, mode| locker.open(db, snap, name, mode);
@@ -58,6 +59,7 @@ impl Session {
             lookup: &open_table,
             open_relation: &relation,
             create_relation: &create,
+            temp_ns: self.temp_ns,
             ring_sizes: crate::database::ring_sizes(&self.settings),
             catalog_changed: &mut t.catalog_changed,
             drop_on_commit: &mut t.drop_on_commit,

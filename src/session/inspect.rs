@@ -252,6 +252,7 @@ fn pg_stats(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
         ctx.db.catalog.tables(&crate::catalog::CatalogView {
             snapshot: ctx.snapshot,
             txns: &ctx.db.txns,
+            temp_ns: ctx.locker.temp_ns,
         })
     } else {
         vec![ctx.table(&text_arg("pg_stats", args, 0)?)?]

@@ -29,7 +29,9 @@
 //! TABLE AS, CREATE/DROP VIEW), [`index_ddl`] (CREATE/DROP INDEX, REINDEX,
 //! ALTER TABLE: both run by `commands`), [`view_info`] (what the session
 //! shows and checks of views), [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
-//! page-inspection functions), [`maintenance`] (VACUUM, ANALYZE) and
+//! page-inspection functions), [`temp`] (temporary tables: their
+//! namespace, ON COMMIT actions and the drop at the session's end),
+//! [`maintenance`] (VACUUM, ANALYZE) and
 //! [`copy`] (COPY, with the client-data API [`Session::copy_in`] /
 //! [`Session::copy_out`]). The work below the dispatch is done by the
 //! layers underneath, each given the statement's context as explicit values
@@ -48,6 +50,7 @@ mod plancache;
 mod query;
 mod result;
 mod table_ddl;
+mod temp;
 mod utility;
 mod view_info;
 
@@ -158,6 +161,12 @@ pub struct Session {
     gate: CommitGate,
     /// Plans of repeated SELECTs by shape ([`plancache`]).
     pub(crate) plan_cache: plancache::PlanCache,
+    /// The session's temporary namespace, claimed by its first temporary
+    /// table (0 until then; [`temp`]).
+    pub(crate) temp_ns: u32,
+    /// The temporary tables with an `ON COMMIT DELETE ROWS` or `DROP`
+    /// clause, by oid, acted on at each commit ([`temp`]).
+    pub(crate) on_commit: Vec<(u32, ast::OnCommit)>,
 }
 
 /// What transaction handling a statement needs.
@@ -200,6 +209,9 @@ impl Drop for Session {
         if self.txn.is_some() {
             let _ = self.abort();
         }
+        // Its temporary tables go with it, as a PostgreSQL backend's do
+        // when its client disconnects.
+        self.drop_temp_namespace();
     }
 }
 
@@ -225,6 +237,8 @@ impl Session {
             insert_scratch: crate::plan::insert_row::InsertScratch::default(),
             commit_ack: CommitAck::Immediate,
             plan_cache: plancache::PlanCache::default(),
+            temp_ns: 0,
+            on_commit: Vec::new(),
         }
     }
 
@@ -782,6 +796,13 @@ impl Session {
     }
 
     pub(crate) fn commit(&mut self) -> Result<()> {
+        // Temporary tables' ON COMMIT actions run inside the transaction,
+        // before it commits (PostgreSQL's PreCommit_on_commit_actions); if
+        // one fails, the transaction aborts.
+        if let Err(e) = self.on_commit_actions() {
+            let _ = self.abort();
+            return Err(e);
+        }
         self.end_txn_and_unlock(true)
     }
 
@@ -869,6 +890,7 @@ impl Session {
         CatalogView {
             snapshot: snap,
             txns: &self.db.txns,
+            temp_ns: self.temp_ns,
         }
     }
 
@@ -892,6 +914,7 @@ impl Session {
             isolation: t.isolation,
             cancel: &self.cancel,
             restart: &self.restart,
+            temp_ns: self.temp_ns,
         }
     }
 }
@@ -911,6 +934,9 @@ pub(crate) struct TableLocker<'s> {
     pub cancel: &'s AtomicBool,
     /// Set to ask for the statement to run again (READ COMMITTED).
     pub restart: &'s Cell<bool>,
+    /// The session's temporary namespace (its temporary tables are found
+    /// first; 0: it has none).
+    pub temp_ns: u32,
 }
 
 impl TableLocker<'_> {
@@ -929,6 +955,7 @@ impl TableLocker<'_> {
         let view = CatalogView {
             snapshot: snap,
             txns: &db.txns,
+            temp_ns: self.temp_ns,
         };
         let def = db.catalog.get(&view, name)?;
         let waited = db

@@ -19,10 +19,11 @@ use crate::error::Result;
 
 impl Session {
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<QueryResult> {
+        let temp = self.creates_temp(&c.name, c.temp, c.on_commit)?;
         let snap = self.statement_snapshot();
         let cv = self.catalog_view(&snap);
         if let Some(n) =
-            createtable::skip_existing(&self.db.catalog, &cv, &c.name, c.if_not_exists)?
+            createtable::skip_existing(&self.db.catalog, &cv, &c.name, c.if_not_exists, temp)?
         {
             return Ok(with_notices("CREATE TABLE", vec![n]));
         }
@@ -31,25 +32,28 @@ impl Session {
         // back under a snapshot that knows the transaction's xid.
         self.assign_xid()?;
         let snap = self.statement_snapshot();
-        self.with_ddl(&snap, |ctx| ctx.create_table(&c.name.name, spec))?;
+        let oid = self.with_ddl(&snap, |ctx| ctx.create_table(&c.name.name, spec, temp))?;
+        self.note_on_commit(oid, c.on_commit);
         Ok(QueryResult::empty("CREATE TABLE"))
     }
 
     pub(crate) fn create_table_as(&mut self, c: &ast::CreateTableAs) -> Result<QueryResult> {
         let t0 = Instant::now();
+        let temp = self.creates_temp(&c.name, c.temp, c.on_commit)?;
         let snap = self.statement_snapshot();
         let cv = self.catalog_view(&snap);
         if let Some(n) =
-            createtable::skip_existing(&self.db.catalog, &cv, &c.name, c.if_not_exists)?
+            createtable::skip_existing(&self.db.catalog, &cv, &c.name, c.if_not_exists, temp)?
         {
             return Ok(with_notices("CREATE TABLE AS", vec![n]));
         }
         let plan = self.plan_query(&c.query, &snap)?;
         let columns = createtable::query_columns(c, &plan)?;
         let exec_ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
-        let count = self.with_ddl(&snap, |ctx| {
-            ctx.create_table_as(&c.name.name, columns, &plan, &exec_ctx)
+        let (oid, count) = self.with_ddl(&snap, |ctx| {
+            ctx.create_table_as(&c.name.name, columns, &plan, &exec_ctx, temp)
         })?;
+        self.note_on_commit(oid, c.on_commit);
         let mut r = QueryResult::empty(&format!("SELECT {count}"));
         r.timing.execute = t0.elapsed();
         Ok(r)

@@ -43,6 +43,8 @@ pub(crate) fn visible_view(db: &Database, snap: &Snapshot, name: &str) -> Option
         &CatalogView {
             snapshot: snap,
             txns: &db.txns,
+            // Views are permanent.
+            temp_ns: 0,
         },
         name,
     )

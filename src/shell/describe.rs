@@ -91,7 +91,10 @@ impl Runner {
                 size_pretty(t.size_bytes)
             );
             self.print_titled(
-                &format!("Table \"{}\"", t.name),
+                &match &t.temp_schema {
+                    Some(s) => format!("Table \"{s}.{}\"", t.name),
+                    None => format!("Table \"{}\"", t.name),
+                },
                 &cols,
                 &rows,
                 Some(&footer),
@@ -151,6 +154,9 @@ impl Runner {
             self.eprint(&msg);
             return Flow::Continue;
         }
+        // With a temporary table among them, each row names its schema,
+        // as psql's does (`pg_temp_3`).
+        let schemas = tables.iter().any(|t| t.temp_schema.is_some());
         let mut cols = vec![
             ColumnInfo::new("Name", Align::Left),
             ColumnInfo::new("Type", Align::Left),
@@ -160,6 +166,9 @@ impl Runner {
         ];
         if plus {
             cols.push(ColumnInfo::new("All-visible pages", Align::Right));
+        }
+        if schemas {
+            cols.insert(0, ColumnInfo::new("Schema", Align::Left));
         }
         let rows: Vec<Vec<String>> = tables
             .iter()
@@ -174,6 +183,9 @@ impl Runner {
                 ];
                 if plus {
                     r.push(t.all_visible_pages.to_string());
+                }
+                if schemas {
+                    r.insert(0, t.temp_schema.as_deref().unwrap_or("public").to_string());
                 }
                 r
             })

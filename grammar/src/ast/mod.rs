@@ -194,9 +194,14 @@ pub struct Delete {
 
 // --------------------------------------------------------- DDL statements --
 
-/// `CREATE TABLE [IF NOT EXISTS] name (column definitions and constraints)`.
+/// `CREATE [TEMP] TABLE [IF NOT EXISTS] name (column definitions and
+/// constraints) [WITH (...)] [ON COMMIT ...]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateTable {
+    /// `TEMP`, `TEMPORARY` or `LOCAL TEMP[ORARY]`.
+    pub temp: bool,
+    /// `ON COMMIT PRESERVE ROWS | DELETE ROWS | DROP`.
+    pub on_commit: Option<OnCommit>,
     /// `IF NOT EXISTS`.
     pub if_not_exists: bool,
     /// The new table's name.
@@ -250,9 +255,14 @@ pub enum TableConstraint {
     Check(Expr),
 }
 
-/// `CREATE TABLE [IF NOT EXISTS] name [(columns)] AS query`.
+/// `CREATE [TEMP] TABLE [IF NOT EXISTS] name [(columns)] [ON COMMIT ...] AS
+/// query`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateTableAs {
+    /// `TEMP`, `TEMPORARY` or `LOCAL TEMP[ORARY]`.
+    pub temp: bool,
+    /// `ON COMMIT PRESERVE ROWS | DELETE ROWS | DROP`.
+    pub on_commit: Option<OnCommit>,
     /// `IF NOT EXISTS`.
     pub if_not_exists: bool,
     /// The new table's name.
@@ -261,6 +271,17 @@ pub struct CreateTableAs {
     pub columns: Vec<Ident>,
     /// The query whose rows fill the table.
     pub query: Box<Query>,
+}
+
+/// What a temporary table's `ON COMMIT` clause does at each commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnCommit {
+    /// `PRESERVE ROWS` (the default): nothing.
+    PreserveRows,
+    /// `DELETE ROWS`: the table is emptied.
+    DeleteRows,
+    /// `DROP`: the table is dropped at the end of its creating transaction.
+    Drop,
 }
 
 /// `DROP TABLE [IF EXISTS] name, ... [CASCADE | RESTRICT]`.

@@ -16,7 +16,11 @@ impl Display for Statement {
             Statement::Delete(d) => d.fmt(f),
             Statement::CreateTable(c) => c.fmt(f),
             Statement::CreateTableAs(c) => {
-                f.write_str("CREATE TABLE ")?;
+                f.write_str(if c.temp {
+                    "CREATE TEMPORARY TABLE "
+                } else {
+                    "CREATE TABLE "
+                })?;
                 if c.if_not_exists {
                     f.write_str("IF NOT EXISTS ")?;
                 }
@@ -24,6 +28,7 @@ impl Display for Statement {
                 if !c.columns.is_empty() {
                     write!(f, " ({})", Ids(&c.columns))?;
                 }
+                write_on_commit(f, c.on_commit)?;
                 write!(f, " AS {}", c.query)
             }
             Statement::CreateView(c) => c.fmt(f),
@@ -151,9 +156,23 @@ impl Display for Delete {
     }
 }
 
+/// ` ON COMMIT ...`, when written.
+fn write_on_commit(f: &mut Formatter<'_>, on_commit: Option<OnCommit>) -> fmt::Result {
+    match on_commit {
+        None => Ok(()),
+        Some(OnCommit::PreserveRows) => f.write_str(" ON COMMIT PRESERVE ROWS"),
+        Some(OnCommit::DeleteRows) => f.write_str(" ON COMMIT DELETE ROWS"),
+        Some(OnCommit::Drop) => f.write_str(" ON COMMIT DROP"),
+    }
+}
+
 impl Display for CreateTable {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str("CREATE TABLE ")?;
+        f.write_str(if self.temp {
+            "CREATE TEMPORARY TABLE "
+        } else {
+            "CREATE TABLE "
+        })?;
         if self.if_not_exists {
             f.write_str("IF NOT EXISTS ")?;
         }
@@ -187,7 +206,7 @@ impl Display for CreateTable {
             }
             f.write_char(')')?;
         }
-        Ok(())
+        write_on_commit(f, self.on_commit)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Table DDL: `CREATE TABLE` (with columns, or `AS query`), `DROP TABLE`,
 //! `TRUNCATE`.
 
+use nom::branch::alt;
 use nom::combinator::{cond, cut, map, opt, value};
 use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, separated_pair, tuple};
@@ -9,12 +10,12 @@ use nom::Parser;
 use super::expr::{expr, expr_bp, prec};
 use super::literal::data_type;
 use super::query::{query, target_table};
-use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, PError, PResult, Tokens};
+use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, word, PError, PResult, Tokens};
 use super::utility::set_arg;
 use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
-    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr, Offset, Statement,
-    TableConstraint, Truncate,
+    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr, Offset, OnCommit,
+    Statement, TableConstraint, Truncate,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -25,13 +26,15 @@ enum TableElement {
     Constraint(TableConstraint),
 }
 
-/// `create_table ::= 'CREATE' 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
-///   '(' [table_element {',' table_element}] ')' ['WITH' '(' col_label '=' set_arg {',' ...} ')']`
+/// `create_table ::= 'CREATE' opt_temp 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
+///   '(' [table_element {',' table_element}] ')' ['WITH' '(' col_label '=' set_arg {',' ...} ')']
+///   [on_commit]`
 ///
-/// `create_table_as ::= 'CREATE' 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
-///   ['(' col_id {',' col_id} ')'] 'AS' query`
+/// `create_table_as ::= 'CREATE' opt_temp 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
+///   ['(' col_id {',' col_id} ')'] [on_commit] 'AS' query`
 pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Create).parse(i)?;
+    let (i, temp) = opt_temp(i)?;
     let (i, (_, if_not_exists, name)) = cut(tuple((
         kw(Keyword::Table),
         opt(preceded(
@@ -43,9 +46,19 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
     let if_not_exists = if_not_exists.is_some();
     // `name (a, b) AS query` or `name AS query` is CREATE TABLE AS; a
     // parenthesised list followed by anything else defines columns.
-    if i.is_kw(0, Keyword::As) || (i.first().kind == TokenKind::LParen && paren_list_then_as(i)) {
-        let (i, (columns, _, query)) = cut(tuple((opt_paren_col_list, kw(Keyword::As), query)))(i)?;
+    if i.is_kw(0, Keyword::As)
+        || i.is_kw(0, Keyword::On)
+        || (i.first().kind == TokenKind::LParen && paren_list_then_as(i))
+    {
+        let (i, (columns, on_commit, _, query)) = cut(tuple((
+            opt_paren_col_list,
+            opt(on_commit),
+            kw(Keyword::As),
+            query,
+        )))(i)?;
         let create = CreateTableAs {
+            temp,
+            on_commit,
             if_not_exists,
             name,
             columns,
@@ -53,30 +66,35 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
         };
         return Ok((i, Statement::CreateTableAs(Box::new(create))));
     }
-    let (i, (elements, with_options)) = cut(pair(
-        delimited(
-            tok(TokenKind::LParen),
-            cond(
-                i.kind(1) != TokenKind::RParen,
-                separated_list1(tok(TokenKind::Comma), cut(table_element)),
-            ),
-            tok(TokenKind::RParen),
-        ),
-        opt(preceded(
-            kw(Keyword::With),
-            cut(delimited(
+    let (i, ((elements, with_options), on_commit)) = cut(pair(
+        pair(
+            delimited(
                 tok(TokenKind::LParen),
-                separated_list1(
-                    tok(TokenKind::Comma),
-                    cut(separated_pair(col_label, tok(TokenKind::Eq), set_arg)),
+                cond(
+                    i.kind(1) != TokenKind::RParen,
+                    separated_list1(tok(TokenKind::Comma), cut(table_element)),
                 ),
                 tok(TokenKind::RParen),
+            ),
+            opt(preceded(
+                kw(Keyword::With),
+                cut(delimited(
+                    tok(TokenKind::LParen),
+                    separated_list1(
+                        tok(TokenKind::Comma),
+                        cut(separated_pair(col_label, tok(TokenKind::Eq), set_arg)),
+                    ),
+                    tok(TokenKind::RParen),
+                )),
             )),
-        )),
+        ),
+        opt(on_commit),
     ))(i)
     .map_err(|e| either_reading(i, e))?;
     let elements = elements.unwrap_or_default();
     let mut create = CreateTable {
+        temp,
+        on_commit,
         if_not_exists,
         name,
         columns: Vec::with_capacity(elements.len()),
@@ -90,6 +108,35 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
         }
     }
     Ok((i, Statement::CreateTable(Box::new(create))))
+}
+
+/// `opt_temp ::= [['LOCAL'] ('TEMP' | 'TEMPORARY')]`: whether the table is
+/// temporary.
+fn opt_temp(i: Tokens<'_>) -> PResult<'_, bool> {
+    let temp = |i| alt((word("temp"), word("temporary")))(i);
+    if i.is_kw(0, Keyword::Local) {
+        let (i, _) = kw(Keyword::Local).parse(i)?;
+        return map(cut(temp), |_| true)(i);
+    }
+    map(opt(temp), |t| t.is_some())(i)
+}
+
+/// `on_commit ::= 'ON' 'COMMIT' ('PRESERVE' 'ROWS' | 'DELETE' 'ROWS' | 'DROP')`
+fn on_commit(i: Tokens<'_>) -> PResult<'_, OnCommit> {
+    preceded(
+        pair(kw(Keyword::On), cut(kw(Keyword::Commit))),
+        cut(alt((
+            value(
+                OnCommit::PreserveRows,
+                pair(word("preserve"), cut(word("rows"))),
+            ),
+            value(
+                OnCommit::DeleteRows,
+                pair(kw(Keyword::Delete), cut(word("rows"))),
+            ),
+            value(OnCommit::Drop, kw(Keyword::Drop)),
+        ))),
+    )(i)
 }
 
 /// The error of a `CREATE TABLE` whose list is not followed by `AS`:
@@ -120,7 +167,15 @@ fn paren_list_then_as(i: Tokens<'_>) -> bool {
             TokenKind::RParen => {
                 depth -= 1;
                 if depth == 0 {
-                    return i.is_kw(n + 1, Keyword::As);
+                    // An `ON COMMIT` clause may come between list and `AS`.
+                    let mut k = n + 1;
+                    if i.is_kw(k, Keyword::On) {
+                        k += 1;
+                        while k < n + 5 && k < i.toks.len() && !i.is_kw(k, Keyword::As) {
+                            k += 1;
+                        }
+                    }
+                    return i.is_kw(k, Keyword::As);
                 }
             }
             TokenKind::Eof | TokenKind::Semicolon => return false,

@@ -360,7 +360,8 @@ impl Binder<'_> {
                         return derived(plan?, &alias);
                     }
                 }
-                let table = match self.ctx.table(&name.name) {
+                let qualified = crate::catalog::qualified_name(name.schema.as_deref(), &name.name);
+                let table = match self.ctx.table(&qualified) {
                     Ok(t) => t,
                     // Not a table: a view (the rewriter's expansion), or
                     // the table's error.
