@@ -15,6 +15,7 @@
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
 //! viewcol <name> <type>
+//! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
 //! end <crc32c>
 //! ```
 //!
@@ -269,6 +270,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
         }
     }
     super::view::write(&mut text, &st.views);
+    super::function::write(&mut text, &st.functions);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -443,6 +445,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             }
             "view" => views.push(super::view::parse_view(&f)?),
             "viewcol" => super::view::parse_column(&f, views.last_mut())?,
+            "function" => st.functions.push(super::function::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -497,6 +500,7 @@ mod tests {
             }],
             next_oid: 16385,
             views: Vec::new(),
+            functions: Vec::new(),
         }
     }
 

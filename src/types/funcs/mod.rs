@@ -21,6 +21,8 @@ pub mod numfunc;
 pub mod regexp;
 pub mod string;
 mod trig;
+pub mod user;
+pub mod volatility;
 
 use super::datatype::DataType;
 use super::datetime::{arith as dt, interval, tstz};
@@ -170,6 +172,12 @@ pub enum ScalarFunc {
     /// `regexp_replace`, `regexp_count`, `regexp_like`, `regexp_instr`,
     /// `regexp_substr`.
     Regexp(regexp::RegexpFunc),
+    /// `random()`: volatile, float8 in [0, 1).
+    Random,
+    /// `setseed(float8)`: seeds `random()`, returns `void`.
+    Setseed,
+    /// A user-defined function: its entry in [`user`]'s table.
+    User(u32),
 }
 
 /// The hyperbolic functions of double precision.
@@ -279,6 +287,8 @@ impl ScalarFunc {
             "quote_ident" => QuoteIdent,
             "quote_literal" => QuoteLiteral,
             "quote_nullable" => QuoteNullable,
+            "random" => Random,
+            "setseed" => Setseed,
             other => {
                 return numfunc::NumFunc::from_name(other)
                     .map(Num)
@@ -364,6 +374,9 @@ impl ScalarFunc {
             Num(f) => f.name(),
             Bytes(f) => f.name(),
             Regexp(f) => f.name(),
+            Random => "random",
+            Setseed => "setseed",
+            User(id) => user::name(id),
         }
     }
 
@@ -530,6 +543,8 @@ impl ScalarFunc {
                 ok(self, vec![Text, Int4, Text], Text)
             }
             (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
+            (Random, []) => ok(self, vec![], Float8),
+            (Setseed, [t]) if is_num(t) => ok(self, vec![Float8], Text),
             (Format, [f, ..]) if is_str(f) => {
                 let mut types: Vec<DataType> = args
                     .iter()
@@ -688,6 +703,8 @@ impl ScalarFunc {
         use ScalarFunc::*;
         match self {
             Concat => return Ok(concat(args, "")),
+            User(id) => return user::call(id, args),
+            Random => return Ok(volatility::random()),
             Format => return format::format(args),
             QuoteNullable if args.first().is_some_and(Value::is_null) => {
                 return Ok(Value::text("NULL"))
@@ -767,7 +784,11 @@ impl ScalarFunc {
                 }
                 Value::text("")
             }
-            Concat | ConcatWs | Format => unreachable!("handled above"),
+            Setseed => match &args[0] {
+                Value::Float8(seed) => return volatility::setseed(*seed),
+                _ => return Err(bad_arg(self)),
+            },
+            Concat | ConcatWs | Format | User(_) | Random => unreachable!("handled above"),
         })
     }
 
