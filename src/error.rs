@@ -137,6 +137,20 @@ pub enum SqlState {
     InvalidObjectDefinition,
     /// 42P18 indeterminate_datatype
     IndeterminateDatatype,
+    /// 42P13 invalid_function_definition
+    InvalidFunctionDefinition,
+    /// 42723 duplicate_function
+    DuplicateFunction,
+    /// 42725 ambiguous_function
+    AmbiguousFunction,
+    /// 42710 duplicate_object
+    DuplicateObject,
+    /// 23514 check_violation
+    CheckViolation,
+    /// 2F005 function_executed_no_return_statement
+    FunctionExecutedNoReturnStatement,
+    /// P0001 raise_exception
+    RaiseException,
     /// 53100 disk_full
     DiskFull,
     /// 53200 out_of_memory
@@ -220,6 +234,13 @@ impl SqlState {
             InvalidColumnReference => "42P10",
             InvalidObjectDefinition => "42P17",
             IndeterminateDatatype => "42P18",
+            InvalidFunctionDefinition => "42P13",
+            DuplicateFunction => "42723",
+            AmbiguousFunction => "42725",
+            DuplicateObject => "42710",
+            CheckViolation => "23514",
+            FunctionExecutedNoReturnStatement => "2F005",
+            RaiseException => "P0001",
             DiskFull => "53100",
             OutOfMemory => "53200",
             ProgramLimitExceeded => "54000",
@@ -407,6 +428,13 @@ mod tests {
             InvalidColumnReference,
             InvalidObjectDefinition,
             IndeterminateDatatype,
+            InvalidFunctionDefinition,
+            DuplicateFunction,
+            AmbiguousFunction,
+            DuplicateObject,
+            CheckViolation,
+            FunctionExecutedNoReturnStatement,
+            RaiseException,
             DiskFull,
             OutOfMemory,
             ProgramLimitExceeded,

@@ -32,10 +32,12 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod function;
 mod index;
 mod persist;
 mod view;
 
+pub use function::{FuncArg, FunctionDef, Language};
 pub use view::{ViewColumn, ViewDef};
 
 pub use index::{IndexColumn, IndexDef, IndexPredicate, PredicateBinder};
@@ -161,6 +163,8 @@ struct State {
     next_oid: u32,
     /// The views' versions (`view`).
     views: Vec<view::ViewVersion>,
+    /// The user functions' versions (`function`).
+    functions: Vec<function::FuncVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -229,6 +233,7 @@ impl Catalog {
                 versions: Vec::new(),
                 next_oid: FIRST_USER_OID,
                 views: Vec::new(),
+                functions: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -245,7 +250,8 @@ impl Catalog {
             }
         }
         state.versions.retain(|v| v.xmax == INVALID_XID);
-        let views_changed = view::settle(&mut state.views, &committed);
+        let views_changed = view::settle(&mut state.views, &committed)
+            | function::settle(&mut state.functions, &committed);
         let changed = create
             || views_changed
             || before
@@ -544,6 +550,7 @@ impl Catalog {
             }
         }
         view::abort(&mut st.views, xid);
+        function::abort(&mut st.functions, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -557,6 +564,7 @@ impl Catalog {
         });
         let committed = |x: Xid| matches!(txns.status(x), Ok(XidStatus::Committed));
         view::prune(&mut st.views, &committed, horizon);
+        function::prune(&mut st.functions, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

@@ -16,6 +16,7 @@
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
 //! viewopt <local|cascaded>   (only for a view WITH CHECK OPTION)
 //! viewcol <name> <type>
+//! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
 //! end <crc32c>
 //! ```
 //!
@@ -286,6 +287,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
         }
     }
     super::view::write(&mut text, &st.views);
+    super::function::write(&mut text, &st.functions);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -463,6 +465,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "view" => views.push(super::view::parse_view(&f)?),
             "viewcol" => super::view::parse_column(&f, views.last_mut())?,
             "viewopt" => super::view::parse_option(&f, views.last_mut())?,
+            "function" => st.functions.push(super::function::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -522,6 +525,7 @@ mod tests {
             }],
             next_oid: 16385,
             views: Vec::new(),
+            functions: Vec::new(),
         }
     }
 

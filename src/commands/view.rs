@@ -84,6 +84,9 @@ impl PlanContext for Recorder<'_> {
     fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>> {
         self.inner.inspection_rows(name, args)
     }
+    fn functions(&self, name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
+        self.inner.functions(name)
+    }
 }
 
 /// A relation being dropped, as PostgreSQL's messages name it.

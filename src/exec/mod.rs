@@ -31,6 +31,7 @@ pub mod join;
 pub mod kernels;
 pub mod modify;
 pub mod parallel;
+pub mod plpgsql;
 pub mod progress;
 pub mod rowwise;
 pub mod scan;

@@ -65,6 +65,9 @@ pub struct Binder<'c> {
     /// The queries around the sublink being planned, innermost last
     /// ([`super::sublink`]).
     pub outer: Vec<super::sublink::OuterLevel>,
+    /// A function body's variables: name, `Param` slot, type
+    /// ([`super::userfunc`]); empty elsewhere.
+    pub params: Vec<(String, usize, DataType)>,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -305,6 +308,7 @@ impl<'c> Binder<'c> {
             ctes: Vec::new(),
             keep_unknown: false,
             outer: Vec::new(),
+            params: Vec::new(),
         }
     }
 }
@@ -1243,6 +1247,10 @@ impl Binder<'_> {
                 return Ok(Expr::constant(v, ty));
             }
         }
+        let args = match self.bind_user_call(name, args)? {
+            Ok(user_call) => return Ok(user_call),
+            Err(args) => args,
+        };
         let func = ScalarFunc::from_name(name).ok_or_else(|| {
             let list: Vec<String> = args.iter().map(|(a, _)| a.ty.to_string()).collect();
             err!(

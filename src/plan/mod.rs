@@ -34,6 +34,7 @@ pub mod quals;
 pub mod scope;
 pub mod select;
 pub mod sublink;
+pub mod userfunc;
 
 use std::sync::Arc;
 
@@ -75,4 +76,8 @@ pub trait PlanContext {
     /// Rows of an inspection table function (`heap_page_items` ...), with
     /// its column names and types, or `None` when `name` is not one.
     fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>>;
+    /// The user-defined functions named `name` the statement sees.
+    fn functions(&self, _name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
+        Vec::new()
+    }
 }

@@ -166,6 +166,18 @@ impl Binder<'_> {
                 .resolve(c.table.as_deref(), &c.column)
                 .map(|(i, ty)| Expr::column(i, ty)),
         };
+        let local = match local {
+            Err(e) if unresolved(&e) && c.table.is_none() && !self.params.is_empty() => {
+                match self.params.iter().find(|p| p.0 == c.column) {
+                    Some((_, slot, ty)) => Ok(Expr {
+                        kind: ExprKind::Param(*slot),
+                        ty: *ty,
+                    }),
+                    None => Err(e),
+                }
+            }
+            r => r,
+        };
         match local {
             Err(e) if unresolved(&e) && !self.outer.is_empty() => match self.outer_ref(c)? {
                 Some(x) => Ok(x),

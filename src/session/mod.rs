@@ -501,6 +501,8 @@ impl Session {
         // After a failed log flush nothing runs (`wal::writer`).
         self.db.wal.healthy()?;
         let buffers_before = BufferUsage::current();
+        // Notices left by a statement that failed are not this one's.
+        drop(crate::exec::plpgsql::take_notices());
         let mut result = match class {
             Class::Begin(modes) => self.begin(modes),
             Class::Commit => self.commit_block(),
@@ -554,6 +556,9 @@ impl Session {
             }
         }?;
         result.buffers = BufferUsage::current().since(&buffers_before);
+        for (severity, message) in crate::exec::plpgsql::take_notices() {
+            result.notices.push(result::Notice { severity, message });
+        }
         let settings = &self.settings;
         result
             .notices
@@ -583,6 +588,12 @@ impl Session {
             },
             ast::Statement::CreateView(c) => self.create_view(c),
             ast::Statement::DropView(d) => self.drop_view(d),
+            ast::Statement::CreateFunction(c) => self.create_function(c),
+            ast::Statement::DropFunction(d) => self.drop_function(d),
+            ast::Statement::CreateDomain(_) | ast::Statement::DropDomain(_) => Err(crate::err!(
+                FeatureNotSupported,
+                "domains are not supported"
+            )),
             ast::Statement::CreateTable(c) => self.create_table(c),
             ast::Statement::CreateTableAs(c) => self.create_table_as(c),
             ast::Statement::DropTable(d) => self.drop_table(d),

@@ -402,6 +402,14 @@ impl PlanContext for Recorder<'_, '_> {
         }
         r
     }
+    fn functions(&self, name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
+        // A user function may be replaced or dropped: never templated.
+        let f = self.inner.functions(name);
+        if !f.is_empty() {
+            self.impure.set(true);
+        }
+        f
+    }
 }
 
 /// A plan and what planning it opened, or `None` when it asked for

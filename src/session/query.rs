@@ -110,6 +110,14 @@ impl PlanContext for StmtCtx<'_> {
         self.now
     }
 
+    fn functions(&self, name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
+        let cv = crate::catalog::CatalogView {
+            snapshot: self.snapshot,
+            txns: &self.db.txns,
+        };
+        self.db.catalog.lookup_functions(&cv, name)
+    }
+
     fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>> {
         inspect::scalar_function(self, name, args)
     }

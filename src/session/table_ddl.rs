@@ -78,6 +78,19 @@ impl Session {
         Ok(QueryResult::empty("CREATE VIEW"))
     }
 
+    pub(crate) fn create_function(&mut self, c: &ast::CreateFunction) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let def = crate::commands::functioncmds::define_function(c, &mut self.stmt_ctx(&snap))?;
+        self.with_ddl(&snap, |ctx| ctx.create_function(def, c.or_replace))?;
+        Ok(QueryResult::empty("CREATE FUNCTION"))
+    }
+
+    pub(crate) fn drop_function(&mut self, d: &ast::DropFunction) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.drop_function(d))?;
+        Ok(with_notices("DROP FUNCTION", notices))
+    }
+
     pub(crate) fn drop_view(&mut self, d: &ast::DropView) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.drop_view(d))?;

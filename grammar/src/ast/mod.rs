@@ -21,12 +21,14 @@
 use std::hash::{Hash, Hasher};
 
 mod expr;
+mod function;
 mod index;
 mod keys;
 mod query;
 mod view;
 
 pub use expr::*;
+pub use function::*;
 pub use index::*;
 pub use keys::*;
 pub use query::*;
@@ -69,6 +71,14 @@ pub enum Statement {
     CreateView(Box<CreateView>),
     /// `DROP VIEW ...`
     DropView(DropView),
+    /// `CREATE [OR REPLACE] FUNCTION ...`
+    CreateFunction(Box<CreateFunction>),
+    /// `DROP FUNCTION ...`
+    DropFunction(DropFunction),
+    /// `CREATE DOMAIN ...`
+    CreateDomain(Box<CreateDomain>),
+    /// `DROP DOMAIN ...`
+    DropDomain(DropDomain),
     /// `DROP TABLE ...`
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`

@@ -33,6 +33,10 @@ impl Display for Statement {
             }
             Statement::CreateView(c) => c.fmt(f),
             Statement::DropView(d) => d.fmt(f),
+            Statement::CreateFunction(c) => c.fmt(f),
+            Statement::DropFunction(d) => d.fmt(f),
+            Statement::CreateDomain(c) => c.fmt(f),
+            Statement::DropDomain(d) => d.fmt(f),
             Statement::DropTable(d) => {
                 f.write_str("DROP TABLE ")?;
                 if d.if_exists {

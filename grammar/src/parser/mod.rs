@@ -30,6 +30,7 @@ mod ddl;
 mod dml;
 mod expr;
 mod fast;
+mod function;
 mod index;
 mod keys;
 mod literal;
@@ -154,6 +155,10 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Insert => dml::insert(i),
         Keyword::Update => dml::update(i),
         Keyword::Delete => dml::delete(i),
+        Keyword::Create if function::is_create_function(i) => function::create_function(i),
+        Keyword::Create if function::is_domain(i) => function::create_domain(i),
+        Keyword::Drop if function::is_drop_function(i) => function::drop_function(i),
+        Keyword::Drop if function::is_domain(i) => function::drop_domain(i),
         Keyword::Create if view::is_create_view(i) => view::create_view(i),
         Keyword::Create if i.is_kw(1, Keyword::Index) || i.is_kw(1, Keyword::Unique) => {
             index::create_index(i)

@@ -22,6 +22,8 @@ pub mod regexp;
 pub mod string;
 pub mod timefunc;
 mod trig;
+pub mod user;
+pub mod volatility;
 
 use super::datatype::DataType;
 use super::datetime::{arith as dt, interval, tstz};
@@ -176,6 +178,12 @@ pub enum ScalarFunc {
     /// `overlaps`, `clock_timestamp`, `timeofday`, `to_timestamp(text,
     /// text)`.
     TimeFn(timefunc::TimeFunc),
+    /// `random()`: volatile, float8 in [0, 1).
+    Random,
+    /// `setseed(float8)`: seeds `random()`, returns `void`.
+    Setseed,
+    /// A user-defined function: its entry in [`user`]'s table.
+    User(u32),
 }
 
 /// The hyperbolic functions of double precision.
@@ -285,6 +293,8 @@ impl ScalarFunc {
             "quote_ident" => QuoteIdent,
             "quote_literal" => QuoteLiteral,
             "quote_nullable" => QuoteNullable,
+            "random" => Random,
+            "setseed" => Setseed,
             other => {
                 return numfunc::NumFunc::from_name(other)
                     .map(Num)
@@ -374,6 +384,9 @@ impl ScalarFunc {
             Regexp(f) => f.name(),
             Array(f) => f.name(),
             TimeFn(f) => f.name(),
+            Random => "random",
+            Setseed => "setseed",
+            User(id) => user::name(id),
         }
     }
 
@@ -542,6 +555,8 @@ impl ScalarFunc {
                 ok(self, vec![Text, Int4, Text], Text)
             }
             (PgSleep, [t]) if is_num(t) => ok(self, vec![Float8], Text),
+            (Random, []) => ok(self, vec![], Float8),
+            (Setseed, [t]) if is_num(t) => ok(self, vec![Float8], Text),
             (Format, [f, ..]) if is_str(f) => {
                 let mut types: Vec<DataType> = args
                     .iter()
@@ -713,6 +728,8 @@ impl ScalarFunc {
         match self {
             Concat => return Ok(concat(args, "")),
             Array(f) => return f.eval(args),
+            User(id) => return user::call(id, args),
+            Random => return Ok(volatility::random()),
             Format => return format::format(args),
             TimeFn(f) => return f.eval(args),
             QuoteNullable if args.first().is_some_and(Value::is_null) => {
@@ -794,7 +811,13 @@ impl ScalarFunc {
                 }
                 Value::text("")
             }
-            Concat | ConcatWs | Format | Array(_) => unreachable!("handled above"),
+            Setseed => match &args[0] {
+                Value::Float8(seed) => return volatility::setseed(*seed),
+                _ => return Err(bad_arg(self)),
+            },
+            Concat | ConcatWs | Format | Array(_) | User(_) | Random => {
+                unreachable!("handled above")
+            }
         })
     }
 

@@ -1,0 +1,400 @@
+//! User-defined functions in the catalog: PostgreSQL's `pg_proc` rows made
+//! by `CREATE FUNCTION`.
+//!
+//! A function is kept as its declaration (name, argument names and types,
+//! result type, language, volatility, strictness) and its body's source
+//! text; the planner compiles the body when a statement first calls that
+//! version (`plan::userfunc`). Functions are versioned with the same
+//! `xmin`/`xmax` rules as tables and views (see the parent module):
+//! created, replaced and dropped transactionally, written to the catalog
+//! file before the commit is recorded, cleaned of uncommitted versions on
+//! open.
+//!
+//! Invariants: no two visible functions have the same name and argument
+//! types (`commands::functioncmds` checks before creating); `serial` is
+//! unique among the definitions of this process, so a compiled body cached
+//! under it is that very version's.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
+use super::{Catalog, CatalogView};
+use crate::err;
+use crate::error::Result;
+use crate::txn::clog::XidStatus;
+use crate::txn::{Xid, INVALID_XID};
+use crate::types::funcs::volatility::Volatility;
+use crate::types::DataType;
+
+/// Source of [`FunctionDef::serial`].
+static SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// One declared argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuncArg {
+    /// Its name, when declared (`f(x int)`).
+    pub name: Option<String>,
+    /// Its type.
+    pub ty: DataType,
+}
+
+/// The language of a function's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    /// `LANGUAGE sql`: statements, the last SELECT's first row returned.
+    Sql,
+    /// `LANGUAGE plpgsql`: a block (the subset `exec::plpgsql` runs).
+    Plpgsql,
+}
+
+impl Language {
+    /// The language's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Sql => "sql",
+            Language::Plpgsql => "plpgsql",
+        }
+    }
+}
+
+/// A function's definition.
+#[derive(Debug, Clone)]
+pub struct FunctionDef {
+    /// Object id (kept by `CREATE OR REPLACE`).
+    pub oid: u32,
+    /// Name.
+    pub name: String,
+    /// The arguments, in order.
+    pub args: Vec<FuncArg>,
+    /// The result type.
+    pub ret: DataType,
+    /// The body's language.
+    pub language: Language,
+    /// Declared volatility (`VOLATILE` by default).
+    pub volatility: Volatility,
+    /// `STRICT`: NULL for any NULL argument, the body not run.
+    pub strict: bool,
+    /// The body's source text.
+    pub body: String,
+    /// Unique per definition made in this process (see the module doc).
+    pub serial: u64,
+}
+
+impl PartialEq for FunctionDef {
+    fn eq(&self, o: &FunctionDef) -> bool {
+        (
+            self.oid,
+            &self.name,
+            &self.args,
+            self.ret,
+            self.language,
+            self.volatility,
+        ) == (o.oid, &o.name, &o.args, o.ret, o.language, o.volatility)
+            && self.strict == o.strict
+            && self.body == o.body
+    }
+}
+
+impl FunctionDef {
+    /// A definition with a fresh serial.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        oid: u32,
+        name: String,
+        args: Vec<FuncArg>,
+        ret: DataType,
+        language: Language,
+        volatility: Volatility,
+        strict: bool,
+        body: String,
+    ) -> FunctionDef {
+        FunctionDef {
+            oid,
+            name,
+            args,
+            ret,
+            language,
+            volatility,
+            strict,
+            body,
+            serial: SERIAL.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The argument types as PostgreSQL lists them: `f(integer, text)`.
+    pub fn signature(&self) -> String {
+        let list: Vec<String> = self.args.iter().map(|a| a.ty.to_string()).collect();
+        format!("{}({})", self.name, list.join(", "))
+    }
+}
+
+/// One version of a function definition.
+#[derive(Debug, Clone)]
+pub(super) struct FuncVersion {
+    pub xmin: Xid,
+    pub xmax: Xid,
+    pub def: Arc<FunctionDef>,
+}
+
+impl CatalogView<'_> {
+    fn sees_function(&self, v: &FuncVersion) -> bool {
+        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
+    }
+}
+
+impl Catalog {
+    /// The functions named `name` that `view` sees, oldest first.
+    pub fn lookup_functions(&self, view: &CatalogView, name: &str) -> Vec<Arc<FunctionDef>> {
+        let st = self.read();
+        if st.functions.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<_> = st
+            .functions
+            .iter()
+            .filter(|v| v.def.name == name && view.sees_function(v))
+            .map(|v| v.def.clone())
+            .collect();
+        out.sort_by_key(|f| f.oid);
+        out
+    }
+
+    /// Every function `view` sees, by name then oid.
+    pub fn functions(&self, view: &CatalogView) -> Vec<Arc<FunctionDef>> {
+        let mut out: Vec<_> = self
+            .read()
+            .functions
+            .iter()
+            .filter(|v| view.sees_function(v))
+            .map(|v| v.def.clone())
+            .collect();
+        out.sort_by(|a, b| (&a.name, a.oid).cmp(&(&b.name, b.oid)));
+        out
+    }
+
+    /// Adds a function created by transaction `xid`.
+    pub fn create_function(&self, xid: Xid, def: FunctionDef) -> Arc<FunctionDef> {
+        let def = Arc::new(def);
+        self.write().functions.push(FuncVersion {
+            xmin: xid,
+            xmax: INVALID_XID,
+            def: def.clone(),
+        });
+        def
+    }
+
+    /// Marks the version of function `oid` that `view` sees as deleted by
+    /// `xid`, optionally replacing it (`CREATE OR REPLACE FUNCTION`).
+    /// Fails with 40001 when another transaction already changed it.
+    pub fn replace_function(
+        &self,
+        view: &CatalogView,
+        xid: Xid,
+        oid: u32,
+        replacement: Option<FunctionDef>,
+    ) -> Result<()> {
+        let mut st = self.write();
+        let Some(pos) = st
+            .functions
+            .iter()
+            .position(|v| v.def.oid == oid && view.sees_function(v))
+        else {
+            return Err(err!(
+                UndefinedFunction,
+                "function with OID {oid} does not exist"
+            ));
+        };
+        let old = &mut st.functions[pos];
+        if old.xmax != INVALID_XID && old.xmax != xid {
+            let aborted = matches!(view.txns.status(old.xmax), Ok(XidStatus::Aborted))
+                || (!view.txns.is_running(old.xmax)
+                    && !matches!(view.txns.status(old.xmax), Ok(XidStatus::Committed)));
+            if !aborted {
+                return Err(err!(
+                    SerializationFailure,
+                    "could not serialize access due to concurrent update"
+                ));
+            }
+        }
+        if old.xmin == xid {
+            match replacement {
+                Some(def) => old.def = Arc::new(def),
+                None => {
+                    st.functions.remove(pos);
+                }
+            }
+            return Ok(());
+        }
+        old.xmax = xid;
+        if let Some(def) = replacement {
+            st.functions.push(FuncVersion {
+                xmin: xid,
+                xmax: INVALID_XID,
+                def: Arc::new(def),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// On open: keeps the versions whose creator committed and whose deleter
+/// did not; whether that changed anything.
+pub(super) fn settle(fs: &mut Vec<FuncVersion>, committed: &dyn Fn(Xid) -> bool) -> bool {
+    let before = fs.len();
+    fs.retain(|v| committed(v.xmin) && (v.xmax == INVALID_XID || !committed(v.xmax)));
+    let mut changed = fs.len() != before;
+    for v in fs.iter_mut() {
+        if v.xmax != INVALID_XID {
+            v.xmax = INVALID_XID;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Forgets the function changes of aborted transaction `xid`.
+pub(super) fn abort(fs: &mut Vec<FuncVersion>, xid: Xid) {
+    fs.retain(|v| v.xmin != xid);
+    for v in fs.iter_mut() {
+        if v.xmax == xid {
+            v.xmax = INVALID_XID;
+        }
+    }
+}
+
+/// Drops versions deleted by a committed transaction older than `horizon`.
+pub(super) fn prune(fs: &mut Vec<FuncVersion>, committed: &dyn Fn(Xid) -> bool, horizon: Xid) {
+    fs.retain(|v| v.xmax == INVALID_XID || v.xmax >= horizon || !committed(v.xmax));
+}
+
+fn volatility_tag(v: Volatility) -> &'static str {
+    match v {
+        Volatility::Immutable => "i",
+        Volatility::Stable => "s",
+        Volatility::Volatile => "v",
+    }
+}
+
+/// Appends the catalog file's line of every function version:
+/// `function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict 0|1>
+/// <result type> <body> <n> <arg name or -> <arg type> ...`.
+pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
+    for v in fs {
+        let d = &v.def;
+        text.push_str(&format!(
+            "function {} {} {} {} {} {} {} {} {} {}",
+            d.oid,
+            v.xmin,
+            v.xmax,
+            esc(&d.name),
+            d.language.name(),
+            volatility_tag(d.volatility),
+            u8::from(d.strict),
+            type_tag(&d.ret),
+            esc(&d.body),
+            d.args.len()
+        ));
+        for a in &d.args {
+            let name = a.name.as_deref().map(esc).unwrap_or_else(|| "-".into());
+            text.push_str(&format!(" {name} {}", type_tag(&a.ty)));
+        }
+        text.push('\n');
+    }
+}
+
+/// Reads a `function` line (split on spaces).
+pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
+    let bad = || corrupt("bad function line");
+    let num = |i: usize| -> Result<u64> { f.get(i).and_then(|s| s.parse().ok()).ok_or_else(bad) };
+    let n = num(10)? as usize;
+    if f.len() != 11 + 2 * n {
+        return Err(bad());
+    }
+    let language = match f[5] {
+        "sql" => Language::Sql,
+        "plpgsql" => Language::Plpgsql,
+        _ => return Err(bad()),
+    };
+    let volatility = match f[6] {
+        "i" => Volatility::Immutable,
+        "s" => Volatility::Stable,
+        "v" => Volatility::Volatile,
+        _ => return Err(bad()),
+    };
+    let mut args = Vec::with_capacity(n);
+    for k in 0..n {
+        let (name, ty) = (f[11 + 2 * k], f[12 + 2 * k]);
+        args.push(FuncArg {
+            name: if name == "-" {
+                None
+            } else {
+                Some(unesc(name)?)
+            },
+            ty: parse_type_tag(ty)?,
+        });
+    }
+    let def = FunctionDef::new(
+        num(1)? as u32,
+        unesc(f[4])?,
+        args,
+        parse_type_tag(f[8])?,
+        language,
+        volatility,
+        f[7] == "1",
+        unesc(f[9])?,
+    );
+    Ok(FuncVersion {
+        xmin: num(2)? as Xid,
+        xmax: num(3)? as Xid,
+        def: Arc::new(def),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A function line reads back as the definition written, and damaged
+    /// lines are refused.
+    #[test]
+    fn function_lines_round_trip() {
+        let def = FunctionDef::new(
+            16400,
+            "add one".into(),
+            vec![
+                FuncArg {
+                    name: Some("x".into()),
+                    ty: DataType::Int4,
+                },
+                FuncArg {
+                    name: None,
+                    ty: DataType::Varchar(Some(3)),
+                },
+            ],
+            DataType::Int8,
+            Language::Plpgsql,
+            Volatility::Stable,
+            true,
+            "begin\n  return x + 1;\nend".into(),
+        );
+        let mut text = String::new();
+        write(
+            &mut text,
+            &[FuncVersion {
+                xmin: 5,
+                xmax: 0,
+                def: Arc::new(def.clone()),
+            }],
+        );
+        let f: Vec<&str> = text.trim_end().split(' ').collect();
+        let back = parse(&f).unwrap();
+        assert_eq!(*back.def, def);
+        assert_ne!(back.def.serial, def.serial);
+        assert_eq!((back.xmin, back.xmax), (5, 0));
+        assert!(parse(&f[..f.len() - 1]).is_err());
+        let mut wrong = f.clone();
+        wrong[5] = "c";
+        assert!(parse(&wrong).is_err());
+    }
+}

@@ -1,0 +1,269 @@
+//! CREATE [OR REPLACE] FUNCTION and DROP FUNCTION (PostgreSQL's
+//! `functioncmds.c`).
+//!
+//! [`define_function`] turns the statement into a definition and checks
+//! it through the caller's planning context before the transaction has an
+//! xid: the language (`sql` or `plpgsql`), the types, the result (set
+//! results are refused), and the body (`plan::userfunc::check_body`).
+//! [`DdlContext::create_function`] then adds it to the catalog, replacing
+//! the version of the same name and argument types under `OR REPLACE`
+//! (only with the same result type, 42P13), and
+//! [`DdlContext::drop_function`] removes functions named with or without
+//! their argument types. Like every DDL statement here both are
+//! transactional, and the catalog file is written before the commit.
+
+use heapdb_grammar::ast;
+
+use super::context::DdlContext;
+use crate::catalog::{FuncArg, FunctionDef, Language};
+use crate::err;
+use crate::error::Result;
+use crate::plan::bind::{data_type, Binder};
+use crate::plan::userfunc::check_body;
+use crate::plan::PlanContext;
+use crate::types::funcs::volatility::Volatility;
+use crate::types::DataType;
+
+/// CREATE FUNCTION's definition (its oid still 0), checked through `ctx`.
+pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Result<FunctionDef> {
+    let mut language = None;
+    let mut volatility = Volatility::Volatile;
+    let mut strict = false;
+    let mut body = None;
+    for o in &c.options {
+        let conflicting = || err!(SyntaxError, "conflicting or redundant options");
+        match o {
+            ast::FunctionOption::Language(l) => {
+                if language.replace(l.clone()).is_some() {
+                    return Err(conflicting());
+                }
+            }
+            ast::FunctionOption::Volatility(v) => {
+                volatility = match v.as_str() {
+                    "immutable" => Volatility::Immutable,
+                    "stable" => Volatility::Stable,
+                    _ => Volatility::Volatile,
+                }
+            }
+            ast::FunctionOption::Strict(s) => strict = *s,
+            ast::FunctionOption::Parallel(_) => {}
+            ast::FunctionOption::As(text) => {
+                if body.replace(text.clone()).is_some() {
+                    return Err(conflicting());
+                }
+            }
+            ast::FunctionOption::Return(e) => {
+                if body.replace(format!("SELECT {e}")).is_some() {
+                    return Err(conflicting());
+                }
+                language.get_or_insert_with(|| "sql".to_string());
+            }
+        }
+    }
+    let Some(body) = body else {
+        return Err(err!(
+            InvalidFunctionDefinition,
+            "no function body specified"
+        ));
+    };
+    let language = match language.as_deref() {
+        None => return Err(err!(InvalidFunctionDefinition, "no language specified")),
+        Some("sql") => Language::Sql,
+        Some("plpgsql") => Language::Plpgsql,
+        Some(other) => return Err(err!(UndefinedObject, "language \"{other}\" does not exist")),
+    };
+    let ret = match &c.returns {
+        None => {
+            return Err(err!(
+                InvalidFunctionDefinition,
+                "function result type must be specified"
+            ))
+        }
+        Some(ast::FunctionReturns::Type(t)) => data_type(t)?,
+        Some(_) => {
+            return Err(err!(
+                FeatureNotSupported,
+                "functions returning sets are not supported"
+            ))
+        }
+    };
+    let mut args = Vec::with_capacity(c.args.len());
+    for a in &c.args {
+        let ty = data_type(&a.data_type)?;
+        if let Some(n) = &a.name {
+            if args.iter().any(|x: &FuncArg| x.name.as_ref() == Some(n)) {
+                return Err(err!(
+                    InvalidFunctionDefinition,
+                    "parameter name \"{n}\" used more than once"
+                ));
+            }
+        }
+        args.push(FuncArg {
+            name: a.name.clone(),
+            ty,
+        });
+    }
+    let def = FunctionDef::new(
+        0,
+        c.name.name.clone(),
+        args,
+        ret,
+        language,
+        volatility,
+        strict,
+        body,
+    );
+    check_body(&mut Binder::new(ctx), &def)?;
+    Ok(def)
+}
+
+fn same_args(a: &[FuncArg], types: &[DataType]) -> bool {
+    a.len() == types.len()
+        && a.iter()
+            .zip(types)
+            .all(|(x, t)| x.ty.without_typmod() == t.without_typmod())
+}
+
+/// A type as PostgreSQL's notices name a type written in DROP FUNCTION
+/// (`TypeNameListToString`): SQL keyword types schema-qualified.
+fn written_type(t: &ast::DataType) -> String {
+    use ast::DataType as T;
+    let builtin = match t {
+        T::SmallInt => "int2",
+        T::Integer => "int4",
+        T::BigInt => "int8",
+        T::Real => "float4",
+        T::Double => "float8",
+        T::Numeric { .. } => "numeric",
+        T::Boolean => "bool",
+        T::Varchar(_) => "varchar",
+        T::Char(_) => "bpchar",
+        T::Timestamp(_) => "timestamp",
+        T::TimestampTz(_) => "timestamptz",
+        T::Interval => "interval",
+        other => return other.to_string(),
+    };
+    format!("pg_catalog.{builtin}")
+}
+
+fn type_list(types: &[DataType]) -> String {
+    let list: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+    list.join(", ")
+}
+
+impl DdlContext<'_> {
+    /// CREATE [OR REPLACE] FUNCTION of `def` (from [`define_function`]).
+    pub fn create_function(&mut self, mut def: FunctionDef, or_replace: bool) -> Result<()> {
+        let cv = self.view();
+        let types: Vec<DataType> = def.args.iter().map(|a| a.ty).collect();
+        let existing = self
+            .catalog
+            .lookup_functions(&cv, &def.name)
+            .into_iter()
+            .find(|f| same_args(&f.args, &types));
+        match existing {
+            Some(old) if or_replace => {
+                if old.ret.without_typmod() != def.ret.without_typmod() {
+                    return Err(err!(
+                        InvalidFunctionDefinition,
+                        "cannot change return type of existing function"
+                    )
+                    .with_hint(format!(
+                        "Use DROP FUNCTION {}({}) first.",
+                        def.name,
+                        type_list(&types)
+                    )));
+                }
+                def.oid = old.oid;
+                self.catalog
+                    .replace_function(&cv, self.xid, old.oid, Some(def))?;
+            }
+            Some(_) => {
+                return Err(err!(
+                    DuplicateFunction,
+                    "function \"{}\" already exists with same argument types",
+                    def.name
+                ))
+            }
+            None => {
+                def.oid = self.catalog.next_oid();
+                self.catalog.create_function(self.xid, def);
+            }
+        }
+        *self.catalog_changed = true;
+        Ok(())
+    }
+
+    /// DROP FUNCTION [IF EXISTS] ...: removes each function. Returns the
+    /// NOTICEs of those skipped.
+    pub fn drop_function(&mut self, d: &ast::DropFunction) -> Result<Vec<String>> {
+        let mut notices = Vec::new();
+        let mut oids = Vec::new();
+        for r in &d.funcs {
+            let cv = self.view();
+            let name = &r.name.name;
+            let found = self.catalog.lookup_functions(&cv, name);
+            let target = match &r.args {
+                Some(args) => {
+                    let types = args
+                        .iter()
+                        .map(|a| data_type(&a.data_type))
+                        .collect::<Result<Vec<_>>>()?;
+                    match found.into_iter().find(|f| same_args(&f.args, &types)) {
+                        Some(f) => f,
+                        None if d.if_exists => {
+                            let written: Vec<String> =
+                                args.iter().map(|a| written_type(&a.data_type)).collect();
+                            notices.push(format!(
+                                "function {name}({}) does not exist, skipping",
+                                written.join(",")
+                            ));
+                            continue;
+                        }
+                        None => {
+                            return Err(err!(
+                                UndefinedFunction,
+                                "function {name}({}) does not exist",
+                                type_list(&types)
+                            ))
+                        }
+                    }
+                }
+                None => match found.len() {
+                    1 => found[0].clone(),
+                    0 if d.if_exists => {
+                        notices.push(format!("function {name}() does not exist, skipping"));
+                        continue;
+                    }
+                    0 => {
+                        return Err(err!(
+                            UndefinedFunction,
+                            "could not find a function named \"{name}\""
+                        ))
+                    }
+                    _ => {
+                        return Err(err!(
+                            AmbiguousFunction,
+                            "function name \"{name}\" is not unique"
+                        )
+                        .with_hint(
+                            "Specify the argument list to select the function unambiguously.",
+                        ))
+                    }
+                },
+            };
+            if !oids.contains(&target.oid) {
+                oids.push(target.oid);
+            }
+        }
+        let changed = !oids.is_empty();
+        let cv = self.view();
+        for oid in oids {
+            self.catalog.replace_function(&cv, self.xid, oid, None)?;
+        }
+        if changed {
+            *self.catalog_changed = true;
+        }
+        Ok(notices)
+    }
+}
