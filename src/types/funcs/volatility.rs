@@ -50,13 +50,14 @@ impl ScalarFunc {
         use ScalarFunc::*;
         match self {
             Random | Setseed | PgSleep => Volatility::Volatile,
-            TimeFn(super::timefunc::TimeFunc::ClockTimestamp | super::timefunc::TimeFunc::TimeOfDay) => {
-                Volatility::Volatile
-            }
+            TimeFn(
+                super::timefunc::TimeFunc::ClockTimestamp | super::timefunc::TimeFunc::TimeOfDay,
+            ) => Volatility::Volatile,
             // They read TimeZone (and DateStyle for the template's fields).
-            TimeFn(super::timefunc::TimeFunc::ToTimestampFormat | super::timefunc::TimeFunc::TimestampTzOf) => {
-                Volatility::Stable
-            }
+            TimeFn(
+                super::timefunc::TimeFunc::ToTimestampFormat
+                | super::timefunc::TimeFunc::TimestampTzOf,
+            ) => Volatility::Stable,
             User(id) => super::user::volatility(id),
             // They read TimeZone, DateStyle or lc_* settings.
             ToChar | ToDate | Timezone | MakeTimestampTz | Age | DatePart | Extract | DateTrunc
