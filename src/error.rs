@@ -141,8 +141,6 @@ pub enum SqlState {
     InvalidFunctionDefinition,
     /// 42723 duplicate_function
     DuplicateFunction,
-    /// 42725 ambiguous_function
-    AmbiguousFunction,
     /// 42710 duplicate_object
     DuplicateObject,
     /// 23514 check_violation
@@ -236,7 +234,6 @@ impl SqlState {
             IndeterminateDatatype => "42P18",
             InvalidFunctionDefinition => "42P13",
             DuplicateFunction => "42723",
-            AmbiguousFunction => "42725",
             DuplicateObject => "42710",
             CheckViolation => "23514",
             FunctionExecutedNoReturnStatement => "2F005",
@@ -430,7 +427,6 @@ mod tests {
             IndeterminateDatatype,
             InvalidFunctionDefinition,
             DuplicateFunction,
-            AmbiguousFunction,
             DuplicateObject,
             CheckViolation,
             FunctionExecutedNoReturnStatement,

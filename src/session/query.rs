@@ -114,6 +114,8 @@ impl PlanContext for StmtCtx<'_> {
         let cv = crate::catalog::CatalogView {
             snapshot: self.snapshot,
             txns: &self.db.txns,
+            // Functions are permanent.
+            temp_ns: 0,
         };
         self.db.catalog.lookup_functions(&cv, name)
     }

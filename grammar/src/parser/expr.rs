@@ -658,6 +658,7 @@ fn overlaps(i: Tokens<'_>, first: Expr, at: usize) -> PResult<'_, Expr> {
         },
         args: left,
         arg_names: Vec::new(),
+        variadic: false,
         star: false,
         distinct: false,
         order_by: Vec::new(),
