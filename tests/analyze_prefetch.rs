@@ -43,6 +43,7 @@ fn table(db: &Database, name: &str) -> std::sync::Arc<TableDef> {
         .tables(&CatalogView {
             snapshot: &snap,
             txns: &db.txns,
+            temp_ns: 0,
         })
         .into_iter()
         .find(|t| t.name == name)

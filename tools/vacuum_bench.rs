@@ -198,6 +198,7 @@ fn main() {
             .tables(&heapdb::catalog::CatalogView {
                 snapshot: &db.txns.snapshot(0, 0),
                 txns: &db.txns,
+                temp_ns: 0,
             })
             .into_iter()
             .find(|t| t.name == table)
