@@ -61,10 +61,12 @@ pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
         && aggs.iter().all(|a| {
             !a.distinct
                 && a.filter.is_none()
+                && a.is_plain()
                 && match a.func {
                     AggFunc::CountStar | AggFunc::Count => true,
                     AggFunc::Sum | AggFunc::Avg => a.arg.as_ref().is_some_and(|e| int_type(&e.ty)),
                     AggFunc::Min | AggFunc::Max => a.arg.as_ref().is_some_and(|e| int_like(&e.ty)),
+                    _ => false,
                 }
         })
 }
@@ -425,7 +427,8 @@ impl<'p> FastAgg<'p> {
                         }
                     }
                 }
-                (AggFunc::CountStar, _, _) => unreachable!("handled above"),
+                // count(*) is handled above; eligible() admits no other.
+                _ => unreachable!("handled above"),
             }
         }
         Ok(())
@@ -661,6 +664,8 @@ mod tests {
         AggCall {
             func,
             arg,
+            more_args: Vec::new(),
+            order: Vec::new(),
             distinct: false,
             filter: None,
             ty,
