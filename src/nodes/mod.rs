@@ -14,4 +14,6 @@ pub mod plannodes;
 
 pub use expr::{Expr, ExprKind};
 pub use func::Func;
-pub use plannodes::{driving_scan, AggCall, Field, JoinKind, Node, Plan, SortKey, TableFunc};
+pub use plannodes::{
+    driving_scan, AggCall, AggOrder, Field, JoinKind, Node, Plan, SortKey, TableFunc,
+};

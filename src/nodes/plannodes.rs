@@ -151,12 +151,55 @@ pub struct AggCall {
     pub func: AggFunc,
     /// Its argument (none for `count(*)`), over the aggregate's input.
     pub arg: Option<Expr>,
+    /// The arguments after the first (`string_agg`'s delimiter, `corr`'s
+    /// X), over the aggregate's input; empty for one-argument aggregates.
+    pub more_args: Vec<Expr>,
+    /// `ORDER BY` inside the call: the rows of each group reach the
+    /// aggregate in this order. Empty when none was written.
+    pub order: Vec<AggOrder>,
     /// `DISTINCT` was written.
     pub distinct: bool,
     /// `FILTER (WHERE ...)`, over the aggregate's input.
     pub filter: Option<Expr>,
     /// The result type.
     pub ty: DataType,
+}
+
+/// One `ORDER BY` key inside an aggregate call.
+#[derive(Debug, Clone)]
+pub struct AggOrder {
+    /// The key, over the aggregate's input.
+    pub expr: Expr,
+    /// Descending order.
+    pub descending: bool,
+    /// NULLs sort first (PostgreSQL's default: first when descending).
+    pub nulls_first: bool,
+}
+
+impl AggCall {
+    /// Whether the call needs the general path's per-row work beyond one
+    /// argument: more arguments or an ORDER BY.
+    pub fn is_plain(&self) -> bool {
+        self.more_args.is_empty() && self.order.is_empty()
+    }
+
+    /// Every expression of the call: arguments, ORDER BY keys, FILTER.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.arg
+            .iter()
+            .chain(self.more_args.iter())
+            .chain(self.order.iter().map(|o| &o.expr))
+            .chain(self.filter.iter())
+    }
+
+    /// [`AggCall::exprs`], mutably.
+    pub fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        self.arg
+            .iter_mut()
+            .chain(self.more_args.iter_mut())
+            .chain(self.order.iter_mut().map(|o| &mut o.expr))
+            .chain(self.filter.iter_mut())
+    }
 }
 
 /// One ORDER BY key, over the sort's input columns.
@@ -497,10 +540,7 @@ impl Node {
             Node::Project { exprs, .. } => exprs.iter_mut().collect(),
             Node::Aggregate { group, aggs, .. } => group
                 .iter_mut()
-                .chain(
-                    aggs.iter_mut()
-                        .flat_map(|a| a.arg.iter_mut().chain(a.filter.iter_mut())),
-                )
+                .chain(aggs.iter_mut().flat_map(|a| a.exprs_mut()))
                 .collect(),
             Node::HashJoin {
                 left_keys,
@@ -531,10 +571,7 @@ impl Node {
             Node::Project { exprs, .. } => exprs.iter().collect(),
             Node::Aggregate { group, aggs, .. } => group
                 .iter()
-                .chain(
-                    aggs.iter()
-                        .flat_map(|a| a.arg.iter().chain(a.filter.iter())),
-                )
+                .chain(aggs.iter().flat_map(|a| a.exprs()))
                 .collect(),
             Node::HashJoin {
                 left_keys,

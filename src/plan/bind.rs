@@ -22,7 +22,8 @@ use crate::err;
 use crate::error::{Error, Result};
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::nodes::func::Func;
-use crate::types::agg::{agg_result_type, AggFunc};
+use crate::nodes::AggOrder;
+use crate::types::agg::{agg_result_type, signature, AggFunc};
 use crate::types::cast::{cast_kind, common_type, CastContext};
 use crate::types::funcs::numfunc::NumFunc;
 use crate::types::funcs::ScalarFunc;
@@ -183,6 +184,7 @@ pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
         }
         K::Function(call) => {
             call.args.iter().for_each(|x| walk(x, f));
+            call.order_by.iter().for_each(|o| walk(&o.expr, f));
             if let Some(x) = &call.filter {
                 walk(x, f);
             }
@@ -1130,7 +1132,7 @@ impl Binder<'_> {
         if is_aggregate(&call.name) {
             return self.bind_aggregate(call, mode);
         }
-        if call.star || call.distinct || call.filter.is_some() {
+        if call.star || call.distinct || call.filter.is_some() || !call.order_by.is_empty() {
             return Err(err!(
                 WrongObjectType,
                 "{} specified, but {name} is not an aggregate function",
@@ -1138,6 +1140,8 @@ impl Binder<'_> {
                     format!("{name}(*)")
                 } else if call.distinct {
                     "DISTINCT".into()
+                } else if !call.order_by.is_empty() {
+                    "ORDER BY".into()
                 } else {
                     "FILTER".into()
                 }
@@ -1296,34 +1300,37 @@ impl Binder<'_> {
         }
         let input = state.input.clone();
         let mut inner = Mode::NoAgg("aggregate function calls");
-        let (func, arg) = if call.star {
+        let (func, arg, more_args, ty) = if call.star {
             if name != "count" {
                 return Err(err!(UndefinedFunction, "function {name}() does not exist")
                     .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
             }
-            (AggFunc::CountStar, None)
+            (AggFunc::CountStar, None, Vec::new(), DataType::Int8)
         } else {
-            if call.args.len() != 1 {
-                let list: Vec<String> = call.args.iter().map(|_| "unknown".to_string()).collect();
-                return Err(err!(
-                    UndefinedFunction,
-                    "function {name}({}) does not exist",
-                    list.join(", ")
+            let func = AggFunc::from_name(name)
+                .ok_or_else(|| err!(InternalError, "{name} is not an aggregate"))?;
+            self.bind_aggregate_args(call, func, &input, &mut inner)?
+        };
+        let mut order = Vec::with_capacity(call.order_by.len());
+        for o in &call.order_by {
+            if call.distinct && !call.args.contains(&o.expr) {
+                return Err(at(
+                    err!(
+                        InvalidColumnReference,
+                        "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"
+                    ),
+                    leftmost(&o.expr),
                 ));
             }
-            let a = self
-                .bind_expr(&call.args[0], &input, &mut inner)
+            let e = self
+                .bind_expr(&o.expr, &input, &mut inner)
                 .map_err(nested_agg)?;
-            let a = self.resolve_unknown(a)?;
-            (
-                AggFunc::from_name(name).expect("is_aggregate checked the name"),
-                Some(a),
-            )
-        };
-        let ty = match &arg {
-            Some(a) => agg_result_type(func, &a.ty)?,
-            None => DataType::Int8,
-        };
+            order.push(AggOrder {
+                expr: self.resolve_unknown(e)?,
+                descending: o.descending,
+                nulls_first: o.nulls_first.unwrap_or(o.descending),
+            });
+        }
         let filter = match &call.filter {
             Some(f) => Some(
                 self.bind_condition(f, &input, &mut inner, "FILTER")
@@ -1334,6 +1341,8 @@ impl Binder<'_> {
         let agg = AggCall {
             func,
             arg,
+            more_args,
+            order,
             distinct: call.distinct,
             filter,
             ty,
@@ -1341,6 +1350,54 @@ impl Binder<'_> {
         state.aggs.push((call.clone(), agg));
         let ngroup = state.group.len();
         Ok(Expr::column(ngroup + state.aggs.len() - 1, ty))
+    }
+}
+
+impl Binder<'_> {
+    /// Binds an aggregate call's arguments over `input` and coerces them to
+    /// the types the aggregate takes: the first argument, the others, and
+    /// the result type.
+    fn bind_aggregate_args(
+        &mut self,
+        call: &ast::FunctionCall,
+        func: AggFunc,
+        input: &Scope,
+        inner: &mut Mode,
+    ) -> Result<(AggFunc, Option<Expr>, Vec<Expr>, DataType)> {
+        let name = call.name.name.as_str();
+        let classic = matches!(
+            func,
+            AggFunc::Count | AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max
+        );
+        if classic && call.args.len() != 1 {
+            let list: Vec<String> = call.args.iter().map(|_| "unknown".to_string()).collect();
+            return Err(err!(
+                UndefinedFunction,
+                "function {name}({}) does not exist",
+                list.join(", ")
+            ));
+        }
+        let mut bound = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            let b = self.bind_expr(a, input, inner).map_err(nested_agg)?;
+            bound.push((b, leftmost(a)));
+        }
+        if classic {
+            let (a, _) = bound.remove(0);
+            let a = self.resolve_unknown(a)?;
+            let ty = agg_result_type(func, &a.ty)?;
+            return Ok((func, Some(a), Vec::new(), ty));
+        }
+        let types: Vec<DataType> = bound.iter().map(|(b, _)| b.ty).collect();
+        let (want, ty) = signature(func, &types)?;
+        let mut args = bound
+            .into_iter()
+            .zip(&want)
+            .map(|((a, off), t)| self.coerce(a, t, CastContext::Implicit, off))
+            .collect::<Result<Vec<_>>>()?
+            .into_iter();
+        let first = args.next();
+        Ok((func, first, args.collect(), ty))
     }
 }
 

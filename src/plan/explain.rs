@@ -178,11 +178,29 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
         let inner = output_columns(input, qualify);
         let mut out: Vec<String> = group.iter().map(|g| deparse(g, &inner)).collect();
         out.extend(aggs.iter().map(|a| {
-            let arg = match &a.arg {
+            let mut arg = match &a.arg {
                 None => "*".to_string(),
                 Some(x) if a.distinct => format!("DISTINCT {}", deparse(x, &inner)),
                 Some(x) => deparse(x, &inner),
             };
+            for x in &a.more_args {
+                arg.push_str(", ");
+                arg.push_str(&deparse(x, &inner));
+            }
+            for (k, o) in a.order.iter().enumerate() {
+                arg.push_str(if k == 0 { " ORDER BY " } else { ", " });
+                arg.push_str(&deparse(&o.expr, &inner));
+                if o.descending {
+                    arg.push_str(" DESC");
+                }
+                if o.nulls_first != o.descending {
+                    arg.push_str(if o.nulls_first {
+                        " NULLS FIRST"
+                    } else {
+                        " NULLS LAST"
+                    });
+                }
+            }
             let call = format!("{}({arg})", a.func.name());
             match &a.filter {
                 Some(f) => format!("{call} FILTER (WHERE {})", deparse(f, &inner)),
@@ -534,10 +552,26 @@ fn join_title(plan: &Plan, par: Par) -> (String, Vec<String>) {
                 output_columns(left, par.qualify),
                 output_columns(right, par.qualify),
             );
+            // The probe (outer) side's key first, as PostgreSQL switches
+            // hash clauses to (outer = inner).
+            let build_left = matches!(
+                plan.node,
+                Node::HashJoin {
+                    build_left: true,
+                    ..
+                }
+            );
             let conds: Vec<String> = left_keys
                 .iter()
                 .zip(right_keys)
-                .map(|(l, r)| format!("({} = {})", deparse(l, &ln), deparse(r, &rn)))
+                .map(|(l, r)| {
+                    let (l, r) = (deparse(l, &ln), deparse(r, &rn));
+                    if build_left {
+                        format!("({r} = {l})")
+                    } else {
+                        format!("({l} = {r})")
+                    }
+                })
                 .collect();
             let mut d = vec![format!("Hash Cond: {}", conds.join(" AND "))];
             if let Some(r) = residual {

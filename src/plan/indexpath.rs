@@ -116,7 +116,7 @@ fn visit(plan: &mut Plan, ctx: &dyn PlanContext) {
                 columns_used(e, &mut used);
             }
             for a in aggs.iter() {
-                for e in a.arg.iter().chain(a.filter.iter()) {
+                for e in a.exprs() {
                     columns_used(e, &mut used);
                 }
             }
@@ -126,7 +126,7 @@ fn visit(plan: &mut Plan, ctx: &dyn PlanContext) {
                     remap_columns(e, &|c| map[c]);
                 }
                 for a in aggs.iter_mut() {
-                    for e in a.arg.iter_mut().chain(a.filter.iter_mut()) {
+                    for e in a.exprs_mut() {
                         remap_columns(e, &|c| map[c]);
                     }
                 }
@@ -1015,7 +1015,8 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
     else {
         return;
     };
-    if !ctx.settings().enable_indexscan {
+    // enable_nestloop = off: the hash join it would replace is cheaper.
+    if !ctx.settings().enable_indexscan || !ctx.settings().enable_nestloop {
         return;
     }
     // Hash join: read the inner side whole; nested loop: one probe per

@@ -816,8 +816,10 @@ fn drop_unused_aggregates(
         }
     }
     for (_, a) in state.aggs.iter_mut() {
-        a.arg = a.arg.take().map(super::fold::fold).transpose()?;
-        a.filter = a.filter.take().map(super::fold::fold).transpose()?;
+        for e in a.exprs_mut() {
+            let taken = std::mem::replace(e, Expr::constant(Value::Null, DataType::Unknown));
+            *e = super::fold::fold(taken)?;
+        }
     }
     Ok(())
 }

@@ -20,7 +20,18 @@
 //! skipped (except by `count(*)`, which counts rows via
 //! [`Accumulator::add_row`]); `sum`/`avg`/`min`/`max` of no rows is NULL,
 //! `count` of no rows is 0.
+//!
+//! Beyond those: `string_agg` (text or bytea, the delimiter read per row),
+//! `bool_and`/`every`/`bool_or`, `bit_and`/`bit_or`/`bit_xor` over
+//! integers, and the statistical aggregates of [`stats`] (variance and
+//! standard deviation of numbers; `corr`, `covar_*` and `regr_*` of float8
+//! pairs). Two-argument aggregates take their second value through
+//! [`Accumulator::add2`]; [`signature`] says which argument types each
+//! aggregate takes and what it returns.
 
+pub mod stats;
+
+use self::stats::{ExactMoments, FloatMoments, Moment, Regr, RegrState};
 use super::compare::compare_typed;
 use super::datatype::DataType;
 use super::datetime::interval as iv;
@@ -48,6 +59,36 @@ pub enum AggFunc {
     Max,
     /// `array_agg(x)`: the inputs, NULLs included, as an array.
     ArrayAgg,
+    /// `string_agg(value, delimiter)` of text or bytea.
+    StringAgg,
+    /// `bool_and(b)`.
+    BoolAnd,
+    /// `every(b)`: `bool_and` under the standard's name.
+    Every,
+    /// `bool_or(b)`.
+    BoolOr,
+    /// `bit_and(i)`.
+    BitAnd,
+    /// `bit_or(i)`.
+    BitOr,
+    /// `bit_xor(i)`.
+    BitXor,
+    /// `var_pop(x)`.
+    VarPop,
+    /// `var_samp(x)`.
+    VarSamp,
+    /// `variance(x)`: `var_samp`.
+    Variance,
+    /// `stddev_pop(x)`.
+    StddevPop,
+    /// `stddev_samp(x)`.
+    StddevSamp,
+    /// `stddev(x)`: `stddev_samp`.
+    Stddev,
+    /// `regr_count(y, x)`: rows where both are non-NULL.
+    RegrCount,
+    /// The other two-argument float8 aggregates (`corr`, `regr_slope`, ...).
+    Regr(Regr),
 }
 
 impl AggFunc {
@@ -60,7 +101,54 @@ impl AggFunc {
             AggFunc::Min => "min",
             AggFunc::Max => "max",
             AggFunc::ArrayAgg => "array_agg",
+            AggFunc::StringAgg => "string_agg",
+            AggFunc::BoolAnd => "bool_and",
+            AggFunc::Every => "every",
+            AggFunc::BoolOr => "bool_or",
+            AggFunc::BitAnd => "bit_and",
+            AggFunc::BitOr => "bit_or",
+            AggFunc::BitXor => "bit_xor",
+            AggFunc::VarPop => "var_pop",
+            AggFunc::VarSamp => "var_samp",
+            AggFunc::Variance => "variance",
+            AggFunc::StddevPop => "stddev_pop",
+            AggFunc::StddevSamp => "stddev_samp",
+            AggFunc::Stddev => "stddev",
+            AggFunc::RegrCount => "regr_count",
+            AggFunc::Regr(r) => match r {
+                Regr::Corr => "corr",
+                Regr::CovarPop => "covar_pop",
+                Regr::CovarSamp => "covar_samp",
+                Regr::Sxx => "regr_sxx",
+                Regr::Syy => "regr_syy",
+                Regr::Sxy => "regr_sxy",
+                Regr::AvgX => "regr_avgx",
+                Regr::AvgY => "regr_avgy",
+                Regr::R2 => "regr_r2",
+                Regr::Slope => "regr_slope",
+                Regr::Intercept => "regr_intercept",
+            },
         }
+    }
+
+    /// How many arguments the aggregate takes (`count(*)`: none).
+    pub fn arity(self) -> usize {
+        match self {
+            AggFunc::CountStar => 0,
+            AggFunc::StringAgg | AggFunc::RegrCount | AggFunc::Regr(_) => 2,
+            _ => 1,
+        }
+    }
+
+    /// The moment a variance-family aggregate returns.
+    fn moment(self) -> Option<Moment> {
+        Some(match self {
+            AggFunc::VarPop => Moment::VarPop,
+            AggFunc::VarSamp | AggFunc::Variance => Moment::VarSamp,
+            AggFunc::StddevPop => Moment::StddevPop,
+            AggFunc::StddevSamp | AggFunc::Stddev => Moment::StddevSamp,
+            _ => return None,
+        })
     }
 
     /// Looks up an aggregate by name (`count` means `count(x)`).
@@ -72,6 +160,31 @@ impl AggFunc {
             "min" => AggFunc::Min,
             "max" => AggFunc::Max,
             "array_agg" => AggFunc::ArrayAgg,
+            "string_agg" => AggFunc::StringAgg,
+            "bool_and" => AggFunc::BoolAnd,
+            "every" => AggFunc::Every,
+            "bool_or" => AggFunc::BoolOr,
+            "bit_and" => AggFunc::BitAnd,
+            "bit_or" => AggFunc::BitOr,
+            "bit_xor" => AggFunc::BitXor,
+            "var_pop" => AggFunc::VarPop,
+            "var_samp" => AggFunc::VarSamp,
+            "variance" => AggFunc::Variance,
+            "stddev_pop" => AggFunc::StddevPop,
+            "stddev_samp" => AggFunc::StddevSamp,
+            "stddev" => AggFunc::Stddev,
+            "regr_count" => AggFunc::RegrCount,
+            "corr" => AggFunc::Regr(Regr::Corr),
+            "covar_pop" => AggFunc::Regr(Regr::CovarPop),
+            "covar_samp" => AggFunc::Regr(Regr::CovarSamp),
+            "regr_sxx" => AggFunc::Regr(Regr::Sxx),
+            "regr_syy" => AggFunc::Regr(Regr::Syy),
+            "regr_sxy" => AggFunc::Regr(Regr::Sxy),
+            "regr_avgx" => AggFunc::Regr(Regr::AvgX),
+            "regr_avgy" => AggFunc::Regr(Regr::AvgY),
+            "regr_r2" => AggFunc::Regr(Regr::R2),
+            "regr_slope" => AggFunc::Regr(Regr::Slope),
+            "regr_intercept" => AggFunc::Regr(Regr::Intercept),
             _ => return None,
         })
     }
@@ -97,12 +210,73 @@ pub fn agg_result_type(func: AggFunc, input: &DataType) -> Result<DataType> {
         (AggFunc::ArrayAgg, Array(_)) => None,
         (AggFunc::ArrayAgg, _) => Some(DataType::array_of(*input)),
         _ => None,
+        (AggFunc::Sum | AggFunc::Avg, _) => None,
+        _ => return signature(func, std::slice::from_ref(input)).map(|(_, t)| t),
     };
     r.ok_or_else(|| {
         err!(UndefinedFunction, "function {}({input}) does not exist", func.name()).with_hint(
             "No function matches the given name and argument types. You might need to add explicit type casts.",
         )
     })
+}
+
+/// The argument types `func(args)` takes (each argument is coerced to
+/// its entry, implicitly) and the result type; `function f(types) does not
+/// exist` (42883) when no version of the aggregate takes `args`.
+pub fn signature(func: AggFunc, args: &[DataType]) -> Result<(Vec<DataType>, DataType)> {
+    use DataType::*;
+    let missing = || {
+        let list: Vec<String> = args.iter().map(|t| t.to_string()).collect();
+        err!(
+            UndefinedFunction,
+            "function {}({}) does not exist",
+            func.name(),
+            list.join(", ")
+        )
+        .with_hint(
+            "No function matches the given name and argument types. You might need to add explicit type casts.",
+        )
+    };
+    if args.len() != func.arity() {
+        return Err(missing());
+    }
+    let int = |t: &DataType| matches!(t, Int2 | Int4 | Int8);
+    let text_like = |t: &DataType| t.is_string() || *t == Unknown;
+    let to_float = |t: &DataType| t.is_numeric() || *t == Unknown;
+    let t0 = args.first().map(|t| t.without_typmod());
+    let r = match (func, t0) {
+        (AggFunc::StringAgg, Some(Bytea)) if matches!(args[1], Bytea | Unknown) => {
+            Some((vec![Bytea, Bytea], Bytea))
+        }
+        (AggFunc::StringAgg, Some(t)) if text_like(&t) && text_like(&args[1]) => {
+            Some((vec![Text, Text], Text))
+        }
+        (AggFunc::BoolAnd | AggFunc::Every | AggFunc::BoolOr, Some(Bool | Unknown)) => {
+            Some((vec![Bool], Bool))
+        }
+        (AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor, Some(t)) if int(&t) => {
+            Some((vec![t], t))
+        }
+        (f, Some(t)) if f.moment().is_some() => match t {
+            Int2 | Int4 | Int8 | Numeric(_) => Some((vec![args[0]], Numeric(None))),
+            Float4 | Float8 => Some((vec![t], Float8)),
+            _ => None,
+        },
+        (AggFunc::RegrCount | AggFunc::Regr(_), Some(_)) if args.iter().all(to_float) => {
+            let ty = if func == AggFunc::RegrCount {
+                Int8
+            } else {
+                Float8
+            };
+            Some((vec![Float8, Float8], ty))
+        }
+        (AggFunc::CountStar, _) => Some((Vec::new(), Int8)),
+        (AggFunc::Count | AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max, Some(_)) => {
+            return Ok((args.to_vec(), agg_result_type(func, &args[0])?))
+        }
+        _ => None,
+    };
+    r.ok_or_else(missing)
 }
 
 /// Whether `v` should replace `best` as the running min / max. Ties go to
@@ -152,6 +326,18 @@ enum State {
     ExtremeText(Option<String>),
     /// `array_agg`'s inputs so far.
     Array(Vec<Value>),
+    /// `string_agg`'s bytes so far (valid UTF-8 for text).
+    Concat(Vec<u8>),
+    /// `bool_and` / `bool_or` so far.
+    Bool(bool),
+    /// `bit_and` / `bit_or` / `bit_xor` so far.
+    Bits(i64),
+    /// Variance family over float inputs.
+    FloatMoments(FloatMoments),
+    /// Variance family over integer and numeric inputs.
+    ExactMoments(ExactMoments),
+    /// `corr`, `covar_*`, `regr_*`.
+    Regr(RegrState),
 }
 
 /// Whether string `v` should replace `best` as the running min / max of
@@ -173,14 +359,33 @@ fn better_str(func: AggFunc, input: &DataType, v: &str, best: &str) -> bool {
 }
 
 impl Accumulator {
-    /// A fresh accumulator for `func(input)`; fails as
+    /// A fresh accumulator for `func(input)` (`input`: the first
+    /// argument's type after [`signature`]'s coercions); fails as
     /// [`agg_result_type`] does for unsupported input types.
     pub fn new(func: AggFunc, input: &DataType) -> Result<Accumulator> {
-        agg_result_type(func, input)?;
+        if func.arity() < 2 {
+            agg_result_type(func, input)?;
+        }
         use DataType::*;
         let state = match (func, input) {
             (AggFunc::ArrayAgg, _) => State::Array(Vec::new()),
-            (AggFunc::CountStar | AggFunc::Count, _) => State::None,
+            (AggFunc::CountStar | AggFunc::Count | AggFunc::RegrCount, _) => State::None,
+            (AggFunc::StringAgg, _) => State::Concat(Vec::new()),
+            (AggFunc::BoolAnd | AggFunc::Every, _) => State::Bool(true),
+            (AggFunc::BoolOr, _) => State::Bool(false),
+            (AggFunc::BitAnd, _) => State::Bits(-1),
+            (AggFunc::BitOr | AggFunc::BitXor, _) => State::Bits(0),
+            (AggFunc::Regr(_), _) => State::Regr(RegrState::default()),
+            (f, Float4 | Float8) if f.moment().is_some() => {
+                State::FloatMoments(FloatMoments::default())
+            }
+            (f, Int2 | Int4) if f.moment().is_some() => {
+                State::ExactMoments(ExactMoments::Small { sx: 0, sxx: 0 })
+            }
+            (f, _) if f.moment().is_some() => State::ExactMoments(ExactMoments::Wide {
+                sx: Num::zero(),
+                sxx: Num::zero(),
+            }),
             (AggFunc::Min | AggFunc::Max, t) if t.is_string() => State::ExtremeText(None),
             (AggFunc::Min | AggFunc::Max, _) => State::Extreme(Value::Null),
             (_, Int2 | Int4 | Int8) => State::Int(0),
@@ -277,6 +482,27 @@ impl Accumulator {
                     *best = v.clone();
                 }
             }
+            (State::Bool(b), Value::Bool(x)) => {
+                if self.func == AggFunc::BoolOr {
+                    *b |= *x
+                } else {
+                    *b &= *x
+                }
+            }
+            (State::Bits(b), v) if v.as_i64().is_some() => {
+                let x = v.as_i64().unwrap_or_default();
+                match self.func {
+                    AggFunc::BitAnd => *b &= x,
+                    AggFunc::BitOr => *b |= x,
+                    _ => *b ^= x,
+                }
+            }
+            (State::FloatMoments(m), Value::Float8(x)) => m.add(*x)?,
+            (State::FloatMoments(m), Value::Float4(x)) => m.add(*x as f64)?,
+            (State::ExactMoments(m), Value::Int2(x)) => m.add_small(*x as i64),
+            (State::ExactMoments(m), Value::Int4(x)) => m.add_small(*x as i64),
+            (State::ExactMoments(m), Value::Int8(x)) => m.add_num(&Num::from_i64(*x)),
+            (State::ExactMoments(m), Value::Numeric(x)) => m.add_num(x),
             (_, v) => {
                 return Err(err!(
                     DatatypeMismatch,
@@ -286,6 +512,45 @@ impl Accumulator {
                 ))
             }
         }
+        Ok(())
+    }
+
+    /// Adds one row of a two-argument aggregate: `string_agg`'s value and
+    /// delimiter (a NULL value is skipped, a NULL delimiter adds none; the
+    /// first value's delimiter never shows, as PostgreSQL drops it), or the
+    /// (Y, X) of `corr`, `covar_*` and `regr_*` (skipped when either is NULL).
+    pub fn add2(&mut self, a: &Value, b: &Value) -> Result<()> {
+        if a.is_null() {
+            return Ok(());
+        }
+        match (&mut self.state, a) {
+            (State::Concat(buf), v) => {
+                if self.count > 0 {
+                    match b {
+                        Value::Text(t) => buf.extend_from_slice(t.as_bytes()),
+                        Value::Bytea(d) => buf.extend_from_slice(d),
+                        _ => {}
+                    }
+                }
+                match v {
+                    Value::Text(t) => buf.extend_from_slice(t.as_bytes()),
+                    Value::Bytea(d) => buf.extend_from_slice(d),
+                    other => {
+                        return Err(err!(
+                            DatatypeMismatch,
+                            "string_agg: value {other:?} is not text or bytea"
+                        ))
+                    }
+                }
+            }
+            (State::None, _) if !b.is_null() => {}
+            (State::Regr(r), Value::Float8(y)) => match b {
+                Value::Float8(x) => r.add(*y, *x)?,
+                _ => return Ok(()),
+            },
+            _ => return Ok(()),
+        }
+        self.count += 1;
         Ok(())
     }
 
@@ -315,6 +580,21 @@ impl Accumulator {
                 *micros += u2;
             }
             (State::Array(a), State::Array(b)) => a.extend(b.iter().cloned()),
+            (State::Bool(a), State::Bool(b)) => {
+                if func == AggFunc::BoolOr {
+                    *a |= *b
+                } else {
+                    *a &= *b
+                }
+            }
+            (State::Bits(a), State::Bits(b)) => match func {
+                AggFunc::BitAnd => *a &= *b,
+                AggFunc::BitOr => *a |= *b,
+                _ => *a ^= *b,
+            },
+            (State::FloatMoments(a), State::FloatMoments(b)) => a.merge(b)?,
+            (State::ExactMoments(a), State::ExactMoments(b)) => a.merge(b),
+            (State::Regr(a), State::Regr(b)) => a.merge(b),
             (State::Extreme(a), State::Extreme(b)) => {
                 if !b.is_null() && (a.is_null() || better(func, &input, b, a)) {
                     *a = b.clone();
@@ -344,17 +624,39 @@ impl Accumulator {
     /// The aggregate's result.
     pub fn finish(&self) -> Result<Value> {
         use DataType::*;
-        if matches!(self.func, AggFunc::Count | AggFunc::CountStar) {
+        if matches!(
+            self.func,
+            AggFunc::Count | AggFunc::CountStar | AggFunc::RegrCount
+        ) {
             return Ok(Value::Int8(self.count));
         }
         if self.count == 0 {
             return Ok(Value::Null);
         }
         let n = self.count;
+        let moment = self.func.moment();
         Ok(match (&self.state, self.func) {
             (State::Array(items), _) => {
                 super::array::Array::new(self.input, items.clone()).into_value()
             }
+            (State::Concat(buf), _) => match self.input {
+                Bytea => Value::Bytea(buf.as_slice().into()),
+                _ => Value::text(&String::from_utf8_lossy(buf)),
+            },
+            (State::Bool(b), _) => Value::Bool(*b),
+            (State::Bits(b), _) => match self.input {
+                Int2 => Value::Int2(*b as i16),
+                Int4 => Value::Int4(*b as i32),
+                _ => Value::Int8(*b),
+            },
+            (State::FloatMoments(m), _) => moment
+                .and_then(|w| m.finish(w))
+                .map_or(Value::Null, Value::Float8),
+            (State::ExactMoments(m), _) => moment
+                .and_then(|w| m.finish(w, n))
+                .map_or(Value::Null, Value::numeric),
+            (State::Regr(r), AggFunc::Regr(w)) => r.finish(w).map_or(Value::Null, Value::Float8),
+            (State::Regr(_), _) => Value::Null,
             (State::Extreme(v), _) => v.clone(),
             (State::ExtremeText(v), _) => v.as_deref().map_or(Value::Null, Value::text),
             (State::Int(s), AggFunc::Sum) => match self.input {
@@ -464,5 +766,80 @@ mod tests {
         assert_eq!(m.finish().unwrap(), Value::Int4(7));
         let e = agg_result_type(AggFunc::Sum, &DataType::Text).unwrap_err();
         assert_eq!(e.message, "function sum(text) does not exist");
+    }
+
+    #[test]
+    fn statistical_partials_merge_to_the_one_pass_answer() {
+        use AggFunc::*;
+        use DataType::*;
+        let xs: Vec<i64> = (1..=40).map(|i| (i * 7919) % 101 - 50).collect();
+        for (func, ty) in [
+            (VarSamp, Int4),
+            (StddevPop, Int8),
+            (Variance, Numeric(None)),
+            (BitXor, Int8),
+            (BitAnd, Int4),
+        ] {
+            let val = |x: i64| match ty {
+                Int4 => Value::Int4(x as i32),
+                Int8 => Value::Int8(x),
+                _ => Value::numeric(Num::from_i64(x)),
+            };
+            let mut whole = Accumulator::new(func, &ty).unwrap();
+            let mut a = Accumulator::new(func, &ty).unwrap();
+            let mut b = Accumulator::new(func, &ty).unwrap();
+            for (i, &x) in xs.iter().enumerate() {
+                whole.add(&val(x)).unwrap();
+                if i % 3 == 0 {
+                    a.add(&val(x))
+                } else {
+                    b.add(&val(x))
+                }
+                .unwrap();
+            }
+            a.merge(&b).unwrap();
+            assert_eq!(a.finish().unwrap(), whole.finish().unwrap(), "{func:?}");
+        }
+        let float = |v: Value| match v {
+            Value::Float8(f) => f,
+            other => panic!("{other:?}"),
+        };
+        for func in [
+            StddevSamp,
+            Regr(stats::Regr::Corr),
+            Regr(stats::Regr::Slope),
+        ] {
+            let mut whole = Accumulator::new(func, &Float8).unwrap();
+            let mut a = Accumulator::new(func, &Float8).unwrap();
+            let mut b = Accumulator::new(func, &Float8).unwrap();
+            for (i, &x) in xs.iter().enumerate() {
+                let (y, x) = (Value::Float8((x * x) as f64 / 7.0), Value::Float8(x as f64));
+                let acc = if i % 3 == 0 { &mut a } else { &mut b };
+                if func.arity() == 2 {
+                    whole.add2(&y, &x).unwrap();
+                    acc.add2(&y, &x).unwrap();
+                } else {
+                    whole.add(&x).unwrap();
+                    acc.add(&x).unwrap();
+                }
+            }
+            a.merge(&b).unwrap();
+            let (m, w) = (float(a.finish().unwrap()), float(whole.finish().unwrap()));
+            assert!(
+                (m - w).abs() <= 1e-12 * w.abs().max(1.0),
+                "{func:?}: {m} {w}"
+            );
+        }
+    }
+
+    #[test]
+    fn string_agg_skips_nulls_and_the_first_delimiter() {
+        let mut acc = Accumulator::new(AggFunc::StringAgg, &DataType::Text).unwrap();
+        assert_eq!(acc.finish().unwrap(), Value::Null);
+        acc.add2(&Value::text("a"), &Value::text(";")).unwrap();
+        acc.add2(&Value::Null, &Value::text("!")).unwrap();
+        acc.add2(&Value::text("b"), &Value::Null).unwrap();
+        acc.add2(&Value::text("c"), &Value::text(", ")).unwrap();
+        assert_eq!(acc.finish().unwrap(), Value::text("ab, c"));
     }
 }

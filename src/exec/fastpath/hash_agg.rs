@@ -61,11 +61,12 @@ pub fn eligible(group: &[Expr], aggs: &[AggCall]) -> bool {
         && aggs.iter().all(|a| {
             !a.distinct
                 && a.filter.is_none()
+                && a.is_plain()
                 && match a.func {
                     AggFunc::CountStar | AggFunc::Count => true,
                     AggFunc::Sum | AggFunc::Avg => a.arg.as_ref().is_some_and(|e| int_type(&e.ty)),
                     AggFunc::Min | AggFunc::Max => a.arg.as_ref().is_some_and(|e| int_like(&e.ty)),
-                    AggFunc::ArrayAgg => false,
+                    _ => false,
                 }
         })
 }
@@ -394,8 +395,6 @@ impl<'p> FastAgg<'p> {
                 .map_or(0, |m| m.iter().filter(|&&x| x).count());
             match (a.func, &col.data, &col.nulls) {
                 (AggFunc::Count, _, _) => self.counts[base + k] += nonnull as i64,
-                // Not eligible for this path (see `eligible`).
-                (AggFunc::ArrayAgg, _, _) => {}
                 (AggFunc::Sum | AggFunc::Avg, Data::I32(x), None) => {
                     self.sums[base + k] += i128::from(sum_i32(x));
                     self.counts[base + k] += n as i64;
@@ -428,7 +427,8 @@ impl<'p> FastAgg<'p> {
                         }
                     }
                 }
-                (AggFunc::CountStar, _, _) => unreachable!("handled above"),
+                // count(*) is handled above; eligible() admits no other.
+                _ => unreachable!("handled above"),
             }
         }
         Ok(())
@@ -664,6 +664,8 @@ mod tests {
         AggCall {
             func,
             arg,
+            more_args: Vec::new(),
+            order: Vec::new(),
             distinct: false,
             filter: None,
             ty,

@@ -70,7 +70,7 @@ impl PageAgg {
         let terms = aggs
             .iter()
             .map(|a| {
-                if a.distinct || a.filter.is_some() {
+                if a.distinct || a.filter.is_some() || !a.is_plain() {
                     return None;
                 }
                 Some(match a.func {
@@ -82,7 +82,7 @@ impl PageAgg {
                     AggFunc::Sum | AggFunc::Avg => Term::Sum(column(&a.arg)?),
                     AggFunc::Min => Term::Min(column(&a.arg)?),
                     AggFunc::Max => Term::Max(column(&a.arg)?),
-                    AggFunc::ArrayAgg => return None,
+                    _ => return None,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -190,6 +190,8 @@ mod tests {
                 kind: ExprKind::Column(k),
                 ty: DataType::Int4,
             }),
+            more_args: Vec::new(),
+            order: Vec::new(),
             distinct: false,
             filter: None,
             ty: DataType::Int8,

@@ -204,7 +204,7 @@ impl SummaryPlan {
         let terms = aggs
             .iter()
             .map(|a| {
-                if a.distinct || a.filter.is_some() {
+                if a.distinct || a.filter.is_some() || !a.is_plain() {
                     return None;
                 }
                 Some(match a.func {
@@ -233,7 +233,7 @@ impl SummaryPlan {
                         let (c, k) = column(&a.arg)?;
                         Term::Max(c, k)
                     }
-                    AggFunc::ArrayAgg => return None,
+                    _ => return None,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -664,6 +664,8 @@ mod tests {
         AggCall {
             func,
             arg: arg.map(|k| col(k, DataType::Int4)),
+            more_args: Vec::new(),
+            order: Vec::new(),
             distinct: false,
             filter: None,
             ty: DataType::Int8,

@@ -263,7 +263,12 @@ impl Binder<'_> {
         let scope = left.scope.join(&right.scope)?;
         let mut fields = left.plan.fields.clone();
         fields.extend(right.plan.fields.iter().cloned());
-        let use_hash = !lkeys.is_empty() && self.ctx.settings().enable_hashjoin;
+        // enable_hashjoin = off makes a hash join a last resort, as
+        // PostgreSQL's disable_cost does: a RIGHT or FULL join on equal
+        // keys has no other method here, so it still hashes.
+        let use_hash = !lkeys.is_empty()
+            && (self.ctx.settings().enable_hashjoin
+                || matches!(kind, JoinKind::Right | JoinKind::Full));
         let plan = if use_hash {
             let key_sel = estimate::join_selectivity(
                 &lkeys,
