@@ -39,7 +39,7 @@ use crate::access::nbtree::{BTree, Direction, ScanPos};
 use crate::error::Result;
 use crate::nodes::plannodes::{BitmapHeapScan, BitmapIndexScan, BitmapQual};
 use crate::storage::page::{self, OffsetNumber};
-use crate::storage::{BlockNumber, BufferUsage, ForkNumber, RelFileNode};
+use crate::storage::{BlockNumber, BufferUsage, ForkNumber, PinnedBuffer, RelFileNode, READ_RUN};
 use crate::types::{DataType, Value};
 
 use super::expr::truth_mask;
@@ -86,6 +86,10 @@ pub struct BitmapHeapScanOp<'a> {
     offsets: Vec<OffsetNumber>,
     visible: Vec<OffsetNumber>,
     hints: Vec<Hint>,
+    /// The heap's recent-buffer hints, one per block.
+    recent: std::sync::Arc<[std::sync::atomic::AtomicU32]>,
+    /// Pages read ahead with an earlier one, pinned, in block order.
+    run: std::collections::VecDeque<PinnedBuffer<'a>>,
     done: bool,
 }
 
@@ -138,6 +142,8 @@ impl<'a> BitmapHeapScanOp<'a> {
             offsets: Vec::new(),
             visible: Vec::new(),
             hints: Vec::new(),
+            recent: heap.recent_buffers(heap.nblocks()?),
+            run: std::collections::VecDeque::new(),
             done: false,
         })
     }
@@ -227,18 +233,20 @@ impl<'a> BitmapHeapScanOp<'a> {
     }
 
     /// Visits one page of the bitmap: its matching tuples go to the
-    /// builders.
+    /// builders. `next`: the pages after it (read ahead with it when they
+    /// follow it and the pool lacks it).
     fn visit_page(
         &mut self,
         block: BlockNumber,
         tids: &PageTids,
         nblocks: BlockNumber,
+        next: &[(BlockNumber, PageTids)],
     ) -> Result<()> {
         let recheck = match tids {
-            PageTids::Exact { recheck, offsets } => {
+            PageTids::Exact { recheck, .. } => {
                 self.stats.exact_pages += 1;
                 if self.count_only && !*recheck && self.vm_all_visible(block)? {
-                    self.pending += offsets.len();
+                    self.pending += tids.count();
                     return Ok(());
                 }
                 *recheck
@@ -251,16 +259,14 @@ impl<'a> BitmapHeapScanOp<'a> {
         if block >= nblocks {
             return Ok(());
         }
-        let buf = self
-            .heap
-            .pool()
-            .read_buffer(self.heap.rel(), ForkNumber::Main, block, None)?;
+        let next = &next[..next.partition_point(|(b, _)| *b < nblocks)];
+        let buf = self.pin(block, next)?;
         let g = buf.read();
         let pg = &g[..];
         page::verify_header(pg)?;
         self.offsets.clear();
         match tids {
-            PageTids::Exact { offsets, .. } => self.offsets.extend_from_slice(offsets),
+            PageTids::Exact { .. } => tids.offsets_into(&mut self.offsets),
             PageTids::Lossy => self.offsets.extend(1..=page::max_offset(pg)),
         }
         self.visible.clear();
@@ -301,6 +307,55 @@ impl<'a> BitmapHeapScanOp<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Pins `block`: through its recent-buffer hint when the pool holds it;
+    /// else read with the bitmap's next blocks while they follow it (up to
+    /// [`READ_RUN`], one `preadv`), their pins kept for the next calls.
+    fn pin(
+        &mut self,
+        block: BlockNumber,
+        next: &[(BlockNumber, PageTids)],
+    ) -> Result<PinnedBuffer<'a>> {
+        while let Some(buf) = self.run.pop_front() {
+            if buf.block() == block {
+                return Ok(buf);
+            }
+            if buf.block() > block {
+                self.run.clear();
+                break;
+            }
+        }
+        let heap = self.heap;
+        let pool = heap.pool();
+        if let Some(buf) = pool.pin_recent(heap.rel(), ForkNumber::Main, block, &self.recent, false)
+        {
+            return Ok(buf);
+        }
+        let mut count = 1;
+        while (count as usize) < READ_RUN
+            && next
+                .get(count as usize - 1)
+                .is_some_and(|(b, _)| *b == block + count)
+        {
+            count += 1;
+        }
+        let mut out = Vec::with_capacity(count as usize);
+        pool.read_buffers_recent(
+            heap.rel(),
+            ForkNumber::Main,
+            block,
+            count,
+            &self.recent,
+            None,
+            &mut out,
+        )?;
+        let mut pins = out.into_iter();
+        let first = pins
+            .next()
+            .ok_or_else(|| crate::error::Error::internal("a read returned no page"))?;
+        self.run.extend(pins);
+        Ok(first)
     }
 
     /// Keeps in `visible` the tuples of page `pg` that pass the index
@@ -415,7 +470,8 @@ impl Operator for BitmapHeapScanOp<'_> {
                     break;
                 };
                 self.next_page += 1;
-                if let Err(e) = self.visit_page(*block, tids, nblocks) {
+                let next = &pages[self.next_page..];
+                if let Err(e) = self.visit_page(*block, tids, nblocks, next) {
                     self.pages = Some(pages);
                     return Err(e);
                 }

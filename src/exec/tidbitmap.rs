@@ -15,7 +15,7 @@
 //! lossy page does nothing; making a page lossy drops its exact entry);
 //! [`TidBitmap::pages`] returns every page once, in block order.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use crate::storage::page::MAX_HEAP_TUPLES_PER_PAGE;
 use crate::storage::BlockNumber;
@@ -57,8 +57,8 @@ pub enum PageTids {
     /// These line pointers (ascending); `recheck`: test the index
     /// conditions on them.
     Exact {
-        /// The line pointers.
-        offsets: Vec<u16>,
+        /// The line pointers: bit `o` for offset `o`.
+        words: [u64; PAGE_WORDS],
         /// Test them against the index conditions.
         recheck: bool,
     },
@@ -205,12 +205,10 @@ impl TidBitmap {
         let mut out: Vec<(BlockNumber, PageTids)> =
             Vec::with_capacity(self.exact.len() + self.lossy.len());
         for (&block, bits) in &self.exact {
-            let mut offsets = Vec::new();
-            for_each_bit(&bits.words, |o| offsets.push(o as u16));
             out.push((
                 block,
                 PageTids::Exact {
-                    offsets,
+                    words: bits.words,
                     recheck: bits.recheck,
                 },
             ));
@@ -222,6 +220,24 @@ impl TidBitmap {
         }
         out.sort_unstable_by_key(|(b, _)| *b);
         out
+    }
+}
+
+impl PageTids {
+    /// The exact page's line pointers, ascending, onto `out`; nothing for
+    /// a lossy page.
+    pub fn offsets_into(&self, out: &mut Vec<u16>) {
+        if let PageTids::Exact { words, .. } = self {
+            for_each_bit(words, |o| out.push(o as u16));
+        }
+    }
+
+    /// How many line pointers an exact page lists (0 for a lossy one).
+    pub fn count(&self) -> usize {
+        match self {
+            PageTids::Exact { words, .. } => words.iter().map(|w| w.count_ones() as usize).sum(),
+            PageTids::Lossy => 0,
+        }
     }
 }
 
@@ -241,8 +257,19 @@ fn for_each_bit(words: &[u64], mut f: impl FnMut(usize)) {
 mod tests {
     use super::*;
 
-    fn tids(b: &TidBitmap) -> Vec<(BlockNumber, PageTids)> {
+    /// The pages as (block, offsets or `None` for lossy, recheck).
+    fn tids(b: &TidBitmap) -> Vec<(BlockNumber, Option<Vec<u16>>, bool)> {
         b.pages()
+            .into_iter()
+            .map(|(blk, p)| {
+                let mut o = Vec::new();
+                p.offsets_into(&mut o);
+                match p {
+                    PageTids::Exact { recheck, .. } => (blk, Some(o), recheck),
+                    PageTids::Lossy => (blk, None, false),
+                }
+            })
+            .collect()
     }
 
     #[test]
@@ -251,18 +278,15 @@ mod tests {
         for (blk, off) in [(7, 3), (2, 9), (7, 1), (2, 2), (100, 291)] {
             b.add(blk, off);
         }
-        let exact = |o: &[u16]| PageTids::Exact {
-            offsets: o.to_vec(),
-            recheck: false,
-        };
         assert_eq!(
             tids(&b),
             vec![
-                (2, exact(&[2, 9])),
-                (7, exact(&[1, 3])),
-                (100, exact(&[291]))
+                (2, Some(vec![2, 9]), false),
+                (7, Some(vec![1, 3]), false),
+                (100, Some(vec![291]), false)
             ]
         );
+        assert_eq!(b.pages()[0].1.count(), 2);
     }
 
     #[test]
@@ -273,7 +297,7 @@ mod tests {
         }
         let pages = tids(&b);
         assert_eq!(pages.len(), 40, "every page is still there");
-        let lossy = pages.iter().filter(|(_, p)| *p == PageTids::Lossy).count();
+        let lossy = pages.iter().filter(|p| p.1.is_none()).count();
         assert!(
             lossy > 0 && b.entries() <= 16,
             "{lossy} lossy, {} entries",
@@ -281,7 +305,7 @@ mod tests {
         );
         // Adding to a lossy page keeps it lossy.
         b.add(0, 5);
-        assert_eq!(tids(&b)[0], (0, PageTids::Lossy));
+        assert_eq!(tids(&b)[0], (0, None, false));
     }
 
     #[test]
@@ -298,35 +322,24 @@ mod tests {
         assert_eq!(u.pages().len(), 3);
         let mut i = a.clone();
         i.intersect(&c);
-        assert_eq!(
-            i.pages(),
-            vec![(
-                1,
-                PageTids::Exact {
-                    offsets: vec![2],
-                    recheck: false
-                }
-            )]
-        );
+        assert_eq!(tids(&i), vec![(1, Some(vec![2]), false)]);
         // Exact against lossy: kept, to be rechecked.
         let mut l = TidBitmap::new(1000);
         l.mark_lossy(2);
         let mut j = a.clone();
         j.intersect(&l);
-        assert_eq!(
-            j.pages(),
-            vec![(
-                2,
-                PageTids::Exact {
-                    offsets: vec![1],
-                    recheck: true
-                }
-            )]
-        );
+        assert_eq!(tids(&j), vec![(2, Some(vec![1]), true)]);
         // Lossy against exact: lossy where the other has the page.
         let mut k = l.clone();
         k.mark_lossy(9);
         k.intersect(&a);
-        assert_eq!(k.pages(), vec![(2, PageTids::Lossy)]);
+        assert_eq!(tids(&k), vec![(2, None, false)]);
+        // A union with a lossy page makes it lossy.
+        let mut v = a.clone();
+        v.union(&l);
+        assert_eq!(
+            tids(&v),
+            vec![(1, Some(vec![1, 2]), false), (2, None, false)]
+        );
     }
 }
