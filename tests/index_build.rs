@@ -9,7 +9,9 @@ mod common;
 use common::{one, run, texts};
 use heapdb::Session;
 
-/// Every page of index `name`, as `bt_page_items` rows, plus its meta page.
+/// Every page of index `name`: its `bt_page_stats` row (special area,
+/// free space) and `bt_page_items` rows (every item's bytes), plus the meta
+/// page: the whole page image but its LSN and checksum.
 fn pages(s: &mut Session, name: &str) -> Vec<Vec<Vec<String>>> {
     let mut out = vec![texts(s, &format!("select * from bt_metap('{name}')"))];
     for blk in 1.. {
@@ -19,6 +21,10 @@ fn pages(s: &mut Session, name: &str) -> Vec<Vec<Vec<String>>> {
             Ok(r) => out.push(common::rows_text(&r)),
             Err(_) => break,
         }
+        out.push(texts(
+            s,
+            &format!("select * from bt_page_stats('{name}', {blk})"),
+        ));
     }
     out
 }
@@ -137,8 +143,8 @@ fn unique_and_not_null_failures_keep_postgres_errors_and_change_nothing() {
 /// a leaf filled to its fill factor has less room left than such a high
 /// key needs, so the build moves the page's last key right (PostgreSQL's
 /// `_bt_buildadd`). Sorted builds (serial, spilled, parallel) and one-by-one
-/// inserts pass the checker; a key over the limit fails with 54000 in both
-/// (the size, maximum and index name in the text are not PostgreSQL's yet).
+/// inserts pass the checker; a key over the limit fails with 54000 in both,
+/// with PostgreSQL's text, DETAIL and HINT.
 #[test]
 fn keys_near_the_item_size_limit_build_and_insert() {
     let (_d, db) = common::open(4000);
@@ -190,13 +196,30 @@ fn keys_near_the_item_size_limit_build_and_insert() {
     let e = s
         .execute(&format!("insert into lk2 values (1, {long})"))
         .unwrap_err();
+    // PostgreSQL: an 8-byte header, int4, a 4-byte varlena header, 2720 bytes.
+    let hint = "Values larger than 1/3 of a buffer page cannot be indexed.\n\
+                Consider a function index of an MD5 hash of the value, or use full text indexing.";
     assert_eq!(e.code.code(), "54000", "{}", e.message);
-    assert!(e.message.starts_with("index row size "), "{}", e.message);
-    assert!(e.message.contains(" exceeds btree version 4 maximum "));
+    assert_eq!(
+        e.message,
+        "index row size 2736 exceeds btree version 4 maximum 2704 for index \"lk2_k\""
+    );
+    let detail = e.detail.clone().unwrap_or_default();
+    assert!(
+        detail.starts_with("Index row references tuple ("),
+        "{detail}"
+    );
+    assert!(detail.ends_with(") in relation \"lk2\"."), "{detail}");
+    assert_eq!(e.hint.as_deref(), Some(hint));
     run(&mut s, &format!("insert into lk values (0, {long})"));
     let e = s.execute("create index lk_k on lk (k)").unwrap_err();
     assert_eq!(e.code.code(), "54000", "{}", e.message);
-    assert!(e.message.starts_with("index row size "), "{}", e.message);
-    assert!(e.message.contains(" exceeds btree version 4 maximum "));
+    assert_eq!(
+        e.message,
+        "index row size 2736 exceeds btree version 4 maximum 2704 for index \"lk_k\""
+    );
+    let detail = e.detail.clone().unwrap_or_default();
+    assert!(detail.ends_with(") in relation \"lk\"."), "{detail}");
+    assert_eq!(e.hint.as_deref(), Some(hint));
     check(&mut s, "lk2_k", 2400);
 }

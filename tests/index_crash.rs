@@ -119,7 +119,14 @@ fn index_crash_child() {
             say(format!("ack {i}"));
         }
     }
-    if parts[1] == "build" {
+    if parts[1] == "build_par" {
+        // The leader and a worker scan and sort; the leader merges and
+        // writes the pages.
+        run(&mut s, "set max_parallel_maintenance_workers = 2");
+        run(&mut s, "set min_parallel_table_scan_size = 0");
+        run(&mut s, "set maintenance_work_mem = '64MB'");
+    }
+    if parts[1] == "build" || parts[1] == "build_par" {
         loop {
             run(&mut s, "create index b_v_idx on b (v, f)");
             say("built".into());
@@ -434,6 +441,17 @@ fn kill_during_copy_into_an_indexed_table() {
 
 #[test]
 fn kill_during_create_index() {
+    kill_during_build("build", 11);
+}
+
+/// As [`kill_during_create_index`], with the heap scanned and sorted by
+/// the leader and a worker thread.
+#[test]
+fn kill_during_parallel_create_index() {
+    kill_during_build("build_par", 17);
+}
+
+fn kill_during_build(mode: &str, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().display().to_string();
     {
@@ -447,9 +465,9 @@ fn kill_during_create_index() {
         run(&mut s, "checkpoint");
         db.close().unwrap();
     }
-    let mut rng = Rng(11);
+    let mut rng = Rng(seed);
     for _ in 0..4 {
-        kill_child(&format!("{path}|build"), 0, 20 + rng.below(300));
+        kill_child(&format!("{path}|{mode}"), 0, 20 + rng.below(300));
         let db = open_with(dir.path(), settings());
         let mut s = db.session();
         assert_eq!(one_text(&mut s, "select count(*) from b"), "30000");

@@ -29,6 +29,7 @@ use crate::access::heap::scan::ParallelBlocks;
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::access::nbtree::keys::{self, IndexDesc, TID_LEN};
+use crate::access::nbtree::rowsize;
 use crate::access::nbtree::sortbuild::{merge, KeySorter, SortedRuns};
 use crate::access::nbtree::{BTree, BtLog};
 use crate::catalog::{IndexDef, TableDef};
@@ -100,6 +101,12 @@ struct KeyMaker<'a> {
     /// Every stored column is an integer type [`keys::encode_raw_int`]
     /// encodes from its tuple bytes.
     raw_ints: bool,
+    /// When `raw_ints`, the index is not partial and every stored column
+    /// sits at a fixed offset in a tuple without nulls: each stored
+    /// column's offset from the tuple's data and width.
+    fixed: Option<Vec<(usize, usize)>>,
+    /// Attributes a tuple must have for `fixed` to apply.
+    fixed_natts: usize,
 }
 
 impl KeyMaker<'_> {
@@ -126,6 +133,27 @@ impl KeyMaker<'_> {
         Ok(true)
     }
 
+    /// Encodes the key of a tuple without nulls from the fixed offsets
+    /// of its stored columns (PostgreSQL's `attcacheoff` path), skipping
+    /// the deform; false (and `key` cleared) when `t` does not qualify.
+    #[inline]
+    fn encode_fixed(&self, fixed: &[(usize, usize)], t: &[u8], key: &mut Vec<u8>) -> bool {
+        if tuple::infomask(t) & tuple::HEAP_HASNULL != 0 || tuple::natts(t) < self.fixed_natts {
+            return false;
+        }
+        let Some(data) = t.get(tuple::hoff(t)..) else {
+            return false;
+        };
+        for (&(off, width), col) in fixed.iter().zip(&self.desc.columns) {
+            let raw = data.get(off..off + width);
+            if raw.is_none() || !keys::encode_raw_int(col, raw, key) {
+                key.clear();
+                return false;
+            }
+        }
+        true
+    }
+
     /// One participant: reads the blocks `blocks` hands out (all of them
     /// when `None`) and sorts the keys of the rows `snap` sees.
     fn scan(
@@ -149,6 +177,14 @@ impl KeyMaker<'_> {
                 let Some(t) = crate::storage::page::get_item(pg, off) else {
                     continue;
                 };
+                if let Some(fixed) = &self.fixed {
+                    key.clear();
+                    if self.encode_fixed(fixed, t, &mut key) {
+                        keys::put_tid(&mut key, (block, off));
+                        sorter.push(&key)?;
+                        continue;
+                    }
+                }
                 tuple::deform(t, self.tdesc, ncols, &mut slots)?;
                 if !crate::exec::index_maint::predicate_holds_slots(self.table, self.ix, &slots)? {
                     continue;
@@ -202,23 +238,38 @@ pub fn build_index(
 ) -> Result<BuildReport> {
     let desc = ix.desc(table);
     let tdesc = tuple::desc_of_types(table.columns.iter().map(|c| &c.ty))?;
+    let stored: Vec<usize> = ix.stored_columns().collect();
+    let raw_ints = desc.columns.iter().all(|c| {
+        matches!(
+            c.ty,
+            DataType::Int2
+                | DataType::Int4
+                | DataType::Int8
+                | DataType::Date
+                | DataType::Timestamp(_)
+        )
+    });
+    let fixed = (raw_ints && ix.predicate.is_none())
+        .then(|| {
+            stored
+                .iter()
+                .map(|&c| {
+                    let width = usize::try_from(table.columns[c].ty.attlen()).ok()?;
+                    tdesc.fixed_offset(c).map(|off| (off, width))
+                })
+                .collect::<Option<Vec<_>>>()
+        })
+        .flatten();
     let maker = KeyMaker {
         table,
         ix,
         desc: &desc,
         tdesc: &tdesc,
-        stored: ix.stored_columns().collect(),
+        fixed_natts: stored.iter().max().map_or(0, |&c| c + 1),
+        stored,
         ring_sizes: env.ring_sizes,
-        raw_ints: desc.columns.iter().all(|c| {
-            matches!(
-                c.ty,
-                DataType::Int2
-                    | DataType::Int4
-                    | DataType::Int8
-                    | DataType::Date
-                    | DataType::Timestamp(_)
-            )
-        }),
+        raw_ints,
+        fixed,
     };
     let nblocks = rel.nblocks()?;
     let n = participants(nblocks, env);
@@ -255,6 +306,7 @@ pub fn build_index(
         .unique
         .then(|| UniqueCheck::new(table, ix, &desc, key_text));
     let mut entries = 0u64;
+    let names = Some((ix.name.as_str(), table.name.as_str()));
     BTree::build_with(
         env.pool.clone(),
         RelFileNode(ix.relfilenode),
@@ -265,6 +317,7 @@ pub fn build_index(
                 if let Some(u) = unique.as_mut() {
                     u.next(k)?;
                 }
+                rowsize::check(&desc, k, names, RelFileNode(ix.relfilenode))?;
                 entries += 1;
                 add(k)
             })

@@ -695,7 +695,7 @@ pub fn vacuum_heap(
     }
     for (ix, r) in indexes.iter().zip(&mut report.indexes) {
         r.pages = ix.tree.num_pages()?;
-        if report.index_scans > 0 {
+        if report.index_scans > 0 || ix.tree.cleanup_needed(r.pages)? {
             // Pages deleted above become reusable once every transaction
             // that could still be on them has ended (nbtree's pagedel.rs).
             let c = ix.tree.vacuum_cleanup(txns.oldest_xmin())?;

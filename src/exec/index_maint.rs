@@ -51,6 +51,7 @@ pub fn open_tree(pool: &Arc<BufferPool>, wal: &Arc<Wal>, table: &TableDef, ix: &
         ix.desc(table),
         Some(log),
     )
+    .with_names(&ix.name, &table.name)
 }
 
 /// The values index `ix` stores of `row` (a whole table row), in key order.

@@ -249,6 +249,12 @@ pub struct TupleDesc {
 }
 
 impl TupleDesc {
+    /// Attribute `i`'s offset from `hoff` in a tuple without nulls, when
+    /// every attribute up to it is fixed-width (PostgreSQL's `attcacheoff`).
+    pub fn fixed_offset(&self, i: usize) -> Option<usize> {
+        self.cacheoff.get(i).and_then(|&c| usize::try_from(c).ok())
+    }
+
     /// Describes a tuple of `attrs`. Fails on lengths or alignments outside
     /// the supported set, or too many attributes.
     pub fn new(attrs: Vec<Attr>) -> Result<TupleDesc> {

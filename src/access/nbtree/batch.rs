@@ -29,8 +29,8 @@ impl BTree {
         let mut i = 0;
         while i < sorted.len() {
             let first = sorted[i].as_ref();
-            if first.len() > bp::MAX_TUPLE_SIZE {
-                // The single insert's error.
+            if super::rowsize::may_exceed(self.desc(), first.len()) {
+                // The single insert checks the size (and fails or inserts).
                 self.insert_key(first)?;
                 i += 1;
                 continue;
@@ -45,7 +45,7 @@ impl BTree {
             if !o.incomplete_split() {
                 while let Some(key) = sorted.get(i).map(AsRef::as_ref) {
                     let t = Target::AtOrAfter(key);
-                    if key.len() > bp::MAX_TUPLE_SIZE
+                    if super::rowsize::may_exceed(self.desc(), key.len())
                         || past_high_key(&g, &o, &t)?
                         || bp::item_space(key.len()) > bp::free_space(&g)
                     {

@@ -299,6 +299,30 @@ pub fn insert_item(p: &mut [u8], off: OffsetNumber, item: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Appends `item` after the page's last line pointer: [`insert_item`] at
+/// `max_offset + 1` (the same bytes), without its offset search and
+/// shift. The bulk build fills its pages this way, in key order.
+#[inline]
+pub fn append_item(p: &mut [u8], item: &[u8]) -> Result<()> {
+    let lower = page::lower(p) as usize;
+    let upper = page::upper(p) as usize;
+    let need = page::maxalign(item.len());
+    if lower + ITEM_ID_SIZE + need > upper {
+        return Err(err!(DataCorrupted, "index item does not fit on the page"));
+    }
+    let upper = upper - need;
+    p[upper..upper + item.len()].copy_from_slice(item);
+    let id = ItemId {
+        off: upper as u16,
+        flags: LP_NORMAL,
+        len: item.len() as u16,
+    };
+    p[lower..lower + ITEM_ID_SIZE].copy_from_slice(&id.to_raw().to_le_bytes());
+    p[12..14].copy_from_slice(&((lower + ITEM_ID_SIZE) as u16).to_le_bytes());
+    p[14..16].copy_from_slice(&(upper as u16).to_le_bytes());
+    Ok(())
+}
+
 /// Rewrites the page to hold exactly `items` (offsets 1..) with special
 /// area `o`; the LSN is kept.
 pub fn rebuild(p: &mut [u8], o: &Opaque, items: &[Vec<u8>]) -> Result<()> {
@@ -330,8 +354,11 @@ pub struct MetaData {
     pub fastlevel: u32,
 }
 
-/// Writes a meta page.
+/// Writes a meta page. A meta page rewritten (a root split) keeps its
+/// last cleanup's count of deleted pages; its free list starts empty.
 pub fn write_meta(p: &mut [u8], m: &MetaData) {
+    let was_meta = opaque(p).flags & BTP_META != 0 && rd32(p, PAGE_HEADER_SIZE) == BTREE_MAGIC;
+    let delpages = if was_meta { cleanup_delpages(p) } else { 0 };
     init(
         p,
         &Opaque {
@@ -354,6 +381,32 @@ pub fn write_meta(p: &mut [u8], m: &MetaData) {
         p[h + 4 * i..h + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
     p[12..14].copy_from_slice(&((h + META_SIZE) as u16).to_le_bytes());
+    set_cleanup_delpages(p, delpages);
+}
+
+/// Where the meta page keeps the number of deleted pages its last cleanup
+/// found not yet reusable (PostgreSQL's `btm_last_cleanup_num_delpages`):
+/// past the longest free list. While it is not zero, `lower` covers it,
+/// so that page images (which leave out the hole) keep it; older meta
+/// pages have zeros there.
+const DELPAGES_AT: usize = FREE_LIST_AT + 4 + 4 * MAX_FREE_LIST;
+
+/// The meta page's last cleanup count of deleted, not yet reusable pages.
+pub fn cleanup_delpages(p: &[u8]) -> u32 {
+    rd32(p, DELPAGES_AT)
+}
+
+/// Sets the meta page's last cleanup count of deleted pages.
+pub fn set_cleanup_delpages(p: &mut [u8], n: u32) {
+    p[DELPAGES_AT..DELPAGES_AT + 4].copy_from_slice(&n.to_le_bytes());
+    cover_delpages(p);
+}
+
+/// Moves `lower` past the deleted-page count when it is not zero.
+fn cover_delpages(p: &mut [u8]) {
+    if cleanup_delpages(p) != 0 && (page::lower(p) as usize) < DELPAGES_AT + 4 {
+        p[12..14].copy_from_slice(&((DELPAGES_AT + 4) as u16).to_le_bytes());
+    }
 }
 
 /// Where the meta page's free list starts: a `u32` count, then the blocks.
@@ -386,6 +439,7 @@ pub fn set_free_list(p: &mut [u8], blocks: &[BlockNumber]) -> Result<()> {
     }
     let lower = FREE_LIST_AT + 4 + 4 * blocks.len();
     p[12..14].copy_from_slice(&(lower as u16).to_le_bytes());
+    cover_delpages(p);
     Ok(())
 }
 

@@ -95,8 +95,8 @@ impl<'a> Builder<'a> {
             .iter()
             .map(Vec::as_slice)
             .chain((0..lv.ends.len()).map(|i| lv.item(i)));
-        for (off, item) in (1..).zip(items) {
-            bp::insert_item(&mut g, off, item)?;
+        for item in items {
+            bp::append_item(&mut g, item)?;
         }
         g.mark_dirty();
         if let Some(log) = &self.log {
@@ -257,13 +257,8 @@ impl BTree {
                 levels: Vec::new(),
             };
             fill(&mut |key: &[u8]| {
-                if key.len() > bp::MAX_TUPLE_SIZE {
-                    return Err(err!(
-                        ProgramLimitExceeded,
-                        "index row size {} exceeds btree version 4 maximum {} for index \"{rel}\"",
-                        crate::storage::page::maxalign(key.len() + 8),
-                        bp::MAX_TUPLE_SIZE
-                    ));
+                if super::rowsize::may_exceed(tree.desc(), key.len()) {
+                    tree.check_row_size(key)?;
                 }
                 b.add(0, key)
             })?;
@@ -346,13 +341,14 @@ mod tests {
                 for _ in 0..copies {
                     tid += 1;
                     let k = keys::leaf_key(&desc, &[Value::text(&s)], (tid, 1)).expect("key");
-                    if k.len() <= bp::MAX_TUPLE_SIZE {
+                    if super::super::rowsize::check(&desc, &k, None, RelFileNode(0)).is_ok() {
                         ks.push(k);
                     }
                 }
             }
+            // A text of 2692 bytes is PostgreSQL's largest row (2704).
             assert!(
-                ks.iter().any(|k| k.len() + 8 > bp::MAX_TUPLE_SIZE),
+                ks.iter().any(|k| k.len() > 2680 + 9),
                 "keys reach the maximum"
             );
             let mut sorted = ks.clone();

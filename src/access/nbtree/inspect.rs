@@ -20,6 +20,7 @@ pub type Row = Vec<(&'static str, Value)>;
 /// `bt_metap`: the meta page's fields.
 pub fn bt_metap(tree: &BTree) -> Result<Row> {
     let m = tree.meta()?;
+    let delpages = tree.last_cleanup_num_delpages()?;
     Ok(vec![
         ("magic", Value::Int4(BTREE_MAGIC as i32)),
         ("version", Value::Int4(BTREE_VERSION as i32)),
@@ -27,7 +28,10 @@ pub fn bt_metap(tree: &BTree) -> Result<Row> {
         ("level", Value::Int8(m.level as i64)),
         ("fastroot", Value::Int8(m.fastroot as i64)),
         ("fastlevel", Value::Int8(m.fastlevel as i64)),
-        ("last_cleanup_num_delpages", Value::Int8(0)),
+        (
+            "last_cleanup_num_delpages",
+            Value::Int8(i64::from(delpages)),
+        ),
         ("last_cleanup_num_tuples", Value::Float8(-1.0)),
         ("allequalimage", Value::Bool(false)),
     ])

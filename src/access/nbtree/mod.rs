@@ -10,7 +10,8 @@
 //! the one `apply`), [`tree`] (create, descend, insert, split), [`split`]
 //! (choosing split points), [`scan`] (cursors), [`build`] (bulk build),
 //! [`sortbuild`] (its external sort), [`batch`] (sorted batch inserts),
-//! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete), [`pagedel`] (page deletion and recycling).
+//! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete), [`pagedel`] (page deletion and recycling),
+//! [`rowsize`] (PostgreSQL's index row size limit).
 
 pub mod batch;
 pub mod btpage;
@@ -19,6 +20,7 @@ pub mod check;
 pub mod inspect;
 pub mod keys;
 pub mod pagedel;
+pub mod rowsize;
 pub mod scan;
 pub mod sortbuild;
 pub mod split;

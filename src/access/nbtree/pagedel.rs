@@ -285,7 +285,31 @@ impl BTree {
         if bp::free_list(&mg) != free {
             self.log_apply(&mut mg, &BtRecord::FreeList { blocks: free })?;
         }
+        // PostgreSQL's `btm_last_cleanup_num_delpages`: pages_deleted -
+        // pages_free, written only when it changed.
+        let delpages = stats.deleted - stats.reusable;
+        if bp::cleanup_delpages(&mg) != delpages {
+            self.log_apply(&mut mg, &BtRecord::CleanupInfo { delpages })?;
+        }
         Ok(stats)
+    }
+
+    /// The deleted pages the last cleanup found not yet reusable
+    /// (`bt_metap`'s `last_cleanup_num_delpages`).
+    pub fn last_cleanup_num_delpages(&self) -> Result<u32> {
+        let buf = self.pin(META_BLOCK)?;
+        let g = buf.read();
+        bp::read_meta(&g)?;
+        Ok(bp::cleanup_delpages(&g))
+    }
+
+    /// Whether a VACUUM that removed nothing from the index should still
+    /// run its cleanup (PostgreSQL's `_bt_vacuum_needs_cleanup`): the last
+    /// cleanup left deleted pages, more than 5% of the index's `pages`,
+    /// that may be reusable by now.
+    pub fn cleanup_needed(&self, pages: u32) -> Result<bool> {
+        let prev = self.last_cleanup_num_delpages()?;
+        Ok(prev > 0 && prev > pages / 20)
     }
 
     /// Whether neither sibling of the deleted page `blk` links to it.

@@ -22,10 +22,13 @@
 //!   finished, failed or was cancelled); files a crash left behind are
 //!   removed when the database opens, with the executor's spill files.
 //!
-//! In memory, keys are packed into one byte arena with an entry per key
-//! holding its first eight bytes big-endian (PostgreSQL's abbreviated
-//! keys, sixteen bytes): most comparisons are integer comparisons, no
-//! allocation is made per key, and the merge compares keys where they lie.
+//! In memory, each key has a 32-byte entry holding its first 24 bytes
+//! (the whole key of up to three integer columns and the heap TID); only
+//! longer keys are also copied into one byte arena. The first sixteen
+//! bytes serve as PostgreSQL's abbreviated keys: most comparisons are
+//! integer comparisons, no allocation is made per key, and the merge
+//! compares keys where they lie (a short key's in its sorted entry, so the
+//! merge reads memory in order).
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -52,12 +55,67 @@ const IO_BUFFER: usize = 64 * 1024;
 /// Numbers the run files of this process.
 static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
 
-/// One key held in memory: its first bytes as integers, and where it is.
+/// One key held in memory: its first [`INLINE`] bytes (zero-padded), and,
+/// for a longer key, where the whole key lies in the run's arena. A key of
+/// at most [`INLINE`] bytes (two or three integer columns and the heap TID)
+/// lives in its entry alone: sorting moves it with its entry, so the merge
+/// reads the keys of a sorted run in memory order, not scattered over an
+/// arena filled in heap order.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    abbrev: Abbrev,
+    head: [u8; INLINE],
     off: u32,
     len: u32,
+}
+
+/// Bytes of a key its [`Entry`] holds.
+const INLINE: usize = 24;
+
+impl Entry {
+    #[inline]
+    fn new(key: &[u8], off: u32) -> Entry {
+        let mut head = [0u8; INLINE];
+        let n = key.len().min(INLINE);
+        head[..n].copy_from_slice(&key[..n]);
+        Entry {
+            head,
+            off,
+            len: key.len() as u32,
+        }
+    }
+
+    /// Whether the whole key is in the entry.
+    #[inline]
+    fn inline(&self) -> bool {
+        self.len as usize <= INLINE
+    }
+
+    #[inline]
+    fn word(&self, i: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&self.head[8 * i..8 * i + 8]);
+        u64::from_be_bytes(w)
+    }
+
+    #[inline]
+    fn abbrev(&self) -> Abbrev {
+        (self.word(0), self.word(1))
+    }
+
+    /// The byte order of the keys of two entries (`ka`, `kb` their keys).
+    #[inline]
+    fn compare(&self, ka: &[u8], other: &Entry, kb: &[u8]) -> std::cmp::Ordering {
+        (self.word(0), self.word(1), self.word(2))
+            .cmp(&(other.word(0), other.word(1), other.word(2)))
+            .then_with(|| {
+                if self.inline() && other.inline() {
+                    // Equal zero-padded heads: the longer key sorts after.
+                    self.len.cmp(&other.len)
+                } else {
+                    ka[INLINE.min(ka.len())..].cmp(&kb[INLINE.min(kb.len())..])
+                }
+            })
+    }
 }
 
 /// The first [`ABBREV_LEN`] bytes of a key as two big-endian integers,
@@ -101,9 +159,8 @@ const RADIX_MIN: usize = 4096;
 
 /// Byte `i` (0 = most significant) of an abbreviation.
 #[inline]
-fn abbrev_byte(a: &Abbrev, i: usize) -> usize {
-    let w = if i < 8 { a.0 } else { a.1 };
-    ((w >> (56 - 8 * (i % 8))) & 0xff) as usize
+fn abbrev_byte(e: &Entry, i: usize) -> usize {
+    usize::from(e.head[i])
 }
 
 /// Sorts entries by their abbreviations: a stable least-significant-digit
@@ -116,12 +173,12 @@ fn radix_sort(entries: &mut Vec<Entry>) {
     let mut counts = vec![[0usize; 256]; ABBREV_LEN];
     for e in entries.iter() {
         for (i, c) in counts.iter_mut().enumerate() {
-            c[abbrev_byte(&e.abbrev, i)] += 1;
+            c[abbrev_byte(e, i)] += 1;
         }
     }
     // Every pass writes each slot of `other` once: no clearing between.
     let zero = Entry {
-        abbrev: (0, 0),
+        head: [0; INLINE],
         off: 0,
         len: 0,
     };
@@ -138,7 +195,7 @@ fn radix_sort(entries: &mut Vec<Entry>) {
             at += k;
         }
         for e in entries.iter() {
-            let b = abbrev_byte(&e.abbrev, i);
+            let b = abbrev_byte(e, i);
             other[starts[b]] = *e;
             starts[b] += 1;
         }
@@ -154,14 +211,14 @@ pub struct MemRun {
 }
 
 impl MemRun {
-    fn key(&self, e: &Entry) -> &[u8] {
-        &self.arena[e.off as usize..e.off as usize + e.len as usize]
+    #[inline]
+    fn key<'e>(&'e self, e: &'e Entry) -> &'e [u8] {
+        key_of(&self.arena, e)
     }
 
     fn sort(&mut self) {
         let arena = &self.arena;
-        let key = |e: &Entry| &arena[e.off as usize..e.off as usize + e.len as usize];
-        let by_key = |a: &Entry, b: &Entry| compare(a.abbrev, key(a), b.abbrev, key(b));
+        let by_key = |a: &Entry, b: &Entry| a.compare(key_of(arena, a), b, key_of(arena, b));
         if self.entries.len() < RADIX_MIN {
             self.entries.sort_unstable_by(by_key);
             return;
@@ -172,9 +229,9 @@ impl MemRun {
         // in heap order and end with the heap TID).
         let mut i = 0;
         while i < self.entries.len() {
-            let a = self.entries[i].abbrev;
+            let a = self.entries[i].abbrev();
             let mut j = i + 1;
-            while j < self.entries.len() && self.entries[j].abbrev == a {
+            while j < self.entries.len() && self.entries[j].abbrev() == a {
                 j += 1;
             }
             if j - i > 1 {
@@ -197,6 +254,16 @@ impl MemRun {
     /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+/// The key of `e`: in the entry, or in `arena`.
+#[inline]
+fn key_of<'e>(arena: &'e [u8], e: &'e Entry) -> &'e [u8] {
+    if e.inline() {
+        &e.head[..e.len as usize]
+    } else {
+        &arena[e.off as usize..e.off as usize + e.len as usize]
     }
 }
 
@@ -309,17 +376,16 @@ impl KeySorter {
     /// Adds a key (copied).
     #[inline]
     pub fn push(&mut self, key: &[u8]) -> Result<()> {
-        let cost = key.len() + ENTRY_BYTES;
+        let long = key.len() > INLINE;
+        let cost = if long { key.len() } else { 0 } + ENTRY_BYTES;
         if !self.cur.entries.is_empty() && self.cur.bytes() + cost > self.budget {
             self.spill()?;
         }
         let off = self.cur.arena.len();
-        self.cur.arena.extend_from_slice(key);
-        self.cur.entries.push(Entry {
-            abbrev: abbreviate(key),
-            off: off as u32,
-            len: key.len() as u32,
-        });
+        if long {
+            self.cur.arena.extend_from_slice(key);
+        }
+        self.cur.entries.push(Entry::new(key, off as u32));
         Ok(())
     }
 
@@ -413,7 +479,7 @@ impl Source<'_> {
     #[inline]
     fn abbrev(&self) -> Abbrev {
         match self {
-            Source::Mem { run, pos } => run.entries[*pos].abbrev,
+            Source::Mem { run, pos } => run.entries[*pos].abbrev(),
             Source::File { key, .. } => abbreviate(key),
         }
     }
@@ -462,11 +528,17 @@ fn merge_sources(
             heap.push((s.abbrev(), i));
         }
     }
-    let less = |sources: &[Source<'_>], a: &(Abbrev, usize), b: &(Abbrev, usize)| {
-        compare(a.0, sources[a.1].key(), b.0, sources[b.1].key()) == std::cmp::Ordering::Less
-    };
+    // The keys are looked at only when the abbreviations tie.
+    let less =
+        |sources: &[Source<'_>], a: &(Abbrev, usize), b: &(Abbrev, usize)| match a.0.cmp(&b.0) {
+            std::cmp::Ordering::Equal => {
+                compare(a.0, sources[a.1].key(), b.0, sources[b.1].key())
+                    == std::cmp::Ordering::Less
+            }
+            o => o == std::cmp::Ordering::Less,
+        };
     for i in (0..heap.len() / 2).rev() {
-        sift_down(&mut heap, i, &|a, b| less(&sources, a, b));
+        sift_down(&mut heap, i, |a, b| less(&sources, a, b));
     }
     while let Some(&(_, i)) = heap.first() {
         emit(sources[i].key())?;
@@ -475,13 +547,14 @@ fn merge_sources(
         } else {
             heap.swap_remove(0);
         }
-        sift_down(&mut heap, 0, &|a, b| less(&sources, a, b));
+        sift_down(&mut heap, 0, |a, b| less(&sources, a, b));
     }
     Ok(())
 }
 
 /// Restores the min-heap order below `i` of `h` under `less`.
-fn sift_down<T: Copy>(h: &mut [T], mut i: usize, less: &dyn Fn(&T, &T) -> bool) {
+#[inline]
+fn sift_down<T: Copy>(h: &mut [T], mut i: usize, less: impl Fn(&T, &T) -> bool) {
     loop {
         let (l, r) = (2 * i + 1, 2 * i + 2);
         let mut m = i;
@@ -510,7 +583,9 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let len = (x % 13) as usize;
+                // Up to 40 + 4 bytes: keys held in their entries and longer
+                // ones in the arena, many with zero bytes.
+                let len = (x % 41) as usize;
                 let mut k: Vec<u8> = (0..len).map(|j| (x >> (j % 8 * 8)) as u8 % 4).collect();
                 k.extend_from_slice(&(i as u32).to_be_bytes());
                 k
@@ -577,6 +652,15 @@ mod tests {
             if i % 3 == 0 {
                 let mut long = vec![1u8; 16];
                 long.extend_from_slice(&k[k.len().saturating_sub(5)..]);
+                *k = long;
+            } else if i % 5 == 0 {
+                // The same 24 bytes (an entry's whole head), then a tail
+                // in the arena, or nothing, or zero bytes.
+                let mut long = vec![2u8; 24];
+                long.extend_from_slice(&k[k.len().saturating_sub(i % 9)..]);
+                if i % 4 == 0 {
+                    long.push(0);
+                }
                 *k = long;
             } else if i % 7 == 0 {
                 k.truncate(i % 17);

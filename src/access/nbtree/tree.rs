@@ -98,6 +98,8 @@ pub struct BTree {
     /// key space through right-links, and an insert whose stack misses the
     /// new upper levels finds its parent from the meta page.
     root_cache: AtomicU32,
+    /// The index's and its table's names, for errors that name them.
+    names: Option<Arc<(String, String)>>,
 }
 
 impl std::fmt::Debug for BTree {
@@ -216,7 +218,22 @@ impl BTree {
             desc,
             log,
             root_cache: AtomicU32::new(0),
+            names: None,
         }
+    }
+
+    /// The same tree, naming index `index` of table `table` in its errors
+    /// (the index row size limit's).
+    pub fn with_names(mut self, index: &str, table: &str) -> BTree {
+        self.names = Some(Arc::new((index.to_string(), table.to_string())));
+        self
+    }
+
+    /// Fails when `key` is over PostgreSQL's index row size limit.
+    #[inline]
+    pub(crate) fn check_row_size(&self, key: &[u8]) -> Result<()> {
+        let names = self.names.as_deref().map(|(i, t)| (i.as_str(), t.as_str()));
+        super::rowsize::check(&self.desc, key, names, self.rel)
     }
 
     /// The key columns.
@@ -320,15 +337,7 @@ impl BTree {
 
     /// Inserts an encoded leaf key ([`keys::leaf_key`]).
     pub fn insert_key(&self, key: &[u8]) -> Result<()> {
-        if key.len() > bp::MAX_TUPLE_SIZE {
-            return Err(err!(
-                ProgramLimitExceeded,
-                "index row size {} exceeds btree version 4 maximum {} for index \"{}\"",
-                page::maxalign(key.len() + 8),
-                bp::MAX_TUPLE_SIZE,
-                self.rel
-            ));
-        }
+        self.check_row_size(key)?;
         loop {
             let mut stack = Vec::new();
             let buf = match self.descend(&Target::AtOrAfter(key), Some(&mut stack))? {

@@ -102,6 +102,12 @@ pub enum BtRecord {
         /// The reusable pages.
         blocks: Vec<BlockNumber>,
     },
+    /// Record on the meta page the deleted pages a cleanup found not yet
+    /// reusable (PostgreSQL's `_bt_set_cleanup_info`).
+    CleanupInfo {
+        /// Deleted pages not on the free list.
+        delpages: u32,
+    },
     /// Take a page off the meta page's list (it is being reused).
     TakeFree {
         /// The page taken.
@@ -219,6 +225,10 @@ pub fn apply(rec: &BtRecord, p: &mut [u8]) -> Result<()> {
                 btpage::mark_dead(p, off)?;
             }
         }
+        BtRecord::CleanupInfo { delpages } => {
+            btpage::read_meta(p)?;
+            btpage::set_cleanup_delpages(p, *delpages);
+        }
         BtRecord::TakeFree { block } => {
             btpage::read_meta(p)?;
             let mut list = btpage::free_list(p);
@@ -263,6 +273,7 @@ const T_SET_NEXT: u8 = 13;
 const T_FREE_LIST: u8 = 14;
 const T_TAKE_FREE: u8 = 15;
 const T_MARK_DEAD: u8 = 16;
+const T_CLEANUP_INFO: u8 = 17;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u16).to_le_bytes());
@@ -390,6 +401,10 @@ impl BtRecord {
                     out.extend_from_slice(&b.to_le_bytes());
                 }
             }
+            BtRecord::CleanupInfo { delpages } => {
+                out.push(T_CLEANUP_INFO);
+                out.extend_from_slice(&delpages.to_le_bytes());
+            }
             BtRecord::TakeFree { block } => {
                 out.push(T_TAKE_FREE);
                 out.extend_from_slice(&block.to_le_bytes());
@@ -449,6 +464,7 @@ impl BtRecord {
                 }
             }
             T_TAKE_FREE => BtRecord::TakeFree { block: r.u32()? },
+            T_CLEANUP_INFO => BtRecord::CleanupInfo { delpages: r.u32()? },
             T_MARK_DEAD => {
                 let n = r.u16()? as usize;
                 BtRecord::MarkDead {

@@ -50,6 +50,7 @@ fn all_records() -> Vec<BtRecord> {
             blocks: vec![4, 9, 2],
         },
         BtRecord::TakeFree { block: 9 },
+        BtRecord::CleanupInfo { delpages: 108 },
         BtRecord::MarkDead {
             offsets: vec![2, 5],
         },
@@ -197,4 +198,35 @@ fn page_deletion_records_move_a_downlink_mark_a_page_and_keep_a_free_list() {
     assert!(btpage::free_list(&m).is_empty());
     // The list belongs to the meta page only.
     assert!(apply(&BtRecord::TakeFree { block: 1 }, &mut l).is_err());
+}
+
+#[test]
+fn the_cleanup_count_survives_list_changes_root_splits_and_page_images() {
+    let mut m = vec![0u8; BLCKSZ];
+    let meta = MetaData {
+        root: 3,
+        level: 1,
+        fastroot: 3,
+        fastlevel: 1,
+    };
+    apply(&BtRecord::Meta(meta), &mut m).unwrap();
+    assert_eq!(btpage::cleanup_delpages(&m), 0);
+    apply(&BtRecord::CleanupInfo { delpages: 108 }, &mut m).unwrap();
+    apply(&BtRecord::FreeList { blocks: vec![5] }, &mut m).unwrap();
+    apply(&BtRecord::TakeFree { block: 5 }, &mut m).unwrap();
+    assert_eq!(btpage::cleanup_delpages(&m), 108);
+    // A root split rewrites the meta data, not the count.
+    apply(&BtRecord::Meta(meta), &mut m).unwrap();
+    assert_eq!(btpage::cleanup_delpages(&m), 108);
+    assert_eq!(btpage::read_meta(&m).unwrap(), meta);
+    // The count lies below `lower`: an image without the hole keeps it.
+    let (lower, upper) = (page::lower(&m) as usize, page::upper(&m) as usize);
+    let mut image = m.clone();
+    image[lower..upper].fill(0);
+    assert_eq!(btpage::cleanup_delpages(&image), 108);
+    apply(&BtRecord::CleanupInfo { delpages: 0 }, &mut m).unwrap();
+    assert_eq!(btpage::cleanup_delpages(&m), 0);
+    // Only a meta page takes it.
+    let mut l = vec![0u8; BLCKSZ];
+    assert!(apply(&BtRecord::CleanupInfo { delpages: 1 }, &mut l).is_err());
 }
