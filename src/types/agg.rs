@@ -209,7 +209,6 @@ pub fn agg_result_type(func: AggFunc, input: &DataType) -> Result<DataType> {
         (AggFunc::ArrayAgg, Unknown) => Some(DataType::array_of(Text)),
         (AggFunc::ArrayAgg, Array(_)) => None,
         (AggFunc::ArrayAgg, _) => Some(DataType::array_of(*input)),
-        _ => None,
         (AggFunc::Sum | AggFunc::Avg, _) => None,
         _ => return signature(func, std::slice::from_ref(input)).map(|(_, t)| t),
     };
