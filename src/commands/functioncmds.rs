@@ -46,7 +46,7 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
                 }
             }
             ast::FunctionOption::Strict(s) => strict = *s,
-            ast::FunctionOption::Parallel(_) => {}
+            ast::FunctionOption::Parallel(_) | ast::FunctionOption::Ignored(_) => {}
             ast::FunctionOption::As(text) => {
                 if body.replace(text.clone()).is_some() {
                     return Err(conflicting());

@@ -19,7 +19,8 @@
 //!   operands never evaluated, even when they read columns;
 //! - a WHERE clause's conjuncts fold in order up to a constant `false`.
 //!
-//! Only immutable operations fold: arithmetic, comparisons, casts and the
+//! Only immutable operations fold (never a volatile function such as
+//! `random()`, nor a stable one, see `ScalarFunc::volatility`): arithmetic, comparisons, casts and the
 //! math functions over numeric and boolean types (PostgreSQL does not fold
 //! stable ones, such as a text-to-date cast that reads `DateStyle`).
 //! Evaluation is the executor's (`exec::eval_const`), so a folded value is
@@ -28,6 +29,7 @@
 use crate::error::Result;
 use crate::exec::eval_const;
 use crate::nodes::expr::{Expr, ExprKind};
+use crate::types::funcs::volatility::Volatility;
 use crate::types::funcs::ScalarFunc;
 use crate::types::{DataType, Value};
 
@@ -113,7 +115,9 @@ fn immutable_on_constants(e: &Expr) -> bool {
         ExprKind::Not(x) | ExprKind::IsNull(x, _) | ExprKind::IsBool(x, _, _) => c(x),
         ExprKind::Extreme(args, _) => out && args.iter().all(plain),
         ExprKind::InList(x, list, _) => plain(x) && list.iter().all(plain),
-        ExprKind::Func(f, args) => out && math(f.0) && args.iter().all(plain),
+        ExprKind::Func(f, args) => {
+            out && math(f.0) && f.0.volatility() == Volatility::Immutable && args.iter().all(plain)
+        }
         _ => false,
     }
 }

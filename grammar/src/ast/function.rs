@@ -40,6 +40,9 @@ pub enum FunctionOption {
     As(String),
     /// `RETURN expr`: the SQL-standard body.
     Return(Expr),
+    /// An option that changes nothing here, as written in upper case:
+    /// `COST n`, `ROWS n`, `[NOT] LEAKPROOF`, `SECURITY DEFINER | INVOKER`.
+    Ignored(String),
 }
 
 /// `CREATE [OR REPLACE] FUNCTION name (args) [RETURNS ...] options`.

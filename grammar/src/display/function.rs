@@ -39,6 +39,7 @@ impl Display for CreateFunction {
                 FunctionOption::Parallel(p) => write!(f, " PARALLEL {}", p.to_uppercase())?,
                 FunctionOption::As(body) => write!(f, " AS {}", Str(body))?,
                 FunctionOption::Return(e) => write!(f, " RETURN {e}")?,
+                FunctionOption::Ignored(o) => write!(f, " {o}")?,
             }
         }
         Ok(())

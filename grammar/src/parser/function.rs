@@ -94,13 +94,47 @@ fn lower(w: &'static str) -> impl Fn(Tokens<'_>) -> PResult<'_, String> {
     move |i| value(w.to_string(), word(w))(i)
 }
 
+fn number(i: Tokens<'_>) -> PResult<'_, String> {
+    let t = i.first();
+    match t.kind {
+        TokenKind::Number => Ok((i.skip(1), i.text(t).to_string())),
+        _ => i.fail(),
+    }
+}
+
+/// `COST n`, `ROWS n`, `[NOT] LEAKPROOF`, `SECURITY DEFINER | INVOKER`.
+fn ignored_option(i: Tokens<'_>) -> PResult<'_, FunctionOption> {
+    alt((
+        map(
+            pair(alt((lower("cost"), lower("rows"))), cut(number)),
+            |(w, n)| FunctionOption::Ignored(format!("{} {n}", w.to_uppercase())),
+        ),
+        value(
+            FunctionOption::Ignored("NOT LEAKPROOF".into()),
+            pair(kw(Keyword::Not), word("leakproof")),
+        ),
+        value(
+            FunctionOption::Ignored("LEAKPROOF".into()),
+            word("leakproof"),
+        ),
+        map(
+            preceded(
+                word("security"),
+                cut(alt((lower("definer"), lower("invoker")))),
+            ),
+            |w| FunctionOption::Ignored(format!("SECURITY {}", w.to_uppercase())),
+        ),
+    ))(i)
+}
+
 /// One option of `CREATE FUNCTION`.
 fn function_option(i: Tokens<'_>) -> PResult<'_, FunctionOption> {
     alt((
         map(
-            preceded(word("language"), cut(col_id)),
+            preceded(word("language"), cut(alt((string, col_id)))),
             FunctionOption::Language,
         ),
+        ignored_option,
         map(
             alt((lower("immutable"), lower("stable"), lower("volatile"))),
             FunctionOption::Volatility,
@@ -271,6 +305,7 @@ mod tests {
             "CREATE OR REPLACE FUNCTION f() RETURNS SETOF integer AS 'select 1' LANGUAGE plpgsql",
             "CREATE FUNCTION f(a double precision) RETURNS TABLE (x integer) CALLED ON NULL INPUT PARALLEL SAFE AS 'x'",
             "CREATE FUNCTION f(a integer) RETURNS integer RETURN a + 1",
+            "CREATE FUNCTION f() RETURNS integer LANGUAGE sql COST 100 ROWS 3 NOT LEAKPROOF LEAKPROOF SECURITY DEFINER AS 'x'",
             "DROP FUNCTION f",
             "DROP FUNCTION IF EXISTS f(integer, text), g() CASCADE",
             "CREATE DOMAIN d AS integer DEFAULT 3 NOT NULL CONSTRAINT c CHECK (value > 0) CHECK (value < 9)",
