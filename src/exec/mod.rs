@@ -8,7 +8,9 @@
 //! - [`expr`]: compiled expressions evaluated over whole batches, with the
 //!   typed loops of [`kernels`] for the hot operators.
 //! - [`functions`]: scalar functions as the evaluator calls them.
-//! - [`scan`], [`basic`], [`agg`], [`sort`], [`join`]: the operators.
+//! - [`scan`], [`basic`], [`agg`], [`sort`], [`join`]: the operators;
+//!   [`indexscan`] and [`bitmapheap`] (over a [`tidbitmap`]) read through
+//!   B-tree indexes.
 //!
 //! Shape (see docs/architecture.md's Executor section): operators pass batches of up to
 //! [`vector::BATCH_SIZE`] rows (a scan passes whole pages' worth), never a

@@ -18,6 +18,7 @@
 //!   says are all-visible) against the sequential scan, and keeps the
 //!   cheapest; `enable_seqscan` / `enable_indexscan` / `enable_indexonlyscan`
 //!   add PostgreSQL's `disable_cost` or rule the path out as it does;
+//!   bitmap heap scans ([`super::bitmappath`]) compete in the same choice;
 //! - makes an index scan index-only when every column the consumer needs
 //!   is stored in the index and decodes to its stored value (not `numeric`,
 //!   `interval`, `char(n)` or floats), pruning the columns only a matched
