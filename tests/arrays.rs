@@ -117,3 +117,21 @@ fn copy_writes_and_reads_the_text_form() {
         ]
     );
 }
+
+#[test]
+fn an_index_on_an_array_column_is_refused_and_changes_nothing() {
+    let (_dir, db) = open(64);
+    let mut s = db.session();
+    run(&mut s, "create table ai (a int[])");
+    let e = s.execute("create index ai_a on ai (a)").unwrap_err();
+    assert_eq!(
+        e.message,
+        "data type integer[] has no default operator class for access method \"btree\""
+    );
+    assert_eq!(e.code.code(), "42704");
+    run(&mut s, "insert into ai values ('{1}')");
+    assert_eq!(
+        one_text(&mut s, "select count(*) from ai where a = '{1}'"),
+        "1"
+    );
+}

@@ -156,6 +156,17 @@ impl ArrayFunc {
         let none = || Err(no_function(self.name(), args));
         let is_int = |t: &DataType| matches!(t, T::Int2 | T::Int4 | T::Int8 | T::Unknown);
         let is_str = |t: &DataType| t.is_string() || *t == T::Unknown;
+        // An untyped array argument beside a typed value is an array of
+        // the value's type (`array_positions(NULL, 10)`).
+        let args: Vec<DataType> = match (self, args) {
+            (Position | Positions | Remove | Replace, [T::Unknown, x, ..]) if *x != T::Unknown => {
+                let mut v = args.to_vec();
+                v[0] = DataType::array_of(*x);
+                v
+            }
+            _ => args.to_vec(),
+        };
+        let args = &args[..];
         // The array argument: an array type, or unknown (an error).
         let array = |t: &DataType| -> Result<Option<DataType>> {
             match t {

@@ -15,6 +15,9 @@
 //!   the binder and operator evaluation.
 //! - [`agg`]: aggregate accumulators (`sum`, `avg`, `min`, `max`, `count`).
 //! - [`funcs`]: scalar functions (resolution and evaluation) and LIKE.
+//! - [`array`]: one-dimensional arrays (value, text forms, storage,
+//!   order); [`array_funcs`]: the array functions and the array forms of
+//!   expressions (`ARRAY[...]`, subscripts, `ANY/ALL (array)`, `VARIADIC`).
 //! - [`bytea`]: byte strings' text forms and `encode` / `decode`;
 //!   [`sha2`]: the SHA-2 digests.
 //!
