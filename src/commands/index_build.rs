@@ -286,7 +286,10 @@ pub fn build_index(
             let blocks = ParallelBlocks::new(nblocks, n).with_ring_sizes(env.ring_sizes);
             let run = || -> Result<SortedRuns> {
                 let mut sorter = KeySorter::new(share, env.temp_dir.clone());
-                sorter.reserve(heap_bytes / n);
+                // Chunks are not split evenly: room for the whole heap's
+                // keys (within the share; memory is touched only as keys
+                // arrive), so that the entries never grow by copying.
+                sorter.reserve(heap_bytes);
                 maker.scan(rel, snap, Some(&blocks), &mut sorter)?;
                 Ok(sorter.finish())
             };

@@ -54,7 +54,8 @@ pub fn pg_index_tuple_size(desc: &IndexDesc, vals: &[Value]) -> usize {
             Ok(len) => size = size.next_multiple_of(align) + len,
             Err(_) => {
                 let data = varlena_payload(&col.ty, v);
-                if data + 1 <= 127 {
+                // VARATT_CAN_MAKE_SHORT: the payload and a 1-byte header fit 127.
+                if data < 127 {
                     size += data + 1;
                 } else {
                     size = size.next_multiple_of(align) + 4 + data;
