@@ -172,3 +172,33 @@ fn a_killed_shell_leaves_no_temporary_table() {
     assert!(base_files(&dir).is_subset(&with_temp));
     assert!(temp_catalog_lines(&dir).is_empty());
 }
+
+/// A SELECT shape planned from a template over the permanent table reads
+/// the temporary table once one shadows it, and the permanent one again
+/// once the temporary one is dropped (the plan cache checks which table
+/// the name finds).
+#[test]
+fn a_cached_plan_follows_the_shadowing_table() {
+    let (_dir, db) = common::open(256);
+    let mut s = db.session();
+    common::run(&mut s, "create table t (a int)");
+    common::run(&mut s, "insert into t values (1), (2)");
+    for a in [1, 2, 1, 2] {
+        assert_eq!(
+            common::texts(&mut s, &format!("select a from t where a = {a}")),
+            [[a.to_string()]]
+        );
+    }
+    common::run(&mut s, "create temp table t (a int)");
+    common::run(&mut s, "insert into t values (2)");
+    assert!(common::texts(&mut s, "select a from t where a = 1").is_empty());
+    assert_eq!(
+        common::texts(&mut s, "select a from t where a = 2"),
+        [["2"]]
+    );
+    common::run(&mut s, "drop table t");
+    assert_eq!(
+        common::texts(&mut s, "select a from t where a = 1"),
+        [["1"]]
+    );
+}
