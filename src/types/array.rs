@@ -152,7 +152,7 @@ impl Array {
         for k in 0..n {
             let null = bytes
                 .get(bitmap_at + k / 8)
-                .is_none_or(|b| b & (1 << (k % 8)) != 0);
+                .map_or(true, |b| b & (1 << (k % 8)) != 0);
             if null {
                 items.push(Value::Null);
                 continue;
