@@ -1338,6 +1338,9 @@ impl Binder<'_> {
             ),
             None => None,
         };
+        if !func.order_matters(&arg.as_ref().map_or(DataType::Int8, |a| a.ty)) {
+            order.clear();
+        }
         let agg = AggCall {
             func,
             arg,

@@ -140,6 +140,20 @@ impl AggFunc {
         }
     }
 
+    /// Whether the order of the rows can change the result over `input`
+    /// (the first argument's type): float sums round differently, strings
+    /// concatenate; exact sums, counts and extremes do not care. An
+    /// ORDER BY in a call that does not care is bound (for its errors) and
+    /// then dropped, so the call keeps the plain paths.
+    pub fn order_matters(self, input: &DataType) -> bool {
+        match self {
+            AggFunc::StringAgg | AggFunc::Regr(_) => true,
+            AggFunc::Sum | AggFunc::Avg => matches!(input, DataType::Float4 | DataType::Float8),
+            f if f.moment().is_some() => matches!(input, DataType::Float4 | DataType::Float8),
+            _ => false,
+        }
+    }
+
     /// The moment a variance-family aggregate returns.
     fn moment(self) -> Option<Moment> {
         Some(match self {
