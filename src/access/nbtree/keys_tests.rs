@@ -78,10 +78,6 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             micros: (r.next() % 1000) as i64 - 500,
         }),
         DataType::Unknown => Value::text("x"),
-        DataType::Array(elem) => {
-            let items = (0..r.next() % 3).map(|_| samples(elem, r)).collect();
-            crate::types::array::Array::new(**elem, items).into_value()
-        }
         DataType::Time(_) => Value::Time(r.pick(&[0, 1, 3_600_000_000, 86_400_000_000])),
         DataType::TimeTz(_) => Value::TimeTz(
             r.pick(&[0, 1, 3_600_000_000, 86_400_000_000]),
