@@ -1292,12 +1292,6 @@ impl Binder<'_> {
             let ngroup = state.group.len();
             return Ok(Expr::column(ngroup + k, state.aggs[k].1.ty));
         }
-        if !call.order_by.is_empty() && name == "array_agg" {
-            return Err(err!(
-                FeatureNotSupported,
-                "ORDER BY inside array_agg is not supported"
-            ));
-        }
         let input = state.input.clone();
         let mut inner = Mode::NoAgg("aggregate function calls");
         let (func, arg, more_args, ty) = if call.star {

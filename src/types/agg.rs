@@ -147,7 +147,7 @@ impl AggFunc {
     /// then dropped, so the call keeps the plain paths.
     pub fn order_matters(self, input: &DataType) -> bool {
         match self {
-            AggFunc::StringAgg | AggFunc::Regr(_) => true,
+            AggFunc::StringAgg | AggFunc::ArrayAgg | AggFunc::Regr(_) => true,
             AggFunc::Sum | AggFunc::Avg => matches!(input, DataType::Float4 | DataType::Float8),
             f if f.moment().is_some() => matches!(input, DataType::Float4 | DataType::Float8),
             _ => false,
