@@ -494,7 +494,10 @@ impl<'a> AggregateOp<'a> {
             if mask.is_some_and(|m| !m[row]) {
                 continue;
             }
-            let skip = if strict_all {
+            // array_agg is not strict: NULL inputs become NULL elements.
+            let skip = if a.func == AggFunc::ArrayAgg {
+                false
+            } else if strict_all {
                 cols.iter().any(|c| c.is_null(row))
             } else {
                 cols.first().is_some_and(|c| c.is_null(row))

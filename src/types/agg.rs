@@ -284,9 +284,15 @@ pub fn signature(func: AggFunc, args: &[DataType]) -> Result<(Vec<DataType>, Dat
             Some((vec![Float8, Float8], ty))
         }
         (AggFunc::CountStar, _) => Some((Vec::new(), Int8)),
-        (AggFunc::Count | AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max, Some(_)) => {
-            return Ok((args.to_vec(), agg_result_type(func, &args[0])?))
-        }
+        (
+            AggFunc::Count
+            | AggFunc::Sum
+            | AggFunc::Avg
+            | AggFunc::Min
+            | AggFunc::Max
+            | AggFunc::ArrayAgg,
+            Some(_),
+        ) => return Ok((args.to_vec(), agg_result_type(func, &args[0])?)),
         _ => None,
     };
     r.ok_or_else(missing)
