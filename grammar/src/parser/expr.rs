@@ -291,6 +291,7 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
 
 /// `op ('ANY' | 'SOME' | 'ALL') '(' query ')'` after a comparison
 /// operator, when `i` starts that way (else `None`: an ordinary operand).
+#[inline(never)] // keeps its locals off the recursion path
 fn quantified<'a>(i: Tokens<'a>, lhs: &Expr, op: BinaryOp, at: usize) -> PResult<'a, Option<Expr>> {
     let all = match i.first().kind {
         TokenKind::Word(Keyword::All) => true,
@@ -322,6 +323,7 @@ fn quantified<'a>(i: Tokens<'a>, lhs: &Expr, op: BinaryOp, at: usize) -> PResult
 }
 
 /// `'[' [expr] [':' [expr]] ']'` after an operand: a subscript or a slice.
+#[inline(never)] // keeps its locals off the recursion path
 fn subscript(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
     let at = i.first().start;
     let mut i = i.skip(1);
@@ -354,6 +356,7 @@ fn subscript(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
 }
 
 /// `'ARRAY' '[' [expr {',' expr}] ']' | 'ARRAY' '(' query ')'`.
+#[inline(never)] // keeps its locals off the recursion path
 fn array_expr(i: Tokens<'_>) -> PResult<'_, Expr> {
     let at = i.first().start;
     let rest = i.skip(1);
@@ -591,6 +594,7 @@ fn prefix(i: Tokens<'_>) -> PResult<'_, Expr> {
 /// `CURRENT_TIME`, `CURRENT_TIMESTAMP`, `LOCALTIME`, `LOCALTIMESTAMP`,
 /// each with an optional `'(' precision ')'`: the value cast to the type
 /// of that precision, as PostgreSQL rounds it.
+#[inline(never)] // keeps its locals off the recursion path
 fn current_with_precision(rest: Tokens<'_>, kw: Keyword, at: usize) -> PResult<'_, Expr> {
     let (value, typed): (CurrentValue, fn(Option<u32>) -> DataType) = match kw {
         Keyword::CurrentTime => (CurrentValue::CurrentTime, DataType::TimeTz),
@@ -620,6 +624,7 @@ fn current_with_precision(rest: Tokens<'_>, kw: Keyword, at: usize) -> PResult<'
 /// `'(' a ',' b ')' 'OVERLAPS' '(' c ',' d ')'` after `( a`: the call
 /// `overlaps(a, b, c, d)`, as PostgreSQL's grammar makes it. A side that
 /// is not a pair is PostgreSQL's error.
+#[inline(never)] // keeps its locals off the recursion path
 fn overlaps(i: Tokens<'_>, first: Expr, at: usize) -> PResult<'_, Expr> {
     let (i, mut left) = cut(delimited(
         tok(TokenKind::Comma),
@@ -699,6 +704,7 @@ fn signed(sign: Token, operand: Expr) -> Expr {
 /// `'TRUE' | 'FALSE' | 'NULL' | 'NOT' expr | 'DEFAULT' | 'CURRENT_DATE' | ...
 ///   | 'CASE' ... | 'CAST' '(' expr 'AS' data_type ')' | 'EXISTS' '(' query ')'
 ///   | type_name string | column_ref | function_call`
+#[inline(never)] // keeps its locals off the recursion path
 fn word_prefix<'a>(i: Tokens<'a>, t: Token, kw: Keyword) -> PResult<'a, Expr> {
     let at = t.start;
     let rest = i.skip(1);
