@@ -106,6 +106,37 @@ fn cached_now_changes_across_transactions() {
     assert_eq!(a, b);
 }
 
+/// `now()` inside a function body is the calling statement's: the body is
+/// not reused with an earlier statement's clock.
+#[test]
+fn a_function_body_sees_the_calling_statements_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Database::open(dir.path()).expect("open");
+    let mut s = db.session();
+    texts(
+        &mut s,
+        "create function stamp() returns timestamptz as 'begin return now(); end' language plpgsql",
+    );
+    texts(
+        &mut s,
+        "create function sql_stamp() returns timestamptz as 'select now()' language sql",
+    );
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let v = texts(
+            &mut s,
+            "select stamp() = now(), sql_stamp() = now(), stamp()::text",
+        );
+        assert_eq!(v[0][0], "t", "{v:?}");
+        assert_eq!(v[0][1], "t", "{v:?}");
+        seen.push(v[0][2].clone());
+        texts(&mut s, "select pg_sleep(0.002)");
+    }
+    let mut distinct = seen.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), seen.len(), "{seen:?}");
+}
+
 /// A volatile function runs once per row, in every plan shape: a plain
 /// projection, a filter, and a cached plan of a repeated statement.
 #[test]

@@ -476,15 +476,7 @@ pub(crate) fn build_node<'a>(
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
         Node::IndexScan(spec) => Box::new(indexscan::IndexScanOp::new(ctx, spec, None)?),
-        Node::BitmapHeapScan(spec) => {
-            // Its bitmap nodes are numbered right after it.
-            *next_id += spec.bitmap.count();
-            Box::new(bitmapheap::BitmapHeapScanOp::new(
-                ctx,
-                spec,
-                instr.map(|i| (i, id)),
-            )?)
-        }
+        Node::BitmapHeapScan(spec) => bitmap_heap_scan(spec, ctx, instr, id, next_id)?,
         Node::IndexNestLoop { .. } => index_nest_loop(plan, ctx, instr, next_id)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
@@ -610,6 +602,22 @@ pub(crate) fn build_node<'a>(
         }),
         None => op,
     })
+}
+
+/// A Bitmap Heap Scan; its bitmap nodes are numbered right after it.
+fn bitmap_heap_scan<'a>(
+    spec: &'a crate::nodes::plannodes::BitmapHeapScan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    id: usize,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    *next_id += spec.bitmap.count();
+    Ok(Box::new(bitmapheap::BitmapHeapScanOp::new(
+        ctx,
+        spec,
+        instr.map(|i| (i, id)),
+    )?))
 }
 
 /// Runs `plan` to completion and returns all its rows.

@@ -1241,6 +1241,14 @@ impl Binder<'_> {
             }
             _ => {}
         }
+        self.bind_scalar_call(name, args)
+    }
+
+    /// A call of builtin or user function `name` on bound `args`: a
+    /// session function of constants is evaluated now, a user function
+    /// is chosen by its overloads, else the builtin's signature coerces
+    /// the arguments.
+    fn bind_scalar_call(&mut self, name: &str, args: Vec<(Expr, ast::Offset)>) -> Result<Expr> {
         if args.iter().all(|(a, _)| a.as_const().is_some()) {
             let values: Vec<Value> = args
                 .iter()

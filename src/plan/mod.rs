@@ -24,6 +24,7 @@ pub mod dummy;
 pub mod estimate;
 pub mod explain;
 pub mod fold;
+pub mod funcprobe;
 pub mod indexpath;
 pub mod indexpred;
 pub mod insert_row;

@@ -20,8 +20,11 @@
 //! 0A000 naming what is missing. `CREATE FUNCTION` checks a SQL body by
 //! compiling it and a PL/pgSQL body by parsing it ([`check_body`]).
 //!
-//! A body's expressions are bound once per function version: a stable
-//! function inside one (`now()`) is evaluated when the body is compiled.
+//! A body's expressions are bound once per function version and reused by
+//! later statements, unless compiling it asked for something bound to the
+//! statement (`now()`, a table, a subquery's rows: [`super::funcprobe`]);
+//! such a body is compiled anew for each statement that calls it, so
+//! `now()` inside a function is the calling statement's time.
 
 use std::sync::Arc;
 
@@ -126,8 +129,17 @@ impl Binder<'_> {
         };
         let (id, fresh) = user::reserve(def.serial, &def.name, def.volatility);
         if fresh {
-            match self.compile_function(&def) {
-                Ok(p) => user::install(id, Arc::new(move |a: &[_]| p.call(a))),
+            let mut probe = super::funcprobe::Probe::new(&mut *self.ctx);
+            let compiled = Binder::new(&mut probe).compile_function(&def);
+            match compiled {
+                Ok(p) => {
+                    user::install(id, Arc::new(move |a: &[_]| p.call(a)));
+                    if probe.impure() {
+                        // Bound to this statement (its clock, snapshot or
+                        // tables): the next statement compiles its own.
+                        user::forget(def.serial);
+                    }
+                }
                 Err(e) => {
                     user::forget(def.serial);
                     return Err(e);

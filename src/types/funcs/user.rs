@@ -8,7 +8,9 @@
 //! version reuse the entry. An entry is reserved before its body is
 //! compiled, so a body that calls its own function (recursion) finds it.
 //! Entries are never removed: one per function version used, as
-//! PostgreSQL's backends keep compiled PL/pgSQL functions.
+//! PostgreSQL's backends keep compiled PL/pgSQL functions (and one per
+//! calling statement for a body bound to its statement, which the planner
+//! [`forget`]s after installing).
 //!
 //! Calls nest at most [`MAX_DEPTH`] deep (54001 beyond, PostgreSQL's
 //! `stack depth limit exceeded`), so runaway recursion fails cleanly.
