@@ -409,12 +409,16 @@ impl<'t> IndexInserter<'t> {
             if x == self.xid {
                 return Ok(Some(true));
             }
-            match rel.txns().status(x)? {
-                XidStatus::Committed => Ok(Some(true)),
-                XidStatus::Aborted => Ok(Some(false)),
-                _ if rel.txns().is_running(x) => Ok(None),
-                _ => Ok(Some(false)),
+            // Running first, then the commit log, as PostgreSQL's
+            // HeapTupleSatisfies* do: a transaction sets its commit-log
+            // status before it leaves the running set, so once it is seen
+            // not running its status is final. Asked the other way round, a
+            // commit between the two questions reads as an abort, and a
+            // second inserter of the key goes in.
+            if rel.txns().is_running(x) {
+                return Ok(None);
             }
+            Ok(Some(matches!(rel.txns().status(x)?, XidStatus::Committed)))
         };
         let inserted = if mask & tuple::HEAP_XMIN_COMMITTED != 0 {
             Some(true)
