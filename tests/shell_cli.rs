@@ -721,3 +721,35 @@ fn backslash_semicolon_sends_several_statements_as_one_string() {
     );
     assert_eq!(code, 0);
 }
+
+/// psql shows a statement's notices as they arrive: before its rows and
+/// before its error. Both streams go to one file here, as `2>&1` would.
+#[test]
+fn notices_come_before_the_rows_and_the_error_of_their_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.txt");
+    let file = std::fs::File::create(&out_path).unwrap();
+    let mut c = common::shell_command(&dir.path().join("data"), &["-X", "-q"]);
+    c.stdout(Stdio::from(file.try_clone().unwrap()))
+        .stderr(Stdio::from(file));
+    let o = common::feed(
+        c,
+        b"create function f(x int) returns int language plpgsql as \
+          $$ begin raise notice 'saw %', x; return x; end $$;\n\
+          select f(1);\n\
+          select f(2) + 2147483647;\n\
+          drop table if exists nosuch;\n",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "a failed statement of a piped script does not stop it"
+    );
+    let text = std::fs::read_to_string(&out_path).unwrap();
+    assert_eq!(
+        text,
+        "NOTICE:  saw 1\n f \n---\n 1\n(1 row)\n\n\
+         NOTICE:  saw 2\nERROR:  integer out of range\n\
+         NOTICE:  table \"nosuch\" does not exist, skipping\n"
+    );
+}

@@ -566,6 +566,19 @@ impl Session {
         Ok(result)
     }
 
+    /// The notices a statement that failed raised before its error (a
+    /// function's RAISE NOTICE), for the client to show before the error as
+    /// PostgreSQL sends them; those below `client_min_messages` are left
+    /// out. A successful statement's notices are in its result.
+    pub fn take_failed_statement_notices(&mut self) -> Vec<result::Notice> {
+        let settings = &self.settings;
+        crate::exec::plpgsql::take_notices()
+            .into_iter()
+            .filter(|(severity, _)| settings.sends_to_client(severity))
+            .map(|(severity, message)| result::Notice { severity, message })
+            .collect()
+    }
+
     fn dispatch(
         &mut self,
         stmt: &ast::Statement,

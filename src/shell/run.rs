@@ -284,7 +284,7 @@ impl Runner {
             return flow;
         }
         let start = Instant::now();
-        let outcome = self.execute(&sql, None);
+        let outcome = self.execute(&sql, None, src, line);
         self.report(outcome, start.elapsed(), &sql, src, line)
     }
 
@@ -460,7 +460,7 @@ impl Runner {
         self.last_query.push_str(text);
         self.apply_commit_ack();
         let start = Instant::now();
-        let outcome = self.execute(text, Some((scan, lits)));
+        let outcome = self.execute(text, Some((scan, lits)), src, line);
         self.report(outcome, start.elapsed(), text, src, line)
     }
 
@@ -475,7 +475,7 @@ impl Runner {
     ) -> Flow {
         match outcome {
             Ok(result) => {
-                self.print_notices(&result, src, line);
+                // Its notices were shown before its rows or tag.
                 self.print_timing(elapsed, Some(&result));
                 Flow::Continue
             }
@@ -493,12 +493,15 @@ impl Runner {
 
     /// Runs `sql` (a scanned INSERT when `scan` says so, see
     /// [`Runner::run_sql_scanned`]), streaming rows into the printer, then
-    /// prints the footer or the command tag. Returns the result (its
-    /// notices not yet shown).
+    /// prints its notices (those of a failed statement too), then the
+    /// footer or the command tag: psql shows a statement's notices as they
+    /// arrive, before the result it prints at the end.
     fn execute(
         &mut self,
         sql: &str,
         scan: Option<(ScannedInsert, &mut Vec<ScannedLiteral>)>,
+        src: &Source,
+        line: u64,
     ) -> Result<QueryResult, Error> {
         let Runner {
             session,
@@ -556,7 +559,21 @@ impl Runner {
         if let Some(t) = progress {
             t.end();
         }
-        let result = result?;
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                let notices = session.take_failed_statement_notices();
+                if !notices.is_empty() {
+                    flush_pending(&mut printer, &mut out_slot);
+                    print_notices_to_stderr(None, &notices, src, line);
+                }
+                return Err(e);
+            }
+        };
+        if !result.notices.is_empty() {
+            flush_pending(&mut printer, &mut out_slot);
+            print_notices_to_stderr(None, &result.notices, src, line);
+        }
         if result.returns_rows {
             let mut p = match printer {
                 Some(p) => p,
@@ -589,15 +606,7 @@ impl Runner {
     }
 
     fn print_notices(&mut self, result: &QueryResult, src: &Source, line: u64) {
-        for n in &result.notices {
-            let prefix = src
-                .file
-                .as_deref()
-                .map(|file| Locus { file, line }.prefix())
-                .unwrap_or_default();
-            let text = format!("{prefix}{}:  {}\n", n.severity, n.message);
-            self.eprint(&text);
-        }
+        print_notices_to_stderr(Some(self.stdout.as_mut()), &result.notices, src, line);
     }
 
     /// Prints the `\timing` line for a statement that took `elapsed`.
@@ -686,4 +695,43 @@ fn column_infos(cols: &[Column]) -> Vec<ColumnInfo> {
     cols.iter()
         .map(|c| ColumnInfo::new(c.name.clone(), Align::for_type_oid(c.ty.oid())))
         .collect()
+}
+
+/// Flushes what the statement's writer holds (the printer's, else the
+/// unused one), so that messages written to standard error next come after
+/// the output of earlier statements.
+fn flush_pending<W: Write>(printer: &mut Option<ResultPrinter<'_, W>>, out: &mut Option<W>) {
+    if let Some(p) = printer {
+        let _ = p.flush_output();
+    } else if let Some(w) = out {
+        let _ = w.flush();
+    }
+}
+
+/// Writes `notices` to standard error (after flushing `stdout` when given,
+/// so the two streams interleave in order), each prefixed with the script
+/// file and line as psql prefixes messages of a script.
+fn print_notices_to_stderr(
+    stdout: Option<&mut dyn Write>,
+    notices: &[crate::session::Notice],
+    src: &Source,
+    line: u64,
+) {
+    if notices.is_empty() {
+        return;
+    }
+    if let Some(out) = stdout {
+        let _ = out.flush();
+    }
+    before_output();
+    let prefix = src
+        .file
+        .as_deref()
+        .map(|file| Locus { file, line }.prefix())
+        .unwrap_or_default();
+    let mut e = io::stderr().lock();
+    for n in notices {
+        let _ = writeln!(e, "{prefix}{}:  {}", n.severity, n.message);
+    }
+    let _ = e.flush();
 }

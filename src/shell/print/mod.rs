@@ -323,6 +323,13 @@ impl<'a, W: Write> ResultPrinter<'a, W> {
 
     /// Adds one row (`None` is NULL); prints a batch when one is full.
     /// `row` must have one value per column.
+    /// Flushes what the writer holds (output of earlier statements, or
+    /// rows already streamed), so that a message written to another stream
+    /// next comes after it.
+    pub fn flush_output(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     pub fn push_row(&mut self, row: &[Option<&str>]) -> io::Result<()> {
         debug_assert_eq!(row.len(), self.columns.len(), "row width");
         for v in row {
