@@ -47,11 +47,13 @@ impl Expr {
             ExprKind::Column(i) => Cow::Borrowed(&batch.columns[*i]),
             ExprKind::Const(v) => Cow::Owned(Vector::repeat(self.ty, v, n)),
             ExprKind::Binary(op, l, r) => {
+                // The left operand is evaluated once, whichever path takes
+                // it: it may be a volatile function.
+                let a = l.eval(batch)?;
                 if let ExprKind::Const(c) = &r.kind {
                     let same = l.ty == r.ty
                         || matches!((l.ty, r.ty), (DataType::Char(_), DataType::Char(_)));
                     if !c.is_null() && same {
-                        let a = l.eval(batch)?;
                         if let Value::Text(t) = c {
                             if let Some(v) = strkernels::compare_scalar(*op, &a, t) {
                                 return Ok(Cow::Owned(v));
@@ -62,7 +64,6 @@ impl Expr {
                         }
                     }
                 }
-                let a = l.eval(batch)?;
                 let b = r.eval(batch)?;
                 Cow::Owned(binary(*op, &a, &b, &l.ty, self.ty)?)
             }
