@@ -119,6 +119,20 @@ impl Expr {
         }
     }
 
+    /// Whether the expression calls a function a parallel worker may not
+    /// call ([`ScalarFunc::parallel_safe`]). A subquery's own plan is not
+    /// looked into.
+    ///
+    /// [`ScalarFunc::parallel_safe`]: crate::types::funcs::ScalarFunc::parallel_safe
+    pub fn calls_parallel_unsafe(&self) -> bool {
+        if let ExprKind::Func(f, _) = &self.kind {
+            if !f.0.parallel_safe() {
+                return true;
+            }
+        }
+        self.children().into_iter().any(Expr::calls_parallel_unsafe)
+    }
+
     /// The node's operands, in order.
     pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {

@@ -12,6 +12,9 @@
 //!   participants splits the input rows (every other input, such as a hash
 //!   join's build side, is read whole by each participant, as PostgreSQL's
 //!   non-shared parallel hash join does);
+//! - no expression of its input calls a function a worker may not call
+//!   (a user function, `random()`: [`Expr::calls_parallel_unsafe`]), as
+//!   PostgreSQL plans no parallel scan under a PARALLEL UNSAFE function;
 //! - the driving scan's table has at least `min_parallel_table_scan_size`
 //!   pages (8 MB by default, as in PostgreSQL);
 //! - it is not a bare `count(*)` of a table whose visibility map marks at
@@ -27,6 +30,7 @@ use super::{Node, Plan};
 use crate::catalog::TableDef;
 use crate::exec::fastpath::hash_agg;
 use crate::exec::scan::is_count_star;
+use crate::nodes::expr::Expr;
 pub use crate::nodes::plannodes::driving_scan;
 use crate::settings::Settings;
 
@@ -75,11 +79,21 @@ fn walk(plan: &mut Plan, workers: usize, min_pages: u64, tables: &dyn TableShape
     }
 }
 
+/// Whether an expression of `plan` or of its inputs calls a function a
+/// parallel worker may not call.
+fn calls_parallel_unsafe(plan: &Plan) -> bool {
+    plan.node
+        .exprs()
+        .into_iter()
+        .any(Expr::calls_parallel_unsafe)
+        || plan.children().into_iter().any(calls_parallel_unsafe)
+}
+
 fn qualifies(plan: &Plan, min_pages: u64, tables: &dyn TableShape) -> bool {
     let Node::Aggregate { input, group, aggs } = &plan.node else {
         return false;
     };
-    if !hash_agg::eligible(group, aggs) {
+    if !hash_agg::eligible(group, aggs) || calls_parallel_unsafe(plan) {
         return false;
     }
     match driving_scan(input).map(|s| &s.node) {

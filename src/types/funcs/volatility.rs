@@ -44,6 +44,17 @@ impl Volatility {
 }
 
 impl ScalarFunc {
+    /// Whether a parallel worker may call the function (PostgreSQL's
+    /// `proparallel` 's'). User functions are PARALLEL UNSAFE unless
+    /// declared otherwise in PostgreSQL, and heapdb keeps no such
+    /// declaration: a worker has no way to send their notices or writes to
+    /// the session. `random()` and `setseed()` are parallel restricted in
+    /// PostgreSQL (the generator is the session's).
+    pub fn parallel_safe(self) -> bool {
+        use ScalarFunc::*;
+        !matches!(self, User(_) | Random | Setseed)
+    }
+
     /// The function's volatility, as PostgreSQL's catalog declares it (for
     /// functions with several signatures, the least stable one's).
     pub fn volatility(self) -> Volatility {
