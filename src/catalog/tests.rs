@@ -258,3 +258,37 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
     assert_eq!(cat.get(&v, "s").unwrap().stats, def.stats);
     assert!(cat.next_oid() > def.oid);
 }
+
+fn view<'a>(snapshot: &'a Snapshot, txns: &'a TxnManager) -> CatalogView<'a> {
+    CatalogView {
+        snapshot,
+        txns,
+        temp_ns: 0,
+    }
+}
+
+#[test]
+fn a_name_committed_after_the_snapshot_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
+    // The second creator's snapshot is older than the first's commit: it
+    // does not see the table, yet the name is taken.
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    cat.create(&view(&s1, &tm), x1, table(&cat, "t")).unwrap();
+    tm.commit(x1).unwrap();
+    assert!(cat.lookup(&view(&s2, &tm), "t").is_none());
+    let e = cat
+        .create(&view(&s2, &tm), x2, table(&cat, "t"))
+        .unwrap_err();
+    assert_eq!(e.message, "relation \"t\" already exists");
+    // A name whose creator aborted is free.
+    let x3 = tm.begin().unwrap();
+    let s3 = tm.snapshot(x3, 0);
+    cat.create(&view(&s3, &tm), x3, table(&cat, "u")).unwrap();
+    tm.abort(x3).unwrap();
+    cat.create(&view(&s2, &tm), x2, table(&cat, "u")).unwrap();
+}
