@@ -564,6 +564,45 @@ impl Catalog {
         Ok(())
     }
 
+    /// Sets the statistics of table `oid`, in the version `view` sees, in
+    /// place: no new version, no transaction id, so nothing a concurrent
+    /// DROP, TRUNCATE or ALTER could conflict with (PostgreSQL's
+    /// `heap_inplace_update` of `relpages` and `reltuples`). The caller
+    /// holds a lock that keeps other maintenance and DDL off the table.
+    /// Written to the file at once, as PostgreSQL logs an in-place update
+    /// at once; not undone by an abort. Returns whether anything changed
+    /// (unchanged statistics write nothing).
+    pub fn set_stats_in_place(
+        &self,
+        view: &CatalogView,
+        oid: u32,
+        stats: TableStats,
+    ) -> Result<bool> {
+        {
+            let mut st = self.write();
+            let Some(v) = st
+                .versions
+                .iter_mut()
+                .find(|v| v.def.oid == oid && view.sees(v))
+            else {
+                return Err(err!(
+                    UndefinedTable,
+                    "relation with OID {oid} does not exist"
+                ));
+            };
+            if v.def.stats.as_ref() == Some(&stats) {
+                return Ok(false);
+            }
+            let mut def = TableDef::clone(&v.def);
+            def.stats = Some(stats);
+            // Statements keep the definition they planned with; later
+            // lookups get the new one.
+            v.def = Arc::new(def);
+        }
+        self.persist()?;
+        Ok(true)
+    }
+
     /// Forgets the changes of aborted transaction `xid` (in memory; the file
     /// is cleaned on the next write or open).
     pub fn abort(&self, xid: Xid) {

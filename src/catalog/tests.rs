@@ -292,3 +292,42 @@ fn a_name_committed_after_the_snapshot_is_taken() {
     tm.abort(x3).unwrap();
     cat.create(&view(&s2, &tm), x2, table(&cat, "u")).unwrap();
 }
+
+#[test]
+fn statistics_set_in_place_leave_nothing_to_conflict_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    let t = cat.create(&view(&s1, &tm), x1, table(&cat, "t")).unwrap();
+    cat.persist().unwrap();
+    tm.commit(x1).unwrap();
+    // A dropper whose snapshot is older than the statistics.
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    let now = tm.snapshot(INVALID_XID, 0);
+    let stats = TableStats {
+        reltuples: 7.0,
+        relpages: 1,
+        columns: vec![None, None],
+    };
+    assert!(cat
+        .set_stats_in_place(&view(&now, &tm), t.oid, stats.clone())
+        .unwrap());
+    assert!(!cat
+        .set_stats_in_place(&view(&now, &tm), t.oid, stats.clone())
+        .unwrap());
+    // Every snapshot sees them, the older one too; the file has them.
+    let seen = cat.lookup(&view(&s2, &tm), "t").unwrap();
+    assert_eq!(seen.stats.as_ref(), Some(&stats));
+    assert_eq!(
+        Catalog::open(dir.path(), &tm, false)
+            .unwrap()
+            .lookup(&view(&now, &tm), "t")
+            .unwrap()
+            .stats,
+        Some(stats)
+    );
+    cat.replace(&view(&s2, &tm), x2, t.oid, None).unwrap();
+}
