@@ -256,22 +256,28 @@ fn analyze_forms_and_errors() {
             .len(),
         2
     );
-    // Allowed inside a block; rolled back with it.
+    // Allowed inside a block. As in PostgreSQL, a rollback undoes the
+    // column statistics (`pg_statistic`) but not the row estimate, which
+    // is set in place (`pg_class.reltuples`).
     run(
         &mut s,
         "insert into t select g, 'y' from generate_series(1, 1000) g",
     );
+    let mcv = "select most_common_vals from pg_stats('t') where attname = 'b'";
+    let before = common::one_text(&mut s, mcv);
     run(&mut s, "begin");
     run(&mut s, "analyze t");
     assert_eq!(
         s.list_tables().expect("list")[0].rows_estimate,
         Some(2000.0)
     );
+    assert_ne!(common::one_text(&mut s, mcv), before);
     run(&mut s, "rollback");
     assert_eq!(
         s.list_tables().expect("list")[0].rows_estimate,
-        Some(1000.0)
+        Some(2000.0)
     );
+    assert_eq!(common::one_text(&mut s, mcv), before);
     run(&mut s, "analyze");
     assert_eq!(
         s.list_tables().expect("list")[0].rows_estimate,

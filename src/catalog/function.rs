@@ -22,7 +22,6 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::clog::XidStatus;
 use crate::txn::{Xid, INVALID_XID};
 use crate::types::funcs::volatility::Volatility;
 use crate::types::DataType;
@@ -206,17 +205,7 @@ impl Catalog {
             ));
         };
         let old = &mut st.functions[pos];
-        if old.xmax != INVALID_XID && old.xmax != xid {
-            let aborted = matches!(view.txns.status(old.xmax), Ok(XidStatus::Aborted))
-                || (!view.txns.is_running(old.xmax)
-                    && !matches!(view.txns.status(old.xmax), Ok(XidStatus::Committed)));
-            if !aborted {
-                return Err(err!(
-                    SerializationFailure,
-                    "could not serialize access due to concurrent update"
-                ));
-            }
-        }
+        view.check_not_claimed(old.xmax, xid)?;
         if old.xmin == xid {
             match replacement {
                 Some(def) => old.def = Arc::new(def),

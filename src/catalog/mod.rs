@@ -208,6 +208,42 @@ impl CatalogView<'_> {
             && self.committed_visible(v.xmin)
             && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
     }
+
+    /// Whether transaction `x` holds a claim on the versions it made or
+    /// deleted, whatever the reader's snapshot says: it is still running,
+    /// or it committed. Asked in that order, as PostgreSQL's
+    /// `HeapTupleSatisfies*` do: a transaction records its outcome in the
+    /// commit log before it leaves the running set, so once it is seen not
+    /// running its status is final. Asked the other way round, a commit
+    /// between the two questions reads as an abort.
+    fn claimed_by(&self, x: Xid) -> bool {
+        self.txns.is_running(x) || matches!(self.txns.status(x), Ok(XidStatus::Committed))
+    }
+
+    /// Whether a version made by `xmin` and not deleted (`xmax`) that the
+    /// snapshot does not see is nevertheless there for transaction `own`:
+    /// another transaction is creating it or created it after the
+    /// snapshot was taken. A name it holds is taken (PostgreSQL's unique
+    /// index on `pg_class`'s names waits for, and then sees, the latest
+    /// committed row).
+    fn made_by_other(&self, xmin: Xid, xmax: Xid, own: Xid) -> bool {
+        xmax == INVALID_XID && xmin != own && self.claimed_by(xmin)
+    }
+
+    /// Fails with 40001 when transaction `own` may not delete or replace a
+    /// catalog version whose `xmax` is `xmax`: another transaction that is
+    /// running or has committed deleted it first (PostgreSQL's "tuple
+    /// concurrently updated"). The one check of tables, views and
+    /// functions.
+    fn check_not_claimed(&self, xmax: Xid, own: Xid) -> Result<()> {
+        if xmax != INVALID_XID && xmax != own && self.claimed_by(xmax) {
+            return Err(err!(
+                SerializationFailure,
+                "could not serialize access due to concurrent update"
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Catalog {
@@ -461,8 +497,7 @@ impl Catalog {
         let clash = st.versions.iter().any(|v| {
             v.temp_ns == temp_ns
                 && (v.def.name == def.name || v.def.indexes.iter().any(|i| i.name == def.name))
-                && (view.sees(v)
-                    || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
+                && (view.sees(v) || view.made_by_other(v.xmin, v.xmax, xid))
         });
         if clash || (!temp && Self::view_name_taken(&st, view, xid, &def.name)) {
             return Err(err!(
@@ -504,17 +539,7 @@ impl Catalog {
             ));
         };
         let old = &mut st.versions[pos];
-        if old.xmax != INVALID_XID && old.xmax != xid {
-            let aborted = matches!(view.txns.status(old.xmax), Ok(XidStatus::Aborted))
-                || (!view.txns.is_running(old.xmax)
-                    && !matches!(view.txns.status(old.xmax), Ok(XidStatus::Committed)));
-            if !aborted {
-                return Err(err!(
-                    SerializationFailure,
-                    "could not serialize access due to concurrent update"
-                ));
-            }
-        }
+        view.check_not_claimed(old.xmax, xid)?;
         if old.xmin == xid {
             // Created or replaced earlier in this same transaction: change
             // in place, there is no older state to keep for anyone.
@@ -537,6 +562,45 @@ impl Catalog {
             });
         }
         Ok(())
+    }
+
+    /// Sets the statistics of table `oid`, in the version `view` sees, in
+    /// place: no new version, no transaction id, so nothing a concurrent
+    /// DROP, TRUNCATE or ALTER could conflict with (PostgreSQL's
+    /// `heap_inplace_update` of `relpages` and `reltuples`). The caller
+    /// holds a lock that keeps other maintenance and DDL off the table.
+    /// Written to the file at once, as PostgreSQL logs an in-place update
+    /// at once; not undone by an abort. Returns whether anything changed
+    /// (unchanged statistics write nothing).
+    pub fn set_stats_in_place(
+        &self,
+        view: &CatalogView,
+        oid: u32,
+        stats: TableStats,
+    ) -> Result<bool> {
+        {
+            let mut st = self.write();
+            let Some(v) = st
+                .versions
+                .iter_mut()
+                .find(|v| v.def.oid == oid && view.sees(v))
+            else {
+                return Err(err!(
+                    UndefinedTable,
+                    "relation with OID {oid} does not exist"
+                ));
+            };
+            if v.def.stats.as_ref() == Some(&stats) {
+                return Ok(false);
+            }
+            let mut def = TableDef::clone(&v.def);
+            def.stats = Some(stats);
+            // Statements keep the definition they planned with; later
+            // lookups get the new one.
+            v.def = Arc::new(def);
+        }
+        self.persist()?;
+        Ok(true)
     }
 
     /// Forgets the changes of aborted transaction `xid` (in memory; the file

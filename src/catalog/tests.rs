@@ -258,3 +258,76 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
     assert_eq!(cat.get(&v, "s").unwrap().stats, def.stats);
     assert!(cat.next_oid() > def.oid);
 }
+
+fn view<'a>(snapshot: &'a Snapshot, txns: &'a TxnManager) -> CatalogView<'a> {
+    CatalogView {
+        snapshot,
+        txns,
+        temp_ns: 0,
+    }
+}
+
+#[test]
+fn a_name_committed_after_the_snapshot_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
+    // The second creator's snapshot is older than the first's commit: it
+    // does not see the table, yet the name is taken.
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    cat.create(&view(&s1, &tm), x1, table(&cat, "t")).unwrap();
+    tm.commit(x1).unwrap();
+    assert!(cat.lookup(&view(&s2, &tm), "t").is_none());
+    let e = cat
+        .create(&view(&s2, &tm), x2, table(&cat, "t"))
+        .unwrap_err();
+    assert_eq!(e.message, "relation \"t\" already exists");
+    // A name whose creator aborted is free.
+    let x3 = tm.begin().unwrap();
+    let s3 = tm.snapshot(x3, 0);
+    cat.create(&view(&s3, &tm), x3, table(&cat, "u")).unwrap();
+    tm.abort(x3).unwrap();
+    cat.create(&view(&s2, &tm), x2, table(&cat, "u")).unwrap();
+}
+
+#[test]
+fn statistics_set_in_place_leave_nothing_to_conflict_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let tm = txns(dir.path());
+    let cat = Catalog::open(dir.path(), &tm, true).unwrap();
+    let x1 = tm.begin().unwrap();
+    let s1 = tm.snapshot(x1, 0);
+    let t = cat.create(&view(&s1, &tm), x1, table(&cat, "t")).unwrap();
+    cat.persist().unwrap();
+    tm.commit(x1).unwrap();
+    // A dropper whose snapshot is older than the statistics.
+    let x2 = tm.begin().unwrap();
+    let s2 = tm.snapshot(x2, 0);
+    let now = tm.snapshot(INVALID_XID, 0);
+    let stats = TableStats {
+        reltuples: 7.0,
+        relpages: 1,
+        columns: vec![None, None],
+    };
+    assert!(cat
+        .set_stats_in_place(&view(&now, &tm), t.oid, stats.clone())
+        .unwrap());
+    assert!(!cat
+        .set_stats_in_place(&view(&now, &tm), t.oid, stats.clone())
+        .unwrap());
+    // Every snapshot sees them, the older one too; the file has them.
+    let seen = cat.lookup(&view(&s2, &tm), "t").unwrap();
+    assert_eq!(seen.stats.as_ref(), Some(&stats));
+    assert_eq!(
+        Catalog::open(dir.path(), &tm, false)
+            .unwrap()
+            .lookup(&view(&now, &tm), "t")
+            .unwrap()
+            .stats,
+        Some(stats)
+    );
+    cat.replace(&view(&s2, &tm), x2, t.oid, None).unwrap();
+}

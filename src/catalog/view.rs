@@ -28,7 +28,6 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView, State};
 use crate::err;
 use crate::error::Result;
-use crate::txn::clog::XidStatus;
 use crate::txn::{Xid, INVALID_XID};
 use crate::types::DataType;
 
@@ -154,9 +153,7 @@ impl Catalog {
     /// by another running transaction (a table of that name would clash).
     pub(super) fn view_name_taken(st: &State, view: &CatalogView, xid: Xid, name: &str) -> bool {
         st.views.iter().any(|v| {
-            v.def.name == name
-                && (view.sees_view(v)
-                    || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
+            v.def.name == name && (view.sees_view(v) || view.made_by_other(v.xmin, v.xmax, xid))
         })
     }
 
@@ -167,8 +164,7 @@ impl Catalog {
         let mut st = self.write();
         let table_clash = st.versions.iter().any(|v| {
             (v.def.name == def.name || v.def.indexes.iter().any(|i| i.name == def.name))
-                && (view.sees(v)
-                    || (v.xmax == INVALID_XID && view.txns.is_running(v.xmin) && v.xmin != xid))
+                && (view.sees(v) || view.made_by_other(v.xmin, v.xmax, xid))
         });
         if table_clash || Self::view_name_taken(&st, view, xid, &def.name) {
             return Err(err!(
@@ -208,17 +204,7 @@ impl Catalog {
             ));
         };
         let old = &mut st.views[pos];
-        if old.xmax != INVALID_XID && old.xmax != xid {
-            let aborted = matches!(view.txns.status(old.xmax), Ok(XidStatus::Aborted))
-                || (!view.txns.is_running(old.xmax)
-                    && !matches!(view.txns.status(old.xmax), Ok(XidStatus::Committed)));
-            if !aborted {
-                return Err(err!(
-                    SerializationFailure,
-                    "could not serialize access due to concurrent update"
-                ));
-            }
-        }
+        view.check_not_claimed(old.xmax, xid)?;
         if old.xmin == xid {
             match replacement {
                 Some(def) => old.def = Arc::new(def),

@@ -195,7 +195,8 @@ fn writes(stmt: &ast::Statement) -> bool {
             | ast::Statement::Set(_)
             | ast::Statement::Reset(_)
             | ast::Statement::Checkpoint
-            // They take an xid themselves, only to store statistics.
+            // No xid: statistics are set in place (ANALYZE in a block
+            // takes one for its column statistics).
             | ast::Statement::Vacuum(_)
             | ast::Statement::Analyze(_)
     )

@@ -314,6 +314,20 @@ impl LockManager {
         Ok(())
     }
 
+    /// Releases `mode` on `tag` held by `owner` before its transaction
+    /// ends: for a lock needed only for a moment, as PostgreSQL's
+    /// `UnlockRelationOid` after VACUUM has looked a name up. Nothing
+    /// happens when it is not held.
+    pub fn release(&self, owner: Owner, tag: LockTag, mode: LockMode) {
+        let mut st = self.state();
+        release_one(&mut st, owner, tag, mode);
+        let wake = !st.waiting.is_empty();
+        drop(st);
+        if wake {
+            self.changed.notify_all();
+        }
+    }
+
     /// Releases every lock `owner` holds (at the end of its transaction).
     pub fn release_all(&self, owner: Owner) {
         let mut st = self.state();

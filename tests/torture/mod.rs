@@ -27,9 +27,9 @@
 //! delete between; after each kill `bt_index_check` must find the index
 //! sound and every row in it.
 //!
-//! Half the lives also run VACUUM and CHECKPOINT in a second session
-//! beside the script, at random moments; after a third of the kills a
-//! second child is killed while it recovers, before the checks.
+//! Half the lives also run VACUUM, ANALYZE and CHECKPOINT in a second
+//! session beside the script, at random moments; after a third of the
+//! kills a second child is killed while it recovers, before the checks.
 //!
 //! Each command tag the child reports is checked against the model too
 //! (`UPDATE 12`, `COPY 300`, ...), so the model cannot drift from what
@@ -540,9 +540,11 @@ pub fn child_main() -> bool {
     }
 }
 
-/// Starts a thread that runs VACUUM and CHECKPOINT beside the script, in
-/// a session of its own (they change no rows, so the model holds). An
-/// error other than a table dropped under it is reported as the child's.
+/// Starts a thread that runs VACUUM, ANALYZE and CHECKPOINT beside the
+/// script, in a session of its own (they change no rows, so the model
+/// holds). An error other than a named table missing is reported as the
+/// child's: neither a deadlock nor a serialization failure may come of
+/// them, nor of the script's DDL beside them.
 fn maintenance(db: &Database, seed: u64) {
     let mut s = db.session();
     std::thread::spawn(move || {
@@ -550,10 +552,13 @@ fn maintenance(db: &Database, seed: u64) {
         loop {
             std::thread::sleep(Duration::from_millis(rng.below(40)));
             let t = NAMES[rng.below(NAMES.len() as u64) as usize];
-            let sql = match rng.below(10) {
+            let sql = match rng.below(13) {
                 0..=1 => "CHECKPOINT".to_string(),
                 2 => "VACUUM".to_string(),
                 3 => format!("VACUUM FREEZE {t}"),
+                10 => "ANALYZE".to_string(),
+                11 => format!("ANALYZE {t}"),
+                12 => format!("VACUUM ANALYZE {t}"),
                 _ => format!("VACUUM {t}"),
             };
             if let Err(e) = s.execute(&sql) {
@@ -673,7 +678,7 @@ pub fn round(
         } else {
             KillAt::Delay(rng.below(250))
         };
-        // Half the lives run VACUUM and CHECKPOINT beside the script.
+        // Half the lives run VACUUM, ANALYZE and CHECKPOINT beside the script.
         let background = if rng.below(2) == 0 { rng.next() | 1 } else { 0 };
         let mut cmd = child();
         cmd.env(
