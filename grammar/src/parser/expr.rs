@@ -233,6 +233,7 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
                     order_by: Vec::new(),
                     filter: None,
                     variadic: false,
+                    over: None,
                 };
                 lhs = node(ExprKind::Function(Box::new(call)), at);
                 i = rest;
@@ -664,6 +665,7 @@ fn overlaps(i: Tokens<'_>, first: Expr, at: usize) -> PResult<'_, Expr> {
         args: left,
         arg_names: Vec::new(),
         variadic: false,
+        over: None,
         star: false,
         distinct: false,
         order_by: Vec::new(),
@@ -1006,6 +1008,7 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
         order_by: Vec::new(),
         filter: None,
         variadic: false,
+        over: None,
     };
     let (i, special) = special_args(i, &mut call.name).map_err(fatal)?;
     let i = if let Some(args) = special {
@@ -1043,8 +1046,18 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
             tok(TokenKind::RParen),
         ))(i)?;
         call.filter = Some(Box::new(filter));
+        return over(i, call);
+    }
+    over(i, call)
+}
+
+/// `[over_clause]` after a call.
+fn over(i: Tokens<'_>, mut call: FunctionCall) -> PResult<'_, FunctionCall> {
+    if !super::window::at_over(i) {
         return Ok((i, call));
     }
+    let (i, spec) = super::window::over_clause(i)?;
+    call.over = Some(Box::new(spec));
     Ok((i, call))
 }
 
