@@ -44,8 +44,9 @@ pub const MARK: usize = usize::MAX / 2;
 pub struct WindowRegistry {
     /// Each call as written, with its result type.
     calls: Vec<(ast::FunctionCall, DataType)>,
-    /// Binding a window call's own arguments (a call inside is nested).
-    in_args: bool,
+    /// Binding a window call's arguments or its window's keys: the error
+    /// a window call met there is.
+    nested: Option<&'static str>,
 }
 
 /// The names window functions that are not aggregates.
@@ -80,11 +81,8 @@ pub fn bind_hook(b: &Binder<'_>, call: &ast::FunctionCall, mode: &Mode) -> Optio
         }
         return None;
     }
-    if b.windows.in_args {
-        return Some(Err(err!(
-            WindowingError,
-            "window function calls cannot be nested"
-        )));
+    if let Some(m) = b.windows.nested {
+        return Some(Err(err!(WindowingError, "{m}")));
     }
     if let Some(j) = b.windows.calls.iter().position(|(c, _)| c == call) {
         return Some(Ok(Expr::column(MARK + j, b.windows.calls[j].1)));
@@ -277,7 +275,8 @@ fn collect_calls(s: &ast::Select, order_by: &[ast::OrderBy]) -> Result<Vec<ast::
             .iter()
             .chain(f.filter.as_deref())
             .find_map(first_window);
-        if let (Some(off), None) = (inner, &error) {
+        let relevant = f.over.is_some() || super::bind::is_aggregate(&f.name);
+        if let (Some(off), None, true) = (inner, &error, relevant) {
             error = Some(if f.over.is_some() {
                 at(
                     err!(WindowingError, "window function calls cannot be nested"),
@@ -346,9 +345,8 @@ impl Binder<'_> {
                 .as_deref()
                 .map_or_else(ast::WindowSpec::empty, Clone::clone);
             let resolved = resolve(&spec, &named)?;
-            self.windows.in_args = true;
             let r = self.plan_call(call, e.offset, &resolved, scope, &mut mode, &mut plan);
-            self.windows.in_args = false;
+            self.windows.nested = None;
             let planned = r?;
             registry.push(((**call).clone(), planned.ty));
             plan.calls.push(planned);
@@ -380,7 +378,9 @@ impl Binder<'_> {
         mode: &mut Mode,
         plan: &mut WindowPlan,
     ) -> Result<Planned> {
+        self.windows.nested = Some("window functions are not allowed in window definitions");
         let window = self.plan_window(resolved, scope, mode, plan)?;
+        self.windows.nested = Some("window function calls cannot be nested");
         let name = call.name.name.as_str();
         let unsupported = |m: &str| Err(at(err!(FeatureNotSupported, "{m}"), offset));
         if call.distinct {
@@ -484,8 +484,11 @@ impl Binder<'_> {
             (B::CurrentRow, B::Preceding(_)) => {
                 return fail("frame starting from current row cannot have preceding rows")
             }
-            (B::Following(_), B::CurrentRow) => {
+            (B::Following(_), B::CurrentRow) if f.end.is_none() => {
                 return fail("frame starting from following row cannot end with current row")
+            }
+            (B::Following(_), B::CurrentRow) => {
+                return fail("frame starting from following row cannot have preceding rows")
             }
             (B::Following(_), B::Preceding(_)) => {
                 return fail("frame starting from following row cannot have preceding rows")
@@ -559,32 +562,46 @@ impl Binder<'_> {
             ));
         }
         let bound = self.bind_expr(e, &Scope::default(), &mut Mode::NoAgg("window definitions"))?;
-        let want = match (units, key_ty) {
-            (ast::FrameUnits::Range, Some(t)) => range_offset_type(t).ok_or_else(|| {
-                at(
-                    err!(
-                        FeatureNotSupported,
-                        "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
-                        t,
-                        if bound.ty == DataType::Unknown { DataType::Text } else { bound.ty }
-                    ),
-                    e.offset,
-                )
-            })?,
-            _ => DataType::Int8,
-        };
         let found = type_text(bound.ty);
-        let bound = self
-            .coerce(bound, &want, CastContext::Implicit, e.offset)
-            .map_err(|_| {
-                at(
-                    err!(
-                        DatatypeMismatch,
-                        "argument of {unit} must be type {want}, not type {found}"
-                    ),
-                    e.offset,
-                )
-            })?;
+        let bound = match (units, key_ty) {
+            (ast::FrameUnits::Range, Some(t)) => {
+                let shown = match t {
+                    DataType::Varchar(_) | DataType::Char(_) | DataType::Name => DataType::Text,
+                    t => t,
+                };
+                let Some(want) = range_offset_type(t) else {
+                    return Err(at(
+                        err!(
+                            FeatureNotSupported,
+                            "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {shown}"
+                        ),
+                        e.offset,
+                    ));
+                };
+                self.coerce(bound, &want, CastContext::Implicit, e.offset)
+                    .map_err(|_| {
+                        at(
+                            err!(
+                                FeatureNotSupported,
+                                "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {shown} and offset type {found}"
+                            )
+                            .with_hint("Cast the offset value to an appropriate type."),
+                            e.offset,
+                        )
+                    })?
+            }
+            _ => self
+                .coerce(bound, &DataType::Int8, CastContext::Implicit, e.offset)
+                .map_err(|_| {
+                    at(
+                        err!(
+                            DatatypeMismatch,
+                            "argument of {unit} must be type bigint, not type {found}"
+                        ),
+                        e.offset,
+                    )
+                })?,
+        };
         let v = crate::exec::eval_const(&super::fold::fold(bound)?)?;
         let which = if start { "starting" } else { "ending" };
         if v.is_null() {
@@ -652,14 +669,27 @@ impl Binder<'_> {
                 (vec![a], DataType::Int4)
             }
             _ => {
-                let (v, _) = it.next().ok_or_else(|| err!(InternalError, "{name}"))?;
-                let v = self.resolve_unknown(v)?;
-                let ty = v.ty;
-                let mut out = vec![v];
-                if let Some((o, off)) = it.next() {
+                let (v, voff) = it.next().ok_or_else(|| err!(InternalError, "{name}"))?;
+                let offset = it.next();
+                let default = it.next();
+                // lag/lead(anycompatible, integer, anycompatible): the value
+                // and the default meet at their common type.
+                let ty = match &default {
+                    Some((d, doff)) => {
+                        let t = self.unify(&name.to_uppercase(), &[(v.ty, voff), (d.ty, *doff)])?;
+                        if t == DataType::Unknown {
+                            DataType::Text
+                        } else {
+                            t
+                        }
+                    }
+                    None => self.resolve_unknown(v.clone())?.ty,
+                };
+                let mut out = vec![self.coerce(v, &ty, CastContext::Implicit, voff)?];
+                if let Some((o, off)) = offset {
                     out.push(self.coerce(o, &DataType::Int4, CastContext::Implicit, off)?);
                 }
-                if let Some((d, off)) = it.next() {
+                if let Some((d, off)) = default {
                     out.push(self.coerce(d, &ty, CastContext::Implicit, off)?);
                 }
                 (out, ty)
@@ -680,7 +710,8 @@ impl Binder<'_> {
             Some(f) if call.name.schema.is_none() => f,
             _ => {
                 let list: Vec<String> = args.iter().map(|(a, _)| type_text(a.ty)).collect();
-                if ScalarFunc::from_name(name).is_some() {
+                let srf = matches!(name, "generate_series" | "unnest" | "string_to_table");
+                if srf || ScalarFunc::from_name(name).is_some() {
                     return Err(at(
                         err!(
                             WrongObjectType,
@@ -705,6 +736,15 @@ impl Binder<'_> {
                 return Err(err!(UndefinedFunction, "function {name}() does not exist"));
             }
             return Ok((AggFunc::CountStar, Vec::new(), DataType::Int8));
+        }
+        if name == "count" && args.is_empty() {
+            return Err(at(
+                err!(
+                    WrongObjectType,
+                    "count(*) must be used to call a parameterless aggregate function"
+                ),
+                offset,
+            ));
         }
         let classic = matches!(
             func,
@@ -755,7 +795,8 @@ fn range_offset_type(t: DataType) -> Option<DataType> {
         | DataType::Timestamp(_)
         | DataType::TimestampTz(_)
         | DataType::Interval
-        | DataType::Time(_) => DataType::Interval,
+        | DataType::Time(_)
+        | DataType::TimeTz(_) => DataType::Interval,
         _ => return None,
     })
 }
@@ -764,9 +805,9 @@ fn range_offset_type(t: DataType) -> Option<DataType> {
 fn negative(v: &Value) -> bool {
     match v {
         Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => v.as_i64().is_some_and(|x| x < 0),
-        Value::Float4(f) => *f < 0.0,
-        Value::Float8(f) => *f < 0.0,
-        Value::Numeric(n) => n.is_negative(),
+        Value::Float4(f) => f.is_nan() || *f < 0.0,
+        Value::Float8(f) => f.is_nan() || *f < 0.0,
+        Value::Numeric(n) => n.is_nan() || n.is_negative(),
         Value::Interval(i) => i.months < 0 || i.days < 0 || i.micros < 0,
         _ => false,
     }

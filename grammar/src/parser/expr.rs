@@ -930,6 +930,7 @@ fn name_expr(i: Tokens<'_>) -> PResult<'_, Expr> {
             offset: Offset(at),
         };
         let (i, call) = call(i, name)?;
+        let (i, call) = over(i, call)?;
         return Ok((i, node(ExprKind::Function(Box::new(call)), at)));
     }
     let column = parts.pop().unwrap_or_default();
@@ -1046,12 +1047,13 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
             tok(TokenKind::RParen),
         ))(i)?;
         call.filter = Some(Box::new(filter));
-        return over(i, call);
+        return Ok((i, call));
     }
-    over(i, call)
+    Ok((i, call))
 }
 
-/// `[over_clause]` after a call.
+/// `[over_clause]` after a call in an expression (in FROM, as in
+/// PostgreSQL, `OVER` would be an alias).
 fn over(i: Tokens<'_>, mut call: FunctionCall) -> PResult<'_, FunctionCall> {
     if !super::window::at_over(i) {
         return Ok((i, call));
