@@ -173,6 +173,14 @@ pub enum SqlState {
     InternalError,
     /// XX001 data_corrupted
     DataCorrupted,
+    /// 42P20 windowing_error
+    WindowingError,
+    /// 22013 invalid_preceding_or_following_size
+    InvalidPrecedingOrFollowingSize,
+    /// 22014 invalid_argument_for_ntile_function
+    InvalidArgumentForNtileFunction,
+    /// 22016 invalid_argument_for_nth_value_function
+    InvalidArgumentForNthValueFunction,
 }
 
 impl SqlState {
@@ -250,6 +258,10 @@ impl SqlState {
             UndefinedFile => "58P01",
             InternalError => "XX000",
             DataCorrupted => "XX001",
+            WindowingError => "42P20",
+            InvalidPrecedingOrFollowingSize => "22013",
+            InvalidArgumentForNtileFunction => "22014",
+            InvalidArgumentForNthValueFunction => "22016",
         }
     }
 }
@@ -443,6 +455,10 @@ mod tests {
             UndefinedFile,
             InternalError,
             DataCorrupted,
+            WindowingError,
+            InvalidPrecedingOrFollowingSize,
+            InvalidArgumentForNtileFunction,
+            InvalidArgumentForNthValueFunction,
         ];
         let mut seen = HashSet::new();
         for s in all {

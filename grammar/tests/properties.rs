@@ -327,6 +327,7 @@ fn function_with(
                 order_by: if has_args { order_by } else { Vec::new() },
                 filter: filter.map(Box::new),
                 variadic: false,
+                over: None,
             }
         })
         .boxed()
@@ -408,6 +409,7 @@ fn query_with(sub: BoxedStrategy<Query>) -> BoxedStrategy<Query> {
                     where_clause,
                     group_by,
                     having,
+                    window: Vec::new(),
                 }))
             },
         );

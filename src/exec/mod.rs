@@ -42,6 +42,7 @@ pub mod spill;
 pub mod strkernels;
 pub mod subplan;
 pub mod tidbitmap;
+pub mod window;
 
 // The data the executor moves lives in `crate::vector`; these names keep
 // the executor's paths to it short.
@@ -558,6 +559,13 @@ pub(crate) fn build_node<'a>(
         Node::Sort { input, keys } => {
             Box::new(sort::SortOp::new(build(input)?, keys, plan.types(), ctx))
         }
+        Node::WindowAgg { input, window } => Box::new(window::WindowAggOp::new(
+            build(input)?,
+            window,
+            input.types(),
+            plan.types(),
+            ctx,
+        )),
         Node::HashJoin {
             left,
             right,

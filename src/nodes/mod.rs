@@ -11,6 +11,7 @@
 pub use crate::expr;
 pub use crate::expr::func;
 pub mod plannodes;
+pub mod window;
 
 pub use expr::{Expr, ExprKind};
 pub use func::Func;

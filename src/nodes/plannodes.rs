@@ -433,6 +433,15 @@ pub enum Node {
         /// Worker threads beside the leader.
         workers: usize,
     },
+    /// Window functions over its input, sorted on the window's partition
+    /// and order keys (see [`super::window`]). Output: the input's
+    /// columns, then one per call.
+    WindowAgg {
+        /// The sorted input.
+        input: Box<Plan>,
+        /// The window and its calls.
+        window: Box<super::window::WindowClause>,
+    },
     /// INTERSECT / EXCEPT [ALL] over two inputs.
     SetOp {
         /// Left input.
@@ -468,6 +477,7 @@ impl Plan {
             | Node::Distinct { input }
             | Node::Unique { input, .. }
             | Node::LimitTies { input, .. }
+            | Node::WindowAgg { input, .. }
             | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
@@ -493,6 +503,7 @@ impl Plan {
             | Node::Distinct { input }
             | Node::Unique { input, .. }
             | Node::LimitTies { input, .. }
+            | Node::WindowAgg { input, .. }
             | Node::Gather { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }

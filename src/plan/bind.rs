@@ -69,6 +69,8 @@ pub struct Binder<'c> {
     /// A function body's variables: name, `Param` slot, type
     /// ([`super::userfunc`]); empty elsewhere.
     pub params: Vec<(String, usize, DataType)>,
+    /// The window calls of the select list being bound ([`super::window`]).
+    pub windows: super::window::WindowRegistry,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -90,7 +92,7 @@ pub fn contains_aggregate(e: &ast::Expr) -> bool {
     let mut found = false;
     walk(e, &mut |x| {
         if let ast::ExprKind::Function(f) = &x.kind {
-            if is_aggregate(&f.name) {
+            if is_aggregate(&f.name) && f.over.is_none() {
                 found = true;
             }
         }
@@ -187,6 +189,9 @@ pub fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
             call.order_by.iter().for_each(|o| walk(&o.expr, f));
             if let Some(x) = &call.filter {
                 walk(x, f);
+            }
+            if let Some(w) = &call.over {
+                super::window::walk_spec(w, f);
             }
         }
     }
@@ -311,6 +316,7 @@ impl<'c> Binder<'c> {
             keep_unknown: false,
             outer: Vec::new(),
             params: Vec::new(),
+            windows: Default::default(),
         }
     }
 }
@@ -1129,6 +1135,9 @@ impl Binder<'_> {
         offset: ast::Offset,
     ) -> Result<Expr> {
         let name = call.name.name.as_str();
+        if let Some(window) = super::window::bind_hook(self, call, mode) {
+            return window;
+        }
         if is_aggregate(&call.name) {
             return self.bind_aggregate(call, mode);
         }

@@ -258,6 +258,11 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
             }
         }
         Node::SetOp { left, .. } => out = output_columns(left, qualify),
+        Node::WindowAgg { input, .. } => {
+            let mut cols = output_columns(input, qualify);
+            cols.extend(out.drain(input.fields.len()..));
+            out = cols;
+        }
         Node::HashJoin { left, right, .. }
         | Node::NestedLoop { left, right, .. }
         | Node::IndexNestLoop { left, right, .. } => {
@@ -486,6 +491,7 @@ fn title_and_details(
         }
         Node::Limit { .. } | Node::LimitTies { .. } => ("Limit".into(), vec![]),
         Node::Unique { .. } => ("Unique".into(), vec![]),
+        Node::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
         Node::Append { .. } => ("Append".into(), vec![]),
         Node::SetOp { intersect, all, .. } => (
             format!(

@@ -36,6 +36,7 @@ pub mod scope;
 pub mod select;
 pub mod sublink;
 pub mod userfunc;
+pub mod window;
 
 use std::sync::Arc;
 

@@ -445,6 +445,12 @@ impl Binder<'_> {
         if aggregating {
             self.bind_group_by(s, &outs, &scope, &mut state)?;
         }
+        let mut windows = if super::window::has_windows(s, order_by) {
+            let st = aggregating.then_some(&mut state);
+            Some(self.prepare_windows(s, order_by, &scope, st)?)
+        } else {
+            None
+        };
         let (mut exprs, mut names) =
             self.bind_outputs(&outs, &scope, aggregating, &mut state, keep_unknown)?;
         let visible = exprs.len();
@@ -486,7 +492,18 @@ impl Binder<'_> {
         };
         let mut plan = input;
         if aggregating {
+            // The windows' expressions read the aggregates too.
+            let n = exprs.len();
+            if let Some(w) = &mut windows {
+                exprs.append(w.pre_mut());
+            }
             plan = self.plan_aggregate(s, plan, &scope, &mut state, &mut exprs)?;
+            if let Some(w) = &mut windows {
+                *w.pre_mut() = exprs.split_off(n);
+            }
+        }
+        if let Some(w) = windows {
+            plan = w.apply(self, plan, &mut exprs)?;
         }
         let shape = Shape {
             distinct,
@@ -810,7 +827,14 @@ fn drop_unused_aggregates(
             k += 1;
             keep[k - 1]
         });
-        let f = |c: usize| if c < ngroup { c } else { new_pos[c - ngroup] };
+        // Window placeholders (past every aggregate) stay as they are.
+        let f = |c: usize| {
+            if c < ngroup {
+                c
+            } else {
+                new_pos.get(c - ngroup).copied().unwrap_or(c)
+            }
+        };
         for e in outputs.iter_mut().chain(having) {
             remap_columns(e, &f);
         }
@@ -974,6 +998,9 @@ fn needed_columns(s: &ast::Select, order_by: &[ast::OrderBy]) -> Needed {
     }
     for o in order_by {
         needed.add_expr(&o.expr);
+    }
+    for w in &s.window {
+        super::window::walk_spec(&w.spec, &mut |e| needed.add_expr(e));
     }
     needed
 }

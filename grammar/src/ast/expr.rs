@@ -327,6 +327,8 @@ pub struct FunctionCall {
     pub filter: Option<Box<Expr>>,
     /// `f(a, VARIADIC arr)`: the last argument is marked `VARIADIC`.
     pub variadic: bool,
+    /// `OVER (...)` or `OVER name`: a window function call.
+    pub over: Option<Box<super::WindowSpec>>,
 }
 
 /// The SQL-standard functions written without parentheses.

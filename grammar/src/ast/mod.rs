@@ -26,6 +26,7 @@ mod index;
 mod keys;
 mod query;
 mod view;
+mod window;
 
 pub use expr::*;
 pub use function::*;
@@ -33,6 +34,7 @@ pub use index::*;
 pub use keys::*;
 pub use query::*;
 pub use view::*;
+pub use window::*;
 
 /// An identifier, already case-folded (see the module docs).
 pub type Ident = String;

@@ -99,6 +99,8 @@ pub struct Select {
     pub group_by: Vec<Expr>,
     /// `HAVING` condition.
     pub having: Option<Expr>,
+    /// `WINDOW name AS (...), ...`.
+    pub window: Vec<super::NamedWindow>,
 }
 
 /// One entry of a select list (or of a `RETURNING` list).

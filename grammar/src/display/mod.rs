@@ -19,6 +19,7 @@ mod index;
 mod keys;
 mod statements;
 mod view;
+mod window;
 
 /// Writes an identifier, quoted when needed.
 struct Id<'a>(&'a str);
@@ -507,6 +508,9 @@ impl Display for FunctionCall {
         if let Some(filter) = &self.filter {
             write!(f, " FILTER (WHERE {filter})")?;
         }
+        if let Some(over) = &self.over {
+            write!(f, " OVER {over}")?;
+        }
         Ok(())
     }
 }
@@ -703,6 +707,9 @@ impl Display for Select {
         }
         if let Some(h) = &self.having {
             write!(f, " HAVING {h}")?;
+        }
+        if !self.window.is_empty() {
+            write!(f, " WINDOW {}", Comma(&self.window))?;
         }
         Ok(())
     }

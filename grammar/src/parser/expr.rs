@@ -233,6 +233,7 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
                     order_by: Vec::new(),
                     filter: None,
                     variadic: false,
+                    over: None,
                 };
                 lhs = node(ExprKind::Function(Box::new(call)), at);
                 i = rest;
@@ -664,6 +665,7 @@ fn overlaps(i: Tokens<'_>, first: Expr, at: usize) -> PResult<'_, Expr> {
         args: left,
         arg_names: Vec::new(),
         variadic: false,
+        over: None,
         star: false,
         distinct: false,
         order_by: Vec::new(),
@@ -928,6 +930,7 @@ fn name_expr(i: Tokens<'_>) -> PResult<'_, Expr> {
             offset: Offset(at),
         };
         let (i, call) = call(i, name)?;
+        let (i, call) = over(i, call)?;
         return Ok((i, node(ExprKind::Function(Box::new(call)), at)));
     }
     let column = parts.pop().unwrap_or_default();
@@ -1006,6 +1009,7 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
         order_by: Vec::new(),
         filter: None,
         variadic: false,
+        over: None,
     };
     let (i, special) = special_args(i, &mut call.name).map_err(fatal)?;
     let i = if let Some(args) = special {
@@ -1045,6 +1049,17 @@ fn call_inner(i: Tokens<'_>, name: ObjectName) -> PResult<'_, FunctionCall> {
         call.filter = Some(Box::new(filter));
         return Ok((i, call));
     }
+    Ok((i, call))
+}
+
+/// `[over_clause]` after a call in an expression (in FROM, as in
+/// PostgreSQL, `OVER` would be an alias).
+fn over(i: Tokens<'_>, mut call: FunctionCall) -> PResult<'_, FunctionCall> {
+    if !super::window::at_over(i) {
+        return Ok((i, call));
+    }
+    let (i, spec) = super::window::over_clause(i)?;
+    call.over = Some(Box::new(spec));
     Ok((i, call))
 }
 

@@ -38,6 +38,7 @@ mod query;
 mod tokens;
 mod utility;
 mod view;
+mod window;
 
 pub(crate) use expr::prec;
 pub use fast::{scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral};

@@ -322,6 +322,7 @@ fn select(i: Tokens<'_>) -> PResult<'_, Select> {
         )),
         opt(preceded(kw(Keyword::Having), cut(expr))),
     ))(i)?;
+    let (i, window) = super::window::opt_window_clause(i)?;
     let select = Select {
         distinct: quantifier == Some(Keyword::Distinct),
         distinct_on,
@@ -330,6 +331,7 @@ fn select(i: Tokens<'_>) -> PResult<'_, Select> {
         where_clause,
         group_by: group_by.unwrap_or_default(),
         having,
+        window,
     };
     Ok((i, select))
 }

@@ -352,7 +352,7 @@ impl Binder<'_> {
 pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
     let is_srf = |e: &ast::Expr| {
         matches!(&e.kind, ast::ExprKind::Function(f)
-            if f.name.schema.is_none() && matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table"))
+            if f.name.schema.is_none() && f.over.is_none() && matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table"))
     };
     let found: Vec<usize> = s
         .projection

@@ -230,6 +230,7 @@ impl Binder<'_> {
             where_clause: and_all(local),
             group_by: Vec::new(),
             having: None,
+            window: Vec::new(),
         })));
         Some((keys, inner))
     }
