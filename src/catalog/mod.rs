@@ -35,9 +35,11 @@
 mod function;
 mod index;
 mod persist;
+mod types;
 mod view;
 
 pub use function::{FuncArg, FunctionDef, Language};
+pub use types::{DomainCheck, DomainDef};
 pub use view::{ViewColumn, ViewDef};
 
 pub use index::{IndexColumn, IndexDef, IndexPredicate, PredicateBinder};
@@ -78,6 +80,8 @@ pub struct ColumnDef {
     pub not_null: bool,
     /// The `DEFAULT` expression as SQL text, re-parsed when used.
     pub default: Option<String>,
+    /// The domain the column was declared as (`ty` is its base type).
+    pub domain: Option<String>,
 }
 
 /// Per-column statistics gathered by ANALYZE.
@@ -165,6 +169,8 @@ struct State {
     views: Vec<view::ViewVersion>,
     /// The user functions' versions (`function`).
     functions: Vec<function::FuncVersion>,
+    /// The domains' versions (`types`).
+    types: Vec<types::TypeVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -270,6 +276,7 @@ impl Catalog {
                 next_oid: FIRST_USER_OID,
                 views: Vec::new(),
                 functions: Vec::new(),
+                types: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -287,7 +294,8 @@ impl Catalog {
         }
         state.versions.retain(|v| v.xmax == INVALID_XID);
         let views_changed = view::settle(&mut state.views, &committed)
-            | function::settle(&mut state.functions, &committed);
+            | function::settle(&mut state.functions, &committed)
+            | types::settle(&mut state.types, &committed);
         let changed = create
             || views_changed
             || before
@@ -615,6 +623,7 @@ impl Catalog {
         }
         view::abort(&mut st.views, xid);
         function::abort(&mut st.functions, xid);
+        types::abort(&mut st.types, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -629,6 +638,7 @@ impl Catalog {
         let committed = |x: Xid| matches!(txns.status(x), Ok(XidStatus::Committed));
         view::prune(&mut st.views, &committed, horizon);
         function::prune(&mut st.functions, &committed, horizon);
+        types::prune(&mut st.types, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

@@ -9,7 +9,7 @@
 //! heapdb-catalog 2
 //! next_oid 16390
 //! table <oid> <relfilenode> <xmin> <xmax> <name> [<temporary namespace>]
-//! column <name> <type> <not_null 0|1> <default or ->
+//! column <name> <type> <not_null 0|1> <default or -> [<domain>]
 //! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ... [<predicate>]
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
@@ -17,6 +17,7 @@
 //! viewopt <local|cascaded>   (only for a view WITH CHECK OPTION)
 //! viewcol <name> <type>
 //! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
+//! domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1> <default or -> <n> <check name> <check expr> ...
 //! end <crc32c>
 //! ```
 //!
@@ -254,12 +255,16 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
         text.push('\n');
         for c in &d.columns {
             text.push_str(&format!(
-                "column {} {} {} {}\n",
+                "column {} {} {} {}",
                 esc(&c.name),
                 type_tag(&c.ty),
                 c.not_null as u8,
                 c.default.as_deref().map(esc).unwrap_or_else(|| "-".into())
             ));
+            if let Some(d) = &c.domain {
+                text.push_str(&format!(" {}", esc(d)));
+            }
+            text.push('\n');
         }
         for ix in &d.indexes {
             write_index(&mut text, ix);
@@ -288,6 +293,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     }
     super::view::write(&mut text, &st.views);
     super::function::write(&mut text, &st.functions);
+    super::types::write(&mut text, &st.types);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -399,7 +405,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                 let (_, _, t) = tables
                     .last_mut()
                     .ok_or_else(|| corrupt("column before table"))?;
-                if f.len() != 5 {
+                if f.len() != 5 && f.len() != 6 {
                     return Err(corrupt("short column line"));
                 }
                 t.columns.push(ColumnDef {
@@ -411,6 +417,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                     } else {
                         Some(unesc(f[4])?)
                     },
+                    domain: f.get(5).map(|d| unesc(d)).transpose()?,
                 });
             }
             "index" => {
@@ -466,6 +473,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "viewcol" => super::view::parse_column(&f, views.last_mut())?,
             "viewopt" => super::view::parse_option(&f, views.last_mut())?,
             "function" => st.functions.push(super::function::parse(&f)?),
+            "domain" => st.types.push(super::types::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -501,6 +509,7 @@ mod tests {
                         ty: DataType::Int4,
                         not_null: false,
                         default: None,
+                        domain: None,
                     }],
                     stats: None,
                     indexes: vec![IndexDef {

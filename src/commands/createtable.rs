@@ -27,7 +27,7 @@ use crate::err;
 use crate::error::Result;
 use crate::exec::modify::RowWriter;
 use crate::exec::{self, ExecContext};
-use crate::plan::bind::{at, data_type, Binder, Mode};
+use crate::plan::bind::{at, Binder, Mode};
 use crate::plan::scope::Scope;
 use crate::plan::{Plan, PlanContext};
 use crate::storage::StrategyKind;
@@ -111,7 +111,9 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
                 col.offset,
             ));
         }
-        let ty = data_type(&col.data_type).map_err(|e| at(e, col.offset))?;
+        let (ty, domain) = binder
+            .resolve_type(&col.data_type)
+            .map_err(|e| at(e, col.offset))?;
         let mut not_null = pk_columns.contains(&col.name);
         let mut default = None;
         for k in &col.constraints {
@@ -135,6 +137,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
             ty,
             not_null,
             default,
+            domain: domain.map(|d| d.name.clone()),
         });
     }
     for pk in &pk_columns {
@@ -221,6 +224,7 @@ pub fn query_columns(c: &ast::CreateTableAs, plan: &Plan) -> Result<Vec<ColumnDe
             },
             not_null: false,
             default: None,
+            domain: None,
         });
     }
     Ok(columns)

@@ -23,5 +23,6 @@ pub mod inspect_btree;
 pub mod readahead;
 pub mod stats;
 pub mod tablecmds;
+pub mod typecmds;
 pub mod vacuum;
 pub mod view;

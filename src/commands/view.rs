@@ -87,6 +87,9 @@ impl PlanContext for Recorder<'_> {
     fn functions(&self, name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
         self.inner.functions(name)
     }
+    fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
+        self.inner.domain(name)
+    }
 }
 
 /// A relation being dropped, as PostgreSQL's messages name it.

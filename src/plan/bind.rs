@@ -884,7 +884,23 @@ impl Binder<'_> {
         scope: &Scope,
         mode: &mut Mode,
     ) -> Result<Expr> {
-        let ty = data_type(t)?;
+        let (ty, domain) = self.resolve_type(t)?;
+        if let Some(d) = domain {
+            let x = self.bind_cast_to(expr, &ty, scope, mode)?;
+            return self.coerce_to_domain(x, &d);
+        }
+        self.bind_cast_to(expr, &ty, scope, mode)
+    }
+
+    /// `expr::ty`, `ty` a type other than a domain.
+    fn bind_cast_to(
+        &mut self,
+        expr: &ast::Expr,
+        ty: &DataType,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
+        let ty = *ty;
         if let Some(e) = self.empty_array_cast(expr, &ty) {
             return Ok(e);
         }

@@ -91,4 +91,7 @@ impl PlanContext for Probe<'_> {
     fn functions(&self, name: &str) -> Vec<Arc<FunctionDef>> {
         self.inner.functions(name)
     }
+    fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
+        self.inner.domain(name)
+    }
 }

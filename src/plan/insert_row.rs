@@ -130,8 +130,10 @@ impl InsertScratch {
         now: i64,
     ) -> Result<bool> {
         let provided = row.len();
+        // A domain column's value is checked by the general path.
         let left_out_default = table.columns.iter().enumerate().any(|(j, c)| {
-            c.default.is_some() && !targets[..provided.min(targets.len())].contains(&j)
+            c.domain.is_some()
+                || c.default.is_some() && !targets[..provided.min(targets.len())].contains(&j)
         });
         if left_out_default || provided > targets.len() {
             // Too many values: the general path reports it.
@@ -239,7 +241,11 @@ impl InsertScratch {
     pub(crate) fn form_scanned_row(&mut self, table: &Arc<TableDef>, sql: &str, now: i64) -> bool {
         let cols = &table.columns;
         let n = self.lits.len();
-        if n > cols.len() || cols[n..].iter().any(|c| c.default.is_some() || c.not_null) {
+        if n > cols.len()
+            || cols[n..]
+                .iter()
+                .any(|c| c.default.is_some() || c.not_null || c.domain.is_some())
+        {
             return false;
         }
         if !self.table.as_ref().is_some_and(|t| Arc::ptr_eq(t, table)) {
@@ -305,6 +311,10 @@ fn bind_scanned(
     encoded: &mut Vec<u8>,
 ) -> Option<Bound> {
     encoded.clear();
+    if col.domain.is_some() {
+        // Checked against its domain by the general path.
+        return None;
+    }
     match lit.kind {
         LiteralKind::Null => (!col.not_null).then_some(Bound::Null),
         LiteralKind::Number => {

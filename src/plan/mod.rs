@@ -20,6 +20,7 @@
 mod array;
 pub mod bind;
 pub mod bitmappath;
+pub mod domain;
 pub mod dummy;
 pub mod estimate;
 pub mod explain;
@@ -81,5 +82,9 @@ pub trait PlanContext {
     /// The user-defined functions named `name` the statement sees.
     fn functions(&self, _name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
         Vec::new()
+    }
+    /// The domain `name` the statement sees, if any.
+    fn domain(&self, _name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
+        None
     }
 }

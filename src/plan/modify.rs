@@ -16,7 +16,7 @@ use heapdb_grammar::ast;
 
 use super::bind::{at, Binder, Mode};
 use super::scope::{Scope, ScopeItem};
-use crate::catalog::TableDef;
+use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::expr::Expr;
@@ -288,9 +288,9 @@ fn bind_assignments(
         }
         let ty = table.columns[j].ty;
         let e = if matches!(a.value.kind, ast::ExprKind::Default) {
-            match &table.columns[j].default {
+            match column_default(binder, &table.columns[j])? {
                 Some(text) => {
-                    let d = parse_default(text)?;
+                    let d = parse_default(&text)?;
                     binder.bind_expr(
                         &d,
                         &Scope::default(),
@@ -316,7 +316,8 @@ fn bind_assignments(
                 a.value.offset,
             ));
         }
-        new_values[j] = Some(binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?);
+        let e = binder.coerce(e, &ty, CastContext::Assignment, a.value.offset)?;
+        new_values[j] = Some(to_column(binder, &table.columns[j], e)?);
     }
     Ok(new_values)
 }
@@ -354,8 +355,8 @@ fn insert_source(
                     }
                     for (k, e) in row.iter_mut().enumerate() {
                         if matches!(e.kind, ast::ExprKind::Default) {
-                            *e = match &table.columns[targets[k]].default {
-                                Some(text) => parse_default(text)?,
+                            *e = match column_default(binder, &table.columns[targets[k]])? {
+                                Some(text) => parse_default(&text)?,
                                 None => ast::Expr::new(ast::ExprKind::Literal(ast::Literal::Null)),
                             };
                         }
@@ -424,11 +425,11 @@ fn complete_row(
     let mut exprs = Vec::with_capacity(table.columns.len());
     for (j, col) in table.columns.iter().enumerate() {
         match targets.iter().position(|&t| t == j) {
-            Some(k) if k < provided => exprs.push(Expr::column(k, col.ty)),
+            Some(k) if k < provided => exprs.push(to_column(binder, col, Expr::column(k, col.ty))?),
             _ => {
-                let e = match &col.default {
+                let e = match column_default(binder, col)? {
                     Some(text) => {
-                        let ast = parse_default(text)?;
+                        let ast = parse_default(&text)?;
                         let b = binder.bind_expr(
                             &ast,
                             &Scope::default(),
@@ -438,11 +439,33 @@ fn complete_row(
                     }
                     None => Expr::constant(Value::Null, col.ty),
                 };
-                exprs.push(e);
+                exprs.push(to_column(binder, col, e)?);
             }
         }
     }
     Ok(exprs)
+}
+
+/// Column `col`'s new value `e` (already of its type), checked against the
+/// column's domain when it has one.
+fn to_column(binder: &mut Binder<'_>, col: &ColumnDef, e: Expr) -> Result<Expr> {
+    match &col.domain {
+        None => Ok(e),
+        Some(name) => {
+            let d = binder.column_domain(name)?;
+            binder.coerce_to_domain(e, &d)
+        }
+    }
+}
+
+/// The DEFAULT expression text of column `col`: its own, else its
+/// domain's.
+fn column_default(binder: &mut Binder<'_>, col: &ColumnDef) -> Result<Option<String>> {
+    match (&col.default, &col.domain) {
+        (Some(text), _) => Ok(Some(text.clone())),
+        (None, Some(name)) => Ok(binder.column_domain(name)?.default.clone()),
+        (None, None) => Ok(None),
+    }
 }
 
 /// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source.

@@ -28,7 +28,7 @@ use heapdb_grammar::ast;
 
 use super::{Progress, ProgressUnit, QueryResult, Session};
 use crate::copy::context::{file_error, write_error};
-use crate::copy::load::{self, Input, LoadTarget};
+use crate::copy::load::{self, ColumnDomain, Input, LoadTarget};
 use crate::copy::out_file::OutFile;
 use crate::copy::unload::{self, RowWriter, TableUnload};
 use crate::copy::{CopyContext, CopyOptions};
@@ -211,6 +211,7 @@ impl Session {
                 "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction"
             ));
         }
+        let domains = self.column_domains(&snap, &table)?;
         let rel = self.db.relation(table.relfilenode)?;
         let sizes = crate::database::ring_sizes(&self.settings);
         let ring = self.db.pool.ring_with(StrategyKind::BulkWrite, &sizes);
@@ -224,8 +225,37 @@ impl Session {
             ring,
             targets: &targets,
             default_value: &mut default_value,
+            domains: &domains,
         };
         load::copy_from(&mut ctx, target, opts, input)
+    }
+
+    /// Each column's domain as COPY FROM applies it (empty when no column
+    /// has one).
+    fn column_domains(
+        &mut self,
+        snap: &Snapshot,
+        table: &crate::catalog::TableDef,
+    ) -> Result<Vec<Option<ColumnDomain>>> {
+        if table.columns.iter().all(|c| c.domain.is_none()) {
+            return Ok(Vec::new());
+        }
+        let mut ctx = self.stmt_ctx(snap);
+        let mut binder = crate::plan::bind::Binder::new(&mut ctx);
+        let mut out = Vec::with_capacity(table.columns.len());
+        for c in &table.columns {
+            out.push(match &c.domain {
+                None => None,
+                Some(name) => {
+                    let d = binder.column_domain(name)?;
+                    Some(ColumnDomain {
+                        default: d.default.clone(),
+                        check: binder.domain_check_fn(&d)?,
+                    })
+                }
+            });
+        }
+        Ok(out)
     }
 
     /// The value of a column's DEFAULT expression, converted to its type.

@@ -51,6 +51,7 @@ mod query;
 mod result;
 mod table_ddl;
 mod temp;
+mod type_ddl;
 mod utility;
 mod view_info;
 
@@ -604,10 +605,9 @@ impl Session {
             ast::Statement::DropView(d) => self.drop_view(d),
             ast::Statement::CreateFunction(c) => self.create_function(c),
             ast::Statement::DropFunction(d) => self.drop_function(d),
-            ast::Statement::CreateDomain(_) | ast::Statement::DropDomain(_) => Err(crate::err!(
-                FeatureNotSupported,
-                "domains are not supported"
-            )),
+            ast::Statement::CreateDomain(c) => self.create_domain(c),
+            ast::Statement::DropDomain(d) => self.drop_domain(d),
+            ast::Statement::AlterDomain(a) => self.alter_domain(a),
             ast::Statement::CreateTable(c) => self.create_table(c),
             ast::Statement::CreateTableAs(c) => self.create_table_as(c),
             ast::Statement::DropTable(d) => self.drop_table(d),

@@ -410,6 +410,14 @@ impl PlanContext for Recorder<'_, '_> {
         }
         f
     }
+    fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
+        // A domain may be altered or dropped: never templated.
+        let d = self.inner.domain(name);
+        if d.is_some() {
+            self.impure.set(true);
+        }
+        d
+    }
 }
 
 /// A plan and what planning it opened, or `None` when it asked for

@@ -120,6 +120,16 @@ impl PlanContext for StmtCtx<'_> {
         self.db.catalog.lookup_functions(&cv, name)
     }
 
+    fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
+        let cv = crate::catalog::CatalogView {
+            snapshot: self.snapshot,
+            txns: &self.db.txns,
+            // Types are permanent.
+            temp_ns: 0,
+        };
+        self.db.catalog.lookup_domain(&cv, name)
+    }
+
     fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>> {
         inspect::scalar_function(self, name, args)
     }

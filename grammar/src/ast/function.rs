@@ -90,19 +90,63 @@ pub enum DomainConstraint {
     Null,
     /// `[CONSTRAINT name] CHECK (expr)`.
     Check(Option<Ident>, Expr),
+    /// `DEFAULT expr` (more than one is the binder's error).
+    Default(Expr),
 }
 
-/// `CREATE DOMAIN name [AS] type [DEFAULT expr] [constraint ...]`.
+/// `CREATE DOMAIN name [AS] type [DEFAULT expr | constraint ...]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateDomain {
     /// The domain's name.
     pub name: ObjectName,
     /// The base type.
     pub data_type: DataType,
-    /// `DEFAULT expr`.
-    pub default: Option<Expr>,
-    /// The constraints, in order.
+    /// The `DEFAULT` and the constraints, in order.
     pub constraints: Vec<DomainConstraint>,
+}
+
+/// What `ALTER DOMAIN name ...` does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlterDomainAction {
+    /// `SET DEFAULT expr`.
+    SetDefault(Expr),
+    /// `DROP DEFAULT`.
+    DropDefault,
+    /// `SET NOT NULL`.
+    SetNotNull,
+    /// `DROP NOT NULL`.
+    DropNotNull,
+    /// `ADD [CONSTRAINT name] CHECK (expr) [NOT VALID]`.
+    AddCheck {
+        /// The constraint's name, if given.
+        name: Option<Ident>,
+        /// The condition.
+        expr: Expr,
+        /// `NOT VALID`: existing values are not checked.
+        not_valid: bool,
+    },
+    /// `DROP CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT]`.
+    DropConstraint {
+        /// `IF EXISTS`.
+        if_exists: bool,
+        /// The constraint.
+        name: Ident,
+        /// `CASCADE`.
+        cascade: bool,
+    },
+    /// `RENAME TO new`.
+    Rename(Ident),
+    /// `RENAME CONSTRAINT old TO new`.
+    RenameConstraint(Ident, Ident),
+}
+
+/// `ALTER DOMAIN name action`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlterDomain {
+    /// The domain.
+    pub name: ObjectName,
+    /// The change.
+    pub action: AlterDomainAction,
 }
 
 /// `DROP DOMAIN [IF EXISTS] name, ... [CASCADE | RESTRICT]`.

@@ -81,6 +81,8 @@ pub enum Statement {
     CreateDomain(Box<CreateDomain>),
     /// `DROP DOMAIN ...`
     DropDomain(DropDomain),
+    /// `ALTER DOMAIN ...`
+    AlterDomain(Box<AlterDomain>),
     /// `DROP TABLE ...`
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`

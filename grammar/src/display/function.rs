@@ -4,8 +4,8 @@ use std::fmt::{self, Display, Formatter};
 
 use super::{Comma, Id, Str};
 use crate::ast::{
-    CreateDomain, CreateFunction, DomainConstraint, DropDomain, DropFunction, FunctionArg,
-    FunctionOption, FunctionRef, FunctionReturns,
+    AlterDomain, AlterDomainAction, CreateDomain, CreateFunction, DomainConstraint, DropDomain,
+    DropFunction, FunctionArg, FunctionOption, FunctionRef, FunctionReturns,
 };
 
 impl Display for FunctionArg {
@@ -73,11 +73,9 @@ impl Display for DropFunction {
 impl Display for CreateDomain {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "CREATE DOMAIN {} AS {}", self.name, self.data_type)?;
-        if let Some(d) = &self.default {
-            write!(f, " DEFAULT {d}")?;
-        }
         for c in &self.constraints {
             match c {
+                DomainConstraint::Default(d) => write!(f, " DEFAULT {d}")?,
                 DomainConstraint::NotNull => f.write_str(" NOT NULL")?,
                 DomainConstraint::Null => f.write_str(" NULL")?,
                 DomainConstraint::Check(name, e) => {
@@ -89,6 +87,52 @@ impl Display for CreateDomain {
             }
         }
         Ok(())
+    }
+}
+
+impl Display for AlterDomain {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "ALTER DOMAIN {} ", self.name)?;
+        match &self.action {
+            AlterDomainAction::SetDefault(e) => write!(f, "SET DEFAULT {e}"),
+            AlterDomainAction::DropDefault => f.write_str("DROP DEFAULT"),
+            AlterDomainAction::SetNotNull => f.write_str("SET NOT NULL"),
+            AlterDomainAction::DropNotNull => f.write_str("DROP NOT NULL"),
+            AlterDomainAction::AddCheck {
+                name,
+                expr,
+                not_valid,
+            } => {
+                f.write_str("ADD ")?;
+                if let Some(n) = name {
+                    write!(f, "CONSTRAINT {} ", Id(n))?;
+                }
+                write!(f, "CHECK ({expr})")?;
+                if *not_valid {
+                    f.write_str(" NOT VALID")?;
+                }
+                Ok(())
+            }
+            AlterDomainAction::DropConstraint {
+                if_exists,
+                name,
+                cascade,
+            } => {
+                f.write_str("DROP CONSTRAINT ")?;
+                if *if_exists {
+                    f.write_str("IF EXISTS ")?;
+                }
+                Id(name).fmt(f)?;
+                if *cascade {
+                    f.write_str(" CASCADE")?;
+                }
+                Ok(())
+            }
+            AlterDomainAction::Rename(n) => write!(f, "RENAME TO {}", Id(n)),
+            AlterDomainAction::RenameConstraint(a, b) => {
+                write!(f, "RENAME CONSTRAINT {} TO {}", Id(a), Id(b))
+            }
+        }
     }
 }
 

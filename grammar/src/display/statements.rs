@@ -37,6 +37,7 @@ impl Display for Statement {
             Statement::DropFunction(d) => d.fmt(f),
             Statement::CreateDomain(c) => c.fmt(f),
             Statement::DropDomain(d) => d.fmt(f),
+            Statement::AlterDomain(a) => a.fmt(f),
             Statement::DropTable(d) => {
                 f.write_str("DROP TABLE ")?;
                 if d.if_exists {

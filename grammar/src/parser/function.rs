@@ -16,8 +16,8 @@ use super::literal::{data_type, string};
 use super::object_name;
 use super::tokens::{col_id, kw, kw_of, tok, word, PResult, Tokens};
 use crate::ast::{
-    CreateDomain, CreateFunction, DomainConstraint, DropDomain, DropFunction, FunctionArg,
-    FunctionOption, FunctionRef, FunctionReturns, Statement,
+    AlterDomain, AlterDomainAction, CreateDomain, CreateFunction, DomainConstraint, DropDomain,
+    DropFunction, Expr, FunctionArg, FunctionOption, FunctionRef, FunctionReturns, Statement,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -222,40 +222,54 @@ pub(crate) fn drop_function(i: Tokens<'_>) -> PResult<'_, Statement> {
     ))
 }
 
+/// `check ::= 'CHECK' '(' expr ')'`
+fn check(i: Tokens<'_>) -> PResult<'_, Expr> {
+    preceded(
+        kw(Keyword::Check),
+        cut(delimited(
+            tok(TokenKind::LParen),
+            expr,
+            tok(TokenKind::RParen),
+        )),
+    )(i)
+}
+
+/// `domain_constraint ::= 'DEFAULT' expr
+///   | ['CONSTRAINT' name] ('NOT' 'NULL' | 'NULL' | check)`
+/// (a NOT NULL's name is not kept).
 fn domain_constraint(i: Tokens<'_>) -> PResult<'_, DomainConstraint> {
-    alt((
+    if let Ok((i, e)) = preceded(kw(Keyword::Default), cut(expr_bp(prec::CMP)))(i) {
+        return Ok((i, DomainConstraint::Default(e)));
+    }
+    let (i, name) = opt(preceded(kw(Keyword::Constraint), cut(col_id)))(i)?;
+    let plain = alt((
         value(
             DomainConstraint::NotNull,
             pair(kw(Keyword::Not), cut(kw(Keyword::Null))),
         ),
         value(DomainConstraint::Null, kw(Keyword::Null)),
-        map(
-            pair(
-                opt(preceded(kw(Keyword::Constraint), cut(col_id))),
-                preceded(
-                    cut(kw(Keyword::Check)),
-                    cut(delimited(
-                        tok(TokenKind::LParen),
-                        expr,
-                        tok(TokenKind::RParen),
-                    )),
-                ),
-            ),
-            |(name, e)| DomainConstraint::Check(name, e),
-        ),
-    ))(i)
+    ));
+    if name.is_some() {
+        alt((
+            plain,
+            map(cut(check), move |e| {
+                DomainConstraint::Check(name.clone(), e)
+            }),
+        ))(i)
+    } else {
+        alt((plain, map(check, |e| DomainConstraint::Check(None, e))))(i)
+    }
 }
 
 /// `create_domain ::= 'CREATE' 'DOMAIN' object_name ['AS'] data_type
-///   ['DEFAULT' expr] {domain_constraint}`
+///   {domain_constraint}`
 pub(crate) fn create_domain(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Create).parse(i)?;
-    let (mut i, (_, name, _, data_type, default)) = cut(tuple((
+    let (mut i, (_, name, _, data_type)) = cut(tuple((
         word("domain"),
         object_name,
         opt(kw(Keyword::As)),
         data_type,
-        opt(preceded(kw(Keyword::Default), cut(expr_bp(prec::CMP)))),
     )))(i)?;
     let mut constraints = Vec::new();
     while let Ok((rest, c)) = domain_constraint(i) {
@@ -267,9 +281,92 @@ pub(crate) fn create_domain(i: Tokens<'_>) -> PResult<'_, Statement> {
         Statement::CreateDomain(Box::new(CreateDomain {
             name,
             data_type,
-            default,
             constraints,
         })),
+    ))
+}
+
+/// `alter_domain ::= 'ALTER' 'DOMAIN' object_name
+///   ( 'SET' 'DEFAULT' expr | 'DROP' 'DEFAULT' | ('SET' | 'DROP') 'NOT' 'NULL'
+///   | 'ADD' ['CONSTRAINT' name] check ['NOT' 'VALID']
+///   | 'DROP' 'CONSTRAINT' ['IF' 'EXISTS'] name ['CASCADE' | 'RESTRICT']
+///   | 'RENAME' 'TO' name | 'RENAME' 'CONSTRAINT' name 'TO' name )`
+pub(crate) fn alter_domain(i: Tokens<'_>) -> PResult<'_, Statement> {
+    let (i, _) = kw(Keyword::Alter).parse(i)?;
+    let (i, (_, name)) = cut(pair(word("domain"), object_name))(i)?;
+    let set = preceded(
+        word("set"),
+        cut(alt((
+            map(
+                preceded(kw(Keyword::Default), cut(expr)),
+                AlterDomainAction::SetDefault,
+            ),
+            value(
+                AlterDomainAction::SetNotNull,
+                pair(kw(Keyword::Not), cut(kw(Keyword::Null))),
+            ),
+        ))),
+    );
+    let drop = preceded(
+        kw(Keyword::Drop),
+        cut(alt((
+            value(AlterDomainAction::DropDefault, kw(Keyword::Default)),
+            value(
+                AlterDomainAction::DropNotNull,
+                pair(kw(Keyword::Not), cut(kw(Keyword::Null))),
+            ),
+            map(
+                preceded(
+                    kw(Keyword::Constraint),
+                    cut(tuple((
+                        opt(pair(kw(Keyword::If), cut(kw(Keyword::Exists)))),
+                        col_id,
+                        opt(kw_of(&[Keyword::Cascade, Keyword::Restrict])),
+                    ))),
+                ),
+                |(if_exists, name, behavior)| AlterDomainAction::DropConstraint {
+                    if_exists: if_exists.is_some(),
+                    name,
+                    cascade: behavior == Some(Keyword::Cascade),
+                },
+            ),
+        ))),
+    );
+    let add = preceded(
+        word("add"),
+        cut(map(
+            tuple((
+                opt(preceded(kw(Keyword::Constraint), cut(col_id))),
+                check,
+                opt(pair(kw(Keyword::Not), cut(word("valid")))),
+            )),
+            |(name, expr, nv)| AlterDomainAction::AddCheck {
+                name,
+                expr,
+                not_valid: nv.is_some(),
+            },
+        )),
+    );
+    let rename = preceded(
+        word("rename"),
+        cut(alt((
+            map(
+                preceded(
+                    kw(Keyword::Constraint),
+                    cut(pair(col_id, preceded(kw(Keyword::To), col_id))),
+                ),
+                |(a, b)| AlterDomainAction::RenameConstraint(a, b),
+            ),
+            map(
+                preceded(kw(Keyword::To), cut(col_id)),
+                AlterDomainAction::Rename,
+            ),
+        ))),
+    );
+    let (i, action) = cut(alt((set, drop, add, rename)))(i)?;
+    Ok((
+        i,
+        Statement::AlterDomain(Box::new(AlterDomain { name, action })),
     ))
 }
 
@@ -310,6 +407,17 @@ mod tests {
             "DROP FUNCTION IF EXISTS f(integer, text), g() CASCADE",
             "CREATE DOMAIN d AS integer DEFAULT 3 NOT NULL CONSTRAINT c CHECK (value > 0) CHECK (value < 9)",
             "DROP DOMAIN IF EXISTS d, e CASCADE",
+            "CREATE DOMAIN d AS integer NOT NULL DEFAULT 3 DEFAULT 4",
+            "ALTER DOMAIN d SET DEFAULT 3 + 4",
+            "ALTER DOMAIN d DROP DEFAULT",
+            "ALTER DOMAIN d SET NOT NULL",
+            "ALTER DOMAIN d DROP NOT NULL",
+            "ALTER DOMAIN d ADD CONSTRAINT c CHECK (value > 0) NOT VALID",
+            "ALTER DOMAIN d ADD CHECK (value < 9)",
+            "ALTER DOMAIN d DROP CONSTRAINT IF EXISTS c CASCADE",
+            "ALTER DOMAIN d DROP CONSTRAINT c",
+            "ALTER DOMAIN d RENAME TO e",
+            "ALTER DOMAIN d RENAME CONSTRAINT c TO c2",
         ] {
             let s = parse_one(sql).expect(sql);
             assert_eq!(s.to_string(), sql);

@@ -168,6 +168,7 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Drop if view::is_drop_view(i) => view::drop_view(i),
         Keyword::Drop if i.is_kw(1, Keyword::Index) => index::drop_index(i),
         Keyword::Drop => ddl::drop_table(i),
+        Keyword::Alter if function::is_domain(i) => function::alter_domain(i),
         Keyword::Alter => keys::alter_table(i),
         Keyword::Reindex => keys::reindex(i),
         Keyword::Truncate => ddl::truncate(i),

@@ -92,6 +92,7 @@ impl FastForm {
             || targets.len() != table.columns.len()
             || targets.iter().enumerate().any(|(k, &t)| k != t)
             || desc.len() != table.columns.len()
+            || table.columns.iter().any(|c| c.domain.is_some())
         {
             return None;
         }

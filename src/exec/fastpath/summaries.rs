@@ -632,6 +632,7 @@ mod tests {
                     ty: *t,
                     not_null: false,
                     default: None,
+                    domain: None,
                 })
                 .collect(),
             stats: None,

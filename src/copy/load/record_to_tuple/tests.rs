@@ -21,6 +21,7 @@ fn table(types: &[DataType]) -> TableDef {
                 ty: *ty,
                 not_null: false,
                 default: None,
+                domain: None,
             })
             .collect(),
         stats: None,
@@ -57,6 +58,7 @@ fn check(types: &[DataType], options: &[CopyOption], records: &[&[u8]]) -> usize
         sources: &sources,
         desc: &d,
         now: 0,
+        domains: &[],
     };
     let mut fast = FastForm::new(&t, &opts, &targets, &d, 0).expect("applies");
     let mut scratch = Scratch::default();
