@@ -75,6 +75,8 @@ pub enum SqlState {
     BadCopyFileFormat,
     /// 22004 null_value_not_allowed
     NullValueNotAllowed,
+    /// 22P05 untranslatable_character
+    UntranslatableCharacter,
     /// 2201W invalid_row_count_in_limit_clause
     InvalidRowCountInLimitClause,
     /// 2201X invalid_row_count_in_result_offset_clause
@@ -209,6 +211,7 @@ impl SqlState {
             InvalidTextRepresentation => "22P02",
             BadCopyFileFormat => "22P04",
             NullValueNotAllowed => "22004",
+            UntranslatableCharacter => "22P05",
             InvalidRowCountInLimitClause => "2201W",
             InvalidRowCountInResultOffsetClause => "2201X",
             NotNullViolation => "23502",
@@ -406,6 +409,7 @@ mod tests {
             InvalidTextRepresentation,
             BadCopyFileFormat,
             NullValueNotAllowed,
+            UntranslatableCharacter,
             InvalidRowCountInLimitClause,
             InvalidRowCountInResultOffsetClause,
             NotNullViolation,

@@ -112,6 +112,8 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::Time(Some(p)) => format!("time:{p}"),
         DataType::TimeTz(None) => "timetz".into(),
         DataType::TimeTz(Some(p)) => format!("timetz:{p}"),
+        DataType::Json => "json".into(),
+        DataType::Jsonb => "jsonb".into(),
     }
 }
 
@@ -150,6 +152,8 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "interval" => DataType::Interval,
         "unknown" => DataType::Unknown,
         "bytea" => DataType::Bytea,
+        "json" => DataType::Json,
+        "jsonb" => DataType::Jsonb,
         "time" if tag == "time" => DataType::Time(None),
         "time" => DataType::Time(Some(num()? as u8)),
         "timetz" if tag == "timetz" => DataType::TimeTz(None),

@@ -131,11 +131,12 @@ impl DdlContext<'_> {
     /// this statement) in the current transaction; returns the table's new
     /// definition, already in the catalog.
     pub fn add_index(&mut self, table: &TableDef, spec: IndexSpec) -> Result<TableDef> {
-        // Array columns have no B-tree key encoding here.
+        // Array and JSON columns have no B-tree key encoding here.
         let cols = spec.columns.iter().map(|c| c.column);
         for k in cols.chain(spec.include.iter().copied()) {
             let ty = table.columns.get(k).map(|c| c.ty);
-            if let Some(ty @ crate::types::DataType::Array(_)) = ty {
+            use crate::types::DataType as T;
+            if let Some(ty @ (T::Array(_) | T::Json | T::Jsonb)) = ty {
                 return Err(err!(
                     UndefinedObject,
                     "data type {ty} has no default operator class for access method \"btree\""

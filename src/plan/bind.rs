@@ -283,6 +283,8 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             "varchar" => DataType::Varchar(None),
             "name" => DataType::Name,
             "bytea" => DataType::Bytea,
+            "json" => DataType::Json,
+            "jsonb" => DataType::Jsonb,
             n if n.starts_with('_') && n.len() > 1 => {
                 let elem = data_type(&A::Named(n[1..].to_string()))
                     .or_else(|_| DataType::from_name(&n[1..]).ok_or(()))
@@ -1034,6 +1036,11 @@ impl Binder<'_> {
             let r = self.bind_expr(right, scope, mode)?;
             return self.bind_num_op(f, vec![(l, left.offset), (r, right.offset)], offset);
         }
+        if let Some(jop) = json_op(op) {
+            let l = self.bind_expr(left, scope, mode)?;
+            let r = self.bind_expr(right, scope, mode)?;
+            return self.bind_json_op(jop, (l, left.offset), (r, right.offset), offset);
+        }
         let bop = match op {
             A::Plus => BinaryOp::Add,
             A::Minus => BinaryOp::Sub,
@@ -1052,9 +1059,20 @@ impl Binder<'_> {
             A::ShiftLeft | A::ShiftRight | A::BitAnd | A::BitOr | A::BitXor => {
                 unreachable!("bound as functions above")
             }
+            _ => unreachable!("JSON operators are bound above"),
         };
         let mut l = self.bind_expr(left, scope, mode)?;
         let mut r = self.bind_expr(right, scope, mode)?;
+        let jsonb_op = match bop {
+            BinaryOp::Concat => Some(types::json::JsonOp::Concat),
+            BinaryOp::Sub => Some(types::json::JsonOp::Minus),
+            _ => None,
+        };
+        if let Some(jop) = jsonb_op.filter(|_| l.ty == DataType::Jsonb || r.ty == DataType::Jsonb) {
+            if let Some(e) = self.try_json_op(jop, (&l, left.offset), (&r, right.offset), offset)? {
+                return Ok(e);
+            }
+        }
         if bop == BinaryOp::Concat {
             match self.bind_array_concat(l, r, (left.offset, right.offset), offset)? {
                 Ok(e) => return Ok(e),
@@ -1079,6 +1097,63 @@ impl Binder<'_> {
             kind: ExprKind::Binary(bop, Box::new(l), Box::new(r)),
             ty,
         })
+    }
+
+    /// A JSON operator (`->`, `@>`, `?`, ...), evaluated as a function.
+    fn bind_json_op(
+        &mut self,
+        op: types::json::JsonOp,
+        l: (Expr, ast::Offset),
+        r: (Expr, ast::Offset),
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        match self.try_json_op(op, (&l.0, l.1), (&r.0, r.1), offset)? {
+            Some(e) => Ok(e),
+            None => Err(at(
+                err!(
+                    UndefinedFunction,
+                    "operator does not exist: {} {} {}",
+                    l.0.ty,
+                    op.symbol(),
+                    r.0.ty
+                )
+                .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            )),
+        }
+    }
+
+    /// Binds `l op r` as the `jsonb` operator if one takes those types.
+    fn try_json_op(
+        &mut self,
+        op: types::json::JsonOp,
+        l: (&Expr, ast::Offset),
+        r: (&Expr, ast::Offset),
+        offset: ast::Offset,
+    ) -> Result<Option<Expr>> {
+        let Some(resolved) =
+            types::json::resolve_operator(op, &l.0.ty, &r.0.ty).map_err(|e| at(e, offset))?
+        else {
+            return Ok(None);
+        };
+        let args = vec![
+            self.coerce(
+                l.0.clone(),
+                &resolved.arg_types[0],
+                CastContext::Implicit,
+                l.1,
+            )?,
+            self.coerce(
+                r.0.clone(),
+                &resolved.arg_types[1],
+                CastContext::Implicit,
+                r.1,
+            )?,
+        ];
+        Ok(Some(Expr {
+            kind: ExprKind::Func(Func(resolved.func), args),
+            ty: resolved.result,
+        }))
     }
 
     /// An operator heapdb evaluates as a number function (`<<`, `&`, `@`,
@@ -1532,4 +1607,23 @@ fn nested_agg(e: Error) -> Error {
     } else {
         e
     }
+}
+
+/// The JSON operator an infix operator of the grammar names, if it is one.
+fn json_op(op: ast::BinaryOp) -> Option<types::json::JsonOp> {
+    use ast::BinaryOp as A;
+    use types::json::JsonOp as J;
+    Some(match op {
+        A::Arrow => J::Arrow,
+        A::LongArrow => J::LongArrow,
+        A::HashArrow => J::HashArrow,
+        A::HashLongArrow => J::HashLongArrow,
+        A::Contains => J::Contains,
+        A::ContainedBy => J::ContainedBy,
+        A::Question => J::Exists,
+        A::QuestionPipe => J::ExistsAny,
+        A::QuestionAmp => J::ExistsAll,
+        A::HashMinus => J::HashMinus,
+        _ => return None,
+    })
 }

@@ -72,6 +72,8 @@ pub fn cast_kind(from: &DataType, to: &DataType) -> Option<CastContext> {
     }
     match (from, to) {
         (Array(a), Array(b)) => cast_kind(a, b),
+        (Json, Jsonb) | (Jsonb, Json) => Some(Assignment),
+        (Jsonb, Bool | Int2 | Int4 | Int8 | Float4 | Float8 | Numeric(_)) => Some(Explicit),
         (Int4, Bool) | (Bool, Int4) => Some(Explicit),
         (Date, Timestamp(_)) => Some(Implicit),
         (Timestamp(_), Date) => Some(Assignment),
@@ -188,6 +190,11 @@ pub fn cast_from(v: &Value, from: &DataType, to: &DataType, ctx: CastContext) ->
             return time_cast(v, to).ok_or_else(bad);
         }
         (Value::Bytea(_), DataType::Bytea) => v.clone(),
+        (Value::Jsonb(_), DataType::Jsonb) => v.clone(),
+        (Value::Jsonb(j), DataType::Json) => Value::text(&j.to_text()),
+        (Value::Jsonb(j), _) => {
+            return super::json::convert::cast_jsonb(j, to).ok_or_else(bad)?;
+        }
         (Value::Array(a), DataType::Array(elem)) => {
             let items = a
                 .items

@@ -96,6 +96,7 @@ fn rank(v: &Value) -> u8 {
         Value::Bytea(_) => 6,
         Value::Time(_) | Value::TimeTz(..) => 7,
         Value::Array(_) => 8,
+        Value::Jsonb(_) => 10,
         Value::Null => 9,
     }
 }
@@ -125,6 +126,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Timestamp(x), Timestamp(y)) | (TimestampTz(x), TimestampTz(y)) => x.cmp(y),
         (Interval(x), Interval(y)) => interval_cmp(x, y),
         (Bytea(x), Bytea(y)) => x.cmp(y),
+        (Jsonb(x), Jsonb(y)) => x.compare(y),
         (Array(x), Array(y)) => super::array::compare_arrays(x, y),
         (Time(x), Time(y)) => x.cmp(y),
         (TimeTz(x, xz), TimeTz(y, yz)) => super::datetime::time::timetz_cmp((*x, *xz), (*y, *yz)),

@@ -72,6 +72,11 @@ pub enum DataType {
     /// `time(p) with time zone` / `timetz` (OID 1266): a time of day and
     /// its zone offset, 12 bytes (8 of time, 4 of offset), aligned to 8.
     TimeTz(Option<u8>),
+    /// `json` (OID 114): text kept as it was typed, once valid. Varlena.
+    Json,
+    /// `jsonb` (OID 3802): JSON parsed and normalized (see
+    /// [`super::json`]). Varlena.
+    Jsonb,
 }
 
 /// The broad class of a type, PostgreSQL's `typcategory`, which drives
@@ -120,6 +125,8 @@ impl DataType {
             DataType::Array(elem) => super::array::array_oid(elem),
             DataType::Time(_) => 1083,
             DataType::TimeTz(_) => 1266,
+            DataType::Json => 114,
+            DataType::Jsonb => 3802,
         }
     }
 
@@ -144,7 +151,7 @@ impl DataType {
             | DataType::Char(_)
             | DataType::Unknown
             | DataType::Bytea => -1,
-            DataType::Array(_) => -1,
+            DataType::Array(_) | DataType::Json | DataType::Jsonb => -1,
         }
     }
 
@@ -170,7 +177,7 @@ impl DataType {
             | DataType::Char(_)
             | DataType::Unknown
             | DataType::Bytea => 4,
-            DataType::Array(_) => 4,
+            DataType::Array(_) | DataType::Json | DataType::Jsonb => 4,
         }
     }
 
@@ -199,7 +206,7 @@ impl DataType {
             | DataType::TimeTz(_) => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
-            DataType::Bytea => TypeCategory::User,
+            DataType::Bytea | DataType::Json | DataType::Jsonb => TypeCategory::User,
             DataType::Array(_) => TypeCategory::Array,
         }
     }
@@ -269,6 +276,8 @@ impl DataType {
             "timetz" | "time with time zone" => DataType::TimeTz(None),
             "unknown" => DataType::Unknown,
             "bytea" => DataType::Bytea,
+            "json" => DataType::Json,
+            "jsonb" => DataType::Jsonb,
             n if n.starts_with('_') => DataType::array_of(DataType::from_name(&n[1..])?),
             n if n.ends_with("[]") => {
                 DataType::array_of(DataType::from_name(n.trim_end_matches("[]"))?)
@@ -375,6 +384,8 @@ impl fmt::Display for DataType {
             DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
             DataType::TimeTz(None) => f.write_str("time with time zone"),
             DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
+            DataType::Json => f.write_str("json"),
+            DataType::Jsonb => f.write_str("jsonb"),
         }
     }
 }

@@ -64,6 +64,11 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
         DataType::Interval => Value::Interval(interval::parse_interval(text)?),
         DataType::Bytea => Value::Bytea(Arc::from(super::bytea::parse_bytea(text)?)),
         DataType::Array(elem) => super::array::parse_array(text, elem, now)?,
+        DataType::Json => {
+            super::json::json_in(text)?;
+            Value::Text(Arc::from(text))
+        }
+        DataType::Jsonb => Value::Jsonb(Arc::new(super::json::Jsonb::parse(text)?)),
         DataType::Time(p) => {
             let t = datetime::time::parse_time_at(text, now)?;
             Value::Time(datetime::time::round_time(t, *p))
@@ -134,6 +139,7 @@ pub fn format_value(v: &Value, out: &mut String) {
         Value::Array(a) => a.write_text(out),
         Value::Time(t) => datetime::write_time(*t, out),
         Value::TimeTz(t, east) => datetime::time::write_timetz(*t, *east, out),
+        Value::Jsonb(j) => j.write(out),
     }
 }
 

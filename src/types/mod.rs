@@ -40,6 +40,7 @@ pub mod float;
 pub mod funcs;
 pub mod int;
 pub mod io;
+pub mod json;
 pub mod numeric;
 pub mod ops;
 pub mod sha2;

@@ -155,6 +155,10 @@ pub fn resolve_binary(
         &strip_timestamp_typmod(left),
         &strip_timestamp_typmod(right),
     );
+    if op.is_comparison() && (*left == Json || *right == Json) {
+        // `json` has no comparison operators (`jsonb` has).
+        return None;
+    }
     if op.is_comparison() {
         // As PostgreSQL resolves them: char(n) compares as bpchar with a
         // literal typed bpchar (no length: `tag = 't1'::bpchar`) or with

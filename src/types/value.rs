@@ -77,6 +77,8 @@ pub enum Value {
     /// `time with time zone`: microseconds since midnight and the zone
     /// offset in seconds east of UTC.
     TimeTz(i64, i32),
+    /// `jsonb` (see [`super::json`]); a `json` value is `Text`.
+    Jsonb(Arc<super::json::Jsonb>),
 }
 
 impl Value {
@@ -116,6 +118,7 @@ impl Value {
             Value::Array(a) => DataType::array_of(a.elem),
             Value::Time(_) => DataType::Time(None),
             Value::TimeTz(..) => DataType::TimeTz(None),
+            Value::Jsonb(_) => DataType::Jsonb,
         })
     }
 
@@ -171,6 +174,7 @@ impl Value {
             }
             Value::Bytea(b) => out.extend_from_slice(b),
             Value::Array(a) => a.encode(out),
+            Value::Jsonb(j) => j.encode(out),
         }
     }
 
@@ -192,6 +196,7 @@ impl Value {
             Value::Text(s) => s.len(),
             Value::Bytea(b) => b.len(),
             Value::Array(a) => a.encoded_len(),
+            Value::Jsonb(j) => j.to_text().len(),
         }
     }
 
@@ -236,6 +241,7 @@ impl Value {
             | DataType::Name
             | DataType::Varchar(_)
             | DataType::Char(_)
+            | DataType::Json
             | DataType::Unknown => match std::str::from_utf8(bytes) {
                 Ok(s) => Value::Text(Arc::from(s)),
                 Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),
@@ -244,6 +250,7 @@ impl Value {
             DataType::Array(elem) => {
                 Value::Array(Arc::new(super::array::Array::decode(elem, bytes)))
             }
+            DataType::Jsonb => Value::Jsonb(Arc::new(super::json::Jsonb::decode(bytes))),
             DataType::Time(_) => Value::Time(i64::from_le_bytes(fixed(bytes))),
             DataType::TimeTz(_) => {
                 let b: [u8; 12] = fixed(bytes);
@@ -288,6 +295,7 @@ impl PartialEq for Value {
             (Array(a), Array(b)) => a == b,
             (Time(a), Time(b)) => a == b,
             (TimeTz(a, x), TimeTz(b, y)) => a == b && x == y,
+            (Jsonb(a), Jsonb(b)) => a == b,
             _ => false,
         }
     }
@@ -311,6 +319,7 @@ impl Hash for Value {
             Value::Interval(iv) => super::compare::interval_key(iv).hash(state),
             Value::Bytea(b) => b.hash(state),
             Value::Array(a) => a.hash(state),
+            Value::Jsonb(j) => j.hash(state),
             Value::Time(t) => t.hash(state),
             Value::TimeTz(t, east) => {
                 t.hash(state);

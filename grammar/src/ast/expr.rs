@@ -304,6 +304,26 @@ pub enum BinaryOp {
     BitOr,
     /// `#`: bitwise exclusive OR.
     BitXor,
+    /// `->`: JSON member.
+    Arrow,
+    /// `->>`: JSON member as text.
+    LongArrow,
+    /// `#>`: JSON member at a path.
+    HashArrow,
+    /// `#>>`: JSON member at a path, as text.
+    HashLongArrow,
+    /// `@>`: contains.
+    Contains,
+    /// `<@`: is contained by.
+    ContainedBy,
+    /// `?`: JSON key exists.
+    Question,
+    /// `?|`: any of the keys exists.
+    QuestionPipe,
+    /// `?&`: all of the keys exist.
+    QuestionAmp,
+    /// `#-`: JSON without the member at a path.
+    HashMinus,
 }
 
 /// A function call: `name([DISTINCT] args [ORDER BY ...]) [FILTER (WHERE ...)]`

@@ -136,7 +136,17 @@ fn precedence(e: &Expr) -> u8 {
             | BinaryOp::ShiftRight
             | BinaryOp::BitAnd
             | BinaryOp::BitOr
-            | BinaryOp::BitXor => prec::OTHER,
+            | BinaryOp::BitXor
+            | BinaryOp::Arrow
+            | BinaryOp::LongArrow
+            | BinaryOp::HashArrow
+            | BinaryOp::HashLongArrow
+            | BinaryOp::Contains
+            | BinaryOp::ContainedBy
+            | BinaryOp::Question
+            | BinaryOp::QuestionPipe
+            | BinaryOp::QuestionAmp
+            | BinaryOp::HashMinus => prec::OTHER,
             BinaryOp::Plus | BinaryOp::Minus => prec::ADD,
             BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Modulo => prec::MUL,
             BinaryOp::Exponent => prec::EXP,
@@ -198,6 +208,16 @@ impl Display for BinaryOp {
             BinaryOp::BitAnd => "&",
             BinaryOp::BitOr => "|",
             BinaryOp::BitXor => "#",
+            BinaryOp::Arrow => "->",
+            BinaryOp::LongArrow => "->>",
+            BinaryOp::HashArrow => "#>",
+            BinaryOp::HashLongArrow => "#>>",
+            BinaryOp::Contains => "@>",
+            BinaryOp::ContainedBy => "<@",
+            BinaryOp::Question => "?",
+            BinaryOp::QuestionPipe => "?|",
+            BinaryOp::QuestionAmp => "?&",
+            BinaryOp::HashMinus => "#-",
         })
     }
 }

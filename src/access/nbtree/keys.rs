@@ -468,6 +468,9 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
         | DataType::Char(_)
         | DataType::Unknown => Value::text(&read_text(r)?),
         DataType::Bytea => Value::Bytea(read_bytes(r)?.into()),
+        DataType::Json | DataType::Jsonb => {
+            return Err(err!(DataCorrupted, "index key of type {ty}"))
+        }
         DataType::Interval => {
             let k = (u128::from_be_bytes(r.bytes()?) ^ (1u128 << 127)) as i128;
             Value::Interval(Interval {

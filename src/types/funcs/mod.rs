@@ -184,6 +184,8 @@ pub enum ScalarFunc {
     Setseed,
     /// A user-defined function: its entry in [`user`]'s table.
     User(u32),
+    /// The `json` and `jsonb` functions and operators.
+    Json(super::json::JsonFunc),
 }
 
 /// The hyperbolic functions of double precision.
@@ -302,6 +304,7 @@ impl ScalarFunc {
                     .or_else(|| regexp::RegexpFunc::from_name(other).map(Regexp))
                     .or_else(|| super::array_funcs::ArrayFunc::from_name(other).map(Array))
                     .or_else(|| timefunc::TimeFunc::from_name(other).map(TimeFn))
+                    .or_else(|| super::json::JsonFunc::from_name(other).map(Json))
             }
         })
     }
@@ -387,6 +390,7 @@ impl ScalarFunc {
             Random => "random",
             Setseed => "setseed",
             User(id) => user::name(id),
+            Json(f) => f.name(),
         }
     }
 
@@ -417,6 +421,7 @@ impl ScalarFunc {
             ScalarFunc::Regexp(f) => Some(f.resolve(args)),
             ScalarFunc::Array(f) => Some(f.resolve(args)),
             ScalarFunc::TimeFn(f) => Some(f.resolve(args)),
+            ScalarFunc::Json(f) => Some(f.resolve(args)),
             _ => bytes::ByteFunc::overload(self, args),
         }
     }
@@ -729,6 +734,7 @@ impl ScalarFunc {
             Concat => return Ok(concat(args, "")),
             Array(f) => return f.eval(args),
             User(id) => return user::call(id, args),
+            Json(f) => return f.eval(args),
             Random => return Ok(volatility::random()),
             Format => return format::format(args),
             TimeFn(f) => return f.eval(args),
@@ -815,7 +821,7 @@ impl ScalarFunc {
                 Value::Float8(seed) => return volatility::setseed(*seed),
                 _ => return Err(bad_arg(self)),
             },
-            Concat | ConcatWs | Format | Array(_) | User(_) | Random => {
+            Concat | ConcatWs | Format | Array(_) | User(_) | Random | Json(_) => {
                 unreachable!("handled above")
             }
         })
