@@ -832,7 +832,7 @@ mod tests {
             call(Min, Some(0)),
             call(Max, Some(0)),
         ];
-        let mut seed = 0x5eed_0f_0032_u64;
+        let mut seed = 0x005e_ed0f_0032_u64;
         let mut next = move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
