@@ -157,6 +157,26 @@ fn cached_windows_follow_every_change() {
         window_figure(&mut s, qs[2]) >= 4,
         "whole windows skipped by a range"
     );
+    // Answered whole, an unfiltered aggregation is planned without
+    // workers; a filtered one, or one with summaries off, keeps them.
+    run(&mut s, "set min_parallel_table_scan_size = 0");
+    let plan = |s: &mut Session, q: &str| -> String {
+        rows_text(&run(s, &format!("explain (costs off) {q}")))
+            .into_iter()
+            .map(|r| r.join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        !plan(&mut s, qs[0]).contains("Gather"),
+        "{}",
+        plan(&mut s, qs[0])
+    );
+    assert!(plan(&mut s, qs[1]).contains("Gather"));
+    run(&mut s, "set enable_page_summaries = off");
+    assert!(plan(&mut s, qs[0]).contains("Gather"));
+    run(&mut s, "set enable_page_summaries = on");
+    run(&mut s, "reset min_parallel_table_scan_size");
     // One row changes (on its page, and where its new version goes): the
     // windows of those pages are read page by page.
     run(&mut s, "update w set a = 5000 where id = 20000");
