@@ -102,6 +102,115 @@ fn summary_figures(s: &mut Session, q: &str) -> (u64, u64, u64) {
     (fig("answered"), fig("skipped"), fig("scanned"))
 }
 
+/// EXPLAIN ANALYZE's `windows=` figure of `q`: windows of pages decided
+/// whole from their merged (cached) summary.
+fn window_figure(s: &mut Session, q: &str) -> u64 {
+    let r = run(s, &format!("explain analyze {q}"));
+    rows_text(&r)
+        .into_iter()
+        .map(|r| r.join(" "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Summaries: ")?
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("windows=")?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Whole windows of pages are answered (and skipped) from their merged
+/// summaries, cached per relation; a change to any one page of a window,
+/// a rolled-back change, a tail truncation by VACUUM and the regrowth of
+/// the table each drop what they make stale, and every answer stays the
+/// full scan's.
+#[test]
+fn cached_windows_follow_every_change() {
+    let (_dir, db) = common::open(2048);
+    let mut s = db.session();
+    run(&mut s, "create table w (id int, a int, b int8)");
+    run(
+        &mut s,
+        "insert into w select g, g % 1000, g * 3 from generate_series(1, 40000) g",
+    );
+    run(&mut s, "vacuum w");
+    let qs = [
+        "select count(*), sum(a), min(a), max(a), sum(b), max(b) from w",
+        "select count(*), sum(b) from w where id >= 10000 and id < 30000",
+        "select count(*) from w where id > 39000",
+        "select min(b), max(id) from w where a >= 0",
+    ];
+    let check = |s: &mut Session, what: &str| {
+        run(s, "begin isolation level repeatable read");
+        for q in qs {
+            run(s, "set enable_page_summaries = on");
+            let with = rows_text(&run(s, q));
+            run(s, "set enable_page_summaries = off");
+            assert_eq!(with, rows_text(&run(s, q)), "{what}: {q}");
+        }
+        run(s, "commit");
+        run(s, "set enable_page_summaries = on");
+    };
+    check(&mut s, "after VACUUM");
+    let windows = window_figure(&mut s, qs[0]);
+    assert!(windows >= 5, "whole windows answered: {windows}");
+    assert!(
+        window_figure(&mut s, qs[2]) >= 4,
+        "whole windows skipped by a range"
+    );
+    // Answered whole, an unfiltered aggregation is planned without
+    // workers; a filtered one, or one with summaries off, keeps them.
+    run(&mut s, "set min_parallel_table_scan_size = 0");
+    let plan = |s: &mut Session, q: &str| -> String {
+        rows_text(&run(s, &format!("explain (costs off) {q}")))
+            .into_iter()
+            .map(|r| r.join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        !plan(&mut s, qs[0]).contains("Gather"),
+        "{}",
+        plan(&mut s, qs[0])
+    );
+    assert!(plan(&mut s, qs[1]).contains("Gather"));
+    run(&mut s, "set enable_page_summaries = off");
+    assert!(plan(&mut s, qs[0]).contains("Gather"));
+    run(&mut s, "set enable_page_summaries = on");
+    run(&mut s, "reset min_parallel_table_scan_size");
+    // One row changes (on its page, and where its new version goes): the
+    // windows of those pages are read page by page.
+    run(&mut s, "update w set a = 5000 where id = 20000");
+    check(&mut s, "one page changed");
+    assert!(
+        window_figure(&mut s, qs[0]) < windows,
+        "its window is dropped"
+    );
+    let (_, _, scanned) = summary_figures(&mut s, qs[0]);
+    assert!(scanned >= 1, "the changed page is read");
+    // A rolled-back change clears the bit too.
+    run(&mut s, "begin");
+    run(&mut s, "delete from w where id = 100");
+    run(&mut s, "rollback");
+    check(&mut s, "after a rollback");
+    run(&mut s, "vacuum w");
+    check(&mut s, "after the second VACUUM");
+    assert!(
+        window_figure(&mut s, qs[0]) >= windows,
+        "VACUUM makes it whole"
+    );
+    // VACUUM cuts the empty tail; the table grows again over it.
+    run(&mut s, "delete from w where id > 30000");
+    run(&mut s, "vacuum w");
+    check(&mut s, "after the tail was cut");
+    run(
+        &mut s,
+        "insert into w select g, -g, g from generate_series(30001, 45000) g",
+    );
+    check(&mut s, "regrown, before VACUUM");
+    run(&mut s, "vacuum w");
+    check(&mut s, "regrown, after VACUUM");
+}
+
 /// One writer: inserts, updates and deletes rows with `id % 2 == me`,
 /// committed or rolled back, until `stop`.
 fn writer(db: Database, me: i64, stop: Arc<AtomicBool>) {
@@ -159,6 +268,11 @@ fn summaries_agree_with_full_scans_under_concurrent_writers() {
     // Quiet: the summaries answer, and agree.
     let (answered, _, _) = summary_figures(&mut s, "select sum(a), min(b), max(c) from t");
     assert!(answered > 50, "pages answered after VACUUM: {answered}");
+    let windows = window_figure(&mut s, "select sum(a), min(b), max(c) from t");
+    assert!(
+        windows > 2,
+        "whole windows answered after VACUUM: {windows}"
+    );
     let (_, skipped, _) = summary_figures(&mut s, "select count(*) from t where id < 1000");
     assert!(skipped > 50, "pages skipped by a range: {skipped}");
     compare(&mut s, &mut rng, "after VACUUM");

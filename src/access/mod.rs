@@ -8,4 +8,5 @@ pub mod nbtree;
 pub mod sumbuild;
 pub mod sumfork;
 pub mod summary;
+pub mod summary_cache;
 pub mod vm;

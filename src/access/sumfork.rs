@@ -226,6 +226,35 @@ impl Slot {
             .map(|c| &c.2)
     }
 
+    /// The summaries of several pages as one: live tuples added, each
+    /// column's summaries merged ([`ColumnSummary::merge`]). `None` unless
+    /// every entry is a summary and all list the same columns (number and
+    /// kind, in the same order) for the same table column count. A
+    /// decision taken on the merge holds for each page: its extremes bound
+    /// theirs, and its non-null count equals its live count only when each
+    /// page's does.
+    pub fn merged(slots: &[Option<Slot>]) -> Option<Slot> {
+        let (first, rest) = slots.split_first()?;
+        let mut m = (*first)?;
+        for s in rest {
+            let s = s.as_ref()?;
+            if s.natts != m.natts || s.n != m.n {
+                return None;
+            }
+            m.live = m.live.checked_add(s.live)?;
+            for (a, b) in m.cols[..m.n as usize].iter_mut().zip(&s.cols) {
+                if (a.0, a.1) != (b.0, b.1) {
+                    return None;
+                }
+                a.2.merge(&b.2);
+                if a.2 == ColumnSummary::None {
+                    return None;
+                }
+            }
+        }
+        Some(m)
+    }
+
     /// The slot's bytes for the summary of a page with `live` tuples of a
     /// table of `natts` columns, whose column `i` has summary `cols[i]`
     /// (columns not summarised left out).
@@ -603,6 +632,7 @@ impl HeapRelation {
         }
         put_slot(&mut sg[..], block, &slot);
         sg.mark_dirty();
+        self.summary_cache().invalidate(block);
         if let Some(wal) = self.wal() {
             let rec = super::heap::record::HeapRecord::SummarySet {
                 heap_block: block,

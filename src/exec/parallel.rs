@@ -307,6 +307,7 @@ fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
             t.answered += s.answered;
             t.skipped += s.skipped;
             t.scanned += s.scanned;
+            t.windows += s.windows;
         }
         a.calls += b.calls;
         a.buffers = a.buffers + b.buffers;

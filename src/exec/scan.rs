@@ -434,8 +434,9 @@ impl<'a> SeqScanOp<'a> {
         }
         let shared = SummaryScan::shared(heap, plan, self.scan.nblocks());
         let filter = shared.clone();
-        self.scan
-            .skip_blocks(Box::new(move |block| filter.borrow_mut().visit(block)));
+        self.scan.skip_blocks(Box::new(move |block, end| {
+            filter.borrow_mut().visit(block, end)
+        }));
         let fill = shared.clone();
         self.scan.on_all_visible(Box::new(move |block, page| {
             fill.borrow_mut().fill(block, page)

@@ -625,8 +625,8 @@ fn seq_scan_title(
     let counts = cx.stats.filter(|_| cx.flags.analyze && cx.flags.costs);
     if let Some(c) = counts.and_then(|s| s.get(my_id)?.summaries) {
         d.push(format!(
-            "Summaries: answered={} skipped={} scanned={}",
-            c.answered, c.skipped, c.scanned
+            "Summaries: answered={} skipped={} scanned={} windows={}",
+            c.answered, c.skipped, c.scanned, c.windows
         ));
     }
     (t, d)

@@ -94,6 +94,9 @@ pub struct HeapRelation {
     /// How the table's columns are summarised, once known
     /// ([`crate::access::sumfork`]).
     pub(crate) summary_spec: RwLock<Option<Arc<crate::access::sumfork::SummarySpec>>>,
+    /// Merged summaries per window, dropped by every change of the map
+    /// or the slots ([`crate::access::summary_cache`]).
+    summary_cache: crate::access::summary_cache::SummaryCache,
     /// The write-ahead log; `None` for an unlogged heap (storage tests).
     wal: Option<Arc<Wal>>,
     /// The transaction that created this relation file, while it may still
@@ -149,6 +152,7 @@ impl HeapRelation {
             vm_extension: Mutex::new(()),
             summary_extension: Mutex::new(()),
             summary_spec: RwLock::new(None),
+            summary_cache: Default::default(),
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
             recent: crate::storage::RecentBuffers::new(),
@@ -356,8 +360,14 @@ impl HeapRelation {
                 &HeapRecord::VmClear { heap_block: block },
                 0,
             )?;
+            self.summary_cache.invalidate(block);
         }
         Ok(())
+    }
+
+    /// The relation's cache of merged window summaries.
+    pub fn summary_cache(&self) -> &crate::access::summary_cache::SummaryCache {
+        &self.summary_cache
     }
 
     /// Sets the page's PD_ALL_VISIBLE flag through a logged
@@ -520,6 +530,7 @@ impl HeapRelation {
             sumfork::put_slot(&mut g[..], block, s);
             g.mark_dirty();
         }
+        self.summary_cache.invalidate(block);
         let Some(wal) = &self.wal else {
             return Ok(old);
         };

@@ -99,9 +99,11 @@ pub struct HeapScan<'r> {
     _size: std::sync::RwLockReadGuard<'r, ()>,
 }
 
-/// A scan's block filter: true leaves the block unread
+/// A scan's block filter: called with a block and the end of the run of
+/// blocks the scan holds (its chunk), it returns how many blocks from that
+/// one to leave unread (0: read it; never past the run's end)
 /// ([`HeapScan::skip_blocks`]).
-pub type BlockFilter<'r> = Box<dyn FnMut(BlockNumber) -> Result<bool> + 'r>;
+pub type BlockFilter<'r> = Box<dyn FnMut(BlockNumber, BlockNumber) -> Result<BlockNumber> + 'r>;
 
 /// A scan's look at each ALL_VISIBLE page it reads, under the page's shared
 /// lock ([`HeapScan::on_all_visible`]).
@@ -602,8 +604,8 @@ impl<'r> HeapScan<'r> {
     }
 
     /// Lets `filter` leave blocks unread: [`HeapScan::next_page_lazy`] asks
-    /// it about each block before pinning it and goes on to the next block
-    /// when it says true.
+    /// it about each block before pinning it and goes on past the blocks it
+    /// says to leave.
     pub fn skip_blocks(&mut self, filter: BlockFilter<'r>) {
         self.skip = Some(filter);
     }
@@ -656,7 +658,9 @@ impl<'r> HeapScan<'r> {
             let block = self.next;
             self.next += 1;
             if let Some(skip) = &mut self.skip {
-                if skip(block)? {
+                let n = skip(block, self.end)?;
+                if n > 0 {
+                    self.next = block.saturating_add(n).min(self.end).max(block + 1);
                     continue;
                 }
             }

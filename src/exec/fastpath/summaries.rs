@@ -27,6 +27,19 @@
 //!   aggregate adds in at the end ([`super::hash_agg::FastAgg::add_partial`]);
 //! - otherwise (a boundary page) it is read.
 //!
+//! Before its blocks, a window of 32 (one summary page) is decided whole
+//! from the merge of its blocks' summaries when every block has one of
+//! the same columns ([`crate::access::sumfork::Slot::merged`]): its
+//! extremes bound each block's and its non-null count equals its live
+//! count only when each block's does, so *answered* or *skipped* on the
+//! merge is that decision for every block, and the answered window folds
+//! as its blocks would. The merges are cached per relation and dropped by
+//! any change to a window's map bits or slots
+//! ([`crate::access::summary_cache`]), so a scan of a table whose pages
+//! are all-visible costs one cache look-up per 32 pages: no pin of the
+//! map or summary page, no slot decoded. The heap scan is told to leave
+//! the whole window unread (its block filter returns how many blocks).
+//!
 //! MVCC: a set all-visible bit means every tuple on the page is visible to
 //! every snapshot still running (VACUUM set it under a horizon older than
 //! any of them), so the summary is the page's answer for the query's
@@ -498,6 +511,9 @@ pub struct SummaryCounts {
     pub skipped: u64,
     /// Read (no valid summary, or a boundary page).
     pub scanned: u64,
+    /// Windows of pages (one summary page's worth) answered or skipped
+    /// whole from their merged summary, without a look at each page.
+    pub windows: u64,
 }
 
 /// One scan's use of summaries: the plan, the window of slots read last,
@@ -511,7 +527,10 @@ pub struct SummaryScan<'r> {
     nblocks: BlockNumber,
     /// First block of the window in `slots` (`u32::MAX`: none yet).
     window: BlockNumber,
+    /// The blocks' own summaries of the current window, once read.
     slots: Vec<Option<Slot>>,
+    /// Whether `slots` holds the current window's summaries.
+    have_slots: bool,
     /// The answered pages' aggregates.
     pub part: PagePartial,
     /// The answered pages' live tuples not yet taken by a rows-only scan.
@@ -548,6 +567,7 @@ impl<'r> SummaryScan<'r> {
             nblocks,
             window: BlockNumber::MAX,
             slots: Vec::new(),
+            have_slots: false,
             rows: 0,
             counts: SummaryCounts::default(),
             unsummarised: None,
@@ -560,17 +580,51 @@ impl<'r> SummaryScan<'r> {
         &self.plan
     }
 
-    /// Decides block `block` before it is read: true when the page is
-    /// answered or skipped (the scan then leaves it unread).
-    pub fn visit(&mut self, block: BlockNumber) -> Result<bool> {
+    /// Decides block `block` before it is read, the scan holding the
+    /// blocks up to `limit`: returns how many blocks from `block` are
+    /// answered or skipped (the scan leaves them unread), 0 to read it.
+    ///
+    /// At the start of a window (the blocks of one summary page) the
+    /// window's merged summary ([`HeapRelation::window_summary`], cached
+    /// per relation) decides all its blocks at once when it can: a
+    /// decision on the merge holds for every block (`Slot::merged`). Else
+    /// each block is decided from its own summary.
+    pub fn visit(&mut self, block: BlockNumber, limit: BlockNumber) -> Result<BlockNumber> {
         let start = block - block % sumfork::BLOCKS_PER_PAGE;
         if self.window != start {
             let end = self
                 .nblocks
                 .min(start + sumfork::BLOCKS_PER_PAGE)
                 .max(block + 1);
-            self.rel.read_summaries(start, end, &mut self.slots)?;
             self.window = start;
+            let merged = self.rel.window_summary(start, end, &mut self.slots)?;
+            self.have_slots = !self.slots.is_empty();
+            if let (Some(m), true) = (merged, block == start && limit >= end) {
+                let n = end - start;
+                match self.plan.decide(&m) {
+                    PageUse::Answer => {
+                        self.plan.fold(&m, &mut self.part);
+                        self.rows += u64::from(m.live);
+                        self.counts.answered += u64::from(n);
+                        self.counts.windows += 1;
+                        return Ok(n);
+                    }
+                    PageUse::Skip => {
+                        self.counts.skipped += u64::from(n);
+                        self.counts.windows += 1;
+                        return Ok(n);
+                    }
+                    PageUse::Scan => {}
+                }
+            }
+        }
+        if !self.have_slots {
+            let end = self
+                .nblocks
+                .min(start + sumfork::BLOCKS_PER_PAGE)
+                .max(block + 1);
+            self.rel.read_summaries(start, end, &mut self.slots)?;
+            self.have_slots = true;
         }
         // By reference: a slot is a few hundred bytes.
         let slot = self
@@ -584,15 +638,15 @@ impl<'r> SummaryScan<'r> {
                 self.plan.fold(s, &mut self.part);
                 self.rows += u64::from(s.live);
                 self.counts.answered += 1;
-                Ok(true)
+                Ok(1)
             }
             (PageUse::Skip, _) => {
                 self.counts.skipped += 1;
-                Ok(true)
+                Ok(1)
             }
             _ => {
                 self.counts.scanned += 1;
-                Ok(false)
+                Ok(0)
             }
         }
     }
@@ -763,6 +817,85 @@ mod tests {
         // Another column count (the table changed) is never answered.
         let plan = SummaryPlan::compile(&aggs, None, &[0], &t).unwrap();
         assert_eq!(plan.decide(&slot_of(&[Some(1)], 3)), PageUse::Scan);
+    }
+
+    /// Seeded random windows of pages: when the merge of their summaries
+    /// is answered, every page is answered and the merge folds as the
+    /// pages do one by one; when it is skipped, every page is skipped.
+    #[test]
+    fn window_decisions_hold_for_each_page() {
+        use AggFunc::*;
+        let t = table(&[DataType::Int4, DataType::Text]);
+        let aggs = [
+            call(CountStar, None),
+            call(Count, Some(0)),
+            call(Sum, Some(0)),
+            call(Min, Some(0)),
+            call(Max, Some(0)),
+        ];
+        let mut seed = 0x005e_ed0f_0032_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut answered, mut skipped) = (0, 0);
+        for round in 0..600 {
+            let lo = (next() % 400) as i32 - 200;
+            let filter = match round % 3 {
+                0 => None,
+                1 => Some(cmp(BinaryOp::GtEq, 0, lo)),
+                _ => Some(Expr {
+                    kind: ExprKind::And(
+                        Box::new(cmp(BinaryOp::GtEq, 0, lo)),
+                        Box::new(cmp(BinaryOp::Lt, 0, lo + (next() % 300) as i32)),
+                    ),
+                    ty: DataType::Bool,
+                }),
+            };
+            let plan = SummaryPlan::compile(&aggs, filter.as_ref(), &[0], &t).unwrap();
+            // Ordered-ish pages: each page's values around a rising base,
+            // NULLs on some rounds only.
+            let nulls = next() % 4 == 0;
+            let mut base = (next() % 400) as i32 - 200;
+            let slots: Vec<Option<Slot>> = (0..1 + next() % 32)
+                .map(|_| {
+                    base += (next() % 20) as i32;
+                    let n = 1 + (next() % 12) as usize;
+                    let vals: Vec<Option<i32>> = (0..n)
+                        .map(|_| (!nulls || next() % 6 != 0).then(|| base + (next() % 15) as i32))
+                        .collect();
+                    Some(slot_of(&vals, 2))
+                })
+                .collect();
+            let merged = Slot::merged(&slots).expect("same columns");
+            let mut one_by_one = plan.empty();
+            for s in slots.iter().flatten() {
+                plan.fold(s, &mut one_by_one);
+            }
+            match plan.decide(&merged) {
+                PageUse::Answer => {
+                    answered += 1;
+                    for s in slots.iter().flatten() {
+                        assert_eq!(plan.decide(s), PageUse::Answer, "round {round}");
+                    }
+                    let mut part = plan.empty();
+                    plan.fold(&merged, &mut part);
+                    assert_eq!(part.counts, one_by_one.counts, "round {round}");
+                    assert_eq!(part.sums, one_by_one.sums, "round {round}");
+                    assert_eq!(part.extremes, one_by_one.extremes, "round {round}");
+                }
+                PageUse::Skip => {
+                    skipped += 1;
+                    for s in slots.iter().flatten() {
+                        assert_eq!(plan.decide(s), PageUse::Skip, "round {round}");
+                    }
+                }
+                PageUse::Scan => {}
+            }
+        }
+        assert!(answered > 50 && skipped > 20, "{answered} {skipped}");
     }
 
     /// A float8 column compared with a float8 constant.
