@@ -91,8 +91,9 @@ pub enum AggFunc {
     Regr(Regr),
     /// `json_agg(x)` / `jsonb_agg(x)`: the inputs, NULLs included.
     JsonAgg { jsonb: bool },
-    /// `json_object_agg(k, v)` / `jsonb_object_agg(k, v)`.
-    JsonObjectAgg { jsonb: bool },
+    /// `json_object_agg(k, v)` / `jsonb_object_agg(k, v)`; `json_value`:
+    /// the values are of type `json` (embedded, not quoted).
+    JsonObjectAgg { jsonb: bool, json_value: bool },
 }
 
 impl AggFunc {
@@ -134,8 +135,8 @@ impl AggFunc {
             },
             AggFunc::JsonAgg { jsonb: false } => "json_agg",
             AggFunc::JsonAgg { jsonb: true } => "jsonb_agg",
-            AggFunc::JsonObjectAgg { jsonb: false } => "json_object_agg",
-            AggFunc::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
+            AggFunc::JsonObjectAgg { jsonb: false, .. } => "json_object_agg",
+            AggFunc::JsonObjectAgg { jsonb: true, .. } => "jsonb_object_agg",
         }
     }
 
@@ -161,6 +162,19 @@ impl AggFunc {
             AggFunc::Sum | AggFunc::Avg => matches!(input, DataType::Float4 | DataType::Float8),
             f if f.moment().is_some() => matches!(input, DataType::Float4 | DataType::Float8),
             _ => false,
+        }
+    }
+
+    /// The aggregate as called with arguments of `types` (the binder's
+    /// hook: `json_object_agg` embeds `json` values rather than quoting
+    /// them).
+    pub fn for_arg_types(self, types: &[DataType]) -> AggFunc {
+        match self {
+            AggFunc::JsonObjectAgg { jsonb, .. } => AggFunc::JsonObjectAgg {
+                jsonb,
+                json_value: types.get(1) == Some(&DataType::Json),
+            },
+            f => f,
         }
     }
 
@@ -221,8 +235,14 @@ impl AggFunc {
             "regr_intercept" => AggFunc::Regr(Regr::Intercept),
             "json_agg" => AggFunc::JsonAgg { jsonb: false },
             "jsonb_agg" => AggFunc::JsonAgg { jsonb: true },
-            "json_object_agg" => AggFunc::JsonObjectAgg { jsonb: false },
-            "jsonb_object_agg" => AggFunc::JsonObjectAgg { jsonb: true },
+            "json_object_agg" => AggFunc::JsonObjectAgg {
+                jsonb: false,
+                json_value: false,
+            },
+            "jsonb_object_agg" => AggFunc::JsonObjectAgg {
+                jsonb: true,
+                json_value: false,
+            },
             _ => return None,
         })
     }
@@ -308,7 +328,7 @@ pub fn signature(func: AggFunc, args: &[DataType]) -> Result<(Vec<DataType>, Dat
             Some((vec![Float8, Float8], ty))
         }
         (AggFunc::CountStar, _) => Some((Vec::new(), Int8)),
-        (AggFunc::JsonAgg { jsonb } | AggFunc::JsonObjectAgg { jsonb }, Some(_)) => {
+        (AggFunc::JsonAgg { jsonb } | AggFunc::JsonObjectAgg { jsonb, .. }, Some(_)) => {
             let known = |t: &DataType| if *t == Unknown { Text } else { *t };
             let result = if jsonb { Jsonb } else { Json };
             Some((args.iter().map(known).collect(), result))
@@ -699,8 +719,8 @@ impl Accumulator {
             (State::Array(items), AggFunc::JsonAgg { jsonb }) => {
                 super::json::agg::finish_array(items, &self.input, jsonb)?
             }
-            (State::Pairs(pairs), AggFunc::JsonObjectAgg { jsonb }) => {
-                super::json::agg::finish_object(pairs, &self.input, jsonb)?
+            (State::Pairs(pairs), AggFunc::JsonObjectAgg { jsonb, json_value }) => {
+                super::json::agg::finish_object(pairs, &self.input, jsonb, json_value)?
             }
             (State::Pairs(_), _) => Value::Null,
             (State::Array(items), _) => {

@@ -45,11 +45,16 @@ pub fn finish_array(items: &[Value], input: &DataType, jsonb: bool) -> Result<Va
 
 /// `json_object_agg` / `jsonb_object_agg` of `pairs` (keys of type
 /// `key_type`, never NULL).
-pub fn finish_object(pairs: &[(Value, Value)], key_type: &DataType, jsonb: bool) -> Result<Value> {
+pub fn finish_object(
+    pairs: &[(Value, Value)],
+    key_type: &DataType,
+    jsonb: bool,
+    json_value: bool,
+) -> Result<Value> {
     if jsonb {
         let mut m = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            m.push((key_text(k, key_type)?, to_jsonb(v, false)?));
+            m.push((key_text(k, key_type)?, to_jsonb(v, json_value)?));
         }
         return Ok(jsonb_value(Jsonb::object(m)));
     }
@@ -60,7 +65,7 @@ pub fn finish_object(pairs: &[(Value, Value)], key_type: &DataType, jsonb: bool)
         }
         escape_json(&key_text(k, key_type)?, &mut s);
         s.push_str(" : ");
-        write_json(v, false, &mut s);
+        write_json(v, json_value, &mut s);
     }
     s.push_str(" }");
     Ok(Value::text(&s))
