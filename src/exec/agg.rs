@@ -495,7 +495,7 @@ impl<'a> AggregateOp<'a> {
                 continue;
             }
             // array_agg is not strict: NULL inputs become NULL elements.
-            let skip = if a.func == AggFunc::ArrayAgg {
+            let skip = if a.func.keeps_nulls() {
                 false
             } else if strict_all {
                 cols.iter().any(|c| c.is_null(row))
@@ -586,7 +586,7 @@ impl<'a> AggregateOp<'a> {
                     state.accs[k].add_row();
                 } else if null {
                     // array_agg keeps NULL inputs as NULL elements.
-                    if a.func == AggFunc::ArrayAgg {
+                    if a.func.keeps_nulls() {
                         state.accs[k].add(&crate::types::Value::Null)?;
                     }
                     continue;

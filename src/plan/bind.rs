@@ -1495,6 +1495,7 @@ impl Binder<'_> {
         }
         let types: Vec<DataType> = bound.iter().map(|(b, _)| b.ty).collect();
         let (want, ty) = signature(func, &types)?;
+        let func = func.for_arg_types(&types);
         let mut args = bound
             .into_iter()
             .zip(&want)

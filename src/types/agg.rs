@@ -89,6 +89,11 @@ pub enum AggFunc {
     RegrCount,
     /// The other two-argument float8 aggregates (`corr`, `regr_slope`, ...).
     Regr(Regr),
+    /// `json_agg(x)` / `jsonb_agg(x)`: the inputs, NULLs included.
+    JsonAgg { jsonb: bool },
+    /// `json_object_agg(k, v)` / `jsonb_object_agg(k, v)`; `json_value`:
+    /// the values are of type `json` (embedded, not quoted).
+    JsonObjectAgg { jsonb: bool, json_value: bool },
 }
 
 impl AggFunc {
@@ -128,6 +133,10 @@ impl AggFunc {
                 Regr::Slope => "regr_slope",
                 Regr::Intercept => "regr_intercept",
             },
+            AggFunc::JsonAgg { jsonb: false } => "json_agg",
+            AggFunc::JsonAgg { jsonb: true } => "jsonb_agg",
+            AggFunc::JsonObjectAgg { jsonb: false, .. } => "json_object_agg",
+            AggFunc::JsonObjectAgg { jsonb: true, .. } => "jsonb_object_agg",
         }
     }
 
@@ -136,6 +145,7 @@ impl AggFunc {
         match self {
             AggFunc::CountStar => 0,
             AggFunc::StringAgg | AggFunc::RegrCount | AggFunc::Regr(_) => 2,
+            AggFunc::JsonObjectAgg { .. } => 2,
             _ => 1,
         }
     }
@@ -148,10 +158,34 @@ impl AggFunc {
     pub fn order_matters(self, input: &DataType) -> bool {
         match self {
             AggFunc::StringAgg | AggFunc::ArrayAgg | AggFunc::Regr(_) => true,
+            AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. } => true,
             AggFunc::Sum | AggFunc::Avg => matches!(input, DataType::Float4 | DataType::Float8),
             f if f.moment().is_some() => matches!(input, DataType::Float4 | DataType::Float8),
             _ => false,
         }
+    }
+
+    /// The aggregate as called with arguments of `types` (the binder's
+    /// hook: `json_object_agg` embeds `json` values rather than quoting
+    /// them).
+    pub fn for_arg_types(self, types: &[DataType]) -> AggFunc {
+        match self {
+            AggFunc::JsonObjectAgg { jsonb, .. } => AggFunc::JsonObjectAgg {
+                jsonb,
+                json_value: types.get(1) == Some(&DataType::Json),
+            },
+            f => f,
+        }
+    }
+
+    /// Whether NULL inputs reach the accumulator (`array_agg` and
+    /// `json_agg` keep them as elements; `json_object_agg` keeps NULL
+    /// values and refuses NULL keys itself).
+    pub fn keeps_nulls(self) -> bool {
+        matches!(
+            self,
+            AggFunc::ArrayAgg | AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. }
+        )
     }
 
     /// The moment a variance-family aggregate returns.
@@ -199,6 +233,16 @@ impl AggFunc {
             "regr_r2" => AggFunc::Regr(Regr::R2),
             "regr_slope" => AggFunc::Regr(Regr::Slope),
             "regr_intercept" => AggFunc::Regr(Regr::Intercept),
+            "json_agg" => AggFunc::JsonAgg { jsonb: false },
+            "jsonb_agg" => AggFunc::JsonAgg { jsonb: true },
+            "json_object_agg" => AggFunc::JsonObjectAgg {
+                jsonb: false,
+                json_value: false,
+            },
+            "jsonb_object_agg" => AggFunc::JsonObjectAgg {
+                jsonb: true,
+                json_value: false,
+            },
             _ => return None,
         })
     }
@@ -284,6 +328,11 @@ pub fn signature(func: AggFunc, args: &[DataType]) -> Result<(Vec<DataType>, Dat
             Some((vec![Float8, Float8], ty))
         }
         (AggFunc::CountStar, _) => Some((Vec::new(), Int8)),
+        (AggFunc::JsonAgg { jsonb } | AggFunc::JsonObjectAgg { jsonb, .. }, Some(_)) => {
+            let known = |t: &DataType| if *t == Unknown { Text } else { *t };
+            let result = if jsonb { Jsonb } else { Json };
+            Some((args.iter().map(known).collect(), result))
+        }
         (
             AggFunc::Count
             | AggFunc::Sum
@@ -357,6 +406,8 @@ enum State {
     ExactMoments(ExactMoments),
     /// `corr`, `covar_*`, `regr_*`.
     Regr(RegrState),
+    /// `json_object_agg`'s keys and values so far.
+    Pairs(Vec<(Value, Value)>),
 }
 
 /// Whether string `v` should replace `best` as the running min / max of
@@ -387,7 +438,8 @@ impl Accumulator {
         }
         use DataType::*;
         let state = match (func, input) {
-            (AggFunc::ArrayAgg, _) => State::Array(Vec::new()),
+            (AggFunc::ArrayAgg | AggFunc::JsonAgg { .. }, _) => State::Array(Vec::new()),
+            (AggFunc::JsonObjectAgg { .. }, _) => State::Pairs(Vec::new()),
             (AggFunc::CountStar | AggFunc::Count | AggFunc::RegrCount, _) => State::None,
             (AggFunc::StringAgg, _) => State::Concat(Vec::new()),
             (AggFunc::BoolAnd | AggFunc::Every, _) => State::Bool(true),
@@ -539,6 +591,14 @@ impl Accumulator {
     /// first value's delimiter never shows, as PostgreSQL drops it), or the
     /// (Y, X) of `corr`, `covar_*` and `regr_*` (skipped when either is NULL).
     pub fn add2(&mut self, a: &Value, b: &Value) -> Result<()> {
+        if let State::Pairs(pairs) = &mut self.state {
+            if a.is_null() {
+                return Err(super::json::agg::null_key());
+            }
+            pairs.push((a.clone(), b.clone()));
+            self.count += 1;
+            return Ok(());
+        }
         if a.is_null() {
             return Ok(());
         }
@@ -599,6 +659,7 @@ impl Accumulator {
                 *micros += u2;
             }
             (State::Array(a), State::Array(b)) => a.extend(b.iter().cloned()),
+            (State::Pairs(a), State::Pairs(b)) => a.extend(b.iter().cloned()),
             (State::Bool(a), State::Bool(b)) => {
                 if func == AggFunc::BoolOr {
                     *a |= *b
@@ -655,6 +716,13 @@ impl Accumulator {
         let n = self.count;
         let moment = self.func.moment();
         Ok(match (&self.state, self.func) {
+            (State::Array(items), AggFunc::JsonAgg { jsonb }) => {
+                super::json::agg::finish_array(items, &self.input, jsonb)?
+            }
+            (State::Pairs(pairs), AggFunc::JsonObjectAgg { jsonb, json_value }) => {
+                super::json::agg::finish_object(pairs, &self.input, jsonb, json_value)?
+            }
+            (State::Pairs(_), _) => Value::Null,
             (State::Array(items), _) => {
                 super::array::Array::new(self.input, items.clone()).into_value()
             }

@@ -12,13 +12,17 @@
 //! - [`convert`]: SQL values to JSON (`to_json`) and the casts out of
 //!   `jsonb`;
 //! - [`ops`]: access, containment, existence, concatenation and editing;
-//! - [`funcs`]: the functions and operators as the binder resolves them.
+//! - [`funcs`]: the functions and operators as the binder resolves them;
+//! - [`agg`]: the results of the aggregates (`json_agg`, ...);
+//! - [`srf`]: the set-returning functions (`jsonb_each`, ...).
 
+pub mod agg;
 pub mod convert;
 pub mod funcs;
 pub mod jsonb;
 pub mod ops;
 pub mod parse;
+pub mod srf;
 
 pub use funcs::{resolve_operator, JsonFunc, JsonOp};
 pub use jsonb::Jsonb;

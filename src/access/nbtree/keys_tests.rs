@@ -87,8 +87,8 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             let parts: [&[u8]; 7] = [b"", b"\0", b"\0\0", b"\x01", b"\xff", b"a", b"\xff\0"];
             Value::Bytea([r.pick(&parts), r.pick(&parts)].concat().into())
         }
-        // Arrays are not index keys.
-        DataType::Array(_) => Value::Null,
+        // Arrays and JSON are not index keys.
+        DataType::Array(_) | DataType::Json | DataType::Jsonb => Value::Null,
     }
 }
 

@@ -34,6 +34,8 @@ impl Binder<'_> {
             self.unnest(&args, offset)?
         } else if name == "string_to_table" {
             self.string_to_table(&args, offset)?
+        } else if let Some(f) = crate::types::json::srf::JsonSrf::from_name(name) {
+            self.json_srf(f, name, &args, offset)?
         } else {
             let values = args
                 .iter()
@@ -65,7 +67,8 @@ impl Binder<'_> {
         if let Some(a) = alias {
             if fields.len() == 1
                 && a.columns.is_empty()
-                && matches!(name, "generate_series" | "unnest" | "string_to_table")
+                && (matches!(name, "generate_series" | "unnest" | "string_to_table")
+                    || name.ends_with("_object_keys"))
             {
                 fields[0].name = a.name.clone();
             }
@@ -136,6 +139,37 @@ impl Binder<'_> {
             Value::Array(arr) => arr.items.iter().map(|v| vec![v.clone()]).collect(),
             _ => Vec::new(),
         };
+        Ok((TableFunc::Rows(rows), fields))
+    }
+
+    /// A JSON set-returning function (`jsonb_each`, ...) of a constant.
+    fn json_srf(
+        &mut self,
+        f: crate::types::json::srf::JsonSrf,
+        name: &str,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        let rows = match args {
+            [(a, _)] => {
+                let v = crate::exec::eval_const(&self.resolve_unknown(a.clone())?)?;
+                f.rows(&v, &a.ty).map_err(|e| at(e, offset))?
+            }
+            _ => None,
+        };
+        let Some(rows) = rows else {
+            let list: Vec<String> = args.iter().map(|(a, _)| a.ty.to_string()).collect();
+            return Err(at(
+                err!(UndefinedFunction, "function {name}({}) does not exist", list.join(", "))
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            ));
+        };
+        let fields = f
+            .columns()
+            .into_iter()
+            .map(|(name, ty)| Field { name, ty })
+            .collect();
         Ok((TableFunc::Rows(rows), fields))
     }
 
@@ -352,7 +386,7 @@ impl Binder<'_> {
 pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
     let is_srf = |e: &ast::Expr| {
         matches!(&e.kind, ast::ExprKind::Function(f)
-            if f.name.schema.is_none() && f.over.is_none() && matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table"))
+            if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table") || crate::types::json::srf::single_column(&f.name.name)))
     };
     let found: Vec<usize> = s
         .projection

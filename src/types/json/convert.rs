@@ -31,8 +31,16 @@ fn finite_number(v: &Value) -> bool {
 /// The text of a date or time value as JSON writes it (ISO 8601, `T`
 /// between date and time, a zone offset as `+HH:MM`).
 fn iso_text(v: &Value) -> String {
+    use crate::types::datetime::style::{output_style, set_output_style, DateOut, OutputStyle};
+    // ISO whatever DateStyle says, as PostgreSQL's JSON output.
+    let saved = output_style();
+    set_output_style(OutputStyle {
+        date: DateOut::Iso,
+        ..saved
+    });
     let mut s = String::new();
     format_value(v, &mut s);
+    set_output_style(saved);
     match v {
         Value::Timestamp(_) | Value::TimestampTz(_) if s.len() > 10 => {
             if s.as_bytes().get(10) == Some(&b' ') {

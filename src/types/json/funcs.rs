@@ -116,6 +116,8 @@ pub enum JsonFunc {
     Object { jsonb: bool },
     /// `to_json` / `to_jsonb` / `array_to_json`.
     ToJson { jsonb: bool, json_arg: bool },
+    /// `array_to_json(anyarray [, pretty])`.
+    ArrayToJson,
     /// `jsonb_set(target, path, new [, create_missing])`.
     Set,
     /// `jsonb_insert(target, path, new [, insert_after])`.
@@ -254,10 +256,7 @@ impl JsonFunc {
                 jsonb: true,
                 json_arg: false,
             },
-            ("array_to_json", _) => ToJson {
-                jsonb: false,
-                json_arg: false,
-            },
+            ("array_to_json", _) => ArrayToJson,
             (_, "typeof") => Typeof { jsonb },
             (_, "array_length") => ArrayLength { jsonb },
             (_, "build_object") => BuildObject {
@@ -279,6 +278,14 @@ impl JsonFunc {
                 text: true,
                 variadic: true,
             },
+            ("jsonb_contains", _) => Contains,
+            ("jsonb_contained", _) => ContainedBy,
+            ("jsonb_exists", _) => Exists,
+            ("jsonb_exists_any", _) => ExistsAny,
+            ("jsonb_exists_all", _) => ExistsAll,
+            ("jsonb_concat", _) => Concat,
+            ("jsonb_delete", _) => DeleteKey,
+            ("jsonb_delete_path", _) => DeletePath,
             ("jsonb_set", _) => Set,
             ("jsonb_insert", _) => Insert,
             ("jsonb_strip_nulls", _) => StripNulls,
@@ -311,6 +318,7 @@ impl JsonFunc {
             BuildArray { jsonb, .. } => pick(jsonb, "json_build_array", "jsonb_build_array"),
             Object { jsonb } => pick(jsonb, "json_object", "jsonb_object"),
             ToJson { jsonb, .. } => pick(jsonb, "to_json", "to_jsonb"),
+            ArrayToJson => "array_to_json",
             Set => "jsonb_set",
             Insert => "jsonb_insert",
             StripNulls => "jsonb_strip_nulls",
@@ -362,6 +370,8 @@ impl JsonFunc {
                     json_type(jsonb),
                 )
             }
+            (ArrayToJson, [a @ Array(_)]) => ok(self, vec![*a], Json),
+            (ArrayToJson, [a @ Array(_), Bool | Unknown]) => ok(self, vec![*a, Bool], Json),
             (Set | Insert, [a, p, n]) if jb(a) && is_arr(p) && jb(n) => {
                 ok(self, vec![Jsonb, arr, Jsonb], Jsonb)
             }
@@ -371,6 +381,21 @@ impl JsonFunc {
                 ok(self, vec![Jsonb, arr, Jsonb, Bool], Jsonb)
             }
             (StripNulls, [a]) if jb(a) => ok(self, vec![Jsonb], Jsonb),
+            (Contains | ContainedBy | Concat, [a, b]) if jb(a) && jb(b) => ok(
+                self,
+                vec![Jsonb, Jsonb],
+                if self == Concat { Jsonb } else { Bool },
+            ),
+            (Exists, [a, k]) if jb(a) && is_text(k) => ok(self, vec![Jsonb, Text], Bool),
+            (ExistsAny | ExistsAll, [a, k]) if jb(a) && is_arr(k) => {
+                ok(self, vec![Jsonb, arr], Bool)
+            }
+            (DeletePath, [a, p]) if jb(a) && is_arr(p) => ok(self, vec![Jsonb, arr], Jsonb),
+            (DeleteKey, [a, k]) if jb(a) && matches!(k, Int2 | Int4) => {
+                ok(DeleteIndex, vec![Jsonb, Int4], Jsonb)
+            }
+            (DeleteKey, [a, k]) if jb(a) && is_text(k) => ok(self, vec![Jsonb, Text], Jsonb),
+            (DeleteKey, [a, k]) if jb(a) && *k == arr => ok(DeleteKeys, vec![Jsonb, arr], Jsonb),
             (Pretty, [a]) if jb(a) => ok(self, vec![Jsonb], Text),
             _ => missing(),
         }
@@ -390,21 +415,6 @@ impl JsonFunc {
             });
         }
         let object = matches!(self, JsonFunc::BuildObject { .. });
-        if object {
-            if args.len() % 2 == 1 {
-                return Err(err!(
-                    InvalidParameterValue,
-                    "argument list must have even number of elements"
-                )
-                .with_hint(format!(
-                    "The arguments of {}() must consist of alternating keys and values.",
-                    self.name()
-                )));
-            }
-            for t in types.iter().step_by(2) {
-                key_text(&Value::Null, t)?;
-            }
-        }
         let func = if object {
             JsonFunc::BuildObject { jsonb, json_args }
         } else {
@@ -555,6 +565,25 @@ impl JsonFunc {
                 write_json(&args[0], json_arg, &mut s);
                 Value::text(&s)
             }
+            ArrayToJson => {
+                let Value::Array(a) = &args[0] else {
+                    return Ok(Value::Null);
+                };
+                let sep = if args.get(1).and_then(Value::as_bool) == Some(true) {
+                    ",\n "
+                } else {
+                    ","
+                };
+                let mut s = String::from("[");
+                for (i, item) in a.items.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(sep);
+                    }
+                    write_json(item, a.elem == DataType::Json, &mut s);
+                }
+                s.push(']');
+                Value::text(&s)
+            }
             BuildObject { .. } | BuildArray { .. } => Value::Null,
         })
     }
@@ -620,6 +649,20 @@ fn is_json_arg(mask: u64, i: usize) -> bool {
 }
 
 fn build_object(jsonb: bool, json_args: u64, args: &[Value]) -> Result<Value> {
+    if args.len() % 2 == 1 {
+        let name = if jsonb {
+            "jsonb_build_object"
+        } else {
+            "json_build_object"
+        };
+        return Err(err!(
+            InvalidParameterValue,
+            "argument list must have even number of elements"
+        )
+        .with_hint(format!(
+            "The arguments of {name}() must consist of alternating keys and values."
+        )));
+    }
     let mut members = Vec::with_capacity(args.len() / 2);
     let mut text = String::from("{");
     for (k, pair) in args.chunks(2).enumerate() {
@@ -636,7 +679,11 @@ fn build_object(jsonb: bool, json_args: u64, args: &[Value]) -> Result<Value> {
                     .with_hint("Object keys should be text.")
             });
         }
-        let ty = pair[0].data_type().unwrap_or(DataType::Text);
+        let ty = if is_json_arg(json_args, i) {
+            DataType::Json
+        } else {
+            pair[0].data_type().unwrap_or(DataType::Text)
+        };
         let key = key_text(&pair[0], &ty)?;
         let value = pair.get(1).unwrap_or(&Value::Null);
         if jsonb {
