@@ -32,11 +32,13 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod fkey;
 mod function;
 mod index;
 mod persist;
 mod view;
 
+pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use view::{ViewColumn, ViewDef};
 
@@ -165,6 +167,8 @@ struct State {
     views: Vec<view::ViewVersion>,
     /// The user functions' versions (`function`).
     functions: Vec<function::FuncVersion>,
+    /// The foreign-key constraints' versions (`fkey`).
+    fkeys: Vec<fkey::FkVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -234,6 +238,7 @@ impl Catalog {
                 next_oid: FIRST_USER_OID,
                 views: Vec::new(),
                 functions: Vec::new(),
+                fkeys: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -251,7 +256,8 @@ impl Catalog {
         }
         state.versions.retain(|v| v.xmax == INVALID_XID);
         let views_changed = view::settle(&mut state.views, &committed)
-            | function::settle(&mut state.functions, &committed);
+            | function::settle(&mut state.functions, &committed)
+            | fkey::settle(&mut state.fkeys, &committed);
         let changed = create
             || views_changed
             || before
@@ -551,6 +557,7 @@ impl Catalog {
         }
         view::abort(&mut st.views, xid);
         function::abort(&mut st.functions, xid);
+        fkey::abort(&mut st.fkeys, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -565,6 +572,7 @@ impl Catalog {
         let committed = |x: Xid| matches!(txns.status(x), Ok(XidStatus::Committed));
         view::prune(&mut st.views, &committed, horizon);
         function::prune(&mut st.functions, &committed, horizon);
+        fkey::prune(&mut st.fkeys, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

@@ -17,6 +17,7 @@
 //! viewopt <local|cascaded>   (only for a view WITH CHECK OPTION)
 //! viewcol <name> <type>
 //! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
+//! fkey <oid> <xmin> <xmax> <name> <table> <ref table> <ref index> <flags> <on delete> <on update> <n> <col> ... <ref col> ...
 //! end <crc32c>
 //! ```
 //!
@@ -288,6 +289,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     }
     super::view::write(&mut text, &st.views);
     super::function::write(&mut text, &st.functions);
+    super::fkey::write(&mut text, &st.fkeys);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -466,6 +468,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "viewcol" => super::view::parse_column(&f, views.last_mut())?,
             "viewopt" => super::view::parse_option(&f, views.last_mut())?,
             "function" => st.functions.push(super::function::parse(&f)?),
+            "fkey" => st.fkeys.push(super::fkey::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -526,6 +529,7 @@ mod tests {
             next_oid: 16385,
             views: Vec::new(),
             functions: Vec::new(),
+            fkeys: Vec::new(),
         }
     }
 
