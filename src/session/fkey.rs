@@ -101,7 +101,12 @@ impl Session {
         if cap.is_empty() {
             return Ok(());
         }
-        let snap = self.statement_snapshot();
+        // The statement's own snapshot: the checks read the latest
+        // committed state whatever it is (see `exec::fkey`).
+        let snap = match self.txn_ref().snapshot.clone() {
+            Some(s) => s,
+            None => self.statement_snapshot(),
+        };
         for (fk, set) in &cap.child {
             if set.keys.is_empty() {
                 continue;
