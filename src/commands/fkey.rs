@@ -24,6 +24,7 @@ use crate::catalog::{FkAction, ForeignKeyDef, TableDef};
 use crate::err;
 use crate::error::Result;
 use crate::txn::LockMode;
+use crate::types::cast::{cast_kind, CastContext};
 use crate::types::DataType;
 
 /// A foreign key as CREATE TABLE or ALTER TABLE writes it.
@@ -37,27 +38,19 @@ pub struct FkSpec {
     pub refs: ast::ForeignKeyRef,
 }
 
-/// Whether values of `a` and `b` compare as keys (PostgreSQL finds an
-/// equality operator of the referenced index's operator family).
-fn comparable(a: &DataType, b: &DataType) -> bool {
-    let numeric = |t: &DataType| {
-        matches!(
-            t,
-            DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Numeric(..)
-        )
-    };
+/// Whether a referencing column of type `fk` can reference one of type
+/// `pk`: PostgreSQL asks for an equality operator of the referenced
+/// index's operator family taking `fk` as it is or implicitly cast (so
+/// integer widths mix, `int` references `numeric` or `real`, not the
+/// other way round; the string types mix).
+fn comparable(fk: &DataType, pk: &DataType) -> bool {
+    let integer = |t: &DataType| matches!(t, DataType::Int2 | DataType::Int4 | DataType::Int8);
     let float = |t: &DataType| matches!(t, DataType::Float4 | DataType::Float8);
-    std::mem::discriminant(a) == std::mem::discriminant(b)
-        || (a.is_string() && b.is_string())
-        || (numeric(a) && numeric(b))
-        || (float(a) && float(b))
-        || (matches!(
-            a,
-            DataType::Timestamp(_) | DataType::TimestampTz(_) | DataType::Date
-        ) && matches!(
-            b,
-            DataType::Timestamp(_) | DataType::TimestampTz(_) | DataType::Date
-        ))
+    fk.without_typmod() == pk.without_typmod()
+        || (fk.is_string() && pk.is_string())
+        || (integer(fk) && integer(pk))
+        || (float(fk) && float(pk))
+        || cast_kind(fk, pk) == Some(CastContext::Implicit)
 }
 
 /// Column positions of `names` in `table`, PostgreSQL's error for one that
@@ -128,7 +121,10 @@ impl DdlContext<'_> {
                 )
                 .with_detail(format!(
                     "Key columns \"{}\" and \"{}\" are of incompatible types: {} and {}.",
-                    a.name, b.name, a.ty, b.ty
+                    a.name,
+                    b.name,
+                    a.ty.without_typmod(),
+                    b.ty.without_typmod()
                 )));
             }
         }
@@ -334,7 +330,6 @@ impl DdlContext<'_> {
         for oid in &all {
             self.catalog.drop_foreign_key(&view, self.xid, *oid);
         }
-        drop(view);
         if !all.is_empty() {
             *self.catalog_changed = true;
         }

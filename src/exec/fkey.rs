@@ -78,6 +78,10 @@ fn key_bytes(key: &[Value]) -> Vec<u8> {
     out
 }
 
+/// A referenced key a statement removed, with its new value when an
+/// UPDATE changed it.
+pub type RemovedKey = (Vec<Value>, Option<Vec<Value>>);
+
 /// What one statement's row changes of a table leave for the checks at
 /// the statement's end: the keys its new rows reference (per constraint
 /// the table references) and the referenced keys its changes removed (per
@@ -91,7 +95,7 @@ pub struct FkCapture {
     pub child: Vec<(Arc<ForeignKeyDef>, KeySet)>,
     /// Constraints referencing the table, with the keys removed (old key,
     /// and the new one for an UPDATE that changed it).
-    pub parent: Vec<(Arc<ForeignKeyDef>, Vec<(Vec<Value>, Option<Vec<Value>>)>)>,
+    pub parent: Vec<(Arc<ForeignKeyDef>, Vec<RemovedKey>)>,
     /// The statement is an UPDATE (else INSERT or DELETE).
     pub updating: bool,
 }
@@ -349,6 +353,11 @@ pub fn find_reference(
     if keys.is_empty() {
         return Ok(None);
     }
+    if keys.len() <= PROBE_KEYS {
+        if let Some(found) = probe_references(ctx, child, crel, fk, keys)? {
+            return Ok(found);
+        }
+    }
     let mut wanted: HashMap<Vec<u8>, usize> = HashMap::new();
     for (i, k) in keys.iter().enumerate() {
         let cast: Vec<Value> = fk
@@ -415,6 +424,89 @@ pub fn find_reference(
         }
     }
     Ok(None)
+}
+
+/// At most this many removed keys are looked up through an index of the
+/// referencing table; more are matched in one pass over it.
+const PROBE_KEYS: usize = 64;
+
+/// [`find_reference`] through an index of `child` whose leading key
+/// columns are the constraint's columns: one probe per key. `None` when
+/// the table has no such index.
+fn probe_references(
+    ctx: &ModifyContext<'_>,
+    child: &TableDef,
+    crel: &HeapRelation,
+    fk: &ForeignKeyDef,
+    keys: &[Vec<Value>],
+) -> Result<Option<Option<Vec<Value>>>> {
+    let n = fk.columns.len();
+    let Some(ix) = child.indexes.iter().find(|i| {
+        i.predicate.is_none()
+            && i.columns.len() >= n
+            && i.columns[..n]
+                .iter()
+                .all(|c| fk.columns.contains(&c.column))
+    }) else {
+        return Ok(None);
+    };
+    let tree = open_tree(ctx.pool, ctx.wal, child, ix);
+    let desc = tuple_desc(child)?;
+    for key in keys {
+        // The key's values in the index's column order, as the child's types.
+        let mut vals = Vec::with_capacity(n);
+        for ic in &ix.columns[..n] {
+            let j = fk
+                .columns
+                .iter()
+                .position(|&c| c == ic.column)
+                .ok_or_else(|| err!(InternalError, "index column not in the key"))?;
+            vals.push(coerce(&key[j], &child.columns[ic.column].ty)?);
+        }
+        let mut prefix = Vec::new();
+        keys::encode_key(tree.desc(), &vals, &mut prefix)?;
+        loop {
+            let mut wait = None;
+            let mut live = false;
+            for t in tree.lookup(&prefix)? {
+                let tid = Tid {
+                    block: t.0,
+                    offset: t.1,
+                };
+                let state = with_tuple(crel, tid, |tup| {
+                    let row = tuple_values(child, &desc, tup)?;
+                    let stored: Vec<Value> = ix.columns[..n]
+                        .iter()
+                        .map(|c| row[c.column].clone())
+                        .collect();
+                    let mut k = Vec::new();
+                    keys::encode_key(tree.desc(), &stored, &mut k)?;
+                    if k != prefix {
+                        return Ok(RowState::Gone);
+                    }
+                    row_state(crel, ctx.xid, tup, true)
+                })?;
+                match state {
+                    Some(RowState::Live) => {
+                        live = true;
+                        break;
+                    }
+                    Some(RowState::Wait(x)) => wait = Some(x),
+                    _ => {}
+                }
+            }
+            if live {
+                return Ok(Some(Some(key.clone())));
+            }
+            match wait {
+                Some(x) => {
+                    ctx.wait_for(x)?;
+                }
+                None => break,
+            }
+        }
+    }
+    Ok(Some(None))
 }
 
 /// `(a, b)=(1, 2)`: the key columns and values as PostgreSQL's DETAIL
