@@ -85,6 +85,10 @@ pub enum SqlState {
     NotNullViolation,
     /// 23505 unique_violation
     UniqueViolation,
+    /// 23503 foreign_key_violation
+    ForeignKeyViolation,
+    /// 42830 invalid_foreign_key
+    InvalidForeignKey,
     /// 42P16 invalid_table_definition
     InvalidTableDefinition,
     /// 2BP01 dependent_objects_still_exist
@@ -216,6 +220,8 @@ impl SqlState {
             InvalidRowCountInResultOffsetClause => "2201X",
             NotNullViolation => "23502",
             UniqueViolation => "23505",
+            ForeignKeyViolation => "23503",
+            InvalidForeignKey => "42830",
             InvalidTableDefinition => "42P16",
             DependentObjectsStillExist => "2BP01",
             ActiveSqlTransaction => "25001",
@@ -414,6 +420,8 @@ mod tests {
             InvalidRowCountInResultOffsetClause,
             NotNullViolation,
             UniqueViolation,
+            ForeignKeyViolation,
+            InvalidForeignKey,
             InvalidTableDefinition,
             DependentObjectsStillExist,
             ActiveSqlTransaction,

@@ -675,8 +675,12 @@ fn statement() -> BoxedStrategy<Statement> {
                     cascade
                 })
             ),
-        proptest::collection::vec(object_name(), 1..3)
-            .prop_map(|names| Statement::Truncate(Truncate { names })),
+        proptest::collection::vec(object_name(), 1..3).prop_map(|names| Statement::Truncate(
+            Truncate {
+                names,
+                cascade: false
+            }
+        )),
     ];
     let copy = (
         prop_oneof![

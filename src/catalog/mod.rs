@@ -32,12 +32,14 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod fkey;
 mod function;
 mod index;
 mod persist;
 mod types;
 mod view;
 
+pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use types::{DomainCheck, DomainDef};
 pub use view::{ViewColumn, ViewDef};
@@ -171,6 +173,8 @@ struct State {
     functions: Vec<function::FuncVersion>,
     /// The domains' versions (`types`).
     types: Vec<types::TypeVersion>,
+    /// The foreign-key constraints' versions (`fkey`).
+    fkeys: Vec<fkey::FkVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -277,6 +281,7 @@ impl Catalog {
                 views: Vec::new(),
                 functions: Vec::new(),
                 types: Vec::new(),
+                fkeys: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -296,6 +301,7 @@ impl Catalog {
         let views_changed = view::settle(&mut state.views, &committed)
             | function::settle(&mut state.functions, &committed)
             | types::settle(&mut state.types, &committed);
+            | fkey::settle(&mut state.fkeys, &committed);
         let changed = create
             || views_changed
             || before
@@ -624,6 +630,7 @@ impl Catalog {
         view::abort(&mut st.views, xid);
         function::abort(&mut st.functions, xid);
         types::abort(&mut st.types, xid);
+        fkey::abort(&mut st.fkeys, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -639,6 +646,7 @@ impl Catalog {
         view::prune(&mut st.views, &committed, horizon);
         function::prune(&mut st.functions, &committed, horizon);
         types::prune(&mut st.types, &committed, horizon);
+        fkey::prune(&mut st.fkeys, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

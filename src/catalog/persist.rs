@@ -18,6 +18,7 @@
 //! viewcol <name> <type>
 //! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
 //! domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1> <default or -> <n> <check name> <check expr> ...
+//! fkey <oid> <xmin> <xmax> <name> <table> <ref table> <ref index> <flags> <on delete> <on update> <n> <col> ... <ref col> ...
 //! end <crc32c>
 //! ```
 //!
@@ -298,6 +299,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     super::view::write(&mut text, &st.views);
     super::function::write(&mut text, &st.functions);
     super::types::write(&mut text, &st.types);
+    super::fkey::write(&mut text, &st.fkeys);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -478,6 +480,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "viewopt" => super::view::parse_option(&f, views.last_mut())?,
             "function" => st.functions.push(super::function::parse(&f)?),
             "domain" => st.types.push(super::types::parse(&f)?),
+            "fkey" => st.fkeys.push(super::fkey::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -539,6 +542,7 @@ mod tests {
             next_oid: 16385,
             views: Vec::new(),
             functions: Vec::new(),
+            fkeys: Vec::new(),
         }
     }
 

@@ -48,6 +48,8 @@ pub struct TableSpec {
     pub primary_key: Option<Vec<String>>,
     /// Each UNIQUE constraint's columns (column constraints first).
     pub uniques: Vec<Vec<String>>,
+    /// The foreign keys (column constraints first).
+    pub foreign_keys: Vec<super::fkey::FkSpec>,
 }
 
 /// CREATE TABLE [AS] of a name that exists under `view` in the namespace
@@ -87,6 +89,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
     let mut pk_columns: HashSet<String> = HashSet::new();
     // PRIMARY KEY and UNIQUE constraints become indexes (commands::indexcmds).
     let (mut pk, mut uniques, mut table_uniques) = (None, Vec::new(), Vec::new());
+    let (mut fkeys, mut table_fkeys) = (Vec::new(), Vec::new());
     for tc in &c.constraints {
         match tc {
             ast::TableConstraint::PrimaryKey(cols) => {
@@ -95,6 +98,15 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
             }
             ast::TableConstraint::Unique(cols) => table_uniques.push(cols.clone()),
             ast::TableConstraint::Check(_) => return Err(no_check_constraints()),
+            ast::TableConstraint::ForeignKey {
+                name,
+                columns,
+                refs,
+            } => table_fkeys.push(super::fkey::FkSpec {
+                name: name.clone(),
+                columns: columns.clone(),
+                refs: (**refs).clone(),
+            }),
         }
     }
     let mut seen = HashSet::new();
@@ -130,6 +142,13 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
                     default = Some(e.to_string());
                 }
                 ast::ColumnConstraint::Check(_) => return Err(no_check_constraints()),
+                ast::ColumnConstraint::References { name, refs } => {
+                    fkeys.push(super::fkey::FkSpec {
+                        name: name.clone(),
+                        columns: vec![col.name.clone()],
+                        refs: (**refs).clone(),
+                    })
+                }
             }
         }
         columns.push(ColumnDef {
@@ -149,10 +168,12 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
         }
     }
     uniques.extend(table_uniques);
+    fkeys.extend(table_fkeys);
     Ok(TableSpec {
         columns,
         primary_key: pk,
         uniques,
+        foreign_keys: fkeys,
     })
 }
 
@@ -264,6 +285,18 @@ impl DdlContext<'_> {
         if spec.primary_key.is_some() || !spec.uniques.is_empty() {
             self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
         }
+        if !spec.foreign_keys.is_empty() {
+            // Read back with the constraints' indexes (a key may reference
+            // its own table).
+            let def = self
+                .catalog
+                .by_oid(&self.view(), oid)
+                .ok_or_else(|| err!(InternalError, "new table {oid} not found"))?;
+            let mut taken = Vec::new();
+            for fk in &spec.foreign_keys {
+                self.add_foreign_key(&def, fk, true, &mut taken)?;
+            }
+        }
         Ok(oid)
     }
 
@@ -339,6 +372,7 @@ impl DdlContext<'_> {
                 described: format!("table {}", t.name),
             })
             .collect();
+        self.drop_table_foreign_keys(&tables, d.cascade, &mut notices)?;
         self.drop_dependent_views(&targets, d.cascade, &mut notices)?;
         for t in tables {
             self.catalog.replace(&self.view(), self.xid, t.oid, None)?;
@@ -351,8 +385,8 @@ impl DdlContext<'_> {
     }
 
     /// TRUNCATE: each table gets new, empty files (and new empty indexes);
-    /// the old ones go at commit.
-    pub fn truncate(&mut self, t: &ast::Truncate) -> Result<()> {
+    /// the old ones go at commit. Returns the NOTICEs.
+    pub fn truncate(&mut self, t: &ast::Truncate) -> Result<Vec<String>> {
         // Lock every table first (see drop_table).
         let mut tables = Vec::new();
         for name in &t.names {
@@ -364,6 +398,8 @@ impl DdlContext<'_> {
                 .map_err(|e| at(e, name.offset))?,
             );
         }
+        let mut notices = Vec::new();
+        let tables = self.truncate_foreign_keys(tables, t.cascade, &mut notices)?;
         for table in tables {
             let fresh = self.fresh_relfilenode();
             self.create_heap(fresh)?;
@@ -376,7 +412,7 @@ impl DdlContext<'_> {
             *self.catalog_changed = true;
             self.drop_on_commit.push(table.relfilenode);
         }
-        Ok(())
+        Ok(notices)
     }
 }
 

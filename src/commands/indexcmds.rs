@@ -65,7 +65,7 @@ impl IndexSpec {
 
 /// PostgreSQL's `makeObjectName`: `name1_name2_label`, the two names
 /// shortened (the longer first) to fit in 63 bytes.
-fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
+pub(crate) fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
     let overhead = label.len() + 1 + usize::from(!name2.is_empty());
     let avail = MAX_NAME.saturating_sub(overhead);
     let (mut n1, mut n2) = (name1.len(), name2.len());

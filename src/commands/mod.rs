@@ -16,6 +16,7 @@
 pub mod analyze;
 pub mod context;
 pub mod createtable;
+pub mod fkey;
 pub mod functioncmds;
 pub mod index_build;
 pub mod indexcmds;

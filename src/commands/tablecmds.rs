@@ -24,6 +24,64 @@ use crate::plan::bind::at;
 use crate::txn::LockMode;
 
 impl DdlContext<'_> {
+    /// DROP CONSTRAINT `name` of `def` when it is the unique index foreign
+    /// keys reference: refused, or with `cascade` those keys go too.
+    fn refuse_drop_referenced_key(
+        &mut self,
+        def: &TableDef,
+        name: &str,
+        cascade: bool,
+        notices: &mut Vec<String>,
+    ) -> Result<()> {
+        let Some(ix) = def.indexes.iter().find(|i| i.constraint && i.name == name) else {
+            return Ok(());
+        };
+        let (_, referencing) = self.catalog.foreign_keys_of(&self.view(), def.oid);
+        let deps: Vec<_> = referencing
+            .into_iter()
+            .filter(|f| f.ref_index == ix.oid)
+            .collect();
+        if deps.is_empty() {
+            return Ok(());
+        }
+        let child = |oid: u32| {
+            self.catalog
+                .by_oid(&self.view(), oid)
+                .map_or_else(String::new, |c| c.name.clone())
+        };
+        if !cascade {
+            let detail: Vec<String> = deps
+                .iter()
+                .map(|f| {
+                    format!(
+                        "constraint {} on table {} depends on index {}",
+                        f.name,
+                        child(f.table),
+                        ix.name
+                    )
+                })
+                .collect();
+            return Err(err!(
+                DependentObjectsStillExist,
+                "cannot drop constraint {} on table {} because other objects depend on it",
+                ix.name,
+                def.name
+            )
+            .with_detail(detail.join("\n"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        for f in &deps {
+            notices.push(format!(
+                "drop cascades to constraint {} on table {}",
+                f.name,
+                child(f.table)
+            ));
+            self.catalog.drop_foreign_key(&self.view(), self.xid, f.oid);
+        }
+        *self.catalog_changed = true;
+        Ok(())
+    }
+
     /// ALTER TABLE ADD/DROP CONSTRAINT; the NOTICEs it raises.
     pub fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Vec<String>> {
         let mut notices = Vec::new();
@@ -50,9 +108,38 @@ impl DdlContext<'_> {
                     def =
                         self.add_constraint(def, name.as_deref(), *primary, columns, &mut taken)?;
                 }
-                ast::AlterTableAction::DropConstraint {
-                    if_exists, name, ..
+                ast::AlterTableAction::AddForeignKey {
+                    name,
+                    columns,
+                    refs,
+                    not_valid,
+                    ..
                 } => {
+                    let spec = super::fkey::FkSpec {
+                        name: name.clone(),
+                        columns: columns.clone(),
+                        refs: (**refs).clone(),
+                    };
+                    self.add_foreign_key(&def, &spec, !*not_valid, &mut taken)?;
+                }
+                ast::AlterTableAction::ValidateConstraint { name } => {
+                    if self.validate_foreign_key(&def, name).is_none() {
+                        return Err(err!(
+                            UndefinedObject,
+                            "constraint \"{name}\" of relation \"{}\" does not exist",
+                            def.name
+                        ));
+                    }
+                }
+                ast::AlterTableAction::DropConstraint {
+                    if_exists,
+                    name,
+                    cascade,
+                } => {
+                    if self.drop_foreign_key_named(&def, name) {
+                        continue;
+                    }
+                    self.refuse_drop_referenced_key(&def, name, *cascade, &mut notices)?;
                     let Some(pos) = def
                         .indexes
                         .iter()

@@ -27,6 +27,7 @@ pub mod agg;
 pub mod bitmapheap;
 pub mod expr;
 pub mod fastpath;
+pub mod fkey;
 pub mod index_maint;
 pub mod indexscan;
 pub mod join;

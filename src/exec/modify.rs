@@ -21,6 +21,7 @@
 //! with 40001 (`could not serialize access due to concurrent update`),
 //! if it aborted, the change goes ahead.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use crate::access::heap::tuple;
@@ -30,6 +31,7 @@ use crate::err;
 use crate::error::Result;
 use crate::exec;
 use crate::exec::expr::Expr;
+use crate::exec::fkey::{fetch_row, FkCapture};
 use crate::exec::index_maint::IndexInserter;
 use crate::exec::scan::tuple_desc;
 use crate::exec::vector::{Batch, Vector};
@@ -184,6 +186,9 @@ pub struct ModifyTable<'a> {
     /// The check options of the views written through, innermost first
     /// (empty when the target was named directly).
     pub checks: &'a [ViewCheck],
+    /// The foreign keys' record of the rows written (None: no constraint
+    /// involves the table).
+    pub fk: Option<&'a RefCell<FkCapture>>,
 }
 
 /// A view's `WITH CHECK OPTION` condition, over a written row of the
@@ -279,6 +284,12 @@ impl ModifyTable<'_> {
                 ix.flush(ctx, rel, p)?;
             }
             check_views(self.checks, self.table, &b)?;
+            if let Some(fk) = self.fk {
+                let mut fk = fk.borrow_mut();
+                for i in 0..b.len {
+                    fk.new_row(&b.row(i), None)?;
+                }
+            }
             count += b.len as u64;
             if !self.returning.is_empty() {
                 emit_returning(self.returning, &b, emit)?;
@@ -295,6 +306,7 @@ impl ModifyTable<'_> {
         let (xid, cid) = (ctx.xid, ctx.cid);
         let mut writer = RowWriter::new(self.table)?;
         let indexer = IndexInserter::new(ctx, self.table)?;
+        let old_desc = tuple_desc(self.table)?;
         let mut op = exec::build(plan, self.exec)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
@@ -307,6 +319,7 @@ impl ModifyTable<'_> {
                     continue;
                 }
                 writer.form(&b, i, 1)?;
+                let old = self.old_row(&old_desc, tid)?;
                 let mut new_tid = None;
                 if change_row(ctx, || {
                     let (r, t) = rel.update(tid, &writer.tuple, xid, cid)?;
@@ -315,6 +328,13 @@ impl ModifyTable<'_> {
                 })? {
                     if let (Some(ix), Some(t)) = (&indexer, new_tid) {
                         ix.insert(ctx, rel, &ix.row_of(&b, i, 1), t)?;
+                    }
+                    if let (Some(fk), Some(old)) = (self.fk, &old) {
+                        let new: Vec<Value> =
+                            (1..b.columns.len()).map(|c| b.columns[c].get(i)).collect();
+                        let mut fk = fk.borrow_mut();
+                        fk.new_row(&new, Some(old))?;
+                        fk.old_row(old, Some(&new));
                     }
                     count += 1;
                     updated.push(i as u32);
@@ -341,6 +361,7 @@ impl ModifyTable<'_> {
     pub fn delete(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
         let (xid, cid) = (ctx.xid, ctx.cid);
+        let old_desc = tuple_desc(self.table)?;
         let mut op = exec::build(plan, self.exec)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
@@ -352,7 +373,11 @@ impl ModifyTable<'_> {
                 if !done.insert(tid) {
                     continue;
                 }
+                let old = self.old_row(&old_desc, tid)?;
                 if change_row(ctx, || rel.delete(tid, xid, cid))? {
+                    if let (Some(fk), Some(old)) = (self.fk, &old) {
+                        fk.borrow_mut().old_row(old, None);
+                    }
                     count += 1;
                     deleted.push(i as u32);
                 }
@@ -368,6 +393,17 @@ impl ModifyTable<'_> {
             }
         }
         Ok(count)
+    }
+}
+
+impl ModifyTable<'_> {
+    /// The row at `tid` before an UPDATE or DELETE changes it, when the
+    /// foreign keys need it.
+    fn old_row(&self, desc: &tuple::TupleDesc, tid: Tid) -> Result<Option<Vec<Value>>> {
+        match self.fk {
+            Some(fk) if fk.borrow().wants_old_rows() => fetch_row(self.table, desc, self.rel, tid),
+            _ => Ok(None),
+        }
     }
 }
 

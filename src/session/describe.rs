@@ -50,6 +50,42 @@ pub struct TableInfo {
     pub index_names: Vec<String>,
     /// Its indexes as `\d INDEX` describes them, by name.
     pub index_details: Vec<IndexInfo>,
+    /// The `Foreign-key constraints:` lines of psql's `\d`, by name.
+    pub foreign_keys: Vec<String>,
+    /// The `Referenced by:` lines of psql's `\d`, by name.
+    pub referenced_by: Vec<String>,
+}
+
+impl Session {
+    /// Fills `info`'s foreign-key lines from the constraints `view` sees.
+    fn describe_foreign_keys(
+        &self,
+        view: &CatalogView,
+        def: &crate::catalog::TableDef,
+        info: Option<&mut TableInfo>,
+    ) {
+        let Some(info) = info else { return };
+        let (own, referencing) = self.db.catalog.foreign_keys_of(view, def.oid);
+        let table = |oid: u32| self.db.catalog.by_oid(view, oid);
+        for fk in own {
+            if let Some(parent) = table(fk.ref_table) {
+                let d = crate::commands::fkey::constraint_def(&fk, def, &parent);
+                info.foreign_keys.push(format!("\"{}\" {d}", fk.name));
+            }
+        }
+        let mut by: Vec<(String, String)> = Vec::new();
+        for fk in referencing {
+            if let Some(child) = table(fk.table) {
+                let d = crate::commands::fkey::constraint_def(&fk, &child, def);
+                by.push((
+                    fk.name.clone(),
+                    format!("TABLE \"{}\" CONSTRAINT \"{}\" {d}", child.name, fk.name),
+                ));
+            }
+        }
+        by.sort();
+        info.referenced_by = by.into_iter().map(|(_, l)| l).collect();
+    }
 }
 
 /// One index, as psql's `\d INDEX` describes it.
@@ -135,7 +171,10 @@ impl Session {
                     n
                 },
                 index_details: index_details(&def, schema.as_deref().unwrap_or("public")),
+                foreign_keys: Vec::new(),
+                referenced_by: Vec::new(),
             });
+            self.describe_foreign_keys(&view, &def, out.last_mut());
         }
         Ok(out)
     }

@@ -83,6 +83,18 @@ impl Session {
     pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.alter_table(a))?;
+        let checks_rows = a.actions.iter().any(|x| {
+            matches!(
+                x,
+                ast::AlterTableAction::AddForeignKey {
+                    not_valid: false,
+                    ..
+                } | ast::AlterTableAction::ValidateConstraint { .. }
+            )
+        });
+        if checks_rows {
+            self.fk_validate_table(&a.table)?;
+        }
         Ok(with_notices("ALTER TABLE", notices))
     }
 

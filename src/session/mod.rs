@@ -42,6 +42,7 @@
 mod commit_ack;
 mod copy;
 mod describe;
+mod fkey;
 mod index_ddl;
 mod inspect;
 mod maintenance;
@@ -168,6 +169,8 @@ pub struct Session {
     /// The temporary tables with an `ON COMMIT DELETE ROWS` or `DROP`
     /// clause, by oid, acted on at each commit ([`temp`]).
     pub(crate) on_commit: Vec<(u32, ast::OnCommit)>,
+    /// The foreign-key checks put off to COMMIT ([`fkey`]).
+    fk_deferred: Vec<fkey::Deferred>,
 }
 
 /// What transaction handling a statement needs.
@@ -240,6 +243,7 @@ impl Session {
             commit_ack: CommitAck::Immediate,
             plan_cache: plancache::PlanCache::default(),
             temp_ns: 0,
+            fk_deferred: Vec::new(),
             on_commit: Vec::new(),
         }
     }
@@ -824,7 +828,10 @@ impl Session {
         // Temporary tables' ON COMMIT actions run inside the transaction,
         // before it commits (PostgreSQL's PreCommit_on_commit_actions); if
         // one fails, the transaction aborts.
-        if let Err(e) = self.on_commit_actions() {
+        if let Err(e) = self
+            .on_commit_actions()
+            .and_then(|()| self.fk_check_deferred())
+        {
             let _ = self.abort();
             return Err(e);
         }
@@ -839,6 +846,7 @@ impl Session {
     /// is in the commit log, so whoever waited finds it there).
     fn end_txn_and_unlock(&mut self, commit: bool) -> Result<()> {
         let owner = self.txn.as_ref().map(|t| t.owner);
+        self.fk_deferred.clear();
         let r = self.end_txn(commit);
         if let Some(owner) = owner {
             self.db.locks.release_all(owner);

@@ -8,6 +8,7 @@
 //! without a plan: it is the bulk scripts' hot path. A statement naming a
 //! view writes through it ([`view`]).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +18,8 @@ use super::{Column, Isolation, QueryResult, Session};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
-use crate::exec::index_maint::{index_copied_rows, index_formed_tuple};
+use crate::exec::fkey::{command_rows, FkCapture};
+use crate::exec::index_maint::{index_copied_rows, index_formed_tuple, tuple_values};
 use crate::exec::modify::{ModifyContext, ModifyTable};
 use crate::nodes::Field;
 use crate::plan::bind::{at, Binder};
@@ -64,6 +66,7 @@ impl Session {
         let (xid, cid) = (self.txn_ref().xid, self.txn_ref().cid);
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
+        let fk = self.fk_capture(&table, &snap, false)?;
         if let Some(row) = literal_row(ins) {
             // A column list longer than the row is the general path's error.
             if ins.columns.is_empty() || row.len() >= targets.len() {
@@ -77,6 +80,9 @@ impl Session {
                         let ctx = self.modify_ctx(&snap);
                         index_formed_tuple(&ctx, &table, &rel, tid, &self.insert_scratch.tuple)?;
                     }
+                    if let Some(fk) = fk {
+                        self.fk_formed_tuple(&table, fk)?;
+                    }
                     return Ok(write_result("INSERT 0 1", None, planned, t0));
                 }
             }
@@ -87,10 +93,17 @@ impl Session {
         drop(binder);
         let planned = t0.elapsed();
         let bulk = planned_rows.bulk;
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
-                m.insert(plan, bulk, emit)
-            })?;
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            planned_rows,
+            sink,
+            fk.as_ref(),
+            |m, plan, emit| m.insert(plan, bulk, emit),
+        )?;
+        if let Some(fk) = fk {
+            self.fk_finish(&table, fk.into_inner())?;
+        }
         Ok(write_result(
             &format!("INSERT 0 {count}"),
             cols,
@@ -116,11 +129,15 @@ impl Session {
         drop(binder);
         let planned = t0.elapsed();
         let mut upsert = Some((arbiters, action));
+        let fk = self.fk_capture(&table, &snap, false)?;
         let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
+            self.write_rows(&snap, &table, planned_rows, sink, None, |m, plan, emit| {
                 let (arbiters, action) = upsert.take().expect("one upsert per statement");
                 m.upsert(plan, arbiters, action, emit)
             })?;
+        if let Some(fk) = fk {
+            self.fk_command_rows(&table, &snap, fk)?;
+        }
         Ok(write_result(
             &format!("INSERT 0 {count}"),
             cols,
@@ -140,10 +157,18 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
-                m.update(plan, emit)
-            })?;
+        let fk = self.fk_capture(&table, &snap, true)?;
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            planned_rows,
+            sink,
+            fk.as_ref(),
+            |m, plan, emit| m.update(plan, emit),
+        )?;
+        if let Some(fk) = fk {
+            self.fk_finish(&table, fk.into_inner())?;
+        }
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
     }
 
@@ -158,10 +183,18 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_delete(&mut Binder::new(&mut ctx), d, &table)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
-                m.delete(plan, emit)
-            })?;
+        let fk = self.fk_capture(&table, &snap, false)?;
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            planned_rows,
+            sink,
+            fk.as_ref(),
+            |m, plan, emit| m.delete(plan, emit),
+        )?;
+        if let Some(fk) = fk {
+            self.fk_finish(&table, fk.into_inner())?;
+        }
         Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
     }
 
@@ -174,6 +207,7 @@ impl Session {
         table: &TableDef,
         planned: ModifyPlan,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+        fk: Option<&RefCell<FkCapture>>,
         write: impl FnOnce(
             &ModifyTable<'_>,
             &crate::nodes::Plan,
@@ -189,6 +223,7 @@ impl Session {
             rel: &rel,
             returning: &planned.returning,
             checks: &planned.checks,
+            fk,
         };
         let cols = columns(planned.returning_fields);
         let count = write(&m, &planned.plan, &mut |b| sink(&cols, b))?;
@@ -240,10 +275,14 @@ impl Session {
                 rel
             }
         };
+        let fk = self.fk_capture(&table, &snap, false)?;
         let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
         if !table.indexes.is_empty() {
             let ctx = self.modify_ctx(&snap);
             index_formed_tuple(&ctx, &table, &rel, tid, &self.insert_scratch.tuple)?;
+        }
+        if let Some(fk) = fk {
+            self.fk_formed_tuple(&table, fk)?;
         }
         Ok(write_result("INSERT 0 1", None, planned, t0))
     }
@@ -253,11 +292,42 @@ impl Session {
     pub(crate) fn index_copied_rows(&mut self, name: &str) -> Result<()> {
         let snap = self.statement_snapshot();
         let table = self.lookup_table(&snap, name, LockMode::RowExclusive)?;
-        if table.indexes.is_empty() {
+        if !table.indexes.is_empty() {
+            let rel = self.db.relation(table.relfilenode)?;
+            index_copied_rows(&self.modify_ctx(&snap), &table, &rel)?;
+        }
+        if let Some(fk) = self.fk_capture(&table, &snap, false)? {
+            self.fk_command_rows(&table, &snap, fk)?;
+        }
+        Ok(())
+    }
+
+    /// The foreign-key checks of the one tuple the single-row INSERT
+    /// path formed (in the insert scratch) and wrote.
+    fn fk_formed_tuple(&mut self, table: &TableDef, fk: RefCell<FkCapture>) -> Result<()> {
+        let desc = crate::exec::scan::tuple_desc(table)?;
+        let row = tuple_values(table, &desc, &self.insert_scratch.tuple)?;
+        fk.borrow_mut().new_row(&row, None)?;
+        self.fk_finish(table, fk.into_inner())
+    }
+
+    /// The foreign-key checks of the rows this command wrote without the
+    /// row writer (COPY FROM, INSERT ... ON CONFLICT): found by a pass
+    /// over the table, as COPY's index entries are.
+    pub(crate) fn fk_command_rows(
+        &mut self,
+        table: &TableDef,
+        snap: &Snapshot,
+        fk: RefCell<FkCapture>,
+    ) -> Result<()> {
+        if fk.borrow().child.is_empty() {
             return Ok(());
         }
         let rel = self.db.relation(table.relfilenode)?;
-        index_copied_rows(&self.modify_ctx(&snap), &table, &rel)
+        command_rows(&self.modify_ctx(snap), table, &rel, &mut |row| {
+            fk.borrow_mut().new_row(row, None)
+        })?;
+        self.fk_finish(table, fk.into_inner())
     }
 }
 

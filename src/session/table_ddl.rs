@@ -67,8 +67,8 @@ impl Session {
 
     pub(crate) fn truncate(&mut self, t: &ast::Truncate) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
-        self.with_ddl(&snap, |ctx| ctx.truncate(t))?;
-        Ok(QueryResult::empty("TRUNCATE TABLE"))
+        let notices = self.with_ddl(&snap, |ctx| ctx.truncate(t))?;
+        Ok(with_notices("TRUNCATE TABLE", notices))
     }
 
     pub(crate) fn create_view(&mut self, c: &ast::CreateView) -> Result<QueryResult> {

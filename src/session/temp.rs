@@ -95,7 +95,10 @@ impl Session {
         }
         self.on_commit = kept;
         if !empty.is_empty() {
-            let t = ast::Truncate { names: empty };
+            let t = ast::Truncate {
+                names: empty,
+                cascade: false,
+            };
             self.with_ddl(&snap, |ctx| ctx.truncate(&t))?;
         }
         if !drop.is_empty() {

@@ -84,6 +84,18 @@ impl Runner {
                     footer.push_str(&format!("    {ix}\n"));
                 }
             }
+            for (title, lines) in [
+                ("Foreign-key constraints:", &t.foreign_keys),
+                ("Referenced by:", &t.referenced_by),
+            ] {
+                if !lines.is_empty() {
+                    footer.push_str(title);
+                    footer.push('\n');
+                    for l in lines {
+                        footer.push_str(&format!("    {l}\n"));
+                    }
+                }
+            }
             footer += &format!(
                 "Pages: {}, all-visible: {}, size: {}\n",
                 t.pages,

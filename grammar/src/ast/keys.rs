@@ -66,6 +66,24 @@ pub enum AlterTableAction {
         /// Where `ADD` starts in the text.
         offset: Offset,
     },
+    /// `ADD [CONSTRAINT name] FOREIGN KEY (cols) REFERENCES ... [NOT VALID]`.
+    AddForeignKey {
+        /// The constraint's name, when written.
+        name: Option<Ident>,
+        /// The referencing columns.
+        columns: Vec<Ident>,
+        /// What they reference and how.
+        refs: Box<ForeignKeyRef>,
+        /// `NOT VALID`: existing rows are not checked.
+        not_valid: bool,
+        /// Where `ADD` starts in the text.
+        offset: Offset,
+    },
+    /// `VALIDATE CONSTRAINT name`.
+    ValidateConstraint {
+        /// The constraint.
+        name: Ident,
+    },
     /// `DROP CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT]`.
     DropConstraint {
         /// `IF EXISTS`.
@@ -84,4 +102,39 @@ pub struct Reindex {
     pub table: bool,
     /// The index or table.
     pub name: ObjectName,
+}
+
+/// The `REFERENCES` part of a foreign key: the referenced table and
+/// columns, the actions, the match type and the deferral.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKeyRef {
+    /// The referenced table.
+    pub table: ObjectName,
+    /// The referenced columns (empty: the table's primary key).
+    pub columns: Vec<Ident>,
+    /// `ON DELETE ...` (default `NO ACTION`).
+    pub on_delete: FkAction,
+    /// `ON UPDATE ...` (default `NO ACTION`).
+    pub on_update: FkAction,
+    /// `MATCH FULL` (else `MATCH SIMPLE`).
+    pub match_full: bool,
+    /// `DEFERRABLE`.
+    pub deferrable: bool,
+    /// `INITIALLY DEFERRED`.
+    pub initially_deferred: bool,
+}
+
+/// What a change of a referenced key does to the referencing rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FkAction {
+    /// `NO ACTION`: an error at the statement's end if still referenced.
+    NoAction,
+    /// `RESTRICT`: an error if referenced.
+    Restrict,
+    /// `CASCADE`: delete (or update) the referencing rows too.
+    Cascade,
+    /// `SET NULL [(columns)]`.
+    SetNull(Vec<Ident>),
+    /// `SET DEFAULT [(columns)]`.
+    SetDefault(Vec<Ident>),
 }

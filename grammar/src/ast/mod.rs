@@ -256,6 +256,13 @@ pub enum ColumnConstraint {
     Unique,
     /// `CHECK (expr)`
     Check(Expr),
+    /// `[CONSTRAINT name] REFERENCES table [(column)] ...`
+    References {
+        /// The constraint's name, when written.
+        name: Option<Ident>,
+        /// What it references and how.
+        refs: Box<ForeignKeyRef>,
+    },
 }
 
 /// A constraint written as a table element.
@@ -267,6 +274,15 @@ pub enum TableConstraint {
     Unique(Vec<Ident>),
     /// `CHECK (expr)`
     Check(Expr),
+    /// `[CONSTRAINT name] FOREIGN KEY (columns) REFERENCES table ...`
+    ForeignKey {
+        /// The constraint's name, when written.
+        name: Option<Ident>,
+        /// The referencing columns.
+        columns: Vec<Ident>,
+        /// What they reference and how.
+        refs: Box<ForeignKeyRef>,
+    },
 }
 
 /// `CREATE [TEMP] TABLE [IF NOT EXISTS] name [(columns)] [ON COMMIT ...] AS
@@ -314,6 +330,8 @@ pub struct DropTable {
 pub struct Truncate {
     /// The tables.
     pub names: Vec<ObjectName>,
+    /// `CASCADE`: the tables referencing them by foreign keys too.
+    pub cascade: bool,
 }
 
 // ---------------------------------------------------- utility statements --

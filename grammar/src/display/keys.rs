@@ -4,7 +4,8 @@ use std::fmt::{self, Display, Formatter};
 
 use super::{Comma, Id, Ids};
 use crate::ast::{
-    AlterTable, AlterTableAction, ConflictAction, ConflictTarget, OnConflict, Reindex,
+    AlterTable, AlterTableAction, ConflictAction, ConflictTarget, FkAction, ForeignKeyRef,
+    OnConflict, Reindex,
 };
 
 impl Display for OnConflict {
@@ -58,6 +59,26 @@ impl Display for AlterTableAction {
                 let kind = if *primary { "PRIMARY KEY" } else { "UNIQUE" };
                 write!(f, "{kind} ({})", Ids(columns))
             }
+            AlterTableAction::AddForeignKey {
+                name,
+                columns,
+                refs,
+                not_valid,
+                ..
+            } => {
+                f.write_str("ADD ")?;
+                if let Some(n) = name {
+                    write!(f, "CONSTRAINT {} ", Id(n))?;
+                }
+                write!(f, "FOREIGN KEY ({}) {refs}", Ids(columns))?;
+                if *not_valid {
+                    f.write_str(" NOT VALID")?;
+                }
+                Ok(())
+            }
+            AlterTableAction::ValidateConstraint { name } => {
+                write!(f, "VALIDATE CONSTRAINT {}", Id(name))
+            }
             AlterTableAction::DropConstraint {
                 if_exists,
                 name,
@@ -91,5 +112,46 @@ impl Display for Reindex {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let kind = if self.table { "TABLE" } else { "INDEX" };
         write!(f, "REINDEX {kind} {}", self.name)
+    }
+}
+
+impl Display for ForeignKeyRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "REFERENCES {}", self.table)?;
+        if !self.columns.is_empty() {
+            write!(f, " ({})", Ids(&self.columns))?;
+        }
+        if self.match_full {
+            f.write_str(" MATCH FULL")?;
+        }
+        for (verb, action) in [("DELETE", &self.on_delete), ("UPDATE", &self.on_update)] {
+            if *action != FkAction::NoAction {
+                write!(f, " ON {verb} {action}")?;
+            }
+        }
+        if self.deferrable {
+            f.write_str(" DEFERRABLE")?;
+        }
+        if self.initially_deferred {
+            f.write_str(" INITIALLY DEFERRED")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for FkAction {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let (word, cols) = match self {
+            FkAction::NoAction => return f.write_str("NO ACTION"),
+            FkAction::Restrict => return f.write_str("RESTRICT"),
+            FkAction::Cascade => return f.write_str("CASCADE"),
+            FkAction::SetNull(c) => ("SET NULL", c),
+            FkAction::SetDefault(c) => ("SET DEFAULT", c),
+        };
+        f.write_str(word)?;
+        if !cols.is_empty() {
+            write!(f, " ({})", Ids(cols))?;
+        }
+        Ok(())
     }
 }

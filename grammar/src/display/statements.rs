@@ -49,7 +49,13 @@ impl Display for Statement {
                 }
                 Ok(())
             }
-            Statement::Truncate(t) => write!(f, "TRUNCATE TABLE {}", Comma(&t.names)),
+            Statement::Truncate(t) => {
+                write!(f, "TRUNCATE TABLE {}", Comma(&t.names))?;
+                if t.cascade {
+                    f.write_str(" CASCADE")?;
+                }
+                Ok(())
+            }
             Statement::CreateIndex(c) => c.fmt(f),
             Statement::DropIndex(d) => d.fmt(f),
             Statement::AlterTable(a) => a.fmt(f),
@@ -224,6 +230,12 @@ impl Display for ColumnConstraint {
             ColumnConstraint::PrimaryKey => f.write_str("PRIMARY KEY"),
             ColumnConstraint::Unique => f.write_str("UNIQUE"),
             ColumnConstraint::Check(e) => write!(f, "CHECK ({e})"),
+            ColumnConstraint::References { name, refs } => {
+                if let Some(n) = name {
+                    write!(f, "CONSTRAINT {} ", Id(n))?;
+                }
+                refs.fmt(f)
+            }
         }
     }
 }
@@ -234,6 +246,16 @@ impl Display for TableConstraint {
             TableConstraint::PrimaryKey(cols) => write!(f, "PRIMARY KEY ({})", Ids(cols)),
             TableConstraint::Unique(cols) => write!(f, "UNIQUE ({})", Ids(cols)),
             TableConstraint::Check(e) => write!(f, "CHECK ({e})"),
+            TableConstraint::ForeignKey {
+                name,
+                columns,
+                refs,
+            } => {
+                if let Some(n) = name {
+                    write!(f, "CONSTRAINT {} ", Id(n))?;
+                }
+                write!(f, "FOREIGN KEY ({}) {refs}", Ids(columns))
+            }
         }
     }
 }

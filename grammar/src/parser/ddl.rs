@@ -14,8 +14,8 @@ use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, word, PError, PRes
 use super::utility::set_arg;
 use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
-    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr, Offset, OnCommit,
-    Statement, TableConstraint, Truncate,
+    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr, FkAction,
+    ForeignKeyRef, Ident, Offset, OnCommit, Statement, TableConstraint, Truncate,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -205,6 +205,9 @@ fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
         Some(Keyword::Check) => map(check, |e| {
             TableElement::Constraint(TableConstraint::Check(e))
         })(i),
+        Some(Keyword::Constraint | Keyword::Foreign) => {
+            map(foreign_key, TableElement::Constraint)(i)
+        }
         _ => map(column_def, TableElement::Column)(i),
     }
 }
@@ -259,8 +262,114 @@ fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
         )(i),
         Some(Keyword::Unique) => value(ColumnConstraint::Unique, kw(Keyword::Unique))(i),
         Some(Keyword::Check) => map(check, ColumnConstraint::Check)(i),
+        Some(Keyword::Constraint | Keyword::References) => map(
+            pair(opt_constraint_name, cut(references)),
+            |(name, refs)| ColumnConstraint::References {
+                name,
+                refs: Box::new(refs),
+            },
+        )(i),
         _ => i.fail(),
     }
+}
+
+/// `['CONSTRAINT' col_id]`
+pub(crate) fn opt_constraint_name(i: Tokens<'_>) -> PResult<'_, Option<Ident>> {
+    opt(preceded(kw(Keyword::Constraint), cut(col_id)))(i)
+}
+
+/// `foreign_key ::= ['CONSTRAINT' col_id] 'FOREIGN' 'KEY' '(' col_id {',' col_id} ')' references`
+pub(crate) fn foreign_key(i: Tokens<'_>) -> PResult<'_, TableConstraint> {
+    let (i, name) = opt_constraint_name(i)?;
+    let (i, (columns, refs)) = cut(preceded(
+        pair(kw(Keyword::Foreign), cut(kw(Keyword::Key))),
+        cut(pair(paren_col_list, references)),
+    ))(i)?;
+    Ok((
+        i,
+        TableConstraint::ForeignKey {
+            name,
+            columns,
+            refs: Box::new(refs),
+        },
+    ))
+}
+
+/// `references ::= 'REFERENCES' object_name ['(' col_id {',' col_id} ')']
+///   {'ON' ('DELETE' | 'UPDATE') fk_action | 'MATCH' ('FULL' | 'SIMPLE')
+///   | ['NOT'] 'DEFERRABLE' | 'INITIALLY' ('DEFERRED' | 'IMMEDIATE')}`
+pub(crate) fn references(i: Tokens<'_>) -> PResult<'_, ForeignKeyRef> {
+    let (mut i, (table, columns)) = preceded(
+        kw(Keyword::References),
+        cut(pair(object_name, opt_paren_col_list)),
+    )(i)?;
+    let mut r = ForeignKeyRef {
+        table,
+        columns,
+        on_delete: FkAction::NoAction,
+        on_update: FkAction::NoAction,
+        match_full: false,
+        deferrable: false,
+        initially_deferred: false,
+    };
+    loop {
+        if i.is_kw(0, Keyword::On) {
+            let (j, (verb, action)) = preceded(
+                kw(Keyword::On),
+                cut(pair(kw_of(&[Keyword::Delete, Keyword::Update]), fk_action)),
+            )(i)?;
+            match verb {
+                Keyword::Delete => r.on_delete = action,
+                _ => r.on_update = action,
+            }
+            i = j;
+        } else if let Ok((j, _)) = word("match")(i) {
+            let (j, full) = cut(alt((
+                value(true, kw(Keyword::Full)),
+                value(false, word("simple")),
+            )))(j)?;
+            r.match_full = full;
+            i = j;
+        } else if let Ok((j, _)) = word("deferrable")(i) {
+            r.deferrable = true;
+            i = j;
+        } else if let Ok((j, _)) = pair(kw(Keyword::Not), word("deferrable"))(i) {
+            r.deferrable = false;
+            i = j;
+        } else if let Ok((j, _)) = word("initially")(i) {
+            let (j, deferred) = cut(alt((
+                value(true, word("deferred")),
+                value(false, word("immediate")),
+            )))(j)?;
+            r.initially_deferred = deferred;
+            i = j;
+        } else {
+            return Ok((i, r));
+        }
+    }
+}
+
+/// `fk_action ::= 'NO' 'ACTION' | 'RESTRICT' | 'CASCADE'
+///   | 'SET' ('NULL' | 'DEFAULT') ['(' col_id {',' col_id} ')']`
+fn fk_action(i: Tokens<'_>) -> PResult<'_, FkAction> {
+    alt((
+        value(FkAction::NoAction, pair(word("no"), cut(word("action")))),
+        value(FkAction::Restrict, kw(Keyword::Restrict)),
+        value(FkAction::Cascade, kw(Keyword::Cascade)),
+        preceded(
+            kw(Keyword::Set),
+            cut(alt((
+                map(
+                    preceded(kw(Keyword::Null), opt_paren_col_list),
+                    FkAction::SetNull,
+                ),
+                map(
+                    preceded(kw(Keyword::Default), opt_paren_col_list),
+                    FkAction::SetDefault,
+                ),
+            ))),
+        ),
+    ))(i)
 }
 
 /// `drop_table ::= 'DROP' 'TABLE' ['IF' 'EXISTS'] object_name {',' object_name} ['CASCADE' | 'RESTRICT']`
@@ -282,16 +391,25 @@ pub(crate) fn drop_table(i: Tokens<'_>) -> PResult<'_, Statement> {
     ))
 }
 
-/// `truncate ::= 'TRUNCATE' ['TABLE'] ['ONLY'] object_name {',' ['ONLY'] object_name}`
+/// `truncate ::= 'TRUNCATE' ['TABLE'] ['ONLY'] object_name {',' ['ONLY'] object_name}
+///   ['CASCADE' | 'RESTRICT']`
 pub(crate) fn truncate(i: Tokens<'_>) -> PResult<'_, Statement> {
     map(
         preceded(
             kw(Keyword::Truncate),
-            cut(preceded(
-                opt(kw(Keyword::Table)),
-                separated_list1(tok(TokenKind::Comma), cut(target_table)),
+            cut(pair(
+                preceded(
+                    opt(kw(Keyword::Table)),
+                    separated_list1(tok(TokenKind::Comma), cut(target_table)),
+                ),
+                opt(kw_of(&[Keyword::Cascade, Keyword::Restrict])),
             )),
         ),
-        |names| Statement::Truncate(Truncate { names }),
+        |(names, behavior)| {
+            Statement::Truncate(Truncate {
+                names,
+                cascade: behavior == Some(Keyword::Cascade),
+            })
+        },
     )(i)
 }

@@ -7,14 +7,15 @@ use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, tuple};
 use nom::Parser;
 
+use super::ddl::foreign_key;
 use super::dml::assignment;
 use super::index::index_elem;
 use super::query::opt_where;
-use super::tokens::{col_id, kw, kw_of, tok, PResult, Tokens};
+use super::tokens::{col_id, kw, kw_of, tok, word, PResult, Tokens};
 use super::{object_name, paren_col_list};
 use crate::ast::{
     AlterTable, AlterTableAction, ConflictAction, ConflictTarget, Offset, OnConflict, Reindex,
-    Statement,
+    Statement, TableConstraint,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -84,7 +85,33 @@ pub(crate) fn opt_on_conflict(i: Tokens<'_>) -> PResult<'_, Option<Box<OnConflic
 ///   | 'DROP' 'CONSTRAINT' ['IF' 'EXISTS'] col_id ['CASCADE' | 'RESTRICT']`
 fn alter_action(i: Tokens<'_>) -> PResult<'_, AlterTableAction> {
     let offset = Offset(i.first().start);
+    if let Ok((j, _)) = word("validate")(i) {
+        let (j, name) = cut(preceded(kw(Keyword::Constraint), col_id))(j)?;
+        return Ok((j, AlterTableAction::ValidateConstraint { name }));
+    }
     let (i, verb) = kw_of(&[Keyword::Add, Keyword::Drop])(i)?;
+    if verb == Keyword::Add && (i.is_kw(0, Keyword::Foreign) || i.is_kw(2, Keyword::Foreign)) {
+        let (i, fk) = foreign_key(i)?;
+        let (i, not_valid) = opt(pair(kw(Keyword::Not), cut(word("valid"))))(i)?;
+        let TableConstraint::ForeignKey {
+            name,
+            columns,
+            refs,
+        } = fk
+        else {
+            return i.fail();
+        };
+        return Ok((
+            i,
+            AlterTableAction::AddForeignKey {
+                name,
+                columns,
+                refs,
+                not_valid: not_valid.is_some(),
+                offset,
+            },
+        ));
+    }
     if verb == Keyword::Add {
         let (i, (name, kind)) = cut(pair(
             opt(preceded(kw(Keyword::Constraint), cut(col_id))),

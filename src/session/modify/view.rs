@@ -80,10 +80,18 @@ impl Session {
         let planned_rows = view::plan_insert(&mut Binder::new(&mut ctx), ins, &vt)?;
         let planned = t0.elapsed();
         let bulk = planned_rows.bulk;
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
-                m.insert(plan, bulk, emit)
-            })?;
+        let fk = self.fk_capture(&table, &snap, false)?;
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            planned_rows,
+            sink,
+            fk.as_ref(),
+            |m, plan, emit| m.insert(plan, bulk, emit),
+        )?;
+        if let Some(fk) = fk {
+            self.fk_finish(&table, fk.into_inner())?;
+        }
         Ok(write_result(
             &format!("INSERT 0 {count}"),
             cols,
@@ -109,13 +117,17 @@ impl Session {
             view::plan_upsert(&mut Binder::new(&mut ctx), ins, oc, &vt)?;
         let planned = t0.elapsed();
         let mut upsert = Some((arbiters, action));
+        let fk = self.fk_capture(&table, &snap, false)?;
         let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
+            self.write_rows(&snap, &table, planned_rows, sink, None, |m, plan, emit| {
                 let Some((arbiters, action)) = upsert.take() else {
                     return Err(err!(InternalError, "one upsert per statement"));
                 };
                 m.upsert(plan, arbiters, action, emit)
             })?;
+        if let Some(fk) = fk {
+            self.fk_command_rows(&table, &snap, fk)?;
+        }
         Ok(write_result(
             &format!("INSERT 0 {count}"),
             cols,
@@ -138,10 +150,18 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = view::plan_update(&mut Binder::new(&mut ctx), u, &vt)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
-                m.update(plan, emit)
-            })?;
+        let fk = self.fk_capture(&table, &snap, true)?;
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            planned_rows,
+            sink,
+            fk.as_ref(),
+            |m, plan, emit| m.update(plan, emit),
+        )?;
+        if let Some(fk) = fk {
+            self.fk_finish(&table, fk.into_inner())?;
+        }
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
     }
 
@@ -159,10 +179,18 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = view::plan_delete(&mut Binder::new(&mut ctx), d, &vt)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, |m, plan, emit| {
-                m.delete(plan, emit)
-            })?;
+        let fk = self.fk_capture(&table, &snap, false)?;
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            planned_rows,
+            sink,
+            fk.as_ref(),
+            |m, plan, emit| m.delete(plan, emit),
+        )?;
+        if let Some(fk) = fk {
+            self.fk_finish(&table, fk.into_inner())?;
+        }
         Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
     }
 }
