@@ -259,7 +259,7 @@ impl<'w> Partition<'w> {
         let mut rows = (frame.0..frame.1).filter(|&j| !self.excluded(i, j));
         let pick = match call.func {
             WindowFunc::FirstValue => rows.next(),
-            WindowFunc::LastValue => rows.last(),
+            WindowFunc::LastValue => rows.next_back(),
             _ => {
                 let nth = match &self.rows[i][call.args[1]] {
                     Value::Null => return Ok(Value::Null),
