@@ -259,7 +259,7 @@ impl<'w> Partition<'w> {
         let mut rows = (frame.0..frame.1).filter(|&j| !self.excluded(i, j));
         let pick = match call.func {
             WindowFunc::FirstValue => rows.next(),
-            WindowFunc::LastValue => rows.last(),
+            WindowFunc::LastValue => rows.next_back(),
             _ => {
                 let nth = match &self.rows[i][call.args[1]] {
                     Value::Null => return Ok(Value::Null),
@@ -408,16 +408,20 @@ impl<'w> Partition<'w> {
                     FrameUnits::Rows => {
                         let k = off.as_i64().unwrap_or(0);
                         let pos = if following {
-                            i as i64 + k
+                            (i as i64).saturating_add(k)
                         } else {
-                            i as i64 - k
+                            (i as i64).saturating_sub(k)
                         };
-                        let pos = if start { pos } else { pos + 1 };
+                        let pos = if start { pos } else { pos.saturating_add(1) };
                         pos.clamp(0, n as i64) as usize
                     }
                     FrameUnits::Groups => {
                         let k = off.as_i64().unwrap_or(0);
-                        let g = self.group[i] as i64 + if following { k } else { -k };
+                        let g = if following {
+                            (self.group[i] as i64).saturating_add(k)
+                        } else {
+                            (self.group[i] as i64).saturating_sub(k)
+                        };
                         if g < 0 {
                             0
                         } else if g as usize >= self.groups.len() {
@@ -526,6 +530,36 @@ fn to_key(v: &Value) -> Key {
     }
 }
 
+/// Whether a key is NaN (float or numeric).
+fn key_nan(k: &Key) -> bool {
+    match k {
+        Key::Float(f) => f.is_nan(),
+        Key::Other(Value::Numeric(n)) => n.is_nan(),
+        _ => false,
+    }
+}
+
+/// The sign of an infinite key, `None` for a finite one.
+fn key_inf_sign(k: &Key) -> Option<i32> {
+    match k {
+        Key::Float(f) if f.is_infinite() => Some(if *f > 0.0 { 1 } else { -1 }),
+        Key::Other(Value::Numeric(n)) if !n.is_finite() && !n.is_nan() => {
+            Some(if n.is_negative() { -1 } else { 1 })
+        }
+        _ => None,
+    }
+}
+
+/// Whether an offset is infinite.
+fn value_inf(v: &Value) -> bool {
+    match v {
+        Value::Float4(f) => f.is_infinite(),
+        Value::Float8(f) => f.is_infinite(),
+        Value::Numeric(n) => !n.is_finite() && !n.is_nan(),
+        _ => false,
+    }
+}
+
 /// `key + offset` (or minus).
 fn shift_key(k: &Key, off: &Value, add: bool) -> Result<Key> {
     Ok(match k {
@@ -575,8 +609,11 @@ impl RangeKey {
         }
     }
 
-    /// The frame edge of row `i` for an offset bound; a row with a NULL
-    /// key frames its peers (the other NULLs).
+    /// The frame edge of row `i` for an offset bound, as PostgreSQL's
+    /// `in_range` support functions decide which rows are in range (NaN
+    /// sorts after every number; an infinite offset from an infinite key
+    /// on the far side takes every row); a row with a NULL key frames its
+    /// peers (the other NULLs).
     fn bound(
         &self,
         i: usize,
@@ -588,19 +625,35 @@ impl RangeKey {
         let Some(cur) = &self.keys[i] else {
             return Ok(if start { peers.0 } else { peers.1 });
         };
-        // Following moves toward later rows: larger keys ascending.
-        let add = following != self.descending;
-        let limit = shift_key(cur, off, add)?;
-        let dir = |o: Ordering| if self.descending { o.reverse() } else { o };
-        let slice = &self.keys[self.lo..self.hi];
-        let pos = slice.partition_point(|k| {
-            let Some(k) = k else { return true };
-            let o = dir(key_cmp(k, &limit));
-            if start {
-                o == Ordering::Less
-            } else {
-                o != Ordering::Greater
+        let sub = following == self.descending;
+        let less = start == self.descending;
+        let cur_nan = key_nan(cur);
+        let everything = value_inf(off) && key_inf_sign(cur) == Some(if sub { 1 } else { -1 });
+        let sum = if everything || cur_nan {
+            None
+        } else {
+            Some(shift_key(cur, off, !sub)?)
+        };
+        let in_range = |k: &Key| -> bool {
+            if key_nan(k) {
+                return cur_nan || !less;
             }
+            if cur_nan {
+                return less;
+            }
+            let Some(sum) = &sum else { return true };
+            let o = key_cmp(k, sum);
+            if less {
+                o != Ordering::Greater
+            } else {
+                o != Ordering::Less
+            }
+        };
+        let slice = &self.keys[self.lo..self.hi];
+        let pos = slice.partition_point(|k| match k {
+            None => true,
+            Some(k) if start => !in_range(k),
+            Some(k) => in_range(k),
         });
         Ok(self.lo + pos)
     }

@@ -20,7 +20,7 @@
 
 use heapdb_grammar::ast;
 
-use super::bind::{at, walk, Binder, Mode};
+use super::bind::{at, leftmost, walk, Binder, Mode};
 use super::scope::Scope;
 use super::select::remap_columns;
 use super::{Field, Node, Plan, SortKey};
@@ -129,6 +129,8 @@ pub fn has_windows(s: &ast::Select, order_by: &[ast::OrderBy]) -> bool {
 /// A window's resolved definition: partition keys, order keys, frame.
 #[derive(Clone)]
 struct Resolved {
+    /// Where the window is written (for errors).
+    offset: ast::Offset,
     partition: Vec<ast::Expr>,
     order: Vec<ast::OrderBy>,
     frame: Option<ast::WindowFrame>,
@@ -169,6 +171,7 @@ fn resolve(spec: &ast::WindowSpec, named: &[(String, Resolved)]) -> Result<Resol
     }
     let Some(base) = &spec.base else {
         return Ok(Resolved {
+            offset: spec.offset,
             partition: spec.partition_by.clone(),
             order: spec.order_by.clone(),
             frame: spec.frame.clone(),
@@ -192,6 +195,7 @@ fn resolve(spec: &ast::WindowSpec, named: &[(String, Resolved)]) -> Result<Resol
         ));
     }
     Ok(Resolved {
+        offset: spec.offset,
         partition: b.partition,
         order: if spec.order_by.is_empty() {
             b.order
@@ -451,7 +455,7 @@ impl Binder<'_> {
         }
         let key_ty = order.first().map(|&(c, _, _)| plan.pre[c].ty);
         let frame = match &r.frame {
-            Some(f) => self.plan_frame(f, order.len(), key_ty)?,
+            Some(f) => self.plan_frame(f, r.offset, order.len(), key_ty)?,
             None => Frame::default_frame(),
         };
         let ident = format!("{partition:?} {order:?} {:?}", r.frame);
@@ -472,6 +476,7 @@ impl Binder<'_> {
     fn plan_frame(
         &mut self,
         f: &ast::WindowFrame,
+        window_at: ast::Offset,
         norder: usize,
         key_ty: Option<DataType>,
     ) -> Result<Frame> {
@@ -503,13 +508,14 @@ impl Binder<'_> {
         let has_offset = [&f.start, &end]
             .iter()
             .any(|b| matches!(b, B::Preceding(_) | B::Following(_)));
+        let window_fail = |m: &str| Err(at(err!(WindowingError, "{m}"), window_at));
         if units == FrameUnits::Range && has_offset && norder != 1 {
-            return fail(
+            return window_fail(
                 "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
             );
         }
         if units == FrameUnits::Groups && norder == 0 {
-            return fail("GROUPS mode requires an ORDER BY clause");
+            return window_fail("GROUPS mode requires an ORDER BY clause");
         }
         let start = self.frame_bound(&f.start, f.units, key_ty, true)?;
         let end = self.frame_bound(&end, f.units, key_ty, false)?;
@@ -558,7 +564,7 @@ impl Binder<'_> {
                     InvalidColumnReference,
                     "argument of {unit} must not contain variables"
                 ),
-                e.offset,
+                leftmost(e),
             ));
         }
         let bound = self.bind_expr(e, &Scope::default(), &mut Mode::NoAgg("window definitions"))?;
@@ -575,10 +581,10 @@ impl Binder<'_> {
                             FeatureNotSupported,
                             "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {shown}"
                         ),
-                        e.offset,
+                        leftmost(e),
                     ));
                 };
-                self.coerce(bound, &want, CastContext::Implicit, e.offset)
+                self.coerce(bound, &want, CastContext::Implicit, leftmost(e))
                     .map_err(|_| {
                         at(
                             err!(
@@ -586,19 +592,19 @@ impl Binder<'_> {
                                 "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {shown} and offset type {found}"
                             )
                             .with_hint("Cast the offset value to an appropriate type."),
-                            e.offset,
+                            leftmost(e),
                         )
                     })?
             }
             _ => self
-                .coerce(bound, &DataType::Int8, CastContext::Implicit, e.offset)
+                .coerce(bound, &DataType::Int8, CastContext::Implicit, leftmost(e))
                 .map_err(|_| {
                     at(
                         err!(
                             DatatypeMismatch,
                             "argument of {unit} must be type bigint, not type {found}"
                         ),
-                        e.offset,
+                        leftmost(e),
                     )
                 })?,
         };

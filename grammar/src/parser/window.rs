@@ -45,6 +45,7 @@ pub(crate) fn over_clause(i: Tokens<'_>) -> PResult<'_, WindowSpec> {
 
 /// `'(' window_spec ')'`
 fn parenthesised_spec(i: Tokens<'_>) -> PResult<'_, WindowSpec> {
+    // PostgreSQL places a window (also a WINDOW clause entry) at its `(`.
     let start = i.first().start;
     let (i, _) = tok(TokenKind::LParen).parse(i)?;
     let (i, mut spec) = cut(window_spec)(i)?;
