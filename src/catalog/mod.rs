@@ -300,7 +300,7 @@ impl Catalog {
         state.versions.retain(|v| v.xmax == INVALID_XID);
         let views_changed = view::settle(&mut state.views, &committed)
             | function::settle(&mut state.functions, &committed)
-            | types::settle(&mut state.types, &committed);
+            | types::settle(&mut state.types, &committed)
             | fkey::settle(&mut state.fkeys, &committed);
         let changed = create
             || views_changed
