@@ -535,6 +535,7 @@ mod tests {
             next_oid: 16385,
             views: Vec::new(),
             functions: Vec::new(),
+            types: Vec::new(),
         }
     }
 
