@@ -543,6 +543,7 @@ mod tests {
             views: Vec::new(),
             functions: Vec::new(),
             fkeys: Vec::new(),
+            types: Vec::new(),
         }
     }
 

@@ -55,6 +55,9 @@ pub struct DomainDef {
     pub not_null: bool,
     /// The `CHECK` constraints, in creation order.
     pub checks: Vec<DomainCheck>,
+    /// The domain this one is over, when its base type is a domain (whose
+    /// constraints a value passes first, and whose DEFAULT it inherits).
+    pub parent: Option<String>,
     /// Unique per definition made in this process (see the module doc).
     pub serial: u64,
 }
@@ -69,6 +72,7 @@ impl PartialEq for DomainDef {
             self.not_null,
             &self.checks,
         ) == (o.oid, &o.name, o.base, &o.default, o.not_null, &o.checks)
+            && self.parent == o.parent
     }
 }
 
@@ -89,6 +93,7 @@ impl DomainDef {
             default,
             not_null,
             checks,
+            parent: None,
             serial: SERIAL.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -236,7 +241,7 @@ pub(super) fn prune(ts: &mut Vec<TypeVersion>, committed: &dyn Fn(Xid) -> bool, 
 
 /// Appends the catalog file's line of every domain version:
 /// `domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1>
-/// <default or -> <n> <check name> <check expr> ...`.
+/// <default or -> <n> <check name> <check expr> ... [<parent domain>]`.
 pub(super) fn write(text: &mut String, ts: &[TypeVersion]) {
     for v in ts {
         let d = &v.def;
@@ -254,6 +259,9 @@ pub(super) fn write(text: &mut String, ts: &[TypeVersion]) {
         for c in &d.checks {
             text.push_str(&format!(" {} {}", esc(&c.name), esc(&c.expr)));
         }
+        if let Some(p) = &d.parent {
+            text.push_str(&format!(" {}", esc(p)));
+        }
         text.push('\n');
     }
 }
@@ -263,7 +271,7 @@ pub(super) fn parse(f: &[&str]) -> Result<TypeVersion> {
     let bad = || corrupt("bad domain line");
     let num = |i: usize| -> Result<u64> { f.get(i).and_then(|s| s.parse().ok()).ok_or_else(bad) };
     let n = num(8)? as usize;
-    if f.len() != 9 + 2 * n {
+    if f.len() != 9 + 2 * n && f.len() != 10 + 2 * n {
         return Err(bad());
     }
     let mut checks = Vec::with_capacity(n);
@@ -273,7 +281,7 @@ pub(super) fn parse(f: &[&str]) -> Result<TypeVersion> {
             expr: unesc(f[10 + 2 * k])?,
         });
     }
-    let def = DomainDef::new(
+    let mut def = DomainDef::new(
         num(1)? as u32,
         unesc(f[4])?,
         parse_type_tag(f[5])?,
@@ -285,6 +293,7 @@ pub(super) fn parse(f: &[&str]) -> Result<TypeVersion> {
         f[6] == "1",
         checks,
     );
+    def.parent = f.get(9 + 2 * n).map(|p| unesc(p)).transpose()?;
     Ok(TypeVersion {
         xmin: num(2)? as Xid,
         xmax: num(3)? as Xid,
@@ -300,7 +309,7 @@ mod tests {
     /// lines are refused.
     #[test]
     fn domain_lines_round_trip() {
-        let def = DomainDef::new(
+        let mut def = DomainDef::new(
             16401,
             "short name".into(),
             DataType::Varchar(Some(5)),
@@ -317,6 +326,7 @@ mod tests {
                 },
             ],
         );
+        def.parent = Some("inner dom".into());
         let mut text = String::new();
         write(
             &mut text,
@@ -331,6 +341,8 @@ mod tests {
         assert_eq!(*back.def, def);
         assert_ne!(back.def.serial, def.serial);
         assert_eq!((back.xmin, back.xmax), (7, 0));
-        assert!(parse(&f[..f.len() - 1]).is_err());
+        // Without the parent the line is whole; without more it is not.
+        assert_eq!(parse(&f[..f.len() - 1]).unwrap().def.parent, None);
+        assert!(parse(&f[..f.len() - 2]).is_err());
     }
 }

@@ -34,14 +34,9 @@ use crate::types::DataType;
 pub fn define_domain(c: &ast::CreateDomain, ctx: &mut dyn PlanContext) -> Result<DomainDef> {
     let name = c.name.name.clone();
     let mut binder = Binder::new(ctx);
+    // A domain over a domain has its base type and passes its checks
+    // first (plan::domain).
     let (base, inner) = binder.resolve_type(&c.data_type)?;
-    if let Some(inner) = inner {
-        return Err(err!(
-            FeatureNotSupported,
-            "domains over domain {} are not supported",
-            inner.name
-        ));
-    }
     let mut default = None;
     let (mut null, mut not_null) = (false, false);
     let mut checks: Vec<DomainCheck> = Vec::new();
@@ -85,7 +80,9 @@ pub fn define_domain(c: &ast::CreateDomain, ctx: &mut dyn PlanContext) -> Result
     for i in unnamed {
         checks[i].name = choose_check_name(&name, &checks);
     }
-    Ok(DomainDef::new(0, name, base, default, not_null, checks))
+    let mut def = DomainDef::new(0, name, base, default, not_null, checks);
+    def.parent = inner.map(|d| d.name.clone());
+    Ok(def)
 }
 
 /// Checks a domain's DEFAULT expression: it binds without column
@@ -313,6 +310,11 @@ impl DdlContext<'_> {
                         c.name, t.name
                     ));
                 }
+            }
+        }
+        for d in self.catalog.domains(&cv) {
+            if d.parent.as_deref() == Some(name) {
+                out.push(format!("type {} depends on type {name}", d.name));
             }
         }
         out

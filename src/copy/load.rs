@@ -107,6 +107,9 @@ pub struct LoadTarget<'a> {
     pub domains: &'a [Option<ColumnDomain>],
 }
 
+/// A check of one value (a domain's).
+pub type CheckFn = std::sync::Arc<dyn Fn(&Value) -> Result<()> + Send + Sync>;
+
 /// A domain column's domain, as COPY FROM applies it: its DEFAULT (for a
 /// column left out that has none of its own) and the check every value of
 /// the column passes (`plan::domain`).
@@ -114,7 +117,7 @@ pub struct ColumnDomain {
     /// The domain's DEFAULT expression text.
     pub default: Option<String>,
     /// Checks one value of the domain's base type.
-    pub check: std::sync::Arc<dyn Fn(&Value) -> Result<()> + Send + Sync>,
+    pub check: CheckFn,
 }
 
 /// What each table column gets: field `k` of the record, or a constant

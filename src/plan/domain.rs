@@ -16,6 +16,9 @@
 //! user function table under the version's serial, so a statement reuses
 //! the compiled checks of the version it sees; an altered domain is a new
 //! version with a new serial. A domain without constraints adds nothing.
+//! A domain over another domain checks the inner domain's constraints
+//! first, all under the outer domain's name (PostgreSQL's messages), and
+//! its compiled checks are keyed by every version in the chain.
 
 use std::sync::Arc;
 
@@ -54,16 +57,14 @@ pub struct DomainChecker {
 impl DomainChecker {
     /// Checks one value (of the base type) against the domain.
     pub fn check(&self, v: &Value) -> Result<()> {
-        if v.is_null() {
-            if self.not_null {
-                return Err(err!(
-                    NotNullViolation,
-                    "domain {} does not allow null values",
-                    self.name
-                ));
-            }
-            // A NULL passes every CHECK whose result is NULL; one that
-            // ignores its input (`CHECK (false)`) still runs below.
+        // A NULL passes every CHECK whose result is NULL; one that ignores
+        // its input (`CHECK (false)`) still runs below.
+        if v.is_null() && self.not_null {
+            return Err(err!(
+                NotNullViolation,
+                "domain {} does not allow null values",
+                self.name
+            ));
         }
         if self.checks.is_empty() {
             return Ok(());
@@ -134,16 +135,21 @@ impl Binder<'_> {
     }
 
     /// `e`, already of the domain's base type, checked against domain `d`
-    /// when it is evaluated.
+    /// (and the domains it is over) when it is evaluated.
     pub fn coerce_to_domain(&mut self, e: Expr, d: &DomainDef) -> Result<Expr> {
-        if !d.not_null && d.checks.is_empty() {
+        let chain = self.domain_chain(d)?;
+        if chain.iter().all(|x| !x.not_null && x.checks.is_empty()) {
             return Ok(e);
         }
-        let serial = d.serial | DOMAIN_SERIAL_BIT;
+        // The compiled checks are those of every version in the chain: the
+        // key changes when any of them does.
+        let serial = chain.iter().fold(0u64, |k, x| {
+            k.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(x.serial)
+        }) | DOMAIN_SERIAL_BIT;
         let (id, fresh) = user::reserve(serial, &d.name, Volatility::Stable);
         if fresh {
             let mut probe = Probe::new(&mut *self.ctx);
-            let compiled = Binder::new(&mut probe).domain_checker(d);
+            let compiled = Binder::new(&mut probe).domain_checker(d, &chain);
             match compiled {
                 Ok(c) => {
                     user::install(
@@ -175,21 +181,47 @@ impl Binder<'_> {
     /// Domain `d`'s check as a function of one value, for a caller that
     /// checks values itself (COPY FROM).
     pub fn domain_check_fn(&mut self, d: &DomainDef) -> Result<CheckFn> {
-        let c = self.domain_checker(d)?;
+        let chain = self.domain_chain(d)?;
+        let c = self.domain_checker(d, &chain)?;
         Ok(Arc::new(move |v: &Value| c.check(v)))
     }
 
-    /// Domain `d`'s constraints bound.
-    fn domain_checker(&mut self, d: &DomainDef) -> Result<DomainChecker> {
-        let mut checks = Vec::with_capacity(d.checks.len());
-        for c in &d.checks {
-            let ast = parse_default(&c.expr)?;
-            checks.push((c.name.clone(), self.bind_domain_check(&ast, d.base)?));
+    /// The domains `d` is over, innermost first, then `d`.
+    fn domain_chain(&mut self, d: &DomainDef) -> Result<Vec<Arc<DomainDef>>> {
+        let mut chain = vec![Arc::new(d.clone())];
+        while let Some(p) = chain.last().and_then(|x| x.parent.clone()) {
+            chain.push(self.column_domain(&p)?);
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+
+    /// Domain `d`'s DEFAULT text: its own, else its parent's.
+    pub fn domain_default(&mut self, d: &DomainDef) -> Result<Option<String>> {
+        match (&d.default, &d.parent) {
+            (Some(t), _) => Ok(Some(t.clone())),
+            (None, Some(p)) => {
+                let pd = self.column_domain(p)?;
+                self.domain_default(&pd)
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The constraints of `chain` (innermost domain first), bound; errors
+    /// name `d`, the outermost, as PostgreSQL's do.
+    fn domain_checker(&mut self, d: &DomainDef, chain: &[Arc<DomainDef>]) -> Result<DomainChecker> {
+        let mut checks = Vec::new();
+        for x in chain {
+            for c in &x.checks {
+                let ast = parse_default(&c.expr)?;
+                checks.push((c.name.clone(), self.bind_domain_check(&ast, d.base)?));
+            }
         }
         Ok(DomainChecker {
             name: d.name.clone(),
             base: d.base,
-            not_null: d.not_null,
+            not_null: chain.iter().any(|x| x.not_null),
             checks,
         })
     }

@@ -463,7 +463,10 @@ fn to_column(binder: &mut Binder<'_>, col: &ColumnDef, e: Expr) -> Result<Expr> 
 fn column_default(binder: &mut Binder<'_>, col: &ColumnDef) -> Result<Option<String>> {
     match (&col.default, &col.domain) {
         (Some(text), _) => Ok(Some(text.clone())),
-        (None, Some(name)) => Ok(binder.column_domain(name)?.default.clone()),
+        (None, Some(name)) => {
+            let d = binder.column_domain(name)?;
+            binder.domain_default(&d)
+        }
         (None, None) => Ok(None),
     }
 }

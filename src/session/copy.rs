@@ -249,7 +249,7 @@ impl Session {
                 Some(name) => {
                     let d = binder.column_domain(name)?;
                     Some(ColumnDomain {
-                        default: d.default.clone(),
+                        default: binder.domain_default(&d)?,
                         check: binder.domain_check_fn(&d)?,
                     })
                 }

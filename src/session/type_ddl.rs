@@ -56,10 +56,23 @@ impl Session {
         def: &crate::catalog::DomainDef,
         v: Validation,
     ) -> Result<()> {
+        // The domain's columns and those of the domains over it.
+        let view = self.catalog_view(snap);
+        let mut names = vec![def.name.clone()];
+        let domains = self.db.catalog.domains(&view);
+        let mut k = 0;
+        while k < names.len() {
+            for d in &domains {
+                if d.parent.as_deref() == Some(names[k].as_str()) && !names.contains(&d.name) {
+                    names.push(d.name.clone());
+                }
+            }
+            k += 1;
+        }
         let mut columns = Vec::new();
-        for t in self.db.catalog.tables(&self.catalog_view(snap)) {
+        for t in self.db.catalog.tables(&view) {
             for c in &t.columns {
-                if c.domain.as_deref() == Some(def.name.as_str()) {
+                if c.domain.as_ref().is_some_and(|d| names.contains(d)) {
                     columns.push((t.name.clone(), c.name.clone()));
                 }
             }
