@@ -445,6 +445,8 @@ fn query_with(sub: BoxedStrategy<Query>) -> BoxedStrategy<Query> {
                 name,
                 columns,
                 query: Box::new(q),
+                recursive: false,
+                materialized: None,
             }
         }),
         0..2,
