@@ -232,7 +232,7 @@ impl Binder<'_> {
 /// The leftmost token of each output column's expression in a set
 /// operation's branch (its first SELECT's list, or VALUES' first row), for
 /// error positions; empty when a `*` makes them unknown.
-fn output_offsets(body: &ast::SetExpr) -> Vec<ast::Offset> {
+pub(super) fn output_offsets(body: &ast::SetExpr) -> Vec<ast::Offset> {
     match body {
         ast::SetExpr::Select(s) => {
             let mut out = Vec::with_capacity(s.projection.len());
