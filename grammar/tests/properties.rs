@@ -447,6 +447,7 @@ fn query_with(sub: BoxedStrategy<Query>) -> BoxedStrategy<Query> {
                 query: Box::new(q),
                 recursive: false,
                 materialized: None,
+                offset: Offset(0),
             }
         }),
         0..2,

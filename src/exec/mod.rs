@@ -10,7 +10,7 @@
 //! - [`functions`]: scalar functions as the evaluator calls them.
 //! - [`scan`], [`basic`], [`agg`], [`sort`], [`join`]: the operators;
 //!   [`indexscan`] and [`bitmapheap`] (over a [`tidbitmap`]) read through
-//!   B-tree indexes.
+//!   B-tree indexes; [`recursive`] runs `WITH RECURSIVE`.
 //!
 //! Shape (see docs/architecture.md's Executor section): operators pass batches of up to
 //! [`vector::BATCH_SIZE`] rows (a scan passes whole pages' worth), never a

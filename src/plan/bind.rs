@@ -62,6 +62,10 @@ pub struct Binder<'c> {
     /// How many NULL-extended sides of outer joins enclose the FROM item
     /// being planned (a recursive reference may not appear in one).
     pub nullable_sides: usize,
+    /// The constructs around the FROM item being planned that a recursive
+    /// reference may not appear within (a CTE of its own, INTERSECT,
+    /// EXCEPT), outermost first: the error's words.
+    pub recursion_barriers: Vec<&'static str>,
     /// The next SELECT planned keeps `unknown`-typed output columns (string
     /// literals, NULLs) unresolved, for its consumer to type: a set
     /// operation or INSERT. Consumed (reset) by that SELECT.
@@ -312,6 +316,7 @@ impl<'c> Binder<'c> {
             ctx,
             ctes: Vec::new(),
             nullable_sides: 0,
+            recursion_barriers: Vec::new(),
             keep_unknown: false,
             outer: Vec::new(),
             params: Vec::new(),

@@ -50,6 +50,8 @@ pub struct Cte {
     /// `AS MATERIALIZED` (`Some(true)`), `AS NOT MATERIALIZED`
     /// (`Some(false)`), or neither.
     pub materialized: Option<bool>,
+    /// Where its name starts (errors about the CTE point there).
+    pub offset: Offset,
 }
 
 /// The body of a query.

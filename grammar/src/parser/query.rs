@@ -143,6 +143,7 @@ fn offset_clause(i: Tokens<'_>) -> PResult<'_, Expr> {
 /// `cte ::= col_id ['(' col_id {',' col_id} ')'] 'AS' [['NOT'] 'MATERIALIZED']
 ///   '(' query ')'`
 fn cte(i: Tokens<'_>) -> PResult<'_, Cte> {
+    let offset = Offset(i.first().start);
     map(
         tuple((
             col_id,
@@ -158,12 +159,13 @@ fn cte(i: Tokens<'_>) -> PResult<'_, Cte> {
                 tok(TokenKind::RParen),
             )),
         )),
-        |(name, columns, _, materialized, query)| Cte {
+        move |(name, columns, _, materialized, query)| Cte {
             name,
             columns,
             query: Box::new(query),
             recursive: false,
             materialized,
+            offset,
         },
     )(i)
 }

@@ -40,6 +40,11 @@ pub struct CteEntry {
     pub query: ast::Query,
     /// It came from `WITH RECURSIVE`: it may refer to itself.
     pub recursive: bool,
+    /// Where its name is in the statement.
+    pub offset: ast::Offset,
+    /// It belongs to a recursive CTE's own WITH: a recursive reference
+    /// in its query is one within a subquery.
+    pub in_recursive_with: bool,
     /// What a reference to it means right now.
     pub state: CteState,
     /// A recursive CTE's plan, made at its first reference: later ones
@@ -55,6 +60,8 @@ impl CteEntry {
             columns: cte.columns.clone(),
             query: (*cte.query).clone(),
             recursive: cte.recursive,
+            offset: cte.offset,
+            in_recursive_with: false,
             state: CteState::Plain,
             planned: None,
         }
@@ -94,6 +101,8 @@ pub struct WorkTableRef {
     sublinks: usize,
     /// How many nullable sides of outer joins enclosed it.
     nullable: usize,
+    /// How many recursion barriers enclosed it.
+    barriers: usize,
     /// References seen so far.
     refs: usize,
 }
@@ -152,9 +161,10 @@ impl Binder<'_> {
                     None => {
                         let saved = self.ctes.split_off(keep);
                         let plan = if entry.recursive {
-                            self.plan_recursive_cte(pos, name.offset, &alias.name)
+                            self.plan_recursive_cte(pos, entry.offset, &alias.name)
                         } else {
-                            self.plan_query(&entry.query)
+                            let barrier = entry.in_recursive_with.then_some("within a subquery");
+                            self.behind_barrier(barrier, |b| b.plan_query(&entry.query))
                         };
                         self.ctes.truncate(keep);
                         self.ctes.extend(saved);
@@ -174,7 +184,7 @@ impl Binder<'_> {
                             plan.fields.len(),
                             entry.columns.len()
                         ),
-                        name.offset,
+                        entry.offset,
                     ));
                 }
                 if alias.columns.is_empty() {
@@ -194,7 +204,9 @@ impl Binder<'_> {
         alias: &str,
     ) -> Result<Plan> {
         let cte = &self.ctes[pos].name;
-        let problem = if self.outer.len() != w.sublinks {
+        let problem = if let Some(b) = self.recursion_barriers.get(w.barriers) {
+            Some(*b)
+        } else if self.outer.len() != w.sublinks {
             Some("within a subquery")
         } else if self.nullable_sides != w.nullable {
             Some("within an outer join")
@@ -246,7 +258,10 @@ impl Binder<'_> {
         };
         // The CTE's own WITH is in scope of both terms.
         let saved = self.ctes.len();
-        self.ctes.extend(q.with.iter().map(CteEntry::of));
+        self.ctes.extend(q.with.iter().map(|c| CteEntry {
+            in_recursive_with: true,
+            ..CteEntry::of(c)
+        }));
         let planned = self.plan_union_terms(pos, left, right, all);
         self.ctes.truncate(saved);
         self.ctes[pos].state = CteState::Plain;
@@ -304,6 +319,7 @@ impl Binder<'_> {
             fields: fields.clone(),
             sublinks: self.outer.len(),
             nullable: self.nullable_sides,
+            barriers: self.recursion_barriers.len(),
             refs: 0,
         });
         let rec = self.plan_query(&ast::Query::simple(right.clone()))?;
@@ -387,6 +403,39 @@ impl Binder<'_> {
         let item = self.plan_table_ref(t, needed);
         self.nullable_sides -= usize::from(nullable);
         item
+    }
+}
+
+impl Binder<'_> {
+    /// Runs `f` with `barrier` (if any) around it.
+    pub(super) fn behind_barrier<T>(
+        &mut self,
+        barrier: Option<&'static str>,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let Some(b) = barrier else {
+            return f(self);
+        };
+        self.recursion_barriers.push(b);
+        let r = f(self);
+        self.recursion_barriers.pop();
+        r
+    }
+}
+
+/// The barriers to a recursive reference in the (left, right) operands of
+/// a set operation, as PostgreSQL's `checkWellFormedRecursionWalker` sets
+/// them: INTERSECT ALL both, EXCEPT ALL both, EXCEPT its right operand.
+pub(super) fn set_op_barriers(
+    op: ast::SetOperator,
+    all: bool,
+) -> (Option<&'static str>, Option<&'static str>) {
+    match op {
+        ast::SetOperator::Union => (None, None),
+        ast::SetOperator::Intersect if all => (Some("within INTERSECT"), Some("within INTERSECT")),
+        ast::SetOperator::Intersect => (None, None),
+        ast::SetOperator::Except if all => (Some("within EXCEPT"), Some("within EXCEPT")),
+        ast::SetOperator::Except => (None, Some("within EXCEPT")),
     }
 }
 

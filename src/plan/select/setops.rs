@@ -25,10 +25,11 @@ impl Binder<'_> {
                 left,
                 right,
             } => {
+                let (lbar, rbar) = cte::set_op_barriers(*op, *all);
                 self.keep_unknown = true;
-                let l = self.plan_set_expr(left)?;
+                let l = self.behind_barrier(lbar, |b| b.plan_set_expr(left))?;
                 self.keep_unknown = true;
-                let r = self.plan_set_expr(right)?;
+                let r = self.behind_barrier(rbar, |b| b.plan_set_expr(right))?;
                 self.keep_unknown = false;
                 let name = match op {
                     ast::SetOperator::Union => "UNION",
