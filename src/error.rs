@@ -143,6 +143,8 @@ pub enum SqlState {
     InvalidObjectDefinition,
     /// 42P18 indeterminate_datatype
     IndeterminateDatatype,
+    /// 42P19 invalid_recursion
+    InvalidRecursion,
     /// 42P13 invalid_function_definition
     InvalidFunctionDefinition,
     /// 42723 duplicate_function
@@ -249,6 +251,7 @@ impl SqlState {
             InvalidColumnReference => "42P10",
             InvalidObjectDefinition => "42P17",
             IndeterminateDatatype => "42P18",
+            InvalidRecursion => "42P19",
             InvalidFunctionDefinition => "42P13",
             DuplicateFunction => "42723",
             DuplicateObject => "42710",
@@ -449,6 +452,7 @@ mod tests {
             InvalidColumnReference,
             InvalidObjectDefinition,
             IndeterminateDatatype,
+            InvalidRecursion,
             InvalidFunctionDefinition,
             DuplicateFunction,
             DuplicateObject,

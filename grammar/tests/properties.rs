@@ -447,6 +447,9 @@ fn query_with(sub: BoxedStrategy<Query>) -> BoxedStrategy<Query> {
                 name,
                 columns,
                 query: Box::new(q),
+                recursive: false,
+                materialized: None,
+                offset: Offset(0),
             }
         }),
         0..2,

@@ -10,7 +10,7 @@
 //! - [`functions`]: scalar functions as the evaluator calls them.
 //! - [`scan`], [`basic`], [`agg`], [`sort`], [`join`]: the operators;
 //!   [`indexscan`] and [`bitmapheap`] (over a [`tidbitmap`]) read through
-//!   B-tree indexes.
+//!   B-tree indexes; [`recursive`] runs `WITH RECURSIVE`.
 //!
 //! Shape (see docs/architecture.md's Executor section): operators pass batches of up to
 //! [`vector::BATCH_SIZE`] rows (a scan passes whole pages' worth), never a
@@ -36,6 +36,7 @@ pub mod modify;
 pub mod parallel;
 pub mod plpgsql;
 pub mod progress;
+pub mod recursive;
 pub mod rowwise;
 pub mod scan;
 pub mod sort;
@@ -139,7 +140,13 @@ pub struct ExecContext {
     /// The session's buffer-ring sizes: its scans' bulk-read rings and its
     /// bulk loads' write rings are requested with them.
     pub ring_sizes: RingSizes,
+    /// Working tables handed from a Recursive Union to the WorkTable Scan
+    /// of the recursive term it is building ([`recursive`]).
+    pub worktables: WorkTables,
 }
+
+/// The working tables in hand-over, by number.
+pub type WorkTables = std::sync::Mutex<HashMap<usize, recursive::WorkTable>>;
 
 impl ExecContext {
     /// A context for operator tests: an empty snapshot's worth of nothing,
@@ -163,6 +170,7 @@ impl ExecContext {
             progress: None,
             page_summaries: true,
             ring_sizes: RingSizes::default(),
+            worktables: WorkTables::default(),
         }
     }
 
@@ -179,7 +187,22 @@ impl ExecContext {
             progress: self.progress.clone(),
             page_summaries: self.page_summaries,
             ring_sizes: self.ring_sizes,
+            worktables: WorkTables::default(),
         }
+    }
+
+    /// Hands the working table numbered `id` to the scan about to be built.
+    pub fn put_worktable(&self, id: usize, table: recursive::WorkTable) -> Result<()> {
+        self.worktables
+            .lock()
+            .map_err(|_| crate::error::Error::internal("working tables poisoned"))?
+            .insert(id, table);
+        Ok(())
+    }
+
+    /// The working table numbered `id`, taken out of hand-over.
+    pub fn take_worktable(&self, id: usize) -> Option<recursive::WorkTable> {
+        self.worktables.lock().ok()?.remove(&id)
     }
 
     /// Fails with 57014 when the statement was cancelled.
@@ -544,6 +567,11 @@ pub(crate) fn build_node<'a>(
             ctx,
         )),
         Node::Distinct { input } => Box::new(agg::DistinctOp::new(build(input)?, ctx)),
+        Node::CteScan { input, .. } => build(input)?,
+        Node::RecursiveUnion { .. } => recursive_union(plan, ctx, instr, next_id)?,
+        Node::WorkTableScan { worktable, .. } => {
+            Box::new(recursive::WorkTableScanOp::new(*worktable, ctx)?)
+        }
         Node::SetOp {
             left,
             right,
@@ -611,6 +639,37 @@ pub(crate) fn build_node<'a>(
         }),
         None => op,
     })
+}
+
+/// A Recursive Union: the non-recursive term built now, the recursive
+/// term's nodes numbered after it and built by the operator per iteration.
+fn recursive_union<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let Node::RecursiveUnion {
+        nonrecursive,
+        recursive,
+        distinct,
+        worktable,
+    } = &plan.node
+    else {
+        return Err(err!(InternalError, "not a recursive union"));
+    };
+    let first = build_with(nonrecursive, ctx, instr, next_id)?;
+    let recursive_id = *next_id;
+    count_nodes(recursive, next_id);
+    Ok(Box::new(recursive::RecursiveUnionOp::new(
+        first,
+        recursive,
+        recursive_id,
+        *worktable,
+        *distinct,
+        ctx,
+        instr,
+    )))
 }
 
 /// A Bitmap Heap Scan; its bitmap nodes are numbered right after it.

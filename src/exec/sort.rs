@@ -128,7 +128,7 @@ fn sorted_positions(b: &Batch, keys: &[SortKey]) -> Vec<u32> {
 }
 
 /// Approximate bytes a batch holds.
-fn batch_bytes(b: &Batch) -> usize {
+pub(crate) fn batch_bytes(b: &Batch) -> usize {
     b.columns
         .iter()
         .map(|c| match (&c.data, c.ty.attlen()) {

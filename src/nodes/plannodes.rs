@@ -453,6 +453,43 @@ pub enum Node {
         /// Keep duplicates (ALL).
         all: bool,
     },
+    /// A common table expression's result read by the query (PostgreSQL's
+    /// CTE Scan): the rows of `input`, the CTE's plan, which EXPLAIN shows
+    /// as the `CTE name` section of the query's top node.
+    CteScan {
+        /// The CTE's plan.
+        input: Box<Plan>,
+        /// The CTE's name.
+        name: String,
+        /// The name the query calls it (for EXPLAIN).
+        alias: String,
+    },
+    /// `WITH RECURSIVE`'s evaluation (PostgreSQL's Recursive Union): the
+    /// rows of `nonrecursive`, then the rows of `recursive` run again and
+    /// again over the working table (the previous run's new rows, read by
+    /// its [`Node::WorkTableScan`]) until a run produces none. With
+    /// `distinct` (UNION), rows equal to one already returned are dropped
+    /// and do not enter the working table.
+    RecursiveUnion {
+        /// The non-recursive term, run once.
+        nonrecursive: Box<Plan>,
+        /// The recursive term, run once per iteration.
+        recursive: Box<Plan>,
+        /// UNION (true) or UNION ALL.
+        distinct: bool,
+        /// The working table's number, which its scan names.
+        worktable: usize,
+    },
+    /// The working table of the [`Node::RecursiveUnion`] numbered
+    /// `worktable` (PostgreSQL's WorkTable Scan).
+    WorkTableScan {
+        /// The working table's number.
+        worktable: usize,
+        /// The CTE's name.
+        name: String,
+        /// The name the query calls it (for EXPLAIN).
+        alias: String,
+    },
 }
 
 impl Plan {
@@ -468,7 +505,8 @@ impl Plan {
             | Node::IndexScan(_)
             | Node::BitmapHeapScan(_)
             | Node::Values { .. }
-            | Node::Function { .. } => vec![],
+            | Node::Function { .. }
+            | Node::WorkTableScan { .. } => vec![],
             Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Aggregate { input, .. }
@@ -478,11 +516,17 @@ impl Plan {
             | Node::Unique { input, .. }
             | Node::LimitTies { input, .. }
             | Node::WindowAgg { input, .. }
-            | Node::Gather { input, .. } => vec![input],
+            | Node::Gather { input, .. }
+            | Node::CteScan { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
             | Node::IndexNestLoop { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],
+            Node::RecursiveUnion {
+                nonrecursive,
+                recursive,
+                ..
+            } => vec![nonrecursive, recursive],
             Node::Append { inputs } => inputs.iter().collect(),
         }
     }
@@ -494,7 +538,8 @@ impl Plan {
             | Node::IndexScan(_)
             | Node::BitmapHeapScan(_)
             | Node::Values { .. }
-            | Node::Function { .. } => vec![],
+            | Node::Function { .. }
+            | Node::WorkTableScan { .. } => vec![],
             Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Aggregate { input, .. }
@@ -504,11 +549,17 @@ impl Plan {
             | Node::Unique { input, .. }
             | Node::LimitTies { input, .. }
             | Node::WindowAgg { input, .. }
-            | Node::Gather { input, .. } => vec![input],
+            | Node::Gather { input, .. }
+            | Node::CteScan { input, .. } => vec![input],
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
             | Node::IndexNestLoop { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],
+            Node::RecursiveUnion {
+                nonrecursive,
+                recursive,
+                ..
+            } => vec![nonrecursive, recursive],
             Node::Append { inputs } => inputs.iter_mut().collect(),
         }
     }

@@ -57,8 +57,15 @@ pub enum Mode<'a> {
 pub struct Binder<'c> {
     /// The session running the statement.
     pub ctx: &'c mut dyn PlanContext,
-    /// Common table expressions in scope (name, column names, query).
-    pub ctes: Vec<(String, Vec<String>, ast::Query)>,
+    /// Common table expressions in scope, innermost last.
+    pub ctes: Vec<super::select::cte::CteEntry>,
+    /// How many NULL-extended sides of outer joins enclose the FROM item
+    /// being planned (a recursive reference may not appear in one).
+    pub nullable_sides: usize,
+    /// The constructs around the FROM item being planned that a recursive
+    /// reference may not appear within (a CTE of its own, INTERSECT,
+    /// EXCEPT), outermost first: the error's words.
+    pub recursion_barriers: Vec<&'static str>,
     /// The next SELECT planned keeps `unknown`-typed output columns (string
     /// literals, NULLs) unresolved, for its consumer to type: a set
     /// operation or INSERT. Consumed (reset) by that SELECT.
@@ -315,6 +322,8 @@ impl<'c> Binder<'c> {
         Binder {
             ctx,
             ctes: Vec::new(),
+            nullable_sides: 0,
+            recursion_barriers: Vec::new(),
             keep_unknown: false,
             outer: Vec::new(),
             params: Vec::new(),

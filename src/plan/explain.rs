@@ -63,6 +63,7 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
         flags,
         stats,
         out: &mut out,
+        cte_root: top_node(plan) as *const Plan as usize,
     };
     let at = At {
         depth: 0,
@@ -111,6 +112,7 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
             flags: inner,
             stats: None,
             out: &mut lines,
+            cte_root: top_node(&sp.plan) as *const Plan as usize,
         };
         let at = At {
             depth: 1,
@@ -132,10 +134,19 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
 /// (a join's left input first), which is the order they appear in the
 /// query.
 fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>) {
+    // A CTE referenced twice is one CTE: its plan is named once.
+    let first_cte = match &plan.node {
+        Node::CteScan { input, .. } => match &input.node {
+            Node::RecursiveUnion { worktable, .. } => used.insert(format!("\0cte {worktable}")),
+            _ => true,
+        },
+        _ => true,
+    };
     let alias = match &mut plan.node {
         Node::SeqScan { alias, .. } => Some(alias),
         Node::IndexScan(s) => Some(&mut s.alias),
         Node::BitmapHeapScan(s) => Some(&mut s.alias),
+        Node::CteScan { alias, .. } | Node::WorkTableScan { alias, .. } => Some(alias),
         _ => None,
     };
     if let Some(alias) = alias {
@@ -148,6 +159,9 @@ fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>)
             *alias = unique;
         }
     }
+    if !first_cte {
+        return;
+    }
     for c in plan.children_mut() {
         unique_aliases(c, used);
     }
@@ -157,7 +171,12 @@ fn unique_aliases(plan: &mut Plan, used: &mut std::collections::HashSet<String>)
 fn is_scan(plan: &Plan) -> bool {
     matches!(
         plan.node,
-        Node::SeqScan { .. } | Node::IndexScan(_) | Node::BitmapHeapScan(_) | Node::Function { .. }
+        Node::SeqScan { .. }
+            | Node::IndexScan(_)
+            | Node::BitmapHeapScan(_)
+            | Node::Function { .. }
+            | Node::CteScan { .. }
+            | Node::WorkTableScan { .. }
     )
 }
 
@@ -211,6 +230,13 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
     }
     let mut out = names(plan);
     match &plan.node {
+        Node::CteScan { alias, .. } | Node::WorkTableScan { alias, .. } if qualify => {
+            out = plan
+                .fields
+                .iter()
+                .map(|f| format!("{alias}.{}", f.name))
+                .collect();
+        }
         Node::SeqScan {
             table,
             alias,
@@ -345,6 +371,9 @@ struct Explainer<'a> {
     flags: ExplainFlags,
     stats: Option<&'a [NodeStats]>,
     out: &'a mut Vec<String>,
+    /// The node (by address) under whose title the plan's recursive CTEs
+    /// are printed as `CTE name` sections: the tree's top node.
+    cte_root: usize,
 }
 
 /// Where one node is printed: its indentation depth, whether it is the
@@ -425,7 +454,10 @@ fn title_and_details(
         Node::IndexNestLoop { .. } | Node::HashJoin { .. } | Node::NestedLoop { .. } => {
             join_title(plan, par)
         }
-        Node::Values { .. } if plan.fields.is_empty() => ("Result".into(), vec![]),
+        // PostgreSQL plans a one-row VALUES as a Result too.
+        Node::Values { rows } if plan.fields.is_empty() || rows.len() == 1 => {
+            ("Result".into(), vec![])
+        }
         Node::Values { .. } => ("Values Scan on \"*VALUES*\"".into(), vec![]),
         Node::Function { name, func, alias } => match func {
             TableFunc::Rows(_)
@@ -493,6 +525,9 @@ fn title_and_details(
         Node::Unique { .. } => ("Unique".into(), vec![]),
         Node::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
         Node::Append { .. } => ("Append".into(), vec![]),
+        Node::CteScan { name, alias, .. } => (scan_on("CTE Scan", name, alias), vec![]),
+        Node::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
+        Node::WorkTableScan { name, alias, .. } => (scan_on("WorkTable Scan", name, alias), vec![]),
         Node::SetOp { intersect, all, .. } => (
             format!(
                 "HashSetOp {}{}",
@@ -770,7 +805,12 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
         partial: false,
         ..at.par
     };
+    if plan as *const Plan as usize == cx.cte_root {
+        cte_sections(cx, plan, at, inner);
+    }
     match &plan.node {
+        // The CTE's plan was printed in its section.
+        Node::CteScan { input, .. } => count(input, id),
         Node::Gather { input, workers } => {
             gather_lines(input, *workers, depth, cx.flags, cx.stats, my_id, cx.out);
             let scan = match &input.node {
@@ -834,6 +874,72 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
                 }
             }
         }
+    }
+}
+
+/// The node printed first for `plan`: projections and filters fold into
+/// the node below them.
+fn top_node(plan: &Plan) -> &Plan {
+    match &plan.node {
+        Node::Project { input, .. } | Node::Filter { input, .. } => top_node(input),
+        _ => plan,
+    }
+}
+
+/// `Title on name [alias]`, as PostgreSQL names a scan of a CTE.
+fn scan_on(title: &str, name: &str, alias: &str) -> String {
+    if alias == name {
+        format!("{title} on {name}")
+    } else {
+        format!("{title} on {name} {alias}")
+    }
+}
+
+/// The recursive CTEs `root`'s tree reads, each once, as PostgreSQL's
+/// `CTE name` sections under the query's top node: the label at the top
+/// node's detail indentation, the CTE's plan below it. Node ids are the
+/// CTE plan's pre-order positions (EXPLAIN ANALYZE's figures).
+fn cte_sections(cx: &mut Explainer<'_>, root: &Plan, at: At<'_>, par: Par) {
+    fn collect<'p>(plan: &'p Plan, start: usize, found: &mut Vec<(&'p Plan, &'p str, usize)>) {
+        let mut id = start + 1;
+        for c in plan.children() {
+            if let Node::CteScan { input, name, .. } = &c.node {
+                let same = |f: &(&Plan, &str, usize)| {
+                    matches!(
+                        (&f.0.node, &input.node),
+                        (
+                            Node::RecursiveUnion { worktable: a, .. },
+                            Node::RecursiveUnion { worktable: b, .. }
+                        ) if a == b
+                    )
+                };
+                if !found.iter().any(same) {
+                    found.push((input, name, id + 1));
+                }
+            }
+            collect(c, id, found);
+            count(c, &mut id);
+        }
+    }
+    let mut found = Vec::new();
+    if let Node::CteScan { input, name, .. } = &root.node {
+        found.push((&**input, name.as_str(), 1));
+    }
+    collect(root, 0, &mut found);
+    let pad = if at.top { 2 } else { at.depth * 6 + 2 };
+    for (plan, name, start) in found {
+        cx.out.push(format!("{}CTE {name}", " ".repeat(pad)));
+        let mut lines = Vec::new();
+        let mut sub = Explainer {
+            flags: cx.flags,
+            stats: cx.stats,
+            out: &mut lines,
+            cte_root: 0,
+        };
+        let mut id = start;
+        node(&mut sub, plan, at.below(1, par), &mut id);
+        // The section's plan is indented two past the label.
+        cx.out.extend(lines.into_iter().map(|l| format!("  {l}")));
     }
 }
 

@@ -33,6 +33,7 @@ use crate::types::{DataType, Value};
 
 use super::estimate::{self, EQ_SEL};
 
+pub mod cte;
 mod distinct;
 mod from;
 mod functions;
@@ -283,10 +284,7 @@ impl Binder<'_> {
     /// Plans a whole query: WITH, the body, ORDER BY, LIMIT/OFFSET.
     pub fn plan_query(&mut self, q: &ast::Query) -> Result<Plan> {
         let saved = self.ctes.len();
-        for cte in &q.with {
-            self.ctes
-                .push((cte.name.clone(), cte.columns.clone(), (*cte.query).clone()));
-        }
+        self.ctes.extend(q.with.iter().map(cte::CteEntry::of));
         let mut result = self.plan_query_body(q);
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {

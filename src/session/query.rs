@@ -69,6 +69,7 @@ pub(crate) fn exec_context(
         progress: None,
         page_summaries: settings.enable_page_summaries,
         ring_sizes: crate::database::ring_sizes(settings),
+        worktables: exec::WorkTables::default(),
     })
 }
 

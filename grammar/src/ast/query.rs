@@ -35,7 +35,7 @@ impl Query {
     }
 }
 
-/// One `WITH` entry: `name [(columns)] AS (query)`.
+/// One `WITH` entry: `name [(columns)] AS [[NOT] MATERIALIZED] (query)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cte {
     /// The name the query is referred to by.
@@ -44,6 +44,14 @@ pub struct Cte {
     pub columns: Vec<Ident>,
     /// The query.
     pub query: Box<Query>,
+    /// The `WITH` clause said `RECURSIVE` (the same for every entry of
+    /// one clause): the query may refer to its own name.
+    pub recursive: bool,
+    /// `AS MATERIALIZED` (`Some(true)`), `AS NOT MATERIALIZED`
+    /// (`Some(false)`), or neither.
+    pub materialized: Option<bool>,
+    /// Where its name starts (errors about the CTE point there).
+    pub offset: Offset,
 }
 
 /// The body of a query.

@@ -603,7 +603,12 @@ impl Display for OrderBy {
 impl Display for Query {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if !self.with.is_empty() {
-            write!(f, "WITH {} ", Comma(&self.with))?;
+            let recursive = if self.with[0].recursive {
+                "RECURSIVE "
+            } else {
+                ""
+            };
+            write!(f, "WITH {recursive}{} ", Comma(&self.with))?;
         }
         self.body.fmt(f)?;
         if !self.order_by.is_empty() {
@@ -635,7 +640,11 @@ impl Display for Cte {
         if !self.columns.is_empty() {
             write!(f, " ({})", Ids(&self.columns))?;
         }
-        write!(f, " AS ({})", self.query)
+        match self.materialized {
+            Some(true) => write!(f, " AS MATERIALIZED ({})", self.query),
+            Some(false) => write!(f, " AS NOT MATERIALIZED ({})", self.query),
+            None => write!(f, " AS ({})", self.query),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ pub(crate) fn query_statement(i: Tokens<'_>) -> PResult<'_, Statement> {
     }
 }
 
-/// `query ::= ['WITH' cte {',' cte}] set_expr ['ORDER BY' order_item {',' order_item}]
+/// `query ::= ['WITH' ['RECURSIVE'] cte {',' cte}] set_expr ['ORDER BY' order_item {',' order_item}]
 ///   {limit_clause | offset_clause}` (each clause at most once)
 pub(crate) fn query(i: Tokens<'_>) -> PResult<'_, Query> {
     nested(query_inner)(i)
@@ -44,8 +44,17 @@ pub(crate) fn query(i: Tokens<'_>) -> PResult<'_, Query> {
 fn query_inner(i: Tokens<'_>) -> PResult<'_, Query> {
     let (i, with) = opt(preceded(
         kw(Keyword::With),
-        cut(separated_list1(tok(TokenKind::Comma), cut(cte))),
+        cut(pair(
+            opt(word("recursive")),
+            separated_list1(tok(TokenKind::Comma), cut(cte)),
+        )),
     ))(i)?;
+    let with = with.map(|(recursive, mut ctes)| {
+        for c in &mut ctes {
+            c.recursive = recursive.is_some();
+        }
+        ctes
+    });
     let (i, body) = set_expr(i, 0)?;
     let (mut i, order_by) = opt_order_by(i)?;
     let mut query = Query {
@@ -131,23 +140,32 @@ fn offset_clause(i: Tokens<'_>) -> PResult<'_, Expr> {
     )(i)
 }
 
-/// `cte ::= col_id ['(' col_id {',' col_id} ')'] 'AS' '(' query ')'`
+/// `cte ::= col_id ['(' col_id {',' col_id} ')'] 'AS' [['NOT'] 'MATERIALIZED']
+///   '(' query ')'`
 fn cte(i: Tokens<'_>) -> PResult<'_, Cte> {
+    let offset = Offset(i.first().start);
     map(
         tuple((
             col_id,
             cut(super::opt_paren_col_list),
             cut(kw(Keyword::As)),
+            opt(alt((
+                value(true, word("materialized")),
+                value(false, pair(kw(Keyword::Not), cut(word("materialized")))),
+            ))),
             cut(delimited(
                 tok(TokenKind::LParen),
                 query,
                 tok(TokenKind::RParen),
             )),
         )),
-        |(name, columns, _, query)| Cte {
+        move |(name, columns, _, materialized, query)| Cte {
             name,
             columns,
             query: Box::new(query),
+            recursive: false,
+            materialized,
+            offset,
         },
     )(i)
 }

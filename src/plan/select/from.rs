@@ -349,20 +349,8 @@ impl Binder<'_> {
         match t {
             ast::TableRef::Table { name, alias } => {
                 if name.schema.is_none() {
-                    if let Some(pos) = self.ctes.iter().rposition(|(n, _, _)| *n == name.name) {
-                        let (cte_name, cols, q) = self.ctes[pos].clone();
-                        // The CTE's own later siblings are not in its scope.
-                        let saved = self.ctes.split_off(pos);
-                        let plan = self.plan_query(&q);
-                        self.ctes.extend(saved);
-                        let mut alias = alias.clone().unwrap_or(ast::TableAlias {
-                            name: cte_name,
-                            columns: vec![],
-                        });
-                        if alias.columns.is_empty() {
-                            alias.columns = cols;
-                        }
-                        return derived(plan?, &alias);
+                    if let Some(pos) = self.ctes.iter().rposition(|c| c.name == name.name) {
+                        return self.plan_cte_ref(pos, name, alias.as_ref());
                     }
                 }
                 let qualified = crate::catalog::qualified_name(name.schema.as_deref(), &name.name);
@@ -422,8 +410,9 @@ impl Binder<'_> {
                 offset,
             } => self.plan_function(call, alias.as_ref(), *offset),
             ast::TableRef::Join(j) => {
-                let left = self.plan_table_ref(&j.left, needed)?;
-                let right = self.plan_table_ref(&j.right, needed)?;
+                let (lnull, rnull) = cte::nullable_sides(j.kind);
+                let left = self.plan_join_side(&j.left, needed, lnull)?;
+                let right = self.plan_join_side(&j.right, needed, rnull)?;
                 let kind = match j.kind {
                     ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
                     ast::JoinKind::Left => JoinKind::Left,

@@ -149,7 +149,7 @@ impl Binder<'_> {
             let ast::TableRef::Table { name, alias } = t else {
                 return None;
             };
-            if name.schema.is_some() || self.ctes.iter().any(|c| c.0 == name.name) {
+            if name.schema.is_some() || self.ctes.iter().any(|c| c.name == name.name) {
                 return None;
             }
             let def = self.ctx.table(&name.name).ok()?;

@@ -25,10 +25,11 @@ impl Binder<'_> {
                 left,
                 right,
             } => {
+                let (lbar, rbar) = cte::set_op_barriers(*op, *all);
                 self.keep_unknown = true;
-                let l = self.plan_set_expr(left)?;
+                let l = self.behind_barrier(lbar, |b| b.plan_set_expr(left))?;
                 self.keep_unknown = true;
-                let r = self.plan_set_expr(right)?;
+                let r = self.behind_barrier(rbar, |b| b.plan_set_expr(right))?;
                 self.keep_unknown = false;
                 let name = match op {
                     ast::SetOperator::Union => "UNION",
@@ -232,7 +233,7 @@ impl Binder<'_> {
 /// The leftmost token of each output column's expression in a set
 /// operation's branch (its first SELECT's list, or VALUES' first row), for
 /// error positions; empty when a `*` makes them unknown.
-fn output_offsets(body: &ast::SetExpr) -> Vec<ast::Offset> {
+pub(super) fn output_offsets(body: &ast::SetExpr) -> Vec<ast::Offset> {
     match body {
         ast::SetExpr::Select(s) => {
             let mut out = Vec::with_capacity(s.projection.len());
