@@ -267,3 +267,38 @@ impl DdlContext<'_> {
         Ok(notices)
     }
 }
+
+/// `DO 'code'`: compiles the block as a PL/pgSQL function of no
+/// arguments returning nothing (`inline_code_block` in error contexts, as
+/// PostgreSQL names it) through `ctx`, and runs it once.
+pub fn run_do(d: &ast::DoBlock, ctx: &mut dyn PlanContext) -> Result<()> {
+    match d
+        .language
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("plpgsql") => {}
+        Some("sql") => {
+            return Err(err!(
+                FeatureNotSupported,
+                "language \"sql\" does not support inline code execution"
+            ))
+        }
+        Some(other) => return Err(err!(UndefinedObject, "language \"{other}\" does not exist")),
+    }
+    let def = FunctionDef::new(
+        0,
+        "inline_code_block".into(),
+        Vec::new(),
+        DataType::Int4,
+        Language::Plpgsql,
+        Volatility::Volatile,
+        false,
+        d.body.clone(),
+    );
+    let mut program = Binder::new(ctx).compile_function(&def)?;
+    program.signature = def.name.clone();
+    program.void = true;
+    program.call(&[]).map(|_| ())
+}

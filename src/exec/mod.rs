@@ -34,6 +34,7 @@ pub mod kernels;
 pub mod modify;
 pub mod parallel;
 pub mod plpgsql;
+pub mod plpgsql_cond;
 pub mod progress;
 pub mod rowwise;
 pub mod scan;

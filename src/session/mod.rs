@@ -194,6 +194,8 @@ fn writes(stmt: &ast::Statement) -> bool {
             | ast::Statement::Show(_)
             | ast::Statement::Set(_)
             | ast::Statement::Reset(_)
+            // Function bodies change no data.
+            | ast::Statement::Do(_)
             | ast::Statement::Checkpoint
             // They take an xid themselves, only to store statistics.
             | ast::Statement::Vacuum(_)
@@ -605,6 +607,11 @@ impl Session {
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),
+            ast::Statement::Do(d) => {
+                let snap = self.statement_snapshot();
+                crate::commands::functioncmds::run_do(d, &mut self.stmt_ctx(&snap))?;
+                Ok(QueryResult::empty("DO"))
+            }
             ast::Statement::SetTransaction(m) => self.set_transaction(m),
             ast::Statement::Checkpoint => {
                 self.db.checkpoint()?;

@@ -20,6 +20,7 @@
 
 use std::hash::{Hash, Hasher};
 
+mod do_block;
 mod expr;
 mod function;
 mod index;
@@ -27,6 +28,7 @@ mod keys;
 mod query;
 mod view;
 
+pub use do_block::*;
 pub use expr::*;
 pub use function::*;
 pub use index::*;
@@ -115,6 +117,8 @@ pub enum Statement {
     Show(Show),
     /// `RESET name` / `RESET ALL`
     Reset(Reset),
+    /// `DO [LANGUAGE lang] 'code'`
+    Do(DoBlock),
 }
 
 /// A possibly schema-qualified object name (a table or a function).
