@@ -79,6 +79,10 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
                 "function result type must be specified"
             ))
         }
+        // `void` is kept as `unknown`, which no function returns otherwise.
+        Some(ast::FunctionReturns::Type(ast::DataType::Named(n))) if n.as_str() == "void" => {
+            DataType::Unknown
+        }
         Some(ast::FunctionReturns::Type(t)) => data_type(t)?,
         Some(_) => {
             return Err(err!(
@@ -291,7 +295,8 @@ pub fn run_do(d: &ast::DoBlock, ctx: &mut dyn PlanContext) -> Result<()> {
         0,
         "inline_code_block".into(),
         Vec::new(),
-        DataType::Int4,
+        // Returns void.
+        DataType::Unknown,
         Language::Plpgsql,
         Volatility::Volatile,
         false,

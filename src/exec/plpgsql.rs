@@ -147,7 +147,7 @@ pub enum Stmt {
     /// `NULL;`
     Null,
     /// A loop: its label, what it runs over, its body.
-    Loop(u32, Option<String>, LoopOver, Vec<Stmt>),
+    Loop(u32, Option<String>, Box<LoopOver>, Vec<Stmt>),
     /// `EXIT` (false) / `CONTINUE` (true) [label] [WHEN cond].
     Exit(u32, bool, Option<String>, Option<Expr>),
     /// A query: `SELECT ... INTO [STRICT] slots` (`Some`), `PERFORM`
@@ -818,13 +818,13 @@ mod tests {
         let sum = Stmt::Loop(
             1,
             None,
-            LoopOver::Range {
+            Box::new(LoopOver::Range {
                 slot: 2,
                 reverse: false,
                 lo: k(1),
                 hi: k(10),
                 step: None,
-            },
+            }),
             vec![
                 Stmt::Exit(
                     2,

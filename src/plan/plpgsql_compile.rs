@@ -133,8 +133,10 @@ impl<'c> Compiler<'c> {
     /// FROM: each statement planned, the last one's first row the result.
     pub fn sql_body(&mut self, stmts: &[ast::Statement]) -> Result<Vec<Stmt>> {
         let mut out = Vec::with_capacity(stmts.len());
+        // A function returning void returns no statement's row.
+        let void = self.ret == DataType::Unknown;
         for (k, s) in stmts.iter().enumerate() {
-            let last = k + 1 == stmts.len();
+            let last = k + 1 == stmts.len() && !void;
             let ast::Statement::Query(q) = s else {
                 if last {
                     return Err(mismatch(&self.ret).with_detail(
@@ -284,6 +286,12 @@ impl<'c> Compiler<'c> {
                 Stmt::Assign(*line, slot, self.expr_as(text, &ty)?)
             }
             RawStmt::Return(line, None) => Stmt::Return(*line, None),
+            RawStmt::Return(_, Some(_)) if self.ret == DataType::Unknown => {
+                return Err(err!(
+                    DatatypeMismatch,
+                    "RETURN cannot have a parameter in function returning void"
+                ))
+            }
             RawStmt::Return(line, Some(text)) => {
                 let ret = self.ret;
                 Stmt::Return(*line, Some(self.expr_as(text, &ret)?))
@@ -379,18 +387,16 @@ impl<'c> Compiler<'c> {
                     .collect());
             }
             let prefix = format!("{one}.");
-            let fields: Vec<usize> = {
-                let mut v: Vec<(usize, usize)> = self
-                    .b
-                    .params
-                    .iter()
-                    .filter(|p| p.0.starts_with(&prefix))
-                    .map(|p| (p.1, p.1))
-                    .collect();
-                v.sort();
-                v.dedup();
-                v.into_iter().map(|p| p.0).collect()
-            };
+            // A %ROWTYPE variable: its fields' slots, in column order.
+            let mut fields: Vec<usize> = self
+                .b
+                .params
+                .iter()
+                .filter(|p| p.0.starts_with(&prefix))
+                .map(|p| p.1)
+                .collect();
+            fields.sort_unstable();
+            fields.dedup();
             if !fields.is_empty() && self.var(one).is_err() {
                 return Ok(fields);
             }
@@ -463,7 +469,12 @@ impl<'c> Compiler<'c> {
                 LoopOver::Foreach(slot, a)
             }
         };
-        Ok(Stmt::Loop(line, label.clone(), over, self.stmts(body)?))
+        Ok(Stmt::Loop(
+            line,
+            label.clone(),
+            Box::new(over),
+            self.stmts(body)?,
+        ))
     }
 
     fn raise(&mut self, r: &RawRaise) -> Result<Raise> {

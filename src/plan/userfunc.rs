@@ -179,7 +179,7 @@ impl Binder<'_> {
         let (stmts, found) = match def.language {
             Language::Sql => {
                 let stmts = parse_sql_body(&body, &def.ret)?;
-                match simple_body(&stmts) {
+                match simple_body(&stmts).filter(|_| def.ret != DataType::Unknown) {
                     // One expression without FROM: no query to run.
                     Some(e) => (vec![Stmt::Return(1, Some(c.bind_as(&e, &def.ret)?))], None),
                     None => (c.sql_body(&stmts)?, None),
@@ -200,7 +200,7 @@ impl Binder<'_> {
             plpgsql: def.language == Language::Plpgsql,
             found,
             ret: def.ret,
-            void: false,
+            void: def.ret == DataType::Unknown,
         })
     }
 }
