@@ -157,6 +157,12 @@ pub enum SqlState {
     FunctionExecutedNoReturnStatement,
     /// P0001 raise_exception
     RaiseException,
+    /// P0002 no_data_found (`SELECT ... INTO STRICT` found no row)
+    NoDataFound,
+    /// P0003 too_many_rows (`SELECT ... INTO STRICT` found several)
+    TooManyRows,
+    /// P0004 assert_failure
+    AssertFailure,
     /// 53100 disk_full
     DiskFull,
     /// 53200 out_of_memory
@@ -258,6 +264,9 @@ impl SqlState {
             CheckViolation => "23514",
             FunctionExecutedNoReturnStatement => "2F005",
             RaiseException => "P0001",
+            NoDataFound => "P0002",
+            TooManyRows => "P0003",
+            AssertFailure => "P0004",
             DiskFull => "53100",
             OutOfMemory => "53200",
             ProgramLimitExceeded => "54000",
@@ -459,6 +468,9 @@ mod tests {
             CheckViolation,
             FunctionExecutedNoReturnStatement,
             RaiseException,
+            NoDataFound,
+            TooManyRows,
+            AssertFailure,
             DiskFull,
             OutOfMemory,
             ProgramLimitExceeded,

@@ -79,6 +79,10 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
                 "function result type must be specified"
             ))
         }
+        // `void` is kept as `unknown`, which no function returns otherwise.
+        Some(ast::FunctionReturns::Type(ast::DataType::Named(n))) if n.as_str() == "void" => {
+            DataType::Unknown
+        }
         Some(ast::FunctionReturns::Type(t)) => data_type(t)?,
         Some(_) => {
             return Err(err!(
@@ -266,4 +270,40 @@ impl DdlContext<'_> {
         }
         Ok(notices)
     }
+}
+
+/// `DO 'code'`: compiles the block as a PL/pgSQL function of no
+/// arguments returning nothing (`inline_code_block` in error contexts, as
+/// PostgreSQL names it) through `ctx`, and runs it once.
+pub fn run_do(d: &ast::DoBlock, ctx: &mut dyn PlanContext) -> Result<()> {
+    match d
+        .language
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("plpgsql") => {}
+        Some("sql") => {
+            return Err(err!(
+                FeatureNotSupported,
+                "language \"sql\" does not support inline code execution"
+            ))
+        }
+        Some(other) => return Err(err!(UndefinedObject, "language \"{other}\" does not exist")),
+    }
+    let def = FunctionDef::new(
+        0,
+        "inline_code_block".into(),
+        Vec::new(),
+        // Returns void.
+        DataType::Unknown,
+        Language::Plpgsql,
+        Volatility::Volatile,
+        false,
+        d.body.clone(),
+    );
+    let mut program = Binder::new(ctx).compile_function(&def)?;
+    program.signature = def.name.clone();
+    program.void = true;
+    program.call(&[]).map(|_| ())
 }

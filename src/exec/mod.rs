@@ -35,6 +35,7 @@ pub mod kernels;
 pub mod modify;
 pub mod parallel;
 pub mod plpgsql;
+pub mod plpgsql_cond;
 pub mod progress;
 pub mod recursive;
 pub mod rowwise;

@@ -32,6 +32,8 @@ pub mod insert_row;
 pub mod joinorder;
 pub mod modify;
 pub mod parallel;
+pub mod plpgsql_compile;
+pub mod plpgsql_parse;
 pub mod quals;
 pub mod scope;
 pub mod select;

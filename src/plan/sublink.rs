@@ -167,15 +167,10 @@ impl Binder<'_> {
                 .map(|(i, ty)| Expr::column(i, ty)),
         };
         let local = match local {
-            Err(e) if unresolved(&e) && c.table.is_none() && !self.params.is_empty() => {
-                match self.params.iter().find(|p| p.0 == c.column) {
-                    Some((_, slot, ty)) => Ok(Expr {
-                        kind: ExprKind::Param(*slot),
-                        ty: *ty,
-                    }),
-                    None => Err(e),
-                }
-            }
+            Err(e) if unresolved(&e) && !self.params.is_empty() => match self.param_ref(c) {
+                Some(x) => Ok(x),
+                None => Err(e),
+            },
             r => r,
         };
         match local {
@@ -185,6 +180,37 @@ impl Binder<'_> {
             },
             r => r,
         }
+    }
+
+    /// `c` as a function body's variable (`rec.field` names a record's
+    /// field): its slot at the body's level, passed down as a parameter
+    /// of each sublink being planned.
+    fn param_ref(&mut self, c: &ast::ColumnRef) -> Option<Expr> {
+        let name = match &c.table {
+            Some(t) => format!("{t}.{}", c.column),
+            None => c.column.clone(),
+        };
+        let (_, slot, ty) = self.params.iter().find(|p| p.0 == name)?;
+        let ty = *ty;
+        let mut e = Expr {
+            kind: ExprKind::Param(*slot),
+            ty,
+        };
+        for level in &mut self.outer {
+            let key = format!("{e:?}");
+            let p = match level.args.iter().position(|a| format!("{a:?}") == key) {
+                Some(p) => p,
+                None => {
+                    level.args.push(e);
+                    level.args.len() - 1
+                }
+            };
+            e = Expr {
+                kind: ExprKind::Param(p),
+                ty,
+            };
+        }
+        Some(e)
     }
 
     /// `c` resolved in an enclosing query, as a parameter of the innermost

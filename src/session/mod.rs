@@ -198,6 +198,8 @@ fn writes(stmt: &ast::Statement) -> bool {
             | ast::Statement::Show(_)
             | ast::Statement::Set(_)
             | ast::Statement::Reset(_)
+            // Function bodies change no data.
+            | ast::Statement::Do(_)
             | ast::Statement::Checkpoint
             // No xid: statistics are set in place (ANALYZE in a block
             // takes one for its column statistics).
@@ -623,6 +625,11 @@ impl Session {
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),
+            ast::Statement::Do(d) => {
+                let snap = self.statement_snapshot();
+                crate::commands::functioncmds::run_do(d, &mut self.stmt_ctx(&snap))?;
+                Ok(QueryResult::empty("DO"))
+            }
             ast::Statement::SetTransaction(m) => self.set_transaction(m),
             ast::Statement::Checkpoint => {
                 self.db.checkpoint()?;

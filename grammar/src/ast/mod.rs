@@ -20,6 +20,7 @@
 
 use std::hash::{Hash, Hasher};
 
+mod do_block;
 mod expr;
 mod function;
 mod index;
@@ -28,6 +29,7 @@ mod query;
 mod view;
 mod window;
 
+pub use do_block::*;
 pub use expr::*;
 pub use function::*;
 pub use index::*;
@@ -119,6 +121,8 @@ pub enum Statement {
     Show(Show),
     /// `RESET name` / `RESET ALL`
     Reset(Reset),
+    /// `DO [LANGUAGE lang] 'code'`
+    Do(DoBlock),
 }
 
 /// A possibly schema-qualified object name (a table or a function).

@@ -78,6 +78,10 @@ impl Display for Statement {
             Statement::Set(s) => s.fmt(f),
             Statement::Show(s) => write!(f, "SHOW {}", VarName(&s.name)),
             Statement::Reset(r) => write!(f, "RESET {}", VarName(&r.name)),
+            Statement::Do(d) => match &d.language {
+                Some(l) => write!(f, "DO LANGUAGE {} {}", Id(l), Str(&d.body)),
+                None => write!(f, "DO {}", Str(&d.body)),
+            },
         }
     }
 }

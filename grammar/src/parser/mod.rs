@@ -28,6 +28,7 @@
 
 mod ddl;
 mod dml;
+mod do_block;
 mod expr;
 mod fast;
 mod function;
@@ -186,6 +187,7 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Set => utility::set(i),
         Keyword::Show => utility::show(i),
         Keyword::Reset => utility::reset(i),
+        Keyword::Do => do_block::do_block(i),
         _ => i.fail(),
     }
 }
