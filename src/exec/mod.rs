@@ -596,6 +596,26 @@ pub(crate) fn build_node<'a>(
             plan.types(),
             ctx,
         )),
+        Node::HashJoin { .. } | Node::NestedLoop { .. } => join_node(plan, ctx, instr, next_id)?,
+    };
+    Ok(match instr {
+        Some(instr) => Box::new(Instrumented {
+            inner: op,
+            id,
+            instr,
+        }),
+        None => op,
+    })
+}
+
+/// A hash join or a nested loop, its inputs built (and numbered) in turn.
+fn join_node<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    Ok(match &plan.node {
         Node::HashJoin {
             left,
             right,
@@ -605,8 +625,8 @@ pub(crate) fn build_node<'a>(
             residual,
             build_left,
         } => Box::new(join::HashJoinOp::new(
-            build(left)?,
-            build(right)?,
+            build_with(left, ctx, instr, next_id)?,
+            build_with(right, ctx, instr, next_id)?,
             join::HashJoinSpec {
                 kind: *kind,
                 left_keys,
@@ -624,21 +644,14 @@ pub(crate) fn build_node<'a>(
             kind,
             condition,
         } => Box::new(join::NestedLoopOp::new(
-            build(left)?,
-            build(right)?,
+            build_with(left, ctx, instr, next_id)?,
+            build_with(right, ctx, instr, next_id)?,
             *kind,
             condition.as_ref(),
             right.types(),
             ctx,
         )),
-    };
-    Ok(match instr {
-        Some(instr) => Box::new(Instrumented {
-            inner: op,
-            id,
-            instr,
-        }),
-        None => op,
+        _ => unreachable!("called for a join"),
     })
 }
 

@@ -551,7 +551,7 @@ mod tests {
         assert_eq!(
             h.help(Some("truncate")),
             "Command:     TRUNCATE\nDescription: empty a table or set of tables\nSyntax:\n\
-             TRUNCATE [ TABLE ] [ ONLY ] object_name [, ...]\n\n"
+             TRUNCATE [ TABLE ] [ ONLY ] object_name [, ...]\n    [ CASCADE | RESTRICT ]\n\n"
         );
         let copy = h.help(Some("copy"));
         assert!(
