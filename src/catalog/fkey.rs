@@ -71,19 +71,8 @@ pub struct ForeignKeyDef {
     pub validated: bool,
 }
 
-/// One version of a constraint (see the parent module's `Version`).
-#[derive(Debug, Clone)]
-pub(super) struct FkVersion {
-    pub xmin: Xid,
-    pub xmax: Xid,
-    pub def: Arc<ForeignKeyDef>,
-}
-
-impl CatalogView<'_> {
-    fn sees_fkey(&self, v: &FkVersion) -> bool {
-        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
-    }
-}
+/// One version of a fkey definition ([`super::versions`]).
+pub(super) type FkVersion = super::versions::Version<ForeignKeyDef>;
 
 impl Catalog {
     /// Whether any foreign key exists in any version (a cheap test before
@@ -105,7 +94,7 @@ impl Catalog {
             return (Vec::new(), Vec::new());
         }
         let mut out = (Vec::new(), Vec::new());
-        for v in st.fkeys.iter().filter(|v| view.sees_fkey(v)) {
+        for v in st.fkeys.iter().filter(|v| view.sees_object(v)) {
             if v.def.table == oid {
                 out.0.push(v.def.clone());
             }
@@ -135,7 +124,7 @@ impl Catalog {
         if let Some(pos) = st
             .fkeys
             .iter()
-            .position(|v| v.def.oid == oid && view.sees_fkey(v))
+            .position(|v| v.def.oid == oid && view.sees_object(v))
         {
             if st.fkeys[pos].xmin == xid {
                 st.fkeys.remove(pos);
@@ -146,35 +135,7 @@ impl Catalog {
     }
 }
 
-/// On open: keeps the versions whose creator committed and whose deleter
-/// did not; whether that changed anything.
-pub(super) fn settle(fkeys: &mut Vec<FkVersion>, committed: &dyn Fn(Xid) -> bool) -> bool {
-    let before = fkeys.len();
-    fkeys.retain(|v| committed(v.xmin) && (v.xmax == INVALID_XID || !committed(v.xmax)));
-    let mut changed = fkeys.len() != before;
-    for v in fkeys.iter_mut() {
-        if v.xmax != INVALID_XID {
-            v.xmax = INVALID_XID;
-            changed = true;
-        }
-    }
-    changed
-}
-
-/// Forgets the constraint changes of aborted transaction `xid`.
-pub(super) fn abort(fkeys: &mut Vec<FkVersion>, xid: Xid) {
-    fkeys.retain(|v| v.xmin != xid);
-    for v in fkeys.iter_mut() {
-        if v.xmax == xid {
-            v.xmax = INVALID_XID;
-        }
-    }
-}
-
-/// Drops versions deleted by a committed transaction older than `horizon`.
-pub(super) fn prune(fkeys: &mut Vec<FkVersion>, committed: &dyn Fn(Xid) -> bool, horizon: Xid) {
-    fkeys.retain(|v| v.xmax == INVALID_XID || v.xmax >= horizon || !committed(v.xmax));
-}
+pub(super) use super::versions::{abort, prune, settle};
 
 fn action_tag(a: &FkAction) -> String {
     let cols = |c: &[usize]| {

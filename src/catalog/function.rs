@@ -128,19 +128,8 @@ impl FunctionDef {
     }
 }
 
-/// One version of a function definition.
-#[derive(Debug, Clone)]
-pub(super) struct FuncVersion {
-    pub xmin: Xid,
-    pub xmax: Xid,
-    pub def: Arc<FunctionDef>,
-}
-
-impl CatalogView<'_> {
-    fn sees_function(&self, v: &FuncVersion) -> bool {
-        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
-    }
-}
+/// One version of a function definition ([`super::versions`]).
+pub(super) type FuncVersion = super::versions::Version<FunctionDef>;
 
 impl Catalog {
     /// The functions named `name` that `view` sees, oldest first.
@@ -152,7 +141,7 @@ impl Catalog {
         let mut out: Vec<_> = st
             .functions
             .iter()
-            .filter(|v| v.def.name == name && view.sees_function(v))
+            .filter(|v| v.def.name == name && view.sees_object(v))
             .map(|v| v.def.clone())
             .collect();
         out.sort_by_key(|f| f.oid);
@@ -165,7 +154,7 @@ impl Catalog {
             .read()
             .functions
             .iter()
-            .filter(|v| view.sees_function(v))
+            .filter(|v| view.sees_object(v))
             .map(|v| v.def.clone())
             .collect();
         out.sort_by(|a, b| (&a.name, a.oid).cmp(&(&b.name, b.oid)));
@@ -197,65 +186,18 @@ impl Catalog {
         let Some(pos) = st
             .functions
             .iter()
-            .position(|v| v.def.oid == oid && view.sees_function(v))
+            .position(|v| v.def.oid == oid && view.sees_object(v))
         else {
             return Err(err!(
                 UndefinedFunction,
                 "function with OID {oid} does not exist"
             ));
         };
-        let old = &mut st.functions[pos];
-        view.check_not_claimed(old.xmax, xid)?;
-        if old.xmin == xid {
-            match replacement {
-                Some(def) => old.def = Arc::new(def),
-                None => {
-                    st.functions.remove(pos);
-                }
-            }
-            return Ok(());
-        }
-        old.xmax = xid;
-        if let Some(def) = replacement {
-            st.functions.push(FuncVersion {
-                xmin: xid,
-                xmax: INVALID_XID,
-                def: Arc::new(def),
-            });
-        }
-        Ok(())
+        super::versions::replace(&mut st.functions, pos, view, xid, replacement)
     }
 }
 
-/// On open: keeps the versions whose creator committed and whose deleter
-/// did not; whether that changed anything.
-pub(super) fn settle(fs: &mut Vec<FuncVersion>, committed: &dyn Fn(Xid) -> bool) -> bool {
-    let before = fs.len();
-    fs.retain(|v| committed(v.xmin) && (v.xmax == INVALID_XID || !committed(v.xmax)));
-    let mut changed = fs.len() != before;
-    for v in fs.iter_mut() {
-        if v.xmax != INVALID_XID {
-            v.xmax = INVALID_XID;
-            changed = true;
-        }
-    }
-    changed
-}
-
-/// Forgets the function changes of aborted transaction `xid`.
-pub(super) fn abort(fs: &mut Vec<FuncVersion>, xid: Xid) {
-    fs.retain(|v| v.xmin != xid);
-    for v in fs.iter_mut() {
-        if v.xmax == xid {
-            v.xmax = INVALID_XID;
-        }
-    }
-}
-
-/// Drops versions deleted by a committed transaction older than `horizon`.
-pub(super) fn prune(fs: &mut Vec<FuncVersion>, committed: &dyn Fn(Xid) -> bool, horizon: Xid) {
-    fs.retain(|v| v.xmax == INVALID_XID || v.xmax >= horizon || !committed(v.xmax));
-}
+pub(super) use super::versions::{abort, prune, settle};
 
 fn volatility_tag(v: Volatility) -> &'static str {
     match v {

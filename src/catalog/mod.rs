@@ -37,6 +37,7 @@ mod function;
 mod index;
 mod persist;
 mod types;
+mod versions;
 mod view;
 
 pub use fkey::{FkAction, ForeignKeyDef};

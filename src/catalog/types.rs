@@ -24,7 +24,6 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::clog::XidStatus;
 use crate::txn::{Xid, INVALID_XID};
 use crate::types::DataType;
 
@@ -107,19 +106,8 @@ impl DomainDef {
     }
 }
 
-/// One version of a domain definition.
-#[derive(Debug, Clone)]
-pub(super) struct TypeVersion {
-    pub xmin: Xid,
-    pub xmax: Xid,
-    pub def: Arc<DomainDef>,
-}
-
-impl CatalogView<'_> {
-    fn sees_type(&self, v: &TypeVersion) -> bool {
-        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
-    }
-}
+/// One version of a domain definition ([`super::versions`]).
+pub(super) type TypeVersion = super::versions::Version<DomainDef>;
 
 impl Catalog {
     /// The domain `name` that `view` sees, if any.
@@ -130,7 +118,7 @@ impl Catalog {
         }
         st.types
             .iter()
-            .find(|v| v.def.name == name && view.sees_type(v))
+            .find(|v| v.def.name == name && view.sees_object(v))
             .map(|v| v.def.clone())
     }
 
@@ -140,7 +128,7 @@ impl Catalog {
             .read()
             .types
             .iter()
-            .filter(|v| view.sees_type(v))
+            .filter(|v| view.sees_object(v))
             .map(|v| v.def.clone())
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -172,72 +160,15 @@ impl Catalog {
         let Some(pos) = st
             .types
             .iter()
-            .position(|v| v.def.oid == oid && view.sees_type(v))
+            .position(|v| v.def.oid == oid && view.sees_object(v))
         else {
             return Err(err!(UndefinedObject, "type with OID {oid} does not exist"));
         };
-        let old = &mut st.types[pos];
-        if old.xmax != INVALID_XID && old.xmax != xid {
-            let aborted = matches!(view.txns.status(old.xmax), Ok(XidStatus::Aborted))
-                || (!view.txns.is_running(old.xmax)
-                    && !matches!(view.txns.status(old.xmax), Ok(XidStatus::Committed)));
-            if !aborted {
-                return Err(err!(
-                    SerializationFailure,
-                    "could not serialize access due to concurrent update"
-                ));
-            }
-        }
-        if old.xmin == xid {
-            match replacement {
-                Some(def) => old.def = Arc::new(def),
-                None => {
-                    st.types.remove(pos);
-                }
-            }
-            return Ok(());
-        }
-        old.xmax = xid;
-        if let Some(def) = replacement {
-            st.types.push(TypeVersion {
-                xmin: xid,
-                xmax: INVALID_XID,
-                def: Arc::new(def),
-            });
-        }
-        Ok(())
+        super::versions::replace(&mut st.types, pos, view, xid, replacement)
     }
 }
 
-/// On open: keeps the versions whose creator committed and whose deleter
-/// did not; whether that changed anything.
-pub(super) fn settle(ts: &mut Vec<TypeVersion>, committed: &dyn Fn(Xid) -> bool) -> bool {
-    let before = ts.len();
-    ts.retain(|v| committed(v.xmin) && (v.xmax == INVALID_XID || !committed(v.xmax)));
-    let mut changed = ts.len() != before;
-    for v in ts.iter_mut() {
-        if v.xmax != INVALID_XID {
-            v.xmax = INVALID_XID;
-            changed = true;
-        }
-    }
-    changed
-}
-
-/// Forgets the type changes of aborted transaction `xid`.
-pub(super) fn abort(ts: &mut Vec<TypeVersion>, xid: Xid) {
-    ts.retain(|v| v.xmin != xid);
-    for v in ts.iter_mut() {
-        if v.xmax == xid {
-            v.xmax = INVALID_XID;
-        }
-    }
-}
-
-/// Drops versions deleted by a committed transaction older than `horizon`.
-pub(super) fn prune(ts: &mut Vec<TypeVersion>, committed: &dyn Fn(Xid) -> bool, horizon: Xid) {
-    ts.retain(|v| v.xmax == INVALID_XID || v.xmax >= horizon || !committed(v.xmax));
-}
+pub(super) use super::versions::{abort, prune, settle};
 
 /// Appends the catalog file's line of every domain version:
 /// `domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1>

@@ -92,19 +92,8 @@ impl ViewDef {
     }
 }
 
-/// One version of a view definition (see the parent module's `Version`).
-#[derive(Debug, Clone)]
-pub(super) struct ViewVersion {
-    pub xmin: Xid,
-    pub xmax: Xid,
-    pub def: Arc<ViewDef>,
-}
-
-impl CatalogView<'_> {
-    fn sees_view(&self, v: &ViewVersion) -> bool {
-        self.committed_visible(v.xmin) && (v.xmax == INVALID_XID || !self.committed_visible(v.xmax))
-    }
-}
+/// One version of a view definition ([`super::versions`]).
+pub(super) type ViewVersion = super::versions::Version<ViewDef>;
 
 impl Catalog {
     /// The view `name` as `view` sees it.
@@ -112,7 +101,7 @@ impl Catalog {
         self.read()
             .views
             .iter()
-            .find(|v| v.def.name == name && view.sees_view(v))
+            .find(|v| v.def.name == name && view.sees_object(v))
             .map(|v| v.def.clone())
     }
 
@@ -128,7 +117,7 @@ impl Catalog {
             .read()
             .views
             .iter()
-            .filter(|v| view.sees_view(v))
+            .filter(|v| view.sees_object(v))
             .map(|v| v.def.clone())
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -142,7 +131,7 @@ impl Catalog {
             .read()
             .views
             .iter()
-            .filter(|v| v.def.depends_on.contains(&oid) && view.sees_view(v))
+            .filter(|v| v.def.depends_on.contains(&oid) && view.sees_object(v))
             .map(|v| v.def.clone())
             .collect();
         out.sort_by_key(|v| v.oid);
@@ -153,7 +142,7 @@ impl Catalog {
     /// by another running transaction (a table of that name would clash).
     pub(super) fn view_name_taken(st: &State, view: &CatalogView, xid: Xid, name: &str) -> bool {
         st.views.iter().any(|v| {
-            v.def.name == name && (view.sees_view(v) || view.made_by_other(v.xmin, v.xmax, xid))
+            v.def.name == name && (view.sees_object(v) || view.made_by_other(v.xmin, v.xmax, xid))
         })
     }
 
@@ -196,65 +185,18 @@ impl Catalog {
         let Some(pos) = st
             .views
             .iter()
-            .position(|v| v.def.oid == oid && view.sees_view(v))
+            .position(|v| v.def.oid == oid && view.sees_object(v))
         else {
             return Err(err!(
                 UndefinedTable,
                 "relation with OID {oid} does not exist"
             ));
         };
-        let old = &mut st.views[pos];
-        view.check_not_claimed(old.xmax, xid)?;
-        if old.xmin == xid {
-            match replacement {
-                Some(def) => old.def = Arc::new(def),
-                None => {
-                    st.views.remove(pos);
-                }
-            }
-            return Ok(());
-        }
-        old.xmax = xid;
-        if let Some(def) = replacement {
-            st.views.push(ViewVersion {
-                xmin: xid,
-                xmax: INVALID_XID,
-                def: Arc::new(def),
-            });
-        }
-        Ok(())
+        super::versions::replace(&mut st.views, pos, view, xid, replacement)
     }
 }
 
-/// On open: keeps the versions whose creator committed and whose deleter
-/// did not; whether that changed anything.
-pub(super) fn settle(views: &mut Vec<ViewVersion>, committed: &dyn Fn(Xid) -> bool) -> bool {
-    let before = views.len();
-    views.retain(|v| committed(v.xmin) && (v.xmax == INVALID_XID || !committed(v.xmax)));
-    let mut changed = views.len() != before;
-    for v in views.iter_mut() {
-        if v.xmax != INVALID_XID {
-            v.xmax = INVALID_XID;
-            changed = true;
-        }
-    }
-    changed
-}
-
-/// Forgets the view changes of aborted transaction `xid`.
-pub(super) fn abort(views: &mut Vec<ViewVersion>, xid: Xid) {
-    views.retain(|v| v.xmin != xid);
-    for v in views.iter_mut() {
-        if v.xmax == xid {
-            v.xmax = INVALID_XID;
-        }
-    }
-}
-
-/// Drops versions deleted by a committed transaction older than `horizon`.
-pub(super) fn prune(views: &mut Vec<ViewVersion>, committed: &dyn Fn(Xid) -> bool, horizon: Xid) {
-    views.retain(|v| v.xmax == INVALID_XID || v.xmax >= horizon || !committed(v.xmax));
-}
+pub(super) use super::versions::{abort, prune, settle};
 
 /// Appends the catalog file's lines of every view version:
 /// `view <oid> <xmin> <xmax> <name> <text> <n> <dep> ...`, then
