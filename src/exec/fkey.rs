@@ -37,7 +37,6 @@ use crate::exec::index_maint::{open_tree, tuple_values};
 use crate::exec::modify::ModifyContext;
 use crate::exec::scan::tuple_desc;
 use crate::storage::ForkNumber;
-use crate::txn::clog::XidStatus;
 use crate::txn::Xid;
 use crate::types::{cast::cast, format_value, DataType, Value};
 
@@ -204,16 +203,7 @@ enum RowState {
 fn row_state(rel: &HeapRelation, own: Xid, t: &[u8], wait_inserts: bool) -> Result<RowState> {
     let mask = tuple::infomask(t);
     let (xmin, xmax) = (tuple::xmin(t), tuple::xmax(t));
-    // Running first, then the commit log (see index_maint's holder).
-    let status = |x: Xid| -> Result<Option<bool>> {
-        if x == own {
-            return Ok(Some(true));
-        }
-        if rel.txns().is_running(x) {
-            return Ok(None);
-        }
-        Ok(Some(matches!(rel.txns().status(x)?, XidStatus::Committed)))
-    };
+    let status = |x: Xid| super::index_maint::decided(rel.txns(), own, x);
     let inserted = if mask & tuple::HEAP_XMIN_COMMITTED != 0 {
         Some(true)
     } else if mask & tuple::HEAP_XMIN_INVALID != 0 {

@@ -36,6 +36,7 @@ use crate::error::Result;
 use crate::exec::modify::ModifyContext;
 use crate::storage::{BufferPool, ForkNumber, RelFileNode};
 use crate::txn::clog::XidStatus;
+use crate::txn::TxnManager;
 use crate::txn::Xid;
 use crate::types::Value;
 use crate::wal::Wal;
@@ -404,22 +405,7 @@ impl<'t> IndexInserter<'t> {
         }
         let mask = tuple::infomask(tup);
         let (xmin, xmax) = (tuple::xmin(tup), tuple::xmax(tup));
-        let status = |x: Xid| -> Result<Option<bool>> {
-            // Some(committed) when decided, None while running.
-            if x == self.xid {
-                return Ok(Some(true));
-            }
-            // Running first, then the commit log, as PostgreSQL's
-            // HeapTupleSatisfies* do: a transaction sets its commit-log
-            // status before it leaves the running set, so once it is seen
-            // not running its status is final. Asked the other way round, a
-            // commit between the two questions reads as an abort, and a
-            // second inserter of the key goes in.
-            if rel.txns().is_running(x) {
-                return Ok(None);
-            }
-            Ok(Some(matches!(rel.txns().status(x)?, XidStatus::Committed)))
-        };
+        let status = |x: Xid| decided(rel.txns(), self.xid, x);
         let inserted = if mask & tuple::HEAP_XMIN_COMMITTED != 0 {
             Some(true)
         } else if mask & tuple::HEAP_XMIN_INVALID != 0 {
@@ -444,6 +430,25 @@ impl<'t> IndexInserter<'t> {
             None => Holder::Wait(xmax),
         })
     }
+}
+
+/// Whether transaction `x` committed (`Some(true)`, also when it is `own`),
+/// aborted or crashed (`Some(false)`), or still runs (`None`), for a check
+/// that waits on running writers (uniqueness, foreign keys).
+///
+/// Running first, then the commit log, as PostgreSQL's HeapTupleSatisfies*
+/// ask: a transaction sets its commit-log status before it leaves the
+/// running set, so once it is seen not running its status is final. Asked
+/// the other way round, a commit between the two questions reads as an
+/// abort (and a second inserter of a unique key goes in).
+pub(crate) fn decided(txns: &TxnManager, own: Xid, x: Xid) -> Result<Option<bool>> {
+    if x == own {
+        return Ok(Some(true));
+    }
+    if txns.is_running(x) {
+        return Ok(None);
+    }
+    Ok(Some(matches!(txns.status(x)?, XidStatus::Committed)))
 }
 
 /// Rows whose entries COPY FROM sorts and inserts at a time.

@@ -157,18 +157,10 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?;
         let planned = t0.elapsed();
-        let fk = self.fk_capture(&table, &snap, true)?;
-        let (count, cols) = self.write_rows(
-            &snap,
-            &table,
-            planned_rows,
-            sink,
-            fk.as_ref(),
-            |m, plan, emit| m.update(plan, emit),
-        )?;
-        if let Some(fk) = fk {
-            self.fk_finish(&table, fk.into_inner())?;
-        }
+        let (count, cols) =
+            self.write_rows_checked(&snap, &table, planned_rows, sink, true, |m, plan, emit| {
+                m.update(plan, emit)
+            })?;
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
     }
 
@@ -183,19 +175,35 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_delete(&mut Binder::new(&mut ctx), d, &table)?;
         let planned = t0.elapsed();
-        let fk = self.fk_capture(&table, &snap, false)?;
-        let (count, cols) = self.write_rows(
-            &snap,
-            &table,
-            planned_rows,
-            sink,
-            fk.as_ref(),
-            |m, plan, emit| m.delete(plan, emit),
-        )?;
-        if let Some(fk) = fk {
-            self.fk_finish(&table, fk.into_inner())?;
-        }
+        let (count, cols) =
+            self.write_rows_checked(&snap, &table, planned_rows, sink, false, |m, plan, emit| {
+                m.delete(plan, emit)
+            })?;
         Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
+    }
+
+    /// [`Session::write_rows`] with the table's foreign keys: the changed
+    /// keys captured while writing (`updating`: an UPDATE, which may
+    /// change both sides) and checked at the statement's end.
+    fn write_rows_checked(
+        &mut self,
+        snap: &Snapshot,
+        table: &TableDef,
+        planned: ModifyPlan,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+        updating: bool,
+        write: impl FnOnce(
+            &ModifyTable<'_>,
+            &crate::nodes::Plan,
+            &mut dyn FnMut(&Batch) -> Result<()>,
+        ) -> Result<u64>,
+    ) -> Result<(u64, Option<Vec<Column>>)> {
+        let fk = self.fk_capture(table, snap, updating)?;
+        let written = self.write_rows(snap, table, planned, sink, fk.as_ref(), write)?;
+        if let Some(fk) = fk {
+            self.fk_finish(table, fk.into_inner())?;
+        }
+        Ok(written)
     }
 
     /// Runs `write` (one of [`ModifyTable`]'s statements) over the planned

@@ -150,18 +150,10 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = view::plan_update(&mut Binder::new(&mut ctx), u, &vt)?;
         let planned = t0.elapsed();
-        let fk = self.fk_capture(&table, &snap, true)?;
-        let (count, cols) = self.write_rows(
-            &snap,
-            &table,
-            planned_rows,
-            sink,
-            fk.as_ref(),
-            |m, plan, emit| m.update(plan, emit),
-        )?;
-        if let Some(fk) = fk {
-            self.fk_finish(&table, fk.into_inner())?;
-        }
+        let (count, cols) =
+            self.write_rows_checked(&snap, &table, planned_rows, sink, true, |m, plan, emit| {
+                m.update(plan, emit)
+            })?;
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
     }
 
@@ -179,18 +171,10 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = view::plan_delete(&mut Binder::new(&mut ctx), d, &vt)?;
         let planned = t0.elapsed();
-        let fk = self.fk_capture(&table, &snap, false)?;
-        let (count, cols) = self.write_rows(
-            &snap,
-            &table,
-            planned_rows,
-            sink,
-            fk.as_ref(),
-            |m, plan, emit| m.delete(plan, emit),
-        )?;
-        if let Some(fk) = fk {
-            self.fk_finish(&table, fk.into_inner())?;
-        }
+        let (count, cols) =
+            self.write_rows_checked(&snap, &table, planned_rows, sink, false, |m, plan, emit| {
+                m.delete(plan, emit)
+            })?;
         Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
     }
 }
