@@ -752,6 +752,20 @@ impl Binder<'_> {
             None => None,
         };
         let mut having = having;
+        if state.group.is_empty() && state.aggs.is_empty() {
+            // Degenerate grouping (HAVING without GROUP BY or aggregates):
+            // exactly one group whatever the input, so the input is never
+            // read, as PostgreSQL's create_degenerate_grouping_paths.
+            plan = Plan {
+                rows: 1.0,
+                fields: vec![],
+                node: Node::Values { rows: vec![vec![]] },
+            };
+            return Ok(match having {
+                Some(h) if !matches!(h.as_const(), Some(Value::Bool(true))) => filter(plan, h),
+                _ => plan,
+            });
+        }
         drop_unused_aggregates(state, outputs, having.as_mut())?;
         let ngroups = if state.group.is_empty() {
             1.0
