@@ -237,7 +237,10 @@ fn sqllogictest_corpus() {
 /// The corpus again with `work_mem` at its minimum (64kB), so that hash
 /// aggregation, hash joins and sorts of the larger files take their
 /// spilling paths: the answers must not change. `set_show.slt` is left
-/// out (it shows the default `work_mem`), as are the known failures.
+/// out (it shows the default `work_mem`), and so is `sort_ties.slt` (the
+/// order of tied rows depends on `work_mem` in PostgreSQL too: a sort
+/// under a LIMIT turns to its top-N heap early when memory runs out), as
+/// are the known failures.
 #[test]
 fn sqllogictest_corpus_with_tiny_work_mem() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
@@ -253,6 +256,7 @@ fn sqllogictest_corpus_with_tiny_work_mem() {
     for f in &files {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         if name == "set_show.slt"
+            || name == "sort_ties.slt"
             || known.contains(&name)
             || only.as_ref().is_some_and(|o| *o != name)
         {

@@ -446,8 +446,8 @@ impl<'a> AggregateOp<'a> {
     }
 
     /// A finished group's aggregate results: the rows of each ORDER BY
-    /// aggregate are sorted (stably: equal keys keep their input order)
-    /// and fed to it first.
+    /// aggregate are sorted (equal keys placed as PostgreSQL's sort places
+    /// them) and fed to it first.
     fn finish_group(&self, mut g: Group) -> Result<Vec<Value>> {
         for (k, a) in self.aggs.iter().enumerate() {
             if a.order.is_empty() {
@@ -455,7 +455,7 @@ impl<'a> AggregateOp<'a> {
             }
             let mut rows = std::mem::take(&mut g.sorted[k]);
             let n = a.order.len();
-            rows.sort_by(|x, y| cmp_keys(&a.order, &x[..n], &y[..n]));
+            super::qsort::pg_qsort(&mut rows, &mut |x, y| cmp_keys(&a.order, &x[..n], &y[..n]));
             for r in &rows {
                 feed(&mut g.accs[k], &r[n..])?;
             }

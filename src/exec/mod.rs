@@ -37,6 +37,7 @@ pub mod parallel;
 pub mod plpgsql;
 pub mod plpgsql_cond;
 pub mod progress;
+pub mod qsort;
 pub mod recursive;
 pub mod rowwise;
 pub mod scan;
@@ -45,6 +46,7 @@ pub mod spill;
 pub mod strkernels;
 pub mod subplan;
 pub mod tidbitmap;
+pub mod topn;
 pub mod window;
 
 // The data the executor moves lives in `crate::vector`; these names keep
@@ -401,7 +403,7 @@ fn seq_scan<'a>(
         ctx.shared_blocks(plan),
     )?;
     let op = match usage {
-        scan::ScanUse::Rows => op,
+        scan::ScanUse::Rows | scan::ScanUse::Bounded(_) => op,
         scan::ScanUse::RowsOnly => op.rows_only(),
         scan::ScanUse::Aggregates(aggs) if !measured => op.page_agg(aggs),
         scan::ScanUse::Aggregates(_) => op,
@@ -520,11 +522,22 @@ pub(crate) fn build_node<'a>(
             input,
             limit,
             offset,
-        } => Box::new(rowwise::LimitOp {
-            input: build(input)?,
-            remaining: *limit,
-            skip: *offset,
-        }),
+        } => {
+            // A sort right below knows how many rows are wanted (PostgreSQL's
+            // ExecSetTupleBound): it keeps only those, as a top-N heap.
+            let usage = match limit {
+                Some(l) if *l > 0 && matches!(input.node, Node::Sort { .. }) => {
+                    let bound = l.saturating_add(*offset);
+                    scan::ScanUse::Bounded(usize::try_from(bound).unwrap_or(usize::MAX))
+                }
+                _ => scan::ScanUse::Rows,
+            };
+            Box::new(rowwise::LimitOp {
+                input: build_node(input, ctx, instr, next_id, usage)?,
+                remaining: *limit,
+                skip: *offset,
+            })
+        }
         Node::LimitTies {
             input,
             limit,
@@ -587,7 +600,11 @@ pub(crate) fn build_node<'a>(
             ctx,
         )),
         Node::Sort { input, keys } => {
-            Box::new(sort::SortOp::new(build(input)?, keys, plan.types(), ctx))
+            let mut op = sort::SortOp::new(build(input)?, keys, plan.types(), ctx);
+            if let scan::ScanUse::Bounded(bound) = usage {
+                op.bound = Some(bound);
+            }
+            Box::new(op)
         }
         Node::WindowAgg { input, window } => Box::new(window::WindowAggOp::new(
             build(input)?,

@@ -551,6 +551,9 @@ pub enum ScanUse<'a> {
     /// can be ([`SeqScanOp::page_agg`]); the consumer adds
     /// [`Operator::page_partial`] in.
     Aggregates(&'a [crate::nodes::AggCall]),
+    /// At most this many rows are read (a LIMIT above, with its OFFSET):
+    /// a sort keeps only that many ([`super::topn`]); a scan serves rows.
+    Bounded(usize),
 }
 
 /// The [`ScanUse`] of an aggregation computed with the typed fast path

@@ -21,7 +21,9 @@
 
 use std::cmp::Ordering;
 
+use super::qsort::pg_qsort;
 use super::spill::{BlockReader, SpillFile};
+use super::topn::BoundedHeap;
 use super::vector::{Batch, Data, Vector, BATCH_SIZE};
 use super::{ExecContext, Operator};
 use crate::error::Result;
@@ -96,16 +98,22 @@ fn text_keys(v: &Vector) -> Option<Vec<&[u8]>> {
     )
 }
 
-/// The positions of `b`'s rows in sorted order (a stable sort).
+/// The positions of `b`'s rows in sorted order, rows with equal keys
+/// placed as PostgreSQL's sort places them ([`pg_qsort`]).
+///
+/// The first key is turned into a fixed-width prefix per row first (as
+/// PostgreSQL's abbreviated keys): exact for numbers and booleans, the first
+/// eight bytes for text, so most comparisons are one integer comparison over
+/// a contiguous array; equal prefixes compare the rest of the keys (all of
+/// them after an inexact prefix). The comparison's outcomes are the full
+/// comparison's, so the order, ties included, is the same.
 fn sorted_positions(b: &Batch, keys: &[SortKey]) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..b.len as u32).collect();
     let texts: Vec<Option<Vec<&[u8]>>> = keys
         .iter()
         .map(|k| text_keys(&b.columns[k.column]))
         .collect();
-    order.sort_by(|&i, &j| {
-        let (i, j) = (i as usize, j as usize);
-        for (k, text) in keys.iter().zip(&texts) {
+    let rest = |i: usize, j: usize, from: usize| -> Ordering {
+        for (k, text) in keys.iter().zip(&texts).skip(from) {
             let col = &b.columns[k.column];
             let o = match text {
                 Some(t) if !col.is_null(i) && !col.is_null(j) => {
@@ -123,8 +131,102 @@ fn sorted_positions(b: &Batch, keys: &[SortKey]) -> Vec<u32> {
             }
         }
         Ordering::Equal
+    };
+    let prefixed = keys
+        .first()
+        .and_then(|k| prefixes(&b.columns[k.column], texts[0].as_deref(), k));
+    let Some((mut items, exact)) = prefixed else {
+        let mut order: Vec<u32> = (0..b.len as u32).collect();
+        pg_qsort(&mut order, &mut |&i, &j| rest(i as usize, j as usize, 0));
+        return order;
+    };
+    pg_qsort(&mut items, &mut |a, b| {
+        let o = (a.rank, a.key).cmp(&(b.rank, b.key));
+        if o != Ordering::Equal {
+            return o;
+        }
+        // Equal prefixes: two NULLs or an exact prefix settle the first key.
+        let from = usize::from(a.rank != 1 || exact);
+        rest(a.pos as usize, b.pos as usize, from)
     });
-    order
+    items.into_iter().map(|i| i.pos).collect()
+}
+
+/// One row's first sort key as a fixed-width prefix (see [`prefixes`]).
+struct Prefixed {
+    /// 0: NULL sorting first; 1: a value; 2: NULL sorting last.
+    rank: u8,
+    /// The value mapped to an unsigned integer in the key's order.
+    key: u64,
+    pos: u32,
+}
+
+/// The first key's prefixes for every row of `v`, and whether they are
+/// exact (equal prefixes mean equal values); `None` for the forms without
+/// one. `text` is the column's values as [`text_keys`] resolved them.
+fn prefixes(v: &Vector, text: Option<&[&[u8]]>, key: &SortKey) -> Option<(Vec<Prefixed>, bool)> {
+    const SIGN: u64 = 1 << 63;
+    let float = |f: f64| -> u64 {
+        if f.is_nan() {
+            return u64::MAX; // NaN sorts above every number, equal to NaN
+        }
+        let bits = if f == 0.0 { 0 } else { f.to_bits() }; // -0 = 0
+        if bits & SIGN != 0 {
+            !bits
+        } else {
+            bits | SIGN
+        }
+    };
+    let (exact, of): (bool, Box<dyn Fn(usize) -> u64 + '_>) = match (&v.data, text) {
+        (_, Some(t)) => (
+            false,
+            Box::new(move |i| {
+                let mut buf = [0u8; 8];
+                let n = t[i].len().min(8);
+                buf[..n].copy_from_slice(&t[i][..n]);
+                u64::from_be_bytes(buf)
+            }),
+        ),
+        (Data::I16(x), _) => (true, Box::new(move |i| (x[i] as i64 as u64) ^ SIGN)),
+        (Data::I32(x), _) => (true, Box::new(move |i| (x[i] as i64 as u64) ^ SIGN)),
+        (Data::I64(x), _) => (true, Box::new(move |i| (x[i] as u64) ^ SIGN)),
+        (Data::F64(x), _) => (true, Box::new(move |i| float(x[i]))),
+        (Data::F32(x), _) => (true, Box::new(move |i| float(x[i] as f64))),
+        (Data::Bool(x), _) => (true, Box::new(move |i| x[i] as u64)),
+        _ => return None,
+    };
+    let null_rank = if key.nulls_first { 0 } else { 2 };
+    let items = (0..v.len())
+        .map(|i| {
+            if v.is_null(i) {
+                Prefixed {
+                    rank: null_rank,
+                    key: 0,
+                    pos: i as u32,
+                }
+            } else {
+                let k = of(i);
+                Prefixed {
+                    rank: 1,
+                    key: if key.descending { !k } else { k },
+                    pos: i as u32,
+                }
+            }
+        })
+        .collect();
+    Some((items, exact))
+}
+
+/// Compares rows `a` and `b` of `rows` under the sort keys.
+fn cmp_rows(rows: &Batch, keys: &[SortKey], a: u32, b: u32) -> Ordering {
+    let (a, b) = (a as usize, b as usize);
+    for k in keys {
+        let o = cmp_at(&rows.columns[k.column], a, b, k);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
 }
 
 /// Approximate bytes a batch holds.
@@ -190,6 +292,11 @@ pub struct SortOp<'a> {
     keys: &'a [SortKey],
     types: Vec<DataType>,
     ctx: &'a ExecContext,
+    /// Only this many first rows are wanted (a LIMIT above): past twice
+    /// as many input rows the sort keeps a top-N heap ([`BoundedHeap`]).
+    pub bound: Option<usize>,
+    /// The top-N heap, once the input passed twice the bound.
+    topn: Option<BoundedHeap>,
     /// The in-memory input (all of it when nothing spilled).
     rows: Batch,
     /// `rows`' positions in sorted order, once the input is exhausted.
@@ -214,6 +321,8 @@ impl<'a> SortOp<'a> {
             keys,
             types,
             ctx,
+            bound: None,
+            topn: None,
             rows: Batch::default(),
             order: Vec::new(),
             next_row: 0,
@@ -255,14 +364,24 @@ impl<'a> SortOp<'a> {
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
             bytes += batch_bytes(&b);
+            let before = rows.len;
             rows.extend(&b);
+            if let Some(bound) = self.bound.filter(|_| self.runs.is_empty()) {
+                if self.keep_top(&mut rows, before, bound, bytes > limit) {
+                    bytes = batch_bytes(&rows);
+                    continue;
+                }
+            }
             if bytes > limit {
                 self.spill(&rows)?;
                 rows = empty();
                 bytes = 0;
             }
         }
-        if self.runs.is_empty() {
+        if let Some(heap) = self.topn.take() {
+            self.order = heap.into_sorted(&mut |a, b| cmp_rows(&rows, self.keys, a, b));
+            self.rows = rows;
+        } else if self.runs.is_empty() {
             self.order = sorted_positions(&rows, self.keys);
             self.rows = rows;
         } else {
@@ -272,6 +391,47 @@ impl<'a> SortOp<'a> {
             self.start_merge();
         }
         Ok(())
+    }
+
+    /// Feeds the rows from `from` on into the top-N heap, making it first
+    /// when the input has passed twice the bound (or filled `work_mem` past
+    /// the bound), as PostgreSQL's `puttuple_common`; then drops the rows the
+    /// heap no longer holds once they outnumber it. Whether the heap is on.
+    fn keep_top(&mut self, rows: &mut Batch, from: usize, bound: usize, full: bool) -> bool {
+        let keys = self.keys;
+        let heap = match &mut self.topn {
+            Some(h) => {
+                for r in from..rows.len {
+                    h.push(r as u32, &mut |a, b| cmp_rows(rows, keys, a, b));
+                }
+                h
+            }
+            None if rows.len > 2 * bound || (full && rows.len > bound) => {
+                // The switch happens at the row that passes twice the bound;
+                // every later row meets the heap one at a time.
+                let first = if rows.len > 2 * bound {
+                    2 * bound + 1
+                } else {
+                    rows.len
+                };
+                let mut cmp = |a, b| cmp_rows(rows, keys, a, b);
+                let mut h = BoundedHeap::build(0..first as u32, bound, &mut cmp);
+                for r in first..rows.len {
+                    h.push(r as u32, &mut cmp);
+                }
+                self.topn.insert(h)
+            }
+            None => return false,
+        };
+        if rows.len >= 4 * bound.max(super::vector::BATCH_SIZE) {
+            // Keep only the heap's rows, in heap order: position i of the
+            // new batch is the heap's i-th element.
+            *rows = rows.take(&heap.heap);
+            for (i, p) in heap.heap.iter_mut().enumerate() {
+                *p = i as u32;
+            }
+        }
+        true
     }
 
     /// Orders the runs by their heads, once every run is written.
@@ -331,5 +491,98 @@ impl Operator for SortOp<'_> {
             return Ok(None);
         }
         Ok(Some(Batch { columns: cols, len }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Value;
+
+    /// The prefixed sort orders rows as the full comparison does, for every
+    /// typed form, direction and NULL placement (ties aside).
+    #[test]
+    fn prefixed_sort_agrees_with_the_full_comparison() {
+        let mut seed = 3u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let floats = [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let texts = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgha", "b"];
+        for ty in [
+            DataType::Int2,
+            DataType::Int4,
+            DataType::Int8,
+            DataType::Float8,
+            DataType::Text,
+            DataType::Bool,
+        ] {
+            let values: Vec<Value> = (0..300)
+                .map(|_| {
+                    let r = next();
+                    if r % 9 == 0 {
+                        return Value::Null;
+                    }
+                    match ty {
+                        DataType::Int2 => Value::Int2((r % 7) as i16 - 3),
+                        DataType::Int4 => Value::Int4((r % 11) as i32 - 5),
+                        DataType::Int8 => Value::Int8(if r % 5 == 0 {
+                            i64::MIN
+                        } else {
+                            r as i64 - (1 << 30)
+                        }),
+                        DataType::Float8 => Value::Float8(floats[(r % 7) as usize]),
+                        DataType::Bool => Value::Bool(r % 2 == 0),
+                        _ => Value::Text(texts[(r % 7) as usize].into()),
+                    }
+                })
+                .collect();
+            let second: Vec<Value> = (0..300).map(|_| Value::Int4((next() % 3) as i32)).collect();
+            let b = Batch {
+                columns: vec![
+                    Vector::from_values(ty, &values),
+                    Vector::from_values(DataType::Int4, &second),
+                ],
+                len: 300,
+            };
+            for (descending, nulls_first) in
+                [(false, false), (true, true), (false, true), (true, false)]
+            {
+                let keys = [
+                    SortKey {
+                        column: 0,
+                        descending,
+                        nulls_first,
+                    },
+                    SortKey {
+                        column: 1,
+                        descending: false,
+                        nulls_first: false,
+                    },
+                ];
+                let got = sorted_positions(&b, &keys);
+                for w in got.windows(2) {
+                    assert_ne!(
+                        cmp_rows(&b, &keys, w[0], w[1]),
+                        Ordering::Greater,
+                        "{ty:?} desc={descending} nulls_first={nulls_first}"
+                    );
+                }
+                let mut all = got.clone();
+                all.sort_unstable();
+                assert_eq!(all, (0..300).collect::<Vec<u32>>());
+            }
+        }
     }
 }

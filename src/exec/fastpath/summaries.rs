@@ -398,7 +398,7 @@ pub fn usable(input: &crate::nodes::Plan, group: &[Expr], aggs: &[AggCall]) -> b
     let aggs = match scan_use(group, aggs) {
         ScanUse::RowsOnly => &[][..],
         ScanUse::Aggregates(aggs) => aggs,
-        ScanUse::Rows => return false,
+        ScanUse::Rows | ScanUse::Bounded(_) => return false,
     };
     SummaryPlan::compile(aggs, filter.as_ref(), columns, table).is_some()
 }
