@@ -391,6 +391,25 @@ fn seq_scan<'a>(
         unreachable!("called for a sequential scan")
     };
     let heap = ctx.relation(table.relfilenode)?;
+    if let Some(f) = filter.as_ref().filter(|f| f.evaluates_per_row()) {
+        // Row by row, the filter over every visible row: no page-level
+        // counting or folding, which would skip the calls.
+        let op = scan::SeqScanOp::new(
+            ctx,
+            heap,
+            table,
+            columns,
+            *with_tid,
+            None,
+            ctx.shared_blocks(plan),
+        )?;
+        return Ok(Box::new(rowwise::FilterOp {
+            input: Box::new(rowwise::SingleRowsOp::new(Box::new(op))),
+            predicate: f,
+            ctx,
+            removed: 0,
+        }));
+    }
     let op = scan::SeqScanOp::new(
         ctx,
         heap,
@@ -415,6 +434,20 @@ fn seq_scan<'a>(
         }
         _ => op,
     }))
+}
+
+/// `input`, passed on a row at a time when one of `exprs`, the
+/// expressions of the operator taking it, must be evaluated row by row
+/// ([`rowwise::SingleRowsOp`]).
+fn per_row_input<'a, 'e>(
+    input: Box<dyn Operator + 'a>,
+    exprs: impl IntoIterator<Item = &'e Expr>,
+) -> Box<dyn Operator + 'a> {
+    if exprs.into_iter().any(Expr::evaluates_per_row) {
+        Box::new(rowwise::SingleRowsOp::new(input))
+    } else {
+        input
+    }
 }
 
 /// A bare `count(*)` of the sequential scan `input` (`naggs` copies of it):
@@ -507,13 +540,13 @@ pub(crate) fn build_node<'a>(
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
         Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {
-            input: build(input)?,
+            input: per_row_input(build(input)?, [predicate]),
             predicate,
             ctx,
             removed: 0,
         }),
         Node::Project { input, exprs } => Box::new(rowwise::ProjectOp {
-            input: build(input)?,
+            input: per_row_input(build(input)?, exprs),
             exprs,
         }),
         Node::Limit {
@@ -560,6 +593,17 @@ pub(crate) fn build_node<'a>(
             ctx,
             instr.map(|i| (i, id + 1)),
         )),
+        Node::Aggregate { input, group, aggs }
+            if plan.node.exprs().iter().any(|e| e.evaluates_per_row()) =>
+        {
+            Box::new(agg::AggregateOp::new(
+                Box::new(rowwise::SingleRowsOp::new(build(input)?)),
+                group,
+                aggs,
+                plan.types(),
+                ctx,
+            ))
+        }
         Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
             build_node(input, ctx, instr, next_id, scan::scan_use(group, aggs))?,
             group,
