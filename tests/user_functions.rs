@@ -222,6 +222,8 @@ fn user_functions_are_called_row_by_row() {
             "select sum(f(a)), sum(g(a)) from rw",
             "f(1) g(1) f(2) g(2) f(3) g(3) f(4) g(4)",
         ),
+        ("select (select f(a)) from rw limit 2", "f(1) f(2)"),
+        ("select (select f(a % 2)) from rw", "f(1) f(0) f(1) f(0)"),
         (
             "select f(x), g(x) from generate_series(1, 3) x limit 2",
             "f(1) g(1) f(2) g(2)",

@@ -391,7 +391,7 @@ fn seq_scan<'a>(
         unreachable!("called for a sequential scan")
     };
     let heap = ctx.relation(table.relfilenode)?;
-    if let Some(f) = filter.as_ref().filter(|f| f.evaluates_per_row()) {
+    if let Some(f) = filter.as_ref().filter(|f| rowwise::per_row(f)) {
         // Row by row, the filter over every visible row: no page-level
         // counting or folding, which would skip the calls.
         let op = scan::SeqScanOp::new(
@@ -443,7 +443,7 @@ fn per_row_input<'a, 'e>(
     input: Box<dyn Operator + 'a>,
     exprs: impl IntoIterator<Item = &'e Expr>,
 ) -> Box<dyn Operator + 'a> {
-    if exprs.into_iter().any(Expr::evaluates_per_row) {
+    if exprs.into_iter().any(rowwise::per_row) {
         Box::new(rowwise::SingleRowsOp::new(input))
     } else {
         input
@@ -594,7 +594,7 @@ pub(crate) fn build_node<'a>(
             instr.map(|i| (i, id + 1)),
         )),
         Node::Aggregate { input, group, aggs }
-            if plan.node.exprs().iter().any(|e| e.evaluates_per_row()) =>
+            if plan.node.exprs().into_iter().any(rowwise::per_row) =>
         {
             Box::new(agg::AggregateOp::new(
                 Box::new(rowwise::SingleRowsOp::new(build(input)?)),

@@ -4,7 +4,7 @@
 //!
 //! Expressions are evaluated a batch at a time, column by column, except
 //! where that would be seen: an expression calling a user function or
-//! `random()` ([`Expr::evaluates_per_row`]) is evaluated over one-row
+//! `random()` ([`per_row`]) is evaluated over one-row
 //! batches, so that its calls come row by row in target-list order and
 //! none is made for rows a LIMIT above never asks for, as in PostgreSQL.
 
@@ -92,6 +92,24 @@ impl Operator for ProjectOp<'_> {
             len: b.len,
         }))
     }
+}
+
+/// Whether `e` must be evaluated one row at a time: it calls a user
+/// function, `random()` or `setseed()` ([`Expr::evaluates_per_row`]),
+/// itself or in the plan of a subquery it holds.
+pub fn per_row(e: &Expr) -> bool {
+    if e.evaluates_per_row() {
+        return true;
+    }
+    let mut subplans = Vec::new();
+    super::subplan::subplans(e, &mut subplans);
+    subplans.iter().any(|sp| sp.per_row)
+}
+
+/// Whether an expression of `plan` or of its inputs must be evaluated one
+/// row at a time ([`per_row`]).
+pub fn plan_per_row(plan: &crate::nodes::Plan) -> bool {
+    plan.node.exprs().into_iter().any(per_row) || plan.children().into_iter().any(plan_per_row)
 }
 
 /// Passes its input's rows on one at a time (one-row batches), for the
