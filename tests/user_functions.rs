@@ -235,3 +235,37 @@ fn user_functions_are_called_row_by_row() {
         assert_eq!(got.join(" "), *want, "{sql}");
     }
 }
+
+/// An index or bitmap scan's filter calling a user function is evaluated
+/// row by row too, and only until the LIMIT has its row (PostgreSQL's
+/// notices: `f(1) f(2) f(3)`).
+#[test]
+fn index_scan_filters_call_user_functions_row_by_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Database::open(dir.path()).expect("open");
+    let mut s = db.session();
+    for sql in [
+        "create table ri (a int primary key, b text)",
+        "insert into ri select i, 'v' || i from generate_series(1, 2000) i",
+        "analyze ri",
+        "create function f(x int) returns int language plpgsql as \
+         $$ begin raise notice 'f(%)', x; return x; end $$",
+    ] {
+        s.execute(sql).expect(sql);
+    }
+    let query = "select * from ri where a < 100 and f(a) > 2 limit 1";
+    for (setting, scan) in [
+        ("enable_bitmapscan", "Index Scan"),
+        ("enable_indexscan", "Bitmap Heap Scan"),
+    ] {
+        s.execute("reset all").expect("reset");
+        s.execute("set enable_seqscan = off").expect("set");
+        s.execute(&format!("set {setting} = off")).expect(setting);
+        let plan = common::lines(&mut s, &format!("explain (costs off) {query}"));
+        assert!(plan.iter().any(|l| l.contains(scan)), "{plan:?}");
+        let r = s.execute(query).expect(query);
+        let got: Vec<&str> = r.notices.iter().map(|n| n.message.as_str()).collect();
+        assert_eq!(got.join(" "), "f(1) f(2) f(3)", "{scan}");
+        assert_eq!(texts(&mut s, query), [["3", "v3"]]);
+    }
+}

@@ -403,12 +403,7 @@ fn seq_scan<'a>(
             None,
             ctx.shared_blocks(plan),
         )?;
-        return Ok(Box::new(rowwise::FilterOp {
-            input: Box::new(rowwise::SingleRowsOp::new(Box::new(op))),
-            predicate: f,
-            ctx,
-            removed: 0,
-        }));
+        return Ok(per_row_filter(Box::new(op), f, ctx));
     }
     let op = scan::SeqScanOp::new(
         ctx,
@@ -434,6 +429,22 @@ fn seq_scan<'a>(
         }
         _ => op,
     }))
+}
+
+/// A scan's filter `predicate` evaluated one row at a time over `scan`
+/// (the scan built without it): rows are read only until the consumer
+/// has what it asks for.
+fn per_row_filter<'a>(
+    scan: Box<dyn Operator + 'a>,
+    predicate: &'a Expr,
+    ctx: &'a ExecContext,
+) -> Box<dyn Operator + 'a> {
+    Box::new(rowwise::FilterOp {
+        input: Box::new(rowwise::SingleRowsOp::new(scan)),
+        predicate,
+        ctx,
+        removed: 0,
+    })
 }
 
 /// `input`, passed on a row at a time when one of `exprs`, the
@@ -534,7 +545,13 @@ pub(crate) fn build_node<'a>(
     let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
-        Node::IndexScan(spec) => Box::new(indexscan::IndexScanOp::new(ctx, spec, None)?),
+        Node::IndexScan(spec) => {
+            let op = indexscan::IndexScanOp::new(ctx, spec, None)?;
+            match spec.filter.as_ref().filter(|f| rowwise::per_row(f)) {
+                Some(f) => per_row_filter(Box::new(op.without_filter()), f, ctx),
+                None => Box::new(op),
+            }
+        }
         Node::BitmapHeapScan(spec) => bitmap_heap_scan(spec, ctx, instr, id, next_id)?,
         Node::IndexNestLoop { .. } => index_nest_loop(plan, ctx, instr, next_id)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
@@ -739,11 +756,11 @@ fn bitmap_heap_scan<'a>(
     next_id: &mut usize,
 ) -> Result<Box<dyn Operator + 'a>> {
     *next_id += spec.bitmap.count();
-    Ok(Box::new(bitmapheap::BitmapHeapScanOp::new(
-        ctx,
-        spec,
-        instr.map(|i| (i, id)),
-    )?))
+    let op = bitmapheap::BitmapHeapScanOp::new(ctx, spec, instr.map(|i| (i, id)))?;
+    Ok(match spec.filter.as_ref().filter(|f| rowwise::per_row(f)) {
+        Some(f) => per_row_filter(Box::new(op.without_filter()), f, ctx),
+        None => Box::new(op),
+    })
 }
 
 /// Runs `plan` to completion and returns all its rows.
