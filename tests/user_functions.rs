@@ -160,3 +160,112 @@ fn random_is_evaluated_per_row() {
         .expect("a count");
     assert!(n > 0 && n < 2000, "{n}");
 }
+
+/// User functions are called row by row, in select-list order, never
+/// ahead of a LIMIT, and after ORDER BY's sort when they are no sort key:
+/// the notices they raise come in PostgreSQL 15's order (each expectation
+/// below is PostgreSQL's).
+#[test]
+fn user_functions_are_called_row_by_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Database::open(dir.path()).expect("open");
+    let mut s = db.session();
+    for sql in [
+        "create table rw (a int, b text)",
+        "insert into rw values (1, 'x'), (2, 'y'), (3, 'z'), (4, 'w')",
+        "create function f(x int) returns int language plpgsql as \
+         $$ begin raise notice 'f(%)', x; return x; end $$",
+        "create function g(x int) returns int language plpgsql as \
+         $$ begin raise notice 'g(%)', x; return x * 10; end $$",
+    ] {
+        s.execute(sql).expect(sql);
+    }
+    let cases: &[(&str, &str)] = &[
+        ("select f(a) from rw limit 1", "f(1)"),
+        (
+            "select f(a), g(a) from rw",
+            "f(1) g(1) f(2) g(2) f(3) g(3) f(4) g(4)",
+        ),
+        ("select * from rw where f(a) > 0 limit 2", "f(1) f(2)"),
+        (
+            "select * from rw where f(a) > 1 and g(a) > 20",
+            "f(1) f(2) g(2) f(3) g(3) f(4) g(4)",
+        ),
+        (
+            "select * from rw where f(a) > 2 and a < 4",
+            "f(1) f(2) f(3)",
+        ),
+        ("select f(a) from rw order by a desc", "f(4) f(3) f(2) f(1)"),
+        (
+            "select a, f(a) from rw order by a desc limit 2",
+            "f(4) f(3)",
+        ),
+        (
+            "select f(a) x from rw order by x desc",
+            "f(1) f(2) f(3) f(4)",
+        ),
+        (
+            "select a, f(a) from rw where a > 1 order by b",
+            "f(4) f(2) f(3)",
+        ),
+        (
+            "select case when a > 2 then f(a) else g(a) end from rw",
+            "g(1) g(2) f(3) f(4)",
+        ),
+        ("select f(a) from rw offset 2 limit 1", "f(1) f(2) f(3)"),
+        ("select f(a) from rw order by b limit 1", "f(4)"),
+        (
+            "select count(*) from rw where f(a) > 2",
+            "f(1) f(2) f(3) f(4)",
+        ),
+        (
+            "select sum(f(a)), sum(g(a)) from rw",
+            "f(1) g(1) f(2) g(2) f(3) g(3) f(4) g(4)",
+        ),
+        ("select (select f(a)) from rw limit 2", "f(1) f(2)"),
+        ("select (select f(a % 2)) from rw", "f(1) f(0) f(1) f(0)"),
+        (
+            "select f(x), g(x) from generate_series(1, 3) x limit 2",
+            "f(1) g(1) f(2) g(2)",
+        ),
+    ];
+    for (sql, want) in cases {
+        let r = s.execute(sql).expect(sql);
+        let got: Vec<&str> = r.notices.iter().map(|n| n.message.as_str()).collect();
+        assert_eq!(got.join(" "), *want, "{sql}");
+    }
+}
+
+/// An index or bitmap scan's filter calling a user function is evaluated
+/// row by row too, and only until the LIMIT has its row (PostgreSQL's
+/// notices: `f(1) f(2) f(3)`).
+#[test]
+fn index_scan_filters_call_user_functions_row_by_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Database::open(dir.path()).expect("open");
+    let mut s = db.session();
+    for sql in [
+        "create table ri (a int primary key, b text)",
+        "insert into ri select i, 'v' || i from generate_series(1, 2000) i",
+        "analyze ri",
+        "create function f(x int) returns int language plpgsql as \
+         $$ begin raise notice 'f(%)', x; return x; end $$",
+    ] {
+        s.execute(sql).expect(sql);
+    }
+    let query = "select * from ri where a < 100 and f(a) > 2 limit 1";
+    for (setting, scan) in [
+        ("enable_bitmapscan", "Index Scan"),
+        ("enable_indexscan", "Bitmap Heap Scan"),
+    ] {
+        s.execute("reset all").expect("reset");
+        s.execute("set enable_seqscan = off").expect("set");
+        s.execute(&format!("set {setting} = off")).expect(setting);
+        let plan = common::lines(&mut s, &format!("explain (costs off) {query}"));
+        assert!(plan.iter().any(|l| l.contains(scan)), "{plan:?}");
+        let r = s.execute(query).expect(query);
+        let got: Vec<&str> = r.notices.iter().map(|n| n.message.as_str()).collect();
+        assert_eq!(got.join(" "), "f(1) f(2) f(3)", "{scan}");
+        assert_eq!(texts(&mut s, query), [["3", "v3"]]);
+    }
+}

@@ -79,6 +79,8 @@ pub struct BitmapHeapScanOp<'a> {
     count_only: bool,
     stats: BitmapStats,
     removed: u64,
+    /// The filter is left to an operator above ([`Self::without_filter`]).
+    skip_filter: bool,
     /// Under EXPLAIN ANALYZE: where the bitmap nodes' figures go, and this
     /// node's id (they are numbered in pre-order right after it).
     instr: Option<(&'a Instrumentation, usize)>,
@@ -94,6 +96,14 @@ pub struct BitmapHeapScanOp<'a> {
 }
 
 impl<'a> BitmapHeapScanOp<'a> {
+    /// Leaves the scan's filter to an operator above, which evaluates it
+    /// one row at a time (`rowwise::per_row`); the scan returns every
+    /// row it reads.
+    pub fn without_filter(mut self) -> Self {
+        self.skip_filter = true;
+        self
+    }
+
     /// Opens the scan of `spec` under the context's snapshot; `instr`: the
     /// instrumentation and this node's id.
     pub fn new(
@@ -120,6 +130,7 @@ impl<'a> BitmapHeapScanOp<'a> {
         Ok(BitmapHeapScanOp {
             ctx,
             heap,
+            skip_filter: false,
             spec,
             desc: tuple_desc(&spec.table)?,
             upto,
@@ -481,7 +492,8 @@ impl Operator for BitmapHeapScanOp<'_> {
                 return Ok(None);
             }
             let batch = self.take_batch();
-            let batch = match &self.spec.filter {
+            let filter = self.spec.filter.as_ref().filter(|_| !self.skip_filter);
+            let batch = match filter {
                 Some(f) => {
                     let keep = truth_mask(&*f.eval(&batch)?);
                     let kept = batch.filter(&keep);

@@ -185,6 +185,8 @@ pub struct IndexScanOp<'a> {
     /// Heap tuples read by an index-only scan (EXPLAIN ANALYZE).
     heap_fetches: u64,
     removed: u64,
+    /// The filter is left to an operator above ([`Self::without_filter`]).
+    skip_filter: bool,
     done: bool,
     /// VACUUM's horizon, read when an entry first leads to an invisible
     /// tuple: tuples dead before it get their entries marked dead.
@@ -192,6 +194,14 @@ pub struct IndexScanOp<'a> {
 }
 
 impl<'a> IndexScanOp<'a> {
+    /// Leaves the scan's filter to an operator above, which evaluates it
+    /// one row at a time (`rowwise::per_row`); the scan returns every
+    /// row it reads.
+    pub fn without_filter(mut self) -> Self {
+        self.skip_filter = true;
+        self
+    }
+
     /// Opens the scan of `spec` under the context's snapshot; `param` is a
     /// nested loop's outer value (see [`key_ranges`]).
     pub fn new(ctx: &'a ExecContext, spec: &'a IndexScan, param: Option<&Value>) -> Result<Self> {
@@ -225,6 +235,7 @@ impl<'a> IndexScanOp<'a> {
             upto: spec.columns.iter().map(|&c| c + 1).max().unwrap_or(0),
             stored: stored_positions(spec),
             tree,
+            skip_filter: false,
             spec,
             ranges,
             range: 0,
@@ -445,7 +456,8 @@ impl Operator for IndexScanOp<'_> {
                 return Ok(None);
             }
             let batch = self.take_batch();
-            let batch = match &self.spec.filter {
+            let filter = self.spec.filter.as_ref().filter(|_| !self.skip_filter);
+            let batch = match filter {
                 Some(f) => {
                     let keep = truth_mask(&*f.eval(&batch)?);
                     let kept = batch.filter(&keep);

@@ -393,6 +393,20 @@ fn seq_scan<'a>(
         unreachable!("called for a sequential scan")
     };
     let heap = ctx.relation(table.relfilenode)?;
+    if let Some(f) = filter.as_ref().filter(|f| rowwise::per_row(f)) {
+        // Row by row, the filter over every visible row: no page-level
+        // counting or folding, which would skip the calls.
+        let op = scan::SeqScanOp::new(
+            ctx,
+            heap,
+            table,
+            columns,
+            *with_tid,
+            None,
+            ctx.shared_blocks(plan),
+        )?;
+        return Ok(per_row_filter(Box::new(op), f, ctx));
+    }
     let op = scan::SeqScanOp::new(
         ctx,
         heap,
@@ -417,6 +431,36 @@ fn seq_scan<'a>(
         }
         _ => op,
     }))
+}
+
+/// A scan's filter `predicate` evaluated one row at a time over `scan`
+/// (the scan built without it): rows are read only until the consumer
+/// has what it asks for.
+fn per_row_filter<'a>(
+    scan: Box<dyn Operator + 'a>,
+    predicate: &'a Expr,
+    ctx: &'a ExecContext,
+) -> Box<dyn Operator + 'a> {
+    Box::new(rowwise::FilterOp {
+        input: Box::new(rowwise::SingleRowsOp::new(scan)),
+        predicate,
+        ctx,
+        removed: 0,
+    })
+}
+
+/// `input`, passed on a row at a time when one of `exprs`, the
+/// expressions of the operator taking it, must be evaluated row by row
+/// ([`rowwise::SingleRowsOp`]).
+fn per_row_input<'a, 'e>(
+    input: Box<dyn Operator + 'a>,
+    exprs: impl IntoIterator<Item = &'e Expr>,
+) -> Box<dyn Operator + 'a> {
+    if exprs.into_iter().any(rowwise::per_row) {
+        Box::new(rowwise::SingleRowsOp::new(input))
+    } else {
+        input
+    }
 }
 
 /// A bare `count(*)` of the sequential scan `input` (`naggs` copies of it):
@@ -503,19 +547,25 @@ pub(crate) fn build_node<'a>(
     let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
     let op: Box<dyn Operator + 'a> = match &plan.node {
         Node::SeqScan { .. } => seq_scan(plan, ctx, instr.is_some(), usage)?,
-        Node::IndexScan(spec) => Box::new(indexscan::IndexScanOp::new(ctx, spec, None)?),
+        Node::IndexScan(spec) => {
+            let op = indexscan::IndexScanOp::new(ctx, spec, None)?;
+            match spec.filter.as_ref().filter(|f| rowwise::per_row(f)) {
+                Some(f) => per_row_filter(Box::new(op.without_filter()), f, ctx),
+                None => Box::new(op),
+            }
+        }
         Node::BitmapHeapScan(spec) => bitmap_heap_scan(spec, ctx, instr, id, next_id)?,
         Node::IndexNestLoop { .. } => index_nest_loop(plan, ctx, instr, next_id)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
         Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
         Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {
-            input: build(input)?,
+            input: per_row_input(build(input)?, [predicate]),
             predicate,
             ctx,
             removed: 0,
         }),
         Node::Project { input, exprs } => Box::new(rowwise::ProjectOp {
-            input: build(input)?,
+            input: per_row_input(build(input)?, exprs),
             exprs,
         }),
         Node::Limit {
@@ -573,6 +623,17 @@ pub(crate) fn build_node<'a>(
             ctx,
             instr.map(|i| (i, id + 1)),
         )),
+        Node::Aggregate { input, group, aggs }
+            if plan.node.exprs().into_iter().any(rowwise::per_row) =>
+        {
+            Box::new(agg::AggregateOp::new(
+                Box::new(rowwise::SingleRowsOp::new(build(input)?)),
+                group,
+                aggs,
+                plan.types(),
+                ctx,
+            ))
+        }
         Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
             build_node(input, ctx, instr, next_id, scan::scan_use(group, aggs))?,
             group,
@@ -712,11 +773,11 @@ fn bitmap_heap_scan<'a>(
     next_id: &mut usize,
 ) -> Result<Box<dyn Operator + 'a>> {
     *next_id += spec.bitmap.count();
-    Ok(Box::new(bitmapheap::BitmapHeapScanOp::new(
-        ctx,
-        spec,
-        instr.map(|i| (i, id)),
-    )?))
+    let op = bitmapheap::BitmapHeapScanOp::new(ctx, spec, instr.map(|i| (i, id)))?;
+    Ok(match spec.filter.as_ref().filter(|f| rowwise::per_row(f)) {
+        Some(f) => per_row_filter(Box::new(op.without_filter()), f, ctx),
+        None => Box::new(op),
+    })
 }
 
 /// Runs `plan` to completion and returns all its rows.

@@ -1,5 +1,12 @@
 //! Row-preserving operators: filter, projection, LIMIT/OFFSET (and WITH
-//! TIES), append, and the sorted DISTINCT that keeps a run's first row.
+//! TIES), append, and the sorted DISTINCT that keeps a run's first row;
+//! and [`SingleRowsOp`], which hands its input on one row at a time.
+//!
+//! Expressions are evaluated a batch at a time, column by column, except
+//! where that would be seen: an expression calling a user function or
+//! `random()` ([`per_row`]) is evaluated over one-row
+//! batches, so that its calls come row by row in target-list order and
+//! none is made for rows a LIMIT above never asks for, as in PostgreSQL.
 
 use std::cmp::Ordering;
 
@@ -84,6 +91,64 @@ impl Operator for ProjectOp<'_> {
                 .collect(),
             len: b.len,
         }))
+    }
+}
+
+/// Whether `e` must be evaluated one row at a time: it calls a user
+/// function, `random()` or `setseed()` ([`Expr::evaluates_per_row`]),
+/// itself or in the plan of a subquery it holds.
+pub fn per_row(e: &Expr) -> bool {
+    if e.evaluates_per_row() {
+        return true;
+    }
+    let mut subplans = Vec::new();
+    super::subplan::subplans(e, &mut subplans);
+    subplans.iter().any(|sp| sp.per_row)
+}
+
+/// Whether an expression of `plan` or of its inputs must be evaluated one
+/// row at a time ([`per_row`]).
+pub fn plan_per_row(plan: &crate::nodes::Plan) -> bool {
+    plan.node.exprs().into_iter().any(per_row) || plan.children().into_iter().any(plan_per_row)
+}
+
+/// Passes its input's rows on one at a time (one-row batches), for the
+/// operators whose expressions must be evaluated row by row (module doc).
+/// A consumer that stops pulling leaves the remaining rows unevaluated.
+pub struct SingleRowsOp<'a> {
+    input: Box<dyn Operator + 'a>,
+    /// The batch being handed out, and its next row.
+    current: Option<(Batch, usize)>,
+}
+
+impl<'a> SingleRowsOp<'a> {
+    /// Wraps `input`.
+    pub fn new(input: Box<dyn Operator + 'a>) -> Self {
+        SingleRowsOp {
+            input,
+            current: None,
+        }
+    }
+}
+
+impl Operator for SingleRowsOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        loop {
+            if let Some((b, i)) = &mut self.current {
+                if *i < b.len {
+                    *i += 1;
+                    return Ok(Some(b.slice(*i - 1, *i)));
+                }
+            }
+            match self.input.next()? {
+                Some(b) => self.current = Some((b, 0)),
+                None => return Ok(None),
+            }
+        }
+    }
+
+    fn page_partial(&mut self) -> Option<crate::exec::fastpath::page_agg::PagePartial> {
+        self.input.page_partial()
     }
 }
 

@@ -65,6 +65,9 @@ pub struct SubPlan {
     pub runs: AtomicU64,
     /// Rows answered from the cache.
     pub hits: AtomicU64,
+    /// The plan calls a function that must be called row by row
+    /// ([`super::rowwise::plan_per_row`]): every row runs it, uncached.
+    pub per_row: bool,
 }
 
 #[derive(Default)]
@@ -84,12 +87,13 @@ impl SubPlan {
     pub fn new(kind: SubLinkKind, plan: Plan, cmp_ty: DataType, ctx: ExecContext) -> SubPlan {
         SubPlan {
             kind,
-            plan,
             cmp_ty,
             ctx,
             cache: Mutex::new(Cache::default()),
             runs: AtomicU64::new(0),
             hits: AtomicU64::new(0),
+            per_row: super::rowwise::plan_per_row(&plan),
+            plan,
         }
     }
 
@@ -137,25 +141,16 @@ impl SubPlan {
     /// The subquery's first-column values for the parameter tuple `key`,
     /// from the cache or by running it.
     fn rows_for(&self, key: &[Value]) -> Result<Arc<Vec<Value>>> {
+        if self.per_row {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            return self.run(key).map(Arc::new);
+        }
         if let Some(r) = self.lock().map.get(key) {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(r.clone());
         }
-        let mut plan = self.plan.clone();
-        substitute_plan(&mut plan, key);
         self.runs.fetch_add(1, Ordering::Relaxed);
-        let rows = super::collect_rows(&plan, &self.ctx)?;
-        let values: Vec<Value> = rows
-            .into_iter()
-            .map(|mut r| {
-                if r.is_empty() {
-                    Value::Null
-                } else {
-                    r.swap_remove(0)
-                }
-            })
-            .collect();
-        let values = Arc::new(values);
+        let values = Arc::new(self.run(key)?);
         let mut cache = self.lock();
         if cache.values + values.len() > CACHE_VALUES {
             cache.map.clear();
@@ -164,6 +159,24 @@ impl SubPlan {
         cache.values += values.len().max(1);
         cache.map.insert(key.to_vec(), values.clone());
         Ok(values)
+    }
+
+    /// Runs the subquery for the parameter tuple `key`: its first-column
+    /// values.
+    fn run(&self, key: &[Value]) -> Result<Vec<Value>> {
+        let mut plan = self.plan.clone();
+        substitute_plan(&mut plan, key);
+        let rows = super::collect_rows(&plan, &self.ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|mut r| {
+                if r.is_empty() {
+                    Value::Null
+                } else {
+                    r.swap_remove(0)
+                }
+            })
+            .collect())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {

@@ -133,6 +133,32 @@ impl Expr {
         self.children().into_iter().any(Expr::calls_parallel_unsafe)
     }
 
+    /// Whether the expression calls a function whose calls must be made
+    /// one row at a time ([`ScalarFunc::per_row`]). A subquery's own plan
+    /// is not looked into (it is run by its own operators).
+    ///
+    /// [`ScalarFunc::per_row`]: crate::types::funcs::ScalarFunc::per_row
+    pub fn evaluates_per_row(&self) -> bool {
+        if let ExprKind::Func(f, _) = &self.kind {
+            if f.0.per_row() {
+                return true;
+            }
+        }
+        self.children().into_iter().any(Expr::evaluates_per_row)
+    }
+
+    /// Whether the expression calls a volatile function (PostgreSQL's
+    /// `contain_volatile_functions`): a select-list column that does, and
+    /// is no sort key, is computed after the sort.
+    pub fn calls_volatile(&self) -> bool {
+        if let ExprKind::Func(f, _) = &self.kind {
+            if f.0.volatility() == crate::types::funcs::volatility::Volatility::Volatile {
+                return true;
+            }
+        }
+        self.children().into_iter().any(Expr::calls_volatile)
+    }
+
     /// The node's operands, in order.
     pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {

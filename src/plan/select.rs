@@ -37,6 +37,7 @@ pub mod cte;
 mod distinct;
 mod from;
 mod functions;
+mod postpone;
 mod pullup;
 mod reorder;
 mod setops;
@@ -887,6 +888,15 @@ fn finish_select(
         visible,
         ties,
     } = shape;
+    if matches!(distinct, DistinctPlan::None)
+        && ties.is_none()
+        && !keys.is_empty()
+        && postpone::any_postponed(&exprs, &keys, visible)
+    {
+        return Ok(postpone::sort_then_volatile(
+            plan, &exprs, &names, &keys, visible,
+        ));
+    }
     plan = project(plan, exprs, names);
     let order: Vec<usize> = keys.iter().map(|k| k.column).collect();
     match distinct {

@@ -55,6 +55,17 @@ impl ScalarFunc {
         !matches!(self, User(_) | Random | Setseed)
     }
 
+    /// Whether calls must be made one row at a time, in the order
+    /// PostgreSQL makes them: a user function (its notices and writes), or
+    /// a builtin whose calls change state a later call reads (`random()`'s
+    /// generator, `setseed()`). An operator evaluating such an expression
+    /// takes its input a row at a time, so that calls interleave across
+    /// the target list row by row and none is made ahead of a LIMIT.
+    pub fn per_row(self) -> bool {
+        use ScalarFunc::*;
+        matches!(self, User(_) | Random | Setseed)
+    }
+
     /// The function's volatility, as PostgreSQL's catalog declares it (for
     /// functions with several signatures, the least stable one's).
     pub fn volatility(self) -> Volatility {
