@@ -28,6 +28,7 @@ pub mod bitmapheap;
 pub mod expr;
 pub mod fastpath;
 pub mod fkey;
+pub mod groupagg;
 pub mod index_maint;
 pub mod indexscan;
 pub mod join;
@@ -641,6 +642,19 @@ pub(crate) fn build_node<'a>(
             plan.types(),
             ctx,
         )),
+        Node::GroupAggregate {
+            input,
+            group,
+            aggs,
+            order,
+        } => Box::new(groupagg::GroupAggregateOp::new(
+            build(input)?,
+            group,
+            aggs,
+            order,
+            plan.types(),
+            ctx,
+        )?),
         Node::Distinct { input } => Box::new(agg::DistinctOp::new(build(input)?, ctx)),
         Node::CteScan { input, .. } => build(input)?,
         Node::RecursiveUnion { .. } => recursive_union(plan, ctx, instr, next_id)?,

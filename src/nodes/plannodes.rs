@@ -328,6 +328,20 @@ pub enum Node {
         /// The aggregates.
         aggs: Vec<AggCall>,
     },
+    /// Grouping over an input sorted on the group keys, one group at a
+    /// time: PostgreSQL's `GroupAggregate`. Output as `Aggregate`'s, the
+    /// groups in the input's order.
+    GroupAggregate {
+        /// The input, sorted on `group` as `order` says.
+        input: Box<Plan>,
+        /// GROUP BY keys: input columns (never empty).
+        group: Vec<Expr>,
+        /// The aggregates.
+        aggs: Vec<AggCall>,
+        /// How the input is sorted: one key per group key, in order
+        /// (`column` is the group key's position).
+        order: Vec<SortKey>,
+    },
     /// Sorts its input.
     Sort {
         /// The input.
@@ -510,6 +524,7 @@ impl Plan {
             Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Aggregate { input, .. }
+            | Node::GroupAggregate { input, .. }
             | Node::Sort { input, .. }
             | Node::Limit { input, .. }
             | Node::Distinct { input }
@@ -543,6 +558,7 @@ impl Plan {
             Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Aggregate { input, .. }
+            | Node::GroupAggregate { input, .. }
             | Node::Sort { input, .. }
             | Node::Limit { input, .. }
             | Node::Distinct { input }

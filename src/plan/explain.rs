@@ -191,10 +191,18 @@ fn relations(plan: &Plan) -> usize {
 /// `qualify`; an aggregate's outputs are its group keys' expressions and
 /// its calls (`count(*)`); every other column is its field name.
 fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
-    if let Node::Aggregate { input, group, aggs } = &plan.node {
+    let grouping = match &plan.node {
+        Node::Aggregate { input, group, aggs } => {
+            Some((output_columns(input, qualify), group, aggs))
+        }
+        Node::GroupAggregate {
+            input, group, aggs, ..
+        } => Some((sorted_columns(input, qualify, false), group, aggs)),
+        _ => None,
+    };
+    if let Some((inner, group, aggs)) = grouping {
         // A condition above the aggregate (HAVING) names its columns as
         // PostgreSQL does: the group key's expression, the aggregate call.
-        let inner = output_columns(input, qualify);
         let mut out: Vec<String> = group.iter().map(|g| deparse(g, &inner)).collect();
         out.extend(aggs.iter().map(|a| {
             let mut arg = match &a.arg {
@@ -324,17 +332,82 @@ fn key_columns(plan: &Plan, qualify: bool, wrap: bool) -> Vec<String> {
     let mut out = output_columns(plan, qualify);
     if let Node::Project { input, exprs } = &plan.node {
         let inner = output_columns(input, qualify);
+        let computed = computed_columns(input);
         for (k, e) in exprs.iter().enumerate() {
-            if !matches!(e.kind, ExprKind::Column(_)) {
-                let d = deparse(e, &inner);
-                out[k] = if wrap { format!("({d})") } else { d };
+            match e.kind {
+                // An aggregate's call or computed key, named by a key
+                // above it, is wrapped as any expression its input
+                // computed (`Sort Key: (count(*))`).
+                ExprKind::Column(i) if wrap && computed.get(i) == Some(&true) => {
+                    out[k] = format!("({})", out[k]);
+                }
+                ExprKind::Column(_) => {}
+                _ => {
+                    let d = deparse(e, &inner);
+                    out[k] = if wrap { format!("({d})") } else { d };
+                }
             }
         }
     }
     out
 }
 
+/// Which output columns of `plan` an aggregation computes (its calls, and
+/// group keys that are not plain columns), looking through a HAVING
+/// filter; none for other nodes.
+fn computed_columns(plan: &Plan) -> Vec<bool> {
+    match &plan.node {
+        Node::Filter { input, .. } => computed_columns(input),
+        Node::Aggregate { group, aggs, .. } => group
+            .iter()
+            .map(|g| !matches!(g.kind, ExprKind::Column(_)))
+            .chain(aggs.iter().map(|_| true))
+            .collect(),
+        Node::GroupAggregate {
+            input, group, aggs, ..
+        } => {
+            let below = match &input.node {
+                Node::Sort { input, .. } => input,
+                _ => input,
+            };
+            let inner: Vec<bool> = match &below.node {
+                Node::Project { exprs, .. } => exprs
+                    .iter()
+                    .map(|e| !matches!(e.kind, ExprKind::Column(_)))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            group
+                .iter()
+                .map(|g| match g.kind {
+                    ExprKind::Column(c) => inner.get(c) == Some(&true),
+                    _ => true,
+                })
+                .chain(aggs.iter().map(|_| true))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// [`key_columns`] of a Sort's input (the names of a sorted grouping's
+/// keys), else of `plan` itself.
+fn sorted_columns(plan: &Plan, qualify: bool, wrap: bool) -> Vec<String> {
+    match &plan.node {
+        Node::Sort { input, .. } => key_columns(input, qualify, wrap),
+        _ => key_columns(plan, qualify, wrap),
+    }
+}
+
 fn aggregate_title(plan: &Plan, qualify: bool) -> (String, Vec<String>) {
+    if let Node::GroupAggregate { input, group, .. } = &plan.node {
+        let n = sorted_columns(input, qualify, true);
+        let keys: Vec<String> = group.iter().map(|g| deparse(g, &n)).collect();
+        return (
+            "GroupAggregate".into(),
+            vec![format!("Group Key: {}", keys.join(", "))],
+        );
+    }
     let Node::Aggregate { input, group, .. } = &plan.node else {
         return ("Aggregate".into(), vec![]);
     };
@@ -489,6 +562,7 @@ fn title_and_details(
                 d,
             )
         }
+        Node::GroupAggregate { .. } => aggregate_title(plan, par.qualify),
         Node::Gather { input, .. } => {
             let (t, d) = aggregate_title(input, par.qualify);
             (format!("Finalize {t}"), d)

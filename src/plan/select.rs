@@ -41,6 +41,7 @@ mod postpone;
 mod pullup;
 mod reorder;
 mod setops;
+mod sorted_agg;
 pub mod view;
 
 use distinct::{DistinctPlan, Ties};
@@ -490,13 +491,16 @@ impl Binder<'_> {
             DistinctPlan::Sorted
         };
         let mut plan = input;
+        let mut grouped_in_order = false;
         if aggregating {
             // The windows' expressions read the aggregates too.
             let n = exprs.len();
             if let Some(w) = &mut windows {
                 exprs.append(w.pre_mut());
             }
-            plan = self.plan_aggregate(s, plan, &scope, &mut state, &mut exprs)?;
+            let sorted;
+            (plan, sorted) = self.plan_aggregate(s, plan, &scope, &mut state, &mut exprs, &keys)?;
+            grouped_in_order = sorted && windows.is_none();
             if let Some(w) = &mut windows {
                 *w.pre_mut() = exprs.split_off(n);
             }
@@ -505,8 +509,13 @@ impl Binder<'_> {
             plan = w.apply(self, plan, &mut exprs)?;
         }
         let shape = Shape {
+            // The groups already come out in ORDER BY's order.
+            keys: if grouped_in_order && matches!(distinct, DistinctPlan::None) {
+                Vec::new()
+            } else {
+                keys
+            },
             distinct,
-            keys,
             visible,
             ties,
         };
@@ -742,7 +751,8 @@ impl Binder<'_> {
         scope: &Scope,
         state: &mut AggState,
         outputs: &mut [Expr],
-    ) -> Result<Plan> {
+        order: &[SortKey],
+    ) -> Result<(Plan, bool)> {
         let having = match &s.having {
             Some(h) => Some(super::fold::fold(self.bind_condition(
                 h,
@@ -768,6 +778,7 @@ impl Binder<'_> {
             });
         }
         drop_unused_aggregates(state, outputs, having.as_mut())?;
+        let ngroup = state.group.len();
         let ngroups = if state.group.is_empty() {
             1.0
         } else {
@@ -794,7 +805,7 @@ impl Binder<'_> {
                 aggs: state.aggs.drain(..).map(|(_, a)| a).collect(),
             },
         };
-        if let Some(h) = having {
+        let mut up = if let Some(h) = having {
             let (down, up) = split_having(&plan, h);
             if let (Some(d), Node::Aggregate { input, .. }) = (down, &mut plan.node) {
                 // HAVING conditions on the group keys alone filter rows
@@ -802,11 +813,21 @@ impl Binder<'_> {
                 let inner = std::mem::replace(&mut **input, from::dummy());
                 **input = from::push_filter(inner, d);
             }
-            if let Some(u) = up {
-                plan = filter(plan, u);
-            }
+            up
+        } else {
+            None
+        };
+        let mut in_order = false;
+        if !self.ctx.settings().enable_hashagg && ngroup > 0 {
+            let how = sorted_agg::group_order(ngroup, outputs, order);
+            in_order = how.satisfies_order;
+            let mut above: Vec<&mut Expr> = outputs.iter_mut().chain(up.as_mut()).collect();
+            plan = sorted_agg::sorted(plan, &how, &mut above);
         }
-        Ok(plan)
+        if let Some(u) = up {
+            plan = filter(plan, u);
+        }
+        Ok((plan, in_order))
     }
 }
 

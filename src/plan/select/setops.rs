@@ -1,5 +1,7 @@
 //! Set operations and VALUES: UNION / INTERSECT / EXCEPT [ALL] of query
 //! bodies (their columns cast to the common types), and `VALUES` lists.
+//! A UNION removes duplicates by hashing, or by sorting (`Unique` over a
+//! `Sort`) when `enable_hashagg` is off, as PostgreSQL.
 
 use heapdb_grammar::ast;
 
@@ -65,6 +67,12 @@ impl Binder<'_> {
                         };
                         if *all {
                             append
+                        } else if !self.ctx.settings().enable_hashagg {
+                            // PostgreSQL's sorted UNION: Unique over a Sort
+                            // of every column.
+                            let width = fields.len();
+                            let keys = distinct::sorted_distinct_keys(Vec::new(), width);
+                            distinct::sort_unique(append, keys, (0..width).collect())
                         } else {
                             Plan {
                                 rows,
