@@ -155,3 +155,44 @@ fn copy_from_checks_domain_columns() {
         [["7", "dflt"], ["8", "y"], ["9", "z"]]
     );
 }
+
+#[test]
+fn domain_functions_and_operators_survive_a_kill() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "\
+SET synchronous_commit = on;
+CREATE DOMAIN ok_pos AS int CHECK (VALUE > 0);
+CREATE FUNCTION ok_ret(int) RETURNS ok_pos AS 'select $1' LANGUAGE sql;
+CREATE FUNCTION ok_ib(ok_pos, bool) RETURNS text AS 'select $1::text || $2::text' LANGUAGE sql;
+CREATE OPERATOR = (procedure = ok_ib, leftarg = ok_pos, rightarg = bool);
+CREATE OPERATOR ==== (procedure = ok_ib, leftarg = int, rightarg = bool);
+DROP OPERATOR ==== (int, bool);
+BEGIN;
+CREATE OPERATOR < (procedure = ok_ib, leftarg = int, rightarg = bool);
+ROLLBACK;
+BEGIN;
+CREATE OPERATOR > (procedure = ok_ib, leftarg = int, rightarg = bool);
+SELECT 'marker' || 'reached';
+";
+    run_then_kill(dir.path(), script, "markerreached");
+    for round in 0..2 {
+        let db = Database::open(dir.path()).expect("reopen");
+        let mut s = db.session();
+        assert_eq!(
+            texts(&mut s, "SELECT ok_ret(4), 2 = true"),
+            [["4", "2true"]]
+        );
+        let e = s.execute("SELECT ok_ret(-4)").expect_err("result check");
+        assert_eq!(e.code.code(), "23514");
+        let e = s.execute("SELECT -2 = true").expect_err("argument check");
+        assert_eq!(e.code.code(), "23514");
+        for gone in ["<", ">"] {
+            let e = s.execute(&format!("SELECT 1 {gone} true")).expect_err(gone);
+            assert_eq!(e.code.code(), "42883", "{gone} in round {round}");
+        }
+        let e = s
+            .execute("DROP OPERATOR ==== (int, bool)")
+            .expect_err("dropped");
+        assert_eq!(e.message, "operator does not exist: integer ==== boolean");
+    }
+}

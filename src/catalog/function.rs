@@ -34,8 +34,11 @@ static SERIAL: AtomicU64 = AtomicU64::new(1);
 pub struct FuncArg {
     /// Its name, when declared (`f(x int)`).
     pub name: Option<String>,
-    /// Its type.
+    /// Its type (a domain's base type when declared with a domain).
     pub ty: DataType,
+    /// The domain it was declared with, whose constraints an argument
+    /// passes when the function is called.
+    pub domain: Option<String>,
 }
 
 /// The language of a function's body.
@@ -66,8 +69,11 @@ pub struct FunctionDef {
     pub name: String,
     /// The arguments, in order.
     pub args: Vec<FuncArg>,
-    /// The result type.
+    /// The result type (a domain's base type when declared with a domain).
     pub ret: DataType,
+    /// The domain the result was declared with, whose constraints the
+    /// result passes when the function returns.
+    pub ret_domain: Option<String>,
     /// The body's language.
     pub language: Language,
     /// Declared volatility (`VOLATILE` by default).
@@ -92,6 +98,7 @@ impl PartialEq for FunctionDef {
         ) == (o.oid, &o.name, &o.args, o.ret, o.language, o.volatility)
             && self.strict == o.strict
             && self.body == o.body
+            && self.ret_domain == o.ret_domain
     }
 }
 
@@ -113,6 +120,7 @@ impl FunctionDef {
             name,
             args,
             ret,
+            ret_domain: None,
             language,
             volatility,
             strict,
@@ -209,7 +217,8 @@ fn volatility_tag(v: Volatility) -> &'static str {
 
 /// Appends the catalog file's line of every function version:
 /// `function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict 0|1>
-/// <result type> <body> <n> <arg name or -> <arg type> ...`.
+/// <result type> <body> <n> <arg name or -> <arg type> ... [<result domain
+/// or -> <arg domain or -> ...]`, the domains only when one is declared.
 pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
     for v in fs {
         let d = &v.def;
@@ -230,6 +239,13 @@ pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
             let name = a.name.as_deref().map(esc).unwrap_or_else(|| "-".into());
             text.push_str(&format!(" {name} {}", type_tag(&a.ty)));
         }
+        if d.ret_domain.is_some() || d.args.iter().any(|a| a.domain.is_some()) {
+            let name = |n: &Option<String>| n.as_deref().map(esc).unwrap_or_else(|| "-".into());
+            text.push_str(&format!(" {}", name(&d.ret_domain)));
+            for a in &d.args {
+                text.push_str(&format!(" {}", name(&a.domain)));
+            }
+        }
         text.push('\n');
     }
 }
@@ -239,9 +255,16 @@ pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
     let bad = || corrupt("bad function line");
     let num = |i: usize| -> Result<u64> { f.get(i).and_then(|s| s.parse().ok()).ok_or_else(bad) };
     let n = num(10)? as usize;
-    if f.len() != 11 + 2 * n {
+    let with_domains = f.len() == 12 + 3 * n;
+    if f.len() != 11 + 2 * n && !with_domains {
         return Err(bad());
     }
+    let domain = |i: usize| -> Result<Option<String>> {
+        match f.get(i) {
+            Some(&"-") | None => Ok(None),
+            Some(d) => unesc(d).map(Some),
+        }
+    };
     let language = match f[5] {
         "sql" => Language::Sql,
         "plpgsql" => Language::Plpgsql,
@@ -263,9 +286,14 @@ pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
                 Some(unesc(name)?)
             },
             ty: parse_type_tag(ty)?,
+            domain: if with_domains {
+                domain(12 + 2 * n + k)?
+            } else {
+                None
+            },
         });
     }
-    let def = FunctionDef::new(
+    let mut def = FunctionDef::new(
         num(1)? as u32,
         unesc(f[4])?,
         args,
@@ -275,6 +303,9 @@ pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
         f[7] == "1",
         unesc(f[9])?,
     );
+    if with_domains {
+        def.ret_domain = domain(11 + 2 * n)?;
+    }
     Ok(FuncVersion {
         xmin: num(2)? as Xid,
         xmax: num(3)? as Xid,
@@ -297,10 +328,12 @@ mod tests {
                 FuncArg {
                     name: Some("x".into()),
                     ty: DataType::Int4,
+                    domain: None,
                 },
                 FuncArg {
                     name: None,
                     ty: DataType::Varchar(Some(3)),
+                    domain: Some("short text".into()),
                 },
             ],
             DataType::Int8,
@@ -309,6 +342,8 @@ mod tests {
             true,
             "begin\n  return x + 1;\nend".into(),
         );
+        let mut def = def;
+        def.ret_domain = Some("big".into());
         let mut text = String::new();
         write(
             &mut text,

@@ -35,6 +35,7 @@
 mod fkey;
 mod function;
 mod index;
+mod operator;
 mod persist;
 mod types;
 mod versions;
@@ -42,6 +43,7 @@ mod view;
 
 pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
+pub use operator::OperatorDef;
 pub use types::{DomainCheck, DomainDef};
 pub use view::{ViewColumn, ViewDef};
 
@@ -176,6 +178,8 @@ struct State {
     types: Vec<types::TypeVersion>,
     /// The foreign-key constraints' versions (`fkey`).
     fkeys: Vec<fkey::FkVersion>,
+    /// The user operators' versions (`operator`).
+    operators: Vec<operator::OperVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -283,6 +287,7 @@ impl Catalog {
                 functions: Vec::new(),
                 types: Vec::new(),
                 fkeys: Vec::new(),
+                operators: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -302,7 +307,8 @@ impl Catalog {
         let views_changed = view::settle(&mut state.views, &committed)
             | function::settle(&mut state.functions, &committed)
             | types::settle(&mut state.types, &committed)
-            | fkey::settle(&mut state.fkeys, &committed);
+            | fkey::settle(&mut state.fkeys, &committed)
+            | operator::settle(&mut state.operators, &committed);
         let changed = create
             || views_changed
             || before
@@ -632,6 +638,7 @@ impl Catalog {
         function::abort(&mut st.functions, xid);
         types::abort(&mut st.types, xid);
         fkey::abort(&mut st.fkeys, xid);
+        operator::abort(&mut st.operators, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -648,6 +655,7 @@ impl Catalog {
         function::prune(&mut st.functions, &committed, horizon);
         types::prune(&mut st.types, &committed, horizon);
         fkey::prune(&mut st.fkeys, &committed, horizon);
+        operator::prune(&mut st.operators, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

@@ -16,9 +16,10 @@
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
 //! viewopt <local|cascaded>   (only for a view WITH CHECK OPTION)
 //! viewcol <name> <type>
-//! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
+//! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ... [<result domain> <arg domain> ...]
 //! domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1> <default or -> <n> <check name> <check expr> ...
 //! fkey <oid> <xmin> <xmax> <name> <table> <ref table> <ref index> <flags> <on delete> <on update> <n> <col> ... <ref col> ...
+//! operator <oid> <xmin> <xmax> <name> <left type or -> <right type> <left domain or -> <right domain or -> <function> <result type>
 //! end <crc32c>
 //! ```
 //!
@@ -300,6 +301,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     super::function::write(&mut text, &st.functions);
     super::types::write(&mut text, &st.types);
     super::fkey::write(&mut text, &st.fkeys);
+    super::operator::write(&mut text, &st.operators);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -481,6 +483,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "function" => st.functions.push(super::function::parse(&f)?),
             "domain" => st.types.push(super::types::parse(&f)?),
             "fkey" => st.fkeys.push(super::fkey::parse(&f)?),
+            "operator" => st.operators.push(super::operator::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -544,6 +547,7 @@ mod tests {
             functions: Vec::new(),
             fkeys: Vec::new(),
             types: Vec::new(),
+            operators: Vec::new(),
         }
     }
 

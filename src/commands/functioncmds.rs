@@ -72,7 +72,8 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         Some("plpgsql") => Language::Plpgsql,
         Some(other) => return Err(err!(UndefinedObject, "language \"{other}\" does not exist")),
     };
-    let ret = match &c.returns {
+    let mut binder = Binder::new(ctx);
+    let (ret, ret_domain) = match &c.returns {
         None => {
             return Err(err!(
                 InvalidFunctionDefinition,
@@ -81,9 +82,9 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         }
         // `void` is kept as `unknown`, which no function returns otherwise.
         Some(ast::FunctionReturns::Type(ast::DataType::Named(n))) if n.as_str() == "void" => {
-            DataType::Unknown
+            (DataType::Unknown, None)
         }
-        Some(ast::FunctionReturns::Type(t)) => data_type(t)?,
+        Some(ast::FunctionReturns::Type(t)) => binder.resolve_type(t)?,
         Some(_) => {
             return Err(err!(
                 FeatureNotSupported,
@@ -93,7 +94,7 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
     };
     let mut args = Vec::with_capacity(c.args.len());
     for a in &c.args {
-        let ty = data_type(&a.data_type)?;
+        let (ty, domain) = binder.resolve_type(&a.data_type)?;
         if let Some(n) = &a.name {
             if args.iter().any(|x: &FuncArg| x.name.as_ref() == Some(n)) {
                 return Err(err!(
@@ -105,9 +106,10 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         args.push(FuncArg {
             name: a.name.clone(),
             ty,
+            domain: domain.map(|d| d.name.clone()),
         });
     }
-    let def = FunctionDef::new(
+    let mut def = FunctionDef::new(
         0,
         c.name.name.clone(),
         args,
@@ -117,7 +119,8 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         strict,
         body,
     );
-    check_body(&mut Binder::new(ctx), &def)?;
+    def.ret_domain = ret_domain.map(|d| d.name.clone());
+    check_body(&mut binder, &def)?;
     Ok(def)
 }
 
@@ -198,6 +201,18 @@ impl DdlContext<'_> {
         Ok(())
     }
 
+    /// The type an argument written in DROP FUNCTION or DROP OPERATOR
+    /// stands for (a domain: its base type).
+    pub(crate) fn arg_type(&self, t: &ast::DataType) -> Result<DataType> {
+        data_type(t).or_else(|e| match t {
+            ast::DataType::Named(n) => match self.catalog.lookup_domain(&self.view(), n) {
+                Some(d) => Ok(d.base),
+                None => Err(e),
+            },
+            _ => Err(e),
+        })
+    }
+
     /// DROP FUNCTION [IF EXISTS] ...: removes each function. Returns the
     /// NOTICEs of those skipped.
     pub fn drop_function(&mut self, d: &ast::DropFunction) -> Result<Vec<String>> {
@@ -211,7 +226,7 @@ impl DdlContext<'_> {
                 Some(args) => {
                     let types = args
                         .iter()
-                        .map(|a| data_type(&a.data_type))
+                        .map(|a| self.arg_type(&a.data_type))
                         .collect::<Result<Vec<_>>>()?;
                     match found.into_iter().find(|f| same_args(&f.args, &types)) {
                         Some(f) => f,
@@ -261,6 +276,16 @@ impl DdlContext<'_> {
             }
         }
         let changed = !oids.is_empty();
+        let cv = self.view();
+        let dropped: Vec<_> = self
+            .catalog
+            .functions(&cv)
+            .into_iter()
+            .filter(|f| oids.contains(&f.oid))
+            .collect();
+        for f in &dropped {
+            notices.extend(self.drop_operators_of(f, d.cascade)?);
+        }
         let cv = self.view();
         for oid in oids {
             self.catalog.replace_function(&cv, self.xid, oid, None)?;

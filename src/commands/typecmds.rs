@@ -317,6 +317,18 @@ impl DdlContext<'_> {
                 out.push(format!("type {} depends on type {name}", d.name));
             }
         }
+        let is = |d: &Option<String>| d.as_deref() == Some(name);
+        for f in self.catalog.functions(&cv) {
+            if is(&f.ret_domain) || f.args.iter().any(|a| is(&a.domain)) {
+                let sig = super::operatorcmds::function_signature(&f);
+                out.push(format!("function {sig} depends on type {name}"));
+            }
+        }
+        for o in self.catalog.operators(&cv) {
+            if is(&o.left_domain) || is(&o.right_domain) {
+                out.push(format!("operator {} depends on type {name}", o.signature()));
+            }
+        }
         out
     }
 }

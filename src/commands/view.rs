@@ -90,6 +90,9 @@ impl PlanContext for Recorder<'_> {
     fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
         self.inner.domain(name)
     }
+    fn operators(&self, name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
+        self.inner.operators(name)
+    }
 }
 
 /// A relation being dropped, as PostgreSQL's messages name it.

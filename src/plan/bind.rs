@@ -1088,8 +1088,15 @@ impl Binder<'_> {
                 Err((l2, r2)) => (l, r) = (l2, r2),
             }
         }
-        let (lt, rt, ty) = types::resolve_binary(bop, &l.ty, &r.ty)
-            .ok_or_else(|| at(types::ops::operator_error(bop, &l.ty, &r.ty), offset))?;
+        let Some((lt, rt, ty)) = types::resolve_binary(bop, &l.ty, &r.ty) else {
+            let sym = op.to_string();
+            if let Some(e) =
+                self.try_user_operator(&sym, Some((&l, left.offset)), (&r, right.offset))?
+            {
+                return Ok(e);
+            }
+            return Err(at(types::ops::operator_error(bop, &l.ty, &r.ty), offset));
+        };
         // `||` takes any type beside a string (PostgreSQL's anytextcat): the
         // other side becomes text through its output function.
         let ctx_for = |e: &Expr| {

@@ -94,4 +94,7 @@ impl PlanContext for Probe<'_> {
     fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
         self.inner.domain(name)
     }
+    fn operators(&self, name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
+        self.inner.operators(name)
+    }
 }

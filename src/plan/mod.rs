@@ -31,6 +31,7 @@ pub mod indexpred;
 pub mod insert_row;
 pub mod joinorder;
 pub mod modify;
+mod operator;
 pub mod parallel;
 pub mod plpgsql_compile;
 pub mod plpgsql_parse;
@@ -88,5 +89,9 @@ pub trait PlanContext {
     /// The domain `name` the statement sees, if any.
     fn domain(&self, _name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
         None
+    }
+    /// The user-defined operators with symbol `name` the statement sees.
+    fn operators(&self, _name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
+        Vec::new()
     }
 }

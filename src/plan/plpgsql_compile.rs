@@ -20,7 +20,8 @@ use heapdb_grammar::ast;
 use super::bind::{Binder, Mode};
 use super::plpgsql_parse::{self as parse, LoopKind, RawRaise, RawStmt};
 use super::scope::Scope;
-use super::userfunc::{decl_type, parse_expr};
+use super::userfunc::{decl_type_full, parse_expr};
+use crate::catalog::DomainDef;
 use crate::err;
 use crate::error::{Result, SqlState};
 use crate::exec::plpgsql::{self as pl, Handler, LoopOver, QueryPlan, Raise, Stmt};
@@ -42,6 +43,9 @@ pub struct Compiler<'c> {
     records: Vec<String>,
     /// The row count slot.
     row_count: usize,
+    /// The slots declared with a domain type, whose constraints every
+    /// value assigned to them passes.
+    domains: Vec<(usize, Arc<DomainDef>)>,
 }
 
 impl<'c> Compiler<'c> {
@@ -54,6 +58,7 @@ impl<'c> Compiler<'c> {
             ret,
             records: Vec::new(),
             row_count: 0,
+            domains: Vec::new(),
         }
     }
 
@@ -245,15 +250,22 @@ impl<'c> Compiler<'c> {
             self.records.retain(|r| r != &d.name);
             return Ok(None);
         }
-        let ty = match lower.strip_suffix("%type") {
-            Some(of) => self.type_of(of.trim())?,
-            None => decl_type(t)?,
+        let (ty, domain) = match lower.strip_suffix("%type") {
+            Some(of) => (self.type_of(of.trim())?, None),
+            None => decl_type_full(&mut self.b, t)?,
         };
         let init = match &d.default {
             Some(text) => Some(self.expr_as(text, &ty)?),
             None => None,
         };
+        let init = match (init, &domain) {
+            (Some(e), Some(dom)) => Some(self.b.coerce_to_domain(e, dom)?),
+            (init, _) => init,
+        };
         let s = self.slot(Some(&d.name), ty);
+        if let Some(dom) = domain {
+            self.domains.push((s, dom));
+        }
         Ok(Some((s, init)))
     }
 
@@ -283,7 +295,12 @@ impl<'c> Compiler<'c> {
         Ok(match s {
             RawStmt::Assign(line, name, text) => {
                 let (slot, ty) = self.var(name)?;
-                Stmt::Assign(*line, slot, self.expr_as(text, &ty)?)
+                let mut e = self.expr_as(text, &ty)?;
+                if let Some((_, dom)) = self.domains.iter().find(|(s, _)| *s == slot) {
+                    let dom = dom.clone();
+                    e = self.b.coerce_to_domain(e, &dom)?;
+                }
+                Stmt::Assign(*line, slot, e)
             }
             RawStmt::Return(line, None) => Stmt::Return(*line, None),
             RawStmt::Return(_, Some(_)) if self.ret == DataType::Unknown => {

@@ -33,10 +33,10 @@ use std::sync::Arc;
 use heapdb_grammar::ast;
 use heapdb_grammar::lexer::{tokenize, TokenKind};
 
-use super::bind::{data_type, Binder};
+use super::bind::Binder;
 use super::plpgsql_compile::Compiler;
 use super::plpgsql_parse::parse_block;
-use crate::catalog::{FunctionDef, Language};
+use crate::catalog::{DomainDef, FunctionDef, Language};
 use crate::err;
 use crate::error::Result;
 use crate::exec::plpgsql::{Program, Stmt};
@@ -151,12 +151,23 @@ impl Binder<'_> {
         }
         let mut bound = Vec::with_capacity(args.len());
         for ((a, off), p) in args.into_iter().zip(&def.args) {
-            bound.push(self.coerce(a, &p.ty, CastContext::Implicit, off)?);
+            let e = self.coerce(a, &p.ty, CastContext::Implicit, off)?;
+            bound.push(self.check_declared_domain(e, &p.domain)?);
         }
-        Ok(Ok(Expr {
+        let call = Expr {
             kind: ExprKind::Func(Func(ScalarFunc::User(id)), bound),
             ty: def.ret,
-        }))
+        };
+        Ok(Ok(self.check_declared_domain(call, &def.ret_domain)?))
+    }
+
+    /// `e` checked against the domain `name` a function declares, when it
+    /// declares one (a domain dropped since is no longer checked).
+    fn check_declared_domain(&mut self, e: Expr, name: &Option<String>) -> Result<Expr> {
+        match name.as_deref().and_then(|n| self.ctx.domain(n)) {
+            Some(d) => self.coerce_to_domain(e, &d),
+            None => Ok(e),
+        }
     }
 
     /// `def`'s body compiled (its expressions bound and its queries
@@ -218,7 +229,7 @@ pub fn check_body(b: &mut Binder<'_>, def: &FunctionDef) -> Result<()> {
             for d in &block.decls {
                 let t = d.type_text.trim().to_ascii_lowercase();
                 if t != "record" && !t.ends_with("%type") && !t.ends_with("%rowtype") {
-                    decl_type(&d.type_text)?;
+                    decl_type_full(b, &d.type_text)?;
                 }
             }
             Ok(())
@@ -318,10 +329,14 @@ pub(super) fn parse_expr(text: &str) -> Result<ast::Expr> {
     })
 }
 
-/// A declared variable's type, from its text.
-pub(super) fn decl_type(text: &str) -> Result<DataType> {
+/// A declared variable's type, from its text, and the domain it names
+/// when it names one.
+pub(super) fn decl_type_full(
+    b: &mut Binder<'_>,
+    text: &str,
+) -> Result<(DataType, Option<Arc<DomainDef>>)> {
     match parse_expr(&format!("CAST(NULL AS {text})"))?.kind {
-        ast::ExprKind::Cast { data_type: t, .. } => data_type(&t),
+        ast::ExprKind::Cast { data_type: t, .. } => b.resolve_type(&t),
         _ => Err(err!(SyntaxError, "syntax error at or near \"{text}\"")),
     }
 }

@@ -47,6 +47,7 @@ mod index_ddl;
 mod inspect;
 mod maintenance;
 mod modify;
+mod operator_ddl;
 mod plancache;
 mod query;
 mod result;
@@ -614,6 +615,8 @@ impl Session {
             ast::Statement::CreateDomain(c) => self.create_domain(c),
             ast::Statement::DropDomain(d) => self.drop_domain(d),
             ast::Statement::AlterDomain(a) => self.alter_domain(a),
+            ast::Statement::CreateOperator(c) => self.create_operator(c),
+            ast::Statement::DropOperator(d) => self.drop_operator(d),
             ast::Statement::CreateTable(c) => self.create_table(c),
             ast::Statement::CreateTableAs(c) => self.create_table_as(c),
             ast::Statement::DropTable(d) => self.drop_table(d),

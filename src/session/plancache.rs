@@ -418,6 +418,14 @@ impl PlanContext for Recorder<'_, '_> {
         }
         d
     }
+    fn operators(&self, name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
+        // A user operator may be dropped: never templated.
+        let o = self.inner.operators(name);
+        if !o.is_empty() {
+            self.impure.set(true);
+        }
+        o
+    }
 }
 
 /// A plan and what planning it opened, or `None` when it asked for

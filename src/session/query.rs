@@ -131,6 +131,16 @@ impl PlanContext for StmtCtx<'_> {
         self.db.catalog.lookup_domain(&cv, name)
     }
 
+    fn operators(&self, name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
+        let cv = crate::catalog::CatalogView {
+            snapshot: self.snapshot,
+            txns: &self.db.txns,
+            // Operators are permanent.
+            temp_ns: 0,
+        };
+        self.db.catalog.lookup_operators(&cv, name)
+    }
+
     fn scalar_function(&mut self, name: &str, args: &[Value]) -> Option<Result<(Value, DataType)>> {
         inspect::scalar_function(self, name, args)
     }

@@ -25,6 +25,7 @@ mod expr;
 mod function;
 mod index;
 mod keys;
+mod operator;
 mod query;
 mod view;
 mod window;
@@ -34,6 +35,7 @@ pub use expr::*;
 pub use function::*;
 pub use index::*;
 pub use keys::*;
+pub use operator::*;
 pub use query::*;
 pub use view::*;
 pub use window::*;
@@ -85,6 +87,10 @@ pub enum Statement {
     DropDomain(DropDomain),
     /// `ALTER DOMAIN ...`
     AlterDomain(Box<AlterDomain>),
+    /// `CREATE OPERATOR ...`
+    CreateOperator(Box<CreateOperator>),
+    /// `DROP OPERATOR ...`
+    DropOperator(DropOperator),
     /// `DROP TABLE ...`
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`

@@ -17,6 +17,7 @@ use crate::parser::prec;
 mod function;
 mod index;
 mod keys;
+mod operator;
 mod statements;
 mod view;
 mod window;

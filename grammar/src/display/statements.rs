@@ -37,6 +37,8 @@ impl Display for Statement {
             Statement::DropFunction(d) => d.fmt(f),
             Statement::CreateDomain(c) => c.fmt(f),
             Statement::DropDomain(d) => d.fmt(f),
+            Statement::CreateOperator(c) => c.fmt(f),
+            Statement::DropOperator(d) => d.fmt(f),
             Statement::AlterDomain(a) => a.fmt(f),
             Statement::DropTable(d) => {
                 f.write_str("DROP TABLE ")?;

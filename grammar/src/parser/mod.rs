@@ -35,6 +35,7 @@ mod function;
 mod index;
 mod keys;
 mod literal;
+mod operator;
 mod query;
 mod tokens;
 mod utility;
@@ -161,6 +162,8 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Create if function::is_domain(i) => function::create_domain(i),
         Keyword::Drop if function::is_drop_function(i) => function::drop_function(i),
         Keyword::Drop if function::is_domain(i) => function::drop_domain(i),
+        Keyword::Create if operator::is_operator(i) => operator::create_operator(i),
+        Keyword::Drop if operator::is_operator(i) => operator::drop_operator(i),
         Keyword::Create if view::is_create_view(i) => view::create_view(i),
         Keyword::Create if i.is_kw(1, Keyword::Index) || i.is_kw(1, Keyword::Unique) => {
             index::create_index(i)
