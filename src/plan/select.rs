@@ -772,10 +772,11 @@ impl Binder<'_> {
                 fields: vec![],
                 node: Node::Values { rows: vec![vec![]] },
             };
-            return Ok(match having {
+            let plan = match having {
                 Some(h) if !matches!(h.as_const(), Some(Value::Bool(true))) => filter(plan, h),
                 _ => plan,
-            });
+            };
+            return Ok((plan, false));
         }
         drop_unused_aggregates(state, outputs, having.as_mut())?;
         let ngroup = state.group.len();
