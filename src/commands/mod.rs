@@ -21,6 +21,7 @@ pub mod functioncmds;
 pub mod index_build;
 pub mod indexcmds;
 pub mod inspect_btree;
+pub mod opclass;
 pub mod readahead;
 pub mod stats;
 pub mod tablecmds;
