@@ -288,3 +288,45 @@ fn analyze_forms_and_errors() {
     run(&mut s, "analyze e");
     assert_eq!(int(&mut s, "select count(*) from pg_stats('e')"), 1);
 }
+
+/// `pg_stats.correlation` as PostgreSQL computes it from the sample in
+/// physical order: 1 for a column loaded ascending (also when the sample
+/// is smaller than the table and its reservoir replaced rows), -1 for a
+/// descending one, near 0 for a shuffled one, 1 for a constant column;
+/// kept across a restart (the catalog file).
+#[test]
+fn correlation_of_physical_order() {
+    let (dir, db) = common::open(2048);
+    let mut s = db.session();
+    run(
+        &mut s,
+        "create table c (up int, down int, mixed int, k int)",
+    );
+    run(
+        &mut s,
+        "insert into c select g, 200001 - g, (g * 7919) % 200000, 7 \
+         from generate_series(1, 200000) g",
+    );
+    run(&mut s, "set default_statistics_target = 10");
+    run(&mut s, "analyze c");
+    let corr = |s: &mut Session, col: &str| -> f64 {
+        let r = run(
+            s,
+            &format!("select correlation from pg_stats('c') where attname = '{col}'"),
+        );
+        text(&r.rows[0][0]).parse().expect("a correlation")
+    };
+    assert_eq!(corr(&mut s, "up"), 1.0);
+    assert_eq!(corr(&mut s, "down"), -1.0);
+    assert!(
+        corr(&mut s, "mixed").abs() < 0.1,
+        "{}",
+        corr(&mut s, "mixed")
+    );
+    assert_eq!(corr(&mut s, "k"), 1.0);
+    drop(s);
+    drop(db);
+    let db = common::open_at(dir.path(), 2048);
+    let mut s = db.session();
+    assert_eq!(corr(&mut s, "down"), -1.0);
+}

@@ -103,6 +103,10 @@ pub struct ColumnStats {
     pub mcv: Vec<(String, f64)>,
     /// Histogram bounds (text form) of the values not in `mcv`.
     pub histogram: Vec<String>,
+    /// Correlation between the values' order and the rows' physical order
+    /// in the sample (-1 to 1; PostgreSQL's `STATISTIC_KIND_CORRELATION`),
+    /// `None` with fewer than two non-NULL values.
+    pub correlation: Option<f64>,
 }
 
 /// A value as a number, for histogram interpolation and width-free

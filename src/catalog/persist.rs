@@ -12,7 +12,7 @@
 //! column <name> <type> <not_null 0|1> <default or -> [<domain>]
 //! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ... [<predicate>]
 //! stats <reltuples> <relpages>
-//! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds
+//! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds [<correlation>]
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
 //! viewopt <local|cascaded>   (only for a view WITH CHECK OPTION)
 //! viewcol <name> <type>
@@ -293,6 +293,9 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
                 for b in &cs.histogram {
                     text.push_str(&format!(" {}", esc(b)));
                 }
+                if let Some(c) = cs.correlation {
+                    text.push_str(&format!(" {c}"));
+                }
                 text.push('\n');
             }
         }
@@ -467,6 +470,9 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                     cs.histogram
                         .push(unesc(f.get(i).ok_or_else(|| corrupt("short histogram"))?)?);
                     i += 1;
+                }
+                if f.get(i).is_some() {
+                    cs.correlation = Some(num(i)?);
                 }
                 let stats = t
                     .stats

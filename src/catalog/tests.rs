@@ -218,6 +218,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
                 n_distinct: -0.5,
                 mcv: vec![("".into(), 0.5), ("x y".into(), 0.25)],
                 histogram: vec!["1".into(), "9".into()],
+                correlation: Some(-0.25),
             }),
             None,
         ],

@@ -67,15 +67,18 @@ pub struct KeptTuples {
     /// Tuples, each at an 8-byte aligned start (the alignment they had on
     /// their page), live and replaced ones.
     arena: Vec<u8>,
-    /// Per reservoir slot: the start and length of its tuple in `arena`.
-    slots: Vec<(usize, usize)>,
+    /// Per reservoir slot: the start and length of its tuple in `arena`,
+    /// and its physical position (block and line pointer).
+    slots: Vec<(usize, usize, u64)>,
     /// Rows put since the arena was last compacted.
     since_compact: usize,
 }
 
 impl KeptTuples {
-    /// Stores `tuple` as the row of `slot` (`slot == len()` appends).
-    pub fn put(&mut self, slot: usize, tuple: &[u8]) {
+    /// Stores `tuple`, found at physical position `pos` (block and line
+    /// pointer, `block << 16 | offset`), as the row of `slot` (`slot ==
+    /// len()` appends).
+    pub fn put(&mut self, slot: usize, pos: u64, tuple: &[u8]) {
         if self.since_compact >= self.slots.len().max(4096) {
             self.compact();
         }
@@ -83,7 +86,7 @@ impl KeptTuples {
         let start = self.arena.len().next_multiple_of(8);
         self.arena.resize(start, 0);
         self.arena.extend_from_slice(tuple);
-        let entry = (start, tuple.len());
+        let entry = (start, tuple.len(), pos);
         if slot == self.slots.len() {
             self.slots.push(entry);
         } else {
@@ -103,14 +106,26 @@ impl KeptTuples {
 
     /// The kept tuples in slot order.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        self.slots.iter().map(|&(s, n)| &self.arena[s..s + n])
+        self.slots.iter().map(|&(s, n, _)| &self.arena[s..s + n])
+    }
+
+    /// The kept tuples in physical order (PostgreSQL sorts its sample by
+    /// tuple id, which the correlation statistic relies on).
+    pub fn in_physical_order(&self) -> impl Iterator<Item = &[u8]> {
+        let mut order: Vec<&(usize, usize, u64)> = self.slots.iter().collect();
+        order.sort_unstable_by_key(|e| e.2);
+        order.into_iter().map(|&(s, n, _)| &self.arena[s..s + n])
     }
 
     /// Copies the live tuples into a new arena, in slot order.
     fn compact(&mut self) {
-        let live: usize = self.slots.iter().map(|&(_, n)| n.next_multiple_of(8)).sum();
+        let live: usize = self
+            .slots
+            .iter()
+            .map(|&(_, n, _)| n.next_multiple_of(8))
+            .sum();
         let mut arena = Vec::with_capacity(2 * live + 4096);
-        for (s, n) in &mut self.slots {
+        for (s, n, _) in &mut self.slots {
             let start = arena.len().next_multiple_of(8);
             arena.resize(start, 0);
             arena.extend_from_slice(&self.arena[*s..*s + *n]);
@@ -218,7 +233,7 @@ impl PageReader<'_> {
                 continue;
             };
             let t = page::get_item(&g[..], o).expect("a visible line pointer holds a tuple");
-            kept.put(slot, t);
+            kept.put(slot, (u64::from(block) << 16) | u64::from(o), t);
         }
         drop(g);
         if !self.hints.is_empty() {
@@ -311,9 +326,9 @@ pub fn sample_rows(
         })?;
     }
     sample.rows = kept.len();
-    // Decoded once, in slot order, now that the reservoir is final.
+    // Decoded once, in physical order, now that the reservoir is final.
     let mut datums: Vec<Option<&[u8]>> = vec![None; upto];
-    for t in kept.iter() {
+    for t in kept.in_physical_order() {
         datums.iter_mut().for_each(|d| *d = None);
         tuple::deform(t, &desc, upto, &mut datums)?;
         for (k, &c) in columns.iter().enumerate() {
@@ -397,13 +412,13 @@ mod tests {
             (0..len).map(|b| (b + slot + gen) as u8).collect()
         };
         for slot in 0..100 {
-            k.put(slot, &row(slot, 0));
+            k.put(slot, slot as u64, &row(slot, 0));
         }
         // Enough replacements for several compactions (one per 4096 puts).
         let mut last = vec![0; 100];
         for gen in 1..=20_000 {
             let slot = (gen * 37) % 100;
-            k.put(slot, &row(slot, gen));
+            k.put(slot, (100 - slot) as u64, &row(slot, gen));
             last[slot] = gen;
         }
         assert_eq!(k.len(), 100);
@@ -414,5 +429,11 @@ mod tests {
             k.arena.len() < 3 * 100 * 120 + 4096 * 120,
             "garbage is reclaimed"
         );
+        // Physical order: the last positions given, descending slots.
+        let phys: Vec<&[u8]> = k.in_physical_order().collect();
+        for (i, t) in phys.iter().enumerate() {
+            let slot = 99 - i;
+            assert_eq!(*t, &row(slot, last[slot])[..], "position {i}");
+        }
     }
 }

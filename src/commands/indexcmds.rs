@@ -196,8 +196,8 @@ impl DdlContext<'_> {
         Ok(())
     }
 
-    /// The key columns of an index element list, with PostgreSQL's error
-    /// for an unknown column.
+    /// The key columns of an index element list, with PostgreSQL's errors
+    /// for an unknown column and an operator class that does not fit.
     fn index_columns(table: &TableDef, elems: &[ast::IndexElem]) -> Result<Vec<IndexColumn>> {
         elems
             .iter()
@@ -208,6 +208,9 @@ impl DdlContext<'_> {
                         e.offset,
                     )
                 })?;
+                if let Some(opclass) = &e.opclass {
+                    super::opclass::check(opclass, &table.columns[column].ty)?;
+                }
                 let desc = e.asc == Some(false);
                 Ok(IndexColumn {
                     column,

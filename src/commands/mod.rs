@@ -22,6 +22,7 @@ pub mod index_build;
 pub mod indexcmds;
 pub mod inspect_btree;
 pub mod operatorcmds;
+pub mod opclass;
 pub mod readahead;
 pub mod stats;
 pub mod tablecmds;

@@ -145,8 +145,10 @@ pub fn column_stats(
     if n == 0 {
         return ColumnStats::default();
     }
-    let mut present: Vec<&Value> = values.iter().flatten().collect();
-    let nonnull = present.len();
+    // With its position among the non-NULL values (the sample is in
+    // physical order), for the correlation.
+    let mut numbered: Vec<(usize, &Value)> = values.iter().flatten().enumerate().collect();
+    let nonnull = numbered.len();
     let null_frac = (n - nonnull) as f64 / n as f64;
     if nonnull == 0 {
         return ColumnStats {
@@ -154,8 +156,12 @@ pub fn column_stats(
             ..ColumnStats::default()
         };
     }
-    let avg_width = present.iter().map(|v| width(v, ty)).sum::<f64>() / nonnull as f64;
-    present.sort_by(|a, b| compare_typed(a, b, ty));
+    let avg_width = numbered.iter().map(|v| width(v.1, ty)).sum::<f64>() / nonnull as f64;
+    // Stable: equal values keep their physical order, as PostgreSQL's
+    // `compare_scalars` breaks ties by position.
+    numbered.sort_by(|a, b| compare_typed(a.1, b.1, ty));
+    let correlation = correlation(numbered.iter().map(|v| v.0));
+    let present: Vec<&Value> = numbered.into_iter().map(|v| v.1).collect();
     // Runs of equal values: (first index, count).
     let mut groups: Vec<(usize, usize)> = Vec::new();
     for (i, v) in present.iter().enumerate() {
@@ -234,7 +240,26 @@ pub fn column_stats(
         n_distinct,
         mcv,
         histogram,
+        correlation,
     }
+}
+
+/// PostgreSQL's correlation of `compute_scalar_stats`: the positions of the
+/// values in physical order (0..n), listed in the values' sort order; the
+/// Pearson correlation of rank and position, with the sums of `0..n` in
+/// closed form. `None` for fewer than two values.
+fn correlation(positions: impl ExactSizeIterator<Item = usize>) -> Option<f64> {
+    let n = positions.len() as f64;
+    if n < 2.0 {
+        return None;
+    }
+    let xysum: f64 = positions
+        .enumerate()
+        .map(|(i, p)| i as f64 * p as f64)
+        .sum();
+    let xsum = (n - 1.0) * n / 2.0;
+    let x2sum = (n - 1.0) * n * (2.0 * n - 1.0) / 6.0;
+    Some((n * xysum - xsum * xsum) / (n * x2sum - xsum * xsum))
 }
 
 #[cfg(test)]
@@ -327,6 +352,28 @@ mod tests {
             s.n_distinct
         );
         assert!(!s.histogram.is_empty());
+    }
+
+    #[test]
+    fn correlation_follows_physical_order() {
+        let up = column_stats(&ints(0..1000), &DataType::Int8, 1e3, 100);
+        assert_eq!(up.correlation, Some(1.0));
+        let down = column_stats(&ints((0..1000).rev()), &DataType::Int8, 1e3, 100);
+        assert_eq!(down.correlation, Some(-1.0));
+        // NULLs are left out; equal values count in physical order.
+        let mut vals = ints([5, 5, 5, 5]);
+        vals.insert(1, None);
+        let eq = column_stats(&vals, &DataType::Int8, 5.0, 100);
+        assert_eq!(eq.correlation, Some(1.0));
+        let one = column_stats(&ints([1]), &DataType::Int8, 1.0, 100);
+        assert_eq!(one.correlation, None);
+        // A shuffle is near zero.
+        let shuffled = ints((0..10_000).map(|i| (i * 7919) % 10_000));
+        let s = column_stats(&shuffled, &DataType::Int8, 1e4, 100);
+        assert!(s.correlation.unwrap().abs() < 0.05, "{:?}", s.correlation);
+        // Values 3,1,2 at positions 0,1,2: ranks of positions 1,2,0.
+        let r = column_stats(&ints([3, 1, 2]), &DataType::Int8, 3.0, 100);
+        assert!((r.correlation.unwrap() + 0.5).abs() < 1e-12);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! | `heap_page_items(table, blkno)` | one per line pointer: lp, lp_off, lp_flags, lp_len, t_xmin, t_xmax, t_cid, t_ctid, t_infomask2, t_infomask, t_hoff, t_flags (infomask flags by name) |
 //! | `page_header(table, blkno)` | the page header: lsn, checksum, flags (and names), lower, upper, special, version, prune_xid, free_space |
 //! | `heap_visibility_map(table)` | one per heap block: blkno, all_visible, all_frozen, live_tuples |
-//! | `pg_stats([table])` | one per analyzed column (of `table`, or of every table): tablename, attname, null_frac, avg_width, n_distinct, most_common_vals, most_common_freqs, histogram_bounds (arrays in PostgreSQL's text form) |
+//! | `pg_stats([table])` | one per analyzed column (of `table`, or of every table): tablename, attname, null_frac, avg_width, n_distinct, most_common_vals, most_common_freqs, histogram_bounds (arrays in PostgreSQL's text form), correlation |
 //! | `bt_metap(index)`, `bt_page_stats(index, blkno)`, `bt_page_items(index, blkno)` | pageinspect's B-tree rows (`inspect_btree`) |
 //! | `bt_index_check(index)` | one: leaf_items, levels, heap_tuples, after checking the tree and that every heap tuple the snapshot sees is in it (`inspect_btree`) |
 //! | `buffer_cache_stats()` | the pool: buffers, used, dirty, pinned, and the database's hit/read/dirtied/written/evicted counters |
@@ -266,6 +266,7 @@ fn pg_stats(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
         field("most_common_vals", DataType::Text),
         field("most_common_freqs", DataType::Text),
         field("histogram_bounds", DataType::Text),
+        field("correlation", DataType::Float4),
     ];
     let mut rows = Vec::new();
     for t in tables {
@@ -304,6 +305,8 @@ fn pg_stats(ctx: &mut StmtCtx, args: &[Value]) -> Result<TableRows> {
                     !cs.histogram.is_empty(),
                     array_text(cs.histogram.iter().map(String::as_str)),
                 ),
+                cs.correlation
+                    .map_or(Value::Null, |c| Value::Float4(c as f32)),
             ]);
         }
     }

@@ -2,11 +2,14 @@
 
 use super::{Expr, Ident, ObjectName, Offset};
 
-/// One key column of `CREATE INDEX`: `col [ASC | DESC] [NULLS FIRST | LAST]`.
+/// One key column of `CREATE INDEX`: `col [opclass] [ASC | DESC] [NULLS FIRST
+/// | LAST]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexElem {
     /// The column.
     pub column: Ident,
+    /// The operator class, when written (`text_pattern_ops`).
+    pub opclass: Option<ObjectName>,
     /// `Some(true)` for `ASC`, `Some(false)` for `DESC`, `None` when unwritten.
     pub asc: Option<bool>,
     /// `Some(true)` for `NULLS FIRST`, `Some(false)` for `NULLS LAST`.

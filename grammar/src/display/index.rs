@@ -8,6 +8,9 @@ use crate::ast::{CreateIndex, DropIndex, IndexElem};
 impl Display for IndexElem {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         Id(&self.column).fmt(f)?;
+        if let Some(opclass) = &self.opclass {
+            write!(f, " {opclass}")?;
+        }
         match self.asc {
             Some(true) => f.write_str(" ASC")?,
             Some(false) => f.write_str(" DESC")?,

@@ -1,6 +1,6 @@
 //! Index DDL: `CREATE [UNIQUE] INDEX` and `DROP INDEX`.
 
-use nom::combinator::{cut, map, opt};
+use nom::combinator::{cut, map, not, opt};
 use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, tuple};
 use nom::Parser;
@@ -12,11 +12,16 @@ use crate::ast::{CreateIndex, DropIndex, IndexElem, Offset, Statement};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
-/// `index_elem ::= col_id ['ASC' | 'DESC'] ['NULLS' ('FIRST' | 'LAST')]`
+/// `index_elem ::= col_id [object_name] ['ASC' | 'DESC'] ['NULLS' ('FIRST' |
+/// 'LAST')]` (the name: an operator class)
 pub(super) fn index_elem(i: Tokens<'_>) -> PResult<'_, IndexElem> {
     let offset = Offset(i.first().start);
-    let (i, (column, dir, nulls)) = tuple((
+    let (i, (column, opclass, dir, nulls)) = tuple((
         col_id,
+        opt(preceded(
+            not(kw_of(&[Keyword::Asc, Keyword::Desc, Keyword::Nulls])),
+            object_name,
+        )),
         opt(kw_of(&[Keyword::Asc, Keyword::Desc])),
         opt(preceded(
             kw(Keyword::Nulls),
@@ -27,6 +32,7 @@ pub(super) fn index_elem(i: Tokens<'_>) -> PResult<'_, IndexElem> {
         i,
         IndexElem {
             column,
+            opclass,
             asc: dir.map(|k| k == Keyword::Asc),
             nulls_first: nulls.map(|k| k == Keyword::First),
             offset,
@@ -122,6 +128,7 @@ mod tests {
     fn index_statements_round_trip() {
         for sql in [
             "create index on t (a)",
+            "create index on t (a text_pattern_ops desc nulls first, b pg_catalog.int4_ops, c nulls last)",
             "CREATE UNIQUE INDEX IF NOT EXISTS i ON ONLY t USING btree (a DESC NULLS LAST, b ASC, c NULLS FIRST) INCLUDE (d, e) WHERE a > 1",
             "create index \"Odd\" on s.t (\"Col\")",
             "drop index i",
