@@ -32,6 +32,8 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod basetype;
+mod cast;
 mod fkey;
 mod function;
 mod index;
@@ -40,6 +42,8 @@ mod types;
 mod versions;
 mod view;
 
+pub use basetype::{BaseTypeDef, InternalFuncDef};
+pub use cast::CastDef;
 pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use types::{DomainCheck, DomainDef};
@@ -176,6 +180,12 @@ struct State {
     types: Vec<types::TypeVersion>,
     /// The foreign-key constraints' versions (`fkey`).
     fkeys: Vec<fkey::FkVersion>,
+    /// The base and shell types' versions (`basetype`).
+    base_types: Vec<basetype::BaseTypeVersion>,
+    /// The internal functions' versions (`basetype`).
+    internal_funcs: Vec<basetype::InternalFuncVersion>,
+    /// The user-defined casts' versions (`cast`).
+    casts: Vec<cast::CastVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -283,6 +293,9 @@ impl Catalog {
                 functions: Vec::new(),
                 types: Vec::new(),
                 fkeys: Vec::new(),
+                base_types: Vec::new(),
+                internal_funcs: Vec::new(),
+                casts: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -302,7 +315,10 @@ impl Catalog {
         let views_changed = view::settle(&mut state.views, &committed)
             | function::settle(&mut state.functions, &committed)
             | types::settle(&mut state.types, &committed)
-            | fkey::settle(&mut state.fkeys, &committed);
+            | fkey::settle(&mut state.fkeys, &committed)
+            | versions::settle(&mut state.base_types, &committed)
+            | versions::settle(&mut state.internal_funcs, &committed)
+            | versions::settle(&mut state.casts, &committed);
         let changed = create
             || views_changed
             || before
@@ -632,6 +648,9 @@ impl Catalog {
         function::abort(&mut st.functions, xid);
         types::abort(&mut st.types, xid);
         fkey::abort(&mut st.fkeys, xid);
+        versions::abort(&mut st.base_types, xid);
+        versions::abort(&mut st.internal_funcs, xid);
+        versions::abort(&mut st.casts, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -648,6 +667,9 @@ impl Catalog {
         function::prune(&mut st.functions, &committed, horizon);
         types::prune(&mut st.types, &committed, horizon);
         fkey::prune(&mut st.fkeys, &committed, horizon);
+        versions::prune(&mut st.base_types, &committed, horizon);
+        versions::prune(&mut st.internal_funcs, &committed, horizon);
+        versions::prune(&mut st.casts, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

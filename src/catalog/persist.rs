@@ -19,6 +19,9 @@
 //! function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict> <result type> <body> <n> <arg name> <arg type> ...
 //! domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1> <default or -> <n> <check name> <check expr> ...
 //! fkey <oid> <xmin> <xmax> <name> <table> <ref table> <ref index> <flags> <on delete> <on update> <n> <col> ... <ref col> ...
+//! basetype <oid> <xmin> <xmax> <name> <storage type or -> <input or -> <output or ->
+//! ifunction <oid> <xmin> <xmax> <name> <result type> <prosrc> <n> <arg type> ...
+//! cast <oid> <xmin> <xmax> <source> <target> <b|i|f> <e|a|i> [<function>]
 //! end <crc32c>
 //! ```
 //!
@@ -300,6 +303,8 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     super::function::write(&mut text, &st.functions);
     super::types::write(&mut text, &st.types);
     super::fkey::write(&mut text, &st.fkeys);
+    super::basetype::write(&mut text, &st.base_types, &st.internal_funcs);
+    super::cast::write(&mut text, &st.casts);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -481,6 +486,9 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "function" => st.functions.push(super::function::parse(&f)?),
             "domain" => st.types.push(super::types::parse(&f)?),
             "fkey" => st.fkeys.push(super::fkey::parse(&f)?),
+            "basetype" => st.base_types.push(super::basetype::parse_type(&f)?),
+            "ifunction" => st.internal_funcs.push(super::basetype::parse_function(&f)?),
+            "cast" => st.casts.push(super::cast::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -544,6 +552,9 @@ mod tests {
             functions: Vec::new(),
             fkeys: Vec::new(),
             types: Vec::new(),
+            base_types: Vec::new(),
+            internal_funcs: Vec::new(),
+            casts: Vec::new(),
         }
     }
 

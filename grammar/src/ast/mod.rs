@@ -26,6 +26,7 @@ mod function;
 mod index;
 mod keys;
 mod query;
+mod typedef;
 mod view;
 mod window;
 
@@ -35,6 +36,7 @@ pub use function::*;
 pub use index::*;
 pub use keys::*;
 pub use query::*;
+pub use typedef::*;
 pub use view::*;
 pub use window::*;
 
@@ -85,6 +87,15 @@ pub enum Statement {
     DropDomain(DropDomain),
     /// `ALTER DOMAIN ...`
     AlterDomain(Box<AlterDomain>),
+    /// `CREATE TYPE name` (a shell) / `CREATE TYPE name (params)` (a base
+    /// type).
+    DefineType(Box<DefineType>),
+    /// `DROP TYPE ...`
+    DropType(DropType),
+    /// `CREATE CAST ...`
+    CreateCast(Box<CreateCast>),
+    /// `DROP CAST ...`
+    DropCast(DropCast),
     /// `DROP TABLE ...`
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`

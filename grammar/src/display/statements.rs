@@ -38,6 +38,10 @@ impl Display for Statement {
             Statement::CreateDomain(c) => c.fmt(f),
             Statement::DropDomain(d) => d.fmt(f),
             Statement::AlterDomain(a) => a.fmt(f),
+            Statement::DefineType(d) => d.fmt(f),
+            Statement::DropType(d) => d.fmt(f),
+            Statement::CreateCast(c) => c.fmt(f),
+            Statement::DropCast(d) => d.fmt(f),
             Statement::DropTable(d) => {
                 f.write_str("DROP TABLE ")?;
                 if d.if_exists {
