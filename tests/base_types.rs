@@ -63,7 +63,10 @@ SELECT 'marker' || 'reached';
         assert_eq!(e.message, format!("type \"{gone}\" does not exist"));
     }
     let e = s.execute("CREATE TYPE xf8").expect_err("exists");
-    assert_eq!((e.code.code(), e.message.as_str()), ("42710", "type \"xf8\" already exists"));
+    assert_eq!(
+        (e.code.code(), e.message.as_str()),
+        ("42710", "type \"xf8\" already exists")
+    );
     drop(s);
     drop(db);
     let db = Database::open(dir.path()).expect("second reopen");
