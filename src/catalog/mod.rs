@@ -32,6 +32,8 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod basetype;
+mod cast;
 mod fkey;
 mod function;
 mod index;
@@ -41,6 +43,8 @@ mod types;
 mod versions;
 mod view;
 
+pub use basetype::{BaseTypeDef, InternalFuncDef};
+pub use cast::CastDef;
 pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use operator::OperatorDef;
@@ -184,6 +188,12 @@ struct State {
     fkeys: Vec<fkey::FkVersion>,
     /// The user operators' versions (`operator`).
     operators: Vec<operator::OperVersion>,
+    /// The base and shell types' versions (`basetype`).
+    base_types: Vec<basetype::BaseTypeVersion>,
+    /// The internal functions' versions (`basetype`).
+    internal_funcs: Vec<basetype::InternalFuncVersion>,
+    /// The user-defined casts' versions (`cast`).
+    casts: Vec<cast::CastVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -292,6 +302,9 @@ impl Catalog {
                 types: Vec::new(),
                 fkeys: Vec::new(),
                 operators: Vec::new(),
+                base_types: Vec::new(),
+                internal_funcs: Vec::new(),
+                casts: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -312,7 +325,10 @@ impl Catalog {
             | function::settle(&mut state.functions, &committed)
             | types::settle(&mut state.types, &committed)
             | fkey::settle(&mut state.fkeys, &committed)
-            | operator::settle(&mut state.operators, &committed);
+            | operator::settle(&mut state.operators, &committed)
+            | versions::settle(&mut state.base_types, &committed)
+            | versions::settle(&mut state.internal_funcs, &committed)
+            | versions::settle(&mut state.casts, &committed);
         let changed = create
             || views_changed
             || before
@@ -643,6 +659,9 @@ impl Catalog {
         types::abort(&mut st.types, xid);
         fkey::abort(&mut st.fkeys, xid);
         operator::abort(&mut st.operators, xid);
+        versions::abort(&mut st.base_types, xid);
+        versions::abort(&mut st.internal_funcs, xid);
+        versions::abort(&mut st.casts, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -660,6 +679,9 @@ impl Catalog {
         types::prune(&mut st.types, &committed, horizon);
         fkey::prune(&mut st.fkeys, &committed, horizon);
         operator::prune(&mut st.operators, &committed, horizon);
+        versions::prune(&mut st.base_types, &committed, horizon);
+        versions::prune(&mut st.internal_funcs, &committed, horizon);
+        versions::prune(&mut st.casts, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

@@ -20,6 +20,9 @@
 //! domain <oid> <xmin> <xmax> <name> <base type> <not_null 0|1> <default or -> <n> <check name> <check expr> ...
 //! fkey <oid> <xmin> <xmax> <name> <table> <ref table> <ref index> <flags> <on delete> <on update> <n> <col> ... <ref col> ...
 //! operator <oid> <xmin> <xmax> <name> <left type or -> <right type> <left domain or -> <right domain or -> <function> <result type>
+//! basetype <oid> <xmin> <xmax> <name> <storage type or -> <input or -> <output or ->
+//! ifunction <oid> <xmin> <xmax> <name> <result type> <prosrc> <n> <arg type> ...
+//! cast <oid> <xmin> <xmax> <source> <target> <b|i|f> <e|a|i> [<function>]
 //! end <crc32c>
 //! ```
 //!
@@ -305,6 +308,8 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     super::types::write(&mut text, &st.types);
     super::fkey::write(&mut text, &st.fkeys);
     super::operator::write(&mut text, &st.operators);
+    super::basetype::write(&mut text, &st.base_types, &st.internal_funcs);
+    super::cast::write(&mut text, &st.casts);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -490,6 +495,9 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "domain" => st.types.push(super::types::parse(&f)?),
             "fkey" => st.fkeys.push(super::fkey::parse(&f)?),
             "operator" => st.operators.push(super::operator::parse(&f)?),
+            "basetype" => st.base_types.push(super::basetype::parse_type(&f)?),
+            "ifunction" => st.internal_funcs.push(super::basetype::parse_function(&f)?),
+            "cast" => st.casts.push(super::cast::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -554,6 +562,9 @@ mod tests {
             fkeys: Vec::new(),
             types: Vec::new(),
             operators: Vec::new(),
+            base_types: Vec::new(),
+            internal_funcs: Vec::new(),
+            casts: Vec::new(),
         }
     }
 

@@ -133,7 +133,7 @@ fn same_args(a: &[FuncArg], types: &[DataType]) -> bool {
 
 /// A type as PostgreSQL's notices name a type written in DROP FUNCTION
 /// (`TypeNameListToString`): SQL keyword types schema-qualified.
-fn written_type(t: &ast::DataType) -> String {
+pub(crate) fn written_type(t: &ast::DataType) -> String {
     use ast::DataType as T;
     let builtin = match t {
         T::SmallInt => "int2",

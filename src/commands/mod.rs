@@ -2,8 +2,9 @@
 //! VACUUM ([`vacuum`]), ANALYZE ([`analyze`], with the statistics it
 //! computes in [`stats`]), the build of a new index ([`index_build`]), and
 //! the DDL: CREATE TABLE [AS], DROP TABLE and TRUNCATE ([`createtable`]),
-//! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]) and
-//! ALTER TABLE ([`tablecmds`]).
+//! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]),
+//! ALTER TABLE ([`tablecmds`]), base types and internal functions
+//! ([`basetype`]) and casts ([`castcmds`]).
 //!
 //! The DDL commands take a [`context::DdlContext`] (the statement's
 //! transaction, snapshot, catalog, pool and log, as explicit values); the
@@ -14,6 +15,8 @@
 //! single client.
 
 pub mod analyze;
+pub mod basetype;
+pub mod castcmds;
 pub mod context;
 pub mod createtable;
 pub mod fkey;

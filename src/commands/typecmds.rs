@@ -229,7 +229,12 @@ impl DdlContext<'_> {
     /// CREATE DOMAIN: adds `def` (made by [`define_domain`]).
     pub fn create_domain(&mut self, mut def: DomainDef) -> Result<()> {
         let cv = self.view();
-        if self.catalog.lookup_domain(&cv, &def.name).is_some() {
+        // A shell type is completed by the domain (PostgreSQL's TypeCreate).
+        let base = self.catalog.lookup_base_type(&cv, &def.name);
+        if let Some(shell) = base.as_ref().filter(|b| b.storage.is_none()) {
+            self.catalog
+                .replace_base_type(&cv, self.xid, shell.oid, None)?;
+        } else if self.catalog.lookup_domain(&cv, &def.name).is_some() || base.is_some() {
             return Err(err!(
                 DuplicateObject,
                 "type \"{}\" already exists",
@@ -261,7 +266,9 @@ impl DdlContext<'_> {
             let name = &n.name;
             let cv = self.view();
             let Some(def) = self.catalog.lookup_domain(&cv, name) else {
-                if data_type(&ast::DataType::Named(name.clone())).is_ok() {
+                if data_type(&ast::DataType::Named(name.clone())).is_ok()
+                    || self.catalog.lookup_base_type(&cv, name).is_some()
+                {
                     return Err(err!(WrongObjectType, "\"{name}\" is not a domain"));
                 }
                 if d.if_exists {

@@ -80,6 +80,10 @@ impl Session {
 
     pub(crate) fn create_function(&mut self, c: &ast::CreateFunction) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
+        if crate::commands::basetype::is_internal(c) {
+            let notices = self.with_ddl(&snap, |ctx| ctx.create_internal_function(c))?;
+            return Ok(with_notices("CREATE FUNCTION", notices));
+        }
         let def = crate::commands::functioncmds::define_function(c, &mut self.stmt_ctx(&snap))?;
         self.with_ddl(&snap, |ctx| ctx.create_function(def, c.or_replace))?;
         Ok(QueryResult::empty("CREATE FUNCTION"))

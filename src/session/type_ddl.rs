@@ -1,4 +1,6 @@
-//! The session's side of CREATE, ALTER and DROP DOMAIN: the statement
+//! The session's side of CREATE/DROP TYPE and CREATE/DROP CAST (the
+//! commands in `commands::basetype` and `commands::castcmds`), and of
+//! CREATE, ALTER and DROP DOMAIN: the statement
 //! snapshot, the definition made through a planning context
 //! (`commands::typecmds`), and, for an ALTER DOMAIN that tightens the
 //! domain (`SET NOT NULL`, `ADD CHECK` without `NOT VALID`), a read of
@@ -29,6 +31,36 @@ impl Session {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.drop_domain(d))?;
         Ok(with_notices("DROP DOMAIN", notices))
+    }
+
+    pub(crate) fn define_type(&mut self, d: &ast::DefineType) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let warnings = self.with_ddl(&snap, |ctx| ctx.define_type(d))?;
+        let mut r = QueryResult::empty("CREATE TYPE");
+        r.notices
+            .extend(warnings.into_iter().map(super::result::Notice::warning));
+        Ok(r)
+    }
+
+    pub(crate) fn drop_type(&mut self, d: &ast::DropType) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.drop_type(d))?;
+        Ok(with_notices("DROP TYPE", notices))
+    }
+
+    pub(crate) fn create_cast(&mut self, c: &ast::CreateCast) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let warnings = self.with_ddl(&snap, |ctx| ctx.create_cast(c))?;
+        let mut r = QueryResult::empty("CREATE CAST");
+        r.notices
+            .extend(warnings.into_iter().map(super::result::Notice::warning));
+        Ok(r)
+    }
+
+    pub(crate) fn drop_cast(&mut self, d: &ast::DropCast) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        let notices = self.with_ddl(&snap, |ctx| ctx.drop_cast(d))?;
+        Ok(with_notices("DROP CAST", notices))
     }
 
     pub(crate) fn alter_domain(&mut self, a: &ast::AlterDomain) -> Result<QueryResult> {

@@ -27,6 +27,7 @@ mod index;
 mod keys;
 mod operator;
 mod query;
+mod typedef;
 mod view;
 mod window;
 
@@ -37,6 +38,7 @@ pub use index::*;
 pub use keys::*;
 pub use operator::*;
 pub use query::*;
+pub use typedef::*;
 pub use view::*;
 pub use window::*;
 
@@ -91,6 +93,15 @@ pub enum Statement {
     CreateOperator(Box<CreateOperator>),
     /// `DROP OPERATOR ...`
     DropOperator(DropOperator),
+    /// `CREATE TYPE name` (a shell) / `CREATE TYPE name (params)` (a base
+    /// type).
+    DefineType(Box<DefineType>),
+    /// `DROP TYPE ...`
+    DropType(DropType),
+    /// `CREATE CAST ...`
+    CreateCast(Box<CreateCast>),
+    /// `DROP CAST ...`
+    DropCast(DropCast),
     /// `DROP TABLE ...`
     DropTable(DropTable),
     /// `TRUNCATE [TABLE] ...`

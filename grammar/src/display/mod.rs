@@ -19,6 +19,7 @@ mod index;
 mod keys;
 mod operator;
 mod statements;
+mod typedef;
 mod view;
 mod window;
 

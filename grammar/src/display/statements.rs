@@ -40,6 +40,10 @@ impl Display for Statement {
             Statement::CreateOperator(c) => c.fmt(f),
             Statement::DropOperator(d) => d.fmt(f),
             Statement::AlterDomain(a) => a.fmt(f),
+            Statement::DefineType(d) => d.fmt(f),
+            Statement::DropType(d) => d.fmt(f),
+            Statement::CreateCast(c) => c.fmt(f),
+            Statement::DropCast(d) => d.fmt(f),
             Statement::DropTable(d) => {
                 f.write_str("DROP TABLE ")?;
                 if d.if_exists {

@@ -64,7 +64,7 @@ fn func_arg(i: Tokens<'_>) -> PResult<'_, FunctionArg> {
     })(i)
 }
 
-fn arg_list(i: Tokens<'_>) -> PResult<'_, Vec<FunctionArg>> {
+pub(crate) fn arg_list(i: Tokens<'_>) -> PResult<'_, Vec<FunctionArg>> {
     delimited(
         tok(TokenKind::LParen),
         separated_list0(tok(TokenKind::Comma), func_arg),

@@ -38,6 +38,7 @@ mod literal;
 mod operator;
 mod query;
 mod tokens;
+mod typedef;
 mod utility;
 mod view;
 mod window;
@@ -164,6 +165,10 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Drop if function::is_domain(i) => function::drop_domain(i),
         Keyword::Create if operator::is_operator(i) => operator::create_operator(i),
         Keyword::Drop if operator::is_operator(i) => operator::drop_operator(i),
+        Keyword::Create if typedef::is_define_type(i) => typedef::define_type(i),
+        Keyword::Drop if typedef::is_drop_type(i) => typedef::drop_type(i),
+        Keyword::Create if i.is_kw(1, Keyword::Cast) => typedef::create_cast(i),
+        Keyword::Drop if i.is_kw(1, Keyword::Cast) => typedef::drop_cast(i),
         Keyword::Create if view::is_create_view(i) => view::create_view(i),
         Keyword::Create if i.is_kw(1, Keyword::Index) || i.is_kw(1, Keyword::Unique) => {
             index::create_index(i)
