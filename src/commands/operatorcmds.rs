@@ -47,11 +47,11 @@ pub fn define_operator(
     for (name, arg) in &c.options {
         let lower = name.to_ascii_lowercase();
         match (lower.as_str(), arg) {
-            ("procedure" | "function", Some(ast::DefArg::Type(ast::DataType::Named(f)))) => {
+            ("procedure" | "function", Some(ast::OperDefArg::Type(ast::DataType::Named(f)))) => {
                 function = Some(f.clone())
             }
-            ("leftarg", Some(ast::DefArg::Type(t))) => left = Some(b.resolve_type(t)?),
-            ("rightarg", Some(ast::DefArg::Type(t))) => right = Some(b.resolve_type(t)?),
+            ("leftarg", Some(ast::OperDefArg::Type(t))) => left = Some(b.resolve_type(t)?),
+            ("rightarg", Some(ast::OperDefArg::Type(t))) => right = Some(b.resolve_type(t)?),
             ("procedure" | "function" | "leftarg" | "rightarg", _) => {
                 return Err(err!(SyntaxError, "{lower} requires a parameter"))
             }

@@ -4,7 +4,7 @@ use super::{DataType, Ident};
 
 /// One value of `CREATE OPERATOR`'s definition list.
 #[derive(Clone, Debug, PartialEq)]
-pub enum DefArg {
+pub enum OperDefArg {
     /// A name or a type: `procedure = f`, `leftarg = int4`.
     Type(DataType),
     /// An operator: `commutator = =`, `negator = OPERATOR(<>)`.
@@ -19,7 +19,7 @@ pub struct CreateOperator {
     /// The operator's symbol.
     pub name: String,
     /// The definition list, in order.
-    pub options: Vec<(Ident, Option<DefArg>)>,
+    pub options: Vec<(Ident, Option<OperDefArg>)>,
 }
 
 /// `op ( {type | NONE}, type )` in `DROP OPERATOR`.

@@ -3,14 +3,14 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::{Id, Str};
-use crate::ast::{CreateOperator, DefArg, DropOperator, OperatorRef};
+use crate::ast::{CreateOperator, OperDefArg, DropOperator, OperatorRef};
 
-impl Display for DefArg {
+impl Display for OperDefArg {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            DefArg::Type(t) => t.fmt(f),
-            DefArg::Op(op) => write!(f, "OPERATOR({op})"),
-            DefArg::Text(s) => Str(s).fmt(f),
+            OperDefArg::Type(t) => t.fmt(f),
+            OperDefArg::Op(op) => write!(f, "OPERATOR({op})"),
+            OperDefArg::Text(s) => Str(s).fmt(f),
         }
     }
 }

@@ -9,7 +9,7 @@ use nom::Parser;
 
 use super::literal::{data_type, string};
 use super::tokens::{col_label, kw, kw_of, tok, word, PResult, Tokens};
-use crate::ast::{CreateOperator, DefArg, DropOperator, OperatorRef, Statement};
+use crate::ast::{CreateOperator, OperDefArg, DropOperator, OperatorRef, Statement};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
@@ -55,20 +55,20 @@ fn any_operator(i: Tokens<'_>) -> PResult<'_, String> {
 }
 
 /// `def_arg ::= type_name | any_operator | string | number`
-fn def_arg(i: Tokens<'_>) -> PResult<'_, DefArg> {
+fn def_arg(i: Tokens<'_>) -> PResult<'_, OperDefArg> {
     if word("operator")(i).is_ok() && i.kind(1) == TokenKind::LParen {
-        return any_operator(i).map(|(rest, op)| (rest, DefArg::Op(op)));
+        return any_operator(i).map(|(rest, op)| (rest, OperDefArg::Op(op)));
     }
     if let Ok((rest, t)) = data_type(i) {
-        return Ok((rest, DefArg::Type(t)));
+        return Ok((rest, OperDefArg::Type(t)));
     }
     if let Ok((rest, s)) = string(i) {
-        return Ok((rest, DefArg::Text(s)));
+        return Ok((rest, OperDefArg::Text(s)));
     }
     if i.first().kind == TokenKind::Number {
-        return Ok((i.skip(1), DefArg::Text(i.text(i.first()).to_string())));
+        return Ok((i.skip(1), OperDefArg::Text(i.text(i.first()).to_string())));
     }
-    any_operator(i).map(|(rest, op)| (rest, DefArg::Op(op)))
+    any_operator(i).map(|(rest, op)| (rest, OperDefArg::Op(op)))
 }
 
 /// `create_operator ::= 'CREATE' 'OPERATOR' op '(' name ['=' def_arg]
