@@ -291,7 +291,8 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
         }
         Node::HashJoin { left, right, .. }
         | Node::NestedLoop { left, right, .. }
-        | Node::IndexNestLoop { left, right, .. } => {
+        | Node::IndexNestLoop { left, right, .. }
+        | Node::Lateral { left, right, .. } => {
             out = output_columns(left, qualify);
             out.extend(output_columns(right, qualify));
         }
@@ -454,6 +455,14 @@ fn title_and_details(
         Node::IndexNestLoop { .. } | Node::HashJoin { .. } | Node::NestedLoop { .. } => {
             join_title(plan, par)
         }
+        Node::Lateral { kind, .. } => (
+            if *kind == JoinKind::Left {
+                "Nested Loop Left Join".into()
+            } else {
+                "Nested Loop".into()
+            },
+            vec![],
+        ),
         // PostgreSQL plans a one-row VALUES as a Result too.
         Node::Values { rows } if plan.fields.is_empty() || rows.len() == 1 => {
             ("Result".into(), vec![])
@@ -462,7 +471,8 @@ fn title_and_details(
         Node::Function { name, func, alias } => match func {
             TableFunc::Rows(_)
             | TableFunc::SeriesInt { .. }
-            | TableFunc::SeriesTimestamp { .. } => {
+            | TableFunc::SeriesTimestamp { .. }
+            | TableFunc::Call { .. } => {
                 let mut t = format!("Function Scan on {name}");
                 if let Some(a) = alias {
                     t.push(' ');

@@ -37,6 +37,7 @@ pub mod cte;
 mod distinct;
 mod from;
 mod functions;
+mod lateral;
 mod pullup;
 mod reorder;
 mod setops;
