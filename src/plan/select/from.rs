@@ -430,22 +430,7 @@ impl Binder<'_> {
             ast::TableRef::Join(j) => {
                 let (lnull, rnull) = cte::nullable_sides(j.kind);
                 let left = self.plan_join_side(&j.left, needed, lnull)?;
-                let right = match &j.right {
-                    // The left's columns are out of its reach: a reference
-                    // to them is PostgreSQL's error, not a missing name.
-                    r @ (ast::TableRef::Subquery { .. } | ast::TableRef::Function { .. }) => {
-                        let why = if super::lateral::may_be_lateral(r) {
-                            super::super::sublink::Hidden::JoinType
-                        } else {
-                            super::super::sublink::Hidden::NotLateral
-                        };
-                        self.with_outer_scope(&left.scope, Some(why), |b| {
-                            b.plan_join_side(r, needed, rnull)
-                        })?
-                        .0
-                    }
-                    r => self.plan_join_side(r, needed, rnull)?,
-                };
+                let right = self.plan_join_right(&left.scope, &j.right, needed, rnull)?;
                 let kind = match j.kind {
                     ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
                     ast::JoinKind::Left => JoinKind::Left,
@@ -730,24 +715,7 @@ pub(super) fn derived(plan: Plan, alias: &ast::TableAlias) -> Result<Item> {
 
 /// Join conditions mention columns too: collect them for the scans.
 pub(super) fn collect_join_conditions(t: &ast::TableRef, needed: &mut Needed) {
-    // A lateral item may read the columns of the items to its left.
-    match t {
-        ast::TableRef::Function { call, .. } => {
-            for a in &call.args {
-                needed.add_expr(a);
-            }
-        }
-        ast::TableRef::Subquery {
-            query,
-            lateral: true,
-            ..
-        } => {
-            super::super::sublink::query_columns(query, &mut |c| {
-                needed.refs.insert((c.table.clone(), c.column.clone()));
-            });
-        }
-        _ => {}
-    }
+    super::lateral::collect_lateral_refs(t, needed);
     if let ast::TableRef::Join(j) = t {
         collect_join_conditions(&j.left, needed);
         collect_join_conditions(&j.right, needed);

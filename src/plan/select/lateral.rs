@@ -49,6 +49,28 @@ pub(super) fn may_be_lateral(t: &ast::TableRef) -> bool {
     }
 }
 
+/// Adds to `needed` the columns lateral item `t` may read of the items to
+/// its left.
+pub(super) fn collect_lateral_refs(t: &ast::TableRef, needed: &mut Needed) {
+    match t {
+        ast::TableRef::Function { call, .. } => {
+            for a in &call.args {
+                needed.add_expr(a);
+            }
+        }
+        ast::TableRef::Subquery {
+            query,
+            lateral: true,
+            ..
+        } => {
+            super::super::sublink::query_columns(query, &mut |c| {
+                needed.refs.insert((c.table.clone(), c.column.clone()));
+            });
+        }
+        _ => {}
+    }
+}
+
 /// Whether WHERE conjunct `c` reads columns of `left` only (each name
 /// resolving there and not in `right`), and no subquery or aggregate.
 fn reads_only(c: &ast::Expr, left: &Scope, right: &Scope) -> bool {
@@ -187,6 +209,32 @@ impl Binder<'_> {
             return self.join(left, right, kind, Vec::new());
         }
         lateral_join(left, right, kind, params)
+    }
+
+    /// The right side `r` of a join that is not a lateral join: the left's
+    /// columns (`left`) are out of its reach, and a reference to them is
+    /// PostgreSQL's error, not a missing name.
+    pub(super) fn plan_join_right(
+        &mut self,
+        left: &Scope,
+        r: &ast::TableRef,
+        needed: &Needed,
+        nullable: bool,
+    ) -> Result<Item> {
+        if !matches!(
+            r,
+            ast::TableRef::Subquery { .. } | ast::TableRef::Function { .. }
+        ) {
+            return self.plan_join_side(r, needed, nullable);
+        }
+        let why = if may_be_lateral(r) {
+            Hidden::JoinType
+        } else {
+            Hidden::NotLateral
+        };
+        let (item, _) =
+            self.with_outer_scope(left, Some(why), |b| b.plan_join_side(r, needed, nullable))?;
+        Ok(item)
     }
 
     /// A set-returning function in FROM whose arguments read an enclosing
