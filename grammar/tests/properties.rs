@@ -348,7 +348,7 @@ fn table_ref(expr: BoxedStrategy<Expr>, query: BoxedStrategy<Query>) -> BoxedStr
         3 => (object_name(), table_alias()).prop_map(|(name, alias)| TableRef::Table { name, alias }),
         1 => (function_with(expr.clone(), order), table_alias())
             .prop_map(|(call, alias)| TableRef::Function { call, alias, offset: Offset(0) }),
-        1 => (query, table_alias()).prop_map(|(q, alias)| TableRef::Subquery { query: Box::new(q), alias }),
+        1 => (query, table_alias()).prop_map(|(q, alias)| TableRef::Subquery { query: Box::new(q), alias, lateral: false }),
     ];
     leaf.prop_recursive(2, 6, 2, move |inner| {
         (

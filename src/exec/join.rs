@@ -111,7 +111,7 @@ struct JoinBatch {
 /// Depth past which a batch no longer splits.
 const MAX_DEPTH: u32 = 8;
 
-fn null_columns(types: &[DataType], n: usize) -> Vec<Vector> {
+pub(crate) fn null_columns(types: &[DataType], n: usize) -> Vec<Vector> {
     types
         .iter()
         .map(|t| Vector::repeat(*t, &Value::Null, n))

@@ -33,6 +33,7 @@ pub mod index_maint;
 pub mod indexscan;
 pub mod join;
 pub mod kernels;
+pub mod lateral;
 pub mod modify;
 pub mod parallel;
 pub mod plpgsql;
@@ -44,6 +45,7 @@ pub mod rowwise;
 pub mod scan;
 pub mod sort;
 pub mod spill;
+pub mod srf;
 pub mod strkernels;
 pub mod subplan;
 pub mod tidbitmap;
@@ -558,7 +560,9 @@ pub(crate) fn build_node<'a>(
         Node::BitmapHeapScan(spec) => bitmap_heap_scan(spec, ctx, instr, id, next_id)?,
         Node::IndexNestLoop { .. } => index_nest_loop(plan, ctx, instr, next_id)?,
         Node::Values { rows } => Box::new(scan::ValuesOp::new(rows, plan.types())),
-        Node::Function { func, .. } => Box::new(scan::FunctionOp::new(func, plan.types())),
+        Node::Function { func, .. } => {
+            Box::new(scan::FunctionOp::new(srf::resolve(func)?, plan.types()))
+        }
         Node::Filter { input, predicate } => Box::new(rowwise::FilterOp {
             input: per_row_input(build(input)?, [predicate]),
             predicate,
@@ -689,6 +693,15 @@ pub(crate) fn build_node<'a>(
             ctx,
         )),
         Node::HashJoin { .. } | Node::NestedLoop { .. } => join_node(plan, ctx, instr, next_id)?,
+        Node::Lateral { left, right, .. } => {
+            let outer = build(left)?;
+            // The right side is built per left row, unmeasured.
+            count_nodes(right, next_id);
+            Box::new(
+                lateral::LateralOp::new(outer, plan, ctx)
+                    .ok_or_else(|| err!(InternalError, "not a lateral join"))?,
+            )
+        }
     };
     Ok(match instr {
         Some(instr) => Box::new(Instrumented {

@@ -727,7 +727,7 @@ impl Operator for ValuesOp<'_> {
 
 /// A set-returning function's rows.
 pub struct FunctionOp<'a> {
-    func: &'a TableFunc,
+    func: std::borrow::Cow<'a, TableFunc>,
     types: Vec<DataType>,
     /// Series: the next value; rows: the next row index.
     next_int: i64,
@@ -738,11 +738,11 @@ pub struct FunctionOp<'a> {
 
 impl<'a> FunctionOp<'a> {
     /// Rows of `func`.
-    pub fn new(func: &'a TableFunc, types: Vec<DataType>) -> FunctionOp<'a> {
-        let (next_int, next_ts) = match func {
+    pub fn new(func: std::borrow::Cow<'a, TableFunc>, types: Vec<DataType>) -> FunctionOp<'a> {
+        let (next_int, next_ts) = match &*func {
             TableFunc::SeriesInt { start, .. } => (*start, 0),
             TableFunc::SeriesTimestamp { start, .. } => (0, *start),
-            TableFunc::Rows(_) => (0, 0),
+            TableFunc::Rows(_) | TableFunc::Call { .. } => (0, 0),
         };
         FunctionOp {
             func,
@@ -760,7 +760,11 @@ impl Operator for FunctionOp<'_> {
         if self.done {
             return Ok(None);
         }
-        match self.func {
+        match &*self.func {
+            TableFunc::Call { .. } => Err(crate::err!(
+                InternalError,
+                "a set-returning function's arguments were not evaluated"
+            )),
             TableFunc::SeriesInt { stop, step, .. } => {
                 let (stop, step) = (*stop, *step);
                 let int4 = self.types[0] == DataType::Int4;

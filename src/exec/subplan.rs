@@ -204,10 +204,17 @@ fn quantified(op: BinaryOp, all: bool, x: &Value, rows: &[Value], ty: &DataType)
 }
 
 /// Replaces every [`ExprKind::Param`] of `plan`'s expressions (not those
-/// inside nested subplans' own plans) with the value it stands for.
+/// inside nested subplans' own plans, nor a lateral join's right side)
+/// with the value it stands for.
 pub fn substitute_plan(plan: &mut Plan, values: &[Value]) {
     for e in plan.node.exprs_mut() {
         substitute(e, values);
+    }
+    // A lateral join's right side has parameters of its own: the join's
+    // `params`, substituted above.
+    if let crate::nodes::Node::Lateral { left, .. } = &mut plan.node {
+        substitute_plan(left, values);
+        return;
     }
     for c in plan.children_mut() {
         substitute_plan(c, values);

@@ -230,8 +230,30 @@ pub enum JoinKind {
     Anti,
 }
 
+/// A set-returning function whose arguments are known only when the plan
+/// runs ([`TableFunc::Call`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Srf {
+    /// `generate_series` over `int4`/`int8` (arguments of the result type).
+    SeriesInt,
+    /// `generate_series` over `numeric`.
+    SeriesNumeric,
+    /// `generate_series(timestamp[tz], timestamp[tz], interval)`.
+    SeriesTimestamp {
+        /// Over `timestamp with time zone`.
+        tz: bool,
+    },
+    /// `unnest(anyarray)`.
+    Unnest,
+    /// `string_to_table(text, text [, text])`.
+    StringToTable,
+    /// A JSON set-returning function of a `json` (`false`) or `jsonb`
+    /// (`true`) argument.
+    Json(crate::types::json::srf::JsonSrf, bool),
+}
+
 /// A set-returning function in FROM.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum TableFunc {
     /// `generate_series(start, stop[, step])` over integers.
     SeriesInt {
@@ -257,6 +279,16 @@ pub enum TableFunc {
     /// The inspection functions (`heap_page_items` and friends): their rows
     /// are computed when the plan starts.
     Rows(Vec<Vec<Value>>),
+    /// A function whose arguments read a row of an enclosing query or of a
+    /// FROM item to its left ([`crate::nodes::expr::ExprKind::Param`]s):
+    /// the executor evaluates the arguments, once they are substituted,
+    /// when it builds the node.
+    Call {
+        /// Which function.
+        srf: Srf,
+        /// Its arguments, of the types the function takes.
+        args: Vec<Expr>,
+    },
 }
 
 /// The operators.
@@ -430,6 +462,22 @@ pub enum Node {
         /// Further condition over left ++ right columns.
         residual: Option<Expr>,
     },
+    /// A nested loop whose right side reads the left's row (a LATERAL
+    /// item; a function in FROM with column arguments): per left row,
+    /// `params`' values stand for the right's
+    /// [`crate::nodes::expr::ExprKind::Param`]s and the right is run anew.
+    /// Output: the left's columns, then the right's.
+    Lateral {
+        /// Outer input.
+        left: Box<Plan>,
+        /// Inner input, planned with parameters.
+        right: Box<Plan>,
+        /// Inner or Left (every left row, NULL-extended when the right
+        /// gives no row).
+        kind: JoinKind,
+        /// The parameters' values, over the left's columns.
+        params: Vec<Expr>,
+    },
     /// Concatenates inputs of the same shape (UNION ALL).
     Append {
         /// The inputs.
@@ -536,6 +584,7 @@ impl Plan {
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
             | Node::IndexNestLoop { left, right, .. }
+            | Node::Lateral { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],
             Node::RecursiveUnion {
                 nonrecursive,
@@ -570,6 +619,7 @@ impl Plan {
             Node::HashJoin { left, right, .. }
             | Node::NestedLoop { left, right, .. }
             | Node::IndexNestLoop { left, right, .. }
+            | Node::Lateral { left, right, .. }
             | Node::SetOp { left, right, .. } => vec![left, right],
             Node::RecursiveUnion {
                 nonrecursive,
@@ -631,6 +681,11 @@ impl Node {
                 .chain(residual.iter_mut())
                 .collect(),
             Node::NestedLoop { condition, .. } => condition.iter_mut().collect(),
+            Node::Lateral { params, .. } => params.iter_mut().collect(),
+            Node::Function {
+                func: TableFunc::Call { args, .. },
+                ..
+            } => args.iter_mut().collect(),
             _ => Vec::new(),
         }
     }
@@ -662,6 +717,11 @@ impl Node {
                 .chain(residual.iter())
                 .collect(),
             Node::NestedLoop { condition, .. } => condition.iter().collect(),
+            Node::Lateral { params, .. } => params.iter().collect(),
+            Node::Function {
+                func: TableFunc::Call { args, .. },
+                ..
+            } => args.iter().collect(),
             _ => Vec::new(),
         }
     }

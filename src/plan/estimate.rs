@@ -104,7 +104,8 @@ pub fn column_origins(plan: &Plan) -> Vec<Option<ColumnRef>> {
         }
         Node::HashJoin { left, right, .. }
         | Node::NestedLoop { left, right, .. }
-        | Node::IndexNestLoop { left, right, .. } => {
+        | Node::IndexNestLoop { left, right, .. }
+        | Node::Lateral { left, right, .. } => {
             let mut v = column_origins(left);
             v.extend(column_origins(right));
             v

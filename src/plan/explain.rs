@@ -299,7 +299,8 @@ fn output_columns(plan: &Plan, qualify: bool) -> Vec<String> {
         }
         Node::HashJoin { left, right, .. }
         | Node::NestedLoop { left, right, .. }
-        | Node::IndexNestLoop { left, right, .. } => {
+        | Node::IndexNestLoop { left, right, .. }
+        | Node::Lateral { left, right, .. } => {
             out = output_columns(left, qualify);
             out.extend(output_columns(right, qualify));
         }
@@ -527,6 +528,14 @@ fn title_and_details(
         Node::IndexNestLoop { .. } | Node::HashJoin { .. } | Node::NestedLoop { .. } => {
             join_title(plan, par)
         }
+        Node::Lateral { kind, .. } => (
+            if *kind == JoinKind::Left {
+                "Nested Loop Left Join".into()
+            } else {
+                "Nested Loop".into()
+            },
+            vec![],
+        ),
         // PostgreSQL plans a one-row VALUES as a Result too.
         Node::Values { rows } if plan.fields.is_empty() || rows.len() == 1 => {
             ("Result".into(), vec![])
@@ -535,7 +544,8 @@ fn title_and_details(
         Node::Function { name, func, alias } => match func {
             TableFunc::Rows(_)
             | TableFunc::SeriesInt { .. }
-            | TableFunc::SeriesTimestamp { .. } => {
+            | TableFunc::SeriesTimestamp { .. }
+            | TableFunc::Call { .. } => {
                 let mut t = format!("Function Scan on {name}");
                 if let Some(a) = alias {
                     t.push(' ');
@@ -885,6 +895,21 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
     match &plan.node {
         // The CTE's plan was printed in its section.
         Node::CteScan { input, .. } => count(input, id),
+        // The right side's parameters print as the left's columns they
+        // stand for (`t.a`), as PostgreSQL prints an outer reference.
+        Node::Lateral {
+            left,
+            right,
+            params,
+            ..
+        } => {
+            node(cx, left, at.below(1, inner), id);
+            let cols = output_columns(left, true);
+            let names = params.iter().map(|p| deparse(p, &cols)).collect();
+            PARAM_NAMES.with(|n| n.borrow_mut().push(names));
+            node(cx, right, at.below(1, inner), id);
+            PARAM_NAMES.with(|n| n.borrow_mut().pop());
+        }
         Node::Gather { input, workers } => {
             gather_lines(input, *workers, depth, cx.flags, cx.stats, my_id, cx.out);
             let scan = match &input.node {
@@ -1303,6 +1328,13 @@ fn array_literal(items: &[&Value], ty: &DataType) -> String {
     format!("'{{{}}}'::{ty}[]", elems.join(",").replace('\'', "''"))
 }
 
+thread_local! {
+    /// While a lateral join's right side prints: per enclosing lateral
+    /// join, what each of its parameters prints as.
+    static PARAM_NAMES: std::cell::RefCell<Vec<Vec<String>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// An expression as PostgreSQL's EXPLAIN prints it (parenthesized
 /// operators).
 pub fn deparse(e: &Expr, cols: &[String]) -> String {
@@ -1394,7 +1426,9 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
                 }
             }
         }
-        ExprKind::Param(i) => format!("${i}"),
+        ExprKind::Param(i) => PARAM_NAMES
+            .with(|n| n.borrow().last().and_then(|f| f.get(*i).cloned()))
+            .unwrap_or_else(|| format!("${i}")),
         ExprKind::SubPlan(sp, args) => match sp.kind {
             SubLinkKind::Quantified(op, all) => format!(
                 "({} {} {}(SubPlan))",

@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use crate::catalog::TableDef;
 use crate::error::Result;
-pub use crate::nodes::plannodes::{AggCall, Field, JoinKind, Node, Plan, SortKey, TableFunc};
+pub use crate::nodes::plannodes::{AggCall, Field, JoinKind, Node, Plan, SortKey, Srf, TableFunc};
 use crate::settings::Settings;
 use crate::types::{DataType, Value};
 

@@ -38,6 +38,7 @@ mod distinct;
 mod from;
 mod functions;
 mod postpone;
+mod lateral;
 mod pullup;
 mod reorder;
 mod setops;

@@ -39,6 +39,53 @@ pub struct OuterLevel {
     group: Option<Vec<Expr>>,
     /// The operands of the sublink's subplan so far: one per parameter.
     args: Vec<Expr>,
+    /// Set for FROM items the query may not read (left of a subquery not
+    /// marked LATERAL, or across a RIGHT or FULL join): a reference that
+    /// resolves nowhere else and only here is PostgreSQL's error.
+    hidden: Option<Hidden>,
+}
+
+/// Why a level's FROM items are out of reach.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Hidden {
+    /// The item is not LATERAL.
+    NotLateral,
+    /// The item joins them by RIGHT or FULL JOIN.
+    JoinType,
+}
+
+impl OuterLevel {
+    /// The error for `c`, which resolves in this hidden level at `i`.
+    fn hidden_error(&self, c: &ast::ColumnRef, i: usize, why: Hidden) -> Error {
+        let table = c
+            .table
+            .clone()
+            .or_else(|| self.scope.columns[i].qualifier.clone())
+            .unwrap_or_default();
+        match (why, &c.table) {
+            (Hidden::JoinType, _) => err!(
+                InvalidColumnReference,
+                "invalid reference to FROM-clause entry for table \"{table}\""
+            )
+            .with_detail("The combining JOIN type must be INNER or LEFT for a LATERAL reference."),
+            (Hidden::NotLateral, Some(_)) => err!(
+                UndefinedTable,
+                "invalid reference to FROM-clause entry for table \"{table}\""
+            )
+            .with_hint(format!(
+                "There is an entry for table \"{table}\", but it cannot be referenced from this part of the query."
+            )),
+            (Hidden::NotLateral, None) => err!(
+                UndefinedColumn,
+                "column \"{}\" does not exist",
+                c.column
+            )
+            .with_hint(format!(
+                "There is a column named \"{}\" in table \"{table}\", but it cannot be referenced from this part of the query.",
+                c.column
+            )),
+        }
+    }
 }
 
 /// Whether resolving a name failed because the name is not there (so an
@@ -196,7 +243,7 @@ impl Binder<'_> {
             kind: ExprKind::Param(*slot),
             ty,
         };
-        for level in &mut self.outer {
+        for level in self.outer.iter_mut().filter(|l| l.hidden.is_none()) {
             let key = format!("{e:?}");
             let p = match level.args.iter().position(|a| format!("{a:?}") == key) {
                 Some(p) => p,
@@ -218,8 +265,20 @@ impl Binder<'_> {
     fn outer_ref(&mut self, c: &ast::ColumnRef) -> Result<Option<Expr>> {
         for l in (0..self.outer.len()).rev() {
             let level = &self.outer[l];
+            if level.hidden.is_some() {
+                continue;
+            }
             let (i, ty) = match level.scope.resolve(c.table.as_deref(), &c.column) {
                 Ok(found) => found,
+                // The table is there, the column not: PostgreSQL's error
+                // names it so.
+                Err(e)
+                    if c.table
+                        .as_deref()
+                        .is_some_and(|q| level.scope.has_qualifier(q)) =>
+                {
+                    return Err(e)
+                }
                 Err(e) if unresolved(&e) => continue,
                 Err(e) => return Err(e),
             };
@@ -243,6 +302,9 @@ impl Binder<'_> {
             };
             // Pass the value down, level by level, to the innermost query.
             for m in l..self.outer.len() {
+                if self.outer[m].hidden.is_some() {
+                    continue;
+                }
                 let args = &mut self.outer[m].args;
                 let key = format!("{e:?}");
                 let p = match args.iter().position(|a| format!("{a:?}") == key) {
@@ -258,6 +320,14 @@ impl Binder<'_> {
                 };
             }
             return Ok(Some(e));
+        }
+        for level in self.outer.iter().rev() {
+            if let (Some(why), Ok((i, _))) = (
+                level.hidden,
+                level.scope.resolve(c.table.as_deref(), &c.column),
+            ) {
+                return Err(level.hidden_error(c, i, why));
+            }
         }
         Ok(None)
     }
@@ -276,11 +346,13 @@ impl Binder<'_> {
                 scope: state.input.clone(),
                 group: Some(state.group.clone()),
                 args: Vec::new(),
+                hidden: None,
             },
             Mode::NoAgg(_) => OuterLevel {
                 scope: scope.clone(),
                 group: None,
                 args: Vec::new(),
+                hidden: None,
             },
         };
         self.outer.push(level);
@@ -288,6 +360,28 @@ impl Binder<'_> {
         let level = self.outer.pop();
         let plan = planned?;
         Ok((plan, level.map(|l| l.args).unwrap_or_default()))
+    }
+
+    /// Runs `f` with `scope` (the FROM items left of a lateral item) as
+    /// the innermost enclosing level; returns its result and the values
+    /// of `scope` it read, its parameters (empty: it read none).
+    /// With `hidden`, the columns are out of reach instead, and reading one
+    /// is the error `hidden` says.
+    pub(super) fn with_outer_scope<T>(
+        &mut self,
+        scope: &Scope,
+        hidden: Option<Hidden>,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(T, Vec<Expr>)> {
+        self.outer.push(OuterLevel {
+            scope: scope.clone(),
+            group: None,
+            args: Vec::new(),
+            hidden,
+        });
+        let r = f(self);
+        let level = self.outer.pop();
+        Ok((r?, level.map(|l| l.args).unwrap_or_default()))
     }
 
     /// A correlated subplan node over `args`.

@@ -165,6 +165,9 @@ pub enum TableRef {
         query: Box<Query>,
         /// The alias, if given (PostgreSQL 16 made it optional).
         alias: Option<TableAlias>,
+        /// Written `LATERAL (query)`: it may read the columns of the FROM
+        /// items to its left.
+        lateral: bool,
     },
     /// A join of two items.
     Join(Box<Join>),

@@ -787,7 +787,14 @@ impl Display for TableRef {
                 call.fmt(f)?;
                 opt_alias(f, alias)
             }
-            TableRef::Subquery { query, alias } => {
+            TableRef::Subquery {
+                query,
+                alias,
+                lateral,
+            } => {
+                if *lateral {
+                    f.write_str("LATERAL ")?;
+                }
                 write!(f, "({query})")?;
                 opt_alias(f, alias)
             }

@@ -545,6 +545,9 @@ fn table_primary(i: Tokens<'_>) -> PResult<'_, TableRef> {
 }
 
 fn table_primary_inner(i: Tokens<'_>) -> PResult<'_, TableRef> {
+    if i.keyword() == Some(Keyword::Lateral) {
+        return lateral_item(i.skip(1));
+    }
     if i.first().kind != TokenKind::LParen {
         return named_table(i);
     }
@@ -558,6 +561,36 @@ fn table_primary_inner(i: Tokens<'_>) -> PResult<'_, TableRef> {
     };
     let (rest, _) = cut(tok(TokenKind::RParen))(rest)?;
     Ok((rest, inner))
+}
+
+/// After `LATERAL`: `'(' query ')' [alias] | func_name '(' [call_args] ')'
+/// [alias]` (a function in FROM is lateral anyway).
+fn lateral_item(i: Tokens<'_>) -> PResult<'_, TableRef> {
+    if i.first().kind == TokenKind::LParen {
+        if !at_query_start(i.skip(1)) {
+            return Err(nom::Err::Failure(super::PError::At(i.skip(1).first())));
+        }
+        let (rest, item) = subquery(i)?;
+        let TableRef::Subquery { query, alias, .. } = item else {
+            unreachable!("subquery() makes a subquery")
+        };
+        let item = TableRef::Subquery {
+            query,
+            alias,
+            lateral: true,
+        };
+        return Ok((rest, item));
+    }
+    match named_table(i) {
+        Ok((rest, f @ TableRef::Function { .. })) => Ok((rest, f)),
+        Ok(_) => {
+            // Only a function or a subquery may follow LATERAL.
+            let (rest, _) = object_name(i)?;
+            Err(nom::Err::Failure(super::PError::At(rest.first())))
+        }
+        Err(nom::Err::Error(e)) => Err(nom::Err::Failure(e)),
+        Err(e) => Err(e),
+    }
 }
 
 /// `'(' query ')' [alias]`
@@ -574,6 +607,7 @@ fn subquery(i: Tokens<'_>) -> PResult<'_, TableRef> {
         |(query, alias)| TableRef::Subquery {
             query: Box::new(query),
             alias,
+            lateral: false,
         },
     )(i)
 }

@@ -47,6 +47,11 @@ impl Binder<'_> {
             if flatten {
                 let start: usize = items.iter().map(|it: &Item| it.scope.len()).sum();
                 self.flatten_inner_join(t, needed, &mut items, &mut on, start)?;
+            } else if !items.is_empty()
+                && (super::lateral::may_be_lateral(t)
+                    || matches!(t, ast::TableRef::Subquery { .. }))
+            {
+                self.plan_lateral_item(t, needed, where_clause, &mut items, &mut on)?;
             } else {
                 items.push(self.plan_table_ref(t, needed)?);
             }
@@ -396,7 +401,7 @@ impl Binder<'_> {
                 }
                 Ok(Item { plan, scope })
             }
-            ast::TableRef::Subquery { query, alias } => {
+            ast::TableRef::Subquery { query, alias, .. } => {
                 let plan = self.plan_query(query)?;
                 let alias = alias.clone().ok_or_else(|| {
                     err!(SyntaxError, "subquery in FROM must have an alias")
@@ -409,10 +414,23 @@ impl Binder<'_> {
                 alias,
                 offset,
             } => self.plan_function(call, alias.as_ref(), *offset),
+            ast::TableRef::Join(j)
+                if super::lateral::may_be_lateral(&j.right)
+                    && matches!(
+                        j.kind,
+                        ast::JoinKind::Inner | ast::JoinKind::Cross | ast::JoinKind::Left
+                    )
+                    && matches!(
+                        j.constraint,
+                        ast::JoinConstraint::On(_) | ast::JoinConstraint::None
+                    ) =>
+            {
+                self.plan_lateral_join(j, needed)
+            }
             ast::TableRef::Join(j) => {
                 let (lnull, rnull) = cte::nullable_sides(j.kind);
                 let left = self.plan_join_side(&j.left, needed, lnull)?;
-                let right = self.plan_join_side(&j.right, needed, rnull)?;
+                let right = self.plan_join_right(&left.scope, &j.right, needed, rnull)?;
                 let kind = match j.kind {
                     ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
                     ast::JoinKind::Left => JoinKind::Left,
@@ -697,6 +715,7 @@ pub(super) fn derived(plan: Plan, alias: &ast::TableAlias) -> Result<Item> {
 
 /// Join conditions mention columns too: collect them for the scans.
 pub(super) fn collect_join_conditions(t: &ast::TableRef, needed: &mut Needed) {
+    super::lateral::collect_lateral_refs(t, needed);
     if let ast::TableRef::Join(j) = t {
         collect_join_conditions(&j.left, needed);
         collect_join_conditions(&j.right, needed);

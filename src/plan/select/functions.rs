@@ -12,7 +12,7 @@ use crate::err;
 use crate::error::Result;
 use crate::nodes::expr::Expr;
 use crate::types::cast::CastContext;
-use crate::types::{BinaryOp, DataType, Value};
+use crate::types::{DataType, Value};
 
 impl Binder<'_> {
     pub(super) fn plan_function(
@@ -28,7 +28,9 @@ impl Binder<'_> {
             args.push((b, a.offset));
         }
         let qualifier = alias.map_or_else(|| name.to_string(), |a| a.name.clone());
-        let (func, fields) = if name == "generate_series" {
+        let (func, fields) = if args.iter().any(|(e, _)| super::lateral::has_param(e)) {
+            self.lateral_function(name, &args, offset)?
+        } else if name == "generate_series" {
             self.series(&args, offset)?
         } else if name == "unnest" {
             self.unnest(&args, offset)?
@@ -81,6 +83,11 @@ impl Binder<'_> {
                 (((stop - start) / step).max(-1) + 1) as f64
             }
             TableFunc::SeriesTimestamp { .. } => 1000.0,
+            // PostgreSQL's estimate for a function it cannot see into.
+            TableFunc::Call { srf, .. } => match srf {
+                crate::nodes::Srf::Unnest => 10.0,
+                _ => 100.0,
+            },
             TableFunc::Rows(r) => r.len() as f64,
         };
         let scope = Scope::of(&qualifier, fields.iter().map(|f| (f.name.clone(), f.ty)));
@@ -216,7 +223,6 @@ impl Binder<'_> {
         &mut self,
         args: &[(Expr, ast::Offset)],
     ) -> Result<(TableFunc, Vec<Field>)> {
-        use crate::types::{compare_typed, eval_binary};
         let ty = DataType::Numeric(None);
         let mut vals = Vec::new();
         for (a, off) in args {
@@ -230,38 +236,7 @@ impl Binder<'_> {
         if vals.iter().any(Value::is_null) {
             return Ok((TableFunc::Rows(vec![]), fields));
         }
-        // PostgreSQL's checks, in its order: NaN or infinite bounds and step.
-        for (v, what) in vals.iter().zip(["start value", "stop value", "step size"]) {
-            if let Value::Numeric(n) = v {
-                if n.is_nan() {
-                    return Err(err!(InvalidParameterValue, "{what} cannot be NaN"));
-                }
-                if !n.is_finite() {
-                    return Err(err!(InvalidParameterValue, "{what} cannot be infinity"));
-                }
-            }
-        }
-        let step = vals
-            .get(2)
-            .cloned()
-            .unwrap_or_else(|| Value::numeric(crate::types::Numeric::from_i64(1)));
-        let zero = Value::numeric(crate::types::Numeric::zero());
-        let dir = compare_typed(&step, &zero, &ty);
-        if dir == std::cmp::Ordering::Equal {
-            return Err(err!(InvalidParameterValue, "step size cannot equal zero"));
-        }
-        let mut rows = Vec::new();
-        let mut x = vals[0].clone();
-        while compare_typed(&x, &vals[1], &ty) != dir {
-            if rows.len() >= 10_000_000 {
-                return Err(err!(
-                    ProgramLimitExceeded,
-                    "generate_series over numeric is limited to 10000000 rows"
-                ));
-            }
-            rows.push(vec![x.clone()]);
-            x = eval_binary(BinaryOp::Add, &x, &step)?;
-        }
+        let rows = crate::exec::srf::numeric_series(&vals)?;
         Ok((TableFunc::Rows(rows), fields))
     }
 

@@ -156,6 +156,7 @@ fn equivalence_classes(width: usize, pending: Vec<(Expr, Vec<usize>)>) -> Split 
 
 fn flattenable(j: &ast::Join) -> bool {
     matches!(j.kind, ast::JoinKind::Inner | ast::JoinKind::Cross)
+        && !super::lateral::may_be_lateral(&j.right)
         && matches!(
             j.constraint,
             ast::JoinConstraint::On(_) | ast::JoinConstraint::None
