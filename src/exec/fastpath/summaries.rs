@@ -50,6 +50,12 @@
 //! answering ([`SummaryScan::stop_grouping`]), so a key never has a
 //! group both in memory and in a file.
 //!
+//! A scan that has read 8 windows in a row block by block, each block
+//! with a valid summary and none decided, stops reading blocks' own
+//! summaries (it still takes whole windows from the cache): on data the
+//! summaries cannot decide (a shuffled table) that decoding would cost
+//! about a third of reading the pages.
+//!
 //! The planner asks [`decided_fraction`] (a sample of windows) whether
 //! most pages will be answered or skipped, and then plans no workers.
 //!
