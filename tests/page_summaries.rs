@@ -34,14 +34,16 @@ impl Rng {
 }
 
 /// The table: `a` int4 with NULLs, `b` int8 large enough that sums go past
-/// bigint into numeric, `c` int2, `d` text (never summarised).
+/// bigint into numeric, `c` int2 in runs of 300 rows (so most pages hold
+/// one value of it: grouped by `c`, they are taken whole), `d` text (never
+/// summarised).
 fn setup(s: &mut Session, rows: i64) {
     run(s, "create table t (id int, a int, b int8, c int2, d text)");
     run(
         s,
         &format!(
             "insert into t select g, case when g % 13 = 0 then null else (g * 7919) % 100000 - 50000 end, \
-             g::int8 * 300000000000000, (g % 200)::int2, 'x' || g from generate_series(1, {rows}) g"
+             g::int8 * 300000000000000, (g / 300 % 200)::int2, 'x' || g from generate_series(1, {rows}) g"
         ),
     );
 }
@@ -66,6 +68,11 @@ fn queries(rng: &mut Rng) -> Vec<String> {
         ),
         "select count(*) from t where a > 2147483647".into(),
         "select c, sum(a), count(*) from t group by c order by c".into(),
+        "select c, count(a), avg(a), min(a), max(a), sum(b), min(c) from t group by c order by c"
+            .into(),
+        format!("select c, count(*), max(b) from t where id < {id} group by c order by c"),
+        format!("select c, sum(a) from t where a >= {k} group by c order by c"),
+        "select a, count(*), sum(c) from t group by a order by a".into(),
         "select count(*), sum(a) from t".into(),
     ]
 }
@@ -158,7 +165,9 @@ fn cached_windows_follow_every_change() {
         "whole windows skipped by a range"
     );
     // Answered whole, an unfiltered aggregation is planned without
-    // workers; a filtered one, or one with summaries off, keeps them.
+    // workers, and so is a filtered one whose pages summaries answer or
+    // skip; one whose pages are all boundary pages, or one with summaries
+    // off, keeps them.
     run(&mut s, "set min_parallel_table_scan_size = 0");
     let plan = |s: &mut Session, q: &str| -> String {
         rows_text(&run(s, &format!("explain (costs off) {q}")))
@@ -172,9 +181,21 @@ fn cached_windows_follow_every_change() {
         "{}",
         plan(&mut s, qs[0])
     );
-    assert!(plan(&mut s, qs[1]).contains("Gather"));
+    for q in &qs[1..] {
+        assert!(!plan(&mut s, q).contains("Gather"), "{}", plan(&mut s, q));
+    }
+    run(&mut s, "create table m (x int)");
+    run(
+        &mut s,
+        "insert into m select g * 7919 % 1000 from generate_series(1, 40000) g",
+    );
+    run(&mut s, "vacuum m");
+    let mixed = "select count(*), sum(x) from m where x < 500";
+    assert!(plan(&mut s, mixed).contains("Gather"));
+    run(&mut s, "drop table m");
     run(&mut s, "set enable_page_summaries = off");
     assert!(plan(&mut s, qs[0]).contains("Gather"));
+    assert!(plan(&mut s, qs[1]).contains("Gather"));
     run(&mut s, "set enable_page_summaries = on");
     run(&mut s, "reset min_parallel_table_scan_size");
     // One row changes (on its page, and where its new version goes): the
@@ -275,6 +296,12 @@ fn summaries_agree_with_full_scans_under_concurrent_writers() {
     );
     let (_, skipped, _) = summary_figures(&mut s, "select count(*) from t where id < 1000");
     assert!(skipped > 50, "pages skipped by a range: {skipped}");
+    let (answered, _, scanned) =
+        summary_figures(&mut s, "select c, sum(a), max(b) from t group by c");
+    assert!(
+        answered > 50 && scanned > 0,
+        "grouped: pages answered {answered}, scanned {scanned}"
+    );
     compare(&mut s, &mut rng, "after VACUUM");
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -311,6 +338,52 @@ fn summaries_agree_with_full_scans_under_concurrent_writers() {
         answered > 50,
         "pages answered after the last VACUUM: {answered}"
     );
+}
+
+/// A grouped aggregation that spills (work_mem of 64kB, thousands of
+/// groups) stops taking pages from summaries when it starts spilling (and
+/// takes them until then, with enough memory), and
+/// agrees with the full scan: every group once, with all its rows.
+#[test]
+fn grouped_pages_agree_while_spilling() {
+    let (_dir, db) = common::open(2048);
+    let mut s = db.session();
+    run(&mut s, "create table g (k int, v int, w int8)");
+    // Mixed keys first (the aggregation spills on them at 64kB), then
+    // runs of 400 rows per key: two pages and more of each.
+    run(
+        &mut s,
+        "insert into g select g % 5000, g, null from generate_series(1, 20000) g",
+    );
+    run(
+        &mut s,
+        "insert into g select g / 400, g % 1000 - 500, g from generate_series(1, 400000) g",
+    );
+    run(&mut s, "vacuum g");
+    for mem in ["64kB", "4MB"] {
+        run(&mut s, &format!("set work_mem = '{mem}'"));
+        for q in [
+            "select k, count(*), sum(v), min(w), max(v), avg(v) from g group by k order by k",
+            "select k, sum(v) from g where k >= 100 and k < 4000 group by k order by k",
+            "select k, count(w) from g where w > 0 group by k order by k",
+        ] {
+            for workers in ["0", "2"] {
+                run(
+                    &mut s,
+                    &format!("set max_parallel_workers_per_gather = {workers}"),
+                );
+                run(&mut s, "set enable_page_summaries = on");
+                let with = rows_text(&run(&mut s, q));
+                run(&mut s, "set enable_page_summaries = off");
+                assert_eq!(with, rows_text(&run(&mut s, q)), "{mem}, {workers}: {q}");
+            }
+        }
+    }
+    run(&mut s, "reset work_mem");
+    run(&mut s, "reset max_parallel_workers_per_gather");
+    run(&mut s, "set enable_page_summaries = on");
+    let (answered, _, _) = summary_figures(&mut s, "select k, sum(v) from g group by k");
+    assert!(answered > 100, "grouped pages answered: {answered}");
 }
 
 /// Sums past bigint become numeric, empty tables give NULL, and an

@@ -204,6 +204,17 @@ pub fn fast_fold(
     Ok(0)
 }
 
+/// Adds the pages `input` took from their summaries, per group key, into
+/// `state`. Called before each batch is folded, while nothing spills: a
+/// key of those pages then has its group in `state` before any row of
+/// it could go to a partition file; the aggregate stops the scan taking
+/// such pages once it spills ([`Operator::stop_group_partials`]).
+pub fn add_group_partials(input: &mut dyn Operator, state: &mut FastAgg<'_>) {
+    for (key, p) in input.group_partials() {
+        state.add_group_partial(key, &p);
+    }
+}
+
 /// Ends a spill: flushes the partitions and queues their files.
 pub fn finish_spill<'a>(
     ctx: &ExecContext,
@@ -345,6 +356,7 @@ impl<'a> AggregateOp<'a> {
         let mut parts = None;
         while let Some(b) = input.next()? {
             self.ctx.check_cancel()?;
+            add_group_partials(&mut *input, &mut state);
             let mem = fast_fold(
                 self.ctx,
                 &mut state,
@@ -353,8 +365,12 @@ impl<'a> AggregateOp<'a> {
                 depth,
                 &b,
             )?;
+            if parts.is_some() {
+                input.stop_group_partials();
+            }
             self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem as u64);
         }
+        add_group_partials(&mut *input, &mut state);
         if let Some(p) = input.page_partial() {
             state.add_partial(&p);
         }

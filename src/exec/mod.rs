@@ -94,6 +94,20 @@ pub trait Operator {
         None
     }
 
+    /// For the input of an aggregation grouped by one integer column: the
+    /// pages a scan took from their summaries since the last call, as a
+    /// partial per group key, for the aggregate to add in before the next
+    /// batch ([`fastpath::summaries`]). Empty for every other operator; an
+    /// operator that wraps another must pass this on.
+    fn group_partials(&mut self) -> Vec<(i64, fastpath::page_agg::PagePartial)> {
+        Vec::new()
+    }
+
+    /// Makes a scan stop answering pages for [`Operator::group_partials`]
+    /// (it reads them): the aggregate has started spilling. An operator
+    /// that wraps another must pass this on.
+    fn stop_group_partials(&mut self) {}
+
     /// The rows this operator's own filter has rejected so far (EXPLAIN
     /// ANALYZE's `Rows Removed by Filter`); 0 for an operator without one.
     fn rows_removed(&self) -> u64 {
@@ -305,6 +319,14 @@ impl Operator for Instrumented<'_> {
         self.inner.page_partial()
     }
 
+    fn group_partials(&mut self) -> Vec<(i64, fastpath::page_agg::PagePartial)> {
+        self.inner.group_partials()
+    }
+
+    fn stop_group_partials(&mut self) {
+        self.inner.stop_group_partials()
+    }
+
     fn next(&mut self) -> Result<Option<Batch>> {
         let start = std::time::Instant::now();
         let buf0 = crate::storage::BufferUsage::current();
@@ -423,14 +445,17 @@ fn seq_scan<'a>(
         scan::ScanUse::Rows | scan::ScanUse::Bounded(_) => op,
         scan::ScanUse::RowsOnly => op.rows_only(),
         scan::ScanUse::Aggregates(aggs) if !measured => op.page_agg(aggs),
-        scan::ScanUse::Aggregates(_) => op,
+        scan::ScanUse::Aggregates(_) | scan::ScanUse::Grouped(..) => op,
     };
     // Whole all-visible pages from their summaries, under EXPLAIN ANALYZE
     // too (its `Summaries:` line counts them).
     Ok(Box::new(match usage {
-        scan::ScanUse::RowsOnly if ctx.page_summaries => op.with_summaries(&[], heap, table),
+        scan::ScanUse::RowsOnly if ctx.page_summaries => op.with_summaries(&[], None, heap, table),
         scan::ScanUse::Aggregates(aggs) if ctx.page_summaries => {
-            op.with_summaries(aggs, heap, table)
+            op.with_summaries(aggs, None, heap, table)
+        }
+        scan::ScanUse::Grouped(key, aggs) if ctx.page_summaries => {
+            op.with_summaries(aggs, Some(key), heap, table)
         }
         _ => op,
     }))

@@ -227,7 +227,7 @@ impl Operator for SeqScanOp<'_> {
     fn page_partial(&mut self) -> Option<PagePartial> {
         let own = self.page_agg.take().map(|(_, part)| part);
         match &self.summaries {
-            Some(s) if !self.rows_only => {
+            Some(s) if !self.rows_only && !s.borrow().plan().grouped() => {
                 let mut s = s.borrow_mut();
                 let empty = s.plan().empty();
                 let from = std::mem::replace(&mut s.part, empty);
@@ -241,6 +241,19 @@ impl Operator for SeqScanOp<'_> {
 
     fn summary_counts(&self) -> Option<SummaryCounts> {
         self.summaries.as_ref().map(|s| s.borrow().counts)
+    }
+
+    fn group_partials(&mut self) -> Vec<(i64, PagePartial)> {
+        match &self.summaries {
+            Some(s) => s.borrow_mut().take_groups(),
+            None => Vec::new(),
+        }
+    }
+
+    fn stop_group_partials(&mut self) {
+        if let Some(s) = &self.summaries {
+            s.borrow_mut().stop_grouping();
+        }
     }
 
     fn rows_removed(&self) -> u64 {
@@ -412,13 +425,18 @@ impl<'a> SeqScanOp<'a> {
     pub fn with_summaries(
         mut self,
         aggs: &[crate::nodes::AggCall],
+        key: Option<&Expr>,
         heap: &'a HeapRelation,
         table: &TableDef,
     ) -> Self {
         if self.with_tid {
             return self;
         }
-        let Some(plan) = SummaryPlan::compile(aggs, self.filter, self.columns, table) else {
+        let plan = match key {
+            None => SummaryPlan::compile(aggs, self.filter, self.columns, table),
+            Some(key) => SummaryPlan::compile_grouped(key, aggs, self.filter, self.columns, table),
+        };
+        let Some(plan) = plan else {
             return self;
         };
         // The spec the pages this scan reads get their summaries under
@@ -554,15 +572,26 @@ pub enum ScanUse<'a> {
     /// At most this many rows are read (a LIMIT above, with its OFFSET):
     /// a sort keeps only that many ([`super::topn`]); a scan serves rows.
     Bounded(usize),
+    /// These aggregates grouped by this plain column, computed with the
+    /// typed fast path: the scan may take pages from their summaries and
+    /// hand them over per group key ([`Operator::group_partials`]).
+    Grouped(&'a Expr, &'a [crate::nodes::AggCall]),
 }
 
 /// The [`ScanUse`] of an aggregation computed with the typed fast path
 /// (the only consumer of page partials).
-pub fn scan_use<'a>(group: &[Expr], aggs: &'a [crate::nodes::AggCall]) -> ScanUse<'a> {
+pub fn scan_use<'a>(group: &'a [Expr], aggs: &'a [crate::nodes::AggCall]) -> ScanUse<'a> {
+    let fast = || super::fastpath::hash_agg::eligible(group, aggs);
     if counts_rows_only(group, aggs) {
         ScanUse::RowsOnly
-    } else if group.is_empty() && super::fastpath::hash_agg::eligible(group, aggs) {
+    } else if group.is_empty() && fast() {
         ScanUse::Aggregates(aggs)
+    } else if let [key] = group {
+        if matches!(key.kind, super::expr::ExprKind::Column(_)) && fast() {
+            ScanUse::Grouped(key, aggs)
+        } else {
+            ScanUse::Rows
+        }
     } else {
         ScanUse::Rows
     }

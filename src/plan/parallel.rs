@@ -25,7 +25,14 @@
 //!   aggregation without a filter that page summaries answer
 //!   ([`crate::exec::fastpath::summaries::usable`]) over such a table:
 //!   its all-visible pages are taken a window of 32 at a time from cached
-//!   summaries (tens of microseconds for a million rows).
+//!   summaries (tens of microseconds for a million rows);
+//! - nor, with `enable_page_summaries` on, a filtered or grouped
+//!   aggregation that summaries can take pages for (a grouped one takes
+//!   the pages whose rows share one key) when a sample of the table's windows
+//!   ([`TableShape::summary_decided_fraction`]) shows at least half its
+//!   pages answered or skipped from them without being read (a count
+//!   under a qualifier every row passes, a range all pages fall in or
+//!   out of): the serial scan reads only the boundary pages.
 //!
 //! The aggregation above the Gather is not parallelized again, and an
 //! aggregation inside a Gather's input runs in every participant whole (it
@@ -34,6 +41,7 @@
 use super::{Node, Plan};
 use crate::catalog::TableDef;
 use crate::exec::fastpath::hash_agg;
+use crate::exec::fastpath::summaries::{self, SummaryPlan};
 use crate::exec::scan::is_count_star;
 use crate::nodes::expr::Expr;
 pub use crate::nodes::plannodes::driving_scan;
@@ -46,6 +54,11 @@ pub trait TableShape {
     /// The fraction (0..=1) of its pages the visibility map marks
     /// all-visible (an estimate is fine).
     fn all_visible_fraction(&self, table: &TableDef) -> f64;
+    /// The fraction (0..=1) of its pages `plan` would answer or skip from
+    /// page summaries (an estimate is fine; 0 when unknown).
+    fn summary_decided_fraction(&self, _table: &TableDef, _plan: &SummaryPlan) -> f64 {
+        0.0
+    }
 }
 
 /// Wraps every aggregation of `plan` that qualifies (module doc) in a
@@ -116,12 +129,21 @@ fn qualifies(plan: &Plan, limits: Limits, tables: &dyn TableShape) -> bool {
     }
     match driving_scan(input).map(|s| &s.node) {
         Some(Node::SeqScan { table, filter, .. }) => {
-            let answered = is_count_star(input, group, aggs)
-                || (limits.summaries
-                    && filter.is_none()
-                    && crate::exec::fastpath::summaries::usable(input, group, aggs));
-            tables.pages(table) as u64 >= limits.min_pages
-                && !(answered && tables.all_visible_fraction(table) >= 0.5)
+            if (tables.pages(table) as u64) < limits.min_pages {
+                return false;
+            }
+            let plan = limits
+                .summaries
+                .then(|| summaries::plan_of(input, group, aggs))
+                .flatten();
+            let whole = plan.as_ref().is_some_and(|p| !p.grouped());
+            if is_count_star(input, group, aggs) || (filter.is_none() && whole) {
+                return tables.all_visible_fraction(table) < 0.5;
+            }
+            match plan {
+                Some(p) => tables.summary_decided_fraction(table, &p) < 0.5,
+                None => true,
+            }
         }
         _ => false,
     }

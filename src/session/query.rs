@@ -162,6 +162,18 @@ impl crate::plan::parallel::TableShape for StmtCtx<'_> {
             .and_then(|rel| rel.all_visible_fraction(256))
             .unwrap_or(0.0)
     }
+
+    fn summary_decided_fraction(
+        &self,
+        table: &TableDef,
+        plan: &crate::exec::fastpath::summaries::SummaryPlan,
+    ) -> f64 {
+        // 32 windows of 32 blocks: cached look-ups once a scan has run.
+        self.db
+            .relation(table.relfilenode)
+            .and_then(|rel| crate::exec::fastpath::summaries::decided_fraction(&rel, plan, 32))
+            .unwrap_or(0.0)
+    }
 }
 
 impl Session {

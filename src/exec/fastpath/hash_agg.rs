@@ -450,22 +450,40 @@ impl<'p> FastAgg<'p> {
     /// [`merge`]: FastAgg::merge
     pub fn add_partial(&mut self, p: &super::page_agg::PagePartial) {
         debug_assert!(self.group.is_empty(), "page partials are for one group");
+        self.fold_partial(0, p);
+    }
+
+    /// Folds the partial of pages whose rows all have the integer group
+    /// key `key` into that key's group (created when new), as the rows
+    /// would fold ([`super::summaries`]' grouped pages).
+    pub fn add_group_partial(&mut self, key: i64, p: &super::page_agg::PagePartial) {
+        debug_assert!(
+            self.group.len() == 1 && self.text.is_none(),
+            "an integer group key"
+        );
+        let g = self.group_of(Some(key)) as usize;
+        self.fold_partial(g, p);
+    }
+
+    fn fold_partial(&mut self, g: usize, p: &super::page_agg::PagePartial) {
+        let na = self.aggs.len();
         for (k, a) in self.aggs.iter().enumerate() {
             let n = p.counts[k];
             if n == 0 {
                 continue;
             }
-            let (v, e) = (p.extremes[k], &mut self.extremes[k]);
+            let at = g * na + k;
+            let (v, e) = (p.extremes[k], &mut self.extremes[at]);
             let better = match a.func {
                 AggFunc::Max => v > *e,
                 AggFunc::Min => v < *e,
                 _ => false,
             };
-            if self.counts[k] == 0 || better {
+            if self.counts[at] == 0 || better {
                 *e = v;
             }
-            self.counts[k] += n;
-            self.sums[k] += p.sums[k];
+            self.counts[at] += n;
+            self.sums[at] += p.sums[k];
         }
     }
 

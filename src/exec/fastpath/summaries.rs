@@ -1,6 +1,8 @@
 //! Aggregates answered from page summaries: a sequential scan under an
 //! aggregation without GROUP BY takes whole all-visible pages from their
-//! summaries ([`crate::access::sumfork`]) instead of reading them.
+//! summaries ([`crate::access::sumfork`]) instead of reading them; under
+//! one grouped by a plain `int2`/`int4`/`int8` column, the pages whose
+//! rows all share one (non-NULL) key ([`SummaryPlan::compile_grouped`]).
 //!
 //! A [`SummaryPlan`] compiles when every aggregate is `count(*)`, or a plain
 //! (no DISTINCT, no FILTER) `sum`, `avg`, `min` or `max` of an
@@ -39,6 +41,23 @@
 //! are all-visible costs one cache look-up per 32 pages: no pin of the
 //! map or summary page, no slot decoded. The heap scan is told to leave
 //! the whole window unread (its block filter returns how many blocks).
+//!
+//! Grouped: a page (or window) is answered only when, beyond the above,
+//! the key column's summary has min = max and no NULL; its partial goes to
+//! that key's group ([`SummaryScan::take_groups`]), which the aggregate
+//! adds in before it folds the next batch. Once the aggregate spills
+//! (a new key's rows may then sit in a partition file) it stops the scan
+//! answering ([`SummaryScan::stop_grouping`]), so a key never has a
+//! group both in memory and in a file.
+//!
+//! A scan that has read 8 windows in a row block by block, each block
+//! with a valid summary and none decided, stops reading blocks' own
+//! summaries (it still takes whole windows from the cache): on data the
+//! summaries cannot decide (a shuffled table) that decoding would cost
+//! about a third of reading the pages.
+//!
+//! The planner asks [`decided_fraction`] (a sample of windows) whether
+//! most pages will be answered or skipped, and then plans no workers.
 //!
 //! MVCC: a set all-visible bit means every tuple on the page is visible to
 //! every snapshot still running (VACUUM set it under a horizon older than
@@ -185,6 +204,9 @@ pub struct SummaryPlan {
     terms: Vec<Term>,
     ranges: Vec<Range>,
     natts: u16,
+    /// The GROUP BY column of a grouped aggregation: a page is answered
+    /// only when this column holds one value on every live tuple.
+    key: Option<(usize, SummaryKind)>,
 }
 
 fn int_kind(ty: &DataType) -> Option<SummaryKind> {
@@ -266,7 +288,47 @@ impl SummaryPlan {
             terms,
             ranges,
             natts,
+            key: None,
         })
+    }
+
+    /// [`SummaryPlan::compile`] for an aggregation grouped by `key`, a
+    /// plain `int2`/`int4`/`int8` column of the scan: a page is answered
+    /// for the one group of its key when the key is the same non-NULL
+    /// value on every live tuple (its summary's min equals its max and it
+    /// has no NULL there); any other page is read.
+    pub fn compile_grouped(
+        key: &Expr,
+        aggs: &[AggCall],
+        filter: Option<&Expr>,
+        columns: &[usize],
+        table: &TableDef,
+    ) -> Option<SummaryPlan> {
+        let ExprKind::Column(k) = key.kind else {
+            return None;
+        };
+        let attno = *columns.get(k)?;
+        let kind = int_kind(&table.columns.get(attno)?.ty)?;
+        let mut plan = SummaryPlan::compile(aggs, filter, columns, table)?;
+        plan.key = Some((attno, kind));
+        Some(plan)
+    }
+
+    /// Whether answered pages belong to groups ([`SummaryPlan::key_of`]).
+    pub fn grouped(&self) -> bool {
+        self.key.is_some()
+    }
+
+    /// The group key of a page (or merged window) whose rows all share
+    /// one non-NULL key, for a grouped plan; `None` otherwise.
+    pub fn key_of(&self, slot: &Slot) -> Option<i64> {
+        let (attno, kind) = self.key?;
+        match slot.column(attno, kind)? {
+            &ColumnSummary::Int {
+                count, min, max, ..
+            } if count > 0 && count == u64::from(slot.live) && min == max => Some(min),
+            _ => None,
+        }
     }
 
     /// A partial with nothing folded in.
@@ -307,6 +369,15 @@ impl SummaryPlan {
         }
         if !inside {
             return PageUse::Scan;
+        }
+        if self.key.is_some() {
+            if slot.live == 0 {
+                // No live tuple: no row, and no group to make.
+                return PageUse::Skip;
+            }
+            if self.key_of(slot).is_none() {
+                return PageUse::Scan;
+            }
         }
         let has = |c: usize, k: SummaryKind| slot.column(c, k).is_some();
         let all = self.terms.iter().all(|t| match *t {
@@ -381,6 +452,16 @@ impl SummaryPlan {
 /// GROUP BY right over a sequential scan (a bare `count(*)` of a whole
 /// table counts through the visibility map instead).
 pub fn usable(input: &crate::nodes::Plan, group: &[Expr], aggs: &[AggCall]) -> bool {
+    plan_of(input, group, aggs).is_some()
+}
+
+/// The [`SummaryPlan`] the executor compiles for the aggregation
+/// `group`/`aggs` over `input`, if any ([`usable`]).
+pub fn plan_of(
+    input: &crate::nodes::Plan,
+    group: &[Expr],
+    aggs: &[AggCall],
+) -> Option<SummaryPlan> {
     use crate::exec::scan::{is_count_star, scan_use, ScanUse};
     let crate::nodes::Node::SeqScan {
         table,
@@ -390,17 +471,58 @@ pub fn usable(input: &crate::nodes::Plan, group: &[Expr], aggs: &[AggCall]) -> b
         ..
     } = &input.node
     else {
-        return false;
+        return None;
     };
     if is_count_star(input, group, aggs) {
-        return false;
+        return None;
     }
-    let aggs = match scan_use(group, aggs) {
-        ScanUse::RowsOnly => &[][..],
-        ScanUse::Aggregates(aggs) => aggs,
-        ScanUse::Rows | ScanUse::Bounded(_) => return false,
-    };
-    SummaryPlan::compile(aggs, filter.as_ref(), columns, table).is_some()
+    match scan_use(group, aggs) {
+        ScanUse::RowsOnly => SummaryPlan::compile(&[], filter.as_ref(), columns, table),
+        ScanUse::Aggregates(aggs) => SummaryPlan::compile(aggs, filter.as_ref(), columns, table),
+        ScanUse::Grouped(key, aggs) => {
+            SummaryPlan::compile_grouped(key, aggs, filter.as_ref(), columns, table)
+        }
+        ScanUse::Rows | ScanUse::Bounded(_) => None,
+    }
+}
+
+/// The fraction (0..=1) of `rel`'s pages `plan` decides from summaries
+/// (answers or skips without reading them), estimated from up to
+/// `samples` windows of 32 blocks spread evenly over the relation, as a
+/// scan decides them ([`SummaryScan::visit`]): the window's merged summary
+/// when there is one (cached, so a look-up), else each block's own. The
+/// planner's look at whether a filtered aggregation will read so few
+/// pages that starting workers would cost more than the scan. Reading the
+/// samples fills the summary cache the scan then uses.
+pub fn decided_fraction(rel: &HeapRelation, plan: &SummaryPlan, samples: u32) -> Result<f64> {
+    let nblocks = rel.nblocks()?;
+    let windows = nblocks.div_ceil(sumfork::BLOCKS_PER_PAGE);
+    let n = samples.min(windows);
+    if n == 0 {
+        return Ok(0.0);
+    }
+    let mut slots = Vec::new();
+    let (mut decided, mut total) = (0u64, 0u64);
+    for i in 0..n {
+        let w = (u64::from(i) * u64::from(windows) / u64::from(n)) as BlockNumber;
+        let first = w * sumfork::BLOCKS_PER_PAGE;
+        let end = nblocks.min(first + sumfork::BLOCKS_PER_PAGE);
+        total += u64::from(end - first);
+        match rel.window_summary(first, end, &mut slots)? {
+            Some(m) if plan.decide(&m) != PageUse::Scan => decided += u64::from(end - first),
+            _ => {
+                if slots.is_empty() {
+                    rel.read_summaries(first, end, &mut slots)?;
+                }
+                decided += slots
+                    .iter()
+                    .flatten()
+                    .filter(|s| plan.decide(s) != PageUse::Scan)
+                    .count() as u64;
+            }
+        }
+    }
+    Ok(decided as f64 / total as f64)
 }
 
 /// The AND-ed leaves of `e`.
@@ -543,7 +665,26 @@ pub struct SummaryScan<'r> {
     unsummarised: Option<BlockNumber>,
     /// All-visible pages without a summary read so far.
     missing: u64,
+    /// A grouped plan's answered pages, per group key, in the order met
+    /// (consecutive pages of one key share an entry); taken by the
+    /// aggregate as it goes ([`SummaryScan::take_groups`]).
+    pub groups: Vec<(i64, PagePartial)>,
+    /// Whether a grouped plan may still answer pages: the aggregate turns
+    /// it off when it starts spilling, as from then on a new key's group
+    /// may already be in a partition file.
+    grouping: bool,
+    /// Windows in a row whose blocks all had valid summaries, none of
+    /// which decided its page: past [`BARREN_WINDOWS`] the data does not
+    /// line up with the plan (a shuffled table), and the scan stops
+    /// reading blocks' own summaries (it still takes whole windows).
+    barren: u32,
 }
+
+/// Windows in a row read block by block for nothing before a scan stops
+/// reading blocks' own summaries: decoding a window's 32 slots costs about
+/// a third of reading its pages, so a scan of data the summaries cannot
+/// decide would otherwise pay that on every page.
+const BARREN_WINDOWS: u32 = 8;
 
 /// A scan fills in one in this many of the summaries it finds missing: a
 /// page's summary costs about as much as reading it again, and a WAL
@@ -572,6 +713,9 @@ impl<'r> SummaryScan<'r> {
             counts: SummaryCounts::default(),
             unsummarised: None,
             missing: 0,
+            groups: Vec::new(),
+            grouping: true,
+            barren: 0,
         }))
     }
 
@@ -599,12 +743,14 @@ impl<'r> SummaryScan<'r> {
             self.window = start;
             let merged = self.rel.window_summary(start, end, &mut self.slots)?;
             self.have_slots = !self.slots.is_empty();
+            if self.have_slots {
+                self.note_window();
+            }
             if let (Some(m), true) = (merged, block == start && limit >= end) {
                 let n = end - start;
                 match self.plan.decide(&m) {
-                    PageUse::Answer => {
-                        self.plan.fold(&m, &mut self.part);
-                        self.rows += u64::from(m.live);
+                    PageUse::Answer if self.answerable() => {
+                        self.answer(&m);
                         self.counts.answered += u64::from(n);
                         self.counts.windows += 1;
                         return Ok(n);
@@ -614,17 +760,23 @@ impl<'r> SummaryScan<'r> {
                         self.counts.windows += 1;
                         return Ok(n);
                     }
-                    PageUse::Scan => {}
+                    PageUse::Answer | PageUse::Scan => {}
                 }
             }
         }
         if !self.have_slots {
+            if self.barren >= BARREN_WINDOWS {
+                self.unsummarised = None;
+                self.counts.scanned += 1;
+                return Ok(0);
+            }
             let end = self
                 .nblocks
                 .min(start + sumfork::BLOCKS_PER_PAGE)
                 .max(block + 1);
             self.rel.read_summaries(start, end, &mut self.slots)?;
             self.have_slots = true;
+            self.note_window();
         }
         // By reference: a slot is a few hundred bytes.
         let slot = self
@@ -634,9 +786,9 @@ impl<'r> SummaryScan<'r> {
         let decision = slot.map_or(PageUse::Scan, |s| self.plan.decide(s));
         self.unsummarised = slot.is_none().then_some(block);
         match (decision, slot) {
-            (PageUse::Answer, Some(s)) => {
-                self.plan.fold(s, &mut self.part);
-                self.rows += u64::from(s.live);
+            (PageUse::Answer, Some(s)) if self.answerable() => {
+                let s = *s;
+                self.answer(&s);
                 self.counts.answered += 1;
                 Ok(1)
             }
@@ -653,6 +805,49 @@ impl<'r> SummaryScan<'r> {
 }
 
 impl SummaryScan<'_> {
+    /// Counts the window whose blocks' summaries were just read towards
+    /// [`BARREN_WINDOWS`]; a block without one (to be filled in) or one
+    /// decided resets the count.
+    fn note_window(&mut self) {
+        let barren = self.slots.iter().all(|s| {
+            s.as_ref()
+                .is_some_and(|s| self.plan.decide(s) == PageUse::Scan)
+        });
+        self.barren = if barren { self.barren + 1 } else { 0 };
+    }
+
+    /// Whether an answered page may be taken: always, but for a grouped
+    /// plan once the aggregate has stopped taking groups.
+    fn answerable(&self) -> bool {
+        self.grouping || !self.plan.grouped()
+    }
+
+    /// Folds an answered page (or window) in: into the one partial, or
+    /// into its key's partial for a grouped plan.
+    fn answer(&mut self, slot: &Slot) {
+        self.rows += u64::from(slot.live);
+        let Some(key) = self.plan.key_of(slot) else {
+            self.plan.fold(slot, &mut self.part);
+            return;
+        };
+        if self.groups.last().map(|g| g.0) != Some(key) {
+            self.groups.push((key, self.plan.empty()));
+        }
+        if let Some((_, part)) = self.groups.last_mut() {
+            self.plan.fold(slot, part);
+        }
+    }
+
+    /// The answered pages' partials per group key since the last call.
+    pub fn take_groups(&mut self) -> Vec<(i64, PagePartial)> {
+        std::mem::take(&mut self.groups)
+    }
+
+    /// Stops answering pages of a grouped plan (they are read instead).
+    pub fn stop_grouping(&mut self) {
+        self.grouping = false;
+    }
+
     /// Called with each ALL_VISIBLE page the scan reads, under its lock:
     /// writes the summary of the block last visited when it had none and
     /// its all-visible bit is set (`HeapRelation::fill_summary`), for the
@@ -817,6 +1012,63 @@ mod tests {
         // Another column count (the table changed) is never answered.
         let plan = SummaryPlan::compile(&aggs, None, &[0], &t).unwrap();
         assert_eq!(plan.decide(&slot_of(&[Some(1)], 3)), PageUse::Scan);
+    }
+
+    /// Seeded random pages under an aggregation grouped by the summarised
+    /// column: a page is answered only when every row passes and has one
+    /// non-NULL key (`key_of`), folded as its rows would be; an unfiltered
+    /// page is read exactly when its rows hold two keys or a NULL.
+    #[test]
+    fn grouped_decisions_match_the_rows() {
+        use AggFunc::*;
+        let t = table(&[DataType::Int4, DataType::Text]);
+        let key = col(0, DataType::Int4);
+        let aggs = [
+            call(CountStar, None),
+            call(Sum, Some(0)),
+            call(Max, Some(0)),
+        ];
+        let mut seed = 0x0bad_cafe_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let lo = (next() % 8) as i32;
+            let filter = (round % 2 == 1).then(|| cmp(BinaryOp::GtEq, 0, lo));
+            let plan =
+                SummaryPlan::compile_grouped(&key, &aggs, filter.as_ref(), &[0], &t).unwrap();
+            assert!(plan.grouped());
+            let n = (next() % 6) as usize;
+            let base = (next() % 8) as i32;
+            let spread = (next() % 3) as i32;
+            let vals: Vec<Option<i32>> = (0..n)
+                .map(|_| (next() % 9 != 0).then(|| base + (next() % 3) as i32 * spread))
+                .collect();
+            let slot = slot_of(&vals, 2);
+            let pass = |v: &Option<i32>| filter.is_none() || v.is_some_and(|v| v >= lo);
+            let keys: std::collections::BTreeSet<Option<i32>> = vals.iter().copied().collect();
+            match plan.decide(&slot) {
+                PageUse::Skip => assert!(!vals.iter().any(pass), "round {round}"),
+                PageUse::Answer => {
+                    assert!(vals.iter().all(pass), "round {round}");
+                    assert_eq!(keys.len(), 1, "round {round}: {vals:?}");
+                    let k = vals[0].expect("a non-NULL key");
+                    assert_eq!(plan.key_of(&slot), Some(i64::from(k)));
+                    let mut part = plan.empty();
+                    plan.fold(&slot, &mut part);
+                    assert_eq!(part.counts, [n as i64; 3]);
+                    assert_eq!(part.sums[1], i128::from(k) * n as i128);
+                    assert_eq!(part.extremes[2], i64::from(k));
+                }
+                PageUse::Scan => assert!(
+                    filter.is_some() || keys.len() > 1 || keys.contains(&None),
+                    "round {round}: {vals:?}"
+                ),
+            }
+        }
     }
 
     /// Seeded random windows of pages: when the merge of their summaries
