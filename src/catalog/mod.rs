@@ -32,6 +32,7 @@
 //! moment and hand out `Arc<TableDef>`s, so a statement keeps the definition
 //! it planned with even if the table is dropped meanwhile.
 
+mod check;
 mod fkey;
 mod function;
 mod index;
@@ -40,6 +41,7 @@ mod types;
 mod versions;
 mod view;
 
+pub use check::CheckConstraint;
 pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use types::{DomainCheck, DomainDef};
@@ -145,6 +147,9 @@ pub struct TableDef {
     pub stats: Option<TableStats>,
     /// The table's indexes, in creation order.
     pub indexes: Vec<IndexDef>,
+    /// Its CHECK constraints, by name (the order they are checked in, as
+    /// PostgreSQL's `CheckConstraintFetch` sorts them).
+    pub checks: Vec<CheckConstraint>,
 }
 
 impl TableDef {
@@ -465,7 +470,8 @@ impl Catalog {
                 && (std::ptr::eq(&*v.def, def)
                     || (v.def.relfilenode == def.relfilenode
                         && v.def.columns == def.columns
-                        && v.def.indexes == def.indexes))
+                        && v.def.indexes == def.indexes
+                        && v.def.checks == def.checks))
         })
     }
 

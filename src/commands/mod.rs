@@ -2,8 +2,8 @@
 //! VACUUM ([`vacuum`]), ANALYZE ([`analyze`], with the statistics it
 //! computes in [`stats`]), the build of a new index ([`index_build`]), and
 //! the DDL: CREATE TABLE [AS], DROP TABLE and TRUNCATE ([`createtable`]),
-//! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]) and
-//! ALTER TABLE ([`tablecmds`]).
+//! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]),
+//! ALTER TABLE ([`tablecmds`]) and CHECK constraints ([`checkcmds`]).
 //!
 //! The DDL commands take a [`context::DdlContext`] (the statement's
 //! transaction, snapshot, catalog, pool and log, as explicit values); the
@@ -14,6 +14,7 @@
 //! single client.
 
 pub mod analyze;
+pub mod checkcmds;
 pub mod context;
 pub mod createtable;
 pub mod fkey;

@@ -691,6 +691,7 @@ mod tests {
                 .collect(),
             stats: None,
             indexes: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
