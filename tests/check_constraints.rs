@@ -107,3 +107,23 @@ SELECT 'marker' || 'reached';
         ]
     );
 }
+
+/// COPY FROM checks each row, on the general and the parallel file path;
+/// a failed COPY loads nothing.
+#[test]
+fn copy_from_checks_rows() {
+    let (d, db) = common::open(512);
+    let mut s = db.session();
+    run(&mut s, "create table t (a int check (a > 0), b text)");
+    let path = d.path().join("rows.txt");
+    std::fs::write(&path, "1\tx\n-2\ty\n").unwrap();
+    let e = s
+        .execute(&format!("copy t from '{}'", path.display()))
+        .unwrap_err();
+    assert_eq!(e.code.code(), "23514");
+    assert_eq!(e.detail.as_deref(), Some("Failing row contains (-2, y)."));
+    assert_eq!(common::one_text(&mut s, "select count(*) from t"), "0");
+    std::fs::write(&path, "1\tx\n2\t\\N\n").unwrap();
+    run(&mut s, &format!("copy t from '{}'", path.display()));
+    assert_eq!(common::one_text(&mut s, "select count(*) from t"), "2");
+}
