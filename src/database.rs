@@ -135,7 +135,7 @@ impl Database {
         };
         let ctl = control.data();
         if !new {
-            Catalog::check_file(&dir, &crate::plan::indexpred::bind_stored)?;
+            Catalog::check_file(&dir, &crate::plan::check::bind_stored)?;
         }
         // Temporary files of a process that died mid-statement (after the
         // checks: a refused directory is left exactly as it was).
@@ -211,7 +211,7 @@ impl Database {
                 .expect("control mutex poisoned")
                 .update(|d| d.clean_shutdown = false)?;
         }
-        let catalog = Catalog::open_with(&dir, &txns, new, &crate::plan::indexpred::bind_stored)?;
+        let catalog = Catalog::open_with(&dir, &txns, new, &crate::plan::check::bind_stored)?;
         drop_orphan_temp(&catalog, &txns, &wal, &pool)?;
         if new {
             // Control file, commit log, log and catalog are all there.

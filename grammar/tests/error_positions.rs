@@ -15,46 +15,6 @@ const DATA: &str = include_str!("data/error_positions.tsv");
 /// `(statement, why heapdb's answer differs from PostgreSQL's)`.
 const EXCLUDED: &[(&str, &str)] = &[
     (
-        "TABLE CREATE types (a smallint, b int2, c int, d int4, e int8, f float4, g float8, h float(53), i decimal(5), j bool, k text, l character varying(3), m bpchar(2), n date, o timestamptz, p interval, q serial)",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "table create t ()",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "TABLE CREATE t2 (a bigint, b double precision, c timestamp without time zone, PRIMARY KEY (a, b)) WITH (fillfactor = 70)",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "TABLE IF EXISTS t, t2",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "table t3 as values (1)",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "table create t (a int default -1 not null, b text default 'x' || 'y', primary key (a, b), unique (b), check (a > 0))",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "table t (a timestamptz, b timestamp with time zone, c serial, d \"MyType\")",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "TABLE types (a smallint, b int2, c int, d int4, e int8, f float4, g float8, h float(53), i decimal(5), j bool, k text, l character varying(3), m bpchar(2), n date, o timestamptz, p interval, q serial)",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "table t (a numeric, b numeric(10), c numeric(10,2), d decimal(5, 1), e dec)",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
-        "table t2 as select * from t",
-        "`TABLE name` is a query in PostgreSQL; heapdb has no TABLE statement",
-    ),
-    (
         "select coalesce(a, 0), nullif(a, 1,) greatest(1, 2), least(1, 2), abs(-1)",
         "NULLIF is an ordinary call of any arity in heapdb; PostgreSQL's grammar takes exactly two arguments",
     ),

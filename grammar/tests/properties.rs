@@ -623,7 +623,8 @@ fn statement() -> BoxedStrategy<Statement> {
         expr.clone().prop_map(ColumnConstraint::Default),
         Just(ColumnConstraint::PrimaryKey),
         Just(ColumnConstraint::Unique),
-        expr.clone().prop_map(ColumnConstraint::Check),
+        expr.clone()
+            .prop_map(|e| ColumnConstraint::Check(plain_check(e))),
     ];
     let ddl = prop_oneof![
         (
@@ -647,7 +648,8 @@ fn statement() -> BoxedStrategy<Statement> {
                 prop_oneof![
                     proptest::collection::vec(ident(), 1..3).prop_map(TableConstraint::PrimaryKey),
                     proptest::collection::vec(ident(), 1..3).prop_map(TableConstraint::Unique),
-                    expr.clone().prop_map(TableConstraint::Check),
+                    expr.clone()
+                        .prop_map(|e| TableConstraint::Check(plain_check(e))),
                 ],
                 0..2
             ),
@@ -836,5 +838,15 @@ proptest! {
         let _ = parse(&text);
         let _ = split_statements(&text);
         let _ = is_incomplete(&text);
+    }
+}
+
+/// An unnamed `CHECK (e)`.
+fn plain_check(expr: Expr) -> heapdb_grammar::ast::CheckConstraint {
+    heapdb_grammar::ast::CheckConstraint {
+        name: None,
+        expr,
+        no_inherit: false,
+        not_valid: false,
     }
 }

@@ -34,6 +34,7 @@
 
 mod basetype;
 mod cast;
+mod check;
 mod fkey;
 mod function;
 mod index;
@@ -45,6 +46,7 @@ mod view;
 
 pub use basetype::{BaseTypeDef, InternalFuncDef};
 pub use cast::CastDef;
+pub use check::CheckConstraint;
 pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use operator::OperatorDef;
@@ -155,6 +157,9 @@ pub struct TableDef {
     pub stats: Option<TableStats>,
     /// The table's indexes, in creation order.
     pub indexes: Vec<IndexDef>,
+    /// Its CHECK constraints, by name (the order they are checked in, as
+    /// PostgreSQL's `CheckConstraintFetch` sorts them).
+    pub checks: Vec<CheckConstraint>,
 }
 
 impl TableDef {
@@ -491,7 +496,8 @@ impl Catalog {
                 && (std::ptr::eq(&*v.def, def)
                     || (v.def.relfilenode == def.relfilenode
                         && v.def.columns == def.columns
-                        && v.def.indexes == def.indexes))
+                        && v.def.indexes == def.indexes
+                        && v.def.checks == def.checks))
         })
     }
 

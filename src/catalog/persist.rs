@@ -11,6 +11,7 @@
 //! table <oid> <relfilenode> <xmin> <xmax> <name> [<temporary namespace>]
 //! column <name> <type> <not_null 0|1> <default or -> [<domain>]
 //! index <oid> <relfilenode> <flags> <name> <n> <col>:<desc 0|1>:<nulls_first 0|1> ... <m> <include col> ... [<predicate>]
+//! check <flags> <name> <condition>   (flags: 1 validated, 2 NO INHERIT)
 //! stats <reltuples> <relpages>
 //! colstats <position> <null_frac> <avg_width> <n_distinct> <n_mcv> <n_hist> then mcv value/freq pairs and bounds [<correlation>]
 //! view <oid> <xmin> <xmax> <name> <query text> <n> <dependency oid> ...
@@ -278,6 +279,9 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
         for ix in &d.indexes {
             write_index(&mut text, ix);
         }
+        for c in &d.checks {
+            super::check::write(&mut text, c);
+        }
         if let Some(s) = &d.stats {
             text.push_str(&format!("stats {} {}\n", s.reltuples, s.relpages));
             for (i, cs) in s.columns.iter().enumerate() {
@@ -414,6 +418,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                         columns: Vec::new(),
                         stats: None,
                         indexes: Vec::new(),
+                        checks: Vec::new(),
                     },
                 ));
             }
@@ -442,6 +447,13 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                     .ok_or_else(|| corrupt("index before table"))?;
                 let ix = parse_index(&f[1..], t, bind)?;
                 t.indexes.push(ix);
+            }
+            "check" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("check before table"))?;
+                let c = super::check::parse(&f, t, bind)?;
+                t.checks.push(c);
             }
             "stats" => {
                 let (_, _, t) = tables
@@ -551,6 +563,7 @@ mod tests {
                         constraint: true,
                         predicate: None,
                     }],
+                    checks: Vec::new(),
                 }),
                 // A temporary table's namespace survives the file (its
                 // open after a crash must find it to drop it).

@@ -33,6 +33,7 @@ fn table(cat: &Catalog, name: &str) -> TableDef {
         ],
         stats: None,
         indexes: Vec::new(),
+        checks: Vec::new(),
     }
 }
 

@@ -50,6 +50,9 @@ pub struct TableSpec {
     pub uniques: Vec<Vec<String>>,
     /// The foreign keys (column constraints first).
     pub foreign_keys: Vec<super::fkey::FkSpec>,
+    /// The CHECK constraints (column constraints first), bound, unnamed
+    /// ones still without a name.
+    pub checks: Vec<super::checkcmds::CheckSpec>,
 }
 
 /// CREATE TABLE [AS] of a name that exists under `view` in the namespace
@@ -90,6 +93,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
     // PRIMARY KEY and UNIQUE constraints become indexes (commands::indexcmds).
     let (mut pk, mut uniques, mut table_uniques) = (None, Vec::new(), Vec::new());
     let (mut fkeys, mut table_fkeys) = (Vec::new(), Vec::new());
+    let (mut col_checks, mut table_checks) = (Vec::new(), Vec::new());
     for tc in &c.constraints {
         match tc {
             ast::TableConstraint::PrimaryKey(cols) => {
@@ -97,7 +101,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
                 pk_columns.extend(cols.iter().cloned());
             }
             ast::TableConstraint::Unique(cols) => table_uniques.push(cols.clone()),
-            ast::TableConstraint::Check(_) => return Err(no_check_constraints()),
+            ast::TableConstraint::Check(k) => table_checks.push(k),
             ast::TableConstraint::ForeignKey {
                 name,
                 columns,
@@ -141,7 +145,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
                     bind_default(&mut binder, col, &ty, e)?;
                     default = Some(e.to_string());
                 }
-                ast::ColumnConstraint::Check(_) => return Err(no_check_constraints()),
+                ast::ColumnConstraint::Check(k) => col_checks.push(k),
                 ast::ColumnConstraint::References { name, refs } => {
                     fkeys.push(super::fkey::FkSpec {
                         name: name.clone(),
@@ -169,11 +173,22 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
     }
     uniques.extend(table_uniques);
     fkeys.extend(table_fkeys);
+    let mut checks = Vec::new();
+    for k in col_checks.into_iter().chain(table_checks) {
+        checks.push(super::checkcmds::CheckSpec::bind(
+            ctx.settings(),
+            &c.name.name,
+            &columns,
+            k,
+            true,
+        )?);
+    }
     Ok(TableSpec {
         columns,
         primary_key: pk,
         uniques,
         foreign_keys: fkeys,
+        checks,
     })
 }
 
@@ -254,7 +269,13 @@ pub fn query_columns(c: &ast::CreateTableAs, plan: &Plan) -> Result<Vec<ColumnDe
 impl DdlContext<'_> {
     /// Creates a table's files and catalog entry in the transaction (in
     /// the session's temporary namespace when `temp`).
-    fn add_table(&mut self, name: &str, columns: Vec<ColumnDef>, temp: bool) -> Result<TableDef> {
+    fn add_table(
+        &mut self,
+        name: &str,
+        columns: Vec<ColumnDef>,
+        checks: &[super::checkcmds::CheckSpec],
+        temp: bool,
+    ) -> Result<TableDef> {
         if columns.len() > MAX_COLUMNS {
             return Err(err!(
                 ProgramLimitExceeded,
@@ -269,7 +290,9 @@ impl DdlContext<'_> {
             columns,
             stats: None,
             indexes: Vec::new(),
+            checks: Vec::new(),
         };
+        let def = self.add_checks(def, checks, true)?;
         self.create_heap(oid)?;
         *self.catalog_changed = true;
         self.catalog
@@ -280,7 +303,7 @@ impl DdlContext<'_> {
     /// CREATE [TEMP] TABLE `name` as `spec` defines it, with the indexes
     /// of its constraints. Returns the new table's oid.
     pub fn create_table(&mut self, name: &str, spec: TableSpec, temp: bool) -> Result<u32> {
-        let def = self.add_table(name, spec.columns, temp)?;
+        let def = self.add_table(name, spec.columns, &spec.checks, temp)?;
         let oid = def.oid;
         if spec.primary_key.is_some() || !spec.uniques.is_empty() {
             self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
@@ -312,7 +335,7 @@ impl DdlContext<'_> {
         exec_ctx: &ExecContext,
         temp: bool,
     ) -> Result<(u32, u64)> {
-        let table = self.add_table(name, columns, temp)?;
+        let table = self.add_table(name, columns, &[], temp)?;
         let rel = self.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
         let mut ring = Some(
@@ -414,11 +437,6 @@ impl DdlContext<'_> {
         }
         Ok(notices)
     }
-}
-
-/// PostgreSQL's error for a CHECK constraint, which is not kept here.
-fn no_check_constraints() -> crate::error::Error {
-    err!(FeatureNotSupported, "CHECK constraints are not supported")
 }
 
 /// Records a table's primary key, refusing a second one as PostgreSQL does.

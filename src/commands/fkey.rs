@@ -201,7 +201,7 @@ impl DdlContext<'_> {
 
     /// Whether `table` has a constraint (foreign key, or index made by a
     /// constraint) named `name`.
-    fn constraint_name_taken(&self, table: &TableDef, name: &str) -> bool {
+    pub(super) fn constraint_name_taken(&self, table: &TableDef, name: &str) -> bool {
         let (own, _) = self.catalog.foreign_keys_of(&self.view(), table.oid);
         own.iter().any(|f| f.name == name)
             || table.indexes.iter().any(|i| i.constraint && i.name == name)

@@ -3,8 +3,8 @@
 //! computes in [`stats`]), the build of a new index ([`index_build`]), and
 //! the DDL: CREATE TABLE [AS], DROP TABLE and TRUNCATE ([`createtable`]),
 //! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]),
-//! ALTER TABLE ([`tablecmds`]), base types and internal functions
-//! ([`basetype`]) and casts ([`castcmds`]).
+//! ALTER TABLE ([`tablecmds`]), CHECK constraints ([`checkcmds`]), base
+//! types and internal functions ([`basetype`]) and casts ([`castcmds`]).
 //!
 //! The DDL commands take a [`context::DdlContext`] (the statement's
 //! transaction, snapshot, catalog, pool and log, as explicit values); the
@@ -17,6 +17,7 @@
 pub mod analyze;
 pub mod basetype;
 pub mod castcmds;
+pub mod checkcmds;
 pub mod context;
 pub mod createtable;
 pub mod fkey;

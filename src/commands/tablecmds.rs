@@ -1,6 +1,6 @@
 //! `ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY | UNIQUE (cols)`,
 //! `ALTER TABLE ... DROP CONSTRAINT [IF EXISTS] name` and `REINDEX INDEX |
-//! TABLE`.
+//! TABLE` (the CHECK and NOT NULL actions are in `checkcmds`).
 //!
 //! A constraint's index is made and named as CREATE TABLE's are
 //! ([`DdlContext::add_index`]): built from the rows the statement sees under
@@ -82,7 +82,8 @@ impl DdlContext<'_> {
         Ok(())
     }
 
-    /// ALTER TABLE ADD/DROP CONSTRAINT; the NOTICEs it raises.
+    /// ALTER TABLE ADD/DROP CONSTRAINT, RENAME CONSTRAINT, SET/DROP NOT
+    /// NULL; the NOTICEs it raises.
     pub fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Vec<String>> {
         let mut notices = Vec::new();
         if a.if_exists && self.catalog.lookup(&self.view(), &a.table.name).is_none() {
@@ -122,7 +123,26 @@ impl DdlContext<'_> {
                     };
                     self.add_foreign_key(&def, &spec, !*not_valid, &mut taken)?;
                 }
+                ast::AlterTableAction::AddCheck(k) => {
+                    let spec = super::checkcmds::CheckSpec::bind(
+                        self.settings,
+                        &def.name,
+                        &def.columns,
+                        k,
+                        false,
+                    )?;
+                    def = self.alter_add_check(def, spec)?;
+                }
+                ast::AlterTableAction::RenameConstraint { old, new } => {
+                    self.rename_constraint(&mut def, old, new)?;
+                }
+                ast::AlterTableAction::SetNotNull { column, set } => {
+                    self.set_not_null(&mut def, column, *set)?;
+                }
                 ast::AlterTableAction::ValidateConstraint { name } => {
+                    if self.validate_check(&mut def, name)? {
+                        continue;
+                    }
                     if self.validate_foreign_key(&def, name).is_none() {
                         return Err(err!(
                             UndefinedObject,
@@ -136,7 +156,7 @@ impl DdlContext<'_> {
                     name,
                     cascade,
                 } => {
-                    if self.drop_foreign_key_named(&def, name) {
+                    if self.drop_foreign_key_named(&def, name) || self.drop_check(&mut def, name)? {
                         continue;
                     }
                     self.refuse_drop_referenced_key(&def, name, *cascade, &mut notices)?;

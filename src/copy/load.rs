@@ -538,6 +538,9 @@ impl Parser<'_> {
             }
             ranges.push(range);
         }
+        if !table.checks.is_empty() {
+            check_row(table, vals, ranges).map_err(|e| here.line(e))?;
+        }
         let n = tuple::form_tuple_append_ranges(self.desc, vals, ranges, data)?;
         if n > MAX_ITEM_SIZE {
             data.truncate(data.len() - n);
@@ -548,6 +551,34 @@ impl Parser<'_> {
         }
         Ok(n)
     }
+}
+
+/// Fails with PostgreSQL's 23514 when a CHECK constraint of `table` is
+/// false for the row whose encoded values are `vals` at `ranges` (the
+/// first such check by name; NULL passes).
+fn check_row(table: &TableDef, vals: &[u8], ranges: &[Option<(usize, usize)>]) -> Result<()> {
+    let row: Vec<Value> = table
+        .columns
+        .iter()
+        .zip(ranges)
+        .map(|(c, r)| r.map_or(Value::Null, |(s, e)| Value::decode(&c.ty, &vals[s..e])))
+        .collect();
+    let columns = table
+        .columns
+        .iter()
+        .zip(&row)
+        .map(|(c, v)| crate::exec::vector::Vector::from_values(c.ty, std::slice::from_ref(v)))
+        .collect();
+    let batch = crate::exec::vector::Batch::new(columns);
+    for c in &table.checks {
+        if matches!(c.expr.eval(&batch)?.get(0), Value::Bool(false)) {
+            let shown: Vec<String> = row.iter().map(crate::exec::modify::shown_value).collect();
+            return Err(crate::exec::modify::check_violation_shown(
+                table, &c.name, &shown,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Encodes a plain decimal integer field (`-?[0-9]{1,18}`, in range) of an

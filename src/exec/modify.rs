@@ -3,8 +3,9 @@
 //! — for INSERT the complete new rows (missing columns filled from their
 //! DEFAULT expressions), for UPDATE and DELETE the target rows' tuple ids
 //! and complete new (or old) rows — and writes them row by row through the
-//! heap access methods, with NOT NULL checked before anything is written
-//! and each new tuple's index entries made ([`index_maint`](super::index_maint)).
+//! heap access methods, with NOT NULL and the CHECK constraints (by name;
+//! a NULL result passes) checked before the row is written and each new
+//! tuple's index entries made ([`index_maint`](super::index_maint)).
 //! `INSERT ... SELECT` fills whole pages with the heap's multi-insert on the
 //! bulk-write ring.
 //!
@@ -51,6 +52,9 @@ pub(crate) struct RowWriter<'a> {
     desc: tuple::TupleDesc,
     values: Vec<u8>,
     ranges: Vec<Option<(usize, usize)>>,
+    /// The table's CHECK constraints' results over the batch [`prepare`d](Self::prepare)
+    /// last (one vector per check), with that batch's identity.
+    checked: Option<(usize, usize, Vec<Vector>)>,
     /// The last formed tuple.
     pub(crate) tuple: Vec<u8>,
 }
@@ -62,12 +66,32 @@ impl<'a> RowWriter<'a> {
             desc: tuple_desc(table)?,
             values: Vec::new(),
             ranges: Vec::new(),
+            checked: None,
             tuple: Vec::new(),
         })
     }
 
-    /// Checks NOT NULL and forms row `i` of `b` (whose columns are the
-    /// table's) into `self.tuple`.
+    /// Evaluates the table's CHECK constraints over the rows of `b` (whose
+    /// columns from `offset` are the table's) at once, for the
+    /// [`form`](Self::form)s of its rows that follow. Nothing for a table
+    /// without checks.
+    pub(crate) fn prepare(&mut self, b: &Batch, offset: usize) -> Result<()> {
+        if self.table.checks.is_empty() {
+            return Ok(());
+        }
+        let rows = rows_from(b, offset);
+        let results = self
+            .table
+            .checks
+            .iter()
+            .map(|c| c.expr.eval(&rows).map(|v| v.into_owned()))
+            .collect::<Result<Vec<_>>>()?;
+        self.checked = Some((b.columns.as_ptr() as usize, b.len, results));
+        Ok(())
+    }
+
+    /// Checks NOT NULL and the CHECK constraints, and forms row `i` of `b`
+    /// (whose columns from `offset` are the table's) into `self.tuple`.
     pub(crate) fn form(&mut self, b: &Batch, i: usize, offset: usize) -> Result<()> {
         self.values.clear();
         self.ranges.clear();
@@ -84,6 +108,9 @@ impl<'a> RowWriter<'a> {
                 self.ranges.push(Some((start, self.values.len())));
             }
         }
+        if !self.table.checks.is_empty() {
+            self.check_row(b, i, offset)?;
+        }
         let slices: Vec<Option<&[u8]>> = self
             .ranges
             .iter()
@@ -91,6 +118,128 @@ impl<'a> RowWriter<'a> {
             .collect();
         tuple::form_tuple(&self.desc, &slices, &mut self.tuple)
     }
+}
+
+impl RowWriter<'_> {
+    /// Fails with PostgreSQL's 23514 when a CHECK constraint is false for
+    /// row `i` of `b` (the first such check by name); NULL passes.
+    fn check_row(&mut self, b: &Batch, i: usize, offset: usize) -> Result<()> {
+        let key = (b.columns.as_ptr() as usize, b.len);
+        if !matches!(&self.checked, Some((p, n, _)) if (*p, *n) == key) {
+            // Not prepared for this batch: this row alone.
+            let row = b.take(&[i as u32]);
+            let one = rows_from(&row, offset);
+            let results = self
+                .table
+                .checks
+                .iter()
+                .map(|c| c.expr.eval(&one).map(|v| v.get(0)))
+                .collect::<Result<Vec<_>>>()?;
+            return match results.iter().position(|v| matches!(v, Value::Bool(false))) {
+                Some(k) => Err(check_violation(self.table, k, b, i, offset)),
+                None => Ok(()),
+            };
+        }
+        let (_, _, results) = self.checked.as_ref().expect("matched above");
+        match results
+            .iter()
+            .position(|r| matches!(r.get(i), Value::Bool(false)))
+        {
+            Some(k) => Err(check_violation(self.table, k, b, i, offset)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The table's rows of `b`: its columns from `offset`.
+fn rows_from(b: &Batch, offset: usize) -> std::borrow::Cow<'_, Batch> {
+    if offset == 0 {
+        return std::borrow::Cow::Borrowed(b);
+    }
+    std::borrow::Cow::Owned(Batch {
+        columns: b.columns[offset..].to_vec(),
+        len: b.len,
+    })
+}
+
+/// PostgreSQL's check violation of check `k` of `table` by row `i` of `b`.
+fn check_violation(
+    table: &TableDef,
+    k: usize,
+    b: &Batch,
+    i: usize,
+    offset: usize,
+) -> crate::error::Error {
+    let row: Vec<String> = (0..table.columns.len())
+        .map(|c| shown_value(&b.columns[offset + c].get(i)))
+        .collect();
+    check_violation_shown(table, &table.checks[k].name, &row)
+}
+
+/// PostgreSQL's check violation of check `name` of `table`, with the
+/// failing row's values as `shown` (see [`shown_value`]).
+pub(crate) fn check_violation_shown(
+    table: &TableDef,
+    name: &str,
+    shown: &[String],
+) -> crate::error::Error {
+    err!(
+        CheckViolation,
+        "new row for relation \"{}\" violates check constraint \"{}\"",
+        table.name,
+        name
+    )
+    .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
+}
+
+/// ALTER TABLE's check of existing rows `rows` (complete rows of
+/// `table`): its NOT NULL columns hold no NULL (`column "a" of relation
+/// "t" contains null values`, 23502) and its validated checks are not
+/// false (`check constraint "c" of relation "t" is violated by some row`,
+/// 23514), row by row, NOT NULL first.
+pub fn validate_rows(table: &TableDef, rows: &[Vec<Value>]) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let columns = table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, col)| {
+            let vals: Vec<Value> = rows.iter().map(|r| r[c].clone()).collect();
+            Vector::from_values(col.ty, &vals)
+        })
+        .collect();
+    let batch = Batch::new(columns);
+    let checks: Vec<_> = table.checks.iter().filter(|c| c.validated).collect();
+    let results = checks
+        .iter()
+        .map(|c| c.expr.eval(&batch).map(|v| v.into_owned()))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(c) =
+            (0..table.columns.len()).find(|&c| table.columns[c].not_null && row[c].is_null())
+        {
+            return Err(err!(
+                NotNullViolation,
+                "column \"{}\" of relation \"{}\" contains null values",
+                table.columns[c].name,
+                table.name
+            ));
+        }
+        if let Some(k) = results
+            .iter()
+            .position(|r| matches!(r.get(i), Value::Bool(false)))
+        {
+            return Err(err!(
+                CheckViolation,
+                "check constraint \"{}\" of relation \"{}\" is violated by some row",
+                checks[k].name,
+                table.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn not_null_error(
@@ -259,6 +408,7 @@ impl ModifyTable<'_> {
             data.clear();
             lens.clear();
             tids.clear();
+            writer.prepare(&b, 0)?;
             for i in 0..b.len {
                 writer.form(&b, i, 0)?;
                 if bulk {
@@ -313,6 +463,7 @@ impl ModifyTable<'_> {
         while let Some(b) = op.next()? {
             self.exec.check_cancel()?;
             let mut updated = Vec::with_capacity(b.len);
+            writer.prepare(&b, 1)?;
             for i in 0..b.len {
                 let tid = tid_of(&b.columns[0].get(i));
                 if !done.insert(tid) {

@@ -48,8 +48,8 @@ const MUTABLE_FUNCTIONS: &[&str] = &[
 
 /// The context a predicate binds in: no tables, no subqueries, no
 /// session functions (the checks before binding refuse them).
-struct PredicateContext<'s> {
-    settings: &'s Settings,
+pub(super) struct PredicateContext<'s> {
+    pub(super) settings: &'s Settings,
 }
 
 impl PlanContext for PredicateContext<'_> {
@@ -489,6 +489,21 @@ fn pp(e: &Expr, cols: &[String]) -> String {
             if *ci { "~~*" } else { "~~" },
             child(b, cols, Parent::Other)
         ),
+        ExprKind::Const(v)
+            if matches!(
+                e.ty,
+                DataType::Numeric(..) | DataType::Float8 | DataType::Float4
+            ) =>
+        {
+            number_literal(v, &e.ty)
+        }
+        ExprKind::Cast(a, _) if !matches!(a.kind, ExprKind::Const(_)) => {
+            if simple(a, Parent::Other) {
+                format!("{}::{}", pp(a, cols), e.ty)
+            } else {
+                format!("({})::{}", pp(a, cols), e.ty)
+            }
+        }
         ExprKind::InList(a, list, neg) if list.len() > 1 => {
             let items: Vec<String> = list
                 .iter()
@@ -514,6 +529,32 @@ fn pp(e: &Expr, cols: &[String]) -> String {
                 _ => s,
             }
         }
+    }
+}
+
+/// A numeric or float constant as `pg_get_expr` prints the unfolded
+/// literal it came from: an integer literal cast to the type (`1::numeric`,
+/// `'-1'::integer::numeric`), a decimal one as itself (`2.5`,
+/// `'-2.5'::numeric`) or cast (`1.5::double precision`).
+fn number_literal(v: &Value, ty: &DataType) -> String {
+    let text = crate::types::value_to_string(v);
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text.as_str()),
+    };
+    let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    if !plain {
+        return literal(v, ty);
+    }
+    let integer = !digits.contains('.') && digits.len() <= 9;
+    let numeric = matches!(ty, DataType::Numeric(..));
+    match (neg, integer, numeric) {
+        (false, true, _) => format!("{text}::{ty}"),
+        (false, false, true) => text,
+        (false, false, false) => format!("{text}::{ty}"),
+        (true, true, _) => format!("'{text}'::integer::{ty}"),
+        (true, false, true) => format!("'{text}'::{ty}"),
+        (true, false, false) => format!("'{text}'::numeric::{ty}"),
     }
 }
 

@@ -20,6 +20,7 @@
 mod array;
 pub mod bind;
 pub mod bitmappath;
+pub mod check;
 pub mod domain;
 pub mod dummy;
 pub mod estimate;

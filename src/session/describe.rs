@@ -54,6 +54,8 @@ pub struct TableInfo {
     pub foreign_keys: Vec<String>,
     /// The `Referenced by:` lines of psql's `\d`, by name.
     pub referenced_by: Vec<String>,
+    /// The `Check constraints:` lines of psql's `\d`, by name.
+    pub checks: Vec<String>,
 }
 
 impl Session {
@@ -173,11 +175,25 @@ impl Session {
                 index_details: index_details(&def, schema.as_deref().unwrap_or("public")),
                 foreign_keys: Vec::new(),
                 referenced_by: Vec::new(),
+                checks: check_lines(&def),
             });
             self.describe_foreign_keys(&view, &def, out.last_mut());
         }
         Ok(out)
     }
+}
+
+/// The `Check constraints:` lines of `def`: `"name" CHECK (cond)`.
+fn check_lines(def: &crate::catalog::TableDef) -> Vec<String> {
+    let names: Vec<String> = def
+        .columns
+        .iter()
+        .map(|c| crate::commands::indexcmds::quoted(&c.name))
+        .collect();
+    def.checks
+        .iter()
+        .map(|c| format!("\"{}\" {}", c.name, crate::plan::check::describe(c, &names)))
+        .collect()
 }
 
 /// `, predicate (a > 10)` for a partial index (the pretty `pg_get_expr`

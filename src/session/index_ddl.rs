@@ -95,7 +95,46 @@ impl Session {
         if checks_rows {
             self.fk_validate_table(&a.table)?;
         }
+        let validates = a.actions.iter().any(|x| {
+            matches!(
+                x,
+                ast::AlterTableAction::AddCheck(ast::CheckConstraint {
+                    not_valid: false,
+                    ..
+                }) | ast::AlterTableAction::ValidateConstraint { .. }
+                    | ast::AlterTableAction::SetNotNull { set: true, .. }
+            )
+        });
+        if validates {
+            self.validate_table_rows(&a.table)?;
+        }
         Ok(with_notices("ALTER TABLE", notices))
+    }
+
+    /// Checks the live rows of table `name` against its NOT NULL columns
+    /// and validated CHECK constraints (after ALTER TABLE changed them).
+    fn validate_table_rows(&mut self, name: &ast::ObjectName) -> Result<()> {
+        let snap = self.statement_snapshot();
+        let qualified = crate::catalog::qualified_name(name.schema.as_deref(), &name.name);
+        let Some(table) = self
+            .db
+            .catalog
+            .lookup(&self.catalog_view(&snap), &qualified)
+        else {
+            return Ok(());
+        };
+        let rel = self.db.relation(table.relfilenode)?;
+        let ctx = self.modify_ctx(&snap);
+        let mut chunk: Vec<Vec<crate::types::Value>> = Vec::new();
+        crate::exec::fkey::live_rows(&ctx, &table, &rel, &mut |row| {
+            chunk.push(row.to_vec());
+            if chunk.len() >= 1024 {
+                crate::exec::modify::validate_rows(&table, &chunk)?;
+                chunk.clear();
+            }
+            Ok(())
+        })?;
+        crate::exec::modify::validate_rows(&table, &chunk)
     }
 
     pub(crate) fn reindex(&mut self, r: &ast::Reindex) -> Result<QueryResult> {

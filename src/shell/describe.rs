@@ -85,6 +85,7 @@ impl Runner {
                 }
             }
             for (title, lines) in [
+                ("Check constraints:", &t.checks),
                 ("Foreign-key constraints:", &t.foreign_keys),
                 ("Referenced by:", &t.referenced_by),
             ] {

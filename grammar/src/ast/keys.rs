@@ -1,7 +1,7 @@
 //! The SQL around keys and indexes beyond CREATE/DROP INDEX: `INSERT ...
 //! ON CONFLICT`, `ALTER TABLE ... ADD/DROP CONSTRAINT` and `REINDEX`.
 
-use super::{Assignment, Expr, Ident, IndexElem, ObjectName, Offset};
+use super::{Assignment, CheckConstraint, Expr, Ident, IndexElem, ObjectName, Offset};
 
 /// `ON CONFLICT [target] DO NOTHING | DO UPDATE SET ... [WHERE ...]` of an
 /// INSERT.
@@ -78,6 +78,22 @@ pub enum AlterTableAction {
         not_valid: bool,
         /// Where `ADD` starts in the text.
         offset: Offset,
+    },
+    /// `ADD [CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]`.
+    AddCheck(CheckConstraint),
+    /// `RENAME CONSTRAINT old TO new`.
+    RenameConstraint {
+        /// The constraint's name.
+        old: Ident,
+        /// Its new name.
+        new: Ident,
+    },
+    /// `ALTER [COLUMN] col SET NOT NULL | DROP NOT NULL`.
+    SetNotNull {
+        /// The column.
+        column: Ident,
+        /// `SET` (else `DROP`).
+        set: bool,
     },
     /// `VALIDATE CONSTRAINT name`.
     ValidateConstraint {

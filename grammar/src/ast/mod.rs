@@ -275,8 +275,8 @@ pub enum ColumnConstraint {
     PrimaryKey,
     /// `UNIQUE`
     Unique,
-    /// `CHECK (expr)`
-    Check(Expr),
+    /// `[CONSTRAINT name] CHECK (expr) [NO INHERIT]`
+    Check(CheckConstraint),
     /// `[CONSTRAINT name] REFERENCES table [(column)] ...`
     References {
         /// The constraint's name, when written.
@@ -293,8 +293,8 @@ pub enum TableConstraint {
     PrimaryKey(Vec<Ident>),
     /// `UNIQUE (columns)`
     Unique(Vec<Ident>),
-    /// `CHECK (expr)`
-    Check(Expr),
+    /// `[CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]`
+    Check(CheckConstraint),
     /// `[CONSTRAINT name] FOREIGN KEY (columns) REFERENCES table ...`
     ForeignKey {
         /// The constraint's name, when written.
@@ -304,6 +304,20 @@ pub enum TableConstraint {
         /// What they reference and how.
         refs: Box<ForeignKeyRef>,
     },
+}
+
+/// A `CHECK` constraint as written on a column, a table or in `ALTER
+/// TABLE ... ADD`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckConstraint {
+    /// The constraint's name, when written.
+    pub name: Option<Ident>,
+    /// The condition.
+    pub expr: Expr,
+    /// `NO INHERIT`.
+    pub no_inherit: bool,
+    /// `NOT VALID`: existing rows are not checked.
+    pub not_valid: bool,
 }
 
 /// `CREATE [TEMP] TABLE [IF NOT EXISTS] name [(columns)] [ON COMMIT ...] AS

@@ -76,6 +76,16 @@ impl Display for AlterTableAction {
                 }
                 Ok(())
             }
+            AlterTableAction::AddCheck(c) => write!(f, "ADD {c}"),
+            AlterTableAction::RenameConstraint { old, new } => {
+                write!(f, "RENAME CONSTRAINT {} TO {}", Id(old), Id(new))
+            }
+            AlterTableAction::SetNotNull { column, set } => write!(
+                f,
+                "ALTER COLUMN {} {} NOT NULL",
+                Id(column),
+                if *set { "SET" } else { "DROP" }
+            ),
             AlterTableAction::ValidateConstraint { name } => {
                 write!(f, "VALIDATE CONSTRAINT {}", Id(name))
             }

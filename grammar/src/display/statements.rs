@@ -239,7 +239,7 @@ impl Display for ColumnConstraint {
             ColumnConstraint::Default(e) => write!(f, "DEFAULT {}", P(e, prec::CMP + 1)),
             ColumnConstraint::PrimaryKey => f.write_str("PRIMARY KEY"),
             ColumnConstraint::Unique => f.write_str("UNIQUE"),
-            ColumnConstraint::Check(e) => write!(f, "CHECK ({e})"),
+            ColumnConstraint::Check(c) => c.fmt(f),
             ColumnConstraint::References { name, refs } => {
                 if let Some(n) = name {
                     write!(f, "CONSTRAINT {} ", Id(n))?;
@@ -250,12 +250,28 @@ impl Display for ColumnConstraint {
     }
 }
 
+impl Display for CheckConstraint {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(n) = &self.name {
+            write!(f, "CONSTRAINT {} ", Id(n))?;
+        }
+        write!(f, "CHECK ({})", self.expr)?;
+        if self.no_inherit {
+            f.write_str(" NO INHERIT")?;
+        }
+        if self.not_valid {
+            f.write_str(" NOT VALID")?;
+        }
+        Ok(())
+    }
+}
+
 impl Display for TableConstraint {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             TableConstraint::PrimaryKey(cols) => write!(f, "PRIMARY KEY ({})", Ids(cols)),
             TableConstraint::Unique(cols) => write!(f, "UNIQUE ({})", Ids(cols)),
-            TableConstraint::Check(e) => write!(f, "CHECK ({e})"),
+            TableConstraint::Check(c) => c.fmt(f),
             TableConstraint::ForeignKey {
                 name,
                 columns,

@@ -14,8 +14,8 @@ use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, word, PError, PRes
 use super::utility::set_arg;
 use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
-    ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr, FkAction,
-    ForeignKeyRef, Ident, Offset, OnCommit, Statement, TableConstraint, Truncate,
+    CheckConstraint, ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr,
+    FkAction, ForeignKeyRef, Ident, Offset, OnCommit, Statement, TableConstraint, Truncate,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -202,9 +202,15 @@ fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
         Some(Keyword::Unique) => map(preceded(kw(Keyword::Unique), cut(paren_col_list)), |c| {
             TableElement::Constraint(TableConstraint::Unique(c))
         })(i),
-        Some(Keyword::Check) => map(check, |e| {
-            TableElement::Constraint(TableConstraint::Check(e))
+        Some(Keyword::Check) => map(check_constraint(None, true), |c| {
+            TableElement::Constraint(TableConstraint::Check(c))
         })(i),
+        Some(Keyword::Constraint) if i.is_kw(2, Keyword::Check) => {
+            let (i, name) = opt_constraint_name(i)?;
+            map(cut(check_constraint(name, true)), |c| {
+                TableElement::Constraint(TableConstraint::Check(c))
+            })(i)
+        }
         Some(Keyword::Constraint | Keyword::Foreign) => {
             map(foreign_key, TableElement::Constraint)(i)
         }
@@ -240,6 +246,36 @@ fn check(i: Tokens<'_>) -> PResult<'_, Expr> {
     )(i)
 }
 
+/// `check ['NO' 'INHERIT'] ['NOT' 'VALID']` (NOT VALID only where
+/// `table_level`), named `name`.
+pub(crate) fn check_constraint(
+    name: Option<Ident>,
+    table_level: bool,
+) -> impl Fn(Tokens<'_>) -> PResult<'_, CheckConstraint> {
+    move |i| {
+        let (mut i, expr) = check(i)?;
+        let mut c = CheckConstraint {
+            name: name.clone(),
+            expr,
+            no_inherit: false,
+            not_valid: false,
+        };
+        loop {
+            if let Ok((j, _)) = pair(word("no"), word("inherit"))(i) {
+                c.no_inherit = true;
+                i = j;
+            } else if let (true, Ok((j, _))) =
+                (table_level, pair(kw(Keyword::Not), word("valid"))(i))
+            {
+                c.not_valid = true;
+                i = j;
+            } else {
+                return Ok((i, c));
+            }
+        }
+    }
+}
+
 /// `column_constraint ::= 'NOT' 'NULL' | 'NULL' | 'DEFAULT' b_expr | 'PRIMARY' 'KEY' | 'UNIQUE'
 ///   | 'CHECK' '(' expr ')'`
 fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
@@ -261,7 +297,17 @@ fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
             pair(kw(Keyword::Primary), cut(kw(Keyword::Key))),
         )(i),
         Some(Keyword::Unique) => value(ColumnConstraint::Unique, kw(Keyword::Unique))(i),
-        Some(Keyword::Check) => map(check, ColumnConstraint::Check)(i),
+        Some(Keyword::Check) => map(check_constraint(None, false), ColumnConstraint::Check)(i),
+        Some(Keyword::Constraint) if i.is_kw(2, Keyword::Check) => {
+            let (i, name) = opt_constraint_name(i)?;
+            map(cut(check_constraint(name, false)), ColumnConstraint::Check)(i)
+        }
+        Some(Keyword::Constraint) if i.is_kw(2, Keyword::Not) || i.is_kw(2, Keyword::Null) => {
+            // A NOT NULL constraint's name is not kept (PostgreSQL 15 has
+            // no catalog row for it).
+            let (i, _) = opt_constraint_name(i)?;
+            column_constraint(i)
+        }
         Some(Keyword::Constraint | Keyword::References) => map(
             pair(opt_constraint_name, cut(references)),
             |(name, refs)| ColumnConstraint::References {

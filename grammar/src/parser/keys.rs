@@ -7,7 +7,7 @@ use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, tuple};
 use nom::Parser;
 
-use super::ddl::foreign_key;
+use super::ddl::{check_constraint, foreign_key, opt_constraint_name};
 use super::dml::assignment;
 use super::index::index_elem;
 use super::query::opt_where;
@@ -89,7 +89,35 @@ fn alter_action(i: Tokens<'_>) -> PResult<'_, AlterTableAction> {
         let (j, name) = cut(preceded(kw(Keyword::Constraint), col_id))(j)?;
         return Ok((j, AlterTableAction::ValidateConstraint { name }));
     }
+    if let Ok((j, _)) = word("rename")(i) {
+        let (j, (_, old, _, new)) = cut(tuple((
+            kw(Keyword::Constraint),
+            col_id,
+            kw(Keyword::To),
+            col_id,
+        )))(j)?;
+        return Ok((j, AlterTableAction::RenameConstraint { old, new }));
+    }
+    if i.is_kw(0, Keyword::Alter) {
+        let (j, (_, _, column, set, _, _)) = cut(tuple((
+            kw(Keyword::Alter),
+            opt(kw(Keyword::Column)),
+            col_id,
+            nom::branch::alt((
+                nom::combinator::value(true, kw(Keyword::Set)),
+                nom::combinator::value(false, kw(Keyword::Drop)),
+            )),
+            kw(Keyword::Not),
+            kw(Keyword::Null),
+        )))(i)?;
+        return Ok((j, AlterTableAction::SetNotNull { column, set }));
+    }
     let (i, verb) = kw_of(&[Keyword::Add, Keyword::Drop])(i)?;
+    if verb == Keyword::Add && (i.is_kw(0, Keyword::Check) || i.is_kw(2, Keyword::Check)) {
+        let (i, name) = opt_constraint_name(i)?;
+        let (i, c) = cut(check_constraint(name, true))(i)?;
+        return Ok((i, AlterTableAction::AddCheck(c)));
+    }
     if verb == Keyword::Add && (i.is_kw(0, Keyword::Foreign) || i.is_kw(2, Keyword::Foreign)) {
         let (i, fk) = foreign_key(i)?;
         let (i, not_valid) = opt(pair(kw(Keyword::Not), cut(word("valid"))))(i)?;

@@ -155,7 +155,9 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         };
     };
     match lead {
-        Keyword::Select | Keyword::Values | Keyword::With => query::query_statement(i),
+        Keyword::Select | Keyword::Values | Keyword::With | Keyword::Table => {
+            query::query_statement(i)
+        }
         Keyword::Insert => dml::insert(i),
         Keyword::Update => dml::update(i),
         Keyword::Delete => dml::delete(i),

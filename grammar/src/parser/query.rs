@@ -25,12 +25,11 @@ use crate::ast::{
 use crate::keywords::{Keyword, KeywordClass};
 use crate::lexer::{StringStyle, TokenKind};
 
-/// A query as a statement (it starts with SELECT, VALUES, WITH or `(`).
+/// A query as a statement (it starts with SELECT, VALUES, WITH, TABLE or `(`).
 pub(crate) fn query_statement(i: Tokens<'_>) -> PResult<'_, Statement> {
     match i.first().kind {
-        TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With) | TokenKind::LParen => {
-            map(query, |q| Statement::Query(Box::new(q)))(i)
-        }
+        TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With | Keyword::Table)
+        | TokenKind::LParen => map(query, |q| Statement::Query(Box::new(q)))(i),
         _ => i.fail(),
     }
 }
@@ -213,11 +212,18 @@ fn set_expr(i: Tokens<'_>, min_prec: u8) -> PResult<'_, SetExpr> {
     Ok((result?, left))
 }
 
-/// `set_operand ::= select | values | '(' query ')'`
+/// `set_operand ::= select | values | 'TABLE' target_table | '(' query ')'`
 fn set_operand(i: Tokens<'_>) -> PResult<'_, SetExpr> {
     match i.first().kind {
         TokenKind::Word(Keyword::Select) => map(select, |s| SetExpr::Select(Box::new(s)))(i),
         TokenKind::Word(Keyword::Values) => values(i),
+        TokenKind::Word(Keyword::Table) => {
+            let star = Offset(i.first().start);
+            map(
+                preceded(kw(Keyword::Table), cut(target_table)),
+                move |name| SetExpr::Select(Box::new(table_select(name, star))),
+            )(i)
+        }
         TokenKind::LParen => map(
             preceded(
                 tok(TokenKind::LParen),
@@ -236,6 +242,20 @@ fn set_operand(i: Tokens<'_>) -> PResult<'_, SetExpr> {
             },
         )(i),
         _ => i.fail(),
+    }
+}
+
+/// `TABLE name`: `SELECT * FROM name`.
+fn table_select(name: ObjectName, star: Offset) -> Select {
+    Select {
+        distinct: false,
+        distinct_on: Vec::new(),
+        projection: vec![SelectItem::Wildcard(star)],
+        from: vec![TableRef::Table { name, alias: None }],
+        where_clause: None,
+        group_by: Vec::new(),
+        having: None,
+        window: Vec::new(),
     }
 }
 
@@ -753,7 +773,7 @@ pub(crate) fn at_query_start(i: Tokens<'_>) -> bool {
     }
     if !matches!(
         i.kind(n),
-        TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With)
+        TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With | Keyword::Table)
     ) {
         return false;
     }

@@ -79,7 +79,8 @@ type Step<T> = std::result::Result<T, NotMine>;
 
 impl FastForm {
     /// The plan for loading `targets` of `table`, or `None` when the fast
-    /// path does not apply (not text format, or not every column in order).
+    /// path does not apply (not text format, not every column in order, a
+    /// domain column or a CHECK constraint).
     pub(super) fn new(
         table: &crate::catalog::TableDef,
         opts: &CopyOptions,
@@ -93,6 +94,7 @@ impl FastForm {
             || targets.iter().enumerate().any(|(k, &t)| k != t)
             || desc.len() != table.columns.len()
             || table.columns.iter().any(|c| c.domain.is_some())
+            || !table.checks.is_empty()
         {
             return None;
         }

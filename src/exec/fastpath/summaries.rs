@@ -886,6 +886,7 @@ mod tests {
                 .collect(),
             stats: None,
             indexes: Vec::new(),
+            checks: Vec::new(),
         }
     }
 

@@ -96,6 +96,7 @@ impl ModifyTable<'_> {
         while let Some(b) = op.next()? {
             self.exec.check_cancel()?;
             let mut written: Vec<Vec<Value>> = Vec::new();
+            writer.prepare(&b, 0)?;
             for i in 0..b.len {
                 writer.form(&b, i, 0)?;
                 let proposed: Vec<Value> = (0..table.columns.len())

@@ -26,6 +26,7 @@ fn table(types: &[DataType]) -> TableDef {
             .collect(),
         stats: None,
         indexes: Vec::new(),
+        checks: Vec::new(),
     }
 }
 
