@@ -602,22 +602,7 @@ pub(crate) fn build_node<'a>(
             input,
             limit,
             offset,
-        } => {
-            // A sort right below knows how many rows are wanted (PostgreSQL's
-            // ExecSetTupleBound): it keeps only those, as a top-N heap.
-            let usage = match limit {
-                Some(l) if *l > 0 && matches!(input.node, Node::Sort { .. }) => {
-                    let bound = l.saturating_add(*offset);
-                    scan::ScanUse::Bounded(usize::try_from(bound).unwrap_or(usize::MAX))
-                }
-                _ => scan::ScanUse::Rows,
-            };
-            Box::new(rowwise::LimitOp {
-                input: build_node(input, ctx, instr, next_id, usage)?,
-                remaining: *limit,
-                skip: *offset,
-            })
-        }
+        } => limit_node(input, *limit, *offset, ctx, instr, next_id)?,
         Node::LimitTies {
             input,
             limit,
@@ -640,12 +625,6 @@ pub(crate) fn build_node<'a>(
             inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,
         }),
-        // A bare count(*) sums the visibility map's live counts and counts
-        // line pointers of the other pages instead of producing empty rows;
-        // under EXPLAIN ANALYZE too, with the count shown on the scan.
-        Node::Aggregate { input, group, aggs } if scan::is_count_star(input, group, aggs) => {
-            count_star(input, aggs.len(), ctx, instr, next_id)?
-        }
         Node::Gather { input, workers } => Box::new(parallel::GatherOp::new(
             input,
             *workers,
@@ -653,37 +632,9 @@ pub(crate) fn build_node<'a>(
             ctx,
             instr.map(|i| (i, id + 1)),
         )),
-        Node::Aggregate { input, group, aggs }
-            if plan.node.exprs().into_iter().any(rowwise::per_row) =>
-        {
-            Box::new(agg::AggregateOp::new(
-                Box::new(rowwise::SingleRowsOp::new(build(input)?)),
-                group,
-                aggs,
-                plan.types(),
-                ctx,
-            ))
+        Node::Aggregate { .. } | Node::GroupAggregate { .. } => {
+            aggregate_node(plan, ctx, instr, next_id)?
         }
-        Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
-            build_node(input, ctx, instr, next_id, scan::scan_use(group, aggs))?,
-            group,
-            aggs,
-            plan.types(),
-            ctx,
-        )),
-        Node::GroupAggregate {
-            input,
-            group,
-            aggs,
-            order,
-        } => Box::new(groupagg::GroupAggregateOp::new(
-            build(input)?,
-            group,
-            aggs,
-            order,
-            plan.types(),
-            ctx,
-        )?),
         Node::Distinct { input } => Box::new(agg::DistinctOp::new(build(input)?, ctx)),
         Node::CteScan { input, .. } => build(input)?,
         Node::RecursiveUnion { .. } => recursive_union(plan, ctx, instr, next_id)?,
@@ -735,6 +686,80 @@ pub(crate) fn build_node<'a>(
             instr,
         }),
         None => op,
+    })
+}
+
+/// A LIMIT over `input`; a sort right below knows how many rows are wanted
+/// (PostgreSQL's ExecSetTupleBound) and keeps only those, as a top-N heap.
+fn limit_node<'a>(
+    input: &'a Plan,
+    limit: Option<u64>,
+    offset: u64,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let usage = match limit {
+        Some(l) if l > 0 && matches!(input.node, Node::Sort { .. }) => {
+            let bound = l.saturating_add(offset);
+            scan::ScanUse::Bounded(usize::try_from(bound).unwrap_or(usize::MAX))
+        }
+        _ => scan::ScanUse::Rows,
+    };
+    Ok(Box::new(rowwise::LimitOp {
+        input: build_node(input, ctx, instr, next_id, usage)?,
+        remaining: limit,
+        skip: offset,
+    }))
+}
+
+/// The operator of an `Aggregate` or `GroupAggregate` node and its input.
+fn aggregate_node<'a>(
+    plan: &'a Plan,
+    ctx: &'a ExecContext,
+    instr: Option<&'a Instrumentation>,
+    next_id: &mut usize,
+) -> Result<Box<dyn Operator + 'a>> {
+    let mut build = |p: &'a Plan| build_with(p, ctx, instr, next_id);
+    Ok(match &plan.node {
+        // A bare count(*) sums the visibility map's live counts and counts
+        // line pointers of the other pages instead of producing empty rows;
+        // under EXPLAIN ANALYZE too, with the count shown on the scan.
+        Node::Aggregate { input, group, aggs } if scan::is_count_star(input, group, aggs) => {
+            count_star(input, aggs.len(), ctx, instr, next_id)?
+        }
+        Node::Aggregate { input, group, aggs }
+            if plan.node.exprs().into_iter().any(rowwise::per_row) =>
+        {
+            Box::new(agg::AggregateOp::new(
+                Box::new(rowwise::SingleRowsOp::new(build(input)?)),
+                group,
+                aggs,
+                plan.types(),
+                ctx,
+            ))
+        }
+        Node::Aggregate { input, group, aggs } => Box::new(agg::AggregateOp::new(
+            build_node(input, ctx, instr, next_id, scan::scan_use(group, aggs))?,
+            group,
+            aggs,
+            plan.types(),
+            ctx,
+        )),
+        Node::GroupAggregate {
+            input,
+            group,
+            aggs,
+            order,
+        } => Box::new(groupagg::GroupAggregateOp::new(
+            build(input)?,
+            group,
+            aggs,
+            order,
+            plan.types(),
+            ctx,
+        )?),
+        _ => return Err(err!(InternalError, "not an aggregation")),
     })
 }
 

@@ -3,7 +3,7 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::{Id, Str};
-use crate::ast::{CreateOperator, OperDefArg, DropOperator, OperatorRef};
+use crate::ast::{CreateOperator, DropOperator, OperDefArg, OperatorRef};
 
 impl Display for OperDefArg {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {

@@ -9,7 +9,7 @@ use nom::Parser;
 
 use super::literal::{data_type, string};
 use super::tokens::{col_label, kw, kw_of, tok, word, PResult, Tokens};
-use crate::ast::{CreateOperator, OperDefArg, DropOperator, OperatorRef, Statement};
+use crate::ast::{CreateOperator, DropOperator, OperDefArg, OperatorRef, Statement};
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
 
