@@ -23,7 +23,7 @@ use super::versions::{replace, Version};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 use crate::types::DataType;
 
 /// A shell or base type.
@@ -72,32 +72,19 @@ impl Catalog {
     /// The base or shell type `name` that `view` sees, if any.
     pub fn lookup_base_type(&self, view: &CatalogView, name: &str) -> Option<Arc<BaseTypeDef>> {
         let st = self.read();
-        st.base_types
-            .iter()
-            .find(|v| v.def.name == name && view.sees_object(v))
-            .map(|v| v.def.clone())
+        super::versions::find(&st.base_types, view, |d| d.name == name)
     }
 
     /// Every internal function `view` sees, in oid order.
     pub fn internal_functions(&self, view: &CatalogView) -> Vec<Arc<InternalFuncDef>> {
-        let mut out: Vec<_> = self
-            .read()
-            .internal_funcs
-            .iter()
-            .filter(|v| view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&self.read().internal_funcs, view, |_| true);
         out.sort_by_key(|f| f.oid);
         out
     }
 
     /// Adds a base or shell type made by transaction `xid`.
     pub fn create_base_type(&self, xid: Xid, def: BaseTypeDef) {
-        self.write().base_types.push(Version {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: Arc::new(def),
-        });
+        super::versions::insert(&mut self.write().base_types, xid, Arc::new(def));
     }
 
     /// Replaces (a shell's completion) or deletes the base type `oid` that
@@ -110,11 +97,7 @@ impl Catalog {
         replacement: Option<BaseTypeDef>,
     ) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .base_types
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        else {
+        let Some(pos) = super::versions::position(&st.base_types, view, |d| d.oid == oid) else {
             return Err(err!(UndefinedObject, "type with OID {oid} does not exist"));
         };
         replace(&mut st.base_types, pos, view, xid, replacement)
@@ -122,20 +105,13 @@ impl Catalog {
 
     /// Adds an internal function made by transaction `xid`.
     pub fn create_internal_function(&self, xid: Xid, def: InternalFuncDef) {
-        self.write().internal_funcs.push(Version {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: Arc::new(def),
-        });
+        super::versions::insert(&mut self.write().internal_funcs, xid, Arc::new(def));
     }
 
     /// Deletes the internal function `oid` that `view` sees.
     pub fn drop_internal_function(&self, view: &CatalogView, xid: Xid, oid: u32) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .internal_funcs
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
+        let Some(pos) = super::versions::position(&st.internal_funcs, view, |d| d.oid == oid)
         else {
             return Err(err!(
                 UndefinedFunction,

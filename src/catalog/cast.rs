@@ -18,7 +18,7 @@ use super::versions::{replace, Version};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 
 /// A user-defined cast.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,12 +54,7 @@ impl Catalog {
         if st.casts.is_empty() {
             return Vec::new();
         }
-        let mut out: Vec<_> = st
-            .casts
-            .iter()
-            .filter(|v| view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&st.casts, view, |_| true);
         out.sort_by_key(|c| c.oid);
         out
     }
@@ -75,29 +70,20 @@ impl Catalog {
         if st.casts.is_empty() {
             return None;
         }
-        st.casts
-            .iter()
-            .find(|v| v.def.source == source && v.def.target == target && view.sees_object(v))
-            .map(|v| v.def.clone())
+        super::versions::find(&st.casts, view, |d| {
+            d.source == source && d.target == target
+        })
     }
 
     /// Adds a cast made by transaction `xid`.
     pub fn create_cast(&self, xid: Xid, def: CastDef) {
-        self.write().casts.push(Version {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: Arc::new(def),
-        });
+        super::versions::insert(&mut self.write().casts, xid, Arc::new(def));
     }
 
     /// Deletes the cast `oid` that `view` sees.
     pub fn drop_cast(&self, view: &CatalogView, xid: Xid, oid: u32) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .casts
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        else {
+        let Some(pos) = super::versions::position(&st.casts, view, |d| d.oid == oid) else {
             return Err(err!(UndefinedObject, "cast with OID {oid} does not exist"));
         };
         replace(&mut st.casts, pos, view, xid, None)

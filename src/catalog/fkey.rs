@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::persist::{corrupt, esc, unesc};
 use super::{Catalog, CatalogView};
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 
 /// What a change of a referenced key does to the rows referencing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,22 +110,14 @@ impl Catalog {
     /// Adds a constraint made by transaction `xid` (its name checked by
     /// the caller, which knows the table's other constraints).
     pub fn add_foreign_key(&self, xid: Xid, def: ForeignKeyDef) {
-        self.write().fkeys.push(FkVersion {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: Arc::new(def),
-        });
+        super::versions::insert(&mut self.write().fkeys, xid, Arc::new(def));
     }
 
     /// Marks the constraint `oid` that `view` sees as dropped by `xid`
     /// (removes it when `xid` made it).
     pub fn drop_foreign_key(&self, view: &CatalogView, xid: Xid, oid: u32) {
         let mut st = self.write();
-        if let Some(pos) = st
-            .fkeys
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        {
+        if let Some(pos) = super::versions::position(&st.fkeys, view, |d| d.oid == oid) {
             if st.fkeys[pos].xmin == xid {
                 st.fkeys.remove(pos);
             } else {

@@ -22,7 +22,7 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 use crate::types::funcs::volatility::Volatility;
 use crate::types::DataType;
 
@@ -146,25 +146,14 @@ impl Catalog {
         if st.functions.is_empty() {
             return Vec::new();
         }
-        let mut out: Vec<_> = st
-            .functions
-            .iter()
-            .filter(|v| v.def.name == name && view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&st.functions, view, |d| d.name == name);
         out.sort_by_key(|f| f.oid);
         out
     }
 
     /// Every function `view` sees, by name then oid.
     pub fn functions(&self, view: &CatalogView) -> Vec<Arc<FunctionDef>> {
-        let mut out: Vec<_> = self
-            .read()
-            .functions
-            .iter()
-            .filter(|v| view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&self.read().functions, view, |_| true);
         out.sort_by(|a, b| (&a.name, a.oid).cmp(&(&b.name, b.oid)));
         out
     }
@@ -172,11 +161,7 @@ impl Catalog {
     /// Adds a function created by transaction `xid`.
     pub fn create_function(&self, xid: Xid, def: FunctionDef) -> Arc<FunctionDef> {
         let def = Arc::new(def);
-        self.write().functions.push(FuncVersion {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: def.clone(),
-        });
+        super::versions::insert(&mut self.write().functions, xid, def.clone());
         def
     }
 
@@ -191,11 +176,7 @@ impl Catalog {
         replacement: Option<FunctionDef>,
     ) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .functions
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        else {
+        let Some(pos) = super::versions::position(&st.functions, view, |d| d.oid == oid) else {
             return Err(err!(
                 UndefinedFunction,
                 "function with OID {oid} does not exist"

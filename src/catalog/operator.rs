@@ -19,7 +19,7 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 use crate::types::DataType;
 
 /// An operator's definition.
@@ -71,47 +71,28 @@ impl Catalog {
         if st.operators.is_empty() {
             return Vec::new();
         }
-        let mut out: Vec<_> = st
-            .operators
-            .iter()
-            .filter(|v| v.def.name == name && view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&st.operators, view, |d| d.name == name);
         out.sort_by_key(|o| o.oid);
         out
     }
 
     /// Every operator `view` sees, by oid.
     pub fn operators(&self, view: &CatalogView) -> Vec<Arc<OperatorDef>> {
-        let mut out: Vec<_> = self
-            .read()
-            .operators
-            .iter()
-            .filter(|v| view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&self.read().operators, view, |_| true);
         out.sort_by_key(|o| o.oid);
         out
     }
 
     /// Adds an operator created by transaction `xid`.
     pub fn create_operator(&self, xid: Xid, def: OperatorDef) {
-        self.write().operators.push(OperVersion {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: Arc::new(def),
-        });
+        super::versions::insert(&mut self.write().operators, xid, Arc::new(def));
     }
 
     /// Marks the version of operator `oid` that `view` sees as deleted by
     /// `xid`. Fails with 40001 when another transaction already changed it.
     pub fn drop_operator(&self, view: &CatalogView, xid: Xid, oid: u32) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .operators
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        else {
+        let Some(pos) = super::versions::position(&st.operators, view, |d| d.oid == oid) else {
             return Err(err!(
                 UndefinedFunction,
                 "operator with OID {oid} does not exist"

@@ -24,7 +24,7 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView};
 use crate::err;
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 use crate::types::DataType;
 
 /// Source of [`DomainDef::serial`].
@@ -116,21 +116,12 @@ impl Catalog {
         if st.types.is_empty() {
             return None;
         }
-        st.types
-            .iter()
-            .find(|v| v.def.name == name && view.sees_object(v))
-            .map(|v| v.def.clone())
+        super::versions::find(&st.types, view, |d| d.name == name)
     }
 
     /// Every domain `view` sees, by name.
     pub fn domains(&self, view: &CatalogView) -> Vec<Arc<DomainDef>> {
-        let mut out: Vec<_> = self
-            .read()
-            .types
-            .iter()
-            .filter(|v| view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&self.read().types, view, |_| true);
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
@@ -138,11 +129,7 @@ impl Catalog {
     /// Adds a domain created by transaction `xid`.
     pub fn create_domain(&self, xid: Xid, def: DomainDef) -> Arc<DomainDef> {
         let def = Arc::new(def);
-        self.write().types.push(TypeVersion {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: def.clone(),
-        });
+        super::versions::insert(&mut self.write().types, xid, def.clone());
         def
     }
 
@@ -157,11 +144,7 @@ impl Catalog {
         replacement: Option<DomainDef>,
     ) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .types
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        else {
+        let Some(pos) = super::versions::position(&st.types, view, |d| d.oid == oid) else {
             return Err(err!(UndefinedObject, "type with OID {oid} does not exist"));
         };
         super::versions::replace(&mut st.types, pos, view, xid, replacement)

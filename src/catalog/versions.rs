@@ -38,6 +38,48 @@ impl CatalogView<'_> {
     }
 }
 
+/// The objects of `vs` that `view` sees and `keep` accepts, in list order.
+pub(super) fn visible<T>(
+    vs: &[Version<T>],
+    view: &CatalogView,
+    keep: impl Fn(&T) -> bool,
+) -> Vec<Arc<T>> {
+    vs.iter()
+        .filter(|v| keep(&v.def) && view.sees_object(v))
+        .map(|v| v.def.clone())
+        .collect()
+}
+
+/// The first object of `vs` that `view` sees and `keep` accepts.
+pub(super) fn find<T>(
+    vs: &[Version<T>],
+    view: &CatalogView,
+    keep: impl Fn(&T) -> bool,
+) -> Option<Arc<T>> {
+    vs.iter()
+        .find(|v| keep(&v.def) && view.sees_object(v))
+        .map(|v| v.def.clone())
+}
+
+/// The position in `vs` of the version `view` sees of the object `keep`
+/// accepts (for [`replace`]).
+pub(super) fn position<T>(
+    vs: &[Version<T>],
+    view: &CatalogView,
+    keep: impl Fn(&T) -> bool,
+) -> Option<usize> {
+    vs.iter().position(|v| keep(&v.def) && view.sees_object(v))
+}
+
+/// Adds `def` as a new object made by transaction `xid`.
+pub(super) fn insert<T>(vs: &mut Vec<Version<T>>, xid: Xid, def: Arc<T>) {
+    vs.push(Version {
+        xmin: xid,
+        xmax: INVALID_XID,
+        def,
+    });
+}
+
 /// Marks `vs[pos]` deleted by `xid`, adding `replacement` as its new
 /// version; a version `xid` made itself is changed (or removed) in place.
 /// Fails with 40001 when another transaction claimed it first.

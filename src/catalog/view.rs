@@ -28,7 +28,7 @@ use super::persist::{corrupt, esc, parse_type_tag, type_tag, unesc};
 use super::{Catalog, CatalogView, State};
 use crate::err;
 use crate::error::Result;
-use crate::txn::{Xid, INVALID_XID};
+use crate::txn::Xid;
 use crate::types::DataType;
 
 /// One output column of a view.
@@ -98,11 +98,7 @@ pub(super) type ViewVersion = super::versions::Version<ViewDef>;
 impl Catalog {
     /// The view `name` as `view` sees it.
     pub fn lookup_view(&self, view: &CatalogView, name: &str) -> Option<Arc<ViewDef>> {
-        self.read()
-            .views
-            .iter()
-            .find(|v| v.def.name == name && view.sees_object(v))
-            .map(|v| v.def.clone())
+        super::versions::find(&self.read().views, view, |d| d.name == name)
     }
 
     /// Whether any version of a view is named `name` (a cheap first test
@@ -113,13 +109,7 @@ impl Catalog {
 
     /// Every view `view` sees, by name.
     pub fn views(&self, view: &CatalogView) -> Vec<Arc<ViewDef>> {
-        let mut out: Vec<_> = self
-            .read()
-            .views
-            .iter()
-            .filter(|v| view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> = super::versions::visible(&self.read().views, view, |_| true);
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
@@ -127,13 +117,8 @@ impl Catalog {
     /// The views `view` sees that read relation `oid` directly, in
     /// creation order (as PostgreSQL lists dependents: by oid).
     pub fn view_dependents(&self, view: &CatalogView, oid: u32) -> Vec<Arc<ViewDef>> {
-        let mut out: Vec<_> = self
-            .read()
-            .views
-            .iter()
-            .filter(|v| v.def.depends_on.contains(&oid) && view.sees_object(v))
-            .map(|v| v.def.clone())
-            .collect();
+        let mut out: Vec<_> =
+            super::versions::visible(&self.read().views, view, |d| d.depends_on.contains(&oid));
         out.sort_by_key(|v| v.oid);
         out
     }
@@ -163,11 +148,7 @@ impl Catalog {
             ));
         }
         let def = Arc::new(def);
-        st.views.push(ViewVersion {
-            xmin: xid,
-            xmax: INVALID_XID,
-            def: def.clone(),
-        });
+        super::versions::insert(&mut st.views, xid, def.clone());
         Ok(def)
     }
 
@@ -182,11 +163,7 @@ impl Catalog {
         replacement: Option<ViewDef>,
     ) -> Result<()> {
         let mut st = self.write();
-        let Some(pos) = st
-            .views
-            .iter()
-            .position(|v| v.def.oid == oid && view.sees_object(v))
-        else {
+        let Some(pos) = super::versions::position(&st.views, view, |d| d.oid == oid) else {
             return Err(err!(
                 UndefinedTable,
                 "relation with OID {oid} does not exist"
@@ -296,7 +273,7 @@ mod tests {
     use super::super::persist;
     use super::*;
     use crate::storage::control::ControlFile;
-    use crate::txn::TxnManager;
+    use crate::txn::{TxnManager, INVALID_XID};
     use std::sync::Mutex;
 
     fn def(oid: u32, name: &str, deps: Vec<u32>) -> ViewDef {
