@@ -187,14 +187,25 @@ fn dead_item(p: &[u8], off: OffsetNumber) -> Option<&[u8]> {
 }
 
 /// Item `off` unless it is marked `LP_DEAD` (then `None`).
-#[inline]
+///
+/// Called per item by index scans: the common case stays inline in the
+/// scan's loop and the rare one (a dead or missing item, with its error)
+/// is a call, so the compiler inlines this however the crate is split.
+#[inline(always)]
 pub fn live_item(p: &[u8], off: OffsetNumber) -> Result<Option<&[u8]>> {
     match page::get_item(p, off) {
         Some(t) => Ok(Some(t)),
-        None => match dead_item(p, off) {
-            Some(_) => Ok(None),
-            None => Err(err!(DataCorrupted, "index item {off} is missing")),
-        },
+        None => dead_or_missing(p, off),
+    }
+}
+
+/// [`live_item`]'s rare case: `None` for an `LP_DEAD` item, else the error.
+#[cold]
+#[inline(never)]
+fn dead_or_missing(p: &[u8], off: OffsetNumber) -> Result<Option<&[u8]>> {
+    match dead_item(p, off) {
+        Some(_) => Ok(None),
+        None => Err(err!(DataCorrupted, "index item {off} is missing")),
     }
 }
 
