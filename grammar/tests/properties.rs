@@ -345,7 +345,7 @@ fn table_alias() -> impl Strategy<Value = Option<TableAlias>> {
 fn table_ref(expr: BoxedStrategy<Expr>, query: BoxedStrategy<Query>) -> BoxedStrategy<TableRef> {
     let order = order_by_with(expr.clone());
     let leaf = prop_oneof![
-        3 => (object_name(), table_alias()).prop_map(|(name, alias)| TableRef::Table { name, alias }),
+        3 => (object_name(), table_alias()).prop_map(|(name, alias)| TableRef::Table { name, alias, only: false }),
         1 => (function_with(expr.clone(), order), table_alias())
             .prop_map(|(call, alias)| TableRef::Function { call, alias, offset: Offset(0) }),
         1 => (query, table_alias()).prop_map(|(q, alias)| TableRef::Subquery { query: Box::new(q), alias, lateral: false }),
@@ -570,6 +570,7 @@ fn statement() -> BoxedStrategy<Statement> {
             .prop_map(|(table, alias, sets, from, where_clause, returning)| {
                 Statement::Update(Box::new(Update {
                     table,
+                    only: false,
                     alias,
                     assignments: sets
                         .into_iter()
@@ -594,6 +595,7 @@ fn statement() -> BoxedStrategy<Statement> {
             .prop_map(|(table, alias, using, where_clause, returning)| {
                 Statement::Delete(Box::new(Delete {
                     table,
+                    only: false,
                     alias,
                     using,
                     where_clause,
@@ -665,6 +667,7 @@ fn statement() -> BoxedStrategy<Statement> {
                         columns,
                         constraints,
                         with_options,
+                        inherits: Vec::new(),
                     }))
                 }
             ),
@@ -682,6 +685,7 @@ fn statement() -> BoxedStrategy<Statement> {
             ),
         proptest::collection::vec(object_name(), 1..3).prop_map(|names| Statement::Truncate(
             Truncate {
+                only: vec![false; names.len()],
                 names,
                 cascade: false
             }

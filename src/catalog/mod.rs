@@ -160,6 +160,13 @@ pub struct TableDef {
     /// Its CHECK constraints, by name (the order they are checked in, as
     /// PostgreSQL's `CheckConstraintFetch` sorts them).
     pub checks: Vec<CheckConstraint>,
+    /// The tables it inherits from (`INHERITS`), by oid, in the order
+    /// written (PostgreSQL's `pg_inherits`).
+    pub parents: Vec<u32>,
+    /// Whether some table was ever made to inherit from it (PostgreSQL's
+    /// `relhassubclass`: set when a child is created, never cleared, so a
+    /// scan looks for children only when there may be some).
+    pub has_subclass: bool,
 }
 
 impl TableDef {

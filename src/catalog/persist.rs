@@ -119,6 +119,7 @@ pub fn type_tag(ty: &DataType) -> String {
         DataType::TimeTz(None) => "timetz".into(),
         DataType::TimeTz(Some(p)) => format!("timetz:{p}"),
         DataType::Json => "json".into(),
+        DataType::Point => "point".into(),
         DataType::Jsonb => "jsonb".into(),
     }
 }
@@ -159,6 +160,7 @@ pub fn parse_type_tag(tag: &str) -> Result<DataType> {
         "unknown" => DataType::Unknown,
         "bytea" => DataType::Bytea,
         "json" => DataType::Json,
+        "point" => DataType::Point,
         "jsonb" => DataType::Jsonb,
         "time" if tag == "time" => DataType::Time(None),
         "time" => DataType::Time(Some(num()? as u8)),
@@ -263,6 +265,13 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
             text.push_str(&format!(" {}", v.temp_ns));
         }
         text.push('\n');
+        if !d.parents.is_empty() || d.has_subclass {
+            text.push_str(&format!("inherits {}", d.has_subclass as u8));
+            for p in &d.parents {
+                text.push_str(&format!(" {p}"));
+            }
+            text.push('\n');
+        }
         for c in &d.columns {
             text.push_str(&format!(
                 "column {} {} {} {}",
@@ -419,8 +428,19 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                         stats: None,
                         indexes: Vec::new(),
                         checks: Vec::new(),
+                        parents: Vec::new(),
+                        has_subclass: false,
                     },
                 ));
+            }
+            "inherits" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("inherits before table"))?;
+                t.has_subclass = num(1)? != 0.0;
+                for i in 2..f.len() {
+                    t.parents.push(num(i)? as u32);
+                }
             }
             "column" => {
                 let (_, _, t) = tables
@@ -564,6 +584,8 @@ mod tests {
                         predicate: None,
                     }],
                     checks: Vec::new(),
+                    parents: Vec::new(),
+                    has_subclass: false,
                 }),
                 // A temporary table's namespace survives the file (its
                 // open after a crash must find it to drop it).

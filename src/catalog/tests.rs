@@ -34,6 +34,8 @@ fn table(cat: &Catalog, name: &str) -> TableDef {
         stats: None,
         indexes: Vec::new(),
         checks: Vec::new(),
+        parents: Vec::new(),
+        has_subclass: false,
     }
 }
 
@@ -202,13 +204,15 @@ fn drop_and_replace_are_versions() {
 }
 
 #[test]
-fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
+fn uncommitted_versions_vanish_on_reopen_and_stats_and_parents_persist() {
     let dir = tempfile::tempdir().unwrap();
     let tm = txns(dir.path());
     let cat = Catalog::open(dir.path(), &tm, true).unwrap();
     let x1 = tm.begin().unwrap();
     let s1 = tm.snapshot(x1, 0);
     let mut def = table(&cat, "s");
+    def.parents = vec![7, 3];
+    def.has_subclass = true;
     def.stats = Some(TableStats {
         reltuples: 1000.0,
         relpages: 7,
@@ -259,7 +263,9 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_persist() {
         temp_ns: 0,
     };
     assert!(cat.lookup(&v, "u").is_none());
-    assert_eq!(cat.get(&v, "s").unwrap().stats, def.stats);
+    let s = cat.get(&v, "s").unwrap();
+    assert_eq!(s.stats, def.stats);
+    assert_eq!((&s.parents, s.has_subclass), (&vec![7, 3], true));
     assert!(cat.next_oid() > def.oid);
 }
 

@@ -50,9 +50,13 @@ pub struct TableSpec {
     pub uniques: Vec<Vec<String>>,
     /// The foreign keys (column constraints first).
     pub foreign_keys: Vec<super::fkey::FkSpec>,
-    /// The CHECK constraints (column constraints first), bound, unnamed
-    /// ones still without a name.
+    /// The CHECK constraints (inherited ones, then column constraints,
+    /// then table constraints), bound, unnamed ones still without a name.
     pub checks: Vec<super::checkcmds::CheckSpec>,
+    /// The tables it inherits from, by oid.
+    pub parents: Vec<u32>,
+    /// NOTICEs of the definition (merged inherited columns).
+    pub notices: Vec<String>,
 }
 
 /// CREATE TABLE [AS] of a name that exists under `view` in the namespace
@@ -114,9 +118,12 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
         }
     }
     let mut seen = HashSet::new();
-    let mut columns = Vec::with_capacity(c.columns.len());
+    let inh = super::inherit::inherited(c, ctx)?;
+    let mut notices = inh.notices.clone();
+    let mut columns = inh.columns.clone();
+    let inherited_count = columns.len();
     let mut binder = Binder::new(ctx);
-    for col in &c.columns {
+    for (local_pos, col) in c.columns.iter().enumerate() {
         if !seen.insert(col.name.clone()) {
             return Err(at(
                 err!(
@@ -155,16 +162,28 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
                 }
             }
         }
-        columns.push(ColumnDef {
+        let def = ColumnDef {
             name: col.name.clone(),
             ty,
             not_null,
             default,
             domain: domain.map(|d| d.name.clone()),
-        });
+        };
+        match columns[..inherited_count]
+            .iter()
+            .position(|c| c.name == col.name)
+        {
+            Some(i) => super::inherit::merge_local_column(
+                &mut columns[i],
+                def,
+                (local_pos, i),
+                &mut notices,
+            )?,
+            None => columns.push(def),
+        }
     }
     for pk in &pk_columns {
-        if !seen.contains(pk) {
+        if !columns.iter().any(|c| c.name == *pk) {
             return Err(err!(
                 UndefinedColumn,
                 "column \"{pk}\" named in key does not exist"
@@ -173,7 +192,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
     }
     uniques.extend(table_uniques);
     fkeys.extend(table_fkeys);
-    let mut checks = Vec::new();
+    let mut checks = super::inherit::inherited_checks(&inh, &c.name.name, &columns)?;
     for k in col_checks.into_iter().chain(table_checks) {
         checks.push(super::checkcmds::CheckSpec::bind(
             ctx.settings(),
@@ -189,6 +208,8 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
         uniques,
         foreign_keys: fkeys,
         checks,
+        parents: inh.parents.iter().map(|p| p.oid).collect(),
+        notices,
     })
 }
 
@@ -274,6 +295,7 @@ impl DdlContext<'_> {
         name: &str,
         columns: Vec<ColumnDef>,
         checks: &[super::checkcmds::CheckSpec],
+        parents: Vec<u32>,
         temp: bool,
     ) -> Result<TableDef> {
         if columns.len() > MAX_COLUMNS {
@@ -291,7 +313,10 @@ impl DdlContext<'_> {
             stats: None,
             indexes: Vec::new(),
             checks: Vec::new(),
+            parents,
+            has_subclass: false,
         };
+        self.mark_parents(&def.parents, temp)?;
         let def = self.add_checks(def, checks, true)?;
         self.create_heap(oid)?;
         *self.catalog_changed = true;
@@ -303,7 +328,7 @@ impl DdlContext<'_> {
     /// CREATE [TEMP] TABLE `name` as `spec` defines it, with the indexes
     /// of its constraints. Returns the new table's oid.
     pub fn create_table(&mut self, name: &str, spec: TableSpec, temp: bool) -> Result<u32> {
-        let def = self.add_table(name, spec.columns, &spec.checks, temp)?;
+        let def = self.add_table(name, spec.columns, &spec.checks, spec.parents, temp)?;
         let oid = def.oid;
         if spec.primary_key.is_some() || !spec.uniques.is_empty() {
             self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
@@ -335,7 +360,7 @@ impl DdlContext<'_> {
         exec_ctx: &ExecContext,
         temp: bool,
     ) -> Result<(u32, u64)> {
-        let table = self.add_table(name, columns, &[], temp)?;
+        let table = self.add_table(name, columns, &[], Vec::new(), temp)?;
         let rel = self.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
         let mut ring = Some(
@@ -388,6 +413,8 @@ impl DdlContext<'_> {
                 .map_err(|e| at(e, name.offset))?;
             tables.push(t);
         }
+        let children = self.drop_children(&tables, d.cascade, &mut notices)?;
+        tables.extend(children);
         let targets: Vec<_> = tables
             .iter()
             .map(|t| DropTarget {
@@ -421,6 +448,7 @@ impl DdlContext<'_> {
                 .map_err(|e| at(e, name.offset))?,
             );
         }
+        let tables = self.with_inheritors(tables, &t.only)?;
         let mut notices = Vec::new();
         let tables = self.truncate_foreign_keys(tables, t.cascade, &mut notices)?;
         for table in tables {

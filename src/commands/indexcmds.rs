@@ -136,7 +136,7 @@ impl DdlContext<'_> {
         for k in cols.chain(spec.include.iter().copied()) {
             let ty = table.columns.get(k).map(|c| c.ty);
             use crate::types::DataType as T;
-            if let Some(ty @ (T::Array(_) | T::Json | T::Jsonb)) = ty {
+            if let Some(ty @ (T::Array(_) | T::Json | T::Jsonb | T::Point)) = ty {
                 return Err(err!(
                     UndefinedObject,
                     "data type {ty} has no default operator class for access method \"btree\""

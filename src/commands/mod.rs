@@ -24,6 +24,7 @@ pub mod fkey;
 pub mod functioncmds;
 pub mod index_build;
 pub mod indexcmds;
+pub mod inherit;
 pub mod inspect_btree;
 pub mod opclass;
 pub mod operatorcmds;

@@ -291,6 +291,7 @@ pub fn data_type(t: &ast::DataType) -> Result<DataType> {
             "name" => DataType::Name,
             "bytea" => DataType::Bytea,
             "json" => DataType::Json,
+            "point" => DataType::Point,
             "jsonb" => DataType::Jsonb,
             n if n.starts_with('_') && n.len() > 1 => {
                 let elem = data_type(&A::Named(n[1..].to_string()))

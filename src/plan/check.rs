@@ -119,6 +119,12 @@ fn bind_ast(
     Binder::new(&mut ctx).bind_condition(e, &scope, &mut Mode::NoAgg("check constraints"), "CHECK")
 }
 
+/// A stored condition's `text` bound over `columns` of table `table` (an
+/// inherited CHECK constraint bound over the child's columns).
+pub fn bind_columns(table: &str, columns: &[ColumnDef], text: &str) -> Result<Expr> {
+    bind_text(table, columns, text)
+}
+
 fn bind_text(table: &str, columns: &[ColumnDef], text: &str) -> Result<Expr> {
     let e = super::modify::parse_default(text)?;
     bind_ast(&Settings::default(), table, columns, &e)

@@ -62,6 +62,12 @@ pub trait PlanContext {
     fn view(&self, _name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
         None
     }
+    /// The tables that inherit directly from table `parent` as the
+    /// statement's snapshot sees them, in oid order, each locked as
+    /// [`PlanContext::table`] locks it.
+    fn children(&self, _parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
+        Ok(Vec::new())
+    }
     /// Current number of pages of a table (for estimates).
     fn table_pages(&self, table: &TableDef) -> u32;
     /// The estimated fraction of a table's pages whose visibility-map bit

@@ -37,6 +37,7 @@ pub mod cte;
 mod distinct;
 mod from;
 mod functions;
+mod inherit;
 mod lateral;
 mod postpone;
 mod pullup;

@@ -56,6 +56,10 @@ pub struct TableInfo {
     pub referenced_by: Vec<String>,
     /// The `Check constraints:` lines of psql's `\d`, by name.
     pub checks: Vec<String>,
+    /// The tables it inherits from, in the order written (`Inherits:`).
+    pub parents: Vec<String>,
+    /// The tables inheriting from it directly, by name (`Child tables:`).
+    pub children: Vec<String>,
 }
 
 impl Session {
@@ -176,6 +180,22 @@ impl Session {
                 foreign_keys: Vec::new(),
                 referenced_by: Vec::new(),
                 checks: check_lines(&def),
+                parents: def
+                    .parents
+                    .iter()
+                    .filter_map(|&p| self.db.catalog.by_oid(&view, p))
+                    .map(|p| p.name.clone())
+                    .collect(),
+                children: {
+                    let all = self.db.catalog.tables(&view);
+                    let mut c: Vec<String> = all
+                        .iter()
+                        .filter(|t| t.parents.contains(&def.oid))
+                        .map(|t| t.name.clone())
+                        .collect();
+                    c.sort();
+                    c
+                },
             });
             self.describe_foreign_keys(&view, &def, out.last_mut());
         }

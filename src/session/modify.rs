@@ -28,6 +28,7 @@ use crate::plan::modify::{self, target_columns, ModifyPlan};
 use crate::txn::{LockMode, Snapshot};
 use crate::vector::Batch;
 
+mod inherit;
 mod view;
 
 impl Session {
@@ -154,6 +155,9 @@ impl Session {
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
         let table = self.target(&u.table, &snap)?;
+        if table.has_subclass && !u.only {
+            return self.update_inherited(u, &table, &snap, sink);
+        }
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?;
         let planned = t0.elapsed();
@@ -172,6 +176,9 @@ impl Session {
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
         let table = self.target(&d.table, &snap)?;
+        if table.has_subclass && !d.only {
+            return self.delete_inherited(d, &table, &snap, sink);
+        }
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_delete(&mut Binder::new(&mut ctx), d, &table)?;
         let planned = t0.elapsed();

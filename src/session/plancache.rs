@@ -367,6 +367,12 @@ impl PlanContext for Recorder<'_, '_> {
         }
         v
     }
+    fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
+        let found = self.inner.children(parent)?;
+        let mut tables = self.tables.borrow_mut();
+        tables.extend(found.iter().map(|t| (t.name.clone(), t.clone())));
+        Ok(found)
+    }
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.inner.table_pages(table)
     }

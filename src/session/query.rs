@@ -83,6 +83,26 @@ impl PlanContext for StmtCtx<'_> {
         super::view_info::visible_view(self.db, self.snapshot, name)
     }
 
+    fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
+        if !parent.has_subclass {
+            return Ok(Vec::new());
+        }
+        let cv = crate::catalog::CatalogView {
+            snapshot: self.snapshot,
+            txns: &self.db.txns,
+            temp_ns: self.locker.temp_ns,
+        };
+        let mut found: Vec<Arc<TableDef>> = self
+            .db
+            .catalog
+            .tables(&cv)
+            .into_iter()
+            .filter(|t| t.parents.contains(&parent.oid))
+            .collect();
+        found.sort_by_key(|t| t.oid);
+        found.iter().map(|t| self.table(&t.name)).collect()
+    }
+
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.db
             .pool

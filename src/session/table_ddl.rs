@@ -27,14 +27,15 @@ impl Session {
         {
             return Ok(with_notices("CREATE TABLE", vec![n]));
         }
-        let spec = createtable::define_columns(c, &mut self.stmt_ctx(&snap))?;
+        let mut spec = createtable::define_columns(c, &mut self.stmt_ctx(&snap))?;
+        let notices = std::mem::take(&mut spec.notices);
         // The new entry and its constraints' indexes are written and read
         // back under a snapshot that knows the transaction's xid.
         self.assign_xid()?;
         let snap = self.statement_snapshot();
         let oid = self.with_ddl(&snap, |ctx| ctx.create_table(&c.name.name, spec, temp))?;
         self.note_on_commit(oid, c.on_commit);
-        Ok(QueryResult::empty("CREATE TABLE"))
+        Ok(with_notices("CREATE TABLE", notices))
     }
 
     pub(crate) fn create_table_as(&mut self, c: &ast::CreateTableAs) -> Result<QueryResult> {

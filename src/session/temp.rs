@@ -96,6 +96,7 @@ impl Session {
         self.on_commit = kept;
         if !empty.is_empty() {
             let t = ast::Truncate {
+                only: vec![true; empty.len()],
                 names: empty,
                 cascade: false,
             };

@@ -97,6 +97,7 @@ impl Runner {
                     }
                 }
             }
+            inheritance_footer(&mut footer, t, plus);
             footer += &format!(
                 "Pages: {}, all-visible: {}, size: {}\n",
                 t.pages,
@@ -372,6 +373,34 @@ fn glob_match(pat: &str, name: &str) -> bool {
 /// drawn from the grammar (see [`super::sqlhelp`]).
 pub fn sql_help(topic: Option<&str>) -> String {
     super::sqlhelp::SqlHelp::new().help(topic)
+}
+
+/// psql's `Inherits:` and `Number of child tables:` (`\d`) or `Child
+/// tables:` (`\d+`) footers, names after the first aligned under it.
+fn inheritance_footer(footer: &mut String, t: &TableInfo, plus: bool) {
+    let list = |footer: &mut String, title: &str, names: &[String]| {
+        let pad = " ".repeat(title.len() + 1);
+        for (i, n) in names.iter().enumerate() {
+            footer.push_str(if i == 0 { title } else { &pad });
+            if i == 0 {
+                footer.push(' ');
+            }
+            footer.push_str(n);
+            footer.push_str(if i + 1 < names.len() { ",\n" } else { "\n" });
+        }
+    };
+    list(footer, "Inherits:", &t.parents);
+    if t.children.is_empty() {
+        return;
+    }
+    if plus {
+        list(footer, "Child tables:", &t.children);
+    } else {
+        footer.push_str(&format!(
+            "Number of child tables: {} (Use \\d+ to list them.)\n",
+            t.children.len()
+        ));
+    }
 }
 
 #[cfg(test)]

@@ -77,6 +77,9 @@ pub enum DataType {
     /// `jsonb` (OID 3802): JSON parsed and normalized (see
     /// [`super::json`]). Varlena.
     Jsonb,
+    /// `point` (OID 600): kept as its canonical text (see
+    /// [`super::point`]). Varlena.
+    Point,
 }
 
 /// The broad class of a type, PostgreSQL's `typcategory`, which drives
@@ -127,6 +130,7 @@ impl DataType {
             DataType::TimeTz(_) => 1266,
             DataType::Json => 114,
             DataType::Jsonb => 3802,
+            DataType::Point => 600,
         }
     }
 
@@ -151,7 +155,7 @@ impl DataType {
             | DataType::Char(_)
             | DataType::Unknown
             | DataType::Bytea => -1,
-            DataType::Array(_) | DataType::Json | DataType::Jsonb => -1,
+            DataType::Array(_) | DataType::Json | DataType::Jsonb | DataType::Point => -1,
         }
     }
 
@@ -177,7 +181,7 @@ impl DataType {
             | DataType::Char(_)
             | DataType::Unknown
             | DataType::Bytea => 4,
-            DataType::Array(_) | DataType::Json | DataType::Jsonb => 4,
+            DataType::Array(_) | DataType::Json | DataType::Jsonb | DataType::Point => 4,
         }
     }
 
@@ -206,7 +210,9 @@ impl DataType {
             | DataType::TimeTz(_) => TypeCategory::DateTime,
             DataType::Interval => TypeCategory::Timespan,
             DataType::Unknown => TypeCategory::Unknown,
-            DataType::Bytea | DataType::Json | DataType::Jsonb => TypeCategory::User,
+            DataType::Bytea | DataType::Json | DataType::Jsonb | DataType::Point => {
+                TypeCategory::User
+            }
             DataType::Array(_) => TypeCategory::Array,
         }
     }
@@ -278,6 +284,7 @@ impl DataType {
             "bytea" => DataType::Bytea,
             "json" => DataType::Json,
             "jsonb" => DataType::Jsonb,
+            "point" => DataType::Point,
             n if n.starts_with('_') => DataType::array_of(DataType::from_name(&n[1..])?),
             n if n.ends_with("[]") => {
                 DataType::array_of(DataType::from_name(n.trim_end_matches("[]"))?)
@@ -386,6 +393,7 @@ impl fmt::Display for DataType {
             DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
             DataType::Json => f.write_str("json"),
             DataType::Jsonb => f.write_str("jsonb"),
+            DataType::Point => f.write_str("point"),
         }
     }
 }

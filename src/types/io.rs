@@ -69,6 +69,7 @@ pub fn parse_value_at(text: &str, ty: &DataType, now: i64) -> Result<Value> {
             Value::Text(Arc::from(text))
         }
         DataType::Jsonb => Value::Jsonb(Arc::new(super::json::Jsonb::parse(text)?)),
+        DataType::Point => super::point::point_in(text)?,
         DataType::Time(p) => {
             let t = datetime::time::parse_time_at(text, now)?;
             Value::Time(datetime::time::round_time(t, *p))

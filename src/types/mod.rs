@@ -43,6 +43,7 @@ pub mod io;
 pub mod json;
 pub mod numeric;
 pub mod ops;
+pub mod point;
 pub mod sha2;
 pub mod text;
 pub mod value;

@@ -242,6 +242,7 @@ impl Value {
             | DataType::Varchar(_)
             | DataType::Char(_)
             | DataType::Json
+            | DataType::Point
             | DataType::Unknown => match std::str::from_utf8(bytes) {
                 Ok(s) => Value::Text(Arc::from(s)),
                 Err(_) => Value::Text(Arc::from(String::from_utf8_lossy(bytes).as_ref())),

@@ -189,6 +189,8 @@ pub struct Insert {
 pub struct Update {
     /// The target table.
     pub table: ObjectName,
+    /// Written `UPDATE ONLY t`: not the tables inheriting from it.
+    pub only: bool,
     /// The target's alias, if given.
     pub alias: Option<Ident>,
     /// The `SET` assignments.
@@ -217,6 +219,8 @@ pub struct Assignment {
 pub struct Delete {
     /// The target table.
     pub table: ObjectName,
+    /// Written `DELETE FROM ONLY t`: not the tables inheriting from it.
+    pub only: bool,
     /// The target's alias, if given.
     pub alias: Option<Ident>,
     /// Extra `USING` items.
@@ -247,6 +251,8 @@ pub struct CreateTable {
     pub constraints: Vec<TableConstraint>,
     /// Storage parameters: `WITH (fillfactor = 70)`.
     pub with_options: Vec<(Ident, SetArg)>,
+    /// `INHERITS (parent, ...)`: the parents whose columns come first.
+    pub inherits: Vec<ObjectName>,
 }
 
 /// One column of a `CREATE TABLE`.
@@ -365,6 +371,9 @@ pub struct DropTable {
 pub struct Truncate {
     /// The tables.
     pub names: Vec<ObjectName>,
+    /// For each table, whether it was written `ONLY name` (not the tables
+    /// inheriting from it).
+    pub only: Vec<bool>,
     /// `CASCADE`: the tables referencing them by foreign keys too.
     pub cascade: bool,
 }

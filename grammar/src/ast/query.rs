@@ -142,12 +142,15 @@ pub struct OrderBy {
 /// A `FROM` item.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TableRef {
-    /// A table: `name [[AS] alias [(columns)]]`.
+    /// A table: `[ONLY] name [*] [[AS] alias [(columns)]]`.
     Table {
         /// The table's name.
         name: ObjectName,
         /// The alias, if given.
         alias: Option<TableAlias>,
+        /// Written `ONLY name`: the table's own rows, without those of the
+        /// tables that inherit from it.
+        only: bool,
     },
     /// A table function: `f(args) [[AS] alias [(columns)]]`, e.g.
     /// `generate_series(1, 10) g(x)`.

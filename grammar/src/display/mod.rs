@@ -779,7 +779,10 @@ fn opt_alias(f: &mut Formatter<'_>, alias: &Option<TableAlias>) -> fmt::Result {
 impl Display for TableRef {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            TableRef::Table { name, alias } => {
+            TableRef::Table { name, alias, only } => {
+                if *only {
+                    f.write_str("ONLY ")?;
+                }
                 name.fmt(f)?;
                 opt_alias(f, alias)
             }

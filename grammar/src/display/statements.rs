@@ -56,7 +56,16 @@ impl Display for Statement {
                 Ok(())
             }
             Statement::Truncate(t) => {
-                write!(f, "TRUNCATE TABLE {}", Comma(&t.names))?;
+                f.write_str("TRUNCATE TABLE ")?;
+                for (i, n) in t.names.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    if t.only.get(i) == Some(&true) {
+                        f.write_str("ONLY ")?;
+                    }
+                    n.fmt(f)?;
+                }
                 if t.cascade {
                     f.write_str(" CASCADE")?;
                 }
@@ -140,7 +149,8 @@ impl Display for Insert {
 
 impl Display for Update {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "UPDATE {}", self.table)?;
+        let only = if self.only { "ONLY " } else { "" };
+        write!(f, "UPDATE {only}{}", self.table)?;
         if let Some(alias) = &self.alias {
             write!(f, " AS {}", Id(alias))?;
         }
@@ -163,7 +173,8 @@ impl Display for Update {
 
 impl Display for Delete {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "DELETE FROM {}", self.table)?;
+        let only = if self.only { "ONLY " } else { "" };
+        write!(f, "DELETE FROM {only}{}", self.table)?;
         if let Some(alias) = &self.alias {
             write!(f, " AS {}", Id(alias))?;
         }
@@ -217,6 +228,16 @@ impl Display for CreateTable {
             c.fmt(f)?;
         }
         f.write_char(')')?;
+        if !self.inherits.is_empty() {
+            f.write_str(" INHERITS (")?;
+            for (i, p) in self.inherits.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                p.fmt(f)?;
+            }
+            f.write_char(')')?;
+        }
         if !self.with_options.is_empty() {
             f.write_str(" WITH (")?;
             for (i, (name, value)) in self.with_options.iter().enumerate() {

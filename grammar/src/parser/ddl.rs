@@ -9,7 +9,7 @@ use nom::Parser;
 
 use super::expr::{expr, expr_bp, prec};
 use super::literal::data_type;
-use super::query::{query, target_table};
+use super::query::{only_target_table, query};
 use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, word, PError, PResult, Tokens};
 use super::utility::set_arg;
 use super::{object_name, opt_paren_col_list, paren_col_list};
@@ -66,8 +66,8 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
         };
         return Ok((i, Statement::CreateTableAs(Box::new(create))));
     }
-    let (i, ((elements, with_options), on_commit)) = cut(pair(
-        pair(
+    let (i, ((elements, inherits, with_options), on_commit)) = cut(pair(
+        tuple((
             delimited(
                 tok(TokenKind::LParen),
                 cond(
@@ -76,6 +76,14 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
                 ),
                 tok(TokenKind::RParen),
             ),
+            opt(preceded(
+                word("inherits"),
+                cut(delimited(
+                    tok(TokenKind::LParen),
+                    separated_list1(tok(TokenKind::Comma), object_name),
+                    tok(TokenKind::RParen),
+                )),
+            )),
             opt(preceded(
                 kw(Keyword::With),
                 cut(delimited(
@@ -87,7 +95,7 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
                     tok(TokenKind::RParen),
                 )),
             )),
-        ),
+        )),
         opt(on_commit),
     ))(i)
     .map_err(|e| either_reading(i, e))?;
@@ -100,6 +108,7 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
         columns: Vec::with_capacity(elements.len()),
         constraints: Vec::new(),
         with_options: with_options.unwrap_or_default(),
+        inherits: inherits.unwrap_or_default(),
     };
     for element in elements {
         match element {
@@ -446,14 +455,16 @@ pub(crate) fn truncate(i: Tokens<'_>) -> PResult<'_, Statement> {
             cut(pair(
                 preceded(
                     opt(kw(Keyword::Table)),
-                    separated_list1(tok(TokenKind::Comma), cut(target_table)),
+                    separated_list1(tok(TokenKind::Comma), cut(only_target_table)),
                 ),
                 opt(kw_of(&[Keyword::Cascade, Keyword::Restrict])),
             )),
         ),
-        |(names, behavior)| {
+        |(names, behavior): (Vec<(bool, crate::ast::ObjectName)>, _)| {
+            let (only, names) = names.into_iter().unzip();
             Statement::Truncate(Truncate {
                 names,
+                only,
                 cascade: behavior == Some(Keyword::Cascade),
             })
         },

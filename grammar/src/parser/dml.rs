@@ -6,7 +6,7 @@ use nom::sequence::{pair, preceded, tuple};
 use nom::Parser;
 
 use super::expr::expr;
-use super::query::{alias_name, opt_from, opt_where, query, select_list, target_table};
+use super::query::{alias_name, only_target_table, opt_from, opt_where, query, select_list};
 use super::tokens::{col_id, kw, tok, PResult, Tokens};
 use super::{object_name, paren_col_list};
 use crate::ast::{Assignment, Delete, Insert, Offset, SelectItem, Statement, Update};
@@ -66,8 +66,8 @@ pub(super) fn assignment(i: Tokens<'_>) -> PResult<'_, Assignment> {
 ///   ['FROM' from_item {',' from_item}] ['WHERE' expr] [returning]`
 pub(crate) fn update(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Update).parse(i)?;
-    let (i, (table, alias, _, assignments, from, where_clause, returning)) = cut(tuple((
-        target_table,
+    let (i, ((only, table), alias, _, assignments, from, where_clause, returning)) = cut(tuple((
+        only_target_table,
         alias_name(&[Keyword::Set]),
         kw(Keyword::Set),
         separated_list1(tok(TokenKind::Comma), cut(assignment)),
@@ -77,6 +77,7 @@ pub(crate) fn update(i: Tokens<'_>) -> PResult<'_, Statement> {
     )))(i)?;
     let update = Update {
         table,
+        only,
         alias,
         assignments,
         from,
@@ -90,9 +91,9 @@ pub(crate) fn update(i: Tokens<'_>) -> PResult<'_, Statement> {
 ///   ['USING' from_item {',' from_item}] ['WHERE' expr] [returning]`
 pub(crate) fn delete(i: Tokens<'_>) -> PResult<'_, Statement> {
     let (i, _) = kw(Keyword::Delete).parse(i)?;
-    let (i, (_, table, alias, using, where_clause, returning)) = cut(tuple((
+    let (i, (_, (only, table), alias, using, where_clause, returning)) = cut(tuple((
         kw(Keyword::From),
-        target_table,
+        only_target_table,
         alias_name(&[]),
         opt_from(Keyword::Using),
         opt_where,
@@ -100,6 +101,7 @@ pub(crate) fn delete(i: Tokens<'_>) -> PResult<'_, Statement> {
     )))(i)?;
     let delete = Delete {
         table,
+        only,
         alias,
         using,
         where_clause,

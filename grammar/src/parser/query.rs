@@ -251,7 +251,11 @@ fn table_select(name: ObjectName, star: Offset) -> Select {
         distinct: false,
         distinct_on: Vec::new(),
         projection: vec![SelectItem::Wildcard(star)],
-        from: vec![TableRef::Table { name, alias: None }],
+        from: vec![TableRef::Table {
+            name,
+            alias: None,
+            only: false,
+        }],
         where_clause: None,
         group_by: Vec::new(),
         having: None,
@@ -568,6 +572,9 @@ fn table_primary_inner(i: Tokens<'_>) -> PResult<'_, TableRef> {
     if i.keyword() == Some(Keyword::Lateral) {
         return lateral_item(i.skip(1));
     }
+    if i.keyword() == Some(Keyword::Only) {
+        return only_table(i.skip(1));
+    }
     if i.first().kind != TokenKind::LParen {
         return named_table(i);
     }
@@ -581,6 +588,17 @@ fn table_primary_inner(i: Tokens<'_>) -> PResult<'_, TableRef> {
     };
     let (rest, _) = cut(tok(TokenKind::RParen))(rest)?;
     Ok((rest, inner))
+}
+
+/// After `ONLY`: `object_name [alias] | '(' object_name ')' [alias]`.
+fn only_table(i: Tokens<'_>) -> PResult<'_, TableRef> {
+    let (i, name) = cut(alt((
+        delimited(tok(TokenKind::LParen), object_name, tok(TokenKind::RParen)),
+        object_name,
+    )))(i)?;
+    let (i, alias) = table_alias(&[])(i)?;
+    let only = true;
+    Ok((i, TableRef::Table { name, alias, only }))
 }
 
 /// After `LATERAL`: `'(' query ')' [alias] | func_name '(' [call_args] ')'
@@ -668,8 +686,15 @@ fn named_table(i: Tokens<'_>) -> PResult<'_, TableRef> {
         };
         return Ok((i, function));
     }
+    // `name *` is the table with its children, as the bare name is.
+    let i = if i.first().kind == TokenKind::Star {
+        i.skip(1)
+    } else {
+        i
+    };
     let (i, alias) = table_alias(&[])(i)?;
-    Ok((i, TableRef::Table { name, alias }))
+    let only = false;
+    Ok((i, TableRef::Table { name, alias, only }))
 }
 
 /// `alias ::= ['AS'] col_id ['(' col_id {',' col_id} ')']` (optional); a
@@ -706,6 +731,11 @@ pub(crate) fn alias_name<'a>(
 /// `target_table ::= ['ONLY'] object_name`
 pub(crate) fn target_table(i: Tokens<'_>) -> PResult<'_, ObjectName> {
     preceded(opt(kw(Keyword::Only)), object_name)(i)
+}
+
+/// `target_table`, with whether `ONLY` was written.
+pub(crate) fn only_target_table(i: Tokens<'_>) -> PResult<'_, (bool, ObjectName)> {
+    pair(map(opt(kw(Keyword::Only)), |o| o.is_some()), object_name)(i)
 }
 
 /// `['ORDER' 'BY' order_item {',' order_item}]`

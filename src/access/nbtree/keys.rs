@@ -468,7 +468,7 @@ fn read_value(r: &mut ColReader, ty: &DataType) -> Result<Value> {
         | DataType::Char(_)
         | DataType::Unknown => Value::text(&read_text(r)?),
         DataType::Bytea => Value::Bytea(read_bytes(r)?.into()),
-        DataType::Json | DataType::Jsonb => {
+        DataType::Json | DataType::Jsonb | DataType::Point => {
             return Err(err!(DataCorrupted, "index key of type {ty}"))
         }
         DataType::Interval => {

@@ -88,7 +88,7 @@ fn samples(ty: &DataType, r: &mut Rng) -> Value {
             Value::Bytea([r.pick(&parts), r.pick(&parts)].concat().into())
         }
         // Arrays and JSON are not index keys.
-        DataType::Array(_) | DataType::Json | DataType::Jsonb => Value::Null,
+        DataType::Array(_) | DataType::Json | DataType::Jsonb | DataType::Point => Value::Null,
     }
 }
 

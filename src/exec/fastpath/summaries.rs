@@ -887,6 +887,8 @@ mod tests {
             stats: None,
             indexes: Vec::new(),
             checks: Vec::new(),
+            parents: Vec::new(),
+            has_subclass: false,
         }
     }
 

@@ -352,7 +352,7 @@ impl Binder<'_> {
 
     pub(super) fn plan_table_ref(&mut self, t: &ast::TableRef, needed: &Needed) -> Result<Item> {
         match t {
-            ast::TableRef::Table { name, alias } => {
+            ast::TableRef::Table { name, alias, only } => {
                 if name.schema.is_none() {
                     if let Some(pos) = self.ctes.iter().rposition(|c| c.name == name.name) {
                         return self.plan_cte_ref(pos, name, alias.as_ref());
@@ -389,7 +389,11 @@ impl Binder<'_> {
                 let columns: Vec<usize> = (0..names.len())
                     .filter(|&i| needed.wants(&qualifier, &names[i]))
                     .collect();
-                let plan = self.scan_plan(table.clone(), &qualifier, columns.clone(), false);
+                let plan = if *only || !table.has_subclass {
+                    self.scan_plan(table.clone(), &qualifier, columns.clone(), false)
+                } else {
+                    self.inherited_scan(&table, &qualifier, &columns)?
+                };
                 let mut scope = Scope::of(
                     &qualifier,
                     columns

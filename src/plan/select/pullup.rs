@@ -146,7 +146,7 @@ impl Binder<'_> {
         let mut quals = HashSet::new();
         let mut columns = HashSet::new();
         for t in &s.from {
-            let ast::TableRef::Table { name, alias } = t else {
+            let ast::TableRef::Table { name, alias, .. } = t else {
                 return None;
             };
             if name.schema.is_some() || self.ctes.iter().any(|c| c.name == name.name) {

@@ -277,7 +277,7 @@ impl Binder<'_> {
         let ast::SetExpr::Select(s) = &view.query.body else {
             return Err(bad());
         };
-        let [ast::TableRef::Table { name, alias }] = &s.from[..] else {
+        let [ast::TableRef::Table { name, alias, .. }] = &s.from[..] else {
             return Err(bad());
         };
         let qualifier = alias.as_ref().map_or(&name.name, |a| &a.name);

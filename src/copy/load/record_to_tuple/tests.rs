@@ -27,6 +27,8 @@ fn table(types: &[DataType]) -> TableDef {
         stats: None,
         indexes: Vec::new(),
         checks: Vec::new(),
+        parents: Vec::new(),
+        has_subclass: false,
     }
 }
 
