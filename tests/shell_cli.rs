@@ -257,12 +257,11 @@ fn describe_lists_and_describes_tables() {
                     ------+-------+------------------+-------+---------\n\
                     \x20t    | table |                  |     0 | 0 bytes\n\
                     (1 row)\n\n\
-                    \x20              Table \"t\"\n\
-                    \x20Column |  Type   | Nullable | Default \n\
-                    --------+---------+----------+---------\n\
-                    \x20a      | integer | not null | 3\n\
-                    \x20b      | text    |          | \n\
-                    Pages: 0, all-visible: 0, size: 0 bytes\n\n";
+                    \x20                Table \"public.t\"\n\
+                    \x20Column |  Type   | Collation | Nullable | Default \n\
+                    --------+---------+-----------+----------+---------\n\
+                    \x20a      | integer |           | not null | 3\n\
+                    \x20b      | text    |           |          | \n\n";
     assert!(out.starts_with(expected), "{out}");
     assert!(
         out.contains("You are connected to database \"") && out.contains("(heapdb "),

@@ -119,6 +119,39 @@ fn bind_ast(
     Binder::new(&mut ctx).bind_condition(e, &scope, &mut Mode::NoAgg("check constraints"), "CHECK")
 }
 
+/// A stored DEFAULT expression's `text` as psql's `\d` shows it
+/// (PostgreSQL's `pg_get_expr` of the expression before its coercion to
+/// the column's type): a string literal typed as the column's type
+/// without its modifier, other expressions deparsed; `None` for `NULL`.
+pub fn describe_default(text: &str, ty: &crate::types::DataType) -> Option<String> {
+    let Ok(e) = super::modify::parse_default(text) else {
+        return Some(text.to_string());
+    };
+    match &e.kind {
+        ast::ExprKind::Literal(ast::Literal::Null) => return None,
+        ast::ExprKind::Literal(ast::Literal::String(s)) => {
+            return Some(format!("'{}'::{}", s.replace('\'', "''"), ty.base_name()));
+        }
+        // A call is shown as written: binding would evaluate a stable
+        // one such as now().
+        ast::ExprKind::Function(_) => return Some(text.to_string()),
+        _ => {}
+    }
+    let settings = Settings::default();
+    let mut ctx = PredicateContext {
+        settings: &settings,
+    };
+    let bound = Binder::new(&mut ctx).bind_expr(
+        &e,
+        &Scope::default(),
+        &mut Mode::NoAgg("DEFAULT expressions"),
+    );
+    Some(match bound {
+        Ok(b) => super::indexpred::pretty(&b, &[]),
+        Err(_) => text.to_string(),
+    })
+}
+
 /// A stored condition's `text` bound over `columns` of table `table` (an
 /// inherited CHECK constraint bound over the child's columns).
 pub fn bind_columns(table: &str, columns: &[ColumnDef], text: &str) -> Result<Expr> {

@@ -21,8 +21,10 @@ pub struct ColumnInfo {
     pub type_name: String,
     /// Declared NOT NULL.
     pub not_null: bool,
-    /// The default expression's text, if any.
+    /// The default expression as psql shows it, if any.
     pub default: Option<String>,
+    /// psql's `Storage` (`plain`, `main`, `extended`).
+    pub storage: &'static str,
 }
 
 /// One table, as `\d` and `\dt+` list it.
@@ -161,9 +163,13 @@ impl Session {
                     .iter()
                     .map(|c| ColumnInfo {
                         name: c.name.clone(),
-                        type_name: c.ty.to_string(),
+                        type_name: c.domain.clone().unwrap_or_else(|| c.ty.to_string()),
                         not_null: c.not_null,
-                        default: c.default.clone(),
+                        default: c
+                            .default
+                            .as_deref()
+                            .and_then(|d| crate::plan::check::describe_default(d, &c.ty)),
+                        storage: c.ty.storage_name(),
                     })
                     .collect(),
                 pages,

@@ -13,7 +13,6 @@ use crate::database::Database;
 use crate::err;
 use crate::error::Result;
 use crate::txn::Snapshot;
-use crate::types::DataType;
 
 /// One view, as the shell's `\\dv` lists it and `\\d NAME` describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,15 +25,6 @@ pub struct ViewInfo {
     pub storage: Vec<&'static str>,
     /// The defining query's text.
     pub definition: String,
-}
-
-/// The storage class PostgreSQL gives a column of type `ty` (`typstorage`).
-fn storage(ty: &DataType) -> &'static str {
-    match ty {
-        DataType::Numeric(_) => "main",
-        _ if ty.attlen() == -1 => "extended",
-        _ => "plain",
-    }
 }
 
 /// The view `name` as `snap` sees it.
@@ -73,9 +63,10 @@ impl Session {
                         type_name: c.ty.to_string(),
                         not_null: false,
                         default: None,
+                        storage: c.ty.storage_name(),
                     })
                     .collect(),
-                storage: v.columns.iter().map(|c| storage(&c.ty)).collect(),
+                storage: v.columns.iter().map(|c| c.ty.storage_name()).collect(),
                 definition: v.text.clone(),
             })
             .collect()

@@ -59,22 +59,38 @@ impl Runner {
                 continue;
             }
             let Some(t) = t else { continue };
-            let cols = [
+            let mut cols = vec![
                 ColumnInfo::new("Column", Align::Left),
                 ColumnInfo::new("Type", Align::Left),
+                ColumnInfo::new("Collation", Align::Left),
                 ColumnInfo::new("Nullable", Align::Left),
                 ColumnInfo::new("Default", Align::Left),
             ];
+            if plus {
+                for c in ["Storage", "Compression", "Stats target", "Description"] {
+                    cols.push(ColumnInfo::new(c, Align::Left));
+                }
+            }
             let rows: Vec<Vec<String>> = t
                 .columns
                 .iter()
                 .map(|c| {
-                    vec![
+                    let mut row = vec![
                         c.name.clone(),
                         c.type_name.clone(),
+                        String::new(),
                         if c.not_null { "not null" } else { "" }.to_string(),
                         c.default.clone().unwrap_or_default(),
-                    ]
+                    ];
+                    if plus {
+                        row.extend([
+                            c.storage.to_string(),
+                            String::new(),
+                            String::new(),
+                            String::new(),
+                        ]);
+                    }
+                    row
                 })
                 .collect();
             let mut footer = String::new();
@@ -98,17 +114,12 @@ impl Runner {
                 }
             }
             inheritance_footer(&mut footer, t, plus);
-            footer += &format!(
-                "Pages: {}, all-visible: {}, size: {}\n",
-                t.pages,
-                t.all_visible_pages,
-                size_pretty(t.size_bytes)
-            );
+            if plus {
+                footer.push_str("Access method: heap\n");
+            }
+            let schema = t.temp_schema.as_deref().unwrap_or("public");
             self.print_titled(
-                &match &t.temp_schema {
-                    Some(s) => format!("Table \"{s}.{}\"", t.name),
-                    None => format!("Table \"{}\"", t.name),
-                },
+                &format!("Table \"{schema}.{}\"", t.name),
                 &cols,
                 &rows,
                 Some(&footer),

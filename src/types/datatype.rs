@@ -359,6 +359,37 @@ impl DataType {
     }
 }
 
+impl DataType {
+    /// The type's name without its modifier, as `format_type` prints a
+    /// type whose typmod is -1 (`character varying`, `numeric`, `bpchar`):
+    /// the type a string literal takes when it meets the column.
+    pub fn base_name(&self) -> String {
+        match self {
+            DataType::Numeric(_) => "numeric".into(),
+            DataType::Varchar(_) => "character varying".into(),
+            DataType::Char(_) => "bpchar".into(),
+            DataType::Timestamp(_) => "timestamp without time zone".into(),
+            DataType::TimestampTz(_) => "timestamp with time zone".into(),
+            DataType::Time(_) => "time without time zone".into(),
+            DataType::TimeTz(_) => "time with time zone".into(),
+            DataType::Array(elem) => format!("{}[]", elem.base_name()),
+            other => other.to_string(),
+        }
+    }
+
+    /// psql's `Storage` column (`pg_attribute.attstorage` of the type's
+    /// default): `plain` for fixed-width types, `main` for numeric,
+    /// `extended` for the other variable-width ones.
+    pub fn storage_name(&self) -> &'static str {
+        match self {
+            DataType::Numeric(_) => "main",
+            DataType::Point => "plain",
+            t if t.attlen() > 0 => "plain",
+            _ => "extended",
+        }
+    }
+}
+
 impl fmt::Display for DataType {
     /// PostgreSQL's `format_type` output: `integer`, `character varying(20)`,
     /// `numeric(10,2)`, `timestamp without time zone`, ...
