@@ -787,6 +787,23 @@ pub(super) fn push_filter(plan: Plan, predicate: Expr) -> Plan {
                 },
             }
         }
+        // An inherited table's scans (see `inherit`): each scan filters
+        // its own rows, as PostgreSQL pushes the condition to each child.
+        Node::Append { inputs }
+            if inputs.iter().all(|i| {
+                matches!(i.node, Node::SeqScan { .. }) && i.fields.len() == plan.fields.len()
+            }) =>
+        {
+            let inputs: Vec<Plan> = inputs
+                .into_iter()
+                .map(|i| push_filter(i, predicate.clone()))
+                .collect();
+            Plan {
+                rows: inputs.iter().map(|i| i.rows).sum(),
+                fields: plan.fields,
+                node: Node::Append { inputs },
+            }
+        }
         node @ (Node::HashJoin { .. } | Node::NestedLoop { .. }) => push_into_join(
             Plan {
                 node,
