@@ -62,6 +62,9 @@ struct Input {
     qual: f64,
     /// Target list cost per row.
     target: f64,
+    /// The top projection calls user functions declared PARALLEL SAFE,
+    /// which the leader computes above the Gather.
+    lift: bool,
 }
 
 /// One form weighed: its cost, whether its rows come out in the order
@@ -85,6 +88,8 @@ struct Build {
     gathered: f64,
     /// The DISTINCT's rows.
     groups: f64,
+    /// The input's top projection goes above the Gather.
+    lift: bool,
 }
 
 /// Rewrites `plan` — a DISTINCT, or a Sort (ORDER BY) over a hash
@@ -132,6 +137,11 @@ fn decide(plan: &Plan, env: &Env<'_>, ordered_above: bool) -> Option<Build> {
     let bytes = row_width(plan);
     let groups = group_estimate(input, n);
     let k = width;
+    let row = Row {
+        columns: k,
+        bytes,
+        target: shape.target,
+    };
     // With ORDER BY above a hash DISTINCT, its groups are sorted after.
     let then = match order {
         Some(_) => {
@@ -145,7 +155,7 @@ fn decide(plan: &Plan, env: &Env<'_>, ordered_above: bool) -> Option<Build> {
     };
     let serial_scan = cost::seq_scan(s, shape.pages, shape.tuples, n, shape.qual, shape.target, 0);
     let mut forms = vec![Form {
-        cost: finish(s, serial_scan, n, k, groups, bytes, &serial_final),
+        cost: finish(s, serial_scan, n, row, groups, &serial_final),
         sorted: matches!(serial_final, Final::Sorted(_)),
         then,
         build: None,
@@ -161,16 +171,16 @@ fn decide(plan: &Plan, env: &Env<'_>, ordered_above: bool) -> Option<Build> {
     );
     let per_worker = (n / cost::parallel_divisor(env.workers)).round().max(1.0);
     let mut partials = vec![(Partial::Rows, partial_scan, n)];
-    if s.enable_hashagg {
+    if s.enable_hashagg && !shape.lift {
         let g = group_estimate(input, per_worker);
-        let agg = cost::hash_distinct(s, partial_scan, per_worker, k, g, 0.0);
+        let agg = cost::hash_distinct(s, partial_scan, per_worker, k, g, shape.target);
         partials.push((Partial::Hash, agg, g * env.workers as f64));
     }
     for (partial, c, gathered) in partials {
         let g = cost::gather(s, c, gathered);
         if s.enable_hashagg {
             forms.push(Form {
-                cost: finish(s, g, gathered, k, groups, bytes, &Final::Hash),
+                cost: finish(s, g, gathered, row, groups, &Final::Hash),
                 sorted: false,
                 then,
                 build: Some(Build {
@@ -178,13 +188,14 @@ fn decide(plan: &Plan, env: &Env<'_>, ordered_above: bool) -> Option<Build> {
                     sort: None,
                     gathered,
                     groups,
+                    lift: shape.lift,
                 }),
             });
         }
         if let Some(keys) = &sorted_keys {
             let how = Final::Sorted(keys.clone());
             forms.push(Form {
-                cost: finish(s, g, gathered, k, groups, bytes, &how),
+                cost: finish(s, g, gathered, row, groups, &how),
                 sorted: true,
                 then: 0.0,
                 build: Some(Build {
@@ -192,6 +203,7 @@ fn decide(plan: &Plan, env: &Env<'_>, ordered_above: bool) -> Option<Build> {
                     sort: Some(keys.clone()),
                     gathered,
                     groups,
+                    lift: shape.lift,
                 }),
             });
         }
@@ -216,6 +228,15 @@ fn build(plan: &mut Plan, b: &Build, workers: usize) {
             _ => unreachable!("a DISTINCT was checked"),
         }
     };
+    let rows = input.rows;
+    let (input, lifted) = if b.lift {
+        match input.node {
+            Node::Project { input, exprs } => (*input, Some((exprs, rows))),
+            _ => unreachable!("a lifted projection was checked"),
+        }
+    } else {
+        (input, None)
+    };
     let below = match b.partial {
         Partial::Rows => input,
         Partial::Hash => Plan {
@@ -232,15 +253,25 @@ fn build(plan: &mut Plan, b: &Build, workers: usize) {
             },
         },
     };
-    let gather = Plan {
+    let mut gather = Plan {
         rows: b.gathered,
-        fields: fields.clone(),
+        fields: below.fields.clone(),
         node: Node::Gather {
             input: Box::new(below),
             workers,
             finalize: false,
         },
     };
+    if let Some((exprs, rows)) = lifted {
+        gather = Plan {
+            rows,
+            fields: fields.clone(),
+            node: Node::Project {
+                input: Box::new(gather),
+                exprs,
+            },
+        };
+    }
     let node = match &b.sort {
         Some(keys) => Node::Unique {
             input: Box::new(Plan {
@@ -306,19 +337,21 @@ fn choose(forms: &[Form]) -> usize {
     best.unwrap_or(0)
 }
 
-/// The DISTINCT on top of `input`'s `rows` rows.
-fn finish(
-    s: &Settings,
-    input: Cost,
-    rows: f64,
-    k: usize,
-    groups: f64,
+/// What a DISTINCT's rows are: columns, bytes, and the cost of computing
+/// the target list once (a hash aggregation's output pays it per group).
+#[derive(Clone, Copy)]
+struct Row {
+    columns: usize,
     bytes: usize,
-    how: &Final,
-) -> Cost {
+    target: f64,
+}
+
+/// The DISTINCT on top of `input`'s `rows` rows.
+fn finish(s: &Settings, input: Cost, rows: f64, row: Row, groups: f64, how: &Final) -> Cost {
+    let (k, bytes) = (row.columns, row.bytes);
     let disabled = |on: bool| if on { 0.0 } else { 1.0e10 };
     match how {
-        Final::Hash => cost::hash_distinct(s, input, rows, k, groups, 0.0)
+        Final::Hash => cost::hash_distinct(s, input, rows, k, groups, row.target)
             .then(disabled(s.enable_hashagg), 0.0),
         Final::Sorted(_) => {
             let sorted = cost::sort(s, input, rows, bytes).then(disabled(s.enable_sort), 0.0);
@@ -340,8 +373,15 @@ fn row_width(plan: &Plan) -> usize {
 /// The scan below `input` (projections and filters over a sequential scan
 /// a worker may run) and its costs, if parallel DISTINCT may be weighed.
 fn input_shape(input: &Plan, env: &Env<'_>) -> Option<Input> {
+    let mut lift = false;
     if calls_parallel_unsafe(input) {
-        return None;
+        let Node::Project { input, exprs } = &input.node else {
+            return None;
+        };
+        if calls_parallel_unsafe(input) || exprs.iter().any(declared_unsafe) {
+            return None;
+        }
+        lift = true;
     }
     let s = env.settings;
     let mut qual = 0.0;
@@ -378,6 +418,7 @@ fn input_shape(input: &Plan, env: &Env<'_>) -> Option<Input> {
                     tuples,
                     qual,
                     target,
+                    lift,
                 });
             }
             _ => return None,
@@ -414,6 +455,13 @@ fn group_estimate(input: &Plan, rows: f64) -> f64 {
         product *= d.max(1.0);
     }
     product.min(rows).max(1.0).round()
+}
+
+/// Whether `e` calls a function PostgreSQL plans no parallel scan under
+/// (one not declared PARALLEL SAFE).
+fn declared_unsafe(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Func(f, _) if !f.0.declared_parallel_safe())
+        || e.children().into_iter().any(declared_unsafe)
 }
 
 fn mentions_column(e: &Expr) -> bool {
