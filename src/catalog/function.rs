@@ -80,6 +80,9 @@ pub struct FunctionDef {
     pub volatility: Volatility,
     /// `STRICT`: NULL for any NULL argument, the body not run.
     pub strict: bool,
+    /// Declared `PARALLEL SAFE` (PostgreSQL's `proparallel` 's'; UNSAFE and
+    /// RESTRICTED, the default, are false).
+    pub parallel_safe: bool,
     /// The body's source text.
     pub body: String,
     /// Unique per definition made in this process (see the module doc).
@@ -96,6 +99,7 @@ impl PartialEq for FunctionDef {
             self.language,
             self.volatility,
         ) == (o.oid, &o.name, &o.args, o.ret, o.language, o.volatility)
+            && self.parallel_safe == o.parallel_safe
             && self.strict == o.strict
             && self.body == o.body
             && self.ret_domain == o.ret_domain
@@ -124,6 +128,7 @@ impl FunctionDef {
             language,
             volatility,
             strict,
+            parallel_safe: false,
             body,
             serial: SERIAL.fetch_add(1, Ordering::Relaxed),
         }
@@ -197,9 +202,10 @@ fn volatility_tag(v: Volatility) -> &'static str {
 }
 
 /// Appends the catalog file's line of every function version:
-/// `function <oid> <xmin> <xmax> <name> <language> <i|s|v> <strict 0|1>
+/// `function <oid> <xmin> <xmax> <name> <language> <i|s|v>[+] <strict 0|1>
 /// <result type> <body> <n> <arg name or -> <arg type> ... [<result domain
-/// or -> <arg domain or -> ...]`, the domains only when one is declared.
+/// or -> <arg domain or -> ...]`, the domains only when one is declared;
+/// `+` after the volatility marks a PARALLEL SAFE function.
 pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
     for v in fs {
         let d = &v.def;
@@ -210,7 +216,7 @@ pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
             v.xmax,
             esc(&d.name),
             d.language.name(),
-            volatility_tag(d.volatility),
+            volatility_tag(d.volatility).to_string() + if d.parallel_safe { "+" } else { "" },
             u8::from(d.strict),
             type_tag(&d.ret),
             esc(&d.body),
@@ -251,7 +257,11 @@ pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
         "plpgsql" => Language::Plpgsql,
         _ => return Err(bad()),
     };
-    let volatility = match f[6] {
+    let (tag, parallel_safe) = match f[6].strip_suffix('+') {
+        Some(t) => (t, true),
+        None => (f[6], false),
+    };
+    let volatility = match tag {
         "i" => Volatility::Immutable,
         "s" => Volatility::Stable,
         "v" => Volatility::Volatile,
@@ -287,6 +297,7 @@ pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
     if with_domains {
         def.ret_domain = domain(11 + 2 * n)?;
     }
+    def.parallel_safe = parallel_safe;
     Ok(FuncVersion {
         xmin: num(2)? as Xid,
         xmax: num(3)? as Xid,
@@ -325,6 +336,7 @@ mod tests {
         );
         let mut def = def;
         def.ret_domain = Some("big".into());
+        def.parallel_safe = true;
         let mut text = String::new();
         write(
             &mut text,

@@ -29,6 +29,7 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
     let mut language = None;
     let mut volatility = Volatility::Volatile;
     let mut strict = false;
+    let mut parallel_safe = false;
     let mut body = None;
     for o in &c.options {
         let conflicting = || err!(SyntaxError, "conflicting or redundant options");
@@ -46,7 +47,8 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
                 }
             }
             ast::FunctionOption::Strict(s) => strict = *s,
-            ast::FunctionOption::Parallel(_) | ast::FunctionOption::Ignored(_) => {}
+            ast::FunctionOption::Parallel(p) => parallel_safe = p.as_str() == "safe",
+            ast::FunctionOption::Ignored(_) => {}
             ast::FunctionOption::As(text) => {
                 if body.replace(text.clone()).is_some() {
                     return Err(conflicting());
@@ -120,6 +122,7 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         body,
     );
     def.ret_domain = ret_domain.map(|d| d.name.clone());
+    def.parallel_safe = parallel_safe;
     check_body(&mut binder, &def)?;
     Ok(def)
 }

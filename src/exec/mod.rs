@@ -625,7 +625,21 @@ pub(crate) fn build_node<'a>(
             inputs: inputs.iter().map(&mut build).collect::<Result<Vec<_>>>()?,
             current: 0,
         }),
-        Node::Gather { input, workers } => Box::new(parallel::GatherOp::new(
+        Node::Gather {
+            input,
+            workers,
+            finalize: false,
+        } => Box::new(parallel::GatherRowsOp::new(
+            input,
+            *workers,
+            ctx,
+            instr.map(|i| (i, id + 1)),
+        )),
+        Node::Gather {
+            input,
+            workers,
+            finalize: true,
+        } => Box::new(parallel::GatherOp::new(
             input,
             *workers,
             plan.types(),

@@ -1,4 +1,5 @@
-//! The parallel aggregation: [`GatherOp`] runs a [`Node::Gather`].
+//! Parallel execution: [`GatherOp`] runs a [`Node::Gather`] that combines
+//! an aggregation's partial states, [`GatherRowsOp`] one that passes rows up.
 //!
 //! On its first call the operator starts `workers` threads (scoped to the
 //! call) and takes part itself, as PostgreSQL's leader does. Each
@@ -24,6 +25,12 @@
 //! table big enough for a bulk-read ring, the participants split one ring
 //! between them (the [`ParallelBlocks`] knows how many they are), so a
 //! parallel scan holds no more buffers than a serial one.
+//!
+//! [`GatherRowsOp`] runs a plain Gather (PostgreSQL's `Gather` without an
+//! aggregate above it): each participant runs the whole input on the
+//! blocks it takes, and the leader passes up every participant's rows, in
+//! participant order, once all have finished (the node above is a Sort or
+//! a DISTINCT, which reads all its input before returning a row).
 //!
 //! Buffer counters: each worker's hits and reads are credited to the
 //! leader's thread when it finishes, so `\timing` and EXPLAIN BUFFERS count
@@ -291,6 +298,122 @@ impl<'a> GatherOp<'a> {
             out,
             spill,
         ))
+    }
+}
+
+/// Runs a plain Gather's input in `workers + 1` participants and returns
+/// all their rows.
+pub struct GatherRowsOp<'a> {
+    /// The plan every participant runs.
+    input: &'a Plan,
+    /// Worker threads beside the leader.
+    workers: usize,
+    ctx: &'a ExecContext,
+    /// EXPLAIN ANALYZE: the statement's figures and the input's first node
+    /// id.
+    instr: Option<(&'a Instrumentation, usize)>,
+    /// The participants' rows, once run (popped from the back).
+    rows: Option<Vec<Batch>>,
+}
+
+/// What one participant of a plain Gather hands the leader: its rows, its
+/// figures and its buffer work.
+type RowsPartial = (Vec<Batch>, Vec<NodeStats>, BufferUsage);
+
+impl<'a> GatherRowsOp<'a> {
+    /// A parallel run of `input`, which has a driving scan
+    /// ([`crate::nodes::gather_scan`]).
+    pub fn new(
+        input: &'a Plan,
+        workers: usize,
+        ctx: &'a ExecContext,
+        instr: Option<(&'a Instrumentation, usize)>,
+    ) -> GatherRowsOp<'a> {
+        GatherRowsOp {
+            input,
+            workers,
+            ctx,
+            instr,
+            rows: None,
+        }
+    }
+
+    fn run(&self) -> Result<Vec<Batch>> {
+        let scan = crate::nodes::gather_scan(self.input)
+            .ok_or_else(|| Error::internal("parallel plan without a driving scan"))?;
+        let Node::SeqScan { table, .. } = &scan.node else {
+            return Err(Error::internal("driving scan is not a sequential scan"));
+        };
+        let heap = self.ctx.relation(table.relfilenode)?;
+        let blocks = Arc::new(
+            ParallelBlocks::new(heap.nblocks()?, self.workers + 1)
+                .with_ring_sizes(self.ctx.ring_sizes),
+        );
+        let shared = (scan as *const Plan as usize, blocks);
+        let first = self.instr.map_or(0, |(_, id)| id);
+        let (leader, input, measure) = (self.ctx, self.input, self.instr.is_some());
+        let styles = crate::types::ThreadStyles::current();
+        let participate = || -> Result<RowsPartial> {
+            styles.apply();
+            let buffers0 = BufferUsage::current();
+            let ctx = leader.participant(shared.clone());
+            let instr = Instrumentation::default();
+            if measure {
+                let mut n = 0;
+                super::count_nodes(input, &mut n);
+                *instr.nodes.borrow_mut() = vec![NodeStats::default(); first + n];
+            }
+            let mut out = Vec::new();
+            {
+                let mut id = first;
+                let mut op = build_node(
+                    input,
+                    &ctx,
+                    measure.then_some(&instr),
+                    &mut id,
+                    scan::ScanUse::Rows,
+                )?;
+                while let Some(b) = op.next()? {
+                    ctx.check_cancel()?;
+                    out.push(b);
+                }
+            }
+            let stats = instr.nodes.into_inner();
+            Ok((out, stats, BufferUsage::current().since(&buffers0)))
+        };
+        let results: Vec<Result<RowsPartial>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..self.workers).map(|_| s.spawn(participate)).collect();
+            let mut all = vec![participate()];
+            for h in handles {
+                all.push(
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::internal("a parallel worker panicked"))),
+                );
+            }
+            all
+        });
+        let mut rows = Vec::new();
+        for (i, r) in results.into_iter().enumerate() {
+            let (batches, stats, buffers) = r?;
+            if i > 0 {
+                buffers.credit_to_thread();
+            }
+            if let Some((instr, _)) = self.instr {
+                add_stats(&mut instr.nodes.borrow_mut(), &stats);
+            }
+            rows.extend(batches);
+        }
+        rows.reverse();
+        Ok(rows)
+    }
+}
+
+impl Operator for GatherRowsOp<'_> {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        if self.rows.is_none() {
+            self.rows = Some(self.run()?);
+        }
+        Ok(self.rows.as_mut().and_then(|r| r.pop()))
     }
 }
 

@@ -16,5 +16,6 @@ pub mod window;
 pub use expr::{Expr, ExprKind};
 pub use func::Func;
 pub use plannodes::{
-    driving_scan, AggCall, AggOrder, Field, JoinKind, Node, Plan, SortKey, Srf, TableFunc,
+    driving_scan, gather_scan, AggCall, AggOrder, Field, JoinKind, Node, Plan, SortKey, Srf,
+    TableFunc,
 };

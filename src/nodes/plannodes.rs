@@ -483,17 +483,22 @@ pub enum Node {
         /// The inputs.
         inputs: Vec<Plan>,
     },
-    /// Runs its input, an [`Node::Aggregate`], in parallel (the planner's `parallel`
-    /// module):
-    /// the leader and `workers` threads each aggregate the pages they take
-    /// of the input's driving scan, and the partial states are combined —
-    /// PostgreSQL's Finalize Aggregate over Gather over Partial Aggregate
-    /// over Parallel Seq Scan, in one node.
+    /// Runs its input in parallel (the planner's `parallel` module): the
+    /// leader and `workers` threads each run it on the pages they take of
+    /// the input's driving scan ([`driving_scan`]).
+    ///
+    /// With `finalize`, the input is an [`Node::Aggregate`] whose partial
+    /// states are combined — PostgreSQL's Finalize Aggregate over Gather
+    /// over Partial Aggregate over Parallel Seq Scan, in one node. Without,
+    /// it is PostgreSQL's plain Gather: the participants' rows are passed up
+    /// as they are (a partial DISTINCT's groups, a scan's rows).
     Gather {
-        /// The aggregate run by every participant.
+        /// The plan run by every participant.
         input: Box<Plan>,
         /// Worker threads beside the leader.
         workers: usize,
+        /// The input is an aggregate whose partial states are combined.
+        finalize: bool,
     },
     /// Window functions over its input, sorted on the window's partition
     /// and order keys (see [`super::window`]). Output: the input's
@@ -647,6 +652,15 @@ pub fn driving_scan(input: &Plan) -> Option<&Plan> {
             ..
         } => driving_scan(if *build_left { right } else { left }),
         _ => None,
+    }
+}
+
+/// The driving scan of a [`Node::Gather`]'s input: through the aggregate
+/// every participant runs, if it is one.
+pub fn gather_scan(input: &Plan) -> Option<&Plan> {
+    match &input.node {
+        Node::Aggregate { input, .. } => driving_scan(input),
+        _ => driving_scan(input),
     }
 }
 

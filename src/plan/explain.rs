@@ -573,6 +573,11 @@ fn title_and_details(
             )
         }
         Node::GroupAggregate { .. } => aggregate_title(plan, par.qualify),
+        Node::Gather {
+            workers,
+            finalize: false,
+            ..
+        } => ("Gather".into(), gather_workers(cx, my_id, *workers)),
         Node::Gather { input, .. } => {
             let (t, d) = aggregate_title(input, par.qualify);
             (format!("Finalize {t}"), d)
@@ -910,7 +915,20 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
             node(cx, right, at.below(1, inner), id);
             PARAM_NAMES.with(|n| n.borrow_mut().pop());
         }
-        Node::Gather { input, workers } => {
+        Node::Gather {
+            input,
+            finalize: false,
+            ..
+        } => {
+            let scan = crate::nodes::gather_scan(input);
+            let par = Par {
+                partial: false,
+                scan: scan.map_or(0, |s| s as *const Plan as usize),
+                qualify: at.par.qualify,
+            };
+            node(cx, input, at.below(1, par), id);
+        }
+        Node::Gather { input, workers, .. } => {
             gather_lines(input, *workers, depth, cx.flags, cx.stats, my_id, cx.out);
             let scan = match &input.node {
                 Node::Aggregate { input, .. } => super::parallel::driving_scan(input),
@@ -1102,6 +1120,17 @@ fn hash_join_inputs(
     let mut bid = build_id;
     node(cx, build, at.below(2, inner), &mut bid);
     *id = pid.max(bid);
+}
+
+/// A plain Gather's worker lines (`Workers Launched` with ANALYZE).
+fn gather_workers(cx: &Explainer<'_>, my_id: usize, workers: usize) -> Vec<String> {
+    let mut d = vec![format!("Workers Planned: {workers}")];
+    if let (true, Some(s)) = (cx.flags.analyze, cx.stats) {
+        if s.get(my_id).is_some_and(|g| g.calls > 0) {
+            d.push(format!("Workers Launched: {workers}"));
+        }
+    }
+    d
 }
 
 /// The `Gather` line between a Finalize and a Partial aggregate. With

@@ -21,6 +21,7 @@ mod array;
 pub mod bind;
 pub mod bitmappath;
 pub mod check;
+pub mod cost;
 pub mod domain;
 pub mod dummy;
 pub mod estimate;

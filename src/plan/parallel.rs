@@ -37,6 +37,12 @@
 //! The aggregation above the Gather is not parallelized again, and an
 //! aggregation inside a Gather's input runs in every participant whole (it
 //! never has a driving scan, so it is left alone).
+//!
+//! A DISTINCT over a sequential scan may instead run as a plain Gather
+//! under a final `Unique` or hash DISTINCT, when PostgreSQL's costs make
+//! that cheapest ([`distinct`]).
+
+mod distinct;
 
 use super::{Node, Plan};
 use crate::catalog::TableDef;
@@ -73,7 +79,13 @@ pub fn parallelize(plan: &mut Plan, settings: &Settings, tables: &dyn TableShape
         min_pages,
         summaries: settings.enable_page_summaries,
     };
-    walk(plan, workers, limits, tables);
+    let env = distinct::Env {
+        settings,
+        workers,
+        min_pages,
+        tables,
+    };
+    walk(plan, &env, limits, false);
 }
 
 /// What keeps an aggregation from running in parallel (module doc).
@@ -85,7 +97,13 @@ struct Limits {
     summaries: bool,
 }
 
-fn walk(plan: &mut Plan, workers: usize, limits: Limits, tables: &dyn TableShape) {
+/// Parallelizes what qualifies in `plan`; `ordered_above` when its parent
+/// is a Sort.
+fn walk(plan: &mut Plan, env: &distinct::Env<'_>, limits: Limits, ordered_above: bool) {
+    let (workers, tables) = (env.workers, env.tables);
+    if distinct::rewrite(plan, env, ordered_above) {
+        return;
+    }
     if qualifies(plan, limits, tables) {
         let fields = plan.fields.clone();
         let rows = plan.rows;
@@ -99,14 +117,16 @@ fn walk(plan: &mut Plan, workers: usize, limits: Limits, tables: &dyn TableShape
             node: Node::Gather {
                 input: Box::new(aggregate),
                 workers,
+                finalize: true,
             },
             fields,
             rows,
         };
         return;
     }
+    let sort = matches!(plan.node, Node::Sort { .. });
     for child in plan.children_mut() {
-        walk(child, workers, limits, tables);
+        walk(child, env, limits, sort);
     }
 }
 

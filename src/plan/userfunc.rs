@@ -132,6 +132,7 @@ impl Binder<'_> {
         };
         let (id, fresh) = user::reserve(def.serial, &def.name, def.volatility);
         if fresh {
+            user::set_parallel_safe(id, def.parallel_safe);
             let mut probe = super::funcprobe::Probe::new(&mut *self.ctx);
             let compiled = Binder::new(&mut probe).compile_function(&def);
             match compiled {

@@ -33,6 +33,8 @@ pub const MAX_DEPTH: u32 = 200;
 struct Entry {
     name: &'static str,
     volatility: Volatility,
+    /// Declared PARALLEL SAFE.
+    parallel_safe: bool,
     body: Option<Body>,
 }
 
@@ -62,10 +64,24 @@ pub fn reserve(serial: u64, name: &str, volatility: Volatility) -> (u32, bool) {
         // One name per function version, kept for the process's life.
         name: Box::leak(name.to_string().into_boxed_str()),
         volatility,
+        parallel_safe: false,
         body: None,
     });
     t.by_serial.insert(serial, id);
     (id, true)
+}
+
+/// Records that entry `id`'s function is declared PARALLEL SAFE.
+pub fn set_parallel_safe(id: u32, safe: bool) {
+    let mut guard = TABLE.write().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = guard.as_mut().and_then(|t| t.entries.get_mut(id as usize)) {
+        e.parallel_safe = safe;
+    }
+}
+
+/// Whether the function is declared PARALLEL SAFE.
+pub fn parallel_safe(id: u32) -> bool {
+    with_entry(id, |e| e.parallel_safe).unwrap_or(false)
 }
 
 /// Sets the body of entry `id`.

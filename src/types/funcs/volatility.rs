@@ -55,6 +55,17 @@ impl ScalarFunc {
         !matches!(self, User(_) | Random | Setseed)
     }
 
+    /// Whether PostgreSQL would plan a parallel scan under a call of the
+    /// function: [`ScalarFunc::parallel_safe`], or a user function declared
+    /// PARALLEL SAFE (which heapdb's leader then computes above the
+    /// Gather).
+    pub fn declared_parallel_safe(self) -> bool {
+        match self {
+            ScalarFunc::User(id) => super::user::parallel_safe(id),
+            f => f.parallel_safe(),
+        }
+    }
+
     /// Whether calls must be made one row at a time, in the order
     /// PostgreSQL makes them: a user function (its notices and writes), or
     /// a builtin whose calls change state a later call reads (`random()`'s
