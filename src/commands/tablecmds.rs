@@ -182,6 +182,19 @@ impl DdlContext<'_> {
                     *self.catalog_changed = true;
                     self.drop_on_commit.push(gone.relfilenode);
                 }
+                // The column forms: `commands::altercol`, run by the
+                // caller one by one.
+                ast::AlterTableAction::AddColumn { .. }
+                | ast::AlterTableAction::DropColumn { .. }
+                | ast::AlterTableAction::RenameColumn { .. }
+                | ast::AlterTableAction::RenameTable { .. }
+                | ast::AlterTableAction::SetDefault { .. }
+                | ast::AlterTableAction::AlterType { .. } => {
+                    return Err(err!(
+                        InternalError,
+                        "ALTER TABLE {action} ran as a constraint action"
+                    ));
+                }
             }
         }
         Ok(notices)
