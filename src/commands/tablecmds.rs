@@ -220,10 +220,14 @@ impl DdlContext<'_> {
         let mut cols = Vec::with_capacity(columns.len());
         for n in columns {
             let c = def.column_index(n).ok_or_else(|| {
-                err!(
-                    UndefinedColumn,
-                    "column \"{n}\" named in key does not exist"
-                )
+                if primary {
+                    crate::commands::altercol::no_such_column(&def, n)
+                } else {
+                    err!(
+                        UndefinedColumn,
+                        "column \"{n}\" named in key does not exist"
+                    )
+                }
             })?;
             cols.push(c);
         }

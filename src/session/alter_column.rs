@@ -37,6 +37,29 @@ pub(super) fn is_column_action(a: &ast::AlterTableAction) -> bool {
     )
 }
 
+/// The system columns every table has (PostgreSQL's `SystemAttributeByName`).
+const SYSTEM_COLUMNS: &[&str] = &["tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"];
+
+/// PostgreSQL's refusals of an action naming the system column `name`
+/// (`new`: it names a column to make, else one to change; `verb`: what
+/// would be done to an existing one).
+fn refuse_system_column(name: &str, new: bool, verb: &str) -> Result<()> {
+    if !SYSTEM_COLUMNS.contains(&name) {
+        return Ok(());
+    }
+    Err(if new {
+        err!(
+            DuplicateColumn,
+            "column name \"{name}\" conflicts with a system column name"
+        )
+    } else {
+        err!(
+            FeatureNotSupported,
+            "cannot {verb} system column \"{name}\""
+        )
+    })
+}
+
 /// Whether view `v` reads column `name`: its text names it, or its output
 /// has a column of that name (`SELECT *`).
 fn view_reads_column(v: &ViewDef, name: &str) -> bool {
@@ -127,6 +150,7 @@ impl Session {
                 if_not_exists,
                 column,
             } => {
+                refuse_system_column(&column.name, true, "")?;
                 if *if_not_exists && def.column_index(&column.name).is_some() {
                     notices.push(format!(
                         "column \"{}\" of relation \"{}\" already exists, skipping",
@@ -142,6 +166,7 @@ impl Session {
                 cascade,
                 offset: _,
             } => {
+                refuse_system_column(name, false, "drop")?;
                 let Some(col) = def.column_index(name) else {
                     if *if_exists {
                         notices.push(format!(
@@ -157,6 +182,10 @@ impl Session {
                 Ok(())
             }
             A::RenameColumn { old, new } => {
+                refuse_system_column(old, false, "rename")?;
+                if def.column_index(old).is_some() {
+                    refuse_system_column(new, true, "")?;
+                }
                 self.with_ddl(&snap, |ctx| ctx.rename_column(&def, old, new))?;
                 Ok(())
             }
@@ -166,13 +195,20 @@ impl Session {
                 Ok(())
             }
             A::SetDefault { column, default } => {
+                refuse_system_column(column, false, "alter")?;
                 let col = def
                     .column_index(column)
                     .ok_or_else(|| no_such_column(&def, column))?;
                 let text = match default {
                     Some(e) => {
                         let ty = def.columns[col].ty;
-                        self.bind_default(&def.columns[col].name, &ty, e, &snap)?;
+                        // PostgreSQL reports a bad default here without
+                        // a position.
+                        self.bind_default(&def.columns[col].name, &ty, e, &snap)
+                            .map_err(|mut err| {
+                                err.position = None;
+                                err
+                            })?;
                         Some(e.to_string())
                     }
                     None => None,
@@ -186,6 +222,7 @@ impl Session {
                 using,
                 offset,
             } => {
+                refuse_system_column(column, false, "alter")?;
                 let col = def
                     .column_index(column)
                     .ok_or_else(|| at(no_such_column(&def, column), *offset))?;
@@ -323,13 +360,32 @@ impl Session {
                 C::Null | C::NotNull | C::Default(_) => {}
             }
         }
-        let default = match column.constraints.iter().rev().find_map(|k| match k {
-            C::Default(e) => Some(e),
+        let written = column.constraints.iter().rev().find_map(|k| match k {
+            C::Default(e) => Some(e.clone()),
             _ => None,
-        }) {
+        });
+        let domain = new.domain.as_deref().and_then(|d| {
+            let ctx = self.stmt_ctx(snap);
+            crate::plan::PlanContext::domain(&ctx, d)
+        });
+        // Without a DEFAULT of its own, a column of a domain takes the
+        // domain's.
+        let written = match (written, &domain) {
+            (None, Some(d)) => match &d.default {
+                Some(text) => Some(crate::plan::modify::parse_default(text)?),
+                None => None,
+            },
+            (w, _) => w,
+        };
+        let mut default = match &written {
             Some(e) => Some(self.bind_default(&new.name, &new.ty, e, snap)?),
             None => None,
         };
+        if let Some(d) = &domain {
+            let e = default.unwrap_or_else(|| Expr::constant(crate::types::Value::Null, new.ty));
+            let mut ctx = self.stmt_ctx(snap);
+            default = Some(Binder::new(&mut ctx).coerce_to_domain(e, d)?);
+        }
         self.with_ddl(snap, |ctx| ctx.add_column(def, new, default))?;
         for action in later {
             self.txn_mut().cid += 1;
