@@ -43,6 +43,19 @@ pub enum NewValue {
     Expr(Expr),
 }
 
+/// One ALTER COLUMN ... TYPE, bound.
+#[derive(Debug, Clone)]
+pub struct TypeChange {
+    /// The column's position.
+    pub column: usize,
+    /// Its new type.
+    pub ty: DataType,
+    /// The domain of that type, if it is one.
+    pub domain: Option<String>,
+    /// Each row's new value, over the old columns, of type `ty`.
+    pub value: Expr,
+}
+
 /// `column "x" of relation "t" does not exist` (42703).
 pub fn no_such_column(table: &TableDef, name: &str) -> crate::error::Error {
     err!(
@@ -290,30 +303,20 @@ impl DdlContext<'_> {
         Ok(out)
     }
 
-    /// ALTER COLUMN `col` TYPE `ty` (of domain `domain`) of `def`, each
-    /// row's new value `value` (over the old columns, of type `ty`).
-    pub fn alter_type(
-        &mut self,
-        def: &TableDef,
-        col: usize,
-        ty: DataType,
-        domain: Option<String>,
-        value: Expr,
-    ) -> Result<TableDef> {
+    /// ALTER COLUMN ... TYPE of `def`, for each change its column, new
+    /// type (of a domain, perhaps) and each row's new value (over the old
+    /// columns, of the new type): one rewrite for all of them, every new
+    /// value computed from the row as it was.
+    pub fn alter_types(&mut self, def: &TableDef, changes: &[TypeChange]) -> Result<TableDef> {
         let mut new = def.clone();
-        new.columns[col].ty = ty;
-        new.columns[col].domain = domain;
         new.stats = None;
+        let mut values: Vec<NewValue> = (0..def.columns.len()).map(NewValue::Old).collect();
+        for c in changes {
+            new.columns[c.column].ty = c.ty;
+            new.columns[c.column].domain = c.domain.clone();
+            values[c.column] = NewValue::Expr(c.value.clone());
+        }
         self.rebind_conditions(&mut new)?;
-        let values: Vec<NewValue> = (0..def.columns.len())
-            .map(|c| {
-                if c == col {
-                    NewValue::Expr(value.clone())
-                } else {
-                    NewValue::Old(c)
-                }
-            })
-            .collect();
         self.rewrite(def, new, &values)
     }
 

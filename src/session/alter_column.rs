@@ -13,7 +13,7 @@ use heapdb_grammar::ast;
 use super::index_ddl::with_notices;
 use super::{QueryResult, Session};
 use crate::catalog::{qualified_name, TableDef, ViewDef};
-use crate::commands::altercol::no_such_column;
+use crate::commands::altercol::{no_such_column, TypeChange};
 use crate::err;
 use crate::error::Result;
 use crate::nodes::expr::Expr;
@@ -91,8 +91,22 @@ impl Session {
         })?;
         let mut table = a.table.clone();
         let mut notices = Vec::new();
+        // The ALTER TYPEs first, together: each USING reads the row as it
+        // was before the statement (PostgreSQL binds them all against the
+        // table as it was, and computes them in one rewrite).
+        let retypes: Vec<&ast::AlterTableAction> = a
+            .actions
+            .iter()
+            .filter(|x| matches!(x, ast::AlterTableAction::AlterType { .. }))
+            .collect();
+        if !retypes.is_empty() {
+            self.alter_types(&table, &retypes)?;
+        }
         for (k, action) in a.actions.iter().enumerate() {
-            if k > 0 {
+            if matches!(action, ast::AlterTableAction::AlterType { .. }) {
+                continue;
+            }
+            if k > 0 || !retypes.is_empty() {
                 self.txn_mut().cid += 1;
             }
             if is_column_action(action) {
@@ -216,33 +230,71 @@ impl Session {
                 self.with_ddl(&snap, |ctx| ctx.set_default(&def, col, text))?;
                 Ok(())
             }
-            A::AlterType {
+            A::AlterType { .. }
+            | A::AddConstraint { .. }
+            | A::AddForeignKey { .. }
+            | A::AddCheck(_)
+            | A::RenameConstraint { .. }
+            | A::SetNotNull { .. }
+            | A::ValidateConstraint { .. }
+            | A::DropConstraint { .. } => Err(err!(
+                InternalError,
+                "ALTER TABLE {action} is not a single column action"
+            )),
+        }
+    }
+
+    /// The ALTER COLUMN ... TYPE actions `retypes` of `table`, bound
+    /// against the table as it is and made in one rewrite.
+    fn alter_types(
+        &mut self,
+        table: &ast::ObjectName,
+        retypes: &[&ast::AlterTableAction],
+    ) -> Result<()> {
+        let snap = self.statement_snapshot();
+        let def = self.altered_table(table, &snap)?;
+        let mut changes: Vec<TypeChange> = Vec::new();
+        for action in retypes {
+            let ast::AlterTableAction::AlterType {
                 column,
                 data_type,
                 using,
                 offset,
-            } => {
-                refuse_system_column(column, false, "alter")?;
-                let col = def
-                    .column_index(column)
-                    .ok_or_else(|| at(no_such_column(&def, column), *offset))?;
-                if let Some(v) = self.column_views(&def, column, &snap).first() {
-                    return Err(err!(
-                        FeatureNotSupported,
-                        "cannot alter type of a column used by a view or rule"
-                    )
-                    .with_detail(format!(
-                        "rule _RETURN on view {} depends on column \"{column}\"",
-                        v.name
-                    )));
-                }
-                let (ty, domain, value) =
-                    self.bind_new_type(&def, col, data_type, using.as_ref(), &snap)?;
-                self.with_ddl(&snap, |ctx| ctx.alter_type(&def, col, ty, domain, value))?;
-                Ok(())
+            } = action
+            else {
+                continue;
+            };
+            refuse_system_column(column, false, "alter")?;
+            let col = def
+                .column_index(column)
+                .ok_or_else(|| at(no_such_column(&def, column), *offset))?;
+            if changes.iter().any(|c| c.column == col) {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "cannot alter type of column \"{column}\" twice"
+                ));
             }
-            _ => Err(err!(InternalError, "not a column action")),
+            if let Some(v) = self.column_views(&def, column, &snap).first() {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "cannot alter type of a column used by a view or rule"
+                )
+                .with_detail(format!(
+                    "rule _RETURN on view {} depends on column \"{column}\"",
+                    v.name
+                )));
+            }
+            let (ty, domain, value) =
+                self.bind_new_type(&def, col, data_type, using.as_ref(), &snap)?;
+            changes.push(TypeChange {
+                column: col,
+                ty,
+                domain,
+                value,
+            });
         }
+        self.with_ddl(&snap, |ctx| ctx.alter_types(&def, &changes))?;
+        Ok(())
     }
 
     /// The views on `def` that read its column `name`.
