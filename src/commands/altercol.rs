@@ -317,7 +317,41 @@ impl DdlContext<'_> {
             values[c.column] = NewValue::Expr(c.value.clone());
         }
         self.rebind_conditions(&mut new)?;
+        self.check_key_types(&new)?;
         self.rewrite(def, new, &values)
+    }
+
+    /// PostgreSQL's refusal of a type change that leaves a foreign key of
+    /// `new` (referencing or referenced) over types it cannot compare.
+    fn check_key_types(&self, new: &TableDef) -> Result<()> {
+        let (own, referencing) = self.catalog.foreign_keys_of(&self.view(), new.oid);
+        for f in own.iter().chain(&referencing) {
+            let side = |oid: u32| {
+                if oid == new.oid {
+                    Some(new.clone())
+                } else {
+                    self.catalog.by_oid(&self.view(), oid).map(|t| (*t).clone())
+                }
+            };
+            let (Some(child), Some(parent)) = (side(f.table), side(f.ref_table)) else {
+                continue;
+            };
+            for (&c, &r) in f.columns.iter().zip(&f.ref_columns) {
+                let (a, b) = (&child.columns[c], &parent.columns[r]);
+                if !super::fkey::comparable(&a.ty, &b.ty) {
+                    return Err(err!(
+                        DatatypeMismatch,
+                        "foreign key constraint \"{}\" cannot be implemented",
+                        f.name
+                    )
+                    .with_detail(format!(
+                        "Key columns \"{}\" and \"{}\" are of incompatible types: {} and {}.",
+                        a.name, b.name, a.ty, b.ty
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes `def` as its table's new version.
