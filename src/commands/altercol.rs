@@ -17,10 +17,11 @@
 //! Invariants kept: an index, check or foreign key never names a column
 //! that is gone (those reading a dropped column go with it, the others are
 //! renumbered and their stored conditions bound again over the new
-//! columns); a renamed column's conditions are stored with the new name.
+//! columns); a renamed column's or table's conditions and views are
+//! stored with the new name.
 
 use super::context::DdlContext;
-use crate::catalog::{ColumnDef, ForeignKeyDef, TableDef};
+use crate::catalog::{ColumnDef, ForeignKeyDef, TableDef, ViewDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::modify::{validate_rows, RowWriter};
@@ -274,7 +275,33 @@ impl DdlContext<'_> {
         let mut check = out.clone();
         self.rebind_conditions(&mut check)?;
         self.replace_def(&out)?;
+        self.rename_in_views(def.oid, old, new)?;
         Ok(out)
+    }
+
+    /// The views reading table `table` whose query names `old` (the
+    /// table or one of its columns), stored with `new` there instead, as
+    /// PostgreSQL's views, which hold the objects themselves, read on
+    /// after a rename. Their output columns keep their names.
+    fn rename_in_views(&mut self, table: u32, old: &str, new: &str) -> Result<()> {
+        for v in self.catalog.view_dependents(&self.view(), table) {
+            let text = rename_identifier(&v.text, old, new);
+            if text == v.text {
+                continue;
+            }
+            let renamed = ViewDef::new(
+                v.oid,
+                v.name.clone(),
+                v.columns.clone(),
+                text,
+                v.depends_on.clone(),
+            )?
+            .with_check_option(v.check_option);
+            self.catalog
+                .replace_view(&self.view(), self.xid, v.oid, Some(renamed))?;
+            *self.catalog_changed = true;
+        }
+        Ok(())
     }
 
     /// RENAME TO `new` of `def`.
@@ -286,6 +313,7 @@ impl DdlContext<'_> {
         let mut out = def.clone();
         out.name = new.to_string();
         self.replace_def(&out)?;
+        self.rename_in_views(def.oid, &def.name, new)?;
         Ok(out)
     }
 
@@ -435,6 +463,36 @@ impl DdlContext<'_> {
         self.replace_def(&new)?;
         Ok(new)
     }
+}
+
+/// `text` (a view's query) with each identifier naming `old` written as
+/// `new`: not a function's name (followed by `(`) nor a type's (after
+/// `::`).
+fn rename_identifier(text: &str, old: &str, new: &str) -> String {
+    use heapdb_grammar::lexer::{tokenize, TokenKind};
+    let tokens = tokenize(text);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        let slice = &text[t.start..t.end];
+        let name = match t.kind {
+            TokenKind::Word(_) => slice.to_ascii_lowercase(),
+            TokenKind::QuotedIdent(_) => slice[1..slice.len() - 1].replace("\"\"", "\""),
+            _ => continue,
+        };
+        let call = tokens
+            .get(i + 1)
+            .is_some_and(|n| n.kind == TokenKind::LParen);
+        let type_name = i > 0 && tokens[i - 1].kind == TokenKind::DoubleColon;
+        if name != old || call || type_name {
+            continue;
+        }
+        out.push_str(&text[at..t.start]);
+        out.push_str(&crate::types::funcs::format::quote_identifier(new));
+        at = t.end;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// The rows of `new` computed by `values` from `rows` of `old`.
