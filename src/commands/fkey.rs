@@ -43,7 +43,7 @@ pub struct FkSpec {
 /// index's operator family taking `fk` as it is or implicitly cast (so
 /// integer widths mix, `int` references `numeric` or `real`, not the
 /// other way round; the string types mix).
-fn comparable(fk: &DataType, pk: &DataType) -> bool {
+pub(crate) fn comparable(fk: &DataType, pk: &DataType) -> bool {
     let integer = |t: &DataType| matches!(t, DataType::Int2 | DataType::Int4 | DataType::Int8);
     let float = |t: &DataType| matches!(t, DataType::Float4 | DataType::Float8);
     fk.without_typmod() == pk.without_typmod()

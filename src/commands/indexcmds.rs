@@ -177,6 +177,17 @@ impl DdlContext<'_> {
     /// NOT NULL for a primary key) and writes the sorted tree
     /// (`commands::index_build`).
     pub fn build_index(&self, table: &TableDef, ix: &IndexDef) -> Result<()> {
+        self.build_index_as_of(table, ix, self.snapshot)
+    }
+
+    /// [`DdlContext::build_index`] from the rows `snap` sees (a table
+    /// rewrite builds from the rows its own command wrote).
+    pub fn build_index_as_of(
+        &self,
+        table: &TableDef,
+        ix: &IndexDef,
+        snap: &crate::txn::Snapshot,
+    ) -> Result<()> {
         let rel = self.relation(table.relfilenode)?;
         let settings = self.settings;
         let env = crate::commands::index_build::BuildEnv {
@@ -192,7 +203,7 @@ impl DdlContext<'_> {
             ring_sizes: self.ring_sizes,
         };
         let key_text = |row: &[Value]| key_text(table, ix, row);
-        crate::commands::index_build::build_index(&env, &rel, self.snapshot, table, ix, &key_text)?;
+        crate::commands::index_build::build_index(&env, &rel, snap, table, ix, &key_text)?;
         Ok(())
     }
 

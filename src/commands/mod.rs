@@ -14,6 +14,7 @@
 //! NOTICEs and VERBOSE `INFO` messages. Nothing here prints or assumes a
 //! single client.
 
+pub mod altercol;
 pub mod analyze;
 pub mod basetype;
 pub mod castcmds;

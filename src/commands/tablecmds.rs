@@ -182,6 +182,19 @@ impl DdlContext<'_> {
                     *self.catalog_changed = true;
                     self.drop_on_commit.push(gone.relfilenode);
                 }
+                // The column forms: `commands::altercol`, run by the
+                // caller one by one.
+                ast::AlterTableAction::AddColumn { .. }
+                | ast::AlterTableAction::DropColumn { .. }
+                | ast::AlterTableAction::RenameColumn { .. }
+                | ast::AlterTableAction::RenameTable { .. }
+                | ast::AlterTableAction::SetDefault { .. }
+                | ast::AlterTableAction::AlterType { .. } => {
+                    return Err(err!(
+                        InternalError,
+                        "ALTER TABLE {action} ran as a constraint action"
+                    ));
+                }
             }
         }
         Ok(notices)
@@ -207,10 +220,14 @@ impl DdlContext<'_> {
         let mut cols = Vec::with_capacity(columns.len());
         for n in columns {
             let c = def.column_index(n).ok_or_else(|| {
-                err!(
-                    UndefinedColumn,
-                    "column \"{n}\" named in key does not exist"
-                )
+                if primary {
+                    crate::commands::altercol::no_such_column(&def, n)
+                } else {
+                    err!(
+                        UndefinedColumn,
+                        "column \"{n}\" named in key does not exist"
+                    )
+                }
             })?;
             cols.push(c);
         }

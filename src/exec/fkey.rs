@@ -611,6 +611,17 @@ pub fn live_rows(
     rel: &HeapRelation,
     f: &mut dyn FnMut(&[Value]) -> Result<()>,
 ) -> Result<()> {
+    live_rows_of(ctx.xid, table, rel, f)
+}
+
+/// [`live_rows`] for transaction `xid`: the rows a table rewrite by `xid`
+/// (under ACCESS EXCLUSIVE) carries over.
+pub fn live_rows_of(
+    xid: Xid,
+    table: &TableDef,
+    rel: &HeapRelation,
+    f: &mut dyn FnMut(&[Value]) -> Result<()>,
+) -> Result<()> {
     let desc = tuple_desc(table)?;
     for block in 0..rel.nblocks()? {
         let mut rows = Vec::new();
@@ -624,7 +635,7 @@ pub fn live_rows(
                     continue;
                 };
                 if t.len() >= tuple::HEADER_SIZE
-                    && matches!(row_state(rel, ctx.xid, t, false)?, RowState::Live)
+                    && matches!(row_state(rel, xid, t, false)?, RowState::Live)
                 {
                     rows.push(tuple_values(table, &desc, t)?);
                 }

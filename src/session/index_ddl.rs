@@ -81,6 +81,15 @@ impl Session {
     }
 
     pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<QueryResult> {
+        if a.actions.iter().any(super::alter_column::is_column_action) {
+            return self.alter_table_columns(a);
+        }
+        let notices = self.alter_table_notices(a)?;
+        Ok(with_notices("ALTER TABLE", notices))
+    }
+
+    /// ALTER TABLE of constraint actions only; its NOTICEs.
+    pub(super) fn alter_table_notices(&mut self, a: &ast::AlterTable) -> Result<Vec<String>> {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.alter_table(a))?;
         let checks_rows = a.actions.iter().any(|x| {
@@ -108,7 +117,7 @@ impl Session {
         if validates {
             self.validate_table_rows(&a.table)?;
         }
-        Ok(with_notices("ALTER TABLE", notices))
+        Ok(notices)
     }
 
     /// Checks the live rows of table `name` against its NOT NULL columns

@@ -27,7 +27,8 @@
 //! [`modify`] (INSERT, UPDATE, DELETE: planned by `plan::modify`, written by
 //! `exec::modify`), [`table_ddl`] (CREATE/DROP/TRUNCATE TABLE, CREATE
 //! TABLE AS, CREATE/DROP VIEW), [`index_ddl`] (CREATE/DROP INDEX, REINDEX,
-//! ALTER TABLE: both run by `commands`), [`view_info`] (what the session
+//! ALTER TABLE: both run by `commands`; the column forms in
+//! [`alter_column`]), [`view_info`] (what the session
 //! shows and checks of views), [`utility`] (SET/SHOW/RESET, CHECKPOINT), [`inspect`] (the
 //! page-inspection functions), [`temp`] (temporary tables: their
 //! namespace, ON COMMIT actions and the drop at the session's end),
@@ -39,6 +40,7 @@
 //! `commands::context::DdlContext`): the session keeps the dispatch, the
 //! transaction state and the settings.
 
+mod alter_column;
 mod commit_ack;
 mod copy;
 mod describe;

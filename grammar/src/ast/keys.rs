@@ -1,7 +1,10 @@
 //! The SQL around keys and indexes beyond CREATE/DROP INDEX: `INSERT ...
-//! ON CONFLICT`, `ALTER TABLE ... ADD/DROP CONSTRAINT` and `REINDEX`.
+//! ON CONFLICT`, `ALTER TABLE` (constraints, and the column forms) and
+//! `REINDEX`.
 
-use super::{Assignment, CheckConstraint, Expr, Ident, IndexElem, ObjectName, Offset};
+use super::{
+    Assignment, CheckConstraint, ColumnDef, DataType, Expr, Ident, IndexElem, ObjectName, Offset,
+};
 
 /// `ON CONFLICT [target] DO NOTHING | DO UPDATE SET ... [WHERE ...]` of an
 /// INSERT.
@@ -99,6 +102,54 @@ pub enum AlterTableAction {
     ValidateConstraint {
         /// The constraint.
         name: Ident,
+    },
+    /// `ADD [COLUMN] [IF NOT EXISTS] column_def`.
+    AddColumn {
+        /// `IF NOT EXISTS`.
+        if_not_exists: bool,
+        /// The new column.
+        column: ColumnDef,
+    },
+    /// `DROP [COLUMN] [IF EXISTS] name [CASCADE | RESTRICT]`.
+    DropColumn {
+        /// `IF EXISTS`.
+        if_exists: bool,
+        /// The column.
+        name: Ident,
+        /// `CASCADE`.
+        cascade: bool,
+        /// Where the column name starts in the text.
+        offset: Offset,
+    },
+    /// `RENAME [COLUMN] old TO new`.
+    RenameColumn {
+        /// The column's name.
+        old: Ident,
+        /// Its new name.
+        new: Ident,
+    },
+    /// `RENAME TO new` (the table).
+    RenameTable {
+        /// The table's new name.
+        new: Ident,
+    },
+    /// `ALTER [COLUMN] col SET DEFAULT expr | DROP DEFAULT`.
+    SetDefault {
+        /// The column.
+        column: Ident,
+        /// The new default (`None`: DROP DEFAULT).
+        default: Option<Expr>,
+    },
+    /// `ALTER [COLUMN] col [SET DATA] TYPE type [USING expr]`.
+    AlterType {
+        /// The column.
+        column: Ident,
+        /// The new type.
+        data_type: DataType,
+        /// `USING expr`: the new value computed from the row.
+        using: Option<Expr>,
+        /// Where the column name starts in the text.
+        offset: Offset,
     },
     /// `DROP CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT]`.
     DropConstraint {

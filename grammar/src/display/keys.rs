@@ -89,6 +89,56 @@ impl Display for AlterTableAction {
             AlterTableAction::ValidateConstraint { name } => {
                 write!(f, "VALIDATE CONSTRAINT {}", Id(name))
             }
+            AlterTableAction::AddColumn {
+                if_not_exists,
+                column,
+            } => {
+                f.write_str("ADD COLUMN ")?;
+                if *if_not_exists {
+                    f.write_str("IF NOT EXISTS ")?;
+                }
+                write!(f, "{} {}", Id(&column.name), column.data_type)?;
+                for c in &column.constraints {
+                    write!(f, " {c}")?;
+                }
+                Ok(())
+            }
+            AlterTableAction::DropColumn {
+                if_exists,
+                name,
+                cascade,
+                ..
+            } => {
+                f.write_str("DROP COLUMN ")?;
+                if *if_exists {
+                    f.write_str("IF EXISTS ")?;
+                }
+                Id(name).fmt(f)?;
+                if *cascade {
+                    f.write_str(" CASCADE")?;
+                }
+                Ok(())
+            }
+            AlterTableAction::RenameColumn { old, new } => {
+                write!(f, "RENAME COLUMN {} TO {}", Id(old), Id(new))
+            }
+            AlterTableAction::RenameTable { new } => write!(f, "RENAME TO {}", Id(new)),
+            AlterTableAction::SetDefault { column, default } => match default {
+                Some(e) => write!(f, "ALTER COLUMN {} SET DEFAULT {e}", Id(column)),
+                None => write!(f, "ALTER COLUMN {} DROP DEFAULT", Id(column)),
+            },
+            AlterTableAction::AlterType {
+                column,
+                data_type,
+                using,
+                ..
+            } => {
+                write!(f, "ALTER COLUMN {} TYPE {data_type}", Id(column))?;
+                if let Some(e) = using {
+                    write!(f, " USING {e}")?;
+                }
+                Ok(())
+            }
             AlterTableAction::DropConstraint {
                 if_exists,
                 name,

@@ -228,7 +228,7 @@ fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
 }
 
 /// `column_def ::= col_id data_type {column_constraint}`
-fn column_def(i: Tokens<'_>) -> PResult<'_, ColumnDef> {
+pub(crate) fn column_def(i: Tokens<'_>) -> PResult<'_, ColumnDef> {
     let offset = Offset(i.first().start);
     let (i, name) = col_id(i)?;
     let (i, (data_type, constraints)) = cut(pair(data_type, many0(column_constraint)))(i)?;

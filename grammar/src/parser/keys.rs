@@ -7,6 +7,7 @@ use nom::multi::separated_list1;
 use nom::sequence::{delimited, pair, preceded, tuple};
 use nom::Parser;
 
+use super::alter_column::column_action;
 use super::ddl::{check_constraint, foreign_key, opt_constraint_name};
 use super::dml::assignment;
 use super::index::index_elem;
@@ -80,11 +81,15 @@ pub(crate) fn opt_on_conflict(i: Tokens<'_>) -> PResult<'_, Option<Box<OnConflic
     ))
 }
 
-/// `alter_action ::= 'ADD' ['CONSTRAINT' col_id] ('PRIMARY' 'KEY' | 'UNIQUE')
+/// `alter_action ::= column_action
+///   | 'ADD' ['CONSTRAINT' col_id] ('PRIMARY' 'KEY' | 'UNIQUE')
 ///   '(' col_id {',' col_id} ')'
 ///   | 'DROP' 'CONSTRAINT' ['IF' 'EXISTS'] col_id ['CASCADE' | 'RESTRICT']`
 fn alter_action(i: Tokens<'_>) -> PResult<'_, AlterTableAction> {
     let offset = Offset(i.first().start);
+    if let (j, Some(action)) = column_action(i)? {
+        return Ok((j, action));
+    }
     if let Ok((j, _)) = word("validate")(i) {
         let (j, name) = cut(preceded(kw(Keyword::Constraint), col_id))(j)?;
         return Ok((j, AlterTableAction::ValidateConstraint { name }));

@@ -26,6 +26,7 @@
 //! overflows the stack; deeper input is a
 //! [`ParseErrorKind::TooDeep`](crate::ParseErrorKind::TooDeep) error.
 
+mod alter_column;
 mod ddl;
 mod dml;
 mod do_block;

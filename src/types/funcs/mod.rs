@@ -15,7 +15,7 @@
 //! are the binder's (with [`compare`](super::compare::compare)).
 
 pub mod bytes;
-mod format;
+pub(crate) mod format;
 mod numfmt;
 pub mod numfunc;
 pub mod regexp;
