@@ -89,6 +89,7 @@ impl Session {
             ctx.lookup_table(&qualified, LockMode::AccessExclusive)
                 .map_err(|e| at(e, a.table.offset))
         })?;
+        self.refuse_inherited_columns(a, &snap)?;
         let mut table = a.table.clone();
         let mut notices = Vec::new();
         // The ALTER TYPEs first, together: each USING reads the row as it
@@ -116,6 +117,52 @@ impl Session {
             }
         }
         Ok(with_notices("ALTER TABLE", notices))
+    }
+
+    /// Column forms that table inheritance does not allow (PostgreSQL's
+    /// 42P16 for a column a child inherits), or that would have to recurse
+    /// to the children of a parent, which is not done yet.
+    fn refuse_inherited_columns(&self, a: &ast::AlterTable, snap: &Snapshot) -> Result<()> {
+        use ast::AlterTableAction as A;
+        let def = self.altered_table(&a.table, snap)?;
+        let view = self.catalog_view(snap);
+        let parents: Vec<_> = def
+            .parents
+            .iter()
+            .filter_map(|&p| self.db.catalog.by_oid(&view, p))
+            .collect();
+        let inherited = |c: &str| parents.iter().any(|p| p.column_index(c).is_some());
+        let has_children = def.has_subclass
+            && self
+                .db
+                .catalog
+                .tables(&view)
+                .iter()
+                .any(|t| t.parents.contains(&def.oid));
+        for action in &a.actions {
+            let (verb, column) = match action {
+                A::DropColumn { name, .. } => ("drop", name),
+                A::RenameColumn { old, .. } => ("rename", old),
+                A::AlterType { column, .. } => ("alter", column),
+                A::AddColumn { column, .. } => ("add", &column.name),
+                _ => continue,
+            };
+            if verb != "add" && inherited(column) {
+                return Err(err!(
+                    InvalidTableDefinition,
+                    "cannot {verb} inherited column \"{column}\""
+                ));
+            }
+            if has_children {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "ALTER TABLE cannot {verb} a column of table \"{}\" because other tables inherit from it",
+                    def.name
+                )
+                .with_hint("Use ALTER TABLE on each table, or recreate them."));
+            }
+        }
+        Ok(())
     }
 
     /// One constraint action of ALTER TABLE on `table`.
@@ -384,6 +431,7 @@ impl Session {
             columns: vec![plain],
             constraints: Vec::new(),
             with_options: Vec::new(),
+            inherits: Vec::new(),
         };
         let spec = crate::commands::createtable::define_columns(&create, &mut self.stmt_ctx(snap))?;
         let mut new = spec.columns.into_iter().next().expect("one column");
