@@ -197,6 +197,9 @@ fn is_scan(plan: &Plan) -> bool {
 
 /// How many relations (tables, functions in FROM) `plan` reads.
 fn relations(plan: &Plan) -> usize {
+    if let Some((input, _)) = project_set(plan) {
+        return relations(input);
+    }
     usize::from(is_scan(plan)) + plan.children().into_iter().map(relations).sum::<usize>()
 }
 
@@ -545,6 +548,12 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
         }
         _ => {}
     }
+    if let Some((input, srf)) = project_set(plan) {
+        header(cx, plan, at, my_id, "ProjectSet".into(), Vec::new());
+        node(cx, input, at.below(1, at.par), id);
+        count(srf, id);
+        return;
+    }
     let (mut title, mut details) = title_and_details(cx, plan, my_id, at.par);
     if cx.flags.verbose {
         title = verbose::qualify_title(title, plan);
@@ -560,6 +569,31 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
     }
     header(cx, plan, at, my_id, title, details);
     inputs(cx, plan, at, my_id, id);
+}
+
+/// A select-list set-returning function, which the planner joins to the
+/// rows it expands ([`super::select`]'s `srf_to_from`), as PostgreSQL's
+/// ProjectSet over those rows: the rows' plan and the function's.
+fn project_set(plan: &Plan) -> Option<(&Plan, &Plan)> {
+    let (left, right) = match &plan.node {
+        Node::NestedLoop {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            condition: None,
+        }
+        | Node::Lateral {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            ..
+        } => (left, right),
+        _ => return None,
+    };
+    match &top_node(right).node {
+        Node::Function { alias: Some(a), .. } if a == "\u{1}srf" => Some((left, right)),
+        _ => None,
+    }
 }
 
 /// A node's title (`Seq Scan on t`) and its own detail lines (keys,
