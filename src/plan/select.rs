@@ -417,7 +417,7 @@ impl Binder<'_> {
         order_by: &[ast::OrderBy],
         ties: Option<Ties>,
     ) -> Result<Plan> {
-        srf_order::reject_conditional_srfs(s)?;
+        srf_order::reject_misplaced_srfs(s)?;
         if ties.is_none() {
             if let Some(rewritten) = srf_order::srf_after_sort(s, order_by) {
                 return self.plan_select(&rewritten, &[], None);

@@ -142,49 +142,74 @@ fn sorts_by_srf(e: &ast::Expr, k: usize, name: &str) -> bool {
     }
 }
 
-/// PostgreSQL 15's error for a set-returning function inside CASE or
-/// COALESCE in the select list (0A000, at the function): it cannot run a
-/// conditional branch once per row of a set.
-pub(super) fn reject_conditional_srfs(s: &ast::Select) -> Result<()> {
-    let mut found: Option<(&'static str, ast::Offset)> = None;
+/// PostgreSQL 15's errors (0A000, at the function) for a set-returning
+/// function in the select list where it cannot run once per row of a
+/// set: inside CASE or COALESCE, an aggregate's or a window function's
+/// arguments, or an aggregate's FILTER.
+pub(super) fn reject_misplaced_srfs(s: &ast::Select) -> Result<()> {
+    let mut found: Option<(String, bool, ast::Offset)> = None;
+    let first_srf = |parts: &mut dyn Iterator<Item = &ast::Expr>| {
+        let mut at = None;
+        for p in parts {
+            crate::plan::bind::walk(p, &mut |x| {
+                if at.is_none() && is_select_srf(x) {
+                    at = Some(x.offset);
+                }
+            });
+        }
+        at
+    };
     for item in &s.projection {
         let ast::SelectItem::Expr { expr, .. } = item else {
             continue;
         };
         crate::plan::bind::walk(expr, &mut |e| {
-            let construct = match &e.kind {
-                ast::ExprKind::Case { .. } => "CASE",
-                ast::ExprKind::Function(f)
-                    if f.name.schema.is_none() && f.name.name == "coalesce" =>
-                {
-                    "COALESCE"
-                }
-                _ => return,
-            };
             if found.is_some() {
                 return;
             }
-            crate::plan::bind::walk(e, &mut |x| {
-                if found.is_none() && is_select_srf(x) {
-                    found = Some((construct, x.offset));
+            let in_construct = |c: &str| format!("set-returning functions are not allowed in {c}");
+            found = match &e.kind {
+                ast::ExprKind::Case { .. } => {
+                    first_srf(&mut std::iter::once(e)).map(|o| (in_construct("CASE"), true, o))
                 }
-            });
+                ast::ExprKind::Function(f)
+                    if f.name.schema.is_none() && f.name.name == "coalesce" =>
+                {
+                    first_srf(&mut f.args.iter()).map(|o| (in_construct("COALESCE"), true, o))
+                }
+                ast::ExprKind::Function(f) if f.over.is_some() => first_srf(&mut f.args.iter())
+                    .map(|o| {
+                        let m = "window function calls cannot contain set-returning function calls";
+                        (m.to_string(), true, o)
+                    }),
+                ast::ExprKind::Function(f) if crate::plan::bind::is_aggregate(&f.name) => {
+                    let mut args = f.args.iter().chain(f.order_by.iter().map(|o| &o.expr));
+                    match first_srf(&mut args) {
+                        Some(o) => {
+                            let m = "aggregate function calls cannot contain set-returning function calls";
+                            Some((m.to_string(), true, o))
+                        }
+                        None => first_srf(&mut f.filter.iter().map(|x| &**x))
+                            .map(|o| (in_construct("FILTER"), false, o)),
+                    }
+                }
+                _ => None,
+            };
         });
         if found.is_some() {
             break;
         }
     }
     match found {
-        Some((construct, offset)) => Err(crate::plan::bind::at(
-            err!(
-                FeatureNotSupported,
-                "set-returning functions are not allowed in {construct}"
-            )
-            .with_hint(
-                "You might be able to move the set-returning function into a LATERAL FROM item.",
-            ),
-            offset,
-        )),
+        Some((message, hint, offset)) => {
+            let mut e = err!(FeatureNotSupported, "{message}");
+            if hint {
+                e = e.with_hint(
+                    "You might be able to move the set-returning function into a LATERAL FROM item.",
+                );
+            }
+            Err(crate::plan::bind::at(e, offset))
+        }
         None => Ok(()),
     }
 }
