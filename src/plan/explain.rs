@@ -28,12 +28,23 @@
 //! Gather, L is the participants that ran the node and rows and times are
 //! per-loop averages, as PostgreSQL prints them; buffers are totals.
 
+mod analyze;
+mod bitmap;
+mod deparse;
+mod verbose;
+
+use analyze::{actual, buffers_line, hash_agg_line, hash_join_line, removed_line};
+use bitmap::{bitmap_heap_title, bitmap_node, table_names};
+
+pub use deparse::deparse;
+use deparse::PARAM_NAMES;
+pub(crate) use deparse::{literal, operand};
+
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::catalog::TableDef;
-use crate::exec::subplan::SubLinkKind;
 use crate::exec::NodeStats;
 use crate::nodes::expr::{Expr, ExprKind};
-use crate::types::{format_value, BinaryOp, DataType, Value};
+use crate::types::{BinaryOp, DataType};
 
 /// What to print beside the plan.
 #[derive(Debug, Clone, Copy, Default)]
@@ -51,6 +62,9 @@ pub struct ExplainFlags {
     /// `Summaries:` figures), unless COSTS OFF asks for PostgreSQL's own
     /// lines.
     pub summaries: bool,
+    /// VERBOSE: every node's `Output:` line, schema-qualified relations,
+    /// qualified column names in every condition and key ([`verbose`]).
+    pub verbose: bool,
 }
 
 /// The lines of EXPLAIN output for `plan`.
@@ -64,13 +78,16 @@ pub fn explain(plan: &Plan, flags: ExplainFlags, stats: Option<&[NodeStats]>) ->
         stats,
         out: &mut out,
         cte_root: top_node(plan) as *const Plan as usize,
+        out_qualify: relations(plan) > 1,
     };
     let at = At {
         depth: 0,
         top: true,
         extra: &[],
+        output: None,
+        physical: false,
         par: Par {
-            qualify: relations(plan) > 1,
+            qualify: relations(plan) > 1 || flags.verbose,
             ..Par::default()
         },
     };
@@ -113,13 +130,16 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
             stats: None,
             out: &mut lines,
             cte_root: top_node(&sp.plan) as *const Plan as usize,
+            out_qualify: relations(&sp.plan) > 1,
         };
         let at = At {
             depth: 1,
             top: false,
             extra: &[],
+            output: None,
+            physical: false,
             par: Par {
-                qualify: relations(&sp.plan) > 1,
+                qualify: relations(&sp.plan) > 1 || flags.verbose,
                 ..Par::default()
             },
         };
@@ -182,6 +202,9 @@ fn is_scan(plan: &Plan) -> bool {
 
 /// How many relations (tables, functions in FROM) `plan` reads.
 fn relations(plan: &Plan) -> usize {
+    if let Some((input, _)) = project_set(plan) {
+        return relations(input);
+    }
     usize::from(is_scan(plan)) + plan.children().into_iter().map(relations).sum::<usize>()
 }
 
@@ -448,6 +471,9 @@ struct Explainer<'a> {
     /// The node (by address) under whose title the plan's recursive CTEs
     /// are printed as `CTE name` sections: the tree's top node.
     cte_root: usize,
+    /// VERBOSE's `Output:` lines qualify their columns (the query reads
+    /// more than one relation).
+    out_qualify: bool,
 }
 
 /// Where one node is printed: its indentation depth, whether it is the
@@ -458,6 +484,11 @@ struct At<'e> {
     depth: usize,
     top: bool,
     extra: &'e [String],
+    /// VERBOSE: the `Output:` line of a projection folded into the node.
+    output: Option<&'e str>,
+    /// VERBOSE: the node above takes a scan's whole row
+    /// ([`verbose::physical_below`]).
+    physical: bool,
     par: Par,
 }
 
@@ -468,7 +499,17 @@ impl At<'_> {
             depth: self.depth + levels,
             top: false,
             extra: &[],
+            output: None,
+            physical: false,
             par,
+        }
+    }
+
+    /// The same place, for input `child` of `parent`.
+    fn input_of(self, parent: &Plan, child: usize) -> Self {
+        At {
+            physical: verbose::physical_below(parent, child),
+            ..self
         }
     }
 }
@@ -481,8 +522,14 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
     *id += 1;
     // Projections and filters fold into the node below them.
     match &plan.node {
-        Node::Project { input, .. } => {
-            node(cx, input, at, id);
+        Node::Project { input, exprs } => {
+            let plain = exprs.iter().all(|e| matches!(e.kind, ExprKind::Column(_)));
+            let hidden = verbose::transparent(input, exprs)
+                || (at.physical && plain && verbose::scan_below(input));
+            let line = (cx.flags.verbose && at.output.is_none() && !hidden)
+                .then(|| verbose::projection_line(input, exprs, cx.out_qualify));
+            let output = at.output.or(line.as_deref());
+            node(cx, input, At { output, ..at }, id);
             return;
         }
         Node::Filter { input, predicate } => {
@@ -493,7 +540,10 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
                 if one_time { "One-Time " } else { "" },
                 deparse(
                     predicate,
-                    &output_columns(input, at.par.qualify && !is_scan(input))
+                    &output_columns(
+                        input,
+                        at.par.qualify && (cx.flags.verbose || !is_scan(input))
+                    )
                 )
             )];
             more.extend(removed_line(cx.flags, cx.stats, my_id));
@@ -503,9 +553,52 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
         }
         _ => {}
     }
-    let (title, details) = title_and_details(cx, plan, my_id, at.par);
+    if let Some((input, srf)) = project_set(plan) {
+        header(cx, plan, at, my_id, "ProjectSet".into(), Vec::new());
+        node(cx, input, at.below(1, at.par), id);
+        count(srf, id);
+        return;
+    }
+    let (mut title, mut details) = title_and_details(cx, plan, my_id, at.par);
+    if cx.flags.verbose {
+        title = verbose::qualify_title(title, plan);
+        let mut first: Vec<String> = match at.output {
+            Some("") => vec![],
+            Some(o) => vec![o.to_string()],
+            None => verbose::output_line(plan, cx.out_qualify, at.physical)
+                .into_iter()
+                .collect(),
+        };
+        first.extend(verbose::function_call(plan));
+        details.splice(0..0, first);
+    }
     header(cx, plan, at, my_id, title, details);
     inputs(cx, plan, at, my_id, id);
+}
+
+/// A select-list set-returning function, which the planner joins to the
+/// rows it expands ([`super::select`]'s `srf_to_from`), as PostgreSQL's
+/// ProjectSet over those rows: the rows' plan and the function's.
+fn project_set(plan: &Plan) -> Option<(&Plan, &Plan)> {
+    let (left, right) = match &plan.node {
+        Node::NestedLoop {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            condition: None,
+        }
+        | Node::Lateral {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            ..
+        } => (left, right),
+        _ => return None,
+    };
+    match &top_node(right).node {
+        Node::Function { alias: Some(a), .. } if a == "\u{1}srf" => Some((left, right)),
+        _ => None,
+    }
 }
 
 /// A node's title (`Seq Scan on t`) and its own detail lines (keys,
@@ -737,7 +830,7 @@ fn seq_scan_title(
     }
     // A scan's own filter names its columns bare, as PostgreSQL's
     // scan quals do.
-    let cols = output_columns(plan, false);
+    let cols = output_columns(plan, cx.flags.verbose);
     let mut d: Vec<String> = filter
         .iter()
         .map(|f| format!("Filter: {}", deparse(f, &cols)))
@@ -775,7 +868,7 @@ fn index_scan_title(
         t.push(' ');
         t.push_str(&spec.alias);
     }
-    let mut cols = output_columns(plan, false);
+    let mut cols = output_columns(plan, cx.flags.verbose);
     let mut d = Vec::new();
     if !spec.index_cond.is_empty() {
         cols.extend(spec.outer_names.iter().cloned());
@@ -908,11 +1001,11 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
             params,
             ..
         } => {
-            node(cx, left, at.below(1, inner), id);
+            node(cx, left, at.below(1, inner).input_of(plan, 0), id);
             let cols = output_columns(left, true);
             let names = params.iter().map(|p| deparse(p, &cols)).collect();
             PARAM_NAMES.with(|n| n.borrow_mut().push(names));
-            node(cx, right, at.below(1, inner), id);
+            node(cx, right, at.below(1, inner).input_of(plan, 1), id);
             PARAM_NAMES.with(|n| n.borrow_mut().pop());
         }
         Node::Gather {
@@ -926,10 +1019,17 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
                 scan: scan.map_or(0, |s| s as *const Plan as usize),
                 qualify: at.par.qualify,
             };
-            node(cx, input, at.below(1, par), id);
+            node(cx, input, at.below(1, par).input_of(plan, 0), id);
         }
         Node::Gather { input, workers, .. } => {
+            let start = cx.out.len();
             gather_lines(input, *workers, depth, cx.flags, cx.stats, my_id, cx.out);
+            // The Gather's Output line goes right under its title.
+            let mut lines = Vec::new();
+            std::mem::swap(cx.out, &mut lines);
+            verbose_passed(cx, input, depth + 1);
+            let output = std::mem::replace(cx.out, lines);
+            cx.out.splice(start + 1..start + 1, output);
             let scan = match &input.node {
                 Node::Aggregate { input, .. } => super::parallel::driving_scan(input),
                 _ => None,
@@ -939,19 +1039,19 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
                 scan: scan.map_or(0, |s| s as *const Plan as usize),
                 qualify: at.par.qualify,
             };
-            node(cx, input, at.below(2, par), id);
+            node(cx, input, at.below(2, par).input_of(plan, 0), id);
         }
         Node::HashJoin { build_left, .. } => {
-            hash_join_inputs(cx, &children, *build_left, at, my_id, id, inner);
+            hash_join_inputs(cx, plan, *build_left, at, my_id, id, inner);
         }
         Node::BitmapHeapScan(spec) => {
-            let names: Vec<String> = spec.table.columns.iter().map(|c| c.name.clone()).collect();
+            let names = table_names(&spec.table, &spec.alias, cx.flags.verbose);
             bitmap_node(cx, &spec.bitmap, &names, depth + 1, id);
         }
         Node::IndexNestLoop { left, .. } => {
-            node(cx, left, at.below(1, inner), id);
+            node(cx, left, at.below(1, inner).input_of(plan, 0), id);
             let right = parameterized_inner(plan, at.par.qualify);
-            node(cx, &right, at.below(1, inner), id);
+            node(cx, &right, at.below(1, inner).input_of(plan, 1), id);
         }
         // A set operation reads its inputs through PostgreSQL's Append of
         // "*SELECT* n" subquery scans (the rows tagged by their side).
@@ -985,11 +1085,36 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
                         ));
                     }
                     cx.out.push(m);
+                    verbose_passed(cx, c, depth + 1);
                     node(cx, c, at.below(2, inner), id);
                 } else {
-                    node(cx, c, at.below(1, inner), id);
+                    let line = cx
+                        .flags
+                        .verbose
+                        .then(|| verbose::join_under_aggregate(plan, c, cx.out_qualify))
+                        .flatten();
+                    let below = At {
+                        output: line.as_deref(),
+                        ..at.below(1, inner).input_of(plan, k)
+                    };
+                    node(cx, c, below, id);
                 }
             }
+        }
+    }
+}
+
+/// VERBOSE: the `Output:` line of a node EXPLAIN adds above `input` (a
+/// Hash, a Materialize), which returns `input`'s rows as they are.
+fn verbose_passed(cx: &mut Explainer<'_>, input: &Plan, depth: usize) {
+    if cx.flags.verbose {
+        let refs = verbose::references(input, cx.out_qualify);
+        if !refs.is_empty() {
+            cx.out.push(format!(
+                "{}Output: {}",
+                " ".repeat(depth * 6 + 2),
+                refs.join(", ")
+            ));
         }
     }
 }
@@ -1052,6 +1177,7 @@ fn cte_sections(cx: &mut Explainer<'_>, root: &Plan, at: At<'_>, par: Par) {
             stats: cx.stats,
             out: &mut lines,
             cte_root: 0,
+            out_qualify: cx.out_qualify,
         };
         let mut id = start;
         node(&mut sub, plan, at.below(1, par), &mut id);
@@ -1066,7 +1192,7 @@ fn cte_sections(cx: &mut Explainer<'_>, root: &Plan, at: At<'_>, par: Par) {
 /// with its own counter and `id` ends past both.
 fn hash_join_inputs(
     cx: &mut Explainer<'_>,
-    children: &[&Plan],
+    at_plan: &Plan,
     build_left: bool,
     at: At<'_>,
     my_id: usize,
@@ -1075,6 +1201,7 @@ fn hash_join_inputs(
 ) {
     let depth = at.depth;
     let (flags, stats) = (cx.flags, cx.stats);
+    let children = at_plan.children();
     let (probe, build) = if build_left {
         (children[1], children[0])
     } else {
@@ -1092,7 +1219,13 @@ fn hash_join_inputs(
         (p, p + c)
     };
     let mut pid = probe_id;
-    node(cx, probe, at.below(1, inner), &mut pid);
+    let probe_k = usize::from(build_left);
+    node(
+        cx,
+        probe,
+        at.below(1, inner).input_of(at_plan, probe_k),
+        &mut pid,
+    );
     let mut hash_line = format!("{}->  Hash", " ".repeat(depth * 6 + 2));
     if flags.costs {
         hash_line.push_str(&format!(
@@ -1113,6 +1246,7 @@ fn hash_join_inputs(
         ));
     }
     cx.out.push(hash_line);
+    verbose_passed(cx, build, depth + 1);
     if let Some(l) = hash_join_line(flags, stats, my_id) {
         cx.out
             .push(format!("{}{l}", " ".repeat((depth + 1) * 6 + 2)));
@@ -1177,426 +1311,9 @@ fn gather_lines(
     }
 }
 
-/// The ` (actual time=first..total rows=N loops=L)` of a node, as
-/// PostgreSQL prints it: a node run by several participants of a parallel
-/// plan shows their count as its loops and per-loop averages of rows and
-/// times (its stats hold the sums).
-fn actual(st: &NodeStats, flags: ExplainFlags) -> String {
-    let loops = st.loops.max(1);
-    let per = |x: f64| x / loops as f64;
-    let rows = per(st.rows as f64);
-    if flags.timing {
-        format!(
-            " (actual time={:.3}..{:.3} rows={rows:.0} loops={loops})",
-            per(st.first) * 1000.0,
-            per(st.total) * 1000.0,
-        )
-    } else {
-        format!(" (actual rows={rows:.0} loops={loops})")
-    }
-}
-
-/// `Rows Removed by Filter: N` under a node's `Filter:` line with ANALYZE,
-/// per loop as PostgreSQL prints it, and left out when none were (as
-/// PostgreSQL's text format does).
-fn removed_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> Option<String> {
-    let st = stats.filter(|_| flags.analyze)?.get(id)?;
-    let per = st.removed as f64 / st.loops.max(1) as f64;
-    (st.removed > 0).then(|| format!("Rows Removed by Filter: {per:.0}"))
-}
-
-/// Bytes as EXPLAIN's kB, rounded up as PostgreSQL rounds a peak.
-fn kb(bytes: u64) -> u64 {
-    bytes.div_ceil(1024)
-}
-
-/// A hash aggregate's `Batches: N  Memory Usage: NkB  Disk Usage: NkB`
-/// with ANALYZE (the disk part only when it spilled), as PostgreSQL 15
-/// prints it.
-fn hash_agg_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> Option<String> {
-    let h = stats.filter(|_| flags.analyze)?.get(id)?.hash?;
-    let mut l = format!(
-        "Batches: {}  Memory Usage: {}kB",
-        h.batches,
-        kb(h.peak_bytes)
-    );
-    if h.batches > 1 || h.disk_bytes > 0 {
-        l.push_str(&format!("  Disk Usage: {}kB", kb(h.disk_bytes)));
-    }
-    Some(l)
-}
-
-/// A hash join's `Buckets: N  Batches: N  Memory Usage: NkB` under its
-/// Hash node with ANALYZE; when the join had to split its build side into
-/// more batches, PostgreSQL's `(originally N)` forms.
-fn hash_join_line(flags: ExplainFlags, stats: Option<&[NodeStats]>, id: usize) -> Option<String> {
-    let h = stats.filter(|_| flags.analyze)?.get(id)?.hash?;
-    Some(if h.batches != h.batches_original {
-        format!(
-            "Buckets: {} (originally {})  Batches: {} (originally {})  Memory Usage: {}kB",
-            h.buckets,
-            1024,
-            h.batches,
-            h.batches_original,
-            kb(h.peak_bytes)
-        )
-    } else {
-        format!(
-            "Buckets: {}  Batches: {}  Memory Usage: {}kB",
-            h.buckets,
-            h.batches,
-            kb(h.peak_bytes)
-        )
-    })
-}
-
-/// `Buffers: shared hit=N read=N dirtied=N written=N` (the non-zero ones),
-/// at `pad` columns; none when all are zero.
-fn buffers_line(st: &NodeStats, pad: usize) -> Option<String> {
-    let b = st.buffers;
-    let parts: Vec<String> = [
-        ("hit", b.shared_hit),
-        ("read", b.shared_read),
-        ("dirtied", b.shared_dirtied),
-        ("written", b.shared_written),
-    ]
-    .into_iter()
-    .filter(|&(_, v)| v > 0)
-    .map(|(name, v)| format!("{name}={v}"))
-    .collect();
-    (!parts.is_empty()).then(|| format!("{}Buffers: shared {}", " ".repeat(pad), parts.join(" ")))
-}
-
 fn count(plan: &Plan, n: &mut usize) {
     *n += 1;
     for c in plan.children() {
         count(c, n);
-    }
-}
-
-/// A constant as PostgreSQL's `get_const_expr` prints it: integers that
-/// fit `integer` bare (`'-1'::integer` when negative), numeric bare when it
-/// has a decimal point or exponent, booleans as `true` / `false`, NULL as
-/// `NULL::type`, everything else quoted with its type (`'c1'::text`,
-/// `'t1'::bpchar`, `'10'::double precision`).
-pub(crate) fn literal(v: &Value, ty: &DataType) -> String {
-    if v.is_null() {
-        return format!("NULL::{ty}");
-    }
-    let mut s = String::new();
-    format_value(v, &mut s);
-    let quoted = |s: &str, ty: &dyn std::fmt::Display| format!("'{}'::{ty}", s.replace('\'', "''"));
-    match v {
-        Value::Bool(b) => (if *b { "true" } else { "false" }).into(),
-        // An integer literal is `integer` in PostgreSQL whatever the column
-        // it meets (cross-type operators take it as it is).
-        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
-            match v.as_i64().and_then(|x| i32::try_from(x).ok()) {
-                Some(x) if x >= 0 => s,
-                Some(_) => quoted(&s, &"integer"),
-                None => quoted(&s, ty),
-            }
-        }
-        Value::Numeric(_)
-            if s.starts_with(|c: char| c.is_ascii_digit()) && s.contains(['.', 'e', 'E']) =>
-        {
-            s
-        }
-        _ => quoted(&s, ty),
-    }
-}
-
-/// `e` without the casts PostgreSQL would not show around an operator's
-/// operand (it has cross-type operators for them).
-pub(crate) fn operand(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Cast(x, ctx) if super::quals::invisible_cast(&x.ty, &e.ty, *ctx) => operand(x),
-        _ => e,
-    }
-}
-
-/// The operands of a chain of ANDs (`and`) or ORs, flattened as
-/// PostgreSQL prints them: `(a AND b AND c)`.
-fn flatten<'e>(e: &'e Expr, and: bool, out: &mut Vec<&'e Expr>) {
-    match &e.kind {
-        ExprKind::And(a, b) if and => {
-            flatten(a, and, out);
-            flatten(b, and, out);
-        }
-        ExprKind::Or(a, b) if !and => {
-            flatten(a, and, out);
-            flatten(b, and, out);
-        }
-        _ => out.push(e),
-    }
-}
-
-/// An array constant as PostgreSQL prints one: `'{c1,c2}'::text[]`
-/// (elements quoted when they need it, NULL bare).
-fn array_literal(items: &[&Value], ty: &DataType) -> String {
-    let elems: Vec<String> = items
-        .iter()
-        .map(|v| {
-            if v.is_null() {
-                return "NULL".into();
-            }
-            let mut s = String::new();
-            format_value(v, &mut s);
-            let plain = !s.is_empty()
-                && !s.eq_ignore_ascii_case("null")
-                && !s.contains(|c: char| {
-                    c.is_whitespace() || matches!(c, ',' | '{' | '}' | '"' | '\\')
-                });
-            if plain {
-                s
-            } else {
-                format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-            }
-        })
-        .collect();
-    format!("'{{{}}}'::{ty}[]", elems.join(",").replace('\'', "''"))
-}
-
-thread_local! {
-    /// While a lateral join's right side prints: per enclosing lateral
-    /// join, what each of its parameters prints as.
-    static PARAM_NAMES: std::cell::RefCell<Vec<Vec<String>>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// An expression as PostgreSQL's EXPLAIN prints it (parenthesized
-/// operators).
-pub fn deparse(e: &Expr, cols: &[String]) -> String {
-    match &e.kind {
-        ExprKind::Column(i) => cols.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
-        ExprKind::Const(v) => literal(v, &e.ty),
-        ExprKind::Binary(op, a, b) => {
-            format!(
-                "({} {} {})",
-                deparse(operand(a), cols),
-                op.symbol(),
-                deparse(operand(b), cols)
-            )
-        }
-        ExprKind::Neg(a) => format!("(- {})", deparse(a, cols)),
-        ExprKind::Not(a) => format!("(NOT {})", deparse(a, cols)),
-        ExprKind::And(..) | ExprKind::Or(..) => {
-            let and = matches!(e.kind, ExprKind::And(..));
-            let mut items = Vec::new();
-            flatten(e, and, &mut items);
-            let parts: Vec<String> = items.iter().map(|x| deparse(x, cols)).collect();
-            format!("({})", parts.join(if and { " AND " } else { " OR " }))
-        }
-        ExprKind::IsNull(a, neg) => format!(
-            "({} IS {}NULL)",
-            deparse(a, cols),
-            if *neg { "NOT " } else { "" }
-        ),
-        ExprKind::IsBool(a, v, neg) => format!(
-            "({} IS {}{})",
-            deparse(a, cols),
-            if *neg { "NOT " } else { "" },
-            if *v { "TRUE" } else { "FALSE" }
-        ),
-        ExprKind::IsDistinct(a, b, neg) => format!(
-            "({} IS {}DISTINCT FROM {})",
-            deparse(a, cols),
-            if *neg { "NOT " } else { "" },
-            deparse(b, cols)
-        ),
-        ExprKind::Cast(a, _) => format!("({})::{}", deparse(a, cols), e.ty),
-        ExprKind::Case(arms, otherwise) => {
-            // NULLIF(a, b) is bound as CASE WHEN a = b THEN NULL ELSE a END.
-            if let ([(cond, then)], Some(other)) = (&arms[..], otherwise) {
-                if let (ExprKind::Binary(BinaryOp::Eq, x, y), Some(Value::Null)) =
-                    (&cond.kind, then.as_const())
-                {
-                    let first = deparse(operand(x), cols);
-                    if first == deparse(other, cols) {
-                        return format!("NULLIF({first}, {})", deparse(operand(y), cols));
-                    }
-                }
-            }
-            let mut out = String::from("CASE");
-            for (c, r) in arms {
-                out.push_str(&format!(
-                    " WHEN {} THEN {}",
-                    deparse(c, cols),
-                    deparse(r, cols)
-                ));
-            }
-            match otherwise {
-                Some(o) => out.push_str(&format!(" ELSE {}", deparse(o, cols))),
-                None => out.push_str(&format!(" ELSE NULL::{}", e.ty)),
-            }
-            out.push_str(" END");
-            out
-        }
-        ExprKind::InList(a, list, neg) => {
-            // PostgreSQL's forms: one item is a comparison, constants an
-            // array (`= ANY` / `<> ALL`), anything else ORed equalities
-            // (ANDed inequalities).
-            let x = deparse(a, cols);
-            let (op, join) = if *neg { ("<>", " AND ") } else { ("=", " OR ") };
-            let consts: Option<Vec<&Value>> = list.iter().map(Expr::as_const).collect();
-            match (&list[..], consts) {
-                ([one], _) => format!("({x} {op} {})", deparse(one, cols)),
-                (_, Some(values)) => format!(
-                    "({x} {op} {} ({}))",
-                    if *neg { "ALL" } else { "ANY" },
-                    array_literal(&values, &list[0].ty)
-                ),
-                _ => {
-                    let parts: Vec<String> = list
-                        .iter()
-                        .map(|i| format!("({x} {op} {})", deparse(i, cols)))
-                        .collect();
-                    format!("({})", parts.join(join))
-                }
-            }
-        }
-        ExprKind::Param(i) => PARAM_NAMES
-            .with(|n| n.borrow().last().and_then(|f| f.get(*i).cloned()))
-            .unwrap_or_else(|| format!("${i}")),
-        ExprKind::SubPlan(sp, args) => match sp.kind {
-            SubLinkKind::Quantified(op, all) => format!(
-                "({} {} {}(SubPlan))",
-                args.first().map_or(String::new(), |a| deparse(a, cols)),
-                op.symbol(),
-                if all { "ALL " } else { "ANY " }
-            ),
-            _ => "(SubPlan)".into(),
-        },
-        ExprKind::InSet(a, _, _, neg) => format!(
-            "({} {}IN (hashed SubPlan))",
-            deparse(a, cols),
-            if *neg { "NOT " } else { "" }
-        ),
-        ExprKind::Like(a, b, ci, neg) => format!(
-            "({} {}{} {})",
-            deparse(a, cols),
-            if *neg { "!" } else { "" },
-            if *ci { "~~*" } else { "~~" },
-            deparse(b, cols)
-        ),
-        ExprKind::Func(f, args) => {
-            let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
-            format!("{}({})", f.name(), a.join(", "))
-        }
-        ExprKind::Coalesce(args) => {
-            let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
-            format!("COALESCE({})", a.join(", "))
-        }
-        ExprKind::Extreme(args, g) => {
-            let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
-            format!(
-                "{}({})",
-                if *g { "GREATEST" } else { "LEAST" },
-                a.join(", ")
-            )
-        }
-    }
-}
-
-/// A bitmap heap scan's title (`Bitmap Heap Scan on t x`) and its
-/// `Recheck Cond:`, `Filter:` and, with ANALYZE, `Rows Removed by Index
-/// Recheck:` and `Heap Blocks:` lines, as PostgreSQL 15 prints them.
-fn bitmap_heap_title(
-    cx: &Explainer<'_>,
-    plan: &Plan,
-    my_id: usize,
-    spec: &crate::nodes::plannodes::BitmapHeapScan,
-) -> (String, Vec<String>) {
-    let mut t = format!("Bitmap Heap Scan on {}", spec.table.name);
-    if spec.alias != spec.table.name {
-        t.push(' ');
-        t.push_str(&spec.alias);
-    }
-    let names: Vec<String> = spec.table.columns.iter().map(|c| c.name.clone()).collect();
-    let st = cx
-        .stats
-        .filter(|_| cx.flags.analyze)
-        .and_then(|s| s.get(my_id));
-    let mut d = Vec::new();
-    if let Some(r) = &spec.recheck_shown {
-        d.push(format!("Recheck Cond: {}", deparse(r, &names)));
-        if let Some(b) = st.and_then(|s| s.bitmap).filter(|b| b.recheck_removed > 0) {
-            d.push(format!(
-                "Rows Removed by Index Recheck: {}",
-                b.recheck_removed
-            ));
-        }
-    }
-    if let Some(f) = &spec.filter {
-        d.push(format!(
-            "Filter: {}",
-            deparse(f, &output_columns(plan, false))
-        ));
-        d.extend(removed_line(cx.flags, cx.stats, my_id));
-    }
-    if let Some(b) = st.and_then(|s| s.bitmap) {
-        if b.exact_pages > 0 || b.lossy_pages > 0 {
-            let mut line = "Heap Blocks:".to_string();
-            if b.exact_pages > 0 {
-                line.push_str(&format!(" exact={}", b.exact_pages));
-            }
-            if b.lossy_pages > 0 {
-                line.push_str(&format!(" lossy={}", b.lossy_pages));
-            }
-            d.push(line);
-        }
-    }
-    (t, d)
-}
-
-/// One node of a bitmap tree (`Bitmap Index Scan on i`, `BitmapAnd`,
-/// `BitmapOr`) at `depth`, then its inputs; `names`: the table's columns.
-/// Node ids continue the heap scan's pre-order numbering.
-fn bitmap_node(
-    cx: &mut Explainer<'_>,
-    q: &crate::nodes::plannodes::BitmapQual,
-    names: &[String],
-    depth: usize,
-    id: &mut usize,
-) {
-    use crate::nodes::plannodes::BitmapQual;
-    let my_id = *id;
-    *id += 1;
-    let (title, rows, details) = match q {
-        BitmapQual::Index(s) => {
-            let conds: Vec<String> = s.index_cond.iter().map(|c| deparse(c, names)).collect();
-            let d = match conds.len() {
-                0 => vec![],
-                1 => vec![format!("Index Cond: {}", conds[0])],
-                _ => vec![format!("Index Cond: ({})", conds.join(" AND "))],
-            };
-            (format!("Bitmap Index Scan on {}", s.index.name), s.rows, d)
-        }
-        BitmapQual::And(_) => ("BitmapAnd".to_string(), 0.0, vec![]),
-        BitmapQual::Or(_) => ("BitmapOr".to_string(), 0.0, vec![]),
-    };
-    let mut line = format!("{}->  {title}", " ".repeat((depth - 1) * 6 + 2));
-    if cx.flags.costs {
-        line.push_str(&format!("  (rows={rows:.0} width=0)"));
-    }
-    let st = cx
-        .stats
-        .filter(|_| cx.flags.analyze)
-        .and_then(|s| s.get(my_id));
-    if let Some(st) = st {
-        line.push_str(&actual(st, cx.flags));
-    }
-    cx.out.push(line);
-    let pad = depth * 6 + 2;
-    for d in details {
-        cx.out.push(format!("{}{d}", " ".repeat(pad)));
-    }
-    if let (true, Some(st)) = (cx.flags.buffers, st) {
-        cx.out.extend(buffers_line(st, pad));
-    }
-    if let BitmapQual::And(v) | BitmapQual::Or(v) = q {
-        for c in v {
-            bitmap_node(cx, c, names, depth + 1, id);
-        }
     }
 }

@@ -44,6 +44,7 @@ mod pullup;
 mod reorder;
 mod setops;
 mod sorted_agg;
+mod srf_order;
 pub mod view;
 
 use distinct::{DistinctPlan, Ties};
@@ -417,6 +418,12 @@ impl Binder<'_> {
         order_by: &[ast::OrderBy],
         ties: Option<Ties>,
     ) -> Result<Plan> {
+        srf_order::reject_misplaced_srfs(s)?;
+        if ties.is_none() {
+            if let Some(rewritten) = srf_order::srf_after_sort(s, order_by) {
+                return self.plan_select(&rewritten, &[], None);
+            }
+        }
         if let Some(rewritten) = srf_to_from(s)? {
             return self.plan_select(&rewritten, order_by, ties);
         }

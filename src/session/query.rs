@@ -288,6 +288,7 @@ impl Session {
             buffers: e.options.buffers,
             timing: e.options.timing,
             summaries: self.settings.enable_page_summaries,
+            verbose: e.options.verbose,
         };
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;

@@ -354,15 +354,19 @@ impl Binder<'_> {
     }
 }
 
+/// Whether `e` is a call of a set-returning function heapdb runs in a
+/// select list.
+pub(super) fn is_select_srf(e: &ast::Expr) -> bool {
+    matches!(&e.kind, ast::ExprKind::Function(f)
+        if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table") || crate::types::json::srf::single_column(&f.name.name)))
+}
+
 /// A set-returning function in the select list (`select generate_series(1,
 /// 3), 7`) becomes a FROM item joined to the rest, as PostgreSQL's
 /// ProjectSet gives the same rows for the cases heapdb supports: one such
 /// call, at the top of a select item. `None` when there is none.
 pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
-    let is_srf = |e: &ast::Expr| {
-        matches!(&e.kind, ast::ExprKind::Function(f)
-            if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table") || crate::types::json::srf::single_column(&f.name.name)))
-    };
+    let is_srf = is_select_srf;
     let found: Vec<usize> = s
         .projection
         .iter()
