@@ -41,6 +41,7 @@ mod lateral;
 mod postpone;
 mod pullup;
 mod reorder;
+mod sequence_rel;
 mod setops;
 mod sorted_agg;
 pub mod view;

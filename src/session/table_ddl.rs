@@ -27,6 +27,11 @@ impl Session {
         {
             return Ok(with_notices("CREATE TABLE", vec![n]));
         }
+        if super::sequence::has_serial(c) {
+            let oid = self.create_table_with_serials(c, temp)?;
+            self.note_on_commit(oid, c.on_commit);
+            return Ok(QueryResult::empty("CREATE TABLE"));
+        }
         let spec = createtable::define_columns(c, &mut self.stmt_ctx(&snap))?;
         // The new entry and its constraints' indexes are written and read
         // back under a snapshot that knows the transaction's xid.
