@@ -525,6 +525,8 @@ impl DbInner {
             self.txns.clog().discard_unwritten();
             return failed;
         }
+        let rels = self.relcache.lock().expect("relcache poisoned").clone();
+        self.sequences.write_back(|rel| rels.get(&rel).cloned())?;
         self.checkpointer.checkpoint(true).map(|_| ())
     }
 }

@@ -234,6 +234,30 @@ impl SequenceStates {
         })
     }
 
+    /// At a clean shutdown: writes each sequence's value as it stands to
+    /// its page (`open` gives the open relation of a file still in use,
+    /// `None` for one dropped), so the database reopens where it stopped
+    /// rather than at the value logged ahead, as PostgreSQL's shutdown
+    /// checkpoint writes the sequence's buffer.
+    pub fn write_back(&self, open: impl Fn(u32) -> Option<Arc<HeapRelation>>) -> Result<()> {
+        let cells: Vec<_> = self
+            .cells
+            .lock()
+            .expect("sequence states poisoned")
+            .iter()
+            .map(|(k, c)| (*k, c.clone()))
+            .collect();
+        for (relfilenode, cell) in cells {
+            let g = cell.lock().expect("sequence state poisoned");
+            if let (Some(v), Some(rel)) = (*g, open(relfilenode)) {
+                if rel.nblocks()? > 0 {
+                    write_page(rel.as_ref(), v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `setval(s, value, is_called)`: 22003 outside the bounds.
     pub fn setval(
         &self,
