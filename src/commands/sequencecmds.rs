@@ -63,6 +63,9 @@ fn seq_type(t: &ast::DataType) -> Result<DataType> {
         ast::DataType::SmallInt => Ok(DataType::Int2),
         ast::DataType::Integer => Ok(DataType::Int4),
         ast::DataType::BigInt => Ok(DataType::Int8),
+        ast::DataType::Named(n) if DataType::from_name(n).is_none() => {
+            Err(err!(UndefinedObject, "type \"{n}\" does not exist"))
+        }
         _ => Err(bad(
             "sequence type must be smallint, integer, or bigint".into()
         )),
@@ -456,9 +459,39 @@ impl DdlContext<'_> {
             }
         }
         for s in found {
+            if !d.cascade {
+                self.refuse_drop_of_used_sequence(&s)?;
+            }
             self.drop_one_sequence(&s)?;
         }
         Ok(notices)
+    }
+
+    /// 2BP01 when a column's DEFAULT calls `nextval` of sequence `s`
+    /// (PostgreSQL's dependency of the default on the sequence).
+    fn refuse_drop_of_used_sequence(&self, s: &SequenceDef) -> Result<()> {
+        let quoted = format!("'{}'", s.name);
+        for t in self.catalog.tables(&self.view()) {
+            for c in &t.columns {
+                let uses = c
+                    .default
+                    .as_deref()
+                    .is_some_and(|d| d.contains("nextval(") && d.contains(&quoted));
+                if uses {
+                    return Err(err!(
+                        DependentObjectsStillExist,
+                        "cannot drop sequence {} because other objects depend on it",
+                        s.name
+                    )
+                    .with_detail(format!(
+                        "default value for column {} of table {} depends on sequence {}",
+                        c.name, t.name, s.name
+                    ))
+                    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn drop_one_sequence(&mut self, s: &SequenceDef) -> Result<()> {
