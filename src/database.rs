@@ -72,6 +72,8 @@ pub struct DbInner {
     temp_namespaces: Mutex<std::collections::BTreeSet<u32>>,
     /// Open heaps by relfilenode (each keeps its free-space hints).
     relcache: Mutex<HashMap<u32, Arc<HeapRelation>>>,
+    /// The sequences' current values, shared by every session.
+    pub sequences: Arc<crate::commands::seqfuncs::SequenceStates>,
     /// Holds the directory's lock for as long as the database is open.
     _lock: DirLock,
 }
@@ -237,6 +239,7 @@ impl Database {
                 locks: LockManager::new(),
                 temp_namespaces: Mutex::new(std::collections::BTreeSet::new()),
                 relcache: Mutex::new(HashMap::new()),
+                sequences: Arc::default(),
                 _lock: lock,
             }),
         })
@@ -522,6 +525,8 @@ impl DbInner {
             self.txns.clog().discard_unwritten();
             return failed;
         }
+        let rels = self.relcache.lock().expect("relcache poisoned").clone();
+        self.sequences.write_back(|rel| rels.get(&rel).cloned())?;
         self.checkpointer.checkpoint(true).map(|_| ())
     }
 }

@@ -195,6 +195,10 @@ pub enum SqlState {
     InvalidArgumentForNtileFunction,
     /// 22016 invalid_argument_for_nth_value_function
     InvalidArgumentForNthValueFunction,
+    /// 2200H sequence_generator_limit_exceeded
+    SequenceGeneratorLimitExceeded,
+    /// 428C9 generated_always
+    GeneratedAlways,
 }
 
 impl SqlState {
@@ -283,6 +287,8 @@ impl SqlState {
             InvalidPrecedingOrFollowingSize => "22013",
             InvalidArgumentForNtileFunction => "22014",
             InvalidArgumentForNthValueFunction => "22016",
+            SequenceGeneratorLimitExceeded => "2200H",
+            GeneratedAlways => "428C9",
         }
     }
 }
@@ -487,6 +493,8 @@ mod tests {
             InvalidPrecedingOrFollowingSize,
             InvalidArgumentForNtileFunction,
             InvalidArgumentForNthValueFunction,
+            SequenceGeneratorLimitExceeded,
+            GeneratedAlways,
         ];
         let mut seen = HashSet::new();
         for s in all {

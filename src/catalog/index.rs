@@ -141,7 +141,7 @@ impl IndexDef {
 }
 
 impl Catalog {
-    /// Whether a relation (table, index or view) named `name` is visible to
+    /// Whether a relation (table, index, view or sequence) named `name` is visible to
     /// `view`.
     pub fn relation_name_taken(&self, view: &CatalogView, name: &str) -> bool {
         self.read()
@@ -150,6 +150,7 @@ impl Catalog {
             .filter(|v| view.sees(v))
             .any(|v| v.def.name == name || v.def.indexes.iter().any(|i| i.name == name))
             || self.lookup_view(view, name).is_some()
+            || self.lookup_sequence(view, name).is_some()
     }
 
     /// Whether a relation named `name` is visible to `view` in one
@@ -161,7 +162,9 @@ impl Catalog {
             .iter()
             .filter(|v| (v.temp_ns != 0) == temp && view.sees(v))
             .any(|v| v.def.name == name || v.def.indexes.iter().any(|i| i.name == name))
-            || (!temp && self.lookup_view(view, name).is_some())
+            || (!temp
+                && (self.lookup_view(view, name).is_some()
+                    || self.lookup_sequence(view, name).is_some()))
     }
 
     /// The table that owns index `name`, and the index's position in it:

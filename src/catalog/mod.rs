@@ -40,6 +40,7 @@ mod function;
 mod index;
 mod operator;
 mod persist;
+mod sequence;
 mod types;
 mod versions;
 mod view;
@@ -50,6 +51,7 @@ pub use check::CheckConstraint;
 pub use fkey::{FkAction, ForeignKeyDef};
 pub use function::{FuncArg, FunctionDef, Language};
 pub use operator::OperatorDef;
+pub use sequence::SequenceDef;
 pub use types::{DomainCheck, DomainDef};
 pub use view::{ViewColumn, ViewDef};
 
@@ -206,6 +208,8 @@ struct State {
     internal_funcs: Vec<basetype::InternalFuncVersion>,
     /// The user-defined casts' versions (`cast`).
     casts: Vec<cast::CastVersion>,
+    /// The sequences' versions (`sequence`).
+    sequences: Vec<sequence::SeqVersion>,
 }
 
 /// The catalog of one database. Thread-safe.
@@ -317,6 +321,7 @@ impl Catalog {
                 base_types: Vec::new(),
                 internal_funcs: Vec::new(),
                 casts: Vec::new(),
+                sequences: Vec::new(),
             }
         } else {
             persist::read(&path, bind)?
@@ -340,7 +345,8 @@ impl Catalog {
             | operator::settle(&mut state.operators, &committed)
             | versions::settle(&mut state.base_types, &committed)
             | versions::settle(&mut state.internal_funcs, &committed)
-            | versions::settle(&mut state.casts, &committed);
+            | versions::settle(&mut state.casts, &committed)
+            | versions::settle(&mut state.sequences, &committed);
         let changed = create
             || views_changed
             || before
@@ -675,6 +681,7 @@ impl Catalog {
         versions::abort(&mut st.base_types, xid);
         versions::abort(&mut st.internal_funcs, xid);
         versions::abort(&mut st.casts, xid);
+        versions::abort(&mut st.sequences, xid);
     }
 
     /// Drops versions that no snapshot can see any more: those deleted by a
@@ -695,6 +702,7 @@ impl Catalog {
         versions::prune(&mut st.base_types, &committed, horizon);
         versions::prune(&mut st.internal_funcs, &committed, horizon);
         versions::prune(&mut st.casts, &committed, horizon);
+        versions::prune(&mut st.sequences, &committed, horizon);
     }
 
     /// Writes the catalog file (before the changing transaction's commit is

@@ -323,6 +323,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
     super::operator::write(&mut text, &st.operators);
     super::basetype::write(&mut text, &st.base_types, &st.internal_funcs);
     super::cast::write(&mut text, &st.casts);
+    super::sequence::write(&mut text, &st.sequences);
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     let tmp = path.with_extension("tmp");
@@ -530,6 +531,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
             "basetype" => st.base_types.push(super::basetype::parse_type(&f)?),
             "ifunction" => st.internal_funcs.push(super::basetype::parse_function(&f)?),
             "cast" => st.casts.push(super::cast::parse(&f)?),
+            "sequence" => st.sequences.push(super::sequence::parse(&f)?),
             _ => return Err(corrupt("unknown line")),
         }
     }
@@ -600,6 +602,7 @@ mod tests {
             base_types: Vec::new(),
             internal_funcs: Vec::new(),
             casts: Vec::new(),
+            sequences: Vec::new(),
         }
     }
 

@@ -128,7 +128,7 @@ impl Catalog {
     pub(super) fn view_name_taken(st: &State, view: &CatalogView, xid: Xid, name: &str) -> bool {
         st.views.iter().any(|v| {
             v.def.name == name && (view.sees_object(v) || view.made_by_other(v.xmin, v.xmax, xid))
-        })
+        }) || Self::sequence_name_taken(st, view, xid, name)
     }
 
     /// Adds a view created by transaction `xid`. Fails with 42P07 when a

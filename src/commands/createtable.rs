@@ -425,6 +425,7 @@ impl DdlContext<'_> {
         self.drop_table_foreign_keys(&tables, d.cascade, &mut notices)?;
         self.drop_dependent_views(&targets, d.cascade, &mut notices)?;
         for t in tables {
+            self.drop_owned_sequences(t.oid)?;
             self.catalog.replace(&self.view(), self.xid, t.oid, None)?;
             *self.catalog_changed = true;
             self.drop_on_commit.push(t.relfilenode);

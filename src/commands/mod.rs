@@ -30,6 +30,8 @@ pub mod inspect_btree;
 pub mod opclass;
 pub mod operatorcmds;
 pub mod readahead;
+pub mod seqfuncs;
+pub mod sequencecmds;
 pub mod stats;
 pub mod tablecmds;
 pub mod typecmds;

@@ -1264,6 +1264,9 @@ impl Binder<'_> {
                 }
             ));
         }
+        if super::seqcall::is_sequence_function(name) && call.arg_names.is_empty() {
+            return self.bind_sequence_call(name, call, scope, mode);
+        }
         let mut args = Vec::with_capacity(call.args.len());
         for a in &call.args {
             args.push((self.bind_expr(a, scope, mode)?, leftmost(a)));

@@ -91,6 +91,17 @@ impl PlanContext for Probe<'_> {
     fn functions(&self, name: &str) -> Vec<Arc<FunctionDef>> {
         self.inner.functions(name)
     }
+    fn sequence_function(&mut self, func: &str, seq: Option<&str>) -> Result<u32> {
+        self.impure.set(true);
+        self.inner.sequence_function(func, seq)
+    }
+    fn sequence_rows(&mut self, name: &str) -> Option<Result<TableRows>> {
+        let r = self.inner.sequence_rows(name);
+        if r.is_some() {
+            self.impure.set(true);
+        }
+        r
+    }
     fn domain(&self, name: &str) -> Option<Arc<crate::catalog::DomainDef>> {
         self.inner.domain(name)
     }

@@ -40,6 +40,7 @@ pub mod plpgsql_parse;
 pub mod quals;
 pub mod scope;
 pub mod select;
+pub mod seqcall;
 pub mod sublink;
 pub mod userfunc;
 pub mod window;
@@ -90,6 +91,19 @@ pub trait PlanContext {
     /// Rows of an inspection table function (`heap_page_items` ...), with
     /// its column names and types, or `None` when `name` is not one.
     fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>>;
+    /// The compiled function (its id, [`crate::types::funcs::user`]) that
+    /// runs sequence function `func` (`nextval`, `currval`, `setval`) of
+    /// the sequence named `seq`, or `lastval` (`seq` `None`).
+    fn sequence_function(&mut self, func: &str, _seq: Option<&str>) -> Result<u32> {
+        Err(crate::err!(
+            FeatureNotSupported,
+            "{func}() is not supported in this context"
+        ))
+    }
+    /// The row `SELECT * FROM name` shows when `name` is a sequence.
+    fn sequence_rows(&mut self, _name: &str) -> Option<Result<TableRows>> {
+        None
+    }
     /// The user-defined functions named `name` the statement sees.
     fn functions(&self, _name: &str) -> Vec<Arc<crate::catalog::FunctionDef>> {
         Vec::new()

@@ -42,6 +42,7 @@ mod lateral;
 mod postpone;
 mod pullup;
 mod reorder;
+mod sequence_rel;
 mod setops;
 mod sorted_agg;
 mod srf_order;

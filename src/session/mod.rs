@@ -53,6 +53,7 @@ mod operator_ddl;
 mod plancache;
 mod query;
 mod result;
+mod sequence;
 mod table_ddl;
 mod temp;
 mod type_ddl;
@@ -174,6 +175,8 @@ pub struct Session {
     pub(crate) on_commit: Vec<(u32, ast::OnCommit)>,
     /// The foreign-key checks put off to COMMIT ([`fkey`]).
     fk_deferred: Vec<fkey::Deferred>,
+    /// `currval`/`lastval` and the log to flush for sequences ([`sequence`]).
+    pub(crate) seqs: Arc<crate::commands::seqfuncs::SessionSequences>,
 }
 
 /// What transaction handling a statement needs.
@@ -249,6 +252,7 @@ impl Session {
             plan_cache: plancache::PlanCache::default(),
             temp_ns: 0,
             fk_deferred: Vec::new(),
+            seqs: Arc::default(),
             on_commit: Vec::new(),
         }
     }
@@ -611,6 +615,9 @@ impl Session {
                 None => self.delete(d, sink),
             },
             ast::Statement::CreateView(c) => self.create_view(c),
+            ast::Statement::CreateSequence(c) => self.create_sequence(c),
+            ast::Statement::AlterSequence(a) => self.alter_sequence(a),
+            ast::Statement::DropSequence(d) => self.drop_sequence(d),
             ast::Statement::DropView(d) => self.drop_view(d),
             ast::Statement::CreateFunction(c) => self.create_function(c),
             ast::Statement::DropFunction(d) => self.drop_function(d),
@@ -723,6 +730,11 @@ impl Session {
     }
 
     fn end_txn(&mut self, commit: bool) -> Result<()> {
+        // Sequence values handed out are durable before the client can
+        // act on them, whatever becomes of the transaction.
+        if let Some(lsn) = self.seqs.take_flush() {
+            self.db.wal.flush(lsn)?;
+        }
         let Some(t) = self.txn.take() else {
             return Ok(());
         };

@@ -33,6 +33,8 @@ pub(crate) struct StmtCtx<'s> {
     pub progress: Option<exec::progress::ProgressHook>,
     /// Locks the tables the statement reads.
     pub locker: TableLocker<'s>,
+    /// The session's sequence calls (`currval`, `lastval`).
+    pub seqs: &'s Arc<crate::commands::seqfuncs::SessionSequences>,
 }
 
 impl StmtCtx<'_> {
@@ -168,6 +170,14 @@ impl PlanContext for StmtCtx<'_> {
     fn inspection_rows(&mut self, name: &str, args: &[Value]) -> Option<Result<TableRows>> {
         inspect::table_function(self, name, args)
     }
+
+    fn sequence_function(&mut self, func: &str, seq: Option<&str>) -> Result<u32> {
+        super::sequence::function(self, func, seq)
+    }
+
+    fn sequence_rows(&mut self, name: &str) -> Option<Result<TableRows>> {
+        super::sequence::rows(self, name)
+    }
 }
 
 impl crate::plan::parallel::TableShape for StmtCtx<'_> {
@@ -214,6 +224,7 @@ impl Session {
             cancel: self.cancel_flag(),
             progress: self.progress.clone(),
             locker: self.table_locker(),
+            seqs: &self.seqs,
         }
     }
 

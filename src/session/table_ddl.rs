@@ -27,6 +27,11 @@ impl Session {
         {
             return Ok(with_notices("CREATE TABLE", vec![n]));
         }
+        if super::sequence::has_serial(c) {
+            let oid = self.create_table_with_serials(c, temp)?;
+            self.note_on_commit(oid, c.on_commit);
+            return Ok(QueryResult::empty("CREATE TABLE"));
+        }
         let mut spec = createtable::define_columns(c, &mut self.stmt_ctx(&snap))?;
         let notices = std::mem::take(&mut spec.notices);
         // The new entry and its constraints' indexes are written and read

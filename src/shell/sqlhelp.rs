@@ -24,6 +24,10 @@ struct Rule {
 
 /// psql's one-line description of a statement, by topic.
 const DESCRIPTIONS: &[(&str, &str)] = &[
+    (
+        "ALTER SEQUENCE",
+        "change the definition of a sequence generator",
+    ),
     ("ALTER TABLE", "change the definition of a table"),
     ("ANALYZE", "collect statistics about a database"),
     ("BEGIN", "start a transaction block"),
@@ -31,6 +35,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("COMMIT", "commit the current transaction"),
     ("COPY", "copy data between a file and a table"),
     ("CREATE INDEX", "define a new index"),
+    ("CREATE SEQUENCE", "define a new sequence generator"),
     ("CREATE TABLE", "define a new table"),
     (
         "CREATE TABLE AS",
@@ -39,6 +44,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("CREATE VIEW", "define a new view"),
     ("DELETE", "delete rows of a table"),
     ("DROP INDEX", "remove an index"),
+    ("DROP SEQUENCE", "remove a sequence"),
     ("DROP TABLE", "remove a table"),
     ("DROP VIEW", "remove a view"),
     ("EXPLAIN", "show the execution plan of a statement"),
@@ -535,7 +541,7 @@ mod tests {
         }
         let list = h.help(None);
         assert!(
-            list.starts_with("Available help:\n  ALTER TABLE "),
+            list.starts_with("Available help:\n  ALTER SEQUENCE "),
             "{list}"
         );
     }

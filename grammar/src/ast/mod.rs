@@ -27,6 +27,7 @@ mod index;
 mod keys;
 mod operator;
 mod query;
+mod sequence;
 mod typedef;
 mod view;
 mod window;
@@ -38,6 +39,7 @@ pub use index::*;
 pub use keys::*;
 pub use operator::*;
 pub use query::*;
+pub use sequence::*;
 pub use typedef::*;
 pub use view::*;
 pub use window::*;
@@ -140,6 +142,12 @@ pub enum Statement {
     Reset(Reset),
     /// `DO [LANGUAGE lang] 'code'`
     Do(DoBlock),
+    /// `CREATE SEQUENCE ...`
+    CreateSequence(Box<CreateSequence>),
+    /// `ALTER SEQUENCE ...`
+    AlterSequence(Box<AlterSequence>),
+    /// `DROP SEQUENCE ...`
+    DropSequence(DropSequence),
 }
 
 /// A possibly schema-qualified object name (a table or a function).

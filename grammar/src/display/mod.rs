@@ -18,6 +18,7 @@ mod function;
 mod index;
 mod keys;
 mod operator;
+mod sequence;
 mod statements;
 mod typedef;
 mod view;

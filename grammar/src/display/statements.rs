@@ -32,6 +32,9 @@ impl Display for Statement {
                 write!(f, " AS {}", c.query)
             }
             Statement::CreateView(c) => c.fmt(f),
+            Statement::CreateSequence(c) => c.fmt(f),
+            Statement::AlterSequence(c) => c.fmt(f),
+            Statement::DropSequence(d) => d.fmt(f),
             Statement::DropView(d) => d.fmt(f),
             Statement::CreateFunction(c) => c.fmt(f),
             Statement::DropFunction(d) => d.fmt(f),

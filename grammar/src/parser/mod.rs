@@ -38,6 +38,7 @@ mod keys;
 mod literal;
 mod operator;
 mod query;
+mod sequence;
 mod tokens;
 mod typedef;
 mod utility;
@@ -173,6 +174,9 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Create if i.is_kw(1, Keyword::Cast) => typedef::create_cast(i),
         Keyword::Drop if i.is_kw(1, Keyword::Cast) => typedef::drop_cast(i),
         Keyword::Create if view::is_create_view(i) => view::create_view(i),
+        Keyword::Create if sequence::is_sequence(i) => sequence::create_sequence(i),
+        Keyword::Drop if sequence::is_sequence(i) => sequence::drop_sequence(i),
+        Keyword::Alter if sequence::is_sequence(i) => sequence::alter_sequence(i),
         Keyword::Create if i.is_kw(1, Keyword::Index) || i.is_kw(1, Keyword::Unique) => {
             index::create_index(i)
         }

@@ -365,7 +365,10 @@ impl Binder<'_> {
                     // the table's error.
                     Err(e) => match self.ctx.view(&name.name) {
                         Some(v) => return self.plan_view(&v, name, alias.as_ref()),
-                        None => return Err(at(e, name.offset)),
+                        None => match self.ctx.sequence_rows(&name.name) {
+                            Some(rows) => return self.sequence_item(rows?, name, alias.as_ref()),
+                            None => return Err(at(e, name.offset)),
+                        },
                     },
                 };
                 let qualifier = alias
