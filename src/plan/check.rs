@@ -132,6 +132,17 @@ pub fn describe_default(text: &str, ty: &crate::types::DataType) -> Option<Strin
         ast::ExprKind::Literal(ast::Literal::String(s)) => {
             return Some(format!("'{}'::{}", s.replace('\'', "''"), ty.base_name()));
         }
+        // nextval's argument is a regclass constant.
+        ast::ExprKind::Function(f) if f.name.name == "nextval" && f.args.len() == 1 => {
+            let arg = match &f.args[0].kind {
+                ast::ExprKind::Cast { expr, .. } => expr,
+                _ => &f.args[0],
+            };
+            if let ast::ExprKind::Literal(ast::Literal::String(s)) = &arg.kind {
+                return Some(format!("nextval('{}'::regclass)", s.replace('\'', "''")));
+            }
+            return Some(text.to_string());
+        }
         // A call is shown as written: binding would evaluate a stable
         // one such as now().
         ast::ExprKind::Function(_) => return Some(text.to_string()),
