@@ -132,30 +132,30 @@ fn general(select: &str) -> String {
 }
 
 fn check_all(s: &mut Session, context: &str) {
-    for (select, group) in SHAPES {
-        for workers in [0, 2] {
-            run(
-                s,
-                &format!("set max_parallel_workers_per_gather = {workers}"),
-            );
-            let fused = format!("select {select} from f join d on f.k = d.k {group}");
-            // A residual condition true for every pair: the same typed
-            // aggregation over the join's output, unfused.
-            let unfused =
-                format!("select {select} from f join d on f.k = d.k and f.k - d.k = 0 {group}");
-            let reference = format!(
-                "select {} from f join d on f.k = d.k {group}",
-                general(select)
-            );
-            let got = rows(s, &fused);
-            assert_eq!(
-                sorted(got.clone()),
-                sorted(rows(s, &reference)),
-                "{context}: {fused}"
-            );
-            if workers == 0 {
-                // Serially, the groups come out in the unfused order.
-                assert_eq!(got, rows(s, &unfused), "{context}: order of {fused}");
+    // The dimension named second or first (the join may build on either
+    // input).
+    for from in ["f join d on f.k = d.k", "d join f on d.k = f.k"] {
+        for (select, group) in SHAPES {
+            for workers in [0, 2] {
+                run(
+                    s,
+                    &format!("set max_parallel_workers_per_gather = {workers}"),
+                );
+                let fused = format!("select {select} from {from} {group}");
+                // A residual condition true for every pair: the same typed
+                // aggregation over the join's output, unfused.
+                let unfused = format!("select {select} from {from} and f.k - d.k = 0 {group}");
+                let reference = format!("select {} from {from} {group}", general(select));
+                let got = rows(s, &fused);
+                assert_eq!(
+                    sorted(got.clone()),
+                    sorted(rows(s, &reference)),
+                    "{context}: {fused}"
+                );
+                if workers == 0 {
+                    // Serially, the groups come out in the unfused order.
+                    assert_eq!(got, rows(s, &unfused), "{context}: order of {fused}");
+                }
             }
         }
     }
