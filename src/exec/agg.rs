@@ -36,6 +36,7 @@
 
 use super::expr::{truth_mask, Expr};
 use super::fastpath::hash_agg::{self, FastAgg};
+use super::fastpath::join_agg;
 use super::keyset::KeySet;
 use super::spill::{
     partition_count, partition_of, FilesOp, HashStats, PartitionHasher, Partitions, SpillFile,
@@ -204,6 +205,39 @@ pub fn fast_fold(
     Ok(0)
 }
 
+/// Folds all of `input` into the fast state `state` ([`fast_fold`] batch by
+/// batch; first, over a hash join that allows it, the probe rows fused into
+/// the aggregation, [`super::fastpath::join_agg`]), then what its scan
+/// answered from pages; `peak` follows the state's size.
+pub fn fold_input(
+    ctx: &ExecContext,
+    state: &mut FastAgg<'_>,
+    parts: &mut Option<Partitions>,
+    hasher: &PartitionHasher,
+    depth: u32,
+    input: &mut dyn Operator,
+    peak: &mut u64,
+) -> Result<()> {
+    if let Some(join) = input.fused_probe() {
+        join_agg::fold(ctx, state, join)?;
+    }
+    while let Some(b) = input.next()? {
+        ctx.check_cancel()?;
+        add_group_partials(input, state);
+        let mem = fast_fold(ctx, state, parts, hasher, depth, &b)?;
+        if parts.is_some() {
+            input.stop_group_partials();
+        }
+        *peak = (*peak).max(mem as u64);
+    }
+    add_group_partials(input, state);
+    if let Some(p) = input.page_partial() {
+        state.add_partial(&p);
+    }
+    *peak = (*peak).max(state.mem_bytes() as u64);
+    Ok(())
+}
+
 /// Adds the pages `input` took from their summaries, per group key, into
 /// `state`. Called before each batch is folded, while nothing spills: a
 /// key of those pages then has its group in `state` before any row of
@@ -354,28 +388,17 @@ impl<'a> AggregateOp<'a> {
     ) -> Result<()> {
         let mut state = seed.unwrap_or_else(|| FastAgg::new(self.group, self.aggs));
         let mut parts = None;
-        while let Some(b) = input.next()? {
-            self.ctx.check_cancel()?;
-            add_group_partials(&mut *input, &mut state);
-            let mem = fast_fold(
-                self.ctx,
-                &mut state,
-                &mut parts,
-                &self.spill.hasher,
-                depth,
-                &b,
-            )?;
-            if parts.is_some() {
-                input.stop_group_partials();
-            }
-            self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem as u64);
-        }
-        add_group_partials(&mut *input, &mut state);
-        if let Some(p) = input.page_partial() {
-            state.add_partial(&p);
-        }
-        let mem = state.mem_bytes() as u64;
-        self.spill.stats.peak_bytes = self.spill.stats.peak_bytes.max(mem);
+        let peak = &mut self.spill.stats.peak_bytes;
+        let hasher = &self.spill.hasher;
+        fold_input(
+            self.ctx,
+            &mut state,
+            &mut parts,
+            hasher,
+            depth,
+            &mut *input,
+            peak,
+        )?;
         finish_spill(self.ctx, parts, depth, &mut self.spill)?;
         self.out = state.finish()?;
         Ok(())

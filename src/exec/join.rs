@@ -13,7 +13,9 @@
 //! read in place from the batch, text as bytes: no `Value` per row) and
 //! chains each key's build rows in build order through one `next` array. A
 //! join on one integer or text key uses a typed table of
-//! [`super::fastpath::join_tables`] instead.
+//! [`super::fastpath::join_tables`] instead; an aggregate directly above an
+//! inner join whose integer build keys turn out unique and dense may fold
+//! the probe rows itself ([`super::fastpath::join_agg`]).
 //!
 //! Memory: the build side is checked against `work_mem *
 //! hash_mem_multiplier` once per batch it reads. Past the limit, the join
@@ -28,6 +30,7 @@
 //! follows the batches.
 
 use super::expr::{truth_mask, Expr};
+use super::fastpath::join_agg::{DenseBuild, FusedProbe};
 use super::fastpath::join_tables::KeyTable;
 use super::keyset::KeySet;
 use super::spill::{
@@ -470,7 +473,46 @@ fn unmatched_probe_rows(b: Batch, probe_idx: &[u32]) -> Batch {
     b.filter(&keep)
 }
 
+impl FusedProbe for HashJoinOp<'_> {
+    fn dense_build(&mut self) -> Result<Option<DenseBuild<'_>>> {
+        if self.spec.kind != JoinKind::Inner || self.spec.residual.is_some() {
+            return Ok(None);
+        }
+        if let Some(input) = self.build_input.take() {
+            self.load(input)?;
+        }
+        if self.depth != 0 || !self.pending.is_empty() {
+            return Ok(None);
+        }
+        let Some((lo, rows)) = self.typed.as_ref().and_then(KeyTable::dense_unique) else {
+            return Ok(None);
+        };
+        Ok(Some(DenseBuild {
+            lo,
+            rows,
+            build: &self.build,
+            build_key: &self.build_keys()[0],
+            probe_key: &self.probe_keys()[0],
+            build_left: self.spec.build_left,
+            left_width: self.spec.left_types.len(),
+        }))
+    }
+
+    fn next_probe(&mut self) -> Result<Option<Batch>> {
+        if self.finished_probe {
+            return Ok(None);
+        }
+        let b = self.probe.next()?;
+        self.finished_probe = b.is_none();
+        Ok(b)
+    }
+}
+
 impl Operator for HashJoinOp<'_> {
+    fn fused_probe(&mut self) -> Option<&mut dyn FusedProbe> {
+        Some(self)
+    }
+
     fn next(&mut self) -> Result<Option<Batch>> {
         loop {
             if let Some(out) = self.next_of_batch()? {

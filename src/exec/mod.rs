@@ -108,6 +108,12 @@ pub trait Operator {
     /// that wraps another must pass this on.
     fn stop_group_partials(&mut self) {}
 
+    /// A hash join whose probe rows an aggregate directly above it may fold
+    /// itself ([`fastpath::join_agg`]); `None` for every other operator.
+    fn fused_probe(&mut self) -> Option<&mut dyn fastpath::join_agg::FusedProbe> {
+        None
+    }
+
     /// The rows this operator's own filter has rejected so far (EXPLAIN
     /// ANALYZE's `Rows Removed by Filter`); 0 for an operator without one.
     fn rows_removed(&self) -> u64 {

@@ -42,7 +42,7 @@
 
 use std::sync::Arc;
 
-use super::agg::{add_group_partials, fast_fold, AggregateOp, Pending, SpillState};
+use super::agg::{fold_input, AggregateOp, Pending, SpillState};
 use super::expr::Expr;
 use super::fastpath::hash_agg::FastAgg;
 use super::spill::{partition_count, HashStats, PartitionHasher, SpillFile};
@@ -168,19 +168,8 @@ impl<'a> GatherOp<'a> {
                 let usage = scan::scan_use(group, aggs);
                 let instr = measure.then_some(&instr);
                 let mut op = build_node(input, &ctx, instr, &mut id, usage)?;
-                while let Some(b) = op.next()? {
-                    ctx.check_cancel()?;
-                    add_group_partials(&mut *op, &mut state);
-                    let mem = fast_fold(&ctx, &mut state, &mut parts, &hasher, 0, &b)?;
-                    if parts.is_some() {
-                        op.stop_group_partials();
-                    }
-                    hash.peak_bytes = hash.peak_bytes.max(mem as u64);
-                }
-                add_group_partials(&mut *op, &mut state);
-                if let Some(p) = op.page_partial() {
-                    state.add_partial(&p);
-                }
+                let peak = &mut hash.peak_bytes;
+                fold_input(&ctx, &mut state, &mut parts, &hasher, 0, &mut *op, peak)?;
             }
             hash.peak_bytes = hash.peak_bytes.max(state.mem_bytes() as u64);
             let files = match parts {

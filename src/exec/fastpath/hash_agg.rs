@@ -219,6 +219,25 @@ impl<'p> FastAgg<'p> {
         }
     }
 
+    /// The group of row `i` of the key column `kc`, created when new.
+    pub(crate) fn group_at(&mut self, kc: &Vector, i: usize) -> u32 {
+        if self.group.is_empty() {
+            0
+        } else if self.text.is_some() {
+            match &kc.data {
+                Data::Str(_) => self.group_of_str(kc.str_at(i)),
+                _ => self.group_of_str(kc.get(i).as_str()),
+            }
+        } else {
+            self.group_of(int_at(kc, i))
+        }
+    }
+
+    /// The aggregate calls.
+    pub(crate) fn aggs(&self) -> &'p [AggCall] {
+        self.aggs
+    }
+
     /// The group of text key `s` (`None`: NULL), created when new. Key
     /// numbers are dense and first-seen, so they index the direct array.
     #[inline]
@@ -241,7 +260,6 @@ impl<'p> FastAgg<'p> {
         if self.group.is_empty() {
             return self.fold_batch(b, 0);
         }
-        let na = self.aggs.len();
         let mut slot = std::mem::take(&mut self.slot);
         slot.clear();
         // Group numbers for the whole batch first.
@@ -308,11 +326,27 @@ impl<'p> FastAgg<'p> {
                 }
             }
         }
+        let folded = self.fold_slots(b, &slot);
+        self.slot = slot;
+        folded
+    }
+
+    /// Folds the rows of `b` into the groups `slot` names, one per row
+    /// (each an existing group).
+    pub(crate) fn fold_slots(&mut self, b: &Batch, slot: &[u32]) -> Result<()> {
+        let na = self.aggs.len();
         for (k, a) in self.aggs.iter().enumerate() {
             let col = match &a.arg {
                 Some(e) if a.func != AggFunc::CountStar => e.eval(b)?,
+                _ if na == 1 => {
+                    let counts = &mut self.counts[..];
+                    for &g in slot {
+                        counts[g as usize] += 1;
+                    }
+                    continue;
+                }
                 _ => {
-                    for &g in &slot {
+                    for &g in slot {
                         self.counts[g as usize * na + k] += 1;
                     }
                     continue;
@@ -370,7 +404,6 @@ impl<'p> FastAgg<'p> {
                 }
             }
         }
-        self.slot = slot;
         Ok(())
     }
 
@@ -378,7 +411,7 @@ impl<'p> FastAgg<'p> {
     /// GROUP BY: group 0; a batch of one key): each aggregate folds its
     /// whole column at once (`sum` of a NULL-free `int4` column is a plain
     /// loop the compiler vectorizes).
-    fn fold_batch(&mut self, b: &Batch, group: u32) -> Result<()> {
+    pub(crate) fn fold_batch(&mut self, b: &Batch, group: u32) -> Result<()> {
         let base = group as usize * self.aggs.len();
         for (k, a) in self.aggs.iter().enumerate() {
             let col = match &a.arg {

@@ -23,8 +23,8 @@ use crate::exec::strset::StrSet;
 use crate::exec::vector::{Data, Vector};
 use crate::types::DataType;
 
-/// End of a chain.
-const END: u32 = u32::MAX;
+/// End of a chain (and, in a direct array, no build row).
+pub const END: u32 = u32::MAX;
 
 /// Build rows by integer key.
 #[derive(Debug)]
@@ -83,6 +83,15 @@ impl KeyTable {
     /// Whether a table would be built for these key types.
     pub fn applies(build: &[DataType], probe: &[DataType]) -> bool {
         eligible(build, probe) || eligible_text(build, probe)
+    }
+
+    /// The smallest key and the direct array of build rows by `key - min`
+    /// ([`END`]: none), when the keys are integers, dense and unique.
+    pub fn dense_unique(&self) -> Option<(i64, &[u32])> {
+        match self {
+            KeyTable::Int(t) => t.dense_unique(),
+            KeyTable::Str(_) => None,
+        }
     }
 
     /// Appends the matching (probe row, build row) pairs of the probe key
@@ -207,6 +216,15 @@ impl IntTable {
             *head = row as u32;
         }
         t
+    }
+
+    /// The smallest key and the direct array of build rows by `key - min`,
+    /// when the keys are dense and no key occurs twice.
+    pub fn dense_unique(&self) -> Option<(i64, &[u32])> {
+        match (&self.direct, self.unique) {
+            (Some((lo, heads)), true) => Some((*lo, heads)),
+            _ => None,
+        }
     }
 
     /// The first build row with key `k`, or [`END`].

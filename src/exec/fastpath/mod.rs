@@ -6,6 +6,7 @@
 
 pub mod fixed_scan;
 pub mod hash_agg;
+pub mod join_agg;
 pub mod join_tables;
 pub mod page_agg;
 pub mod page_pred;
