@@ -391,7 +391,7 @@ impl Session {
         // A SELECT or UPDATE whose shape was planned before runs from its
         // template.
         self.plan_cache.pending = None;
-        if let Some(shape) = plancache::Shape::of(sql) {
+        if let Some(shape) = self.plan_cache.shape_of(sql) {
             if let plancache::Use::Template(t) = self.plan_cache.begin(&shape, sql) {
                 let lexed = start.elapsed();
                 let writes = shape.writes;

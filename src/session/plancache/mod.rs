@@ -220,6 +220,54 @@ impl Shape {
         (!lits.is_empty()).then_some(Shape { key, lits, writes })
     }
 
+    /// The literals of `sql` when it is `this` (this shape's statement)
+    /// with other integers in the placeholders' places: every byte outside
+    /// them the same, each place an optionally signed run of digits that
+    /// fits `int4`. Such a statement lexes as `this` does with other
+    /// numbers there, so it has this shape. A sign minus put where there
+    /// was none must follow a space (so it cannot join the token before it
+    /// into an operator or a comment), and a number put where a signed one
+    /// was must follow a space or a comparison or addition operator.
+    pub fn relit(&self, this: &str, sql: &str) -> Option<Vec<(i32, usize, usize)>> {
+        let (p, n) = (this.as_bytes(), sql.as_bytes());
+        let mut lits = Vec::with_capacity(self.lits.len());
+        let (mut pi, mut ni) = (0, 0);
+        for &(_, start, end) in &self.lits {
+            let same = &p[pi..start];
+            if n.get(ni..ni + same.len())? != same {
+                return None;
+            }
+            ni += same.len();
+            let at = ni;
+            let before = if at > 0 { n[at - 1] } else { b' ' };
+            let was_signed = p[start] == b'-';
+            let signed = n.get(ni) == Some(&b'-');
+            if signed {
+                if !was_signed && !before.is_ascii_whitespace() {
+                    return None;
+                }
+                ni += 1;
+                while n.get(ni).is_some_and(|b| b.is_ascii_whitespace()) {
+                    ni += 1;
+                }
+            } else if was_signed && !(before.is_ascii_whitespace() || b"=<>+".contains(&before)) {
+                return None;
+            }
+            let digits = n[ni..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 || digits > 10 {
+                return None;
+            }
+            let v: i32 = std::str::from_utf8(&n[ni..ni + digits])
+                .ok()?
+                .parse()
+                .ok()?;
+            ni += digits;
+            lits.push((if signed { -v } else { v }, at, ni));
+            pi = end;
+        }
+        (n.get(ni..)? == &p[pi..]).then_some(lits)
+    }
+
     /// `sql` with the placeholders' literals replaced by `values`.
     fn with_values(&self, sql: &str, values: &[i32]) -> String {
         let mut out = String::with_capacity(sql.len() + 8 * values.len());
@@ -297,6 +345,10 @@ pub struct PlanCache {
     /// The shape and text of the statement being run, whose template the
     /// planner should make ([`PlanCache::begin`] said so).
     pub(crate) pending: Option<(Shape, String)>,
+    /// The last statement [`Shape::of`] lexed, and its shape.
+    last: Option<(String, Shape)>,
+    /// The shape whose template was used last (its entry in `shapes`).
+    hot: Option<(String, Arc<Template>)>,
 }
 
 /// What to do with a statement of a known shape.
@@ -312,13 +364,22 @@ impl PlanCache {
     /// sighting.
     pub fn begin(&mut self, shape: &Shape, sql: &str) -> Use {
         self.pending = None;
+        if let Some((key, t)) = &self.hot {
+            if *key == shape.key {
+                return Use::Template(t.clone());
+            }
+        }
         match self.shapes.get(&shape.key) {
-            Some(Known::Planned(t)) => return Use::Template(t.clone()),
+            Some(Known::Planned(t)) => {
+                self.hot = Some((shape.key.clone(), t.clone()));
+                return Use::Template(t.clone());
+            }
             Some(Known::Refused) => return Use::Plan,
             Some(Known::Seen) => self.pending = Some((shape.clone(), sql.to_string())),
             None => {
                 if self.shapes.len() >= MAX_SHAPES {
                     self.shapes.clear();
+                    self.hot = None;
                 }
                 self.shapes.insert(shape.key.clone(), Known::Seen);
             }
@@ -329,10 +390,29 @@ impl PlanCache {
     /// Forgets the template of `shape` (it went stale); the next statement
     /// of the shape may make a new one.
     pub fn forget(&mut self, shape: &Shape) {
+        self.hot = None;
         self.shapes.insert(shape.key.clone(), Known::Seen);
     }
 
+    /// The shape of `sql` ([`Shape::of`]), found without lexing when `sql`
+    /// is the last lexed statement with other literals ([`Shape::relit`]).
+    pub fn shape_of(&mut self, sql: &str) -> Option<Shape> {
+        if let Some((last_sql, last)) = &self.last {
+            if let Some(lits) = last.relit(last_sql, sql) {
+                return Some(Shape {
+                    key: last.key.clone(),
+                    lits,
+                    writes: last.writes,
+                });
+            }
+        }
+        let shape = Shape::of(sql)?;
+        self.last = Some((sql.to_string(), shape.clone()));
+        Some(shape)
+    }
+
     fn settle(&mut self, shape: &Shape, t: Option<Template>) {
+        self.hot = None;
         let known = match t {
             Some(t) => Known::Planned(Arc::new(t)),
             None => Known::Refused,
@@ -786,5 +866,66 @@ mod tests {
         let [up, down] = s.stand_ins();
         assert!(up[0] < up[1] && down[0] > down[1]);
         assert!(up.iter().chain(&down).all(|v| *v != 5 && *v != 6));
+    }
+
+    #[test]
+    fn relit_statements_have_the_shape_of_their_text() {
+        let base = [
+            "update a set abalance = abalance + 5 where aid = 7;",
+            "update a set abalance = abalance + -5 where aid = 7;",
+            "update a set abalance = abalance - 5 where aid=7",
+            "select abalance from a where aid = 42;",
+            "select count(*) from a where aid between -3 and 9",
+            "select abalance from a where aid =-42",
+        ];
+        let variants = [
+            "update a set abalance = abalance + 1234 where aid = 99999;",
+            "update a set abalance = abalance + -1234 where aid = 1;",
+            "update a set abalance = abalance + - 1234 where aid = 1;",
+            "update a set abalance = abalance - -5 where aid=0",
+            "update a set abalance = abalance - 5 where aid=-1",
+            "update a set abalance = abalance - 5 where aid=2147483647",
+            "select abalance from a where aid = 7;",
+            "select abalance from a where aid = -7;",
+            "select abalance from a where aid =7",
+            "select abalance from a where aid =-7",
+            "select count(*) from a where aid between 3 and -9",
+            "select count(*) from a where aid between - 3 and 9",
+        ];
+        let mut hits = 0;
+        for b in base {
+            let shape = Shape::of(b).unwrap();
+            for v in variants {
+                let Some(lits) = shape.relit(b, v) else {
+                    continue;
+                };
+                hits += 1;
+                let own = Shape::of(v).unwrap();
+                assert_eq!((&own.key, &own.lits), (&shape.key, &lits), "{b} -> {v}");
+            }
+        }
+        assert!(hits >= 12, "{hits}");
+        // Not the same text around the literals, or not an int4 literal.
+        let b = "select abalance from a where aid = 42;";
+        let shape = Shape::of(b).unwrap();
+        for v in [
+            "select abalance from a where aid = 42.5;",
+            "select abalance from a where aid = 2147483648;",
+            "select abalance from a where aid = 42 ;",
+            "select abalance from a where aid = ;",
+            "select abalance from a where aid = 4e2;",
+            "select abalance from b where aid = 42;",
+            "select abalance from a where aid = 42",
+            "select abalance from a where aid = -2147483648;",
+        ] {
+            assert_eq!(shape.relit(b, v), None, "{v}");
+        }
+        // A sign may not join the operator before it into another token.
+        let b = "select abalance from a where aid =42";
+        let shape = Shape::of(b).unwrap();
+        assert_eq!(
+            shape.relit(b, "select abalance from a where aid =-42"),
+            None
+        );
     }
 }
