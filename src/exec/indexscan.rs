@@ -281,7 +281,8 @@ impl<'a> IndexScanOp<'a> {
             }
             let next = if self.spec.index_only {
                 let heap = self.heap;
-                let mut check = |block| all_visible(heap, block);
+                let mut vm = VmProbe::new(heap);
+                let mut check = |block| vm.all_visible(block);
                 self.pos.next_key_checked(&self.tree, &mut check)?
             } else {
                 self.pos.next_key(&self.tree)?.map(|k| (k, false))
@@ -337,7 +338,8 @@ impl<'a> IndexScanOp<'a> {
                 return Ok(false);
             }
             let heap = self.heap;
-            let mut check = |block| all_visible(heap, block);
+            let mut vm = VmProbe::new(heap);
+            let mut check = |block| vm.all_visible(block);
             match self.pos.next_counted(&self.tree, &mut check)? {
                 Counted::Checked(n) => self.carry += n,
                 Counted::Entry(k) => {
@@ -684,19 +686,41 @@ fn dead_to_all(heap: &HeapRelation, block: BlockNumber, offset: u16, horizon: Xi
     Ok(status == VacuumStatus::Dead)
 }
 
-/// Whether the visibility map says `block` of `heap` is all-visible, asked
-/// now (the scan cursor calls it while an index leaf is locked, and shares
-/// an answer only among that leaf's items). It takes only the VM page's
-/// shared lock, and nobody holding a VM page lock waits for an index page.
-fn all_visible(heap: &HeapRelation, block: BlockNumber) -> Result<bool> {
-    let pool = heap.pool();
-    let rel = heap.rel();
-    let vb = vm::vm_block(block);
-    Ok(if vb < pool.nblocks(rel, ForkNumber::VisibilityMap)? {
-        let buf = pool.read_buffer(rel, ForkNumber::VisibilityMap, vb, None)?;
+/// Asks the visibility map whether heap blocks are all-visible, for one
+/// call of the scan cursor (one index leaf): the map page last read stays
+/// pinned until the probe is dropped, so the leaf's heap blocks, which
+/// share a map page, cost one look-up of it.
+struct VmProbe<'a> {
+    heap: &'a HeapRelation,
+    /// The map block read last, pinned.
+    page: Option<(BlockNumber, crate::storage::PinnedBuffer<'a>)>,
+}
+
+impl<'a> VmProbe<'a> {
+    fn new(heap: &'a HeapRelation) -> Self {
+        VmProbe { heap, page: None }
+    }
+
+    /// Whether the visibility map says `block` of the heap is all-visible,
+    /// asked now (the scan cursor calls it while an index leaf is locked,
+    /// and shares an answer only among that leaf's items). It takes only
+    /// the VM page's shared lock, for the read of the bit, and nobody
+    /// holding a VM page lock waits for an index page.
+    fn all_visible(&mut self, block: BlockNumber) -> Result<bool> {
+        let vb = vm::vm_block(block);
+        if !matches!(&self.page, Some((b, _)) if *b == vb) {
+            let pool = self.heap.pool();
+            let rel = self.heap.rel();
+            if vb >= pool.nblocks(rel, ForkNumber::VisibilityMap)? {
+                return Ok(false);
+            }
+            let buf = pool.read_buffer(rel, ForkNumber::VisibilityMap, vb, None)?;
+            self.page = Some((vb, buf));
+        }
+        let Some((_, buf)) = &self.page else {
+            unreachable!("the map page was just read");
+        };
         let g = buf.read();
-        vm::get(&g[..], block).0 & vm::VM_ALL_VISIBLE != 0
-    } else {
-        false
-    })
+        Ok(vm::get(&g[..], block).0 & vm::VM_ALL_VISIBLE != 0)
+    }
 }

@@ -165,7 +165,7 @@ pub struct Session {
     commit_ack: CommitAck,
     /// The deferred commits' flush position ([`CommitAck::Deferred`]).
     gate: CommitGate,
-    /// Plans of repeated SELECTs by shape ([`plancache`]).
+    /// Plans of repeated SELECTs and UPDATEs by shape ([`plancache`]).
     pub(crate) plan_cache: plancache::PlanCache,
     /// The session's temporary namespace, claimed by its first temporary
     /// table (0 until then; [`temp`]).
@@ -394,12 +394,14 @@ impl Session {
             let parse = start.elapsed();
             return self.run_scanned(sql, scan, parse, sink);
         }
-        // A SELECT whose shape was planned before runs from its template.
+        // A SELECT or UPDATE whose shape was planned before runs from its
+        // template.
         self.plan_cache.pending = None;
-        if let Some(shape) = plancache::Shape::of(sql) {
+        if let Some(shape) = self.plan_cache.shape_of(sql) {
             if let plancache::Use::Template(t) = self.plan_cache.begin(&shape, sql) {
                 let lexed = start.elapsed();
-                let mut r = self.run_classified(Class::Other { writes: false }, &mut |s| {
+                let writes = shape.writes;
+                let mut r = self.run_classified(Class::Other { writes }, &mut |s| {
                     s.run_template(&t, &shape, sql, sink)
                 })?;
                 r.timing.parse = lexed;

@@ -156,13 +156,36 @@ impl Session {
         let snap = self.statement_snapshot();
         let table = self.target(&u.table, &snap)?;
         if table.has_subclass && !u.only {
+            // Not from a plan template: the statement becomes one per
+            // table, and a template is kept for one table's plan.
+            self.plan_cache.pending = None;
             return self.update_inherited(u, &table, &snap, sink);
         }
-        let mut ctx = self.stmt_ctx(&snap);
-        let planned_rows = modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?;
+        let planned_rows = match self.plan_cache.pending.take() {
+            Some((shape, sql)) if shape.writes && u.returning.is_empty() => {
+                self.plan_update_with_template(u, &table, &snap, shape, &sql)?
+            }
+            _ => {
+                let mut ctx = self.stmt_ctx(&snap);
+                modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?
+            }
+        };
+        self.write_update(&snap, &table, planned_rows, t0, sink)
+    }
+
+    /// Writes the rows of an UPDATE of `table` planned as `planned_rows`
+    /// since `t0`, the target locked.
+    pub(super) fn write_update(
+        &mut self,
+        snap: &Snapshot,
+        table: &TableDef,
+        planned_rows: ModifyPlan,
+        t0: Instant,
+        sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
+    ) -> Result<QueryResult> {
         let planned = t0.elapsed();
         let (count, cols) =
-            self.write_rows_checked(&snap, &table, planned_rows, sink, true, |m, plan, emit| {
+            self.write_rows_checked(snap, table, planned_rows, sink, true, |m, plan, emit| {
                 m.update(plan, emit)
             })?;
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))

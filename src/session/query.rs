@@ -236,8 +236,10 @@ impl Session {
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
         let plan = match self.plan_cache.pending.take() {
-            Some((shape, sql)) => self.plan_with_template(q, &snap, shape, &sql)?,
-            None => self.plan_query(q, &snap)?,
+            Some((shape, sql)) if !shape.writes => {
+                self.plan_with_template(q, &snap, shape, &sql)?
+            }
+            _ => self.plan_query(q, &snap)?,
         };
         self.execute_plan(&plan, &snap, t0, sink)
     }

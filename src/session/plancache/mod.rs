@@ -1,12 +1,15 @@
-//! Plans of repeated SELECTs kept by statement shape, so a piped script of
-//! point lookups (`select abalance from a where aid = 42;` with a new key
-//! each time) plans once, not once per statement: PostgreSQL's generic
-//! plans (`plancache.c`), for statements sent as text.
+//! Plans of repeated SELECTs and UPDATEs kept by statement shape, so a
+//! piped script of point lookups (`select abalance from a where aid = 42;`
+//! with a new key each time) or of keyed updates (`update a set abalance =
+//! abalance + -7 where aid = 42;`) plans once, not once per statement:
+//! PostgreSQL's generic plans (`plancache.c`), for statements sent as text.
 //!
-//! A statement's *shape* is its token stream with each integer literal that
-//! stands alone as a comparison operand (after `=`, `<>`, `<`, `<=`, `>`,
-//! `>=`, `BETWEEN` or `AND`, and not followed by an operator) replaced by a
-//! placeholder; only single SELECTs (no `INTO`, no `FOR`) have one. The
+//! A statement's *shape* is its token stream with each `int4` literal that
+//! stands alone as a comparison or addition operand (after `=`, `<>`, `<`,
+//! `<=`, `>`, `>=`, `+`, `-`, `BETWEEN` or `AND`, and not followed by an
+//! operator), with the sign minus folded into it (`= -5`), replaced by a
+//! placeholder; only single SELECTs (no `INTO`, no `FOR`) and UPDATEs (no
+//! `RETURNING`; [`update`]) have one. The
 //! first statement of a shape runs as usual. The second is planned as usual
 //! too, and then twice more with its placeholders' literals replaced by
 //! other values (once ascending, once descending). The shape gets a plan
@@ -52,8 +55,10 @@ use crate::exec::ExecContext;
 use crate::plan::bind::Binder;
 use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
-use crate::txn::Snapshot;
+use crate::txn::{LockMode, Snapshot};
 use crate::types::{DataType, Value};
+
+mod update;
 
 /// Shapes remembered at most (seen, refused or templated); the cache is
 /// emptied when it is full.
@@ -66,79 +71,201 @@ pub struct Shape {
     pub key: String,
     /// Each placeholder's literal and its byte range in the statement.
     pub lits: Vec<(i32, usize, usize)>,
+    /// Whether the statement is an UPDATE (else a SELECT).
+    pub writes: bool,
+}
+
+/// Whether a token of `kind` ends an operand: a minus after it is binary.
+fn ends_operand(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Number | TokenKind::Word(_) | TokenKind::QuotedIdent(_) | TokenKind::RParen
+    )
+}
+
+/// Whether an operand after a token of `kind` is a whole operand of that
+/// comparison or addition (an operator of lower or equal precedence than
+/// any that can follow the operand, see [`operand_literal`]).
+fn takes_operand(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Eq
+            | TokenKind::NotEq
+            | TokenKind::Lt
+            | TokenKind::LtEq
+            | TokenKind::Gt
+            | TokenKind::GtEq
+            | TokenKind::Plus
+            | TokenKind::Minus
+            | TokenKind::Word(Keyword::Between)
+            | TokenKind::Word(Keyword::And)
+    )
+}
+
+/// The `int4` literal standing alone as a comparison or addition operand
+/// at `tokens[i]`: an integer after `=`, `<>`, `<`, `<=`, `>`, `>=`, `+`,
+/// `-`, `BETWEEN` or `AND` and not followed by an operator that binds
+/// tighter, or such an integer with a sign minus before it (`= -5`,
+/// `+ -5`; PostgreSQL folds it into the literal). Returns its value and the
+/// index of its last token.
+fn operand_literal(
+    sql: &str,
+    tokens: &[heapdb_grammar::lexer::Token],
+    i: usize,
+) -> Option<(i32, usize)> {
+    let before = |j: usize| j.checked_sub(1).map(|p| tokens[p].kind);
+    let (negative, number) = match tokens[i].kind {
+        TokenKind::Minus
+            if before(i).is_some_and(takes_operand)
+                && tokens
+                    .get(i + 1)
+                    .is_some_and(|n| n.kind == TokenKind::Number) =>
+        {
+            (true, i + 1)
+        }
+        TokenKind::Number => {
+            // After a minus, the number is an operand only when that minus
+            // subtracts (else it is a sign the literal was folded with).
+            let ok = match before(i)? {
+                TokenKind::Minus => before(i - 1).is_some_and(ends_operand),
+                k => takes_operand(k),
+            };
+            if !ok {
+                return None;
+            }
+            (false, i)
+        }
+        _ => return None,
+    };
+    let tighter = tokens.get(number + 1).is_some_and(|n| {
+        matches!(
+            n.kind,
+            TokenKind::Plus
+                | TokenKind::Minus
+                | TokenKind::Star
+                | TokenKind::Slash
+                | TokenKind::Percent
+                | TokenKind::Caret
+                | TokenKind::DoubleColon
+                | TokenKind::Dot
+                | TokenKind::Concat
+                | TokenKind::LBracket
+        )
+    });
+    let text = &sql[tokens[number].start..tokens[number].end];
+    if tighter || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v = text.parse::<i32>().ok()?;
+    Some((if negative { -v } else { v }, number))
 }
 
 impl Shape {
-    /// The shape of `sql`, when it is a single SELECT with one.
+    /// The shape of `sql`, when it is a single SELECT or UPDATE with one.
     pub fn of(sql: &str) -> Option<Shape> {
         // Most other statements are told apart without lexing them (a
-        // SELECT behind a comment or parenthesis is simply not cached).
+        // statement behind a comment or parenthesis is simply not cached).
         let head = sql.trim_start().as_bytes();
-        if head.len() < 6 || !head[..6].eq_ignore_ascii_case(b"select") {
+        if head.len() < 6 {
             return None;
         }
+        let writes = if head[..6].eq_ignore_ascii_case(b"select") {
+            false
+        } else if head[..6].eq_ignore_ascii_case(b"update") {
+            true
+        } else {
+            return None;
+        };
         let tokens = tokenize(sql);
         let mut end = tokens.len().checked_sub(1)?; // the Eof
         if end > 0 && tokens[end - 1].kind == TokenKind::Semicolon {
             end -= 1;
         }
         let tokens = &tokens[..end];
-        if tokens.first()?.kind != TokenKind::Word(Keyword::Select) {
+        let first = if writes {
+            Keyword::Update
+        } else {
+            Keyword::Select
+        };
+        if tokens.first()?.kind != TokenKind::Word(first) {
             return None;
         }
         let mut key = String::with_capacity(sql.len());
         let mut lits = Vec::new();
-        for (i, t) in tokens.iter().enumerate() {
+        let mut i = 0;
+        while i < tokens.len() {
+            let t = &tokens[i];
             match t.kind {
                 TokenKind::Semicolon | TokenKind::Error(_) | TokenKind::Other => return None,
                 TokenKind::Word(Keyword::Into) | TokenKind::Word(Keyword::For) => return None,
+                // RETURNING's rows are not part of an UPDATE's template.
+                TokenKind::Word(Keyword::Returning) => return None,
                 _ => {}
             }
-            let text = &sql[t.start..t.end];
-            let operand = t.kind == TokenKind::Number
-                && i > 0
-                && matches!(
-                    tokens[i - 1].kind,
-                    TokenKind::Eq
-                        | TokenKind::NotEq
-                        | TokenKind::Lt
-                        | TokenKind::LtEq
-                        | TokenKind::Gt
-                        | TokenKind::GtEq
-                        | TokenKind::Word(Keyword::Between)
-                        | TokenKind::Word(Keyword::And)
-                )
-                && !tokens.get(i + 1).is_some_and(|n| {
-                    matches!(
-                        n.kind,
-                        TokenKind::Plus
-                            | TokenKind::Minus
-                            | TokenKind::Star
-                            | TokenKind::Slash
-                            | TokenKind::Percent
-                            | TokenKind::Caret
-                            | TokenKind::DoubleColon
-                            | TokenKind::Dot
-                            | TokenKind::Concat
-                            | TokenKind::LBracket
-                    )
-                });
-            let value = operand
-                .then(|| text.bytes().all(|b| b.is_ascii_digit()))
-                .filter(|&digits| digits)
-                .and_then(|_| text.parse::<i32>().ok());
             if !key.is_empty() {
                 key.push(' ');
             }
-            match value {
-                Some(v) => {
+            match operand_literal(sql, tokens, i) {
+                Some((v, last)) => {
                     key.push('$');
-                    lits.push((v, t.start, t.end));
+                    lits.push((v, t.start, tokens[last].end));
+                    i = last + 1;
                 }
-                None => key.push_str(text),
+                None => {
+                    key.push_str(&sql[t.start..t.end]);
+                    i += 1;
+                }
             }
         }
-        (!lits.is_empty()).then_some(Shape { key, lits })
+        (!lits.is_empty()).then_some(Shape { key, lits, writes })
+    }
+
+    /// The literals of `sql` when it is `this` (this shape's statement)
+    /// with other integers in the placeholders' places: every byte outside
+    /// them the same, each place an optionally signed run of digits that
+    /// fits `int4`. Such a statement lexes as `this` does with other
+    /// numbers there, so it has this shape. A sign minus put where there
+    /// was none must follow a space (so it cannot join the token before it
+    /// into an operator or a comment), and a number put where a signed one
+    /// was must follow a space or a comparison or addition operator.
+    pub fn relit(&self, this: &str, sql: &str) -> Option<Vec<(i32, usize, usize)>> {
+        let (p, n) = (this.as_bytes(), sql.as_bytes());
+        let mut lits = Vec::with_capacity(self.lits.len());
+        let (mut pi, mut ni) = (0, 0);
+        for &(_, start, end) in &self.lits {
+            let same = &p[pi..start];
+            if n.get(ni..ni + same.len())? != same {
+                return None;
+            }
+            ni += same.len();
+            let at = ni;
+            let before = if at > 0 { n[at - 1] } else { b' ' };
+            let was_signed = p[start] == b'-';
+            let signed = n.get(ni) == Some(&b'-');
+            if signed {
+                if !was_signed && !before.is_ascii_whitespace() {
+                    return None;
+                }
+                ni += 1;
+                while n.get(ni).is_some_and(|b| b.is_ascii_whitespace()) {
+                    ni += 1;
+                }
+            } else if was_signed && !(before.is_ascii_whitespace() || b"=<>+".contains(&before)) {
+                return None;
+            }
+            let digits = n[ni..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 || digits > 10 {
+                return None;
+            }
+            let v: i32 = std::str::from_utf8(&n[ni..ni + digits])
+                .ok()?
+                .parse()
+                .ok()?;
+            ni += digits;
+            lits.push((if signed { -v } else { v }, at, ni));
+            pi = end;
+        }
+        (n.get(ni..)? == &p[pi..]).then_some(lits)
     }
 
     /// `sql` with the placeholders' literals replaced by `values`.
@@ -178,14 +305,26 @@ impl Shape {
 pub struct Template {
     /// The plan made for the statement that created the template.
     plan: Plan,
-    /// The tables planning opened: the name it used, the definition it got
-    /// and the table's pages then.
-    tables: Vec<(String, Arc<TableDef>, u32)>,
+    /// The tables the statement opened, an UPDATE's target first.
+    tables: Vec<Opened>,
     /// The settings it planned under.
     settings: Settings,
     /// Per value of the plan in [`for_each_value`] order that a literal
     /// gives: (the value's position, the literal's index).
     slots: Vec<(usize, usize)>,
+}
+
+/// A table a template's statement opened.
+#[derive(Debug)]
+struct Opened {
+    /// The name it was opened by.
+    name: String,
+    /// The definition it got.
+    def: Arc<TableDef>,
+    /// The table's pages then.
+    pages: u32,
+    /// Whether it is an UPDATE's target (locked `RowExclusive`).
+    target: bool,
 }
 
 /// What the cache knows of a shape.
@@ -206,6 +345,10 @@ pub struct PlanCache {
     /// The shape and text of the statement being run, whose template the
     /// planner should make ([`PlanCache::begin`] said so).
     pub(crate) pending: Option<(Shape, String)>,
+    /// The last statement [`Shape::of`] lexed, and its shape.
+    last: Option<(String, Shape)>,
+    /// The shape whose template was used last (its entry in `shapes`).
+    hot: Option<(String, Arc<Template>)>,
 }
 
 /// What to do with a statement of a known shape.
@@ -221,13 +364,22 @@ impl PlanCache {
     /// sighting.
     pub fn begin(&mut self, shape: &Shape, sql: &str) -> Use {
         self.pending = None;
+        if let Some((key, t)) = &self.hot {
+            if *key == shape.key {
+                return Use::Template(t.clone());
+            }
+        }
         match self.shapes.get(&shape.key) {
-            Some(Known::Planned(t)) => return Use::Template(t.clone()),
+            Some(Known::Planned(t)) => {
+                self.hot = Some((shape.key.clone(), t.clone()));
+                return Use::Template(t.clone());
+            }
             Some(Known::Refused) => return Use::Plan,
             Some(Known::Seen) => self.pending = Some((shape.clone(), sql.to_string())),
             None => {
                 if self.shapes.len() >= MAX_SHAPES {
                     self.shapes.clear();
+                    self.hot = None;
                 }
                 self.shapes.insert(shape.key.clone(), Known::Seen);
             }
@@ -238,10 +390,29 @@ impl PlanCache {
     /// Forgets the template of `shape` (it went stale); the next statement
     /// of the shape may make a new one.
     pub fn forget(&mut self, shape: &Shape) {
+        self.hot = None;
         self.shapes.insert(shape.key.clone(), Known::Seen);
     }
 
+    /// The shape of `sql` ([`Shape::of`]), found without lexing when `sql`
+    /// is the last lexed statement with other literals ([`Shape::relit`]).
+    pub fn shape_of(&mut self, sql: &str) -> Option<Shape> {
+        if let Some((last_sql, last)) = &self.last {
+            if let Some(lits) = last.relit(last_sql, sql) {
+                return Some(Shape {
+                    key: last.key.clone(),
+                    lits,
+                    writes: last.writes,
+                });
+            }
+        }
+        let shape = Shape::of(sql)?;
+        self.last = Some((sql.to_string(), shape.clone()));
+        Some(shape)
+    }
+
     fn settle(&mut self, shape: &Shape, t: Option<Template>) {
+        self.hot = None;
         let known = match t {
             Some(t) => Known::Planned(Arc::new(t)),
             None => Known::Refused,
@@ -434,24 +605,35 @@ impl PlanContext for Recorder<'_, '_> {
     }
 }
 
-/// A plan and what planning it opened, or `None` when it asked for
+/// What planning made and what it opened, or `None` when it asked for
 /// something a template cannot depend on.
-type Recorded = (Plan, Option<Vec<(String, Arc<TableDef>)>>);
+type Recorded<T> = (T, Option<Vec<(String, Arc<TableDef>)>>);
 
 impl super::Session {
-    /// Plans `q` as [`super::Session::plan_query`] does, noting what it
-    /// opened.
-    fn plan_recorded(&self, q: &ast::Query, snap: &Snapshot) -> Result<Recorded> {
+    /// Runs `plan` (a binder's work under `snap`), noting what it opened.
+    fn record<T>(
+        &self,
+        snap: &Snapshot,
+        plan: impl FnOnce(&mut Binder<'_>) -> Result<T>,
+    ) -> Result<Recorded<T>> {
         let mut ctx = self.stmt_ctx(snap);
         let mut rec = Recorder {
             inner: &mut ctx,
             tables: RefCell::new(Vec::new()),
             impure: Cell::new(false),
         };
-        let mut plan = Binder::new(&mut rec).plan_query(q)?;
+        let made = plan(&mut Binder::new(&mut rec))?;
         let (tables, impure) = (rec.tables.into_inner(), rec.impure.get());
+        Ok((made, (!impure).then_some(tables)))
+    }
+
+    /// Plans `q` as [`super::Session::plan_query`] does, noting what it
+    /// opened.
+    fn plan_recorded(&self, q: &ast::Query, snap: &Snapshot) -> Result<Recorded<Plan>> {
+        let (mut plan, tables) = self.record(snap, |b| b.plan_query(q))?;
+        let ctx = self.stmt_ctx(snap);
         crate::plan::parallel::parallelize(&mut plan, &self.settings, &ctx);
-        Ok((plan, (!impure).then_some(tables)))
+        Ok((plan, tables))
     }
 
     /// Plans the statement `q` of `shape` (`sql`'s text) and makes the
@@ -465,23 +647,38 @@ impl super::Session {
         sql: &str,
     ) -> Result<Plan> {
         let (plan, tables) = self.plan_recorded(q, snap)?;
-        let template = tables.and_then(|tables| self.template(&plan, tables, snap, &shape, sql));
+        let replan = |s: &Self, text: &str| {
+            let stmts = heapdb_grammar::parse(text).ok()?;
+            let [ast::Statement::Query(q)] = stmts.as_slice() else {
+                return None;
+            };
+            s.plan_recorded(q, snap).ok()
+        };
+        let template = tables
+            .and_then(|tables| self.template(&plan, tables, None, snap, &shape, sql, &replan));
         self.plan_cache.settle(&shape, template);
         Ok(plan)
     }
 
+    /// The template of `shape` from `plan`, the plan of `sql` that opened
+    /// `tables` (and writes `target`), with `replan` planning the same
+    /// statement with other literals; `None` refuses the shape.
+    #[allow(clippy::too_many_arguments)]
     fn template(
         &self,
         plan: &Plan,
         tables: Vec<(String, Arc<TableDef>)>,
+        target: Option<(String, Arc<TableDef>)>,
         snap: &Snapshot,
         shape: &Shape,
         sql: &str,
+        replan: &dyn Fn(&Self, &str) -> Option<Recorded<Plan>>,
     ) -> Option<Template> {
         // Whether a partial index may serve a scan depends on the
         // literals (they must imply its predicate): no template.
         if tables
             .iter()
+            .chain(&target)
             .any(|(_, t)| t.indexes.iter().any(|ix| ix.predicate.is_some()))
         {
             return None;
@@ -490,16 +687,13 @@ impl super::Session {
         let [a, b] = shape.stand_ins();
         let mut others = Vec::with_capacity(2);
         for values in [&a, &b] {
-            let text = shape.with_values(sql, values);
-            let stmts = heapdb_grammar::parse(&text).ok()?;
-            let [ast::Statement::Query(q)] = stmts.as_slice() else {
-                return None;
-            };
-            let (p, opened) = self.plan_recorded(q, snap).ok()?;
-            let same = opened?
-                .iter()
-                .zip(&tables)
-                .all(|(x, y)| x.0 == y.0 && Arc::ptr_eq(&x.1, &y.1));
+            let (p, opened) = replan(self, &shape.with_values(sql, values))?;
+            let opened = opened?;
+            let same = opened.len() == tables.len()
+                && opened
+                    .iter()
+                    .zip(&tables)
+                    .all(|(x, y)| x.0 == y.0 && Arc::ptr_eq(&x.1, &y.1));
             if !same {
                 return None;
             }
@@ -507,14 +701,21 @@ impl super::Session {
         }
         let slots = slots_of(shape, [(plan, &own), (&others[0], &a), (&others[1], &b)])?;
         let ctx = self.stmt_ctx(snap);
+        let used = |(n, t): (String, Arc<TableDef>), target: bool| {
+            let pages = ctx.table_pages(&t);
+            Opened {
+                name: n,
+                def: t,
+                pages,
+                target,
+            }
+        };
         Some(Template {
             plan: plan.clone(),
-            tables: tables
+            tables: target
                 .into_iter()
-                .map(|(n, t)| {
-                    let pages = ctx.table_pages(&t);
-                    (n, t, pages)
-                })
+                .map(|t| used(t, true))
+                .chain(tables.into_iter().map(|t| used(t, false)))
                 .collect(),
             settings: self.settings.clone(),
             slots,
@@ -522,24 +723,34 @@ impl super::Session {
     }
 
     /// The template's plan with `shape`'s literals in its slots, after
-    /// locking its tables; `None` when the template went stale (module doc).
+    /// locking its tables (an UPDATE's target first, as the statement
+    /// locks it); `None` when the template went stale (module doc).
     fn instantiate(&self, t: &Template, shape: &Shape, snap: &Snapshot) -> Result<Option<Plan>> {
         if self.settings != t.settings {
             return Ok(None);
         }
         let ctx = self.stmt_ctx(snap);
-        for (name, def, pages) in &t.tables {
+        for used in &t.tables {
             // A lock wait asks for the statement to run again (its error
             // goes up); any other failure is planning's to report, with
             // the position the binder gives it.
-            let now = match ctx.table(name) {
+            let now = if used.target {
+                if self.db.catalog.any_view_named(&used.name) {
+                    return Ok(None);
+                }
+                self.lookup_table(snap, &used.name, LockMode::RowExclusive)
+            } else {
+                ctx.table(&used.name)
+            };
+            let now = match now {
                 Ok(now) => now,
                 Err(e) if self.restart.get() => return Err(e),
                 Err(_) => return Ok(None),
             };
             let size = ctx.table_pages(&now);
-            let moved = size > pages.saturating_mul(2).max(8) || size.saturating_mul(2) < *pages;
-            if !Arc::ptr_eq(&now, def) || moved {
+            let pages = used.pages;
+            let moved = size > pages.saturating_mul(2).max(8) || size.saturating_mul(2) < pages;
+            if !Arc::ptr_eq(&now, &used.def) || moved {
                 return Ok(None);
             }
         }
@@ -574,73 +785,24 @@ impl super::Session {
     ) -> Result<super::QueryResult> {
         let t0 = std::time::Instant::now();
         let snap = self.statement_snapshot();
-        let plan = match self.instantiate(t, shape, &snap)? {
-            Some(p) => p,
-            None => {
-                self.plan_cache.forget(shape);
-                let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
-                let [ast::Statement::Query(q)] = stmts.as_slice() else {
-                    return Err(crate::error::Error::internal(
-                        "a cached statement shape is not a single query",
-                    ));
-                };
-                self.plan_query(q, &snap)?
-            }
+        if let Some(plan) = self.instantiate(t, shape, &snap)? {
+            return match &t.tables.first() {
+                Some(target) if target.target => {
+                    self.update_planned(&snap, &target.def, plan, t0, sink)
+                }
+                _ => self.execute_plan(&plan, &snap, t0, sink),
+            };
+        }
+        self.plan_cache.forget(shape);
+        let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
+        let [stmt] = stmts.as_slice() else {
+            return Err(crate::error::Error::internal(
+                "a cached statement shape is not a single statement",
+            ));
         };
-        self.execute_plan(&plan, &snap, t0, sink)
+        self.dispatch(stmt, sink)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shapes_parameterize_comparison_operands_only() {
-        let sql = "select abalance from a where aid = 42;";
-        let s = Shape::of(sql).unwrap();
-        assert_eq!(s.key, "select abalance from a where aid = $");
-        let at = sql.find("42").unwrap();
-        assert_eq!(s.lits, vec![(42, at, at + 2)]);
-        let t = Shape::of("SELECT abalance FROM a WHERE aid = 7").unwrap();
-        assert_ne!(t.key, s.key, "keys are the text's tokens");
-        assert_eq!(
-            Shape::of("select count(*) from a where aid between 5 and 10")
-                .unwrap()
-                .key,
-            "select count ( * ) from a where aid between $ and $"
-        );
-        // Arithmetic, casts, non-comparison places, other literals: verbatim.
-        for sql in [
-            "select 1",
-            "select * from a where aid = 5 + 1",
-            "select * from a where aid = 5::int8",
-            "select * from a limit 5",
-            "select * from a where aid = -5",
-            "select * from a where aid = 5.0",
-            "select * from a where aid = 3000000000",
-            "select * from a where x = 'a5'",
-        ] {
-            assert!(Shape::of(sql).is_none(), "{sql}");
-        }
-        for sql in [
-            "select * into b from a where aid = 5",
-            "select * from a where aid = 5 for update",
-            "select * from a where aid = 5; select 2",
-            "insert into a values (5)",
-            "select * from a where aid = 'unterminated",
-            "/* c */ select * from a where aid = 5",
-            "  update a set abalance = 1 where aid = 5",
-        ] {
-            assert!(Shape::of(sql).is_none(), "{sql}");
-        }
-        let s = Shape::of("select * from a where aid = 5 and bid = 6").unwrap();
-        assert_eq!(
-            s.with_values("select * from a where aid = 5 and bid = 6", &[70, 80]),
-            "select * from a where aid = 70 and bid = 80"
-        );
-        let [up, down] = s.stand_ins();
-        assert!(up[0] < up[1] && down[0] > down[1]);
-        assert!(up.iter().chain(&down).all(|v| *v != 5 && *v != 6));
-    }
-}
+mod tests;
