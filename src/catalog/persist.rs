@@ -393,6 +393,24 @@ fn checked_text(bytes: &[u8]) -> Result<&str> {
     std::str::from_utf8(&bytes[..body_end]).map_err(|_| corrupt("bad UTF-8"))
 }
 
+/// A `column` line's fields: name, type tag, NOT NULL, default, domain.
+fn parse_column(f: &[&str]) -> Result<ColumnDef> {
+    if f.len() != 5 && f.len() != 6 {
+        return Err(corrupt("short column line"));
+    }
+    Ok(ColumnDef {
+        name: unesc(f[1])?,
+        ty: parse_type_tag(f[2])?,
+        not_null: f[3] == "1",
+        default: if f[4] == "-" {
+            None
+        } else {
+            Some(unesc(f[4])?)
+        },
+        domain: f.get(5).map(|d| unesc(d)).transpose()?,
+    })
+}
+
 fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
     if !bytes.starts_with(MAGIC.as_bytes()) {
         return Err(corrupt("bad header"));
@@ -447,20 +465,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                 let (_, _, t) = tables
                     .last_mut()
                     .ok_or_else(|| corrupt("column before table"))?;
-                if f.len() != 5 && f.len() != 6 {
-                    return Err(corrupt("short column line"));
-                }
-                t.columns.push(ColumnDef {
-                    name: unesc(f[1])?,
-                    ty: parse_type_tag(f[2])?,
-                    not_null: f[3] == "1",
-                    default: if f[4] == "-" {
-                        None
-                    } else {
-                        Some(unesc(f[4])?)
-                    },
-                    domain: f.get(5).map(|d| unesc(d)).transpose()?,
-                });
+                t.columns.push(parse_column(&f)?);
             }
             "index" => {
                 let (_, _, t) = tables
