@@ -220,13 +220,19 @@ fn build(plan: &mut Plan, b: &Build, workers: usize) {
     };
     let old = std::mem::replace(plan, placeholder);
     let fields = old.fields;
-    let mut input = old.node;
-    let input = loop {
-        input = match input {
-            Node::Distinct { input } => break *input,
-            Node::Unique { input, .. } | Node::Sort { input, .. } => input.node,
-            _ => unreachable!("a DISTINCT was checked"),
-        }
+    // The three shapes `decide` accepts: a hash DISTINCT, a Sort over
+    // one, and a Unique over a Sort.
+    let input = match old.node {
+        Node::Distinct { input } => *input,
+        Node::Sort { input, .. } => match input.node {
+            Node::Distinct { input } => *input,
+            _ => unreachable!("a sorted DISTINCT was checked"),
+        },
+        Node::Unique { input, .. } => match input.node {
+            Node::Sort { input, .. } => *input,
+            _ => unreachable!("a Unique over a Sort was checked"),
+        },
+        _ => unreachable!("a DISTINCT was checked"),
     };
     let rows = input.rows;
     let (input, lifted) = if b.lift {
