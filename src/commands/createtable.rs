@@ -149,7 +149,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
                 ast::ColumnConstraint::Unique => uniques.push(vec![col.name.clone()]),
                 ast::ColumnConstraint::Null => {}
                 ast::ColumnConstraint::Default(e) => {
-                    bind_default(&mut binder, col, &ty, e)?;
+                    bind_default_expr(&mut binder, &col.name, &ty, e)?;
                     default = Some(e.to_string());
                 }
                 ast::ColumnConstraint::Check(k) => col_checks.push(k),
@@ -213,14 +213,16 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
     })
 }
 
-/// Checks column `col`'s DEFAULT expression `e`: it binds without column
-/// references and its type assigns to the column's `ty`.
-fn bind_default(
+/// Binds column `name`'s DEFAULT expression `e`: it may not read columns,
+/// and its type must assign to the column's `ty` (PostgreSQL's 42804 with
+/// its hint otherwise); the result is coerced to `ty` (an unknown literal
+/// must parse as it). CREATE TABLE and ALTER TABLE bind defaults here.
+pub(crate) fn bind_default_expr(
     binder: &mut Binder<'_>,
-    col: &ast::ColumnDef,
+    name: &str,
     ty: &DataType,
     e: &ast::Expr,
-) -> Result<()> {
+) -> Result<crate::nodes::expr::Expr> {
     let b = binder
         .bind_expr(
             e,
@@ -238,22 +240,20 @@ fn bind_default(
             }
         })?;
     if b.ty != DataType::Unknown
+        && b.ty != *ty
         && cast_kind(&b.ty, ty).map_or(true, |k| k > CastContext::Assignment)
     {
         return Err(at(
             err!(
                 DatatypeMismatch,
-                "column \"{}\" is of type {ty} but default expression is of type {}",
-                col.name,
+                "column \"{name}\" is of type {ty} but default expression is of type {}",
                 b.ty
             )
             .with_hint("You will need to rewrite or cast the expression."),
             e.offset,
         ));
     }
-    // Unknown literals must parse as the column's type.
-    binder.coerce(b, ty, CastContext::Assignment, e.offset)?;
-    Ok(())
+    binder.coerce(b, ty, CastContext::Assignment, e.offset)
 }
 
 /// CREATE TABLE AS's columns: the planned query's output, named by the

@@ -459,7 +459,9 @@ impl DdlContext<'_> {
             }
         }
         for s in found {
-            if !d.cascade {
+            if d.cascade {
+                self.drop_defaults_using(&s, &mut notices)?;
+            } else {
                 self.refuse_drop_of_used_sequence(&s)?;
             }
             self.drop_one_sequence(&s)?;
@@ -467,31 +469,61 @@ impl DdlContext<'_> {
         Ok(notices)
     }
 
+    /// DROP SEQUENCE ... CASCADE: the column defaults calling `nextval` of
+    /// `s` are dropped with it, each named in PostgreSQL's NOTICE.
+    fn drop_defaults_using(&mut self, s: &SequenceDef, notices: &mut Vec<String>) -> Result<()> {
+        let mut lines = Vec::new();
+        for t in self.catalog.tables(&self.view()) {
+            if !t.columns.iter().any(|c| default_uses(c, s)) {
+                continue;
+            }
+            let locked = self.lookup_table(&t.name, crate::txn::LockMode::AccessExclusive)?;
+            let mut def = (*locked).clone();
+            for c in def.columns.iter_mut().filter(|c| default_uses(c, s)) {
+                c.default = None;
+                lines.push(format!(
+                    "drop cascades to default value for column {} of table {}",
+                    c.name, def.name
+                ));
+            }
+            self.catalog
+                .replace(&self.view(), self.xid, def.oid, Some(def))?;
+            *self.catalog_changed = true;
+        }
+        match &lines[..] {
+            [] => {}
+            [one] => notices.push(one.clone()),
+            _ => notices.push(format!(
+                "drop cascades to {} other objects\nDETAIL:  {}",
+                lines.len(),
+                lines.join("\n")
+            )),
+        }
+        Ok(())
+    }
+
     /// 2BP01 when a column's DEFAULT calls `nextval` of sequence `s`
     /// (PostgreSQL's dependency of the default on the sequence).
     fn refuse_drop_of_used_sequence(&self, s: &SequenceDef) -> Result<()> {
-        let quoted = format!("'{}'", s.name);
+        let mut details = Vec::new();
         for t in self.catalog.tables(&self.view()) {
-            for c in &t.columns {
-                let uses = c
-                    .default
-                    .as_deref()
-                    .is_some_and(|d| d.contains("nextval(") && d.contains(&quoted));
-                if uses {
-                    return Err(err!(
-                        DependentObjectsStillExist,
-                        "cannot drop sequence {} because other objects depend on it",
-                        s.name
-                    )
-                    .with_detail(format!(
-                        "default value for column {} of table {} depends on sequence {}",
-                        c.name, t.name, s.name
-                    ))
-                    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
-                }
+            for c in t.columns.iter().filter(|c| default_uses(c, s)) {
+                details.push(format!(
+                    "default value for column {} of table {} depends on sequence {}",
+                    c.name, t.name, s.name
+                ));
             }
         }
-        Ok(())
+        if details.is_empty() {
+            return Ok(());
+        }
+        Err(err!(
+            DependentObjectsStillExist,
+            "cannot drop sequence {} because other objects depend on it",
+            s.name
+        )
+        .with_detail(details.join("\n"))
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."))
     }
 
     fn drop_one_sequence(&mut self, s: &SequenceDef) -> Result<()> {
@@ -509,6 +541,14 @@ impl DdlContext<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether column `c`'s DEFAULT calls `nextval` of sequence `s`.
+fn default_uses(c: &crate::catalog::ColumnDef, s: &SequenceDef) -> bool {
+    let quoted = format!("'{}'", s.name);
+    c.default
+        .as_deref()
+        .is_some_and(|d| d.contains("nextval(") && d.contains(&quoted))
 }
 
 #[cfg(test)]

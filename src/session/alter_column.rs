@@ -505,34 +505,7 @@ impl Session {
     ) -> Result<Expr> {
         let mut ctx = self.stmt_ctx(snap);
         let mut binder = Binder::new(&mut ctx);
-        let b = binder
-            .bind_expr(
-                e,
-                &Scope::default(),
-                &mut Mode::NoAgg("DEFAULT expressions"),
-            )
-            .map_err(|err| {
-                if err.code == crate::error::SqlState::UndefinedColumn {
-                    err!(
-                        FeatureNotSupported,
-                        "cannot use column reference in DEFAULT expression"
-                    )
-                } else {
-                    err
-                }
-            })?;
-        if b.ty != DataType::Unknown && !assignable(&b.ty, ty) {
-            return Err(at(
-                err!(
-                    DatatypeMismatch,
-                    "column \"{name}\" is of type {ty} but default expression is of type {}",
-                    b.ty
-                )
-                .with_hint("You will need to rewrite or cast the expression."),
-                e.offset,
-            ));
-        }
-        binder.coerce(b, ty, CastContext::Assignment, e.offset)
+        crate::commands::createtable::bind_default_expr(&mut binder, name, ty, e)
     }
 
     /// ALTER TYPE's new type and each row's new value: `using` (or the
