@@ -49,8 +49,7 @@ pub fn inherited(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result<Inhe
         let qualified = qualified_name(name.schema.as_deref(), &name.name);
         let parent = match ctx.table(&qualified) {
             Ok(t) => t,
-            Err(e) if ctx.view(&name.name).is_some() => {
-                let _ = e;
+            Err(_) if ctx.view(&name.name).is_some() => {
                 return Err(at(
                     err!(
                         WrongObjectType,
@@ -89,11 +88,9 @@ pub fn inherited(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result<Inhe
 /// column of the same name.
 fn merge_parent_column(out: &mut Inherited, col: &ColumnDef) -> Result<()> {
     let Some(have) = out.columns.iter_mut().find(|c| c.name == col.name) else {
-        let mut col = col.clone();
-        // A default is inherited; NOT NULL too (PostgreSQL 15 copies
-        // attnotnull).
-        col.domain = col.domain.clone();
-        out.columns.push(col);
+        // The default is inherited, and NOT NULL too (PostgreSQL 15
+        // copies attnotnull).
+        out.columns.push(col.clone());
         return Ok(());
     };
     out.notices.push(format!(
