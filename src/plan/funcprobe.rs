@@ -54,6 +54,9 @@ impl PlanContext for Probe<'_> {
     fn view(&self, name: &str) -> Option<Arc<ViewDef>> {
         self.mark(self.inner.view(name))
     }
+    fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
+        self.mark(self.inner.children(parent))
+    }
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.inner.table_pages(table)
     }
