@@ -63,6 +63,9 @@ impl PlanContext for Recorder<'_> {
         self.note(v.oid);
         Some(v)
     }
+    fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
+        self.inner.children(parent)
+    }
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.inner.table_pages(table)
     }

@@ -57,6 +57,11 @@ impl PlanContext for PredicateContext<'_> {
         Err(err!(UndefinedTable, "relation \"{name}\" does not exist"))
     }
 
+    fn children(&self, _parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
+        // No table is ever opened here.
+        Ok(Vec::new())
+    }
+
     fn table_pages(&self, _table: &TableDef) -> u32 {
         0
     }

@@ -66,10 +66,9 @@ pub trait PlanContext {
     }
     /// The tables that inherit directly from table `parent` as the
     /// statement's snapshot sees them, in oid order, each locked as
-    /// [`PlanContext::table`] locks it.
-    fn children(&self, _parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
-        Ok(Vec::new())
-    }
+    /// [`PlanContext::table`] locks it. Required: a context that wraps
+    /// another must pass it on, or scans of parents miss their children.
+    fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>>;
     /// Current number of pages of a table (for estimates).
     fn table_pages(&self, table: &TableDef) -> u32;
     /// The estimated fraction of a table's pages whose visibility-map bit
