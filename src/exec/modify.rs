@@ -338,6 +338,9 @@ pub struct ModifyTable<'a> {
     /// The foreign keys' record of the rows written (None: no constraint
     /// involves the table).
     pub fk: Option<&'a RefCell<FkCapture>>,
+    /// EXPLAIN ANALYZE's measurements of the plan's nodes, when it runs
+    /// the statement.
+    pub instr: Option<&'a exec::Instrumentation>,
 }
 
 /// A view's `WITH CHECK OPTION` condition, over a written row of the
@@ -380,6 +383,14 @@ fn check_views(checks: &[ViewCheck], table: &TableDef, rows: &Batch) -> Result<(
 }
 
 impl ModifyTable<'_> {
+    /// The operators of `plan`, measured when EXPLAIN ANALYZE runs it.
+    fn build_rows<'p>(&'p self, plan: &'p Plan) -> Result<Box<dyn exec::Operator + 'p>> {
+        match self.instr {
+            Some(instr) => exec::build_instrumented(plan, self.exec, instr),
+            None => exec::build(plan, self.exec),
+        }
+    }
+
     /// INSERT: writes the complete rows `plan` produces (in bulk, a page at
     /// a time through the bulk-write ring, when `bulk`), with their index
     /// entries; RETURNING's rows go to `emit`. The number of rows written.
@@ -398,7 +409,7 @@ impl ModifyTable<'_> {
         });
         let indexer = IndexInserter::new(ctx, self.table)?;
         let mut pending = indexer.as_ref().map(IndexInserter::pending);
-        let mut op = exec::build(plan, self.exec)?;
+        let mut op = self.build_rows(plan)?;
         let mut count = 0u64;
         let mut data = Vec::new();
         let mut lens = Vec::new();
@@ -457,7 +468,7 @@ impl ModifyTable<'_> {
         let mut writer = RowWriter::new(self.table)?;
         let indexer = IndexInserter::new(ctx, self.table)?;
         let old_desc = tuple_desc(self.table)?;
-        let mut op = exec::build(plan, self.exec)?;
+        let mut op = self.build_rows(plan)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
         while let Some(b) = op.next()? {
@@ -513,7 +524,7 @@ impl ModifyTable<'_> {
         let (ctx, rel) = (&self.ctx, self.rel);
         let (xid, cid) = (ctx.xid, ctx.cid);
         let old_desc = tuple_desc(self.table)?;
-        let mut op = exec::build(plan, self.exec)?;
+        let mut op = self.build_rows(plan)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
         while let Some(b) = op.next()? {

@@ -44,6 +44,7 @@ mod alter_column;
 mod commit_ack;
 mod copy;
 mod describe;
+mod explain_modify;
 mod fkey;
 mod index_ddl;
 mod inspect;
@@ -177,6 +178,9 @@ pub struct Session {
     fk_deferred: Vec<fkey::Deferred>,
     /// `currval`/`lastval` and the log to flush for sequences ([`sequence`]).
     pub(crate) seqs: Arc<crate::commands::seqfuncs::SessionSequences>,
+    /// What an EXPLAIN of INSERT, UPDATE or DELETE records of the statement
+    /// it runs ([`explain_modify`]); `None` otherwise.
+    modify_capture: Option<Box<explain_modify::ModifyCapture>>,
 }
 
 /// What transaction handling a statement needs.
@@ -197,10 +201,12 @@ enum Class<'a> {
 
 /// Classifies a statement for transaction handling.
 fn writes(stmt: &ast::Statement) -> bool {
+    if let ast::Statement::Explain(e) = stmt {
+        return writes(&e.statement);
+    }
     !matches!(
         stmt,
         ast::Statement::Query(_)
-            | ast::Statement::Explain(_)
             | ast::Statement::Show(_)
             | ast::Statement::Set(_)
             | ast::Statement::Reset(_)
@@ -254,6 +260,7 @@ impl Session {
             fk_deferred: Vec::new(),
             seqs: Arc::default(),
             on_commit: Vec::new(),
+            modify_capture: None,
         }
     }
 

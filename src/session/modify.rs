@@ -68,7 +68,7 @@ impl Session {
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
         let fk = self.fk_capture(&table, &snap, false)?;
-        if let Some(row) = literal_row(ins) {
+        if let Some(row) = literal_row(ins).filter(|_| self.modify_capture.is_none()) {
             // A column list longer than the row is the general path's error.
             if ins.columns.is_empty() || row.len() >= targets.len() {
                 let now = self.txn_ref().start_ts;
@@ -124,10 +124,13 @@ impl Session {
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
         let arbiters = modify::arbiter_indexes(&table, oc, &self.settings)?;
+
         let mut ctx = self.stmt_ctx(&snap);
         let mut binder = Binder::new(&mut ctx);
         let (planned_rows, action) = modify::plan_upsert(&mut binder, ins, oc, &table, &targets)?;
         drop(binder);
+        let alias = ins.alias.as_deref().unwrap_or(&table.name);
+        self.capture_conflict(&table, oc, &arbiters, action.as_ref(), alias);
         let planned = t0.elapsed();
         let mut upsert = Some((arbiters, action));
         let fk = self.fk_capture(&table, &snap, false)?;
@@ -252,6 +255,17 @@ impl Session {
             &mut dyn FnMut(&Batch) -> Result<()>,
         ) -> Result<u64>,
     ) -> Result<(u64, Option<Vec<Column>>)> {
+        let capture = self.modify_capture();
+        if let Some(c) = capture {
+            c.reached.set(Some(Instant::now()));
+            c.plans
+                .borrow_mut()
+                .push((table.name.clone(), planned.plan.clone()));
+            if !c.analyze {
+                // Plain EXPLAIN: planned, nothing written.
+                return Ok((0, None));
+            }
+        }
         let exec = self.stmt_ctx(snap).exec_context(&planned.plan)?;
         let rel = self.db.relation(table.relfilenode)?;
         let m = ModifyTable {
@@ -262,6 +276,7 @@ impl Session {
             returning: &planned.returning,
             checks: &planned.checks,
             fk,
+            instr: capture.map(|c| &c.instr),
         };
         let cols = columns(planned.returning_fields);
         let count = write(&m, &planned.plan, &mut |b| sink(&cols, b))?;

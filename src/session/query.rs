@@ -273,12 +273,6 @@ impl Session {
     }
 
     pub(crate) fn explain(&mut self, e: &ast::Explain) -> Result<QueryResult> {
-        let ast::Statement::Query(q) = &e.statement else {
-            return Err(err!(
-                FeatureNotSupported,
-                "EXPLAIN is supported for SELECT statements only"
-            ));
-        };
         if e.options.format != ast::ExplainFormat::Text {
             return Err(err!(
                 FeatureNotSupported,
@@ -291,10 +285,6 @@ impl Session {
                 "EXPLAIN option BUFFERS requires ANALYZE"
             ));
         }
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let plan = self.plan_query(q, &snap)?;
-        let planned = t0.elapsed();
         let flags = ExplainFlags {
             costs: e.options.costs,
             analyze: e.options.analyze,
@@ -303,6 +293,22 @@ impl Session {
             summaries: self.settings.enable_page_summaries,
             verbose: e.options.verbose,
         };
+        let q = match &e.statement {
+            ast::Statement::Query(q) => q,
+            ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_) => {
+                return self.explain_modify(e, flags)
+            }
+            _ => {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "EXPLAIN is supported for SELECT, INSERT, UPDATE and DELETE statements only"
+                ))
+            }
+        };
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let plan = self.plan_query(q, &snap)?;
+        let planned = t0.elapsed();
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
             let instr = Instrumentation::default();
@@ -335,15 +341,20 @@ impl Session {
             }
             lines
         };
-        let mut r = QueryResult::empty("EXPLAIN");
-        r.columns = vec![Column {
-            name: "QUERY PLAN".into(),
-            ty: DataType::Text,
-        }];
-        r.returns_rows = true;
-        r.rows = lines.drain(..).map(|l| vec![Value::text(&l)]).collect();
-        Ok(r)
+        Ok(explain_result(std::mem::take(&mut lines)))
     }
+}
+
+/// EXPLAIN's result: one `QUERY PLAN` row per line.
+pub(super) fn explain_result(lines: Vec<String>) -> QueryResult {
+    let mut r = QueryResult::empty("EXPLAIN");
+    r.columns = vec![Column {
+        name: "QUERY PLAN".into(),
+        ty: DataType::Text,
+    }];
+    r.returns_rows = true;
+    r.rows = lines.into_iter().map(|l| vec![Value::text(&l)]).collect();
+    r
 }
 
 /// The result columns of a plan.

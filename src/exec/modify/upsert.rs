@@ -26,7 +26,6 @@ use crate::access::heap::{HeapRelation, Tid, TmResult};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
-use crate::exec;
 use crate::exec::expr::Expr;
 use crate::exec::index_maint::{tuple_values, IndexInserter, Speculative};
 use crate::nodes::Plan;
@@ -91,7 +90,7 @@ impl ModifyTable<'_> {
             cid: self.ctx.cid,
         };
         let mut writer = RowWriter::new(table)?;
-        let mut op = exec::build(plan, self.exec)?;
+        let mut op = self.build_rows(plan)?;
         let mut count = 0u64;
         while let Some(b) = op.next()? {
             self.exec.check_cancel()?;

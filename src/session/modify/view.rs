@@ -116,6 +116,7 @@ impl Session {
         let (planned_rows, arbiters, action) =
             view::plan_upsert(&mut Binder::new(&mut ctx), ins, oc, &vt)?;
         let planned = t0.elapsed();
+        self.capture_conflict(&table, oc, &arbiters, action.as_ref(), &table.name);
         let mut upsert = Some((arbiters, action));
         let fk = self.fk_capture(&table, &snap, false)?;
         let (count, cols) =
