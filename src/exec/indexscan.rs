@@ -142,6 +142,10 @@ fn encode_column(
     v: &Value,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    if i == 0 {
+        // One value encodes as the first column of the whole index.
+        return encode_key(desc, std::slice::from_ref(v), out);
+    }
     let one = crate::access::nbtree::IndexDesc::new(vec![desc.columns[i].clone()]);
     encode_key(&one, std::slice::from_ref(v), out)
 }

@@ -177,6 +177,9 @@ pub struct Session {
     fk_deferred: Vec<fkey::Deferred>,
     /// `currval`/`lastval` and the log to flush for sequences ([`sequence`]).
     pub(crate) seqs: Arc<crate::commands::seqfuncs::SessionSequences>,
+    /// Where statements spill (`base/pgsql_tmp`), made once: a path built
+    /// per statement was a tenth of a point lookup's set-up.
+    pub(crate) temp_dir: std::path::PathBuf,
 }
 
 /// What transaction handling a statement needs.
@@ -242,6 +245,7 @@ impl Session {
         Session {
             gate: CommitGate::new(db.wal.clone()),
             settings: db.defaults.clone(),
+            temp_dir: crate::exec::spill::temp_dir(&db.dir),
             db,
             txn: None,
             cancel: Arc::new(AtomicBool::new(false)),
