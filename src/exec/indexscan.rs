@@ -64,6 +64,15 @@ pub fn key_ranges(
     bounds: &IndexBounds,
     param: Option<&Value>,
 ) -> Result<Vec<KeyRange>> {
+    // One key value (a point lookup): what the loop below makes of it,
+    // without its vectors of prefixes.
+    if let ([vals], None, None) = (bounds.eq.as_slice(), &bounds.lower, &bounds.upper) {
+        if let [v] = vals.as_slice() {
+            let mut k = Vec::with_capacity(16);
+            encode_column(desc, 0, v, &mut k)?;
+            return Ok(vec![(Bound::Included(k.clone()), Bound::Included(k))]);
+        }
+    }
     // Every combination of the equality values, as encoded prefixes.
     let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
     let mut one = Vec::with_capacity(1);
