@@ -181,6 +181,9 @@ pub struct Session {
     /// What an EXPLAIN of INSERT, UPDATE or DELETE records of the statement
     /// it runs ([`explain_modify`]); `None` otherwise.
     modify_capture: Option<Box<explain_modify::ModifyCapture>>,
+    /// Where statements spill (`base/pgsql_tmp`), made once: a path built
+    /// per statement was a tenth of a point lookup's set-up.
+    pub(crate) temp_dir: std::path::PathBuf,
 }
 
 /// What transaction handling a statement needs.
@@ -248,6 +251,7 @@ impl Session {
         Session {
             gate: CommitGate::new(db.wal.clone()),
             settings: db.defaults.clone(),
+            temp_dir: crate::exec::spill::temp_dir(&db.dir),
             db,
             txn: None,
             cancel: Arc::new(AtomicBool::new(false)),

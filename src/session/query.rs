@@ -35,6 +35,8 @@ pub(crate) struct StmtCtx<'s> {
     pub locker: TableLocker<'s>,
     /// The session's sequence calls (`currval`, `lastval`).
     pub seqs: &'s Arc<crate::commands::seqfuncs::SessionSequences>,
+    /// Where the statement's operators spill.
+    pub temp_dir: &'s std::path::Path,
 }
 
 impl StmtCtx<'_> {
@@ -42,12 +44,15 @@ impl StmtCtx<'_> {
     pub fn exec_context(&self, plan: &Plan) -> Result<ExecContext> {
         let mut ctx = exec_context(self.db, self.settings, self.snapshot, &self.cancel, plan)?;
         ctx.progress = self.progress.clone();
+        ctx.temp_dir = Some(self.temp_dir.to_path_buf());
         Ok(ctx)
     }
 }
 
-/// Opens the heaps `plan` scans and packages what its operators share.
-pub(crate) fn exec_context(
+/// Opens the heaps `plan` scans and packages what its operators share
+/// (spilling to the system's temporary directory until the caller sets
+/// `temp_dir`).
+fn exec_context(
     db: &Database,
     settings: &Settings,
     snapshot: &Snapshot,
@@ -65,7 +70,7 @@ pub(crate) fn exec_context(
         cancel: cancel.clone(),
         work_mem: settings.work_mem_kb as usize * 1024,
         hash_mem: (settings.work_mem_kb as f64 * settings.hash_mem_multiplier * 1024.0) as usize,
-        temp_dir: Some(exec::spill::temp_dir(&db.dir)),
+        temp_dir: None,
         relations,
         parallel: None,
         progress: None,
@@ -225,6 +230,7 @@ impl Session {
             progress: self.progress.clone(),
             locker: self.table_locker(),
             seqs: &self.seqs,
+            temp_dir: &self.temp_dir,
         }
     }
 
