@@ -3,7 +3,8 @@
 //! `i32` slice per column in line pointer order, so a scan of a page in
 //! random key order reads 4 bytes per value instead of the tuples
 //! (`exec::fastpath::packed`). Built by the first scan that reads the page
-//! whole; held in memory only.
+//! whole (an entry of no columns says the page is not one the fast path
+//! takes: a NULL, a short tuple); held in memory only.
 //!
 //! # Invariants
 //!
@@ -36,12 +37,18 @@
 //! process-wide figure, bounded by `packed_cache_size`
 //! ([`set_limit`]; 0 turns the cache off). A `put` that would pass the
 //! bound first evicts this relation's entries in clock order; when that
-//! is not enough it stores nothing.
+//! is not enough it stores nothing (so the figure passes the bound by at
+//! most one page's entry).
+//!
+//! Layout: per block a slot behind its own lock, in chunks of 1,024
+//! blocks made on first use (the first 32 GB of a heap are covered), so
+//! the participants of a parallel scan, reading different blocks, never
+//! share a lock.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
-use parking_lot::RwLock;
+use parking_lot::Mutex;
 
 use super::heap::HeapRelation;
 use super::vm;
@@ -133,7 +140,7 @@ impl Drop for PackedPage {
 }
 
 /// One block's slot.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 struct Slot {
     /// Bumped by every invalidation of the block.
     gen: u64,
@@ -149,34 +156,92 @@ pub enum Lookup {
     Miss(u64),
 }
 
-#[derive(Debug, Default)]
-struct Slots {
-    blocks: Vec<Slot>,
-    /// The generation of every block past `blocks`: bumped by an
-    /// invalidation of any of them, so the vector grows only on a `put`.
-    tail_gen: u64,
-    /// The clock hand of eviction.
-    hand: usize,
+/// Blocks per chunk of slots (8 MB of heap).
+const CHUNK: usize = 1024;
+
+/// Chunks a relation may have: blocks past `CHUNKS * CHUNK` (32 GB of
+/// heap) are never cached.
+const CHUNKS: usize = 4096;
+
+/// The slots of [`CHUNK`] neighbouring blocks, each behind its own lock:
+/// the participants of a parallel scan read different blocks, so they
+/// never wait on each other or share a lock's cache line (one lock for the
+/// whole relation cost every page two contended atomic operations).
+struct Chunk([Mutex<Slot>; CHUNK]);
+
+/// A relation's packed column cache (module doc): a two-level table of
+/// per-block slots, the chunks made on first use and kept until the
+/// relation is closed.
+#[derive(Default)]
+pub struct PackedCache {
+    chunks: OnceLock<Box<[AtomicPtr<Chunk>]>>,
+    /// The clock hand of eviction (a block number).
+    hand: AtomicUsize,
 }
 
-/// A relation's packed column cache (module doc).
-#[derive(Debug, Default)]
-pub struct PackedCache {
-    slots: RwLock<Slots>,
+impl std::fmt::Debug for PackedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedCache").finish_non_exhaustive()
+    }
 }
 
 impl PackedCache {
-    /// The entry of `block`.
+    fn table(&self) -> &[AtomicPtr<Chunk>] {
+        self.chunks.get_or_init(|| {
+            (0..CHUNKS)
+                .map(|_| AtomicPtr::new(std::ptr::null_mut()))
+                .collect()
+        })
+    }
+
+    /// The chunk of `block`, made when `make` (`None` past the table or
+    /// when not made yet).
+    fn chunk(&self, block: usize, make: bool) -> Option<&Chunk> {
+        let cell = self.table().get(block / CHUNK)?;
+        let p = cell.load(Ordering::SeqCst);
+        if !p.is_null() {
+            // SAFETY: a published chunk lives until the cache is dropped.
+            return Some(unsafe { &*p });
+        }
+        if !make {
+            return None;
+        }
+        let fresh = Box::into_raw(Box::new(Chunk(std::array::from_fn(|_| {
+            Mutex::new(Slot::default())
+        }))));
+        let p = match cell.compare_exchange(
+            std::ptr::null_mut(),
+            fresh,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        ) {
+            Ok(_) => fresh,
+            Err(theirs) => {
+                // SAFETY: `fresh` was never published.
+                drop(unsafe { Box::from_raw(fresh) });
+                theirs
+            }
+        };
+        // SAFETY: as above.
+        Some(unsafe { &*p })
+    }
+
+    fn slot(&self, block: BlockNumber, make: bool) -> Option<&Mutex<Slot>> {
+        let b = block as usize;
+        self.chunk(b, make).map(|c| &c.0[b % CHUNK])
+    }
+
+    /// The entry of `block` (`Miss(u64::MAX)`, which no `put` accepts, for
+    /// a block past what the cache covers).
     #[inline]
     pub fn get(&self, block: BlockNumber) -> Lookup {
-        let s = self.slots.read();
-        match s.blocks.get(block as usize) {
-            Some(Slot {
-                page: Some(p),
-                gen: _,
-            }) => Lookup::Hit(p.clone()),
-            Some(slot) => Lookup::Miss(slot.gen),
-            None => Lookup::Miss(s.tail_gen),
+        let Some(slot) = self.slot(block, true) else {
+            return Lookup::Miss(u64::MAX);
+        };
+        let s = slot.lock();
+        match &s.page {
+            Some(p) => Lookup::Hit(p.clone()),
+            None => Lookup::Miss(s.gen),
         }
     }
 
@@ -184,73 +249,101 @@ impl PackedCache {
     /// generation `gen`: nothing when the block changed since, or when the
     /// memory bound leaves no room. Returns whether it was stored.
     pub fn put(&self, block: BlockNumber, gen: u64, page: Arc<PackedPage>) -> bool {
-        let b = block as usize;
-        let mut s = self.slots.write();
-        if b >= s.blocks.len() {
-            if gen != s.tail_gen {
-                return false;
-            }
-            let g = s.tail_gen;
-            s.blocks.resize(b + 1, Slot { gen: g, page: None });
-        }
-        if s.blocks[b].gen != gen {
-            return false;
-        }
         let limit = LIMIT.load(Ordering::Relaxed);
         if USED.load(Ordering::Relaxed) > limit {
-            evict(&mut s, limit);
+            self.evict(limit, block);
             if USED.load(Ordering::Relaxed) > limit {
                 return false;
             }
         }
-        s.blocks[b].page = Some(page);
+        let Some(slot) = self.slot(block, false) else {
+            return false;
+        };
+        let mut s = slot.lock();
+        if s.gen != gen {
+            return false;
+        }
+        s.page = Some(page);
         true
     }
 
     /// Drops `block`'s entry and bumps its generation: called after every
-    /// change of the block's visibility-map entry.
+    /// change of the block's visibility-map entry. A block whose chunk
+    /// does not exist has no reader that took its generation yet (a
+    /// reader makes the chunk first), so there is nothing to do.
     pub fn invalidate(&self, block: BlockNumber) {
-        let mut s = self.slots.write();
-        match s.blocks.get_mut(block as usize) {
-            Some(slot) => {
-                slot.gen += 1;
-                slot.page = None;
-            }
-            None => s.tail_gen += 1,
+        if let Some(slot) = self.slot(block, false) {
+            let mut s = slot.lock();
+            s.gen += 1;
+            s.page = None;
         }
     }
 
-    /// Blocks holding an entry (for tests and EXPLAIN).
+    /// Every made chunk, in block order.
+    fn made(&self) -> impl Iterator<Item = &Chunk> {
+        self.chunks.get().into_iter().flat_map(|t| {
+            t.iter().filter_map(|c| {
+                let p = c.load(Ordering::SeqCst);
+                // SAFETY: a published chunk lives until the cache is dropped.
+                (!p.is_null()).then(|| unsafe { &*p })
+            })
+        })
+    }
+
+    /// Blocks holding an entry (for tests).
     pub fn pages(&self) -> usize {
-        self.slots
-            .read()
-            .blocks
-            .iter()
-            .filter(|s| s.page.is_some())
-            .count()
+        self.made()
+            .map(|c| c.0.iter().filter(|s| s.lock().page.is_some()).count())
+            .sum()
     }
 
     /// Drops every entry (the generations stay).
     pub fn clear(&self) {
-        for slot in self.slots.write().blocks.iter_mut() {
-            slot.page = None;
+        for c in self.made() {
+            for s in &c.0 {
+                s.lock().page = None;
+            }
         }
+    }
+
+    /// Drops entries in clock order, from the hand on, until the
+    /// process-wide figure is under `limit` with an eighth of it to spare,
+    /// or every made slot was looked at once; `block`'s is left.
+    fn evict(&self, limit: usize, block: BlockNumber) {
+        let target = limit - limit / 8;
+        let chunks = self.table().len();
+        let mut b = self.hand.load(Ordering::Relaxed) % (chunks * CHUNK);
+        for _ in 0..=chunks {
+            let ci = b / CHUNK;
+            if let Some(c) = self.chunk(b, false) {
+                for i in b % CHUNK..CHUNK {
+                    if USED.load(Ordering::Relaxed) <= target {
+                        self.hand.store(ci * CHUNK + i, Ordering::Relaxed);
+                        return;
+                    }
+                    if ci * CHUNK + i != block as usize {
+                        let old = c.0[i].lock().page.take();
+                        drop(old);
+                    }
+                }
+            }
+            b = (ci + 1) % chunks * CHUNK;
+        }
+        self.hand.store(b, Ordering::Relaxed);
     }
 }
 
-/// Drops entries of `s` in clock order until the process-wide figure is
-/// under `limit` with an eighth of it to spare, or every entry was looked
-/// at once.
-fn evict(s: &mut Slots, limit: usize) {
-    let target = limit - limit / 8;
-    let n = s.blocks.len();
-    for _ in 0..n {
-        if USED.load(Ordering::Relaxed) <= target {
-            break;
+impl Drop for PackedCache {
+    fn drop(&mut self) {
+        if let Some(t) = self.chunks.get_mut() {
+            for c in t.iter_mut() {
+                let p = std::mem::replace(c.get_mut(), std::ptr::null_mut());
+                if !p.is_null() {
+                    // SAFETY: published once, dropped once, here.
+                    drop(unsafe { Box::from_raw(p) });
+                }
+            }
         }
-        s.hand = (s.hand + 1) % n;
-        let h = s.hand;
-        s.blocks[h].page = None;
     }
 }
 
@@ -300,16 +393,19 @@ mod tests {
         };
         c.invalidate(3);
         assert!(!c.put(3, g, page(2)), "a writer came between");
-        // Past the vector's end: a writer's bump there refuses the put.
-        let Lookup::Miss(g) = c.get(100) else {
+        // A block no reader looked at: no chunk, and a reader after the
+        // writer sees the writer's change.
+        c.invalidate(5000);
+        let Lookup::Miss(g) = c.get(5000) else {
             panic!("empty")
         };
-        c.invalidate(90);
-        assert!(!c.put(100, g, page(3)));
-        let Lookup::Miss(g) = c.get(100) else {
+        assert!(c.put(5000, g, page(3)));
+        // Past what the cache covers: never stored.
+        let far = (CHUNKS * CHUNK) as BlockNumber;
+        let Lookup::Miss(g) = c.get(far) else {
             panic!("empty")
         };
-        assert!(c.put(100, g, page(3)));
+        assert!(!c.put(far, g, page(4)));
         assert_eq!(c.pages(), 1);
         c.clear();
         assert_eq!(c.pages(), 0);

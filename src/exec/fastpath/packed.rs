@@ -92,7 +92,8 @@ impl<'r> PackedScan<'r> {
 
     /// The packed values of ALL_VISIBLE page `pg` (block `block`, whose
     /// shared lock the caller holds): its entry, or read from the page and
-    /// stored. `None` when the fused loop declines the page.
+    /// stored. `None` when the fused loop declines the page (remembered
+    /// too, as an entry of no columns).
     pub fn page(
         &mut self,
         block: BlockNumber,
@@ -101,7 +102,7 @@ impl<'r> PackedScan<'r> {
     ) -> Result<Option<Arc<PackedPage>>> {
         let cache = self.rel.packed_cache();
         let gen = match cache.get(block) {
-            Lookup::Hit(p) if p.tag() == self.tag => {
+            Lookup::Hit(p) if p.tag() == self.tag && p.ncols() > 0 => {
                 self.hits += 1;
                 return Ok(Some(p));
             }
@@ -110,6 +111,12 @@ impl<'r> PackedScan<'r> {
         };
         let Some(n) = fused_page_values(pg, self.natts, &self.layout, &mut self.scratch, ahead)
         else {
+            // Declined (a NULL, a short tuple): remembered as an entry of
+            // no columns, so the next scan does not try again.
+            let none = Arc::new(PackedPage::new(self.tag, &[], 0));
+            if self.rel.vm_all_visible(block)? {
+                cache.put(block, gen, none);
+            }
             return Ok(None);
         };
         let cols: Vec<&[i32]> = self.scratch[..self.layout.len()]
