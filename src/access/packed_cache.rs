@@ -197,7 +197,14 @@ impl PackedCache {
     /// The chunk of `block`, made when `make` (`None` past the table or
     /// when not made yet).
     fn chunk(&self, block: usize, make: bool) -> Option<&Chunk> {
-        let cell = self.table().get(block / CHUNK)?;
+        // A relation no scan used the cache of gets no table (writers
+        // only look).
+        let table = if make {
+            self.table()
+        } else {
+            self.chunks.get()?
+        };
+        let cell = table.get(block / CHUNK)?;
         let p = cell.load(Ordering::SeqCst);
         if !p.is_null() {
             // SAFETY: a published chunk lives until the cache is dropped.
