@@ -75,6 +75,7 @@ fn exec_context(
         parallel: None,
         progress: None,
         page_summaries: settings.enable_page_summaries,
+        packed_cache: settings.packed_cache_kb as usize * 1024,
         ring_sizes: crate::database::ring_sizes(settings),
         worktables: exec::WorkTables::default(),
     })
