@@ -402,6 +402,7 @@ pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
         heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
             SqlState::CharacterNotInRepertoire
         }
+        heapdb_grammar::ParseErrorKind::FeatureNotSupported => SqlState::FeatureNotSupported,
     };
     Error::new(code, e.message).with_position(e.offset)
 }

@@ -578,6 +578,7 @@ fn statement() -> BoxedStrategy<Statement> {
                             column,
                             value,
                             offset: Offset(0),
+                            multi: None,
                         })
                         .collect(),
                     from,

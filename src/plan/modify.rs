@@ -299,6 +299,9 @@ fn bind_assignments(
                 }
                 None => Expr::constant(Value::Null, DataType::Unknown),
             }
+        } else if let (Some(km), ast::ExprKind::Subquery(q)) = (a.multi, &a.value.kind) {
+            let mode = &mut Mode::NoAgg("UPDATE");
+            binder.bind_multiexpr_subquery(q, km, scope, mode, a.value.offset)?
         } else {
             binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
         };

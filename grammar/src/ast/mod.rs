@@ -220,6 +220,11 @@ pub struct Assignment {
     pub value: Expr,
     /// Where the column name starts in the text.
     pub offset: Offset,
+    /// `SET (a, b, ...) = (query)`: this column takes the query's column
+    /// `.0` of `.1` (each assignment of the group holds the same query).
+    /// The forms `(a, b) = (x, y)` and `= ROW(x, y)` are written as one
+    /// assignment per column, with `None` here.
+    pub multi: Option<(usize, usize)>,
 }
 
 /// `DELETE FROM table [[AS] alias] [USING ...] [WHERE ...] [RETURNING ...]`.
