@@ -325,6 +325,19 @@ fn bind_assignments(
     Ok(new_values)
 }
 
+/// `INSERT has more target columns than expressions`, at the first
+/// target column (the `k`-th) without one.
+fn more_targets(ins: &ast::Insert, k: usize) -> crate::error::Error {
+    let e = err!(
+        SyntaxError,
+        "INSERT has more target columns than expressions"
+    );
+    match ins.column_offsets.get(k) {
+        Some(off) => at(e, *off),
+        None => e,
+    }
+}
+
 /// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items
 /// replaced by the column's default) or its query, cast to the target
 /// columns' types; and whether to write them in bulk (a query's rows: many
@@ -351,9 +364,12 @@ fn insert_source(
                 let mut rows = rows.clone();
                 for row in &mut rows {
                     if row.len() > targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more expressions than target columns"
+                        return Err(at(
+                            err!(
+                                SyntaxError,
+                                "INSERT has more expressions than target columns"
+                            ),
+                            super::bind::leftmost(&row[targets.len()]),
                         ));
                     }
                     for (k, e) in row.iter_mut().enumerate() {
@@ -367,10 +383,7 @@ fn insert_source(
                 }
                 let width = rows.first().map_or(0, Vec::len);
                 if !ins.columns.is_empty() && width < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
+                    return Err(more_targets(ins, width));
                 }
                 let names: Vec<String> = targets
                     .iter()
@@ -383,10 +396,7 @@ fn insert_source(
                 binder.keep_unknown = true;
                 let p = binder.plan_query(q)?;
                 if !ins.columns.is_empty() && p.fields.len() < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
+                    return Err(more_targets(ins, p.fields.len()));
                 }
                 if p.fields.len() > targets.len() {
                     return Err(err!(

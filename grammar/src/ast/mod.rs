@@ -181,6 +181,8 @@ pub struct Insert {
     pub table: ObjectName,
     /// The target columns, if listed.
     pub columns: Vec<Ident>,
+    /// Where each of `columns` starts in the text (as many as `columns`).
+    pub column_offsets: Vec<Offset>,
     /// The rows: a query (a `VALUES` list is a query whose body is
     /// [`SetExpr::Values`]); `None` for `DEFAULT VALUES`.
     pub source: Option<Box<Query>>,

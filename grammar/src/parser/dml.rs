@@ -6,13 +6,13 @@ use nom::sequence::{delimited, pair, preceded, tuple};
 use nom::Parser;
 
 use super::expr::{expr, expr_list};
+use super::object_name;
 use super::query::{
     alias_name, at_query_start, only_target_table, opt_from, opt_where, query, select_list,
 };
 use super::tokens::{col_id, kw, tok, PResult, Tokens};
-use super::{object_name, paren_col_list};
 use crate::ast::{
-    Assignment, Delete, Expr, ExprKind, Insert, Offset, SelectItem, Statement, Update,
+    Assignment, Delete, Expr, ExprKind, Ident, Insert, Offset, SelectItem, Statement, Update,
 };
 use crate::error::{ParseError, ParseErrorKind};
 use crate::keywords::Keyword;
@@ -30,11 +30,16 @@ pub(crate) fn insert(i: Tokens<'_>) -> PResult<'_, Statement> {
             i.kind(1),
             TokenKind::Word(Keyword::Select | Keyword::Values | Keyword::With) | TokenKind::LParen
         );
-    let (i, columns) = if column_list {
-        cut(paren_col_list)(i)?
+    let (i, listed) = if column_list {
+        cut(delimited(
+            tok(TokenKind::LParen),
+            separated_list1(tok(TokenKind::Comma), cut(col_at)),
+            tok(TokenKind::RParen),
+        ))(i)?
     } else {
         (i, Vec::new())
     };
+    let (columns, column_offsets) = listed.into_iter().unzip();
     let (i, source) = if i.is_kw(0, Keyword::Default) && i.is_kw(1, Keyword::Values) {
         (i.skip(2), None)
     } else {
@@ -45,12 +50,19 @@ pub(crate) fn insert(i: Tokens<'_>) -> PResult<'_, Statement> {
     let insert = Insert {
         table,
         columns,
+        column_offsets,
         source,
         returning,
         alias,
         on_conflict,
     };
     Ok((i, Statement::Insert(Box::new(insert))))
+}
+
+/// `col_id`, with where it starts.
+fn col_at(i: Tokens<'_>) -> PResult<'_, (Ident, Offset)> {
+    let offset = Offset(i.first().start);
+    map(col_id, move |c| (c, offset))(i)
 }
 
 /// `assignment ::= col_id '=' expr`
@@ -81,14 +93,10 @@ fn set_item(i: Tokens<'_>) -> PResult<'_, Vec<Assignment>> {
     if i.first().kind != TokenKind::LParen {
         return map(assignment, |a| vec![a])(i);
     }
-    let column = |i| {
-        let offset = Offset(Tokens::first(&i).start);
-        map(col_id, move |c| (c, offset))(i)
-    };
     let (i, (columns, _)) = cut(pair(
         delimited(
             tok(TokenKind::LParen),
-            separated_list1(tok(TokenKind::Comma), column),
+            separated_list1(tok(TokenKind::Comma), col_at),
             tok(TokenKind::RParen),
         ),
         tok(TokenKind::Eq),
