@@ -84,6 +84,9 @@ pub fn expand(srf: &Srf, vals: &[Value]) -> Result<TableFunc> {
                 _ => none(),
             }
         }
+        Srf::Regexp(split) => {
+            TableFunc::Rows(crate::types::funcs::regexp_match::srf_rows(split, vals)?)
+        }
         Srf::Json(f, jsonb) => {
             let ty = if *jsonb {
                 DataType::Jsonb

@@ -269,6 +269,9 @@ pub enum Srf {
     Unnest,
     /// `string_to_table(text, text [, text])`.
     StringToTable,
+    /// `regexp_matches(text, text [, text])` (`false`) or
+    /// `regexp_split_to_table(text, text [, text])` (`true`).
+    Regexp(bool),
     /// A JSON set-returning function of a `json` (`false`) or `jsonb`
     /// (`true`) argument.
     Json(crate::types::json::srf::JsonSrf, bool),

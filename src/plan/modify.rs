@@ -299,6 +299,9 @@ fn bind_assignments(
                 }
                 None => Expr::constant(Value::Null, DataType::Unknown),
             }
+        } else if let (Some(km), ast::ExprKind::Subquery(q)) = (a.multi, &a.value.kind) {
+            let mode = &mut Mode::NoAgg("UPDATE");
+            binder.bind_multiexpr_subquery(q, km, scope, mode, a.value.offset)?
         } else {
             binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
         };
@@ -320,6 +323,19 @@ fn bind_assignments(
         new_values[j] = Some(to_column(binder, &table.columns[j], e)?);
     }
     Ok(new_values)
+}
+
+/// `INSERT has more target columns than expressions`, at the first
+/// target column (the `k`-th) without one.
+fn more_targets(ins: &ast::Insert, k: usize) -> crate::error::Error {
+    let e = err!(
+        SyntaxError,
+        "INSERT has more target columns than expressions"
+    );
+    match ins.column_offsets.get(k) {
+        Some(off) => at(e, *off),
+        None => e,
+    }
 }
 
 /// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items
@@ -348,9 +364,12 @@ fn insert_source(
                 let mut rows = rows.clone();
                 for row in &mut rows {
                     if row.len() > targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more expressions than target columns"
+                        return Err(at(
+                            err!(
+                                SyntaxError,
+                                "INSERT has more expressions than target columns"
+                            ),
+                            super::bind::leftmost(&row[targets.len()]),
                         ));
                     }
                     for (k, e) in row.iter_mut().enumerate() {
@@ -364,10 +383,7 @@ fn insert_source(
                 }
                 let width = rows.first().map_or(0, Vec::len);
                 if !ins.columns.is_empty() && width < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
+                    return Err(more_targets(ins, width));
                 }
                 let names: Vec<String> = targets
                     .iter()
@@ -380,10 +396,7 @@ fn insert_source(
                 binder.keep_unknown = true;
                 let p = binder.plan_query(q)?;
                 if !ins.columns.is_empty() && p.fields.len() < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
+                    return Err(more_targets(ins, p.fields.len()));
                 }
                 if p.fields.len() > targets.len() {
                     return Err(err!(

@@ -356,8 +356,14 @@ fn result_types(def: &FunctionDef) -> Vec<DataType> {
 /// Whether `name` is a builtin that only FROM calls (a call in FROM falls
 /// back to it when no user function of that name fits).
 fn is_table_function(name: &str) -> bool {
-    matches!(name, "generate_series" | "unnest" | "string_to_table")
-        || crate::types::json::srf::JsonSrf::from_name(name).is_some()
+    matches!(
+        name,
+        "generate_series"
+            | "unnest"
+            | "string_to_table"
+            | "regexp_matches"
+            | "regexp_split_to_table"
+    ) || crate::types::json::srf::JsonSrf::from_name(name).is_some()
 }
 
 /// `$1` written as the quoted name `"$1"` (outside strings and quoted

@@ -488,7 +488,13 @@ fn assignments(
         let e = if matches!(a.value.kind, ast::ExprKind::Default) {
             Expr::constant(Value::Null, DataType::Unknown)
         } else {
-            let mut e = binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?;
+            let mode = &mut Mode::NoAgg("UPDATE");
+            let mut e = match (a.multi, &a.value.kind) {
+                (Some(km), ast::ExprKind::Subquery(q)) => {
+                    binder.bind_multiexpr_subquery(q, km, scope, mode, a.value.offset)?
+                }
+                _ => binder.bind_expr(&a.value, scope, mode)?,
+            };
             (bound.map)(&mut e);
             e
         };

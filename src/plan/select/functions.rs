@@ -28,8 +28,14 @@ impl Binder<'_> {
             args.push((b, a.offset));
         }
         let qualifier = alias.map_or_else(|| name.to_string(), |a| a.name.clone());
-        let mut scalar = matches!(name, "generate_series" | "unnest" | "string_to_table")
-            || name.ends_with("_object_keys");
+        let mut scalar = matches!(
+            name,
+            "generate_series"
+                | "unnest"
+                | "string_to_table"
+                | "regexp_matches"
+                | "regexp_split_to_table"
+        ) || name.ends_with("_object_keys");
         let (func, fields) = if let Some((func, fields, one_type)) =
             self.user_function_in_from(name, &args)?
         {
@@ -43,6 +49,8 @@ impl Binder<'_> {
             self.unnest(&args, offset)?
         } else if name == "string_to_table" {
             self.string_to_table(&args, offset)?
+        } else if let Some(split) = crate::types::funcs::regexp_match::srf_of(name) {
+            self.regexp_srf(name, split, &args, offset)?
         } else if let Some(f) = crate::types::json::srf::JsonSrf::from_name(name) {
             self.json_srf(f, name, &args, offset)?
         } else {
@@ -222,6 +230,46 @@ impl Binder<'_> {
         Ok((TableFunc::Rows(rows), fields))
     }
 
+    /// `regexp_matches` / `regexp_split_to_table` (`split`) over constant
+    /// arguments: their rows.
+    pub(super) fn regexp_srf(
+        &mut self,
+        name: &str,
+        split: bool,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        use crate::types::funcs::regexp_match;
+        let types: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        if !regexp_match::srf_takes(&types) {
+            let list: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            return Err(at(
+                err!(UndefinedFunction, "function {name}({}) does not exist", list.join(", "))
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            ));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (a, off) in args {
+            let e = self.coerce(a.clone(), &DataType::Text, CastContext::Implicit, *off)?;
+            values.push(crate::exec::eval_const(&e)?);
+        }
+        let ty = if split {
+            DataType::Text
+        } else {
+            DataType::array_of(DataType::Text)
+        };
+        let fields = vec![Field {
+            name: name.into(),
+            ty,
+        }];
+        if values.iter().any(Value::is_null) {
+            return Ok((TableFunc::Rows(Vec::new()), fields));
+        }
+        let rows = regexp_match::srf_rows(split, &values)?;
+        Ok((TableFunc::Rows(rows), fields))
+    }
+
     /// `generate_series` over numeric: computed whole (at most ten million
     /// rows, which is far more than a numeric series is ever used for).
     pub(super) fn numeric_series(
@@ -363,7 +411,7 @@ impl Binder<'_> {
 /// select list.
 pub(super) fn is_select_srf(e: &ast::Expr, user: &UserSrfs) -> bool {
     matches!(&e.kind, ast::ExprKind::Function(f)
-        if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table") || crate::types::json::srf::single_column(&f.name.name) || user.contains(&f.name.name)))
+        if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table" | "regexp_matches" | "regexp_split_to_table") || crate::types::json::srf::single_column(&f.name.name) || user.contains(&f.name.name)))
 }
 
 /// The names of the user functions a select list calls that return a set

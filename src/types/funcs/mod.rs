@@ -14,11 +14,13 @@
 //! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
 //! are the binder's (with [`compare`](super::compare::compare)).
 
+mod are;
 pub mod bytes;
 pub(crate) mod format;
 mod numfmt;
 pub mod numfunc;
 pub mod regexp;
+pub mod regexp_match;
 pub mod string;
 pub mod timefunc;
 mod trig;
@@ -520,6 +522,12 @@ impl ScalarFunc {
             (OctetLength, [Char(k)]) => ok(OctetLength, vec![Char(*k)], Int4),
             (Length | OctetLength, [t]) if is_str(t) => ok(self, vec![Text], Int4),
             (Lower | Upper | Initcap | Reverse, [t]) if is_str(t) => ok(self, vec![Text], Text),
+            (Substring, [s, p]) if is_str(s) && (p.is_string() || *p == Unknown) => {
+                regexp::RegexpFunc::SubstringRe.resolve(args)
+            }
+            (Substring, [s, p, e]) if is_str(s) && is_str(p) && is_str(e) => {
+                regexp::RegexpFunc::SubstringSimilar.resolve(args)
+            }
             (Substring, [s, a]) if is_str(s) && is_int(a) => ok(self, vec![Text, Int4], Text),
             (Substring, [s, a, b]) if is_str(s) && is_int(a) && is_int(b) => {
                 ok(self, vec![Text, Int4, Int4], Text)
