@@ -85,7 +85,7 @@ pub fn expand(srf: &Srf, vals: &[Value]) -> Result<TableFunc> {
             }
         }
         Srf::Regexp(split) => {
-            TableFunc::Rows(crate::types::funcs::regexp_match::srf_rows(split, vals)?)
+            TableFunc::Rows(crate::types::funcs::regexp_match::srf_rows(*split, vals)?)
         }
         Srf::Json(f, jsonb) => {
             let ty = if *jsonb {
