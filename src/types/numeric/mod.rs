@@ -22,6 +22,7 @@ mod transcend;
 
 use crate::err;
 use crate::error::Result;
+use mag::Limbs;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
@@ -45,8 +46,9 @@ pub struct Numeric {
     pub(crate) kind: NumKind,
     /// Sign of a finite value; never set for zero.
     pub(crate) neg: bool,
-    /// Magnitude in base-10^9 limbs, least significant first.
-    pub(crate) mag: Vec<u32>,
+    /// Magnitude in base-10^9 limbs, least significant first (inline up
+    /// to [`mag::INLINE_LIMBS`] limbs).
+    pub(crate) mag: Limbs,
     /// Display scale: digits after the decimal point.
     pub(crate) scale: u16,
 }
@@ -67,7 +69,7 @@ const MIN_ROUND_SCALE: i32 = -MAX_INT_DIGITS - 1;
 impl Numeric {
     /// Zero with scale 0.
     pub fn zero() -> Numeric {
-        Numeric::from_parts(false, Vec::new(), 0)
+        Numeric::from_parts(false, Limbs::new(), 0)
     }
 
     /// NaN.
@@ -75,7 +77,7 @@ impl Numeric {
         Numeric {
             kind: NumKind::NaN,
             neg: false,
-            mag: Vec::new(),
+            mag: Limbs::new(),
             scale: 0,
         }
     }
@@ -90,13 +92,13 @@ impl Numeric {
         Numeric {
             kind,
             neg: negative,
-            mag: Vec::new(),
+            mag: Limbs::new(),
             scale: 0,
         }
     }
 
     /// A finite value `(-1)^neg * mag / 10^scale`, normalizing zero's sign.
-    pub(crate) fn from_parts(neg: bool, mut mag: Vec<u32>, scale: u16) -> Numeric {
+    pub(crate) fn from_parts(neg: bool, mut mag: Limbs, scale: u16) -> Numeric {
         mag::trim(&mut mag);
         let neg = neg && !mag.is_empty();
         Numeric {
@@ -224,7 +226,7 @@ impl Numeric {
             return Ok(Numeric::infinity(neg));
         }
         let b = body.as_bytes();
-        let mut digits: Vec<u8> = Vec::with_capacity(b.len());
+        let mut digits: smallvec::SmallVec<[u8; 64]> = smallvec::SmallVec::new();
         let mut i = 0;
         let mut frac = 0i64;
         let mut seen_point = false;
@@ -282,7 +284,11 @@ impl Numeric {
             return Err(overflow());
         }
         if lead.is_none() {
-            return Ok(Numeric::from_parts(false, Vec::new(), scale.max(0) as u16));
+            return Ok(Numeric::from_parts(
+                false,
+                Limbs::new(),
+                scale.max(0) as u16,
+            ));
         }
         let mut m = mag::from_decimal(&digits);
         if scale < 0 {
@@ -303,22 +309,27 @@ impl Numeric {
         if self.neg {
             out.push('-');
         }
-        let digits = mag::to_decimal(&self.mag);
         let scale = self.scale as usize;
+        let start = out.len();
+        if scale == 0 || !self.mag.is_empty() {
+            mag::write_decimal(&self.mag, out);
+        }
         if scale == 0 {
-            out.push_str(&digits);
             return;
         }
-        let digits = if digits == "0" { "" } else { digits.as_str() };
-        if digits.len() <= scale {
-            out.push_str("0.");
-            out.extend(std::iter::repeat('0').take(scale - digits.len()));
-            out.push_str(digits);
+        // Digits written straight into `out`, then the point put in place.
+        let len = out.len() - start;
+        if len <= scale {
+            const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+            let mut pad = scale - len;
+            while pad > 0 {
+                let n = pad.min(ZEROS.len());
+                out.insert_str(start, &ZEROS[..n]);
+                pad -= n;
+            }
+            out.insert_str(start, "0.");
         } else {
-            let (int, frac) = digits.split_at(digits.len() - scale);
-            out.push_str(int);
-            out.push('.');
-            out.push_str(frac);
+            out.insert(out.len() - scale, '.');
         }
     }
 
@@ -346,12 +357,12 @@ impl Numeric {
         }
         let cur = self.scale as i32;
         if scale < cur && self.mag.is_empty() {
-            return Numeric::from_parts(false, Vec::new(), scale.max(0) as u16);
+            return Numeric::from_parts(false, Limbs::new(), scale.max(0) as u16);
         }
         if scale < 0 && -scale > mag::decimal_len(&self.mag) as i32 - cur + 1 {
             // Every digit lies below the rounding position, with room for
             // the half-way check: the result is zero.
-            return Numeric::from_parts(false, Vec::new(), 0);
+            return Numeric::from_parts(false, Limbs::new(), 0);
         }
         if scale >= cur {
             let m = mag::mul_pow10(&self.mag, (scale - cur) as u32);
@@ -361,7 +372,10 @@ impl Numeric {
         // in linear time; round up when the dropped part is at least half.
         let drop = (cur - scale) as usize;
         let (limbs, digits) = (drop / 9, drop % 9);
-        let mut q: Vec<u32> = self.mag.get(limbs..).map_or_else(Vec::new, <[u32]>::to_vec);
+        let mut q: Limbs = self
+            .mag
+            .get(limbs..)
+            .map_or_else(Limbs::new, Limbs::from_slice);
         let up = if digits > 0 {
             let r = mag::div_small(&mut q, mag::POW10[digits]);
             r >= 5 * mag::POW10[digits - 1]
@@ -369,7 +383,7 @@ impl Numeric {
             limbs > 0 && self.mag.get(limbs - 1).is_some_and(|&l| l >= 500_000_000)
         };
         if round && up {
-            q = mag::add(&q, &[1]);
+            mag::add_assign(&mut q, &[1]);
         }
         if scale < 0 {
             q = mag::mul_pow10(&q, (-scale) as u32);
@@ -471,7 +485,7 @@ impl Numeric {
             return None;
         }
         let scale = u16::from_le_bytes([bytes[1], bytes[2]]);
-        let limbs = bytes[3..]
+        let limbs: Limbs = bytes[3..]
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
