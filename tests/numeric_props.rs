@@ -1,7 +1,7 @@
 //! Properties of `numeric` arithmetic over random values of many sizes and
 //! scales, checked against exact references: `i128` fixed-point arithmetic
 //! for values up to 36 digits (text, `+ - * / %`, in-place sums, order,
-//! hashing, `round`/`trunc`, the storage payload), and a plain schoolbook
+//! hashing, `round`/`trunc`, `trim_scale`, the storage payload), and a plain schoolbook
 //! product and Knuth's division for magnitudes of up to 300 limbs.
 //!
 //! Then the allocation contract of the common case: decoding a stored value
@@ -215,6 +215,12 @@ fn arithmetic_matches_exact_fixed_point() {
         };
         assert_eq!(got_round, want_round, "round({a}, {k})");
         assert_eq!(got_trunc, want_trunc, "trunc({a}, {k})");
+        // trim_scale: the same digits without trailing fractional zeros.
+        let mut trimmed = text(am, asc);
+        if trimmed.contains('.') {
+            trimmed.truncate(trimmed.trim_end_matches('0').trim_end_matches('.').len());
+        }
+        assert_eq!(a.normalized().to_string(), trimmed, "normalized {a}");
         // The storage payload round-trips.
         let mut buf = Vec::new();
         a.encode(&mut buf);
@@ -271,6 +277,10 @@ fn reference_mul(a: &[u32], b: &[u32]) -> Vec<u32> {
 
 fn limbs(rng: &mut Rng, n: usize) -> mag::Limbs {
     let mut v = mag::Limbs::new();
+    // Zero limbs at the bottom, as a value scaled by a power of ten has.
+    for _ in 0..rng.below(4) * rng.below(3) {
+        v.push(0);
+    }
     let all_nines = rng.below(4) == 0;
     for _ in 0..n {
         v.push(if all_nines {

@@ -477,11 +477,7 @@ impl Numeric {
         let scaled = if k >= 0 {
             mag::mul_pow10(&self.mag, k as u32)
         } else {
-            let mut m = self.mag.clone();
-            for _ in 0..(-k) {
-                mag::div_small(&mut m, 10);
-            }
-            m
+            mag::div_pow10(&self.mag, (-k) as u32)
         };
         let mut root = mag::isqrt(&scaled);
         let last = mag::div_small(&mut root, 10);

@@ -153,34 +153,41 @@ pub fn mul_small_add(a: &mut Limbs, m: u32, add: u32) {
 }
 
 /// `a * b`, schoolbook by output column: a column's products are summed in
-/// a `u64` and reduced once per 17 products (each is below 10^18, so 17 of
-/// them and a limb stay below 2^64), instead of a carry step per product
-/// (the long operands of `exp`, `ln` and `^` spend their time here).
+/// a `u64` sixteen at a time (each is below 10^18, so sixteen of them and a
+/// limb stay below 2^64) and reduced once per sixteen, instead of a carry
+/// step per product (the long operands of `exp`, `ln` and `^` spend their
+/// time here). Zero limbs at the bottom (`10^k`, values rescaled up) are
+/// skipped and shifted back in.
 pub fn mul(a: &[u32], b: &[u32]) -> Limbs {
     if a.is_empty() || b.is_empty() {
         return Limbs::new();
     }
+    let za = a.iter().take_while(|&&l| l == 0).count();
+    let zb = b.iter().take_while(|&&l| l == 0).count();
+    let (a, b) = (&a[za..], &b[zb..]);
     let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let mut out = Limbs::with_capacity(a.len() + b.len());
+    let mut out = Limbs::with_capacity(za + zb + a.len() + b.len());
+    out.resize(za + zb, 0);
     // What the previous columns carry into this one, in units of one limb.
     let mut carry = 0u64;
     for k in 0..a.len() + b.len() - 1 {
         // Column k: a[i] * b[k - i] for the i with both indexes in range.
         let lo = k.saturating_sub(b.len() - 1);
         let hi = k.min(a.len() - 1);
+        let (a_part, b_part) = (&a[lo..=hi], &b[k - hi..=k - lo]);
         let (mut acc, mut over) = (carry % BASE, carry / BASE);
-        let mut pending = 0;
-        for i in lo..=hi {
-            if pending == 17 {
-                over += acc / BASE;
-                acc %= BASE;
-                pending = 0;
-            }
-            acc += a[i] as u64 * b[k - i] as u64;
-            pending += 1;
+        for (ca, cb) in a_part.chunks(16).zip(b_part.rchunks(16)) {
+            let s: u64 = ca
+                .iter()
+                .zip(cb.iter().rev())
+                .map(|(&x, &y)| x as u64 * y as u64)
+                .sum();
+            acc += s;
+            over += acc / BASE;
+            acc %= BASE;
         }
-        out.push((acc % BASE) as u32);
-        carry = over + acc / BASE;
+        out.push(acc as u32);
+        carry = over;
     }
     while carry > 0 {
         out.push((carry % BASE) as u32);
@@ -203,6 +210,27 @@ pub fn mul_pow10(a: &[u32], k: u32) -> Limbs {
         mul_small_add(&mut out, POW10[(k % 9) as usize], 0);
     }
     out
+}
+
+/// `floor(a / 10^k)`: whole limbs dropped, then one short division.
+pub fn div_pow10(a: &[u32], k: u32) -> Limbs {
+    let mut out = Limbs::from_slice(a.get((k / 9) as usize..).unwrap_or(&[]));
+    if k % 9 != 0 {
+        div_small(&mut out, POW10[(k % 9) as usize]);
+    }
+    out
+}
+
+/// Number of trailing decimal zeros of a non-zero magnitude.
+pub fn trailing_zeros(a: &[u32]) -> u32 {
+    let zero_limbs = a.iter().take_while(|&&l| l == 0).count();
+    let mut low = a[zero_limbs];
+    let mut tz = 9 * zero_limbs as u32;
+    while low % 10 == 0 {
+        low /= 10;
+        tz += 1;
+    }
+    tz
 }
 
 /// Divides in place by a small divisor (> 0) and returns the remainder.

@@ -441,20 +441,20 @@ impl Numeric {
     /// The value with trailing fractional zeros removed (`1.500` -> `1.5`),
     /// the canonical form hashing uses.
     pub fn normalized(&self) -> Numeric {
-        let mut m = self.mag.clone();
-        let mut scale = self.scale;
-        if m.is_empty() {
-            scale = 0;
+        if self.mag.is_empty() {
+            return Numeric {
+                kind: self.kind,
+                neg: self.neg,
+                mag: Limbs::new(),
+                scale: 0,
+            };
         }
-        while scale > 0 && m.first().is_some_and(|l| l % 10 == 0) {
-            mag::div_small(&mut m, 10);
-            scale -= 1;
-        }
+        let drop = mag::trailing_zeros(&self.mag).min(self.scale as u32);
         Numeric {
             kind: self.kind,
             neg: self.neg,
-            mag: m,
-            scale,
+            mag: mag::div_pow10(&self.mag, drop),
+            scale: self.scale - drop as u16,
         }
     }
 
@@ -551,14 +551,7 @@ impl Hash for Numeric {
             return;
         }
         self.neg.hash(state);
-        // Trailing decimal zeros of the magnitude.
-        let zero_limbs = self.mag.iter().take_while(|l| **l == 0).count();
-        let mut low = self.mag[zero_limbs];
-        let mut tz = 9 * zero_limbs as u32;
-        while low % 10 == 0 {
-            low /= 10;
-            tz += 1;
-        }
+        let tz = mag::trailing_zeros(&self.mag);
         (tz as i64 - self.scale as i64).hash(state);
         let significant = mag::decimal_len(&self.mag) - tz;
         // Feed the significant digits, most significant first, 18 per word.
