@@ -1,8 +1,9 @@
 //! Properties of `numeric` arithmetic over random values of many sizes and
 //! scales, checked against exact references: `i128` fixed-point arithmetic
 //! for values up to 36 digits (text, `+ - * / %`, in-place sums, order,
-//! hashing, `round`/`trunc`, `trim_scale`, the storage payload), and a plain schoolbook
-//! product and Knuth's division for magnitudes of up to 300 limbs.
+//! casts to bigint, hashing, `round`/`trunc`, `trim_scale`, the storage
+//! payload), and a plain schoolbook product and Knuth's division for
+//! magnitudes of up to 300 limbs.
 //!
 //! Then the allocation contract of the common case: decoding a stored value
 //! of up to 54 digits, `+ - *`, comparison, hashing, `round`, the in-place
@@ -215,6 +216,9 @@ fn arithmetic_matches_exact_fixed_point() {
         };
         assert_eq!(got_round, want_round, "round({a}, {k})");
         assert_eq!(got_trunc, want_trunc, "trunc({a}, {k})");
+        // numeric -> bigint rounds half away from zero.
+        let whole = div_round(am, 10i128.pow(asc));
+        assert_eq!(a.to_i64_round(), i64::try_from(whole).ok(), "int8({a})");
         // trim_scale: the same digits without trailing fractional zeros.
         let mut trimmed = text(am, asc);
         if trimmed.contains('.') {

@@ -155,6 +155,15 @@ impl Numeric {
         if !self.is_finite() {
             return None;
         }
+        if self.mag.len() <= 4 && self.scale <= 38 {
+            // Below 10^36: round in u128 arithmetic, no rescaled copy.
+            let v = mag::to_u128(&self.mag)?;
+            let p = 10u128.pow(self.scale as u32);
+            let (q, r) = (v / p, v % p);
+            let q = q + (self.scale > 0 && r >= p - r) as u128;
+            let q = q as i128;
+            return Some(if self.neg { -q } else { q });
+        }
         let r = self.round_scale(0);
         let m = mag::to_u128(&r.mag)?;
         if m > i128::MAX as u128 + r.neg as u128 {
@@ -425,6 +434,14 @@ impl Numeric {
 
     /// Compares absolute values of two finite numbers.
     pub(crate) fn cmp_abs(&self, other: &Numeric) -> Ordering {
+        if self.scale != other.scale && !self.mag.is_empty() && !other.mag.is_empty() {
+            // Digits before the point decide unless they are as many.
+            let int_digits = |n: &Numeric| mag::decimal_len(&n.mag) as i32 - n.scale as i32;
+            match int_digits(self).cmp(&int_digits(other)) {
+                Ordering::Equal => {}
+                o => return o,
+            }
+        }
         match self.scale.cmp(&other.scale) {
             Ordering::Equal => mag::cmp(&self.mag, &other.mag),
             Ordering::Less => {
@@ -542,9 +559,10 @@ impl Ord for Numeric {
 
 impl Hash for Numeric {
     /// Hashes the value, not its scale, so that equal numbers (`1.0`,
-    /// `1.00`, `10` and `1e1`) hash alike: the decimal digits without
-    /// trailing zeros plus the power of ten they are scaled by. Allocates
-    /// nothing (GROUP BY and hash joins hash every row).
+    /// `1.00`, `10` and `1e1`) hash alike: the limbs of the magnitude with
+    /// its trailing decimal zeros divided out, plus the power of ten they
+    /// are scaled by. Allocates nothing up to 54 digits (GROUP BY and hash
+    /// joins hash every row).
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.kind.hash(state);
         if self.kind != NumKind::Finite || self.mag.is_empty() {
@@ -553,30 +571,11 @@ impl Hash for Numeric {
         self.neg.hash(state);
         let tz = mag::trailing_zeros(&self.mag);
         (tz as i64 - self.scale as i64).hash(state);
-        let significant = mag::decimal_len(&self.mag) - tz;
-        // Feed the significant digits, most significant first, 18 per word.
-        let (mut chunk, mut in_chunk, mut fed) = (0u64, 0u32, 0u32);
-        'limbs: for (i, &limb) in self.mag.iter().enumerate().rev() {
-            let width = if i == self.mag.len() - 1 {
-                mag::decimal_len(&[limb])
-            } else {
-                9
-            };
-            for k in (0..width).rev() {
-                if fed == significant {
-                    break 'limbs;
-                }
-                chunk = chunk * 10 + (limb / mag::POW10[k as usize] % 10) as u64;
-                in_chunk += 1;
-                fed += 1;
-                if in_chunk == 18 {
-                    state.write_u64(chunk);
-                    (chunk, in_chunk) = (0, 0);
-                }
-            }
+        let significand = mag::div_pow10(&self.mag, tz);
+        for &limb in &significand {
+            state.write_u32(limb);
         }
-        state.write_u64(chunk);
-        state.write_u32(in_chunk);
+        state.write_usize(significand.len());
     }
 }
 
