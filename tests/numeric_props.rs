@@ -2,8 +2,8 @@
 //! scales, checked against exact references: `i128` fixed-point arithmetic
 //! for values up to 36 digits (text, `+ - * / %`, in-place sums, order,
 //! casts to bigint, hashing, `round`/`trunc`, `trim_scale`, the storage
-//! payload), and a plain schoolbook product and Knuth's division for
-//! magnitudes of up to 300 limbs.
+//! payload), and a plain schoolbook product, Knuth's division and the
+//! integer square root for magnitudes of up to 420 limbs.
 //!
 //! Then the allocation contract of the common case: decoding a stored value
 //! of up to 54 digits, `+ - *`, comparison, hashing, `round`, the in-place
@@ -314,6 +314,11 @@ fn long_products_and_quotients_are_exact() {
         let (q, rem) = mag::divrem(&mag::add(&p, &r), &b);
         assert_eq!(q, a);
         assert_eq!(rem, r);
+        // isqrt: r^2 <= p < (r + 1)^2.
+        let r = mag::isqrt(&p);
+        assert_ne!(mag::cmp(&mag::mul(&r, &r), &p), Ordering::Greater);
+        let r1 = mag::add(&r, &[1]);
+        assert_eq!(mag::cmp(&mag::mul(&r1, &r1), &p), Ordering::Greater);
         let mut s = a.clone();
         mag::add_assign(&mut s, &b);
         assert_eq!(s, mag::add(&a, &b));

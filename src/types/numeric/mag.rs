@@ -271,6 +271,9 @@ pub fn divrem(a: &[u32], b: &[u32]) -> (Limbs, Limbs) {
     u.push(0);
     let m = u.len() - n - 1;
     let mut q = Limbs::from_elem(0, m + 1);
+    // Plain slices in the loop: indexing a small vector checks where its
+    // limbs live on every access.
+    let (u, v) = (&mut u[..], &v[..]);
     let vtop = v[n - 1] as u64;
     let vnext = v[n - 2] as u64;
     for j in (0..=m).rev() {
@@ -318,11 +321,11 @@ pub fn divrem(a: &[u32], b: &[u32]) -> (Limbs, Limbs) {
         q[j] = qhat as u32;
     }
     trim(&mut q);
-    u.truncate(n);
-    trim(&mut u);
-    let r = div_small(&mut u, f);
-    debug_assert_eq!(r, 0);
-    (q, u)
+    let mut r = Limbs::from_slice(&u[..n]);
+    trim(&mut r);
+    let rest = div_small(&mut r, f);
+    debug_assert_eq!(rest, 0);
+    (q, r)
 }
 
 /// Decimal digits of a magnitude (`"0"` for zero).
@@ -382,8 +385,7 @@ pub fn isqrt(a: &[u32]) -> Limbs {
     if a.is_empty() {
         return Limbs::new();
     }
-    // Start above the root: 10^ceil(digits/2).
-    let mut x = mul_pow10(&[1], decimal_len(a).div_ceil(2));
+    let mut x = isqrt_start(a);
     loop {
         let (q, _) = divrem(a, &x);
         let mut y = add(&x, &q);
@@ -393,6 +395,23 @@ pub fn isqrt(a: &[u32]) -> Limbs {
         }
         x = y;
     }
+}
+
+/// A start for Newton's iteration at or above `sqrt(a)`: from the square
+/// root of the top two or three limbs in `f64` (about 15 right digits, so
+/// the iteration needs a few steps instead of dozens for long values).
+fn isqrt_start(a: &[u32]) -> Limbs {
+    let len = a.len();
+    if len <= 3 {
+        return mul_pow10(&[1], decimal_len(a).div_ceil(2));
+    }
+    // An even number of limbs below the top ones, so that the power of
+    // ten they stand for has an exact square root.
+    let t = if (len - 2) % 2 == 0 { 2 } else { 3 };
+    let top = to_u128(&a[len - t..]).expect("three limbs fit a u128") as f64;
+    // a < (top + 1) * 10^e; the margin covers f64's rounding.
+    let root = ((top + 1.0).sqrt() * (1.0 + 1e-12)).ceil() as u128 + 1;
+    mul_pow10(&from_u128(root), 9 * (len - t) as u32 / 2)
 }
 
 #[cfg(test)]

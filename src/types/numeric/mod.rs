@@ -502,10 +502,20 @@ impl Numeric {
             return None;
         }
         let scale = u16::from_le_bytes([bytes[1], bytes[2]]);
-        let limbs: Limbs = bytes[3..]
+        let words = bytes[3..]
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let n = (bytes.len() - 3) / 4;
+        let limbs = if n <= mag::INLINE_LIMBS {
+            // Straight into the inline buffer, no capacity check per limb.
+            let mut buf = [0u32; mag::INLINE_LIMBS];
+            for (slot, w) in buf.iter_mut().zip(words) {
+                *slot = w;
+            }
+            Limbs::from_buf_and_len(buf, n)
+        } else {
+            words.collect()
+        };
         Some(match bytes[0] {
             0 | 1 => Numeric::from_parts(bytes[0] == 1, limbs, scale),
             2 => Numeric::nan(),
