@@ -596,7 +596,9 @@ impl Numeric {
         // exp * ln(base) at low precision (8 significant digits of ln),
         // because the estimate decides the result's display scale.
         let ln_dweight = self.estimate_ln_dweight();
-        let local = (8 - ln_dweight).clamp(0, MAX_DISPLAY_SCALE);
+        // No upper clamp: for a base within 1e-1000 of 1 the scale passes
+        // the display maximum, as PostgreSQL 15 allows here.
+        let local = (8 - ln_dweight).max(0);
         let ln_low = super::transcend::ln(self, local);
         let ln_num = ln_low.mul(exp).round_to(local);
         // PostgreSQL multiplies by this literal (not the exact LOG10_E).
