@@ -35,6 +35,7 @@ use crate::err;
 use crate::error::{Error, Result};
 use crate::exec::expr::Expr;
 use crate::exec::modify::upsert::UpdateAction;
+use crate::exec::modify::Recheck;
 use crate::nodes::Field;
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{DataType, Value};
@@ -293,6 +294,7 @@ pub fn plan_insert(
         returning,
         returning_fields,
         checks: vt.checks.clone(),
+        recheck: None,
     })
 }
 
@@ -376,6 +378,7 @@ pub fn plan_upsert(
         returning,
         returning_fields,
         checks: vt.checks.clone(),
+        recheck: None,
     };
     Ok((plan, arbiters, action))
 }
@@ -387,7 +390,7 @@ pub fn plan_update(
     vt: &ViewTarget,
 ) -> Result<ModifyPlan> {
     let alias = u.alias.clone().unwrap_or_else(|| vt.view.name.clone());
-    let (source, scope) =
+    let (source, scope, quals) =
         binder.plan_view_modify_source(vt, &alias, &u.from, u.where_clause.as_ref())?;
     let table = &vt.table;
     let bound = Bound {
@@ -407,6 +410,7 @@ pub fn plan_update(
         returning,
         returning_fields,
         checks: vt.checks.clone(),
+        recheck: Some(Recheck::of(quals)),
     })
 }
 
@@ -417,7 +421,7 @@ pub fn plan_delete(
     vt: &ViewTarget,
 ) -> Result<ModifyPlan> {
     let alias = d.alias.clone().unwrap_or_else(|| vt.view.name.clone());
-    let (source, _) =
+    let (source, _, quals) =
         binder.plan_view_modify_source(vt, &alias, &d.using, d.where_clause.as_ref())?;
     let (returning, returning_fields) = returning(binder, &d.returning, vt, &alias)?;
     let table = &vt.table;
@@ -431,6 +435,7 @@ pub fn plan_delete(
         returning,
         returning_fields,
         checks: Vec::new(),
+        recheck: Some(Recheck::of(quals)),
     })
 }
 

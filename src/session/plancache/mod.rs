@@ -788,7 +788,7 @@ impl super::Session {
         if let Some(plan) = self.instantiate(t, shape, &snap)? {
             return match &t.tables.first() {
                 Some(target) if target.target => {
-                    self.update_planned(&snap, &target.def, plan, t0, sink)
+                    self.update_planned(&snap, &target.def, plan, sql, t0, sink)
                 }
                 _ => self.execute_plan(&plan, &snap, t0, sink),
             };
