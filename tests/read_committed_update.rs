@@ -282,6 +282,33 @@ fn update_from_holds_the_other_rows_fixed() {
 }
 
 #[test]
+fn update_from_holds_only_the_columns_it_reads() {
+    for def in DEFS {
+        let (_d, db) = setup(def, "(1, 1)");
+        let mut s = db.session();
+        run(&mut s, "create table u2 (a int, k int, junk text, w int)");
+        run(
+            &mut s,
+            "insert into u2 values (0, 1, 'x', 100), (0, 2, 'y', 200)",
+        );
+        // PostgreSQL: 1 | 115, UPDATE 1.
+        let r = after(
+            &db,
+            "update t set v = 15 where k = 1",
+            true,
+            "update t set v = t.v + u2.w from u2 where t.k = u2.k and u2.junk <> 'y' returning t.*",
+        );
+        check(
+            &db,
+            r,
+            "UPDATE 1",
+            &[&["1", "115"]],
+            &[&["1", "115"], &["2", "20"]],
+        );
+    }
+}
+
+#[test]
 fn subqueries_in_where_are_evaluated_again() {
     for def in DEFS {
         let (_d, db) = setup(def, "(1, 100), (2, 200)");

@@ -173,13 +173,14 @@ pub fn plan_update(
     for (j, v) in new_values.into_iter().enumerate() {
         exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: Vec::new(),
-        recheck: Some(Recheck::of(quals)),
+        recheck: Some(recheck),
     })
 }
 
@@ -198,13 +199,14 @@ pub fn plan_delete(
     for (j, c) in table.columns.iter().enumerate() {
         exprs.push(Expr::column(j, c.ty));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: Vec::new(),
-        recheck: Some(Recheck::of(quals)),
+        recheck: Some(recheck),
     })
 }
 
@@ -481,9 +483,22 @@ fn column_default(binder: &mut Binder<'_>, col: &ColumnDef) -> Result<Option<Str
 
 /// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source
 /// (the target's columns, its tuple id, then the FROM / USING items'
-/// columns), followed by the source's FROM / USING columns, which READ
-/// COMMITTED's re-check of a changed row holds fixed.
-fn modify_plan(source: Plan, mut exprs: Vec<Expr>, table: &TableDef) -> Plan {
+/// columns), followed by the FROM / USING columns that `exprs` or WHERE's
+/// conjuncts `quals` (over the source) read, which READ COMMITTED's
+/// re-check of a changed row holds fixed; and that re-check.
+fn modify_plan(
+    source: Plan,
+    mut exprs: Vec<Expr>,
+    table: &TableDef,
+    quals: Vec<Expr>,
+) -> (Plan, Recheck) {
+    let mut held = Vec::new();
+    for e in exprs.iter().chain(&quals) {
+        super::select::columns_used(e, &mut held);
+    }
+    held.retain(|&c| c > table.columns.len());
+    held.sort_unstable();
+    held.dedup();
     let mut fields = vec![Field {
         name: "ctid".into(),
         ty: DataType::Int8,
@@ -492,23 +507,20 @@ fn modify_plan(source: Plan, mut exprs: Vec<Expr>, table: &TableDef) -> Plan {
         name: c.name.clone(),
         ty: c.ty,
     }));
-    for (k, f) in source
-        .fields
-        .iter()
-        .enumerate()
-        .skip(table.columns.len() + 1)
-    {
+    for &k in &held {
+        let f = &source.fields[k];
         exprs.push(Expr::column(k, f.ty));
         fields.push(f.clone());
     }
-    Plan {
+    let plan = Plan {
         rows: source.rows,
         fields,
         node: Node::Project {
             input: Box::new(source),
             exprs,
         },
-    }
+    };
+    (plan, Recheck::of(quals, held))
 }
 
 /// The positions of the arbiter indexes of `oc` in `table.indexes`.

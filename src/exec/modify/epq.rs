@@ -13,6 +13,11 @@
 //! that version instead. A row deleted meanwhile, or whose newest version
 //! no longer qualifies, is skipped.
 //!
+//! The WHERE comes planned with the statement, or, for a statement run
+//! from a plan template, is planned by the caller when a row first needs
+//! it ([`RecheckSource`]): the common case, no concurrent change, pays
+//! nothing for it.
+//!
 //! Invariants:
 //! - a step of the chain is taken only while the next version's `xmin` is
 //!   the `xmax` of the version before it: a slot freed by pruning and
@@ -46,16 +51,22 @@ use super::ModifyContext;
 pub struct Recheck {
     /// WHERE's conjuncts, ANDed (`None`: no WHERE).
     pub condition: Option<Expr>,
+    /// The source row's positions past the target's columns and its tuple
+    /// id that the plan outputs after the row (the held columns, in
+    /// order); the others are read neither by WHERE nor by the row.
+    pub held: Vec<usize>,
 }
 
 impl Recheck {
-    /// The re-check of WHERE's bound conjuncts `quals`.
-    pub fn of(quals: Vec<Expr>) -> Recheck {
+    /// The re-check of WHERE's bound conjuncts `quals`, the plan holding
+    /// the source columns `held`.
+    pub fn of(quals: Vec<Expr>, held: Vec<usize>) -> Recheck {
         Recheck {
             condition: quals.into_iter().reduce(|a, b| Expr {
                 kind: ExprKind::And(Box::new(a), Box::new(b)),
                 ty: DataType::Bool,
             }),
+            held,
         }
     }
 }
@@ -104,19 +115,20 @@ impl<'p> Epq<'p> {
         })
     }
 
-    /// The WHERE to evaluate again (`None`: none).
-    fn condition(&self) -> Result<Option<&Expr>> {
-        let recheck = match self.source {
-            RecheckSource::Planned(r) => r,
+    /// The statement's re-check (planned now if it is planned lazily).
+    fn recheck(&self) -> Result<&Recheck> {
+        match self.source {
+            RecheckSource::Planned(r) => Ok(r),
             RecheckSource::Lazy(plan) => {
                 if self.planned.get().is_none() {
                     let _ = self.planned.set(plan()?);
                 }
-                self.planned.get().expect("set above")
+                Ok(self.planned.get().expect("set above"))
             }
-            RecheckSource::None => return Ok(None),
-        };
-        Ok(recheck.condition.as_ref())
+            RecheckSource::None => Err(crate::error::Error::internal(
+                "a row re-checked without a re-check",
+            )),
+        }
     }
 
     /// The newest version of the row whose version at `from` a committed
@@ -183,11 +195,17 @@ impl<'p> Epq<'p> {
             DataType::Int8,
             &[Value::Int8(tid_value(tid))],
         ));
-        for held in &b.columns[(1 + ncols).min(b.columns.len())..] {
-            columns.push(held.take(&[i as u32]));
+        let recheck = self.recheck()?;
+        let mut held = recheck.held.iter().zip(&b.columns[1 + ncols..]).peekable();
+        for p in ncols + 1..recheck.held.last().map_or(0, |&p| p + 1) {
+            match held.next_if(|(&q, _)| q == p) {
+                Some((_, c)) => columns.push(c.take(&[i as u32])),
+                // Read by nothing: a placeholder keeps the positions.
+                None => columns.push(Vector::from_values(DataType::Bool, &[Value::Null])),
+            }
         }
         let source = Batch::new(columns);
-        if let Some(c) = self.condition()? {
+        if let Some(c) = &recheck.condition {
             if c.eval(&source)?.get(0).as_bool() != Some(true) {
                 return Ok(None);
             }

@@ -35,7 +35,6 @@ use crate::err;
 use crate::error::{Error, Result};
 use crate::exec::expr::Expr;
 use crate::exec::modify::upsert::UpdateAction;
-use crate::exec::modify::Recheck;
 use crate::nodes::Field;
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{DataType, Value};
@@ -404,13 +403,14 @@ pub fn plan_update(
     for (j, v) in new_values.into_iter().enumerate() {
         exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: vt.checks.clone(),
-        recheck: Some(Recheck::of(quals)),
+        recheck: Some(recheck),
     })
 }
 
@@ -429,13 +429,14 @@ pub fn plan_delete(
     for (j, c) in table.columns.iter().enumerate() {
         exprs.push(Expr::column(j, c.ty));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: Vec::new(),
-        recheck: Some(Recheck::of(quals)),
+        recheck: Some(recheck),
     })
 }
 
