@@ -797,7 +797,7 @@ impl super::Session {
             if let Some(target) = t.tables.first().filter(|u| u.target) {
                 let mut plan = t.plan.lock().clone();
                 fill_slots(&mut plan, t, shape);
-                return self.update_planned(&snap, &target.def, plan, t0, sink);
+                return self.update_planned(&snap, &target.def, plan, sql, t0, sink);
             }
             // The template's own plan, filled in place; planned afresh if
             // it is in use further up (a statement run from inside one of
