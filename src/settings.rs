@@ -251,6 +251,9 @@ impl SyncCommit {
     }
 }
 
+/// `packed_cache_size`'s default, kB: 1 GiB.
+pub const PACKED_CACHE_DEFAULT_KB: i64 = 1 << 20;
+
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
@@ -260,7 +263,7 @@ impl Default for Settings {
             shared_buffers: 16384,
             bulkread_quarter_rule: false,
             bulkread_ring_kb: 256,
-            packed_cache_kb: (crate::access::packed_cache::DEFAULT_LIMIT >> 10) as i64,
+            packed_cache_kb: PACKED_CACHE_DEFAULT_KB,
             bulkwrite_ring_kb: 16 * 1024,
             vacuum_ring_kb: 256,
             synchronous_commit: SyncCommit::On,

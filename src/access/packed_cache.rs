@@ -63,8 +63,8 @@ static USED: AtomicUsize = AtomicUsize::new(0);
 /// The bound on [`USED`], bytes (`packed_cache_size`).
 static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_LIMIT);
 
-/// `packed_cache_size`'s default: 1 GiB.
-pub const DEFAULT_LIMIT: usize = 1 << 30;
+/// `packed_cache_size`'s default, bytes.
+pub const DEFAULT_LIMIT: usize = (crate::settings::PACKED_CACHE_DEFAULT_KB as usize) << 10;
 
 /// Sets the process-wide bound on the cache's memory, bytes.
 pub fn set_limit(bytes: usize) {

@@ -424,6 +424,9 @@ impl ScalarFunc {
             ScalarFunc::Array(f) => Some(f.resolve(args)),
             ScalarFunc::TimeFn(f) => Some(f.resolve(args)),
             ScalarFunc::Json(f) => Some(f.resolve(args)),
+            ScalarFunc::Substring => {
+                bytes::ByteFunc::overload(self, args).or_else(|| substring_pattern(args))
+            }
             _ => bytes::ByteFunc::overload(self, args),
         }
     }
@@ -522,12 +525,6 @@ impl ScalarFunc {
             (OctetLength, [Char(k)]) => ok(OctetLength, vec![Char(*k)], Int4),
             (Length | OctetLength, [t]) if is_str(t) => ok(self, vec![Text], Int4),
             (Lower | Upper | Initcap | Reverse, [t]) if is_str(t) => ok(self, vec![Text], Text),
-            (Substring, [s, p]) if is_str(s) && (p.is_string() || *p == Unknown) => {
-                regexp::RegexpFunc::SubstringRe.resolve(args)
-            }
-            (Substring, [s, p, e]) if is_str(s) && is_str(p) && is_str(e) => {
-                regexp::RegexpFunc::SubstringSimilar.resolve(args)
-            }
             (Substring, [s, a]) if is_str(s) && is_int(a) => ok(self, vec![Text, Int4], Text),
             (Substring, [s, a, b]) if is_str(s) && is_int(a) && is_int(b) => {
                 ok(self, vec![Text, Int4, Int4], Text)
@@ -1199,6 +1196,20 @@ fn math(f: ScalarFunc, args: &[Value]) -> Result<Value> {
         (Power, [Value::Numeric(a), Value::Numeric(b)]) => Value::numeric(a.power(b)?),
         _ => return Err(bad_arg(f)),
     })
+}
+
+/// `substring`'s pattern forms: `substring(s from pattern)` (a POSIX
+/// regular expression) and `substring(s similar pattern escape e)`; `None`
+/// for the positional forms (integer `from` and `for`).
+fn substring_pattern(args: &[DataType]) -> Option<Result<Resolved>> {
+    let is_str = |t: &DataType| t.is_string() || *t == DataType::Unknown;
+    match args {
+        [s, p] if is_str(s) && is_str(p) => Some(regexp::RegexpFunc::SubstringRe.resolve(args)),
+        [s, p, e] if is_str(s) && is_str(p) && is_str(e) => {
+            Some(regexp::RegexpFunc::SubstringSimilar.resolve(args))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
