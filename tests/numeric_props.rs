@@ -9,8 +9,6 @@
 //! of up to 54 digits, `+ - *`, comparison, hashing, `round`, the in-place
 //! sum and text output into a reserved buffer allocate nothing.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -18,51 +16,11 @@ use std::hash::{Hash, Hasher};
 use heapdb::types::numeric::mag;
 use heapdb::types::Numeric;
 
-/// Counts the allocations of threads that turned counting on.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        System.alloc(layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        System.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        System.realloc(ptr, layout, new_size)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-fn note() {
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
+mod common;
+use common::counting::{counted, Counting};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Allocations `f` makes on this thread.
-fn allocations<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    let r = f();
-    COUNTING.with(|on| on.set(false));
-    (r, COUNT.with(Cell::get))
-}
+static ALLOC: Counting = Counting;
 
 /// A small deterministic generator (PCG-style LCG).
 struct Rng(u64);
@@ -333,7 +291,7 @@ fn common_operations_allocate_nothing() {
     let mut payload = Vec::new();
     a.encode(&mut payload);
     let mut out = String::with_capacity(256);
-    let ((), n) = allocations(|| {
+    let ((), n) = counted(|| {
         let x = Numeric::decode(&payload).unwrap();
         let s = x.add(&b);
         let d = x.sub(&b);
