@@ -617,7 +617,9 @@ impl<'a> AggregateOp<'a> {
                 let state = &mut groups[g as usize];
                 let null = col.is_null(row);
                 if let Some(seen) = &mut state.seen[k] {
-                    if null || !seen.insert(&[&col], row).1 {
+                    // A NULL is one distinct value to array_agg, which
+                    // keeps it; the strict aggregates skip it.
+                    if (null && !a.func.keeps_nulls()) || !seen.insert(&[&col], row).1 {
                         continue;
                     }
                 }

@@ -78,6 +78,12 @@ pub struct Binder<'c> {
     pub params: Vec<(String, usize, DataType)>,
     /// The window calls of the select list being bound ([`super::window`]).
     pub windows: super::window::WindowRegistry,
+    /// Aggregates found in sublinks that belong to an enclosing query, by
+    /// that query's depth ([`super::outer_agg`]).
+    pub forced_aggs: Vec<(usize, ast::FunctionCall)>,
+    /// An aggregate waiting for its enclosing query (depth, call) to plan
+    /// itself again ([`super::outer_agg`]).
+    pub pending_outer_agg: Option<(usize, ast::FunctionCall)>,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -96,10 +102,16 @@ pub fn is_aggregate(name: &ast::ObjectName) -> bool {
 
 /// Whether `e` contains an aggregate call (not looking into subqueries).
 pub fn contains_aggregate(e: &ast::Expr) -> bool {
+    contains_aggregate_except(e, &|_| false)
+}
+
+/// Whether `e` contains an aggregate call other than those `skip` names
+/// (not looking into subqueries).
+pub fn contains_aggregate_except(e: &ast::Expr, skip: &dyn Fn(&ast::FunctionCall) -> bool) -> bool {
     let mut found = false;
     walk(e, &mut |x| {
         if let ast::ExprKind::Function(f) = &x.kind {
-            if is_aggregate(&f.name) && f.over.is_none() {
+            if is_aggregate(&f.name) && f.over.is_none() && !skip(f) {
                 found = true;
             }
         }
@@ -329,6 +341,8 @@ impl<'c> Binder<'c> {
             outer: Vec::new(),
             params: Vec::new(),
             windows: Default::default(),
+            forced_aggs: Vec::new(),
+            pending_outer_agg: None,
         }
     }
 }
@@ -1302,7 +1316,8 @@ impl Binder<'_> {
             return window;
         }
         if is_aggregate(&call.name) {
-            return self.bind_aggregate(call, mode);
+            return self.bind_aggregate(call, scope, mode)
+                .map_err(|e| at(e, offset));
         }
         if call.star || call.distinct || call.filter.is_some() || !call.order_by.is_empty() {
             return Err(err!(
@@ -1460,8 +1475,22 @@ impl Binder<'_> {
         })
     }
 
-    fn bind_aggregate(&mut self, call: &ast::FunctionCall, mode: &mut Mode) -> Result<Expr> {
+    pub(super) fn bind_aggregate(
+        &mut self,
+        call: &ast::FunctionCall,
+        scope: &Scope,
+        mode: &mut Mode,
+    ) -> Result<Expr> {
         let name = call.name.name.as_str();
+        if !self.outer.is_empty() {
+            let local = match mode {
+                Mode::Agg(state) => state.input.clone(),
+                Mode::NoAgg(_) => scope.clone(),
+            };
+            if let Some(e) = self.outer_aggregate(call, &local)? {
+                return Ok(e);
+            }
+        }
         let state = match mode {
             Mode::NoAgg(clause) => {
                 return Err(err!(

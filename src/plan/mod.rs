@@ -34,6 +34,7 @@ pub mod insert_row;
 pub mod joinorder;
 pub mod modify;
 mod operator;
+mod outer_agg;
 pub mod parallel;
 pub mod plpgsql_compile;
 pub mod plpgsql_parse;

@@ -22,7 +22,7 @@ use std::collections::HashSet;
 
 use heapdb_grammar::ast;
 
-use super::bind::{at, contains_aggregate, contains_subquery, walk, AggState, Binder, Mode};
+use super::bind::{at, contains_aggregate_except, contains_subquery, walk, AggState, Binder, Mode};
 use super::scope::{Scope, ScopeColumn};
 use super::{Field, Node, Plan, SortKey};
 use crate::err;
@@ -413,7 +413,29 @@ impl Binder<'_> {
         })
     }
 
+    /// Plans one SELECT block; again, aggregating, when a sublink in it
+    /// holds an aggregate of this level ([`super::outer_agg`]).
     fn plan_select(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderBy],
+        ties: Option<Ties>,
+    ) -> Result<Plan> {
+        let depth = self.outer.len();
+        let forced = self.forced_aggs.len();
+        let keep_unknown = self.keep_unknown;
+        let planned = loop {
+            self.keep_unknown = keep_unknown;
+            match self.plan_select_once(s, order_by, ties) {
+                Err(e) if self.take_pending_aggregate(depth, &e) => continue,
+                r => break r,
+            }
+        };
+        self.forced_aggs.truncate(forced);
+        planned
+    }
+
+    fn plan_select_once(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderBy],
@@ -448,13 +470,19 @@ impl Binder<'_> {
             self.apply_pullups(input, &scope, pullups)?
         };
         let outs = select_outputs(s, &scope)?;
-        let aggregating = is_aggregating(s, order_by);
+        let depth = self.outer.len();
+        let forced = self.forced_at(depth);
+        let aggregating = !forced.is_empty()
+            || is_aggregating(s, order_by, &|c| self.forced_outside(depth, c));
         let mut state = AggState {
             input: scope.clone(),
             ..AggState::default()
         };
         if aggregating {
             self.bind_group_by(s, &outs, &scope, &mut state)?;
+            for call in &forced {
+                self.bind_aggregate(call, &scope, &mut Mode::Agg(&mut state))?;
+            }
         }
         let mut windows = if super::window::has_windows(s, order_by) {
             let st = aggregating.then_some(&mut state);
@@ -1021,13 +1049,21 @@ fn select_outputs<'a>(s: &'a ast::Select, scope: &Scope) -> Result<Vec<Out<'a>>>
 }
 
 /// Whether the SELECT aggregates (GROUP BY, HAVING, or an aggregate call).
-fn is_aggregating(s: &ast::Select, order_by: &[ast::OrderBy]) -> bool {
+/// Whether the block aggregates: GROUP BY, HAVING, or an aggregate call
+/// in its select list or ORDER BY that is not `outer`'s (one belonging to
+/// an enclosing query, [`super::outer_agg`]).
+fn is_aggregating(
+    s: &ast::Select,
+    order_by: &[ast::OrderBy],
+    outer: &dyn Fn(&ast::FunctionCall) -> bool,
+) -> bool {
+    let has = |e: &ast::Expr| contains_aggregate_except(e, outer);
     !s.group_by.is_empty()
         || s.having.is_some()
         || s.projection
             .iter()
-            .any(|i| matches!(i, ast::SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
-        || order_by.iter().any(|o| contains_aggregate(&o.expr))
+            .any(|i| matches!(i, ast::SelectItem::Expr { expr, .. } if has(expr)))
+        || order_by.iter().any(|o| has(&o.expr))
 }
 
 /// Which columns the scans must produce.

@@ -33,7 +33,7 @@ use crate::types::{self, BinaryOp, DataType, Value};
 #[derive(Debug)]
 pub struct OuterLevel {
     /// The names its rows offer.
-    scope: Scope,
+    pub(super) scope: Scope,
     /// When it aggregates: its GROUP BY keys (over `scope`), the only
     /// columns an outer reference may read.
     group: Option<Vec<Expr>>,
@@ -42,7 +42,15 @@ pub struct OuterLevel {
     /// Set for FROM items the query may not read (left of a subquery not
     /// marked LATERAL, or across a RIGHT or FULL join): a reference that
     /// resolves nowhere else and only here is PostgreSQL's error.
-    hidden: Option<Hidden>,
+    pub(super) hidden: Option<Hidden>,
+    /// For a sublink's enclosing query: the aggregates it computes, with
+    /// their output columns (empty when it does not aggregate). `None` for
+    /// a LATERAL item's left side, where no aggregate of the item belongs
+    /// ([`super::outer_agg`]).
+    pub(super) aggs: Option<Vec<super::outer_agg::AggOutput>>,
+    /// The clause the sublink stands in when its query cannot aggregate
+    /// there (WHERE, JOIN conditions): the error's words.
+    pub(super) clause: Option<&'static str>,
 }
 
 /// Why a level's FROM items are out of reach.
@@ -260,6 +268,30 @@ impl Binder<'_> {
         Some(e)
     }
 
+    /// `e`, a value of the enclosing level `l`, passed down level by level
+    /// as a parameter of each sublink to the innermost query.
+    pub(super) fn pass_down(&mut self, l: usize, mut e: Expr, ty: DataType) -> Expr {
+        for m in l..self.outer.len() {
+            if self.outer[m].hidden.is_some() {
+                continue;
+            }
+            let args = &mut self.outer[m].args;
+            let key = format!("{e:?}");
+            let p = match args.iter().position(|a| format!("{a:?}") == key) {
+                Some(p) => p,
+                None => {
+                    args.push(e);
+                    args.len() - 1
+                }
+            };
+            e = Expr {
+                kind: ExprKind::Param(p),
+                ty,
+            };
+        }
+        e
+    }
+
     /// `c` resolved in an enclosing query, as a parameter of the innermost
     /// subquery (`None`: no enclosing query has it).
     fn outer_ref(&mut self, c: &ast::ColumnRef) -> Result<Option<Expr>> {
@@ -282,7 +314,7 @@ impl Binder<'_> {
                 Err(e) if unresolved(&e) => continue,
                 Err(e) => return Err(e),
             };
-            let mut e = match &level.group {
+            let e = match &level.group {
                 None => Expr::column(i, ty),
                 Some(group) => {
                     let key = group
@@ -300,26 +332,7 @@ impl Binder<'_> {
                     Expr::column(k, ty)
                 }
             };
-            // Pass the value down, level by level, to the innermost query.
-            for m in l..self.outer.len() {
-                if self.outer[m].hidden.is_some() {
-                    continue;
-                }
-                let args = &mut self.outer[m].args;
-                let key = format!("{e:?}");
-                let p = match args.iter().position(|a| format!("{a:?}") == key) {
-                    Some(p) => p,
-                    None => {
-                        args.push(e);
-                        args.len() - 1
-                    }
-                };
-                e = Expr {
-                    kind: ExprKind::Param(p),
-                    ty,
-                };
-            }
-            return Ok(Some(e));
+            return Ok(Some(self.pass_down(l, e, ty)));
         }
         for level in self.outer.iter().rev() {
             if let (Some(why), Ok((i, _))) = (
@@ -347,12 +360,23 @@ impl Binder<'_> {
                 group: Some(state.group.clone()),
                 args: Vec::new(),
                 hidden: None,
+                aggs: Some(
+                    state
+                        .aggs
+                        .iter()
+                        .enumerate()
+                        .map(|(k, (call, a))| (call.clone(), state.group.len() + k, a.ty))
+                        .collect(),
+                ),
+                clause: None,
             },
-            Mode::NoAgg(_) => OuterLevel {
+            Mode::NoAgg(clause) => OuterLevel {
                 scope: scope.clone(),
                 group: None,
                 args: Vec::new(),
                 hidden: None,
+                aggs: Some(Vec::new()),
+                clause: Some(clause),
             },
         };
         self.outer.push(level);
@@ -378,6 +402,8 @@ impl Binder<'_> {
             group: None,
             args: Vec::new(),
             hidden,
+            aggs: None,
+            clause: None,
         });
         let r = f(self);
         let level = self.outer.pop();
