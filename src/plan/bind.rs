@@ -1316,7 +1316,8 @@ impl Binder<'_> {
             return window;
         }
         if is_aggregate(&call.name) {
-            return self.bind_aggregate(call, scope, mode)
+            return self
+                .bind_aggregate(call, scope, mode)
                 .map_err(|e| at(e, offset));
         }
         if call.star || call.distinct || call.filter.is_some() || !call.order_by.is_empty() {

@@ -148,7 +148,9 @@ impl Binder<'_> {
     /// Whether `call` is forced to aggregate at a level enclosing `depth`
     /// (so it does not make the query at `depth` aggregate).
     pub(super) fn forced_outside(&self, depth: usize, call: &ast::FunctionCall) -> bool {
-        self.forced_aggs.iter().any(|(d, c)| *d < depth && c == call)
+        self.forced_aggs
+            .iter()
+            .any(|(d, c)| *d < depth && c == call)
     }
 }
 

@@ -290,7 +290,7 @@ impl Binder<'_> {
     /// Plans a whole query: WITH, the body, ORDER BY, LIMIT/OFFSET.
     pub fn plan_query(&mut self, q: &ast::Query) -> Result<Plan> {
         let saved = self.ctes.len();
-        self.ctes.extend(q.with.iter().map(cte::CteEntry::of));
+        self.ctes.extend(cte::CteEntry::of_query(q));
         let mut result = self.plan_query_body(q);
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {
@@ -472,8 +472,8 @@ impl Binder<'_> {
         let outs = select_outputs(s, &scope)?;
         let depth = self.outer.len();
         let forced = self.forced_at(depth);
-        let aggregating = !forced.is_empty()
-            || is_aggregating(s, order_by, &|c| self.forced_outside(depth, c));
+        let aggregating =
+            !forced.is_empty() || is_aggregating(s, order_by, &|c| self.forced_outside(depth, c));
         let mut state = AggState {
             input: scope.clone(),
             ..AggState::default()

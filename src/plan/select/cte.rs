@@ -29,6 +29,8 @@ use super::Item;
 use crate::err;
 use crate::error::Result;
 
+mod refs;
+
 /// One `WITH` entry in scope.
 #[derive(Debug, Clone)]
 pub struct CteEntry {
@@ -49,7 +51,12 @@ pub struct CteEntry {
     pub state: CteState,
     /// A recursive CTE's plan, made at its first reference: later ones
     /// read the same CTE (one working table number, one EXPLAIN section).
+    /// Also the rows of a CTE run once for all its references.
     pub planned: Option<Plan>,
+    /// How many FROM items of its query level name it.
+    pub refs: usize,
+    /// Written `AS MATERIALIZED` / `AS NOT MATERIALIZED`.
+    pub materialized: Option<bool>,
 }
 
 impl CteEntry {
@@ -64,7 +71,32 @@ impl CteEntry {
             in_recursive_with: false,
             state: CteState::Plain,
             planned: None,
+            refs: 0,
+            materialized: cte.materialized,
         }
+    }
+
+    /// The entries of `q`'s WITH, each with the count of FROM items in
+    /// `q` (its body and the WITH queries) that name it.
+    pub fn of_query(q: &ast::Query) -> Vec<CteEntry> {
+        q.with
+            .iter()
+            .map(|c| CteEntry {
+                refs: refs::count(q, &c.name),
+                ..CteEntry::of(c)
+            })
+            .collect()
+    }
+
+    /// Whether its references must share one run of its query:
+    /// PostgreSQL materializes a CTE that has side effects (a volatile
+    /// function) and is read more than once, unless written `NOT
+    /// MATERIALIZED`; inlining it would run the function per reference.
+    fn run_once(&self, plan: &Plan) -> bool {
+        !self.recursive
+            && self.refs > 1
+            && self.materialized != Some(false)
+            && refs::plan_volatile(plan)
     }
 }
 
@@ -168,7 +200,11 @@ impl Binder<'_> {
                         };
                         self.ctes.truncate(keep);
                         self.ctes.extend(saved);
-                        let plan = plan?;
+                        let mut plan = plan?;
+                        if entry.run_once(&plan) {
+                            plan = self.run_cte_once(plan)?;
+                            self.ctes[pos].planned = Some(plan.clone());
+                        }
                         if matches!(plan.node, Node::CteScan { .. }) {
                             self.ctes[pos].planned = Some(plan.clone());
                         }
@@ -193,6 +229,27 @@ impl Binder<'_> {
                 derived(plan, &alias)
             }
         }
+    }
+
+    /// `plan` run now, as its rows (a CTE every reference reads the same
+    /// rows of, as PostgreSQL's CTE Scan over one materialized result).
+    fn run_cte_once(&mut self, plan: Plan) -> Result<Plan> {
+        let fields = plan.fields.clone();
+        let rows = self.ctx.run_subquery(plan)?;
+        let rows: Vec<Vec<crate::exec::expr::Expr>> = rows
+            .into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .zip(&fields)
+                    .map(|(v, f)| crate::exec::expr::Expr::constant(v, f.ty))
+                    .collect()
+            })
+            .collect();
+        Ok(Plan {
+            rows: rows.len() as f64,
+            fields,
+            node: Node::Values { rows },
+        })
     }
 
     /// A reference to the CTE whose recursive term is being planned.
