@@ -101,6 +101,8 @@ pub enum SqlState {
     NoActiveSqlTransaction,
     /// 25P02 in_failed_sql_transaction
     InFailedSqlTransaction,
+    /// 25006 read_only_sql_transaction
+    ReadOnlySqlTransaction,
     /// 44000 with_check_option_violation
     WithCheckOptionViolation,
     /// 40001 serialization_failure
@@ -242,6 +244,7 @@ impl SqlState {
             ActiveSqlTransaction => "25001",
             NoActiveSqlTransaction => "25P01",
             InFailedSqlTransaction => "25P02",
+            ReadOnlySqlTransaction => "25006",
             WithCheckOptionViolation => "44000",
             SerializationFailure => "40001",
             DeadlockDetected => "40P01",
@@ -450,6 +453,7 @@ mod tests {
             ActiveSqlTransaction,
             NoActiveSqlTransaction,
             InFailedSqlTransaction,
+            ReadOnlySqlTransaction,
             WithCheckOptionViolation,
             SerializationFailure,
             DeadlockDetected,

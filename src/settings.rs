@@ -186,10 +186,24 @@ pub struct Settings {
     pub client_min_messages: u8,
     /// `bytea_output`: an index into [`BYTEA_OUTPUTS`] (`hex` or `escape`).
     pub bytea_output: u8,
+    /// `default_transaction_isolation`: an index into [`ISOLATION_LEVELS`].
+    pub default_transaction_isolation: u8,
+    /// `default_transaction_read_only`: new transactions are READ ONLY.
+    pub default_transaction_read_only: bool,
+    /// `default_transaction_deferrable`: new transactions are DEFERRABLE.
+    pub default_transaction_deferrable: bool,
 }
 
 /// `bytea_output`'s values, as PostgreSQL names them.
 pub const BYTEA_OUTPUTS: [&str; 2] = ["escape", "hex"];
+
+/// `default_transaction_isolation`'s values, as PostgreSQL names them.
+pub const ISOLATION_LEVELS: [&str; 4] = [
+    "serializable",
+    "repeatable read",
+    "read committed",
+    "read uncommitted",
+];
 
 /// Message levels from least to most severe, as `client_min_messages`
 /// names them (`INFO` is always sent, so it is not among them).
@@ -284,6 +298,9 @@ impl Default for Settings {
             geqo_threshold: 12,
             extra_float_digits: 1,
             bytea_output: 1,
+            default_transaction_isolation: 2,
+            default_transaction_read_only: false,
+            default_transaction_deferrable: false,
             enable_seqscan: true,
             enable_indexscan: true,
             enable_indexonlyscan: true,
@@ -591,6 +608,28 @@ pub static DEFS: &[Def] = &[
         None,
         User,
         "Sets the default statistics target."
+    ),
+    bool_def!(
+        "default_transaction_deferrable",
+        default_transaction_deferrable,
+        "Sets the default deferrable status of new transactions."
+    ),
+    Def {
+        name: "default_transaction_isolation",
+        kind: Kind::Enum(&ISOLATION_LEVELS),
+        context: Context::User,
+        description: "Sets the transaction isolation level of each new transaction.",
+        get: |s| SettingValue::Enum(s.default_transaction_isolation),
+        put: |s, v| {
+            if let SettingValue::Enum(i) = v {
+                s.default_transaction_isolation = i
+            }
+        },
+    },
+    bool_def!(
+        "default_transaction_read_only",
+        default_transaction_read_only,
+        "Sets the default read-only status of new transactions."
     ),
     int_def!(
         "effective_cache_size",

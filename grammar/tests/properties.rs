@@ -503,10 +503,12 @@ fn modes() -> impl Strategy<Value = TransactionModes> {
             Serializable,
         ])),
         proptest::option::of(any::<bool>()),
+        proptest::option::of(any::<bool>()),
     )
-        .prop_map(|(isolation, read_only)| TransactionModes {
+        .prop_map(|(isolation, read_only, deferrable)| TransactionModes {
             isolation,
             read_only,
+            deferrable,
         })
 }
 
@@ -773,8 +775,8 @@ fn statement() -> BoxedStrategy<Statement> {
             }),
         modes().prop_map(Statement::Begin),
         modes().prop_map(Statement::SetTransaction),
-        Just(Statement::Commit),
-        Just(Statement::Rollback),
+        any::<bool>().prop_map(|chain| Statement::Commit { chain }),
+        any::<bool>().prop_map(|chain| Statement::Rollback { chain }),
         (
             any::<bool>(),
             "[a-z_]{1,8}(\\.[a-z_]{1,8})?",

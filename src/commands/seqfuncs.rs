@@ -296,6 +296,9 @@ pub struct SessionSequences {
     /// A number of this session's own, unique in the process.
     pub id: u64,
     state: Mutex<SessionState>,
+    /// The session's statement runs in a READ ONLY transaction: nextval
+    /// and setval refuse (set by the session before each statement).
+    read_only: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -312,6 +315,7 @@ impl Default for SessionSequences {
         SessionSequences {
             id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             state: Mutex::new(SessionState::default()),
+            read_only: Default::default(),
         }
     }
 }
@@ -323,6 +327,23 @@ impl SessionSequences {
 
     /// Notes a value handed out by `nextval` of sequence `def`, and a log
     /// position to flush.
+    /// Records whether the session's statement runs READ ONLY.
+    pub fn set_read_only(&self, read_only: bool) {
+        self.read_only.store(read_only, Ordering::Relaxed);
+    }
+
+    /// PostgreSQL's 25006 for `func` (nextval, setval) in a READ ONLY
+    /// transaction.
+    pub fn check_writable(&self, func: &str) -> crate::error::Result<()> {
+        if self.read_only.load(Ordering::Relaxed) {
+            return Err(crate::err!(
+                ReadOnlySqlTransaction,
+                "cannot execute {func}() in a read-only transaction"
+            ));
+        }
+        Ok(())
+    }
+
     pub fn note(&self, def: &SequenceDef, value: i64, lsn: Option<Lsn>) {
         let mut st = self.state();
         st.currval.insert(def.oid, value);

@@ -57,6 +57,7 @@ mod result;
 mod sequence;
 mod table_ddl;
 mod temp;
+mod txn_modes;
 mod type_ddl;
 mod utility;
 mod view_info;
@@ -129,6 +130,11 @@ pub(crate) struct Txn {
     pub failed: bool,
     /// Isolation level.
     pub isolation: Isolation,
+    /// READ ONLY ([`txn_modes`]).
+    pub read_only: bool,
+    /// DEFERRABLE (kept and shown; it matters only to SERIALIZABLE READ
+    /// ONLY transactions, which heapdb does not run).
+    pub deferrable: bool,
     /// The transaction's snapshot (REPEATABLE READ), once taken.
     pub snapshot: Option<Snapshot>,
     /// Command id of the next statement.
@@ -190,10 +196,10 @@ pub struct Session {
 enum Class<'a> {
     /// BEGIN with its modes.
     Begin(&'a ast::TransactionModes),
-    /// COMMIT (END).
-    Commit,
-    /// ROLLBACK.
-    Rollback,
+    /// COMMIT (END) [AND CHAIN].
+    Commit(bool),
+    /// ROLLBACK [AND CHAIN].
+    Rollback(bool),
     /// Anything else, in its own transaction outside a block; `writes`:
     /// it needs an xid.
     Other {
@@ -401,14 +407,19 @@ impl Session {
         self.cancel.store(false, Ordering::Relaxed);
         let start = Instant::now();
         // The statement of bulk scripts, bound straight from its text.
-        if let Some(scan) = heapdb_grammar::scan_single_insert(sql, &mut self.insert_scratch.lits) {
+        // (Not in a READ ONLY transaction: the full path checks what may
+        // run there.)
+        let read_only = self.read_only_now();
+        if let Some(scan) = heapdb_grammar::scan_single_insert(sql, &mut self.insert_scratch.lits)
+            .filter(|_| !read_only)
+        {
             let parse = start.elapsed();
             return self.run_scanned(sql, scan, parse, sink);
         }
         // A SELECT or UPDATE whose shape was planned before runs from its
         // template.
         self.plan_cache.pending = None;
-        if let Some(shape) = self.plan_cache.shape_of(sql) {
+        if let Some(shape) = self.plan_cache.shape_of(sql).filter(|_| !read_only) {
             if let plancache::Use::Template(t) = self.plan_cache.begin(&shape, sql) {
                 let lexed = start.elapsed();
                 let writes = shape.writes;
@@ -469,6 +480,11 @@ impl Session {
             Some(scan),
             "a scan of another statement"
         );
+        if self.read_only_now() {
+            // The full path checks what a READ ONLY transaction may run.
+            lits.clear();
+            return self.execute_streaming(sql, sink);
+        }
         self.cancel.store(false, Ordering::Relaxed);
         std::mem::swap(&mut self.insert_scratch.lits, lits);
         let r = self.run_scanned(sql, scan, std::time::Duration::ZERO, sink);
@@ -511,13 +527,16 @@ impl Session {
     ) -> Result<QueryResult> {
         let class = match stmt {
             ast::Statement::Begin(modes) => Class::Begin(modes),
-            ast::Statement::Commit => Class::Commit,
-            ast::Statement::Rollback => Class::Rollback,
+            ast::Statement::Commit { chain } => Class::Commit(*chain),
+            ast::Statement::Rollback { chain } => Class::Rollback(*chain),
             other => Class::Other {
                 writes: writes(other),
             },
         };
-        self.run_classified(class, run)
+        self.run_classified(class, &mut |s| {
+            s.check_read_only(stmt)?;
+            run(s)
+        })
     }
 
     /// [`Session::run_statement_with`] for a statement of class `class`.
@@ -533,8 +552,8 @@ impl Session {
         drop(crate::exec::plpgsql::take_notices());
         let mut result = match class {
             Class::Begin(modes) => self.begin(modes),
-            Class::Commit => self.commit_block(),
-            Class::Rollback => self.rollback_block(),
+            Class::Commit(chain) => self.commit_block(chain),
+            Class::Rollback(chain) => self.rollback_block(chain),
             Class::Other { writes } => {
                 if self.txn_status() == TxnStatus::Failed {
                     return Err(err!(
@@ -550,6 +569,7 @@ impl Session {
                 if writes {
                     self.assign_xid()?;
                 }
+                self.seqs.set_read_only(self.txn_ref().read_only);
                 let r = loop {
                     let r = run(self);
                     // A READ COMMITTED statement that waited for a lock
@@ -667,7 +687,9 @@ impl Session {
             ast::Statement::Copy(c) => self.copy(c, &mut copy::CopyIo::None, None),
             ast::Statement::Vacuum(v) => self.vacuum(v),
             ast::Statement::Analyze(a) => self.analyze(a),
-            ast::Statement::Begin(_) | ast::Statement::Commit | ast::Statement::Rollback => {
+            ast::Statement::Begin(_)
+            | ast::Statement::Commit { .. }
+            | ast::Statement::Rollback { .. } => {
                 unreachable!("handled by run_statement")
             }
         }
@@ -686,12 +708,18 @@ impl Session {
     }
 
     fn start_txn(&mut self, block: bool, isolation: Option<Isolation>) -> Result<()> {
+        let isolation = match isolation {
+            Some(i) => i,
+            None => self.default_isolation()?,
+        };
         self.txn = Some(Txn {
             xid: INVALID_XID,
             owner: self.db.locks.new_owner(),
             block,
             failed: false,
-            isolation: isolation.unwrap_or(Isolation::ReadCommitted),
+            isolation,
+            read_only: self.settings.default_transaction_read_only,
+            deferrable: self.settings.default_transaction_deferrable,
             snapshot: None,
             cid: 0,
             catalog_changed: false,
@@ -896,7 +924,6 @@ impl Session {
     }
 
     fn begin(&mut self, modes: &ast::TransactionModes) -> Result<QueryResult> {
-        let isolation = isolation_of(modes)?;
         if self.txn.is_some() {
             let mut r = QueryResult::empty("BEGIN");
             r.notices.push(Notice::warning(
@@ -904,14 +931,12 @@ impl Session {
             ));
             return Ok(r);
         }
-        self.start_txn(true, isolation)?;
-        // A block gets its xid at once, so that its snapshot (taken by the
-        // first statement) already knows it.
-        self.assign_xid()?;
+        let c = self.characteristics_of(modes)?;
+        self.begin_with(c)?;
         Ok(QueryResult::empty("BEGIN"))
     }
 
-    fn commit_block(&mut self) -> Result<QueryResult> {
+    fn commit_block_plain(&mut self) -> Result<QueryResult> {
         match self.txn_status() {
             TxnStatus::Idle => {
                 let mut r = QueryResult::empty("COMMIT");
@@ -933,7 +958,7 @@ impl Session {
         }
     }
 
-    fn rollback_block(&mut self) -> Result<QueryResult> {
+    fn rollback_block_plain(&mut self) -> Result<QueryResult> {
         if self.txn_status() == TxnStatus::Idle {
             let mut r = QueryResult::empty("ROLLBACK");
             r.notices
@@ -942,21 +967,6 @@ impl Session {
         }
         self.abort()?;
         Ok(QueryResult::empty("ROLLBACK"))
-    }
-
-    fn set_transaction(&mut self, modes: &ast::TransactionModes) -> Result<QueryResult> {
-        let isolation = isolation_of(modes)?;
-        let t = self.txn_mut();
-        if t.snapshot.is_some() && t.cid > 0 {
-            return Err(err!(
-                ActiveSqlTransaction,
-                "SET TRANSACTION ISOLATION LEVEL must be called before any query"
-            ));
-        }
-        if let Some(i) = isolation {
-            t.isolation = i;
-        }
-        Ok(QueryResult::empty("SET"))
     }
 
     /// A view of the catalog under `snap`.

@@ -88,6 +88,7 @@ pub(super) fn function(ctx: &StmtCtx<'_>, func: &str, seq: Option<&str>) -> Resu
     let states = ctx.db.sequences.clone();
     let body: Body = match (kind, def, rel) {
         (0, Some(def), Some(rel)) => Arc::new(move |_: &[Value]| {
+            sess.check_writable("nextval")?;
             let (v, lsn) = states.nextval(&def, &rel)?;
             sess.note(&def, v, lsn);
             Ok(Value::Int8(v))
@@ -99,6 +100,7 @@ pub(super) fn function(ctx: &StmtCtx<'_>, func: &str, seq: Option<&str>) -> Resu
             let (Some(v), called) = (args.first().and_then(Value::as_i64), args.get(1)) else {
                 return Ok(Value::Null);
             };
+            sess.check_writable("setval")?;
             let is_called = match called {
                 None => true,
                 Some(Value::Bool(b)) => *b,

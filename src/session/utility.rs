@@ -30,6 +30,11 @@ impl Session {
             ));
             return Ok(r);
         }
+        if let ast::SetValue::Values(args) = &s.value {
+            if let Some(r) = self.set_transaction_setting(&s.name, &set_text(args)) {
+                return r;
+            }
+        }
         let defaults = self.db.defaults.clone();
         let apply = |settings: &mut crate::settings::Settings| match &s.value {
             ast::SetValue::Default => settings.reset(&s.name, &defaults),
@@ -76,11 +81,7 @@ impl Session {
                 .collect();
             return Ok(r);
         }
-        let (name, value) = if name == "transaction_isolation" {
-            let value = match self.txn.as_ref().map(|t| t.isolation) {
-                Some(super::Isolation::RepeatableRead) => "repeatable read".to_string(),
-                _ => "read committed".to_string(),
-            };
+        let (name, value) = if let Some(value) = self.show_transaction_setting(&name) {
             (name, value)
         } else {
             // The column is named as PostgreSQL spells the setting

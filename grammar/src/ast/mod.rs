@@ -128,10 +128,17 @@ pub enum Statement {
     Explain(Box<Explain>),
     /// `BEGIN` / `START TRANSACTION` with optional modes.
     Begin(TransactionModes),
-    /// `COMMIT` / `END`
-    Commit,
-    /// `ROLLBACK` / `ABORT`
-    Rollback,
+    /// `COMMIT` / `END` [`AND [NO] CHAIN`]: `chain` starts a new
+    /// transaction with the same characteristics.
+    Commit {
+        /// `AND CHAIN`.
+        chain: bool,
+    },
+    /// `ROLLBACK` / `ABORT` [`AND [NO] CHAIN`].
+    Rollback {
+        /// `AND CHAIN`.
+        chain: bool,
+    },
     /// `SET TRANSACTION modes` (for the current transaction).
     SetTransaction(TransactionModes),
     /// `SET [SESSION | LOCAL] name {TO | =} value`
@@ -579,6 +586,8 @@ pub struct TransactionModes {
     pub isolation: Option<IsolationLevel>,
     /// `READ ONLY` (`Some(true)`) or `READ WRITE` (`Some(false)`).
     pub read_only: Option<bool>,
+    /// `DEFERRABLE` (`Some(true)`) or `NOT DEFERRABLE` (`Some(false)`).
+    pub deferrable: Option<bool>,
 }
 
 /// Transaction isolation levels.

@@ -90,8 +90,14 @@ impl Display for Statement {
             Statement::Checkpoint => f.write_str("CHECKPOINT"),
             Statement::Explain(e) => e.fmt(f),
             Statement::Begin(modes) => write!(f, "BEGIN{modes}"),
-            Statement::Commit => f.write_str("COMMIT"),
-            Statement::Rollback => f.write_str("ROLLBACK"),
+            Statement::Commit { chain } => {
+                f.write_str(if *chain { "COMMIT AND CHAIN" } else { "COMMIT" })
+            }
+            Statement::Rollback { chain } => f.write_str(if *chain {
+                "ROLLBACK AND CHAIN"
+            } else {
+                "ROLLBACK"
+            }),
             Statement::SetTransaction(modes) => write!(f, "SET TRANSACTION{modes}"),
             Statement::Set(s) => s.fmt(f),
             Statement::Show(s) => write!(f, "SHOW {}", VarName(&s.name)),
@@ -477,8 +483,13 @@ impl Display for TransactionModes {
             })?;
         }
         match self.read_only {
-            Some(true) => f.write_str(" READ ONLY"),
-            Some(false) => f.write_str(" READ WRITE"),
+            Some(true) => f.write_str(" READ ONLY")?,
+            Some(false) => f.write_str(" READ WRITE")?,
+            None => {}
+        }
+        match self.deferrable {
+            Some(true) => f.write_str(" DEFERRABLE"),
+            Some(false) => f.write_str(" NOT DEFERRABLE"),
             None => Ok(()),
         }
     }

@@ -14,7 +14,9 @@ use nom::Parser;
 
 use super::literal::string;
 use super::query::query;
-use super::tokens::{col_id, col_label, ident_value, is_col_id, kw, kw_of, tok, PResult, Tokens};
+use super::tokens::{
+    col_id, col_label, ident_value, is_col_id, kw, kw_of, tok, word, PResult, Tokens,
+};
 use super::{col_list, object_name, opt_paren_col_list, paren_col_list, statement};
 use crate::ast::{
     Analyze, Copy, CopyDirection, CopyFormat, CopyOption, CopySource, CopyTarget, Explain,
@@ -525,9 +527,20 @@ fn work_or_transaction(i: Tokens<'_>) -> PResult<'_, Option<Keyword>> {
     opt(kw_of(&[Keyword::Work, Keyword::Transaction]))(i)
 }
 
+/// `and_chain ::= ['AND' ['NO'] 'CHAIN']`: true for `AND CHAIN`.
+fn and_chain(i: Tokens<'_>) -> PResult<'_, bool> {
+    map(
+        opt(preceded(
+            kw(Keyword::And),
+            cut(pair(opt(word("no")), word("chain"))),
+        )),
+        |c| matches!(c, Some((None, _))),
+    )(i)
+}
+
 /// `begin ::= ('BEGIN' ['WORK' | 'TRANSACTION'] | 'START' 'TRANSACTION') [transaction_modes]`
-/// `commit ::= ('COMMIT' | 'END') ['WORK' | 'TRANSACTION']`
-/// `rollback ::= ('ROLLBACK' | 'ABORT') ['WORK' | 'TRANSACTION']`
+/// `commit ::= ('COMMIT' | 'END') ['WORK' | 'TRANSACTION'] and_chain`
+/// `rollback ::= ('ROLLBACK' | 'ABORT') ['WORK' | 'TRANSACTION'] and_chain`
 pub(crate) fn transaction(i: Tokens<'_>) -> PResult<'_, Statement> {
     // Dispatched on the leading keyword (as nom 8's `dispatch!`).
     match i.keyword() {
@@ -546,23 +559,30 @@ pub(crate) fn transaction(i: Tokens<'_>) -> PResult<'_, Statement> {
             Statement::Begin,
         )(i),
         Some(Keyword::Commit | Keyword::End) => map(
-            pair(kw_of(&[Keyword::Commit, Keyword::End]), work_or_transaction),
-            |_| Statement::Commit,
+            tuple((
+                kw_of(&[Keyword::Commit, Keyword::End]),
+                work_or_transaction,
+                and_chain,
+            )),
+            |(_, _, chain)| Statement::Commit { chain },
         )(i),
         Some(Keyword::Rollback | Keyword::Abort) => map(
-            pair(
+            tuple((
                 kw_of(&[Keyword::Rollback, Keyword::Abort]),
                 work_or_transaction,
-            ),
-            |_| Statement::Rollback,
+                and_chain,
+            )),
+            |(_, _, chain)| Statement::Rollback { chain },
         )(i),
         _ => i.fail(),
     }
 }
 
 /// `transaction_mode ::= 'ISOLATION' 'LEVEL' ('SERIALIZABLE' | 'REPEATABLE' 'READ'
-///   | 'READ' 'COMMITTED' | 'READ' 'UNCOMMITTED') | 'READ' 'ONLY' | 'READ' 'WRITE'`
-fn transaction_mode(i: Tokens<'_>) -> PResult<'_, (Option<IsolationLevel>, Option<bool>)> {
+///   | 'READ' 'COMMITTED' | 'READ' 'UNCOMMITTED') | 'READ' 'ONLY' | 'READ' 'WRITE'
+///   | ['NOT'] 'DEFERRABLE'`
+fn transaction_mode(i: Tokens<'_>) -> PResult<'_, TransactionModes> {
+    let none = TransactionModes::default();
     // Dispatched on the leading keyword (as nom 8's `dispatch!`).
     match i.keyword() {
         Some(Keyword::Isolation) => map(
@@ -570,16 +590,34 @@ fn transaction_mode(i: Tokens<'_>) -> PResult<'_, (Option<IsolationLevel>, Optio
                 kw(Keyword::Isolation),
                 cut(preceded(kw(Keyword::Level), isolation_level)),
             ),
-            |level| (Some(level), None),
+            |level| TransactionModes {
+                isolation: Some(level),
+                ..none
+            },
         )(i),
-        Some(Keyword::Read) => preceded(
-            kw(Keyword::Read),
-            cut(alt((
-                value((None, Some(true)), kw(Keyword::Only)),
-                value((None, Some(false)), kw(Keyword::Write)),
-            ))),
+        Some(Keyword::Read) => map(
+            preceded(
+                kw(Keyword::Read),
+                cut(alt((
+                    value(true, kw(Keyword::Only)),
+                    value(false, kw(Keyword::Write)),
+                ))),
+            ),
+            |read_only| TransactionModes {
+                read_only: Some(read_only),
+                ..none
+            },
         )(i),
-        _ => i.fail(),
+        Some(Keyword::Not) => map(pair(kw(Keyword::Not), word("deferrable")), |_| {
+            TransactionModes {
+                deferrable: Some(false),
+                ..none
+            }
+        })(i),
+        _ => map(word("deferrable"), |_| TransactionModes {
+            deferrable: Some(true),
+            ..none
+        })(i),
     }
 }
 
@@ -610,14 +648,10 @@ fn transaction_modes(i: Tokens<'_>) -> PResult<'_, TransactionModes> {
     fold_many0(
         terminated(transaction_mode, opt(tok(TokenKind::Comma))),
         TransactionModes::default,
-        |mut modes, (isolation, read_only)| {
-            if isolation.is_some() {
-                modes.isolation = isolation;
-            }
-            if read_only.is_some() {
-                modes.read_only = read_only;
-            }
-            modes
+        |modes, m| TransactionModes {
+            isolation: m.isolation.or(modes.isolation),
+            read_only: m.read_only.or(modes.read_only),
+            deferrable: m.deferrable.or(modes.deferrable),
         },
     )(i)
 }
