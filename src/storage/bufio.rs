@@ -442,7 +442,8 @@ impl BufferPool {
     /// the files are written sequentially.
     pub(super) fn flush_matching(&self, want: impl Fn(&BufferTag) -> bool) -> Result<()> {
         let mut dirty = Vec::new();
-        for id in 0..self.descs.len() as u32 {
+        // Buffers the sweep never handed out hold no page.
+        for id in 0..self.clock.used(self.descs.len()) as u32 {
             let d = self.desc(id);
             if d.state.load(Ordering::Relaxed) & DIRTY == 0 {
                 continue;
@@ -483,7 +484,7 @@ impl BufferPool {
     ) -> Result<()> {
         let matches =
             |t: &BufferTag| t.rel == rel && fork.map_or(true, |f| f == t.fork) && t.block >= first;
-        for id in 0..self.descs.len() as u32 {
+        for id in 0..self.clock.used(self.descs.len()) as u32 {
             let d = self.desc(id);
             // Another thread may hold a pin for a moment without using the
             // page (the clock sweep inspecting a victim, a flush writing it

@@ -236,7 +236,7 @@ impl BufferPool {
         Ok(Arc::new(BufferPool {
             data_dir: data_dir.to_path_buf(),
             frames,
-            descs: (0..n).map(|_| BufferDesc::new()).collect(),
+            descs: BufferDesc::new_slice(n),
             mapping: MappingTable::new(n),
             clock: ClockSweep::new(),
             smgr,

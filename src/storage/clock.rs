@@ -41,24 +41,49 @@ use crate::error::{Error, Result, SqlState};
 pub(crate) const RUN: u64 = 32;
 
 thread_local! {
-    /// This thread's run: the clock it belongs to (by address), the next
-    /// step and the end of the run.
-    static THREAD_RUN: std::cell::Cell<(usize, u64, u64)> = const { std::cell::Cell::new((0, 0, 0)) };
+    /// This thread's run: the clock it belongs to (by [`ClockSweep::id`]),
+    /// the next step and the end of the run.
+    static THREAD_RUN: std::cell::Cell<(u64, u64, u64)> = const { std::cell::Cell::new((0, 0, 0)) };
 }
 
-/// The clock hand, alone on its cache line.
+/// The next clock's id: runs are keyed by it, not by the clock's address,
+/// which a later pool may reuse (its hand must not be skipped by a run of
+/// an earlier pool's steps: see [`ClockSweep::used`]).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The hand, alone on its cache line.
 #[repr(align(64))]
+struct Hand(AtomicU64);
+
+/// The clock sweep: its hand, and an id that tells its runs from other
+/// clocks'.
 pub(crate) struct ClockSweep {
     /// Total steps taken; the buffer under the hand is `hand % nbuffers`.
-    hand: AtomicU64,
+    hand: Hand,
+    /// Unique among the process's clocks (on the line after the hand's, so
+    /// reading it does not contend with the hand's updates).
+    id: u64,
 }
 
 impl ClockSweep {
     /// A hand at buffer 0.
     pub(crate) fn new() -> ClockSweep {
         ClockSweep {
-            hand: AtomicU64::new(0),
+            hand: Hand(AtomicU64::new(0)),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// A bound on the buffers the sweep has handed out: every buffer it
+    /// ever returned (and so every buffer that ever held a page) is below
+    /// it. The hand only grows and a run's steps are taken from it before
+    /// they are used, so a caller that saw a buffer tagged or dirtied sees a
+    /// hand past it (coherence of the one counter). Lets passes over the
+    /// whole pool (a checkpoint's, a relation's discard) skip the
+    /// descriptors of a large pool never used, which are then never touched.
+    pub(crate) fn used(&self, nbuffers: usize) -> usize {
+        let hand = self.hand.0.load(Ordering::Acquire);
+        usize::try_from(hand).map_or(nbuffers, |h| h.min(nbuffers))
     }
 
     /// Chooses a victim buffer: the ring's next one when reusable, else one
@@ -101,14 +126,14 @@ impl ClockSweep {
     /// The next step of the hand for this thread: the next of its run, or
     /// the first of a new run of [`RUN`] steps.
     fn step(&self) -> u64 {
-        let me = self as *const ClockSweep as usize;
+        let me = self.id;
         THREAD_RUN.with(|run| {
             let (owner, next, end) = run.get();
             if owner == me && next < end {
                 run.set((owner, next + 1, end));
                 return next;
             }
-            let start = self.hand.fetch_add(RUN, Ordering::Relaxed);
+            let start = self.hand.0.fetch_add(RUN, Ordering::Relaxed);
             run.set((me, start + 1, start + RUN));
             start
         })
@@ -183,6 +208,33 @@ mod tests {
         assert_eq!(take(&clock, &d, None), 2);
         assert_eq!(take(&clock, &d, None), 3);
         assert_eq!(take(&clock, &d, None), 1);
+    }
+
+    #[test]
+    fn used_bounds_every_buffer_handed_out() {
+        let d = descs(4 * RUN as usize);
+        let mut clock = ClockSweep::new();
+        assert_eq!(clock.used(d.len()), 0);
+        let first = take(&clock, &d, None);
+        assert!((first as usize) < clock.used(d.len()));
+        let ids: Vec<u32> = std::thread::scope(|s| {
+            let h = s.spawn(|| take(&clock, &d, None));
+            vec![take(&clock, &d, None), h.join().unwrap()]
+        });
+        let used = clock.used(d.len());
+        assert!(
+            ids.iter().all(|&id| (id as usize) < used),
+            "{ids:?} below {used}"
+        );
+        for _ in 0..8 * RUN {
+            take(&clock, &d, None);
+        }
+        assert_eq!(clock.used(d.len()), d.len(), "past one revolution: all");
+        // A new clock in the old one's place starts its own run (a run
+        // keyed by address would go on with the old hand's steps).
+        clock = ClockSweep::new();
+        let id = take(&clock, &d, None);
+        assert!((id as usize) < clock.used(d.len()), "{id}");
     }
 
     #[test]

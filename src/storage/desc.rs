@@ -119,7 +119,9 @@ unsafe impl Sync for BufferDesc {}
 unsafe impl Send for BufferDesc {}
 
 impl BufferDesc {
-    /// An empty descriptor: no page, no pins.
+    /// An empty descriptor: no page, no pins (the pool's come from
+    /// [`BufferDesc::new_slice`], zero bytes that are this value).
+    #[cfg(test)]
     pub(crate) fn new() -> BufferDesc {
         BufferDesc {
             state: AtomicU32::new(0),
@@ -129,6 +131,31 @@ impl BufferDesc {
                 block: 0,
             }),
             content: parking_lot::RawRwLock::INIT,
+        }
+    }
+
+    /// `n` empty descriptors in zeroed memory: each field of an empty
+    /// descriptor is zero (`empty_descriptors_are_zero_bytes`), so none is
+    /// written and the allocator's fresh pages are touched only as
+    /// descriptors are used (a 6 GB pool has 48 MiB of them, one cache line
+    /// each; see `ClockSweep::used`).
+    pub(crate) fn new_slice(n: usize) -> Box<[BufferDesc]> {
+        let layout = std::alloc::Layout::array::<BufferDesc>(n).expect("a pool's descriptors fit");
+        if layout.size() == 0 {
+            return Box::new([]);
+        }
+        // SAFETY: the layout has a non-zero size; every field of a
+        // descriptor (atomics, a tag of integers and a fork whose
+        // discriminant 0 is `Main`, parking_lot's lock state word) is valid
+        // as zero bytes, and zero fields are `BufferDesc::new()` (tested), so
+        // the slice holds `n` initialised empty descriptors; the box frees
+        // it with the same layout.
+        unsafe {
+            let p = std::alloc::alloc_zeroed(layout).cast::<BufferDesc>();
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n))
         }
     }
 
@@ -219,6 +246,30 @@ mod tests {
         assert_ne!(s & LOCKED, 0);
         d.unlock_header(s | DIRTY);
         assert_eq!(d.state.load(Ordering::Relaxed), DIRTY);
+    }
+
+    #[test]
+    fn empty_descriptors_are_zero_bytes() {
+        // Each field of an empty descriptor is zero: the state, the tag's
+        // integers and fork (`Main` is 0), and the lock's state word.
+        let d = BufferDesc::new();
+        assert_eq!(d.state.load(Ordering::Relaxed), 0);
+        assert_eq!(ForkNumber::Main as u8, 0);
+        let t = d.tag();
+        assert_eq!((t.rel.0, t.fork, t.block), (0, ForkNumber::Main, 0));
+        // SAFETY: both are one machine word (checked by `transmute`).
+        let lock_word: usize = unsafe { std::mem::transmute(parking_lot::RawRwLock::INIT) };
+        assert_eq!(lock_word, 0);
+        let zeroed = BufferDesc::new_slice(3);
+        for z in zeroed.iter() {
+            assert_eq!(z.state.load(Ordering::Relaxed), 0);
+            assert!(z.content.try_lock_exclusive());
+            // SAFETY: taken just above.
+            unsafe { z.content.unlock_exclusive() };
+            let s = z.lock_header();
+            assert_eq!(z.tag(), d.tag());
+            z.unlock_header(s);
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub mod bufmgr;
 pub mod checksum;
 mod clock;
 pub mod control;
+mod crc_fold;
 mod crc_page;
 mod desc;
 pub mod dirlock;
