@@ -165,15 +165,18 @@ impl Compiled {
         if program.exact() && caps {
             return fancy_spans();
         }
-        let Some(m) = self.fancy.find_from_pos(s, from).map_err(run_error)? else {
-            return Ok(None);
+        let m = match self.fancy.find_from_pos(s, from) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Ok(None),
+            // The backtracking engine gave up: search start by start.
+            Err(_) => return program.search(s, from, caps).map_err(|_| too_complex()),
         };
         if program.exact() {
             return Ok(Some(vec![Some((m.start(), m.end()))]));
         }
         let own = program
             .match_at(s, m.start(), caps)
-            .map_err(|_| err!(ProgramLimitExceeded, "regular expression is too complex"))?;
+            .map_err(|_| too_complex())?;
         match own {
             Some(spans) => Ok(Some(spans)),
             None => fancy_spans(),
@@ -223,6 +226,11 @@ fn engine_message(e: &fancy_regex::Error) -> String {
     let msg = e.to_string();
     let last = msg.lines().last().unwrap_or("").trim();
     last.strip_prefix("error: ").unwrap_or(last).to_string()
+}
+
+/// A match that needs more work than allowed.
+fn too_complex() -> Error {
+    err!(ProgramLimitExceeded, "regular expression is too complex")
 }
 
 /// A run-time failure of the engine (its backtracking limit).

@@ -38,13 +38,15 @@ pub struct Program {
     exact: bool,
 }
 
-/// Whether a match of `alt`, at a given start, has one length only:
-/// single characters, constraints other than lookaround, groups of such.
+/// Whether a match of `alt`, at a given start, has one length only and
+/// gives the RE no preference: single characters (not even `{1,1}`, which
+/// prefers longer), constraints other than lookaround, groups of such.
 fn fixed(alt: &Alt) -> bool {
     alt.0.len() == 1
         && alt.0[0].iter().all(|p| {
             p.min == 1
                 && p.max == Some(1)
+                && p.pref == 0
                 && match &p.atom {
                     Atom::Char(_) | Atom::Assert(_) => true,
                     Atom::Group { body, .. } => fixed(body),
@@ -145,6 +147,23 @@ impl Program {
                     return Ok(None);
                 }
                 limit = end - 1;
+            }
+        }
+    }
+}
+
+impl Program {
+    /// The leftmost match at or after byte `from`, trying each start in
+    /// turn (for when the backtracking engine gives up).
+    pub fn search(&self, s: &str, from: usize, caps: bool) -> Result<Option<Caps>, TooComplex> {
+        let mut at = from;
+        loop {
+            if let Some(found) = self.match_at(s, at, caps)? {
+                return Ok(Some(found));
+            }
+            match s[at..].chars().next() {
+                Some(c) => at += c.len_utf8(),
+                None => return Ok(None),
             }
         }
     }
