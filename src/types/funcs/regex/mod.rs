@@ -176,3 +176,58 @@ fn has_backref(alt: &Alt) -> bool {
         _ => false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected values are PostgreSQL 15's.
+    use super::*;
+
+    fn spans(p: &str, s: &str) -> Vec<Option<&'static str>> {
+        let prog = Program::new(p, Flags::default()).expect("small pattern");
+        let found = prog.search(s, 0, true).ok().flatten().expect("a match");
+        found
+            .iter()
+            .map(|r| r.map(|(a, b)| &*String::leak(s[a..b].to_string())))
+            .collect()
+    }
+
+    #[test]
+    fn longest_and_shortest() {
+        assert_eq!(spans("a|ab", "abcd"), [Some("ab")]);
+        assert_eq!(
+            spans("(a|ab)(c|bcd)(d*)", "abcd"),
+            [Some("abcd"), Some("ab"), Some("c"), Some("d")]
+        );
+        assert_eq!(
+            spans("^(l*){1,1}?(.*){1,1}?(f*)$", "llmmmfff")[1..],
+            [Some(""), Some("llmmm"), Some("fff")]
+        );
+        assert_eq!(spans("(a{0,2}?)(a{1,})", "aaa")[1..], [Some(""), Some("a")]);
+    }
+
+    #[test]
+    fn iterations_and_backrefs() {
+        assert_eq!(spans("(?:(a)|b)*", "ab")[1..], [None]);
+        assert_eq!(spans("(aa|aaa)*", "aaaaa")[1..], [Some("aa")]);
+        assert_eq!(
+            spans("^([^/]+?)(?:/([^/]+?))(?:/([^/]+?))?$", "foo/bar/baz")[1..],
+            [Some("foo"), Some("bar"), Some("baz")]
+        );
+        assert_eq!(spans(r"(x+)\1", "xxxx")[1..], [Some("xx")]);
+        assert_eq!(
+            spans(r"(\w)(.*?\1)", "Programmer")[1..],
+            [Some("r"), Some("ogr")]
+        );
+    }
+
+    #[test]
+    fn exact_patterns() {
+        let exact = |p: &str| Program::new(p, Flags::default()).unwrap().exact();
+        assert!(exact("[a-f]+"));
+        assert!(exact("abc"));
+        assert!(exact(r"(ab)c\d*?"));
+        assert!(!exact("a|b"));
+        assert!(!exact("a*b"));
+        assert!(!exact("[ab]{1,1}[ab]??"));
+    }
+}
