@@ -17,17 +17,23 @@
 //!
 //! The engine finds the leftmost match preferring earlier alternatives
 //! (Perl's rule) where PostgreSQL prefers the longest; the two agree on
-//! whether a string matches, and differ only in which substring an
-//! alternation or lazy quantifier captures.
+//! whether a string matches and where the leftmost match starts, and
+//! differ in where it ends and what its groups capture. The operators use
+//! the engine alone; the functions returning text, positions or captures
+//! go through [`Compiled::find_at`], which finishes the match by
+//! PostgreSQL's rules ([`super::regex`]).
 //!
 //! Invariant: [`compile`] returns the same compiled pattern for the same
 //! (pattern, flags) for as long as it stays among the last
 //! [`CACHE_SIZE`] used, as PostgreSQL's `RE_compile_and_cache`: a
 //! statement matching a column against one pattern compiles it once.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt::Write as _;
+use std::ops::Deref;
 use std::rc::Rc;
+
+use super::regex::Program;
 
 use crate::err;
 use crate::error::{Error, Result};
@@ -69,7 +75,7 @@ impl Default for Flags {
 impl Flags {
     /// Applies one option letter (`b`, `e`: other regex flavours, and `t`
     /// accepted with no effect); `false` for an unknown letter.
-    fn apply(&mut self, c: char) -> bool {
+    pub(super) fn apply(&mut self, c: char) -> bool {
         match c {
             'g' => self.global = true,
             'i' => self.icase = true,
@@ -109,12 +115,81 @@ fn invalid(msg: &str) -> Error {
     )
 }
 
+/// Byte spans of a match: `[0]` the whole match, `[k]` group `k` (`None`
+/// where it took no part).
+pub type Spans = Vec<Option<(usize, usize)>>;
+
+/// A compiled pattern: the backtracking engine's form, which decides
+/// whether and where a match starts (and is all the matching operators
+/// use), and, built on first use, the [`Program`] that finds the match's
+/// end and captures by PostgreSQL's rules.
+pub struct Compiled {
+    fancy: Regex,
+    pattern: String,
+    flags: Flags,
+    program: OnceCell<Option<Program>>,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("pattern", &self.pattern)
+            .finish()
+    }
+}
+
+impl Deref for Compiled {
+    type Target = Regex;
+    fn deref(&self) -> &Regex {
+        &self.fancy
+    }
+}
+
+impl Compiled {
+    /// The leftmost match at or after byte `from`, PostgreSQL's: its span
+    /// and, with `caps`, its groups' spans (else only the whole match's).
+    pub fn find_at(&self, s: &str, from: usize, caps: bool) -> Result<Option<Spans>> {
+        let program = self
+            .program
+            .get_or_init(|| Program::new(&self.pattern, self.flags))
+            .as_ref()
+            .ok_or_else(|| invalid("regular expression is too complex"))?;
+        let fancy_spans = || -> Result<Option<Spans>> {
+            let found = self.fancy.captures_from_pos(s, from).map_err(run_error)?;
+            Ok(found.map(|c| {
+                (0..c.len())
+                    .map(|k| c.get(k).map(|m| (m.start(), m.end())))
+                    .collect()
+            }))
+        };
+        if program.exact() && caps {
+            return fancy_spans();
+        }
+        let m = match self.fancy.find_from_pos(s, from) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Ok(None),
+            // The backtracking engine gave up: search start by start.
+            Err(_) => return program.search(s, from, caps).map_err(|_| too_complex()),
+        };
+        if program.exact() {
+            return Ok(Some(vec![Some((m.start(), m.end()))]));
+        }
+        let own = program
+            .match_at(s, m.start(), caps)
+            .map_err(|_| too_complex())?;
+        match own {
+            Some(spans) => Ok(Some(spans)),
+            None => fancy_spans(),
+        }
+    }
+}
+
 thread_local! {
-    static CACHE: RefCell<Vec<(String, Flags, Rc<Regex>)>> = const { RefCell::new(Vec::new()) };
+    static CACHE: RefCell<Vec<(String, Flags, Rc<Compiled>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `pattern` compiled with `flags`, from the cache when it is there.
-pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Regex>> {
+pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Compiled>> {
     let hit = CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let k = c.iter().position(|(p, f, _)| *f == flags && p == pattern)?;
@@ -131,7 +206,12 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Regex>> {
     let re = fancy_regex::RegexBuilder::new(&target)
         .build()
         .map_err(|e| invalid(&engine_message(&e)))?;
-    let re = Rc::new(re);
+    let re = Rc::new(Compiled {
+        fancy: re,
+        pattern: pattern.to_string(),
+        flags,
+        program: OnceCell::new(),
+    });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         c.truncate(CACHE_SIZE - 1);
@@ -146,6 +226,11 @@ fn engine_message(e: &fancy_regex::Error) -> String {
     let msg = e.to_string();
     let last = msg.lines().last().unwrap_or("").trim();
     last.strip_prefix("error: ").unwrap_or(last).to_string()
+}
+
+/// A match that needs more work than allowed.
+fn too_complex() -> Error {
+    err!(ProgramLimitExceeded, "regular expression is too complex")
 }
 
 /// A run-time failure of the engine (its backtracking limit).
@@ -412,7 +497,8 @@ impl Translator {
             return Ok(Prev::Atom);
         }
         if let Some(d) = c.to_digit(10).filter(|d| *d > 0) {
-            if d as usize > self.groups {
+            // No back-references inside lookaround constraints.
+            if d as usize > self.groups || self.open.iter().any(|&look| look) {
                 return Err(invalid("invalid backreference number"));
             }
             write!(self.out, "\\{d}").expect("writing to a String");
@@ -423,49 +509,8 @@ impl Translator {
         Ok(Prev::Atom)
     }
 
-    /// The character a character-entry escape `\c...` stands for.
     fn char_escape(&mut self, c: char) -> Result<char> {
-        let bad = || invalid("invalid escape \\ sequence");
-        Ok(match c {
-            'a' => '\x07',
-            'b' => '\x08',
-            'B' => '\\',
-            'e' => '\x1b',
-            'f' => '\x0c',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'v' => '\x0b',
-            'c' => {
-                let x = self.peek(0).ok_or_else(bad)?;
-                self.at += 1;
-                char::from_u32(x as u32 & 0x1f).ok_or_else(bad)?
-            }
-            'x' | 'u' | 'U' | '0' => {
-                let (radix, max) = match c {
-                    'x' => (16, 8),
-                    'u' => (16, 4),
-                    'U' => (16, 8),
-                    _ => (8, 3),
-                };
-                let mut v = 0u32;
-                let mut n = 0;
-                while n < max {
-                    match self.peek(0).and_then(|d| d.to_digit(radix)) {
-                        Some(d) => v = v * radix + d,
-                        None => break,
-                    }
-                    self.at += 1;
-                    n += 1;
-                }
-                if (c == 'u' && n != 4) || (c == 'U' && n != 8) || (c == 'x' && n == 0) {
-                    return Err(bad());
-                }
-                char::from_u32(v).ok_or_else(bad)?
-            }
-            c if c.is_alphanumeric() => return Err(bad()),
-            c => c,
-        })
+        char_escape(&self.chars, &mut self.at, c)
     }
 
     /// After `[`: a bracket expression, written as a class.
@@ -560,8 +605,53 @@ impl Translator {
     }
 }
 
+/// The character a character-entry escape `\c...` stands for.
+pub(super) fn char_escape(chars: &[char], at: &mut usize, c: char) -> Result<char> {
+    let bad = || invalid("invalid escape \\ sequence");
+    Ok(match c {
+        'a' => '\x07',
+        'b' => '\x08',
+        'B' => '\\',
+        'e' => '\x1b',
+        'f' => '\x0c',
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        'v' => '\x0b',
+        'c' => {
+            let x = chars.get(*at).copied().ok_or_else(bad)?;
+            *at += 1;
+            char::from_u32(x as u32 & 0x1f).ok_or_else(bad)?
+        }
+        'x' | 'u' | 'U' | '0' => {
+            let (radix, max) = match c {
+                'x' => (16, 8),
+                'u' => (16, 4),
+                'U' => (16, 8),
+                _ => (8, 3),
+            };
+            let mut v = 0u32;
+            let mut n = 0;
+            while n < max {
+                match chars.get(*at).copied().and_then(|d| d.to_digit(radix)) {
+                    Some(d) => v = v * radix + d,
+                    None => break,
+                }
+                *at += 1;
+                n += 1;
+            }
+            if (c == 'u' && n != 4) || (c == 'U' && n != 8) || (c == 'x' && n == 0) {
+                return Err(bad());
+            }
+            char::from_u32(v).ok_or_else(bad)?
+        }
+        c if c.is_alphanumeric() => return Err(bad()),
+        c => c,
+    })
+}
+
 /// PostgreSQL's character class names.
-const CLASSES: &[&str] = &[
+pub(super) const CLASSES: &[&str] = &[
     "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space",
     "upper", "xdigit", "word",
 ];

@@ -19,6 +19,7 @@ pub mod bytes;
 pub(crate) mod format;
 mod numfmt;
 pub mod numfunc;
+mod regex;
 pub mod regexp;
 pub mod regexp_match;
 pub mod string;

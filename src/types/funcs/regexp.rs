@@ -13,13 +13,12 @@
 //! `regexp_matches`, the splitting functions, the regular-expression
 //! `substring` and `similar_to_escape` are in [`super::regexp_match`].
 
-use super::are::{self, parse_flags};
+use super::are::{self, parse_flags, Compiled, Spans};
 use super::{bad_arg_named, no_function, Resolved, ScalarFunc};
 use crate::err;
 use crate::error::{Error, Result};
 use crate::types::datatype::DataType;
 use crate::types::value::Value;
-use fancy_regex::{Captures, Regex};
 
 /// A function of this module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,7 +79,7 @@ fn char_pos(s: &str, b: usize) -> i32 {
 
 /// PostgreSQL's replacement text: `\1`..`\9`, `\&`, `\\`; any other
 /// backslash is kept.
-fn expand(caps: &Captures, repl: &str, out: &mut String) {
+fn expand(s: &str, caps: &Spans, repl: &str, out: &mut String) {
     let mut it = repl.chars().peekable();
     while let Some(c) = it.next() {
         if c != '\\' {
@@ -90,13 +89,15 @@ fn expand(caps: &Captures, repl: &str, out: &mut String) {
         match it.peek().copied() {
             Some(d @ '1'..='9') => {
                 it.next();
-                if let Some(m) = caps.get(d as usize - '0' as usize) {
-                    out.push_str(m.as_str());
+                if let Some(Some((a, b))) = caps.get(d as usize - '0' as usize) {
+                    out.push_str(&s[*a..*b]);
                 }
             }
             Some('&') => {
                 it.next();
-                out.push_str(&caps[0]);
+                if let Some((a, b)) = caps[0] {
+                    out.push_str(&s[a..b]);
+                }
             }
             Some('\\') => {
                 it.next();
@@ -107,30 +108,32 @@ fn expand(caps: &Captures, repl: &str, out: &mut String) {
     }
 }
 
-/// The `n`-th match (1-based) at or after byte `from`.
-pub(super) fn nth_match<'h>(
-    re: &Regex,
-    s: &'h str,
+/// The `n`-th match (1-based) at or after byte `from`, with its groups'
+/// spans when `caps`.
+pub(super) fn nth_match(
+    re: &Compiled,
+    s: &str,
     from: usize,
     n: i64,
-) -> Result<Option<Captures<'h>>> {
+    caps: bool,
+) -> Result<Option<Spans>> {
     let mut at = from;
     let mut k = 0;
     while at <= s.len() {
-        let Some(caps) = re.captures_from_pos(s, at).map_err(are::run_error)? else {
+        let Some(spans) = re.find_at(s, at, caps)? else {
             return Ok(None);
         };
         k += 1;
-        let Some(m) = caps.get(0) else {
+        let Some((so, eo)) = spans[0] else {
             return Ok(None);
         };
         if k == n {
-            return Ok(Some(caps));
+            return Ok(Some(spans));
         }
-        at = if m.end() > m.start() {
-            m.end()
+        at = if eo > so {
+            eo
         } else {
-            m.end() + s[m.end()..].chars().next().map_or(1, char::len_utf8)
+            eo + s[eo..].chars().next().map_or(1, char::len_utf8)
         };
     }
     Ok(None)
@@ -275,7 +278,7 @@ impl RegexpFunc {
             RegexpFunc::Count => Ok(Value::Int4(match from {
                 Some(b) => {
                     let mut n = 0;
-                    while nth_match(&re, s, b, n + 1)?.is_some() {
+                    while nth_match(&re, s, b, n + 1, false)?.is_some() {
                         n += 1;
                     }
                     n as i32
@@ -314,18 +317,19 @@ impl RegexpFunc {
                     return Err(bad_param("subexpr", subexpr));
                 }
                 let caps = match from {
-                    Some(b) => nth_match(&re, s, b, n)?,
+                    Some(b) => nth_match(&re, s, b, n, subexpr > 0)?,
                     None => None,
                 };
-                let m = caps.as_ref().and_then(|c| c.get(subexpr as usize));
+                let m = caps
+                    .as_ref()
+                    .and_then(|c| c.get(subexpr as usize).copied().flatten());
                 Ok(match (self, m) {
                     (RegexpFunc::Instr, None) => Value::Int4(0),
-                    (RegexpFunc::Instr, Some(m)) => Value::Int4(char_pos(
-                        s,
-                        if endoption == 1 { m.end() } else { m.start() },
-                    )),
+                    (RegexpFunc::Instr, Some((a, b))) => {
+                        Value::Int4(char_pos(s, if endoption == 1 { b } else { a }))
+                    }
                     (_, None) => Value::Null,
-                    (_, Some(m)) => Value::text(m.as_str()),
+                    (_, Some((a, b))) => Value::text(&s[a..b]),
                 })
             }
             _ => unreachable!("evaluated by eval_match"),
@@ -363,33 +367,38 @@ impl RegexpFunc {
 
 /// Replaces the `n`-th match at or after byte `from` (every one when `n`
 /// is 0).
-fn replace(re: &Regex, s: &str, repl: &str, from: Option<usize>, n: i64) -> Result<String> {
+fn replace(re: &Compiled, s: &str, repl: &str, from: Option<usize>, n: i64) -> Result<String> {
     let Some(from) = from else {
         return Ok(s.to_string());
     };
+    // Captures are needed only for `\1`..`\9` in the replacement.
+    let caps = repl
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'\\' && w[1].is_ascii_digit() && w[1] != b'0');
     let mut out = String::with_capacity(s.len());
     out.push_str(&s[..from]);
     let mut last = from;
     let mut at = from;
     let mut k = 0;
     while at <= s.len() {
-        let Some(caps) = re.captures_from_pos(s, at).map_err(are::run_error)? else {
+        let Some(spans) = re.find_at(s, at, caps)? else {
             break;
         };
-        let Some(m) = caps.get(0) else { break };
+        let Some((so, eo)) = spans[0] else { break };
         k += 1;
         if n == 0 || k == n {
-            out.push_str(&s[last..m.start()]);
-            expand(&caps, repl, &mut out);
-            last = m.end();
+            out.push_str(&s[last..so]);
+            expand(s, &spans, repl, &mut out);
+            last = eo;
             if n != 0 {
                 break;
             }
         }
-        at = if m.end() > m.start() {
-            m.end()
+        at = if eo > so {
+            eo
         } else {
-            m.end() + s[m.end()..].chars().next().map_or(1, char::len_utf8)
+            eo + s[eo..].chars().next().map_or(1, char::len_utf8)
         };
     }
     out.push_str(&s[last..]);

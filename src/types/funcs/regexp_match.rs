@@ -19,7 +19,6 @@ use crate::error::{Error, Result};
 use crate::types::array::Array;
 use crate::types::datatype::DataType;
 use crate::types::value::Value;
-use fancy_regex::Captures;
 
 /// `s ~ pattern` (`icase`: `~*`).
 pub fn matches(s: &str, pattern: &str, icase: bool) -> Result<bool> {
@@ -61,19 +60,19 @@ fn find_matches(
     pattern: &str,
     flags: Flags,
     ignore_degenerate: bool,
+    caps: bool,
 ) -> Result<MatchSpans> {
     let re = are::compile(pattern, flags)?;
     let mut out = Vec::new();
     let mut at = 0;
     let mut prev_end = 0;
     while at <= s.len() {
-        let Some(caps) = re.captures_from_pos(s, at).map_err(are::run_error)? else {
+        let Some(spans) = re.find_at(s, at, caps)? else {
             break;
         };
-        let Some(m) = caps.get(0) else { break };
-        let (so, eo) = (m.start(), m.end());
+        let Some((so, eo)) = spans[0] else { break };
         if !ignore_degenerate || (so < s.len() && eo > prev_end) {
-            out.push(spans(&caps));
+            out.push(spans);
             prev_end = eo;
             if !flags.global {
                 break;
@@ -86,12 +85,6 @@ fn find_matches(
         };
     }
     Ok(out)
-}
-
-fn spans(caps: &Captures) -> Vec<Option<(usize, usize)>> {
-    (0..caps.len())
-        .map(|k| caps.get(k).map(|m| (m.start(), m.end())))
-        .collect()
 }
 
 /// One match as `regexp_match` returns it: the subexpressions' texts, or
@@ -109,14 +102,14 @@ fn match_array(s: &str, m: &[Option<(usize, usize)>]) -> Value {
 /// `regexp_match(s, pattern [, flags])`: the first match, NULL if none.
 pub fn regexp_match(s: &str, pattern: &str, opts: Option<&str>) -> Result<Value> {
     let flags = flags_of(opts, "regexp_match", false)?;
-    let found = find_matches(s, pattern, flags, false)?;
+    let found = find_matches(s, pattern, flags, false, true)?;
     Ok(found.first().map_or(Value::Null, |m| match_array(s, m)))
 }
 
 /// `regexp_matches(s, pattern [, flags])`: one row per match.
 pub fn regexp_matches(s: &str, pattern: &str, opts: Option<&str>) -> Result<Vec<Value>> {
     let flags = flags_of(opts, "regexp_matches", true)?;
-    let found = find_matches(s, pattern, flags, false)?;
+    let found = find_matches(s, pattern, flags, false, true)?;
     Ok(found.iter().map(|m| match_array(s, m)).collect())
 }
 
@@ -125,7 +118,7 @@ pub fn regexp_matches(s: &str, pattern: &str, opts: Option<&str>) -> Result<Vec<
 pub fn regexp_split(s: &str, pattern: &str, opts: Option<&str>, func: &str) -> Result<Vec<Value>> {
     let mut flags = flags_of(opts, func, false)?;
     flags.global = true;
-    let found = find_matches(s, pattern, flags, true)?;
+    let found = find_matches(s, pattern, flags, true, false)?;
     let mut out = Vec::with_capacity(found.len() + 1);
     let mut last = 0;
     for m in &found {
@@ -141,7 +134,7 @@ pub fn regexp_split(s: &str, pattern: &str, opts: Option<&str>, func: &str) -> R
 /// `substring(s from pattern)`: the part matching the first parenthesized
 /// subexpression if there is one, else the whole match; NULL if none.
 pub fn substring(s: &str, pattern: &str) -> Result<Value> {
-    let found = find_matches(s, pattern, Flags::default(), false)?;
+    let found = find_matches(s, pattern, Flags::default(), false, true)?;
     let Some(m) = found.first() else {
         return Ok(Value::Null);
     };
