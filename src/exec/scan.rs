@@ -27,9 +27,10 @@ use crate::access::heap::pageops::push_normal;
 use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
+use crate::access::packed_cache::PackedPage;
 use crate::catalog::TableDef;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::{page, BlockNumber};
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{count_true, truth_mask, Expr};
@@ -37,7 +38,7 @@ use super::fastpath::fixed_scan::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
     fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
-use super::fastpath::packed::PackedScan;
+use super::fastpath::packed::{Cached, PackedScan};
 use super::fastpath::page_agg::{PageAgg, PagePartial};
 use super::fastpath::page_pred::{Mask, PagePred};
 use super::fastpath::summaries::{SummaryCounts, SummaryPlan, SummaryScan};
@@ -182,6 +183,38 @@ impl OnPage<'_> {
             (None, None) => unreachable!("folded only with page_agg or page_pred"),
         }
     }
+}
+
+impl OnPage<'_> {
+    /// Takes the packed entry `p` of a page: folds (or counts) its rows
+    /// when the scan does that on pages, else appends its columns to
+    /// `builders`. Returns the rows appended.
+    #[inline]
+    fn take_packed(
+        &mut self,
+        pk: &PackedScan<'_>,
+        p: &PackedPage,
+        fixed: &[FixedColumn],
+        builders: &mut [Vector],
+    ) -> usize {
+        let n = p.rows();
+        let cols = pk.columns(p);
+        if self.page_agg.is_some() || self.page_pred.is_some() {
+            self.fold(&cols, n);
+            return 0;
+        }
+        for (k, c) in fixed.iter().enumerate() {
+            push_i32s(&mut builders[c.out], cols[k]);
+        }
+        n
+    }
+}
+
+/// Whether the scan's summaries want block `block`'s page read now, to
+/// write its summary ([`SummaryScan::fill_wanted`]).
+#[inline]
+fn wants_fill(summaries: Option<&SharedSummaries<'_>>, block: BlockNumber) -> bool {
+    summaries.is_some_and(|s| s.borrow_mut().fill_wanted(block))
 }
 
 /// Appends `vals` to the `int4`/`date` builder `v` (no NULLs).
@@ -341,10 +374,41 @@ impl Operator for SeqScanOp<'_> {
                 );
                 let (page_agg, folded, scratch) =
                     (&mut self.page_agg, &mut self.folded, &mut *self.scratch);
+                let Some(block) = self.scan.next_block()? else {
+                    self.done = true;
+                    break;
+                };
+                // A block the packed column cache holds is answered from
+                // its entry, its page left unread (unless the summaries
+                // want that page's summary written now).
                 let packed = &mut self.packed;
+                let cached = match (packed.as_mut(), fixed) {
+                    (Some(pk), Some(_)) => pk.cached(block),
+                    _ => Cached::Declined,
+                };
+                let cached = match cached {
+                    Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
+                        let (pk, fixed) = (packed.as_ref(), fixed);
+                        let mut on = OnPage {
+                            page_agg,
+                            page_pred,
+                            masks,
+                            scratch,
+                            folded,
+                            counted,
+                            removed,
+                        };
+                        if let (Some(pk), Some(fixed)) = (pk, fixed) {
+                            self.pending += on.take_packed(pk, &p, fixed, builders);
+                        }
+                        self.pages.page();
+                        continue;
+                    }
+                    other => other,
+                };
                 let page_rows =
                     self.scan
-                        .next_page_lazy(|block, pg, vis, ahead| -> Result<usize> {
+                        .read_block(block, |block, pg, vis, ahead| -> Result<usize> {
                             // Folded into the aggregates, or counted, on the
                             // page itself (`page_agg`, `page_pred`).
                             let on_page = page_agg.is_some() || page_pred.is_some();
@@ -357,21 +421,18 @@ impl Operator for SeqScanOp<'_> {
                                 counted,
                                 removed,
                             };
-                            // The page's packed columns, from the cache.
+                            // The page's packed columns: its entry, or read
+                            // and stored when the page is ALL_VISIBLE.
                             if let (Some(pk), Some(fixed), true) =
                                 (packed.as_mut(), fixed, matches!(vis, Visible::AllNormal))
                             {
-                                if let Some(p) = pk.page(block, pg, ahead)? {
-                                    let n = p.rows();
-                                    let cols = pk.columns(&p);
-                                    if on_page {
-                                        on.fold(&cols, n);
-                                        return Ok(0);
-                                    }
-                                    for (k, c) in fixed.iter().enumerate() {
-                                        push_i32s(&mut builders[c.out], cols[k]);
-                                    }
-                                    return Ok(n);
+                                let p = match cached {
+                                    Cached::Hit(p) => Some(p),
+                                    Cached::Miss(gen) => pk.build(block, gen, pg, ahead)?,
+                                    Cached::Declined => None,
+                                };
+                                if let Some(p) = p {
+                                    return Ok(on.take_packed(pk, &p, fixed, builders));
                                 }
                             }
                             if let (Some(fixed), true, Visible::AllNormal) = (fixed, on_page, vis) {
