@@ -359,6 +359,13 @@ impl Operator for SeqScanOp<'_> {
         loop {
             self.ctx.check_cancel()?;
             while !self.done && self.pending + self.counted + self.folded < BATCH_SIZE {
+                let Some(block) = self.scan.next_block()? else {
+                    self.done = true;
+                    break;
+                };
+                let Some(cached) = self.answer_cached(block) else {
+                    continue;
+                };
                 let (columns, upto, with_tid, desc) =
                     (self.columns, self.upto, self.with_tid, &self.desc);
                 let builders = &mut self.builders;
@@ -374,38 +381,7 @@ impl Operator for SeqScanOp<'_> {
                 );
                 let (page_agg, folded, scratch) =
                     (&mut self.page_agg, &mut self.folded, &mut *self.scratch);
-                let Some(block) = self.scan.next_block()? else {
-                    self.done = true;
-                    break;
-                };
-                // A block the packed column cache holds is answered from
-                // its entry, its page left unread (unless the summaries
-                // want that page's summary written now).
                 let packed = &mut self.packed;
-                let cached = match (packed.as_mut(), fixed) {
-                    (Some(pk), Some(_)) => pk.cached(block),
-                    _ => Cached::Declined,
-                };
-                let cached = match cached {
-                    Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
-                        let (pk, fixed) = (packed.as_ref(), fixed);
-                        let mut on = OnPage {
-                            page_agg,
-                            page_pred,
-                            masks,
-                            scratch,
-                            folded,
-                            counted,
-                            removed,
-                        };
-                        if let (Some(pk), Some(fixed)) = (pk, fixed) {
-                            self.pending += on.take_packed(pk, &p, fixed, builders);
-                        }
-                        self.pages.page();
-                        continue;
-                    }
-                    other => other,
-                };
                 let page_rows =
                     self.scan
                         .read_block(block, |block, pg, vis, ahead| -> Result<usize> {
@@ -512,6 +488,35 @@ impl Operator for SeqScanOp<'_> {
             if batch.len > 0 || self.done {
                 return Ok(Some(batch));
             }
+        }
+    }
+}
+
+impl SeqScanOp<'_> {
+    /// Looks block `block` up in the packed column cache before it is
+    /// read: a block with an entry is answered from it and its page left
+    /// unread (`None`), unless the summaries want that page's summary
+    /// written now; else what reading it does with the cache.
+    fn answer_cached(&mut self, block: BlockNumber) -> Option<Cached> {
+        let (Some(pk), Some(fixed)) = (self.packed.as_mut(), self.fixed.as_deref()) else {
+            return Some(Cached::Declined);
+        };
+        match pk.cached(block) {
+            Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
+                let mut on = OnPage {
+                    page_agg: &mut self.page_agg,
+                    page_pred: self.page_pred.as_ref(),
+                    masks: &mut self.masks,
+                    scratch: &mut self.scratch,
+                    folded: &mut self.folded,
+                    counted: &mut self.counted,
+                    removed: &mut self.removed,
+                };
+                self.pending += on.take_packed(pk, &p, fixed, &mut self.builders);
+                self.pages.page();
+                None
+            }
+            other => Some(other),
         }
     }
 }
