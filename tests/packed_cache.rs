@@ -157,7 +157,7 @@ fn cached_pages_agree_with_full_scans_under_concurrent_writers() {
     run(&mut s, "vacuum t");
     run(&mut s, "set enable_page_summaries = off");
     run(&mut s, "set max_parallel_workers_per_gather = 0");
-    // Off by default.
+    // The default, set all the same.
     run(&mut s, "set packed_cache_size = '1GB'");
     let q = "select g, sum(v) from t group by g";
     let (hits, built) = packed_figures(&mut s, q);

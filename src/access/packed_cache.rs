@@ -18,9 +18,14 @@
 //! 2. *Any change of the block's map bit drops the entry.* Every run-time
 //!    change of a map entry goes through the relation's summary cache's
 //!    invalidation ([`crate::access::summary_cache::SummaryCache::invalidate`]:
-//!    `clear_vm`, `set_vm_in`, `fill_summary`), which calls
-//!    [`PackedCache::invalidate`] *after* the change: the entry is dropped
-//!    and the block's generation bumped.
+//!    `clear_vm`, `set_vm_in`), which calls [`PackedCache::invalidate`]
+//!    *after* the change: the entry is dropped and the block's generation
+//!    bumped. A writer clears the bit (and so drops the entry) with its
+//!    change, under the page's exclusive lock, and commits after: a reader
+//!    that took the entry before the drop gets the page as it was before
+//!    the change, which is what its snapshot (taken before its look-up,
+//!    so before the commit) sees. So a scan answers a block from its entry
+//!    without reading the page (`exec::fastpath::packed`).
 //! 3. *No stale entry is ever stored.* A reader takes the block's generation
 //!    ([`PackedCache::get`]) before it checks the bit and reads the page,
 //!    and stores ([`PackedCache::put`]) only if the generation is still
@@ -384,7 +389,7 @@ mod tests {
 
     #[test]
     fn a_change_between_get_and_put_stores_nothing() {
-        // Off by default; the tests of this cache turn it on.
+        // The bound is process-wide: another test may have changed it.
         set_limit(1 << 30);
         let c = PackedCache::default();
         let Lookup::Miss(g) = c.get(3) else {
@@ -422,7 +427,7 @@ mod tests {
 
     #[test]
     fn entries_are_counted_until_dropped() {
-        // Off by default; the tests of this cache turn it on.
+        // The bound is process-wide: another test may have changed it.
         set_limit(1 << 30);
         let c = PackedCache::default();
         let before = used();

@@ -632,7 +632,7 @@ impl HeapRelation {
         }
         put_slot(&mut sg[..], block, &slot);
         sg.mark_dirty();
-        self.summary_cache().invalidate(block);
+        self.summary_cache().invalidate_summary(block);
         if let Some(wal) = self.wal() {
             let rec = super::heap::record::HeapRecord::SummarySet {
                 heap_block: block,

@@ -19,8 +19,9 @@
 //!    all-visible page, VACUUM's repair of a wrong bit, tail truncation),
 //!    `HeapRelation::set_vm_in` (VACUUM, COPY FREEZE) or
 //!    [`HeapRelation::fill_summary`]; each calls [`SummaryCache::invalidate`]
-//!    *after* its change, which drops the entry and bumps the window's
-//!    generation. Recovery changes pages before any relation is opened, so
+//!    (`fill_summary`, which changes a slot alone:
+//!    [`SummaryCache::invalidate_summary`]) *after* its change, which drops
+//!    the entry and bumps the window's generation. Recovery changes pages before any relation is opened, so
 //!    a cache never outlives a change it did not see.
 //! 3. *No stale entry is ever stored.* A reader takes the window's
 //!    generation ([`SummaryCache::get`]) before it reads the map and slots,
@@ -38,8 +39,9 @@
 //! whose tuples every running snapshot sees).
 //!
 //! The same invalidation drops the block's entry of the relation's packed
-//! column cache ([`PackedCache`], held here so that every path that drops
-//! a summary drops it too).
+//! column cache ([`PackedCache`], held here so that every path that
+//! changes a block's map entry drops it too); writing a missing summary
+//! slot changes neither the page nor its map entry and leaves it.
 //!
 //! The cache holds about 400 bytes per 256 KiB of heap, only for windows
 //! some scan answered from summaries; an entry is a pure function of the
@@ -131,9 +133,18 @@ impl SummaryCache {
     }
 
     /// Drops the entry of heap block `block`'s window and bumps its
-    /// generation: called after every change of the block's map entry or
-    /// slot.
+    /// generation, and drops the block's packed entry: called after every
+    /// change of the block's map entry.
     pub fn invalidate(&self, block: BlockNumber) {
+        self.invalidate_summary(block);
+        self.packed.invalidate(block);
+    }
+
+    /// Drops the entry of heap block `block`'s window and bumps its
+    /// generation, leaving the block's packed entry: called after a change
+    /// of the block's summary slot alone (`HeapRelation::fill_summary`),
+    /// which changes neither the heap page nor its map bit.
+    pub fn invalidate_summary(&self, block: BlockNumber) {
         let w = sumfork::summary_block(block) as usize;
         {
             let mut windows = self.lock();
@@ -145,7 +156,6 @@ impl SummaryCache {
             e.known = false;
             e.merged = None;
         }
-        self.packed.invalidate(block);
     }
 
     /// The relation's packed column cache, which every

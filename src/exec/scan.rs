@@ -27,9 +27,10 @@ use crate::access::heap::pageops::push_normal;
 use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
+use crate::access::packed_cache::PackedPage;
 use crate::catalog::TableDef;
 use crate::error::Result;
-use crate::storage::page;
+use crate::storage::{page, BlockNumber};
 use crate::types::{self, BinaryOp, DataType, Value};
 
 use super::expr::{count_true, truth_mask, Expr};
@@ -37,7 +38,7 @@ use super::fastpath::fixed_scan::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
     fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
-use super::fastpath::packed::PackedScan;
+use super::fastpath::packed::{Cached, PackedScan};
 use super::fastpath::page_agg::{PageAgg, PagePartial};
 use super::fastpath::page_pred::{Mask, PagePred};
 use super::fastpath::summaries::{SummaryCounts, SummaryPlan, SummaryScan};
@@ -184,6 +185,38 @@ impl OnPage<'_> {
     }
 }
 
+impl OnPage<'_> {
+    /// Takes the packed entry `p` of a page: folds (or counts) its rows
+    /// when the scan does that on pages, else appends its columns to
+    /// `builders`. Returns the rows appended.
+    #[inline]
+    fn take_packed(
+        &mut self,
+        pk: &PackedScan<'_>,
+        p: &PackedPage,
+        fixed: &[FixedColumn],
+        builders: &mut [Vector],
+    ) -> usize {
+        let n = p.rows();
+        let cols = pk.columns(p);
+        if self.page_agg.is_some() || self.page_pred.is_some() {
+            self.fold(&cols, n);
+            return 0;
+        }
+        for (k, c) in fixed.iter().enumerate() {
+            push_i32s(&mut builders[c.out], cols[k]);
+        }
+        n
+    }
+}
+
+/// Whether the scan's summaries want block `block`'s page read now, to
+/// write its summary ([`SummaryScan::fill_wanted`]).
+#[inline]
+fn wants_fill(summaries: Option<&SharedSummaries<'_>>, block: BlockNumber) -> bool {
+    summaries.is_some_and(|s| s.borrow_mut().fill_wanted(block))
+}
+
 /// Appends `vals` to the `int4`/`date` builder `v` (no NULLs).
 #[inline]
 fn push_i32s(v: &mut Vector, vals: &[i32]) {
@@ -326,6 +359,13 @@ impl Operator for SeqScanOp<'_> {
         loop {
             self.ctx.check_cancel()?;
             while !self.done && self.pending + self.counted + self.folded < BATCH_SIZE {
+                let Some(block) = self.scan.next_block()? else {
+                    self.done = true;
+                    break;
+                };
+                let Some(cached) = self.answer_cached(block) else {
+                    continue;
+                };
                 let (columns, upto, with_tid, desc) =
                     (self.columns, self.upto, self.with_tid, &self.desc);
                 let builders = &mut self.builders;
@@ -344,7 +384,7 @@ impl Operator for SeqScanOp<'_> {
                 let packed = &mut self.packed;
                 let page_rows =
                     self.scan
-                        .next_page_lazy(|block, pg, vis, ahead| -> Result<usize> {
+                        .read_block(block, |block, pg, vis, ahead| -> Result<usize> {
                             // Folded into the aggregates, or counted, on the
                             // page itself (`page_agg`, `page_pred`).
                             let on_page = page_agg.is_some() || page_pred.is_some();
@@ -357,21 +397,18 @@ impl Operator for SeqScanOp<'_> {
                                 counted,
                                 removed,
                             };
-                            // The page's packed columns, from the cache.
+                            // The page's packed columns: its entry, or read
+                            // and stored when the page is ALL_VISIBLE.
                             if let (Some(pk), Some(fixed), true) =
                                 (packed.as_mut(), fixed, matches!(vis, Visible::AllNormal))
                             {
-                                if let Some(p) = pk.page(block, pg, ahead)? {
-                                    let n = p.rows();
-                                    let cols = pk.columns(&p);
-                                    if on_page {
-                                        on.fold(&cols, n);
-                                        return Ok(0);
-                                    }
-                                    for (k, c) in fixed.iter().enumerate() {
-                                        push_i32s(&mut builders[c.out], cols[k]);
-                                    }
-                                    return Ok(n);
+                                let p = match cached {
+                                    Cached::Hit(p) => Some(p),
+                                    Cached::Miss(gen) => pk.build(block, gen, pg, ahead)?,
+                                    Cached::Declined => None,
+                                };
+                                if let Some(p) = p {
+                                    return Ok(on.take_packed(pk, &p, fixed, builders));
                                 }
                             }
                             if let (Some(fixed), true, Visible::AllNormal) = (fixed, on_page, vis) {
@@ -451,6 +488,35 @@ impl Operator for SeqScanOp<'_> {
             if batch.len > 0 || self.done {
                 return Ok(Some(batch));
             }
+        }
+    }
+}
+
+impl SeqScanOp<'_> {
+    /// Looks block `block` up in the packed column cache before it is
+    /// read: a block with an entry is answered from it and its page left
+    /// unread (`None`), unless the summaries want that page's summary
+    /// written now; else what reading it does with the cache.
+    fn answer_cached(&mut self, block: BlockNumber) -> Option<Cached> {
+        let (Some(pk), Some(fixed)) = (self.packed.as_mut(), self.fixed.as_deref()) else {
+            return Some(Cached::Declined);
+        };
+        match pk.cached(block) {
+            Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
+                let mut on = OnPage {
+                    page_agg: &mut self.page_agg,
+                    page_pred: self.page_pred.as_ref(),
+                    masks: &mut self.masks,
+                    scratch: &mut self.scratch,
+                    folded: &mut self.folded,
+                    counted: &mut self.counted,
+                    removed: &mut self.removed,
+                };
+                self.pending += on.take_packed(pk, &p, fixed, &mut self.builders);
+                self.pages.page();
+                None
+            }
+            other => Some(other),
         }
     }
 }

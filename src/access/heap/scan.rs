@@ -9,6 +9,9 @@
 //! and that list to the caller's closure, still under the same lock: one
 //! content lock per page, and no copy of the tuples. The closure should be
 //! quick (copy out the values it needs); writers to that page wait for it.
+//! A caller may take the next block without reading it
+//! ([`HeapScan::next_block`]) and read it only when it has no other
+//! answer for it ([`HeapScan::read_block`]: the packed column cache).
 //!
 //! Hint bits: when the visibility checks found hint bits to set, the scan
 //! drops the shared lock *before* calling the closure, takes the exclusive
@@ -651,7 +654,18 @@ impl<'r> HeapScan<'r> {
         &mut self,
         f: impl FnOnce(BlockNumber, &[u8], Visible<'_>, Ahead) -> R,
     ) -> Result<Option<R>> {
-        let block = loop {
+        match self.next_block()? {
+            Some(block) => self.read_block(block, f),
+            None => Ok(None),
+        }
+    }
+
+    /// The next block to visit (past those the block filter leaves), taken
+    /// from the scan without reading it; `None` after the last. The caller
+    /// reads it with [`HeapScan::read_block`] or answers it otherwise (the
+    /// packed column cache: `exec::fastpath::packed`).
+    pub fn next_block(&mut self) -> Result<Option<BlockNumber>> {
+        loop {
             if !self.advance() {
                 return Ok(None);
             }
@@ -664,8 +678,17 @@ impl<'r> HeapScan<'r> {
                     continue;
                 }
             }
-            break block;
-        };
+            return Ok(Some(block));
+        }
+    }
+
+    /// Reads block `block`, just taken by [`HeapScan::next_block`], as
+    /// [`HeapScan::next_page_lazy`] does.
+    pub fn read_block<R>(
+        &mut self,
+        block: BlockNumber,
+        f: impl FnOnce(BlockNumber, &[u8], Visible<'_>, Ahead) -> R,
+    ) -> Result<Option<R>> {
         let rel = self.rel;
         let Some(buf) = self.pin(block)? else {
             return Ok(None);

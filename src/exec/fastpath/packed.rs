@@ -1,8 +1,10 @@
-//! A scan's use of the packed column cache (`access::packed_cache`): on an
-//! ALL_VISIBLE page, the values of the table's leading 4-byte integer
-//! columns from the page's entry instead of the tuples, or, on a miss, read
-//! from the page by the fused column loop
-//! ([`super::fixed_scan::fused_page_values`]) and stored for the next scan.
+//! A scan's use of the packed column cache (`access::packed_cache`): a
+//! block with an entry is answered from it before the scan reads the
+//! page (no pin, no page lock, no page header touched: the values of the
+//! table's leading 4-byte integer columns, 4 bytes each); a block without
+//! one is read, and when it is ALL_VISIBLE its values are read by the
+//! fused column loop ([`super::fixed_scan::fused_page_values`]) and
+//! stored for the next scan.
 //!
 //! Applies when every column the scan reads is one of the *packed columns*:
 //! the table's first [`PACKED_MAX`] `int4`/`date` columns that only
@@ -28,6 +30,18 @@ use crate::storage::BlockNumber;
 use crate::types::DataType;
 
 use super::fixed_scan::{fixed_layout, fused_page_values, FixedColumn, PageColumns, FUSED_MAX};
+
+/// What the cache holds for a block ([`PackedScan::cached`]).
+pub enum Cached {
+    /// The page's packed columns, in this scan's layout.
+    Hit(Arc<PackedPage>),
+    /// An entry that does not serve: the fused loop declined the page, or
+    /// the entry was made for another layout. The page is read.
+    Declined,
+    /// No entry: the page is read, and its entry built
+    /// ([`PackedScan::build`]) with this generation.
+    Miss(u64),
+}
 
 /// One scan's packed columns and what it took from the cache.
 pub struct PackedScan<'r> {
@@ -90,25 +104,36 @@ impl<'r> PackedScan<'r> {
         })
     }
 
+    /// What the cache holds for `block`, looked up before the block is
+    /// read: an entry answers the block without reading the page at all
+    /// (the cache's invariant 1: while the entry is held the page is
+    /// all-visible and unchanged, so every snapshot sees exactly its
+    /// tuples).
+    #[inline]
+    pub fn cached(&mut self, block: BlockNumber) -> Cached {
+        match self.rel.packed_cache().get(block) {
+            Lookup::Hit(p) if p.tag() == self.tag && p.ncols() > 0 => {
+                self.hits += 1;
+                Cached::Hit(p)
+            }
+            Lookup::Hit(_) => Cached::Declined,
+            Lookup::Miss(gen) => Cached::Miss(gen),
+        }
+    }
+
     /// The packed values of ALL_VISIBLE page `pg` (block `block`, whose
-    /// shared lock the caller holds): its entry, or read from the page and
-    /// stored. `None` when the fused loop declines the page (remembered
-    /// too, as an entry of no columns).
-    pub fn page(
+    /// shared lock the caller holds), read from the page and stored with
+    /// generation `gen` (taken by [`PackedScan::cached`] before the page
+    /// was read). `None` when the fused loop declines the page
+    /// (remembered too, as an entry of no columns).
+    pub fn build(
         &mut self,
         block: BlockNumber,
+        gen: u64,
         pg: &[u8],
         ahead: Ahead,
     ) -> Result<Option<Arc<PackedPage>>> {
         let cache = self.rel.packed_cache();
-        let gen = match cache.get(block) {
-            Lookup::Hit(p) if p.tag() == self.tag && p.ncols() > 0 => {
-                self.hits += 1;
-                return Ok(Some(p));
-            }
-            Lookup::Hit(_) => return Ok(None),
-            Lookup::Miss(gen) => gen,
-        };
         let Some(n) = fused_page_values(pg, self.natts, &self.layout, &mut self.scratch, ahead)
         else {
             // Declined (a NULL, a short tuple): remembered as an entry of

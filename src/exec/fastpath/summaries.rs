@@ -848,6 +848,22 @@ impl SummaryScan<'_> {
         self.grouping = false;
     }
 
+    /// Whether block `block`, about to be answered without reading its
+    /// page (the packed column cache), should be read instead because
+    /// [`SummaryScan::fill`] would write its summary now; when not, the
+    /// block counts as a page left without one, as if read.
+    pub fn fill_wanted(&mut self, block: BlockNumber) -> bool {
+        if self.unsummarised != Some(block) {
+            return false;
+        }
+        if self.missing % FILL_EVERY == 0 {
+            return true;
+        }
+        self.unsummarised = None;
+        self.missing += 1;
+        false
+    }
+
     /// Called with each ALL_VISIBLE page the scan reads, under its lock:
     /// writes the summary of the block last visited when it had none and
     /// its all-visible bit is set (`HeapRelation::fill_summary`), for the
