@@ -26,7 +26,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use crate::access::heap::tuple;
-use crate::access::heap::{HeapRelation, Tid, TmResult};
+use crate::access::heap::{HeapRelation, HotRule, Tid, TmResult};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
@@ -472,13 +472,18 @@ impl ModifyTable<'_> {
                 writer.form(&b, i, 1)?;
                 let old = self.old_row(&old_desc, tid)?;
                 let mut new_tid = None;
+                let rule = indexer
+                    .as_ref()
+                    .map_or(HotRule::NoIndexes, IndexInserter::hot_rule);
                 if change_row(ctx, || {
-                    let (r, t) = rel.update(tid, &writer.tuple, xid, cid)?;
+                    let (r, t) = rel.update_with(tid, &writer.tuple, xid, cid, rule)?;
                     new_tid = t;
                     Ok(r)
                 })? {
-                    if let (Some(ix), Some(t)) = (&indexer, new_tid) {
-                        ix.insert(ctx, rel, &ix.row_of(&b, i, 1), t)?;
+                    // A heap-only version is reached through its root's
+                    // entries.
+                    if let (Some(ix), Some(t)) = (&indexer, new_tid.filter(|t| !t.heap_only)) {
+                        ix.insert(ctx, rel, &ix.row_of(&b, i, 1), t.tid)?;
                     }
                     if let (Some(fk), Some(old)) = (self.fk, &old) {
                         let new: Vec<Value> =

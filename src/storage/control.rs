@@ -45,7 +45,11 @@ const RECORD_LEN: usize = 40;
 /// verification, so version-1 directories are refused.
 /// 3: the catalog file carries a CRC-32C and the commit log a summary of
 /// its pages (`txn::clog`); older directories are refused.
-pub const FORMAT_VERSION: u32 = 3;
+/// 4: index entries name HOT chain roots only (`access::heap::hot`); a
+/// version-3 directory's indexes have entries for heap-only versions and
+/// its pages HOT chains whose versions differ in indexed columns, which
+/// the chain-following readers would misread, so it is refused.
+pub const FORMAT_VERSION: u32 = 4;
 /// The first transaction id handed out in a new cluster (0 is invalid,
 /// 1 bootstrap and 2 frozen, as in PostgreSQL).
 pub const FIRST_NORMAL_XID: u32 = 3;
