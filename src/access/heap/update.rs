@@ -8,7 +8,8 @@
 //!   indexed column changed. Otherwise it is a root of its own on the same
 //!   page, and the caller makes its index entries.
 //! - When the old page is full and may hold dead versions (its `prune_xid`
-//!   is older than the oldest xmin still needed), the update lets go of the
+//!   is older than the oldest xmin still needed, and deleted or updated
+//!   versions fill at least a tenth of it), the update lets go of the
 //!   page and tries once for a *conditional* cleanup lock; if it gets it,
 //!   the page is pruned (as VACUUM's first pass prunes: freed roots stay
 //!   DEAD when the table has indexes) and the update starts again, so that
@@ -36,6 +37,28 @@ pub struct NewVersion {
     /// Heap-only (HOT): reached through its chain's root, it needs no
     /// index entries.
     pub heap_only: bool,
+}
+
+/// Whether page `p` holds enough deleted or updated versions (at least a
+/// tenth of the page, PostgreSQL's `heap_page_prune_opt` threshold) for a
+/// pruning to pay: a pruning costs about as much as several index
+/// insertions (the page walked, compacted and logged), so pruning for one
+/// freed version per update would cost more than the heap-only update
+/// saves. A walk of the line pointers and headers, under the caller's lock.
+fn worth_pruning(p: &[u8]) -> bool {
+    let mut bytes = 0usize;
+    for o in 1..=page::max_offset(p) {
+        let Some(t) = page::get_item(p, o) else {
+            continue;
+        };
+        if t.len() >= super::tuple::HEADER_SIZE
+            && super::tuple::infomask(t) & super::tuple::HEAP_XMAX_INVALID == 0
+            && super::tuple::xmax(t) != 0
+        {
+            bytes += maxalign(t.len());
+        }
+    }
+    bytes >= crate::storage::BLCKSZ / 10
 }
 
 impl HeapRelation {
@@ -113,8 +136,9 @@ impl HeapRelation {
             }
             self.fsm().note(tid.block, page::heap_free_space(&g[..]));
             let px = page::prune_xid(&g[..]);
+            let worth = !tried_prune && px != 0 && worth_pruning(&g[..]);
             drop(g);
-            if !tried_prune && px != 0 {
+            if worth {
                 tried_prune = true;
                 if self.prune_opportunistically(&old_buf, px, rule)? {
                     continue;
