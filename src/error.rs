@@ -63,6 +63,8 @@ pub enum SqlState {
     InvalidArgumentForLogarithm,
     /// 22025 invalid_escape_sequence (LIKE patterns)
     InvalidEscapeSequence,
+    /// 2200C invalid_use_of_escape_character
+    InvalidUseOfEscapeCharacter,
     /// 22011 substring_error
     SubstringError,
     /// 2202E array_subscript_error (`get_byte` past the end)
@@ -221,6 +223,7 @@ impl SqlState {
             InvalidArgumentForWidthBucketFunction => "2201G",
             InvalidArgumentForLogarithm => "2201E",
             InvalidEscapeSequence => "22025",
+            InvalidUseOfEscapeCharacter => "2200C",
             SubstringError => "22011",
             ArraySubscriptError => "2202E",
             InvalidRegularExpression => "2201B",
@@ -399,6 +402,7 @@ pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
         heapdb_grammar::ParseErrorKind::CharacterNotInRepertoire => {
             SqlState::CharacterNotInRepertoire
         }
+        heapdb_grammar::ParseErrorKind::FeatureNotSupported => SqlState::FeatureNotSupported,
     };
     Error::new(code, e.message).with_position(e.offset)
 }
@@ -426,6 +430,7 @@ mod tests {
             InvalidArgumentForPowerFunction,
             InvalidArgumentForLogarithm,
             InvalidEscapeSequence,
+            InvalidUseOfEscapeCharacter,
             ArraySubscriptError,
             InvalidRegularExpression,
             InvalidArgumentForWidthBucketFunction,

@@ -16,48 +16,11 @@
 //! (the statement runs there; parallel workers are turned off), so the
 //! database's background threads do not disturb the figures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use heapdb::settings::Settings;
 use heapdb::{Database, Session};
 
-/// Counts the allocations of threads that turned counting on.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        System.alloc(layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        System.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        System.realloc(ptr, layout, new_size)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-/// Counts one allocation when this thread counts. `try_with`: a thread
-/// being torn down has no thread-locals left, and its allocations are not
-/// the test's.
-fn note() {
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
+mod common;
+use common::counting::{counted, Counting};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -65,12 +28,9 @@ static ALLOC: Counting = Counting;
 /// Allocations made by running `sql` (after one warm-up run).
 fn allocations(s: &mut Session, sql: &str) -> u64 {
     s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    let r = s.execute(sql);
-    COUNTING.with(|on| on.set(false));
+    let (r, n) = counted(|| s.execute(sql));
     r.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    COUNT.with(|c| c.get())
+    n
 }
 
 #[test]

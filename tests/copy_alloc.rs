@@ -5,47 +5,11 @@
 //! value was one allocation per row). Only the test thread's allocations
 //! are counted (parallel workers are off).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use heapdb::settings::Settings;
 use heapdb::{Database, Session};
 
-/// Counts the allocations of threads that turned counting on.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        System.alloc(layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        System.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        System.realloc(ptr, layout, new_size)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-/// Counts one allocation when this thread counts (`try_with`: a thread
-/// being torn down has no thread-locals left).
-fn note() {
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
+mod common;
+use common::counting::{counted, Counting};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -58,12 +22,9 @@ fn allocations(s: &mut Session, sql: &str) -> (u64, u64) {
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
     let bytes = out.len() as u64;
     let mut sink = std::io::sink();
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    let r = s.copy_out(sql, &mut sink);
-    COUNTING.with(|on| on.set(false));
+    let (r, n) = counted(|| s.copy_out(sql, &mut sink));
     r.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    (COUNT.with(|c| c.get()), bytes)
+    (n, bytes)
 }
 
 #[test]

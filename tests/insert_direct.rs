@@ -177,3 +177,24 @@ fn direct_inserts_follow_the_transaction_block() {
         "ab|"
     );
 }
+
+/// An INSERT whose row and target list differ in length points where
+/// PostgreSQL does: at the first target column without a value, or at the
+/// first value without a column.
+#[test]
+fn count_mismatches_point_where_postgresql_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open(dir.path());
+    let cases = [
+        ("INSERT INTO u (a, b, c) VALUES (1, 2)", "c)"),
+        ("INSERT INTO u (a, b, c) VALUES (DEFAULT, DEFAULT)", "c)"),
+        ("INSERT INTO u (a, b) SELECT 1", "b)"),
+        ("INSERT INTO u (a) VALUES (1, 2)", "2)"),
+        ("INSERT INTO u (a) VALUES (DEFAULT, DEFAULT)", "DEFAULT)"),
+        ("INSERT INTO u (a) VALUES (1, 2 + 3)", "2 + 3"),
+    ];
+    for (sql, at) in cases {
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!(e.position, sql.rfind(at), "{sql}: {}", e.message);
+    }
+}

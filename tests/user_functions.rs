@@ -47,6 +47,8 @@ begin
   if n > 0 then s := 'plus'; elsif n < 0 then s := 'minus'; end if;
   return s;
 end $$;
+CREATE FUNCTION fc_series(n int) RETURNS SETOF int LANGUAGE sql AS 'select g from generate_series(1, n) g';
+CREATE FUNCTION fc_pairs(n int) RETURNS TABLE (k int, v text) LANGUAGE sql AS 'select g, g::text from generate_series(1, n) g';
 CREATE FUNCTION fc_replaced(x int) RETURNS int LANGUAGE sql AS 'select x';
 CREATE OR REPLACE FUNCTION fc_replaced(x int) RETURNS int LANGUAGE sql AS 'select x * 100';
 CREATE FUNCTION fc_dropped() RETURNS int LANGUAGE sql AS 'select 1';
@@ -68,6 +70,14 @@ SELECT 'marker' || 'reached';
             "SELECT fc_add(40, 2), fc_sign(-4), fc_sign(0), fc_replaced(3)"
         ),
         [["42", "minus", "zero", "300"]]
+    );
+    // Set-returning functions come back as sets, their columns named.
+    assert_eq!(
+        texts(
+            &mut s,
+            "SELECT f.n, p.v FROM fc_series(2) f(n), fc_pairs(3) p WHERE p.k = f.n + 1"
+        ),
+        [["1", "2"], ["2", "3"]]
     );
     for gone in ["fc_dropped", "fc_rolled_back", "fc_uncommitted"] {
         let e = s.execute(&format!("SELECT {gone}()")).expect_err(gone);

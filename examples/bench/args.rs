@@ -82,7 +82,7 @@ bench: heapdb side by side with PostgreSQL 15, SQLite and DuckDB
 usage: cargo run --release --example bench -- [OPTIONS]
 
   --scale N              size multiplier, float (default 1: 20M-row t, 5M accounts)
-  --only LIST            comma-separated workloads or prefixes (e.g. count_star,vacuum)
+  --only LIST            comma-separated workloads or prefixes (e.g. count_star,vacuum; NAME$: NAME alone)
   --peers LIST           comma-separated peers: pg,sqlite,duckdb (default all; '' for none)
   --runs N               measured runs per workload, median reported (default 5)
   --budget SECS          per workload: start no new run after SECS (default 60; one run always)
@@ -186,8 +186,12 @@ impl Args {
 }
 
 /// `--only` entry `pattern` selects `workload` when equal to it or a prefix
-/// ending at an underscore (`vacuum` selects `vacuum_fresh`).
+/// ending at an underscore (`vacuum` selects `vacuum_fresh`); `NAME$`
+/// selects `NAME` alone (`sum_group$` leaves `sum_group_shuffled` out).
 pub fn selects(pattern: &str, workload: &str) -> bool {
+    if let Some(exact) = pattern.strip_suffix('$') {
+        return workload == exact;
+    }
     workload == pattern
         || workload
             .strip_prefix(pattern)

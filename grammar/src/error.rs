@@ -33,6 +33,10 @@ pub enum ParseErrorKind {
     /// A byte sequence that is not valid UTF-8 (SQLSTATE 22021), from an
     /// `E'...'` escape such as `\xff`.
     CharacterNotInRepertoire,
+    /// A form the grammar reads but PostgreSQL does not support (SQLSTATE
+    /// 0A000), e.g. a multiple-column UPDATE item whose source is neither
+    /// a sub-SELECT nor a ROW() expression.
+    FeatureNotSupported,
 }
 
 /// A parse failure with PostgreSQL's wording and the offending position.

@@ -552,6 +552,7 @@ fn statement() -> BoxedStrategy<Statement> {
             .prop_map(
                 |(table, columns, source, returning)| Statement::Insert(Box::new(Insert {
                     table,
+                    column_offsets: vec![Offset(0); columns.len()],
                     columns,
                     source: source.map(Box::new),
                     returning,
@@ -578,6 +579,7 @@ fn statement() -> BoxedStrategy<Statement> {
                             column,
                             value,
                             offset: Offset(0),
+                            multi: None,
                         })
                         .collect(),
                     from,
@@ -723,6 +725,7 @@ fn statement() -> BoxedStrategy<Statement> {
         (object_name(), q.clone()).prop_map(|(table, q)| Statement::Insert(Box::new(Insert {
             table,
             columns: Vec::new(),
+            column_offsets: Vec::new(),
             source: Some(Box::new(q)),
             returning: Vec::new(),
             alias: None,

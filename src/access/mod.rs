@@ -5,6 +5,7 @@
 pub mod heap;
 pub mod inspect;
 pub mod nbtree;
+pub mod packed_cache;
 pub mod sumbuild;
 pub mod sumfork;
 pub mod summary;

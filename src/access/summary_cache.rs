@@ -37,6 +37,10 @@
 //! entry (or a later one, made after VACUUM set the bit again for a page
 //! whose tuples every running snapshot sees).
 //!
+//! The same invalidation drops the block's entry of the relation's packed
+//! column cache ([`PackedCache`], held here so that every path that drops
+//! a summary drops it too).
+//!
 //! The cache holds about 400 bytes per 256 KiB of heap, only for windows
 //! some scan answered from summaries; an entry is a pure function of the
 //! map and the slots, so losing it (or the whole cache) costs a re-read.
@@ -44,6 +48,7 @@
 use std::sync::Mutex;
 
 use super::heap::HeapRelation;
+use super::packed_cache::PackedCache;
 use super::sumfork::{self, Slot};
 use crate::storage::BlockNumber;
 
@@ -80,6 +85,9 @@ pub enum Lookup {
 #[derive(Debug, Default)]
 pub struct SummaryCache {
     windows: Mutex<Vec<Entry>>,
+    /// The relation's packed column cache, dropped block by block with
+    /// the summaries (`access::packed_cache`).
+    packed: PackedCache,
 }
 
 impl SummaryCache {
@@ -127,14 +135,23 @@ impl SummaryCache {
     /// slot.
     pub fn invalidate(&self, block: BlockNumber) {
         let w = sumfork::summary_block(block) as usize;
-        let mut windows = self.lock();
-        if windows.len() <= w {
-            windows.resize_with(w + 1, Entry::default);
+        {
+            let mut windows = self.lock();
+            if windows.len() <= w {
+                windows.resize_with(w + 1, Entry::default);
+            }
+            let e = &mut windows[w];
+            e.gen += 1;
+            e.known = false;
+            e.merged = None;
         }
-        let e = &mut windows[w];
-        e.gen += 1;
-        e.known = false;
-        e.merged = None;
+        self.packed.invalidate(block);
+    }
+
+    /// The relation's packed column cache, which every
+    /// [`SummaryCache::invalidate`] of a block drops that block from.
+    pub fn packed(&self) -> &PackedCache {
+        &self.packed
     }
 
     /// Entries holding a merged summary (for tests).

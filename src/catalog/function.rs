@@ -85,6 +85,12 @@ pub struct FunctionDef {
     pub parallel_safe: bool,
     /// The body's source text.
     pub body: String,
+    /// `RETURNS SETOF` / `RETURNS TABLE`: a set of rows, called in FROM.
+    pub retset: bool,
+    /// The result's columns when a set function returns rows of several
+    /// columns (`RETURNS TABLE (a int, b text)`, `RETURNS SETOF table`);
+    /// empty for a set of `ret` values.
+    pub out_cols: Vec<(String, DataType)>,
     /// Unique per definition made in this process (see the module doc).
     pub serial: u64,
 }
@@ -103,6 +109,8 @@ impl PartialEq for FunctionDef {
             && self.strict == o.strict
             && self.body == o.body
             && self.ret_domain == o.ret_domain
+            && self.retset == o.retset
+            && self.out_cols == o.out_cols
     }
 }
 
@@ -130,6 +138,8 @@ impl FunctionDef {
             strict,
             parallel_safe: false,
             body,
+            retset: false,
+            out_cols: Vec::new(),
             serial: SERIAL.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -204,8 +214,10 @@ fn volatility_tag(v: Volatility) -> &'static str {
 /// Appends the catalog file's line of every function version:
 /// `function <oid> <xmin> <xmax> <name> <language> <i|s|v>[+] <strict 0|1>
 /// <result type> <body> <n> <arg name or -> <arg type> ... [<result domain
-/// or -> <arg domain or -> ...]`, the domains only when one is declared;
-/// `+` after the volatility marks a PARALLEL SAFE function.
+/// or -> <arg domain or -> ...] [setof <m> <column name> <column type>
+/// ...]`, the domains only when one is declared, the `setof` section only
+/// for a set-returning function (`m` columns, 0 for a set of the result
+/// type); `+` after the volatility marks a PARALLEL SAFE function.
 pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
     for v in fs {
         let d = &v.def;
@@ -233,6 +245,12 @@ pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
                 text.push_str(&format!(" {}", name(&a.domain)));
             }
         }
+        if d.retset {
+            text.push_str(&format!(" setof {}", d.out_cols.len()));
+            for (n, t) in &d.out_cols {
+                text.push_str(&format!(" {} {}", esc(n), type_tag(t)));
+            }
+        }
         text.push('\n');
     }
 }
@@ -240,6 +258,25 @@ pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
 /// Reads a `function` line (split on spaces).
 pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
     let bad = || corrupt("bad function line");
+    // The `setof` section, last and marked by a word no escaped name or
+    // `-` can be.
+    let (f, setof) = match f.iter().position(|w| *w == "setof") {
+        Some(at) if at > 10 => {
+            let m: usize = f.get(at + 1).and_then(|w| w.parse().ok()).ok_or_else(bad)?;
+            if f.len() != at + 2 + 2 * m {
+                return Err(bad());
+            }
+            let mut cols = Vec::with_capacity(m);
+            for k in 0..m {
+                cols.push((
+                    unesc(f[at + 2 + 2 * k])?,
+                    parse_type_tag(f[at + 3 + 2 * k])?,
+                ));
+            }
+            (&f[..at], Some(cols))
+        }
+        _ => (f, None),
+    };
     let num = |i: usize| -> Result<u64> { f.get(i).and_then(|s| s.parse().ok()).ok_or_else(bad) };
     let n = num(10)? as usize;
     let with_domains = f.len() == 12 + 3 * n;
@@ -298,6 +335,10 @@ pub(super) fn parse(f: &[&str]) -> Result<FuncVersion> {
         def.ret_domain = domain(11 + 2 * n)?;
     }
     def.parallel_safe = parallel_safe;
+    if let Some(cols) = setof {
+        def.retset = true;
+        def.out_cols = cols;
+    }
     Ok(FuncVersion {
         xmin: num(2)? as Xid,
         xmax: num(3)? as Xid,
@@ -355,5 +396,27 @@ mod tests {
         let mut wrong = f.clone();
         wrong[5] = "c";
         assert!(parse(&wrong).is_err());
+        // Set-returning, with and without declared domains.
+        for domains in [true, false] {
+            let mut set = def.clone();
+            set.retset = true;
+            set.out_cols = vec![("a b".into(), DataType::Int4), ("c".into(), DataType::Text)];
+            if !domains {
+                set.ret_domain = None;
+                set.args[1].domain = None;
+            }
+            let mut text = String::new();
+            write(
+                &mut text,
+                &[FuncVersion {
+                    xmin: 7,
+                    xmax: 0,
+                    def: Arc::new(set.clone()),
+                }],
+            );
+            let f: Vec<&str> = text.trim_end().split(' ').collect();
+            assert_eq!(*parse(&f).unwrap().def, set);
+            assert!(parse(&f[..f.len() - 1]).is_err());
+        }
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! [`define_function`] turns the statement into a definition and checks
 //! it through the caller's planning context before the transaction has an
-//! xid: the language (`sql` or `plpgsql`), the types, the result (set
-//! results are refused), and the body (`plan::userfunc::check_body`).
+//! xid: the language (`sql` or `plpgsql`), the types, the result (a set
+//! of values or rows for `LANGUAGE sql`, `RETURNS SETOF t` or `RETURNS
+//! TABLE (...)`), and the body (`plan::userfunc::check_body`).
 //! [`DdlContext::create_function`] then adds it to the catalog, replacing
 //! the version of the same name and argument types under `OR REPLACE`
 //! (only with the same result type, 42P13), and
@@ -75,6 +76,7 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         Some(other) => return Err(err!(UndefinedObject, "language \"{other}\" does not exist")),
     };
     let mut binder = Binder::new(ctx);
+    let mut set_cols = None;
     let (ret, ret_domain) = match &c.returns {
         None => {
             return Err(err!(
@@ -87,11 +89,30 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
             (DataType::Unknown, None)
         }
         Some(ast::FunctionReturns::Type(t)) => binder.resolve_type(t)?,
-        Some(_) => {
+        Some(_) if language != Language::Sql => {
             return Err(err!(
                 FeatureNotSupported,
-                "functions returning sets are not supported"
+                "only LANGUAGE sql functions may return sets"
             ))
+        }
+        Some(ast::FunctionReturns::Setof(t)) => {
+            let (ret, cols) = setof_type(&mut binder, t)?;
+            set_cols = Some(cols);
+            (ret, None)
+        }
+        Some(ast::FunctionReturns::Table(cols)) => {
+            let mut out = Vec::with_capacity(cols.len());
+            for col in cols {
+                let (ty, _) = binder.resolve_type(&col.data_type)?;
+                let name = col
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("column{}", out.len() + 1));
+                out.push((name, ty));
+            }
+            let ret = out[0].1;
+            set_cols = Some(out);
+            (ret, None)
         }
     };
     let mut args = Vec::with_capacity(c.args.len());
@@ -122,9 +143,40 @@ pub fn define_function(c: &ast::CreateFunction, ctx: &mut dyn PlanContext) -> Re
         body,
     );
     def.ret_domain = ret_domain.map(|d| d.name.clone());
+    if let Some(cols) = set_cols {
+        def.retset = true;
+        def.out_cols = cols;
+    }
     def.parallel_safe = parallel_safe;
     check_body(&mut binder, &def)?;
     Ok(def)
+}
+
+/// `RETURNS SETOF t`: the element type, and the columns when `t` names a
+/// table (a set of its rows; the columns are the table's at CREATE time).
+fn setof_type(
+    b: &mut Binder<'_>,
+    t: &ast::DataType,
+) -> Result<(DataType, Vec<(String, DataType)>)> {
+    match b.resolve_type(t) {
+        Ok((ty, _)) => Ok((ty, Vec::new())),
+        Err(e) => {
+            let ast::DataType::Named(n) = t else {
+                return Err(e);
+            };
+            match b.ctx.table(n.as_str()) {
+                Ok(table) => {
+                    let cols: Vec<(String, DataType)> = table
+                        .columns
+                        .iter()
+                        .map(|c| (c.name.clone(), c.ty))
+                        .collect();
+                    Ok((cols[0].1, cols))
+                }
+                Err(_) => Err(e),
+            }
+        }
+    }
 }
 
 fn same_args(a: &[FuncArg], types: &[DataType]) -> bool {

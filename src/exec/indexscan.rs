@@ -65,6 +65,15 @@ pub fn key_ranges(
     bounds: &IndexBounds,
     param: Option<&Value>,
 ) -> Result<Vec<KeyRange>> {
+    // One key value (a point lookup): what the loop below makes of it,
+    // without its vectors of prefixes.
+    if let ([vals], None, None) = (bounds.eq.as_slice(), &bounds.lower, &bounds.upper) {
+        if let [v] = vals.as_slice() {
+            let mut k = Vec::with_capacity(16);
+            encode_column(desc, 0, v, &mut k)?;
+            return Ok(vec![(Bound::Included(k.clone()), Bound::Included(k))]);
+        }
+    }
     // Every combination of the equality values, as encoded prefixes.
     let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
     let mut one = Vec::with_capacity(1);
@@ -143,6 +152,10 @@ fn encode_column(
     v: &Value,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    if i == 0 {
+        // One value encodes as the first column of the whole index.
+        return encode_key(desc, std::slice::from_ref(v), out);
+    }
     let one = crate::access::nbtree::IndexDesc::new(vec![desc.columns[i].clone()]);
     encode_key(&one, std::slice::from_ref(v), out)
 }

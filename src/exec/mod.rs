@@ -94,6 +94,13 @@ pub trait Operator {
         None
     }
 
+    /// Pages a scan took from the packed column cache, and entries it
+    /// made (EXPLAIN ANALYZE's `Packed Cache:` line); `None` for an
+    /// operator that does not use the cache.
+    fn packed_counts(&self) -> Option<(u64, u64)> {
+        None
+    }
+
     /// For the input of an aggregation grouped by one integer column: the
     /// pages a scan took from their summaries since the last call, as a
     /// partial per group key, for the aggregate to add in before the next
@@ -163,6 +170,9 @@ pub struct ExecContext {
     pub progress: Option<progress::ProgressHook>,
     /// Whether aggregates may use page summaries (`enable_page_summaries`).
     pub page_summaries: bool,
+    /// The packed column cache's memory bound, bytes (`packed_cache_size`;
+    /// 0: scans do not use it).
+    pub packed_cache: usize,
     /// The session's buffer-ring sizes: its scans' bulk-read rings and its
     /// bulk loads' write rings are requested with them.
     pub ring_sizes: RingSizes,
@@ -195,6 +205,7 @@ impl ExecContext {
             parallel: None,
             progress: None,
             page_summaries: true,
+            packed_cache: crate::access::packed_cache::DEFAULT_LIMIT,
             ring_sizes: RingSizes::default(),
             worktables: WorkTables::default(),
         }
@@ -212,6 +223,7 @@ impl ExecContext {
             parallel: Some(shared),
             progress: self.progress.clone(),
             page_summaries: self.page_summaries,
+            packed_cache: self.packed_cache,
             ring_sizes: self.ring_sizes,
             worktables: WorkTables::default(),
         }
@@ -300,6 +312,8 @@ pub struct NodeStats {
     pub hash: Option<spill::HashStats>,
     /// A scan's pages answered from summaries, skipped, and read.
     pub summaries: Option<fastpath::summaries::SummaryCounts>,
+    /// A scan's pages from the packed column cache, and entries it made.
+    pub packed: Option<(u64, u64)>,
     /// An index-only scan's heap fetches.
     pub heap_fetches: Option<u64>,
     /// A bitmap heap scan's pages and rechecks.
@@ -353,6 +367,7 @@ impl Operator for Instrumented<'_> {
         n.removed = self.inner.rows_removed();
         n.hash = self.inner.hash_stats();
         n.summaries = self.inner.summary_counts();
+        n.packed = self.inner.packed_counts();
         n.heap_fetches = self.inner.heap_fetches();
         n.bitmap = self.inner.bitmap_stats();
         r

@@ -18,9 +18,15 @@
 //! [`ModifyContext`]; nothing here knows a session.
 //!
 //! Concurrent writers: a row another running transaction changed makes the
-//! statement wait for that transaction; if it committed, the statement fails
-//! with 40001 (`could not serialize access due to concurrent update`),
-//! if it aborted, the change goes ahead.
+//! statement wait for that transaction; if it aborted, the change goes
+//! ahead. A row changed by a transaction that committed after the
+//! statement's snapshot (waited for or not) fails REPEATABLE READ with
+//! 40001 (`could not serialize access due to concurrent update`, or
+//! `... delete`); READ COMMITTED skips a row deleted meanwhile, and follows
+//! an updated one to its newest version, re-checks the statement's WHERE
+//! on it and changes that version ([`epq`], PostgreSQL's EvalPlanQual).
+//! For that an UPDATE's or DELETE's plan also outputs the FROM / USING
+//! items' columns after the row (held fixed by the re-check).
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -42,9 +48,12 @@ use crate::storage::StrategyKind;
 use crate::types::{format_value, Value};
 
 mod context;
+pub mod epq;
 pub mod upsert;
 
 pub use context::ModifyContext;
+use epq::Epq;
+pub use epq::{Recheck, RecheckSource};
 
 /// Turns rows into tuples and writes them.
 pub(crate) struct RowWriter<'a> {
@@ -281,32 +290,54 @@ pub(crate) fn not_null_violation(
     .with_detail(format!("Failing row contains ({}).", shown.join(", ")))
 }
 
-/// Runs a row change until it is decided: waits for a running transaction
-/// that changed the row first, fails with 40001 if that one committed.
-/// Returns whether this statement changed the row (false: the row was
-/// already changed by this statement, or is not visible to it).
-fn change_row(
-    ctx: &ModifyContext<'_>,
-    mut attempt: impl FnMut() -> Result<TmResult>,
-) -> Result<bool> {
-    loop {
-        match attempt()? {
-            TmResult::Ok => return Ok(true),
-            TmResult::SelfModified | TmResult::Invisible => return Ok(false),
-            TmResult::BeingModified(x) => {
-                if ctx.wait_for(x)? {
-                    return Err(concurrent_update());
-                }
-            }
-            TmResult::Updated(..) | TmResult::Deleted => return Err(concurrent_update()),
+/// What a row change's attempt found, decided ([`step`]).
+enum Step {
+    /// The row was changed.
+    Done,
+    /// The row is not this statement's to change: changed by it already,
+    /// invisible to it, or deleted meanwhile (READ COMMITTED).
+    Skip,
+    /// A transaction that was changing the row ended: try again.
+    Retry,
+    /// A committed transaction updated the row; its next version is here
+    /// (READ COMMITTED, with a re-check).
+    Follow(Tid),
+}
+
+/// Decides the outcome `res` of an attempt to change a row: waits for a
+/// running transaction that changed it first; a row changed by a
+/// transaction that committed after the snapshot fails REPEATABLE READ
+/// with 40001 (`concurrent update` / `concurrent delete`), and in READ
+/// COMMITTED is skipped when deleted, followed when updated (`can_follow`:
+/// the statement can re-check its newest version; else 40001 as well).
+fn step(ctx: &ModifyContext<'_>, res: TmResult, can_follow: bool) -> Result<Step> {
+    Ok(match res {
+        TmResult::Ok => Step::Done,
+        TmResult::SelfModified | TmResult::Invisible => Step::Skip,
+        TmResult::BeingModified(x) => {
+            ctx.wait_for(x)?;
+            Step::Retry
         }
-    }
+        TmResult::Updated(block, offset) if can_follow && !ctx.repeatable_read => {
+            Step::Follow(Tid { block, offset })
+        }
+        TmResult::Updated(..) => return Err(concurrent_update()),
+        TmResult::Deleted if ctx.repeatable_read => return Err(concurrent_delete()),
+        TmResult::Deleted => Step::Skip,
+    })
 }
 
 fn concurrent_update() -> crate::error::Error {
     err!(
         SerializationFailure,
         "could not serialize access due to concurrent update"
+    )
+}
+
+fn concurrent_delete() -> crate::error::Error {
+    err!(
+        SerializationFailure,
+        "could not serialize access due to concurrent delete"
     )
 }
 
@@ -338,6 +369,13 @@ pub struct ModifyTable<'a> {
     /// The foreign keys' record of the rows written (None: no constraint
     /// involves the table).
     pub fk: Option<&'a RefCell<FkCapture>>,
+    /// EXPLAIN ANALYZE's measurements of the plan's nodes, when it runs
+    /// the statement.
+    pub instr: Option<&'a exec::Instrumentation>,
+    /// Where an UPDATE or DELETE finds its re-check of a row changed
+    /// meanwhile ([`RecheckSource::None`]: such a row fails the statement
+    /// with 40001).
+    pub recheck: RecheckSource<'a>,
 }
 
 /// A view's `WITH CHECK OPTION` condition, over a written row of the
@@ -380,6 +418,14 @@ fn check_views(checks: &[ViewCheck], table: &TableDef, rows: &Batch) -> Result<(
 }
 
 impl ModifyTable<'_> {
+    /// The operators of `plan`, measured when EXPLAIN ANALYZE runs it.
+    fn build_rows<'p>(&'p self, plan: &'p Plan) -> Result<Box<dyn exec::Operator + 'p>> {
+        match self.instr {
+            Some(instr) => exec::build_instrumented(plan, self.exec, instr),
+            None => exec::build(plan, self.exec),
+        }
+    }
+
     /// INSERT: writes the complete rows `plan` produces (in bulk, a page at
     /// a time through the bulk-write ring, when `bulk`), with their index
     /// entries; RETURNING's rows go to `emit`. The number of rows written.
@@ -398,7 +444,7 @@ impl ModifyTable<'_> {
         });
         let indexer = IndexInserter::new(ctx, self.table)?;
         let mut pending = indexer.as_ref().map(IndexInserter::pending);
-        let mut op = exec::build(plan, self.exec)?;
+        let mut op = self.build_rows(plan)?;
         let mut count = 0u64;
         let mut data = Vec::new();
         let mut lens = Vec::new();
@@ -449,20 +495,23 @@ impl ModifyTable<'_> {
     }
 
     /// UPDATE: `plan` produces each target row's tuple id, then its
-    /// complete new row; each row is updated once, with the new version's
-    /// index entries. The number of rows updated.
+    /// complete new row (then the held columns, see [`epq`]); each row is
+    /// updated once, with the new version's index entries. The number of
+    /// rows updated.
     pub fn update(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
         let (xid, cid) = (ctx.xid, ctx.cid);
+        let ncols = self.table.columns.len();
         let mut writer = RowWriter::new(self.table)?;
         let indexer = IndexInserter::new(ctx, self.table)?;
         let old_desc = tuple_desc(self.table)?;
-        let mut op = exec::build(plan, self.exec)?;
+        let epq = Epq::new(self.table, self.recheck, plan);
+        let mut op = self.build_rows(plan)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
         while let Some(b) = op.next()? {
             self.exec.check_cancel()?;
-            let mut updated = Vec::with_capacity(b.len);
+            let mut written = Written::default();
             writer.prepare(&b, 1)?;
             for i in 0..b.len {
                 let tid = tid_of(&b.columns[0].get(i));
@@ -470,39 +519,41 @@ impl ModifyTable<'_> {
                     continue;
                 }
                 writer.form(&b, i, 1)?;
-                let old = self.old_row(&old_desc, tid)?;
+                let mut old = self.old_row(&old_desc, tid)?;
                 let mut new_tid = None;
                 let rule = indexer
                     .as_ref()
                     .map_or(HotRule::NoIndexes, IndexInserter::hot_rule);
-                if change_row(ctx, || {
-                    let (r, t) = rel.update_with(tid, &writer.tuple, xid, cid, rule)?;
+                let changed = self.change(epq.as_ref(), &old_desc, &b, i, tid, |at, row| {
+                    if let Some(row) = row {
+                        writer.form(row, 0, 1)?;
+                    }
+                    let (r, t) = rel.update_with(at, &writer.tuple, xid, cid, rule)?;
                     new_tid = t;
                     Ok(r)
-                })? {
-                    // A heap-only version is reached through its root's
-                    // entries.
-                    if let (Some(ix), Some(t)) = (&indexer, new_tid.filter(|t| !t.heap_only)) {
-                        ix.insert(ctx, rel, &ix.row_of(&b, i, 1), t.tid)?;
-                    }
-                    if let (Some(fk), Some(old)) = (self.fk, &old) {
-                        let new: Vec<Value> =
-                            (1..b.columns.len()).map(|c| b.columns[c].get(i)).collect();
-                        let mut fk = fk.borrow_mut();
-                        fk.new_row(&new, Some(old))?;
-                        fk.old_row(old, Some(&new));
-                    }
-                    count += 1;
-                    updated.push(i as u32);
+                })?;
+                let Some((at, row)) = changed else {
+                    continue;
+                };
+                if at != tid {
+                    old = self.old_row(&old_desc, at)?;
                 }
+                let (rb, ri) = row.as_ref().map_or((&b, i), |r| (r, 0));
+                // A heap-only version is reached through its root's entries.
+                if let (Some(ix), Some(t)) = (&indexer, new_tid.filter(|t| !t.heap_only)) {
+                    ix.insert(ctx, rel, &ix.row_of(rb, ri, 1), t.tid)?;
+                }
+                if let (Some(fk), Some(old)) = (self.fk, &old) {
+                    let new: Vec<Value> = (1..=ncols).map(|c| rb.columns[c].get(ri)).collect();
+                    let mut fk = fk.borrow_mut();
+                    fk.new_row(&new, Some(old))?;
+                    fk.old_row(old, Some(&new));
+                }
+                count += 1;
+                written.push(i, row);
             }
             if !self.returning.is_empty() || !self.checks.is_empty() {
-                // The changed rows, without their leading tuple id.
-                let rows = b.take(&updated);
-                let row_batch = Batch {
-                    columns: rows.columns[1..].to_vec(),
-                    len: rows.len,
-                };
+                let row_batch = written.rows(&b, ncols);
                 check_views(self.checks, self.table, &row_batch)?;
                 if !self.returning.is_empty() {
                     emit_returning(self.returning, &row_batch, emit)?;
@@ -512,43 +563,135 @@ impl ModifyTable<'_> {
         Ok(count)
     }
 
-    /// DELETE: `plan` produces each target row's tuple id, then the row;
-    /// each row is deleted once. The number of rows deleted.
+    /// DELETE: `plan` produces each target row's tuple id, then the row
+    /// (then the held columns, see [`epq`]); each row is deleted once. The
+    /// number of rows deleted.
     pub fn delete(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
         let (xid, cid) = (ctx.xid, ctx.cid);
+        let ncols = self.table.columns.len();
         let old_desc = tuple_desc(self.table)?;
-        let mut op = exec::build(plan, self.exec)?;
+        let epq = Epq::new(self.table, self.recheck, plan);
+        let mut op = self.build_rows(plan)?;
         let mut done: HashSet<Tid> = HashSet::new();
         let mut count = 0u64;
         while let Some(b) = op.next()? {
             self.exec.check_cancel()?;
-            let mut deleted = Vec::with_capacity(b.len);
+            let mut written = Written::default();
             for i in 0..b.len {
                 let tid = tid_of(&b.columns[0].get(i));
                 if !done.insert(tid) {
                     continue;
                 }
-                let old = self.old_row(&old_desc, tid)?;
-                if change_row(ctx, || rel.delete(tid, xid, cid))? {
-                    if let (Some(fk), Some(old)) = (self.fk, &old) {
-                        fk.borrow_mut().old_row(old, None);
-                    }
-                    count += 1;
-                    deleted.push(i as u32);
+                let mut old = self.old_row(&old_desc, tid)?;
+                let changed = self.change(epq.as_ref(), &old_desc, &b, i, tid, |at, _| {
+                    rel.delete(at, xid, cid)
+                })?;
+                let Some((at, row)) = changed else {
+                    continue;
+                };
+                if at != tid {
+                    old = self.old_row(&old_desc, at)?;
                 }
+                if let (Some(fk), Some(old)) = (self.fk, &old) {
+                    fk.borrow_mut().old_row(old, None);
+                }
+                count += 1;
+                written.push(i, row);
             }
             if !self.returning.is_empty() {
-                // The changed rows, without their leading tuple id.
-                let rows = b.take(&deleted);
-                let row_batch = Batch {
-                    columns: rows.columns[1..].to_vec(),
-                    len: rows.len,
-                };
-                emit_returning(self.returning, &row_batch, emit)?;
+                emit_returning(self.returning, &written.rows(&b, ncols), emit)?;
             }
         }
         Ok(count)
+    }
+
+    /// Changes the row of row `i` of the plan's output `b`, at `tid`, with
+    /// `attempt` (given the tuple id to change and, once the row was
+    /// re-checked, its row to write instead of `b`'s), until decided
+    /// ([`step`]); in READ COMMITTED a row a committed transaction updated
+    /// is followed to its newest version and re-checked ([`Epq`], `desc`
+    /// reading it). Returns the tuple id changed and the re-checked row
+    /// (`None`: `b`'s row was written), or `None` when the row was skipped.
+    fn change(
+        &self,
+        epq: Option<&Epq<'_>>,
+        desc: &tuple::TupleDesc,
+        b: &Batch,
+        i: usize,
+        tid: Tid,
+        mut attempt: impl FnMut(Tid, Option<&Batch>) -> Result<TmResult>,
+    ) -> Result<Option<(Tid, Option<Batch>)>> {
+        let mut at = tid;
+        let mut row: Option<Batch> = None;
+        loop {
+            let res = attempt(at, row.as_ref())?;
+            match (step(&self.ctx, res, epq.is_some())?, epq) {
+                (Step::Done, _) => return Ok(Some((at, row))),
+                (Step::Skip, _) => return Ok(None),
+                (Step::Retry, _) => {}
+                (Step::Follow(next), Some(epq)) => {
+                    let Some((newest, t)) = epq.newest(&self.ctx, self.rel, at, next)? else {
+                        return Ok(None);
+                    };
+                    let Some(r) = epq.row(desc, b, i, newest, &t)? else {
+                        return Ok(None);
+                    };
+                    at = newest;
+                    row = Some(r);
+                }
+                (Step::Follow(_), None) => unreachable!("followed without a re-check"),
+            }
+        }
+    }
+}
+
+/// The rows of a batch of the plan's output an UPDATE or DELETE changed,
+/// in order: positions in the batch, or rows re-checked in their place.
+#[derive(Default)]
+struct Written {
+    rows: Vec<u32>,
+    /// (index into `rows`, the re-checked row), when any.
+    rechecked: Vec<(usize, Batch)>,
+}
+
+impl Written {
+    fn push(&mut self, i: usize, row: Option<Batch>) {
+        if let Some(r) = row {
+            self.rechecked.push((self.rows.len(), r));
+        }
+        self.rows.push(i as u32);
+    }
+
+    /// The changed rows of `b` as whole rows of the table (`ncols`
+    /// columns, without the tuple id and held columns).
+    fn rows(&self, b: &Batch, ncols: usize) -> Batch {
+        let cols = 1..1 + ncols;
+        if self.rechecked.is_empty() {
+            let rows = b.take(&self.rows);
+            return Batch {
+                columns: rows.columns[cols].to_vec(),
+                len: rows.len,
+            };
+        }
+        let mut columns: Vec<Vector> = b.columns[cols.clone()]
+            .iter()
+            .map(|c| Vector::with_capacity(c.ty, self.rows.len()))
+            .collect();
+        let mut rechecked = self.rechecked.iter().peekable();
+        for (k, &i) in self.rows.iter().enumerate() {
+            let (src, at) = match rechecked.next_if(|(j, _)| *j == k) {
+                Some((_, r)) => (r, 0),
+                None => (b, i as usize),
+            };
+            for (out, c) in columns.iter_mut().zip(cols.clone()) {
+                out.push_from(&src.columns[c], at);
+            }
+        }
+        Batch {
+            columns,
+            len: self.rows.len(),
+        }
     }
 }
 

@@ -426,6 +426,11 @@ fn add_stats(into: &mut [NodeStats], from: &[NodeStats]) {
             t.scanned += s.scanned;
             t.windows += s.windows;
         }
+        if let Some((hits, built)) = b.packed {
+            let t = a.packed.get_or_insert((0, 0));
+            t.0 += hits;
+            t.1 += built;
+        }
         a.calls += b.calls;
         a.buffers = a.buffers + b.buffers;
         if let Some(h) = &b.hash {

@@ -246,6 +246,39 @@ impl Program {
         }
     }
 
+    /// Runs a set-returning SQL body on `args`: every statement but the
+    /// last as usual, then the last query's rows, each column cast to
+    /// `cols` (the declared result columns). A strict function gives no
+    /// row for a NULL argument.
+    pub fn rows(&self, args: &[Value], cols: &[DataType]) -> Result<Vec<Vec<Value>>> {
+        if self.strict && args.iter().any(Value::is_null) {
+            return Ok(Vec::new());
+        }
+        let mut vars: Vec<Value> = Vec::with_capacity(self.nvars());
+        vars.extend(args.iter().cloned());
+        vars.resize(self.nvars(), Value::Null);
+        let mut f = Frame {
+            vars,
+            handling: Vec::new(),
+        };
+        let Some((Stmt::Query(line, q, None, _), before)) = self.body.split_last() else {
+            return Err(err!(InternalError, "a set-returning body ends in a query"));
+        };
+        self.run(before, &mut f)?;
+        let rows = q
+            .rows(&f.vars)
+            .map_err(|e| self.at(e, *line, "SQL statement"))?;
+        rows.into_iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&q.plan.fields)
+                    .zip(cols)
+                    .map(|((v, from), to)| cast_assign(v, &from.ty, to))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Runs `stmts`.
     fn run(&self, stmts: &[Stmt], f: &mut Frame) -> Result<Flow> {
         for s in stmts {

@@ -37,6 +37,7 @@ use super::fastpath::fixed_scan::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
     fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
+use super::fastpath::packed::PackedScan;
 use super::fastpath::page_agg::{PageAgg, PagePartial};
 use super::fastpath::page_pred::{Mask, PagePred};
 use super::fastpath::summaries::{SummaryCounts, SummaryPlan, SummaryScan};
@@ -145,6 +146,54 @@ pub struct SeqScanOp<'a> {
     /// them) before they are read ([`super::fastpath::summaries`]); shared
     /// with the heap scan's block filter.
     summaries: Option<SharedSummaries<'a>>,
+    /// ALL_VISIBLE pages' columns from the packed column cache
+    /// ([`super::fastpath::packed`]), when the scan reads only packed
+    /// columns and the cache is on.
+    packed: Option<PackedScan<'a>>,
+}
+
+/// Where a page's values go when they are folded or counted on the page
+/// (`page_agg`, `page_pred`).
+struct OnPage<'s> {
+    page_agg: &'s mut Option<(PageAgg, PagePartial)>,
+    page_pred: Option<&'s PagePred>,
+    masks: &'s mut Vec<Mask>,
+    scratch: &'s mut [i32; MAX_TUPLES],
+    folded: &'s mut usize,
+    counted: &'s mut usize,
+    removed: &'s mut u64,
+}
+
+impl OnPage<'_> {
+    /// Folds (or counts) the page's `n` rows of the fused columns `cols`.
+    #[inline]
+    fn fold(&mut self, cols: &[&[i32]; FUSED_MAX], n: usize) {
+        match (self.page_agg.as_mut(), self.page_pred) {
+            (Some((agg, part)), pred) => {
+                let mask = pred.map(|p| p.mask(cols, n, self.masks));
+                agg.add_page(part, cols, n, mask, self.scratch);
+                *self.folded += n;
+            }
+            (None, Some(pred)) => {
+                let passed = pred.count(cols, n, self.masks);
+                *self.counted += passed;
+                *self.removed += (n - passed) as u64;
+            }
+            (None, None) => unreachable!("folded only with page_agg or page_pred"),
+        }
+    }
+}
+
+/// Appends `vals` to the `int4`/`date` builder `v` (no NULLs).
+#[inline]
+fn push_i32s(v: &mut Vector, vals: &[i32]) {
+    let Data::I32(x) = &mut v.data else {
+        unreachable!("a packed column is an int4 or date vector");
+    };
+    x.extend_from_slice(vals);
+    if let Some(nulls) = &mut v.nulls {
+        nulls.resize(nulls.len() + vals.len(), false);
+    }
 }
 
 type SharedSummaries<'a> = std::rc::Rc<std::cell::RefCell<SummaryScan<'a>>>;
@@ -171,6 +220,14 @@ impl<'a> SeqScanOp<'a> {
         if with_tid {
             types.push(DataType::Int8);
         }
+        let packed = match &fixed {
+            Some(f) if ctx.packed_cache > 0 && fusable(f) => {
+                crate::access::packed_cache::set_limit(ctx.packed_cache);
+                let all: Vec<DataType> = table.columns.iter().map(|c| c.ty).collect();
+                PackedScan::new(heap, &desc, &all, columns, f)
+            }
+            _ => None,
+        };
         let mut scan = match shared {
             Some(blocks) => heap.scan_shared(&ctx.snapshot, blocks)?,
             None => heap.scan_with(&ctx.snapshot, &ctx.ring_sizes)?,
@@ -205,6 +262,7 @@ impl<'a> SeqScanOp<'a> {
             folded: 0,
             scratch: Box::new([0; MAX_TUPLES]),
             summaries: None,
+            packed,
         })
     }
 
@@ -243,6 +301,10 @@ impl Operator for SeqScanOp<'_> {
         self.summaries.as_ref().map(|s| s.borrow().counts)
     }
 
+    fn packed_counts(&self) -> Option<(u64, u64)> {
+        self.packed.as_ref().map(|p| (p.hits, p.built))
+    }
+
     fn group_partials(&mut self) -> Vec<(i64, PagePartial)> {
         match &self.summaries {
             Some(s) => s.borrow_mut().take_groups(),
@@ -279,31 +341,46 @@ impl Operator for SeqScanOp<'_> {
                 );
                 let (page_agg, folded, scratch) =
                     (&mut self.page_agg, &mut self.folded, &mut *self.scratch);
+                let packed = &mut self.packed;
                 let page_rows =
                     self.scan
                         .next_page_lazy(|block, pg, vis, ahead| -> Result<usize> {
                             // Folded into the aggregates, or counted, on the
                             // page itself (`page_agg`, `page_pred`).
                             let on_page = page_agg.is_some() || page_pred.is_some();
+                            let mut on = OnPage {
+                                page_agg,
+                                page_pred,
+                                masks,
+                                scratch,
+                                folded,
+                                counted,
+                                removed,
+                            };
+                            // The page's packed columns, from the cache.
+                            if let (Some(pk), Some(fixed), true) =
+                                (packed.as_mut(), fixed, matches!(vis, Visible::AllNormal))
+                            {
+                                if let Some(p) = pk.page(block, pg, ahead)? {
+                                    let n = p.rows();
+                                    let cols = pk.columns(&p);
+                                    if on_page {
+                                        on.fold(&cols, n);
+                                        return Ok(0);
+                                    }
+                                    for (k, c) in fixed.iter().enumerate() {
+                                        push_i32s(&mut builders[c.out], cols[k]);
+                                    }
+                                    return Ok(n);
+                                }
+                            }
                             if let (Some(fixed), true, Visible::AllNormal) = (fixed, on_page, vis) {
                                 if let Some(n) =
                                     fused_page_values(pg, desc.len(), fixed, page_cols, ahead)
                                 {
                                     let cols: [&[i32]; FUSED_MAX] =
                                         std::array::from_fn(|k| &page_cols[k][..]);
-                                    match (page_agg.as_mut(), page_pred) {
-                                        (Some((agg, part)), pred) => {
-                                            let mask = pred.map(|p| p.mask(&cols, n, masks));
-                                            agg.add_page(part, &cols, n, mask, scratch);
-                                            *folded += n;
-                                        }
-                                        (None, Some(pred)) => {
-                                            let passed = pred.count(&cols, n, masks);
-                                            *counted += passed;
-                                            *removed += (n - passed) as u64;
-                                        }
-                                        (None, None) => unreachable!("on_page"),
-                                    }
+                                    on.fold(&cols, n);
                                     return Ok(0);
                                 }
                             }

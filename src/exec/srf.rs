@@ -25,12 +25,18 @@ pub fn resolve(func: &TableFunc) -> Result<Cow<'_, TableFunc>> {
         .iter()
         .map(super::eval_const)
         .collect::<Result<Vec<_>>>()?;
-    Ok(Cow::Owned(expand(*srf, &values)?))
+    Ok(Cow::Owned(expand(srf, &values)?))
 }
 
 /// The rows of `srf` over the argument values `vals`.
-pub fn expand(srf: Srf, vals: &[Value]) -> Result<TableFunc> {
+pub fn expand(srf: &Srf, vals: &[Value]) -> Result<TableFunc> {
     let none = || TableFunc::Rows(Vec::new());
+    if let Srf::User(u) = srf {
+        // Its own strictness decides what a NULL argument does.
+        return Ok(TableFunc::Rows(crate::types::funcs::user::call_set(
+            &u.body, vals,
+        )?));
+    }
     if vals.iter().any(Value::is_null) {
         return Ok(none());
     }
@@ -58,7 +64,7 @@ pub fn expand(srf: Srf, vals: &[Value]) -> Result<TableFunc> {
                     start: *a,
                     stop: *b,
                     step: *s,
-                    tz,
+                    tz: *tz,
                 }
             }
             _ => none(),
@@ -78,8 +84,11 @@ pub fn expand(srf: Srf, vals: &[Value]) -> Result<TableFunc> {
                 _ => none(),
             }
         }
+        Srf::Regexp(split) => {
+            TableFunc::Rows(crate::types::funcs::regexp_match::srf_rows(*split, vals)?)
+        }
         Srf::Json(f, jsonb) => {
-            let ty = if jsonb {
+            let ty = if *jsonb {
                 DataType::Jsonb
             } else {
                 DataType::Json
@@ -87,6 +96,7 @@ pub fn expand(srf: Srf, vals: &[Value]) -> Result<TableFunc> {
             let arg = vals.first().cloned().unwrap_or(Value::Null);
             TableFunc::Rows(f.rows(&arg, &ty)?.unwrap_or_default())
         }
+        Srf::User(_) => unreachable!("user functions return above"),
     })
 }
 

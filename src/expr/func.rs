@@ -28,6 +28,21 @@ impl Func {
         self.0.name()
     }
 
+    /// The operator symbol (`~`, `!~*`, ...) when this is a
+    /// regular-expression matching operator.
+    pub fn regexp_operator(&self) -> Option<&'static str> {
+        use crate::types::funcs::regexp::RegexpFunc;
+        match self.0 {
+            ScalarFunc::Regexp(RegexpFunc::Op(icase, negated)) => Some(match (icase, negated) {
+                (false, false) => "~",
+                (true, false) => "~*",
+                (false, true) => "!~",
+                (true, true) => "!~*",
+            }),
+            _ => None,
+        }
+    }
+
     /// Calls the function on one row of (already cast) arguments.
     #[inline]
     pub fn call(&self, args: &[Value]) -> Result<Value> {

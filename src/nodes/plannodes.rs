@@ -230,9 +230,31 @@ pub enum JoinKind {
     Anti,
 }
 
+/// A user function's compiled body as FROM calls it: its rows for the
+/// (evaluated, cast) arguments. Owned by the plan, so it goes with it.
+#[derive(Clone)]
+pub struct UserSet {
+    /// The function's name.
+    pub name: String,
+    /// The body.
+    pub body: crate::types::funcs::user::SetBody,
+}
+
+impl std::fmt::Debug for UserSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UserSet({})", self.name)
+    }
+}
+
+impl PartialEq for UserSet {
+    fn eq(&self, o: &UserSet) -> bool {
+        std::sync::Arc::ptr_eq(&self.body, &o.body)
+    }
+}
+
 /// A set-returning function whose arguments are known only when the plan
 /// runs ([`TableFunc::Call`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Srf {
     /// `generate_series` over `int4`/`int8` (arguments of the result type).
     SeriesInt,
@@ -247,9 +269,14 @@ pub enum Srf {
     Unnest,
     /// `string_to_table(text, text [, text])`.
     StringToTable,
+    /// `regexp_matches(text, text [, text])` (`false`) or
+    /// `regexp_split_to_table(text, text [, text])` (`true`).
+    Regexp(bool),
     /// A JSON set-returning function of a `json` (`false`) or `jsonb`
     /// (`true`) argument.
     Json(crate::types::json::srf::JsonSrf, bool),
+    /// A user function called in FROM.
+    User(UserSet),
 }
 
 /// A set-returning function in FROM.

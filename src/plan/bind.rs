@@ -1046,6 +1046,21 @@ impl Binder<'_> {
             let r = self.bind_expr(right, scope, mode)?;
             return self.bind_num_op(f, vec![(l, left.offset), (r, right.offset)], offset);
         }
+        if let Some((icase, negated)) = like_op(op) {
+            return self.bind_like(left, right, None, negated, icase, scope, mode);
+        }
+        if let Some((icase, negated)) = regex_op(op) {
+            let l = self.bind_expr(left, scope, mode)?;
+            let r = self.bind_expr(right, scope, mode)?;
+            return self.bind_regex_op(
+                op,
+                icase,
+                negated,
+                (l, left.offset),
+                (r, right.offset),
+                offset,
+            );
+        }
         if let Some(jop) = json_op(op) {
             let l = self.bind_expr(left, scope, mode)?;
             let r = self.bind_expr(right, scope, mode)?;
@@ -1113,6 +1128,46 @@ impl Binder<'_> {
         Ok(Expr {
             kind: ExprKind::Binary(bop, Box::new(l), Box::new(r)),
             ty,
+        })
+    }
+
+    /// `~ ~* !~ !~*` over strings, evaluated as a function; a user's
+    /// operator of that name over other types.
+    fn bind_regex_op(
+        &mut self,
+        op: ast::BinaryOp,
+        icase: bool,
+        negated: bool,
+        l: (Expr, ast::Offset),
+        r: (Expr, ast::Offset),
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        let stringy = |e: &Expr| e.ty.is_string() || e.ty == DataType::Unknown;
+        if !(stringy(&l.0) && stringy(&r.0)) {
+            let sym = op.to_string();
+            if let Some(e) = self.try_user_operator(&sym, Some((&l.0, l.1)), (&r.0, r.1))? {
+                return Ok(e);
+            }
+            return Err(at(
+                err!(
+                    UndefinedFunction,
+                    "operator does not exist: {} {sym} {}",
+                    l.0.ty,
+                    r.0.ty
+                )
+                .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            ));
+        }
+        let args = vec![
+            self.coerce(l.0, &DataType::Text, CastContext::Implicit, l.1)?,
+            self.coerce(r.0, &DataType::Text, CastContext::Implicit, r.1)?,
+        ];
+        let f =
+            types::funcs::ScalarFunc::Regexp(types::funcs::regexp::RegexpFunc::Op(icase, negated));
+        Ok(Expr {
+            kind: ExprKind::Func(Func(f), args),
+            ty: DataType::Bool,
         })
     }
 
@@ -1628,6 +1683,30 @@ fn nested_agg(e: Error) -> Error {
     } else {
         e
     }
+}
+
+/// `~~ ~~* !~~ !~~*`: (case-insensitive, negated) LIKE.
+fn like_op(op: ast::BinaryOp) -> Option<(bool, bool)> {
+    use ast::BinaryOp as A;
+    Some(match op {
+        A::LikeOp => (false, false),
+        A::ILikeOp => (true, false),
+        A::NotLikeOp => (false, true),
+        A::NotILikeOp => (true, true),
+        _ => return None,
+    })
+}
+
+/// `~ ~* !~ !~*`: (case-insensitive, negated) regular-expression match.
+fn regex_op(op: ast::BinaryOp) -> Option<(bool, bool)> {
+    use ast::BinaryOp as A;
+    Some(match op {
+        A::RegexMatch => (false, false),
+        A::RegexIMatch => (true, false),
+        A::RegexNotMatch => (false, true),
+        A::RegexNotIMatch => (true, true),
+        _ => return None,
+    })
 }
 
 /// The JSON operator an infix operator of the grammar names, if it is one.

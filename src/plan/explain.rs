@@ -846,6 +846,9 @@ fn seq_scan_title(
             c.answered, c.skipped, c.scanned, c.windows
         ));
     }
+    if let Some((hits, built)) = counts.and_then(|s| s.get(my_id)?.packed) {
+        d.push(format!("Packed Cache: hits={hits} built={built}"));
+    }
     (t, d)
 }
 

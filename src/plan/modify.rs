@@ -21,6 +21,7 @@ use crate::err;
 use crate::error::Result;
 use crate::exec::expr::Expr;
 use crate::exec::modify::upsert::UpdateAction;
+use crate::exec::modify::Recheck;
 use crate::nodes::{Field, Node, Plan};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{DataType, Value};
@@ -41,6 +42,9 @@ pub struct ModifyPlan {
     /// The check options of the views written through (empty when the
     /// table was named directly).
     pub checks: Vec<crate::exec::modify::ViewCheck>,
+    /// How an UPDATE or DELETE re-checks a row another transaction changed
+    /// meanwhile, in READ COMMITTED (`None` for INSERT).
+    pub recheck: Option<Recheck>,
 }
 
 /// Parses a stored DEFAULT expression.
@@ -102,6 +106,7 @@ pub fn plan_insert(
         returning,
         returning_fields,
         checks: Vec::new(),
+        recheck: None,
     })
 }
 
@@ -145,6 +150,7 @@ pub fn plan_upsert(
         returning,
         returning_fields,
         checks: Vec::new(),
+        recheck: None,
     };
     Ok((plan, action))
 }
@@ -156,7 +162,7 @@ pub fn plan_update(
     table: &std::sync::Arc<TableDef>,
 ) -> Result<ModifyPlan> {
     let alias = u.alias.clone().unwrap_or_else(|| table.name.clone());
-    let (source, scope) =
+    let (source, scope, quals) =
         binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
     let ncols = table.columns.len();
     let new_values = bind_assignments(binder, table, &u.assignments, &scope)?;
@@ -167,12 +173,14 @@ pub fn plan_update(
     for (j, v) in new_values.into_iter().enumerate() {
         exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: Vec::new(),
+        recheck: Some(recheck),
     })
 }
 
@@ -183,7 +191,7 @@ pub fn plan_delete(
     table: &std::sync::Arc<TableDef>,
 ) -> Result<ModifyPlan> {
     let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
-    let (source, _) =
+    let (source, _, quals) =
         binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
     let (returning, returning_fields) = returning(binder, &d.returning, table, &alias)?;
     let ncols = table.columns.len();
@@ -191,12 +199,14 @@ pub fn plan_delete(
     for (j, c) in table.columns.iter().enumerate() {
         exprs.push(Expr::column(j, c.ty));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: Vec::new(),
+        recheck: Some(recheck),
     })
 }
 
@@ -299,6 +309,9 @@ fn bind_assignments(
                 }
                 None => Expr::constant(Value::Null, DataType::Unknown),
             }
+        } else if let (Some(km), ast::ExprKind::Subquery(q)) = (a.multi, &a.value.kind) {
+            let mode = &mut Mode::NoAgg("UPDATE");
+            binder.bind_multiexpr_subquery(q, km, scope, mode, a.value.offset)?
         } else {
             binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?
         };
@@ -320,6 +333,19 @@ fn bind_assignments(
         new_values[j] = Some(to_column(binder, &table.columns[j], e)?);
     }
     Ok(new_values)
+}
+
+/// `INSERT has more target columns than expressions`, at the first
+/// target column (the `k`-th) without one.
+fn more_targets(ins: &ast::Insert, k: usize) -> crate::error::Error {
+    let e = err!(
+        SyntaxError,
+        "INSERT has more target columns than expressions"
+    );
+    match ins.column_offsets.get(k) {
+        Some(off) => at(e, *off),
+        None => e,
+    }
 }
 
 /// The rows an INSERT writes, planned: its VALUES lists (DEFAULT items
@@ -348,9 +374,12 @@ fn insert_source(
                 let mut rows = rows.clone();
                 for row in &mut rows {
                     if row.len() > targets.len() {
-                        return Err(err!(
-                            SyntaxError,
-                            "INSERT has more expressions than target columns"
+                        return Err(at(
+                            err!(
+                                SyntaxError,
+                                "INSERT has more expressions than target columns"
+                            ),
+                            super::bind::leftmost(&row[targets.len()]),
                         ));
                     }
                     for (k, e) in row.iter_mut().enumerate() {
@@ -364,10 +393,7 @@ fn insert_source(
                 }
                 let width = rows.first().map_or(0, Vec::len);
                 if !ins.columns.is_empty() && width < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
+                    return Err(more_targets(ins, width));
                 }
                 let names: Vec<String> = targets
                     .iter()
@@ -380,10 +406,7 @@ fn insert_source(
                 binder.keep_unknown = true;
                 let p = binder.plan_query(q)?;
                 if !ins.columns.is_empty() && p.fields.len() < targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more target columns than expressions"
-                    ));
+                    return Err(more_targets(ins, p.fields.len()));
                 }
                 if p.fields.len() > targets.len() {
                     return Err(err!(
@@ -471,8 +494,24 @@ fn column_default(binder: &mut Binder<'_>, col: &ColumnDef) -> Result<Option<Str
     }
 }
 
-/// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source.
-fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
+/// The plan of an UPDATE/DELETE: `exprs` (tid, then a row) over the source
+/// (the target's columns, its tuple id, then the FROM / USING items'
+/// columns), followed by the FROM / USING columns that `exprs` or WHERE's
+/// conjuncts `quals` (over the source) read, which READ COMMITTED's
+/// re-check of a changed row holds fixed; and that re-check.
+fn modify_plan(
+    source: Plan,
+    mut exprs: Vec<Expr>,
+    table: &TableDef,
+    quals: Vec<Expr>,
+) -> (Plan, Recheck) {
+    let mut held = Vec::new();
+    for e in exprs.iter().chain(&quals) {
+        super::select::columns_used(e, &mut held);
+    }
+    held.retain(|&c| c > table.columns.len());
+    held.sort_unstable();
+    held.dedup();
     let mut fields = vec![Field {
         name: "ctid".into(),
         ty: DataType::Int8,
@@ -481,14 +520,20 @@ fn modify_plan(source: Plan, exprs: Vec<Expr>, table: &TableDef) -> Plan {
         name: c.name.clone(),
         ty: c.ty,
     }));
-    Plan {
+    for &k in &held {
+        let f = &source.fields[k];
+        exprs.push(Expr::column(k, f.ty));
+        fields.push(f.clone());
+    }
+    let plan = Plan {
         rows: source.rows,
         fields,
         node: Node::Project {
             input: Box::new(source),
             exprs,
         },
-    }
+    };
+    (plan, Recheck::of(quals, held))
 }
 
 /// The positions of the arbiter indexes of `oc` in `table.indexes`.

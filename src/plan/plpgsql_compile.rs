@@ -46,6 +46,12 @@ pub struct Compiler<'c> {
     /// The slots declared with a domain type, whose constraints every
     /// value assigned to them passes.
     domains: Vec<(usize, Arc<DomainDef>)>,
+    /// A set-returning SQL function's result columns when it returns rows
+    /// of more than one column (empty otherwise), and the name of that row
+    /// type for errors (`record` for `RETURNS TABLE`).
+    pub set_cols: Vec<DataType>,
+    /// See `set_cols`.
+    pub set_name: String,
 }
 
 impl<'c> Compiler<'c> {
@@ -59,6 +65,8 @@ impl<'c> Compiler<'c> {
             records: Vec::new(),
             row_count: 0,
             domains: Vec::new(),
+            set_cols: Vec::new(),
+            set_name: String::new(),
         }
     }
 
@@ -154,7 +162,9 @@ impl<'c> Compiler<'c> {
                 ));
             };
             let q = self.query(q)?;
-            if last {
+            if last && !self.set_cols.is_empty() {
+                check_set_columns(&q.plan.fields, &self.set_cols, &self.set_name)?;
+            } else if last {
                 let fields = &q.plan.fields;
                 if fields.len() != 1 {
                     return Err(mismatch(&self.ret)
@@ -546,6 +556,39 @@ impl<'c> Compiler<'c> {
             rethrow: r.format.is_none() && r.condition.is_none() && r.options.is_empty(),
         })
     }
+}
+
+/// A set-returning function's last query against its declared columns
+/// (PostgreSQL's `check_sql_fn_retval` for a row type): as many columns,
+/// each castable by assignment.
+fn check_set_columns(fields: &[crate::nodes::Field], cols: &[DataType], name: &str) -> Result<()> {
+    let bad = || {
+        err!(
+            InvalidFunctionDefinition,
+            "return type mismatch in function declared to return {name}"
+        )
+    };
+    if fields.len() < cols.len() {
+        return Err(bad().with_detail("Final statement returns too few columns."));
+    }
+    if fields.len() > cols.len() {
+        return Err(bad().with_detail("Final statement returns too many columns."));
+    }
+    for (k, (f, to)) in fields.iter().zip(cols).enumerate() {
+        let fits = f.ty.without_typmod() == to.without_typmod()
+            || matches!(
+                cast_kind(&f.ty, to),
+                Some(CastContext::Implicit | CastContext::Assignment)
+            );
+        if !fits {
+            return Err(bad().with_detail(format!(
+                "Final statement returns {} instead of {to} at column {}.",
+                f.ty,
+                k + 1
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn mismatch(ret: &DataType) -> crate::error::Error {

@@ -419,13 +419,14 @@ impl Binder<'_> {
         order_by: &[ast::OrderBy],
         ties: Option<Ties>,
     ) -> Result<Plan> {
-        srf_order::reject_misplaced_srfs(s)?;
+        let user = self.user_srfs(s);
+        srf_order::reject_misplaced_srfs(s, &user)?;
         if ties.is_none() {
-            if let Some(rewritten) = srf_order::srf_after_sort(s, order_by) {
+            if let Some(rewritten) = srf_order::srf_after_sort(s, order_by, &user) {
                 return self.plan_select(&rewritten, &[], None);
             }
         }
-        if let Some(rewritten) = srf_to_from(s)? {
+        if let Some(rewritten) = srf_to_from(s, &user)? {
             return self.plan_select(&rewritten, order_by, ties);
         }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);

@@ -455,6 +455,54 @@ impl Binder<'_> {
         Ok(Expr::constant(v, ty))
     }
 
+    /// Column `k` of `SET (c1, ..., cm) = (query)`: the query must have `m`
+    /// columns; no row gives NULL, more than one is an error, as for a
+    /// scalar subquery.
+    pub(crate) fn bind_multiexpr_subquery(
+        &mut self,
+        query: &ast::Query,
+        (k, m): (usize, usize),
+        scope: &Scope,
+        mode: &mut Mode,
+        offset: ast::Offset,
+    ) -> Result<Expr> {
+        let (plan, args) = self.plan_sublink(query, scope, mode)?;
+        if plan.fields.len() != m {
+            return Err(super::bind::at(
+                err!(
+                    SyntaxError,
+                    "number of columns does not match number of values"
+                ),
+                offset,
+            ));
+        }
+        let field = plan.fields[k].clone();
+        let ty = field.ty;
+        let plan = Plan {
+            rows: plan.rows,
+            fields: vec![field],
+            node: Node::Project {
+                input: Box::new(plan),
+                exprs: vec![Expr::column(k, ty)],
+            },
+        };
+        if !args.is_empty() {
+            return self.subplan(SubLinkKind::Scalar, plan, ty, args, ty);
+        }
+        let rows = self.ctx.run_subquery(plan)?;
+        if rows.len() > 1 {
+            return Err(err!(
+                CardinalityViolation,
+                "more than one row returned by a subquery used as an expression"
+            ));
+        }
+        let v = rows
+            .into_iter()
+            .next()
+            .map_or(Value::Null, |mut r| r.remove(0));
+        Ok(Expr::constant(v, ty))
+    }
+
     /// `x [NOT] IN (query)`: uncorrelated, a hashed set of the subquery's
     /// values; correlated, `[NOT] (x = ANY (query))`.
     pub(super) fn bind_in_subquery(

@@ -22,6 +22,14 @@
 //! `CREATE FUNCTION` checks a SQL body by compiling it and a PL/pgSQL body
 //! by parsing it ([`check_body`]).
 //!
+//! A user function named in FROM ([`Binder::user_function_in_from`]) is
+//! compiled for that plan and owned by it (a `Srf::User` call): a
+//! set-returning SQL function (`RETURNS SETOF t`, `RETURNS TABLE (...)`)
+//! gives its last query's rows, a scalar one its one value as a row.
+//! Called in an expression, a set-returning function is refused (0A000)
+//! unless it is a select-list item of one column, which the select
+//! planner expands as it does the builtin set-returning functions.
+//!
 //! A body's expressions are bound once per function version and reused by
 //! later statements, unless compiling it asked for something bound to the
 //! statement (`now()`, a table, a subquery's rows: [`super::funcprobe`]);
@@ -42,9 +50,16 @@ use crate::error::Result;
 use crate::exec::plpgsql::{Program, Stmt};
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::nodes::func::Func;
+use crate::nodes::plannodes::UserSet;
+use crate::nodes::{Field, Srf, TableFunc};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::funcs::{user, ScalarFunc};
 use crate::types::DataType;
+
+/// A user function called in FROM: its rows' source, its columns, and
+/// whether it returns values of one type (its column then takes the FROM
+/// item's alias, as PostgreSQL names it).
+pub(super) type UserFromCall = (TableFunc, Vec<Field>, bool);
 
 /// A call's arguments, bound, with where each was written.
 type Args = Vec<(Expr, ast::Offset)>;
@@ -82,54 +97,16 @@ impl Binder<'_> {
         name: &str,
         args: Args,
     ) -> Result<std::result::Result<Expr, Args>> {
-        let defs = self.ctx.functions(name);
-        if defs.is_empty() {
-            return Ok(Err(args));
-        }
         let types: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
-        let mut best: Vec<(&Arc<FunctionDef>, usize)> = Vec::new();
-        for d in &defs {
-            if let Some(c) = cost(d, &types) {
-                match best.first() {
-                    Some((_, b)) if c > *b => {}
-                    Some((_, b)) if c < *b => best = vec![(d, c)],
-                    _ => best.push((d, c)),
-                }
-            }
-        }
-        if best.len() > 1 {
-            // PostgreSQL's tie-break: an `unknown` argument (a string
-            // literal) prefers a candidate taking a string type there.
-            let stringy = |d: &FunctionDef| {
-                d.args
-                    .iter()
-                    .zip(&types)
-                    .filter(|(a, t)| **t == DataType::Unknown && a.ty.is_string())
-                    .count()
-            };
-            let most = best.iter().map(|(d, _)| stringy(d)).max().unwrap_or(0);
-            best.retain(|(d, _)| stringy(d) == most);
-        }
-        let def = match best.as_slice() {
-            [(d, _)] => (*d).clone(),
-            [] if ScalarFunc::from_name(name).is_some() => return Ok(Err(args)),
-            [] => {
-                return Err(err!(
-                    UndefinedFunction,
-                    "function {name}({}) does not exist",
-                    type_list(&types)
-                )
-                .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."))
-            }
-            _ => {
-                return Err(err!(
-                    AmbiguousFunction,
-                    "function {name}({}) is not unique",
-                    type_list(&types)
-                )
-                .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
-            }
+        let Some(def) = self.choose_user_function(name, &types)? else {
+            return Ok(Err(args));
         };
+        if def.retset {
+            return Err(err!(
+                FeatureNotSupported,
+                "set-returning function {name}() can only be called in FROM"
+            ));
+        }
         let (id, fresh) = user::reserve(def.serial, &def.name, def.volatility);
         if fresh {
             user::set_parallel_safe(id, def.parallel_safe);
@@ -150,16 +127,135 @@ impl Binder<'_> {
                 }
             }
         }
-        let mut bound = Vec::with_capacity(args.len());
-        for ((a, off), p) in args.into_iter().zip(&def.args) {
-            let e = self.coerce(a, &p.ty, CastContext::Implicit, off)?;
-            bound.push(self.check_declared_domain(e, &p.domain)?);
-        }
+        let bound = self.bind_user_args(&def, args)?;
         let call = Expr {
             kind: ExprKind::Func(Func(ScalarFunc::User(id)), bound),
             ty: def.ret,
         };
         Ok(Ok(self.check_declared_domain(call, &def.ret_domain)?))
+    }
+
+    /// A user function called in FROM (`select * from f(1)`): a
+    /// set-returning one's rows, a scalar one's single row (see
+    /// [`UserFromCall`]). `None` when no user function of that name fits
+    /// the arguments.
+    pub(super) fn user_function_in_from(
+        &mut self,
+        name: &str,
+        args: &[(Expr, ast::Offset)],
+    ) -> Result<Option<UserFromCall>> {
+        let types: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        let Some(def) = self.choose_user_function(name, &types)? else {
+            return Ok(None);
+        };
+        // Compiled for this plan and owned by it. Its body is planned now,
+        // so a body calling its own function in FROM would plan forever.
+        if COMPILING_SETS.with(|c| c.borrow().contains(&def.serial)) {
+            return Err(err!(
+                FeatureNotSupported,
+                "set-returning function {}() calls itself in FROM",
+                def.name
+            ));
+        }
+        COMPILING_SETS.with(|c| c.borrow_mut().push(def.serial));
+        let compiled = self.compile_function(&def);
+        COMPILING_SETS.with(|c| c.borrow_mut().pop());
+        let p = compiled?;
+        let body: user::SetBody = if def.retset {
+            let cols = result_types(&def);
+            Arc::new(move |a: &[_]| p.rows(a, &cols))
+        } else {
+            Arc::new(move |a: &[_]| Ok(vec![vec![p.call(a)?]]))
+        };
+        let bound = self.bind_user_args(&def, args.to_vec())?;
+        let fields = if def.out_cols.is_empty() {
+            vec![Field {
+                name: def.name.clone(),
+                ty: def.ret,
+            }]
+        } else {
+            def.out_cols
+                .iter()
+                .map(|(name, ty)| Field {
+                    name: name.clone(),
+                    ty: *ty,
+                })
+                .collect()
+        };
+        let func = TableFunc::Call {
+            srf: Srf::User(UserSet {
+                name: def.name.clone(),
+                body,
+            }),
+            args: bound,
+        };
+        Ok(Some((func, fields, def.out_cols.is_empty())))
+    }
+
+    /// The call's arguments cast to `def`'s argument types (and checked
+    /// against their declared domains).
+    fn bind_user_args(&mut self, def: &FunctionDef, args: Args) -> Result<Vec<Expr>> {
+        let mut bound = Vec::with_capacity(args.len());
+        for ((a, off), p) in args.into_iter().zip(&def.args) {
+            let e = self.coerce(a, &p.ty, CastContext::Implicit, off)?;
+            bound.push(self.check_declared_domain(e, &p.domain)?);
+        }
+        Ok(bound)
+    }
+
+    /// The user function named `name` that a call with argument types
+    /// `types` means, by PostgreSQL's rules (fewest implicit casts, then a
+    /// string type for an `unknown` argument); `None` when there is no user
+    /// function of that name, or none fits and a builtin of that name
+    /// exists.
+    fn choose_user_function(
+        &mut self,
+        name: &str,
+        types: &[DataType],
+    ) -> Result<Option<Arc<FunctionDef>>> {
+        let defs = self.ctx.functions(name);
+        if defs.is_empty() {
+            return Ok(None);
+        }
+        let mut best: Vec<(&Arc<FunctionDef>, usize)> = Vec::new();
+        for d in &defs {
+            if let Some(c) = cost(d, types) {
+                match best.first() {
+                    Some((_, b)) if c > *b => {}
+                    Some((_, b)) if c < *b => best = vec![(d, c)],
+                    _ => best.push((d, c)),
+                }
+            }
+        }
+        if best.len() > 1 {
+            // PostgreSQL's tie-break: an `unknown` argument (a string
+            // literal) prefers a candidate taking a string type there.
+            let stringy = |d: &FunctionDef| {
+                d.args
+                    .iter()
+                    .zip(types)
+                    .filter(|(a, t)| **t == DataType::Unknown && a.ty.is_string())
+                    .count()
+            };
+            let most = best.iter().map(|(d, _)| stringy(d)).max().unwrap_or(0);
+            best.retain(|(d, _)| stringy(d) == most);
+        }
+        match best.as_slice() {
+            [(d, _)] => Ok(Some((*d).clone())),
+            [] if ScalarFunc::from_name(name).is_some() || is_table_function(name) => Ok(None),
+            [] => Err(err!(
+                UndefinedFunction,
+                "function {name}({}) does not exist",
+                type_list(types)
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")),
+            _ => Err(err!(
+                AmbiguousFunction,
+                "function {name}({}) is not unique",
+                type_list(types)
+            )
+            .with_hint("Could not choose a best candidate function. You might need to add explicit type casts.")),
+        }
     }
 
     /// `e` checked against the domain `name` a function declares, when it
@@ -188,10 +284,15 @@ impl Binder<'_> {
             .collect();
         let arg_types = def.args.iter().map(|a| a.ty).collect();
         let mut c = Compiler::new(b, arg_types, def.ret);
+        if def.out_cols.len() > 1 {
+            c.set_cols = def.out_cols.iter().map(|(_, t)| *t).collect();
+            c.set_name = "record".into();
+        }
         let (stmts, found) = match def.language {
             Language::Sql => {
                 let stmts = parse_sql_body(&body, &def.ret)?;
-                match simple_body(&stmts).filter(|_| def.ret != DataType::Unknown) {
+                let simple = def.ret != DataType::Unknown && !def.retset;
+                match simple_body(&stmts).filter(|_| simple) {
                     // One expression without FROM: no query to run.
                     Some(e) => (vec![Stmt::Return(1, Some(c.bind_as(&e, &def.ret)?))], None),
                     None => (c.sql_body(&stmts)?, None),
@@ -236,6 +337,33 @@ pub fn check_body(b: &mut Binder<'_>, def: &FunctionDef) -> Result<()> {
             Ok(())
         }
     }
+}
+
+thread_local! {
+    /// The functions whose bodies are being compiled for a call in FROM.
+    static COMPILING_SETS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The types of a set-returning function's result columns.
+fn result_types(def: &FunctionDef) -> Vec<DataType> {
+    if def.out_cols.is_empty() {
+        vec![def.ret]
+    } else {
+        def.out_cols.iter().map(|(_, t)| *t).collect()
+    }
+}
+
+/// Whether `name` is a builtin that only FROM calls (a call in FROM falls
+/// back to it when no user function of that name fits).
+fn is_table_function(name: &str) -> bool {
+    matches!(
+        name,
+        "generate_series"
+            | "unnest"
+            | "string_to_table"
+            | "regexp_matches"
+            | "regexp_split_to_table"
+    ) || crate::types::json::srf::JsonSrf::from_name(name).is_some()
 }
 
 /// `$1` written as the quoted name `"$1"` (outside strings and quoted

@@ -716,7 +716,14 @@ impl Binder<'_> {
             Some(f) if call.name.schema.is_none() => f,
             _ => {
                 let list: Vec<String> = args.iter().map(|(a, _)| type_text(a.ty)).collect();
-                let srf = matches!(name, "generate_series" | "unnest" | "string_to_table");
+                let srf = matches!(
+                    name,
+                    "generate_series"
+                        | "unnest"
+                        | "string_to_table"
+                        | "regexp_matches"
+                        | "regexp_split_to_table"
+                );
                 if srf || ScalarFunc::from_name(name).is_some() {
                     return Err(at(
                         err!(

@@ -44,6 +44,7 @@ mod alter_column;
 mod commit_ack;
 mod copy;
 mod describe;
+mod explain_modify;
 mod fkey;
 mod index_ddl;
 mod inspect;
@@ -177,6 +178,12 @@ pub struct Session {
     fk_deferred: Vec<fkey::Deferred>,
     /// `currval`/`lastval` and the log to flush for sequences ([`sequence`]).
     pub(crate) seqs: Arc<crate::commands::seqfuncs::SessionSequences>,
+    /// What an EXPLAIN of INSERT, UPDATE or DELETE records of the statement
+    /// it runs ([`explain_modify`]); `None` otherwise.
+    modify_capture: Option<Box<explain_modify::ModifyCapture>>,
+    /// Where statements spill (`base/pgsql_tmp`), made once: a path built
+    /// per statement was a tenth of a point lookup's set-up.
+    pub(crate) temp_dir: std::path::PathBuf,
 }
 
 /// What transaction handling a statement needs.
@@ -197,10 +204,12 @@ enum Class<'a> {
 
 /// Classifies a statement for transaction handling.
 fn writes(stmt: &ast::Statement) -> bool {
+    if let ast::Statement::Explain(e) = stmt {
+        return writes(&e.statement);
+    }
     !matches!(
         stmt,
         ast::Statement::Query(_)
-            | ast::Statement::Explain(_)
             | ast::Statement::Show(_)
             | ast::Statement::Set(_)
             | ast::Statement::Reset(_)
@@ -242,6 +251,7 @@ impl Session {
         Session {
             gate: CommitGate::new(db.wal.clone()),
             settings: db.defaults.clone(),
+            temp_dir: crate::exec::spill::temp_dir(&db.dir),
             db,
             txn: None,
             cancel: Arc::new(AtomicBool::new(false)),
@@ -254,6 +264,7 @@ impl Session {
             fk_deferred: Vec::new(),
             seqs: Arc::default(),
             on_commit: Vec::new(),
+            modify_capture: None,
         }
     }
 

@@ -20,7 +20,7 @@ use crate::err;
 use crate::error::Result;
 use crate::exec::fkey::{command_rows, FkCapture};
 use crate::exec::index_maint::{index_copied_rows, index_formed_tuple, tuple_values};
-use crate::exec::modify::{ModifyContext, ModifyTable};
+use crate::exec::modify::{ModifyContext, ModifyTable, RecheckSource};
 use crate::nodes::Field;
 use crate::plan::bind::{at, Binder};
 use crate::plan::insert_row::literal_row;
@@ -30,6 +30,11 @@ use crate::vector::Batch;
 
 mod inherit;
 mod view;
+
+/// The table and text of an UPDATE run from a plan template, whose READ
+/// COMMITTED re-check is planned from its text when a row first needs it
+/// (`None`: the plan came with its re-check, or has none).
+type Replan<'a> = Option<(&'a Arc<TableDef>, &'a str)>;
 
 impl Session {
     /// What row writing under `snap` takes from this session's transaction.
@@ -68,7 +73,7 @@ impl Session {
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
         let fk = self.fk_capture(&table, &snap, false)?;
-        if let Some(row) = literal_row(ins) {
+        if let Some(row) = literal_row(ins).filter(|_| self.modify_capture.is_none()) {
             // A column list longer than the row is the general path's error.
             if ins.columns.is_empty() || row.len() >= targets.len() {
                 let now = self.txn_ref().start_ts;
@@ -97,7 +102,7 @@ impl Session {
         let (count, cols) = self.write_rows(
             &snap,
             &table,
-            planned_rows,
+            (planned_rows, None),
             sink,
             fk.as_ref(),
             |m, plan, emit| m.insert(plan, bulk, emit),
@@ -124,18 +129,27 @@ impl Session {
         let table = self.target(&ins.table, &snap)?;
         let targets = target_columns(&table, &ins.columns)?;
         let arbiters = modify::arbiter_indexes(&table, oc, &self.settings)?;
+
         let mut ctx = self.stmt_ctx(&snap);
         let mut binder = Binder::new(&mut ctx);
         let (planned_rows, action) = modify::plan_upsert(&mut binder, ins, oc, &table, &targets)?;
         drop(binder);
+        let alias = ins.alias.as_deref().unwrap_or(&table.name);
+        self.capture_conflict(&table, oc, &arbiters, action.as_ref(), alias);
         let planned = t0.elapsed();
         let mut upsert = Some((arbiters, action));
         let fk = self.fk_capture(&table, &snap, false)?;
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, None, |m, plan, emit| {
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            (planned_rows, None),
+            sink,
+            None,
+            |m, plan, emit| {
                 let (arbiters, action) = upsert.take().expect("one upsert per statement");
                 m.upsert(plan, arbiters, action, emit)
-            })?;
+            },
+        )?;
         if let Some(fk) = fk {
             self.fk_command_rows(&table, &snap, fk)?;
         }
@@ -170,24 +184,31 @@ impl Session {
                 modify::plan_update(&mut Binder::new(&mut ctx), u, &table)?
             }
         };
-        self.write_update(&snap, &table, planned_rows, t0, sink)
+        self.write_update(&snap, &table, planned_rows, None, t0, sink)
     }
 
     /// Writes the rows of an UPDATE of `table` planned as `planned_rows`
-    /// since `t0`, the target locked.
+    /// since `t0`, the target locked; `text`: the statement's text, when
+    /// its re-check is to be planned from it ([`Replan`]).
     pub(super) fn write_update(
         &mut self,
         snap: &Snapshot,
-        table: &TableDef,
+        table: &Arc<TableDef>,
         planned_rows: ModifyPlan,
+        text: Option<&str>,
         t0: Instant,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows_checked(snap, table, planned_rows, sink, true, |m, plan, emit| {
-                m.update(plan, emit)
-            })?;
+        let replan = text.map(|sql| (table, sql));
+        let (count, cols) = self.write_rows_checked(
+            snap,
+            table,
+            (planned_rows, replan),
+            sink,
+            true,
+            |m, plan, emit| m.update(plan, emit),
+        )?;
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
     }
 
@@ -205,10 +226,14 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = modify::plan_delete(&mut Binder::new(&mut ctx), d, &table)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows_checked(&snap, &table, planned_rows, sink, false, |m, plan, emit| {
-                m.delete(plan, emit)
-            })?;
+        let (count, cols) = self.write_rows_checked(
+            &snap,
+            &table,
+            (planned_rows, None),
+            sink,
+            false,
+            |m, plan, emit| m.delete(plan, emit),
+        )?;
         Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
     }
 
@@ -219,7 +244,7 @@ impl Session {
         &mut self,
         snap: &Snapshot,
         table: &TableDef,
-        planned: ModifyPlan,
+        planned: (ModifyPlan, Replan<'_>),
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
         updating: bool,
         write: impl FnOnce(
@@ -237,13 +262,14 @@ impl Session {
     }
 
     /// Runs `write` (one of [`ModifyTable`]'s statements) over the planned
-    /// rows, RETURNING's rows to `sink`: the count, and the RETURNING
-    /// columns (`None` without RETURNING).
+    /// rows (and, for an UPDATE or DELETE planned without its re-check,
+    /// where to plan it: [`Replan`]), RETURNING's rows to `sink`: the
+    /// count, and the RETURNING columns (`None` without RETURNING).
     fn write_rows(
         &self,
         snap: &Snapshot,
         table: &TableDef,
-        planned: ModifyPlan,
+        (planned, replan): (ModifyPlan, Replan<'_>),
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
         fk: Option<&RefCell<FkCapture>>,
         write: impl FnOnce(
@@ -252,8 +278,25 @@ impl Session {
             &mut dyn FnMut(&Batch) -> Result<()>,
         ) -> Result<u64>,
     ) -> Result<(u64, Option<Vec<Column>>)> {
+        let capture = self.modify_capture();
+        if let Some(c) = capture {
+            c.reached.set(Some(Instant::now()));
+            c.plans
+                .borrow_mut()
+                .push((table.name.clone(), planned.plan.clone()));
+            if !c.analyze {
+                // Plain EXPLAIN: planned, nothing written.
+                return Ok((0, None));
+            }
+        }
         let exec = self.stmt_ctx(snap).exec_context(&planned.plan)?;
         let rel = self.db.relation(table.relfilenode)?;
+        let lazy = replan.map(|(t, sql)| move || self.replan_recheck(snap, t, sql));
+        let recheck = match (&planned.recheck, &lazy) {
+            (Some(r), _) => RecheckSource::Planned(r),
+            (None, Some(f)) => RecheckSource::Lazy(f),
+            (None, None) => RecheckSource::None,
+        };
         let m = ModifyTable {
             ctx: self.modify_ctx(snap),
             exec: &exec,
@@ -262,6 +305,8 @@ impl Session {
             returning: &planned.returning,
             checks: &planned.checks,
             fk,
+            instr: capture.map(|c| &c.instr),
+            recheck,
         };
         let cols = columns(planned.returning_fields);
         let count = write(&m, &planned.plan, &mut |b| sink(&cols, b))?;

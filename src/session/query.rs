@@ -35,6 +35,8 @@ pub(crate) struct StmtCtx<'s> {
     pub locker: TableLocker<'s>,
     /// The session's sequence calls (`currval`, `lastval`).
     pub seqs: &'s Arc<crate::commands::seqfuncs::SessionSequences>,
+    /// Where the statement's operators spill.
+    pub temp_dir: &'s std::path::Path,
 }
 
 impl StmtCtx<'_> {
@@ -42,12 +44,15 @@ impl StmtCtx<'_> {
     pub fn exec_context(&self, plan: &Plan) -> Result<ExecContext> {
         let mut ctx = exec_context(self.db, self.settings, self.snapshot, &self.cancel, plan)?;
         ctx.progress = self.progress.clone();
+        ctx.temp_dir = Some(self.temp_dir.to_path_buf());
         Ok(ctx)
     }
 }
 
-/// Opens the heaps `plan` scans and packages what its operators share.
-pub(crate) fn exec_context(
+/// Opens the heaps `plan` scans and packages what its operators share
+/// (spilling to the system's temporary directory until the caller sets
+/// `temp_dir`).
+fn exec_context(
     db: &Database,
     settings: &Settings,
     snapshot: &Snapshot,
@@ -65,11 +70,12 @@ pub(crate) fn exec_context(
         cancel: cancel.clone(),
         work_mem: settings.work_mem_kb as usize * 1024,
         hash_mem: (settings.work_mem_kb as f64 * settings.hash_mem_multiplier * 1024.0) as usize,
-        temp_dir: Some(exec::spill::temp_dir(&db.dir)),
+        temp_dir: None,
         relations,
         parallel: None,
         progress: None,
         page_summaries: settings.enable_page_summaries,
+        packed_cache: settings.packed_cache_kb as usize * 1024,
         ring_sizes: crate::database::ring_sizes(settings),
         worktables: exec::WorkTables::default(),
     })
@@ -225,6 +231,7 @@ impl Session {
             progress: self.progress.clone(),
             locker: self.table_locker(),
             seqs: &self.seqs,
+            temp_dir: &self.temp_dir,
         }
     }
 
@@ -273,12 +280,6 @@ impl Session {
     }
 
     pub(crate) fn explain(&mut self, e: &ast::Explain) -> Result<QueryResult> {
-        let ast::Statement::Query(q) = &e.statement else {
-            return Err(err!(
-                FeatureNotSupported,
-                "EXPLAIN is supported for SELECT statements only"
-            ));
-        };
         if e.options.format != ast::ExplainFormat::Text {
             return Err(err!(
                 FeatureNotSupported,
@@ -291,10 +292,6 @@ impl Session {
                 "EXPLAIN option BUFFERS requires ANALYZE"
             ));
         }
-        let t0 = Instant::now();
-        let snap = self.statement_snapshot();
-        let plan = self.plan_query(q, &snap)?;
-        let planned = t0.elapsed();
         let flags = ExplainFlags {
             costs: e.options.costs,
             analyze: e.options.analyze,
@@ -303,6 +300,22 @@ impl Session {
             summaries: self.settings.enable_page_summaries,
             verbose: e.options.verbose,
         };
+        let q = match &e.statement {
+            ast::Statement::Query(q) => q,
+            ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_) => {
+                return self.explain_modify(e, flags)
+            }
+            _ => {
+                return Err(err!(
+                    FeatureNotSupported,
+                    "EXPLAIN is supported for SELECT, INSERT, UPDATE and DELETE statements only"
+                ))
+            }
+        };
+        let t0 = Instant::now();
+        let snap = self.statement_snapshot();
+        let plan = self.plan_query(q, &snap)?;
+        let planned = t0.elapsed();
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
             let instr = Instrumentation::default();
@@ -335,15 +348,20 @@ impl Session {
             }
             lines
         };
-        let mut r = QueryResult::empty("EXPLAIN");
-        r.columns = vec![Column {
-            name: "QUERY PLAN".into(),
-            ty: DataType::Text,
-        }];
-        r.returns_rows = true;
-        r.rows = lines.drain(..).map(|l| vec![Value::text(&l)]).collect();
-        Ok(r)
+        Ok(explain_result(std::mem::take(&mut lines)))
     }
+}
+
+/// EXPLAIN's result: one `QUERY PLAN` row per line.
+pub(super) fn explain_result(lines: Vec<String>) -> QueryResult {
+    let mut r = QueryResult::empty("EXPLAIN");
+    r.columns = vec![Column {
+        name: "QUERY PLAN".into(),
+        ty: DataType::Text,
+    }];
+    r.returns_rows = true;
+    r.rows = lines.into_iter().map(|l| vec![Value::text(&l)]).collect();
+    r
 }
 
 /// The result columns of a plan.

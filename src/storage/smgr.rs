@@ -169,6 +169,43 @@ fn io_error(e: std::io::Error, what: &str) -> Error {
     Error::new(code, format!("{what}: {}", super::reserve::os_text(&e)))
 }
 
+/// The fork map's hasher: its keys are a relation number and a fork, so a
+/// multiply-rotate mix (FxHash's) spreads them; SipHash, which resists
+/// chosen keys no user picks here, was a sixth of a buffer read's lookup.
+type ForkKeys = std::hash::BuildHasherDefault<ForkKeyHasher>;
+
+/// The hasher of [`ForkKeys`].
+#[derive(Default)]
+struct ForkKeyHasher(u64);
+
+impl std::hash::Hasher for ForkKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_isize(&mut self, n: isize) {
+        self.write_u64(n as u64);
+    }
+}
+
 /// The storage manager: the open relation files of one data directory.
 pub struct Smgr {
     /// `<data_dir>/base`.
@@ -177,7 +214,7 @@ pub struct Smgr {
     /// tests and benchmarks that do not care about surviving an OS crash).
     fsync: AtomicBool,
     /// Open forks by relation and fork.
-    forks: RwLock<HashMap<(RelFileNode, ForkNumber), Arc<RelFork>>>,
+    forks: RwLock<HashMap<(RelFileNode, ForkNumber), Arc<RelFork>, ForkKeys>>,
     /// fsyncs of `base/` so far (see the module doc; for tests).
     dir_syncs: AtomicU64,
 }
@@ -195,7 +232,7 @@ impl Smgr {
         Ok(Smgr {
             base,
             fsync: AtomicBool::new(true),
-            forks: RwLock::new(HashMap::new()),
+            forks: RwLock::new(HashMap::default()),
             dir_syncs: AtomicU64::new(0),
         })
     }

@@ -535,7 +535,7 @@ impl Accumulator {
                 let r = (*s as f32) + *x;
                 *s = float::check_f32(r, s.is_infinite() || x.is_infinite(), true)? as f64;
             }
-            (State::Numeric(s), Value::Numeric(x)) => *s = s.add(x),
+            (State::Numeric(s), Value::Numeric(x)) => s.add_assign(x),
             (
                 State::Interval {
                     months,
@@ -641,7 +641,7 @@ impl Accumulator {
             (State::None, State::None) => {}
             (State::Int(a), State::Int(b)) => *a += *b,
             (State::Float(a), State::Float(b)) => *a = float::add_f64(*a, *b)?,
-            (State::Numeric(a), State::Numeric(b)) => *a = a.add(b),
+            (State::Numeric(a), State::Numeric(b)) => a.add_assign(b),
             (
                 State::Interval {
                     months,

@@ -15,6 +15,8 @@
 // Each test crate uses a different part of the harness.
 #![allow(dead_code)]
 
+pub mod counting;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

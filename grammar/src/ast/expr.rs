@@ -324,6 +324,23 @@ pub enum BinaryOp {
     QuestionAmp,
     /// `#-`: JSON without the member at a path.
     HashMinus,
+    /// `~`: matches a regular expression (`SIMILAR TO` is this operator
+    /// against `similar_to_escape(pattern)`).
+    RegexMatch,
+    /// `~*`: matches a regular expression, case-insensitively.
+    RegexIMatch,
+    /// `!~`: does not match a regular expression.
+    RegexNotMatch,
+    /// `!~*`: does not match a regular expression, case-insensitively.
+    RegexNotIMatch,
+    /// `~~`: the operator `LIKE` stands for.
+    LikeOp,
+    /// `~~*`: `ILIKE`.
+    ILikeOp,
+    /// `!~~`: `NOT LIKE`.
+    NotLikeOp,
+    /// `!~~*`: `NOT ILIKE`.
+    NotILikeOp,
 }
 
 /// A function call: `name([DISTINCT] args [ORDER BY ...]) [FILTER (WHERE ...)]`

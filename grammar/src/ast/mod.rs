@@ -181,6 +181,8 @@ pub struct Insert {
     pub table: ObjectName,
     /// The target columns, if listed.
     pub columns: Vec<Ident>,
+    /// Where each of `columns` starts in the text (as many as `columns`).
+    pub column_offsets: Vec<Offset>,
     /// The rows: a query (a `VALUES` list is a query whose body is
     /// [`SetExpr::Values`]); `None` for `DEFAULT VALUES`.
     pub source: Option<Box<Query>>,
@@ -220,6 +222,11 @@ pub struct Assignment {
     pub value: Expr,
     /// Where the column name starts in the text.
     pub offset: Offset,
+    /// `SET (a, b, ...) = (query)`: this column takes the query's column
+    /// `.0` of `.1` (each assignment of the group holds the same query).
+    /// The forms `(a, b) = (x, y)` and `= ROW(x, y)` are written as one
+    /// assignment per column, with `None` here.
+    pub multi: Option<(usize, usize)>,
 }
 
 /// `DELETE FROM table [[AS] alias] [USING ...] [WHERE ...] [RETURNING ...]`.

@@ -28,12 +28,7 @@ impl Display for OnConflict {
                 where_clause,
             } => {
                 f.write_str(" DO UPDATE SET ")?;
-                for (i, a) in assignments.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{} = {}", Id(&a.column), a.value)?;
-                }
+                super::statements::write_assignments(f, assignments)?;
                 if let Some(w) = where_clause {
                     write!(f, " WHERE {w}")?;
                 }

@@ -149,7 +149,15 @@ fn precedence(e: &Expr) -> u8 {
             | BinaryOp::Question
             | BinaryOp::QuestionPipe
             | BinaryOp::QuestionAmp
-            | BinaryOp::HashMinus => prec::OTHER,
+            | BinaryOp::HashMinus
+            | BinaryOp::RegexMatch
+            | BinaryOp::RegexIMatch
+            | BinaryOp::RegexNotMatch
+            | BinaryOp::RegexNotIMatch
+            | BinaryOp::LikeOp
+            | BinaryOp::ILikeOp
+            | BinaryOp::NotLikeOp
+            | BinaryOp::NotILikeOp => prec::OTHER,
             BinaryOp::Plus | BinaryOp::Minus => prec::ADD,
             BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Modulo => prec::MUL,
             BinaryOp::Exponent => prec::EXP,
@@ -221,6 +229,14 @@ impl Display for BinaryOp {
             BinaryOp::QuestionPipe => "?|",
             BinaryOp::QuestionAmp => "?&",
             BinaryOp::HashMinus => "#-",
+            BinaryOp::RegexMatch => "~",
+            BinaryOp::RegexIMatch => "~*",
+            BinaryOp::RegexNotMatch => "!~",
+            BinaryOp::RegexNotIMatch => "!~*",
+            BinaryOp::LikeOp => "~~",
+            BinaryOp::ILikeOp => "~~*",
+            BinaryOp::NotLikeOp => "!~~",
+            BinaryOp::NotILikeOp => "!~~*",
         })
     }
 }

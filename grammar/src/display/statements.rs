@@ -150,6 +150,26 @@ impl Display for Insert {
     }
 }
 
+/// `SET`'s list: `c = v`, and `(a, b) = (query)` for a group of
+/// assignments from one query.
+pub(super) fn write_assignments(f: &mut Formatter<'_>, list: &[Assignment]) -> fmt::Result {
+    let mut items = Vec::with_capacity(list.len());
+    for (i, a) in list.iter().enumerate() {
+        match a.multi {
+            None => items.push(format!("{} = {}", Id(&a.column), a.value)),
+            Some((0, m)) => {
+                let names: Vec<String> = list[i..(i + m).min(list.len())]
+                    .iter()
+                    .map(|b| Id(&b.column).to_string())
+                    .collect();
+                items.push(format!("({}) = {}", names.join(", "), a.value));
+            }
+            Some(_) => {}
+        }
+    }
+    f.write_str(&items.join(", "))
+}
+
 impl Display for Update {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let only = if self.only { "ONLY " } else { "" };
@@ -158,12 +178,7 @@ impl Display for Update {
             write!(f, " AS {}", Id(alias))?;
         }
         f.write_str(" SET ")?;
-        for (i, a) in self.assignments.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{} = {}", Id(&a.column), a.value)?;
-        }
+        write_assignments(f, &self.assignments)?;
         if !self.from.is_empty() {
             write!(f, " FROM {}", Comma(&self.from))?;
         }

@@ -78,6 +78,14 @@ fn binary_op(i: Tokens<'_>, token: Token) -> Option<(BinaryOp, u8)> {
             "?|" => (BinaryOp::QuestionPipe, prec::OTHER),
             "?&" => (BinaryOp::QuestionAmp, prec::OTHER),
             "#-" => (BinaryOp::HashMinus, prec::OTHER),
+            "~" => (BinaryOp::RegexMatch, prec::OTHER),
+            "~*" => (BinaryOp::RegexIMatch, prec::OTHER),
+            "!~" => (BinaryOp::RegexNotMatch, prec::OTHER),
+            "!~*" => (BinaryOp::RegexNotIMatch, prec::OTHER),
+            "~~" => (BinaryOp::LikeOp, prec::OTHER),
+            "~~*" => (BinaryOp::ILikeOp, prec::OTHER),
+            "!~~" => (BinaryOp::NotLikeOp, prec::OTHER),
+            "!~~*" => (BinaryOp::NotILikeOp, prec::OTHER),
             _ => return None,
         },
         TokenKind::Word(Keyword::Or) => (BinaryOp::Or, prec::OR),
@@ -97,6 +105,25 @@ fn binary_op(i: Tokens<'_>, token: Token) -> Option<(BinaryOp, u8)> {
         TokenKind::Caret => (BinaryOp::Exponent, prec::EXP),
         _ => return None,
     })
+}
+
+/// A call of `name(args)` with nothing else, named at byte `at`.
+fn plain_call(name: &str, args: Vec<Expr>, at: usize) -> FunctionCall {
+    FunctionCall {
+        name: ObjectName {
+            schema: None,
+            name: name.to_string(),
+            offset: Offset(at),
+        },
+        args,
+        arg_names: Vec::new(),
+        star: false,
+        distinct: false,
+        order_by: Vec::new(),
+        filter: None,
+        variadic: false,
+        over: None,
+    }
 }
 
 /// An expression node at byte `offset`.
@@ -230,21 +257,7 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
                 enter(i)?;
                 let (rest, zone) = climb(i.skip(3), prec::EXP + 1)?;
                 nonassoc = None;
-                let call = FunctionCall {
-                    name: ObjectName {
-                        schema: None,
-                        name: "timezone".to_string(),
-                        offset: Offset(at),
-                    },
-                    args: vec![zone, lhs],
-                    arg_names: Vec::new(),
-                    star: false,
-                    distinct: false,
-                    order_by: Vec::new(),
-                    filter: None,
-                    variadic: false,
-                    over: None,
-                };
+                let call = plain_call("timezone", vec![zone, lhs], at);
                 lhs = node(ExprKind::Function(Box::new(call)), at);
                 i = rest;
             }
@@ -266,16 +279,27 @@ fn infix(mut i: Tokens<'_>, mut lhs: Expr, min_bp: u8) -> PResult<'_, Expr> {
                 | Keyword::Between
                 | Keyword::In
                 | Keyword::Like
-                | Keyword::Ilike),
+                | Keyword::Ilike
+                | Keyword::Similar),
             ) => {
                 if kw == Keyword::Not
                     && !matches!(
                         i.kind(1),
                         TokenKind::Word(
-                            Keyword::Between | Keyword::In | Keyword::Like | Keyword::Ilike
+                            Keyword::Between
+                                | Keyword::In
+                                | Keyword::Like
+                                | Keyword::Ilike
+                                | Keyword::Similar
                         )
                     )
                 {
+                    break;
+                }
+                // `SIMILAR` without `TO` ends the expression (`substring(s
+                // SIMILAR p ESCAPE e)`).
+                let similar_at = usize::from(kw == Keyword::Not);
+                if i.is_kw(similar_at, Keyword::Similar) && !i.is_kw(similar_at + 1, Keyword::To) {
                     break;
                 }
                 if prec::LIKE < min_bp {
@@ -463,11 +487,43 @@ fn like_in_between(i: Tokens<'_>, lhs: Expr) -> PResult<'_, Expr> {
     let at = i.first().start;
     let (i, (not, op)) = pair(
         opt(kw(Keyword::Not)),
-        kw_of(&[Keyword::Between, Keyword::In, Keyword::Like, Keyword::Ilike]),
+        kw_of(&[
+            Keyword::Between,
+            Keyword::In,
+            Keyword::Like,
+            Keyword::Ilike,
+            Keyword::Similar,
+        ]),
     )(i)?;
     let negated = not.is_some();
     let operand = Box::new(lhs);
     let (i, kind) = match op {
+        Keyword::Similar => {
+            // `x [NOT] SIMILAR TO p [ESCAPE e]` is `x [!]~ similar_to_escape(p[, e])`.
+            let (i, (pattern, escape)) = preceded(
+                cut(kw(Keyword::To)),
+                cut(pair(
+                    expr_bp(prec::OTHER),
+                    opt(preceded(kw(Keyword::Escape), cut(expr_bp(prec::OTHER)))),
+                )),
+            )(i)?;
+            let p_at = pattern.offset.0;
+            let mut args = vec![pattern];
+            args.extend(escape);
+            let kind = ExprKind::Binary {
+                op: if negated {
+                    BinaryOp::RegexNotMatch
+                } else {
+                    BinaryOp::RegexMatch
+                },
+                left: operand,
+                right: Box::new(node(
+                    ExprKind::Function(Box::new(plain_call("similar_to_escape", args, p_at))),
+                    p_at,
+                )),
+            };
+            (i, kind)
+        }
         Keyword::Between => {
             let (i, (low, high)) = cut(separated_pair(
                 expr_bp(prec::OTHER),
@@ -1122,6 +1178,13 @@ fn special_args<'a>(i: Tokens<'a>, name: &mut ObjectName) -> PResult<'a, Option<
                 let mut args = vec![s, start];
                 args.extend(count);
                 Ok((i, Some(args)))
+            } else if i.is_kw(0, Keyword::Similar) {
+                // `substring(s SIMILAR p ESCAPE e)` is `substring(s, p, e)`.
+                let (i, (pattern, escape)) = preceded(
+                    kw(Keyword::Similar),
+                    cut(separated_pair(expr, kw(Keyword::Escape), expr)),
+                )(i)?;
+                Ok((i, Some(vec![s, pattern, escape])))
             } else if i.is_kw(0, Keyword::For) {
                 let at = i.first().start;
                 let (i, (count, start)) = preceded(

@@ -149,6 +149,7 @@ pub(crate) fn single_insert(sql: &str) -> Option<Statement> {
             offset: Offset(scan.table.0),
         },
         columns: Vec::new(),
+        column_offsets: Vec::new(),
         source: Some(Box::new(Query::simple(SetExpr::Values(vec![row])))),
         returning: Vec::new(),
         alias: None,

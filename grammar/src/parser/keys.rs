@@ -9,7 +9,7 @@ use nom::Parser;
 
 use super::alter_column::column_action;
 use super::ddl::{check_constraint, foreign_key, opt_constraint_name};
-use super::dml::assignment;
+use super::dml::assignments;
 use super::index::index_elem;
 use super::query::opt_where;
 use super::tokens::{col_id, kw, kw_of, tok, word, PResult, Tokens};
@@ -58,11 +58,8 @@ pub(crate) fn opt_on_conflict(i: Tokens<'_>) -> PResult<'_, Option<Box<OnConflic
     let (i, action) = if what == Keyword::Nothing {
         (i, ConflictAction::Nothing)
     } else {
-        let (i, (_, assignments, where_clause)) = cut(tuple((
-            kw(Keyword::Set),
-            separated_list1(tok(TokenKind::Comma), cut(assignment)),
-            opt_where,
-        )))(i)?;
+        let (i, (_, assignments, where_clause)) =
+            cut(tuple((kw(Keyword::Set), assignments, opt_where)))(i)?;
         (
             i,
             ConflictAction::Update {

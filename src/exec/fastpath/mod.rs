@@ -8,6 +8,7 @@ pub mod fixed_scan;
 pub mod hash_agg;
 pub mod join_agg;
 pub mod join_tables;
+pub mod packed;
 pub mod page_agg;
 pub mod page_pred;
 pub mod summaries;

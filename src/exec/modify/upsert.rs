@@ -19,6 +19,7 @@
 //! same command is `ON CONFLICT DO UPDATE command cannot affect row a
 //! second time` (21000).
 
+use super::epq::read_tuple;
 use super::{check_views, concurrent_update, emit_returning, ModifyTable, RowWriter};
 use crate::access::heap::tuple;
 use crate::access::heap::visibility::{satisfies_mvcc, satisfies_update};
@@ -26,11 +27,9 @@ use crate::access::heap::{HeapRelation, Tid, TmResult};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
-use crate::exec;
 use crate::exec::expr::Expr;
 use crate::exec::index_maint::{tuple_values, IndexInserter, Speculative};
 use crate::nodes::Plan;
-use crate::storage::ForkNumber;
 use crate::txn::Snapshot;
 use crate::types::Value;
 use crate::vector::{Batch, Vector};
@@ -91,7 +90,7 @@ impl ModifyTable<'_> {
             cid: self.ctx.cid,
         };
         let mut writer = RowWriter::new(table)?;
-        let mut op = exec::build(plan, self.exec)?;
+        let mut op = self.build_rows(plan)?;
         let mut count = 0u64;
         while let Some(b) = op.next()? {
             self.exec.check_cancel()?;
@@ -260,20 +259,6 @@ fn second_time() -> crate::error::Error {
 
 fn tuple_desc_of(table: &TableDef) -> Result<tuple::TupleDesc> {
     crate::exec::scan::tuple_desc(table)
-}
-
-/// A copy of the heap tuple at `tid`, if there is one.
-fn read_tuple(rel: &HeapRelation, tid: Tid) -> Result<Option<Vec<u8>>> {
-    if tid.block >= rel.nblocks()? {
-        return Ok(None);
-    }
-    let buf = rel
-        .pool()
-        .read_buffer(rel.rel(), ForkNumber::Main, tid.block, None)?;
-    let g = buf.read();
-    Ok(crate::storage::page::get_item(&g[..], tid.offset)
-        .filter(|t| t.len() >= tuple::HEADER_SIZE)
-        .map(<[u8]>::to_vec))
 }
 
 /// Whole rows of `table` as a batch.

@@ -217,6 +217,12 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
             if *ci { "~~*" } else { "~~" },
             deparse(b, cols)
         ),
+        ExprKind::Func(f, args) if f.regexp_operator().is_some() && args.len() == 2 => format!(
+            "({} {} {})",
+            deparse(operand(&args[0]), cols),
+            f.regexp_operator().unwrap_or("~"),
+            deparse(operand(&args[1]), cols)
+        ),
         ExprKind::Func(f, args) => {
             let a: Vec<String> = args.iter().map(|x| deparse(x, cols)).collect();
             format!("{}({})", f.name(), a.join(", "))

@@ -293,6 +293,7 @@ pub fn plan_insert(
         returning,
         returning_fields,
         checks: vt.checks.clone(),
+        recheck: None,
     })
 }
 
@@ -376,6 +377,7 @@ pub fn plan_upsert(
         returning,
         returning_fields,
         checks: vt.checks.clone(),
+        recheck: None,
     };
     Ok((plan, arbiters, action))
 }
@@ -387,7 +389,7 @@ pub fn plan_update(
     vt: &ViewTarget,
 ) -> Result<ModifyPlan> {
     let alias = u.alias.clone().unwrap_or_else(|| vt.view.name.clone());
-    let (source, scope) =
+    let (source, scope, quals) =
         binder.plan_view_modify_source(vt, &alias, &u.from, u.where_clause.as_ref())?;
     let table = &vt.table;
     let bound = Bound {
@@ -401,12 +403,14 @@ pub fn plan_update(
     for (j, v) in new_values.into_iter().enumerate() {
         exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: vt.checks.clone(),
+        recheck: Some(recheck),
     })
 }
 
@@ -417,7 +421,7 @@ pub fn plan_delete(
     vt: &ViewTarget,
 ) -> Result<ModifyPlan> {
     let alias = d.alias.clone().unwrap_or_else(|| vt.view.name.clone());
-    let (source, _) =
+    let (source, _, quals) =
         binder.plan_view_modify_source(vt, &alias, &d.using, d.where_clause.as_ref())?;
     let (returning, returning_fields) = returning(binder, &d.returning, vt, &alias)?;
     let table = &vt.table;
@@ -425,12 +429,14 @@ pub fn plan_delete(
     for (j, c) in table.columns.iter().enumerate() {
         exprs.push(Expr::column(j, c.ty));
     }
+    let (plan, recheck) = modify_plan(source, exprs, table, quals);
     Ok(ModifyPlan {
-        plan: modify_plan(source, exprs, table),
+        plan,
         bulk: false,
         returning,
         returning_fields,
         checks: Vec::new(),
+        recheck: Some(recheck),
     })
 }
 
@@ -488,7 +494,13 @@ fn assignments(
         let e = if matches!(a.value.kind, ast::ExprKind::Default) {
             Expr::constant(Value::Null, DataType::Unknown)
         } else {
-            let mut e = binder.bind_expr(&a.value, scope, &mut Mode::NoAgg("UPDATE"))?;
+            let mode = &mut Mode::NoAgg("UPDATE");
+            let mut e = match (a.multi, &a.value.kind) {
+                (Some(km), ast::ExprKind::Subquery(q)) => {
+                    binder.bind_multiexpr_subquery(q, km, scope, mode, a.value.offset)?
+                }
+                _ => binder.bind_expr(&a.value, scope, mode)?,
+            };
             (bound.map)(&mut e);
             e
         };

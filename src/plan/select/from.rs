@@ -71,14 +71,17 @@ impl Binder<'_> {
 
     /// The rows UPDATE and DELETE change: the target table (every column,
     /// then its tuple id as a hidden `ctid` column), joined with the FROM /
-    /// USING items and filtered by WHERE.
+    /// USING items and filtered by WHERE. Also returns WHERE's conjuncts
+    /// bound over the whole scope (the target's columns, its `ctid`, then
+    /// the FROM items' columns), for READ COMMITTED's re-check of a row's
+    /// newest version.
     pub fn plan_modify_source(
         &mut self,
         table: std::sync::Arc<crate::catalog::TableDef>,
         alias: &str,
         from: &[ast::TableRef],
         where_clause: Option<&ast::Expr>,
-    ) -> Result<(Plan, Scope)> {
+    ) -> Result<(Plan, Scope, Vec<Expr>)> {
         let all: Vec<usize> = (0..table.columns.len()).collect();
         let mut scope = Scope::of(alias, table.columns.iter().map(|c| (c.name.clone(), c.ty)));
         scope.columns.push(ScopeColumn {
@@ -98,19 +101,32 @@ impl Binder<'_> {
             collect_join_conditions(t, &mut needed);
             items.push(self.plan_table_ref(t, &needed)?);
         }
-        let (mut plan, scope) = self.join_items(items, where_clause, Vec::new())?;
+        let mut quals = Vec::new();
+        let (mut plan, scope) =
+            self.join_items_keeping(items, where_clause, Vec::new(), Some(&mut quals))?;
         super::super::quals::order_quals(&mut plan);
         super::super::indexpath::use_indexes(&mut plan, &*self.ctx);
-        Ok((plan, scope))
+        Ok((plan, scope, quals))
     }
 
     /// Joins `items` with WHERE's conjuncts and `on`, the conditions of
     /// flattened explicit joins (bound over the items' whole scope).
     pub(super) fn join_items(
         &mut self,
+        items: Vec<Item>,
+        where_clause: Option<&ast::Expr>,
+        on: Vec<Expr>,
+    ) -> Result<(Plan, Scope)> {
+        self.join_items_keeping(items, where_clause, on, None)
+    }
+
+    /// [`Self::join_items`], copying the bound conjuncts into `keep`.
+    fn join_items_keeping(
+        &mut self,
         mut items: Vec<Item>,
         where_clause: Option<&ast::Expr>,
         on: Vec<Expr>,
+        keep: Option<&mut Vec<Expr>>,
     ) -> Result<(Plan, Scope)> {
         let mut conds = Vec::new();
         if let Some(w) = where_clause {
@@ -148,7 +164,11 @@ impl Binder<'_> {
         for c in &conds {
             bound.push(self.bind_condition(c, &full, &mut Mode::NoAgg("WHERE"), "WHERE")?);
         }
-        for b in crate::plan::fold::fold_conjuncts(bound)? {
+        let folded = crate::plan::fold::fold_conjuncts(bound)?;
+        if let Some(keep) = keep {
+            keep.extend(folded.iter().cloned());
+        }
+        for b in folded {
             let mut cols = Vec::new();
             columns_used(&b, &mut cols);
             let mut its: Vec<usize> = cols.iter().map(|&c| item_of(c)).collect();

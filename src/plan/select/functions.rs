@@ -28,7 +28,20 @@ impl Binder<'_> {
             args.push((b, a.offset));
         }
         let qualifier = alias.map_or_else(|| name.to_string(), |a| a.name.clone());
-        let (func, fields) = if args.iter().any(|(e, _)| super::lateral::has_param(e)) {
+        let mut scalar = matches!(
+            name,
+            "generate_series"
+                | "unnest"
+                | "string_to_table"
+                | "regexp_matches"
+                | "regexp_split_to_table"
+        ) || name.ends_with("_object_keys");
+        let (func, fields) = if let Some((func, fields, one_type)) =
+            self.user_function_in_from(name, &args)?
+        {
+            scalar = one_type;
+            (func, fields)
+        } else if args.iter().any(|(e, _)| super::lateral::has_param(e)) {
             self.lateral_function(name, &args, offset)?
         } else if name == "generate_series" {
             self.series(&args, offset)?
@@ -36,6 +49,8 @@ impl Binder<'_> {
             self.unnest(&args, offset)?
         } else if name == "string_to_table" {
             self.string_to_table(&args, offset)?
+        } else if let Some(split) = crate::types::funcs::regexp_match::srf_of(name) {
+            self.regexp_srf(name, split, &args, offset)?
         } else if let Some(f) = crate::types::json::srf::JsonSrf::from_name(name) {
             self.json_srf(f, name, &args, offset)?
         } else {
@@ -67,11 +82,7 @@ impl Binder<'_> {
         };
         let mut fields = fields;
         if let Some(a) = alias {
-            if fields.len() == 1
-                && a.columns.is_empty()
-                && (matches!(name, "generate_series" | "unnest" | "string_to_table")
-                    || name.ends_with("_object_keys"))
-            {
+            if fields.len() == 1 && a.columns.is_empty() && scalar {
                 fields[0].name = a.name.clone();
             }
             for (f, c) in fields.iter_mut().zip(&a.columns) {
@@ -86,6 +97,8 @@ impl Binder<'_> {
             // PostgreSQL's estimate for a function it cannot see into.
             TableFunc::Call { srf, .. } => match srf {
                 crate::nodes::Srf::Unnest => 10.0,
+                // PostgreSQL's `prorows` default for a set-returning function.
+                crate::nodes::Srf::User(_) => 1000.0,
                 _ => 100.0,
             },
             TableFunc::Rows(r) => r.len() as f64,
@@ -214,6 +227,46 @@ impl Binder<'_> {
             Value::Array(arr) => arr.items.iter().map(|v| vec![v.clone()]).collect(),
             _ => Vec::new(),
         };
+        Ok((TableFunc::Rows(rows), fields))
+    }
+
+    /// `regexp_matches` / `regexp_split_to_table` (`split`) over constant
+    /// arguments: their rows.
+    pub(super) fn regexp_srf(
+        &mut self,
+        name: &str,
+        split: bool,
+        args: &[(Expr, ast::Offset)],
+        offset: ast::Offset,
+    ) -> Result<(TableFunc, Vec<Field>)> {
+        use crate::types::funcs::regexp_match;
+        let types: Vec<DataType> = args.iter().map(|(a, _)| a.ty).collect();
+        if !regexp_match::srf_takes(&types) {
+            let list: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            return Err(at(
+                err!(UndefinedFunction, "function {name}({}) does not exist", list.join(", "))
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+                offset,
+            ));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (a, off) in args {
+            let e = self.coerce(a.clone(), &DataType::Text, CastContext::Implicit, *off)?;
+            values.push(crate::exec::eval_const(&e)?);
+        }
+        let ty = if split {
+            DataType::Text
+        } else {
+            DataType::array_of(DataType::Text)
+        };
+        let fields = vec![Field {
+            name: name.into(),
+            ty,
+        }];
+        if values.iter().any(Value::is_null) {
+            return Ok((TableFunc::Rows(Vec::new()), fields));
+        }
+        let rows = regexp_match::srf_rows(split, &values)?;
         Ok((TableFunc::Rows(rows), fields))
     }
 
@@ -356,17 +409,47 @@ impl Binder<'_> {
 
 /// Whether `e` is a call of a set-returning function heapdb runs in a
 /// select list.
-pub(super) fn is_select_srf(e: &ast::Expr) -> bool {
+pub(super) fn is_select_srf(e: &ast::Expr, user: &UserSrfs) -> bool {
     matches!(&e.kind, ast::ExprKind::Function(f)
-        if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table") || crate::types::json::srf::single_column(&f.name.name)))
+        if f.name.schema.is_none() && f.over.is_none() && (matches!(f.name.name.as_str(), "generate_series" | "unnest" | "string_to_table" | "regexp_matches" | "regexp_split_to_table") || crate::types::json::srf::single_column(&f.name.name) || user.contains(&f.name.name)))
+}
+
+/// The names of the user functions a select list calls that return a set
+/// of one column's values (called there, they expand rows as the builtin
+/// set-returning functions do).
+pub(super) type UserSrfs = std::collections::HashSet<String>;
+
+impl Binder<'_> {
+    /// The user set-returning functions of one column that `s`'s select
+    /// list calls.
+    pub(super) fn user_srfs(&self, s: &ast::Select) -> UserSrfs {
+        let mut names = UserSrfs::new();
+        for item in &s.projection {
+            if let ast::SelectItem::Expr { expr, .. } = item {
+                crate::plan::bind::walk(expr, &mut |x| {
+                    if let ast::ExprKind::Function(f) = &x.kind {
+                        let set = self
+                            .ctx
+                            .functions(&f.name.name)
+                            .iter()
+                            .any(|d| d.retset && d.out_cols.len() <= 1);
+                        if set {
+                            names.insert(f.name.name.clone());
+                        }
+                    }
+                });
+            }
+        }
+        names
+    }
 }
 
 /// A set-returning function in the select list (`select generate_series(1,
 /// 3), 7`) becomes a FROM item joined to the rest, as PostgreSQL's
 /// ProjectSet gives the same rows for the cases heapdb supports: one such
 /// call, at the top of a select item. `None` when there is none.
-pub(super) fn srf_to_from(s: &ast::Select) -> Result<Option<ast::Select>> {
-    let is_srf = is_select_srf;
+pub(super) fn srf_to_from(s: &ast::Select, user: &UserSrfs) -> Result<Option<ast::Select>> {
+    let is_srf = |e: &ast::Expr| is_select_srf(e, user);
     let found: Vec<usize> = s
         .projection
         .iter()

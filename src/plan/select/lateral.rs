@@ -260,6 +260,18 @@ impl Binder<'_> {
                 [DataType::Array(e)] => (Srf::Unnest, tys.clone(), **e),
                 _ => return Err(no_such()),
             },
+            "regexp_matches" | "regexp_split_to_table" => {
+                if !crate::types::funcs::regexp_match::srf_takes(&tys) {
+                    return Err(no_such());
+                }
+                let split = name == "regexp_split_to_table";
+                let ty = if split {
+                    DataType::Text
+                } else {
+                    DataType::array_of(DataType::Text)
+                };
+                (Srf::Regexp(split), vec![DataType::Text; tys.len()], ty)
+            }
             "string_to_table" => {
                 use crate::types::array_funcs::ArrayFunc;
                 let resolved = ArrayFunc::StringToArray

@@ -18,7 +18,7 @@ use heapdb_grammar::ast;
 use crate::err;
 use crate::error::Result;
 
-use super::functions::is_select_srf;
+use super::functions::{is_select_srf, UserSrfs};
 use super::output_name;
 
 /// The subquery's alias; no user name starts with `\u{1}`.
@@ -28,14 +28,18 @@ const INNER: &str = "\u{1}sorted";
 /// set-returning function runs after the sort; `None` when that is not
 /// PostgreSQL's order (see the module's documentation) or `s` has no
 /// such function.
-pub(super) fn srf_after_sort(s: &ast::Select, order_by: &[ast::OrderBy]) -> Option<ast::Select> {
+pub(super) fn srf_after_sort(
+    s: &ast::Select,
+    order_by: &[ast::OrderBy],
+    user: &UserSrfs,
+) -> Option<ast::Select> {
     if order_by.is_empty() || s.distinct || !s.distinct_on.is_empty() {
         return None;
     }
     let mut found = None;
     for (k, item) in s.projection.iter().enumerate() {
         match item {
-            ast::SelectItem::Expr { expr, .. } if is_select_srf(expr) => {
+            ast::SelectItem::Expr { expr, .. } if is_select_srf(expr, user) => {
                 if found.replace(k).is_some() {
                     return None;
                 }
@@ -52,7 +56,10 @@ pub(super) fn srf_after_sort(s: &ast::Select, order_by: &[ast::OrderBy]) -> Opti
         return None;
     };
     let srf_name = alias.clone().unwrap_or_else(|| output_name(expr));
-    if order_by.iter().any(|o| sorts_by_srf(&o.expr, k, &srf_name)) {
+    if order_by
+        .iter()
+        .any(|o| sorts_by_srf(&o.expr, k, &srf_name, user))
+    {
         return None;
     }
     // The inner select: every item where it was (ORDER BY's ordinals and
@@ -130,13 +137,13 @@ pub(super) fn srf_after_sort(s: &ast::Select, order_by: &[ast::OrderBy]) -> Opti
 /// Whether ORDER BY key `e` is the set-returning function's output: its
 /// ordinal (item `k`), its output name, or an expression calling a
 /// set-returning function.
-fn sorts_by_srf(e: &ast::Expr, k: usize, name: &str) -> bool {
+fn sorts_by_srf(e: &ast::Expr, k: usize, name: &str, user: &UserSrfs) -> bool {
     match &e.kind {
         ast::ExprKind::Literal(ast::Literal::Number(text)) => text.parse::<usize>() == Ok(k + 1),
         ast::ExprKind::Column(c) if c.table.is_none() && c.column == name => true,
         _ => {
             let mut srf = false;
-            crate::plan::bind::walk(e, &mut |x| srf |= is_select_srf(x));
+            crate::plan::bind::walk(e, &mut |x| srf |= is_select_srf(x, user));
             srf
         }
     }
@@ -146,13 +153,13 @@ fn sorts_by_srf(e: &ast::Expr, k: usize, name: &str) -> bool {
 /// function in the select list where it cannot run once per row of a
 /// set: inside CASE or COALESCE, an aggregate's or a window function's
 /// arguments, or an aggregate's FILTER.
-pub(super) fn reject_misplaced_srfs(s: &ast::Select) -> Result<()> {
+pub(super) fn reject_misplaced_srfs(s: &ast::Select, user: &UserSrfs) -> Result<()> {
     let mut found: Option<(String, bool, ast::Offset)> = None;
     let first_srf = |parts: &mut dyn Iterator<Item = &ast::Expr>| {
         let mut at = None;
         for p in parts {
             crate::plan::bind::walk(p, &mut |x| {
-                if at.is_none() && is_select_srf(x) {
+                if at.is_none() && is_select_srf(x, user) {
                     at = Some(x.offset);
                 }
             });

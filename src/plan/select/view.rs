@@ -345,14 +345,16 @@ impl Binder<'_> {
     /// statement's `where_clause` admit. Also the scope the statement's
     /// expressions bind in: the view's columns under `alias`, an
     /// unreachable tuple id, then the other FROM items; [`to_source`]
-    /// turns what is bound in it into expressions over the rows.
+    /// turns what is bound in it into expressions over the rows. And the
+    /// conditions (the views' and WHERE's) over the rows, for READ
+    /// COMMITTED's re-check of a row's newest version.
     pub fn plan_view_modify_source(
         &mut self,
         vt: &ViewTarget,
         alias: &str,
         from: &[ast::TableRef],
         where_clause: Option<&ast::Expr>,
-    ) -> Result<(Plan, Scope)> {
+    ) -> Result<(Plan, Scope, Vec<Expr>)> {
         let table = vt.table.clone();
         let all: Vec<usize> = (0..table.columns.len()).collect();
         let tid = || ScopeColumn {
@@ -401,10 +403,11 @@ impl Binder<'_> {
                 on.push(b);
             }
         }
+        let quals = on.clone();
         let (mut plan, _) = self.join_items(items, None, on)?;
         super::super::quals::order_quals(&mut plan);
         super::super::indexpath::use_indexes(&mut plan, &*self.ctx);
-        Ok((plan, scope))
+        Ok((plan, scope, quals))
     }
 }
 

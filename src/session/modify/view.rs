@@ -84,7 +84,7 @@ impl Session {
         let (count, cols) = self.write_rows(
             &snap,
             &table,
-            planned_rows,
+            (planned_rows, None),
             sink,
             fk.as_ref(),
             |m, plan, emit| m.insert(plan, bulk, emit),
@@ -116,15 +116,22 @@ impl Session {
         let (planned_rows, arbiters, action) =
             view::plan_upsert(&mut Binder::new(&mut ctx), ins, oc, &vt)?;
         let planned = t0.elapsed();
+        self.capture_conflict(&table, oc, &arbiters, action.as_ref(), &table.name);
         let mut upsert = Some((arbiters, action));
         let fk = self.fk_capture(&table, &snap, false)?;
-        let (count, cols) =
-            self.write_rows(&snap, &table, planned_rows, sink, None, |m, plan, emit| {
+        let (count, cols) = self.write_rows(
+            &snap,
+            &table,
+            (planned_rows, None),
+            sink,
+            None,
+            |m, plan, emit| {
                 let Some((arbiters, action)) = upsert.take() else {
                     return Err(err!(InternalError, "one upsert per statement"));
                 };
                 m.upsert(plan, arbiters, action, emit)
-            })?;
+            },
+        )?;
         if let Some(fk) = fk {
             self.fk_command_rows(&table, &snap, fk)?;
         }
@@ -150,10 +157,14 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = view::plan_update(&mut Binder::new(&mut ctx), u, &vt)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows_checked(&snap, &table, planned_rows, sink, true, |m, plan, emit| {
-                m.update(plan, emit)
-            })?;
+        let (count, cols) = self.write_rows_checked(
+            &snap,
+            &table,
+            (planned_rows, None),
+            sink,
+            true,
+            |m, plan, emit| m.update(plan, emit),
+        )?;
         Ok(write_result(&format!("UPDATE {count}"), cols, planned, t0))
     }
 
@@ -171,10 +182,14 @@ impl Session {
         let mut ctx = self.stmt_ctx(&snap);
         let planned_rows = view::plan_delete(&mut Binder::new(&mut ctx), d, &vt)?;
         let planned = t0.elapsed();
-        let (count, cols) =
-            self.write_rows_checked(&snap, &table, planned_rows, sink, false, |m, plan, emit| {
-                m.delete(plan, emit)
-            })?;
+        let (count, cols) = self.write_rows_checked(
+            &snap,
+            &table,
+            (planned_rows, None),
+            sink,
+            false,
+            |m, plan, emit| m.delete(plan, emit),
+        )?;
         Ok(write_result(&format!("DELETE {count}"), cols, planned, t0))
     }
 }

@@ -303,8 +303,11 @@ impl Shape {
 /// A shape's plan with the places its literals go.
 #[derive(Debug)]
 pub struct Template {
-    /// The plan made for the statement that created the template.
-    plan: Plan,
+    /// The plan made for the statement that created the template, with
+    /// the literals of the statement that used it last in its slots: a
+    /// SELECT fills them in place and runs the plan under the lock, with
+    /// no copy ([`instantiate`](super::Session::run_template)).
+    plan: parking_lot::Mutex<Plan>,
     /// The tables the statement opened, an UPDATE's target first.
     tables: Vec<Opened>,
     /// The settings it planned under.
@@ -711,7 +714,7 @@ impl super::Session {
             }
         };
         Some(Template {
-            plan: plan.clone(),
+            plan: parking_lot::Mutex::new(plan.clone()),
             tables: target
                 .into_iter()
                 .map(|t| used(t, true))
@@ -722,12 +725,12 @@ impl super::Session {
         })
     }
 
-    /// The template's plan with `shape`'s literals in its slots, after
-    /// locking its tables (an UPDATE's target first, as the statement
-    /// locks it); `None` when the template went stale (module doc).
-    fn instantiate(&self, t: &Template, shape: &Shape, snap: &Snapshot) -> Result<Option<Plan>> {
+    /// Whether template `t` may still run a statement, after locking its
+    /// tables (an UPDATE's target first, as the statement locks it); false
+    /// when it went stale (module doc).
+    fn template_fresh(&self, t: &Template, snap: &Snapshot) -> Result<bool> {
         if self.settings != t.settings {
-            return Ok(None);
+            return Ok(false);
         }
         let ctx = self.stmt_ctx(snap);
         for used in &t.tables {
@@ -736,7 +739,7 @@ impl super::Session {
             // the position the binder gives it.
             let now = if used.target {
                 if self.db.catalog.any_view_named(&used.name) {
-                    return Ok(None);
+                    return Ok(false);
                 }
                 self.lookup_table(snap, &used.name, LockMode::RowExclusive)
             } else {
@@ -745,32 +748,37 @@ impl super::Session {
             let now = match now {
                 Ok(now) => now,
                 Err(e) if self.restart.get() => return Err(e),
-                Err(_) => return Ok(None),
+                Err(_) => return Ok(false),
             };
             let size = ctx.table_pages(&now);
             let pages = used.pages;
             let moved = size > pages.saturating_mul(2).max(8) || size.saturating_mul(2) < pages;
             if !Arc::ptr_eq(&now, &used.def) || moved {
-                return Ok(None);
+                return Ok(false);
             }
         }
-        let mut plan = t.plan.clone();
-        let mut slots = t.slots.iter().peekable();
-        let mut j = 0;
-        for_each_value(&mut plan, &mut |v| {
-            while let Some(&&(at, lit)) = slots.peek() {
-                if at != j {
-                    break;
-                }
-                if let Some(new) = literal_as(v, shape.lits[lit].0) {
-                    *v = new;
-                }
-                slots.next();
-            }
-            j += 1;
-        });
-        Ok(Some(plan))
+        Ok(true)
     }
+}
+
+/// Puts `shape`'s literals into the slots of `plan`, a copy of template
+/// `t`'s plan (every slot is written, so what an earlier statement left
+/// there does not matter).
+fn fill_slots(plan: &mut Plan, t: &Template, shape: &Shape) {
+    let mut slots = t.slots.iter().peekable();
+    let mut j = 0;
+    for_each_value(plan, &mut |v| {
+        while let Some(&&(at, lit)) = slots.peek() {
+            if at != j {
+                break;
+            }
+            if let Some(new) = literal_as(v, shape.lits[lit].0) {
+                *v = new;
+            }
+            slots.next();
+        }
+        j += 1;
+    });
 }
 
 impl super::Session {
@@ -785,15 +793,22 @@ impl super::Session {
     ) -> Result<super::QueryResult> {
         let t0 = std::time::Instant::now();
         let snap = self.statement_snapshot();
-        if let Some(plan) = self.instantiate(t, shape, &snap)? {
-            return match &t.tables.first() {
-                Some(target) if target.target => {
-                    self.update_planned(&snap, &target.def, plan, t0, sink)
-                }
-                _ => self.execute_plan(&plan, &snap, t0, sink),
-            };
+        if self.template_fresh(t, &snap)? {
+            if let Some(target) = t.tables.first().filter(|u| u.target) {
+                let mut plan = t.plan.lock().clone();
+                fill_slots(&mut plan, t, shape);
+                return self.update_planned(&snap, &target.def, plan, sql, t0, sink);
+            }
+            // The template's own plan, filled in place; planned afresh if
+            // it is in use further up (a statement run from inside one of
+            // its own shape).
+            if let Some(mut plan) = t.plan.try_lock() {
+                fill_slots(&mut plan, t, shape);
+                return self.execute_plan(&plan, &snap, t0, sink);
+            }
+        } else {
+            self.plan_cache.forget(shape);
         }
-        self.plan_cache.forget(shape);
         let stmts = heapdb_grammar::parse(sql).map_err(super::parse_error)?;
         let [stmt] = stmts.as_slice() else {
             return Err(crate::error::Error::internal(

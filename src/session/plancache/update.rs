@@ -6,6 +6,10 @@
 //! checked like theirs. The template holds the plan of the rows to write
 //! (the new rows and their tuple ids); the writing itself, with its
 //! foreign-key, uniqueness and constraint checks, runs as for any UPDATE.
+//! The WHERE that READ COMMITTED re-checks on a row another transaction
+//! changed meanwhile is not in the template: it is planned from the
+//! statement's text when a row first needs it, so a template costs nothing
+//! for it.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,6 +19,8 @@ use heapdb_grammar::ast;
 use super::Shape;
 use crate::catalog::TableDef;
 use crate::error::Result;
+use crate::exec::modify::Recheck;
+use crate::plan::bind::Binder;
 use crate::plan::modify::{self, ModifyPlan};
 use crate::plan::Plan;
 use crate::session::{Column, QueryResult, Session};
@@ -63,13 +69,16 @@ impl Session {
         Ok(planned)
     }
 
-    /// Writes the rows of a templated UPDATE's `plan` into `table` (locked
-    /// by [`Session::instantiate`]).
+    /// Writes the rows of a templated UPDATE's `plan`, the statement `sql`,
+    /// into `table` (locked by [`Session::instantiate`]). Its READ
+    /// COMMITTED re-check of a row changed meanwhile is planned from `sql`
+    /// when a row first needs it.
     pub(in crate::session) fn update_planned(
         &mut self,
         snap: &Snapshot,
         table: &Arc<TableDef>,
         plan: Plan,
+        sql: &str,
         t0: Instant,
         sink: &mut dyn FnMut(&[Column], &Batch) -> Result<()>,
     ) -> Result<QueryResult> {
@@ -79,7 +88,29 @@ impl Session {
             returning: Vec::new(),
             returning_fields: Vec::new(),
             checks: Vec::new(),
+            recheck: None,
         };
-        self.write_update(snap, &table.clone(), planned, t0, sink)
+        self.write_update(snap, &table.clone(), planned, Some(sql), t0, sink)
+    }
+
+    /// The READ COMMITTED re-check of the UPDATE `sql` of `table`, planned
+    /// under `snap`.
+    pub(in crate::session) fn replan_recheck(
+        &self,
+        snap: &Snapshot,
+        table: &Arc<TableDef>,
+        sql: &str,
+    ) -> Result<Recheck> {
+        let stmts = heapdb_grammar::parse(sql).map_err(crate::session::parse_error)?;
+        let [ast::Statement::Update(u)] = stmts.as_slice() else {
+            return Err(crate::error::Error::internal(
+                "a templated UPDATE did not parse as one UPDATE",
+            ));
+        };
+        let mut ctx = self.stmt_ctx(snap);
+        let planned = modify::plan_update(&mut Binder::new(&mut ctx), u, table)?;
+        planned
+            .recheck
+            .ok_or_else(|| crate::error::Error::internal("an UPDATE planned without its re-check"))
     }
 }

@@ -128,8 +128,8 @@ impl ExactMoments {
             };
         }
         if let ExactMoments::Wide { sx, sxx } = self {
-            *sx = sx.add(x);
-            *sxx = sxx.add(&x.mul(x));
+            sx.add_assign(x);
+            sxx.add_assign(&x.mul(x));
         }
     }
 

@@ -14,11 +14,13 @@
 //! is `Extract(f, x)`. `coalesce`, `nullif`, `greatest`, `least` and `now()`
 //! are the binder's (with [`compare`](super::compare::compare)).
 
+mod are;
 pub mod bytes;
 pub(crate) mod format;
 mod numfmt;
 pub mod numfunc;
 pub mod regexp;
+pub mod regexp_match;
 pub mod string;
 pub mod timefunc;
 mod trig;
@@ -422,6 +424,9 @@ impl ScalarFunc {
             ScalarFunc::Array(f) => Some(f.resolve(args)),
             ScalarFunc::TimeFn(f) => Some(f.resolve(args)),
             ScalarFunc::Json(f) => Some(f.resolve(args)),
+            ScalarFunc::Substring => {
+                bytes::ByteFunc::overload(self, args).or_else(|| substring_pattern(args))
+            }
             _ => bytes::ByteFunc::overload(self, args),
         }
     }
@@ -1191,6 +1196,20 @@ fn math(f: ScalarFunc, args: &[Value]) -> Result<Value> {
         (Power, [Value::Numeric(a), Value::Numeric(b)]) => Value::numeric(a.power(b)?),
         _ => return Err(bad_arg(f)),
     })
+}
+
+/// `substring`'s pattern forms: `substring(s from pattern)` (a POSIX
+/// regular expression) and `substring(s similar pattern escape e)`; `None`
+/// for the positional forms (integer `from` and `for`).
+fn substring_pattern(args: &[DataType]) -> Option<Result<Resolved>> {
+    let is_str = |t: &DataType| t.is_string() || *t == DataType::Unknown;
+    match args {
+        [s, p] if is_str(s) && is_str(p) => Some(regexp::RegexpFunc::SubstringRe.resolve(args)),
+        [s, p, e] if is_str(s) && is_str(p) && is_str(e) => {
+            Some(regexp::RegexpFunc::SubstringSimilar.resolve(args))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The POSIX regular-expression functions `regexp_replace`, `regexp_count`,
 //! `regexp_like`, `regexp_instr` and `regexp_substr`, with PostgreSQL 15's
-//! arguments, flags and errors, over the `regex` crate.
+//! arguments, flags and errors.
 //!
 //! Flags: `g` (every match, where allowed), `i` / `c` (case), `n` / `m`
 //! (newline-sensitive: `.` stops at newlines, `^` `$` match at lines), `s`
@@ -8,16 +8,18 @@
 //! sensitivity), `x` (expanded syntax), `q` (the pattern is literal text),
 //! `e` and `t` (no effect here); anything else is `invalid regular
 //! expression option: "z"` (22023). Positions count characters, the first
-//! being 1. The `regex` crate has no back-references inside a pattern
-//! (`(.)\1`): such a pattern is `invalid regular expression` (2201B) here,
-//! where PostgreSQL's engine accepts it.
+//! being 1. Patterns are PostgreSQL's ARE syntax, compiled (and cached) by
+//! [`super::are`]; the matching operators, `regexp_match`,
+//! `regexp_matches`, the splitting functions, the regular-expression
+//! `substring` and `similar_to_escape` are in [`super::regexp_match`].
 
+use super::are::{self, parse_flags};
 use super::{bad_arg_named, no_function, Resolved, ScalarFunc};
 use crate::err;
 use crate::error::{Error, Result};
 use crate::types::datatype::DataType;
 use crate::types::value::Value;
-use regex::{Captures, Regex, RegexBuilder};
+use fancy_regex::{Captures, Regex};
 
 /// A function of this module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,68 +34,18 @@ pub enum RegexpFunc {
     Instr,
     /// `regexp_substr(string, pattern [, start [, n [, flags [, subexpr]]]])`.
     Substr,
-}
-
-/// Parsed flags (`parse_re_flags`).
-#[derive(Default)]
-struct Flags {
-    global: bool,
-    icase: bool,
-    dot_nl: bool,
-    multi_line: bool,
-    expanded: bool,
-    literal: bool,
-}
-
-fn parse_flags(opts: &str) -> Result<Flags> {
-    let mut f = Flags {
-        dot_nl: true,
-        ..Flags::default()
-    };
-    for c in opts.chars() {
-        match c {
-            'g' => f.global = true,
-            'i' => f.icase = true,
-            'c' => f.icase = false,
-            'n' | 'm' => (f.dot_nl, f.multi_line) = (false, true),
-            's' => (f.dot_nl, f.multi_line) = (true, false),
-            'p' => (f.dot_nl, f.multi_line) = (false, false),
-            'w' => (f.dot_nl, f.multi_line) = (true, true),
-            'x' => f.expanded = true,
-            'q' => f.literal = true,
-            'e' | 't' | 'b' => {}
-            other => {
-                return Err(err!(
-                    InvalidParameterValue,
-                    "invalid regular expression option: \"{other}\""
-                ))
-            }
-        }
-    }
-    Ok(f)
-}
-
-fn compile(pattern: &str, f: &Flags) -> Result<Regex> {
-    let pat = if f.literal {
-        regex::escape(pattern)
-    } else {
-        pattern.to_string()
-    };
-    RegexBuilder::new(&pat)
-        .case_insensitive(f.icase)
-        .dot_matches_new_line(f.dot_nl)
-        .multi_line(f.multi_line)
-        .ignore_whitespace(f.expanded && !f.literal)
-        .build()
-        .map_err(|e| {
-            let msg = e.to_string();
-            let last = msg.lines().last().unwrap_or("").trim();
-            let last = last.strip_prefix("error: ").unwrap_or(last);
-            err!(
-                InvalidRegularExpression,
-                "invalid regular expression: {last}"
-            )
-        })
+    /// The operators `~`, `~*`, `!~`, `!~*`: (case-insensitive, negated).
+    Op(bool, bool),
+    /// `regexp_match(string, pattern [, flags])`.
+    Match,
+    /// `regexp_split_to_array(string, pattern [, flags])`.
+    SplitToArray,
+    /// `substring(string from pattern)`.
+    SubstringRe,
+    /// `substring(string similar pattern escape e)`.
+    SubstringSimilar,
+    /// `similar_to_escape(pattern [, escape])`.
+    SimilarEscape,
 }
 
 fn bad_param(name: &str, v: i64) -> Error {
@@ -156,15 +108,24 @@ fn expand(caps: &Captures, repl: &str, out: &mut String) {
 }
 
 /// The `n`-th match (1-based) at or after byte `from`.
-fn nth_match<'h>(re: &Regex, s: &'h str, from: usize, n: i64) -> Option<Captures<'h>> {
+pub(super) fn nth_match<'h>(
+    re: &Regex,
+    s: &'h str,
+    from: usize,
+    n: i64,
+) -> Result<Option<Captures<'h>>> {
     let mut at = from;
     let mut k = 0;
     while at <= s.len() {
-        let caps = re.captures_at(s, at)?;
+        let Some(caps) = re.captures_from_pos(s, at).map_err(are::run_error)? else {
+            return Ok(None);
+        };
         k += 1;
-        let m = caps.get(0)?;
+        let Some(m) = caps.get(0) else {
+            return Ok(None);
+        };
         if k == n {
-            return Some(caps);
+            return Ok(Some(caps));
         }
         at = if m.end() > m.start() {
             m.end()
@@ -172,7 +133,7 @@ fn nth_match<'h>(re: &Regex, s: &'h str, from: usize, n: i64) -> Option<Captures
             m.end() + s[m.end()..].chars().next().map_or(1, char::len_utf8)
         };
     }
-    None
+    Ok(None)
 }
 
 impl RegexpFunc {
@@ -184,6 +145,9 @@ impl RegexpFunc {
             "regexp_like" => RegexpFunc::Like,
             "regexp_instr" => RegexpFunc::Instr,
             "regexp_substr" => RegexpFunc::Substr,
+            "regexp_match" => RegexpFunc::Match,
+            "regexp_split_to_array" => RegexpFunc::SplitToArray,
+            "similar_to_escape" => RegexpFunc::SimilarEscape,
             _ => return None,
         })
     }
@@ -196,6 +160,14 @@ impl RegexpFunc {
             RegexpFunc::Like => "regexp_like",
             RegexpFunc::Instr => "regexp_instr",
             RegexpFunc::Substr => "regexp_substr",
+            RegexpFunc::Op(false, false) => "textregexeq",
+            RegexpFunc::Op(true, false) => "texticregexeq",
+            RegexpFunc::Op(false, true) => "textregexne",
+            RegexpFunc::Op(true, true) => "texticregexne",
+            RegexpFunc::Match => "regexp_match",
+            RegexpFunc::SplitToArray => "regexp_split_to_array",
+            RegexpFunc::SubstringRe | RegexpFunc::SubstringSimilar => "substring",
+            RegexpFunc::SimilarEscape => "similar_to_escape",
         }
     }
 
@@ -212,6 +184,10 @@ impl RegexpFunc {
             RegexpFunc::Like => &["TT", "TTT"],
             RegexpFunc::Instr => &["TT", "TTI", "TTII", "TTIII", "TTIIIT", "TTIIITI"],
             RegexpFunc::Substr => &["TT", "TTI", "TTII", "TTIIT", "TTIITI"],
+            RegexpFunc::Op(..) | RegexpFunc::SubstringRe => &["TT"],
+            RegexpFunc::Match | RegexpFunc::SplitToArray => &["TT", "TTT"],
+            RegexpFunc::SubstringSimilar => &["TTT"],
+            RegexpFunc::SimilarEscape => &["T", "TT"],
         };
         let fits = |shape: &str| {
             shape.len() == args.len()
@@ -229,8 +205,13 @@ impl RegexpFunc {
             .map(|k| if k == b'T' { Text } else { Int4 })
             .collect();
         let result = match self {
-            RegexpFunc::Replace | RegexpFunc::Substr => Text,
-            RegexpFunc::Like => Bool,
+            RegexpFunc::Replace
+            | RegexpFunc::Substr
+            | RegexpFunc::SubstringRe
+            | RegexpFunc::SubstringSimilar
+            | RegexpFunc::SimilarEscape => Text,
+            RegexpFunc::Match | RegexpFunc::SplitToArray => DataType::array_of(Text),
+            RegexpFunc::Like | RegexpFunc::Op(..) => Bool,
             RegexpFunc::Count | RegexpFunc::Instr => Int4,
         };
         Ok(Resolved {
@@ -248,6 +229,9 @@ impl RegexpFunc {
             None => Ok(default),
             Some(v) => v.as_i64().ok_or_else(bad),
         };
+        if let Some(v) = self.eval_match(args)? {
+            return Ok(v);
+        }
         // The flags argument's position, per function and shape.
         let flags_at = match (self, args.len()) {
             (RegexpFunc::Replace, 4) if args[3].as_str().is_some() => Some(3),
@@ -276,7 +260,7 @@ impl RegexpFunc {
             return Err(no_global(self.name()));
         }
         let s = text(0)?;
-        let re = compile(text(1)?, &flags)?;
+        let re = are::compile(text(1)?, flags)?;
         let start = match self {
             RegexpFunc::Replace if flags_at != Some(3) => int(3, 1)?,
             RegexpFunc::Count | RegexpFunc::Instr | RegexpFunc::Substr => int(2, 1)?,
@@ -287,11 +271,11 @@ impl RegexpFunc {
         }
         let from = byte_of_char(s, start - 1);
         match self {
-            RegexpFunc::Like => Ok(Value::Bool(re.is_match(s))),
+            RegexpFunc::Like => Ok(Value::Bool(re.is_match(s).map_err(are::run_error)?)),
             RegexpFunc::Count => Ok(Value::Int4(match from {
                 Some(b) => {
                     let mut n = 0;
-                    while nth_match(&re, s, b, n + 1).is_some() {
+                    while nth_match(&re, s, b, n + 1)?.is_some() {
                         n += 1;
                     }
                     n as i32
@@ -309,7 +293,7 @@ impl RegexpFunc {
                 if n < 0 {
                     return Err(bad_param("n", n));
                 }
-                Ok(Value::text(&replace(&re, s, text(2)?, from, n)))
+                Ok(Value::text(&replace(&re, s, text(2)?, from, n)?))
             }
             RegexpFunc::Instr | RegexpFunc::Substr => {
                 let n = int(3, 1)?;
@@ -329,9 +313,11 @@ impl RegexpFunc {
                 if subexpr < 0 {
                     return Err(bad_param("subexpr", subexpr));
                 }
-                let m = from
-                    .and_then(|b| nth_match(&re, s, b, n))
-                    .and_then(|c| c.get(subexpr as usize));
+                let caps = match from {
+                    Some(b) => nth_match(&re, s, b, n)?,
+                    None => None,
+                };
+                let m = caps.as_ref().and_then(|c| c.get(subexpr as usize));
                 Ok(match (self, m) {
                     (RegexpFunc::Instr, None) => Value::Int4(0),
                     (RegexpFunc::Instr, Some(m)) => Value::Int4(char_pos(
@@ -342,15 +328,44 @@ impl RegexpFunc {
                     (_, Some(m)) => Value::text(m.as_str()),
                 })
             }
+            _ => unreachable!("evaluated by eval_match"),
         }
+    }
+}
+
+impl RegexpFunc {
+    /// The functions of [`regexp_match`]; `None` for the others.
+    fn eval_match(self, args: &[Value]) -> Result<Option<Value>> {
+        use super::regexp_match as m;
+        let bad = || bad_arg_named(self.name());
+        let text = |i: usize| args.get(i).and_then(Value::as_str).ok_or_else(bad);
+        let opt = |i: usize| args.get(i).and_then(Value::as_str);
+        let array =
+            |items: Vec<Value>| crate::types::array::Array::new(DataType::Text, items).into_value();
+        Ok(Some(match self {
+            RegexpFunc::Op(icase, negated) => {
+                Value::Bool(m::matches(text(0)?, text(1)?, icase)? != negated)
+            }
+            RegexpFunc::Match => m::regexp_match(text(0)?, text(1)?, opt(2))?,
+            RegexpFunc::SplitToArray => array(m::regexp_split(
+                text(0)?,
+                text(1)?,
+                opt(2),
+                "regexp_split_to_array",
+            )?),
+            RegexpFunc::SubstringRe => m::substring(text(0)?, text(1)?)?,
+            RegexpFunc::SubstringSimilar => m::substring_similar(text(0)?, text(1)?, text(2)?)?,
+            RegexpFunc::SimilarEscape => Value::text(&m::similar_to_escape(text(0)?, opt(1))?),
+            _ => return Ok(None),
+        }))
     }
 }
 
 /// Replaces the `n`-th match at or after byte `from` (every one when `n`
 /// is 0).
-fn replace(re: &Regex, s: &str, repl: &str, from: Option<usize>, n: i64) -> String {
+fn replace(re: &Regex, s: &str, repl: &str, from: Option<usize>, n: i64) -> Result<String> {
     let Some(from) = from else {
-        return s.to_string();
+        return Ok(s.to_string());
     };
     let mut out = String::with_capacity(s.len());
     out.push_str(&s[..from]);
@@ -358,7 +373,7 @@ fn replace(re: &Regex, s: &str, repl: &str, from: Option<usize>, n: i64) -> Stri
     let mut at = from;
     let mut k = 0;
     while at <= s.len() {
-        let Some(caps) = re.captures_at(s, at) else {
+        let Some(caps) = re.captures_from_pos(s, at).map_err(are::run_error)? else {
             break;
         };
         let Some(m) = caps.get(0) else { break };
@@ -378,7 +393,7 @@ fn replace(re: &Regex, s: &str, repl: &str, from: Option<usize>, n: i64) -> Stri
         };
     }
     out.push_str(&s[last..]);
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

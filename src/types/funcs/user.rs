@@ -27,6 +27,10 @@ use crate::types::value::Value;
 /// A compiled body: the function's arguments in, its result out.
 pub type Body = Arc<dyn Fn(&[Value]) -> Result<Value> + Send + Sync>;
 
+/// A compiled set-returning body (or a scalar one called in FROM): the
+/// function's arguments in, its rows out.
+pub type SetBody = Arc<dyn Fn(&[Value]) -> Result<Vec<Vec<Value>>> + Send + Sync>;
+
 /// How deep user function calls may nest.
 pub const MAX_DEPTH: u32 = 200;
 
@@ -121,6 +125,17 @@ pub fn call(id: u32, args: &[Value]) -> Result<Value> {
     let body = with_entry(id, |e| e.body.clone())
         .flatten()
         .ok_or_else(|| err!(InternalError, "function {} is not compiled yet", name(id)))?;
+    nested(|| body(args))
+}
+
+/// The rows of a user function called in FROM, `body`, on its (already
+/// cast) arguments.
+pub fn call_set(body: &SetBody, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    nested(|| body(args))
+}
+
+/// Runs `f` one call deeper, failing past [`MAX_DEPTH`].
+fn nested<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     let depth = DEPTH.with(|d| d.get());
     if depth >= MAX_DEPTH {
         return Err(err!(StatementTooComplex, "stack depth limit exceeded").with_hint(
@@ -128,7 +143,7 @@ pub fn call(id: u32, args: &[Value]) -> Result<Value> {
         ));
     }
     DEPTH.with(|d| d.set(depth + 1));
-    let r = body(args);
+    let r = f();
     DEPTH.with(|d| d.set(depth));
     r
 }

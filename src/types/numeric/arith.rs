@@ -6,7 +6,8 @@
 //! around the result's weight. NaN propagates; infinities follow IEEE rules
 //! where PostgreSQL 15 does (`Infinity - Infinity` is NaN).
 
-use super::{mag, NumKind, Numeric, MAX_DISPLAY_SCALE};
+use super::mag::{self, Limbs};
+use super::{NumKind, Numeric, MAX_DISPLAY_SCALE};
 use crate::err;
 use crate::error::Result;
 use std::cmp::Ordering;
@@ -16,7 +17,7 @@ use std::cmp::Ordering;
 const MIN_SIG_DIGITS: i32 = 16;
 
 /// Aligns two finite values to the larger scale: (a_mag, b_mag, scale).
-fn align(a: &Numeric, b: &Numeric) -> (Vec<u32>, Vec<u32>, u16) {
+fn align(a: &Numeric, b: &Numeric) -> (Limbs, Limbs, u16) {
     match a.scale.cmp(&b.scale) {
         Ordering::Equal => (a.mag.clone(), b.mag.clone(), a.scale),
         Ordering::Less => (
@@ -29,6 +30,22 @@ fn align(a: &Numeric, b: &Numeric) -> (Vec<u32>, Vec<u32>, u16) {
             mag::mul_pow10(&b.mag, (a.scale - b.scale) as u32),
             a.scale,
         ),
+    }
+}
+
+/// `a + b` of two finite values; only the operand with the smaller scale is
+/// copied (multiplied by a power of ten), the other is read in place.
+fn finite_add(a: &Numeric, b: &Numeric) -> Numeric {
+    match a.scale.cmp(&b.scale) {
+        Ordering::Equal => signed_add(a.neg, &a.mag, b.neg, &b.mag, a.scale),
+        Ordering::Less => {
+            let am = mag::mul_pow10(&a.mag, (b.scale - a.scale) as u32);
+            signed_add(a.neg, &am, b.neg, &b.mag, b.scale)
+        }
+        Ordering::Greater => {
+            let bm = mag::mul_pow10(&b.mag, (a.scale - b.scale) as u32);
+            signed_add(a.neg, &a.mag, b.neg, &bm, a.scale)
+        }
     }
 }
 
@@ -58,7 +75,7 @@ impl Numeric {
                 "value overflows numeric format"
             ));
         }
-        let mut m = vec![1u32];
+        let mut m = Limbs::from_elem(1, 1);
         for k in 2..=n as u32 {
             mag::mul_small_add(&mut m, k, 0);
         }
@@ -72,11 +89,26 @@ impl Numeric {
             (NaN, _) | (_, NaN) | (PosInf, NegInf) | (NegInf, PosInf) => Numeric::nan(),
             (PosInf | NegInf, _) => self.clone(),
             (_, PosInf | NegInf) => other.clone(),
-            (Finite, Finite) => {
-                let (a, b, scale) = align(self, other);
-                signed_add(self.neg, &a, other.neg, &b, scale)
-            }
+            (Finite, Finite) => finite_add(self, other),
         }
+    }
+
+    /// `*self += other`, adding into `self`'s limbs when both have the same
+    /// sign and `self` the larger scale (a running sum over a column), so
+    /// that `sum` and `avg` allocate nothing per row; as [`Numeric::add`]
+    /// otherwise.
+    pub fn add_assign(&mut self, other: &Numeric) {
+        let same_sign = self.neg == other.neg || other.mag.is_empty();
+        if self.is_finite() && other.is_finite() && same_sign && self.scale >= other.scale {
+            if self.scale == other.scale {
+                mag::add_assign(&mut self.mag, &other.mag);
+            } else {
+                let m = mag::mul_pow10(&other.mag, (self.scale - other.scale) as u32);
+                mag::add_assign(&mut self.mag, &m);
+            }
+            return;
+        }
+        *self = self.add(other);
     }
 
     /// `-self`.
@@ -217,11 +249,11 @@ impl Numeric {
                     "value overflows numeric format"
                 ));
             }
-            return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+            return Ok(Numeric::from_parts(false, Limbs::new(), rscale as u16));
         }
         if val < -(rscale as f64) - 2.0 {
             // Rounds to zero at this scale.
-            return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+            return Ok(Numeric::from_parts(false, Limbs::new(), rscale as u16));
         }
         super::transcend::exp(self, rscale)
             .ok_or_else(|| err!(NumericValueOutOfRange, "value overflows numeric format"))
@@ -445,11 +477,7 @@ impl Numeric {
         let scaled = if k >= 0 {
             mag::mul_pow10(&self.mag, k as u32)
         } else {
-            let mut m = self.mag.clone();
-            for _ in 0..(-k) {
-                mag::div_small(&mut m, 10);
-            }
-            m
+            mag::div_pow10(&self.mag, (-k) as u32)
         };
         let mut root = mag::isqrt(&scaled);
         let last = mag::div_small(&mut root, 10);
@@ -544,7 +572,7 @@ impl Numeric {
                     ));
                 }
                 if f + 1.0 < -(rscale as f64) {
-                    return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+                    return Ok(Numeric::from_parts(false, Limbs::new(), rscale as u16));
                 }
             }
         }
@@ -562,13 +590,15 @@ impl Numeric {
         if self.is_zero() {
             // 0 ^ positive: zero, at the scale PostgreSQL gives it.
             let rscale = MIN_SIG_DIGITS.max(self.scale as i32).max(exp.scale as i32);
-            return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+            return Ok(Numeric::from_parts(false, Limbs::new(), rscale as u16));
         }
         // Estimate the result's decimal weight exactly as PostgreSQL does:
         // exp * ln(base) at low precision (8 significant digits of ln),
         // because the estimate decides the result's display scale.
         let ln_dweight = self.estimate_ln_dweight();
-        let local = (8 - ln_dweight).clamp(0, MAX_DISPLAY_SCALE);
+        // No upper clamp: for a base within 1e-1000 of 1 the scale passes
+        // the display maximum, as PostgreSQL 15 allows here.
+        let local = (8 - ln_dweight).max(0);
         let ln_low = super::transcend::ln(self, local);
         let ln_num = ln_low.mul(exp).round_to(local);
         // PostgreSQL multiplies by this literal (not the exact LOG10_E).
@@ -587,7 +617,7 @@ impl Numeric {
             .clamp(0, MAX_DISPLAY_SCALE);
         if val < -(rscale as f64) - 2.0 {
             // Underflows to zero at this scale.
-            return Ok(Numeric::from_parts(false, Vec::new(), rscale as u16));
+            return Ok(Numeric::from_parts(false, Limbs::new(), rscale as u16));
         }
         // exp(y * ln(x)) at power_var's working scale.
         let sig_digits = (rscale + weight).max(0);

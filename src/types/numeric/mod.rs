@@ -22,6 +22,7 @@ mod transcend;
 
 use crate::err;
 use crate::error::Result;
+use mag::Limbs;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
@@ -45,8 +46,9 @@ pub struct Numeric {
     pub(crate) kind: NumKind,
     /// Sign of a finite value; never set for zero.
     pub(crate) neg: bool,
-    /// Magnitude in base-10^9 limbs, least significant first.
-    pub(crate) mag: Vec<u32>,
+    /// Magnitude in base-10^9 limbs, least significant first (inline up
+    /// to [`mag::INLINE_LIMBS`] limbs).
+    pub(crate) mag: Limbs,
     /// Display scale: digits after the decimal point.
     pub(crate) scale: u16,
 }
@@ -67,7 +69,7 @@ const MIN_ROUND_SCALE: i32 = -MAX_INT_DIGITS - 1;
 impl Numeric {
     /// Zero with scale 0.
     pub fn zero() -> Numeric {
-        Numeric::from_parts(false, Vec::new(), 0)
+        Numeric::from_parts(false, Limbs::new(), 0)
     }
 
     /// NaN.
@@ -75,7 +77,7 @@ impl Numeric {
         Numeric {
             kind: NumKind::NaN,
             neg: false,
-            mag: Vec::new(),
+            mag: Limbs::new(),
             scale: 0,
         }
     }
@@ -90,13 +92,13 @@ impl Numeric {
         Numeric {
             kind,
             neg: negative,
-            mag: Vec::new(),
+            mag: Limbs::new(),
             scale: 0,
         }
     }
 
     /// A finite value `(-1)^neg * mag / 10^scale`, normalizing zero's sign.
-    pub(crate) fn from_parts(neg: bool, mut mag: Vec<u32>, scale: u16) -> Numeric {
+    pub(crate) fn from_parts(neg: bool, mut mag: Limbs, scale: u16) -> Numeric {
         mag::trim(&mut mag);
         let neg = neg && !mag.is_empty();
         Numeric {
@@ -152,6 +154,15 @@ impl Numeric {
     pub fn to_i128_round(&self) -> Option<i128> {
         if !self.is_finite() {
             return None;
+        }
+        if self.mag.len() <= 4 && self.scale <= 38 {
+            // Below 10^36: round in u128 arithmetic, no rescaled copy.
+            let v = mag::to_u128(&self.mag)?;
+            let p = 10u128.pow(self.scale as u32);
+            let (q, r) = (v / p, v % p);
+            let q = q + (self.scale > 0 && r >= p - r) as u128;
+            let q = q as i128;
+            return Some(if self.neg { -q } else { q });
         }
         let r = self.round_scale(0);
         let m = mag::to_u128(&r.mag)?;
@@ -224,7 +235,7 @@ impl Numeric {
             return Ok(Numeric::infinity(neg));
         }
         let b = body.as_bytes();
-        let mut digits: Vec<u8> = Vec::with_capacity(b.len());
+        let mut digits: smallvec::SmallVec<[u8; 64]> = smallvec::SmallVec::new();
         let mut i = 0;
         let mut frac = 0i64;
         let mut seen_point = false;
@@ -282,7 +293,11 @@ impl Numeric {
             return Err(overflow());
         }
         if lead.is_none() {
-            return Ok(Numeric::from_parts(false, Vec::new(), scale.max(0) as u16));
+            return Ok(Numeric::from_parts(
+                false,
+                Limbs::new(),
+                scale.max(0) as u16,
+            ));
         }
         let mut m = mag::from_decimal(&digits);
         if scale < 0 {
@@ -303,22 +318,27 @@ impl Numeric {
         if self.neg {
             out.push('-');
         }
-        let digits = mag::to_decimal(&self.mag);
         let scale = self.scale as usize;
+        let start = out.len();
+        if scale == 0 || !self.mag.is_empty() {
+            mag::write_decimal(&self.mag, out);
+        }
         if scale == 0 {
-            out.push_str(&digits);
             return;
         }
-        let digits = if digits == "0" { "" } else { digits.as_str() };
-        if digits.len() <= scale {
-            out.push_str("0.");
-            out.extend(std::iter::repeat('0').take(scale - digits.len()));
-            out.push_str(digits);
+        // Digits written straight into `out`, then the point put in place.
+        let len = out.len() - start;
+        if len <= scale {
+            const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+            let mut pad = scale - len;
+            while pad > 0 {
+                let n = pad.min(ZEROS.len());
+                out.insert_str(start, &ZEROS[..n]);
+                pad -= n;
+            }
+            out.insert_str(start, "0.");
         } else {
-            let (int, frac) = digits.split_at(digits.len() - scale);
-            out.push_str(int);
-            out.push('.');
-            out.push_str(frac);
+            out.insert(out.len() - scale, '.');
         }
     }
 
@@ -346,12 +366,12 @@ impl Numeric {
         }
         let cur = self.scale as i32;
         if scale < cur && self.mag.is_empty() {
-            return Numeric::from_parts(false, Vec::new(), scale.max(0) as u16);
+            return Numeric::from_parts(false, Limbs::new(), scale.max(0) as u16);
         }
         if scale < 0 && -scale > mag::decimal_len(&self.mag) as i32 - cur + 1 {
             // Every digit lies below the rounding position, with room for
             // the half-way check: the result is zero.
-            return Numeric::from_parts(false, Vec::new(), 0);
+            return Numeric::from_parts(false, Limbs::new(), 0);
         }
         if scale >= cur {
             let m = mag::mul_pow10(&self.mag, (scale - cur) as u32);
@@ -361,7 +381,10 @@ impl Numeric {
         // in linear time; round up when the dropped part is at least half.
         let drop = (cur - scale) as usize;
         let (limbs, digits) = (drop / 9, drop % 9);
-        let mut q: Vec<u32> = self.mag.get(limbs..).map_or_else(Vec::new, <[u32]>::to_vec);
+        let mut q: Limbs = self
+            .mag
+            .get(limbs..)
+            .map_or_else(Limbs::new, Limbs::from_slice);
         let up = if digits > 0 {
             let r = mag::div_small(&mut q, mag::POW10[digits]);
             r >= 5 * mag::POW10[digits - 1]
@@ -369,7 +392,7 @@ impl Numeric {
             limbs > 0 && self.mag.get(limbs - 1).is_some_and(|&l| l >= 500_000_000)
         };
         if round && up {
-            q = mag::add(&q, &[1]);
+            mag::add_assign(&mut q, &[1]);
         }
         if scale < 0 {
             q = mag::mul_pow10(&q, (-scale) as u32);
@@ -411,6 +434,14 @@ impl Numeric {
 
     /// Compares absolute values of two finite numbers.
     pub(crate) fn cmp_abs(&self, other: &Numeric) -> Ordering {
+        if self.scale != other.scale && !self.mag.is_empty() && !other.mag.is_empty() {
+            // Digits before the point decide unless they are as many.
+            let int_digits = |n: &Numeric| mag::decimal_len(&n.mag) as i32 - n.scale as i32;
+            match int_digits(self).cmp(&int_digits(other)) {
+                Ordering::Equal => {}
+                o => return o,
+            }
+        }
         match self.scale.cmp(&other.scale) {
             Ordering::Equal => mag::cmp(&self.mag, &other.mag),
             Ordering::Less => {
@@ -427,20 +458,20 @@ impl Numeric {
     /// The value with trailing fractional zeros removed (`1.500` -> `1.5`),
     /// the canonical form hashing uses.
     pub fn normalized(&self) -> Numeric {
-        let mut m = self.mag.clone();
-        let mut scale = self.scale;
-        if m.is_empty() {
-            scale = 0;
+        if self.mag.is_empty() {
+            return Numeric {
+                kind: self.kind,
+                neg: self.neg,
+                mag: Limbs::new(),
+                scale: 0,
+            };
         }
-        while scale > 0 && m.first().is_some_and(|l| l % 10 == 0) {
-            mag::div_small(&mut m, 10);
-            scale -= 1;
-        }
+        let drop = mag::trailing_zeros(&self.mag).min(self.scale as u32);
         Numeric {
             kind: self.kind,
             neg: self.neg,
-            mag: m,
-            scale,
+            mag: mag::div_pow10(&self.mag, drop),
+            scale: self.scale - drop as u16,
         }
     }
 
@@ -471,10 +502,20 @@ impl Numeric {
             return None;
         }
         let scale = u16::from_le_bytes([bytes[1], bytes[2]]);
-        let limbs = bytes[3..]
+        let words = bytes[3..]
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let n = (bytes.len() - 3) / 4;
+        let limbs = if n <= mag::INLINE_LIMBS {
+            // Straight into the inline buffer, no capacity check per limb.
+            let mut buf = [0u32; mag::INLINE_LIMBS];
+            for (slot, w) in buf.iter_mut().zip(words) {
+                *slot = w;
+            }
+            Limbs::from_buf_and_len(buf, n)
+        } else {
+            words.collect()
+        };
         Some(match bytes[0] {
             0 | 1 => Numeric::from_parts(bytes[0] == 1, limbs, scale),
             2 => Numeric::nan(),
@@ -528,48 +569,23 @@ impl Ord for Numeric {
 
 impl Hash for Numeric {
     /// Hashes the value, not its scale, so that equal numbers (`1.0`,
-    /// `1.00`, `10` and `1e1`) hash alike: the decimal digits without
-    /// trailing zeros plus the power of ten they are scaled by. Allocates
-    /// nothing (GROUP BY and hash joins hash every row).
+    /// `1.00`, `10` and `1e1`) hash alike: the limbs of the magnitude with
+    /// its trailing decimal zeros divided out, plus the power of ten they
+    /// are scaled by. Allocates nothing up to 54 digits (GROUP BY and hash
+    /// joins hash every row).
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.kind.hash(state);
         if self.kind != NumKind::Finite || self.mag.is_empty() {
             return;
         }
         self.neg.hash(state);
-        // Trailing decimal zeros of the magnitude.
-        let zero_limbs = self.mag.iter().take_while(|l| **l == 0).count();
-        let mut low = self.mag[zero_limbs];
-        let mut tz = 9 * zero_limbs as u32;
-        while low % 10 == 0 {
-            low /= 10;
-            tz += 1;
-        }
+        let tz = mag::trailing_zeros(&self.mag);
         (tz as i64 - self.scale as i64).hash(state);
-        let significant = mag::decimal_len(&self.mag) - tz;
-        // Feed the significant digits, most significant first, 18 per word.
-        let (mut chunk, mut in_chunk, mut fed) = (0u64, 0u32, 0u32);
-        'limbs: for (i, &limb) in self.mag.iter().enumerate().rev() {
-            let width = if i == self.mag.len() - 1 {
-                mag::decimal_len(&[limb])
-            } else {
-                9
-            };
-            for k in (0..width).rev() {
-                if fed == significant {
-                    break 'limbs;
-                }
-                chunk = chunk * 10 + (limb / mag::POW10[k as usize] % 10) as u64;
-                in_chunk += 1;
-                fed += 1;
-                if in_chunk == 18 {
-                    state.write_u64(chunk);
-                    (chunk, in_chunk) = (0, 0);
-                }
-            }
+        let significand = mag::div_pow10(&self.mag, tz);
+        for &limb in &significand {
+            state.write_u32(limb);
         }
-        state.write_u64(chunk);
-        state.write_u32(in_chunk);
+        state.write_usize(significand.len());
     }
 }
 

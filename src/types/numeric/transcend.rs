@@ -13,7 +13,8 @@
 //! are counted in decimal digits; weights are PostgreSQL's base-10000
 //! weights, because its cut-offs are written in them.
 
-use super::{mag, Numeric};
+use super::mag::{self, Limbs};
+use super::Numeric;
 use std::cmp::Ordering;
 
 /// `NUMERIC_MIN_DISPLAY_SCALE`.
@@ -43,8 +44,8 @@ pub(crate) fn ln(arg: &Numeric, rscale: i32) -> Numeric {
     let mut x = arg.clone();
     let mut fact = num(2);
     let two = num(2);
-    let zero_point_nine = Numeric::from_parts(false, vec![9], 1);
-    let one_point_one = Numeric::from_parts(false, vec![11], 1);
+    let zero_point_nine = Numeric::from_parts(false, Limbs::from_elem(9, 1), 1);
+    let one_point_one = Numeric::from_parts(false, Limbs::from_elem(11, 1), 1);
     // Square roots until 0.9 < x < 1.1, each at a scale that keeps about
     // rscale + 8 significant digits of the final logarithm.
     while x.cmp(&zero_point_nine) != Ordering::Greater {
@@ -86,7 +87,11 @@ pub(crate) fn exp(arg: &Numeric, rscale: i32) -> Option<Numeric> {
         if val > 0.0 {
             return None;
         }
-        return Some(Numeric::from_parts(false, Vec::new(), rscale.max(0) as u16));
+        return Some(Numeric::from_parts(
+            false,
+            Limbs::new(),
+            rscale.max(0) as u16,
+        ));
     }
     // PostgreSQL multiplies by this literal (not the exact LOG10_E).
     #[allow(clippy::approx_constant)]
