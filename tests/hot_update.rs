@@ -5,7 +5,8 @@
 //! holding an old snapshot; `bt_index_check` passes on every index after
 //! each round; uniqueness, `ON CONFLICT` and foreign keys find rows whose
 //! live version is heap-only; an update that changes no indexed column
-//! adds no index entry.
+//! adds no index entry; a table loaded with a fill factor below 100 takes
+//! updates of every row heap-only.
 
 use heapdb::Session;
 
@@ -79,9 +80,14 @@ fn index_paths_agree_with_the_sequential_scan_under_hot_updates() {
     for seed in 1..=6u64 {
         let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         common::run(&mut s, "drop table if exists h");
+        // Tables loaded full and tables loaded with room for updates.
+        let fillfactor = [100, 70, 100, 50, 90, 10][seed as usize - 1];
         common::run(
             &mut s,
-            "create table h (id int primary key, k int, v int, pad text)",
+            &format!(
+                "create table h (id int primary key, k int, v int, pad text) \
+                 with (fillfactor = {fillfactor})"
+            ),
         );
         common::run(&mut s, "create index h_k on h (k)");
         common::run(
@@ -307,4 +313,80 @@ fn an_index_built_over_changed_hot_chains_is_right_for_every_snapshot() {
     let e = old.execute("create index t_v2 on t (v, id)").unwrap_err();
     assert_eq!(e.code, heapdb::SqlState::SerializationFailure, "{e}");
     common::run(&mut old, "rollback");
+}
+
+#[test]
+fn a_fill_factor_leaves_room_for_every_row_to_be_updated_heap_only() {
+    let (_d, db) = common::open(256);
+    let mut s = db.session();
+    let copy = std::env::temp_dir().join(format!("hot_ff_{}.txt", std::process::id()));
+    let text: String = (1001..=1600).map(|i| format!("{i}\t0\n")).collect();
+    std::fs::write(&copy, text).unwrap();
+    common::run(
+        &mut s,
+        "create table t (id int primary key, v int) with (fillfactor = 40)",
+    );
+    // Bulk INSERT ... SELECT, single-row INSERTs and COPY all leave the room.
+    common::run(
+        &mut s,
+        "insert into t select i, 0 from generate_series(1, 900) i",
+    );
+    for i in 901..=1000 {
+        common::run(&mut s, &format!("insert into t values ({i}, 0)"));
+    }
+    common::run(&mut s, &format!("copy t from '{}'", copy.display()));
+    std::fs::remove_file(&copy).unwrap();
+    let pages: i64 = common::one_text(&mut s, "select count(*) from heap_visibility_map('t')")
+        .parse()
+        .unwrap();
+    assert!(
+        pages >= 14,
+        "1,600 rows at 40% take 14 pages or more: {pages}"
+    );
+    for b in 0..pages - 1 {
+        let free: i64 = common::one_text(
+            &mut s,
+            &format!("select free_space from page_header('t', {b})"),
+        )
+        .parse()
+        .unwrap();
+        assert!(
+            free >= 8192 * 60 / 100 - 40,
+            "page {b} has {free} bytes free"
+        );
+    }
+    let entries = leaf_items(&mut s, "t_pkey");
+    common::run(&mut s, "update t set v = v + 1");
+    assert_eq!(
+        leaf_items(&mut s, "t_pkey"),
+        entries,
+        "every update heap-only"
+    );
+    assert_eq!(
+        common::one_text(&mut s, "select count(*) from heap_visibility_map('t')"),
+        pages.to_string(),
+        "no new page"
+    );
+    common::run(&mut s, "set enable_seqscan = off");
+    assert_eq!(
+        common::one_text(&mut s, "select sum(v) from t where id between 1 and 1600"),
+        "1600"
+    );
+    common::run(&mut s, "select * from bt_index_check('t_pkey')");
+    // RESET: later inserts fill pages whole again.
+    common::run(&mut s, "alter table t reset (fillfactor)");
+    common::run(
+        &mut s,
+        "insert into t select i, 0 from generate_series(2001, 3000) i",
+    );
+    let last: i64 = common::one_text(&mut s, "select count(*) from heap_visibility_map('t')")
+        .parse()
+        .unwrap();
+    let free: i64 = common::one_text(
+        &mut s,
+        &format!("select free_space from page_header('t', {})", last - 2),
+    )
+    .parse()
+    .unwrap();
+    assert!(free < 200, "a page filled whole has {free} bytes free");
 }

@@ -436,6 +436,7 @@ impl ModifyTable<'_> {
         emit: &mut dyn FnMut(&Batch) -> Result<()>,
     ) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
+        rel.set_fillfactor(self.table.fillfactor());
         let (xid, cid) = (ctx.xid, ctx.cid);
         let mut writer = RowWriter::new(self.table)?;
         let mut ring = bulk.then(|| {
@@ -500,6 +501,7 @@ impl ModifyTable<'_> {
     /// rows updated.
     pub fn update(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
+        rel.set_fillfactor(self.table.fillfactor());
         let (xid, cid) = (ctx.xid, ctx.cid);
         let ncols = self.table.columns.len();
         let mut writer = RowWriter::new(self.table)?;

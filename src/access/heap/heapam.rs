@@ -104,6 +104,11 @@ pub struct HeapRelation {
     skip_wal_xid: std::sync::atomic::AtomicU32,
     /// The buffer each block was last found in, for sequential scans.
     recent: crate::storage::RecentBuffers,
+    /// Bytes an insert leaves free on each page (PostgreSQL's
+    /// `RelationGetTargetPageFreeSpace`: the page share the table's fill
+    /// factor keeps for updates); set by the writers from the table's
+    /// definition ([`HeapRelation::set_fillfactor`]).
+    fill_reserve: std::sync::atomic::AtomicU32,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -156,6 +161,7 @@ impl HeapRelation {
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
             recent: crate::storage::RecentBuffers::new(),
+            fill_reserve: std::sync::atomic::AtomicU32::new(0),
         })
     }
 
@@ -651,22 +657,43 @@ impl HeapRelation {
         Ok((b, buf))
     }
 
+    /// Sets the table's fill factor (percent, 10..=100) for the inserts
+    /// that follow: they leave `100 - fillfactor` percent of each page
+    /// free, for updates of the page's rows. A page that is new takes a
+    /// tuple whatever its size.
+    pub fn set_fillfactor(&self, fillfactor: u8) {
+        let reserve = crate::storage::BLCKSZ * (100 - usize::from(fillfactor.min(100))) / 100;
+        let r = &self.fill_reserve;
+        if r.load(std::sync::atomic::Ordering::Relaxed) != reserve as u32 {
+            r.store(reserve as u32, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The bytes an insert leaves free on a page (see
+    /// [`set_fillfactor`](Self::set_fillfactor)).
+    #[inline]
+    pub fn fill_reserve(&self) -> usize {
+        self.fill_reserve.load(std::sync::atomic::Ordering::Relaxed) as usize
+    }
+
     /// Inserts tuple `data` (formed by [`tuple::form_tuple`]) as transaction
     /// `xid` at command `cid`, into the current insertion page or a page
-    /// known to have room, else a new page. Returns its tid.
+    /// known to have room (the fill factor's share left free), else a new
+    /// page. Returns its tid.
     pub fn insert(&self, data: &[u8], xid: Xid, cid: CommandId) -> Result<Tid> {
         Self::check_size(data.len())?;
         let _size = self.hold_size();
+        let reserve = self.fill_reserve();
         let need = maxalign(data.len());
         loop {
-            let (block, buf) = self.page_for(need, None, None)?;
+            let (block, buf) = self.page_for(need + reserve, None, None)?;
             let mut g = buf.write();
             self.check_page(block, &g[..])?;
             let new = page::is_new(&g[..]);
             let offset = if new {
                 Some(1)
             } else {
-                choose_offset(&g[..], data.len())
+                choose_offset(&g[..], data.len() + reserve)
             };
             let Some(offset) = offset else {
                 self.fsm().note(block, page::heap_free_space(&g[..]));

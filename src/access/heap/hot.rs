@@ -430,6 +430,7 @@ mod tests {
                 redirected: vec![(a, c)],
                 dead: vec![],
                 unused: vec![b],
+                prune_xid: 0,
             },
             &mut p,
         )

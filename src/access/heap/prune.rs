@@ -199,6 +199,14 @@ impl Plan {
     }
 }
 
+/// The older of two xids, 0 standing for none.
+fn older_xid(a: Xid, b: Xid) -> Xid {
+    match (a, b) {
+        (0, x) | (x, 0) => x,
+        (a, b) => a.min(b),
+    }
+}
+
 /// Decides what to prune on page `p` given each NORMAL tuple's status.
 fn plan(
     p: &[u8],
@@ -367,6 +375,10 @@ impl HeapRelation {
             all_visible: true,
             ..PageSummary::default()
         };
+        // PostgreSQL's `prstate.new_prune_xid`: the oldest xmax of the
+        // deleted or updated versions that stay (recently dead, or whose
+        // deleter is running), the page's prune hint afterwards.
+        let mut keep_xmax: Xid = 0;
         for o in 1..=max {
             spread.step::<4>();
             let id = page::item_id(&g[..], o);
@@ -427,8 +439,15 @@ impl HeapRelation {
                     sum.recently_dead += 1;
                     sum.all_visible = false;
                     slot.stop();
+                    keep_xmax = older_xid(keep_xmax, key.1);
                 }
-                VacuumStatus::InsertInProgress | VacuumStatus::DeleteInProgress => {
+                VacuumStatus::DeleteInProgress => {
+                    sum.live += 1;
+                    sum.all_visible = false;
+                    slot.stop();
+                    keep_xmax = older_xid(keep_xmax, key.1);
+                }
+                VacuumStatus::InsertInProgress => {
                     sum.live += 1;
                     sum.all_visible = false;
                     slot.stop();
@@ -460,6 +479,7 @@ impl HeapRelation {
             redirected: plan.redirected,
             dead: plan.dead,
             unused: plan.unused,
+            prune_xid: keep_xmax,
         };
         self.log_apply(crate::storage::ForkNumber::Main, block, g, &rec, 0)?;
         let after = page::free_space(&g[..]);

@@ -188,7 +188,10 @@ impl HeapRelation {
         xid: Xid,
         cid: CommandId,
     ) -> Result<Option<(TmResult, Option<NewVersion>)>> {
-        let need = maxalign(data.len());
+        // Another page keeps the fill factor's share free, as an insert
+        // does.
+        let reserve = self.fill_reserve();
+        let need = maxalign(data.len()) + reserve;
         // Lock both in block order, then check again.
         let (nb, new_buf) = self.page_for(need, Some(tid.block), None)?;
         let (mut go, mut gn) = if nb < tid.block {
@@ -210,7 +213,7 @@ impl HeapRelation {
         let off = if new {
             Some(1)
         } else {
-            choose_offset(&gn[..], data.len())
+            choose_offset(&gn[..], data.len() + reserve)
         };
         let Some(off) = off else {
             self.fsm().note(nb, page::heap_free_space(&gn[..]));

@@ -79,6 +79,7 @@ impl ModifyTable<'_> {
         emit: &mut dyn FnMut(&Batch) -> Result<()>,
     ) -> Result<u64> {
         let table = self.table;
+        self.rel.set_fillfactor(table.fillfactor());
         let up = Upsert {
             table,
             rel: self.rel,
