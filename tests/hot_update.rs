@@ -390,3 +390,46 @@ fn a_fill_factor_leaves_room_for_every_row_to_be_updated_heap_only() {
     .unwrap();
     assert!(free < 200, "a page filled whole has {free} bytes free");
 }
+
+#[test]
+fn an_index_fetch_prunes_a_full_page_of_dead_versions() {
+    let (_d, db) = common::open(256);
+    let mut s = db.session();
+    common::run(
+        &mut s,
+        "create table t (id int primary key, v int, pad text)",
+    );
+    common::run(
+        &mut s,
+        "insert into t select i, 0, repeat('p', 100) from generate_series(1, 200) i",
+    );
+    // One transaction: its versions cannot be pruned while it runs, so
+    // the updates move the rows off the full page 0 and leave it dead
+    // versions.
+    common::run(&mut s, "begin");
+    common::run(&mut s, "update t set v = 1 where id <= 20");
+    common::run(&mut s, "commit");
+    let free = |s: &mut Session| -> i64 {
+        common::one_text(s, "select free_space from page_header('t', 0)")
+            .parse()
+            .unwrap()
+    };
+    let before = free(&mut s);
+    assert!(before < 819, "page 0 is nearly full: {before}");
+    common::run(&mut s, "set enable_seqscan = off");
+    assert_eq!(
+        common::one_text(&mut s, "select v from t where id = 30"),
+        "0"
+    );
+    let after = free(&mut s);
+    assert!(after >= before + 20 * 128, "pruned: {before} -> {after}");
+    assert_eq!(
+        common::one_text(&mut s, "select sum(v) from t where id <= 20"),
+        "20"
+    );
+    // The next updates of the page's rows are heap-only.
+    let entries = leaf_items(&mut s, "t_pkey");
+    common::run(&mut s, "update t set v = 2 where id between 21 and 30");
+    assert_eq!(leaf_items(&mut s, "t_pkey"), entries);
+    common::run(&mut s, "select * from bt_index_check('t_pkey')");
+}

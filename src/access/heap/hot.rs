@@ -259,7 +259,14 @@ impl HeapRelation {
             .pool()
             .read_buffer(self.rel(), ForkNumber::Main, tid.block, None)?;
         let mut hints = Vec::new();
-        let g = buf.read();
+        let mut g = buf.read();
+        // PostgreSQL prunes here too (`heap_page_prune_opt`), so that the
+        // UPDATE that fetched the row finds room for its new version.
+        if let Some(px) = super::prune_opt::reader_may_prune(&g[..], self.fill_reserve()) {
+            drop(g);
+            self.prune_opt(&buf, px, super::prune::PruneMode::RootsIndexed)?;
+            g = buf.read();
+        }
         let found = visible_member(
             &g[..],
             tid.block,

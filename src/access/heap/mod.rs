@@ -19,6 +19,7 @@ pub mod hot;
 pub mod multi_insert;
 pub mod pageops;
 pub mod prune;
+pub mod prune_opt;
 pub mod record;
 pub mod scan;
 pub mod tuple;

@@ -7,21 +7,19 @@
 //!   record) when the caller's [`HotRule`] allows it: no index, or no
 //!   indexed column changed. Otherwise it is a root of its own on the same
 //!   page, and the caller makes its index entries.
-//! - When the old page is full and may hold dead versions (its `prune_xid`
-//!   is older than the oldest xmin still needed, and deleted or updated
-//!   versions fill at least a tenth of it), the update lets go of the
-//!   page and tries once for a *conditional* cleanup lock; if it gets it,
-//!   the page is pruned (as VACUUM's first pass prunes: freed roots stay
-//!   DEAD when the table has indexes) and the update starts again, so that
-//!   repeated updates of the same rows stay on their page. Nobody waits
-//!   for the cleanup lock.
+//! - When the old page is full and may hold dead versions, the update lets
+//!   go of the page and tries once to prune it (`heap::prune_opt`: its
+//!   `prune_xid` older than the oldest xmin, deleted or updated versions
+//!   filling a tenth of it, a cleanup lock free now); if that freed space
+//!   the update starts again, so that repeated updates of the same rows
+//!   stay on their page.
 //! - Otherwise the new version goes to another page: both pages locked in
 //!   block order, the old tuple checked again.
 
 use super::heapam::{HeapRelation, Tid};
 use super::hot::HotRule;
 use super::pageops::{choose_offset, prepare_new_tuple, xmax_set_for};
-use super::prune::{PruneMode, PruneScratch};
+use super::prune::PruneMode;
 use super::record::HeapRecord;
 use super::visibility::{satisfies_update, TmResult};
 use crate::error::Result;
@@ -37,28 +35,6 @@ pub struct NewVersion {
     /// Heap-only (HOT): reached through its chain's root, it needs no
     /// index entries.
     pub heap_only: bool,
-}
-
-/// Whether page `p` holds enough deleted or updated versions (at least a
-/// tenth of the page, PostgreSQL's `heap_page_prune_opt` threshold) for a
-/// pruning to pay: a pruning costs about as much as several index
-/// insertions (the page walked, compacted and logged), so pruning for one
-/// freed version per update would cost more than the heap-only update
-/// saves. A walk of the line pointers and headers, under the caller's lock.
-fn worth_pruning(p: &[u8]) -> bool {
-    let mut bytes = 0usize;
-    for o in 1..=page::max_offset(p) {
-        let Some(t) = page::get_item(p, o) else {
-            continue;
-        };
-        if t.len() >= super::tuple::HEADER_SIZE
-            && super::tuple::infomask(t) & super::tuple::HEAP_XMAX_INVALID == 0
-            && super::tuple::xmax(t) != 0
-        {
-            bytes += maxalign(t.len());
-        }
-    }
-    bytes >= crate::storage::BLCKSZ / 10
 }
 
 impl HeapRelation {
@@ -136,11 +112,15 @@ impl HeapRelation {
             }
             self.fsm().note(tid.block, page::heap_free_space(&g[..]));
             let px = page::prune_xid(&g[..]);
-            let worth = !tried_prune && px != 0 && worth_pruning(&g[..]);
             drop(g);
-            if worth {
+            if !tried_prune && px != 0 {
                 tried_prune = true;
-                if self.prune_opportunistically(&old_buf, px, rule)? {
+                let mode = if rule.indexed() {
+                    PruneMode::RootsIndexed
+                } else {
+                    PruneMode::NoIndexes
+                };
+                if self.prune_opt(&old_buf, px, mode)? {
                     continue;
                 }
             }
@@ -148,33 +128,6 @@ impl HeapRelation {
                 return Ok(done);
             }
         }
-    }
-
-    /// PostgreSQL's `heap_page_prune_opt` for a full page `buf` (pinned,
-    /// not locked) whose `prune_xid` is `px`: prunes it when `px` is older
-    /// than the oldest xmin and a cleanup lock is free now. True when
-    /// space was freed.
-    fn prune_opportunistically(
-        &self,
-        buf: &PinnedBuffer<'_>,
-        px: Xid,
-        rule: HotRule<'_>,
-    ) -> Result<bool> {
-        let oldest = self.txns().oldest_xmin();
-        if px >= oldest {
-            return Ok(false);
-        }
-        let Some(mut c) = buf.try_cleanup_lock() else {
-            return Ok(false);
-        };
-        let mode = if rule.indexed() {
-            PruneMode::RootsIndexed
-        } else {
-            PruneMode::NoIndexes
-        };
-        let block = buf.block();
-        let stats = self.prune_locked(block, &mut c, oldest, mode, &mut PruneScratch::default())?;
-        Ok(stats.freed > 0)
     }
 
     /// The update's new version on another page than the old one's (its
