@@ -13,6 +13,7 @@
 
 pub mod build;
 pub mod codec;
+pub mod format3;
 pub mod fsm;
 pub mod heapam;
 pub mod hot;
