@@ -223,7 +223,7 @@ impl Database {
             wal.start_background_flusher(),
             checkpointer.start_background(),
         ];
-        Ok(Database {
+        let db = Database {
             inner: Arc::new(DbInner {
                 dir,
                 pool,
@@ -242,7 +242,35 @@ impl Database {
                 sequences: Arc::default(),
                 _lock: lock,
             }),
-        })
+        };
+        if ctl.format_version < crate::storage::control::FORMAT_VERSION {
+            db.convert_from_format3()?;
+        }
+        Ok(db)
+    }
+
+    /// Makes a data directory of format version 3 one of the current
+    /// version (`access::heap::format3`): the HOT marks of every table with
+    /// indexes cleared, each changed page logged whole; then a checkpoint
+    /// writes them all, and only then does the control file say the new
+    /// version. A crash before that converts again at the next open.
+    fn convert_from_format3(&self) -> Result<()> {
+        let snap = self.txns.snapshot(crate::txn::INVALID_XID, 0);
+        let view = crate::catalog::CatalogView {
+            snapshot: &snap,
+            txns: &self.txns,
+            temp_ns: 0,
+        };
+        for t in self.catalog.tables(&view) {
+            if !t.indexes.is_empty() {
+                self.relation(t.relfilenode)?.convert_from_format3()?;
+            }
+        }
+        self.checkpoint()?;
+        self.control
+            .lock()
+            .expect("control mutex poisoned")
+            .update(|d| d.format_version = crate::storage::control::FORMAT_VERSION)
     }
 
     /// Ends this handle as a crash would (for tests): when it is the last

@@ -182,3 +182,38 @@ fn page_dump_through_insert_update_delete_scan_and_prune() {
 "
     );
 }
+
+/// Pruning keeps the page's prune hint at the oldest xmax of the deleted or
+/// updated versions it had to keep (PostgreSQL's `new_prune_xid`), so a
+/// later pruning is tried once they are dead, and not before; with none
+/// kept the hint is cleared. Redo gives the page the same hint.
+#[test]
+fn pruning_keeps_the_oldest_xmax_of_the_versions_it_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), 16);
+    let rel = db.create(303);
+    let a = db.txns.begin().unwrap();
+    let t1 = rel.insert(&row(0), a, 0).unwrap();
+    let t2 = rel.insert(&row(4), a, 0).unwrap();
+    db.txns.commit(a).unwrap();
+    // t1's delete is dead to everyone once committed...
+    let d1 = db.txns.begin().unwrap();
+    rel.delete(t1, d1, 0).unwrap();
+    db.txns.commit(d1).unwrap();
+    // ...t2's is seen by a snapshot taken before it committed.
+    let old = db.snap();
+    db.txns.register_snapshot(&old);
+    let d2 = db.txns.begin().unwrap();
+    rel.delete(t2, d2, 0).unwrap();
+    db.txns.commit(d2).unwrap();
+    let header = |rel: &heapdb::access::heap::HeapRelation| rel.inspect_page(0).unwrap().0;
+    assert_eq!(header(&rel).prune_xid, d1);
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!(stats.removed, 1, "{stats:?}");
+    assert_eq!(header(&rel).prune_xid, d2, "the kept version's xmax");
+    assert_eq!(values(&rel, &old), vec![4]);
+    db.txns.unregister_snapshot(&old);
+    let stats = rel.prune_page(0, db.txns.oldest_xmin(), false).unwrap();
+    assert_eq!(stats.removed, 1, "{stats:?}");
+    assert_eq!(header(&rel).prune_xid, 0, "nothing left to prune");
+}

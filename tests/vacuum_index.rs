@@ -409,6 +409,9 @@ fn scans_mark_dead_entries_and_inserts_remove_them_before_splitting() {
     // Same key in every version and never scanned: nothing marks its
     // entries, so it shows the growth without opportunistic deletion.
     run(&mut s, "create index u_w on u (w)");
+    // An index on the updated column: every update is a new root with
+    // entries in every index (no HOT).
+    run(&mut s, "create index u_n on u (n)");
     run(
         &mut s,
         "insert into u select g, g, 0 from generate_series(1, 2000) g",

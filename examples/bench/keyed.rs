@@ -3,7 +3,8 @@
 //! show `—`).
 //!
 //! Data (scale 1): `a`, 1,000,000 accounts (the `pgbench_accounts` rows of
-//! [`gen::account_row`]) with `aid` as its primary key (`a_pkey`), and `k3`,
+//! [`gen::account_row`]) with `aid` as its primary key (`a_pkey`; fill
+//! factor 100 unless `BENCH_ACCOUNTS_FILLFACTOR` says), and `k3`,
 //! 1,000,000 rows of `t(a, b, c, d int4)` with spread values.
 //!
 //! Workloads:
@@ -174,9 +175,17 @@ pub fn load(ctx: &mut Ctx, files: &KeyedFiles) {
 }
 
 fn load_one(sys: &System, files: &KeyedFiles) -> Result<(), String> {
+    // `BENCH_ACCOUNTS_FILLFACTOR=N` loads the accounts with that fill
+    // factor on every system (pgbench's `-F`); unset, pages are filled whole.
+    let with = std::env::var("BENCH_ACCOUNTS_FILLFACTOR")
+        .ok()
+        .and_then(|v| v.parse::<u8>().ok())
+        .map_or_else(String::new, |n| format!(" WITH (fillfactor = {n})"));
     let stmts = [
         "DROP TABLE IF EXISTS a;".to_string(),
-        "CREATE TABLE a (aid int primary key, bid int, abalance int, filler char(84));".into(),
+        format!(
+            "CREATE TABLE a (aid int primary key, bid int, abalance int, filler char(84)){with};"
+        ),
         sys.copy_from("a", &files.a),
         "DROP TABLE IF EXISTS k3;".into(),
         "CREATE TABLE k3 (a int4 not null, b int4 not null, c int4 not null, d int4 not null);"

@@ -40,6 +40,7 @@ mod function;
 mod index;
 mod operator;
 mod persist;
+pub mod reloptions;
 mod sequence;
 mod types;
 mod versions;
@@ -169,6 +170,9 @@ pub struct TableDef {
     /// `relhassubclass`: set when a child is created, never cleared, so a
     /// scan looks for children only when there may be some).
     pub has_subclass: bool,
+    /// Its storage parameters, `name=value` as written
+    /// (`pg_class.reloptions`; see [`reloptions`]).
+    pub options: Vec<String>,
 }
 
 impl TableDef {

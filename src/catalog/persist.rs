@@ -265,6 +265,14 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
             text.push_str(&format!(" {}", v.temp_ns));
         }
         text.push('\n');
+        if !d.options.is_empty() {
+            text.push_str("options");
+            for o in &d.options {
+                text.push(' ');
+                text.push_str(&esc(o));
+            }
+            text.push('\n');
+        }
         if !d.parents.is_empty() || d.has_subclass {
             text.push_str(&format!("inherits {}", d.has_subclass as u8));
             for p in &d.parents {
@@ -449,8 +457,19 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                         checks: Vec::new(),
                         parents: Vec::new(),
                         has_subclass: false,
+                        options: Vec::new(),
                     },
                 ));
+            }
+            "options" => {
+                let (_, _, t) = tables
+                    .last_mut()
+                    .ok_or_else(|| corrupt("options before table"))?;
+                for o in &f[1..] {
+                    t.options.push(unesc(o)?);
+                }
+                super::reloptions::validate(&t.options)
+                    .map_err(|e| corrupt(&format!("bad table options: {}", e.message)))?;
             }
             "inherits" => {
                 let (_, _, t) = tables
@@ -593,6 +612,7 @@ mod tests {
                     checks: Vec::new(),
                     parents: Vec::new(),
                     has_subclass: false,
+                    options: Vec::new(),
                 }),
                 // A temporary table's namespace survives the file (its
                 // open after a crash must find it to drop it).

@@ -36,6 +36,7 @@ fn table(cat: &Catalog, name: &str) -> TableDef {
         checks: Vec::new(),
         parents: Vec::new(),
         has_subclass: false,
+        options: Vec::new(),
     }
 }
 
@@ -204,7 +205,7 @@ fn drop_and_replace_are_versions() {
 }
 
 #[test]
-fn uncommitted_versions_vanish_on_reopen_and_stats_and_parents_persist() {
+fn uncommitted_versions_vanish_on_reopen_and_stats_parents_and_options_persist() {
     let dir = tempfile::tempdir().unwrap();
     let tm = txns(dir.path());
     let cat = Catalog::open(dir.path(), &tm, true).unwrap();
@@ -213,6 +214,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_and_parents_persist() {
     let mut def = table(&cat, "s");
     def.parents = vec![7, 3];
     def.has_subclass = true;
+    def.options = vec!["fillfactor= 0x20".into()];
     def.stats = Some(TableStats {
         reltuples: 1000.0,
         relpages: 7,
@@ -266,6 +268,7 @@ fn uncommitted_versions_vanish_on_reopen_and_stats_and_parents_persist() {
     let s = cat.get(&v, "s").unwrap();
     assert_eq!(s.stats, def.stats);
     assert_eq!((&s.parents, s.has_subclass), (&vec![7, 3], true));
+    assert_eq!((&s.options, s.fillfactor()), (&def.options, 32));
     assert!(cat.next_oid() > def.oid);
 }
 

@@ -408,6 +408,7 @@ impl DdlContext<'_> {
         let old_rel = self.relation(old.relfilenode)?;
         let fresh = self.fresh_relfilenode();
         let new_rel = self.create_heap(fresh)?;
+        new_rel.set_fillfactor(new.fillfactor());
         new.relfilenode = fresh;
         new.stats = None;
         // The rows are checked before they are formed; the writer forms

@@ -57,6 +57,8 @@ pub struct TableSpec {
     pub parents: Vec<u32>,
     /// NOTICEs of the definition (merged inherited columns).
     pub notices: Vec<String>,
+    /// Its storage parameters (`WITH (...)`), validated.
+    pub options: Vec<String>,
 }
 
 /// CREATE TABLE [AS] of a name that exists under `view` in the namespace
@@ -87,12 +89,8 @@ pub fn skip_existing(
 /// Binds CREATE TABLE's column list and constraints through `ctx` (which
 /// resolves the DEFAULT expressions' functions and casts).
 pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result<TableSpec> {
-    if !c.with_options.is_empty() {
-        return Err(err!(
-            FeatureNotSupported,
-            "CREATE TABLE ... WITH options are not supported"
-        ));
-    }
+    let given = option_texts(c.with_options.iter().map(|(n, v)| (n, Some(v))));
+    let options = crate::catalog::reloptions::transform(&[], &given, false)?;
     let mut pk_columns: HashSet<String> = HashSet::new();
     // PRIMARY KEY and UNIQUE constraints become indexes (commands::indexcmds).
     let (mut pk, mut uniques, mut table_uniques) = (None, Vec::new(), Vec::new());
@@ -210,7 +208,24 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
         checks,
         parents: inh.parents.iter().map(|p| p.oid).collect(),
         notices,
+        options,
     })
+}
+
+/// Storage parameters as written (`WITH (...)`, `SET (...)`) with their
+/// values as the text PostgreSQL stores.
+pub fn option_texts<'a>(
+    given: impl IntoIterator<Item = (&'a String, Option<&'a ast::SetArg>)>,
+) -> Vec<(String, Option<String>)> {
+    given
+        .into_iter()
+        .map(|(name, value)| {
+            let text = value.map(|v| match v {
+                ast::SetArg::String(s) | ast::SetArg::Number(s) | ast::SetArg::Word(s) => s.clone(),
+            });
+            (name.clone(), text)
+        })
+        .collect()
 }
 
 /// Binds column `name`'s DEFAULT expression `e`: it may not read columns,
@@ -296,6 +311,7 @@ impl DdlContext<'_> {
         columns: Vec<ColumnDef>,
         checks: &[super::checkcmds::CheckSpec],
         parents: Vec<u32>,
+        options: Vec<String>,
         temp: bool,
     ) -> Result<TableDef> {
         if columns.len() > MAX_COLUMNS {
@@ -315,6 +331,7 @@ impl DdlContext<'_> {
             checks: Vec::new(),
             parents,
             has_subclass: false,
+            options,
         };
         self.mark_parents(&def.parents, temp)?;
         let def = self.add_checks(def, checks, true)?;
@@ -328,7 +345,14 @@ impl DdlContext<'_> {
     /// CREATE [TEMP] TABLE `name` as `spec` defines it, with the indexes
     /// of its constraints. Returns the new table's oid.
     pub fn create_table(&mut self, name: &str, spec: TableSpec, temp: bool) -> Result<u32> {
-        let def = self.add_table(name, spec.columns, &spec.checks, spec.parents, temp)?;
+        let def = self.add_table(
+            name,
+            spec.columns,
+            &spec.checks,
+            spec.parents,
+            spec.options,
+            temp,
+        )?;
         let oid = def.oid;
         if spec.primary_key.is_some() || !spec.uniques.is_empty() {
             self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
@@ -360,7 +384,7 @@ impl DdlContext<'_> {
         exec_ctx: &ExecContext,
         temp: bool,
     ) -> Result<(u32, u64)> {
-        let table = self.add_table(name, columns, &[], Vec::new(), temp)?;
+        let table = self.add_table(name, columns, &[], Vec::new(), Vec::new(), temp)?;
         let rel = self.relation(table.relfilenode)?;
         let mut writer = RowWriter::new(&table)?;
         let mut ring = Some(

@@ -16,6 +16,13 @@
 //! the merge order is the keys' order, and leaf keys are unique (they end
 //! with the heap TID).
 //!
+//! HOT: an entry names the chain root of the version the build sees
+//! (`access::heap::hot::entry_offset`), with that version's key. Older
+//! snapshots never use the index (the catalog is versioned: they do not
+//! see it); a version the build sees that a transaction committed since
+//! the build's snapshot has updated would give its newer version an entry
+//! under its own key, so the build fails with 40001 instead.
+//!
 //! Errors keep PostgreSQL's texts: a NULL in a primary key's column is
 //! 23502, duplicates under a unique index 23505 `could not create unique
 //! index` with the first duplicated key (in key order) as DETAIL. A failed
@@ -25,6 +32,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::access::heap::hot::{entry_offset, updated_since};
 use crate::access::heap::scan::ParallelBlocks;
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
@@ -173,14 +181,30 @@ impl KeyMaker<'_> {
         let mut key = Vec::with_capacity(64);
         while let Some(r) = scan.next_page(|block, pg, visible| -> Result<()> {
             let mut slots = vec![None; ncols];
+            let mut roots = None;
             for &off in visible {
                 let Some(t) = crate::storage::page::get_item(pg, off) else {
                     continue;
                 };
+                // The entry names the version's HOT chain root, with the
+                // key of the version the build sees.
+                let tid = (
+                    block,
+                    entry_offset(&mut roots, pg, block, off, &self.table.name)?,
+                );
+                // A row updated after the snapshot was taken (before the
+                // build's lock kept writers out): its live version would
+                // be reached under this version's key.
+                if updated_since(rel, t, block, off)? {
+                    return Err(err!(
+                        SerializationFailure,
+                        "could not serialize access due to concurrent update"
+                    ));
+                }
                 if let Some(fixed) = &self.fixed {
                     key.clear();
                     if self.encode_fixed(fixed, t, &mut key) {
-                        keys::put_tid(&mut key, (block, off));
+                        keys::put_tid(&mut key, tid);
                         sorter.push(&key)?;
                         continue;
                     }
@@ -191,7 +215,7 @@ impl KeyMaker<'_> {
                 }
                 key.clear();
                 if self.raw_ints && self.encode_raw(&slots, &mut key)? {
-                    keys::put_tid(&mut key, (block, off));
+                    keys::put_tid(&mut key, tid);
                     sorter.push(&key)?;
                     continue;
                 }
@@ -214,7 +238,7 @@ impl KeyMaker<'_> {
                 }
                 key.clear();
                 keys::encode_key(self.desc, &vals, &mut key)?;
-                keys::put_tid(&mut key, (block, off));
+                keys::put_tid(&mut key, tid);
                 sorter.push(&key)?;
             }
             Ok(())

@@ -13,6 +13,7 @@
 //! `bt_page_stats(index, blkno)`, `bt_page_items(index, blkno)` (`data` is
 //! heapdb's key encoding, not PostgreSQL's).
 
+use crate::access::heap::hot::entry_offset;
 use crate::access::heap::tuple;
 use crate::access::nbtree::{check::bt_index_check, inspect, keys};
 use std::sync::Arc;
@@ -76,10 +77,13 @@ pub(crate) fn bt_index_check_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> 
     while let Some(r) = scan.next_page(|block, pg, visible| -> Result<i64> {
         let mut slots = vec![None; n];
         let mut indexed = 0i64;
+        let mut roots = None;
         for &off in visible {
             let Some(t) = crate::storage::page::get_item(pg, off) else {
                 continue;
             };
+            // A heap-only tuple is indexed through its chain's root.
+            let root = entry_offset(&mut roots, pg, block, off, &table.name)?;
             tuple::deform(t, &desc, n, &mut slots)?;
             let row: Vec<Value> = (0..n)
                 .map(|c| match slots[c] {
@@ -94,7 +98,7 @@ pub(crate) fn bt_index_check_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> 
             indexed += 1;
             let mut key = Vec::new();
             keys::encode_key(tree.desc(), &index_values(ix, &row), &mut key)?;
-            if !tree.lookup(&key)?.contains(&(block, off)) {
+            if !tree.lookup(&key)?.contains(&(block, root)) {
                 return Err(err!(
                     DataCorrupted,
                     "heap tuple ({block},{off}) of relation \"{}\" lacks a matching index tuple within index \"{name}\"",

@@ -83,7 +83,7 @@ impl DdlContext<'_> {
     }
 
     /// ALTER TABLE ADD/DROP CONSTRAINT, RENAME CONSTRAINT, SET/DROP NOT
-    /// NULL; the NOTICEs it raises.
+    /// NULL, SET/RESET (storage parameters); the NOTICEs it raises.
     pub fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Vec<String>> {
         let mut notices = Vec::new();
         if a.if_exists && self.catalog.lookup(&self.view(), &a.table.name).is_none() {
@@ -181,6 +181,17 @@ impl DdlContext<'_> {
                         .replace(&self.view(), xid, def.oid, Some(def.clone()))?;
                     *self.catalog_changed = true;
                     self.drop_on_commit.push(gone.relfilenode);
+                }
+                ast::AlterTableAction::SetOptions { reset, options } => {
+                    let given = super::createtable::option_texts(
+                        options.iter().map(|(n, v)| (n, v.as_ref())),
+                    );
+                    def.options =
+                        crate::catalog::reloptions::transform(&def.options, &given, *reset)?;
+                    let xid = self.xid;
+                    self.catalog
+                        .replace(&self.view(), xid, def.oid, Some(def.clone()))?;
+                    *self.catalog_changed = true;
                 }
                 // The column forms: `commands::altercol`, run by the
                 // caller one by one.

@@ -170,6 +170,7 @@ pub fn copy_from(
         domains,
     } = target;
     let (xid, cid, now) = (ctx.xid, ctx.cid, ctx.now);
+    rel.set_fillfactor(table.fillfactor());
     let not_null = force_not_null(table, targets, opts)?;
     let mut sources = Vec::with_capacity(table.columns.len());
     for (j, col) in table.columns.iter().enumerate() {
@@ -259,7 +260,7 @@ pub fn copy_from(
         let mut send = |batch: Batch| full_tx.send(batch).is_ok();
         let parsed = parser.run(
             input,
-            PageImages::new(xid, cid, freeze),
+            PageImages::new(xid, cid, freeze).reserving(rel.fill_reserve()),
             &mut send,
             &empty_rx,
             cancel,

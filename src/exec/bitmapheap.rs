@@ -8,13 +8,14 @@
 //! turn lossy. Then the heap pages are visited in block order, each pinned
 //! once under one shared content lock:
 //!
-//! - an exact page: its listed tuples, each checked against the snapshot
-//!   (an ALL_VISIBLE page skips the checks); an index entry of a tuple the
-//!   snapshot does not see (deleted, updated, inserted by a later or
-//!   aborted transaction) is passed over, as an index scan passes it over;
+//! - an exact page: for each listed tuple id (a HOT chain's root) the
+//!   version the snapshot sees, the chain walked as an index scan walks it
+//!   (`access::heap::hot`; an ALL_VISIBLE page skips the checks); an entry
+//!   whose chain the snapshot does not see (deleted, updated with a changed
+//!   key, inserted by a later or aborted transaction) is passed over;
 //! - a lossy page (or an exact one an AND with a lossy page marked): every
-//!   tuple the snapshot sees is tested against the index conditions again
-//!   (`Rows Removed by Index Recheck`);
+//!   tuple the snapshot sees, heap-only ones included, is tested against
+//!   the index conditions again (`Rows Removed by Index Recheck`);
 //! - when the scan returns no column and has no filter (`count(*)`), an
 //!   exact page whose visibility-map bit is set is not read at all: its
 //!   listed tuples are counted (PostgreSQL 15's `can_skip_fetch`).
@@ -30,6 +31,7 @@
 
 use std::ops::Bound;
 
+use crate::access::heap::hot::visible_member;
 use crate::access::heap::pageops::{apply_page_hints, Hint};
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::visibility::satisfies_mvcc;
@@ -283,7 +285,17 @@ impl<'a> BitmapHeapScanOp<'a> {
         self.visible.clear();
         self.hints.clear();
         let all_visible = page::is_all_visible(pg);
+        let exact = matches!(tids, PageTids::Exact { .. });
         for &o in &self.offsets {
+            if exact {
+                // An entry names a HOT chain's root: its visible version.
+                let snap = &self.ctx.snapshot;
+                let clog = self.heap.txns().clog();
+                if let Some(m) = visible_member(pg, block, o, snap, clog, &mut self.hints)? {
+                    self.visible.push(m);
+                }
+                continue;
+            }
             let Some(t) = page::get_item(pg, o) else {
                 continue;
             };

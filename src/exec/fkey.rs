@@ -272,7 +272,7 @@ pub fn parent_has_key(
                 block: t.0,
                 offset: t.1,
             };
-            let state = with_tuple(prel, tid, |tup| {
+            let state = chain_state(prel, tid, |tup| {
                 // The entry may be stale (its line pointer reused).
                 let row = tuple_values(parent, &desc, tup)?;
                 let stored: Vec<Value> = ix.columns.iter().map(|c| row[c.column].clone()).collect();
@@ -316,6 +316,34 @@ fn with_tuple<T>(
         Some(t) if t.len() >= tuple::HEADER_SIZE => f(t).map(Some),
         _ => Ok(None),
     }
+}
+
+/// What the HOT chain whose root is `tid` (an index entry's tuple id)
+/// holds, `state` deciding each version: the first live one, else a
+/// running transaction to wait for, else `Gone` (`None`: no version).
+fn chain_state(
+    rel: &HeapRelation,
+    tid: Tid,
+    state: impl Fn(&[u8]) -> Result<RowState>,
+) -> Result<Option<RowState>> {
+    let mut wait = None;
+    let mut any = false;
+    let live = rel.search_chain(tid, |_, tup| {
+        any = true;
+        Ok(match state(tup)? {
+            RowState::Live => Some(()),
+            RowState::Wait(x) => {
+                wait.get_or_insert(x);
+                None
+            }
+            RowState::Gone => None,
+        })
+    })?;
+    Ok(match (live, wait) {
+        (Some(()), _) => Some(RowState::Live),
+        (None, Some(x)) => Some(RowState::Wait(x)),
+        (None, None) => any.then_some(RowState::Gone),
+    })
 }
 
 /// The whole row at `tid` of `table` (an UPDATE's or DELETE's old row,
@@ -463,7 +491,7 @@ fn probe_references(
                     block: t.0,
                     offset: t.1,
                 };
-                let state = with_tuple(crel, tid, |tup| {
+                let state = chain_state(crel, tid, |tup| {
                     let row = tuple_values(child, &desc, tup)?;
                     let stored: Vec<Value> = ix.columns[..n]
                         .iter()

@@ -3,14 +3,17 @@
 //! live row already has (PostgreSQL's `_bt_check_unique`).
 //!
 //! Invariants:
-//! - every heap tuple version of an indexed table has one entry per index
-//!   (heap-only versions included: an entry leads to exactly one version,
-//!   and readers check the version's visibility and key at the heap);
+//! - every heap tuple that is not heap-only has one entry per index; a
+//!   heap-only (HOT) version has none: the update that made it changed no
+//!   column an index uses ([`IndexInserter::hot_rule`]), so the entries of
+//!   its chain's root serve it, and readers walk the chain from the root
+//!   (`access::heap::hot`);
 //! - the heap tuple goes in first, then its entries; a failed check fails
 //!   the statement, whose transaction then aborts, so its tuples and the
 //!   entries already made are dead and never seen;
-//! - the uniqueness check looks at the heap tuple of every entry with the
-//!   same key columns (NULLs never conflict): a live one is a violation, one
+//! - the uniqueness check looks at every version of the HOT chain of every
+//!   entry with the same key columns (NULLs never conflict,
+//!   PostgreSQL's `_bt_check_unique`): a live one is a violation, one
 //!   inserted or deleted by a running transaction is waited for (on its
 //!   transaction lock, so deadlocks are found) and the check starts again.
 //!   An entry whose heap tuple no longer has the key is stale and ignored.
@@ -27,7 +30,7 @@
 use std::sync::Arc;
 
 use crate::access::heap::tuple::{self, TupleDesc};
-use crate::access::heap::{HeapRelation, Tid};
+use crate::access::heap::{HeapRelation, HotRule, Tid};
 use crate::access::nbtree::keys::{self, column_ends};
 use crate::access::nbtree::{BTree, BtLog};
 use crate::catalog::{IndexDef, TableDef};
@@ -145,8 +148,8 @@ pub(crate) enum Speculative {
 enum Holder {
     /// Dead, gone, or holding another key: no conflict.
     None,
-    /// A live row with the key.
-    Live,
+    /// A live row with the key: the chain member holding it.
+    Live(Tid),
     /// Decided by a running transaction: wait for it.
     Wait(Xid),
 }
@@ -159,6 +162,9 @@ pub(crate) struct IndexInserter<'t> {
     xid: Xid,
     /// Per table column, whether some index stores it.
     needed: Vec<bool>,
+    /// The columns any index uses, ascending: an update changing none of
+    /// them may be heap-only.
+    hot_columns: Vec<usize>,
 }
 
 impl<'t> IndexInserter<'t> {
@@ -167,8 +173,16 @@ impl<'t> IndexInserter<'t> {
         if table.indexes.is_empty() {
             return Ok(None);
         }
+        let needed: Vec<bool> = (0..table.columns.len())
+            .map(|c| {
+                table.indexes.iter().any(|ix| {
+                    ix.stored_columns().any(|s| s == c) || ix.predicate_columns().contains(&c)
+                })
+            })
+            .collect();
         Ok(Some(IndexInserter {
             table,
+            hot_columns: (0..needed.len()).filter(|&c| needed[c]).collect(),
             trees: table
                 .indexes
                 .iter()
@@ -176,14 +190,17 @@ impl<'t> IndexInserter<'t> {
                 .collect(),
             desc: crate::exec::scan::tuple_desc(table)?,
             xid: ctx.xid,
-            needed: (0..table.columns.len())
-                .map(|c| {
-                    table.indexes.iter().any(|ix| {
-                        ix.stored_columns().any(|s| s == c) || ix.predicate_columns().contains(&c)
-                    })
-                })
-                .collect(),
+            needed,
         }))
+    }
+
+    /// The rule an update of this table follows: heap-only only when no
+    /// column an index stores or tests in its predicate changes.
+    pub(crate) fn hot_rule(&self) -> HotRule<'_> {
+        HotRule::Indexed {
+            desc: &self.desc,
+            columns: &self.hot_columns,
+        }
     }
 
     /// Row `i` of a batch whose table columns start at `offset`, with the
@@ -292,7 +309,7 @@ impl<'t> IndexInserter<'t> {
                 };
                 match self.holder(rel, ix, tree, t, key)? {
                     Holder::None => {}
-                    Holder::Live => return Ok(Speculative::Conflict(t)),
+                    Holder::Live(m) => return Ok(Speculative::Conflict(m)),
                     Holder::Wait(x) => return Ok(Speculative::Wait(x)),
                 }
             }
@@ -342,7 +359,7 @@ impl<'t> IndexInserter<'t> {
                 }
                 match self.holder(rel, ix, tree, t, prefix)? {
                     Holder::None => {}
-                    Holder::Live => {
+                    Holder::Live(_) => {
                         return Err(err!(
                             UniqueViolation,
                             "duplicate key value violates unique constraint \"{}\"",
@@ -366,7 +383,9 @@ impl<'t> IndexInserter<'t> {
         }
     }
 
-    /// The state of the heap tuple at `t` for a check of key `prefix`.
+    /// What the HOT chain whose root is `t` (an entry's tuple id) holds
+    /// for a check of key `prefix`: the first member with the key that is
+    /// live, else a running transaction deciding one.
     fn holder(
         &self,
         rel: &HeapRelation,
@@ -375,19 +394,34 @@ impl<'t> IndexInserter<'t> {
         t: Tid,
         prefix: &[u8],
     ) -> Result<Holder> {
-        if t.block >= rel.nblocks()? {
-            return Ok(Holder::None);
-        }
-        let buf = rel
-            .pool()
-            .read_buffer(rel.rel(), ForkNumber::Main, t.block, None)?;
-        let g = buf.read();
-        let Some(tup) = crate::storage::page::get_item(&g[..], t.offset) else {
-            return Ok(Holder::None);
-        };
-        if tup.len() < tuple::HEADER_SIZE {
-            return Ok(Holder::None);
-        }
+        let mut wait = None;
+        let live = rel.search_chain(t, |m, tup| {
+            Ok(match self.member_state(rel, ix, tree, tup, prefix)? {
+                Holder::Live(_) => Some(m),
+                Holder::Wait(x) => {
+                    wait.get_or_insert(x);
+                    None
+                }
+                Holder::None => None,
+            })
+        })?;
+        Ok(match (live, wait) {
+            (Some(m), _) => Holder::Live(m),
+            (None, Some(x)) => Holder::Wait(x),
+            (None, None) => Holder::None,
+        })
+    }
+
+    /// The state of one heap tuple `tup` for a check of key `prefix`
+    /// (`Live` carries no meaningful tuple id here).
+    fn member_state(
+        &self,
+        rel: &HeapRelation,
+        ix: &IndexDef,
+        tree: &BTree,
+        tup: &[u8],
+        prefix: &[u8],
+    ) -> Result<Holder> {
         // The entry may be stale (its line pointer reused): compare keys.
         let mut slots = vec![None; self.table.columns.len()];
         tuple::deform(tup, &self.desc, self.table.columns.len(), &mut slots)?;
@@ -413,20 +447,24 @@ impl<'t> IndexInserter<'t> {
         } else {
             status(xmin)?
         };
+        let live = Holder::Live(Tid {
+            block: 0,
+            offset: 0,
+        });
         match inserted {
             Some(false) => return Ok(Holder::None),
             None => return Ok(Holder::Wait(xmin)),
             Some(true) => {}
         }
         if xmax == 0 || mask & tuple::HEAP_XMAX_INVALID != 0 {
-            return Ok(Holder::Live);
+            return Ok(live);
         }
         if mask & tuple::HEAP_XMAX_COMMITTED != 0 {
             return Ok(Holder::None);
         }
         Ok(match status(xmax)? {
             Some(true) => Holder::None,
-            Some(false) => Holder::Live,
+            Some(false) => live,
             None => Holder::Wait(xmax),
         })
     }
@@ -509,7 +547,10 @@ pub fn index_copied_rows(
                 let Some(t) = crate::storage::page::get_item(&g[..], off) else {
                     continue;
                 };
-                if t.len() < tuple::HEADER_SIZE || tuple::xmin(t) != xid || tuple::raw_cid(t) != cid
+                if t.len() < tuple::HEADER_SIZE
+                    || tuple::xmin(t) != xid
+                    || tuple::raw_cid(t) != cid
+                    || tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE != 0
                 {
                     continue;
                 }

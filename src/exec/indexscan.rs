@@ -5,15 +5,18 @@
 //! [`IndexScanOp`] turns the plan's [`IndexBounds`] into encoded key ranges
 //! (one per combination of `IN` values, in index order, duplicates removed),
 //! walks each with a [`ScanPos`] over the B-tree, and for every entry reads
-//! the heap tuple its TID names under the statement's snapshot
-//! ([`HeapRelation::fetch`]): an entry may lead to a tuple the snapshot does
-//! not see (deleted, updated — every version has its own entry — or
-//! inserted by an aborted or concurrent transaction), which is skipped. The
-//! index conditions are not checked again at the heap: a tuple is never
-//! changed in place, so the entry's key is the tuple's.
+//! the version of the row its TID names that the statement's snapshot sees
+//! ([`HeapRelation::fetch_hot`]: an entry names a HOT chain's root, and the
+//! chain is walked to the visible version): an entry may lead to no
+//! version the snapshot sees (deleted, updated with a changed key — that
+//! version has entries of its own — or inserted by an aborted or
+//! concurrent transaction), and is skipped. The index conditions are not
+//! checked again at the heap: a tuple is never changed in place, and the
+//! versions of one chain share the index's columns.
 //!
-//! An entry whose tuple is invisible and dead to everyone (DEAD line
-//! pointer, or dead by VACUUM's test against the horizon) is reported to
+//! An entry whose chain is invisible and dead to everyone (DEAD line
+//! pointer, or every version dead by VACUUM's test against the horizon,
+//! [`HeapRelation::chain_dead_to_all`]) is reported to
 //! the cursor, which marks it dead on the leaf (`ScanPos::kill_last`).
 //!
 //! Index-only: when the heap page's visibility-map bit says all-visible,
@@ -35,7 +38,6 @@
 use std::ops::Bound;
 
 use crate::access::heap::tuple::{self, TupleDesc};
-use crate::access::heap::visibility::{satisfies_vacuum, VacuumStatus};
 use crate::access::heap::{HeapRelation, Tid};
 use crate::access::nbtree::keys::{decode_key, encode_key, tid_of};
 use crate::access::nbtree::{BTree, Counted, Direction, ScanPos};
@@ -43,8 +45,7 @@ use crate::access::vm;
 use crate::error::Result;
 use crate::nodes::plannodes::{IndexBounds, IndexScan};
 use crate::nodes::JoinKind;
-use crate::storage::{page, BlockNumber, ForkNumber, RelFileNode};
-use crate::txn::Xid;
+use crate::storage::{BlockNumber, ForkNumber, RelFileNode};
 use crate::types::{DataType, Value};
 use std::sync::Arc;
 
@@ -385,12 +386,12 @@ impl<'a> IndexScanOp<'a> {
         }
         let (desc, upto, columns) = (&self.desc, self.upto, &self.spec.columns);
         let builders = &mut self.builders;
-        let seen = self.heap.fetch(
+        let seen = self.heap.fetch_hot(
             Tid { block, offset },
             &self.ctx.snapshot,
-            |t| -> Result<()> {
+            |found, t| -> Result<Tid> {
                 if upto == 0 {
-                    return Ok(());
+                    return Ok(found);
                 }
                 let mut inline = [None; 32];
                 let mut spilled = Vec::new();
@@ -404,21 +405,27 @@ impl<'a> IndexScanOp<'a> {
                 for (k, &c) in columns.iter().enumerate() {
                     push_datum(&mut builders[k], slots[c]);
                 }
-                Ok(())
+                Ok(found)
             },
         )?;
         if seen.is_none() {
             let horizon = *self
                 .horizon
                 .get_or_insert_with(|| self.heap.txns().oldest_xmin());
-            if dead_to_all(self.heap, block, offset, horizon)? {
+            // Every version of the chain, not the root's alone: a root
+            // dead under a live heap-only version keeps its entry.
+            if self
+                .heap
+                .chain_dead_to_all(Tid { block, offset }, horizon)?
+            {
                 self.pos.kill_last();
             }
         }
         if let Some(r) = seen {
-            r?;
+            let found = r?;
             if self.spec.with_tid {
-                let tid = (i64::from(block) << 16) | i64::from(offset);
+                // The version's own tuple id (an UPDATE's target).
+                let tid = (i64::from(found.block) << 16) | i64::from(found.offset);
                 if let Some(last) = self.builders.last_mut() {
                     last.push(&Value::Int8(tid));
                 }
@@ -670,33 +677,6 @@ impl Operator for IndexNestLoopOp<'_> {
         }
         Ok(None)
     }
-}
-
-/// Whether the heap tuple at (`block`, `offset`) is dead to every
-/// transaction now and later: its line pointer is DEAD, or VACUUM's test
-/// against `horizon` says so. Its index entry may then be marked dead.
-fn dead_to_all(heap: &HeapRelation, block: BlockNumber, offset: u16, horizon: Xid) -> Result<bool> {
-    if block >= heap.nblocks()? {
-        return Ok(false);
-    }
-    let buf = heap
-        .pool()
-        .read_buffer(heap.rel(), ForkNumber::Main, block, None)?;
-    let g = buf.read();
-    if offset == 0 || offset > page::max_offset(&g[..]) {
-        return Ok(false);
-    }
-    if page::item_id(&g[..], offset).flags == page::LP_DEAD {
-        return Ok(true);
-    }
-    let Some(t) = page::get_item(&g[..], offset) else {
-        return Ok(false);
-    };
-    if t.len() < tuple::HEADER_SIZE {
-        return Ok(false);
-    }
-    let (status, _) = satisfies_vacuum(t, horizon, heap.txns())?;
-    Ok(status == VacuumStatus::Dead)
 }
 
 /// Asks the visibility map whether heap blocks are all-visible, for one

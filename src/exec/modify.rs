@@ -32,7 +32,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use crate::access::heap::tuple;
-use crate::access::heap::{HeapRelation, Tid, TmResult};
+use crate::access::heap::{HeapRelation, HotRule, Tid, TmResult};
 use crate::catalog::TableDef;
 use crate::err;
 use crate::error::Result;
@@ -436,6 +436,7 @@ impl ModifyTable<'_> {
         emit: &mut dyn FnMut(&Batch) -> Result<()>,
     ) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
+        rel.set_fillfactor(self.table.fillfactor());
         let (xid, cid) = (ctx.xid, ctx.cid);
         let mut writer = RowWriter::new(self.table)?;
         let mut ring = bulk.then(|| {
@@ -500,6 +501,7 @@ impl ModifyTable<'_> {
     /// rows updated.
     pub fn update(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
+        rel.set_fillfactor(self.table.fillfactor());
         let (xid, cid) = (ctx.xid, ctx.cid);
         let ncols = self.table.columns.len();
         let mut writer = RowWriter::new(self.table)?;
@@ -521,11 +523,14 @@ impl ModifyTable<'_> {
                 writer.form(&b, i, 1)?;
                 let mut old = self.old_row(&old_desc, tid)?;
                 let mut new_tid = None;
+                let rule = indexer
+                    .as_ref()
+                    .map_or(HotRule::NoIndexes, IndexInserter::hot_rule);
                 let changed = self.change(epq.as_ref(), &old_desc, &b, i, tid, |at, row| {
                     if let Some(row) = row {
                         writer.form(row, 0, 1)?;
                     }
-                    let (r, t) = rel.update(at, &writer.tuple, xid, cid)?;
+                    let (r, t) = rel.update_with(at, &writer.tuple, xid, cid, rule)?;
                     new_tid = t;
                     Ok(r)
                 })?;
@@ -536,8 +541,9 @@ impl ModifyTable<'_> {
                     old = self.old_row(&old_desc, at)?;
                 }
                 let (rb, ri) = row.as_ref().map_or((&b, i), |r| (r, 0));
-                if let (Some(ix), Some(t)) = (&indexer, new_tid) {
-                    ix.insert(ctx, rel, &ix.row_of(rb, ri, 1), t)?;
+                // A heap-only version is reached through its root's entries.
+                if let (Some(ix), Some(t)) = (&indexer, new_tid.filter(|t| !t.heap_only)) {
+                    ix.insert(ctx, rel, &ix.row_of(rb, ri, 1), t.tid)?;
                 }
                 if let (Some(fk), Some(old)) = (self.fk, &old) {
                     let new: Vec<Value> = (1..=ncols).map(|c| rb.columns[c].get(ri)).collect();

@@ -284,6 +284,7 @@ impl Session {
             | A::RenameConstraint { .. }
             | A::SetNotNull { .. }
             | A::ValidateConstraint { .. }
+            | A::SetOptions { .. }
             | A::DropConstraint { .. } => Err(err!(
                 InternalError,
                 "ALTER TABLE {action} is not a single column action"

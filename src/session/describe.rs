@@ -62,6 +62,8 @@ pub struct TableInfo {
     pub parents: Vec<String>,
     /// The tables inheriting from it directly, by name (`Child tables:`).
     pub children: Vec<String>,
+    /// Its storage parameters, `name=value` (`\d+`'s `Options:`).
+    pub options: Vec<String>,
 }
 
 impl Session {
@@ -202,6 +204,7 @@ impl Session {
                     c.sort();
                     c
                 },
+                options: def.options.clone(),
             });
             self.describe_foreign_keys(&view, &def, out.last_mut());
         }

@@ -81,6 +81,7 @@ impl Session {
                 if scratch.form_literal_row(&table, &targets, row, now)? {
                     let planned = t0.elapsed();
                     let rel = self.db.relation(table.relfilenode)?;
+                    rel.set_fillfactor(table.fillfactor());
                     let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
                     if !table.indexes.is_empty() {
                         let ctx = self.modify_ctx(&snap);
@@ -359,6 +360,7 @@ impl Session {
             }
         };
         let fk = self.fk_capture(&table, &snap, false)?;
+        rel.set_fillfactor(table.fillfactor());
         let tid = rel.insert(&self.insert_scratch.tuple, xid, cid)?;
         if !table.indexes.is_empty() {
             let ctx = self.modify_ctx(&snap);

@@ -116,6 +116,9 @@ impl Runner {
             inheritance_footer(&mut footer, t, plus);
             if plus {
                 footer.push_str("Access method: heap\n");
+                if !t.options.is_empty() {
+                    footer.push_str(&format!("Options: {}\n", t.options.join(", ")));
+                }
             }
             let schema = t.temp_schema.as_deref().unwrap_or("public");
             self.print_titled(

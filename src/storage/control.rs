@@ -45,7 +45,16 @@ const RECORD_LEN: usize = 40;
 /// verification, so version-1 directories are refused.
 /// 3: the catalog file carries a CRC-32C and the commit log a summary of
 /// its pages (`txn::clog`); older directories are refused.
-pub const FORMAT_VERSION: u32 = 3;
+/// 4: index entries name HOT chain roots only (`access::heap::hot`). A
+/// version-3 directory's indexes have entries for heap-only versions and
+/// its pages HOT chains whose versions differ in indexed columns, which
+/// the chain-following readers would misread: it is opened
+/// ([`OLDEST_CONVERTIBLE`]) and its tables with indexes converted before
+/// use (`access::heap::format3`), then marked version 4.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format version an open converts to [`FORMAT_VERSION`]
+/// instead of refusing.
+pub const OLDEST_CONVERTIBLE: u32 = 3;
 /// The first transaction id handed out in a new cluster (0 is invalid,
 /// 1 bootstrap and 2 frozen, as in PostgreSQL).
 pub const FIRST_NORMAL_XID: u32 = 3;
@@ -116,7 +125,7 @@ impl ControlData {
             ));
         }
         let format_version = u32_at(4);
-        if format_version != FORMAT_VERSION {
+        if !(OLDEST_CONVERTIBLE..=FORMAT_VERSION).contains(&format_version) {
             return Err(err!(
                 ObjectNotInPrerequisiteState,
                 "database files are incompatible with server"

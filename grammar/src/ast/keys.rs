@@ -4,6 +4,7 @@
 
 use super::{
     Assignment, CheckConstraint, ColumnDef, DataType, Expr, Ident, IndexElem, ObjectName, Offset,
+    SetArg,
 };
 
 /// `ON CONFLICT [target] DO NOTHING | DO UPDATE SET ... [WHERE ...]` of an
@@ -150,6 +151,16 @@ pub enum AlterTableAction {
         using: Option<Expr>,
         /// Where the column name starts in the text.
         offset: Offset,
+    },
+    /// `SET (name [= value], ...)` or `RESET (name [= value], ...)`: the
+    /// table's storage parameters (PostgreSQL's reloptions). A value
+    /// written in `RESET` is kept for the error it gets.
+    SetOptions {
+        /// `RESET` (else `SET`).
+        reset: bool,
+        /// The parameters, lower-cased unless quoted, with their values
+        /// as written (`None`: no `= value`).
+        options: Vec<(Ident, Option<SetArg>)>,
     },
     /// `DROP CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT]`.
     DropConstraint {

@@ -1,6 +1,6 @@
 //! `Display` for `ON CONFLICT`, `ALTER TABLE` constraints and `REINDEX`.
 
-use std::fmt::{self, Display, Formatter};
+use std::fmt::{self, Display, Formatter, Write};
 
 use super::{Comma, Id, Ids};
 use crate::ast::{
@@ -118,6 +118,19 @@ impl Display for AlterTableAction {
                 write!(f, "RENAME COLUMN {} TO {}", Id(old), Id(new))
             }
             AlterTableAction::RenameTable { new } => write!(f, "RENAME TO {}", Id(new)),
+            AlterTableAction::SetOptions { reset, options } => {
+                f.write_str(if *reset { "RESET (" } else { "SET (" })?;
+                for (i, (name, value)) in options.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    Id(name).fmt(f)?;
+                    if let Some(v) = value {
+                        write!(f, " = {v}")?;
+                    }
+                }
+                f.write_char(')')
+            }
             AlterTableAction::SetDefault { column, default } => match default {
                 Some(e) => write!(f, "ALTER COLUMN {} SET DEFAULT {e}", Id(column)),
                 None => write!(f, "ALTER COLUMN {} DROP DEFAULT", Id(column)),

@@ -4,18 +4,17 @@
 use nom::branch::alt;
 use nom::combinator::{cond, cut, map, opt, value};
 use nom::multi::separated_list1;
-use nom::sequence::{delimited, pair, preceded, separated_pair, tuple};
+use nom::sequence::{delimited, pair, preceded, tuple};
 use nom::Parser;
 
 use super::expr::{expr, expr_bp, prec};
 use super::literal::data_type;
 use super::query::{only_target_table, query};
-use super::tokens::{col_id, col_label, kw, kw_of, many0, tok, word, PError, PResult, Tokens};
-use super::utility::set_arg;
+use super::tokens::{col_id, kw, kw_of, many0, tok, word, PError, PResult, Tokens};
 use super::{object_name, opt_paren_col_list, paren_col_list};
 use crate::ast::{
     CheckConstraint, ColumnConstraint, ColumnDef, CreateTable, CreateTableAs, DropTable, Expr,
-    FkAction, ForeignKeyRef, Ident, Offset, OnCommit, Statement, TableConstraint, Truncate,
+    FkAction, ForeignKeyRef, Ident, Offset, OnCommit, SetArg, Statement, TableConstraint, Truncate,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -27,7 +26,7 @@ enum TableElement {
 }
 
 /// `create_table ::= 'CREATE' opt_temp 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
-///   '(' [table_element {',' table_element}] ')' ['WITH' '(' col_label '=' set_arg {',' ...} ')']
+///   '(' [table_element {',' table_element}] ')' ['WITH' '(' rel_option {',' rel_option} ')']
 ///   [on_commit]`
 ///
 /// `create_table_as ::= 'CREATE' opt_temp 'TABLE' ['IF' 'NOT' 'EXISTS'] object_name
@@ -90,7 +89,11 @@ pub(crate) fn create_table(i: Tokens<'_>) -> PResult<'_, Statement> {
                     tok(TokenKind::LParen),
                     separated_list1(
                         tok(TokenKind::Comma),
-                        cut(separated_pair(col_label, tok(TokenKind::Eq), set_arg)),
+                        // `name` alone is `name = true`, as PostgreSQL's
+                        // reloptions take it.
+                        cut(map(super::keys::rel_option, |(n, v)| {
+                            (n, v.unwrap_or_else(|| SetArg::Word("true".into())))
+                        })),
                     ),
                     tok(TokenKind::RParen),
                 )),

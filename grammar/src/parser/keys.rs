@@ -12,11 +12,12 @@ use super::ddl::{check_constraint, foreign_key, opt_constraint_name};
 use super::dml::assignments;
 use super::index::index_elem;
 use super::query::opt_where;
-use super::tokens::{col_id, kw, kw_of, tok, word, PResult, Tokens};
+use super::tokens::{col_id, col_label, kw, kw_of, tok, word, PResult, Tokens};
+use super::utility::set_arg;
 use super::{object_name, paren_col_list};
 use crate::ast::{
     AlterTable, AlterTableAction, ConflictAction, ConflictTarget, Offset, OnConflict, Reindex,
-    Statement, TableConstraint,
+    SetArg, Statement, TableConstraint,
 };
 use crate::keywords::Keyword;
 use crate::lexer::TokenKind;
@@ -78,10 +79,16 @@ pub(crate) fn opt_on_conflict(i: Tokens<'_>) -> PResult<'_, Option<Box<OnConflic
     ))
 }
 
+/// `rel_option ::= col_label ['=' set_arg]`: a storage parameter.
+pub(crate) fn rel_option(i: Tokens<'_>) -> PResult<'_, (String, Option<SetArg>)> {
+    pair(col_label, opt(preceded(tok(TokenKind::Eq), cut(set_arg))))(i)
+}
+
 /// `alter_action ::= column_action
 ///   | 'ADD' ['CONSTRAINT' col_id] ('PRIMARY' 'KEY' | 'UNIQUE')
 ///   '(' col_id {',' col_id} ')'
-///   | 'DROP' 'CONSTRAINT' ['IF' 'EXISTS'] col_id ['CASCADE' | 'RESTRICT']`
+///   | 'DROP' 'CONSTRAINT' ['IF' 'EXISTS'] col_id ['CASCADE' | 'RESTRICT']
+///   | ('SET' | 'RESET') '(' rel_option {',' rel_option} ')'`
 fn alter_action(i: Tokens<'_>) -> PResult<'_, AlterTableAction> {
     let offset = Offset(i.first().start);
     if let (j, Some(action)) = column_action(i)? {
@@ -113,6 +120,15 @@ fn alter_action(i: Tokens<'_>) -> PResult<'_, AlterTableAction> {
             kw(Keyword::Null),
         )))(i)?;
         return Ok((j, AlterTableAction::SetNotNull { column, set }));
+    }
+    let reset = word("reset")(i).is_ok();
+    if reset || (i.is_kw(0, Keyword::Set) && i.kind(1) == TokenKind::LParen) {
+        let (j, options) = cut(delimited(
+            tok(TokenKind::LParen),
+            separated_list1(tok(TokenKind::Comma), cut(rel_option)),
+            tok(TokenKind::RParen),
+        ))(i.skip(1))?;
+        return Ok((j, AlterTableAction::SetOptions { reset, options }));
     }
     let (i, verb) = kw_of(&[Keyword::Add, Keyword::Drop])(i)?;
     if verb == Keyword::Add && (i.is_kw(0, Keyword::Check) || i.is_kw(2, Keyword::Check)) {

@@ -152,8 +152,11 @@ impl HeapRecord {
                 redirected,
                 dead,
                 unused,
+                prune_xid,
             } => {
-                out.push(7);
+                // Tag 7 alone (the page's prune hint cleared); 17 with the
+                // hint pruning leaves.
+                out.push(if *prune_xid == 0 { 7 } else { 17 });
                 out.extend_from_slice(&(redirected.len() as u16).to_le_bytes());
                 for (a, b) in redirected {
                     out.extend_from_slice(&a.to_le_bytes());
@@ -161,6 +164,9 @@ impl HeapRecord {
                 }
                 put_u16s(out, dead);
                 put_u16s(out, unused);
+                if *prune_xid != 0 {
+                    out.extend_from_slice(&prune_xid.to_le_bytes());
+                }
             }
             HeapRecord::Defragment => out.push(8),
             HeapRecord::SetAllVisible => out.push(9),
@@ -267,7 +273,8 @@ impl HeapRecord {
                     tuple: r.bytes()?,
                 }
             }
-            7 => {
+            7 | 17 => {
+                let tag = b[0];
                 let n = r.u16()? as usize;
                 let redirected = (0..n)
                     .map(|_| Ok((r.u16()?, r.u16()?)))
@@ -276,6 +283,7 @@ impl HeapRecord {
                     redirected,
                     dead: r.u16s()?,
                     unused: r.u16s()?,
+                    prune_xid: if tag == 17 { r.u32()? } else { 0 },
                 }
             }
             8 => HeapRecord::Defragment,

@@ -104,6 +104,11 @@ pub struct HeapRelation {
     skip_wal_xid: std::sync::atomic::AtomicU32,
     /// The buffer each block was last found in, for sequential scans.
     recent: crate::storage::RecentBuffers,
+    /// Bytes an insert leaves free on each page (PostgreSQL's
+    /// `RelationGetTargetPageFreeSpace`: the page share the table's fill
+    /// factor keeps for updates); set by the writers from the table's
+    /// definition ([`HeapRelation::set_fillfactor`]).
+    fill_reserve: std::sync::atomic::AtomicU32,
 }
 
 impl std::fmt::Debug for HeapRelation {
@@ -156,6 +161,7 @@ impl HeapRelation {
             wal: None,
             skip_wal_xid: std::sync::atomic::AtomicU32::new(0),
             recent: crate::storage::RecentBuffers::new(),
+            fill_reserve: std::sync::atomic::AtomicU32::new(0),
         })
     }
 
@@ -617,7 +623,12 @@ impl HeapRelation {
     }
 
     /// Sets hint bits found by an update check, as a hint-only change.
-    fn set_hints(g: &mut BufferWriteGuard<'_>, offset: OffsetNumber, bits: u16, xmax: Xid) {
+    pub(super) fn set_hints(
+        g: &mut BufferWriteGuard<'_>,
+        offset: OffsetNumber,
+        bits: u16,
+        xmax: Xid,
+    ) {
         if bits != 0 && apply_page_hints(&mut g[..], &[Hint { offset, bits, xmax }]) {
             g.mark_dirty_hint();
         }
@@ -646,22 +657,43 @@ impl HeapRelation {
         Ok((b, buf))
     }
 
+    /// Sets the table's fill factor (percent, 10..=100) for the inserts
+    /// that follow: they leave `100 - fillfactor` percent of each page
+    /// free, for updates of the page's rows. A page that is new takes a
+    /// tuple whatever its size.
+    pub fn set_fillfactor(&self, fillfactor: u8) {
+        let reserve = crate::storage::BLCKSZ * (100 - usize::from(fillfactor.min(100))) / 100;
+        let r = &self.fill_reserve;
+        if r.load(std::sync::atomic::Ordering::Relaxed) != reserve as u32 {
+            r.store(reserve as u32, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The bytes an insert leaves free on a page (see
+    /// [`set_fillfactor`](Self::set_fillfactor)).
+    #[inline]
+    pub fn fill_reserve(&self) -> usize {
+        self.fill_reserve.load(std::sync::atomic::Ordering::Relaxed) as usize
+    }
+
     /// Inserts tuple `data` (formed by [`tuple::form_tuple`]) as transaction
     /// `xid` at command `cid`, into the current insertion page or a page
-    /// known to have room, else a new page. Returns its tid.
+    /// known to have room (the fill factor's share left free), else a new
+    /// page. Returns its tid.
     pub fn insert(&self, data: &[u8], xid: Xid, cid: CommandId) -> Result<Tid> {
         Self::check_size(data.len())?;
         let _size = self.hold_size();
+        let reserve = self.fill_reserve();
         let need = maxalign(data.len());
         loop {
-            let (block, buf) = self.page_for(need, None, None)?;
+            let (block, buf) = self.page_for(need + reserve, None, None)?;
             let mut g = buf.write();
             self.check_page(block, &g[..])?;
             let new = page::is_new(&g[..]);
             let offset = if new {
                 Some(1)
             } else {
-                choose_offset(&g[..], data.len())
+                choose_offset(&g[..], data.len() + reserve)
             };
             let Some(offset) = offset else {
                 self.fsm().note(block, page::heap_free_space(&g[..]));
@@ -723,120 +755,6 @@ impl HeapRelation {
         }
         self.pool
             .read_buffer(self.rel, ForkNumber::Main, block, None)
-    }
-
-    /// Replaces the tuple at `tid` with `data` (a formed tuple) as
-    /// transaction `xid` at command `cid`. The new version goes on the same
-    /// page when it fits (a heap-only, HOT, update), else on another page;
-    /// the old version's xmax and ctid point at it. Returns the check result
-    /// and, when it is [`TmResult::Ok`], the new version's tid.
-    pub fn update(
-        &self,
-        tid: Tid,
-        data: &[u8],
-        xid: Xid,
-        cid: CommandId,
-    ) -> Result<(TmResult, Option<Tid>)> {
-        Self::check_size(data.len())?;
-        let _size = self.hold_size();
-        let need = maxalign(data.len());
-        loop {
-            let old_buf = self.read_main(tid.block)?;
-            let mut g = old_buf.write();
-            self.check_page(tid.block, &g[..])?;
-            let Some(t) = page::get_item(&g[..], tid.offset) else {
-                return Ok((TmResult::Invisible, None));
-            };
-            let seen_xmax = tuple::xmax(t);
-            let (res, hints) = satisfies_update(t, tid.pair(), xid, cid, &self.txns)?;
-            Self::set_hints(&mut g, tid.offset, hints, seen_xmax);
-            if res != TmResult::Ok {
-                return Ok((res, None));
-            }
-            if let Some(off) = choose_offset(&g[..], data.len()) {
-                // Same page: one record changes both versions.
-                let t = page::get_item(&g[..], tid.offset).expect("checked above");
-                let set = xmax_set_for(t, tid.offset, xid, cid, (tid.block, off));
-                let mut nt = data.to_vec();
-                prepare_new_tuple(&mut nt, xid, cid, tid.block, off, true, true);
-                let clear = page::is_all_visible(&g[..]);
-                let rec = HeapRecord::HotUpdate {
-                    set,
-                    new_offset: off,
-                    hot: true,
-                    clear_all_visible: clear,
-                    tuple: nt,
-                };
-                self.apply_heap(tid.block, &mut g, &rec, clear, xid)?;
-                self.fsm().note(tid.block, page::heap_free_space(&g[..]));
-                return Ok((
-                    TmResult::Ok,
-                    Some(Tid {
-                        block: tid.block,
-                        offset: off,
-                    }),
-                ));
-            }
-            self.fsm().note(tid.block, page::heap_free_space(&g[..]));
-            drop(g);
-            // Another page: lock both in block order, then check again.
-            let (nb, new_buf) = self.page_for(need, Some(tid.block), None)?;
-            let (mut go, mut gn) = if nb < tid.block {
-                let gn = new_buf.write();
-                (old_buf.write(), gn)
-            } else {
-                let go = old_buf.write();
-                (go, new_buf.write())
-            };
-            self.check_page(nb, &gn[..])?;
-            let Some(t) = page::get_item(&go[..], tid.offset) else {
-                return Ok((TmResult::Invisible, None));
-            };
-            let (res, _) = satisfies_update(t, tid.pair(), xid, cid, &self.txns)?;
-            if res != TmResult::Ok {
-                return Ok((res, None));
-            }
-            let new = page::is_new(&gn[..]);
-            let off = if new {
-                Some(1)
-            } else {
-                choose_offset(&gn[..], data.len())
-            };
-            let Some(off) = off else {
-                self.fsm().note(nb, page::heap_free_space(&gn[..]));
-                continue;
-            };
-            let set = xmax_set_for(t, tid.offset, xid, cid, (nb, off));
-            let mut nt = data.to_vec();
-            prepare_new_tuple(&mut nt, xid, cid, nb, off, true, false);
-            let clear_new = !new && page::is_all_visible(&gn[..]);
-            let rec_new = HeapRecord::UpdateNew {
-                offset: off,
-                init_page: new,
-                clear_all_visible: clear_new,
-                tuple: nt,
-            };
-            self.apply_heap(nb, &mut gn, &rec_new, clear_new, xid)?;
-            let clear_old = page::is_all_visible(&go[..]);
-            self.apply_heap(
-                tid.block,
-                &mut go,
-                &HeapRecord::UpdateOld {
-                    set,
-                    clear_all_visible: clear_old,
-                },
-                clear_old,
-                xid,
-            )?;
-            self.fsm().note(nb, page::heap_free_space(&gn[..]));
-            return Ok((
-                TmResult::Ok,
-                Some(Tid {
-                    block: nb,
-                    offset: off,
-                }),
-            ));
-        }
     }
 
     /// VACUUM's step for one page: when every tuple on heap page `block` is

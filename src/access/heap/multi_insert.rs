@@ -119,8 +119,9 @@ impl HeapRelation {
         let _size = self.hold_size();
         let (mut next, mut at) = (0usize, 0usize);
         let (mut offsets, mut rec_lens, mut rec_data) = (Vec::new(), Vec::new(), Vec::new());
+        let reserve = self.fill_reserve();
         while next < lens.len() {
-            let need = maxalign(lens[next] as usize);
+            let need = maxalign(lens[next] as usize) + reserve;
             let (block, buf) = if extend {
                 self.page_for(need, None, ring.as_deref_mut())?
             } else {
@@ -169,7 +170,14 @@ impl HeapRelation {
                 } else {
                     page::ITEM_ID_SIZE
                 };
-                if free < maxalign(len) + lp
+                // The fill factor's share stays free, except that a new
+                // page takes its first tuple whatever its size.
+                let keep = if new && offsets.is_empty() {
+                    0
+                } else {
+                    reserve
+                };
+                if free < maxalign(len) + lp + keep
                     || (reuse.is_none() && max as usize >= page::MAX_HEAP_TUPLES_PER_PAGE)
                 {
                     break;
@@ -266,6 +274,9 @@ pub struct PageImages {
     xid: Xid,
     cid: CommandId,
     frozen: bool,
+    /// Bytes each page keeps free once it holds a tuple (the table's fill
+    /// factor, [`HeapRelation::fill_reserve`]).
+    reserve: usize,
 }
 
 impl PageImages {
@@ -278,7 +289,15 @@ impl PageImages {
             xid,
             cid,
             frozen,
+            reserve: 0,
         }
+    }
+
+    /// The same, each page keeping `bytes` free (the table's fill factor:
+    /// [`HeapRelation::fill_reserve`]).
+    pub fn reserving(mut self, bytes: usize) -> PageImages {
+        self.reserve = bytes;
+        self
     }
 
     /// Appends tuple `t` (as [`tuple::form_tuple`] made it) to the page
@@ -289,7 +308,10 @@ impl PageImages {
         let mut at = self.full * BLCKSZ;
         let mut off = None;
         if self.pages.len() > at {
-            off = page::add_item(&mut self.pages[at..at + BLCKSZ], t, None);
+            let p = &mut self.pages[at..at + BLCKSZ];
+            if page::heap_free_space(p) >= maxalign(t.len()) + self.reserve {
+                off = page::add_item(p, t, None);
+            }
             if off.is_none() {
                 self.full += 1;
                 at += BLCKSZ;
@@ -435,7 +457,7 @@ impl HeapRelation {
                 *fill_first = false;
                 if used > 0 {
                     // What did not fit goes onto new pages, packed again.
-                    let mut rest = PageImages::new(xid, cid, frozen);
+                    let mut rest = PageImages::new(xid, cid, frozen).reserving(self.fill_reserve());
                     let mut at: usize = lens[..used].iter().map(|&l| l as usize).sum();
                     for &l in &lens[used..] {
                         rest.push(&data[at..at + l as usize])?;

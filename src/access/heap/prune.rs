@@ -15,16 +15,13 @@
 //! - heap-only tuples that no chain reaches and that are dead (the new
 //!   version of an aborted update) become UNUSED.
 //!
-//! VACUUM of a table with indexes ([`PruneMode::AllVersionsIndexed`]):
-//! every line pointer that pruning frees becomes DEAD instead
-//! of UNUSED, heap-only members included, and no root becomes a redirect:
-//! unlike PostgreSQL, heapdb gives every version its own index entries
-//! (`exec::index_maint`), so any removed version may still be named by
-//! an index, and a redirect would keep a dead version's entries forever.
-//! The surviving heap-only versions are then reached by no chain, which is
-//! how pruning already treats an aborted update's new version. VACUUM collects the DEAD
-//! line pointers, removes their index entries, and only then frees them
-//! (`access::heap::vacuum`, `HeapRecord::VacuumDead`).
+//! With indexes ([`PruneMode::RootsIndexed`], PostgreSQL's rule) an index
+//! entry names only a chain's root (`access::heap::hot`), so heap-only
+//! members are freed at once, a root with a survivor becomes its REDIRECT,
+//! and a root whose whole chain is dead stays DEAD until VACUUM has removed
+//! the entries naming it (`access::heap::vacuum`, `HeapRecord::VacuumDead`).
+//! VACUUM's first pass and an update's opportunistic pruning
+//! (`access::heap::update`) both prune this way.
 //!
 //! A root line pointer never moves, so a tuple id handed out for a row keeps
 //! leading to its live version. The changes are one `Prune` record, applied
@@ -53,10 +50,6 @@ pub enum PruneMode {
     /// members become UNUSED and a dead root with a survivor a REDIRECT;
     /// wholly dead roots stay DEAD.
     RootsIndexed,
-    /// heapdb's indexes, which name every version (`exec::index_maint`):
-    /// every freed line pointer stays DEAD for VACUUM's index pass, and no
-    /// root becomes a redirect.
-    AllVersionsIndexed,
 }
 
 /// The header fields `satisfies_vacuum` decides by: xmin, xmax, hint bits.
@@ -190,16 +183,10 @@ struct Plan {
 }
 
 impl Plan {
-    /// A heap-only version that is gone. heapdb indexes every version,
-    /// heap-only ones included (`exec::index_maint`), so with indexes
-    /// its line pointer stays DEAD until VACUUM's index pass has removed
-    /// the entries naming it; without, it is free at once.
-    fn member_gone(&mut self, m: OffsetNumber, mode: PruneMode) {
-        if mode != PruneMode::AllVersionsIndexed {
-            self.unused.push(m);
-        } else {
-            self.dead.push(m);
-        }
+    /// A heap-only version that is gone: no index entry names it, so its
+    /// line pointer is free at once.
+    fn member_gone(&mut self, m: OffsetNumber) {
+        self.unused.push(m);
     }
 
     /// The root of a chain whose versions are all gone.
@@ -209,6 +196,14 @@ impl Plan {
         } else {
             self.dead.push(root);
         }
+    }
+}
+
+/// The older of two xids, 0 standing for none.
+fn older_xid(a: Xid, b: Xid) -> Xid {
+    match (a, b) {
+        (0, x) | (x, 0) => x,
+        (a, b) => a.min(b),
     }
 }
 
@@ -283,18 +278,13 @@ fn plan(
         // (which may itself be chain[0]) stays as a redirect or DEAD.
         for &m in &chain[..=ld] {
             if m != root {
-                plan.member_gone(m, mode);
+                plan.member_gone(m);
             }
         }
         plan.removed += ld as u32 + 1;
         match chain.get(ld + 1) {
-            // With indexes the survivor has entries of its own (every
-            // version is indexed): the root's go, and the survivor is left
-            // without a root, as heap-only tuples no chain reaches are.
-            Some(&survivor) if mode != PruneMode::AllVersionsIndexed => {
-                plan.redirected.push((root, survivor))
-            }
-            _ => plan.root_gone(root, mode),
+            Some(&survivor) => plan.redirected.push((root, survivor)),
+            None => plan.root_gone(root, mode),
         }
     }
     // Dead heap-only tuples no chain reaches (e.g. an aborted update's new version).
@@ -304,7 +294,7 @@ fn plan(
                 continue;
             };
             if tuple::infomask2(t) & tuple::HEAP_ONLY_TUPLE != 0 {
-                plan.member_gone(o, mode);
+                plan.member_gone(o);
                 plan.removed += 1;
             }
         }
@@ -317,10 +307,9 @@ impl HeapRelation {
     /// (deleted by transactions that committed before `oldest_xmin`, or
     /// inserted by aborted ones), shortens HOT chains, and compacts the page.
     /// With `no_indexes`, line pointers of wholly dead chains become UNUSED
-    /// (PostgreSQL's rules otherwise, [`PruneMode::RootsIndexed`]; VACUUM of
-    /// a table with indexes uses [`PruneMode::AllVersionsIndexed`])
     /// at once (nothing can refer to them); otherwise they stay DEAD for
-    /// VACUUM's index pass. Waits for a cleanup lock.
+    /// VACUUM's index pass ([`PruneMode::RootsIndexed`]). Waits for a
+    /// cleanup lock.
     pub fn prune_page(
         &self,
         block: BlockNumber,
@@ -386,6 +375,10 @@ impl HeapRelation {
             all_visible: true,
             ..PageSummary::default()
         };
+        // PostgreSQL's `prstate.new_prune_xid`: the oldest xmax of the
+        // deleted or updated versions that stay (recently dead, or whose
+        // deleter is running), the page's prune hint afterwards.
+        let mut keep_xmax: Xid = 0;
         for o in 1..=max {
             spread.step::<4>();
             let id = page::item_id(&g[..], o);
@@ -446,8 +439,15 @@ impl HeapRelation {
                     sum.recently_dead += 1;
                     sum.all_visible = false;
                     slot.stop();
+                    keep_xmax = older_xid(keep_xmax, key.1);
                 }
-                VacuumStatus::InsertInProgress | VacuumStatus::DeleteInProgress => {
+                VacuumStatus::DeleteInProgress => {
+                    sum.live += 1;
+                    sum.all_visible = false;
+                    slot.stop();
+                    keep_xmax = older_xid(keep_xmax, key.1);
+                }
+                VacuumStatus::InsertInProgress => {
                     sum.live += 1;
                     sum.all_visible = false;
                     slot.stop();
@@ -479,6 +479,7 @@ impl HeapRelation {
             redirected: plan.redirected,
             dead: plan.dead,
             unused: plan.unused,
+            prune_xid: keep_xmax,
         };
         self.log_apply(crate::storage::ForkNumber::Main, block, g, &rec, 0)?;
         let after = page::free_space(&g[..]);

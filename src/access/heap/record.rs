@@ -26,6 +26,7 @@ use crate::access::vm;
 use crate::err;
 use crate::error::Result;
 use crate::storage::page::{self, OffsetNumber};
+use crate::txn::Xid;
 
 /// Names the page a record applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,6 +128,10 @@ pub enum HeapRecord {
         dead: Vec<OffsetNumber>,
         /// Line pointers that become UNUSED.
         unused: Vec<OffsetNumber>,
+        /// The page's prune hint afterwards (PostgreSQL's
+        /// `prstate.new_prune_xid`): the oldest xmax of the deleted or
+        /// updated versions pruning had to keep, 0 when none.
+        prune_xid: Xid,
     },
     /// Compact the page's free space without changing line pointers.
     Defragment,
@@ -317,7 +322,8 @@ pub fn apply(rec: &HeapRecord, p: &mut [u8]) -> Result<()> {
             redirected,
             dead,
             unused,
-        } => apply_prune(p, redirected, dead, unused),
+            prune_xid,
+        } => apply_prune(p, redirected, dead, unused, *prune_xid),
         HeapRecord::Defragment => {
             page::repair_fragmentation(p);
             Ok(())
@@ -375,6 +381,7 @@ fn apply_prune(
     redirected: &[(OffsetNumber, OffsetNumber)],
     dead: &[OffsetNumber],
     unused: &[OffsetNumber],
+    prune_xid: Xid,
 ) -> Result<()> {
     let max = page::max_offset(p);
     let check = |o: OffsetNumber| {
@@ -397,7 +404,7 @@ fn apply_prune(
         check(o)?;
         page::set_unused(p, o);
     }
-    page::set_prune_xid(p, 0);
+    page::set_prune_xid(p, prune_xid);
     page::repair_fragmentation(p);
     Ok(())
 }
@@ -492,6 +499,13 @@ mod tests {
                 redirected: vec![(2, 4)],
                 dead: vec![1],
                 unused: vec![3],
+                prune_xid: 0,
+            },
+            HeapRecord::Prune {
+                redirected: vec![],
+                dead: vec![],
+                unused: vec![5],
+                prune_xid: 77,
             },
             HeapRecord::Defragment,
             HeapRecord::Freeze { offsets: vec![4] },
@@ -624,6 +638,7 @@ mod tests {
             redirected: vec![],
             dead: vec![1, 3],
             unused: vec![],
+            prune_xid: 0,
         };
         apply(&prune, &mut p).unwrap();
         // A NORMAL line pointer is refused, and nothing changes.
@@ -695,7 +710,8 @@ mod tests {
             &HeapRecord::Prune {
                 redirected: vec![],
                 dead: vec![9],
-                unused: vec![]
+                unused: vec![],
+                prune_xid: 0,
             },
             &mut p
         )

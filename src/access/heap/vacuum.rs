@@ -152,7 +152,7 @@ impl HeapRelation {
             &mut g,
             cutoffs.oldest_xmin,
             if cutoffs.indexes {
-                PruneMode::AllVersionsIndexed
+                PruneMode::RootsIndexed
             } else {
                 PruneMode::NoIndexes
             },

@@ -408,7 +408,8 @@ impl<'a> ParallelLoad<'a> {
         spare: Vec<u8>,
     ) -> Parsed {
         let p = self.parser;
-        let mut images = PageImages::with_buffer(spare, self.xid, self.cid, self.freeze);
+        let mut images = PageImages::with_buffer(spare, self.xid, self.cid, self.freeze)
+            .reserving(self.rel.fill_reserve());
         let mut tup = Vec::with_capacity(256);
         let (mut records, mut rows, mut end, mut failure) = (0u64, 0u64, false, None);
         for record in TextRecords::new(chunk) {

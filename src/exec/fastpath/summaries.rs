@@ -905,6 +905,7 @@ mod tests {
             checks: Vec::new(),
             parents: Vec::new(),
             has_subclass: false,
+            options: Vec::new(),
         }
     }
 

@@ -156,7 +156,7 @@ impl IndexInserter<'_> {
                         drop(held);
                         ctx.wait_for(x)?;
                     }
-                    Holder::Live => {
+                    Holder::Live(_) => {
                         let g = group.iter().min_by_key(|g| g.seq).map(|g| (g.seq, g.tid));
                         break (held, g);
                     }

@@ -79,6 +79,7 @@ impl ModifyTable<'_> {
         emit: &mut dyn FnMut(&Batch) -> Result<()>,
     ) -> Result<u64> {
         let table = self.table;
+        self.rel.set_fillfactor(table.fillfactor());
         let up = Upsert {
             table,
             rel: self.rel,
@@ -210,12 +211,14 @@ impl ModifyTable<'_> {
             });
         }
         writer.form(&rows_batch(up.table, std::slice::from_ref(&new_row)), 0, 0)?;
-        let (res, new_tid) = up.rel.update(tid, &writer.tuple, up.xid, up.cid)?;
+        let (res, new_tid) =
+            up.rel
+                .update_with(tid, &writer.tuple, up.xid, up.cid, ix.hot_rule())?;
         if let Some(d) = self.lock_outcome(res, own)? {
             return Ok(d);
         }
-        if let Some(t) = new_tid {
-            ix.insert(&self.ctx, up.rel, &new_row, t)?;
+        if let Some(t) = new_tid.filter(|t| !t.heap_only) {
+            ix.insert(&self.ctx, up.rel, &new_row, t.tid)?;
         }
         Ok(Done::Wrote(new_row))
     }

@@ -29,6 +29,7 @@ fn table(types: &[DataType]) -> TableDef {
         checks: Vec::new(),
         parents: Vec::new(),
         has_subclass: false,
+        options: Vec::new(),
     }
 }
 
