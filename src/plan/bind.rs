@@ -78,6 +78,10 @@ pub struct Binder<'c> {
     pub params: Vec<(String, usize, DataType)>,
     /// The window calls of the select list being bound ([`super::window`]).
     pub windows: super::window::WindowRegistry,
+    /// The columns of the multiple-column assignment being bound
+    /// (`SET (a, b) = (SELECT ...)`), by where its subquery starts: bound
+    /// at its first column, handed out to the others.
+    pub multiexpr: Option<(ast::Offset, Vec<Expr>)>,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -329,6 +333,7 @@ impl<'c> Binder<'c> {
             outer: Vec::new(),
             params: Vec::new(),
             windows: Default::default(),
+            multiexpr: None,
         }
     }
 }
