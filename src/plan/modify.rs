@@ -26,6 +26,7 @@ use crate::nodes::{Field, Node, Plan};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{DataType, Value};
 
+mod recheck;
 pub mod view;
 
 /// A planned INSERT, UPDATE or DELETE.
@@ -498,18 +499,21 @@ fn column_default(binder: &mut Binder<'_>, col: &ColumnDef) -> Result<Option<Str
 /// (the target's columns, its tuple id, then the FROM / USING items'
 /// columns), followed by the FROM / USING columns that `exprs` or WHERE's
 /// conjuncts `quals` (over the source) read, which READ COMMITTED's
-/// re-check of a changed row holds fixed; and that re-check.
+/// re-check of a changed row holds fixed, then the values the re-check
+/// holds as first read ([`recheck`]); and that re-check.
 fn modify_plan(
     source: Plan,
     mut exprs: Vec<Expr>,
     table: &TableDef,
     quals: Vec<Expr>,
 ) -> (Plan, Recheck) {
+    let width = source.fields.len();
+    let (quals, first_read) = recheck::recheck_quals(quals, width);
     let mut held = Vec::new();
     for e in exprs.iter().chain(&quals) {
         super::select::columns_used(e, &mut held);
     }
-    held.retain(|&c| c > table.columns.len());
+    held.retain(|&c| c > table.columns.len() && c < width);
     held.sort_unstable();
     held.dedup();
     let mut fields = vec![Field {
@@ -525,6 +529,14 @@ fn modify_plan(
         exprs.push(Expr::column(k, f.ty));
         fields.push(f.clone());
     }
+    for e in &first_read {
+        fields.push(Field {
+            name: "?column?".into(),
+            ty: e.ty,
+        });
+    }
+    let recheck = Recheck::of(quals, held).holding(width, first_read.len());
+    exprs.extend(first_read);
     let plan = Plan {
         rows: source.rows,
         fields,
@@ -533,7 +545,7 @@ fn modify_plan(
             exprs,
         },
     };
-    (plan, Recheck::of(quals, held))
+    (plan, recheck)
 }
 
 /// The positions of the arbiter indexes of `oc` in `table.indexes`.
