@@ -4,7 +4,10 @@
 //! goes ahead on the original version; if it committed an update, the
 //! statement re-checks its WHERE on the newest version (the other FROM
 //! items' rows held fixed) and changes that version, its SET computed from
-//! it; a row deleted meanwhile, or no longer qualifying, is skipped.
+//! it; a row deleted meanwhile, or no longer qualifying, is skipped. WHERE's
+//! sublinks are re-checked as PostgreSQL's plan has them: those it makes
+//! semi- or anti-joins hold the other relation's row fixed, the others are
+//! evaluated again under the statement's snapshot.
 //! REPEATABLE READ fails with 40001 instead.
 //!
 //! Each two-session test runs the same steps in PostgreSQL 15 (two psql
@@ -309,7 +312,7 @@ fn update_from_holds_only_the_columns_it_reads() {
 }
 
 #[test]
-fn subqueries_in_where_are_evaluated_again() {
+fn subqueries_in_where_after_a_key_moved() {
     for def in DEFS {
         let (_d, db) = setup(def, "(1, 100), (2, 200)");
         // PostgreSQL: 2 | 21, UPDATE 1.
@@ -335,6 +338,146 @@ fn subqueries_in_where_are_evaluated_again() {
         );
         check(&db, r, "UPDATE 0", &[], &[&["5", "10"], &["6", "21"]]);
     }
+}
+
+/// Runs `first` (committed) and then `second` on both table definitions,
+/// `u` holding (1, 100), (3, 300), and checks `second`'s tag, RETURNING
+/// rows and the table afterwards.
+fn sublink_case(first: &str, second: &str, tag: &str, ret: &[&[&str]], t: &[&[&str]]) {
+    for def in DEFS {
+        let (_d, db) = setup(def, "(1, 100), (3, 300)");
+        let r = after(&db, first, true, second);
+        check(&db, r, tag, ret, t);
+    }
+}
+
+/// PostgreSQL makes a top-level `IN (uncorrelated query)` a semi-join: the
+/// re-check holds the row of `u` that matched, so a new version whose key
+/// matches another row of `u` no longer qualifies.
+#[test]
+fn an_in_subquery_holds_the_row_it_matched() {
+    // PostgreSQL: UPDATE 0.
+    for second in [
+        "update t set v = v + 1 where k in (select k from u) returning *",
+        "update t set v = v + 1 where k = any (select k from u) returning *",
+        "update t set v = v + 1 where k in (select distinct k from u) returning *",
+    ] {
+        sublink_case(
+            "update t set k = 3 where k = 1",
+            second,
+            "UPDATE 0",
+            &[],
+            &[&["2", "20"], &["3", "10"]],
+        );
+    }
+    // PostgreSQL: DELETE 0.
+    sublink_case(
+        "update t set k = 3 where k = 1",
+        "delete from t where k in (select k from u) returning *",
+        "DELETE 0",
+        &[],
+        &[&["2", "20"], &["3", "10"]],
+    );
+    // The key kept, the row is changed; the held row of u was deleted
+    // meanwhile. PostgreSQL: 1 | 12, UPDATE 1.
+    sublink_case(
+        "update t set v = 11 where k = 1; delete from u where k = 1",
+        "update t set v = v + 1 where k in (select k from u) returning *",
+        "UPDATE 1",
+        &[&["1", "12"]],
+        &[&["1", "12"], &["2", "20"]],
+    );
+    // Another conjunct fails on the new version. PostgreSQL: UPDATE 0.
+    sublink_case(
+        "update t set v = 300 where k = 1",
+        "update t set v = v + 1 where k in (select k from u where w > 50) and v < 200",
+        "UPDATE 0",
+        &[],
+        &[&["1", "300"], &["2", "20"]],
+    );
+}
+
+/// A correlated `EXISTS` is a semi-join too; `NOT EXISTS` an anti-join,
+/// whose re-check holds no row of `u`, so it holds whatever `u` has.
+#[test]
+fn an_exists_subquery_holds_the_row_it_matched() {
+    // PostgreSQL: UPDATE 0.
+    sublink_case(
+        "update t set k = 3 where k = 1",
+        "update t set v = v + 1 where exists (select 1 from u where u.k = t.k) returning *",
+        "UPDATE 0",
+        &[],
+        &[&["2", "20"], &["3", "10"]],
+    );
+    // PostgreSQL: 1 | 16, UPDATE 1.
+    sublink_case(
+        "update t set v = 15 where k = 1",
+        "update t set v = v + 1 where exists (select 1 from u where u.k = t.k and u.w > 50) returning *",
+        "UPDATE 1",
+        &[&["1", "16"]],
+        &[&["1", "16"], &["2", "20"]],
+    );
+    // PostgreSQL: UPDATE 0 (the held row's w is not above the new v).
+    sublink_case(
+        "update t set v = 300 where k = 1",
+        "update t set v = v + 1 where exists (select 1 from u where u.k = t.k and u.w > t.v) returning *",
+        "UPDATE 0",
+        &[],
+        &[&["1", "300"], &["2", "20"]],
+    );
+    // PostgreSQL: 3 | 21, UPDATE 1 (u has a row of key 3).
+    sublink_case(
+        "update t set k = 3 where k = 2",
+        "update t set v = v + 1 where not exists (select 1 from u where u.k = t.k) returning *",
+        "UPDATE 1",
+        &[&["3", "21"]],
+        &[&["1", "10"], &["3", "21"]],
+    );
+}
+
+/// Sublinks PostgreSQL keeps as SubPlans (`NOT IN`, a correlated `IN`,
+/// any under `OR`) are evaluated again over the new version, under the
+/// statement's snapshot.
+#[test]
+fn subplans_are_evaluated_again_under_the_statements_snapshot() {
+    // PostgreSQL: UPDATE 0.
+    sublink_case(
+        "update t set k = 3 where k = 2",
+        "update t set v = v + 1 where k not in (select k from u) returning *",
+        "UPDATE 0",
+        &[],
+        &[&["1", "10"], &["3", "20"]],
+    );
+    // PostgreSQL: 3 | 11, UPDATE 1 each.
+    for second in [
+        "update t set v = v + 1 where k in (select k from u) or v < 0 returning *",
+        "update t set v = v + 1 where exists (select 1 from u where u.k = t.k) or v < 0 returning *",
+        "update t set v = v + 1 where k in (select k from u where u.w > t.v) returning *",
+    ] {
+        sublink_case(
+            "update t set k = 3 where k = 1",
+            second,
+            "UPDATE 1",
+            &[&["3", "11"]],
+            &[&["2", "20"], &["3", "11"]],
+        );
+    }
+    // The concurrent transaction's change to u is not seen.
+    // PostgreSQL: 3 | 11, UPDATE 1.
+    sublink_case(
+        "update t set k = 3 where k = 1; delete from u where k = 3",
+        "update t set v = v + 1 where k in (select k from u) or v < 0 returning *",
+        "UPDATE 1",
+        &[&["3", "11"]],
+        &[&["2", "20"], &["3", "11"]],
+    );
+    sublink_case(
+        "update t set k = 3 where k = 1; insert into u values (3, 0)",
+        "update t set v = v + 1 where k in (select k from u where u.w > t.v) returning *",
+        "UPDATE 1",
+        &[&["3", "11"]],
+        &[&["2", "20"], &["3", "11"]],
+    );
 }
 
 #[test]

@@ -555,7 +555,7 @@ impl ModifyTable<'_> {
                 written.push(i, row);
             }
             if !self.returning.is_empty() || !self.checks.is_empty() {
-                let row_batch = written.rows(&b, ncols);
+                let row_batch = written.rows(&b);
                 check_views(self.checks, self.table, &row_batch)?;
                 if !self.returning.is_empty() {
                     emit_returning(self.returning, &row_batch, emit)?;
@@ -571,7 +571,6 @@ impl ModifyTable<'_> {
     pub fn delete(&self, plan: &Plan, emit: &mut dyn FnMut(&Batch) -> Result<()>) -> Result<u64> {
         let (ctx, rel) = (&self.ctx, self.rel);
         let (xid, cid) = (ctx.xid, ctx.cid);
-        let ncols = self.table.columns.len();
         let old_desc = tuple_desc(self.table)?;
         let epq = Epq::new(self.table, self.recheck, plan);
         let mut op = self.build_rows(plan)?;
@@ -602,7 +601,7 @@ impl ModifyTable<'_> {
                 written.push(i, row);
             }
             if !self.returning.is_empty() {
-                emit_returning(self.returning, &written.rows(&b, ncols), emit)?;
+                emit_returning(self.returning, &written.rows(&b), emit)?;
             }
         }
         Ok(count)
@@ -665,10 +664,11 @@ impl Written {
         self.rows.push(i as u32);
     }
 
-    /// The changed rows of `b` as whole rows of the table (`ncols`
-    /// columns, without the tuple id and held columns).
-    fn rows(&self, b: &Batch, ncols: usize) -> Batch {
-        let cols = 1..1 + ncols;
+    /// The changed rows of `b` as whole rows of the table followed by the
+    /// held columns (`b` without the tuple id): RETURNING of a statement
+    /// with FROM or USING items reads those.
+    fn rows(&self, b: &Batch) -> Batch {
+        let cols = 1..b.columns.len();
         if self.rechecked.is_empty() {
             let rows = b.take(&self.rows);
             return Batch {

@@ -19,7 +19,12 @@
 //! - results follow SQL's three-valued logic: `x op ANY` is true when a row
 //!   compares true, else NULL when one compares NULL, else false; `ALL` is
 //!   the dual; a scalar subquery of several rows is the 21000 error when it
-//!   is evaluated, as in PostgreSQL.
+//!   is evaluated, as in PostgreSQL;
+//! - a multiple-column assignment's subquery (`SET (a, b) = (SELECT ...)`,
+//!   [`SubLinkKind::Row`]) is one node shared by the assignment's columns,
+//!   each asking for its column: it runs once per outer row, not once per
+//!   column (its cache keeps whole rows; a subquery run row by row keeps
+//!   the last batch's rows until every column has taken its values).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -47,6 +52,10 @@ pub enum SubLinkKind {
     /// `x op ANY (...)` (`IN` is `= ANY`), or `ALL` when the flag is set;
     /// `x` is the node's first operand, already of the comparison type.
     Quantified(BinaryOp, bool),
+    /// `SET (a, b, ...) = (SELECT ...)` of that many columns: the column
+    /// of its one row (NULL when no row) whose position is the node's
+    /// first operand, a constant.
+    Row(usize),
 }
 
 /// One correlated subquery.
@@ -68,6 +77,16 @@ pub struct SubPlan {
     /// The plan calls a function that must be called row by row
     /// ([`super::rowwise::plan_per_row`]): every row runs it, uncached.
     pub per_row: bool,
+    /// For a [`SubLinkKind::Row`] run row by row: the rows of the batch
+    /// its columns are being evaluated over, and which columns took them.
+    pending: Mutex<Option<Pending>>,
+}
+
+/// A multiple-column subquery's rows for one batch, kept until each of its
+/// columns has read them (so that a row's subquery runs once).
+struct Pending {
+    rows: Vec<Arc<Vec<Value>>>,
+    taken: Vec<bool>,
 }
 
 #[derive(Default)]
@@ -93,12 +112,16 @@ impl SubPlan {
             runs: AtomicU64::new(0),
             hits: AtomicU64::new(0),
             per_row: super::rowwise::plan_per_row(&plan),
+            pending: Mutex::new(None),
             plan,
         }
     }
 
     /// Evaluates the node (`args`: its operands) for every row of `batch`.
     pub fn eval(&self, args: &[Expr], batch: &Batch, ty: DataType) -> Result<Vector> {
+        if let SubLinkKind::Row(width) = self.kind {
+            return self.eval_row_column(width, args, batch, ty);
+        }
         let (test, params) = match self.kind {
             SubLinkKind::Quantified(..) => match args.split_first() {
                 Some((t, rest)) => (Some(t.eval(batch)?), rest),
@@ -132,10 +155,92 @@ impl SubPlan {
                     let x = test.as_ref().map_or(Value::Null, |t| t.get(row));
                     quantified(op, all, &x, &rows, &self.cmp_ty)?
                 }
+                SubLinkKind::Row(_) => unreachable!("evaluated by eval_row_column"),
             };
             out.push(&v);
         }
         Ok(out)
+    }
+
+    /// A [`SubLinkKind::Row`] node of `width` columns: the column its first
+    /// operand names, for every row of `batch`.
+    fn eval_row_column(
+        &self,
+        width: usize,
+        args: &[Expr],
+        batch: &Batch,
+        ty: DataType,
+    ) -> Result<Vector> {
+        let Some((column, params)) = args.split_first() else {
+            return Err(err!(InternalError, "row subplan without its column"));
+        };
+        let column = match column.kind {
+            ExprKind::Const(Value::Int4(c)) if (c as usize) < width => c as usize,
+            _ => {
+                return Err(err!(
+                    InternalError,
+                    "row subplan's column is not a constant"
+                ))
+            }
+        };
+        let rows = match self.take_pending(column, batch.len) {
+            Some(rows) => rows,
+            None => {
+                let params: Vec<Cow<Vector>> = params
+                    .iter()
+                    .map(|a| a.eval(batch))
+                    .collect::<Result<_>>()?;
+                let mut rows = Vec::with_capacity(batch.len);
+                for row in 0..batch.len {
+                    let key: Vec<Value> = params.iter().map(|p| p.get(row)).collect();
+                    rows.push(self.rows_for(&key)?);
+                }
+                if self.per_row && width > 1 {
+                    let mut taken = vec![false; width];
+                    taken[column] = true;
+                    *self.lock_pending() = Some(Pending {
+                        rows: rows.clone(),
+                        taken,
+                    });
+                }
+                rows
+            }
+        };
+        let mut out = Vector::with_capacity(ty, batch.len);
+        for values in rows {
+            let v = match values.len() / width.max(1) {
+                0 => Value::Null,
+                1 => values[column].clone(),
+                _ => {
+                    return Err(err!(
+                        CardinalityViolation,
+                        "more than one row returned by a subquery used as an expression"
+                    ))
+                }
+            };
+            out.push(&v);
+        }
+        Ok(out)
+    }
+
+    /// The rows another column of this node computed for a batch of `len`
+    /// rows, if column `column` has not read them yet.
+    fn take_pending(&self, column: usize, len: usize) -> Option<Vec<Arc<Vec<Value>>>> {
+        let mut pending = self.lock_pending();
+        let p = pending.as_mut()?;
+        if p.rows.len() != len || p.taken[column] {
+            *pending = None;
+            return None;
+        }
+        p.taken[column] = true;
+        if p.taken.iter().all(|&t| t) {
+            return pending.take().map(|p| p.rows);
+        }
+        Some(p.rows.clone())
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Option<Pending>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The subquery's first-column values for the parameter tuple `key`,
@@ -162,11 +267,15 @@ impl SubPlan {
     }
 
     /// Runs the subquery for the parameter tuple `key`: its first-column
-    /// values.
+    /// values (for [`SubLinkKind::Row`], every column of each row, in
+    /// order).
     fn run(&self, key: &[Value]) -> Result<Vec<Value>> {
         let mut plan = self.plan.clone();
         substitute_plan(&mut plan, key);
         let rows = super::collect_rows(&plan, &self.ctx)?;
+        if let SubLinkKind::Row(_) = self.kind {
+            return Ok(rows.into_iter().flatten().collect());
+        }
         Ok(rows
             .into_iter()
             .map(|mut r| {

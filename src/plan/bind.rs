@@ -84,6 +84,10 @@ pub struct Binder<'c> {
     /// An aggregate waiting for its enclosing query (depth, call) to plan
     /// itself again ([`super::outer_agg`]).
     pub pending_outer_agg: Option<(usize, ast::FunctionCall)>,
+    /// The columns of the multiple-column assignment being bound
+    /// (`SET (a, b) = (SELECT ...)`), by where its subquery starts: bound
+    /// at its first column, handed out to the others.
+    pub multiexpr: Option<(ast::Offset, Vec<Expr>)>,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -343,6 +347,7 @@ impl<'c> Binder<'c> {
             windows: Default::default(),
             forced_aggs: Vec::new(),
             pending_outer_agg: None,
+            multiexpr: None,
         }
     }
 }

@@ -110,6 +110,13 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
     }
     let mut found = Vec::new();
     collect(plan, &mut found);
+    // A multiple-column assignment's columns share one subplan.
+    let mut seen: Vec<&crate::nodes::expr::SubPlanRef> = Vec::new();
+    found.retain(|sp| {
+        let first = !seen.iter().any(|s| std::sync::Arc::ptr_eq(&s.0, &sp.0));
+        seen.push(sp);
+        first
+    });
     for (k, sp) in found.into_iter().enumerate() {
         out.push(format!("  SubPlan {}", k + 1));
         if flags.analyze {

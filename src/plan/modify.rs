@@ -26,6 +26,7 @@ use crate::nodes::{Field, Node, Plan};
 use crate::types::cast::{cast_kind, CastContext};
 use crate::types::{DataType, Value};
 
+mod recheck;
 pub mod view;
 
 /// A planned INSERT, UPDATE or DELETE.
@@ -166,14 +167,18 @@ pub fn plan_update(
         binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
     let ncols = table.columns.len();
     let new_values = bind_assignments(binder, table, &u.assignments, &scope)?;
-    let (returning, returning_fields) = returning(binder, &u.returning, table, &alias)?;
+    let (mut returning, returning_fields) = match u.from.is_empty() {
+        true => returning(binder, &u.returning, table, &alias)?,
+        false => returning_over(binder, &u.returning, &scope)?,
+    };
     // Output: the tuple id, then the complete new row.
     let tid_col = ncols;
     let mut exprs = vec![Expr::column(tid_col, DataType::Int8)];
     for (j, v) in new_values.into_iter().enumerate() {
         exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
     }
-    let (plan, recheck) = modify_plan(source, exprs, table, quals);
+    let from = (!u.from.is_empty()).then_some(&mut returning);
+    let (plan, recheck) = modify_plan(source, exprs, table, quals, from)?;
     Ok(ModifyPlan {
         plan,
         bulk: false,
@@ -191,15 +196,19 @@ pub fn plan_delete(
     table: &std::sync::Arc<TableDef>,
 ) -> Result<ModifyPlan> {
     let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
-    let (source, _, quals) =
+    let (source, scope, quals) =
         binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
-    let (returning, returning_fields) = returning(binder, &d.returning, table, &alias)?;
+    let (mut returning, returning_fields) = match d.using.is_empty() {
+        true => returning(binder, &d.returning, table, &alias)?,
+        false => returning_over(binder, &d.returning, &scope)?,
+    };
     let ncols = table.columns.len();
     let mut exprs = vec![Expr::column(ncols, DataType::Int8)];
     for (j, c) in table.columns.iter().enumerate() {
         exprs.push(Expr::column(j, c.ty));
     }
-    let (plan, recheck) = modify_plan(source, exprs, table, quals);
+    let using = (!d.using.is_empty()).then_some(&mut returning);
+    let (plan, recheck) = modify_plan(source, exprs, table, quals, using)?;
     Ok(ModifyPlan {
         plan,
         bulk: false,
@@ -242,6 +251,46 @@ fn returning(
                     });
                 }
             }
+        }
+    }
+    Ok((exprs, cols))
+}
+
+/// RETURNING of an UPDATE ... FROM or DELETE ... USING, bound over the
+/// source row (`scope`: the target's columns, its tuple id, the FROM /
+/// USING items' columns); `*` is every item's columns, as in PostgreSQL.
+/// [`modify_plan`] maps them onto the written rows.
+fn returning_over(
+    binder: &mut Binder,
+    items: &[ast::SelectItem],
+    scope: &Scope,
+) -> Result<(Vec<Expr>, Vec<Field>)> {
+    let mut exprs = Vec::new();
+    let mut cols = Vec::new();
+    for item in items {
+        let positions = match item {
+            ast::SelectItem::Expr { expr, alias } => {
+                let e = binder.bind_expr(expr, scope, &mut Mode::NoAgg("RETURNING"))?;
+                let e = binder.resolve_unknown(e)?;
+                cols.push(Field {
+                    name: alias
+                        .clone()
+                        .unwrap_or_else(|| super::select::output_name(expr)),
+                    ty: e.ty,
+                });
+                exprs.push(e);
+                continue;
+            }
+            ast::SelectItem::Wildcard(_) => scope.wildcard(None)?,
+            ast::SelectItem::QualifiedWildcard(name) => scope.wildcard(Some(&name.name))?,
+        };
+        for p in positions {
+            let c = &scope.columns[p];
+            exprs.push(Expr::column(p, c.ty));
+            cols.push(Field {
+                name: c.name.clone(),
+                ty: c.ty,
+            });
         }
     }
     Ok((exprs, cols))
@@ -498,20 +547,44 @@ fn column_default(binder: &mut Binder<'_>, col: &ColumnDef) -> Result<Option<Str
 /// (the target's columns, its tuple id, then the FROM / USING items'
 /// columns), followed by the FROM / USING columns that `exprs` or WHERE's
 /// conjuncts `quals` (over the source) read, which READ COMMITTED's
-/// re-check of a changed row holds fixed; and that re-check.
+/// re-check of a changed row holds fixed (or `returning`, bound over the
+/// source when the statement has FROM / USING items, reads), then the
+/// values the re-check holds as first read ([`recheck`]); and that
+/// re-check. `returning` is mapped onto the written rows: the row, then
+/// the held columns.
 fn modify_plan(
     source: Plan,
     mut exprs: Vec<Expr>,
     table: &TableDef,
     quals: Vec<Expr>,
-) -> (Plan, Recheck) {
+    mut returning: Option<&mut Vec<Expr>>,
+) -> Result<(Plan, Recheck)> {
+    let ncols = table.columns.len();
+    let width = source.fields.len();
+    let (quals, first_read) = recheck::recheck_quals(quals, width);
     let mut held = Vec::new();
     for e in exprs.iter().chain(&quals) {
         super::select::columns_used(e, &mut held);
     }
-    held.retain(|&c| c > table.columns.len());
+    let mut read = Vec::new();
+    for e in returning.iter().flat_map(|r| r.iter()) {
+        super::select::columns_used(e, &mut read);
+    }
+    if read.contains(&ncols) {
+        return Err(err!(
+            FeatureNotSupported,
+            "RETURNING ctid of an UPDATE or DELETE with FROM or USING is not supported"
+        ));
+    }
+    held.extend(read);
+    held.retain(|&c| c > ncols && c < width);
     held.sort_unstable();
     held.dedup();
+    if let Some(r) = returning.as_mut() {
+        for e in r.iter_mut() {
+            onto_written_rows(e, ncols, &held);
+        }
+    }
     let mut fields = vec![Field {
         name: "ctid".into(),
         ty: DataType::Int8,
@@ -525,6 +598,14 @@ fn modify_plan(
         exprs.push(Expr::column(k, f.ty));
         fields.push(f.clone());
     }
+    for e in &first_read {
+        fields.push(Field {
+            name: "?column?".into(),
+            ty: e.ty,
+        });
+    }
+    let recheck = Recheck::of(quals, held).holding(width, first_read.len());
+    exprs.extend(first_read);
     let plan = Plan {
         rows: source.rows,
         fields,
@@ -533,7 +614,21 @@ fn modify_plan(
             exprs,
         },
     };
-    (plan, Recheck::of(quals, held))
+    Ok((plan, recheck))
+}
+
+/// `e`, over the source row, as over a written row: the row's `ncols`
+/// columns, then the `held` source columns.
+fn onto_written_rows(e: &mut Expr, ncols: usize, held: &[usize]) {
+    if let crate::exec::expr::ExprKind::Column(c) = &mut e.kind {
+        if *c > ncols {
+            *c = ncols + held.binary_search(c).unwrap_or_default();
+        }
+        return;
+    }
+    for child in e.children_mut() {
+        onto_written_rows(child, ncols, held);
+    }
 }
 
 /// The positions of the arbiter indexes of `oc` in `table.indexes`.

@@ -481,9 +481,11 @@ impl Binder<'_> {
         Ok(Expr::constant(v, ty))
     }
 
-    /// Column `k` of `SET (c1, ..., cm) = (query)`: the query must have `m`
-    /// columns; no row gives NULL, more than one is an error, as for a
-    /// scalar subquery.
+    /// Column `k` of `SET (c1, ..., cm) = (query)`'s `m` columns. The
+    /// subquery is bound when its first column is (`k` = 0) and the
+    /// group's other columns share it: uncorrelated, it runs once now (an
+    /// InitPlan); correlated, it is one subplan run once per row, whatever
+    /// the number of columns (PostgreSQL's MULTIEXPR SubPlan).
     pub(crate) fn bind_multiexpr_subquery(
         &mut self,
         query: &ast::Query,
@@ -492,6 +494,30 @@ impl Binder<'_> {
         mode: &mut Mode,
         offset: ast::Offset,
     ) -> Result<Expr> {
+        if k == 0 {
+            self.multiexpr = None;
+            let columns = self.bind_multiexpr_columns(query, m, scope, mode, offset)?;
+            self.multiexpr = Some((offset, columns));
+        }
+        match &self.multiexpr {
+            Some((at, columns)) if at.0 == offset.0 && k < columns.len() => Ok(columns[k].clone()),
+            _ => Err(err!(
+                InternalError,
+                "a multiple-column assignment's column bound before its first"
+            )),
+        }
+    }
+
+    /// The `m` columns of a multiple-column assignment's subquery `query`
+    /// (see [`Binder::bind_multiexpr_subquery`]).
+    fn bind_multiexpr_columns(
+        &mut self,
+        query: &ast::Query,
+        m: usize,
+        scope: &Scope,
+        mode: &mut Mode,
+        offset: ast::Offset,
+    ) -> Result<Vec<Expr>> {
         let (plan, args) = self.plan_sublink(query, scope, mode)?;
         if plan.fields.len() != m {
             return Err(super::bind::at(
@@ -502,31 +528,48 @@ impl Binder<'_> {
                 offset,
             ));
         }
-        let field = plan.fields[k].clone();
-        let ty = field.ty;
-        let plan = Plan {
-            rows: plan.rows,
-            fields: vec![field],
-            node: Node::Project {
-                input: Box::new(plan),
-                exprs: vec![Expr::column(k, ty)],
-            },
-        };
-        if !args.is_empty() {
-            return self.subplan(SubLinkKind::Scalar, plan, ty, args, ty);
+        let types: Vec<DataType> = plan.fields.iter().map(|f| f.ty).collect();
+        if args.is_empty() {
+            let rows = self.ctx.run_subquery(plan)?;
+            if rows.len() > 1 {
+                return Err(err!(
+                    CardinalityViolation,
+                    "more than one row returned by a subquery used as an expression"
+                ));
+            }
+            let mut row = rows.into_iter().next();
+            return Ok(types
+                .into_iter()
+                .enumerate()
+                .map(|(k, ty)| {
+                    let v = row
+                        .as_mut()
+                        .map_or(Value::Null, |r| std::mem::replace(&mut r[k], Value::Null));
+                    Expr::constant(v, ty)
+                })
+                .collect());
         }
-        let rows = self.ctx.run_subquery(plan)?;
-        if rows.len() > 1 {
-            return Err(err!(
-                CardinalityViolation,
-                "more than one row returned by a subquery used as an expression"
-            ));
-        }
-        let v = rows
+        let ctx = self.ctx.subplan_context(&plan)?;
+        let sp = crate::nodes::expr::SubPlanRef(Arc::new(SubPlan::new(
+            SubLinkKind::Row(m),
+            plan,
+            DataType::Unknown,
+            ctx,
+        )));
+        Ok(types
             .into_iter()
-            .next()
-            .map_or(Value::Null, |mut r| r.remove(0));
-        Ok(Expr::constant(v, ty))
+            .enumerate()
+            .map(|(k, ty)| {
+                let column = Expr::constant(Value::Int4(k as i32), DataType::Int4);
+                let operands = std::iter::once(column)
+                    .chain(args.iter().cloned())
+                    .collect();
+                Expr {
+                    kind: ExprKind::SubPlan(sp.clone(), operands),
+                    ty,
+                }
+            })
+            .collect())
     }
 
     /// `x [NOT] IN (query)`: uncorrelated, a hashed set of the subquery's

@@ -26,8 +26,11 @@
 //!   found, and a change that meets yet another update follows on from
 //!   there, so the version changed is always the newest at the time;
 //! - the source row is the statement's plan's layout: the target table's
-//!   columns, its tuple id, then the held columns; the plan's output (the
-//!   rows written) is its projection's expressions over it.
+//!   columns, its tuple id, then the held columns, then (from the source's
+//!   width on) the values held as first read for WHERE's sublinks, which
+//!   PostgreSQL's re-check sees through the rows it holds of the
+//!   relations it joined them as (`plan::modify::recheck`); the plan's
+//!   output (the rows written) is its projection's expressions over it.
 
 use std::cell::OnceCell;
 
@@ -55,6 +58,12 @@ pub struct Recheck {
     /// id that the plan outputs after the row (the held columns, in
     /// order); the others are read neither by WHERE nor by the row.
     pub held: Vec<usize>,
+    /// The source row's width: where the values held as first read begin
+    /// (the plan outputs them after the held columns).
+    pub width: usize,
+    /// How many values the re-check holds as first read (a sublink's
+    /// operands: see `plan::modify::recheck`).
+    pub first_read: usize,
 }
 
 impl Recheck {
@@ -67,6 +76,19 @@ impl Recheck {
                 ty: DataType::Bool,
             }),
             held,
+            width: 0,
+            first_read: 0,
+        }
+    }
+
+    /// The same re-check, also holding `first_read` values computed over
+    /// the row first read, which it reads as the source row's columns from
+    /// `width` on.
+    pub fn holding(self, width: usize, first_read: usize) -> Recheck {
+        Recheck {
+            width,
+            first_read,
+            ..self
         }
     }
 }
@@ -203,6 +225,18 @@ impl<'p> Epq<'p> {
                 // Read by nothing: a placeholder keeps the positions.
                 None => columns.push(Vector::from_values(DataType::Bool, &[Value::Null])),
             }
+        }
+        if recheck.first_read > 0 {
+            let from = 1 + ncols + recheck.held.len();
+            let Some(values) = b.columns.get(from..from + recheck.first_read) else {
+                return Err(crate::error::Error::internal(
+                    "a re-check's held values missing from the plan's output",
+                ));
+            };
+            while columns.len() < recheck.width {
+                columns.push(Vector::from_values(DataType::Bool, &[Value::Null]));
+            }
+            columns.extend(values.iter().map(|c| c.take(&[i as u32])));
         }
         let source = Batch::new(columns);
         if let Some(c) = &recheck.condition {

@@ -403,7 +403,7 @@ pub fn plan_update(
     for (j, v) in new_values.into_iter().enumerate() {
         exprs.push(v.unwrap_or_else(|| Expr::column(j, table.columns[j].ty)));
     }
-    let (plan, recheck) = modify_plan(source, exprs, table, quals);
+    let (plan, recheck) = modify_plan(source, exprs, table, quals, None)?;
     Ok(ModifyPlan {
         plan,
         bulk: false,
@@ -429,7 +429,7 @@ pub fn plan_delete(
     for (j, c) in table.columns.iter().enumerate() {
         exprs.push(Expr::column(j, c.ty));
     }
-    let (plan, recheck) = modify_plan(source, exprs, table, quals);
+    let (plan, recheck) = modify_plan(source, exprs, table, quals, None)?;
     Ok(ModifyPlan {
         plan,
         bulk: false,
