@@ -419,6 +419,46 @@ fn parse_column(f: &[&str]) -> Result<ColumnDef> {
     })
 }
 
+/// A `colstats` line: one column's statistics, into `t`'s stats.
+fn parse_colstats(f: &[&str], t: &mut TableDef) -> Result<()> {
+    let num = |i: usize| -> Result<f64> {
+        f.get(i)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| corrupt("bad number"))
+    };
+    let pos = num(1)? as usize;
+    let (n_mcv, n_hist) = (num(5)? as usize, num(6)? as usize);
+    let mut cs = ColumnStats {
+        null_frac: num(2)?,
+        avg_width: num(3)?,
+        n_distinct: num(4)?,
+        ..ColumnStats::default()
+    };
+    let mut i = 7;
+    for _ in 0..n_mcv {
+        let v = unesc(f.get(i).ok_or_else(|| corrupt("short mcv"))?)?;
+        cs.mcv.push((v, num(i + 1)?));
+        i += 2;
+    }
+    for _ in 0..n_hist {
+        cs.histogram
+            .push(unesc(f.get(i).ok_or_else(|| corrupt("short histogram"))?)?);
+        i += 1;
+    }
+    if f.get(i).is_some() {
+        cs.correlation = Some(num(i)?);
+    }
+    let stats = t
+        .stats
+        .as_mut()
+        .ok_or_else(|| corrupt("colstats before stats"))?;
+    if pos >= stats.columns.len() {
+        return Err(corrupt("colstats position"));
+    }
+    stats.columns[pos] = Some(cs);
+    Ok(())
+}
+
 fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
     if !bytes.starts_with(MAGIC.as_bytes()) {
         return Err(corrupt("bad header"));
@@ -514,36 +554,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                 let (_, _, t) = tables
                     .last_mut()
                     .ok_or_else(|| corrupt("colstats before table"))?;
-                let pos = num(1)? as usize;
-                let (n_mcv, n_hist) = (num(5)? as usize, num(6)? as usize);
-                let mut cs = ColumnStats {
-                    null_frac: num(2)?,
-                    avg_width: num(3)?,
-                    n_distinct: num(4)?,
-                    ..ColumnStats::default()
-                };
-                let mut i = 7;
-                for _ in 0..n_mcv {
-                    let v = unesc(f.get(i).ok_or_else(|| corrupt("short mcv"))?)?;
-                    cs.mcv.push((v, num(i + 1)?));
-                    i += 2;
-                }
-                for _ in 0..n_hist {
-                    cs.histogram
-                        .push(unesc(f.get(i).ok_or_else(|| corrupt("short histogram"))?)?);
-                    i += 1;
-                }
-                if f.get(i).is_some() {
-                    cs.correlation = Some(num(i)?);
-                }
-                let stats = t
-                    .stats
-                    .as_mut()
-                    .ok_or_else(|| corrupt("colstats before stats"))?;
-                if pos >= stats.columns.len() {
-                    return Err(corrupt("colstats position"));
-                }
-                stats.columns[pos] = Some(cs);
+                parse_colstats(&f, t)?;
             }
             "view" => views.push(super::view::parse_view(&f)?),
             "viewcol" => super::view::parse_column(&f, views.last_mut())?,

@@ -463,10 +463,29 @@ impl HeapRelation {
             *unpruned = Some(sum);
             return Ok(PruneStats::default());
         }
+        match self.write_prune(block, g, status, mode, keep_xmax)? {
+            Some(stats) => Ok(stats),
+            None => {
+                *unpruned = Some(sum);
+                Ok(PruneStats::default())
+            }
+        }
+    }
+
+    /// Plans the prune of the page under `g` from `status` and, when it
+    /// changes anything, logs and applies it with `prune_xid` as the
+    /// page's new prune hint (`None`: nothing to do).
+    fn write_prune(
+        &self,
+        block: BlockNumber,
+        g: &mut BufferWriteGuard<'_>,
+        status: &[Option<VacuumStatus>],
+        mode: PruneMode,
+        prune_xid: Xid,
+    ) -> Result<Option<PruneStats>> {
         let plan = plan(&g[..], block, status, mode);
         if plan.redirected.is_empty() && plan.dead.is_empty() && plan.unused.is_empty() {
-            *unpruned = Some(sum);
-            return Ok(PruneStats::default());
+            return Ok(None);
         }
         let before = page::free_space(&g[..]);
         let stats = PruneStats {
@@ -479,15 +498,15 @@ impl HeapRelation {
             redirected: plan.redirected,
             dead: plan.dead,
             unused: plan.unused,
-            prune_xid: keep_xmax,
+            prune_xid,
         };
         self.log_apply(crate::storage::ForkNumber::Main, block, g, &rec, 0)?;
         let after = page::free_space(&g[..]);
         self.note_free_space(block, page::heap_free_space(&g[..]));
-        Ok(PruneStats {
+        Ok(Some(PruneStats {
             freed: after.saturating_sub(before),
             ..stats
-        })
+        }))
     }
 }
 
