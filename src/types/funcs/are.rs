@@ -247,8 +247,9 @@ fn lit(out: &mut String, c: char) {
     }
 }
 
-/// The ARE `pattern` with `flags` in `fancy-regex` syntax.
-pub fn translate(pattern: &str, mut flags: Flags) -> Result<String> {
+/// The body of the ARE `pattern` after its director (`***=`, `***:`) and
+/// leading embedded options (`(?i)`), which are applied to `flags`.
+pub fn strip_prefix<'p>(pattern: &'p str, flags: &mut Flags) -> Result<&'p str> {
     let mut p = pattern;
     if let Some(rest) = p.strip_prefix("***=") {
         flags.literal = true;
@@ -273,6 +274,12 @@ pub fn translate(pattern: &str, mut flags: Flags) -> Result<String> {
             }
         }
     }
+    Ok(p)
+}
+
+/// The ARE `pattern` with `flags` in `fancy-regex` syntax.
+pub fn translate(pattern: &str, mut flags: Flags) -> Result<String> {
+    let p = strip_prefix(pattern, &mut flags)?;
     let mut out = String::with_capacity(p.len() + 16);
     out.push_str("(?");
     if flags.icase {

@@ -9,7 +9,7 @@
 //! parenthesis, not counting groups inside lookaround constraints, which
 //! never capture), and [`Parsed::groups`] holds each group's body.
 
-use super::super::are::{char_escape, Flags, CLASSES};
+use super::super::are::{char_escape, strip_prefix, Flags, CLASSES};
 
 /// A preference: `LONGER` (greedy), `SHORTER` (non-greedy) or neither.
 pub const LONGER: u8 = 1;
@@ -168,26 +168,8 @@ pub struct Parsed {
 
 /// Parses `pattern` (already validated by the translation).
 pub fn parse(pattern: &str, mut flags: Flags) -> Parsed {
-    let mut p = pattern;
-    if let Some(rest) = p.strip_prefix("***=") {
-        flags.literal = true;
-        p = rest;
-    } else if let Some(rest) = p.strip_prefix("***:") {
-        p = rest;
-    }
-    if !flags.literal {
-        if let Some(rest) = p.strip_prefix("(?") {
-            if let Some(end) = rest.find(')') {
-                let opts = &rest[..end];
-                if opts.chars().all(|c| c.is_ascii_alphabetic()) {
-                    for c in opts.chars() {
-                        flags.apply(c);
-                    }
-                    p = &rest[end + 1..];
-                }
-            }
-        }
-    }
+    // Validated by the translation, which applied the same prefix.
+    let p = strip_prefix(pattern, &mut flags).unwrap_or(pattern);
     let mut parser = Parser {
         chars: p.chars().collect(),
         at: 0,
