@@ -69,7 +69,7 @@ impl PlanContext for Recorder<'_> {
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.inner.table_pages(table)
     }
-    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>> {
+    fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>> {
         self.inner.run_subquery(plan)
     }
     fn subplan_context(&mut self, plan: &Plan) -> Result<crate::exec::ExecContext> {

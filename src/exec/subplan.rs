@@ -20,6 +20,10 @@
 //!   compares true, else NULL when one compares NULL, else false; `ALL` is
 //!   the dual; a scalar subquery of several rows is the 21000 error when it
 //!   is evaluated, as in PostgreSQL;
+//! - an InitPlan ([`SubPlan::init`]: an uncorrelated subquery the binder
+//!   could not run while planning, because it calls a volatile function or
+//!   failed) runs at most once, when first evaluated, and keeps its rows
+//!   for the rest of the statement, volatile or not;
 //! - a multiple-column assignment's subquery (`SET (a, b) = (SELECT ...)`,
 //!   [`SubLinkKind::Row`]) is one node shared by the assignment's columns,
 //!   each asking for its column: it runs once per outer row, not once per
@@ -77,6 +81,8 @@ pub struct SubPlan {
     /// The plan calls a function that must be called row by row
     /// ([`super::rowwise::plan_per_row`]): every row runs it, uncached.
     pub per_row: bool,
+    /// An InitPlan: run once, when first evaluated, whatever `per_row`.
+    pub once: bool,
     /// For a [`SubLinkKind::Row`] run row by row: the rows of the batch
     /// its columns are being evaluated over, and which columns took them.
     pending: Mutex<Option<Pending>>,
@@ -112,8 +118,19 @@ impl SubPlan {
             runs: AtomicU64::new(0),
             hits: AtomicU64::new(0),
             per_row: super::rowwise::plan_per_row(&plan),
+            once: false,
             pending: Mutex::new(None),
             plan,
+        }
+    }
+
+    /// An InitPlan running `plan` (without parameters) in `ctx` once, when
+    /// the statement first evaluates it, as PostgreSQL evaluates an
+    /// InitPlan's output parameter lazily.
+    pub fn init(kind: SubLinkKind, plan: Plan, cmp_ty: DataType, ctx: ExecContext) -> SubPlan {
+        SubPlan {
+            once: true,
+            ..SubPlan::new(kind, plan, cmp_ty, ctx)
         }
     }
 
@@ -246,6 +263,19 @@ impl SubPlan {
     /// The subquery's first-column values for the parameter tuple `key`,
     /// from the cache or by running it.
     fn rows_for(&self, key: &[Value]) -> Result<Arc<Vec<Value>>> {
+        if self.once {
+            // Held while it runs: parallel participants evaluating it at
+            // once still run it once.
+            let mut cache = self.lock();
+            if let Some(r) = cache.map.get(key) {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(r.clone());
+            }
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            let values = Arc::new(self.run(key)?);
+            cache.map.insert(key.to_vec(), values.clone());
+            return Ok(values);
+        }
         if self.per_row {
             self.runs.fetch_add(1, Ordering::Relaxed);
             return self.run(key).map(Arc::new);

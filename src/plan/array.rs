@@ -110,7 +110,7 @@ impl Binder<'_> {
         } else {
             elem
         };
-        let rows = self.ctx.run_subquery(plan)?;
+        let rows = self.ctx.run_subquery(&plan)?;
         let values = rows
             .into_iter()
             .map(|mut r| {

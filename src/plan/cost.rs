@@ -75,6 +75,12 @@ pub fn is_volatile(e: &Expr) -> bool {
         || e.children().into_iter().any(is_volatile)
 }
 
+/// Whether any expression of `plan` or of its inputs calls a volatile
+/// function.
+pub fn plan_volatile(plan: &crate::nodes::Plan) -> bool {
+    plan.node.exprs().into_iter().any(is_volatile) || plan.children().into_iter().any(plan_volatile)
+}
+
 /// PostgreSQL's share of a parallel scan's rows one participant is
 /// expected to take with `workers` workers and the leader taking part
 /// (`get_parallel_divisor`).

@@ -42,6 +42,7 @@ pub(crate) use deparse::{literal, operand};
 
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::catalog::TableDef;
+use crate::exec::subplan::SubLinkKind;
 use crate::exec::NodeStats;
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::{BinaryOp, DataType};
@@ -117,8 +118,26 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
         seen.push(sp);
         first
     });
+    let mut params = 0;
     for (k, sp) in found.into_iter().enumerate() {
-        out.push(format!("  SubPlan {}", k + 1));
+        // An InitPlan returns parameters (one per column of a multiple-
+        // column assignment), numbered across the statement's InitPlans.
+        let init = sp.once && !matches!(sp.kind, SubLinkKind::Quantified(..));
+        if init {
+            let n = match sp.kind {
+                SubLinkKind::Row(m) => m,
+                _ => 1,
+            };
+            let returns: Vec<String> = (params..params + n).map(|p| format!("${p}")).collect();
+            params += n;
+            out.push(format!(
+                "  InitPlan {} (returns {})",
+                k + 1,
+                returns.join(",")
+            ));
+        } else {
+            out.push(format!("  SubPlan {}", k + 1));
+        }
         if flags.analyze {
             out.push(format!(
                 "    Runs: {}  Cache Hits: {}",
@@ -151,7 +170,9 @@ fn subplan_sections(plan: &Plan, flags: ExplainFlags, out: &mut Vec<String>) {
             },
         };
         node(&mut cx, &sp.plan, at, &mut id);
-        out.extend(lines);
+        // PostgreSQL indents an InitPlan's tree under its title.
+        let indent = if init { "  " } else { "" };
+        out.extend(lines.into_iter().map(|l| format!("{indent}{l}")));
     }
 }
 

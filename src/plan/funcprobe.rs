@@ -63,7 +63,7 @@ impl PlanContext for Probe<'_> {
     fn all_visible_fraction(&self, table: &TableDef) -> f64 {
         self.inner.all_visible_fraction(table)
     }
-    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>> {
+    fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>> {
         self.impure.set(true);
         self.inner.run_subquery(plan)
     }

@@ -66,7 +66,7 @@ impl PlanContext for PredicateContext<'_> {
         0
     }
 
-    fn run_subquery(&mut self, _plan: Plan) -> Result<Vec<Vec<Value>>> {
+    fn run_subquery(&mut self, _plan: &Plan) -> Result<Vec<Vec<Value>>> {
         Err(subquery_error())
     }
 

@@ -78,7 +78,7 @@ pub trait PlanContext {
         0.0
     }
     /// Runs an uncorrelated subquery and returns its rows.
-    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>>;
+    fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>>;
     /// The context a correlated subquery's runs of `plan` execute in.
     fn subplan_context(&mut self, plan: &Plan) -> Result<crate::exec::ExecContext>;
     /// The session's settings.

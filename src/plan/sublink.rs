@@ -10,8 +10,11 @@
 //! passed down through the level between, as a parameter of each.
 //!
 //! A sublink without outer references is run once while binding and
-//! replaced by its result (PostgreSQL's InitPlan); a correlated one becomes
-//! a [`SubPlan`] run per distinct outer value ([`crate::exec::subplan`]).
+//! replaced by its result (PostgreSQL's InitPlan), unless it calls a
+//! volatile function or fails: then it is an InitPlan the statement runs
+//! once, when it first evaluates it ([`SubPlan::init`]). A correlated one
+//! becomes a [`SubPlan`] run per distinct outer value
+//! ([`crate::exec::subplan`]).
 //! In an aggregating query, an outer reference must be a GROUP BY column
 //! (42803 `subquery uses ungrouped column ... from outer query`).
 
@@ -410,21 +413,40 @@ impl Binder<'_> {
         Ok((r?, level.map(|l| l.args).unwrap_or_default()))
     }
 
-    /// A correlated subplan node over `args`.
+    /// A subplan node over `args`: correlated when the subquery has
+    /// parameters (`params`), else an InitPlan run once when first
+    /// evaluated ([`SubPlan::init`]).
     fn subplan(
         &mut self,
         kind: SubLinkKind,
         plan: Plan,
         cmp_ty: DataType,
-        args: Vec<Expr>,
+        (args, params): (Vec<Expr>, usize),
         ty: DataType,
     ) -> Result<Expr> {
         let ctx = self.ctx.subplan_context(&plan)?;
-        let sp = SubPlan::new(kind, plan, cmp_ty, ctx);
+        let sp = if params == 0 {
+            SubPlan::init(kind, plan, cmp_ty, ctx)
+        } else {
+            SubPlan::new(kind, plan, cmp_ty, ctx)
+        };
         Ok(Expr {
             kind: ExprKind::SubPlan(crate::nodes::expr::SubPlanRef(Arc::new(sp)), args),
             ty,
         })
+    }
+
+    /// An uncorrelated sublink's rows, run now (PostgreSQL's InitPlan,
+    /// folded into a constant), or `None` when the statement must run it
+    /// itself, once, when it first evaluates it: its plan calls a volatile
+    /// function (whose calls then come in the statement's order, and which
+    /// a plain EXPLAIN never makes), or running it failed (an error
+    /// PostgreSQL raises only if the statement evaluates the sublink).
+    fn run_now(&mut self, plan: &Plan) -> Option<Vec<Vec<Value>>> {
+        if super::cost::plan_volatile(plan) {
+            return None;
+        }
+        self.ctx.run_subquery(plan).ok()
     }
 
     /// `EXISTS (query)`.
@@ -437,17 +459,19 @@ impl Binder<'_> {
         let (plan, args) = self.plan_sublink(query, scope, mode)?;
         let plan = first_row(plan);
         if args.is_empty() {
-            let rows = self.ctx.run_subquery(plan)?;
-            return Ok(Expr::constant(
-                Value::Bool(!rows.is_empty()),
-                DataType::Bool,
-            ));
+            if let Some(rows) = self.run_now(&plan) {
+                return Ok(Expr::constant(
+                    Value::Bool(!rows.is_empty()),
+                    DataType::Bool,
+                ));
+            }
         }
+        let params = args.len();
         self.subplan(
             SubLinkKind::Exists,
             plan,
             DataType::Bool,
-            args,
+            (args, params),
             DataType::Bool,
         )
     }
@@ -464,16 +488,16 @@ impl Binder<'_> {
             return Err(err!(SyntaxError, "subquery must return only one column"));
         }
         let ty = plan.fields[0].ty;
-        if !args.is_empty() {
-            return self.subplan(SubLinkKind::Scalar, plan, ty, args, ty);
-        }
-        let rows = self.ctx.run_subquery(plan)?;
-        if rows.len() > 1 {
-            return Err(err!(
-                CardinalityViolation,
-                "more than one row returned by a subquery used as an expression"
-            ));
-        }
+        let rows = match args.is_empty() {
+            // Several rows are the 21000 error when the statement evaluates
+            // the subquery, if it does.
+            true => self.run_now(&plan).filter(|r| r.len() <= 1),
+            false => None,
+        };
+        let Some(rows) = rows else {
+            let params = args.len();
+            return self.subplan(SubLinkKind::Scalar, plan, ty, (args, params), ty);
+        };
         let v = rows
             .into_iter()
             .next()
@@ -529,14 +553,11 @@ impl Binder<'_> {
             ));
         }
         let types: Vec<DataType> = plan.fields.iter().map(|f| f.ty).collect();
-        if args.is_empty() {
-            let rows = self.ctx.run_subquery(plan)?;
-            if rows.len() > 1 {
-                return Err(err!(
-                    CardinalityViolation,
-                    "more than one row returned by a subquery used as an expression"
-                ));
-            }
+        let rows = match args.is_empty() {
+            true => self.run_now(&plan).filter(|r| r.len() <= 1),
+            false => None,
+        };
+        if let Some(rows) = rows {
             let mut row = rows.into_iter().next();
             return Ok(types
                 .into_iter()
@@ -550,12 +571,11 @@ impl Binder<'_> {
                 .collect());
         }
         let ctx = self.ctx.subplan_context(&plan)?;
-        let sp = crate::nodes::expr::SubPlanRef(Arc::new(SubPlan::new(
-            SubLinkKind::Row(m),
-            plan,
-            DataType::Unknown,
-            ctx,
-        )));
+        let sp = match args.is_empty() {
+            true => SubPlan::init(SubLinkKind::Row(m), plan, DataType::Unknown, ctx),
+            false => SubPlan::new(SubLinkKind::Row(m), plan, DataType::Unknown, ctx),
+        };
+        let sp = crate::nodes::expr::SubPlanRef(Arc::new(sp));
         Ok(types
             .into_iter()
             .enumerate()
@@ -601,15 +621,20 @@ impl Binder<'_> {
             ty => ty,
         };
         let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
-        if !args.is_empty() {
+        let rows = match args.is_empty() {
+            true => self.run_now(&plan),
+            false => None,
+        };
+        let Some(rows) = rows else {
             let plan = cast_output(plan, ty);
+            let params = args.len();
             let mut all_args = vec![x];
             all_args.extend(args);
             let any = self.subplan(
                 SubLinkKind::Quantified(BinaryOp::Eq, false),
                 plan,
                 ty,
-                all_args,
+                (all_args, params),
                 DataType::Bool,
             )?;
             return Ok(if negated {
@@ -617,8 +642,7 @@ impl Binder<'_> {
             } else {
                 any
             });
-        }
-        let rows = self.ctx.run_subquery(plan)?;
+        };
         let mut values = crate::exec::vector::Vector::with_capacity(ty, rows.len());
         let mut has_null = false;
         for row in rows {
@@ -682,13 +706,14 @@ impl Binder<'_> {
             .ok_or_else(|| types::ops::operator_error(bop, &x.ty, &sub_ty))?;
         let x = self.coerce(x, &lt, CastContext::Implicit, expr.offset)?;
         let plan = cast_output(plan, rt);
+        let params = args.len();
         let mut all_args = vec![x];
         all_args.extend(args);
         self.subplan(
             SubLinkKind::Quantified(bop, all),
             plan,
             lt,
-            all_args,
+            (all_args, params),
             DataType::Bool,
         )
     }

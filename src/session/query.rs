@@ -122,9 +122,9 @@ impl PlanContext for StmtCtx<'_> {
         crate::plan::parallel::TableShape::all_visible_fraction(self, table)
     }
 
-    fn run_subquery(&mut self, plan: Plan) -> Result<Vec<Vec<Value>>> {
-        let ctx = self.exec_context(&plan)?;
-        exec::collect_rows(&plan, &ctx)
+    fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>> {
+        let ctx = self.exec_context(plan)?;
+        exec::collect_rows(plan, &ctx)
     }
 
     fn subplan_context(&mut self, plan: &Plan) -> Result<ExecContext> {

@@ -96,7 +96,7 @@ impl CteEntry {
         !self.recursive
             && self.refs > 1
             && self.materialized != Some(false)
-            && refs::plan_volatile(plan)
+            && crate::plan::cost::plan_volatile(plan)
     }
 }
 
@@ -235,7 +235,7 @@ impl Binder<'_> {
     /// rows of, as PostgreSQL's CTE Scan over one materialized result).
     fn run_cte_once(&mut self, plan: Plan) -> Result<Plan> {
         let fields = plan.fields.clone();
-        let rows = self.ctx.run_subquery(plan)?;
+        let rows = self.ctx.run_subquery(&plan)?;
         let rows: Vec<Vec<crate::exec::expr::Expr>> = rows
             .into_iter()
             .map(|r| {

@@ -1,6 +1,6 @@
-//! What decides whether a CTE's references share one run of its query:
-//! how many FROM items name it, and whether its plan calls a volatile
-//! function.
+//! How many FROM items name a CTE: with whether its plan calls a volatile
+//! function, what decides whether its references share one run of its
+//! query.
 //!
 //! The count is PostgreSQL's `cterefcount`: FROM items anywhere in the
 //! query level that owns the WITH (its body, its sublinks, its other WITH
@@ -9,10 +9,7 @@
 
 use heapdb_grammar::ast;
 
-use crate::exec::expr::Expr;
 use crate::plan::bind::walk;
-use crate::plan::cost::is_volatile;
-use crate::plan::Plan;
 
 /// FROM items of `q` (WITH queries, body, sublinks) that name `name`.
 pub fn count(q: &ast::Query, name: &str) -> usize {
@@ -85,10 +82,4 @@ fn expr(e: &ast::Expr, name: &str) -> usize {
         _ => {}
     });
     n
-}
-
-/// Whether any expression of `plan` calls a volatile function.
-pub fn plan_volatile(plan: &Plan) -> bool {
-    plan.node.exprs().into_iter().any(|e: &Expr| is_volatile(e))
-        || plan.children().into_iter().any(plan_volatile)
 }
