@@ -435,6 +435,36 @@ fn an_exists_subquery_holds_the_row_it_matched() {
     );
 }
 
+/// `x op ANY (uncorrelated query)` of any operator, and a correlated
+/// EXISTS of any condition, are semi-joins in PostgreSQL too: the re-check
+/// holds the row of `u` that matched first (in `u`'s scan order), where
+/// evaluating the sublink again would find another.
+#[test]
+fn a_non_equality_semi_join_holds_the_row_it_matched() {
+    for (second, tag, ret, t) in [
+        // PostgreSQL: 1 | 11, UPDATE 1 (the moved row matched u's 3, and 4 < 3 fails).
+        (
+            "update t set v = v + 1 where k < any (select k from u) returning *",
+            "UPDATE 1",
+            &[&["1", "11"][..]][..],
+            &[&["1", "11"][..], &["4", "20"]][..],
+        ),
+        // PostgreSQL: UPDATE 0 (the held row of key 3 is not within 4..5).
+        (
+            "update t set v = v + 1 where exists (select 1 from u where u.k >= t.k and u.k <= t.k + 1) returning *",
+            "UPDATE 0",
+            &[][..],
+            &[&["1", "10"][..], &["4", "20"]][..],
+        ),
+    ] {
+        for def in DEFS {
+            let (_d, db) = setup(def, "(3, 300), (5, 500)");
+            let r = after(&db, "update t set k = 4 where k = 2", true, second);
+            check(&db, r, tag, ret, t);
+        }
+    }
+}
+
 /// Sublinks PostgreSQL keeps as SubPlans (`NOT IN`, a correlated `IN`,
 /// any under `OR`) are evaluated again over the new version, under the
 /// statement's snapshot.

@@ -134,6 +134,28 @@ impl SubPlan {
         }
     }
 
+    /// A correlated subplan of `kind` running `plan` in a context like this
+    /// one's (the same snapshot and relations): a subquery derived from
+    /// this one's plan.
+    pub fn sibling(&self, kind: SubLinkKind, plan: Plan, cmp_ty: DataType) -> SubPlan {
+        let c = &self.ctx;
+        let ctx = ExecContext {
+            snapshot: c.snapshot.clone(),
+            cancel: c.cancel.clone(),
+            work_mem: c.work_mem,
+            hash_mem: c.hash_mem,
+            temp_dir: c.temp_dir.clone(),
+            relations: c.relations.clone(),
+            parallel: None,
+            progress: c.progress.clone(),
+            page_summaries: c.page_summaries,
+            packed_cache: c.packed_cache,
+            ring_sizes: c.ring_sizes,
+            worktables: Default::default(),
+        };
+        SubPlan::new(kind, plan, cmp_ty, ctx)
+    }
+
     /// Evaluates the node (`args`: its operands) for every row of `batch`.
     pub fn eval(&self, args: &[Expr], batch: &Batch, ty: DataType) -> Result<Vector> {
         if let SubLinkKind::Row(width) = self.kind {

@@ -185,7 +185,7 @@ fn cast_output(plan: Plan, ty: DataType) -> Plan {
 }
 
 /// `plan` stopping after its first row.
-fn first_row(plan: Plan) -> Plan {
+pub(crate) fn first_row(plan: Plan) -> Plan {
     Plan {
         fields: plan.fields.clone(),
         rows: plan.rows.min(1.0),
