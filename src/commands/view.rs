@@ -69,6 +69,10 @@ impl PlanContext for Recorder<'_> {
     fn table_pages(&self, table: &TableDef) -> u32 {
         self.inner.table_pages(table)
     }
+    // Binding a view's query must not run what has side effects.
+    fn explain_only(&self) -> bool {
+        true
+    }
     fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>> {
         self.inner.run_subquery(plan)
     }

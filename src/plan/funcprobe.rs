@@ -63,6 +63,9 @@ impl PlanContext for Probe<'_> {
     fn all_visible_fraction(&self, table: &TableDef) -> f64 {
         self.inner.all_visible_fraction(table)
     }
+    fn explain_only(&self) -> bool {
+        self.inner.explain_only()
+    }
     fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>> {
         self.impure.set(true);
         self.inner.run_subquery(plan)

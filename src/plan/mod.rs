@@ -77,6 +77,11 @@ pub trait PlanContext {
     fn all_visible_fraction(&self, _table: &TableDef) -> f64 {
         0.0
     }
+    /// Whether the statement is only being explained (EXPLAIN without
+    /// ANALYZE): planning must not run what has side effects.
+    fn explain_only(&self) -> bool {
+        false
+    }
     /// Runs an uncorrelated subquery and returns its rows.
     fn run_subquery(&mut self, plan: &Plan) -> Result<Vec<Vec<Value>>>;
     /// The context a correlated subquery's runs of `plan` execute in.

@@ -37,6 +37,8 @@ pub(crate) struct StmtCtx<'s> {
     pub seqs: &'s Arc<crate::commands::seqfuncs::SessionSequences>,
     /// Where the statement's operators spill.
     pub temp_dir: &'s std::path::Path,
+    /// The statement is EXPLAIN without ANALYZE.
+    pub explain_only: bool,
 }
 
 impl StmtCtx<'_> {
@@ -131,6 +133,10 @@ impl PlanContext for StmtCtx<'_> {
         self.exec_context(plan)
     }
 
+    fn explain_only(&self) -> bool {
+        self.explain_only
+    }
+
     fn settings(&self) -> &Settings {
         self.settings
     }
@@ -215,7 +221,14 @@ impl crate::plan::parallel::TableShape for StmtCtx<'_> {
 impl Session {
     /// Binds and plans a query under `snap`.
     pub(crate) fn plan_query(&self, q: &ast::Query, snap: &Snapshot) -> Result<Plan> {
+        self.plan_query_for(q, snap, false)
+    }
+
+    /// [`Session::plan_query`], for EXPLAIN without ANALYZE when
+    /// `explain_only`.
+    fn plan_query_for(&self, q: &ast::Query, snap: &Snapshot, explain_only: bool) -> Result<Plan> {
         let mut ctx = self.stmt_ctx(snap);
+        ctx.explain_only = explain_only;
         let mut plan = Binder::new(&mut ctx).plan_query(q)?;
         crate::plan::parallel::parallelize(&mut plan, &self.settings, &ctx);
         Ok(plan)
@@ -232,6 +245,7 @@ impl Session {
             locker: self.table_locker(),
             seqs: &self.seqs,
             temp_dir: &self.temp_dir,
+            explain_only: false,
         }
     }
 
@@ -314,7 +328,7 @@ impl Session {
         };
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
-        let plan = self.plan_query(q, &snap)?;
+        let plan = self.plan_query_for(q, &snap, !e.options.analyze)?;
         let planned = t0.elapsed();
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;

@@ -201,7 +201,9 @@ impl Binder<'_> {
                         self.ctes.truncate(keep);
                         self.ctes.extend(saved);
                         let mut plan = plan?;
-                        if entry.run_once(&plan) {
+                        // A plain EXPLAIN shows its plan at each reference
+                        // instead: running it would have its side effects.
+                        if entry.run_once(&plan) && !self.ctx.explain_only() {
                             plan = self.run_cte_once(plan)?;
                             self.ctes[pos].planned = Some(plan.clone());
                         }

@@ -561,6 +561,9 @@ impl PlanContext for Recorder<'_, '_> {
         self.impure.set(true);
         self.inner.subplan_context(plan)
     }
+    fn explain_only(&self) -> bool {
+        self.inner.explain_only()
+    }
     fn settings(&self) -> &Settings {
         self.inner.settings()
     }
