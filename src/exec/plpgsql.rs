@@ -6,7 +6,9 @@
 //! [`Stmt::Query`] per statement whose last one's first row is the result;
 //! a PL/pgSQL block keeps its statements (assignment, `IF`, loops, `EXIT` /
 //! `CONTINUE`, queries with `INTO`, `PERFORM`, nested blocks with
-//! exception handlers, `RETURN`, `RAISE`, `ASSERT`, `GET DIAGNOSTICS`).
+//! exception handlers, `RETURN`, `RAISE`, `ASSERT`, `GET DIAGNOSTICS`;
+//! a `RETURN` or assignment whose expression is a query is preceded by a
+//! [`Stmt::Value`] computing it, [`super::plpgsql_value`]).
 //! Every expression is bound beforehand with the function's variables
 //! (arguments first, then the declared and hidden ones) as `Param` slots;
 //! the interpreter replaces each slot by the variable's current value and
@@ -30,6 +32,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::plpgsql_cond::Condition;
+use super::plpgsql_value::QueryValue;
 use super::{eval_const, ExecContext};
 use crate::err;
 use crate::error::{Error, Result, SqlState};
@@ -158,6 +161,9 @@ pub enum Stmt {
     Block(u32, Box<Block>),
     /// `ASSERT cond [, message]`.
     Assert(u32, Expr, Option<Expr>),
+    /// An expression that is a query (`RETURN max(a) FROM t`): its value
+    /// into a slot, for the statement after it.
+    Value(u32, Box<QueryValue>),
 }
 
 /// A nested `[DECLARE] BEGIN ... [EXCEPTION ...] END` block.
@@ -341,6 +347,13 @@ impl Program {
                     .map_err(|e| self.at(e, *line, self.query_what(into.is_some())))
             }
             Stmt::Block(_, b) => return self.run_block(b, f),
+            Stmt::Value(line, v) => {
+                let (value, n) = v.eval(&f.vars).map_err(|e| self.at(e, *line, v.what))?;
+                f.vars[v.slot] = value;
+                if let Some((_, row_count)) = self.found {
+                    f.vars[row_count] = Value::Int8(n as i64);
+                }
+            }
             Stmt::Assert(line, cond, message) => {
                 if !self.test(cond, f, *line, "ASSERT")? {
                     let text = match message {

@@ -33,6 +33,7 @@ pub mod indexpred;
 pub mod insert_row;
 pub mod joinorder;
 pub mod modify;
+pub mod nextcmd;
 mod operator;
 mod outer_agg;
 pub mod parallel;
