@@ -35,7 +35,13 @@ impl QueryValue {
         let rows = self.query.rows(vars)?;
         let ncols = self.query.plan.fields.len();
         if ncols != 1 {
-            return Err(err!(SyntaxError, "query returned {ncols} columns")
+            // PostgreSQL parses an assignment's source as part of the
+            // assignment, so it names it so.
+            let source = match self.what {
+                "assignment" => "assignment source",
+                _ => "query",
+            };
+            return Err(err!(SyntaxError, "{source} returned {ncols} columns")
                 .with_context(format!("query: {}", self.text)));
         }
         if rows.len() > 1 {
