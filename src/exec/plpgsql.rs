@@ -204,6 +204,9 @@ pub struct Program {
     pub ret: DataType,
     /// A function returning `void`: reaching the end returns NULL.
     pub void: bool,
+    /// VOLATILE: each call's subqueries read anew
+    /// ([`super::subplan::new_call`]).
+    pub volatile: bool,
 }
 
 /// How a statement list ended.
@@ -230,6 +233,9 @@ impl Program {
     pub fn call(&self, args: &[Value]) -> Result<Value> {
         if self.strict && args.iter().any(Value::is_null) {
             return Ok(Value::Null);
+        }
+        if self.volatile {
+            super::subplan::new_call();
         }
         let mut vars: Vec<Value> = Vec::with_capacity(self.nvars());
         vars.extend(args.iter().cloned());
@@ -259,6 +265,9 @@ impl Program {
     pub fn rows(&self, args: &[Value], cols: &[DataType]) -> Result<Vec<Vec<Value>>> {
         if self.strict && args.iter().any(Value::is_null) {
             return Ok(Vec::new());
+        }
+        if self.volatile {
+            super::subplan::new_call();
         }
         let mut vars: Vec<Value> = Vec::with_capacity(self.nvars());
         vars.extend(args.iter().cloned());
@@ -826,6 +835,7 @@ mod tests {
             found: None,
             ret: DataType::Int4,
             void: false,
+            volatile: false,
         }
     }
 

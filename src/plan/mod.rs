@@ -117,4 +117,11 @@ pub trait PlanContext {
     fn operators(&self, _name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
         Vec::new()
     }
+    /// Whether subqueries run anew at each call of the function body being
+    /// compiled, instead of once per statement (an uncorrelated one while
+    /// binding): in a VOLATILE function's body, whose every call reads
+    /// anew ([`nextcmd`]). A context that wraps another passes it on.
+    fn subqueries_per_call(&self) -> bool {
+        false
+    }
 }

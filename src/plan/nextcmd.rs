@@ -17,7 +17,10 @@
 //! [`NextCommand`] passes every request through to the statement's context
 //! and changes only the snapshot of what runs: the contexts of the body's
 //! queries (and of anything nested in them: subqueries, other functions'
-//! bodies) and the uncorrelated subqueries run while binding.
+//! bodies) and the subqueries run while binding. Scalar, `EXISTS` and
+//! `IN` subqueries of the body become subplans whose cache lasts one call
+//! ([`PlanContext::subqueries_per_call`]): one computed while binding, or
+//! cached for the statement, would give every call the first call's rows.
 //!
 //! Nothing here runs for a statement that calls no volatile function with
 //! a query: only compiling such a body builds this context.
@@ -95,5 +98,8 @@ impl PlanContext for NextCommand<'_> {
     }
     fn operators(&self, name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
         self.inner.operators(name)
+    }
+    fn subqueries_per_call(&self) -> bool {
+        true
     }
 }

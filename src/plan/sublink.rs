@@ -420,7 +420,10 @@ impl Binder<'_> {
         ty: DataType,
     ) -> Result<Expr> {
         let ctx = self.ctx.subplan_context(&plan)?;
-        let sp = SubPlan::new(kind, plan, cmp_ty, ctx);
+        let mut sp = SubPlan::new(kind, plan, cmp_ty, ctx);
+        if self.ctx.subqueries_per_call() {
+            sp = sp.per_call();
+        }
         Ok(Expr {
             kind: ExprKind::SubPlan(crate::nodes::expr::SubPlanRef(Arc::new(sp)), args),
             ty,
@@ -436,7 +439,7 @@ impl Binder<'_> {
     ) -> Result<Expr> {
         let (plan, args) = self.plan_sublink(query, scope, mode)?;
         let plan = first_row(plan);
-        if args.is_empty() {
+        if args.is_empty() && !self.ctx.subqueries_per_call() {
             let rows = self.ctx.run_subquery(plan)?;
             return Ok(Expr::constant(
                 Value::Bool(!rows.is_empty()),
@@ -464,7 +467,7 @@ impl Binder<'_> {
             return Err(err!(SyntaxError, "subquery must return only one column"));
         }
         let ty = plan.fields[0].ty;
-        if !args.is_empty() {
+        if !args.is_empty() || self.ctx.subqueries_per_call() {
             return self.subplan(SubLinkKind::Scalar, plan, ty, args, ty);
         }
         let rows = self.ctx.run_subquery(plan)?;
@@ -601,7 +604,7 @@ impl Binder<'_> {
             ty => ty,
         };
         let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
-        if !args.is_empty() {
+        if !args.is_empty() || self.ctx.subqueries_per_call() {
             let plan = cast_output(plan, ty);
             let mut all_args = vec![x];
             all_args.extend(args);

@@ -330,6 +330,7 @@ impl Binder<'_> {
             found,
             ret: def.ret,
             void: def.ret == DataType::Unknown,
+            volatile: def.volatility == Volatility::Volatile,
         })
     }
 }
