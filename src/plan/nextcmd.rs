@@ -21,6 +21,9 @@
 //! `IN` subqueries of the body become subplans whose cache lasts one call
 //! ([`PlanContext::subqueries_per_call`]): one computed while binding, or
 //! cached for the statement, would give every call the first call's rows.
+//! The price: such a subquery is no constant when the body's queries are
+//! planned, so `WHERE id = (SELECT max(id) ...)` in a volatile body scans
+//! instead of searching an index (as `WHERE id = $1` there already does).
 //!
 //! Nothing here runs for a statement that calls no volatile function with
 //! a query: only compiling such a body builds this context.
