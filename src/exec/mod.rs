@@ -38,6 +38,7 @@ pub mod modify;
 pub mod parallel;
 pub mod plpgsql;
 pub mod plpgsql_cond;
+pub mod plpgsql_value;
 pub mod progress;
 pub mod qsort;
 pub mod recursive;

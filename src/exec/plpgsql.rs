@@ -6,7 +6,9 @@
 //! [`Stmt::Query`] per statement whose last one's first row is the result;
 //! a PL/pgSQL block keeps its statements (assignment, `IF`, loops, `EXIT` /
 //! `CONTINUE`, queries with `INTO`, `PERFORM`, nested blocks with
-//! exception handlers, `RETURN`, `RAISE`, `ASSERT`, `GET DIAGNOSTICS`).
+//! exception handlers, `RETURN`, `RAISE`, `ASSERT`, `GET DIAGNOSTICS`;
+//! a `RETURN` or assignment whose expression is a query is preceded by a
+//! [`Stmt::Value`] computing it, [`super::plpgsql_value`]).
 //! Every expression is bound beforehand with the function's variables
 //! (arguments first, then the declared and hidden ones) as `Param` slots;
 //! the interpreter replaces each slot by the variable's current value and
@@ -30,6 +32,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::plpgsql_cond::Condition;
+use super::plpgsql_value::QueryValue;
 use super::{eval_const, ExecContext};
 use crate::err;
 use crate::error::{Error, Result, SqlState};
@@ -158,6 +161,9 @@ pub enum Stmt {
     Block(u32, Box<Block>),
     /// `ASSERT cond [, message]`.
     Assert(u32, Expr, Option<Expr>),
+    /// An expression that is a query (`RETURN max(a) FROM t`): its value
+    /// into a slot, for the statement after it.
+    Value(u32, Box<QueryValue>),
 }
 
 /// A nested `[DECLARE] BEGIN ... [EXCEPTION ...] END` block.
@@ -198,6 +204,9 @@ pub struct Program {
     pub ret: DataType,
     /// A function returning `void`: reaching the end returns NULL.
     pub void: bool,
+    /// VOLATILE: each call's subqueries read anew
+    /// ([`super::subplan::new_call`]).
+    pub volatile: bool,
 }
 
 /// How a statement list ended.
@@ -224,6 +233,9 @@ impl Program {
     pub fn call(&self, args: &[Value]) -> Result<Value> {
         if self.strict && args.iter().any(Value::is_null) {
             return Ok(Value::Null);
+        }
+        if self.volatile {
+            super::subplan::new_call();
         }
         let mut vars: Vec<Value> = Vec::with_capacity(self.nvars());
         vars.extend(args.iter().cloned());
@@ -253,6 +265,9 @@ impl Program {
     pub fn rows(&self, args: &[Value], cols: &[DataType]) -> Result<Vec<Vec<Value>>> {
         if self.strict && args.iter().any(Value::is_null) {
             return Ok(Vec::new());
+        }
+        if self.volatile {
+            super::subplan::new_call();
         }
         let mut vars: Vec<Value> = Vec::with_capacity(self.nvars());
         vars.extend(args.iter().cloned());
@@ -341,6 +356,13 @@ impl Program {
                     .map_err(|e| self.at(e, *line, self.query_what(into.is_some())))
             }
             Stmt::Block(_, b) => return self.run_block(b, f),
+            Stmt::Value(line, v) => {
+                let (value, n) = v.eval(&f.vars).map_err(|e| self.at(e, *line, v.what))?;
+                f.vars[v.slot] = value;
+                if let Some((_, row_count)) = self.found {
+                    f.vars[row_count] = Value::Int8(n as i64);
+                }
+            }
             Stmt::Assert(line, cond, message) => {
                 if !self.test(cond, f, *line, "ASSERT")? {
                     let text = match message {
@@ -813,6 +835,7 @@ mod tests {
             found: None,
             ret: DataType::Int4,
             void: false,
+            volatile: false,
         }
     }
 

@@ -24,6 +24,8 @@
 //!   could not run while planning, because it calls a volatile function or
 //!   failed) runs at most once, when first evaluated, and keeps its rows
 //!   for the rest of the statement, volatile or not;
+//! - in a VOLATILE function's body every subquery is such a node, an
+//!   uncorrelated one too, its cache kept for one call ([`new_call`]);
 //! - a multiple-column assignment's subquery (`SET (a, b) = (SELECT ...)`,
 //!   [`SubLinkKind::Row`]) is one node shared by the assignment's columns,
 //!   each asking for its column: it runs once per outer row, not once per
@@ -83,6 +85,9 @@ pub struct SubPlan {
     pub per_row: bool,
     /// An InitPlan: run once, when first evaluated, whatever `per_row`.
     pub once: bool,
+    /// The cache holds for one call of a VOLATILE function only
+    /// ([`SubPlan::per_call`]).
+    per_call: bool,
     /// For a [`SubLinkKind::Row`] run row by row: the rows of the batch
     /// its columns are being evaluated over, and which columns took them.
     pending: Mutex<Option<Pending>>,
@@ -99,6 +104,19 @@ struct Pending {
 struct Cache {
     map: HashMap<Vec<Value>, Arc<Vec<Value>>>,
     values: usize,
+    /// For a per-call node: the [`CALLS`] count its entries were made at.
+    call: u64,
+}
+
+/// Calls of VOLATILE function bodies so far, process-wide: a per-call
+/// node's cache made at another count is stale. (Another session's calls
+/// only empty it early, costing a run, never an answer.)
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Marks the start of a call of a VOLATILE function's body: what its
+/// subqueries read before may have changed since.
+pub fn new_call() {
+    CALLS.fetch_add(1, Ordering::Relaxed);
 }
 
 impl std::fmt::Debug for SubPlan {
@@ -119,6 +137,7 @@ impl SubPlan {
             hits: AtomicU64::new(0),
             per_row: super::rowwise::plan_per_row(&plan),
             once: false,
+            per_call: false,
             pending: Mutex::new(None),
             plan,
         }
@@ -153,7 +172,17 @@ impl SubPlan {
             ring_sizes: c.ring_sizes,
             worktables: Default::default(),
         };
-        SubPlan::new(kind, plan, cmp_ty, ctx)
+        SubPlan {
+            per_call: self.per_call,
+            ..SubPlan::new(kind, plan, cmp_ty, ctx)
+        }
+    }
+
+    /// The node with its cache good for one call of a VOLATILE function's
+    /// body only: each call reads anew ([`new_call`]).
+    pub fn per_call(mut self) -> SubPlan {
+        self.per_call = true;
+        self
     }
 
     /// Evaluates the node (`args`: its operands) for every row of `batch`.
@@ -343,7 +372,16 @@ impl SubPlan {
     fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
         // A panic while holding the lock leaves a consistent map (inserts
         // are single calls), so a poisoned lock is still usable.
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if self.per_call {
+            let call = CALLS.load(Ordering::Relaxed);
+            if cache.call != call {
+                cache.map.clear();
+                cache.values = 0;
+                cache.call = call;
+            }
+        }
+        cache
     }
 }
 

@@ -114,4 +114,7 @@ impl PlanContext for Probe<'_> {
     fn operators(&self, name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
         self.inner.operators(name)
     }
+    fn subqueries_per_call(&self) -> bool {
+        self.inner.subqueries_per_call()
+    }
 }

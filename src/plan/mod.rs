@@ -33,6 +33,7 @@ pub mod indexpred;
 pub mod insert_row;
 pub mod joinorder;
 pub mod modify;
+pub mod nextcmd;
 mod operator;
 mod outer_agg;
 pub mod parallel;
@@ -120,5 +121,12 @@ pub trait PlanContext {
     /// The user-defined operators with symbol `name` the statement sees.
     fn operators(&self, _name: &str) -> Vec<Arc<crate::catalog::OperatorDef>> {
         Vec::new()
+    }
+    /// Whether subqueries run anew at each call of the function body being
+    /// compiled, instead of once per statement (an uncorrelated one while
+    /// binding): in a VOLATILE function's body, whose every call reads
+    /// anew ([`nextcmd`]). A context that wraps another passes it on.
+    fn subqueries_per_call(&self) -> bool {
+        false
     }
 }

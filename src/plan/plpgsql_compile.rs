@@ -10,6 +10,8 @@
 //! restores the list. A query's plan keeps its slots as `Param`s and runs
 //! in the calling statement's execution context (so a body with a query
 //! is compiled anew per calling statement, see [`super::funcprobe`]).
+//! A `RETURN` or assignment whose expression is a query (`RETURN max(a)
+//! FROM t`) runs it first into a slot of its own ([`Stmt::Value`]).
 //!
 //! Invariant: every slot made here has its type in `types`.
 
@@ -20,12 +22,13 @@ use heapdb_grammar::ast;
 use super::bind::{Binder, Mode};
 use super::plpgsql_parse::{self as parse, LoopKind, RawRaise, RawStmt};
 use super::scope::Scope;
-use super::userfunc::{decl_type_full, parse_expr};
+use super::userfunc::{decl_type_full, parse_expr, parse_value};
 use crate::catalog::DomainDef;
 use crate::err;
 use crate::error::{Result, SqlState};
 use crate::exec::plpgsql::{self as pl, Handler, LoopOver, QueryPlan, Raise, Stmt};
 use crate::exec::plpgsql_cond::{self as cond, Condition};
+use crate::exec::plpgsql_value::QueryValue;
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::nodes::plannodes::Plan;
 use crate::types::cast::{cast_kind, CastContext};
@@ -115,6 +118,45 @@ impl<'c> Compiler<'c> {
 
     fn expr_as(&mut self, text: &str, ty: &DataType) -> Result<Expr> {
         self.bind_as(&parse_expr(text)?, ty)
+    }
+
+    /// `text` as `RETURN` or an assignment (`what`) takes it, cast to
+    /// `ty`: an expression, or a query with FROM whose value a
+    /// [`Stmt::Value`] (returned too, to run first) puts in a slot of its
+    /// own, `shown` naming it in errors.
+    fn value_as(
+        &mut self,
+        line: u32,
+        text: &str,
+        ty: &DataType,
+        what: &'static str,
+        shown: String,
+    ) -> Result<(Option<Stmt>, Expr)> {
+        let q = match parse_value(text)? {
+            Ok(e) => return Ok((None, self.bind_as(&e, ty)?)),
+            Err(q) => q,
+        };
+        let query = self.query(&q)?;
+        let from = query
+            .plan
+            .fields
+            .first()
+            .map_or(DataType::Unknown, |f| f.ty);
+        let slot = self.slot(None, from);
+        let param = Expr {
+            kind: ExprKind::Param(slot),
+            ty: from,
+        };
+        let e = self
+            .b
+            .coerce(param, ty, CastContext::Assignment, ast::Offset(0))?;
+        let value = QueryValue {
+            query,
+            slot,
+            what,
+            text: shown,
+        };
+        Ok((Some(Stmt::Value(line, Box::new(value))), e))
     }
 
     fn expr(&mut self, text: &str) -> Result<Expr> {
@@ -305,12 +347,13 @@ impl<'c> Compiler<'c> {
         Ok(match s {
             RawStmt::Assign(line, name, text) => {
                 let (slot, ty) = self.var(name)?;
-                let mut e = self.expr_as(text, &ty)?;
+                let shown = format!("{name} := {}", text.trim());
+                let (value, mut e) = self.value_as(*line, text, &ty, "assignment", shown)?;
                 if let Some((_, dom)) = self.domains.iter().find(|(s, _)| *s == slot) {
                     let dom = dom.clone();
                     e = self.b.coerce_to_domain(e, &dom)?;
                 }
-                Stmt::Assign(*line, slot, e)
+                after_value(*line, value, Stmt::Assign(*line, slot, e))
             }
             RawStmt::Return(line, None) => Stmt::Return(*line, None),
             RawStmt::Return(_, Some(_)) if self.ret == DataType::Unknown => {
@@ -321,7 +364,9 @@ impl<'c> Compiler<'c> {
             }
             RawStmt::Return(line, Some(text)) => {
                 let ret = self.ret;
-                Stmt::Return(*line, Some(self.expr_as(text, &ret)?))
+                let shown = text.trim().to_string();
+                let (value, e) = self.value_as(*line, text, &ret, "RETURN", shown)?;
+                after_value(*line, value, Stmt::Return(*line, Some(e)))
             }
             RawStmt::If(line, arms, otherwise) => {
                 let mut out = Vec::with_capacity(arms.len());
@@ -589,6 +634,23 @@ fn check_set_columns(fields: &[crate::nodes::Field], cols: &[DataType], name: &s
         }
     }
     Ok(())
+}
+
+/// `stmt`, preceded by the statement computing its value when its
+/// expression is a query (the two as a block of their own).
+fn after_value(line: u32, value: Option<Stmt>, stmt: Stmt) -> Stmt {
+    match value {
+        None => stmt,
+        Some(v) => Stmt::Block(
+            line,
+            Box::new(pl::Block {
+                label: None,
+                inits: Vec::new(),
+                body: vec![v, stmt],
+                handlers: Vec::new(),
+            }),
+        ),
+    }
 }
 
 fn mismatch(ret: &DataType) -> crate::error::Error {

@@ -425,11 +425,14 @@ impl Binder<'_> {
         ty: DataType,
     ) -> Result<Expr> {
         let ctx = self.ctx.subplan_context(&plan)?;
-        let sp = if params == 0 {
+        let mut sp = if params == 0 {
             SubPlan::init(kind, plan, cmp_ty, ctx)
         } else {
             SubPlan::new(kind, plan, cmp_ty, ctx)
         };
+        if self.ctx.subqueries_per_call() {
+            sp = sp.per_call();
+        }
         Ok(Expr {
             kind: ExprKind::SubPlan(crate::nodes::expr::SubPlanRef(Arc::new(sp)), args),
             ty,
@@ -443,7 +446,8 @@ impl Binder<'_> {
     /// a plain EXPLAIN never makes), or running it failed (an error
     /// PostgreSQL raises only if the statement evaluates the sublink).
     fn run_now(&mut self, plan: &Plan) -> Option<Vec<Vec<Value>>> {
-        if super::cost::plan_volatile(plan) {
+        // In a VOLATILE function's body it reads anew at each call.
+        if super::cost::plan_volatile(plan) || self.ctx.subqueries_per_call() {
             return None;
         }
         self.ctx.run_subquery(plan).ok()
@@ -571,10 +575,13 @@ impl Binder<'_> {
                 .collect());
         }
         let ctx = self.ctx.subplan_context(&plan)?;
-        let sp = match args.is_empty() {
+        let mut sp = match args.is_empty() {
             true => SubPlan::init(SubLinkKind::Row(m), plan, DataType::Unknown, ctx),
             false => SubPlan::new(SubLinkKind::Row(m), plan, DataType::Unknown, ctx),
         };
+        if self.ctx.subqueries_per_call() {
+            sp = sp.per_call();
+        }
         let sp = crate::nodes::expr::SubPlanRef(Arc::new(sp));
         Ok(types
             .into_iter()

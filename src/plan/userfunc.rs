@@ -30,6 +30,10 @@
 //! unless it is a select-list item of one column, which the select
 //! planner expands as it does the builtin set-returning functions.
 //!
+//! A VOLATILE function's body is compiled under [`NextCommand`]: its
+//! queries read one command later than the calling statement, so they see
+//! the rows it has written so far, as PostgreSQL's do.
+//!
 //! A body's expressions are bound once per function version and reused by
 //! later statements, unless compiling it asked for something bound to the
 //! statement (`now()`, a table, a subquery's rows: [`super::funcprobe`]);
@@ -42,6 +46,7 @@ use heapdb_grammar::ast;
 use heapdb_grammar::lexer::{tokenize, TokenKind};
 
 use super::bind::Binder;
+use super::nextcmd::NextCommand;
 use super::plpgsql_compile::Compiler;
 use super::plpgsql_parse::parse_block;
 use crate::catalog::{DomainDef, FunctionDef, Language};
@@ -53,6 +58,7 @@ use crate::nodes::func::Func;
 use crate::nodes::plannodes::UserSet;
 use crate::nodes::{Field, Srf, TableFunc};
 use crate::types::cast::{cast_kind, CastContext};
+use crate::types::funcs::volatility::Volatility;
 use crate::types::funcs::{user, ScalarFunc};
 use crate::types::DataType;
 
@@ -270,6 +276,16 @@ impl Binder<'_> {
     /// `def`'s body compiled (its expressions bound and its queries
     /// planned under a binder of its own over the same planning context).
     pub fn compile_function(&mut self, def: &FunctionDef) -> Result<Program> {
+        if def.volatility == Volatility::Volatile {
+            // Its queries see what the calling statement wrote so far.
+            let mut next = NextCommand::new(&mut *self.ctx);
+            return Binder::new(&mut next).compile_body(def);
+        }
+        self.compile_body(def)
+    }
+
+    /// [`Binder::compile_function`] under this binder's planning context.
+    fn compile_body(&mut self, def: &FunctionDef) -> Result<Program> {
         let body = rewrite_params(&def.body);
         let mut b = Binder::new(&mut *self.ctx);
         b.params = def
@@ -314,6 +330,7 @@ impl Binder<'_> {
             found,
             ret: def.ret,
             void: def.ret == DataType::Unknown,
+            volatile: def.volatility == Volatility::Volatile,
         })
     }
 }
@@ -439,8 +456,9 @@ fn single_expr(q: &ast::Query) -> Option<ast::Expr> {
     }
 }
 
-/// One PL/pgSQL expression's text parsed (as `SELECT text`).
-pub(super) fn parse_expr(text: &str) -> Result<ast::Expr> {
+/// One PL/pgSQL expression's text parsed as PostgreSQL runs it: the query
+/// `SELECT text`, or the one expression when that query is nothing more.
+pub(super) fn parse_value(text: &str) -> Result<std::result::Result<ast::Expr, ast::Query>> {
     let q = match heapdb_grammar::parse_one(&format!("SELECT {text}")) {
         Ok(ast::Statement::Query(q)) => q,
         Ok(_) => return Err(err!(SyntaxError, "syntax error at or near \"{text}\"")),
@@ -450,7 +468,13 @@ pub(super) fn parse_expr(text: &str) -> Result<ast::Expr> {
             return Err(e);
         }
     };
-    single_expr(&q).ok_or_else(|| {
+    Ok(single_expr(&q).ok_or(*q))
+}
+
+/// One PL/pgSQL expression's text parsed (as `SELECT text`), where only an
+/// expression without FROM is taken.
+pub(super) fn parse_expr(text: &str) -> Result<ast::Expr> {
+    parse_value(text)?.ok().ok_or_else(|| {
         err!(
             FeatureNotSupported,
             "PL/pgSQL expression \"{text}\" is not supported (one expression without FROM only)"

@@ -57,6 +57,13 @@ impl Snapshot {
             ..self.clone()
         }
     }
+
+    /// The snapshot one command later: it also sees what the reader's
+    /// transaction wrote at `curcid` (the statement running now), as a
+    /// VOLATILE function's queries must.
+    pub fn next_command(&self) -> Snapshot {
+        self.with_cid(self.curcid + 1)
+    }
 }
 
 #[cfg(test)]
@@ -81,5 +88,6 @@ mod tests {
         assert!(s.is_current(15));
         assert!(!s.is_current(10));
         assert_eq!(s.with_cid(3).curcid, 3);
+        assert_eq!(s.next_command().curcid, 1);
     }
 }
