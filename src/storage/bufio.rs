@@ -24,7 +24,7 @@ use super::desc::*;
 use super::mapping::{self, MappingTable};
 use super::ring::{Ring, StrategyKind};
 use super::smgr::RELSEG_SIZE;
-use super::stats::Counter;
+use super::stats::{BufferUsage, Counter};
 use super::{relpath, BlockNumber, ForkNumber, RelFileNode, BLCKSZ};
 
 /// Most pages [`BufferPool::flush_run`] writes with one `pwrite` (128 kB).
@@ -456,7 +456,47 @@ impl BufferPool {
             }
         }
         dirty.sort_unstable();
-        for (tag, id) in dirty {
+        // A large flush (the shutdown checkpoint after a run of random
+        // updates) is written by two threads, each a contiguous half of the
+        // tag order: checksumming and copying pages into the OS cache is CPU
+        // work, and the disk writes behind both.
+        if dirty.len() >= PARALLEL_FLUSH {
+            let (low, high) = dirty.split_at(dirty.len() / 2);
+            let high_res = std::thread::scope(|scope| {
+                let helper = std::thread::Builder::new()
+                    .name("heapdb-flush".into())
+                    .spawn_scoped(scope, || {
+                        let before = BufferUsage::current();
+                        let res = self.flush_listed(high);
+                        (res, BufferUsage::current().since(&before))
+                    });
+                let low_res = self.flush_listed(low);
+                let high_res = match helper {
+                    Ok(h) => {
+                        let (res, used) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                        // The statement's figures cover the helper's writes.
+                        used.credit_to_thread();
+                        res
+                    }
+                    Err(_) => self.flush_listed(high),
+                };
+                low_res.and(high_res)
+            });
+            return high_res;
+        }
+        self.flush_listed(&dirty)
+    }
+
+    /// Writes the buffers of `dirty` (tag order) that still hold their
+    /// page dirty, asking the OS to write them back as it goes
+    /// ([`WriteBehind`]).
+    fn flush_listed(&self, dirty: &[(BufferTag, u32)]) -> Result<()> {
+        let mut behind = WriteBehind::default();
+        let mut start = |first: BufferTag, span| {
+            self.smgr
+                .writeback(first.rel, first.fork, first.block, span)
+        };
+        for &(tag, id) in dirty {
             let d = self.desc(id);
             let s = d.lock_header();
             if s & (DIRTY | VALID) != DIRTY | VALID || d.tag() != tag {
@@ -470,7 +510,9 @@ impl BufferPool {
             unsafe { d.content.unlock_shared() };
             self.unpin(id);
             res?;
+            behind.wrote(tag, &mut start);
         }
+        behind.start(&mut start);
         Ok(())
     }
 
@@ -534,5 +576,94 @@ impl BufferPool {
             }
         }
         Ok(())
+    }
+}
+
+/// Dirty pages from which a whole-pool flush is written by two threads
+/// (16 MB).
+pub(super) const PARALLEL_FLUSH: usize = 2048;
+
+/// Pages a whole-pool flush writes before it asks the OS to start writing
+/// them back (256 kB, PostgreSQL's `checkpoint_flush_after`).
+const WRITE_BEHIND: u32 = 32;
+
+/// The blocks a whole-pool flush wrote since it last asked the OS to start
+/// their write-back ([`Smgr::writeback`](super::smgr::Smgr::writeback)):
+/// one range of one fork, the flush going through the pages in tag order.
+/// Without it the disk sat idle while the flush copied pages into the OS
+/// cache, and the fsync after it then waited for all of them (a shutdown
+/// after 20,000 random updates: ~15,000 pages, ~120 MB).
+#[derive(Default)]
+struct WriteBehind {
+    /// The fork and the first block of the range, and the blocks it spans.
+    range: Option<(BufferTag, u32)>,
+    /// Pages written in it.
+    pages: u32,
+}
+
+impl WriteBehind {
+    /// Notes that page `tag` was written; first starts the write-back of
+    /// the range noted so far (`start(first page, blocks spanned)`) when it
+    /// holds enough pages or `tag` does not extend it.
+    fn wrote(&mut self, tag: BufferTag, start: &mut dyn FnMut(BufferTag, u32)) {
+        if let Some((first, _)) = self.range {
+            let same = first.rel == tag.rel && first.fork == tag.fork && tag.block >= first.block;
+            if !same || self.pages >= WRITE_BEHIND {
+                self.start(start);
+            }
+        }
+        match &mut self.range {
+            Some((first, span)) => *span = tag.block - first.block + 1,
+            None => self.range = Some((tag, 1)),
+        }
+        self.pages += 1;
+    }
+
+    /// Starts the write-back of the range noted so far.
+    fn start(&mut self, start: &mut dyn FnMut(BufferTag, u32)) {
+        if let Some((first, span)) = self.range.take() {
+            start(first, span);
+        }
+        self.pages = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tag(rel: u32, block: BlockNumber) -> BufferTag {
+        BufferTag {
+            rel: RelFileNode(rel),
+            fork: ForkNumber::Main,
+            block,
+        }
+    }
+
+    #[test]
+    fn write_behind_covers_every_written_page_in_ranges_of_one_fork() {
+        // Tag order, as the flush writes: scattered blocks of one relation,
+        // then another relation's.
+        let mut written: Vec<BufferTag> = (0..100).map(|i| tag(1, i * 3 + 1)).collect();
+        written.extend((0..5).map(|i| tag(2, i)));
+        let mut ranges = Vec::new();
+        let mut wb = WriteBehind::default();
+        for &t in &written {
+            wb.wrote(t, &mut |first, span| ranges.push((first, span)));
+        }
+        wb.start(&mut |first, span| ranges.push((first, span)));
+        for t in &written {
+            let covered = ranges.iter().filter(|(f, span)| {
+                f.rel == t.rel && f.fork == t.fork && (f.block..f.block + span).contains(&t.block)
+            });
+            assert_eq!(covered.count(), 1, "{t:?} in exactly one range");
+        }
+        // 32 pages a range, and no range spans two relations.
+        assert_eq!(ranges.len(), 4 + 1, "{ranges:?}");
+        assert_eq!(ranges[0], (tag(1, 1), 31 * 3 + 1));
+        assert_eq!(ranges[4], (tag(2, 0), 5));
+        // Nothing written, nothing started.
+        let mut none = WriteBehind::default();
+        none.start(&mut |_, _| panic!("no range"));
     }
 }

@@ -857,6 +857,7 @@ impl BufferPool {
                 None => (self.mapping.write(new_part), None),
             };
 
+            mapping::reserve_one(&mut new_map);
             if let Some(existing) = mapping::lookup(&new_map, hash, &tag) {
                 // Lost the race: someone else mapped the page. Use theirs.
                 let valid = self.pin(existing, with_ring);

@@ -97,6 +97,33 @@ fn pins_prevent_eviction_and_exhaustion_is_an_error() {
 }
 
 #[test]
+fn a_large_flush_writes_every_dirty_page_of_every_relation_once() {
+    // Over the two-thread threshold, across two relations (the halves of
+    // the tag order split inside the first one).
+    const PAGES: u32 = 1300;
+    const OTHER: RelFileNode = RelFileNode(16385);
+    assert!(2 * PAGES as usize >= crate::storage::bufio::PARALLEL_FLUSH);
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let pool = BufferPool::open(dir.path(), 4096).unwrap();
+        pool.create_relation(REL, MAIN).unwrap();
+        pool.create_relation(OTHER, MAIN).unwrap();
+        fill(&pool, REL, PAGES);
+        fill(&pool, OTHER, PAGES);
+        pool.flush_all().unwrap();
+        assert_eq!(pool.stats().shared_written, 2 * u64::from(PAGES));
+        pool.flush_all().unwrap();
+        assert_eq!(pool.stats().shared_written, 2 * u64::from(PAGES));
+    }
+    let pool = BufferPool::open(dir.path(), 4096).unwrap();
+    for rel in [REL, OTHER] {
+        for b in 0..PAGES {
+            assert_eq!(stamp(&pool, rel, b), b, "{rel:?} block {b}");
+        }
+    }
+}
+
+#[test]
 fn flush_all_writes_checksummed_pages_that_survive_reopen() {
     let dir = tempfile::tempdir().unwrap();
     {

@@ -32,6 +32,10 @@
 //! before). A kernel without transparent huge pages refuses the advice; the
 //! pool then simply uses 4 kB pages (PostgreSQL's `huge_pages = try`).
 //!
+//! The regions after one that pool-sized use reached are faulted in ahead
+//! of it by a thread of the pool's own (`prefault.rs`), so the zeroing of
+//! fresh memory happens off the reading thread.
+//!
 //! Regions are aligned to 2 MiB *addresses* (a huge page must be), whatever
 //! the mapping's own alignment; [`HUGE_PAGE`] is the PMD size of x86-64 and
 //! of arm64 with 4 kB pages.
@@ -39,6 +43,7 @@
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::prefault::Prefaulter;
 use super::BLCKSZ;
 use crate::error::{Error, Result, SqlState};
 
@@ -58,6 +63,8 @@ pub(super) struct Frames {
     /// one starting at or before `ptr`): whether it has been advised
     /// `MADV_HUGEPAGE`.
     advised: Box<[AtomicBool]>,
+    /// Populates the regions after the last one normal use reached.
+    ahead: Prefaulter,
 }
 
 // SAFETY: the frames are plain bytes; access is governed by the buffer
@@ -111,6 +118,7 @@ impl Frames {
             len,
             huge: huge_pages,
             advised: (0..regions).map(|_| AtomicBool::new(false)).collect(),
+            ahead: Prefaulter::new(addr, len, regions),
         })
     }
 
@@ -156,9 +164,11 @@ impl Frames {
         // changes no memory contents.
         unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE) };
         self.advised[r].store(true, Ordering::Relaxed);
+        self.ahead.reached(r);
     }
 
-    /// How many regions have been advised `MADV_HUGEPAGE` so far.
+    /// How many regions have been advised `MADV_HUGEPAGE` so far for use
+    /// (not counting those populated ahead of it).
     pub(super) fn regions_advised(&self) -> usize {
         self.advised
             .iter()
@@ -181,6 +191,7 @@ impl Frames {
 
 impl Drop for Frames {
     fn drop(&mut self) {
+        self.ahead.stop();
         // SAFETY: mapped in `Frames::map` with this length; no reference into
         // the frames outlives the pool.
         unsafe {

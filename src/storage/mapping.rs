@@ -5,6 +5,13 @@
 //! itself uses the low bits for the bucket and the top 7 for its control
 //! bytes, so the three uses do not overlap).
 //!
+//! A partition starts with room for at most [`INITIAL_PER_PARTITION`]
+//! entries and grows as buffers are tagged (hashbrown doubles it under the
+//! exclusive lock), instead of being sized for the whole pool up front: with
+//! 6 GB of buffers that sizing wrote each partition's control bytes at
+//! start-up and made every process fault in ~48 MiB of fresh memory, most
+//! of it never used by a process that reads a few thousand pages.
+//!
 //! # Locking rules (as PostgreSQL's `BufMappingLock` partitions)
 //!
 //! - Looking a tag up and pinning the buffer found happen under the
@@ -30,6 +37,10 @@ pub(crate) struct Partition {
     pub(crate) map: RwLock<HashTable<(BufferTag, u32)>>,
 }
 
+/// Entries a partition has room for before its first growth: 32,768
+/// buffers (256 MiB of pages) over the 128 partitions.
+pub(crate) const INITIAL_PER_PARTITION: usize = 256;
+
 /// The partitioned mapping table.
 pub(crate) struct MappingTable {
     /// The partitions.
@@ -37,9 +48,10 @@ pub(crate) struct MappingTable {
 }
 
 impl MappingTable {
-    /// A table sized for `nbuffers` entries.
+    /// A table for up to `nbuffers` entries (room for a few of them at
+    /// first; see the module doc).
     pub(crate) fn new(nbuffers: usize) -> MappingTable {
-        let per = (nbuffers / PARTITIONS + 1) * 2;
+        let per = ((nbuffers / PARTITIONS + 1) * 2).min(INITIAL_PER_PARTITION);
         MappingTable {
             parts: (0..PARTITIONS)
                 .map(|_| Partition {
@@ -72,6 +84,14 @@ impl MappingTable {
 #[inline]
 pub(crate) fn lookup(map: &HashTable<(BufferTag, u32)>, hash: u64, tag: &BufferTag) -> Option<u32> {
     map.find(hash, |e| e.0 == *tag).map(|e| e.1)
+}
+
+/// Makes room for one more entry, so that [`insert`] does not grow the
+/// partition (called before a buffer header is locked: a growth rehashes
+/// the partition, which must not happen under a header lock).
+#[inline]
+pub(crate) fn reserve_one(map: &mut HashTable<(BufferTag, u32)>) {
+    map.reserve(1, |e| e.0.hash());
 }
 
 /// Records that buffer `id` holds `tag` (which must not be present).

@@ -10,7 +10,8 @@
 //! - [`checksum`]: the 16-bit page checksum written just before every write
 //!   and verified just after every read (all-zero "new" pages excepted).
 //! - [`bufmgr`]: the buffer pool: fixed frames (`frames.rs`: one mapping,
-//!   huge pages per 2 MiB region as regions come into use), buffer descriptors, the
+//!   huge pages per 2 MiB region as regions come into use, the next regions
+//!   faulted in ahead of use by `prefault.rs`), buffer descriptors, the
 //!   partitioned mapping table, RAII pins and content locks, clock-sweep
 //!   replacement (`clock.rs`), access strategies ([`ring`]) and counters
 //!   ([`stats`]); [`recent`]: per-block hints of the buffer that last held
@@ -38,6 +39,7 @@ pub mod dirlock;
 mod frames;
 mod mapping;
 pub mod page;
+mod prefault;
 pub mod prefetch;
 pub mod recent;
 pub mod reserve;
