@@ -32,7 +32,7 @@
 //! [`CACHE_SIZE`] used, as PostgreSQL's `RE_compile_and_cache`: a
 //! statement matching a column against one pattern compiles it once.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -132,7 +132,10 @@ pub type Spans = Vec<Option<(usize, usize)>>;
 pub struct Compiled {
     fancy: Option<Regex>,
     pattern: String,
-    program: Program,
+    flags: Flags,
+    /// Built at compile time where the pattern may be too complex or has
+    /// back-references, else on first use.
+    program: OnceCell<Program>,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -144,6 +147,15 @@ impl std::fmt::Debug for Compiled {
 }
 
 impl Compiled {
+    fn program(&self) -> Result<&Program> {
+        if let Some(p) = self.program.get() {
+            return Ok(p);
+        }
+        let p = Program::new(&self.pattern, self.flags)
+            .ok_or_else(|| invalid("regular expression is too complex"))?;
+        Ok(self.program.get_or_init(|| p))
+    }
+
     /// Whether `s` has a match (the operators `~ ~* !~ !~*`).
     pub fn is_match(&self, s: &str) -> Result<bool> {
         if let Some(re) = &self.fancy {
@@ -152,19 +164,19 @@ impl Compiled {
             }
         }
         // No backtracking form, or it gave up.
-        self.program.is_match(s).map_err(|_| too_complex())
+        self.program()?.is_match(s).map_err(|_| too_complex())
     }
 
     /// The backtracking form, if any, and the program.
     #[cfg(test)]
     pub(super) fn engines(&self) -> (Option<&Regex>, &Program) {
-        (self.fancy.as_ref(), &self.program)
+        (self.fancy.as_ref(), self.program().expect("small pattern"))
     }
 
     /// The leftmost match at or after byte `from`, PostgreSQL's: its span
     /// and, with `caps`, its groups' spans (else only the whole match's).
     pub fn find_at(&self, s: &str, from: usize, caps: bool) -> Result<Option<Spans>> {
-        let program = &self.program;
+        let program = self.program()?;
         let Some(fancy) = &self.fancy else {
             return program.search(s, from, caps).map_err(|_| too_complex());
         };
@@ -219,12 +231,23 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Compiled>> {
         return Ok(re);
     }
     let target = translate(pattern, flags)?;
-    let program =
-        Program::new(pattern, flags).ok_or_else(|| invalid("regular expression is too complex"))?;
+    // The program decides "too complex" and serves back-references; a
+    // short pattern without bounds is never too complex, and one without
+    // a back-reference builds it on first use.
+    let program = OnceCell::new();
+    let maybe_backref = pattern
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
+    if maybe_backref || pattern.len() > 200 || pattern.contains('{') {
+        let p = Program::new(pattern, flags)
+            .ok_or_else(|| invalid("regular expression is too complex"))?;
+        let _ = program.set(p);
+    }
     // The engine rejects some patterns PostgreSQL takes (a repeated
     // lookahead, a lookbehind of varying length): the program alone
     // serves them.
-    let fancy = if program.backrefs() {
+    let fancy = if program.get().is_some_and(Program::backrefs) {
         None
     } else {
         fancy_regex::RegexBuilder::new(&target).build().ok()
@@ -232,8 +255,12 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Compiled>> {
     let re = Rc::new(Compiled {
         fancy,
         pattern: pattern.to_string(),
+        flags,
         program,
     });
+    if re.fancy.is_none() {
+        re.program()?;
+    }
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         c.truncate(CACHE_SIZE - 1);
