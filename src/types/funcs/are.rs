@@ -16,12 +16,16 @@
 //! a meaning in the target syntax that it lacks in PostgreSQL's.
 //!
 //! The engine finds the leftmost match preferring earlier alternatives
-//! (Perl's rule) where PostgreSQL prefers the longest; the two agree on
-//! whether a string matches and where the leftmost match starts, and
-//! differ in where it ends and what its groups capture. The operators use
-//! the engine alone; the functions returning text, positions or captures
-//! go through [`Compiled::find_at`], which finishes the match by
-//! PostgreSQL's rules ([`super::regex`]).
+//! (Perl's rule) where PostgreSQL prefers the longest; without
+//! back-references the two agree on whether a string matches and where
+//! the leftmost match starts, and differ in where it ends and what its
+//! groups capture. The operators ask the engine where it has the pattern
+//! ([`Compiled::is_match`]); the functions returning text, positions or
+//! captures go through [`Compiled::find_at`], which finishes the match by
+//! PostgreSQL's rules ([`super::regex`]). Patterns with back-references,
+//! those the engine rejects and matches it gives up on are PostgreSQL's
+//! program's alone, and so is "regular expression is too complex" at
+//! compile time.
 //!
 //! Invariant: [`compile`] returns the same compiled pattern for the same
 //! (pattern, flags) for as long as it stays among the last
@@ -30,7 +34,6 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::fmt::Write as _;
-use std::ops::Deref;
 use std::rc::Rc;
 
 use super::regex::Program;
@@ -119,15 +122,20 @@ fn invalid(msg: &str) -> Error {
 /// where it took no part).
 pub type Spans = Vec<Option<(usize, usize)>>;
 
-/// A compiled pattern: the backtracking engine's form, which decides
-/// whether and where a match starts (and is all the matching operators
-/// use), and, built on first use, the [`Program`] that finds the match's
-/// end and captures by PostgreSQL's rules.
+/// A compiled pattern: the [`Program`], which finds matches by
+/// PostgreSQL's rules, and, where it takes the pattern and agrees with
+/// PostgreSQL on whether and where a match starts, the backtracking
+/// engine's form, which answers that faster. Patterns with
+/// back-references have no such form: a back-reference to a group that
+/// matched nothing, or was iterated, and PostgreSQL's search order
+/// change those answers (`()*\1`, `$()|^\1`).
 pub struct Compiled {
-    fancy: Regex,
+    fancy: Option<Regex>,
     pattern: String,
     flags: Flags,
-    program: OnceCell<Option<Program>>,
+    /// Built at compile time where the pattern may be too complex or has
+    /// back-references, else on first use.
+    program: OnceCell<Program>,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -138,24 +146,44 @@ impl std::fmt::Debug for Compiled {
     }
 }
 
-impl Deref for Compiled {
-    type Target = Regex;
-    fn deref(&self) -> &Regex {
-        &self.fancy
-    }
-}
-
 impl Compiled {
+    fn program(&self) -> Result<&Program> {
+        if let Some(p) = self.program.get() {
+            return Ok(p);
+        }
+        let p = Program::new(&self.pattern, self.flags)
+            .ok_or_else(|| invalid("regular expression is too complex"))?;
+        Ok(self.program.get_or_init(|| p))
+    }
+
+    /// Whether `s` has a match (the operators `~ ~* !~ !~*`).
+    pub fn is_match(&self, s: &str) -> Result<bool> {
+        if let Some(re) = &self.fancy {
+            if let Ok(found) = re.is_match(s) {
+                return Ok(found);
+            }
+        }
+        // No backtracking form, or it gave up.
+        self.program()?.is_match(s).map_err(|_| too_complex())
+    }
+
+    /// The backtracking form, if any, and the program.
+    #[cfg(test)]
+    pub(super) fn engines(&self) -> (Option<&Regex>, &Program) {
+        (self.fancy.as_ref(), self.program().expect("small pattern"))
+    }
+
     /// The leftmost match at or after byte `from`, PostgreSQL's: its span
     /// and, with `caps`, its groups' spans (else only the whole match's).
     pub fn find_at(&self, s: &str, from: usize, caps: bool) -> Result<Option<Spans>> {
-        let program = self
-            .program
-            .get_or_init(|| Program::new(&self.pattern, self.flags))
-            .as_ref()
-            .ok_or_else(|| invalid("regular expression is too complex"))?;
+        let program = self.program()?;
+        let Some(fancy) = &self.fancy else {
+            return program.search(s, from, caps).map_err(|_| too_complex());
+        };
         let fancy_spans = || -> Result<Option<Spans>> {
-            let found = self.fancy.captures_from_pos(s, from).map_err(run_error)?;
+            let found = fancy
+                .captures_from_pos(s, from)
+                .map_err(|_| too_complex())?;
             Ok(found.map(|c| {
                 (0..c.len())
                     .map(|k| c.get(k).map(|m| (m.start(), m.end())))
@@ -165,7 +193,7 @@ impl Compiled {
         if program.exact() && caps {
             return fancy_spans();
         }
-        let m = match self.fancy.find_from_pos(s, from) {
+        let m = match fancy.find_from_pos(s, from) {
             Ok(Some(m)) => m,
             Ok(None) => return Ok(None),
             // The backtracking engine gave up: search start by start.
@@ -203,15 +231,36 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Compiled>> {
         return Ok(re);
     }
     let target = translate(pattern, flags)?;
-    let re = fancy_regex::RegexBuilder::new(&target)
-        .build()
-        .map_err(|e| invalid(&engine_message(&e)))?;
+    // The program decides "too complex" and serves back-references; a
+    // short pattern without bounds is never too complex, and one without
+    // a back-reference builds it on first use.
+    let program = OnceCell::new();
+    let maybe_backref = pattern
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
+    if maybe_backref || pattern.len() > 200 || pattern.contains('{') {
+        let p = Program::new(pattern, flags)
+            .ok_or_else(|| invalid("regular expression is too complex"))?;
+        let _ = program.set(p);
+    }
+    // The engine rejects some patterns PostgreSQL takes (a repeated
+    // lookahead, a lookbehind of varying length): the program alone
+    // serves them.
+    let fancy = if program.get().is_some_and(Program::backrefs) {
+        None
+    } else {
+        fancy_regex::RegexBuilder::new(&target).build().ok()
+    };
     let re = Rc::new(Compiled {
-        fancy: re,
+        fancy,
         pattern: pattern.to_string(),
         flags,
-        program: OnceCell::new(),
+        program,
     });
+    if re.fancy.is_none() {
+        re.program()?;
+    }
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         c.truncate(CACHE_SIZE - 1);
@@ -220,21 +269,8 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Compiled>> {
     Ok(re)
 }
 
-/// The engine's reason for rejecting a translated pattern (rare: the
-/// translation checks what PostgreSQL checks).
-fn engine_message(e: &fancy_regex::Error) -> String {
-    let msg = e.to_string();
-    let last = msg.lines().last().unwrap_or("").trim();
-    last.strip_prefix("error: ").unwrap_or(last).to_string()
-}
-
 /// A match that needs more work than allowed.
 fn too_complex() -> Error {
-    err!(ProgramLimitExceeded, "regular expression is too complex")
-}
-
-/// A run-time failure of the engine (its backtracking limit).
-pub fn run_error(_e: fancy_regex::Error) -> Error {
     err!(ProgramLimitExceeded, "regular expression is too complex")
 }
 
@@ -300,11 +336,22 @@ pub fn translate(pattern: &str, mut flags: Flags) -> Result<String> {
         chars: p.chars().collect(),
         at: 0,
         out,
-        groups: 0,
+        closed: Vec::new(),
         open: Vec::new(),
         expanded: flags.expanded,
     }
     .run()
+}
+
+/// An open parenthesis.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Paren {
+    /// A lookaround constraint.
+    Look,
+    /// Capturing group number `k` (1-based).
+    Capture(usize),
+    /// A group that does not capture: `(?:`, or `(` inside a constraint.
+    Plain,
 }
 
 /// What the previous item was, for the quantifier checks.
@@ -324,10 +371,11 @@ struct Translator {
     chars: Vec<char>,
     at: usize,
     out: String,
-    /// Capturing groups opened so far.
-    groups: usize,
-    /// For each open parenthesis, whether it is a lookaround constraint.
-    open: Vec<bool>,
+    /// For each capturing group opened so far, whether it is closed (a
+    /// back-reference may only name a closed one).
+    closed: Vec<bool>,
+    /// The open parentheses, innermost last.
+    open: Vec<Paren>,
     expanded: bool,
 }
 
@@ -343,17 +391,20 @@ impl Translator {
             prev = match c {
                 '(' => self.group()?,
                 ')' => {
-                    let constraint = self
+                    let paren = self
                         .open
                         .pop()
                         .ok_or_else(|| invalid("parentheses () not balanced"))?;
+                    if let Paren::Capture(k) = paren {
+                        self.closed[k - 1] = true;
+                    }
                     if self.out.ends_with('(') || self.out.ends_with("(?:") {
                         // An empty group, which the engine cannot repeat:
                         // something matching the empty string only.
                         self.out.push_str("a{0}");
                     }
                     self.out.push(')');
-                    if constraint {
+                    if paren == Paren::Look {
                         Prev::None
                     } else {
                         Prev::Atom
@@ -412,9 +463,15 @@ impl Translator {
     /// After `(`: a group, a non-capturing group, a constraint or a comment.
     fn group(&mut self) -> Result<Prev> {
         if self.peek(0) != Some('?') {
-            self.groups += 1;
-            self.open.push(false);
-            self.out.push('(');
+            // Inside a constraint groups do not capture, nor count.
+            if self.open.contains(&Paren::Look) {
+                self.open.push(Paren::Plain);
+                self.out.push_str("(?:");
+            } else {
+                self.closed.push(false);
+                self.open.push(Paren::Capture(self.closed.len()));
+                self.out.push('(');
+            }
             return Ok(Prev::None);
         }
         let forms: [(&str, bool); 5] = [
@@ -428,7 +485,11 @@ impl Translator {
             let n = form.chars().count();
             if (0..n).all(|k| self.peek(1 + k) == form.chars().nth(k)) {
                 self.at += 1 + n;
-                self.open.push(constraint);
+                self.open.push(if constraint {
+                    Paren::Look
+                } else {
+                    Paren::Plain
+                });
                 self.out.push_str("(?");
                 self.out.push_str(form);
                 return Ok(Prev::None);
@@ -505,7 +566,8 @@ impl Translator {
         }
         if let Some(d) = c.to_digit(10).filter(|d| *d > 0) {
             // No back-references inside lookaround constraints.
-            if d as usize > self.groups || self.open.iter().any(|&look| look) {
+            let closed = self.closed.get(d as usize - 1) == Some(&true);
+            if !closed || self.open.contains(&Paren::Look) {
                 return Err(invalid("invalid backreference number"));
             }
             write!(self.out, "\\{d}").expect("writing to a String");

@@ -274,7 +274,7 @@ impl RegexpFunc {
         }
         let from = byte_of_char(s, start - 1);
         match self {
-            RegexpFunc::Like => Ok(Value::Bool(re.is_match(s).map_err(are::run_error)?)),
+            RegexpFunc::Like => Ok(Value::Bool(re.is_match(s)?)),
             RegexpFunc::Count => Ok(Value::Int4(match from {
                 Some(b) => {
                     let mut n = 0;

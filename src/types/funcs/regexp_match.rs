@@ -26,9 +26,7 @@ pub fn matches(s: &str, pattern: &str, icase: bool) -> Result<bool> {
         icase,
         ..Flags::default()
     };
-    are::compile(pattern, flags)?
-        .is_match(s)
-        .map_err(are::run_error)
+    are::compile(pattern, flags)?.is_match(s)
 }
 
 /// The flags of `regexp_match`-style functions, with PostgreSQL's error

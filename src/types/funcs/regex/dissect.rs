@@ -227,8 +227,10 @@ pub type Caps = Vec<Option<(usize, usize)>>;
 pub struct Dissect<'a> {
     pub sim: &'a Sim<'a>,
     pub s: &'a str,
-    /// Set when the work limit was reached.
+    /// Node visits so far.
     pub steps: usize,
+    /// Back-references compare ignoring case.
+    pub icase: bool,
 }
 
 /// How many node visits one dissection may make ("too complex" beyond).
@@ -320,11 +322,13 @@ impl Dissect<'_> {
             sim.longest(l.fr(), b, e)
         };
         while let Some(m) = mid {
-            if sim.exact(r.fr(), m, e)
-                && self.dissect(l, b, m, caps)?
-                && self.dissect(r, m, e, caps)?
-            {
-                return Ok(true);
+            if sim.exact(r.fr(), m, e) && self.dissect(l, b, m, caps)? {
+                if self.dissect(r, m, e, caps)? {
+                    return Ok(true);
+                }
+                // A failed dissection leaves no captures behind (the right
+                // part cleared its own).
+                Self::zap(l, caps);
             }
             mid = if rev {
                 if m == e {
@@ -337,8 +341,6 @@ impl Dissect<'_> {
                 }
                 sim.longest(l.fr(), b, m - 1)
             };
-            Self::zap(l, caps);
-            Self::zap(r, caps);
         }
         Ok(false)
     }
@@ -363,18 +365,26 @@ impl Dissect<'_> {
         if b == e {
             return min == 0;
         }
-        let target = &self.s[b..e];
-        if target.len() % text.len() != 0 {
+        // Counted and compared by characters, as PostgreSQL's `cbrdissect`
+        // (case-folded under the `i` flag).
+        let (brlen, tlen) = (self.chars(so, eo), self.chars(b, e));
+        if tlen % brlen != 0 {
             return false;
         }
-        let reps = (target.len() / text.len()) as u32;
+        let reps = (tlen / brlen) as u32;
         if reps < min || max.is_some_and(|m| reps > m) {
             return false;
         }
+        if !self.icase {
+            return self.s.as_bytes()[b..e]
+                .chunks(text.len())
+                .all(|c| c == text.as_bytes());
+        }
+        let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
+        let target: Vec<char> = self.s[b..e].chars().collect();
         target
-            .as_bytes()
-            .chunks(text.len())
-            .all(|c| c == text.as_bytes())
+            .chunks(brlen)
+            .all(|c| c.iter().copied().map(fold).eq(text.chars().map(fold)))
     }
 
     /// `citerdissect`: iterations as long as possible from the left.

@@ -1,26 +1,33 @@
-//! PostgreSQL's match semantics for the functions that return what a
-//! regular expression matched (spans, positions, captures): the leftmost
+//! PostgreSQL's match semantics for regular expressions: the leftmost
 //! match, and at that start the longest or the shortest match by the
 //! RE's preference, then each subexpression's span by PostgreSQL's
 //! dissection rules (functions-matching 9.7.3.5; [`dissect`]).
 //!
-//! The backtracking engine (`fancy-regex`, compiled by
-//! [`super::are`]) still answers whether there is a match and where the
-//! leftmost one starts: both engines agree on that, as a backtracking
-//! search tries each start in turn and finds a match there if there is
-//! one. From that start a [`Program`] (an NFA simulated over position
-//! sets, [`nfa`], and PostgreSQL's subexpression tree, [`dissect`]) finds
-//! the end and the captures. Patterns where the backtracking engine's
-//! answer is provably PostgreSQL's skip the program ([`Program::exact`]).
+//! Without back-references the backtracking engine (`fancy-regex`,
+//! compiled by [`super::are`]) answers whether there is a match and where
+//! the leftmost one starts, where it takes the pattern: both engines agree
+//! on that, as a backtracking search tries each start in turn and finds a
+//! match there if there is one (a property test, `agree`, checks it).
+//! From that start a [`Program`] (an NFA simulated over position sets,
+//! [`nfa`], and PostgreSQL's subexpression tree, [`dissect`]) finds the
+//! end and the captures. Patterns where the backtracking engine's answer
+//! is provably PostgreSQL's skip the program ([`Program::exact`]). With
+//! back-references, or where the engine rejects the pattern or gives up,
+//! the program searches alone ([`Program::search`]), as PostgreSQL's
+//! `cfindloop`; and it decides at compile time whether PostgreSQL would
+//! find the pattern too complex ([`size`]).
 //!
 //! Falls back to the backtracking engine's spans only where the program
 //! finds no match at the start it was given, which the two engines'
 //! agreement on matching rules out but for character classes outside
 //! ASCII, where their definitions may differ.
 
+#[cfg(test)]
+mod agree;
 mod dissect;
 mod nfa;
 mod parse;
+mod size;
 
 use super::are::Flags;
 use dissect::{Caps, Dissect, Sub};
@@ -36,6 +43,8 @@ pub struct Program {
     ngroups: usize,
     backrefs: bool,
     exact: bool,
+    /// Back-references compare text ignoring case.
+    icase: bool,
 }
 
 /// Whether a match of `alt`, at a given start, has one length only and
@@ -75,19 +84,30 @@ fn exact(alt: &Alt) -> bool {
 
 impl Program {
     /// The program of `pattern` with `flags`, which the translation has
-    /// accepted; `None` if it needs too many states.
+    /// accepted; `None` if PostgreSQL would find it too complex
+    /// ([`size`]) or it needs too many states.
     pub fn new(pattern: &str, flags: Flags) -> Option<Program> {
         let parsed = parse::parse(pattern, flags);
         let mut root = dissect::tree(&parsed.root);
         let mut nfa = Nfa::default();
-        root.build(&mut nfa, &parsed.groups).ok()?;
+        let top = root.build(&mut nfa, &parsed.groups).ok()?;
+        if size::too_big(&nfa, top) {
+            return None;
+        }
         Some(Program {
             nfa,
             root,
             ngroups: parsed.groups.len() - 1,
             backrefs: has_backref(&parsed.root),
             exact: exact(&parsed.root),
+            icase: parsed.flags.icase,
         })
+    }
+
+    /// Whether the pattern has back-references, whose matches only the
+    /// program finds as PostgreSQL does.
+    pub fn backrefs(&self) -> bool {
+        self.backrefs
     }
 
     /// Whether the backtracking engine's spans and captures are
@@ -100,13 +120,24 @@ impl Program {
     /// `caps`, each group's (`None` where it took no part); `None` if
     /// there is no match there.
     pub fn match_at(&self, s: &str, so: usize, caps: bool) -> Result<Option<Caps>, TooComplex> {
-        let sim = Sim::new(&self.nfa, s);
+        self.match_in(&Sim::new(&self.nfa, s), s, so, caps)
+    }
+
+    /// [`Program::match_at`] with the simulation of `s` given.
+    fn match_in(
+        &self,
+        sim: &Sim,
+        s: &str,
+        so: usize,
+        caps: bool,
+    ) -> Result<Option<Caps>, TooComplex> {
         let top = self.root.frag.expect("built");
         let shorter = self.root.flags & parse::SHORTER != 0;
         let mut d = Dissect {
-            sim: &sim,
+            sim,
             s,
             steps: 0,
+            icase: self.icase,
         };
         let mut spans: Caps = vec![None; self.ngroups + 1];
         if !self.backrefs {
@@ -153,20 +184,49 @@ impl Program {
 }
 
 impl Program {
-    /// The leftmost match at or after byte `from`, trying each start in
-    /// turn (for when the backtracking engine gives up).
+    /// The leftmost match at or after byte `from` (PostgreSQL's `find`
+    /// and `cfindloop`). A round finds the first position where any match
+    /// starting at or after its start can end (`close`), then tries each
+    /// start up to `close`. Without back-references a match is found
+    /// there; with them every candidate may fail the dissection, and the
+    /// next round starts after `close`, but only while that is before the
+    /// end of the string: as PostgreSQL's, an empty match at the very end
+    /// is then not tried (`'a' ~ '$()|^\1'` is false).
     pub fn search(&self, s: &str, from: usize, caps: bool) -> Result<Option<Caps>, TooComplex> {
-        let mut at = from;
+        let sim = Sim::new(&self.nfa, s);
+        let top = self.root.frag.expect("built");
+        let mut round = from;
         loop {
-            if let Some(found) = self.match_at(s, at, caps)? {
-                return Ok(Some(found));
+            let Some(close) = sim.first_end(top, round) else {
+                return Ok(None);
+            };
+            let mut at = round;
+            while at <= close {
+                if let Some(found) = self.match_in(&sim, s, at, caps)? {
+                    return Ok(Some(found));
+                }
+                at += next_len(s, at);
             }
-            match s[at..].chars().next() {
-                Some(c) => at += c.len_utf8(),
-                None => return Ok(None),
+            round = close + next_len(s, close);
+            if round >= s.len() {
+                return Ok(None);
             }
         }
     }
+
+    /// Whether `s` has a match.
+    pub fn is_match(&self, s: &str) -> Result<bool, TooComplex> {
+        if self.backrefs {
+            return Ok(self.search(s, 0, false)?.is_some());
+        }
+        let sim = Sim::new(&self.nfa, s);
+        Ok(sim.first_end(self.root.frag.expect("built"), 0).is_some())
+    }
+}
+
+/// The length of the character at byte `at` (1 at the end).
+fn next_len(s: &str, at: usize) -> usize {
+    s[at..].chars().next().map_or(1, char::len_utf8)
 }
 
 fn has_backref(alt: &Alt) -> bool {

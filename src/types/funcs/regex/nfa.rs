@@ -12,14 +12,17 @@
 //! (constraints removed), as PostgreSQL's NFA does; the dissection checks
 //! the actual text. Invariant: the NFA has at most [`MAX_STATES`] states.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use hashbrown::HashMap;
 
 use super::parse::{is_word, Alt, Assert, Atom, CharSet, Piece};
 
 /// The most states a pattern may need ("regular expression is too
-/// complex" beyond).
-pub const MAX_STATES: usize = 200_000;
+/// complex" beyond): a pattern of some 400,000 characters, which
+/// PostgreSQL's compile-space limit also takes.
+pub const MAX_STATES: usize = 1_000_000;
 
 /// A fragment: entry and exit state.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +32,7 @@ pub struct Frag {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Edge {
+pub(super) enum Edge {
     Eps(u32),
     Char(u32, u32),
     Assert(Assert, u32),
@@ -46,10 +49,25 @@ struct Look {
 /// lookaround constraints the edges name.
 #[derive(Default)]
 pub struct Nfa {
-    states: Vec<Vec<Edge>>,
+    pub(super) states: Vec<Vec<Edge>>,
     sets: Vec<CharSet>,
     looks: Vec<Look>,
+    /// [`Sim::closure`]'s answers, by (state, exit), for every string
+    /// matched.
+    closures: RefCell<HashMap<(u32, u32), Closure>>,
 }
+
+/// What a state reaches through empty edges, up to a fragment's exit: the
+/// states that matter there (with a consuming edge, or the exit), and the
+/// constraint edges on the way, whose answers depend on the position.
+#[derive(Clone)]
+struct Closure {
+    states: Rc<[u32]>,
+    constraints: Rc<[Edge]>,
+}
+
+/// How many closures an automaton remembers.
+const MAX_CLOSURES: usize = 100_000;
 
 /// The pattern needs more than [`MAX_STATES`] states.
 #[derive(Debug)]
@@ -218,23 +236,47 @@ impl Nfa {
 /// What a run looks for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Want {
-    /// The last accepting position.
-    Longest,
+    /// Every accepting position.
+    All,
     /// The first accepting position at or after this one.
-    Shortest(usize),
+    First(usize),
 }
 
+/// Where a fragment can end from one start, as far as a run went.
+struct Ends {
+    /// The accepting positions found, ascending.
+    at: Rc<Vec<usize>>,
+    /// The run went up to here, or to the end if `done`.
+    reached: usize,
+    /// No state was left: there are no more.
+    done: bool,
+}
+
+/// How many remembered end positions a simulation keeps before it
+/// forgets them all (a bound on its memory for long strings).
+const MEMO_BUDGET: usize = 1 << 20;
+
 /// Simulations of one NFA over one string, with the lookaround answers
-/// remembered.
+/// and the ends found from each start remembered: the dissection asks
+/// the same fragment from the same start again with other limits.
 pub struct Sim<'a> {
     nfa: &'a Nfa,
     s: &'a str,
     looks: RefCell<HashMap<(u32, usize), bool>>,
+    ends: RefCell<HashMap<(u32, u32, usize), Ends>>,
+    /// End positions held in `ends`.
+    held: Cell<usize>,
+    /// Work lists to reuse (a run may start another, for lookaround).
+    spare: RefCell<Vec<Sets>>,
 }
 
 /// The work lists of one run.
 struct Sets {
     mark: Vec<u32>,
+    /// The states whose closure this generation has added.
+    done: Vec<u32>,
+    /// States whose closure is still to add.
+    todo: Vec<u32>,
     gen: u32,
     cur: Vec<u32>,
     next: Vec<u32>,
@@ -247,13 +289,41 @@ impl<'a> Sim<'a> {
             nfa,
             s,
             looks: RefCell::new(HashMap::new()),
+            ends: RefCell::new(HashMap::new()),
+            held: Cell::new(0),
+            spare: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The ends of `f` from `begin`, found at least up to `limit`.
+    fn ends(&self, f: Frag, begin: usize, limit: usize) -> Rc<Vec<usize>> {
+        if let Some(e) = self.ends.borrow().get(&(f.start, f.end, begin)) {
+            if e.done || e.reached >= limit {
+                return e.at.clone();
+            }
+        }
+        let (at, done) = self.run(f, begin, limit, Want::All, false);
+        let at = Rc::new(at);
+        if self.held.get() + at.len() > MEMO_BUDGET {
+            self.ends.borrow_mut().clear();
+            self.held.set(0);
+        }
+        self.held.set(self.held.get() + at.len());
+        let e = Ends {
+            at: at.clone(),
+            reached: limit,
+            done,
+        };
+        self.ends.borrow_mut().insert((f.start, f.end, begin), e);
+        at
     }
 
     /// The last position at or before `limit` where `f` can end, starting
     /// at `begin`.
     pub fn longest(&self, f: Frag, begin: usize, limit: usize) -> Option<usize> {
-        self.run(f, begin, limit, Want::Longest)
+        let at = self.ends(f, begin, limit);
+        let k = at.partition_point(|&p| p <= limit);
+        k.checked_sub(1).map(|k| at[k])
     }
 
     /// The first position in `from..=limit` where `f` can end, starting
@@ -262,12 +332,30 @@ impl<'a> Sim<'a> {
         if from > limit {
             return None;
         }
-        self.run(f, begin, limit, Want::Shortest(from))
+        if let Some(e) = self.ends.borrow().get(&(f.start, f.end, begin)) {
+            if e.done || e.reached >= limit {
+                let k = e.at.partition_point(|&p| p < from);
+                return e.at.get(k).copied().filter(|&p| p <= limit);
+            }
+        }
+        // Not remembered: stop at the first end rather than find them all.
+        self.run(f, begin, limit, Want::First(from), false)
+            .0
+            .first()
+            .copied()
+    }
+
+    /// The first position at or after `from` where a match of `f` that
+    /// starts at or after `from` can end (PostgreSQL's search DFA, which
+    /// is the RE with a leading `.*`).
+    pub fn first_end(&self, f: Frag, from: usize) -> Option<usize> {
+        let (at, _) = self.run(f, from, self.s.len(), Want::First(from), true);
+        at.first().copied()
     }
 
     /// Whether `f` can match exactly `begin..end`.
     pub fn exact(&self, f: Frag, begin: usize, end: usize) -> bool {
-        self.longest(f, begin, end) == Some(end)
+        self.ends(f, begin, end).binary_search(&end).is_ok()
     }
 
     fn check(&self, a: Assert, pos: usize) -> bool {
@@ -303,6 +391,36 @@ impl<'a> Sim<'a> {
 
     /// Adds `from` and what it reaches without consuming to `sets.cur`.
     fn close(&self, sets: &mut Sets, from: u32, pos: usize, exit: u32) {
+        let mut todo = std::mem::take(&mut sets.todo);
+        todo.push(from);
+        while let Some(st) = todo.pop() {
+            if sets.done[st as usize] == sets.gen {
+                continue;
+            }
+            sets.done[st as usize] = sets.gen;
+            let Some(c) = self.closure(st, exit) else {
+                self.walk(sets, st, pos, exit);
+                continue;
+            };
+            for &t in c.states.iter() {
+                if sets.mark[t as usize] != sets.gen {
+                    sets.mark[t as usize] = sets.gen;
+                    sets.cur.push(t);
+                }
+            }
+            for e in c.constraints.iter() {
+                match *e {
+                    Edge::Assert(a, t) if self.check(a, pos) => todo.push(t),
+                    Edge::Look(k, t) if self.look(k, pos) => todo.push(t),
+                    _ => {}
+                }
+            }
+        }
+        sets.todo = todo;
+    }
+
+    /// [`Sim::close`] edge by edge, where the closures are not remembered.
+    fn walk(&self, sets: &mut Sets, from: u32, pos: usize, exit: u32) {
         sets.stack.push(from);
         while let Some(st) = sets.stack.pop() {
             if sets.mark[st as usize] == sets.gen {
@@ -324,34 +442,107 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn run(&self, f: Frag, begin: usize, limit: usize, want: Want) -> Option<usize> {
+    /// What `from` reaches through empty edges, stopping at `exit`;
+    /// `None` when too many are remembered.
+    fn closure(&self, from: u32, exit: u32) -> Option<Closure> {
+        let mut memo = self.nfa.closures.borrow_mut();
+        if let Some(c) = memo.get(&(from, exit)) {
+            return Some(c.clone());
+        }
+        if memo.len() >= MAX_CLOSURES {
+            return None;
+        }
+        let mut seen = hashbrown::HashSet::new();
+        let mut stack = vec![from];
+        let (mut states, mut constraints) = (Vec::new(), Vec::new());
+        while let Some(st) = stack.pop() {
+            if !seen.insert(st) {
+                continue;
+            }
+            if st == exit {
+                states.push(st);
+                continue;
+            }
+            let edges = &self.nfa.states[st as usize];
+            if edges.iter().any(|e| matches!(e, Edge::Char(..))) {
+                states.push(st);
+            }
+            for e in edges {
+                match *e {
+                    Edge::Eps(t) => stack.push(t),
+                    Edge::Assert(..) | Edge::Look(..) => constraints.push(*e),
+                    Edge::Char(..) => {}
+                }
+            }
+        }
+        let c = Closure {
+            states: states.into(),
+            constraints: constraints.into(),
+        };
+        memo.insert((from, exit), c.clone());
+        Some(c)
+    }
+
+    /// A run of `f` from `begin` up to `limit`: the accepting positions
+    /// it wants, and whether it ran out of states (or string) before
+    /// `limit`. `unanchored`: a match may also start at every later
+    /// position.
+    fn run(
+        &self,
+        f: Frag,
+        begin: usize,
+        limit: usize,
+        want: Want,
+        unanchored: bool,
+    ) -> (Vec<usize>, bool) {
         let n = self.nfa.states.len();
-        let mut sets = Sets {
+        let mut sets = self.spare.borrow_mut().pop().unwrap_or_else(|| Sets {
             mark: vec![0; n],
-            gen: 1,
+            done: vec![0; n],
+            todo: Vec::new(),
+            gen: 0,
             cur: Vec::new(),
             next: Vec::new(),
             stack: Vec::new(),
-        };
+        });
+        let found = self.scan(&mut sets, f, begin, limit, want, unanchored);
+        self.spare.borrow_mut().push(sets);
+        found
+    }
+
+    fn scan(
+        &self,
+        sets: &mut Sets,
+        f: Frag,
+        begin: usize,
+        limit: usize,
+        want: Want,
+        unanchored: bool,
+    ) -> (Vec<usize>, bool) {
+        let mut found = Vec::new();
         let mut pos = begin;
-        self.close(&mut sets, f.start, pos, f.end);
-        let mut last = None;
+        sets.cur.clear();
+        self.advance(sets);
+        self.close(sets, f.start, pos, f.end);
         loop {
             if sets.mark[f.end as usize] == sets.gen {
                 match want {
-                    Want::Longest => last = Some(pos),
-                    Want::Shortest(from) if pos >= from => return Some(pos),
-                    Want::Shortest(_) => {}
+                    Want::All => found.push(pos),
+                    Want::First(from) if pos >= from => return (vec![pos], false),
+                    Want::First(_) => {}
                 }
             }
-            if pos >= limit || sets.cur.is_empty() {
-                return last;
+            if sets.cur.is_empty() && !unanchored {
+                return (found, true);
+            }
+            if pos >= limit {
+                return (found, pos >= self.s.len());
             }
             let Some(c) = self.s[pos..].chars().next() else {
-                return last;
+                return (found, true);
             };
             if pos + c.len_utf8() > limit {
-                return last;
+                return (found, false);
             }
             sets.next.clear();
             for &st in &sets.cur {
@@ -367,13 +558,26 @@ impl<'a> Sim<'a> {
                 }
             }
             pos += c.len_utf8();
-            sets.gen += 1;
+            self.advance(sets);
             sets.cur.clear();
             let next = std::mem::take(&mut sets.next);
             for &t in &next {
-                self.close(&mut sets, t, pos, f.end);
+                self.close(sets, t, pos, f.end);
+            }
+            if unanchored {
+                self.close(sets, f.start, pos, f.end);
             }
             sets.next = next;
+        }
+    }
+
+    /// A new generation of marks (clearing them when the counter wraps).
+    fn advance(&self, sets: &mut Sets) {
+        sets.gen = sets.gen.wrapping_add(1);
+        if sets.gen == 0 {
+            sets.mark.iter_mut().for_each(|m| *m = 0);
+            sets.done.iter_mut().for_each(|m| *m = 0);
+            sets.gen = 1;
         }
     }
 }

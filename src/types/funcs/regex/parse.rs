@@ -164,6 +164,8 @@ pub struct Parsed {
     pub root: Alt,
     /// `groups[k]`: the body of capturing group `k` (index 0 unused).
     pub groups: Vec<Alt>,
+    /// The flags with the pattern's embedded options applied.
+    pub flags: Flags,
 }
 
 /// Parses `pattern` (already validated by the translation).
@@ -188,6 +190,7 @@ pub fn parse(pattern: &str, mut flags: Flags) -> Parsed {
     Parsed {
         root,
         groups: parser.groups,
+        flags,
     }
 }
 
