@@ -105,6 +105,9 @@ impl PageGroups {
         if self.rows.len() < top {
             self.grow(top);
         }
+        // The unchecked folds below rely on every key of the page being
+        // below every accumulator's length (`grow` keeps them equal).
+        assert!(self.acc.iter().all(|a| a.len() == self.rows.len()) && top <= self.rows.len());
         fold_rows(&mut self.rows, keys);
         for (t, acc) in self.terms.iter().zip(&mut self.acc) {
             match *t {
@@ -172,20 +175,26 @@ fn neutral(t: Term) -> i64 {
     }
 }
 
-/// `rows[k] += 1` for each key `k` (each below `rows.len()`).
+/// `rows[k] += 1` for each key `k`; every key is in `0..rows.len()`
+/// (checked by the caller: the page's smallest key is at least 0 and its
+/// largest below the accumulators' length).
 #[inline]
 fn fold_rows(rows: &mut [i64], keys: &[i32]) {
     for &k in keys {
-        rows[k as usize] += 1;
+        debug_assert!((k as usize) < rows.len());
+        // SAFETY: `0 <= k < rows.len()` (the caller's check above).
+        unsafe { *rows.get_unchecked_mut(k as usize) += 1 };
     }
 }
 
-/// `acc[k] = f(acc[k], v)` for each key `k` and value `v` (each key below
-/// `acc.len()`).
+/// `acc[k] = f(acc[k], v)` for each key `k` and value `v`; every key is in
+/// `0..acc.len()`, as for [`fold_rows`].
 #[inline]
 fn fold_by_key(acc: &mut [i64], keys: &[i32], vals: &[i32], f: impl Fn(i64, i64) -> i64) {
     for (&k, &v) in keys.iter().zip(vals) {
-        let a = &mut acc[k as usize];
+        debug_assert!((k as usize) < acc.len());
+        // SAFETY: `0 <= k < acc.len()` (the caller's check).
+        let a = unsafe { acc.get_unchecked_mut(k as usize) };
         *a = f(*a, i64::from(v));
     }
 }
