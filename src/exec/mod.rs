@@ -467,6 +467,7 @@ fn seq_scan<'a>(
         scan::ScanUse::Rows | scan::ScanUse::Bounded(_) => op,
         scan::ScanUse::RowsOnly => op.rows_only(),
         scan::ScanUse::Aggregates(aggs) if !measured => op.page_agg(aggs),
+        scan::ScanUse::Grouped(key, aggs) if !measured => op.page_group(key, aggs),
         scan::ScanUse::Aggregates(_) | scan::ScanUse::Grouped(..) => op,
     };
     // Whole all-visible pages from their summaries, under EXPLAIN ANALYZE

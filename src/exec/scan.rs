@@ -40,6 +40,7 @@ use super::fastpath::fixed_scan::{
 };
 use super::fastpath::packed::{Cached, PackedScan};
 use super::fastpath::page_agg::{PageAgg, PagePartial};
+use super::fastpath::page_group::PageGroups;
 use super::fastpath::page_pred::{Mask, PagePred};
 use super::fastpath::summaries::{SummaryCounts, SummaryPlan, SummaryScan};
 use super::progress::{PageCounter, Progress, ProgressUnit};
@@ -138,6 +139,10 @@ pub struct SeqScanOp<'a> {
     /// compiled for pages ([`super::fastpath::page_agg`]), and what the pages folded
     /// so far contribute (taken by [`Operator::page_partial`]).
     page_agg: Option<(PageAgg, PagePartial)>,
+    /// For the input of an aggregation grouped by a small `int4` key: the
+    /// pages folded per key on the page ([`super::fastpath::page_group`]),
+    /// handed over by [`Operator::group_partials`].
+    page_group: Option<PageGroups>,
     /// Rows of this batch folded into `page_agg` (they bound a batch's
     /// work like the rows in the builders, but never leave as rows).
     folded: usize,
@@ -157,6 +162,7 @@ pub struct SeqScanOp<'a> {
 /// (`page_agg`, `page_pred`).
 struct OnPage<'s> {
     page_agg: &'s mut Option<(PageAgg, PagePartial)>,
+    page_group: &'s mut Option<PageGroups>,
     page_pred: Option<&'s PagePred>,
     masks: &'s mut Vec<Mask>,
     scratch: &'s mut [i32; MAX_TUPLES],
@@ -166,9 +172,24 @@ struct OnPage<'s> {
 }
 
 impl OnPage<'_> {
-    /// Folds (or counts) the page's `n` rows of the fused columns `cols`.
+    /// Whether pages are folded or counted at all.
     #[inline]
-    fn fold(&mut self, cols: &[&[i32]; FUSED_MAX], n: usize) {
+    fn on_page(&self) -> bool {
+        self.page_agg.is_some() || self.page_pred.is_some() || self.page_group.is_some()
+    }
+
+    /// Folds (or counts) the page's `n` rows of the fused columns `cols`;
+    /// false when the page was left to reach the consumer as rows (a
+    /// grouped fold that declined it).
+    #[inline]
+    fn fold(&mut self, cols: &[&[i32]; FUSED_MAX], n: usize) -> bool {
+        if let Some(g) = self.page_group.as_mut() {
+            let folded = g.add_page(cols, n);
+            if folded {
+                *self.folded += n;
+            }
+            return folded;
+        }
         match (self.page_agg.as_mut(), self.page_pred) {
             (Some((agg, part)), pred) => {
                 let mask = pred.map(|p| p.mask(cols, n, self.masks));
@@ -182,6 +203,7 @@ impl OnPage<'_> {
             }
             (None, None) => unreachable!("folded only with page_agg or page_pred"),
         }
+        true
     }
 }
 
@@ -199,8 +221,7 @@ impl OnPage<'_> {
     ) -> usize {
         let n = p.rows();
         let cols = pk.columns(p);
-        if self.page_agg.is_some() || self.page_pred.is_some() {
-            self.fold(&cols, n);
+        if self.on_page() && self.fold(&cols, n) {
             return 0;
         }
         for (k, c) in fixed.iter().enumerate() {
@@ -292,6 +313,7 @@ impl<'a> SeqScanOp<'a> {
             page_cols: Box::new([[0; MAX_TUPLES]; FUSED_MAX]),
             masks: Vec::new(),
             page_agg: None,
+            page_group: None,
             folded: 0,
             scratch: Box::new([0; MAX_TUPLES]),
             summaries: None,
@@ -339,15 +361,22 @@ impl Operator for SeqScanOp<'_> {
     }
 
     fn group_partials(&mut self) -> Vec<(i64, PagePartial)> {
-        match &self.summaries {
+        let mut out = match &self.summaries {
             Some(s) => s.borrow_mut().take_groups(),
             None => Vec::new(),
+        };
+        if let Some(g) = &mut self.page_group {
+            out.extend(g.take());
         }
+        out
     }
 
     fn stop_group_partials(&mut self) {
         if let Some(s) = &self.summaries {
             s.borrow_mut().stop_grouping();
+        }
+        if let Some(g) = &mut self.page_group {
+            g.stop();
         }
     }
 
@@ -379,17 +408,21 @@ impl Operator for SeqScanOp<'_> {
                     &mut self.counted,
                     &mut self.removed,
                 );
-                let (page_agg, folded, scratch) =
-                    (&mut self.page_agg, &mut self.folded, &mut *self.scratch);
+                let (page_agg, page_group, folded, scratch) = (
+                    &mut self.page_agg,
+                    &mut self.page_group,
+                    &mut self.folded,
+                    &mut *self.scratch,
+                );
                 let packed = &mut self.packed;
                 let page_rows =
                     self.scan
                         .read_block(block, |block, pg, vis, ahead| -> Result<usize> {
                             // Folded into the aggregates, or counted, on the
                             // page itself (`page_agg`, `page_pred`).
-                            let on_page = page_agg.is_some() || page_pred.is_some();
                             let mut on = OnPage {
                                 page_agg,
+                                page_group,
                                 page_pred,
                                 masks,
                                 scratch,
@@ -411,14 +444,17 @@ impl Operator for SeqScanOp<'_> {
                                     return Ok(on.take_packed(pk, &p, fixed, builders));
                                 }
                             }
-                            if let (Some(fixed), true, Visible::AllNormal) = (fixed, on_page, vis) {
+                            if let (Some(fixed), true, Visible::AllNormal) =
+                                (fixed, on.on_page(), vis)
+                            {
                                 if let Some(n) =
                                     fused_page_values(pg, desc.len(), fixed, page_cols, ahead)
                                 {
                                     let cols: [&[i32]; FUSED_MAX] =
                                         std::array::from_fn(|k| &page_cols[k][..]);
-                                    on.fold(&cols, n);
-                                    return Ok(0);
+                                    if on.fold(&cols, n) {
+                                        return Ok(0);
+                                    }
                                 }
                             }
                             if let Some(fixed) = fixed {
@@ -505,6 +541,7 @@ impl SeqScanOp<'_> {
             Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
                 let mut on = OnPage {
                     page_agg: &mut self.page_agg,
+                    page_group: &mut self.page_group,
                     page_pred: self.page_pred.as_ref(),
                     masks: &mut self.masks,
                     scratch: &mut self.scratch,
@@ -555,6 +592,23 @@ impl<'a> SeqScanOp<'a> {
         self.page_pred = pred;
         let empty = agg.empty();
         self.page_agg = Some((agg, empty));
+        self
+    }
+
+    /// Makes the scan fold the pages the fused loop accepts into per-key
+    /// accumulators for `aggs` grouped by `key` (the input of the typed
+    /// aggregation, without a filter) instead of returning their rows,
+    /// when they compile for pages ([`super::fastpath::page_group`]); the
+    /// consumer adds [`Operator::group_partials`] in. Otherwise nothing
+    /// changes.
+    pub fn page_group(mut self, key: &Expr, aggs: &[crate::nodes::AggCall]) -> Self {
+        if self.filter.is_some() {
+            return self;
+        }
+        let Some(map) = self.page_columns() else {
+            return self;
+        };
+        self.page_group = PageGroups::compile(key, aggs, &|k| map.get(k).copied().flatten());
         self
     }
 

@@ -21,6 +21,7 @@
 //! - `nulls == None` means no row is NULL (the common case costs nothing).
 
 pub mod keyset;
+pub mod simd;
 pub mod strset;
 pub mod strvec;
 

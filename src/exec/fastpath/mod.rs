@@ -10,5 +10,6 @@ pub mod join_agg;
 pub mod join_tables;
 pub mod packed;
 pub mod page_agg;
+pub mod page_group;
 pub mod page_pred;
 pub mod summaries;

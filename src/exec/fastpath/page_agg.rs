@@ -29,7 +29,7 @@ use crate::types::DataType;
 
 /// What one aggregate takes from a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Term {
+pub(super) enum Term {
     /// `count(*)` and `count(x)`: the rows.
     Rows,
     /// `sum(x)`, `avg(x)`: rows and the sum of page column `.0`.
@@ -89,6 +89,11 @@ impl PageAgg {
         (!terms.is_empty()).then_some(PageAgg { terms })
     }
 
+    /// What each aggregate takes from a page, in order.
+    pub(super) fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+
     /// A partial with nothing folded in.
     pub fn empty(&self) -> PagePartial {
         let n = self.terms.len();
@@ -110,52 +115,72 @@ impl PageAgg {
         mask: Option<&[u32]>,
         scratch: &mut [i32; MAX_TUPLES],
     ) {
-        let n = n.min(MAX_TUPLES);
-        let rows = mask.map_or(n as i64, |m| i64::from(m[..n].iter().sum::<u32>()));
-        if rows == 0 {
-            return;
-        }
-        for (k, t) in self.terms.iter().enumerate() {
-            let extreme = match *t {
-                Term::Rows => None,
-                Term::Sum(j) => {
-                    let v = &cols[j][..n];
-                    let s = match mask {
-                        None => page_sum(v),
-                        Some(m) => {
-                            // A kept value stays, a dropped one becomes 0.
-                            for ((o, &x), &keep) in scratch.iter_mut().zip(v).zip(m) {
-                                *o = x & (keep as i32).wrapping_neg();
-                            }
-                            page_sum(&scratch[..n])
+        let terms = &self.terms[..];
+        crate::avx2!(|terms: &[Term],
+                      part: &mut PagePartial,
+                      cols: &[&[i32]],
+                      n: usize,
+                      mask: Option<&[u32]>,
+                      scratch: &mut [i32; MAX_TUPLES]|
+         -> () { add_page(terms, part, cols, n, mask, scratch) })
+    }
+}
+
+/// [`PageAgg::add_page`]'s body (inlined into its AVX2 copy too).
+#[inline(always)]
+fn add_page(
+    terms: &[Term],
+    part: &mut PagePartial,
+    cols: &[&[i32]],
+    n: usize,
+    mask: Option<&[u32]>,
+    scratch: &mut [i32; MAX_TUPLES],
+) {
+    let n = n.min(MAX_TUPLES);
+    let rows = mask.map_or(n as i64, |m| i64::from(m[..n].iter().sum::<u32>()));
+    if rows == 0 {
+        return;
+    }
+    for (k, t) in terms.iter().enumerate() {
+        let extreme = match *t {
+            Term::Rows => None,
+            Term::Sum(j) => {
+                let v = &cols[j][..n];
+                let s = match mask {
+                    None => page_sum(v),
+                    Some(m) => {
+                        // A kept value stays, a dropped one becomes 0.
+                        for ((o, &x), &keep) in scratch.iter_mut().zip(v).zip(m) {
+                            *o = x & (keep as i32).wrapping_neg();
                         }
-                    };
-                    part.sums[k] += i128::from(s);
-                    None
-                }
-                Term::Min(j) => Some(fold(&cols[j][..n], mask, i32::MAX, i32::min)),
-                Term::Max(j) => Some(fold(&cols[j][..n], mask, i32::MIN, i32::max)),
-            };
-            if let Some(e) = extreme {
-                let e = i64::from(e);
-                let cur = &mut part.extremes[k];
-                let better = match *t {
-                    Term::Min(_) => e < *cur,
-                    _ => e > *cur,
+                        page_sum(&scratch[..n])
+                    }
                 };
-                if part.counts[k] == 0 || better {
-                    *cur = e;
-                }
+                part.sums[k] += i128::from(s);
+                None
             }
-            part.counts[k] += rows;
+            Term::Min(j) => Some(fold(&cols[j][..n], mask, i32::MAX, i32::min)),
+            Term::Max(j) => Some(fold(&cols[j][..n], mask, i32::MIN, i32::max)),
+        };
+        if let Some(e) = extreme {
+            let e = i64::from(e);
+            let cur = &mut part.extremes[k];
+            let better = match *t {
+                Term::Min(_) => e < *cur,
+                _ => e > *cur,
+            };
+            if part.counts[k] == 0 || better {
+                *cur = e;
+            }
         }
+        part.counts[k] += rows;
     }
 }
 
 /// The exact sum of one page's values (at most [`MAX_TUPLES`]): the sum
 /// of their 32-bit patterns, zero-extended (which SSE2 vectorizes, unlike
 /// a sign extension), less 2^32 for each negative one.
-#[inline]
+#[inline(always)]
 fn page_sum(v: &[i32]) -> i64 {
     let (mut s, mut neg) = (0u64, 0u32);
     for &x in v {
@@ -166,15 +191,21 @@ fn page_sum(v: &[i32]) -> i64 {
 }
 
 /// `pick` over `v`'s kept values (all when `mask` is `None`), a dropped one
-/// read as `neutral`; at least one value is kept.
-#[inline]
+/// read as `neutral`; at least one value is kept. Branch-free: a dropped
+/// value is replaced by `neutral` with a mask (`(x & keep) | (neutral &
+/// !keep)`), so the loop vectorizes and a sparse mask over shuffled rows
+/// costs no mispredicted branches.
+#[inline(always)]
 fn fold(v: &[i32], mask: Option<&[u32]>, neutral: i32, pick: fn(i32, i32) -> i32) -> i32 {
     match mask {
         None => v.iter().copied().fold(neutral, pick),
         Some(m) => v
             .iter()
             .zip(m)
-            .map(|(&x, &keep)| if keep != 0 { x } else { neutral })
+            .map(|(&x, &keep)| {
+                let keep = (keep as i32).wrapping_neg();
+                (x & keep) | (neutral & !keep)
+            })
             .fold(neutral, pick),
     }
 }

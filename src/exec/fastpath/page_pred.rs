@@ -129,29 +129,43 @@ impl PagePred {
         if masks.len() < self.depth {
             masks.resize(self.depth, [0; MAX_TUPLES]);
         }
-        let mut top = 0usize;
-        for op in &self.ops {
-            match *op {
-                Op::Leaf { col, rem, cmp, c } => {
-                    leaf(&mut masks[top][..n], &cols[col][..n], rem, cmp, c);
-                    top += 1;
-                }
-                Op::And | Op::Or => {
-                    let (lo, hi) = masks.split_at_mut(top - 1);
-                    let (a, b) = (&mut lo[top - 2][..n], &hi[0][..n]);
-                    if matches!(op, Op::And) {
-                        a.iter_mut().zip(b).for_each(|(x, &y)| *x &= y);
-                    } else {
-                        a.iter_mut().zip(b).for_each(|(x, &y)| *x |= y);
-                    }
-                    top -= 1;
-                }
-                Op::Not => masks[top - 1][..n].iter_mut().for_each(|x| *x ^= 1),
-            }
-        }
+        let ops = &self.ops[..];
+        let top = crate::avx2!(|ops: &[Op],
+                                cols: &[&[i32]],
+                                n: usize,
+                                masks: &mut [Mask]|
+         -> usize { run(ops, cols, n, masks) });
         debug_assert_eq!(top, 1);
         &masks[0][..n]
     }
+}
+
+/// Runs the postfix program `ops` over the first `n` rows of `cols`,
+/// leaving the result in `masks[0]`; returns the stack's final depth (1).
+/// Inlined into [`PagePred::mask`]'s AVX2 copy too.
+#[inline(always)]
+fn run(ops: &[Op], cols: &[&[i32]], n: usize, masks: &mut [Mask]) -> usize {
+    let mut top = 0usize;
+    for op in ops {
+        match *op {
+            Op::Leaf { col, rem, cmp, c } => {
+                leaf(&mut masks[top][..n], &cols[col][..n], rem, cmp, c);
+                top += 1;
+            }
+            Op::And | Op::Or => {
+                let (lo, hi) = masks.split_at_mut(top - 1);
+                let (a, b) = (&mut lo[top - 2][..n], &hi[0][..n]);
+                if matches!(op, Op::And) {
+                    a.iter_mut().zip(b).for_each(|(x, &y)| *x &= y);
+                } else {
+                    a.iter_mut().zip(b).for_each(|(x, &y)| *x |= y);
+                }
+                top -= 1;
+            }
+            Op::Not => masks[top - 1][..n].iter_mut().for_each(|x| *x ^= 1),
+        }
+    }
+    top
 }
 
 /// Appends `e`'s postfix program to `ops`; `None` outside the shape.
@@ -217,6 +231,7 @@ fn operand_of(
 }
 
 /// `mask[i] = (v[i] (% rem) cmp c)`, one monomorphic loop per operator.
+#[inline(always)]
 fn leaf(mask: &mut [u32], v: &[i32], rem: Option<RemConst>, cmp: Cmp, c: i32) {
     #[inline(always)]
     fn fill(mask: &mut [u32], v: &[i32], f: impl Fn(i32) -> bool) {
