@@ -8,8 +8,8 @@
 //! ascending byte order, to the caller (the page writer of `build.rs`).
 //!
 //! Invariants:
-//! - memory: the keys held in memory (their bytes and a 16-byte entry
-//!   each) never exceed the budget by more than one key; a run is at most
+//! - memory: the keys held in memory (their bytes and an entry each)
+//!   never exceed the budget by more than one key; a run is at most
 //!   [`MAX_RUN_BYTES`] of key bytes, so entries address it with `u32`;
 //! - order: the merge yields every pushed key exactly once, in ascending
 //!   `memcmp` order (ties between equal keys in any order: leaf keys end
@@ -76,7 +76,15 @@ impl Entry {
     fn new(key: &[u8], off: u32) -> Entry {
         let mut head = [0u8; INLINE];
         let n = key.len().min(INLINE);
-        head[..n].copy_from_slice(&key[..n]);
+        if n >= 16 {
+            // Two fixed-size copies that overlap (no call to `memcpy`
+            // for a length known only at run time): bytes 0..16 and the
+            // last eight.
+            head[..16].copy_from_slice(&key[..16]);
+            head[n - 8..n].copy_from_slice(&key[n - 8..n]);
+        } else {
+            head[..n].copy_from_slice(&key[..n]);
+        }
         Entry {
             head,
             off,
@@ -157,49 +165,116 @@ fn compare(a: Abbrev, ka: &[u8], b: Abbrev, kb: &[u8]) -> std::cmp::Ordering {
 /// [`radix_sort`].
 const RADIX_MIN: usize = 4096;
 
-/// Byte `i` (0 = most significant) of an abbreviation.
-#[inline]
-fn abbrev_byte(e: &Entry, i: usize) -> usize {
-    usize::from(e.head[i])
-}
+/// Buckets of the radix sort smaller than this are sorted by comparisons.
+const BUCKET_MIN: usize = 32;
 
-/// Sorts entries by their abbreviations: a stable least-significant-digit
-/// radix sort, one pass per byte, skipping bytes all entries share (a
-/// column's marker byte, the high bytes of small integers). One counting
-/// pass finds every byte's histogram; each pass then scatters the entries
-/// into a second buffer of the same size.
-fn radix_sort(entries: &mut Vec<Entry>) {
-    let n = entries.len();
-    let mut counts = vec![[0usize; 256]; ABBREV_LEN];
-    for e in entries.iter() {
-        for (i, c) in counts.iter_mut().enumerate() {
-            c[abbrev_byte(e, i)] += 1;
+/// The head bytes in which some entries of `v` differ, as a bit mask (bit
+/// `i` for byte `i`): one pass of word operations, so that the radix sort
+/// spends no histogram pass on a byte every key shares (a column's marker
+/// byte, the high bytes of small integers).
+fn varying_bytes(v: &[Entry]) -> u32 {
+    let Some(first) = v.first() else {
+        return 0;
+    };
+    let words = |e: &Entry| [e.word(0), e.word(1), e.word(2)];
+    let f = words(first);
+    let mut diff = [0u64; 3];
+    for e in v {
+        let w = words(e);
+        for i in 0..3 {
+            diff[i] |= w[i] ^ f[i];
         }
     }
-    // Every pass writes each slot of `other` once: no clearing between.
-    let zero = Entry {
-        head: [0; INLINE],
-        off: 0,
-        len: 0,
-    };
-    let mut other: Vec<Entry> = vec![zero; n];
-    for i in (0..ABBREV_LEN).rev() {
-        let c = &counts[i];
-        if c.contains(&n) {
-            continue; // every entry has the same byte here
+    let mut mask = 0u32;
+    for (i, d) in diff.iter().enumerate() {
+        for (j, b) in d.to_be_bytes().iter().enumerate() {
+            if *b != 0 {
+                mask |= 1 << (8 * i + j);
+            }
         }
-        let mut starts = [0usize; 256];
-        let mut at = 0;
-        for (s, &k) in starts.iter_mut().zip(c.iter()) {
-            *s = at;
-            at += k;
+    }
+    mask
+}
+
+/// Sorts entries in place in key order: a most-significant-digit radix
+/// sort on the bytes of the entries' heads (an American flag sort: each
+/// pass counts one byte's values and permutes the entries into their
+/// buckets by swaps, with no second buffer, so a build touches no memory
+/// beyond its entries), recursing into each bucket on the next byte in
+/// which keys differ; small buckets, and keys whose heads are all equal,
+/// are sorted by [`Entry::compare`]. Heads are zero-padded keys, so their
+/// byte order is the keys' order up to ties, which the comparison breaks.
+fn radix_sort(v: &mut [Entry], arena: &[u8]) {
+    let varying = varying_bytes(v);
+    radix_sort_from(v, 0, varying, arena);
+}
+
+/// [`radix_sort`] of `v`, whose heads agree on the bytes before `depth`
+/// and on every byte not in `varying`.
+fn radix_sort_from(v: &mut [Entry], mut depth: usize, varying: u32, arena: &[u8]) {
+    let mut counts = [0usize; 256];
+    loop {
+        while depth < INLINE && varying & (1 << depth) == 0 {
+            depth += 1;
         }
-        for e in entries.iter() {
-            let b = abbrev_byte(e, i);
-            other[starts[b]] = *e;
-            starts[b] += 1;
+        if v.len() < BUCKET_MIN || depth == INLINE {
+            v.sort_unstable_by(|a, b| a.compare(key_of(arena, a), b, key_of(arena, b)));
+            return;
         }
-        std::mem::swap(entries, &mut other);
+        counts.fill(0);
+        for e in v.iter() {
+            counts[usize::from(e.head[depth])] += 1;
+        }
+        if counts[usize::from(v[0].head[depth])] < v.len() {
+            break;
+        }
+        depth += 1; // every entry of this bucket has the same byte here
+    }
+    let mut next = [0usize; 256];
+    let mut ends = [0usize; 256];
+    let mut open = [0u8; 256];
+    let mut nopen = 0;
+    let mut at = 0;
+    for (b, &n) in counts.iter().enumerate() {
+        next[b] = at;
+        at += n;
+        ends[b] = at;
+        if n > 0 {
+            open[nopen] = b as u8;
+            nopen += 1;
+        }
+    }
+    // Rounds over the buckets not yet filled: each entry of a bucket's
+    // unplaced part is swapped into the next free slot of its own bucket,
+    // which places that entry for good; the one it displaces waits for the
+    // next round. Unlike following one cycle of swaps at a time, the
+    // swaps of a round do not wait for each other's cache misses.
+    while nopen > 0 {
+        let mut still = 0;
+        for k in 0..nopen {
+            let b = usize::from(open[k]);
+            let end = ends[b];
+            let mut i = next[b];
+            while i < end {
+                let d = usize::from(v[i].head[depth]);
+                let t = next[d];
+                next[d] = t + 1;
+                v.swap(i, t);
+                i += 1;
+            }
+            if next[b] < end {
+                open[still] = b as u8;
+                still += 1;
+            }
+        }
+        nopen = still;
+    }
+    let mut start = 0;
+    for &n in &counts {
+        if n > 1 {
+            radix_sort_from(&mut v[start..start + n], depth + 1, varying, arena);
+        }
+        start += n;
     }
 }
 
@@ -218,27 +293,12 @@ impl MemRun {
 
     fn sort(&mut self) {
         let arena = &self.arena;
-        let by_key = |a: &Entry, b: &Entry| a.compare(key_of(arena, a), b, key_of(arena, b));
         if self.entries.len() < RADIX_MIN {
-            self.entries.sort_unstable_by(by_key);
+            self.entries
+                .sort_unstable_by(|a, b| a.compare(key_of(arena, a), b, key_of(arena, b)));
             return;
         }
-        radix_sort(&mut self.entries);
-        // Entries of equal abbreviations are ordered by their whole keys
-        // (runs are short, and often already in order: keys are pushed
-        // in heap order and end with the heap TID).
-        let mut i = 0;
-        while i < self.entries.len() {
-            let a = self.entries[i].abbrev();
-            let mut j = i + 1;
-            while j < self.entries.len() && self.entries[j].abbrev() == a {
-                j += 1;
-            }
-            if j - i > 1 {
-                self.entries[i..j].sort_by(by_key);
-            }
-            i = j;
-        }
+        radix_sort(&mut self.entries, arena);
     }
 
     /// Bytes held (keys and entries).
@@ -511,11 +571,15 @@ fn merge_sources(
     mut sources: Vec<Source<'_>>,
     emit: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
-    if let [Source::Mem { run, .. }] = sources.as_slice() {
-        for e in &run.entries {
-            emit(run.key(e))?;
+    match sources.as_slice() {
+        [Source::Mem { run, .. }] => {
+            for e in &run.entries {
+                emit(run.key(e))?;
+            }
+            return Ok(());
         }
-        return Ok(());
+        [Source::Mem { run: a, .. }, Source::Mem { run: b, .. }] => return merge_two(a, b, emit),
+        _ => {}
     }
     // File sources start before their first key; memory ones at it.
     let mut heap: Vec<(Abbrev, usize)> = Vec::with_capacity(sources.len());
@@ -548,6 +612,31 @@ fn merge_sources(
             heap.swap_remove(0);
         }
         sift_down(&mut heap, 0, |a, b| less(&sources, a, b));
+    }
+    Ok(())
+}
+
+/// Merges two in-memory runs by walking both (a parallel build of two
+/// participants, neither of which spilled: the serial part of such a
+/// build, so no heap of sources, one comparison of entries per key).
+fn merge_two(a: &MemRun, b: &MemRun, emit: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    let (ea, eb) = (&a.entries[..], &b.entries[..]);
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (ea.get(i), eb.get(j)) {
+        let (kx, ky) = (a.key(x), b.key(y));
+        if x.compare(kx, y, ky) != std::cmp::Ordering::Greater {
+            emit(kx)?;
+            i += 1;
+        } else {
+            emit(ky)?;
+            j += 1;
+        }
+    }
+    for e in &ea[i..] {
+        emit(a.key(e))?;
+    }
+    for e in &eb[j..] {
+        emit(b.key(e))?;
     }
     Ok(())
 }
@@ -670,6 +759,37 @@ mod tests {
         let mut want = keys.clone();
         want.sort();
         let (got, spilled) = sorted_through(&keys, 1 << 24, 1);
+        assert_eq!(spilled, 0);
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn radix_sort_orders_keys_of_integer_columns_and_tids() {
+        // The shape of a three-column integer key: constant marker and high
+        // bytes, few distinct leading values (buckets of every size down to
+        // one entry), duplicated column values ordered by the heap TID.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for i in 0..50_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut k = Vec::new();
+            for (v, m) in [
+                ((x % 1000) as u32, 1u8),
+                ((x >> 20) as u32 % 97, 1),
+                (i % 7, 1),
+            ] {
+                k.push(m);
+                k.extend_from_slice(&(v ^ 0x8000_0000).to_be_bytes());
+            }
+            k.extend_from_slice(&((x >> 40) as u32 % 300).to_be_bytes());
+            k.extend_from_slice(&(i as u16).to_be_bytes());
+            keys.push(k);
+        }
+        let mut want = keys.clone();
+        want.sort();
+        let (got, spilled) = sorted_through(&keys, 1 << 24, 2);
         assert_eq!(spilled, 0);
         assert_eq!(got, want);
     }
