@@ -317,6 +317,58 @@ impl MemRun {
     }
 }
 
+impl Drop for MemRun {
+    fn drop(&mut self) {
+        spare::give(std::mem::take(&mut self.entries));
+    }
+}
+
+/// Entry buffers kept between sorts, up to [`spare::KEPT_BYTES`] of
+/// capacity in all: a large sort's entries are memory the kernel must
+/// zero when first touched (a tenth of a 1M-row build's cycles), and a
+/// buffer freed at the end of a build is handed back to it, so each build
+/// of a process after its first, and each of the participants of a
+/// parallel build, would pay that again. A kept buffer is reused by the
+/// next sort that reserves room ([`KeySorter::reserve`]).
+mod spare {
+    use super::Entry;
+    use std::sync::Mutex;
+
+    /// Capacity kept at most, in bytes.
+    pub(super) const KEPT_BYTES: usize = 128 << 20;
+
+    static KEPT: Mutex<Vec<Vec<Entry>>> = Mutex::new(Vec::new());
+
+    fn bytes(v: &Vec<Entry>) -> usize {
+        v.capacity() * std::mem::size_of::<Entry>()
+    }
+
+    /// The kept buffer of the largest capacity, if it has room for
+    /// `want` entries (emptied).
+    pub(super) fn take(want: usize) -> Option<Vec<Entry>> {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let (i, _) = kept.iter().enumerate().max_by_key(|(_, v)| v.capacity())?;
+        if kept[i].capacity() < want {
+            return None;
+        }
+        let mut v = kept.swap_remove(i);
+        v.clear();
+        Some(v)
+    }
+
+    /// Keeps `v` if it is large enough to matter and fits in the bound.
+    pub(super) fn give(v: Vec<Entry>) {
+        if bytes(&v) < 1 << 20 {
+            return;
+        }
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let held: usize = kept.iter().map(bytes).sum();
+        if held + bytes(&v) <= KEPT_BYTES {
+            kept.push(v);
+        }
+    }
+}
+
 /// The key of `e`: in the entry, or in `arena`.
 #[inline]
 fn key_of<'e>(arena: &'e [u8], e: &'e Entry) -> &'e [u8] {
@@ -430,7 +482,13 @@ impl KeySorter {
     pub fn reserve(&mut self, bytes: usize) {
         let bytes = bytes.min(self.budget);
         self.cur.arena.reserve(bytes);
-        self.cur.entries.reserve(bytes / (ENTRY_BYTES + 8));
+        let want = bytes / (ENTRY_BYTES + 8);
+        if self.cur.entries.capacity() < want {
+            if let Some(kept) = spare::take(want) {
+                self.cur.entries = kept;
+            }
+        }
+        self.cur.entries.reserve(want);
     }
 
     /// Adds a key (copied).
