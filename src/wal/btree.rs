@@ -61,6 +61,10 @@ impl BtLog for Wal {
         self.write_if_full()?;
         Ok(lsn)
     }
+
+    fn redo_point(&self) -> Option<u64> {
+        Some(self.redo_lsn())
+    }
 }
 
 /// Replays B-tree change `rec` ending at `end`; returns whether it was

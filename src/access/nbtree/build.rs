@@ -6,26 +6,29 @@
 //! written page holds its high key: one as long as the largest item does
 //! not fit in the room a fill factor leaves, so then the page's last item
 //! moves right and the high key is cut from it (PostgreSQL's rule). Only the
-//! page being filled at each level is held (pinned, unlocked, invisible to
-//! anyone: the index is not yet in use), its items packed in one buffer;
-//! each page is written once, whole, and logged as its full image
-//! ([`BtLog::log_image`], PostgreSQL's `log_newpage`), the meta page last.
+//! page being filled at each level is held, its items packed in one buffer,
+//! under the block number it was given when it was started; each page is
+//! made once, whole, logged as its full image ([`BtLog::log_image`],
+//! PostgreSQL's `log_newpage`) and written straight to the file
+//! ([`super::buildout`]); the meta page is written last, through the pool.
 
 use super::btpage::{self as bp, MetaData, Opaque, BTP_LEAF, BTP_ROOT, PAGE_CAPACITY, P_NONE};
+use super::buildout::PageOut;
 use super::keys::{self, IndexDesc, Tid};
 use super::split::{LEAF_FILLFACTOR, NONLEAF_FILLFACTOR};
 use super::tree::{BTree, META_BLOCK};
 use super::wal::{BtLog, BtRecord};
 use crate::err;
 use crate::error::Result;
-use crate::storage::{BlockNumber, BufferPool, PinnedBuffer, RelFileNode};
+use crate::storage::{BlockNumber, BufferPool, RelFileNode};
 use crate::types::Value;
 use std::sync::Arc;
 
 /// The page being filled on one level: its items packed into one buffer
 /// (no allocation per item), written to the page only when it is full.
-struct Level<'a> {
-    buf: PinnedBuffer<'a>,
+struct Level {
+    /// The page's block.
+    block: BlockNumber,
     prev: BlockNumber,
     /// The items, concatenated.
     data: Vec<u8>,
@@ -34,7 +37,7 @@ struct Level<'a> {
     used: usize,
 }
 
-impl Level<'_> {
+impl Level {
     fn item(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.data[start..self.ends[i]]
@@ -53,26 +56,47 @@ impl Level<'_> {
 
 struct Builder<'a> {
     tree: &'a BTree,
-    log: Option<Arc<dyn BtLog>>,
-    levels: Vec<Level<'a>>,
+    out: PageOut,
+    levels: Vec<Level>,
+    /// The block the next started page gets (pages are numbered as they
+    /// are started, as extending the relation would number them).
+    next_block: BlockNumber,
+    /// Buffers of written pages, for the next pages started.
+    spare: Vec<(Vec<u8>, Vec<usize>)>,
 }
 
 impl<'a> Builder<'a> {
-    fn new_level(&mut self, prev: BlockNumber) -> Result<Level<'a>> {
-        let (_, buf) = self.tree.extend()?;
+    fn new_level(&mut self, prev: BlockNumber) -> Result<Level> {
+        let block = self.next_block;
+        if block >= crate::storage::MAX_BLOCKS {
+            return Err(err!(
+                ProgramLimitExceeded,
+                "cannot extend relation {} beyond {} blocks",
+                self.tree.rel(),
+                crate::storage::MAX_BLOCKS
+            ));
+        }
+        self.next_block += 1;
+        let (data, ends) = self.spare.pop().unwrap_or_else(|| {
+            (
+                Vec::with_capacity(PAGE_CAPACITY),
+                Vec::with_capacity(PAGE_CAPACITY / 16),
+            )
+        });
         Ok(Level {
-            buf,
+            block,
             prev,
-            data: Vec::with_capacity(PAGE_CAPACITY),
-            ends: Vec::with_capacity(PAGE_CAPACITY / 16),
+            data,
+            ends,
             used: 0,
         })
     }
 
-    /// Writes the finished page of `lv` into its buffer and logs it whole.
+    /// Makes the finished page of `lv` and hands it to the output, which
+    /// logs it whole.
     fn write(
-        &self,
-        lv: Level<'_>,
+        &mut self,
+        mut lv: Level,
         level: u32,
         next: BlockNumber,
         hikey: Option<Vec<u8>>,
@@ -89,22 +113,20 @@ impl<'a> Builder<'a> {
             flags,
             cycle: 0,
         };
-        let mut g = lv.buf.write();
-        bp::init(&mut g, &opaque);
-        let items = hikey
-            .iter()
-            .map(Vec::as_slice)
-            .chain((0..lv.ends.len()).map(|i| lv.item(i)));
-        for item in items {
-            bp::append_item(&mut g, item)?;
-        }
-        g.mark_dirty();
-        if let Some(log) = &self.log {
-            let lsn = log.log_image(self.tree.rel(), g.block(), &g[..])?;
-            if lsn != 0 {
-                g.set_lsn(lsn);
+        self.out.page(lv.block, |p| {
+            bp::init(p, &opaque);
+            let items = hikey
+                .iter()
+                .map(Vec::as_slice)
+                .chain((0..lv.ends.len()).map(|i| lv.item(i)));
+            for item in items {
+                bp::append_item(p, item)?;
             }
-        }
+            Ok(())
+        })?;
+        lv.data.clear();
+        lv.ends.clear();
+        self.spare.push((lv.data, lv.ends));
         Ok(())
     }
 
@@ -186,9 +208,9 @@ impl<'a> Builder<'a> {
             lv.data.truncate(lv.ends.last().copied().unwrap_or(0));
             carried = Some(moved);
         }
-        let left = self.levels[level].buf.block();
+        let left = self.levels[level].block;
         let fresh = self.new_level(left)?;
-        let right = fresh.buf.block();
+        let right = fresh.block;
         let old = std::mem::replace(&mut self.levels[level], fresh);
         self.write(old, level as u32, right, Some(hikey), false)?;
         if self.levels.len() == level + 1 {
@@ -205,10 +227,11 @@ impl<'a> Builder<'a> {
             self.levels.push(lv);
         }
         let top = self.levels.len() - 1;
-        let root = self.levels[top].buf.block();
+        let root = self.levels[top].block;
         for (i, lv) in std::mem::take(&mut self.levels).into_iter().enumerate() {
             self.write(lv, i as u32, P_NONE, None, i == top)?;
         }
+        self.out.finish(self.next_block)?;
         Ok(MetaData {
             root,
             level: top as u32,
@@ -253,8 +276,10 @@ impl BTree {
         let meta = {
             let mut b = Builder {
                 tree: &tree,
-                log,
+                out: PageOut::new(tree.pool().clone(), rel, log),
                 levels: Vec::new(),
+                next_block: META_BLOCK + 1,
+                spare: Vec::new(),
             };
             fill(&mut |key: &[u8]| {
                 if super::rowsize::may_exceed(tree.desc(), key.len()) {
@@ -381,6 +406,88 @@ mod tests {
                 all_keys(&inserted) == sorted,
                 "inserted tree holds the keys in order"
             );
+        }
+    }
+
+    /// A log that keeps the images of a build's pages, numbers them, and
+    /// moves its redo point (a checkpoint beginning) after `move_redo_at`
+    /// images.
+    struct ImageLog {
+        images: std::sync::Mutex<Vec<(BlockNumber, Vec<u8>, u64)>>,
+        lsn: std::sync::atomic::AtomicU64,
+        redo: std::sync::atomic::AtomicU64,
+        move_redo_at: usize,
+    }
+
+    impl BtLog for ImageLog {
+        fn log(&self, _: RelFileNode, _: BlockNumber, _: &BtRecord, _: &[u8]) -> Result<u64> {
+            Ok(self.lsn.fetch_add(8, std::sync::atomic::Ordering::Relaxed))
+        }
+
+        fn log_image(&self, _: RelFileNode, block: BlockNumber, page: &[u8]) -> Result<u64> {
+            let lsn = self.lsn.fetch_add(8, std::sync::atomic::Ordering::Relaxed);
+            let mut images = self.images.lock().expect("images");
+            images.push((block, page.to_vec(), lsn));
+            if images.len() == self.move_redo_at {
+                self.redo.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(lsn)
+        }
+
+        fn redo_point(&self) -> Option<u64> {
+            Some(self.redo.load(std::sync::atomic::Ordering::Relaxed))
+        }
+    }
+
+    /// The pages a build writes around the pool are its logged images with
+    /// their LSNs and checksums (read back through the pool, which checks
+    /// them), one per block after the meta page, whether or not a
+    /// checkpoint begins during the build (then the file is fsynced).
+    #[test]
+    fn built_pages_on_disk_are_their_logged_images() {
+        let desc = IndexDesc::new(vec![KeyColumn::asc(DataType::Int8)]);
+        let keys: Vec<Vec<u8>> = (0..40_000u32)
+            .map(|i| keys::leaf_key(&desc, &[Value::Int8(i64::from(i / 3))], (i, 1)).expect("key"))
+            .collect();
+        for (n, move_redo_at) in [(0u32, 0usize), (1, 7)] {
+            let dir = tempfile::tempdir().expect("dir");
+            let pool = BufferPool::open(dir.path(), 256).expect("pool");
+            let log = Arc::new(ImageLog {
+                images: std::sync::Mutex::new(Vec::new()),
+                lsn: std::sync::atomic::AtomicU64::new(1000),
+                redo: std::sync::atomic::AtomicU64::new(0),
+                move_redo_at,
+            });
+            let rel = RelFileNode(720 + n);
+            let built = BTree::build_sorted(
+                pool.clone(),
+                rel,
+                desc.clone(),
+                Some(log.clone()),
+                keys.clone(),
+            )
+            .expect("build");
+            let images = log.images.lock().expect("images");
+            let nblocks = pool
+                .smgr()
+                .nblocks(rel, crate::storage::ForkNumber::Main)
+                .expect("nblocks");
+            assert_eq!(nblocks as usize, images.len() + 1);
+            let mut blocks: Vec<BlockNumber> = images.iter().map(|i| i.0).collect();
+            blocks.sort_unstable();
+            assert_eq!(blocks, (1..nblocks).collect::<Vec<_>>());
+            for (block, image, lsn) in images.iter() {
+                let buf = built.pin(*block).expect("read");
+                let g = buf.read();
+                assert_eq!(crate::storage::page::lsn(&g[..]), *lsn, "block {block}");
+                assert_eq!(&g[10..], &image[10..], "block {block}");
+            }
+            drop(images);
+            assert_eq!(
+                bt_index_check(&built).expect("check").leaf_items,
+                keys.len()
+            );
+            assert!(all_keys(&built) == keys);
         }
     }
 }

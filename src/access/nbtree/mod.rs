@@ -9,13 +9,14 @@
 //! [`btpage`] (page format, meta page), [`wal`] (records, their encoding and
 //! the one `apply`), [`tree`] (create, descend, insert, split), [`split`]
 //! (choosing split points), [`scan`] (cursors), [`build`] (bulk build),
-//! [`sortbuild`] (its external sort), [`batch`] (sorted batch inserts),
+//! [`buildout`] (its page output), [`sortbuild`] (its external sort), [`batch`] (sorted batch inserts),
 //! [`inspect`] (pageinspect rows), [`check`] (amcheck), [`vacuum`] (bulk delete), [`pagedel`] (page deletion and recycling),
 //! [`rowsize`] (PostgreSQL's index row size limit).
 
 pub mod batch;
 pub mod btpage;
 pub mod build;
+mod buildout;
 pub mod check;
 pub mod inspect;
 pub mod keys;

@@ -8,8 +8,8 @@
 //! ascending byte order, to the caller (the page writer of `build.rs`).
 //!
 //! Invariants:
-//! - memory: the keys held in memory (their bytes and a 16-byte entry
-//!   each) never exceed the budget by more than one key; a run is at most
+//! - memory: the keys held in memory (their bytes and an entry each)
+//!   never exceed the budget by more than one key; a run is at most
 //!   [`MAX_RUN_BYTES`] of key bytes, so entries address it with `u32`;
 //! - order: the merge yields every pushed key exactly once, in ascending
 //!   `memcmp` order (ties between equal keys in any order: leaf keys end
@@ -76,7 +76,15 @@ impl Entry {
     fn new(key: &[u8], off: u32) -> Entry {
         let mut head = [0u8; INLINE];
         let n = key.len().min(INLINE);
-        head[..n].copy_from_slice(&key[..n]);
+        if n >= 16 {
+            // Two fixed-size copies that overlap (no call to `memcpy`
+            // for a length known only at run time): bytes 0..16 and the
+            // last eight.
+            head[..16].copy_from_slice(&key[..16]);
+            head[n - 8..n].copy_from_slice(&key[n - 8..n]);
+        } else {
+            head[..n].copy_from_slice(&key[..n]);
+        }
         Entry {
             head,
             off,
@@ -157,49 +165,116 @@ fn compare(a: Abbrev, ka: &[u8], b: Abbrev, kb: &[u8]) -> std::cmp::Ordering {
 /// [`radix_sort`].
 const RADIX_MIN: usize = 4096;
 
-/// Byte `i` (0 = most significant) of an abbreviation.
-#[inline]
-fn abbrev_byte(e: &Entry, i: usize) -> usize {
-    usize::from(e.head[i])
-}
+/// Buckets of the radix sort smaller than this are sorted by comparisons.
+const BUCKET_MIN: usize = 32;
 
-/// Sorts entries by their abbreviations: a stable least-significant-digit
-/// radix sort, one pass per byte, skipping bytes all entries share (a
-/// column's marker byte, the high bytes of small integers). One counting
-/// pass finds every byte's histogram; each pass then scatters the entries
-/// into a second buffer of the same size.
-fn radix_sort(entries: &mut Vec<Entry>) {
-    let n = entries.len();
-    let mut counts = vec![[0usize; 256]; ABBREV_LEN];
-    for e in entries.iter() {
-        for (i, c) in counts.iter_mut().enumerate() {
-            c[abbrev_byte(e, i)] += 1;
+/// The head bytes in which some entries of `v` differ, as a bit mask (bit
+/// `i` for byte `i`): one pass of word operations, so that the radix sort
+/// spends no histogram pass on a byte every key shares (a column's marker
+/// byte, the high bytes of small integers).
+fn varying_bytes(v: &[Entry]) -> u32 {
+    let Some(first) = v.first() else {
+        return 0;
+    };
+    let words = |e: &Entry| [e.word(0), e.word(1), e.word(2)];
+    let f = words(first);
+    let mut diff = [0u64; 3];
+    for e in v {
+        let w = words(e);
+        for i in 0..3 {
+            diff[i] |= w[i] ^ f[i];
         }
     }
-    // Every pass writes each slot of `other` once: no clearing between.
-    let zero = Entry {
-        head: [0; INLINE],
-        off: 0,
-        len: 0,
-    };
-    let mut other: Vec<Entry> = vec![zero; n];
-    for i in (0..ABBREV_LEN).rev() {
-        let c = &counts[i];
-        if c.contains(&n) {
-            continue; // every entry has the same byte here
+    let mut mask = 0u32;
+    for (i, d) in diff.iter().enumerate() {
+        for (j, b) in d.to_be_bytes().iter().enumerate() {
+            if *b != 0 {
+                mask |= 1 << (8 * i + j);
+            }
         }
-        let mut starts = [0usize; 256];
-        let mut at = 0;
-        for (s, &k) in starts.iter_mut().zip(c.iter()) {
-            *s = at;
-            at += k;
+    }
+    mask
+}
+
+/// Sorts entries in place in key order: a most-significant-digit radix
+/// sort on the bytes of the entries' heads (an American flag sort: each
+/// pass counts one byte's values and permutes the entries into their
+/// buckets by swaps, with no second buffer, so a build touches no memory
+/// beyond its entries), recursing into each bucket on the next byte in
+/// which keys differ; small buckets, and keys whose heads are all equal,
+/// are sorted by [`Entry::compare`]. Heads are zero-padded keys, so their
+/// byte order is the keys' order up to ties, which the comparison breaks.
+fn radix_sort(v: &mut [Entry], arena: &[u8]) {
+    let varying = varying_bytes(v);
+    radix_sort_from(v, 0, varying, arena);
+}
+
+/// [`radix_sort`] of `v`, whose heads agree on the bytes before `depth`
+/// and on every byte not in `varying`.
+fn radix_sort_from(v: &mut [Entry], mut depth: usize, varying: u32, arena: &[u8]) {
+    let mut counts = [0usize; 256];
+    loop {
+        while depth < INLINE && varying & (1 << depth) == 0 {
+            depth += 1;
         }
-        for e in entries.iter() {
-            let b = abbrev_byte(e, i);
-            other[starts[b]] = *e;
-            starts[b] += 1;
+        if v.len() < BUCKET_MIN || depth == INLINE {
+            v.sort_unstable_by(|a, b| a.compare(key_of(arena, a), b, key_of(arena, b)));
+            return;
         }
-        std::mem::swap(entries, &mut other);
+        counts.fill(0);
+        for e in v.iter() {
+            counts[usize::from(e.head[depth])] += 1;
+        }
+        if counts[usize::from(v[0].head[depth])] < v.len() {
+            break;
+        }
+        depth += 1; // every entry of this bucket has the same byte here
+    }
+    let mut next = [0usize; 256];
+    let mut ends = [0usize; 256];
+    let mut open = [0u8; 256];
+    let mut nopen = 0;
+    let mut at = 0;
+    for (b, &n) in counts.iter().enumerate() {
+        next[b] = at;
+        at += n;
+        ends[b] = at;
+        if n > 0 {
+            open[nopen] = b as u8;
+            nopen += 1;
+        }
+    }
+    // Rounds over the buckets not yet filled: each entry of a bucket's
+    // unplaced part is swapped into the next free slot of its own bucket,
+    // which places that entry for good; the one it displaces waits for the
+    // next round. Unlike following one cycle of swaps at a time, the
+    // swaps of a round do not wait for each other's cache misses.
+    while nopen > 0 {
+        let mut still = 0;
+        for k in 0..nopen {
+            let b = usize::from(open[k]);
+            let end = ends[b];
+            let mut i = next[b];
+            while i < end {
+                let d = usize::from(v[i].head[depth]);
+                let t = next[d];
+                next[d] = t + 1;
+                v.swap(i, t);
+                i += 1;
+            }
+            if next[b] < end {
+                open[still] = b as u8;
+                still += 1;
+            }
+        }
+        nopen = still;
+    }
+    let mut start = 0;
+    for &n in &counts {
+        if n > 1 {
+            radix_sort_from(&mut v[start..start + n], depth + 1, varying, arena);
+        }
+        start += n;
     }
 }
 
@@ -218,27 +293,12 @@ impl MemRun {
 
     fn sort(&mut self) {
         let arena = &self.arena;
-        let by_key = |a: &Entry, b: &Entry| a.compare(key_of(arena, a), b, key_of(arena, b));
         if self.entries.len() < RADIX_MIN {
-            self.entries.sort_unstable_by(by_key);
+            self.entries
+                .sort_unstable_by(|a, b| a.compare(key_of(arena, a), b, key_of(arena, b)));
             return;
         }
-        radix_sort(&mut self.entries);
-        // Entries of equal abbreviations are ordered by their whole keys
-        // (runs are short, and often already in order: keys are pushed
-        // in heap order and end with the heap TID).
-        let mut i = 0;
-        while i < self.entries.len() {
-            let a = self.entries[i].abbrev();
-            let mut j = i + 1;
-            while j < self.entries.len() && self.entries[j].abbrev() == a {
-                j += 1;
-            }
-            if j - i > 1 {
-                self.entries[i..j].sort_by(by_key);
-            }
-            i = j;
-        }
+        radix_sort(&mut self.entries, arena);
     }
 
     /// Bytes held (keys and entries).
@@ -254,6 +314,58 @@ impl MemRun {
     /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+impl Drop for MemRun {
+    fn drop(&mut self) {
+        spare::give(std::mem::take(&mut self.entries));
+    }
+}
+
+/// Entry buffers kept between sorts, up to [`spare::KEPT_BYTES`] of
+/// capacity in all: a large sort's entries are memory the kernel must
+/// zero when first touched (a tenth of a 1M-row build's cycles), and a
+/// buffer freed at the end of a build is handed back to it, so each build
+/// of a process after its first, and each of the participants of a
+/// parallel build, would pay that again. A kept buffer is reused by the
+/// next sort that reserves room ([`KeySorter::reserve`]).
+mod spare {
+    use super::Entry;
+    use std::sync::Mutex;
+
+    /// Capacity kept at most, in bytes.
+    pub(super) const KEPT_BYTES: usize = 128 << 20;
+
+    static KEPT: Mutex<Vec<Vec<Entry>>> = Mutex::new(Vec::new());
+
+    fn bytes(v: &Vec<Entry>) -> usize {
+        v.capacity() * std::mem::size_of::<Entry>()
+    }
+
+    /// The kept buffer of the largest capacity, if it has room for
+    /// `want` entries (emptied).
+    pub(super) fn take(want: usize) -> Option<Vec<Entry>> {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let (i, _) = kept.iter().enumerate().max_by_key(|(_, v)| v.capacity())?;
+        if kept[i].capacity() < want {
+            return None;
+        }
+        let mut v = kept.swap_remove(i);
+        v.clear();
+        Some(v)
+    }
+
+    /// Keeps `v` if it is large enough to matter and fits in the bound.
+    pub(super) fn give(v: Vec<Entry>) {
+        if bytes(&v) < 1 << 20 {
+            return;
+        }
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let held: usize = kept.iter().map(bytes).sum();
+        if held + bytes(&v) <= KEPT_BYTES {
+            kept.push(v);
+        }
     }
 }
 
@@ -370,7 +482,13 @@ impl KeySorter {
     pub fn reserve(&mut self, bytes: usize) {
         let bytes = bytes.min(self.budget);
         self.cur.arena.reserve(bytes);
-        self.cur.entries.reserve(bytes / (ENTRY_BYTES + 8));
+        let want = bytes / (ENTRY_BYTES + 8);
+        if self.cur.entries.capacity() < want {
+            if let Some(kept) = spare::take(want) {
+                self.cur.entries = kept;
+            }
+        }
+        self.cur.entries.reserve(want);
     }
 
     /// Adds a key (copied).
@@ -511,11 +629,15 @@ fn merge_sources(
     mut sources: Vec<Source<'_>>,
     emit: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
-    if let [Source::Mem { run, .. }] = sources.as_slice() {
-        for e in &run.entries {
-            emit(run.key(e))?;
+    match sources.as_slice() {
+        [Source::Mem { run, .. }] => {
+            for e in &run.entries {
+                emit(run.key(e))?;
+            }
+            return Ok(());
         }
-        return Ok(());
+        [Source::Mem { run: a, .. }, Source::Mem { run: b, .. }] => return merge_two(a, b, emit),
+        _ => {}
     }
     // File sources start before their first key; memory ones at it.
     let mut heap: Vec<(Abbrev, usize)> = Vec::with_capacity(sources.len());
@@ -552,6 +674,31 @@ fn merge_sources(
     Ok(())
 }
 
+/// Merges two in-memory runs by walking both (a parallel build of two
+/// participants, neither of which spilled: the serial part of such a
+/// build, so no heap of sources, one comparison of entries per key).
+fn merge_two(a: &MemRun, b: &MemRun, emit: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    let (ea, eb) = (&a.entries[..], &b.entries[..]);
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (ea.get(i), eb.get(j)) {
+        let (kx, ky) = (a.key(x), b.key(y));
+        if x.compare(kx, y, ky) != std::cmp::Ordering::Greater {
+            emit(kx)?;
+            i += 1;
+        } else {
+            emit(ky)?;
+            j += 1;
+        }
+    }
+    for e in &ea[i..] {
+        emit(a.key(e))?;
+    }
+    for e in &eb[j..] {
+        emit(b.key(e))?;
+    }
+    Ok(())
+}
+
 /// Restores the min-heap order below `i` of `h` under `less`.
 #[inline]
 fn sift_down<T: Copy>(h: &mut [T], mut i: usize, less: impl Fn(&T, &T) -> bool) {
@@ -573,118 +720,5 @@ fn sift_down<T: Copy>(h: &mut [T], mut i: usize, less: impl Fn(&T, &T) -> bool) 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn keys_of(n: usize, seed: u64) -> Vec<Vec<u8>> {
-        let mut x = seed;
-        (0..n)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                // Up to 40 + 4 bytes: keys held in their entries and longer
-                // ones in the arena, many with zero bytes.
-                let len = (x % 41) as usize;
-                let mut k: Vec<u8> = (0..len).map(|j| (x >> (j % 8 * 8)) as u8 % 4).collect();
-                k.extend_from_slice(&(i as u32).to_be_bytes());
-                k
-            })
-            .collect()
-    }
-
-    fn sorted_through(keys: &[Vec<u8>], budget: usize, parts: usize) -> (Vec<Vec<u8>>, usize) {
-        let dir = std::env::temp_dir().join(format!("heapdb-btsort-{}", std::process::id()));
-        let mut sorters: Vec<KeySorter> = (0..parts)
-            .map(|_| KeySorter::new(budget, dir.clone()))
-            .collect();
-        for (i, k) in keys.iter().enumerate() {
-            sorters[i % parts].push(k).expect("push");
-        }
-        let spilled = sorters.iter().map(KeySorter::spilled_runs).sum();
-        let runs: Vec<SortedRuns> = sorters.into_iter().map(KeySorter::finish).collect();
-        let files: usize = runs.iter().map(|r| r.files.len()).sum();
-        assert!(files <= parts * MAX_FANIN, "runs are merged down ({files})");
-        assert_eq!(
-            runs.iter().map(SortedRuns::keys).sum::<u64>(),
-            keys.len() as u64
-        );
-        let mut out = Vec::new();
-        merge(&runs, &mut |k| {
-            out.push(k.to_vec());
-            Ok(())
-        })
-        .expect("merge");
-        (out, spilled)
-    }
-
-    #[test]
-    fn external_sort_equals_in_memory_sort_at_any_budget_and_split() {
-        for (n, seed) in [(0, 1), (1, 2), (5000, 3), (20000, 4)] {
-            let keys = keys_of(n, seed);
-            let mut want = keys.clone();
-            want.sort();
-            for budget in [1, 100, 4096, 1 << 20] {
-                if budget == 1 && n > 5000 {
-                    continue; // a file per key: slow, and 5000 shows it
-                }
-                for parts in [1, 2, 3] {
-                    let (got, spilled) = sorted_through(&keys, budget, parts);
-                    assert_eq!(got, want, "n {n} budget {budget} parts {parts}");
-                    if n == 20000 && budget == 4096 {
-                        assert!(spilled > 10, "a small budget spills ({spilled} runs)");
-                    }
-                    if budget == 1 << 20 {
-                        assert_eq!(spilled, 0, "a large budget keeps all in memory");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn radix_sort_orders_ties_of_the_abbreviation_by_the_whole_key() {
-        // Many keys share their first sixteen bytes (and some are that
-        // prefix alone, or shorter), in scrambled order: the radix pass
-        // groups them, the fix-up orders each group.
-        let mut keys = keys_of(30000, 7);
-        for (i, k) in keys.iter_mut().enumerate() {
-            if i % 3 == 0 {
-                let mut long = vec![1u8; 16];
-                long.extend_from_slice(&k[k.len().saturating_sub(5)..]);
-                *k = long;
-            } else if i % 5 == 0 {
-                // The same 24 bytes (an entry's whole head), then a tail
-                // in the arena, or nothing, or zero bytes.
-                let mut long = vec![2u8; 24];
-                long.extend_from_slice(&k[k.len().saturating_sub(i % 9)..]);
-                if i % 4 == 0 {
-                    long.push(0);
-                }
-                *k = long;
-            } else if i % 7 == 0 {
-                k.truncate(i % 17);
-                k.resize(i % 17, 1);
-            }
-        }
-        let mut want = keys.clone();
-        want.sort();
-        let (got, spilled) = sorted_through(&keys, 1 << 24, 1);
-        assert_eq!(spilled, 0);
-        assert_eq!(got, want);
-    }
-
-    #[test]
-    fn run_files_are_removed_when_dropped() {
-        let dir = std::env::temp_dir().join(format!("heapdb-btsort-rm-{}", std::process::id()));
-        let mut s = KeySorter::new(64, dir.clone());
-        for k in keys_of(1000, 9) {
-            s.push(&k).expect("push");
-        }
-        let runs = s.finish();
-        let files = || std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
-        assert!(files() > 0);
-        drop(runs);
-        assert_eq!(files(), 0);
-    }
-}
+#[path = "sortbuild_tests.rs"]
+mod tests;

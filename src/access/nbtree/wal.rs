@@ -141,6 +141,14 @@ pub trait BtLog: Send + Sync {
         };
         self.log(rel, block, &BtRecord::BuildPage(img), page)
     }
+
+    /// The redo point of the log's latest checkpoint (a checkpoint began
+    /// when it changes), if the log knows it: a sorted build that wrote
+    /// its pages around the buffer pool fsyncs them itself when it is
+    /// unknown or changed during the build (`buildout.rs`).
+    fn redo_point(&self) -> Option<u64> {
+        None
+    }
 }
 
 fn corrupt(what: &str) -> crate::error::Error {
