@@ -375,6 +375,33 @@ fn buffer_cache_stats(ctx: &mut StmtCtx) -> (Vec<Field>, Vec<Vec<Value>>) {
     (fields, vec![row])
 }
 
+/// `current_setting(name [, missing_ok])` of constant arguments: the
+/// setting's value as SHOW prints it; NULL for a NULL argument, or for an
+/// unknown name when `missing_ok`, else 42704. `None` for other argument
+/// lists (the call is then an undefined function).
+fn current_setting(
+    settings: &crate::settings::Settings,
+    args: &[Value],
+) -> Option<Result<(Value, DataType)>> {
+    let null = Ok((Value::Null, DataType::Text));
+    let missing_ok = match args.get(1) {
+        None if args.len() == 1 => false,
+        Some(Value::Bool(b)) if args.len() == 2 => *b,
+        Some(Value::Null) if args.len() == 2 => return Some(null),
+        _ => return None,
+    };
+    let name = match &args[0] {
+        Value::Text(t) => t.to_lowercase(),
+        Value::Null => return Some(null),
+        _ => return None,
+    };
+    Some(match settings.show(&name) {
+        Ok(v) => Ok((Value::Text(v.into()), DataType::Text)),
+        Err(_) if missing_ok => null,
+        Err(e) => Err(e),
+    })
+}
+
 /// The scalar inspection functions, evaluated at bind time.
 pub(crate) fn scalar_function(
     ctx: &mut StmtCtx,
@@ -396,6 +423,7 @@ pub(crate) fn scalar_function(
         "bt_index_parent_check" => Some(crate::commands::inspect_btree::bt_index_parent_check(
             ctx, args,
         )),
+        "current_setting" => current_setting(ctx.settings, args),
         "pg_relation_filepath" => Some(text_arg(name, args, 0).and_then(|t| {
             let table = ctx.table(&t)?;
             let path = crate::storage::relpath(RelFileNode(table.relfilenode), ForkNumber::Main);
