@@ -180,6 +180,12 @@ pub struct ExecContext {
     /// Working tables handed from a Recursive Union to the WorkTable Scan
     /// of the recursive term it is building ([`recursive`]).
     pub worktables: WorkTables,
+    /// Under READ COMMITTED: the transactions, for the snapshots a VOLATILE
+    /// function's queries take as they run (`None` under REPEATABLE READ).
+    pub read_committed: Option<Arc<crate::txn::TxnManager>>,
+    /// In a VOLATILE function's body under READ COMMITTED: the snapshots
+    /// its queries read with, instead of `snapshot`.
+    pub query_snapshots: Option<Arc<crate::txn::QuerySnapshots>>,
 }
 
 /// The working tables in hand-over, by number.
@@ -209,24 +215,36 @@ impl ExecContext {
             packed_cache: crate::access::packed_cache::DEFAULT_LIMIT,
             ring_sizes: RingSizes::default(),
             worktables: WorkTables::default(),
+            read_committed: None,
+            query_snapshots: None,
         }
     }
 
     /// A copy for a participant of a parallel plan.
     pub fn participant(&self, shared: (usize, Arc<ParallelBlocks>)) -> ExecContext {
         ExecContext {
-            snapshot: self.snapshot.clone(),
+            parallel: Some(shared),
+            ..self.with_snapshot(self.snapshot.clone())
+        }
+    }
+
+    /// A copy reading with `snapshot` (not parallel, no working tables).
+    pub fn with_snapshot(&self, snapshot: Snapshot) -> ExecContext {
+        ExecContext {
+            snapshot,
             cancel: self.cancel.clone(),
             work_mem: self.work_mem,
             hash_mem: self.hash_mem,
             temp_dir: self.temp_dir.clone(),
             relations: self.relations.clone(),
-            parallel: Some(shared),
+            parallel: None,
             progress: self.progress.clone(),
             page_summaries: self.page_summaries,
             packed_cache: self.packed_cache,
             ring_sizes: self.ring_sizes,
             worktables: WorkTables::default(),
+            read_committed: self.read_committed.clone(),
+            query_snapshots: self.query_snapshots.clone(),
         }
     }
 

@@ -73,11 +73,25 @@ impl std::fmt::Debug for QueryPlan {
 }
 
 impl QueryPlan {
-    /// The query's rows with the variables `vars` substituted.
-    pub fn rows(&self, vars: &[Value]) -> Result<Vec<Vec<Value>>> {
+    /// The query's rows with the variables `vars` substituted. In a body
+    /// with query snapshots (a VOLATILE one under READ COMMITTED) it reads
+    /// with a snapshot taken now when `fresh` (its body is VOLATILE), else
+    /// with the running query's, if one runs.
+    pub fn rows(&self, vars: &[Value], fresh: bool) -> Result<Vec<Vec<Value>>> {
         let mut plan = self.plan.clone();
         super::subplan::substitute_plan(&mut plan, vars);
-        super::collect_rows(&plan, &self.ctx)
+        let Some(q) = &self.ctx.query_snapshots else {
+            return super::collect_rows(&plan, &self.ctx);
+        };
+        let snap = match q.current() {
+            Some(s) if !fresh => s,
+            _ => q.take(&self.ctx.snapshot),
+        };
+        // What the body's subqueries cached read with another snapshot.
+        super::subplan::new_call();
+        q.enter(snap, |s| {
+            super::collect_rows(&plan, &self.ctx.with_snapshot(s.clone()))
+        })
     }
 }
 
@@ -281,7 +295,7 @@ impl Program {
         };
         self.run(before, &mut f)?;
         let rows = q
-            .rows(&f.vars)
+            .rows(&f.vars, self.volatile)
             .map_err(|e| self.at(e, *line, "SQL statement"))?;
         rows.into_iter()
             .map(|r| {
@@ -357,7 +371,9 @@ impl Program {
             }
             Stmt::Block(_, b) => return self.run_block(b, f),
             Stmt::Value(line, v) => {
-                let (value, n) = v.eval(&f.vars).map_err(|e| self.at(e, *line, v.what))?;
+                let (value, n) = v
+                    .eval(&f.vars, self.volatile)
+                    .map_err(|e| self.at(e, *line, v.what))?;
                 f.vars[v.slot] = value;
                 if let Some((_, row_count)) = self.found {
                     f.vars[row_count] = Value::Int8(n as i64);
@@ -407,7 +423,7 @@ impl Program {
         strict: bool,
         f: &mut Frame,
     ) -> Result<Flow> {
-        let rows = q.rows(&f.vars)?;
+        let rows = q.rows(&f.vars, self.volatile)?;
         if strict {
             match rows.len() {
                 0 => return Err(err!(NoDataFound, "query returned no rows")),
@@ -549,7 +565,7 @@ impl Program {
             }
             LoopOver::Query(slots, q) => {
                 let rows = q
-                    .rows(&f.vars)
+                    .rows(&f.vars, self.volatile)
                     .map_err(|e| self.at(e, line, "FOR over SELECT rows"))?;
                 let any = !rows.is_empty();
                 for row in rows {

@@ -30,9 +30,9 @@ pub struct QueryValue {
 
 impl QueryValue {
     /// The value with the variables `vars`, and how many rows the query
-    /// returned.
-    pub fn eval(&self, vars: &[Value]) -> Result<(Value, usize)> {
-        let rows = self.query.rows(vars)?;
+    /// returned (`fresh`: as [`QueryPlan::rows`]).
+    pub fn eval(&self, vars: &[Value], fresh: bool) -> Result<(Value, usize)> {
+        let rows = self.query.rows(vars, fresh)?;
         let ncols = self.query.plan.fields.len();
         if ncols != 1 {
             // PostgreSQL parses an assignment's source as part of the

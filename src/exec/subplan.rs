@@ -26,6 +26,9 @@
 //!   for the rest of the statement, volatile or not;
 //! - in a VOLATILE function's body every subquery is such a node, an
 //!   uncorrelated one too, its cache kept for one call ([`new_call`]);
+//!   under READ COMMITTED it reads with the snapshot of the body's query
+//!   it runs in, and outside any query with a new one each time, uncached
+//!   (`txn::query_snapshots`);
 //! - a multiple-column assignment's subquery (`SET (a, b) = (SELECT ...)`,
 //!   [`SubLinkKind::Row`]) is one node shared by the assignment's columns,
 //!   each asking for its column: it runs once per outer row, not once per
@@ -157,21 +160,7 @@ impl SubPlan {
     /// one's (the same snapshot and relations): a subquery derived from
     /// this one's plan.
     pub fn sibling(&self, kind: SubLinkKind, plan: Plan, cmp_ty: DataType) -> SubPlan {
-        let c = &self.ctx;
-        let ctx = ExecContext {
-            snapshot: c.snapshot.clone(),
-            cancel: c.cancel.clone(),
-            work_mem: c.work_mem,
-            hash_mem: c.hash_mem,
-            temp_dir: c.temp_dir.clone(),
-            relations: c.relations.clone(),
-            parallel: None,
-            progress: c.progress.clone(),
-            page_summaries: c.page_summaries,
-            packed_cache: c.packed_cache,
-            ring_sizes: c.ring_sizes,
-            worktables: Default::default(),
-        };
+        let ctx = self.ctx.with_snapshot(self.ctx.snapshot.clone());
         SubPlan {
             per_call: self.per_call,
             ..SubPlan::new(kind, plan, cmp_ty, ctx)
@@ -314,6 +303,15 @@ impl SubPlan {
     /// The subquery's first-column values for the parameter tuple `key`,
     /// from the cache or by running it.
     fn rows_for(&self, key: &[Value]) -> Result<Arc<Vec<Value>>> {
+        if let Some(q) = &self.ctx.query_snapshots {
+            if q.current().is_none() {
+                // An expression of a VOLATILE body outside its queries (a
+                // query of its own in PostgreSQL): it reads anew each time.
+                self.runs.fetch_add(1, Ordering::Relaxed);
+                let snap = q.take(&self.ctx.snapshot);
+                return q.enter(snap, |_| self.run(key)).map(Arc::new);
+            }
+        }
         if self.once {
             // Held while it runs: parallel participants evaluating it at
             // once still run it once.
@@ -353,7 +351,11 @@ impl SubPlan {
     fn run(&self, key: &[Value]) -> Result<Vec<Value>> {
         let mut plan = self.plan.clone();
         substitute_plan(&mut plan, key);
-        let rows = super::collect_rows(&plan, &self.ctx)?;
+        let rows = match self.ctx.query_snapshots.as_ref().and_then(|q| q.current()) {
+            // In a VOLATILE body under READ COMMITTED: the running query's.
+            Some(snap) => super::collect_rows(&plan, &self.ctx.with_snapshot(snap))?,
+            None => super::collect_rows(&plan, &self.ctx)?,
+        };
         if let SubLinkKind::Row(_) = self.kind {
             return Ok(rows.into_iter().flatten().collect());
         }

@@ -25,6 +25,13 @@
 //! planned, so `WHERE id = (SELECT max(id) ...)` in a volatile body scans
 //! instead of searching an index (as `WHERE id = $1` there already does).
 //!
+//! Under READ COMMITTED PostgreSQL also gives each of those queries a new
+//! snapshot. The contexts made here carry the body's
+//! [`QuerySnapshots`]: the body's queries read with a snapshot taken as
+//! each runs (at this command id), what runs inside one with that query's
+//! (`exec::plpgsql::QueryPlan::rows`, `exec::subplan`). Under REPEATABLE
+//! READ they keep the transaction's snapshot.
+//!
 //! Nothing here runs for a statement that calls no volatile function with
 //! a query: only compiling such a body builds this context.
 
@@ -36,17 +43,23 @@ use crate::error::Result;
 use crate::exec::ExecContext;
 use crate::nodes::plannodes::Plan;
 use crate::settings::Settings;
+use crate::txn::QuerySnapshots;
 use crate::types::{DataType, Value};
 
 /// See the module comment.
 pub struct NextCommand<'a> {
     inner: &'a mut dyn PlanContext,
+    /// The body's query snapshots, made with its first context.
+    snapshots: Option<Arc<QuerySnapshots>>,
 }
 
 impl<'a> NextCommand<'a> {
     /// The context over `inner` whose queries read one command later.
     pub fn new(inner: &'a mut dyn PlanContext) -> NextCommand<'a> {
-        NextCommand { inner }
+        NextCommand {
+            inner,
+            snapshots: None,
+        }
     }
 }
 
@@ -76,6 +89,12 @@ impl PlanContext for NextCommand<'_> {
     fn subplan_context(&mut self, plan: &Plan) -> Result<ExecContext> {
         let mut ctx = self.inner.subplan_context(plan)?;
         ctx.snapshot = ctx.snapshot.next_command();
+        if let Some(txns) = &ctx.read_committed {
+            let shared = self
+                .snapshots
+                .get_or_insert_with(|| QuerySnapshots::new(txns.clone()));
+            ctx.query_snapshots = Some(shared.clone());
+        }
         Ok(ctx)
     }
     fn settings(&self) -> &Settings {

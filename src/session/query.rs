@@ -39,6 +39,8 @@ pub(crate) struct StmtCtx<'s> {
     pub temp_dir: &'s std::path::Path,
     /// The statement is EXPLAIN without ANALYZE.
     pub explain_only: bool,
+    /// The transaction is READ COMMITTED.
+    pub read_committed: bool,
 }
 
 impl StmtCtx<'_> {
@@ -46,6 +48,7 @@ impl StmtCtx<'_> {
     pub fn exec_context(&self, plan: &Plan) -> Result<ExecContext> {
         let mut ctx = exec_context(self.db, self.settings, self.snapshot, &self.cancel, plan)?;
         ctx.progress = self.progress.clone();
+        ctx.read_committed = self.read_committed.then(|| self.db.txns.clone());
         ctx.temp_dir = Some(self.temp_dir.to_path_buf());
         Ok(ctx)
     }
@@ -80,6 +83,8 @@ fn exec_context(
         packed_cache: settings.packed_cache_kb as usize * 1024,
         ring_sizes: crate::database::ring_sizes(settings),
         worktables: exec::WorkTables::default(),
+        read_committed: None,
+        query_snapshots: None,
     })
 }
 
@@ -246,6 +251,7 @@ impl Session {
             seqs: &self.seqs,
             temp_dir: &self.temp_dir,
             explain_only: false,
+            read_committed: self.txn_ref().isolation == super::Isolation::ReadCommitted,
         }
     }
 

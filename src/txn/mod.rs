@@ -4,6 +4,8 @@
 //! - [`snapshot`]: which transactions a statement may see.
 //! - [`manager`]: hands out xids (persisted in ranges in the control file),
 //!   commits and aborts, builds snapshots, knows the oldest running xmin.
+//! - [`query_snapshots`]: the snapshot each query of a VOLATILE function
+//!   reads with under READ COMMITTED.
 //! - [`lock`]: table and transaction locks with deadlock detection.
 //!
 //! Transaction ids are plain `u32`s compared numerically: 0 is invalid,
@@ -15,11 +17,13 @@
 pub mod clog;
 pub mod lock;
 pub mod manager;
+pub mod query_snapshots;
 pub mod snapshot;
 
 pub use clog::{Clog, XidStatus};
 pub use lock::{LockManager, LockMode, LockTag};
 pub use manager::TxnManager;
+pub use query_snapshots::QuerySnapshots;
 pub use snapshot::Snapshot;
 
 /// A transaction id.
