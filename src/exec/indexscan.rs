@@ -3,7 +3,9 @@
 //! parameterized inner scan).
 //!
 //! [`IndexScanOp`] turns the plan's [`IndexBounds`] into encoded key ranges
-//! (one per combination of `IN` values, in index order, duplicates removed),
+//! (one per combination of `IN` values, in index order, duplicates removed;
+//! a bound that is an InitPlan's value is computed when the scan starts, a
+//! NULL one selecting no row),
 //! walks each with a [`ScanPos`] over the B-tree, and for every entry reads
 //! the version of the row its TID names that the statement's snapshot sees
 //! ([`HeapRelation::fetch_hot`]: an entry names a HOT chain's root, and the
@@ -43,7 +45,7 @@ use crate::access::nbtree::keys::{decode_key, encode_key, tid_of};
 use crate::access::nbtree::{BTree, Counted, Direction, ScanPos};
 use crate::access::vm;
 use crate::error::Result;
-use crate::nodes::plannodes::{IndexBounds, IndexScan};
+use crate::nodes::plannodes::{BoundSlot, IndexBounds, IndexScan};
 use crate::nodes::JoinKind;
 use crate::storage::{BlockNumber, ForkNumber, RelFileNode};
 use crate::types::{DataType, Value};
@@ -60,6 +62,32 @@ pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 /// The encoded key ranges of `bounds` over index `desc` (lower, upper), in
 /// index order; `param` fills an empty first `eq` slot (a nested loop's
 /// outer value). Empty when no entry can match (a NULL parameter).
+/// The key ranges of `spec` (see [`key_ranges`]), its bounds known only
+/// when the scan starts computed now (its InitPlans run, if they have not
+/// yet). A NULL value selects no row.
+fn spec_ranges(
+    desc: &crate::access::nbtree::IndexDesc,
+    spec: &IndexScan,
+    param: Option<&Value>,
+) -> Result<Vec<KeyRange>> {
+    if spec.runtime.is_empty() {
+        return key_ranges(desc, &spec.bounds, param);
+    }
+    let mut bounds = spec.bounds.clone();
+    for r in &spec.runtime {
+        let v = super::eval_const(&r.expr)?;
+        if v.is_null() {
+            return Ok(Vec::new());
+        }
+        match r.slot {
+            BoundSlot::Eq(n) => bounds.eq[n] = vec![v],
+            BoundSlot::Lower => bounds.lower = bounds.lower.map(|(_, inc)| (v, inc)),
+            BoundSlot::Upper => bounds.upper = bounds.upper.map(|(_, inc)| (v, inc)),
+        }
+    }
+    key_ranges(desc, &bounds, param)
+}
+
 pub fn key_ranges(
     desc: &crate::access::nbtree::IndexDesc,
     bounds: &IndexBounds,
@@ -230,7 +258,7 @@ impl<'a> IndexScanOp<'a> {
             spec.index.desc(&spec.table),
             log,
         );
-        let ranges = key_ranges(tree.desc(), &spec.bounds, param)?;
+        let ranges = spec_ranges(tree.desc(), spec, param)?;
         let mut types: Vec<DataType> = spec
             .columns
             .iter()
@@ -272,7 +300,7 @@ impl<'a> IndexScanOp<'a> {
 
     /// Starts over with a new outer value (the inner side of a nested loop).
     pub fn rescan(&mut self, param: &Value) -> Result<()> {
-        self.ranges = key_ranges(self.tree.desc(), &self.spec.bounds, Some(param))?;
+        self.ranges = spec_ranges(self.tree.desc(), self.spec, Some(param))?;
         self.range = 0;
         self.in_range = false;
         self.done = false;

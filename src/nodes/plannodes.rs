@@ -79,6 +79,31 @@ pub struct IndexScan {
     /// For EXPLAIN only: names of columns past the output columns that
     /// `index_cond` may name (a nested loop's outer columns).
     pub outer_names: Vec<String>,
+    /// Bounds known only when the scan starts (an InitPlan's value:
+    /// `id = (SELECT max(id) ...)` where the subquery runs with the
+    /// statement): each expression, of its key column's type and reading
+    /// no column, replaces the placeholder of its slot in `bounds`.
+    pub runtime: Vec<RuntimeBound>,
+}
+
+/// A bound of an [`IndexScan`] computed when the scan starts.
+#[derive(Debug, Clone)]
+pub struct RuntimeBound {
+    /// Which value of the bounds it gives.
+    pub slot: BoundSlot,
+    /// Its expression (no column; NULL: the scan returns no row).
+    pub expr: Expr,
+}
+
+/// A value's place in [`IndexBounds`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BoundSlot {
+    /// The one equality value of key column `n` (`eq[n]`).
+    Eq(usize),
+    /// The lower bound.
+    Lower,
+    /// The upper bound.
+    Upper,
 }
 
 /// A bitmap heap scan (see [`Node::BitmapHeapScan`]).
@@ -697,7 +722,11 @@ impl Node {
     pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
         match self {
             Node::SeqScan { filter, .. } => filter.iter_mut().collect(),
-            Node::IndexScan(s) => s.filter.iter_mut().collect(),
+            Node::IndexScan(s) => s
+                .filter
+                .iter_mut()
+                .chain(s.runtime.iter_mut().map(|r| &mut r.expr))
+                .collect(),
             Node::BitmapHeapScan(s) => s.filter.iter_mut().collect(),
             Node::IndexNestLoop {
                 left_key, residual, ..
@@ -735,7 +764,11 @@ impl Node {
     pub fn exprs(&self) -> Vec<&Expr> {
         match self {
             Node::SeqScan { filter, .. } => filter.iter().collect(),
-            Node::IndexScan(s) => s.filter.iter().collect(),
+            Node::IndexScan(s) => s
+                .filter
+                .iter()
+                .chain(s.runtime.iter().map(|r| &r.expr))
+                .collect(),
             Node::BitmapHeapScan(s) => s.filter.iter().collect(),
             Node::IndexNestLoop {
                 left_key, residual, ..

@@ -10,7 +10,10 @@
 //!   const`, `col IN (consts)` and `col IS NULL` on leading columns, then
 //!   at most one range (`<`, `<=`, `>`, `>=`, BETWEEN's pair) on the next
 //!   one ([`match_index`]); the matched conjuncts become the scan's bounds
-//!   and `Index Cond`, the others stay its filter;
+//!   and `Index Cond`, the others stay its filter; a plain column compared
+//!   with an InitPlan of its type (`id = (SELECT max(id) ...)` the
+//!   statement runs itself) is a bound computed when the scan starts
+//!   ([`runtime::runtime_qual`]; not for bitmap scans);
 //! - costs each candidate as `cost_index` does (index pages and tuples;
 //!   the heap pages between the random reads of Mackert and Lohman's
 //!   formula and an in-order read of the selected share of the heap, by
@@ -39,6 +42,8 @@
 //! Tables without indexes leave the walk at once: statements over them
 //! plan exactly as before, at the cost of one pass over the plan.
 
+mod runtime;
+
 use super::estimate::{self, column_origins};
 use super::indexpred;
 use super::quals::{conjunction, conjuncts};
@@ -46,7 +51,7 @@ use super::select::{columns_used, remap_columns};
 use super::{JoinKind, Node, Plan, PlanContext, SortKey};
 use crate::catalog::{IndexDef, TableDef};
 use crate::nodes::expr::{Expr, ExprKind};
-use crate::nodes::plannodes::{IndexBounds, IndexScan};
+use crate::nodes::plannodes::{BoundSlot, IndexBounds, IndexScan, RuntimeBound};
 use crate::types::cast::CastContext;
 use crate::types::{BinaryOp, DataType, Value};
 
@@ -188,6 +193,9 @@ pub(super) struct Qual {
     col: usize,
     kind: QualKind,
     shown: Expr,
+    /// The value is this InitPlan's, known when the scan starts (the
+    /// kind's value is a placeholder).
+    runtime: Option<Expr>,
 }
 
 #[derive(Debug, Clone)]
@@ -282,7 +290,12 @@ pub(super) fn qual_of(e: &Expr, columns: &[usize], table: &TableDef) -> Option<Q
                 BinaryOp::Gt => QualKind::Lower(v, false),
                 _ => QualKind::Lower(v, true),
             };
-            Some(Qual { col, kind, shown })
+            Some(Qual {
+                col,
+                kind,
+                shown,
+                runtime: None,
+            })
         }
         ExprKind::InList(a, list, false) => {
             let col = scan_column(a, columns, table)?;
@@ -302,6 +315,7 @@ pub(super) fn qual_of(e: &Expr, columns: &[usize], table: &TableDef) -> Option<Q
                 col,
                 kind: QualKind::In(vals),
                 shown: e.clone(),
+                runtime: None,
             })
         }
         ExprKind::IsNull(a, false) => {
@@ -310,6 +324,7 @@ pub(super) fn qual_of(e: &Expr, columns: &[usize], table: &TableDef) -> Option<Q
                 col,
                 kind: QualKind::IsNull,
                 shown: e.clone(),
+                runtime: None,
             })
         }
         _ => None,
@@ -325,6 +340,8 @@ pub(super) struct Matched {
     pub(super) cond: Vec<Expr>,
     /// Key ranges the scan walks.
     pub(super) nscans: usize,
+    /// The bounds known when the scan starts.
+    pub(super) runtime: Vec<RuntimeBound>,
 }
 
 /// Matches the conjuncts (`quals[i]` for conjunct `i`) to the key columns
@@ -335,6 +352,7 @@ pub(super) fn match_index(ix: &IndexDef, quals: &[Option<Qual>]) -> Matched {
         used: Vec::new(),
         cond: Vec::new(),
         nscans: 1,
+        runtime: Vec::new(),
     };
     for kc in &ix.columns {
         let on_col = || {
@@ -351,6 +369,12 @@ pub(super) fn match_index(ix: &IndexDef, quals: &[Option<Qual>]) -> Matched {
             )
         });
         if let Some((i, q)) = eq {
+            if let Some(e) = &q.runtime {
+                m.runtime.push(RuntimeBound {
+                    slot: BoundSlot::Eq(m.bounds.eq.len()),
+                    expr: e.clone(),
+                });
+            }
             let vals = match &q.kind {
                 QualKind::Eq(v) => vec![v.clone()],
                 QualKind::IsNull => vec![Value::Null],
@@ -364,14 +388,22 @@ pub(super) fn match_index(ix: &IndexDef, quals: &[Option<Qual>]) -> Matched {
             continue;
         }
         for (i, q) in on_col() {
-            match &q.kind {
+            let slot = match &q.kind {
                 QualKind::Lower(v, inc) if m.bounds.lower.is_none() => {
-                    m.bounds.lower = Some((v.clone(), *inc))
+                    m.bounds.lower = Some((v.clone(), *inc));
+                    BoundSlot::Lower
                 }
                 QualKind::Upper(v, inc) if m.bounds.upper.is_none() => {
-                    m.bounds.upper = Some((v.clone(), *inc))
+                    m.bounds.upper = Some((v.clone(), *inc));
+                    BoundSlot::Upper
                 }
                 _ => continue,
+            };
+            if let Some(e) = &q.runtime {
+                m.runtime.push(RuntimeBound {
+                    slot,
+                    expr: e.clone(),
+                });
             }
             m.used.push(i);
             m.cond.push(q.shown.clone());
@@ -601,7 +633,10 @@ fn candidates(
     if let Some(f) = filter {
         conjuncts(f.clone(), &mut parts);
     }
-    let quals: Vec<Option<Qual>> = parts.iter().map(|p| qual_of(p, columns, table)).collect();
+    let quals: Vec<Option<Qual>> = parts
+        .iter()
+        .map(|p| qual_of(p, columns, table).or_else(|| runtime::runtime_qual(p, columns, table)))
+        .collect();
     let pages = ctx.table_pages(table) as f64;
     let tuples = table_rows(table, pages, scan.rows);
     let origins = column_origins(scan);
@@ -707,6 +742,7 @@ fn candidates(
             index_only,
             limit_hint: None,
             outer_names: Vec::new(),
+            runtime: m.runtime,
         };
         out.push(Candidate {
             plan: Plan {
@@ -1121,6 +1157,7 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
         index_only: false,
         limit_hint: None,
         outer_names: Vec::new(),
+        runtime: Vec::new(),
     };
     plan.node = Node::IndexNestLoop {
         left,

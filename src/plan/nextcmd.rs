@@ -21,9 +21,10 @@
 //! `IN` subqueries of the body become subplans whose cache lasts one call
 //! ([`PlanContext::subqueries_per_call`]): one computed while binding, or
 //! cached for the statement, would give every call the first call's rows.
-//! The price: such a subquery is no constant when the body's queries are
-//! planned, so `WHERE id = (SELECT max(id) ...)` in a volatile body scans
-//! instead of searching an index (as `WHERE id = $1` there already does).
+//! Such a subquery is no constant when the body's queries are planned: an
+//! index scan takes its value as a bound computed when the scan starts
+//! (`WHERE id = (SELECT max(id) ...)`, `plan::indexpath`), while
+//! `WHERE id = $1` there still scans.
 //!
 //! Under READ COMMITTED PostgreSQL also gives each of those queries a new
 //! snapshot. The contexts made here carry the body's
