@@ -465,6 +465,55 @@ fn a_non_equality_semi_join_holds_the_row_it_matched() {
     }
 }
 
+/// A correlated `EXISTS` over a join is a semi-join whose re-check holds
+/// every row the match joined (each relation's row mark), whatever the
+/// join's plan: the held row of `u` (key 3) no longer matches the new
+/// version, where evaluating the subquery again would find key 5's.
+#[test]
+fn an_exists_over_a_join_holds_the_rows_it_matched() {
+    for (first, second, tag, ret, t) in [
+        // PostgreSQL: UPDATE 0.
+        (
+            "update t set k = 4 where k = 2",
+            "update t set v = v + 1 where exists (select 1 from u join w on w.k = u.k \
+             where u.k >= t.k and u.k <= t.k + 1) returning *",
+            "UPDATE 0",
+            &[][..],
+            &[&["1", "10"][..], &["4", "20"]][..],
+        ),
+        // PostgreSQL: 2 | 21, UPDATE 1 (the held row of key 3 has w 300,
+        // not above 400; the row of key 5 would be).
+        (
+            "update t set v = 400 where k = 1",
+            "update t set v = v + 1 where exists (select 1 from u join w on w.k = u.k \
+             where u.k > t.k and u.w > t.v) returning *",
+            "UPDATE 1",
+            &[&["2", "21"][..]][..],
+            &[&["1", "400"][..], &["2", "21"]][..],
+        ),
+    ] {
+        for def in DEFS {
+            // A hash join, and a nested loop over w's index.
+            for (w, more) in [
+                ("create table w (k int)", "select 1 where false"),
+                (
+                    "create table w (k int primary key)",
+                    "insert into w select g from generate_series(1000, 20000) g",
+                ),
+            ] {
+                let (_d, db) = setup(def, "(3, 300), (5, 500)");
+                let mut s = db.session();
+                run(&mut s, w);
+                run(&mut s, "insert into w values (3), (5)");
+                run(&mut s, more);
+                run(&mut s, "analyze w");
+                let r = after(&db, first, true, second);
+                check(&db, r, tag, ret, t);
+            }
+        }
+    }
+}
+
 /// Sublinks PostgreSQL keeps as SubPlans (`NOT IN`, a correlated `IN`,
 /// any under `OR`) are evaluated again over the new version, under the
 /// statement's snapshot.

@@ -19,10 +19,12 @@
 //! - correlated `EXISTS (query)` whose outer values are compared by `=`
 //!   alone (`where u.k = t.k and u.w > 5`): the held row matched the outer
 //!   values first read, so the re-check is that each is still equal;
-//! - other correlated `EXISTS` over one table's sequential scan: the held
-//!   value is the tuple id of the first row that matched, and the re-check
-//!   is that this row (as the statement's snapshot sees it) matches the new
-//!   version's values; EXISTS over other plans is evaluated again;
+//! - other correlated `EXISTS` whose plan joins scans (sequential, index
+//!   or bitmap; inner joins of any method): the held values are the tuple
+//!   ids of the rows the first match joined, one per scan, and the re-check
+//!   is that these rows (as the statement's snapshot sees them) still join
+//!   and match the new version's values; EXISTS over other plans
+//!   (aggregates, outer joins ...) is evaluated again;
 //! - correlated `NOT EXISTS (query)`: an anti-join row holds no row of the
 //!   other relation, so the re-check finds none: the conjunct holds.
 //!
@@ -37,7 +39,7 @@ use std::sync::Arc;
 use crate::exec::expr::{Expr, ExprKind};
 use crate::exec::subplan::{SubLinkKind, SubPlan};
 use crate::nodes::expr::SubPlanRef;
-use crate::nodes::{Field, Node, Plan};
+use crate::nodes::{Field, JoinKind, Node, Plan};
 use crate::plan::cost::plan_volatile;
 use crate::plan::quals::conjunction;
 use crate::plan::sublink::first_row;
@@ -126,82 +128,257 @@ fn matched_value(sp: &SubPlan, x: &Expr, width: usize, held: &mut Vec<Expr>) -> 
 }
 
 /// For a correlated `EXISTS (query)` (`sp` over the parameters `args`)
-/// whose plan is one table's sequential scan: the tuple id of the first row
-/// that matched is held, and the re-check runs the scan again for that row
-/// alone, over the new version's parameters. `None` for other plans.
+/// whose plan joins scans ([`with_tids`]): the tuple ids of the rows the
+/// first match joined are held, and the re-check runs the subquery again
+/// with each scan kept to its held row, over the new version's parameters
+/// (PostgreSQL's EvalPlanQual re-fetching each row mark's row and testing
+/// the quals again). `None` for other plans.
 fn matched_row_again(
     sp: &SubPlan,
     args: &[Expr],
     width: usize,
     held: &mut Vec<Expr>,
 ) -> Option<Expr> {
-    let scan = lone_scan(&sp.plan)?;
-    let Node::SeqScan {
-        table,
-        alias,
-        columns,
-        with_tid: false,
-        filter: Some(filter),
-    } = &scan.node
-    else {
-        return None;
-    };
-    let tid = Expr::column(columns.len(), DataType::Int8);
-    let scan_with_tid = |filter: Expr| {
-        let mut fields = scan.fields.clone();
-        fields.push(Field {
-            name: "ctid".into(),
+    let mut n = 0;
+    let tidded = with_tids(&sp.plan, None, &mut n)?;
+    let mut pinned = 0;
+    let again = first_row(with_tids(&sp.plan, Some(args.len()), &mut pinned)?);
+    let ncols = sp.plan.fields.len();
+    let j = width + held.len();
+    for k in 0..n {
+        let find = first_row(Plan {
+            fields: vec![tid_field()],
+            rows: 1.0,
+            node: Node::Project {
+                input: Box::new(tidded.clone()),
+                exprs: vec![Expr::column(ncols + k, DataType::Int8)],
+            },
+        });
+        let found = sp.sibling(SubLinkKind::Scalar, find, DataType::Int8);
+        held.push(Expr {
+            kind: ExprKind::SubPlan(SubPlanRef(Arc::new(found)), args.to_vec()),
             ty: DataType::Int8,
         });
-        Plan {
-            fields,
-            rows: scan.rows,
-            node: Node::SeqScan {
-                table: table.clone(),
-                alias: alias.clone(),
-                columns: columns.clone(),
-                with_tid: true,
-                filter: Some(filter),
-            },
-        }
-    };
-    let find = first_row(Plan {
-        fields: vec![Field {
-            name: "ctid".into(),
-            ty: DataType::Int8,
-        }],
-        rows: 1.0,
-        node: Node::Project {
-            input: Box::new(scan_with_tid(filter.clone())),
-            exprs: vec![tid.clone()],
-        },
-    });
-    let found = sp.sibling(SubLinkKind::Scalar, find, DataType::Int8);
-    let j = width + held.len();
-    held.push(Expr {
-        kind: ExprKind::SubPlan(SubPlanRef(Arc::new(found)), args.to_vec()),
-        ty: DataType::Int8,
-    });
-    let same_row = binary(BinaryOp::Eq, tid, param(args.len(), DataType::Int8));
-    let again = first_row(scan_with_tid(conjunction(vec![filter.clone(), same_row])?));
+    }
     let again = sp.sibling(SubLinkKind::Exists, again, DataType::Bool);
     let mut again_args = args.to_vec();
-    again_args.push(Expr::column(j, DataType::Int8));
+    again_args.extend((0..n).map(|k| Expr::column(j + k, DataType::Int8)));
     Some(Expr {
         kind: ExprKind::SubPlan(SubPlanRef(Arc::new(again)), again_args),
         ty: DataType::Bool,
     })
 }
 
-/// The sequential scan under `plan`'s LIMITs and projections, when that is
-/// all it is and only the scan's filter reads parameters.
-fn lone_scan(plan: &Plan) -> Option<&Plan> {
-    match &plan.node {
-        Node::SeqScan { .. } => Some(plan),
-        Node::Limit { input, .. } => lone_scan(input),
-        Node::Project { input, exprs } if !exprs.iter().any(has_param) => lone_scan(input),
-        _ => None,
+fn tid_field() -> Field {
+    Field {
+        name: "ctid".into(),
+        ty: DataType::Int8,
     }
+}
+
+/// `plan` with the tuple id of each row it joins appended to its output
+/// (after its own columns, one per scan, scans in plan order; `next`
+/// counts the scans so far). With `pin`, each scan also keeps only the
+/// row whose tuple id is parameter `pin + k` (`k`: its number). `None`
+/// unless `plan` is made of sequential, index and bitmap heap scans,
+/// inner joins of them, filters, projections and limits.
+fn with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> {
+    let mut keep = |filter: &Option<Expr>, at: usize| -> Option<Expr> {
+        let k = *next;
+        *next += 1;
+        let Some(base) = pin else {
+            return filter.clone();
+        };
+        let same = binary(
+            BinaryOp::Eq,
+            Expr::column(at, DataType::Int8),
+            param(base + k, DataType::Int8),
+        );
+        conjunction(filter.iter().cloned().chain([same]).collect())
+    };
+    let mut fields = plan.fields.clone();
+    let node = match &plan.node {
+        Node::SeqScan {
+            table,
+            alias,
+            columns,
+            with_tid: false,
+            filter,
+        } => {
+            fields.push(tid_field());
+            Node::SeqScan {
+                table: table.clone(),
+                alias: alias.clone(),
+                columns: columns.clone(),
+                with_tid: true,
+                filter: keep(filter, columns.len()),
+            }
+        }
+        Node::IndexScan(s) if !s.with_tid => {
+            let mut s = s.clone();
+            s.with_tid = true;
+            s.index_only = false;
+            s.filter = keep(&s.filter, s.columns.len());
+            fields.push(tid_field());
+            Node::IndexScan(s)
+        }
+        Node::BitmapHeapScan(s) if !s.with_tid => {
+            let mut s = s.clone();
+            s.with_tid = true;
+            s.filter = keep(&s.filter, s.columns.len());
+            fields.push(tid_field());
+            Node::BitmapHeapScan(s)
+        }
+        Node::Filter { input, predicate } => {
+            let input = with_tids(input, pin, next)?;
+            fields = input.fields.clone();
+            Node::Filter {
+                input: Box::new(input),
+                predicate: predicate.clone(),
+            }
+        }
+        Node::Limit {
+            input,
+            limit,
+            offset,
+        } => {
+            let input = with_tids(input, pin, next)?;
+            fields = input.fields.clone();
+            Node::Limit {
+                input: Box::new(input),
+                limit: *limit,
+                offset: *offset,
+            }
+        }
+        Node::Project { input, exprs } => {
+            let before = *next;
+            let input = with_tids(input, pin, next)?;
+            let w = input.fields.len() - (*next - before);
+            let mut exprs = exprs.clone();
+            for c in w..input.fields.len() {
+                exprs.push(Expr::column(c, DataType::Int8));
+                fields.push(tid_field());
+            }
+            Node::Project {
+                input: Box::new(input),
+                exprs,
+            }
+        }
+        _ => return join_with_tids(plan, pin, next),
+    };
+    Some(Plan {
+        fields,
+        rows: plan.rows,
+        node,
+    })
+}
+
+/// [`with_tids`] of an inner join: both inputs with their tuple ids, the
+/// conditions over both sides moved past the left's, and the output put
+/// back in order (the join's columns, then the left's tuple ids, then the
+/// right's).
+fn join_with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> {
+    let (left, right) = match &plan.node {
+        Node::HashJoin {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            ..
+        }
+        | Node::NestedLoop {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            ..
+        }
+        | Node::IndexNestLoop {
+            left,
+            right,
+            kind: JoinKind::Inner,
+            ..
+        } => (left, right),
+        _ => return None,
+    };
+    let (nl, nr) = (left.fields.len(), right.fields.len());
+    let new_left = Box::new(with_tids(left, pin, next)?);
+    let new_right = Box::new(with_tids(right, pin, next)?);
+    let (lt, rt) = (new_left.fields.len() - nl, new_right.fields.len() - nr);
+    let shift = |e: &Option<Expr>| e.clone().map(|e| shift_right(e, nl, lt));
+    let joined: Vec<Field> = new_left
+        .fields
+        .iter()
+        .chain(&new_right.fields)
+        .cloned()
+        .collect();
+    let node = match &plan.node {
+        Node::HashJoin {
+            left_keys,
+            right_keys,
+            residual,
+            build_left,
+            ..
+        } => Node::HashJoin {
+            left: new_left,
+            right: new_right,
+            kind: JoinKind::Inner,
+            left_keys: left_keys.clone(),
+            right_keys: right_keys.clone(),
+            residual: shift(residual),
+            build_left: *build_left,
+        },
+        Node::NestedLoop { condition, .. } => Node::NestedLoop {
+            left: new_left,
+            right: new_right,
+            kind: JoinKind::Inner,
+            condition: shift(condition),
+        },
+        Node::IndexNestLoop {
+            left_key, residual, ..
+        } => Node::IndexNestLoop {
+            left: new_left,
+            right: new_right,
+            kind: JoinKind::Inner,
+            left_key: left_key.clone(),
+            residual: shift(residual),
+        },
+        _ => return None,
+    };
+    let order: Vec<usize> = (0..nl)
+        .chain(nl + lt..nl + lt + nr)
+        .chain(nl..nl + lt)
+        .chain(nl + lt + nr..nl + lt + nr + rt)
+        .collect();
+    Some(Plan {
+        fields: order.iter().map(|&c| joined[c].clone()).collect(),
+        rows: plan.rows,
+        node: Node::Project {
+            exprs: order
+                .iter()
+                .map(|&c| Expr::column(c, joined[c].ty))
+                .collect(),
+            input: Box::new(Plan {
+                fields: joined,
+                rows: plan.rows,
+                node,
+            }),
+        },
+    })
+}
+
+/// `e` (over a join's left ++ right columns) with the right's columns
+/// moved `by` places on, past the `left` columns of the left input.
+fn shift_right(mut e: Expr, left: usize, by: usize) -> Expr {
+    if let ExprKind::Column(i) = e.kind {
+        if i >= left {
+            e.kind = ExprKind::Column(i + by);
+        }
+        return e;
+    }
+    for c in e.children_mut() {
+        let taken = std::mem::replace(c, Expr::column(0, DataType::Bool));
+        *c = shift_right(taken, left, by);
+    }
+    e
 }
 
 fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
