@@ -58,7 +58,10 @@ use crate::settings::Settings;
 use crate::txn::{LockMode, Snapshot};
 use crate::types::{DataType, Value};
 
+mod kept;
 mod update;
+
+use kept::Kept;
 
 /// Shapes remembered at most (seen, refused or templated); the cache is
 /// emptied when it is full.
@@ -318,21 +321,6 @@ pub struct Template {
     /// A SELECT's point-lookup executor, made at its first run from the
     /// template (`exec::fastpath::lookup`); locked under `plan`.
     kept: parking_lot::Mutex<Kept>,
-}
-
-/// Whether a template's plan runs by a kept point lookup.
-#[derive(Debug)]
-enum Kept {
-    /// Not run from the template yet.
-    Unknown,
-    /// Not a point lookup: the general executor runs it.
-    No,
-    /// Its kept executor, and the literal that gives its key (none: the
-    /// key is a constant of the plan).
-    Lookup(
-        Box<crate::exec::fastpath::lookup::PointLookup>,
-        Option<usize>,
-    ),
 }
 
 /// A table a template's statement opened.
@@ -781,74 +769,6 @@ impl super::Session {
         }
         Ok(true)
     }
-}
-
-impl super::Session {
-    /// Runs the statement of `shape` by template `t`'s kept point lookup
-    /// (made at its first run from `plan`, the template's plan, locked);
-    /// `None` when the plan is not a point lookup. The lookup takes its key
-    /// from the statement's literal: the other slots of `plan` are not
-    /// filled (nothing of a point lookup but its key depends on them).
-    fn run_kept(
-        &mut self,
-        t: &Template,
-        plan: &mut Plan,
-        shape: &Shape,
-        snap: &Snapshot,
-        t0: std::time::Instant,
-        sink: &mut dyn FnMut(&[super::Column], &crate::exec::vector::Batch) -> Result<()>,
-    ) -> Result<Option<super::QueryResult>> {
-        use crate::exec::fastpath::lookup::{key_of, PointLookup};
-        let mut kept = t.kept.lock();
-        if matches!(*kept, Kept::Unknown) {
-            fill_slots(plan, t, shape);
-            *kept = match PointLookup::of(&self.db, plan)? {
-                Some(l) => Kept::Lookup(Box::new(l), key_slot(plan, t)),
-                None => Kept::No,
-            };
-        }
-        let Kept::Lookup(lookup, slot) = &mut *kept else {
-            return Ok(None);
-        };
-        let Some(planned_key) = key_of(plan) else {
-            return Ok(None);
-        };
-        let key = match slot {
-            Some(lit) => match literal_as(planned_key, shape.lits[*lit].0) {
-                Some(v) => v,
-                None => return Ok(None),
-            },
-            None => planned_key.clone(),
-        };
-        let planned = t0.elapsed();
-        let columns = super::query::columns_of(plan);
-        let n = lookup.run(&key, snap, &self.cancel, &mut |b| sink(&columns, b))?;
-        let mut r = super::QueryResult::empty(if n == 1 { "SELECT 1" } else { "SELECT 0" });
-        if n > 1 {
-            r.tag = format!("SELECT {n}");
-        }
-        r.columns = columns;
-        r.returns_rows = true;
-        r.timing.plan = planned;
-        r.timing.execute = t0.elapsed() - planned;
-        Ok(Some(r))
-    }
-}
-
-/// The literal whose slot is the key of `plan`, a point lookup's plan
-/// (the value [`key_of`](crate::exec::fastpath::lookup::key_of) names), if
-/// a literal gives it.
-fn key_slot(plan: &mut Plan, t: &Template) -> Option<usize> {
-    let key = crate::exec::fastpath::lookup::key_of(plan)? as *const Value;
-    let (mut j, mut at) = (0, None);
-    for_each_value(plan, &mut |v| {
-        if std::ptr::eq(v, key) {
-            at = Some(j);
-        }
-        j += 1;
-    });
-    let at = at?;
-    t.slots.iter().find(|s| s.0 == at).map(|s| s.1)
 }
 
 /// Puts `shape`'s literals into the slots of `plan`, a copy of template
