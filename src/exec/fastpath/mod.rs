@@ -8,6 +8,7 @@ pub mod fixed_scan;
 pub mod hash_agg;
 pub mod join_agg;
 pub mod join_tables;
+pub mod lookup;
 pub mod packed;
 pub mod page_agg;
 pub mod page_group;

@@ -58,7 +58,10 @@ use crate::settings::Settings;
 use crate::txn::{LockMode, Snapshot};
 use crate::types::{DataType, Value};
 
+mod kept;
 mod update;
+
+use kept::Kept;
 
 /// Shapes remembered at most (seen, refused or templated); the cache is
 /// emptied when it is full.
@@ -315,6 +318,9 @@ pub struct Template {
     /// Per value of the plan in [`for_each_value`] order that a literal
     /// gives: (the value's position, the literal's index).
     slots: Vec<(usize, usize)>,
+    /// A SELECT's point-lookup executor, made at its first run from the
+    /// template (`exec::fastpath::lookup`); locked under `plan`.
+    kept: parking_lot::Mutex<Kept>,
 }
 
 /// A table a template's statement opened.
@@ -725,6 +731,7 @@ impl super::Session {
                 .collect(),
             settings: self.settings.clone(),
             slots,
+            kept: parking_lot::Mutex::new(Kept::Unknown),
         })
     }
 
@@ -806,6 +813,9 @@ impl super::Session {
             // it is in use further up (a statement run from inside one of
             // its own shape).
             if let Some(mut plan) = t.plan.try_lock() {
+                if let Some(r) = self.run_kept(t, &mut plan, shape, &snap, t0, sink)? {
+                    return Ok(r);
+                }
                 fill_slots(&mut plan, t, shape);
                 return self.execute_plan(&plan, &snap, t0, sink);
             }
