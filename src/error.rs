@@ -123,6 +123,10 @@ pub enum SqlState {
     AmbiguousFunction,
     /// 42712 duplicate_alias
     DuplicateAlias,
+    /// 42P03 duplicate_cursor
+    DuplicateCursor,
+    /// 34000 invalid_cursor_name
+    InvalidCursorName,
     /// 42703 undefined_column
     UndefinedColumn,
     /// 42704 undefined_object (also unknown configuration parameters)
@@ -255,6 +259,8 @@ impl SqlState {
             AmbiguousColumn => "42702",
             AmbiguousFunction => "42725",
             DuplicateAlias => "42712",
+            DuplicateCursor => "42P03",
+            InvalidCursorName => "34000",
             UndefinedColumn => "42703",
             UndefinedObject => "42704",
             GroupingError => "42803",
@@ -464,6 +470,8 @@ mod tests {
             AmbiguousColumn,
             AmbiguousFunction,
             DuplicateAlias,
+            DuplicateCursor,
+            InvalidCursorName,
             UndefinedColumn,
             UndefinedObject,
             GroupingError,

@@ -43,6 +43,7 @@
 mod alter_column;
 mod commit_ack;
 mod copy;
+mod cursor;
 mod describe;
 mod explain_modify;
 mod fkey;
@@ -190,6 +191,8 @@ pub struct Session {
     /// Where statements spill (`base/pgsql_tmp`), made once: a path built
     /// per statement was a tenth of a point lookup's set-up.
     pub(crate) temp_dir: std::path::PathBuf,
+    /// The open cursors (`DECLARE`).
+    cursors: cursor::Cursors,
 }
 
 /// What transaction handling a statement needs.
@@ -226,6 +229,9 @@ fn writes(stmt: &ast::Statement) -> bool {
             // takes one for its column statistics).
             | ast::Statement::Vacuum(_)
             | ast::Statement::Analyze(_)
+            | ast::Statement::DeclareCursor(_)
+            | ast::Statement::Fetch(_)
+            | ast::Statement::Close(_)
     )
 }
 
@@ -271,6 +277,7 @@ impl Session {
             seqs: Arc::default(),
             on_commit: Vec::new(),
             modify_capture: None,
+            cursors: cursor::Cursors::default(),
         }
     }
 
@@ -687,6 +694,9 @@ impl Session {
             ast::Statement::Copy(c) => self.copy(c, &mut copy::CopyIo::None, None),
             ast::Statement::Vacuum(v) => self.vacuum(v),
             ast::Statement::Analyze(a) => self.analyze(a),
+            ast::Statement::DeclareCursor(d) => self.declare_cursor(d),
+            ast::Statement::Fetch(f) => self.fetch_cursor(f, sink),
+            ast::Statement::Close(c) => self.close_cursor(c.as_deref()),
             ast::Statement::Begin(_)
             | ast::Statement::Commit { .. }
             | ast::Statement::Rollback { .. } => {
@@ -803,6 +813,7 @@ impl Session {
             Ok(())
         };
         let commit = commit && prepared.is_ok();
+        self.cursors.end_of_transaction(commit);
         self.settings = if commit {
             t.commit_settings
         } else {

@@ -20,6 +20,7 @@
 
 use std::hash::{Hash, Hasher};
 
+mod cursor;
 mod do_block;
 mod expr;
 mod function;
@@ -32,6 +33,7 @@ mod typedef;
 mod view;
 mod window;
 
+pub use cursor::*;
 pub use do_block::*;
 pub use expr::*;
 pub use function::*;
@@ -155,6 +157,12 @@ pub enum Statement {
     AlterSequence(Box<AlterSequence>),
     /// `DROP SEQUENCE ...`
     DropSequence(DropSequence),
+    /// `DECLARE name ... CURSOR ... FOR query`
+    DeclareCursor(Box<DeclareCursor>),
+    /// `FETCH ...` / `MOVE ...`
+    Fetch(Fetch),
+    /// `CLOSE name` / `CLOSE ALL` (`None`)
+    Close(Option<Ident>),
 }
 
 /// A possibly schema-qualified object name (a table or a function).

@@ -74,6 +74,10 @@ impl Display for Statement {
                 }
                 Ok(())
             }
+            Statement::DeclareCursor(d) => d.fmt(f),
+            Statement::Fetch(x) => x.fmt(f),
+            Statement::Close(Some(c)) => write!(f, "CLOSE {}", Id(c)),
+            Statement::Close(None) => f.write_str("CLOSE ALL"),
             Statement::CreateIndex(c) => c.fmt(f),
             Statement::DropIndex(d) => d.fmt(f),
             Statement::AlterTable(a) => a.fmt(f),
