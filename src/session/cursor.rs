@@ -20,34 +20,108 @@
 //!   is refused before anything moves.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use heapdb_grammar::ast;
 
 use super::{Column, QueryResult, Session};
+use crate::catalog::{ViewColumn, ViewDef};
 use crate::err;
 use crate::error::Result;
 use crate::exec::vector::Batch;
+use crate::nodes::plannodes::{Node, Plan};
+use crate::types::DataType;
+
+/// `s` as an SQL string literal.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
 
 /// One open cursor.
 struct Cursor {
     columns: Vec<Column>,
     rows: Batch,
     pos: usize,
-    /// Backward movement allowed (`SCROLL`, or neither `SCROLL` nor `NO
-    /// SCROLL`: the rows are kept, so any plan can go back).
+    /// Backward movement allowed: `SCROLL`, or neither `SCROLL` nor `NO
+    /// SCROLL` and a plan PostgreSQL could run backward
+    /// ([`supports_backward`]), so that the same cursors refuse to.
     scroll: bool,
     hold: bool,
     /// Declared in the transaction still open (rolled back with it).
     declared_in_txn: bool,
+    /// The text of the statement that declared it, as the client sent it.
+    statement: String,
+    binary: bool,
+    /// When it was declared (the transaction's start, microseconds since
+    /// 2000-01-01 UTC).
+    created: i64,
 }
 
 /// The session's open cursors, by name.
 #[derive(Default)]
 pub(crate) struct Cursors {
     open: HashMap<String, Cursor>,
+    /// The text of the statement being run, set before a DECLARE runs.
+    pub(crate) statement_text: Option<String>,
 }
 
+/// The name of the view of the open cursors.
+pub(crate) const PG_CURSORS: &str = "pg_cursors";
+
 impl Cursors {
+    /// The `pg_cursors` view: one row per open cursor, built as a view over
+    /// `VALUES` each time a statement names it.
+    pub(crate) fn system_view(&self) -> Arc<ViewDef> {
+        let columns = [
+            ("name", DataType::Text),
+            ("statement", DataType::Text),
+            ("is_holdable", DataType::Bool),
+            ("is_binary", DataType::Bool),
+            ("is_scrollable", DataType::Bool),
+            ("creation_time", DataType::TimestampTz(None)),
+        ];
+        let names = "name, statement, is_holdable, is_binary, is_scrollable, creation_time";
+        let mut rows: Vec<(&String, &Cursor)> = self.open.iter().collect();
+        rows.sort_by_key(|(_, c)| c.created);
+        let text = if rows.is_empty() {
+            "SELECT NULL::text AS name, NULL::text AS statement, NULL::boolean AS is_holdable, \
+             NULL::boolean AS is_binary, NULL::boolean AS is_scrollable, \
+             NULL::timestamptz AS creation_time WHERE false"
+                .to_string()
+        } else {
+            let values: Vec<String> = rows
+                .iter()
+                .map(|(name, c)| {
+                    format!(
+                        "({}::text, {}::text, {}, {}, {}, \
+                         timestamptz '2000-01-01 00:00:00+00' + interval '{} microseconds')",
+                        quote(name),
+                        quote(&c.statement),
+                        c.hold,
+                        c.binary,
+                        c.scroll,
+                        c.created
+                    )
+                })
+                .collect();
+            format!(
+                "SELECT * FROM (VALUES {}) AS pg_cursors ({names})",
+                values.join(", ")
+            )
+        };
+        let columns = columns
+            .iter()
+            .map(|(name, ty)| ViewColumn {
+                name: name.to_string(),
+                ty: ty.clone(),
+            })
+            .collect();
+        Arc::new(
+            ViewDef::new(0, PG_CURSORS.to_string(), columns, text, Vec::new())
+                .expect("the view of the open cursors parses"),
+        )
+    }
+
     /// Drops what the ending transaction's cursors leave behind: every
     /// cursor without HOLD, and on rollback those declared in it.
     pub(crate) fn end_of_transaction(&mut self, commit: bool) {
@@ -85,12 +159,16 @@ impl Session {
                 d.name
             ));
         }
+        let statement = self
+            .cursors
+            .statement_text
+            .take()
+            .unwrap_or_else(|| format!("{d};"));
+        let snap = self.statement_snapshot();
+        let plan = self.plan_query(&d.query, &snap)?;
+        let scroll = d.scroll.unwrap_or_else(|| supports_backward(&plan));
         let mut rows: Option<Batch> = None;
-        let mut columns = Vec::new();
-        let r = self.run_query(&d.query, &mut |cols, b| {
-            if columns.is_empty() {
-                columns = cols.to_vec();
-            }
+        let r = self.execute_plan(&plan, &snap, std::time::Instant::now(), &mut |_, b| {
             match &mut rows {
                 Some(all) => all.extend(b),
                 None => rows = Some(b.clone()),
@@ -112,9 +190,12 @@ impl Session {
                 columns: r.columns,
                 rows,
                 pos: 0,
-                scroll: d.scroll != Some(false),
+                scroll,
                 hold: d.hold,
                 declared_in_txn: true,
+                statement,
+                binary: d.binary,
+                created: self.txn_ref().start_ts,
             },
         );
         Ok(QueryResult::empty("DECLARE CURSOR"))
@@ -161,6 +242,30 @@ impl Session {
                 None => Err(err!(InvalidCursorName, "cursor \"{name}\" does not exist")),
             },
         }
+    }
+}
+
+/// Whether PostgreSQL's executor could run `plan` backward
+/// (`ExecSupportsBackwardScan`), which makes a cursor declared without
+/// `SCROLL` or `NO SCROLL` scrollable: scans, `VALUES`, functions, CTE
+/// scans and sorts can; filters, projections and limits as their input;
+/// an append when all its inputs can; joins, aggregates, grouping, window
+/// functions, set operations, bitmap and parallel scans cannot. A `SELECT`
+/// without `FROM` (PostgreSQL's `Result` node) cannot either.
+fn supports_backward(plan: &Plan) -> bool {
+    match &plan.node {
+        Node::Values { rows } => rows.first().is_some_and(|r| !r.is_empty()),
+        Node::SeqScan { .. }
+        | Node::IndexScan(_)
+        | Node::Function { .. }
+        | Node::CteScan { .. }
+        | Node::Sort { .. } => true,
+        Node::Filter { input, .. }
+        | Node::Project { input, .. }
+        | Node::Limit { input, .. }
+        | Node::LimitTies { input, .. } => supports_backward(input),
+        Node::Append { inputs } => inputs.iter().all(supports_backward),
+        _ => false,
     }
 }
 

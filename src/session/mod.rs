@@ -192,7 +192,7 @@ pub struct Session {
     /// per statement was a tenth of a point lookup's set-up.
     pub(crate) temp_dir: std::path::PathBuf,
     /// The open cursors (`DECLARE`).
-    cursors: cursor::Cursors,
+    pub(crate) cursors: cursor::Cursors,
 }
 
 /// What transaction handling a statement needs.
@@ -444,6 +444,10 @@ impl Session {
         }
         let mut last = None;
         for stmt in &stmts {
+            if matches!(stmt, ast::Statement::DeclareCursor(_)) {
+                // `pg_cursors.statement` is the text the client sent.
+                self.cursors.statement_text = Some(sql.to_string());
+            }
             let mut r = self.run_statement(stmt, sink)?;
             if !r.rows.is_empty() {
                 // Results computed whole (EXPLAIN, SHOW) go through the sink too.

@@ -39,6 +39,8 @@ pub(crate) struct StmtCtx<'s> {
     pub temp_dir: &'s std::path::Path,
     /// The statement is EXPLAIN without ANALYZE.
     pub explain_only: bool,
+    /// The session's open cursors (the `pg_cursors` view).
+    pub cursors: &'s super::cursor::Cursors,
 }
 
 impl StmtCtx<'_> {
@@ -91,6 +93,7 @@ impl PlanContext for StmtCtx<'_> {
 
     fn view(&self, name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
         super::view_info::visible_view(self.db, self.snapshot, name)
+            .or_else(|| (name == super::cursor::PG_CURSORS).then(|| self.cursors.system_view()))
     }
 
     fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
@@ -246,6 +249,7 @@ impl Session {
             seqs: &self.seqs,
             temp_dir: &self.temp_dir,
             explain_only: false,
+            cursors: &self.cursors,
         }
     }
 
