@@ -113,7 +113,7 @@ impl Cursors {
             .iter()
             .map(|(name, ty)| ViewColumn {
                 name: name.to_string(),
-                ty: ty.clone(),
+                ty: *ty,
             })
             .collect();
         Arc::new(
