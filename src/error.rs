@@ -127,6 +127,10 @@ pub enum SqlState {
     DuplicateCursor,
     /// 34000 invalid_cursor_name
     InvalidCursorName,
+    /// 42P05 duplicate_prepared_statement
+    DuplicatePreparedStatement,
+    /// 26000 invalid_sql_statement_name
+    InvalidSqlStatementName,
     /// 42703 undefined_column
     UndefinedColumn,
     /// 42704 undefined_object (also unknown configuration parameters)
@@ -261,6 +265,8 @@ impl SqlState {
             DuplicateAlias => "42712",
             DuplicateCursor => "42P03",
             InvalidCursorName => "34000",
+            DuplicatePreparedStatement => "42P05",
+            InvalidSqlStatementName => "26000",
             UndefinedColumn => "42703",
             UndefinedObject => "42704",
             GroupingError => "42803",
@@ -472,6 +478,8 @@ mod tests {
             DuplicateAlias,
             DuplicateCursor,
             InvalidCursorName,
+            DuplicatePreparedStatement,
+            InvalidSqlStatementName,
             UndefinedColumn,
             UndefinedObject,
             GroupingError,

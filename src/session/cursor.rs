@@ -24,18 +24,13 @@ use std::sync::Arc;
 
 use heapdb_grammar::ast;
 
-use super::{Column, QueryResult, Session};
-use crate::catalog::{ViewColumn, ViewDef};
+use super::{sysview, Column, QueryResult, Session};
+use crate::catalog::ViewDef;
 use crate::err;
 use crate::error::Result;
 use crate::exec::vector::Batch;
 use crate::nodes::plannodes::{Node, Plan};
 use crate::types::DataType;
-
-/// `s` as an SQL string literal.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
 
 /// One open cursor.
 struct Cursor {
@@ -69,56 +64,34 @@ pub(crate) struct Cursors {
 pub(crate) const PG_CURSORS: &str = "pg_cursors";
 
 impl Cursors {
-    /// The `pg_cursors` view: one row per open cursor, built as a view over
-    /// `VALUES` each time a statement names it.
+    /// The `pg_cursors` view: one row per open cursor, oldest first.
     pub(crate) fn system_view(&self) -> Arc<ViewDef> {
-        let columns = [
-            ("name", DataType::Text),
-            ("statement", DataType::Text),
-            ("is_holdable", DataType::Bool),
-            ("is_binary", DataType::Bool),
-            ("is_scrollable", DataType::Bool),
-            ("creation_time", DataType::TimestampTz(None)),
-        ];
-        let names = "name, statement, is_holdable, is_binary, is_scrollable, creation_time";
-        let mut rows: Vec<(&String, &Cursor)> = self.open.iter().collect();
-        rows.sort_by_key(|(_, c)| c.created);
-        let text = if rows.is_empty() {
-            "SELECT NULL::text AS name, NULL::text AS statement, NULL::boolean AS is_holdable, \
-             NULL::boolean AS is_binary, NULL::boolean AS is_scrollable, \
-             NULL::timestamptz AS creation_time WHERE false"
-                .to_string()
-        } else {
-            let values: Vec<String> = rows
-                .iter()
-                .map(|(name, c)| {
-                    format!(
-                        "({}::text, {}::text, {}, {}, {}, \
-                         timestamptz '2000-01-01 00:00:00+00' + interval '{} microseconds')",
-                        quote(name),
-                        quote(&c.statement),
-                        c.hold,
-                        c.binary,
-                        c.scroll,
-                        c.created
-                    )
-                })
-                .collect();
-            format!(
-                "SELECT * FROM (VALUES {}) AS pg_cursors ({names})",
-                values.join(", ")
-            )
-        };
-        let columns = columns
+        let mut open: Vec<(&String, &Cursor)> = self.open.iter().collect();
+        open.sort_by_key(|(_, c)| c.created);
+        let rows: Vec<Vec<String>> = open
             .iter()
-            .map(|(name, ty)| ViewColumn {
-                name: name.to_string(),
-                ty: *ty,
+            .map(|(name, c)| {
+                vec![
+                    sysview::quote(name),
+                    sysview::quote(&c.statement),
+                    c.hold.to_string(),
+                    c.binary.to_string(),
+                    c.scroll.to_string(),
+                    sysview::timestamptz(c.created),
+                ]
             })
             .collect();
-        Arc::new(
-            ViewDef::new(0, PG_CURSORS.to_string(), columns, text, Vec::new())
-                .expect("the view of the open cursors parses"),
+        sysview::values_view(
+            PG_CURSORS,
+            &[
+                ("name", DataType::Text, "text"),
+                ("statement", DataType::Text, "text"),
+                ("is_holdable", DataType::Bool, "boolean"),
+                ("is_binary", DataType::Bool, "boolean"),
+                ("is_scrollable", DataType::Bool, "boolean"),
+                ("creation_time", DataType::TimestampTz(None), "timestamptz"),
+            ],
+            &rows,
         )
     }
 

@@ -53,9 +53,11 @@ mod maintenance;
 mod modify;
 mod operator_ddl;
 mod plancache;
+mod prepare;
 mod query;
 mod result;
 mod sequence;
+mod sysview;
 mod table_ddl;
 mod temp;
 mod txn_modes;
@@ -193,6 +195,8 @@ pub struct Session {
     pub(crate) temp_dir: std::path::PathBuf,
     /// The open cursors (`DECLARE`).
     pub(crate) cursors: cursor::Cursors,
+    /// The prepared statements (`PREPARE`).
+    pub(crate) prepared: prepare::PreparedStatements,
 }
 
 /// What transaction handling a statement needs.
@@ -232,6 +236,10 @@ fn writes(stmt: &ast::Statement) -> bool {
             | ast::Statement::DeclareCursor(_)
             | ast::Statement::Fetch(_)
             | ast::Statement::Close(_)
+            // EXECUTE takes an xid when its statement writes.
+            | ast::Statement::Prepare(_)
+            | ast::Statement::Execute(_)
+            | ast::Statement::Deallocate(_)
     )
 }
 
@@ -278,6 +286,7 @@ impl Session {
             on_commit: Vec::new(),
             modify_capture: None,
             cursors: cursor::Cursors::default(),
+            prepared: prepare::PreparedStatements::default(),
         }
     }
 
@@ -444,8 +453,12 @@ impl Session {
         }
         let mut last = None;
         for stmt in &stmts {
-            if matches!(stmt, ast::Statement::DeclareCursor(_)) {
-                // `pg_cursors.statement` is the text the client sent.
+            if matches!(
+                stmt,
+                ast::Statement::DeclareCursor(_) | ast::Statement::Prepare(_)
+            ) {
+                // `pg_cursors.statement` and `pg_prepared_statements.statement`
+                // are the text the client sent.
                 self.cursors.statement_text = Some(sql.to_string());
             }
             let mut r = self.run_statement(stmt, sink)?;
@@ -701,6 +714,9 @@ impl Session {
             ast::Statement::DeclareCursor(d) => self.declare_cursor(d),
             ast::Statement::Fetch(f) => self.fetch_cursor(f, sink),
             ast::Statement::Close(c) => self.close_cursor(c.as_deref()),
+            ast::Statement::Prepare(p) => self.prepare_statement(p),
+            ast::Statement::Execute(e) => self.execute_prepared(e, sink),
+            ast::Statement::Deallocate(d) => self.deallocate(d.as_deref()),
             ast::Statement::Begin(_)
             | ast::Statement::Commit { .. }
             | ast::Statement::Rollback { .. } => {

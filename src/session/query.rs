@@ -41,6 +41,8 @@ pub(crate) struct StmtCtx<'s> {
     pub explain_only: bool,
     /// The session's open cursors (the `pg_cursors` view).
     pub cursors: &'s super::cursor::Cursors,
+    /// The session's prepared statements (`pg_prepared_statements`).
+    pub prepared: &'s super::prepare::PreparedStatements,
 }
 
 impl StmtCtx<'_> {
@@ -92,8 +94,11 @@ impl PlanContext for StmtCtx<'_> {
     }
 
     fn view(&self, name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
-        super::view_info::visible_view(self.db, self.snapshot, name)
-            .or_else(|| (name == super::cursor::PG_CURSORS).then(|| self.cursors.system_view()))
+        super::view_info::visible_view(self.db, self.snapshot, name).or_else(|| match name {
+            super::cursor::PG_CURSORS => Some(self.cursors.system_view()),
+            super::prepare::PG_PREPARED_STATEMENTS => Some(self.prepared.system_view()),
+            _ => None,
+        })
     }
 
     fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
@@ -250,6 +255,7 @@ impl Session {
             temp_dir: &self.temp_dir,
             explain_only: false,
             cursors: &self.cursors,
+            prepared: &self.prepared,
         }
     }
 

@@ -27,6 +27,7 @@ mod function;
 mod index;
 mod keys;
 mod operator;
+mod prepare;
 mod query;
 mod sequence;
 mod typedef;
@@ -40,6 +41,7 @@ pub use function::*;
 pub use index::*;
 pub use keys::*;
 pub use operator::*;
+pub use prepare::*;
 pub use query::*;
 pub use sequence::*;
 pub use typedef::*;
@@ -163,6 +165,12 @@ pub enum Statement {
     Fetch(Fetch),
     /// `CLOSE name` / `CLOSE ALL` (`None`)
     Close(Option<Ident>),
+    /// `PREPARE name [(types)] AS statement`
+    Prepare(Box<Prepare>),
+    /// `EXECUTE name [(arguments)]`
+    Execute(Box<Execute>),
+    /// `DEALLOCATE [PREPARE] name` / `DEALLOCATE ALL` (`None`)
+    Deallocate(Option<Ident>),
 }
 
 /// A possibly schema-qualified object name (a table or a function).

@@ -19,6 +19,7 @@ mod function;
 mod index;
 mod keys;
 mod operator;
+mod prepare;
 mod sequence;
 mod statements;
 mod typedef;

@@ -38,6 +38,7 @@ mod index;
 mod keys;
 mod literal;
 mod operator;
+mod prepare;
 mod query;
 mod sequence;
 mod tokens;
@@ -208,6 +209,9 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         _ if word("declare")(i).is_ok() => cursor::declare(i),
         _ if word("move")(i).is_ok() => cursor::fetch(i),
         _ if word("close")(i).is_ok() => cursor::close(i),
+        _ if word("prepare")(i).is_ok() => prepare::prepare(i),
+        _ if word("execute")(i).is_ok() => prepare::execute(i),
+        _ if word("deallocate")(i).is_ok() => prepare::deallocate(i),
         _ => i.fail(),
     }
 }
