@@ -123,6 +123,14 @@ pub enum SqlState {
     AmbiguousFunction,
     /// 42712 duplicate_alias
     DuplicateAlias,
+    /// 42P03 duplicate_cursor
+    DuplicateCursor,
+    /// 34000 invalid_cursor_name
+    InvalidCursorName,
+    /// 42P05 duplicate_prepared_statement
+    DuplicatePreparedStatement,
+    /// 26000 invalid_sql_statement_name
+    InvalidSqlStatementName,
     /// 42703 undefined_column
     UndefinedColumn,
     /// 42704 undefined_object (also unknown configuration parameters)
@@ -255,6 +263,10 @@ impl SqlState {
             AmbiguousColumn => "42702",
             AmbiguousFunction => "42725",
             DuplicateAlias => "42712",
+            DuplicateCursor => "42P03",
+            InvalidCursorName => "34000",
+            DuplicatePreparedStatement => "42P05",
+            InvalidSqlStatementName => "26000",
             UndefinedColumn => "42703",
             UndefinedObject => "42704",
             GroupingError => "42803",
@@ -464,6 +476,10 @@ mod tests {
             AmbiguousColumn,
             AmbiguousFunction,
             DuplicateAlias,
+            DuplicateCursor,
+            InvalidCursorName,
+            DuplicatePreparedStatement,
+            InvalidSqlStatementName,
             UndefinedColumn,
             UndefinedObject,
             GroupingError,

@@ -43,6 +43,7 @@
 mod alter_column;
 mod commit_ack;
 mod copy;
+mod cursor;
 mod describe;
 mod explain_modify;
 mod fkey;
@@ -52,9 +53,11 @@ mod maintenance;
 mod modify;
 mod operator_ddl;
 mod plancache;
+mod prepare;
 mod query;
 mod result;
 mod sequence;
+mod sysview;
 mod table_ddl;
 mod temp;
 mod txn_modes;
@@ -190,6 +193,10 @@ pub struct Session {
     /// Where statements spill (`base/pgsql_tmp`), made once: a path built
     /// per statement was a tenth of a point lookup's set-up.
     pub(crate) temp_dir: std::path::PathBuf,
+    /// The open cursors (`DECLARE`).
+    pub(crate) cursors: cursor::Cursors,
+    /// The prepared statements (`PREPARE`).
+    pub(crate) prepared: prepare::PreparedStatements,
 }
 
 /// What transaction handling a statement needs.
@@ -226,6 +233,13 @@ fn writes(stmt: &ast::Statement) -> bool {
             // takes one for its column statistics).
             | ast::Statement::Vacuum(_)
             | ast::Statement::Analyze(_)
+            | ast::Statement::DeclareCursor(_)
+            | ast::Statement::Fetch(_)
+            | ast::Statement::Close(_)
+            // EXECUTE takes an xid when its statement writes.
+            | ast::Statement::Prepare(_)
+            | ast::Statement::Execute(_)
+            | ast::Statement::Deallocate(_)
     )
 }
 
@@ -271,6 +285,8 @@ impl Session {
             seqs: Arc::default(),
             on_commit: Vec::new(),
             modify_capture: None,
+            cursors: cursor::Cursors::default(),
+            prepared: prepare::PreparedStatements::default(),
         }
     }
 
@@ -437,6 +453,14 @@ impl Session {
         }
         let mut last = None;
         for stmt in &stmts {
+            if matches!(
+                stmt,
+                ast::Statement::DeclareCursor(_) | ast::Statement::Prepare(_)
+            ) {
+                // `pg_cursors.statement` and `pg_prepared_statements.statement`
+                // are the text the client sent.
+                self.cursors.statement_text = Some(sql.to_string());
+            }
             let mut r = self.run_statement(stmt, sink)?;
             if !r.rows.is_empty() {
                 // Results computed whole (EXPLAIN, SHOW) go through the sink too.
@@ -687,6 +711,12 @@ impl Session {
             ast::Statement::Copy(c) => self.copy(c, &mut copy::CopyIo::None, None),
             ast::Statement::Vacuum(v) => self.vacuum(v),
             ast::Statement::Analyze(a) => self.analyze(a),
+            ast::Statement::DeclareCursor(d) => self.declare_cursor(d),
+            ast::Statement::Fetch(f) => self.fetch_cursor(f, sink),
+            ast::Statement::Close(c) => self.close_cursor(c.as_deref()),
+            ast::Statement::Prepare(p) => self.prepare_statement(p),
+            ast::Statement::Execute(e) => self.execute_prepared(e, sink),
+            ast::Statement::Deallocate(d) => self.deallocate(d.as_deref()),
             ast::Statement::Begin(_)
             | ast::Statement::Commit { .. }
             | ast::Statement::Rollback { .. } => {
@@ -803,6 +833,7 @@ impl Session {
             Ok(())
         };
         let commit = commit && prepared.is_ok();
+        self.cursors.end_of_transaction(commit);
         self.settings = if commit {
             t.commit_settings
         } else {

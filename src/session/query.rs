@@ -41,6 +41,10 @@ pub(crate) struct StmtCtx<'s> {
     pub explain_only: bool,
     /// The transaction is READ COMMITTED.
     pub read_committed: bool,
+    /// The session's open cursors (the `pg_cursors` view).
+    pub cursors: &'s super::cursor::Cursors,
+    /// The session's prepared statements (`pg_prepared_statements`).
+    pub prepared: &'s super::prepare::PreparedStatements,
 }
 
 impl StmtCtx<'_> {
@@ -95,7 +99,11 @@ impl PlanContext for StmtCtx<'_> {
     }
 
     fn view(&self, name: &str) -> Option<Arc<crate::catalog::ViewDef>> {
-        super::view_info::visible_view(self.db, self.snapshot, name)
+        super::view_info::visible_view(self.db, self.snapshot, name).or_else(|| match name {
+            super::cursor::PG_CURSORS => Some(self.cursors.system_view()),
+            super::prepare::PG_PREPARED_STATEMENTS => Some(self.prepared.system_view()),
+            _ => None,
+        })
     }
 
     fn children(&self, parent: &TableDef) -> Result<Vec<Arc<TableDef>>> {
@@ -252,6 +260,8 @@ impl Session {
             temp_dir: &self.temp_dir,
             explain_only: false,
             read_committed: self.txn_ref().isolation == super::Isolation::ReadCommitted,
+            cursors: &self.cursors,
+            prepared: &self.prepared,
         }
     }
 

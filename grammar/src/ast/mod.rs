@@ -20,24 +20,28 @@
 
 use std::hash::{Hash, Hasher};
 
+mod cursor;
 mod do_block;
 mod expr;
 mod function;
 mod index;
 mod keys;
 mod operator;
+mod prepare;
 mod query;
 mod sequence;
 mod typedef;
 mod view;
 mod window;
 
+pub use cursor::*;
 pub use do_block::*;
 pub use expr::*;
 pub use function::*;
 pub use index::*;
 pub use keys::*;
 pub use operator::*;
+pub use prepare::*;
 pub use query::*;
 pub use sequence::*;
 pub use typedef::*;
@@ -155,6 +159,18 @@ pub enum Statement {
     AlterSequence(Box<AlterSequence>),
     /// `DROP SEQUENCE ...`
     DropSequence(DropSequence),
+    /// `DECLARE name ... CURSOR ... FOR query`
+    DeclareCursor(Box<DeclareCursor>),
+    /// `FETCH ...` / `MOVE ...`
+    Fetch(Fetch),
+    /// `CLOSE name` / `CLOSE ALL` (`None`)
+    Close(Option<Ident>),
+    /// `PREPARE name [(types)] AS statement`
+    Prepare(Box<Prepare>),
+    /// `EXECUTE name [(arguments)]`
+    Execute(Box<Execute>),
+    /// `DEALLOCATE [PREPARE] name` / `DEALLOCATE ALL` (`None`)
+    Deallocate(Option<Ident>),
 }
 
 /// A possibly schema-qualified object name (a table or a function).

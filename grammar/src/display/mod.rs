@@ -14,10 +14,12 @@ use crate::ast::*;
 use crate::keywords::{needs_quotes, Keyword};
 use crate::parser::prec;
 
+mod cursor;
 mod function;
 mod index;
 mod keys;
 mod operator;
+mod prepare;
 mod sequence;
 mod statements;
 mod typedef;

@@ -74,6 +74,14 @@ impl Display for Statement {
                 }
                 Ok(())
             }
+            Statement::DeclareCursor(d) => d.fmt(f),
+            Statement::Fetch(x) => x.fmt(f),
+            Statement::Close(Some(c)) => write!(f, "CLOSE {}", Id(c)),
+            Statement::Close(None) => f.write_str("CLOSE ALL"),
+            Statement::Prepare(p) => p.fmt(f),
+            Statement::Execute(e) => e.fmt(f),
+            Statement::Deallocate(Some(n)) => write!(f, "DEALLOCATE {}", Id(n)),
+            Statement::Deallocate(None) => f.write_str("DEALLOCATE ALL"),
             Statement::CreateIndex(c) => c.fmt(f),
             Statement::DropIndex(d) => d.fmt(f),
             Statement::AlterTable(a) => a.fmt(f),

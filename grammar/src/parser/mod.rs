@@ -27,6 +27,7 @@
 //! [`ParseErrorKind::TooDeep`](crate::ParseErrorKind::TooDeep) error.
 
 mod alter_column;
+mod cursor;
 mod ddl;
 mod dml;
 mod do_block;
@@ -37,6 +38,7 @@ mod index;
 mod keys;
 mod literal;
 mod operator;
+mod prepare;
 mod query;
 mod sequence;
 mod tokens;
@@ -56,7 +58,7 @@ use crate::ast::{Ident, ObjectName, Offset, Statement};
 use crate::error::ParseError;
 use crate::keywords::Keyword;
 use crate::lexer::{Lexer, TokenKind};
-use tokens::{col_id, col_label, kw, tok, Ctx, PError, PResult, Tokens};
+use tokens::{col_id, col_label, kw, tok, word, Ctx, PError, PResult, Tokens};
 
 /// How many nested levels (parentheses, subqueries, calls, prefix operators)
 /// the parser follows before giving up. Each level costs a few stack frames;
@@ -203,6 +205,13 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Show => utility::show(i),
         Keyword::Reset => utility::reset(i),
         Keyword::Do => do_block::do_block(i),
+        Keyword::Fetch => cursor::fetch(i),
+        _ if word("declare")(i).is_ok() => cursor::declare(i),
+        _ if word("move")(i).is_ok() => cursor::fetch(i),
+        _ if word("close")(i).is_ok() => cursor::close(i),
+        _ if word("prepare")(i).is_ok() => prepare::prepare(i),
+        _ if word("execute")(i).is_ok() => prepare::execute(i),
+        _ if word("deallocate")(i).is_ok() => prepare::deallocate(i),
         _ => i.fail(),
     }
 }
