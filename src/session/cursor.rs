@@ -56,7 +56,8 @@ struct Cursor {
 #[derive(Default)]
 pub(crate) struct Cursors {
     open: HashMap<String, Cursor>,
-    /// The text of the statement being run, set before a DECLARE runs.
+    /// The text the client sent, set before a DECLARE or PREPARE runs and
+    /// taken by it (for `pg_cursors` and `pg_prepared_statements`).
     pub(crate) statement_text: Option<String>,
 }
 
@@ -67,7 +68,7 @@ impl Cursors {
     /// The `pg_cursors` view: one row per open cursor, oldest first.
     pub(crate) fn system_view(&self) -> Arc<ViewDef> {
         let mut open: Vec<(&String, &Cursor)> = self.open.iter().collect();
-        open.sort_by_key(|(_, c)| c.created);
+        open.sort_by_key(|(name, c)| (c.created, name.to_string()));
         let rows: Vec<Vec<String>> = open
             .iter()
             .map(|(name, c)| {
@@ -119,6 +120,11 @@ struct Step {
 impl Session {
     /// `DECLARE name ... CURSOR ... FOR query`: computes the rows now.
     pub(crate) fn declare_cursor(&mut self, d: &ast::DeclareCursor) -> Result<QueryResult> {
+        let statement = self
+            .cursors
+            .statement_text
+            .take()
+            .unwrap_or_else(|| format!("{d};"));
         if !d.hold && !self.txn_ref().block {
             return Err(err!(
                 NoActiveSqlTransaction,
@@ -132,11 +138,6 @@ impl Session {
                 d.name
             ));
         }
-        let statement = self
-            .cursors
-            .statement_text
-            .take()
-            .unwrap_or_else(|| format!("{d};"));
         let snap = self.statement_snapshot();
         let plan = self.plan_query(&d.query, &snap)?;
         let scroll = d.scroll.unwrap_or_else(|| supports_backward(&plan));

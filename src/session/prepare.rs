@@ -173,6 +173,11 @@ impl Session {
     /// `PREPARE name [(types)] AS statement`: checks the statement's syntax
     /// and keeps its text.
     pub(crate) fn prepare_statement(&mut self, p: &ast::Prepare) -> Result<QueryResult> {
+        let statement = self
+            .cursors
+            .statement_text
+            .take()
+            .unwrap_or_else(|| format!("{p}"));
         if self.prepared.open.contains_key(&p.name) {
             return Err(err!(
                 DuplicatePreparedStatement,
@@ -194,11 +199,7 @@ impl Session {
                 types: p.types.clone(),
                 text: p.text.clone(),
                 nparams: highest.max(p.types.len()),
-                statement: self
-                    .cursors
-                    .statement_text
-                    .take()
-                    .unwrap_or_else(|| format!("{p};")),
+                statement,
                 prepared_at: self.txn_ref().start_ts,
                 runs: 0,
                 result_types: None,
