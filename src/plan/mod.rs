@@ -27,6 +27,7 @@ pub mod dummy;
 pub mod estimate;
 pub mod explain;
 pub mod fold;
+pub mod folded;
 pub mod funcprobe;
 pub mod indexpath;
 pub mod indexpred;

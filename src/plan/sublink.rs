@@ -23,6 +23,7 @@ use std::sync::Arc;
 use heapdb_grammar::ast;
 
 use super::bind::{walk, Binder, Mode};
+use super::folded::FoldKind;
 use super::scope::Scope;
 use super::{Field, Node, Plan};
 use crate::err;
@@ -433,8 +434,10 @@ impl Binder<'_> {
         if self.ctx.subqueries_per_call() {
             sp = sp.per_call();
         }
+        let sp = crate::nodes::expr::SubPlanRef(Arc::new(sp));
+        super::folded::note_subplan(&sp);
         Ok(Expr {
-            kind: ExprKind::SubPlan(crate::nodes::expr::SubPlanRef(Arc::new(sp)), args),
+            kind: ExprKind::SubPlan(sp, args),
             ty,
         })
     }
@@ -445,12 +448,19 @@ impl Binder<'_> {
     /// function (whose calls then come in the statement's order, and which
     /// a plain EXPLAIN never makes), or running it failed (an error
     /// PostgreSQL raises only if the statement evaluates the sublink).
-    fn run_now(&mut self, plan: &Plan) -> Option<Vec<Vec<Value>>> {
+    /// Several rows are no result for a scalar or row sublink (their
+    /// error is raised only when the statement evaluates it). EXPLAIN
+    /// records what was folded ([`super::folded`]).
+    fn run_now(&mut self, plan: &Plan, kind: FoldKind) -> Option<Vec<Vec<Value>>> {
         // In a VOLATILE function's body it reads anew at each call.
         if super::cost::plan_volatile(plan) || self.ctx.subqueries_per_call() {
             return None;
         }
-        self.ctx.run_subquery(plan).ok()
+        let one = matches!(kind, FoldKind::Scalar | FoldKind::Row(_));
+        super::folded::fold(kind, plan, || {
+            let rows = self.ctx.run_subquery(plan).ok();
+            rows.filter(|r| !one || r.len() <= 1)
+        })
     }
 
     /// `EXISTS (query)`.
@@ -463,7 +473,7 @@ impl Binder<'_> {
         let (plan, args) = self.plan_sublink(query, scope, mode)?;
         let plan = first_row(plan);
         if args.is_empty() {
-            if let Some(rows) = self.run_now(&plan) {
+            if let Some(rows) = self.run_now(&plan, FoldKind::Exists) {
                 return Ok(Expr::constant(
                     Value::Bool(!rows.is_empty()),
                     DataType::Bool,
@@ -495,7 +505,7 @@ impl Binder<'_> {
         let rows = match args.is_empty() {
             // Several rows are the 21000 error when the statement evaluates
             // the subquery, if it does.
-            true => self.run_now(&plan).filter(|r| r.len() <= 1),
+            true => self.run_now(&plan, FoldKind::Scalar),
             false => None,
         };
         let Some(rows) = rows else {
@@ -558,7 +568,7 @@ impl Binder<'_> {
         }
         let types: Vec<DataType> = plan.fields.iter().map(|f| f.ty).collect();
         let rows = match args.is_empty() {
-            true => self.run_now(&plan).filter(|r| r.len() <= 1),
+            true => self.run_now(&plan, FoldKind::Row(m)),
             false => None,
         };
         if let Some(rows) = rows {
@@ -583,6 +593,7 @@ impl Binder<'_> {
             sp = sp.per_call();
         }
         let sp = crate::nodes::expr::SubPlanRef(Arc::new(sp));
+        super::folded::note_subplan(&sp);
         Ok(types
             .into_iter()
             .enumerate()
@@ -629,7 +640,7 @@ impl Binder<'_> {
         };
         let x = self.coerce(x, &ty, CastContext::Implicit, expr.offset)?;
         let rows = match args.is_empty() {
-            true => self.run_now(&plan),
+            true => self.run_now(&plan, FoldKind::In),
             false => None,
         };
         let Some(rows) = rows else {
@@ -664,8 +675,10 @@ impl Binder<'_> {
         for i in 0..values.len() {
             set.insert(&[&values], i);
         }
+        let set = Arc::new(set);
+        super::folded::note_set(&set);
         Ok(Expr {
-            kind: ExprKind::InSet(Box::new(x), Arc::new(set), has_null, negated),
+            kind: ExprKind::InSet(Box::new(x), set, has_null, negated),
             ty: DataType::Bool,
         })
     }

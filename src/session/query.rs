@@ -16,7 +16,8 @@ use crate::error::Result;
 use crate::exec::vector::Batch;
 use crate::exec::{self, ExecContext, Instrumentation};
 use crate::plan::bind::Binder;
-use crate::plan::explain::{explain, ExplainFlags};
+use crate::plan::explain::{explain_with, ExplainFlags};
+use crate::plan::folded;
 use crate::plan::{Plan, PlanContext, TableRows};
 use crate::settings::Settings;
 use crate::storage::{ForkNumber, RelFileNode};
@@ -344,8 +345,10 @@ impl Session {
         };
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
-        let plan = self.plan_query_for(q, &snap, !e.options.analyze)?;
+        let (plan, folds) = folded::recording(|| self.plan_query_for(q, &snap, !e.options.analyze));
+        let plan = plan?;
         let planned = t0.elapsed();
+        let shown = self.mark_folds(q, &snap, &plan, &folds);
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
             let instr = Instrumentation::default();
@@ -356,7 +359,7 @@ impl Session {
             }
             let executed = t1.elapsed();
             let stats = instr.nodes.borrow().clone();
-            let mut lines = explain(&plan, flags, Some(&stats));
+            let mut lines = explain_with(&shown, flags, Some(&stats), &folds);
             if e.options.summary.unwrap_or(true) {
                 lines.push(format!(
                     "Planning Time: {:.3} ms",
@@ -369,7 +372,7 @@ impl Session {
             }
             lines
         } else {
-            let mut lines = explain(&plan, flags, None);
+            let mut lines = explain_with(&shown, flags, None, &folds);
             if e.options.summary == Some(true) {
                 lines.push(format!(
                     "Planning Time: {:.3} ms",
@@ -379,6 +382,29 @@ impl Session {
             lines
         };
         Ok(explain_result(std::mem::take(&mut lines)))
+    }
+
+    /// `plan` with the constants its folded subqueries became shown as
+    /// their parameters ([`folded::mark`]): the statement planned again,
+    /// each fold answering another value, tells where they went.
+    fn mark_folds(
+        &self,
+        q: &ast::Query,
+        snap: &Snapshot,
+        plan: &Plan,
+        folds: &folded::Recorded,
+    ) -> Plan {
+        if !folds
+            .made
+            .iter()
+            .any(|m| matches!(m, folded::Made::Folded(_)))
+        {
+            return plan.clone();
+        }
+        match folded::probing(folds, || self.plan_query_for(q, snap, true)) {
+            (Ok(probe), values) => folded::mark(plan, &probe, &values),
+            (Err(_), _) => plan.clone(),
+        }
     }
 }
 

@@ -6,8 +6,10 @@
 //! spelled out. A column prints as the name its caller gives it (`cols`);
 //! a lateral join's parameter as the outer column it stands for.
 
+use super::sections::REFERENCES;
 use crate::exec::subplan::SubLinkKind;
 use crate::nodes::expr::{Expr, ExprKind};
+use crate::plan::folded::FOLD_PARAM;
 use crate::types::{format_value, BinaryOp, DataType, Value};
 
 /// A constant as PostgreSQL's `get_const_expr` prints it: integers that
@@ -193,23 +195,14 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
                 }
             }
         }
+        // A fold's output, in a plan marked for printing.
+        ExprKind::Param(i) if *i >= FOLD_PARAM => REFERENCES
+            .with(|r| r.borrow().folds.get(i - FOLD_PARAM).cloned())
+            .unwrap_or_else(|| format!("${}", i - FOLD_PARAM)),
         ExprKind::Param(i) => PARAM_NAMES
             .with(|n| n.borrow().last().and_then(|f| f.get(*i).cloned()))
             .unwrap_or_else(|| format!("${i}")),
-        ExprKind::SubPlan(sp, args) => match sp.kind {
-            SubLinkKind::Quantified(op, all) => format!(
-                "({} {} {}(SubPlan))",
-                args.first().map_or(String::new(), |a| deparse(a, cols)),
-                op.symbol(),
-                if all { "ALL " } else { "ANY " }
-            ),
-            _ => "(SubPlan)".into(),
-        },
-        ExprKind::InSet(a, _, _, neg) => format!(
-            "({} {}IN (hashed SubPlan))",
-            deparse(a, cols),
-            if *neg { "NOT " } else { "" }
-        ),
+        ExprKind::SubPlan(..) | ExprKind::InSet(..) => subquery_ref(e, cols),
         ExprKind::Like(a, b, ci, neg) => format!(
             "({} {}{} {})",
             deparse(a, cols),
@@ -239,5 +232,54 @@ pub fn deparse(e: &Expr, cols: &[String]) -> String {
                 a.join(", ")
             )
         }
+    }
+}
+
+/// A subquery node as PostgreSQL prints its reference: `(SubPlan 2)`,
+/// `$0` (an InitPlan's output), `(x < ANY (SubPlan 1))`, `(hashed SubPlan
+/// 1)`, by the names [`REFERENCES`] gives them.
+fn subquery_ref(e: &Expr, cols: &[String]) -> String {
+    match &e.kind {
+        ExprKind::SubPlan(sp, args) => {
+            let at = super::sections::address(sp);
+            let name = REFERENCES
+                .with(|r| {
+                    r.borrow()
+                        .subplans
+                        .iter()
+                        .find(|s| s.0 == at)
+                        .map(|s| s.1.clone())
+                })
+                .unwrap_or_else(|| "(SubPlan)".into());
+            match sp.kind {
+                SubLinkKind::Quantified(op, all) => format!(
+                    "({} {} {} {name})",
+                    args.first().map_or(String::new(), |a| deparse(a, cols)),
+                    op.symbol(),
+                    if all { "ALL" } else { "ANY" }
+                ),
+                _ => name,
+            }
+        }
+        ExprKind::InSet(a, set, _, neg) => {
+            let at = std::sync::Arc::as_ptr(set) as *const () as usize;
+            let name = REFERENCES.with(|r| {
+                r.borrow()
+                    .sets
+                    .iter()
+                    .find(|s| s.0 == at)
+                    .map(|s| s.1.clone())
+            });
+            match (name, neg) {
+                (Some(n), false) => format!("({n})"),
+                (Some(n), true) => format!("(NOT ({n}))"),
+                (None, _) => format!(
+                    "({} {}IN (hashed SubPlan))",
+                    deparse(a, cols),
+                    if *neg { "NOT " } else { "" }
+                ),
+            }
+        }
+        _ => unreachable!("not a subquery"),
     }
 }
