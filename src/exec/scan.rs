@@ -29,6 +29,7 @@ use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
 use crate::catalog::TableDef;
 use crate::error::Result;
+use crate::storage::prefetch::Ahead;
 use crate::storage::{page, BlockNumber};
 use crate::types::{self, BinaryOp, DataType, Value};
 
@@ -225,6 +226,42 @@ impl OnPage<'_> {
             push_i32s(&mut builders[c.out], cols[k]);
         }
         n
+    }
+}
+
+impl OnPage<'_> {
+    /// Takes the packed columns of ALL_VISIBLE page `pg` (block `block`,
+    /// whose shared lock the caller holds) as [`OnPage::take_packed`]
+    /// does: its entry when the look-up before the read found one, else
+    /// read from the page and stored. `None` when the page has no packed
+    /// columns (the fused loop declines it).
+    #[allow(clippy::too_many_arguments)]
+    fn read_packed(
+        &mut self,
+        pk: &mut PackedScan<'_>,
+        looked: Looked,
+        block: BlockNumber,
+        pg: &[u8],
+        ahead: Ahead,
+        fixed: &[FixedColumn],
+        builders: &mut [Vector],
+    ) -> Result<Option<usize>> {
+        let n = match looked {
+            // The summaries wanted the page read: its entry, if still there.
+            Looked::Hit => match pk.cached(block) {
+                Cached::Hit(p) => {
+                    let cols = pk.columns(p);
+                    return Ok(Some(self.take_packed(cols, p.rows(), fixed, builders)));
+                }
+                _ => None,
+            },
+            Looked::Miss(gen) => pk.build(block, gen, pg, ahead)?,
+            Looked::Declined => None,
+        };
+        Ok(n.map(|n| {
+            let cols = pk.built_columns(n);
+            self.take_packed(cols, n, fixed, builders)
+        }))
     }
 }
 
@@ -432,27 +469,10 @@ impl Operator for SeqScanOp<'_> {
                             if let (Some(pk), Some(fixed), true) =
                                 (packed.as_mut(), fixed, matches!(vis, Visible::AllNormal))
                             {
-                                let n = match cached {
-                                    // The summaries wanted the page read:
-                                    // its entry, if still there.
-                                    Looked::Hit => match pk.cached(block) {
-                                        Cached::Hit(p) => {
-                                            let cols = pk.columns(p);
-                                            return Ok(on.take_packed(
-                                                cols,
-                                                p.rows(),
-                                                fixed,
-                                                builders,
-                                            ));
-                                        }
-                                        _ => None,
-                                    },
-                                    Looked::Miss(gen) => pk.build(block, gen, pg, ahead)?,
-                                    Looked::Declined => None,
-                                };
-                                if let Some(n) = n {
-                                    let cols = pk.built_columns(n);
-                                    return Ok(on.take_packed(cols, n, fixed, builders));
+                                if let Some(n) =
+                                    on.read_packed(pk, cached, block, pg, ahead, fixed, builders)?
+                                {
+                                    return Ok(n);
                                 }
                             }
                             if let (Some(fixed), true, Visible::AllNormal) =
