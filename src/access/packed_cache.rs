@@ -19,7 +19,7 @@
 //!    change of a map entry goes through the relation's summary cache's
 //!    invalidation ([`crate::access::summary_cache::SummaryCache::invalidate`]:
 //!    `clear_vm`, `set_vm_in`), which calls [`PackedCache::invalidate`]
-//!    *after* the change: the entry is dropped and the block's generation
+//!    *after* the change: the entry is unlinked and the block's generation
 //!    bumped. A writer clears the bit (and so drops the entry) with its
 //!    change, under the page's exclusive lock, and commits after: a reader
 //!    that took the entry before the drop gets the page as it was before
@@ -27,10 +27,20 @@
 //!    so before the commit) sees. So a scan answers a block from its entry
 //!    without reading the page (`exec::fastpath::packed`).
 //! 3. *No stale entry is ever stored.* A reader takes the block's generation
-//!    ([`PackedCache::get`]) before it checks the bit and reads the page,
+//!    ([`Reader::get`]) before it checks the bit and reads the page,
 //!    and stores ([`PackedCache::put`]) only if the generation is still
 //!    that one, exactly as the summary cache does
 //!    (`access::summary_cache`, invariant 3).
+//! 4. *An unlinked entry is freed only when no reader can hold it.* A
+//!    reader looks entries up without a lock or a reference count: it
+//!    holds a [`Reader`] (one per scan), which pins the cache's epoch; an
+//!    entry unlinked by an invalidation, an eviction or a replacement is
+//!    retired with the epoch of its unlinking and freed once the epoch is
+//!    two past it, which needs every reader pinned at or before the
+//!    unlinking to have finished (epoch-based reclamation, two counters of
+//!    readers by the parity of their epoch). A retired entry stays counted
+//!    in the memory figure until freed, so a reader held open for long (a
+//!    cursor) delays the freeing but never lets the figure pass the bound.
 //!
 //! MVCC: an entry stands for tuples every snapshot sees (the page is
 //! all-visible), and a transaction's change drops it before the
@@ -45,13 +55,17 @@
 //! is not enough it stores nothing (so the figure passes the bound by at
 //! most one page's entry).
 //!
-//! Layout: per block a slot behind its own lock, in chunks of 1,024
-//! blocks made on first use (the first 32 GB of a heap are covered), so
-//! the participants of a parallel scan, reading different blocks, never
-//! share a lock.
+//! Layout: per block an entry pointer, read without a lock, and a
+//! generation behind its own lock (taken by writers and by a reader that
+//! misses), in chunks of 1,024 blocks made on first use (the first 32 GB
+//! of a heap are covered), so the participants of a parallel scan,
+//! reading different blocks, never share a lock. An entry is one
+//! allocation (a header and the columns), so a hit costs one pointer load
+//! and the lines of the columns read, which a scan prefetches a few
+//! blocks ahead ([`Reader::prefetch`]).
 
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use std::sync::OnceLock;
 
 use parking_lot::Mutex;
 
@@ -62,8 +76,11 @@ use crate::storage::{BlockNumber, ForkNumber};
 /// The most columns an entry holds.
 pub const PACKED_MAX: usize = 4;
 
-/// Bytes held by every relation's entries.
+/// Bytes held by every relation's entries, retired ones included.
 static USED: AtomicUsize = AtomicUsize::new(0);
+
+/// Of [`USED`], the bytes of entries unlinked and not yet freed.
+static RETIRED: AtomicUsize = AtomicUsize::new(0);
 
 /// The bound on [`USED`], bytes (`packed_cache_size`).
 static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_LIMIT);
@@ -73,92 +90,154 @@ pub const DEFAULT_LIMIT: usize = (crate::settings::PACKED_CACHE_DEFAULT_KB as us
 
 /// Sets the process-wide bound on the cache's memory, bytes.
 pub fn set_limit(bytes: usize) {
-    LIMIT.store(bytes, Ordering::Relaxed);
+    LIMIT.store(bytes, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Bytes the entries of every relation hold now.
+/// Bytes the entries of every relation hold now (retired ones included).
 pub fn used() -> usize {
-    USED.load(Ordering::Relaxed)
+    USED.load(SeqCst)
 }
 
-/// One page's packed columns.
-#[derive(Debug)]
+/// Words of an entry's header: the tag (two words), rows, columns.
+const HEADER: usize = 4;
+
+/// One page's packed columns as a reader sees them: a header of
+/// [`HEADER`] words, then column `k`'s values at `k * rows .. (k + 1) *
+/// rows` past it. Borrowed from an [`Entry`] or, under a [`Reader`], from
+/// the cache.
+#[repr(transparent)]
 pub struct PackedPage {
-    /// What the columns are (the reader's layout, [`PackedPage::tag`]).
-    tag: u64,
-    rows: usize,
-    ncols: usize,
-    /// Column `k`'s values at `k * rows .. (k + 1) * rows`.
-    vals: Box<[i32]>,
+    words: [i32],
 }
 
 impl PackedPage {
-    /// The first `rows` values of each of `cols` (at most
-    /// [`PACKED_MAX`]), which columns they are named by `tag`; counted in
-    /// the process-wide figure until dropped.
-    pub fn new(tag: u64, cols: &[&[i32]], rows: usize) -> PackedPage {
-        debug_assert!(cols.len() <= PACKED_MAX);
-        let mut vals = Vec::with_capacity(cols.len() * rows);
-        for c in cols {
-            vals.extend_from_slice(&c[..rows]);
-        }
-        let p = PackedPage {
-            tag,
-            rows,
-            ncols: cols.len(),
-            vals: vals.into_boxed_slice(),
-        };
-        USED.fetch_add(p.bytes(), Ordering::Relaxed);
-        p
+    fn of(words: &[i32]) -> &PackedPage {
+        // SAFETY: `PackedPage` is a transparent wrapper of `[i32]`.
+        unsafe { &*(words as *const [i32] as *const PackedPage) }
     }
 
     /// Which columns the entry holds, as its maker named them.
     pub fn tag(&self) -> u64 {
-        self.tag
+        u64::from(self.words[0] as u32) | (u64::from(self.words[1] as u32) << 32)
     }
 
     /// Rows on the page.
+    #[inline]
     pub fn rows(&self) -> usize {
-        self.rows
+        self.words[2] as usize
+    }
+
+    /// Columns held.
+    #[inline]
+    pub fn ncols(&self) -> usize {
+        self.words[3] as usize
     }
 
     /// Column `k`'s values.
     #[inline]
     pub fn column(&self, k: usize) -> &[i32] {
-        &self.vals[k * self.rows..(k + 1) * self.rows]
+        let r = self.rows();
+        &self.words[HEADER + k * r..HEADER + (k + 1) * r]
+    }
+}
+
+/// Words of the entry whose first word is at `p`.
+///
+/// # Safety
+/// `p` is an entry's first word ([`Entry::into_raw`]), not yet freed.
+unsafe fn words_at(p: *const i32) -> usize {
+    HEADER + *p.add(2) as usize * *p.add(3) as usize
+}
+
+/// The entry whose first word is at `p`, borrowed.
+///
+/// # Safety
+/// As [`words_at`], and the entry outlives `'a`.
+unsafe fn page_at<'a>(p: *const i32) -> &'a PackedPage {
+    PackedPage::of(std::slice::from_raw_parts(p, words_at(p)))
+}
+
+/// What an entry of `words` words counts for in the memory figure.
+fn entry_bytes(words: usize) -> usize {
+    2 * std::mem::size_of::<usize>() + words * 4
+}
+
+/// One page's packed columns, owned (one allocation): counted in the
+/// process-wide figure until dropped.
+#[derive(Debug)]
+pub struct Entry(Box<[i32]>);
+
+impl Entry {
+    /// The first `rows` values of each of `cols` (at most
+    /// [`PACKED_MAX`]), which columns they are named by `tag`.
+    pub fn new(tag: u64, cols: &[&[i32]], rows: usize) -> Entry {
+        debug_assert!(cols.len() <= PACKED_MAX);
+        let mut w = Vec::with_capacity(HEADER + cols.len() * rows);
+        w.extend_from_slice(&[
+            tag as u32 as i32,
+            (tag >> 32) as u32 as i32,
+            rows as i32,
+            cols.len() as i32,
+        ]);
+        for c in cols {
+            w.extend_from_slice(&c[..rows]);
+        }
+        let e = Entry(w.into_boxed_slice());
+        USED.fetch_add(e.bytes(), SeqCst);
+        e
     }
 
-    /// Columns held.
-    pub fn ncols(&self) -> usize {
-        self.ncols
+    /// The entry's columns.
+    pub fn page(&self) -> &PackedPage {
+        PackedPage::of(&self.0)
     }
 
     fn bytes(&self) -> usize {
-        std::mem::size_of::<PackedPage>() + self.vals.len() * 4
+        entry_bytes(self.0.len())
+    }
+
+    /// The entry's first word, owning it (see [`Entry::from_raw`]).
+    fn into_raw(self) -> *mut i32 {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never dropped, so the box is moved out once.
+        let b = unsafe { std::ptr::read(&me.0) };
+        Box::into_raw(b) as *mut i32
+    }
+
+    /// The entry [`Entry::into_raw`] gave `p` for.
+    ///
+    /// # Safety
+    /// `p` came from `into_raw` and is taken back once.
+    unsafe fn from_raw(p: *mut i32) -> Entry {
+        Entry(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            p,
+            words_at(p),
+        )))
     }
 }
 
-impl Drop for PackedPage {
+impl Drop for Entry {
     fn drop(&mut self) {
-        USED.fetch_sub(self.bytes(), Ordering::Relaxed);
+        USED.fetch_sub(self.bytes(), SeqCst);
     }
 }
 
-/// One block's slot.
-#[derive(Debug, Default)]
-struct Slot {
-    /// Bumped by every invalidation of the block.
-    gen: u64,
-    page: Option<Arc<PackedPage>>,
-}
-
-/// What [`PackedCache::get`] found.
+/// What [`Reader::get`] found.
 #[derive(Debug)]
-pub enum Lookup {
-    /// The block's entry.
-    Hit(Arc<PackedPage>),
+pub enum Lookup<'r> {
+    /// The block's entry, valid while the reader lives.
+    Hit(&'r PackedPage),
     /// No entry: build it and [`PackedCache::put`] it with this generation.
     Miss(u64),
+}
+
+impl std::fmt::Debug for PackedPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedPage")
+            .field("rows", &self.rows())
+            .field("ncols", &self.ncols())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Blocks per chunk of slots (8 MB of heap).
@@ -168,25 +247,124 @@ const CHUNK: usize = 1024;
 /// heap) are never cached.
 const CHUNKS: usize = 4096;
 
-/// The slots of [`CHUNK`] neighbouring blocks, each behind its own lock:
-/// the participants of a parallel scan read different blocks, so they
-/// never wait on each other or share a lock's cache line (one lock for the
-/// whole relation cost every page two contended atomic operations).
-struct Chunk([Mutex<Slot>; CHUNK]);
+/// The slots of [`CHUNK`] neighbouring blocks: each block's entry (its
+/// first word, [`Entry::into_raw`]; null for none), read without a lock,
+/// and its generation behind its own lock, so the participants of a
+/// parallel scan, reading different blocks, never wait on each other.
+struct Chunk {
+    pages: [AtomicPtr<i32>; CHUNK],
+    gens: [Mutex<u64>; CHUNK],
+}
+
+/// An unlinked entry waiting to be freed, with the epoch of its
+/// unlinking.
+struct Retired(usize, *mut i32);
+
+// SAFETY: an unlinked entry is owned by the retire list alone.
+unsafe impl Send for Retired {}
 
 /// A relation's packed column cache (module doc): a two-level table of
 /// per-block slots, the chunks made on first use and kept until the
-/// relation is closed.
+/// relation is closed, and the epochs that free unlinked entries.
 #[derive(Default)]
 pub struct PackedCache {
     chunks: OnceLock<Box<[AtomicPtr<Chunk>]>>,
     /// The clock hand of eviction (a block number).
     hand: AtomicUsize,
+    /// The reclamation epoch (invariant 4).
+    epoch: AtomicUsize,
+    /// Readers pinned at an even and at an odd epoch.
+    readers: [AtomicUsize; 2],
+    /// Unlinked entries not yet freed.
+    retired: Mutex<Vec<Retired>>,
+    /// `retired.len()`, read without the lock.
+    nretired: AtomicUsize,
 }
 
 impl std::fmt::Debug for PackedCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PackedCache").finish_non_exhaustive()
+    }
+}
+
+/// A scan's hold on a relation's cache: while it lives, every entry it
+/// looked up stays allocated (invariant 4). Take one per scan, not per
+/// page (pinning costs two atomic operations).
+pub struct Reader<'c> {
+    cache: &'c PackedCache,
+    epoch: usize,
+}
+
+impl Reader<'_> {
+    /// The entry of `block` (`Miss(u64::MAX)`, which no `put` accepts, for
+    /// a block past what the cache covers).
+    #[inline]
+    pub fn get(&self, block: BlockNumber) -> Lookup<'_> {
+        let b = block as usize;
+        let Some(c) = self.cache.chunk(b, true) else {
+            return Lookup::Miss(u64::MAX);
+        };
+        let i = b % CHUNK;
+        // SeqCst: a plain load on x86, and it orders the load after this
+        // reader's pin for the reclamation (invariant 4).
+        let p = c.pages[i].load(SeqCst);
+        if p.is_null() {
+            return Lookup::Miss(*c.gens[i].lock());
+        }
+        // SAFETY: `p` was linked after this reader pinned, so it is freed
+        // only after the reader is dropped (invariant 4).
+        Lookup::Hit(unsafe { page_at(p) })
+    }
+
+    /// Asks the CPU to load, of `block`'s entry (if any), the header and
+    /// columns `cols` (a bit per column), guessing the entry holds `rows`
+    /// rows: a scan calls it a few blocks ahead of the one it reads, whose
+    /// row count is the guess. Never faults, whatever the guess.
+    #[inline]
+    pub fn prefetch(&self, block: BlockNumber, rows: usize, cols: u32) {
+        let b = block as usize;
+        let Some(c) = self.cache.chunk(b, false) else {
+            return;
+        };
+        let p = c.pages[b % CHUNK].load(SeqCst);
+        if p.is_null() {
+            return;
+        }
+        prefetch_line(p as *const u8);
+        for k in 0..PACKED_MAX {
+            if cols & (1 << k) == 0 {
+                continue;
+            }
+            let from = (HEADER + k * rows) * 4;
+            let to = (HEADER + (k + 1) * rows) * 4;
+            // Line by line, from the line holding the column's first value.
+            let mut at = from & !63;
+            while at < to {
+                prefetch_line((p as *const u8).wrapping_add(at));
+                at += 64;
+            }
+        }
+    }
+}
+
+/// Asks the CPU to load the cache line of `p`.
+#[inline]
+fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        self.cache.readers[self.epoch & 1].fetch_sub(1, SeqCst);
+        if self.cache.nretired.load(SeqCst) > 0 {
+            self.cache.collect();
+        }
     }
 }
 
@@ -201,6 +379,7 @@ impl PackedCache {
 
     /// The chunk of `block`, made when `make` (`None` past the table or
     /// when not made yet).
+    #[inline]
     fn chunk(&self, block: usize, make: bool) -> Option<&Chunk> {
         // A relation no scan used the cache of gets no table (writers
         // only look).
@@ -210,7 +389,7 @@ impl PackedCache {
             self.chunks.get()?
         };
         let cell = table.get(block / CHUNK)?;
-        let p = cell.load(Ordering::SeqCst);
+        let p = cell.load(SeqCst);
         if !p.is_null() {
             // SAFETY: a published chunk lives until the cache is dropped.
             return Some(unsafe { &*p });
@@ -218,15 +397,16 @@ impl PackedCache {
         if !make {
             return None;
         }
-        let fresh = Box::into_raw(Box::new(Chunk(std::array::from_fn(|_| {
-            Mutex::new(Slot::default())
-        }))));
-        let p = match cell.compare_exchange(
-            std::ptr::null_mut(),
-            fresh,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        ) {
+        self.make_chunk(cell)
+    }
+
+    #[cold]
+    fn make_chunk<'s>(&'s self, cell: &'s AtomicPtr<Chunk>) -> Option<&'s Chunk> {
+        let fresh = Box::into_raw(Box::new(Chunk {
+            pages: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
+            gens: std::array::from_fn(|_| Mutex::new(0)),
+        }));
+        let p = match cell.compare_exchange(std::ptr::null_mut(), fresh, SeqCst, SeqCst) {
             Ok(_) => fresh,
             Err(theirs) => {
                 // SAFETY: `fresh` was never published.
@@ -234,68 +414,114 @@ impl PackedCache {
                 theirs
             }
         };
-        // SAFETY: as above.
+        // SAFETY: a published chunk lives until the cache is dropped.
         Some(unsafe { &*p })
     }
 
-    fn slot(&self, block: BlockNumber, make: bool) -> Option<&Mutex<Slot>> {
-        let b = block as usize;
-        self.chunk(b, make).map(|c| &c.0[b % CHUNK])
-    }
-
-    /// The entry of `block` (`Miss(u64::MAX)`, which no `put` accepts, for
-    /// a block past what the cache covers).
-    #[inline]
-    pub fn get(&self, block: BlockNumber) -> Lookup {
-        let Some(slot) = self.slot(block, true) else {
-            return Lookup::Miss(u64::MAX);
-        };
-        let s = slot.lock();
-        match &s.page {
-            Some(p) => Lookup::Hit(p.clone()),
-            None => Lookup::Miss(s.gen),
+    /// Pins the cache for a scan's look-ups (invariant 4).
+    pub fn reader(&self) -> Reader<'_> {
+        loop {
+            let e = self.epoch.load(SeqCst);
+            self.readers[e & 1].fetch_add(1, SeqCst);
+            if self.epoch.load(SeqCst) == e {
+                return Reader {
+                    cache: self,
+                    epoch: e,
+                };
+            }
+            self.readers[e & 1].fetch_sub(1, SeqCst);
         }
     }
 
-    /// Stores `page` as `block`'s entry, read after a [`Lookup::Miss`] with
+    /// Stores `entry` as `block`'s, read after a [`Lookup::Miss`] with
     /// generation `gen`: nothing when the block changed since, or when the
     /// memory bound leaves no room. Returns whether it was stored.
-    pub fn put(&self, block: BlockNumber, gen: u64, page: Arc<PackedPage>) -> bool {
-        let limit = LIMIT.load(Ordering::Relaxed);
-        if USED.load(Ordering::Relaxed) > limit {
+    pub fn put(&self, block: BlockNumber, gen: u64, entry: Entry) -> bool {
+        let limit = LIMIT.load(SeqCst);
+        if USED.load(SeqCst) > limit {
             self.evict(limit, block);
-            if USED.load(Ordering::Relaxed) > limit {
+            if USED.load(SeqCst) > limit {
                 return false;
             }
         }
-        let Some(slot) = self.slot(block, false) else {
+        let b = block as usize;
+        let Some(c) = self.chunk(b, false) else {
             return false;
         };
-        let mut s = slot.lock();
-        if s.gen != gen {
+        let g = c.gens[b % CHUNK].lock();
+        if *g != gen {
             return false;
         }
-        s.page = Some(page);
+        let old = c.pages[b % CHUNK].swap(entry.into_raw(), SeqCst);
+        drop(g);
+        self.retire(&[old]);
         true
     }
 
-    /// Drops `block`'s entry and bumps its generation: called after every
-    /// change of the block's visibility-map entry. A block whose chunk
-    /// does not exist has no reader that took its generation yet (a
+    /// Unlinks `block`'s entry and bumps its generation: called after
+    /// every change of the block's visibility-map entry. A block whose
+    /// chunk does not exist has no reader that took its generation yet (a
     /// reader makes the chunk first), so there is nothing to do.
     pub fn invalidate(&self, block: BlockNumber) {
-        if let Some(slot) = self.slot(block, false) {
-            let mut s = slot.lock();
-            s.gen += 1;
-            s.page = None;
+        let b = block as usize;
+        if let Some(c) = self.chunk(b, false) {
+            let mut g = c.gens[b % CHUNK].lock();
+            *g += 1;
+            let old = c.pages[b % CHUNK].swap(std::ptr::null_mut(), SeqCst);
+            drop(g);
+            self.retire(&[old]);
         }
+    }
+
+    /// Hands unlinked entries (nulls skipped) to the reclamation, then
+    /// frees what no reader can hold any more.
+    fn retire(&self, old: &[*mut i32]) {
+        if old.iter().all(|p| p.is_null()) {
+            return;
+        }
+        {
+            let mut r = self.retired.lock();
+            // Read after the unlinking (invariant 4).
+            let e = self.epoch.load(SeqCst);
+            for &p in old.iter().filter(|p| !p.is_null()) {
+                // SAFETY: unlinked and not yet freed.
+                RETIRED.fetch_add(entry_bytes(unsafe { words_at(p) }), SeqCst);
+                r.push(Retired(e, p));
+            }
+            self.nretired.store(r.len(), SeqCst);
+        }
+        self.collect();
+    }
+
+    /// Advances the epoch as far as the pinned readers allow and frees
+    /// the entries retired two epochs back or more.
+    fn collect(&self) {
+        let mut r = self.retired.lock();
+        for _ in 0..2 {
+            let e = self.epoch.load(SeqCst);
+            // No reader pinned at `e - 1` (the parity of `e + 1`) is left.
+            if self.readers[(e + 1) & 1].load(SeqCst) != 0 {
+                break;
+            }
+            let _ = self.epoch.compare_exchange(e, e + 1, SeqCst, SeqCst);
+        }
+        // Retired in epoch order: the freeable ones come first.
+        let e = self.epoch.load(SeqCst);
+        let n = r.partition_point(|&Retired(at, _)| at + 2 <= e);
+        for Retired(_, p) in r.drain(..n) {
+            // SAFETY: unlinked at an epoch two or more back; every reader
+            // that could hold it was pinned then or before and is gone.
+            let entry = unsafe { Entry::from_raw(p) };
+            RETIRED.fetch_sub(entry.bytes(), SeqCst);
+        }
+        self.nretired.store(r.len(), SeqCst);
     }
 
     /// Every made chunk, in block order.
     fn made(&self) -> impl Iterator<Item = &Chunk> {
         self.chunks.get().into_iter().flat_map(|t| {
             t.iter().filter_map(|c| {
-                let p = c.load(Ordering::SeqCst);
+                let p = c.load(SeqCst);
                 // SAFETY: a published chunk lives until the cache is dropped.
                 (!p.is_null()).then(|| unsafe { &*p })
             })
@@ -305,54 +531,84 @@ impl PackedCache {
     /// Blocks holding an entry (for tests).
     pub fn pages(&self) -> usize {
         self.made()
-            .map(|c| c.0.iter().filter(|s| s.lock().page.is_some()).count())
+            .map(|c| c.pages.iter().filter(|p| !p.load(SeqCst).is_null()).count())
             .sum()
     }
 
     /// Drops every entry (the generations stay).
     pub fn clear(&self) {
         for c in self.made() {
-            for s in &c.0 {
-                s.lock().page = None;
-            }
+            let old: Vec<*mut i32> = c
+                .pages
+                .iter()
+                .map(|p| p.swap(std::ptr::null_mut(), SeqCst))
+                .collect();
+            self.retire(&old);
         }
     }
 
-    /// Drops entries in clock order, from the hand on, until the
-    /// process-wide figure is under `limit` with an eighth of it to spare,
-    /// or every made slot was looked at once; `block`'s is left.
+    /// Unlinks entries in clock order, from the hand on, until the linked
+    /// entries of every relation hold under `limit` with an eighth of it
+    /// to spare, or every made slot was looked at once; `block`'s is left.
+    /// (Entries unlinked but still held by a reader stay counted until
+    /// freed, so a `put` in the same scan may still find no room.)
     fn evict(&self, limit: usize, block: BlockNumber) {
         let target = limit - limit / 8;
+        let mut old = Vec::new();
+        let mut unlinked = 0;
+        let linked = |unlinked: usize| {
+            USED.load(SeqCst)
+                .saturating_sub(RETIRED.load(SeqCst) + unlinked)
+        };
         let chunks = self.table().len();
-        let mut b = self.hand.load(Ordering::Relaxed) % (chunks * CHUNK);
-        for _ in 0..=chunks {
+        let mut b = self.hand.load(SeqCst) % (chunks * CHUNK);
+        'clock: for _ in 0..=chunks {
             let ci = b / CHUNK;
             if let Some(c) = self.chunk(b, false) {
                 for i in b % CHUNK..CHUNK {
-                    if USED.load(Ordering::Relaxed) <= target {
-                        self.hand.store(ci * CHUNK + i, Ordering::Relaxed);
-                        return;
+                    if linked(unlinked) <= target {
+                        b = ci * CHUNK + i;
+                        break 'clock;
                     }
                     if ci * CHUNK + i != block as usize {
-                        let old = c.0[i].lock().page.take();
-                        drop(old);
+                        let p = c.pages[i].swap(std::ptr::null_mut(), SeqCst);
+                        if !p.is_null() {
+                            // SAFETY: unlinked just now, not yet retired.
+                            unlinked += entry_bytes(unsafe { words_at(p) });
+                            old.push(p);
+                        }
                     }
                 }
             }
             b = (ci + 1) % chunks * CHUNK;
         }
-        self.hand.store(b, Ordering::Relaxed);
+        self.hand.store(b, SeqCst);
+        self.retire(&old);
     }
 }
 
 impl Drop for PackedCache {
     fn drop(&mut self) {
+        // No reader is left (each borrows the cache).
+        for Retired(_, p) in self.retired.get_mut().drain(..) {
+            // SAFETY: unlinked, owned by the list alone.
+            let entry = unsafe { Entry::from_raw(p) };
+            RETIRED.fetch_sub(entry.bytes(), SeqCst);
+        }
         if let Some(t) = self.chunks.get_mut() {
             for c in t.iter_mut() {
                 let p = std::mem::replace(c.get_mut(), std::ptr::null_mut());
-                if !p.is_null() {
-                    // SAFETY: published once, dropped once, here.
-                    drop(unsafe { Box::from_raw(p) });
+                if p.is_null() {
+                    continue;
+                }
+                // SAFETY: published once, dropped once, here.
+                let chunk = unsafe { Box::from_raw(p) };
+                for e in &chunk.pages {
+                    let q = e.load(SeqCst);
+                    if !q.is_null() {
+                        // SAFETY: linked, owned by the slot alone.
+                        drop(unsafe { Entry::from_raw(q) });
+                    }
                 }
             }
         }
@@ -383,8 +639,15 @@ impl HeapRelation {
 mod tests {
     use super::*;
 
-    fn page(v: i32) -> Arc<PackedPage> {
-        Arc::new(PackedPage::new(1, &[&[v, v + 1], &[-v, 0]], 2))
+    fn entry(v: i32) -> Entry {
+        Entry::new(1, &[&[v, v + 1], &[-v, 0]], 2)
+    }
+
+    fn miss(r: &Reader<'_>, block: BlockNumber) -> u64 {
+        match r.get(block) {
+            Lookup::Miss(g) => g,
+            Lookup::Hit(_) => panic!("block {block} has an entry"),
+        }
     }
 
     #[test]
@@ -392,37 +655,89 @@ mod tests {
         // The bound is process-wide: another test may have changed it.
         set_limit(1 << 30);
         let c = PackedCache::default();
-        let Lookup::Miss(g) = c.get(3) else {
-            panic!("empty")
-        };
-        assert!(c.put(3, g, page(1)));
-        let Lookup::Hit(p) = c.get(3) else {
+        let r = c.reader();
+        let g = miss(&r, 3);
+        assert!(c.put(3, g, entry(1)));
+        let Lookup::Hit(p) = r.get(3) else {
             panic!("stored")
         };
         assert_eq!(p.column(0), &[1, 2]);
         assert_eq!(p.column(1), &[-1, 0]);
+        assert_eq!((p.tag(), p.rows(), p.ncols()), (1, 2, 2));
         c.invalidate(3);
-        let Lookup::Miss(g) = c.get(3) else {
-            panic!("dropped")
-        };
+        // Unlinked, but the reader that took it still reads it.
+        assert_eq!(p.column(0), &[1, 2]);
+        let g = miss(&r, 3);
         c.invalidate(3);
-        assert!(!c.put(3, g, page(2)), "a writer came between");
+        assert!(!c.put(3, g, entry(2)), "a writer came between");
         // A block no reader looked at: no chunk, and a reader after the
         // writer sees the writer's change.
         c.invalidate(5000);
-        let Lookup::Miss(g) = c.get(5000) else {
-            panic!("empty")
-        };
-        assert!(c.put(5000, g, page(3)));
+        let g = miss(&r, 5000);
+        assert!(c.put(5000, g, entry(3)));
         // Past what the cache covers: never stored.
         let far = (CHUNKS * CHUNK) as BlockNumber;
-        let Lookup::Miss(g) = c.get(far) else {
-            panic!("empty")
-        };
-        assert!(!c.put(far, g, page(4)));
+        let g = miss(&r, far);
+        assert!(!c.put(far, g, entry(4)));
         assert_eq!(c.pages(), 1);
         c.clear();
         assert_eq!(c.pages(), 0);
+    }
+
+    #[test]
+    fn unlinked_entries_are_freed_once_their_readers_are_gone() {
+        set_limit(1 << 30);
+        let c = PackedCache::default();
+        let early = c.reader();
+        let g = miss(&early, 7);
+        assert!(c.put(7, g, Entry::new(9, &[&[5; 61]], 61)));
+        let Lookup::Hit(p) = early.get(7) else {
+            panic!("stored")
+        };
+        c.invalidate(7);
+        // Readers come and go while `early` holds the entry.
+        for _ in 0..10 {
+            let r = c.reader();
+            miss(&r, 7);
+            c.invalidate(8);
+        }
+        assert_eq!(c.retired.lock().len(), 1, "held by the early reader");
+        assert_eq!(p.column(0), &[5; 61][..]);
+        drop(early);
+        assert_eq!(c.retired.lock().len(), 0, "freed with its last reader");
+    }
+
+    #[test]
+    fn readers_and_writers_at_once_read_only_live_entries() {
+        set_limit(1 << 30);
+        let c = PackedCache::default();
+        std::thread::scope(|s| {
+            for t in 0..3u32 {
+                let c = &c;
+                s.spawn(move || {
+                    for round in 0..2000u32 {
+                        let r = c.reader();
+                        for b in 0..8 {
+                            match r.get(b) {
+                                Lookup::Hit(p) => {
+                                    // Every entry holds its block twice.
+                                    assert_eq!(p.column(0), &[b as i32; 32][..]);
+                                    assert_eq!(p.column(1), &[b as i32; 32][..]);
+                                }
+                                Lookup::Miss(g) => {
+                                    let v = [b as i32; 32];
+                                    c.put(b, g, Entry::new(2, &[&v, &v], 32));
+                                }
+                            }
+                        }
+                        if (round + t) % 3 == 0 {
+                            c.invalidate(round % 8);
+                        }
+                    }
+                });
+            }
+        });
+        drop(c);
     }
 
     #[test]
@@ -431,13 +746,11 @@ mod tests {
         set_limit(1 << 30);
         let c = PackedCache::default();
         let before = used();
-        let p = page(7);
-        let bytes = p.bytes();
+        let e = entry(7);
+        let bytes = e.bytes();
         assert!(used() >= before + bytes || used() < before, "counted");
-        let Lookup::Miss(g) = c.get(0) else {
-            panic!("empty")
-        };
-        assert!(c.put(0, g, p));
+        let g = miss(&c.reader(), 0);
+        assert!(c.put(0, g, e));
         c.invalidate(0);
         assert_eq!(c.pages(), 0);
     }

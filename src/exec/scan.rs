@@ -27,9 +27,9 @@ use crate::access::heap::pageops::push_normal;
 use crate::access::heap::scan::{HeapScan, ParallelBlocks, Visible};
 use crate::access::heap::tuple::{self, TupleDesc};
 use crate::access::heap::HeapRelation;
-use crate::access::packed_cache::PackedPage;
 use crate::catalog::TableDef;
 use crate::error::Result;
+use crate::storage::prefetch::Ahead;
 use crate::storage::{page, BlockNumber};
 use crate::types::{self, BinaryOp, DataType, Value};
 
@@ -38,7 +38,7 @@ use super::fastpath::fixed_scan::{
     all_normal_starts, data_needed, fixed_layout, fixed_starts, fusable, fused_all_normal,
     fused_page_values, push_fixed, FixedColumn, PageColumns, FUSED_MAX, MAX_TUPLES,
 };
-use super::fastpath::packed::{Cached, PackedScan};
+use super::fastpath::packed::{Cached, Looked, PackedScan};
 use super::fastpath::page_agg::{PageAgg, PagePartial};
 use super::fastpath::page_group::PageGroups;
 use super::fastpath::page_pred::{Mask, PagePred};
@@ -208,19 +208,17 @@ impl OnPage<'_> {
 }
 
 impl OnPage<'_> {
-    /// Takes the packed entry `p` of a page: folds (or counts) its rows
-    /// when the scan does that on pages, else appends its columns to
-    /// `builders`. Returns the rows appended.
+    /// Takes a page's packed columns `cols` (`n` rows, in the fused
+    /// layout): folds (or counts) its rows when the scan does that on
+    /// pages, else appends them to `builders`. Returns the rows appended.
     #[inline]
     fn take_packed(
         &mut self,
-        pk: &PackedScan<'_>,
-        p: &PackedPage,
+        cols: [&[i32]; FUSED_MAX],
+        n: usize,
         fixed: &[FixedColumn],
         builders: &mut [Vector],
     ) -> usize {
-        let n = p.rows();
-        let cols = pk.columns(p);
         if self.on_page() && self.fold(&cols, n) {
             return 0;
         }
@@ -228,6 +226,42 @@ impl OnPage<'_> {
             push_i32s(&mut builders[c.out], cols[k]);
         }
         n
+    }
+}
+
+impl OnPage<'_> {
+    /// Takes the packed columns of ALL_VISIBLE page `pg` (block `block`,
+    /// whose shared lock the caller holds) as [`OnPage::take_packed`]
+    /// does: its entry when the look-up before the read found one, else
+    /// read from the page and stored. `None` when the page has no packed
+    /// columns (the fused loop declines it).
+    #[allow(clippy::too_many_arguments)]
+    fn read_packed(
+        &mut self,
+        pk: &mut PackedScan<'_>,
+        looked: Looked,
+        block: BlockNumber,
+        pg: &[u8],
+        ahead: Ahead,
+        fixed: &[FixedColumn],
+        builders: &mut [Vector],
+    ) -> Result<Option<usize>> {
+        let n = match looked {
+            // The summaries wanted the page read: its entry, if still there.
+            Looked::Hit => match pk.cached(block) {
+                Cached::Hit(p) => {
+                    let cols = pk.columns(p);
+                    return Ok(Some(self.take_packed(cols, p.rows(), fixed, builders)));
+                }
+                _ => None,
+            },
+            Looked::Miss(gen) => pk.build(block, gen, pg, ahead)?,
+            Looked::Declined => None,
+        };
+        Ok(n.map(|n| {
+            let cols = pk.built_columns(n);
+            self.take_packed(cols, n, fixed, builders)
+        }))
     }
 }
 
@@ -357,7 +391,7 @@ impl Operator for SeqScanOp<'_> {
     }
 
     fn packed_counts(&self) -> Option<(u64, u64)> {
-        self.packed.as_ref().map(|p| (p.hits, p.built))
+        self.packed.as_ref().map(|p| (p.hits(), p.built))
     }
 
     fn group_partials(&mut self) -> Vec<(i64, PagePartial)> {
@@ -435,13 +469,10 @@ impl Operator for SeqScanOp<'_> {
                             if let (Some(pk), Some(fixed), true) =
                                 (packed.as_mut(), fixed, matches!(vis, Visible::AllNormal))
                             {
-                                let p = match cached {
-                                    Cached::Hit(p) => Some(p),
-                                    Cached::Miss(gen) => pk.build(block, gen, pg, ahead)?,
-                                    Cached::Declined => None,
-                                };
-                                if let Some(p) = p {
-                                    return Ok(on.take_packed(pk, &p, fixed, builders));
+                                if let Some(n) =
+                                    on.read_packed(pk, cached, block, pg, ahead, fixed, builders)?
+                                {
+                                    return Ok(n);
                                 }
                             }
                             if let (Some(fixed), true, Visible::AllNormal) =
@@ -533,9 +564,9 @@ impl SeqScanOp<'_> {
     /// read: a block with an entry is answered from it and its page left
     /// unread (`None`), unless the summaries want that page's summary
     /// written now; else what reading it does with the cache.
-    fn answer_cached(&mut self, block: BlockNumber) -> Option<Cached> {
-        let (Some(pk), Some(fixed)) = (self.packed.as_mut(), self.fixed.as_deref()) else {
-            return Some(Cached::Declined);
+    fn answer_cached(&mut self, block: BlockNumber) -> Option<Looked> {
+        let (Some(pk), Some(fixed)) = (self.packed.as_ref(), self.fixed.as_deref()) else {
+            return Some(Looked::Declined);
         };
         match pk.cached(block) {
             Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
@@ -549,11 +580,11 @@ impl SeqScanOp<'_> {
                     counted: &mut self.counted,
                     removed: &mut self.removed,
                 };
-                self.pending += on.take_packed(pk, &p, fixed, &mut self.builders);
+                self.pending += on.take_packed(pk.columns(p), p.rows(), fixed, &mut self.builders);
                 self.pages.page();
                 None
             }
-            other => Some(other),
+            other => Some(other.looked()),
         }
     }
 }

@@ -19,11 +19,11 @@
 //! is made only from a page the fused loop accepted, and stands for that
 //! page until its visibility-map bit changes (the cache's invariants).
 
-use std::sync::Arc;
+use std::cell::Cell;
 
 use crate::access::heap::tuple::TupleDesc;
 use crate::access::heap::HeapRelation;
-use crate::access::packed_cache::{Lookup, PackedPage, PACKED_MAX};
+use crate::access::packed_cache::{Entry, Lookup, PackedPage, Reader, PACKED_MAX};
 use crate::error::Result;
 use crate::storage::prefetch::Ahead;
 use crate::storage::BlockNumber;
@@ -31,10 +31,13 @@ use crate::types::DataType;
 
 use super::fixed_scan::{fixed_layout, fused_page_values, FixedColumn, PageColumns, FUSED_MAX};
 
+/// How many blocks ahead of a hit the scan prefetches its entry.
+const PREFETCH_BLOCKS: BlockNumber = 3;
+
 /// What the cache holds for a block ([`PackedScan::cached`]).
-pub enum Cached {
+pub enum Cached<'p> {
     /// The page's packed columns, in this scan's layout.
-    Hit(Arc<PackedPage>),
+    Hit(&'p PackedPage),
     /// An entry that does not serve: the fused loop declined the page, or
     /// the entry was made for another layout. The page is read.
     Declined,
@@ -43,19 +46,47 @@ pub enum Cached {
     Miss(u64),
 }
 
+impl Cached<'_> {
+    /// What was found, without the entry (which a caller that must read
+    /// the page anyway looks up again).
+    pub fn looked(&self) -> Looked {
+        match self {
+            Cached::Hit(_) => Looked::Hit,
+            Cached::Declined => Looked::Declined,
+            Cached::Miss(g) => Looked::Miss(*g),
+        }
+    }
+}
+
+/// [`Cached`] without the entry.
+#[derive(Clone, Copy)]
+pub enum Looked {
+    /// An entry in this scan's layout.
+    Hit,
+    /// An entry that does not serve.
+    Declined,
+    /// No entry, at this generation.
+    Miss(u64),
+}
+
 /// One scan's packed columns and what it took from the cache.
 pub struct PackedScan<'r> {
     rel: &'r HeapRelation,
+    /// The scan's hold on the cache: entries looked up stay allocated
+    /// while it lives (the cache's invariant 4).
+    reader: Reader<'r>,
     /// The packed columns' layout (`out` = position among them).
     layout: Vec<FixedColumn>,
     /// The layout's name in entries ([`PackedPage::tag`]).
     tag: u64,
     /// For the scan's fused column `k`: its position among the packed ones.
     want: [usize; FUSED_MAX],
+    /// The packed columns the scan reads, a bit each (what it prefetches).
+    read: u32,
     natts: usize,
     scratch: Box<PageColumns>,
     /// Pages answered from an entry.
-    pub hits: u64,
+    hits: Cell<u64>,
     /// Entries this scan made.
     pub built: u64,
 }
@@ -88,20 +119,28 @@ impl<'r> PackedScan<'r> {
         for (k, c) in fixed.iter().enumerate() {
             want[k] = packed.iter().position(|&p| p == columns[c.out])?;
         }
+        let read = want[..fixed.len()].iter().fold(0, |m, &w| m | 1 << w);
         let mut tag = attrs.len() as u64;
         for c in &layout {
             tag = tag.wrapping_mul(0x100_0000_01b3) ^ (c.off as u64 + 1);
         }
         Some(PackedScan {
             rel,
+            reader: rel.packed_cache().reader(),
             layout,
             tag,
             want,
+            read,
             natts: attrs.len(),
             scratch: Box::new([[0; super::fixed_scan::MAX_TUPLES]; FUSED_MAX]),
-            hits: 0,
+            hits: Cell::new(0),
             built: 0,
         })
+    }
+
+    /// Pages answered from an entry so far.
+    pub fn hits(&self) -> u64 {
+        self.hits.get()
     }
 
     /// What the cache holds for `block`, looked up before the block is
@@ -110,10 +149,13 @@ impl<'r> PackedScan<'r> {
     /// all-visible and unchanged, so every snapshot sees exactly its
     /// tuples).
     #[inline]
-    pub fn cached(&mut self, block: BlockNumber) -> Cached {
-        match self.rel.packed_cache().get(block) {
+    pub fn cached(&self, block: BlockNumber) -> Cached<'_> {
+        match self.reader.get(block) {
             Lookup::Hit(p) if p.tag() == self.tag && p.ncols() > 0 => {
-                self.hits += 1;
+                self.hits.set(self.hits.get() + 1);
+                // Scans go up block by block (a parallel one by chunks).
+                self.reader
+                    .prefetch(block.wrapping_add(PREFETCH_BLOCKS), p.rows(), self.read);
                 Cached::Hit(p)
             }
             Lookup::Hit(_) => Cached::Declined,
@@ -121,26 +163,26 @@ impl<'r> PackedScan<'r> {
         }
     }
 
-    /// The packed values of ALL_VISIBLE page `pg` (block `block`, whose
-    /// shared lock the caller holds), read from the page and stored with
+    /// Reads the packed values of ALL_VISIBLE page `pg` (block `block`,
+    /// whose shared lock the caller holds) and stores them with
     /// generation `gen` (taken by [`PackedScan::cached`] before the page
-    /// was read). `None` when the fused loop declines the page
-    /// (remembered too, as an entry of no columns).
+    /// was read); returns the page's rows, whose values
+    /// [`PackedScan::built_columns`] then gives. `None` when the fused
+    /// loop declines the page (remembered too, as an entry of no columns).
     pub fn build(
         &mut self,
         block: BlockNumber,
         gen: u64,
         pg: &[u8],
         ahead: Ahead,
-    ) -> Result<Option<Arc<PackedPage>>> {
+    ) -> Result<Option<usize>> {
         let cache = self.rel.packed_cache();
         let Some(n) = fused_page_values(pg, self.natts, &self.layout, &mut self.scratch, ahead)
         else {
             // Declined (a NULL, a short tuple): remembered as an entry of
             // no columns, so the next scan does not try again.
-            let none = Arc::new(PackedPage::new(self.tag, &[], 0));
             if self.rel.vm_all_visible(block)? {
-                cache.put(block, gen, none);
+                cache.put(block, gen, Entry::new(self.tag, &[], 0));
             }
             return Ok(None);
         };
@@ -148,12 +190,12 @@ impl<'r> PackedScan<'r> {
             .iter()
             .map(|c| &c[..])
             .collect();
-        let p = Arc::new(PackedPage::new(self.tag, &cols, n));
+        let e = Entry::new(self.tag, &cols, n);
         // Invariant 1 of the cache: the map bit too, under the page's lock.
-        if self.rel.vm_all_visible(block)? && cache.put(block, gen, p.clone()) {
+        if self.rel.vm_all_visible(block)? && cache.put(block, gen, e) {
             self.built += 1;
         }
-        Ok(Some(p))
+        Ok(Some(n))
     }
 
     /// The scan's fused columns' values on `p`, in the order of its fused
@@ -161,5 +203,12 @@ impl<'r> PackedScan<'r> {
     #[inline]
     pub fn columns<'p>(&self, p: &'p PackedPage) -> [&'p [i32]; FUSED_MAX] {
         std::array::from_fn(|k| p.column(self.want[k]))
+    }
+
+    /// As [`PackedScan::columns`], for the page [`PackedScan::build`] read
+    /// last (`n` rows).
+    #[inline]
+    pub fn built_columns(&self, n: usize) -> [&[i32]; FUSED_MAX] {
+        std::array::from_fn(|k| &self.scratch[self.want[k]][..n])
     }
 }
