@@ -653,6 +653,10 @@ pub struct SummaryScan<'r> {
     slots: Vec<Option<Slot>>,
     /// Whether `slots` holds the current window's summaries.
     have_slots: bool,
+    /// The plan's decision for each of `slots` (`None`: no summary), made
+    /// once per window by [`SummaryScan::note_window`] and read by each
+    /// block's visit (the plan does not change during a scan).
+    decisions: Vec<Option<PageUse>>,
     /// The answered pages' aggregates.
     pub part: PagePartial,
     /// The answered pages' live tuples not yet taken by a rows-only scan.
@@ -710,6 +714,7 @@ impl<'r> SummaryScan<'r> {
             window: BlockNumber::MAX,
             slots: Vec::new(),
             have_slots: false,
+            decisions: Vec::new(),
             rows: 0,
             counts: SummaryCounts::default(),
             unsummarised: None,
@@ -744,9 +749,6 @@ impl<'r> SummaryScan<'r> {
             self.window = start;
             let merged = self.rel.window_summary(start, end, &mut self.slots)?;
             self.have_slots = !self.slots.is_empty();
-            if self.have_slots {
-                self.note_window();
-            }
             if let (Some(m), true) = (merged, block == start && limit >= end) {
                 let n = end - start;
                 match self.plan.decide(&m) {
@@ -754,15 +756,22 @@ impl<'r> SummaryScan<'r> {
                         self.answer(&m);
                         self.counts.answered += u64::from(n);
                         self.counts.windows += 1;
+                        // A window decided whole is no barren one.
+                        self.barren = 0;
                         return Ok(n);
                     }
                     PageUse::Skip => {
                         self.counts.skipped += u64::from(n);
                         self.counts.windows += 1;
+                        self.barren = 0;
                         return Ok(n);
                     }
                     PageUse::Answer | PageUse::Scan => {}
                 }
+            }
+            // Decided block by block: each block's decision, once.
+            if self.have_slots {
+                self.note_window();
             }
         }
         if !self.have_slots {
@@ -784,7 +793,12 @@ impl<'r> SummaryScan<'r> {
             .slots
             .get((block - start) as usize)
             .and_then(Option::as_ref);
-        let decision = slot.map_or(PageUse::Scan, |s| self.plan.decide(s));
+        let decision = self
+            .decisions
+            .get((block - start) as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(PageUse::Scan);
         self.unsummarised = slot.is_none().then_some(block);
         match (decision, slot) {
             (PageUse::Answer, Some(s)) if self.answerable() => {
@@ -816,13 +830,22 @@ impl SummaryScan<'_> {
     /// folding every page). A block without one (to be filled in) resets
     /// the count.
     fn note_window(&mut self) {
+        self.decisions.clear();
+        let plan = &self.plan;
+        self.decisions.extend(
+            self.slots
+                .iter()
+                .map(|s| s.as_ref().map(|s| plan.decide(s))),
+        );
         let mut decided = 0;
-        for s in &self.slots {
-            let Some(s) = s else {
-                self.barren = 0;
-                return;
-            };
-            decided += usize::from(self.plan.decide(s) != PageUse::Scan);
+        for d in &self.decisions {
+            match d {
+                None => {
+                    self.barren = 0;
+                    return;
+                }
+                Some(d) => decided += usize::from(*d != PageUse::Scan),
+            }
         }
         let barren = decided * 3 < self.slots.len();
         self.barren = if barren { self.barren + 1 } else { 0 };
