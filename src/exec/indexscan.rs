@@ -248,16 +248,7 @@ impl<'a> IndexScanOp<'a> {
     /// nested loop's outer value (see [`key_ranges`]).
     pub fn new(ctx: &'a ExecContext, spec: &'a IndexScan, param: Option<&Value>) -> Result<Self> {
         let heap = ctx.relation(spec.table.relfilenode)?;
-        // Logged: the scan marks entries of dead tuples (`kill_items`).
-        let log = heap
-            .wal()
-            .map(|w| w.clone() as Arc<dyn crate::access::nbtree::BtLog>);
-        let tree = BTree::open(
-            heap.pool().clone(),
-            RelFileNode(spec.index.relfilenode),
-            spec.index.desc(&spec.table),
-            log,
-        );
+        let tree = open_tree(heap, spec);
         let ranges = spec_ranges(tree.desc(), spec, param)?;
         let mut types: Vec<DataType> = spec
             .columns
@@ -744,4 +735,18 @@ impl<'a> VmProbe<'a> {
         let g = buf.read();
         Ok(vm::get(&g[..], block).0 & vm::VM_ALL_VISIBLE != 0)
     }
+}
+
+/// The B-tree `spec` scans, over `heap`'s buffer pool. Logged: a scan
+/// marks the entries of dead tuples (`kill_items`).
+pub(crate) fn open_tree(heap: &HeapRelation, spec: &IndexScan) -> BTree {
+    let log = heap
+        .wal()
+        .map(|w| w.clone() as Arc<dyn crate::access::nbtree::BtLog>);
+    BTree::open(
+        heap.pool().clone(),
+        RelFileNode(spec.index.relfilenode),
+        spec.index.desc(&spec.table),
+        log,
+    )
 }

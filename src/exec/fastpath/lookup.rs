@@ -33,7 +33,6 @@ use crate::exec::scan::{push_datum, tuple_desc};
 use crate::exec::vector::{Batch, Vector, BATCH_SIZE};
 use crate::nodes::plannodes::IndexScan;
 use crate::nodes::{ExprKind, Node, Plan};
-use crate::storage::RelFileNode;
 use crate::txn::Snapshot;
 use crate::types::Value;
 
@@ -113,15 +112,7 @@ impl PointLookup {
             return Ok(None);
         };
         let heap = db.relation(spec.table.relfilenode)?;
-        let log = heap
-            .wal()
-            .map(|w| w.clone() as Arc<dyn crate::access::nbtree::BtLog>);
-        let tree = BTree::open(
-            heap.pool().clone(),
-            RelFileNode(spec.index.relfilenode),
-            spec.index.desc(&spec.table),
-            log,
-        );
+        let tree = crate::exec::indexscan::open_tree(&heap, spec);
         let outputs: Vec<usize> = outputs.iter().map(|&i| spec.columns[i]).collect();
         Ok(Some(PointLookup {
             desc: tuple_desc(&spec.table)?,
