@@ -94,6 +94,10 @@ pub struct SubPlan {
     /// For a [`SubLinkKind::Row`] run row by row: the rows of the batch
     /// its columns are being evaluated over, and which columns took them.
     pending: Mutex<Option<Pending>>,
+    /// A correlated EXISTS of an UPDATE's or DELETE's WHERE that
+    /// PostgreSQL would make a semi-join (`plan::exists_shape`): READ
+    /// COMMITTED's re-check holds the rows it matched.
+    pub semi_join: bool,
 }
 
 /// A multiple-column subquery's rows for one batch, kept until each of its
@@ -142,6 +146,7 @@ impl SubPlan {
             once: false,
             per_call: false,
             pending: Mutex::new(None),
+            semi_join: false,
             plan,
         }
     }

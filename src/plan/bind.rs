@@ -88,6 +88,13 @@ pub struct Binder<'c> {
     /// (`SET (a, b) = (SELECT ...)`), by where its subquery starts: bound
     /// at its first column, handed out to the others.
     pub multiexpr: Option<(ast::Offset, Vec<Expr>)>,
+    /// Set while an UPDATE's or DELETE's WHERE is bound: its correlated
+    /// EXISTS sublinks record whether PostgreSQL would make them
+    /// semi-joins ([`super::exists_shape`]), for the READ COMMITTED
+    /// re-check.
+    pub mark_semi_joins: bool,
+    /// That answer for the EXISTS subplan being made.
+    pub semi_join_made: bool,
 }
 
 /// Attaches `offset` to an error that has no position yet.
@@ -348,6 +355,8 @@ impl<'c> Binder<'c> {
             forced_aggs: Vec::new(),
             pending_outer_agg: None,
             multiexpr: None,
+            mark_semi_joins: false,
+            semi_join_made: false,
         }
     }
 }

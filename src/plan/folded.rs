@@ -124,6 +124,15 @@ fn folds(rec: &Recorded) -> impl Iterator<Item = &Fold> {
     })
 }
 
+/// Runs `f` with nothing recorded or probed: planning done only to
+/// inspect a query, whose folds are not the statement's.
+pub fn unrecorded<T>(f: impl FnOnce() -> T) -> T {
+    let saved = LOG.with(|l| l.borrow_mut().take());
+    let r = f();
+    LOG.with(|l| *l.borrow_mut() = saved);
+    r
+}
+
 /// A sublink folded (or about to be): `run` runs it now. While EXPLAIN
 /// records, the run is recorded (and made with recording suspended, so
 /// that what it plans is not the statement's); while it probes, the

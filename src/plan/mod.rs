@@ -25,6 +25,7 @@ pub mod cost;
 pub mod domain;
 pub mod dummy;
 pub mod estimate;
+mod exists_shape;
 pub mod explain;
 pub mod fold;
 pub mod folded;

@@ -434,6 +434,7 @@ impl Binder<'_> {
         if self.ctx.subqueries_per_call() {
             sp = sp.per_call();
         }
+        sp.semi_join = std::mem::take(&mut self.semi_join_made);
         let sp = crate::nodes::expr::SubPlanRef(Arc::new(sp));
         super::folded::note_subplan(&sp);
         Ok(Expr {
@@ -470,7 +471,18 @@ impl Binder<'_> {
         scope: &Scope,
         mode: &mut Mode,
     ) -> Result<Expr> {
-        let (plan, args) = self.plan_sublink(query, scope, mode)?;
+        // Only the statement's own WHERE is asked about, not sublinks
+        // within this one.
+        let mark = std::mem::take(&mut self.mark_semi_joins);
+        let planned = self.plan_sublink(query, scope, mode);
+        let semi_join = match &planned {
+            Ok((_, args)) if mark && !args.is_empty() => {
+                super::folded::unrecorded(|| self.exists_is_semi_join(query, scope, mode))
+            }
+            _ => false,
+        };
+        self.mark_semi_joins = mark;
+        let (plan, args) = planned?;
         let plan = first_row(plan);
         if args.is_empty() {
             if let Some(rows) = self.run_now(&plan, FoldKind::Exists) {
@@ -481,6 +493,7 @@ impl Binder<'_> {
             }
         }
         let params = args.len();
+        self.semi_join_made = semi_join;
         self.subplan(
             SubLinkKind::Exists,
             plan,

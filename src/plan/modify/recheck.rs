@@ -3,30 +3,35 @@
 //!
 //! PostgreSQL turns some sublinks of WHERE into joins before planning
 //! (`pull_up_sublinks`): a top-level `x IN (uncorrelated query)` (or
-//! `= ANY`) and a correlated `EXISTS` become semi-joins, a correlated `NOT
-//! EXISTS` an anti-join. Its EvalPlanQual re-check then holds the other
-//! relation's row that matched fixed, as it holds a FROM item's; a sublink
-//! kept as a SubPlan (`NOT IN`, a correlated `IN`, any sublink under `OR`)
-//! is evaluated again over the new version, under the statement's
-//! snapshot. heapdb runs every sublink as an InitPlan or a SubPlan, so the
-//! re-check rewrites the conjuncts PostgreSQL would have pulled up:
+//! `= ANY`) becomes a semi-join; a correlated `EXISTS` a semi-join and a
+//! correlated `NOT EXISTS` an anti-join when the subquery is simple
+//! enough (`plan::exists_shape`: no aggregates, HAVING, OFFSET, WITH,
+//! window functions or set operations; correlated in WHERE alone). Its
+//! EvalPlanQual re-check then holds the other relations' rows that
+//! matched fixed, as it holds a FROM item's (a table's row by its tuple
+//! id, a subquery's, VALUES' or a function's row as a copy; on an outer
+//! join's nullable side, no row when none joined); a sublink kept as a
+//! SubPlan (`NOT IN`, a correlated `IN`, any sublink under `OR`, an EXISTS
+//! of another shape) is evaluated again over the new version, under the
+//! statement's snapshot. heapdb runs every sublink as an InitPlan or a
+//! SubPlan, so the re-check rewrites the conjuncts PostgreSQL would have
+//! pulled up:
 //!
 //! - `x IN (query)`: the semi-join's held row has the value `x` had on the
 //!   version first read, so the re-check is `x = (x as first read)`;
 //! - `x op ANY (uncorrelated query)` of another operator than `=`: the
 //!   semi-join holds the first row whose value `v` matched, so the
 //!   re-check is `x op v`, `v` held;
-//! - correlated `EXISTS (query)` whose outer values are compared by `=`
-//!   alone (`where u.k = t.k and u.w > 5`): the held row matched the outer
-//!   values first read, so the re-check is that each is still equal;
-//! - other correlated `EXISTS` whose plan joins scans (sequential, index
-//!   or bitmap; inner joins of any method): the held values are the tuple
-//!   ids of the rows the first match joined, one per scan, and the re-check
-//!   is that these rows (as the statement's snapshot sees them) still join
-//!   and match the new version's values; EXISTS over other plans
-//!   (aggregates, outer joins ...) is evaluated again;
-//! - correlated `NOT EXISTS (query)`: an anti-join row holds no row of the
-//!   other relation, so the re-check finds none: the conjunct holds.
+//! - a semi-join `EXISTS (query)` whose outer values are compared by `=`
+//!   alone (`where u.k = t.k and u.w > 5`): the held rows matched the
+//!   outer values first read, so the re-check is that each is still equal;
+//! - another semi-join `EXISTS`: the held values identify the rows the
+//!   first match joined (a tuple id per table scanned, a copy of the row
+//!   of each other FROM item), and the re-check is that these rows (as the
+//!   statement's snapshot sees them) still join and match the new
+//!   version's values;
+//! - an anti-join `NOT EXISTS (query)`: an anti-join row holds no row of
+//!   the other relation, so the re-check finds none: the conjunct holds.
 //!
 //! "As first read" values are held expressions: the plan computes them over
 //! the row it found and outputs them after the held columns; the re-check's
@@ -43,7 +48,7 @@ use crate::nodes::{Field, JoinKind, Node, Plan};
 use crate::plan::cost::plan_volatile;
 use crate::plan::quals::conjunction;
 use crate::plan::sublink::first_row;
-use crate::types::{BinaryOp, DataType};
+use crate::types::{BinaryOp, DataType, Value};
 
 /// WHERE's conjuncts `quals` (over a source row of `width` columns) as the
 /// re-check evaluates them, and the held expressions they read (over the
@@ -56,16 +61,14 @@ pub(super) fn recheck_quals(quals: Vec<Expr>, width: usize) -> (Vec<Expr>, Vec<E
             ExprKind::InSet(x, _, _, false) if reads_columns(x) && !x.calls_volatile() => {
                 out.push(equal_as_first_read(x, width, &mut held));
             }
-            ExprKind::SubPlan(sp, args)
-                if sp.kind == SubLinkKind::Exists && !args.is_empty() && equi_only(&sp.plan) =>
-            {
+            ExprKind::SubPlan(sp, args) if is_semi_join(sp, args) && equi_only(&sp.plan) => {
                 let each: Vec<Expr> = args
                     .iter()
                     .map(|a| equal_as_first_read(a, width, &mut held))
                     .collect();
                 out.extend(each);
             }
-            ExprKind::SubPlan(sp, args) if sp.kind == SubLinkKind::Exists && !args.is_empty() => {
+            ExprKind::SubPlan(sp, args) if is_semi_join(sp, args) => {
                 out.push(matched_row_again(sp, args, width, &mut held).unwrap_or(q));
             }
             ExprKind::SubPlan(sp, args)
@@ -74,14 +77,19 @@ pub(super) fn recheck_quals(quals: Vec<Expr>, width: usize) -> (Vec<Expr>, Vec<E
                 out.push(matched_value(sp, &args[0], width, &mut held).unwrap_or(q));
             }
             ExprKind::Not(inner) => match &inner.kind {
-                ExprKind::SubPlan(sp, args)
-                    if sp.kind == SubLinkKind::Exists && !args.is_empty() => {}
+                ExprKind::SubPlan(sp, args) if is_semi_join(sp, args) => {}
                 _ => out.push(q),
             },
             _ => out.push(q),
         }
     }
     (out, held)
+}
+
+/// A correlated EXISTS PostgreSQL makes a semi-join (under NOT, an
+/// anti-join).
+fn is_semi_join(sp: &SubPlan, args: &[Expr]) -> bool {
+    sp.kind == SubLinkKind::Exists && sp.semi_join && !args.is_empty()
 }
 
 /// `e = (e as first read)`, the latter a new held expression.
@@ -145,24 +153,31 @@ fn matched_row_again(
     let again = first_row(with_tids(&sp.plan, Some(args.len()), &mut pinned)?);
     let ncols = sp.plan.fields.len();
     let j = width + held.len();
-    for k in 0..n {
+    let types: Vec<DataType> = tidded.fields[ncols..].iter().map(|f| f.ty).collect();
+    for (k, &ty) in types.iter().enumerate() {
         let find = first_row(Plan {
-            fields: vec![tid_field()],
+            fields: vec![tidded.fields[ncols + k].clone()],
             rows: 1.0,
             node: Node::Project {
                 input: Box::new(tidded.clone()),
-                exprs: vec![Expr::column(ncols + k, DataType::Int8)],
+                exprs: vec![Expr::column(ncols + k, ty)],
             },
         });
-        let found = sp.sibling(SubLinkKind::Scalar, find, DataType::Int8);
+        let found = sp.sibling(SubLinkKind::Scalar, find, ty);
         held.push(Expr {
             kind: ExprKind::SubPlan(SubPlanRef(Arc::new(found)), args.to_vec()),
-            ty: DataType::Int8,
+            ty,
         });
     }
     let again = sp.sibling(SubLinkKind::Exists, again, DataType::Bool);
     let mut again_args = args.to_vec();
-    again_args.extend((0..n).map(|k| Expr::column(j + k, DataType::Int8)));
+    again_args.extend(
+        types
+            .iter()
+            .enumerate()
+            .map(|(k, &ty)| Expr::column(j + k, ty)),
+    );
+    debug_assert_eq!(types.len(), n);
     Some(Expr {
         kind: ExprKind::SubPlan(SubPlanRef(Arc::new(again)), again_args),
         ty: DataType::Bool,
@@ -176,12 +191,17 @@ fn tid_field() -> Field {
     }
 }
 
-/// `plan` with the tuple id of each row it joins appended to its output
-/// (after its own columns, one per scan, scans in plan order; `next`
-/// counts the scans so far). With `pin`, each scan also keeps only the
-/// row whose tuple id is parameter `pin + k` (`k`: its number). `None`
-/// unless `plan` is made of sequential, index and bitmap heap scans,
-/// inner joins of them, filters, projections and limits.
+/// `plan` with what identifies each row it joins appended to its output
+/// (after its own columns, relations in plan order; `next` counts the
+/// held columns so far): a scanned table's row its tuple id, another
+/// FROM item's row (a subquery, VALUES, a function) a marker (1) and a
+/// copy of its columns, as PostgreSQL's row marks copy such a row. With
+/// `pin`, each relation also keeps only the row whose held columns are
+/// parameters `pin + k ...` (`k`: their number); a NULL tuple id or
+/// marker (no row joined on an outer join's nullable side) keeps none.
+/// Joins of any kind (an anti-join's right side holds nothing), filters,
+/// projections, sorts, DISTINCT, grouping without aggregates and limits
+/// are gone through. `None` for a plan outside these shapes.
 fn with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> {
     let mut keep = |filter: &Option<Expr>, at: usize| -> Option<Expr> {
         let k = *next;
@@ -240,7 +260,7 @@ fn with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> 
         Node::Limit {
             input,
             limit,
-            offset,
+            offset: offset @ 0,
         } => {
             let input = with_tids(input, pin, next)?;
             fields = input.fields.clone();
@@ -256,15 +276,60 @@ fn with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> 
             let w = input.fields.len() - (*next - before);
             let mut exprs = exprs.clone();
             for c in w..input.fields.len() {
-                exprs.push(Expr::column(c, DataType::Int8));
-                fields.push(tid_field());
+                exprs.push(Expr::column(c, input.fields[c].ty));
+                fields.push(input.fields[c].clone());
             }
             Node::Project {
                 input: Box::new(input),
                 exprs,
             }
         }
-        _ => return join_with_tids(plan, pin, next),
+        Node::Sort { input, keys } => {
+            let input = with_tids(input, pin, next)?;
+            fields = input.fields.clone();
+            Node::Sort {
+                input: Box::new(input),
+                keys: keys.clone(),
+            }
+        }
+        Node::Distinct { input } => {
+            let input = with_tids(input, pin, next)?;
+            fields = input.fields.clone();
+            Node::Distinct {
+                input: Box::new(input),
+            }
+        }
+        Node::Unique { input, columns } => {
+            let input = with_tids(input, pin, next)?;
+            fields = input.fields.clone();
+            Node::Unique {
+                input: Box::new(input),
+                columns: columns.clone(),
+            }
+        }
+        // Grouping alone: grouped by the held columns too.
+        Node::Aggregate { input, group, aggs }
+        | Node::GroupAggregate {
+            input, group, aggs, ..
+        } if aggs.is_empty() => {
+            let before = *next;
+            let input = with_tids(input, pin, next)?;
+            let w = input.fields.len() - (*next - before);
+            let mut group = group.clone();
+            for c in w..input.fields.len() {
+                group.push(Expr::column(c, input.fields[c].ty));
+                fields.push(input.fields[c].clone());
+            }
+            Node::Aggregate {
+                input: Box::new(input),
+                group,
+                aggs: Vec::new(),
+            }
+        }
+        Node::HashJoin { .. } | Node::NestedLoop { .. } | Node::IndexNestLoop { .. } => {
+            return join_with_tids(plan, pin, next)
+        }
+        _ => return Some(whole_row(plan, pin, next)),
     };
     Some(Plan {
         fields,
@@ -273,32 +338,109 @@ fn with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> 
     })
 }
 
-/// [`with_tids`] of an inner join: both inputs with their tuple ids, the
+/// [`with_tids`] of another FROM item than a table: its rows, pinned to
+/// the held one, with the marker and the copy of the row appended.
+fn whole_row(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Plan {
+    let m = plan.fields.len();
+    let k = *next;
+    *next += 1 + m;
+    let input = match pin {
+        None => plan.clone(),
+        Some(base) => {
+            let mut same = vec![Expr {
+                kind: ExprKind::IsNull(Box::new(param(base + k, DataType::Int8)), true),
+                ty: DataType::Bool,
+            }];
+            for (c, f) in plan.fields.iter().enumerate() {
+                same.push(Expr {
+                    kind: ExprKind::IsDistinct(
+                        Box::new(Expr::column(c, f.ty)),
+                        Box::new(param(base + k + 1 + c, f.ty)),
+                        true,
+                    ),
+                    ty: DataType::Bool,
+                });
+            }
+            Plan {
+                fields: plan.fields.clone(),
+                rows: plan.rows,
+                node: Node::Filter {
+                    input: Box::new(plan.clone()),
+                    predicate: conjunction(same).expect("a marker condition"),
+                },
+            }
+        }
+    };
+    let mut exprs: Vec<Expr> = (0..m).map(|c| Expr::column(c, plan.fields[c].ty)).collect();
+    exprs.push(Expr::constant(Value::Int8(1), DataType::Int8));
+    exprs.extend((0..m).map(|c| Expr::column(c, plan.fields[c].ty)));
+    let mut fields = plan.fields.clone();
+    fields.push(tid_field());
+    fields.extend(plan.fields.iter().cloned());
+    Plan {
+        fields,
+        rows: plan.rows,
+        node: Node::Project {
+            input: Box::new(input),
+            exprs,
+        },
+    }
+}
+
+/// [`with_tids`] of an anti-join (a hash join): the left input with its
+/// held columns, the right as it is (its rows are never output), the
+/// residual's right columns moved past the left's held ones.
+fn anti_with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> {
+    let Node::HashJoin {
+        left,
+        right,
+        kind: JoinKind::Anti,
+        left_keys,
+        right_keys,
+        residual,
+        build_left,
+    } = &plan.node
+    else {
+        return None;
+    };
+    let nl = left.fields.len();
+    let new_left = with_tids(left, pin, next)?;
+    let lt = new_left.fields.len() - nl;
+    Some(Plan {
+        fields: new_left.fields.clone(),
+        rows: plan.rows,
+        node: Node::HashJoin {
+            left: Box::new(new_left),
+            right: right.clone(),
+            kind: JoinKind::Anti,
+            left_keys: left_keys.clone(),
+            right_keys: right_keys.clone(),
+            residual: residual.clone().map(|e| shift_right(e, nl, lt)),
+            build_left: *build_left,
+        },
+    })
+}
+
+/// [`with_tids`] of a join: both inputs with their held columns, the
 /// conditions over both sides moved past the left's, and the output put
-/// back in order (the join's columns, then the left's tuple ids, then the
-/// right's).
+/// back in order (the join's columns, then the left's held columns, then
+/// the right's).
 fn join_with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<Plan> {
-    let (left, right) = match &plan.node {
+    let (left, right, kind) = match &plan.node {
         Node::HashJoin {
-            left,
-            right,
-            kind: JoinKind::Inner,
-            ..
+            left, right, kind, ..
         }
         | Node::NestedLoop {
-            left,
-            right,
-            kind: JoinKind::Inner,
-            ..
+            left, right, kind, ..
         }
         | Node::IndexNestLoop {
-            left,
-            right,
-            kind: JoinKind::Inner,
-            ..
-        } => (left, right),
+            left, right, kind, ..
+        } => (left, right, *kind),
         _ => return None,
     };
+    if kind == JoinKind::Anti {
+        return anti_with_tids(plan, pin, next);
+    }
     let (nl, nr) = (left.fields.len(), right.fields.len());
     let new_left = Box::new(with_tids(left, pin, next)?);
     let new_right = Box::new(with_tids(right, pin, next)?);
@@ -320,7 +462,7 @@ fn join_with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<P
         } => Node::HashJoin {
             left: new_left,
             right: new_right,
-            kind: JoinKind::Inner,
+            kind,
             left_keys: left_keys.clone(),
             right_keys: right_keys.clone(),
             residual: shift(residual),
@@ -329,7 +471,7 @@ fn join_with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<P
         Node::NestedLoop { condition, .. } => Node::NestedLoop {
             left: new_left,
             right: new_right,
-            kind: JoinKind::Inner,
+            kind,
             condition: shift(condition),
         },
         Node::IndexNestLoop {
@@ -337,7 +479,7 @@ fn join_with_tids(plan: &Plan, pin: Option<usize>, next: &mut usize) -> Option<P
         } => Node::IndexNestLoop {
             left: new_left,
             right: new_right,
-            kind: JoinKind::Inner,
+            kind,
             left_key: left_key.clone(),
             residual: shift(residual),
         },

@@ -102,8 +102,10 @@ impl Binder<'_> {
             items.push(self.plan_table_ref(t, &needed)?);
         }
         let mut quals = Vec::new();
-        let (mut plan, scope) =
-            self.join_items_keeping(items, where_clause, Vec::new(), Some(&mut quals))?;
+        self.mark_semi_joins = true;
+        let joined = self.join_items_keeping(items, where_clause, Vec::new(), Some(&mut quals));
+        self.mark_semi_joins = false;
+        let (mut plan, scope) = joined?;
         super::super::quals::order_quals(&mut plan);
         super::super::indexpath::use_indexes(&mut plan, &*self.ctx);
         Ok((plan, scope, quals))

@@ -398,7 +398,10 @@ impl Binder<'_> {
             let mut conds = Vec::new();
             conjuncts(w, &mut conds);
             for c in &conds {
-                let mut b = self.bind_condition(c, &scope, &mut Mode::NoAgg("WHERE"), "WHERE")?;
+                self.mark_semi_joins = true;
+                let b = self.bind_condition(c, &scope, &mut Mode::NoAgg("WHERE"), "WHERE");
+                self.mark_semi_joins = false;
+                let mut b = b?;
                 to_source(&mut b, vt);
                 on.push(b);
             }
