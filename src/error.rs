@@ -53,6 +53,8 @@ pub enum SqlState {
     DivisionByZero,
     /// 22023 invalid_parameter_value
     InvalidParameterValue,
+    /// 3F000 invalid_schema_name
+    InvalidSchemaName,
     /// 22009 invalid_time_zone_displacement_value
     InvalidTimeZoneDisplacementValue,
     /// 2201F invalid_argument_for_power_function
@@ -228,6 +230,7 @@ impl SqlState {
             IntervalFieldOverflow => "22015",
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
+            InvalidSchemaName => "3F000",
             InvalidTimeZoneDisplacementValue => "22009",
             InvalidArgumentForPowerFunction => "2201F",
             InvalidArgumentForWidthBucketFunction => "2201G",

@@ -179,7 +179,7 @@ fn setof_type(
     }
 }
 
-fn same_args(a: &[FuncArg], types: &[DataType]) -> bool {
+pub(super) fn same_args(a: &[FuncArg], types: &[DataType]) -> bool {
     a.len() == types.len()
         && a.iter()
             .zip(types)
@@ -208,7 +208,7 @@ pub(crate) fn written_type(t: &ast::DataType) -> String {
     format!("pg_catalog.{builtin}")
 }
 
-fn type_list(types: &[DataType]) -> String {
+pub(super) fn type_list(types: &[DataType]) -> String {
     let list: Vec<String> = types.iter().map(|t| t.to_string()).collect();
     list.join(", ")
 }

@@ -15,6 +15,7 @@
 //! single client.
 
 pub mod altercol;
+pub mod alterfunction;
 pub mod analyze;
 pub mod basetype;
 pub mod castcmds;

@@ -127,7 +127,7 @@ pub fn function_signature(f: &FunctionDef) -> String {
 }
 
 /// Whether operator `o` is computed by function `f`.
-fn computed_by(o: &OperatorDef, f: &FunctionDef) -> bool {
+pub(super) fn computed_by(o: &OperatorDef, f: &FunctionDef) -> bool {
     let operands: Vec<DataType> = o.left.into_iter().chain([o.right]).collect();
     o.function == f.name
         && f.args.len() == operands.len()

@@ -678,6 +678,7 @@ impl Session {
             ast::Statement::DropView(d) => self.drop_view(d),
             ast::Statement::CreateFunction(c) => self.create_function(c),
             ast::Statement::DropFunction(d) => self.drop_function(d),
+            ast::Statement::AlterFunction(a) => self.alter_function(a),
             ast::Statement::CreateDomain(c) => self.create_domain(c),
             ast::Statement::DropDomain(d) => self.drop_domain(d),
             ast::Statement::DefineType(d) => self.define_type(d),

@@ -95,6 +95,12 @@ impl Session {
         Ok(QueryResult::empty("CREATE FUNCTION"))
     }
 
+    pub(crate) fn alter_function(&mut self, a: &ast::AlterFunction) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        self.with_ddl(&snap, |ctx| ctx.alter_function(a))?;
+        Ok(QueryResult::empty(alter_routine_tag(a.kind)))
+    }
+
     pub(crate) fn drop_function(&mut self, d: &ast::DropFunction) -> Result<QueryResult> {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.drop_function(d))?;
@@ -105,5 +111,14 @@ impl Session {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.drop_view(d))?;
         Ok(with_notices("DROP VIEW", notices))
+    }
+}
+
+/// The command tag of ALTER FUNCTION | PROCEDURE | ROUTINE.
+pub(crate) fn alter_routine_tag(kind: ast::RoutineKind) -> &'static str {
+    match kind {
+        ast::RoutineKind::Function => "ALTER FUNCTION",
+        ast::RoutineKind::Procedure => "ALTER PROCEDURE",
+        ast::RoutineKind::Routine => "ALTER ROUTINE",
     }
 }

@@ -46,6 +46,7 @@ fn refused(stmt: &ast::Statement) -> Option<(&'static str, Option<&ast::ObjectNa
         S::DropView(_) => ("DROP VIEW", None),
         S::CreateFunction(_) => ("CREATE FUNCTION", None),
         S::DropFunction(_) => ("DROP FUNCTION", None),
+        S::AlterFunction(a) => (super::table_ddl::alter_routine_tag(a.kind), None),
         S::CreateDomain(_) => ("CREATE DOMAIN", None),
         S::DropDomain(_) => ("DROP DOMAIN", None),
         S::AlterDomain(_) => ("ALTER DOMAIN", None),

@@ -1,5 +1,5 @@
 //! Function and domain statements: `CREATE [OR REPLACE] FUNCTION`,
-//! `DROP FUNCTION`, `CREATE DOMAIN`, `DROP DOMAIN`.
+//! `ALTER FUNCTION`, `DROP FUNCTION`, `CREATE DOMAIN`, `DROP DOMAIN`.
 
 use super::{DataType, Expr, Ident, ObjectName};
 
@@ -158,4 +158,40 @@ pub struct DropDomain {
     pub names: Vec<ObjectName>,
     /// `CASCADE`.
     pub cascade: bool,
+}
+
+/// Which routines `ALTER FUNCTION | PROCEDURE | ROUTINE` names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RoutineKind {
+    /// `FUNCTION`.
+    Function,
+    /// `PROCEDURE`.
+    Procedure,
+    /// `ROUTINE`: either.
+    Routine,
+}
+
+/// What `ALTER FUNCTION name[(types)] ...` does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlterFunctionAction {
+    /// Options (no LANGUAGE or body; a `SET` / `RESET` of a setting is an
+    /// [`FunctionOption::Ignored`] as written), then `[RESTRICT]`.
+    Options(Vec<FunctionOption>),
+    /// `RENAME TO name`.
+    RenameTo(Ident),
+    /// `OWNER TO role`.
+    OwnerTo(Ident),
+    /// `SET SCHEMA name`.
+    SetSchema(Ident),
+}
+
+/// `ALTER FUNCTION | PROCEDURE | ROUTINE name[(types)] action`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlterFunction {
+    /// The word after ALTER.
+    pub kind: RoutineKind,
+    /// The routine.
+    pub func: FunctionRef,
+    /// The change.
+    pub action: AlterFunctionAction,
 }

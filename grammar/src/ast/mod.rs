@@ -89,6 +89,8 @@ pub enum Statement {
     CreateFunction(Box<CreateFunction>),
     /// `DROP FUNCTION ...`
     DropFunction(DropFunction),
+    /// `ALTER FUNCTION | PROCEDURE | ROUTINE`.
+    AlterFunction(Box<AlterFunction>),
     /// `CREATE DOMAIN ...`
     CreateDomain(Box<CreateDomain>),
     /// `DROP DOMAIN ...`

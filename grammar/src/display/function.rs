@@ -4,8 +4,9 @@ use std::fmt::{self, Display, Formatter};
 
 use super::{Comma, Id, Str};
 use crate::ast::{
-    AlterDomain, AlterDomainAction, CreateDomain, CreateFunction, DomainConstraint, DropDomain,
-    DropFunction, FunctionArg, FunctionOption, FunctionRef, FunctionReturns,
+    AlterDomain, AlterDomainAction, AlterFunction, AlterFunctionAction, CreateDomain,
+    CreateFunction, DomainConstraint, DropDomain, DropFunction, FunctionArg, FunctionOption,
+    FunctionRef, FunctionReturns, RoutineKind,
 };
 
 impl Display for FunctionArg {
@@ -31,18 +32,46 @@ impl Display for CreateFunction {
             None => {}
         }
         for o in &self.options {
-            match o {
-                FunctionOption::Language(l) => write!(f, " LANGUAGE {}", Id(l))?,
-                FunctionOption::Volatility(v) => write!(f, " {}", v.to_uppercase())?,
-                FunctionOption::Strict(true) => f.write_str(" STRICT")?,
-                FunctionOption::Strict(false) => f.write_str(" CALLED ON NULL INPUT")?,
-                FunctionOption::Parallel(p) => write!(f, " PARALLEL {}", p.to_uppercase())?,
-                FunctionOption::As(body) => write!(f, " AS {}", Str(body))?,
-                FunctionOption::Return(e) => write!(f, " RETURN {e}")?,
-                FunctionOption::Ignored(o) => write!(f, " {o}")?,
-            }
+            write!(f, " {o}")?;
         }
         Ok(())
+    }
+}
+
+impl Display for FunctionOption {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            FunctionOption::Language(l) => write!(f, "LANGUAGE {}", Id(l)),
+            FunctionOption::Volatility(v) => f.write_str(&v.to_uppercase()),
+            FunctionOption::Strict(true) => f.write_str("STRICT"),
+            FunctionOption::Strict(false) => f.write_str("CALLED ON NULL INPUT"),
+            FunctionOption::Parallel(p) => write!(f, "PARALLEL {}", p.to_uppercase()),
+            FunctionOption::As(body) => write!(f, "AS {}", Str(body)),
+            FunctionOption::Return(e) => write!(f, "RETURN {e}"),
+            FunctionOption::Ignored(o) => f.write_str(o),
+        }
+    }
+}
+
+impl Display for AlterFunction {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            RoutineKind::Function => "FUNCTION",
+            RoutineKind::Procedure => "PROCEDURE",
+            RoutineKind::Routine => "ROUTINE",
+        };
+        write!(f, "ALTER {kind} {}", self.func)?;
+        match &self.action {
+            AlterFunctionAction::Options(options) => {
+                for o in options {
+                    write!(f, " {o}")?;
+                }
+                Ok(())
+            }
+            AlterFunctionAction::RenameTo(n) => write!(f, " RENAME TO {}", Id(n)),
+            AlterFunctionAction::OwnerTo(n) => write!(f, " OWNER TO {}", Id(n)),
+            AlterFunctionAction::SetSchema(n) => write!(f, " SET SCHEMA {}", Id(n)),
+        }
     }
 }
 

@@ -38,6 +38,7 @@ impl Display for Statement {
             Statement::DropView(d) => d.fmt(f),
             Statement::CreateFunction(c) => c.fmt(f),
             Statement::DropFunction(d) => d.fmt(f),
+            Statement::AlterFunction(a) => a.fmt(f),
             Statement::CreateDomain(c) => c.fmt(f),
             Statement::DropDomain(d) => d.fmt(f),
             Statement::CreateOperator(c) => c.fmt(f),

@@ -134,6 +134,15 @@ fn function_option(i: Tokens<'_>) -> PResult<'_, FunctionOption> {
             preceded(word("language"), cut(alt((string, col_id)))),
             FunctionOption::Language,
         ),
+        routine_option,
+        map(preceded(kw(Keyword::As), cut(string)), FunctionOption::As),
+        map(preceded(word("return"), cut(expr)), FunctionOption::Return),
+    ))(i)
+}
+
+/// An option `CREATE FUNCTION` and `ALTER FUNCTION` share.
+pub(super) fn routine_option(i: Tokens<'_>) -> PResult<'_, FunctionOption> {
+    alt((
         ignored_option,
         map(
             alt((lower("immutable"), lower("stable"), lower("volatile"))),
@@ -166,8 +175,6 @@ fn function_option(i: Tokens<'_>) -> PResult<'_, FunctionOption> {
             ),
             FunctionOption::Parallel,
         ),
-        map(preceded(kw(Keyword::As), cut(string)), FunctionOption::As),
-        map(preceded(word("return"), cut(expr)), FunctionOption::Return),
     ))(i)
 }
 

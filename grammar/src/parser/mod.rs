@@ -27,6 +27,7 @@
 //! [`ParseErrorKind::TooDeep`](crate::ParseErrorKind::TooDeep) error.
 
 mod alter_column;
+mod alter_function;
 mod cursor;
 mod ddl;
 mod dml;
@@ -187,6 +188,7 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Drop if i.is_kw(1, Keyword::Index) => index::drop_index(i),
         Keyword::Drop => ddl::drop_table(i),
         Keyword::Alter if function::is_domain(i) => function::alter_domain(i),
+        Keyword::Alter if alter_function::is_alter_function(i) => alter_function::alter_function(i),
         Keyword::Alter => keys::alter_table(i),
         Keyword::Reindex => keys::reindex(i),
         Keyword::Truncate => ddl::truncate(i),

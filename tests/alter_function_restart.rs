@@ -1,0 +1,73 @@
+//! ALTER FUNCTION across a kill and a restart: a committed change of a
+//! function's strictness or name is in the catalog after the
+//! process is killed with SIGKILL and the data directory reopened; one
+//! rolled back or not committed is not.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use heapdb::Database;
+
+mod common;
+use common::texts;
+
+/// Runs `script` in a shell on `dir`, waits for the output line `marker`,
+/// then kills the shell with SIGKILL while the rest is still open.
+fn run_then_kill(dir: &std::path::Path, script: &str, marker: &str) {
+    let mut child = common::shell_command(dir, &[])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start heapdb");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    stdin.write_all(script.as_bytes()).expect("write script");
+    let lines = common::Lines::of(&mut child);
+    loop {
+        match lines.next() {
+            Some(l) if l.contains(marker) => break,
+            Some(_) => {}
+            None => panic!("the shell ended before printing {marker}"),
+        }
+    }
+    common::kill9(child);
+    drop(stdin);
+}
+
+#[test]
+fn committed_alter_function_survives_a_kill() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "\
+SET synchronous_commit = on;
+CREATE FUNCTION af_inc(int) RETURNS int LANGUAGE sql STRICT AS 'select coalesce($1, 0) + 1';
+CREATE FUNCTION af_old(int) RETURNS int LANGUAGE sql AS 'select $1 * 2';
+CREATE FUNCTION af_kept(int) RETURNS int LANGUAGE sql STRICT AS 'select coalesce($1, 0) + 5';
+ALTER FUNCTION af_inc(int) CALLED ON NULL INPUT;
+ALTER FUNCTION af_old(int) RENAME TO af_new;
+BEGIN;
+ALTER FUNCTION af_kept(int) CALLED ON NULL INPUT;
+ROLLBACK;
+BEGIN;
+ALTER FUNCTION af_new(int) RENAME TO af_uncommitted;
+ALTER FUNCTION af_inc(int) STRICT;
+SELECT 'marker' || 'reached';
+";
+    run_then_kill(dir.path(), script, "markerreached");
+    for reopen in ["after the kill", "a second time"] {
+        let db = Database::open(dir.path()).expect(reopen);
+        let mut s = db.session();
+        assert_eq!(
+            texts(
+                &mut s,
+                "SELECT af_inc(null), af_new(21), af_kept(null) IS NULL"
+            ),
+            [["1", "42", "t"]],
+            "{reopen}"
+        );
+        for gone in ["af_old(1)", "af_uncommitted(1)"] {
+            let e = s.execute(&format!("SELECT {gone}")).expect_err(gone);
+            assert_eq!(
+                e.message,
+                format!("function {} does not exist", gone.replace('1', "integer"))
+            );
+        }
+    }
+}
