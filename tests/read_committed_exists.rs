@@ -223,3 +223,24 @@ fn an_update_through_a_view_rechecks_exists_as_postgresql_plans_it() {
         }
     }
 }
+
+/// DELETE re-checks its EXISTS as UPDATE does.
+#[test]
+fn delete_rechecks_exists_as_postgresql_plans_it() {
+    let left = "select 1 from u left join w on w.k = u.k where u.k >= t.k and u.k <= t.k + 1";
+    for def in DEFS {
+        // PostgreSQL: DELETE 0, then DELETE 1.
+        for (q, tag, want) in [
+            (left.to_string(), "DELETE 0", "1|10 4|20"),
+            (format!("{left} offset 0"), "DELETE 1", "1|10"),
+        ] {
+            let (_d, db) = setup(def, "(3, 300), (5, 500)");
+            let second = format!("delete from t where exists ({q})");
+            let r = after(&db, "update t set k = 4 where k = 2", &second).unwrap();
+            assert_eq!(r.tag, tag, "{def}: {second}");
+            let t = rows_text(&run(&mut db.session(), "select k, v from t order by k"));
+            let t: Vec<String> = t.iter().map(|r| r.join("|")).collect();
+            assert_eq!(t.join(" "), want, "{def}: {second}");
+        }
+    }
+}
