@@ -232,11 +232,18 @@ impl Runner {
         let mut rows: Vec<Vec<String>> = tables
             .iter()
             .flat_map(|t| {
-                t.index_names
-                    .iter()
-                    .map(|n| vec![n.clone(), "index".to_string(), t.name.clone()])
+                let schema = t.temp_schema.as_deref().unwrap_or("public");
+                t.index_names.iter().map(move |n| {
+                    vec![
+                        schema.to_string(),
+                        n.clone(),
+                        "index".to_string(),
+                        "heapdb".to_string(),
+                        t.name.clone(),
+                    ]
+                })
             })
-            .filter(|r| p.as_ref().map_or(true, |p| glob_match(p, &r[0])))
+            .filter(|r| p.as_ref().map_or(true, |p| glob_match(p, &r[1])))
             .collect();
         rows.sort();
         if rows.is_empty() {
@@ -247,9 +254,12 @@ impl Runner {
             self.eprint(&msg);
             return Flow::Continue;
         }
+        // psql's columns; the owner is the one role heapdb has.
         let cols = [
+            ColumnInfo::new("Schema", Align::Left),
             ColumnInfo::new("Name", Align::Left),
             ColumnInfo::new("Type", Align::Left),
+            ColumnInfo::new("Owner", Align::Left),
             ColumnInfo::new("Table", Align::Left),
         ];
         self.print_titled("List of relations", &cols, &rows, None);
