@@ -449,7 +449,11 @@ pub(crate) fn describe_indexes(table: &TableDef) -> Vec<String> {
                 (false, true, false) => "UNIQUE, ",
                 _ => "",
             };
-            format!("\"{}\" {kind}btree {}", ix.name, index_columns(table, ix, true))
+            format!(
+                "\"{}\" {kind}btree {}",
+                ix.name,
+                index_columns(table, ix, true)
+            )
         })
         .collect()
 }

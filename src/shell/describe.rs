@@ -55,7 +55,7 @@ impl Runner {
         order.sort_by(|a, b| a.0.cmp(b.0));
         for (_, t, ix) in order {
             if let Some(ix) = ix {
-                self.describe_index(ix);
+                self.describe_index(ix, plus);
                 continue;
             }
             let Some(t) = t else { continue };
@@ -132,25 +132,36 @@ impl Runner {
         Flow::Continue
     }
 
-    /// psql's `\d INDEX`: the stored columns (key or INCLUDE) and a line
-    /// naming the kind, the method and the table.
-    fn describe_index(&mut self, ix: &IndexInfo) {
-        let cols = [
+    /// psql's `\d[+] INDEX`: the stored columns (key or INCLUDE) and a line
+    /// naming the kind, the method and the table; `plus` adds each
+    /// column's storage and statistics target (never set here).
+    fn describe_index(&mut self, ix: &IndexInfo, plus: bool) {
+        let mut cols = vec![
             ColumnInfo::new("Column", Align::Left),
             ColumnInfo::new("Type", Align::Left),
             ColumnInfo::new("Key?", Align::Left),
             ColumnInfo::new("Definition", Align::Left),
         ];
+        if plus {
+            cols.push(ColumnInfo::new("Storage", Align::Left));
+            cols.push(ColumnInfo::new("Stats target", Align::Left));
+        }
         let rows: Vec<Vec<String>> = ix
             .columns
             .iter()
-            .map(|(name, ty, key, def)| {
-                vec![
+            .zip(&ix.storage)
+            .map(|((name, ty, key, def), storage)| {
+                let mut row = vec![
                     name.clone(),
                     ty.clone(),
                     if *key { "yes" } else { "no" }.to_string(),
                     def.clone(),
-                ]
+                ];
+                if plus {
+                    row.push(storage.to_string());
+                    row.push(String::new());
+                }
+                row
             })
             .collect();
         let footer = format!("{}\n", ix.footer);

@@ -329,7 +329,9 @@ fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
             pair(kw(Keyword::Primary), cut(kw(Keyword::Key))),
         )(i),
         Some(Keyword::Unique) => value(ColumnConstraint::Unique(None), kw(Keyword::Unique))(i),
-        Some(Keyword::Constraint) if i.is_kw(2, Keyword::Primary) || i.is_kw(2, Keyword::Unique) => {
+        Some(Keyword::Constraint)
+            if i.is_kw(2, Keyword::Primary) || i.is_kw(2, Keyword::Unique) =>
+        {
             let (i, name) = opt_constraint_name(i)?;
             let (i, c) = cut(column_constraint)(i)?;
             Ok((
