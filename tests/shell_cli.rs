@@ -752,3 +752,23 @@ fn notices_come_before_the_rows_and_the_error_of_their_statement() {
          NOTICE:  table \"nosuch\" does not exist, skipping\n"
     );
 }
+
+#[test]
+fn di_lists_indexes_with_psql_columns() {
+    let (out, _, _) = run(
+        &["-q"],
+        "create table t (a int constraint t_a primary key, b int unique);\n\\di\n\\di *_key\n",
+    );
+    let expected = "             List of relations\n\
+                    \x20Schema |  Name   | Type  | Owner  | Table \n\
+                    --------+---------+-------+--------+-------\n\
+                    \x20public | t_a     | index | heapdb | t\n\
+                    \x20public | t_b_key | index | heapdb | t\n\
+                    (2 rows)\n\n\
+                    \x20            List of relations\n\
+                    \x20Schema |  Name   | Type  | Owner  | Table \n\
+                    --------+---------+-------+--------+-------\n\
+                    \x20public | t_b_key | index | heapdb | t\n\
+                    (1 row)\n\n";
+    assert_eq!(out, expected);
+}

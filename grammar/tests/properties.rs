@@ -627,8 +627,8 @@ fn statement() -> BoxedStrategy<Statement> {
         Just(ColumnConstraint::Null),
         Just(ColumnConstraint::NotNull),
         expr.clone().prop_map(ColumnConstraint::Default),
-        Just(ColumnConstraint::PrimaryKey),
-        Just(ColumnConstraint::Unique),
+        proptest::option::of(ident()).prop_map(ColumnConstraint::PrimaryKey),
+        proptest::option::of(ident()).prop_map(ColumnConstraint::Unique),
         expr.clone()
             .prop_map(|e| ColumnConstraint::Check(plain_check(e))),
     ];
@@ -652,8 +652,16 @@ fn statement() -> BoxedStrategy<Statement> {
             ),
             proptest::collection::vec(
                 prop_oneof![
-                    proptest::collection::vec(ident(), 1..3).prop_map(TableConstraint::PrimaryKey),
-                    proptest::collection::vec(ident(), 1..3).prop_map(TableConstraint::Unique),
+                    (
+                        proptest::option::of(ident()),
+                        proptest::collection::vec(ident(), 1..3)
+                    )
+                        .prop_map(|(n, c)| TableConstraint::PrimaryKey(n, c)),
+                    (
+                        proptest::option::of(ident()),
+                        proptest::collection::vec(ident(), 1..3)
+                    )
+                        .prop_map(|(n, c)| TableConstraint::Unique(n, c)),
                     expr.clone()
                         .prop_map(|e| TableConstraint::Check(plain_check(e))),
                 ],

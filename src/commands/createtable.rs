@@ -38,16 +38,26 @@ use crate::types::DataType;
 /// The most columns a table may have (PostgreSQL's MaxHeapAttributeNumber).
 const MAX_COLUMNS: usize = 1600;
 
+/// A PRIMARY KEY or UNIQUE constraint of CREATE TABLE: its name when
+/// written (`CONSTRAINT name`), and its columns.
+#[derive(Debug, Clone)]
+pub struct KeySpec {
+    /// The constraint's (and its index's) name, when written.
+    pub name: Option<String>,
+    /// The key's columns, in order.
+    pub columns: Vec<String>,
+}
+
 /// A CREATE TABLE's definition once bound: its columns and the indexes its
 /// PRIMARY KEY and UNIQUE constraints ask for.
 #[derive(Debug, Clone)]
 pub struct TableSpec {
     /// The columns, in order.
     pub columns: Vec<ColumnDef>,
-    /// The primary key's columns.
-    pub primary_key: Option<Vec<String>>,
-    /// Each UNIQUE constraint's columns (column constraints first).
-    pub uniques: Vec<Vec<String>>,
+    /// The primary key.
+    pub primary_key: Option<KeySpec>,
+    /// Each UNIQUE constraint (column constraints first).
+    pub uniques: Vec<KeySpec>,
     /// The foreign keys (column constraints first).
     pub foreign_keys: Vec<super::fkey::FkSpec>,
     /// The CHECK constraints (inherited ones, then column constraints,
@@ -98,11 +108,14 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
     let (mut col_checks, mut table_checks) = (Vec::new(), Vec::new());
     for tc in &c.constraints {
         match tc {
-            ast::TableConstraint::PrimaryKey(cols) => {
-                set_primary_key(&mut pk, cols, &c.name.name)?;
+            ast::TableConstraint::PrimaryKey(name, cols) => {
+                set_primary_key(&mut pk, name, cols, &c.name.name)?;
                 pk_columns.extend(cols.iter().cloned());
             }
-            ast::TableConstraint::Unique(cols) => table_uniques.push(cols.clone()),
+            ast::TableConstraint::Unique(name, cols) => table_uniques.push(KeySpec {
+                name: name.clone(),
+                columns: cols.clone(),
+            }),
             ast::TableConstraint::Check(k) => table_checks.push(k),
             ast::TableConstraint::ForeignKey {
                 name,
@@ -140,11 +153,15 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
         for k in &col.constraints {
             match k {
                 ast::ColumnConstraint::NotNull => not_null = true,
-                ast::ColumnConstraint::PrimaryKey => {
+                ast::ColumnConstraint::PrimaryKey(name) => {
                     not_null = true;
-                    set_primary_key(&mut pk, std::slice::from_ref(&col.name), &c.name.name)?;
+                    let cols = std::slice::from_ref(&col.name);
+                    set_primary_key(&mut pk, name, cols, &c.name.name)?;
                 }
-                ast::ColumnConstraint::Unique => uniques.push(vec![col.name.clone()]),
+                ast::ColumnConstraint::Unique(name) => uniques.push(KeySpec {
+                    name: name.clone(),
+                    columns: vec![col.name.clone()],
+                }),
                 ast::ColumnConstraint::Null => {}
                 ast::ColumnConstraint::Default(e) => {
                     bind_default_expr(&mut binder, &col.name, &ty, e)?;
@@ -355,7 +372,7 @@ impl DdlContext<'_> {
         )?;
         let oid = def.oid;
         if spec.primary_key.is_some() || !spec.uniques.is_empty() {
-            self.add_constraint_indexes(def, spec.primary_key.as_deref(), &spec.uniques)?;
+            self.add_constraint_indexes(def, spec.primary_key.as_ref(), &spec.uniques)?;
         }
         if !spec.foreign_keys.is_empty() {
             // Read back with the constraints' indexes (a key may reference
@@ -493,13 +510,21 @@ impl DdlContext<'_> {
 }
 
 /// Records a table's primary key, refusing a second one as PostgreSQL does.
-fn set_primary_key(pk: &mut Option<Vec<String>>, cols: &[String], table: &str) -> Result<()> {
+fn set_primary_key(
+    pk: &mut Option<KeySpec>,
+    name: &Option<String>,
+    cols: &[String],
+    table: &str,
+) -> Result<()> {
     if pk.is_some() {
         return Err(err!(
             InvalidTableDefinition,
             "multiple primary keys for table \"{table}\" are not allowed"
         ));
     }
-    *pk = Some(cols.to_vec());
+    *pk = Some(KeySpec {
+        name: name.clone(),
+        columns: cols.to_vec(),
+    });
     Ok(())
 }

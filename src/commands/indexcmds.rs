@@ -15,6 +15,7 @@ use std::sync::Arc;
 use heapdb_grammar::ast;
 
 use super::context::DdlContext;
+use super::createtable::KeySpec;
 use crate::access::nbtree::{BTree, BtLog};
 use crate::catalog::{IndexColumn, IndexDef, IndexPredicate, TableDef};
 use crate::err;
@@ -318,9 +319,11 @@ impl DdlContext<'_> {
                     notices.push(format!("index \"{}\" does not exist, skipping", name.name));
                     continue;
                 }
-                return Err(at(
-                    err!(UndefinedObject, "index \"{}\" does not exist", name.name),
-                    name.offset,
+                // PostgreSQL reports no position for a missing object here.
+                return Err(err!(
+                    UndefinedObject,
+                    "index \"{}\" does not exist",
+                    name.name
                 ));
             };
             let table = self
@@ -383,18 +386,18 @@ impl DdlContext<'_> {
     pub fn add_constraint_indexes(
         &mut self,
         table: TableDef,
-        pk: Option<&[String]>,
-        uniques: &[Vec<String>],
+        pk: Option<&KeySpec>,
+        uniques: &[KeySpec],
     ) -> Result<()> {
         let mut def = table;
         let mut taken: Vec<String> = Vec::new();
         let lists = pk
             .into_iter()
-            .map(|c| (true, c))
-            .chain(uniques.iter().map(|u| (false, &u[..])));
-        for (primary, names) in lists {
-            let mut cols = Vec::with_capacity(names.len());
-            for n in names {
+            .map(|k| (true, k))
+            .chain(uniques.iter().map(|k| (false, k)));
+        for (primary, key) in lists {
+            let mut cols = Vec::with_capacity(key.columns.len());
+            for n in &key.columns {
                 let c = def.column_index(n).ok_or_else(|| {
                     err!(
                         UndefinedColumn,
@@ -403,8 +406,19 @@ impl DdlContext<'_> {
                 })?;
                 cols.push(c);
             }
-            let label = if primary { "pkey" } else { "key" };
-            let name = self.choose_index_name(&def, &cols, label, &taken);
+            let name = match &key.name {
+                Some(n) => {
+                    let view = self.view();
+                    if taken.contains(n) || self.catalog.relation_name_taken(&view, n) {
+                        return Err(err!(DuplicateTable, "relation \"{n}\" already exists"));
+                    }
+                    n.clone()
+                }
+                None => {
+                    let label = if primary { "pkey" } else { "key" };
+                    self.choose_index_name(&def, &cols, label, &taken)
+                }
+            };
             taken.push(name.clone());
             let spec = IndexSpec::constraint(name, &cols, primary);
             def = self.add_index(&def, spec)?;
@@ -435,39 +449,65 @@ pub(crate) fn describe_indexes(table: &TableDef) -> Vec<String> {
                 (false, true, false) => "UNIQUE, ",
                 _ => "",
             };
-            let cols: Vec<String> = ix
-                .columns
-                .iter()
-                .map(|c| {
-                    let mut s = quoted(&table.columns[c.column].name);
-                    match (c.desc, c.nulls_first) {
-                        (true, true) => s.push_str(" DESC"),
-                        (true, false) => s.push_str(" DESC NULLS LAST"),
-                        (false, true) => s.push_str(" NULLS FIRST"),
-                        (false, false) => {}
-                    }
-                    s
-                })
-                .collect();
-            let mut line = format!("\"{}\" {kind}btree ({})", ix.name, cols.join(", "));
-            if !ix.include.is_empty() {
-                let inc: Vec<String> = ix
-                    .include
-                    .iter()
-                    .map(|&c| quoted(&table.columns[c].name))
-                    .collect();
-                line.push_str(&format!(" INCLUDE ({})", inc.join(", ")));
-            }
-            if let Some(p) = &ix.predicate {
-                let names: Vec<String> = table.columns.iter().map(|c| quoted(&c.name)).collect();
-                line.push_str(&format!(
-                    " WHERE {}",
-                    crate::plan::indexpred::pretty(&p.expr, &names)
-                ));
-            }
-            line
+            format!(
+                "\"{}\" {kind}btree {}",
+                ix.name,
+                index_columns(table, ix, true)
+            )
         })
         .collect()
+}
+
+/// `pg_get_indexdef(index)`: `CREATE [UNIQUE] INDEX name ON schema.table
+/// USING btree (columns) [INCLUDE (...)] [WHERE (predicate)]`.
+pub(crate) fn index_definition(table: &TableDef, ix: &IndexDef, schema: &str) -> String {
+    format!(
+        "CREATE {}INDEX {} ON {}.{} USING btree {}",
+        if ix.unique { "UNIQUE " } else { "" },
+        quoted(&ix.name),
+        quoted(schema),
+        quoted(&table.name),
+        index_columns(table, ix, false)
+    )
+}
+
+/// An index's `(columns) [INCLUDE (...)] [WHERE predicate]` as
+/// `pg_get_indexdef` prints it, `pretty` (psql's `\d`: the predicate
+/// without its outer parentheses) or not.
+fn index_columns(table: &TableDef, ix: &IndexDef, pretty: bool) -> String {
+    let cols: Vec<String> = ix
+        .columns
+        .iter()
+        .map(|c| {
+            let mut s = quoted(&table.columns[c.column].name);
+            match (c.desc, c.nulls_first) {
+                (true, true) => s.push_str(" DESC"),
+                (true, false) => s.push_str(" DESC NULLS LAST"),
+                (false, true) => s.push_str(" NULLS FIRST"),
+                (false, false) => {}
+            }
+            s
+        })
+        .collect();
+    let mut line = format!("({})", cols.join(", "));
+    if !ix.include.is_empty() {
+        let inc: Vec<String> = ix
+            .include
+            .iter()
+            .map(|&c| quoted(&table.columns[c].name))
+            .collect();
+        line.push_str(&format!(" INCLUDE ({})", inc.join(", ")));
+    }
+    if let Some(p) = &ix.predicate {
+        let names: Vec<String> = table.columns.iter().map(|c| quoted(&c.name)).collect();
+        let text = crate::plan::indexpred::pretty(&p.expr, &names);
+        if pretty {
+            line.push_str(&format!(" WHERE {text}"));
+        } else {
+            line.push_str(&format!(" WHERE ({text})"));
+        }
+    }
+    line
 }
 
 #[cfg(test)]

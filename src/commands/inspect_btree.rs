@@ -281,13 +281,15 @@ pub(crate) fn bt_page_items_rows(ctx: &mut dyn BtreeReader, args: &[Value]) -> R
     Ok((fields, rows))
 }
 
-/// `bt_index_parent_check(index)`: the tree's structure checked (an XX001
+/// `bt_index_check(index)` and `bt_index_parent_check(index)` in an
+/// expression: the tree's structure checked from the root down (an XX001
 /// error names a fault); amcheck's `void` result, an empty text here.
 pub(crate) fn bt_index_parent_check(
     ctx: &mut dyn BtreeReader,
+    name: &str,
     args: &[Value],
 ) -> Result<(Value, DataType)> {
-    let (table, pos) = index_arg(ctx, "bt_index_parent_check", args, "an index")?;
+    let (table, pos) = index_arg(ctx, name, args, "an index")?;
     bt_index_check(&open_tree(
         ctx.pool(),
         ctx.wal(),

@@ -262,16 +262,14 @@ impl DdlContext<'_> {
 
     /// REINDEX INDEX | TABLE.
     pub fn reindex(&mut self, r: &ast::Reindex) -> Result<()> {
+        // PostgreSQL reports no position for REINDEX's object errors.
         let view = self.view();
         let (table_name, only) = if r.table {
             if self.catalog.index_owner(&view, &r.name.name).is_some() {
-                return Err(at(
-                    err!(
-                        WrongObjectType,
-                        "\"{}\" is not a table or materialized view",
-                        r.name.name
-                    ),
-                    r.name.offset,
+                return Err(err!(
+                    WrongObjectType,
+                    "\"{}\" is not a table or materialized view",
+                    r.name.name
                 ));
             }
             (r.name.name.clone(), None)
@@ -279,19 +277,13 @@ impl DdlContext<'_> {
             match self.catalog.index_owner(&view, &r.name.name) {
                 Some((owner, _)) => (self.catalog.qualified(&owner), Some(r.name.name.clone())),
                 None if self.catalog.lookup(&view, &r.name.name).is_some() => {
-                    return Err(at(
-                        err!(WrongObjectType, "\"{}\" is not an index", r.name.name),
-                        r.name.offset,
-                    ))
+                    return Err(err!(WrongObjectType, "\"{}\" is not an index", r.name.name))
                 }
                 None => {
-                    return Err(at(
-                        err!(
-                            UndefinedTable,
-                            "relation \"{}\" does not exist",
-                            r.name.name
-                        ),
-                        r.name.offset,
+                    return Err(err!(
+                        UndefinedTable,
+                        "relation \"{}\" does not exist",
+                        r.name.name
                     ))
                 }
             }
@@ -302,9 +294,7 @@ impl DdlContext<'_> {
         // EXCLUSIVE on each index, which its planner locks for every query;
         // readers here lock only tables, so the table lock must both serialise
         // rebuilds (SHARE would not) and, before the swap, keep readers out.
-        let table = self
-            .lookup_table(&table_name, LockMode::Exclusive)
-            .map_err(|e| at(e, r.name.offset))?;
+        let table = self.lookup_table(&table_name, LockMode::Exclusive)?;
         let xid = self.xid;
         let mut def = (*table).clone();
         for i in 0..def.indexes.len() {

@@ -91,7 +91,7 @@ pub(super) fn candidates(scan: &Plan, ctx: &dyn PlanContext) -> Vec<Candidate> {
     };
     let mut parts = Vec::new();
     conjuncts(filter.clone(), &mut parts);
-    let pages = ctx.table_pages(table) as f64;
+    let pages = super::indexpath::planned_pages(table, ctx);
     let s = Scan {
         table,
         columns,

@@ -35,6 +35,8 @@ use crate::types::{cast, compare_typed, parse_value, BinaryOp, DataType, Value};
 pub const EQ_SEL: f64 = 0.005;
 /// Default selectivity of other conditions (`DEFAULT_INEQ_SEL`).
 pub const INEQ_SEL: f64 = 0.3333;
+/// PostgreSQL's `DEFAULT_UNK_SEL`: `x IS NULL` with no statistics on `x`.
+pub const UNK_SEL: f64 = 0.005;
 
 /// A plan column that is a table column, unchanged.
 #[derive(Debug, Clone)]
@@ -357,7 +359,9 @@ pub fn selectivity(e: &Expr, origins: &[Option<ColumnRef>]) -> f64 {
         ExprKind::IsNull(a, negated) => match column_of(a, origins).and_then(|c| c.stats()) {
             Some((cs, _, _)) if *negated => 1.0 - cs.null_frac,
             Some((cs, _, _)) => cs.null_frac,
-            None => INEQ_SEL,
+            // PostgreSQL's nulltestsel without statistics: DEFAULT_UNK_SEL.
+            None if *negated => 1.0 - UNK_SEL,
+            None => UNK_SEL,
         },
         _ => INEQ_SEL,
     };

@@ -431,6 +431,19 @@ fn returnable(ty: &DataType) -> bool {
     )
 }
 
+/// The heap pages the planner assumes `table` has: its size, but at least
+/// 10 while it was never vacuumed or analyzed (PostgreSQL's
+/// `estimate_rel_size`: a table just created and filled may grow before
+/// anyone looks at it again, so small counts are not trusted).
+pub(super) fn planned_pages(table: &TableDef, ctx: &dyn PlanContext) -> f64 {
+    let pages = ctx.table_pages(table) as f64;
+    if table.stats.is_none() {
+        pages.max(10.0)
+    } else {
+        pages
+    }
+}
+
 /// Live rows of a table now (`reltuples` scaled to the current size, as
 /// the binder's scan estimate).
 pub(super) fn table_rows(table: &TableDef, pages: f64, fallback: f64) -> f64 {
@@ -637,7 +650,7 @@ fn candidates(
         .iter()
         .map(|p| qual_of(p, columns, table).or_else(|| runtime::runtime_qual(p, columns, table)))
         .collect();
-    let pages = ctx.table_pages(table) as f64;
+    let pages = planned_pages(table, ctx);
     let tuples = table_rows(table, pages, scan.rows);
     let origins = column_origins(scan);
     let mut out = Vec::new();
@@ -879,7 +892,7 @@ fn seq_scan_cost(scan: &Plan, ctx: &dyn PlanContext) -> f64 {
     let Node::SeqScan { table, filter, .. } = &scan.node else {
         return f64::INFINITY;
     };
-    let pages = ctx.table_pages(table) as f64;
+    let pages = planned_pages(table, ctx);
     let tuples = table_rows(table, pages, scan.rows);
     let ops = filter.as_ref().map_or(0.0, |f| {
         let mut parts = Vec::new();
@@ -1105,7 +1118,7 @@ fn index_nest_loop(plan: &mut Plan, ctx: &dyn PlanContext) {
     }
     // Hash join: read the inner side whole; nested loop: one probe per
     // outer row.
-    let pages = ctx.table_pages(table) as f64;
+    let pages = planned_pages(table, ctx);
     let tuples = table_rows(table, pages, right.rows);
     let per_key = estimate::join_selectivity(
         left_keys,

@@ -441,11 +441,12 @@ impl Session {
             let offset = column.offset;
             let cols = vec![column.name.clone()];
             match k {
-                C::PrimaryKey | C::Unique => {
-                    new.not_null |= matches!(k, C::PrimaryKey);
+                C::PrimaryKey(name) | C::Unique(name) => {
+                    let primary = matches!(k, C::PrimaryKey(_));
+                    new.not_null |= primary;
                     later.push(ast::AlterTableAction::AddConstraint {
-                        name: None,
-                        primary: matches!(k, C::PrimaryKey),
+                        name: name.clone(),
+                        primary,
                         columns: cols,
                         offset,
                     });

@@ -106,6 +106,8 @@ pub struct IndexInfo {
     /// Per stored column: name, type, whether it is a key column (else an
     /// INCLUDE column), and its definition (the quoted name).
     pub columns: Vec<(String, String, bool, String)>,
+    /// Per stored column, its type's storage (`\d+`'s `Storage`).
+    pub storage: Vec<&'static str>,
     /// The line under the columns: `primary key, btree, for table
     /// "public.t"`.
     pub footer: String,
@@ -270,6 +272,10 @@ fn index_details(def: &crate::catalog::TableDef, schema: &str) -> Vec<IndexInfo>
             };
             IndexInfo {
                 name: ix.name.clone(),
+                storage: ix
+                    .stored_columns()
+                    .map(|c| def.columns[c].ty.storage_name())
+                    .collect(),
                 columns,
                 footer: format!(
                     "{kind}btree, for table \"{schema}.{}\"{}",

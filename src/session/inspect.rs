@@ -420,9 +420,9 @@ pub(crate) fn scalar_function(
         "relation_size" => {
             Some(pages(ctx).map(|p| (Value::Int8(p * BLCKSZ as i64), DataType::Int8)))
         }
-        "bt_index_parent_check" => Some(crate::commands::inspect_btree::bt_index_parent_check(
-            ctx, args,
-        )),
+        "bt_index_check" | "bt_index_parent_check" => Some(
+            crate::commands::inspect_btree::bt_index_parent_check(ctx, name, args),
+        ),
         "current_setting" => current_setting(ctx.settings, args),
         "pg_relation_filepath" => Some(text_arg(name, args, 0).and_then(|t| {
             let table = ctx.table(&t)?;

@@ -41,6 +41,7 @@
 //! transaction state and the settings.
 
 mod alter_column;
+mod catalog_views;
 mod commit_ack;
 mod copy;
 mod cursor;

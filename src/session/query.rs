@@ -103,6 +103,7 @@ impl PlanContext for StmtCtx<'_> {
         super::view_info::visible_view(self.db, self.snapshot, name).or_else(|| match name {
             super::cursor::PG_CURSORS => Some(self.cursors.system_view()),
             super::prepare::PG_PREPARED_STATEMENTS => Some(self.prepared.system_view()),
+            super::catalog_views::PG_INDEXES => Some(super::catalog_views::pg_indexes(self)),
             _ => None,
         })
     }

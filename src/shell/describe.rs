@@ -55,7 +55,7 @@ impl Runner {
         order.sort_by(|a, b| a.0.cmp(b.0));
         for (_, t, ix) in order {
             if let Some(ix) = ix {
-                self.describe_index(ix);
+                self.describe_index(ix, plus);
                 continue;
             }
             let Some(t) = t else { continue };
@@ -132,25 +132,36 @@ impl Runner {
         Flow::Continue
     }
 
-    /// psql's `\d INDEX`: the stored columns (key or INCLUDE) and a line
-    /// naming the kind, the method and the table.
-    fn describe_index(&mut self, ix: &IndexInfo) {
-        let cols = [
+    /// psql's `\d[+] INDEX`: the stored columns (key or INCLUDE) and a line
+    /// naming the kind, the method and the table; `plus` adds each
+    /// column's storage and statistics target (never set here).
+    fn describe_index(&mut self, ix: &IndexInfo, plus: bool) {
+        let mut cols = vec![
             ColumnInfo::new("Column", Align::Left),
             ColumnInfo::new("Type", Align::Left),
             ColumnInfo::new("Key?", Align::Left),
             ColumnInfo::new("Definition", Align::Left),
         ];
+        if plus {
+            cols.push(ColumnInfo::new("Storage", Align::Left));
+            cols.push(ColumnInfo::new("Stats target", Align::Left));
+        }
         let rows: Vec<Vec<String>> = ix
             .columns
             .iter()
-            .map(|(name, ty, key, def)| {
-                vec![
+            .zip(&ix.storage)
+            .map(|((name, ty, key, def), storage)| {
+                let mut row = vec![
                     name.clone(),
                     ty.clone(),
                     if *key { "yes" } else { "no" }.to_string(),
                     def.clone(),
-                ]
+                ];
+                if plus {
+                    row.push(storage.to_string());
+                    row.push(String::new());
+                }
+                row
             })
             .collect();
         let footer = format!("{}\n", ix.footer);
@@ -232,11 +243,18 @@ impl Runner {
         let mut rows: Vec<Vec<String>> = tables
             .iter()
             .flat_map(|t| {
-                t.index_names
-                    .iter()
-                    .map(|n| vec![n.clone(), "index".to_string(), t.name.clone()])
+                let schema = t.temp_schema.as_deref().unwrap_or("public");
+                t.index_names.iter().map(move |n| {
+                    vec![
+                        schema.to_string(),
+                        n.clone(),
+                        "index".to_string(),
+                        "heapdb".to_string(),
+                        t.name.clone(),
+                    ]
+                })
             })
-            .filter(|r| p.as_ref().map_or(true, |p| glob_match(p, &r[0])))
+            .filter(|r| p.as_ref().map_or(true, |p| glob_match(p, &r[1])))
             .collect();
         rows.sort();
         if rows.is_empty() {
@@ -247,9 +265,12 @@ impl Runner {
             self.eprint(&msg);
             return Flow::Continue;
         }
+        // psql's columns; the owner is the one role heapdb has.
         let cols = [
+            ColumnInfo::new("Schema", Align::Left),
             ColumnInfo::new("Name", Align::Left),
             ColumnInfo::new("Type", Align::Left),
+            ColumnInfo::new("Owner", Align::Left),
             ColumnInfo::new("Table", Align::Left),
         ];
         self.print_titled("List of relations", &cols, &rows, None);

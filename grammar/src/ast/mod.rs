@@ -317,10 +317,10 @@ pub enum ColumnConstraint {
     NotNull,
     /// `DEFAULT expr`
     Default(Expr),
-    /// `PRIMARY KEY`
-    PrimaryKey,
-    /// `UNIQUE`
-    Unique,
+    /// `[CONSTRAINT name] PRIMARY KEY`, with the name when written
+    PrimaryKey(Option<Ident>),
+    /// `[CONSTRAINT name] UNIQUE`, with the name when written
+    Unique(Option<Ident>),
     /// `[CONSTRAINT name] CHECK (expr) [NO INHERIT]`
     Check(CheckConstraint),
     /// `[CONSTRAINT name] REFERENCES table [(column)] ...`
@@ -335,10 +335,10 @@ pub enum ColumnConstraint {
 /// A constraint written as a table element.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TableConstraint {
-    /// `PRIMARY KEY (columns)`
-    PrimaryKey(Vec<Ident>),
-    /// `UNIQUE (columns)`
-    Unique(Vec<Ident>),
+    /// `[CONSTRAINT name] PRIMARY KEY (columns)`
+    PrimaryKey(Option<Ident>, Vec<Ident>),
+    /// `[CONSTRAINT name] UNIQUE (columns)`
+    Unique(Option<Ident>, Vec<Ident>),
     /// `[CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]`
     Check(CheckConstraint),
     /// `[CONSTRAINT name] FOREIGN KEY (columns) REFERENCES table ...`

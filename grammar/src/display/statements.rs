@@ -291,8 +291,8 @@ impl Display for ColumnConstraint {
             ColumnConstraint::Null => f.write_str("NULL"),
             ColumnConstraint::NotNull => f.write_str("NOT NULL"),
             ColumnConstraint::Default(e) => write!(f, "DEFAULT {}", P(e, prec::CMP + 1)),
-            ColumnConstraint::PrimaryKey => f.write_str("PRIMARY KEY"),
-            ColumnConstraint::Unique => f.write_str("UNIQUE"),
+            ColumnConstraint::PrimaryKey(n) => write!(f, "{}PRIMARY KEY", Named(n)),
+            ColumnConstraint::Unique(n) => write!(f, "{}UNIQUE", Named(n)),
             ColumnConstraint::Check(c) => c.fmt(f),
             ColumnConstraint::References { name, refs } => {
                 if let Some(n) = name {
@@ -300,6 +300,18 @@ impl Display for ColumnConstraint {
                 }
                 refs.fmt(f)
             }
+        }
+    }
+}
+
+/// `CONSTRAINT name ` when a constraint's name was written, else nothing.
+struct Named<'a>(&'a Option<Ident>);
+
+impl Display for Named<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "CONSTRAINT {} ", Id(n)),
+            None => Ok(()),
         }
     }
 }
@@ -323,8 +335,10 @@ impl Display for CheckConstraint {
 impl Display for TableConstraint {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            TableConstraint::PrimaryKey(cols) => write!(f, "PRIMARY KEY ({})", Ids(cols)),
-            TableConstraint::Unique(cols) => write!(f, "UNIQUE ({})", Ids(cols)),
+            TableConstraint::PrimaryKey(n, cols) => {
+                write!(f, "{}PRIMARY KEY ({})", Named(n), Ids(cols))
+            }
+            TableConstraint::Unique(n, cols) => write!(f, "{}UNIQUE ({})", Named(n), Ids(cols)),
             TableConstraint::Check(c) => c.fmt(f),
             TableConstraint::ForeignKey {
                 name,

@@ -203,17 +203,15 @@ fn paren_list_then_as(i: Tokens<'_>) -> bool {
 fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
     // Dispatched on the leading keyword (as nom 8's `dispatch!`); a column
     // name may itself be an unreserved keyword, so anything else is one.
+    let named_key = i.is_kw(2, Keyword::Primary) || i.is_kw(2, Keyword::Unique);
     match i.keyword() {
-        Some(Keyword::Primary) => map(
-            preceded(
-                kw(Keyword::Primary),
-                cut(preceded(kw(Keyword::Key), paren_col_list)),
-            ),
-            |c| TableElement::Constraint(TableConstraint::PrimaryKey(c)),
-        )(i),
-        Some(Keyword::Unique) => map(preceded(kw(Keyword::Unique), cut(paren_col_list)), |c| {
-            TableElement::Constraint(TableConstraint::Unique(c))
-        })(i),
+        Some(Keyword::Primary | Keyword::Unique) => {
+            map(key_constraint(None), TableElement::Constraint)(i)
+        }
+        Some(Keyword::Constraint) if named_key => {
+            let (i, name) = opt_constraint_name(i)?;
+            map(cut(key_constraint(name)), TableElement::Constraint)(i)
+        }
         Some(Keyword::Check) => map(check_constraint(None, true), |c| {
             TableElement::Constraint(TableConstraint::Check(c))
         })(i),
@@ -227,6 +225,28 @@ fn table_element(i: Tokens<'_>) -> PResult<'_, TableElement> {
             map(foreign_key, TableElement::Constraint)(i)
         }
         _ => map(column_def, TableElement::Column)(i),
+    }
+}
+
+/// `'PRIMARY' 'KEY' '(' col_id {',' col_id} ')' | 'UNIQUE' '(' col_id {',' col_id} ')'`,
+/// named `name`.
+fn key_constraint(name: Option<Ident>) -> impl Fn(Tokens<'_>) -> PResult<'_, TableConstraint> {
+    move |i| {
+        let name = name.clone();
+        if i.is_kw(0, Keyword::Primary) {
+            map(
+                preceded(
+                    kw(Keyword::Primary),
+                    cut(preceded(kw(Keyword::Key), paren_col_list)),
+                ),
+                move |c| TableConstraint::PrimaryKey(name.clone(), c),
+            )(i)
+        } else {
+            map(
+                preceded(kw(Keyword::Unique), cut(paren_col_list)),
+                move |c| TableConstraint::Unique(name.clone(), c),
+            )(i)
+        }
     }
 }
 
@@ -305,10 +325,23 @@ fn column_constraint(i: Tokens<'_>) -> PResult<'_, ColumnConstraint> {
             ColumnConstraint::Default,
         )(i),
         Some(Keyword::Primary) => value(
-            ColumnConstraint::PrimaryKey,
+            ColumnConstraint::PrimaryKey(None),
             pair(kw(Keyword::Primary), cut(kw(Keyword::Key))),
         )(i),
-        Some(Keyword::Unique) => value(ColumnConstraint::Unique, kw(Keyword::Unique))(i),
+        Some(Keyword::Unique) => value(ColumnConstraint::Unique(None), kw(Keyword::Unique))(i),
+        Some(Keyword::Constraint)
+            if i.is_kw(2, Keyword::Primary) || i.is_kw(2, Keyword::Unique) =>
+        {
+            let (i, name) = opt_constraint_name(i)?;
+            let (i, c) = cut(column_constraint)(i)?;
+            Ok((
+                i,
+                match c {
+                    ColumnConstraint::PrimaryKey(_) => ColumnConstraint::PrimaryKey(name),
+                    _ => ColumnConstraint::Unique(name),
+                },
+            ))
+        }
         Some(Keyword::Check) => map(check_constraint(None, false), ColumnConstraint::Check)(i),
         Some(Keyword::Constraint) if i.is_kw(2, Keyword::Check) => {
             let (i, name) = opt_constraint_name(i)?;

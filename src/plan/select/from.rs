@@ -656,7 +656,7 @@ impl Binder<'_> {
         columns: Vec<usize>,
         with_tid: bool,
     ) -> Plan {
-        let pages = self.ctx.table_pages(&table) as f64;
+        let pages = crate::plan::indexpath::planned_pages(&table, &*self.ctx);
         let rows = match &table.stats {
             Some(s) if s.relpages > 0 => s.reltuples / s.relpages as f64 * pages,
             Some(s) => s.reltuples,
