@@ -388,30 +388,23 @@ impl HeapRelation {
         let mut hints = Vec::new();
         let mut total = 0u64;
         let mut block = start;
+        let mut rest = Vec::new();
         while block < nblocks {
             let vb = vm::vm_block(block);
             let end = nblocks.min((vb + 1) * vm::HEAPBLOCKS_PER_PAGE);
-            // Copy this VM page's bits for the range, so no VM lock is held
-            // while heap pages are read.
-            let mut skip = vec![None; (end - block) as usize];
+            // Take this VM page's counts for the range and list the blocks
+            // to read, so no VM lock is held while heap pages are read.
+            rest.clear();
             if vb < vm_blocks {
                 let vbuf =
                     self.pool()
                         .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
                 let vg = vbuf.read();
-                for (i, s) in skip.iter_mut().enumerate() {
-                    let (bits, c) = vm::get(&vg[..], block + i as u32);
-                    if bits & vm::VM_ALL_VISIBLE != 0 {
-                        *s = Some(c);
-                    }
-                }
+                total += vm::count_visible_blocks(&vg[..], block, end, &mut rest);
+            } else {
+                rest.extend(block..end);
             }
-            for (i, s) in skip.iter().enumerate() {
-                let b = block + i as u32;
-                if let Some(c) = s {
-                    total += *c as u64;
-                    continue;
-                }
+            for &b in &rest {
                 let buf =
                     self.pool()
                         .read_buffer(self.rel(), ForkNumber::Main, b, ring.as_mut())?;
