@@ -207,8 +207,9 @@ impl SummarySpec {
 /// One decoded slot: the summary of one all-visible heap page.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slot {
-    /// Live tuples on the page.
-    pub live: u16,
+    /// Live tuples on the page (a slot on disk holds a `u16`; a merge of
+    /// many pages' slots may pass it).
+    pub live: u32,
     /// The table's column count when the summary was made.
     pub natts: u16,
     /// Summarised columns: (column number, kind, summary); `n` used.
@@ -347,7 +348,7 @@ impl Slot {
             *col = (u16::from_le_bytes([c[0], c[1]]), kind, summary);
         }
         Some(Slot {
-            live: u16::from_le_bytes([b[2], b[3]]),
+            live: u32::from(u16::from_le_bytes([b[2], b[3]])),
             natts: u16::from_le_bytes([b[4], b[5]]),
             cols,
             n: n as u8,
@@ -701,7 +702,8 @@ impl HeapRelation {
         }
         for (i, o) in out.iter_mut().enumerate() {
             let Some(c) = counts[i] else { continue };
-            *o = Slot::decode(get_slot(&sg[..], first + i as u32)).filter(|s| s.live == c);
+            *o = Slot::decode(get_slot(&sg[..], first + i as u32))
+                .filter(|s| s.live == u32::from(c));
         }
         Ok(())
     }

@@ -127,6 +127,58 @@ pub fn sum_all_visible(p: &[u8], first: u32, end: u32) -> (u32, u64) {
     (blocks, tuples)
 }
 
+/// For heap blocks `first..end` that live on this VM page: the sum of the
+/// live-tuple counts of the all-visible blocks, each other block pushed to
+/// `rest` in order (`count(*)` reads those). The same answer as
+/// [`sum_all_visible`] block by block, but 32 blocks (one word of bits) at
+/// a time where all 32 are all-visible: a whole table's count reads the
+/// counts as a vector (80M rows, 432k pages: 1.5 ms block by block).
+pub fn count_visible_blocks(p: &[u8], first: u32, end: u32, rest: &mut Vec<u32>) -> u64 {
+    crate::avx2!(
+        |p: &[u8], first: u32, end: u32, rest: &mut Vec<u32>| -> u64 {
+            count_blocks(p, first, end, rest)
+        }
+    )
+}
+
+/// [`count_visible_blocks`]' loop, compiled twice (baseline and AVX2).
+#[inline(always)]
+fn count_blocks(p: &[u8], first: u32, end: u32, rest: &mut Vec<u32>) -> u64 {
+    const VISIBLE: u64 = 0x5555_5555_5555_5555;
+    const WORD: u32 = 32;
+    let mut tuples = 0u64;
+    let mut b = first;
+    while b < end {
+        let i = vm_index(b);
+        if i % WORD as usize == 0 && end - b >= WORD {
+            let word = u64::from_le_bytes(
+                p[BITS_AT + i / 4..BITS_AT + i / 4 + 8]
+                    .try_into()
+                    .expect("eight bytes"),
+            );
+            if word & VISIBLE == VISIBLE {
+                let counts = &p[COUNTS_AT + 2 * i..COUNTS_AT + 2 * (i + WORD as usize)];
+                // 32 counts of at most 65,535 fit a u32.
+                let word_sum = counts
+                    .chunks_exact(2)
+                    .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+                    .sum::<u32>();
+                tuples += u64::from(word_sum);
+                b += WORD;
+                continue;
+            }
+        }
+        let (bits, c) = get(p, b);
+        if bits & VM_ALL_VISIBLE != 0 {
+            tuples += u64::from(c);
+        } else {
+            rest.push(b);
+        }
+        b += 1;
+    }
+    tuples
+}
+
 /// Bits as the inspection API prints them.
 pub fn bits_name(bits: u8) -> &'static str {
     match bits & 0x3 {
@@ -179,6 +231,54 @@ mod tests {
         assert_eq!(get(&p, HEAPBLOCKS_PER_PAGE + 6), (VM_ALL_VISIBLE, 6));
         let (blocks, tuples) = sum_all_visible(&p, 0, 10);
         assert_eq!((blocks, tuples), (3, 6 + 9));
+        let mut rest = Vec::new();
+        assert_eq!(count_visible_blocks(&p, 0, 10, &mut rest), 6 + 9);
+        assert_eq!(rest, [1, 2, 3, 4, 5, 7, 8], "3 was cleared above");
         assert_eq!(bits_name(3), "ALL_VISIBLE|ALL_FROZEN");
+    }
+
+    /// The word-at-a-time count agrees with the block-by-block one on
+    /// random maps (runs of all-visible blocks, single cleared ones, the
+    /// frozen bit alone never set without the visible one) over random
+    /// ranges, aligned or not, on either VM page of a two-page range.
+    #[test]
+    fn counts_by_word_match_counts_by_block() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(n)) as u32
+        };
+        for round in 0..200 {
+            let mut p = vec![0u8; BLCKSZ];
+            // Mostly all-visible, in runs, as after VACUUM.
+            let density = [0, 50, 95, 100][round % 4];
+            let mut b = 0;
+            while b < HEAPBLOCKS_PER_PAGE {
+                let run = 1 + next(80);
+                let visible = next(100) < density;
+                for x in b..(b + run).min(HEAPBLOCKS_PER_PAGE) {
+                    if visible || next(100) < 3 {
+                        let bits = if next(2) == 0 { VM_ALL_VISIBLE } else { 3 };
+                        set(&mut p, x, bits, next(300) as u16);
+                    }
+                }
+                b += run;
+            }
+            for _ in 0..20 {
+                let first = next(HEAPBLOCKS_PER_PAGE);
+                let end = first + next(HEAPBLOCKS_PER_PAGE - first + 1);
+                let base = (round as u32 % 2) * HEAPBLOCKS_PER_PAGE;
+                let (first, end) = (base + first, base + end);
+                let mut rest = Vec::new();
+                let got = count_visible_blocks(&p, first, end, &mut rest);
+                let want: Vec<u32> = (first..end)
+                    .filter(|&b| get(&p, b).0 & VM_ALL_VISIBLE == 0)
+                    .collect();
+                assert_eq!(got, sum_all_visible(&p, first, end).1, "{first}..{end}");
+                assert_eq!(rest, want, "{first}..{end}");
+            }
+        }
     }
 }

@@ -193,6 +193,20 @@ impl ParallelBlocks {
     }
 }
 
+/// A count's bulk-read ring, decided at its first use.
+struct LazyRing<'a> {
+    ring: Option<Option<Ring>>,
+    make: &'a dyn Fn() -> Option<Ring>,
+}
+
+impl LazyRing<'_> {
+    /// The ring, decided now if not yet.
+    fn get(&mut self) -> Option<&mut Ring> {
+        let make = self.make;
+        self.ring.get_or_insert_with(make).as_mut()
+    }
+}
+
 impl HeapRelation {
     /// Starts a sequential scan under `snap`, with a bulk-read ring of the
     /// default size if it takes one ([`HeapRelation::scan_with`]).
@@ -309,9 +323,13 @@ impl HeapRelation {
     /// being read; the others are scanned page at a time.
     pub fn count(&self, snap: &Snapshot) -> Result<u64> {
         let nblocks = self.nblocks()?;
-        let mut ring = self
-            .pool()
-            .scan_ring(self.rel(), nblocks, &RingSizes::default());
+        let mut ring = LazyRing {
+            ring: None,
+            make: &|| {
+                self.pool()
+                    .scan_ring(self.rel(), nblocks, &RingSizes::default())
+            },
+        };
         self.count_range(snap, 0, nblocks, &mut ring)
     }
 
@@ -358,12 +376,19 @@ impl HeapRelation {
         blocks: &ParallelBlocks,
         cancel: &dyn Fn() -> Result<()>,
     ) -> Result<u64> {
-        let mut ring = self.pool().scan_ring_shared(
-            self.rel(),
-            blocks.nblocks,
-            blocks.participants,
-            &blocks.ring_sizes,
-        );
+        // The ring is decided when the first page must be read: a table
+        // the map answers whole never samples the pool for it.
+        let mut ring = LazyRing {
+            ring: None,
+            make: &|| {
+                self.pool().scan_ring_shared(
+                    self.rel(),
+                    blocks.nblocks,
+                    blocks.participants,
+                    &blocks.ring_sizes,
+                )
+            },
+        };
         let mut total = 0;
         while let Some((start, end)) = blocks.next_chunk_of(COUNT_CHUNK) {
             cancel()?;
@@ -378,7 +403,7 @@ impl HeapRelation {
         snap: &Snapshot,
         start: BlockNumber,
         nblocks: BlockNumber,
-        ring: &mut Option<Ring>,
+        ring: &mut LazyRing<'_>,
     ) -> Result<u64> {
         let _size = self.hold_size();
         // A parallel count's block range was fixed before this participant
@@ -388,33 +413,26 @@ impl HeapRelation {
         let mut hints = Vec::new();
         let mut total = 0u64;
         let mut block = start;
+        let mut rest = Vec::new();
         while block < nblocks {
             let vb = vm::vm_block(block);
             let end = nblocks.min((vb + 1) * vm::HEAPBLOCKS_PER_PAGE);
-            // Copy this VM page's bits for the range, so no VM lock is held
-            // while heap pages are read.
-            let mut skip = vec![None; (end - block) as usize];
+            // Take this VM page's counts for the range and list the blocks
+            // to read, so no VM lock is held while heap pages are read.
+            rest.clear();
             if vb < vm_blocks {
                 let vbuf =
                     self.pool()
                         .read_buffer(self.rel(), ForkNumber::VisibilityMap, vb, None)?;
                 let vg = vbuf.read();
-                for (i, s) in skip.iter_mut().enumerate() {
-                    let (bits, c) = vm::get(&vg[..], block + i as u32);
-                    if bits & vm::VM_ALL_VISIBLE != 0 {
-                        *s = Some(c);
-                    }
-                }
+                total += vm::count_visible_blocks(&vg[..], block, end, &mut rest);
+            } else {
+                rest.extend(block..end);
             }
-            for (i, s) in skip.iter().enumerate() {
-                let b = block + i as u32;
-                if let Some(c) = s {
-                    total += *c as u64;
-                    continue;
-                }
-                let buf =
-                    self.pool()
-                        .read_buffer(self.rel(), ForkNumber::Main, b, ring.as_mut())?;
+            for &b in &rest {
+                let buf = self
+                    .pool()
+                    .read_buffer(self.rel(), ForkNumber::Main, b, ring.get())?;
                 hints.clear();
                 let g = buf.read();
                 total += count_visible(&g[..], snap, self.txns().clog(), &mut hints)

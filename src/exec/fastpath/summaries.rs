@@ -41,6 +41,10 @@
 //! are all-visible costs one cache look-up per 32 pages: no pin of the
 //! map or summary page, no slot decoded. The heap scan is told to leave
 //! the whole window unread (its block filter returns how many blocks).
+//! Above the windows, a span of 32 windows (1,024 blocks) is decided the
+//! same way from the merge of its windows' merges, also cached
+//! ([`crate::access::summary_cache`]'s spans), when the table and the
+//! scan's range hold it whole: one look-up per 1,024 pages.
 //!
 //! Grouped: a page (or window) is answered only when, beyond the above,
 //! the key column's summary has min = max and no NULL; its partial goes to
@@ -79,6 +83,7 @@ use super::page_agg::PagePartial;
 use crate::access::heap::HeapRelation;
 use crate::access::sumfork::{self, Slot};
 use crate::access::summary::{float_cmp, ColumnSummary, SummaryKind};
+use crate::access::summary_cache::BLOCKS_PER_SPAN;
 use crate::catalog::TableDef;
 use crate::error::Result;
 use crate::exec::expr::{Expr, ExprKind};
@@ -740,6 +745,12 @@ impl<'r> SummaryScan<'r> {
     /// decision on the merge holds for every block (`Slot::merged`). Else
     /// each block is decided from its own summary.
     pub fn visit(&mut self, block: BlockNumber, limit: BlockNumber) -> Result<BlockNumber> {
+        if block % BLOCKS_PER_SPAN == 0 {
+            let n = self.visit_span(block, limit)?;
+            if n > 0 {
+                return Ok(n);
+            }
+        }
         let start = block - block % sumfork::BLOCKS_PER_PAGE;
         if self.window != start {
             let end = self
@@ -820,6 +831,34 @@ impl<'r> SummaryScan<'r> {
 }
 
 impl SummaryScan<'_> {
+    /// At the first block of a span of [`BLOCKS_PER_SPAN`] blocks that
+    /// the table and the scan's range hold whole: the span's merged
+    /// summary ([`HeapRelation::span_summary`], cached per relation)
+    /// decides all its blocks at once when it can (a decision on the
+    /// merge holds for each window, and so for each block). Returns the
+    /// blocks answered or skipped, 0 when the span is left to its windows.
+    fn visit_span(&mut self, block: BlockNumber, limit: BlockNumber) -> Result<BlockNumber> {
+        let end = block.saturating_add(BLOCKS_PER_SPAN);
+        if end > limit || end > self.nblocks {
+            return Ok(0);
+        }
+        let Some(m) = self.rel.span_summary(block, end)? else {
+            return Ok(0);
+        };
+        let windows = u64::from(BLOCKS_PER_SPAN / sumfork::BLOCKS_PER_PAGE);
+        match self.plan.decide(&m) {
+            PageUse::Answer if self.answerable() => {
+                self.answer(&m);
+                self.counts.answered += u64::from(BLOCKS_PER_SPAN);
+            }
+            PageUse::Skip => self.counts.skipped += u64::from(BLOCKS_PER_SPAN),
+            PageUse::Answer | PageUse::Scan => return Ok(0),
+        }
+        self.counts.windows += windows;
+        self.barren = 0;
+        Ok(BLOCKS_PER_SPAN)
+    }
+
     /// Counts the window whose blocks' summaries were just read towards
     /// [`BARREN_WINDOWS`] when fewer than a third of its blocks are decided
     /// (answered or skipped): decoding the window costs about a third of
@@ -1203,6 +1242,96 @@ mod tests {
             }
         }
         assert!(answered > 50 && skipped > 20, "{answered} {skipped}");
+    }
+
+    /// A span's merge, made as `HeapRelation::span_summary` makes it (its
+    /// windows' merges merged in turn), decides as each of its pages: an
+    /// answer or a skip on the span is that of every page, and the
+    /// answered span folds as its pages do, with live counts past `u16`.
+    #[test]
+    fn span_decisions_hold_for_each_page() {
+        use AggFunc::*;
+        let t = table(&[DataType::Int4, DataType::Text]);
+        let aggs = [
+            call(CountStar, None),
+            call(Count, Some(0)),
+            call(Sum, Some(0)),
+            call(Min, Some(0)),
+            call(Max, Some(0)),
+        ];
+        let mut seed = 0x0005_9a40_77e1_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut answered, mut skipped, mut big) = (0, 0, 0);
+        for round in 0..90 {
+            let lo = (next() % 40_000) as i32 - 1_000;
+            let filter = match round % 3 {
+                0 => None,
+                1 => Some(cmp(BinaryOp::GtEq, 0, lo)),
+                _ => Some(cmp(BinaryOp::Lt, 0, lo)),
+            };
+            let plan = SummaryPlan::compile(&aggs, filter.as_ref(), &[0], &t).unwrap();
+            let nulls = next() % 4 == 0;
+            let mut base = (next() % 400) as i32 - 200;
+            let mut pages: Vec<Slot> = Vec::new();
+            let mut span: Option<Slot> = None;
+            for _ in 0..16 + next() % 17 {
+                let window: Vec<Option<Slot>> = (0..32)
+                    .map(|_| {
+                        base += (next() % 20) as i32;
+                        let n = 1 + (next() % 250) as usize;
+                        let vals: Vec<Option<i32>> = (0..n)
+                            .map(|_| {
+                                (!nulls || next() % 6 != 0).then(|| base + (next() % 15) as i32)
+                            })
+                            .collect();
+                        Some(slot_of(&vals, 2))
+                    })
+                    .collect();
+                pages.extend(window.iter().flatten().copied());
+                let w = Slot::merged(&window).expect("same columns");
+                span = match span {
+                    None => Some(w),
+                    Some(acc) => Slot::merged(&[Some(acc), Some(w)]),
+                };
+            }
+            let span = span.expect("same columns");
+            let live: u32 = pages.iter().map(|p| p.live).sum();
+            assert_eq!(span.live, live, "round {round}");
+            big += usize::from(live > u32::from(u16::MAX));
+            let mut one_by_one = plan.empty();
+            for p in &pages {
+                plan.fold(p, &mut one_by_one);
+            }
+            match plan.decide(&span) {
+                PageUse::Answer => {
+                    answered += 1;
+                    for p in &pages {
+                        assert_eq!(plan.decide(p), PageUse::Answer, "round {round}");
+                    }
+                    let mut part = plan.empty();
+                    plan.fold(&span, &mut part);
+                    assert_eq!(part.counts, one_by_one.counts, "round {round}");
+                    assert_eq!(part.sums, one_by_one.sums, "round {round}");
+                    assert_eq!(part.extremes, one_by_one.extremes, "round {round}");
+                }
+                PageUse::Skip => {
+                    skipped += 1;
+                    for p in &pages {
+                        assert_eq!(plan.decide(p), PageUse::Skip, "round {round}");
+                    }
+                }
+                PageUse::Scan => {}
+            }
+        }
+        assert!(
+            answered > 10 && skipped > 5 && big > 5,
+            "{answered} {skipped} {big}"
+        );
     }
 
     /// A float8 column compared with a float8 constant.
