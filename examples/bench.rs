@@ -145,7 +145,9 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
     let sb_bytes = shared_buffers_bytes(args.scale);
     let sb = stats::pg_size(sb_bytes);
     let needs = Needs {
-        t: args.wants("count_star") || args.wants("count_star_qual"),
+        t: args.wants("count_star")
+            || args.wants("count_star_qual")
+            || args.wants("count_star_half"),
         accounts: [
             "sum_group",
             "hash_join",
@@ -326,7 +328,7 @@ fn run_in(args: &Args, workdir: &Path, started: Instant) -> Result<(), String> {
             }
         }
     };
-    if args.wants("count_star") || args.wants("count_star_qual") {
+    if args.wants("count_star") || args.wants("count_star_qual") || args.wants("count_star_half") {
         add(
             workloads::count_star(&mut ctx, &|w| args.wants(w)),
             &mut report,

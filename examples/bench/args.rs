@@ -8,6 +8,7 @@ use crate::systems::Kind;
 pub const WORKLOADS: &[&str] = &[
     "count_star",
     "count_star_qual",
+    "count_star_half",
     "sum_group",
     "hash_join",
     "filter_scan",
