@@ -49,7 +49,7 @@ pub(crate) use deparse::{literal, operand};
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::exec::NodeStats;
 use crate::nodes::expr::ExprKind;
-use crate::plan::folded::Recorded;
+use crate::plan::folded::{is_gate, Recorded};
 
 /// What to print beside the plan.
 #[derive(Debug, Clone, Copy, Default)]
@@ -88,6 +88,29 @@ pub fn explain_with(
     stats: Option<&[NodeStats]>,
     rec: &Recorded,
 ) -> Vec<String> {
+    explain_parts(plan, flags, stats, rec, false).1
+}
+
+/// The lines of EXPLAIN output for `plan` below a node of its own (a
+/// ModifyTable's `Update on t`): the statement's InitPlans, to print
+/// under that node at two spaces, and the plan's lines.
+pub fn explain_below(
+    plan: &Plan,
+    flags: ExplainFlags,
+    stats: Option<&[NodeStats]>,
+    rec: &Recorded,
+) -> (Vec<String>, Vec<String>) {
+    explain_parts(plan, flags, stats, rec, true)
+}
+
+/// [`explain_with`]; with `hoist`, the InitPlans apart.
+fn explain_parts(
+    plan: &Plan,
+    flags: ExplainFlags,
+    stats: Option<&[NodeStats]>,
+    rec: &Recorded,
+    hoist: bool,
+) -> (Vec<String>, Vec<String>) {
     let mut plan = plan.clone();
     let mut used = std::collections::HashSet::new();
     unique_aliases(&mut plan, &mut used);
@@ -95,6 +118,10 @@ pub fn explain_with(
     let sections = subqueries(plan, rec, flags, &mut used);
     // A subquery's relations are entries of PostgreSQL's range table too.
     let qualify = relations(plan) > 1 || !sections.is_empty();
+    let (hoisted, sections): (Vec<Section>, Vec<Section>) =
+        sections.into_iter().partition(|s| hoist && s.is_init());
+    let mut head = Vec::new();
+    print_sections(&hoisted, true, flags, 2, &mut head);
     let mut out = Vec::new();
     let mut cx = Explainer {
         flags,
@@ -118,7 +145,7 @@ pub fn explain_with(
     node(&mut cx, plan, at, &mut 0);
     print_sections(&sections, false, flags, 2, &mut out);
     REFERENCES.with(|r| *r.borrow_mut() = References::default());
-    out
+    (head, out)
 }
 
 /// What every node's lines share while EXPLAIN walks the plan: the options,
@@ -192,6 +219,13 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
                 .then(|| verbose::projection_line(input, exprs, cx.out_qualify));
             let output = at.output.or(line.as_deref());
             node(cx, input, At { output, ..at }, id);
+            return;
+        }
+        // A condition over InitPlans alone: a Result gating its input.
+        Node::Filter { predicate, .. } if is_gate(predicate) => {
+            let details = vec![format!("One-Time Filter: {}", deparse(predicate, &[]))];
+            header(cx, plan, at, my_id, "Result".into(), details);
+            inputs(cx, plan, at, my_id, id);
             return;
         }
         Node::Filter { input, predicate } => {
@@ -455,6 +489,7 @@ fn verbose_passed(cx: &mut Explainer<'_>, input: &Plan, depth: usize) {
 /// the node below them.
 fn top_node(plan: &Plan) -> &Plan {
     match &plan.node {
+        Node::Filter { predicate, .. } if is_gate(predicate) => plan,
         Node::Project { input, .. } | Node::Filter { input, .. } => top_node(input),
         _ => plan,
     }
