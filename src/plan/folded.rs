@@ -727,6 +727,7 @@ fn gate(plan: &mut Plan, pred: Expr) {
 pub fn is_gate(e: &Expr) -> bool {
     fn any_fold(e: &Expr) -> bool {
         matches!(e.kind, ExprKind::Param(i) if i >= FOLD_PARAM)
+            || matches!(e.kind, ExprKind::InSet(..))
             || e.children().into_iter().any(any_fold)
     }
     fn no_column(e: &Expr) -> bool {

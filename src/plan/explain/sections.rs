@@ -26,6 +26,20 @@ pub(super) struct Section {
     runs: Option<(u64, u64)>,
     /// The subqueries planned inside it, printed in its plan.
     inner: Vec<Section>,
+    /// What the tree reads of it.
+    key: Key,
+    /// The node (by address) an InitPlan prints under; 0: the query's top
+    /// node.
+    node: usize,
+}
+
+/// How the tree refers to a subquery.
+#[derive(Clone, Copy)]
+enum Key {
+    /// A fold's parameter, by ordinal.
+    Fold(usize),
+    /// A subplan node, by address.
+    SubPlan(usize),
 }
 
 impl Section {
@@ -292,6 +306,11 @@ impl Numbering<'_> {
             ) => (**input).clone(),
             _ => sub.clone(),
         };
+        // PostgreSQL drops an EXISTS subquery's select list.
+        if let (Node::Project { exprs, .. }, true) = (&mut plan.node, exists) {
+            exprs.clear();
+            plan.fields.clear();
+        }
         unique_aliases(&mut plan, used);
         Section {
             label,
@@ -299,6 +318,11 @@ impl Numbering<'_> {
             init,
             runs,
             inner,
+            key: match nest.item {
+                Ok((ord, _)) => Key::Fold(ord),
+                Err(sp) => Key::SubPlan(address(sp)),
+            },
+            node: 0,
         }
     }
 }
@@ -313,6 +337,58 @@ fn ord_place(rec: &Recorded, ord: usize) -> usize {
         .map_or(usize::MAX, |(i, _)| i)
 }
 
+/// Places each InitPlan that only one branch of the query's top Append
+/// reads under that branch's top node, as PostgreSQL plans each branch of
+/// a UNION ALL as a query of its own.
+pub(super) fn place_in_branches(plan: &Plan, sections: &mut [Section]) {
+    let top = super::top_node(plan);
+    if !matches!(top.node, Node::Append { .. }) {
+        return;
+    }
+    let branches = top.children();
+    for s in sections.iter_mut().filter(|s| s.init) {
+        let reading: Vec<&Plan> = branches
+            .iter()
+            .copied()
+            .filter(|b| reads(b, s.key))
+            .collect();
+        if let [one] = reading[..] {
+            s.node = super::top_node(one) as *const Plan as usize;
+        }
+    }
+}
+
+/// Whether `plan`'s tree reads the subquery `key`.
+fn reads(plan: &Plan, key: Key) -> bool {
+    fn expr(e: &crate::nodes::Expr, key: Key) -> bool {
+        use crate::nodes::ExprKind;
+        match (&e.kind, key) {
+            (ExprKind::Param(i), Key::Fold(k)) if *i == crate::plan::folded::FOLD_PARAM + k => true,
+            (ExprKind::SubPlan(sp, _), Key::SubPlan(a)) if address(sp) == a => true,
+            _ => e.children().into_iter().any(|c| expr(c, key)),
+        }
+    }
+    let mut exprs = plan.node.exprs();
+    if let Node::IndexScan(s) = &plan.node {
+        exprs.extend(&s.index_cond);
+    }
+    exprs.into_iter().any(|e| expr(e, key)) || plan.children().into_iter().any(|c| reads(c, key))
+}
+
+/// Prints the InitPlans of `sections` placed under the node at `node`
+/// (0: the query's top node), as [`print_sections`] does.
+pub(super) fn print_sections_at(
+    sections: &[Section],
+    node: usize,
+    flags: ExplainFlags,
+    pad: usize,
+    out: &mut Vec<String>,
+) {
+    if sections.iter().any(|s| s.init && s.node == node) {
+        print_filtered(sections, |s| s.init && s.node == node, flags, pad, out);
+    }
+}
+
 /// Prints the InitPlan (`init`) or SubPlan sections of `sections` with
 /// their labels at `pad` spaces, their plans two further in.
 pub(super) fn print_sections(
@@ -322,7 +398,18 @@ pub(super) fn print_sections(
     pad: usize,
     out: &mut Vec<String>,
 ) {
-    for s in sections.iter().filter(|s| s.init == init) {
+    print_filtered(sections, |s| s.init == init, flags, pad, out)
+}
+
+/// Prints the sections of `sections` that `keep`.
+fn print_filtered(
+    sections: &[Section],
+    keep: impl Fn(&Section) -> bool,
+    flags: ExplainFlags,
+    pad: usize,
+    out: &mut Vec<String>,
+) {
+    for s in sections.iter().filter(|s| keep(s)) {
         out.push(format!("{}{}", " ".repeat(pad), s.label));
         if let Some((runs, hits)) = s.runs {
             out.push(format!(
