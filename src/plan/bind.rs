@@ -503,7 +503,7 @@ impl Binder<'_> {
         mode: &mut Mode,
         clause: &str,
     ) -> Result<Expr> {
-        let b = self.bind_expr(e, scope, mode)?;
+        let b = super::folded::condition(clause, || self.bind_expr(e, scope, mode))?;
         self.to_bool(b, e.offset, clause)
     }
 

@@ -39,7 +39,10 @@ mod verbose;
 use analyze::{actual, buffers_line, hash_agg_line, hash_join_line, removed_line};
 use bitmap::{bitmap_node, table_names};
 use columns::{is_scan, output_columns, relations, unique_aliases, width, Par};
-use sections::{cte_sections, print_sections, subqueries, References, Section, REFERENCES};
+use sections::{
+    cte_sections, place_in_branches, print_sections, print_sections_at, subqueries, References,
+    Section, REFERENCES,
+};
 use titles::{parameterized_inner, title_and_details};
 
 pub use deparse::deparse;
@@ -49,7 +52,7 @@ pub(crate) use deparse::{literal, operand};
 use super::{JoinKind, Node, Plan, TableFunc};
 use crate::exec::NodeStats;
 use crate::nodes::expr::ExprKind;
-use crate::plan::folded::Recorded;
+use crate::plan::folded::{is_gate, Recorded};
 
 /// What to print beside the plan.
 #[derive(Debug, Clone, Copy, Default)]
@@ -88,13 +91,41 @@ pub fn explain_with(
     stats: Option<&[NodeStats]>,
     rec: &Recorded,
 ) -> Vec<String> {
+    explain_parts(plan, flags, stats, rec, false).1
+}
+
+/// The lines of EXPLAIN output for `plan` below a node of its own (a
+/// ModifyTable's `Update on t`): the statement's InitPlans, to print
+/// under that node at two spaces, and the plan's lines.
+pub fn explain_below(
+    plan: &Plan,
+    flags: ExplainFlags,
+    stats: Option<&[NodeStats]>,
+    rec: &Recorded,
+) -> (Vec<String>, Vec<String>) {
+    explain_parts(plan, flags, stats, rec, true)
+}
+
+/// [`explain_with`]; with `hoist`, the InitPlans apart.
+fn explain_parts(
+    plan: &Plan,
+    flags: ExplainFlags,
+    stats: Option<&[NodeStats]>,
+    rec: &Recorded,
+    hoist: bool,
+) -> (Vec<String>, Vec<String>) {
     let mut plan = plan.clone();
     let mut used = std::collections::HashSet::new();
     unique_aliases(&mut plan, &mut used);
     let plan = &plan;
-    let sections = subqueries(plan, rec, flags, &mut used);
+    let mut sections = subqueries(plan, rec, flags, &mut used);
+    place_in_branches(plan, &mut sections);
     // A subquery's relations are entries of PostgreSQL's range table too.
     let qualify = relations(plan) > 1 || !sections.is_empty();
+    let (hoisted, sections): (Vec<Section>, Vec<Section>) =
+        sections.into_iter().partition(|s| hoist && s.is_init());
+    let mut head = Vec::new();
+    print_sections(&hoisted, true, flags, 2, &mut head);
     let mut out = Vec::new();
     let mut cx = Explainer {
         flags,
@@ -118,7 +149,7 @@ pub fn explain_with(
     node(&mut cx, plan, at, &mut 0);
     print_sections(&sections, false, flags, 2, &mut out);
     REFERENCES.with(|r| *r.borrow_mut() = References::default());
-    out
+    (head, out)
 }
 
 /// What every node's lines share while EXPLAIN walks the plan: the options,
@@ -188,10 +219,30 @@ fn node(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, id: &mut usize) {
             let plain = exprs.iter().all(|e| matches!(e.kind, ExprKind::Column(_)));
             let hidden = verbose::transparent(input, exprs)
                 || (at.physical && plain && verbose::scan_below(input));
-            let line = (cx.flags.verbose && at.output.is_none() && !hidden)
-                .then(|| verbose::projection_line(input, exprs, cx.out_qualify));
+            let line = (cx.flags.verbose && at.output.is_none() && !hidden).then(|| {
+                // An empty select list prints no line.
+                match exprs.is_empty() {
+                    true => String::new(),
+                    false => verbose::projection_line(input, exprs, cx.out_qualify),
+                }
+            });
             let output = at.output.or(line.as_deref());
             node(cx, input, At { output, ..at }, id);
+            return;
+        }
+        // A condition over InitPlans alone: a Result gating its input.
+        Node::Filter { input, predicate } if gate_node(plan) => {
+            let mut details = vec![format!("One-Time Filter: {}", deparse(predicate, &[]))];
+            if cx.flags.verbose {
+                // The Result passes its input's columns on.
+                let out = match at.output {
+                    Some(o) => Some(o.to_string()),
+                    None => verbose::output_line(input, cx.out_qualify, at.physical),
+                };
+                details.splice(0..0, out.filter(|o| !o.is_empty()));
+            }
+            header(cx, plan, at, my_id, "Result".into(), details);
+            inputs(cx, plan, at, my_id, id);
             return;
         }
         Node::Filter { input, predicate } => {
@@ -317,11 +368,13 @@ fn inputs(cx: &mut Explainer<'_>, plan: &Plan, at: At<'_>, my_id: usize, id: &mu
         partial: false,
         ..at.par
     };
-    if plan as *const Plan as usize == cx.cte_root {
+    let me = plan as *const Plan as usize;
+    let pad = if at.top { 2 } else { at.depth * 6 + 2 };
+    if me == cx.cte_root {
         cte_sections(cx, plan, at, inner);
-        let pad = if at.top { 2 } else { at.depth * 6 + 2 };
-        print_sections(cx.sections, true, cx.flags, pad, cx.out);
+        print_sections_at(cx.sections, 0, cx.flags, pad, cx.out);
     }
+    print_sections_at(cx.sections, me, cx.flags, pad, cx.out);
     match &plan.node {
         // The CTE's plan was printed in its section.
         Node::CteScan { input, .. } => count(input, id),
@@ -455,8 +508,21 @@ fn verbose_passed(cx: &mut Explainer<'_>, input: &Plan, depth: usize) {
 /// the node below them.
 fn top_node(plan: &Plan) -> &Plan {
     match &plan.node {
+        Node::Filter { .. } if gate_node(plan) => plan,
         Node::Project { input, .. } | Node::Filter { input, .. } => top_node(input),
         _ => plan,
+    }
+}
+
+/// Whether `plan` is a filter over InitPlans alone above its input, which
+/// prints as a Result (over a FROM-less Result it gates that one).
+fn gate_node(plan: &Plan) -> bool {
+    match &plan.node {
+        Node::Filter { input, predicate } => {
+            is_gate(predicate)
+                && !(matches!(input.node, Node::Values { .. }) && input.fields.is_empty())
+        }
+        _ => false,
     }
 }
 

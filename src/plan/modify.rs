@@ -15,6 +15,7 @@ use std::collections::HashSet;
 use heapdb_grammar::ast;
 
 use super::bind::{at, Binder, Mode};
+use super::folded::Clause;
 use super::scope::{Scope, ScopeItem};
 use crate::catalog::{ColumnDef, TableDef};
 use crate::err;
@@ -163,9 +164,12 @@ pub fn plan_update(
     table: &std::sync::Arc<TableDef>,
 ) -> Result<ModifyPlan> {
     let alias = u.alias.clone().unwrap_or_else(|| table.name.clone());
+    super::folded::clause(Clause::Where);
     let (source, scope, quals) =
         binder.plan_modify_source(table.clone(), &alias, &u.from, u.where_clause.as_ref())?;
     let ncols = table.columns.len();
+    // PostgreSQL numbers SET's subqueries (and RETURNING's) before WHERE's.
+    super::folded::clause(Clause::Targets);
     let new_values = bind_assignments(binder, table, &u.assignments, &scope)?;
     let (mut returning, returning_fields) = match u.from.is_empty() {
         true => returning(binder, &u.returning, table, &alias)?,
@@ -196,8 +200,10 @@ pub fn plan_delete(
     table: &std::sync::Arc<TableDef>,
 ) -> Result<ModifyPlan> {
     let alias = d.alias.clone().unwrap_or_else(|| table.name.clone());
+    super::folded::clause(Clause::Where);
     let (source, scope, quals) =
         binder.plan_modify_source(table.clone(), &alias, &d.using, d.where_clause.as_ref())?;
+    super::folded::clause(Clause::Targets);
     let (mut returning, returning_fields) = match d.using.is_empty() {
         true => returning(binder, &d.returning, table, &alias)?,
         false => returning_over(binder, &d.returning, &scope)?,

@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use heapdb_grammar::ast;
 
 use super::bind::{at, contains_aggregate_except, contains_subquery, walk, AggState, Binder, Mode};
+use super::folded::Clause;
 use super::scope::{Scope, ScopeColumn};
 use super::{Field, Node, Plan, SortKey};
 use crate::err;
@@ -291,7 +292,7 @@ impl Binder<'_> {
     pub fn plan_query(&mut self, q: &ast::Query) -> Result<Plan> {
         let saved = self.ctes.len();
         self.ctes.extend(cte::CteEntry::of_query(q));
-        let mut result = self.plan_query_body(q);
+        let mut result = super::folded::block(|| self.plan_query_body(q));
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {
             super::dummy::prune_empty_scans(plan);
@@ -305,13 +306,14 @@ impl Binder<'_> {
         if q.with_ties && q.order_by.is_empty() {
             return Err(distinct::ties_without_order());
         }
+        super::folded::clause(Clause::Limit);
         let limit = self.limit_value(q.limit.as_ref(), "LIMIT")?;
         let offset = self.limit_value(q.offset.as_ref(), "OFFSET")?.unwrap_or(0);
         let ties = q.with_ties.then_some(Ties { limit, offset });
         let mut plan = match &q.body {
             ast::SetExpr::Select(s) => self.plan_select(s, &q.order_by, ties)?,
             body => {
-                let plan = self.plan_set_expr(body)?;
+                let plan = super::folded::block(|| self.plan_set_expr(body))?;
                 let plan = self.sort_by_output(plan, &q.order_by)?;
                 match ties {
                     Some(t) => distinct::limit_ties_over_sort(plan, t)?,
@@ -452,6 +454,7 @@ impl Binder<'_> {
             return self.plan_select(&rewritten, order_by, ties);
         }
         let keep_unknown = std::mem::take(&mut self.keep_unknown);
+        super::folded::clause(Clause::Where);
         let mut needed = needed_columns(s, order_by);
         // `[NOT] EXISTS` conjuncts correlated by equalities become joins.
         let rest;
@@ -478,6 +481,7 @@ impl Binder<'_> {
             input: scope.clone(),
             ..AggState::default()
         };
+        super::folded::clause(Clause::Targets);
         if aggregating {
             self.bind_group_by(s, &outs, &scope, &mut state)?;
             for call in &forced {
@@ -538,6 +542,7 @@ impl Binder<'_> {
                 exprs.append(w.pre_mut());
             }
             let sorted;
+            super::folded::clause(Clause::Having);
             (plan, sorted) = self.plan_aggregate(s, plan, &scope, &mut state, &mut exprs, &keys)?;
             grouped_in_order = sorted && windows.is_none();
             if let Some(w) = &mut windows {

@@ -384,7 +384,7 @@ impl Binder<'_> {
             },
         };
         self.outer.push(level);
-        let planned = self.plan_subquery(q);
+        let planned = super::folded::nested(|| self.plan_subquery(q));
         let level = self.outer.pop();
         let plan = planned?;
         Ok((plan, level.map(|l| l.args).unwrap_or_default()))

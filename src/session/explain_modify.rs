@@ -29,7 +29,8 @@ use crate::error::Result;
 use crate::exec::modify::upsert::UpdateAction;
 use crate::exec::Instrumentation;
 use crate::nodes::Plan;
-use crate::plan::explain::{deparse, explain, ExplainFlags};
+use crate::plan::explain::{deparse, explain_below, ExplainFlags};
+use crate::plan::folded;
 
 /// What the session records of the statement an EXPLAIN runs.
 #[derive(Default)]
@@ -64,7 +65,8 @@ impl Session {
             ..ModifyCapture::default()
         }));
         let t0 = Instant::now();
-        let ran = self.dispatch(&e.statement, &mut |_, _| Ok(()));
+        let (ran, mut folds) =
+            folded::recording(|| self.dispatch(&e.statement, &mut |_, _| Ok(())));
         let end = Instant::now();
         let capture = self.modify_capture.take().expect("the capture set above");
         ran?;
@@ -77,6 +79,9 @@ impl Session {
             ));
         }
         let (table, plan) = plans.pop().expect("one plan");
+        let plan = folded::mark_all(&plan, &mut folds, flags.analyze, || {
+            self.replan_rows(&e.statement)
+        });
         let reached = capture.reached.get().unwrap_or(end);
         let (planned, elapsed) = (reached - t0, end - reached);
         let mut head = format!("{kind} on ");
@@ -106,10 +111,9 @@ impl Session {
         for l in capture.conflict.into_inner() {
             lines.push(format!("  {l}"));
         }
-        for (i, l) in explain(&plan, flags, stats.as_deref())
-            .into_iter()
-            .enumerate()
-        {
+        let (inits, tree) = explain_below(&plan, flags, stats.as_deref(), &folds);
+        lines.extend(inits);
+        for (i, l) in tree.into_iter().enumerate() {
             lines.push(if i == 0 {
                 format!("  ->  {l}")
             } else {
@@ -130,6 +134,19 @@ impl Session {
             }
         }
         Ok(explain_result(lines))
+    }
+
+    /// The plan of the rows `statement` writes, planned again without
+    /// writing (to locate its folded subqueries' constants).
+    fn replan_rows(&mut self, statement: &ast::Statement) -> Option<Plan> {
+        self.modify_capture = Some(Box::default());
+        let ran = self.dispatch(statement, &mut |_, _| Ok(()));
+        let capture = self.modify_capture.take()?;
+        ran.ok()?;
+        let mut plans = capture.plans.into_inner();
+        (plans.len() == 1)
+            .then(|| plans.pop().map(|p| p.1))
+            .flatten()
     }
 
     /// Records `ON CONFLICT`'s lines for an EXPLAIN in progress: its

@@ -346,10 +346,11 @@ impl Session {
         };
         let t0 = Instant::now();
         let snap = self.statement_snapshot();
-        let (plan, folds) = folded::recording(|| self.plan_query_for(q, &snap, !e.options.analyze));
+        let (plan, mut folds) =
+            folded::recording(|| self.plan_query_for(q, &snap, !e.options.analyze));
         let plan = plan?;
         let planned = t0.elapsed();
-        let shown = self.mark_folds(q, &snap, &plan, &folds);
+        let shown = self.mark_folds(q, &snap, &plan, &mut folds, e.options.analyze);
         let mut lines = if e.options.analyze {
             let ctx = self.stmt_ctx(&snap).exec_context(&plan)?;
             let instr = Instrumentation::default();
@@ -386,26 +387,20 @@ impl Session {
     }
 
     /// `plan` with the constants its folded subqueries became shown as
-    /// their parameters ([`folded::mark`]): the statement planned again,
-    /// each fold answering another value, tells where they went.
+    /// their parameters, and so the folds' own plans ([`folded::mark`]):
+    /// the statement planned again, each fold answering another value,
+    /// tells where they went.
     fn mark_folds(
         &self,
         q: &ast::Query,
         snap: &Snapshot,
         plan: &Plan,
-        folds: &folded::Recorded,
+        folds: &mut folded::Recorded,
+        analyze: bool,
     ) -> Plan {
-        if !folds
-            .made
-            .iter()
-            .any(|m| matches!(m, folded::Made::Folded(_)))
-        {
-            return plan.clone();
-        }
-        match folded::probing(folds, || self.plan_query_for(q, snap, true)) {
-            (Ok(probe), values) => folded::mark(plan, &probe, &values),
-            (Err(_), _) => plan.clone(),
-        }
+        folded::mark_all(plan, folds, analyze, || {
+            self.plan_query_for(q, snap, true).ok()
+        })
     }
 }
 
