@@ -3,7 +3,7 @@
 the cases whose answers differ.
 
 Usage:
-    scripts/expr-fuzz.py --heapdb target/release/heapdb [-n 2000] [--seed 1]
+    scripts/expr-fuzz.py --heapdb "target/release/heapdb --data-dir /tmp/d" [-n 2000] [--seed 1]
         [--psql "psql -h /tmp/pgsock -p 54315 -U postgres -d postgres"]
         [--types int4,text] [--depth 3]
 
@@ -329,7 +329,7 @@ def main():
         else:
             exprs.append(g.top())
     pg_cmd = shlex.split(args.psql) + ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=0"]
-    ours_cmd = [args.heapdb, "-X", "-q", "-A", "-t"]
+    ours_cmd = shlex.split(args.heapdb) + ["-X", "-q", "-A", "-t"]
     diffs = 0
     for lo in range(0, len(exprs), 500):
         batch = exprs[lo:lo + 500]
