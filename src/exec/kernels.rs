@@ -315,7 +315,11 @@ pub fn binary(op: BinaryOp, a: &Vector, b: &Vector, ty: DataType) -> Result<Opti
         }));
     }
     // Arithmetic: only where the physical form is the SQL number itself
-    // (not date/timestamp, whose arithmetic differs).
+    // (not date/timestamp, whose arithmetic differs: `date - date` is an
+    // `int4` from two `i32` forms, but infinite dates cannot subtract).
+    if a.ty != ty || b.ty != ty {
+        return Ok(None);
+    }
     let data = match (&a.data, &b.data, ty) {
         (Data::I16(x), Data::I16(y), DataType::Int2) => {
             Data::I16(int_arith!(x, y, nulls, op, i16, int::int2_out_of_range))

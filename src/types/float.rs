@@ -12,7 +12,8 @@
 //! [`set_extra_float_digits`]) output is C's `%.*g` with `DIG + n`
 //! significant digits, as PostgreSQL's `float8out` then prints.
 //!
-//! Input accepts surrounding whitespace, `NaN`, `[+-]Infinity`, `[+-]inf`;
+//! Input accepts surrounding whitespace, `NaN`, `[+-]Infinity`, `[+-]inf`,
+//! hexadecimal literals as C's `strtod` (`0x1F`, `0x1.8p3`);
 //! a finite literal that overflows or underflows to zero is `"1e400" is out
 //! of range for type double precision` (22003). Arithmetic that overflows
 //! from finite inputs is `value out of range: overflow`, a non-zero product
@@ -55,6 +56,10 @@ fn parse_float(text: &str, type_name: &str) -> Result<f64> {
         }
         _ => {}
     }
+    if let Some(hex) = lower.strip_prefix("0x") {
+        let v = parse_hex(hex).ok_or_else(bad)?;
+        return Ok(if neg { -v } else { v });
+    }
     if !body
         .bytes()
         .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
@@ -62,6 +67,63 @@ fn parse_float(text: &str, type_name: &str) -> Result<f64> {
         return Err(bad());
     }
     s.parse::<f64>().map_err(|_| bad())
+}
+
+/// A C99 hexadecimal floating literal after its `0x` (lower case), as
+/// `strtod` reads it: hex digits with an optional point, at least one
+/// digit, then an optional binary exponent `p[+-]digits`.
+fn parse_hex(hex: &str) -> Option<f64> {
+    let (mant, exp) = match hex.split_once('p') {
+        Some((m, e)) => {
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            // Far beyond any finite or subnormal value either way.
+            let e: i64 = digits.parse().unwrap_or(100_000).min(100_000);
+            (
+                m,
+                if hex[m.len() + 1..].starts_with('-') {
+                    -e
+                } else {
+                    e
+                },
+            )
+        }
+        None => (hex, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.len() + frac.len() == 0 || frac.contains('.') {
+        return None;
+    }
+    // The first 30 significant digits exactly (120 bits), the rest only
+    // as a scale: beyond f64's 53 bits they cannot change the value but
+    // by rounding a tie, which this ignores.
+    let (mut m, mut e2, mut used) = (0u128, exp, 0);
+    for (k, c) in int.chars().chain(frac.chars()).enumerate() {
+        let d = u128::from(c.to_digit(16)?);
+        let in_frac = k >= int.len();
+        if used < 30 {
+            m = m * 16 + d;
+            if m > 0 {
+                used += 1;
+            }
+            if in_frac {
+                e2 -= 4;
+            }
+        } else if !in_frac {
+            e2 += 4;
+        }
+    }
+    let v = m as f64;
+    Some(if e2 >= 0 {
+        v * 2f64.powi(e2.min(2_000) as i32)
+    } else {
+        // Two steps, so a subnormal result is not lost to an underflow
+        // of the scale itself.
+        let e2 = e2.max(-4_000);
+        v * 2f64.powi((e2 / 2) as i32) * 2f64.powi((e2 - e2 / 2) as i32)
+    })
 }
 
 /// Whether the mantissa of a decimal literal has a non-zero digit (so a zero
@@ -92,7 +154,13 @@ pub fn parse_float4(text: &str) -> Result<f32> {
         return Ok(v as f32);
     }
     let s = text.trim_matches(|c: char| c.is_ascii_whitespace());
-    let f: f32 = s.parse().map_err(|_| {
+    let hex = s.trim_start_matches(['+', '-']).get(..2);
+    let parsed = if matches!(hex, Some("0x" | "0X")) {
+        Ok(v as f32)
+    } else {
+        s.parse()
+    };
+    let f: f32 = parsed.map_err(|_| {
         err!(
             InvalidTextRepresentation,
             "invalid input syntax for type real: \"{text}\""

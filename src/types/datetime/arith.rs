@@ -285,11 +285,13 @@ pub fn extract_timestamp_opt(field: &str, t: i64) -> Result<Option<Numeric>> {
                 Ok(Some(Numeric::infinity(t == TS_BEGIN)))
             }
             u if TIMESTAMP_UNITS.contains(&u) => Ok(None),
-            u if u.starts_with("timezone") => Err(unit_error(u, "timestamp without time zone")),
-            u => Err(unrecognized(u, "timestamp without time zone")),
+            u if u.starts_with("timezone") => {
+                Err(unit_error(&lower(field), "timestamp without time zone"))
+            }
+            _ => Err(unrecognized(&lower(field), "timestamp without time zone")),
         };
     }
-    extract_timestamp(&u, t).map(Some)
+    extract_timestamp(field, t).map(Some)
 }
 
 /// `extract(field from timestamp)` of a finite timestamp (see
@@ -304,13 +306,19 @@ pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
             )
         });
     }
-    let tm = tm(t);
+    extract_tm(field, &u, &tm(t), i128::from(t))
+}
+
+/// The fields of a finite timestamp or date, broken down in `tm`, whose
+/// value is `t` microseconds since 2000-01-01 (beyond `i64` for dates
+/// past the timestamp range); `u` is `field` normalized.
+fn extract_tm(field: &str, u: &str, tm: &Tm, t: i128) -> Result<Numeric> {
     let sec_us = tm.time % USECS_PER_MINUTE;
     let int = |v: i64| Ok(Numeric::from_i64(v));
     let scaled = |v: i64, scale: i32| {
         Numeric::from_i64(v).div_round(&Numeric::from_i64(10i64.pow(scale as u32)), scale)
     };
-    match u.as_str() {
+    match u {
         "microseconds" => int(sec_us),
         "milliseconds" => Ok(scaled(sec_us, 3)),
         "second" => Ok(scaled(sec_us, 6)),
@@ -344,7 +352,7 @@ pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
         }
         // In 128 bits: near the upper bound the sum overflows 64.
         "epoch" => Ok(
-            Numeric::from_i128(i128::from(t) + 946_684_800 * i128::from(USECS_PER_SEC))
+            Numeric::from_i128(t + 946_684_800 * i128::from(USECS_PER_SEC))
                 .div_round(&Numeric::from_i64(USECS_PER_SEC), 6),
         ),
         "julian" => {
@@ -353,9 +361,9 @@ pub fn extract_timestamp(field: &str, t: i64) -> Result<Numeric> {
             Ok(j.add(&frac))
         }
         "timezone" | "timezone_h" | "timezone_m" | "timezone_hour" | "timezone_minute" => {
-            Err(unit_error(&u, "timestamp without time zone"))
+            Err(unit_error(&lower(field), "timestamp without time zone"))
         }
-        _ => Err(unrecognized(&u, "timestamp without time zone")),
+        _ => Err(unrecognized(&lower(field), "timestamp without time zone")),
     }
 }
 
@@ -365,19 +373,32 @@ pub fn extract_date(field: &str, d: i32) -> Result<Option<Numeric>> {
     let u = unit(field);
     let tz_unit = matches!(u.as_str(), "timezone" | "timezone_h" | "timezone_m");
     if !TIMESTAMP_UNITS.contains(&u.as_str()) && !tz_unit {
-        return Err(unrecognized(&u, "date"));
+        return Err(unrecognized(&lower(field), "date"));
     }
     if matches!(
         u.as_str(),
         "hour" | "minute" | "second" | "milliseconds" | "microseconds"
     ) || tz_unit
     {
-        return Err(unit_error(&u, "date"));
+        return Err(unit_error(&lower(field), "date"));
     }
     if !is_finite_date(d) {
-        return extract_timestamp_opt(&u, date_to_timestamp_sat(d));
+        return extract_timestamp_opt(field, date_to_timestamp_sat(d));
     }
-    let n = extract_timestamp(&u, d as i64 * USECS_PER_DAY)?;
+    let date = i64::from(d);
+    let (year, month, day) = j2date(date + POSTGRES_EPOCH_JDATE);
+    let tm = Tm {
+        year,
+        month,
+        day,
+        time: 0,
+        date,
+    };
+    // A date's Julian day is integral (a timestamp's has a fraction).
+    if u == "julian" {
+        return Ok(Some(Numeric::from_i64(date + POSTGRES_EPOCH_JDATE)));
+    }
+    let n = extract_tm(field, &u, &tm, i128::from(date) * i128::from(USECS_PER_DAY))?;
     Ok(Some(if u == "epoch" { n.round_scale(0) } else { n }))
 }
 
@@ -412,12 +433,19 @@ pub fn extract_interval(field: &str, iv: &Interval) -> Result<Numeric> {
                 + iv.micros as i128;
             Ok(Numeric::from_i128(secs_us).div_round(&Numeric::from_i64(USECS_PER_SEC), 6))
         }
-        // Units PostgreSQL knows that an interval has no value for.
-        "week" | "timezone" | "timezone_h" | "timezone_m" | "timezone_hour" | "timezone_minute" => {
-            Err(unit_error(&u, "interval"))
+        // Units PostgreSQL knows (of intervals or of timestamps) that an
+        // interval has no value for.
+        "week" | "timezone" | "timezone_h" | "timezone_m" | "timezone_hour" | "timezone_minute"
+        | "dow" | "isodow" | "doy" | "isoyear" | "julian" => {
+            Err(unit_error(&lower(field), "interval"))
         }
-        _ => Err(unrecognized(&u, "interval")),
+        _ => Err(unrecognized(&lower(field), "interval")),
     }
+}
+
+/// A unit's name as PostgreSQL's messages show it: lower-cased as given.
+fn lower(field: &str) -> String {
+    field.to_lowercase()
 }
 
 /// `date_trunc(field, timestamp)`.
@@ -471,7 +499,7 @@ pub fn date_trunc(field: &str, t: i64) -> Result<i64> {
             };
             day_start(y, 1, 1)
         }
-        _ => Err(unrecognized(&u, "timestamp without time zone")),
+        _ => Err(unrecognized(&lower(field), "timestamp without time zone")),
     }
 }
 
@@ -528,7 +556,16 @@ pub fn date_trunc_interval(field: &str, iv: &Interval) -> Result<Interval> {
         "second" => r.micros -= iv.micros % USECS_PER_SEC,
         "milliseconds" => r.micros -= iv.micros % 1000,
         "microseconds" => {}
-        _ => return Err(unrecognized(&u, "interval")),
+        // Interval units (only these: not those of timestamps) with no
+        // meaning for truncation.
+        "week" => {
+            return Err(unit_error(&lower(field), "interval")
+                .with_detail("Months usually have fractional weeks."))
+        }
+        "timezone" | "timezone_h" | "timezone_m" => {
+            return Err(unit_error(&lower(field), "interval"))
+        }
+        _ => return Err(unrecognized(&lower(field), "interval")),
     }
     Ok(r)
 }

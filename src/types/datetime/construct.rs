@@ -8,13 +8,23 @@ use crate::err;
 use crate::error::Result;
 use crate::types::value::Interval;
 
-/// `ValidateDate` for all three fields given: no year zero (negative is
-/// BC when `bc`), month 1 to 12, day within the month.
+/// `ValidateDate` for all three fields given, the year astronomical
+/// ([`astronomical`]): no year zero, month 1 to 12, day within the month.
 fn valid_ymd(year: i64, month: i64, day: i64) -> bool {
-    year > 0
+    year != i64::MIN
         && (1..=12).contains(&month)
         && (1..=31).contains(&day)
         && day <= i64::from(days_in_month(year, month as u32))
+}
+
+/// A `make_date` year in astronomical numbering: a negative year is BC
+/// (-1 is 0); year 0 does not exist and maps to `i64::MIN`.
+fn astronomical(year: i64) -> i64 {
+    match year {
+        0 => i64::MIN,
+        y if y < 0 => y + 1,
+        y => y,
+    }
 }
 
 /// `IS_VALID_JULIAN`: on or after 4714-11-24 BC and before 5874898.
@@ -22,14 +32,13 @@ fn valid_julian(y: i64, m: i64, d: i64) -> bool {
     (y > -4713 || (y == -4713 && (m > 11 || (m == 11 && d >= 24)))) && y < 5_874_898
 }
 
-/// `make_date(year, month, day)`; a negative year is BC.
+/// `make_date(year, month, day)`; a negative year is BC, and the day is
+/// checked against that year's calendar (1 BC is a leap year) and shown
+/// in the messages in astronomical numbering (year 0 is 1 BC), as
+/// PostgreSQL's.
 pub fn make_date(year: i64, month: i64, day: i64) -> Result<i32> {
-    let shown = || format!("{year}-{month:02}-{day:02}");
-    let (y, bc) = if year < 0 {
-        (-year, true)
-    } else {
-        (year, false)
-    };
+    let y = astronomical(year);
+    let shown = || format!("{}-{month:02}-{day:02}", if year == 0 { 0 } else { y });
     if !valid_ymd(y, month, day) {
         return Err(err!(
             DatetimeFieldOverflow,
@@ -37,7 +46,6 @@ pub fn make_date(year: i64, month: i64, day: i64) -> Result<i32> {
             shown()
         ));
     }
-    let y = if bc { 1 - y } else { y };
     let out_of_range = || err!(DatetimeFieldOverflow, "date out of range: {}", shown());
     if !valid_julian(y, month, day) {
         return Err(out_of_range());
@@ -85,19 +93,14 @@ pub fn make_timestamp(
     sec: f64,
 ) -> Result<i64> {
     let date_shown = || format!("{year}-{month:02}-{mday:02}");
-    let (y, bc) = if year < 0 {
-        (-year, true)
-    } else {
-        (year, false)
-    };
-    if !valid_ymd(y, month, mday) {
+    if !valid_ymd(astronomical(year), month, mday) {
         return Err(err!(
             DatetimeFieldOverflow,
             "date field value out of range: {}",
             date_shown()
         ));
     }
-    let year = if bc { 1 - y } else { y };
+    let year = astronomical(year);
     if !valid_julian(year, month, mday) {
         return Err(err!(
             DatetimeFieldOverflow,

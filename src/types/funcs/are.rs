@@ -36,7 +36,7 @@ use std::cell::{OnceCell, RefCell};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-use super::regex::Program;
+use super::regex::{Program, MAX_BOUNDARIES};
 
 use crate::err;
 use crate::error::{Error, Result};
@@ -232,14 +232,24 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Rc<Compiled>> {
     }
     let target = translate(pattern, flags)?;
     // The program decides "too complex" and serves back-references; a
-    // short pattern without bounds is never too complex, and one without
-    // a back-reference builds it on first use.
+    // short pattern without bounds or many word boundaries (each of which
+    // may double PostgreSQL's automaton) is never too complex, and one
+    // without a back-reference builds it on first use.
     let program = OnceCell::new();
     let maybe_backref = pattern
         .as_bytes()
         .windows(2)
         .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
-    if maybe_backref || pattern.len() > 200 || pattern.contains('{') {
+    let boundaries = pattern
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0] == b'\\' && (w[1] == b'y' || w[1] == b'Y'))
+        .count();
+    if maybe_backref
+        || pattern.len() > 200
+        || pattern.contains('{')
+        || boundaries >= MAX_BOUNDARIES as usize
+    {
         let p = Program::new(pattern, flags)
             .ok_or_else(|| invalid("regular expression is too complex"))?;
         let _ = program.set(p);

@@ -604,10 +604,19 @@ impl Numeric {
         // PostgreSQL multiplies by this literal (not the exact LOG10_E).
         #[allow(clippy::approx_constant)]
         let val = ln_num.to_f64() * 0.434294481903252;
-        if !val.is_finite() || val.abs() > 2000.0 * 3.01 {
-            return Err(err!(
-                NumericValueOutOfRange,
-                "value overflows numeric format"
+        if val.is_nan() || val.abs() > 2000.0 * 3.01 {
+            // PostgreSQL's power_var: past the range a positive estimate
+            // overflows and a negative one is zero at the display maximum.
+            if val > 0.0 || val.is_nan() {
+                return Err(err!(
+                    NumericValueOutOfRange,
+                    "value overflows numeric format"
+                ));
+            }
+            return Ok(Numeric::from_parts(
+                false,
+                Limbs::new(),
+                MAX_DISPLAY_SCALE as u16,
             ));
         }
         let weight = val as i32;

@@ -35,6 +35,7 @@ use nfa::{Nfa, Sim};
 use parse::{Alt, Atom};
 
 pub use dissect::TooComplex;
+pub use size::MAX_BOUNDARIES;
 
 /// A pattern ready for PostgreSQL's matching rules.
 pub struct Program {

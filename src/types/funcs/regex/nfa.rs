@@ -74,6 +74,12 @@ const MAX_CLOSURES: usize = 100_000;
 pub struct TooBig;
 
 impl Nfa {
+    /// Whether lookaround constraint `k` looks behind, and is negated.
+    pub(super) fn look_kind(&self, k: u32) -> (bool, bool) {
+        let l = &self.looks[k as usize];
+        (l.behind, l.negate)
+    }
+
     pub fn state(&mut self) -> Result<u32, TooBig> {
         if self.states.len() >= MAX_STATES {
             return Err(TooBig);
