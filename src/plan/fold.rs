@@ -77,6 +77,7 @@ pub fn fold(e: Expr) -> Result<Expr> {
     };
     let e = Expr { kind, ty };
     if strict_on_null(&e) {
+        raise_from_constant_operands(&e)?;
         return Ok(Expr::constant(Value::Null, ty));
     }
     if immutable_on_constants(&e) {
@@ -137,6 +138,68 @@ fn strict_on_null(e: &Expr) -> bool {
         // the rest through one strict `= ANY`: a NULL tested value makes
         // every part NULL, as does a single NULL item.
         ExprKind::InList(x, list, _) => null(x) || list.len() == 1 && null(&list[0]),
+        _ => false,
+    }
+}
+
+/// Evaluates, for its errors only, each operand of `e` (a strict operation
+/// with a NULL operand) that PostgreSQL would have folded before it saw
+/// the NULL: `eval_const_expressions` simplifies every argument first, so
+/// `(0 / 0) <> (x * (13 / NULL))` and `NULL IN (1, 300000::int2)` fail
+/// there, even though the operation's value is NULL. Only operands built
+/// of constants by immutable operations over numbers, booleans and text
+/// and dates are evaluated (those heapdb does not fold itself, such as
+/// `#`, `length` or `date - date`), so no stable or volatile function runs
+/// at plan time.
+fn raise_from_constant_operands(e: &Expr) -> Result<()> {
+    let operands: Vec<&Expr> = match &e.kind {
+        ExprKind::Binary(_, l, r) | ExprKind::Like(l, r, _, _) => vec![l, r],
+        ExprKind::Neg(x) | ExprKind::Cast(x, _) => vec![x],
+        ExprKind::Func(_, args) => args.iter().collect(),
+        ExprKind::InList(x, list, _) => std::iter::once(&**x).chain(list).collect(),
+        _ => Vec::new(),
+    };
+    for x in operands {
+        if x.as_const().is_none() && immutable_constant_tree(x) {
+            eval_const(x)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `e` reads no column, parameter or subquery and every node of it
+/// is an immutable operation over numbers, booleans, text or dates (a cast
+/// from or to a date reads `DateStyle`: stable, so not one of them).
+fn immutable_constant_tree(e: &Expr) -> bool {
+    let ty_ok = |t: &DataType| {
+        t.is_numeric() || matches!(t, DataType::Bool | DataType::Text | DataType::Date)
+    };
+    if !ty_ok(&e.ty) {
+        return false;
+    }
+    let all = |xs: &[Expr]| xs.iter().all(immutable_constant_tree);
+    match &e.kind {
+        ExprKind::Const(_) => true,
+        ExprKind::Binary(_, l, r)
+        | ExprKind::And(l, r)
+        | ExprKind::Or(l, r)
+        | ExprKind::IsDistinct(l, r, _)
+        | ExprKind::Like(l, r, _, _) => immutable_constant_tree(l) && immutable_constant_tree(r),
+        ExprKind::Neg(x)
+        | ExprKind::Not(x)
+        | ExprKind::IsNull(x, _)
+        | ExprKind::IsBool(x, _, _) => immutable_constant_tree(x),
+        ExprKind::Cast(x, _) => {
+            x.ty != DataType::Date && e.ty != DataType::Date && immutable_constant_tree(x)
+        }
+        ExprKind::Case(arms, otherwise) => {
+            arms.iter()
+                .all(|(c, r)| immutable_constant_tree(c) && immutable_constant_tree(r))
+                && otherwise.as_deref().map_or(true, immutable_constant_tree)
+        }
+        ExprKind::InList(x, list, _) => immutable_constant_tree(x) && all(list),
+        ExprKind::Coalesce(args) | ExprKind::Extreme(args, _) => all(args),
+        ExprKind::Func(f, args) => f.0.volatility() == Volatility::Immutable && all(args),
         _ => false,
     }
 }
