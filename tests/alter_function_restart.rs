@@ -3,34 +3,10 @@
 //! process is killed with SIGKILL and the data directory reopened; one
 //! rolled back or not committed is not.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use heapdb::Database;
 
 mod common;
 use common::texts;
-
-/// Runs `script` in a shell on `dir`, waits for the output line `marker`,
-/// then kills the shell with SIGKILL while the rest is still open.
-fn run_then_kill(dir: &std::path::Path, script: &str, marker: &str) {
-    let mut child = common::shell_command(dir, &[])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start heapdb");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(script.as_bytes()).expect("write script");
-    let lines = common::Lines::of(&mut child);
-    loop {
-        match lines.next() {
-            Some(l) if l.contains(marker) => break,
-            Some(_) => {}
-            None => panic!("the shell ended before printing {marker}"),
-        }
-    }
-    common::kill9(child);
-    drop(stdin);
-}
 
 #[test]
 fn committed_alter_function_survives_a_kill() {
@@ -50,7 +26,7 @@ ALTER FUNCTION af_new(int) RENAME TO af_uncommitted;
 ALTER FUNCTION af_inc(int) STRICT;
 SELECT 'marker' || 'reached';
 ";
-    run_then_kill(dir.path(), script, "markerreached");
+    common::run_then_kill(dir.path(), script, "markerreached");
     for reopen in ["after the kill", "a second time"] {
         let db = Database::open(dir.path()).expect(reopen);
         let mut s = db.session();

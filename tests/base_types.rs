@@ -6,33 +6,9 @@
 //! all); those of a transaction that rolled back or had not committed are
 //! gone.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use heapdb::Database;
 
 mod common;
-
-/// Runs `script` in a shell on `dir`, waits for the output line `marker`,
-/// then kills the shell with SIGKILL while the rest is still open.
-fn run_then_kill(dir: &std::path::Path, script: &str, marker: &str) {
-    let mut child = common::shell_command(dir, &[])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start heapdb");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(script.as_bytes()).expect("write script");
-    let lines = common::Lines::of(&mut child);
-    loop {
-        match lines.next() {
-            Some(l) if l.contains(marker) => break,
-            Some(_) => {}
-            None => panic!("the shell ended before printing {marker}"),
-        }
-    }
-    common::kill9(child);
-    drop(stdin);
-}
 
 #[test]
 fn committed_base_types_survive_a_kill_and_uncommitted_ones_do_not() {
@@ -55,7 +31,7 @@ CREATE TYPE uncommitted;
 CREATE CAST (float8 AS xf8) WITHOUT FUNCTION;
 SELECT 'marker' || 'reached';
 ";
-    run_then_kill(dir.path(), script, "markerreached");
+    common::run_then_kill(dir.path(), script, "markerreached");
     let db = Database::open(dir.path()).expect("reopen after the kill");
     let mut s = db.session();
     for gone in ["rolled_back", "uncommitted"] {

@@ -7,34 +7,10 @@
 //! FROM checks each value of a domain column (and fills a column left out
 //! from the domain's DEFAULT) with PostgreSQL's errors and CONTEXT lines.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use heapdb::Database;
 
 mod common;
 use common::texts;
-
-/// Runs `script` in a shell on `dir`, waits for the output line `marker`,
-/// then kills the shell with SIGKILL while the rest is still open.
-fn run_then_kill(dir: &std::path::Path, script: &str, marker: &str) {
-    let mut child = common::shell_command(dir, &[])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start heapdb");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(script.as_bytes()).expect("write script");
-    let lines = common::Lines::of(&mut child);
-    loop {
-        match lines.next() {
-            Some(l) if l.contains(marker) => break,
-            Some(_) => {}
-            None => panic!("the shell ended before printing {marker}"),
-        }
-    }
-    common::kill9(child);
-    drop(stdin);
-}
 
 #[test]
 fn committed_domains_survive_a_kill_and_uncommitted_ones_do_not() {
@@ -55,7 +31,7 @@ CREATE DOMAIN dk_uncommitted AS int;
 DROP TABLE dk_t;
 SELECT 'marker' || 'reached';
 ";
-    run_then_kill(dir.path(), script, "markerreached");
+    common::run_then_kill(dir.path(), script, "markerreached");
     let db = Database::open(dir.path()).expect("reopen after the kill");
     let mut s = db.session();
     assert_eq!(
@@ -174,7 +150,7 @@ BEGIN;
 CREATE OPERATOR > (procedure = ok_ib, leftarg = int, rightarg = bool);
 SELECT 'marker' || 'reached';
 ";
-    run_then_kill(dir.path(), script, "markerreached");
+    common::run_then_kill(dir.path(), script, "markerreached");
     for round in 0..2 {
         let db = Database::open(dir.path()).expect("reopen");
         let mut s = db.session();

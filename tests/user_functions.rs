@@ -6,34 +6,10 @@
 //! directory reopened, and its body runs again; a function created by a
 //! transaction that had not committed, or that rolled back, is gone.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use heapdb::Database;
 
 mod common;
 use common::texts;
-
-/// Runs `script` in a shell on `dir`, waits for the output line `marker`,
-/// then kills the shell with SIGKILL while the rest is still open.
-fn run_then_kill(dir: &std::path::Path, script: &str, marker: &str) {
-    let mut child = common::shell_command(dir, &[])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start heapdb");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(script.as_bytes()).expect("write script");
-    let lines = common::Lines::of(&mut child);
-    loop {
-        match lines.next() {
-            Some(l) if l.contains(marker) => break,
-            Some(_) => {}
-            None => panic!("the shell ended before printing {marker}"),
-        }
-    }
-    common::kill9(child);
-    drop(stdin);
-}
 
 #[test]
 fn committed_functions_survive_a_kill_and_uncommitted_ones_do_not() {
@@ -61,7 +37,7 @@ CREATE FUNCTION fc_uncommitted() RETURNS int LANGUAGE sql AS 'select 1';
 DROP FUNCTION fc_add;
 SELECT 'marker' || 'reached';
 ";
-    run_then_kill(dir.path(), script, "markerreached");
+    common::run_then_kill(dir.path(), script, "markerreached");
     let db = Database::open(dir.path()).expect("reopen after the kill");
     let mut s = db.session();
     assert_eq!(

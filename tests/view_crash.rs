@@ -5,36 +5,10 @@
 //! or that was rolled back, is not. The reopened view is bound afresh
 //! against its table and sees the table's recovered rows.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use heapdb::Database;
 
 mod common;
 use common::{run, texts};
-
-/// Runs `script` in a shell on `dir`, waits for the output line `marker`
-/// (the script prints it once everything before it is done), then kills
-/// the shell with SIGKILL while the rest of the script is still open.
-fn run_then_kill(dir: &std::path::Path, script: &str, marker: &str) {
-    let mut child = common::shell_command(dir, &[])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start heapdb");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(script.as_bytes()).expect("write script");
-    // stdin stays open: the last transaction is still running at the kill.
-    let lines = common::Lines::of(&mut child);
-    loop {
-        match lines.next() {
-            Some(l) if l.contains(marker) => break,
-            Some(_) => {}
-            None => panic!("the shell ended before printing {marker}"),
-        }
-    }
-    common::kill9(child);
-    drop(stdin);
-}
 
 #[test]
 fn committed_views_survive_a_kill_and_uncommitted_ones_do_not() {
@@ -57,7 +31,7 @@ CREATE VIEW vc_uncommitted AS SELECT a FROM vc_t;
 DROP VIEW vc_replaced;
 SELECT 'marker' || 'reached';
 ";
-    run_then_kill(dir.path(), script, "markerreached");
+    common::run_then_kill(dir.path(), script, "markerreached");
     let db = Database::open(dir.path()).expect("reopen after the kill");
     let mut s = db.session();
     assert_eq!(texts(&mut s, "SELECT n FROM vc_count"), [["250"]]);

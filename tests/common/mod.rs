@@ -235,6 +235,29 @@ pub fn kill9(mut child: Child) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Runs `script` in a shell on `dir`, waits for the output line `marker`
+/// (the script prints it once everything before it is done), then kills
+/// the shell with SIGKILL while the rest of the script is still open: its
+/// stdin stays open, so the last transaction is still running at the kill.
+pub fn run_then_kill(dir: &Path, script: &str, marker: &str) {
+    let mut child = shell_command(dir, &[])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start heapdb");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    stdin.write_all(script.as_bytes()).expect("write script");
+    let lines = Lines::of(&mut child);
+    loop {
+        match lines.next() {
+            Some(l) if l.contains(marker) => break,
+            Some(_) => {}
+            None => panic!("the shell ended before printing {marker}"),
+        }
+    }
+    kill9(child);
+    drop(stdin);
+}
+
 /// Kills `child` with SIGKILL and opens its data directory `dir` again
 /// (recovery runs), with a buffer pool of `shared_buffers` pages.
 pub fn kill9_and_reopen(child: Child, dir: &Path, shared_buffers: i64) -> Database {
