@@ -94,6 +94,35 @@ pub(crate) fn make_object_name(name1: &str, name2: &str, label: &str) -> String 
 }
 
 impl DdlContext<'_> {
+    /// The index name of a PRIMARY KEY or UNIQUE constraint on `columns`:
+    /// its written `name` (42P07 when a relation or an index chosen earlier
+    /// in this statement, `taken`, has it), else `t_a_pkey` / `t_a_key` as
+    /// [`Self::choose_index_name`] picks; added to `taken`.
+    pub(crate) fn constraint_index_name(
+        &self,
+        table: &TableDef,
+        name: Option<&str>,
+        columns: &[usize],
+        primary: bool,
+        taken: &mut Vec<String>,
+    ) -> Result<String> {
+        let name = match name {
+            Some(n) => {
+                let view = self.view();
+                if taken.iter().any(|t| t == n) || self.catalog.relation_name_taken(&view, n) {
+                    return Err(err!(DuplicateTable, "relation \"{n}\" already exists"));
+                }
+                n.to_string()
+            }
+            None => {
+                let label = if primary { "pkey" } else { "key" };
+                self.choose_index_name(table, columns, label, taken)
+            }
+        };
+        taken.push(name.clone());
+        Ok(name)
+    }
+
     /// PostgreSQL's `ChooseRelationName`: the first of `t_a_label`,
     /// `t_a_label1`, ... that no relation (nor an index chosen earlier in
     /// this statement, `taken`) has.
@@ -406,20 +435,8 @@ impl DdlContext<'_> {
                 })?;
                 cols.push(c);
             }
-            let name = match &key.name {
-                Some(n) => {
-                    let view = self.view();
-                    if taken.contains(n) || self.catalog.relation_name_taken(&view, n) {
-                        return Err(err!(DuplicateTable, "relation \"{n}\" already exists"));
-                    }
-                    n.clone()
-                }
-                None => {
-                    let label = if primary { "pkey" } else { "key" };
-                    self.choose_index_name(&def, &cols, label, &taken)
-                }
-            };
-            taken.push(name.clone());
+            let name =
+                self.constraint_index_name(&def, key.name.as_deref(), &cols, primary, &mut taken)?;
             let spec = IndexSpec::constraint(name, &cols, primary);
             def = self.add_index(&def, spec)?;
         }

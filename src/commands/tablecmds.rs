@@ -242,20 +242,7 @@ impl DdlContext<'_> {
             })?;
             cols.push(c);
         }
-        let name = match name {
-            Some(n) => {
-                let view = self.view();
-                if taken.iter().any(|t| t == n) || self.catalog.relation_name_taken(&view, n) {
-                    return Err(err!(DuplicateTable, "relation \"{n}\" already exists"));
-                }
-                n.to_string()
-            }
-            None => {
-                let label = if primary { "pkey" } else { "key" };
-                self.choose_index_name(&def, &cols, label, taken)
-            }
-        };
-        taken.push(name.clone());
+        let name = self.constraint_index_name(&def, name, &cols, primary, taken)?;
         let spec = IndexSpec::constraint(name, &cols, primary);
         self.add_index(&def, spec)
     }
