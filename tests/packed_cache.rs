@@ -230,3 +230,68 @@ fn cached_pages_agree_with_full_scans_under_concurrent_writers() {
         assert_eq!(again, without, "bounded, again: {q}");
     }
 }
+
+/// What the cache holds of `table`'s packed columns, as `\d+` shows it:
+/// (column, pages) in column order.
+fn held(s: &Session, table: &str) -> Vec<(String, u64)> {
+    let tables = s.list_tables().expect("tables");
+    let t = tables
+        .iter()
+        .find(|t| t.name == table)
+        .expect("table listed");
+    t.packed.iter().map(|p| (p.name.clone(), p.pages)).collect()
+}
+
+#[test]
+fn a_scan_builds_the_entries_of_the_columns_it_reads() {
+    let (_dir, db) = common::open(4096);
+    let mut s = db.session();
+    run(
+        &mut s,
+        "create table w (a int, b int, c int, d int, e text)",
+    );
+    run(
+        &mut s,
+        "insert into w select g, g * 7 % 1000, g % 97, g % 13, 'x' from generate_series(1, 30000) g",
+    );
+    run(&mut s, "vacuum w");
+    run(&mut s, "set enable_page_summaries = off");
+    run(&mut s, "set max_parallel_workers_per_gather = 0");
+    let pages = s.list_tables().expect("tables")[0].pages as u64;
+    let none = |cols: &[&str]| -> Vec<(String, u64)> {
+        ["a", "b", "c", "d"]
+            .iter()
+            .map(|c| (c.to_string(), if cols.contains(c) { pages } else { 0 }))
+            .collect()
+    };
+    assert_eq!(held(&s, "w"), none(&[]), "nothing before a scan");
+    let one = "select count(*) from w where b >= 500";
+    assert_eq!(
+        packed_figures(&mut s, one),
+        (0, pages),
+        "built: b's entries"
+    );
+    assert_eq!(held(&s, "w"), none(&["b"]), "b's values alone");
+    assert_eq!(packed_figures(&mut s, one), (pages, 0));
+    // A scan of a and b: b is held, a is not, so it reads each page and
+    // adds a's entries; then both are held.
+    let two = "select sum(a) from w where b >= 500";
+    assert_eq!(packed_figures(&mut s, two), (0, pages));
+    assert_eq!(held(&s, "w"), none(&["a", "b"]));
+    assert_eq!(packed_figures(&mut s, two), (pages, 0));
+    assert_eq!(
+        rows_text(&run(&mut s, two)),
+        vec![vec![(1..=30000i64)
+            .filter(|g| g * 7 % 1000 >= 500)
+            .sum::<i64>()
+            .to_string()]]
+    );
+    // A change drops every column's entry of its pages (the old
+    // version's, and the new one's when it went to another page).
+    run(&mut s, "update w set c = 0 where a = 1");
+    let after = held(&s, "w");
+    let left = after[0].1;
+    assert!(left < pages && left + 2 >= pages, "{after:?} of {pages}");
+    assert_eq!(after[1].1, left, "a's and b's entries go together");
+    assert_eq!(packed_figures(&mut s, two), (left, 0));
+}

@@ -270,6 +270,34 @@ fn describe_lists_and_describes_tables() {
 }
 
 #[test]
+fn describe_plus_shows_the_packed_columns_held() {
+    let (out, err, _) = run(
+        &[],
+        "create table t (a int, b int, c date, s text);\n\
+         insert into t select g, g % 10, date '2000-01-01' + g, 'x' from generate_series(1, 2000) g;\n\
+         vacuum t;\n\\d+ t\n\
+         set enable_page_summaries = off;\nselect count(*) from t where b > 4;\n\\d+ t\n",
+    );
+    assert_eq!(err, "");
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("Packed columns:"))
+        .collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some("Packed columns: a (none), b (none), c (none)"),
+        "{out}"
+    );
+    let held = lines.get(1).copied().unwrap_or_default();
+    assert!(
+        held.starts_with("Packed columns: a (none), b (")
+            && held.ends_with(" bytes), c (none)")
+            && held.contains(" pages, "),
+        "{out}"
+    );
+}
+
+#[test]
 fn locked_data_directory_is_a_clear_error() {
     let dir = tempfile::tempdir().expect("temp dir");
     let _db = heapdb::database::Database::open(dir.path()).expect("open");

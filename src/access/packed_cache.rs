@@ -1,10 +1,15 @@
 //! A relation's packed column cache: for an all-visible heap page, the
-//! values of its leading 4-byte integer columns (`int4`, `date`), one
-//! `i32` slice per column in line pointer order, so a scan of a page in
-//! random key order reads 4 bytes per value instead of the tuples
-//! (`exec::fastpath::packed`). Built by the first scan that reads the page
-//! whole (an entry of no columns says the page is not one the fast path
-//! takes: a NULL, a short tuple); held in memory only.
+//! values of each of its leading 4-byte integer columns (`int4`, `date`)
+//! a scan has read, one entry per page and column holding an `i32` per
+//! row in line pointer order, so a scan of a page in random key order
+//! reads 4 bytes per value of the columns it needs and nothing else
+//! (`exec::fastpath::packed`). A scan that misses builds the entries of
+//! the columns it reads, not of every packed column: a query on one
+//! column of a wide table keeps that column's values alone, a quarter of
+//! the memory of four, and its reads stream through them (entries of
+//! other columns, interleaved between them, would halve the bandwidth a
+//! scan gets). A page the fast path does not take (a NULL, a short tuple)
+//! gets the declined mark in every column's slot; held in memory only.
 //!
 //! # Invariants
 //!
@@ -27,10 +32,19 @@
 //!    so before the commit) sees. So a scan answers a block from its entry
 //!    without reading the page (`exec::fastpath::packed`).
 //! 3. *No stale entry is ever stored.* A reader takes the block's generation
-//!    ([`Reader::get`]) before it checks the bit and reads the page,
+//!    ([`Reader::generation`]) before it checks the bit and reads the page,
 //!    and stores ([`PackedCache::put`]) only if the generation is still
 //!    that one, exactly as the summary cache does
-//!    (`access::summary_cache`, invariant 3).
+//!    (`access::summary_cache`, invariant 3). Entries a scan finds for
+//!    one block's columns were built by different scans, but while the
+//!    block's generation stands all of them are the same page's (1); the
+//!    look-ups of two columns can straddle a change only if the page came
+//!    back all-visible in between, which needs every tuple on it visible
+//!    to every snapshot the horizon keeps, the scan's own included: the
+//!    page then holds exactly the tuples that snapshot sees, as it did
+//!    before, in the same line pointer order (a change that prunes only
+//!    removes dead line pointers; one that adds a tuple adds one the
+//!    snapshot cannot see, so the page stays not all-visible).
 //! 4. *An unlinked entry is freed only when no reader can hold it.* A
 //!    reader looks entries up without a lock or a reference count: it
 //!    holds a [`Reader`] (one per scan), which pins the cache's epoch; an
@@ -55,14 +69,14 @@
 //! is not enough it stores nothing (so the figure passes the bound by at
 //! most one page's entry).
 //!
-//! Layout: per block an entry pointer, read without a lock, and a
-//! generation behind its own lock (taken by writers and by a reader that
-//! misses), in chunks of 1,024 blocks made on first use (the first 32 GB
-//! of a heap are covered), so the participants of a parallel scan,
-//! reading different blocks, never share a lock. An entry is one
-//! allocation (a header and the columns), so a hit costs one pointer load
-//! and the lines of the columns read, which a scan prefetches a few
-//! blocks ahead ([`Reader::prefetch`]).
+//! Layout: per block a pointer per packed column to its entry, read
+//! without a lock, and a generation behind its own lock (taken by writers
+//! and by a reader that misses), in chunks of 1,024 blocks made on first
+//! use (the first 32 GB of a heap are covered), so the participants of a
+//! parallel scan, reading different blocks, never share a lock. An entry
+//! is one allocation (a header and the values), so a hit costs a pointer
+//! load per column and the lines of the values, which a scan prefetches
+//! a few blocks ahead ([`Reader::prefetch`]).
 
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::SeqCst};
 use std::sync::OnceLock;
@@ -73,7 +87,7 @@ use super::heap::HeapRelation;
 use super::vm;
 use crate::storage::{BlockNumber, ForkNumber};
 
-/// The most columns an entry holds.
+/// The most packed columns a relation has (slots per block).
 pub const PACKED_MAX: usize = 4;
 
 /// Bytes held by every relation's entries, retired ones included.
@@ -98,25 +112,36 @@ pub fn used() -> usize {
     USED.load(SeqCst)
 }
 
-/// Words of an entry's header: the tag (two words), rows, columns.
+/// Words of an entry's header: the tag (two words), rows, and 1 (0 for
+/// the declined mark).
 const HEADER: usize = 4;
 
-/// One page's packed columns as a reader sees them: a header of
-/// [`HEADER`] words, then column `k`'s values at `k * rows .. (k + 1) *
-/// rows` past it. Borrowed from an [`Entry`] or, under a [`Reader`], from
-/// the cache.
+/// The declined mark: a static header of no rows and no column, linked
+/// in every column slot of a block the fast path does not take; never
+/// counted, retired or freed.
+static DECLINED: [i32; HEADER] = [0; HEADER];
+
+/// The declined mark's address, as slots hold it.
+fn declined_ptr() -> *mut i32 {
+    DECLINED.as_ptr() as *mut i32
+}
+
+/// One page's values of one packed column as a reader sees them: a
+/// header of [`HEADER`] words, then a value per row. Borrowed from an
+/// [`Entry`] or, under a [`Reader`], from the cache.
 #[repr(transparent)]
-pub struct PackedPage {
+pub struct PackedColumn {
     words: [i32],
 }
 
-impl PackedPage {
-    fn of(words: &[i32]) -> &PackedPage {
-        // SAFETY: `PackedPage` is a transparent wrapper of `[i32]`.
-        unsafe { &*(words as *const [i32] as *const PackedPage) }
+impl PackedColumn {
+    fn of(words: &[i32]) -> &PackedColumn {
+        // SAFETY: `PackedColumn` is a transparent wrapper of `[i32]`.
+        unsafe { &*(words as *const [i32] as *const PackedColumn) }
     }
 
-    /// Which columns the entry holds, as its maker named them.
+    /// Which layout of packed columns the entry was made for, as its maker
+    /// named it.
     pub fn tag(&self) -> u64 {
         u64::from(self.words[0] as u32) | (u64::from(self.words[1] as u32) << 32)
     }
@@ -127,24 +152,25 @@ impl PackedPage {
         self.words[2] as usize
     }
 
-    /// Columns held.
+    /// Whether this is the declined mark (the fast path does not take
+    /// the page).
     #[inline]
-    pub fn ncols(&self) -> usize {
-        self.words[3] as usize
+    pub fn declined(&self) -> bool {
+        self.words[3] == 0
     }
 
-    /// Column `k`'s values.
+    /// The values, one per row.
     #[inline]
-    pub fn column(&self, k: usize) -> &[i32] {
-        let r = self.rows();
-        &self.words[HEADER + k * r..HEADER + (k + 1) * r]
+    pub fn values(&self) -> &[i32] {
+        &self.words[HEADER..]
     }
 }
 
 /// Words of the entry whose first word is at `p`.
 ///
 /// # Safety
-/// `p` is an entry's first word ([`Entry::into_raw`]), not yet freed.
+/// `p` is an entry's first word ([`Entry::into_raw`]) not yet freed, or
+/// the declined mark.
 unsafe fn words_at(p: *const i32) -> usize {
     HEADER + *p.add(2) as usize * *p.add(3) as usize
 }
@@ -153,8 +179,8 @@ unsafe fn words_at(p: *const i32) -> usize {
 ///
 /// # Safety
 /// As [`words_at`], and the entry outlives `'a`.
-unsafe fn page_at<'a>(p: *const i32) -> &'a PackedPage {
-    PackedPage::of(std::slice::from_raw_parts(p, words_at(p)))
+unsafe fn column_at<'a>(p: *const i32) -> &'a PackedColumn {
+    PackedColumn::of(std::slice::from_raw_parts(p, words_at(p)))
 }
 
 /// What an entry of `words` words counts for in the memory figure.
@@ -162,34 +188,30 @@ fn entry_bytes(words: usize) -> usize {
     2 * std::mem::size_of::<usize>() + words * 4
 }
 
-/// One page's packed columns, owned (one allocation): counted in the
-/// process-wide figure until dropped.
+/// One page's values of one packed column, owned (one allocation):
+/// counted in the process-wide figure until dropped.
 #[derive(Debug)]
 pub struct Entry(Box<[i32]>);
 
 impl Entry {
-    /// The first `rows` values of each of `cols` (at most
-    /// [`PACKED_MAX`]), which columns they are named by `tag`.
-    pub fn new(tag: u64, cols: &[&[i32]], rows: usize) -> Entry {
-        debug_assert!(cols.len() <= PACKED_MAX);
-        let mut w = Vec::with_capacity(HEADER + cols.len() * rows);
+    /// An entry of `values` (a row each), made for the layout `tag`.
+    pub fn new(tag: u64, values: &[i32]) -> Entry {
+        let mut w = Vec::with_capacity(HEADER + values.len());
         w.extend_from_slice(&[
             tag as u32 as i32,
             (tag >> 32) as u32 as i32,
-            rows as i32,
-            cols.len() as i32,
+            values.len() as i32,
+            1,
         ]);
-        for c in cols {
-            w.extend_from_slice(&c[..rows]);
-        }
+        w.extend_from_slice(values);
         let e = Entry(w.into_boxed_slice());
         USED.fetch_add(e.bytes(), SeqCst);
         e
     }
 
-    /// The entry's columns.
-    pub fn page(&self) -> &PackedPage {
-        PackedPage::of(&self.0)
+    /// The entry's column.
+    pub fn column(&self) -> &PackedColumn {
+        PackedColumn::of(&self.0)
     }
 
     fn bytes(&self) -> usize {
@@ -222,20 +244,20 @@ impl Drop for Entry {
     }
 }
 
-/// What [`Reader::get`] found.
-#[derive(Debug)]
-pub enum Lookup<'r> {
-    /// The block's entry, valid while the reader lives.
-    Hit(&'r PackedPage),
-    /// No entry: build it and [`PackedCache::put`] it with this generation.
-    Miss(u64),
+/// What [`PackedCache::put`] is given for a block.
+pub enum Put {
+    /// Entries of these packed columns (by position among them).
+    Columns(Vec<(usize, Entry)>),
+    /// The fast path does not take the page: the declined mark in every
+    /// column's slot.
+    Declined,
 }
 
-impl std::fmt::Debug for PackedPage {
+impl std::fmt::Debug for PackedColumn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PackedPage")
+        f.debug_struct("PackedColumn")
             .field("rows", &self.rows())
-            .field("ncols", &self.ncols())
+            .field("declined", &self.declined())
             .finish_non_exhaustive()
     }
 }
@@ -247,12 +269,13 @@ const CHUNK: usize = 1024;
 /// heap) are never cached.
 const CHUNKS: usize = 4096;
 
-/// The slots of [`CHUNK`] neighbouring blocks: each block's entry (its
-/// first word, [`Entry::into_raw`]; null for none), read without a lock,
-/// and its generation behind its own lock, so the participants of a
-/// parallel scan, reading different blocks, never wait on each other.
+/// The slots of [`CHUNK`] neighbouring blocks: each block's entry of each
+/// packed column (its first word, [`Entry::into_raw`]; null for none),
+/// read without a lock, and its generation behind its own lock, so the
+/// participants of a parallel scan, reading different blocks, never wait
+/// on each other.
 struct Chunk {
-    pages: [AtomicPtr<i32>; CHUNK],
+    pages: [[AtomicPtr<i32>; PACKED_MAX]; CHUNK],
     gens: [Mutex<u64>; CHUNK],
 }
 
@@ -296,28 +319,37 @@ pub struct Reader<'c> {
 }
 
 impl Reader<'_> {
-    /// The entry of `block` (`Miss(u64::MAX)`, which no `put` accepts, for
-    /// a block past what the cache covers).
+    /// The entry of packed column `k` of `block` (the declined mark
+    /// included), if any.
     #[inline]
-    pub fn get(&self, block: BlockNumber) -> Lookup<'_> {
+    pub fn get(&self, block: BlockNumber, k: usize) -> Option<&PackedColumn> {
         let b = block as usize;
-        let Some(c) = self.cache.chunk(b, true) else {
-            return Lookup::Miss(u64::MAX);
-        };
-        let i = b % CHUNK;
+        let c = self.cache.chunk(b, false)?;
         // SeqCst: a plain load on x86, and it orders the load after this
         // reader's pin for the reclamation (invariant 4).
-        let p = c.pages[i].load(SeqCst);
+        let p = c.pages[b % CHUNK][k].load(SeqCst);
         if p.is_null() {
-            return Lookup::Miss(*c.gens[i].lock());
+            return None;
         }
         // SAFETY: `p` was linked after this reader pinned, so it is freed
-        // only after the reader is dropped (invariant 4).
-        Lookup::Hit(unsafe { page_at(p) })
+        // only after the reader is dropped (invariant 4); or it is the
+        // static declined mark.
+        Some(unsafe { column_at(p) })
     }
 
-    /// Asks the CPU to load, of `block`'s entry (if any), the header and
-    /// columns `cols` (a bit per column), guessing the entry holds `rows`
+    /// `block`'s generation, taken before its page is read to build
+    /// entries that [`PackedCache::put`] then stores with it (`u64::MAX`,
+    /// which no `put` accepts, for a block past what the cache covers).
+    pub fn generation(&self, block: BlockNumber) -> u64 {
+        let b = block as usize;
+        match self.cache.chunk(b, true) {
+            Some(c) => *c.gens[b % CHUNK].lock(),
+            None => u64::MAX,
+        }
+    }
+
+    /// Asks the CPU to load, of `block`'s entries of the columns `cols` (a
+    /// bit per column), the header and values, guessing each holds `rows`
     /// rows: a scan calls it a few blocks ahead of the one it reads, whose
     /// row count is the guess. Never faults, whatever the guess.
     #[inline]
@@ -326,20 +358,18 @@ impl Reader<'_> {
         let Some(c) = self.cache.chunk(b, false) else {
             return;
         };
-        let p = c.pages[b % CHUNK].load(SeqCst);
-        if p.is_null() {
-            return;
-        }
-        prefetch_line(p as *const u8);
-        for k in 0..PACKED_MAX {
+        let slots = &c.pages[b % CHUNK];
+        let end = (HEADER + rows) * 4;
+        for (k, slot) in slots.iter().enumerate() {
             if cols & (1 << k) == 0 {
                 continue;
             }
-            let from = (HEADER + k * rows) * 4;
-            let to = (HEADER + (k + 1) * rows) * 4;
-            // Line by line, from the line holding the column's first value.
-            let mut at = from & !63;
-            while at < to {
+            let p = slot.load(SeqCst);
+            if p.is_null() {
+                continue;
+            }
+            let mut at = 0;
+            while at < end {
                 prefetch_line((p as *const u8).wrapping_add(at));
                 at += 64;
             }
@@ -403,7 +433,9 @@ impl PackedCache {
     #[cold]
     fn make_chunk<'s>(&'s self, cell: &'s AtomicPtr<Chunk>) -> Option<&'s Chunk> {
         let fresh = Box::into_raw(Box::new(Chunk {
-            pages: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
+            pages: std::array::from_fn(|_| {
+                std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut()))
+            }),
             gens: std::array::from_fn(|_| Mutex::new(0)),
         }));
         let p = match cell.compare_exchange(std::ptr::null_mut(), fresh, SeqCst, SeqCst) {
@@ -433,32 +465,52 @@ impl PackedCache {
         }
     }
 
-    /// Stores `entry` as `block`'s, read after a [`Lookup::Miss`] with
-    /// generation `gen`: nothing when the block changed since, or when the
-    /// memory bound leaves no room. Returns whether it was stored.
-    pub fn put(&self, block: BlockNumber, gen: u64, entry: Entry) -> bool {
+    /// Stores `put` as `block`'s, read after taking generation `gen`
+    /// ([`Reader::generation`]): nothing when the block changed since, or
+    /// when the memory bound leaves no room; a column whose slot is taken
+    /// keeps its entry. Returns how many slots it filled.
+    pub fn put(&self, block: BlockNumber, gen: u64, put: Put) -> usize {
         let limit = LIMIT.load(SeqCst);
         if USED.load(SeqCst) > limit {
             self.evict(limit, block);
             if USED.load(SeqCst) > limit {
-                return false;
+                return 0;
             }
         }
         let b = block as usize;
         let Some(c) = self.chunk(b, false) else {
-            return false;
+            return 0;
         };
+        let slots = &c.pages[b % CHUNK];
         let g = c.gens[b % CHUNK].lock();
         if *g != gen {
-            return false;
+            return 0;
         }
-        let old = c.pages[b % CHUNK].swap(entry.into_raw(), SeqCst);
-        drop(g);
-        self.retire(&[old]);
-        true
+        let null = std::ptr::null_mut();
+        let mut filled = 0;
+        match put {
+            Put::Declined => {
+                for s in slots {
+                    let swapped = s.compare_exchange(null, declined_ptr(), SeqCst, SeqCst);
+                    filled += usize::from(swapped.is_ok());
+                }
+            }
+            Put::Columns(entries) => {
+                for (k, e) in entries {
+                    let p = e.into_raw();
+                    if slots[k].compare_exchange(null, p, SeqCst, SeqCst).is_ok() {
+                        filled += 1;
+                    } else {
+                        // SAFETY: never linked.
+                        drop(unsafe { Entry::from_raw(p) });
+                    }
+                }
+            }
+        }
+        filled
     }
 
-    /// Unlinks `block`'s entry and bumps its generation: called after
+    /// Unlinks `block`'s entries and bumps its generation: called after
     /// every change of the block's visibility-map entry. A block whose
     /// chunk does not exist has no reader that took its generation yet (a
     /// reader makes the chunk first), so there is nothing to do.
@@ -467,23 +519,25 @@ impl PackedCache {
         if let Some(c) = self.chunk(b, false) {
             let mut g = c.gens[b % CHUNK].lock();
             *g += 1;
-            let old = c.pages[b % CHUNK].swap(std::ptr::null_mut(), SeqCst);
+            let old: [*mut i32; PACKED_MAX] =
+                std::array::from_fn(|k| c.pages[b % CHUNK][k].swap(std::ptr::null_mut(), SeqCst));
             drop(g);
-            self.retire(&[old]);
+            self.retire(&old);
         }
     }
 
-    /// Hands unlinked entries (nulls skipped) to the reclamation, then
-    /// frees what no reader can hold any more.
+    /// Hands unlinked entries (nulls and the declined mark skipped) to the
+    /// reclamation, then frees what no reader can hold any more.
     fn retire(&self, old: &[*mut i32]) {
-        if old.iter().all(|p| p.is_null()) {
+        let owned = |p: &&*mut i32| !p.is_null() && **p != declined_ptr();
+        if !old.iter().any(|p| owned(&p)) {
             return;
         }
         {
             let mut r = self.retired.lock();
             // Read after the unlinking (invariant 4).
             let e = self.epoch.load(SeqCst);
-            for &p in old.iter().filter(|p| !p.is_null()) {
+            for &p in old.iter().filter(owned) {
                 // SAFETY: unlinked and not yet freed.
                 RETIRED.fetch_add(entry_bytes(unsafe { words_at(p) }), SeqCst);
                 r.push(Retired(e, p));
@@ -528,11 +582,44 @@ impl PackedCache {
         })
     }
 
-    /// Blocks holding an entry (for tests).
+    /// Blocks holding an entry of some column (the declined mark
+    /// included).
     pub fn pages(&self) -> usize {
         self.made()
-            .map(|c| c.pages.iter().filter(|p| !p.load(SeqCst).is_null()).count())
+            .map(|c| {
+                c.pages
+                    .iter()
+                    .filter(|s| s.iter().any(|p| !p.load(SeqCst).is_null()))
+                    .count()
+            })
             .sum()
+    }
+
+    /// Per packed column, the pages holding its entry made for the layout
+    /// `tag` and the bytes those entries count for (declined marks not
+    /// counted): what `\d+` shows.
+    pub fn columns(&self, tag: u64) -> [(u64, u64); PACKED_MAX] {
+        // Pinned, so an entry read here is not freed under the reading
+        // (invariant 4).
+        let _pin = self.reader();
+        let mut out = [(0u64, 0u64); PACKED_MAX];
+        for c in self.made() {
+            for slots in &c.pages {
+                for (k, s) in slots.iter().enumerate() {
+                    let p = s.load(SeqCst);
+                    if p.is_null() || p == declined_ptr() {
+                        continue;
+                    }
+                    // SAFETY: linked after the pin (see above).
+                    let e = unsafe { column_at(p) };
+                    if e.tag() == tag {
+                        out[k].0 += 1;
+                        out[k].1 += entry_bytes(e.words.len()) as u64;
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Drops every entry (the generations stay).
@@ -541,6 +628,7 @@ impl PackedCache {
             let old: Vec<*mut i32> = c
                 .pages
                 .iter()
+                .flatten()
                 .map(|p| p.swap(std::ptr::null_mut(), SeqCst))
                 .collect();
             self.retire(&old);
@@ -549,7 +637,7 @@ impl PackedCache {
 
     /// Unlinks entries in clock order, from the hand on, until the linked
     /// entries of every relation hold under `limit` with an eighth of it
-    /// to spare, or every made slot was looked at once; `block`'s is left.
+    /// to spare, or every made slot was looked at once; `block`'s are left.
     /// (Entries unlinked but still held by a reader stay counted until
     /// freed, so a `put` in the same scan may still find no room.)
     fn evict(&self, limit: usize, block: BlockNumber) {
@@ -570,9 +658,12 @@ impl PackedCache {
                         b = ci * CHUNK + i;
                         break 'clock;
                     }
-                    if ci * CHUNK + i != block as usize {
-                        let p = c.pages[i].swap(std::ptr::null_mut(), SeqCst);
-                        if !p.is_null() {
+                    if ci * CHUNK + i == block as usize {
+                        continue;
+                    }
+                    for s in &c.pages[i] {
+                        let p = s.swap(std::ptr::null_mut(), SeqCst);
+                        if !p.is_null() && p != declined_ptr() {
                             // SAFETY: unlinked just now, not yet retired.
                             unlinked += entry_bytes(unsafe { words_at(p) });
                             old.push(p);
@@ -603,9 +694,9 @@ impl Drop for PackedCache {
                 }
                 // SAFETY: published once, dropped once, here.
                 let chunk = unsafe { Box::from_raw(p) };
-                for e in &chunk.pages {
+                for e in chunk.pages.iter().flatten() {
                     let q = e.load(SeqCst);
-                    if !q.is_null() {
+                    if !q.is_null() && q != declined_ptr() {
                         // SAFETY: linked, owned by the slot alone.
                         drop(unsafe { Entry::from_raw(q) });
                     }
@@ -636,122 +727,4 @@ impl HeapRelation {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(v: i32) -> Entry {
-        Entry::new(1, &[&[v, v + 1], &[-v, 0]], 2)
-    }
-
-    fn miss(r: &Reader<'_>, block: BlockNumber) -> u64 {
-        match r.get(block) {
-            Lookup::Miss(g) => g,
-            Lookup::Hit(_) => panic!("block {block} has an entry"),
-        }
-    }
-
-    #[test]
-    fn a_change_between_get_and_put_stores_nothing() {
-        // The bound is process-wide: another test may have changed it.
-        set_limit(1 << 30);
-        let c = PackedCache::default();
-        let r = c.reader();
-        let g = miss(&r, 3);
-        assert!(c.put(3, g, entry(1)));
-        let Lookup::Hit(p) = r.get(3) else {
-            panic!("stored")
-        };
-        assert_eq!(p.column(0), &[1, 2]);
-        assert_eq!(p.column(1), &[-1, 0]);
-        assert_eq!((p.tag(), p.rows(), p.ncols()), (1, 2, 2));
-        c.invalidate(3);
-        // Unlinked, but the reader that took it still reads it.
-        assert_eq!(p.column(0), &[1, 2]);
-        let g = miss(&r, 3);
-        c.invalidate(3);
-        assert!(!c.put(3, g, entry(2)), "a writer came between");
-        // A block no reader looked at: no chunk, and a reader after the
-        // writer sees the writer's change.
-        c.invalidate(5000);
-        let g = miss(&r, 5000);
-        assert!(c.put(5000, g, entry(3)));
-        // Past what the cache covers: never stored.
-        let far = (CHUNKS * CHUNK) as BlockNumber;
-        let g = miss(&r, far);
-        assert!(!c.put(far, g, entry(4)));
-        assert_eq!(c.pages(), 1);
-        c.clear();
-        assert_eq!(c.pages(), 0);
-    }
-
-    #[test]
-    fn unlinked_entries_are_freed_once_their_readers_are_gone() {
-        set_limit(1 << 30);
-        let c = PackedCache::default();
-        let early = c.reader();
-        let g = miss(&early, 7);
-        assert!(c.put(7, g, Entry::new(9, &[&[5; 61]], 61)));
-        let Lookup::Hit(p) = early.get(7) else {
-            panic!("stored")
-        };
-        c.invalidate(7);
-        // Readers come and go while `early` holds the entry.
-        for _ in 0..10 {
-            let r = c.reader();
-            miss(&r, 7);
-            c.invalidate(8);
-        }
-        assert_eq!(c.retired.lock().len(), 1, "held by the early reader");
-        assert_eq!(p.column(0), &[5; 61][..]);
-        drop(early);
-        assert_eq!(c.retired.lock().len(), 0, "freed with its last reader");
-    }
-
-    #[test]
-    fn readers_and_writers_at_once_read_only_live_entries() {
-        set_limit(1 << 30);
-        let c = PackedCache::default();
-        std::thread::scope(|s| {
-            for t in 0..3u32 {
-                let c = &c;
-                s.spawn(move || {
-                    for round in 0..2000u32 {
-                        let r = c.reader();
-                        for b in 0..8 {
-                            match r.get(b) {
-                                Lookup::Hit(p) => {
-                                    // Every entry holds its block twice.
-                                    assert_eq!(p.column(0), &[b as i32; 32][..]);
-                                    assert_eq!(p.column(1), &[b as i32; 32][..]);
-                                }
-                                Lookup::Miss(g) => {
-                                    let v = [b as i32; 32];
-                                    c.put(b, g, Entry::new(2, &[&v, &v], 32));
-                                }
-                            }
-                        }
-                        if (round + t) % 3 == 0 {
-                            c.invalidate(round % 8);
-                        }
-                    }
-                });
-            }
-        });
-        drop(c);
-    }
-
-    #[test]
-    fn entries_are_counted_until_dropped() {
-        // The bound is process-wide: another test may have changed it.
-        set_limit(1 << 30);
-        let c = PackedCache::default();
-        let before = used();
-        let e = entry(7);
-        let bytes = e.bytes();
-        assert!(used() >= before + bytes || used() < before, "counted");
-        let g = miss(&c.reader(), 0);
-        assert!(c.put(0, g, e));
-        c.invalidate(0);
-        assert_eq!(c.pages(), 0);
-    }
-}
+mod tests;

@@ -249,9 +249,8 @@ impl OnPage<'_> {
         let n = match looked {
             // The summaries wanted the page read: its entry, if still there.
             Looked::Hit => match pk.cached(block) {
-                Cached::Hit(p) => {
-                    let cols = pk.columns(p);
-                    return Ok(Some(self.take_packed(cols, p.rows(), fixed, builders)));
+                Cached::Hit(h) => {
+                    return Ok(Some(self.take_packed(h.cols, h.rows, fixed, builders)));
                 }
                 _ => None,
             },
@@ -569,7 +568,7 @@ impl SeqScanOp<'_> {
             return Some(Looked::Declined);
         };
         match pk.cached(block) {
-            Cached::Hit(p) if !wants_fill(self.summaries.as_ref(), block) => {
+            Cached::Hit(h) if !wants_fill(self.summaries.as_ref(), block) => {
                 let mut on = OnPage {
                     page_agg: &mut self.page_agg,
                     page_group: &mut self.page_group,
@@ -580,7 +579,7 @@ impl SeqScanOp<'_> {
                     counted: &mut self.counted,
                     removed: &mut self.removed,
                 };
-                self.pending += on.take_packed(pk.columns(p), p.rows(), fixed, &mut self.builders);
+                self.pending += on.take_packed(h.cols, h.rows, fixed, &mut self.builders);
                 self.pages.page();
                 None
             }

@@ -27,6 +27,18 @@ pub struct ColumnInfo {
     pub storage: &'static str,
 }
 
+/// One packed column of a table and what the packed column cache holds
+/// of it (`\d+`'s `Packed columns:`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackedInfo {
+    /// Column name.
+    pub name: String,
+    /// Pages whose values of the column the cache holds.
+    pub pages: u64,
+    /// Bytes those entries take.
+    pub bytes: u64,
+}
+
 /// One table, as `\d` and `\dt+` list it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableInfo {
@@ -64,6 +76,9 @@ pub struct TableInfo {
     pub children: Vec<String>,
     /// Its storage parameters, `name=value` (`\d+`'s `Options:`).
     pub options: Vec<String>,
+    /// Its packed columns (the leading `int4`/`date` ones a scan can read
+    /// from the packed column cache), with what the cache holds of each.
+    pub packed: Vec<PackedInfo>,
 }
 
 impl Session {
@@ -207,11 +222,35 @@ impl Session {
                     c
                 },
                 options: def.options.clone(),
+                packed: packed_info(&def, &rel)?,
             });
             self.describe_foreign_keys(&view, &def, out.last_mut());
         }
         Ok(out)
     }
+}
+
+/// `def`'s packed columns and what `rel`'s packed column cache holds of
+/// each.
+fn packed_info(
+    def: &crate::catalog::TableDef,
+    rel: &crate::access::heap::HeapRelation,
+) -> Result<Vec<PackedInfo>> {
+    let desc = crate::exec::scan::tuple_desc(def)?;
+    let types: Vec<_> = def.columns.iter().map(|c| c.ty).collect();
+    let Some(p) = crate::exec::fastpath::packed::PackedLayout::of(&desc, &types) else {
+        return Ok(Vec::new());
+    };
+    let held = rel.packed_cache().columns(p.tag);
+    Ok(p.columns
+        .iter()
+        .zip(held)
+        .map(|(&i, (pages, bytes))| PackedInfo {
+            name: def.columns[i].name.clone(),
+            pages,
+            bytes,
+        })
+        .collect())
 }
 
 /// The `Check constraints:` lines of `def`: `"name" CHECK (cond)`.

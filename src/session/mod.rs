@@ -78,7 +78,7 @@ pub use crate::error::parse_error;
 pub use crate::exec::progress::{Progress, ProgressHook, ProgressUnit};
 pub use commit_ack::{CommitAck, CommitGate};
 pub use copy::{CopyIo, CopyProgress, ProgressFn};
-pub use describe::{ColumnInfo, IndexInfo, TableInfo};
+pub use describe::{ColumnInfo, IndexInfo, PackedInfo, TableInfo};
 pub(crate) use query::StmtCtx;
 pub use result::{Column, Notice, QueryResult, Timing};
 pub use view_info::ViewInfo;

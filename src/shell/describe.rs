@@ -119,6 +119,7 @@ impl Runner {
                 if !t.options.is_empty() {
                     footer.push_str(&format!("Options: {}\n", t.options.join(", ")));
                 }
+                packed_footer(&mut footer, t);
             }
             let schema = t.temp_schema.as_deref().unwrap_or("public");
             self.print_titled(
@@ -343,6 +344,25 @@ impl Runner {
         let _ = self.query_output().write_all(out.as_bytes());
         let _ = self.query_output().write_all(&table);
     }
+}
+
+/// heapdb's own `\d+` line: the table's packed columns and what the
+/// packed column cache holds of each (`b (1024 pages, 760 kB)`, or
+/// `none` for a column it holds nothing of). No line for a table without
+/// packed columns.
+fn packed_footer(footer: &mut String, t: &TableInfo) {
+    if t.packed.is_empty() {
+        return;
+    }
+    let cols: Vec<String> = t
+        .packed
+        .iter()
+        .map(|p| match p.pages {
+            0 => format!("{} (none)", p.name),
+            n => format!("{} ({n} pages, {})", p.name, size_pretty(p.bytes)),
+        })
+        .collect();
+    footer.push_str(&format!("Packed columns: {}\n", cols.join(", ")));
 }
 
 /// `size` in bytes as `pg_size_pretty` shows it (`8192 bytes`, `16 kB`).

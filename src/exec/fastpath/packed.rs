@@ -1,10 +1,10 @@
 //! A scan's use of the packed column cache (`access::packed_cache`): a
-//! block with an entry is answered from it before the scan reads the
-//! page (no pin, no page lock, no page header touched: the values of the
-//! table's leading 4-byte integer columns, 4 bytes each); a block without
-//! one is read, and when it is ALL_VISIBLE its values are read by the
-//! fused column loop ([`super::fixed_scan::fused_page_values`]) and
-//! stored for the next scan.
+//! block with an entry for every column the scan reads is answered from
+//! them before the scan reads the page (no pin, no page lock, no page
+//! header touched: 4 bytes a value); any other block is read, and when
+//! it is ALL_VISIBLE its values are read by the fused column loop
+//! ([`super::fixed_scan::fused_page_values`]) and the entries of the
+//! columns the scan reads stored for the next scan.
 //!
 //! Applies when every column the scan reads is one of the *packed columns*:
 //! the table's first [`PACKED_MAX`] `int4`/`date` columns that only
@@ -23,7 +23,7 @@ use std::cell::Cell;
 
 use crate::access::heap::tuple::TupleDesc;
 use crate::access::heap::HeapRelation;
-use crate::access::packed_cache::{Entry, Lookup, PackedPage, Reader, PACKED_MAX};
+use crate::access::packed_cache::{Entry, Put, Reader, PACKED_MAX};
 use crate::error::Result;
 use crate::storage::prefetch::Ahead;
 use crate::storage::BlockNumber;
@@ -34,20 +34,30 @@ use super::fixed_scan::{fixed_layout, fused_page_values, FixedColumn, PageColumn
 /// How many blocks ahead of a hit the scan prefetches its entry.
 const PREFETCH_BLOCKS: BlockNumber = 3;
 
+/// A block's values of the scan's fused columns, from the cache.
+#[derive(Clone, Copy)]
+pub struct Hit<'p> {
+    /// The fused column `k`'s values (the places past the fused layout
+    /// repeat the first).
+    pub cols: [&'p [i32]; FUSED_MAX],
+    /// Rows on the page.
+    pub rows: usize,
+}
+
 /// What the cache holds for a block ([`PackedScan::cached`]).
 pub enum Cached<'p> {
-    /// The page's packed columns, in this scan's layout.
-    Hit(&'p PackedPage),
-    /// An entry that does not serve: the fused loop declined the page, or
-    /// the entry was made for another layout. The page is read.
+    /// An entry of every column the scan reads, in this scan's layout.
+    Hit(Hit<'p>),
+    /// A mark that does not serve: the fused loop declined the page, or
+    /// an entry was made for another layout. The page is read.
     Declined,
-    /// No entry: the page is read, and its entry built
+    /// Some column has no entry: the page is read, and the entries built
     /// ([`PackedScan::build`]) with this generation.
     Miss(u64),
 }
 
 impl Cached<'_> {
-    /// What was found, without the entry (which a caller that must read
+    /// What was found, without the entries (which a caller that must read
     /// the page anyway looks up again).
     pub fn looked(&self) -> Looked {
         match self {
@@ -69,6 +79,45 @@ pub enum Looked {
     Miss(u64),
 }
 
+/// A table's packed columns: the first [`PACKED_MAX`] `int4`/`date`
+/// columns that only fixed-width attributes precede.
+pub struct PackedLayout {
+    /// The packed columns, by attribute number from 0.
+    pub columns: Vec<usize>,
+    /// Their layout in a tuple (`out` = position among them).
+    pub layout: Vec<FixedColumn>,
+    /// The layout's name in entries ([`crate::access::packed_cache::PackedColumn::tag`]).
+    pub tag: u64,
+}
+
+impl PackedLayout {
+    /// The packed columns of a table of attribute types `types`, stored
+    /// as `desc`; `None` when it has none.
+    pub fn of(desc: &TupleDesc, types: &[DataType]) -> Option<PackedLayout> {
+        let attrs = desc.attrs();
+        let mut columns = Vec::new();
+        for (i, a) in attrs.iter().enumerate() {
+            if a.len < 0 || columns.len() == PACKED_MAX {
+                break;
+            }
+            if matches!(types.get(i), Some(DataType::Int4 | DataType::Date)) {
+                columns.push(i);
+            }
+        }
+        let ptypes: Vec<DataType> = columns.iter().map(|&i| types[i]).collect();
+        let layout = fixed_layout(desc, &columns, &ptypes)?;
+        let mut tag = attrs.len() as u64;
+        for c in &layout {
+            tag = tag.wrapping_mul(0x100_0000_01b3) ^ (c.off as u64 + 1);
+        }
+        Some(PackedLayout {
+            columns,
+            layout,
+            tag,
+        })
+    }
+}
+
 /// One scan's packed columns and what it took from the cache.
 pub struct PackedScan<'r> {
     rel: &'r HeapRelation,
@@ -81,7 +130,8 @@ pub struct PackedScan<'r> {
     tag: u64,
     /// For the scan's fused column `k`: its position among the packed ones.
     want: [usize; FUSED_MAX],
-    /// The packed columns the scan reads, a bit each (what it prefetches).
+    /// The packed columns the scan reads, a bit each (what it looks up,
+    /// prefetches and builds).
     read: u32,
     natts: usize,
     scratch: Box<PageColumns>,
@@ -103,27 +153,19 @@ impl<'r> PackedScan<'r> {
         columns: &[usize],
         fixed: &[FixedColumn],
     ) -> Option<PackedScan<'r>> {
-        let attrs = desc.attrs();
-        let mut packed = Vec::new();
-        for (i, a) in attrs.iter().enumerate() {
-            if a.len < 0 || packed.len() == PACKED_MAX {
-                break;
-            }
-            if matches!(types.get(i), Some(DataType::Int4 | DataType::Date)) {
-                packed.push(i);
-            }
-        }
-        let ptypes: Vec<DataType> = packed.iter().map(|&i| types[i]).collect();
-        let layout = fixed_layout(desc, &packed, &ptypes)?;
+        let PackedLayout {
+            columns: packed,
+            layout,
+            tag,
+        } = PackedLayout::of(desc, types)?;
         let mut want = [0; FUSED_MAX];
         for (k, c) in fixed.iter().enumerate() {
             want[k] = packed.iter().position(|&p| p == columns[c.out])?;
         }
-        let read = want[..fixed.len()].iter().fold(0, |m, &w| m | 1 << w);
-        let mut tag = attrs.len() as u64;
-        for c in &layout {
-            tag = tag.wrapping_mul(0x100_0000_01b3) ^ (c.off as u64 + 1);
-        }
+        // The places past the fused layout repeat its first column.
+        let first = want[0];
+        want[fixed.len()..].fill(first);
+        let read = want.iter().fold(0, |m, &w| m | 1 << w);
         Some(PackedScan {
             rel,
             reader: rel.packed_cache().reader(),
@@ -131,7 +173,7 @@ impl<'r> PackedScan<'r> {
             tag,
             want,
             read,
-            natts: attrs.len(),
+            natts: desc.attrs().len(),
             scratch: Box::new([[0; super::fixed_scan::MAX_TUPLES]; FUSED_MAX]),
             hits: Cell::new(0),
             built: 0,
@@ -144,31 +186,50 @@ impl<'r> PackedScan<'r> {
     }
 
     /// What the cache holds for `block`, looked up before the block is
-    /// read: an entry answers the block without reading the page at all
-    /// (the cache's invariant 1: while the entry is held the page is
-    /// all-visible and unchanged, so every snapshot sees exactly its
-    /// tuples).
+    /// read: entries of every column the scan reads answer the block
+    /// without reading the page at all (the cache's invariants 1 and 3:
+    /// while an entry is held it is the all-visible page's, so every
+    /// snapshot sees exactly its tuples).
     #[inline]
     pub fn cached(&self, block: BlockNumber) -> Cached<'_> {
-        match self.reader.get(block) {
-            Lookup::Hit(p) if p.tag() == self.tag && p.ncols() > 0 => {
-                self.hits.set(self.hits.get() + 1);
-                // Scans go up block by block (a parallel one by chunks).
-                self.reader
-                    .prefetch(block.wrapping_add(PREFETCH_BLOCKS), p.rows(), self.read);
-                Cached::Hit(p)
+        let mut vals: [&[i32]; PACKED_MAX] = [&[]; PACKED_MAX];
+        let mut rows = usize::MAX;
+        let mut bits = self.read;
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            match self.reader.get(block, k) {
+                None => return Cached::Miss(self.reader.generation(block)),
+                Some(e) if e.declined() || e.tag() != self.tag => return Cached::Declined,
+                Some(e) => {
+                    // Entries of one block agree on its rows (the cache's
+                    // invariant 3); a disagreement would be a bug, and
+                    // reading the page is always right.
+                    if rows != usize::MAX && e.rows() != rows {
+                        return Cached::Declined;
+                    }
+                    rows = e.rows();
+                    vals[k] = e.values();
+                }
             }
-            Lookup::Hit(_) => Cached::Declined,
-            Lookup::Miss(gen) => Cached::Miss(gen),
         }
+        self.hits.set(self.hits.get() + 1);
+        // Scans go up block by block (a parallel one by chunks).
+        self.reader
+            .prefetch(block.wrapping_add(PREFETCH_BLOCKS), rows, self.read);
+        Cached::Hit(Hit {
+            cols: std::array::from_fn(|k| vals[self.want[k]]),
+            rows,
+        })
     }
 
     /// Reads the packed values of ALL_VISIBLE page `pg` (block `block`,
-    /// whose shared lock the caller holds) and stores them with
-    /// generation `gen` (taken by [`PackedScan::cached`] before the page
-    /// was read); returns the page's rows, whose values
-    /// [`PackedScan::built_columns`] then gives. `None` when the fused
-    /// loop declines the page (remembered too, as an entry of no columns).
+    /// whose shared lock the caller holds) and stores the entries of the
+    /// columns the scan reads with generation `gen` (taken by
+    /// [`PackedScan::cached`] before the page was read); returns the
+    /// page's rows, whose values [`PackedScan::built_columns`] then gives.
+    /// `None` when the fused loop declines the page (remembered too, as
+    /// the declined mark).
     pub fn build(
         &mut self,
         block: BlockNumber,
@@ -179,34 +240,28 @@ impl<'r> PackedScan<'r> {
         let cache = self.rel.packed_cache();
         let Some(n) = fused_page_values(pg, self.natts, &self.layout, &mut self.scratch, ahead)
         else {
-            // Declined (a NULL, a short tuple): remembered as an entry of
-            // no columns, so the next scan does not try again.
+            // Declined (a NULL, a short tuple): remembered, so the next
+            // scan does not try again.
             if self.rel.vm_all_visible(block)? {
-                cache.put(block, gen, Entry::new(self.tag, &[], 0));
+                cache.put(block, gen, Put::Declined);
             }
             return Ok(None);
         };
-        let cols: Vec<&[i32]> = self.scratch[..self.layout.len()]
-            .iter()
-            .map(|c| &c[..])
-            .collect();
-        let e = Entry::new(self.tag, &cols, n);
         // Invariant 1 of the cache: the map bit too, under the page's lock.
-        if self.rel.vm_all_visible(block)? && cache.put(block, gen, e) {
-            self.built += 1;
+        if self.rel.vm_all_visible(block)? {
+            let entries = (0..self.layout.len())
+                .filter(|&k| self.read & (1 << k) != 0)
+                .map(|k| (k, Entry::new(self.tag, &self.scratch[k][..n])))
+                .collect();
+            if cache.put(block, gen, Put::Columns(entries)) > 0 {
+                self.built += 1;
+            }
         }
         Ok(Some(n))
     }
 
-    /// The scan's fused columns' values on `p`, in the order of its fused
-    /// layout (the places past it repeat the first packed column).
-    #[inline]
-    pub fn columns<'p>(&self, p: &'p PackedPage) -> [&'p [i32]; FUSED_MAX] {
-        std::array::from_fn(|k| p.column(self.want[k]))
-    }
-
-    /// As [`PackedScan::columns`], for the page [`PackedScan::build`] read
-    /// last (`n` rows).
+    /// As [`Hit::cols`], for the page [`PackedScan::build`] read last (`n`
+    /// rows).
     #[inline]
     pub fn built_columns(&self, n: usize) -> [&[i32]; FUSED_MAX] {
         std::array::from_fn(|k| &self.scratch[self.want[k]][..n])
