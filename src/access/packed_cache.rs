@@ -112,9 +112,12 @@ pub fn used() -> usize {
     USED.load(SeqCst)
 }
 
-/// Words of an entry's header: the tag (two words), rows, and 1 (0 for
-/// the declined mark).
-const HEADER: usize = 4;
+/// Words of an entry's header: the tag (two words), and the rows with 1
+/// in the high half (0 for the declined mark). Three words, not four: a
+/// page of 61 pgbench accounts makes an entry of 256 bytes, four cache
+/// lines and the allocator's 256-byte class, where a fourth word would
+/// take it to 320.
+const HEADER: usize = 3;
 
 /// The declined mark: a static header of no rows and no column, linked
 /// in every column slot of a block the fast path does not take; never
@@ -149,14 +152,14 @@ impl PackedColumn {
     /// Rows on the page.
     #[inline]
     pub fn rows(&self) -> usize {
-        self.words[2] as usize
+        (self.words[2] as u32 & 0xffff) as usize
     }
 
     /// Whether this is the declined mark (the fast path does not take
     /// the page).
     #[inline]
     pub fn declined(&self) -> bool {
-        self.words[3] == 0
+        self.words[2] as u32 >> 16 == 0
     }
 
     /// The values, one per row.
@@ -172,7 +175,8 @@ impl PackedColumn {
 /// `p` is an entry's first word ([`Entry::into_raw`]) not yet freed, or
 /// the declined mark.
 unsafe fn words_at(p: *const i32) -> usize {
-    HEADER + *p.add(2) as usize * *p.add(3) as usize
+    let w = *p.add(2) as u32;
+    HEADER + (w & 0xffff) as usize * (w >> 16) as usize
 }
 
 /// The entry whose first word is at `p`, borrowed.
@@ -194,14 +198,15 @@ fn entry_bytes(words: usize) -> usize {
 pub struct Entry(Box<[i32]>);
 
 impl Entry {
-    /// An entry of `values` (a row each), made for the layout `tag`.
+    /// An entry of `values` (a row each, at most 65,535), made for the
+    /// layout `tag`.
     pub fn new(tag: u64, values: &[i32]) -> Entry {
+        assert!(values.len() <= 0xffff, "a page's rows fit 16 bits");
         let mut w = Vec::with_capacity(HEADER + values.len());
         w.extend_from_slice(&[
             tag as u32 as i32,
             (tag >> 32) as u32 as i32,
-            values.len() as i32,
-            1,
+            (values.len() as u32 | 1 << 16) as i32,
         ]);
         w.extend_from_slice(values);
         let e = Entry(w.into_boxed_slice());
@@ -275,9 +280,12 @@ const CHUNKS: usize = 4096;
 /// participants of a parallel scan, reading different blocks, never wait
 /// on each other.
 struct Chunk {
-    pages: [[AtomicPtr<i32>; PACKED_MAX]; CHUNK],
+    pages: [Slots; CHUNK],
     gens: [Mutex<u64>; CHUNK],
 }
+
+/// A block's entry pointers, one per packed column.
+pub type Slots = [AtomicPtr<i32>; PACKED_MAX];
 
 /// An unlinked entry waiting to be freed, with the epoch of its
 /// unlinking.
@@ -319,15 +327,20 @@ pub struct Reader<'c> {
 }
 
 impl Reader<'_> {
-    /// The entry of packed column `k` of `block` (the declined mark
-    /// included), if any.
+    /// `block`'s slots, a pointer per packed column, if its chunk was
+    /// made (read each with [`Reader::entry`]).
     #[inline]
-    pub fn get(&self, block: BlockNumber, k: usize) -> Option<&PackedColumn> {
+    pub fn slots(&self, block: BlockNumber) -> Option<&Slots> {
         let b = block as usize;
-        let c = self.cache.chunk(b, false)?;
+        Some(&self.cache.chunk(b, false)?.pages[b % CHUNK])
+    }
+
+    /// The entry `slot` links (the declined mark included), if any.
+    #[inline]
+    pub fn entry(&self, slot: &AtomicPtr<i32>) -> Option<&PackedColumn> {
         // SeqCst: a plain load on x86, and it orders the load after this
         // reader's pin for the reclamation (invariant 4).
-        let p = c.pages[b % CHUNK][k].load(SeqCst);
+        let p = slot.load(SeqCst);
         if p.is_null() {
             return None;
         }
@@ -335,6 +348,13 @@ impl Reader<'_> {
         // only after the reader is dropped (invariant 4); or it is the
         // static declined mark.
         Some(unsafe { column_at(p) })
+    }
+
+    /// The entry of packed column `k` of `block` (the declined mark
+    /// included), if any.
+    #[inline]
+    pub fn get(&self, block: BlockNumber, k: usize) -> Option<&PackedColumn> {
+        self.entry(&self.slots(block)?[k])
     }
 
     /// `block`'s generation, taken before its page is read to build

@@ -130,6 +130,8 @@ pub struct PackedScan<'r> {
     tag: u64,
     /// For the scan's fused column `k`: its position among the packed ones.
     want: [usize; FUSED_MAX],
+    /// The scan's fused columns (at least one).
+    nfused: usize,
     /// The packed columns the scan reads, a bit each (what it looks up,
     /// prefetches and builds).
     read: u32,
@@ -172,6 +174,7 @@ impl<'r> PackedScan<'r> {
             layout,
             tag,
             want,
+            nfused: fixed.len(),
             read,
             natts: desc.attrs().len(),
             scratch: Box::new([[0; super::fixed_scan::MAX_TUPLES]; FUSED_MAX]),
@@ -192,35 +195,34 @@ impl<'r> PackedScan<'r> {
     /// snapshot sees exactly its tuples).
     #[inline]
     pub fn cached(&self, block: BlockNumber) -> Cached<'_> {
-        let mut vals: [&[i32]; PACKED_MAX] = [&[]; PACKED_MAX];
+        let Some(slots) = self.reader.slots(block) else {
+            return Cached::Miss(self.reader.generation(block));
+        };
+        let mut cols: [&[i32]; FUSED_MAX] = [&[]; FUSED_MAX];
         let mut rows = usize::MAX;
-        let mut bits = self.read;
-        while bits != 0 {
-            let k = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            match self.reader.get(block, k) {
+        for (k, col) in cols[..self.nfused].iter_mut().enumerate() {
+            let e = match self.reader.entry(&slots[self.want[k]]) {
                 None => return Cached::Miss(self.reader.generation(block)),
                 Some(e) if e.declined() || e.tag() != self.tag => return Cached::Declined,
-                Some(e) => {
-                    // Entries of one block agree on its rows (the cache's
-                    // invariant 3); a disagreement would be a bug, and
-                    // reading the page is always right.
-                    if rows != usize::MAX && e.rows() != rows {
-                        return Cached::Declined;
-                    }
-                    rows = e.rows();
-                    vals[k] = e.values();
-                }
+                Some(e) => e,
+            };
+            // Entries of one block agree on its rows (the cache's
+            // invariant 3); a disagreement would be a bug, and reading
+            // the page is always right.
+            if rows != usize::MAX && e.rows() != rows {
+                return Cached::Declined;
             }
+            rows = e.rows();
+            *col = e.values();
         }
+        // The places past the fused layout repeat its first column.
+        let first = cols[0];
+        cols[self.nfused..].fill(first);
         self.hits.set(self.hits.get() + 1);
         // Scans go up block by block (a parallel one by chunks).
         self.reader
             .prefetch(block.wrapping_add(PREFETCH_BLOCKS), rows, self.read);
-        Cached::Hit(Hit {
-            cols: std::array::from_fn(|k| vals[self.want[k]]),
-            rows,
-        })
+        Cached::Hit(Hit { cols, rows })
     }
 
     /// Reads the packed values of ALL_VISIBLE page `pg` (block `block`,
