@@ -581,7 +581,7 @@ pub fn mark_all(
         return mark(plan, &probe, &values);
     };
     let mut out = mark(&base, &probe, &values);
-    drop_true(&mut out);
+    crate::plan::quals::drop_true(&mut out);
     let gates: Vec<Expr> = rec
         .gates
         .iter()
@@ -592,40 +592,6 @@ pub fn mark_all(
         gate(&mut out, pred);
     }
     out
-}
-
-/// `plan` without the conditions `true` its gates left in their place.
-fn drop_true(plan: &mut Plan) {
-    fn is_true(e: &Expr) -> bool {
-        matches!(e.kind, ExprKind::Const(Value::Bool(true)))
-    }
-    fn strip(f: &mut Option<Expr>) {
-        if let Some(e) = f.take() {
-            let mut list = Vec::new();
-            crate::plan::quals::conjuncts(e, &mut list);
-            list.retain(|c| !is_true(c));
-            *f = crate::plan::quals::conjunction(list);
-        }
-    }
-    match &mut plan.node {
-        Node::SeqScan { filter, .. } => strip(filter),
-        Node::IndexScan(s) => strip(&mut s.filter),
-        Node::BitmapHeapScan(s) => strip(&mut s.filter),
-        Node::Filter { predicate, input } if is_true(predicate) => {
-            let empty = Plan {
-                rows: 0.0,
-                fields: Vec::new(),
-                node: Node::Values { rows: Vec::new() },
-            };
-            *plan = std::mem::replace(&mut **input, empty);
-            drop_true(plan);
-            return;
-        }
-        _ => {}
-    }
-    for c in plan.children_mut() {
-        drop_true(c);
-    }
 }
 
 /// Gate `g`'s conjunct with its folds' constants (those that differ in

@@ -31,7 +31,7 @@
 use super::{Node, Plan};
 use crate::nodes::expr::{Expr, ExprKind};
 use crate::types::cast::CastContext;
-use crate::types::{BinaryOp, DataType};
+use crate::types::{BinaryOp, DataType, Value};
 
 /// `NOT e`, pushed into `e` where an operator has a negator (see the module
 /// doc); a plain `NOT` node where none has.
@@ -205,6 +205,51 @@ pub fn order_quals(plan: &mut Plan) {
     }
     for c in plan.children_mut() {
         order_quals(c);
+    }
+}
+
+/// `plan` without conditions that are the constant `true` (written so, or
+/// folded from constants, or left by a gate whose subqueries folded):
+/// each such conjunct leaves its scan's filter, and a `Filter` node left
+/// with none is replaced by its input, as PostgreSQL drops them
+/// (`WHERE true` prints no `Filter:` line and costs no evaluation).
+pub fn drop_true(plan: &mut Plan) {
+    fn is_true(e: &Expr) -> bool {
+        matches!(e.kind, ExprKind::Const(Value::Bool(true)))
+    }
+    fn strip(f: &mut Option<Expr>) {
+        if let Some(e) = f.take() {
+            let mut list = Vec::new();
+            conjuncts(e, &mut list);
+            list.retain(|c| !is_true(c));
+            *f = conjunction(list);
+        }
+    }
+    match &mut plan.node {
+        Node::SeqScan { filter, .. } => strip(filter),
+        Node::IndexScan(s) => strip(&mut s.filter),
+        Node::BitmapHeapScan(s) => strip(&mut s.filter),
+        Node::Filter { predicate, input } => {
+            let mut kept = Some(predicate.clone());
+            strip(&mut kept);
+            match kept {
+                Some(p) => *predicate = p,
+                None => {
+                    let empty = Plan {
+                        rows: 0.0,
+                        fields: Vec::new(),
+                        node: Node::Values { rows: Vec::new() },
+                    };
+                    *plan = std::mem::replace(&mut **input, empty);
+                    drop_true(plan);
+                    return;
+                }
+            }
+        }
+        _ => {}
+    }
+    for c in plan.children_mut() {
+        drop_true(c);
     }
 }
 

@@ -296,6 +296,7 @@ impl Binder<'_> {
         self.ctes.truncate(saved);
         if let Ok(plan) = &mut result {
             super::dummy::prune_empty_scans(plan);
+            super::quals::drop_true(plan);
             super::quals::order_quals(plan);
             super::indexpath::use_indexes(plan, &*self.ctx);
         }
