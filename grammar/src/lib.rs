@@ -32,6 +32,8 @@ pub mod keywords;
 pub mod lexer;
 mod parser;
 pub mod splitter;
+mod strlit;
+mod unicode_literal;
 
 pub use error::{line_col, ParseError, ParseErrorKind};
 pub use parser::{

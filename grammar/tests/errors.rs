@@ -148,6 +148,70 @@ const CASES: &[(&str, &str, usize)] = &[
         "precision for type float must be at least 1 bit",
         13,
     ),
+    ("SELECT U&'wrong: \\061'", "invalid Unicode escape", 17),
+    ("SELECT U&'wrong: \\+0061'", "invalid Unicode escape", 17),
+    (
+        "SELECT U&'wrong: \\db99'",
+        "invalid Unicode surrogate pair",
+        22,
+    ),
+    (
+        "SELECT U&'wrong: \\db99xy'",
+        "invalid Unicode surrogate pair",
+        22,
+    ),
+    (
+        "SELECT U&'wrong: \\+00db99\\+000061'",
+        "invalid Unicode surrogate pair",
+        25,
+    ),
+    (
+        "SELECT U&'wrong: \\+2FFFFF'",
+        "invalid Unicode escape value",
+        17,
+    ),
+    (
+        "SELECT U&'wrong: +0061' UESCAPE +",
+        "UESCAPE must be followed by a simple string literal at or near \"+\"",
+        32,
+    ),
+    (
+        "SELECT U&'wrong: +0061' UESCAPE '+'",
+        "invalid Unicode escape character at or near \"'+'\"",
+        32,
+    ),
+    (
+        "select U&'a' uescape",
+        "UESCAPE must be followed by a simple string literal at end of input",
+        20,
+    ),
+    (
+        "select 1 as U&\"\"",
+        "zero-length delimited identifier at or near \"U&\"\"\"",
+        12,
+    ),
+    ("SELECT E'wrong: \\u061'", "invalid Unicode escape", 16),
+    (
+        "SELECT E'wrong: \\udb99'",
+        "invalid Unicode surrogate pair at or near \"'\"",
+        22,
+    ),
+    (
+        "SELECT E'wrong: \\udb99\\u0061'",
+        "invalid Unicode surrogate pair at or near \"\\u0061\"",
+        22,
+    ),
+    (
+        "SELECT E'wrong: \\U002FFFFF'",
+        "invalid Unicode escape value at or near \"\\U002FFFFF\"",
+        16,
+    ),
+    ("select 'a'  'b'", "syntax error at or near \"'b'\"", 12),
+    (
+        "select 'a'\n/* c */ 'b'",
+        "syntax error at or near \"'b'\"",
+        19,
+    ),
     (
         "create table t (a float(54))",
         "precision for type float must be less than 54 bits",
