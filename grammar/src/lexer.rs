@@ -11,8 +11,11 @@
 //! - unquoted words are `[A-Za-z_\x80-\xff][A-Za-z0-9_$\x80-\xff]*` and carry
 //!   their [`Keyword`];
 //! - `"quoted identifiers"` double an embedded `"`;
-//! - strings are `'standard'` (`''` for a quote), `E'escaped'` (backslash
-//!   escapes too) or `$tag$dollar-quoted$tag$`;
+//! - strings are `'standard'` (`''` for a quote; backslash escapes too
+//!   when `standard_conforming_strings` is off), `E'escaped'` (backslash
+//!   escapes too), `U&'unicode'` (see `unicode_literal`) or
+//!   `$tag$dollar-quoted$tag$`; quoted strings separated by whitespace with
+//!   a newline are one token (SQL's continuation, see `strlit`);
 //! - numbers are `digits[.digits][e[+-]digits]` or `.digits[...]`; as in
 //!   PostgreSQL 15, `123abc` is the number `123` followed by the word `abc`;
 //! - an operator is the longest run of `+-*/<>=~!@#%^&|` and backtick/`?`, cut at
@@ -494,10 +497,10 @@ impl<'a> Lexer<'a> {
                 } else {
                     StringStyle::Escape
                 };
-                lex_string(src, &mut pos, 1, style)
+                strlit::lex_string(src, &mut pos, 1, style)
             }
             b'e' | b'E' if src.get(pos + 1) == Some(&b'\'') => {
-                lex_string(src, &mut pos, 2, StringStyle::Escape)
+                strlit::lex_string(src, &mut pos, 2, StringStyle::Escape)
             }
             b'u' | b'U'
                 if src.get(pos + 1) == Some(&b'&')
@@ -544,41 +547,6 @@ impl<'a> Lexer<'a> {
             kind,
             start,
             end: pos,
-        }
-    }
-}
-
-/// Lexes a quoted string whose opening quote ends `prefix` bytes after
-/// `*pos`, with continued segments (see [`strlit::continuation`]); with
-/// the `Escape` style a backslash escapes the next character.
-pub(crate) fn lex_string(
-    src: &[u8],
-    pos: &mut usize,
-    prefix: usize,
-    style: StringStyle,
-) -> TokenKind {
-    let backslash = style == StringStyle::Escape;
-    let mut body = *pos + prefix;
-    let mut escapes = false;
-    loop {
-        match scan_quoted(src, body, backslash) {
-            Some((end, e)) => {
-                escapes |= e;
-                match strlit::continuation(src, end) {
-                    Some(next) => {
-                        escapes = true;
-                        body = next;
-                    }
-                    None => {
-                        *pos = end;
-                        return TokenKind::String(style, escapes);
-                    }
-                }
-            }
-            None => {
-                *pos = src.len();
-                return TokenKind::Error(LexError::UnterminatedString);
-            }
         }
     }
 }

@@ -6,11 +6,17 @@
 //!   newline (and `--` comments, each ended by a newline), then an opening
 //!   quote join two literals into one (`'a'` NEWLINE `'b'` is `'ab'`); on
 //!   one line, or with a `/* */` comment between, they stay two tokens.
+//! - [`lex_string`]: the lexer's reading of a quoted string with its
+//!   continued segments.
+//! - [`unescape_e_string`]: the backslash escapes of `E'...'` (and of
+//!   `'...'` while `standard_conforming_strings` is off).
 //! - [`udeescape`]: `\XXXX` and `\+XXXXXX` (with the escape character of
 //!   `UESCAPE`, `\` by default) are code points, the escape written twice
 //!   is itself, and UTF-16 surrogates must come as a high-low pair of
 //!   escapes. Errors carry the byte offset of the offending escape in the
 //!   dequoted text, which is how PostgreSQL positions them.
+
+use crate::lexer::{scan_quoted, LexError, StringStyle, TokenKind};
 
 /// If a string continuation starts at `pos` (just past a closing quote),
 /// the offset just past the opening quote of the next segment.
@@ -29,6 +35,41 @@ pub(crate) fn continuation(src: &[u8], mut pos: usize) -> Option<usize> {
             }
             b'\'' if newline => return Some(pos + 1),
             _ => return None,
+        }
+    }
+}
+
+/// Lexes a quoted string whose opening quote ends `prefix` bytes after
+/// `*pos`, with continued segments (see [`continuation`]); with
+/// the `Escape` style a backslash escapes the next character.
+pub(crate) fn lex_string(
+    src: &[u8],
+    pos: &mut usize,
+    prefix: usize,
+    style: StringStyle,
+) -> TokenKind {
+    let backslash = style == StringStyle::Escape;
+    let mut body = *pos + prefix;
+    let mut escapes = false;
+    loop {
+        match scan_quoted(src, body, backslash) {
+            Some((end, e)) => {
+                escapes |= e;
+                match continuation(src, end) {
+                    Some(next) => {
+                        escapes = true;
+                        body = next;
+                    }
+                    None => {
+                        *pos = end;
+                        return TokenKind::String(style, escapes);
+                    }
+                }
+            }
+            None => {
+                *pos = src.len();
+                return TokenKind::Error(LexError::UnterminatedString);
+            }
         }
     }
 }

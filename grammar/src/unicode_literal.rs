@@ -18,10 +18,9 @@
 
 use crate::keywords::Keyword;
 use crate::lexer::{
-    lex_quoted_ident, lex_string, skip_trivia, IdentQuote, LexError, Lexer, StringStyle, Token,
-    TokenKind,
+    lex_quoted_ident, skip_trivia, IdentQuote, LexError, Lexer, StringStyle, Token, TokenKind,
 };
-use crate::strlit::{self, UnicodeEscapeError};
+use crate::strlit::{self, lex_string, UnicodeEscapeError};
 
 /// An error token of `kind` over `start..end`.
 fn error(kind: LexError, start: usize, end: usize) -> Token {

@@ -334,3 +334,47 @@ fn nesting_within_the_limit_parses_prints_and_drops() {
         }
     });
 }
+
+#[test]
+fn nonstandard_strings_take_escapes_and_warn_once_per_literal() {
+    use heapdb_grammar::{parse_with, ParseOptions};
+    let sql = r"select 'a\\b\\', 'c\'d', 'e\nf', 'plain', E'x\\y', U&'\0041'";
+    let options = ParseOptions {
+        standard_conforming_strings: false,
+        escape_string_warning: true,
+    };
+    // U&'...' is refused at its start.
+    let e = parse_with(sql, options).unwrap_err();
+    assert_eq!(
+        (e.message.as_str(), e.offset, e.kind),
+        (
+            "unsafe use of string constant with Unicode escapes",
+            sql.find("U&").unwrap(),
+            ParseErrorKind::FeatureNotSupported
+        )
+    );
+    let sql = &sql[..sql.find(", U&").unwrap()];
+    let (stmts, warnings) = parse_with(sql, options).unwrap();
+    assert_eq!(
+        stmts[0].to_string(),
+        "SELECT 'a\\b\\', 'c''d', 'e\nf', 'plain', 'x\\y'"
+    );
+    let got: Vec<(&str, usize)> = warnings.iter().map(|w| (w.message, w.offset)).collect();
+    assert_eq!(
+        got,
+        [
+            (r"nonstandard use of \\ in a string literal", 7),
+            (r"nonstandard use of \' in a string literal", 17),
+            ("nonstandard use of escape in a string literal", 25),
+        ]
+    );
+    let quiet = ParseOptions {
+        escape_string_warning: false,
+        ..options
+    };
+    assert!(parse_with(sql, quiet).unwrap().1.is_empty());
+    // Standard strings: backslashes are text, and nothing is said.
+    let (stmts, warnings) = parse_with(r"select 'a\'", ParseOptions::default()).unwrap();
+    assert_eq!(stmts[0].to_string(), r"SELECT 'a\'");
+    assert!(warnings.is_empty());
+}
