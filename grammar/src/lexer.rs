@@ -471,6 +471,7 @@ impl<'a> Lexer<'a> {
 
     /// The token starting at `start` (not at trivia or the end). An error
     /// token's range is what its message quotes or points at.
+    #[inline(always)]
     pub(crate) fn token_at(&self, start: usize) -> Token {
         let text = self.text;
         let src = text.as_bytes();

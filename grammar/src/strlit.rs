@@ -20,6 +20,7 @@ use crate::lexer::{scan_quoted, LexError, StringStyle, TokenKind};
 
 /// If a string continuation starts at `pos` (just past a closing quote),
 /// the offset just past the opening quote of the next segment.
+#[inline]
 pub(crate) fn continuation(src: &[u8], mut pos: usize) -> Option<usize> {
     let mut newline = false;
     loop {
@@ -42,6 +43,7 @@ pub(crate) fn continuation(src: &[u8], mut pos: usize) -> Option<usize> {
 /// Lexes a quoted string whose opening quote ends `prefix` bytes after
 /// `*pos`, with continued segments (see [`continuation`]); with
 /// the `Escape` style a backslash escapes the next character.
+#[inline]
 pub(crate) fn lex_string(
     src: &[u8],
     pos: &mut usize,

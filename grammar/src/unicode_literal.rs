@@ -32,6 +32,8 @@ fn error(kind: LexError, start: usize, end: usize) -> Token {
 }
 
 /// Lexes the `U&'...'` or `U&"..."` construct starting at `start`.
+#[cold]
+#[inline(never)]
 pub(crate) fn lex_unicode(lexer: &Lexer<'_>, start: usize) -> Token {
     let text = lexer.text();
     let src = text.as_bytes();
