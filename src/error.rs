@@ -421,8 +421,12 @@ pub fn parse_error(e: heapdb_grammar::ParseError) -> Error {
             SqlState::CharacterNotInRepertoire
         }
         heapdb_grammar::ParseErrorKind::FeatureNotSupported => SqlState::FeatureNotSupported,
+        heapdb_grammar::ParseErrorKind::InvalidEscapeSequence => SqlState::InvalidEscapeSequence,
     };
-    Error::new(code, e.message).with_position(e.offset)
+    let mut out = Error::new(code, e.message).with_position(e.offset);
+    out.hint = e.hint.map(str::to_string);
+    out.detail = e.detail.map(str::to_string);
+    out
 }
 
 #[cfg(test)]

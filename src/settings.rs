@@ -192,6 +192,12 @@ pub struct Settings {
     pub default_transaction_read_only: bool,
     /// `default_transaction_deferrable`: new transactions are DEFERRABLE.
     pub default_transaction_deferrable: bool,
+    /// `standard_conforming_strings`: `'...'` takes backslashes literally
+    /// (off: they escape, as in `E'...'`, and `U&'...'` is refused).
+    pub standard_conforming_strings: bool,
+    /// `escape_string_warning`: with `standard_conforming_strings` off, a
+    /// backslash in a `'...'` literal draws a WARNING.
+    pub escape_string_warning: bool,
 }
 
 /// `bytea_output`'s values, as PostgreSQL names them.
@@ -298,6 +304,8 @@ impl Default for Settings {
             default_transaction_isolation: 2,
             default_transaction_read_only: false,
             default_transaction_deferrable: false,
+            standard_conforming_strings: true,
+            escape_string_warning: true,
             enable_seqscan: true,
             enable_indexscan: true,
             enable_indexonlyscan: true,
@@ -751,6 +759,11 @@ pub static DEFS: &[Def] = &[
         enable_tidscan,
         "Enables the planner's use of TID scan plans."
     ),
+    bool_def!(
+        "escape_string_warning",
+        escape_string_warning,
+        "Warn about backslash escapes in ordinary string literals."
+    ),
     int_def!(
         "extra_float_digits",
         extra_float_digits,
@@ -990,6 +1003,11 @@ pub static DEFS: &[Def] = &[
         Blocks,
         Open,
         "Sets the number of shared memory buffers used by the server."
+    ),
+    bool_def!(
+        "standard_conforming_strings",
+        standard_conforming_strings,
+        "Causes '...' strings to treat backslashes literally."
     ),
     Def {
         name: "synchronous_commit",

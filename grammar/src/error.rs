@@ -37,6 +37,9 @@ pub enum ParseErrorKind {
     /// 0A000), e.g. a multiple-column UPDATE item whose source is neither
     /// a sub-SELECT nor a ROW() expression.
     FeatureNotSupported,
+    /// A malformed escape of an `E'...'` string (SQLSTATE 22025), e.g.
+    /// `\u061` (too few digits).
+    InvalidEscapeSequence,
 }
 
 /// A parse failure with PostgreSQL's wording and the offending position.
@@ -51,6 +54,10 @@ pub struct ParseError {
     pub token: Option<String>,
     /// The class of the error.
     pub kind: ParseErrorKind,
+    /// PostgreSQL's hint line, if it gives one.
+    pub hint: Option<&'static str>,
+    /// PostgreSQL's detail line, if it gives one.
+    pub detail: Option<&'static str>,
 }
 
 impl ParseError {
@@ -61,6 +68,8 @@ impl ParseError {
             offset,
             token: Some(token.to_string()),
             kind: ParseErrorKind::Syntax,
+            hint: None,
+            detail: None,
         }
     }
 
@@ -71,6 +80,8 @@ impl ParseError {
             offset,
             token: None,
             kind: ParseErrorKind::Syntax,
+            hint: None,
+            detail: None,
         }
     }
 
@@ -82,12 +93,26 @@ impl ParseError {
             offset,
             token: token.map(str::to_string),
             kind: ParseErrorKind::Syntax,
+            hint: None,
+            detail: None,
         }
     }
 
     /// The same error with another kind.
     pub fn with_kind(mut self, kind: ParseErrorKind) -> ParseError {
         self.kind = kind;
+        self
+    }
+
+    /// The same error with a hint line (`None` keeps none).
+    pub fn with_hint(mut self, hint: Option<&'static str>) -> ParseError {
+        self.hint = hint;
+        self
+    }
+
+    /// The same error with a detail line (`None` keeps none).
+    pub fn with_detail(mut self, detail: Option<&'static str>) -> ParseError {
+        self.detail = detail;
         self
     }
 

@@ -11,8 +11,11 @@
 //! - unquoted words are `[A-Za-z_\x80-\xff][A-Za-z0-9_$\x80-\xff]*` and carry
 //!   their [`Keyword`];
 //! - `"quoted identifiers"` double an embedded `"`;
-//! - strings are `'standard'` (`''` for a quote), `E'escaped'` (backslash
-//!   escapes too) or `$tag$dollar-quoted$tag$`;
+//! - strings are `'standard'` (`''` for a quote; backslash escapes too
+//!   when `standard_conforming_strings` is off), `E'escaped'` (backslash
+//!   escapes too), `U&'unicode'` (see `unicode_literal`) or
+//!   `$tag$dollar-quoted$tag$`; quoted strings separated by whitespace with
+//!   a newline are one token (SQL's continuation, see `strlit`);
 //! - numbers are `digits[.digits][e[+-]digits]` or `.digits[...]`; as in
 //!   PostgreSQL 15, `123abc` is the number `123` followed by the word `abc`;
 //! - an operator is the longest run of `+-*/<>=~!@#%^&|` and backtick/`?`, cut at
@@ -31,6 +34,7 @@ use nom::sequence::{pair, tuple};
 use nom::IResult;
 
 use crate::keywords::Keyword;
+use crate::strlit;
 
 /// One token: its kind and the byte range `start..end` of its source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +56,22 @@ pub enum StringStyle {
     Escape,
     /// `$tag$...$tag$`: no escapes; the number is the delimiter's length.
     Dollar(usize),
+    /// `U&'...'` with its escape character (`\\` unless a `UESCAPE`
+    /// clause, which the token then includes, names another). The lexer
+    /// has checked its escapes.
+    Unicode(u8),
+}
+
+/// How a `"quoted identifier"` is written, which decides how its text is
+/// read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdentQuote {
+    /// `"abc"`: the text between the quotes as it is.
+    Plain,
+    /// `"a""b"`: `""` stands for one quote.
+    Doubled,
+    /// `U&"..."` with its escape character (see [`StringStyle::Unicode`]).
+    Unicode(u8),
 }
 
 /// A lexical error, reported when the parser reaches the token.
@@ -70,6 +90,23 @@ pub enum LexError {
     /// A number run into letters (`123abc`, `0x10`, `1.5e`), which
     /// PostgreSQL 15 rejects rather than reading as `123 AS abc`.
     TrailingJunk,
+    /// A `U&` escape that is neither `\\XXXX`, `\\+XXXXXX` nor the escape
+    /// doubled; the token is empty, at the escape.
+    InvalidUnicodeEscape,
+    /// A `U&` escape of zero or past U+10FFFF; the token is empty, at the
+    /// escape.
+    InvalidUnicodeValue,
+    /// A `U&` surrogate escape without its partner; the token is empty,
+    /// where the partner should be.
+    InvalidSurrogatePair,
+    /// `UESCAPE` not followed by a simple string literal; the token is the
+    /// one that follows.
+    UescapeNotString,
+    /// A `UESCAPE` string that is not one acceptable character; the token
+    /// is that string.
+    InvalidUescape,
+    /// `U&'...'` while `standard_conforming_strings` is off.
+    UnsafeUnicodeString,
 }
 
 impl LexError {
@@ -82,6 +119,42 @@ impl LexError {
             LexError::UnterminatedComment => "unterminated /* comment",
             LexError::ZeroLengthIdent => "zero-length delimited identifier",
             LexError::TrailingJunk => "trailing junk after numeric literal",
+            LexError::InvalidUnicodeEscape => "invalid Unicode escape",
+            LexError::InvalidUnicodeValue => "invalid Unicode escape value",
+            LexError::InvalidSurrogatePair => "invalid Unicode surrogate pair",
+            LexError::UescapeNotString => "UESCAPE must be followed by a simple string literal",
+            LexError::InvalidUescape => "invalid Unicode escape character",
+            LexError::UnsafeUnicodeString => "unsafe use of string constant with Unicode escapes",
+        }
+    }
+
+    /// Whether PostgreSQL quotes the token (`... at or near "x"`); the
+    /// others point at a place inside a literal without quoting it.
+    pub fn quotes_token(self) -> bool {
+        !matches!(
+            self,
+            LexError::InvalidUnicodeEscape
+                | LexError::InvalidUnicodeValue
+                | LexError::InvalidSurrogatePair
+                | LexError::UnsafeUnicodeString
+        )
+    }
+
+    /// PostgreSQL's hint line for this error, if any.
+    pub fn hint(self) -> Option<&'static str> {
+        match self {
+            LexError::InvalidUnicodeEscape => Some("Unicode escapes must be \\XXXX or \\+XXXXXX."),
+            _ => None,
+        }
+    }
+
+    /// PostgreSQL's detail line for this error, if any.
+    pub fn detail(self) -> Option<&'static str> {
+        match self {
+            LexError::UnsafeUnicodeString => Some(
+                "String constants with Unicode escapes cannot be used when standard_conforming_strings is off.",
+            ),
+            _ => None,
         }
     }
 }
@@ -91,8 +164,8 @@ impl LexError {
 pub enum TokenKind {
     /// An unquoted word with its keyword (`NoKeyword` for a plain identifier).
     Word(Keyword),
-    /// A `"quoted identifier"`; the flag says whether it contains `""`.
-    QuotedIdent(bool),
+    /// A `"quoted identifier"` (or `U&"..."`), and how it is written.
+    QuotedIdent(IdentQuote),
     /// A string literal; the flag says whether unescaping is needed.
     String(StringStyle, bool),
     /// A numeric literal.
@@ -282,8 +355,9 @@ pub(crate) fn dollar_tag_len(src: &[u8], pos: usize) -> Option<usize> {
     None
 }
 
-/// Lexes all of `text`. The vector always ends with an `Eof` token whose
-/// range is `len..len`; a lexical error token, if any, comes just before it.
+/// Lexes all of `text` with `standard_conforming_strings` on. The vector
+/// always ends with an `Eof` token whose range is `len..len`; a lexical
+/// error token, if any, comes just before it.
 pub fn tokenize(text: &str) -> Vec<Token> {
     let mut tokens = Vec::with_capacity(text.len() / 3 + 4);
     Lexer::new(text).lex_into(&mut tokens, false);
@@ -301,16 +375,26 @@ pub struct Lexer<'a> {
     pos: usize,
     /// Whether the end of the text (or a lexical error) has been reached.
     done: bool,
+    /// `standard_conforming_strings`: whether a `'...'` string takes
+    /// backslashes literally (else they escape, as in `E'...'`).
+    std_strings: bool,
 }
 
 impl<'a> Lexer<'a> {
-    /// A lexer at the start of `text`.
+    /// A lexer at the start of `text`, with `standard_conforming_strings` on.
     pub fn new(text: &'a str) -> Lexer<'a> {
         Lexer {
             text,
             pos: 0,
             done: false,
+            std_strings: true,
         }
+    }
+
+    /// The same lexer with `standard_conforming_strings` set to `on`.
+    pub fn standard_strings(mut self, on: bool) -> Lexer<'a> {
+        self.std_strings = on;
+        self
     }
 
     /// Whether all of the text has been handed out.
@@ -331,8 +415,7 @@ impl<'a> Lexer<'a> {
     /// Appends tokens to `tokens` (stopping after a semicolon when
     /// `stop_at_semicolon`), then an `Eof` token at the stopping point.
     fn lex_into(&mut self, tokens: &mut Vec<Token>, stop_at_semicolon: bool) {
-        let text = self.text;
-        let src = text.as_bytes();
+        let src = self.text.as_bytes();
         let mut pos = self.pos;
         loop {
             pos = match skip_trivia(src, pos) {
@@ -347,93 +430,17 @@ impl<'a> Lexer<'a> {
                     break;
                 }
             };
-            let Some(&b) = src.get(pos) else { break };
-            let start = pos;
-            let kind = match b {
-                b'(' => single(&mut pos, TokenKind::LParen),
-                b')' => single(&mut pos, TokenKind::RParen),
-                b'[' => single(&mut pos, TokenKind::LBracket),
-                b']' => single(&mut pos, TokenKind::RBracket),
-                b',' => single(&mut pos, TokenKind::Comma),
-                b';' => single(&mut pos, TokenKind::Semicolon),
-                b':' => {
-                    if src.get(pos + 1) == Some(&b':') {
-                        pos += 2;
-                        TokenKind::DoubleColon
-                    } else {
-                        single(&mut pos, TokenKind::Colon)
-                    }
-                }
-                b'\'' => match scan_quoted(src, pos + 1, false) {
-                    Some((end, escapes)) => {
-                        pos = end;
-                        TokenKind::String(StringStyle::Standard, escapes)
-                    }
-                    None => {
-                        pos = src.len();
-                        TokenKind::Error(LexError::UnterminatedString)
-                    }
-                },
-                b'e' | b'E' if src.get(pos + 1) == Some(&b'\'') => {
-                    match scan_quoted(src, pos + 2, true) {
-                        Some((end, escapes)) => {
-                            pos = end;
-                            TokenKind::String(StringStyle::Escape, escapes)
-                        }
-                        None => {
-                            pos = src.len();
-                            TokenKind::Error(LexError::UnterminatedString)
-                        }
-                    }
-                }
-                b'"' => lex_quoted_ident(src, &mut pos),
-                b'$' => match dollar_tag_len(src, pos) {
-                    Some(tag_len) => {
-                        let tag = &src[pos..pos + tag_len];
-                        let body = pos + tag_len;
-                        match memchr::memmem::find(&src[body..], tag) {
-                            Some(i) => {
-                                pos = body + i + tag_len;
-                                TokenKind::String(StringStyle::Dollar(tag_len), false)
-                            }
-                            None => {
-                                pos = src.len();
-                                TokenKind::Error(LexError::UnterminatedDollar)
-                            }
-                        }
-                    }
-                    None => single(&mut pos, TokenKind::Other),
-                },
-                b'0'..=b'9' => lex_number(src, &mut pos),
-                b'.' if src.get(pos + 1).is_some_and(u8::is_ascii_digit) => {
-                    lex_number(src, &mut pos)
-                }
-                b'.' => single(&mut pos, TokenKind::Dot),
-                _ if is_ident_start(b) => {
-                    let (rest, _) = ident_rest(&src[pos + 1..]).expect("take_while cannot fail");
-                    pos = src.len() - rest.len();
-                    TokenKind::Word(Keyword::lookup(&text[start..pos]))
-                }
-                _ if is_op_char(b) => lex_operator(src, &mut pos),
-                _ => {
-                    // Any other character (including a non-ASCII byte that cannot
-                    // start a word is impossible: those start words) is one
-                    // unsupported token of one character.
-                    let len = text[pos..].chars().next().map_or(1, char::len_utf8);
-                    pos += len;
-                    TokenKind::Other
-                }
-            };
-            tokens.push(Token {
-                kind,
-                start,
-                end: pos,
-            });
-            if matches!(kind, TokenKind::Error(_)) {
+            if pos >= src.len() {
+                break;
+            }
+            let token = self.token_at(pos);
+            tokens.push(token);
+            pos = token.end;
+            if matches!(token.kind, TokenKind::Error(_)) {
                 pos = src.len();
                 break;
             }
-            if stop_at_semicolon && kind == TokenKind::Semicolon {
+            if stop_at_semicolon && token.kind == TokenKind::Semicolon {
                 self.pos = pos;
                 tokens.push(Token {
                     kind: TokenKind::Eof,
@@ -451,6 +458,98 @@ impl<'a> Lexer<'a> {
             end: src.len(),
         });
     }
+
+    /// The text being lexed.
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// Whether `standard_conforming_strings` is on.
+    pub(crate) fn std_strings(&self) -> bool {
+        self.std_strings
+    }
+
+    /// The token starting at `start` (not at trivia or the end). An error
+    /// token's range is what its message quotes or points at.
+    #[inline(always)]
+    pub(crate) fn token_at(&self, start: usize) -> Token {
+        let text = self.text;
+        let src = text.as_bytes();
+        let mut pos = start;
+        let b = src[pos];
+        let kind = match b {
+            b'(' => single(&mut pos, TokenKind::LParen),
+            b')' => single(&mut pos, TokenKind::RParen),
+            b'[' => single(&mut pos, TokenKind::LBracket),
+            b']' => single(&mut pos, TokenKind::RBracket),
+            b',' => single(&mut pos, TokenKind::Comma),
+            b';' => single(&mut pos, TokenKind::Semicolon),
+            b':' => {
+                if src.get(pos + 1) == Some(&b':') {
+                    pos += 2;
+                    TokenKind::DoubleColon
+                } else {
+                    single(&mut pos, TokenKind::Colon)
+                }
+            }
+            b'\'' => {
+                let style = if self.std_strings {
+                    StringStyle::Standard
+                } else {
+                    StringStyle::Escape
+                };
+                strlit::lex_string(src, &mut pos, 1, style)
+            }
+            b'e' | b'E' if src.get(pos + 1) == Some(&b'\'') => {
+                strlit::lex_string(src, &mut pos, 2, StringStyle::Escape)
+            }
+            b'u' | b'U'
+                if src.get(pos + 1) == Some(&b'&')
+                    && matches!(src.get(pos + 2), Some(b'\'' | b'"')) =>
+            {
+                return crate::unicode_literal::lex_unicode(self, start);
+            }
+            b'"' => lex_quoted_ident(src, &mut pos),
+            b'$' => match dollar_tag_len(src, pos) {
+                Some(tag_len) => {
+                    let tag = &src[pos..pos + tag_len];
+                    let body = pos + tag_len;
+                    match memchr::memmem::find(&src[body..], tag) {
+                        Some(i) => {
+                            pos = body + i + tag_len;
+                            TokenKind::String(StringStyle::Dollar(tag_len), false)
+                        }
+                        None => {
+                            pos = src.len();
+                            TokenKind::Error(LexError::UnterminatedDollar)
+                        }
+                    }
+                }
+                None => single(&mut pos, TokenKind::Other),
+            },
+            b'0'..=b'9' => lex_number(src, &mut pos),
+            b'.' if src.get(pos + 1).is_some_and(u8::is_ascii_digit) => lex_number(src, &mut pos),
+            b'.' => single(&mut pos, TokenKind::Dot),
+            _ if is_ident_start(b) => {
+                let (rest, _) = ident_rest(&src[pos + 1..]).expect("take_while cannot fail");
+                pos = src.len() - rest.len();
+                TokenKind::Word(Keyword::lookup(&text[start..pos]))
+            }
+            _ if is_op_char(b) => lex_operator(src, &mut pos),
+            _ => {
+                // Any other character is one unsupported token of one
+                // character (a non-ASCII byte always starts a word).
+                let len = text[pos..].chars().next().map_or(1, char::len_utf8);
+                pos += len;
+                TokenKind::Other
+            }
+        };
+        Token {
+            kind,
+            start,
+            end: pos,
+        }
+    }
 }
 
 /// Consumes one byte and returns `kind`.
@@ -461,7 +560,7 @@ fn single(pos: &mut usize, kind: TokenKind) -> TokenKind {
 }
 
 /// Lexes a `"quoted identifier"` starting at `*pos`.
-fn lex_quoted_ident(src: &[u8], pos: &mut usize) -> TokenKind {
+pub(crate) fn lex_quoted_ident(src: &[u8], pos: &mut usize) -> TokenKind {
     let mut i = *pos + 1;
     let mut escapes = false;
     loop {
@@ -482,7 +581,11 @@ fn lex_quoted_ident(src: &[u8], pos: &mut usize) -> TokenKind {
                 return if empty {
                     TokenKind::Error(LexError::ZeroLengthIdent)
                 } else {
-                    TokenKind::QuotedIdent(escapes)
+                    TokenKind::QuotedIdent(if escapes {
+                        IdentQuote::Doubled
+                    } else {
+                        IdentQuote::Plain
+                    })
                 };
             }
         }
@@ -610,7 +713,7 @@ mod tests {
                 TokenKind::String(StringStyle::Escape, true),
                 TokenKind::String(StringStyle::Dollar(2), false),
                 TokenKind::String(StringStyle::Dollar(3), false),
-                TokenKind::QuotedIdent(true),
+                TokenKind::QuotedIdent(IdentQuote::Doubled),
             ]
         );
         assert_eq!(texts("'it''s' x"), ["'it''s'", "x", ""]);

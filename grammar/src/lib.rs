@@ -32,10 +32,13 @@ pub mod keywords;
 pub mod lexer;
 mod parser;
 pub mod splitter;
+mod strlit;
+mod unicode_literal;
 
 pub use error::{line_col, ParseError, ParseErrorKind};
 pub use parser::{
-    parse, parse_one, scan_single_insert, LiteralKind, ScannedInsert, ScannedLiteral, MAX_DEPTH,
+    parse, parse_one, parse_with, scan_single_insert, LiteralKind, ParseOptions, ParseWarning,
+    ScannedInsert, ScannedLiteral, MAX_DEPTH,
 };
 pub use splitter::{is_incomplete, split_statements, Piece};
 

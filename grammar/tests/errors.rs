@@ -148,6 +148,70 @@ const CASES: &[(&str, &str, usize)] = &[
         "precision for type float must be at least 1 bit",
         13,
     ),
+    ("SELECT U&'wrong: \\061'", "invalid Unicode escape", 17),
+    ("SELECT U&'wrong: \\+0061'", "invalid Unicode escape", 17),
+    (
+        "SELECT U&'wrong: \\db99'",
+        "invalid Unicode surrogate pair",
+        22,
+    ),
+    (
+        "SELECT U&'wrong: \\db99xy'",
+        "invalid Unicode surrogate pair",
+        22,
+    ),
+    (
+        "SELECT U&'wrong: \\+00db99\\+000061'",
+        "invalid Unicode surrogate pair",
+        25,
+    ),
+    (
+        "SELECT U&'wrong: \\+2FFFFF'",
+        "invalid Unicode escape value",
+        17,
+    ),
+    (
+        "SELECT U&'wrong: +0061' UESCAPE +",
+        "UESCAPE must be followed by a simple string literal at or near \"+\"",
+        32,
+    ),
+    (
+        "SELECT U&'wrong: +0061' UESCAPE '+'",
+        "invalid Unicode escape character at or near \"'+'\"",
+        32,
+    ),
+    (
+        "select U&'a' uescape",
+        "UESCAPE must be followed by a simple string literal at end of input",
+        20,
+    ),
+    (
+        "select 1 as U&\"\"",
+        "zero-length delimited identifier at or near \"U&\"\"\"",
+        12,
+    ),
+    ("SELECT E'wrong: \\u061'", "invalid Unicode escape", 16),
+    (
+        "SELECT E'wrong: \\udb99'",
+        "invalid Unicode surrogate pair at or near \"'\"",
+        22,
+    ),
+    (
+        "SELECT E'wrong: \\udb99\\u0061'",
+        "invalid Unicode surrogate pair at or near \"\\u0061\"",
+        22,
+    ),
+    (
+        "SELECT E'wrong: \\U002FFFFF'",
+        "invalid Unicode escape value at or near \"\\U002FFFFF\"",
+        16,
+    ),
+    ("select 'a'  'b'", "syntax error at or near \"'b'\"", 12),
+    (
+        "select 'a'\n/* c */ 'b'",
+        "syntax error at or near \"'b'\"",
+        19,
+    ),
     (
         "create table t (a float(54))",
         "precision for type float must be less than 54 bits",
@@ -269,4 +333,48 @@ fn nesting_within_the_limit_parses_prints_and_drops() {
             assert_eq!(parse_one(&printed).expect("reparses"), ast);
         }
     });
+}
+
+#[test]
+fn nonstandard_strings_take_escapes_and_warn_once_per_literal() {
+    use heapdb_grammar::{parse_with, ParseOptions};
+    let sql = r"select 'a\\b\\', 'c\'d', 'e\nf', 'plain', E'x\\y', U&'\0041'";
+    let options = ParseOptions {
+        standard_conforming_strings: false,
+        escape_string_warning: true,
+    };
+    // U&'...' is refused at its start.
+    let e = parse_with(sql, options).unwrap_err();
+    assert_eq!(
+        (e.message.as_str(), e.offset, e.kind),
+        (
+            "unsafe use of string constant with Unicode escapes",
+            sql.find("U&").unwrap(),
+            ParseErrorKind::FeatureNotSupported
+        )
+    );
+    let sql = &sql[..sql.find(", U&").unwrap()];
+    let (stmts, warnings) = parse_with(sql, options).unwrap();
+    assert_eq!(
+        stmts[0].to_string(),
+        "SELECT 'a\\b\\', 'c''d', 'e\nf', 'plain', 'x\\y'"
+    );
+    let got: Vec<(&str, usize)> = warnings.iter().map(|w| (w.message, w.offset)).collect();
+    assert_eq!(
+        got,
+        [
+            (r"nonstandard use of \\ in a string literal", 7),
+            (r"nonstandard use of \' in a string literal", 17),
+            ("nonstandard use of escape in a string literal", 25),
+        ]
+    );
+    let quiet = ParseOptions {
+        escape_string_warning: false,
+        ..options
+    };
+    assert!(parse_with(sql, quiet).unwrap().1.is_empty());
+    // Standard strings: backslashes are text, and nothing is said.
+    let (stmts, warnings) = parse_with(r"select 'a\'", ParseOptions::default()).unwrap();
+    assert_eq!(stmts[0].to_string(), r"SELECT 'a\'");
+    assert!(warnings.is_empty());
 }

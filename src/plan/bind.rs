@@ -644,10 +644,10 @@ impl Binder<'_> {
                 expr,
                 pattern,
                 escape.as_deref(),
-                *negated,
-                *case_insensitive,
+                [*negated, *case_insensitive],
                 scope,
                 mode,
+                e.offset,
             ),
             K::Exists(query) => self.bind_exists(query, scope, mode),
             K::Subquery(query) => self.bind_scalar_subquery(query, scope, mode),
@@ -873,13 +873,31 @@ impl Binder<'_> {
         expr: &ast::Expr,
         pattern: &ast::Expr,
         escape: Option<&ast::Expr>,
-        negated: bool,
-        case_insensitive: bool,
+        [negated, case_insensitive]: [bool; 2],
         scope: &Scope,
         mode: &mut Mode,
+        offset: ast::Offset,
     ) -> Result<Expr> {
         let x = self.bind_expr(expr, scope, mode)?;
         let mut p = self.bind_expr(pattern, scope, mode)?;
+        // A non-literal escape (`ESCAPE '$'::bytea`) may make it bytea LIKE.
+        let esc = match escape {
+            Some(e) if !matches!(e.kind, ast::ExprKind::Literal(ast::Literal::String(_))) => {
+                Some((self.bind_expr(e, scope, mode)?, e.offset))
+            }
+            _ => None,
+        };
+        if [&x.ty, &p.ty].contains(&&DataType::Bytea)
+            || esc.as_ref().is_some_and(|(e, _)| e.ty == DataType::Bytea)
+        {
+            let esc = match (esc, escape) {
+                (Some(e), _) => Some(e),
+                (None, Some(e)) => Some((self.bind_expr(e, scope, mode)?, e.offset)),
+                (None, None) => None,
+            };
+            let ops = [(x, expr.offset), (p, pattern.offset)];
+            return self.bind_bytea_like(ops, esc, [negated, case_insensitive], offset);
+        }
         if let Some(esc) = escape {
             // Rewrite the pattern to the default backslash escape.
             let esc_text = match &esc.kind {
@@ -1075,7 +1093,7 @@ impl Binder<'_> {
             return self.bind_num_op(f, vec![(l, left.offset), (r, right.offset)], offset);
         }
         if let Some((icase, negated)) = like_op(op) {
-            return self.bind_like(left, right, None, negated, icase, scope, mode);
+            return self.bind_like(left, right, None, [negated, icase], scope, mode, offset);
         }
         if let Some((icase, negated)) = regex_op(op) {
             let l = self.bind_expr(left, scope, mode)?;

@@ -20,6 +20,7 @@
 mod array;
 pub mod bind;
 pub mod bitmappath;
+mod bytea_like;
 pub mod check;
 pub mod cost;
 pub mod domain;

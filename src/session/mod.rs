@@ -436,7 +436,14 @@ impl Session {
         // A SELECT or UPDATE whose shape was planned before runs from its
         // template.
         self.plan_cache.pending = None;
-        if let Some(shape) = self.plan_cache.shape_of(sql).filter(|_| !read_only) {
+        // Templates are keyed on the text as standard_conforming_strings
+        // reads it.
+        let std_strings = self.settings.standard_conforming_strings;
+        if let Some(shape) = self
+            .plan_cache
+            .shape_of(sql)
+            .filter(|_| !read_only && std_strings)
+        {
             if let plancache::Use::Template(t) = self.plan_cache.begin(&shape, sql) {
                 let lexed = start.elapsed();
                 let writes = shape.writes;
@@ -447,7 +454,16 @@ impl Session {
                 return Ok(r);
             }
         }
-        let stmts = heapdb_grammar::parse(sql).map_err(|e| self.fail_statement(parse_error(e)))?;
+        let options = heapdb_grammar::ParseOptions {
+            standard_conforming_strings: std_strings,
+            escape_string_warning: self.settings.escape_string_warning,
+        };
+        let (stmts, warnings) = heapdb_grammar::parse_with(sql, options)
+            .map_err(|e| self.fail_statement(parse_error(e)))?;
+        let mut warnings: Vec<Notice> = warnings
+            .into_iter()
+            .map(|w| Notice::warning(w.message))
+            .collect();
         let parse = start.elapsed();
         if stmts.is_empty() {
             return Ok(QueryResult::empty(""));
@@ -463,6 +479,11 @@ impl Session {
                 self.cursors.statement_text = Some(sql.to_string());
             }
             let mut r = self.run_statement(stmt, sink)?;
+            if !warnings.is_empty() {
+                // The scanner's warnings come before anything the
+                // statements say.
+                r.notices.splice(0..0, warnings.drain(..));
+            }
             if !r.rows.is_empty() {
                 // Results computed whole (EXPLAIN, SHOW) go through the sink too.
                 let mut cols: Vec<crate::exec::vector::Vector> = r

@@ -262,7 +262,9 @@ impl<R: Read + Send + 'static> Drop for BackgroundReader<R> {
 fn is_sync(item: &Item) -> bool {
     match item {
         // Substituted variables could turn it into a COPY.
-        Item::Sql { text, vars, .. } => *vars || contains_copy(text),
+        // Setting standard_conforming_strings changes how the next
+        // statements split.
+        Item::Sql { text, vars, .. } => *vars || contains_copy(text) || sets_quoting(text),
         Item::Meta { .. } | Item::Echo(_) => true,
         Item::Invalid { .. } => false,
     }
@@ -275,6 +277,17 @@ fn contains_copy(text: &str) -> bool {
     memchr::memchr2_iter(b'c', b'C', b).any(|i| {
         b.get(i..i + 4)
             .is_some_and(|w| w.eq_ignore_ascii_case(b"copy"))
+    })
+}
+
+/// Whether `text` mentions `standard_conforming_strings` (a superset
+/// of the statements that change it).
+fn sets_quoting(text: &str) -> bool {
+    const NAME: &[u8] = b"standard_conforming_strings";
+    let b = text.as_bytes();
+    memchr::memchr2_iter(b's', b'S', b).any(|i| {
+        b.get(i..i + NAME.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(NAME))
     })
 }
 

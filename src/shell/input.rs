@@ -108,6 +108,9 @@ pub struct LineSplitter {
     bad: Vec<(usize, Vec<u8>)>,
     /// The same for the line being scanned, offsets in the line.
     line_bad: Vec<(usize, Vec<u8>)>,
+    /// `standard_conforming_strings` is off: a backslash in `'...'`
+    /// escapes the next character (so `'a\'b'` is one literal).
+    backslash_quotes: bool,
 }
 
 /// Bytes that end a run of ordinary text in [`Lex::Normal`]: quotes,
@@ -133,6 +136,12 @@ impl LineSplitter {
     /// A splitter with an empty query buffer.
     pub fn new() -> LineSplitter {
         LineSplitter::default()
+    }
+
+    /// Follows the session's `standard_conforming_strings` (psql reads
+    /// `'...'` as the server will).
+    pub fn set_standard_strings(&mut self, on: bool) {
+        self.backslash_quotes = !on;
     }
 
     /// The statement in progress (psql's query buffer).
@@ -323,9 +332,15 @@ impl LineSplitter {
                     }
                     match b[i] {
                         b'\'' => {
-                            let escapes = i > 0
-                                && matches!(b[i - 1], b'e' | b'E')
-                                && (i < 2 || !is_ident_byte(b[i - 2]));
+                            // `U&'...'` never takes backslash escapes.
+                            let unicode = i > 1
+                                && b[i - 1] == b'&'
+                                && matches!(b[i - 2], b'u' | b'U')
+                                && (i < 3 || !is_ident_byte(b[i - 3]));
+                            let escapes = self.backslash_quotes && !unicode
+                                || i > 0
+                                    && matches!(b[i - 1], b'e' | b'E')
+                                    && (i < 2 || !is_ident_byte(b[i - 2]));
                             self.lex = Lex::Quote { escapes };
                             // Variable substitution reads `E'...'` strings
                             // differently (see `Item::Sql`'s `vars`).
@@ -760,6 +775,24 @@ mod tests {
             items("select\n\nx;\nselect\n  \n y;\n"),
             vec![sql("select\nx;", 3), sql("select\n  \n y;", 6)]
         );
+    }
+
+    #[test]
+    fn backslashes_escape_quotes_without_standard_strings() {
+        let script = "select 'a\\';b';\nselect U&'\\';\nselect 'c\\';\n";
+        let mut r = ScriptReader::new(script.as_bytes());
+        r.splitter().set_standard_strings(false);
+        // A quote with escapes marks the statement for variable
+        // substitution's reading, as `E'...'` does.
+        let escaped = Item::Sql {
+            text: "select 'a\\';b';".to_string(),
+            line: 1,
+            vars: true,
+        };
+        assert_eq!(r.next_item().unwrap(), Some(escaped));
+        assert_eq!(r.next_item().unwrap(), Some(sql("select U&'\\';", 2)));
+        r.splitter().set_standard_strings(true);
+        assert_eq!(r.next_item().unwrap(), Some(sql("select 'c\\';", 3)));
     }
 
     #[test]

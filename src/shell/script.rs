@@ -52,6 +52,8 @@ impl Runner {
 
     fn run_script_here<R: Read>(&mut self, input: R, src: &Source) -> Flow {
         let mut reader = ScriptReader::new(input).echo_all(self.state.echo == Echo::All);
+        let on = self.session.settings().standard_conforming_strings;
+        reader.splitter().set_standard_strings(on);
         loop {
             if reader.may_block() {
                 self.flush();
@@ -80,7 +82,10 @@ impl Runner {
     }
 
     fn run_script_ahead_here<R: Read + Send + 'static>(&mut self, input: R, src: &Source) -> Flow {
-        let mut ahead = match BackgroundReader::start(ScriptReader::new(input)) {
+        let mut reader = ScriptReader::new(input);
+        let on = self.session.settings().standard_conforming_strings;
+        reader.splitter().set_standard_strings(on);
+        let mut ahead = match BackgroundReader::start(reader) {
             Ok(a) => a,
             Err(e) => {
                 self.eprint(&format!("heapdb: error: could not start a thread: {e}\n"));
@@ -147,7 +152,11 @@ impl Runner {
                 self.run_sql_data(&text, vars, src, line, None)
             }
             Item::Sql { text, line, vars } => {
-                self.run_sql_data(&text, vars, src, line, Some(&mut ScriptData::new(reader)))
+                let flow =
+                    self.run_sql_data(&text, vars, src, line, Some(&mut ScriptData::new(reader)));
+                let on = self.session.settings().standard_conforming_strings;
+                reader.splitter().set_standard_strings(on);
+                flow
             }
             Item::Meta { text, line } => self.run_meta(&text, src, line, reader),
         }

@@ -1139,6 +1139,8 @@ fn more_args(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
 /// - `'EXTRACT' '(' (col_label | string) 'FROM' expr ')'` is `extract('field', x)`;
 /// - `'SUBSTRING' '(' expr ('FROM' expr ['FOR' expr] | 'FOR' expr ['FROM' expr]) ')'`
 ///   is `substring(s, a[, b])` (`a` is 1 when only FOR is given);
+/// - `'OVERLAY' '(' expr 'PLACING' expr 'FROM' expr ['FOR' expr] ')'` is
+///   `overlay(s, t, n[, m])`;
 /// - `'POSITION' '(' expr 'IN' expr ')'` is `position(a, b)`;
 /// - `'TRIM' '(' ['BOTH' | 'LEADING' | 'TRAILING'] [expr] 'FROM' expr ')'` is
 ///   `btrim` / `ltrim` / `rtrim(s[, chars])`.
@@ -1199,6 +1201,28 @@ fn special_args<'a>(i: Tokens<'a>, name: &mut ObjectName) -> PResult<'a, Option<
                 args.extend(more);
                 Ok((i, Some(args)))
             }
+        }
+        "overlay" if !closing => {
+            let (i, s) = expr(i)?;
+            if !i.is_kw(0, Keyword::Placing) {
+                let (i, more) = more_args(i)?;
+                let mut args = vec![s];
+                args.extend(more);
+                return Ok((i, Some(args)));
+            }
+            let (i, (t, (start, count))) = preceded(
+                kw(Keyword::Placing),
+                cut(pair(
+                    expr,
+                    preceded(
+                        kw(Keyword::From),
+                        pair(expr, opt(preceded(kw(Keyword::For), cut(expr)))),
+                    ),
+                )),
+            )(i)?;
+            let mut args = vec![s, t, start];
+            args.extend(count);
+            Ok((i, Some(args)))
         }
         "position" if !closing => {
             let (i, needle) = climb(i, prec::LIKE + 1)?;

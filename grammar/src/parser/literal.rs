@@ -10,6 +10,7 @@ use crate::ast::DataType;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::keywords::Keyword;
 use crate::lexer::{StringStyle, Token, TokenKind};
+use crate::strlit;
 
 /// `string ::= "'" ... "'" | "E'" ... "'" | "$tag$" ... "$tag$"`, as its value.
 pub(crate) fn string(i: Tokens<'_>) -> PResult<'_, String> {
@@ -23,39 +24,62 @@ pub(crate) fn string(i: Tokens<'_>) -> PResult<'_, String> {
     }
 }
 
-/// The unescaped value of a string-literal token.
+/// The unescaped value of a string-literal token (continued segments
+/// joined).
 pub(crate) fn string_value(i: Tokens<'_>, t: Token) -> Result<String, ParseError> {
     let ctx = i.ctx;
     let text = ctx.text(t);
     match t.kind {
-        TokenKind::String(StringStyle::Standard, escapes) => {
-            let inner = &text[1..text.len() - 1];
-            Ok(if escapes {
-                inner.replace("''", "'")
-            } else {
-                inner.to_string()
-            })
-        }
+        TokenKind::String(StringStyle::Standard, escapes) => Ok(if escapes {
+            strlit::dequote(&text[1..])
+        } else {
+            text[1..text.len() - 1].to_string()
+        }),
         TokenKind::String(StringStyle::Escape, escapes) => {
-            let inner = &text[2..text.len() - 1];
+            // `E'...'`, or `'...'` with standard_conforming_strings off.
+            let open = if text.starts_with('\'') { 1 } else { 2 };
+            let inner = &text[open..text.len() - 1];
             if escapes {
-                unescape_e_string(inner).map_err(|message| {
-                    let kind = if message.starts_with("invalid byte sequence") {
-                        ParseErrorKind::CharacterNotInRepertoire
-                    } else {
-                        ParseErrorKind::Syntax
-                    };
-                    ctx.error_msg(t, message).with_kind(kind)
-                })
+                strlit::unescape_e_string(inner)
+                    .map_err(|e| e_string_error(ctx.src, (t.start, t.start + open), e))
             } else {
                 Ok(inner.to_string())
             }
+        }
+        TokenKind::String(StringStyle::Unicode(escape), _) => {
+            // The lexer has checked the escapes.
+            let body = strlit::dequote(&text[3..]);
+            Ok(strlit::udeescape(&body, escape).unwrap_or(body))
         }
         TokenKind::String(StringStyle::Dollar(tag), _) => {
             Ok(text[tag..text.len() - tag].to_string())
         }
         _ => Err(ctx.error_at(t)),
     }
+}
+
+/// The error of an `E'...'` token with a rejected escape, positioned as
+/// PostgreSQL positions it; `token` and `body` are where the token and
+/// its text start.
+fn e_string_error(src: &str, (token, body): (usize, usize), e: strlit::EscapeError) -> ParseError {
+    let offset = e.at.map_or(token, |at| body + at);
+    let near = src.get(offset..offset + e.near).unwrap_or("");
+    let message = if e.near > 0 {
+        format!("{} at or near \"{near}\"", e.message)
+    } else {
+        e.message.clone()
+    };
+    let kind = if e.invalid_escape {
+        ParseErrorKind::InvalidEscapeSequence
+    } else if e.at.is_none() {
+        ParseErrorKind::CharacterNotInRepertoire
+    } else {
+        ParseErrorKind::Syntax
+    };
+    let hint = e.invalid_escape.then_some(strlit::E_UNICODE_HINT);
+    ParseError::other(message, offset, Some(near))
+        .with_kind(kind)
+        .with_hint(hint)
 }
 
 /// `data_type ::= 'SMALLINT' | 'INT2' | 'INTEGER' | 'INT' | 'INT4' | 'BIGINT' | 'INT8'
@@ -258,117 +282,4 @@ fn typmod_value(i: Tokens<'_>) -> PResult<'_, u32> {
         }
     }
     i.fail()
-}
-
-/// Unescapes the body of an `E'...'` string: `''`, `\b \f \n \r \t`, octal
-/// `\ooo`, hex `\xHH`, `\uXXXX`, `\UXXXXXXXX`, and `\c` for any other `c`.
-/// The result must be valid UTF-8 without NUL bytes, as in PostgreSQL.
-fn unescape_e_string(body: &str) -> Result<String, String> {
-    let bytes = body.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'\'' {
-            // The lexer only lets `''` through.
-            out.push(b'\'');
-            i += 2;
-            continue;
-        }
-        if b != b'\\' || i + 1 >= bytes.len() {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        let c = bytes[i + 1];
-        i += 2;
-        match c {
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'0'..=b'7' => {
-                let mut v = u32::from(c - b'0');
-                let mut n = 1;
-                while n < 3 && i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
-                    v = v * 8 + u32::from(bytes[i] - b'0');
-                    i += 1;
-                    n += 1;
-                }
-                out.push((v & 0xff) as u8);
-            }
-            b'x' if i < bytes.len() && bytes[i].is_ascii_hexdigit() => {
-                let mut v = 0u32;
-                let mut n = 0;
-                while n < 2 && i < bytes.len() && bytes[i].is_ascii_hexdigit() {
-                    v = v * 16 + (bytes[i] as char).to_digit(16).expect("hex digit");
-                    i += 1;
-                    n += 1;
-                }
-                out.push(v as u8);
-            }
-            b'u' | b'U' => {
-                let len = if c == b'u' { 4 } else { 8 };
-                let hex = body
-                    .get(i..i + len)
-                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-                let ch = hex
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .and_then(char::from_u32)
-                    .filter(|&ch| ch != '\0')
-                    .ok_or_else(|| "invalid Unicode escape value".to_string())?;
-                i += len;
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-            }
-            _ => {
-                // `\c` is `c`; copy a whole UTF-8 character.
-                let start = i - 1;
-                let ch = body[start..]
-                    .chars()
-                    .next()
-                    .expect("a character follows the backslash");
-                out.extend_from_slice(ch.to_string().as_bytes());
-                i = start + ch.len_utf8();
-            }
-        }
-    }
-    if let Some(bad) = out.iter().position(|&b| b == 0) {
-        let _ = bad;
-        return Err("invalid byte sequence for encoding \"UTF8\": 0x00".to_string());
-    }
-    String::from_utf8(out).map_err(|e| {
-        let bytes = e.as_bytes();
-        let at = e.utf8_error().valid_up_to();
-        format!(
-            "invalid byte sequence for encoding \"UTF8\": 0x{:02x}",
-            bytes[at]
-        )
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unescape_e_string;
-
-    #[test]
-    fn e_string_escapes() {
-        assert_eq!(
-            unescape_e_string(r"a\nb\tc\\d\'e''f").unwrap(),
-            "a\nb\tc\\d'e'f"
-        );
-        assert_eq!(
-            unescape_e_string(r"\101\x42\u0043\U00000044").unwrap(),
-            "ABCD"
-        );
-        assert_eq!(unescape_e_string(r"\xC3\xA9").unwrap(), "é");
-        assert_eq!(unescape_e_string(r"\q\é").unwrap(), "qé");
-        assert!(unescape_e_string(r"\xff").is_err());
-        assert!(unescape_e_string(r"\000").is_err());
-        assert_eq!(
-            unescape_e_string(r"\u12").unwrap_err(),
-            "invalid Unicode escape value"
-        );
-    }
 }

@@ -58,7 +58,7 @@ use nom::sequence::{preceded, terminated};
 use crate::ast::{Ident, ObjectName, Offset, Statement};
 use crate::error::ParseError;
 use crate::keywords::Keyword;
-use crate::lexer::{Lexer, TokenKind};
+use crate::lexer::{Lexer, StringStyle, TokenKind};
 use tokens::{col_id, col_label, kw, tok, word, Ctx, PError, PResult, Tokens};
 
 /// How many nested levels (parentheses, subqueries, calls, prefix operators)
@@ -76,6 +76,94 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, ParseError> {
         return Ok(vec![s]);
     }
     parse_general(sql)
+}
+
+/// The settings that change how text is read (PostgreSQL's
+/// `standard_conforming_strings` and `escape_string_warning`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// `'...'` takes backslashes literally (off: as in `E'...'`).
+    pub standard_conforming_strings: bool,
+    /// With `standard_conforming_strings` off, a backslash escape in a
+    /// `'...'` literal draws a [`ParseWarning`].
+    pub escape_string_warning: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> ParseOptions {
+        ParseOptions {
+            standard_conforming_strings: true,
+            escape_string_warning: true,
+        }
+    }
+}
+
+/// A WARNING of PostgreSQL's scanner: `nonstandard use of \\ in a string
+/// literal` and its kin (SQLSTATE 22P06), once per literal, at its start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseWarning {
+    /// The message.
+    pub message: &'static str,
+    /// PostgreSQL's hint line.
+    pub hint: &'static str,
+    /// Byte offset of the literal.
+    pub offset: usize,
+}
+
+/// [`parse`] under `options`, with the warnings the literals draw.
+pub fn parse_with(
+    sql: &str,
+    options: ParseOptions,
+) -> Result<(Vec<Statement>, Vec<ParseWarning>), ParseError> {
+    if options.standard_conforming_strings {
+        return Ok((parse(sql)?, Vec::new()));
+    }
+    let mut tokens = Vec::with_capacity((sql.len() / 3 + 4).min(1 << 14));
+    let mut lexer = Lexer::new(sql).standard_strings(false);
+    let mut statements = Vec::new();
+    let mut warnings = Vec::new();
+    while !lexer.is_done() {
+        lexer.next_statement(&mut tokens);
+        if options.escape_string_warning {
+            warnings.extend(tokens.iter().filter_map(|t| escape_warning(sql, *t)));
+        }
+        let ctx = Ctx::new(sql, &tokens);
+        if let Some(s) = run_rule(&ctx, piece)? {
+            statements.push(s);
+        }
+    }
+    Ok((statements, warnings))
+}
+
+/// The warning a `'...'` literal read with backslash escapes draws: by its
+/// first escape, as PostgreSQL's `check_string_escape_warning`.
+fn escape_warning(sql: &str, t: crate::lexer::Token) -> Option<ParseWarning> {
+    if !matches!(t.kind, TokenKind::String(StringStyle::Escape, true))
+        || !sql[t.start..].starts_with('\'')
+    {
+        return None;
+    }
+    let text = &sql.as_bytes()[t.start..t.end];
+    let at = memchr::memchr(b'\\', text)?;
+    let (message, hint) = match text.get(at + 1) {
+        Some(b'\'') => (
+            "nonstandard use of \\' in a string literal",
+            "Use '' to write quotes in strings, or use the escape string syntax (E'...').",
+        ),
+        Some(b'\\') => (
+            "nonstandard use of \\\\ in a string literal",
+            "Use the escape string syntax for backslashes, e.g., E'\\\\'.",
+        ),
+        _ => (
+            "nonstandard use of escape in a string literal",
+            "Use the escape string syntax for escapes, e.g., E'\\r\\n'.",
+        ),
+    };
+    Some(ParseWarning {
+        message,
+        hint,
+        offset: t.start,
+    })
 }
 
 /// One piece of a script as the lexer hands it out (up to a semicolon):

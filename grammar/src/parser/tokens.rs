@@ -26,7 +26,7 @@ use nom::{IResult, InputLength};
 use crate::ast::Ident;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::keywords::{Keyword, KeywordClass};
-use crate::lexer::{Token, TokenKind};
+use crate::lexer::{IdentQuote, LexError, Token, TokenKind};
 
 use super::MAX_DEPTH;
 
@@ -63,11 +63,23 @@ impl<'a> Ctx<'a> {
             TokenKind::Eof => ParseError::end_of_input(self.src.len()),
             TokenKind::Error(e) => {
                 let text = self.text(token);
-                ParseError::other(
-                    format!("{} at or near \"{}\"", e.message(), text),
-                    token.start,
-                    Some(text),
-                )
+                let message = if !e.quotes_token() {
+                    e.message().to_string()
+                } else if token.start >= self.src.len() {
+                    format!("{} at end of input", e.message())
+                } else {
+                    format!("{} at or near \"{}\"", e.message(), text)
+                };
+                let kind = if e == LexError::UnsafeUnicodeString {
+                    ParseErrorKind::FeatureNotSupported
+                } else {
+                    ParseErrorKind::Syntax
+                };
+                let at_end = token.start >= self.src.len();
+                ParseError::other(message, token.start, (!at_end).then_some(text))
+                    .with_kind(kind)
+                    .with_hint(e.hint())
+                    .with_detail(e.detail())
             }
             _ => ParseError::near(self.text(token), token.start),
         }
@@ -332,6 +344,8 @@ fn too_deep(i: Tokens<'_>) -> nom::Err<PError> {
         offset: t.start,
         token: (t.kind != TokenKind::Eof).then(|| i.text(t).to_string()),
         kind: ParseErrorKind::TooDeep,
+        hint: None,
+        detail: None,
     })))
 }
 
@@ -342,13 +356,12 @@ fn too_deep(i: Tokens<'_>) -> nom::Err<PError> {
 pub(crate) fn ident_value(i: Tokens<'_>, token: Token) -> Ident {
     let text = i.text(token);
     match token.kind {
-        TokenKind::QuotedIdent(escapes) => {
-            let inner = &text[1..text.len() - 1];
-            if escapes {
-                inner.replace("\"\"", "\"")
-            } else {
-                inner.to_string()
-            }
+        TokenKind::QuotedIdent(IdentQuote::Plain) => text[1..text.len() - 1].to_string(),
+        TokenKind::QuotedIdent(IdentQuote::Doubled) => crate::strlit::undouble_ident(&text[1..]),
+        TokenKind::QuotedIdent(IdentQuote::Unicode(escape)) => {
+            // The lexer has checked the escapes.
+            let body = crate::strlit::undouble_ident(&text[3..]);
+            crate::strlit::udeescape(&body, escape).unwrap_or(body)
         }
         _ => text.to_ascii_lowercase(),
     }

@@ -2,13 +2,16 @@
 //! `float4send` / `float8send`, `encode` / `decode`, `get_byte` /
 //! `set_byte` / `get_bit` / `set_bit`, `md5`, the `bytea` forms of
 //! `length`, `octet_length`, `substring` and `position`, and `to_hex`,
-//! `chr`, `ascii`, `translate`.
+//! `chr`, `ascii`, `translate`, `overlay` of text and bytea, and bytea
+//! `LIKE`.
 //!
 //! Each takes the argument types [`ByteFunc::resolve`] chose and is strict
 //! (the caller returns NULL for a NULL argument before [`ByteFunc::eval`]).
 //! Errors are PostgreSQL 15's (`index 8 out of valid range, 0..7`, 2202E;
 //! `null character not permitted`, 54000).
 
+use super::bytea_like::bytea_like;
+use super::overlay::{overlay_bytes, overlay_text};
 use super::string::TrimSide;
 use super::{bad_arg_named, no_function, Resolved, ScalarFunc};
 use crate::err;
@@ -62,6 +65,12 @@ pub enum ByteFunc {
     Trim(TrimSide),
     /// `unistr(text)`: Unicode escapes decoded.
     Unistr,
+    /// `overlay(s placing t from n [for m])` of text or bytea (see
+    /// [`super::overlay`]); the value's type picks the form.
+    Overlay,
+    /// `bytea [NOT] LIKE bytea [ESCAPE bytea]` (true: NOT); see
+    /// [`super::bytea_like`].
+    Like(bool),
 }
 
 impl ByteFunc {
@@ -88,6 +97,7 @@ impl ByteFunc {
             "sha512" => Sha(Sha2::Sha512),
             "bit_count" => BitCount,
             "unistr" => Unistr,
+            "overlay" => Overlay,
             _ => return None,
         })
     }
@@ -121,6 +131,9 @@ impl ByteFunc {
             Trim(TrimSide::Leading) => "ltrim",
             Trim(TrimSide::Trailing) => "rtrim",
             Unistr => "unistr",
+            Overlay => "overlay",
+            Like(false) => "bytealike",
+            Like(true) => "byteanlike",
         }
     }
 
@@ -191,6 +204,24 @@ impl ByteFunc {
             (BitCount, [Bytea]) => (vec![Bytea], Int8),
             (Unistr, [t]) if str_(t) => (vec![Text], Text),
             (Trim(_), [b, c]) if by(b) && by(c) => (vec![Bytea, Bytea], Bytea),
+            (Like(_), [Bytea, Bytea]) => (vec![Bytea, Bytea], Bool),
+            (Like(_), [Bytea, Bytea, Bytea]) => (vec![Bytea, Bytea, Bytea], Bool),
+            // The positions are int4 only, as PostgreSQL declares them.
+            (Overlay, [s, t, ints @ ..])
+                if matches!(ints.len(), 1 | 2)
+                    && ints.iter().all(|t| matches!(t, Int2 | Int4 | Unknown)) =>
+            {
+                let ty = if by(s) && by(t) && (*s == Bytea || *t == Bytea) {
+                    Bytea
+                } else if str_(s) && str_(t) {
+                    Text
+                } else {
+                    return Err(no_function(self.name(), args));
+                };
+                let mut types = vec![ty, ty];
+                types.extend(ints.iter().map(|_| Int4));
+                (types, ty)
+            }
             _ => return Err(no_function(self.name(), args)),
         };
         Ok(Resolved {
@@ -245,6 +276,21 @@ impl ByteFunc {
             Translate => Value::text(&translate(text(0)?, text(1)?, text(2)?)),
             Sha(kind) => out(digest(kind, bytes(0)?)),
             Unistr => Value::text(&unistr(text(0)?)?),
+            Like(negated) => {
+                let escape = if args.len() > 2 {
+                    Some(bytes(2)?)
+                } else {
+                    None
+                };
+                Value::Bool(bytea_like(bytes(0)?, bytes(1)?, escape)? != negated)
+            }
+            Overlay => {
+                let count = if args.len() > 3 { Some(int(3)?) } else { None };
+                match &args[0] {
+                    Value::Bytea(_) => out(overlay_bytes(bytes(0)?, bytes(1)?, int(2)?, count)?),
+                    _ => Value::text(&overlay_text(text(0)?, text(1)?, int(2)?, count)?),
+                }
+            }
             BitCount => Value::Int8(bytes(0)?.iter().map(|b| b.count_ones() as i64).sum()),
             Trim(side) => {
                 let (b, set) = (bytes(0)?, bytes(1)?);

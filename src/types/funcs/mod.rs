@@ -15,10 +15,12 @@
 //! are the binder's (with [`compare`](super::compare::compare)).
 
 mod are;
+pub mod bytea_like;
 pub mod bytes;
 pub(crate) mod format;
 mod numfmt;
 pub mod numfunc;
+pub mod overlay;
 mod regex;
 pub mod regexp;
 pub mod regexp_match;
