@@ -21,6 +21,8 @@ CREATE VIEW cc_v AS SELECT a, b FROM cc_t;
 CREATE SEQUENCE cc_s;
 CREATE DOMAIN cc_d AS int CONSTRAINT cc_d_pos CHECK (VALUE > 0);
 CREATE FUNCTION cc_f(int) RETURNS int LANGUAGE sql AS 'SELECT $1';
+CREATE FUNCTION cc_eq(int, int) RETURNS bool LANGUAGE sql AS 'SELECT $1 = $2';
+CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = cc_eq);
 COMMENT ON TABLE cc_t IS 'the table';
 COMMENT ON COLUMN cc_t.a IS 'column a';
 COMMENT ON COLUMN cc_t.c IS 'to be removed';
@@ -35,6 +37,7 @@ COMMENT ON SEQUENCE cc_s IS 'the sequence';
 COMMENT ON DOMAIN cc_d IS 'the domain';
 COMMENT ON CONSTRAINT cc_d_pos ON DOMAIN cc_d IS 'the domain check';
 COMMENT ON FUNCTION cc_f(int) IS 'the function';
+COMMENT ON OPERATOR === (int, int) IS 'the operator';
 BEGIN;
 COMMENT ON TABLE cc_t IS 'rolled back';
 COMMENT ON COLUMN cc_t.b IS 'rolled back';
@@ -117,6 +120,8 @@ fn check(db: &Database) {
     assert_eq!(d.checks[0].comment.as_deref(), Some("the domain check"));
     let f = cat.lookup_functions(&view, "cc_f");
     assert_eq!(f[0].comment.as_deref(), Some("the function"));
+    let o = cat.lookup_operators(&view, "===");
+    assert_eq!(o[0].comment.as_deref(), Some("the operator"));
 }
 
 /// `\d+ TABLE` and `\d+ VIEW` show the columns' descriptions, `\dt+`

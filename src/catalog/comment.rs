@@ -1,6 +1,6 @@
 //! Descriptions (`COMMENT ON`) in the catalog file. A description is a
 //! field of the object it describes (a table, column, index, constraint,
-//! view, sequence, function, domain or type), so it is versioned,
+//! view, sequence, function, operator, domain or type), so it is versioned,
 //! rolled back, dropped and renamed with that object. In the file it is
 //! a line of its own right after the line of its object:
 //!
@@ -77,6 +77,7 @@ pub(super) fn parse(f: &[&str], last: &str, r: Reading<'_>) -> Result<()> {
             .and_then(|d| d.checks.get_mut(i))
             .map(|c| &mut c.comment),
         ("fkey", None) => last_def(&mut r.st.fkeys).map(|d| &mut d.comment),
+        ("operator", None) => last_def(&mut r.st.operators).map(|d| &mut d.comment),
         ("sequence", None) => last_def(&mut r.st.sequences).map(|d| &mut d.comment),
         ("basetype", None) => last_def(&mut r.st.base_types).map(|d| &mut d.comment),
         _ => None,
@@ -135,5 +136,24 @@ impl super::Catalog {
             ));
         };
         super::versions::replace(&mut st.fkeys, pos, view, xid, Some(def))
+    }
+
+    /// Replaces the operator `oid` that `view` sees by `def` in
+    /// transaction `xid` (a new description).
+    pub fn replace_operator(
+        &self,
+        view: &super::CatalogView,
+        xid: Xid,
+        oid: u32,
+        def: super::OperatorDef,
+    ) -> Result<()> {
+        let mut st = self.write();
+        let Some(pos) = super::versions::position(&st.operators, view, |d| d.oid == oid) else {
+            return Err(crate::err!(
+                UndefinedFunction,
+                "operator with OID {oid} does not exist"
+            ));
+        };
+        super::versions::replace(&mut st.operators, pos, view, xid, Some(def))
     }
 }

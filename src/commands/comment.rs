@@ -1,6 +1,6 @@
 //! `COMMENT ON object IS 'text' | NULL`: sets or removes the description
-//! of a table, column, index, view, sequence, function, procedure, type,
-//! domain, or constraint of a table or domain.
+//! of a table, column, index, view, sequence, function, procedure,
+//! operator, type, domain, or constraint of a table or domain.
 //!
 //! A description is a field of its object's catalog entry, so setting one
 //! writes a new version of that entry in the statement's transaction: it
@@ -60,6 +60,10 @@ impl DdlContext<'_> {
             }
             CommentObject::DomainConstraint(con, domain) => {
                 self.comment_domain_constraint(con, domain, text)?
+            }
+            CommentObject::Operator(op) => self.comment_operator(op, text)?,
+            CommentObject::Aggregate(name, args) => {
+                return Err(self.no_such_aggregate(name, args.as_deref()))
             }
         }
         *self.catalog_changed = true;
@@ -328,6 +332,57 @@ impl DdlContext<'_> {
             })?;
         c.comment = text;
         self.catalog.replace_domain(&cv, self.xid, d.oid, Some(def))
+    }
+}
+
+impl DdlContext<'_> {
+    /// COMMENT ON OPERATOR `op (left, right)`.
+    fn comment_operator(&mut self, r: &ast::OperatorRef, text: Option<String>) -> Result<()> {
+        let left = r.left.as_ref().map(|t| self.arg_type(t)).transpose()?;
+        let right = self.arg_type(&r.right)?;
+        let cv = self.view();
+        let Some(o) = self
+            .catalog
+            .lookup_operators(&cv, &r.name)
+            .into_iter()
+            .find(|o| super::operatorcmds::same_operands(o, left, right))
+        else {
+            let left = left.map_or(String::new(), |t| format!("{t} "));
+            return Err(err!(
+                UndefinedFunction,
+                "operator does not exist: {left}{} {right}",
+                r.name
+            ));
+        };
+        let mut def = (*o).clone();
+        def.comment = text;
+        self.catalog.replace_operator(&cv, self.xid, o.oid, def)
+    }
+
+    /// The error of COMMENT ON AGGREGATE: heapdb has no user-defined
+    /// aggregates, so every one named is missing (after its argument
+    /// types are resolved, as PostgreSQL resolves them first).
+    fn no_such_aggregate(
+        &self,
+        name: &ast::ObjectName,
+        args: Option<&[ast::FunctionArg]>,
+    ) -> crate::error::Error {
+        let args = match args {
+            None => "*".to_string(),
+            Some(args) => {
+                let types: Result<Vec<_>> =
+                    args.iter().map(|a| self.arg_type(&a.data_type)).collect();
+                match types {
+                    Ok(t) => super::functioncmds::type_list(&t),
+                    Err(e) => return e,
+                }
+            }
+        };
+        err!(
+            UndefinedFunction,
+            "aggregate {}({args}) does not exist",
+            name.name
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 //! `COMMENT ON object IS 'text' | NULL`: the objects a description can be
 //! attached to, as written.
 
-use super::{FunctionRef, Ident, ObjectName, RoutineKind};
+use super::{FunctionArg, FunctionRef, Ident, ObjectName, OperatorRef, RoutineKind};
 
 /// The kind of relation `COMMENT ON` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,10 @@ pub enum CommentObject {
     Constraint(Ident, ObjectName),
     /// `CONSTRAINT name ON DOMAIN domain`.
     DomainConstraint(Ident, ObjectName),
+    /// `OPERATOR op (left | NONE, right)`.
+    Operator(OperatorRef),
+    /// `AGGREGATE name (types)`; `None` for `(*)`.
+    Aggregate(ObjectName, Option<Vec<FunctionArg>>),
 }
 
 /// `COMMENT ON object IS 'text' | NULL`.

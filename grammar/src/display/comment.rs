@@ -2,7 +2,7 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use super::{Id, Str};
+use super::{Comma, Id, Str};
 use crate::ast::{Comment, CommentObject, CommentRelKind, RoutineKind};
 
 impl Display for Comment {
@@ -40,6 +40,11 @@ impl Display for Comment {
             CommentObject::Constraint(c, table) => write!(f, "CONSTRAINT {} ON {table}", Id(c))?,
             CommentObject::DomainConstraint(c, domain) => {
                 write!(f, "CONSTRAINT {} ON DOMAIN {domain}", Id(c))?
+            }
+            CommentObject::Operator(op) => write!(f, "OPERATOR {op}")?,
+            CommentObject::Aggregate(name, None) => write!(f, "AGGREGATE {name}(*)")?,
+            CommentObject::Aggregate(name, Some(args)) => {
+                write!(f, "AGGREGATE {name}({})", Comma(args))?
             }
         }
         match &self.text {

@@ -1,6 +1,7 @@
 //! `COMMENT ON object IS 'text' | NULL` for the objects heapdb has:
 //! tables, columns, indexes, views, sequences, functions, procedures,
-//! types, domains and constraints of tables and domains. Another object
+//! operators, types, domains and constraints of tables and domains, and
+//! aggregates (which heapdb has none of: a missing one). Another object
 //! kind (an aggregate, a trigger, a role, ...) is not a statement heapdb
 //! knows: the syntax error is reported at `COMMENT`, as for any unknown
 //! statement. `COMMENT` and the kind words are unreserved in PostgreSQL
@@ -15,6 +16,7 @@ use nom::Parser;
 use super::function::arg_list;
 use super::literal::string;
 use super::object_name;
+use super::operator::operator_ref;
 use super::tokens::{col_id, col_label, kw, tok, word, PResult, Tokens};
 use crate::ast::{Comment, CommentObject, CommentRelKind, FunctionRef, RoutineKind, Statement};
 use crate::keywords::Keyword;
@@ -42,6 +44,8 @@ pub(crate) fn comment(i: Tokens<'_>) -> PResult<'_, Statement> {
 /// `comment_object ::= ('TABLE' | 'INDEX' | 'VIEW' | 'SEQUENCE') object_name
 ///   | 'COLUMN' col_id {'.' col_label}
 ///   | ('FUNCTION' | 'PROCEDURE' | 'ROUTINE') object_name [arg_list]
+///   | 'OPERATOR' operator_ref
+///   | 'AGGREGATE' object_name ('(' '*' ')' | arg_list)
 ///   | ('TYPE' | 'DOMAIN') object_name
 ///   | 'CONSTRAINT' col_id 'ON' ['DOMAIN'] object_name`
 fn comment_object(i: Tokens<'_>) -> PResult<'_, CommentObject> {
@@ -75,6 +79,25 @@ fn comment_object(i: Tokens<'_>) -> PResult<'_, CommentObject> {
         routine("function", RoutineKind::Function),
         routine("procedure", RoutineKind::Procedure),
         routine("routine", RoutineKind::Routine),
+        preceded(word("operator"), cut(operator_ref)).map(CommentObject::Operator),
+        preceded(
+            word("aggregate"),
+            cut(pair(
+                object_name,
+                alt((
+                    value(
+                        None,
+                        tuple((
+                            tok(TokenKind::LParen),
+                            tok(TokenKind::Star),
+                            tok(TokenKind::RParen),
+                        )),
+                    ),
+                    map(arg_list, Some),
+                )),
+            )),
+        )
+        .map(|(name, args)| CommentObject::Aggregate(name, args)),
         preceded(word("type"), cut(object_name)).map(CommentObject::Type),
         preceded(word("domain"), cut(object_name)).map(CommentObject::Domain),
         preceded(
