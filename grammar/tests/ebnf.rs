@@ -55,6 +55,7 @@ fn every_statement_kind_has_a_rule() {
         "set",
         "show",
         "reset",
+        "comment",
         "expr",
         "data_type",
     ] {

@@ -39,6 +39,8 @@ pub struct BaseTypeDef {
     pub input: Option<String>,
     /// The output function's name (`None` for a shell).
     pub output: Option<String>,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 /// A function of `LANGUAGE internal`: a name for a built-in routine.
@@ -142,6 +144,7 @@ pub(super) fn write(text: &mut String, ts: &[BaseTypeVersion], fs: &[InternalFun
             opt(&d.input),
             opt(&d.output),
         ));
+        super::comment::write(text, &d.comment);
     }
     for v in fs {
         let d = &v.def;
@@ -181,6 +184,7 @@ pub(super) fn parse_type(f: &[&str]) -> Result<BaseTypeVersion> {
         }
     };
     let def = BaseTypeDef {
+        comment: None,
         oid: num(f, 1, "bad basetype line")? as u32,
         name: unesc(f[4])?,
         storage: if f[5] == "-" {
@@ -228,6 +232,7 @@ mod tests {
     #[test]
     fn lines_round_trip() {
         let t = BaseTypeDef {
+            comment: None,
             oid: 16390,
             name: "x float".into(),
             storage: Some(DataType::Int4),

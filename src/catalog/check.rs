@@ -38,6 +38,8 @@ pub struct CheckConstraint {
     pub validated: bool,
     /// `NO INHERIT`.
     pub no_inherit: bool,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 impl PartialEq for CheckConstraint {
@@ -46,6 +48,7 @@ impl PartialEq for CheckConstraint {
             && self.text == other.text
             && self.validated == other.validated
             && self.no_inherit == other.no_inherit
+            && self.comment == other.comment
     }
 }
 
@@ -70,6 +73,7 @@ pub(super) fn parse(f: &[&str], t: &TableDef, bind: &PredicateBinder) -> Result<
     let text = unesc(f[3])?;
     let expr = bind(t, &text)?;
     Ok(CheckConstraint {
+        comment: None,
         name: unesc(f[2])?,
         text,
         expr,

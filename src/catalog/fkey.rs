@@ -69,6 +69,8 @@ pub struct ForeignKeyDef {
     /// Existing rows were checked (false after `NOT VALID` until
     /// `VALIDATE CONSTRAINT`).
     pub validated: bool,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 /// One version of a fkey definition ([`super::versions`]).
@@ -195,6 +197,7 @@ pub(super) fn write(text: &mut String, fkeys: &[FkVersion]) {
             text.push_str(&format!(" {c}"));
         }
         text.push('\n');
+        super::comment::write(text, &d.comment);
     }
 }
 
@@ -211,6 +214,7 @@ pub(super) fn parse(f: &[&str]) -> Result<FkVersion> {
     };
     let flags = num(8)?;
     let def = ForeignKeyDef {
+        comment: None,
         oid: num(1)? as u32,
         name: unesc(f[4])?,
         table: num(5)? as u32,
@@ -242,6 +246,7 @@ mod tests {
             xmin: 7,
             xmax: 0,
             def: Arc::new(ForeignKeyDef {
+                comment: None,
                 oid: 16400,
                 name: "c b fkey".into(),
                 table: 16390,

@@ -93,6 +93,8 @@ pub struct FunctionDef {
     pub out_cols: Vec<(String, DataType)>,
     /// Unique per definition made in this process (see the module doc).
     pub serial: u64,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 impl PartialEq for FunctionDef {
@@ -107,6 +109,7 @@ impl PartialEq for FunctionDef {
         ) == (o.oid, &o.name, &o.args, o.ret, o.language, o.volatility)
             && self.parallel_safe == o.parallel_safe
             && self.strict == o.strict
+            && self.comment == o.comment
             && self.body == o.body
             && self.ret_domain == o.ret_domain
             && self.retset == o.retset
@@ -128,6 +131,7 @@ impl FunctionDef {
         body: String,
     ) -> FunctionDef {
         FunctionDef {
+            comment: None,
             oid,
             name,
             args,
@@ -252,6 +256,7 @@ pub(super) fn write(text: &mut String, fs: &[FuncVersion]) {
             }
         }
         text.push('\n');
+        super::comment::write(text, &d.comment);
     }
 }
 

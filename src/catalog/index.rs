@@ -89,6 +89,10 @@ pub struct IndexDef {
     /// A partial index's predicate: only rows for which it is true have
     /// entries (and are checked for uniqueness).
     pub predicate: Option<Arc<IndexPredicate>>,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
+    /// The description of the constraint that made it (`COMMENT ON CONSTRAINT`), never empty.
+    pub constraint_comment: Option<String>,
 }
 
 impl IndexDef {

@@ -35,6 +35,7 @@
 mod basetype;
 mod cast;
 mod check;
+mod comment;
 mod fkey;
 mod function;
 mod index;
@@ -96,6 +97,8 @@ pub struct ColumnDef {
     pub default: Option<String>,
     /// The domain the column was declared as (`ty` is its base type).
     pub domain: Option<String>,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 /// Per-column statistics gathered by ANALYZE.
@@ -173,6 +176,8 @@ pub struct TableDef {
     /// Its storage parameters, `name=value` as written
     /// (`pg_class.reloptions`; see [`reloptions`]).
     pub options: Vec<String>,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 impl TableDef {
@@ -499,9 +504,9 @@ impl Catalog {
     /// Whether `def` (the version some snapshot saw) still describes the
     /// table's storage: no transaction that committed since (nor `own`) has
     /// dropped the table, moved it to a new file (TRUNCATE) or changed its
-    /// columns. A newer version that only carries new statistics does not
-    /// count. Checked after locking a table, when the snapshot may be older
-    /// than the lock.
+    /// columns. A newer version that only carries new statistics or
+    /// descriptions does not count. Checked after locking a table, when the
+    /// snapshot may be older than the lock.
     pub fn storage_is_current(&self, txns: &TxnManager, own: Xid, def: &TableDef) -> bool {
         let committed = |x: Xid| x == own || matches!(txns.status(x), Ok(XidStatus::Committed));
         self.read().versions.iter().any(|v| {
@@ -512,9 +517,7 @@ impl Catalog {
                 // of its columns (names and all, once per statement).
                 && (std::ptr::eq(&*v.def, def)
                     || (v.def.relfilenode == def.relfilenode
-                        && v.def.columns == def.columns
-                        && v.def.indexes == def.indexes
-                        && v.def.checks == def.checks))
+                        && comment::same_apart_from_comments(&v.def, def)))
         })
     }
 

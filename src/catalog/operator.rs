@@ -41,6 +41,8 @@ pub struct OperatorDef {
     pub function: String,
     /// The function's result type.
     pub result: DataType,
+    /// Its description (`COMMENT ON OPERATOR`), never empty.
+    pub comment: Option<String>,
 }
 
 impl OperatorDef {
@@ -127,6 +129,7 @@ pub(super) fn write(text: &mut String, os: &[OperVersion]) {
             esc(&d.function),
             type_tag(&d.result),
         ));
+        super::comment::write(text, &d.comment);
     }
 }
 
@@ -145,6 +148,7 @@ pub(super) fn parse(f: &[&str]) -> Result<OperVersion> {
         }
     };
     let def = OperatorDef {
+        comment: None,
         oid: num(1)? as u32,
         name: unesc(f[4])?,
         left: if f[5] == "-" {
@@ -174,6 +178,7 @@ mod tests {
     #[test]
     fn operator_lines_round_trip() {
         let def = OperatorDef {
+            comment: None,
             oid: 16402,
             name: "=".into(),
             left: None,

@@ -24,6 +24,8 @@
 //! basetype <oid> <xmin> <xmax> <name> <storage type or -> <input or -> <output or ->
 //! ifunction <oid> <xmin> <xmax> <name> <result type> <prosrc> <n> <arg type> ...
 //! cast <oid> <xmin> <xmax> <source> <target> <b|i|f> <e|a|i> [<function>]
+//! comment <text>   (the description of the object of the line before)
+//! concomment <n> <text>   (of its constraint; see `comment`)
 //! end <crc32c>
 //! ```
 //!
@@ -193,6 +195,8 @@ fn write_index(text: &mut String, ix: &IndexDef) {
         text.push_str(&format!(" {}", esc(&p.text)));
     }
     text.push('\n');
+    super::comment::write(text, &ix.comment);
+    super::comment::write_constraint(text, 0, &ix.constraint_comment);
 }
 
 /// Reads an `index` line's fields (after the word `index`) of `table`
@@ -234,6 +238,8 @@ fn parse_index(f: &[&str], table: &TableDef, bind: &PredicateBinder) -> Result<I
         None => None,
     };
     Ok(IndexDef {
+        comment: None,
+        constraint_comment: None,
         oid: num(0)? as u32,
         relfilenode: num(1)? as u32,
         name,
@@ -265,6 +271,7 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
             text.push_str(&format!(" {}", v.temp_ns));
         }
         text.push('\n');
+        super::comment::write(&mut text, &d.comment);
         if !d.options.is_empty() {
             text.push_str("options");
             for o in &d.options {
@@ -292,12 +299,14 @@ pub(super) fn write(path: &Path, st: &State) -> Result<()> {
                 text.push_str(&format!(" {}", esc(d)));
             }
             text.push('\n');
+            super::comment::write(&mut text, &c.comment);
         }
         for ix in &d.indexes {
             write_index(&mut text, ix);
         }
         for c in &d.checks {
             super::check::write(&mut text, c);
+            super::comment::write(&mut text, &c.comment);
         }
         if let Some(s) = &d.stats {
             text.push_str(&format!("stats {} {}\n", s.reltuples, s.relpages));
@@ -407,6 +416,7 @@ fn parse_column(f: &[&str]) -> Result<ColumnDef> {
         return Err(corrupt("short column line"));
     }
     Ok(ColumnDef {
+        comment: None,
         name: unesc(f[1])?,
         ty: parse_type_tag(f[2])?,
         not_null: f[3] == "1",
@@ -472,8 +482,21 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
     let mut tables: Vec<(u32, u32, TableDef)> = Vec::new();
     let mut temp_ns: Vec<u32> = Vec::new();
     let mut views: Vec<super::view::Pending> = Vec::new();
+    // The first word of the last line that was not a description: the
+    // object a `comment` line describes.
+    let mut last = "";
     for line in lines {
         let f: Vec<&str> = line.split(' ').collect();
+        if let "comment" | "concomment" = f[0] {
+            let r = super::comment::Reading {
+                tables: &mut tables,
+                views: &mut views,
+                st: &mut st,
+            };
+            super::comment::parse(&f, last, r)?;
+            continue;
+        }
+        last = f[0];
         let num = |i: usize| -> Result<f64> {
             f.get(i)
                 .and_then(|s| s.parse().ok())
@@ -488,6 +511,7 @@ fn parse(bytes: &[u8], bind: &PredicateBinder) -> Result<State> {
                     num(3)? as u32,
                     num(4)? as u32,
                     TableDef {
+                        comment: None,
                         oid: num(1)? as u32,
                         name,
                         relfilenode: num(2)? as u32,
@@ -594,10 +618,12 @@ mod tests {
                 xmin: 5,
                 xmax: 0,
                 def: Arc::new(TableDef {
+                    comment: None,
                     oid: 16384,
                     name: "t".into(),
                     relfilenode: 16384,
                     columns: vec![ColumnDef {
+                        comment: None,
                         name: "a".into(),
                         ty: DataType::Int4,
                         not_null: false,
@@ -606,6 +632,8 @@ mod tests {
                     }],
                     stats: None,
                     indexes: vec![IndexDef {
+                        comment: None,
+                        constraint_comment: None,
                         oid: 16385,
                         name: "t_pkey".into(),
                         relfilenode: 16385,

@@ -53,6 +53,8 @@ pub struct SequenceDef {
     /// Made for an identity column (`GENERATED ... AS IDENTITY`): psql and
     /// DROP SEQUENCE treat it as part of its table.
     pub identity: bool,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 /// One version of a sequence.
@@ -196,6 +198,7 @@ pub(super) fn write(text: &mut String, vs: &[SeqVersion]) {
             text.push_str(&format!(" {t} {}", esc(c)));
         }
         text.push('\n');
+        super::comment::write(text, &d.comment);
     }
 }
 
@@ -218,6 +221,7 @@ pub(super) fn parse(f: &[&str]) -> Result<SeqVersion> {
         None
     };
     let def = SequenceDef {
+        comment: None,
         oid: int(1)? as u32,
         name: unesc(f[4])?,
         relfilenode: int(5)? as u32,
@@ -247,6 +251,7 @@ mod tests {
     fn sequence_lines_round_trip() {
         for owned_by in [None, Some((16390, "a b".to_string()))] {
             let d = SequenceDef {
+                comment: None,
                 oid: 16400,
                 name: "t_a_seq".into(),
                 relfilenode: 16401,

@@ -37,6 +37,8 @@ pub struct DomainCheck {
     pub name: String,
     /// The expression's source text, `VALUE` naming the checked value.
     pub expr: String,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 /// A domain's definition.
@@ -59,6 +61,8 @@ pub struct DomainDef {
     pub parent: Option<String>,
     /// Unique per definition made in this process (see the module doc).
     pub serial: u64,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 impl PartialEq for DomainDef {
@@ -72,6 +76,7 @@ impl PartialEq for DomainDef {
             &self.checks,
         ) == (o.oid, &o.name, o.base, &o.default, o.not_null, &o.checks)
             && self.parent == o.parent
+            && self.comment == o.comment
     }
 }
 
@@ -86,6 +91,7 @@ impl DomainDef {
         checks: Vec<DomainCheck>,
     ) -> DomainDef {
         DomainDef {
+            comment: None,
             oid,
             name,
             base,
@@ -177,6 +183,10 @@ pub(super) fn write(text: &mut String, ts: &[TypeVersion]) {
             text.push_str(&format!(" {}", esc(p)));
         }
         text.push('\n');
+        super::comment::write(text, &d.comment);
+        for (i, c) in d.checks.iter().enumerate() {
+            super::comment::write_constraint(text, i, &c.comment);
+        }
     }
 }
 
@@ -191,6 +201,7 @@ pub(super) fn parse(f: &[&str]) -> Result<TypeVersion> {
     let mut checks = Vec::with_capacity(n);
     for k in 0..n {
         checks.push(DomainCheck {
+            comment: None,
             name: unesc(f[9 + 2 * k])?,
             expr: unesc(f[10 + 2 * k])?,
         });
@@ -231,10 +242,12 @@ mod tests {
             true,
             vec![
                 DomainCheck {
+                    comment: None,
                     name: "d_check".into(),
                     expr: "length(VALUE) > 0".into(),
                 },
                 DomainCheck {
+                    comment: None,
                     name: "d check1".into(),
                     expr: "VALUE <> '%'".into(),
                 },

@@ -38,6 +38,8 @@ pub struct ViewColumn {
     pub name: String,
     /// Its type (never `unknown`: a literal's type is resolved to text).
     pub ty: DataType,
+    /// Its description (`COMMENT ON COLUMN`), never empty.
+    pub comment: Option<String>,
 }
 
 /// A view's definition.
@@ -59,6 +61,8 @@ pub struct ViewDef {
     /// `check_option` reloption): rows written through the view must
     /// satisfy its condition.
     pub check_option: Option<ast::CheckOption>,
+    /// Its description (`COMMENT ON`), never empty.
+    pub comment: Option<String>,
 }
 
 impl ViewDef {
@@ -75,6 +79,7 @@ impl ViewDef {
             _ => return Err(err!(InternalError, "view \"{name}\" has no valid query")),
         };
         Ok(ViewDef {
+            comment: None,
             oid,
             name,
             columns,
@@ -195,6 +200,7 @@ pub(super) fn write(text: &mut String, views: &[ViewVersion]) {
             text.push_str(&format!(" {dep}"));
         }
         text.push('\n');
+        super::comment::write(text, &d.comment);
         match d.check_option {
             Some(ast::CheckOption::Local) => text.push_str("viewopt local\n"),
             Some(ast::CheckOption::Cascaded) => text.push_str("viewopt cascaded\n"),
@@ -202,6 +208,7 @@ pub(super) fn write(text: &mut String, views: &[ViewVersion]) {
         }
         for c in &d.columns {
             text.push_str(&format!("viewcol {} {}\n", esc(&c.name), type_tag(&c.ty)));
+            super::comment::write(text, &c.comment);
         }
     }
 }
@@ -234,6 +241,7 @@ pub(super) fn parse_column(f: &[&str], view: Option<&mut Pending>) -> Result<()>
         return Err(corrupt("bad viewcol line"));
     }
     v.columns.push(ViewColumn {
+        comment: None,
         name: unesc(f[1])?,
         ty: parse_type_tag(f[2])?,
     });
@@ -282,10 +290,12 @@ mod tests {
             name.into(),
             vec![
                 ViewColumn {
+                    comment: None,
                     name: "a b".into(),
                     ty: DataType::Int4,
                 },
                 ViewColumn {
+                    comment: None,
                     name: "c".into(),
                     ty: DataType::Varchar(Some(3)),
                 },

@@ -289,7 +289,7 @@ impl DdlContext<'_> {
             if text == v.text {
                 continue;
             }
-            let renamed = ViewDef::new(
+            let mut renamed = ViewDef::new(
                 v.oid,
                 v.name.clone(),
                 v.columns.clone(),
@@ -297,6 +297,7 @@ impl DdlContext<'_> {
                 v.depends_on.clone(),
             )?
             .with_check_option(v.check_option);
+            renamed.comment = v.comment.clone();
             self.catalog
                 .replace_view(&self.view(), self.xid, v.oid, Some(renamed))?;
             *self.catalog_changed = true;

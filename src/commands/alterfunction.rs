@@ -101,6 +101,7 @@ fn with_options(old: &FunctionDef, options: &[ast::FunctionOption]) -> Result<Fu
     def.retset = old.retset;
     def.out_cols = old.out_cols.clone();
     def.parallel_safe = old.parallel_safe;
+    def.comment = old.comment.clone();
     for o in options {
         match o {
             ast::FunctionOption::Volatility(v) => {
@@ -137,7 +138,11 @@ fn with_options(old: &FunctionDef, options: &[ast::FunctionOption]) -> Result<Fu
 
 impl DdlContext<'_> {
     /// The routine `r` names (see the module doc).
-    fn routine(&self, kind: ast::RoutineKind, r: &ast::FunctionRef) -> Result<Arc<FunctionDef>> {
+    pub(super) fn routine(
+        &self,
+        kind: ast::RoutineKind,
+        r: &ast::FunctionRef,
+    ) -> Result<Arc<FunctionDef>> {
         if let Some(s) = r.name.schema.as_deref().filter(|s| *s != SCHEMA) {
             return Err(err!(InvalidSchemaName, "schema \"{s}\" does not exist"));
         }

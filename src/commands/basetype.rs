@@ -170,6 +170,7 @@ impl DdlContext<'_> {
             return Err(err!(DuplicateObject, "type \"{name}\" already exists"));
         }
         let def = BaseTypeDef {
+            comment: None,
             oid: self.catalog.next_oid(),
             name: name.to_string(),
             storage: None,
@@ -242,6 +243,7 @@ impl DdlContext<'_> {
             None => self.catalog.next_oid(),
         };
         let def = BaseTypeDef {
+            comment: None,
             oid,
             name: name.clone(),
             storage: Some(storage),

@@ -114,6 +114,7 @@ impl DdlContext<'_> {
                 None => choose_name(&def, &s.expr, &|n| self.any_constraint_named(&def, n)),
             };
             def.checks.push(CheckConstraint {
+                comment: None,
                 name,
                 text: s.text.clone(),
                 expr: s.expr.clone(),

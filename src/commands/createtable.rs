@@ -178,6 +178,7 @@ pub fn define_columns(c: &ast::CreateTable, ctx: &mut dyn PlanContext) -> Result
             }
         }
         let def = ColumnDef {
+            comment: None,
             name: col.name.clone(),
             ty,
             not_null,
@@ -305,6 +306,7 @@ pub fn query_columns(c: &ast::CreateTableAs, plan: &Plan) -> Result<Vec<ColumnDe
             ));
         }
         columns.push(ColumnDef {
+            comment: None,
             name,
             ty: if f.ty == DataType::Unknown {
                 DataType::Text
@@ -339,6 +341,7 @@ impl DdlContext<'_> {
         }
         let oid = self.fresh_relfilenode();
         let def = TableDef {
+            comment: None,
             oid,
             name: name.to_string(),
             relfilenode: oid,

@@ -141,6 +141,7 @@ impl DdlContext<'_> {
         };
         let (on_delete, on_update) = (action(&refs.on_delete)?, action(&refs.on_update)?);
         let def = ForeignKeyDef {
+            comment: None,
             oid: self.catalog.next_oid(),
             name: name.clone(),
             table: table.oid,

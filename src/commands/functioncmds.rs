@@ -237,6 +237,7 @@ impl DdlContext<'_> {
                     )));
                 }
                 def.oid = old.oid;
+                def.comment = old.comment.clone();
                 self.catalog
                     .replace_function(&cv, self.xid, old.oid, Some(def))?;
             }

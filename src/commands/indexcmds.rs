@@ -177,6 +177,8 @@ impl DdlContext<'_> {
         let xid = self.xid;
         let oid = self.fresh_relfilenode();
         let ix = IndexDef {
+            comment: None,
+            constraint_comment: None,
             oid,
             name: spec.name,
             relfilenode: oid,

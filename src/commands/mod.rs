@@ -4,7 +4,8 @@
 //! the DDL: CREATE TABLE [AS], DROP TABLE and TRUNCATE ([`createtable`]),
 //! CREATE/DROP VIEW ([`view`]), the index commands ([`indexcmds`]),
 //! ALTER TABLE ([`tablecmds`]), CHECK constraints ([`checkcmds`]), base
-//! types and internal functions ([`basetype`]) and casts ([`castcmds`]).
+//! types and internal functions ([`basetype`]), casts ([`castcmds`]) and
+//! descriptions ([`comment`]).
 //!
 //! The DDL commands take a [`context::DdlContext`] (the statement's
 //! transaction, snapshot, catalog, pool and log, as explicit values); the
@@ -20,6 +21,7 @@ pub mod analyze;
 pub mod basetype;
 pub mod castcmds;
 pub mod checkcmds;
+pub mod comment;
 pub mod context;
 pub mod createtable;
 pub mod fkey;

@@ -98,6 +98,7 @@ pub fn define_operator(
         ));
     };
     let def = OperatorDef {
+        comment: None,
         oid: 0,
         name: c.name.clone(),
         left: left.as_ref().map(|o| o.0),
@@ -110,7 +111,7 @@ pub fn define_operator(
     Ok((def, warnings))
 }
 
-fn same_operands(o: &OperatorDef, left: Option<DataType>, right: DataType) -> bool {
+pub(super) fn same_operands(o: &OperatorDef, left: Option<DataType>, right: DataType) -> bool {
     o.left.map(|t| t.without_typmod()) == left.map(|t| t.without_typmod())
         && o.right.without_typmod() == right.without_typmod()
 }

@@ -255,6 +255,7 @@ impl Params {
 
     fn def(&self, oid: u32, name: &str, relfilenode: u32) -> SequenceDef {
         SequenceDef {
+            comment: None,
             oid,
             name: name.to_string(),
             relfilenode,
@@ -420,6 +421,7 @@ impl DdlContext<'_> {
                 let p = Params::init(options, Some((&def, current)))?;
                 let mut d = p.def(def.oid, &def.name, def.relfilenode);
                 d.identity = def.identity;
+                d.comment = def.comment.clone();
                 d.owned_by = match &p.owned_by {
                     Some(Some(names)) => Some(self.resolve_owner(names)?),
                     Some(None) => None,

@@ -68,6 +68,7 @@ pub fn define_domain(c: &ast::CreateDomain, ctx: &mut dyn PlanContext) -> Result
                     unnamed.push(checks.len());
                 }
                 checks.push(DomainCheck {
+                    comment: None,
                     name: cname.clone().unwrap_or_default(),
                     expr: e.to_string(),
                 });
@@ -161,6 +162,7 @@ pub fn alter_domain_def(
                 None => choose_check_name(name, &def.checks),
             };
             def.checks.push(DomainCheck {
+                comment: None,
                 name: cname,
                 expr: expr.to_string(),
             });

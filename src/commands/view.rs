@@ -141,7 +141,11 @@ pub fn view_columns(
             DataType::Unknown => DataType::Text,
             ty => ty,
         };
-        columns.push(ViewColumn { name, ty });
+        columns.push(ViewColumn {
+            name,
+            ty,
+            comment: None,
+        });
     }
     Ok((columns, rec.seen.into_inner()))
 }
@@ -178,8 +182,13 @@ impl DdlContext<'_> {
         match existing {
             Some(old) if c.or_replace => {
                 check_replacement(&old.columns, &columns)?;
-                let def = ViewDef::new(old.oid, name.clone(), columns, text, depends_on)?
+                let mut def = ViewDef::new(old.oid, name.clone(), columns, text, depends_on)?
                     .with_check_option(c.check_option);
+                // The view and the columns it keeps keep their descriptions.
+                def.comment = old.comment.clone();
+                for (new, old) in def.columns.iter_mut().zip(&old.columns) {
+                    new.comment = old.comment.clone();
+                }
                 self.catalog
                     .replace_view(&cv, self.xid, old.oid, Some(def))?;
             }

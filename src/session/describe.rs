@@ -25,6 +25,8 @@ pub struct ColumnInfo {
     pub default: Option<String>,
     /// psql's `Storage` (`plain`, `main`, `extended`).
     pub storage: &'static str,
+    /// Its description (`COMMENT ON COLUMN`), `\d+`'s `Description`.
+    pub description: Option<String>,
 }
 
 /// One packed column of a table and what the packed column cache holds
@@ -49,6 +51,8 @@ pub struct TableInfo {
     pub temp_schema: Option<String>,
     /// Its columns in order.
     pub columns: Vec<ColumnInfo>,
+    /// Its description (`COMMENT ON TABLE`), `\dt+`'s `Description`.
+    pub description: Option<String>,
     /// Pages of the main fork.
     pub pages: u32,
     /// Pages marked all-visible in the visibility map.
@@ -189,8 +193,10 @@ impl Session {
                             .as_deref()
                             .and_then(|d| crate::plan::check::describe_default(d, &c.ty)),
                         storage: c.ty.storage_name(),
+                        description: c.comment.clone(),
                     })
                     .collect(),
+                description: def.comment.clone(),
                 pages,
                 all_visible_pages,
                 size_bytes: pages as u64 * crate::storage::BLCKSZ as u64,

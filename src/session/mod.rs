@@ -718,6 +718,7 @@ impl Session {
             ast::Statement::DropIndex(d) => self.drop_index(d),
             ast::Statement::AlterTable(a) => self.alter_table(a),
             ast::Statement::Reindex(r) => self.reindex(r),
+            ast::Statement::Comment(c) => self.comment(c),
             ast::Statement::Set(s) => self.set(s),
             ast::Statement::Show(s) => self.show(s),
             ast::Statement::Reset(r) => self.reset(r),

@@ -57,6 +57,7 @@ pub(crate) fn values_view(
     let columns = columns
         .iter()
         .map(|(n, ty, _)| ViewColumn {
+            comment: None,
             name: n.to_string(),
             ty: *ty,
         })

@@ -1,5 +1,6 @@
 //! The table and view commands as the session runs them: CREATE TABLE
-//! [AS], DROP TABLE, TRUNCATE, CREATE [OR REPLACE] VIEW and DROP VIEW.
+//! [AS], DROP TABLE, TRUNCATE, CREATE [OR REPLACE] VIEW, DROP VIEW and
+//! COMMENT ON.
 //! Each takes the statement's snapshot, does the parts that need no xid
 //! (IF NOT EXISTS, binding column definitions or a query through the
 //! statement's planning context), then fills a
@@ -105,6 +106,12 @@ impl Session {
         let snap = self.statement_snapshot();
         let notices = self.with_ddl(&snap, |ctx| ctx.drop_function(d))?;
         Ok(with_notices("DROP FUNCTION", notices))
+    }
+
+    pub(crate) fn comment(&mut self, c: &ast::Comment) -> Result<QueryResult> {
+        let snap = self.statement_snapshot();
+        self.with_ddl(&snap, |ctx| ctx.comment(c))?;
+        Ok(QueryResult::empty("COMMENT"))
     }
 
     pub(crate) fn drop_view(&mut self, d: &ast::DropView) -> Result<QueryResult> {

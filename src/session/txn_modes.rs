@@ -64,6 +64,7 @@ fn refused(stmt: &ast::Statement) -> Option<(&'static str, Option<&ast::ObjectNa
         S::CreateSequence(_) => ("CREATE SEQUENCE", None),
         S::AlterSequence(_) => ("ALTER SEQUENCE", None),
         S::DropSequence(_) => ("DROP SEQUENCE", None),
+        S::Comment(_) => ("COMMENT", None),
         _ => return None,
     })
 }

@@ -64,6 +64,7 @@ impl Session {
                         not_null: false,
                         default: None,
                         storage: c.ty.storage_name(),
+                        description: c.comment.clone(),
                     })
                     .collect(),
                 storage: v.columns.iter().map(|c| c.ty.storage_name()).collect(),

@@ -1,4 +1,5 @@
-//! `\d`, `\d NAME`, `\dt[+]` and `\h`: the catalog as psql-style tables.
+//! `\d`, `\d NAME`, `\dt[+]` and `\h`: the catalog as psql-style tables,
+//! with `+` the descriptions set by `COMMENT ON`.
 //!
 //! Listings come from [`Session::list_tables`](crate::session::Session::list_tables)
 //! and print through the ordinary result printer, under a title centred
@@ -87,7 +88,7 @@ impl Runner {
                             c.storage.to_string(),
                             String::new(),
                             String::new(),
-                            String::new(),
+                            c.description.clone().unwrap_or_default(),
                         ]);
                     }
                     row
@@ -206,6 +207,7 @@ impl Runner {
         ];
         if plus {
             cols.push(ColumnInfo::new("All-visible pages", Align::Right));
+            cols.push(ColumnInfo::new("Description", Align::Left));
         }
         if schemas {
             cols.insert(0, ColumnInfo::new("Schema", Align::Left));
@@ -223,6 +225,7 @@ impl Runner {
                 ];
                 if plus {
                     r.push(t.all_visible_pages.to_string());
+                    r.push(t.description.clone().unwrap_or_default());
                 }
                 if schemas {
                     r.insert(0, t.temp_schema.as_deref().unwrap_or("public").to_string());

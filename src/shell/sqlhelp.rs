@@ -32,6 +32,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("ANALYZE", "collect statistics about a database"),
     ("BEGIN", "start a transaction block"),
     ("CHECKPOINT", "force a write-ahead log checkpoint"),
+    ("COMMENT", "define or change the comment of an object"),
     ("COMMIT", "commit the current transaction"),
     ("COPY", "copy data between a file and a table"),
     ("CREATE INDEX", "define a new index"),

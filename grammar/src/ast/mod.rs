@@ -20,6 +20,7 @@
 
 use std::hash::{Hash, Hasher};
 
+mod comment;
 mod cursor;
 mod do_block;
 mod expr;
@@ -34,6 +35,7 @@ mod typedef;
 mod view;
 mod window;
 
+pub use comment::*;
 pub use cursor::*;
 pub use do_block::*;
 pub use expr::*;
@@ -130,6 +132,8 @@ pub enum Statement {
     Analyze(Analyze),
     /// `CHECKPOINT`
     Checkpoint,
+    /// `COMMENT ON object IS text`.
+    Comment(Box<Comment>),
     /// `EXPLAIN [options] statement`
     Explain(Box<Explain>),
     /// `BEGIN` / `START TRANSACTION` with optional modes.

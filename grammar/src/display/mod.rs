@@ -14,6 +14,7 @@ use crate::ast::*;
 use crate::keywords::{needs_quotes, Keyword};
 use crate::parser::prec;
 
+mod comment;
 mod cursor;
 mod function;
 mod index;

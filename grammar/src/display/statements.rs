@@ -97,6 +97,7 @@ impl Display for Statement {
                 write_tables(f, &a.tables)
             }
             Statement::Checkpoint => f.write_str("CHECKPOINT"),
+            Statement::Comment(c) => c.fmt(f),
             Statement::Explain(e) => e.fmt(f),
             Statement::Begin(modes) => write!(f, "BEGIN{modes}"),
             Statement::Commit { chain } => {

@@ -28,6 +28,7 @@
 
 mod alter_column;
 mod alter_function;
+mod comment;
 mod cursor;
 mod ddl;
 mod dml;
@@ -296,6 +297,7 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Statement> {
         Keyword::Reset => utility::reset(i),
         Keyword::Do => do_block::do_block(i),
         Keyword::Fetch => cursor::fetch(i),
+        _ if comment::is_comment(i) => comment::comment(i),
         _ if word("declare")(i).is_ok() => cursor::declare(i),
         _ if word("move")(i).is_ok() => cursor::fetch(i),
         _ if word("close")(i).is_ok() => cursor::close(i),

@@ -88,7 +88,7 @@ pub(crate) fn create_operator(i: Tokens<'_>) -> PResult<'_, Statement> {
 }
 
 /// `operator_ref ::= any_operator '(' (type | 'NONE') ',' type ')'`
-fn operator_ref(i: Tokens<'_>) -> PResult<'_, OperatorRef> {
+pub(crate) fn operator_ref(i: Tokens<'_>) -> PResult<'_, OperatorRef> {
     let (i, name) = any_operator(i)?;
     let left = |i| {
         if let Ok((rest, _)) = word("none")(i) {

@@ -47,7 +47,7 @@ impl Runner {
                     ];
                     if plus {
                         r.push(storage.to_string());
-                        r.push(String::new());
+                        r.push(c.description.clone().unwrap_or_default());
                     }
                     r
                 })

@@ -10,6 +10,7 @@ use heapdb_grammar::ast::CopyOption;
 
 fn table(types: &[DataType]) -> TableDef {
     TableDef {
+        comment: None,
         oid: 1,
         name: "t".into(),
         relfilenode: 1,
@@ -17,6 +18,7 @@ fn table(types: &[DataType]) -> TableDef {
             .iter()
             .enumerate()
             .map(|(i, ty)| ColumnDef {
+                comment: None,
                 name: format!("c{i}"),
                 ty: *ty,
                 not_null: false,

@@ -6,6 +6,7 @@ use crate::catalog::ColumnDef;
 
 fn table(types: &[DataType]) -> TableDef {
     TableDef {
+        comment: None,
         oid: 1,
         name: "t".into(),
         relfilenode: 1,
@@ -13,6 +14,7 @@ fn table(types: &[DataType]) -> TableDef {
             .iter()
             .enumerate()
             .map(|(i, t)| ColumnDef {
+                comment: None,
                 name: format!("c{i}"),
                 ty: *t,
                 not_null: false,
