@@ -414,7 +414,6 @@ fn insert_source(
     targets: &[usize],
 ) -> Result<(Plan, bool)> {
     let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
-    let mut bulk = false;
     let source = match &ins.source {
         None => Plan {
             rows: 1.0,
@@ -446,6 +445,14 @@ fn insert_source(
                         }
                     }
                 }
+                if let [row] = &rows[..] {
+                    if row.iter().any(super::select::calls_builtin_srf) {
+                        // One VALUES row is a select list to PostgreSQL:
+                        // a set-returning function in it expands the rows.
+                        let q = values_row_as_select(row);
+                        return query_source(binder, ins, table, targets, &q);
+                    }
+                }
                 let width = rows.first().map_or(0, Vec::len);
                 if !ins.columns.is_empty() && width < targets.len() {
                     return Err(more_targets(ins, width));
@@ -456,39 +463,70 @@ fn insert_source(
                     .collect();
                 binder.plan_values(&rows, Some(&target_types[..width]), &names)?
             }
-            _ => {
-                bulk = true;
-                binder.keep_unknown = true;
-                let p = binder.plan_query(q)?;
-                if !ins.columns.is_empty() && p.fields.len() < targets.len() {
-                    return Err(more_targets(ins, p.fields.len()));
-                }
-                if p.fields.len() > targets.len() {
-                    return Err(err!(
-                        SyntaxError,
-                        "INSERT has more expressions than target columns"
-                    ));
-                }
-                for (k, f) in p.fields.iter().enumerate() {
-                    let to = &target_types[k];
-                    if f.ty != DataType::Unknown
-                        && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
-                    {
-                        return Err(err!(
-                            DatatypeMismatch,
-                            "column \"{}\" is of type {to} but expression is of type {}",
-                            table.columns[targets[k]].name,
-                            f.ty
-                        )
-                        .with_hint("You will need to rewrite or cast the expression."));
-                    }
-                }
-                let width = p.fields.len();
-                binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?
-            }
+            _ => return query_source(binder, ins, table, targets, q),
         },
     };
-    Ok((source, bulk))
+    Ok((source, false))
+}
+
+/// The one VALUES row `row` as the query `SELECT row`.
+fn values_row_as_select(row: &[ast::Expr]) -> ast::Query {
+    ast::Query::simple(ast::SetExpr::Select(Box::new(ast::Select {
+        distinct: false,
+        distinct_on: Vec::new(),
+        projection: row
+            .iter()
+            .map(|e| ast::SelectItem::Expr {
+                expr: e.clone(),
+                alias: None,
+            })
+            .collect(),
+        from: Vec::new(),
+        where_clause: None,
+        group_by: Vec::new(),
+        having: None,
+        window: Vec::new(),
+    })))
+}
+
+/// [`insert_source`] of a query: its rows cast to the target columns'
+/// types, written in bulk.
+fn query_source(
+    binder: &mut Binder<'_>,
+    ins: &ast::Insert,
+    table: &TableDef,
+    targets: &[usize],
+    q: &ast::Query,
+) -> Result<(Plan, bool)> {
+    let target_types: Vec<DataType> = targets.iter().map(|&i| table.columns[i].ty).collect();
+    binder.keep_unknown = true;
+    let p = binder.plan_query(q)?;
+    if !ins.columns.is_empty() && p.fields.len() < targets.len() {
+        return Err(more_targets(ins, p.fields.len()));
+    }
+    if p.fields.len() > targets.len() {
+        return Err(err!(
+            SyntaxError,
+            "INSERT has more expressions than target columns"
+        ));
+    }
+    for (k, f) in p.fields.iter().enumerate() {
+        let to = &target_types[k];
+        if f.ty != DataType::Unknown
+            && cast_kind(&f.ty, to).map_or(true, |c| c > CastContext::Assignment)
+        {
+            return Err(err!(
+                DatatypeMismatch,
+                "column \"{}\" is of type {to} but expression is of type {}",
+                table.columns[targets[k]].name,
+                f.ty
+            )
+            .with_hint("You will need to rewrite or cast the expression."));
+        }
+    }
+    let width = p.fields.len();
+    let source = binder.cast_outputs_in(p, &target_types[..width], CastContext::Assignment)?;
+    Ok((source, true))
 }
 
 /// The complete row of `table` over the source's `provided` columns: each

@@ -271,6 +271,12 @@ fn split_having(agg: &Plan, having: Expr) -> (Option<Expr>, Option<Expr>) {
     )
 }
 
+/// Whether `e` is a call of a builtin set-returning function that a
+/// select list expands into rows (`generate_series(1, 3)`).
+pub(crate) fn calls_builtin_srf(e: &ast::Expr) -> bool {
+    functions::is_select_srf(e, &functions::UserSrfs::new())
+}
+
 fn filter(input: Plan, predicate: Expr) -> Plan {
     Plan {
         rows: (input.rows * selectivity(&input, &predicate)).max(1.0),
