@@ -152,22 +152,26 @@ fn exists_holds_the_rows_of_a_subquery_postgresql_makes_a_semi_join() {
     );
 }
 
+/// Subqueries correlated by `u.k = t.k`, and whether PostgreSQL pulls each
+/// up into a semi- or anti-join (`OFFSET 0` and `HAVING` keep a SubPlan).
+const EQUALITY_CORRELATED: [(&str, bool); 4] = [
+    ("select 1 from u where u.k = t.k", true),
+    (
+        "select 1 from u left join w on w.k = u.k where u.k = t.k",
+        true,
+    ),
+    ("select 1 from u where u.k = t.k offset 0", false),
+    (
+        "select count(*) from u where u.k = t.k having count(*) > 0",
+        false,
+    ),
+];
+
 /// `t`'s row of key 1 moves to 3, which `u` has: the equality-correlated
 /// semi-join holds `u`'s row of key 1 (UPDATE 0); a SubPlan finds key 3.
 #[test]
 fn an_equality_correlated_exists_is_a_semi_join_only_when_simplifiable() {
-    let list = [
-        ("select 1 from u where u.k = t.k", true),
-        (
-            "select 1 from u left join w on w.k = u.k where u.k = t.k",
-            true,
-        ),
-        ("select 1 from u where u.k = t.k offset 0", false),
-        (
-            "select count(*) from u where u.k = t.k having count(*) > 0",
-            false,
-        ),
-    ];
+    let list = EQUALITY_CORRELATED;
     cases(
         "(1, 100), (3, 300)",
         "update t set k = 3 where k = 1",
@@ -182,18 +186,7 @@ fn an_equality_correlated_exists_is_a_semi_join_only_when_simplifiable() {
 /// of `u`, so NOT EXISTS still holds (UPDATE 1); a SubPlan finds key 3.
 #[test]
 fn not_exists_is_an_anti_join_only_when_simplifiable() {
-    let list = [
-        ("select 1 from u where u.k = t.k", true),
-        (
-            "select 1 from u left join w on w.k = u.k where u.k = t.k",
-            true,
-        ),
-        ("select 1 from u where u.k = t.k offset 0", false),
-        (
-            "select count(*) from u where u.k = t.k having count(*) > 0",
-            false,
-        ),
-    ];
+    let list = EQUALITY_CORRELATED;
     cases(
         "(1, 100), (3, 300)",
         "update t set k = 3 where k = 2",
